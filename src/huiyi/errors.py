@@ -1,0 +1,55 @@
+"""Typed errors. Each carries a stable ``code`` that the HTTP face maps to a status in one place."""
+
+from __future__ import annotations
+
+
+class HuiyiError(Exception):
+    """Base of every error huiyi raises on purpose."""
+
+    code = "huiyi_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(HuiyiError):
+    """The caller's input is malformed, empty or too large. Nothing was written."""
+
+    code = "invalid_input"
+
+
+class NotFound(HuiyiError):
+    code = "not_found"
+
+
+class ScopeError(InvalidInput):
+    """A call named no scope, or scopes that do not fit together."""
+
+    code = "invalid_scope"
+
+
+class EmbedderMismatch(HuiyiError):
+    """The store holds vectors of another embedding model; mixing them would make recall meaningless."""
+
+    code = "embedder_mismatch"
+
+
+class StoreError(HuiyiError):
+    code = "store_error"
+
+
+class SchemaTooNew(StoreError):
+    """The store was written by a newer huiyi than this one."""
+
+    code = "schema_too_new"
+
+
+class ProviderError(HuiyiError):
+    """An embedder or LLM endpoint failed or answered nonsense."""
+
+    code = "provider_error"
+
+
+class ConfigError(HuiyiError):
+    code = "config_error"

@@ -1,0 +1,271 @@
+"""The vocabulary of huiyi as typed models. Knows no storage, HTTP or LLM.
+
+Every stored item carries its scope (whose memory it is) and its provenance
+(the ids of the messages it came from).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Role = Literal["user", "assistant"]
+
+
+def new_id(prefix: str) -> str:
+    """A short random id with a readable prefix, e.g. ``ev_3f2a…``."""
+    return f"{prefix}_{uuid.uuid4().hex[:20]}"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ScopeKind(StrEnum):
+    OFFICIAL = "official"  # curated for the agent (官方数据库)
+    PERSON = "person"  # agent × person (用户数据库)
+    SPACE = "space"  # agent × group
+
+
+class Scope(_Model):
+    """Whose memory an item is. Recall sees official plus the caller's own scopes, nothing else."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent: str
+    kind: ScopeKind
+    key: str = ""  # person id or space id; empty for official
+
+    @classmethod
+    def official(cls, agent: str) -> Scope:
+        return cls(agent=agent, kind=ScopeKind.OFFICIAL)
+
+    @classmethod
+    def of_person(cls, agent: str, person: str) -> Scope:
+        return cls(agent=agent, kind=ScopeKind.PERSON, key=person)
+
+    @classmethod
+    def of_space(cls, agent: str, space: str) -> Scope:
+        return cls(agent=agent, kind=ScopeKind.SPACE, key=space)
+
+    @property
+    def tag(self) -> str:
+        """The scope within its agent as one string: ``official``, ``person:木木``, ``space:g1``."""
+        return self.kind.value if self.kind is ScopeKind.OFFICIAL else f"{self.kind.value}:{self.key}"
+
+    @classmethod
+    def from_tag(cls, agent: str, tag: str) -> Scope:
+        kind, _, key = tag.partition(":")
+        return cls(agent=agent, kind=ScopeKind(kind), key=key)
+
+
+def visible_scopes(agent: str, person: str | None = None, space: str | None = None) -> list[Scope]:
+    """The scopes one recall may read: the agent's official memories plus the caller's own."""
+    scopes = [Scope.official(agent)]
+    if person:
+        scopes.append(Scope.of_person(agent, person))
+    if space:
+        scopes.append(Scope.of_space(agent, space))
+    return scopes
+
+
+class Agent(_Model):
+    id: str
+    name: str = ""
+
+
+class Person(_Model):
+    id: str
+    name: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    platform_ids: dict[str, str] = Field(default_factory=dict)
+
+
+class SpaceKind(StrEnum):
+    PRIVATE = "private"
+    GROUP = "group"
+
+
+class Space(_Model):
+    id: str
+    kind: SpaceKind = SpaceKind.PRIVATE
+    name: str = ""
+    members: list[str] = Field(default_factory=list)
+
+
+class MessageIn(_Model):
+    """One utterance as a caller hands it to ``add``.
+
+    ``speaker`` defaults to the person (role user) or the agent (role assistant) of a private chat;
+    in a group chat it must be given. ``id`` is the caller's id, which makes re-sending idempotent.
+    """
+
+    text: str
+    role: Role = "user"
+    speaker: str | None = None
+    time: datetime | None = None
+    id: str | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("message text is empty")
+        return value
+
+
+class Message(_Model):
+    """A stored raw utterance: the recall log."""
+
+    id: str
+    agent: str
+    space: str
+    scope: Scope
+    speaker: str
+    role: Role
+    text: str
+    time: datetime
+    seq: int = 0  # position in the space's log
+
+
+class MemoryKind(StrEnum):
+    CHUNK = "chunk"  # a few consecutive turns of one space, kept verbatim
+    EVENT = "event"  # 记忆事件
+    FACT = "fact"  # subject —predicate→ object
+    SUMMARY = "summary"
+    NOTE = "note"  # written by a caller or a tool, e.g. an official memory
+
+
+class MemoryItem(_Model):
+    """A recallable memory: the one row shape every route searches.
+
+    Events, facts, chunks and summaries share it; kind-specific fields live in ``data``.
+    """
+
+    id: str = Field(default_factory=lambda: new_id("mem"))
+    scope: Scope
+    kind: MemoryKind
+    text: str
+    time: datetime | None = None  # when it happened (events) or was said (chunks)
+    place: str = ""
+    participants: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+    insight: str = ""  # deep insight of an event
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    strength: float = 1.0
+    access_count: int = 0
+    last_access: datetime | None = None
+    created_at: datetime | None = None
+    sources: list[str] = Field(default_factory=list)  # message ids or external ids (provenance)
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("memory text is empty")
+        return value
+
+
+class EntityType(StrEnum):
+    SUBJECT = "主体"  # the agent
+    OBJECT = "客体"  # a person the agent talks with
+    SPECIFIC = "具体实体"
+    GENERIC = "泛化实体"
+
+
+class Entity(_Model):
+    id: str = Field(default_factory=lambda: new_id("ent"))
+    scope: Scope
+    name: str
+    type: EntityType = EntityType.SPECIFIC
+    aliases: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+
+
+class FactKind(StrEnum):
+    ATTRIBUTE = "attribute"
+    RELATION = "relation"
+    OPINION = "opinion"
+    PREFERENCE = "preference"
+
+
+class Fact(_Model):
+    """An edge of the knowledge graph. A fact is also a MemoryItem (kind fact) with the same id."""
+
+    id: str = Field(default_factory=lambda: new_id("fact"))
+    scope: Scope
+    subject: str  # entity id
+    predicate: str
+    object_entity: str | None = None
+    object_literal: str | None = None
+    kind: FactKind = FactKind.ATTRIBUTE
+    keyword: str = ""
+    description: str
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    sources: list[str] = Field(default_factory=list)
+
+
+class LinkKind(StrEnum):
+    CAUSE = "cause"
+    REFERENCE = "reference"
+    RELATED = "related"
+
+
+class Link(_Model):
+    source: str  # memory id
+    target: str  # memory id
+    kind: LinkKind = LinkKind.RELATED
+    weight: float = 1.0
+
+
+class SummaryKind(StrEnum):
+    DAILY = "daily"
+    GLOBAL = "global"
+    DAILY_PERSONALITY = "daily_personality"
+    GLOBAL_PERSONALITY = "global_personality"
+    DIARY = "diary"
+    PROFILE = "profile"
+
+
+class Summary(_Model):
+    id: str = Field(default_factory=lambda: new_id("sum"))
+    scope: Scope
+    kind: SummaryKind
+    text: str
+    period: str = ""  # e.g. the day "2023-05-08"
+    sources: list[str] = Field(default_factory=list)
+
+
+class CoreBlock(_Model):
+    """A Markdown file with YAML front matter, edited by people, always in the prompt."""
+
+    label: str
+    text: str
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class RecallHit(_Model):
+    """One recalled memory, with the scores that put it where it is."""
+
+    id: str
+    kind: MemoryKind
+    text: str
+    score: float
+    route_scores: dict[str, float] = Field(default_factory=dict)
+    time: datetime | None = None
+    scope: Scope
+    sources: list[str] = Field(default_factory=list)
+
+
+class RecallResult(_Model):
+    query: str
+    hits: list[RecallHit]
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    info: dict[str, Any] = Field(default_factory=dict)

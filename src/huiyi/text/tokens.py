@@ -1,0 +1,90 @@
+"""Words and characters of Chinese and English text, for keyword indexes and queries.
+
+Chinese is cut with rjieba (jieba's cuts, much faster); everything else becomes lower-cased words.
+CJK characters are also kept one by one, since character-level BM25 beat word-level BM25 on
+Chinese chat memory (eval README).
+
+    >>> words("木木昨天去了南京大学图书馆!")
+    ['木木', '昨天', '去', '了', '南京大学', '图书馆']
+    >>> words("I'm going to the Museum")
+    ["i'm", 'going', 'to', 'the', 'museum']
+    >>> chars("去图书馆 ok")
+    ['去', '图', '书', '馆']
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable
+
+import rjieba
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_SEGMENT = re.compile(rf"[{_CJK}]+|[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_CJK_RUN = re.compile(rf"[{_CJK}]+")
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
+_HAS_CJK = re.compile(rf"[{_CJK}]")
+
+ZH_STOPWORDS = frozenset(
+    "的 了 是 在 我 你 他 她 它 们 我们 你们 他们 她们 这 那 这个 那个 就 都 也 还 和 与 跟 吗 呢 吧 啊 呀 哦 嗯"
+    " 哈 嘛 么 什么 怎么 为什么 有 没有 没 不 很 会 要 能 想 说 去 来 到 被 把 让 给 对 又 再 一个 一下 一些 就是"
+    " 自己 可以 因为 所以 但是 然后 如果 还是 或者 已经 这样 那样 这么 那么 哪 哪里 谁 吗 啦 咯 喔".split()
+)
+EN_STOPWORDS = frozenset(
+    "a an the and or but if of to in on at by for with about from as is am are was were be been being do does did"
+    " doing have has had having i me my mine we us our you your he him his she her it its they them their this that"
+    " these those what which who whom whose when where why how there here so than then too very can could would"
+    " should will shall may might must not no yes just also any some all each into over up down out off again"
+    " i'm you're it's that's don't didn't".split()
+)
+STOPWORDS = ZH_STOPWORDS | EN_STOPWORDS
+
+_dictionary_lock = threading.Lock()
+_known_words: set[str] = set()
+
+
+def has_cjk(text: str) -> bool:
+    return _HAS_CJK.search(text) is not None
+
+
+def add_words(names: Iterable[str]) -> None:
+    """Teach the segmenter names and aliases so that 苏霓 or 霓霓 stay one word."""
+    with _dictionary_lock:
+        for name in names:
+            name = name.strip()
+            if name and name not in _known_words and has_cjk(name):
+                rjieba.add_word(name, 100000, "nr")
+                _known_words.add(name)
+
+
+def words(text: str) -> list[str]:
+    """Words in reading order: rjieba cuts for Chinese runs, lower-cased words otherwise."""
+    out: list[str] = []
+    for match in _SEGMENT.finditer(text):
+        segment = match.group()
+        if _CJK_RUN.fullmatch(segment):
+            out.extend(w for w in rjieba.cut(segment) if w.strip())
+        else:
+            out.append(segment.lower().replace("’", "'"))
+    return out
+
+
+def chars(text: str) -> list[str]:
+    """The CJK characters of ``text``, one by one."""
+    return _CJK_CHAR.findall(text)
+
+
+def content_words(text: str, drop: Iterable[str] = ()) -> list[str]:
+    """Words without stopwords, single Latin letters or the names in ``drop``; first occurrence kept."""
+    dropped = {d.lower() for d in drop}
+    seen: set[str] = set()
+    out: list[str] = []
+    for word in words(text):
+        if word in STOPWORDS or word in dropped or word in seen:
+            continue
+        if len(word) == 1 and not has_cjk(word) and not word.isdigit():
+            continue
+        seen.add(word)
+        out.append(word)
+    return out
