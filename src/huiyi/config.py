@@ -52,7 +52,7 @@ class WindowConfig(_Section):
 
 class ChunkConfig(_Section):
     turns: int = 1  # turns per message chunk (a sliding window ending at each new turn)
-    context_turns: int = 1  # earlier turns embedded with a chunk but not claimed as its provenance
+    context_turns: int = 0  # earlier turns embedded with a chunk but not claimed as its provenance
 
 
 class RecallConfig(_Section):

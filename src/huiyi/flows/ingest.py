@@ -1,0 +1,159 @@
+"""Ingest: validate messages, store them durably, then index them as message chunks.
+
+Accepting and indexing are two steps on purpose: a message is in the log (and safe) as soon as it is
+accepted; if the process dies before indexing, ``index_pending`` finishes the job on the next start.
+Without any LLM, chunks already make every message recallable by meaning and by keyword.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from huiyi.config import Config
+from huiyi.errors import InvalidInput
+from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
+from huiyi.providers.embed import Embedder
+from huiyi.store.base import Store, Terms
+from huiyi.text import tokens
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+
+
+def private_space(person: str) -> str:
+    """The space id of the private chat between the agent and one person."""
+    return f"dm:{person}"
+
+
+def prepare(
+    raw: Sequence[MessageIn | dict[str, object] | str],
+    *,
+    agent: str,
+    person: str | None,
+    space: str | None,
+    now: datetime,
+    config: Config,
+) -> list[Message]:
+    """Turn caller input into stored-message shape, or raise InvalidInput before anything is written."""
+    if not agent or not agent.strip():
+        raise InvalidInput("agent is required")
+    if not person and not space:
+        raise InvalidInput("name a person (private chat) or a space (group chat)")
+    if not raw:
+        return []
+    if len(raw) > config.ingest.max_batch:
+        raise InvalidInput(f"{len(raw)} messages in one call; the limit is {config.ingest.max_batch}")
+    space_id = space or private_space(person or "")
+    scope = Scope.of_space(agent, space) if space else Scope.of_person(agent, person or "")
+    out: list[Message] = []
+    for position, item in enumerate(raw):
+        try:
+            message = MessageIn(text=item) if isinstance(item, str) else MessageIn.model_validate(item)
+        except ValueError as exc:
+            raise InvalidInput(f"message {position}: {exc}") from exc
+        if len(message.text) > config.ingest.max_message_chars:
+            raise InvalidInput(
+                f"message {position} has {len(message.text)} characters; the limit is {config.ingest.max_message_chars}"
+            )
+        speaker = message.speaker or (agent if message.role == "assistant" else person)
+        if not speaker:
+            raise InvalidInput(f"message {position}: a group message needs its speaker")
+        when = message.time or now
+        if when.tzinfo is not None:
+            when = when.replace(tzinfo=None)
+        out.append(
+            Message(
+                id=message.id or new_id("msg"),
+                agent=agent,
+                space=space_id,
+                scope=scope,
+                speaker=speaker,
+                role=message.role,
+                text=message.text,
+                time=when,
+            )
+        )
+    ids = [m.id for m in out]
+    if len(set(ids)) != len(ids):
+        raise InvalidInput("two messages in one call share an id")
+    return out
+
+
+def terms_of(text: str) -> Terms:
+    return Terms(words=tokens.words(text), chars=tokens.chars(text))
+
+
+def chunk_memories(store: Store, messages: Sequence[Message], config: Config) -> tuple[list[MemoryItem], list[str]]:
+    """One chunk per new message: the window of turns ending at it, plus the text to embed.
+
+    The anchor message comes first in a chunk's provenance, the older turns after it.
+    """
+    window = max(1, config.chunk.turns)
+    context = max(0, config.chunk.context_turns)
+    items: list[MemoryItem] = []
+    embed_texts: list[str] = []
+    history: dict[tuple[str, str], list[Message]] = {}
+    for message in messages:
+        key = (message.agent, message.space)
+        if key not in history:
+            history[key] = store.recent_messages(message.agent, message.space, window + context - 1, message.seq)
+        earlier = history[key]
+        own = earlier[-(window - 1) :] if window > 1 else []
+        context_end = len(earlier) - len(own)
+        extra = earlier[max(0, context_end - context) : context_end]
+        turns = [*own, message]
+        text = "\n".join(f"{m.speaker}: {m.text}" for m in turns)
+        items.append(
+            MemoryItem(
+                scope=message.scope,
+                kind=MemoryKind.CHUNK,
+                text=text,
+                time=message.time,
+                participants=sorted({m.speaker for m in turns}),
+                sources=[m.id for m in reversed(turns)],
+                data={"space": message.space, "seq": message.seq},
+            )
+        )
+        embed_texts.append("\n".join([*(f"{m.speaker}: {m.text}" for m in extra), text]))
+        earlier.append(message)
+        del earlier[: max(0, len(earlier) - (window - 1 + context))]
+    return items, embed_texts
+
+
+def index_messages(
+    store: Store,
+    embedder: Embedder,
+    messages: Sequence[Message],
+    config: Config,
+    progress: Progress | None = None,
+) -> int:
+    """Embed and index accepted messages as chunks, in batches; returns the number indexed."""
+    done = 0
+    batch = max(1, config.embed.batch_size)
+    for start in range(0, len(messages), batch):
+        part = messages[start : start + batch]
+        items, embed_texts = chunk_memories(store, part, config)
+        vectors = embedder.embed_passages(embed_texts)
+        store.add_memories(
+            items,
+            vectors,
+            [terms_of(item.text) for item in items],
+            indexed_messages=[(m.agent, m.id) for m in part],
+        )
+        done += len(part)
+        if progress:
+            progress(len(part))
+    return done
+
+
+def index_pending(store: Store, embedder: Embedder, config: Config, batch: int = 1000) -> int:
+    """Index messages that were accepted but never indexed (e.g. the process died in between)."""
+    total = 0
+    while pending := store.unindexed_messages(batch):
+        total += index_messages(store, embedder, pending, config)
+    if total:
+        log.info("indexed %d messages left over from an earlier run", total)
+    return total

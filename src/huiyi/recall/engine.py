@@ -1,0 +1,109 @@
+"""Recall, the hot path: routes run together, their candidates are fused, the best are returned.
+
+The keyword route runs while the query is being embedded (both release the GIL: SQLite and the C
+embedding engine), then the dense route scans the visible scopes exactly. Every dense score of every
+candidate comes from that one scan, so fusion never needs a second query.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from huiyi.config import RecallConfig
+from huiyi.model import MemoryKind, RecallHit, RecallResult, Scope
+from huiyi.providers.embed import Embedder
+from huiyi.recall.fusion import minmax_fuse, rrf_fuse
+from huiyi.store.base import RouteHits, Store, Terms
+from huiyi.text import tokens
+
+_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="huiyi-recall")
+
+
+@dataclass
+class RecallRequest:
+    query: str
+    scopes: Sequence[Scope]
+    limit: int
+    score_threshold: float
+    kinds: Sequence[MemoryKind] | None = None
+    drop_words: Sequence[str] = field(default_factory=tuple)  # names that would match everything
+
+
+def query_terms(query: str, drop_words: Sequence[str] = ()) -> Terms:
+    """Content words plus the CJK characters of the content words (stopwords out)."""
+    words = tokens.content_words(query, drop=drop_words)
+    chars: list[str] = []
+    for word in words:
+        for char in tokens.chars(word):
+            if char not in chars and char not in tokens.ZH_STOPWORDS:
+                chars.append(char)
+    return Terms(words=words, chars=chars)
+
+
+def recall(store: Store, embedder: Embedder, config: RecallConfig, request: RecallRequest) -> RecallResult:
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    terms = query_terms(request.query, request.drop_words)
+    timings["tokenize"] = (time.perf_counter() - started) * 1000
+    candidates = max(config.candidates, request.limit)
+
+    keyword_future = _pool.submit(store.search_keyword, request.scopes, terms, candidates)
+    embed_started = time.perf_counter()
+    vector = embedder.embed_queries([request.query])[0]
+    timings["embed"] = (time.perf_counter() - embed_started) * 1000
+    dense = store.search_dense(request.scopes, vector, candidates)
+    keyword: RouteHits = keyword_future.result()
+    timings["dense"] = dense.ms
+    timings["keyword"] = keyword.ms
+
+    fuse_started = time.perf_counter()
+    ids_by_key = {hit.key: hit.id for hit in (*dense.hits, *keyword.hits)}
+    dense_ranked = [(hit.key, hit.score) for hit in dense.hits]
+    missing = [hit.key for hit in keyword.hits if hit.key not in {k for k, _ in dense_ranked}]
+    dense_ranked += list(zip(missing, dense.score_of(missing), strict=True))
+    dense_ranked.sort(key=lambda pair: -pair[1])
+    routes = {"dense": dense_ranked, "keyword": [(hit.key, hit.score) for hit in keyword.hits]}
+    weights = {"dense": config.dense_weight, "keyword": config.keyword_weight}
+    fused = rrf_fuse(routes, weights, config.rrf_k) if config.fusion == "rrf" else minmax_fuse(routes, weights)
+    raw = {"dense": dict(routes["dense"]), "keyword": dict(routes["keyword"])}
+    ranked = sorted(fused.items(), key=lambda pair: (-pair[1][0], pair[0]))
+    ranked = [pair for pair in ranked if pair[1][0] >= request.score_threshold]
+
+    wanted_kinds = set(request.kinds) if request.kinds else None
+    visible = set(request.scopes)
+    agent = request.scopes[0].agent if request.scopes else ""
+    hits: list[RecallHit] = []
+    # fetch a little more than asked, since a kind filter may drop some
+    window = ranked[: request.limit * (3 if wanted_kinds else 1)]
+    items = {item.id: item for item in store.get_memories(agent, [ids_by_key[key] for key, _ in window])}
+    for key, (score, _) in window:
+        item = items.get(ids_by_key[key])
+        if item is None or (wanted_kinds and item.kind not in wanted_kinds):
+            continue
+        if item.scope not in visible:  # the store is trusted, but a leak here would be the worst bug
+            continue
+        hits.append(
+            RecallHit(
+                id=item.id,
+                kind=item.kind,
+                text=item.text,
+                score=round(score, 6),
+                route_scores={route: round(raw[route].get(key, 0.0), 6) for route in raw},
+                time=item.time,
+                scope=item.scope,
+                sources=item.sources,
+            )
+        )
+        if len(hits) >= request.limit:
+            break
+    timings["fuse"] = (time.perf_counter() - fuse_started) * 1000
+    timings["total"] = (time.perf_counter() - started) * 1000
+    return RecallResult(
+        query=request.query,
+        hits=hits,
+        timings_ms={k: round(v, 3) for k, v in timings.items()},
+        info={"words": list(terms.words), "chars": list(terms.chars)},
+    )

@@ -1,0 +1,61 @@
+"""Fusing ranked lists from several routes into one score per memory.
+
+Both take ``{route: [(key, raw score), …]}`` best first and ``{route: weight}``, and return
+``{key: (fused score, {route: normalised score})}``.
+
+Min-max fusion: each route's raw scores are scaled to 0–1 over its candidates, then summed by weight
+(divided by the total weight, so the result stays in 0–1):
+
+    >>> fused = minmax_fuse({"dense": [("a", 0.9), ("b", 0.7)], "keyword": [("b", 8.0)]},
+    ...                     {"dense": 0.7, "keyword": 0.3})
+    >>> {k: round(v[0], 3) for k, v in fused.items()}
+    {'a': 0.7, 'b': 0.3}
+
+Reciprocal-rank fusion: weight / (k + rank), rank from 1, summed, then scaled so that an item ranked
+first by every route scores 1.
+
+    >>> fused = rrf_fuse({"dense": [("a", 0.9), ("b", 0.7)], "keyword": [("b", 8.0)]},
+    ...                  {"dense": 1.0, "keyword": 1.0}, k=60)
+    >>> round(fused["b"][0], 4), round(fused["a"][0], 4)
+    (0.9919, 0.5)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
+Ranked = Mapping[str, Sequence[tuple[K, float]]]
+Fused = dict[K, tuple[float, dict[str, float]]]
+
+
+def minmax_fuse(routes: Ranked[K], weights: Mapping[str, float]) -> Fused[K]:
+    total = sum(weights.get(route, 0.0) for route in routes) or 1.0
+    out: Fused[K] = {}
+    for route, ranked in routes.items():
+        if not ranked:
+            continue
+        scores = [score for _, score in ranked]
+        low, high = min(scores), max(scores)
+        span = high - low
+        weight = weights.get(route, 0.0) / total
+        for key, score in ranked:
+            norm = (score - low) / span if span > 0 else 1.0
+            fused, parts = out.get(key, (0.0, {}))
+            parts[route] = norm
+            out[key] = (fused + weight * norm, parts)
+    return out
+
+
+def rrf_fuse(routes: Ranked[K], weights: Mapping[str, float], k: int = 60) -> Fused[K]:
+    best = sum(weights.get(route, 0.0) / (k + 1) for route in routes) or 1.0
+    out: Fused[K] = {}
+    for route, ranked in routes.items():
+        weight = weights.get(route, 0.0)
+        for rank, (key, _) in enumerate(ranked, start=1):
+            contribution = weight / (k + rank)
+            fused, parts = out.get(key, (0.0, {}))
+            parts[route] = 1.0 / rank
+            out[key] = (fused + contribution / best, parts)
+    return out

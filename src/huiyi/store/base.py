@@ -1,0 +1,121 @@
+"""The store contract: what every backend (SQLite, PostgreSQL) must do, and nothing about how.
+
+Stores know nothing of LLMs, prompts or tokenisers: text arrives pre-tokenised (``Terms``) and
+vectors arrive computed. Every read is bound to an agent and a list of scopes, so no call can return
+another person's or group's memories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from huiyi.model import MemoryItem, MemoryKind, Message, Person, Scope
+
+Vectors = np.ndarray[Any, np.dtype[np.float32]]
+
+
+@dataclass(frozen=True)
+class Terms:
+    """Pre-tokenised text for the keyword index: words, and CJK characters one by one."""
+
+    words: Sequence[str] = ()
+    chars: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class ScoredId:
+    id: str
+    score: float
+    key: int = 0  # the backend's row number, for cheap lookups between routes
+
+
+def _no_scores(keys: Sequence[int]) -> list[float]:
+    return [0.0] * len(keys)
+
+
+@dataclass
+class RouteHits:
+    """One route's candidates, best first, and the time the store spent on them."""
+
+    hits: list[ScoredId] = field(default_factory=list)
+    ms: float = 0.0
+    # dense only: the score of any memory of the scanned scopes by key, for other routes' candidates
+    score_of: Callable[[Sequence[int]], list[float]] = _no_scores
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A durable home for messages, memories and their indexes."""
+
+    # lifecycle and identity
+    def close(self) -> None: ...
+
+    def schema_version(self) -> int: ...
+
+    def embedding_model(self) -> tuple[str, int] | None:
+        """The embedder whose vectors the store holds, or None while it holds none."""
+
+    def set_embedding_model(self, name: str, dim: int) -> None: ...
+
+    # persons
+    def upsert_person(self, agent: str, person: Person) -> None: ...
+
+    def get_person(self, agent: str, person_id: str) -> Person | None: ...
+
+    def list_persons(self, agent: str) -> list[Person]: ...
+
+    # messages (the recall log)
+    def append_messages(self, messages: Sequence[Message]) -> list[Message]:
+        """Store new messages durably in one transaction; ids already stored are skipped.
+
+        Returns the messages actually inserted, with their ``seq`` in the space.
+        """
+
+    def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]: ...
+
+    def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
+        """The last ``limit`` messages of a space (before ``before_seq`` if given), oldest first."""
+
+    def unindexed_messages(self, limit: int) -> list[Message]:
+        """Messages accepted but not yet turned into memories (a crash between the two steps)."""
+
+    # memories
+    def add_memories(
+        self,
+        items: Sequence[MemoryItem],
+        vectors: Vectors,
+        terms: Sequence[Terms],
+        indexed_messages: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Insert memories with their vectors and keyword terms in one transaction.
+
+        ``indexed_messages`` (agent, message id) are marked indexed in the same transaction, so a
+        crash leaves either both or neither.
+        """
+
+    def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        """Memories by id, in the order asked; ids of other agents or unknown ids are left out."""
+
+    def delete_memories(self, agent: str, ids: Sequence[str]) -> int: ...
+
+    def count_memories(self, agent: str | None = None, scopes: Sequence[Scope] | None = None) -> int: ...
+
+    def list_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
+    ) -> list[MemoryItem]:
+        """Memories of the scopes, newest first."""
+
+    def record_access(self, agent: str, ids: Sequence[str], when: datetime) -> None:
+        """Count a recall of these memories (access count, last access)."""
+
+    # search
+    def search_dense(self, scopes: Sequence[Scope], query: Vectors, limit: int) -> RouteHits:
+        """Exact cosine search within the scopes."""
+
+    def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
+        """BM25 over the pre-tokenised text within the scopes; higher scores are better."""

@@ -1,0 +1,81 @@
+"""The embedded store's schema, as numbered migrations applied in order and never edited once shipped."""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 1: messages, memories with their vectors and keyword index, persons, metadata
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+    CREATE TABLE persons (
+        agent TEXT NOT NULL,
+        id TEXT NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        aliases TEXT NOT NULL DEFAULT '[]',
+        platform_ids TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (agent, id)
+    );
+
+    CREATE TABLE messages (
+        rowid INTEGER PRIMARY KEY,
+        agent TEXT NOT NULL,
+        id TEXT NOT NULL,
+        space TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+        text TEXT NOT NULL,
+        time REAL NOT NULL,
+        seq INTEGER NOT NULL,
+        indexed INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (agent, id)
+    );
+    CREATE INDEX messages_space ON messages (agent, space, seq);
+    CREATE INDEX messages_unindexed ON messages (indexed) WHERE indexed = 0;
+
+    -- one row per (agent, scope); its version changes with every write, so caches know when to reload
+    CREATE TABLE partitions (
+        part TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (agent, scope)
+    );
+
+    CREATE TABLE memories (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        part TEXT NOT NULL REFERENCES partitions (part),
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL,
+        time REAL,
+        place TEXT NOT NULL DEFAULT '',
+        participants TEXT NOT NULL DEFAULT '[]',
+        keywords TEXT NOT NULL DEFAULT '[]',
+        insight TEXT NOT NULL DEFAULT '',
+        importance REAL NOT NULL DEFAULT 0.5,
+        strength REAL NOT NULL DEFAULT 1.0,
+        access_count INTEGER NOT NULL DEFAULT 0,
+        last_access REAL,
+        created_at REAL NOT NULL,
+        sources TEXT NOT NULL DEFAULT '[]',
+        data TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX memories_part ON memories (part, kind, time);
+
+    -- float16 on disk halves the bytes per memory; search runs in float32 in memory
+    CREATE TABLE memory_vectors (
+        rowid INTEGER PRIMARY KEY REFERENCES memories (rowid) ON DELETE CASCADE,
+        part TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE INDEX memory_vectors_part ON memory_vectors (part);
+
+    -- pre-tokenised text; "part" holds the partition token so a MATCH can stay inside scopes
+    CREATE VIRTUAL TABLE memory_fts USING fts5 (
+        part, words, chars, tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    """,
+]
