@@ -1,0 +1,108 @@
+"""The ``huiyi`` command line. A thin face: every command calls the Python API."""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from huiyi.config import Config
+from huiyi.errors import HuiyiError
+from huiyi.memory import Memory
+from huiyi.model import RecallResult
+
+app = typer.Typer(
+    name="huiyi",
+    help="回忆 huiyi — long-term memory for LLM characters.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+
+StoreOption = Annotated[Path, typer.Option("--store", "-s", help="Store directory (created if missing).")]
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="A TOML config file.")]
+
+
+def open_memory(store: Path, config: Path | None) -> Memory:
+    return Memory(store, config=Config.load(config))
+
+
+def print_recall(result: RecallResult, title: str = "") -> None:
+    table = Table(title=title or f"recall: {result.query}", show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    table.add_column("dense", justify="right")
+    table.add_column("keyword", justify="right")
+    table.add_column("kind")
+    table.add_column("time")
+    table.add_column("text")
+    for rank, hit in enumerate(result.hits, start=1):
+        table.add_row(
+            str(rank),
+            f"{hit.score:.3f}",
+            f"{hit.route_scores.get('dense', 0.0):.3f}",
+            f"{hit.route_scores.get('keyword', 0.0):.2f}",
+            hit.kind.value,
+            hit.time.strftime("%Y-%m-%d %H:%M") if hit.time else "",
+            hit.text,
+        )
+    console.print(table)
+    timings = ", ".join(f"{name} {ms:.1f} ms" for name, ms in result.timings_ms.items())
+    console.print(f"[dim]words {result.info.get('words')} · {timings}[/dim]")
+
+
+@app.callback()
+def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log what happens.")] = False) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+@app.command()
+def demo(
+    store: Annotated[Path | None, typer.Option("--store", "-s", help="Keep the demo store here.")] = None,
+) -> None:
+    """Import a small bundled Chinese conversation and show what recall returns, and why."""
+    data = resources.files("huiyi") / "data"
+    lines = (data / "demo_zh.jsonl").read_text(encoding="utf-8").splitlines()
+    messages: list[dict[str, Any]] = [json.loads(line) for line in lines if line.strip()]
+    queries = json.loads((data / "demo_queries.json").read_text(encoding="utf-8"))
+    directory = store or Path(tempfile.mkdtemp(prefix="huiyi-demo-"))
+    started = time.perf_counter()
+    with Memory(directory) as memory:
+        loaded = time.perf_counter()
+        memory.add(messages, agent="祈煜", person="木木")
+        # a second person's chat in the same store: none of it may appear in 木木's recall
+        memory.add(["我最喜欢的颜色是红色", "我的狗叫豆豆"], agent="祈煜", person="阿哲")
+        ingested = time.perf_counter()
+        console.print(
+            f"[bold]huiyi demo[/bold] store {directory}: {len(messages)} messages of 木木 and 2 of 阿哲 imported "
+            f"(open {1000 * (loaded - started):.0f} ms, ingest {1000 * (ingested - loaded):.0f} ms)\n"
+        )
+        found = 0
+        for case in queries:
+            result = memory.recall(case["query"], agent="祈煜", person="木木", limit=3)
+            top = result.hits[0].text if result.hits else ""
+            ok = case["expect"] in top
+            found += ok
+            print_recall(result, title=f"木木 asks: {case['query']}  ({'✓' if ok else '✗'} expects “{case['expect']}”)")
+            console.print()
+        console.print(f"[bold]{found}/{len(queries)}[/bold] queries found the expected memory first.")
+
+
+def main() -> None:
+    try:
+        app()
+    except HuiyiError as exc:
+        console.print(f"[red]error:[/red] {exc.message}")
+        raise SystemExit(2) from exc
+
+
+if __name__ == "__main__":
+    main()
