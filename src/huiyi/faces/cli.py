@@ -61,7 +61,8 @@ def print_recall(result: RecallResult, title: str = "") -> None:
 
 @app.callback()
 def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log what happens.")] = False) -> None:
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    level = logging.INFO if verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
 @app.command()
