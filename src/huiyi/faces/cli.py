@@ -12,7 +12,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from huiyi.config import Config
 from huiyi.errors import HuiyiError
@@ -25,7 +24,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-console = Console()
+console = Console(soft_wrap=True)
 
 StoreOption = Annotated[Path, typer.Option("--store", "-s", help="Store directory (created if missing).")]
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="A TOML config file.")]
@@ -36,27 +35,14 @@ def open_memory(store: Path, config: Path | None) -> Memory:
 
 
 def print_recall(result: RecallResult, title: str = "") -> None:
-    table = Table(title=title or f"recall: {result.query}", show_lines=False)
-    table.add_column("#", justify="right")
-    table.add_column("score", justify="right")
-    table.add_column("dense", justify="right")
-    table.add_column("keyword", justify="right")
-    table.add_column("kind")
-    table.add_column("time")
-    table.add_column("text")
+    """One line a hit: rank, fused score, each route's raw score, time, text."""
+    console.print(f"[bold]{title or 'recall: ' + result.query}[/bold]")
     for rank, hit in enumerate(result.hits, start=1):
-        table.add_row(
-            str(rank),
-            f"{hit.score:.3f}",
-            f"{hit.route_scores.get('dense', 0.0):.3f}",
-            f"{hit.route_scores.get('keyword', 0.0):.2f}",
-            hit.kind.value,
-            hit.time.strftime("%Y-%m-%d %H:%M") if hit.time else "",
-            hit.text,
-        )
-    console.print(table)
-    timings = ", ".join(f"{name} {ms:.1f} ms" for name, ms in result.timings_ms.items())
-    console.print(f"[dim]words {result.info.get('words')} · {timings}[/dim]")
+        routes = " · ".join(f"{name} {score:.3f}" for name, score in hit.route_scores.items())
+        when = hit.time.strftime("%Y-%m-%d %H:%M") if hit.time else "—"
+        console.print(f"  {rank}. {hit.score:.3f} [dim]({routes})[/dim] {when} {hit.text}", highlight=False)
+    timings = ", ".join(f"{name} {ms:.1f}" for name, ms in result.timings_ms.items())
+    console.print(f"  [dim]words {result.info.get('words')} · ms: {timings}[/dim]", highlight=False)
 
 
 @app.callback()

@@ -29,7 +29,8 @@ _HAS_CJK = re.compile(rf"[{_CJK}]")
 ZH_STOPWORDS = frozenset(
     "的 了 是 在 我 你 他 她 它 们 我们 你们 他们 她们 这 那 这个 那个 就 都 也 还 和 与 跟 吗 呢 吧 啊 呀 哦 嗯"
     " 哈 嘛 么 什么 怎么 为什么 有 没有 没 不 很 会 要 能 想 说 去 来 到 被 把 让 给 对 又 再 一个 一下 一些 就是"
-    " 自己 可以 因为 所以 但是 然后 如果 还是 或者 已经 这样 那样 这么 那么 哪 哪里 谁 吗 啦 咯 喔".split()
+    " 自己 可以 因为 所以 但是 然后 如果 还是 或者 已经 这样 那样 这么 那么 哪 哪里 谁 吗 啦 咯 喔"
+    " 时候 来着 着 过 记得 还记得 知道 觉得 一直 其实 真的 现在".split()
 )
 EN_STOPWORDS = frozenset(
     "a an the and or but if of to in on at by for with about from as is am are was were be been being do does did"

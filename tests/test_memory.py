@@ -1,0 +1,211 @@
+"""The public API: ingest, recall, isolation, bad input, crash recovery."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from huiyi import AsyncMemory, InvalidInput, Memory, MemoryKind, NotFound, Scope
+from huiyi.config import Config
+from huiyi.errors import EmbedderMismatch
+from huiyi.flows import ingest
+from huiyi.providers.embed import Embedder, HashEmbedder
+
+T0 = datetime(2024, 9, 20, 19, 0)
+
+CHAT = [
+    "今天下班好累，地铁上站了一路。",
+    "我室友小雨失恋了，我们陪她吃了一晚上火锅。",
+    "我最喜欢莫兰迪色系，温柔又不刺眼。",
+    "下个月十号是我的生日，想去海边看日出。",
+    "我家的猫叫团子，今天把我的耳机线咬断了。",
+    "我下周三要考驾照科目二，倒车入库总是压线。",
+]
+
+
+def chat(texts: list[str], start: datetime = T0) -> list[dict[str, object]]:
+    return [{"text": t, "time": start + timedelta(minutes=i), "id": f"m{i}"} for i, t in enumerate(texts)]
+
+
+def test_a_chinese_recall_finds_the_right_memory_among_distractors(memory: Memory) -> None:
+    memory.add(chat(CHAT), agent="祈煜", person="木木")
+    cases = {"你还记得我喜欢什么颜色吗": "莫兰迪", "我家那只猫叫什么": "团子", "室友失恋那天我们吃了啥": "火锅"}
+    for query, expected in cases.items():
+        result = memory.recall(query, agent="祈煜", person="木木", limit=3)
+        assert expected in result.hits[0].text, (query, [h.text for h in result.hits])
+        assert {"embed", "dense", "keyword", "total"} <= set(result.timings_ms)
+
+
+def test_hits_carry_provenance_and_route_scores(memory: Memory) -> None:
+    stored = memory.add(chat(CHAT[:2]), agent="祈煜", person="木木")
+    assert [m.id for m in stored] == ["m0", "m1"]
+    hit = memory.recall("火锅", agent="祈煜", person="木木", limit=1).hits[0]
+    assert hit.sources == ["m1"]
+    assert hit.kind is MemoryKind.CHUNK
+    assert hit.time == T0 + timedelta(minutes=1)
+    assert set(hit.route_scores) == {"dense", "keyword"}
+    assert memory.get(hit.id, agent="祈煜").text == hit.text
+    assert memory.messages(["m1"], agent="祈煜")[0].text == CHAT[1]
+
+
+def test_resending_a_batch_stores_nothing_twice(memory: Memory) -> None:
+    memory.add(chat(CHAT), agent="祈煜", person="木木")
+    assert memory.add(chat(CHAT), agent="祈煜", person="木木") == []
+    assert memory.store.count_memories("祈煜") == len(CHAT)
+
+
+def test_group_messages_need_speakers_and_stay_in_their_space(memory: Memory) -> None:
+    with pytest.raises(InvalidInput, match="speaker"):
+        memory.add(["大家好"], agent="bot", space="g1")
+    memory.add([{"text": "我周六去爬黄山", "speaker": "苏霓"}], agent="bot", space="g1")
+    assert memory.recall("黄山", agent="bot", space="g1").hits
+    assert memory.recall("黄山", agent="bot", space="g2").hits == []
+    assert memory.recall("黄山", agent="bot", person="苏霓").hits == []
+
+
+@pytest.mark.parametrize(
+    ("messages", "kwargs", "error"),
+    [
+        (["   "], {"person": "木木"}, "empty"),
+        ([""], {"person": "木木"}, "empty"),
+        (["hi"], {}, "person"),
+        (["x" * 20001], {"person": "木木"}, "20001 characters"),
+        ([{"text": "a", "id": "same"}, {"text": "b", "id": "same"}], {"person": "木木"}, "share an id"),
+        ([{"text": "a", "role": "robot"}], {"person": "木木"}, "message 0"),
+    ],
+)
+def test_bad_input_is_refused_and_nothing_is_written(
+    memory: Memory, messages: list[object], kwargs: dict[str, str], error: str
+) -> None:
+    with pytest.raises(InvalidInput, match=error):
+        memory.add(messages, agent="祈煜", **kwargs)  # type: ignore[arg-type]
+    assert memory.store.count_memories() == 0
+    assert memory.store.unindexed_messages(10) == []
+
+
+def test_a_bad_message_anywhere_in_a_batch_writes_nothing(memory: Memory) -> None:
+    with pytest.raises(InvalidInput, match="message 2"):
+        memory.add(["好的", "没问题", "  "], agent="祈煜", person="木木")
+    assert memory.store.recent_messages("祈煜", "dm:木木", 10) == []
+
+
+def test_bad_recall_input(memory: Memory) -> None:
+    for query in ["", "   "]:
+        with pytest.raises(InvalidInput, match="empty"):
+            memory.recall(query, agent="祈煜", person="木木")
+    with pytest.raises(InvalidInput, match="characters"):
+        memory.recall("问" * 5000, agent="祈煜", person="木木")
+    with pytest.raises(InvalidInput, match="limit"):
+        memory.recall("你好", agent="祈煜", person="木木", limit=0)
+    with pytest.raises(NotFound):
+        memory.get("mem_nope", agent="祈煜")
+    with pytest.raises(NotFound):
+        memory.delete("mem_nope", agent="祈煜")
+
+
+def test_unicode_and_emoji_survive(memory: Memory) -> None:
+    text = "今天🎂生日！Ünïcödé ✨ 𠀀 \u200b零宽"
+    memory.add([text], agent="祈煜", person="木木")
+    hit = memory.recall("生日 🎂", agent="祈煜", person="木木").hits[0]
+    assert hit.text == f"木木: {text}"
+
+
+def test_official_memories_reach_everyone_of_their_agent_only(memory: Memory) -> None:
+    note = memory.remember("祈煜是一位画家，擅长用玻璃琴表现深海的声音", agent="祈煜")
+    assert memory.recall("你擅长什么", agent="祈煜", person="木木").hits[0].id == note.id
+    assert memory.recall("你擅长什么", agent="祈煜", person="阿哲").hits[0].id == note.id
+    assert memory.recall("你擅长什么", agent="别的角色", person="木木").hits == []
+    with pytest.raises(InvalidInput, match="one scope"):
+        memory.remember("x", agent="祈煜", person="木木", space="g1")
+
+
+def test_delete_forgets(memory: Memory) -> None:
+    note = memory.remember("木木对芒果过敏", agent="祈煜", person="木木")
+    memory.delete(note.id, agent="祈煜")
+    assert all(h.id != note.id for h in memory.recall("芒果", agent="祈煜", person="木木").hits)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**16))
+def test_no_memory_ever_crosses_persons_or_groups(tmp_path_factory: pytest.TempPathFactory, seed: int) -> None:
+    """Random persons, groups and texts; every hit must belong to official or the asker's scopes."""
+    rng = random.Random(seed)
+    words = ["猫", "火锅", "生日", "考试", "海边", "咖啡", "图书馆", "red", "cat", "birthday"]
+    with Memory(tmp_path_factory.mktemp("iso"), embedder=HashEmbedder(32)) as memory:
+        persons, groups = ["p1", "p2", "p3"], ["g1", "g2"]
+        for _ in range(12):
+            text = " ".join(rng.choices(words, k=3))
+            if rng.random() < 0.5:
+                memory.add([text], agent="a", person=rng.choice(persons))
+            else:
+                memory.add([{"text": text, "speaker": rng.choice(persons)}], agent="a", space=rng.choice(groups))
+        memory.remember("公告 " + rng.choice(words), agent="a")
+        memory.add(["猫 火锅 生日"], agent="other-agent", person="p1")
+        for _ in range(6):
+            person, group = rng.choice(persons), rng.choice([None, *groups])
+            result = memory.recall(rng.choice(words), agent="a", person=person, space=group, limit=50)
+            allowed = {"official", f"person:{person}"} | ({f"space:{group}"} if group else set())
+            assert {h.scope.tag for h in result.hits} <= allowed
+            assert all(h.scope.agent == "a" for h in result.hits)
+
+
+def test_a_store_refuses_another_embedders_vectors(tmp_path: Path, e5: Embedder) -> None:
+    with Memory(tmp_path, embedder=e5) as memory:
+        memory.add(["你好"], agent="a", person="p")
+    with pytest.raises(EmbedderMismatch, match="same embedder"):
+        Memory(tmp_path, embedder=HashEmbedder(32))
+
+
+def test_messages_accepted_before_a_crash_are_indexed_on_the_next_open(tmp_path: Path, e5: Embedder) -> None:
+    config = Config()
+    with Memory(tmp_path, embedder=e5) as memory:
+        prepared = ingest.prepare(["我明天要去面试"], agent="a", person="p", space=None, now=T0, config=config)
+        memory.store.append_messages(prepared)  # accepted, then the "process dies" before indexing
+        assert memory.recall("面试", agent="a", person="p").hits == []
+    with Memory(tmp_path, embedder=e5) as memory:
+        assert "面试" in memory.recall("面试", agent="a", person="p").hits[0].text
+        assert memory.store.unindexed_messages(10) == []
+
+
+def test_a_failing_embedder_loses_no_message(tmp_path: Path) -> None:
+    class Broken(HashEmbedder):
+        def embed_passages(self, texts):  # type: ignore[no-untyped-def]
+            raise RuntimeError("model crashed")
+
+    with Memory(tmp_path, embedder=Broken(16)) as memory:
+        with pytest.raises(RuntimeError):
+            memory.add(["别忘了周五交报告"], agent="a", person="p")
+        assert [m.text for m in memory.store.unindexed_messages(10)] == ["别忘了周五交报告"]
+    with Memory(tmp_path, embedder=HashEmbedder(16)) as memory:
+        assert memory.recall("报告", agent="a", person="p").hits
+
+
+def test_context_turns_are_embedded_but_not_claimed(tmp_path: Path, e5: Embedder) -> None:
+    config = Config(chunk={"turns": 2, "context_turns": 1})
+    with Memory(tmp_path, embedder=e5, config=config) as memory:
+        memory.add(chat(["第一句", "第二句", "第三句"]), agent="a", person="p")
+        chunks = {m.data["seq"]: m for m in memory.store.list_memories([Scope.of_person("a", "p")])}
+        assert chunks[3].sources == ["m2", "m1"]
+        assert chunks[3].text == "p: 第二句\np: 第三句"
+        assert chunks[1].sources == ["m0"]
+
+
+def test_async_memory_is_the_same_core(tmp_path: Path, e5: Embedder) -> None:
+    async def scenario() -> list[str]:
+        async with AsyncMemory(tmp_path, embedder=e5) as memory:
+            await memory.add(CHAT, agent="祈煜", person="木木")
+            found = await asyncio.gather(
+                memory.recall("猫", agent="祈煜", person="木木", limit=1),
+                memory.recall("火锅", agent="祈煜", person="木木", limit=1),
+            )
+            return [r.hits[0].text for r in found]
+
+    cat, hotpot = asyncio.run(scenario())
+    assert "团子" in cat
+    assert "火锅" in hotpot

@@ -1,0 +1,260 @@
+"""The store contract: every backend must pass these, unchanged."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from huiyi.errors import SchemaTooNew
+from huiyi.model import MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.providers.embed import HashEmbedder
+from huiyi.store.base import Store, Terms
+from huiyi.store.sqlite import SQLiteStore
+from huiyi.text import tokens
+
+EMB = HashEmbedder(64)
+T0 = datetime(2024, 5, 1, 9, 0)
+
+
+def message(i: int, *, agent: str = "qy", space: str = "dm:mumu", person: str = "mumu") -> Message:
+    return Message(
+        id=f"m{i}",
+        agent=agent,
+        space=space,
+        scope=Scope.of_person(agent, person),
+        speaker=person,
+        role="user",
+        text=f"第{i}句话",
+        time=T0 + timedelta(minutes=i),
+    )
+
+
+def memory_item(text: str, scope: Scope, **extra: object) -> MemoryItem:
+    fields: dict[str, object] = {"time": T0, **extra}
+    return MemoryItem(scope=scope, kind=MemoryKind.NOTE, text=text, **fields)  # type: ignore[arg-type]
+
+
+def add(store: Store, items: list[MemoryItem]) -> None:
+    terms = [Terms(tokens.words(i.text), tokens.chars(i.text)) for i in items]
+    store.add_memories(items, EMB.embed_passages([i.text for i in items]), terms)
+
+
+def test_store_is_a_store(store: Store) -> None:
+    assert isinstance(store, Store)
+    assert store.schema_version() >= 1
+
+
+def test_messages_are_appended_once_with_sequence(store: Store) -> None:
+    first = store.append_messages([message(1), message(2)])
+    assert [m.seq for m in first] == [1, 2]
+    again = store.append_messages([message(2), message(3)])
+    assert [(m.id, m.seq) for m in again] == [("m3", 3)]
+    assert [m.id for m in store.recent_messages("qy", "dm:mumu", 10)] == ["m1", "m2", "m3"]
+    assert [m.id for m in store.recent_messages("qy", "dm:mumu", 1, before_seq=3)] == ["m2"]
+    assert store.get_messages("qy", ["m3", "m1", "nope"])[0].text == "第3句话"
+    assert store.get_messages("other-agent", ["m1"]) == []
+
+
+def test_unindexed_messages_until_memories_mark_them(store: Store) -> None:
+    store.append_messages([message(1), message(2)])
+    assert [m.id for m in store.unindexed_messages(10)] == ["m1", "m2"]
+    item = memory_item("第1句话", Scope.of_person("qy", "mumu"), sources=["m1"])
+    store.add_memories([item], EMB.embed_passages([item.text]), [Terms(["第", "1"], [])], [("qy", "m1")])
+    assert [m.id for m in store.unindexed_messages(10)] == ["m2"]
+
+
+def test_memories_round_trip_every_field(store: Store) -> None:
+    scope = Scope.of_space("qy", "g1")
+    item = MemoryItem(
+        scope=scope,
+        kind=MemoryKind.EVENT,
+        text="木木在南京大学图书馆翻阅借阅指南 📚",
+        time=datetime(2018, 9, 30, 15, 30, 45),
+        place="南京大学图书馆",
+        participants=["木木", "祈煜"],
+        keywords=["图书馆", "借阅"],
+        insight="木木对规则好奇",
+        importance=0.8,
+        strength=3.0,
+        sources=["m1", "m2"],
+        data={"scene": "校园"},
+    )
+    add(store, [item])
+    got = store.get_memories("qy", [item.id])[0]
+    assert got.model_dump(exclude={"created_at"}) == item.model_dump(exclude={"created_at"})
+    assert got.created_at is not None
+    assert store.get_memories("another-agent", [item.id]) == []
+
+
+def test_delete_removes_from_every_index(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    keep, gone = memory_item("木木喜欢猫", scope), memory_item("木木喜欢狗", scope)
+    add(store, [keep, gone])
+    assert store.delete_memories("other", [gone.id]) == 0
+    assert store.delete_memories("qy", [gone.id]) == 1
+    assert store.get_memories("qy", [gone.id]) == []
+    vector = EMB.embed_queries(["木木喜欢狗"])[0]
+    assert gone.id not in [h.id for h in store.search_dense([scope], vector, 10).hits]
+    assert gone.id not in [h.id for h in store.search_keyword([scope], Terms(["狗"], ["狗"]), 10).hits]
+    assert store.count_memories("qy") == 1
+
+
+def test_keyword_search_finds_chinese_words_and_characters(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    texts = ["木木在南京大学图书馆看书", "今天吃了云南米线", "周末去海边看日出"]
+    add(store, [memory_item(t, scope) for t in texts])
+    by_word = store.search_keyword([scope], Terms(["图书馆"], []), 5).hits
+    assert [store.get_memories("qy", [h.id])[0].text for h in by_word] == [texts[0]]
+    # 米 alone is not a word of any text, but it is a character of one
+    by_char = store.search_keyword([scope], Terms([], ["米"]), 5).hits
+    assert [store.get_memories("qy", [h.id])[0].text for h in by_char] == [texts[1]]
+    assert all(h.score > 0 for h in by_word + by_char)
+
+
+def test_keyword_search_survives_fts_syntax_in_terms(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    add(store, [memory_item('he said "NEAR(a b)" AND OR * ^', scope)])
+    hits = store.search_keyword([scope], Terms(['"near', "and", "or", "*", "^", "a)"], []), 5).hits
+    assert len(hits) <= 1  # no syntax error, whatever matches
+
+
+def test_english_words_are_stemmed(store: Store) -> None:
+    scope = Scope.of_person("qy", "caroline")
+    add(store, [memory_item("Caroline went hiking with friends", scope)])
+    assert len(store.search_keyword([scope], Terms(["hike"], []), 5).hits) == 1
+
+
+def test_dense_search_is_exact_and_scoped(store: Store) -> None:
+    mine, other = Scope.of_person("qy", "mumu"), Scope.of_person("qy", "azhe")
+    texts = [f"记忆{i}号" for i in range(30)]
+    add(store, [memory_item(t, mine) for t in texts])
+    add(store, [memory_item(t, other) for t in texts])
+    query = EMB.embed_queries(["记忆7号"])[0]
+    hits = store.search_dense([mine], query, 5).hits
+    assert len(hits) == 5
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    found = store.get_memories("qy", [h.id for h in hits])
+    assert all(m.scope == mine for m in found)
+    assert found[0].text == "记忆7号"
+    assert scores[0] == pytest.approx(1.0, abs=1e-2)  # float16 on disk
+
+
+def test_dense_scores_of_any_candidate(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    add(store, [memory_item(f"第{i}条", scope) for i in range(10)])
+    query = EMB.embed_queries(["第3条"])[0]
+    result = store.search_dense([scope], query, 1)
+    keyword_hits = store.search_keyword([scope], Terms([], ["条"]), 10).hits
+    scores = result.score_of([h.key for h in keyword_hits])
+    assert max(scores) == pytest.approx(result.hits[0].score)
+    assert result.score_of([10**9]) == [0.0]
+
+
+def test_search_sees_writes_made_after_the_cache_was_filled(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    add(store, [memory_item("第一条", scope)])
+    query = EMB.embed_queries(["第二条"])[0]
+    store.search_dense([scope], query, 5)  # fills the in-memory matrix
+    later = memory_item("第二条", scope)
+    add(store, [later])
+    assert store.search_dense([scope], query, 1).hits[0].id == later.id
+
+
+def test_list_count_and_access(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    items = [memory_item(f"第{i}条", scope, time=T0 + timedelta(days=i)) for i in range(5)]
+    add(store, items)
+    assert store.count_memories(scopes=[scope]) == 5
+    assert store.count_memories(scopes=[Scope.of_person("qy", "x")]) == 0
+    newest = store.list_memories([scope], limit=2)
+    assert [m.text for m in newest] == ["第4条", "第3条"]
+    assert store.list_memories([scope], kinds=[MemoryKind.EVENT]) == []
+    store.record_access("qy", [items[0].id], T0 + timedelta(days=9))
+    got = store.get_memories("qy", [items[0].id])[0]
+    assert (got.access_count, got.last_access) == (1, T0 + timedelta(days=9))
+
+
+def test_persons_and_aliases(store: Store) -> None:
+    store.upsert_person("qy", Person(id="suni", name="苏霓", aliases=["霓霓"]))
+    store.upsert_person("qy", Person(id="suni", name="苏霓", aliases=["霓霓", "小霓"]))
+    assert store.get_person("qy", "suni") == Person(id="suni", name="苏霓", aliases=["霓霓", "小霓"])
+    assert store.get_person("other", "suni") is None
+    assert [p.id for p in store.list_persons("qy")] == ["suni"]
+
+
+def test_embedding_model_is_recorded(store: Store) -> None:
+    assert store.embedding_model() is None
+    store.set_embedding_model("e5", 384)
+    assert store.embedding_model() == ("e5", 384)
+
+
+def test_mismatched_vectors_and_terms_write_nothing(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    with pytest.raises(Exception, match="one vector"):
+        store.add_memories([memory_item("a", scope)], np.zeros((0, 64), np.float32), [])
+    assert store.count_memories() == 0
+
+
+def test_two_threads_write_at_once(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    errors: list[BaseException] = []
+
+    def writer(prefix: str) -> None:
+        try:
+            for i in range(25):
+                add(store, [memory_item(f"{prefix}{i}", scope)])
+                store.append_messages([message(i, agent=prefix)])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(p,)) for p in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert store.count_memories("qy") == 50
+    assert len(store.recent_messages("a", "dm:mumu", 100)) == 25
+
+
+# SQLite specifics: migrations ----------------------------------------------------------------------
+def test_migrations_are_idempotent_and_refuse_newer_schemas(tmp_path: Path) -> None:
+    first = SQLiteStore(tmp_path)
+    version = first.schema_version()
+    first.close()
+    again = SQLiteStore(tmp_path)
+    assert again.schema_version() == version
+    again.close()
+    with sqlite3.connect(tmp_path / "huiyi.sqlite") as conn:
+        conn.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+    with pytest.raises(SchemaTooNew, match="upgrade huiyi"):
+        SQLiteStore(tmp_path)
+
+
+def test_sqlite_uses_wal_and_foreign_keys(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path)
+    store.count_memories()
+    conn = sqlite3.connect(tmp_path / "huiyi.sqlite")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+    store.close()
+
+
+def test_a_second_process_sees_writes(tmp_path: Path) -> None:
+    """Two store objects on one file stand in for two processes sharing it."""
+    scope = Scope.of_person("qy", "mumu")
+    one, two = SQLiteStore(tmp_path), SQLiteStore(tmp_path)
+    add(one, [memory_item("第一条", scope)])
+    query = EMB.embed_queries(["第二条"])[0]
+    assert len(two.search_dense([scope], query, 5).hits) == 1
+    later = memory_item("第二条", scope)
+    add(one, [later])
+    assert two.search_dense([scope], query, 1).hits[0].id == later.id
+    one.close()
+    two.close()
