@@ -1,0 +1,634 @@
+"""An async client for OpenAI-compatible chat endpoints: DeepSeek, Qwen (DashScope), Ollama, vLLM.
+
+The flows ask an LLM for structured facts, so the client's job is to hand back a ``dict`` that fits
+a JSON schema, or to fail with a ``ProviderError`` that says what to fix. Servers differ: some
+refuse ``json_schema`` (we fall back to ``json_object``, then to instructions alone), small models
+wrap JSON in prose or code fences (we repair it), and every server is sometimes slow or busy
+(we retry with backoff). The API key is sent in a header and nowhere else: never logged, never in
+an error message.
+
+    >>> repair_json('好的:```json\\n{"a": 1,}\\n```')
+    {'a': 1}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import importlib
+import json
+import logging
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
+
+import httpx
+
+from huiyi.config import LLMConfig
+from huiyi.errors import ConfigError, ProviderError
+
+__all__ = ["LLM", "OpenAIChat", "TokenUsage", "repair_json", "schema_errors"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+JsonMode = Literal["json_schema", "json_object", "prompt"]
+_MODES: tuple[JsonMode, ...] = ("json_schema", "json_object", "prompt")
+_RETRY_STATUS = frozenset({408, 409, 429})  # plus every 5xx
+_FALLBACK_STATUS = frozenset({400, 422})  # FastAPI-based servers answer 422 to fields they do not know
+_SNIPPET = 300
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """What the flows need from a language model; fakes in tests implement just this."""
+
+    async def complete(self, messages: list[dict[str, str]]) -> str: ...
+
+    async def complete_json(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], schema_name: str
+    ) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TokenUsage:
+    """Running totals as the server reported them in ``usage``; failed answers cost tokens too."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0  # answered calls (HTTP 200), including ones whose content was unusable
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class _Transient(Exception):
+    """Worth another try: the server was busy, slow, unreachable or answered garbage."""
+
+    def __init__(self, reason: str, retry_after: float | None = None, *, timeout: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+        self.timeout = timeout
+
+
+class _Rejected(Exception):
+    """A 400/422: maybe only the ``response_format`` was not understood."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class _Unusable(Exception):
+    """The server answered, but the content is not what was asked for."""
+
+    def __init__(self, reason: str, content: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.content = content
+
+
+class OpenAIChat:
+    """``LLM`` over ``POST {base_url}/chat/completions``.
+
+    ``max_retries`` counts every extra attempt, whether the server failed or the answer did not
+    fit the schema. Falling back from ``json_schema`` is not a retry; the fallback is remembered
+    once it worked, so later calls do not pay for the refused attempt again.
+    """
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        *,
+        backoff_s: float = 0.5,
+        backoff_max_s: float = 20.0,
+        retry_after_max_s: float = 60.0,
+        temperature: float | None = 0.0,
+        max_tokens: int | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        base = config.base_url.strip().rstrip("/")
+        if not base:
+            raise ConfigError("llm.base_url is empty; set it (e.g. http://127.0.0.1:11434/v1) or run without an LLM")
+        if not base.startswith(("http://", "https://")):
+            raise ConfigError(f"llm.base_url must start with http:// or https://, got {base!r}")
+        if not config.model:
+            raise ConfigError("llm.model is empty; name the model the server should run (e.g. deepseek-chat)")
+        if config.timeout_s <= 0:
+            raise ConfigError(f"llm.timeout_s must be positive, got {config.timeout_s}")
+        api_key = config.api_key.strip()  # a key pasted with its newline would fail every call
+        if not api_key.isascii():
+            raise ConfigError("llm.api_key holds non-ASCII characters; HTTP headers cannot carry them")
+        if config.max_retries < 0:
+            raise ConfigError(f"llm.max_retries must be 0 or more, got {config.max_retries}")
+        self.url = base if base.endswith("/chat/completions") else base + "/chat/completions"
+        self.model = config.model
+        self.timeout_s = config.timeout_s
+        self.max_retries = config.max_retries
+        self.backoff_s = backoff_s
+        self.backoff_max_s = backoff_max_s
+        self.retry_after_max_s = retry_after_max_s
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self._secret = api_key  # only ever goes into the Authorization header
+        headers = {"Content-Type": "application/json"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._own_client = client is None
+        self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(config.timeout_s))
+        self._headers = headers
+        self._mode: JsonMode = "json_schema"
+        self._prompt_tokens = 0
+        self._completion_tokens = 0
+        self._requests = 0
+        self._rng = random.Random()
+
+    def __repr__(self) -> str:
+        return f"OpenAIChat(url={self.url!r}, model={self.model!r})"
+
+    @property
+    def usage(self) -> TokenUsage:
+        return TokenUsage(self._prompt_tokens, self._completion_tokens, self._requests)
+
+    @property
+    def json_mode(self) -> JsonMode:
+        """How structured output is asked for now; drops from ``json_schema`` when a server refuses it."""
+        return self._mode
+
+    async def aclose(self) -> None:
+        if self._own_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> OpenAIChat:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def complete(self, messages: list[dict[str, str]]) -> str:
+        """Plain text; reasoning models' ``<think>`` blocks are dropped."""
+
+        def accept(content: str) -> str:
+            text = _strip_think(content).strip()
+            if not text:
+                raise _Unusable("the answer was empty", content)
+            return text
+
+        return await self._run(messages, accept, None, "text")
+
+    async def complete_json(
+        self, messages: list[dict[str, str]], schema: dict[str, Any], schema_name: str
+    ) -> dict[str, Any]:
+        """One JSON object that passes ``schema``; almost-JSON is repaired before it is judged."""
+
+        def accept(content: str) -> dict[str, Any]:
+            try:
+                value = repair_json(content)
+            except ValueError as exc:
+                raise _Unusable(f"not JSON ({exc})", content) from None
+            if not isinstance(value, dict):
+                raise _Unusable(f"expected a JSON object, got {_json_type(value)}", content)
+            errors = schema_errors(value, schema)
+            if errors:
+                raise _Unusable("does not match the schema: " + "; ".join(errors[:5]), content)
+            return value
+
+        return await self._run(messages, accept, schema, schema_name)
+
+    async def _run(
+        self,
+        messages: list[dict[str, str]],
+        accept: Callable[[str], T],
+        schema: dict[str, Any] | None,
+        name: str,
+    ) -> T:
+        failures = 0
+        mode = self._mode
+        convo = list(messages)
+        while True:
+            body = self._body(convo, mode if schema is not None else None, schema, name)
+            try:
+                content, finish = await self._send(body)
+            except _Rejected as exc:
+                next_mode = _MODES.index(mode) + 1 if schema is not None else len(_MODES)
+                if next_mode < len(_MODES):
+                    log.info(
+                        "%s refused response_format %s (%d); trying %s",
+                        self.url,
+                        mode,
+                        exc.status,
+                        _MODES[next_mode],
+                    )
+                    mode = _MODES[next_mode]
+                    continue
+                raise ProviderError(
+                    f"LLM at {self.url} rejected the request ({exc.status}): {exc.reason}. "
+                    "Check llm.model and that the server speaks the OpenAI chat API."
+                ) from None
+            except _Transient as exc:
+                failures += 1
+                if failures > self.max_retries:
+                    hint = (
+                        f"raise llm.timeout_s (now {self.timeout_s:g}s) or use a faster model"
+                        if exc.timeout
+                        else "check that the server at llm.base_url is up and not overloaded"
+                    )
+                    raise ProviderError(
+                        f"LLM request to {self.url} failed after {failures} attempt(s): {exc.reason}; {hint}."
+                    ) from None
+                delay = self._delay(failures, exc.retry_after)
+                log.warning(
+                    "LLM call failed (%s); retry %d/%d in %.2fs",
+                    exc.reason,
+                    failures,
+                    self.max_retries,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                continue
+            if schema is not None and mode != self._mode:
+                self._mode = mode  # the lower mode got an answer, so the refusal was about the format
+            try:
+                return accept(content)
+            except _Unusable as exc:
+                failures += 1
+                if finish == "length":
+                    exc.reason += " (cut off: the answer hit max_tokens)"
+                if failures > self.max_retries:
+                    hint = (
+                        "Use a model that follows JSON instructions, or simplify the schema."
+                        if schema is not None
+                        else "Check the prompt and the model."
+                    )
+                    raise ProviderError(
+                        f"LLM {self.model!r} at {self.url} gave no usable answer for {name!r} after "
+                        f"{failures} attempt(s): {exc.reason}. {hint}"
+                    ) from None
+                log.warning(
+                    "LLM answer for %r unusable (%s); retry %d/%d",
+                    name,
+                    exc.reason,
+                    failures,
+                    self.max_retries,
+                )
+                convo = [*messages, *self._feedback(exc, schema)]
+
+    def _body(
+        self,
+        messages: list[dict[str, str]],
+        mode: JsonMode | None,
+        schema: dict[str, Any] | None,
+        name: str,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": False}
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
+        if mode == "json_schema":
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": _schema_name(name), "schema": schema, "strict": True},
+            }
+        elif mode is not None:
+            # without json_schema the model only knows the shape from the prompt; json_object also
+            # demands the word "JSON" somewhere in the messages.
+            body["messages"] = _with_instruction(messages, _instruction(schema))
+            if mode == "json_object":
+                body["response_format"] = {"type": "json_object"}
+        return body
+
+    def _feedback(self, exc: _Unusable, schema: dict[str, Any] | None) -> list[dict[str, str]]:
+        if schema is None:
+            ask = "That reply was empty. Please answer again."
+        else:
+            ask = (
+                f"That reply was not usable: {exc.reason}. Reply again with only one JSON object, no prose "
+                f"and no code fences, matching this JSON schema:\n{json.dumps(schema, ensure_ascii=False)}"
+            )
+        return [{"role": "assistant", "content": exc.content[:4000]}, {"role": "user", "content": ask}]
+
+    async def _send(self, body: dict[str, Any]) -> tuple[str, str]:
+        """One HTTP exchange, sorted into (content, finish_reason), ``_Transient``, ``_Rejected`` or
+        ``ProviderError``."""
+        try:
+            response = await self._client.post(self.url, json=body, headers=self._headers)
+        except httpx.TimeoutException:
+            raise _Transient(f"no answer within {self.timeout_s:g}s", timeout=True) from None
+        except httpx.UnsupportedProtocol as exc:
+            raise ProviderError(f"cannot reach LLM at {self.url}: {self._redact(str(exc))}") from None
+        except httpx.TransportError as exc:
+            raise _Transient(f"{type(exc).__name__}: {self._redact(str(exc)) or 'connection failed'}") from None
+        status = response.status_code
+        if status != 200:
+            reason = f"HTTP {status}: {self._error_text(response)}"
+            if status in _RETRY_STATUS or status >= 500:
+                raise _Transient(reason, _retry_after(response.headers))
+            if status in _FALLBACK_STATUS:
+                raise _Rejected(status, self._error_text(response))
+            if status in (401, 403):
+                raise ProviderError(
+                    f"LLM at {self.url} refused the credentials ({reason}). "
+                    "Check llm.api_key (environment: HUIYI_LLM__API_KEY)."
+                )
+            if status == 404:
+                raise ProviderError(
+                    f"LLM endpoint or model not found ({reason}) at {self.url}. Check llm.base_url "
+                    f"(it usually ends in /v1) and that model {self.model!r} exists on the server."
+                )
+            raise ProviderError(f"LLM at {self.url} rejected the request ({reason}).")
+        try:
+            data = response.json()
+        except ValueError:
+            raise _Transient(
+                f"the server answered 200 with a non-JSON body: {self._snippet(response.text)!r}"
+            ) from None
+        self._count(data)
+        return self._content(data)
+
+    def _count(self, data: Any) -> None:
+        self._requests += 1
+        usage = data.get("usage") if isinstance(data, dict) else None
+        if isinstance(usage, dict):
+            self._prompt_tokens += _int(usage.get("prompt_tokens"))
+            self._completion_tokens += _int(usage.get("completion_tokens"))
+
+    def _content(self, data: Any) -> tuple[str, str]:
+        try:
+            choice = data["choices"][0]
+            message = choice["message"]
+        except (KeyError, IndexError, TypeError):
+            raise _Transient(f"the answer has no choices[0].message: {self._snippet(json.dumps(data))!r}") from None
+        finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+        finish = finish if isinstance(finish, str) else ""
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):  # content parts, as some servers send them
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        if not isinstance(content, str):
+            refusal = message.get("refusal") if isinstance(message, dict) else None
+            return (f"(refused: {refusal})" if refusal else ""), finish
+        return content, finish
+
+    def _delay(self, failures: int, retry_after: float | None) -> float:
+        ceiling = min(self.backoff_max_s, self.backoff_s * 2.0 ** (failures - 1))
+        delay = ceiling / 2 + self._rng.uniform(0, ceiling / 2)  # equal jitter: spread, never zero
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.retry_after_max_s))
+        return delay
+
+    def _error_text(self, response: httpx.Response) -> str:
+        try:
+            data = response.json()
+        except ValueError:
+            return self._snippet(response.text) or response.reason_phrase
+        error = data.get("error", data) if isinstance(data, dict) else data
+        if isinstance(error, dict):
+            error = error.get("message") or error.get("msg") or error.get("detail") or error
+        text = error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
+        return self._snippet(text)
+
+    def _snippet(self, text: str) -> str:
+        text = self._redact(" ".join(text.split()))
+        return text if len(text) <= _SNIPPET else text[:_SNIPPET] + "…"
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._secret, "***") if self._secret else text
+
+
+# --- parsing ------------------------------------------------------------------------------------
+
+_THINK = re.compile(r"<think>.*?(</think>|\Z)", re.DOTALL)
+_FENCE = re.compile(r"```[ \t]*(?:json5?|JSON)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+
+
+def repair_json(text: str) -> Any:
+    """Parse what a model meant as JSON: fenced, wrapped in prose, with trailing commas, single
+    quotes or cut off at the end. Raises ``ValueError`` when nothing sensible comes out.
+
+    Each repair is tried only after the gentler ones failed, so valid JSON is never rewritten.
+    """
+    text = _strip_think(text).strip().lstrip("\ufeff")
+    candidates = [text]
+    fence = _FENCE.search(text)
+    if fence:
+        candidates.append(fence.group(1).strip())
+    first_error = ""
+    for candidate in candidates:
+        try:
+            return json.loads(candidate, strict=False)
+        except ValueError as exc:
+            first_error = first_error or str(exc)
+        for start in _brackets(candidate)[:5]:  # prose before the JSON may hold brackets of its own
+            for quotes in (False, True):
+                for attempt in _mend(candidate[start:], single_quotes=quotes):
+                    try:
+                        return json.loads(attempt, strict=False)
+                    except ValueError:
+                        pass
+    raise ValueError(first_error or "empty answer")
+
+
+def _strip_think(text: str) -> str:
+    return _THINK.sub("", text) if "<think>" in text else text
+
+
+def _brackets(text: str) -> list[int]:
+    return [i for i, ch in enumerate(text) if ch in "{["]
+
+
+def _mend(text: str, *, single_quotes: bool) -> list[str]:
+    """Rewrite ``text`` (starting at a bracket) token by token; return the result and, when it was
+    cut off, shorter variants that end at an earlier comma."""
+    out: list[str] = []
+    stack: list[str] = []
+    cuts: list[tuple[int, list[str]]] = []  # (len(out) at a comma, open brackets there)
+    i, n = 0, len(text)
+    quote = ""  # the quote character of the open string, or ""
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\" and i + 1 < n:
+                nxt = text[i + 1]
+                out.append("'" if quote == "'" and nxt == "'" else ch + nxt)
+                i += 2
+                continue
+            if ch == quote:
+                out.append('"')
+                quote = ""
+            elif ch == '"':  # a double quote inside a single-quoted string
+                out.append('\\"')
+            else:
+                out.append(ch)
+            i += 1
+            continue
+        if ch == '"' or (ch == "'" and single_quotes):
+            quote = ch
+            out.append('"')
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+            out.append(ch)
+        elif ch in "}]":
+            while out and out[-1].strip() in ("", ","):  # trailing comma before the close
+                if out.pop().strip() == ",":
+                    if cuts and cuts[-1][0] == len(out):
+                        cuts.pop()
+                    break
+            if stack:
+                stack.pop()
+            out.append(ch)
+            if not stack:
+                return ["".join(out)]  # whatever follows is prose
+        elif ch == ",":
+            cuts.append((len(out), list(stack)))
+            out.append(ch)
+        elif ch.isalpha():
+            j = i
+            while j < n and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            word = text[i:j]
+            out.append(_PY_LITERALS.get(word, word))
+            i = j
+            continue
+        else:
+            out.append(ch)
+        i += 1
+    # cut off before the last bracket closed: close what is open. A string cut in half is dropped
+    # with its member rather than kept as a shorter, wrong value.
+    variants = [] if quote else [_close("".join(out), stack)]
+    for at, open_then in reversed(cuts[-3:]):
+        variants.append(_close("".join(out[:at]), open_then))
+    return variants
+
+
+def _close(text: str, stack: list[str]) -> str:
+    text = text.rstrip().rstrip(",").rstrip()
+    if text.endswith(":"):
+        text += " null"
+    return text + "".join(reversed(stack))
+
+
+# --- schema -------------------------------------------------------------------------------------
+
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+}
+
+
+def schema_errors(value: Any, schema: dict[str, Any]) -> list[str]:
+    """Why ``value`` fails ``schema``; empty when it passes.
+
+    Uses ``jsonschema`` when it is installed; otherwise checks the parts the flows' schemas use:
+    ``type``, ``required``, ``properties``, ``additionalProperties: false``, ``items`` and ``enum``.
+    """
+    validator = _jsonschema_validator(schema)
+    if validator is not None:
+        return [
+            f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
+            for error in validator.iter_errors(value)
+        ]
+    errors: list[str] = []
+    _check(value, schema, "(root)", errors)
+    return errors
+
+
+def _jsonschema_validator(schema: dict[str, Any]) -> Any:
+    try:
+        module = importlib.import_module("jsonschema")  # optional; imported by name so mypy needs no stubs
+    except ImportError:
+        return None
+    return module.validators.validator_for(schema)(schema)
+
+
+def _check(value: Any, schema: Any, path: str, errors: list[str]) -> None:
+    if not isinstance(schema, dict):
+        return
+    expected = schema.get("type")
+    if expected is not None:
+        names = expected if isinstance(expected, list) else [expected]
+        if not any(_TYPES.get(t, lambda _: True)(value) for t in names):
+            errors.append(f"{path}: expected {'/'.join(names)}, got {_json_type(value)}")
+            return
+    if "enum" in schema and value not in schema["enum"]:
+        errors.append(f"{path}: {value!r} is not one of {schema['enum']!r}")
+    if "const" in schema and value != schema["const"]:
+        errors.append(f"{path}: expected {schema['const']!r}")
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        errors.extend(f"{path}: missing {key!r}" for key in schema.get("required", []) if key not in value)
+        for key, item in value.items():
+            if key in props:
+                _check(item, props[key], f"{path}.{key}" if path != "(root)" else key, errors)
+            elif schema.get("additionalProperties") is False:
+                errors.append(f"{path}: unexpected key {key!r}")
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for index, item in enumerate(value):
+            _check(item, schema["items"], f"{path}[{index}]", errors)
+
+
+def _json_type(value: Any) -> str:
+    for name in ("null", "boolean", "integer", "number", "string", "array", "object"):
+        if _TYPES[name](value) and not (name == "integer" and isinstance(value, float)):
+            return name
+    return type(value).__name__
+
+
+# --- small helpers ------------------------------------------------------------------------------
+
+
+def _instruction(schema: dict[str, Any] | None) -> str:
+    return (
+        "Answer with one JSON object only, no prose and no code fences. It must match this JSON schema:\n"
+        + json.dumps(schema, ensure_ascii=False)
+    )
+
+
+def _with_instruction(messages: list[dict[str, str]], instruction: str) -> list[dict[str, str]]:
+    if messages and messages[0].get("role") == "system":
+        first = dict(messages[0])
+        first["content"] = f"{first.get('content', '')}\n\n{instruction}".strip()
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": instruction}, *messages]
+
+
+def _schema_name(name: str) -> str:
+    # OpenAI accepts [a-zA-Z0-9_-]{1,64} only
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64] or "answer"
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds the server asked us to wait: ``retry-after-ms``, or ``Retry-After`` as seconds or a date."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
