@@ -1,0 +1,294 @@
+"""Time phrases, their spans, the age-based rendering rule (seed 000 §7) and lenient parsing."""
+
+from __future__ import annotations
+
+import contextlib
+import doctest
+from datetime import datetime, timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from huiyi.errors import InvalidInput
+from huiyi.text import times
+from huiyi.text.times import TimeSpan, find_time_phrases, format_by_age, parse_datetime, query_time_range
+
+NOW = datetime(2023, 5, 10, 14, 30)  # a Wednesday
+
+
+def d(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def one(text: str, now: datetime = NOW) -> TimeSpan:
+    spans = find_time_phrases(text, now)
+    assert len(spans) == 1, spans
+    return spans[0]
+
+
+ZH_CASES = [
+    ("昨天晚上八点我们去看了电影", "昨天晚上八点", "2023-05-09 20:00", "2023-05-09 21:00"),
+    ("下周三有空吗", "下周三", "2023-05-17", "2023-05-18"),
+    ("三天前他来过", "三天前", "2023-05-07", "2023-05-08"),
+    ("3天前", "3天前", "2023-05-07", "2023-05-08"),
+    ("去年夏天我们去了海边", "去年夏天", "2022-05-05", "2022-08-07"),  # 立夏 to 立秋, jionlp's seasons
+    ("去年的夏天", "去年的夏天", "2022-05-05", "2022-08-07"),
+    ("上周我们去哪儿吃饭了", "上周", "2023-05-01", "2023-05-08"),
+    ("上个月", "上个月", "2023-04-01", "2023-05-01"),
+    ("这个月", "这个月", "2023-05-01", "2023-06-01"),
+    ("前天", "前天", "2023-05-08", "2023-05-09"),
+    ("大前天", "大前天", "2023-05-07", "2023-05-08"),
+    ("我们2023年5月8日认识的", "2023年5月8日", "2023-05-08", "2023-05-09"),
+    ("5月8号那天", "5月8号", "2023-05-08", "2023-05-09"),
+    ("周末干嘛了", "周末", "2023-05-06", "2023-05-08"),  # Wednesday: the weekend just past
+    ("上周末", "上周末", "2023-05-06", "2023-05-08"),
+    ("这周末去爬山", "这周末", "2023-05-13", "2023-05-15"),
+    ("下周末", "下周末", "2023-05-20", "2023-05-22"),
+    ("今天早上吃了包子", "今天早上", "2023-05-10 06:00", "2023-05-10 10:00"),
+    ("今早", "今早", "2023-05-10 06:00", "2023-05-10 10:00"),
+    ("昨晚睡得好吗", "昨晚", "2023-05-09 18:00", "2023-05-10"),
+    ("刚才说的那个", "刚才", "2023-05-10 12:30", "2023-05-10 14:30:01"),
+    ("刚刚", "刚刚", "2023-05-10 12:30", "2023-05-10 14:30:01"),
+    ("最近怎么样", "最近", "2023-04-10", "2023-05-10 14:30:01"),
+    ("这几天", "这几天", "2023-05-04", "2023-05-10 14:30:01"),
+    ("前几天", "前几天", "2023-05-05", "2023-05-09"),
+    ("几天前", "几天前", "2023-05-05", "2023-05-09"),
+    ("前阵子", "前阵子", "2023-03-11", "2023-05-04"),
+    ("两周前", "两周前", "2023-04-24", "2023-05-01"),
+    ("半个月前", "半个月前", "2023-04-10", "2023-04-26"),
+    ("两个小时前", "两个小时前", "2023-05-10 11:30", "2023-05-10 12:30"),
+    ("今年春节", "今年春节", "2023-01-22", "2023-01-23"),
+    ("下午三点半见", "下午三点半", "2023-05-10 15:30", "2023-05-10 15:31"),
+    ("上周三晚上", "上周三晚上", "2023-05-03 18:00", "2023-05-04"),
+    ("上个星期三", "上个星期三", "2023-05-03", "2023-05-04"),
+    ("星期天", "星期天", "2023-05-14", "2023-05-15"),  # bare weekday: this Monday–Sunday week
+    ("去年", "去年", "2022-01-01", "2023-01-01"),
+    ("2023-05-08", "2023-05-08", "2023-05-08", "2023-05-09"),
+]
+
+
+@pytest.mark.parametrize(("text", "phrase", "start", "end"), ZH_CASES)
+def test_chinese_phrases(text: str, phrase: str, start: str, end: str) -> None:
+    assert one(text) == TimeSpan(d(start), d(end), phrase)
+
+
+EN_CASES = [
+    ("What did we do yesterday?", "yesterday", "2023-05-09", "2023-05-10"),
+    ("today", "today", "2023-05-10", "2023-05-11"),
+    ("see you tonight", "tonight", "2023-05-10 18:00", "2023-05-11"),
+    ("last night was fun", "last night", "2023-05-09 18:00", "2023-05-10"),
+    ("last week", "last week", "2023-05-01", "2023-05-08"),
+    ("last month", "last month", "2023-04-01", "2023-05-01"),
+    ("last year", "last year", "2022-01-01", "2023-01-01"),
+    ("this week", "this week", "2023-05-08", "2023-05-15"),
+    ("next Monday", "next Monday", "2023-05-15", "2023-05-16"),
+    ("last Saturday", "last Saturday", "2023-05-06", "2023-05-07"),
+    ("We met two weeks ago", "two weeks ago", "2023-04-24", "2023-05-01"),
+    ("3 days ago", "3 days ago", "2023-05-07", "2023-05-08"),
+    ("a few days ago", "a few days ago", "2023-05-05", "2023-05-09"),
+    ("a couple of weeks ago", "a couple of weeks ago", "2023-04-17", "2023-05-01"),
+    ("It was in May 2023.", "in May 2023", "2023-05-01", "2023-06-01"),
+    ("on 8 May", "8 May", "2023-05-08", "2023-05-09"),
+    ("May 8, 2023", "May 8, 2023", "2023-05-08", "2023-05-09"),
+    ("the 8th of May, 2022", "the 8th of May, 2022", "2022-05-08", "2022-05-09"),
+    ("last summer", "last summer", "2022-06-01", "2022-09-01"),
+    ("summer of 2021", "summer of 2021", "2021-06-01", "2021-09-01"),
+    ("over the weekend", "the weekend", "2023-05-06", "2023-05-08"),
+    ("next weekend", "next weekend", "2023-05-20", "2023-05-22"),
+    ("recently", "recently", "2023-04-10", "2023-05-10 14:30:01"),
+    ("yesterday morning", "yesterday morning", "2023-05-09 06:00", "2023-05-09 12:00"),
+    ("on Monday at 8 pm", "Monday at 8 pm", "2023-05-08 20:00", "2023-05-08 21:00"),
+    ("the day before yesterday", "the day before yesterday", "2023-05-08", "2023-05-09"),
+    ("back in 2019", "back in 2019", "2019-01-01", "2020-01-01"),
+    ("the past three days", "the past three days", "2023-05-07", "2023-05-10 14:30:01"),
+    ("in 3 days", "in 3 days", "2023-05-13", "2023-05-14"),
+    ("last May", "last May", "2022-05-01", "2022-06-01"),
+    ("2023/05/08", "2023/05/08", "2023-05-08", "2023-05-09"),
+]
+
+
+@pytest.mark.parametrize(("text", "phrase", "start", "end"), EN_CASES)
+def test_english_phrases(text: str, phrase: str, start: str, end: str) -> None:
+    assert one(text) == TimeSpan(d(start), d(end), phrase)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "hello there", "我好一点了", "晚上好", "两点之间直线最短", "坐3号线", "三年级", "我们认识三年了",
+     "I may go", "this may hurt", "I sat down in the sun", "\x00\ud7ff"],
+)  # fmt: skip
+def test_nothing_found(text: str) -> None:
+    assert find_time_phrases(text, NOW) == []
+
+
+def test_several_phrases_in_reading_order_longest_wins() -> None:
+    spans = find_time_phrases("昨天和前天, and the day before yesterday", NOW)
+    assert [s.phrase for s in spans] == ["昨天", "前天", "the day before yesterday"]
+
+
+def test_last_saturday_on_a_sunday_is_yesterday() -> None:
+    sunday = datetime(2023, 5, 14, 10, 0)
+    assert one("last Saturday", sunday).start == d("2023-05-13")
+    assert one("the weekend", sunday).start == d("2023-05-13")
+    assert one("周末", datetime(2023, 5, 12)).start == d("2023-05-13")  # Friday: the coming one
+
+
+def test_seasons_turn_over() -> None:
+    assert one("last summer", datetime(2023, 9, 15)).start == d("2023-06-01")
+    assert one("this winter", datetime(2023, 1, 15)).start == d("2022-12-01")
+
+
+def test_span_membership_is_half_open() -> None:
+    span = one("昨天")
+    assert d("2023-05-09 23:59:59") in span
+    assert d("2023-05-10") not in span
+
+
+def test_query_time_range() -> None:
+    span = query_time_range("上周我们去哪儿吃饭了", datetime(2023, 5, 10))
+    assert span is not None
+    assert (span.start, span.end) == (d("2023-05-01"), d("2023-05-08"))
+    both = query_time_range("yesterday or last Saturday?", NOW)
+    assert both == TimeSpan(d("2023-05-06"), d("2023-05-10"), "yesterday last Saturday")
+    assert query_time_range("我们去哪儿吃饭了", NOW) is None
+
+
+ZH = datetime(2018, 9, 30, 20, 0)
+
+
+@pytest.mark.parametrize(
+    ("when", "zh", "en"),
+    [
+        (ZH, "2018-09-30 20:00", "2018-09-30 20:00"),
+        (d("2018-09-30 00:00"), "2018-09-30 00:00", "2018-09-30 00:00"),  # same day, however far back
+        (d("2018-09-30 23:59"), "2018-09-30 23:59", "2018-09-30 23:59"),  # same day, future
+        (d("2018-09-29 23:59"), "2018-09-29 23点", "2018-09-29 11 pm"),
+        (d("2018-10-01 00:00"), "2018-10-01 0点", "2018-10-01 12 am"),  # tomorrow's midnight
+        (d("2018-09-23 20:00"), "2018-09-23 20点", "2018-09-23 8 pm"),  # exactly 7 days
+        (d("2018-10-07 20:00"), "2018-10-07 20点", "2018-10-07 8 pm"),  # exactly 7 days ahead
+        (d("2018-09-23 12:00"), "2018-09-23 下午", "2018-09-23 afternoon"),  # 7 days 8 hours
+        (d("2018-09-23 19:59"), "2018-09-23 晚上", "2018-09-23 evening"),  # 7 days + 1 minute
+        (d("2018-09-20 06:00"), "2018-09-20 上午", "2018-09-20 morning"),
+        (d("2018-09-20 05:59"), "2018-09-20 晚上", "2018-09-20 evening"),
+        (d("2018-09-20 11:59"), "2018-09-20 上午", "2018-09-20 morning"),
+        (d("2018-09-20 12:00"), "2018-09-20 下午", "2018-09-20 afternoon"),
+        (d("2018-09-20 17:59"), "2018-09-20 下午", "2018-09-20 afternoon"),
+        (d("2018-09-20 18:00"), "2018-09-20 晚上", "2018-09-20 evening"),
+        (d("2018-09-20 00:00"), "2018-09-20 晚上", "2018-09-20 evening"),  # midnight
+        (d("2018-08-31 20:00"), "2018-08-31 晚上", "2018-08-31 evening"),  # exactly 30 days
+        (d("2018-10-30 20:00"), "2018-10-30 晚上", "2018-10-30 evening"),  # exactly 30 days ahead
+        (d("2018-08-31 19:59"), "2018-08-31", "2018-08-31"),  # 30 days + 1 minute
+        (d("2018-10-30 20:01"), "2018-10-30", "2018-10-30"),
+        (d("2017-01-02 09:00"), "2017-01-02", "2017-01-02"),
+    ],
+)
+def test_format_by_age_boundaries(when: datetime, zh: str, en: str) -> None:
+    assert format_by_age(when, ZH) == zh
+    assert format_by_age(when, ZH, lang="en") == en
+
+
+def test_format_by_age_noon_in_english() -> None:
+    assert format_by_age(d("2018-09-28 12:10"), ZH, "en-US") == "2018-09-28 12 pm"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2023-04-27", "2023-04-27 00:00"),
+        ("2023-04-27T20:15:30", "2023-04-27 20:15:30"),
+        ("2023-04-27 20:15", "2023-04-27 20:15"),
+        ("2023-04-27T20:15:00+08:00", "2023-04-27 20:15"),  # offset dropped, wall clock kept
+        ("2023-04-27T20:15:00Z", "2023-04-27 20:15"),
+        ("2023/04/27 20:00", "2023-04-27 20:00"),
+        ("2023/4/7", "2023-04-07 00:00"),
+        ("2023年4月27日 20:00", "2023-04-27 20:00"),
+        ("1:56 pm on 8 May, 2023", "2023-05-08 13:56"),
+        ("12:05 am on 1 January, 2024", "2024-01-01 00:05"),
+        ("10:30 AM on 25 Dec, 2022", "2022-12-25 10:30"),
+        ("8 May 2023", "2023-05-08 00:00"),
+        ("May 8, 2023", "2023-05-08 00:00"),
+        ("  2023-04-27  ", "2023-04-27 00:00"),
+    ],
+)
+def test_parse_datetime(value: str, expected: str) -> None:
+    assert parse_datetime(value) == d(expected)
+
+
+@pytest.mark.parametrize(
+    "value", ["", "   ", "yesterday", "2023-13-01", "2023/02/30", "13:56 pm on 8 May, 2023", "1:56 pm on 8 Mai, 2023"]
+)
+def test_parse_datetime_rejects_garbage(value: str) -> None:
+    with pytest.raises(InvalidInput, match="cannot read"):
+        parse_datetime(value)
+
+
+def test_parse_datetime_rejects_non_text() -> None:
+    with pytest.raises(InvalidInput):
+        parse_datetime(20230427)  # type: ignore[arg-type]
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(times).failed == 0
+
+
+# ---------------------------------------------------------------- properties
+
+_TOKENS = [
+    "昨天", "晚上", "八点", "上周", "三天前", "周末", "去年", "夏天", "5月", "8号", "的", "一点", "刚才", "前几天",
+    "yesterday", " last ", "week", " ago", " 3 days", " May ", "8", ", 2023", "the weekend", " at 8 pm", "x", " ",
+]  # fmt: skip
+_NOWS = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2100, 12, 31))
+_FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _check(spans: list[TimeSpan], text: str) -> None:
+    for span in spans:
+        assert span.start < span.end
+        assert span.phrase and span.phrase in text
+
+
+@_FAST
+@given(st.text(max_size=80), _NOWS)
+def test_arbitrary_text_never_crashes(text: str, now: datetime) -> None:
+    _check(find_time_phrases(text, now), text)
+    query_time_range(text, now)
+
+
+@_FAST
+@given(st.lists(st.sampled_from(_TOKENS), max_size=8).map("".join), _NOWS)
+def test_time_like_text_gives_sane_spans(text: str, now: datetime) -> None:
+    spans = find_time_phrases(text, now)
+    _check(spans, text)
+    union = query_time_range(text, now)
+    if spans:
+        assert union is not None and union.start <= min(s.start for s in spans)
+
+
+@_FAST
+@given(st.sampled_from(_TOKENS), st.sampled_from([datetime.min, datetime.max, datetime(1, 1, 1, 23, 59)]))
+def test_clock_at_the_ends_of_time(text: str, now: datetime) -> None:
+    _check(find_time_phrases(text, now), text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.datetimes(), st.datetimes(), st.sampled_from(["zh", "en"]))
+def test_format_by_age_starts_with_the_date(when: datetime, now: datetime, lang: str) -> None:
+    rendered = format_by_age(when, now, lang)
+    assert rendered.startswith(when.date().isoformat())
+    if abs(when - now) > timedelta(days=30):
+        assert rendered == when.date().isoformat()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.datetimes(min_value=datetime(1000, 1, 1)))
+def test_parse_datetime_round_trips_iso(when: datetime) -> None:
+    assert parse_datetime(when.isoformat()) == when
+    assert parse_datetime(when.isoformat(sep=" ")) == when
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=40))
+def test_parse_datetime_only_raises_invalid_input(value: str) -> None:
+    with contextlib.suppress(InvalidInput):
+        assert isinstance(parse_datetime(value), datetime)
