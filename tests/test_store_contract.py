@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from huiyi.errors import SchemaTooNew
-from huiyi.model import MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store.base import Store, Terms
+from huiyi.store.base import Store, Terms, Writes
 from huiyi.store.sqlite import SQLiteStore
 from huiyi.text import tokens
 
@@ -258,3 +258,70 @@ def test_a_second_process_sees_writes(tmp_path: Path) -> None:
     assert two.search_dense([scope], query, 1).hits[0].id == later.id
     one.close()
     two.close()
+
+
+# jobs and working memory -----------------------------------------------------------------------------
+def test_jobs_are_enqueued_once_by_key_and_claimed_once(store: Store) -> None:
+    first = Job(kind="fold", agent="qy", key="fold:qy:dm:mumu:1-10", payload={"from": 1, "to": 10})
+    assert store.enqueue_job(first)
+    assert not store.enqueue_job(Job(kind="fold", agent="qy", key=first.key))
+    claimed = store.claim_job("w1", T0, 60)
+    assert claimed is not None
+    assert (claimed.id, claimed.state, claimed.attempts, claimed.payload) == (
+        first.id,
+        JobState.RUNNING,
+        1,
+        first.payload,
+    )
+    assert store.claim_job("w2", T0, 60) is None  # leased to w1
+
+
+def test_an_expired_lease_lets_another_worker_take_the_job(store: Store) -> None:
+    store.enqueue_job(Job(kind="fold", agent="qy", key="k"))
+    job = store.claim_job("w1", T0, 60)
+    assert job is not None
+    assert store.claim_job("w2", T0 + timedelta(seconds=30), 60) is None
+    again = store.claim_job("w2", T0 + timedelta(seconds=61), 60)
+    assert again is not None and again.id == job.id and again.attempts == 2
+    # the first worker, now late, cannot complete it
+    with pytest.raises(Exception, match="lease"):
+        store.apply(Writes(), complete_job=(job.id, "w1"))
+    store.apply(Writes(), complete_job=(job.id, "w2"))
+    assert [j.state for j in store.list_jobs("qy")] == [JobState.DONE]
+
+
+def test_failed_jobs_retry_later_or_give_up(store: Store) -> None:
+    store.enqueue_job(Job(kind="fold", agent="qy", key="k"))
+    job = store.claim_job("w", T0, 60)
+    assert job is not None
+    store.fail_job(job.id, "w", "LLM timed out", retry_at=T0 + timedelta(minutes=5))
+    assert store.claim_job("w", T0 + timedelta(minutes=1), 60) is None
+    job = store.claim_job("w", T0 + timedelta(minutes=5), 60)
+    assert job is not None and job.attempts == 2
+    store.fail_job(job.id, "w", "still broken", retry_at=None)
+    (failed,) = store.list_jobs(states=[JobState.FAILED])
+    assert (failed.last_error, failed.attempts) == ("still broken", 2)
+    assert store.claim_job("w", T0 + timedelta(days=1), 60) is None
+
+
+def test_completing_a_job_writes_its_memories_and_fold_point_together(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    store.enqueue_job(Job(kind="fold", agent="qy", key="k"))
+    job = store.claim_job("w", T0, 60)
+    assert job is not None and store.working_start("qy", "dm:mumu") == 1
+    item = memory_item("木木要考驾照", scope, id="ev_fixed")
+    writes = Writes(
+        memories=[item],
+        vectors=EMB.embed_passages([item.text]),
+        terms=[Terms(["考驾照"], [])],
+        fold_points=[("qy", "dm:mumu", 11)],
+    )
+    store.apply(writes, complete_job=(job.id, "w"))
+    assert store.working_start("qy", "dm:mumu") == 11
+    # a re-run of the same work (same deterministic ids) writes nothing twice
+    store.apply(writes)
+    assert store.count_memories("qy") == 1
+    assert len(store.search_keyword([scope], Terms(["考驾照"], []), 5).hits) == 1
+    # fold points only move forward
+    store.apply(Writes(fold_points=[("qy", "dm:mumu", 5)]))
+    assert store.working_start("qy", "dm:mumu") == 11

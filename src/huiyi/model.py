@@ -251,6 +251,33 @@ class CoreBlock(_Model):
     meta: dict[str, Any] = Field(default_factory=dict)
 
 
+class JobState(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"  # gave up after the configured attempts; kept for inspection and retry
+
+
+class Job(_Model):
+    """A durable unit of background work, e.g. extracting memories from a fold of working memory.
+
+    ``key`` makes enqueueing idempotent: a second job with the same key is not created.
+    """
+
+    id: str = Field(default_factory=lambda: new_id("job"))
+    kind: str
+    agent: str
+    key: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+    state: JobState = JobState.PENDING
+    attempts: int = 0
+    last_error: str = ""
+    run_after: datetime | None = None
+    lease_until: datetime | None = None
+    worker: str = ""
+    created_at: datetime | None = None
+
+
 class RecallHit(_Model):
     """One recalled memory, with the scores that put it where it is."""
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from huiyi.model import MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
 
 Vectors = np.ndarray[Any, np.dtype[np.float32]]
 
@@ -36,6 +36,21 @@ class ScoredId:
 
 def _no_scores(keys: Sequence[int]) -> list[float]:
     return [0.0] * len(keys)
+
+
+@dataclass
+class Writes:
+    """Everything one unit of work writes: committed together, or not at all.
+
+    ``fold_points`` move the start of a space's working memory: (agent, space, first seq kept).
+    ``indexed_messages`` (agent, message id) are marked as turned into memories.
+    """
+
+    memories: Sequence[MemoryItem] = ()
+    vectors: Vectors | None = None
+    terms: Sequence[Terms] = ()
+    indexed_messages: Sequence[tuple[str, str]] = ()
+    fold_points: Sequence[tuple[str, str, int]] = ()
 
 
 @dataclass
@@ -83,6 +98,28 @@ class Store(Protocol):
 
     def unindexed_messages(self, limit: int) -> list[Message]:
         """Messages accepted but not yet turned into memories (a crash between the two steps)."""
+
+    # working memory
+    def working_start(self, agent: str, space: str) -> int:
+        """The first seq of the space still in working memory (1 while nothing has folded)."""
+
+    # writes
+    def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
+        """Commit ``writes`` in one transaction; with ``complete_job`` (job id, worker) the job is
+        marked done in the same transaction, so a re-run job never writes twice. Memories whose id
+        is already stored are skipped (ids from a job are deterministic)."""
+
+    # jobs
+    def enqueue_job(self, job: Job) -> bool:
+        """Store a pending job; False (and nothing written) when a job with its key exists."""
+
+    def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
+        """Take the oldest runnable job: pending and due, or running with an expired lease."""
+
+    def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
+        """Record a failure; pending again at ``retry_at``, or failed for good when it is None."""
+
+    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]: ...
 
     # memories
     def add_memories(

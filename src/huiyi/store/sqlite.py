@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from huiyi.errors import SchemaTooNew, StoreError
-from huiyi.model import MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors
+from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors, Writes
 from huiyi.store.sqlite_schema import MIGRATIONS
 from huiyi.store.vectors import ExactIndex, Matrix, RowIds
 
@@ -263,19 +263,35 @@ class SQLiteStore:
         terms: Sequence[Terms],
         indexed_messages: Sequence[tuple[str, str]] = (),
     ) -> None:
+        self.apply(Writes(memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages))
+
+    def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
+        items, terms = writes.memories, writes.terms
+        vectors = writes.vectors if writes.vectors is not None else np.zeros((0, 0), np.float32)
         if not (len(items) == len(vectors) == len(terms)):
             raise StoreError("add_memories needs one vector and one Terms per memory")
         now = to_epoch(datetime.now(UTC))
         added: dict[str, tuple[int, list[int], list[int]]] = {}  # part -> (old version, rowids, item index)
         with self._write() as conn:
+            if complete_job is not None:
+                job_id, worker = complete_job
+                done = conn.execute(
+                    "UPDATE jobs SET state = 'done', lease_until = NULL"
+                    " WHERE id = ? AND state = 'running' AND worker = ?",
+                    (job_id, worker),
+                )
+                if not done.rowcount:
+                    raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
             for index, (item, term) in enumerate(zip(items, terms, strict=True)):
                 part = self._ensure_partition(conn, item.scope.agent, item.scope)
                 cursor = conn.execute(
-                    "INSERT INTO memories (id, agent, scope, part, kind, text, time, place, participants, keywords,"
-                    " insight, importance, strength, access_count, last_access, created_at, sources, data)"
+                    "INSERT OR IGNORE INTO memories (id, agent, scope, part, kind, text, time, place, participants,"
+                    " keywords, insight, importance, strength, access_count, last_access, created_at, sources, data)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     _memory_row(item, part, now),
                 )
+                if not cursor.rowcount:
+                    continue  # already stored by an earlier run of the same work
                 rowid = int(cursor.lastrowid or 0)
                 conn.execute(
                     "INSERT INTO memory_vectors (rowid, part, vector) VALUES (?, ?, ?)",
@@ -292,11 +308,92 @@ class SQLiteStore:
                 old = conn.execute("SELECT version FROM partitions WHERE part = ?", (part,)).fetchone()[0]
                 conn.execute("UPDATE partitions SET version = version + 1 WHERE part = ?", (part,))
                 added[part] = (int(old), rowids, indexes)
-            for agent, message_id in indexed_messages:
+            for agent, message_id in writes.indexed_messages:
                 conn.execute("UPDATE messages SET indexed = 1 WHERE agent = ? AND id = ?", (agent, message_id))
+            for agent, space, start_seq in writes.fold_points:
+                conn.execute(
+                    "INSERT INTO working_memory (agent, space, start_seq) VALUES (?, ?, ?) "
+                    "ON CONFLICT (agent, space) DO UPDATE SET start_seq = MAX(start_seq, excluded.start_seq)",
+                    (agent, space, start_seq),
+                )
         for part, (old, rowids, indexes) in added.items():
             matrix = np.asarray(vectors[indexes], dtype=np.float16).astype(np.float32)
             self._vectors.added(part, old, rowids, matrix)
+
+    # working memory and jobs ------------------------------------------------------------------
+    def working_start(self, agent: str, space: str) -> int:
+        row = (
+            self._conn()
+            .execute("SELECT start_seq FROM working_memory WHERE agent = ? AND space = ?", (agent, space))
+            .fetchone()
+        )
+        return int(row[0]) if row else 1
+
+    def enqueue_job(self, job: Job) -> bool:
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO jobs (id, kind, agent, key, payload, state, run_after, created_at)"
+                " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
+                (
+                    job.id,
+                    job.kind,
+                    job.agent,
+                    job.key,
+                    json.dumps(job.payload, ensure_ascii=False),
+                    to_epoch(job.run_after),
+                    to_epoch(job.created_at or datetime.now(UTC)),
+                ),
+            )
+            return bool(cursor.rowcount)
+
+    _JOB_COLUMNS = (
+        "id, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at"
+    )
+
+    def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
+        at = to_epoch(now) or 0.0
+        kind_filter = f" AND kind IN ({','.join('?' * len(kinds))})" if kinds else ""
+        with self._write() as conn:
+            row = conn.execute(
+                f"SELECT {self._JOB_COLUMNS} FROM jobs WHERE ((state = 'pending' AND COALESCE(run_after, 0) <= ?)"
+                f" OR (state = 'running' AND lease_until < ?)){kind_filter} ORDER BY created_at, id LIMIT 1",
+                (at, at, *kinds),
+            ).fetchone()
+            if row is None:
+                return None
+            conn.execute(
+                "UPDATE jobs SET state = 'running', worker = ?, lease_until = ?, attempts = attempts + 1 WHERE id = ?",
+                (worker, at + lease_seconds, row[0]),
+            )
+        return _job(row).model_copy(
+            update={
+                "state": JobState.RUNNING,
+                "worker": worker,
+                "lease_until": from_epoch(at + lease_seconds),
+                "attempts": row[6] + 1,
+            }
+        )
+
+    def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE jobs SET state = ?, last_error = ?, run_after = ?, lease_until = NULL"
+                " WHERE id = ? AND worker = ? AND state = 'running'",
+                ("pending" if retry_at else "failed", error[:2000], to_epoch(retry_at), job_id, worker),
+            )
+
+    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+        sql = f"SELECT {self._JOB_COLUMNS} FROM jobs WHERE 1 = 1"
+        args: list[Any] = []
+        if agent is not None:
+            sql += " AND agent = ?"
+            args.append(agent)
+        if states:
+            sql += f" AND state IN ({','.join('?' * len(states))})"
+            args.extend(s.value for s in states)
+        sql += " ORDER BY created_at, id LIMIT ?"
+        args.append(limit)
+        return [_job(row) for row in self._conn().execute(sql, args)]
 
     _MEMORY_COLUMNS = (
         "m.rowid, m.id, m.agent, m.scope, m.kind, m.text, m.time, m.place, m.participants, m.keywords, m.insight,"
@@ -481,6 +578,24 @@ def _message(row: sqlite3.Row | tuple[Any, ...]) -> Message:
         text=text,
         time=from_epoch(when) or datetime.min,
         seq=seq,
+    )
+
+
+def _job(row: sqlite3.Row | tuple[Any, ...]) -> Job:
+    id_, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at = row
+    return Job(
+        id=id_,
+        kind=kind,
+        agent=agent,
+        key=key,
+        payload=json.loads(payload),
+        state=JobState(state),
+        attempts=attempts,
+        last_error=last_error,
+        run_after=from_epoch(run_after),
+        lease_until=from_epoch(lease_until),
+        worker=worker,
+        created_at=from_epoch(created_at),
     )
 
 

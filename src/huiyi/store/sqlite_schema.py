@@ -78,4 +78,29 @@ MIGRATIONS: list[str] = [
         part, words, chars, tokenize = 'porter unicode61 remove_diacritics 2'
     );
     """,
+    # 2: durable background jobs and the start of each space's working memory
+    """
+    CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        key TEXT NOT NULL UNIQUE,
+        payload TEXT NOT NULL DEFAULT '{}',
+        state TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT NOT NULL DEFAULT '',
+        run_after REAL,
+        lease_until REAL,
+        worker TEXT NOT NULL DEFAULT '',
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX jobs_runnable ON jobs (state, run_after);
+
+    CREATE TABLE working_memory (
+        agent TEXT NOT NULL,
+        space TEXT NOT NULL,
+        start_seq INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (agent, space)
+    );
+    """,
 ]
