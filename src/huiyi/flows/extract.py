@@ -1,0 +1,81 @@
+"""What extraction takes and gives: a fold of messages in, drafts of events, facts and entities out.
+
+Two extractors fill this contract: one with an LLM (one structured-output call per fold) and one with
+rules only (no LLM configured). Drafts name things by name; the fold flow turns them into stored
+memories with scopes, ids and vectors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from huiyi.model import EntityType, FactKind, Message, Scope
+
+
+@dataclass
+class Fold:
+    """The part of a space's working memory handed to extraction."""
+
+    agent: str
+    space: str
+    scope: Scope
+    messages: list[Message]
+    person: str | None = None  # the person of a private chat
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # person id -> names and aliases
+    language: str = "zh"
+
+
+@dataclass
+class EventDraft:
+    text: str  # what happened, one or two sentences, in the conversation's language
+    sources: list[str]  # message ids it came from
+    time: datetime | None = None  # absolute: relative words are resolved against the messages' times
+    place: str = ""
+    participants: list[str] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)
+    insight: str = ""  # one-line deep insight (seed 000)
+    importance: float = 0.5
+
+
+@dataclass
+class FactDraft:
+    """subject —predicate→ object, with a one-sentence description."""
+
+    subject: str  # a name: the person, the agent or another entity
+    predicate: str
+    object: str
+    description: str
+    sources: list[str]
+    kind: FactKind = FactKind.ATTRIBUTE
+    keyword: str = ""
+    subject_type: EntityType = EntityType.OBJECT
+    object_type: EntityType | None = None  # None: the object is a literal, not an entity
+    time: datetime | None = None  # when it became true (or was said)
+    confidence: float = 1.0
+
+
+@dataclass
+class EntityDraft:
+    name: str
+    type: EntityType = EntityType.SPECIFIC
+    aliases: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Extraction:
+    events: list[EventDraft] = field(default_factory=list)
+    facts: list[FactDraft] = field(default_factory=list)
+    entities: list[EntityDraft] = field(default_factory=list)
+
+
+class Extractor(Protocol):
+    """Turns a fold into drafts. Raises on failure; never returns a partial result."""
+
+    async def extract(self, fold: Fold) -> Extraction: ...
+
+
+# How a fact is kept as a MemoryItem (kind fact): its text is the description, and these keys of
+# ``data`` carry the edge, so render can group facts as seed 000 §7 asks.
+FACT_DATA_KEYS = ("subject", "subject_type", "predicate", "object", "object_type", "fact_kind", "keyword")
