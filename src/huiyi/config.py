@@ -50,6 +50,24 @@ class WindowConfig(_Section):
     scene_gap_minutes: int = 240  # a silence this long counts as a scene change (all folds)
 
 
+class WorkerConfig(_Section):
+    enabled: bool = True  # run extraction jobs in the background of the embedded store
+    poll_seconds: float = 1.0
+    lease_seconds: float = 300.0  # a job whose worker died is taken again after this
+    max_attempts: int = 5
+    backoff_seconds: float = 30.0  # doubled per failed attempt
+
+
+class OverviewConfig(_Section):
+    size: int = 10  # seed 000 §1.2: the latest events of a space, capped, always in the prompt
+
+
+class ContextConfig(_Section):
+    core_blocks: str = ""  # a folder of Markdown core blocks (seed 002 §3.6); empty: none
+    recall_limit: int = 8
+    templates: str = ""  # a folder whose files override the packaged templates
+
+
 class ChunkConfig(_Section):
     turns: int = 1  # turns per message chunk (a sliding window ending at each new turn)
     context_turns: int = 0  # earlier turns embedded with a chunk but not claimed as its provenance
@@ -90,6 +108,9 @@ class Config(BaseSettings):
     recall: RecallConfig = Field(default_factory=RecallConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)
+    worker: WorkerConfig = Field(default_factory=WorkerConfig)
+    overview: OverviewConfig = Field(default_factory=OverviewConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
 
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:

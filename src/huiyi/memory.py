@@ -27,8 +27,21 @@ from zoneinfo import ZoneInfo
 
 from huiyi.config import Config
 from huiyi.errors import EmbedderMismatch, InvalidInput, NotFound
-from huiyi.flows import ingest
-from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Person, RecallResult, Scope, visible_scopes
+from huiyi.flows import fold, ingest
+from huiyi.flows.extract import Extractor
+from huiyi.flows.worker import Worker
+from huiyi.model import (
+    Job,
+    JobState,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    MessageIn,
+    Person,
+    RecallResult,
+    Scope,
+    visible_scopes,
+)
 from huiyi.providers.embed import Embedder, make_embedder
 from huiyi.recall.engine import RecallRequest, recall
 from huiyi.store.base import Store
@@ -54,6 +67,7 @@ class AsyncMemory:
         config: Config | None = None,
         embedder: Embedder | None = None,
         store: Store | None = None,
+        extractor: Extractor | None = None,
     ) -> None:
         self.config = config or Config.load()
         self._tz = ZoneInfo(self.config.timezone)
@@ -65,6 +79,9 @@ class AsyncMemory:
         self.embedder: Embedder = embedder or make_embedder(self.config.embed)
         self._check_embedder()
         ingest.index_pending(self.store, self.embedder, self.config)
+        self.worker = Worker(self.store, self.embedder, extractor or make_extractor(self.config), self.config)
+        self._worker_task: asyncio.Task[None] | None = None
+        self._worker_stop = asyncio.Event()
 
     def _check_embedder(self) -> None:
         recorded = self.store.embedding_model()
@@ -106,7 +123,52 @@ class AsyncMemory:
             return []
         stored = await self._run(self.store.append_messages, prepared)
         await self._run(ingest.index_messages, self.store, self.embedder, stored, self.config, progress)
+        private_person = None if space else person
+        if await self._run(fold.plan_folds, self.store, agent, prepared[0].space, private_person, self.config):
+            self._wake_worker()
         return stored
+
+    # working memory and extraction ------------------------------------------------------------------
+    async def flush(
+        self, *, agent: str, person: str | None = None, space: str | None = None, wait: bool = True
+    ) -> list[Job]:
+        """Fold all of a space's working memory now (call it on a scene change, or before a pause).
+
+        With ``wait`` the extraction runs before this returns; otherwise the background worker takes it.
+        """
+        space_id = _space_of(person, space)
+        jobs = await self._run(
+            fold.plan_folds, self.store, agent, space_id, None if space else person, self.config, everything=True
+        )
+        if wait:
+            await self.run_jobs()
+        elif jobs:
+            self._wake_worker()
+        return jobs
+
+    async def run_jobs(self) -> int:
+        """Run every due extraction job now, in this task; returns how many ran."""
+        return await self.worker.drain()
+
+    async def jobs(self, *, agent: str | None = None, states: Sequence[JobState] = ()) -> list[Job]:
+        return await self._run(self.store.list_jobs, agent, states)
+
+    async def working_memory(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[Message]:
+        """The recent turns of a space kept verbatim (seed 000: 10–30 rounds)."""
+        return await self._run(fold.working_memory, self.store, agent, _space_of(person, space), self.config)
+
+    async def overview(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[MemoryItem]:
+        """前情提要: the latest events of the space, oldest first, capped by ``overview.size``."""
+        scope = Scope.of_space(agent, space) if space else Scope.of_person(agent, _space_owner(person))
+        latest = await self._run(self.store.list_memories, [scope], [MemoryKind.EVENT], self.config.overview.size)
+        return list(reversed(latest))
+
+    def _wake_worker(self) -> None:
+        if not self.config.worker.enabled:
+            return
+        if self._worker_task is None or self._worker_task.done():
+            self._worker_stop = asyncio.Event()
+            self._worker_task = asyncio.get_running_loop().create_task(self.worker.run(self._worker_stop))
 
     async def remember(
         self,
@@ -172,10 +234,13 @@ class AsyncMemory:
         limit: int | None = None,
         score_threshold: float | None = None,
         kinds: Sequence[MemoryKind] | None = None,
+        now: datetime | None = None,
     ) -> RecallResult:
         """The memories most relevant to ``query`` that this person/space may see.
 
         Reads the agent's official memories plus the named person's and space's, never another's.
+        ``now`` is the moment the query is asked (default: the clock), against which its time words
+        (上周, last May) are read.
         """
         if not agent:
             raise InvalidInput("agent is required")
@@ -193,6 +258,7 @@ class AsyncMemory:
             score_threshold=self.config.recall.score_threshold if score_threshold is None else score_threshold,
             kinds=kinds,
             drop_words=[agent, *([person] if person else [])],
+            now=now or self.now(),
         )
         return await self._run(recall, self.store, self.embedder, self.config.recall, request)
 
@@ -211,6 +277,10 @@ class AsyncMemory:
         return await self._run(self.store.get_messages, agent, ids)
 
     async def close(self) -> None:
+        if self._worker_task is not None:
+            self._worker_stop.set()
+            await self._worker_task
+            self._worker_task = None
         await self._run(self.store.close)
 
     async def __aenter__(self) -> AsyncMemory:
@@ -218,6 +288,28 @@ class AsyncMemory:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def _space_owner(person: str | None) -> str:
+    if not person:
+        raise InvalidInput("name a person (private chat) or a space (group chat)")
+    return person
+
+
+def _space_of(person: str | None, space: str | None) -> str:
+    return space if space else ingest.private_space(_space_owner(person))
+
+
+def make_extractor(config: Config) -> Extractor:
+    """The LLM extractor when an endpoint is configured, the rule-based one otherwise."""
+    if config.llm.base_url:
+        from huiyi.flows.extract_llm import LLMExtractor
+        from huiyi.providers.llm import OpenAIChat
+
+        return LLMExtractor(OpenAIChat(config.llm), language=config.language)
+    from huiyi.flows.extract_rules import RuleExtractor
+
+    return RuleExtractor()
 
 
 class _LoopThread:
@@ -259,8 +351,9 @@ class Memory:
         config: Config | None = None,
         embedder: Embedder | None = None,
         store: Store | None = None,
+        extractor: Extractor | None = None,
     ) -> None:
-        self.core = AsyncMemory(path, config=config, embedder=embedder, store=store)
+        self.core = AsyncMemory(path, config=config, embedder=embedder, store=store, extractor=extractor)
         self._loop = _LoopThread()
         self._closed = False
 
@@ -280,6 +373,11 @@ class Memory:
     get = _blocking(AsyncMemory.get)
     delete = _blocking(AsyncMemory.delete)
     messages = _blocking(AsyncMemory.messages)
+    flush = _blocking(AsyncMemory.flush)
+    run_jobs = _blocking(AsyncMemory.run_jobs)
+    jobs = _blocking(AsyncMemory.jobs)
+    working_memory = _blocking(AsyncMemory.working_memory)
+    overview = _blocking(AsyncMemory.overview)
 
     def close(self) -> None:
         if self._closed:

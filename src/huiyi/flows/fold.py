@@ -1,0 +1,167 @@
+"""Folding working memory: deciding what leaves it, and turning a fold's extraction into memories.
+
+Seed 000 §4a: working memory keeps 10–30 rounds; once it holds 20, the oldest 10 are handed to
+extraction; on a scene change all of it is. A round starts at each user message (the agent's replies
+belong to the round they answer). Folded messages leave working memory only when the job that
+extracts them commits, in the same transaction as its memories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import timedelta
+
+from huiyi.config import Config
+from huiyi.flows.extract import Extraction, Fold
+from huiyi.flows.ingest import terms_of
+from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Scope
+from huiyi.providers.embed import Embedder
+from huiyi.store.base import Store, Writes
+
+FOLD = "fold"
+
+
+def rounds(messages: Sequence[Message]) -> list[list[Message]]:
+    """Group messages into rounds: each user message opens one."""
+    out: list[list[Message]] = []
+    for message in messages:
+        if message.role == "user" or not out:
+            out.append([message])
+        else:
+            out[-1].append(message)
+    return out
+
+
+def unfolded(store: Store, agent: str, space: str, config: Config) -> list[Message]:
+    """Messages of working memory not yet handed to any fold job."""
+    cursor = store.working_start(agent, space)
+    for job in store.list_jobs(agent, [JobState.PENDING, JobState.RUNNING], limit=1000):
+        if job.kind == FOLD and job.payload.get("space") == space:
+            cursor = max(cursor, int(job.payload["to_seq"]) + 1)
+    window = store.recent_messages(agent, space, config.window.fold_at * 8)
+    return [m for m in window if m.seq >= cursor]
+
+
+def working_memory(store: Store, agent: str, space: str, config: Config) -> list[Message]:
+    """What the chat model sees verbatim: the space's messages from the working-memory start."""
+    start = store.working_start(agent, space)
+    return [m for m in store.recent_messages(agent, space, config.window.fold_at * 8) if m.seq >= start]
+
+
+def plan_folds(
+    store: Store, agent: str, space: str, person: str | None, config: Config, *, everything: bool = False
+) -> list[Job]:
+    """Enqueue fold jobs for what should leave working memory now; returns the jobs created."""
+    messages = unfolded(store, agent, space, config)
+    if not messages:
+        return []
+    groups = rounds(messages)
+    fold_rounds: list[list[Message]] = []
+    gap = timedelta(minutes=config.window.scene_gap_minutes)
+    last_gap = max((i for i in range(1, len(groups)) if groups[i][0].time - groups[i - 1][-1].time >= gap), default=0)
+    if everything:
+        fold_rounds = groups
+    elif last_gap:  # a long silence is a scene change: everything before it folds
+        fold_rounds = groups[:last_gap]
+    elif len(groups) >= config.window.fold_at:
+        fold_rounds = groups[: len(groups) - config.window.keep_min]
+    folded = [m for group in fold_rounds for m in group]
+    if not folded:
+        return []
+    job = Job(
+        kind=FOLD,
+        agent=agent,
+        key=f"{FOLD}:{agent}:{space}:{folded[0].seq}-{folded[-1].seq}",
+        payload={
+            "space": space,
+            "scope": folded[0].scope.tag,
+            "person": person,
+            "from_seq": folded[0].seq,
+            "to_seq": folded[-1].seq,
+            "message_ids": [m.id for m in folded],
+        },
+    )
+    return [job] if store.enqueue_job(job) else []
+
+
+def fold_of(store: Store, job: Job, language: str) -> Fold:
+    messages = store.get_messages(job.agent, job.payload["message_ids"])
+    person = job.payload.get("person")
+    aliases: dict[str, list[str]] = {}
+    for speaker in {m.speaker for m in messages if m.role == "user"} | ({person} if person else set()):
+        known = store.get_person(job.agent, speaker)
+        aliases[speaker] = [speaker, *(known.aliases if known else [])]
+    return Fold(
+        agent=job.agent,
+        space=job.payload["space"],
+        scope=Scope.from_tag(job.agent, job.payload["scope"]),
+        messages=messages,
+        person=person,
+        aliases=aliases,
+        language=language,
+    )
+
+
+def _stable_id(prefix: str, job_id: str, index: int) -> str:
+    """Ids derived from the job, so a job that runs twice writes the same rows (and the store skips them)."""
+    return f"{prefix}_{hashlib.blake2b(f'{job_id}:{index}'.encode(), digest_size=10).hexdigest()}"
+
+
+def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryItem]:
+    """Drafts become memories of the fold's scope, with provenance limited to the fold's messages."""
+    known = {m.id for m in fold.messages}
+    fallback_time = fold.messages[-1].time if fold.messages else None
+    items: list[MemoryItem] = []
+    for index, event in enumerate(extraction.events):
+        items.append(
+            MemoryItem(
+                id=_stable_id("ev", job_id, index),
+                scope=fold.scope,
+                kind=MemoryKind.EVENT,
+                text=event.text,
+                time=event.time or fallback_time,
+                place=event.place,
+                participants=event.participants,
+                keywords=event.keywords,
+                insight=event.insight,
+                importance=min(1.0, max(0.0, event.importance)),
+                sources=[s for s in event.sources if s in known],
+                data={"space": fold.space},
+            )
+        )
+    for index, fact in enumerate(extraction.facts):
+        items.append(
+            MemoryItem(
+                id=_stable_id("fa", job_id, index),
+                scope=fold.scope,
+                kind=MemoryKind.FACT,
+                text=fact.description,
+                time=fact.time or fallback_time,
+                keywords=[fact.keyword] if fact.keyword else [],
+                importance=min(1.0, max(0.0, fact.confidence)),
+                sources=[s for s in fact.sources if s in known],
+                data={
+                    "space": fold.space,
+                    "subject": fact.subject,
+                    "subject_type": fact.subject_type.value,
+                    "predicate": fact.predicate,
+                    "object": fact.object,
+                    "object_type": fact.object_type.value if fact.object_type else None,
+                    "fact_kind": fact.kind.value,
+                    "keyword": fact.keyword,
+                },
+            )
+        )
+    return items
+
+
+def writes_of(items: Sequence[MemoryItem], embedder: Embedder, fold: Fold, to_seq: int) -> Writes:
+    texts = [" ".join(filter(None, [item.text, item.insight])) for item in items]
+    terms = [terms_of(" ".join([item.text, item.place, *item.keywords])) for item in items]
+    return Writes(
+        memories=items,
+        vectors=embedder.embed_passages(texts),
+        terms=terms,
+        fold_points=[(fold.agent, fold.space, to_seq + 1)],
+    )

@@ -1,0 +1,179 @@
+"""Working memory folds into durable jobs; jobs become memories once, whatever fails on the way."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.flows.extract import EventDraft, Extraction, FactDraft, Fold
+from huiyi.flows.fold import fold_of, memories_of, rounds, writes_of
+from huiyi.model import JobState, MemoryKind, Message, Scope
+from huiyi.providers.embed import HashEmbedder
+
+T0 = datetime(2024, 9, 20, 19, 0)
+QUIET = Config(worker={"enabled": False, "backoff_seconds": 0.0})
+
+
+class ScriptedExtractor:
+    """One event per fold naming its first and last message; fails while ``failures`` > 0."""
+
+    def __init__(self, failures: int = 0) -> None:
+        self.failures = failures
+        self.folds: list[Fold] = []
+
+    async def extract(self, fold: Fold) -> Extraction:
+        self.folds.append(fold)
+        if self.failures:
+            self.failures -= 1
+            raise RuntimeError("LLM answered 500")
+        first, last = fold.messages[0], fold.messages[-1]
+        return Extraction(
+            events=[EventDraft(text=f"从「{first.text}」聊到「{last.text}」", sources=[first.id, last.id, "bogus"])],
+            facts=[FactDraft("木木", "喜欢", "火锅", "木木喜欢吃火锅", sources=[first.id], keyword="火锅")],
+        )
+
+
+def conversation(rounds_count: int, start: datetime = T0, prefix: str = "") -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for i in range(rounds_count):
+        at = start + timedelta(minutes=2 * i)
+        out.append({"id": f"{prefix}u{i}", "text": f"第{i}轮木木说", "time": at})
+        out.append({"id": f"{prefix}a{i}", "text": f"第{i}轮祈煜答", "role": "assistant", "time": at})
+    return out
+
+
+def open_memory(path: Path, extractor: ScriptedExtractor, config: Config = QUIET) -> Memory:
+    return Memory(path, embedder=HashEmbedder(32), extractor=extractor, config=config)
+
+
+def test_rounds_open_at_each_user_message() -> None:
+    def msg(i: int, role: str) -> Message:
+        return Message(
+            id=str(i), agent="a", space="s", scope=Scope.of_person("a", "p"), speaker="x", role=role, text="t", time=T0
+        )
+
+    grouped = rounds([msg(1, "assistant"), msg(2, "user"), msg(3, "assistant"), msg(4, "user"), msg(5, "user")])
+    assert [[m.id for m in r] for r in grouped] == [["1"], ["2", "3"], ["4"], ["5"]]
+
+
+def test_twenty_rounds_fold_the_oldest_ten(tmp_path: Path) -> None:
+    extractor = ScriptedExtractor()
+    with open_memory(tmp_path, extractor) as memory:
+        memory.add(conversation(19), agent="祈煜", person="木木")
+        assert memory.jobs(agent="祈煜") == []
+        memory.add(conversation(20)[-2:], agent="祈煜", person="木木")
+        (job,) = memory.jobs(agent="祈煜")
+        assert (job.payload["from_seq"], job.payload["to_seq"]) == (1, 20)
+        # folded messages stay in working memory until extraction succeeds
+        assert len(memory.working_memory(agent="祈煜", person="木木")) == 40
+        assert memory.run_jobs() == 1
+        working = memory.working_memory(agent="祈煜", person="木木")
+        assert [m.id for m in working][:2] == ["u10", "a10"]
+        assert len(working) == 20
+        (fold,) = extractor.folds
+        assert [m.id for m in fold.messages] == [f"{r}{i}" for i in range(10) for r in "ua"]
+        (event,) = memory.overview(agent="祈煜", person="木木")
+        assert event.kind is MemoryKind.EVENT
+        assert event.sources == ["u0", "a9"]  # the id not in the fold was dropped
+        assert event.text == "从「第0轮木木说」聊到「第9轮祈煜答」"
+
+
+def test_forty_rounds_fold_three_times_and_keep_ten(tmp_path: Path) -> None:
+    with open_memory(tmp_path, ScriptedExtractor()) as memory:
+        for i in range(40):
+            memory.add(conversation(40)[2 * i : 2 * i + 2], agent="祈煜", person="木木")
+            memory.run_jobs()
+        working = memory.working_memory(agent="祈煜", person="木木")
+        assert 10 <= len(rounds(working)) < 20
+        assert len(memory.overview(agent="祈煜", person="木木")) == 3
+        assert [j.state for j in memory.jobs(agent="祈煜")] == [JobState.DONE] * 3
+
+
+def test_a_long_silence_is_a_scene_change(tmp_path: Path) -> None:
+    with open_memory(tmp_path, ScriptedExtractor()) as memory:
+        memory.add(conversation(3), agent="祈煜", person="木木")
+        later = conversation(1, start=T0 + timedelta(hours=6), prefix="next")
+        memory.add(later, agent="祈煜", person="木木")
+        (job,) = memory.jobs(agent="祈煜")
+        assert job.payload["message_ids"] == ["u0", "a0", "u1", "a1", "u2", "a2"]
+
+
+def test_flush_folds_everything_and_waits(tmp_path: Path) -> None:
+    with open_memory(tmp_path, ScriptedExtractor()) as memory:
+        memory.add(conversation(3), agent="祈煜", person="木木")
+        memory.flush(agent="祈煜", person="木木")
+        assert memory.working_memory(agent="祈煜", person="木木") == []
+        facts = memory.recall("火锅", agent="祈煜", person="木木", kinds=[MemoryKind.FACT]).hits
+        assert [f.text for f in facts] == ["木木喜欢吃火锅"]
+        assert memory.flush(agent="祈煜", person="木木") == []  # nothing left to fold
+
+
+def test_a_failing_extractor_is_retried_and_loses_nothing(tmp_path: Path) -> None:
+    extractor = ScriptedExtractor(failures=2)
+    with open_memory(tmp_path, extractor) as memory:
+        memory.add(conversation(3), agent="祈煜", person="木木")
+        memory.flush(agent="祈煜", person="木木")
+        # two failures, then success: three attempts, each one recorded
+        (job,) = memory.jobs(agent="祈煜")
+        assert (job.state, job.attempts) == (JobState.DONE, 3)
+        assert "500" in job.last_error
+        assert len(memory.overview(agent="祈煜", person="木木")) == 1
+
+
+def test_a_job_that_keeps_failing_stops_and_keeps_working_memory(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False, "backoff_seconds": 0.0, "max_attempts": 2})
+    with open_memory(tmp_path, ScriptedExtractor(failures=99), config) as memory:
+        memory.add(conversation(2), agent="祈煜", person="木木")
+        memory.flush(agent="祈煜", person="木木")
+        (job,) = memory.jobs(agent="祈煜", states=[JobState.FAILED])
+        assert job.attempts == 2
+        assert len(memory.working_memory(agent="祈煜", person="木木")) == 4
+        assert memory.overview(agent="祈煜", person="木木") == []
+
+
+def test_a_crash_after_commit_does_not_duplicate(tmp_path: Path) -> None:
+    """Running the same job's writes again (as after a crash) stores nothing twice."""
+    extractor = ScriptedExtractor()
+    with open_memory(tmp_path, extractor) as memory:
+        memory.add(conversation(2), agent="祈煜", person="木木")
+        memory.flush(agent="祈煜", person="木木", wait=False)
+        (job,) = memory.jobs(agent="祈煜")
+        fold = fold_of(memory.store, job, "zh")
+        items = memories_of(extractor_result := asyncio.run(extractor.extract(fold)), fold, job.id)
+        assert extractor_result.events
+        memory.store.apply(writes_of(items, HashEmbedder(32), fold, 4))  # the first run's commit
+        memory.run_jobs()  # the job itself runs again
+        assert memory.store.count_memories(scopes=[Scope.of_person("祈煜", "木木")]) == 4 + 2
+
+
+def test_the_background_worker_extracts_on_its_own(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": True, "poll_seconds": 0.05}, window={"fold_at": 2, "keep_min": 1})
+    with Memory(tmp_path, embedder=HashEmbedder(32), extractor=ScriptedExtractor(), config=config) as memory:
+        memory.add(conversation(2), agent="祈煜", person="木木")
+        deadline = datetime.now() + timedelta(seconds=10)
+        while not memory.overview(agent="祈煜", person="木木") and datetime.now() < deadline:
+            time.sleep(0.05)
+        assert len(memory.overview(agent="祈煜", person="木木")) == 1
+
+
+@pytest.mark.parametrize("space", ["g1"])
+def test_group_folds_are_per_space(tmp_path: Path, space: str) -> None:
+    extractor = ScriptedExtractor()
+    with open_memory(tmp_path, extractor) as memory:
+        memory.add(
+            [{"text": f"群消息{i}", "speaker": f"p{i % 3}", "time": T0 + timedelta(minutes=i)} for i in range(20)],
+            agent="bot",
+            space=space,
+        )
+        memory.run_jobs()
+        (fold,) = extractor.folds
+        assert fold.scope == Scope.of_space("bot", space)
+        assert len(fold.messages) == 10
+        assert set(fold.aliases) == {"p0", "p1", "p2"}
+        assert memory.overview(agent="bot", space=space)[0].scope == Scope.of_space("bot", space)
