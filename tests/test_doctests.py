@@ -1,0 +1,17 @@
+"""The examples in docstrings run as tests, so they stay true."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["huiyi.config", "huiyi.memory", "huiyi.recall.fusion", "huiyi.text.tokens", "huiyi.text.times"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
