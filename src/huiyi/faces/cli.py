@@ -15,6 +15,7 @@ from rich.console import Console
 
 from huiyi.config import Config
 from huiyi.errors import HuiyiError
+from huiyi.faces.cli_eval import app as eval_app
 from huiyi.memory import Memory
 from huiyi.model import RecallResult
 
@@ -49,6 +50,9 @@ def print_recall(result: RecallResult, title: str = "") -> None:
 def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log what happens.")] = False) -> None:
     level = logging.INFO if verbose else logging.WARNING
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+app.add_typer(eval_app, name="eval", help="Measure recall on public data sets.")
 
 
 @app.command()

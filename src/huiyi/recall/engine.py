@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from huiyi.config import RecallConfig
 from huiyi.model import MemoryKind, RecallHit, RecallResult, Scope
@@ -30,6 +31,7 @@ class RecallRequest:
     score_threshold: float
     kinds: Sequence[MemoryKind] | None = None
     drop_words: Sequence[str] = field(default_factory=tuple)  # names that would match everything
+    now: datetime | None = None  # when the query is asked; time words in it are read against this
 
 
 def query_terms(query: str, drop_words: Sequence[str] = ()) -> Terms:

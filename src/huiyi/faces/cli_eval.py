@@ -1,0 +1,158 @@
+"""``huiyi eval``: measure recall on public data sets (LoCoMo, MADial-Bench) or any probe file.
+
+A thin face over :mod:`huiyi.evaluation`: each command converts its data to probes, runs them with
+fresh stores and prints a table, or with ``--json`` the one object the eval README describes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from huiyi.config import Config
+from huiyi.evaluation import locomo, madial, runner
+from huiyi.evaluation.probes import ProbeSet, Report, report
+from huiyi.evaluation.runner import QueryForm
+from huiyi.providers.embed import Embedder, make_embedder
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False)
+out = Console()
+err = Console(stderr=True)
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
+LimitOption = Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Only the first N cases.")]
+ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="A TOML config file.")]
+CacheOption = Annotated[
+    Path | None,
+    typer.Option("--embed-cache", help="Keep passage and query vectors in this SQLite file across runs."),
+]
+FormOption = Annotated[
+    str,
+    typer.Option(
+        "--query-form",
+        help="turn: the user's latest line plus the assistant's line before it; all: every line; query: the last.",
+    ),
+]
+
+
+def _embedder(config: Config, cache: Path | None) -> Embedder:
+    embedder = make_embedder(config.embed)
+    return runner.DiskCachedEmbedder(embedder, cache) if cache else embedder
+
+
+def _form(value: str) -> QueryForm:
+    for form in runner.QUERY_FORMS:
+        if form == value:
+            return form
+    raise typer.BadParameter(f"query form must be one of {', '.join(runner.QUERY_FORMS)}")
+
+
+def _run(
+    probes: ProbeSet,
+    *,
+    config_path: Path | None,
+    cache: Path | None,
+    form: QueryForm,
+    recall_ks: tuple[int, ...],
+    hit_ks: tuple[int, ...],
+    quiet: bool,
+) -> tuple[Report, float, Config, dict[str, Any]]:
+    config = Config.load(config_path)
+    embedder = _embedder(config, cache)
+    started = time.perf_counter()
+    results = runner.run(probes, config, embedder=embedder, query_form=form, console=None if quiet else err)
+    seconds = time.perf_counter() - started
+    if isinstance(embedder, runner.DiskCachedEmbedder):
+        embedder.close()
+    extra = {"cases": len(probes.cases), "query_form": form, "recall_ms": runner.latency(results)}
+    return report(results, probes.apart, recall_ks, hit_ks), seconds, config, extra
+
+
+def _table(title: str, result: Report, group_label: str, apart: list[str]) -> Table:
+    names = list(result.overall.metrics)
+    table = Table(title=title)
+    table.add_column(group_label)
+    table.add_column("n", justify="right")
+    for name in names:
+        table.add_column(name, justify="right")
+    label = "overall" + (f" (without {', '.join(apart)})" if apart else "")
+    table.add_row(label, str(result.overall.n), *(f"{result.overall.metrics[m]:.3f}" for m in names))
+    if len(result.groups) > 1 or apart:
+        for group, scored in result.groups.items():
+            table.add_row(group or "-", str(scored.n), *(f"{scored.metrics[m]:.3f}" for m in names))
+    return table
+
+
+def _print(payload: dict[str, Any], result: Report, as_json: bool, group_label: str, apart: list[str]) -> None:
+    if as_json:
+        out.print_json(json.dumps(payload, ensure_ascii=False))
+        return
+    out.print(_table(f"{payload['dataset']}: {payload['file']}", result, group_label, apart))
+    latency = payload.get("recall_ms", {})
+    out.print(
+        f"[dim]{payload.get('cases')} cases, {payload['seconds']:.1f} s, query form {payload.get('query_form')}, "
+        f"recall median {latency.get('median', 0):.1f} ms, p95 {latency.get('p95', 0):.1f} ms[/dim]"
+    )
+
+
+@app.command("locomo")
+def locomo_command(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A LoCoMo JSON file.")],
+    as_json: JsonOption = False,
+    limit: LimitOption = None,
+    config: ConfigOption = None,
+    embed_cache: CacheOption = None,
+) -> None:
+    """LoCoMo turn-level evidence recall: R@5 and R@10 over categories 1–4, per category, 5 apart."""
+    probes = locomo.load(file).limited(limit)
+    result, seconds, used, extra = _run(
+        probes, config_path=config, cache=embed_cache, form="query", recall_ks=(5, 10), hit_ks=(), quiet=as_json
+    )
+    payload = runner.summary("locomo", str(file), result, seconds, used, groups_key="per_category", extra=extra)
+    _print(payload, result, as_json, "category", probes.apart)
+
+
+@app.command("madial")
+def madial_command(
+    memory_file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="memory-zh.jsonl")],
+    dialogue_file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="dialogue-zh-*.jsonl")],
+    as_json: JsonOption = False,
+    limit: LimitOption = None,
+    config: ConfigOption = None,
+    embed_cache: CacheOption = None,
+    query_form: FormOption = "turn",
+) -> None:
+    """MADial-Bench recall prompted by the dialogue: R@1/3/5/10 and Hit@5 over the dialogues."""
+    form = _form(query_form)
+    probes = madial.load(memory_file, dialogue_file).limited(limit)
+    result, seconds, used, extra = _run(
+        probes, config_path=config, cache=embed_cache, form=form, recall_ks=(1, 3, 5, 10), hit_ks=(5,), quiet=as_json
+    )
+    payload = runner.summary("madial", str(dialogue_file), result, seconds, used, groups_key=None, extra=extra)
+    payload["memory_file"] = str(memory_file)
+    _print(payload, result, as_json, "group", [])
+
+
+@app.command("probes")
+def probes_command(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A probe file (JSON).")],
+    as_json: JsonOption = False,
+    limit: LimitOption = None,
+    config: ConfigOption = None,
+    embed_cache: CacheOption = None,
+    query_form: FormOption = "turn",
+) -> None:
+    """Any data set in the probe format: R@1/3/5/10 and Hit@5, overall and per group."""
+    form = _form(query_form)
+    probes = ProbeSet.load(file).limited(limit)
+    result, seconds, used, extra = _run(
+        probes, config_path=config, cache=embed_cache, form=form, recall_ks=(1, 3, 5, 10), hit_ks=(5,), quiet=as_json
+    )
+    payload = runner.summary(probes.name, str(file), result, seconds, used, groups_key="per_group", extra=extra)
+    _print(payload, result, as_json, "group", probes.apart)
