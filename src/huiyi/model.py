@@ -289,6 +289,10 @@ class RecallHit(_Model):
     time: datetime | None = None
     scope: Scope
     sources: list[str] = Field(default_factory=list)
+    place: str = ""
+    keywords: list[str] = Field(default_factory=list)
+    insight: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
 
 
 class RecallResult(_Model):

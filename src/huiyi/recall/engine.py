@@ -97,6 +97,10 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
                 time=item.time,
                 scope=item.scope,
                 sources=item.sources,
+                place=item.place,
+                keywords=item.keywords,
+                insight=item.insight,
+                data=item.data,
             )
         )
         if len(hits) >= request.limit:
