@@ -1,0 +1,452 @@
+"""Render: the prompt context the chat model reads, built from memories already chosen.
+
+Order (DESIGN.md "Render", seed 000 §1 and §7): core blocks, the overview (前情提要), recalled facts
+(脑海中回想起的片段, grouped 1. the person's attributes, 2. the person's relations by object,
+3. the agent's relations by object, then per entity 4. its name, 5. its attributes, 6. its
+relations; attributes carry no time, relations their date), recalled events
+(脑海中回忆起的事件, ``{time}{place}:{event}``, time shown by age), then working memory verbatim.
+
+No memory appears twice: an id (or the same text) already rendered is dropped, and an event, chunk
+or overview event whose source messages are all in working memory is dropped too (seed 000 §4:
+上下文、前情提要、记忆片段内容无重叠, facts excepted). Empty sections leave no header behind.
+
+The wording lives in template files, ``huiyi/templates/context_zh.md`` and ``context_en.md``:
+each holds named ``string.Template`` parts under ``=== name ===`` lines. A user folder may hold a
+file of the same name with only the parts to change (see ``Templates.load``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import string
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from huiyi.errors import InvalidInput
+from huiyi.model import CoreBlock, EntityType, FactKind, MemoryItem, MemoryKind, Message
+from huiyi.text.times import format_by_age
+
+__all__ = ["SECTIONS", "ContextParts", "RenderedContext", "Templates", "render"]
+
+log = logging.getLogger(__name__)
+
+# The sections of a rendered context, in prompt order; also the keys of ``RenderedContext.sections``.
+SECTIONS = ("core_blocks", "overview", "fragments", "events", "working")
+
+# Every template part and the placeholders it may use.
+PLACEHOLDERS: dict[str, frozenset[str]] = {
+    name: frozenset(names.split())
+    for name, names in {
+        "core_blocks": "blocks",
+        "core_block": "label description text",
+        "overview": "items",
+        "overview_item": "time place text insight",
+        "fragments": "groups",
+        "user_attributes": "n name items",
+        "user_relations": "n name object items",
+        "agent_attributes": "n name items",
+        "agent_relations": "n name object items",
+        "entity": "n name",
+        "entity_attributes": "n name items",
+        "entity_relations": "n name items",
+        "other_facts": "n items",
+        "attribute": "text keyword",
+        "relation": "date text object keyword",
+        "events": "items",
+        "event": "time place text insight",
+        "chunk": "time place text",
+        "place": "place",
+        "working": "turns",
+        "turn": "speaker text time",
+    }.items()
+}
+
+_MARKER = re.compile(r"^===[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*===[ \t]*$")
+
+
+# ---------------------------------------------------------------- templates
+
+
+def _language_key(language: str) -> str:
+    """``zh-CN`` → ``zh``, ``en_US`` → ``en``: the suffix of the template file name."""
+    key = re.split(r"[-_]", language.strip().lower(), maxsplit=1)[0]
+    if not key or not key.isalnum():
+        raise InvalidInput(f"language {language!r} is not a language code like 'zh' or 'en'")
+    return key
+
+
+def _parse_parts(text: str, origin: str) -> dict[str, str]:
+    """The named parts of one template file; text before the first marker is a note and ignored."""
+    parts: dict[str, str] = {}
+    name: str | None = None
+    lines: list[str] = []
+
+    def close() -> None:
+        if name is None:
+            return
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        parts[name] = "\n".join(lines)
+
+    for line in text.splitlines():
+        marker = _MARKER.match(line)
+        if marker is None:
+            lines.append(line)
+            continue
+        close()
+        name, lines = marker.group(1), []
+        if name not in PLACEHOLDERS:
+            known = ", ".join(PLACEHOLDERS)
+            raise InvalidInput(f"{origin}: there is no template named {name!r}; the templates are: {known}")
+        if name in parts:
+            raise InvalidInput(f"{origin}: template {name!r} is defined twice")
+    close()
+    return parts
+
+
+def _compile(name: str, text: str, origin: str) -> string.Template:
+    template = string.Template(text)
+    if not template.is_valid():
+        raise InvalidInput(
+            f"{origin}: template {name!r} has a '$' that starts no placeholder; write $$ for a literal dollar sign"
+        )
+    allowed = PLACEHOLDERS[name]
+    unknown = [ident for ident in template.get_identifiers() if ident not in allowed]
+    if unknown:
+        raise InvalidInput(
+            f"{origin}: template {name!r} uses ${unknown[0]}, which it cannot fill; "
+            f"it may use {', '.join('$' + p for p in sorted(allowed))}"
+        )
+    return template
+
+
+@lru_cache(maxsize=8)
+def _package_parts(key: str) -> tuple[tuple[str, str], ...] | None:
+    resource = resources.files("huiyi").joinpath("templates", f"context_{key}.md")
+    if not resource.is_file():
+        return None
+    return tuple(_parse_parts(resource.read_text(encoding="utf-8"), f"huiyi/templates/context_{key}.md").items())
+
+
+@dataclass(frozen=True)
+class Templates:
+    """The named template parts of one language, each with the file it came from.
+
+    ``Templates.load("zh")`` reads ``huiyi/templates/context_zh.md``. With ``folder``, a file of the
+    same name there overrides any of its parts; parts it leaves out keep the packaged defaults. A
+    language without a packaged file (``ja``) must be given by the user folder; parts it lacks fall
+    back to English.
+    """
+
+    language: str
+    parts: Mapping[str, string.Template]
+    origins: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, language: str = "zh", folder: str | Path | None = None) -> Templates:
+        key = _language_key(language)
+        user: dict[str, str] = {}
+        user_origin = ""
+        if folder is not None and str(folder):
+            root = Path(folder).expanduser()
+            if not root.is_dir():
+                raise InvalidInput(f"template folder {str(folder)!r} does not exist or is not a folder")
+            path = root / f"context_{key}.md"
+            if path.is_file():
+                try:
+                    user = _parse_parts(path.read_text(encoding="utf-8-sig"), str(path))
+                except (OSError, UnicodeDecodeError) as error:
+                    raise InvalidInput(f"{path}: cannot read the template file: {error}") from error
+                user_origin = str(path)
+        base_key = key if _package_parts(key) is not None else "en"
+        if base_key != key and not user:
+            raise InvalidInput(
+                f"no templates for language {language!r}: huiyi ships 'zh' and 'en'; "
+                f"put a context_{key}.md in the template folder (context.templates)"
+            )
+        base = _package_parts(base_key) or ()
+        base_origin = f"huiyi/templates/context_{base_key}.md"
+        merged: dict[str, string.Template] = {}
+        origins: dict[str, str] = {}
+        for name, default in base:
+            text, origin = (user[name], user_origin) if name in user else (default, base_origin)
+            merged[name] = _compile(name, text, origin)
+            origins[name] = origin
+        missing = [name for name in PLACEHOLDERS if name not in merged]
+        if missing:
+            raise InvalidInput(f"{base_origin}: missing templates {', '.join(missing)}")
+        return cls(language=key, parts=merged, origins=origins)
+
+    def fill(self, part: str, /, **values: str) -> str:
+        """One part with its placeholders filled; the placeholders it does not use are ignored."""
+        return self.parts[part].safe_substitute(values)
+
+    @property
+    def english(self) -> bool:
+        return self.language == "en"
+
+
+@lru_cache(maxsize=8)
+def _default_templates(key: str) -> Templates:
+    return Templates.load(key)
+
+
+# ---------------------------------------------------------------- input and output
+
+
+@dataclass
+class ContextParts:
+    """Everything one prompt context is built from, chosen by the caller (recall, overview, store).
+
+    ``person`` is the person of a private chat (``None`` in a group: every person is then an entity);
+    facts whose subject is the person, or one of ``person_names``, are the user's, and facts whose
+    subject is the agent, one of ``agent_names``, or of type 主体 are the agent's. Headers show the
+    first of the names, else the id.
+    """
+
+    agent: str
+    person: str | None
+    now: datetime
+    language: str = "zh"
+    core_blocks: list[CoreBlock] = field(default_factory=list)
+    overview: list[MemoryItem] = field(default_factory=list)
+    facts: list[MemoryItem] = field(default_factory=list)
+    events: list[MemoryItem] = field(default_factory=list)
+    working: list[Message] = field(default_factory=list)
+    person_names: list[str] = field(default_factory=list)
+    agent_names: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A memory left out of the context, and why: for the recall debugger."""
+
+    id: str
+    section: str
+    reason: str
+
+
+@dataclass
+class RenderedContext:
+    """``text`` is the whole context; ``sections`` holds each non-empty section (keys from ``SECTIONS``,
+    in prompt order) for a caller that places them apart, e.g. core blocks in the system prompt."""
+
+    text: str
+    sections: dict[str, str]
+    dropped: list[Dropped] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def _one_line(text: str) -> str:
+    """A memory as one line: its lines joined with `` / `` (chunks hold several turns)."""
+    return " / ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+
+
+def _naive(when: datetime, now: datetime) -> tuple[datetime, datetime]:
+    if when.tzinfo is not None and now.tzinfo is not None:
+        when = when.astimezone(now.tzinfo)
+    return when.replace(tzinfo=None), now.replace(tzinfo=None)
+
+
+class _Renderer:
+    def __init__(self, parts: ContextParts, templates: Templates) -> None:
+        self.parts = parts
+        self.t = templates
+        self.time_language = "en" if templates.english else "zh"
+        self.working_ids = {message.id for message in parts.working}
+        self.seen_ids: set[str] = set()
+        self.seen_texts: set[str] = set()
+        self.dropped: list[Dropped] = []
+        person = parts.person
+        self.person_names = {n for n in [person or "", *parts.person_names] if n} if person else set()
+        self.agent_names = {n for n in [parts.agent, *parts.agent_names] if n}
+
+    # -------------------------------------------------- de-duplication
+
+    def admit(self, item: MemoryItem, section: str) -> bool:
+        reason = ""
+        text_key = " ".join(item.text.split())
+        if item.id in self.seen_ids:
+            reason = "already in the context"
+        elif text_key in self.seen_texts:
+            reason = "same text as a memory already in the context"
+        elif section != "fragments" and item.sources and all(s in self.working_ids for s in item.sources):
+            reason = "its messages are in working memory"
+        if reason:
+            self.dropped.append(Dropped(item.id, section, reason))
+            return False
+        self.seen_ids.add(item.id)
+        self.seen_texts.add(text_key)
+        return True
+
+    # -------------------------------------------------- pieces
+
+    def when(self, moment: datetime | None) -> str:
+        if moment is None:
+            return ""
+        when, now = _naive(moment, self.parts.now)
+        return format_by_age(when, now, self.time_language)
+
+    def event_line(self, item: MemoryItem, name: str) -> str:
+        time = self.when(item.time)
+        place = self.t.fill("place", place=item.place.strip()) if item.place.strip() else ""
+        text = _one_line(item.text)
+        if not time and not place:
+            return text
+        return self.t.fill(name, time=time, place=place, text=text, insight=_one_line(item.insight))
+
+    def block(self, name: str, items: Iterable[str], key: str) -> str:
+        body = "\n".join(items)
+        return self.t.fill(name, **{key: body}).strip("\n") if body else ""
+
+    # -------------------------------------------------- sections
+
+    def core_blocks(self) -> str:
+        rendered = []
+        for core in self.parts.core_blocks:
+            text = core.text.strip("\n").rstrip()
+            if not text:
+                continue
+            description = str(core.meta.get("description") or "")
+            rendered.append(self.t.fill("core_block", label=core.label, description=description, text=text))
+        rendered = [text for text in rendered if text.strip()]
+        body = "\n\n".join(rendered)
+        return self.t.fill("core_blocks", blocks=body).strip("\n") if body else ""
+
+    def overview(self) -> str:
+        items = [item for item in self.parts.overview if self.admit(item, "overview")]
+        items = _by_time(items, self.parts.now)
+        return self.block("overview", (self.event_line(item, "overview_item") for item in items), "items")
+
+    def events(self) -> str:
+        items = [item for item in self.parts.events if self.admit(item, "events")]
+        lines = [
+            self.event_line(item, "chunk" if item.kind is MemoryKind.CHUNK else "event")
+            for item in _by_time(items, self.parts.now)
+        ]
+        return self.block("events", lines, "items")
+
+    def working(self) -> str:
+        turns = [
+            self.t.fill("turn", speaker=m.speaker, text=m.text.strip(), time=self.when(m.time))
+            for m in self.parts.working
+        ]
+        return self.block("working", turns, "turns")
+
+    def fragments(self) -> str:
+        facts = [item for item in self.parts.facts if self.admit(item, "fragments")]
+        user = _Subject(self.display(self.parts.person, self.parts.person_names))
+        agent = _Subject(self.display(self.parts.agent, self.parts.agent_names))
+        entities: dict[str, _Subject] = {}
+        others: list[MemoryItem] = []
+        for item in facts:
+            subject = str(item.data.get("subject") or "").strip()
+            if not subject:
+                others.append(item)
+                continue
+            if subject in self.person_names:
+                target = user
+            elif subject in self.agent_names or item.data.get("subject_type") == EntityType.SUBJECT.value:
+                target = agent
+            else:
+                target = entities.setdefault(subject, _Subject(subject))
+            target.add(item)
+
+        groups: list[str] = []
+
+        def push(part: str, /, **values: str) -> None:
+            text = self.t.fill(part, n=str(len(groups) + 1), **values).strip("\n")
+            if text.strip():  # an emptied template takes no number
+                groups.append(text)
+
+        def add(part: str, items: Sequence[MemoryItem], /, **values: str) -> None:
+            if items:
+                push(part, items="\n".join(self.fact_line(item) for item in items), **values)
+
+        now = self.parts.now
+        add("user_attributes", user.attributes, name=user.name)
+        for obj, items in user.relations.items():
+            add("user_relations", _by_time(items, now, fact=True), name=user.name, object=obj)
+        add("agent_attributes", agent.attributes, name=agent.name)
+        for obj, items in agent.relations.items():
+            add("agent_relations", _by_time(items, now, fact=True), name=agent.name, object=obj)
+        for entity in entities.values():
+            push("entity", name=entity.name)
+            add("entity_attributes", entity.attributes, name=entity.name)
+            relations = [item for items in entity.relations.values() for item in items]
+            add("entity_relations", _by_time(relations, now, fact=True), name=entity.name)
+        add("other_facts", others)
+        return self.block("fragments", groups, "groups")
+
+    def fact_line(self, item: MemoryItem) -> str:
+        text = _one_line(item.text)
+        keyword = str(item.data.get("keyword") or "")
+        moment = item.time or item.created_at
+        if _is_relation(item) and moment is not None:
+            when, _ = _naive(moment, self.parts.now)
+            obj = str(item.data.get("object") or "")
+            return self.t.fill("relation", date=when.date().isoformat(), text=text, object=obj, keyword=keyword)
+        return self.t.fill("attribute", text=text, keyword=keyword)
+
+    @staticmethod
+    def display(identity: str | None, names: Sequence[str]) -> str:
+        return next((name for name in names if name), identity or "")
+
+    def render(self) -> RenderedContext:
+        # overview first: recalled events are de-duplicated against it (seed 000 §1.3)
+        built = {
+            "core_blocks": self.core_blocks(),
+            "overview": self.overview(),
+            "fragments": self.fragments(),
+            "events": self.events(),
+            "working": self.working(),
+        }
+        sections = {name: built[name] for name in SECTIONS if built[name].strip()}
+        return RenderedContext(text="\n\n".join(sections.values()), sections=sections, dropped=self.dropped)
+
+
+def _is_relation(item: MemoryItem) -> bool:
+    return str(item.data.get("fact_kind") or "") == FactKind.RELATION.value
+
+
+class _Subject:
+    """The facts of one subject: attributes in the order given, relations by object."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.attributes: list[MemoryItem] = []
+        self.relations: dict[str, list[MemoryItem]] = {}
+
+    def add(self, item: MemoryItem) -> None:
+        obj = str(item.data.get("object") or "").strip()
+        if _is_relation(item) and obj:
+            self.relations.setdefault(obj, []).append(item)
+        else:  # a relation with no object is listed with the attributes, still dated
+            self.attributes.append(item)
+
+
+def _by_time(items: list[MemoryItem], now: datetime, *, fact: bool = False) -> list[MemoryItem]:
+    """Oldest first, by ``time`` (facts: else ``created_at``); undated items keep their order, last."""
+
+    def moment(item: MemoryItem) -> datetime | None:
+        return item.time or item.created_at if fact else item.time
+
+    dated = [item for item in items if moment(item) is not None]
+    dated.sort(key=lambda item: _naive(moment(item) or now, now)[0])
+    return [*dated, *(item for item in items if moment(item) is None)]
+
+
+def render(parts: ContextParts, templates: Templates | None = None) -> RenderedContext:
+    """The prompt context of ``parts``: sections in prompt order, each memory once, empty sections out."""
+    if templates is None:
+        templates = _default_templates(_language_key(parts.language))
+    return _Renderer(parts, templates).render()
