@@ -68,6 +68,13 @@ class ContextConfig(_Section):
     templates: str = ""  # a folder whose files override the packaged templates
 
 
+class HttpConfig(_Section):
+    host: str = "127.0.0.1"  # loopback unless asked: with no api_keys every caller is trusted
+    port: int = 8765
+    api_keys: dict[str, list[str]] = Field(default_factory=dict)  # key -> agents it may use ("*": all)
+    max_body_bytes: int = 2 * 2**20
+
+
 class ChunkConfig(_Section):
     turns: int = 1  # turns per message chunk (a sliding window ending at each new turn)
     context_turns: int = 0  # earlier turns embedded with a chunk but not claimed as its provenance
@@ -111,6 +118,7 @@ class Config(BaseSettings):
     worker: WorkerConfig = Field(default_factory=WorkerConfig)
     overview: OverviewConfig = Field(default_factory=OverviewConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
+    http: HttpConfig = Field(default_factory=HttpConfig)
 
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:

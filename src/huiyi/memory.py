@@ -28,7 +28,7 @@ from zoneinfo import ZoneInfo
 from huiyi.config import Config
 from huiyi.errors import EmbedderMismatch, InvalidInput, NotFound
 from huiyi.flows import fold, ingest
-from huiyi.flows.extract import Extractor
+from huiyi.flows.extract import Extraction, Extractor, Fold
 from huiyi.flows.worker import Worker
 from huiyi.model import (
     Job,
@@ -79,7 +79,7 @@ class AsyncMemory:
         self.embedder: Embedder = embedder or make_embedder(self.config.embed)
         self._check_embedder()
         ingest.index_pending(self.store, self.embedder, self.config)
-        self.worker = Worker(self.store, self.embedder, extractor or make_extractor(self.config), self.config)
+        self.worker = Worker(self.store, self.embedder, extractor or _LazyExtractor(self.config), self.config)
         self._worker_task: asyncio.Task[None] | None = None
         self._worker_stop = asyncio.Event()
 
@@ -185,15 +185,7 @@ class AsyncMemory:
         data: dict[str, Any] | None = None,
     ) -> MemoryItem:
         """Store one memory directly: an official memory (no person or space) or one of a scope."""
-        if person and space:
-            raise InvalidInput("a memory belongs to one scope: give a person or a space, not both")
-        scope = (
-            Scope.of_space(agent, space)
-            if space
-            else Scope.of_person(agent, person)
-            if person
-            else Scope.official(agent)
-        )
+        scope = _scope_of(agent, person, space)
         try:
             item = MemoryItem(
                 scope=scope,
@@ -273,6 +265,19 @@ class AsyncMemory:
         if not await self._run(self.store.delete_memories, agent, [memory_id]):
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
 
+    async def memories(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kinds: Sequence[MemoryKind] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[MemoryItem]:
+        """One scope's memories, newest first: the person's, the space's, or (neither) the official ones."""
+        return await self._run(self.store.list_memories, [_scope_of(agent, person, space)], kinds, limit, offset)
+
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
         return await self._run(self.store.get_messages, agent, ids)
 
@@ -288,6 +293,15 @@ class AsyncMemory:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def _scope_of(agent: str, person: str | None, space: str | None) -> Scope:
+    """The one scope named: a space, a person, or the agent's official memories."""
+    if person and space:
+        raise InvalidInput("a memory belongs to one scope: give a person or a space, not both")
+    if space:
+        return Scope.of_space(agent, space)
+    return Scope.of_person(agent, person) if person else Scope.official(agent)
 
 
 def _space_owner(person: str | None) -> str:
@@ -310,6 +324,19 @@ def make_extractor(config: Config) -> Extractor:
     from huiyi.flows.extract_rules import RuleExtractor
 
     return RuleExtractor()
+
+
+class _LazyExtractor:
+    """Builds the configured extractor at the first fold, so opening a store stays cheap."""
+
+    def __init__(self, config: Config) -> None:
+        self._config = config
+        self._inner: Extractor | None = None
+
+    async def extract(self, fold: Fold) -> Extraction:
+        if self._inner is None:
+            self._inner = make_extractor(self._config)
+        return await self._inner.extract(fold)
 
 
 class _LoopThread:
@@ -373,6 +400,7 @@ class Memory:
     get = _blocking(AsyncMemory.get)
     delete = _blocking(AsyncMemory.delete)
     messages = _blocking(AsyncMemory.messages)
+    memories = _blocking(AsyncMemory.memories)
     flush = _blocking(AsyncMemory.flush)
     run_jobs = _blocking(AsyncMemory.run_jobs)
     jobs = _blocking(AsyncMemory.jobs)

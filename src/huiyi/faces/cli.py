@@ -87,6 +87,32 @@ def demo(
         console.print(f"[bold]{found}/{len(queries)}[/bold] queries found the expected memory first.")
 
 
+@app.command()
+def serve(
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+    host: Annotated[str | None, typer.Option(help="Interface to listen on (default from config: 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default from config: 8765).")] = None,
+) -> None:
+    """Run the HTTP service (OpenAPI at /docs) over a store; the embedded store needs no set-up."""
+    import uvicorn
+
+    from huiyi.faces.http import create_app
+    from huiyi.memory import AsyncMemory
+
+    settings = Config.load(config)
+    memory = AsyncMemory(store, config=settings)
+    api = create_app(
+        memory,
+        api_keys=settings.http.api_keys,
+        max_body_bytes=settings.http.max_body_bytes,
+        close_on_shutdown=True,
+    )
+    bind_host, bind_port = host or settings.http.host, port or settings.http.port
+    console.print(f"huiyi serving {store} on http://{bind_host}:{bind_port} (docs at /docs)")
+    uvicorn.run(api, host=bind_host, port=bind_port, log_level="warning")
+
+
 def main() -> None:
     try:
         app()

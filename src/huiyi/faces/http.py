@@ -1,0 +1,320 @@
+"""The HTTP face (FastAPI). Thin: every route calls ``AsyncMemory``; errors map to status codes here only.
+
+API keys (``http.api_keys`` in the config: key → allowed agents, ``"*"`` for all) scope a caller to its
+agents; with no keys configured the service trusts every caller, so it listens on 127.0.0.1 by default.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Header, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from huiyi import __version__
+from huiyi.errors import (
+    ConfigError,
+    EmbedderMismatch,
+    HuiyiError,
+    InvalidInput,
+    NotFound,
+    ProviderError,
+    SchemaTooNew,
+    ScopeError,
+    StoreError,
+)
+from huiyi.faces.http_models import (
+    Health,
+    MemoryEntity,
+    MemoryEvent,
+    MessagesBody,
+    MessagesResponse,
+    NewMemory,
+    Page,
+    PersonBody,
+    QueryBody,
+    QueryResponse,
+)
+from huiyi.memory import AsyncMemory
+from huiyi.model import MemoryItem, MemoryKind, Person, RecallHit, RecallResult
+
+STATUS: dict[type[HuiyiError], int] = {
+    ScopeError: 422,
+    InvalidInput: 422,
+    NotFound: 404,
+    EmbedderMismatch: 409,
+    SchemaTooNew: 409,
+    ProviderError: 502,
+    ConfigError: 500,
+    StoreError: 500,
+}
+
+
+class Forbidden(HuiyiError):
+    code = "forbidden"
+
+
+class Unauthorized(HuiyiError):
+    code = "unauthorized"
+
+
+STATUS[Forbidden] = 403
+STATUS[Unauthorized] = 401
+
+
+def status_of(error: HuiyiError) -> int:
+    for kind in type(error).__mro__:
+        if kind in STATUS:
+            return STATUS[kind]
+    return 500
+
+
+def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"error": {"code": code, "message": message}}
+    if details is not None:
+        body["error"]["details"] = details
+    return body
+
+
+def allowed_agents(request: Request, authorization: Annotated[str | None, Header()] = None) -> list[str] | None:
+    """None means every agent (no keys configured); else the agents this key may use."""
+    keys: dict[str, list[str]] = request.app.state.api_keys
+    if not keys:
+        return None
+    token = (authorization or "").removeprefix("Bearer ").strip()
+    for key, agents in keys.items():
+        if token and hmac.compare_digest(token.encode(), key.encode()):
+            return agents
+    raise Unauthorized("a valid API key is required: send 'Authorization: Bearer <key>'")
+
+
+Agents = Annotated[list[str] | None, Depends(allowed_agents)]
+
+
+def create_app(
+    memory: AsyncMemory,
+    *,
+    api_keys: dict[str, list[str]] | None = None,
+    max_body_bytes: int = 2 * 2**20,
+    close_on_shutdown: bool = False,
+) -> FastAPI:
+    """The ASGI app over one store. ``huiyi serve`` runs it with uvicorn."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        if close_on_shutdown:
+            await memory.close()
+
+    app = FastAPI(
+        title="huiyi",
+        version=__version__,
+        description="回忆 — long-term memory for LLM characters.",
+        lifespan=lifespan,
+    )
+
+    @app.exception_handler(HuiyiError)
+    async def _huiyi_error(_: Request, exc: HuiyiError) -> JSONResponse:
+        return JSONResponse(error_body(exc.code, exc.message), status_code=status_of(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        details = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", ""))} for e in exc.errors()]
+        return JSONResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
+
+    @app.middleware("http")
+    async def _limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
+            return JSONResponse(
+                error_body("too_large", f"request bodies are limited to {max_body_bytes} bytes"), status_code=413
+            )
+        return await call_next(request)
+
+    def check(agents: list[str] | None, agent: str) -> None:
+        if agents is not None and "*" not in agents and agent not in agents:
+            raise Forbidden(f"this API key may not use agent {agent!r}")
+
+    @app.get("/health", response_model=Health)
+    async def health() -> Health:
+        return Health(
+            status="ok",
+            version=__version__,
+            schema_version=memory.store.schema_version(),
+            embedder=memory.embedder.name,
+        )
+
+    @app.post("/query", response_model=QueryResponse)
+    async def query(body: QueryBody, agents: Agents) -> QueryResponse:
+        """Recall, shaped like seed 000 §12: events, entity facts and per-route timings."""
+        check(agents, body.agent)
+        result = await memory.recall(
+            body.query,
+            agent=body.agent,
+            person=body.person,
+            space=body.space,
+            limit=body.limit,
+            score_threshold=body.score_threshold,
+            kinds=body.kinds,
+        )
+        return query_response(result, body.person)
+
+    @app.post("/query_simple", response_model=list[str])
+    async def query_simple(body: QueryBody, agents: Agents) -> list[str]:
+        """The recalled memory texts only, best first."""
+        check(agents, body.agent)
+        result = await memory.recall(
+            body.query,
+            agent=body.agent,
+            person=body.person,
+            space=body.space,
+            limit=body.limit,
+            score_threshold=body.score_threshold,
+            kinds=body.kinds,
+        )
+        return [hit.text for hit in result.hits]
+
+    @app.post("/v1/messages", response_model=MessagesResponse)
+    async def add_messages(body: MessagesBody, agents: Agents) -> MessagesResponse:
+        """Append messages (idempotent by message id) and index them."""
+        check(agents, body.agent)
+        stored = await memory.add(body.messages, agent=body.agent, person=body.person, space=body.space)
+        return MessagesResponse(
+            stored=len(stored), skipped=len(body.messages) - len(stored), ids=[m.id for m in stored]
+        )
+
+    @app.post("/v1/memories", response_model=MemoryItem, status_code=201)
+    async def create_memory(body: NewMemory, agents: Agents) -> MemoryItem:
+        """Store one memory: official when no person or space is named."""
+        check(agents, body.agent)
+        return await memory.remember(
+            body.text,
+            agent=body.agent,
+            person=body.person,
+            space=body.space,
+            kind=body.kind,
+            time=body.time,
+            importance=body.importance,
+            keywords=body.keywords,
+            sources=body.sources,
+        )
+
+    @app.get("/v1/memories", response_model=Page)
+    async def list_memories(
+        agents: Agents,
+        agent: Annotated[str, Query(min_length=1)],
+        person: str | None = None,
+        space: str | None = None,
+        kind: Annotated[list[MemoryKind] | None, Query()] = None,
+        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> Page:
+        """One scope's memories, newest first, a page at a time."""
+        check(agents, agent)
+        items = await memory.memories(
+            agent=agent, person=person, space=space, kinds=kind, limit=limit + 1, offset=offset
+        )
+        more = len(items) > limit
+        return Page(items=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None)
+
+    @app.get("/v1/memories/{memory_id}", response_model=MemoryItem)
+    async def get_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> MemoryItem:
+        check(agents, agent)
+        return await memory.get(memory_id, agent=agent)
+
+    @app.delete("/v1/memories/{memory_id}", status_code=204)
+    async def delete_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Response:
+        check(agents, agent)
+        await memory.delete(memory_id, agent=agent)
+        return Response(status_code=204)
+
+    @app.put("/v1/persons/{person_id}", response_model=Person)
+    async def put_person(person_id: str, body: PersonBody, agents: Agents) -> Person:
+        """Record a person's name and aliases (霓霓 → 苏霓)."""
+        check(agents, body.agent)
+        person = Person(id=person_id, name=body.name, aliases=body.aliases)
+        await memory.set_person(person, agent=body.agent)
+        return person
+
+    @app.get("/v1/persons/{person_id}", response_model=Person)
+    async def get_person(person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Person:
+        check(agents, agent)
+        found = await memory.get_person(person_id, agent=agent)
+        if found is None:
+            raise NotFound(f"no person {person_id!r} for agent {agent!r}")
+        return found
+
+    app.state.memory = memory
+    app.state.api_keys = api_keys or {}
+    app.state.started = time.time()
+    return app
+
+
+FACT_LABELS = {
+    ("person", "relation"): "用户关系",
+    ("person", "other"): "用户属性",
+    ("agent", "relation"): "主体关系",
+    ("agent", "other"): "主体属性",
+    ("other", "relation"): "其他关系",
+    ("other", "other"): "其他属性",
+}
+
+
+def fact_label(hit_data: dict[str, Any], person: str | None) -> str:
+    subject_type = hit_data.get("subject_type")
+    who = "person" if (subject_type == "客体" or hit_data.get("subject") == person) else "other"
+    if subject_type == "主体":
+        who = "agent"
+    return FACT_LABELS[(who, "relation" if hit_data.get("fact_kind") == "relation" else "other")]
+
+
+def query_response(
+    result: RecallResult, person: str | None, data: dict[str, dict[str, Any]] | None = None
+) -> QueryResponse:
+    events: list[MemoryEvent] = []
+    entities: list[MemoryEntity] = []
+    for hit in result.hits:
+        log = f"[{hit.kind.value}] score={hit.score:.4f} index={hit.id} {hit.text}"
+        if hit.kind is MemoryKind.FACT:
+            entities.append(_entity(len(entities), hit, person, log))
+        else:
+            events.append(
+                MemoryEvent(
+                    id=len(events),
+                    score=hit.score,
+                    index=hit.id,
+                    kind=hit.kind,
+                    description=hit.text,
+                    deepinsight=hit.insight,
+                    place=hit.place,
+                    updatetime=hit.time,
+                    keyword=hit.keywords,
+                    sources=hit.sources,
+                    route_scores=hit.route_scores,
+                    log=log,
+                )
+            )
+    info: dict[str, Any] = {"query": result.query, "timings_ms": result.timings_ms, **result.info}
+    return QueryResponse(memory_events=events, memory_entities=entities, additional_info=info)
+
+
+def _entity(rank: int, hit: RecallHit, person: str | None, log: str) -> MemoryEntity:
+    return MemoryEntity(
+        id=rank,
+        kind=fact_label(hit.data, person),
+        score=hit.score,
+        index=hit.id,
+        description=hit.text,
+        updatetime=hit.time,
+        keyword=str(hit.data.get("keyword", "")),
+        subject=str(hit.data.get("subject", "")),
+        predicate=str(hit.data.get("predicate", "")),
+        object=str(hit.data.get("object", "")),
+        sources=hit.sources,
+        log=log,
+    )

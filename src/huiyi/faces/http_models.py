@@ -1,0 +1,115 @@
+"""Request and response bodies of the HTTP face. Field names of ``/query`` follow seed 000 §12."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from huiyi.model import MemoryKind, MessageIn
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Who(_Body):
+    """Whose memory: an agent, and a person (private chat) and/or a space (group chat)."""
+
+    agent: str = Field(min_length=1, max_length=200)
+    person: str | None = Field(default=None, max_length=200)
+    space: str | None = Field(default=None, max_length=200)
+
+
+class QueryBody(Who):
+    query: str = Field(min_length=1, max_length=2000)
+    limit: int = Field(default=5, ge=1, le=100)
+    score_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
+    kinds: list[MemoryKind] | None = None
+
+
+class MemoryEvent(BaseModel):
+    id: int  # rank, from 0
+    score: float
+    index: str  # the memory id
+    kind: MemoryKind
+    description: str
+    deepinsight: str = ""
+    place: str = ""
+    updatetime: datetime | None = None
+    keyword: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    route_scores: dict[str, float] = Field(default_factory=dict)
+    log: str = ""
+
+
+class MemoryEntity(BaseModel):
+    id: int
+    kind: str  # 用户属性 / 用户关系 / 主体关系 / 其他属性 / 其他关系
+    score: float
+    index: str
+    description: str
+    updatetime: datetime | None = None
+    keyword: str = ""
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+    sources: list[str] = Field(default_factory=list)
+    log: str = ""
+
+
+class QueryResponse(BaseModel):
+    memory_events: list[MemoryEvent]
+    memory_entities: list[MemoryEntity]
+    additional_info: dict[str, Any]
+
+
+class MessagesBody(Who):
+    messages: list[MessageIn] = Field(min_length=1, max_length=1000)
+
+    @model_validator(mode="after")
+    def _needs_scope(self) -> MessagesBody:
+        if not self.person and not self.space:
+            raise ValueError("name a person (private chat) or a space (group chat)")
+        return self
+
+
+class MessagesResponse(BaseModel):
+    stored: int
+    skipped: int  # already stored under the same id
+    ids: list[str]
+
+
+class ContextBody(Who):
+    message: str = Field(default="", max_length=20000)
+    last_reply: str = Field(default="", max_length=20000)
+
+
+class NewMemory(Who):
+    text: str = Field(min_length=1, max_length=20000)
+    kind: MemoryKind = MemoryKind.NOTE
+    time: datetime | None = None
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    keywords: list[str] = Field(default_factory=list, max_length=50)
+    sources: list[str] = Field(default_factory=list, max_length=1000)
+
+
+class Page(BaseModel):
+    items: list[Any]
+    limit: int
+    offset: int
+    next_offset: int | None
+
+
+class PersonBody(_Body):
+    agent: str = Field(min_length=1)
+    name: str = ""
+    aliases: list[str] = Field(default_factory=list, max_length=100)
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+    schema_version: int
+    embedder: str

@@ -1,0 +1,113 @@
+"""The HTTP face against the real app (no server needed: the ASGI app runs in the test client)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from huiyi.config import Config
+from huiyi.faces.http import create_app
+from huiyi.memory import AsyncMemory
+from huiyi.providers.embed import Embedder
+
+KEYS = {"key-qy": ["祈煜"], "key-admin": ["*"]}
+QY = {"Authorization": "Bearer key-qy"}
+
+
+@pytest.fixture
+def client(tmp_path: Path, e5: Embedder) -> Iterator[TestClient]:
+    memory = AsyncMemory(tmp_path, embedder=e5, config=Config(worker={"enabled": False}))
+    with TestClient(create_app(memory, api_keys=KEYS, max_body_bytes=50_000, close_on_shutdown=True)) as test:
+        yield test
+
+
+def add(client: TestClient, texts: list[str], person: str = "木木", agent: str = "祈煜") -> dict[str, object]:
+    body = {
+        "agent": agent,
+        "person": person,
+        "messages": [{"text": t, "id": f"{person}-{i}"} for i, t in enumerate(texts)],
+    }
+    response = client.post("/v1/messages", json=body, headers=QY)
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_health_needs_no_key(client: TestClient) -> None:
+    body = client.get("/health").json()
+    assert body["status"] == "ok" and body["schema_version"] >= 1
+
+
+def test_messages_then_query_in_the_seed_shape(client: TestClient) -> None:
+    assert add(client, ["我最喜欢莫兰迪色系", "我家的猫叫团子"]) == {
+        "stored": 2,
+        "skipped": 0,
+        "ids": ["木木-0", "木木-1"],
+    }
+    assert add(client, ["我最喜欢莫兰迪色系"])["skipped"] == 1
+    response = client.post(
+        "/query", json={"agent": "祈煜", "person": "木木", "query": "猫叫什么", "limit": 2}, headers=QY
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"memory_events", "memory_entities", "additional_info"}
+    top = body["memory_events"][0]
+    assert "团子" in top["description"] and top["sources"] == ["木木-1"] and top["id"] == 0
+    assert {"embed", "dense", "keyword"} <= set(body["additional_info"]["timings_ms"])
+    simple = client.post(
+        "/query_simple", json={"agent": "祈煜", "person": "木木", "query": "猫", "limit": 1}, headers=QY
+    )
+    assert "团子" in simple.json()[0]
+
+
+def test_keys_scope_callers_to_their_agents(client: TestClient) -> None:
+    body = {"agent": "别人", "person": "木木", "query": "猫"}
+    assert client.post("/query", json=body).status_code == 401
+    assert client.post("/query", json=body, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    forbidden = client.post("/query", json=body, headers=QY)
+    assert forbidden.status_code == 403 and forbidden.json()["error"]["code"] == "forbidden"
+    assert client.post("/query", json=body, headers={"Authorization": "Bearer key-admin"}).status_code == 200
+
+
+def test_validation_errors_are_typed_json(client: TestClient) -> None:
+    response = client.post("/query", json={"agent": "祈煜", "query": ""}, headers=QY)
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "invalid_input"
+    no_scope = client.post("/v1/messages", json={"agent": "祈煜", "messages": [{"text": "hi"}]}, headers=QY)
+    assert no_scope.status_code == 422
+    blank = client.post("/v1/messages", json={"agent": "祈煜", "person": "p", "messages": [{"text": "  "}]}, headers=QY)
+    assert blank.status_code == 422
+    too_big = client.post("/v1/messages", content=b"x" * 60_000, headers={**QY, "content-type": "application/json"})
+    assert too_big.status_code == 413
+
+
+def test_official_memory_crud_and_pagination(client: TestClient) -> None:
+    ids = []
+    for i in range(5):
+        created = client.post("/v1/memories", json={"agent": "祈煜", "text": f"官方设定{i}"}, headers=QY)
+        assert created.status_code == 201
+        ids.append(created.json()["id"])
+    first = client.get("/v1/memories", params={"agent": "祈煜", "limit": 2}, headers=QY).json()
+    assert len(first["items"]) == 2 and first["next_offset"] == 2
+    last = client.get("/v1/memories", params={"agent": "祈煜", "limit": 2, "offset": 4}, headers=QY).json()
+    assert len(last["items"]) == 1 and last["next_offset"] is None
+    got = client.get(f"/v1/memories/{ids[0]}", params={"agent": "祈煜"}, headers=QY)
+    assert got.json()["text"] == "官方设定0"
+    assert client.delete(f"/v1/memories/{ids[0]}", params={"agent": "祈煜"}, headers=QY).status_code == 204
+    missing = client.get(f"/v1/memories/{ids[0]}", params={"agent": "祈煜"}, headers=QY)
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
+def test_persons_and_aliases(client: TestClient) -> None:
+    put = client.put("/v1/persons/suni", json={"agent": "祈煜", "name": "苏霓", "aliases": ["霓霓"]}, headers=QY)
+    assert put.status_code == 200
+    assert client.get("/v1/persons/suni", params={"agent": "祈煜"}, headers=QY).json()["aliases"] == ["霓霓"]
+    assert client.get("/v1/persons/nobody", params={"agent": "祈煜"}, headers=QY).status_code == 404
+
+
+def test_one_persons_memories_never_reach_another(client: TestClient) -> None:
+    add(client, ["我的银行卡密码是生日"], person="阿哲")
+    body = client.post("/query", json={"agent": "祈煜", "person": "木木", "query": "银行卡密码"}, headers=QY).json()
+    assert body["memory_events"] == []
