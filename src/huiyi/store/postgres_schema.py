@@ -1,0 +1,133 @@
+"""The PostgreSQL store's schema, as numbered migrations applied in order and never edited once shipped.
+
+``schema_migrations`` records each version applied. Migrations run in one transaction under an
+advisory lock, so two processes starting at once neither race nor apply a version twice.
+
+Keyword text is stored as ``tsvector``s of the pre-tokenised words and characters. Words go through
+``huiyi_words``: PostgreSQL's default parser with an English Snowball stemmer and no stop words (the
+same as SQLite's ``porter unicode61`` tokenizer: "hiking" finds "hike", Chinese words pass unchanged);
+characters through ``simple``. ``partitions`` keeps per (agent, scope) document and token counts, so
+BM25 reads its collection statistics in O(scopes) instead of scanning the scopes' rows.
+"""
+
+from __future__ import annotations
+
+# a constant key for pg_advisory_xact_lock while migrating ("huiyi" in ASCII)
+MIGRATION_LOCK = 0x6875697969
+
+VERSION_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)
+"""
+
+MIGRATIONS: list[str] = [
+    # 1: messages, memories with their vectors and keyword text, persons, metadata, partition statistics
+    """
+    CREATE EXTENSION IF NOT EXISTS vector;
+
+    CREATE TEXT SEARCH DICTIONARY huiyi_english_stem (TEMPLATE = snowball, Language = english);
+    CREATE TEXT SEARCH CONFIGURATION huiyi_words (COPY = simple);
+    ALTER TEXT SEARCH CONFIGURATION huiyi_words
+        ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part
+        WITH huiyi_english_stem;
+
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+    CREATE TABLE persons (
+        agent TEXT NOT NULL,
+        id TEXT NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        aliases JSONB NOT NULL DEFAULT '[]',
+        platform_ids JSONB NOT NULL DEFAULT '{}',
+        PRIMARY KEY (agent, id)
+    );
+
+    CREATE TABLE messages (
+        rowid BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        agent TEXT NOT NULL,
+        id TEXT NOT NULL,
+        space TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+        text TEXT NOT NULL,
+        time TIMESTAMP NOT NULL,
+        seq BIGINT NOT NULL,
+        indexed BOOLEAN NOT NULL DEFAULT false,
+        UNIQUE (agent, id),
+        UNIQUE (agent, space, seq)
+    );
+    CREATE INDEX messages_unindexed ON messages (rowid) WHERE NOT indexed;
+
+    -- one row per (agent, scope): BM25's collection statistics for the scope
+    CREATE TABLE partitions (
+        part TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        docs BIGINT NOT NULL DEFAULT 0,
+        words_total BIGINT NOT NULL DEFAULT 0,
+        chars_total BIGINT NOT NULL DEFAULT 0
+    );
+
+    CREATE TABLE memories (
+        rowid BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        part TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL,
+        time TIMESTAMP,
+        place TEXT NOT NULL DEFAULT '',
+        participants JSONB NOT NULL DEFAULT '[]',
+        keywords JSONB NOT NULL DEFAULT '[]',
+        insight TEXT NOT NULL DEFAULT '',
+        importance DOUBLE PRECISION NOT NULL DEFAULT 0.5,
+        strength DOUBLE PRECISION NOT NULL DEFAULT 1.0,
+        access_count INTEGER NOT NULL DEFAULT 0,
+        last_access TIMESTAMP,
+        created_at TIMESTAMP NOT NULL,
+        sources JSONB NOT NULL DEFAULT '[]',
+        data JSONB NOT NULL DEFAULT '{}',
+        -- float16 halves the bytes per memory; no fixed dimension, so no ANN index on the column itself
+        embedding HALFVEC,
+        words TSVECTOR NOT NULL,
+        chars TSVECTOR NOT NULL,
+        words_len INTEGER NOT NULL DEFAULT 0,
+        chars_len INTEGER NOT NULL DEFAULT 0
+    );
+    -- every read names its partitions: the exact vector scan and BM25 run behind this btree
+    CREATE INDEX memories_part ON memories (part, kind, time);
+    CREATE INDEX memories_agent ON memories (agent);
+    CREATE INDEX memories_words ON memories USING gin (words);
+    CREATE INDEX memories_chars ON memories USING gin (chars);
+    """,
+    # 2: durable background jobs and the start of each space's working memory
+    """
+    CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        key TEXT NOT NULL UNIQUE,
+        payload JSONB NOT NULL DEFAULT '{}',
+        state TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT NOT NULL DEFAULT '',
+        run_after TIMESTAMP,
+        lease_until TIMESTAMP,
+        worker TEXT NOT NULL DEFAULT '',
+        created_at TIMESTAMP NOT NULL
+    );
+    CREATE INDEX jobs_runnable ON jobs (created_at, id) WHERE state IN ('pending', 'running');
+    CREATE INDEX jobs_agent ON jobs (agent, created_at);
+
+    CREATE TABLE working_memory (
+        agent TEXT NOT NULL,
+        space TEXT NOT NULL,
+        start_seq BIGINT NOT NULL DEFAULT 1,
+        PRIMARY KEY (agent, space)
+    );
+    """,
+]
