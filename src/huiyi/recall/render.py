@@ -299,6 +299,8 @@ class _Renderer:
     def event_line(self, item: MemoryItem, name: str) -> str:
         time = self.when(item.time)
         place = self.t.fill("place", place=item.place.strip()) if item.place.strip() else ""
+        if not time:
+            place = place.lstrip()  # the space that parts a place from its time has nothing to part
         text = _one_line(item.text)
         if not time and not place:
             return text
