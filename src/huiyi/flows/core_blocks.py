@@ -107,6 +107,9 @@ def _parse(path: Path, raw: str) -> _Parsed | None:
         problem = getattr(error, "problem", None) or " ".join(str(error).split())
         mark = getattr(error, "problem_mark", None)
         where = f", line {mark.line + 2}" if mark is not None else ""  # +1 for the fence, +1 from 0-based
+        context, context_mark = getattr(error, "context", None), getattr(error, "context_mark", None)
+        if context and context_mark is not None:
+            problem = f"{problem} ({context} on line {context_mark.line + 2})"
         raise InvalidInput(f"core block file {name}{where}: the YAML front matter cannot be read: {problem}") from error
     if meta is None:
         meta = {}
