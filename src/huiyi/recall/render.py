@@ -31,7 +31,7 @@ from huiyi.errors import InvalidInput
 from huiyi.model import CoreBlock, EntityType, FactKind, MemoryItem, MemoryKind, Message
 from huiyi.text.times import format_by_age
 
-__all__ = ["SECTIONS", "ContextParts", "RenderedContext", "Templates", "render"]
+__all__ = ["SECTIONS", "ContextParts", "Dropped", "RenderedContext", "Templates", "render"]
 
 log = logging.getLogger(__name__)
 
