@@ -19,6 +19,7 @@ import functools
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -28,6 +29,7 @@ from zoneinfo import ZoneInfo
 from huiyi.config import Config
 from huiyi.errors import EmbedderMismatch, InvalidInput, NotFound
 from huiyi.flows import fold, ingest
+from huiyi.flows.core_blocks import CoreBlocks
 from huiyi.flows.extract import Extraction, Extractor, Fold
 from huiyi.flows.worker import Worker
 from huiyi.model import (
@@ -44,6 +46,7 @@ from huiyi.model import (
 )
 from huiyi.providers.embed import Embedder, make_embedder
 from huiyi.recall.engine import RecallRequest, recall
+from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
 from huiyi.store.base import Store
 from huiyi.store.sqlite import SQLiteStore
 from huiyi.text import tokens
@@ -79,6 +82,8 @@ class AsyncMemory:
         self.embedder: Embedder = embedder or make_embedder(self.config.embed)
         self._check_embedder()
         ingest.index_pending(self.store, self.embedder, self.config)
+        self.templates = Templates.load(self.config.language, self.config.context.templates or None)
+        self.core_blocks = CoreBlocks(self.config.context.core_blocks) if self.config.context.core_blocks else None
         self.worker = Worker(self.store, self.embedder, extractor or _LazyExtractor(self.config), self.config)
         self._worker_task: asyncio.Task[None] | None = None
         self._worker_stop = asyncio.Event()
@@ -162,6 +167,52 @@ class AsyncMemory:
         scope = Scope.of_space(agent, space) if space else Scope.of_person(agent, _space_owner(person))
         latest = await self._run(self.store.list_memories, [scope], [MemoryKind.EVENT], self.config.overview.size)
         return list(reversed(latest))
+
+    # the prompt context ----------------------------------------------------------------------------
+    async def context(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        message: str = "",
+        last_reply: str = "",
+        limit: int | None = None,
+    ) -> Context:
+        """Everything the chat model needs for its next turn, rendered for the prompt.
+
+        Core blocks, the overview (前情提要), recalled fragments and events, then working memory, with
+        no item twice. The recall query is the agent's last reply plus the person's message (seed 000 §5).
+        """
+        space_id = _space_of(person, space)
+        working = await self._run(fold.working_memory, self.store, agent, space_id, self.config)
+        overview = await self.overview(agent=agent, person=person, space=space)
+        query = "\n".join(part for part in (last_reply, message) if part.strip())
+        recalled = None
+        items: list[MemoryItem] = []
+        if query:
+            recalled = await self.recall(
+                query[-self.config.recall.max_query_chars :],
+                agent=agent,
+                person=person,
+                space=space,
+                limit=limit or self.config.context.recall_limit,
+            )
+            items = await self._run(self.store.get_memories, agent, [hit.id for hit in recalled.hits])
+        known = await self.get_person(person, agent=agent) if person else None
+        parts = ContextParts(
+            agent=agent,
+            person=person,
+            now=self.now(),
+            language=self.config.language,
+            core_blocks=self.core_blocks.blocks() if self.core_blocks else [],
+            overview=overview,
+            facts=[item for item in items if item.kind is MemoryKind.FACT],
+            events=[item for item in items if item.kind is not MemoryKind.FACT],
+            working=working,
+            person_names=[known.name, *known.aliases] if known and known.name else [],
+        )
+        return Context(rendered=render(parts, self.templates), recall=recalled, working=working, overview=overview)
 
     def _wake_worker(self) -> None:
         if not self.config.worker.enabled:
@@ -326,6 +377,20 @@ def make_extractor(config: Config) -> Extractor:
     return RuleExtractor()
 
 
+@dataclass
+class Context:
+    """A rendered prompt context, with what went into it (for debugging and the chat face)."""
+
+    rendered: RenderedContext
+    recall: RecallResult | None
+    working: list[Message]
+    overview: list[MemoryItem]
+
+    @property
+    def text(self) -> str:
+        return self.rendered.text
+
+
 class _LazyExtractor:
     """Builds the configured extractor at the first fold, so opening a store stays cheap."""
 
@@ -401,6 +466,7 @@ class Memory:
     delete = _blocking(AsyncMemory.delete)
     messages = _blocking(AsyncMemory.messages)
     memories = _blocking(AsyncMemory.memories)
+    context = _blocking(AsyncMemory.context)
     flush = _blocking(AsyncMemory.flush)
     run_jobs = _blocking(AsyncMemory.run_jobs)
     jobs = _blocking(AsyncMemory.jobs)

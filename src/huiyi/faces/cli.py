@@ -15,6 +15,7 @@ from rich.console import Console
 
 from huiyi.config import Config
 from huiyi.errors import HuiyiError
+from huiyi.faces.cli_bench import app as bench_app
 from huiyi.faces.cli_eval import app as eval_app
 from huiyi.memory import Memory
 from huiyi.model import RecallResult
@@ -53,6 +54,7 @@ def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log wha
 
 
 app.add_typer(eval_app, name="eval", help="Measure recall on public data sets.")
+app.add_typer(bench_app, name="bench", help="Measure speed and memory.")
 
 
 @app.command()
@@ -111,6 +113,27 @@ def serve(
     bind_host, bind_port = host or settings.http.host, port or settings.http.port
     console.print(f"huiyi serving {store} on http://{bind_host}:{bind_port} (docs at /docs)")
     uvicorn.run(api, host=bind_host, port=bind_port, log_level="warning")
+
+
+@app.command()
+def chat(
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+    agent: Annotated[str, typer.Option(help="The character that remembers.")] = "祈煜",
+    person: Annotated[str, typer.Option(help="Who you are in this conversation.")] = "木木",
+    quiet: Annotated[bool, typer.Option(help="Hide what was recalled and rendered.")] = False,
+) -> None:
+    """Talk with the agent in the terminal; shows what each turn recalled and rendered (echo without an LLM)."""
+    import asyncio
+
+    from huiyi.faces.chat import chat as run_chat
+    from huiyi.memory import AsyncMemory
+
+    async def main() -> None:
+        async with AsyncMemory(store, config=Config.load(config)) as memory:
+            await run_chat(memory, agent=agent, person=person, console=console, show_context=not quiet)
+
+    asyncio.run(main())
 
 
 def main() -> None:
