@@ -479,3 +479,50 @@ def template_line(template: int, rng: random.Random) -> str:
 
 def template_choices(language: Language, role: Role) -> Sequence[int]:
     return [i for i, (lang, r, _) in enumerate(_TEMPLATES) if lang == language and r == role]
+
+
+# ------------------------------------------------------------------------------------------------
+# the probe format (eval README), so ``huiyi eval probes`` can score the synthetic chat
+
+
+def probe_file(chats_: Sequence[PersonChat], name: str = "synthetic", agent: str = AGENT) -> dict[str, Any]:
+    """One case holding every person's private chat, and their probes (asked by name).
+
+    Names that repeat across persons get a number, since the probe format names persons by speaker.
+    """
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for chat in chats_:
+        label, n = chat.person.name, 1
+        while label in taken:
+            n += 1
+            label = f"{chat.person.name}{n}"
+        taken.add(label)
+        names[chat.person.id] = label
+    messages = [
+        {
+            "id": m.id,
+            "space": f"dm:{m.person}",
+            "speaker": names[m.person] if m.role == "user" else agent,
+            "role": m.role,
+            "text": m.text,
+            "time": m.time.isoformat(),
+        }
+        for chat in chats_
+        for m in chat.messages
+    ]
+    probes = [
+        {
+            "id": p.id,
+            "query": p.query,
+            "context": [],
+            "person": names[p.person],
+            "time": p.time.isoformat(),
+            "gold": [p.gold],
+            "group": p.group,
+        }
+        for chat in chats_
+        for p in chat.probes
+    ]
+    case = {"id": name, "agent": agent, "language": "zh", "messages": messages, "probes": probes}
+    return {"name": name, "cases": [case]}

@@ -1,0 +1,302 @@
+"""Recall latency at one store size: the full hot path, the same path without the query embedding,
+and the baselines they are compared with, all measured interleaved in this process.
+
+For each query, in turn: ``Memory.recall`` with the live embedder (the full hot path), the same call
+with the query vector looked up instead of computed (everything but the embedding), the bare
+embedder on the query, and a brute-force numpy scan of the scopes' vectors already in memory (the
+floor any exact dense search pays). Interleaving keeps a noisy machine from favouring one of them.
+Latencies are measured warm (each scope's vectors already loaded) and, apart, cold (the first recall
+in a scope after the store was opened: its vectors are read from SQLite; the OS page cache is warm).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import cycle, islice
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from huiyi.config import Config
+from huiyi.evaluation import bench_stats, synthetic
+from huiyi.evaluation.bench_build import Pool, Probe, VectorCache, build_store, describe
+from huiyi.memory import Memory
+from huiyi.model import Scope
+from huiyi.providers.embed import Embedder, Vectors
+from huiyi.store.sqlite import DB_NAME, partition_key
+
+Say = Callable[[str], None]
+
+
+class SwitchEmbedder:
+    """The live embedder, or (``precomputed = True``) vectors looked up by query text."""
+
+    def __init__(self, inner: Embedder, queries: dict[str, Vectors] | None = None) -> None:
+        self.inner = inner
+        self.queries: dict[str, Vectors] = queries or {}
+        self.precomputed = False
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        if self.precomputed:
+            return np.stack([self.queries[t] for t in texts]).astype(np.float32)
+        return self.inner.embed_queries(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed_passages(texts)
+
+
+@dataclass
+class SizeResult:
+    size: int
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+def size_label(size: int) -> str:
+    if size % 1_000_000 == 0:
+        return f"{size // 1_000_000}M"
+    if size % 1000 == 0:
+        return f"{size // 1000}k"
+    return str(size)
+
+
+def _floor_matrices(database: Path, agent: str, persons: Sequence[str]) -> dict[str, np.ndarray[Any, Any]]:
+    """Each person's visible vectors (official + own) as float32, read straight from SQLite."""
+    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)
+    try:
+
+        def load(scope: Scope) -> np.ndarray[Any, Any]:
+            rows = conn.execute(
+                "SELECT vector FROM memory_vectors WHERE part = ? ORDER BY rowid", (partition_key(agent, scope),)
+            ).fetchall()
+            if not rows:
+                return np.zeros((0, 0), np.float32)
+            blob = b"".join(r[0] for r in rows)
+            return np.frombuffer(blob, dtype=np.float16).reshape(len(rows), -1).astype(np.float32)
+
+        official = load(Scope.official(agent))
+        out = {}
+        for person in persons:
+            own = load(Scope.of_person(agent, person))
+            out[person] = np.concatenate([official, own]) if len(official) else own
+        return out
+    finally:
+        conn.close()
+
+
+def _floor_scan(matrix: np.ndarray[Any, Any], query: Vectors, limit: int) -> None:
+    scores = matrix @ query
+    k = min(limit, len(scores))
+    top = np.argpartition(-scores, k - 1)[:k]
+    top[np.argsort(-scores[top])].tolist()
+
+
+def first_recall(store_dir: Path, agent: str, person: str, query: str, env: dict[str, str]) -> dict[str, Any]:
+    """Spawn a fresh interpreter that opens the store and recalls once; wall time until it answers."""
+    code = (
+        "import json, sys, time\n"
+        "t0 = time.perf_counter()\n"
+        "from huiyi import Memory\n"
+        "t1 = time.perf_counter()\n"
+        "m = Memory(sys.argv[1])\n"
+        "t2 = time.perf_counter()\n"
+        "r = m.recall(sys.argv[4], agent=sys.argv[2], person=sys.argv[3])\n"
+        "t3 = time.perf_counter()\n"
+        "print(json.dumps({'import_ms': (t1 - t0) * 1e3, 'open_ms': (t2 - t1) * 1e3,"
+        " 'recall_ms': (t3 - t2) * 1e3, 'hits': len(r.hits)}), flush=True)\n"
+        "m.close()\n"
+    )
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, str(store_dir), agent, person, query],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        out, err = process.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        return {"error": "timed out after 300 s"}
+    ended = time.perf_counter()
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    if process.returncode != 0 or not lines:
+        return {"error": (err or out).strip().splitlines()[-1:] or [f"exit {process.returncode}"]}
+    inner: dict[str, Any] = json.loads(lines[-1])
+    # the child's own clock starts after the interpreter is up; the rest of the wall time is start-up
+    inner = {k: round(v, 1) if isinstance(v, float) else v for k, v in inner.items()}
+    inner["wall_ms"] = round((ended - started) * 1e3, 1)
+    return inner
+
+
+def bench_size(
+    size: int,
+    *,
+    scope_size: int,
+    embedder: Embedder,
+    cache: VectorCache,
+    pool: Pool,
+    config: Config,
+    directory: Path,
+    n_queries: int,
+    n_cold: int,
+    startup_runs: int,
+    child_env: dict[str, str],
+    seed: int = 0,
+    keep: bool = False,
+    say: Say = lambda _: None,
+) -> dict[str, Any]:
+    """Build a store of ``size`` memories, measure it, and (unless ``keep``) delete it."""
+    agent = synthetic.AGENT
+    store_dir = directory / f"store-{size_label(size)}"
+    if store_dir.exists():
+        shutil.rmtree(store_dir)
+    switch = SwitchEmbedder(embedder)
+    memory = Memory(store_dir, config=config, embedder=switch)
+    report: dict[str, Any] = {"size": size, "label": size_label(size), "scope": scope_size}
+    try:
+        say(f"{size_label(size)}: building {size} memories in scopes of {scope_size}")
+        stats = build_store(
+            memory.store, size=size, scope_size=scope_size, pool=pool, cache=cache, n_probes=n_queries, seed=seed
+        )
+        report["persons"] = stats.persons
+        report["build"] = describe(stats)
+        say(f"{size_label(size)}: built in {stats.seconds:.1f} s; measuring")
+        probes = stats.probes
+        switch.queries = dict(zip([p.query for p in probes], cache.queries([p.query for p in probes]), strict=True))
+        cache.save()
+        report["latency"] = _latencies(memory, switch, probes, agent, config, store_dir, n_queries, n_cold)
+        report["rss_mb_after_queries"] = bench_stats.rss_mb()
+        report["peak_rss_mb"] = bench_stats.peak_rss_mb()
+    finally:
+        memory.close()
+    database = store_dir / DB_NAME
+    bench_stats.checkpoint(database)
+    usage = bench_stats.disk_usage(database)
+    count = report.get("build", {}).get("memories", 0) or 1
+    report["disk"] = {
+        "bytes": usage["total"],
+        "bytes_per_memory": round(usage["total"] / count, 1),
+        "per_memory_by_part": {k: round(v / count, 1) for k, v in bench_stats.group_objects(usage["objects"]).items()},
+    }
+    if startup_runs and probes:
+        say(f"{size_label(size)}: time to first recall in a fresh process ×{startup_runs}")
+        runs = [
+            first_recall(store_dir, agent, probes[i % len(probes)].person.id, probes[i % len(probes)].query, child_env)
+            for i in range(startup_runs)
+        ]
+        good = [r for r in runs if "wall_ms" in r]
+        report["first_recall"] = {
+            "runs": runs,
+            "wall_ms_median": round(bench_stats.median([r["wall_ms"] for r in good]), 1) if good else None,
+            "child_peak_rss_mb": bench_stats.children_peak_rss_mb(),
+        }
+    if not keep:
+        shutil.rmtree(store_dir, ignore_errors=True)
+    else:
+        report["store"] = str(store_dir)
+    return report
+
+
+def _latencies(
+    memory: Memory,
+    switch: SwitchEmbedder,
+    probes: Sequence[Probe],
+    agent: str,
+    config: Config,
+    store_dir: Path,
+    n_queries: int,
+    n_cold: int,
+) -> dict[str, Any]:
+    if not probes:
+        return {}
+
+    def ask(probe: Probe, precomputed: bool) -> tuple[float, Any]:
+        switch.precomputed = precomputed
+        started = time.perf_counter()
+        result = memory.recall(probe.query, agent=agent, person=probe.person.id, limit=10)
+        return (time.perf_counter() - started) * 1e3, result
+
+    # cold: the first recall in each scope since the store was opened (vectors read from SQLite)
+    seen: dict[str, Probe] = {}
+    for probe in probes:
+        seen.setdefault(probe.person.id, probe)
+    cold_total: list[float] = []
+    cold_dense: list[float] = []
+    for probe in list(seen.values())[:n_cold]:
+        ms, result = ask(probe, True)
+        cold_total.append(ms)
+        cold_dense.append(float(result.timings_ms.get("dense", 0.0)))
+    for probe in seen.values():  # warm every scope the timed queries touch
+        ask(probe, True)
+
+    floor_persons = list(seen)[:20]
+    floors = _floor_matrices(store_dir / DB_NAME, agent, floor_persons)
+    limit = max(config.recall.candidates, 10)
+    full: list[float] = []
+    bare: list[float] = []
+    embed: list[float] = []
+    floor: list[float] = []
+    stages: dict[str, list[float]] = {}
+    hits: dict[str, bool] = {}
+    hits_bare: dict[str, bool] = {}
+    sequence = list(islice(cycle(probes), max(n_queries, len(probes))))
+    for probe in sequence:
+        ms, result = ask(probe, False)
+        full.append(ms)
+        hits.setdefault(probe.gold, probe.gold in [h.id for h in result.hits])
+        ms, result = ask(probe, True)
+        bare.append(ms)
+        hits_bare.setdefault(probe.gold, probe.gold in [h.id for h in result.hits])
+        for stage, value in result.timings_ms.items():
+            stages.setdefault(stage, []).append(float(value))
+        started = time.perf_counter()
+        switch.inner.embed_queries([probe.query])
+        embed.append((time.perf_counter() - started) * 1e3)
+        matrix = floors.get(probe.person.id)
+        if matrix is not None and len(matrix):
+            vector = switch.queries[probe.query]
+            started = time.perf_counter()
+            _floor_scan(matrix, vector, limit)
+            floor.append((time.perf_counter() - started) * 1e3)
+    switch.precomputed = False
+    with_embed = bench_stats.summary(full)
+    without_embed = bench_stats.summary(bare)
+    embed_only = bench_stats.summary(embed)
+    floor_only = bench_stats.summary(floor)
+    return {
+        "with_embed": with_embed,
+        "without_embed": without_embed,
+        "cold_without_embed": bench_stats.summary(cold_total),
+        "cold_dense_route": bench_stats.summary(cold_dense),
+        "baseline_embed_query": embed_only,
+        "baseline_numpy_scan": floor_only,
+        "stages_p50_without_embed": {k: round(bench_stats.median(v), 3) for k, v in stages.items()},
+        "ratios": {
+            "with_embed_p50_over_bare_embed_p50": bench_stats.ratio(with_embed["p50"], embed_only["p50"]),
+            "without_embed_p50_over_numpy_scan_p50": bench_stats.ratio(without_embed["p50"], floor_only["p50"]),
+        },
+        "hit_at_10": {
+            "n": len(hits),
+            "with_embed": round(sum(hits.values()) / len(hits), 3) if hits else None,
+            "without_embed": round(sum(hits_bare.values()) / len(hits_bare), 3) if hits_bare else None,
+        },
+        "candidates": limit,
+    }

