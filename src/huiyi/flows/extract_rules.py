@@ -417,7 +417,7 @@ _ZH_RULES: tuple[_FactRule, ...] = (
         confidence=0.8,
     ),
     _FactRule(
-        _zh(r"我(?:现在|目前|一直|平时)?(?:住在|住|家在|家住在?)(?P<o>.+)"),
+        _zh(r"我(?:现在|目前|一直|平时)?(?:住在|住|家在|家住在?)(?P<o>(?!在).+)"),
         "住在",
         FactKind.RELATION,
         "住址",
@@ -467,7 +467,7 @@ _ZH_NAME_RULE = next(rule for rule in _ZH_RULES if rule.keyword == "名字")
 # the pet rule reads three parts, so it is applied on its own
 _ZH_PET = re.compile(
     rf"我(?:家)?(?:养了|养着|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
-    rf"(?P<pet>[{_CJK}]{{1,5}}?)(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{_CJK}A-Za-z]{{1,8}}))?"
+    rf"(?P<pet>(?![了着过])[{_CJK}]{{1,5}}?)(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{_CJK}A-Za-z]{{1,8}}))?"
     rf"(?=[，,。.！!？?~～\s]|$)"
 )
 
@@ -706,7 +706,7 @@ class _FactReader:
                 return other, self.roster.entity_type(other)
             if value.startswith("你的") and other and len(value) > 2:
                 return f"{other}的{value[2:]}", None
-            if value in _ZH_PRONOUNS or value.startswith(("你", "他", "她", "它", "这", "那")):
+            if value in _ZH_PRONOUNS or value.startswith(("你", "他", "她", "它", "这", "那", "的", "了", "着", "过")):
                 return None
         known = self.roster.resolve(value)
         if known:
@@ -727,6 +727,9 @@ class _FactReader:
         if resolved is None:
             return False
         obj, obj_type = resolved
+        age = re.search(r"\d+", obj) if rule.keyword in ("年龄", "age") else None
+        if age and not 0 < int(age.group()) <= 150:
+            return False  # 我今年300岁: a joke
         if rule.keyword in ("身份", "identity") and obj_type is not None:
             return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
         if rule.noun_object and not english:
@@ -770,7 +773,7 @@ class _FactReader:
                 confidence=rule.confidence,
             )
         )
-        if object_type is EntityType.SPECIFIC:
+        if object_type is EntityType.SPECIFIC and len(obj) > 1:  # 我在家工作: 家 is no entity
             entities.append(EntityDraft(obj, EntityType.SPECIFIC))
         return True
 
