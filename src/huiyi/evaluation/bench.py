@@ -196,7 +196,6 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
         if owned and not options.keep:
             shutil.rmtree(directory, ignore_errors=True)
     report["peak_rss_mb"] = bench_stats.peak_rss_mb()
-    report["children_peak_rss_mb"] = bench_stats.children_peak_rss_mb()
     report["machine"]["load_average_end"] = machine()["load_average"]
     report["seconds"] = round(time.perf_counter() - started, 1)
     return report

@@ -131,6 +131,7 @@ def bench_ingest(
         extra = list(synthetic.chats(2, min(batch, 100), seed=seed + 29))
         add_s = 0.0
         added = 0
+        recorder.texts.clear()
         for chat in extra:
             began = time.perf_counter()
             added += len(
@@ -139,6 +140,8 @@ def bench_ingest(
                 )
             )
             add_s += time.perf_counter() - began
+        # chunks, plus whatever the background extraction embedded meanwhile (events, facts)
+        embedded_during_add = sum(len(texts) for texts in recorder.texts)
     finally:
         memory.close()
         shutil.rmtree(store_dir, ignore_errors=True)
@@ -158,4 +161,6 @@ def bench_ingest(
         "indexing_outside_model_seconds": round(index_s - model_s, 2),
         "memory_add_per_s": _rate(added, add_s),
         "memory_add_messages": added,
+        "memory_add_passages_embedded_per_message": round(embedded_during_add / added, 2) if added else None,
+        "worker_enabled": config.worker.enabled,
     }

@@ -31,6 +31,7 @@ import numpy as np
 
 from huiyi.config import Config, EmbedConfig
 from huiyi.evaluation import bench_stats, synthetic
+from huiyi.evaluation.bench_ingest import RecordingEmbedder
 from huiyi.evaluation.bench_server import MODEL, EmbedServer
 from huiyi.flows.ingest import terms_of
 from huiyi.memory import Memory
@@ -55,8 +56,14 @@ class System(Protocol):
 class HuiyiSystem:
     def __init__(self, name: str, directory: Path, embedder: Embedder, config: Config, batch: int = 100) -> None:
         self.name = name
-        self.memory = Memory(directory, config=config, embedder=embedder)
+        self.recorder = RecordingEmbedder(embedder)
+        self.memory = Memory(directory, config=config, embedder=self.recorder)
         self.batch = batch
+
+    def details(self, messages: int) -> dict[str, Any]:
+        """Passages embedded per message while adding: chunks plus the background extraction's items."""
+        embedded = sum(len(texts) for texts in self.recorder.texts)
+        return {"passages_embedded_per_message": round(embedded / messages, 2) if messages else None}
 
     def add(self, person: str, messages: Sequence[synthetic.SynthMessage]) -> None:
         for start in range(0, len(messages), self.batch):
@@ -204,6 +211,8 @@ def _measure(
         system.add(chat.person.id, chat.messages)
     add_s = time.perf_counter() - started
     messages = sum(len(c.messages) for c in chats)
+    details = getattr(system, "details", None)
+    extra: dict[str, Any] = details(messages) if details else {}
     say(f"peer: {system.name}: {max(n_queries, len(probes))} searches")
     for probe in probes[:3]:  # warm up connections and caches
         system.search(probe.person, probe.query)
@@ -223,6 +232,7 @@ def _measure(
         "hit_at_10": round(sum(h[0] for h in hits.values()) / len(hits), 3) if hits else None,
         "hit_at_1": round(sum(h[1] for h in hits.values()) / len(hits), 3) if hits else None,
         "probes": len(hits),
+        **extra,
     }
 
 

@@ -37,7 +37,7 @@ def render(report: dict[str, Any], console: Console) -> None:
     console.print(
         f"[dim]{report.get('embedder', {}).get('name', '')} · {machine.get('cpus')} CPUs · load "
         f"{machine.get('load_average')} → {machine.get('load_average_end')} · peak RSS "
-        f"{_mb(report.get('peak_rss_mb'))} MB (children {_mb(report.get('children_peak_rss_mb'))} MB) · "
+        f"{_mb(report.get('peak_rss_mb'))} MB · "
         f"{report.get('seconds')} s[/dim]"
     )
 
@@ -114,7 +114,7 @@ def _store(report: dict[str, Any], console: Console) -> None:
     for name in ("size", "build s", "built/s", "B/memory", "rows", "vectors", "fts", "disk MB", "RSS MB", "peak MB"):
         table.add_column(name, justify="right")
     first_table = Table(title="time to first recall: a fresh `python -c` that opens the store and recalls once (ms)")
-    for name in ("size", "wall (median)", "import", "open", "recall", "runs", "size total s"):
+    for name in ("size", "wall (median)", "import", "open", "recall", "peak RSS MB", "runs", "size total s"):
         first_table.add_column(name, justify="right")
     for size in report["recall"]:
         build = size.get("build", {})
@@ -145,6 +145,7 @@ def _store(report: dict[str, Any], console: Console) -> None:
             mid("import_ms"),
             mid("open_ms"),
             mid("recall_ms"),
+            _mb(first.get("peak_rss_mb")),
             str(len(first.get("runs", []))),
             _ms(size.get("seconds")),
         )
@@ -164,6 +165,10 @@ def _ingest(ingest: dict[str, Any], console: Console) -> None:
         ("indexing ÷ raw embedder", _x(ingest.get("indexing_over_raw_embedder"))),
         ("indexing time outside the model, s", _ms(ingest.get("indexing_outside_model_seconds"))),
         ("Memory.add end to end, messages/s", _rate(ingest.get("memory_add_per_s"))),
+        (
+            "  passages embedded per message meanwhile (chunks + background extraction)",
+            _rate(ingest.get("memory_add_passages_embedded_per_message")),
+        ),
     ]
     for name, value in rows:
         table.add_row(name, value)

@@ -47,11 +47,6 @@ def peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def children_peak_rss_mb() -> float:
-    """The largest peak resident set among finished child processes."""
-    return round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
-
-
 def rss_mb() -> float:
     """The current resident set of this process."""
     try:
