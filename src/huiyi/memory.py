@@ -71,9 +71,11 @@ class AsyncMemory:
         embedder: Embedder | None = None,
         store: Store | None = None,
         extractor: Extractor | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.config = config or Config.load()
         self._tz = ZoneInfo(self.config.timezone)
+        self._clock = clock
         self.store: Store = store or SQLiteStore(
             path,
             vector_cache_mb=self.config.store.vector_cache_mb,
@@ -100,7 +102,9 @@ class AsyncMemory:
             )
 
     def now(self) -> datetime:
-        """The current wall-clock time in the configured timezone, without tzinfo."""
+        """The current wall-clock time in the configured timezone, without tzinfo (or the given clock's)."""
+        if self._clock is not None:
+            return self._clock()
         return datetime.now(self._tz).replace(tzinfo=None)
 
     async def _run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -444,8 +448,11 @@ class Memory:
         embedder: Embedder | None = None,
         store: Store | None = None,
         extractor: Extractor | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.core = AsyncMemory(path, config=config, embedder=embedder, store=store, extractor=extractor)
+        self.core = AsyncMemory(
+            path, config=config, embedder=embedder, store=store, extractor=extractor, clock=clock
+        )
         self._loop = _LoopThread()
         self._closed = False
 
