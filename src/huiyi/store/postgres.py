@@ -392,8 +392,20 @@ class PostgresStore:
         parts = _parts(scopes)
         if not parts or limit <= 0 or not (query.words or query.chars):
             return RouteHits([], (time.perf_counter() - started) * 1000)
-        args = {"words": " ".join(query.words), "chars": " ".join(query.chars), "parts": parts, "limit": limit}
-        rows = self._rows(search.KEYWORD, args)
+        with self._cursor(transaction=False) as cur:
+            text = {"words": " ".join(query.words), "chars": " ".join(query.chars), "parts": parts}
+            row = cur.execute(search.LEXEMES, text)
+            wlex, clex, docs = row.fetchone() or ([], [], 0)
+            args = {
+                "parts": parts,
+                "wlex": wlex,
+                "clex": clex,
+                "wq": search.any_of(wlex),
+                "cq": search.any_of(clex),
+                "limit": limit,
+            }
+            sql = search.KEYWORD_SCANNED if docs <= search.SCAN_DOCS else search.KEYWORD_INDEXED
+            rows = cur.execute(sql, args).fetchall() if docs and (wlex or clex) else []
         hits = [ScoredId(str(id_), float(score), int(rowid)) for rowid, id_, score in rows]
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
 
@@ -414,17 +426,21 @@ WITH batch AS (
             words_len, chars_len)
 ), inserted AS (
     INSERT INTO memories (id, agent, scope, part, kind, text, time, place, participants, keywords, insight,
-        importance, strength, access_count, last_access, created_at, sources, data, embedding, words, chars,
+        importance, strength, access_count, last_access, created_at, sources, data, words, chars,
         words_len, chars_len)
     SELECT id, agent, scope, part, kind, text, time, place, participants::jsonb, keywords::jsonb, insight,
         importance, strength, access_count, last_access, created_at, sources::jsonb, data::jsonb,
-        embedding::halfvec, to_tsvector('huiyi_words', words), to_tsvector('simple', chars), words_len, chars_len
+        to_tsvector('huiyi_words', words), to_tsvector('simple', chars), words_len, chars_len
     FROM batch
     ON CONFLICT (id) DO NOTHING
-    RETURNING part, agent, scope, words_len, chars_len
+    RETURNING rowid, id, part, agent, scope, words_len, chars_len
+), vectors AS (
+    INSERT INTO memory_vectors (rowid, part, embedding)
+    SELECT i.rowid, i.part, b.embedding::halfvec FROM inserted i JOIN batch b USING (id)
 )
 INSERT INTO partitions AS p (part, agent, scope, docs, words_total, chars_total)
-SELECT part, min(agent), min(scope), count(*), sum(words_len), sum(chars_len) FROM inserted GROUP BY part ORDER BY part
+SELECT part, min(agent), min(scope), count(*), sum(words_len), sum(chars_len)
+FROM inserted GROUP BY part ORDER BY part
 ON CONFLICT (part) DO UPDATE SET docs = p.docs + excluded.docs, words_total = p.words_total + excluded.words_total,
     chars_total = p.chars_total + excluded.chars_total
 """

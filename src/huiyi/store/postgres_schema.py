@@ -91,18 +91,27 @@ MIGRATIONS: list[str] = [
         created_at TIMESTAMP NOT NULL,
         sources JSONB NOT NULL DEFAULT '[]',
         data JSONB NOT NULL DEFAULT '{}',
-        -- float16 halves the bytes per memory; no fixed dimension, so no ANN index on the column itself
-        embedding HALFVEC,
         words TSVECTOR NOT NULL,
         chars TSVECTOR NOT NULL,
         words_len INTEGER NOT NULL DEFAULT 0,
         chars_len INTEGER NOT NULL DEFAULT 0
     );
-    -- every read names its partitions: the exact vector scan and BM25 run behind this btree
+    -- every read names its partitions: BM25 and listings run behind this btree
     CREATE INDEX memories_part ON memories (part, kind, time);
     CREATE INDEX memories_agent ON memories (agent);
     CREATE INDEX memories_words ON memories USING gin (words);
     CREATE INDEX memories_chars ON memories USING gin (chars);
+
+    -- vectors apart, in narrow rows, so the exact scan of a scope reads only vector pages. float16
+    -- halves the bytes; PLAIN storage keeps them in the row, never compressed or moved to TOAST. No
+    -- fixed dimension, so no ANN index on the column itself (see PostgresStore.create_hnsw_index).
+    CREATE TABLE memory_vectors (
+        rowid BIGINT PRIMARY KEY REFERENCES memories (rowid) ON DELETE CASCADE,
+        part TEXT NOT NULL,
+        embedding HALFVEC NOT NULL
+    );
+    ALTER TABLE memory_vectors ALTER COLUMN embedding SET STORAGE PLAIN;
+    CREATE INDEX memory_vectors_part ON memory_vectors (part);
     """,
     # 2: durable background jobs and the start of each space's working memory
     """

@@ -18,6 +18,7 @@ The statistics are those of the caller's scopes, where FTS5 uses the whole table
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,61 +29,80 @@ WORD_WEIGHT = 1.0
 CHAR_WEIGHT = 0.5
 
 DENSE = """
-SELECT rowid, id, embedding <=> %(q)s::halfvec AS distance
-FROM memories
-WHERE part = ANY(%(parts)s) AND embedding IS NOT NULL
-ORDER BY distance, rowid
-LIMIT %(limit)s
+SELECT v.rowid, m.id, v.distance
+FROM (
+    SELECT rowid, embedding <=> %(q)s::halfvec AS distance
+    FROM memory_vectors
+    WHERE part = ANY(%(parts)s)
+    ORDER BY distance, rowid
+    LIMIT %(limit)s
+) v JOIN memories m USING (rowid)
+ORDER BY v.distance, v.rowid
 """
 
 DENSE_OF_KEYS = """
 SELECT rowid, 1 - (embedding <=> %(q)s::halfvec)
-FROM memories
-WHERE rowid = ANY(%(keys)s) AND part = ANY(%(parts)s) AND embedding IS NOT NULL
+FROM memory_vectors
+WHERE rowid = ANY(%(keys)s) AND part = ANY(%(parts)s)
 """
 
-# a query lexeme inside a tsquery literal: quoted, with quotes and backslashes doubled
-_QUOTED = r"'''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || ''''"
+# the query's lexemes, as the documents' text was cut and stemmed, and how many documents the scopes hold
+LEXEMES = """
+SELECT ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('huiyi_words', %(words)s)) ORDER BY 1),
+       ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('simple', %(chars)s)) ORDER BY 1),
+       (SELECT COALESCE(sum(docs), 0) FROM partitions WHERE part = ANY(%(parts)s))
+"""
 
-KEYWORD = f"""
-WITH qw AS (
-    SELECT DISTINCT lexeme FROM unnest(to_tsvector('huiyi_words', %(words)s))
-), qc AS (
-    SELECT DISTINCT lexeme FROM unnest(to_tsvector('simple', %(chars)s))
-), q AS (
-    SELECT (SELECT string_agg({_QUOTED}, ' | ') FROM qw)::tsquery AS wq,
-           (SELECT string_agg({_QUOTED}, ' | ') FROM qc)::tsquery AS cq
-), stats AS (
+# Scopes up to this many memories are read through the partition btree and filtered with @@; larger
+# ones through the GIN indexes. The planner cannot tell the two apart: it intersects a common
+# character's posting list over the whole table (tens of ms at 100k rows) with a scope of a thousand.
+SCAN_DOCS = 20_000
+_INDEXED = "(words @@ %(wq)s::tsquery OR chars @@ %(cq)s::tsquery)"
+_SCANNED = "(COALESCE(words @@ %(wq)s::tsquery, false) OR COALESCE(chars @@ %(cq)s::tsquery, false))"
+
+# wq / cq: the lexemes OR-ed as tsqueries, given as constants so the planner can weigh the GIN
+# indexes against the partition btree; ts_filter(setweight(...)) keeps only a candidate's query terms
+_KEYWORD = f"""
+WITH stats AS (
     SELECT GREATEST(sum(docs), 1)::float8 AS n,
            GREATEST(sum(words_total)::float8 / GREATEST(sum(docs), 1), 1) AS wavg,
            GREATEST(sum(chars_total)::float8 / GREATEST(sum(docs), 1), 1) AS cavg
     FROM partitions WHERE part = ANY(%(parts)s)
 ), cand AS MATERIALIZED (
-    SELECT m.rowid, m.id, m.words, m.chars, m.words_len, m.chars_len
-    FROM memories m, q
-    WHERE m.part = ANY(%(parts)s) AND (m.words @@ q.wq OR m.chars @@ q.cq)
+    SELECT rowid, id, words_len, chars_len,
+           ts_filter(setweight(words, 'A', %(wlex)s::text[]), '{{a}}') AS w,
+           ts_filter(setweight(chars, 'A', %(clex)s::text[]), '{{a}}') AS c
+    FROM memories
+    WHERE part = ANY(%(parts)s) AND {{match}}
 ), tf AS (
-    SELECT c.rowid, {WORD_WEIGHT}::float8 AS weight, 'w' AS field, t.lexeme,
-           cardinality(t.positions)::float8 AS tf, c.words_len::float8 / s.wavg AS rel_len
-    FROM cand c CROSS JOIN stats s CROSS JOIN LATERAL unnest(c.words) t
-    WHERE t.lexeme IN (SELECT lexeme FROM qw)
+    SELECT rowid, id, {WORD_WEIGHT}::float8 AS weight, 'w' AS field, t.lexeme,
+           cardinality(t.positions)::float8 AS tf, words_len::float8 / s.wavg AS rel_len
+    FROM cand CROSS JOIN stats s CROSS JOIN LATERAL unnest(cand.w) t
     UNION ALL
-    SELECT c.rowid, {CHAR_WEIGHT}::float8, 'c', t.lexeme,
-           cardinality(t.positions)::float8, c.chars_len::float8 / s.cavg
-    FROM cand c CROSS JOIN stats s CROSS JOIN LATERAL unnest(c.chars) t
-    WHERE t.lexeme IN (SELECT lexeme FROM qc)
-), df AS (
-    SELECT field, lexeme, count(*)::float8 AS df FROM tf GROUP BY field, lexeme
+    SELECT rowid, id, {CHAR_WEIGHT}::float8, 'c', t.lexeme,
+           cardinality(t.positions)::float8, chars_len::float8 / s.cavg
+    FROM cand CROSS JOIN stats s CROSS JOIN LATERAL unnest(cand.c) t
+), scored AS (
+    SELECT rowid, id, weight, tf, rel_len, count(*) OVER (PARTITION BY field, lexeme)::float8 AS df FROM tf
 )
-SELECT tf.rowid, min(c.id) AS id, sum(
-    tf.weight * ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5))
-    * tf.tf * {K1 + 1} / (tf.tf + {K1} * (1 - {B} + {B} * tf.rel_len))
+SELECT rowid, id, sum(
+    weight * ln(1 + (s.n - df + 0.5) / (df + 0.5)) * tf * {K1 + 1} / (tf + {K1} * (1 - {B} + {B} * rel_len))
 ) AS score
-FROM tf JOIN df USING (field, lexeme) JOIN cand c USING (rowid) CROSS JOIN stats s
-GROUP BY tf.rowid
-ORDER BY score DESC, tf.rowid
+FROM scored CROSS JOIN stats s
+GROUP BY rowid, id
+ORDER BY score DESC, rowid
 LIMIT %(limit)s
 """
+
+
+KEYWORD_INDEXED = _KEYWORD.replace("{match}", _INDEXED)
+KEYWORD_SCANNED = _KEYWORD.replace("{match}", _SCANNED)
+
+
+def any_of(lexemes: Sequence[str]) -> str | None:
+    """A tsquery matching any of the lexemes, each quoted (quotes and backslashes doubled)."""
+    quoted = ["'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'" for lexeme in lexemes]
+    return " | ".join(quoted) or None
 
 
 def vector_literal(vector: np.ndarray[Any, Any]) -> str:

@@ -1,0 +1,189 @@
+"""What is specific to PostgreSQL: several processes on one database, dead workers, migrations.
+
+The store contract itself runs on PostgreSQL through ``STORE_FACTORIES`` (test_store_contract.py).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from datetime import datetime, timedelta
+from multiprocessing.synchronize import Barrier, Event
+
+import psycopg
+import pytest
+
+import pg_server
+from huiyi.errors import SchemaTooNew
+from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Scope
+from huiyi.providers.embed import HashEmbedder
+from huiyi.store.base import Terms, Writes
+from huiyi.store.postgres import PostgresStore
+from huiyi.store.postgres_schema import MIGRATIONS
+from huiyi.text import tokens
+
+EMB = HashEmbedder(16)
+SCOPE = Scope.of_person("qy", "mumu")
+# spawned, not forked: the parent holds a connection pool with threads of its own
+SPAWN = multiprocessing.get_context("spawn")
+
+
+@pytest.fixture
+def dsn() -> str:
+    return pg_server.fresh_dsn()
+
+
+def job_writes(job: Job) -> Writes:
+    """What running a job writes; its memory id is derived from the job, as real jobs' ids are."""
+    item = MemoryItem(id=f"mem_{job.id}", scope=SCOPE, kind=MemoryKind.NOTE, text=f"job {job.key}")
+    return Writes(memories=[item], vectors=EMB.embed_passages([item.text]), terms=[Terms([job.key], [])])
+
+
+def work_until_empty(dsn: str, worker: str, start: Barrier, claimed: multiprocessing.Queue[str]) -> None:
+    store = PostgresStore(dsn, pool_size=2)
+    start.wait(60)
+    while (job := store.claim_job(worker, datetime.now(), lease_seconds=60)) is not None:
+        claimed.put(job.id)
+        time.sleep(0.002)  # the "work": long enough for the other worker to interleave
+        store.apply(job_writes(job), complete_job=(job.id, worker))
+    store.close()
+
+
+def claim_and_die(dsn: str, claimed: Event) -> None:
+    store = PostgresStore(dsn, pool_size=1)
+    assert store.claim_job("doomed", datetime.now(), lease_seconds=60) is not None
+    claimed.set()
+    time.sleep(600)  # killed long before this ends
+
+
+def lock_and_die(dsn: str, locked: Event) -> None:
+    conn = psycopg.connect(dsn)
+    conn.execute("SELECT id FROM jobs FOR UPDATE")  # a claim caught mid-transaction
+    locked.set()
+    time.sleep(600)
+
+
+def test_two_worker_processes_run_every_job_once(dsn: str) -> None:
+    store = PostgresStore(dsn)
+    jobs = [Job(kind="fold", agent="qy", key=f"k{i:03d}") for i in range(80)]
+    assert all(store.enqueue_job(job) for job in jobs)
+    start, claimed = SPAWN.Barrier(2), SPAWN.Queue()
+    workers = [SPAWN.Process(target=work_until_empty, args=(dsn, f"w{n}", start, claimed)) for n in (1, 2)]
+    for process in workers:
+        process.start()
+    for process in workers:
+        process.join(120)
+    assert [p.exitcode for p in workers] == [0, 0]
+    seen = [claimed.get(timeout=5) for _ in range(len(jobs))]
+    assert claimed.empty()
+    assert sorted(seen) == sorted(job.id for job in jobs)  # each claimed once, none lost
+    done = store.list_jobs("qy", limit=1000)
+    assert {j.state for j in done} == {JobState.DONE} and {j.attempts for j in done} == {1}
+    assert {j.worker for j in done} == {"w1", "w2"}  # both really worked
+    assert store.count_memories(scopes=[SCOPE]) == len(jobs)
+    store.close()
+
+
+def test_a_dead_workers_job_is_taken_again_after_its_lease(dsn: str) -> None:
+    store = PostgresStore(dsn)
+    job = Job(kind="fold", agent="qy", key="k")
+    store.enqueue_job(job)
+    claimed = SPAWN.Event()
+    doomed = SPAWN.Process(target=claim_and_die, args=(dsn, claimed))
+    doomed.start()
+    assert claimed.wait(60)
+    os.kill(doomed.pid or 0, signal.SIGKILL)
+    doomed.join(10)
+    now = datetime.now()
+    assert store.claim_job("w2", now + timedelta(seconds=30), 60) is None  # the lease still holds
+    again = store.claim_job("w2", now + timedelta(seconds=61), 60)
+    assert again is not None and (again.id, again.attempts) == (job.id, 2)
+    store.apply(job_writes(again), complete_job=(again.id, "w2"))
+    (finished,) = store.list_jobs("qy")
+    assert (finished.state, finished.worker) == (JobState.DONE, "w2")
+    store.close()
+
+
+def test_a_claim_skips_a_locked_job_and_gets_it_when_the_locker_dies(dsn: str) -> None:
+    store = PostgresStore(dsn)
+    store.enqueue_job(Job(kind="fold", agent="qy", key="k"))
+    locked = SPAWN.Event()
+    locker = SPAWN.Process(target=lock_and_die, args=(dsn, locked))
+    locker.start()
+    assert locked.wait(60)
+    started = time.perf_counter()
+    assert store.claim_job("w", datetime.now(), 60) is None  # skipped, not waited for
+    assert time.perf_counter() - started < 1.0
+    os.kill(locker.pid or 0, signal.SIGKILL)
+    locker.join(10)
+    deadline = time.monotonic() + 10  # the server rolls back the dead session's transaction
+    while (job := store.claim_job("w", datetime.now(), 60)) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job is not None and job.attempts == 1
+    store.close()
+
+
+def test_migrations_are_idempotent_and_refuse_newer_schemas(dsn: str) -> None:
+    first = PostgresStore(dsn)
+    assert first.schema_version() == len(MIGRATIONS)
+    first.close()
+    again = PostgresStore(dsn)
+    assert again.schema_version() == len(MIGRATIONS)
+    again.close()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        versions = [row[0] for row in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
+        assert versions == list(range(1, len(MIGRATIONS) + 1))
+        conn.execute("INSERT INTO schema_migrations (version) VALUES (999)")
+    with pytest.raises(SchemaTooNew, match="upgrade huiyi"):
+        PostgresStore(dsn)
+
+
+def test_stores_opening_a_new_database_at_once_migrate_it_once(dsn: str) -> None:
+    opened: list[PostgresStore] = []
+    errors: list[BaseException] = []
+
+    def open_store() -> None:
+        try:
+            opened.append(PostgresStore(dsn, pool_size=1))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_store) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert {store.schema_version() for store in opened} == {len(MIGRATIONS)}
+    for store in opened:
+        store.close()
+
+
+def test_keyword_ranking_weighs_rare_terms_over_common_ones(dsn: str) -> None:
+    """BM25's inverse document frequency: a character in every memory counts for little."""
+    store = PostgresStore(dsn)
+    texts = [f"今天的天气{i}" for i in range(20)] + ["我的猫叫小白"]
+    items = [MemoryItem(scope=SCOPE, kind=MemoryKind.NOTE, text=t) for t in texts]
+    terms = [Terms(tokens.words(t), tokens.chars(t)) for t in texts]
+    store.add_memories(items, EMB.embed_passages(texts), terms)
+    hits = store.search_keyword([SCOPE], Terms([], ["的", "猫"]), 5).hits
+    assert hits[0].id == items[-1].id
+    assert hits[0].score > 2 * hits[1].score
+    store.close()
+
+
+def test_a_second_process_sees_writes_at_once(dsn: str) -> None:
+    one, two = PostgresStore(dsn), PostgresStore(dsn)
+    item = MemoryItem(scope=SCOPE, kind=MemoryKind.NOTE, text="第一条")
+    query = EMB.embed_queries(["第一条"])[0]
+    assert two.search_dense([SCOPE], query, 5).hits == []
+    one.add_memories([item], EMB.embed_passages([item.text]), [Terms(["第一条"], [])])
+    assert [h.id for h in two.search_dense([SCOPE], query, 5).hits] == [item.id]
+    assert two.count_memories(scopes=[SCOPE]) == 1
+    one.delete_memories("qy", [item.id])
+    assert two.count_memories(scopes=[SCOPE]) == 0
+    one.close()
+    two.close()
