@@ -11,7 +11,19 @@ import numpy as np
 import pytest
 
 from huiyi.errors import SchemaTooNew
-from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.model import (
+    Entity,
+    EntityType,
+    Job,
+    JobState,
+    Link,
+    LinkKind,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Person,
+    Scope,
+)
 from huiyi.providers.embed import HashEmbedder
 from huiyi.store.base import Store, Terms, Writes
 from huiyi.store.sqlite import SQLiteStore
@@ -325,3 +337,64 @@ def test_completing_a_job_writes_its_memories_and_fold_point_together(store: Sto
     # fold points only move forward
     store.apply(Writes(fold_points=[("qy", "dm:mumu", 5)]))
     assert store.working_start("qy", "dm:mumu") == 11
+
+
+# feedback, updates, the graph -------------------------------------------------------------------------
+def test_record_access_adds_strength(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    item = memory_item("第一条", scope)
+    add(store, [item])
+    store.record_access("qy", [item.id], T0, strength_bonus=15)
+    store.record_access("qy", [item.id], T0 + timedelta(hours=1), strength_bonus=15)
+    got = store.get_memories("qy", [item.id])[0]
+    assert (got.strength, got.access_count) == (31.0, 2)
+
+
+def test_update_memories_changes_only_allowed_fields(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    item = memory_item("木木喜欢猫", scope, data={"subject": "木木"})
+    add(store, [item])
+    closed = T0 + timedelta(days=3)
+    changed = store.update_memories(
+        "qy", [(item.id, {"valid_to": closed, "feedback": -1.0, "data": {"subject": "木木", "x": 1}})]
+    )
+    assert changed == 1
+    got = store.get_memories("qy", [item.id])[0]
+    assert (got.valid_to, got.feedback, got.data["x"]) == (closed, -1.0, 1)
+    assert store.update_memories("other-agent", [(item.id, {"feedback": 5.0})]) == 0
+    with pytest.raises(Exception, match="cannot be updated"):
+        store.update_memories("qy", [(item.id, {"text": "changed"})])
+
+
+def test_entities_merge_and_unmerge(store: Store) -> None:
+    scope = Scope.of_space("qy", "g1")
+    suni = Entity(scope=scope, name="苏霓", type=EntityType.OBJECT, aliases=["小霓"])
+    nini = Entity(scope=scope, name="霓霓", type=EntityType.OBJECT)
+    cat = Entity(scope=scope, name="团子", type=EntityType.SPECIFIC)
+    for entity in (suni, nini, cat):
+        store.upsert_entity(entity, EMB.embed_passages([entity.name])[0])
+    nearest = store.similar_entities([scope], EMB.embed_queries(["霓霓"])[0], 2)
+    assert nearest[0][0].id == nini.id and len(nearest) == 2
+    merge = store.merge_entities("qy", nini.id, suni.id, "similar name", T0)
+    current = {e.id: e for e in store.list_entities([scope])}
+    assert set(current) == {suni.id, cat.id}
+    assert current[suni.id].names == ["苏霓", "小霓", "霓霓"]
+    assert store.list_entities([scope], include_merged=True)[1].merged_into == suni.id
+    assert [m.id for m in store.list_merges("qy")] == [merge.id]
+    with pytest.raises(Exception, match="merged already"):
+        store.merge_entities("qy", nini.id, suni.id, "again", T0)
+    undone = store.undo_merge("qy", merge.id)
+    assert undone.undone
+    current = {e.id: e for e in store.list_entities([scope])}
+    assert set(current) == {suni.id, nini.id, cat.id}
+    assert current[suni.id].aliases == ["小霓"]
+    assert store.list_entities([Scope.of_space("qy", "g2")]) == []
+
+
+def test_links_are_found_from_either_end(store: Store) -> None:
+    links = [Link(source="a", target="b", kind=LinkKind.CAUSE), Link(source="c", target="a")]
+    assert store.add_links("qy", links) == 2
+    assert store.add_links("qy", links[:1]) == 0
+    assert {(x.source, x.target) for x in store.links_of("qy", ["a"])} == {("a", "b"), ("c", "a")}
+    assert store.links_of("qy", ["b"])[0].kind is LinkKind.CAUSE
+    assert store.links_of("other", ["a"]) == []

@@ -162,6 +162,8 @@ class MemoryItem(_Model):
     created_at: datetime | None = None
     sources: list[str] = Field(default_factory=list)  # message ids or external ids (provenance)
     data: dict[str, Any] = Field(default_factory=dict)
+    feedback: float = 0.0  # the sum of callers' feedback on this memory (seed 001 §2.4)
+    valid_to: datetime | None = None  # facts: when a newer contradicting fact closed this one
 
     @field_validator("text")
     @classmethod
@@ -185,6 +187,23 @@ class Entity(_Model):
     type: EntityType = EntityType.SPECIFIC
     aliases: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
+    merged_into: str | None = None  # set while this entity is merged into another (reversible)
+
+    @property
+    def names(self) -> list[str]:
+        return [self.name, *(a for a in self.aliases if a != self.name)]
+
+
+class EntityMerge(_Model):
+    """A recorded merge of one entity into another, so it can be inspected and undone."""
+
+    id: str = Field(default_factory=lambda: new_id("merge"))
+    agent: str
+    source: str  # entity id merged away
+    target: str  # entity id kept
+    reason: str = ""
+    at: datetime | None = None
+    undone: bool = False
 
 
 class FactKind(StrEnum):

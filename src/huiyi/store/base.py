@@ -14,7 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
 
 Vectors = np.ndarray[Any, np.dtype[np.float32]]
 
@@ -51,6 +51,13 @@ class Writes:
     terms: Sequence[Terms] = ()
     indexed_messages: Sequence[tuple[str, str]] = ()
     fold_points: Sequence[tuple[str, str, int]] = ()
+
+
+# fields of a stored memory that ``update_memories`` may change; text, scope and kind never change
+# (a changed text is a new memory, so the indexes always describe what is stored)
+UPDATABLE = frozenset(
+    {"strength", "importance", "feedback", "valid_to", "access_count", "last_access", "keywords", "data", "insight"}
+)
 
 
 @dataclass
@@ -147,8 +154,34 @@ class Store(Protocol):
     ) -> list[MemoryItem]:
         """Memories of the scopes, newest first."""
 
-    def record_access(self, agent: str, ids: Sequence[str], when: datetime) -> None:
-        """Count a recall of these memories (access count, last access)."""
+    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
+        """Count a recall of these memories (access count, last access) and add to their strength."""
+
+    def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
+        """Change fields (only those in ``UPDATABLE``) of the agent's memories; returns how many changed."""
+
+    # the graph: entities, merges and links
+    def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
+        """Insert an entity, or (same scope and id) replace its name, type, aliases and vector."""
+
+    def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]: ...
+
+    def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
+        """The entities (not merged away) of the scopes nearest to ``vector``: a bounded merge candidate set."""
+
+    def merge_entities(self, agent: str, source: str, target: str, reason: str, when: datetime) -> EntityMerge:
+        """Merge ``source`` into ``target``: the target gains the source's names; the merge is recorded."""
+
+    def undo_merge(self, agent: str, merge_id: str) -> EntityMerge:
+        """Split a merged entity back out, restoring both entities' names as they were."""
+
+    def list_merges(self, agent: str) -> list[EntityMerge]: ...
+
+    def add_links(self, agent: str, links: Sequence[Link]) -> int:
+        """Add memory-to-memory links (existing ones are kept); returns how many are new."""
+
+    def links_of(self, agent: str, ids: Sequence[str]) -> list[Link]:
+        """Every link touching these memories, in either direction."""
 
     # search
     def search_dense(self, scopes: Sequence[Scope], query: Vectors, limit: int) -> RouteHits:

@@ -21,8 +21,21 @@ from typing import Any
 import numpy as np
 
 from huiyi.errors import SchemaTooNew, StoreError
-from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors, Writes
+from huiyi.model import (
+    Entity,
+    EntityMerge,
+    EntityType,
+    Job,
+    JobState,
+    Link,
+    LinkKind,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Person,
+    Scope,
+)
+from huiyi.store.base import UPDATABLE, RouteHits, ScoredId, Terms, Vectors, Writes
 from huiyi.store.sqlite_schema import MIGRATIONS
 from huiyi.store.vectors import ExactIndex, Matrix, RowIds
 
@@ -286,8 +299,9 @@ class SQLiteStore:
                 part = self._ensure_partition(conn, item.scope.agent, item.scope)
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO memories (id, agent, scope, part, kind, text, time, place, participants,"
-                    " keywords, insight, importance, strength, access_count, last_access, created_at, sources, data)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " keywords, insight, importance, strength, access_count, last_access, created_at, sources, data,"
+                    " feedback, valid_to)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     _memory_row(item, part, now),
                 )
                 if not cursor.rowcount:
@@ -397,7 +411,8 @@ class SQLiteStore:
 
     _MEMORY_COLUMNS = (
         "m.rowid, m.id, m.agent, m.scope, m.kind, m.text, m.time, m.place, m.participants, m.keywords, m.insight,"
-        " m.importance, m.strength, m.access_count, m.last_access, m.created_at, m.sources, m.data"
+        " m.importance, m.strength, m.access_count, m.last_access, m.created_at, m.sources, m.data,"
+        " m.feedback, m.valid_to"
     )
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
@@ -460,17 +475,165 @@ class SQLiteStore:
         args.extend([limit, offset])
         return [_memory(row) for row in self._conn().execute(sql, args)]
 
-    def record_access(self, agent: str, ids: Sequence[str], when: datetime) -> None:
+    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
         if not ids:
             return
         with self._write() as conn:
             for chunk in _chunks(list(ids), 500):
                 marks = ",".join("?" * len(chunk))
                 conn.execute(
-                    f"UPDATE memories SET access_count = access_count + 1, last_access = ? "
-                    f"WHERE agent = ? AND id IN ({marks})",
-                    (to_epoch(when), agent, *chunk),
+                    "UPDATE memories SET access_count = access_count + 1, last_access = ?, strength = strength + ?"
+                    f" WHERE agent = ? AND id IN ({marks})",
+                    (to_epoch(when), strength_bonus, agent, *chunk),
                 )
+
+    def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
+        for _, fields in changes:
+            unknown = set(fields) - UPDATABLE
+            if unknown:
+                raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
+        changed = 0
+        with self._write() as conn:
+            for memory_id, fields in changes:
+                if not fields:
+                    continue
+                values = [_column_value(name, value) for name, value in fields.items()]
+                assignments = ", ".join(f"{name} = ?" for name in fields)
+                cursor = conn.execute(
+                    f"UPDATE memories SET {assignments} WHERE agent = ? AND id = ?", (*values, agent, memory_id)
+                )
+                changed += cursor.rowcount
+        return changed
+
+    # graph ---------------------------------------------------------------------------------------
+    _ENTITY_COLUMNS = "id, agent, scope, name, type, aliases, sources, merged_into"
+
+    def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
+        blob = np.asarray(vector, dtype=np.float16).reshape(-1).tobytes()
+        with self._write() as conn:
+            part = self._ensure_partition(conn, entity.scope.agent, entity.scope)
+            conn.execute(
+                "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET"
+                " name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
+                " sources = excluded.sources, vector = excluded.vector",
+                (
+                    entity.id,
+                    entity.scope.agent,
+                    entity.scope.tag,
+                    part,
+                    entity.name,
+                    entity.type.value,
+                    json.dumps(entity.aliases, ensure_ascii=False),
+                    json.dumps(entity.sources, ensure_ascii=False),
+                    entity.merged_into,
+                    blob,
+                    to_epoch(datetime.now(UTC)),
+                ),
+            )
+        return entity
+
+    def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
+        parts = [partition_key(s.agent, s) for s in scopes]
+        if not parts:
+            return []
+        sql = f"SELECT {self._ENTITY_COLUMNS} FROM entities WHERE part IN ({','.join('?' * len(parts))})"
+        if not include_merged:
+            sql += " AND merged_into IS NULL"
+        return [_entity(row) for row in self._conn().execute(sql + " ORDER BY rowid", parts)]
+
+    def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
+        parts = [partition_key(s.agent, s) for s in scopes]
+        if not parts:
+            return []
+        rows = (
+            self._conn()
+            .execute(
+                f"SELECT {self._ENTITY_COLUMNS}, vector FROM entities"
+                f" WHERE part IN ({','.join('?' * len(parts))}) AND merged_into IS NULL",
+                parts,
+            )
+            .fetchall()
+        )
+        if not rows:
+            return []
+        matrix = np.frombuffer(b"".join(r[-1] for r in rows), dtype=np.float16).reshape(len(rows), -1)
+        scores = matrix.astype(np.float32) @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [(_entity(rows[i][:-1]), float(scores[i])) for i in order]
+
+    def merge_entities(self, agent: str, source: str, target: str, reason: str, when: datetime) -> EntityMerge:
+        if source == target:
+            raise StoreError("an entity cannot be merged into itself")
+        with self._write() as conn:
+            found = {
+                row[0]: _entity(row)
+                for row in conn.execute(
+                    f"SELECT {self._ENTITY_COLUMNS} FROM entities WHERE agent = ? AND id IN (?, ?)"
+                    " AND merged_into IS NULL",
+                    (agent, source, target),
+                )
+            }
+            if len(found) != 2:
+                raise StoreError(f"cannot merge {source} into {target}: both must exist and not be merged already")
+            kept, gone = found[target], found[source]
+            aliases = list(dict.fromkeys([*kept.aliases, *(n for n in gone.names if n != kept.name)]))
+            conn.execute(
+                "UPDATE entities SET aliases = ? WHERE id = ?", (json.dumps(aliases, ensure_ascii=False), target)
+            )
+            conn.execute("UPDATE entities SET merged_into = ? WHERE id = ?", (target, source))
+            merge = EntityMerge(agent=agent, source=source, target=target, reason=reason, at=when)
+            conn.execute(
+                "INSERT INTO entity_merges (id, agent, source, target, reason, at, target_aliases)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (merge.id, agent, source, target, reason, to_epoch(when), json.dumps(kept.aliases, ensure_ascii=False)),
+            )
+        return merge
+
+    def undo_merge(self, agent: str, merge_id: str) -> EntityMerge:
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT id, agent, source, target, reason, at, undone, target_aliases FROM entity_merges"
+                " WHERE agent = ? AND id = ?",
+                (agent, merge_id),
+            ).fetchone()
+            if row is None or row[6]:
+                raise StoreError(f"no merge {merge_id} to undo for agent {agent}")
+            conn.execute("UPDATE entities SET aliases = ? WHERE id = ?", (row[7], row[3]))
+            conn.execute("UPDATE entities SET merged_into = NULL WHERE id = ?", (row[2],))
+            conn.execute("UPDATE entity_merges SET undone = 1 WHERE id = ?", (merge_id,))
+        return _merge(row).model_copy(update={"undone": True})
+
+    def list_merges(self, agent: str) -> list[EntityMerge]:
+        rows = self._conn().execute(
+            "SELECT id, agent, source, target, reason, at, undone, target_aliases FROM entity_merges"
+            " WHERE agent = ? ORDER BY at, id",
+            (agent,),
+        )
+        return [_merge(row) for row in rows]
+
+    def add_links(self, agent: str, links: Sequence[Link]) -> int:
+        added = 0
+        with self._write() as conn:
+            for link in links:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO links (agent, source, target, kind, weight) VALUES (?, ?, ?, ?, ?)",
+                    (agent, link.source, link.target, link.kind.value, link.weight),
+                )
+                added += cursor.rowcount
+        return added
+
+    def links_of(self, agent: str, ids: Sequence[str]) -> list[Link]:
+        out: list[Link] = []
+        for chunk in _chunks(list(ids), 400):
+            marks = ",".join("?" * len(chunk))
+            rows = self._conn().execute(
+                f"SELECT source, target, kind, weight FROM links WHERE agent = ? AND (source IN ({marks})"
+                f" OR target IN ({marks}))",
+                (agent, *chunk, *chunk),
+            )
+            out.extend(Link(source=r[0], target=r[1], kind=LinkKind(r[2]), weight=r[3]) for r in rows)
+        return list({(link.source, link.target, link.kind): link for link in out}.values())
 
     # search --------------------------------------------------------------------------------------
     def _load_partition(self, part: str) -> tuple[int, RowIds, Matrix]:
@@ -581,6 +744,35 @@ def _message(row: sqlite3.Row | tuple[Any, ...]) -> Message:
     )
 
 
+def _column_value(name: str, value: Any) -> Any:
+    """A field's value as its column stores it."""
+    if name in {"valid_to", "last_access"}:
+        return to_epoch(value)
+    if name in {"keywords", "data"}:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return value
+
+
+def _entity(row: sqlite3.Row | tuple[Any, ...]) -> Entity:
+    id_, agent, scope, name, type_, aliases, sources, merged_into = row
+    return Entity(
+        id=id_,
+        scope=Scope.from_tag(agent, scope),
+        name=name,
+        type=EntityType(type_),
+        aliases=json.loads(aliases),
+        sources=json.loads(sources),
+        merged_into=merged_into,
+    )
+
+
+def _merge(row: sqlite3.Row | tuple[Any, ...]) -> EntityMerge:
+    id_, agent, source, target, reason, at, undone, _ = row
+    return EntityMerge(
+        id=id_, agent=agent, source=source, target=target, reason=reason, at=from_epoch(at), undone=bool(undone)
+    )
+
+
 def _job(row: sqlite3.Row | tuple[Any, ...]) -> Job:
     id_, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at = row
     return Job(
@@ -620,6 +812,8 @@ def _memory_row(item: MemoryItem, part: str, now: float | None) -> tuple[Any, ..
         to_epoch(item.created_at) or now,
         dump(item.sources, ensure_ascii=False),
         dump(item.data, ensure_ascii=False, default=str),
+        item.feedback,
+        to_epoch(item.valid_to),
     )
 
 
@@ -643,6 +837,8 @@ def _memory(row: sqlite3.Row | tuple[Any, ...]) -> MemoryItem:
         created_at,
         sources,
         data,
+        feedback,
+        valid_to,
     ) = row
     return MemoryItem(
         id=id_,
@@ -661,4 +857,6 @@ def _memory(row: sqlite3.Row | tuple[Any, ...]) -> MemoryItem:
         created_at=from_epoch(created_at),
         sources=json.loads(sources),
         data=json.loads(data),
+        feedback=feedback,
+        valid_to=from_epoch(valid_to),
     )

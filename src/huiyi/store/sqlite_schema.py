@@ -103,4 +103,46 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (agent, space)
     );
     """,
+    # 3: the graph — feedback and validity on memories, entities with their names, merges, links
+    """
+    ALTER TABLE memories ADD COLUMN feedback REAL NOT NULL DEFAULT 0;
+    ALTER TABLE memories ADD COLUMN valid_to REAL;
+
+    CREATE TABLE entities (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        part TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        aliases TEXT NOT NULL DEFAULT '[]',
+        sources TEXT NOT NULL DEFAULT '[]',
+        merged_into TEXT,
+        vector BLOB NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX entities_part ON entities (part, merged_into);
+
+    CREATE TABLE entity_merges (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        source TEXT NOT NULL,
+        target TEXT NOT NULL,
+        reason TEXT NOT NULL DEFAULT '',
+        at REAL NOT NULL,
+        undone INTEGER NOT NULL DEFAULT 0,
+        target_aliases TEXT NOT NULL  -- the target's aliases before the merge, for undo
+    );
+
+    CREATE TABLE links (
+        agent TEXT NOT NULL,
+        source TEXT NOT NULL,
+        target TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        weight REAL NOT NULL DEFAULT 1.0,
+        PRIMARY KEY (agent, source, target, kind)
+    );
+    CREATE INDEX links_target ON links (agent, target);
+    """,
 ]
