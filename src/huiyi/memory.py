@@ -35,6 +35,8 @@ from huiyi.flows.worker import Worker
 from huiyi.model import (
     Job,
     JobState,
+    Link,
+    LinkKind,
     MemoryItem,
     MemoryKind,
     Message,
@@ -282,12 +284,14 @@ class AsyncMemory:
         score_threshold: float | None = None,
         kinds: Sequence[MemoryKind] | None = None,
         now: datetime | None = None,
+        time_range: tuple[datetime | None, datetime | None] | None = None,
     ) -> RecallResult:
         """The memories most relevant to ``query`` that this person/space may see.
 
         Reads the agent's official memories plus the named person's and space's, never another's.
         ``now`` is the moment the query is asked (default: the clock), against which its time words
-        (上周, last May) are read.
+        (上周, last May) are read. ``time_range`` (start, end; either may be None) keeps only memories
+        whose time falls inside it.
         """
         if not agent:
             raise InvalidInput("agent is required")
@@ -307,7 +311,36 @@ class AsyncMemory:
             drop_words=[agent, *([person] if person else [])],
             now=now or self.now(),
         )
-        return await self._run(recall, self.store, self.embedder, self.config.recall, request)
+        if time_range is None:
+            return await self._run(recall, self.store, self.embedder, self.config.recall, request)
+        start, end = time_range
+        request.limit = max(limit * 5, self.config.recall.candidates)
+        result = await self._run(recall, self.store, self.embedder, self.config.recall, request)
+        inside = [
+            hit
+            for hit in result.hits
+            if hit.time is not None and (start is None or hit.time >= start) and (end is None or hit.time <= end)
+        ]
+        return result.model_copy(update={"hits": inside[:limit]})
+
+    async def feedback(self, memory_id: str, value: float, *, agent: str) -> MemoryItem:
+        """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory."""
+        if not -1.0 <= value <= 1.0:
+            raise InvalidInput("feedback must be between -1 and 1")
+        item = await self.get(memory_id, agent=agent)
+        await self._run(self.store.update_memories, agent, [(memory_id, {"feedback": item.feedback + value})])
+        return item.model_copy(update={"feedback": item.feedback + value})
+
+    async def link(
+        self, source: str, target: str, *, agent: str, kind: LinkKind = LinkKind.RELATED, weight: float = 1.0
+    ) -> Link:
+        """Link two memories of the agent (cause, reference, related), as seed 004's link_memories does."""
+        found = await self._run(self.store.get_memories, agent, [source, target])
+        if len({item.id for item in found}) != len({source, target}):
+            raise NotFound(f"both memories must exist for agent {agent!r}: {source}, {target}")
+        link = Link(source=source, target=target, kind=kind, weight=weight)
+        await self._run(self.store.add_links, agent, [link])
+        return link
 
     # items -------------------------------------------------------------------------------------
     async def get(self, memory_id: str, *, agent: str) -> MemoryItem:
@@ -450,9 +483,7 @@ class Memory:
         extractor: Extractor | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.core = AsyncMemory(
-            path, config=config, embedder=embedder, store=store, extractor=extractor, clock=clock
-        )
+        self.core = AsyncMemory(path, config=config, embedder=embedder, store=store, extractor=extractor, clock=clock)
         self._loop = _LoopThread()
         self._closed = False
 
@@ -474,6 +505,8 @@ class Memory:
     messages = _blocking(AsyncMemory.messages)
     memories = _blocking(AsyncMemory.memories)
     context = _blocking(AsyncMemory.context)
+    feedback = _blocking(AsyncMemory.feedback)
+    link = _blocking(AsyncMemory.link)
     flush = _blocking(AsyncMemory.flush)
     run_jobs = _blocking(AsyncMemory.run_jobs)
     jobs = _blocking(AsyncMemory.jobs)
