@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -27,24 +27,28 @@ from psycopg.rows import TupleRow
 from psycopg_pool import ConnectionPool
 
 from huiyi.errors import SchemaTooNew, StoreError
-from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.model import (
+    Entity,
+    EntityMerge,
+    Job,
+    JobState,
+    Link,
+    LinkKind,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Person,
+    Scope,
+)
+from huiyi.store import postgres_rows as pgrows
 from huiyi.store import postgres_search as search
-from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors, Writes
+from huiyi.store.base import UPDATABLE, RouteHits, ScoredId, Terms, Vectors, Writes
 from huiyi.store.postgres_schema import MIGRATION_LOCK, MIGRATIONS, VERSION_TABLE
 from huiyi.store.sqlite import partition_key
 
 log = logging.getLogger(__name__)
 
 Cursor = psycopg.Cursor[TupleRow]
-
-
-def naive(value: datetime | None) -> datetime | None:
-    """The wall-clock value without its zone, as the SQLite store reads it."""
-    return value.replace(tzinfo=None) if value is not None and value.tzinfo is not None else value
-
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
 
 
 class PostgresStore:
@@ -146,18 +150,24 @@ class PostgresStore:
                 "INSERT INTO persons (agent, id, name, aliases, platform_ids) VALUES (%s, %s, %s, %s, %s)"
                 " ON CONFLICT (agent, id) DO UPDATE SET name = excluded.name, aliases = excluded.aliases,"
                 " platform_ids = excluded.platform_ids",
-                (agent, person.id, person.name, _json(person.aliases), _json(person.platform_ids)),
+                (
+                    agent,
+                    person.id,
+                    person.name,
+                    pgrows.json_text(person.aliases),
+                    pgrows.json_text(person.platform_ids),
+                ),
             )
 
     def get_person(self, agent: str, person_id: str) -> Person | None:
         rows = self._rows(
             "SELECT id, name, aliases, platform_ids FROM persons WHERE agent = %s AND id = %s", (agent, person_id)
         )
-        return _person(rows[0]) if rows else None
+        return pgrows.person(rows[0]) if rows else None
 
     def list_persons(self, agent: str) -> list[Person]:
         rows = self._rows("SELECT id, name, aliases, platform_ids FROM persons WHERE agent = %s ORDER BY id", (agent,))
-        return [_person(row) for row in rows]
+        return [pgrows.person(row) for row in rows]
 
     # messages ------------------------------------------------------------------------------------
     def append_messages(self, messages: Sequence[Message]) -> list[Message]:
@@ -184,7 +194,7 @@ class PostgresStore:
                         message.speaker,
                         message.role,
                         message.text,
-                        naive(message.time),
+                        pgrows.naive(message.time),
                         seq,
                     ),
                 )
@@ -193,28 +203,26 @@ class PostgresStore:
                     inserted.append(message.model_copy(update={"seq": seq}))
         return inserted
 
-    _MESSAGE_COLUMNS = "agent, id, space, scope, speaker, role, text, time, seq"
-
     def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]:
         rows = self._rows(
-            f"SELECT {self._MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, list(ids))
+            f"SELECT {pgrows.MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, list(ids))
         )
-        found = {row[1]: _message(row) for row in rows}
+        found = {row[1]: pgrows.message(row) for row in rows}
         return [found[i] for i in ids if i in found]
 
     def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
         rows = self._rows(
-            f"SELECT {self._MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND space = %s AND seq < %s"
+            f"SELECT {pgrows.MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND space = %s AND seq < %s"
             " ORDER BY seq DESC LIMIT %s",
             (agent, space, before_seq if before_seq is not None else 2**62, limit),
         )
-        return [_message(row) for row in reversed(rows)]
+        return [pgrows.message(row) for row in reversed(rows)]
 
     def unindexed_messages(self, limit: int) -> list[Message]:
         rows = self._rows(
-            f"SELECT {self._MESSAGE_COLUMNS} FROM messages WHERE NOT indexed ORDER BY rowid LIMIT %s", (limit,)
+            f"SELECT {pgrows.MESSAGE_COLUMNS} FROM messages WHERE NOT indexed ORDER BY rowid LIMIT %s", (limit,)
         )
-        return [_message(row) for row in rows]
+        return [pgrows.message(row) for row in rows]
 
     def working_start(self, agent: str, space: str) -> int:
         rows = self._rows("SELECT start_seq FROM working_memory WHERE agent = %s AND space = %s", (agent, space))
@@ -246,7 +254,7 @@ class PostgresStore:
                 if not cur.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
             if items:
-                cur.execute(_INSERT_MEMORIES, _memory_columns(items, vectors, terms))
+                cur.execute(pgrows.INSERT_MEMORIES, pgrows.memory_columns(items, vectors, terms))
             by_agent: dict[str, list[str]] = {}
             for agent, message_id in writes.indexed_messages:
                 by_agent.setdefault(agent, []).append(message_id)
@@ -271,19 +279,15 @@ class PostgresStore:
                     job.kind,
                     job.agent,
                     job.key,
-                    _json(job.payload),
-                    naive(job.run_after),
-                    naive(job.created_at) or _now(),
+                    pgrows.json_text(job.payload),
+                    pgrows.naive(job.run_after),
+                    pgrows.naive(job.created_at) or pgrows.now(),
                 ),
             )
             return bool(cur.rowcount)
 
-    _JOB_COLUMNS = (
-        "id, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at"
-    )
-
     def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
-        at = naive(now)
+        at = pgrows.naive(now)
         kind_filter = " AND kind = ANY(%(kinds)s)" if kinds else ""
         with self._write() as cur:
             row = cur.execute(
@@ -293,21 +297,21 @@ class PostgresStore:
                 f" AND ((state = 'pending' AND COALESCE(run_after, '-infinity') <= %(at)s)"
                 f" OR (state = 'running' AND lease_until < %(at)s)){kind_filter}"
                 f" ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
-                f" RETURNING {self._JOB_COLUMNS}",
+                f" RETURNING {pgrows.JOB_COLUMNS}",
                 {"worker": worker, "at": at, "lease": lease_seconds, "kinds": list(kinds)},
             ).fetchone()
-        return _job(row) if row else None
+        return pgrows.job(row) if row else None
 
     def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
         with self._write() as cur:
             cur.execute(
                 "UPDATE jobs SET state = %s, last_error = %s, run_after = %s, lease_until = NULL"
                 " WHERE id = %s AND worker = %s AND state = 'running'",
-                ("pending" if retry_at else "failed", error[:2000], naive(retry_at), job_id, worker),
+                ("pending" if retry_at else "failed", error[:2000], pgrows.naive(retry_at), job_id, worker),
             )
 
     def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
-        sql = f"SELECT {self._JOB_COLUMNS} FROM jobs WHERE true"
+        sql = f"SELECT {pgrows.JOB_COLUMNS} FROM jobs WHERE true"
         args: list[Any] = []
         if agent is not None:
             sql += " AND agent = %s"
@@ -317,24 +321,20 @@ class PostgresStore:
             args.append([s.value for s in states])
         sql += " ORDER BY created_at, id LIMIT %s"
         args.append(limit)
-        return [_job(row) for row in self._rows(sql, args)]
+        return [pgrows.job(row) for row in self._rows(sql, args)]
 
     # memories ------------------------------------------------------------------------------------
-    _MEMORY_COLUMNS = (
-        "rowid, id, agent, scope, kind, text, time, place, participants, keywords, insight,"
-        " importance, strength, access_count, last_access, created_at, sources, data"
-    )
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         rows = self._rows(
-            f"SELECT {self._MEMORY_COLUMNS} FROM memories WHERE agent = %s AND id = ANY(%s)", (agent, list(ids))
+            f"SELECT {pgrows.MEMORY_COLUMNS} FROM memories WHERE agent = %s AND id = ANY(%s)", (agent, list(ids))
         )
-        found = {row[1]: _memory(row) for row in rows}
+        found = {row[1]: pgrows.memory(row) for row in rows}
         return [found[i] for i in ids if i in found]
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as cur:
-            row = cur.execute(_DELETE_MEMORIES, (agent, list(ids))).fetchone()
+            row = cur.execute(pgrows.DELETE_MEMORIES, (agent, list(ids))).fetchone()
         return int(row[0]) if row else 0
 
     def count_memories(self, agent: str | None = None, scopes: Sequence[Scope] | None = None) -> int:
@@ -350,24 +350,153 @@ class PostgresStore:
     def list_memories(
         self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
     ) -> list[MemoryItem]:
-        sql = f"SELECT {self._MEMORY_COLUMNS} FROM memories WHERE part = ANY(%s)"
+        sql = f"SELECT {pgrows.MEMORY_COLUMNS} FROM memories WHERE part = ANY(%s)"
         args: list[Any] = [_parts(scopes)]
         if kinds:
             sql += " AND kind = ANY(%s)"
             args.append([k.value for k in kinds])
         sql += " ORDER BY COALESCE(time, created_at) DESC, rowid DESC LIMIT %s OFFSET %s"
         args.extend([limit, offset])
-        return [_memory(row) for row in self._rows(sql, args)]
+        return [pgrows.memory(row) for row in self._rows(sql, args)]
 
-    def record_access(self, agent: str, ids: Sequence[str], when: datetime) -> None:
+    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
         if not ids:
             return
         with self._write() as cur:
             cur.execute(
-                "UPDATE memories SET access_count = access_count + 1, last_access = %s"
+                "UPDATE memories SET access_count = access_count + 1, last_access = %s, strength = strength + %s"
                 " WHERE agent = %s AND id = ANY(%s)",
-                (naive(when), agent, list(ids)),
+                (pgrows.naive(when), strength_bonus, agent, list(ids)),
             )
+
+    def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
+        for _, fields in changes:
+            unknown = set(fields) - UPDATABLE
+            if unknown:
+                raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
+        changed = 0
+        with self._write() as cur:
+            for memory_id, fields in changes:
+                if not fields:
+                    continue
+                # names come from UPDATABLE only, so they are safe inside the statement
+                assignments = ", ".join(
+                    f"{name} = %s::jsonb" if name in pgrows.JSON_FIELDS else f"{name} = %s" for name in fields
+                )
+                values = [pgrows.column_value(name, value) for name, value in fields.items()]
+                cur.execute(
+                    f"UPDATE memories SET {assignments} WHERE agent = %s AND id = %s", (*values, agent, memory_id)
+                )
+                changed += cur.rowcount
+        return changed
+
+    # the graph -----------------------------------------------------------------------------------
+    def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
+        with self._write() as cur:
+            cur.execute(
+                "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
+                " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::halfvec, %s) ON CONFLICT (id) DO UPDATE"
+                " SET name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
+                " sources = excluded.sources, vector = excluded.vector",
+                (
+                    entity.id,
+                    entity.scope.agent,
+                    entity.scope.tag,
+                    partition_key(entity.scope.agent, entity.scope),
+                    entity.name,
+                    entity.type.value,
+                    pgrows.json_text(entity.aliases),
+                    pgrows.json_text(entity.sources),
+                    entity.merged_into,
+                    search.vector_literal(vector),
+                    pgrows.now(),
+                ),
+            )
+        return entity
+
+    def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
+        sql = f"SELECT {pgrows.ENTITY_COLUMNS} FROM entities WHERE part = ANY(%s)"
+        if not include_merged:
+            sql += " AND merged_into IS NULL"
+        return [pgrows.entity(row) for row in self._rows(sql + " ORDER BY rowid", (_parts(scopes),))]
+
+    def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
+        found = self._rows(
+            f"SELECT {pgrows.ENTITY_COLUMNS}, vector <=> %(q)s::halfvec AS distance FROM entities"
+            " WHERE part = ANY(%(parts)s) AND merged_into IS NULL ORDER BY distance, rowid LIMIT %(limit)s",
+            {"q": search.vector_literal(vector), "parts": _parts(scopes), "limit": limit},
+        )
+        return [(pgrows.entity(row), _score(1.0 - row[-1])) for row in found]
+
+    def merge_entities(self, agent: str, source: str, target: str, reason: str, when: datetime) -> EntityMerge:
+        if source == target:
+            raise StoreError("an entity cannot be merged into itself")
+        with self._write() as cur:
+            cur.execute(
+                f"SELECT {pgrows.ENTITY_COLUMNS} FROM entities WHERE agent = %s AND id = ANY(%s)"
+                " AND merged_into IS NULL ORDER BY id FOR UPDATE",
+                (agent, [source, target]),
+            )
+            found = {row[0]: pgrows.entity(row) for row in cur.fetchall()}
+            if len(found) != 2:
+                raise StoreError(f"cannot merge {source} into {target}: both must exist and not be merged already")
+            kept, gone = found[target], found[source]
+            aliases = list(dict.fromkeys([*kept.aliases, *(n for n in gone.names if n != kept.name)]))
+            cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (pgrows.json_text(aliases), target))
+            cur.execute("UPDATE entities SET merged_into = %s WHERE id = %s", (target, source))
+            merge = EntityMerge(agent=agent, source=source, target=target, reason=reason, at=pgrows.naive(when))
+            cur.execute(
+                "INSERT INTO entity_merges (id, agent, source, target, reason, at, target_aliases)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (merge.id, agent, source, target, reason, merge.at, pgrows.json_text(kept.aliases)),
+            )
+        return merge
+
+    def undo_merge(self, agent: str, merge_id: str) -> EntityMerge:
+        with self._write() as cur:
+            row = cur.execute(
+                f"SELECT {pgrows.MERGE_COLUMNS}, target_aliases FROM entity_merges WHERE agent = %s AND id = %s"
+                " FOR UPDATE",
+                (agent, merge_id),
+            ).fetchone()
+            if row is None or row[6]:
+                raise StoreError(f"no merge {merge_id} to undo for agent {agent}")
+            merge = pgrows.merge(row)
+            cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (pgrows.json_text(row[7]), merge.target))
+            cur.execute("UPDATE entities SET merged_into = NULL WHERE id = %s", (merge.source,))
+            cur.execute("UPDATE entity_merges SET undone = true WHERE id = %s", (merge_id,))
+        return merge.model_copy(update={"undone": True})
+
+    def list_merges(self, agent: str) -> list[EntityMerge]:
+        found = self._rows(
+            f"SELECT {pgrows.MERGE_COLUMNS} FROM entity_merges WHERE agent = %s ORDER BY at, id", (agent,)
+        )
+        return [pgrows.merge(row) for row in found]
+
+    def add_links(self, agent: str, links: Sequence[Link]) -> int:
+        if not links:
+            return 0
+        with self._write() as cur:
+            cur.execute(
+                "INSERT INTO links (agent, source, target, kind, weight)"
+                " SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::text[], %s::float8[]) ON CONFLICT DO NOTHING",
+                (
+                    agent,
+                    [link.source for link in links],
+                    [link.target for link in links],
+                    [link.kind.value for link in links],
+                    [float(link.weight) for link in links],
+                ),
+            )
+            return cur.rowcount
+
+    def links_of(self, agent: str, ids: Sequence[str]) -> list[Link]:
+        found = self._rows(
+            "SELECT source, target, kind, weight FROM links WHERE agent = %(agent)s"
+            " AND (source = ANY(%(ids)s) OR target = ANY(%(ids)s))",
+            {"agent": agent, "ids": list(ids)},
+        )
+        return [Link(source=r[0], target=r[1], kind=LinkKind(r[2]), weight=r[3]) for r in found]
 
     # search --------------------------------------------------------------------------------------
     def search_dense(self, scopes: Sequence[Scope], query: Vectors, limit: int) -> RouteHits:
@@ -410,55 +539,6 @@ class PostgresStore:
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
 
 
-# SQL of the write path -------------------------------------------------------------------------------
-# one statement inserts a batch (skipping ids already stored) and adds what it inserted to the counters
-_INSERT_MEMORIES = """
-WITH batch AS (
-    SELECT * FROM unnest(
-        %(id)s::text[], %(agent)s::text[], %(scope)s::text[], %(part)s::text[], %(kind)s::text[],
-        %(text)s::text[], %(time)s::timestamp[], %(place)s::text[], %(participants)s::text[],
-        %(keywords)s::text[], %(insight)s::text[], %(importance)s::float8[], %(strength)s::float8[],
-        %(access_count)s::int[], %(last_access)s::timestamp[], %(created_at)s::timestamp[],
-        %(sources)s::text[], %(data)s::text[], %(embedding)s::text[], %(words)s::text[], %(chars)s::text[],
-        %(words_len)s::int[], %(chars_len)s::int[]
-    ) AS b (id, agent, scope, part, kind, text, time, place, participants, keywords, insight, importance,
-            strength, access_count, last_access, created_at, sources, data, embedding, words, chars,
-            words_len, chars_len)
-), inserted AS (
-    INSERT INTO memories (id, agent, scope, part, kind, text, time, place, participants, keywords, insight,
-        importance, strength, access_count, last_access, created_at, sources, data, words, chars,
-        words_len, chars_len)
-    SELECT id, agent, scope, part, kind, text, time, place, participants::jsonb, keywords::jsonb, insight,
-        importance, strength, access_count, last_access, created_at, sources::jsonb, data::jsonb,
-        to_tsvector('huiyi_words', words), to_tsvector('simple', chars), words_len, chars_len
-    FROM batch
-    ON CONFLICT (id) DO NOTHING
-    RETURNING rowid, id, part, agent, scope, words_len, chars_len
-), vectors AS (
-    INSERT INTO memory_vectors (rowid, part, embedding)
-    SELECT i.rowid, i.part, b.embedding::halfvec FROM inserted i JOIN batch b USING (id)
-)
-INSERT INTO partitions AS p (part, agent, scope, docs, words_total, chars_total)
-SELECT part, min(agent), min(scope), count(*), sum(words_len), sum(chars_len)
-FROM inserted GROUP BY part ORDER BY part
-ON CONFLICT (part) DO UPDATE SET docs = p.docs + excluded.docs, words_total = p.words_total + excluded.words_total,
-    chars_total = p.chars_total + excluded.chars_total
-"""
-
-_DELETE_MEMORIES = """
-WITH deleted AS (
-    DELETE FROM memories WHERE agent = %s AND id = ANY(%s) RETURNING part, words_len, chars_len
-), counted AS (
-    SELECT part, count(*) AS docs, sum(words_len) AS words, sum(chars_len) AS chars FROM deleted GROUP BY part
-), updated AS (
-    UPDATE partitions p SET docs = p.docs - c.docs, words_total = p.words_total - c.words,
-        chars_total = p.chars_total - c.chars
-    FROM counted c WHERE p.part = c.part
-)
-SELECT COALESCE(sum(docs), 0) FROM counted
-"""
-
-
 def _configure(conn: psycopg.Connection[TupleRow]) -> None:
     # JIT compiling a vector scan costs more than the scan
     conn.execute("SET jit = off")
@@ -471,114 +551,3 @@ def _parts(scopes: Sequence[Scope]) -> list[str]:
 def _score(value: Any) -> float:
     score = float(value) if value is not None else 0.0
     return score if score == score else 0.0  # NaN (a zero vector) scores nothing
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _memory_columns(items: Sequence[MemoryItem], vectors: Vectors, terms: Sequence[Terms]) -> dict[str, list[Any]]:
-    now = _now()
-    return {
-        "id": [i.id for i in items],
-        "agent": [i.scope.agent for i in items],
-        "scope": [i.scope.tag for i in items],
-        "part": [partition_key(i.scope.agent, i.scope) for i in items],
-        "kind": [i.kind.value for i in items],
-        "text": [i.text for i in items],
-        "time": [naive(i.time) for i in items],
-        "place": [i.place for i in items],
-        "participants": [_json(i.participants) for i in items],
-        "keywords": [_json(i.keywords) for i in items],
-        "insight": [i.insight for i in items],
-        "importance": [float(i.importance) for i in items],
-        "strength": [float(i.strength) for i in items],
-        "access_count": [i.access_count for i in items],
-        "last_access": [naive(i.last_access) for i in items],
-        "created_at": [naive(i.created_at) or now for i in items],
-        "sources": [_json(i.sources) for i in items],
-        "data": [_json(i.data) for i in items],
-        "embedding": [search.vector_literal(v) for v in vectors],
-        "words": [" ".join(t.words) for t in terms],
-        "chars": [" ".join(t.chars) for t in terms],
-        "words_len": [len(t.words) for t in terms],
-        "chars_len": [len(t.chars) for t in terms],
-    }
-
-
-def _person(row: TupleRow) -> Person:
-    return Person(id=row[0], name=row[1], aliases=row[2], platform_ids=row[3])
-
-
-def _message(row: TupleRow) -> Message:
-    agent, id_, space, scope, speaker, role, text, when, seq = row
-    return Message(
-        id=id_,
-        agent=agent,
-        space=space,
-        scope=Scope.from_tag(agent, scope),
-        speaker=speaker,
-        role=role,
-        text=text,
-        time=when,
-        seq=seq,
-    )
-
-
-def _job(row: TupleRow) -> Job:
-    id_, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at = row
-    return Job(
-        id=id_,
-        kind=kind,
-        agent=agent,
-        key=key,
-        payload=payload,
-        state=JobState(state),
-        attempts=attempts,
-        last_error=last_error,
-        run_after=run_after,
-        lease_until=lease_until,
-        worker=worker,
-        created_at=created_at,
-    )
-
-
-def _memory(row: TupleRow) -> MemoryItem:
-    (
-        _rowid,
-        id_,
-        agent,
-        scope,
-        kind,
-        text,
-        when,
-        place,
-        participants,
-        keywords,
-        insight,
-        importance,
-        strength,
-        access_count,
-        last_access,
-        created_at,
-        sources,
-        data,
-    ) = row
-    return MemoryItem(
-        id=id_,
-        scope=Scope.from_tag(agent, scope),
-        kind=MemoryKind(kind),
-        text=text,
-        time=when,
-        place=place,
-        participants=participants,
-        keywords=keywords,
-        insight=insight,
-        importance=importance,
-        strength=strength,
-        access_count=access_count,
-        last_access=last_access,
-        created_at=created_at,
-        sources=sources,
-        data=data,
-    )

@@ -139,4 +139,48 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (agent, space)
     );
     """,
+    # 3: the graph: feedback and validity on memories, entities with their names, merges, links
+    """
+    ALTER TABLE memories ADD COLUMN feedback DOUBLE PRECISION NOT NULL DEFAULT 0;
+    ALTER TABLE memories ADD COLUMN valid_to TIMESTAMP;
+
+    CREATE TABLE entities (
+        rowid BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        part TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        aliases JSONB NOT NULL DEFAULT '[]',
+        sources JSONB NOT NULL DEFAULT '[]',
+        merged_into TEXT,
+        vector HALFVEC NOT NULL,
+        created_at TIMESTAMP NOT NULL
+    );
+    ALTER TABLE entities ALTER COLUMN vector SET STORAGE PLAIN;
+    CREATE INDEX entities_part ON entities (part, merged_into);
+
+    CREATE TABLE entity_merges (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        source TEXT NOT NULL,
+        target TEXT NOT NULL,
+        reason TEXT NOT NULL DEFAULT '',
+        at TIMESTAMP NOT NULL,
+        undone BOOLEAN NOT NULL DEFAULT false,
+        target_aliases JSONB NOT NULL  -- the target's aliases before the merge, for undo
+    );
+    CREATE INDEX entity_merges_agent ON entity_merges (agent, at);
+
+    CREATE TABLE links (
+        agent TEXT NOT NULL,
+        source TEXT NOT NULL,
+        target TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        weight DOUBLE PRECISION NOT NULL DEFAULT 1.0,
+        PRIMARY KEY (agent, source, target, kind)
+    );
+    CREATE INDEX links_target ON links (agent, target);
+    """,
 ]
