@@ -177,3 +177,24 @@ def test_group_folds_are_per_space(tmp_path: Path, space: str) -> None:
         assert len(fold.messages) == 10
         assert set(fold.aliases) == {"p0", "p1", "p2"}
         assert memory.overview(agent="bot", space=space)[0].scope == Scope.of_space("bot", space)
+
+
+def test_extracted_entities_are_recorded_once_with_their_aliases(tmp_path: Path) -> None:
+    from huiyi.flows.extract import EntityDraft
+    from huiyi.model import EntityType
+
+    class Naming(ScriptedExtractor):
+        async def extract(self, fold: Fold) -> Extraction:
+            result = await super().extract(fold)
+            result.entities = [EntityDraft("苏霓", EntityType.OBJECT, ["小霓"]), EntityDraft("团子")]
+            return result
+
+    with open_memory(tmp_path, Naming()) as memory:
+        for day in range(2):
+            memory.add(conversation(2, start=T0 + timedelta(days=day), prefix=f"d{day}"), agent="祈煜", person="木木")
+            memory.flush(agent="祈煜", person="木木")
+        entities = memory.store.list_entities([Scope.of_person("祈煜", "木木")])
+        # 木木 is the subject of the scripted fact; its object 火锅 is a literal, not an entity
+        assert sorted(e.name for e in entities) == ["团子", "木木", "苏霓"]
+        (suni,) = [e for e in entities if e.name == "苏霓"]
+        assert suni.aliases == ["小霓"] and suni.type is EntityType.OBJECT

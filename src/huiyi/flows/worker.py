@@ -16,6 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from huiyi.config import Config
+from huiyi.flows.entities import entities_of, record_entities
 from huiyi.flows.extract import Extractor
 from huiyi.flows.fold import FOLD, fold_of, memories_of, writes_of
 from huiyi.model import Job
@@ -58,6 +59,9 @@ class Worker:
             items = memories_of(extraction, fold, job.id)
             writes = await asyncio.to_thread(writes_of, items, self.embedder, fold, int(job.payload["to_seq"]))
             await asyncio.to_thread(self.store.apply, writes, (job.id, self.name))
+            # entities are upserted by stable ids after the commit: a crash here is repaired by the next
+            # fold that names them, and never duplicates anything
+            await asyncio.to_thread(record_entities, self.store, self.embedder, entities_of(extraction, fold))
             log.info("job %s: %d memories from %d messages", job.id, len(items), len(fold.messages))
         except Exception as exc:  # any failure: record it, retry later, lose nothing
             retry_at = None

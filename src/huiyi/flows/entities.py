@@ -1,0 +1,75 @@
+"""Recording the entities an extraction names: persons, the agent, things and concepts.
+
+An entity's id comes from its scope and normalised name, so naming 团子 in ten folds updates one
+row; aliases accumulate. Facts name their subject (and entity objects), so those become entities too.
+Merging different names of one thing (霓霓 → 苏霓) is consolidation's job, not this one's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from collections.abc import Sequence
+
+from huiyi.flows.extract import Extraction, Fold
+from huiyi.model import Entity, EntityType, Scope
+from huiyi.providers.embed import Embedder
+from huiyi.store.base import Store
+from huiyi.text import tokens
+
+
+def normalise_name(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).strip().lower()
+
+
+def entity_id(scope: Scope, name: str) -> str:
+    key = f"{scope.agent}\x1f{scope.tag}\x1f{normalise_name(name)}"
+    return f"ent_{hashlib.blake2b(key.encode(), digest_size=10).hexdigest()}"
+
+
+def entities_of(extraction: Extraction, fold: Fold) -> list[Entity]:
+    """Every entity an extraction names, once, with the aliases it gave."""
+    found: dict[str, Entity] = {}
+
+    def note(name: str, kind: EntityType, aliases: Sequence[str] = (), sources: Sequence[str] = ()) -> None:
+        name = name.strip()
+        if not name:
+            return
+        key = entity_id(fold.scope, name)
+        entity = found.get(key)
+        if entity is None:
+            entity = Entity(id=key, scope=fold.scope, name=name, type=kind)
+            found[key] = entity
+        entity.aliases = list(dict.fromkeys([*entity.aliases, *(a for a in aliases if a and a != name)]))
+        entity.sources = list(dict.fromkeys([*entity.sources, *sources]))
+
+    for draft in extraction.entities:
+        note(draft.name, draft.type, draft.aliases)
+    for fact in extraction.facts:
+        note(fact.subject, fact.subject_type, sources=fact.sources)
+        if fact.object_type is not None:
+            note(fact.object, fact.object_type, sources=fact.sources)
+    return list(found.values())
+
+
+def record_entities(store: Store, embedder: Embedder, entities: Sequence[Entity]) -> None:
+    """Upsert entities, keeping names and aliases already known (idempotent)."""
+    if not entities:
+        return
+    scopes = list({e.scope for e in entities})
+    known = {e.id: e for e in store.list_entities(scopes, include_merged=True)}
+    vectors = embedder.embed_passages([e.name for e in entities])
+    for entity, vector in zip(entities, vectors, strict=True):
+        old = known.get(entity.id)
+        if old is not None:
+            entity = entity.model_copy(
+                update={
+                    "name": old.name,
+                    "type": old.type,
+                    "aliases": list(dict.fromkeys([*old.aliases, *entity.aliases])),
+                    "sources": list(dict.fromkeys([*old.sources, *entity.sources]))[-50:],
+                    "merged_into": old.merged_into,
+                }
+            )
+        store.upsert_entity(entity, vector)
+        tokens.add_words(entity.names)
