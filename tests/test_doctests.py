@@ -7,7 +7,14 @@ import importlib
 
 import pytest
 
-MODULES = ["huiyi.config", "huiyi.memory", "huiyi.recall.fusion", "huiyi.text.tokens", "huiyi.text.times"]
+MODULES = [
+    "huiyi.config",
+    "huiyi.memory",
+    "huiyi.recall.fusion",
+    "huiyi.recall.graph",
+    "huiyi.text.tokens",
+    "huiyi.text.times",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
