@@ -17,12 +17,13 @@ import psycopg
 import pytest
 
 import pg_server
-from huiyi.errors import SchemaTooNew
+from huiyi.errors import SchemaTooNew, ScopeError
 from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store.base import Terms, Writes
+from huiyi.store.base import Store, Terms, Writes
 from huiyi.store.postgres import PostgresStore
 from huiyi.store.postgres_schema import MIGRATIONS
+from huiyi.store.router import RoutedStore
 from huiyi.text import tokens
 
 EMB = HashEmbedder(16)
@@ -187,3 +188,38 @@ def test_a_second_process_sees_writes_at_once(dsn: str) -> None:
     assert two.count_memories(scopes=[SCOPE]) == 0
     one.close()
     two.close()
+
+
+# routing agents across several databases ------------------------------------------------------------
+def test_a_routed_store_keeps_each_agent_in_one_database() -> None:
+    shards = {"pg1": PostgresStore(pg_server.fresh_dsn()), "pg2": PostgresStore(pg_server.fresh_dsn())}
+    routed = RoutedStore(shards)
+    assert isinstance(routed, Store)
+    agents = [f"agent{i}" for i in range(40)]
+    homes = {agent: routed.name_for(agent) for agent in agents}
+    assert set(homes.values()) == {"pg1", "pg2"}
+    assert RoutedStore(shards).name_for("agent7") == homes["agent7"]  # stable across instances
+    for agent in agents:
+        scope = Scope.of_person(agent, "mumu")
+        item = MemoryItem(scope=scope, kind=MemoryKind.NOTE, text=f"{agent}: 我的猫叫团子")
+        routed.add_memories([item], EMB.embed_passages([item.text]), [Terms(tokens.words(item.text), [])])
+        hits = routed.search_keyword([scope], Terms(["团子"], []), 5).hits
+        assert [h.id for h in hits] == [item.id]
+        assert shards[homes[agent]].count_memories(agent) == 1
+        assert shards["pg1" if homes[agent] == "pg2" else "pg2"].count_memories(agent) == 0
+    assert routed.count_memories() == len(agents)
+    # a call naming two agents has no single home
+    with pytest.raises(ScopeError, match="several agents"):
+        routed.search_dense([Scope.official("agent1"), Scope.official("agent2")], EMB.embed_queries(["猫"])[0], 5)
+    # workers claim from every database; completion goes back to the job's own
+    for agent in agents[:6]:
+        routed.enqueue_job(Job(kind="fold", agent=agent, key=f"fold:{agent}"))
+    worker = RoutedStore(shards)  # another process: it did not enqueue the jobs
+    while (job := worker.claim_job("w", datetime.now(), 60)) is not None:
+        worker.apply(Writes(), complete_job=(job.id, "w"))
+    assert [j.state for j in routed.list_jobs()] == [JobState.DONE] * 6
+    # adding a store moves only the agents it wins
+    grown = RoutedStore({**shards, "pg3": shards["pg1"]})
+    moved = [a for a in agents if grown.name_for(a) != homes[a]]
+    assert all(grown.name_for(a) == "pg3" for a in moved) and len(moved) < len(agents) / 2
+    routed.close()

@@ -1,0 +1,250 @@
+"""A store that spreads agents over several stores (e.g. one PostgreSQL database each).
+
+Every call of the contract is bound to one agent (reads name an agent or its scopes; writes carry
+their agent), so each call goes whole to the one store that owns that agent, and a transaction never
+spans two databases. A call naming several agents fails with ``ScopeError``: split it.
+
+Ownership is rendezvous hashing of (store name, agent): stable across processes and restarts, and
+adding a store moves only the agents that the new store wins (about 1/n of them), not most of them as
+``hash % n`` would. ``pins`` overrides the hash for single agents, e.g. while one is being moved.
+
+Jobs are the exception to one-agent calls: a worker's ``claim_job`` names no agent, so it asks the
+stores in turn, starting from a different one each time; the store that handed out a job is
+remembered for completing or failing it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from huiyi.errors import ScopeError, StoreError
+from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.store.base import RouteHits, Store, Terms, Vectors, Writes
+
+
+class RoutedStore:
+    """``RoutedStore({"pg1": PostgresStore(dsn1), "pg2": PostgresStore(dsn2)})``; names must never change."""
+
+    def __init__(self, stores: Mapping[str, Store], pins: Mapping[str, str] | None = None) -> None:
+        if not stores:
+            raise StoreError("a routed store needs at least one store")
+        self.stores = dict(stores)
+        self.pins = dict(pins or {})
+        unknown = set(self.pins.values()) - set(self.stores)
+        if unknown:
+            raise StoreError(f"pins name unknown stores: {sorted(unknown)}")
+        self._job_home: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._turn = itertools.count()
+
+    # routing ---------------------------------------------------------------------------------
+    def name_for(self, agent: str) -> str:
+        """The name of the store that owns ``agent``."""
+        if agent in self.pins:
+            return self.pins[agent]
+        return max(self.stores, key=lambda name: hashlib.blake2b(f"{name}\x1f{agent}".encode(), digest_size=8).digest())
+
+    def store_for(self, agent: str) -> Store:
+        return self.stores[self.name_for(agent)]
+
+    def _one(self, agents: Iterable[str]) -> str | None:
+        names = set(agents)
+        if len(names) > 1:
+            raise ScopeError(
+                f"this call names several agents ({', '.join(sorted(names))}); a routed store serves one agent per"
+                " call: split it by agent"
+            )
+        return next(iter(names), None)
+
+    def _by_scopes(self, scopes: Sequence[Scope]) -> Store | None:
+        agent = self._one(s.agent for s in scopes)
+        return self.store_for(agent) if agent is not None else None
+
+    def _remember(self, job_id: str, name: str) -> None:
+        with self._lock:
+            self._job_home[job_id] = name
+
+    def _home_of(self, job_id: str) -> str | None:
+        with self._lock:
+            return self._job_home.get(job_id)
+
+    # lifecycle and identity --------------------------------------------------------------------
+    def close(self) -> None:
+        for store in self.stores.values():
+            store.close()
+
+    def schema_version(self) -> int:
+        return min(store.schema_version() for store in self.stores.values())
+
+    def embedding_model(self) -> tuple[str, int] | None:
+        models = {store.embedding_model() for store in self.stores.values()} - {None}
+        if len(models) > 1:
+            raise StoreError(f"the routed stores hold vectors of different embedders: {sorted(map(str, models))}")
+        return next(iter(models), None)
+
+    def set_embedding_model(self, name: str, dim: int) -> None:
+        for store in self.stores.values():
+            store.set_embedding_model(name, dim)
+
+    # persons and messages ------------------------------------------------------------------------
+    def upsert_person(self, agent: str, person: Person) -> None:
+        self.store_for(agent).upsert_person(agent, person)
+
+    def get_person(self, agent: str, person_id: str) -> Person | None:
+        return self.store_for(agent).get_person(agent, person_id)
+
+    def list_persons(self, agent: str) -> list[Person]:
+        return self.store_for(agent).list_persons(agent)
+
+    def append_messages(self, messages: Sequence[Message]) -> list[Message]:
+        agent = self._one(m.agent for m in messages)
+        return self.store_for(agent).append_messages(messages) if agent is not None else []
+
+    def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]:
+        return self.store_for(agent).get_messages(agent, ids)
+
+    def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
+        return self.store_for(agent).recent_messages(agent, space, limit, before_seq)
+
+    def unindexed_messages(self, limit: int) -> list[Message]:
+        found: list[Message] = []
+        for store in self.stores.values():
+            found.extend(store.unindexed_messages(limit - len(found)))
+            if len(found) >= limit:
+                break
+        return found
+
+    def working_start(self, agent: str, space: str) -> int:
+        return self.store_for(agent).working_start(agent, space)
+
+    # writes and jobs -----------------------------------------------------------------------------
+    def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
+        agents = [m.scope.agent for m in writes.memories]
+        agents += [agent for agent, _ in writes.indexed_messages]
+        agents += [agent for agent, _, _ in writes.fold_points]
+        agent = self._one(agents)
+        names = {self.name_for(agent)} if agent is not None else set()
+        home = self._home_of(complete_job[0]) if complete_job else None
+        if home is not None:
+            names.add(home)
+        if len(names) > 1:
+            raise ScopeError(f"job {complete_job and complete_job[0]} lives in store {home}, its writes in another")
+        if names:
+            self.stores[names.pop()].apply(writes, complete_job)
+            return
+        if complete_job is None:
+            return  # nothing to write
+        # completing a job this process did not claim, with nothing else to write: ask each store
+        errors: list[StoreError] = []
+        for store in self.stores.values():
+            try:
+                store.apply(writes, complete_job)
+                return
+            except StoreError as exc:
+                errors.append(exc)
+        raise errors[0]
+
+    def add_memories(
+        self,
+        items: Sequence[MemoryItem],
+        vectors: Vectors,
+        terms: Sequence[Terms],
+        indexed_messages: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        self.apply(Writes(memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages))
+
+    def enqueue_job(self, job: Job) -> bool:
+        name = self.name_for(job.agent)
+        self._remember(job.id, name)
+        return self.stores[name].enqueue_job(job)
+
+    def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
+        names = list(self.stores)
+        start = next(self._turn) % len(names)
+        for name in names[start:] + names[:start]:
+            job = self.stores[name].claim_job(worker, now, lease_seconds, kinds)
+            if job is not None:
+                self._remember(job.id, name)
+                return job
+        return None
+
+    def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
+        home = self._home_of(job_id)
+        # an update that matches nothing is harmless, so a job of unknown home is failed everywhere
+        for name in [home] if home is not None else list(self.stores):
+            self.stores[name].fail_job(job_id, worker, error, retry_at)
+
+    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+        if agent is not None:
+            return self.store_for(agent).list_jobs(agent, states, limit)
+        found = [job for store in self.stores.values() for job in store.list_jobs(None, states, limit)]
+        found.sort(key=lambda job: (job.created_at or datetime.min, job.id))
+        return found[:limit]
+
+    # memories ------------------------------------------------------------------------------------
+    def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        return self.store_for(agent).get_memories(agent, ids)
+
+    def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
+        return self.store_for(agent).delete_memories(agent, ids)
+
+    def count_memories(self, agent: str | None = None, scopes: Sequence[Scope] | None = None) -> int:
+        if scopes is not None:
+            store = self._by_scopes(scopes)
+            return store.count_memories(scopes=scopes) if store is not None else 0
+        if agent is not None:
+            return self.store_for(agent).count_memories(agent)
+        return sum(store.count_memories() for store in self.stores.values())
+
+    def list_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
+    ) -> list[MemoryItem]:
+        store = self._by_scopes(scopes)
+        return store.list_memories(scopes, kinds, limit, offset) if store is not None else []
+
+    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
+        self.store_for(agent).record_access(agent, ids, when, strength_bonus)
+
+    def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
+        return self.store_for(agent).update_memories(agent, changes)
+
+    # the graph -----------------------------------------------------------------------------------
+    def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
+        return self.store_for(entity.scope.agent).upsert_entity(entity, vector)
+
+    def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
+        store = self._by_scopes(scopes)
+        return store.list_entities(scopes, include_merged) if store is not None else []
+
+    def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
+        store = self._by_scopes(scopes)
+        return store.similar_entities(scopes, vector, limit) if store is not None else []
+
+    def merge_entities(self, agent: str, source: str, target: str, reason: str, when: datetime) -> EntityMerge:
+        return self.store_for(agent).merge_entities(agent, source, target, reason, when)
+
+    def undo_merge(self, agent: str, merge_id: str) -> EntityMerge:
+        return self.store_for(agent).undo_merge(agent, merge_id)
+
+    def list_merges(self, agent: str) -> list[EntityMerge]:
+        return self.store_for(agent).list_merges(agent)
+
+    def add_links(self, agent: str, links: Sequence[Link]) -> int:
+        return self.store_for(agent).add_links(agent, links)
+
+    def links_of(self, agent: str, ids: Sequence[str]) -> list[Link]:
+        return self.store_for(agent).links_of(agent, ids)
+
+    # search --------------------------------------------------------------------------------------
+    def search_dense(self, scopes: Sequence[Scope], query: Vectors, limit: int) -> RouteHits:
+        store = self._by_scopes(scopes)
+        return store.search_dense(scopes, query, limit) if store is not None else RouteHits()
+
+    def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
+        store = self._by_scopes(scopes)
+        return store.search_keyword(scopes, query, limit) if store is not None else RouteHits()
