@@ -13,6 +13,7 @@ import time
 from datetime import datetime, timedelta
 from multiprocessing.synchronize import Barrier, Event
 
+import numpy as np
 import psycopg
 import pytest
 
@@ -20,10 +21,12 @@ import pg_server
 from huiyi.errors import SchemaTooNew, ScopeError
 from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store import postgres_search as search
 from huiyi.store.base import Store, Terms, Writes
 from huiyi.store.postgres import PostgresStore
 from huiyi.store.postgres_schema import MIGRATIONS
 from huiyi.store.router import RoutedStore
+from huiyi.store.sqlite import partition_key
 from huiyi.text import tokens
 
 EMB = HashEmbedder(16)
@@ -223,3 +226,31 @@ def test_a_routed_store_keeps_each_agent_in_one_database() -> None:
     moved = [a for a in agents if grown.name_for(a) != homes[a]]
     assert all(grown.name_for(a) == "pg3" for a in moved) and len(moved) < len(agents) / 2
     routed.close()
+
+
+def test_hnsw_serves_search_across_scopes_and_never_scoped_recall(dsn: str) -> None:
+    store = PostgresStore(dsn)
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((600, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    persons = [Scope.of_person("qy", f"p{i}") for i in range(30)]
+    items = [MemoryItem(scope=persons[i % 30], kind=MemoryKind.NOTE, text=f"记忆{i}") for i in range(600)]
+    store.add_memories(items, vectors, [Terms([], []) for _ in items])
+    stranger = MemoryItem(scope=Scope.official("other"), kind=MemoryKind.NOTE, text="别人的记忆")
+    store.add_memories([stranger], vectors[:1], [Terms([], [])])
+    scoped = [Scope.official("qy"), persons[3]]
+    before = [store.search_dense(scoped, vectors[i], 5).hits for i in range(10)]
+    store.create_hnsw_index(16)
+    assert [store.search_dense(scoped, vectors[i], 5).hits for i in range(10)] == before
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("ANALYZE")
+        conn.execute("SET enable_seqscan = off")  # tempt the planner as far as it goes
+        args = {"q": search.vector_literal(vectors[0]), "parts": [partition_key("qy", s) for s in scoped], "limit": 5}
+        scoped_plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + search.DENSE, args))
+        across = search.DENSE_ACROSS.replace("{dim}", "16")
+        across_plan = "\n".join(r[0] for r in conn.execute("EXPLAIN " + across, {**args, "agent": "qy"}))
+    assert "hnsw" not in scoped_plan and "memory_vectors_hnsw_16" in across_plan
+    found = store.search_dense_agent("qy", vectors[0], 5).hits
+    assert found[0].id == items[0].id and found[0].score == pytest.approx(1.0, abs=1e-2)
+    assert stranger.id not in {h.id for h in found}
+    store.close()

@@ -538,6 +538,34 @@ class PostgresStore:
         hits = [ScoredId(str(id_), float(score), int(rowid)) for rowid, id_, score in rows]
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
 
+    # search across an agent's scopes: outside the contract, for operators' tools -----------------
+    def create_hnsw_index(self, dim: int) -> None:
+        """An HNSW index over the vectors of dimension ``dim``, used by ``search_dense_agent`` only.
+
+        ``search_dense`` never uses it: its query orders by the plain column, which this expression
+        index does not cover, so recall within scopes stays an exact scan (HNSW with a scope filter
+        would return the whole table's neighbours and drop most of them).
+        """
+        dim = int(dim)
+        with self._cursor(transaction=False) as cur:
+            cur.execute(
+                f"CREATE INDEX CONCURRENTLY IF NOT EXISTS memory_vectors_hnsw_{dim} ON memory_vectors"
+                f" USING hnsw ((embedding::halfvec({dim})) halfvec_cosine_ops) WHERE vector_dims(embedding) = {dim}"
+            )
+
+    def search_dense_agent(self, agent: str, query: Vectors, limit: int, ef_search: int = 100) -> RouteHits:
+        """Approximate nearest memories across every scope of ``agent``, through the HNSW index of the
+        query's dimension (``create_hnsw_index``), scanning on until ``limit`` of the agent's are found."""
+        started = time.perf_counter()
+        dim = int(np.asarray(query).size)
+        sql = search.DENSE_ACROSS.replace("{dim}", str(dim))
+        with self._write() as cur:
+            cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(max(ef_search, limit)),))
+            found = cur.execute(sql, {"q": search.vector_literal(query), "agent": agent, "limit": limit}).fetchall()
+        hits = [ScoredId(str(id_), _score(1.0 - distance), int(rowid)) for rowid, id_, distance in found]
+        return RouteHits(hits, (time.perf_counter() - started) * 1000)
+
 
 def _configure(conn: psycopg.Connection[TupleRow]) -> None:
     # JIT compiling a vector scan costs more than the scan

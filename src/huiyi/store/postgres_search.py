@@ -3,7 +3,9 @@
 Dense: ``ORDER BY embedding <=> q LIMIT k`` over ``part = ANY(parts)``, an exact scan of the caller's
 scopes behind the btree on ``part``. No ANN index is used here on purpose: HNSW with a scope filter
 returns the neighbours of the whole table and then drops those outside the scopes, so a small scope
-gets almost nothing back. Scores are cosine similarities (1 − cosine distance).
+gets almost nothing back. Scores are cosine similarities (1 − cosine distance). ``DENSE_ACROSS``,
+over every scope of one agent (an operator's search, outside the contract), is the one query that an
+HNSW index serves (``PostgresStore.create_hnsw_index``).
 
 Keyword: real BM25 (k1 = 1.2, b = 0.75), computed in SQL over the scopes a query may see, not
 ``ts_rank_cd`` (which has no inverse document frequency, so a common character such as 的 would weigh
@@ -44,6 +46,18 @@ DENSE_OF_KEYS = """
 SELECT rowid, 1 - (embedding <=> %(q)s::halfvec)
 FROM memory_vectors
 WHERE rowid = ANY(%(keys)s) AND part = ANY(%(parts)s)
+"""
+
+# across an agent's scopes through the HNSW index of one dimension; relaxed order is sorted again here
+DENSE_ACROSS = """
+WITH near AS MATERIALIZED (
+    SELECT rowid, embedding::halfvec({dim}) <=> %(q)s::halfvec({dim}) AS distance
+    FROM memory_vectors
+    WHERE part = ANY(ARRAY(SELECT part FROM partitions WHERE agent = %(agent)s)) AND vector_dims(embedding) = {dim}
+    ORDER BY embedding::halfvec({dim}) <=> %(q)s::halfvec({dim})
+    LIMIT %(limit)s
+)
+SELECT near.rowid, m.id, near.distance FROM near JOIN memories m USING (rowid) ORDER BY near.distance, near.rowid
 """
 
 # the query's lexemes, as the documents' text was cut and stemmed, and how many documents the scopes hold
