@@ -1,0 +1,700 @@
+"""LLM tools: JSON schemas (OpenAI ``tools`` format) and one executor that runs them on ``AsyncMemory``.
+
+Two families, so a bot can take either:
+
+- seed 004 (memory graph): ``create_memory``, ``link_memories``, ``search_memories``;
+- seed 002 §3.4 (MemGPT): ``conversation_search`` (the message history), ``archival_memory_search``
+  (events, facts, summaries, notes), ``core_memory_append`` and ``core_memory_replace`` (the Markdown
+  core blocks of ``context.core_blocks``).
+
+The scope is fixed when the executor is made (agent, person, space) and never read from the model's
+arguments: the schemas have no such field and unknown fields are refused, so a model cannot read or
+write another person's memories. Every call returns compact JSON; unknown tools, bad arguments and
+refusals come back as ``{"error": {"code", "message", …}}`` instead of raising, so the chat loop can
+hand the error to the model and go on.
+
+    >>> [tool["function"]["name"] for tool in TOOLS]  # doctest: +NORMALIZE_WHITESPACE
+    ['create_memory', 'link_memories', 'search_memories', 'conversation_search', 'archival_memory_search',
+     'core_memory_append', 'core_memory_replace']
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from datetime import datetime, time, timedelta
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from huiyi.errors import HuiyiError, InvalidInput, NotFound
+from huiyi.flows.core_blocks import CoreBlocks
+from huiyi.memory import AsyncMemory
+from huiyi.model import CoreBlock, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
+from huiyi.text.times import parse_datetime, query_time_range
+
+__all__ = ["TOOLS", "TOOL_NAMES", "ToolExecutor", "tool_schemas"]
+
+log = logging.getLogger(__name__)
+
+# vocabulary ----------------------------------------------------------------------------------------
+
+MemoryType = Literal["事件", "事实", "关系", "观点", "event", "fact", "relation", "opinion"]
+RelationType = Literal["因为", "所以", "导致", "引用", "基于", "相关", "cause", "reference", "related"]
+
+_TYPE_KIND: dict[str, MemoryKind] = {
+    "事件": MemoryKind.EVENT,
+    "event": MemoryKind.EVENT,
+    "事实": MemoryKind.FACT,
+    "fact": MemoryKind.FACT,
+    "关系": MemoryKind.FACT,
+    "relation": MemoryKind.FACT,
+    "观点": MemoryKind.FACT,
+    "opinion": MemoryKind.FACT,
+}
+_FACT_KIND = {"事实": "attribute", "fact": "attribute", "关系": "relation", "relation": "relation"}
+_FACT_KIND |= {"观点": "opinion", "opinion": "opinion"}
+_RELATION_LINK: dict[str, LinkKind] = {
+    "因为": LinkKind.CAUSE,
+    "所以": LinkKind.CAUSE,
+    "导致": LinkKind.CAUSE,
+    "cause": LinkKind.CAUSE,
+    "引用": LinkKind.REFERENCE,
+    "基于": LinkKind.REFERENCE,
+    "reference": LinkKind.REFERENCE,
+    "相关": LinkKind.RELATED,
+    "related": LinkKind.RELATED,
+}
+ARCHIVAL_KINDS = (MemoryKind.EVENT, MemoryKind.FACT, MemoryKind.SUMMARY, MemoryKind.NOTE)
+# seed 004: "我" is the user, "你" the assistant; names resolve to the executor's person and agent
+_USER_WORDS = {"我", "用户", "user", "i", "me", "the user"}
+_AGENT_WORDS = {"你", "助手", "ai", "assistant", "you", "the assistant"}
+_TIME_KEYS = ("时间", "time", "when", "date", "日期")
+_MAX_TEXT = 2000  # characters of a model-written argument
+
+# the schemas -----------------------------------------------------------------------------------------
+
+_TIME_RANGE: dict[str, Any] = {
+    "type": "object",
+    "description": (
+        "Only memories whose time falls in this range (时间范围). Each bound is an ISO date or date-time "
+        "('2025-11-04', '2025-11-04T08:00') or a time phrase ('上周', 'last May'); either may be left out. "
+        "A date as the end includes that whole day."
+    ),
+    "properties": {
+        "start": {"type": "string", "description": "Earliest time, inclusive. 开始时间"},
+        "end": {"type": "string", "description": "Latest time, inclusive. 结束时间"},
+    },
+    "additionalProperties": False,
+}
+
+
+def _max_results(default: int) -> dict[str, Any]:
+    return {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 50,
+        "default": default,
+        "description": "How many memories to return at most. 最多返回多少条",
+    }
+
+
+def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+TOOLS: list[dict[str, Any]] = [
+    _function(
+        "create_memory",
+        "Save one new long-term memory about the conversation (创建一条新的记忆): something that happened, a "
+        "stable fact, a relationship or an opinion. A memory is subject + type + topic (+ object, attributes). "
+        "'我' means the user you talk with and '你' means you, the assistant; better still, use names. "
+        "Give relative times as said ('今天', '下周三'): they are turned into dates. Use it for things worth "
+        "remembering later, not for small talk.",
+        {
+            "subject": {
+                "type": "string",
+                "description": "Who or what the memory is about (记忆的主体). e.g. '我', '小明', '木木'",
+            },
+            "memory_type": {
+                "type": "string",
+                "enum": list(get_args(MemoryType)),
+                "description": "事件/event: an action at a time; 事实/fact: a stable state; 关系/relation: between "
+                "people; 观点/opinion: a subjective judgement.",
+            },
+            "topic": {
+                "type": "string",
+                "description": "What is done or what state it is (主题). e.g. '吃饭', '情绪', '喜好', 'works as'",
+            },
+            "object": {
+                "type": "string",
+                "description": "The thing or state it concerns (客体), if any. e.g. '白米饭', '不开心', '打篮球'",
+            },
+            "attributes": {
+                "type": "object",
+                "description": "Extra details as key-value text (属性): 时间, 地点, 原因, 方式… 时间 is normalised.",
+                "properties": {
+                    "时间": {"type": "string", "description": "When, as said: '今天', '2025-11-05 08:00'"},
+                    "地点": {"type": "string", "description": "Where"},
+                    "原因": {"type": "string", "description": "Why"},
+                    "方式": {"type": "string", "description": "How"},
+                },
+                "additionalProperties": {"type": "string"},
+            },
+            "importance": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "default": 0.5,
+                "description": "0.3 daily trivia (日常琐事), 0.5 ordinary, 0.8 important, 1.0 key memory (关键记忆)",
+            },
+            "text": {
+                "type": "string",
+                "description": "Optional: the memory as one full sentence in the chat's language "
+                "(e.g. '木木下周三考驾照'); composed from subject, topic and object when left out.",
+            },
+        },
+        ["subject", "memory_type", "topic"],
+    ),
+    _function(
+        "link_memories",
+        "Link two existing memories (在两条记忆之间建立关联): a cause, a reference or a loose relation. Name each "
+        "memory by its id (from a search) or by a short description used to find it. For 因为/所以/导致 the "
+        "source is the cause and the target the effect; for 引用/基于 the target builds on the source.",
+        {
+            "source_memory_description": {
+                "type": "string",
+                "description": "Words that find the source memory (源记忆的描述). e.g. '我今天不开心'",
+            },
+            "target_memory_description": {
+                "type": "string",
+                "description": "Words that find the target memory (目标记忆的描述). e.g. '我摔东西'",
+            },
+            "source_memory_id": {"type": "string", "description": "The source memory's id, instead of a description"},
+            "target_memory_id": {"type": "string", "description": "The target memory's id, instead of a description"},
+            "relation_type": {
+                "type": "string",
+                "enum": list(get_args(RelationType)),
+                "description": "因为/所以/导致/cause: source causes target; 引用/基于/reference: target refers to "
+                "source; 相关/related: related.",
+            },
+            "importance": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "default": 0.6,
+                "description": "How strong the link is, 0-1.",
+            },
+        },
+        ["relation_type"],
+    ),
+    _function(
+        "search_memories",
+        "Search long-term memory by meaning and keywords (根据语义搜索相关记忆), to answer a question or recall "
+        "the past. Returns memories best first, each with id, kind, text, time and score.",
+        {
+            "query": {
+                "type": "string",
+                "description": "A question or keywords (搜索查询). e.g. '我什么时候吃过饭？'",
+            },
+            "memory_types": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(get_args(MemoryType))},
+                "description": "Only these types (限定记忆类型): 事件 events; 事实/关系/观点 facts. Leave out to "
+                "search everything, including past conversation.",
+            },
+            "time_range": _TIME_RANGE,
+            "max_results": _max_results(10),
+            "expand_depth": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 2,
+                "default": 1,
+                "description": "Follow links from the memories found (关联扩展深度): 0 direct matches only, "
+                "1 one hop, 2 two hops.",
+            },
+        },
+        ["query"],
+    ),
+    _function(
+        "conversation_search",
+        "Search the whole message history with this user, beyond what is in your context (搜索聊天记录). "
+        "Returns past conversation snippets with who said what and when.",
+        {
+            "query": {"type": "string", "description": "What to look for. 要找的内容"},
+            "time_range": _TIME_RANGE,
+            "max_results": _max_results(5),
+        },
+        ["query"],
+    ),
+    _function(
+        "archival_memory_search",
+        "Search archival memory (搜索归档记忆): the events, facts, summaries and notes distilled from past "
+        "conversations. Use it when your context lacks something you should know.",
+        {
+            "query": {"type": "string", "description": "What to look for. 要找的内容"},
+            "time_range": _TIME_RANGE,
+            "max_results": _max_results(5),
+        },
+        ["query"],
+    ),
+    _function(
+        "core_memory_append",
+        "Append one line to a core memory block (在核心记忆块末尾追加一行), which is always in your context. "
+        "Blocks have a size limit; keep lines short.",
+        {
+            "label": {"type": "string", "description": "The block's label, e.g. 'human' or 'persona'. 记忆块名"},
+            "content": {"type": "string", "description": "The line to add. 要追加的内容"},
+        },
+        ["label", "content"],
+    ),
+    _function(
+        "core_memory_replace",
+        "Replace text in a core memory block (替换核心记忆块中的内容): old_content must appear in the block "
+        "exactly once; an empty new_content deletes it.",
+        {
+            "label": {"type": "string", "description": "The block's label. 记忆块名"},
+            "old_content": {"type": "string", "description": "The exact text to replace. 原文"},
+            "new_content": {"type": "string", "description": "The new text (empty to delete). 新内容"},
+        },
+        ["label", "old_content", "new_content"],
+    ),
+]
+
+TOOL_NAMES: tuple[str, ...] = tuple(tool["function"]["name"] for tool in TOOLS)
+
+
+def tool_schemas(names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """Deep copies of the schemas, all or the named ones, in the order of ``TOOLS``.
+
+    >>> [t["function"]["name"] for t in tool_schemas(["search_memories", "create_memory"])]
+    ['create_memory', 'search_memories']
+    """
+    wanted = None if names is None else set(names)
+    if wanted is not None and (unknown := wanted - set(TOOL_NAMES)):
+        raise InvalidInput(f"unknown tools {sorted(unknown)}; the tools are {', '.join(TOOL_NAMES)}")
+    return [copy.deepcopy(tool) for tool in TOOLS if wanted is None or tool["function"]["name"] in wanted]
+
+
+# argument models (mirror the schemas; a test keeps the two in step) -----------------------------------
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+Text = Annotated[str, Field(min_length=1, max_length=_MAX_TEXT)]
+
+
+class TimeRange(_Args):
+    start: str | None = Field(default=None, max_length=100)
+    end: str | None = Field(default=None, max_length=100)
+
+
+class CreateMemory(_Args):
+    subject: str = Field(min_length=1, max_length=200)
+    memory_type: MemoryType
+    topic: str = Field(min_length=1, max_length=200)
+    object: str | None = Field(default=None, max_length=_MAX_TEXT)
+    attributes: dict[str, str | int | float] = Field(default_factory=dict, max_length=20)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    text: str | None = Field(default=None, max_length=_MAX_TEXT)
+
+
+class LinkMemories(_Args):
+    source_memory_description: str | None = Field(default=None, max_length=_MAX_TEXT)
+    target_memory_description: str | None = Field(default=None, max_length=_MAX_TEXT)
+    source_memory_id: str | None = Field(default=None, max_length=100)
+    target_memory_id: str | None = Field(default=None, max_length=100)
+    relation_type: RelationType
+    importance: float = Field(default=0.6, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _both_ends(self) -> LinkMemories:
+        for end in ("source", "target"):
+            if not (getattr(self, f"{end}_memory_id") or getattr(self, f"{end}_memory_description")):
+                raise ValueError(f"name the {end} memory: give {end}_memory_id or {end}_memory_description")
+        return self
+
+
+class SearchMemories(_Args):
+    query: Text
+    memory_types: list[MemoryType] | None = Field(default=None, max_length=8)
+    time_range: TimeRange | None = None
+    max_results: int = Field(default=10, ge=1, le=50)
+    expand_depth: int = Field(default=1, ge=0, le=2)
+
+
+class ConversationSearch(_Args):
+    query: Text
+    time_range: TimeRange | None = None
+    max_results: int = Field(default=5, ge=1, le=50)
+
+
+class ArchivalMemorySearch(ConversationSearch):
+    pass
+
+
+class CoreMemoryAppend(_Args):
+    label: str = Field(min_length=1, max_length=100)
+    content: Text
+
+
+class CoreMemoryReplace(_Args):
+    label: str = Field(min_length=1, max_length=100)
+    old_content: Text
+    new_content: str = Field(max_length=_MAX_TEXT)
+
+
+ARGUMENTS: dict[str, type[_Args]] = {
+    "create_memory": CreateMemory,
+    "link_memories": LinkMemories,
+    "search_memories": SearchMemories,
+    "conversation_search": ConversationSearch,
+    "archival_memory_search": ArchivalMemorySearch,
+    "core_memory_append": CoreMemoryAppend,
+    "core_memory_replace": CoreMemoryReplace,
+}
+
+# whether recall can expand along links yet (graph expansion is built elsewhere; pass it on once it can)
+_RECALL_EXPANDS = "expand_depth" in inspect.signature(AsyncMemory.recall).parameters
+
+
+# the executor ------------------------------------------------------------------------------------------
+
+
+class ToolError(Exception):
+    """A refusal with a stable code, returned to the model as ``{"error": …}``."""
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+def error_object(code: str, message: str, **details: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, **details}}
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON that keeps Chinese readable (and short in tokens)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class ToolExecutor:
+    """Runs the tools for one agent and (optionally) one person and/or one group space.
+
+    ``person`` and ``space`` fix what the tools see: the agent's official memories plus that person's
+    and that space's, as :meth:`AsyncMemory.recall` reads them. New memories go to the space when one
+    is set, else to the person, else to the agent's official memories.
+    """
+
+    def __init__(self, memory: AsyncMemory, agent: str, person: str | None = None, space: str | None = None) -> None:
+        if not agent or not agent.strip():
+            raise InvalidInput("a tool executor needs an agent")
+        self.memory = memory
+        self.agent = agent
+        self.person = person or None
+        self.space = space or None
+        self._visible = set(visible_scopes(agent, self.person, self.space))
+        self._handlers: dict[str, Callable[[Any], Awaitable[dict[str, Any]]]] = {
+            "create_memory": self._create_memory,
+            "link_memories": self._link_memories,
+            "search_memories": self._search_memories,
+            "conversation_search": self._conversation_search,
+            "archival_memory_search": self._archival_memory_search,
+            "core_memory_append": self._core_memory_append,
+            "core_memory_replace": self._core_memory_replace,
+        }
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return TOOL_NAMES
+
+    def schemas(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """The tool schemas; with core blocks configured, ``label`` lists the block labels as an enum."""
+        schemas = tool_schemas(names)
+        core = self.memory.core_blocks
+        labels = [block.label for block in core.blocks()] if core is not None else []
+        if labels:
+            for tool in schemas:
+                function = tool["function"]
+                if function["name"].startswith("core_memory_"):
+                    function["parameters"]["properties"]["label"]["enum"] = labels
+        return schemas
+
+    async def call(self, name: str, arguments: str | Mapping[str, Any] | None = None) -> str:
+        """Run one tool call; returns compact JSON, ``{"error": {...}}`` when it cannot."""
+        return dumps(await self.run(name, arguments))
+
+    async def run(self, name: str, arguments: str | Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """:meth:`call` before serialising: the result object (or error object) as a dict."""
+        handler = self._handlers.get(name)
+        if handler is None:
+            return error_object("unknown_tool", f"there is no tool {name!r}", tools=list(TOOL_NAMES))
+        try:
+            args = ARGUMENTS[name].model_validate(_arguments_object(arguments))
+            return await handler(args)
+        except ToolError as exc:
+            return error_object(exc.code, exc.message, **exc.details)
+        except ValidationError as exc:
+            problems = [
+                {"field": ".".join(str(part) for part in e["loc"]) or "(arguments)", "problem": e["msg"]}
+                for e in exc.errors(include_url=False, include_input=False)
+            ]
+            return error_object("invalid_arguments", f"the arguments of {name} are not valid", details=problems)
+        except HuiyiError as exc:
+            return error_object(exc.code, exc.message)
+
+    # seed 004 ------------------------------------------------------------------------------------------
+    async def _create_memory(self, args: CreateMemory) -> dict[str, Any]:
+        now = self.memory.now()
+        subject = self._subject(args.subject)
+        attributes = {key.strip(): str(value).strip() for key, value in args.attributes.items() if str(value).strip()}
+        when: datetime | None = None
+        for key in _TIME_KEYS:
+            if key in attributes:
+                when = _resolve_time(attributes[key], now)
+                if when is not None:
+                    attributes[key] = when.isoformat(timespec="minutes")
+                break
+        shown = {key: value for key, value in attributes.items() if not (when is not None and key in _TIME_KEYS)}
+        text = args.text or _compose(subject, args.topic, args.object or "", shown)
+        kind = _TYPE_KIND[args.memory_type]
+        data: dict[str, Any] = {
+            "origin": "tool",
+            "memory_type": args.memory_type,
+            "subject": subject,
+            "predicate": args.topic,
+            "object": args.object or "",
+            "attributes": attributes,
+        }
+        if kind is MemoryKind.FACT:
+            data["fact_kind"] = _FACT_KIND[args.memory_type]
+        if self.space:
+            data["space"] = self.space
+        item = await self.memory.remember(
+            text,
+            agent=self.agent,
+            person=None if self.space else self.person,
+            space=self.space,
+            kind=kind,
+            time=when or now,
+            importance=args.importance,
+            keywords=[word for word in (args.topic, args.object) if word],
+            data=data,
+        )
+        return {"status": "stored", "memory": _item(item)}
+
+    async def _link_memories(self, args: LinkMemories) -> dict[str, Any]:
+        source = await self._find(args.source_memory_id, args.source_memory_description, "source")
+        target = await self._find(args.target_memory_id, args.target_memory_description, "target")
+        if source.id == target.id:
+            raise ToolError(
+                "same_memory",
+                "source and target are the same memory; name them more precisely or by id",
+                memory=_item(source),
+            )
+        link = await self.memory.link(
+            source.id, target.id, agent=self.agent, kind=_RELATION_LINK[args.relation_type], weight=args.importance
+        )
+        return {
+            "status": "linked",
+            "link": {"source": link.source, "target": link.target, "relation": link.kind.value},
+            "source": _item(source),
+            "target": _item(target),
+        }
+
+    async def _search_memories(self, args: SearchMemories) -> dict[str, Any]:
+        kinds = sorted({_TYPE_KIND[t] for t in args.memory_types}) if args.memory_types else None
+        extra: dict[str, Any] = {}
+        note = None
+        if _RECALL_EXPANDS:
+            extra["expand_depth"] = args.expand_depth
+        elif args.expand_depth > 0 and "expand_depth" in args.model_fields_set:
+            note = "expand_depth is accepted, but graph expansion is not available yet: direct matches only"
+        result = await self._recall(args.query, args.max_results, kinds, args.time_range, **extra)
+        return {**result, "note": note} if note else result
+
+    # seed 002 / MemGPT ---------------------------------------------------------------------------------
+    async def _conversation_search(self, args: ConversationSearch) -> dict[str, Any]:
+        return await self._recall(args.query, args.max_results, [MemoryKind.CHUNK], args.time_range)
+
+    async def _archival_memory_search(self, args: ArchivalMemorySearch) -> dict[str, Any]:
+        return await self._recall(args.query, args.max_results, list(ARCHIVAL_KINDS), args.time_range)
+
+    async def _core_memory_append(self, args: CoreMemoryAppend) -> dict[str, Any]:
+        block = self._core().append(args.label, args.content)
+        return {"status": "appended", "block": _block(block)}
+
+    async def _core_memory_replace(self, args: CoreMemoryReplace) -> dict[str, Any]:
+        block = self._core().replace(args.label, args.old_content, args.new_content)
+        return {"status": "replaced", "block": _block(block)}
+
+    # helpers -------------------------------------------------------------------------------------------
+    def _core(self) -> CoreBlocks:
+        core = self.memory.core_blocks
+        if core is None:
+            raise ToolError(
+                "not_configured",
+                "core memory is not available: no core-block folder is configured (context.core_blocks)",
+            )
+        return core
+
+    def _subject(self, said: str) -> str:
+        word = said.strip()
+        if word.lower() in _USER_WORDS and self.person:
+            return self.person
+        if word.lower() in _AGENT_WORDS:
+            return self.agent
+        return word
+
+    async def _recall(
+        self,
+        query: str,
+        limit: int,
+        kinds: Sequence[MemoryKind] | None,
+        time_range: TimeRange | None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        bounds = _time_bounds(time_range, self.memory.now()) if time_range else None
+        result = await self.memory.recall(
+            query,
+            agent=self.agent,
+            person=self.person,
+            space=self.space,
+            limit=limit,
+            kinds=kinds,
+            time_range=bounds,
+            **extra,
+        )
+        hits = [hit for hit in result.hits if hit.scope in self._visible]  # recall reads no other scope; belt
+        return {"memories": [_hit(hit) for hit in hits]}
+
+    async def _find(self, memory_id: str | None, description: str | None, end: str) -> MemoryItem:
+        """A memory this executor may see, by id or as the best match of a description."""
+        if memory_id:
+            try:
+                item = await self.memory.get(memory_id, agent=self.agent)
+            except NotFound:
+                item = None
+            if item is None or item.scope not in self._visible:  # another person's memory looks absent
+                raise ToolError("not_found", f"no {end} memory with id {memory_id!r}")
+            return item
+        assert description is not None  # the model validator asked for one of the two
+        for kinds in (list(ARCHIVAL_KINDS), None):
+            found = await self.memory.recall(
+                description, agent=self.agent, person=self.person, space=self.space, limit=1, kinds=kinds
+            )
+            if found.hits and found.hits[0].scope in self._visible:
+                return await self.memory.get(found.hits[0].id, agent=self.agent)
+        raise ToolError("not_found", f"no memory matches the {end} description {description!r}")
+
+
+def _arguments_object(arguments: str | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if arguments is None:
+        return {}
+    if isinstance(arguments, str):
+        if not arguments.strip():
+            return {}
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            raise ToolError("invalid_arguments", f"the arguments are not valid JSON: {exc.msg} at {exc.pos}") from exc
+    if not isinstance(arguments, Mapping):
+        raise ToolError("invalid_arguments", f"the arguments must be a JSON object, not {type(arguments).__name__}")
+    return arguments
+
+
+def _when(value: datetime | None) -> str | None:
+    return value.isoformat(timespec="minutes") if value else None
+
+
+def _item(item: MemoryItem) -> dict[str, Any]:
+    return {"id": item.id, "kind": item.kind.value, "text": item.text, "time": _when(item.time)}
+
+
+def _hit(hit: RecallHit) -> dict[str, Any]:
+    return {
+        "id": hit.id,
+        "kind": hit.kind.value,
+        "text": hit.text,
+        "time": _when(hit.time),
+        "score": round(hit.score, 3),
+    }
+
+
+def _block(block: CoreBlock) -> dict[str, Any]:
+    return {"label": block.label, "text": block.text}
+
+
+def _cjk(char: str) -> bool:
+    return "\u2e80" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff" or "\uff00" <= char <= "\uffef"
+
+
+def _compose(subject: str, topic: str, obj: str, attributes: Mapping[str, str]) -> str:
+    """'木木' + '喜好' + '打篮球' → '木木喜好打篮球'; 'Alice' + 'likes' + 'tea' → 'Alice likes tea'."""
+    text = ""
+    for part in (subject, topic, obj):
+        part = part.strip()
+        if part:
+            text = part if not text else text + ("" if _cjk(text[-1]) and _cjk(part[0]) else " ") + part
+    if attributes:
+        if _cjk(text[-1]):
+            text += "（" + "；".join(f"{key}：{value}" for key, value in attributes.items()) + "）"
+        else:
+            text += " (" + "; ".join(f"{key}: {value}" for key, value in attributes.items()) + ")"
+    return text
+
+
+_HAS_CLOCK = re.compile(r"\d\s*[:：时点]|T\d")
+
+
+def _resolve_time(said: str, now: datetime) -> datetime | None:
+    """A time as said ('今天', '2025-11-05 08:00', 'last Friday') as a datetime, or None."""
+    try:
+        return parse_datetime(said)
+    except InvalidInput:
+        span = query_time_range(said, now)
+        return span.start if span else None
+
+
+def _time_bounds(window: TimeRange, now: datetime) -> tuple[datetime | None, datetime | None]:
+    start = _bound(window.start, now, end=False) if window.start else None
+    end = _bound(window.end, now, end=True) if window.end else None
+    if start and end and start > end:
+        raise ToolError("invalid_arguments", f"time_range starts ({start}) after it ends ({end})")
+    return start, end
+
+
+def _bound(said: str, now: datetime, *, end: bool) -> datetime:
+    try:
+        moment = parse_datetime(said)
+    except InvalidInput:
+        span = query_time_range(said, now)
+        if span is None:
+            raise ToolError(
+                "invalid_arguments",
+                f"cannot read {said!r} as a time; use an ISO date ('2025-11-04') or date-time ('2025-11-04T08:00')",
+            ) from None
+        return span.end - timedelta(microseconds=1) if end else span.start
+    if end and moment.time() == time() and not _HAS_CLOCK.search(said):  # a date: the whole day
+        return moment + timedelta(days=1) - timedelta(microseconds=1)
+    return moment

@@ -1,0 +1,271 @@
+"""The LLM tools through their executor, on a small store (hash vectors: meaning does not matter here)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from huiyi.config import Config
+from huiyi.faces.tools import ARGUMENTS, TOOL_NAMES, TOOLS, ToolExecutor, tool_schemas
+from huiyi.memory import AsyncMemory
+from huiyi.model import MemoryKind
+from huiyi.providers.embed import HashEmbedder
+
+NOW = datetime(2025, 11, 5, 20, 0)
+AGENT, PERSON = "祈煜", "木木"
+
+
+class Harness:
+    """One event loop for a test: an ``AsyncMemory`` and an executor scoped to 祈煜 × 木木."""
+
+    def __init__(self, folder: Path, core_blocks: Path | None = None) -> None:
+        self.loop = asyncio.new_event_loop()
+        config = Config(worker={"enabled": False}, context={"core_blocks": str(core_blocks) if core_blocks else ""})
+        self.memory = AsyncMemory(folder, config=config, embedder=HashEmbedder(64), clock=lambda: NOW)
+        self.tools = ToolExecutor(self.memory, AGENT, person=PERSON)
+
+    def run(self, coroutine: Any) -> Any:
+        return self.loop.run_until_complete(coroutine)
+
+    def call(self, name: str, arguments: str | dict[str, Any] | None = None, tools: ToolExecutor | None = None) -> Any:
+        answer = self.run((tools or self.tools).call(name, arguments))
+        value = json.loads(answer)
+        assert answer == json.dumps(value, ensure_ascii=False, separators=(",", ":"))  # compact, Chinese kept
+        return value
+
+    def close(self) -> None:
+        self.run(self.memory.close())
+        self.loop.close()
+
+
+@pytest.fixture
+def h(tmp_path: Path) -> Iterator[Harness]:
+    harness = Harness(tmp_path / "store")
+    harness.run(
+        harness.memory.add(
+            [
+                {"text": "我下周三要考驾照，好紧张", "id": "m1", "time": datetime(2025, 11, 1, 20, 0)},
+                {"text": "别紧张，你练了那么久", "role": "assistant", "id": "m2", "time": datetime(2025, 11, 1, 20, 1)},
+                {"text": "周末我想去海边看日出", "id": "m3", "time": datetime(2025, 11, 3, 21, 0)},
+            ],
+            agent=AGENT,
+            person=PERSON,
+        )
+    )
+    harness.run(harness.memory.add(["我的狗叫豆豆，是一只柯基"], agent=AGENT, person="阿哲"))
+    harness.run(harness.memory.remember("阿哲的生日是三月三日", agent=AGENT, person="阿哲", kind=MemoryKind.FACT))
+    yield harness
+    harness.close()
+
+
+def test_schemas_are_openai_tools_and_match_the_argument_models() -> None:
+    assert TOOL_NAMES == (
+        "create_memory",
+        "link_memories",
+        "search_memories",
+        "conversation_search",
+        "archival_memory_search",
+        "core_memory_append",
+        "core_memory_replace",
+    )
+    for tool in TOOLS:
+        assert tool["type"] == "function" and set(tool["function"]) == {"name", "description", "parameters"}
+        parameters = tool["function"]["parameters"]
+        assert parameters["type"] == "object" and parameters["additionalProperties"] is False
+        model = ARGUMENTS[tool["function"]["name"]]
+        assert set(parameters["properties"]) == set(model.model_fields), tool["function"]["name"]
+        required = {name for name, field in model.model_fields.items() if field.is_required()}
+        assert set(parameters["required"]) == required, tool["function"]["name"]
+        # no scope field anywhere: the executor fixes agent, person and space
+        assert not {"agent", "person", "space"} & set(parameters["properties"])
+    search = tool_schemas(["search_memories"])[0]["function"]["parameters"]["properties"]
+    assert search["expand_depth"] == {**search["expand_depth"], "minimum": 0, "maximum": 2, "default": 1}
+    assert set(search["time_range"]["properties"]) == {"start", "end"}
+    json.dumps(TOOLS, ensure_ascii=False)  # plain JSON
+
+
+def test_create_then_search_then_link(h: Harness) -> None:
+    fact = h.call("create_memory", {"subject": "我", "memory_type": "事实", "topic": "喜好", "object": "打篮球"})
+    assert fact["status"] == "stored"
+    assert fact["memory"]["kind"] == "fact" and fact["memory"]["text"] == "木木喜好打篮球"
+    event = h.call(
+        "create_memory",
+        json.dumps(
+            {
+                "subject": "我",
+                "memory_type": "事件",
+                "topic": "摔东西",
+                "attributes": {"时间": "今天", "地点": "家里"},
+                "importance": 0.7,
+            },
+            ensure_ascii=False,
+        ),
+    )
+    assert event["memory"]["text"] == "木木摔东西（地点：家里）"
+    assert event["memory"]["time"] == "2025-11-05T00:00"  # 今天, read against the store's clock
+    stored = h.run(h.memory.get(event["memory"]["id"], agent=AGENT))
+    assert stored.scope.key == PERSON and stored.importance == 0.7
+    assert stored.data["attributes"]["时间"] == "2025-11-05T00:00" and stored.data["predicate"] == "摔东西"
+
+    found = h.call("search_memories", {"query": "打篮球", "memory_types": ["事实"], "max_results": 3})
+    assert [m["id"] for m in found["memories"]] == [fact["memory"]["id"]]
+    assert set(found["memories"][0]) == {"id", "kind", "text", "time", "score"}
+    assert "note" not in found  # expand_depth left at its default says nothing
+    deep = h.call("search_memories", {"query": "打篮球", "expand_depth": 2})
+    expands = "expand_depth" in inspect.signature(AsyncMemory.recall).parameters
+    assert deep["memories"] and ("note" in deep) is not expands  # passed on once recall can expand
+
+    linked = h.call(
+        "link_memories",
+        {"source_memory_id": event["memory"]["id"], "target_memory_description": "喜好打篮球", "relation_type": "导致"},
+    )
+    assert linked["status"] == "linked"
+    assert linked["link"] == {"source": event["memory"]["id"], "target": fact["memory"]["id"], "relation": "cause"}
+    links = h.run(asyncio.to_thread(h.memory.store.links_of, AGENT, [fact["memory"]["id"]]))
+    assert [(link.source, link.kind.value) for link in links] == [(event["memory"]["id"], "cause")]
+
+    same = h.call(
+        "link_memories",
+        {"source_memory_description": "打篮球", "target_memory_description": "打篮球", "relation_type": "相关"},
+    )
+    assert same["error"]["code"] == "same_memory"
+
+
+def test_conversation_search_finds_a_message(h: Harness) -> None:
+    found = h.call("conversation_search", {"query": "考驾照"})
+    top = found["memories"][0]
+    assert top["kind"] == "chunk" and "考驾照" in top["text"] and top["time"] == "2025-11-01T20:00"
+    assert all(m["kind"] == "chunk" for m in found["memories"])
+    dated = h.call("conversation_search", {"query": "海边", "time_range": {"start": "2025-11-02", "end": "2025-11-03"}})
+    assert [m["text"] for m in dated["memories"]] == ["木木: 周末我想去海边看日出"]  # the end date is a whole day
+    empty = h.call("conversation_search", {"query": "海边", "time_range": {"end": "2025-11-02T00:00"}})
+    assert all("海边" not in m["text"] for m in empty["memories"])
+
+
+def test_archival_search_sees_distilled_memories_only(h: Harness) -> None:
+    h.run(h.memory.remember("木木的猫叫团子", agent=AGENT, person=PERSON, kind=MemoryKind.FACT))
+    h.run(h.memory.remember("祈煜是一名画家", agent=AGENT, kind=MemoryKind.NOTE))  # official
+    found = h.call("archival_memory_search", {"query": "团子是谁的猫", "max_results": 5})
+    kinds = {m["kind"] for m in found["memories"]}
+    assert found["memories"][0]["text"] == "木木的猫叫团子" and kinds <= {"event", "fact", "summary", "note"}
+    painter = h.call("archival_memory_search", {"query": "画家"})
+    assert "祈煜是一名画家" in [m["text"] for m in painter["memories"]]
+
+
+def test_core_memory_append_and_replace(tmp_path: Path) -> None:
+    folder = tmp_path / "core"
+    folder.mkdir()
+    (folder / "human.md").write_text("---\nlabel: human\nlimit: 200\n---\n木木是学生。\n", encoding="utf-8")
+    h = Harness(tmp_path / "store", core_blocks=folder)
+    try:
+        labels = h.tools.schemas(["core_memory_append"])[0]["function"]["parameters"]["properties"]["label"]
+        assert labels["enum"] == ["human"]
+        appended = h.call("core_memory_append", {"label": "human", "content": "木木喜欢莫兰迪色系。"})
+        assert appended == {
+            "status": "appended",
+            "block": {"label": "human", "text": "木木是学生。\n木木喜欢莫兰迪色系。"},
+        }
+        replaced = h.call("core_memory_replace", {"label": "human", "old_content": "学生", "new_content": "画师"})
+        assert replaced["block"]["text"] == "木木是画师。\n木木喜欢莫兰迪色系。"
+        on_disk = (folder / "human.md").read_text(encoding="utf-8")
+        assert on_disk.startswith("---\nlabel: human\nlimit: 200\n---\n") and "画师" in on_disk
+        assert (
+            h.call("core_memory_replace", {"label": "human", "old_content": "不存在", "new_content": "x"})["error"][
+                "code"
+            ]
+            == "invalid_input"
+        )
+        assert h.call("core_memory_append", {"label": "persona", "content": "x"})["error"]["code"] == "not_found"
+        assert (
+            h.call("core_memory_append", {"label": "human", "content": "长" * 300})["error"]["code"] == "invalid_input"
+        )
+    finally:
+        h.close()
+
+
+def test_core_memory_without_a_folder_is_an_error(h: Harness) -> None:
+    for name, arguments in [
+        ("core_memory_append", {"label": "human", "content": "x"}),
+        ("core_memory_replace", {"label": "human", "old_content": "a", "new_content": "b"}),
+    ]:
+        assert h.call(name, arguments)["error"]["code"] == "not_configured"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "field"),
+    [
+        ("search_memories", {}, "query"),
+        ("search_memories", {"query": "   "}, "query"),
+        ("search_memories", {"query": "x", "max_results": 0}, "max_results"),
+        ("search_memories", {"query": "x", "expand_depth": 3}, "expand_depth"),
+        ("search_memories", {"query": "x", "memory_types": ["梦境"]}, "memory_types.0"),
+        ("search_memories", {"query": "x", "time_range": {"start": "2025", "stop": "x"}}, "time_range.stop"),
+        ("create_memory", {"subject": "我", "memory_type": "事件"}, "topic"),
+        ("create_memory", {"subject": "我", "memory_type": "事件", "topic": "x", "importance": 2}, "importance"),
+        ("link_memories", {"relation_type": "导致", "source_memory_id": "a"}, "(arguments)"),
+        ("core_memory_replace", {"label": "human", "old_content": "a"}, "new_content"),
+    ],
+)
+def test_bad_arguments_come_back_as_json_errors(h: Harness, name: str, arguments: dict[str, Any], field: str) -> None:
+    answer = h.call(name, arguments)
+    assert answer["error"]["code"] == "invalid_arguments"
+    assert field in [detail["field"] for detail in answer["error"]["details"]]
+
+
+def test_unreadable_arguments_and_unknown_tools(h: Harness) -> None:
+    assert h.call("search_memories", '{"query": ')["error"]["code"] == "invalid_arguments"
+    assert h.call("search_memories", "[1, 2]")["error"]["code"] == "invalid_arguments"
+    bad_time = h.call("search_memories", {"query": "x", "time_range": {"start": "很久很久以前的某一天吧"}})
+    assert bad_time["error"]["code"] == "invalid_arguments"
+    backwards = h.call("search_memories", {"query": "x", "time_range": {"start": "2025-11-05", "end": "2025-11-01"}})
+    assert backwards["error"]["code"] == "invalid_arguments"
+    unknown = h.call("delete_all_memories", {})
+    assert unknown["error"]["code"] == "unknown_tool" and "search_memories" in unknown["error"]["tools"]
+    assert (
+        h.call("link_memories", {"source_memory_id": "mem_nope", "target_memory_id": "mem_x", "relation_type": "相关"})[
+            "error"
+        ]["code"]
+        == "not_found"
+    )
+
+
+def test_a_model_cannot_widen_its_scope(h: Harness) -> None:
+    # asking for another person is refused, not obeyed
+    for name in ("search_memories", "conversation_search", "archival_memory_search"):
+        for extra in ({"person": "阿哲"}, {"agent": "别人"}, {"space": "g1"}):
+            answer = h.call(name, {"query": "狗叫什么", **extra})
+            assert answer["error"]["code"] == "invalid_arguments", (name, extra)
+    refused = h.call("create_memory", {"subject": "我", "memory_type": "事实", "topic": "x", "person": "阿哲"})
+    assert refused["error"]["code"] == "invalid_arguments"
+    # and a plain search never shows 阿哲's messages or facts
+    for name in ("search_memories", "conversation_search", "archival_memory_search"):
+        texts = " ".join(m["text"] for m in h.call(name, {"query": "豆豆 柯基 狗 生日", "max_results": 50})["memories"])
+        assert "豆豆" not in texts and "生日" not in texts, name
+    # 阿哲's own executor does see them
+    azhe = ToolExecutor(h.memory, AGENT, person="阿哲")
+    assert "豆豆" in h.call("conversation_search", {"query": "狗"}, tools=azhe)["memories"][0]["text"]
+    # an id of 阿哲's memory is as good as absent to 木木's executor, so it cannot be linked either
+    secret = h.run(h.memory.memories(agent=AGENT, person="阿哲", kinds=[MemoryKind.FACT]))[0]
+    mine = h.call("create_memory", {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": "狗"})
+    answer = h.call(
+        "link_memories",
+        {"source_memory_id": mine["memory"]["id"], "target_memory_id": secret.id, "relation_type": "相关"},
+    )
+    assert answer["error"]["code"] == "not_found" and "生日" not in json.dumps(answer, ensure_ascii=False)
+
+
+def test_group_executor_writes_to_the_space(h: Harness) -> None:
+    group = ToolExecutor(h.memory, AGENT, person=PERSON, space="g1")
+    made = h.call(
+        "create_memory", {"subject": "小明", "memory_type": "关系", "topic": "朋友", "object": "木木"}, tools=group
+    )
+    item = h.run(h.memory.get(made["memory"]["id"], agent=AGENT))
+    assert item.scope.tag == "space:g1" and item.data["fact_kind"] == "relation"
+    assert made["memory"]["text"] == "小明朋友木木"
