@@ -75,6 +75,15 @@ class HttpConfig(_Section):
     max_body_bytes: int = 2 * 2**20
 
 
+class ExpandConfig(_Section):
+    """联想词 (seed 000 §10–§11)."""
+
+    neighbours: Literal["auto", "build", "off"] = "auto"  # auto: embedding neighbours only once built
+    max_words: int = 100  # seed 000 §11.1 chinese_rd_count
+    strategy: int = 1  # seed 000 §11: strategy 1 (pooled, recurring words rise) works better than 0
+    cache_dir: str = ""  # where the neighbour table is kept; empty: the user cache directory
+
+
 class ChunkConfig(_Section):
     turns: int = 1  # turns per message chunk (a sliding window ending at each new turn)
     context_turns: int = 0  # earlier turns embedded with a chunk but not claimed as its provenance
@@ -89,6 +98,10 @@ class RecallConfig(_Section):
     rrf_k: int = 60
     candidates: int = 100  # per route, before fusion
     max_query_chars: int = 2000
+    # reranking of the best fused candidates (0 turns a bonus off)
+    rerank_depth: int = 50  # how many of the best fused candidates the bonuses may reorder
+    speaker_weight: float = 0.0  # the query names someone who took part in the memory
+    time_weight: float = 0.0  # the memory's time lies in the span the query's time words name
 
 
 class StoreConfig(_Section):
@@ -119,6 +132,7 @@ class Config(BaseSettings):
     overview: OverviewConfig = Field(default_factory=OverviewConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
+    expand: ExpandConfig = Field(default_factory=ExpandConfig)
 
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:

@@ -52,6 +52,9 @@ from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
 from huiyi.store.base import Store
 from huiyi.store.sqlite import SQLiteStore
 from huiyi.text import tokens
+from huiyi.text.expand import Expansion
+from huiyi.text.expand import expand as expand_words
+from huiyi.text.lexicon import lexicon_for
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -342,6 +345,30 @@ class AsyncMemory:
         await self._run(self.store.add_links, agent, [link])
         return link
 
+    async def expand(
+        self,
+        text: str,
+        *,
+        agent: str = "",
+        person: str | None = None,
+        max_words: int | None = None,
+        strategy: int | None = None,
+        filter_levels: list[int] | None = None,
+    ) -> Expansion:
+        """联想词: words associated with ``text`` (synonyms from Cilin, neighbours of the embedding model),
+        each with a level; the names of the agent and the person are never expanded (seed 000 v22)."""
+        settings = self.config.expand
+        lexicon = await self._run(lexicon_for, settings.neighbours, settings.cache_dir or None)
+        return await self._run(
+            expand_words,
+            text,
+            settings.max_words if max_words is None else max_words,
+            settings.strategy if strategy is None else strategy,
+            filter_levels,
+            [name for name in (agent, person) if name],
+            lexicon,
+        )
+
     # items -------------------------------------------------------------------------------------
     async def get(self, memory_id: str, *, agent: str) -> MemoryItem:
         found = await self._run(self.store.get_memories, agent, [memory_id])
@@ -506,6 +533,7 @@ class Memory:
     memories = _blocking(AsyncMemory.memories)
     context = _blocking(AsyncMemory.context)
     feedback = _blocking(AsyncMemory.feedback)
+    expand = _blocking(AsyncMemory.expand)
     link = _blocking(AsyncMemory.link)
     flush = _blocking(AsyncMemory.flush)
     run_jobs = _blocking(AsyncMemory.run_jobs)

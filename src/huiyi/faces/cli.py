@@ -136,6 +136,40 @@ def chat(
     asyncio.run(main())
 
 
+@app.command()
+def expand(
+    sentence: Annotated[str, typer.Argument(help="The text to associate from.")],
+    max_words: Annotated[int, typer.Option(help="How many words at most.")] = 30,
+    strategy: Annotated[int, typer.Option(help="0: round-robin per word; 1: pooled, recurring words rise.")] = 1,
+    filter_levels: Annotated[list[int] | None, typer.Option("--filter", help="Levels to drop.")] = None,
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+) -> None:
+    """联想词: the words associated with a sentence, with their levels (seed 000 §11)."""
+    with open_memory(store, config) as memory:
+        found = memory.expand(sentence, max_words=max_words, strategy=strategy, filter_levels=filter_levels)
+    console.print(f"words: {found.tokens}\nbase words: {found.base_words}", highlight=False)
+    console.print(" ".join(f"{word}:{level}" for word, level in found.expanded), highlight=False)
+    console.print(f"[dim]{found.total_ms:.1f} ms[/dim]")
+
+
+@app.command("lexicon-build")
+def lexicon_build(
+    cache_dir: Annotated[Path | None, typer.Option(help="Where to keep the table (default: user cache).")] = None,
+) -> None:
+    """Build the embedding-neighbour table of ~20k words once (a few minutes); 联想词 use it from then on."""
+    from rich.progress import Progress
+
+    from huiyi.text.lexicon import build_neighbours
+
+    with Progress(console=console) as bar:
+        task = bar.add_task("embedding the vocabulary", total=None)
+        table = build_neighbours(
+            cache_dir_override=cache_dir, progress=lambda done, total: bar.update(task, completed=done, total=total)
+        )
+    console.print(f"{len(table)} words; table at {table.path}")
+
+
 def main() -> None:
     try:
         app()

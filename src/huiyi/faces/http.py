@@ -29,6 +29,8 @@ from huiyi.errors import (
     StoreError,
 )
 from huiyi.faces.http_models import (
+    ExpandBody,
+    ExpandResponse,
     Health,
     MemoryEntity,
     MemoryEvent,
@@ -248,6 +250,27 @@ def create_app(
         if found is None:
             raise NotFound(f"no person {person_id!r} for agent {agent!r}")
         return found
+
+    @app.post("/expand_words", response_model=ExpandResponse)
+    async def expand_words(body: ExpandBody, agents: Agents) -> ExpandResponse:
+        """联想词 (seed 000 §11.1): strategy 0/"first" round-robin, 1/"second" pooled; filter_levels [0] keeps all."""
+        if body.agent:
+            check(agents, body.agent)
+        strategy = {"first": 0, "second": 1}.get(str(body.strategy), body.strategy)
+        found = await memory.expand(
+            body.sentence,
+            agent=body.agent,
+            person=body.person,
+            max_words=body.max_words,
+            strategy=int(strategy),
+            filter_levels=body.filter_levels,
+        )
+        return ExpandResponse(
+            original_keywords=found.tokens,
+            input_words=found.base_words,
+            expanded_words=[{word: level} for word, level in found.expanded],
+            timings_ms={"tokenize": found.tokenize_ms, "expand": found.expand_ms, "total": found.total_ms},
+        )
 
     app.state.memory = memory
     app.state.api_keys = api_keys or {}

@@ -113,3 +113,23 @@ class Health(BaseModel):
     version: str
     schema_version: int
     embedder: str
+
+
+class ExpandBody(_Body):
+    """Seed 000 §11.1's /expand_words; its Chinese-era names are accepted as aliases."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    sentence: str = Field(min_length=1, max_length=2000)
+    max_words: int = Field(default=100, ge=0, le=1000, alias="chinese_rd_count")
+    strategy: int | Literal["first", "second"] = Field(default=1, alias="logic_type")
+    filter_levels: list[int] = Field(default_factory=lambda: [0], alias="filter_values")
+    agent: str = ""
+    person: str | None = None
+
+
+class ExpandResponse(BaseModel):
+    original_keywords: list[str]  # 原始关键词列表: the words of the sentence
+    input_words: list[str]  # 输入的单词列表: the words given to expansion
+    expanded_words: list[dict[str, int]]  # 扩展的联想词列表: [{word: level}], best first
+    timings_ms: dict[str, float]

