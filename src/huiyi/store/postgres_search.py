@@ -42,10 +42,11 @@ FROM (
 ORDER BY v.distance, v.rowid
 """
 
+# by primary key, one lookup per candidate, whatever the size of the scopes
 DENSE_OF_KEYS = """
-SELECT rowid, 1 - (embedding <=> %(q)s::halfvec)
-FROM memory_vectors
-WHERE rowid = ANY(%(keys)s) AND part = ANY(%(parts)s)
+SELECT v.rowid, 1 - (v.embedding <=> %(q)s::halfvec)
+FROM unnest(%(keys)s::bigint[]) AS k (rowid) JOIN memory_vectors v ON v.rowid = k.rowid
+WHERE v.part = ANY(%(parts)s)
 """
 
 # across an agent's scopes through the HNSW index of one dimension; relaxed order is sorted again here
