@@ -16,6 +16,7 @@ from rich.console import Console
 from huiyi.config import Config
 from huiyi.errors import HuiyiError
 from huiyi.faces.cli_bench import app as bench_app
+from huiyi.faces.cli_data import register as register_data_commands
 from huiyi.faces.cli_eval import app as eval_app
 from huiyi.memory import Memory
 from huiyi.model import RecallResult
@@ -55,6 +56,7 @@ def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log wha
 
 app.add_typer(eval_app, name="eval", help="Measure recall on public data sets.")
 app.add_typer(bench_app, name="bench", help="Measure speed and memory.")
+register_data_commands(app)
 
 
 @app.command()

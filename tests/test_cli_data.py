@@ -1,0 +1,305 @@
+"""``huiyi import / export / inspect / recall / tools`` through typer's CliRunner, on hash-vector stores."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from huiyi.config import Config
+from huiyi.errors import InvalidInput
+from huiyi.faces.cli import app
+from huiyi.faces.tools import TOOL_NAMES
+from huiyi.memory import Memory
+from huiyi.model import MemoryKind, Person
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _hash_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HUIYI_EMBED__PROVIDER", "hash")  # meaning does not matter here; speed does
+    monkeypatch.setenv("HUIYI_WORKER__ENABLED", "false")
+    monkeypatch.setenv("COLUMNS", "160")
+
+
+def huiyi(*args: str | Path) -> Result:
+    result = runner.invoke(app, [str(arg) for arg in args])
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result
+
+
+def open_store(path: Path) -> Memory:
+    return Memory(path, config=Config.load())
+
+
+def write_lines(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+PROBES = {
+    "name": "example",
+    "cases": [
+        {
+            "id": case,
+            "agent": "AI",
+            "language": "zh",
+            "messages": [
+                {
+                    "id": "m1",
+                    "space": "s1",
+                    "speaker": "木木",
+                    "role": "user",
+                    "text": f"{case}: 我下周三要考试",
+                    "time": "2023-04-27T20:00:00",
+                },
+                {
+                    "id": "m2",
+                    "space": "s1",
+                    "speaker": "AI",
+                    "role": "assistant",
+                    "text": "加油！",
+                    "time": "2023-04-27T20:01:00",
+                },
+                {
+                    "id": "m3",
+                    "space": "g",
+                    "speaker": "阿哲",
+                    "role": "user",
+                    "text": "今晚谁一起打游戏",
+                    "time": "2023-04-27T21:00:00",
+                },
+                {
+                    "id": "m4",
+                    "space": "g",
+                    "speaker": "小雨",
+                    "role": "user",
+                    "text": "我！",
+                    "time": "2023-04-27T21:01:00",
+                },
+            ],
+            "memories": [
+                {
+                    "id": "x1",
+                    "person": "木木",
+                    "text": f"{case}: 木木喜欢莫兰迪色系",
+                    "time": "2023-04-01T00:00:00",
+                    "kind": "fact",
+                }
+            ],
+            "probes": [
+                {
+                    "id": "q1",
+                    "query": "我什么时候考试？",
+                    "context": [],
+                    "person": "木木",
+                    "time": "2023-05-07T12:00:00",
+                    "gold": ["m1"],
+                    "group": "single",
+                }
+            ],
+        }
+        for case in ("c1", "c2")
+    ],
+}
+
+
+def test_every_command_has_help() -> None:
+    for command in ("import", "export", "inspect", "recall", "tools", "mcp"):
+        result = huiyi(command, "--help")
+        assert "Usage" in result.output and "--help" in result.output, command
+
+
+def test_import_a_probe_file(tmp_path: Path) -> None:
+    probe_file = tmp_path / "probes.json"
+    probe_file.write_text(json.dumps(PROBES, ensure_ascii=False), encoding="utf-8")
+    result = huiyi("import", probe_file, "--store", tmp_path / "st")
+    assert "8 messages stored, 0 already there, 2 memories" in result.stdout
+    assert "prefixed with its case id" in result.stderr and "2 probes" in result.stderr
+    with open_store(tmp_path / "st") as memory:
+        found = memory.messages(["c1:m1", "c2:m1", "c1:m3"], agent="AI")
+        assert {m.id: (m.space, m.scope.tag) for m in found} == {
+            "c1:m1": ("dm:木木", "person:木木"),  # one user speaker: a private chat
+            "c2:m1": ("dm:木木", "person:木木"),
+            "c1:m3": ("g", "space:g"),  # two: a group
+        }
+        facts = memory.memories(agent="AI", person="木木", kinds=[MemoryKind.FACT])
+        assert sorted((f.text, tuple(f.sources)) for f in facts) == [
+            ("c1: 木木喜欢莫兰迪色系", ("c1:x1",)),
+            ("c2: 木木喜欢莫兰迪色系", ("c2:x1",)),
+        ]
+    one = huiyi("import", probe_file, "--store", tmp_path / "one", "--case", "c2")
+    assert "4 messages stored" in one.stdout and "prefixed" not in one.stderr  # one case: ids as they are
+
+
+def test_import_json_lines_of_messages(tmp_path: Path) -> None:
+    lines = write_lines(
+        tmp_path / "chat.jsonl",
+        [
+            {
+                "agent": "祈煜",
+                "person": "木木",
+                "speaker": "木木",
+                "role": "user",
+                "text": "我养了一只猫叫团子",
+                "time": "2025-11-01T20:00:00",
+                "id": "a1",
+            },
+            {
+                "agent": "祈煜",
+                "person": "木木",
+                "speaker": "祈煜",
+                "role": "assistant",
+                "text": "团子好可爱",
+                "time": "2025-11-01T20:01:00",
+                "id": "a2",
+            },
+            {
+                "agent": "祈煜",
+                "space": "g1",
+                "speaker": "阿哲",
+                "role": "user",
+                "text": "周末去爬山吗",
+                "time": "2025-11-02T09:00:00",
+                "id": "g1",
+            },
+            {"text": "明天见", "id": "a3", "time": "2025-11-01T20:02:00"},  # agent and person from the options
+        ],
+    )
+    store = tmp_path / "st"
+    first = huiyi("import", lines, "-s", store, "--agent", "祈煜", "--person", "木木")
+    assert "4 messages stored, 0 already there" in first.stdout
+    again = huiyi("import", lines, "-s", store, "--agent", "祈煜", "--person", "木木")
+    assert "0 messages stored, 4 already there" in again.stdout  # idempotent by id
+    with open_store(store) as memory:
+        texts = {m.id: (m.speaker, m.scope.tag, m.time) for m in memory.messages(["a1", "a3", "g1"], agent="祈煜")}
+    assert texts == {
+        "a1": ("木木", "person:木木", datetime(2025, 11, 1, 20, 0)),
+        "a3": ("木木", "person:木木", datetime(2025, 11, 1, 20, 2)),
+        "g1": ("阿哲", "space:g1", datetime(2025, 11, 2, 9, 0)),
+    }
+
+    # a bad line anywhere: nothing of the file is written, and the error names the line
+    bad = write_lines(
+        tmp_path / "bad.jsonl", [{"agent": "祈煜", "person": "木木", "text": "好", "id": "b1"}, {"text": 3}]
+    )
+    result = runner.invoke(app, ["import", str(bad), "-s", str(store)])
+    assert isinstance(result.exception, InvalidInput) and "line 2" in result.exception.message
+    orphan = write_lines(tmp_path / "orphan.jsonl", [{"text": "谁说的？"}])
+    result = runner.invoke(app, ["import", str(orphan), "-s", str(store), "--agent", "祈煜"])
+    assert isinstance(result.exception, InvalidInput) and "no person or space" in result.exception.message
+    with open_store(store) as memory:
+        assert memory.messages(["b1"], agent="祈煜") == []
+
+
+def _comparable(path: Path) -> list[dict[str, Any]]:
+    """An export's lines without what a store makes anew (memory ids, creation times)."""
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [
+        {k: v for k, v in line.items() if not (line["type"] == "memory" and k in ("id", "created_at"))}
+        for line in lines
+    ]
+
+
+def test_export_then_import_gives_the_same_memories(tmp_path: Path) -> None:
+    with open_store(tmp_path / "a") as memory:
+        memory.set_person(Person(id="木木", name="林木木", aliases=["木木", "小木"]), agent="祈煜")
+        memory.add(
+            [
+                {"text": "我下周三要考驾照", "id": "k1", "time": datetime(2025, 11, 1, 20, 0)},
+                {"text": "加油，你可以的", "role": "assistant", "id": "k2", "time": datetime(2025, 11, 1, 20, 1)},
+                {"text": "考完想去海边", "id": "k3", "time": datetime(2025, 11, 1, 20, 2)},
+            ],
+            agent="祈煜",
+            person="木木",
+        )
+        memory.remember(
+            "木木下周三考驾照",
+            agent="祈煜",
+            person="木木",
+            kind=MemoryKind.EVENT,
+            time=datetime(2025, 11, 5, 9, 0),
+            importance=0.8,
+            keywords=["驾照"],
+            sources=["k1"],
+            data={"subject": "木木", "predicate": "考"},
+        )
+        memory.remember("木木的猫叫团子", agent="祈煜", person="木木", kind=MemoryKind.FACT)
+        memory.remember("祈煜是一名画家", agent="祈煜")  # official: another scope, not in this export
+        memory.add(["我的狗叫豆豆"], agent="祈煜", person="阿哲")  # another person: not in it either
+        before = sorted(
+            (m.kind, m.text, m.time, tuple(m.sources)) for m in memory.memories(agent="祈煜", person="木木")
+        )
+
+    exported = tmp_path / "muumuu.jsonl"
+    result = huiyi("export", "--agent", "祈煜", "--person", "木木", "-s", tmp_path / "a", "-o", exported)
+    assert "exported 7 lines" in result.stderr
+    kinds = [json.loads(line)["type"] for line in exported.read_text(encoding="utf-8").splitlines()]
+    assert kinds == ["export", "person", "message", "message", "message", "memory", "memory"]  # chunks rebuild
+    assert "豆豆" not in exported.read_text(encoding="utf-8") and "画家" not in exported.read_text(encoding="utf-8")
+
+    imported = huiyi("import", exported, "-s", tmp_path / "b")
+    assert "3 messages stored, 0 already there, 2 memories, 1 person," in imported.stdout
+    with open_store(tmp_path / "b") as memory:
+        after = sorted((m.kind, m.text, m.time, tuple(m.sources)) for m in memory.memories(agent="祈煜", person="木木"))
+        assert memory.get_person("木木", agent="祈煜") == Person(id="木木", name="林木木", aliases=["木木", "小木"])
+    assert after == before  # chunks included: rebuilt from the same messages
+
+    stdout = huiyi("export", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "b").stdout  # to stdout this time
+    again = tmp_path / "again.jsonl"
+    again.write_text(stdout, encoding="utf-8")
+    assert _comparable(again) == _comparable(exported)
+
+
+def test_inspect_shows_a_table_a_page_at_a_time(tmp_path: Path) -> None:
+    chat = [
+        {"text": f"第{i}条：今天画了第{i}幅画", "id": f"p{i}", "time": f"2025-11-01T20:{i:02d}:00"} for i in range(25)
+    ]
+    lines = write_lines(tmp_path / "chat.jsonl", chat)
+    huiyi("import", lines, "-s", tmp_path / "st", "-a", "祈煜", "-p", "木木", "--no-extract")
+    with open_store(tmp_path / "st") as memory:
+        memory.remember("木木喜欢莫兰迪色系", agent="祈煜", person="木木", kind=MemoryKind.FACT)
+    first = huiyi("inspect", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "st", "-n", "10").stdout
+    assert "祈煜 · person:木木 · page 1 (rows 1–10)" in first and "more: --page 2" in first
+    assert "第24条" in first and "第0条" not in first  # newest first
+    for column in ("id", "kind", "time", "imp", "str", "seen", "text"):
+        assert column in first
+    last = huiyi("inspect", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "st", "-n", "10", "--page", "3").stdout
+    assert "rows 21–26" in last and "第0条" in last and "more:" not in last
+    facts = huiyi("inspect", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "st", "--kind", "fact").stdout
+    assert "莫兰迪" in facts and "chunk" not in facts
+    empty = huiyi("inspect", "-a", "祈煜", "-p", "没人", "-s", tmp_path / "st").stdout
+    assert "no memories" in empty
+
+
+def test_recall_prints_route_scores_and_timings(tmp_path: Path) -> None:
+    lines = write_lines(
+        tmp_path / "chat.jsonl",
+        [
+            {"text": "我下周三要考驾照，好紧张", "id": "r1", "time": "2025-11-01T20:00:00"},
+            {"text": "周末我想去海边看日出", "id": "r2", "time": "2025-11-01T20:05:00"},
+        ],
+    )
+    huiyi("import", lines, "-s", tmp_path / "st", "-a", "祈煜", "-p", "木木")
+    shown = huiyi("recall", "驾照哪天考", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "st", "-n", "2").stdout
+    rows = shown.splitlines()
+    assert rows[0] == "recall: 驾照哪天考"
+    assert rows[1].startswith("  1. ") and "dense" in rows[1] and "keyword" in rows[1] and "考驾照" in rows[1]
+    assert "2025-11-01 20:00" in rows[1] and "ms:" in rows[-1] and "total" in rows[-1]
+    as_json = json.loads(
+        huiyi("recall", "海边", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "st", "--json", "-n", "1").stdout
+    )
+    assert as_json["hits"][0]["sources"] == ["r2"] and set(as_json["hits"][0]["route_scores"]) >= {"dense", "keyword"}
+
+
+def test_tools_prints_the_schemas() -> None:
+    schemas = json.loads(huiyi("tools").stdout)
+    assert tuple(tool["function"]["name"] for tool in schemas) == TOOL_NAMES
+    assert "记忆的主体" in huiyi("tools").stdout  # Chinese kept readable
+    only = json.loads(huiyi("tools", "--name", "search_memories").stdout)
+    assert [tool["function"]["name"] for tool in only] == ["search_memories"]
