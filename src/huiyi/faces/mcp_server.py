@@ -1,0 +1,204 @@
+"""The MCP face: the LLM tools and the rendered prompt context over the Model Context Protocol.
+
+Built on the official ``mcp`` SDK's low-level ``Server``, so the tools carry exactly the schemas of
+:mod:`huiyi.faces.tools` and run through the same :class:`~huiyi.faces.tools.ToolExecutor`. One server
+acts for one agent and one person and/or group space, fixed when it starts (``huiyi mcp --agent …
+--person …``); nothing a client sends can change that.
+
+- tools: ``create_memory``, ``link_memories``, ``search_memories``, ``conversation_search``,
+  ``archival_memory_search``, ``core_memory_append``, ``core_memory_replace``. A result is the
+  executor's compact JSON as text, the same object as structured content, and ``isError`` when it is
+  an ``{"error": …}`` object.
+- resource ``huiyi://context/{agent}/{person}`` (group servers: ``huiyi://context/{agent}/space/{space}``),
+  read-only: the rendered context (core blocks, overview, working memory); the template adds
+  ``?message=…&last_reply=…`` to recall for a turn as ``AsyncMemory.context`` does. Other agents or
+  persons are refused.
+
+Transports: stdio (``huiyi mcp``) and streamable HTTP on 127.0.0.1 (``huiyi mcp --transport http``,
+endpoint ``/mcp``).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Literal
+
+import mcp_types as types
+from mcp import MCPError, UriTemplate
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from huiyi import __version__
+from huiyi.config import Config
+from huiyi.errors import HuiyiError
+from huiyi.faces.tools import ToolExecutor, dumps
+from huiyi.memory import AsyncMemory
+
+__all__ = ["DEFAULT_PORT", "context_uri", "create_server", "serve"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PORT = 8766
+MCP_PATH = "/mcp"
+PERSON_TEMPLATE = "huiyi://context/{agent}/{person}{?message,last_reply}"
+SPACE_TEMPLATE = "huiyi://context/{agent}/space/{space}{?message,last_reply}"
+_READ_ONLY = {"search_memories", "conversation_search", "archival_memory_search"}
+
+Transport = Literal["stdio", "http"]
+Context = ServerRequestContext[Any]
+
+
+def _template(space: str | None) -> UriTemplate:
+    return UriTemplate.parse(SPACE_TEMPLATE if space else PERSON_TEMPLATE)
+
+
+def context_uri(
+    agent: str, person: str | None = None, space: str | None = None, message: str = "", last_reply: str = ""
+) -> str:
+    """The URI of a scope's context resource, percent-encoded.
+
+    >>> context_uri("祈煜", "木木")
+    'huiyi://context/%E7%A5%88%E7%85%9C/%E6%9C%A8%E6%9C%A8'
+    >>> context_uri("bot", space="g1", message="hi")
+    'huiyi://context/bot/space/g1?message=hi'
+    """
+    values = {"agent": agent, "person": person or "", "space": space or ""}
+    values |= {name: value for name, value in (("message", message), ("last_reply", last_reply)) if value}
+    return _template(space).expand(values)
+
+
+def _tool(schema: dict[str, Any]) -> types.Tool:
+    function = schema["function"]
+    name = function["name"]
+    return types.Tool(
+        name=name,
+        description=function["description"],
+        input_schema=function["parameters"],
+        annotations=types.ToolAnnotations(
+            read_only_hint=name in _READ_ONLY,
+            destructive_hint=name == "core_memory_replace",
+            idempotent_hint=name in _READ_ONLY,
+            open_world_hint=False,
+        ),
+    )
+
+
+def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]:
+    """An MCP server over one executor (one agent and its fixed person / space)."""
+    memory = executor.memory
+    who = f"group {executor.space}" if executor.space else executor.person or "no one in particular"
+    has_context = bool(executor.person or executor.space)  # the context is of a chat: a person's or a group's
+    instructions = (
+        f"Long-term memory (回忆) of {executor.agent}, talking with {who}. Search before saying you do not "
+        "remember; save what is worth remembering. The context resource holds what is always in the prompt."
+    )
+
+    async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_tool(schema) for schema in executor.schemas()])
+
+    async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+        result = await executor.run(params.name, params.arguments or {})
+        return types.CallToolResult(
+            content=[types.TextContent(text=dumps(result))],
+            structured_content=result,
+            is_error="error" in result,
+        )
+
+    async def list_resources(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        if not has_context:
+            return types.ListResourcesResult(resources=[])
+        resource = types.Resource(
+            uri=context_uri(executor.agent, executor.person, executor.space),
+            name="context",
+            title=f"{executor.agent} × {who}: prompt context",
+            description="The rendered prompt context: core blocks, overview (前情提要) and working memory.",
+            mime_type="text/plain",
+        )
+        return types.ListResourcesResult(resources=[resource])
+
+    async def list_templates(
+        ctx: Context, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        if not has_context:
+            return types.ListResourceTemplatesResult(resource_templates=[])
+        template = types.ResourceTemplate(
+            uri_template=_template(executor.space).template,
+            name="context-for-turn",
+            title="prompt context for a turn",
+            description="The rendered prompt context with memories recalled for the person's message (and the "
+            f"agent's last reply). Only agent {executor.agent!r} and "
+            + (f"space {executor.space!r}" if executor.space else f"person {executor.person!r}")
+            + " are served.",
+            mime_type="text/plain",
+        )
+        return types.ListResourceTemplatesResult(resource_templates=[template])
+
+    async def read_resource(ctx: Context, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        values = _template(executor.space).match(params.uri)
+        if values is None or not has_context:
+            raise MCPError(types.INVALID_PARAMS, f"unknown resource {params.uri}", {"uri": params.uri})
+        scope_key = "space" if executor.space else "person"
+        expected = executor.space if executor.space else (executor.person or "")
+        if values.get("agent") != executor.agent or values.get(scope_key) != expected:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"this server serves the context of agent {executor.agent!r} and {scope_key} {expected!r} only",
+                {"uri": params.uri},
+            )
+        message, last_reply = _text(values.get("message")), _text(values.get("last_reply"))
+        try:
+            context = await memory.context(
+                agent=executor.agent,
+                person=executor.person,
+                space=executor.space,
+                message=message,
+                last_reply=last_reply,
+            )
+        except HuiyiError as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.message, {"uri": params.uri, "code": exc.code}) from exc
+        contents = types.TextResourceContents(uri=params.uri, text=context.text, mime_type="text/plain")
+        return types.ReadResourceResult(contents=[contents])
+
+    return Server(
+        name,
+        version=__version__,
+        title="huiyi 回忆",
+        description="Long-term memory for LLM characters.",
+        instructions=instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+    )
+
+
+def _text(value: str | list[str] | None) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else " ".join(value)
+
+
+async def serve(
+    store: str | Path,
+    *,
+    agent: str,
+    person: str | None = None,
+    space: str | None = None,
+    config: Config | None = None,
+    transport: Transport = "stdio",
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+) -> None:
+    """Open the store and serve until the client leaves (stdio) or the process is stopped (HTTP)."""
+    async with AsyncMemory(store, config=config) as memory:
+        server = create_server(ToolExecutor(memory, agent, person=person, space=space))
+        if transport == "stdio":
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+            return
+        import uvicorn
+
+        app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+        await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()
