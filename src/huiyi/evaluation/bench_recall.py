@@ -175,8 +175,23 @@ def bench_size(
     report: dict[str, Any] = {"size": size, "label": size_label(size), "scope": scope_size}
     try:
         say(f"{size_label(size)}: building {size} memories in scopes of {scope_size}")
+        done = [0, 0]  # memories built, next report
+
+        def progress(count: int) -> None:
+            done[0] += count
+            if done[0] >= done[1]:
+                say(f"{size_label(size)}: {done[0]:,} memories ({bench_stats.rss_mb():,.0f} MB resident)")
+                done[1] = done[0] + max(size // 10, 50_000)
+
         stats = build_store(
-            memory.store, size=size, scope_size=scope_size, pool=pool, cache=cache, n_probes=n_queries, seed=seed
+            memory.store,
+            size=size,
+            scope_size=scope_size,
+            pool=pool,
+            cache=cache,
+            n_probes=n_queries,
+            seed=seed,
+            progress=progress,
         )
         report["persons"] = stats.persons
         report["build"] = describe(stats)

@@ -178,7 +178,7 @@ def _ingest(ingest: dict[str, Any], console: Console) -> None:
 def _peer(peer: dict[str, Any], console: Console) -> None:
     title = (
         f"huiyi vs {peer.get('peer')} ({peer.get('persons')} persons × {peer.get('messages_per_person')} messages, "
-        f"{peer.get('probes')} probes)"
+        f"{peer.get('probes')} probes; huiyi extraction {'on' if peer.get('huiyi_worker') else 'off'})"
     )
     table = Table(title=title)
     for name in ("system", "add msg/s", "search p50", "p95", "p99", "hit@10", "hit@1"):

