@@ -1,0 +1,200 @@
+"""Words of the extractive summaries (zh and en), and the small text helpers they share.
+
+Moods are read from a small lexicon (seed 003's 心情); each mood has a reply strategy (seed 003's 回复策略).
+
+    >>> clip("木木说：我明天要考驾照，好紧张。", 80)
+    '木木说：我明天要考驾照，好紧张'
+    >>> first_person("祈煜说：别紧张", ["祈煜"], "zh")
+    '我说：别紧张'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "WEEKDAYS",
+    "WORDS",
+    "clip",
+    "first_person",
+    "join",
+    "moods",
+    "strategy_for",
+    "top_moods",
+    "who_of",
+]
+
+WORDS = {
+    "zh": {
+        "sep": "、",
+        "list": "；",
+        "end": "。",
+        "others": "{names}等{n}人",
+        "daily": "{day}：{who}聊到{topics}。",
+        "daily_plain": "{day}：{who}聊了天。",
+        "noted": "记下：{facts}。",
+        "global": "{span}（{n}天）：{who}常聊{topics}。",
+        "global_plain": "{span}（{n}天）：{who}聊了天。",
+        "moments": "要事：{items}。",
+        "span": "{first}～{last}",
+        "portrait": "{day}，{name}的画像：{parts}。",
+        "overall": "{span}，{name}的性格与喜好：{parts}。",
+        "mood": "心情{moods}",
+        "recent_mood": "近来心情{moods}",
+        "cares": "在意{topics}",
+        "often": "常聊{topics}",
+        "strategy": "回复策略：{strategy}。",
+        "diary_head": "{day}，{weekday}。",
+        "diary_private": "今天我和{who}聊了{topics}。",
+        "diary_group": "今天在群「{space}」里，我和{who}聊了{topics}。",
+        "diary_listen": "今天群「{space}」里，{who}聊了{topics}，我在一旁听着。",
+        "diary_topics_none": "天",
+        "remember": "我记住了：{facts}。",
+        "diary_mood": "{name}今天有点{mood}，我要多关心{name}。",
+        "profile": "{name}（群{space}）：{parts}。",
+        "self": "自述：{items}",
+        "heard": "群友说：{items}",
+        "heard_item": "{by}说{text}",
+        "someone": "有人",
+        "talks": "常聊{topics}",
+        "activity": "{first}起发言{n}条",
+        "global_profile": "{name}的自述（来自群聊）：{items}。",
+        "parts": "；",
+        "I": "我",
+    },
+    "en": {
+        "sep": ", ",
+        "list": "; ",
+        "end": ".",
+        "others": "{names} and {n} others",
+        "daily": "{day}: {who} talked about {topics}.",
+        "daily_plain": "{day}: {who} chatted.",
+        "noted": "Noted: {facts}.",
+        "global": "{span} ({n} days): {who} often talked about {topics}.",
+        "global_plain": "{span} ({n} days): {who} chatted.",
+        "moments": "Key moments: {items}.",
+        "span": "{first} to {last}",
+        "portrait": "{day}, portrait of {name}: {parts}.",
+        "overall": "{span}, {name}'s personality and tastes: {parts}.",
+        "mood": "mood: {moods}",
+        "recent_mood": "recent mood: {moods}",
+        "cares": "cares about {topics}",
+        "often": "often talks about {topics}",
+        "strategy": "Reply strategy: {strategy}.",
+        "diary_head": "{weekday}, {day}.",
+        "diary_private": "Today I talked with {who} about {topics}.",
+        "diary_group": "Today in the group {space}, I talked with {who} about {topics}.",
+        "diary_listen": "Today in the group {space}, {who} talked about {topics} while I listened.",
+        "diary_topics_none": "this and that",
+        "remember": "I'll remember: {facts}.",
+        "diary_mood": "{name} seemed {mood} today; I should look after {name}.",
+        "profile": "{name} (group {space}): {parts}.",
+        "self": "in their own words: {items}",
+        "heard": "others said: {items}",
+        "heard_item": "{by}: {text}",
+        "someone": "someone",
+        "talks": "often talks about {topics}",
+        "activity": "{n} messages since {first}",
+        "global_profile": "{name}, in their own words (from group chats): {items}.",
+        "parts": "; ",
+        "I": "I",
+    },
+}
+WEEKDAYS = {
+    "zh": "星期一 星期二 星期三 星期四 星期五 星期六 星期日".split(),
+    "en": "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split(),
+}
+
+# moods (seed 003's 心情) read from a small lexicon, in a fixed order that also breaks ties
+_MOODS: dict[str, list[tuple[str, str]]] = {
+    "zh": [
+        ("开心", "开心|高兴|快乐|幸福|太好了|兴奋|激动|期待|哈哈哈"),
+        ("难过", "难过|伤心|哭|失落|委屈|心碎|失望"),
+        ("紧张", "紧张|焦虑|担心|害怕|忐忑|压力"),
+        ("疲惫", "好累|太累|累死|疲惫|困死|熬夜"),
+        ("烦躁", "生气|烦死|好烦|郁闷|气死|无语|崩溃"),
+        ("孤单", "孤单|孤独|寂寞|想你"),
+    ],
+    "en": [
+        ("happy", r"\b(?:happy|glad|excited|thrilled|can't wait|yay)\b"),
+        ("sad", r"\b(?:sad|upset|cried|crying|heartbroken|disappointed)\b"),
+        ("nervous", r"\b(?:nervous|anxious|worried|scared|afraid|stressed)\b"),
+        ("tired", r"\b(?:tired|exhausted|sleepy|worn out)\b"),
+        ("annoyed", r"\b(?:angry|annoyed|mad|frustrated|pissed)\b"),
+        ("lonely", r"\b(?:lonely|alone|miss you)\b"),
+    ],
+}
+_STRATEGY = {
+    "zh": {
+        "开心": "分享喜悦，顺着兴致多聊",
+        "难过": "多倾听、多安慰，少讲道理",
+        "紧张": "帮忙放松，多打气",
+        "疲惫": "少打扰，提醒早点休息",
+        "烦躁": "先共情，别急着给建议",
+        "孤单": "多陪伴，主动找话题",
+    },
+    "en": {
+        "happy": "share the joy and follow the mood",
+        "sad": "listen and comfort; no lectures",
+        "nervous": "help relax and cheer on",
+        "tired": "keep it short and suggest rest",
+        "annoyed": "empathise first; advice can wait",
+        "lonely": "keep company and start topics",
+    },
+}
+_TITLES = re.compile(r"《[^《》]*》")
+_TRAILING = "。．.！!？?；;，,、：: \n"
+
+
+def clip(text: str, limit: int) -> str:
+    """One line, at most ``limit`` characters (ellipsis when cut), without closing punctuation, so
+    items join with ；."""
+    text = " ".join(text.split()).rstrip(_TRAILING)
+    if len(text) > limit:
+        text = text[: max(1, limit - 1)].rstrip(_TRAILING) + "…"
+    return text
+
+
+def join(items: Iterable[str], lang: str, key: str = "sep") -> str:
+    return WORDS[lang][key].join(items)
+
+
+def who_of(names: Sequence[str], lang: str, most: int = 3) -> str:
+    names = list(dict.fromkeys(names))
+    if len(names) <= most:
+        if lang == "en" and len(names) > 1:
+            return ", ".join(names[:-1]) + " and " + names[-1]
+        return join(names, lang)
+    return WORDS[lang]["others"].format(names=join(names[:most], lang), n=len(names))
+
+
+def first_person(text: str, names: Iterable[str], lang: str) -> str:
+    """The agent's names become 我 / I (diary)."""
+    for name in sorted({n for n in names if n}, key=len, reverse=True):
+        pattern = re.escape(name) if lang == "zh" else rf"(?<!\w){re.escape(name)}(?!\w)"
+        text = re.sub(pattern, WORDS[lang]["I"], text)
+    return text
+
+
+def moods(texts: Iterable[str], lang: str) -> dict[str, int]:
+    """Mood label -> number of texts showing it, in the lexicon's order."""
+    out: dict[str, int] = {}
+    patterns = [(label, re.compile(p, re.IGNORECASE)) for label, p in _MOODS[lang]]
+    for text in texts:
+        text = _TITLES.sub("", text)  # 《百年孤独》 is a book, not a mood
+        for label, pattern in patterns:
+            if pattern.search(text):
+                out[label] = out.get(label, 0) + 1
+    return {label: out[label] for label, _ in _MOODS[lang] if label in out}
+
+
+def top_moods(counts: dict[str, int], lang: str, limit: int = 2) -> list[str]:
+    order = [label for label, _ in _MOODS[lang]]
+    known = [label for label in counts if label in order]
+    return sorted(known, key=lambda m: (-counts[m], order.index(m)))[:limit]
+
+
+def strategy_for(counts: dict[str, int], lang: str) -> str:
+    top = top_moods(counts, lang, 1)
+    return _STRATEGY[lang][top[0]] if top else ""
