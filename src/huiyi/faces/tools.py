@@ -20,6 +20,7 @@ hand the error to the model and go on.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import inspect
 import json
@@ -541,11 +542,11 @@ class ToolExecutor:
         return await self._recall(args.query, args.max_results, list(ARCHIVAL_KINDS), args.time_range)
 
     async def _core_memory_append(self, args: CoreMemoryAppend) -> dict[str, Any]:
-        block = self._core().append(args.label, args.content)
+        block = await asyncio.to_thread(self._core().append, args.label, args.content)
         return {"status": "appended", "block": _block(block)}
 
     async def _core_memory_replace(self, args: CoreMemoryReplace) -> dict[str, Any]:
-        block = self._core().replace(args.label, args.old_content, args.new_content)
+        block = await asyncio.to_thread(self._core().replace, args.label, args.old_content, args.new_content)
         return {"status": "replaced", "block": _block(block)}
 
     # helpers -------------------------------------------------------------------------------------------
