@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
-from mcp_types import TextContent
+from mcp.types import TextContent
 
 import huiyi.faces.mcp_server
 import huiyi.faces.tools

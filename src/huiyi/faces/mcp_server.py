@@ -24,8 +24,7 @@ import logging
 from pathlib import Path
 from typing import Any, Literal
 
-import mcp_types as types
-from mcp import MCPError, UriTemplate
+from mcp import MCPError, UriTemplate, types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
