@@ -253,9 +253,12 @@ async def _reword(plan: _Plan, writer: SummaryWriter, cfg: SummaryConfig) -> Non
 
 
 def _write(store: Store, embedder: Embedder, plan: _Plan) -> list[MemoryItem]:
-    items = [_as_item(d, plan.previous.get(summary_id(d.scope, d.kind, d.key))) for d in plan.drafts()]
-    if not items and not plan.deletes:
+    drafts = plan.drafts()
+    if not drafts and not plan.deletes:
         return []
+    ids = [summary_id(d.scope, d.kind, d.key) for d in drafts]
+    stored = {item.id: item for item in store.get_memories(plan.material.agent, ids)}
+    items = [_as_item(d, stored.get(i)) for d, i in zip(drafts, ids, strict=True)]
     vectors = embedder.embed_passages([item.text for item in items])
     terms = [terms_of(" ".join([item.text, *item.keywords])) for item in items]
     # replace: the store contract has no delete-and-insert in one transaction yet (see the report);

@@ -58,7 +58,7 @@ def group_profiles(
                 heard.append(
                     {"text": clip(fact.text, cfg.item_chars), "by": list(dict.fromkeys(by)), "sources": fact.sources}
                 )
-        fact_ids = [f.id for f in m.about(member) if f.id]
+        fact_ids = [f.id for f in sorted(m.about(member), key=lambda f: (f.said_at, f.text)) if f.id]
         today = {
             "self": self_facts,
             "heard": heard,

@@ -1,0 +1,496 @@
+"""Summaries: daily → global, portraits, group and global profiles, the diary; extractive and with an LLM."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fake_openai import FakeOpenAI
+from huiyi import Memory
+from huiyi.config import Config, LLMConfig
+from huiyi.errors import InvalidInput, ProviderError
+from huiyi.flows.ingest import terms_of
+from huiyi.flows.summarize import (
+    SummaryConfig,
+    SummaryError,
+    due_days,
+    known_scopes,
+    summarize_day,
+    summarize_due,
+    summary_id,
+)
+from huiyi.model import MemoryItem, MemoryKind, Message, Person, Scope, SummaryKind
+from huiyi.providers.embed import HashEmbedder
+from huiyi.providers.llm import OpenAIChat
+from huiyi.store.sqlite import SQLiteStore
+
+AGENT = "祈煜"
+MUMU = Scope.of_person(AGENT, "木木")
+GROUP = Scope.of_space(AGENT, "g1")
+DAY1, DAY2, DAY3 = date(2024, 9, 1), date(2024, 9, 2), date(2024, 9, 3)
+LATER = datetime(2024, 9, 5, 8, 0)
+CFG = SummaryConfig(daily_items=2, daily_facts=2)
+EMBEDDER = HashEmbedder(64)
+
+
+# ---------------------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    opened = SQLiteStore(tmp_path)
+    yield opened
+    opened.close()
+
+
+def at(day: date, hour: int, minute: int = 0) -> datetime:
+    return datetime(day.year, day.month, day.day, hour, minute)
+
+
+def say(
+    store: SQLiteStore, scope: Scope, rows: Sequence[tuple[str, str, str, datetime]], space: str | None = None
+) -> None:
+    """(id, speaker, text, time) rows appended to the scope's space."""
+    space = space or (f"dm:{scope.key}" if scope.kind.value == "person" else scope.key)
+    store.append_messages(
+        [
+            Message(
+                id=mid,
+                agent=scope.agent,
+                space=space,
+                scope=scope,
+                speaker=speaker,
+                role="assistant" if speaker == AGENT else "user",
+                text=text,
+                time=when,
+            )
+            for mid, speaker, text, when in rows
+        ]
+    )
+
+
+def put(store: SQLiteStore, items: Sequence[MemoryItem]) -> None:
+    store.add_memories(items, EMBEDDER.embed_passages([i.text for i in items]), [terms_of(i.text) for i in items])
+
+
+def event(scope: Scope, mid: str, text: str, when: datetime, sources: list[str], importance: float) -> MemoryItem:
+    return MemoryItem(
+        id=mid, scope=scope, kind=MemoryKind.EVENT, text=text, time=when, sources=sources, importance=importance
+    )
+
+
+def fact(scope: Scope, mid: str, subject: str, text: str, when: datetime, sources: list[str], importance: float = 0.8):
+    return MemoryItem(
+        id=mid,
+        scope=scope,
+        kind=MemoryKind.FACT,
+        text=text,
+        time=when,
+        sources=sources,
+        importance=importance,
+        data={"subject": subject, "predicate": "", "object": "", "fact_kind": "attribute"},
+    )
+
+
+def private_day1(store: SQLiteStore) -> None:
+    """木木's first day: three stored events (one about next Wednesday), two facts, a loose 晚安."""
+    say(store, MUMU, [("m0", "木木", "明天要早起去驾校", at(date(2024, 8, 31), 22))])
+    say(
+        store,
+        MUMU,
+        [
+            ("m1", "木木", "我下周三要考驾照，好紧张", at(DAY1, 20, 0)),
+            ("m2", AGENT, "别紧张，你一定能过的", at(DAY1, 20, 1)),
+            ("m3", "木木", "科目二倒车入库总是压线", at(DAY1, 20, 5)),
+            ("m4", "木木", "我喜欢猫，家里养了一只橘猫叫咪咪", at(DAY1, 21, 0)),
+            ("m5", AGENT, "咪咪一定很可爱", at(DAY1, 21, 1)),
+            ("m6", "木木", "晚安", at(DAY1, 22, 0)),
+        ],
+    )
+    put(
+        store,
+        [
+            # told on 08-31 about 09-01: it belongs to 08-31
+            event(MUMU, "ev0", "木木明天早上要去驾校练车", at(DAY1, 8), ["m0"], 0.9),
+            # told on 09-01 about 09-04: it belongs to 09-01
+            event(MUMU, "ev1", "木木下周三（2024-09-04）要考驾照，很紧张，祈煜鼓励她", at(date(2024, 9, 4), 9), ["m1", "m2"], 0.8),
+            event(MUMU, "ev2", "木木练科目二倒车入库总是压线", at(DAY1, 20, 5), ["m3"], 0.5),
+            event(MUMU, "ev3", "木木家里养了一只叫咪咪的橘猫", at(DAY1, 21), ["m4", "m5"], 0.6),
+            fact(MUMU, "fa1", "木木", "木木喜欢猫", at(DAY1, 21), ["m4"], 0.9),
+            fact(MUMU, "fa2", "木木", "木木在学车", at(DAY1, 20, 5), ["m3"], 0.8),
+        ],
+    )
+
+
+def private_day(store: SQLiteStore, day: date, rows: Sequence[tuple[str, str, str]]) -> None:
+    say(store, MUMU, [(mid, who, text, at(day, 20, i)) for i, (mid, who, text) in enumerate(rows)])
+
+
+def group_day1(store: SQLiteStore) -> None:
+    """许仙 and 苏霓 in g1: 苏霓 says she is a nurse; 许仙 says 霓霓 is a teacher."""
+    store.upsert_person(AGENT, Person(id="u1", name="许仙"))
+    store.upsert_person(AGENT, Person(id="u2", name="苏霓", aliases=["霓霓"]))
+    say(
+        store,
+        GROUP,
+        [
+            ("g1", "u1", "大家晚上好，今天又在调 Ollama 的模型", at(DAY1, 20, 0)),
+            ("g2", "u2", "我是一名护士，今天夜班好累", at(DAY1, 20, 1)),
+            ("g3", "u1", "霓霓其实是个老师吧，她上次还给我们讲课", at(DAY1, 20, 2)),
+            ("g4", AGENT, "辛苦啦，夜班要注意休息", at(DAY1, 20, 3)),
+            ("g5", "u2", "哈哈我就是护士，上课那是培训新人", at(DAY1, 20, 4)),
+        ],
+    )
+    put(
+        store,
+        [
+            event(GROUP, "ge1", "许仙在调 Ollama 的模型，苏霓上完夜班很累", at(DAY1, 20), ["g1", "g2", "g4"], 0.5),
+            event(GROUP, "ge2", "许仙以为霓霓是老师，苏霓说自己是护士、上课是培训新人", at(DAY1, 20, 2), ["g3", "g5"], 0.6),
+            fact(GROUP, "gf1", "苏霓", "苏霓是一名护士", at(DAY1, 20, 1), ["g2"], 0.9),
+            fact(GROUP, "gf2", "苏霓", "苏霓是老师", at(DAY1, 20, 2), ["g3"], 0.6),
+            fact(GROUP, "gf3", "许仙", "许仙在调 Ollama 的模型", at(DAY1, 20), ["g1"], 0.7),
+            # read from both of them: not a self-statement
+            fact(GROUP, "gf4", "霓霓", "苏霓给群友讲过课", at(DAY1, 20, 4), ["g3", "g5"], 0.6),
+        ],
+    )
+
+
+def run(store: SQLiteStore, scope: Scope, day: date, config: SummaryConfig = CFG, **kwargs: Any) -> list[MemoryItem]:
+    return asyncio.run(summarize_day(store, EMBEDDER, scope, day, LATER, config, **kwargs))
+
+
+def summaries(store: SQLiteStore, scope: Scope, kind: SummaryKind | None = None) -> list[MemoryItem]:
+    found = store.list_memories([scope], [MemoryKind.SUMMARY], 1000)
+    return [s for s in found if kind is None or s.data["summary_kind"] == kind.value]
+
+
+def one(store: SQLiteStore, scope: Scope, kind: SummaryKind) -> MemoryItem:
+    found = summaries(store, scope, kind)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def by_kind(items: Sequence[MemoryItem]) -> dict[str, MemoryItem]:
+    return {f"{i.data['summary_kind']}@{i.scope.tag}": i for i in items}
+
+
+# ---------------------------------------------------------------------------------------- daily and global
+
+DAILY1 = (
+    "2024-09-01：木木聊到压线、入库、考驾照、科目、家里。"
+    "木木下周三（2024-09-04）要考驾照，很紧张，祈煜鼓励她；木木家里养了一只叫咪咪的橘猫。"
+    "记下：木木在学车。"
+)
+
+
+def test_the_extractive_daily_summary_of_a_fixed_day(store: SQLiteStore) -> None:
+    private_day1(store)
+    written = by_kind(run(store, MUMU, DAY1))
+    daily = written["daily@person:木木"]
+    # the two most important events, in the order they were told; then the fact they do not already tell
+    assert daily.text == DAILY1
+    assert daily.id == summary_id(MUMU, SummaryKind.DAILY, "2024-09-01")
+    assert daily.kind is MemoryKind.SUMMARY and daily.scope == MUMU
+    assert daily.sources == ["ev1", "ev3", "fa2"]
+    assert daily.data["summary_kind"] == "daily" and daily.data["period"] == "2024-09-01"
+    assert daily.data["space"] == "dm:木木"
+    assert daily.time == at(DAY1, 0)
+    assert daily.keywords == ["压线", "入库", "考驾照", "科目", "家里"]
+    assert daily.participants == ["木木"]
+    assert daily.importance == 0.8
+    # ev0 is about 09-01 but was told on 08-31: it is not in this day's summary
+    assert "驾校" not in daily.text
+
+
+def test_the_extractive_summaries_are_deterministic(tmp_path: Path) -> None:
+    texts = []
+    for name in ("a", "b"):
+        store = SQLiteStore(tmp_path / name)
+        private_day1(store)
+        texts.append(sorted((i.id, i.text) for i in run(store, MUMU, DAY1)))
+        store.close()
+    assert texts[0] == texts[1]
+
+
+def test_a_day_without_events_is_summarised_from_its_messages(store: SQLiteStore) -> None:
+    private_day(store, DAY2, [("n1", "木木", "今天去南京大学图书馆借了一本《百年孤独》"), ("n2", AGENT, "好看吗？")])
+    daily = one(store, MUMU, SummaryKind.DAILY) if run(store, MUMU, DAY2) else None
+    assert daily is not None
+    assert daily.text.startswith("2024-09-02：木木聊到百年孤独、南京大学、图书馆。木木说：今天去南京大学图书馆")
+    assert daily.sources == ["n1", "n2"]  # the messages, as no event tells them
+
+
+def test_nothing_is_written_for_a_silent_day(store: SQLiteStore) -> None:
+    private_day1(store)
+    assert run(store, MUMU, DAY3) == []
+    assert summaries(store, MUMU) == []
+
+
+def test_the_global_summary_is_built_from_the_dailies(store: SQLiteStore) -> None:
+    private_day1(store)
+    private_day(store, DAY2, [("n1", "木木", "今天去南京大学图书馆借了一本《百年孤独》"), ("n2", AGENT, "好看吗？")])
+    private_day(store, DAY3, [("k1", "木木", "驾照考试约在下周三上午，我有点担心倒车入库")])
+    for day in (DAY1, DAY2, DAY3):
+        run(store, MUMU, day)
+    dailies = sorted(summaries(store, MUMU, SummaryKind.DAILY), key=lambda d: d.data["period"])
+    overall = one(store, MUMU, SummaryKind.GLOBAL)
+    assert [d.data["period"] for d in dailies] == ["2024-09-01", "2024-09-02", "2024-09-03"]
+    assert overall.id == summary_id(MUMU, SummaryKind.GLOBAL)
+    assert overall.sources == [d.id for d in dailies]
+    assert overall.data == {"summary_kind": "global", "period": "2024-09-03", "first": "2024-09-01", "days": 3}
+    assert overall.text.startswith("2024-09-01～2024-09-03（3天）：木木常聊")
+    # the topics most days share come first; every day's best highlight is kept, with its date
+    assert "常聊入库、压线" in overall.text
+    assert "2024-09-01 木木下周三（2024-09-04）要考驾照" in overall.text
+    assert "2024-09-02 木木说：今天去南京大学图书馆" in overall.text
+    assert "2024-09-03 木木说：驾照考试约在下周三上午" in overall.text
+    assert overall.time == at(DAY3, 0)
+
+
+def test_running_a_day_again_replaces_and_never_duplicates(store: SQLiteStore) -> None:
+    private_day1(store)
+    first = {i.id: i.text for i in run(store, MUMU, DAY1)}
+    count = store.count_memories(AGENT)
+    again = {i.id: i.text for i in run(store, MUMU, DAY1)}
+    assert again == first
+    assert store.count_memories(AGENT) == count
+    # a new, more important event of that day: running the day again rewrites it in place
+    put(store, [event(MUMU, "ev9", "木木决定周末去海边看日出", at(DAY1, 21, 30), ["m6"], 0.95)])
+    third = {i.id: i.text for i in run(store, MUMU, DAY1)}
+    assert third.keys() == first.keys()
+    assert store.count_memories(AGENT) == count + 1  # the event
+    assert len(summaries(store, MUMU)) == len(first)
+    assert "海边看日出" in one(store, MUMU, SummaryKind.DAILY).text
+    assert len(summaries(store, MUMU, SummaryKind.GLOBAL)) == 1
+
+
+def test_an_old_day_run_again_keeps_the_global_summary_whole(store: SQLiteStore) -> None:
+    private_day1(store)
+    private_day(store, DAY2, [("n1", "木木", "今天去南京大学图书馆借了一本《百年孤独》")])
+    run(store, MUMU, DAY1)
+    run(store, MUMU, DAY2)
+    before = one(store, MUMU, SummaryKind.GLOBAL)
+    run(store, MUMU, DAY1)
+    after = one(store, MUMU, SummaryKind.GLOBAL)
+    assert after.text == before.text and after.data["period"] == "2024-09-02" and len(after.sources) == 2
+
+
+def test_a_replaced_summary_keeps_its_strength_and_accesses(store: SQLiteStore) -> None:
+    private_day1(store)
+    run(store, MUMU, DAY1)
+    daily_id = summary_id(MUMU, SummaryKind.DAILY, "2024-09-01")
+    store.record_access(AGENT, [daily_id], at(DAY2, 9), strength_bonus=1.0)
+    run(store, MUMU, DAY1)
+    (daily,) = store.get_memories(AGENT, [daily_id])
+    assert daily.access_count == 1 and daily.strength == 2.0
+
+
+# ---------------------------------------------------------------------------------------- portraits and diary
+
+
+def test_daily_and_global_portraits_of_the_person(store: SQLiteStore) -> None:
+    private_day1(store)
+    private_day(store, DAY2, [("n1", "木木", "今天加班到十点，好累"), ("n2", "木木", "不过明天能睡懒觉，好开心")])
+    run(store, MUMU, DAY1)
+    run(store, MUMU, DAY2)
+    portraits = sorted(summaries(store, MUMU, SummaryKind.DAILY_PERSONALITY), key=lambda p: p.data["period"])
+    assert portraits[0].text == (
+        "2024-09-01，木木的画像：心情紧张；木木喜欢猫；木木在学车；在意压线、入库、考驾照。回复策略：帮忙放松，多打气。"
+    )
+    assert portraits[0].data["moods"] == {"紧张": 1}
+    assert portraits[0].data["person"] == "木木"
+    assert portraits[1].data["moods"] == {"开心": 1, "疲惫": 1}
+    overall = one(store, MUMU, SummaryKind.GLOBAL_PERSONALITY)
+    assert overall.sources == [p.id for p in portraits]
+    assert overall.text.startswith("2024-09-01～2024-09-02，木木的性格与喜好：木木喜欢猫；木木在学车；常聊")
+    assert "近来心情开心、紧张" in overall.text
+
+
+def test_the_diary_is_written_in_the_first_person(store: SQLiteStore) -> None:
+    private_day1(store)
+    diary = by_kind(run(store, MUMU, DAY1))["diary@person:木木"]
+    assert diary.id == summary_id(MUMU, SummaryKind.DIARY, "2024-09-01")
+    assert diary.text.startswith("2024-09-01，星期日。今天我和木木聊了")
+    assert "我鼓励她" in diary.text and "祈煜" not in diary.text  # the agent is 我
+    assert "我记住了：木木在学车。" in diary.text
+    assert diary.text.endswith("木木今天有点紧张，我要多关心木木。")
+    assert diary.sources == ["m1", "m2", "m3", "m4", "m5", "m6"]
+
+
+def test_an_english_day(store: SQLiteStore) -> None:
+    anna = Scope.of_person(AGENT, "Anna")
+    say(
+        store,
+        anna,
+        [
+            ("e1", "Anna", "I adopted a cat named Mochi today, I'm so happy", at(DAY1, 19)),
+            ("e2", AGENT, "Qiyu is glad to hear that! What colour is Mochi?", at(DAY1, 19, 1)),
+            ("e3", "Anna", "She is grey. Tomorrow I take her to the vet, a bit nervous", at(DAY1, 19, 2)),
+        ],
+    )
+    store.upsert_person(AGENT, Person(id="Anna", name="Anna"))
+    written = by_kind(run(store, anna, DAY1, SummaryConfig()))
+    daily = written["daily@person:Anna"]
+    assert daily.text.startswith("2024-09-01: Anna talked about ")
+    assert "Anna said: I adopted a cat named Mochi today" in daily.text
+    diary = written["diary@person:Anna"]
+    assert diary.text.startswith("Sunday, 2024-09-01. Today I talked with Anna about ")
+    portrait = written["daily_personality@person:Anna"]
+    assert portrait.text.startswith("2024-09-01, portrait of Anna: mood: happy, nervous;")
+    assert "Reply strategy: share the joy and follow the mood." in portrait.text
+
+
+# ---------------------------------------------------------------------------------------- groups and profiles
+
+SU = Scope.of_person(AGENT, "u2")
+XU = Scope.of_person(AGENT, "u1")
+
+
+def profile(store: SQLiteStore, scope: Scope, person: str) -> MemoryItem:
+    found = [p for p in summaries(store, scope, SummaryKind.PROFILE) if p.data["person"] == person]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_group_day_writes_the_groups_summaries_and_a_profile_per_member(store: SQLiteStore) -> None:
+    group_day1(store)
+    written = run(store, GROUP, DAY1)
+    kinds = sorted(f"{i.data['summary_kind']}@{i.scope.tag}" for i in written)
+    assert kinds == [
+        "daily@space:g1",
+        "diary@space:g1",
+        "global@space:g1",
+        "profile@person:u1",
+        "profile@person:u2",
+        "profile@space:g1",
+        "profile@space:g1",
+    ]
+    daily = one(store, GROUP, SummaryKind.DAILY)
+    assert daily.text.startswith("2024-09-01：许仙、苏霓聊到")
+    assert daily.participants == ["许仙", "苏霓"]
+    diary = one(store, GROUP, SummaryKind.DIARY)
+    assert diary.text.startswith("2024-09-01，星期日。今天在群「g1」里，我和许仙、苏霓聊了")
+
+
+def test_a_group_profile_is_attributed_to_the_member_who_said_it(store: SQLiteStore) -> None:
+    group_day1(store)
+    run(store, GROUP, DAY1)
+    su = profile(store, GROUP, "u2")
+    assert su.id == summary_id(GROUP, SummaryKind.PROFILE, "u2")
+    assert su.text == (
+        "苏霓（群g1）：自述：苏霓是一名护士；群友说：许仙说苏霓是老师；许仙说苏霓给群友讲过课；"
+        "常聊护士、夜班、新人；2024-09-01起发言2条。"
+    )
+    assert su.data["person"] == "u2" and su.data["space"] == "g1" and su.data["period"] == "2024-09-01"
+    assert su.sources == ["g2", "g5", "gf1", "gf2", "gf4"]
+    xu = profile(store, GROUP, "u1")
+    assert xu.text.startswith("许仙（群g1）：自述：许仙在调 Ollama 的模型；")
+    assert "护士" not in xu.text  # 苏霓's words are not 许仙's
+
+
+def test_a_global_profile_holds_only_what_the_person_said_of_themself(store: SQLiteStore) -> None:
+    group_day1(store)
+    run(store, GROUP, DAY1)
+    su = profile(store, SU, "u2")
+    assert su.id == summary_id(SU, SummaryKind.PROFILE, "u2")
+    assert su.text == "苏霓的自述（来自群聊）：苏霓是一名护士。"
+    # 许仙 said she is a teacher, and a fact read from both of them: neither leaves the group
+    assert "老师" not in su.text and "讲过课" not in su.text and "许仙" not in su.text
+    assert su.data["space"] is None and su.data["person"] == "u2"
+    assert su.sources == ["g2"]
+    assert profile(store, XU, "u1").text == "许仙的自述（来自群聊）：许仙在调 Ollama 的模型。"
+
+
+def test_a_global_profile_merges_groups_while_group_profiles_stay_apart(store: SQLiteStore) -> None:
+    group_day1(store)
+    g2 = Scope.of_space(AGENT, "g2")
+    say(store, g2, [("h1", "u2", "我住在南京，周末常去玄武湖跑步", at(DAY2, 9)), ("h2", "u3", "我也在南京！", at(DAY2, 9, 1))])
+    put(store, [fact(g2, "hf1", "苏霓", "苏霓住在南京", at(DAY2, 9), ["h1"])])
+    run(store, GROUP, DAY1)
+    run(store, g2, DAY2)
+    su = profile(store, SU, "u2")
+    assert su.text == "苏霓的自述（来自群聊）：苏霓住在南京；苏霓是一名护士。"
+    assert su.data["period"] == "2024-09-02"
+    assert sorted(su.data["days"]) == ["2024-09-01|g1", "2024-09-02|g2"]
+    assert "护士" not in profile(store, g2, "u2").text  # what she said in g1 is not g2's
+    assert "南京" not in profile(store, GROUP, "u2").text
+    # running g1's day again replaces g1's part and keeps g2's
+    run(store, GROUP, DAY1)
+    assert profile(store, SU, "u2").text == su.text
+    assert len(summaries(store, SU, SummaryKind.PROFILE)) == 1
+
+
+def test_group_profiles_roll_over_days(store: SQLiteStore) -> None:
+    group_day1(store)
+    say(store, GROUP, [("g6", "u2", "今天白班，下午去看了场电影", at(DAY2, 18))])
+    run(store, GROUP, DAY1)
+    run(store, GROUP, DAY2)
+    su = profile(store, GROUP, "u2")
+    assert su.text.startswith("苏霓（群g1）：自述：苏霓是一名护士；群友说：许仙说苏霓是老师")
+    assert su.text.endswith("2024-09-01起发言3条。")
+    assert su.data["period"] == "2024-09-02" and sorted(su.data["days"]) == ["2024-09-01", "2024-09-02"]
+    # 许仙 did not speak on day 2: his profile is as day 1 left it
+    assert profile(store, GROUP, "u1").data["period"] == "2024-09-01"
+
+
+# ---------------------------------------------------------------------------------------- recall, scheduler
+
+
+def test_summaries_are_recallable_in_their_own_scope_only(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False})
+    with Memory(tmp_path, embedder=EMBEDDER, config=config) as memory:
+        memory.add(
+            [
+                {"text": "我下周三要考驾照，好紧张", "time": at(DAY1, 20)},
+                {"text": "别紧张，你一定能过的！", "role": "assistant", "time": at(DAY1, 20, 1)},
+                {"text": "科目二倒车入库总是压线", "time": at(DAY1, 20, 2)},
+            ],
+            agent=AGENT,
+            person="木木",
+        )
+        memory.flush(agent=AGENT, person="木木")
+        memory.add([{"text": "今天天气不错", "time": at(DAY1, 9)}], agent=AGENT, person="阿杰")
+        written = asyncio.run(summarize_day(memory.store, EMBEDDER, MUMU, DAY1, LATER, config))
+        assert {i.data["summary_kind"] for i in written} >= {"daily", "global", "diary"}
+        hits = memory.recall("驾照考试", agent=AGENT, person="木木", kinds=[MemoryKind.SUMMARY]).hits
+        assert summary_id(MUMU, SummaryKind.DAILY, "2024-09-01") in [h.id for h in hits]
+        assert all(h.scope == MUMU for h in hits)
+        assert memory.recall("驾照考试", agent=AGENT, person="阿杰", kinds=[MemoryKind.SUMMARY]).hits == []
+        # the scheduler finds the scope by itself and leaves the summarised day alone
+        assert known_scopes(memory.store) == [MUMU]
+        assert asyncio.run(summarize_due(memory.store, EMBEDDER, config, LATER)) == []
+
+
+def test_the_scheduler_summarises_days_that_ended_once(store: SQLiteStore) -> None:
+    private_day1(store)
+    private_day(store, DAY2, [("n1", "木木", "今天去南京大学图书馆借了一本《百年孤独》")])
+    private_day(store, DAY3, [("k1", "木木", "早上好")])
+    cfg = SummaryConfig(settle_minutes=30, lookback_days=7)
+    # 00:10 on 09-03: 09-02 ended ten minutes ago, not yet settled; 08-31 and 09-01 are due
+    assert due_days(store, MUMU, at(DAY3, 0, 10), cfg) == [date(2024, 8, 31), DAY1]
+    assert due_days(store, MUMU, at(DAY3, 0, 40), cfg) == [date(2024, 8, 31), DAY1, DAY2]
+    written = asyncio.run(summarize_due(store, EMBEDDER, cfg, at(DAY3, 12), scopes=[MUMU]))
+    periods = sorted(i.data["period"] for i in written if i.data["summary_kind"] == "daily")
+    assert periods == ["2024-08-31", "2024-09-01", "2024-09-02"]  # 09-03 has not ended
+    assert one(store, MUMU, SummaryKind.GLOBAL).data["period"] == "2024-09-02"
+    assert asyncio.run(summarize_due(store, EMBEDDER, cfg, at(DAY3, 12), scopes=[MUMU])) == []
+    assert due_days(store, MUMU, at(DAY3, 12) + timedelta(days=30), cfg) == []  # beyond the lookback
+    assert asyncio.run(summarize_due(store, EMBEDDER, SummaryConfig(enabled=False), LATER, scopes=[MUMU])) == []
+
+
+def test_bad_requests_are_refused(store: SQLiteStore) -> None:
+    with pytest.raises(InvalidInput):
+        run(store, Scope.official(AGENT), DAY1)
+    with pytest.raises(InvalidInput):
+        asyncio.run(summarize_day(store, EMBEDDER, MUMU, DAY3, at(DAY2, 12), CFG))
+
+
+def test_a_whole_config_is_accepted(store: SQLiteStore) -> None:
+    private_day1(store)
+    written = asyncio.run(summarize_day(store, EMBEDDER, MUMU, DAY1, LATER, Config(language="zh")))
+    assert by_kind(written)["daily@person:木木"].text.startswith("2024-09-01：木木聊到")
