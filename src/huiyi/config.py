@@ -100,8 +100,8 @@ class RecallConfig(_Section):
     max_query_chars: int = 2000
     # reranking of the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 50  # how many of the best fused candidates the bonuses may reorder
-    speaker_weight: float = 0.0  # the query names someone who took part in the memory
-    time_weight: float = 0.0  # the memory's time lies in the span the query's time words name
+    speaker_weight: float = 0.1  # the query names someone who took part in the memory (LoCoMo dev: +0.004 R@10)
+    time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)
 
 
 class StoreConfig(_Section):

@@ -7,18 +7,20 @@ candidate comes from that one scan, so fusion never needs a second query.
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from huiyi.config import RecallConfig
-from huiyi.model import MemoryKind, RecallHit, RecallResult, Scope
+from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
 from huiyi.recall.fusion import minmax_fuse, rrf_fuse
 from huiyi.store.base import RouteHits, Store, Terms
 from huiyi.text import tokens
+from huiyi.text.times import TimeSpan, query_time_range
 
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="huiyi-recall")
 
@@ -78,9 +80,17 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
     visible = set(request.scopes)
     agent = request.scopes[0].agent if request.scopes else ""
     hits: list[RecallHit] = []
-    # fetch a little more than asked, since a kind filter may drop some
-    window = ranked[: request.limit * (3 if wanted_kinds else 1)]
+    # fetch a little more than asked, since a kind filter may drop some; more still when reranking
+    depth = request.limit * (3 if wanted_kinds else 1)
+    span = query_time_range(request.query, request.now) if request.now and config.time_weight else None
+    reranking = bool(config.speaker_weight) or span is not None
+    if reranking:
+        depth = max(depth, config.rerank_depth)
+    window = ranked[:depth]
     items = {item.id: item for item in store.get_memories(agent, [ids_by_key[key] for key, _ in window])}
+    boosts: dict[int, dict[str, float]] = {}
+    if reranking:
+        window, boosts = _rerank(window, {key: items.get(ids_by_key[key]) for key, _ in window}, request, config, span)
     for key, (score, _) in window:
         item = items.get(ids_by_key[key])
         if item is None or (wanted_kinds and item.kind not in wanted_kinds):
@@ -93,7 +103,10 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
                 kind=item.kind,
                 text=item.text,
                 score=round(score, 6),
-                route_scores={route: round(raw[route].get(key, 0.0), 6) for route in raw},
+                route_scores={
+                    **{route: round(raw[route].get(key, 0.0), 6) for route in raw},
+                    **{name: round(value, 6) for name, value in boosts.get(key, {}).items()},
+                },
                 time=item.time,
                 scope=item.scope,
                 sources=item.sources,
@@ -111,5 +124,63 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
         query=request.query,
         hits=hits,
         timings_ms={k: round(v, 3) for k, v in timings.items()},
-        info={"words": list(terms.words), "chars": list(terms.chars)},
+        info={
+            "words": list(terms.words),
+            "chars": list(terms.chars),
+            **({"time_span": [span.start.isoformat(), span.end.isoformat(), span.phrase]} if span else {}),
+        },
     )
+
+
+def mentioned(query: str, names: Iterable[str]) -> set[str]:
+    """The names the query mentions: as a whole word (any case) for Latin names, as a substring for CJK.
+
+    >>> sorted(mentioned("What did Caroline's friend Mel paint?", ["Caroline", "Melanie", "苏霓"]))
+    ['Caroline']
+    >>> mentioned("霓霓上周说了什么", ["霓霓", "木木"])
+    {'霓霓'}
+    """
+    found: set[str] = set()
+    folded = query.casefold()
+    for name in names:
+        key = name.strip().casefold()
+        if len(key) < 2:
+            continue
+        if tokens.has_cjk(key):
+            if key in folded:
+                found.add(name)
+        elif re.search(rf"(?<!\w){re.escape(key)}(?!\w)", folded):
+            found.add(name)
+    return found
+
+
+def _rerank(
+    window: list[tuple[int, tuple[float, dict[str, float]]]],
+    items: dict[int, MemoryItem | None],
+    request: RecallRequest,
+    config: RecallConfig,
+    span: TimeSpan | None,
+) -> tuple[list[tuple[int, tuple[float, dict[str, float]]]], dict[int, dict[str, float]]]:
+    """Add small bonuses to the fused scores of the best candidates, then sort again.
+
+    ``speaker``: the query names someone who took part in the memory (“what did 霓霓 say about…”,
+    “what does Caroline paint?”); the people who take part are read from the candidates themselves.
+    ``time``: the memory's time lies in the span the query's time words name (上周, in May 2023).
+    """
+    names = {name for item in items.values() if item is not None for name in item.participants}
+    named = mentioned(request.query, names) if config.speaker_weight else set()
+    boosts: dict[int, dict[str, float]] = {}
+    rescored: list[tuple[int, tuple[float, dict[str, float]]]] = []
+    for key, (score, parts) in window:
+        item = items.get(key)
+        bonus: dict[str, float] = {}
+        if item is not None:
+            if named and named.intersection(item.participants):
+                bonus["speaker"] = config.speaker_weight
+            if span is not None and item.time is not None and item.time in span:
+                bonus["time"] = config.time_weight
+        if bonus:
+            boosts[key] = bonus
+        rescored.append((key, (score + sum(bonus.values()), parts)))
+    rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
+    return rescored, boosts
