@@ -546,7 +546,7 @@ def mcp_command(
     Over stdio nothing but the protocol is written to stdout. Over http the endpoint is
     http://HOST:PORT/mcp; it has no authentication, so keep it on 127.0.0.1.
     """
-    import anyio
+    import asyncio
 
     from huiyi.faces.mcp_server import serve
 
@@ -570,4 +570,4 @@ def mcp_command(
             port=port,
         )
 
-    anyio.run(run)
+    asyncio.run(run())
