@@ -1,0 +1,219 @@
+"""Step a: merge entities that name one thing (seed 004 §5.1 节点去重; seed 002: 霓霓 → 苏霓).
+
+Two kinds of evidence, strong first:
+
+1. **Names** (no similarity needed): two entities share a name or alias; one person record lists both
+   names (the person table's aliases); a fact says they are one (霓霓 —就是→ 苏霓, 木木 —本名是→ 李木);
+   a memory's text says so ("霓霓就是苏霓", "霓霓是苏霓的小名").
+2. **Similarity** over a bounded candidate set (``Store.similar_entities``, top k = 5 per entity):
+   cosine ≥ 0.95 merges; 0.85–0.95 merges only with the same type and agreeing neighbours (the other
+   entities and values they share facts with, hubs such as the person and the agent left out: Jaccard
+   overlap ≥ 0.5 with one shared at least). Since a small multilingual embedder rates short names high
+   (e5: 咖啡/咖啡店 0.97), a similarity merge also needs the same type, and is vetoed when both are
+   distinct persons, when either is the agent, or when one extracted memory (event, fact, note) names
+   both separately — then they are two things.
+
+The surviving entity is the person's own name if one is, else the higher type (主体 > 客体 > 具体 >
+泛化), the one with more sources, a name without a doubled character (霓霓, 团团 are pet names), then
+the smaller id. Merges go through ``Store.merge_entities``, so they are recorded and can be undone.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+
+from huiyi.flows.consolidate_state import State, norm, person_names
+from huiyi.model import Entity, EntityType, MemoryKind
+
+__all__ = ["merge_duplicate_entities"]
+
+log = logging.getLogger(__name__)
+
+_TYPE_RANK = {EntityType.SUBJECT: 3, EntityType.OBJECT: 2, EntityType.SPECIFIC: 1, EntityType.GENERIC: 0}
+_EXTRACTED = (MemoryKind.EVENT, MemoryKind.FACT, MemoryKind.NOTE)  # third-person statements, unlike chunks
+_MIN_NAME = 2  # shorter names are not looked for inside texts
+
+
+def merge_duplicate_entities(state: State, probe_names: Iterable[str] | None = None) -> int:
+    """Find and record merges; returns how many. ``probe_names`` bounds the similarity search to the
+    entities named there (the memories new since the last run); None probes every entity."""
+    if len(state.entities) < 2:
+        return 0
+    merged = 0
+    for source, target, reason in _strong_pairs(state):
+        merged += _merge(state, source, target, reason)
+    neighbours = _neighbours(state)
+    for source, target, reason in _similar_pairs(state, neighbours, probe_names):
+        merged += _merge(state, source, target, reason)
+    log.info("consolidate %s: %d entity merges", state.scope.tag, merged)
+    return merged
+
+
+# evidence by name ----------------------------------------------------------------------------------------
+def _strong_pairs(state: State) -> Iterable[tuple[str, str, str]]:
+    config = state.config.entities
+    names: dict[str, list[str]] = defaultdict(list)  # normalised name -> entity ids
+    for entity in state.entities.values():
+        for name in entity.names:
+            if entity.id not in names[norm(name)]:
+                names[norm(name)].append(entity.id)
+    for name, ids in names.items():
+        for other in ids[1:]:
+            yield ids[0], other, f"both are called {name}"
+    for person in state.persons:
+        ids = list(dict.fromkeys(i for n in person_names(person) for i in names.get(norm(n), [])))
+        for other in ids[1:]:
+            yield (
+                ids[0],
+                other,
+                f"the person record of {person.name or person.id} lists {', '.join(person_names(person))}",
+            )
+    identity = {norm(p) for p in config.identity_predicates}
+    for item in state.items.values():
+        fact = item.data if item.kind is MemoryKind.FACT else {}
+        if fact and norm(str(fact.get("predicate") or "")) in identity:
+            left, right = (
+                names.get(norm(str(fact.get("subject") or "")), []),
+                names.get(norm(str(fact.get("object") or "")), []),
+            )
+            if left and right and left[0] != right[0]:
+                yield left[0], right[0], f"fact {item.id}: {item.text}"
+    yield from _identity_statements(state, names)
+
+
+def _identity_statements(state: State, names: dict[str, list[str]]) -> Iterable[tuple[str, str, str]]:
+    patterns = [p.lower() for p in state.config.entities.identity_patterns]
+    middles = {re.sub(r"\{[ab]\}", "\0", p).strip("\0").split("\0")[0] for p in patterns}
+    middles.discard("")
+    known = [n for n in names if len(n) >= _MIN_NAME]
+    for item in state.items.values():
+        text = item.text.lower()
+        if not any(m in text for m in middles):
+            continue
+        present = [n for n in known if n in text]
+        for a in present:
+            for b in present:
+                if a == b or names[a][0] == names[b][0]:
+                    continue
+                for pattern in patterns:
+                    if pattern.format(a=a, b=b) in text:
+                        yield names[a][0], names[b][0], f"{item.id} says “{pattern.format(a=a, b=b)}”"
+                        break
+
+
+# evidence by similarity ------------------------------------------------------------------------------------
+def _neighbours(state: State) -> dict[str, set[str]]:
+    """Canonical key -> the keys it shares facts with, hubs left out."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for item in state.items.values():
+        view = state.fact(item)
+        if view is None or not str(item.data.get("object") or "").strip():
+            continue
+        out[view.subject].add(view.object)
+        out[view.object].add(view.subject)
+    linked = [key for key, found in out.items() if found]
+    limit = state.config.entities.hub_share * len(linked)
+    hubs = {key for key in linked if len(out[key]) >= 3 and len(out[key]) > limit}
+    return {key: found - hubs for key, found in out.items()}
+
+
+def _similar_pairs(
+    state: State, neighbours: dict[str, set[str]], probe_names: Iterable[str] | None
+) -> Iterable[tuple[str, str, str]]:
+    config = state.config.entities
+    probes = list(state.entities.values())
+    if probe_names is not None:
+        wanted = {norm(n) for n in probe_names}
+        probes = [e for e in probes if any(norm(n) in wanted for n in e.names)]
+    if not probes:
+        return
+    vectors = state.embedder.embed_passages([e.name for e in probes])
+    texts = [item.text.lower() for item in state.items.values() if item.kind in _EXTRACTED]
+    seen: set[frozenset[str]] = set()
+    for entity, vector in zip(probes, vectors, strict=True):
+        for other, similarity in state.store.similar_entities([state.scope], vector, config.candidates + 1):
+            pair = frozenset((entity.id, other.id))
+            if other.id == entity.id or pair in seen or other.id not in state.entities:
+                continue
+            seen.add(pair)
+            if similarity < config.candidate_threshold or state.root(entity.id) == state.root(other.id):
+                continue
+            veto = _veto(state, entity, other, texts)
+            if veto:
+                log.debug("not merging %s and %s (%.3f): %s", entity.name, other.name, similarity, veto)
+                continue
+            why = f"similarity {similarity:.3f}, both {entity.type.value}"
+            if similarity >= config.merge_threshold:
+                yield entity.id, other.id, why
+                continue
+            mine, theirs = neighbours.get(state.root(entity.id), set()), neighbours.get(state.root(other.id), set())
+            mine, theirs = mine - {state.root(other.id)}, theirs - {state.root(entity.id)}
+            shared = mine & theirs
+            overlap = len(shared) / len(mine | theirs) if shared else 0.0
+            if overlap >= config.neighbour_overlap:
+                names = ", ".join(sorted(state.display(k) for k in shared))
+                yield entity.id, other.id, f"{why}, neighbours agree ({names}; overlap {overlap:.2f})"
+
+
+def _veto(state: State, a: Entity, b: Entity, texts: list[str]) -> str:
+    if a.type is not b.type:
+        return "different types"
+    if EntityType.SUBJECT in (a.type, b.type):
+        return "the agent is one"
+    people = {state.person_of(n) for n in a.names} - {None}, {state.person_of(n) for n in b.names} - {None}
+    if people[0] and people[1] and not people[0] & people[1]:
+        return "two different persons"
+    names_a, names_b = [norm(n) for n in a.names], [norm(n) for n in b.names]
+    for text in texts:
+        if any(_apart(text, x, y) for x in names_a for y in names_b):
+            return "one memory names both"
+    return ""
+
+
+def _apart(text: str, x: str, y: str) -> bool:
+    """Whether ``text`` mentions both names, each outside the other (咖啡 apart from 咖啡店)."""
+    if not x or not y or x not in text or y not in text:
+        return False
+    longer, shorter = (x, y) if len(x) >= len(y) else (y, x)
+    return shorter in text.replace(longer, "\0") if shorter in longer else True
+
+
+# applying ----------------------------------------------------------------------------------------------------
+def _rank(state: State, entity: Entity) -> tuple[int, int, int, int, str]:
+    own = any(
+        state.person_of(entity.name) is not None and norm(entity.name) in {norm(p.name or p.id), norm(p.id)}
+        for p in state.persons
+    )
+    plain = len(set(entity.name)) == len(entity.name)
+    # the smaller id wins ties: negate by sorting on it reversed below
+    return (int(own), _TYPE_RANK[entity.type], len(entity.sources), int(plain), entity.id)
+
+
+def _merge(state: State, a: str, b: str, reason: str) -> int:
+    ra, rb = state.root(a), state.root(b)
+    if ra == rb:
+        return 0
+    first, second = state.entities[ra], state.entities[rb]
+    rank_a, rank_b = _rank(state, first), _rank(state, second)
+    if rank_a[:4] != rank_b[:4]:
+        target, source = (first, second) if rank_a[:4] > rank_b[:4] else (second, first)
+    else:
+        target, source = (first, second) if first.id < second.id else (second, first)
+    state.merge(source.id, target.id, reason)
+    names = list(dict.fromkeys([*_all_names(state, target.id), *_all_names(state, source.id)]))
+    state.report.add(
+        "entities",
+        "merge_entity",
+        [source.id, target.id],
+        {"source": source.name, "target": target.name},
+        {"name": target.name, "aliases": [n for n in names if n != target.name]},
+        reason,
+    )
+    return 1
+
+
+def _all_names(state: State, root: str) -> list[str]:
+    return [n for e in state.entities.values() if state.root(e.id) == root for n in e.names]

@@ -1,0 +1,131 @@
+"""Step e: strength grows with use, decays with time, and the weakest go when a scope is full.
+
+1. **Seed 000 increments** (§八 记忆清理 2): a memory recalled since its last update gains the step for
+   the time between that update and the recall (≤ 1 day +1, ≤ 3 days +3, ≤ 7 +7, ≤ 30 +30, ≤ 183 +100;
+   ``forget.seed000_increment``). Its last update is ``data.strength_at`` (the recall that last counted),
+   else when it was stored. A memory not recalled since then is left alone; the +15 per recall hit is
+   the recall path's (``record_access``).
+2. **Seed 004 decay** (§5.3): ``retained = strength × importance × e^(−λ·days) × (1 + ln(1 + accesses))``
+   with λ by memory type (event 0.05, fact 0.01, relation 0.005, opinion 0.03 per day; ``type_decay``)
+   and days the whole days since the memory was stored (else since it happened). Retained strength is
+   computed, not stored: it ranks memories for forgetting.
+3. **Capacity** (§八 记忆清理 5 and 记忆的清理 4; ``capacity_victims``): once a scope holds
+   ``total_limit`` memories (20 000) the weakest ``share`` (20 %) by retained strength are deleted; a
+   person inactive for ``inactive_days`` keeps only the ``minimum`` strongest. Only forgettable
+   memories go (``forget_kinds``: chunks, events, notes; closed or valid facts only when configured);
+   the others count towards the total but are never chosen. The official scope never loses anything.
+   With ``forget_below`` set (§八 记忆的清理 3), forgettable memories retained below it go as well.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from datetime import datetime, timedelta
+
+from huiyi.flows.consolidate_config import ConsolidateConfig
+from huiyi.flows.consolidate_state import State, when
+from huiyi.flows.forget import capacity_victims, decay_type_of, seed000_increment, type_decay
+from huiyi.model import MemoryItem, MemoryKind, ScopeKind
+
+__all__ = ["forget", "forgettable", "retained_strength", "update_strength"]
+
+log = logging.getLogger(__name__)
+
+
+def retained_strength(item: MemoryItem, now: datetime, config: ConsolidateConfig) -> tuple[float, float, int]:
+    """(retained strength, seed 004 decay factor, whole days of age) of a memory at ``now``."""
+    born = item.created_at or item.time
+    days = max(timedelta(0), now.replace(tzinfo=None) - born.replace(tzinfo=None)).days if born else 0
+    decay = type_decay(decay_type_of(item), days, item.access_count, item.importance, config.forget.decay_rates)
+    return item.strength * decay, decay, days
+
+
+def _last_update(item: MemoryItem) -> datetime | None:
+    mark = item.data.get("strength_at")
+    if isinstance(mark, str):
+        try:
+            return datetime.fromisoformat(mark)
+        except ValueError:
+            pass
+    return item.created_at or item.time
+
+
+def update_strength(state: State) -> int:
+    """Seed 000 increments for memories recalled since their last update; returns how many grew."""
+    settings = state.config.forget.strength
+    grown = 0
+    for item in list(state.items.values()):
+        last = _last_update(item)
+        if item.last_access is None or last is None or item.last_access <= last:
+            continue
+        gap = item.last_access - last
+        step = seed000_increment(gap, settings.increments, settings.beyond)
+        after = item.strength + step
+        data = {**item.data, "strength_at": item.last_access.isoformat()}
+        state.update(item.id, {"strength": after, "data": data})
+        state.report.add(
+            "strength",
+            "strength",
+            [item.id],
+            item.strength,
+            after,
+            f"recalled {gap / timedelta(days=1):.1f} days after its last update: +{step} (seed 000)",
+        )
+        grown += 1
+    log.info("consolidate %s: %d memories strengthened", state.scope.tag, grown)
+    return grown
+
+
+def forgettable(item: MemoryItem, config: ConsolidateConfig) -> bool:
+    if item.scope.kind is ScopeKind.OFFICIAL:
+        return False
+    if item.kind is MemoryKind.FACT:
+        return config.forget_closed_facts if item.valid_to is not None else config.forget_valid_facts
+    return item.kind in config.forget_kinds
+
+
+def forget(state: State) -> int:
+    """Delete by capacity (and ``forget_below``); returns how many memories go."""
+    config, settings = state.config, state.config.forget
+    items = list(state.items.values())
+    if not items or state.scope.kind is ScopeKind.OFFICIAL:
+        return 0
+    scored = {item.id: retained_strength(item, state.now, config) for item in items}
+    ranked = [(item.id, scored[item.id][0] if forgettable(item, config) else math.inf) for item in items]
+    activity = max((when(i) for i in items if i.kind in (MemoryKind.CHUNK, MemoryKind.EVENT)), default=None)
+    inactive = (
+        state.scope.kind is ScopeKind.PERSON
+        and activity is not None
+        and state.now - activity > timedelta(days=settings.inactive_days)
+    )
+    victims = capacity_victims(ranked, settings.total_limit, settings.share, settings.minimum, inactive=inactive)
+    victims = [v for v in victims if math.isfinite(dict(ranked)[v])]
+    if inactive:
+        why = f"inactive since {activity:%Y-%m-%d}: only the {settings.minimum} strongest stay (seed 000)"
+    else:
+        why = f"{len(items)} memories reach the limit {settings.total_limit}: the weakest {settings.share:.0%} go"
+    reasons = dict.fromkeys(victims, why)
+    if config.forget_below > 0:
+        room = len(items) - len(victims) - settings.minimum
+        below = sorted(
+            (pair for pair in ranked if pair[1] < config.forget_below and pair[0] not in reasons),
+            key=lambda pair: (pair[1], pair[0]),
+        )
+        for memory_id, value in below[: max(0, room)]:
+            reasons[memory_id] = f"retained {value:.4f} below {config.forget_below} (seed 000 §八 记忆的清理 3)"
+    for memory_id, reason in reasons.items():
+        item = state.items[memory_id]
+        retained, decay, days = scored[memory_id]
+        before = {
+            "kind": item.kind.value,
+            "text": item.text[:80],
+            "strength": item.strength,
+            "decay": round(decay, 6),
+            "days": days,
+            "retained": round(retained, 6),
+        }
+        state.report.add("forget", "delete", [memory_id], before, None, reason)
+    state.delete(list(reasons))
+    log.info("consolidate %s: %d memories forgotten", state.scope.tag, len(reasons))
+    return len(reasons)

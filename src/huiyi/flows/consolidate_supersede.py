@@ -1,0 +1,175 @@
+"""Step b: a newer fact that contradicts an older one closes it (``valid_to``); nothing is deleted.
+
+Facts are compared by subject after step a's merges (霓霓 and 苏霓 are one subject), by normalised
+predicate, and by object (an entity's canonical key, else the normalised literal). Two valid facts are
+*incompatible* when
+
+1. **one value at a time**: same subject, same single-valued predicate (住在, 生日是, 职业是, 名字是,
+   最喜欢的…; ``SupersedeConfig.single_valued``), different objects: 住在 上海 → 住在 南京;
+2. **opposite polarity**: same subject, same object, one the negation of the other: 喜欢 咖啡 →
+   不喜欢/讨厌 咖啡 (preference words on both sides), or P and 不P (是/不是, 养/不养).
+
+The older one gets ``valid_to`` = the newer one's time and ``data.superseded_by`` = its id. A fact is
+closed by the first later fact that contradicts it, so a history 上海 → 南京 → 上海 closes the first two.
+
+With an LLM, the pairs rules cannot decide (same subject and predicate or keyword, different objects:
+木木 工作于 字节 vs 木木 上班于 腾讯) go to it (``supersede_<lang>.md``); a pair it calls
+``contradicts`` is closed the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+
+from huiyi.flows.consolidate_llm import ask
+from huiyi.flows.consolidate_state import FactView, State, norm
+from huiyi.providers.llm import LLM
+
+__all__ = ["polarity", "supersede_facts"]
+
+log = logging.getLogger(__name__)
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "pairs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "pair": {"type": "string"},
+                    "verdict": {"type": "string", "enum": ["contradicts", "compatible", "same"]},
+                    "reason": {"type": "string"},
+                },
+                "required": ["pair", "verdict"],
+            },
+        }
+    },
+    "required": ["pairs"],
+}
+
+
+def polarity(predicate: str, state: State) -> tuple[int, str, bool]:
+    """(+1 or −1, the predicate without its negation, whether it is a preference word).
+
+    >>> from huiyi.flows.consolidate_config import ConsolidateConfig
+    >>> class S: config = ConsolidateConfig()
+    >>> [polarity(p, S()) for p in ("喜欢", "不喜欢", "讨厌", "不是", "是")]  # doctest: +NORMALIZE_WHITESPACE
+    [(1, '喜欢', True), (-1, '喜欢', True), (-1, '讨厌', True), (-1, '是', False), (1, '是', False)]
+    """
+    config = state.config.supersede
+    p = norm(predicate)
+    positive, negative = {norm(w) for w in config.positive}, {norm(w) for w in config.negative}
+    for prefix in sorted(config.negation_prefixes, key=len, reverse=True):
+        prefix = prefix.lower()
+        if p.startswith(prefix) and len(p) > len(prefix):
+            base = p[len(prefix) :].strip()
+            return -1, base, base in positive or p in negative
+    if p in negative:
+        return -1, p, True
+    return 1, p, p in positive
+
+
+def _single_valued(predicate: str, state: State) -> bool:
+    config = state.config.supersede
+    if predicate in {norm(p) for p in config.single_valued}:
+        return True
+    return any(predicate.startswith(norm(prefix)) for prefix in config.single_valued_prefixes)
+
+
+def _opposite(a: FactView, b: FactView, state: State) -> bool:
+    pa, pb = polarity(a.predicate, state), polarity(b.predicate, state)
+    return pa[0] != pb[0] and (pa[1] == pb[1] or (pa[2] and pb[2]))
+
+
+def _close(state: State, old: FactView, new: FactView, reason: str) -> None:
+    moment = new.time
+    state.update(old.id, {"valid_to": moment, "data": {**old.item.data, "superseded_by": new.id}})
+    state.report.add(
+        "supersede",
+        "supersede",
+        [old.id, new.id],
+        {"fact": old.item.text, "valid_to": None},
+        {"by": new.item.text, "valid_to": moment.isoformat(sep=" ")},
+        reason,
+    )
+
+
+async def supersede_facts(state: State, llm: LLM | None = None) -> int:
+    """Close contradicted facts; returns how many were closed."""
+    facts = state.valid_facts()  # oldest first
+    closed: set[str] = set()
+    by_predicate: dict[tuple[str, str], list[FactView]] = defaultdict(list)
+    by_object: dict[tuple[str, str], list[FactView]] = defaultdict(list)
+    for view in facts:
+        if _single_valued(view.predicate, state):
+            by_predicate[(view.subject, view.predicate)].append(view)
+        if view.object != "lit:":
+            by_object[(view.subject, view.object)].append(view)
+    for (subject, predicate), group in by_predicate.items():
+        for i, old in enumerate(group):
+            new = next((later for later in group[i + 1 :] if later.object != old.object), None)
+            if new is not None and old.id not in closed:
+                closed.add(old.id)
+                was, now = state.display(old.object), state.display(new.object)
+                _close(state, old, new, f"{state.display(subject)} {predicate} holds one value: {was} → {now}")
+    for (subject, obj), group in by_object.items():
+        for i, old in enumerate(group):
+            new = next((later for later in group[i + 1 :] if _opposite(old, later, state)), None)
+            if new is not None and old.id not in closed:
+                closed.add(old.id)
+                _close(
+                    state,
+                    old,
+                    new,
+                    f"{state.display(subject)} {new.predicate} {state.display(obj)} negates {old.predicate}",
+                )
+    if llm is not None and state.config.supersede.llm_max_pairs:
+        await _ask_llm(state, llm, [f for f in facts if f.id not in closed], closed)
+    log.info("consolidate %s: %d facts superseded", state.scope.tag, len(closed))
+    return len(closed)
+
+
+def _ambiguous(state: State, facts: list[FactView]) -> list[tuple[FactView, FactView]]:
+    """Pairs (older, newer) the rules left open, newest first, at most ``llm_max_pairs``."""
+    by_subject: dict[str, list[FactView]] = defaultdict(list)
+    for view in facts:
+        by_subject[view.subject].append(view)
+    pairs: list[tuple[FactView, FactView]] = []
+    for group in by_subject.values():
+        for j, new in enumerate(group):
+            for old in group[:j]:
+                same_topic = old.predicate == new.predicate or (old.keyword and old.keyword == new.keyword)
+                if not same_topic or (old.predicate == new.predicate and old.object == new.object):
+                    continue
+                po, pn = polarity(old.predicate, state), polarity(new.predicate, state)
+                if po[2] and pn[2] and po[0] == pn[0] and old.object != new.object:
+                    continue  # likes coffee, likes cats: both can hold
+                pairs.append((old, new))
+    pairs.sort(key=lambda pair: (pair[1].time, pair[1].id), reverse=True)
+    return pairs[: state.config.supersede.llm_max_pairs]
+
+
+async def _ask_llm(state: State, llm: LLM, facts: list[FactView], closed: set[str]) -> None:
+    pairs = _ambiguous(state, facts)
+    if not pairs:
+        return
+    lines = []
+    for index, (old, new) in enumerate(pairs, 1):
+        lines.append(f"p{index}")
+        for label, view in (("A", old), ("B", new)):
+            edge = " | ".join(str(view.item.data.get(k) or "") for k in ("subject", "predicate", "object"))
+            lines.append(f"  {label} ({view.time:%Y-%m-%d %H:%M}): {view.item.text} [{edge}]")
+    answer = await ask(state, llm, "supersede", {"pairs": "\n".join(lines)}, SCHEMA)
+    if answer is None:
+        return
+    for verdict in answer.get("pairs", []):
+        key = str(verdict.get("pair", "")).strip().lower().removeprefix("p")
+        if verdict.get("verdict") != "contradicts" or not key.isdigit() or not 1 <= int(key) <= len(pairs):
+            continue
+        old, new = pairs[int(key) - 1]
+        if old.id in closed or new.id in closed:
+            continue
+        closed.add(old.id)
+        _close(state, old, new, f"the LLM judged them contradictory: {verdict.get('reason') or 'no reason given'}")
