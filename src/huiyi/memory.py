@@ -44,12 +44,13 @@ from huiyi.model import (
     Person,
     RecallResult,
     Scope,
+    new_id,
     visible_scopes,
 )
 from huiyi.providers.embed import Embedder, make_embedder
 from huiyi.recall.engine import RecallRequest, recall
 from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
-from huiyi.store.base import Store
+from huiyi.store.base import Store, Writes
 from huiyi.store.sqlite import SQLiteStore
 from huiyi.text import tokens
 from huiyi.text.expand import Expansion
@@ -124,12 +125,16 @@ class AsyncMemory:
         person: str | None = None,
         space: str | None = None,
         progress: Callable[[int], None] | None = None,
+        extract: bool = True,
     ) -> list[Message]:
         """Append messages to the log (durable before this returns) and index them for recall.
 
         ``person`` alone means the private chat with that person; ``space`` means a group chat, where
         each message names its ``speaker``. Messages whose ``id`` was stored before are skipped, so
         re-sending a batch is safe. Returns the messages newly stored.
+
+        ``extract=False`` is for importing history whose memories exist already: the messages become
+        recallable but leave working memory at once and are never handed to extraction.
         """
         batch: Sequence[MessageLike] = [messages] if isinstance(messages, str | dict | MessageIn) else messages
         prepared = ingest.prepare(batch, agent=agent, person=person, space=space, now=self.now(), config=self.config)
@@ -137,6 +142,10 @@ class AsyncMemory:
             return []
         stored = await self._run(self.store.append_messages, prepared)
         await self._run(ingest.index_messages, self.store, self.embedder, stored, self.config, progress)
+        if not extract:
+            last = max((m.seq for m in stored), default=0)
+            await self._run(self.store.apply, Writes(fold_points=[(agent, prepared[0].space, last + 1)]))
+            return stored
         private_person = None if space else person
         if await self._run(fold.plan_folds, self.store, agent, prepared[0].space, private_person, self.config):
             self._wake_worker()
@@ -243,11 +252,18 @@ class AsyncMemory:
         keywords: Sequence[str] = (),
         sources: Sequence[str] = (),
         data: dict[str, Any] | None = None,
+        id: str | None = None,
+        place: str = "",
+        insight: str = "",
+        participants: Sequence[str] = (),
     ) -> MemoryItem:
-        """Store one memory directly: an official memory (no person or space) or one of a scope."""
+        """Store one memory directly: an official memory (no person or space) or one of a scope.
+
+        With an ``id`` already stored, nothing is written (imports are idempotent)."""
         scope = _scope_of(agent, person, space)
         try:
             item = MemoryItem(
+                id=id or new_id("mem"),
                 scope=scope,
                 kind=kind,
                 text=text,
@@ -256,6 +272,9 @@ class AsyncMemory:
                 keywords=list(keywords),
                 sources=list(sources),
                 data=data or {},
+                place=place,
+                insight=insight,
+                participants=list(participants),
             )
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
@@ -335,12 +354,24 @@ class AsyncMemory:
         return item.model_copy(update={"feedback": item.feedback + value})
 
     async def link(
-        self, source: str, target: str, *, agent: str, kind: LinkKind = LinkKind.RELATED, weight: float = 1.0
+        self,
+        source: str,
+        target: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kind: LinkKind = LinkKind.RELATED,
+        weight: float = 1.0,
     ) -> Link:
-        """Link two memories of the agent (cause, reference, related), as seed 004's link_memories does."""
-        found = await self._run(self.store.get_memories, agent, [source, target])
+        """Link two memories (cause, reference, related), as seed 004's link_memories does.
+
+        Both must be visible to the caller: official, or of the named person or space.
+        """
+        visible = set(visible_scopes(agent, person, space))
+        found = [m for m in await self._run(self.store.get_memories, agent, [source, target]) if m.scope in visible]
         if len({item.id for item in found}) != len({source, target}):
-            raise NotFound(f"both memories must exist for agent {agent!r}: {source}, {target}")
+            raise NotFound(f"both memories must exist and be visible here: {source}, {target}")
         link = Link(source=source, target=target, kind=kind, weight=weight)
         await self._run(self.store.add_links, agent, [link])
         return link

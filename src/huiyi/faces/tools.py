@@ -514,7 +514,13 @@ class ToolExecutor:
                 memory=_item(source),
             )
         link = await self.memory.link(
-            source.id, target.id, agent=self.agent, kind=_RELATION_LINK[args.relation_type], weight=args.importance
+            source.id,
+            target.id,
+            agent=self.agent,
+            person=self.person,
+            space=self.space,
+            kind=_RELATION_LINK[args.relation_type],
+            weight=args.importance,
         )
         return {
             "status": "linked",
