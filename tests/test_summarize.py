@@ -118,7 +118,14 @@ def private_day1(store: SQLiteStore) -> None:
             # told on 08-31 about 09-01: it belongs to 08-31
             event(MUMU, "ev0", "木木明天早上要去驾校练车", at(DAY1, 8), ["m0"], 0.9),
             # told on 09-01 about 09-04: it belongs to 09-01
-            event(MUMU, "ev1", "木木下周三（2024-09-04）要考驾照，很紧张，祈煜鼓励她", at(date(2024, 9, 4), 9), ["m1", "m2"], 0.8),
+            event(
+                MUMU,
+                "ev1",
+                "木木下周三（2024-09-04）要考驾照，很紧张，祈煜鼓励她",
+                at(date(2024, 9, 4), 9),
+                ["m1", "m2"],
+                0.8,
+            ),
             event(MUMU, "ev2", "木木练科目二倒车入库总是压线", at(DAY1, 20, 5), ["m3"], 0.5),
             event(MUMU, "ev3", "木木家里养了一只叫咪咪的橘猫", at(DAY1, 21), ["m4", "m5"], 0.6),
             fact(MUMU, "fa1", "木木", "木木喜欢猫", at(DAY1, 21), ["m4"], 0.9),
@@ -150,7 +157,9 @@ def group_day1(store: SQLiteStore) -> None:
         store,
         [
             event(GROUP, "ge1", "许仙在调 Ollama 的模型，苏霓上完夜班很累", at(DAY1, 20), ["g1", "g2", "g4"], 0.5),
-            event(GROUP, "ge2", "许仙以为霓霓是老师，苏霓说自己是护士、上课是培训新人", at(DAY1, 20, 2), ["g3", "g5"], 0.6),
+            event(
+                GROUP, "ge2", "许仙以为霓霓是老师，苏霓说自己是护士、上课是培训新人", at(DAY1, 20, 2), ["g3", "g5"], 0.6
+            ),
             fact(GROUP, "gf1", "苏霓", "苏霓是一名护士", at(DAY1, 20, 1), ["g2"], 0.9),
             fact(GROUP, "gf2", "苏霓", "苏霓是老师", at(DAY1, 20, 2), ["g3"], 0.6),
             fact(GROUP, "gf3", "许仙", "许仙在调 Ollama 的模型", at(DAY1, 20), ["g1"], 0.7),
@@ -409,7 +418,11 @@ def test_a_global_profile_holds_only_what_the_person_said_of_themself(store: SQL
 def test_a_global_profile_merges_groups_while_group_profiles_stay_apart(store: SQLiteStore) -> None:
     group_day1(store)
     g2 = Scope.of_space(AGENT, "g2")
-    say(store, g2, [("h1", "u2", "我住在南京，周末常去玄武湖跑步", at(DAY2, 9)), ("h2", "u3", "我也在南京！", at(DAY2, 9, 1))])
+    say(
+        store,
+        g2,
+        [("h1", "u2", "我住在南京，周末常去玄武湖跑步", at(DAY2, 9)), ("h2", "u3", "我也在南京！", at(DAY2, 9, 1))],
+    )
     put(store, [fact(g2, "hf1", "苏霓", "苏霓住在南京", at(DAY2, 9), ["h1"])])
     run(store, GROUP, DAY1)
     run(store, g2, DAY2)
@@ -494,3 +507,193 @@ def test_a_whole_config_is_accepted(store: SQLiteStore) -> None:
     private_day1(store)
     written = asyncio.run(summarize_day(store, EMBEDDER, MUMU, DAY1, LATER, Config(language="zh")))
     assert by_kind(written)["daily@person:木木"].text.startswith("2024-09-01：木木聊到")
+
+
+# ---------------------------------------------------------------------------------------- with an LLM
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+def run_llm(
+    store: SQLiteStore, scope: Scope, day: date, server: FakeOpenAI, config: SummaryConfig = CFG, **kwargs: Any
+) -> list[MemoryItem]:
+    async def go() -> list[MemoryItem]:
+        llm = OpenAIChat(LLMConfig(base_url=server.base_url, model="fake-model", timeout_s=5.0, max_retries=0))
+        try:
+            return await summarize_day(store, EMBEDDER, scope, day, LATER, config, llm, **kwargs)
+        finally:
+            await llm.aclose()
+
+    return asyncio.run(go())
+
+
+def answer(server: FakeOpenAI, *texts: str) -> None:
+    for text in texts:
+        server.script_chat(json_content={"text": text})
+
+
+def sent(server: FakeOpenAI, index: int) -> str:
+    return "\n".join(str(m["content"]) for m in server.chat_requests[index].messages)
+
+
+PRIVATE_ANSWERS = (
+    "2024-09-01：木木说下周三要考驾照，很紧张；她家有只橘猫叫咪咪。",
+    "木木在准备驾照考试（2024-09-04），养了一只橘猫咪咪。",
+    "木木认真又容易紧张，喜欢猫。回复策略：多鼓励。",
+    "木木细心、容易紧张、爱猫。回复策略：多鼓励、多陪伴。",
+    "2024-09-01 今天木木说她下周三要考驾照，我告诉她一定能过。",
+)
+
+
+def test_the_llm_writes_every_summary_of_a_private_day(store: SQLiteStore, server: FakeOpenAI) -> None:
+    private_day1(store)
+    answer(server, *PRIVATE_ANSWERS)
+    written = by_kind(run_llm(store, MUMU, DAY1, server, persona="祈煜是一位温柔的画家。"))
+    assert len(server.chat_requests) == 5
+    order = ["daily", "global", "daily_personality", "global_personality", "diary"]
+    assert [written[f"{k}@person:木木"].text for k in order] == list(PRIVATE_ANSWERS)
+    names = [r.response_format["json_schema"]["name"] for r in server.chat_requests if r.response_format]
+    assert names == [f"summary_{k}" for k in order]
+    # the same ids, provenance and data as without an LLM: only the words differ
+    daily = written["daily@person:木木"]
+    assert daily.id == summary_id(MUMU, SummaryKind.DAILY, "2024-09-01")
+    assert daily.sources == ["ev1", "ev3", "fa2"]
+    # what the model was shown: the day's events, facts and messages with their times
+    prompt = sent(server, 0)
+    assert "- [20:00] 木木下周三（2024-09-04）要考驾照，很紧张，祈煜鼓励她" in prompt
+    assert "[20:00] 木木：我下周三要考驾照，好紧张" in prompt
+    assert "- 木木在学车（木木说）" in prompt
+    assert "明天要早起去驾校" not in prompt  # 08-31's message
+    assert "- 2024-09-01：2024-09-01：木木说下周三要考驾照" in sent(server, 1)  # the daily, as the LLM wrote it
+    assert "祈煜是一位温柔的画家。" in sent(server, 4)
+    assert len(summaries(store, MUMU)) == 5
+
+
+def test_the_llm_global_summary_rolls_over_the_previous_one(store: SQLiteStore, server: FakeOpenAI) -> None:
+    cfg = SummaryConfig(personality=False, diary=False)
+    private_day1(store)
+    private_day(store, DAY2, [("n1", "木木", "今天去南京大学图书馆借了一本《百年孤独》")])
+    answer(server, "2024-09-01：木木要考驾照。", "全局一：木木在学车。")
+    run_llm(store, MUMU, DAY1, server, cfg)
+    answer(server, "2024-09-02：木木借了《百年孤独》。", "全局二：木木在学车，爱读书。")
+    run_llm(store, MUMU, DAY2, server, cfg)
+    prompt = sent(server, 3)
+    assert "全局一：木木在学车。" in prompt  # the previous global summary
+    assert "2024-09-02：2024-09-02：木木借了《百年孤独》。" in prompt and "木木要考驾照" not in prompt
+    overall = one(store, MUMU, SummaryKind.GLOBAL)
+    assert overall.text == "全局二：木木在学车，爱读书。"
+    assert overall.data["base"] == {"period": "2024-09-01", "text": "全局一：木木在学车。"}
+    # running the latest day again builds on the same base, not on its own result
+    answer(server, "2024-09-02：木木借了一本书。", "全局三：木木在学车，爱读书。")
+    run_llm(store, MUMU, DAY2, server, cfg)
+    prompt = sent(server, 5)
+    assert "全局一：木木在学车。" in prompt and "全局二" not in prompt
+    assert len(summaries(store, MUMU, SummaryKind.GLOBAL)) == 1
+
+
+def test_a_broken_llm_answer_writes_nothing(store: SQLiteStore, server: FakeOpenAI) -> None:
+    private_day1(store)
+    before = store.count_memories(AGENT)
+    answer(server, PRIVATE_ANSWERS[0])
+    server.script_raw_content("抱歉，我无法完成这个任务。")
+    with pytest.raises(ProviderError):
+        run_llm(store, MUMU, DAY1, server)
+    assert store.count_memories(AGENT) == before and summaries(store, MUMU) == []
+    # every answer usable but the last: a diary not in the first person
+    answer(server, *PRIVATE_ANSWERS[:4], "2024-09-01 木木今天说她下周三要考驾照。")
+    with pytest.raises(SummaryError, match="first person"):
+        run_llm(store, MUMU, DAY1, server)
+    assert summaries(store, MUMU) == []
+    # an English summary of a Chinese day, or an empty one
+    answer(server, "Mumu has a driving test next Wednesday.")
+    with pytest.raises(SummaryError, match="Chinese"):
+        run_llm(store, MUMU, DAY1, server)
+    answer(server, "   ")
+    with pytest.raises(SummaryError, match="empty"):
+        run_llm(store, MUMU, DAY1, server)
+    assert store.count_memories(AGENT) == before
+
+
+def test_the_llm_writes_group_profiles_and_never_shows_hearsay_to_a_global_one(
+    store: SQLiteStore, server: FakeOpenAI
+) -> None:
+    group_day1(store)
+    answer(server, "2024-09-01：许仙调模型，苏霓上夜班。", "群里常聊 AI 模型和护士的夜班。")
+    server.script_chat(
+        json_content={
+            "profiles": [
+                {"name": "许仙", "text": "**核心身份**：爱折腾本地模型的技术党。"},
+                {"name": "霓霓", "text": "**核心身份**：护士，常上夜班；许仙说她是老师。"},  # an alias is fine
+            ]
+        }
+    )
+    answer(
+        server, "许仙在折腾 Ollama 的本地模型。", "苏霓是一名护士，常上夜班。", "今天群里很热闹，我提醒苏霓注意休息。"
+    )
+    written = run_llm(store, GROUP, DAY1, server)
+    assert len(server.chat_requests) == 6
+    assert profile(store, GROUP, "u2").text == "**核心身份**：护士，常上夜班；许仙说她是老师。"
+    assert profile(store, GROUP, "u1").text == "**核心身份**：爱折腾本地模型的技术党。"
+    assert profile(store, SU, "u2").text == "苏霓是一名护士，常上夜班。"
+    assert profile(store, XU, "u1").text == "许仙在折腾 Ollama 的本地模型。"
+    assert len(written) == 7
+    # the batched group prompt sees the whole chat, with who said each fact
+    assert "- 苏霓是老师（许仙说）" in sent(server, 2)
+    # the global profile prompts see the member's own words only
+    for_xu, for_su = sent(server, 3), sent(server, 4)
+    assert "[20:01] 苏霓：我是一名护士，今天夜班好累" in for_su and "- 苏霓是一名护士（苏霓说）" in for_su
+    assert "老师" not in for_su and "许仙" not in for_su and "讲过课" not in for_su
+    assert "护士" not in for_xu and "苏霓" not in for_xu
+
+
+def test_a_profiles_answer_missing_a_member_writes_nothing(store: SQLiteStore, server: FakeOpenAI) -> None:
+    group_day1(store)
+    answer(server, "2024-09-01：许仙调模型，苏霓上夜班。", "群里常聊 AI 模型。")
+    server.script_chat(json_content={"profiles": [{"name": "许仙", "text": "技术党。"}]})
+    with pytest.raises(SummaryError, match="苏霓"):
+        run_llm(store, GROUP, DAY1, server)
+    assert summaries(store, GROUP) == [] and summaries(store, SU) == []
+
+
+def test_the_scheduler_goes_on_when_an_llm_fails(store: SQLiteStore, server: FakeOpenAI, caplog: Any) -> None:
+    private_day1(store)
+    group_day1(store)
+
+    async def go() -> list[MemoryItem]:
+        llm = OpenAIChat(LLMConfig(base_url=server.base_url, model="fake-model", timeout_s=5.0, max_retries=0))
+        try:
+            return await summarize_due(store, EMBEDDER, CFG, at(DAY2, 12), llm, scopes=[MUMU, GROUP])
+        finally:
+            await llm.aclose()
+
+    assert asyncio.run(go()) == []  # nothing scripted: every first call fails
+    assert "retried on the next run" in caplog.text
+    assert summaries(store, MUMU) == [] and summaries(store, GROUP) == []
+    assert len(server.chat_requests) == 2  # one failed call per scope, then each scope stops
+
+
+def test_every_prompt_file_loads_and_a_user_folder_overrides_it(tmp_path: Path) -> None:
+    from huiyi.flows.summarize_llm import PROMPTS, load_summary_prompt
+
+    for name in PROMPTS:
+        for language in ("zh", "en"):
+            prompt = load_summary_prompt(name, language)
+            assert "{{" in prompt.user and "JSON" in prompt.system
+            assert "<!--" not in prompt.system
+    (tmp_path / "summary_daily_zh.md").write_text("只写一句话。\n<!-- user -->\n{{messages}}\n", encoding="utf-8")
+    mine = load_summary_prompt("daily", "zh", tmp_path)
+    assert mine.system.strip() == "只写一句话。" and mine.source == str(tmp_path / "summary_daily_zh.md")
+    assert load_summary_prompt("diary", "zh", tmp_path).source == "huiyi/prompts/summary_diary_zh.md"
+
+
+@pytest.mark.parametrize("name", ["huiyi.flows.summarize_config", "huiyi.flows.summarize_words"])
+def test_docstring_examples(name: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0

@@ -91,6 +91,7 @@ _WORDS = {
         "colon": "：",
         "none": "（无）",
         "by": "（{by}说）",
+        "sep": "、",
     },
     "en": {
         "private": "This is a private chat between {agent} and {person}.",
@@ -98,6 +99,7 @@ _WORDS = {
         "colon": ": ",
         "none": "(none)",
         "by": " (said by {by})",
+        "sep": ", ",
     },
 }
 _FIRST_PERSON = {"zh": re.compile(r"我"), "en": re.compile(r"\b(?:I|me|my|myself)\b")}
@@ -162,10 +164,11 @@ class SummaryWriter:
 
     def _facts(self, m: DayMaterial, facts: list[Said]) -> str:
         speakers = {x.id: m.name(x.speaker) for x in m.messages}
+        words = _WORDS[m.language]
         lines = []
-        for fact in facts:
+        for fact in sorted(facts, key=lambda f: (f.said_at, f.text)):
             by = list(dict.fromkeys(speakers[s] for s in fact.sources if s in speakers))
-            lines.append(f"- {fact.text}" + (_WORDS[m.language]["by"].format(by="、".join(by)) if by else ""))
+            lines.append(f"- {fact.text}" + (words["by"].format(by=words["sep"].join(by)) if by else ""))
         return "\n".join(lines) or _WORDS[m.language]["none"]
 
     def _events(self, m: DayMaterial) -> str:
@@ -217,13 +220,16 @@ class SummaryWriter:
         colon = _WORDS[lang]["colon"]
         roster = "\n".join(f"- {m.name(p)}" for p in members)
         before = "\n".join(f"- {m.name(p)}{colon}{previous[p]}" for p in members if previous.get(p))
-        facts = [f for p in members for f in m.about(p)]
+        facts: list[Said] = []
+        for fact in (f for p in members for f in m.about(p)):
+            if all(fact is not kept for kept in facts):
+                facts.append(fact)
         values = {
             **self._base(m),
             "members": roster,
             "previous": before or _WORDS[lang]["none"],
             "messages": self._messages(m),
-            "facts": self._facts(m, list(dict.fromkeys(facts))),
+            "facts": self._facts(m, facts),
         }
         answer = await self.llm.complete_json(self.prompt("profile", lang).render(values), PROFILES_SCHEMA, "profiles")
         lookup: dict[str, str] = {}
