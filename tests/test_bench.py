@@ -95,8 +95,10 @@ def test_probe_file_is_valid_probe_format(tmp_path: Path) -> None:
 
 
 def test_probe_plan_spreads_over_persons_first() -> None:
-    assert probe_plan(3, 5) == [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1)]
-    assert len(probe_plan(2, 1000)) == 2 * len(synthetic.FACT_GROUPS)
+    assert probe_plan(3, 5) == [(0, 0), (1, 1), (2, 2), (0, 1), (1, 2)]
+    plan = probe_plan(2, 1000)
+    assert len(plan) == len(set(plan)) == 2 * len(synthetic.FACT_GROUPS)
+    assert len({group for _, group in probe_plan(200, 200)}) == len(synthetic.FACT_GROUPS)
 
 
 def test_build_store_is_deterministic(tmp_path: Path) -> None:

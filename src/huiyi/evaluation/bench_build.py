@@ -125,10 +125,15 @@ class BuildStats:
 
 
 def probe_plan(n_persons: int, n_probes: int) -> list[tuple[int, int]]:
-    """(person index, fact group index) of each probe: spread over persons first, then fact types."""
+    """(person index, fact group index) of each probe: spread over persons first, and over fact types
+    too (person i's k-th probe asks about type i + k), so a large store is not asked one question only.
+
+    >>> probe_plan(3, 5)
+    [(0, 0), (1, 1), (2, 2), (0, 1), (1, 2)]
+    """
     groups = len(synthetic.FACT_GROUPS)
     total = min(n_probes, n_persons * groups)
-    return [(j % n_persons, j // n_persons) for j in range(total)]
+    return [(j % n_persons, (j // n_persons + j % n_persons) % groups) for j in range(total)]
 
 
 def _item(
