@@ -248,7 +248,12 @@ def test_export_then_import_gives_the_same_memories(tmp_path: Path) -> None:
     with open_store(tmp_path / "b") as memory:
         after = sorted((m.kind, m.text, m.time, tuple(m.sources)) for m in memory.memories(agent="祈煜", person="木木"))
         assert memory.get_person("木木", agent="祈煜") == Person(id="木木", name="林木木", aliases=["木木", "小木"])
+        kept_ids = {m.id for m in memory.memories(agent="祈煜", person="木木") if m.kind is not MemoryKind.CHUNK}
+        # the history came in as history: nothing waits to be extracted again, working memory is empty
+        assert memory.jobs(agent="祈煜") == []
+        assert memory.working_memory(agent="祈煜", person="木木") == []
     assert after == before  # chunks included: rebuilt from the same messages
+    assert kept_ids == {json.loads(line)["id"] for line in exported.read_text(encoding="utf-8").splitlines()[5:]}
 
     stdout = huiyi("export", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "b").stdout  # to stdout this time
     again = tmp_path / "again.jsonl"

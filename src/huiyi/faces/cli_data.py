@@ -106,6 +106,9 @@ class MemoryLine(_Line):
     sources: list[str] = Field(default_factory=list)
     data: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
+    place: str = ""
+    insight: str = ""
+    participants: list[str] = Field(default_factory=list)
 
 
 class PersonLine(_Line):
@@ -285,7 +288,15 @@ def ingest(memory: Memory, plan: Plan, advance: Callable[[int], None] = lambda n
     for batch in plan.batches:
         for start in range(0, len(batch.messages), limit):
             part = batch.messages[start : start + limit]
-            stored = memory.add(part, agent=batch.agent, person=batch.person, space=batch.space, progress=advance)
+            # an export already holds what was extracted from its messages: never extract them twice
+            stored = memory.add(
+                part,
+                agent=batch.agent,
+                person=batch.person,
+                space=batch.space,
+                progress=advance,
+                extract=not plan.export,
+            )
             counts.stored += len(stored)
             counts.skipped += len(part) - len(stored)
             advance(len(part) - len(stored))  # skipped messages are not indexed, so not reported by add
@@ -304,6 +315,10 @@ def ingest(memory: Memory, plan: Plan, advance: Callable[[int], None] = lambda n
                 keywords=line.keywords,
                 sources=line.sources,
                 data=line.data or None,
+                id=line.id,
+                place=line.place,
+                insight=line.insight,
+                participants=line.participants,
             )
             counts.memories += 1
         advance(1)
@@ -354,12 +369,6 @@ def import_command(
         parts.append(f"{counts.chunks_skipped} chunks left to be rebuilt from their messages")
     parts.append(f"{extracted} extraction jobs run" if extract else f"{queued} extraction jobs left queued")
     out.print(f"imported {file.name} into {store}: " + ", ".join(parts), highlight=False)
-    if plan.export and extract and extracted:
-        err.print(
-            "[yellow]note:[/yellow] this export already held the memories extracted from its messages; "
-            "extracting again may have stored similar ones (use --no-extract for a copy)",
-            highlight=False,
-        )
 
 
 # export -------------------------------------------------------------------------------------------------
