@@ -608,6 +608,7 @@ def server() -> Iterator[FakeOpenAI]:
 
 
 def run_with_llm(server: FakeOpenAI, store: Store, scope: Scope) -> Report:
+    """Consolidate through a real HTTP client against the fake server's scripted answers."""
     config = LLMConfig(base_url=server.base_url, model="fake-model", timeout_s=5.0, max_retries=0)
 
     async def main() -> Report:
@@ -674,6 +675,24 @@ def test_a_failing_llm_leaves_the_rules_answer(server: FakeOpenAI, sqlite: Store
     assert "ignored a merge the facts do not support" in report.errors[1]
     (done,) = report.of("merge_facts")  # the rule still merges 喜欢 猫 with 爱 猫
     assert done.ids[1:] == ["c1", "c3"] and memory(sqlite, done.ids[0]).text == "木木超爱猫，每天都要撸猫"
+
+
+def test_english_facts_of_one_moment_go_to_the_llm_in_english(server: FakeOpenAI, sqlite: Store) -> None:
+    tom = Scope.of_person(AGENT, "tom")
+    home = {"scope": tom, "kind": "relation", "keyword": "home"}
+    put(
+        sqlite,
+        HASH,
+        [
+            fact("t1", at(1, 9), ("Tom", "lives in", "Paris"), "Tom used to live in Paris", **home),
+            fact("t2", at(1, 9), ("Tom", "lives in", "Berlin"), "Tom lives in Berlin now", **home),
+        ],
+    )
+    assert run(sqlite, tom).of("supersede") == []  # one fold said both: the rules cannot tell which is newer
+    server.script_chat(json_content={"pairs": [{"pair": "p1", "verdict": "contradicts", "reason": "moved"}]})
+    report = run_with_llm(server, sqlite, tom)  # t1 closed, nothing is left to merge: one call
+    assert server.chat_requests[0].messages[0]["content"].startswith("You tidy up a memory")
+    assert [c.ids for c in report.of("supersede")] == [["t1", "t2"]] and len(server.chat_requests) == 1
 
 
 @pytest.mark.parametrize("name", ["supersede", "describe"])

@@ -117,12 +117,18 @@ def _new_names(state: State, since: datetime) -> list[str]:
 # the scheduler ---------------------------------------------------------------------------------------------
 def last_run(store: Store, scope: Scope) -> datetime | None:
     """When ``scope`` was last consolidated by ``consolidate_due`` (its newest done job), if ever."""
-    runs = [
-        datetime.fromisoformat(job.payload["at"])
-        for job in store.list_jobs(scope.agent, [JobState.DONE], _JOB_SCAN)
-        if job.kind == CONSOLIDATE and job.payload.get("scope") == scope.tag and job.payload.get("at")
-    ]
-    return max(runs, default=None)
+    return _last_runs(store, scope.agent).get(scope.tag)
+
+
+def _last_runs(store: Store, agent: str) -> dict[str, datetime]:
+    """Scope tag -> the newest done consolidation of each of an agent's scopes."""
+    runs: dict[str, datetime] = {}
+    for job in store.list_jobs(agent, [JobState.DONE], _JOB_SCAN):
+        tag, at = job.payload.get("scope"), job.payload.get("at")
+        if job.kind == CONSOLIDATE and isinstance(tag, str) and isinstance(at, str):
+            moment = datetime.fromisoformat(at)
+            runs[tag] = max(moment, runs.get(tag, moment))
+    return runs
 
 
 def _known_scopes(store: Store, agents: Sequence[str] | None, config: ConsolidateConfig) -> list[Scope]:
@@ -162,12 +168,15 @@ def due_scopes(
     """
     settings = config.forget
     due: list[Scope] = []
+    runs: dict[str, dict[str, datetime]] = {}
     for scope in scopes if scopes is not None else _known_scopes(store, agents, config):
         newest = store.list_memories([scope], None, 1)
         if not newest:
             continue
         latest = when(newest[0])
-        previous = last_run(store, scope)
+        if scope.agent not in runs:
+            runs[scope.agent] = _last_runs(store, scope.agent)
+        previous = runs[scope.agent].get(scope.tag)
         active = latest > (previous or now - timedelta(days=settings.every_days))
         trim = (
             scope.kind is ScopeKind.PERSON

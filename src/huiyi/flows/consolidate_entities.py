@@ -14,7 +14,7 @@ Two kinds of evidence, strong first:
    both separately — then they are two things.
 
 The surviving entity is the person's own name if one is, else the higher type (主体 > 客体 > 具体 >
-泛化), the one with more sources, a name without a doubled character (霓霓, 团团 are pet names), then
+泛化), a name without a doubled character (霓霓, 团团 are pet names), the one with more sources, then
 the smaller id. Merges go through ``Store.merge_entities``, so they are recorded and can be undone.
 """
 
@@ -131,7 +131,7 @@ def _similar_pairs(
     if not probes:
         return
     vectors = state.embedder.embed_passages([e.name for e in probes])
-    texts = [item.text.lower() for item in state.items.values() if item.kind in _EXTRACTED]
+    mentions = _Mentions([item.text for item in state.items.values() if item.kind in _EXTRACTED])
     seen: set[frozenset[str]] = set()
     for entity, vector in zip(probes, vectors, strict=True):
         for other, similarity in state.store.similar_entities([state.scope], vector, config.candidates + 1):
@@ -141,24 +141,45 @@ def _similar_pairs(
             seen.add(pair)
             if similarity < config.candidate_threshold or state.root(entity.id) == state.root(other.id):
                 continue
-            veto = _veto(state, entity, other, texts)
-            if veto:
-                log.debug("not merging %s and %s (%.3f): %s", entity.name, other.name, similarity, veto)
-                continue
             why = f"similarity {similarity:.3f}, both {entity.type.value}"
-            if similarity >= config.merge_threshold:
-                yield entity.id, other.id, why
-                continue
-            mine, theirs = neighbours.get(state.root(entity.id), set()), neighbours.get(state.root(other.id), set())
-            mine, theirs = mine - {state.root(other.id)}, theirs - {state.root(entity.id)}
-            shared = mine & theirs
-            overlap = len(shared) / len(mine | theirs) if shared else 0.0
-            if overlap >= config.neighbour_overlap:
+            if similarity < config.merge_threshold:
+                mine = neighbours.get(state.root(entity.id), set()) - {state.root(other.id)}
+                theirs = neighbours.get(state.root(other.id), set()) - {state.root(entity.id)}
+                shared = mine & theirs
+                overlap = len(shared) / len(mine | theirs) if shared else 0.0
+                if overlap < config.neighbour_overlap:
+                    continue
                 names = ", ".join(sorted(state.display(k) for k in shared))
-                yield entity.id, other.id, f"{why}, neighbours agree ({names}; overlap {overlap:.2f})"
+                why += f", neighbours agree ({names}; overlap {overlap:.2f})"
+            veto = _veto(state, entity, other, mentions)
+            if veto:
+                log.debug("not merging %s and %s (%s): %s", entity.name, other.name, why, veto)
+                continue
+            yield entity.id, other.id, why
 
 
-def _veto(state: State, a: Entity, b: Entity, texts: list[str]) -> str:
+class _Mentions:
+    """Which extracted memories name a name, computed once per name."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = [norm(t) for t in texts]
+        self._found: dict[str, set[int]] = {}
+
+    def of(self, name: str) -> set[int]:
+        if name not in self._found:
+            self._found[name] = {i for i, text in enumerate(self.texts) if name in text} if name else set()
+        return self._found[name]
+
+    def apart(self, x: str, y: str) -> bool:
+        """Whether one memory names both, each outside the other (咖啡 apart from 咖啡豆)."""
+        longer, shorter = (x, y) if len(x) >= len(y) else (y, x)
+        for i in self.of(x) & self.of(y):
+            if shorter not in longer or shorter in self.texts[i].replace(longer, "\0"):
+                return True
+        return False
+
+
+def _veto(state: State, a: Entity, b: Entity, mentions: _Mentions) -> str:
     if a.type is not b.type:
         return "different types"
     if EntityType.SUBJECT in (a.type, b.type):
@@ -166,30 +187,16 @@ def _veto(state: State, a: Entity, b: Entity, texts: list[str]) -> str:
     people = {state.person_of(n) for n in a.names} - {None}, {state.person_of(n) for n in b.names} - {None}
     if people[0] and people[1] and not people[0] & people[1]:
         return "two different persons"
-    names_a, names_b = [norm(n) for n in a.names], [norm(n) for n in b.names]
-    for text in texts:
-        if any(_apart(text, x, y) for x in names_a for y in names_b):
-            return "one memory names both"
+    if any(mentions.apart(norm(x), norm(y)) for x in a.names for y in b.names):
+        return "one memory names both"
     return ""
 
 
-def _apart(text: str, x: str, y: str) -> bool:
-    """Whether ``text`` mentions both names, each outside the other (咖啡 apart from 咖啡店)."""
-    if not x or not y or x not in text or y not in text:
-        return False
-    longer, shorter = (x, y) if len(x) >= len(y) else (y, x)
-    return shorter in text.replace(longer, "\0") if shorter in longer else True
-
-
 # applying ----------------------------------------------------------------------------------------------------
-def _rank(state: State, entity: Entity) -> tuple[int, int, int, int, str]:
-    own = any(
-        state.person_of(entity.name) is not None and norm(entity.name) in {norm(p.name or p.id), norm(p.id)}
-        for p in state.persons
-    )
+def _rank(state: State, entity: Entity) -> tuple[int, int, int, int]:
+    own = {norm(p.name or p.id) for p in state.persons} | {norm(p.id) for p in state.persons}
     plain = len(set(entity.name)) == len(entity.name)
-    # the smaller id wins ties: negate by sorting on it reversed below
-    return (int(own), _TYPE_RANK[entity.type], len(entity.sources), int(plain), entity.id)
+    return (int(norm(entity.name) in own), _TYPE_RANK[entity.type], int(plain), len(entity.sources))
 
 
 def _merge(state: State, a: str, b: str, reason: str) -> int:
@@ -198,8 +205,8 @@ def _merge(state: State, a: str, b: str, reason: str) -> int:
         return 0
     first, second = state.entities[ra], state.entities[rb]
     rank_a, rank_b = _rank(state, first), _rank(state, second)
-    if rank_a[:4] != rank_b[:4]:
-        target, source = (first, second) if rank_a[:4] > rank_b[:4] else (second, first)
+    if rank_a != rank_b:
+        target, source = (first, second) if rank_a > rank_b else (second, first)
     else:
         target, source = (first, second) if first.id < second.id else (second, first)
     state.merge(source.id, target.id, reason)

@@ -11,6 +11,8 @@ predicate, and by object (an entity's canonical key, else the normalised literal
 
 The older one gets ``valid_to`` = the newer one's time and ``data.superseded_by`` = its id. A fact is
 closed by the first later fact that contradicts it, so a history 上海 → 南京 → 上海 closes the first two.
+Two contradicting facts of the same moment (one fold said both) are left to the LLM: which is newer
+is unknown.
 
 With an LLM, the pairs rules cannot decide (same subject and predicate or keyword, different objects:
 木木 工作于 字节 vs 木木 上班于 腾讯) go to it (``supersede_<lang>.md``); a pair it calls
@@ -83,6 +85,11 @@ def _opposite(a: FactView, b: FactView, state: State) -> bool:
     return pa[0] != pb[0] and (pa[1] == pb[1] or (pa[2] and pb[2]))
 
 
+def _after(new: FactView, old: FactView) -> bool:
+    """Whether ``new`` was said later; two facts of one moment leave the order open (for the LLM)."""
+    return new.time > old.time
+
+
 def _close(state: State, old: FactView, new: FactView, reason: str) -> None:
     moment = new.time
     state.update(old.id, {"valid_to": moment, "data": {**old.item.data, "superseded_by": new.id}})
@@ -109,14 +116,14 @@ async def supersede_facts(state: State, llm: LLM | None = None) -> int:
             by_object[(view.subject, view.object)].append(view)
     for (subject, predicate), group in by_predicate.items():
         for i, old in enumerate(group):
-            new = next((later for later in group[i + 1 :] if later.object != old.object), None)
+            new = next((later for later in group[i + 1 :] if later.object != old.object and _after(later, old)), None)
             if new is not None and old.id not in closed:
                 closed.add(old.id)
                 was, now = state.display(old.object), state.display(new.object)
                 _close(state, old, new, f"{state.display(subject)} {predicate} holds one value: {was} → {now}")
     for (subject, obj), group in by_object.items():
         for i, old in enumerate(group):
-            new = next((later for later in group[i + 1 :] if _opposite(old, later, state)), None)
+            new = next((later for later in group[i + 1 :] if _opposite(old, later, state) and _after(later, old)), None)
             if new is not None and old.id not in closed:
                 closed.add(old.id)
                 _close(
