@@ -452,10 +452,12 @@ def test_subjects_are_compared_through_aliases(sqlite: Store) -> None:
             fact("f5", at(5, 9), ("木木", "喜欢", "猫"), "木木喜欢猫", scope=MUMU),
             fact("f6", at(6, 9), ("木木", "喜欢", "狗"), "木木喜欢狗", scope=MUMU),
             fact("f7", at(7, 9), ("木木", "讨厌", "狗"), "木木讨厌狗", scope=MUMU),
+            fact("f8", at(1, 9), ("木木", "喜欢", "喝咖啡"), "木木喜欢喝咖啡", scope=MUMU),
+            fact("f9", at(8, 9), ("木木", "不喜欢", "咖啡"), "木木不喜欢咖啡了", scope=MUMU),
         ],
     )
     report = run(sqlite, MUMU)
-    assert {tuple(c.ids) for c in report.of("supersede")} == {("f1", "f2"), ("f3", "f4"), ("f6", "f7")}
+    assert {tuple(c.ids) for c in report.of("supersede")} == {("f1", "f2"), ("f3", "f4"), ("f6", "f7"), ("f8", "f9")}
     assert "木木 生日是 holds one value: 3月1日 → 3月2日" in report.of("supersede")[0].reason
     assert memory(sqlite, "f5").valid_to is None  # liking cats and hating dogs can both hold
 

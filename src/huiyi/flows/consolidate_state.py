@@ -21,7 +21,7 @@ from huiyi.model import Entity, Link, MemoryItem, MemoryKind, Person, Scope
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
 
-__all__ = ["PAGE", "FactView", "State", "norm", "person_names", "when"]
+__all__ = ["PAGE", "FactView", "State", "norm", "object_stem", "person_names", "when"]
 
 PAGE = 1000  # memories read per store call while loading a scope
 
@@ -57,6 +57,7 @@ class FactView:
     object: str  # canonical key of the object
     keyword: str
     fact_kind: str
+    topic: str = ""  # the object's key without a leading verb (喝咖啡 → 咖啡), to compare likes and dislikes
 
     @property
     def id(self) -> str:
@@ -167,6 +168,7 @@ class State:
             predicate=norm(predicate),
             object=self.key_of(str(data.get("object") or "")),
             keyword=norm(str(data.get("keyword") or "")),
+            topic=self.key_of(object_stem(str(data.get("object") or ""))),
             fact_kind=str(data.get("fact_kind") or ""),
         )
 
@@ -212,6 +214,22 @@ class State:
             self.store.add_links(self.agent, links)
         if deletes:
             self.store.delete_memories(self.agent, deletes)
+
+
+_LEADING_VERBS = "喝吃玩看听打去养做弹唱读写逛追抽穿学"
+_EN_LEADING = re.compile(r"^(?:to |drinking |eating |playing |watching |reading |listening to |going to )")
+
+
+def object_stem(value: str) -> str:
+    """An object without the verb a preference wraps it in: 喝咖啡 → 咖啡, drinking coffee → coffee.
+
+    >>> object_stem("喝咖啡"), object_stem("咖啡"), object_stem("吃饭"), object_stem("playing chess")
+    ('咖啡', '咖啡', '吃饭', 'chess')
+    """
+    text = norm(value)
+    if len(text) >= 3 and text[0] in _LEADING_VERBS:
+        return text[1:]
+    return _EN_LEADING.sub("", text)
 
 
 def person_names(person: Person) -> list[str]:

@@ -7,7 +7,8 @@ predicate, and by object (an entity's canonical key, else the normalised literal
 1. **one value at a time**: same subject, same single-valued predicate (住在, 生日是, 职业是, 名字是,
    最喜欢的…; ``SupersedeConfig.single_valued``), different objects: 住在 上海 → 住在 南京;
 2. **opposite polarity**: same subject, same object, one the negation of the other: 喜欢 咖啡 →
-   不喜欢/讨厌 咖啡 (preference words on both sides), or P and 不P (是/不是, 养/不养).
+   不喜欢/讨厌 咖啡 (preference words on both sides), or P and 不P (是/不是, 养/不养). Objects are
+   compared without a leading verb: 喜欢 喝咖啡 and 不喜欢 咖啡 are about one thing.
 
 The older one gets ``valid_to`` = the newer one's time and ``data.superseded_by`` = its id. A fact is
 closed by the first later fact that contradicts it, so a history 上海 → 南京 → 上海 closes the first two.
@@ -112,8 +113,8 @@ async def supersede_facts(state: State, llm: LLM | None = None) -> int:
     for view in facts:
         if _single_valued(view.predicate, state):
             by_predicate[(view.subject, view.predicate)].append(view)
-        if view.object != "lit:":
-            by_object[(view.subject, view.object)].append(view)
+        if view.topic != "lit:":
+            by_object[(view.subject, view.topic)].append(view)
     for (subject, predicate), group in by_predicate.items():
         for i, old in enumerate(group):
             new = next((later for later in group[i + 1 :] if later.object != old.object and _after(later, old)), None)
