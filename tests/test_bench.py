@@ -126,6 +126,21 @@ def test_build_store_is_deterministic(tmp_path: Path) -> None:
     assert (tmp_path / "cache").exists()
 
 
+def test_vector_cache_survives_a_damaged_file(tmp_path: Path) -> None:
+    embedder = HashEmbedder(16)
+    cache = VectorCache(embedder, tmp_path)
+    first = cache.passages(["我家的猫叫豆包", "I grew up in Oslo"])
+    cache.save()
+    again = VectorCache(embedder, tmp_path)
+    assert (again.passages(["我家的猫叫豆包", "I grew up in Oslo"]) == first).all()
+    assert again.embedded == 0
+    assert cache.path is not None
+    cache.path.write_bytes(b"not an npz file")
+    broken = VectorCache(embedder, tmp_path)
+    assert (broken.passages(["我家的猫叫豆包"]) == first[:1]).all()
+    assert broken.embedded == 1
+
+
 # the whole run -------------------------------------------------------------------------------------
 
 TINY = {

@@ -44,10 +44,13 @@ class VectorCache:
         self.embedded = 0  # texts embedded by this run (not found in the cache)
         self.embed_seconds = 0.0
         if self.path and self.path.exists():
-            with np.load(self.path, allow_pickle=False) as data:
-                keys, matrix = data["keys"], data["vectors"]
-                if matrix.ndim == 2 and matrix.shape[1] == embedder.dim:
-                    self._vectors = {str(k): matrix[i] for i, k in enumerate(keys)}
+            try:
+                with np.load(self.path, allow_pickle=False) as data:
+                    keys, matrix = data["keys"], data["vectors"]
+                    if matrix.ndim == 2 and matrix.shape[1] == embedder.dim:
+                        self._vectors = {str(k): matrix[i] for i, k in enumerate(keys)}
+            except (OSError, ValueError, KeyError):  # a damaged cache is embedded again
+                self._vectors = {}
 
     @staticmethod
     def _key(kind: str, text: str) -> str:
