@@ -5,6 +5,8 @@ Speed is never asserted: these run on shared machines. The hash embedder keeps t
 
 from __future__ import annotations
 
+import doctest
+import importlib
 import importlib.util
 import io
 import json
@@ -25,6 +27,21 @@ from huiyi.faces.cli import app
 from huiyi.model import Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.store.sqlite import SQLiteStore
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "huiyi.evaluation.synthetic",
+        "huiyi.evaluation.bench",
+        "huiyi.evaluation.bench_build",
+        "huiyi.evaluation.bench_stats",
+    ],
+)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0 and result.failed == 0
+
 
 # generator ----------------------------------------------------------------------------------------
 
