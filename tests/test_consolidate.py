@@ -14,6 +14,8 @@ store as a fold would have left it. ``NOW`` is 2024-05-11 09:00.
 from __future__ import annotations
 
 import asyncio
+import doctest
+import importlib
 import math
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
@@ -433,7 +435,7 @@ def test_similarity_merges_with_e5(sqlite: Store, e5: Embedder) -> None:
     assert set(merged) == {frozenset({"健身房", "健身馆"}), frozenset({"南京大学", "南大"})}
     assert merged[frozenset({"健身房", "健身馆"})].startswith("similarity 0.98")
     assert "neighbours agree (鼓楼区; overlap 1.00)" in merged[frozenset({"南京大学", "南大"})]
-    # 咖啡 and 咖啡豆 are named apart in e1; 星巴克/星爸爸 share no neighbour; 木木 and 沐沐 are two persons
+    # 咖啡 and 咖啡豆 are named apart in e1; 星巴克/星爸爸 share no neighbour; 木木 and 沐沐 are persons (and two)
 
 
 # b. supersede ------------------------------------------------------------------------------------------------------
@@ -742,3 +744,17 @@ def test_consolidate_due_finds_scopes_from_extraction_jobs(sqlite: Store) -> Non
     sqlite.enqueue_job(Job(kind="fold", agent=AGENT, key="k", payload={"space": "g1", "scope": GROUP.tag}))
     put(sqlite, HASH, [event("e", NOW - timedelta(hours=1), "群里很热闹", [])])
     assert due_scopes(sqlite, ConsolidateConfig(), NOW) == [GROUP]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "huiyi.flows.consolidate_config",
+        "huiyi.flows.consolidate_report",
+        "huiyi.flows.consolidate_state",
+        "huiyi.flows.consolidate_supersede",
+    ],
+)
+def test_docstring_examples(name: str) -> None:
+    failures, tried = doctest.testmod(importlib.import_module(name))
+    assert tried and not failures

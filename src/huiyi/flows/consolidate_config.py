@@ -36,6 +36,9 @@ class EntityMergeConfig(_Section):
     # seed 004 §5.1 c: 0.85 < sim ≤ 0.95 merges only with the same type and matching neighbours (上下文匹配)
     candidate_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
     candidates: int = Field(default=5, ge=1)  # seed 004 §5.1 2: the top-k similar nodes, k = 5
+    # ours: persons (客体) merge on name evidence only (person table, aliases, "霓霓就是苏霓"); the cosine of two
+    # people's names says nothing about them being one (e5: 小明/小红 0.91, two-character names often above 0.95)
+    similar_persons: bool = False
     # ours: neighbours "agree" when the Jaccard overlap of the two neighbour sets reaches this (and one is shared)
     neighbour_overlap: float = Field(default=0.5, ge=0.0, le=1.0)
     # ours: an entity linked by facts to more than this share of all entities (the person, the agent) is a hub;

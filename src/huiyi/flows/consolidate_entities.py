@@ -9,9 +9,9 @@ Two kinds of evidence, strong first:
    cosine ≥ 0.95 merges; 0.85–0.95 merges only with the same type and agreeing neighbours (the other
    entities and values they share facts with, hubs such as the person and the agent left out: Jaccard
    overlap ≥ 0.5 with one shared at least). Since a small multilingual embedder rates short names high
-   (e5: 咖啡/咖啡店 0.97), a similarity merge also needs the same type, and is vetoed when both are
-   distinct persons, when either is the agent, or when one extracted memory (event, fact, note) names
-   both separately — then they are two things.
+   (e5: 咖啡/咖啡店 0.97), a similarity merge also needs the same type, and is vetoed for persons
+   (客体: names of people carry no meaning; ``similar_persons`` turns this off) and the agent, and when
+   one extracted memory (event, fact, note) names both separately — then they are two things.
 
 The surviving entity is the person's own name if one is, else the higher type (主体 > 客体 > 具体 >
 泛化), a name without a doubled character (霓霓, 团团 are pet names), the one with more sources, then
@@ -184,6 +184,8 @@ def _veto(state: State, a: Entity, b: Entity, mentions: _Mentions) -> str:
         return "different types"
     if EntityType.SUBJECT in (a.type, b.type):
         return "the agent is one"
+    if a.type is EntityType.OBJECT and not state.config.entities.similar_persons:
+        return "persons merge on name evidence only"
     people = {state.person_of(n) for n in a.names} - {None}, {state.person_of(n) for n in b.names} - {None}
     if people[0] and people[1] and not people[0] & people[1]:
         return "two different persons"

@@ -65,7 +65,13 @@ def discover_links(state: State, since: datetime | None = None) -> int:
                 minutes = gap.total_seconds() / 60
                 add(prev, cur, config.temporal_weight, f"{minutes:.0f} minutes apart in {space}")
 
-    keys = {event.id: _entities_of(state, event) for event in events}
+    shortest = config.min_name_chars
+    known = [
+        (entity.id, names)
+        for entity in state.entities.values()
+        if (names := [n for n in {norm(x) for x in entity.names} if len(n) >= shortest])
+    ]
+    keys = {event.id: _entities_of(state, event, known) for event in events}
     counts: dict[str, int] = defaultdict(int)
     for found in keys.values():
         for key in found:
@@ -88,12 +94,9 @@ def discover_links(state: State, since: datetime | None = None) -> int:
     return total
 
 
-def _entities_of(state: State, event: MemoryItem) -> set[str]:
+def _entities_of(state: State, event: MemoryItem, known: list[tuple[str, list[str]]]) -> set[str]:
     """Canonical keys of an event's participants and of the entity names its text contains."""
     found = {state.key_of(p) for p in event.participants if p.strip()}
     text = norm(event.text)
-    shortest = state.config.links.min_name_chars
-    for entity in state.entities.values():
-        if any(len(n) >= shortest and norm(n) in text for n in entity.names):
-            found.add(state.root(entity.id))
+    found.update(state.root(entity) for entity, names in known if any(n in text for n in names))
     return found

@@ -7,6 +7,7 @@ would, and later steps see what earlier ones decided (merged entities, closed fa
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -23,7 +24,7 @@ from huiyi.store.base import Store, Writes
 
 __all__ = ["PAGE", "FactView", "State", "norm", "object_stem", "person_names", "when"]
 
-PAGE = 1000  # memories read per store call while loading a scope
+PAGE = 5000  # memories read per store call while loading a scope (offset paging re-sorts per page)
 
 _EDGE_PUNCT = re.compile(
     r"^[\s\"'“”‘’《》〈〉「」『』()（）\[\]【】.,;:!?。，、；：！？~～…]+|[\s\"'“”‘’《》〈〉「」『』()（）\[\]【】.,;:!?。，、；：！？~～…]+$"
@@ -31,6 +32,7 @@ _EDGE_PUNCT = re.compile(
 _SPACES = re.compile(r"\s+")
 
 
+@functools.lru_cache(maxsize=65536)
 def norm(text: str) -> str:
     """A name or literal for comparison: NFKC, lower case, spaces collapsed, edge punctuation gone.
 
@@ -88,6 +90,7 @@ class State:
     _links: list[Link] = field(default_factory=list)
     _deletes: list[str] = field(default_factory=list)
     _merges: list[tuple[str, str, str]] = field(default_factory=list)
+    memo: dict[str, Any] = field(default_factory=dict)  # what a step computes once per run (word sets)
 
     @property
     def agent(self) -> str:
@@ -115,9 +118,14 @@ class State:
 
     # entities and names ------------------------------------------------------------------------------
     def root(self, entity_id: str) -> str:
-        while (up := self.parent.get(entity_id)) is not None:
+        top = entity_id
+        while (up := self.parent.get(top)) is not None:
+            top = up
+        while entity_id != top:  # path compression: later look-ups take one step
+            up = self.parent[entity_id]
+            self.parent[entity_id] = top
             entity_id = up
-        return entity_id
+        return top
 
     def entity_ids(self, name: str) -> list[str]:
         return self._names.get(norm(name), [])

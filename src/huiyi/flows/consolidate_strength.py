@@ -100,7 +100,8 @@ def forget(state: State) -> int:
         and state.now - activity > timedelta(days=settings.inactive_days)
     )
     victims = capacity_victims(ranked, settings.total_limit, settings.share, settings.minimum, inactive=inactive)
-    victims = [v for v in victims if math.isfinite(dict(ranked)[v])]
+    values = dict(ranked)
+    victims = [v for v in victims if math.isfinite(values[v])]
     if inactive:
         why = f"inactive since {activity:%Y-%m-%d}: only the {settings.minimum} strongest stay (seed 000)"
     else:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from dataclasses import dataclass
 
 from huiyi.flows.consolidate_llm import ask
 from huiyi.flows.consolidate_state import FactView, State, norm
@@ -53,32 +54,58 @@ SCHEMA = {
 }
 
 
+@dataclass(frozen=True)
+class _Words:
+    positive: frozenset[str]
+    negative: frozenset[str]
+    negations: tuple[str, ...]  # longest first
+    single: frozenset[str]
+    single_prefixes: tuple[str, ...]
+
+
+def _words(state: State) -> _Words:
+    words = state.memo.get("supersede_words")
+    if not isinstance(words, _Words):
+        config = state.config.supersede
+        words = _Words(
+            positive=frozenset(norm(w) for w in config.positive),
+            negative=frozenset(norm(w) for w in config.negative),
+            negations=tuple(sorted((p.lower() for p in config.negation_prefixes), key=len, reverse=True)),
+            single=frozenset(norm(p) for p in config.single_valued),
+            single_prefixes=tuple(norm(p) for p in config.single_valued_prefixes),
+        )
+        state.memo["supersede_words"] = words
+    return words
+
+
 def polarity(predicate: str, state: State) -> tuple[int, str, bool]:
     """(+1 or −1, the predicate without its negation, whether it is a preference word).
 
     >>> from huiyi.flows.consolidate_config import ConsolidateConfig
-    >>> class S: config = ConsolidateConfig()
+    >>> class S: config, memo = ConsolidateConfig(), {}
     >>> [polarity(p, S()) for p in ("喜欢", "不喜欢", "讨厌", "不是", "是")]  # doctest: +NORMALIZE_WHITESPACE
     [(1, '喜欢', True), (-1, '喜欢', True), (-1, '讨厌', True), (-1, '是', False), (1, '是', False)]
     """
-    config = state.config.supersede
+    known: dict[str, tuple[int, str, bool]] = state.memo.setdefault("polarity", {})
+    if predicate not in known:
+        known[predicate] = _polarity(predicate, _words(state))
+    return known[predicate]
+
+
+def _polarity(predicate: str, words: _Words) -> tuple[int, str, bool]:
     p = norm(predicate)
-    positive, negative = {norm(w) for w in config.positive}, {norm(w) for w in config.negative}
-    for prefix in sorted(config.negation_prefixes, key=len, reverse=True):
-        prefix = prefix.lower()
+    for prefix in words.negations:
         if p.startswith(prefix) and len(p) > len(prefix):
             base = p[len(prefix) :].strip()
-            return -1, base, base in positive or p in negative
-    if p in negative:
+            return -1, base, base in words.positive or p in words.negative
+    if p in words.negative:
         return -1, p, True
-    return 1, p, p in positive
+    return 1, p, p in words.positive
 
 
 def _single_valued(predicate: str, state: State) -> bool:
-    config = state.config.supersede
-    if predicate in {norm(p) for p in config.single_valued}:
-        return True
-    return any(predicate.startswith(norm(prefix)) for prefix in config.single_valued_prefixes)
+    words = _words(state)
+    return predicate in words.single or predicate.startswith(words.single_prefixes)
 
 
 def _opposite(a: FactView, b: FactView, state: State) -> bool:
