@@ -398,3 +398,12 @@ def test_links_are_found_from_either_end(store: Store) -> None:
     assert {(x.source, x.target) for x in store.links_of("qy", ["a"])} == {("a", "b"), ("c", "a")}
     assert store.links_of("qy", ["b"])[0].kind is LinkKind.CAUSE
     assert store.links_of("other", ["a"]) == []
+
+
+def test_deleting_a_memory_drops_its_links(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    first, second = memory_item("第一条", scope), memory_item("第二条", scope)
+    add(store, [first, second])
+    store.add_links("qy", [Link(source=first.id, target=second.id)])
+    store.delete_memories("qy", [first.id])
+    assert store.links_of("qy", [second.id]) == []

@@ -434,6 +434,11 @@ class SQLiteStore:
                 rows = conn.execute(
                     f"SELECT rowid, part FROM memories WHERE agent = ? AND id IN ({marks})", (agent, *chunk)
                 ).fetchall()
+                # a forgotten memory takes its links with it
+                conn.execute(
+                    f"DELETE FROM links WHERE agent = ? AND (source IN ({marks}) OR target IN ({marks}))",
+                    (agent, *chunk, *chunk),
+                )
                 for rowid, part in rows:
                     removed.setdefault(part, (0, []))[1].append(rowid)
                     conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
