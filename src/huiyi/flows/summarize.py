@@ -166,6 +166,8 @@ def _plan(store: Store, m: DayMaterial, cfg: SummaryConfig) -> _Plan:
         plan.portraits = [p for p in portraits if p.id != own]
         mine = [_as_item(plan.portrait)] if plan.portrait else []
         plan.overall_portrait = rules.global_personality([*plan.portraits, *mine], scope, m.name(m.person), lang, cfg)
+        if plan.portrait is None:  # a re-run that finds nothing to portray takes back what an earlier run wrote
+            plan.deletes.append(own)
     if cfg.diary:
         plan.diary = rules.diary(m, cfg)
     if cfg.profiles and m.person is None:
