@@ -11,9 +11,10 @@ A day's material (:class:`DayMaterial`) is the day's messages, the events and fa
   ``global_items`` most important highlights of those days, each with its date.
 * **daily / global personality** (private chats) — moods read from a small lexicon, facts about the
   person (traits), topics, and a reply strategy for the dominant mood (seed 003's 回复策略).
-* **profiles** (groups) — per member who spoke: what they said of themselves, what others said of them
-  (each with who said it), their topics and how much they spoke; rolling over ``profile_days`` days.
-  The member's **global** profile (person scope) takes self-statements only; see ``is_self_statement``.
+* **profiles** (groups; :mod:`huiyi.flows.summarize_profiles`) — per member who spoke: what they said
+  of themselves, what others said of them (each with who said it), their topics and how much they
+  spoke; rolling over ``profile_days`` days. The member's **global** profile (person scope) takes
+  self-statements only; see ``DayMaterial.is_self_statement``.
 * **diary** — the agent's first-person account of the day: its name becomes 我 / I.
 
 Every function returns a :class:`Draft` (or None when there is nothing to say); ids, vectors and the
