@@ -687,13 +687,22 @@ class SQLiteStore:
         return RouteHits(hits, (time.perf_counter() - started) * 1000, found.score_of)
 
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
+        from itertools import pairwise
+
+        def _is_cjk(char: str) -> bool:
+            return "\u3400" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
+
         started = time.perf_counter()
         parts = [partition_key(s.agent, s) for s in scopes]
         clauses = []
+        # adjacent query words also as phrases, so "support group" outscores "support" … "group";
+        # and the character bigrams of CJK words, which survive a different segmentation
+        pairs = [f"{a} {b}" for a, b in pairwise(query.words)]
+        bigrams = [f"{a} {b}" for w in query.words for a, b in pairwise(w) if _is_cjk(a) and _is_cjk(b)]
         if query.words:
-            clauses.append("words : (" + " OR ".join(_quote(w) for w in query.words) + ")")
+            clauses.append("words : (" + " OR ".join(_quote(w) for w in [*query.words, *pairs]) + ")")
         if query.chars:
-            clauses.append("chars : (" + " OR ".join(_quote(c) for c in query.chars) + ")")
+            clauses.append("chars : (" + " OR ".join(_quote(c) for c in [*query.chars, *bigrams]) + ")")
         if not parts or not clauses:
             return RouteHits([], (time.perf_counter() - started) * 1000)
         match = "part : (" + " OR ".join(parts) + ") AND (" + " OR ".join(clauses) + ")"
