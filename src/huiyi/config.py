@@ -20,6 +20,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from huiyi.errors import ConfigError
 
+# the consolidate and summary sections live beside their flows (pure pydantic, importing only the model
+# and the forgetting formulas), so each flow's numbers sit next to the code that reads them
+from huiyi.flows.consolidate_config import ConsolidateConfig
+from huiyi.flows.summarize_config import SummaryConfig
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -95,6 +100,7 @@ class RecallConfig(_Section):
     fusion: Literal["minmax", "rrf"] = "minmax"
     dense_weight: float = 0.7  # eval README: 0.3·BM25 + 0.7·dense beat either alone
     keyword_weight: float = 0.3
+    dense_min_span: float = 0.05  # min-max: cosines closer than this stay close after scaling
     rrf_k: int = 60
     candidates: int = 100  # per route, before fusion
     max_query_chars: int = 2000
@@ -133,6 +139,8 @@ class Config(BaseSettings):
     context: ContextConfig = Field(default_factory=ContextConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
     expand: ExpandConfig = Field(default_factory=ExpandConfig)
+    consolidate: ConsolidateConfig = Field(default_factory=ConsolidateConfig)
+    summary: SummaryConfig = Field(default_factory=SummaryConfig)
 
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:

@@ -71,7 +71,11 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
     dense_ranked.sort(key=lambda pair: -pair[1])
     routes = {"dense": dense_ranked, "keyword": [(hit.key, hit.score) for hit in keyword.hits]}
     weights = {"dense": config.dense_weight, "keyword": config.keyword_weight}
-    fused = rrf_fuse(routes, weights, config.rrf_k) if config.fusion == "rrf" else minmax_fuse(routes, weights)
+    fused = (
+        rrf_fuse(routes, weights, config.rrf_k)
+        if config.fusion == "rrf"
+        else minmax_fuse(routes, weights, {"dense": config.dense_min_span})
+    )
     raw = {"dense": dict(routes["dense"]), "keyword": dict(routes["keyword"])}
     ranked = sorted(fused.items(), key=lambda pair: (-pair[1][0], pair[0]))
     ranked = [pair for pair in ranked if pair[1][0] >= request.score_threshold]

@@ -11,6 +11,13 @@ Min-max fusion: each route's raw scores are scaled to 0–1 over its candidates,
     >>> {k: round(v[0], 3) for k, v in fused.items()}
     {'a': 0.7, 'b': 0.3}
 
+With a minimum span, candidates that are nearly tied on a route stay nearly tied:
+
+    >>> fused = minmax_fuse({"dense": [("a", 0.878), ("b", 0.870)], "keyword": [("b", 8.0)]},
+    ...                     {"dense": 0.7, "keyword": 0.3}, min_span={"dense": 0.1})
+    >>> {k: round(v[0], 3) for k, v in fused.items()}
+    {'a': 0.7, 'b': 0.944}
+
 Reciprocal-rank fusion: weight / (k + rank), rank from 1, summed, then scaled so that an item ranked
 first by every route scores 1.
 
@@ -30,7 +37,9 @@ Ranked = Mapping[str, Sequence[tuple[K, float]]]
 Fused = dict[K, tuple[float, dict[str, float]]]
 
 
-def minmax_fuse(routes: Ranked[K], weights: Mapping[str, float]) -> Fused[K]:
+def minmax_fuse(
+    routes: Ranked[K], weights: Mapping[str, float], min_span: Mapping[str, float] | None = None
+) -> Fused[K]:
     total = sum(weights.get(route, 0.0) for route in routes) or 1.0
     out: Fused[K] = {}
     for route, ranked in routes.items():
@@ -38,6 +47,9 @@ def minmax_fuse(routes: Ranked[K], weights: Mapping[str, float]) -> Fused[K]:
             continue
         scores = [score for _, score in ranked]
         low, high = min(scores), max(scores)
+        # a floor under the span keeps near-ties near: two cosines of 0.870 and 0.878 should not
+        # become 0 and 1 just because they are the only candidates
+        low = min(low, high - (min_span or {}).get(route, 0.0))
         span = high - low
         weight = weights.get(route, 0.0) / total
         for key, score in ranked:
