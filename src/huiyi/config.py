@@ -61,6 +61,7 @@ class WorkerConfig(_Section):
     lease_seconds: float = 300.0  # a job whose worker died is taken again after this
     max_attempts: int = 5
     backoff_seconds: float = 30.0  # doubled per failed attempt
+    maintenance_minutes: float = 60.0  # how often the worker consolidates and summarises what is due; 0: never
 
 
 class OverviewConfig(_Section):

@@ -15,12 +15,14 @@ background thread, so every method exists once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import logging
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -29,10 +31,14 @@ from zoneinfo import ZoneInfo
 from huiyi.config import Config
 from huiyi.errors import EmbedderMismatch, InvalidInput, NotFound
 from huiyi.flows import fold, ingest
+from huiyi.flows.consolidate import consolidate, consolidate_due, last_run
+from huiyi.flows.consolidate_report import Report
 from huiyi.flows.core_blocks import CoreBlocks
 from huiyi.flows.extract import Extraction, Extractor, Fold
+from huiyi.flows.summarize import summarize_day, summarize_due
 from huiyi.flows.worker import Worker
 from huiyi.model import (
+    EntityMerge,
     Job,
     JobState,
     Link,
@@ -48,6 +54,7 @@ from huiyi.model import (
     visible_scopes,
 )
 from huiyi.providers.embed import Embedder, make_embedder
+from huiyi.providers.llm import LLM, OpenAIChat
 from huiyi.recall.engine import RecallRequest, recall
 from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
 from huiyi.store.base import Store, Writes
@@ -56,6 +63,8 @@ from huiyi.text import tokens
 from huiyi.text.expand import Expansion
 from huiyi.text.expand import expand as expand_words
 from huiyi.text.lexicon import lexicon_for
+
+log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -93,6 +102,7 @@ class AsyncMemory:
         self.templates = Templates.load(self.config.language, self.config.context.templates or None)
         self.core_blocks = CoreBlocks(self.config.context.core_blocks) if self.config.context.core_blocks else None
         self.worker = Worker(self.store, self.embedder, extractor or _LazyExtractor(self.config), self.config)
+        self._llm_client: OpenAIChat | None = None
         self._worker_task: asyncio.Task[None] | None = None
         self._worker_stop = asyncio.Event()
 
@@ -186,6 +196,72 @@ class AsyncMemory:
         latest = await self._run(self.store.list_memories, [scope], [MemoryKind.EVENT], self.config.overview.size)
         return list(reversed(latest))
 
+    # consolidation and summaries ---------------------------------------------------------------------
+    def _llm(self) -> LLM | None:
+        if not self.config.llm.base_url:
+            return None
+        if self._llm_client is None:
+            self._llm_client = OpenAIChat(self.config.llm)
+        return self._llm_client
+
+    async def consolidate(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        dry_run: bool = False,
+        now: datetime | None = None,
+    ) -> Report:
+        """Merge duplicate entities, supersede contradicted facts, merge descriptions, link related events,
+        update strength and forget what should go, for one scope; ``dry_run`` reports without writing."""
+        scope = _scope_of(agent, person, space)
+        since = await self._run(last_run, self.store, scope)
+        return await consolidate(
+            self.store,
+            self.embedder,
+            scope,
+            now or self.now(),
+            self.config.consolidate,
+            self._llm(),
+            dry_run,
+            since=since,
+        )
+
+    async def summarize(
+        self, day: date, *, agent: str, person: str | None = None, space: str | None = None
+    ) -> list[MemoryItem]:
+        """Write one day's summaries of a scope (daily, global, portraits, profiles, diary); they are memories."""
+        return await summarize_day(
+            self.store,
+            self.embedder,
+            _scope_of(agent, person, space),
+            day,
+            self.now(),
+            self.config,
+            self._llm(),
+            persona=self._persona(),
+        )
+
+    async def maintain(self) -> tuple[list[Report], list[MemoryItem]]:
+        """Consolidate every due scope and summarise every due day: what the worker runs periodically."""
+        reports = await consolidate_due(self.store, self.embedder, self.config.consolidate, self.now(), self._llm())
+        summaries = await summarize_due(
+            self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona()
+        )
+        return reports, summaries
+
+    async def merges(self, *, agent: str) -> list[EntityMerge]:
+        return await self._run(self.store.list_merges, agent)
+
+    async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
+        return await self._run(self.store.undo_merge, agent, merge_id)
+
+    def _persona(self) -> str:
+        if self.core_blocks is None:
+            return ""
+        return "\n".join(block.text for block in self.core_blocks.blocks() if block.label == "persona")
+
     # the prompt context ----------------------------------------------------------------------------
     async def context(
         self,
@@ -237,7 +313,23 @@ class AsyncMemory:
             return
         if self._worker_task is None or self._worker_task.done():
             self._worker_stop = asyncio.Event()
-            self._worker_task = asyncio.get_running_loop().create_task(self.worker.run(self._worker_stop))
+            self._worker_task = asyncio.get_running_loop().create_task(self._background(self._worker_stop))
+
+    async def _background(self, stop: asyncio.Event) -> None:
+        """Extraction jobs as they come, and maintenance (consolidation, summaries) every so often."""
+        minutes = self.config.worker.maintenance_minutes
+        if minutes <= 0:
+            await self.worker.run(stop)
+            return
+        extraction = asyncio.create_task(self.worker.run(stop))
+        while not stop.is_set():
+            try:
+                await self.maintain()
+            except Exception:  # a failed run is retried at the next period; extraction goes on
+                log.exception("maintenance failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=minutes * 60)
+        await extraction
 
     async def remember(
         self,
@@ -432,6 +524,8 @@ class AsyncMemory:
             self._worker_stop.set()
             await self._worker_task
             self._worker_task = None
+        if self._llm_client is not None:
+            await self._llm_client.aclose()
         await self._run(self.store.close)
 
     async def __aenter__(self) -> AsyncMemory:
@@ -565,6 +659,11 @@ class Memory:
     context = _blocking(AsyncMemory.context)
     feedback = _blocking(AsyncMemory.feedback)
     expand = _blocking(AsyncMemory.expand)
+    consolidate = _blocking(AsyncMemory.consolidate)
+    summarize = _blocking(AsyncMemory.summarize)
+    maintain = _blocking(AsyncMemory.maintain)
+    merges = _blocking(AsyncMemory.merges)
+    undo_merge = _blocking(AsyncMemory.undo_merge)
     link = _blocking(AsyncMemory.link)
     flush = _blocking(AsyncMemory.flush)
     run_jobs = _blocking(AsyncMemory.run_jobs)

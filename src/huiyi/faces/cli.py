@@ -172,6 +172,46 @@ def lexicon_build(
     console.print(f"{len(table)} words; table at {table.path}")
 
 
+@app.command()
+def consolidate(
+    agent: Annotated[str, typer.Option("--agent", "-a", help="The agent whose memories to consolidate.")],
+    person: Annotated[str | None, typer.Option("--person", "-p", help="A person's scope.")] = None,
+    space: Annotated[str | None, typer.Option("--space", help="A group's scope.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
+    due: Annotated[bool, typer.Option("--due", help="Every due scope, and summaries of every due day.")] = False,
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+) -> None:
+    """Merge entities, supersede facts, link events, update strength and forget, for one scope (or all due)."""
+    with open_memory(store, config) as memory:
+        if due:
+            reports, summaries = memory.maintain()
+            for report in reports:
+                console.print(str(report), highlight=False)
+            console.print(f"{len(reports)} scopes consolidated, {len(summaries)} summaries written")
+            return
+        console.print(
+            str(memory.consolidate(agent=agent, person=person, space=space, dry_run=dry_run)), highlight=False
+        )
+
+
+@app.command()
+def summarize(
+    day: Annotated[str, typer.Argument(help="The day, e.g. 2024-09-01.")],
+    agent: Annotated[str, typer.Option("--agent", "-a", help="The agent.")],
+    person: Annotated[str | None, typer.Option("--person", "-p", help="A person's private chat.")] = None,
+    space: Annotated[str | None, typer.Option("--space", help="A group.")] = None,
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+) -> None:
+    """Write a day's summaries of a scope: daily, global, portraits, profiles and the agent's diary."""
+    from datetime import date
+
+    with open_memory(store, config) as memory:
+        for item in memory.summarize(date.fromisoformat(day), agent=agent, person=person, space=space):
+            console.print(f"[bold]{item.data.get('summary_kind')}[/bold] {item.text}", highlight=False)
+
+
 def main() -> None:
     try:
         app()

@@ -29,8 +29,12 @@ from huiyi.errors import (
     StoreError,
 )
 from huiyi.faces.http_models import (
+    ConsolidateBody,
+    ContextBody,
+    ContextResponse,
     ExpandBody,
     ExpandResponse,
+    FeedbackBody,
     Health,
     MemoryEntity,
     MemoryEvent,
@@ -250,6 +254,33 @@ def create_app(
         if found is None:
             raise NotFound(f"no person {person_id!r} for agent {agent!r}")
         return found
+
+    @app.post("/context", response_model=ContextResponse)
+    async def context(body: ContextBody, agents: Agents) -> ContextResponse:
+        """The rendered prompt context for the next turn: core blocks, overview, recalled memories, working memory."""
+        check(agents, body.agent)
+        found = await memory.context(
+            agent=body.agent, person=body.person, space=body.space, message=body.message, last_reply=body.last_reply
+        )
+        return ContextResponse(
+            text=found.text,
+            sections=found.rendered.sections,
+            recalled=[hit.id for hit in found.recall.hits] if found.recall else [],
+            timings_ms=found.recall.timings_ms if found.recall else {},
+        )
+
+    @app.post("/v1/feedback", response_model=MemoryItem)
+    async def feedback(body: FeedbackBody, agents: Agents) -> MemoryItem:
+        """Judge a recalled memory; the sum weighs in the seed 001 scoring preset."""
+        check(agents, body.agent)
+        return await memory.feedback(body.memory_id, body.value, agent=body.agent)
+
+    @app.post("/v1/consolidate")
+    async def run_consolidate(body: ConsolidateBody, agents: Agents) -> dict[str, Any]:
+        """Consolidate one scope now (or, with dry_run, show what would change)."""
+        check(agents, body.agent)
+        report = await memory.consolidate(agent=body.agent, person=body.person, space=body.space, dry_run=body.dry_run)
+        return report.model_dump(mode="json")
 
     @app.post("/expand_words", response_model=ExpandResponse)
     async def expand_words(body: ExpandBody, agents: Agents) -> ExpandResponse:

@@ -133,3 +133,20 @@ class ExpandResponse(BaseModel):
     input_words: list[str]  # 输入的单词列表: the words given to expansion
     expanded_words: list[dict[str, int]]  # 扩展的联想词列表: [{word: level}], best first
     timings_ms: dict[str, float]
+
+
+class FeedbackBody(_Body):
+    agent: str = Field(min_length=1)
+    memory_id: str = Field(min_length=1)
+    value: float = Field(ge=-1.0, le=1.0)  # -1 bad … +1 good (seed 001 §2.4 feedback weight)
+
+
+class ConsolidateBody(Who):
+    dry_run: bool = False
+
+
+class ContextResponse(BaseModel):
+    text: str
+    sections: dict[str, str]
+    recalled: list[str]  # ids of the memories recall found for this turn
+    timings_ms: dict[str, float]
