@@ -335,6 +335,11 @@ class PostgresStore:
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as cur:
             row = cur.execute(pgrows.DELETE_MEMORIES, (agent, list(ids))).fetchone()
+            # a forgotten memory takes its links with it
+            cur.execute(
+                "DELETE FROM links WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
+                (agent, list(ids), list(ids)),
+            )
         return int(row[0]) if row else 0
 
     def count_memories(self, agent: str | None = None, scopes: Sequence[Scope] | None = None) -> int:
