@@ -602,3 +602,19 @@ def test_dollar_escape_in_a_template(tmp_path: Path) -> None:
     (tmp_path / "context_en.md").write_text("=== attribute ===\n$$ $text\n", encoding="utf-8")
     rendered = render(parts("en", facts=[fact("likes tea", "木木")]), Templates.load("en", tmp_path))
     assert rendered.text == "Fragments that come to mind:\n1. About 木木:\n$ likes tea"
+
+
+def test_recalled_turns_the_overview_already_tells_are_dropped() -> None:
+    from huiyi.model import MemoryItem, MemoryKind, Scope
+    from huiyi.recall.render import ContextParts, render
+
+    scope = Scope.of_person("祈煜", "木木")
+    now = datetime(2024, 10, 1, 20, 0)
+    told = MemoryItem(
+        scope=scope, kind=MemoryKind.EVENT, text="木木说起猫团子", time=now, sources=["m1", "m2"], id="ev"
+    )
+    turn = MemoryItem(scope=scope, kind=MemoryKind.CHUNK, text="木木: 我家的猫叫团子", time=now, sources=["m1"])
+    other = MemoryItem(scope=scope, kind=MemoryKind.CHUNK, text="木木: 我想去海边", time=now, sources=["m9"])
+    rendered = render(ContextParts(agent="祈煜", person="木木", now=now, overview=[told], events=[turn, other]))
+    assert "我家的猫叫团子" not in rendered.text and "我想去海边" in rendered.text
+    assert [(d.id, d.reason) for d in rendered.dropped] == [(turn.id, "the overview tells it already")]

@@ -263,6 +263,8 @@ class _Renderer:
         self.t = templates
         self.time_language = "en" if templates.english else "zh"
         self.working_ids = {message.id for message in parts.working}
+        # seed 000: recalled events are de-duplicated against the overview, which tells them already
+        self.overview_sources = {source for item in parts.overview for source in item.sources}
         self.seen_ids: set[str] = set()
         self.seen_texts: set[str] = set()
         self.dropped: list[Dropped] = []
@@ -281,6 +283,8 @@ class _Renderer:
             reason = "same text as a memory already in the context"
         elif section != "fragments" and item.sources and all(s in self.working_ids for s in item.sources):
             reason = "its messages are in working memory"
+        elif section == "events" and item.sources and all(s in self.overview_sources for s in item.sources):
+            reason = "the overview tells it already"
         if reason:
             self.dropped.append(Dropped(item.id, section, reason))
             return False
