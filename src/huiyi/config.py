@@ -92,7 +92,9 @@ class ExpandConfig(_Section):
 
 class ChunkConfig(_Section):
     turns: int = 1  # turns per message chunk (a sliding window ending at each new turn)
-    context_turns: int = 0  # earlier turns embedded with a chunk but not claimed as its provenance
+    # earlier turns embedded with a chunk but not claimed as its provenance: an answer ("A stained
+    # glass window!") is found by the question before it (LoCoMo dev R@10 0.661 -> 0.730)
+    context_turns: int = 1
 
 
 class RecallConfig(_Section):
