@@ -9,8 +9,10 @@ own time and scored by the provenance ids of what came back. One embedder serves
 optional on-disk cache of its vectors makes re-runs cheap (the vectors are the same either way).
 
 How a probe with chat context becomes the recall query is the engine's choice, named by
-``query_form``: ``turn`` (the default, what a chat bot sends: the user's latest line plus the
-assistant's line before it), ``all`` (every line so far) or ``query`` (the latest line alone).
+``query_form``: ``all`` (the default: every line so far, oldest first, one per line), ``turn`` (the
+user's latest line plus the assistant's line before it, seed 000's recall input) or ``query`` (the
+latest line alone). On MADial-zh dev (n=80) ``all`` found more than ``turn``: R@5 0.472 against
+0.351 (the last five lines 0.479, the user's lines only 0.475, the latest line alone 0.307).
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ class DiskCachedEmbedder:
             self._db.close()
 
 
-def compose_query(probe: Probe, form: QueryForm = "turn", max_chars: int = 2000) -> str:
+def compose_query(probe: Probe, form: QueryForm = "all", max_chars: int = 2000) -> str:
     """The recall query a chat would send for this probe (see the module's docstring)."""
     context = probe.context_lines()
     if form == "query" or not context:
@@ -206,7 +208,7 @@ def run(
     config: Config | None = None,
     *,
     embedder: Embedder | None = None,
-    query_form: QueryForm = "turn",
+    query_form: QueryForm = "all",
     depth: int = 10,
     console: Console | None = None,
     workdir: str | Path | None = None,

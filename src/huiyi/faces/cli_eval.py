@@ -36,7 +36,7 @@ FormOption = Annotated[
     str,
     typer.Option(
         "--query-form",
-        help="turn: the user's latest line plus the assistant's line before it; all: every line; query: the last.",
+        help="all: every chat line so far; turn: the user's latest line and the assistant's before it; query: last.",
     ),
 ]
 
@@ -126,7 +126,7 @@ def madial_command(
     limit: LimitOption = None,
     config: ConfigOption = None,
     embed_cache: CacheOption = None,
-    query_form: FormOption = "turn",
+    query_form: FormOption = "all",
 ) -> None:
     """MADial-Bench recall prompted by the dialogue: R@1/3/5/10 and Hit@5 over the dialogues."""
     form = _form(query_form)
@@ -146,7 +146,7 @@ def probes_command(
     limit: LimitOption = None,
     config: ConfigOption = None,
     embed_cache: CacheOption = None,
-    query_form: FormOption = "turn",
+    query_form: FormOption = "all",
 ) -> None:
     """Any data set in the probe format: R@1/3/5/10 and Hit@5, overall and per group."""
     form = _form(query_form)
