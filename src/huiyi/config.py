@@ -105,11 +105,11 @@ class RecallConfig(_Section):
     keyword_weight: float = 0.3
     dense_min_span: float = 0.05  # min-max: cosines closer than this stay close after scaling
     rrf_k: int = 60
-    candidates: int = 100  # per route, before fusion
+    candidates: int = 200  # per route, before fusion
     max_query_chars: int = 2000
     # reranking of the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 50  # how many of the best fused candidates the bonuses may reorder
-    speaker_weight: float = 0.1  # the query names someone who took part in the memory (LoCoMo dev: +0.004 R@10)
+    speaker_weight: float = 0.2  # the query names someone who took part in the memory
     time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)
 
 
