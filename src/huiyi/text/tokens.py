@@ -8,6 +8,8 @@ Chinese chat memory (eval README).
     ['木木', '昨天', '去', '了', '南京大学', '图书馆']
     >>> words("I'm going to the Museum")
     ["i'm", 'going', 'to', 'the', 'museum']
+    >>> words("agent0的猫叫团子")
+    ['agent0', '的', '猫叫', '团子']
     >>> chars("去图书馆 ok")
     ['去', '图', '书', '馆']
 """
@@ -21,7 +23,8 @@ from collections.abc import Iterable
 import rjieba
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_SEGMENT = re.compile(rf"[{_CJK}]+|[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+# CJK runs, or runs of other letters and digits (CJK excluded, so "agent0的猫" splits at 的)
+_SEGMENT = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*", re.UNICODE)
 _CJK_RUN = re.compile(rf"[{_CJK}]+")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 _HAS_CJK = re.compile(rf"[{_CJK}]")
