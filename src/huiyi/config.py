@@ -107,6 +107,7 @@ class RecallConfig(_Section):
     rrf_k: int = 60
     candidates: int = 200  # per route, before fusion
     max_query_chars: int = 2000
+    reinforce: bool = True  # recall strengthens what it returns (seed 000 §8: +15), written in the background
     # reranking of the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 50  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory

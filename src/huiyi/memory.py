@@ -56,6 +56,7 @@ from huiyi.model import (
 from huiyi.providers.embed import Embedder, make_embedder
 from huiyi.providers.llm import LLM, OpenAIChat
 from huiyi.recall.engine import RecallRequest, recall
+from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
 from huiyi.store.base import Store, Writes
 from huiyi.store.sqlite import SQLiteStore
@@ -103,6 +104,7 @@ class AsyncMemory:
         self.core_blocks = CoreBlocks(self.config.context.core_blocks) if self.config.context.core_blocks else None
         self.worker = Worker(self.store, self.embedder, extractor or _LazyExtractor(self.config), self.config)
         self._llm_client: OpenAIChat | None = None
+        self.reinforcer = Reinforcer(self.store, self.config.consolidate.forget.strength.recall_bonus)
         self._worker_task: asyncio.Task[None] | None = None
         self._worker_stop = asyncio.Event()
 
@@ -425,17 +427,20 @@ class AsyncMemory:
             drop_words=[agent, *([person] if person else [])],
             now=now or self.now(),
         )
-        if time_range is None:
-            return await self._run(recall, self.store, self.embedder, self.config.recall, request)
-        start, end = time_range
-        request.limit = max(limit * 5, self.config.recall.candidates)
+        if time_range is not None:
+            request.limit = max(limit * 5, self.config.recall.candidates)
         result = await self._run(recall, self.store, self.embedder, self.config.recall, request)
-        inside = [
-            hit
-            for hit in result.hits
-            if hit.time is not None and (start is None or hit.time >= start) and (end is None or hit.time <= end)
-        ]
-        return result.model_copy(update={"hits": inside[:limit]})
+        if time_range is not None:
+            start, end = time_range
+            inside = [
+                hit
+                for hit in result.hits
+                if hit.time is not None and (start is None or hit.time >= start) and (end is None or hit.time <= end)
+            ]
+            result = result.model_copy(update={"hits": inside[:limit]})
+        if self.config.recall.reinforce:
+            self.reinforcer.note(agent, [hit.id for hit in result.hits], request.now or self.now())
+        return result
 
     async def feedback(self, memory_id: str, value: float, *, agent: str) -> MemoryItem:
         """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory."""
@@ -526,6 +531,7 @@ class AsyncMemory:
             self._worker_task = None
         if self._llm_client is not None:
             await self._llm_client.aclose()
+        await self._run(self.reinforcer.close)
         await self._run(self.store.close)
 
     async def __aenter__(self) -> AsyncMemory:
