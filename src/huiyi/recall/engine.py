@@ -87,7 +87,7 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
     # fetch a little more than asked, since a kind filter may drop some; more still when reranking
     depth = request.limit * (3 if wanted_kinds else 1)
     span = query_time_range(request.query, request.now) if request.now and config.time_weight else None
-    reranking = bool(config.speaker_weight) or span is not None
+    reranking = bool(config.speaker_weight or config.neighbour_weight) or span is not None
     if reranking:
         depth = max(depth, config.rerank_depth)
     window = ranked[:depth]
@@ -107,10 +107,7 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
                 kind=item.kind,
                 text=item.text,
                 score=round(score, 6),
-                route_scores={
-                    **{route: round(raw[route].get(key, 0.0), 6) for route in raw},
-                    **{name: round(value, 6) for name, value in boosts.get(key, {}).items()},
-                },
+                route_scores={route: round(raw[route].get(key, 0.0), 6) for route in raw},
                 time=item.time,
                 scope=item.scope,
                 sources=item.sources,
@@ -132,6 +129,12 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
             "words": list(terms.words),
             "chars": list(terms.chars),
             **({"time_span": [span.start.isoformat(), span.end.isoformat(), span.phrase]} if span else {}),
+            # the rerank bonuses each hit got, by memory id (speaker, time, neighbour)
+            "bonuses": {
+                ids_by_key[key]: {name: round(value, 6) for name, value in bonus.items()}
+                for key, bonus in boosts.items()
+                if ids_by_key[key] in {hit.id for hit in hits}
+            },
         },
     )
 
@@ -170,11 +173,21 @@ def _rerank(
     ``speaker``: the query names someone who took part in the memory (“what did 霓霓 say about…”,
     “what does Caroline paint?”); the people who take part are read from the candidates themselves.
     ``time``: the memory's time lies in the span the query's time words name (上周, in May 2023).
+    ``neighbour``: a chunk whose neighbours in the same chat (within ``neighbour_turns``) are among
+    the candidates too sits in a stretch of talk about the question's topic (SeCom: topic segments
+    beat single turns); it gains ``neighbour_weight`` times its best neighbour's fused score.
     """
     names = {name for item in items.values() if item is not None for name in item.participants}
     named = mentioned(request.query, names) if config.speaker_weight else set()
     boosts: dict[int, dict[str, float]] = {}
     rescored: list[tuple[int, tuple[float, dict[str, float]]]] = []
+    # where each chunk sits in its chat, so a candidate can see how well its neighbours scored
+    placed: dict[tuple[str, int], float] = {}
+    if config.neighbour_weight:
+        for key, (score, _) in window:
+            item = items.get(key)
+            if item is not None and item.kind is MemoryKind.CHUNK and "seq" in item.data:
+                placed[(str(item.data.get("space")), int(item.data["seq"]))] = score
     for key, (score, parts) in window:
         item = items.get(key)
         bonus: dict[str, float] = {}
@@ -183,6 +196,15 @@ def _rerank(
                 bonus["speaker"] = config.speaker_weight
             if span is not None and item.time is not None and item.time in span:
                 bonus["time"] = config.time_weight
+            if placed and item.kind is MemoryKind.CHUNK and "seq" in item.data:
+                space, seq = str(item.data.get("space")), int(item.data["seq"])
+                around = [
+                    placed.get((space, seq + step), 0.0)
+                    for step in range(-config.neighbour_turns, config.neighbour_turns + 1)
+                    if step
+                ]
+                if max(around, default=0.0) > 0:
+                    bonus["neighbour"] = config.neighbour_weight * max(around)
         if bonus:
             boosts[key] = bonus
         rescored.append((key, (score + sum(bonus.values()), parts)))
