@@ -110,8 +110,8 @@ def _stages(report: dict[str, Any], console: Console) -> None:
 
 
 def _store(report: dict[str, Any], console: Console) -> None:
-    table = Table(title="store: build, bytes on disk per memory (rows / vectors / keyword index), memory")
-    for name in ("size", "build s", "built/s", "B/memory", "rows", "vectors", "fts", "disk MB", "RSS MB", "peak MB"):
+    table = Table(title="store: build, bytes on disk per memory (rows, vectors, keyword index), resident memory")
+    for name in ("size", "build s", "mem/s", "B/mem", "rows", "vec", "fts", "disk MB", "RSS MB", "peak MB"):
         table.add_column(name, justify="right")
     first_table = Table(title="time to first recall: a fresh `python -c` that opens the store and recalls once (ms)")
     for name in ("size", "wall (median)", "import", "open", "recall", "peak RSS MB", "runs", "size total s"):
@@ -123,7 +123,7 @@ def _store(report: dict[str, Any], console: Console) -> None:
         table.add_row(
             size["label"],
             _ms(build.get("seconds")),
-            _rate(build.get("memories_per_second")),
+            _mb(build.get("memories_per_second")),
             _mb(disk.get("bytes_per_memory")),
             _mb(parts.get("memories")),
             _mb(parts.get("vectors")),
@@ -166,7 +166,7 @@ def _ingest(ingest: dict[str, Any], console: Console) -> None:
         ("indexing time outside the model, s", _ms(ingest.get("indexing_outside_model_seconds"))),
         ("Memory.add end to end, messages/s", _rate(ingest.get("memory_add_per_s"))),
         (
-            "  passages embedded per message meanwhile (chunks + background extraction)",
+            "  passages embedded per message (chunks + background extraction)",
             _rate(ingest.get("memory_add_passages_embedded_per_message")),
         ),
     ]
