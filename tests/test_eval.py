@@ -47,10 +47,13 @@ LOCOMO: list[dict[str, Any]] = [
 ]
 
 MADIAL_MEMORIES = [
-    {"1": {"time": "2023-12-25", "scene": "活动类", "emotion": "开心", "event": "Bart在圣诞节晚会上跳舞。", "user-id": 1, "id": "1"}},
-    {"2": {"time": "2023-03-07", "scene": "活动类", "emotion": "开心", "event": "Bart赛跑第一名。", "user-id": 1, "id": "2"}},
-    {"3": {"time": "2024-01-02", "scene": "喜好类", "emotion": "开心", "event": "Lisa吃了芒果冰淇淋。", "user-id": 2, "id": "3"}},
-]
+    {"1": {"time": "2023-12-25", "scene": "活动类", "emotion": "开心", "event": "Bart在圣诞节晚会上跳舞。",
+           "user-id": 1, "id": "1"}},
+    {"2": {"time": "2023-03-07", "scene": "活动类", "emotion": "开心", "event": "Bart赛跑第一名。",
+           "user-id": 1, "id": "2"}},
+    {"3": {"time": "2024-01-02", "scene": "喜好类", "emotion": "开心", "event": "Lisa吃了芒果冰淇淋。",
+           "user-id": 2, "id": "3"}},
+]  # fmt: skip
 MADIAL_DIALOGUES = [
     {
         "dialogue": [
@@ -257,3 +260,39 @@ def test_cli_json(tmp_path: Path) -> None:
     payload = json.loads(done.stdout)
     assert payload["n"] == 1 and "per_category" not in payload
     assert payload["metrics"]["R@10"] == 1.0 and payload["metrics"]["Hit@5"] == 1.0
+
+
+# the recall mechanisms the harness measured -------------------------------------------------------
+
+
+def test_docstring_examples_of_the_harness_and_recall() -> None:
+    import doctest
+
+    from huiyi.evaluation import probes as probes_module
+    from huiyi.recall import engine
+
+    for module in (probes_module, locomo, madial, engine):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_rerank_prefers_the_named_speaker_and_the_named_day(tmp_path: Path) -> None:
+    from huiyi.memory import Memory
+
+    config = Config.load(_hash_config(tmp_path), chunk={"context_turns": 0})
+    may, june = datetime(2023, 5, 8, 13, 0), datetime(2023, 6, 1, 9, 0)
+    messages = [
+        {"id": "a1", "speaker": "Ann", "text": "I painted a lake at sunrise", "time": may},
+        {"id": "b1", "speaker": "Bob", "text": "I painted a lake at sunrise", "time": may},
+        {"id": "a2", "speaker": "Ann", "text": "I bought a red kite", "time": june},
+        {"id": "b2", "speaker": "Bob", "text": "I bought a red kite", "time": june},
+    ]
+    asked = datetime(2023, 7, 1)
+    with Memory(tmp_path / "store", config=config) as memory:
+        memory.add(messages, agent="AI", space="chat")
+        found = memory.recall("What did Bob paint?", agent="AI", space="chat", limit=2, now=asked)
+        assert found.hits[0].sources == ["b1"]
+        assert found.info["bonuses"][found.hits[0].id]["speaker"] == config.recall.speaker_weight
+        found = memory.recall("What did they buy on 1 June, 2023?", agent="AI", space="chat", limit=4, now=asked)
+        assert {s for hit in found.hits[:2] for s in hit.sources} == {"a2", "b2"}
+        assert found.info["time_span"][0] == "2023-06-01T00:00:00"
