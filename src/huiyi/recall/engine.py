@@ -172,7 +172,8 @@ def _rerank(
 
     ``speaker``: the query names someone who took part in the memory (“what did 霓霓 say about…”,
     “what does Caroline paint?”); the people who take part are read from the candidates themselves.
-    ``time``: the memory's time lies in the span the query's time words name (上周, in May 2023).
+    ``time``: the memory's time lies in the span the query's time words name (上周, in May 2023);
+    ``time_weight`` times the share of the dated candidates outside the span.
     ``neighbour``: a chunk whose neighbours in the same chat (within ``neighbour_turns``) are among
     the candidates too sits in a stretch of talk about the question's topic (SeCom: topic segments
     beat single turns); it gains ``neighbour_weight`` times its best neighbour's fused score.
@@ -181,6 +182,12 @@ def _rerank(
     named = mentioned(request.query, names) if config.speaker_weight else set()
     boosts: dict[int, dict[str, float]] = {}
     rescored: list[tuple[int, tuple[float, dict[str, float]]]] = []
+    # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
+    time_bonus = 0.0
+    if span is not None:
+        dated = [item.time for item in items.values() if item is not None and item.time is not None]
+        inside = sum(1 for moment in dated if moment in span)
+        time_bonus = config.time_weight * (1.0 - inside / len(dated)) if dated else 0.0
     # where each chunk sits in its chat, so a candidate can see how well its neighbours scored
     placed: dict[tuple[str, int], float] = {}
     if config.neighbour_weight:
@@ -194,8 +201,8 @@ def _rerank(
         if item is not None:
             if named and named.intersection(item.participants):
                 bonus["speaker"] = config.speaker_weight
-            if span is not None and item.time is not None and item.time in span:
-                bonus["time"] = config.time_weight
+            if time_bonus and item.time is not None and span is not None and item.time in span:
+                bonus["time"] = time_bonus
             if placed and item.kind is MemoryKind.CHUNK and "seq" in item.data:
                 space, seq = str(item.data.get("space")), int(item.data["seq"])
                 around = [
