@@ -254,3 +254,14 @@ def test_hnsw_serves_search_across_scopes_and_never_scoped_recall(dsn: str) -> N
     assert found[0].id == items[0].id and found[0].score == pytest.approx(1.0, abs=1e-2)
     assert stranger.id not in {h.id for h in found}
     store.close()
+
+
+def test_a_postgresql_url_selects_the_postgresql_store() -> None:
+    from huiyi import Memory
+    from huiyi.config import Config
+
+    dsn = pg_server.fresh_dsn()
+    with Memory(dsn, embedder=HashEmbedder(16), config=Config(worker={"enabled": False})) as memory:
+        assert isinstance(memory.store, PostgresStore)
+        memory.add(["我家的猫叫团子"], agent="a", person="p")
+        assert memory.recall("猫", agent="a", person="p").hits

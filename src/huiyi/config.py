@@ -117,6 +117,8 @@ class RecallConfig(_Section):
 
 
 class StoreConfig(_Section):
+    url: str = ""  # postgresql://… selects the PostgreSQL store; empty: the embedded SQLite store at the path
+    pool_size: int = 8  # PostgreSQL connections per process
     vector_cache_mb: int = 512  # per-scope vector matrices kept in memory
     busy_timeout_ms: int = 10000
 

@@ -58,8 +58,8 @@ from huiyi.providers.llm import LLM, OpenAIChat
 from huiyi.recall.engine import RecallRequest, recall
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
+from huiyi.store import open_store
 from huiyi.store.base import Store, Writes
-from huiyi.store.sqlite import SQLiteStore
 from huiyi.text import tokens
 from huiyi.text.expand import Expansion
 from huiyi.text.expand import expand as expand_words
@@ -74,7 +74,7 @@ MessageLike = MessageIn | dict[str, Any] | str
 
 
 class AsyncMemory:
-    """Long-term memory for one store (a directory holding ``huiyi.sqlite``).
+    """Long-term memory for one store: a directory holding ``huiyi.sqlite``, or a ``postgresql://`` URL.
 
     Blocking work (SQLite, the embedding model) runs in worker threads, never on the event loop.
     """
@@ -92,11 +92,7 @@ class AsyncMemory:
         self.config = config or Config.load()
         self._tz = ZoneInfo(self.config.timezone)
         self._clock = clock
-        self.store: Store = store or SQLiteStore(
-            path,
-            vector_cache_mb=self.config.store.vector_cache_mb,
-            busy_timeout_ms=self.config.store.busy_timeout_ms,
-        )
+        self.store: Store = store or open_store(path, self.config.store)
         self.embedder: Embedder = embedder or make_embedder(self.config.embed)
         self._check_embedder()
         ingest.index_pending(self.store, self.embedder, self.config)
@@ -184,6 +180,17 @@ class AsyncMemory:
     async def run_jobs(self) -> int:
         """Run every due extraction job now, in this task; returns how many ran."""
         return await self.worker.drain()
+
+    async def run_workers(self, count: int, stop: asyncio.Event) -> None:
+        """Run ``count`` extraction workers until ``stop`` is set (``huiyi worker``, ``serve --workers``).
+
+        With PostgreSQL any number of processes may do this against one database: leases keep them apart.
+        """
+        workers = [
+            Worker(self.store, self.embedder, self.worker.extractor, self.config, name=f"{self.worker.name}/{i}")
+            for i in range(max(1, count))
+        ]
+        await asyncio.gather(*(worker.run(stop) for worker in workers))
 
     async def jobs(self, *, agent: str | None = None, states: Sequence[JobState] = ()) -> list[Job]:
         return await self._run(self.store.list_jobs, agent, states)

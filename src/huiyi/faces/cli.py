@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import tempfile
@@ -97,6 +98,7 @@ def serve(
     config: ConfigOption = None,
     host: Annotated[str | None, typer.Option(help="Interface to listen on (default from config: 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (default from config: 8765).")] = None,
+    workers: Annotated[int, typer.Option(help="Extraction workers to run beside the API.")] = 1,
 ) -> None:
     """Run the HTTP service (OpenAPI at /docs) over a store; the embedded store needs no set-up."""
     import uvicorn
@@ -111,6 +113,7 @@ def serve(
         api_keys=settings.http.api_keys,
         max_body_bytes=settings.http.max_body_bytes,
         close_on_shutdown=True,
+        workers=workers,
     )
     bind_host, bind_port = host or settings.http.host, port or settings.http.port
     console.print(f"huiyi serving {store} on http://{bind_host}:{bind_port} (docs at /docs)")
@@ -210,6 +213,42 @@ def summarize(
     with open_memory(store, config) as memory:
         for item in memory.summarize(date.fromisoformat(day), agent=agent, person=person, space=space):
             console.print(f"[bold]{item.data.get('summary_kind')}[/bold] {item.text}", highlight=False)
+
+
+@app.command()
+def migrate(store: StoreOption = Path(".huiyi"), config: ConfigOption = None) -> None:
+    """Create or upgrade a store's schema (a directory, or a postgresql:// URL) and print its version."""
+    from huiyi.store import open_store
+
+    opened = open_store(store, Config.load(config).store)
+    try:
+        console.print(f"{store}: schema version {opened.schema_version()}", highlight=False)
+    finally:
+        opened.close()
+
+
+@app.command()
+def worker(
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+    count: Annotated[int, typer.Option(help="Workers in this process.")] = 1,
+) -> None:
+    """Run extraction workers against a store until interrupted (any number of processes on PostgreSQL)."""
+    import asyncio
+
+    from huiyi.memory import AsyncMemory
+
+    async def run() -> None:
+        async with AsyncMemory(store, config=Config.load(config)) as memory:
+            stop = asyncio.Event()
+            try:
+                await memory.run_workers(count, stop)
+            finally:
+                stop.set()
+
+    console.print(f"{count} extraction worker(s) on {store}; Ctrl-C stops them")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ agents; with no keys configured the service trusts every caller, so it listens o
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -108,12 +109,19 @@ def create_app(
     api_keys: dict[str, list[str]] | None = None,
     max_body_bytes: int = 2 * 2**20,
     close_on_shutdown: bool = False,
+    workers: int = 0,
 ) -> FastAPI:
-    """The ASGI app over one store. ``huiyi serve`` runs it with uvicorn."""
+    """The ASGI app over one store. ``huiyi serve`` runs it with uvicorn; ``workers`` extraction
+    workers run beside it for as long as it does."""
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        stop = asyncio.Event()
+        running = asyncio.create_task(memory.run_workers(workers, stop)) if workers else None
         yield
+        stop.set()
+        if running is not None:
+            await running
         if close_on_shutdown:
             await memory.close()
 
