@@ -112,7 +112,7 @@ class RecallConfig(_Section):
     rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
     time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)
-    neighbour_weight: float = 0.4  # times the best fused score among the chunk's neighbours in the window
+    neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
     neighbour_turns: int = 2  # how far either side a neighbour may sit
 
 

@@ -176,7 +176,10 @@ def _rerank(
     ``time_weight`` times the share of the dated candidates outside the span.
     ``neighbour``: a chunk whose neighbours in the same chat (within ``neighbour_turns``) are among
     the candidates too sits in a stretch of talk about the question's topic (SeCom: topic segments
-    beat single turns); it gains ``neighbour_weight`` times its best neighbour's fused score.
+    beat single turns); it gains ``neighbour_weight`` times its best neighbour's fused score. An
+    event or fact gains the same weight times the mean fused score of the chunks of its source turns
+    (0 for a turn that is no candidate), so that in a small store, where every chunk has neighbours
+    in the window, the bonus does not become a bonus for being a chunk.
     """
     names = {name for item in items.values() if item is not None for name in item.participants}
     named = mentioned(request.query, names) if config.speaker_weight else set()
@@ -190,11 +193,14 @@ def _rerank(
         time_bonus = config.time_weight * (1.0 - inside / len(dated)) if dated else 0.0
     # where each chunk sits in its chat, so a candidate can see how well its neighbours scored
     placed: dict[tuple[str, int], float] = {}
+    said: dict[str, float] = {}  # a chunk's own message (its anchor) → the chunk's fused score
     if config.neighbour_weight:
         for key, (score, _) in window:
             item = items.get(key)
             if item is not None and item.kind is MemoryKind.CHUNK and "seq" in item.data:
                 placed[(str(item.data.get("space")), int(item.data["seq"]))] = score
+                if item.sources:
+                    said[item.sources[0]] = score
     for key, (score, parts) in window:
         item = items.get(key)
         bonus: dict[str, float] = {}
@@ -212,6 +218,11 @@ def _rerank(
                 ]
                 if max(around, default=0.0) > 0:
                     bonus["neighbour"] = config.neighbour_weight * max(around)
+            elif said and item.kind is not MemoryKind.CHUNK:
+                # an event or fact drawn from turns that are candidates themselves: the same support
+                support = sum(said.get(source, 0.0) for source in item.sources) / max(1, len(item.sources))
+                if support > 0:
+                    bonus["neighbour"] = config.neighbour_weight * support
         if bonus:
             boosts[key] = bonus
         rescored.append((key, (score + sum(bonus.values()), parts)))
