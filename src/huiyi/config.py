@@ -116,6 +116,23 @@ class RecallConfig(_Section):
     neighbour_turns: int = 2  # how far either side a neighbour may sit
 
 
+class RoutesConfig(_Section):
+    """Recall beyond dense + keyword: entity mentions, 联想词, graph expansion, scoring presets."""
+
+    entity_weight: float = 0.2  # names and aliases the query mentions (seed 002 §3.12)
+    expand_weight: float = 0.0  # 联想词 as a keyword route (seed 000 §10); off until it helps on eval
+    expand_words: int = 30
+    graph_weight: float = 0.5  # neighbours along links, × 1/distance (seed 004 §12.3)
+    graph_max_depth: int = 2
+    graph_seeds: int = 5
+    graph_limit: int = 20  # new memories per hop
+    candidates: int = 50
+    preset: Literal["relevance", "seed004", "seed001"] = "relevance"  # seed 004 / seed 001 weightings
+    roulette: bool = False  # seed 001 §2.4.4: sample among the best instead of always the top
+    roulette_pool: int = 20
+    roulette_seed: int | None = None
+
+
 class StoreConfig(_Section):
     url: str = ""  # postgresql://… selects the PostgreSQL store; empty: the embedded SQLite store at the path
     pool_size: int = 8  # PostgreSQL connections per process
@@ -147,6 +164,7 @@ class Config(BaseSettings):
     context: ContextConfig = Field(default_factory=ContextConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
     expand: ExpandConfig = Field(default_factory=ExpandConfig)
+    routes: RoutesConfig = Field(default_factory=RoutesConfig)
     consolidate: ConsolidateConfig = Field(default_factory=ConsolidateConfig)
     summary: SummaryConfig = Field(default_factory=SummaryConfig)
 

@@ -56,6 +56,7 @@ from huiyi.model import (
 from huiyi.providers.embed import Embedder, make_embedder
 from huiyi.providers.llm import LLM, OpenAIChat
 from huiyi.recall.engine import RecallRequest, recall
+from huiyi.recall.extend import extend_recall
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
 from huiyi.store import open_store
@@ -434,9 +435,27 @@ class AsyncMemory:
             drop_words=[agent, *([person] if person else [])],
             now=now or self.now(),
         )
+        routes = self.config.routes
+        extended = bool(routes.entity_weight or routes.expand_weight or routes.graph_weight or routes.roulette) or (
+            routes.preset != "relevance"
+        )
         if time_range is not None:
             request.limit = max(limit * 5, self.config.recall.candidates)
+        elif extended:
+            request.limit = max(limit, routes.candidates)
         result = await self._run(recall, self.store, self.embedder, self.config.recall, request)
+        if extended:
+            result = await self._run(
+                extend_recall,
+                self.store,
+                routes,
+                self.config.expand.neighbours,
+                result,
+                request.scopes,
+                request.drop_words,
+                request.limit if time_range is not None else limit,
+                request.now or self.now(),
+            )
         if time_range is not None:
             start, end = time_range
             inside = [
