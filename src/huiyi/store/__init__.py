@@ -9,8 +9,9 @@ from huiyi.store.base import Store
 
 
 def open_store(path: str | Path, config: StoreConfig) -> Store:
-    """The store a path or config names: a PostgreSQL URL or ``key=value`` DSN with a ``dbname`` (in
-    ``path`` or ``store.url``) opens PostgreSQL (needs ``huiyi[postgres]``); anything else is a directory for the embedded SQLite store."""
+    """The store a path or config names: a PostgreSQL URL, or a ``key=value`` DSN with a ``dbname``
+    (in ``path`` or ``store.url``), opens PostgreSQL (needs ``huiyi[postgres]``); anything else is a
+    directory for the embedded SQLite store."""
     text = str(path)
     url = config.url or (text if text.startswith(("postgresql://", "postgres://")) or "dbname=" in text else "")
     if url:
