@@ -66,7 +66,8 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
     fuse_started = time.perf_counter()
     ids_by_key = {hit.key: hit.id for hit in (*dense.hits, *keyword.hits)}
     dense_ranked = [(hit.key, hit.score) for hit in dense.hits]
-    missing = [hit.key for hit in keyword.hits if hit.key not in {k for k, _ in dense_ranked}]
+    in_dense = {k for k, _ in dense_ranked}
+    missing = [hit.key for hit in keyword.hits if hit.key not in in_dense]
     dense_ranked += list(zip(missing, dense.score_of(missing), strict=True))
     dense_ranked.sort(key=lambda pair: -pair[1])
     routes = {"dense": dense_ranked, "keyword": [(hit.key, hit.score) for hit in keyword.hits]}
@@ -121,6 +122,7 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
             break
     timings["fuse"] = (time.perf_counter() - fuse_started) * 1000
     timings["total"] = (time.perf_counter() - started) * 1000
+    returned = {hit.id for hit in hits}
     return RecallResult(
         query=request.query,
         hits=hits,
@@ -133,7 +135,7 @@ def recall(store: Store, embedder: Embedder, config: RecallConfig, request: Reca
             "bonuses": {
                 ids_by_key[key]: {name: round(value, 6) for name, value in bonus.items()}
                 for key, bonus in boosts.items()
-                if ids_by_key[key] in {hit.id for hit in hits}
+                if ids_by_key[key] in returned
             },
         },
     )
