@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "huiyi.config",
     "huiyi.memory",
+    "huiyi.recall.extend",
     "huiyi.recall.fusion",
     "huiyi.recall.graph",
     "huiyi.text.tokens",

@@ -118,3 +118,25 @@ def test_links_of_other_scopes_are_never_followed(tmp_path: Path) -> None:
         memory.store.add_links("a", [Link(source=mine.id, target=theirs.id, kind=LinkKind.CAUSE)])
         hits = memory.recall("为什么难过", agent="a", person="木木", limit=10).hits
     assert theirs.id not in {h.id for h in hits}
+
+
+def test_tag_matches_outrank_content_matches(tmp_path: Path) -> None:
+    """Seed 001 §2.3: a memory tagged with the query's word ranks above one that only mentions it."""
+    with open_memory(tmp_path, tier_weight=1.0, entity_weight=0.0, graph_weight=0.0) as memory:
+        mention = memory.remember("周末顺路去琴行看了看电吉他", agent="a", person="p", id="mention")
+        tagged = memory.remember("木木报了一个周末班", agent="a", person="p", id="tagged", keywords=["吉他"])
+        hits = {h.id: h for h in memory.recall("吉他", agent="a", person="p", limit=2).hits}
+    assert hits[tagged.id].route_scores["tier"] == 1.0  # exact tag
+    assert hits[mention.id].route_scores["tier"] == 0.25  # inside a word of the text
+    assert hits[tagged.id].score > hits[mention.id].score
+
+
+def test_likelier_associations_weigh_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lexicon = Lexicon.from_entries({"红色": [("玫瑰", 8), ("灯笼", 3)]})
+    monkeypatch.setattr(extend, "lexicon_for", lambda _mode: lexicon)
+    with open_memory(tmp_path, expand_weight=1.0, entity_weight=0.0, graph_weight=0.0) as memory:
+        rose = memory.remember("一束玫瑰", agent="a", person="p")
+        lantern = memory.remember("一盏灯笼", agent="a", person="p")
+        hits = {h.id: h for h in memory.recall("红色", agent="a", person="p", limit=2).hits}
+    assert hits[rose.id].route_scores["expand"] == pytest.approx(8 / 9, abs=1e-5)
+    assert hits[lantern.id].route_scores["expand"] == pytest.approx(3 / 9, abs=1e-5)

@@ -122,6 +122,7 @@ class RoutesConfig(_Section):
     entity_weight: float = 0.2  # names and aliases the query mentions (seed 002 §3.12)
     expand_weight: float = 0.0  # 联想词 as a keyword route (seed 000 §10); off until it helps on eval
     expand_words: int = 30
+    tier_weight: float = 0.0  # seed 001 §2.3: tag match > partial tag > content word > partial content
     graph_weight: float = 0.5  # neighbours along links, × 1/distance (seed 004 §12.3)
     graph_max_depth: int = 2
     graph_seeds: int = 5

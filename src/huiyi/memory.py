@@ -436,8 +436,8 @@ class AsyncMemory:
             now=now or self.now(),
         )
         routes = self.config.routes
-        extended = bool(routes.entity_weight or routes.expand_weight or routes.graph_weight or routes.roulette) or (
-            routes.preset != "relevance"
+        extended = routes.preset != "relevance" or bool(
+            routes.entity_weight or routes.expand_weight or routes.graph_weight or routes.tier_weight or routes.roulette
         )
         if time_range is not None:
             request.limit = max(limit * 5, self.config.recall.candidates)

@@ -64,14 +64,50 @@ def entity_route(
     return store.search_keyword(scopes, terms, limit), [e.name for e in named]
 
 
+LEVEL_BANDS = ((7, 99), (5, 6), (0, 4))  # high, middle and low association levels, searched apart
+
+
 def expansion_route(
     store: Store, scopes: Sequence[Scope], query: str, drop: Sequence[str], limit: int, neighbours: str, words: int
-) -> tuple[RouteHits, list[tuple[str, int]], list[str]]:
-    """Memories holding the query's associated words; the expansions (word, level) and the base words."""
+) -> tuple[list[tuple[RouteHits, float]], list[tuple[str, int]], list[str]]:
+    """Memories holding the query's associated words, one search per band of levels so that a memory
+    found through a likelier association weighs more (level / 9, below the query's own words at 1).
+
+    Returns (hits, weight) per band, the expansions (word, level) and the base words."""
     found = expand(query, max_words=words, drop=drop, lexicon=lexicon_for(neighbours))
-    if not found.expanded:
-        return RouteHits(), [], found.base_words
-    return store.search_keyword(scopes, Terms(words=found.words), limit), found.expanded, found.base_words
+    routes: list[tuple[RouteHits, float]] = []
+    for low, high in LEVEL_BANDS:
+        band = [(w, level) for w, level in found.expanded if low <= level <= high]
+        if band:
+            weight = min(1.0, max(level for _, level in band) / 9)
+            routes.append((store.search_keyword(scopes, Terms(words=[w for w, _ in band]), limit), weight))
+    return routes, found.expanded, found.base_words
+
+
+def tier(query_words: Sequence[str], keywords: Sequence[str], text: str) -> int:
+    """Seed 001 §2.3's match tiers: 4 a query word is a tag (keyword), 3 it is part of one (or one is part
+    of it), 2 it is a word of the text, 1 it is inside the text, 0 nothing; a one-character word never
+    matches a text (seed 000 v23), only a tag exactly.
+
+    >>> tier(["吉他"], ["吉他"], "…"), tier(["吉他"], ["电吉他"], "…"), tier(["吉他"], [], "我想学吉他")
+    (4, 3, 2)
+    >>> tier(["吉他"], [], "电吉他很贵"), tier(["猫"], [], "我的猫"), tier(["猫"], ["猫"], "…")
+    (1, 0, 4)
+    """
+    tags = [k.casefold() for k in keywords]
+    best = 0
+    text_words = set(tokens.words(text)) if query_words else set()
+    folded = text.casefold()
+    for word in (w.casefold() for w in query_words):
+        if word in tags:
+            return 4
+        if len(word) > 1 and any(word in tag or (len(tag) > 1 and tag in word) for tag in tags):
+            best = max(best, 3)
+        elif len(word) > 1 and word in text_words:
+            best = max(best, 2)
+        elif len(word) > 1 and word in folded:
+            best = max(best, 1)
+    return best
 
 
 def neighbours(store: Store, agent: str, seeds: Sequence[str], depth: int, limit: int) -> dict[str, int]:
@@ -136,7 +172,8 @@ def extend_recall(
         for hit in hits.hits:
             bonus = weight * hit.score / best
             relevance[hit.id] = relevance.get(hit.id, 0.0) + bonus
-            extra.setdefault(hit.id, {})[name] = round(bonus, 6)
+            routes = extra.setdefault(hit.id, {})
+            routes[name] = round(routes.get(name, 0.0) + bonus, 6)
 
     if settings.entity_weight > 0:
         step = time.perf_counter()
@@ -147,13 +184,23 @@ def extend_recall(
         timings["entity"] = (time.perf_counter() - step) * 1000
     if settings.expand_weight > 0:
         step = time.perf_counter()
-        associated, expanded, base = expansion_route(
+        bands, expanded, base = expansion_route(
             store, scopes, query, drop, settings.candidates, expand_neighbours, settings.expand_words
         )
-        add_route("expand", associated, settings.expand_weight)
+        for band_hits, band_weight in bands:
+            add_route("expand", band_hits, settings.expand_weight * band_weight)
         info["base_words"] = base
         info["expanded_words"] = [{word: level} for word, level in expanded]
         timings["expand"] = (time.perf_counter() - step) * 1000
+
+    if settings.tier_weight > 0:
+        query_words = result.info.get("words", [])
+        for hit in result.hits:
+            level = tier(query_words, hit.keywords, hit.text)
+            if level:
+                bonus = settings.tier_weight * level / 4
+                relevance[hit.id] += bonus
+                extra.setdefault(hit.id, {})["tier"] = round(bonus, 6)
 
     depth = 0
     if settings.graph_weight > 0:  # the planner's words only: time words are read by the engine already
