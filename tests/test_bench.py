@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import io
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from huiyi.evaluation import synthetic
-from huiyi.evaluation.bench import BenchOptions, parse_size, parse_sizes, run_bench
+from huiyi.evaluation.bench import BenchOptions, parse_size, parse_sizes, run_bench, store_names
 from huiyi.evaluation.bench_build import Pool, VectorCache, build_store, probe_plan
 from huiyi.evaluation.bench_report import render
 from huiyi.evaluation.bench_stats import summary
@@ -36,6 +37,7 @@ from huiyi.store.sqlite import SQLiteStore
         "huiyi.evaluation.bench",
         "huiyi.evaluation.bench_build",
         "huiyi.evaluation.bench_stats",
+        "huiyi.evaluation.bench_pg",
     ],
 )
 def test_docstring_examples(name: str) -> None:
@@ -258,6 +260,77 @@ def test_cli_json(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["recall"][0]["persons"] == 2
+
+
+# PostgreSQL beside the embedded store ----------------------------------------------------------------
+
+
+def _check_side_by_side(report: dict[str, Any], pg_name: str) -> None:
+    assert report["side_by_side"]["stores"] == ["sqlite", pg_name]
+    rows = report["side_by_side"]["recall"]
+    assert [(r["size"], r["store"]) for r in rows] == [("100", "sqlite"), ("100", pg_name)]
+    for row in rows:
+        for path in ("with_embed", "without_embed"):
+            assert 0 < row[path]["p50"] <= row[path]["p95"] <= row[path]["p99"]
+        assert row["bytes_per_memory"] > 0 and row["hit_at_10"] is not None
+    assert [r["store"] for r in report["side_by_side"]["ingest"]] == ["sqlite", pg_name]
+    for row in report["side_by_side"]["ingest"]:
+        assert row["accepted_per_s"] > 0 and row["indexing_over_raw_embedder"] > 0
+    section = report["postgres"][pg_name]
+    assert section["recall"][0]["backend"] == pg_name and section["recall"][0]["build"]["memories"] == 120
+    assert section["recall"][0]["disk"]["per_memory_by_part"]["vectors"] > 0
+    assert report["recall"][0]["backend"] == "sqlite"  # the embedded store's figures stay where they were
+    out = io.StringIO()
+    render(report, Console(file=out, width=160))
+    assert "side by side" in out.getvalue()
+
+
+def test_cli_throwaway_postgres_side_by_side(tmp_path: Path) -> None:
+    import pg_server
+
+    try:
+        pg_server.find_binaries()
+    except pg_server.ServerUnavailable as exc:
+        pg_server.unavailable(str(exc))
+    before = set(Path(tempfile.gettempdir()).glob("huiyi-bench-pg-*"))
+    args = ["bench", "run", "--sizes", "100", "--scope", "50", "--queries", "3", "--cold", "1", "--startup-runs", "0"]
+    args += ["--ingest", "10", "--ingest-batch", "5", "--embedder", "hash", "--no-cache", "--json", "--store", "pg"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    _check_side_by_side(json.loads(result.stdout.strip().splitlines()[-1]), "pg")
+    assert set(Path(tempfile.gettempdir()).glob("huiyi-bench-pg-*")) == before  # the server stopped and is gone
+
+
+def test_postgres_url_side_by_side_leaves_no_schema() -> None:
+    import psycopg
+
+    import pg_server
+
+    try:
+        server = pg_server.shared()
+    except pg_server.ServerUnavailable as exc:
+        pg_server.unavailable(str(exc))
+    dsn: str = getattr(server, "schemas", server).dsn  # the test database, not a schema of it
+    options = {**TINY, "sizes": [100], "scope": 50, "queries": 3, "ingest_messages": 10, "ingest_batch": 5}
+    report = run_bench(BenchOptions(**options, stores=["sqlite", dsn]))  # type: ignore[arg-type]
+    [name] = report["postgres"]
+    assert name.startswith("pg:")
+    _check_side_by_side(report, name)
+    with psycopg.connect(dsn) as conn:
+        left = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'huiyi_bench_%'").fetchone()
+    assert left == (0,)
+
+
+def test_store_names() -> None:
+    assert store_names([]) == [("sqlite", "sqlite")]
+    assert [n for n, _ in store_names(["pg", "postgres", "host=/tmp dbname=a", "dbname=a host=/tmp"])] == [
+        "sqlite",
+        "pg",
+        "pg:/tmp/a",
+        "pg:/tmp/a'",
+    ]
+    with pytest.raises(ValueError):
+        store_names(["mysql://x"])
 
 
 def test_cli_synth_writes_the_same_file_twice(tmp_path: Path) -> None:

@@ -292,7 +292,7 @@ def _scaling(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _prefixed(say: Say, name: str) -> Say:
-    return lambda line: say(f"[{name}] {line}")
+    return lambda line: say(f"{name}: {line}")
 
 
 def side_by_side(report: dict[str, Any]) -> dict[str, Any]:
@@ -320,6 +320,7 @@ def side_by_side(report: dict[str, Any]) -> dict[str, Any]:
                     "keyword_p50": stages.get("keyword"),
                     "hit_at_10": latency.get("hit_at_10", {}).get("with_embed"),
                     "bytes_per_memory": size.get("disk", {}).get("bytes_per_memory"),
+                    "bytes_by_part": size.get("disk", {}).get("per_memory_by_part"),
                     "build_memories_per_s": size.get("build", {}).get("memories_per_second"),
                     "first_recall_wall_ms": (size.get("first_recall") or {}).get("wall_ms_median"),
                 }

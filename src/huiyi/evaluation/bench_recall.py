@@ -228,14 +228,14 @@ def _bench_size(
     report: dict[str, Any] = {"size": size, "label": size_label(size), "scope": scope_size, "backend": store_name}
     probes: list[Probe] = []
     try:
-        say(f"{size_label(size)} [{store_name}]: building {size} memories in scopes of {scope_size}")
+        say(f"{size_label(size)} {store_name}: building {size} memories in scopes of {scope_size}")
         done = [0, 0]  # memories built, next report
 
         def progress(count: int) -> None:
             done[0] += count
             if done[0] >= done[1]:
                 resident = bench_stats.rss_mb()
-                say(f"{size_label(size)} [{store_name}]: {done[0]:,} memories ({resident:,.0f} MB resident)")
+                say(f"{size_label(size)} {store_name}: {done[0]:,} memories ({resident:,.0f} MB resident)")
                 done[1] = done[0] + max(size // 10, 50_000)
 
         stats = build_store(
@@ -254,7 +254,7 @@ def _bench_size(
             vacuum_started = time.perf_counter()
             pg.vacuum(location)
             report["build"]["vacuum_analyze_seconds"] = round(time.perf_counter() - vacuum_started, 2)
-        say(f"{size_label(size)} [{store_name}]: built in {stats.seconds:.1f} s; measuring")
+        say(f"{size_label(size)} {store_name}: built in {stats.seconds:.1f} s; measuring")
         probes = stats.probes
         switch.queries = dict(zip([p.query for p in probes], cache.queries([p.query for p in probes]), strict=True))
         cache.save()
@@ -284,7 +284,7 @@ def _bench_size(
             },
         }
     if startup_runs and probes:
-        say(f"{size_label(size)} [{store_name}]: time to first recall in a fresh process ×{startup_runs}")
+        say(f"{size_label(size)} {store_name}: time to first recall in a fresh process ×{startup_runs}")
         runs = [
             first_recall(location, agent, probes[i % len(probes)].person.id, probes[i % len(probes)].query, child_env)
             for i in range(startup_runs)

