@@ -407,3 +407,33 @@ def test_deleting_a_memory_drops_its_links(store: Store) -> None:
     store.add_links("qy", [Link(source=first.id, target=second.id)])
     store.delete_memories("qy", [first.id])
     assert store.links_of("qy", [second.id]) == []
+
+
+FILLER = ["我家的猫叫团子", "周末去爬山了", "she bakes bread on sundays", "明天要交报告", "the train was late again"]
+
+
+def test_a_phrase_outranks_the_same_words_apart(store: Store) -> None:
+    """Adjacent query words also count as a phrase, even against a shorter memory holding both words."""
+    scope = Scope.of_person("qy", "mumu")
+    together = memory_item("Yesterday I finally went to the support group meeting downtown", scope)
+    apart = memory_item("group work, then support", scope)
+    add(store, [apart, together, *(memory_item(t, scope) for t in FILLER)])
+    hits = store.search_keyword([scope], Terms(["support", "group"], []), 5).hits
+    assert [h.id for h in hits] == [together.id, apart.id]
+    assert hits[0].score > hits[1].score
+    # the order matters: "group support" is the other memory's phrase
+    hits = store.search_keyword([scope], Terms(["group", "support"], []), 5).hits
+    assert [h.id for h in hits] == [apart.id, together.id]
+
+
+def test_a_cjk_word_cut_differently_is_found_through_its_bigrams(store: Store) -> None:
+    """研究生 is one word in the query, 研究 + 生命 in the memory: its bigrams 研究 and 究生 still match,
+    so the memory outranks a shorter one holding the same characters more often but never side by side."""
+    scope = Scope.of_person("qy", "mumu")
+    cut_apart = memory_item("他在研究生命的起源", scope)
+    scattered = memory_item("研磨生姜，究竟生研", scope)
+    add(store, [scattered, cut_apart, *(memory_item(t, scope) for t in FILLER)])
+    assert "研究生" not in tokens.words(cut_apart.text)  # the segmentation really differs
+    hits = store.search_keyword([scope], Terms(["研究生"], ["研", "究", "生"]), 5).hits
+    assert [h.id for h in hits] == [cut_apart.id, scattered.id]
+    assert hits[0].score > hits[1].score

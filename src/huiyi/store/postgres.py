@@ -528,18 +528,30 @@ class PostgresStore:
             return RouteHits([], (time.perf_counter() - started) * 1000)
         with self._cursor(transaction=False) as cur:
             text = {"words": " ".join(query.words), "chars": " ".join(query.chars), "parts": parts}
-            row = cur.execute(search.LEXEMES, text)
-            wlex, clex, docs = row.fetchone() or ([], [], 0)
+            row = cur.execute(search.LEXEMES, {**text, "each": list(query.words)})
+            wlex, clex, docs, firsts, lasts = row.fetchone() or ([], [], 0, [], [])
+            # as the SQLite store: adjacent words as phrases; CJK bigrams only beside the characters
+            wpairs = search.word_pairs(firsts, lasts)
+            cpairs = search.cjk_bigrams(query.words) if query.chars else []
+            wkeep = sorted({*wlex, *(x for pair in wpairs for x in pair)})
+            ckeep = sorted({*clex, *(x for pair in cpairs for x in pair)})
+            pairs = [("w", a, b) for a, b in wpairs] + [("c", a, b) for a, b in cpairs]
+            # a phrase is matched through its lexemes; only one with a lexeme outside them needs <->
             args = {
                 "parts": parts,
                 "wlex": wlex,
                 "clex": clex,
-                "wq": search.any_of(wlex),
-                "cq": search.any_of(clex),
+                "wkeep": wkeep,
+                "ckeep": ckeep,
+                "pfield": [p[0] for p in pairs],
+                "pleft": [p[1] for p in pairs],
+                "pright": [p[2] for p in pairs],
+                "wq": search.any_of(wlex, [p for p in wpairs if not set(p) <= set(wlex)]),
+                "cq": search.any_of(clex, [p for p in cpairs if not set(p) <= set(clex)]),
                 "limit": limit,
             }
             sql = search.KEYWORD_SCANNED if docs <= search.SCAN_DOCS else search.KEYWORD_INDEXED
-            rows = cur.execute(sql, args).fetchall() if docs and (wlex or clex) else []
+            rows = cur.execute(sql, args).fetchall() if docs and (args["wq"] or args["cq"]) else []
         hits = [ScoredId(str(id_), float(score), int(rowid)) for rowid, id_, score in rows]
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
 

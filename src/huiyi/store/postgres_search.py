@@ -21,6 +21,7 @@ The statistics are those of the caller's scopes, where FTS5 uses the whole table
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -61,11 +62,17 @@ WITH near AS MATERIALIZED (
 SELECT near.rowid, m.id, near.distance FROM near JOIN memories m USING (rowid) ORDER BY near.distance, near.rowid
 """
 
-# the query's lexemes, as the documents' text was cut and stemmed, and how many documents the scopes hold
+# the query's lexemes, as the documents' text was cut and stemmed, how many documents the scopes hold,
+# and each query word's first and last lexeme by position (NULL when it has none), for its phrases
 LEXEMES = """
 SELECT ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('huiyi_words', %(words)s)) ORDER BY 1),
        ARRAY(SELECT DISTINCT lexeme FROM unnest(to_tsvector('simple', %(chars)s)) ORDER BY 1),
-       (SELECT COALESCE(sum(docs), 0) FROM partitions WHERE part = ANY(%(parts)s))
+       (SELECT COALESCE(sum(docs), 0) FROM partitions WHERE part = ANY(%(parts)s)),
+       ARRAY(SELECT (SELECT lexeme FROM unnest(to_tsvector('huiyi_words', u.w)) ORDER BY positions[1] LIMIT 1)
+             FROM unnest(%(each)s::text[]) WITH ORDINALITY AS u (w, i) ORDER BY u.i),
+       ARRAY(SELECT (SELECT lexeme FROM unnest(to_tsvector('huiyi_words', u.w))
+                     ORDER BY positions[cardinality(positions)] DESC LIMIT 1)
+             FROM unnest(%(each)s::text[]) WITH ORDINALITY AS u (w, i) ORDER BY u.i)
 """
 
 # Scopes up to this many memories are read through the partition btree and filtered with @@; larger
@@ -75,8 +82,11 @@ SCAN_DOCS = 20_000
 _INDEXED = "(words @@ %(wq)s::tsquery OR chars @@ %(cq)s::tsquery)"
 _SCANNED = "(COALESCE(words @@ %(wq)s::tsquery, false) OR COALESCE(chars @@ %(cq)s::tsquery, false))"
 
-# wq / cq: the lexemes OR-ed as tsqueries, given as constants so the planner can weigh the GIN
-# indexes against the partition btree; ts_filter(setweight(...)) keeps only a candidate's query terms
+# wq / cq: the query terms OR-ed as tsqueries, given as constants so the planner can weigh the GIN
+# indexes against the partition btree. ts_filter(setweight(...)) keeps only the lexemes the query
+# needs (wkeep / ckeep: its single terms and the halves of its phrases). A term is a single lexeme
+# (wlex / clex) or a phrase of two (field, left, right): its tf is how often the right lexeme stands
+# at the position right after the left one, counted from the positions already unnested.
 _KEYWORD = f"""
 WITH stats AS (
     SELECT GREATEST(sum(docs), 1)::float8 AS n,
@@ -85,20 +95,31 @@ WITH stats AS (
     FROM partitions WHERE part = ANY(%(parts)s)
 ), cand AS MATERIALIZED (
     SELECT rowid, id, words_len, chars_len,
-           ts_filter(setweight(words, 'A', %(wlex)s::text[]), '{{a}}') AS w,
-           ts_filter(setweight(chars, 'A', %(clex)s::text[]), '{{a}}') AS c
+           ts_filter(setweight(words, 'A', %(wkeep)s::text[]), '{{a}}') AS w,
+           ts_filter(setweight(chars, 'A', %(ckeep)s::text[]), '{{a}}') AS c
     FROM memories
     WHERE part = ANY(%(parts)s) AND {{match}}
-), tf AS (
-    SELECT rowid, id, {WORD_WEIGHT}::float8 AS weight, 'w' AS field, t.lexeme,
-           cardinality(t.positions)::float8 AS tf, words_len::float8 / s.wavg AS rel_len
+), terms AS MATERIALIZED (
+    SELECT rowid, id, 'w' AS field, {WORD_WEIGHT}::float8 AS weight, words_len::float8 / s.wavg AS rel_len,
+           t.lexeme, t.positions
     FROM cand CROSS JOIN stats s CROSS JOIN LATERAL unnest(cand.w) t
     UNION ALL
-    SELECT rowid, id, {CHAR_WEIGHT}::float8, 'c', t.lexeme,
-           cardinality(t.positions)::float8, chars_len::float8 / s.cavg
+    SELECT rowid, id, 'c', {CHAR_WEIGHT}::float8, chars_len::float8 / s.cavg, t.lexeme, t.positions
     FROM cand CROSS JOIN stats s CROSS JOIN LATERAL unnest(cand.c) t
+), tf AS (
+    SELECT rowid, id, field, weight, rel_len, lexeme AS term, cardinality(positions)::float8 AS tf
+    FROM terms
+    WHERE lexeme = ANY(CASE field WHEN 'w' THEN %(wlex)s::text[] ELSE %(clex)s::text[] END)
+    UNION ALL
+    SELECT a.rowid, a.id, a.field, a.weight, a.rel_len, a.lexeme || ' ' || b.lexeme, count(*)::float8
+    FROM unnest(%(pfield)s::text[], %(pleft)s::text[], %(pright)s::text[]) AS p (field, l, r)
+    JOIN terms a ON a.field = p.field AND a.lexeme = p.l
+    JOIN terms b ON b.rowid = a.rowid AND b.field = p.field AND b.lexeme = p.r
+    CROSS JOIN LATERAL unnest(a.positions) AS pos
+    WHERE pos + 1 = ANY(b.positions)
+    GROUP BY a.rowid, a.id, a.field, a.weight, a.rel_len, a.lexeme, b.lexeme
 ), scored AS (
-    SELECT rowid, id, weight, tf, rel_len, count(*) OVER (PARTITION BY field, lexeme)::float8 AS df FROM tf
+    SELECT rowid, id, weight, tf, rel_len, count(*) OVER (PARTITION BY field, term)::float8 AS df FROM tf
 )
 SELECT rowid, id, sum(
     weight * ln(1 + (s.n - df + 0.5) / (df + 0.5)) * tf * {K1 + 1} / (tf + {K1} * (1 - {B} + {B} * rel_len))
@@ -114,9 +135,29 @@ KEYWORD_INDEXED = _KEYWORD.replace("{match}", _INDEXED)
 KEYWORD_SCANNED = _KEYWORD.replace("{match}", _SCANNED)
 
 
-def any_of(lexemes: Sequence[str]) -> str | None:
-    """A tsquery matching any of the lexemes, each quoted (quotes and backslashes doubled)."""
-    quoted = ["'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'" for lexeme in lexemes]
+def _is_cjk(char: str) -> bool:
+    return "\u3400" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
+
+
+def word_pairs(firsts: Sequence[str | None], lasts: Sequence[str | None]) -> list[tuple[str, str]]:
+    """Adjacent query words as phrases of lexemes: one word's last lexeme, the next word's first."""
+    pairs = [(a, b) for a, b in zip(lasts, firsts[1:], strict=False) if a is not None and b is not None]
+    return list(dict.fromkeys(pairs))
+
+
+def cjk_bigrams(words: Sequence[str]) -> list[tuple[str, str]]:
+    """The adjacent CJK characters within each query word, as the SQLite store pairs them."""
+    pairs = [(a, b) for word in words for a, b in pairwise(word) if _is_cjk(a) and _is_cjk(b)]
+    return list(dict.fromkeys(pairs))
+
+
+def _quote(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def any_of(lexemes: Sequence[str], phrases: Sequence[tuple[str, str]] = ()) -> str | None:
+    """A tsquery matching any of the lexemes or phrases, each lexeme quoted (quotes and backslashes doubled)."""
+    quoted = [_quote(lexeme) for lexeme in lexemes] + [f"{_quote(a)} <-> {_quote(b)}" for a, b in phrases]
     return " | ".join(quoted) or None
 
 
