@@ -179,6 +179,37 @@ def test_keyword_ranking_weighs_rare_terms_over_common_ones(dsn: str) -> None:
     store.close()
 
 
+def test_phrases_rank_alike_through_gin_and_scope_scan(dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both plans count phrase and bigram occurrences the same way (a scope past SCAN_DOCS takes the GIN one)."""
+    store = PostgresStore(dsn)
+    texts = ["我们下周去参加支持小组", "小组里大家互相支持", "support group on monday", "group work, then support"]
+    texts += [f"今天的天气{i}" for i in range(6)]
+    items = [MemoryItem(scope=SCOPE, kind=MemoryKind.NOTE, text=t) for t in texts]
+    store.add_memories(items, EMB.embed_passages(texts), [Terms(tokens.words(t), tokens.chars(t)) for t in texts])
+    queries = [Terms(["支持小组"], ["支", "持", "小", "组"]), Terms(["support", "group"], [])]
+    scanned = [store.search_keyword([SCOPE], q, 10).hits for q in queries]
+    monkeypatch.setattr(search, "SCAN_DOCS", 0)
+    indexed = [store.search_keyword([SCOPE], q, 10).hits for q in queries]
+    assert [[h.id for h in hits] for hits in indexed] == [[h.id for h in hits] for hits in scanned]
+    for a, b in zip(indexed, scanned, strict=True):
+        assert [h.score for h in a] == pytest.approx([h.score for h in b])
+    assert scanned[0][0].id == items[0].id and scanned[1][0].id == items[2].id
+    store.close()
+
+
+def test_a_bigram_alone_makes_a_memory_a_candidate(dsn: str) -> None:
+    """A bigram whose characters are not among the query's (stop characters, say) is matched with <->,
+    so its document frequency stays exact and a memory holding only it is found, as in SQLite."""
+    store = PostgresStore(dsn)
+    texts = ["真好的天气", "好天气的时候", "我家的猫"]
+    items = [MemoryItem(scope=SCOPE, kind=MemoryKind.NOTE, text=t) for t in texts]
+    store.add_memories(items, EMB.embed_passages(texts), [Terms(tokens.words(t), tokens.chars(t)) for t in texts])
+    hits = store.search_keyword([SCOPE], Terms(["好的"], ["狗"]), 5).hits  # 好的 is no word of any memory
+    assert [h.id for h in hits] == [items[0].id]
+    assert store.search_keyword([SCOPE], Terms(["好的"], []), 5).hits == []  # no characters asked: no bigrams
+    store.close()
+
+
 def test_a_second_process_sees_writes_at_once(dsn: str) -> None:
     one, two = PostgresStore(dsn), PostgresStore(dsn)
     item = MemoryItem(scope=SCOPE, kind=MemoryKind.NOTE, text="第一条")
