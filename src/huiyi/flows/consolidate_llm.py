@@ -12,14 +12,11 @@ written to the report and the step keeps what its rules decided.
 from __future__ import annotations
 
 import logging
-import re
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from huiyi.errors import ConfigError
 from huiyi.flows.consolidate_state import State
-from huiyi.flows.extract_llm import Prompt
+from huiyi.flows.prompt_files import Prompt, load_prompt_file
 from huiyi.providers.llm import LLM
 from huiyi.text.tokens import has_cjk
 
@@ -27,27 +24,10 @@ __all__ = ["ask", "load_prompt"]
 
 log = logging.getLogger(__name__)
 
-_LEADING_COMMENT = re.compile(r"\A\s*<!--.*?-->\s*", re.DOTALL)
-_USER_MARKER = re.compile(r"^[ \t]*<!--\s*user\s*-->[ \t]*$", re.MULTILINE)
-
 
 def load_prompt(name: str, language: str, prompt_dir: str | Path | None = None) -> Prompt:
     """``<name>_<language>.md`` from ``prompt_dir`` when it holds one, else the packaged file."""
-    file = f"{name}_{language}.md"
-    text, source = None, f"huiyi/prompts/{file}"
-    if prompt_dir:
-        path = Path(prompt_dir) / file
-        if path.is_file():
-            text, source = path.read_text(encoding="utf-8"), str(path)
-    if text is None:
-        packaged = resources.files("huiyi").joinpath("prompts", file)
-        if not packaged.is_file():
-            raise ConfigError(f"no consolidation prompt {file!r}")
-        text = packaged.read_text(encoding="utf-8")
-    parts = _USER_MARKER.split(_LEADING_COMMENT.sub("", text, count=1), maxsplit=1)
-    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-        raise ConfigError(f"the prompt {source} needs a system part, a line <!-- user -->, and a user part")
-    return Prompt(system=parts[0], user=parts[1], source=source)
+    return load_prompt_file(f"{name}_{language}.md", prompt_dir, "consolidation")
 
 
 async def ask(

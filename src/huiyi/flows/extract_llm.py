@@ -26,13 +26,13 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from huiyi.errors import ConfigError, InvalidInput, ProviderError
 from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
 from huiyi.flows.extract_rules import Roster, conversation_language
+from huiyi.flows.prompt_files import USER_MARKER, Prompt, read_prompt
 from huiyi.model import EntityType, FactKind, Message
 from huiyi.providers.llm import LLM
 from huiyi.text.times import find_time_phrases, parse_datetime
@@ -124,43 +124,11 @@ class ExtractionError(ProviderError):
 
 # ---------------------------------------------------------------------------------------- prompts
 
-_LEADING_COMMENT = re.compile(r"\A\s*<!--.*?-->\s*", re.DOTALL)
-_USER_MARKER = re.compile(r"^[ \t]*<!--\s*user\s*-->[ \t]*$", re.MULTILINE)
-_PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """A prompt file split into its system part and its user template."""
-
-    system: str
-    user: str
-    source: str
-
-    def render(self, values: dict[str, str]) -> list[dict[str, str]]:
-        def fill(template: str) -> str:
-            return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template).strip()
-
-        return [{"role": "system", "content": fill(self.system)}, {"role": "user", "content": fill(self.user)}]
-
 
 def load_prompt(language: str, prompt_dir: str | Path | None = None) -> Prompt:
     """``extract_<language>.md`` from ``prompt_dir`` when it holds one, else the packaged file."""
-    name = f"extract_{language}.md"
-    text: str | None = None
-    source = f"huiyi/prompts/{name}"
-    if prompt_dir is not None:
-        path = Path(prompt_dir) / name
-        if path.is_file():
-            text = path.read_text(encoding="utf-8")
-            source = str(path)
-    if text is None:
-        packaged = resources.files("huiyi").joinpath("prompts", name)
-        if not packaged.is_file():
-            raise ConfigError(f"no extraction prompt {name!r} for language {language!r}")
-        text = packaged.read_text(encoding="utf-8")
-    text = _LEADING_COMMENT.sub("", text, count=1)
-    parts = _USER_MARKER.split(text, maxsplit=1)
+    text, source = read_prompt(f"extract_{language}.md", prompt_dir, "extraction")
+    parts = USER_MARKER.split(text, maxsplit=1)
     if len(parts) == 2:
         system, user = parts
     else:  # one section only: it is the system message; the user message is the conversation

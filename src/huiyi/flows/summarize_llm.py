@@ -15,12 +15,11 @@ orchestrator writes only after every call succeeded, nothing of that day is writ
 from __future__ import annotations
 
 import re
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from huiyi.errors import ConfigError, ProviderError
-from huiyi.flows.extract_llm import Prompt
+from huiyi.errors import ProviderError
+from huiyi.flows.prompt_files import Prompt, load_prompt_file
 from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.flows.summarize_material import DayMaterial, Said
 from huiyi.providers.llm import LLM
@@ -60,28 +59,9 @@ class SummaryError(ProviderError):
     code = "summary_unusable"
 
 
-_LEADING_COMMENT = re.compile(r"\A\s*<!--.*?-->\s*", re.DOTALL)
-_USER_MARKER = re.compile(r"^[ \t]*<!--\s*user\s*-->[ \t]*$", re.MULTILINE)
-
-
 def load_summary_prompt(name: str, language: str, prompt_dir: str | Path | None = None) -> Prompt:
     """``summary_<name>_<language>.md`` from ``prompt_dir`` when it holds one, else the packaged file."""
-    file = f"summary_{name}_{language}.md"
-    text: str | None = None
-    source = f"huiyi/prompts/{file}"
-    if prompt_dir:
-        path = Path(prompt_dir) / file
-        if path.is_file():
-            text, source = path.read_text(encoding="utf-8"), str(path)
-    if text is None:
-        packaged = resources.files("huiyi").joinpath("prompts", file)
-        if not packaged.is_file():
-            raise ConfigError(f"no summary prompt {file!r}")
-        text = packaged.read_text(encoding="utf-8")
-    parts = _USER_MARKER.split(_LEADING_COMMENT.sub("", text, count=1), maxsplit=1)
-    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-        raise ConfigError(f"the summary prompt {source} needs a system part, a <!-- user --> line and a user part")
-    return Prompt(system=parts[0], user=parts[1], source=source)
+    return load_prompt_file(f"summary_{name}_{language}.md", prompt_dir, "summary")
 
 
 _WORDS = {

@@ -1,0 +1,55 @@
+"""Prompts as data files: ``huiyi/prompts/<name>_<language>.md``, overridable from a folder of one's own.
+
+A file holds an optional leading ``<!-- … -->`` note (never sent), the system part, a line
+``<!-- user -->``, and the user template with ``{{placeholders}}``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from huiyi.errors import ConfigError
+
+LEADING_COMMENT = re.compile(r"\A\s*<!--.*?-->\s*", re.DOTALL)
+USER_MARKER = re.compile(r"^[ \t]*<!--\s*user\s*-->[ \t]*$", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt file split into its system part and its user template."""
+
+    system: str
+    user: str
+    source: str
+
+    def render(self, values: dict[str, str]) -> list[dict[str, str]]:
+        def fill(template: str) -> str:
+            return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template).strip()
+
+        return [{"role": "system", "content": fill(self.system)}, {"role": "user", "content": fill(self.user)}]
+
+
+def read_prompt(file: str, prompt_dir: str | Path | None, what: str) -> tuple[str, str]:
+    """The text of ``file`` (its leading note removed) from ``prompt_dir`` if it holds one, else the
+    packaged file; and where it came from."""
+    if prompt_dir:
+        path = Path(prompt_dir) / file
+        if path.is_file():
+            return LEADING_COMMENT.sub("", path.read_text(encoding="utf-8"), count=1), str(path)
+    packaged = resources.files("huiyi").joinpath("prompts", file)
+    if not packaged.is_file():
+        raise ConfigError(f"no {what} prompt {file!r}")
+    return LEADING_COMMENT.sub("", packaged.read_text(encoding="utf-8"), count=1), f"huiyi/prompts/{file}"
+
+
+def load_prompt_file(file: str, prompt_dir: str | Path | None, what: str) -> Prompt:
+    """A prompt that must have both parts, the system part and the user template."""
+    text, source = read_prompt(file, prompt_dir, what)
+    parts = USER_MARKER.split(text, maxsplit=1)
+    if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+        raise ConfigError(f"the {what} prompt {source} needs a system part, a line <!-- user -->, and a user part")
+    return Prompt(system=parts[0], user=parts[1], source=source)
