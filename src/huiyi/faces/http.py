@@ -163,11 +163,8 @@ def create_app(
             embedder=memory.embedder.name,
         )
 
-    @app.post("/query", response_model=QueryResponse)
-    async def query(body: QueryBody, agents: Agents) -> QueryResponse:
-        """Recall, shaped like seed 000 §12: events, entity facts and per-route timings."""
-        check(agents, body.agent)
-        result = await memory.recall(
+    async def recall_for(body: QueryBody) -> RecallResult:
+        return await memory.recall(
             body.query,
             agent=body.agent,
             person=body.person,
@@ -176,22 +173,18 @@ def create_app(
             score_threshold=body.score_threshold,
             kinds=body.kinds,
         )
-        return query_response(result, body.person)
+
+    @app.post("/query", response_model=QueryResponse)
+    async def query(body: QueryBody, agents: Agents) -> QueryResponse:
+        """Recall, shaped like seed 000 §12: events, entity facts and per-route timings."""
+        check(agents, body.agent)
+        return query_response(await recall_for(body), body.person)
 
     @app.post("/query_simple", response_model=list[str])
     async def query_simple(body: QueryBody, agents: Agents) -> list[str]:
         """The recalled memory texts only, best first."""
         check(agents, body.agent)
-        result = await memory.recall(
-            body.query,
-            agent=body.agent,
-            person=body.person,
-            space=body.space,
-            limit=body.limit,
-            score_threshold=body.score_threshold,
-            kinds=body.kinds,
-        )
-        return [hit.text for hit in result.hits]
+        return [hit.text for hit in (await recall_for(body)).hits]
 
     @app.post("/v1/messages", response_model=MessagesResponse)
     async def add_messages(body: MessagesBody, agents: Agents) -> MessagesResponse:
