@@ -124,9 +124,9 @@ def test_import_a_probe_file(tmp_path: Path) -> None:
     with open_store(tmp_path / "st") as memory:
         found = memory.messages(["c1:m1", "c2:m1", "c1:m3"], agent="AI")
         assert {m.id: (m.space, m.scope.tag) for m in found} == {
-            "c1:m1": ("dm:木木", "person:木木"),  # one user speaker: a private chat
-            "c2:m1": ("dm:木木", "person:木木"),
-            "c1:m3": ("g", "space:g"),  # two: a group
+            "c1:m1": ("person:木木", "person:木木"),  # one user speaker: a private chat
+            "c2:m1": ("person:木木", "person:木木"),
+            "c1:m3": ("space:g", "space:g"),  # two: a group
         }
         facts = memory.memories(agent="AI", person="木木", kinds=[MemoryKind.FACT])
         assert sorted((f.text, tuple(f.sources)) for f in facts) == [

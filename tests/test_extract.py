@@ -43,8 +43,8 @@ def make_fold(
     language: str = "zh",
 ) -> Fold:
     """rows: (speaker, text[, minutes after T0]); message ids are ``id0``, ``id1``…"""
-    space_id = space or f"dm:{person}"
     scope = Scope.of_space(agent, space) if space else Scope.of_person(agent, person or "")
+    space_id = scope.space_id
     messages = []
     for index, row in enumerate(rows):
         speaker, text = row[0], row[1]

@@ -55,7 +55,14 @@ def open_memory(path: Path, extractor: ScriptedExtractor, config: Config = QUIET
 def test_rounds_open_at_each_user_message() -> None:
     def msg(i: int, role: str) -> Message:
         return Message(
-            id=str(i), agent="a", space="s", scope=Scope.of_person("a", "p"), speaker="x", role=role, text="t", time=T0
+            id=str(i),
+            agent="a",
+            space="person:p",
+            scope=Scope.of_person("a", "p"),
+            speaker="x",
+            role=role,
+            text="t",
+            time=T0,
         )
 
     grouped = rounds([msg(1, "assistant"), msg(2, "user"), msg(3, "assistant"), msg(4, "user"), msg(5, "user")])

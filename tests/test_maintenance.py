@@ -95,4 +95,3 @@ def test_context_feedback_and_consolidate_over_http(tmp_path: Path, e5: Embedder
         assert bad.status_code == 422
         report = client.post("/v1/consolidate", json={"agent": "祈煜", "person": "木木", "dry_run": True})
         assert report.status_code == 200 and report.json()["dry_run"] is True
-

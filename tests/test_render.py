@@ -60,7 +60,7 @@ def turn(id: str, speaker: str, text: str, minutes_ago: int = 0) -> Message:
     return Message(
         id=id,
         agent="祈煜",
-        space="s1",
+        space=SCOPE.space_id,
         scope=SCOPE,
         speaker=speaker,
         role=role,

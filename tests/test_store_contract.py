@@ -33,7 +33,7 @@ EMB = HashEmbedder(64)
 T0 = datetime(2024, 5, 1, 9, 0)
 
 
-def message(i: int, *, agent: str = "qy", space: str = "dm:mumu", person: str = "mumu") -> Message:
+def message(i: int, *, agent: str = "qy", space: str = "person:mumu", person: str = "mumu") -> Message:
     return Message(
         id=f"m{i}",
         agent=agent,
@@ -66,8 +66,8 @@ def test_messages_are_appended_once_with_sequence(store: Store) -> None:
     assert [m.seq for m in first] == [1, 2]
     again = store.append_messages([message(2), message(3)])
     assert [(m.id, m.seq) for m in again] == [("m3", 3)]
-    assert [m.id for m in store.recent_messages("qy", "dm:mumu", 10)] == ["m1", "m2", "m3"]
-    assert [m.id for m in store.recent_messages("qy", "dm:mumu", 1, before_seq=3)] == ["m2"]
+    assert [m.id for m in store.recent_messages("qy", "person:mumu", 10)] == ["m1", "m2", "m3"]
+    assert [m.id for m in store.recent_messages("qy", "person:mumu", 1, before_seq=3)] == ["m2"]
     assert store.get_messages("qy", ["m3", "m1", "nope"])[0].text == "第3句话"
     assert store.get_messages("other-agent", ["m1"]) == []
 
@@ -232,7 +232,7 @@ def test_two_threads_write_at_once(store: Store) -> None:
         t.join()
     assert errors == []
     assert store.count_memories("qy") == 50
-    assert len(store.recent_messages("a", "dm:mumu", 100)) == 25
+    assert len(store.recent_messages("a", "person:mumu", 100)) == 25
 
 
 # SQLite specifics: migrations ----------------------------------------------------------------------
@@ -320,23 +320,23 @@ def test_completing_a_job_writes_its_memories_and_fold_point_together(store: Sto
     scope = Scope.of_person("qy", "mumu")
     store.enqueue_job(Job(kind="fold", agent="qy", key="k"))
     job = store.claim_job("w", T0, 60)
-    assert job is not None and store.working_start("qy", "dm:mumu") == 1
+    assert job is not None and store.working_start("qy", "person:mumu") == 1
     item = memory_item("木木要考驾照", scope, id="ev_fixed")
     writes = Writes(
         memories=[item],
         vectors=EMB.embed_passages([item.text]),
         terms=[Terms(["考驾照"], [])],
-        fold_points=[("qy", "dm:mumu", 11)],
+        fold_points=[("qy", "person:mumu", 11)],
     )
     store.apply(writes, complete_job=(job.id, "w"))
-    assert store.working_start("qy", "dm:mumu") == 11
+    assert store.working_start("qy", "person:mumu") == 11
     # a re-run of the same work (same deterministic ids) writes nothing twice
     store.apply(writes)
     assert store.count_memories("qy") == 1
     assert len(store.search_keyword([scope], Terms(["考驾照"], []), 5).hits) == 1
     # fold points only move forward
-    store.apply(Writes(fold_points=[("qy", "dm:mumu", 5)]))
-    assert store.working_start("qy", "dm:mumu") == 11
+    store.apply(Writes(fold_points=[("qy", "person:mumu", 5)]))
+    assert store.working_start("qy", "person:mumu") == 11
 
 
 # feedback, updates, the graph -------------------------------------------------------------------------

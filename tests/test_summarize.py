@@ -66,7 +66,7 @@ def say(
     store: SQLiteStore, scope: Scope, rows: Sequence[tuple[str, str, str, datetime]], space: str | None = None
 ) -> None:
     """(id, speaker, text, time) rows appended to the scope's space."""
-    space = space or (f"dm:{scope.key}" if scope.kind.value == "person" else scope.key)
+    space = space or scope.space_id
     store.append_messages(
         [
             Message(
@@ -217,7 +217,7 @@ def test_the_extractive_daily_summary_of_a_fixed_day(store: SQLiteStore) -> None
     assert daily.kind is MemoryKind.SUMMARY and daily.scope == MUMU
     assert daily.sources == ["ev1", "ev3", "fa2"]
     assert daily.data["summary_kind"] == "daily" and daily.data["period"] == "2024-09-01"
-    assert daily.data["space"] == "dm:木木"
+    assert daily.data["space"] == "person:木木"
     assert daily.time == at(DAY1, 0)
     assert daily.keywords == ["科目二", "倒车入库", "压线", "橘猫", "考驾照"]
     assert daily.participants == ["木木"]
@@ -405,7 +405,7 @@ def test_a_group_profile_is_attributed_to_the_member_who_said_it(store: SQLiteSt
         "苏霓（群g1）：自述：苏霓是一名护士；群友说：许仙说苏霓是老师；许仙说苏霓给群友讲过课；"
         "常聊护士、夜班、新人；2024-09-01起发言2条。"
     )
-    assert su.data["person"] == "u2" and su.data["space"] == "g1" and su.data["period"] == "2024-09-01"
+    assert su.data["person"] == "u2" and su.data["space"] == "space:g1" and su.data["period"] == "2024-09-01"
     assert su.sources == ["g2", "g5", "gf1", "gf2", "gf4"]
     xu = profile(store, GROUP, "u1")
     assert xu.text.startswith("许仙（群g1）：自述：许仙在调 Ollama 的模型；")
@@ -439,7 +439,7 @@ def test_a_global_profile_merges_groups_while_group_profiles_stay_apart(store: S
     su = profile(store, SU, "u2")
     assert su.text == "苏霓的自述（来自群聊）：苏霓住在南京；苏霓是一名护士。"
     assert su.data["period"] == "2024-09-02"
-    assert sorted(su.data["days"]) == ["2024-09-01|g1", "2024-09-02|g2"]
+    assert sorted(su.data["days"]) == ["2024-09-01|space:g1", "2024-09-02|space:g2"]
     assert "护士" not in profile(store, g2, "u2").text  # what she said in g1 is not g2's
     assert "南京" not in profile(store, GROUP, "u2").text
     # running g1's day again replaces g1's part and keeps g2's

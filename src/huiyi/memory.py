@@ -168,7 +168,7 @@ class AsyncMemory:
 
         With ``wait`` the extraction runs before this returns; otherwise the background worker takes it.
         """
-        space_id = _space_of(person, space)
+        space_id = _chat_of(agent, person, space).space_id
         jobs = await self._run(
             fold.plan_folds, self.store, agent, space_id, None if space else person, self.config, everything=True
         )
@@ -198,11 +198,13 @@ class AsyncMemory:
 
     async def working_memory(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[Message]:
         """The recent turns of a space kept verbatim (seed 000: 10–30 rounds)."""
-        return await self._run(fold.working_memory, self.store, agent, _space_of(person, space), self.config)
+        return await self._run(
+            fold.working_memory, self.store, agent, _chat_of(agent, person, space).space_id, self.config
+        )
 
     async def overview(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[MemoryItem]:
         """前情提要: the latest events of the space, oldest first, capped by ``overview.size``."""
-        scope = Scope.of_space(agent, space) if space else Scope.of_person(agent, _space_owner(person))
+        scope = _chat_of(agent, person, space)
         latest = await self._run(self.store.list_memories, [scope], [MemoryKind.EVENT], self.config.overview.size)
         return list(reversed(latest))
 
@@ -288,7 +290,7 @@ class AsyncMemory:
         Core blocks, the overview (前情提要), recalled fragments and events, then working memory, with
         no item twice. The recall query is the agent's last reply plus the person's message (seed 000 §5).
         """
-        space_id = _space_of(person, space)
+        space_id = _chat_of(agent, person, space).space_id
         working = await self._run(fold.working_memory, self.store, agent, space_id, self.config)
         overview = await self.overview(agent=agent, person=person, space=space)
         query = "\n".join(part for part in (last_reply, message) if part.strip())
@@ -428,7 +430,7 @@ class AsyncMemory:
             raise InvalidInput("limit must be at least 1")
         request = RecallRequest(
             query=query,
-            scopes=visible_scopes(agent, person, space),
+            scopes=_visible(agent, person, space),
             limit=limit,
             score_threshold=self.config.recall.score_threshold if score_threshold is None else score_threshold,
             kinds=kinds,
@@ -491,7 +493,7 @@ class AsyncMemory:
 
         Both must be visible to the caller: official, or of the named person or space.
         """
-        visible = set(visible_scopes(agent, person, space))
+        visible = set(_visible(agent, person, space))
         found = [m for m in await self._run(self.store.get_memories, agent, [source, target]) if m.scope in visible]
         if len({item.id for item in found}) != len({source, target}):
             raise NotFound(f"both memories must exist and be visible here: {source}, {target}")
@@ -571,19 +573,25 @@ def _scope_of(agent: str, person: str | None, space: str | None) -> Scope:
     """The one scope named: a space, a person, or the agent's official memories."""
     if person and space:
         raise InvalidInput("a memory belongs to one scope: give a person or a space, not both")
-    if space:
-        return Scope.of_space(agent, space)
-    return Scope.of_person(agent, person) if person else Scope.official(agent)
+    try:
+        return Scope.of_chat(agent, person, space) if person or space else Scope.official(agent)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
 
 
-def _space_owner(person: str | None) -> str:
-    if not person:
-        raise InvalidInput("name a person (private chat) or a space (group chat)")
-    return person
+def _chat_of(agent: str, person: str | None, space: str | None) -> Scope:
+    """The conversation named: the group ``space``, else the private chat with ``person``."""
+    try:
+        return Scope.of_chat(agent, person, space)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
 
 
-def _space_of(person: str | None, space: str | None) -> str:
-    return space if space else ingest.private_space(_space_owner(person))
+def _visible(agent: str, person: str | None, space: str | None) -> list[Scope]:
+    try:
+        return visible_scopes(agent, person, space)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
 
 
 def make_extractor(config: Config) -> Extractor:

@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Role = Literal["user", "assistant"]
 
@@ -31,14 +31,47 @@ class ScopeKind(StrEnum):
     SPACE = "space"  # agent × group
 
 
+MAX_ID_CHARS = 200
+
+
+def check_id(value: str, what: str) -> str:
+    """An agent, person or space id: printable, bounded, never blank.
+
+    Ids become parts of internal keys (partitions, job keys); control characters could make two
+    different ids look alike there, so they are refused.
+    """
+    if not value or not value.strip():
+        raise ValueError(f"{what} id is empty")
+    if len(value) > MAX_ID_CHARS:
+        raise ValueError(f"{what} id has {len(value)} characters; the limit is {MAX_ID_CHARS}")
+    if any(ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        raise ValueError(f"{what} id {value!r} contains a control character or a lone surrogate")
+    return value
+
+
 class Scope(_Model):
-    """Whose memory an item is. Recall sees official plus the caller's own scopes, nothing else."""
+    """Whose memory an item is. Recall sees official plus the caller's own scopes, nothing else.
+
+    A scope is also the identity of a conversation: a private chat is the person's scope, a group
+    the space's. Its kind is a typed field, so a group named ``person:bob`` or ``dm:bob`` can never
+    be bob's private chat.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     agent: str
     kind: ScopeKind
     key: str = ""  # person id or space id; empty for official
+
+    @model_validator(mode="after")
+    def _valid_ids(self) -> Scope:
+        check_id(self.agent, "agent")
+        if self.kind is ScopeKind.OFFICIAL:
+            if self.key:
+                raise ValueError("the official scope has no key")
+        else:
+            check_id(self.key, self.kind.value)
+        return self
 
     @classmethod
     def official(cls, agent: str) -> Scope:
@@ -59,8 +92,25 @@ class Scope(_Model):
 
     @classmethod
     def from_tag(cls, agent: str, tag: str) -> Scope:
+        """The scope a stored tag names (tags are written by huiyi from a typed scope, never by callers)."""
         kind, _, key = tag.partition(":")
         return cls(agent=agent, kind=ScopeKind(kind), key=key)
+
+    @classmethod
+    def of_chat(cls, agent: str, person: str | None, space: str | None) -> Scope:
+        """The conversation a caller names: a group when ``space`` is given, else the private chat."""
+        if space:
+            return cls.of_space(agent, space)
+        if person:
+            return cls.of_person(agent, person)
+        raise ValueError("name a person (private chat) or a space (group chat)")
+
+    @property
+    def space_id(self) -> str:
+        """The internal id of this conversation's space: its tag, so the kind is part of the identity."""
+        if self.kind is ScopeKind.OFFICIAL:
+            raise ValueError("the official scope is not a conversation")
+        return self.tag
 
 
 def visible_scopes(agent: str, person: str | None = None, space: str | None = None) -> list[Scope]:
@@ -119,7 +169,11 @@ class MessageIn(_Model):
 
 
 class Message(_Model):
-    """A stored raw utterance: the recall log."""
+    """A stored raw utterance: the recall log.
+
+    ``space`` is the internal id of its conversation, always ``scope.space_id``: a private chat and a
+    group can never share a log, whatever ids the caller chose.
+    """
 
     id: str
     agent: str
@@ -130,6 +184,12 @@ class Message(_Model):
     text: str
     time: datetime
     seq: int = 0  # position in the space's log
+
+    @model_validator(mode="after")
+    def _space_is_scope(self) -> Message:
+        if self.scope.agent != self.agent or self.space != self.scope.space_id:
+            raise ValueError(f"message {self.id!r}: its space must be its scope's ({self.scope.tag!r})")
+        return self
 
 
 class MemoryKind(StrEnum):

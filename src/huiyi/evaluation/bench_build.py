@@ -220,7 +220,7 @@ def _person_memories(
                 when,
                 participants=[speaker],
                 sources=[f"{who.id}-x{position:05d}"],
-                data={"space": f"dm:{who.id}", "synthetic": True},
+                data={"space": scope.space_id, "synthetic": True},
             )
         )
     templates = np.asarray(template_ids, dtype=np.int64)

@@ -489,8 +489,6 @@ class ToolExecutor:
         }
         if kind is MemoryKind.FACT:
             data["fact_kind"] = _FACT_KIND[args.memory_type]
-        if self.space:
-            data["space"] = self.space
         item = await self.memory.remember(
             text,
             agent=self.agent,

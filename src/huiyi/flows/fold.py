@@ -9,6 +9,7 @@ extracts them commits, in the same transaction as its memories.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -72,7 +73,7 @@ def plan_folds(
     job = Job(
         kind=FOLD,
         agent=agent,
-        key=f"{FOLD}:{agent}:{space}:{folded[0].seq}-{folded[-1].seq}",
+        key=fold_key(agent, space, folded[0].seq, folded[-1].seq),
         payload={
             "space": space,
             "scope": folded[0].scope.tag,
@@ -83,6 +84,12 @@ def plan_folds(
         },
     )
     return [job] if store.enqueue_job(job) else []
+
+
+def fold_key(agent: str, space: str, first_seq: int, last_seq: int) -> str:
+    """A job key no two folds share: the parts are encoded unambiguously, whatever characters ids hold."""
+    parts = json.dumps([agent, space, first_seq, last_seq], ensure_ascii=False)
+    return f"{FOLD}:{hashlib.blake2b(parts.encode(), digest_size=16).hexdigest()}"
 
 
 def fold_of(store: Store, job: Job, language: str) -> Fold:

@@ -23,11 +23,6 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int], None]
 
 
-def private_space(person: str) -> str:
-    """The space id of the private chat between the agent and one person."""
-    return f"dm:{person}"
-
-
 def prepare(
     raw: Sequence[MessageIn | dict[str, object] | str],
     *,
@@ -40,14 +35,15 @@ def prepare(
     """Turn caller input into stored-message shape, or raise InvalidInput before anything is written."""
     if not agent or not agent.strip():
         raise InvalidInput("agent is required")
-    if not person and not space:
-        raise InvalidInput("name a person (private chat) or a space (group chat)")
+    try:
+        scope = Scope.of_chat(agent, person, space)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
     if not raw:
         return []
     if len(raw) > config.ingest.max_batch:
         raise InvalidInput(f"{len(raw)} messages in one call; the limit is {config.ingest.max_batch}")
-    space_id = space or private_space(person or "")
-    scope = Scope.of_space(agent, space) if space else Scope.of_person(agent, person or "")
+    space_id = scope.space_id
     out: list[Message] = []
     for position, item in enumerate(raw):
         try:

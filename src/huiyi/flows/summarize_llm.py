@@ -123,7 +123,7 @@ class SummaryWriter:
         if m.person is not None:
             chat = w["private"].format(agent=m.name(m.agent), person=m.name(m.person))
         else:
-            chat = w["group"].format(agent=m.name(m.agent), space=m.space)
+            chat = w["group"].format(agent=m.name(m.agent), space=m.scope.key)
         return {
             "agent": m.name(m.agent),
             "day": m.period,

@@ -19,7 +19,6 @@ from typing import Any
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import Fold
 from huiyi.flows.extract_rules import RuleExtractor, conversation_language
-from huiyi.flows.ingest import private_space
 from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope, ScopeKind, SummaryKind
 from huiyi.store.base import Store
@@ -160,10 +159,8 @@ def day_end(day: date) -> datetime:
 
 
 def space_of(scope: Scope) -> str:
-    if scope.kind is ScopeKind.PERSON:
-        return private_space(scope.key)
-    if scope.kind is ScopeKind.SPACE:
-        return scope.key
+    if scope.kind is not ScopeKind.OFFICIAL:
+        return scope.space_id
     raise InvalidInput("summaries are written for a person's or a group's scope, not the official one")
 
 

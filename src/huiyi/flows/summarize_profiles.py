@@ -89,7 +89,7 @@ def group_profiles(
             kind=SummaryKind.PROFILE,
             key=member,
             scope=m.scope,
-            text=w["profile"].format(name=name, space=m.space, parts=w["parts"].join(parts)),
+            text=w["profile"].format(name=name, space=m.scope.key, parts=w["parts"].join(parts)),
             time=datetime.fromisoformat(last),
             sources=cap((s for _, d in sorted(days.items()) for s in d["sources"]), cfg.max_sources),
             keywords=topics,

@@ -299,9 +299,9 @@ def diary(m: DayMaterial, cfg: SummaryConfig) -> Draft | None:
     if m.person is not None or not who:
         body = w["diary_private"].format(who=who or m.name(m.agent), topics=topics)
     elif m.agent_spoke():
-        body = w["diary_group"].format(space=m.space, who=who, topics=topics)
+        body = w["diary_group"].format(space=m.scope.key, who=who, topics=topics)
     else:
-        body = w["diary_listen"].format(space=m.space, who=who, topics=topics)
+        body = w["diary_listen"].format(space=m.scope.key, who=who, topics=topics)
     agent_names = [m.agent, m.name(m.agent), *m.names.get(m.agent, [])]
     chosen = _highlights(m, cfg)
     parts = [head, body]

@@ -183,4 +183,21 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX links_target ON links (agent, target);
     """,
+    # 4: a conversation's space id is its scope tag (person:… or space:…), so a group can never share
+    # the log and working memory of a private chat whatever id it was given
+    """
+    CREATE TEMP TABLE working_moved ON COMMIT DROP AS
+        SELECT DISTINCT m.agent AS agent, m.scope AS space, w.start_seq AS start_seq
+        FROM working_memory w JOIN messages m ON m.agent = w.agent AND m.space = w.space
+        WHERE m.space <> m.scope;
+    DELETE FROM working_memory w
+        WHERE EXISTS (SELECT 1 FROM messages m WHERE m.agent = w.agent AND m.space = w.space AND m.space <> m.scope);
+    INSERT INTO working_memory (agent, space, start_seq)
+        SELECT agent, space, MIN(start_seq) FROM working_moved GROUP BY agent, space
+        ON CONFLICT (agent, space) DO UPDATE SET start_seq = excluded.start_seq;
+    UPDATE jobs SET payload = jsonb_set(payload, '{space}', payload -> 'scope')
+        WHERE payload ? 'space' AND payload ? 'scope';
+    UPDATE messages SET space = scope WHERE space <> scope;
+    UPDATE memories SET data = jsonb_set(data, '{space}', to_jsonb(scope)) WHERE data ? 'space';
+    """,
 ]

@@ -145,4 +145,22 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX links_target ON links (agent, target);
     """,
+    # 4: a conversation's space id is its scope tag (person:… or space:…), so a group can never share
+    # the log and working memory of a private chat whatever id it was given
+    """
+    CREATE TEMP TABLE working_moved AS
+        SELECT DISTINCT m.agent AS agent, m.scope AS space, w.start_seq AS start_seq
+        FROM working_memory w JOIN messages m ON m.agent = w.agent AND m.space = w.space
+        WHERE m.space <> m.scope;
+    DELETE FROM working_memory
+        WHERE EXISTS (SELECT 1 FROM messages m WHERE m.agent = working_memory.agent AND m.space = working_memory.space
+                      AND m.space <> m.scope);
+    INSERT OR REPLACE INTO working_memory (agent, space, start_seq)
+        SELECT agent, space, MIN(start_seq) FROM working_moved GROUP BY agent, space;
+    DROP TABLE working_moved;
+    UPDATE jobs SET payload = json_set(payload, '$.space', json_extract(payload, '$.scope'))
+        WHERE json_extract(payload, '$.space') IS NOT NULL AND json_extract(payload, '$.scope') IS NOT NULL;
+    UPDATE messages SET space = scope WHERE space <> scope;
+    UPDATE memories SET data = json_set(data, '$.space', scope) WHERE json_extract(data, '$.space') IS NOT NULL;
+    """,
 ]
