@@ -170,3 +170,72 @@ def test_an_older_store_moves_its_chats_to_typed_spaces(tmp_path: Path) -> None:
         assert store.list_jobs("a")[0].payload["space"] == "space:g1"
     finally:
         store.close()
+
+
+def _executor_call(memory: Memory, agent: str, person: str | None, space: str | None, name: str, args: dict) -> dict:
+    import json
+
+    from huiyi.faces.tools import ToolExecutor
+
+    tools = ToolExecutor(memory.core, agent, person=person, space=space)
+    return json.loads(memory._loop.run(tools.call(name, args)))  # type: ignore[no-any-return]
+
+
+def _core_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "core"
+    folder.mkdir()
+    (folder / "persona.md").write_text("---\nlabel: persona\n---\n我是一个助手。\n", encoding="utf-8")
+    (folder / "a-persona.md").write_text("---\nlabel: persona\nagent: a\n---\n我是祈煜。\n", encoding="utf-8")
+    (folder / "human.md").write_text("---\nlabel: human\nlimit: 500\n---\n（还不了解）\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_core_memory_tools_write_only_the_callers_own_block(tmp_path: Path, backend: str) -> None:
+    from huiyi.config import Config
+
+    folder = _core_folder(tmp_path)
+    config = Config(worker={"enabled": False}, context={"core_blocks": str(folder)})
+    store = STORE_FACTORIES[backend](tmp_path / "store")
+    with Memory(tmp_path, store=store, embedder=HashEmbedder(32), config=config) as memory:
+        said = _executor_call(
+            memory, "a", "p1", None, "core_memory_append", {"label": "human", "content": "p1 的秘密 SECRET9"}
+        )
+        assert said["status"] == "appended"
+        in_group = _executor_call(
+            memory, "a", "p1", "g1", "core_memory_append", {"label": "human", "content": "p1 在群里"}
+        )
+        assert in_group["status"] == "appended"  # the speaker's own block, in a group too
+        no_person = _executor_call(memory, "a", None, "g1", "core_memory_append", {"label": "human", "content": "x"})
+        assert no_person["error"]["code"] == "invalid_input"
+
+        for agent, person in [("a", "p2"), ("b", "p1"), ("b", "p2")]:
+            text = memory.context(agent=agent, person=person, message="你还记得我吗").text
+            assert "SECRET9" not in text and "p1 在群里" not in text
+            assert "SECRET9" not in " ".join(b.text for b in memory.core_blocks_for(agent=agent, person=person))
+        own = memory.context(agent="a", person="p1", message="你还记得我吗").text
+        assert "SECRET9" in own and "p1 在群里" in own and "我是祈煜" in own and "我是一个助手" not in own
+        assert "我是一个助手" in memory.context(agent="b", person="p1", message="hi").text
+
+        for agent in ("a", "b"):  # the shared persona, and a's own, are read-only to tools by default
+            refused = _executor_call(
+                memory, agent, "p1", None, "core_memory_append", {"label": "persona", "content": "x"}
+            )
+            assert refused["error"]["code"] == "read_only"
+        assert (folder / "persona.md").read_text(encoding="utf-8").endswith("我是一个助手。\n")
+        assert (folder / "a-persona.md").read_text(encoding="utf-8").endswith("我是祈煜。\n")
+
+
+def test_an_agents_own_blocks_are_editable_by_its_tools_only_when_configured(tmp_path: Path) -> None:
+    from huiyi.config import Config
+
+    folder = _core_folder(tmp_path)
+    config = Config(worker={"enabled": False}, context={"core_blocks": str(folder), "tools_edit_agent_blocks": True})
+    with Memory(tmp_path / "store", embedder=HashEmbedder(32), config=config) as memory:
+        done = _executor_call(
+            memory, "a", "p1", None, "core_memory_append", {"label": "persona", "content": "我爱画画。"}
+        )
+        assert done["block"]["text"] == "我是祈煜。\n我爱画画。"
+        shared = _executor_call(memory, "b", "p1", None, "core_memory_append", {"label": "persona", "content": "x"})
+        assert shared["error"]["code"] == "read_only"
+        assert "我爱画画" not in memory.context(agent="b", person="p1", message="hi").text

@@ -200,6 +200,16 @@ def test_persons_and_aliases(store: Store) -> None:
     assert [p.id for p in store.list_persons("qy")] == ["suni"]
 
 
+def test_person_blocks_belong_to_one_person_of_one_agent(store: Store) -> None:
+    assert store.set_person_block("qy", "mumu", "human", "木木喜欢猫", None)
+    assert not store.set_person_block("qy", "mumu", "human", "lost", None)  # exists already: read again
+    assert not store.set_person_block("qy", "mumu", "human", "lost", "stale text")
+    assert store.set_person_block("qy", "mumu", "human", "木木喜欢猫\n木木怕冷", "木木喜欢猫")
+    assert store.person_blocks("qy", "mumu") == {"human": "木木喜欢猫\n木木怕冷"}
+    assert store.person_blocks("qy", "other") == {}
+    assert store.person_blocks("other-agent", "mumu") == {}
+
+
 def test_embedding_model_is_recorded(store: Store) -> None:
     assert store.embedding_model() is None
     store.set_embedding_model("e5", 384)

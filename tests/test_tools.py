@@ -160,9 +160,11 @@ def test_archival_search_sees_distilled_memories_only(h: Harness) -> None:
 
 
 def test_core_memory_append_and_replace(tmp_path: Path) -> None:
+    """The human block is the person's own: edits live in the store, the file is only its starting text."""
     folder = tmp_path / "core"
     folder.mkdir()
-    (folder / "human.md").write_text("---\nlabel: human\nlimit: 200\n---\n木木是学生。\n", encoding="utf-8")
+    human = "---\nlabel: human\nlimit: 200\n---\n木木是学生。\n"
+    (folder / "human.md").write_text(human, encoding="utf-8")
     h = Harness(tmp_path / "store", core_blocks=folder)
     try:
         labels = h.tools.schemas(["core_memory_append"])[0]["function"]["parameters"]["properties"]["label"]
@@ -174,8 +176,9 @@ def test_core_memory_append_and_replace(tmp_path: Path) -> None:
         }
         replaced = h.call("core_memory_replace", {"label": "human", "old_content": "学生", "new_content": "画师"})
         assert replaced["block"]["text"] == "木木是画师。\n木木喜欢莫兰迪色系。"
-        on_disk = (folder / "human.md").read_text(encoding="utf-8")
-        assert on_disk.startswith("---\nlabel: human\nlimit: 200\n---\n") and "画师" in on_disk
+        assert (folder / "human.md").read_text(encoding="utf-8") == human  # the template is untouched
+        blocks = h.run(h.memory.core_blocks_for(agent=AGENT, person=PERSON))
+        assert [(b.label, b.text) for b in blocks] == [("human", "木木是画师。\n木木喜欢莫兰迪色系。")]
         assert (
             h.call("core_memory_replace", {"label": "human", "old_content": "不存在", "new_content": "x"})["error"][
                 "code"
@@ -190,10 +193,12 @@ def test_core_memory_append_and_replace(tmp_path: Path) -> None:
         h.close()
 
 
-def test_core_memory_without_a_folder_is_an_error(h: Harness) -> None:
+def test_core_memory_without_a_folder_keeps_person_blocks_only(h: Harness) -> None:
+    appended = h.call("core_memory_append", {"label": "human", "content": "木木怕冷"})
+    assert appended["block"] == {"label": "human", "text": "木木怕冷"}
     for name, arguments in [
-        ("core_memory_append", {"label": "human", "content": "x"}),
-        ("core_memory_replace", {"label": "human", "old_content": "a", "new_content": "b"}),
+        ("core_memory_append", {"label": "persona", "content": "x"}),
+        ("core_memory_replace", {"label": "persona", "old_content": "a", "new_content": "b"}),
     ]:
         assert h.call(name, arguments)["error"]["code"] == "not_configured"
 

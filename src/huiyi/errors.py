@@ -23,6 +23,18 @@ class NotFound(HuiyiError):
     code = "not_found"
 
 
+class ReadOnly(HuiyiError):
+    """The caller may read this but not change it (e.g. a core block shared by every person)."""
+
+    code = "read_only"
+
+
+class NotConfigured(HuiyiError):
+    """The call needs something the configuration does not set up (e.g. a core-block folder)."""
+
+    code = "not_configured"
+
+
 class ScopeError(InvalidInput):
     """A call named no scope, or scopes that do not fit together."""
 

@@ -34,10 +34,12 @@ from huiyi.flows import fold, ingest
 from huiyi.flows.consolidate import consolidate, consolidate_due, last_run
 from huiyi.flows.consolidate_report import Report
 from huiyi.flows.core_blocks import CoreBlocks
+from huiyi.flows.core_memory import CoreMemory
 from huiyi.flows.extract import Extraction, Extractor, Fold
 from huiyi.flows.summarize import summarize_day, summarize_due
 from huiyi.flows.worker import Worker
 from huiyi.model import (
+    CoreBlock,
     EntityMerge,
     Job,
     JobState,
@@ -99,6 +101,12 @@ class AsyncMemory:
         ingest.index_pending(self.store, self.embedder, self.config)
         self.templates = Templates.load(self.config.language, self.config.context.templates or None)
         self.core_blocks = CoreBlocks(self.config.context.core_blocks) if self.config.context.core_blocks else None
+        self.core_memory = CoreMemory(
+            self.core_blocks,
+            self.store,
+            self.config.context.person_blocks,
+            self.config.context.tools_edit_agent_blocks,
+        )
         self.worker = Worker(self.store, self.embedder, extractor or _LazyExtractor(self.config), self.config)
         self._llm_client: OpenAIChat | None = None
         self.reinforcer = Reinforcer(self.store, self.config.consolidate.forget.strength.recall_bonus)
@@ -252,7 +260,7 @@ class AsyncMemory:
             self.now(),
             self.config,
             self._llm(),
-            persona=self._persona(),
+            persona=self._persona(agent),
         )
 
     async def maintain(self) -> tuple[list[Report], list[MemoryItem]]:
@@ -269,10 +277,25 @@ class AsyncMemory:
     async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
         return await self._run(self.store.undo_merge, agent, merge_id)
 
-    def _persona(self) -> str:
+    def _persona(self, agent: str | None = None) -> str:
         if self.core_blocks is None:
             return ""
-        return "\n".join(block.text for block in self.core_blocks.blocks() if block.label == "persona")
+        return "\n".join(block.text for block in self.core_blocks.blocks(agent) if block.label == "persona")
+
+    # core memory -------------------------------------------------------------------------------
+    async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
+        """The core blocks in the prompt of ``agent`` talking with ``person``: shared, the agent's, the person's."""
+        return await self._run(self.core_memory.blocks, agent, person)
+
+    async def core_block_append(self, label: str, text: str, *, agent: str, person: str | None = None) -> CoreBlock:
+        """Add a line to a core block the caller owns: the person's own (``human``), or the agent's if allowed."""
+        return await self._run(functools.partial(self.core_memory.append, label, text, agent=agent, person=person))
+
+    async def core_block_replace(
+        self, label: str, old: str, new: str, *, agent: str, person: str | None = None
+    ) -> CoreBlock:
+        """Replace the one occurrence of ``old`` in a core block the caller owns."""
+        return await self._run(functools.partial(self.core_memory.replace, label, old, new, agent=agent, person=person))
 
     # the prompt context ----------------------------------------------------------------------------
     async def context(
@@ -311,7 +334,7 @@ class AsyncMemory:
             person=person,
             now=self.now(),
             language=self.config.language,
-            core_blocks=self.core_blocks.blocks() if self.core_blocks else [],
+            core_blocks=await self.core_blocks_for(agent=agent, person=person),
             overview=overview,
             facts=[item for item in items if item.kind is MemoryKind.FACT],
             events=[item for item in items if item.kind is not MemoryKind.FACT],
@@ -710,6 +733,9 @@ class Memory:
     jobs = _blocking(AsyncMemory.jobs)
     working_memory = _blocking(AsyncMemory.working_memory)
     overview = _blocking(AsyncMemory.overview)
+    core_blocks_for = _blocking(AsyncMemory.core_blocks_for)
+    core_block_append = _blocking(AsyncMemory.core_block_append)
+    core_block_replace = _blocking(AsyncMemory.core_block_replace)
 
     def close(self) -> None:
         if self._closed:

@@ -20,7 +20,6 @@ hand the error to the model and go on.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import inspect
 import json
@@ -33,7 +32,6 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from huiyi.errors import HuiyiError, InvalidInput, NotFound
-from huiyi.flows.core_blocks import CoreBlocks
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
 from huiyi.text.times import parse_datetime, query_time_range
@@ -432,8 +430,7 @@ class ToolExecutor:
     def schemas(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The tool schemas; with core blocks configured, ``label`` lists the block labels as an enum."""
         schemas = tool_schemas(names)
-        core = self.memory.core_blocks
-        labels = [block.label for block in core.blocks()] if core is not None else []
+        labels = self.memory.core_memory.editable(self.agent, self.person)
         if labels:
             for tool in schemas:
                 function = tool["function"]
@@ -545,24 +542,18 @@ class ToolExecutor:
     async def _archival_memory_search(self, args: ArchivalMemorySearch) -> dict[str, Any]:
         return await self._recall(args.query, args.max_results, list(ARCHIVAL_KINDS), args.time_range)
 
+    # only the caller's own blocks: its person's (human), or its agent's where the config allows
     async def _core_memory_append(self, args: CoreMemoryAppend) -> dict[str, Any]:
-        block = await asyncio.to_thread(self._core().append, args.label, args.content)
+        block = await self.memory.core_block_append(args.label, args.content, agent=self.agent, person=self.person)
         return {"status": "appended", "block": _block(block)}
 
     async def _core_memory_replace(self, args: CoreMemoryReplace) -> dict[str, Any]:
-        block = await asyncio.to_thread(self._core().replace, args.label, args.old_content, args.new_content)
+        block = await self.memory.core_block_replace(
+            args.label, args.old_content, args.new_content, agent=self.agent, person=self.person
+        )
         return {"status": "replaced", "block": _block(block)}
 
     # helpers -------------------------------------------------------------------------------------------
-    def _core(self) -> CoreBlocks:
-        core = self.memory.core_blocks
-        if core is None:
-            raise ToolError(
-                "not_configured",
-                "core memory is not available: no core-block folder is configured (context.core_blocks)",
-            )
-        return core
-
     def _subject(self, said: str) -> str:
         word = said.strip()
         if word.lower() in _USER_WORDS and self.person:

@@ -9,8 +9,11 @@ agent reads them. A block file looks like::
     description: 我是谁      # optional; templates may show it
     limit: 2000             # optional; the most characters append/replace may leave in the body
     order: 1                # optional; blocks sort by order, then label (no order: after those with one)
+    agent: 祈煜              # optional; the agent (or list of agents) whose block it is; none: every agent's
     ---
     我是祈煜，一名画家……
+
+A block that names its agent belongs to that agent and hides a shared block of the same label from it.
 
 Files are re-read when they change (their mtime, size or inode) and when files come or go; each
 ``blocks()`` call checks with one ``stat`` per file. A ``*.md`` file without front matter is not a
@@ -42,7 +45,7 @@ import yaml
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import CoreBlock
 
-__all__ = ["CoreBlocks"]
+__all__ = ["CoreBlocks", "Edit", "appending", "block_text", "check_limit", "replacing"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,7 @@ class _Parsed:
     block: CoreBlock
     limit: int | None
     order: float | None
+    agents: tuple[str, ...] = ()  # empty: shared by every agent
 
 
 @dataclass
@@ -77,7 +81,7 @@ def _signature(path: Path) -> _Signature:
     return info.st_mtime_ns, info.st_size, info.st_ino
 
 
-def _block_text(body: str) -> str:
+def block_text(body: str) -> str:
     """The body as the prompt shows it: Unix newlines, no blank lines before, no whitespace after."""
     return _LEADING_BLANK_LINES.sub("", body.replace("\r\n", "\n")).rstrip()
 
@@ -131,9 +135,18 @@ def _parse(path: Path, raw: str) -> _Parsed | None:
     description = meta.get("description")
     if description is not None and not isinstance(description, str):
         raise InvalidInput(f"core block file {name}: 'description' must be text, not {description!r}")
+    owners = meta.get("agent", meta.get("agents"))
+    if owners is None:
+        agents: tuple[str, ...] = ()
+    elif isinstance(owners, str) and owners.strip():
+        agents = (owners.strip(),)
+    elif isinstance(owners, list) and owners and all(isinstance(a, str) and a.strip() for a in owners):
+        agents = tuple(sorted({a.strip() for a in owners}))
+    else:
+        raise InvalidInput(f"core block file {name}: 'agent' must be an agent id or a list of them, not {owners!r}")
     newline = "\r\n" if "\r\n" in raw else "\n"
-    block = CoreBlock(label=label.strip(), text=_block_text(body), meta=dict(meta))
-    return _Parsed(head=head, body=body, newline=newline, block=block, limit=limit, order=order)
+    block = CoreBlock(label=label.strip(), text=block_text(body), meta=dict(meta))
+    return _Parsed(head=head, body=body, newline=newline, block=block, limit=limit, order=order, agents=agents)
 
 
 def _read(path: Path) -> str:
@@ -172,30 +185,52 @@ class CoreBlocks:
             raise InvalidInput(f"core blocks folder {str(folder)!r} is a file, not a folder")
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}  # file name -> what it held when last read
-        self._blocks: list[CoreBlock] = []
-        self._files: dict[str, Path] = {}  # label -> file
+        self._chosen: list[_Parsed] = []
+        self._files: dict[tuple[tuple[str, ...], str], Path] = {}  # (owners, label) -> file
         self._errors: dict[str, str] = {}  # file name -> why it is not loaded
         self._missing_warned = False
 
     # ---------------------------------------------------------------- reading
 
-    def blocks(self) -> list[CoreBlock]:
-        """Every block, sorted by ``order`` then label; re-read first if any file changed."""
-        with self._lock:
-            self._refresh()
-            return list(self._blocks)
+    def blocks(self, agent: str | None = None) -> list[CoreBlock]:
+        """The blocks an agent sees (shared ones only without an agent), sorted by ``order`` then label.
 
-    def get(self, label: str) -> CoreBlock:
+        Files are re-read first if any changed.
+        """
         with self._lock:
             self._refresh()
-            return self._parsed(label).block
+            return [parsed.block for parsed in self._visible(agent).values()]
 
-    def path(self, label: str) -> Path:
-        """The file that holds block ``label``."""
+    def get(self, label: str, agent: str | None = None) -> CoreBlock:
         with self._lock:
             self._refresh()
-            self._parsed(label)
-            return self._files[label]
+            return self._parsed(label, agent)[0].block
+
+    def path(self, label: str, agent: str | None = None) -> Path:
+        """The file that holds block ``label`` as ``agent`` sees it."""
+        with self._lock:
+            self._refresh()
+            return self._parsed(label, agent)[1]
+
+    def is_shared(self, label: str, agent: str | None = None) -> bool:
+        """Whether the block ``agent`` sees as ``label`` is shared by every agent (names none)."""
+        with self._lock:
+            self._refresh()
+            return not self._parsed(label, agent)[0].agents
+
+    def limit(self, label: str, agent: str | None = None) -> int | None:
+        with self._lock:
+            self._refresh()
+            return self._parsed(label, agent)[0].limit
+
+    def _visible(self, agent: str | None) -> dict[str, _Parsed]:
+        """label -> block for ``agent``: its own blocks before shared ones, in the blocks' order."""
+        own = {p.block.label for p in self._chosen if agent is not None and agent in p.agents}
+        return {
+            p.block.label: p
+            for p in self._chosen
+            if (agent is not None and agent in p.agents) or (not p.agents and p.block.label not in own)
+        }
 
     @property
     def errors(self) -> dict[str, str]:
@@ -253,7 +288,7 @@ class CoreBlocks:
         return _Entry(signature, parsed)
 
     def _rebuild(self) -> None:
-        files: dict[str, Path] = {}
+        files: dict[tuple[tuple[str, ...], str], Path] = {}
         errors: dict[str, str] = {}
         chosen: list[_Parsed] = []
         for name in sorted(self._entries):
@@ -263,91 +298,114 @@ class CoreBlocks:
                 continue
             if entry.parsed is None:
                 continue
-            label = entry.parsed.block.label
-            if label in files:
-                message = f"core block file {name}: label {label!r} is already used by {files[label].name}"
+            key = (entry.parsed.agents, entry.parsed.block.label)
+            # one label once per owner: shared blocks among themselves, an agent's among that agent's
+            clash = next(
+                (path for (owners, label), path in files.items() if label == key[1] and _same_owner(owners, key[0])),
+                None,
+            )
+            if clash is not None:
+                message = f"core block file {name}: label {key[1]!r} is already used by {clash.name}"
                 log.warning("%s", message)
                 errors[name] = message
                 continue
-            files[label] = self.folder / name
+            files[key] = self.folder / name
             chosen.append(entry.parsed)
         chosen.sort(key=lambda p: (p.order is None, p.order or 0, p.block.label))
-        self._blocks = [parsed.block for parsed in chosen]
+        self._chosen = chosen
         self._files = files
         self._errors = errors
 
-    def _parsed(self, label: str) -> _Parsed:
-        path = self._files.get(label)
-        if path is not None:
-            entry = self._entries[path.name]
-            assert entry.parsed is not None
-            return entry.parsed
+    def _parsed(self, label: str, agent: str | None = None) -> tuple[_Parsed, Path]:
+        parsed = self._visible(agent).get(label)
+        if parsed is not None:
+            return parsed, self._files[(parsed.agents, label)]
         for name, error in self._errors.items():
             if Path(name).stem == label:
                 raise InvalidInput(f"core block {label!r} is not loaded: {error}")
-        known = ", ".join(sorted(self._files)) or "none"
+        known = ", ".join(sorted(self._visible(agent))) or "none"
         raise NotFound(f"there is no core block {label!r} in {self.folder}; the blocks are: {known}")
 
     # ---------------------------------------------------------------- editing
 
-    def append(self, label: str, text: str) -> CoreBlock:
+    def append(self, label: str, text: str, agent: str | None = None) -> CoreBlock:
         """Add ``text`` as new line(s) at the end of block ``label``; returns the block as written."""
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidInput(f"nothing to append to core block {label!r}: the text is empty")
-        addition = text.strip("\r\n")
+        return self.edit(label, agent, appending(label, text))
 
-        def edit(body: str, newline: str) -> str:
-            kept = body.rstrip()
-            added = addition.replace("\r\n", "\n").replace("\n", newline)
-            return f"{kept}{newline}{added}{newline}" if kept else f"{added}{newline}"
-
-        return self._edit(label, edit)
-
-    def replace(self, label: str, old: str, new: str) -> CoreBlock:
+    def replace(self, label: str, old: str, new: str, agent: str | None = None) -> CoreBlock:
         """Replace the one occurrence of ``old`` in block ``label`` by ``new`` (``""`` deletes it)."""
-        if not isinstance(old, str) or not old:
-            raise InvalidInput(f"core block {label!r}: the text to replace is empty")
-        if not isinstance(new, str):
-            raise InvalidInput(f"core block {label!r}: the replacement must be text")
+        return self.edit(label, agent, replacing(label, old, new))
 
-        def edit(body: str, newline: str) -> str:
-            plain = body.replace("\r\n", "\n")
-            target, replacement = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
-            count = plain.count(target)
-            if count == 0:
-                raise InvalidInput(f"core block {label!r} does not contain {_quote(old)}; nothing was replaced")
-            if count > 1:
-                raise InvalidInput(
-                    f"core block {label!r} contains {_quote(old)} {count} times; "
-                    "include more of the surrounding text so it names one place"
-                )
-            edited = plain.replace(target, replacement, 1)
-            return edited.replace("\n", newline) if newline != "\n" else edited
-
-        return self._edit(label, edit)
-
-    def _edit(self, label: str, change: Callable[[str, str], str]) -> CoreBlock:
+    def edit(self, label: str, agent: str | None, change: Edit) -> CoreBlock:
+        """Apply ``change`` to the file of block ``label`` as ``agent`` sees it, atomically."""
         with self._lock:
             self._refresh()
-            self._parsed(label)
-            path = self._files[label]
+            parsed, path = self._parsed(label, agent)
             current = _parse(path, _read(path))  # the file as it is now, not as last cached
-            if current is None or current.block.label != label:
+            if current is None or current.block.label != label or current.agents != parsed.agents:
                 raise InvalidInput(f"core block file {path.name} changed while being edited; try again")
             body = change(current.body, current.newline)
-            text = _block_text(body)
-            before = len(current.block.text)
-            if current.limit is not None and len(text) > current.limit and len(text) > before:
-                raise InvalidInput(
-                    f"core block {label!r} would be {len(text)} characters, over its limit of {current.limit} "
-                    f"(now {before}); shorten or replace something in it first"
-                )
+            check_limit(label, current.block.text, block_text(body), current.limit)
             if not body.startswith(("\n", "\r\n")) and not current.head.endswith(("\n", "\r")):
                 body = current.newline + body
             _write_atomically(path, current.head + body)
             self._entries[path.name] = self._load(path.name, _signature(path))
             self._rebuild()
-            return self._parsed(label).block
+            return self._parsed(label, agent)[0].block
+
+
+Edit = Callable[[str, str], str]  # (body, newline) -> new body
+
+
+def _same_owner(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    return a == b or bool(set(a) & set(b))
+
+
+def appending(label: str, text: str) -> Edit:
+    """The edit that adds ``text`` as new line(s) at the end of a block's body."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput(f"nothing to append to core block {label!r}: the text is empty")
+    addition = text.strip("\r\n")
+
+    def edit(body: str, newline: str) -> str:
+        kept = body.rstrip()
+        added = addition.replace("\r\n", "\n").replace("\n", newline)
+        return f"{kept}{newline}{added}{newline}" if kept else f"{added}{newline}"
+
+    return edit
+
+
+def replacing(label: str, old: str, new: str) -> Edit:
+    """The edit that replaces the one occurrence of ``old`` in a block's body by ``new``."""
+    if not isinstance(old, str) or not old:
+        raise InvalidInput(f"core block {label!r}: the text to replace is empty")
+    if not isinstance(new, str):
+        raise InvalidInput(f"core block {label!r}: the replacement must be text")
+
+    def edit(body: str, newline: str) -> str:
+        plain = body.replace("\r\n", "\n")
+        target, replacement = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        count = plain.count(target)
+        if count == 0:
+            raise InvalidInput(f"core block {label!r} does not contain {_quote(old)}; nothing was replaced")
+        if count > 1:
+            raise InvalidInput(
+                f"core block {label!r} contains {_quote(old)} {count} times; "
+                "include more of the surrounding text so it names one place"
+            )
+        edited = plain.replace(target, replacement, 1)
+        return edited.replace("\n", newline) if newline != "\n" else edited
+
+    return edit
+
+
+def check_limit(label: str, before: str, after: str, limit: int | None) -> None:
+    """Refuse an edit that takes a block past its limit; shrinking one already over it is allowed."""
+    if limit is not None and len(after) > limit and len(after) > len(before):
+        raise InvalidInput(
+            f"core block {label!r} would be {len(after)} characters, over its limit of {limit} "
+            f"(now {len(before)}); shorten or replace something in it first"
+        )
 
 
 def _quote(text: str) -> str:

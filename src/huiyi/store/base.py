@@ -91,6 +91,16 @@ class Store(Protocol):
 
     def list_persons(self, agent: str) -> list[Person]: ...
 
+    # core blocks of one person (seed 002's human block), apart from the shared Markdown files
+    def person_blocks(self, agent: str, person: str) -> dict[str, str]:
+        """The person's own blocks: label -> text."""
+
+    def set_person_block(self, agent: str, person: str, label: str, text: str, expected: str | None) -> bool:
+        """Write a block only if it still holds ``expected`` (None: it must not exist yet).
+
+        False, and nothing written, when another writer changed it first: read again and retry.
+        """
+
     # messages (the recall log)
     def append_messages(self, messages: Sequence[Message]) -> list[Message]:
         """Store new messages durably in one transaction; ids already stored are skipped.

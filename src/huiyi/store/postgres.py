@@ -169,6 +169,34 @@ class PostgresStore:
         rows = self._rows("SELECT id, name, aliases, platform_ids FROM persons WHERE agent = %s ORDER BY id", (agent,))
         return [pgrows.person(row) for row in rows]
 
+    # person blocks -------------------------------------------------------------------------------
+    def person_blocks(self, agent: str, person: str) -> dict[str, str]:
+        rows = self._rows("SELECT label, text FROM person_blocks WHERE agent = %s AND person = %s", (agent, person))
+        return {str(label): str(text) for label, text in rows}
+
+    def set_person_block(self, agent: str, person: str, label: str, text: str, expected: str | None) -> bool:
+        with self._write() as cur:
+            # the row lock (or the insert's key conflict) makes the check and the write one step
+            row = cur.execute(
+                "SELECT text FROM person_blocks WHERE agent = %s AND person = %s AND label = %s FOR UPDATE",
+                (agent, person, label),
+            ).fetchone()
+            if (row[0] if row else None) != expected:
+                return False
+            if row is None:
+                cur.execute(
+                    "INSERT INTO person_blocks (agent, person, label, text, updated_at) VALUES (%s, %s, %s, %s, now())"
+                    " ON CONFLICT DO NOTHING",
+                    (agent, person, label, text),
+                )
+                return cur.rowcount == 1
+            cur.execute(
+                "UPDATE person_blocks SET text = %s, updated_at = now()"
+                " WHERE agent = %s AND person = %s AND label = %s",
+                (text, agent, person, label),
+            )
+            return True
+
     # messages ------------------------------------------------------------------------------------
     def append_messages(self, messages: Sequence[Message]) -> list[Message]:
         inserted: list[Message] = []

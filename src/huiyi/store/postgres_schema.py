@@ -200,4 +200,15 @@ MIGRATIONS: list[str] = [
     UPDATE messages SET space = scope WHERE space <> scope;
     UPDATE memories SET data = jsonb_set(data, '{space}', to_jsonb(scope)) WHERE data ? 'space';
     """,
+    # 5: core blocks that belong to one person of one agent (the human block), edited by tools
+    """
+    CREATE TABLE person_blocks (
+        agent TEXT NOT NULL,
+        person TEXT NOT NULL,
+        label TEXT NOT NULL,
+        text TEXT NOT NULL,
+        updated_at TIMESTAMP NOT NULL,
+        PRIMARY KEY (agent, person, label)
+    );
+    """,
 ]

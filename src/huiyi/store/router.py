@@ -101,6 +101,12 @@ class RoutedStore:
     def list_persons(self, agent: str) -> list[Person]:
         return self.store_for(agent).list_persons(agent)
 
+    def person_blocks(self, agent: str, person: str) -> dict[str, str]:
+        return self.store_for(agent).person_blocks(agent, person)
+
+    def set_person_block(self, agent: str, person: str, label: str, text: str, expected: str | None) -> bool:
+        return self.store_for(agent).set_person_block(agent, person, label, text, expected)
+
     def append_messages(self, messages: Sequence[Message]) -> list[Message]:
         agent = self._one(m.agent for m in messages)
         return self.store_for(agent).append_messages(messages) if agent is not None else []

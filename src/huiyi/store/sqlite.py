@@ -197,6 +197,30 @@ class SQLiteStore:
         )
         return [_person(row) for row in rows]
 
+    # person blocks -------------------------------------------------------------------------------
+    def person_blocks(self, agent: str, person: str) -> dict[str, str]:
+        rows = (
+            self._conn()
+            .execute("SELECT label, text FROM person_blocks WHERE agent = ? AND person = ?", (agent, person))
+            .fetchall()
+        )
+        return {str(label): str(text) for label, text in rows}
+
+    def set_person_block(self, agent: str, person: str, label: str, text: str, expected: str | None) -> bool:
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT text FROM person_blocks WHERE agent = ? AND person = ? AND label = ?", (agent, person, label)
+            ).fetchone()
+            if (row[0] if row else None) != expected:
+                return False
+            conn.execute(
+                "INSERT INTO person_blocks (agent, person, label, text, updated_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (agent, person, label) "
+                "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at",
+                (agent, person, label, text, time.time()),
+            )
+            return True
+
     # messages ------------------------------------------------------------------------------------
     def append_messages(self, messages: Sequence[Message]) -> list[Message]:
         inserted: list[Message] = []

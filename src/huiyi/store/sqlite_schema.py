@@ -163,4 +163,15 @@ MIGRATIONS: list[str] = [
     UPDATE messages SET space = scope WHERE space <> scope;
     UPDATE memories SET data = json_set(data, '$.space', scope) WHERE json_extract(data, '$.space') IS NOT NULL;
     """,
+    # 5: core blocks that belong to one person of one agent (the human block), edited by tools
+    """
+    CREATE TABLE person_blocks (
+        agent TEXT NOT NULL,
+        person TEXT NOT NULL,
+        label TEXT NOT NULL,
+        text TEXT NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (agent, person, label)
+    );
+    """,
 ]
