@@ -19,10 +19,19 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from huiyi.evaluation import synthetic
-from huiyi.evaluation.bench import BenchOptions, parse_size, parse_sizes, run_bench, store_names
-from huiyi.evaluation.bench_build import Pool, VectorCache, build_store, probe_plan
-from huiyi.evaluation.bench_report import render
-from huiyi.evaluation.bench_stats import summary
+from huiyi.evaluation.bench import (
+    BenchOptions,
+    Pool,
+    VectorCache,
+    build_store,
+    parse_size,
+    parse_sizes,
+    probe_plan,
+    render,
+    run_bench,
+    store_names,
+    summary,
+)
 from huiyi.evaluation.probes import ProbeSet
 from huiyi.faces.cli import app
 from huiyi.model import Scope
@@ -34,10 +43,10 @@ from huiyi.store.sqlite import SQLiteStore
     "name",
     [
         "huiyi.evaluation.synthetic",
-        "huiyi.evaluation.bench",
-        "huiyi.evaluation.bench_build",
-        "huiyi.evaluation.bench_stats",
-        "huiyi.evaluation.bench_pg",
+        "huiyi.evaluation.bench.run",
+        "huiyi.evaluation.bench.build",
+        "huiyi.evaluation.bench.stats",
+        "huiyi.evaluation.bench.pg",
     ],
 )
 def test_docstring_examples(name: str) -> None:
@@ -356,7 +365,7 @@ def test_sizes_parse() -> None:
 
 def test_peer_baseline_tiny(tmp_path: Path) -> None:
     from huiyi.config import Config
-    from huiyi.evaluation.bench_peer import bench_peer
+    from huiyi.evaluation.bench.peer import bench_peer
 
     report = bench_peer(
         "baseline",
@@ -383,7 +392,7 @@ def test_peer_mem0_tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     if importlib.util.find_spec("mem0") is None:  # not imported here: mem0 reads its settings on import
         pytest.skip("mem0ai is not installed")
     from huiyi.config import Config
-    from huiyi.evaluation.bench_peer import bench_peer
+    from huiyi.evaluation.bench.peer import bench_peer
 
     monkeypatch.setenv("MEM0_DIR", str(tmp_path / "mem0-home"))
     monkeypatch.setenv("MEM0_TELEMETRY", "False")

@@ -19,6 +19,7 @@ from huiyi.config import Config
 from huiyi.evaluation import locomo, madial, runner
 from huiyi.evaluation.probes import ProbeSet, Report, report
 from huiyi.evaluation.runner import QueryForm
+from huiyi.faces.cli.options import ConfigOption
 from huiyi.providers.embed import Embedder, make_embedder
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False)
@@ -27,7 +28,6 @@ err = Console(stderr=True)
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
 LimitOption = Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Only the first N cases.")]
-ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="A TOML config file.")]
 CacheOption = Annotated[
     Path | None,
     typer.Option("--embed-cache", help="Keep passage and query vectors in this SQLite file across runs."),

@@ -28,15 +28,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from huiyi.config import Config
-from huiyi.evaluation import bench_stats, synthetic
-from huiyi.evaluation.bench_build import Pool, Probe, VectorCache, build_store, describe
+from huiyi.evaluation import synthetic
+from huiyi.evaluation.bench import stats as bench_stats
+from huiyi.evaluation.bench.build import Pool, Probe, VectorCache, build_store, describe
 from huiyi.memory import Memory
 from huiyi.model import Scope
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.sqlite import DB_NAME, partition_key
 
 if TYPE_CHECKING:
-    from huiyi.evaluation.bench_pg import PgTarget
+    from huiyi.evaluation.bench.pg import PgTarget
 
 Say = Callable[[str], None]
 

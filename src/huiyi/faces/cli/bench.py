@@ -57,8 +57,15 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
     """Measure recall latency at each size, ingest throughput, bytes on disk, memory and start-up."""
-    from huiyi.evaluation.bench import PARTS, BenchOptions, default_cache_dir, parse_sizes, run_bench, store_names
-    from huiyi.evaluation.bench_report import render
+    from huiyi.evaluation.bench import (
+        PARTS,
+        BenchOptions,
+        default_cache_dir,
+        parse_sizes,
+        render,
+        run_bench,
+        store_names,
+    )
 
     try:
         size_list = parse_sizes(sizes)

@@ -1,0 +1,61 @@
+"""The ``huiyi`` app: its options, its commands gathered from their modules, and ``main``.
+
+A thin face: every command calls the Python API. Commands are registered here in the order ``--help``
+has always listed them.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+
+from huiyi.errors import HuiyiError
+from huiyi.faces.cli import data, maintain, recall, serve
+from huiyi.faces.cli.bench import app as bench_app
+from huiyi.faces.cli.eval import app as eval_app
+from huiyi.faces.cli.printing import out
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="huiyi",
+    help="回忆 huiyi — long-term memory for LLM characters.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _main(verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log what happens.")] = False) -> None:
+    level = logging.INFO if verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+app.add_typer(eval_app, name="eval", help="Measure recall on public data sets.")
+app.add_typer(bench_app, name="bench", help="Measure speed and memory.")
+app.command("import")(data.import_command)
+app.command("export")(data.export_command)
+app.command("inspect")(data.inspect_command)
+app.command("recall")(recall.recall_command)
+app.command("tools")(serve.tools_command)
+app.command("mcp")(serve.mcp_command)
+app.command("demo")(recall.demo)
+app.command("serve")(serve.serve)
+app.command("chat")(serve.chat)
+app.command("expand")(recall.expand)
+app.command("lexicon-build")(maintain.lexicon_build)
+app.command("consolidate")(maintain.consolidate)
+app.command("summarize")(maintain.summarize)
+app.command("migrate")(maintain.migrate)
+app.command("worker")(serve.worker)
+
+
+def main() -> None:
+    """Run the app; a :class:`~huiyi.errors.HuiyiError` becomes its message and exit code 2."""
+    try:
+        app()
+    except HuiyiError as exc:
+        out.print(f"[red]error:[/red] {exc.message}")
+        raise SystemExit(2) from exc

@@ -1,0 +1,160 @@
+"""``huiyi import / export / inspect``: data in and out of a store, and a look inside.
+
+Thin like every face: the file formats are :mod:`huiyi.formats`; each command reads its options,
+calls it or :class:`~huiyi.memory.Memory`, and prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from huiyi.config import Config
+from huiyi.faces.cli.options import (
+    AgentOption,
+    ConfigOption,
+    KindOption,
+    PersonOption,
+    SpaceOption,
+    StoreOption,
+    open_memory,
+)
+from huiyi.faces.cli.printing import err, out, short
+from huiyi.formats import Counts, Plan, apply_plan, export_lines, read_file, scope_label, write_lines
+from huiyi.memory import AsyncMemory
+from huiyi.model import JobState
+
+__all__ = ["export_command", "import_command", "inspect_command"]
+
+PROGRESS_FROM = 200  # records; smaller imports finish before a bar is worth drawing
+
+
+def import_command(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A probe file (JSON) or JSON lines.")],
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+    agent: Annotated[str | None, typer.Option("--agent", "-a", help="Agent of lines that name none.")] = None,
+    person: Annotated[str | None, typer.Option("--person", "-p", help="Person of lines that name none.")] = None,
+    space: Annotated[str | None, typer.Option("--space", help="Group space of lines that name none.")] = None,
+    case: Annotated[list[str] | None, typer.Option("--case", help="Probe files: only this case (repeatable).")] = None,
+    extract: Annotated[
+        bool, typer.Option("--extract/--no-extract", help="Run the extraction jobs the messages queue before exiting.")
+    ] = True,
+) -> None:
+    """Import messages and memories: a probe-format file, JSON lines of messages, or an `export`.
+
+    Messages are idempotent by id (a second import of a file skips what is stored). The whole file is
+    checked before anything is written.
+    """
+    plan = read_file(file, agent, person, space, case or [])
+    overrides: dict[str, Any] = {} if extract else {"worker": {"enabled": False}}
+    settings = Config.load(config, **overrides)
+    with Progress(
+        TextColumn("importing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=plan.size < PROGRESS_FROM,
+    ) as bar:
+        task = bar.add_task("import", total=plan.size)
+        counts, extracted, queued = asyncio.run(_import(store, settings, plan, extract, lambda n: bar.advance(task, n)))
+    for note in plan.notes:
+        err.print(f"[dim]note: {note}[/dim]", highlight=False)
+    parts = [f"{counts.stored} messages stored", f"{counts.skipped} already there", f"{counts.memories} memories"]
+    if counts.persons:
+        parts.append(f"{counts.persons} person" + ("s" if counts.persons > 1 else ""))
+    if counts.chunks_skipped:
+        parts.append(f"{counts.chunks_skipped} chunks left to be rebuilt from their messages")
+    parts.append(f"{extracted} extraction jobs run" if extract else f"{queued} extraction jobs left queued")
+    out.print(f"imported {file.name} into {store}: " + ", ".join(parts), highlight=False)
+
+
+async def _import(
+    store: Path, settings: Config, plan: Plan, extract: bool, advance: Callable[[int], None]
+) -> tuple[Counts, int, int]:
+    """The plan written; then the extraction jobs run (``extract``) or counted as left queued."""
+    async with AsyncMemory(store, config=settings) as memory:
+        counts = await apply_plan(memory, plan, advance)
+        extracted = await memory.run_jobs() if extract else 0
+        queued = 0 if extract else len(await memory.jobs(states=[JobState.PENDING]))
+    return counts, extracted, queued
+
+
+def export_command(
+    agent: AgentOption,
+    person: PersonOption = None,
+    space: SpaceOption = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+) -> None:
+    """Export one scope (a person's, a space's, or with neither the official one) as JSON lines.
+
+    Messages and memories; `huiyi import` reads the file back.
+    """
+    settings = Config.load(config, worker={"enabled": False})
+    count = asyncio.run(_export(store, settings, agent, person, space, output))
+    if output is not None:
+        err.print(f"exported {count} lines of {agent} {scope_label(person, space)} to {output}", highlight=False)
+
+
+async def _export(
+    store: Path, settings: Config, agent: str, person: str | None, space: str | None, output: Path | None
+) -> int:
+    async with AsyncMemory(store, config=settings) as memory:
+        lines = export_lines(memory, agent, person, space)
+        if output is None:
+            return await write_lines(lines, sys.stdout)
+        with output.open("w", encoding="utf-8") as handle:
+            return await write_lines(lines, handle)
+
+
+def inspect_command(
+    agent: AgentOption,
+    person: PersonOption = None,
+    space: SpaceOption = None,
+    kind: KindOption = None,
+    page: Annotated[int, typer.Option("--page", min=1, help="Which page, from 1.")] = 1,
+    page_size: Annotated[int, typer.Option("--page-size", "-n", min=1, max=500, help="Rows a page.")] = 20,
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+) -> None:
+    """List one scope's memories, newest first, as a table, a page at a time."""
+    offset = (page - 1) * page_size
+    with open_memory(store, config, worker={"enabled": False}) as memory:
+        items = memory.memories(agent=agent, person=person, space=space, kinds=kind, limit=page_size + 1, offset=offset)
+    more, items = len(items) > page_size, items[:page_size]
+    label = scope_label(person, space)
+    if not items:
+        out.print(f"{agent} {label}: no memories" + (f" on page {page}" if page > 1 else ""), highlight=False)
+        return
+    table = Table(title=f"{agent} · {label} · page {page} (rows {offset + 1}–{offset + len(items)})")
+    table.add_column("#", justify="right", no_wrap=True)
+    for name in ("id", "kind", "time"):
+        table.add_column(name, no_wrap=True)
+    for name in ("imp", "str", "seen"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("text", overflow="fold", ratio=1)
+    for row, item in enumerate(items, start=offset + 1):
+        table.add_row(
+            str(row),
+            item.id,
+            item.kind.value,
+            item.time.strftime("%Y-%m-%d %H:%M") if item.time else "—",
+            f"{item.importance:.2f}",
+            f"{item.strength:.2f}",
+            str(item.access_count),
+            short(item.text),
+        )
+    out.print(table)
+    if more:
+        out.print(f"[dim]more: --page {page + 1}[/dim]", highlight=False)

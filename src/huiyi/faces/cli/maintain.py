@@ -1,0 +1,77 @@
+"""``huiyi consolidate / summarize / migrate / lexicon-build``: upkeep of a store and its word tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from huiyi.config import Config
+from huiyi.faces.cli.options import ConfigOption, StoreOption, open_memory
+from huiyi.faces.cli.printing import out
+
+__all__ = ["consolidate", "lexicon_build", "migrate", "summarize"]
+
+
+def lexicon_build(
+    cache_dir: Annotated[Path | None, typer.Option(help="Where to keep the table (default: user cache).")] = None,
+) -> None:
+    """Build the embedding-neighbour table of ~20k words once (a few minutes); 联想词 use it from then on."""
+    from rich.progress import Progress
+
+    from huiyi.text.lexicon import build_neighbours
+
+    with Progress(console=out) as bar:
+        task = bar.add_task("embedding the vocabulary", total=None)
+        table = build_neighbours(
+            cache_dir_override=cache_dir, progress=lambda done, total: bar.update(task, completed=done, total=total)
+        )
+    out.print(f"{len(table)} words; table at {table.path}")
+
+
+def consolidate(
+    agent: Annotated[str, typer.Option("--agent", "-a", help="The agent whose memories to consolidate.")],
+    person: Annotated[str | None, typer.Option("--person", "-p", help="A person's scope.")] = None,
+    space: Annotated[str | None, typer.Option("--space", help="A group's scope.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
+    due: Annotated[bool, typer.Option("--due", help="Every due scope, and summaries of every due day.")] = False,
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+) -> None:
+    """Merge entities, supersede facts, link events, update strength and forget, for one scope (or all due)."""
+    with open_memory(store, config) as memory:
+        if due:
+            reports, summaries = memory.maintain()
+            for report in reports:
+                out.print(str(report), highlight=False)
+            out.print(f"{len(reports)} scopes consolidated, {len(summaries)} summaries written")
+            return
+        out.print(str(memory.consolidate(agent=agent, person=person, space=space, dry_run=dry_run)), highlight=False)
+
+
+def summarize(
+    day: Annotated[str, typer.Argument(help="The day, e.g. 2024-09-01.")],
+    agent: Annotated[str, typer.Option("--agent", "-a", help="The agent.")],
+    person: Annotated[str | None, typer.Option("--person", "-p", help="A person's private chat.")] = None,
+    space: Annotated[str | None, typer.Option("--space", help="A group.")] = None,
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+) -> None:
+    """Write a day's summaries of a scope: daily, global, portraits, profiles and the agent's diary."""
+    from datetime import date
+
+    with open_memory(store, config) as memory:
+        for item in memory.summarize(date.fromisoformat(day), agent=agent, person=person, space=space):
+            out.print(f"[bold]{item.data.get('summary_kind')}[/bold] {item.text}", highlight=False)
+
+
+def migrate(store: StoreOption = Path(".huiyi"), config: ConfigOption = None) -> None:
+    """Create or upgrade a store's schema (a directory, or a postgresql:// URL) and print its version."""
+    from huiyi.store import open_store
+
+    opened = open_store(store, Config.load(config).store)
+    try:
+        out.print(f"{store}: schema version {opened.schema_version()}", highlight=False)
+    finally:
+        opened.close()

@@ -1,0 +1,139 @@
+"""``huiyi serve / worker / mcp / chat / tools``: huiyi running for a client until stopped.
+
+The HTTP service, extraction workers, the MCP server, a chat in the terminal, and the tool schemas
+an LLM client is given. Each imports what it runs only when called, so other commands start light.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from huiyi.config import Config
+from huiyi.faces.cli.options import AgentOption, ConfigOption, PersonOption, SpaceOption, StoreOption
+from huiyi.faces.cli.printing import err, out
+from huiyi.formats import scope_label
+
+__all__ = ["chat", "mcp_command", "serve", "tools_command", "worker"]
+
+
+def serve(
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+    host: Annotated[str | None, typer.Option(help="Interface to listen on (default from config: 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default from config: 8765).")] = None,
+    workers: Annotated[int, typer.Option(help="Extraction workers to run beside the API.")] = 1,
+) -> None:
+    """Run the HTTP service (OpenAPI at /docs) over a store; the embedded store needs no set-up."""
+    import uvicorn
+
+    from huiyi.faces.http import create_app
+    from huiyi.memory import AsyncMemory
+
+    settings = Config.load(config)
+    memory = AsyncMemory(store, config=settings)
+    api = create_app(
+        memory,
+        api_keys=settings.http.api_keys,
+        max_body_bytes=settings.http.max_body_bytes,
+        close_on_shutdown=True,
+        workers=workers,
+    )
+    bind_host, bind_port = host or settings.http.host, port or settings.http.port
+    out.print(f"huiyi serving {store} on http://{bind_host}:{bind_port} (docs at /docs)")
+    uvicorn.run(api, host=bind_host, port=bind_port, log_level="warning")
+
+
+def worker(
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+    count: Annotated[int, typer.Option(help="Workers in this process.")] = 1,
+) -> None:
+    """Run extraction workers against a store until interrupted (any number of processes on PostgreSQL)."""
+    from huiyi.memory import AsyncMemory
+
+    async def run() -> None:
+        async with AsyncMemory(store, config=Config.load(config)) as memory:
+            stop = asyncio.Event()
+            try:
+                await memory.run_workers(count, stop)
+            finally:
+                stop.set()
+
+    out.print(f"{count} extraction worker(s) on {store}; Ctrl-C stops them")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())
+
+
+def chat(
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+    agent: Annotated[str, typer.Option(help="The character that remembers.")] = "祈煜",
+    person: Annotated[str, typer.Option(help="Who you are in this conversation.")] = "木木",
+    quiet: Annotated[bool, typer.Option(help="Hide what was recalled and rendered.")] = False,
+) -> None:
+    """Talk with the agent in the terminal; shows what each turn recalled and rendered (echo without an LLM)."""
+    from huiyi.faces.chat import chat as run_chat
+    from huiyi.memory import AsyncMemory
+
+    async def main() -> None:
+        async with AsyncMemory(store, config=Config.load(config)) as memory:
+            await run_chat(memory, agent=agent, person=person, console=out, show_context=not quiet)
+
+    asyncio.run(main())
+
+
+def tools_command(
+    name: Annotated[list[str] | None, typer.Option("--name", help="Only this tool (repeatable).")] = None,
+) -> None:
+    """Print the LLM tool schemas (OpenAI tools format) as JSON."""
+    from huiyi.faces.tools import tool_schemas
+
+    typer.echo(json.dumps(tool_schemas(name), ensure_ascii=False, indent=2))
+
+
+def mcp_command(
+    agent: AgentOption,
+    person: PersonOption = None,
+    space: SpaceOption = None,
+    transport: Annotated[
+        str, typer.Option("--transport", "-t", help="stdio (for a client that starts it) or http (streamable HTTP).")
+    ] = "stdio",
+    host: Annotated[str, typer.Option(help="http: interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="http: port.")] = 8766,
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+) -> None:
+    """Serve the memory tools and the context resource over MCP, for one agent and person (or space).
+
+    Over stdio nothing but the protocol is written to stdout. Over http the endpoint is
+    http://HOST:PORT/mcp; it has no authentication, so keep it on 127.0.0.1.
+    """
+    from huiyi.faces.mcp_server import serve as serve_mcp
+
+    if transport not in ("stdio", "http"):
+        raise typer.BadParameter("transport must be stdio or http", param_hint="--transport")
+    settings = Config.load(config)
+    if transport == "http":
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            err.print(f"[yellow]warning:[/yellow] {host} is not loopback and MCP has no authentication here")
+        err.print(f"huiyi MCP for {agent} {scope_label(person, space)} on http://{host}:{port}/mcp", highlight=False)
+
+    async def run() -> None:
+        await serve_mcp(
+            store,
+            agent=agent,
+            person=person,
+            space=space,
+            config=settings,
+            transport="http" if transport == "http" else "stdio",
+            host=host,
+            port=port,
+        )
+
+    asyncio.run(run())

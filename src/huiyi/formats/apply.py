@@ -1,0 +1,73 @@
+"""Writing a checked :class:`~huiyi.formats.plan.Plan` into a store through :class:`~huiyi.memory.AsyncMemory`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from huiyi.formats.plan import Plan
+from huiyi.memory import AsyncMemory
+from huiyi.model import MemoryKind
+
+__all__ = ["Counts", "apply_plan"]
+
+
+@dataclass
+class Counts:
+    """What an import wrote and what it left."""
+
+    stored: int = 0
+    skipped: int = 0
+    memories: int = 0
+    persons: int = 0
+    chunks_skipped: int = 0
+
+
+async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], None] = lambda n: None) -> Counts:
+    """Write a plan: persons, then messages in file order, then memories.
+
+    ``advance`` is told how many records are done as they go (from worker threads too).
+    """
+    counts = Counts()
+    for agent, person in plan.persons:
+        await memory.set_person(person, agent=agent)
+        counts.persons += 1
+    limit = memory.config.ingest.max_batch
+    for batch in plan.batches:
+        for start in range(0, len(batch.messages), limit):
+            part = batch.messages[start : start + limit]
+            # an export already holds what was extracted from its messages: never extract them twice
+            stored = await memory.add(
+                part,
+                agent=batch.agent,
+                person=batch.person,
+                space=batch.space,
+                progress=advance,
+                extract=not plan.export,
+            )
+            counts.stored += len(stored)
+            counts.skipped += len(part) - len(stored)
+            advance(len(part) - len(stored))  # skipped messages are not indexed, so not reported by add
+    for agent, line in plan.memories:
+        if line.kind is MemoryKind.CHUNK:  # chunks are rebuilt from their messages
+            counts.chunks_skipped += 1
+        else:
+            await memory.remember(
+                line.text,
+                agent=agent,
+                person=None if line.space else line.person,
+                space=line.space,
+                kind=line.kind,
+                time=line.time,
+                importance=line.importance,
+                keywords=line.keywords,
+                sources=line.sources,
+                data=line.data or None,
+                id=line.id,
+                place=line.place,
+                insight=line.insight,
+                participants=line.participants,
+            )
+            counts.memories += 1
+        advance(1)
+    return counts

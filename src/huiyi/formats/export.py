@@ -1,0 +1,80 @@
+"""Writing one scope's export: JSON lines of a header, the person, messages and memories."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any, TextIO
+
+from huiyi import __version__
+from huiyi.errors import InvalidInput
+from huiyi.memory import AsyncMemory
+from huiyi.model import MemoryItem, MemoryKind, Message
+
+__all__ = ["PAGE", "export_lines", "scope_label", "write_lines"]
+
+PAGE = 500  # memories read per call while exporting
+
+
+def scope_label(person: str | None, space: str | None) -> str:
+    """How a scope is named to a user and in an export's header."""
+    return f"space:{space}" if space else f"person:{person}" if person else "official"
+
+
+def _scope_fields(agent: str, person: str | None, space: str | None) -> dict[str, str]:
+    fields = {"agent": agent}
+    if space:
+        fields["space"] = space
+    elif person:
+        fields["person"] = person
+    return fields
+
+
+async def _all_memories(memory: AsyncMemory, agent: str, person: str | None, space: str | None) -> list[MemoryItem]:
+    items: list[MemoryItem] = []
+    offset = 0
+    while True:
+        page = await memory.memories(agent=agent, person=person, space=space, limit=PAGE, offset=offset)
+        items.extend(page)
+        if len(page) < PAGE:
+            return items
+        offset += PAGE
+
+
+async def export_lines(
+    memory: AsyncMemory, agent: str, person: str | None, space: str | None
+) -> AsyncIterator[dict[str, Any]]:
+    """A scope's export, line by line: header, person, messages (in log order), then memories (oldest first)."""
+    if person and space:
+        raise InvalidInput("export one scope: a person or a space, not both")
+    scope = _scope_fields(agent, person, space)
+    yield {"type": "export", "version": 1, "huiyi": __version__, "scope": scope_label(person, space), **scope}
+    if person and not space and (known := await memory.get_person(person, agent=agent)) is not None:
+        yield {"type": "person", "agent": agent, "id": known.id, "name": known.name, "aliases": known.aliases}
+    items = await _all_memories(memory, agent, person, space)
+    anchors = [item.sources[0] for item in items if item.kind is MemoryKind.CHUNK and item.sources]
+    messages: list[Message] = []
+    for start in range(0, len(anchors), PAGE):
+        messages.extend(await memory.messages(anchors[start : start + PAGE], agent=agent))
+    for message in sorted({m.id: m for m in messages}.values(), key=lambda m: m.seq):  # the log's order
+        yield {
+            "type": "message",
+            **scope,
+            "speaker": message.speaker,
+            "role": message.role,
+            "text": message.text,
+            "time": message.time.isoformat(),
+            "id": message.id,
+        }
+    for item in reversed(items):  # oldest first, as they were made
+        if item.kind is not MemoryKind.CHUNK:
+            yield {"type": "memory", **scope, **item.model_dump(mode="json", exclude={"scope"})}
+
+
+async def write_lines(lines: AsyncIterator[dict[str, Any]], handle: TextIO) -> int:
+    """Write lines as JSON lines (UTF-8 text, not escaped); returns how many."""
+    count = 0
+    async for line in lines:
+        handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+        count += 1
+    return count

@@ -1,0 +1,87 @@
+"""What an import file holds, as typed lines gathered into a plan checked before anything is written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from huiyi.model import MemoryKind, Person, Role
+
+__all__ = ["LINE_MODELS", "Batch", "MemoryLine", "MessageLine", "PersonLine", "Plan"]
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    agent: str | None = None
+    person: str | None = None
+    space: str | None = None
+
+
+class MessageLine(_Line):
+    type: Literal["message"] = "message"
+    text: str
+    role: Role = "user"
+    speaker: str | None = None
+    time: datetime | None = None
+    id: str | None = None
+
+
+class MemoryLine(_Line):
+    type: Literal["memory"]
+    text: str
+    kind: MemoryKind = MemoryKind.NOTE
+    time: datetime | None = None
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    keywords: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    data: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+    place: str = ""
+    insight: str = ""
+    participants: list[str] = Field(default_factory=list)
+
+
+class PersonLine(_Line):
+    type: Literal["person"]
+    id: str
+    name: str = ""
+    aliases: list[str] = Field(default_factory=list)
+
+
+LINE_MODELS: dict[str, type[_Line]] = {"message": MessageLine, "memory": MemoryLine, "person": PersonLine}
+
+
+@dataclass
+class Batch:
+    """Consecutive messages of one chat, added in one call."""
+
+    agent: str
+    person: str | None
+    space: str | None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    """What a file holds, checked before anything is written."""
+
+    batches: list[Batch] = field(default_factory=list)
+    memories: list[tuple[str, MemoryLine]] = field(default_factory=list)  # (agent, line)
+    persons: list[tuple[str, Person]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    export: bool = False
+
+    @property
+    def size(self) -> int:
+        return sum(len(b.messages) for b in self.batches) + len(self.memories)
+
+    def add_message(self, agent: str, person: str | None, space: str | None, message: dict[str, Any]) -> None:
+        last = self.batches[-1] if self.batches else None
+        if last is None or (last.agent, last.person, last.space) != (agent, person, space):
+            last = Batch(agent, person, space)
+            self.batches.append(last)
+        last.messages.append(message)

@@ -1,0 +1,136 @@
+"""Reading an import file (a probe file or JSON lines) into a checked :class:`~huiyi.formats.plan.Plan`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from huiyi.errors import InvalidInput
+from huiyi.formats.plan import LINE_MODELS, MemoryLine, MessageLine, PersonLine, Plan
+from huiyi.formats.probes import ProbeSet
+from huiyi.model import MemoryKind, Person
+
+__all__ = ["read_file", "read_text"]
+
+
+def _message_dict(line: MessageLine) -> dict[str, Any]:
+    return {"text": line.text, "role": line.role, "speaker": line.speaker, "time": line.time, "id": line.id}
+
+
+def _read_lines(text: str, agent: str | None, person: str | None, space: str | None) -> Plan:
+    plan = Plan()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+            if not isinstance(record, dict):
+                raise InvalidInput("a line must be a JSON object")
+            kind = record.get("type", "message")
+            if kind == "export":
+                plan.export = True
+                continue
+            model = LINE_MODELS.get(kind, MessageLine)
+            line = model.model_validate(record)
+        except (ValueError, InvalidInput) as exc:  # JSONDecodeError and ValidationError are ValueErrors
+            raise InvalidInput(f"line {number}: {_reason(exc)}") from exc
+        who = line.agent or agent
+        if not who:
+            raise InvalidInput(f"line {number}: no agent; give it in the line or with --agent")
+        if isinstance(line, PersonLine):
+            plan.persons.append((who, Person(id=line.id, name=line.name, aliases=line.aliases)))
+        elif isinstance(line, MemoryLine):
+            plan.memories.append((who, line.model_copy(update={"agent": who})))
+        elif isinstance(line, MessageLine):
+            chat_person, chat_space = (line.person, line.space) if line.person or line.space else (person, space)
+            if not chat_person and not chat_space:
+                raise InvalidInput(f"line {number}: no person or space; give one in the line or with --person/--space")
+            plan.add_message(who, None if chat_space else chat_person, chat_space, _message_dict(line))
+    return plan
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
+    return exc.message if isinstance(exc, InvalidInput) else str(exc)
+
+
+def _read_probes(probes: ProbeSet, cases: list[str]) -> Plan:
+    chosen = [case for case in probes.cases if not cases or case.id in cases]
+    if cases and (missing := set(cases) - {case.id for case in chosen}):
+        raise InvalidInput(f"no case {', '.join(sorted(missing))} in {probes.name}")
+    ids = [m.id for case in chosen for m in case.messages] + [m.id for case in chosen for m in case.memories]
+    prefixed = len(set(ids)) != len(ids)
+    plan = Plan()
+    if prefixed:
+        plan.notes.append("ids repeat across cases, so each is prefixed with its case id (case:id)")
+    for case in chosen:
+
+        def own(value: str, case_id: str = case.id) -> str:
+            return f"{case_id}:{value}" if prefixed else value
+
+        speakers: dict[str, set[str]] = {}
+        for message in case.messages:
+            people = speakers.setdefault(message.space, set())
+            if message.role == "user":
+                people.add(message.speaker)
+        private = {space: next(iter(people)) for space, people in speakers.items() if len(people) == 1}
+        for message in case.messages:
+            person = private.get(message.space)
+            plan.add_message(
+                case.agent,
+                person,
+                None if person else message.space,
+                {
+                    "text": message.text,
+                    "role": message.role,
+                    "speaker": message.speaker,
+                    "time": message.time,
+                    "id": own(message.id),
+                },
+            )
+        for memory in case.memories:
+            kind = memory.kind if memory.kind in {k.value for k in MemoryKind} else MemoryKind.NOTE.value
+            line = MemoryLine(
+                type="memory",
+                agent=case.agent,
+                person=memory.person,
+                space=memory.space,
+                text=memory.text,
+                kind=MemoryKind(kind),
+                time=memory.time,
+                sources=[own(memory.id)],
+                data=memory.data,
+            )
+            plan.memories.append((case.agent, line))
+    skipped = sum(len(case.probes) for case in chosen)
+    if skipped:
+        plan.notes.append(f"{skipped} probes are questions, not data: left out (huiyi eval probes scores them)")
+    return plan
+
+
+def read_text(text: str, name: str, agent: str | None, person: str | None, space: str | None, cases: list[str]) -> Plan:
+    """A file's text (called ``name`` in errors) as a checked plan; raises ``InvalidInput`` naming the line at fault.
+
+    ``agent``, ``person`` and ``space`` stand in for lines that name none; ``cases`` picks probe-file cases.
+    """
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict) and "cases" in whole:
+        try:
+            return _read_probes(ProbeSet.model_validate(whole), cases)
+        except ValidationError as exc:
+            raise InvalidInput(f"{name} is not a valid probe file: {_reason(exc)}") from exc
+    if cases:
+        raise InvalidInput("--case applies to probe files only")
+    return _read_lines(text, agent, person, space)
+
+
+def read_file(path: Path, agent: str | None, person: str | None, space: str | None, cases: list[str]) -> Plan:
+    """A file to import, as a checked plan (see :func:`read_text`)."""
+    return read_text(path.read_text(encoding="utf-8-sig"), path.name, agent, person, space, cases)

@@ -1,0 +1,56 @@
+"""The import/export formats without the command line: the same calls an HTTP route would make."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from huiyi.config import Config
+from huiyi.errors import InvalidInput
+from huiyi.formats import apply_plan, export_lines, read_text, write_lines
+from huiyi.memory import AsyncMemory
+
+
+@pytest.fixture(autouse=True)
+def _hash_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HUIYI_EMBED__PROVIDER", "hash")
+    monkeypatch.setenv("HUIYI_WORKER__ENABLED", "false")
+
+
+LINES = "\n".join(
+    json.dumps(record, ensure_ascii=False)
+    for record in [
+        {"id": "m1", "speaker": "木木", "text": "我下周三要考试", "time": "2023-04-27T20:00:00"},
+        {"type": "memory", "text": "木木怕黑", "kind": "fact", "importance": 0.8},
+        {"type": "person", "id": "木木", "name": "木木", "aliases": ["木头"]},
+    ]
+)
+
+
+def test_text_read_into_a_plan_with_the_callers_scope() -> None:
+    plan = read_text(LINES, "chat.jsonl", "祈煜", "木木", None, [])
+    assert [(b.agent, b.person, b.space, len(b.messages)) for b in plan.batches] == [("祈煜", "木木", None, 1)]
+    assert [(agent, line.text) for agent, line in plan.memories] == [("祈煜", "木木怕黑")]
+    assert plan.persons[0][1].aliases == ["木头"] and not plan.export
+    with pytest.raises(InvalidInput, match="line 1: no agent"):
+        read_text(LINES, "chat.jsonl", None, "木木", None, [])
+
+
+def test_a_plan_applied_then_exported_reads_back_as_an_export(tmp_path: Path) -> None:
+    async def run() -> str:
+        async with AsyncMemory(tmp_path / "st", config=Config.load()) as memory:
+            counts = await apply_plan(memory, read_text(LINES, "chat.jsonl", "祈煜", "木木", None, []))
+            assert (counts.stored, counts.memories, counts.persons) == (1, 1, 1)
+            await memory.flush(agent="祈煜", person="木木")  # the message's chunk is what export reads it by
+            handle = io.StringIO()
+            assert await write_lines(export_lines(memory, "祈煜", "木木", None), handle) == 4
+            return handle.getvalue()
+
+    exported = asyncio.run(run())
+    assert [json.loads(line)["type"] for line in exported.splitlines()] == ["export", "person", "message", "memory"]
+    again = read_text(exported, "export.jsonl", None, None, None, [])
+    assert again.export and again.size == 2 and again.persons[0][1].name == "木木"
