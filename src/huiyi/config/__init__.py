@@ -7,6 +7,8 @@ Defaults come from the seeds; the comment beside each names its section.
     20
     >>> Config(recall={"limit": 3}).recall.limit
     3
+    >>> Config(recall={"recipe": "seed004", "limit": 3}).recall.score_weights["relevance"]
+    0.4
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from huiyi.config.core import (
     WorkerConfig,
 )
 from huiyi.config.forget import ForgetConfig, StrengthConfig
-from huiyi.config.recall import RecallConfig, RoutesConfig
+from huiyi.config.recall import RecallRecipe
 from huiyi.config.settings import Config
 from huiyi.config.summarize import SummaryConfig
 
@@ -45,8 +47,7 @@ __all__ = [
     "LLMConfig",
     "LinkConfig",
     "OverviewConfig",
-    "RecallConfig",
-    "RoutesConfig",
+    "RecallRecipe",
     "StoreConfig",
     "StrengthConfig",
     "SummaryConfig",

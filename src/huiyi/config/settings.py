@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from huiyi.config.consolidate import ConsolidateConfig
@@ -23,7 +26,7 @@ from huiyi.config.core import (
     WindowConfig,
     WorkerConfig,
 )
-from huiyi.config.recall import RecallConfig, RoutesConfig
+from huiyi.config.recall import NAMED_RECIPES, RecallRecipe, expand_recipe
 from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import ConfigError
 
@@ -39,7 +42,8 @@ class Config(BaseSettings):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     window: WindowConfig = Field(default_factory=WindowConfig)
     chunk: ChunkConfig = Field(default_factory=ChunkConfig)
-    recall: RecallConfig = Field(default_factory=RecallConfig)
+    recall: RecallRecipe = Field(default_factory=RecallRecipe)  # the default recipe
+    recipes: dict[str, RecallRecipe] = Field(default_factory=dict)  # a user's named recipes
     store: StoreConfig = Field(default_factory=StoreConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     worker: WorkerConfig = Field(default_factory=WorkerConfig)
@@ -47,9 +51,27 @@ class Config(BaseSettings):
     context: ContextConfig = Field(default_factory=ContextConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
     expand: ExpandConfig = Field(default_factory=ExpandConfig)
-    routes: RoutesConfig = Field(default_factory=RoutesConfig)
     consolidate: ConsolidateConfig = Field(default_factory=ConsolidateConfig)
     summary: SummaryConfig = Field(default_factory=SummaryConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _recipes(cls, data: Any) -> Any:
+        """Lay each recipe over the named recipe it starts from, so ``config.recall`` is complete."""
+        if not isinstance(data, dict) or not ("recall" in data or "recipes" in data):
+            return data
+        user = {name: _fields(value) for name, value in (data.get("recipes") or {}).items()}
+        for name in user:
+            if name in NAMED_RECIPES:
+                raise ValueError(f"recipe {name!r} is built in; name yours differently")
+        try:
+            recipes = {name: expand_recipe(fields, user, (name,)) for name, fields in user.items()}
+            recall = expand_recipe(_fields(data.get("recall") or {}), user)
+        except ValueError:
+            if _lenient.get():  # the environment alone may name a recipe the file defines
+                return data
+            raise
+        return {**data, "recall": recall, **({"recipes": recipes} if recipes else {})}
 
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:
@@ -63,10 +85,30 @@ class Config(BaseSettings):
         try:
             # keyword arguments beat the environment in pydantic-settings, and a file must not,
             # so the environment's values are laid over the file's by hand.
-            from_env = cls().model_dump(exclude_unset=True)
+            with _env_only():
+                from_env = cls().model_dump(exclude_unset=True)
             return cls(**_deep_merge(_deep_merge(data, from_env), overrides))
         except ValueError as exc:
             raise ConfigError(f"invalid config: {exc}") from exc
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """The fields a recipe sets: a TOML table as it is, a model without its defaults."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(exclude_unset=True)
+    return dict(value)
+
+
+_lenient: ContextVar[bool] = ContextVar("huiyi_config_lenient", default=False)
+
+
+@contextmanager
+def _env_only() -> Iterator[None]:
+    token = _lenient.set(True)
+    try:
+        yield
+    finally:
+        _lenient.reset(token)
 
 
 def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
