@@ -750,7 +750,7 @@ def test_consolidate_due_finds_scopes_from_extraction_jobs(sqlite: Store) -> Non
 @pytest.mark.parametrize(
     "name",
     [
-        "huiyi.flows.consolidate_config",
+        "huiyi.config.consolidate",
         "huiyi.flows.consolidate_report",
         "huiyi.flows.consolidate_state",
         "huiyi.flows.consolidate_supersede",

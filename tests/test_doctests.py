@@ -10,9 +10,12 @@ import pytest
 MODULES = [
     "huiyi.config",
     "huiyi.memory",
-    "huiyi.recall.extend",
-    "huiyi.recall.fusion",
+    "huiyi.config.recall",
+    "huiyi.recall.fuse",
     "huiyi.recall.graph",
+    "huiyi.recall.recipes",
+    "huiyi.recall.rerank",
+    "huiyi.recall.routes",
     "huiyi.text.tokens",
     "huiyi.text.times",
 ]

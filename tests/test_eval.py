@@ -269,9 +269,9 @@ def test_docstring_examples_of_the_harness_and_recall() -> None:
     import doctest
 
     from huiyi.evaluation import probes as probes_module
-    from huiyi.recall import engine
+    from huiyi.recall import rerank
 
-    for module in (probes_module, locomo, madial, engine):
+    for module in (probes_module, locomo, madial, rerank):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 

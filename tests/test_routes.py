@@ -12,14 +12,14 @@ from huiyi import Memory
 from huiyi.config import Config
 from huiyi.model import Entity, EntityType, Link, LinkKind, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.recall import extend
+from huiyi.recall import routes
 from huiyi.text.lexicon import Lexicon
 
 NOW = datetime(2024, 10, 1, 20, 0)
 
 
-def open_memory(path: Path, **routes: object) -> Memory:
-    config = Config(worker={"enabled": False}, recall={"reinforce": False}, routes=routes)
+def open_memory(path: Path, **recipe: object) -> Memory:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False, **recipe})
     return Memory(path, embedder=HashEmbedder(64), config=config, clock=lambda: NOW)
 
 
@@ -36,7 +36,7 @@ def test_an_alias_in_the_query_reaches_what_was_said_about_the_person(group: Mem
         group.remember(f"群里第{i}次讨论周末吃什么", agent="bot", space="g1")
     entity = Entity(scope=scope, name="苏霓", type=EntityType.OBJECT, aliases=["霓霓"])
     group.store.upsert_entity(entity, HashEmbedder(64).embed_passages(["苏霓"])[0])
-    extend._entity_cache.clear()
+    routes._entity_cache.clear()
     result = group.recall("霓霓最近有什么打算", agent="bot", space="g1", limit=1)
     assert result.hits[0].id == said.id
     assert result.hits[0].route_scores["entity"] > 0
@@ -48,14 +48,14 @@ def test_the_callers_own_name_is_not_an_entity_mention(tmp_path: Path) -> None:
         scope = Scope.of_person("bot", "木木")
         memory.store.upsert_entity(Entity(scope=scope, name="木木"), HashEmbedder(64).embed_passages(["木木"])[0])
         memory.remember("木木喜欢猫", agent="bot", person="木木")
-        extend._entity_cache.clear()
+        routes._entity_cache.clear()
         result = memory.recall("木木喜欢什么", agent="bot", person="木木")
         assert "entities" not in result.info
 
 
 def test_associated_words_find_what_the_query_never_says(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lexicon = Lexicon.from_entries({"红色": [("玫瑰", 6), ("火焰", 6)]})
-    monkeypatch.setattr(extend, "lexicon_for", lambda _mode: lexicon)
+    monkeypatch.setattr(routes, "lexicon_for", lambda _mode: lexicon)
     texts = ["祈煜送了木木一束玫瑰", "今天地铁很挤", "周末想去图书馆", "早上喝了燕麦拿铁", "楼下新开了米线店"]
     with open_memory(tmp_path / "off", entity_weight=0.0, graph_weight=0.0) as memory:
         for text in texts:
@@ -92,7 +92,7 @@ def test_the_seed_004_preset_weighs_importance(tmp_path: Path) -> None:
     """Two memories equally relevant: relevance alone cannot tell them apart, seed 004 prefers the important."""
     found = {}
     for preset in ("relevance", "seed004"):
-        with open_memory(tmp_path / preset, preset=preset, entity_weight=0.0, graph_weight=0.0) as memory:
+        with open_memory(tmp_path / preset, recipe=preset, entity_weight=0.0, graph_weight=0.0) as memory:
             memory.remember("木木想学吉他", agent="a", person="p", importance=0.1, id="a-minor")
             memory.remember("木木想学吉他", agent="a", person="p", importance=1.0, id="z-major")
             found[preset] = memory.recall("吉他", agent="a", person="p", limit=2).hits
@@ -133,7 +133,7 @@ def test_tag_matches_outrank_content_matches(tmp_path: Path) -> None:
 
 def test_likelier_associations_weigh_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lexicon = Lexicon.from_entries({"红色": [("玫瑰", 8), ("灯笼", 3)]})
-    monkeypatch.setattr(extend, "lexicon_for", lambda _mode: lexicon)
+    monkeypatch.setattr(routes, "lexicon_for", lambda _mode: lexicon)
     with open_memory(tmp_path, expand_weight=1.0, entity_weight=0.0, graph_weight=0.0) as memory:
         rose = memory.remember("一束玫瑰", agent="a", person="p")
         lantern = memory.remember("一盏灯笼", agent="a", person="p")

@@ -700,7 +700,7 @@ def test_every_prompt_file_loads_and_a_user_folder_overrides_it(tmp_path: Path) 
     assert load_summary_prompt("diary", "zh", tmp_path).source == "huiyi/prompts/summary_diary_zh.md"
 
 
-@pytest.mark.parametrize("name", ["huiyi.flows.summarize_config", "huiyi.flows.summarize_words"])
+@pytest.mark.parametrize("name", ["huiyi.config.summarize", "huiyi.flows.summarize_words"])
 def test_docstring_examples(name: str) -> None:
     import doctest
     import importlib

@@ -1,6 +1,6 @@
 """huiyi (回忆): long-term memory for LLM characters — companions and group-chat bots, Chinese first."""
 
-from huiyi.config import Config
+from huiyi.config import Config, RecallRecipe
 from huiyi.errors import HuiyiError, InvalidInput, NotFound
 from huiyi.memory import AsyncMemory, Memory
 from huiyi.model import (
@@ -30,6 +30,7 @@ __all__ = [
     "NotFound",
     "Person",
     "RecallHit",
+    "RecallRecipe",
     "RecallResult",
     "Scope",
     "ScopeKind",

@@ -29,6 +29,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from zoneinfo import ZoneInfo
 
 from huiyi.config import Config
+from huiyi.config.recall import RecallRecipe
 from huiyi.errors import EmbedderMismatch, InvalidInput, NotFound
 from huiyi.flows import fold, ingest
 from huiyi.flows.consolidate import consolidate, consolidate_due, last_run
@@ -57,8 +58,8 @@ from huiyi.model import (
 )
 from huiyi.providers.embed import Embedder, make_embedder
 from huiyi.providers.llm import LLM, OpenAIChat
-from huiyi.recall.engine import RecallRequest, recall
-from huiyi.recall.extend import extend_recall
+from huiyi.recall import pipeline
+from huiyi.recall.recipes import recipe_for
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
 from huiyi.store import open_store
@@ -434,64 +435,45 @@ class AsyncMemory:
         kinds: Sequence[MemoryKind] | None = None,
         now: datetime | None = None,
         time_range: tuple[datetime | None, datetime | None] | None = None,
+        recipe: RecallRecipe | str | None = None,
     ) -> RecallResult:
         """The memories most relevant to ``query`` that this person/space may see.
 
         Reads the agent's official memories plus the named person's and space's, never another's.
         ``now`` is the moment the query is asked (default: the clock), against which its time words
         (上周, last May) are read. ``time_range`` (start, end; either may be None) keeps only memories
-        whose time falls inside it.
+        whose time falls inside it. ``recipe`` (one, or a name: relevance, seed001, seed004 or one of
+        ``[recipes]``) replaces the configured ``[recall]`` for this call.
         """
+        chosen = recipe_for(recipe, self.config)
         if not agent:
             raise InvalidInput("agent is required")
         if not query or not query.strip():
             raise InvalidInput("query is empty")
-        if len(query) > self.config.recall.max_query_chars:
-            raise InvalidInput(f"query has {len(query)} characters; limit {self.config.recall.max_query_chars}")
-        limit = self.config.recall.limit if limit is None else limit
+        if len(query) > chosen.max_query_chars:
+            raise InvalidInput(f"query has {len(query)} characters; limit {chosen.max_query_chars}")
+        limit = chosen.limit if limit is None else limit
         if limit < 1:
             raise InvalidInput("limit must be at least 1")
-        request = RecallRequest(
+        request = pipeline.RecallRequest(
             query=query,
             scopes=_visible(agent, person, space),
             limit=limit,
-            score_threshold=self.config.recall.score_threshold if score_threshold is None else score_threshold,
+            score_threshold=chosen.score_threshold if score_threshold is None else score_threshold,
+            now=now or self.now(),
             kinds=kinds,
             drop_words=[agent, *([person] if person else [])],
-            now=now or self.now(),
+            time_range=time_range,
         )
-        routes = self.config.routes
-        extended = routes.preset != "relevance" or bool(
-            routes.entity_weight or routes.expand_weight or routes.graph_weight or routes.tier_weight or routes.roulette
+        return await self._run(
+            pipeline.run,
+            self.store,
+            self.embedder,
+            chosen,
+            request,
+            lexicon=self.config.expand.neighbours,
+            reinforcer=self.reinforcer,
         )
-        if time_range is not None:
-            request.limit = max(limit * 5, self.config.recall.candidates)
-        elif extended:
-            request.limit = max(limit, routes.candidates)
-        result = await self._run(recall, self.store, self.embedder, self.config.recall, request)
-        if extended:
-            result = await self._run(
-                extend_recall,
-                self.store,
-                routes,
-                self.config.expand.neighbours,
-                result,
-                request.scopes,
-                request.drop_words,
-                request.limit if time_range is not None else limit,
-                request.now or self.now(),
-            )
-        if time_range is not None:
-            start, end = time_range
-            inside = [
-                hit
-                for hit in result.hits
-                if hit.time is not None and (start is None or hit.time >= start) and (end is None or hit.time <= end)
-            ]
-            result = result.model_copy(update={"hits": inside[:limit]})
-        if self.config.recall.reinforce:
-            self.reinforcer.note(agent, [hit.id for hit in result.hits], request.now or self.now())
-        return result
 
     async def feedback(self, memory_id: str, value: float, *, agent: str) -> MemoryItem:
         """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory."""

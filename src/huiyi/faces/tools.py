@@ -21,7 +21,6 @@ hand the error to the model and go on.
 from __future__ import annotations
 
 import copy
-import inspect
 import json
 import logging
 import re
@@ -371,10 +370,6 @@ ARGUMENTS: dict[str, type[_Args]] = {
     "core_memory_replace": CoreMemoryReplace,
 }
 
-# whether recall can expand along links yet (graph expansion is built elsewhere; pass it on once it can)
-_RECALL_EXPANDS = "expand_depth" in inspect.signature(AsyncMemory.recall).parameters
-
-
 # the executor ------------------------------------------------------------------------------------------
 
 
@@ -527,13 +522,9 @@ class ToolExecutor:
     async def _search_memories(self, args: SearchMemories) -> dict[str, Any]:
         kinds = sorted({_TYPE_KIND[t] for t in args.memory_types}) if args.memory_types else None
         extra: dict[str, Any] = {}
-        note = None
-        if _RECALL_EXPANDS:
-            extra["expand_depth"] = args.expand_depth
-        elif args.expand_depth > 0 and "expand_depth" in args.model_fields_set:
-            note = "expand_depth is accepted, but graph expansion is not available yet: direct matches only"
-        result = await self._recall(args.query, args.max_results, kinds, args.time_range, **extra)
-        return {**result, "note": note} if note else result
+        if "expand_depth" in args.model_fields_set:  # left out, the recipe's planner decides (seed 004 §12.3)
+            extra["recipe"] = self.memory.config.recall.model_copy(update={"graph_depth": args.expand_depth})
+        return await self._recall(args.query, args.max_results, kinds, args.time_range, **extra)
 
     # seed 002 / MemGPT ---------------------------------------------------------------------------------
     async def _conversation_search(self, args: ConversationSearch) -> dict[str, Any]:

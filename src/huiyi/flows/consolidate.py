@@ -29,7 +29,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import date, datetime, timedelta
 
-from huiyi.flows.consolidate_config import ConsolidateConfig
+from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.flows.consolidate_describe import merge_descriptions
 from huiyi.flows.consolidate_entities import merge_duplicate_entities
 from huiyi.flows.consolidate_links import discover_links

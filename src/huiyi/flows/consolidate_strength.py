@@ -23,7 +23,7 @@ import logging
 import math
 from datetime import datetime, timedelta
 
-from huiyi.flows.consolidate_config import ConsolidateConfig
+from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.flows.consolidate_state import State, when
 from huiyi.flows.forget import capacity_victims, decay_type_of, seed000_increment, type_decay
 from huiyi.model import MemoryItem, MemoryKind, ScopeKind

@@ -81,7 +81,7 @@ def _words(state: State) -> _Words:
 def polarity(predicate: str, state: State) -> tuple[int, str, bool]:
     """(+1 or −1, the predicate without its negation, whether it is a preference word).
 
-    >>> from huiyi.flows.consolidate_config import ConsolidateConfig
+    >>> from huiyi.config.consolidate import ConsolidateConfig
     >>> class S: config, memo = ConsolidateConfig(), {}
     >>> [polarity(p, S()) for p in ("喜欢", "不喜欢", "讨厌", "不是", "是")]  # doctest: +NORMALIZE_WHITESPACE
     [(1, '喜欢', True), (-1, '喜欢', True), (-1, '讨厌', True), (-1, '是', False), (1, '是', False)]

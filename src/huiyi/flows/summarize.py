@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from huiyi.config import Config
+from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import InvalidInput, ProviderError
 from huiyi.flows import summarize_rules as rules
 from huiyi.flows.ingest import terms_of
-from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.flows.summarize_llm import SummaryError, SummaryWriter
 from huiyi.flows.summarize_material import (
     PAGE,

@@ -18,9 +18,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import ProviderError
 from huiyi.flows.prompt_files import Prompt, load_prompt_file
-from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.flows.summarize_material import DayMaterial, Said
 from huiyi.providers.llm import LLM
 from huiyi.text.tokens import has_cjk

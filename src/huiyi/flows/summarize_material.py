@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import Fold
 from huiyi.flows.extract_rules import RuleExtractor, conversation_language
-from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope, ScopeKind, SummaryKind
 from huiyi.store.base import Store
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from huiyi.flows.summarize_config import SummaryConfig
+from huiyi.config.summarize import SummaryConfig
 from huiyi.flows.summarize_material import DayMaterial, Draft
 from huiyi.flows.summarize_rules import IMPORTANCE, cap, ranked_words, topics_of
 from huiyi.flows.summarize_words import WORDS, clip, join

@@ -28,8 +28,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from huiyi.config.summarize import SummaryConfig
 from huiyi.flows.extract_rules import keywords
-from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.flows.summarize_material import DayMaterial, Draft, Highlight, Said
 from huiyi.flows.summarize_words import (
     WEEKDAYS,

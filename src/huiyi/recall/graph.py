@@ -1,47 +1,22 @@
-"""Graph routes of recall: entity mentions, expansion along links, and the rule-based planner.
+"""The graph under recall's routes: entities a query mentions, and walks along memory links.
 
 Seed 004 §12.3: a query with causal words (为什么, 因为, 导致, why…) or relation words (有关, 关于, about…)
-expands from the memories found along their links and shared entities, breadth-first to depth 2,
-each hop scoring 1/distance; time words set a time filter. Seed 002 §3.12: names and aliases in the
-query (霓霓 for 苏霓) reach a person's memories even when that person has not spoken for a long time.
+expands from the memories found along their links, breadth-first to depth 2, each hop scoring
+1/distance. Seed 002 §3.12: names and aliases in the query (霓霓 for 苏霓) reach a person's memories
+even when that person has not spoken for a long time.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
-from huiyi.model import Entity, Link, Scope
-from huiyi.store.base import Store, Terms
+from huiyi.model import Entity, Link
+from huiyi.store.base import Store
 from huiyi.text import tokens
-from huiyi.text.times import TimeSpan, query_time_range
 
 CAUSAL = re.compile(r"为什么|为何|因为|所以|导致|原因|怎么会|结果|\bwhy\b|\bbecause\b|\bcaused?\b|\breason\b", re.I)
 RELATION = re.compile(r"有关|关于|相关|关系|联系|\babout\b|\brelated\b|\bregarding\b|\brelationship\b", re.I)
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What the rule-based planner reads from a query."""
-
-    expand_depth: int  # 0: no expansion; 1 or 2 hops
-    time_span: TimeSpan | None
-
-
-def plan(query: str, now: datetime, max_depth: int = 2) -> Plan:
-    """Causal words expand two hops, relation words one; time words set a filter.
-
-    >>> plan("为什么木木不开心", datetime(2024, 5, 10)).expand_depth
-    2
-    >>> plan("关于团子的事", datetime(2024, 5, 10)).expand_depth
-    1
-    >>> plan("上周吃了什么", datetime(2024, 5, 10)).time_span is not None
-    True
-    """
-    depth = 2 if CAUSAL.search(query) else 1 if RELATION.search(query) else 0
-    return Plan(expand_depth=min(depth, max_depth), time_span=query_time_range(query, now))
 
 
 def mentioned(entities: Sequence[Entity], text: str) -> list[Entity]:
@@ -71,12 +46,6 @@ def mentioned(entities: Sequence[Entity], text: str) -> list[Entity]:
     return list(found.values())
 
 
-def entity_terms(entities: Sequence[Entity]) -> Terms:
-    """Every name and alias as a keyword, so the keyword index finds memories naming any of them."""
-    words = list(dict.fromkeys(w for e in entities for name in e.names for w in tokens.words(name)))
-    return Terms(words=words)
-
-
 def expand(store: Store, agent: str, seeds: Sequence[str], depth: int, limit: int) -> dict[str, int]:
     """Memories reachable from ``seeds`` along links, breadth-first, with their distance (1 or 2).
 
@@ -96,7 +65,3 @@ def expand(store: Store, agent: str, seeds: Sequence[str], depth: int, limit: in
                     fresh.append(other)
         frontier = fresh
     return {memory_id: d for memory_id, d in distance.items() if d > 0}
-
-
-def visible_entities(store: Store, scopes: Sequence[Scope]) -> list[Entity]:
-    return store.list_entities(scopes)

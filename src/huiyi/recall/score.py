@@ -1,8 +1,8 @@
-"""Scoring recipes: how recall weighs relevance against importance, recency, use and the graph.
+"""Scoring: how recall weighs relevance against importance, recency, use and the graph.
 
-A recipe is a :class:`ScorePreset`, a small config object naming a weight per feature, not a set of
-flags. :func:`features_of` turns a memory into :class:`Features`, every one on a 0–1 scale;
-:func:`score` is the weighted sum and says what each feature contributed. Three presets:
+A recipe's ``score_weights`` make a :class:`ScorePreset`, a weight per feature. :func:`features_of`
+turns a memory into :class:`Features`, every one on a 0–1 scale; :func:`score` is the weighted sum and
+says what each feature contributed. Three presets:
 
 - ``RELEVANCE`` (the default): relevance only, so the total is the fused relevance: today's behaviour.
 - ``SEED_004``: seed 004 §5.2 ``0.4·semantic_sim + 0.2·importance + 0.2·(1/graph_distance)
@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal, TypeVar, get_args
+from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from huiyi.config.recall import SEED001_WEIGHTS, SEED004_WEIGHTS, FeatureName
 from huiyi.flows.forget import SEED004_DECAY_RATES, DecayType, decay_type_of, time_factor
 from huiyi.model import MemoryItem
 
@@ -50,9 +51,9 @@ __all__ = [
     "recent_use_penalty",
     "roulette",
     "score",
+    "score_memories",
 ]
 
-FeatureName = Literal["relevance", "importance", "recency", "access", "recent_use", "feedback", "graph", "time_decay"]
 FEATURES: tuple[FeatureName, ...] = get_args(FeatureName)
 
 
@@ -132,23 +133,9 @@ class ScorePreset(_Config):
 
 # today's behaviour: the fused relevance alone
 RELEVANCE = ScorePreset(name="relevance", weights={"relevance": 1.0})
-# seed 004 §5.2 阶段3评分排序: α=0.4, β=0.2, γ=0.2, δ=0.1, ε=0.1
-SEED_004 = ScorePreset(
-    name="seed004",
-    weights={"relevance": 0.4, "importance": 0.2, "graph": 0.2, "time_decay": 0.1, "access": 0.1},
-)
-# seed 001 §2.4.2 默认的权重比例
-SEED_001 = ScorePreset(
-    name="seed001",
-    weights={
-        "importance": 0.3,  # 重要性权重
-        "recency": 0.2,  # 时间距离权重
-        "access": 0.1,  # 使用次数权重
-        "recent_use": 0.2,  # 邻用权重
-        "relevance": 0.1,  # 内容权重
-        "feedback": 0.1,  # 反馈权重
-    },
-)
+# the seeds' weights live in the config, beside the named recipes that use them
+SEED_004 = ScorePreset(name="seed004", weights=SEED004_WEIGHTS)  # seed 004 §5.2
+SEED_001 = ScorePreset(name="seed001", weights=SEED001_WEIGHTS)  # seed 001 §2.4.2
 PRESETS: dict[str, ScorePreset] = {preset.name: preset for preset in (RELEVANCE, SEED_004, SEED_001)}
 
 
@@ -260,6 +247,28 @@ def features_of(
         graph=graph_closeness(graph_distance),
         time_decay=time_factor(decay_type_of(item), max(timedelta(0), age).days, params.decay_rates),
     )
+
+
+def score_memories(
+    items: Mapping[str, MemoryItem],
+    relevance: Mapping[str, float],
+    distances: Mapping[str, int],
+    preset: ScorePreset,
+    now: datetime,
+) -> dict[str, tuple[float, dict[str, float]]]:
+    """The preset's score of each memory from its fused relevance and its own signals."""
+    out: dict[str, tuple[float, dict[str, float]]] = {}
+    for memory_id, item in items.items():
+        features = features_of(
+            item,
+            min(1.0, max(0.0, relevance.get(memory_id, 0.0))),
+            now,
+            distances.get(memory_id),
+            max(-1.0, min(1.0, item.feedback)),
+        )
+        total, parts = score(features, preset)
+        out[memory_id] = (total, {str(name): value for name, value in parts.items()})
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------

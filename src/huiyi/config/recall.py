@@ -1,0 +1,135 @@
+"""The recall recipe: every route weight, candidate count, bonus and score weight one recall uses.
+
+``[recall]`` is the default recipe; ``recipe = "seed004"`` there starts it from a named recipe whose
+fields the section overrides. ``[recipes.<name>]`` defines a user's own, named like the built-ins.
+
+    >>> RecallRecipe().limit, RecallRecipe().score_weights
+    (10, {'relevance': 1.0})
+    >>> expand_recipe({"recipe": "seed004", "limit": 3}, {})["score_weights"]["importance"]
+    0.2
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from huiyi.config._section import Section
+
+__all__ = [
+    "NAMED_RECIPES",
+    "SEED001_WEIGHTS",
+    "SEED004_WEIGHTS",
+    "FeatureName",
+    "RecallRecipe",
+    "expand_recipe",
+]
+
+# what a score may weigh: see huiyi.recall.score.Features
+FeatureName = Literal["relevance", "importance", "recency", "access", "recent_use", "feedback", "graph", "time_decay"]
+
+# seed 004 §5.2 阶段3评分排序: α=0.4, β=0.2, γ=0.2, δ=0.1, ε=0.1
+SEED004_WEIGHTS: dict[FeatureName, float] = {
+    "relevance": 0.4,
+    "importance": 0.2,
+    "graph": 0.2,
+    "time_decay": 0.1,
+    "access": 0.1,
+}
+# seed 001 §2.4.2 默认的权重比例
+SEED001_WEIGHTS: dict[FeatureName, float] = {
+    "importance": 0.3,  # 重要性权重
+    "recency": 0.2,  # 时间距离权重
+    "access": 0.1,  # 使用次数权重
+    "recent_use": 0.2,  # 邻用权重
+    "relevance": 0.1,  # 内容权重
+    "feedback": 0.1,  # 反馈权重
+}
+
+
+_RELEVANCE_ONLY: dict[FeatureName, float] = {"relevance": 1.0}
+
+
+class RecallRecipe(Section):
+    """What one recall does: routes → fuse → rerank → score → threshold and limit → roulette."""
+
+    recipe: str = "relevance"  # the named recipe this one starts from; its own fields override that one's
+    limit: int = 10
+    score_threshold: float = 0.0  # on the fused 0–1 scale; seed 000 used 0.56 on its own scale
+    max_query_chars: int = 2000
+    reinforce: bool = True  # recall strengthens what it returns (seed 000 §8: +15), written in the background
+    # the dense and keyword routes, fused
+    candidates: int = 200  # per route, before fusion
+    fusion: Literal["minmax", "rrf"] = "minmax"
+    dense_weight: float = 0.7  # eval README: 0.3·BM25 + 0.7·dense beat either alone
+    keyword_weight: float = 0.3
+    dense_min_span: float = 0.05  # min-max: cosines closer than this stay close after scaling
+    rrf_k: int = 60
+    # bonuses on the best fused candidates (0 turns a bonus off)
+    rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
+    speaker_weight: float = 0.2  # the query names someone who took part in the memory
+    time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)
+    neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
+    neighbour_turns: int = 2  # how far either side a neighbour may sit
+    # routes beyond dense + keyword, added to the fused candidates by weight (0 turns a route off)
+    route_candidates: int = 50  # per extra route, and the fused candidates they are added to
+    entity_weight: float = 0.2  # names and aliases the query mentions (seed 002 §3.12)
+    expand_weight: float = 0.0  # 联想词 as a keyword route (seed 000 §10); off until it helps on eval
+    expand_words: int = 30
+    tier_weight: float = 0.0  # seed 001 §2.3: tag match > partial tag > content word > partial content
+    graph_weight: float = 0.5  # neighbours along links, × 1/distance (seed 004 §12.3)
+    # seed 004 §12.3.2 mode: auto (causal words 2 hops, relation words 1), fast (never), deep (always)
+    graph_mode: Literal["auto", "fast", "deep"] = "auto"
+    graph_depth: int | None = Field(default=None, ge=0)  # hops asked for (the tools' expand_depth); None: the mode's
+    graph_max_depth: int = 2
+    graph_seeds: int = 5
+    graph_limit: int = 20  # new memories per hop
+    # the final score: a weight per feature; relevance alone keeps the fused relevance with its bonuses
+    score_weights: dict[FeatureName, float] = Field(default_factory=lambda: dict(_RELEVANCE_ONLY))
+    roulette: bool = False  # seed 001 §2.4.4: sample among the best instead of always the top
+    roulette_pool: int = 20
+    roulette_seed: int | None = None
+
+    @field_validator("score_weights")
+    @classmethod
+    def _weights(cls, value: dict[FeatureName, float]) -> dict[FeatureName, float]:
+        for name, weight in value.items():
+            if not (math.isfinite(weight) and weight >= 0):
+                raise ValueError(f"weight of {name} must be finite and not negative, got {weight}")
+        if not value or sum(value.values()) <= 0:
+            raise ValueError("score_weights need at least one positive weight")
+        return value
+
+    @property
+    def scores(self) -> bool:
+        """Whether the final score weighs more than the fused relevance."""
+        return self.score_weights != _RELEVANCE_ONLY
+
+
+# the named recipes a recipe may start from: each the fields it changes from the defaults
+NAMED_RECIPES: dict[str, dict[str, Any]] = {
+    "relevance": {},  # the fused relevance with its bonuses
+    "seed004": {"score_weights": SEED004_WEIGHTS},  # seed 004 §5.2
+    "seed001": {"score_weights": SEED001_WEIGHTS},  # seed 001 §2.4.2
+}
+
+
+def expand_recipe(
+    fields: Mapping[str, Any], user: Mapping[str, Mapping[str, Any]], seen: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A recipe's fields laid over those of the named recipe it starts from (built-in or the user's)."""
+    name = str(fields.get("recipe", "relevance"))
+    if name in NAMED_RECIPES:
+        base = dict(NAMED_RECIPES[name])
+    elif name in user:
+        if name in seen:
+            raise ValueError(f"recipe {name!r} starts from itself")
+        base = expand_recipe(user[name], user, (*seen, name))
+        base.pop("recipe", None)
+    else:
+        known = ", ".join([*NAMED_RECIPES, *user])
+        raise ValueError(f"no recipe named {name!r}; known: {known}")
+    return {**base, **fields}

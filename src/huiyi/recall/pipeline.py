@@ -1,0 +1,240 @@
+"""Recall, the hot path, as one pipeline run by a recipe.
+
+Routes → fuse → rerank → score → threshold, time range and limit → roulette:
+
+1. The dense and keyword routes run together (the keyword search while the query is embedded: both
+   release the GIL), are fused, cut by the score threshold, and the best get the rerank bonuses
+   (speaker, time, neighbour); a kind filter and the scope check keep what may be returned.
+2. When the recipe asks for more (the late routes, tiers, the graph, a weighted score or roulette),
+   those candidates are widened: late routes and tiers add bonuses, the graph walks from the best,
+   the recipe's score weighs the result, and roulette may sample among the best.
+3. A time range keeps what lies inside it; the limit cuts; what was returned is reinforced.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from huiyi.config.recall import RecallRecipe
+from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
+from huiyi.providers.embed import Embedder
+from huiyi.recall import routes
+from huiyi.recall.fuse import fuse
+from huiyi.recall.reinforce import Reinforcer
+from huiyi.recall.rerank import Bonuses, add_graph, add_route, add_tiers, rerank
+from huiyi.recall.score import ScorePreset, roulette, score_memories
+from huiyi.store.base import Store
+from huiyi.text.times import query_time_range
+
+__all__ = ["RecallRequest", "run"]
+
+_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="huiyi-recall")
+
+
+@dataclass
+class RecallRequest:
+    """One checked recall: what is asked, by whom, and how much of the answer is wanted."""
+
+    query: str
+    scopes: Sequence[Scope]
+    limit: int
+    score_threshold: float
+    now: datetime  # when the query is asked; time words in it are read against this
+    kinds: Sequence[MemoryKind] | None = None
+    drop_words: Sequence[str] = field(default_factory=tuple)  # names that would match everything
+    time_range: tuple[datetime | None, datetime | None] | None = None
+
+
+def run(
+    store: Store,
+    embedder: Embedder,
+    recipe: RecallRecipe,
+    request: RecallRequest,
+    *,
+    lexicon: str = "auto",
+    reinforcer: Reinforcer | None = None,
+) -> RecallResult:
+    """The memories the recipe finds for the request, best first."""
+    started = time.perf_counter()
+    terms = routes.query_terms(request.query, request.drop_words)
+    timings = {"tokenize": (time.perf_counter() - started) * 1000}
+    ask = routes.Ask(
+        store, embedder, request.scopes, request.query, terms, request.drop_words, request.now, recipe, lexicon
+    )
+    widens = _widens(recipe)
+    limit = request.limit
+    # a time range filters afterwards, so more candidates go in; the late routes widen a fixed pool
+    if request.time_range is not None:
+        first = max(limit * 5, recipe.candidates)
+    else:
+        first = max(limit, recipe.route_candidates) if widens else limit
+    result = _fused(ask, request, first, started, timings)
+    if widens:
+        result = _widened(ask, result, first if request.time_range is not None else limit)
+    if request.time_range is not None:
+        start, end = request.time_range
+        inside = [
+            hit
+            for hit in result.hits
+            if hit.time is not None and (start is None or hit.time >= start) and (end is None or hit.time <= end)
+        ]
+        result = result.model_copy(update={"hits": inside[:limit]})
+    if recipe.reinforce and reinforcer is not None:
+        reinforcer.note(ask.agent, [hit.id for hit in result.hits], request.now)
+    return result
+
+
+def _widens(recipe: RecallRecipe) -> bool:
+    """Whether anything beyond the fused dense and keyword candidates is asked for."""
+    late = any(_weight(recipe, name) for name in routes.LATE_ROUTES)
+    return late or recipe.scores or bool(recipe.graph_weight or recipe.tier_weight or recipe.roulette)
+
+
+def _weight(recipe: RecallRecipe, route: str) -> float:
+    return float(getattr(recipe, f"{route}_weight"))
+
+
+def _fused(
+    ask: routes.Ask, request: RecallRequest, limit: int, started: float, timings: dict[str, float]
+) -> RecallResult:
+    """Dense and keyword fused, thresholded, reranked by the bonuses, filtered and cut to ``limit``."""
+    recipe = ask.recipe
+    candidates = max(recipe.candidates, limit)
+    keyword_future = _pool.submit(routes.keyword, ask, candidates)
+    dense = routes.dense(ask, candidates)
+    keyword = keyword_future.result()
+    timings.update(dense.ms)
+    timings.update(keyword.ms)
+
+    fuse_started = time.perf_counter()
+    fusion = fuse(dense.first, keyword.first, recipe)
+    ids_by_key, raw = fusion.ids, fusion.raw
+    ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
+
+    wanted_kinds = set(request.kinds) if request.kinds else None
+    visible = set(request.scopes)
+    hits: list[RecallHit] = []
+    # fetch a little more than asked, since a kind filter may drop some; more still when reranking
+    depth = limit * (3 if wanted_kinds else 1)
+    span = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
+    reranking = bool(recipe.speaker_weight or recipe.neighbour_weight) or span is not None
+    if reranking:
+        depth = max(depth, recipe.rerank_depth)
+    window = ranked[:depth]
+    items = {item.id: item for item in ask.store.get_memories(ask.agent, [ids_by_key[key] for key, _ in window])}
+    boosts: dict[int, dict[str, float]] = {}
+    if reranking:
+        window, boosts = rerank(
+            window, {key: items.get(ids_by_key[key]) for key, _ in window}, request.query, recipe, span
+        )
+    for key, (score, _) in window:
+        item = items.get(ids_by_key[key])
+        if item is None or (wanted_kinds and item.kind not in wanted_kinds):
+            continue
+        if item.scope not in visible:  # the store is trusted, but a leak here would be the worst bug
+            continue
+        hits.append(_hit_of(item, round(score, 6), {r: round(raw[r].get(key, 0.0), 6) for r in raw}))
+        if len(hits) >= limit:
+            break
+    timings["fuse"] = (time.perf_counter() - fuse_started) * 1000
+    timings["total"] = (time.perf_counter() - started) * 1000
+    returned = {hit.id for hit in hits}
+    return RecallResult(
+        query=request.query,
+        hits=hits,
+        timings_ms={k: round(v, 3) for k, v in timings.items()},
+        info={
+            "words": list(ask.terms.words),
+            "chars": list(ask.terms.chars),
+            **({"time_span": [span.start.isoformat(), span.end.isoformat(), span.phrase]} if span else {}),
+            # the rerank bonuses each hit got, by memory id (speaker, time, neighbour)
+            "bonuses": {
+                ids_by_key[key]: {name: round(value, 6) for name, value in bonus.items()}
+                for key, bonus in boosts.items()
+                if ids_by_key[key] in returned
+            },
+        },
+    )
+
+
+def _widened(ask: routes.Ask, result: RecallResult, limit: int) -> RecallResult:
+    """The late routes, tiers and graph added to the fused candidates, scored by the recipe, cut to ``limit``."""
+    started = time.perf_counter()
+    recipe = ask.recipe
+    relevance = {hit.id: hit.score for hit in result.hits}
+    extra: Bonuses = {}
+    info: dict[str, object] = {}
+    timings: dict[str, float] = {}
+
+    for name, route in routes.LATE_ROUTES.items():
+        weight = _weight(recipe, name)
+        if weight > 0:
+            found = route(ask, recipe.route_candidates)
+            for hits, share in found.searches:
+                add_route(relevance, extra, name, hits, weight * share)
+            info.update(found.info)
+            timings.update(found.ms)
+    if recipe.tier_weight > 0:
+        add_tiers(relevance, extra, result.hits, result.info.get("words", []), recipe.tier_weight)
+
+    distances: dict[str, int] = {}
+    depth = routes.graph_depth(ask.query, recipe)  # the planner's words only: time words are read already
+    if depth:
+        seeds = sorted(relevance, key=lambda i: -relevance[i])[: recipe.graph_seeds]
+        walked = routes.graph(ask, seeds, depth)
+        distances = walked.hops
+        add_graph(relevance, extra, distances, seeds, recipe.graph_weight)
+        info.update(walked.info)
+        timings.update(walked.ms)
+
+    known = {hit.id: hit for hit in result.hits}
+    # a weighted score needs every candidate's importance, strength and access; relevance only the new ones
+    wanted = list(relevance) if recipe.scores else [i for i in relevance if i not in known]
+    visible = set(ask.scopes)
+    fetched = {item.id: item for item in ask.store.get_memories(ask.agent, wanted) if item.scope in visible}
+    ranked_ids = [i for i in relevance if i in known or i in fetched]
+    if recipe.scores:
+        preset = ScorePreset(name=recipe.recipe, weights=recipe.score_weights)
+        items = {i: fetched[i] for i in ranked_ids if i in fetched}
+        final = {i: total for i, (total, _) in score_memories(items, relevance, distances, preset, ask.now).items()}
+    else:
+        final = {i: relevance[i] for i in ranked_ids}
+    order = sorted(final, key=lambda i: (-final[i], i))
+    if recipe.roulette:  # seed 001 §2.4.4: better scores are likelier, never certain
+        pool = order[: max(limit, recipe.roulette_pool)]
+        order = roulette(pool, [final[i] for i in pool], limit, random.Random(recipe.roulette_seed))
+    answer: list[RecallHit] = []
+    for memory_id in order[:limit]:
+        hit = known.get(memory_id) or _hit_of(fetched[memory_id], 0.0)
+        scores = {**hit.route_scores, **extra.get(memory_id, {})}
+        answer.append(hit.model_copy(update={"score": round(final[memory_id], 6), "route_scores": scores}))
+    timings["extend"] = (time.perf_counter() - started) * 1000
+    return result.model_copy(
+        update={
+            "hits": answer,
+            "timings_ms": {**result.timings_ms, **{k: round(v, 3) for k, v in timings.items()}},
+            "info": {**result.info, **info},
+        }
+    )
+
+
+def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | None = None) -> RecallHit:
+    return RecallHit(
+        id=item.id,
+        kind=item.kind,
+        text=item.text,
+        score=score,
+        route_scores=route_scores or {},
+        time=item.time,
+        scope=item.scope,
+        sources=item.sources,
+        place=item.place,
+        keywords=item.keywords,
+        insight=item.insight,
+        data=item.data,
+    )

@@ -1,0 +1,174 @@
+"""Every bonus recall adds to a candidate's fused relevance, in one place.
+
+On the best fused candidates (:func:`rerank`): ``speaker`` (the query names someone who took part),
+``time`` (the memory lies in the span the query's time words name), ``neighbour`` (its neighbours in the
+chat are candidates too). Then, over the candidates handed on: the extra routes' hits (``entity``,
+``expand``: :func:`add_route`), seed 001's match ``tier`` (:func:`add_tiers`), and ``graph``
+(:func:`add_graph`). Each bonus is recorded by name, so a result says why a memory ranked where it did.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from huiyi.config.recall import RecallRecipe
+from huiyi.model import MemoryItem, MemoryKind, RecallHit
+from huiyi.store.base import RouteHits
+from huiyi.text import tokens
+from huiyi.text.times import TimeSpan
+
+Window = list[tuple[int, tuple[float, dict[str, float]]]]  # (store key, (fused score, per-route scores))
+Bonuses = dict[str, dict[str, float]]  # memory id -> {bonus name: value}
+
+
+def mentioned(query: str, names: Iterable[str]) -> set[str]:
+    """The names the query mentions: as a whole word (any case) for Latin names, as a substring for CJK.
+
+    >>> sorted(mentioned("What did Caroline's friend Mel paint?", ["Caroline", "Melanie", "苏霓"]))
+    ['Caroline']
+    >>> mentioned("霓霓上周说了什么", ["霓霓", "木木"])
+    {'霓霓'}
+    """
+    found: set[str] = set()
+    folded = query.casefold()
+    for name in names:
+        key = name.strip().casefold()
+        if len(key) < 2:
+            continue
+        if tokens.has_cjk(key):
+            if key in folded:
+                found.add(name)
+        elif re.search(rf"(?<!\w){re.escape(key)}(?!\w)", folded):
+            found.add(name)
+    return found
+
+
+def rerank(
+    window: Window,
+    items: dict[int, MemoryItem | None],
+    query: str,
+    recipe: RecallRecipe,
+    span: TimeSpan | None,
+) -> tuple[Window, dict[int, dict[str, float]]]:
+    """Add small bonuses to the fused scores of the best candidates, then sort again.
+
+    ``speaker``: the query names someone who took part in the memory (“what did 霓霓 say about…”,
+    “what does Caroline paint?”); the people who take part are read from the candidates themselves.
+    ``time``: the memory's time lies in the span the query's time words name (上周, in May 2023);
+    ``time_weight`` times the share of the dated candidates outside the span.
+    ``neighbour``: a chunk whose neighbours in the same chat (within ``neighbour_turns``) are among
+    the candidates too sits in a stretch of talk about the question's topic (SeCom: topic segments
+    beat single turns); it gains ``neighbour_weight`` times its best neighbour's fused score. An
+    event or fact gains the same weight times the mean fused score of the chunks of its source turns
+    (0 for a turn that is no candidate), so that in a small store, where every chunk has neighbours
+    in the window, the bonus does not become a bonus for being a chunk.
+    """
+    names = {name for item in items.values() if item is not None for name in item.participants}
+    named = mentioned(query, names) if recipe.speaker_weight else set()
+    boosts: dict[int, dict[str, float]] = {}
+    rescored: Window = []
+    # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
+    time_bonus = 0.0
+    if span is not None:
+        dated = [item.time for item in items.values() if item is not None and item.time is not None]
+        inside = sum(1 for moment in dated if moment in span)
+        time_bonus = recipe.time_weight * (1.0 - inside / len(dated)) if dated else 0.0
+    # where each chunk sits in its chat, so a candidate can see how well its neighbours scored
+    placed: dict[tuple[str, int], float] = {}
+    said: dict[str, float] = {}  # a chunk's own message (its anchor) → the chunk's fused score
+    if recipe.neighbour_weight:
+        for key, (score, _) in window:
+            item = items.get(key)
+            if item is not None and item.kind is MemoryKind.CHUNK and "seq" in item.data:
+                placed[(str(item.data.get("space")), int(item.data["seq"]))] = score
+                if item.sources:
+                    said[item.sources[0]] = score
+    for key, (score, parts) in window:
+        item = items.get(key)
+        bonus: dict[str, float] = {}
+        if item is not None:
+            if named and named.intersection(item.participants):
+                bonus["speaker"] = recipe.speaker_weight
+            if time_bonus and item.time is not None and span is not None and item.time in span:
+                bonus["time"] = time_bonus
+            if placed and item.kind is MemoryKind.CHUNK and "seq" in item.data:
+                space, seq = str(item.data.get("space")), int(item.data["seq"])
+                around = [
+                    placed.get((space, seq + step), 0.0)
+                    for step in range(-recipe.neighbour_turns, recipe.neighbour_turns + 1)
+                    if step
+                ]
+                if max(around, default=0.0) > 0:
+                    bonus["neighbour"] = recipe.neighbour_weight * max(around)
+            elif said and item.kind is not MemoryKind.CHUNK:
+                # an event or fact drawn from turns that are candidates themselves: the same support
+                support = sum(said.get(source, 0.0) for source in item.sources) / max(1, len(item.sources))
+                if support > 0:
+                    bonus["neighbour"] = recipe.neighbour_weight * support
+        if bonus:
+            boosts[key] = bonus
+        rescored.append((key, (score + sum(bonus.values()), parts)))
+    rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
+    return rescored, boosts
+
+
+def add_route(relevance: dict[str, float], extra: Bonuses, name: str, hits: RouteHits, weight: float) -> None:
+    """A late route's hits as bonuses: ``weight`` times each hit's score over the route's best."""
+    if not hits.hits or weight <= 0:
+        return
+    best = max(h.score for h in hits.hits) or 1.0
+    for hit in hits.hits:
+        bonus = weight * hit.score / best
+        relevance[hit.id] = relevance.get(hit.id, 0.0) + bonus
+        routes = extra.setdefault(hit.id, {})
+        routes[name] = round(routes.get(name, 0.0) + bonus, 6)
+
+
+def tier(query_words: Sequence[str], keywords: Sequence[str], text: str) -> int:
+    """Seed 001 §2.3's match tiers: 4 a query word is a tag (keyword), 3 it is part of one (or one is part
+    of it), 2 it is a word of the text, 1 it is inside the text, 0 nothing; a one-character word never
+    matches a text (seed 000 v23), only a tag exactly.
+
+    >>> tier(["吉他"], ["吉他"], "…"), tier(["吉他"], ["电吉他"], "…"), tier(["吉他"], [], "我想学吉他")
+    (4, 3, 2)
+    >>> tier(["吉他"], [], "电吉他很贵"), tier(["猫"], [], "我的猫"), tier(["猫"], ["猫"], "…")
+    (1, 0, 4)
+    """
+    tags = [k.casefold() for k in keywords]
+    best = 0
+    text_words = set(tokens.words(text)) if query_words else set()
+    folded = text.casefold()
+    for word in (w.casefold() for w in query_words):
+        if word in tags:
+            return 4
+        if len(word) > 1 and any(word in tag or (len(tag) > 1 and tag in word) for tag in tags):
+            best = max(best, 3)
+        elif len(word) > 1 and word in text_words:
+            best = max(best, 2)
+        elif len(word) > 1 and word in folded:
+            best = max(best, 1)
+    return best
+
+
+def add_tiers(
+    relevance: dict[str, float], extra: Bonuses, hits: Sequence[RecallHit], words: Sequence[str], weight: float
+) -> None:
+    """Seed 001 §2.3's tier as a bonus: ``weight`` × tier / 4, so an exact tag gains the whole weight."""
+    for hit in hits:
+        level = tier(words, hit.keywords, hit.text)
+        if level:
+            bonus = weight * level / 4
+            relevance[hit.id] += bonus
+            extra.setdefault(hit.id, {})["tier"] = round(bonus, 6)
+
+
+def add_graph(
+    relevance: dict[str, float], extra: Bonuses, hops: Mapping[str, int], seeds: Sequence[str], weight: float
+) -> None:
+    """A memory reached along links scores at least ``weight`` × the best seed's relevance / distance."""
+    best_seed = max((relevance[s] for s in seeds), default=0.0)
+    for memory_id, distance in hops.items():
+        bonus = weight * best_seed / distance
+        relevance[memory_id] = max(relevance.get(memory_id, 0.0), bonus)
+        extra.setdefault(memory_id, {})["graph"] = round(bonus, 6)

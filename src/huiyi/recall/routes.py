@@ -1,0 +1,182 @@
+"""The routes of recall: each finds candidate memories one way and returns them as :class:`Hits`.
+
+- dense: exact cosine over the visible scopes (its scores also cover other routes' candidates);
+- keyword: BM25 over the query's content words and their CJK characters;
+- entity: names and aliases of the scopes' entities found in the query (seed 002 §3.12), so 霓霓 finds
+  what was said about 苏霓 even if she has not spoken for weeks;
+- expand: the query's 联想词 (seed 000 §10–11) as keywords, one search per band of association levels;
+- graph: from the best candidates along memory links (seed 004 §12.3), with the distance of each.
+
+A new route is one function here (``(Ask, limit) -> Hits``) and one weight in the recipe; the routes
+added to the fused candidates by weight are listed in :data:`LATE_ROUTES`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from huiyi.config.recall import RecallRecipe
+from huiyi.model import Entity, Scope
+from huiyi.providers.embed import Embedder
+from huiyi.recall import graph as links
+from huiyi.store.base import RouteHits, Store, Terms
+from huiyi.text import tokens
+from huiyi.text.expand import expand as expand_words
+from huiyi.text.lexicon import lexicon_for
+
+__all__ = ["LATE_ROUTES", "Ask", "Hits", "dense", "entity", "expand", "graph", "graph_depth", "keyword", "query_terms"]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One query as every route sees it."""
+
+    store: Store
+    embedder: Embedder
+    scopes: Sequence[Scope]
+    query: str
+    terms: Terms
+    drop: Sequence[str]  # names that would match everything: the agent's and the person's
+    now: datetime
+    recipe: RecallRecipe
+    lexicon: str = "auto"  # where 联想词 come from (the expand section's neighbours)
+
+    @property
+    def agent(self) -> str:
+        return self.scopes[0].agent if self.scopes else ""
+
+
+@dataclass
+class Hits:
+    """What one route found.
+
+    ``searches``: the store's answers, best first, each with a weight relative to the route's own (联想词
+    search once per band of levels); ``hops``: memories reached along links, with their distance;
+    ``info``: what the route read from the query, for the result; ``ms``: time spent, by step.
+    """
+
+    searches: list[tuple[RouteHits, float]] = field(default_factory=list)
+    hops: dict[str, int] = field(default_factory=dict)
+    info: dict[str, object] = field(default_factory=dict)
+    ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def first(self) -> RouteHits:
+        return self.searches[0][0] if self.searches else RouteHits()
+
+
+def query_terms(query: str, drop_words: Sequence[str] = ()) -> Terms:
+    """Content words plus the CJK characters of the content words (stopwords out)."""
+    words = tokens.content_words(query, drop=drop_words)
+    chars: list[str] = []
+    for word in words:
+        for char in tokens.chars(word):
+            if char not in chars and char not in tokens.ZH_STOPWORDS:
+                chars.append(char)
+    return Terms(words=words, chars=chars)
+
+
+def dense(ask: Ask, limit: int) -> Hits:
+    """Embed the query, then scan the visible scopes exactly."""
+    started = time.perf_counter()
+    vector = ask.embedder.embed_queries([ask.query])[0]
+    embed_ms = (time.perf_counter() - started) * 1000
+    found = ask.store.search_dense(ask.scopes, vector, limit)
+    return Hits(searches=[(found, 1.0)], ms={"embed": embed_ms, "dense": found.ms})
+
+
+def keyword(ask: Ask, limit: int) -> Hits:
+    """BM25 over the query's words and characters."""
+    found = ask.store.search_keyword(ask.scopes, ask.terms, limit)
+    return Hits(searches=[(found, 1.0)], ms={"keyword": found.ms})
+
+
+_ENTITY_TTL = 5.0  # seconds an entity list may be reused before it is read again
+_entity_cache: dict[tuple[int, tuple[str, ...]], tuple[float, list[Entity]]] = {}
+_entity_lock = threading.Lock()
+
+
+def scope_entities(store: Store, scopes: Sequence[Scope]) -> list[Entity]:
+    """The entities of the scopes, read at most every few seconds per store and scope set."""
+    key = (id(store), tuple(sorted(f"{s.agent}\x1f{s.tag}" for s in scopes)))
+    now = time.monotonic()
+    with _entity_lock:
+        cached = _entity_cache.get(key)
+        if cached is not None and now - cached[0] < _ENTITY_TTL:
+            return cached[1]
+    found = store.list_entities(scopes)
+    with _entity_lock:
+        if len(_entity_cache) > 4096:
+            _entity_cache.clear()
+        _entity_cache[key] = (now, found)
+    return found
+
+
+def entity(ask: Ask, limit: int) -> Hits:
+    """Memories naming an entity the query mentions by another of its names (霓霓 asked, 苏霓 said);
+    the caller's own names are excluded."""
+    started = time.perf_counter()
+    named = [
+        e for e in links.mentioned(scope_entities(ask.store, ask.scopes), ask.query) if not set(e.names) & set(ask.drop)
+    ]
+    out = Hits(info={"entities": [e.name for e in named]} if named else {})
+    # the names the query did not use: the keyword route already searches the ones it did
+    folded = ask.query.casefold()
+    other_names = [n for e in named for n in e.names if n.casefold() not in folded]
+    if other_names:
+        terms = Terms(words=list(dict.fromkeys(w for n in other_names for w in tokens.words(n))))
+        out.searches.append((ask.store.search_keyword(ask.scopes, terms, limit), 1.0))
+    out.ms["entity"] = (time.perf_counter() - started) * 1000
+    return out
+
+
+LEVEL_BANDS = ((7, 99), (5, 6), (0, 4))  # high, middle and low association levels, searched apart
+
+
+def expand(ask: Ask, limit: int) -> Hits:
+    """Memories holding the query's associated words, one search per band of levels so that a memory
+    found through a likelier association weighs more (level / 9, below the query's own words at 1)."""
+    started = time.perf_counter()
+    found = expand_words(ask.query, max_words=ask.recipe.expand_words, drop=ask.drop, lexicon=lexicon_for(ask.lexicon))
+    out = Hits(info={"base_words": found.base_words, "expanded_words": [{w: level} for w, level in found.expanded]})
+    for low, high in LEVEL_BANDS:
+        band = [(w, level) for w, level in found.expanded if low <= level <= high]
+        if band:
+            weight = min(1.0, max(level for _, level in band) / 9)
+            out.searches.append(
+                (ask.store.search_keyword(ask.scopes, Terms(words=[w for w, _ in band]), limit), weight)
+            )
+    out.ms["expand"] = (time.perf_counter() - started) * 1000
+    return out
+
+
+def graph_depth(query: str, recipe: RecallRecipe) -> int:
+    """How many hops to follow: asked for (``graph_depth``), else seed 004 §12.3.2's mode decides
+    (auto: the planner's causal words 2, relation words 1; deep: at least 1; fast: none).
+
+    >>> graph_depth("为什么木木不开心", RecallRecipe()), graph_depth("木木不开心", RecallRecipe(graph_mode="deep"))
+    (2, 1)
+    """
+    if recipe.graph_weight <= 0 or recipe.graph_mode == "fast":
+        return 0
+    planned = 2 if links.CAUSAL.search(query) else 1 if links.RELATION.search(query) else 0
+    if recipe.graph_depth is not None:
+        planned = recipe.graph_depth
+    elif recipe.graph_mode == "deep":
+        planned = max(planned, 1)
+    return min(planned, recipe.graph_max_depth)
+
+
+def graph(ask: Ask, seeds: Sequence[str], depth: int) -> Hits:
+    """Memories linked to the seeds within ``depth`` hops, with their distance."""
+    started = time.perf_counter()
+    hops = links.expand(ask.store, ask.agent, seeds, depth, ask.recipe.graph_limit) if depth > 0 and seeds else {}
+    return Hits(hops=hops, info={"expand_depth": depth}, ms={"graph": (time.perf_counter() - started) * 1000})
+
+
+# routes whose hits are added to the fused candidates, each weighted by the recipe's ``<name>_weight``
+LATE_ROUTES: dict[str, Callable[[Ask, int], Hits]] = {"entity": entity, "expand": expand}
