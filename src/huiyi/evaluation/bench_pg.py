@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from huiyi.model import Scope
-from huiyi.store.pg_throwaway import ThrowawayServer
+from huiyi.evaluation.pg_throwaway import ThrowawayServer
 from huiyi.store.sqlite import partition_key
 
 THROWAWAY = ("pg", "postgres", "postgresql")
