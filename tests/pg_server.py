@@ -89,7 +89,7 @@ class LocalServer:
     """The package's throwaway server, fast and not durable, with a schema per store."""
 
     def __init__(self) -> None:
-        from huiyi.store.pg_throwaway import ThrowawayServer, find_binaries
+        from huiyi.evaluation.pg_throwaway import ThrowawayServer, find_binaries
 
         try:
             bindir = find_binaries()

@@ -296,7 +296,7 @@ def _check_side_by_side(report: dict[str, Any], pg_name: str) -> None:
 
 def test_cli_throwaway_postgres_side_by_side(tmp_path: Path) -> None:
     import pg_server
-    from huiyi.store.pg_throwaway import find_binaries
+    from huiyi.evaluation.pg_throwaway import find_binaries
 
     try:
         find_binaries()

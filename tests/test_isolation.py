@@ -141,7 +141,7 @@ def test_an_older_store_moves_its_chats_to_typed_spaces(tmp_path: Path) -> None:
     import sqlite3
 
     from huiyi.store.sqlite import DB_NAME, SQLiteStore, _statements
-    from huiyi.store.sqlite_schema import MIGRATIONS
+    from huiyi.store.sqlite.schema import MIGRATIONS
 
     tmp_path.mkdir(exist_ok=True)
     conn = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)

@@ -21,12 +21,12 @@ import pg_server
 from huiyi.errors import SchemaTooNew, ScopeError
 from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store import postgres_search as search
 from huiyi.store.base import Store, Terms, Writes
 from huiyi.store.postgres import PostgresStore
-from huiyi.store.postgres_schema import MIGRATIONS
+from huiyi.store.postgres import search_sql as search
+from huiyi.store.postgres.schema import MIGRATIONS
 from huiyi.store.router import RoutedStore
-from huiyi.store.sqlite import partition_key
+from huiyi.store.rows import partition_key
 from huiyi.text import tokens
 
 EMB = HashEmbedder(16)

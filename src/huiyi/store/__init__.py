@@ -1,14 +1,35 @@
-"""Stores: one contract (``base.Store``), an embedded SQLite backend and a PostgreSQL one."""
+"""Stores: one contract (``base.Store``) and two backends behind it, each a package of its own.
+
+``sqlite`` is the embedded store, ``postgres`` the server store (needs ``huiyi[postgres]``); ``rows``
+is what they share, ``router`` spreads agents over several stores, ``vectors`` is SQLite's in-process
+vector cache. ``open_store`` picks the backend by what the path or config names.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
-from huiyi.config import StoreConfig
 from huiyi.store.base import Store
 
 
-def open_store(path: str | Path, config: StoreConfig) -> Store:
+class StoreSettings(Protocol):
+    """What ``open_store`` reads of the configuration (``huiyi.config.StoreConfig``)."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def pool_size(self) -> int: ...
+
+    @property
+    def vector_cache_mb(self) -> int: ...
+
+    @property
+    def busy_timeout_ms(self) -> int: ...
+
+
+def open_store(path: str | Path, config: StoreSettings) -> Store:
     """The store a path or config names: a PostgreSQL URL, or a ``key=value`` DSN with a ``dbname``
     (in ``path`` or ``store.url``), opens PostgreSQL (needs ``huiyi[postgres]``); anything else is a
     directory for the embedded SQLite store."""

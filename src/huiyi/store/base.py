@@ -3,6 +3,10 @@
 Stores know nothing of LLMs, prompts or tokenisers: text arrives pre-tokenised (``Terms``) and
 vectors arrive computed. Every read is bound to an agent and a list of scopes, so no call can return
 another person's or group's memories.
+
+The contract is split by aggregate (``Lifecycle``, ``MessageStore``, ``JobStore``, ``MemoryStore``,
+``GraphStore``, ``SearchStore``) so a reader sees each part alone; ``Store`` is all of them, and every
+backend implements the whole of it.
 """
 
 from __future__ import annotations
@@ -71,10 +75,9 @@ class RouteHits:
 
 
 @runtime_checkable
-class Store(Protocol):
-    """A durable home for messages, memories and their indexes."""
+class Lifecycle(Protocol):
+    """Closing the store, its schema version, and which embedder's vectors it holds."""
 
-    # lifecycle and identity
     def close(self) -> None: ...
 
     def schema_version(self) -> int: ...
@@ -83,6 +86,11 @@ class Store(Protocol):
         """The embedder whose vectors the store holds, or None while it holds none."""
 
     def set_embedding_model(self, name: str, dim: int) -> None: ...
+
+
+@runtime_checkable
+class MessageStore(Protocol):
+    """Persons, their core blocks, the messages of each space (the recall log) and its working memory."""
 
     # persons
     def upsert_person(self, agent: str, person: Person) -> None: ...
@@ -120,13 +128,11 @@ class Store(Protocol):
     def working_start(self, agent: str, space: str) -> int:
         """The first seq of the space still in working memory (1 while nothing has folded)."""
 
-    # writes
-    def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
-        """Commit ``writes`` in one transaction; with ``complete_job`` (job id, worker) the job is
-        marked done in the same transaction, so a re-run job never writes twice. Memories whose id
-        is already stored are skipped (ids from a job are deterministic)."""
 
-    # jobs
+@runtime_checkable
+class JobStore(Protocol):
+    """Durable jobs, taken by workers under a lease."""
+
     def enqueue_job(self, job: Job) -> bool:
         """Store a pending job; False (and nothing written) when a job with its key exists."""
 
@@ -138,7 +144,17 @@ class Store(Protocol):
 
     def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]: ...
 
-    # memories
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """Memories with their vectors and keyword terms, and the one transaction that writes a unit of work."""
+
+    # writes
+    def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
+        """Commit ``writes`` in one transaction; with ``complete_job`` (job id, worker) the job is
+        marked done in the same transaction, so a re-run job never writes twice. Memories whose id
+        is already stored are skipped (ids from a job are deterministic)."""
+
     def add_memories(
         self,
         items: Sequence[MemoryItem],
@@ -170,7 +186,11 @@ class Store(Protocol):
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
         """Change fields (only those in ``UPDATABLE``) of the agent's memories; returns how many changed."""
 
-    # the graph: entities, merges and links
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Entities, their merges, and links between memories."""
+
     def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
         """Insert an entity, or (same scope and id) replace its name, type, aliases and vector."""
 
@@ -193,9 +213,18 @@ class Store(Protocol):
     def links_of(self, agent: str, ids: Sequence[str]) -> list[Link]:
         """Every link touching these memories, in either direction."""
 
-    # search
+
+@runtime_checkable
+class SearchStore(Protocol):
+    """The two search routes of recall, within the caller's scopes."""
+
     def search_dense(self, scopes: Sequence[Scope], query: Vectors, limit: int) -> RouteHits:
         """Exact cosine search within the scopes."""
 
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
         """BM25 over the pre-tokenised text within the scopes; higher scores are better."""
+
+
+@runtime_checkable
+class Store(Lifecycle, MessageStore, JobStore, MemoryStore, GraphStore, SearchStore, Protocol):
+    """A durable home for messages, memories and their indexes: the whole contract, one aggregate each."""

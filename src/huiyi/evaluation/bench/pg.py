@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from huiyi.evaluation.pg_throwaway import ThrowawayServer
 from huiyi.model import Scope
-from huiyi.store.pg_throwaway import ThrowawayServer
-from huiyi.store.sqlite import partition_key
+from huiyi.store.rows import partition_key
 
 THROWAWAY = ("pg", "postgres", "postgresql")
 

@@ -1,4 +1,4 @@
-"""The PostgreSQL store's two search routes as SQL: exact vector scan and BM25 over tsvectors.
+"""The PostgreSQL store's two search routes as SQL (exact vector scan, BM25 over tsvectors) and their inputs.
 
 Dense: ``ORDER BY embedding <=> q LIMIT k`` over ``part = ANY(parts)``, an exact scan of the caller's
 scopes behind the btree on ``part``. No ANN index is used here on purpose: HNSW with a scope filter
@@ -33,10 +33,11 @@ characters make ~9,000 candidates 27–67 ms before, 36–89 ms after (+30–45 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
+
+from huiyi.store.phrases import cjk_pairs
 
 K1 = 1.2
 B = 0.75
@@ -149,10 +150,6 @@ KEYWORD_INDEXED = _KEYWORD.replace("{match}", _INDEXED)
 KEYWORD_SCANNED = _KEYWORD.replace("{match}", _SCANNED)
 
 
-def _is_cjk(char: str) -> bool:
-    return "\u3400" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff"
-
-
 def word_pairs(firsts: Sequence[str | None], lasts: Sequence[str | None]) -> list[tuple[str, str]]:
     """Adjacent query words as phrases of lexemes: one word's last lexeme, the next word's first."""
     pairs = [(a, b) for a, b in zip(lasts, firsts[1:], strict=False) if a is not None and b is not None]
@@ -161,8 +158,7 @@ def word_pairs(firsts: Sequence[str | None], lasts: Sequence[str | None]) -> lis
 
 def cjk_bigrams(words: Sequence[str]) -> list[tuple[str, str]]:
     """The adjacent CJK characters within each query word, as the SQLite store pairs them."""
-    pairs = [(a, b) for word in words for a, b in pairwise(word) if _is_cjk(a) and _is_cjk(b)]
-    return list(dict.fromkeys(pairs))
+    return list(dict.fromkeys(cjk_pairs(words)))
 
 
 def _quote(lexeme: str) -> str:
@@ -178,3 +174,9 @@ def any_of(lexemes: Sequence[str], phrases: Sequence[tuple[str, str]] = ()) -> s
 def vector_literal(vector: np.ndarray[Any, Any]) -> str:
     """A pgvector text literal; five significant digits are more than float16 keeps."""
     return "[" + ",".join(f"{x:.5g}" for x in np.asarray(vector, dtype=np.float32).reshape(-1).tolist()) + "]"
+
+
+def score(value: Any) -> float:
+    """A similarity as a float; NULL or NaN (a zero vector) scores nothing."""
+    number = float(value) if value is not None else 0.0
+    return number if number == number else 0.0

@@ -1,6 +1,12 @@
-"""The embedded store's schema, as numbered migrations applied in order and never edited once shipped."""
+"""The embedded store's schema, as numbered migrations applied in order and never edited once shipped.
+
+``statements`` cuts a migration script into the statements SQLite executes one at a time.
+"""
 
 from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
 
 MIGRATIONS: list[str] = [
     # 1: messages, memories with their vectors and keyword index, persons, metadata
@@ -175,3 +181,18 @@ MIGRATIONS: list[str] = [
     );
     """,
 ]
+
+
+def statements(script: str) -> Iterator[str]:
+    """The complete statements of a script, in order, without its comment lines."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--"):
+            continue
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        yield buffer.strip()

@@ -1,0 +1,122 @@
+"""The server store's connections: a psycopg pool, migrations under an advisory lock, one transaction per write.
+
+The store's identity (schema version, embedding model) is read here too. Any number of processes may
+share one database: nothing is cached in-process, so nothing goes stale.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+
+import psycopg
+from psycopg.rows import TupleRow
+from psycopg_pool import ConnectionPool
+
+from huiyi.errors import SchemaTooNew, StoreError
+from huiyi.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, VERSION_TABLE
+
+log = logging.getLogger(__name__)
+
+Cursor = psycopg.Cursor[TupleRow]
+
+
+class PostgresConnection:
+    """A pool of connections to one database, migrated when opened."""
+
+    def __init__(self, dsn: str, *, pool_size: int = 8, connect_timeout: float = 15.0) -> None:
+        self.dsn = dsn
+        self._closed = False
+        self._pool: ConnectionPool[psycopg.Connection[TupleRow]] = ConnectionPool(
+            dsn,
+            min_size=1,
+            max_size=max(1, pool_size),
+            kwargs={"autocommit": True},
+            configure=_configure,
+            open=False,
+            name="huiyi",
+        )
+        try:
+            self._pool.open(wait=True, timeout=connect_timeout)
+            self._migrate()
+        except BaseException as exc:
+            self._pool.close()
+            if isinstance(exc, psycopg.Error | TimeoutError):
+                raise StoreError(f"cannot open the PostgreSQL store: {exc}") from exc
+            raise
+
+    # connections -----------------------------------------------------------------------------
+    @contextmanager
+    def _cursor(self, transaction: bool) -> Iterator[Cursor]:
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            with self._pool.connection() as conn:
+                if transaction:
+                    with conn.transaction(), conn.cursor() as cur:
+                        yield cur
+                else:
+                    with conn.cursor() as cur:
+                        yield cur
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL: {exc}") from exc
+
+    def _write(self) -> AbstractContextManager[Cursor]:
+        return self._cursor(transaction=True)
+
+    def _rows(self, sql: str, args: Any = None) -> list[TupleRow]:
+        with self._cursor(transaction=False) as cur:
+            cur.execute(sql, args)
+            return cur.fetchall()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._pool.close()
+
+    # schema -------------------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        with self._write() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            cur.execute(VERSION_TABLE)
+            current = self._version(cur)
+            if current > len(MIGRATIONS):
+                raise SchemaTooNew(
+                    f"the database has schema version {current}, this huiyi knows {len(MIGRATIONS)}: upgrade huiyi"
+                )
+            for version in range(current + 1, len(MIGRATIONS) + 1):
+                log.info("migrating the PostgreSQL store to schema version %d", version)
+                cur.execute(MIGRATIONS[version - 1])
+                cur.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (version,))
+
+    @staticmethod
+    def _version(cur: Cursor) -> int:
+        row = cur.execute("SELECT COALESCE(max(version), 0) FROM schema_migrations").fetchone()
+        return int(row[0]) if row else 0
+
+    def schema_version(self) -> int:
+        with self._cursor(transaction=False) as cur:
+            return self._version(cur)
+
+    def embedding_model(self) -> tuple[str, int] | None:
+        found = self._rows("SELECT value FROM meta WHERE key = 'embedding_model'")
+        if not found:
+            return None
+        name, dim = json.loads(found[0][0])
+        return str(name), int(dim)
+
+    def set_embedding_model(self, name: str, dim: int) -> None:
+        with self._write() as cur:
+            cur.execute(
+                "INSERT INTO meta (key, value) VALUES ('embedding_model', %s)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (json.dumps([name, dim]),),
+            )
+
+
+def _configure(conn: psycopg.Connection[TupleRow]) -> None:
+    # JIT compiling a vector scan costs more than the scan
+    conn.execute("SET jit = off")

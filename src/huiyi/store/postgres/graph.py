@@ -1,0 +1,122 @@
+"""The server store's graph: entities (with ``halfvec`` vectors for merge candidates), merges, and links."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from huiyi.errors import StoreError
+from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
+from huiyi.store import rows
+from huiyi.store.base import Vectors
+from huiyi.store.postgres.connection import PostgresConnection
+from huiyi.store.postgres.search_sql import score, vector_literal
+from huiyi.store.rows import ENTITY_COLUMNS, MERGE_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
+
+
+class PostgresGraph(PostgresConnection):
+    """``GraphStore`` on PostgreSQL; similar entities are an exact cosine scan of the scopes in SQL."""
+
+    def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
+        with self._write() as cur:
+            cur.execute(
+                "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
+                " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::halfvec, %s) ON CONFLICT (id) DO UPDATE"
+                " SET name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
+                " sources = excluded.sources, vector = excluded.vector",
+                (
+                    entity.id,
+                    entity.scope.agent,
+                    entity.scope.tag,
+                    partition_key(entity.scope.agent, entity.scope),
+                    entity.name,
+                    entity.type.value,
+                    json_text(entity.aliases),
+                    json_text(entity.sources),
+                    entity.merged_into,
+                    vector_literal(vector),
+                    rows.now(),
+                ),
+            )
+        return entity
+
+    def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
+        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE part = ANY(%s)"
+        if not include_merged:
+            sql += " AND merged_into IS NULL"
+        return [rows.entity(row, NATIVE) for row in self._rows(sql + " ORDER BY rowid", (partition_keys(scopes),))]
+
+    def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
+        found = self._rows(
+            f"SELECT {ENTITY_COLUMNS}, vector <=> %(q)s::halfvec AS distance FROM entities"
+            " WHERE part = ANY(%(parts)s) AND merged_into IS NULL ORDER BY distance, rowid LIMIT %(limit)s",
+            {"q": vector_literal(vector), "parts": partition_keys(scopes), "limit": limit},
+        )
+        return [(rows.entity(row, NATIVE), score(1.0 - row[-1])) for row in found]
+
+    def merge_entities(self, agent: str, source: str, target: str, reason: str, when: datetime) -> EntityMerge:
+        if source == target:
+            raise StoreError("an entity cannot be merged into itself")
+        with self._write() as cur:
+            cur.execute(
+                f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = %s AND id = ANY(%s)"
+                " AND merged_into IS NULL ORDER BY id FOR UPDATE",
+                (agent, [source, target]),
+            )
+            found = {row[0]: rows.entity(row, NATIVE) for row in cur.fetchall()}
+            if len(found) != 2:
+                raise StoreError(f"cannot merge {source} into {target}: both must exist and not be merged already")
+            kept, gone = found[target], found[source]
+            aliases = list(dict.fromkeys([*kept.aliases, *(n for n in gone.names if n != kept.name)]))
+            cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (json_text(aliases), target))
+            cur.execute("UPDATE entities SET merged_into = %s WHERE id = %s", (target, source))
+            merge = EntityMerge(agent=agent, source=source, target=target, reason=reason, at=naive(when))
+            cur.execute(
+                "INSERT INTO entity_merges (id, agent, source, target, reason, at, target_aliases)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (merge.id, agent, source, target, reason, merge.at, json_text(kept.aliases)),
+            )
+        return merge
+
+    def undo_merge(self, agent: str, merge_id: str) -> EntityMerge:
+        with self._write() as cur:
+            row = cur.execute(
+                f"SELECT {MERGE_COLUMNS}, target_aliases FROM entity_merges WHERE agent = %s AND id = %s FOR UPDATE",
+                (agent, merge_id),
+            ).fetchone()
+            if row is None or row[6]:
+                raise StoreError(f"no merge {merge_id} to undo for agent {agent}")
+            merge = rows.merge(row, NATIVE)
+            cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (json_text(row[7]), merge.target))
+            cur.execute("UPDATE entities SET merged_into = NULL WHERE id = %s", (merge.source,))
+            cur.execute("UPDATE entity_merges SET undone = true WHERE id = %s", (merge_id,))
+        return merge.model_copy(update={"undone": True})
+
+    def list_merges(self, agent: str) -> list[EntityMerge]:
+        found = self._rows(f"SELECT {MERGE_COLUMNS} FROM entity_merges WHERE agent = %s ORDER BY at, id", (agent,))
+        return [rows.merge(row, NATIVE) for row in found]
+
+    def add_links(self, agent: str, links: Sequence[Link]) -> int:
+        if not links:
+            return 0
+        with self._write() as cur:
+            cur.execute(
+                "INSERT INTO links (agent, source, target, kind, weight)"
+                " SELECT %s, * FROM unnest(%s::text[], %s::text[], %s::text[], %s::float8[]) ON CONFLICT DO NOTHING",
+                (
+                    agent,
+                    [link.source for link in links],
+                    [link.target for link in links],
+                    [link.kind.value for link in links],
+                    [float(link.weight) for link in links],
+                ),
+            )
+            return cur.rowcount
+
+    def links_of(self, agent: str, ids: Sequence[str]) -> list[Link]:
+        found = self._rows(
+            "SELECT source, target, kind, weight FROM links WHERE agent = %(agent)s"
+            " AND (source = ANY(%(ids)s) OR target = ANY(%(ids)s))",
+            {"agent": agent, "ids": list(ids)},
+        )
+        return [Link(source=r[0], target=r[1], kind=LinkKind(r[2]), weight=r[3]) for r in found]

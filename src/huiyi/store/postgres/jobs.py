@@ -1,0 +1,70 @@
+"""The server store's job queue: rows of ``jobs`` taken with ``FOR UPDATE SKIP LOCKED`` under a lease."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from huiyi.model import Job, JobState
+from huiyi.store import rows
+from huiyi.store.postgres.connection import PostgresConnection
+from huiyi.store.rows import JOB_COLUMNS, NATIVE, json_text, naive
+
+
+class PostgresJobs(PostgresConnection):
+    """``JobStore`` on PostgreSQL; finishing a job is part of ``apply`` (``PostgresMemories``)."""
+
+    def enqueue_job(self, job: Job) -> bool:
+        with self._write() as cur:
+            cur.execute(
+                "INSERT INTO jobs (id, kind, agent, key, payload, state, run_after, created_at)"
+                " VALUES (%s, %s, %s, %s, %s, 'pending', %s, %s) ON CONFLICT DO NOTHING",
+                (
+                    job.id,
+                    job.kind,
+                    job.agent,
+                    job.key,
+                    json_text(job.payload),
+                    naive(job.run_after),
+                    naive(job.created_at) or rows.now(),
+                ),
+            )
+            return bool(cur.rowcount)
+
+    def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
+        at = naive(now)
+        kind_filter = " AND kind = ANY(%(kinds)s)" if kinds else ""
+        with self._write() as cur:
+            row = cur.execute(
+                f"UPDATE jobs SET state = 'running', worker = %(worker)s, attempts = attempts + 1,"
+                f" lease_until = %(at)s + make_interval(secs => %(lease)s)"
+                f" WHERE id = (SELECT id FROM jobs WHERE state IN ('pending', 'running')"
+                f" AND ((state = 'pending' AND COALESCE(run_after, '-infinity') <= %(at)s)"
+                f" OR (state = 'running' AND lease_until < %(at)s)){kind_filter}"
+                f" ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                f" RETURNING {JOB_COLUMNS}",
+                {"worker": worker, "at": at, "lease": lease_seconds, "kinds": list(kinds)},
+            ).fetchone()
+        return rows.job(row, NATIVE) if row else None
+
+    def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
+        with self._write() as cur:
+            cur.execute(
+                "UPDATE jobs SET state = %s, last_error = %s, run_after = %s, lease_until = NULL"
+                " WHERE id = %s AND worker = %s AND state = 'running'",
+                ("pending" if retry_at else "failed", error[:2000], naive(retry_at), job_id, worker),
+            )
+
+    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+        sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE true"
+        args: list[Any] = []
+        if agent is not None:
+            sql += " AND agent = %s"
+            args.append(agent)
+        if states:
+            sql += " AND state = ANY(%s)"
+            args.append([s.value for s in states])
+        sql += " ORDER BY created_at, id LIMIT %s"
+        args.append(limit)
+        return [rows.job(row, NATIVE) for row in self._rows(sql, args)]

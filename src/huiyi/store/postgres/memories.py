@@ -1,0 +1,225 @@
+"""The server store's memories: a unit of work written in one transaction, and memories read and changed.
+
+A batch of memories is one statement (``INSERT_MEMORIES``) that inserts the rows, their ``halfvec``
+vectors and their ``tsvector``s, and adds what it inserted to the ``partitions`` counters BM25 reads;
+``DELETE_MEMORIES`` takes them back out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from huiyi.errors import StoreError
+from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.store import rows
+from huiyi.store.base import UPDATABLE, Terms, Vectors, Writes
+from huiyi.store.postgres.connection import PostgresConnection
+from huiyi.store.postgres.search_sql import vector_literal
+from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
+
+JSON_FIELDS = frozenset({"keywords", "data", "participants", "sources"})
+
+# one statement inserts a batch (skipping ids already stored) and adds what it inserted to the counters
+INSERT_MEMORIES = """
+WITH batch AS (
+    SELECT * FROM unnest(
+        %(id)s::text[], %(agent)s::text[], %(scope)s::text[], %(part)s::text[], %(kind)s::text[],
+        %(text)s::text[], %(time)s::timestamp[], %(place)s::text[], %(participants)s::text[],
+        %(keywords)s::text[], %(insight)s::text[], %(importance)s::float8[], %(strength)s::float8[],
+        %(access_count)s::int[], %(last_access)s::timestamp[], %(created_at)s::timestamp[],
+        %(sources)s::text[], %(data)s::text[], %(embedding)s::text[], %(words)s::text[], %(chars)s::text[],
+        %(words_len)s::int[], %(chars_len)s::int[], %(feedback)s::float8[], %(valid_to)s::timestamp[]
+    ) AS b (id, agent, scope, part, kind, text, time, place, participants, keywords, insight, importance,
+            strength, access_count, last_access, created_at, sources, data, embedding, words, chars,
+            words_len, chars_len, feedback, valid_to)
+), inserted AS (
+    INSERT INTO memories (id, agent, scope, part, kind, text, time, place, participants, keywords, insight,
+        importance, strength, access_count, last_access, created_at, sources, data, words, chars,
+        words_len, chars_len, feedback, valid_to)
+    SELECT id, agent, scope, part, kind, text, time, place, participants::jsonb, keywords::jsonb, insight,
+        importance, strength, access_count, last_access, created_at, sources::jsonb, data::jsonb,
+        to_tsvector('huiyi_words', words), to_tsvector('simple', chars), words_len, chars_len, feedback, valid_to
+    FROM batch
+    ON CONFLICT (id) DO NOTHING
+    RETURNING rowid, id, part, agent, scope, words_len, chars_len
+), vectors AS (
+    INSERT INTO memory_vectors (rowid, part, embedding)
+    SELECT i.rowid, i.part, b.embedding::halfvec FROM inserted i JOIN batch b USING (id)
+)
+INSERT INTO partitions AS p (part, agent, scope, docs, words_total, chars_total)
+SELECT part, min(agent), min(scope), count(*), sum(words_len), sum(chars_len)
+FROM inserted GROUP BY part ORDER BY part
+ON CONFLICT (part) DO UPDATE SET docs = p.docs + excluded.docs, words_total = p.words_total + excluded.words_total,
+    chars_total = p.chars_total + excluded.chars_total
+"""
+
+DELETE_MEMORIES = """
+WITH deleted AS (
+    DELETE FROM memories WHERE agent = %s AND id = ANY(%s) RETURNING part, words_len, chars_len
+), counted AS (
+    SELECT part, count(*) AS docs, sum(words_len) AS words, sum(chars_len) AS chars FROM deleted GROUP BY part
+), updated AS (
+    UPDATE partitions p SET docs = p.docs - c.docs, words_total = p.words_total - c.words,
+        chars_total = p.chars_total - c.chars
+    FROM counted c WHERE p.part = c.part
+)
+SELECT COALESCE(sum(docs), 0) FROM counted
+"""
+
+
+class PostgresMemories(PostgresConnection):
+    """``MemoryStore`` on PostgreSQL."""
+
+    def add_memories(
+        self,
+        items: Sequence[MemoryItem],
+        vectors: Vectors,
+        terms: Sequence[Terms],
+        indexed_messages: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        self.apply(Writes(memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages))
+
+    def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
+        items, terms = writes.memories, writes.terms
+        vectors = writes.vectors if writes.vectors is not None else np.zeros((0, 0), np.float32)
+        if not (len(items) == len(vectors) == len(terms)):
+            raise StoreError("add_memories needs one vector and one Terms per memory")
+        with self._write() as cur:
+            if complete_job is not None:
+                job_id, worker = complete_job
+                cur.execute(
+                    "UPDATE jobs SET state = 'done', lease_until = NULL"
+                    " WHERE id = %s AND state = 'running' AND worker = %s",
+                    (job_id, worker),
+                )
+                if not cur.rowcount:
+                    raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
+            if items:
+                cur.execute(INSERT_MEMORIES, memory_columns(items, vectors, terms))
+            by_agent: dict[str, list[str]] = {}
+            for agent, message_id in writes.indexed_messages:
+                by_agent.setdefault(agent, []).append(message_id)
+            for agent, ids in by_agent.items():
+                cur.execute("UPDATE messages SET indexed = true WHERE agent = %s AND id = ANY(%s)", (agent, ids))
+            for agent, space, start_seq in writes.fold_points:
+                cur.execute(
+                    "INSERT INTO working_memory (agent, space, start_seq) VALUES (%s, %s, %s)"
+                    " ON CONFLICT (agent, space) DO UPDATE"
+                    " SET start_seq = GREATEST(working_memory.start_seq, excluded.start_seq)",
+                    (agent, space, start_seq),
+                )
+
+    def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        found = self._rows(
+            f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent = %s AND id = ANY(%s)", (agent, list(ids))
+        )
+        by_id = {row[1]: rows.memory(row, NATIVE) for row in found}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
+        with self._write() as cur:
+            row = cur.execute(DELETE_MEMORIES, (agent, list(ids))).fetchone()
+            # a forgotten memory takes its links with it
+            cur.execute(
+                "DELETE FROM links WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
+                (agent, list(ids), list(ids)),
+            )
+        return int(row[0]) if row else 0
+
+    def count_memories(self, agent: str | None = None, scopes: Sequence[Scope] | None = None) -> int:
+        if scopes is not None:
+            parts = partition_keys(scopes)
+            found = self._rows("SELECT COALESCE(sum(docs), 0) FROM partitions WHERE part = ANY(%s)", (parts,))
+        elif agent is not None:
+            found = self._rows("SELECT count(*) FROM memories WHERE agent = %s", (agent,))
+        else:
+            found = self._rows("SELECT count(*) FROM memories")
+        return int(found[0][0])
+
+    def list_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
+    ) -> list[MemoryItem]:
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE part = ANY(%s)"
+        args: list[Any] = [partition_keys(scopes)]
+        if kinds:
+            sql += " AND kind = ANY(%s)"
+            args.append([k.value for k in kinds])
+        sql += " ORDER BY COALESCE(time, created_at) DESC, rowid DESC LIMIT %s OFFSET %s"
+        args.extend([limit, offset])
+        return [rows.memory(row, NATIVE) for row in self._rows(sql, args)]
+
+    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
+        if not ids:
+            return
+        with self._write() as cur:
+            cur.execute(
+                "UPDATE memories SET access_count = access_count + 1, last_access = %s, strength = strength + %s"
+                " WHERE agent = %s AND id = ANY(%s)",
+                (naive(when), strength_bonus, agent, list(ids)),
+            )
+
+    def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
+        for _, fields in changes:
+            unknown = set(fields) - UPDATABLE
+            if unknown:
+                raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
+        changed = 0
+        with self._write() as cur:
+            for memory_id, fields in changes:
+                if not fields:
+                    continue
+                # names come from UPDATABLE only, so they are safe inside the statement
+                assignments = ", ".join(
+                    f"{name} = %s::jsonb" if name in JSON_FIELDS else f"{name} = %s" for name in fields
+                )
+                values = [column_value(name, value) for name, value in fields.items()]
+                cur.execute(
+                    f"UPDATE memories SET {assignments} WHERE agent = %s AND id = %s", (*values, agent, memory_id)
+                )
+                changed += cur.rowcount
+        return changed
+
+
+def column_value(name: str, value: Any) -> Any:
+    """A memory field's value as its column takes it (JSON as text, cast by the statement)."""
+    if name in JSON_FIELDS:
+        return json_text(value)
+    if isinstance(value, datetime):
+        return naive(value)
+    return value
+
+
+def memory_columns(items: Sequence[MemoryItem], vectors: Vectors, terms: Sequence[Terms]) -> dict[str, list[Any]]:
+    """The parameters of ``INSERT_MEMORIES``: one array per column."""
+    created = rows.now()
+    return {
+        "id": [i.id for i in items],
+        "agent": [i.scope.agent for i in items],
+        "scope": [i.scope.tag for i in items],
+        "part": [partition_key(i.scope.agent, i.scope) for i in items],
+        "kind": [i.kind.value for i in items],
+        "text": [i.text for i in items],
+        "time": [naive(i.time) for i in items],
+        "place": [i.place for i in items],
+        "participants": [json_text(i.participants) for i in items],
+        "keywords": [json_text(i.keywords) for i in items],
+        "insight": [i.insight for i in items],
+        "importance": [float(i.importance) for i in items],
+        "strength": [float(i.strength) for i in items],
+        "access_count": [i.access_count for i in items],
+        "last_access": [naive(i.last_access) for i in items],
+        "created_at": [naive(i.created_at) or created for i in items],
+        "sources": [json_text(i.sources) for i in items],
+        "data": [json_text(i.data) for i in items],
+        "embedding": [vector_literal(v) for v in vectors],
+        "words": [" ".join(t.words) for t in terms],
+        "chars": [" ".join(t.chars) for t in terms],
+        "words_len": [len(t.words) for t in terms],
+        "chars_len": [len(t.chars) for t in terms],
+        "feedback": [float(i.feedback) for i in items],
+        "valid_to": [naive(i.valid_to) for i in items],
+    }

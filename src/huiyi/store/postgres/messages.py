@@ -1,0 +1,122 @@
+"""The server store's conversation side: persons, their core blocks, messages and working memory."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from huiyi.model import Message, Person
+from huiyi.store import rows
+from huiyi.store.postgres.connection import PostgresConnection
+from huiyi.store.rows import MESSAGE_COLUMNS, NATIVE, json_text, naive
+
+
+class PostgresMessages(PostgresConnection):
+    """``MessageStore`` on PostgreSQL."""
+
+    # persons -------------------------------------------------------------------------------------
+    def upsert_person(self, agent: str, person: Person) -> None:
+        with self._write() as cur:
+            cur.execute(
+                "INSERT INTO persons (agent, id, name, aliases, platform_ids) VALUES (%s, %s, %s, %s, %s)"
+                " ON CONFLICT (agent, id) DO UPDATE SET name = excluded.name, aliases = excluded.aliases,"
+                " platform_ids = excluded.platform_ids",
+                (agent, person.id, person.name, json_text(person.aliases), json_text(person.platform_ids)),
+            )
+
+    def get_person(self, agent: str, person_id: str) -> Person | None:
+        found = self._rows(
+            "SELECT id, name, aliases, platform_ids FROM persons WHERE agent = %s AND id = %s", (agent, person_id)
+        )
+        return rows.person(found[0], NATIVE) if found else None
+
+    def list_persons(self, agent: str) -> list[Person]:
+        found = self._rows("SELECT id, name, aliases, platform_ids FROM persons WHERE agent = %s ORDER BY id", (agent,))
+        return [rows.person(row, NATIVE) for row in found]
+
+    # person blocks -------------------------------------------------------------------------------
+    def person_blocks(self, agent: str, person: str) -> dict[str, str]:
+        found = self._rows("SELECT label, text FROM person_blocks WHERE agent = %s AND person = %s", (agent, person))
+        return {str(label): str(text) for label, text in found}
+
+    def set_person_block(self, agent: str, person: str, label: str, text: str, expected: str | None) -> bool:
+        with self._write() as cur:
+            # the row lock (or the insert's key conflict) makes the check and the write one step
+            row = cur.execute(
+                "SELECT text FROM person_blocks WHERE agent = %s AND person = %s AND label = %s FOR UPDATE",
+                (agent, person, label),
+            ).fetchone()
+            if (row[0] if row else None) != expected:
+                return False
+            if row is None:
+                cur.execute(
+                    "INSERT INTO person_blocks (agent, person, label, text, updated_at) VALUES (%s, %s, %s, %s, now())"
+                    " ON CONFLICT DO NOTHING",
+                    (agent, person, label, text),
+                )
+                return cur.rowcount == 1
+            cur.execute(
+                "UPDATE person_blocks SET text = %s, updated_at = now()"
+                " WHERE agent = %s AND person = %s AND label = %s",
+                (text, agent, person, label),
+            )
+            return True
+
+    # messages ------------------------------------------------------------------------------------
+    def append_messages(self, messages: Sequence[Message]) -> list[Message]:
+        inserted: list[Message] = []
+        with self._write() as cur:
+            next_seq: dict[tuple[str, str], int] = {}
+            # one writer per space at a time, locked in a fixed order so two batches cannot deadlock
+            for agent, space in sorted({(m.agent, m.space) for m in messages}):
+                cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"{agent}\x1f{space}",))
+                row = cur.execute(
+                    "SELECT COALESCE(max(seq), 0) FROM messages WHERE agent = %s AND space = %s", (agent, space)
+                ).fetchone()
+                next_seq[(agent, space)] = int(row[0] if row else 0) + 1
+            for message in messages:
+                seq = next_seq[(message.agent, message.space)]
+                cur.execute(
+                    "INSERT INTO messages (agent, id, space, scope, speaker, role, text, time, seq)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (agent, id) DO NOTHING",
+                    (
+                        message.agent,
+                        message.id,
+                        message.space,
+                        message.scope.tag,
+                        message.speaker,
+                        message.role,
+                        message.text,
+                        naive(message.time),
+                        seq,
+                    ),
+                )
+                if cur.rowcount:
+                    next_seq[(message.agent, message.space)] = seq + 1
+                    inserted.append(message.model_copy(update={"seq": seq}))
+        return inserted
+
+    def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]:
+        found = self._rows(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, list(ids))
+        )
+        by_id = {row[1]: rows.message(row, NATIVE) for row in found}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
+        found = self._rows(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND space = %s AND seq < %s"
+            " ORDER BY seq DESC LIMIT %s",
+            (agent, space, before_seq if before_seq is not None else 2**62, limit),
+        )
+        return [rows.message(row, NATIVE) for row in reversed(found)]
+
+    def unindexed_messages(self, limit: int) -> list[Message]:
+        found = self._rows(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE NOT indexed ORDER BY rowid LIMIT %s", (limit,)
+        )
+        return [rows.message(row, NATIVE) for row in found]
+
+    # working memory ------------------------------------------------------------------------------
+    def working_start(self, agent: str, space: str) -> int:
+        found = self._rows("SELECT start_seq FROM working_memory WHERE agent = %s AND space = %s", (agent, space))
+        return int(found[0][0]) if found else 1

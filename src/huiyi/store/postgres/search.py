@@ -1,0 +1,101 @@
+"""The server store's two search routes, and an operator's search across all of an agent's scopes.
+
+The SQL and why it is shaped as it is live in ``search_sql``; this module runs it and turns rows into
+``RouteHits``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from huiyi.model import Scope
+from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors
+from huiyi.store.postgres import search_sql as sql
+from huiyi.store.postgres.connection import PostgresConnection
+from huiyi.store.rows import partition_keys
+
+
+class PostgresSearch(PostgresConnection):
+    """``SearchStore`` on PostgreSQL: an exact vector scan and BM25 over tsvectors, both in SQL."""
+
+    def search_dense(self, scopes: Sequence[Scope], query: Vectors, limit: int) -> RouteHits:
+        started = time.perf_counter()
+        parts = partition_keys(scopes)
+        q = sql.vector_literal(query)
+        found = self._rows(sql.DENSE, {"q": q, "parts": parts, "limit": limit}) if parts and limit > 0 else []
+        hits = [ScoredId(str(id_), sql.score(1.0 - distance), int(rowid)) for rowid, id_, distance in found]
+
+        def score_of(keys: Sequence[int]) -> list[float]:
+            wanted = [int(k) for k in keys]
+            if not wanted or not parts:
+                return [0.0] * len(wanted)
+            scored = self._rows(sql.DENSE_OF_KEYS, {"q": q, "keys": wanted, "parts": parts})
+            by_key: dict[int, float] = {int(key): float(value) for key, value in scored}
+            return [sql.score(by_key.get(k)) for k in wanted]
+
+        return RouteHits(hits, (time.perf_counter() - started) * 1000, score_of)
+
+    def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
+        started = time.perf_counter()
+        parts = partition_keys(scopes)
+        if not parts or limit <= 0 or not (query.words or query.chars):
+            return RouteHits([], (time.perf_counter() - started) * 1000)
+        with self._cursor(transaction=False) as cur:
+            text = {"words": " ".join(query.words), "chars": " ".join(query.chars), "parts": parts}
+            row = cur.execute(sql.LEXEMES, {**text, "each": list(query.words)})
+            wlex, clex, docs, firsts, lasts = row.fetchone() or ([], [], 0, [], [])
+            # as the SQLite store: adjacent words as phrases; CJK bigrams only beside the characters
+            wpairs = sql.word_pairs(firsts, lasts)
+            cpairs = sql.cjk_bigrams(query.words) if query.chars else []
+            wkeep = sorted({*wlex, *(x for pair in wpairs for x in pair)})
+            ckeep = sorted({*clex, *(x for pair in cpairs for x in pair)})
+            pairs = [("w", a, b) for a, b in wpairs] + [("c", a, b) for a, b in cpairs]
+            # a phrase is matched through its lexemes; only one with a lexeme outside them needs <->
+            args = {
+                "parts": parts,
+                "wlex": wlex,
+                "clex": clex,
+                "wkeep": wkeep,
+                "ckeep": ckeep,
+                "pfield": [p[0] for p in pairs],
+                "pleft": [p[1] for p in pairs],
+                "pright": [p[2] for p in pairs],
+                "wq": sql.any_of(wlex, [p for p in wpairs if not set(p) <= set(wlex)]),
+                "cq": sql.any_of(clex, [p for p in cpairs if not set(p) <= set(clex)]),
+                "limit": limit,
+            }
+            statement = sql.KEYWORD_SCANNED if docs <= sql.SCAN_DOCS else sql.KEYWORD_INDEXED
+            found = cur.execute(statement, args).fetchall() if docs and (args["wq"] or args["cq"]) else []
+        hits = [ScoredId(str(id_), float(value), int(rowid)) for rowid, id_, value in found]
+        return RouteHits(hits, (time.perf_counter() - started) * 1000)
+
+    # search across an agent's scopes: outside the contract, for operators' tools -----------------
+    def create_hnsw_index(self, dim: int) -> None:
+        """An HNSW index over the vectors of dimension ``dim``, used by ``search_dense_agent`` only.
+
+        ``search_dense`` never uses it: its query orders by the plain column, which this expression
+        index does not cover, so recall within scopes stays an exact scan (HNSW with a scope filter
+        would return the whole table's neighbours and drop most of them).
+        """
+        dim = int(dim)
+        with self._cursor(transaction=False) as cur:
+            cur.execute(
+                f"CREATE INDEX CONCURRENTLY IF NOT EXISTS memory_vectors_hnsw_{dim} ON memory_vectors"
+                f" USING hnsw ((embedding::halfvec({dim})) halfvec_cosine_ops) WHERE vector_dims(embedding) = {dim}"
+            )
+
+    def search_dense_agent(self, agent: str, query: Vectors, limit: int, ef_search: int = 100) -> RouteHits:
+        """Approximate nearest memories across every scope of ``agent``, through the HNSW index of the
+        query's dimension (``create_hnsw_index``), scanning on until ``limit`` of the agent's are found."""
+        started = time.perf_counter()
+        dim = int(np.asarray(query).size)
+        statement = sql.DENSE_ACROSS.replace("{dim}", str(dim))
+        with self._write() as cur:
+            cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(max(ef_search, limit)),))
+            found = cur.execute(statement, {"q": sql.vector_literal(query), "agent": agent, "limit": limit}).fetchall()
+        hits = [ScoredId(str(id_), sql.score(1.0 - distance), int(rowid)) for rowid, id_, distance in found]
+        return RouteHits(hits, (time.perf_counter() - started) * 1000)

@@ -1,0 +1,197 @@
+"""Rows of both stores and the models they hold: column lists, partition keys, times, JSON.
+
+The SQLite and PostgreSQL stores keep the same tables with the same columns; what differs is how a
+column holds a value. SQLite keeps JSON as text and times as epoch seconds (``TEXT``); PostgreSQL's
+``jsonb`` and ``timestamp`` columns arrive already decoded (``NATIVE``). A ``Codec`` names that
+difference, and each reader of a row below takes one, so a model is built from a row in one place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
+
+Row = Sequence[Any]
+
+MESSAGE_COLUMNS = "agent, id, space, scope, speaker, role, text, time, seq"
+JOB_COLUMNS = "id, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at"
+ENTITY_COLUMNS = "id, agent, scope, name, type, aliases, sources, merged_into"
+MERGE_COLUMNS = "id, agent, source, target, reason, at, undone"
+MEMORY_COLUMNS = (
+    "rowid, id, agent, scope, kind, text, time, place, participants, keywords, insight,"
+    " importance, strength, access_count, last_access, created_at, sources, data, feedback, valid_to"
+)
+
+
+# partitions --------------------------------------------------------------------------------------
+def partition_key(agent: str, scope: Scope) -> str:
+    """A short token naming one agent's scope; safe inside an FTS5 query."""
+    digest = hashlib.blake2b(f"{agent}\x1f{scope.tag}".encode(), digest_size=10).hexdigest()
+    return f"p{digest}"
+
+
+def partition_keys(scopes: Sequence[Scope]) -> list[str]:
+    """The partition of each scope, in order."""
+    return [partition_key(s.agent, s) for s in scopes]
+
+
+# times -------------------------------------------------------------------------------------------
+def naive(value: datetime | None) -> datetime | None:
+    """The wall-clock value without its zone: both stores keep the time the caller gave, no zone implied."""
+    return value.replace(tzinfo=None) if value is not None and value.tzinfo is not None else value
+
+
+def now() -> datetime:
+    """The current UTC time as a zone-less wall-clock value."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def to_epoch(value: datetime | None) -> float | None:
+    """Wall-clock datetimes are stored as seconds, read as if they were UTC (no zone is implied)."""
+    value = naive(value)
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC).timestamp()
+
+
+def from_epoch(value: float | None) -> datetime | None:
+    if value is None:
+        return None
+    return datetime.fromtimestamp(value, UTC).replace(tzinfo=None)
+
+
+# JSON --------------------------------------------------------------------------------------------
+def json_text(value: Any) -> str:
+    """JSON as both stores write it: readable non-ASCII, anything unknown as its string."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Codec:
+    """How a backend's columns hold JSON and times, as functions from the column's value."""
+
+    json: Callable[[Any], Any]
+    time: Callable[[Any], datetime | None]
+
+
+TEXT = Codec(json=json.loads, time=from_epoch)  # SQLite: JSON as text, times as epoch seconds
+NATIVE = Codec(json=_same, time=_same)  # PostgreSQL: jsonb and timestamp arrive decoded
+
+
+# rows -> models ----------------------------------------------------------------------------------
+def person(row: Row, codec: Codec) -> Person:
+    """A person from ``id, name, aliases, platform_ids``."""
+    return Person(id=row[0], name=row[1], aliases=codec.json(row[2]), platform_ids=codec.json(row[3]))
+
+
+def message(row: Row, codec: Codec) -> Message:
+    """A message from ``MESSAGE_COLUMNS``."""
+    agent, id_, space, scope, speaker, role, text, when, seq = row
+    return Message(
+        id=id_,
+        agent=agent,
+        space=space,
+        scope=Scope.from_tag(agent, scope),
+        speaker=speaker,
+        role=role,
+        text=text,
+        time=codec.time(when) or datetime.min,
+        seq=seq,
+    )
+
+
+def job(row: Row, codec: Codec) -> Job:
+    """A job from ``JOB_COLUMNS``."""
+    id_, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at = row
+    return Job(
+        id=id_,
+        kind=kind,
+        agent=agent,
+        key=key,
+        payload=codec.json(payload),
+        state=JobState(state),
+        attempts=attempts,
+        last_error=last_error,
+        run_after=codec.time(run_after),
+        lease_until=codec.time(lease_until),
+        worker=worker,
+        created_at=codec.time(created_at),
+    )
+
+
+def memory(row: Row, codec: Codec) -> MemoryItem:
+    """A memory from ``MEMORY_COLUMNS``."""
+    (
+        _rowid,
+        id_,
+        agent,
+        scope,
+        kind,
+        text,
+        when,
+        place,
+        participants,
+        keywords,
+        insight,
+        importance,
+        strength,
+        access_count,
+        last_access,
+        created_at,
+        sources,
+        data,
+        feedback,
+        valid_to,
+    ) = row
+    return MemoryItem(
+        id=id_,
+        scope=Scope.from_tag(agent, scope),
+        kind=MemoryKind(kind),
+        text=text,
+        time=codec.time(when),
+        place=place,
+        participants=codec.json(participants),
+        keywords=codec.json(keywords),
+        insight=insight,
+        importance=importance,
+        strength=strength,
+        access_count=access_count,
+        last_access=codec.time(last_access),
+        created_at=codec.time(created_at),
+        sources=codec.json(sources),
+        data=codec.json(data),
+        feedback=feedback,
+        valid_to=codec.time(valid_to),
+    )
+
+
+def entity(row: Row, codec: Codec) -> Entity:
+    """An entity from the first columns of a row, ``ENTITY_COLUMNS``."""
+    id_, agent, scope, name, type_, aliases, sources, merged_into = row[:8]
+    return Entity(
+        id=id_,
+        scope=Scope.from_tag(agent, scope),
+        name=name,
+        type=EntityType(type_),
+        aliases=codec.json(aliases),
+        sources=codec.json(sources),
+        merged_into=merged_into,
+    )
+
+
+def merge(row: Row, codec: Codec) -> EntityMerge:
+    """A merge from the first columns of a row, ``MERGE_COLUMNS``."""
+    id_, agent, source, target, reason, at, undone = row[:7]
+    return EntityMerge(
+        id=id_, agent=agent, source=source, target=target, reason=reason, at=codec.time(at), undone=bool(undone)
+    )

@@ -1,0 +1,133 @@
+"""The embedded store's file and connections: opening, migrating, writing in one transaction, closing.
+
+Reads use one connection per thread; writes take a process-wide lock and ``BEGIN IMMEDIATE``, so two
+threads (or two processes, through SQLite's own lock) never interleave a transaction. The store's
+identity (schema version, embedding model) lives in the ``meta`` table read here too.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from huiyi.errors import SchemaTooNew, StoreError
+from huiyi.store.sqlite.schema import MIGRATIONS, statements
+from huiyi.store.vectors import ExactIndex
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "huiyi.sqlite"
+
+
+class SQLiteConnection:
+    """The database file of one store directory, and the lifecycle of its connections."""
+
+    # the cache of vectors per partition; set by the store once the schema is ready
+    _vectors: ExactIndex
+
+    def __init__(self, directory: str | Path, *, busy_timeout_ms: int = 10000) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / DB_NAME
+        self._busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._write_lock = threading.RLock()
+        self._closed = False
+        self._migrate()
+
+    # connections -----------------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreError("the store is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")  # a message is durable when add() returns
+            conn.execute("PRAGMA foreign_keys = ON")
+            self._local.conn = conn
+            with self._connections_lock:
+                self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        with self._write_lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            else:
+                conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._connections_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._closed = True
+        self._vectors.clear()
+
+    # schema -------------------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        with self._write() as conn:
+            has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
+            current = 0
+            if has_meta:
+                row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                current = int(row[0]) if row else 0
+            if current > len(MIGRATIONS):
+                raise SchemaTooNew(
+                    f"{self.path} has schema version {current}, this huiyi knows {len(MIGRATIONS)}: upgrade huiyi"
+                )
+            for version in range(current + 1, len(MIGRATIONS) + 1):
+                log.info("migrating %s to schema version %d", self.path, version)
+                for statement in statements(MIGRATIONS[version - 1]):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (str(version),),
+                )
+
+    def schema_version(self) -> int:
+        row = self._conn().execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def embedding_model(self) -> tuple[str, int] | None:
+        row = self._conn().execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+        if row is None:
+            return None
+        name, dim = json.loads(row[0])
+        return str(name), int(dim)
+
+    def set_embedding_model(self, name: str, dim: int) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('embedding_model', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (json.dumps([name, dim]),),
+            )
+
+
+def chunks(values: Sequence[str], size: int) -> Iterator[list[str]]:
+    """Values in lists of at most ``size``, to keep ``IN (...)`` under SQLite's parameter limit."""
+    values = list(values)
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def marks(count: int) -> str:
+    """``?,?,…`` for ``count`` parameters."""
+    return ",".join("?" * count)

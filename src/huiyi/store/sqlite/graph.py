@@ -1,0 +1,141 @@
+"""The embedded store's graph: entities (with their vectors for merge candidates), merges, and links."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import numpy as np
+
+from huiyi.errors import StoreError
+from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
+from huiyi.store import rows
+from huiyi.store.base import Vectors
+from huiyi.store.rows import ENTITY_COLUMNS, MERGE_COLUMNS, TEXT, json_text, partition_keys, to_epoch
+from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
+from huiyi.store.sqlite.memories import ensure_partition
+
+
+class SQLiteGraph(SQLiteConnection):
+    """``GraphStore`` on SQLite; similar entities are found with numpy over the scopes' entity vectors."""
+
+    def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
+        blob = np.asarray(vector, dtype=np.float16).reshape(-1).tobytes()
+        with self._write() as conn:
+            part = ensure_partition(conn, entity.scope.agent, entity.scope)
+            conn.execute(
+                "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET"
+                " name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
+                " sources = excluded.sources, vector = excluded.vector",
+                (
+                    entity.id,
+                    entity.scope.agent,
+                    entity.scope.tag,
+                    part,
+                    entity.name,
+                    entity.type.value,
+                    json_text(entity.aliases),
+                    json_text(entity.sources),
+                    entity.merged_into,
+                    blob,
+                    to_epoch(datetime.now(UTC)),
+                ),
+            )
+        return entity
+
+    def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
+        parts = partition_keys(scopes)
+        if not parts:
+            return []
+        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE part IN ({marks(len(parts))})"
+        if not include_merged:
+            sql += " AND merged_into IS NULL"
+        return [rows.entity(row, TEXT) for row in self._conn().execute(sql + " ORDER BY rowid", parts)]
+
+    def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
+        parts = partition_keys(scopes)
+        if not parts:
+            return []
+        found = (
+            self._conn()
+            .execute(
+                f"SELECT {ENTITY_COLUMNS}, vector FROM entities"
+                f" WHERE part IN ({marks(len(parts))}) AND merged_into IS NULL",
+                parts,
+            )
+            .fetchall()
+        )
+        if not found:
+            return []
+        matrix = np.frombuffer(b"".join(r[-1] for r in found), dtype=np.float16).reshape(len(found), -1)
+        scores = matrix.astype(np.float32) @ np.asarray(vector, dtype=np.float32).reshape(-1)
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [(rows.entity(found[i], TEXT), float(scores[i])) for i in order]
+
+    def merge_entities(self, agent: str, source: str, target: str, reason: str, when: datetime) -> EntityMerge:
+        if source == target:
+            raise StoreError("an entity cannot be merged into itself")
+        with self._write() as conn:
+            found = {
+                row[0]: rows.entity(row, TEXT)
+                for row in conn.execute(
+                    f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = ? AND id IN (?, ?) AND merged_into IS NULL",
+                    (agent, source, target),
+                )
+            }
+            if len(found) != 2:
+                raise StoreError(f"cannot merge {source} into {target}: both must exist and not be merged already")
+            kept, gone = found[target], found[source]
+            aliases = list(dict.fromkeys([*kept.aliases, *(n for n in gone.names if n != kept.name)]))
+            conn.execute("UPDATE entities SET aliases = ? WHERE id = ?", (json_text(aliases), target))
+            conn.execute("UPDATE entities SET merged_into = ? WHERE id = ?", (target, source))
+            merge = EntityMerge(agent=agent, source=source, target=target, reason=reason, at=when)
+            conn.execute(
+                "INSERT INTO entity_merges (id, agent, source, target, reason, at, target_aliases)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (merge.id, agent, source, target, reason, to_epoch(when), json_text(kept.aliases)),
+            )
+        return merge
+
+    def undo_merge(self, agent: str, merge_id: str) -> EntityMerge:
+        with self._write() as conn:
+            row = conn.execute(
+                f"SELECT {MERGE_COLUMNS}, target_aliases FROM entity_merges WHERE agent = ? AND id = ?",
+                (agent, merge_id),
+            ).fetchone()
+            if row is None or row[6]:
+                raise StoreError(f"no merge {merge_id} to undo for agent {agent}")
+            conn.execute("UPDATE entities SET aliases = ? WHERE id = ?", (row[7], row[3]))
+            conn.execute("UPDATE entities SET merged_into = NULL WHERE id = ?", (row[2],))
+            conn.execute("UPDATE entity_merges SET undone = 1 WHERE id = ?", (merge_id,))
+        return rows.merge(row, TEXT).model_copy(update={"undone": True})
+
+    def list_merges(self, agent: str) -> list[EntityMerge]:
+        found = self._conn().execute(
+            f"SELECT {MERGE_COLUMNS} FROM entity_merges WHERE agent = ? ORDER BY at, id", (agent,)
+        )
+        return [rows.merge(row, TEXT) for row in found]
+
+    def add_links(self, agent: str, links: Sequence[Link]) -> int:
+        added = 0
+        with self._write() as conn:
+            for link in links:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO links (agent, source, target, kind, weight) VALUES (?, ?, ?, ?, ?)",
+                    (agent, link.source, link.target, link.kind.value, link.weight),
+                )
+                added += cursor.rowcount
+        return added
+
+    def links_of(self, agent: str, ids: Sequence[str]) -> list[Link]:
+        out: list[Link] = []
+        for chunk in chunks(ids, 400):
+            chunk_marks = marks(len(chunk))
+            found = self._conn().execute(
+                f"SELECT source, target, kind, weight FROM links WHERE agent = ? AND (source IN ({chunk_marks})"
+                f" OR target IN ({chunk_marks}))",
+                (agent, *chunk, *chunk),
+            )
+            out.extend(Link(source=r[0], target=r[1], kind=LinkKind(r[2]), weight=r[3]) for r in found)
+        return list({(link.source, link.target, link.kind): link for link in out}.values())

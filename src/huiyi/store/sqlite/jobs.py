@@ -1,0 +1,79 @@
+"""The embedded store's job queue: rows of ``jobs`` taken under a lease inside the write lock."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from huiyi.model import Job, JobState
+from huiyi.store import rows
+from huiyi.store.rows import JOB_COLUMNS, TEXT, from_epoch, to_epoch
+from huiyi.store.sqlite.connection import SQLiteConnection, marks
+
+
+class SQLiteJobs(SQLiteConnection):
+    """``JobStore`` on SQLite; finishing a job is part of ``apply`` (``SQLiteMemories``)."""
+
+    def enqueue_job(self, job: Job) -> bool:
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO jobs (id, kind, agent, key, payload, state, run_after, created_at)"
+                " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
+                (
+                    job.id,
+                    job.kind,
+                    job.agent,
+                    job.key,
+                    json.dumps(job.payload, ensure_ascii=False),
+                    to_epoch(job.run_after),
+                    to_epoch(job.created_at or datetime.now(UTC)),
+                ),
+            )
+            return bool(cursor.rowcount)
+
+    def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
+        at = to_epoch(now) or 0.0
+        kind_filter = f" AND kind IN ({marks(len(kinds))})" if kinds else ""
+        with self._write() as conn:
+            row = conn.execute(
+                f"SELECT {JOB_COLUMNS} FROM jobs WHERE ((state = 'pending' AND COALESCE(run_after, 0) <= ?)"
+                f" OR (state = 'running' AND lease_until < ?)){kind_filter} ORDER BY created_at, id LIMIT 1",
+                (at, at, *kinds),
+            ).fetchone()
+            if row is None:
+                return None
+            conn.execute(
+                "UPDATE jobs SET state = 'running', worker = ?, lease_until = ?, attempts = attempts + 1 WHERE id = ?",
+                (worker, at + lease_seconds, row[0]),
+            )
+        return rows.job(row, TEXT).model_copy(
+            update={
+                "state": JobState.RUNNING,
+                "worker": worker,
+                "lease_until": from_epoch(at + lease_seconds),
+                "attempts": row[6] + 1,
+            }
+        )
+
+    def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE jobs SET state = ?, last_error = ?, run_after = ?, lease_until = NULL"
+                " WHERE id = ? AND worker = ? AND state = 'running'",
+                ("pending" if retry_at else "failed", error[:2000], to_epoch(retry_at), job_id, worker),
+            )
+
+    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+        sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE 1 = 1"
+        args: list[Any] = []
+        if agent is not None:
+            sql += " AND agent = ?"
+            args.append(agent)
+        if states:
+            sql += f" AND state IN ({marks(len(states))})"
+            args.extend(s.value for s in states)
+        sql += " ORDER BY created_at, id LIMIT ?"
+        args.append(limit)
+        return [rows.job(row, TEXT) for row in self._conn().execute(sql, args)]

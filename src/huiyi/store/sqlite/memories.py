@@ -1,0 +1,232 @@
+"""The embedded store's memories: a unit of work written in one transaction, and memories read and changed.
+
+A memory is three rows sharing one rowid: ``memories``, its vector in ``memory_vectors`` and its terms
+in the FTS5 table ``memory_fts``. Each write bumps the version of the partitions it touched and tells
+the in-process vector cache what changed, so the cache never serves a stale partition.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from huiyi.errors import StoreError
+from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.store import rows
+from huiyi.store.base import UPDATABLE, Terms, Vectors, Writes
+from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
+from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
+
+
+class SQLiteMemories(SQLiteConnection):
+    """``MemoryStore`` on SQLite."""
+
+    def add_memories(
+        self,
+        items: Sequence[MemoryItem],
+        vectors: Vectors,
+        terms: Sequence[Terms],
+        indexed_messages: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        self.apply(Writes(memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages))
+
+    def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
+        items, terms = writes.memories, writes.terms
+        vectors = writes.vectors if writes.vectors is not None else np.zeros((0, 0), np.float32)
+        if not (len(items) == len(vectors) == len(terms)):
+            raise StoreError("add_memories needs one vector and one Terms per memory")
+        now = to_epoch(datetime.now(UTC))
+        added: dict[str, tuple[int, list[int], list[int]]] = {}  # part -> (old version, rowids, item index)
+        with self._write() as conn:
+            if complete_job is not None:
+                job_id, worker = complete_job
+                done = conn.execute(
+                    "UPDATE jobs SET state = 'done', lease_until = NULL"
+                    " WHERE id = ? AND state = 'running' AND worker = ?",
+                    (job_id, worker),
+                )
+                if not done.rowcount:
+                    raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
+            for index, (item, term) in enumerate(zip(items, terms, strict=True)):
+                part = ensure_partition(conn, item.scope.agent, item.scope)
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO memories (id, agent, scope, part, kind, text, time, place, participants,"
+                    " keywords, insight, importance, strength, access_count, last_access, created_at, sources, data,"
+                    " feedback, valid_to)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    _memory_row(item, part, now),
+                )
+                if not cursor.rowcount:
+                    continue  # already stored by an earlier run of the same work
+                rowid = int(cursor.lastrowid or 0)
+                conn.execute(
+                    "INSERT INTO memory_vectors (rowid, part, vector) VALUES (?, ?, ?)",
+                    (rowid, part, np.asarray(vectors[index], dtype=np.float16).tobytes()),
+                )
+                conn.execute(
+                    "INSERT INTO memory_fts (rowid, part, words, chars) VALUES (?, ?, ?, ?)",
+                    (rowid, part, " ".join(term.words), " ".join(term.chars)),
+                )
+                entry = added.setdefault(part, (0, [], []))
+                entry[1].append(rowid)
+                entry[2].append(index)
+            for part, (_, rowids, indexes) in list(added.items()):
+                added[part] = (_bump_version(conn, part), rowids, indexes)
+            for agent, message_id in writes.indexed_messages:
+                conn.execute("UPDATE messages SET indexed = 1 WHERE agent = ? AND id = ?", (agent, message_id))
+            for agent, space, start_seq in writes.fold_points:
+                conn.execute(
+                    "INSERT INTO working_memory (agent, space, start_seq) VALUES (?, ?, ?) "
+                    "ON CONFLICT (agent, space) DO UPDATE SET start_seq = MAX(start_seq, excluded.start_seq)",
+                    (agent, space, start_seq),
+                )
+        for part, (old, rowids, indexes) in added.items():
+            matrix = np.asarray(vectors[indexes], dtype=np.float16).astype(np.float32)
+            self._vectors.added(part, old, rowids, matrix)
+
+    def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        found: dict[str, MemoryItem] = {}
+        for chunk in chunks(ids, 500):
+            cursor = self._conn().execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
+                (agent, *chunk),
+            )
+            found.update((row[1], rows.memory(row, TEXT)) for row in cursor)
+        return [found[i] for i in ids if i in found]
+
+    def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
+        removed: dict[str, tuple[int, list[int]]] = {}
+        with self._write() as conn:
+            for chunk in chunks(ids, 500):
+                chunk_marks = marks(len(chunk))
+                found = conn.execute(
+                    f"SELECT rowid, part FROM memories WHERE agent = ? AND id IN ({chunk_marks})", (agent, *chunk)
+                ).fetchall()
+                # a forgotten memory takes its links with it
+                conn.execute(
+                    f"DELETE FROM links WHERE agent = ? AND (source IN ({chunk_marks}) OR target IN ({chunk_marks}))",
+                    (agent, *chunk, *chunk),
+                )
+                for rowid, part in found:
+                    removed.setdefault(part, (0, []))[1].append(rowid)
+                    conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
+                    conn.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rowid,))
+                    conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
+            for part, (_, rowids) in list(removed.items()):
+                removed[part] = (_bump_version(conn, part), rowids)
+        for part, (old, rowids) in removed.items():
+            self._vectors.removed(part, old, rowids)
+        return sum(len(rowids) for _, rowids in removed.values())
+
+    def count_memories(self, agent: str | None = None, scopes: Sequence[Scope] | None = None) -> int:
+        if scopes is not None:
+            parts = partition_keys(scopes)
+            if not parts:
+                return 0
+            row = (
+                self._conn()
+                .execute(f"SELECT COUNT(*) FROM memories WHERE part IN ({marks(len(parts))})", parts)
+                .fetchone()
+            )
+        elif agent is not None:
+            row = self._conn().execute("SELECT COUNT(*) FROM memories WHERE agent = ?", (agent,)).fetchone()
+        else:
+            row = self._conn().execute("SELECT COUNT(*) FROM memories").fetchone()
+        return int(row[0])
+
+    def list_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
+    ) -> list[MemoryItem]:
+        parts = partition_keys(scopes)
+        if not parts:
+            return []
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE part IN ({marks(len(parts))})"
+        args: list[Any] = list(parts)
+        if kinds:
+            sql += f" AND kind IN ({marks(len(kinds))})"
+            args.extend(k.value for k in kinds)
+        sql += " ORDER BY COALESCE(time, created_at) DESC, rowid DESC LIMIT ? OFFSET ?"
+        args.extend([limit, offset])
+        return [rows.memory(row, TEXT) for row in self._conn().execute(sql, args)]
+
+    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
+        if not ids:
+            return
+        with self._write() as conn:
+            for chunk in chunks(ids, 500):
+                conn.execute(
+                    "UPDATE memories SET access_count = access_count + 1, last_access = ?, strength = strength + ?"
+                    f" WHERE agent = ? AND id IN ({marks(len(chunk))})",
+                    (to_epoch(when), strength_bonus, agent, *chunk),
+                )
+
+    def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
+        for _, fields in changes:
+            unknown = set(fields) - UPDATABLE
+            if unknown:
+                raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
+        changed = 0
+        with self._write() as conn:
+            for memory_id, fields in changes:
+                if not fields:
+                    continue
+                values = [_column_value(name, value) for name, value in fields.items()]
+                # names come from UPDATABLE only, so they are safe inside the statement
+                assignments = ", ".join(f"{name} = ?" for name in fields)
+                cursor = conn.execute(
+                    f"UPDATE memories SET {assignments} WHERE agent = ? AND id = ?", (*values, agent, memory_id)
+                )
+                changed += cursor.rowcount
+        return changed
+
+
+def ensure_partition(conn: sqlite3.Connection, agent: str, scope: Scope) -> str:
+    """The scope's partition key, with its row in ``partitions`` created if it is the first write."""
+    part = partition_key(agent, scope)
+    conn.execute("INSERT OR IGNORE INTO partitions (part, agent, scope) VALUES (?, ?, ?)", (part, agent, scope.tag))
+    return part
+
+
+def _bump_version(conn: sqlite3.Connection, part: str) -> int:
+    """Move a partition to its next version; returns the version it had."""
+    old = conn.execute("SELECT version FROM partitions WHERE part = ?", (part,)).fetchone()[0]
+    conn.execute("UPDATE partitions SET version = version + 1 WHERE part = ?", (part,))
+    return int(old)
+
+
+def _column_value(name: str, value: Any) -> Any:
+    """A field's value as its column stores it."""
+    if name in {"valid_to", "last_access"}:
+        return to_epoch(value)
+    if name in {"keywords", "data"}:
+        return json_text(value)
+    return value
+
+
+def _memory_row(item: MemoryItem, part: str, now: float | None) -> tuple[Any, ...]:
+    return (
+        item.id,
+        item.scope.agent,
+        item.scope.tag,
+        part,
+        item.kind.value,
+        item.text,
+        to_epoch(item.time),
+        item.place,
+        json_text(item.participants),
+        json_text(item.keywords),
+        item.insight,
+        item.importance,
+        item.strength,
+        item.access_count,
+        to_epoch(item.last_access),
+        to_epoch(item.created_at) or now,
+        json_text(item.sources),
+        json_text(item.data),
+        item.feedback,
+        to_epoch(item.valid_to),
+    )

@@ -1,0 +1,139 @@
+"""The embedded store's conversation side: persons, their core blocks, messages and working memory."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from huiyi.model import Message, Person
+from huiyi.store import rows
+from huiyi.store.rows import MESSAGE_COLUMNS, TEXT, json_text, to_epoch
+from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
+
+
+class SQLiteMessages(SQLiteConnection):
+    """``MessageStore`` on SQLite."""
+
+    # persons -------------------------------------------------------------------------------------
+    def upsert_person(self, agent: str, person: Person) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO persons (agent, id, name, aliases, platform_ids) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (agent, id) DO UPDATE SET name = excluded.name, aliases = excluded.aliases, "
+                "platform_ids = excluded.platform_ids",
+                (agent, person.id, person.name, json_text(person.aliases), json_text(person.platform_ids)),
+            )
+
+    def get_person(self, agent: str, person_id: str) -> Person | None:
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id, name, aliases, platform_ids FROM persons WHERE agent = ? AND id = ?", (agent, person_id)
+            )
+            .fetchone()
+        )
+        return rows.person(row, TEXT) if row else None
+
+    def list_persons(self, agent: str) -> list[Person]:
+        found = (
+            self._conn()
+            .execute("SELECT id, name, aliases, platform_ids FROM persons WHERE agent = ? ORDER BY id", (agent,))
+            .fetchall()
+        )
+        return [rows.person(row, TEXT) for row in found]
+
+    # person blocks -------------------------------------------------------------------------------
+    def person_blocks(self, agent: str, person: str) -> dict[str, str]:
+        found = (
+            self._conn()
+            .execute("SELECT label, text FROM person_blocks WHERE agent = ? AND person = ?", (agent, person))
+            .fetchall()
+        )
+        return {str(label): str(text) for label, text in found}
+
+    def set_person_block(self, agent: str, person: str, label: str, text: str, expected: str | None) -> bool:
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT text FROM person_blocks WHERE agent = ? AND person = ? AND label = ?", (agent, person, label)
+            ).fetchone()
+            if (row[0] if row else None) != expected:
+                return False
+            conn.execute(
+                "INSERT INTO person_blocks (agent, person, label, text, updated_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (agent, person, label) "
+                "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at",
+                (agent, person, label, text, time.time()),
+            )
+            return True
+
+    # messages ------------------------------------------------------------------------------------
+    def append_messages(self, messages: Sequence[Message]) -> list[Message]:
+        inserted: list[Message] = []
+        with self._write() as conn:
+            next_seq: dict[tuple[str, str], int] = {}
+            for message in messages:
+                space_key = (message.agent, message.space)
+                if space_key not in next_seq:
+                    row = conn.execute(
+                        "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE agent = ? AND space = ?", space_key
+                    ).fetchone()
+                    next_seq[space_key] = int(row[0]) + 1
+                seq = next_seq[space_key]
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO messages (agent, id, space, scope, speaker, role, text, time, seq) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        message.agent,
+                        message.id,
+                        message.space,
+                        message.scope.tag,
+                        message.speaker,
+                        message.role,
+                        message.text,
+                        to_epoch(message.time),
+                        seq,
+                    ),
+                )
+                if cursor.rowcount:
+                    next_seq[space_key] = seq + 1
+                    inserted.append(message.model_copy(update={"seq": seq}))
+        return inserted
+
+    def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]:
+        found: dict[str, Message] = {}
+        for chunk in chunks(ids, 500):
+            cursor = self._conn().execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ? AND id IN ({marks(len(chunk))})",
+                (agent, *chunk),
+            )
+            found.update((row[1], rows.message(row, TEXT)) for row in cursor)
+        return [found[i] for i in ids if i in found]
+
+    def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
+        found = (
+            self._conn()
+            .execute(
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ? AND space = ? AND seq < ? "
+                "ORDER BY seq DESC LIMIT ?",
+                (agent, space, before_seq if before_seq is not None else 2**62, limit),
+            )
+            .fetchall()
+        )
+        return [rows.message(row, TEXT) for row in reversed(found)]
+
+    def unindexed_messages(self, limit: int) -> list[Message]:
+        found = (
+            self._conn()
+            .execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE indexed = 0 ORDER BY rowid LIMIT ?", (limit,))
+            .fetchall()
+        )
+        return [rows.message(row, TEXT) for row in found]
+
+    # working memory ------------------------------------------------------------------------------
+    def working_start(self, agent: str, space: str) -> int:
+        row = (
+            self._conn()
+            .execute("SELECT start_seq FROM working_memory WHERE agent = ? AND space = ?", (agent, space))
+            .fetchone()
+        )
+        return int(row[0]) if row else 1

@@ -1,0 +1,105 @@
+"""The embedded store's two search routes: exact vectors through the in-process cache, BM25 through FTS5.
+
+Dense search scans the scopes' partitions in memory (``huiyi.store.vectors``), loading a partition
+again when its version in ``partitions`` moved on. Keyword search is one FTS5 ``MATCH`` limited to the
+scopes' partition tokens, with adjacent query words and CJK bigrams as extra phrases.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from itertools import pairwise
+
+import numpy as np
+
+from huiyi.model import Scope
+from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors
+from huiyi.store.phrases import cjk_pairs
+from huiyi.store.rows import partition_keys
+from huiyi.store.sqlite.connection import SQLiteConnection, marks
+from huiyi.store.vectors import Matrix, RowIds
+
+
+class SQLiteSearch(SQLiteConnection):
+    """``SearchStore`` on SQLite, and the loader of the vector cache's partitions."""
+
+    def _load_partition(self, part: str) -> tuple[int, RowIds, Matrix]:
+        conn = self._conn()
+        # one read transaction, so the version matches the rows
+        conn.execute("BEGIN")
+        try:
+            row = conn.execute("SELECT version FROM partitions WHERE part = ?", (part,)).fetchone()
+            found = conn.execute("SELECT rowid, vector FROM memory_vectors WHERE part = ? ORDER BY rowid", (part,))
+            rowids: list[int] = []
+            blobs: list[bytes] = []
+            for rowid, blob in found:
+                rowids.append(rowid)
+                blobs.append(blob)
+        finally:
+            conn.execute("COMMIT")
+        if not blobs:
+            return (int(row[0]) if row else 0), np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(np.float32)
+        return (int(row[0]) if row else 0), np.asarray(rowids, dtype=np.int64), matrix
+
+    def _versions(self, parts: Sequence[str]) -> dict[str, int]:
+        found = self._conn().execute(
+            f"SELECT part, version FROM partitions WHERE part IN ({marks(len(parts))})", list(parts)
+        )
+        return {part: int(version) for part, version in found}
+
+    def _ids_of(self, rowids: Sequence[int]) -> dict[int, str]:
+        if not rowids:
+            return {}
+        found = self._conn().execute(
+            f"SELECT rowid, id FROM memories WHERE rowid IN ({marks(len(rowids))})", list(rowids)
+        )
+        return {int(rowid): str(id_) for rowid, id_ in found}
+
+    def search_dense(self, scopes: Sequence[Scope], query: Vectors, limit: int) -> RouteHits:
+        started = time.perf_counter()
+        parts = partition_keys(scopes)
+        versions = self._versions(parts)
+        present = [p for p in parts if p in versions]
+        found = self._vectors.search(np.asarray(query, dtype=np.float32).reshape(-1), present, versions, limit)
+        ids = self._ids_of(found.rowids)
+        hits = [
+            ScoredId(ids[rowid], float(score), rowid)
+            for rowid, score in zip(found.rowids, found.scores, strict=True)
+            if rowid in ids
+        ]
+        return RouteHits(hits, (time.perf_counter() - started) * 1000, found.score_of)
+
+    def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
+        started = time.perf_counter()
+        parts = partition_keys(scopes)
+        clauses = []
+        # adjacent query words also as phrases, so "support group" outscores "support" … "group";
+        # and the character bigrams of CJK words, which survive a different segmentation
+        pairs = [f"{a} {b}" for a, b in pairwise(query.words)]
+        bigrams = [f"{a} {b}" for a, b in cjk_pairs(query.words)]
+        if query.words:
+            clauses.append("words : (" + " OR ".join(_quote(w) for w in [*query.words, *pairs]) + ")")
+        if query.chars:
+            clauses.append("chars : (" + " OR ".join(_quote(c) for c in [*query.chars, *bigrams]) + ")")
+        if not parts or not clauses:
+            return RouteHits([], (time.perf_counter() - started) * 1000)
+        match = "part : (" + " OR ".join(parts) + ") AND (" + " OR ".join(clauses) + ")"
+        found = (
+            self._conn()
+            .execute(
+                "SELECT f.rowid, m.id, -bm25(memory_fts, 0.0, 1.0, 0.5) AS score FROM memory_fts f"
+                " JOIN memories m ON m.rowid = f.rowid WHERE memory_fts MATCH ?"
+                " ORDER BY bm25(memory_fts, 0.0, 1.0, 0.5) LIMIT ?",
+                (match, limit),
+            )
+            .fetchall()
+        )
+        hits = [ScoredId(str(id_), float(score), int(rowid)) for rowid, id_, score in found]
+        return RouteHits(hits, (time.perf_counter() - started) * 1000)
+
+
+def _quote(term: str) -> str:
+    """A term as an FTS5 string: in double quotes, its own double quotes doubled."""
+    return '"' + term.replace('"', '""') + '"'

@@ -1,0 +1,25 @@
+"""The embedded store: one SQLite file per store directory (WAL, FTS5, vectors scanned with numpy).
+
+``SQLiteStore`` is the whole ``Store`` contract, composed of one part per aggregate: each part is a
+mixin over ``SQLiteConnection`` (the file, its connections and the write transaction) in a module of
+its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from huiyi.store.sqlite.graph import SQLiteGraph
+from huiyi.store.sqlite.jobs import SQLiteJobs
+from huiyi.store.sqlite.memories import SQLiteMemories
+from huiyi.store.sqlite.messages import SQLiteMessages
+from huiyi.store.sqlite.search import SQLiteSearch
+from huiyi.store.vectors import ExactIndex
+
+
+class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteMemories, SQLiteGraph, SQLiteSearch):
+    """The default store. ``SQLiteStore(directory)`` creates the directory and database if needed."""
+
+    def __init__(self, directory: str | Path, *, vector_cache_mb: int = 512, busy_timeout_ms: int = 10000) -> None:
+        super().__init__(directory, busy_timeout_ms=busy_timeout_ms)
+        self._vectors = ExactIndex(self._load_partition, vector_cache_mb * 2**20)
