@@ -54,7 +54,7 @@ class ContextConfig(Section):
     core_blocks: str = ""  # a folder of Markdown core blocks (seed 002 §3.6); empty: none
     # blocks that belong to one person of an agent (seed 002 §3.6 "human"): kept per person in the store,
     # a file block of the same label is only their starting text
-    person_blocks: list[str] = ["human"]
+    person_blocks: list[str] = Field(default_factory=lambda: ["human"])
     # may tools (core_memory_append/replace) change blocks that name their agent? Shared blocks never.
     tools_edit_agent_blocks: bool = False
     recall_limit: int = 8
