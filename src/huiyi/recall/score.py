@@ -30,8 +30,8 @@ from typing import Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from huiyi.flows.forget import SEED004_DECAY_RATES, DecayType, decay_type_of, time_factor
 from huiyi.model import MemoryItem
+from huiyi.strength import SEED004_DECAY_RATES, DecayType, decay_type_of, time_factor
 
 __all__ = [
     "FEATURES",
