@@ -36,7 +36,7 @@ from huiyi.flows.consolidate import (
     retained_strength,
 )
 from huiyi.flows.consolidate_llm import load_prompt
-from huiyi.flows.entities import entity_id
+from huiyi.flows.extract.entities import entity_id
 from huiyi.flows.forget import ForgetConfig
 from huiyi.flows.ingest import terms_of
 from huiyi.model import Entity, EntityType, JobState, Link, LinkKind, MemoryItem, MemoryKind, Person, Scope

@@ -12,7 +12,7 @@ import pytest
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.flows.extract import EventDraft, Extraction, FactDraft, Fold
-from huiyi.flows.fold import fold_of, memories_of, rounds, writes_of
+from huiyi.flows.extract.fold import fold_of, memories_of, rounds, writes_of
 from huiyi.model import JobState, MemoryKind, Message, Scope
 from huiyi.providers.embed import HashEmbedder
 

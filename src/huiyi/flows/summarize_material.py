@@ -18,10 +18,11 @@ from typing import Any
 
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import Fold
-from huiyi.flows.extract_rules import RuleExtractor, conversation_language
+from huiyi.flows.extract.rules import RuleExtractor
 from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope, ScopeKind, SummaryKind
 from huiyi.store.base import Store
+from huiyi.text.language import conversation_language
 
 __all__ = [
     "DayMaterial",

@@ -28,7 +28,6 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from huiyi.flows.extract_rules import keywords
 from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.flows.summarize_material import DayMaterial, Draft, Highlight, Said
 from huiyi.flows.summarize_words import (
@@ -43,6 +42,7 @@ from huiyi.flows.summarize_words import (
     who_of,
 )
 from huiyi.model import MemoryItem, Scope, SummaryKind
+from huiyi.text.keywords import keywords
 
 __all__ = [
     "IMPORTANCE",

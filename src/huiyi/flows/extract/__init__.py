@@ -3,6 +3,14 @@
 Two extractors fill this contract: one with an LLM (one structured-output call per fold) and one with
 rules only (no LLM configured). Drafts name things by name; the fold flow turns them into stored
 memories with scopes, ids and vectors.
+
+The package, by module:
+
+- ``fold``: what leaves working memory, and a fold's drafts as memories ready to write.
+- ``worker``: runs fold jobs: extract, write, record entities, all in one commit.
+- ``entities``: a fold's entity drafts as entities of its scope.
+- ``llm``: the extractor that asks an LLM, once per fold.
+- ``rules``: the extractor without an LLM (its own package; see its docstring).
 """
 
 from __future__ import annotations

@@ -31,10 +31,11 @@ from typing import Any
 
 from huiyi.errors import ConfigError, InvalidInput, ProviderError
 from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
-from huiyi.flows.extract_rules import Roster, conversation_language
+from huiyi.flows.extract.rules import Roster
 from huiyi.model import EntityType, FactKind, Message
 from huiyi.prompts import USER_MARKER, Prompt, read_prompt
 from huiyi.providers.llm import LLM
+from huiyi.text.language import conversation_language
 from huiyi.text.times import find_time_phrases, parse_datetime
 from huiyi.text.tokens import has_cjk
 
