@@ -31,12 +31,12 @@ from zoneinfo import ZoneInfo
 from huiyi.config import Config
 from huiyi.errors import EmbedderMismatch, InvalidInput, NotFound
 from huiyi.flows import ingest
-from huiyi.flows.consolidate import consolidate, consolidate_due, last_run
-from huiyi.flows.consolidate_report import Report
+from huiyi.flows.consolidate.report import Report
+from huiyi.flows.consolidate.run import consolidate, consolidate_due, last_run
 from huiyi.flows.core_blocks import CoreBlocks
 from huiyi.flows.extract import Extraction, Extractor, Fold, fold
 from huiyi.flows.extract.worker import Worker
-from huiyi.flows.summarize import summarize_day, summarize_due
+from huiyi.flows.summarize.run import summarize_day, summarize_due
 from huiyi.model import (
     EntityMerge,
     Job,

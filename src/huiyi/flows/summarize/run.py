@@ -19,8 +19,8 @@ Summaries are memories of kind ``summary``: recallable, ``data = {"summary_kind"
 (scope, kind, period) — per (scope, kind) for the rolling global ones, per (scope, kind, person) for
 profiles — so running a day again replaces what it wrote and never duplicates it.
 
-Without an LLM every text is extractive (:mod:`huiyi.flows.summarize_rules`); with one, each text is
-written by the LLM from the same material (:mod:`huiyi.flows.summarize_llm`), and nothing is written
+Without an LLM every text is extractive (:mod:`huiyi.flows.summarize.rules`); with one, each text is
+written by the LLM from the same material (:mod:`huiyi.flows.summarize.llm`), and nothing is written
 unless every call of the day succeeded.
 
 **The privacy rule of global profiles.** A global profile lives in the person's own scope, which the
@@ -41,11 +41,10 @@ from datetime import date, datetime, timedelta
 
 from huiyi.config import Config
 from huiyi.errors import InvalidInput, ProviderError
-from huiyi.flows import summarize_rules as rules
 from huiyi.flows.ingest import terms_of
-from huiyi.flows.summarize_config import SummaryConfig
-from huiyi.flows.summarize_llm import SummaryError, SummaryWriter
-from huiyi.flows.summarize_material import (
+from huiyi.flows.summarize import rules
+from huiyi.flows.summarize.llm import SummaryError, SummaryWriter
+from huiyi.flows.summarize.material import (
     PAGE,
     DayMaterial,
     Draft,
@@ -55,7 +54,8 @@ from huiyi.flows.summarize_material import (
     messages_between,
     space_of,
 )
-from huiyi.flows.summarize_profiles import global_profiles, group_profiles
+from huiyi.flows.summarize.profiles import global_profiles, group_profiles
+from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.model import MemoryItem, MemoryKind, Scope, ScopeKind, SummaryKind
 from huiyi.providers.embed import Embedder
 from huiyi.providers.llm import LLM

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from huiyi.flows.consolidate.report import Report
 from huiyi.flows.consolidate_config import ConsolidateConfig
-from huiyi.flows.consolidate_report import Report
 from huiyi.flows.ingest import terms_of
 from huiyi.model import Entity, Link, MemoryItem, MemoryKind, Person, Scope
 from huiyi.providers.embed import Embedder

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from huiyi.errors import ProviderError
+from huiyi.flows.summarize.material import DayMaterial, Said
 from huiyi.flows.summarize_config import SummaryConfig
-from huiyi.flows.summarize_material import DayMaterial, Said
 from huiyi.prompts import Prompt, load_prompt_file
 from huiyi.providers.llm import LLM
 from huiyi.text.tokens import has_cjk

@@ -4,7 +4,7 @@ A profile rolls: its ``data["days"]`` keeps each day's contribution (the last ``
 running a day again replaces that day's part and nothing else. Per group, a member's profile holds
 what they said of themselves, what others said of them (each with who said it), their topics and how
 much they spoke. The member's global profile, in their own person scope, holds their self-statements
-only (:meth:`~huiyi.flows.summarize_material.DayMaterial.is_self_statement`).
+only (:meth:`~huiyi.flows.summarize.material.DayMaterial.is_self_statement`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from huiyi.flows.summarize.material import DayMaterial, Draft
+from huiyi.flows.summarize.rules import IMPORTANCE, cap, ranked_words, topics_of
+from huiyi.flows.summarize.words import WORDS, clip, join
 from huiyi.flows.summarize_config import SummaryConfig
-from huiyi.flows.summarize_material import DayMaterial, Draft
-from huiyi.flows.summarize_rules import IMPORTANCE, cap, ranked_words, topics_of
-from huiyi.flows.summarize_words import WORDS, clip, join
 from huiyi.model import MemoryItem, Scope, SummaryKind
 
 __all__ = ["global_profiles", "group_profiles"]

@@ -23,8 +23,8 @@ import logging
 import math
 from datetime import datetime, timedelta
 
+from huiyi.flows.consolidate.state import State, when
 from huiyi.flows.consolidate_config import ConsolidateConfig
-from huiyi.flows.consolidate_state import State, when
 from huiyi.model import MemoryItem, MemoryKind, ScopeKind
 from huiyi.strength import capacity_victims, decay_type_of, seed000_increment, type_decay
 

@@ -25,7 +25,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from huiyi.flows.consolidate_state import State, norm, person_names
+from huiyi.flows.consolidate.state import State, norm, person_names
 from huiyi.model import Entity, EntityType, MemoryKind
 
 __all__ = ["merge_duplicate_entities"]

@@ -21,9 +21,9 @@ import logging
 from collections import defaultdict
 from typing import Any
 
-from huiyi.flows.consolidate_llm import ask
-from huiyi.flows.consolidate_state import FactView, State
-from huiyi.flows.consolidate_supersede import polarity
+from huiyi.flows.consolidate.llm import ask
+from huiyi.flows.consolidate.state import FactView, State
+from huiyi.flows.consolidate.supersede import polarity
 from huiyi.flows.extract import FACT_DATA_KEYS
 from huiyi.model import MemoryItem, MemoryKind
 from huiyi.providers.llm import LLM

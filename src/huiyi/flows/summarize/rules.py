@@ -11,7 +11,7 @@ A day's material (:class:`DayMaterial`) is the day's messages, the events and fa
   ``global_items`` most important highlights of those days, each with its date.
 * **daily / global personality** (private chats) — moods read from a small lexicon, facts about the
   person (traits), topics, and a reply strategy for the dominant mood (seed 003's 回复策略).
-* **profiles** (groups; :mod:`huiyi.flows.summarize_profiles`) — per member who spoke: what they said
+* **profiles** (groups; :mod:`huiyi.flows.summarize.profiles`) — per member who spoke: what they said
   of themselves, what others said of them (each with who said it), their topics and how much they
   spoke; rolling over ``profile_days`` days. The member's **global** profile (person scope) takes
   self-statements only; see ``DayMaterial.is_self_statement``.
@@ -28,9 +28,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from huiyi.flows.summarize_config import SummaryConfig
-from huiyi.flows.summarize_material import DayMaterial, Draft, Highlight, Said
-from huiyi.flows.summarize_words import (
+from huiyi.flows.summarize.material import DayMaterial, Draft, Highlight, Said
+from huiyi.flows.summarize.words import (
     WEEKDAYS,
     WORDS,
     clip,
@@ -41,6 +40,7 @@ from huiyi.flows.summarize_words import (
     top_moods,
     who_of,
 )
+from huiyi.flows.summarize_config import SummaryConfig
 from huiyi.model import MemoryItem, Scope, SummaryKind
 from huiyi.text.keywords import keywords
 

@@ -26,8 +26,8 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass
 
-from huiyi.flows.consolidate_llm import ask
-from huiyi.flows.consolidate_state import FactView, State, norm
+from huiyi.flows.consolidate.llm import ask
+from huiyi.flows.consolidate.state import FactView, State, norm
 from huiyi.providers.llm import LLM
 
 __all__ = ["polarity", "supersede_facts"]
