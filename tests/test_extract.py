@@ -16,15 +16,10 @@ from huiyi import Memory
 from huiyi.config import Config, LLMConfig
 from huiyi.errors import ConfigError, ProviderError
 from huiyi.flows.extract import Extraction, Extractor, FactDraft, Fold
-from huiyi.flows.extract.llm import (
-    EXTRACTION_SCHEMA,
-    SCHEMA_NAME,
-    ExtractionError,
-    LLMExtractor,
-    load_prompt,
-    parse_extraction,
-)
+from huiyi.flows.extract.answer import parse_extraction
+from huiyi.flows.extract.llm import LLMExtractor, load_prompt
 from huiyi.flows.extract.rules import RuleExtractor
+from huiyi.flows.extract.schema import EXTRACTION_SCHEMA, SCHEMA_NAME, ExtractionError
 from huiyi.model import EntityType, FactKind, MemoryKind, Message, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.providers.llm import OpenAIChat

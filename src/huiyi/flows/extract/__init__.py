@@ -9,7 +9,8 @@ The package, by module:
 - ``fold``: what leaves working memory, and a fold's drafts as memories ready to write.
 - ``worker``: runs fold jobs: extract, write, record entities, all in one commit.
 - ``entities``: a fold's entity drafts as entities of its scope.
-- ``llm``: the extractor that asks an LLM, once per fold.
+- ``llm``: the extractor that asks an LLM, once per fold; ``schema`` what it asks for, ``answer`` the
+  check of what comes back.
 - ``rules``: the extractor without an LLM (its own package; see its docstring).
 """
 
