@@ -136,24 +136,25 @@ SEED004_DECAY_RATES: Mapping[DecayType, float] = {
 }
 
 _FACT_DECAY = {
-    FactKind.ATTRIBUTE.value: DecayType.FACT,
-    FactKind.RELATION.value: DecayType.RELATION,
-    FactKind.OPINION.value: DecayType.OPINION,
-    FactKind.PREFERENCE.value: DecayType.OPINION,  # a preference is an opinion about a thing
+    FactKind.ATTRIBUTE: DecayType.FACT,
+    FactKind.RELATION: DecayType.RELATION,
+    FactKind.OPINION: DecayType.OPINION,
+    FactKind.PREFERENCE: DecayType.OPINION,  # a preference is an opinion about a thing
 }
 
 
 def decay_type_of(item: MemoryItem) -> DecayType:
     """Seed 004's type of a huiyi memory.
 
-    Events and verbatim chunks are events; facts follow their ``data["fact_kind"]`` (relation → relation,
+    Events and verbatim chunks are events; facts follow their kind (``item.fact.kind``) (relation → relation,
     opinion and preference → opinion, attribute or unknown → fact); summaries and notes (curated, e.g.
     official memories) decay like facts.
     """
     if item.kind in (MemoryKind.EVENT, MemoryKind.CHUNK):
         return DecayType.EVENT
     if item.kind is MemoryKind.FACT:
-        return _FACT_DECAY.get(str(item.data.get("fact_kind", "")), DecayType.FACT)
+        kind = item.fact.kind
+        return _FACT_DECAY[kind] if kind else DecayType.FACT
     return DecayType.FACT
 
 

@@ -109,7 +109,7 @@ def _new_names(state: State, since: datetime) -> list[str]:
         names.extend(item.participants)
         sources.update(item.sources)
         if item.kind is MemoryKind.FACT:
-            names.extend(str(item.data.get(k) or "") for k in ("subject", "object"))
+            names.extend((item.fact.subject, item.fact.object))
     names.extend(e.name for e in state.entities.values() if sources.intersection(e.sources))
     return [n for n in dict.fromkeys(names) if n.strip()]
 

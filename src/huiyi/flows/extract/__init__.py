@@ -83,8 +83,3 @@ class Extractor(Protocol):
     """Turns a fold into drafts. Raises on failure; never returns a partial result."""
 
     async def extract(self, fold: Fold) -> Extraction: ...
-
-
-# How a fact is kept as a MemoryItem (kind fact): its text is the description, and these keys of
-# ``data`` carry the edge, so render can group facts as seed 000 §7 asks.
-FACT_DATA_KEYS = ("subject", "subject_type", "predicate", "object", "object_type", "fact_kind", "keyword")
