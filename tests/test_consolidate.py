@@ -25,7 +25,9 @@ import pytest
 
 from fake_openai import FakeOpenAI
 from huiyi.config import LLMConfig
-from huiyi.flows.consolidate import (
+from huiyi.config.forget import ForgetConfig
+from huiyi.flows.consolidate.llm import load_prompt
+from huiyi.flows.consolidate.run import (
     CONSOLIDATE,
     ConsolidateConfig,
     Report,
@@ -35,9 +37,7 @@ from huiyi.flows.consolidate import (
     last_run,
     retained_strength,
 )
-from huiyi.flows.consolidate_llm import load_prompt
-from huiyi.flows.entities import entity_id
-from huiyi.flows.forget import ForgetConfig
+from huiyi.flows.extract.entities import entity_id
 from huiyi.flows.ingest import terms_of
 from huiyi.model import Entity, EntityType, JobState, Link, LinkKind, MemoryItem, MemoryKind, Person, Scope
 from huiyi.providers.embed import Embedder, HashEmbedder
@@ -751,9 +751,9 @@ def test_consolidate_due_finds_scopes_from_extraction_jobs(sqlite: Store) -> Non
     "name",
     [
         "huiyi.config.consolidate",
-        "huiyi.flows.consolidate_report",
-        "huiyi.flows.consolidate_state",
-        "huiyi.flows.consolidate_supersede",
+        "huiyi.flows.consolidate.report",
+        "huiyi.flows.consolidate.state",
+        "huiyi.flows.consolidate.supersede",
     ],
 )
 def test_docstring_examples(name: str) -> None:

@@ -15,20 +15,17 @@ from fake_openai import FakeOpenAI
 from huiyi import Memory
 from huiyi.config import Config, LLMConfig
 from huiyi.errors import ConfigError, ProviderError
-from huiyi.flows import extract_rules
 from huiyi.flows.extract import Extraction, Extractor, FactDraft, Fold
-from huiyi.flows.extract_llm import (
-    EXTRACTION_SCHEMA,
-    SCHEMA_NAME,
-    ExtractionError,
-    LLMExtractor,
-    load_prompt,
-    parse_extraction,
-)
-from huiyi.flows.extract_rules import RuleExtractor, conversation_language, idf, keywords
+from huiyi.flows.extract.answer import parse_extraction
+from huiyi.flows.extract.llm import LLMExtractor, load_prompt
+from huiyi.flows.extract.rules import RuleExtractor
+from huiyi.flows.extract.schema import EXTRACTION_SCHEMA, SCHEMA_NAME, ExtractionError
 from huiyi.model import EntityType, FactKind, MemoryKind, Message, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.providers.llm import OpenAIChat
+from huiyi.text import keywords as keywords_module
+from huiyi.text.keywords import idf, keywords
+from huiyi.text.language import conversation_language
 
 T0 = datetime(2023, 5, 10, 14, 30)  # a Wednesday
 
@@ -530,7 +527,7 @@ def test_keywords_and_the_idf_table() -> None:
 
 
 def test_rules_docstring_example() -> None:
-    result = doctest.testmod(extract_rules, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(keywords_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
 
 

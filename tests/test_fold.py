@@ -12,8 +12,8 @@ import pytest
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.flows.extract import EventDraft, Extraction, FactDraft, Fold
-from huiyi.flows.fold import fold_of, memories_of, rounds, writes_of
-from huiyi.model import JobState, MemoryKind, Message, Scope
+from huiyi.flows.extract.fold import fold_of, memories_of, rounds, writes_of
+from huiyi.model import FactKind, JobState, MemoryKind, Message, Scope
 from huiyi.providers.embed import HashEmbedder
 
 T0 = datetime(2024, 9, 20, 19, 0)
@@ -205,3 +205,21 @@ def test_extracted_entities_are_recorded_once_with_their_aliases(tmp_path: Path)
         assert sorted(e.name for e in entities) == ["团子", "木木", "苏霓"]
         (suni,) = [e for e in entities if e.name == "苏霓"]
         assert suni.aliases == ["小霓"] and suni.type is EntityType.OBJECT
+
+
+def test_a_fact_keeps_its_confidence_and_start_time_and_old_rows_still_read() -> None:
+    scope = Scope.of_person("祈煜", "木木")
+    said = Message(
+        id="m1", agent="祈煜", space=scope.space_id, scope=scope, speaker="木木", role="user", text="我养了猫", time=T0
+    )
+    fold = Fold(agent="祈煜", space=scope.space_id, scope=scope, messages=[said], person="木木")
+    since = T0 - timedelta(days=365)
+    draft = FactDraft("木木", "养了", "猫", "木木养了一只猫", sources=["m1"], time=since, confidence=0.7)
+    [item] = memories_of(Extraction(facts=[draft]), fold, "job1")
+    fact = item.fact
+    assert (fact.subject, fact.predicate, fact.object, fact.keyword) == ("木木", "养了", "猫", "")
+    assert fact.confidence == 0.7 and fact.valid_from == since and fact.valid_to is None
+    assert item.data["fact_kind"] == "attribute" and item.data["space"] == scope.space_id
+    # a row written before confidence and valid_from were kept reads as unknown, not as an error
+    old = item.model_copy(update={"data": {"subject": "木木", "fact_kind": "relation", "subject_type": "??"}})
+    assert old.fact.kind is FactKind.RELATION and old.fact.subject_type is None and old.fact.confidence is None

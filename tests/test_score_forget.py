@@ -17,19 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from huiyi.flows import forget
-from huiyi.flows.forget import (
-    SEED000_RECALL_BONUS,
-    DecayType,
-    ForgetConfig,
-    StrengthConfig,
-    capacity_victims,
-    decay_type_of,
-    on_recall_memorybank,
-    retention,
-    seed000_increment,
-    type_decay,
-)
+from huiyi import strength
+from huiyi.config.forget import ForgetConfig, StrengthConfig
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.recall import score as score_module
 from huiyi.recall.score import (
@@ -49,6 +38,16 @@ from huiyi.recall.score import (
     roulette,
     score,
 )
+from huiyi.strength import (
+    SEED000_RECALL_BONUS,
+    DecayType,
+    capacity_victims,
+    decay_type_of,
+    on_recall_memorybank,
+    retention,
+    seed000_increment,
+    type_decay,
+)
 
 SCOPE = Scope.of_person("祈煜", "木木")
 NOW = datetime(2025, 11, 5, 18, 0)
@@ -58,7 +57,7 @@ def item(kind: MemoryKind = MemoryKind.EVENT, **fields: object) -> MemoryItem:
     return MemoryItem.model_validate({"scope": SCOPE, "kind": kind, "text": "昨晚没睡好", **fields})
 
 
-@pytest.mark.parametrize("module", [forget, score_module])
+@pytest.mark.parametrize("module", [strength, score_module])
 def test_docstring_examples(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.attempted > 0

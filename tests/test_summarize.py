@@ -15,7 +15,7 @@ from huiyi import Memory
 from huiyi.config import Config, LLMConfig
 from huiyi.errors import InvalidInput, ProviderError
 from huiyi.flows.ingest import terms_of
-from huiyi.flows.summarize import (
+from huiyi.flows.summarize.run import (
     SummaryConfig,
     SummaryError,
     due_days,
@@ -687,7 +687,7 @@ def test_the_scheduler_goes_on_when_an_llm_fails(store: SQLiteStore, server: Fak
 
 
 def test_every_prompt_file_loads_and_a_user_folder_overrides_it(tmp_path: Path) -> None:
-    from huiyi.flows.summarize_llm import PROMPTS, load_summary_prompt
+    from huiyi.flows.summarize.llm import PROMPTS, load_summary_prompt
 
     for name in PROMPTS:
         for language in ("zh", "en"):
@@ -700,7 +700,7 @@ def test_every_prompt_file_loads_and_a_user_folder_overrides_it(tmp_path: Path) 
     assert load_summary_prompt("diary", "zh", tmp_path).source == "huiyi/prompts/summary_diary_zh.md"
 
 
-@pytest.mark.parametrize("name", ["huiyi.config.summarize", "huiyi.flows.summarize_words"])
+@pytest.mark.parametrize("name", ["huiyi.config.summarize", "huiyi.flows.summarize.words"])
 def test_docstring_examples(name: str) -> None:
     import doctest
     import importlib

@@ -31,14 +31,14 @@ from zoneinfo import ZoneInfo
 from huiyi.config import Config
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import EmbedderMismatch, InvalidInput, NotFound
-from huiyi.flows import fold, ingest
-from huiyi.flows.consolidate import consolidate, consolidate_due, last_run
-from huiyi.flows.consolidate_report import Report
+from huiyi.flows import ingest
+from huiyi.flows.consolidate.report import Report
+from huiyi.flows.consolidate.run import consolidate, consolidate_due, last_run
 from huiyi.flows.core_blocks import CoreBlocks
 from huiyi.flows.core_memory import CoreMemory
-from huiyi.flows.extract import Extraction, Extractor, Fold
-from huiyi.flows.summarize import summarize_day, summarize_due
-from huiyi.flows.worker import Worker
+from huiyi.flows.extract import Extraction, Extractor, Fold, fold
+from huiyi.flows.extract.worker import Worker
+from huiyi.flows.summarize.run import summarize_day, summarize_due
 from huiyi.model import (
     CoreBlock,
     EntityMerge,
@@ -602,11 +602,11 @@ def _visible(agent: str, person: str | None, space: str | None) -> list[Scope]:
 def make_extractor(config: Config) -> Extractor:
     """The LLM extractor when an endpoint is configured, the rule-based one otherwise."""
     if config.llm.base_url:
-        from huiyi.flows.extract_llm import LLMExtractor
+        from huiyi.flows.extract.llm import LLMExtractor
         from huiyi.providers.llm import OpenAIChat
 
         return LLMExtractor(OpenAIChat(config.llm), language=config.language)
-    from huiyi.flows.extract_rules import RuleExtractor
+    from huiyi.flows.extract.rules import RuleExtractor
 
     return RuleExtractor()
 

@@ -7,11 +7,12 @@ Every stored item carries its scope (whose memory it is) and its provenance
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 Role = Literal["user", "assistant"]
 
@@ -23,6 +24,10 @@ def new_id(prefix: str) -> str:
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+_Data = TypeVar("_Data", bound=BaseModel)
+_E = TypeVar("_E", bound=StrEnum)
 
 
 class ScopeKind(StrEnum):
@@ -232,6 +237,16 @@ class MemoryItem(_Model):
             raise ValueError("memory text is empty")
         return value
 
+    @property
+    def fact(self) -> FactData:
+        """The edge of a fact (empty for other kinds)."""
+        return FactData.of(self)
+
+    @property
+    def summary(self) -> SummaryData:
+        """What a summary keeps beside its text (empty for other kinds)."""
+        return SummaryData.of(self)
+
 
 class EntityType(StrEnum):
     SUBJECT = "主体"  # the agent
@@ -273,22 +288,89 @@ class FactKind(StrEnum):
     PREFERENCE = "preference"
 
 
-class Fact(_Model):
-    """An edge of the knowledge graph. A fact is also a MemoryItem (kind fact) with the same id."""
+def _lenient(model: type[_Data], data: Mapping[str, Any]) -> _Data:
+    """Stored data as a typed model; a key holding something unreadable is left out, not fatal."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        bad = {str(e["loc"][0]) for e in error.errors() if e["loc"]}
+        return model.model_validate({k: v for k, v in data.items() if k not in bad})
 
-    id: str = Field(default_factory=lambda: new_id("fact"))
-    scope: Scope
-    subject: str  # entity id
-    predicate: str
-    object_entity: str | None = None
-    object_literal: str | None = None
-    kind: FactKind = FactKind.ATTRIBUTE
+
+def _member(enum: type[_E], value: Any) -> _E | None:
+    try:
+        return enum(value) if value not in (None, "") else None
+    except ValueError:  # a value no version of huiyi wrote: read as unknown
+        return None
+
+
+class FactData(BaseModel):
+    """A fact's edge, kept in ``MemoryItem.data`` of a memory of kind fact.
+
+    Written by :meth:`into` only, read by :meth:`of` only. The stored key names are the ones huiyi
+    always wrote (the kind as ``fact_kind``); other keys of ``data`` (``space``, ``merged_from``…) are
+    left alone. ``valid_to`` lives in the item's own column, which the store filters on; :meth:`of`
+    fills it from there and :meth:`into` never writes it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+    subject: str = ""  # a name: the person, the agent or another entity
+    subject_type: EntityType | None = None
+    predicate: str = ""
+    object: str = ""
+    object_type: EntityType | None = None  # None: the object is a literal, not an entity
+    kind: FactKind | None = Field(default=None, validation_alias="fact_kind")
     keyword: str = ""
-    description: str
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
-    sources: list[str] = Field(default_factory=list)
+    valid_from: datetime | None = None  # when it became true, if said
+    valid_to: datetime | None = None  # when a newer contradicting fact closed it
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)  # None: stored before it was kept
+
+    @field_validator("subject", "predicate", "object", "keyword", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> str:
+        return "" if value is None else str(value)
+
+    @field_validator("subject_type", "object_type", mode="before")
+    @classmethod
+    def _entity_type(cls, value: Any) -> EntityType | None:
+        return _member(EntityType, value)
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind(cls, value: Any) -> FactKind | None:
+        return _member(FactKind, value)
+
+    @classmethod
+    def of(cls, item: MemoryItem) -> FactData:
+        return cls.from_data(item.data, item.valid_to)
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any], valid_to: datetime | None = None) -> FactData:
+        """The edge in a ``data`` mapping (e.g. a recall hit's), with the validity end given apart."""
+        return _lenient(cls, {**data, "valid_to": valid_to})
+
+    @property
+    def is_relation(self) -> bool:
+        return self.kind is FactKind.RELATION
+
+    def into(self, data: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``data`` with this edge written into it, ready for ``MemoryItem.data``."""
+        out = dict(data or {})
+        out.update(
+            subject=self.subject,
+            subject_type=self.subject_type.value if self.subject_type else None,
+            predicate=self.predicate,
+            object=self.object,
+            object_type=self.object_type.value if self.object_type else None,
+            fact_kind=self.kind.value if self.kind else None,
+            keyword=self.keyword,
+        )
+        if self.valid_from is not None:
+            out["valid_from"] = self.valid_from.isoformat(sep=" ")
+        if self.confidence is not None:
+            out["confidence"] = self.confidence
+        return out
 
 
 class LinkKind(StrEnum):
@@ -313,13 +395,46 @@ class SummaryKind(StrEnum):
     PROFILE = "profile"
 
 
-class Summary(_Model):
-    id: str = Field(default_factory=lambda: new_id("sum"))
-    scope: Scope
-    kind: SummaryKind
-    text: str
-    period: str = ""  # e.g. the day "2023-05-08"
-    sources: list[str] = Field(default_factory=list)
+class SummaryData(BaseModel):
+    """What a summary keeps in ``MemoryItem.data`` (kind summary) beside its text.
+
+    Written by :meth:`into` only, read by :meth:`of` only. Only the fields a summary was given are
+    written, so each kind keeps the keys it always had; the kind is stored as ``summary_kind``.
+    """
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    kind: SummaryKind | None = Field(default=None, validation_alias="summary_kind", serialization_alias="summary_kind")
+    period: str = ""  # the day it covers, e.g. "2023-05-08"; rolling summaries: the last day folded in
+    first: str | None = None  # rolling summaries: the first day folded in
+    # global summary: how many days it folds; profiles: each day's contribution by day
+    days: int | dict[str, Any] | None = None
+    space: str | None = None  # the space it was written in; None for a global profile
+    person: str | None = None  # personalities and profiles: whose
+    language: str | None = None
+    highlights: list[dict[str, Any]] | None = None  # daily summary: what it chose, with when it was said
+    moods: dict[str, Any] | None = None
+    traits: list[str] | None = None
+    topics: list[str] | None = None
+    base: dict[str, Any] | None = None  # an LLM-written rolling summary: the text and period it built on
+
+    @field_validator("period", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> str:
+        return "" if value is None else str(value)
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind(cls, value: Any) -> SummaryKind | None:
+        return _member(SummaryKind, value)
+
+    @classmethod
+    def of(cls, item: MemoryItem) -> SummaryData:
+        return _lenient(cls, item.data)
+
+    def into(self) -> dict[str, Any]:
+        """The fields given, under their stored names, ready for ``MemoryItem.data``."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 class CoreBlock(_Model):

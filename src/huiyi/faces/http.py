@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
@@ -50,7 +50,8 @@ from huiyi.faces.http_models import (
     QueryResponse,
 )
 from huiyi.memory import AsyncMemory
-from huiyi.model import MemoryItem, MemoryKind, Person, RecallHit, RecallResult
+from huiyi.model import FactData, MemoryItem, MemoryKind, Person, RecallHit, RecallResult
+from huiyi.recall.facts import Owner, group_facts
 
 STATUS: dict[type[HuiyiError], int] = {
     ScopeError: 422,
@@ -182,7 +183,10 @@ def create_app(
     async def query(body: QueryBody, agents: Agents) -> QueryResponse:
         """Recall, shaped like seed 000 §12: events, entity facts and per-route timings."""
         check(agents, body.agent)
-        return query_response(await recall_for(body), body.person)
+        result = await recall_for(body)
+        known = await memory.get_person(body.person, agent=body.agent) if body.person else None
+        names = [known.name, *known.aliases] if known and known.name else []
+        return query_response(result, body.person, agent=body.agent, person_names=names)
 
     @app.post("/query_simple", response_model=list[str])
     async def query_simple(body: QueryBody, agents: Agents) -> list[str]:
@@ -314,33 +318,27 @@ def create_app(
     return app
 
 
+# seed 000 §12 /query: the kind of each fact, by the seed 000 §7 group it falls in
 FACT_LABELS = {
-    ("person", "relation"): "用户关系",
-    ("person", "other"): "用户属性",
-    ("agent", "relation"): "主体关系",
-    ("agent", "other"): "主体属性",
-    ("other", "relation"): "其他关系",
-    ("other", "other"): "其他属性",
+    (Owner.PERSON, True): "用户关系",
+    (Owner.PERSON, False): "用户属性",
+    (Owner.AGENT, True): "主体关系",
+    (Owner.AGENT, False): "主体属性",
+    (Owner.ENTITY, True): "其他关系",
+    (Owner.ENTITY, False): "其他属性",
+    (Owner.NONE, False): "其他属性",
 }
 
 
-def fact_label(hit_data: dict[str, Any], person: str | None) -> str:
-    subject_type = hit_data.get("subject_type")
-    who = "person" if (subject_type == "客体" or hit_data.get("subject") == person) else "other"
-    if subject_type == "主体":
-        who = "agent"
-    return FACT_LABELS[(who, "relation" if hit_data.get("fact_kind") == "relation" else "other")]
-
-
 def query_response(
-    result: RecallResult, person: str | None, data: dict[str, dict[str, Any]] | None = None
+    result: RecallResult, person: str | None, *, agent: str, person_names: Sequence[str] = ()
 ) -> QueryResponse:
+    """Events in recall order; facts in seed 000 §7 groups (as render shows them), recall order within."""
     events: list[MemoryEvent] = []
-    entities: list[MemoryEntity] = []
+    facts: list[tuple[RecallHit, FactData]] = []
     for hit in result.hits:
-        log = f"[{hit.kind.value}] score={hit.score:.4f} index={hit.id} {hit.text}"
         if hit.kind is MemoryKind.FACT:
-            entities.append(_entity(len(entities), hit, person, log))
+            facts.append((hit, FactData.from_data(hit.data)))
         else:
             events.append(
                 MemoryEvent(
@@ -355,25 +353,35 @@ def query_response(
                     keyword=hit.keywords,
                     sources=hit.sources,
                     route_scores=hit.route_scores,
-                    log=log,
+                    log=_log(hit),
                 )
             )
+    edges = {hit.id: fact for hit, fact in facts}
+    entities: list[MemoryEntity] = []
+    for group in group_facts(facts, agent=agent, person=person, person_names=person_names):
+        kind = FACT_LABELS[group.owner, group.relation]
+        for hit in group.items:
+            entities.append(_entity(len(entities), hit, edges[hit.id], kind))
     info: dict[str, Any] = {"query": result.query, "timings_ms": result.timings_ms, **result.info}
     return QueryResponse(memory_events=events, memory_entities=entities, additional_info=info)
 
 
-def _entity(rank: int, hit: RecallHit, person: str | None, log: str) -> MemoryEntity:
+def _log(hit: RecallHit) -> str:
+    return f"[{hit.kind.value}] score={hit.score:.4f} index={hit.id} {hit.text}"
+
+
+def _entity(rank: int, hit: RecallHit, fact: FactData, kind: str) -> MemoryEntity:
     return MemoryEntity(
         id=rank,
-        kind=fact_label(hit.data, person),
+        kind=kind,
         score=hit.score,
         index=hit.id,
         description=hit.text,
         updatetime=hit.time,
-        keyword=str(hit.data.get("keyword", "")),
-        subject=str(hit.data.get("subject", "")),
-        predicate=str(hit.data.get("predicate", "")),
-        object=str(hit.data.get("object", "")),
+        keyword=fact.keyword,
+        subject=fact.subject,
+        predicate=fact.predicate,
+        object=fact.object,
         sources=hit.sources,
-        log=log,
+        log=_log(hit),
     )

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from huiyi.errors import HuiyiError, InvalidInput, NotFound
 from huiyi.memory import AsyncMemory
-from huiyi.model import CoreBlock, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
+from huiyi.model import CoreBlock, FactData, FactKind, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
 from huiyi.text.times import parse_datetime, query_time_range
 
 __all__ = ["TOOLS", "TOOL_NAMES", "ToolExecutor", "tool_schemas"]
@@ -471,16 +471,12 @@ class ToolExecutor:
         shown = {key: value for key, value in attributes.items() if not (when is not None and key in _TIME_KEYS)}
         text = args.text or _compose(subject, args.topic, args.object or "", shown)
         kind = _TYPE_KIND[args.memory_type]
-        data: dict[str, Any] = {
-            "origin": "tool",
-            "memory_type": args.memory_type,
-            "subject": subject,
-            "predicate": args.topic,
-            "object": args.object or "",
-            "attributes": attributes,
-        }
+        data: dict[str, Any] = {"origin": "tool", "memory_type": args.memory_type, "attributes": attributes}
         if kind is MemoryKind.FACT:
-            data["fact_kind"] = _FACT_KIND[args.memory_type]
+            fact_kind = FactKind(_FACT_KIND[args.memory_type])
+            data = FactData(subject=subject, predicate=args.topic, object=args.object or "", kind=fact_kind).into(data)
+        else:  # a note keeps what it is about, without a fact's edge
+            data |= {"subject": subject, "predicate": args.topic, "object": args.object or ""}
         item = await self.memory.remember(
             text,
             agent=self.agent,

@@ -28,7 +28,8 @@ from importlib import resources
 from pathlib import Path
 
 from huiyi.errors import InvalidInput
-from huiyi.model import CoreBlock, EntityType, FactKind, MemoryItem, MemoryKind, Message
+from huiyi.model import CoreBlock, MemoryItem, MemoryKind, Message
+from huiyi.recall.facts import Owner, group_facts
 from huiyi.text.times import format_by_age
 
 __all__ = ["SECTIONS", "ContextParts", "Dropped", "RenderedContext", "Templates", "render"]
@@ -268,9 +269,6 @@ class _Renderer:
         self.seen_ids: set[str] = set()
         self.seen_texts: set[str] = set()
         self.dropped: list[Dropped] = []
-        person = parts.person
-        self.person_names = {n for n in [person or "", *parts.person_names] if n} if person else set()
-        self.agent_names = {n for n in [parts.agent, *parts.agent_names] if n}
 
     # -------------------------------------------------- de-duplication
 
@@ -350,23 +348,6 @@ class _Renderer:
 
     def fragments(self) -> str:
         facts = [item for item in self.parts.facts if self.admit(item, "fragments")]
-        user = _Subject(self.display(self.parts.person, self.parts.person_names))
-        agent = _Subject(self.display(self.parts.agent, self.parts.agent_names))
-        entities: dict[str, _Subject] = {}
-        others: list[MemoryItem] = []
-        for item in facts:
-            subject = str(item.data.get("subject") or "").strip()
-            if not subject:
-                others.append(item)
-                continue
-            if subject in self.person_names:
-                target = user
-            elif subject in self.agent_names or item.data.get("subject_type") == EntityType.SUBJECT.value:
-                target = agent
-            else:
-                target = entities.setdefault(subject, _Subject(subject))
-            target.add(item)
-
         groups: list[str] = []
 
         def push(part: str, /, **values: str) -> None:
@@ -378,34 +359,38 @@ class _Renderer:
             if items:
                 push(part, items="\n".join(self.fact_line(item) for item in items), **values)
 
-        now = self.parts.now
-        add("user_attributes", user.attributes, name=user.name)
-        for obj, items in user.relations.items():
-            add("user_relations", _by_time(items, now, fact=True), name=user.name, object=obj)
-        add("agent_attributes", agent.attributes, name=agent.name)
-        for obj, items in agent.relations.items():
-            add("agent_relations", _by_time(items, now, fact=True), name=agent.name, object=obj)
-        for entity in entities.values():
-            push("entity", name=entity.name)
-            add("entity_attributes", entity.attributes, name=entity.name)
-            relations = [item for items in entity.relations.values() for item in items]
-            add("entity_relations", _by_time(relations, now, fact=True), name=entity.name)
-        add("other_facts", others)
+        headed: set[str] = set()
+        grouped = group_facts(
+            ((item, item.fact) for item in facts),
+            agent=self.parts.agent,
+            person=self.parts.person,
+            agent_names=self.parts.agent_names,
+            person_names=self.parts.person_names,
+        )
+        for group in grouped:
+            items = _by_time(group.items, self.parts.now, fact=True) if group.relation else group.items
+            if group.owner is Owner.NONE:
+                add("other_facts", items)
+                continue
+            if group.owner is Owner.ENTITY and group.name not in headed:
+                headed.add(group.name)
+                push("entity", name=group.name)
+            part = _FACT_PARTS[group.owner, group.relation]
+            if group.relation and group.owner is not Owner.ENTITY:
+                add(part, items, name=group.name, object=group.object)
+            else:
+                add(part, items, name=group.name)
         return self.block("fragments", groups, "groups")
 
     def fact_line(self, item: MemoryItem) -> str:
         text = _one_line(item.text)
-        keyword = str(item.data.get("keyword") or "")
+        fact = item.fact
         moment = item.time or item.created_at
-        if _is_relation(item) and moment is not None:
+        if fact.is_relation and moment is not None:
             when, _ = _naive(moment, self.parts.now)
-            obj = str(item.data.get("object") or "")
-            return self.t.fill("relation", date=when.date().isoformat(), text=text, object=obj, keyword=keyword)
-        return self.t.fill("attribute", text=text, keyword=keyword)
-
-    @staticmethod
-    def display(identity: str | None, names: Sequence[str]) -> str:
-        return next((name for name in names if name), identity or "")
+            date = when.date().isoformat()
+            return self.t.fill("relation", date=date, text=text, object=fact.object, keyword=fact.keyword)
+        return self.t.fill("attribute", text=text, keyword=fact.keyword)
 
     def render(self) -> RenderedContext:
         # overview first: recalled events are de-duplicated against it (seed 000 §1.3)
@@ -420,24 +405,15 @@ class _Renderer:
         return RenderedContext(text="\n\n".join(sections.values()), sections=sections, dropped=self.dropped)
 
 
-def _is_relation(item: MemoryItem) -> bool:
-    return str(item.data.get("fact_kind") or "") == FactKind.RELATION.value
-
-
-class _Subject:
-    """The facts of one subject: attributes in the order given, relations by object."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.attributes: list[MemoryItem] = []
-        self.relations: dict[str, list[MemoryItem]] = {}
-
-    def add(self, item: MemoryItem) -> None:
-        obj = str(item.data.get("object") or "").strip()
-        if _is_relation(item) and obj:
-            self.relations.setdefault(obj, []).append(item)
-        else:  # a relation with no object is listed with the attributes, still dated
-            self.attributes.append(item)
+# the template part of each group of seed 000 §7 (recall/facts.py decides the groups)
+_FACT_PARTS = {
+    (Owner.PERSON, False): "user_attributes",
+    (Owner.PERSON, True): "user_relations",
+    (Owner.AGENT, False): "agent_attributes",
+    (Owner.AGENT, True): "agent_relations",
+    (Owner.ENTITY, False): "entity_attributes",
+    (Owner.ENTITY, True): "entity_relations",
+}
 
 
 def _by_time(items: list[MemoryItem], now: datetime, *, fact: bool = False) -> list[MemoryItem]:

@@ -31,8 +31,8 @@ from typing import TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from huiyi.config.recall import SEED001_WEIGHTS, SEED004_WEIGHTS, FeatureName
-from huiyi.flows.forget import SEED004_DECAY_RATES, DecayType, decay_type_of, time_factor
 from huiyi.model import MemoryItem
+from huiyi.strength import SEED004_DECAY_RATES, DecayType, decay_type_of, time_factor
 
 __all__ = [
     "FEATURES",

@@ -16,7 +16,7 @@ from datetime import timedelta
 from huiyi.config import Config
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.ingest import terms_of
-from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Scope
+from huiyi.model import FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
 
@@ -138,6 +138,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
             )
         )
     for index, fact in enumerate(extraction.facts):
+        confidence = min(1.0, max(0.0, fact.confidence))
         items.append(
             MemoryItem(
                 id=_stable_id("fa", job_id, index),
@@ -146,18 +147,20 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                 text=fact.description,
                 time=fact.time or fallback_time,
                 keywords=[fact.keyword] if fact.keyword else [],
-                importance=min(1.0, max(0.0, fact.confidence)),
+                # recall and summaries rank by importance; a fact's is its confidence until judged
+                importance=confidence,
                 sources=[s for s in fact.sources if s in known],
-                data={
-                    "space": fold.space,
-                    "subject": fact.subject,
-                    "subject_type": fact.subject_type.value,
-                    "predicate": fact.predicate,
-                    "object": fact.object,
-                    "object_type": fact.object_type.value if fact.object_type else None,
-                    "fact_kind": fact.kind.value,
-                    "keyword": fact.keyword,
-                },
+                data=FactData(
+                    subject=fact.subject,
+                    subject_type=fact.subject_type,
+                    predicate=fact.predicate,
+                    object=fact.object,
+                    object_type=fact.object_type,
+                    kind=fact.kind,
+                    keyword=fact.keyword,
+                    valid_from=fact.time,
+                    confidence=confidence,
+                ).into({"space": fold.space}),
             )
         )
     return items

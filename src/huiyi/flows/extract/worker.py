@@ -16,9 +16,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from huiyi.config import Config
-from huiyi.flows.entities import entities_of, record_entities
 from huiyi.flows.extract import Extractor
-from huiyi.flows.fold import FOLD, fold_of, memories_of, writes_of
+from huiyi.flows.extract.entities import entities_of, record_entities
+from huiyi.flows.extract.fold import FOLD, fold_of, memories_of, writes_of
 from huiyi.model import Job
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store

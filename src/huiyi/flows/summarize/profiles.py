@@ -1,10 +1,10 @@
 """Profiles of group members, extractive (seed 002 §3.11): per group, and global in the person's scope.
 
-A profile rolls: its ``data["days"]`` keeps each day's contribution (the last ``profile_days``), so
+A profile rolls: its ``SummaryData.days`` keeps each day's contribution (the last ``profile_days``), so
 running a day again replaces that day's part and nothing else. Per group, a member's profile holds
 what they said of themselves, what others said of them (each with who said it), their topics and how
 much they spoke. The member's global profile, in their own person scope, holds their self-statements
-only (:meth:`~huiyi.flows.summarize_material.DayMaterial.is_self_statement`).
+only (:meth:`~huiyi.flows.summarize.material.DayMaterial.is_self_statement`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from datetime import datetime
 from typing import Any
 
 from huiyi.config.summarize import SummaryConfig
-from huiyi.flows.summarize_material import DayMaterial, Draft
-from huiyi.flows.summarize_rules import IMPORTANCE, cap, ranked_words, topics_of
-from huiyi.flows.summarize_words import WORDS, clip, join
-from huiyi.model import MemoryItem, Scope, SummaryKind
+from huiyi.flows.summarize.material import DayMaterial, Draft
+from huiyi.flows.summarize.rules import IMPORTANCE, cap, ranked_words, topics_of
+from huiyi.flows.summarize.words import WORDS, clip, join
+from huiyi.model import MemoryItem, Scope, SummaryData, SummaryKind
 
 __all__ = ["global_profiles", "group_profiles"]
 
@@ -67,7 +67,7 @@ def group_profiles(
             "sources": [x.id for x in own] + fact_ids,
         }
         before = previous.get(member)
-        days = dict(before.data.get("days") or {}) if before is not None else {}
+        days = _days_of(before)
         days[m.period] = today
         days = _keep_days(days, cfg.profile_days)
         name = m.name(member)
@@ -95,13 +95,13 @@ def group_profiles(
             keywords=topics,
             participants=[name],
             importance=IMPORTANCE[SummaryKind.PROFILE],
-            data={
-                "summary_kind": SummaryKind.PROFILE.value,
-                "period": last,
-                "person": member,
-                "space": m.space,
-                "days": days,
-            },
+            summary=SummaryData(
+                kind=SummaryKind.PROFILE,
+                period=last,
+                person=member,
+                space=m.space,
+                days=days,
+            ),
         )
         out.append((member, draft))
     return out
@@ -125,7 +125,7 @@ def global_profiles(
             if m.is_self_statement(f, member)
         ]
         before = previous.get(member)
-        days = dict(before.data.get("days") or {}) if before is not None else {}
+        days = _days_of(before)
         if not mine and key not in days:
             continue
         if mine:
@@ -150,13 +150,19 @@ def global_profiles(
             keywords=[],
             participants=[name],
             importance=IMPORTANCE[SummaryKind.PROFILE],
-            data={
-                "summary_kind": SummaryKind.PROFILE.value,
-                "period": last,
-                "person": member,
-                "space": None,
-                "days": days,
-            },
+            summary=SummaryData(
+                kind=SummaryKind.PROFILE,
+                period=last,
+                person=member,
+                space=None,
+                days=days,
+            ),
         )
         out.append((member, draft))
     return out
+
+
+def _days_of(before: MemoryItem | None) -> dict[str, Any]:
+    """The day-by-day contributions a stored profile rolls, by day."""
+    days = before.summary.days if before is not None else None
+    return dict(days) if isinstance(days, dict) else {}

@@ -1,6 +1,7 @@
-"""Forgetting: the seeds' formulas for how a memory's strength grows, how it fades, and who is dropped.
+"""Strength: the seeds' formulas for how a memory's strength grows, how it fades, and who is dropped.
 
-Pure functions over numbers; the consolidate flow reads items from a store, calls these, writes back.
+Pure functions over numbers, below every flow: consolidation (forgetting) and recall (scoring) both
+call them; the consolidate flow reads items from a store, calls these, writes back.
 Three schemes from three seeds live side by side, each written exactly once:
 
 - MemoryBank (seed 003): retention ``R = e^(−t/S)``; a recall adds 1 to S and resets t.
@@ -24,15 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 
-# the seeds' numbers and the settings live in the config; re-exported so callers keep one import
-from huiyi.config.forget import (
-    SEED000_INCREMENTS,
-    SEED000_RECALL_BONUS,
-    SEED004_DECAY_RATES,
-    DecayType,
-    ForgetConfig,
-    StrengthConfig,
-)
+from huiyi.config.forget import SEED000_INCREMENTS, SEED000_RECALL_BONUS, SEED004_DECAY_RATES, DecayType
 from huiyi.model import FactKind, MemoryItem, MemoryKind
 
 __all__ = [
@@ -40,13 +33,12 @@ __all__ = [
     "SEED000_RECALL_BONUS",
     "SEED004_DECAY_RATES",
     "DecayType",
-    "ForgetConfig",
-    "StrengthConfig",
     "capacity_victims",
     "decay_type_of",
     "on_recall_memorybank",
     "retention",
     "seed000_increment",
+    "time_factor",
     "type_decay",
 ]
 
@@ -87,6 +79,7 @@ def on_recall_memorybank(strength: float) -> float:
 # ---------------------------------------------------------------------------------------------------
 # Seed 000 §八 记忆清理: increments by the time since the last update, a recall bonus, capacity.
 
+# the seeds' numbers live in the config (huiyi.config.forget) as the defaults users may change
 
 def seed000_increment(
     age: timedelta,
@@ -120,24 +113,25 @@ def seed000_increment(
 
 
 _FACT_DECAY = {
-    FactKind.ATTRIBUTE.value: DecayType.FACT,
-    FactKind.RELATION.value: DecayType.RELATION,
-    FactKind.OPINION.value: DecayType.OPINION,
-    FactKind.PREFERENCE.value: DecayType.OPINION,  # a preference is an opinion about a thing
+    FactKind.ATTRIBUTE: DecayType.FACT,
+    FactKind.RELATION: DecayType.RELATION,
+    FactKind.OPINION: DecayType.OPINION,
+    FactKind.PREFERENCE: DecayType.OPINION,  # a preference is an opinion about a thing
 }
 
 
 def decay_type_of(item: MemoryItem) -> DecayType:
     """Seed 004's type of a huiyi memory.
 
-    Events and verbatim chunks are events; facts follow their ``data["fact_kind"]`` (relation → relation,
+    Events and verbatim chunks are events; facts follow their kind (``item.fact.kind``) (relation → relation,
     opinion and preference → opinion, attribute or unknown → fact); summaries and notes (curated, e.g.
     official memories) decay like facts.
     """
     if item.kind in (MemoryKind.EVENT, MemoryKind.CHUNK):
         return DecayType.EVENT
     if item.kind is MemoryKind.FACT:
-        return _FACT_DECAY.get(str(item.data.get("fact_kind", "")), DecayType.FACT)
+        kind = item.fact.kind
+        return _FACT_DECAY[kind] if kind else DecayType.FACT
     return DecayType.FACT
 
 

@@ -21,10 +21,9 @@ import logging
 from collections import defaultdict
 from typing import Any
 
-from huiyi.flows.consolidate_llm import ask
-from huiyi.flows.consolidate_state import FactView, State
-from huiyi.flows.consolidate_supersede import polarity
-from huiyi.flows.extract import FACT_DATA_KEYS
+from huiyi.flows.consolidate.llm import ask
+from huiyi.flows.consolidate.state import FactView, State
+from huiyi.flows.consolidate.supersede import polarity
 from huiyi.model import MemoryItem, MemoryKind
 from huiyi.providers.llm import LLM
 
@@ -108,8 +107,8 @@ async def _ask(state: State, llm: LLM, groups: list[list[FactView]]) -> int:
     labels: dict[str, tuple[int, FactView]] = {}
     lines: list[str] = []
     for g, group in enumerate(groups, 1):
-        first = group[0].item.data
-        lines.append(f"g{g}: {first.get('subject', '')} / {first.get('keyword') or first.get('predicate', '')}")
+        first = group[0].item.fact
+        lines.append(f"g{g}: {first.subject} / {first.keyword or first.predicate}")
         for view in group:
             label = f"f{len(labels) + 1}"
             labels[label] = (g, view)
@@ -140,13 +139,13 @@ def _write(state: State, members: list[FactView], description: str, edge: dict[s
     members = sorted(members, key=lambda v: (v.time, v.id))
     newest, ids = members[-1], [v.id for v in members]
     digest = hashlib.blake2b("\x1f".join(sorted(ids)).encode(), digest_size=10).hexdigest()
-    data: dict[str, Any] = {k: newest.item.data.get(k) for k in FACT_DATA_KEYS}
-    if "space" in newest.item.data:
-        data["space"] = newest.item.data["space"]
-    data.update(edge)
-    data["merged_from"] = ids
-    data["valid_from"] = members[0].time.isoformat(sep=" ")
     items = [v.item for v in members]
+    confidences = [c for c in (item.fact.confidence for item in items) if c is not None]
+    fact = newest.item.fact.model_copy(
+        update={**edge, "valid_from": members[0].time, "confidence": max(confidences, default=None)}
+    )
+    kept = {"space": newest.item.data["space"]} if "space" in newest.item.data else {}
+    data = fact.into({**kept, "merged_from": ids})
     merged = MemoryItem(
         id=f"fm_{digest}",
         scope=state.scope,

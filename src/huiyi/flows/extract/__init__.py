@@ -3,6 +3,15 @@
 Two extractors fill this contract: one with an LLM (one structured-output call per fold) and one with
 rules only (no LLM configured). Drafts name things by name; the fold flow turns them into stored
 memories with scopes, ids and vectors.
+
+The package, by module:
+
+- ``fold``: what leaves working memory, and a fold's drafts as memories ready to write.
+- ``worker``: runs fold jobs: extract, write, record entities, all in one commit.
+- ``entities``: a fold's entity drafts as entities of its scope.
+- ``llm``: the extractor that asks an LLM, once per fold; ``schema`` what it asks for, ``answer`` the
+  check of what comes back.
+- ``rules``: the extractor without an LLM (its own package; see its docstring).
 """
 
 from __future__ import annotations
@@ -74,8 +83,3 @@ class Extractor(Protocol):
     """Turns a fold into drafts. Raises on failure; never returns a partial result."""
 
     async def extract(self, fold: Fold) -> Extraction: ...
-
-
-# How a fact is kept as a MemoryItem (kind fact): its text is the description, and these keys of
-# ``data`` carry the edge, so render can group facts as seed 000 §7 asks.
-FACT_DATA_KEYS = ("subject", "subject_type", "predicate", "object", "object_type", "fact_kind", "keyword")

@@ -3,14 +3,14 @@
 ``consolidate`` runs five steps over one scope, in this order, each logging and reporting what it
 changed, each working without an LLM (and better with one where it says so):
 
-a. merge duplicate entities (``consolidate_entities``: names and the person table first, then
+a. merge duplicate entities (``entities``: names and the person table first, then
    similarity ≥ 0.95, or 0.85–0.95 with the same type and agreeing neighbours; reversible);
-b. supersede facts (``consolidate_supersede``: single-valued predicates and negated preferences close
+b. supersede facts (``supersede``: single-valued predicates and negated preferences close
    the older fact with ``valid_to``; an LLM judges the pairs rules cannot);
-c. merge accumulated descriptions (``consolidate_describe``: repeated claims by rule, whole groups by
+c. merge accumulated descriptions (``describe``: repeated claims by rule, whole groups by
    an LLM; a new fact with every source, the old ones closed);
-d. discover links (``consolidate_links``: time-adjacent events of a space, events sharing entities);
-e. strength and forgetting (``consolidate_strength``: seed 000 increments, seed 004 decay, capacity).
+d. discover links (``links``: time-adjacent events of a space, events sharing entities);
+e. strength and forgetting (``strength``: seed 000 increments, seed 004 decay, capacity).
 
 ``dry_run=True`` computes the same report and writes nothing. ``consolidate_due`` is the scheduler's
 entry (seed 000 §八 记忆的清理 1: only scopes active since the last run, every N days): each run is a
@@ -30,13 +30,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import date, datetime, timedelta
 
 from huiyi.config.consolidate import ConsolidateConfig
-from huiyi.flows.consolidate_describe import merge_descriptions
-from huiyi.flows.consolidate_entities import merge_duplicate_entities
-from huiyi.flows.consolidate_links import discover_links
-from huiyi.flows.consolidate_report import Change, Report, Step
-from huiyi.flows.consolidate_state import State, when
-from huiyi.flows.consolidate_strength import forget, retained_strength, update_strength
-from huiyi.flows.consolidate_supersede import supersede_facts
+from huiyi.flows.consolidate.describe import merge_descriptions
+from huiyi.flows.consolidate.entities import merge_duplicate_entities
+from huiyi.flows.consolidate.links import discover_links
+from huiyi.flows.consolidate.report import Change, Report, Step
+from huiyi.flows.consolidate.state import State, when
+from huiyi.flows.consolidate.strength import forget, retained_strength, update_strength
+from huiyi.flows.consolidate.supersede import supersede_facts
 from huiyi.model import Job, JobState, MemoryKind, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
 from huiyi.providers.llm import LLM
@@ -109,7 +109,7 @@ def _new_names(state: State, since: datetime) -> list[str]:
         names.extend(item.participants)
         sources.update(item.sources)
         if item.kind is MemoryKind.FACT:
-            names.extend(str(item.data.get(k) or "") for k in ("subject", "object"))
+            names.extend((item.fact.subject, item.fact.object))
     names.extend(e.name for e in state.entities.values() if sources.intersection(e.sources))
     return [n for n in dict.fromkeys(names) if n.strip()]
 

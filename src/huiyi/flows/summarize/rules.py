@@ -11,7 +11,7 @@ A day's material (:class:`DayMaterial`) is the day's messages, the events and fa
   ``global_items`` most important highlights of those days, each with its date.
 * **daily / global personality** (private chats) — moods read from a small lexicon, facts about the
   person (traits), topics, and a reply strategy for the dominant mood (seed 003's 回复策略).
-* **profiles** (groups; :mod:`huiyi.flows.summarize_profiles`) — per member who spoke: what they said
+* **profiles** (groups; :mod:`huiyi.flows.summarize.profiles`) — per member who spoke: what they said
   of themselves, what others said of them (each with who said it), their topics and how much they
   spoke; rolling over ``profile_days`` days. The member's **global** profile (person scope) takes
   self-statements only; see ``DayMaterial.is_self_statement``.
@@ -29,9 +29,8 @@ from datetime import datetime
 from typing import Any
 
 from huiyi.config.summarize import SummaryConfig
-from huiyi.flows.extract_rules import keywords
-from huiyi.flows.summarize_material import DayMaterial, Draft, Highlight, Said
-from huiyi.flows.summarize_words import (
+from huiyi.flows.summarize.material import DayMaterial, Draft, Highlight, Said
+from huiyi.flows.summarize.words import (
     WEEKDAYS,
     WORDS,
     clip,
@@ -42,7 +41,8 @@ from huiyi.flows.summarize_words import (
     top_moods,
     who_of,
 )
-from huiyi.model import MemoryItem, Scope, SummaryKind
+from huiyi.model import MemoryItem, Scope, SummaryData, SummaryKind
+from huiyi.text.keywords import keywords
 
 __all__ = [
     "IMPORTANCE",
@@ -120,16 +120,16 @@ def daily(m: DayMaterial, cfg: SummaryConfig) -> Draft | None:
         keywords=topics,
         participants=people,
         importance=round(max((h.importance for h in chosen), default=0.3), 2),
-        data={
-            "summary_kind": SummaryKind.DAILY.value,
-            "period": m.period,
-            "space": m.space,
-            "language": lang,
-            "highlights": [
+        summary=SummaryData(
+            kind=SummaryKind.DAILY,
+            period=m.period,
+            space=m.space,
+            language=lang,
+            highlights=[
                 {"text": clip(h.text, cfg.item_chars), "importance": h.importance, "said_at": h.said_at.isoformat()}
                 for h in chosen
             ],
-        },
+        ),
     )
 
 
@@ -153,15 +153,15 @@ def ranked_words(lists: Iterable[Sequence[str]], limit: int) -> list[str]:
 
 def global_summary(dailies: Sequence[MemoryItem], scope: Scope, lang: str, cfg: SummaryConfig) -> Draft | None:
     """From the dailies (any order); the latest ``global_days`` of them count."""
-    days = sorted(dailies, key=lambda d: str(d.data.get("period", "")))[-cfg.global_days :]
+    days = sorted(dailies, key=lambda d: d.summary.period)[-cfg.global_days :]
     if not days:
         return None
     w = WORDS[lang]
-    first, last = str(days[0].data["period"]), str(days[-1].data["period"])
+    first, last = days[0].summary.period, days[-1].summary.period
     topics = ranked_words((d.keywords for d in days), cfg.keywords)
     people = ranked_words((d.participants for d in days), 10)
     moments: list[tuple[str, dict[str, Any]]] = [
-        (str(d.data["period"]), h) for d in days for h in d.data.get("highlights", []) if isinstance(h, dict)
+        (d.summary.period, h) for d in days for h in d.summary.highlights or []
     ]
     picked = sorted(moments, key=lambda p: (-float(p[1].get("importance", 0.5)), p[0], str(p[1].get("said_at"))))
     picked = sorted(picked[: cfg.global_items], key=lambda p: (p[0], str(p[1].get("said_at"))))
@@ -181,7 +181,7 @@ def global_summary(dailies: Sequence[MemoryItem], scope: Scope, lang: str, cfg: 
         keywords=topics,
         participants=people,
         importance=IMPORTANCE[SummaryKind.GLOBAL],
-        data={"summary_kind": SummaryKind.GLOBAL.value, "period": last, "first": first, "days": len(days)},
+        summary=SummaryData(kind=SummaryKind.GLOBAL, period=last, first=first, days=len(days)),
     )
 
 
@@ -222,36 +222,36 @@ def daily_personality(m: DayMaterial, cfg: SummaryConfig) -> Draft | None:
         keywords=topics,
         participants=[name],
         importance=IMPORTANCE[SummaryKind.DAILY_PERSONALITY],
-        data={
-            "summary_kind": SummaryKind.DAILY_PERSONALITY.value,
-            "period": m.period,
-            "person": m.person,
-            "moods": mood,
-            "traits": [clip(t.text, cfg.item_chars) for t in traits],
-            "topics": topics,
-        },
+        summary=SummaryData(
+            kind=SummaryKind.DAILY_PERSONALITY,
+            period=m.period,
+            person=m.person,
+            moods=mood,
+            traits=[clip(t.text, cfg.item_chars) for t in traits],
+            topics=topics,
+        ),
     )
 
 
 def global_personality(
     portraits: Sequence[MemoryItem], scope: Scope, name: str, lang: str, cfg: SummaryConfig
 ) -> Draft | None:
-    days = sorted(portraits, key=lambda d: str(d.data.get("period", "")))[-cfg.global_days :]
+    days = sorted(portraits, key=lambda d: d.summary.period)[-cfg.global_days :]
     if not days:
         return None
     w = WORDS[lang]
-    first, last = str(days[0].data["period"]), str(days[-1].data["period"])
+    first, last = days[0].summary.period, days[-1].summary.period
     mood: dict[str, int] = {}
     for d in days:
-        for label, count in dict(d.data.get("moods") or {}).items():
+        for label, count in (d.summary.moods or {}).items():
             mood[str(label)] = mood.get(str(label), 0) + int(count)
     traits: list[str] = []
     for d in reversed(days):  # the latest first
-        for trait in d.data.get("traits") or []:
+        for trait in d.summary.traits or []:
             if trait not in traits:
                 traits.append(str(trait))
     traits = traits[: cfg.traits]
-    topics = ranked_words((d.data.get("topics") or [] for d in days), 3)
+    topics = ranked_words((d.summary.topics or [] for d in days), 3)
     parts = list(traits)
     if topics:
         parts.append(w["often"].format(topics=join(topics, lang)))
@@ -273,13 +273,13 @@ def global_personality(
         keywords=topics,
         participants=[name],
         importance=IMPORTANCE[SummaryKind.GLOBAL_PERSONALITY],
-        data={
-            "summary_kind": SummaryKind.GLOBAL_PERSONALITY.value,
-            "period": last,
-            "first": first,
-            "person": scope.key,
-            "moods": mood,
-        },
+        summary=SummaryData(
+            kind=SummaryKind.GLOBAL_PERSONALITY,
+            period=last,
+            first=first,
+            person=scope.key,
+            moods=mood,
+        ),
     )
 
 
@@ -326,5 +326,5 @@ def diary(m: DayMaterial, cfg: SummaryConfig) -> Draft | None:
         keywords=topics_of(m, texts, cfg.keywords),
         participants=[m.name(m.agent), *people],
         importance=IMPORTANCE[SummaryKind.DIARY],
-        data={"summary_kind": SummaryKind.DIARY.value, "period": m.period, "space": m.space},
+        summary=SummaryData(kind=SummaryKind.DIARY, period=m.period, space=m.space),
     )

@@ -1,4 +1,5 @@
-"""Prompts as data files: ``huiyi/prompts/<name>_<language>.md``, overridable from a folder of one's own.
+"""The reader of prompt files: ``huiyi/prompts/<name>_<language>.md`` beside this module, overridable
+from a folder of one's own.
 
 A file holds an optional leading ``<!-- … -->`` note (never sent), the system part, a line
 ``<!-- user -->``, and the user template with ``{{placeholders}}``.

@@ -20,7 +20,7 @@ import logging
 from collections import defaultdict
 from datetime import datetime, timedelta
 
-from huiyi.flows.consolidate_state import State, norm, when
+from huiyi.flows.consolidate.state import State, norm, when
 from huiyi.model import Link, LinkKind, MemoryItem, MemoryKind, ScopeKind
 
 __all__ = ["discover_links"]

@@ -26,8 +26,8 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass
 
-from huiyi.flows.consolidate_llm import ask
-from huiyi.flows.consolidate_state import FactView, State, norm
+from huiyi.flows.consolidate.llm import ask
+from huiyi.flows.consolidate.state import FactView, State, norm
 from huiyi.providers.llm import LLM
 
 __all__ = ["polarity", "supersede_facts"]
@@ -194,7 +194,8 @@ async def _ask_llm(state: State, llm: LLM, facts: list[FactView], closed: set[st
     for index, (old, new) in enumerate(pairs, 1):
         lines.append(f"p{index}")
         for label, view in (("A", old), ("B", new)):
-            edge = " | ".join(str(view.item.data.get(k) or "") for k in ("subject", "predicate", "object"))
+            fact = view.item.fact
+            edge = " | ".join((fact.subject, fact.predicate, fact.object))
             lines.append(f"  {label} ({view.time:%Y-%m-%d %H:%M}): {view.item.text} [{edge}]")
     answer = await ask(state, llm, "supersede", {"pairs": "\n".join(lines)}, SCHEMA)
     if answer is None:

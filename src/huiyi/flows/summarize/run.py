@@ -14,13 +14,13 @@ source message, whatever time it is about (下周三要考驾照 is told today).
 cites (still in working memory, say) are read by the rule extractor into transient events, so a day
 is never summarised from half its talk.
 
-Summaries are memories of kind ``summary``: recallable, ``data = {"summary_kind", "period", …}``,
+Summaries are memories of kind ``summary``: recallable, ``data`` a :class:`~huiyi.model.SummaryData`,
 ``sources`` = the events, facts or messages (dailies for globals) they summarise, and a stable id per
 (scope, kind, period) — per (scope, kind) for the rolling global ones, per (scope, kind, person) for
 profiles — so running a day again replaces what it wrote and never duplicates it.
 
-Without an LLM every text is extractive (:mod:`huiyi.flows.summarize_rules`); with one, each text is
-written by the LLM from the same material (:mod:`huiyi.flows.summarize_llm`), and nothing is written
+Without an LLM every text is extractive (:mod:`huiyi.flows.summarize.rules`); with one, each text is
+written by the LLM from the same material (:mod:`huiyi.flows.summarize.llm`), and nothing is written
 unless every call of the day succeeded.
 
 **The privacy rule of global profiles.** A global profile lives in the person's own scope, which the
@@ -42,10 +42,10 @@ from datetime import date, datetime, timedelta
 from huiyi.config import Config
 from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import InvalidInput, ProviderError
-from huiyi.flows import summarize_rules as rules
 from huiyi.flows.ingest import terms_of
-from huiyi.flows.summarize_llm import SummaryError, SummaryWriter
-from huiyi.flows.summarize_material import (
+from huiyi.flows.summarize import rules
+from huiyi.flows.summarize.llm import SummaryError, SummaryWriter
+from huiyi.flows.summarize.material import (
     PAGE,
     DayMaterial,
     Draft,
@@ -55,7 +55,7 @@ from huiyi.flows.summarize_material import (
     messages_between,
     space_of,
 )
-from huiyi.flows.summarize_profiles import global_profiles, group_profiles
+from huiyi.flows.summarize.profiles import global_profiles, group_profiles
 from huiyi.model import MemoryItem, MemoryKind, Scope, ScopeKind, SummaryKind
 from huiyi.providers.embed import Embedder
 from huiyi.providers.llm import LLM
@@ -116,7 +116,7 @@ def _summaries(store: Store, scope: Scope, kind: SummaryKind, cfg: SummaryConfig
     offset = 0
     while len(found) < cfg.global_days + 1:
         page = store.list_memories([scope], [MemoryKind.SUMMARY], PAGE, offset)
-        found.extend(item for item in page if item.data.get("summary_kind") == kind.value)
+        found.extend(item for item in page if item.summary.kind is kind)
         if len(page) < PAGE:
             break
         offset += PAGE
@@ -135,7 +135,7 @@ def _as_item(draft: Draft, previous: MemoryItem | None = None) -> MemoryItem:
         keywords=draft.keywords,
         importance=min(1.0, max(0.0, draft.importance)),
         sources=draft.sources,
-        data=draft.data,
+        data=draft.summary.into(),
     )
     if previous is not None:
         item.strength = previous.strength
@@ -188,7 +188,7 @@ def _plan(store: Store, m: DayMaterial, cfg: SummaryConfig) -> _Plan:
 
 
 def _period(item: MemoryItem | None) -> str:
-    return str(item.data.get("period", "")) if item is not None else ""
+    return item.summary.period if item is not None else ""
 
 
 def _previous(stored: MemoryItem | None, period: str, *, from_scratch: bool) -> tuple[str, str]:
@@ -199,7 +199,7 @@ def _previous(stored: MemoryItem | None, period: str, *, from_scratch: bool) -> 
         return "", ""
     if _period(stored) < period:
         return stored.text, _period(stored)
-    base = stored.data.get("base")
+    base = stored.summary.base
     if isinstance(base, dict) and str(base.get("period", "")) < period and base.get("text"):
         return str(base["text"]), str(base["period"])
     return ("", "") if from_scratch else (stored.text, _period(stored))
@@ -207,7 +207,7 @@ def _previous(stored: MemoryItem | None, period: str, *, from_scratch: bool) -> 
 
 def _set_base(draft: Draft, text: str, period: str) -> None:
     if period:
-        draft.data["base"] = {"period": period, "text": text}
+        draft.summary = draft.summary.model_copy(update={"base": {"period": period, "text": text}})
 
 
 async def _reword(plan: _Plan, writer: SummaryWriter, cfg: SummaryConfig) -> None:
@@ -316,7 +316,7 @@ def due_days(store: Store, scope: Scope, now: datetime, cfg: SummaryConfig) -> l
     offset = 0
     while True:
         page = store.list_memories([scope], [MemoryKind.SUMMARY], PAGE, offset)
-        done.update(_period(item) for item in page if item.data.get("summary_kind") == SummaryKind.DAILY.value)
+        done.update(_period(item) for item in page if item.summary.kind is SummaryKind.DAILY)
         if len(page) < PAGE or (page[-1].time is not None and page[-1].time < day_start(first)):
             break
         offset += PAGE

@@ -25,7 +25,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
-from huiyi.flows.consolidate_state import State, norm, person_names
+from huiyi.flows.consolidate.state import State, norm, person_names
 from huiyi.model import Entity, EntityType, MemoryKind
 
 __all__ = ["merge_duplicate_entities"]
@@ -73,11 +73,13 @@ def _strong_pairs(state: State) -> Iterable[tuple[str, str, str]]:
             )
     identity = {norm(p) for p in config.identity_predicates}
     for item in state.items.values():
-        fact = item.data if item.kind is MemoryKind.FACT else {}
-        if fact and norm(str(fact.get("predicate") or "")) in identity:
+        if item.kind is not MemoryKind.FACT:
+            continue
+        fact = item.fact
+        if norm(fact.predicate) in identity:
             left, right = (
-                names.get(norm(str(fact.get("subject") or "")), []),
-                names.get(norm(str(fact.get("object") or "")), []),
+                names.get(norm(fact.subject), []),
+                names.get(norm(fact.object), []),
             )
             if left and right and left[0] != right[0]:
                 yield left[0], right[0], f"fact {item.id}: {item.text}"
@@ -110,7 +112,7 @@ def _neighbours(state: State) -> dict[str, set[str]]:
     out: dict[str, set[str]] = defaultdict(set)
     for item in state.items.values():
         view = state.fact(item)
-        if view is None or not str(item.data.get("object") or "").strip():
+        if view is None or not item.fact.object.strip():
             continue
         out[view.subject].add(view.object)
         out[view.object].add(view.subject)

@@ -2,7 +2,7 @@
 
 1. **Seed 000 increments** (§八 记忆清理 2): a memory recalled since its last update gains the step for
    the time between that update and the recall (≤ 1 day +1, ≤ 3 days +3, ≤ 7 +7, ≤ 30 +30, ≤ 183 +100;
-   ``forget.seed000_increment``). Its last update is ``data.strength_at`` (the recall that last counted),
+   ``strength.seed000_increment``). Its last update is ``data.strength_at`` (the recall that last counted),
    else when it was stored. A memory not recalled since then is left alone; the +15 per recall hit is
    the recall path's (``record_access``).
 2. **Seed 004 decay** (§5.3): ``retained = strength × importance × e^(−λ·days) × (1 + ln(1 + accesses))``
@@ -24,9 +24,9 @@ import math
 from datetime import datetime, timedelta
 
 from huiyi.config.consolidate import ConsolidateConfig
-from huiyi.flows.consolidate_state import State, when
-from huiyi.flows.forget import capacity_victims, decay_type_of, seed000_increment, type_decay
+from huiyi.flows.consolidate.state import State, when
 from huiyi.model import MemoryItem, MemoryKind, ScopeKind
+from huiyi.strength import capacity_victims, decay_type_of, seed000_increment, type_decay
 
 __all__ = ["forget", "forgettable", "retained_strength", "update_strength"]
 

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from huiyi.config.consolidate import ConsolidateConfig
-from huiyi.flows.consolidate_report import Report
+from huiyi.flows.consolidate.report import Report
 from huiyi.flows.ingest import terms_of
 from huiyi.model import Entity, Link, MemoryItem, MemoryKind, Person, Scope
 from huiyi.providers.embed import Embedder
@@ -166,18 +166,19 @@ class State:
 
     # facts ---------------------------------------------------------------------------------------------
     def fact(self, item: MemoryItem) -> FactView | None:
-        data = item.data
-        subject, predicate = str(data.get("subject") or ""), str(data.get("predicate") or "")
-        if item.kind is not MemoryKind.FACT or not subject.strip() or not predicate.strip():
+        if item.kind is not MemoryKind.FACT:
+            return None
+        fact = item.fact
+        if not fact.subject.strip() or not fact.predicate.strip():
             return None
         return FactView(
             item=item,
-            subject=self.key_of(subject),
-            predicate=norm(predicate),
-            object=self.key_of(str(data.get("object") or "")),
-            keyword=norm(str(data.get("keyword") or "")),
-            topic=self.key_of(object_stem(str(data.get("object") or ""))),
-            fact_kind=str(data.get("fact_kind") or ""),
+            subject=self.key_of(fact.subject),
+            predicate=norm(fact.predicate),
+            object=self.key_of(fact.object),
+            keyword=norm(fact.keyword),
+            topic=self.key_of(object_stem(fact.object)),
+            fact_kind=fact.kind.value if fact.kind else "",
         )
 
     def valid_facts(self) -> list[FactView]:

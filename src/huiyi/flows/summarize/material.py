@@ -14,14 +14,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import Any
 
 from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import Fold
-from huiyi.flows.extract_rules import RuleExtractor, conversation_language
-from huiyi.model import MemoryItem, MemoryKind, Message, Scope, ScopeKind, SummaryKind
+from huiyi.flows.extract.rules import RuleExtractor
+from huiyi.model import MemoryItem, MemoryKind, Message, Scope, ScopeKind, SummaryData, SummaryKind
 from huiyi.store.base import Store
+from huiyi.text.language import conversation_language
 
 __all__ = [
     "DayMaterial",
@@ -147,7 +147,7 @@ class Draft:
     keywords: list[str] = field(default_factory=list)
     participants: list[str] = field(default_factory=list)
     importance: float = 0.5
-    data: dict[str, Any] = field(default_factory=dict)
+    summary: SummaryData = field(default_factory=SummaryData)
 
 
 def day_start(day: date) -> datetime:
@@ -237,8 +237,9 @@ def gather(store: Store, scope: Scope, day: date, cfg: SummaryConfig, default_la
                 )
             )
         else:
-            subject = str(item.data.get("subject") or "")
-            facts.append(Said(item.text, subject, said_at, list(item.sources), item.importance, item.strength, item.id))
+            facts.append(
+                Said(item.text, item.fact.subject, said_at, list(item.sources), item.importance, item.strength, item.id)
+            )
     language = cfg.language if cfg.language != "auto" else conversation_language(messages, default_language)
     material = DayMaterial(agent, scope, space, day, language, person, messages, events, facts, display, names)
     _read_loose(material)

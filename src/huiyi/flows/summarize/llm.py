@@ -20,8 +20,8 @@ from typing import Any
 
 from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import ProviderError
-from huiyi.flows.prompt_files import Prompt, load_prompt_file
-from huiyi.flows.summarize_material import DayMaterial, Said
+from huiyi.flows.summarize.material import DayMaterial, Said
+from huiyi.prompts import Prompt, load_prompt_file
 from huiyi.providers.llm import LLM
 from huiyi.text.tokens import has_cjk
 

@@ -15,8 +15,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from huiyi.flows.consolidate_state import State
-from huiyi.flows.prompt_files import Prompt, load_prompt_file
+from huiyi.flows.consolidate.state import State
+from huiyi.prompts import Prompt, load_prompt_file
 from huiyi.providers.llm import LLM
 from huiyi.text.tokens import has_cjk
 

@@ -1,0 +1,296 @@
+"""Checking an LLM's extraction answer: what comes back is cleaned, not trusted.
+
+The rules are listed in :mod:`huiyi.flows.extract.llm`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from huiyi.errors import InvalidInput
+from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
+from huiyi.flows.extract.rules import Roster
+from huiyi.flows.extract.schema import TYPE_LOOKUP, ExtractionError, in_order, message_refs
+from huiyi.model import EntityType, FactKind, Message
+from huiyi.text.language import conversation_language
+from huiyi.text.times import find_time_phrases, parse_datetime
+from huiyi.text.tokens import has_cjk
+
+__all__ = ["parse_extraction"]
+
+_FIRST_PERSON = frozenset({"我", "我自己", "本人", "俺", "人家", "i", "me", "myself"})
+_SECOND_PERSON = frozenset({"你", "您", "你自己", "you", "yourself"})
+_THE_USER = frozenset({"用户", "玩家", "user", "the user", "player", "the player"})
+_THE_AGENT = frozenset({"ai", "助手", "机器人", "assistant", "the assistant", "bot", "the bot"})
+_PAREN = re.compile(r"^(?P<name>.+?)\s*[（(](?P<inner>[^）)]*)[）)]\s*$")
+_REF = re.compile(r"^m?(\d{1,5})$", re.IGNORECASE)
+
+
+@dataclass
+class _Context:
+    fold: Fold
+    roster: Roster
+    messages: list[Message]
+    by_id: dict[str, Message]
+    by_ref: dict[str, str]
+    private: bool
+
+    def sources(self, value: Any) -> list[str]:
+        """The fold's message ids among ``value``; short refs (m3, [m3], 3) and real ids both count."""
+        out: list[str] = []
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, str | int) or isinstance(item, bool):
+                continue
+            text = str(item).strip().strip("[]【】#").strip()
+            found = self.by_id.get(text)
+            if found is None:
+                match = _REF.match(text)
+                ref = f"m{int(match.group(1))}" if match else ""
+                message_id = self.by_ref.get(ref)
+                found = self.by_id.get(message_id) if message_id else None
+            if found is not None and found.id not in out:
+                out.append(found.id)
+        return out
+
+    def anchor(self, sources: list[str]) -> datetime:
+        return self.by_id[sources[0]].time if sources else self.messages[0].time
+
+    def who(self, name: str, sources: list[str]) -> str | None:
+        """The roster name a subject or object means, the name itself for someone else, or ``None``
+        when it is a pronoun nobody can resolve."""
+        name = name.strip()
+        lowered = name.casefold()
+        speaker = self.roster.name_of(self.by_id[sources[0]].speaker) if sources else None
+        if lowered in _FIRST_PERSON:
+            return speaker
+        if lowered in _SECOND_PERSON:
+            return self.roster.other_party(self.by_id[sources[0]].speaker, self.private) if sources else None
+        if lowered in _THE_USER:
+            if self.private and self.fold.person:
+                return self.roster.name_of(self.fold.person)
+            return speaker if speaker != self.roster.agent_name else None
+        if lowered in _THE_AGENT:
+            return self.roster.agent_name
+        known = self.roster.resolve(name)
+        if known:
+            return known
+        paren = _PAREN.match(name)
+        if paren:  # 苏霓（u2）, Anna (anna)
+            return self.roster.resolve(paren["inner"]) or self.roster.resolve(paren["name"]) or paren["name"]
+        return name
+
+    def type_of(self, name: str, claimed: Any) -> EntityType:
+        known = self.roster.entity_type(name)
+        if known is not None:
+            return known
+        kind = TYPE_LOOKUP.get(str(claimed).strip().lower()) or TYPE_LOOKUP.get(str(claimed).strip())
+        if kind is EntityType.SUBJECT:  # only the agent is the subject of memory
+            return EntityType.OBJECT
+        return kind or EntityType.SPECIFIC
+
+
+def _text(value: Any) -> str:
+    return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _strings(value: Any, limit: int = 12) -> list[str]:
+    out: list[str] = []
+    for item in value if isinstance(value, list) else []:
+        text = _text(item)
+        if text and text not in out:
+            out.append(text)
+    return out[:limit]
+
+
+def _unit(value: Any, default: float) -> float:
+    """A 0–1 score from what a model wrote: 0.7, "0.7", 7 (of 10), 70 (of 100)."""
+    if isinstance(value, bool):
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return default
+    if math.isnan(number):
+        return default
+    if 1.0 < number <= 10.0:
+        number /= 10.0
+    elif 10.0 < number <= 100.0:
+        number /= 100.0
+    return round(min(1.0, max(0.0, number)), 4)
+
+
+def _when(value: Any, anchor: datetime) -> datetime:
+    """An absolute time from the model's answer; relative words are resolved against ``anchor``."""
+    text = _text(value)
+    if not text:
+        return anchor
+    try:
+        when = parse_datetime(text)
+    except InvalidInput:
+        spans = find_time_phrases(text, anchor)
+        if not spans:
+            return anchor
+        when = spans[0].start
+    if abs(when.year - anchor.year) > 150:  # 0001-01-01 and other placeholders
+        return anchor
+    return when
+
+
+def _items(answer: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    value = answer.get(key, [])
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ExtractionError(f"the extraction answer's {key!r} is {type(value).__name__}, not a list")
+    return [item for item in value if isinstance(item, dict)]
+
+
+def parse_extraction(
+    answer: Any,
+    fold: Fold,
+    *,
+    max_events: int = 10,
+    max_facts: int = 40,
+    max_entities: int = 40,
+) -> Extraction:
+    """Check and clean an answer shaped like :data:`EXTRACTION_SCHEMA`; raise :class:`ExtractionError`
+    when nothing trustworthy is left. See the module docstring for what is cleaned."""
+    if not isinstance(answer, dict):
+        raise ExtractionError(f"the extraction answer is {type(answer).__name__}, not a JSON object")
+    messages = in_order(fold)
+    if not messages:
+        return Extraction()
+    refs = message_refs(messages)
+    context = _Context(
+        fold=fold,
+        roster=Roster.of(fold),
+        messages=messages,
+        by_id={m.id: m for m in messages},
+        by_ref={ref: message_id for message_id, ref in refs.items()},
+        private=fold.person is not None,
+    )
+    events = _events(_items(answer, "events"), context)[:max_events]
+    if not events:
+        raise ExtractionError(
+            f"the extraction answer holds no usable event for {len(messages)} message(s); "
+            "every fold should give at least one"
+        )
+    facts = _facts(_items(answer, "facts"), context)[:max_facts]
+    entities = _entities(_items(answer, "entities"), context)[:max_entities]
+    if conversation_language(messages, default="") == "zh" and not any(
+        has_cjk(text) for text in [*(e.text for e in events), *(f.description for f in facts)]
+    ):
+        raise ExtractionError(
+            "the conversation is in Chinese but the extracted memories are not; they must not be translated"
+        )
+    return Extraction(events=events, facts=facts, entities=entities)
+
+
+def _events(items: list[dict[str, Any]], context: _Context) -> list[EventDraft]:
+    out: list[EventDraft] = []
+    seen: set[str] = set()
+    for item in items:
+        text = _text(item.get("text"))
+        if not text or text in seen:
+            continue
+        seen.add(text)
+        sources = context.sources(item.get("sources")) or [m.id for m in context.messages]
+        anchor = context.anchor(sources)
+        participants: list[str] = []
+        for name in _strings(item.get("participants"), limit=30):
+            who = context.who(name, sources)
+            if who and who not in participants:
+                participants.append(who)
+        out.append(
+            EventDraft(
+                text=text,
+                sources=sources,
+                time=_when(item.get("time"), anchor),
+                place=_text(item.get("place")),
+                participants=participants,
+                keywords=_strings(item.get("keywords"), limit=10),
+                insight=_text(item.get("insight")),
+                importance=_unit(item.get("importance"), 0.5),
+            )
+        )
+    return out
+
+
+def _facts(items: list[dict[str, Any]], context: _Context) -> list[FactDraft]:
+    out: list[FactDraft] = []
+    seen: set[tuple[str, str, str]] = set()
+    for item in items:
+        sources = context.sources(item.get("sources"))
+        predicate, raw_object = _text(item.get("predicate")), _text(item.get("object"))
+        raw_subject = _text(item.get("subject"))
+        if not sources or not predicate or not raw_object or not raw_subject:
+            continue  # no provenance, or not an edge
+        subject = context.who(raw_subject, sources)
+        if not subject:
+            continue
+        object_type_name = str(item.get("object_type", "literal")).strip().lower()
+        if object_type_name == "literal":
+            obj, object_type = raw_object, None
+        else:
+            resolved = context.who(raw_object, sources)
+            if not resolved:
+                continue
+            obj, object_type = resolved, context.type_of(resolved, object_type_name)
+        key = (subject, predicate, obj.casefold())
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            kind = FactKind(str(item.get("kind", "")).strip().lower())
+        except ValueError:
+            kind = FactKind.ATTRIBUTE
+        description = _text(item.get("description")) or _join(subject, predicate, obj)
+        out.append(
+            FactDraft(
+                subject=subject,
+                predicate=predicate,
+                object=obj,
+                description=description,
+                sources=sources,
+                kind=kind,
+                keyword=_text(item.get("keyword")),
+                subject_type=context.type_of(subject, item.get("subject_type")),
+                object_type=object_type,
+                time=_when(item.get("time"), context.anchor(sources)),
+                confidence=_unit(item.get("confidence"), 0.8),
+            )
+        )
+    return out
+
+
+def _join(subject: str, predicate: str, obj: str) -> str:
+    if has_cjk(subject + predicate + obj):
+        return f"{subject}{predicate}{obj}"
+    return f"{subject} {predicate} {obj}"
+
+
+def _entities(items: list[dict[str, Any]], context: _Context) -> list[EntityDraft]:
+    found: dict[str, EntityDraft] = {}
+    for item in items:
+        raw = _text(item.get("name"))
+        name = context.who(raw, []) if raw else None
+        if not name:
+            continue
+        aliases = [a for a in _strings(item.get("aliases"), limit=20) if a != name]
+        if raw != name and raw not in aliases and raw.casefold() not in _FIRST_PERSON | _SECOND_PERSON:
+            aliases.insert(0, raw)
+        if name in found:
+            kept = found[name]
+            kept.aliases.extend(a for a in aliases if a not in kept.aliases)
+            continue
+        known = context.roster.aliases_of(name)
+        found[name] = EntityDraft(
+            name=name,
+            type=context.type_of(name, item.get("type")),
+            aliases=list(dict.fromkeys([*known, *aliases])),
+        )
+    return list(found.values())

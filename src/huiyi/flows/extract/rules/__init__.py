@@ -1,0 +1,63 @@
+"""Extraction without an LLM: events, keywords, times, entity mentions and plain first-person facts.
+
+When no LLM endpoint is configured, a fold still becomes memories:
+
+* **Events** come from the fold's own turns. Consecutive messages are grouped into a few segments; a
+  new segment starts after a silence of ``gap_minutes``, when a segment is full (``max_turns``
+  messages or ``max_chars`` characters), or on a change of topic (a message with two or more content
+  words sharing none with a segment of ``min_topic_turns`` (3) or more messages). A segment reads as a
+  memory with each speaker named: ``木木说：昨天晚上八点（2023-05-09 20:00）去看了电影。祈煜说：……``.
+  Repeated laughter and punctuation are condensed, pure fillers (嗯嗯, 哈哈, ok) are left out of the text
+  when the segment says anything else, and long turns are cut with an ellipsis. Every event keeps the
+  ids of all its messages.
+* **Times**: relative phrases (昨天晚上八点, 下周三, 三天前, last Saturday) are resolved with
+  :func:`~huiyi.text.times.find_time_phrases` against the time *of the message that says them*, and
+  written after the phrase in the event text. The event's time is the first phrase that does not
+  contain its own message's time (今天, 最近 say nothing new), else the time of the first message.
+* **Keywords**: TF-IDF over rjieba words with the IDF table ``data/idf_zh.txt`` (the commonest 50k words
+  of jieba's ``idf.txt``, MIT; see that file's header). Only nouns, verbs, adjectives, idioms and
+  proper nouns of two or more characters count (nouns weigh 1.5, verbs 0.7); stopwords, time words,
+  numerals and every name of the people present (speakers, aliases, the agent) are left out. English
+  words have no IDF table and are ranked by count, proper nouns first.
+* **Entities**: the people of the fold's alias dictionary who speak or are named (by any alias), and
+  proper nouns: rjieba's part-of-speech tags ``ns`` (place), ``nt`` (organisation), ``nz`` (other
+  proper noun), ``nr`` (person; only when it looks like a name, since jieba tags words such as 过敏 as
+  ``nr``), titles in 《》, English capitalised words inside a sentence, and names read by the fact
+  patterns (我叫…, a pet's name).
+* **Place**: ``在…`` followed by a place-like noun (南京大学图书馆, 家里, 星巴克), else the first ``ns``
+  word; in English, ``in``/``at`` + a capitalised name.
+* **Facts** from plain first-person patterns, attributed to the speaker of the message (never 我 / I):
+
+  ==========================================  ==========================  =================================
+  Chinese                                     English                     fact
+  ==========================================  ==========================  =================================
+  我喜欢… / 我爱… / 我最喜欢…                    I like / love / enjoy …     preference 喜欢 / 爱 (likes/loves)
+  我讨厌… / 我不喜欢… / 我受不了…                 I hate / don't like …       preference 讨厌 / 不喜欢
+  我最喜欢的X是Y                                my favo(u)rite X is Y       preference 最喜欢的X
+  我是…（a noun: 我是一名护士, 我是南京人）           I'm a/an … , I'm from …     attribute 是 / relation 来自
+  我叫… / 我的名字是…                            my name is … , call me …     attribute 名字 (+ alias)
+  我住在… / 我家在…                              I live in/at …              relation 住在
+  我在…工作/上班/实习                             I work at/for/in …, as a …  relation 工作于 / attribute 是
+  我的生日是… / 我生日在…                          my birthday is …            attribute 生日
+  我今年…岁 / 我…岁了                            I'm N (years old)           attribute 年龄
+  我养了一只…（叫…）                              I have a dog (named …)      relation 养了 (+ the pet's name)
+  我对…过敏                                     I'm allergic to …           attribute 过敏
+  ==========================================  ==========================  =================================
+
+  Questions (？, 吗), hypotheticals and reported speech (如果我是…, 他说我喜欢…) are skipped; in a private
+  chat 你 / you is the other party (我喜欢你 → 木木喜欢祈煜), in a group it is skipped.
+* **Importance** (0–1) from simple signals: 0.3 to start; +0.2 when a first-person fact was read from
+  the segment; +0.15 for emotion words (开心, 难过, 想你, happy, miss…); +0.1 for a plan (打算, 明天, going
+  to, or a time phrase pointing to the future); +0.05 for an exclamation; +0.05 when a place or another
+  named thing is mentioned; capped at 0.9 (rules are never sure). A segment of fillers only gets 0.1.
+  Facts get a confidence of 0.7–0.8 by pattern (identity, the loosest, 0.7).
+
+Everything is deterministic: the same fold gives the same drafts.
+"""
+
+from __future__ import annotations
+
+from huiyi.flows.extract.rules.extractor import RuleExtractor
+from huiyi.flows.extract.rules.roster import Roster
+
+__all__ = ["Roster", "RuleExtractor"]

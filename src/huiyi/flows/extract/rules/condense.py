@@ -1,0 +1,58 @@
+"""Condensing a message for an event's text: fewer repeats, no fillers, times written out."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import datetime, timedelta
+
+from huiyi.flows.extract.rules.said import Said
+from huiyi.text.times import TimeSpan
+
+_REPEAT = re.compile(r"([哈呵嘿嘻呜啊嗯哦~～!！?？.。…])\1{2,}")
+FILLER = re.compile(
+    r"^(?:[嗯哦噢喔啊呀哈呵嘿嘻呜唔额呃好对是的吧嘛啦哇耶~～!！?？.。…,，\s]|ok|okay|lol|haha+|hmm+|yeah|yep|yes|no|nope|sure"
+    r"|thanks|thx|cool|nice|wow|oh|ah|uh|好的|好吧|好呀|好啊|是的|对的|对啊|没事|收到|明白|知道了|嗯嗯|哈哈)+$",
+    re.IGNORECASE,
+)
+END_PUNCT = "。！？!?.…~～」”\"'）)"
+
+
+def condense(text: str) -> str:
+    text = " ".join(text.split())
+    text = _REPEAT.sub(r"\1\1", text)
+    return "".join(ch for ch in text if unicodedata.category(ch) not in ("So", "Cs", "Co"))
+
+
+def cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip("，,、 ") + "…"
+
+
+def _absolute(span: TimeSpan) -> str:
+    length = span.end - span.start
+    if length <= timedelta(days=1) and span.start.time() == datetime.min.time() and length == timedelta(days=1):
+        return span.start.strftime("%Y-%m-%d")
+    if length < timedelta(days=1):
+        return span.start.strftime("%Y-%m-%d %H:%M")
+    last = span.end - timedelta(days=1) if span.end.time() == datetime.min.time() else span.end
+    return f"{span.start:%Y-%m-%d}～{last:%Y-%m-%d}"
+
+
+def annotate(said: Said) -> str:
+    """The message text with each relative time phrase followed by its absolute time."""
+    text = said.message.text
+    out: list[str] = []
+    cursor = 0
+    for span in said.spans:
+        at = text.find(span.phrase, cursor)
+        if at < 0:
+            continue
+        end = at + len(span.phrase)
+        out.append(text[cursor:end])
+        cursor = end
+        if said.message.time in span or re.search(r"\d{4}", span.phrase):
+            continue  # 今天, 最近, 2023年5月: nothing to add
+        shown = _absolute(span)
+        out.append(f" ({shown})" if said.lang == "en" else f"（{shown}）")
+    out.append(text[cursor:])
+    return "".join(out)

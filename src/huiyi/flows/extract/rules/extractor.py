@@ -1,0 +1,279 @@
+"""The rule extractor: a fold becomes segments, each segment an event with its facts and entities.
+
+The rules are described in :mod:`huiyi.flows.extract.rules`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from pathlib import Path
+
+from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
+from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, annotate, condense, cut
+from huiyi.flows.extract.rules.facts import FactReader
+from huiyi.flows.extract.rules.mentions import mentions, place_of
+from huiyi.flows.extract.rules.roster import Roster
+from huiyi.flows.extract.rules.said import Said
+from huiyi.model import EntityType, Message
+from huiyi.text.keywords import keywords, load_idf
+from huiyi.text.language import LATIN_WORD, conversation_language
+from huiyi.text.times import find_time_phrases
+from huiyi.text.tokens import add_words, has_cjk
+
+_EMOTION_ZH = re.compile(
+    r"开心|高兴|快乐|幸福|难过|伤心|生气|愤怒|害怕|担心|焦虑|紧张|委屈|失望|孤独|寂寞|好累|太累|哭|想你|爱你|烦|郁闷|激动|兴奋"
+    r"|感动|后悔|崩溃|压力|心情|难受|痛苦|舍不得|喜欢|讨厌"
+)
+_EMOTION_EN = re.compile(
+    r"\b(?:happy|glad|excited|sad|upset|angry|mad|scared|afraid|worried|anxious|nervous|lonely|tired|exhausted|cry"
+    r"|cried|crying|love|hate|miss|stressed|depressed|thrilled|grateful|heartbroken|proud)\b",
+    re.IGNORECASE,
+)
+_PLAN_ZH = re.compile(r"打算|准备|计划|要去|将要|以后|将来|想要|约好|约了|会去|下次|下周|下个月|明年|明天|后天")
+_PLAN_EN = re.compile(
+    r"\b(?:tomorrow|next\s+(?:week|month|year|time)|going\s+to|gonna|plan(?:ning)?|will|'ll)\b", re.IGNORECASE
+)
+
+
+class RuleExtractor:
+    """The no-LLM :class:`~huiyi.flows.extract.Extractor`; see the module docstring for the rules.
+
+    ``gap_minutes``: a silence this long starts a new event. ``max_turns`` / ``max_chars``: an event
+    holds at most this many messages / characters of raw text. ``min_topic_turns``: a topic change
+    splits only events at least this long. ``turn_chars``: one speaker's turn is cut to this length in
+    the event text. ``max_keywords`` per event. ``idf_path``: another IDF table (``word idf`` lines).
+    """
+
+    def __init__(
+        self,
+        *,
+        gap_minutes: float = 30.0,
+        max_turns: int = 8,
+        max_chars: int = 280,
+        min_topic_turns: int = 3,
+        turn_chars: int = 80,
+        max_keywords: int = 6,
+        idf_path: str | Path | None = None,
+    ) -> None:
+        if max_turns < 1 or max_chars < 1 or turn_chars < 8 or max_keywords < 0:
+            raise ValueError("max_turns, max_chars and turn_chars must be positive, max_keywords not negative")
+        self.gap = timedelta(minutes=gap_minutes)
+        self.max_turns = max_turns
+        self.max_chars = max_chars
+        self.min_topic_turns = min_topic_turns
+        self.turn_chars = turn_chars
+        self.max_keywords = max_keywords
+        self.idf_path = idf_path
+        load_idf(idf_path)  # fail early on a bad table
+
+    async def extract(self, fold: Fold) -> Extraction:
+        return self.extract_sync(fold)
+
+    def extract_sync(self, fold: Fold) -> Extraction:
+        """The same as :meth:`extract`, for callers without an event loop."""
+        messages = sorted(fold.messages, key=lambda m: m.seq)
+        if not messages:
+            return Extraction()
+        roster = Roster.of(fold)
+        add_words(roster.all_names())
+        drop = [name for name in roster.all_names() if name]
+        private = fold.person is not None or len(roster.names) <= 2
+        reader = FactReader(roster, private)
+        default_lang = conversation_language(messages, fold.language)
+        saids = [self._read(m, roster, reader, default_lang, drop) for m in messages]
+        events = [self._event(segment, roster, drop) for segment in self._segments(saids)]
+        return Extraction(events=events, facts=_dedupe_facts(saids), entities=_entities(saids, roster))
+
+    # --- reading one message
+
+    def _read(self, message: Message, roster: Roster, reader: FactReader, default_lang: str, drop: list[str]) -> Said:
+        text = message.text
+        lang = "zh" if has_cjk(text) else ("en" if LATIN_WORD.search(text) else default_lang)
+        spans = find_time_phrases(text, message.time)
+        skip: list[tuple[int, int]] = []
+        cursor = 0
+        for span in spans:
+            at = text.find(span.phrase, cursor)
+            if at >= 0:
+                skip.append((at, at + len(span.phrase)))
+                cursor = at + len(span.phrase)
+        words = keywords([text], drop=drop, limit=50, idf_path=self.idf_path, skip_spans=[skip])
+        speaker = roster.name_of(message.speaker)
+        facts, entities = reader.read(message, speaker)
+        filler = bool(FILLER.match(text.strip())) or (not words and not facts and len(text.strip()) <= 4)
+        # a birthday's date is not when anything happened
+        dates = [f.object for f in facts if f.keyword in ("生日", "birthday")]
+        spans = [span for span in spans if not any(span.phrase in d for d in dates)]
+        return Said(message, speaker, lang, spans, skip, words, filler, facts, entities)
+
+    # --- grouping
+
+    def _segments(self, saids: list[Said]) -> list[list[Said]]:
+        segments: list[list[Said]] = []
+        chars = 0
+        topic: set[str] = set()
+        for said in saids:
+            current = segments[-1] if segments else None
+            start_new = current is None
+            if current is not None:
+                gap = said.message.time - current[-1].message.time
+                words = set(said.words)
+                shift = (
+                    len(current) >= self.min_topic_turns
+                    and len(words) >= 2
+                    and not words & topic
+                    and not said.filler
+                    and not any(w in t or t in w for w in words for t in topic)
+                )
+                start_new = (
+                    gap >= self.gap or len(current) >= self.max_turns or chars + _size(said) > self.max_chars or shift
+                )
+            if start_new:
+                segments.append([said])
+                chars = _size(said)
+                topic = set(said.words)
+            else:
+                segments[-1].append(said)
+                chars += _size(said)
+                topic |= set(said.words)
+        return segments
+
+    # --- one event
+
+    def _event(self, segment: list[Said], roster: Roster, drop: list[str]) -> EventDraft:
+        english = sum(1 for s in segment if s.lang == "en") > len(segment) / 2
+        substantive = [s for s in segment if not s.filler] or segment
+        turns: list[tuple[str, list[str]]] = []
+        for said in substantive:
+            piece = condense(annotate(said))
+            if not piece:
+                continue
+            if turns and turns[-1][0] == said.speaker:
+                turns[-1][1].append(piece)
+            else:
+                turns.append((said.speaker, [piece]))
+        parts: list[str] = []
+        for speaker, pieces in turns:
+            joined = ""
+            for piece in pieces:
+                if joined and joined[-1] not in END_PUNCT + "，,":
+                    joined += ", " if english else "，"
+                elif joined and english:
+                    joined += " "
+                joined += piece
+            joined = cut(joined, int(self.turn_chars * (2.5 if english else 1)))
+            if joined[-1] not in END_PUNCT:
+                joined += "." if english else "。"
+            parts.append(f"{speaker} said: {joined}" if english else f"{speaker}说：{joined}")
+        text = (" " if english else "").join(parts) or condense(segment[0].message.text)
+
+        when = segment[0].message.time
+        for said in segment:
+            moving = [span for span in said.spans if said.message.time not in span]
+            if moving:
+                when = moving[0].start
+                break
+        people: dict[str, None] = {}
+        things: list[EntityDraft] = []
+        for said in segment:
+            people[said.speaker] = None
+            named, found = mentions(said, roster)
+            people.update(dict.fromkeys(named))
+            things.extend(found)
+        place = next((p for p in (place_of(s) for s in substantive) if p), "")
+        texts = [s.message.text for s in segment]
+        words = keywords(
+            texts,
+            drop=drop,
+            limit=self.max_keywords,
+            idf_path=self.idf_path,
+            skip_spans=[s.skip for s in segment],
+            extra=[e.name for s in segment for e in s.entities],
+        )
+        return EventDraft(
+            text=text,
+            sources=[s.message.id for s in segment],
+            time=when,
+            place=place,
+            participants=list(people),
+            keywords=words,
+            insight="",
+            importance=_importance(segment, substantive, bool(place or things)),
+        )
+
+
+def _size(said: Said) -> int:
+    """A message's length in Chinese characters' worth: English letters carry less, about 2.5 to one."""
+    length = len(said.message.text)
+    return length if said.lang == "zh" else int(length / 2.5)
+
+
+def _importance(segment: list[Said], substantive: list[Said], named: bool) -> float:
+    if all(s.filler for s in segment):
+        return 0.1
+    text = " ".join(s.message.text for s in substantive)
+    score = 0.3
+    if any(s.facts for s in segment):
+        score += 0.2
+    if _EMOTION_ZH.search(text) or _EMOTION_EN.search(text):
+        score += 0.15
+    future = any(span.start > s.message.time for s in segment for span in s.spans)
+    if future or _PLAN_ZH.search(text) or _PLAN_EN.search(text):
+        score += 0.1
+    if "!" in text or "！" in text:
+        score += 0.05
+    if named:
+        score += 0.05
+    return round(min(0.9, score), 2)
+
+
+def _dedupe_facts(saids: list[Said]) -> list[FactDraft]:
+    seen: dict[tuple[str, str, str], FactDraft] = {}
+    for said in saids:
+        for fact in said.facts:
+            key = (fact.subject, fact.predicate, fact.object.casefold())
+            if key in seen:
+                kept = seen[key]
+                kept.sources = list(dict.fromkeys([*kept.sources, *fact.sources]))
+            else:
+                seen[key] = fact
+    return list(seen.values())
+
+
+def _entities(saids: list[Said], roster: Roster) -> list[EntityDraft]:
+    found: dict[str, EntityDraft] = {}
+
+    def add(draft: EntityDraft) -> None:
+        name = draft.name.strip()
+        if not name:
+            return
+        known = roster.resolve(name)
+        if known:
+            kept = found.setdefault(
+                known,
+                EntityDraft(known, roster.entity_type(known) or EntityType.OBJECT, roster.aliases_of(known)),
+            )
+            for alias in draft.aliases:
+                if alias != known and alias not in kept.aliases:
+                    kept.aliases.append(alias)
+            return
+        if name not in found:  # the first reading of a name wins: a named thing stays specific
+            found[name] = EntityDraft(name, draft.type, [a for a in draft.aliases if a != name])
+
+    for said in saids:
+        add(EntityDraft(said.speaker))
+        people, things = mentions(said, roster)
+        for person in people:
+            add(EntityDraft(person))
+        for draft in [*said.entities, *things]:
+            add(draft)
+    # a word that is part of a longer entity name found in the same fold (南京 in 南京大学) is left out
+    names = list(found)
+    return [
+        draft
+        for name, draft in found.items()
+        if draft.type is not EntityType.SPECIFIC
+        or roster.resolve(name)
+        or not any(name != other and name in other and found[other].type is EntityType.SPECIFIC for other in names)
+    ]

@@ -1,0 +1,291 @@
+"""Reading facts from plain first-person sentences, attributed to the speaker (never 我 / I)."""
+
+from __future__ import annotations
+
+import re
+
+import rjieba
+
+from huiyi.flows.extract import EntityDraft, FactDraft
+from huiyi.flows.extract.rules.mentions import name_shaped
+from huiyi.flows.extract.rules.patterns import (
+    EN_AND_I,
+    EN_OBJECT_CUT,
+    EN_PET,
+    EN_PRONOUNS,
+    EN_RULES,
+    QUESTION_END,
+    ZH_CONTINUE,
+    ZH_END_PARTICLES,
+    ZH_LEAD,
+    ZH_NAME_RULE,
+    ZH_PET,
+    ZH_PRONOUNS,
+    ZH_REPORTED,
+    ZH_RULES,
+    ZH_TELL,
+    FactRule,
+)
+from huiyi.flows.extract.rules.roster import Roster
+from huiyi.model import EntityType, FactKind, Message
+from huiyi.text.tokens import has_cjk
+
+
+def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
+    """(clause, is_question) pairs. English keeps commas inside a clause but splits ``…, and I …``;
+    Chinese splits on commas too."""
+    stops = r"[.!?;\n！？。；]" if english else r"[，,。！？!?；;~～\n]"
+    out: list[tuple[str, bool]] = []
+    for match in re.finditer(rf"([^\n]*?)({stops}+|$)", text):
+        clause, end = match.group(1).strip(), match.group(2)
+        if clause:
+            question = "?" in end or "？" in end or (not english and bool(QUESTION_END.search(clause)))
+            parts = EN_AND_I.split(clause) if english else [clause]
+            out.extend((part.strip(), question) for part in parts if part.strip())
+        if not match.group(0):
+            break
+    return out
+
+
+def _trim_zh(value: str) -> str:
+    value = value.strip().rstrip(ZH_END_PARTICLES).strip()
+    return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
+
+
+def _trim_en(value: str) -> str:
+    value = EN_OBJECT_CUT.sub("", value.strip())
+    value = value.strip(" ,.;:!?\"'“”")
+    words = value.split()
+    return " ".join(words[:8])
+
+
+def _is_name(obj: str) -> bool:
+    tags = [(w, f) for w, f in rjieba.tag(obj) if w.strip()]
+    return len(tags) == 1 and tags[0][1] == "nr" and name_shaped(tags[0][0])
+
+
+def _first_noun_ok(obj: str) -> bool:
+    """For 我是…: the object starts like a noun phrase and ends in a noun (一名护士, 南京人, 学生)."""
+    tags = [(w, f) for w, f in rjieba.tag(obj) if w.strip()]
+    if not tags:
+        return False
+    first, last = tags[0][1], tags[-1][1]
+    if first[0] in "dpvcuyr" or first in ("ul", "uj", "ud", "uv", "uz", "ug", "f", "t"):
+        return False
+    return last.startswith("n") or last == "eng"
+
+
+class FactReader:
+    def __init__(self, roster: Roster, private: bool) -> None:
+        self.roster = roster
+        self.private = private
+
+    def read(self, message: Message, speaker: str) -> tuple[list[FactDraft], list[EntityDraft]]:
+        english = not has_cjk(message.text)
+        facts: list[FactDraft] = []
+        entities: list[EntityDraft] = []
+        led = False  # the previous clause was about the speaker: 我是护士，在鼓楼医院上班
+        for clause, question in _clauses(message.text, english):
+            if english:
+                if not question:
+                    self._english(clause, message, speaker, facts, entities)
+                continue
+            if led and "我" not in clause and ZH_CONTINUE.match(clause):
+                clause = "我" + clause
+            led = bool(ZH_LEAD.match(clause))
+            if not question:
+                self._chinese(clause, message, speaker, facts, entities)
+        return facts, entities
+
+    # --- helpers
+
+    def _object(self, value: str, speaker: str, english: bool) -> tuple[str, EntityType | None] | None:
+        """The object with 你 / you made a name; ``None`` when it is a pronoun nobody can resolve."""
+        value = _trim_en(value) if english else _trim_zh(value)
+        if not value:
+            return None
+        other = self.roster.other_party(speaker, self.private)
+        if english:
+            low = value.casefold()
+            if low in ("you", "u") and other:
+                return other, self.roster.entity_type(other)
+            if low.startswith(("your ", "ur ")) and other:
+                return f"{other}'s {value.split(' ', 1)[1]}", None
+            if low in EN_PRONOUNS or low.split()[0] in ("it", "that", "this", "them", "you"):
+                return None
+        else:
+            if value in ("你",) and other:
+                return other, self.roster.entity_type(other)
+            if value.startswith("你的") and other and len(value) > 2:
+                return f"{other}的{value[2:]}", None
+            if value in ZH_PRONOUNS or value.startswith(("你", "他", "她", "它", "这", "那", "的", "了", "着", "过")):
+                return None
+        known = self.roster.resolve(value)
+        if known:
+            return known, self.roster.entity_type(known)
+        return value, None
+
+    def _fact(
+        self,
+        rule: FactRule,
+        match: re.Match[str],
+        message: Message,
+        speaker: str,
+        english: bool,
+        facts: list[FactDraft],
+        entities: list[EntityDraft],
+    ) -> bool:
+        resolved = self._object(match.group("o"), speaker, english)
+        if resolved is None:
+            return False
+        obj, obj_type = resolved
+        age = re.search(r"\d+", obj) if rule.keyword in ("年龄", "age") else None
+        if age and not 0 < int(age.group()) <= 150:
+            return False  # 我今年300岁: a joke
+        if rule.keyword in ("身份", "identity") and obj_type is not None:
+            return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
+        if rule.noun_object and not english:
+            if _is_name(obj):
+                rule = ZH_NAME_RULE  # 我是小明
+            elif not _first_noun_ok(obj):
+                return False
+        groups = {k: (v or "").strip() for k, v in match.groupdict().items()}
+        predicate_word = " ".join(groups.get("p", "").split()).lower() if english else groups.get("p", "")
+        if english and predicate_word:
+            predicate_word = {"do not like": "don't like", "cannot stand": "can't stand"}.get(
+                predicate_word, predicate_word
+            )
+            verb = predicate_word.split()[0]
+            shown_p = predicate_word.replace("don't", "doesn't") if verb == "don't" else _third_person(predicate_word)
+        else:
+            shown_p = predicate_word
+        extra = groups.get("x", "")
+        predicate = rule.predicate.format(p=shown_p, x=extra)
+        if rule.keyword in ("名字", "name"):
+            if obj == speaker:
+                return True  # 我叫木木, said by 木木: nothing new
+            entities.append(EntityDraft(speaker, self.roster.entity_type(speaker) or EntityType.OBJECT, [obj]))
+        description = rule.description.format(s=speaker, o=obj, p=shown_p, x=extra)
+        object_type = obj_type or rule.object_type
+        kind = rule.kind
+        if obj_type in (EntityType.SUBJECT, EntityType.OBJECT) and kind is FactKind.PREFERENCE:
+            kind = FactKind.RELATION  # 我喜欢你: a feeling for a person is a relation
+        facts.append(
+            FactDraft(
+                subject=speaker,
+                predicate=predicate,
+                object=obj,
+                description=description,
+                sources=[message.id],
+                kind=kind,
+                keyword=rule.keyword,
+                subject_type=self.roster.entity_type(speaker) or EntityType.OBJECT,
+                object_type=object_type,
+                time=message.time,
+                confidence=rule.confidence,
+            )
+        )
+        if object_type is EntityType.SPECIFIC and len(obj) > 1:  # 我在家工作: 家 is no entity
+            entities.append(EntityDraft(obj, EntityType.SPECIFIC))
+        return True
+
+    def _pet(
+        self,
+        match: re.Match[str],
+        message: Message,
+        speaker: str,
+        english: bool,
+        facts: list[FactDraft],
+        entities: list[EntityDraft],
+    ) -> None:
+        pet = " ".join(match.group("pet").split())
+        num = match.group("num") or ("a" if english else "一")
+        measure = "" if english else (match.group("mw") or "只")
+        name = match.group("name")
+        if english:
+            thing = f"{num} {pet}"
+            description = f"{speaker} has {thing}" + (f" named {name}" if name else "")
+            predicate, keyword = "has", "pet"
+        else:
+            thing = f"{num}{measure}{pet}"
+            description = f"{speaker}养了{thing}" + (f"，叫{name}" if name else "")
+            predicate, keyword = "养了", "宠物"
+        subject_type = self.roster.entity_type(speaker) or EntityType.OBJECT
+        facts.append(
+            FactDraft(
+                subject=speaker,
+                predicate=predicate,
+                object=pet,
+                description=description,
+                sources=[message.id],
+                kind=FactKind.RELATION,
+                keyword=keyword,
+                subject_type=subject_type,
+                object_type=EntityType.GENERIC,
+                time=message.time,
+                confidence=0.8,
+            )
+        )
+        entities.append(EntityDraft(pet, EntityType.GENERIC))
+        if name:
+            owned = f"{speaker}'s {pet}" if english else f"{speaker}的{pet}"
+            facts.append(
+                FactDraft(
+                    subject=name,
+                    predicate="is" if english else "是",
+                    object=owned,
+                    description=f"{name} is {owned}" if english else f"{name}是{owned}",
+                    sources=[message.id],
+                    kind=FactKind.RELATION,
+                    keyword=keyword,
+                    subject_type=EntityType.SPECIFIC,
+                    object_type=None,
+                    time=message.time,
+                    confidence=0.8,
+                )
+            )
+            entities.append(EntityDraft(name, EntityType.SPECIFIC))
+
+    # --- languages
+
+    def _chinese(
+        self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
+    ) -> None:
+        for at in (m.start() for m in re.finditer("我", clause)):
+            if clause[at + 1 : at + 2] == "们" or (at and clause[at - 1] in "自忘唯本"):
+                continue
+            prefix = ZH_TELL.sub("", clause[:at])
+            if ZH_REPORTED.search(prefix):
+                continue
+            rest = clause[at:]
+            pet = ZH_PET.match(rest)
+            if pet:
+                self._pet(pet, message, speaker, False, facts, entities)
+                return
+            for rule in ZH_RULES:
+                match = rule.pattern.match(rest)
+                if match and self._fact(rule, match, message, speaker, False, facts, entities):
+                    return
+            return  # only the first standalone 我 of a clause is read
+
+    def _english(
+        self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
+    ) -> None:
+        clause = clause.replace("’", "'")
+        pet = EN_PET.match(clause)
+        if pet:
+            self._pet(pet, message, speaker, True, facts, entities)
+            return
+        for rule in EN_RULES:  # every rule: "I work at Microsoft as an engineer" says two things
+            match = rule.pattern.match(clause)
+            if match:
+                self._fact(rule, match, message, speaker, True, facts, entities)
+
+
+def _third_person(verb_phrase: str) -> str:
+    """like → likes, can't stand → can't stand."""
+    first, _, rest = verb_phrase.partition(" ")
+    if first in ("can't", "cannot"):
+        return verb_phrase
+    first = first + ("es" if first.endswith(("s", "sh", "ch")) else "s")
+    return f"{first} {rest}".strip()

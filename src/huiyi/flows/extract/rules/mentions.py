@@ -1,0 +1,105 @@
+"""Places and entities a message mentions: the people of the roster and other proper nouns."""
+
+from __future__ import annotations
+
+import re
+
+import rjieba
+
+from huiyi.flows.extract import EntityDraft
+from huiyi.flows.extract.rules.roster import Roster, name_like
+from huiyi.flows.extract.rules.said import Said
+from huiyi.model import EntityType
+from huiyi.text.keywords import EN_PROPER_STOP, TITLE
+from huiyi.text.language import CJK_CHAR
+from huiyi.text.tokens import has_cjk
+
+_PLACE_SUFFIX = re.compile(
+    r"(?:馆|店|园|院|场|站|厅|楼|室|街|路|城|市|省|县|区|镇|村|山|湖|河|海|岛|家|校|学|吧|寺|庙|宫|塔|桥|港|屋|房|所|司|厂"
+    r"|中心|广场|大学|超市|餐厅|医院|公园|酒店|机场|车站|家里|里|上|边|旁|外|内)$"
+)
+_PLACE_FLAGS = frozenset({"ns", "nt", "nz", "s", "n", "nr", "nrt", "f", "ng"})
+_STRONG_PLACE_FLAGS = frozenset({"ns", "nt", "s"})
+_EN_PLACE = re.compile(r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})")
+_SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石"
+    "廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁"
+    "岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾"
+    "尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛"
+    "仲虞敖巩明佘池查麻苑迟邝".replace(" ", "")
+)
+_EN_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n)$")
+
+
+def place_of(said: Said) -> str:
+    text = said.message.text
+    if said.lang == "en" or not has_cjk(text):
+        for match in _EN_PLACE.finditer(text):
+            place = match.group("place")
+            if place.split()[0].lower() not in EN_PROPER_STOP:
+                return place
+        return ""
+    words = [(w, f) for w, f in rjieba.tag(text)]
+    for index, (word, flag) in enumerate(words):
+        if word != "在" or flag != "p":
+            continue
+        run: list[tuple[str, str]] = []
+        for next_word, next_flag in words[index + 1 :]:
+            if next_flag not in _PLACE_FLAGS or not has_cjk(next_word):
+                break
+            run.append((next_word, next_flag))
+        last_placey = max(
+            (i for i, (w, f) in enumerate(run) if f in _STRONG_PLACE_FLAGS or _PLACE_SUFFIX.search(w)), default=-1
+        )
+        if last_placey >= 0:
+            return "".join(w for w, _ in run[: last_placey + 1])
+        if run and run[0][1] in ("nr", "nz", "nt", "ns") and len(run[0][0]) >= 2:
+            return run[0][0]
+    for word, flag in words:
+        if flag == "ns" and len(word) >= 2:
+            return word
+    return ""
+
+
+def name_shaped(word: str) -> bool:
+    """Whether a word jieba tagged ``nr`` looks like a person's name: 小明, 王芳, 阿强, 霓霓."""
+    if not 2 <= len(word) <= 4 or not all(CJK_CHAR.fullmatch(c) for c in word):
+        return False
+    return word[0] in _SURNAMES or word[0] in "小老阿" or (len(word) == 2 and word[0] == word[1])
+
+
+def mentions(said: Said, roster: Roster) -> tuple[list[str], list[EntityDraft]]:
+    """People of the roster named in a message (by any alias), and other proper nouns."""
+    text = said.message.text
+    folded = text.casefold()
+    people: list[str] = []
+    for shown, names in roster.names.items():
+        for name in names:
+            if not name_like(name):
+                continue
+            if has_cjk(name):
+                found = name in text
+            else:
+                found = re.search(rf"(?<![\w]){re.escape(name.casefold())}(?![\w])", folded) is not None
+            if found:
+                people.append(shown)
+                break
+    things: list[EntityDraft] = []
+    for title in TITLE.finditer(text):
+        things.append(EntityDraft(title.group(1).strip(), EntityType.SPECIFIC))
+    if has_cjk(text):
+        for word, flag in rjieba.tag(text):
+            if roster.resolve(word) or len(word) < 2 or not has_cjk(word):
+                continue
+            if flag in ("ns", "nt", "nz") or (flag == "nr" and name_shaped(word)):
+                things.append(EntityDraft(word, EntityType.SPECIFIC))
+    else:
+        for match in re.finditer(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*", text):
+            phrase = match.group()
+            if _EN_SENTENCE_START.search(text[: match.start()]) and " " not in phrase:
+                continue  # a capital at the start of a sentence says nothing
+            words = phrase.split()
+            if words[0].lower() in EN_PROPER_STOP or roster.resolve(phrase):
+                continue
+            things.append(EntityDraft(phrase, EntityType.SPECIFIC))
+    return people, things

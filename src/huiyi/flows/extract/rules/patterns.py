@@ -1,0 +1,265 @@
+"""The first-person fact patterns, Chinese and English, and the regexes that cut clauses."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from huiyi.model import EntityType, FactKind
+from huiyi.text.language import CJK
+
+_ZH_ADV = (
+    r"(?:也|还|就|都|最|很|超|超级|特别|非常|真的|真|挺|蛮|好|比较|一直|从小就?|其实|可|老|太|更|尤其|十分|贼|巨)*"
+)
+ZH_END_PARTICLES = "啦呀啊哦嘛吧喔哈耶哟噢呐咯~～"
+ZH_REPORTED = re.compile(r"说|觉得|以为|如果|假如|要是|万一|听说|据说|是不是|难道|他|她|别人|谁|假设|梦见|梦到")
+ZH_TELL = re.compile(r"(?:跟|和|对|给)?你说|告诉你")
+ZH_PRONOUNS = frozenset(
+    "你 你们 他 她 它 他们 她们 它们 这 那 这个 那个 这些 那些 这样 那样 什么 谁 哪 自己 大家".split()
+)
+_ZH_NUM = r"[0-9０-９]{1,3}|[一二两三四五六七八九十]{1,3}"
+
+
+@dataclass(frozen=True)
+class FactRule:
+    pattern: re.Pattern[str]
+    predicate: str  # may name a group: {x}
+    kind: FactKind
+    keyword: str
+    description: str  # {s} subject, {o} object, {x} extra group
+    object_type: EntityType | None = None
+    confidence: float = 0.8
+    noun_object: bool = False  # the object must end in a noun (我是一名护士, not 我是说)
+
+
+def _zh(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+ZH_RULES: tuple[FactRule, ...] = (
+    FactRule(
+        _zh(rf"我{_ZH_ADV}最(?:喜欢|爱)的(?P<x>[{CJK}]{{1,6}}?)(?:是|就是)(?P<o>.+)"),
+        "最喜欢的{x}",
+        FactKind.PREFERENCE,
+        "喜好",
+        "{s}最喜欢的{x}是{o}",
+        confidence=0.8,
+    ),
+    FactRule(
+        _zh(rf"我{_ZH_ADV}(?P<p>不喜欢|不太喜欢|不怎么喜欢|不爱|讨厌|受不了)(?:的(?:是|就是))?(?P<o>.+)"),
+        "{p}",
+        FactKind.PREFERENCE,
+        "厌恶",
+        "{s}{p}{o}",
+        confidence=0.75,
+    ),
+    FactRule(
+        _zh(rf"我{_ZH_ADV}(?P<p>喜欢|爱|迷上了|热爱)(?:上了?)?(?:的(?:是|就是))?(?P<o>.+)"),
+        "{p}",
+        FactKind.PREFERENCE,
+        "喜好",
+        "{s}{p}{o}",
+        confidence=0.75,
+    ),
+    FactRule(
+        _zh(rf"我(?:的)?(?:名字|全名)(?:是|叫)(?P<o>[{CJK}A-Za-z·]{{1,10}})"),
+        "名字是",
+        FactKind.ATTRIBUTE,
+        "名字",
+        "{s}说自己叫{o}",
+        confidence=0.8,
+    ),
+    FactRule(
+        _zh(rf"我(?:就|本名|小名|大名)?叫(?:做)?(?P<o>[{CJK}A-Za-z·]{{1,10}})"),
+        "名字是",
+        FactKind.ATTRIBUTE,
+        "名字",
+        "{s}说自己叫{o}",
+        confidence=0.8,
+    ),
+    FactRule(
+        _zh(r"我(?:现在|目前|一直|平时)?(?:住在|住|家在|家住在?)(?P<o>(?!在).+)"),
+        "住在",
+        FactKind.RELATION,
+        "住址",
+        "{s}住在{o}",
+        object_type=EntityType.SPECIFIC,
+    ),
+    FactRule(
+        _zh(r"我(?:现在|目前|一直)?在(?P<o>[^，。！？]{1,15}?)(?:工作|上班|实习|打工|任职|当[^，。！？]{1,8})"),
+        "工作于",
+        FactKind.RELATION,
+        "工作",
+        "{s}在{o}工作",
+        object_type=EntityType.SPECIFIC,
+    ),
+    FactRule(
+        _zh(r"我(?:的)?生日(?:是|在)(?P<o>.+)"),
+        "生日是",
+        FactKind.ATTRIBUTE,
+        "生日",
+        "{s}的生日是{o}",
+    ),
+    FactRule(
+        _zh(rf"我(?:今年|已经|都)?(?P<o>(?:{_ZH_NUM})岁)(?:了)?"),
+        "年龄",
+        FactKind.ATTRIBUTE,
+        "年龄",
+        "{s}今年{o}",
+    ),
+    FactRule(
+        _zh(r"我对(?P<o>[^，。！？]{1,10}?)过敏"),
+        "过敏",
+        FactKind.ATTRIBUTE,
+        "健康",
+        "{s}对{o}过敏",
+    ),
+    FactRule(
+        _zh(r"我(?:是|算是)(?P<o>.{1,15})"),
+        "是",
+        FactKind.ATTRIBUTE,
+        "身份",
+        "{s}是{o}",
+        confidence=0.7,
+        noun_object=True,
+    ),
+)
+ZH_NAME_RULE = next(rule for rule in ZH_RULES if rule.keyword == "名字")
+# the pet rule reads three parts, so it is applied on its own
+ZH_PET = re.compile(
+    rf"我(?:家)?(?:养了|养着|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
+    rf"(?P<pet>(?![了着过])[{CJK}]{{1,5}}?)(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}))?"
+    rf"(?=[，,。.！!？?~～\s]|$)"
+)
+
+_EN_PREFIX = r"(?:(?:oh|well|and|but|so|actually|honestly|yeah|yes|also|haha|lol|btw|um|hey|hmm|ok|okay)[,!.]?\s+)*"
+_EN_ADV = r"(?:really\s+|totally\s+|absolutely\s+|just\s+|also\s+|kinda\s+|so\s+|truly\s+|do\s+|still\s+)*"
+_EN_PETS = (
+    r"dogs?|cats?|pupp(?:y|ies)|kittens?|hamsters?|rabbits?|bunn(?:y|ies)|birds?|parrots?|fish|goldfish|turtles?|"
+    r"tortoises?|snakes?|lizards?|horses?|guinea\s+pigs?|ferrets?|chinchillas?|hedgehogs?"
+)
+
+
+def _en(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"^{_EN_PREFIX}{pattern}", re.IGNORECASE)
+
+
+EN_RULES: tuple[FactRule, ...] = (
+    FactRule(
+        _en(r"my\s+(?:favou?rite)\s+(?P<x>[\w ]{1,20}?)\s+is\s+(?P<o>.+)"),
+        "favourite {x}",
+        FactKind.PREFERENCE,
+        "likes",
+        "{s}'s favourite {x} is {o}",
+    ),
+    FactRule(
+        _en(rf"I\s+{_EN_ADV}(?P<p>don't\s+like|do\s+not\s+like|dislike|hate|can't\s+stand|cannot\s+stand)\s+(?P<o>.+)"),
+        "{p}",
+        FactKind.PREFERENCE,
+        "dislikes",
+        "{s} {p} {o}",
+        confidence=0.75,
+    ),
+    FactRule(
+        _en(rf"I\s+{_EN_ADV}(?P<p>like|love|enjoy|adore)\s+(?P<o>.+)"),
+        "{p}",
+        FactKind.PREFERENCE,
+        "likes",
+        "{s} {p} {o}",
+        confidence=0.75,
+    ),
+    FactRule(
+        _en(
+            r"(?:my\s+name\s+is|my\s+name's|call\s+me|I'm\s+called|I\s+am\s+called)\s+(?P<o>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))"
+        ),
+        "name is",
+        FactKind.ATTRIBUTE,
+        "name",
+        "{s}'s name is {o}",
+    ),
+    FactRule(
+        _en(r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?:in|at|near)\s+(?P<o>.+)"),
+        "lives in",
+        FactKind.RELATION,
+        "home",
+        "{s} lives in {o}",
+        object_type=EntityType.SPECIFIC,
+    ),
+    FactRule(
+        _en(
+            r"I\s+(?:currently\s+|now\s+|still\s+)?work\s+(?:(?:at|for|in)\s+.+?\s+)?as\s+(?P<o>an?\s+.+?)"
+            r"(?:\s+(?:at|for|in)\s+(?-i:[A-Z]).*)?$"
+        ),
+        "works as",
+        FactKind.ATTRIBUTE,
+        "work",
+        "{s} works as {o}",
+    ),
+    FactRule(
+        _en(
+            r"I\s+(?:currently\s+|now\s+|still\s+)?work\s+(?:as\s+an?\s+.+?\s+)?(?:at|for|in)\s+(?P<o>.+?)(?:\s+as\s+an?\s+.*)?$"
+        ),
+        "works at",
+        FactKind.RELATION,
+        "work",
+        "{s} works at {o}",
+        object_type=EntityType.SPECIFIC,
+    ),
+    FactRule(
+        _en(r"my\s+birthday\s+(?:is|'s)\s+(?:on\s+)?(?P<o>.+)"),
+        "birthday is",
+        FactKind.ATTRIBUTE,
+        "birthday",
+        "{s}'s birthday is {o}",
+    ),
+    FactRule(
+        _en(r"(?:I'm|I\s+am)\s+(?P<o>\d{1,3})(?:\s+years?\s+old|\s+y/?o)?(?=\s*$|[\s,.!])"),
+        "age",
+        FactKind.ATTRIBUTE,
+        "age",
+        "{s} is {o} years old",
+    ),
+    FactRule(
+        _en(r"(?:I'm|I\s+am)\s+allergic\s+to\s+(?P<o>.+)"),
+        "allergic to",
+        FactKind.ATTRIBUTE,
+        "health",
+        "{s} is allergic to {o}",
+    ),
+    FactRule(
+        _en(r"(?:I'm|I\s+am|I\s+come)\s+from\s+(?P<o>.+)"),
+        "is from",
+        FactKind.RELATION,
+        "origin",
+        "{s} is from {o}",
+        object_type=EntityType.SPECIFIC,
+    ),
+    FactRule(
+        _en(
+            r"(?:I'm|I\s+am)\s+(?P<o>(?:an?\s+(?!little\b|bit\b|lot\b|few\b)[^,.;!?]+)"
+            r"|vegetarian|vegan|single|married|divorced|engaged|retired|pregnant|left-handed)"
+        ),
+        "is",
+        FactKind.ATTRIBUTE,
+        "identity",
+        "{s} is {o}",
+        confidence=0.7,
+    ),
+)
+EN_PET = _en(
+    rf"I\s+(?:have|have\s+got|'ve\s+got|got|own|adopted|just\s+adopted|just\s+got)\s+"
+    rf"(?P<num>an?|one|two|three|four|\d+)\s+(?P<pet>(?:[a-z]+\s+)?(?:{_EN_PETS}))\b"
+    rf"(?:[\s,]+(?:named|called)\s+(?P<name>(?-i:[A-Z][\w'-]*)))?"
+)
+EN_PRONOUNS = frozenset(
+    "it this that these those them him her you everything anything something nothing one ones".split()
+)
+EN_OBJECT_CUT = re.compile(
+    r"\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too)\b.*$", re.IGNORECASE
+)
+EN_AND_I = re.compile(r",?\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)", re.IGNORECASE)
+ZH_LEAD = re.compile(r"^(?:其实|但是|不过|可是|而且|因为|所以|嗯+|哈+|对了|说实话|老实说|现在|平时|目前)?我(?!们)")
+ZH_CONTINUE = re.compile(
+    r"^(?:也|还|又|就|现在|目前|平时)?(?:在|住|家在|养|今年|最|喜欢|爱|讨厌|不喜欢|对.{1,10}过敏|是)"
+)
+QUESTION_END = re.compile(r"(?:吗|么|呢|嘛|不|没)\s*$")

@@ -1,0 +1,87 @@
+"""Who is in a fold and by which names: the roster the rules resolve speakers and mentions with."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from huiyi.flows.extract import Fold
+from huiyi.model import EntityType
+from huiyi.text.tokens import has_cjk
+
+_ID_LIKE = re.compile(r"[\w.-]*\d[\w.-]*|[\w-]*_[\w-]*")
+
+
+def name_like(value: str) -> bool:
+    """``苏霓``, ``Alice`` — not ``u42`` or ``qq_10086``."""
+    return bool(value) and (has_cjk(value) or not _ID_LIKE.fullmatch(value))
+
+
+@dataclass
+class Roster:
+    """Who is in a fold and by which names: the agent and the people of ``fold.aliases``.
+
+    Each person has one display name (their id if it reads as a name, else their first alias that
+    does); every id, name and alias resolves to it.
+    """
+
+    agent: str
+    display: dict[str, str] = field(default_factory=dict)  # speaker id -> display name
+    names: dict[str, list[str]] = field(default_factory=dict)  # display name -> every name, display first
+    _lookup: dict[str, str] = field(default_factory=dict)  # any name (case-folded) -> display name
+
+    @classmethod
+    def of(cls, fold: Fold) -> Roster:
+        roster = cls(agent=fold.agent)
+        roster._add(fold.agent, [fold.agent, *fold.aliases.get(fold.agent, [])])
+        people = [p for p in fold.aliases if p != fold.agent]
+        people += [m.speaker for m in fold.messages if m.speaker not in fold.aliases and m.speaker != fold.agent]
+        if fold.person and fold.person not in people and fold.person != fold.agent:
+            people.append(fold.person)
+        for person in dict.fromkeys(people):
+            roster._add(person, fold.aliases.get(person, []))
+        return roster
+
+    def _add(self, person: str, aliases: Sequence[str]) -> None:
+        names = [n.strip() for n in [person, *aliases] if n and n.strip()]
+        names = list(dict.fromkeys(names))
+        shown = next((n for n in names if name_like(n)), person)
+        ordered = [shown, *(n for n in names if n != shown)]
+        self.display[person] = shown
+        self.names[shown] = ordered
+        for name in ordered:
+            self._lookup.setdefault(name.casefold(), shown)
+
+    @property
+    def agent_name(self) -> str:
+        return self.display[self.agent]
+
+    def name_of(self, speaker: str) -> str:
+        return self.display.get(speaker, speaker)
+
+    def resolve(self, name: str) -> str | None:
+        """The display name ``name`` refers to, or ``None`` for someone not in the fold."""
+        return self._lookup.get(name.strip().casefold())
+
+    def all_names(self) -> list[str]:
+        return [name for names in self.names.values() for name in names]
+
+    def entity_type(self, display: str) -> EntityType | None:
+        if display == self.agent_name:
+            return EntityType.SUBJECT
+        return EntityType.OBJECT if display in self.names else None
+
+    def aliases_of(self, display: str) -> list[str]:
+        """Other names worth matching: every name but the display one and id-like strings."""
+        return [n for n in self.names.get(display, [])[1:] if name_like(n)]
+
+    def other_party(self, speaker: str, private: bool) -> str | None:
+        """Who 你 / you means: in a private chat the other side, in a group nobody can tell."""
+        if not private:
+            return None
+        shown = self.name_of(speaker)
+        people = [n for n in self.names if n != self.agent_name]
+        if shown == self.agent_name:
+            return people[0] if len(people) == 1 else None
+        return self.agent_name

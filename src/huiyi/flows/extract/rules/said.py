@@ -1,0 +1,24 @@
+"""One message as the rules read it: speaker, language, time phrases, words, facts and entities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from huiyi.flows.extract import EntityDraft, FactDraft
+from huiyi.model import Message
+from huiyi.text.times import TimeSpan
+
+
+@dataclass
+class Said:
+    """One message as the rules read it."""
+
+    message: Message
+    speaker: str  # display name
+    lang: str
+    spans: list[TimeSpan]
+    skip: list[tuple[int, int]]  # character ranges of time phrases
+    words: list[str]  # content words, for topic shifts
+    filler: bool
+    facts: list[FactDraft] = field(default_factory=list)
+    entities: list[EntityDraft] = field(default_factory=list)

@@ -1,0 +1,194 @@
+"""Keywords by TF-IDF: rjieba words weighted by part of speech and by the shipped IDF table.
+
+The rule extractor picks a memory's keywords with it; summaries pick a day's topics.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import rjieba
+
+from huiyi.text.language import LATIN_WORD
+from huiyi.text.tokens import EN_STOPWORDS, ZH_STOPWORDS, has_cjk
+
+__all__ = ["EN_PROPER_STOP", "TITLE", "idf", "keywords", "load_idf"]
+
+# ---------------------------------------------------------------------------------------- IDF
+
+_IDF_LOCK = threading.Lock()
+_IDF_CACHE: dict[str, tuple[dict[str, float], float]] = {}
+
+
+def load_idf(path: str | Path | None) -> tuple[dict[str, float], float]:
+    key = str(path) if path else ""
+    with _IDF_LOCK:
+        if key not in _IDF_CACHE:
+            if path:
+                text = Path(path).read_text(encoding="utf-8")
+            else:
+                text = resources.files("huiyi").joinpath("data/idf_zh.txt").read_text(encoding="utf-8")
+            table: dict[str, float] = {}
+            values: list[float] = []
+            default: float | None = None
+            for line in text.splitlines():
+                if line.startswith("#"):
+                    head, _, value = line[1:].strip().partition(" ")
+                    if head == "default":
+                        default = float(value)
+                    continue
+                word, _, value = line.rpartition(" ")
+                if word:
+                    table[word] = float(value)
+                    values.append(float(value))
+            if default is None:
+                default = sorted(values)[len(values) // 2] if values else 10.0
+            _IDF_CACHE[key] = (table, default)
+        return _IDF_CACHE[key]
+
+
+def idf(word: str, path: str | Path | None = None) -> float:
+    """The IDF of ``word`` in the shipped table (or the table at ``path``); unlisted words get the
+    table's default."""
+    table, default = load_idf(path)
+    return table.get(word, default)
+
+
+# ---------------------------------------------------------------------------------------- keywords
+
+# part-of-speech weights: what makes a memory's keyword (seed 000's keywords are mostly nouns)
+_NOUN_FLAGS = frozenset({"n", "nr", "ns", "nt", "nz", "ng", "nrt", "nrfg", "l", "i", "j", "s", "vn", "an", "book"})
+_VERB_FLAGS = frozenset({"v", "vd", "vg", "vi", "vq"})
+_ADJ_FLAGS = frozenset({"a", "ad", "ag"})
+_FLAG_WEIGHT = {**dict.fromkeys(_NOUN_FLAGS, 1.5), **dict.fromkeys(_VERB_FLAGS, 0.7), **dict.fromkeys(_ADJ_FLAGS, 1.0)}
+_ZH_KEYWORD_STOP = frozenset(
+    "觉得 知道 感觉 看看 出来 起来 东西 事情 时候 有点 一点 今天 明天 昨天 后天 前天 现在 刚才 可能 应该 需要 希望 开始"
+    " 不是 没有 一起 喜欢 讨厌 哈哈 哈哈哈 嘿嘿 呜呜 好吧 好的 谢谢 晚安 早安 早上好 晚上好 你好 不错 厉害 真是 还有"
+    " 一样 这样 那样 怎么样 为什么 地方 问题 样子 看到 听到 打算 准备 计划 以后 之前 以前 之后 最近 一会儿 有没有"
+    " 是不是 知不知道 不要 不会 不能 东东 人家 大家 大家好 别人 朋友们 什么样 这种 那种 其他 一直 已经".split()
+)
+_EN_KEYWORD_STOP = frozenset(
+    "like love hate enjoy really yeah yes okay ok oh lol haha think know want wanna gonna going got get go went come"
+    " came say said tell told thing things today yesterday tomorrow tonight morning evening night week month year"
+    " something anything everything nothing much many more most well good great nice cool sure maybe actually"
+    " just still also even back way lot little bit time times day days make made let thanks thank please sorry"
+    " hey hi hello bye see look looks looking feel feeling felt right kind sort pretty quite name live lives living"
+    " old years meet nice".split()
+)
+EN_PROPER_STOP = frozenset(
+    "i i'm i've i'll i'd oh ok okay yes no hey hi hello thanks lol haha well so and but the a an my we you"
+    " monday tuesday wednesday thursday friday saturday sunday january february march april may june july august"
+    " september october november december".split()
+)
+TITLE = re.compile(r"《([^《》]{1,30})》")
+
+
+@dataclass(frozen=True)
+class _Word:
+    text: str
+    flag: str
+    position: int
+
+
+def _tag(text: str) -> list[_Word]:
+    """rjieba's (word, flag) pairs for Chinese text; Latin words as ``eng``. Positions are offsets."""
+    out: list[_Word] = []
+    if has_cjk(text):
+        position = 0
+        for word, flag in rjieba.tag(text):
+            out.append(_Word(word, flag, position))
+            position += len(word)
+    else:
+        out = [_Word(m.group(), "eng", m.start()) for m in LATIN_WORD.finditer(text)]
+    return out
+
+
+def keywords(
+    texts: Sequence[str],
+    *,
+    drop: Iterable[str] = (),
+    limit: int = 6,
+    idf_path: str | Path | None = None,
+    skip_spans: Sequence[Sequence[tuple[int, int]]] = (),
+    extra: Iterable[str] = (),
+) -> list[str]:
+    """The ``limit`` best keywords of ``texts`` by TF-IDF, best first; ties keep reading order.
+
+    ``drop`` holds names (or any words) never to return; ``skip_spans[i]`` holds character ranges of
+    ``texts[i]`` (time phrases) whose words are not keywords. ``extra`` holds terms known to matter
+    (entities read by the fact patterns: 猫, 咪咪); each counts twice and may be one character long.
+
+        >>> keywords(["木木说她昨天在南京大学图书馆借了一本《百年孤独》，图书馆真安静"], drop=["木木"])
+        ['百年孤独', '图书馆', '南京大学', '安静']
+    """
+    dropped = {d.casefold() for d in drop if d}
+    scores: dict[str, float] = {}
+    order: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    weights: dict[str, float] = {}
+    rank = 0
+
+    def add(key: str, surface: str, weight: float, boost: int = 1) -> None:
+        nonlocal rank
+        counts[key] = counts.get(key, 0) + boost
+        weights[key] = max(weights.get(key, 0.0), weight)
+        if key not in order:
+            order[key] = rank
+            shown[key] = surface
+            rank += 1
+
+    for term in extra:
+        term = term.strip()
+        if term and term.casefold() not in dropped:
+            add(term.casefold(), term, 1.5, boost=2)
+    for index, text in enumerate(texts):
+        skips = skip_spans[index] if index < len(skip_spans) else ()
+        for title in TITLE.finditer(text):
+            name = title.group(1).strip()
+            if name and name.casefold() not in dropped:
+                add(name.casefold(), name, 2.0, boost=2)
+        for word in _tag(text):
+            end = word.position + len(word.text)
+            if any(start < end and word.position < stop for start, stop in skips):
+                continue
+            surface = word.text.strip()
+            key = surface.casefold()
+            if not surface or key in dropped:
+                continue
+            if word.flag == "eng" or not has_cjk(surface):
+                if (
+                    len(surface) < 3
+                    or key in EN_STOPWORDS
+                    or key in _EN_KEYWORD_STOP
+                    or key.rstrip("s") in _EN_KEYWORD_STOP
+                    or not surface.isalpha()
+                ):
+                    continue
+                proper = surface[0].isupper() and key not in EN_PROPER_STOP and word.position > 0
+                add(key, surface if proper else key, 1.5 if proper else 1.0)
+                continue
+            if len(surface) < 2 or surface in ZH_STOPWORDS or surface in _ZH_KEYWORD_STOP or surface[0] in "我你他她它":
+                continue  # 我养, 你们好: fragments glued to a pronoun
+            weight = _FLAG_WEIGHT.get(word.flag)
+            if weight is None or any(surface in d or d in surface for d in dropped if has_cjk(d) and len(d) > 1):
+                continue
+            add(key, surface, weight)
+    for key, count in counts.items():
+        word_idf = idf(shown[key], idf_path) if has_cjk(shown[key]) else 8.0
+        scores[key] = count * word_idf * weights[key]
+    best = sorted(scores, key=lambda k: (-round(scores[k], 6), order[k]))
+    # a word inside a longer chosen keyword (图书馆 in 南京大学图书馆) adds nothing
+    chosen: list[str] = []
+    for key in best:
+        if any(key in other for other in chosen):
+            continue
+        chosen.append(key)
+        if len(chosen) >= limit:
+            break
+    return [shown[k] for k in chosen]

@@ -1,0 +1,26 @@
+"""Which language a conversation is in, and the character classes that tell."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from huiyi.model import Message
+
+__all__ = ["CJK", "CJK_CHAR", "LATIN_WORD", "conversation_language"]
+
+CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+CJK_CHAR = re.compile(f"[{CJK}]")
+
+
+def conversation_language(messages: Iterable[Message], default: str = "zh") -> str:
+    """``zh`` when the text holds at least as many CJK characters as Latin words, ``en`` when it holds
+    Latin words and no CJK, ``default`` when it holds neither."""
+    cjk = latin = 0
+    for message in messages:
+        cjk += len(CJK_CHAR.findall(message.text))
+        latin += len(LATIN_WORD.findall(message.text))
+    if cjk == 0 and latin == 0:
+        return default
+    return "zh" if cjk >= latin else "en"
