@@ -81,6 +81,7 @@ def on_recall_memorybank(strength: float) -> float:
 
 # the seeds' numbers live in the config (huiyi.config.forget) as the defaults users may change
 
+
 def seed000_increment(
     age: timedelta,
     increments: Sequence[tuple[float, int]] = SEED000_INCREMENTS,
