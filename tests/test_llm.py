@@ -284,6 +284,24 @@ def test_truncated_answer_is_named_in_the_error(server: FakeOpenAI) -> None:
         run(server, ask, max_retries=0)
 
 
+def test_a_cut_answer_that_repair_would_make_valid_is_never_kept(server: FakeOpenAI) -> None:
+    """JSON repair closes '{"name": "木木", "age": 3' into a valid object; cut at length it is still a failure."""
+    server.script_raw_content('{"name": "木木", "age": 3', finish_reason="length")
+    server.script_chat(json_content=GOOD)
+    assert run(server, ask) == GOOD
+    first, second = server.chat_requests
+    assert "max_tokens" not in first.json or first.json["max_tokens"] < second.json["max_tokens"]
+    assert second.json["max_tokens"] >= 4096  # asked again with more room
+    assert second.messages == first.messages  # not the cut text fed back
+
+
+def test_an_answer_cut_every_time_fails(server: FakeOpenAI) -> None:
+    for _ in range(3):
+        server.script_raw_content('{"name": "木木", "age": 3', finish_reason="length")
+    with pytest.raises(ProviderError, match="cut off"):
+        run(server, ask, max_retries=2)
+
+
 def test_not_json_at_all_raises_after_retries(server: FakeOpenAI) -> None:
     server.script_raw_content("抱歉，我无法回答。").script_raw_content("抱歉。")
     with pytest.raises(ProviderError, match="not JSON"):

@@ -94,6 +94,11 @@ class _Unusable(Exception):
         self.content = content
 
 
+# room asked for after an answer was cut off: the server's default first, then doubling up to a cap
+_FIRST_ROOM = 4096
+_MAX_ROOM = 32768
+
+
 class OpenAIChat:
     """``LLM`` over ``POST {base_url}/chat/completions``.
 
@@ -211,8 +216,9 @@ class OpenAIChat:
         failures = 0
         mode = self._mode
         convo = list(messages)
+        room = self.max_tokens
         while True:
-            body = self._body(convo, mode if schema is not None else None, schema, name)
+            body = self._body(convo, mode if schema is not None else None, schema, name, room)
             try:
                 content, finish = await self._send(body)
             except _Rejected as exc:
@@ -255,11 +261,15 @@ class OpenAIChat:
             if schema is not None and mode != self._mode:
                 self._mode = mode  # the lower mode got an answer, so the refusal was about the format
             try:
+                if finish == "length":
+                    # a cut answer is never kept, even where JSON repair could close it: part of an
+                    # extraction would be stored as if it were the whole
+                    raise _Unusable("the answer was cut off at max_tokens", content)
                 return accept(content)
             except _Unusable as exc:
                 failures += 1
                 if finish == "length":
-                    exc.reason += " (cut off: the answer hit max_tokens)"
+                    room = min(_MAX_ROOM, room * 2 if room else _FIRST_ROOM)
                 if failures > self.max_retries:
                     hint = (
                         "Use a model that follows JSON instructions, or simplify the schema."
@@ -277,7 +287,8 @@ class OpenAIChat:
                     failures,
                     self.max_retries,
                 )
-                convo = [*messages, *self._feedback(exc, schema)]
+                # a cut answer is asked again with more room; a wrong one is shown why
+                convo = list(messages) if finish == "length" else [*messages, *self._feedback(exc, schema)]
 
     def _body(
         self,
@@ -285,12 +296,13 @@ class OpenAIChat:
         mode: JsonMode | None,
         schema: dict[str, Any] | None,
         name: str,
+        max_tokens: int | None = None,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": False}
         if self.temperature is not None:
             body["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
         if mode == "json_schema":
             body["response_format"] = {
                 "type": "json_schema",
