@@ -209,3 +209,25 @@ def test_async_memory_is_the_same_core(tmp_path: Path, e5: Embedder) -> None:
     cat, hotpot = asyncio.run(scenario())
     assert "团子" in cat
     assert "火锅" in hotpot
+
+
+def test_an_unclosed_memory_exits_cleanly(tmp_path: Path) -> None:
+    """A script that forgets close() while the worker has a fold to run must exit without a traceback."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        from huiyi import Memory
+        from huiyi.providers.embed import HashEmbedder
+        m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32))
+        m.add([f"第{{i}}句" for i in range(25)], agent="a", person="p")
+        print("left open")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "left open" in done.stdout
+    assert "Traceback" not in done.stderr and "cannot schedule" not in done.stderr
+    with Memory(tmp_path, embedder=HashEmbedder(32)) as memory:  # the store is whole afterwards
+        assert len(memory.messages([m.id for m in memory.working_memory(agent="a", person="p")], agent="a")) > 0

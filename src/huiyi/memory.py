@@ -15,10 +15,12 @@ background thread, so every method exists once.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import functools
 import logging
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -667,6 +669,32 @@ def _blocking(method: Callable[Concatenate[AsyncMemory, P], Awaitable[T]]) -> Ca
     return call
 
 
+_unclosed: weakref.WeakSet[Memory] = weakref.WeakSet()
+_exit_hook_registered = False
+
+
+def _close_at_exit(memory: Memory) -> None:
+    """Close what the caller left open before the interpreter stops thread pools under it.
+
+    ``threading``'s exit hooks run before thread pools refuse work (and before ``atexit``), so the
+    worker and the reinforcer finish cleanly instead of raising 'cannot schedule new futures'.
+    """
+    global _exit_hook_registered
+    _unclosed.add(memory)
+    if not _exit_hook_registered:
+        register = getattr(threading, "_register_atexit", None)
+        (register or atexit.register)(_close_unclosed)
+        _exit_hook_registered = True
+
+
+def _close_unclosed() -> None:
+    for memory in list(_unclosed):
+        try:
+            memory.close()
+        except Exception:  # exiting anyway; what was durable stays durable
+            log.exception("closing a Memory at exit failed")
+
+
 class Memory:
     """The synchronous face of :class:`AsyncMemory`: the same methods, blocking."""
 
@@ -683,6 +711,7 @@ class Memory:
         self.core = AsyncMemory(path, config=config, embedder=embedder, store=store, extractor=extractor, clock=clock)
         self._loop = _LoopThread()
         self._closed = False
+        _close_at_exit(self)
 
     @property
     def config(self) -> Config:
@@ -723,6 +752,7 @@ class Memory:
         if self._closed:
             return
         self._closed = True
+        _unclosed.discard(self)
         self._loop.run(self.core.close())
         self._loop.stop()
 
