@@ -223,3 +223,50 @@ def test_a_fact_keeps_its_confidence_and_start_time_and_old_rows_still_read() ->
     # a row written before confidence and valid_from were kept reads as unknown, not as an error
     old = item.model_copy(update={"data": {"subject": "木木", "fact_kind": "relation", "subject_type": "??"}})
     assert old.fact.kind is FactKind.RELATION and old.fact.subject_type is None and old.fact.confidence is None
+
+
+def _history(total: int) -> list[dict[str, object]]:
+    """A long chat with sessions apart by days, several rounds a session, replies some of the time."""
+    out: list[dict[str, object]] = []
+    at = T0
+    for i in range(total):
+        if i % 37 == 0:
+            at += timedelta(days=1)  # a new session: a scene change
+        at += timedelta(minutes=1)
+        role = "assistant" if i % 3 == 2 else "user"
+        out.append({"id": f"h{i}", "text": f"第{i}句，关于火锅和猫的第{i % 7}件事", "role": role, "time": at})
+    return out
+
+
+def _ingest(tmp_path: Path, name: str, history: list[dict[str, object]], batches: list[int]) -> tuple[object, ...]:
+    extractor = ScriptedExtractor()
+    with Memory(tmp_path / name, config=QUIET, embedder=HashEmbedder(16), extractor=extractor) as memory:
+        start = 0
+        for size in batches:
+            memory.add(history[start : start + size], agent="祈煜", person="木木")
+            start += size
+        assert start == len(history)
+        memory.run_jobs()
+        folds = [(f.messages[0].id, f.messages[-1].id, len(f.messages)) for f in extractor.folds]
+        events = sorted(
+            (m.text, tuple(m.sources))
+            for m in memory.memories(agent="祈煜", person="木木", kinds=[MemoryKind.EVENT], limit=10_000)
+        )
+        working = [m.id for m in memory.working_memory(agent="祈煜", person="木木")]
+    return tuple(folds), tuple(events), tuple(working)
+
+
+@pytest.mark.parametrize("total", [300, pytest.param(1000, marks=pytest.mark.slow)])
+def test_the_same_history_folds_alike_however_it_is_batched(tmp_path: Path, total: int) -> None:
+    """A long history one message per call, one session per call, and all in one call: the same folds and
+    memories (the old planner only ever looked at the last 160 messages of one call)."""
+    history = _history(total)
+    one_call = _ingest(tmp_path, "all", history, [len(history)])
+    per_session = _ingest(tmp_path, "sessions", history, [37] * (total // 37) + [total % 37])
+    per_message = _ingest(tmp_path, "each", history, [1] * len(history))
+    folds, events, _ = one_call
+    covered = sum(size for _, _, size in folds)
+    assert covered >= total - 2 * QUIET.window.fold_at  # everything but the open window was extracted
+    assert len(events) == len(folds) >= total // 40
+    assert per_session == one_call
+    assert per_message == one_call

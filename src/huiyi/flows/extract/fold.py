@@ -34,14 +34,24 @@ def rounds(messages: Sequence[Message]) -> list[list[Message]]:
     return out
 
 
-def unfolded(store: Store, agent: str, space: str, config: Config) -> list[Message]:
-    """Messages of working memory not yet handed to any fold job."""
+_PAGE = 500
+
+
+def unfolded(store: Store, agent: str, space: str) -> list[Message]:
+    """Every message of the space not yet handed to a fold job, oldest first (however many there are)."""
     cursor = store.working_start(agent, space)
-    for job in store.list_jobs(agent, [JobState.PENDING, JobState.RUNNING], limit=1000):
+    for job in store.list_jobs(agent, [JobState.PENDING, JobState.RUNNING], limit=100_000):
         if job.kind == FOLD and job.payload.get("space") == space:
             cursor = max(cursor, int(job.payload["to_seq"]) + 1)
-    window = store.recent_messages(agent, space, config.window.fold_at * 8)
-    return [m for m in window if m.seq >= cursor]
+    pages: list[list[Message]] = []
+    before: int | None = None
+    while True:
+        page = store.recent_messages(agent, space, _PAGE, before)
+        pages.append([m for m in page if m.seq >= cursor])
+        if len(page) < _PAGE or page[0].seq <= cursor:
+            break
+        before = page[0].seq
+    return [m for page in reversed(pages) for m in page]
 
 
 def working_memory(store: Store, agent: str, space: str, config: Config) -> list[Message]:
@@ -50,40 +60,56 @@ def working_memory(store: Store, agent: str, space: str, config: Config) -> list
     return [m for m in store.recent_messages(agent, space, config.window.fold_at * 8) if m.seq >= start]
 
 
+def folds(messages: Sequence[Message], config: Config, *, everything: bool = False) -> list[list[Message]]:
+    """The folds that ``messages`` (the unfolded tail of a space, oldest first) make.
+
+    Decided as if the messages arrived one at a time, so the same history gives the same folds
+    whether a caller adds it one message, one session or all of it per call. A new round that
+    follows a long silence (a scene change) folds every round before it; a window that reaches
+    ``fold_at`` rounds folds all but the newest ``keep_min``. ``everything`` then folds the rest.
+    """
+    gap = timedelta(minutes=config.window.scene_gap_minutes)
+    out: list[list[Message]] = []
+    window: list[list[Message]] = []  # rounds still in working memory
+    for message in messages:
+        if window and message.role != "user":
+            window[-1].append(message)
+            continue
+        if window and message.time - window[-1][-1].time >= gap:
+            out.append([m for group in window for m in group])
+            window = []
+        window.append([message])
+        if len(window) >= config.window.fold_at:
+            cut = len(window) - config.window.keep_min
+            out.append([m for group in window[:cut] for m in group])
+            window = window[cut:]
+    if everything and window:
+        out.append([m for group in window for m in group])
+    return out
+
+
 def plan_folds(
     store: Store, agent: str, space: str, person: str | None, config: Config, *, everything: bool = False
 ) -> list[Job]:
-    """Enqueue fold jobs for what should leave working memory now; returns the jobs created."""
-    messages = unfolded(store, agent, space, config)
-    if not messages:
-        return []
-    groups = rounds(messages)
-    fold_rounds: list[list[Message]] = []
-    gap = timedelta(minutes=config.window.scene_gap_minutes)
-    last_gap = max((i for i in range(1, len(groups)) if groups[i][0].time - groups[i - 1][-1].time >= gap), default=0)
-    if everything:
-        fold_rounds = groups
-    elif last_gap:  # a long silence is a scene change: everything before it folds
-        fold_rounds = groups[:last_gap]
-    elif len(groups) >= config.window.fold_at:
-        fold_rounds = groups[: len(groups) - config.window.keep_min]
-    folded = [m for group in fold_rounds for m in group]
-    if not folded:
-        return []
-    job = Job(
-        kind=FOLD,
-        agent=agent,
-        key=fold_key(agent, space, folded[0].seq, folded[-1].seq),
-        payload={
-            "space": space,
-            "scope": folded[0].scope.tag,
-            "person": person,
-            "from_seq": folded[0].seq,
-            "to_seq": folded[-1].seq,
-            "message_ids": [m.id for m in folded],
-        },
-    )
-    return [job] if store.enqueue_job(job) else []
+    """Enqueue a job for every fold that should leave working memory now; returns the jobs created."""
+    created: list[Job] = []
+    for folded in folds(unfolded(store, agent, space), config, everything=everything):
+        job = Job(
+            kind=FOLD,
+            agent=agent,
+            key=fold_key(agent, space, folded[0].seq, folded[-1].seq),
+            payload={
+                "space": space,
+                "scope": folded[0].scope.tag,
+                "person": person,
+                "from_seq": folded[0].seq,
+                "to_seq": folded[-1].seq,
+                "message_ids": [m.id for m in folded],
+            },
+        )
+        if store.enqueue_job(job):
+            created.append(job)
+    return created
 
 
 def fold_key(agent: str, space: str, first_seq: int, last_seq: int) -> str:
