@@ -151,8 +151,10 @@ class FakeOpenAI:
         finish_reason: str = "stop",
         delay: float = 0.0,
         headers: dict[str, str] | None = None,
+        message: dict[str, Any] | None = None,
     ) -> FakeOpenAI:
-        """A 200 chat completion whose message content is ``content``, or ``json_content`` dumped."""
+        """A 200 chat completion whose message content is ``content``, or ``json_content`` dumped;
+        ``message`` gives the whole message instead (e.g. one with ``tool_calls``)."""
         if json_content is not None:
             content = json.dumps(json_content, ensure_ascii=False)
         body = {
@@ -163,7 +165,7 @@ class FakeOpenAI:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": content},
+                    "message": message or {"role": "assistant", "content": content},
                     "finish_reason": finish_reason,
                 }
             ],

@@ -23,6 +23,12 @@ class NotFound(HuiyiError):
     code = "not_found"
 
 
+class UnnamedConversation(InvalidInput):
+    """A proxied chat request does not say which agent, person or group it belongs to."""
+
+    code = "unnamed_conversation"
+
+
 class ReadOnly(HuiyiError):
     """The caller may read this but not change it (e.g. a core block shared by every person)."""
 

@@ -310,14 +310,17 @@ class AsyncMemory:
         message: str = "",
         last_reply: str = "",
         limit: int | None = None,
+        shown: Sequence[str] = (),
     ) -> Context:
         """Everything the chat model needs for its next turn, rendered for the prompt.
 
         Core blocks, the overview (前情提要), recalled fragments and events, then working memory, with
         no item twice. The recall query is the agent's last reply plus the person's message (seed 000 §5).
+        ``shown`` holds texts the caller's prompt already carries (a proxied chat request): working-memory
+        messages with those texts are not repeated, and recalled memories of them are left out.
         """
         space_id = _chat_of(agent, person, space).space_id
-        working = await self._run(fold.working_memory, self.store, agent, space_id, self.config)
+        recent = await self._run(fold.working_memory, self.store, agent, space_id, self.config)
         overview = await self.overview(agent=agent, person=person, space=space)
         query = "\n".join(part for part in (last_reply, message) if part.strip())
         recalled = None
@@ -341,10 +344,11 @@ class AsyncMemory:
             overview=overview,
             facts=[item for item in items if item.kind is MemoryKind.FACT],
             events=[item for item in items if item.kind is not MemoryKind.FACT],
-            working=working,
+            working=recent,
             person_names=[known.name, *known.aliases] if known and known.name else [],
+            shown_elsewhere=frozenset(m.id for m in recent if m.text in set(shown)),
         )
-        return Context(rendered=render(parts, self.templates), recall=recalled, working=working, overview=overview)
+        return Context(rendered=render(parts, self.templates), recall=recalled, working=recent, overview=overview)
 
     def _wake_worker(self) -> None:
         if not self.config.worker.enabled:

@@ -28,6 +28,7 @@ from huiyi.config.core import (
     WorkerConfig,
 )
 from huiyi.config.forget import ForgetConfig, StrengthConfig
+from huiyi.config.proxy import ProxyConfig, ProxyModel
 from huiyi.config.recall import RecallRecipe
 from huiyi.config.settings import Config
 from huiyi.config.summarize import SummaryConfig
@@ -47,6 +48,8 @@ __all__ = [
     "LLMConfig",
     "LinkConfig",
     "OverviewConfig",
+    "ProxyConfig",
+    "ProxyModel",
     "RecallRecipe",
     "StoreConfig",
     "StrengthConfig",

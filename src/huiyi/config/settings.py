@@ -26,6 +26,7 @@ from huiyi.config.core import (
     WindowConfig,
     WorkerConfig,
 )
+from huiyi.config.proxy import ProxyConfig
 from huiyi.config.recall import NAMED_RECIPES, RecallRecipe, expand_recipe
 from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import ConfigError
@@ -50,6 +51,7 @@ class Config(BaseSettings):
     overview: OverviewConfig = Field(default_factory=OverviewConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
+    proxy: ProxyConfig = Field(default_factory=ProxyConfig)
     expand: ExpandConfig = Field(default_factory=ExpandConfig)
     consolidate: ConsolidateConfig = Field(default_factory=ConsolidateConfig)
     summary: SummaryConfig = Field(default_factory=SummaryConfig)

@@ -30,6 +30,7 @@ from huiyi.errors import (
     SchemaTooNew,
     ScopeError,
     StoreError,
+    UnnamedConversation,
 )
 from huiyi.faces.http_models import (
     ConsolidateBody,
@@ -49,6 +50,7 @@ from huiyi.faces.http_models import (
     QueryBody,
     QueryResponse,
 )
+from huiyi.faces.proxy import MemoryProxy, proxy_router
 from huiyi.memory import AsyncMemory
 from huiyi.model import FactData, MemoryItem, MemoryKind, Person, RecallHit, RecallResult
 from huiyi.recall.facts import Owner, group_facts
@@ -58,6 +60,7 @@ STATUS: dict[type[HuiyiError], int] = {
     InvalidInput: 422,
     NotFound: 404,
     ReadOnly: 403,
+    UnnamedConversation: 400,
     NotConfigured: 409,
     EmbedderMismatch: 409,
     SchemaTooNew: 409,
@@ -108,6 +111,15 @@ def allowed_agents(request: Request, authorization: Annotated[str | None, Header
 Agents = Annotated[list[str] | None, Depends(allowed_agents)]
 
 
+def _make_proxy(memory: AsyncMemory) -> MemoryProxy | None:
+    """The memory proxy when an upstream chat API is configured (proxy.upstream, else llm.base_url)."""
+    settings = memory.config.proxy
+    upstream = settings.upstream or memory.config.llm.base_url
+    if not upstream:
+        return None
+    return MemoryProxy(memory, settings, upstream, settings.api_key or memory.config.llm.api_key)
+
+
 def create_app(
     memory: AsyncMemory,
     *,
@@ -119,6 +131,8 @@ def create_app(
     """The ASGI app over one store. ``huiyi serve`` runs it with uvicorn; ``workers`` extraction
     workers run beside it for as long as it does."""
 
+    proxy = _make_proxy(memory)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         stop = asyncio.Event()
@@ -127,6 +141,8 @@ def create_app(
         stop.set()
         if running is not None:
             await running
+        if proxy is not None:
+            await proxy.aclose()
         if close_on_shutdown:
             await memory.close()
 
@@ -158,6 +174,17 @@ def create_app(
     def check(agents: list[str] | None, agent: str) -> None:
         if agents is not None and "*" not in agents and agent not in agents:
             raise Forbidden(f"this API key may not use agent {agent!r}")
+
+    async def check_request(request: Request, agent: str) -> None:
+        check(allowed_agents(request, request.headers.get("authorization")), agent)
+
+    if proxy is not None:
+        app.include_router(proxy_router(proxy, check_request))
+    else:
+
+        @app.post("/v1/chat/completions", include_in_schema=False)
+        async def no_proxy() -> Response:
+            raise NotConfigured("the memory proxy needs an upstream model: set proxy.upstream or llm.base_url")
 
     @app.get("/health", response_model=Health)
     async def health() -> Health:

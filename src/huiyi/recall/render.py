@@ -223,6 +223,8 @@ class ContextParts:
     working: list[Message] = field(default_factory=list)
     person_names: list[str] = field(default_factory=list)
     agent_names: list[str] = field(default_factory=list)
+    # ids of working-memory messages the caller's prompt already shows: not repeated, still de-duplicated against
+    shown_elsewhere: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -343,6 +345,7 @@ class _Renderer:
         turns = [
             self.t.fill("turn", speaker=m.speaker, text=m.text.strip(), time=self.when(m.time))
             for m in self.parts.working
+            if m.id not in self.parts.shown_elsewhere
         ]
         return self.block("working", turns, "turns")
 

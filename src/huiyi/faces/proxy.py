@@ -1,0 +1,337 @@
+"""The memory proxy: an OpenAI-compatible ``/v1/chat/completions`` that remembers.
+
+A bot that talks to its LLM through the OpenAI chat API gains memory by pointing its ``base_url`` at
+huiyi. For each request the proxy names the conversation (agent, person, space), stores the newest
+user message(s), renders ``context()`` for that turn into the system prompt, forwards the request to
+the upstream model, stores the reply (streamed or not) and returns the upstream's answer unchanged.
+
+Memory never blocks the chat: if storing or recalling fails, the turn is answered without memory,
+the failure is logged and the write retried in the background. Upstream errors pass through with
+their status and body. Optionally (``proxy.tools``) the model gets huiyi's search tools and the proxy
+runs them itself, between upstream calls, before the answer goes back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+import httpx
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from huiyi.config import ProxyConfig
+from huiyi.errors import InvalidInput, UnnamedConversation
+from huiyi.faces.proxy_stream import final_as_sse, sse_reply_text
+from huiyi.faces.tools import ToolExecutor, tool_schemas
+from huiyi.memory import AsyncMemory
+
+log = logging.getLogger(__name__)
+
+MEMORY_TOOLS = ("conversation_search", "archival_memory_search", "search_memories")
+_TOOL_ROUNDS = 4  # upstream calls that may answer with memory tool calls before the final answer
+_WRITE_RETRIES = 3
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Who is talking in one request, and what is new in it."""
+
+    agent: str
+    person: str | None
+    space: str | None
+    speaker: str | None
+    new_user_lines: list[tuple[str, str]]  # (message id, text), oldest first
+    last_reply: str
+    upstream_model: str
+
+
+def _text(content: Any) -> str:
+    """A message's text: a plain string, or the text parts of a multi-part content list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+def _stable_id(*parts: str) -> str:
+    """Ids from content, so a client that retries a request stores nothing twice."""
+    digest = hashlib.blake2b(json.dumps(parts, ensure_ascii=False).encode(), digest_size=12).hexdigest()
+    return f"px_{digest}"
+
+
+def _header(headers: Any, name: str) -> str:
+    """A naming header's value: percent-encoded UTF-8 (HTTP clients send ASCII), or raw UTF-8 bytes."""
+    value = str(headers.get(name) or "")
+    if not value.isascii():  # raw UTF-8 arrives decoded as Latin-1
+        try:
+            value = value.encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            raise InvalidInput(f"the header {name} is not UTF-8; percent-encode it") from None
+    return unquote(value).strip()
+
+
+def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyConfig) -> Turn:
+    """Name the conversation from headers, the OpenAI ``user`` field or a model alias; 400 if it cannot."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise UnnamedConversation("'messages' must be a list of chat messages")
+    model = str(body.get("model") or "")
+    alias = config.models.get(model)
+    agent = _header(headers, "x-huiyi-agent") or (alias.agent if alias else "") or config.agent
+    if not agent:
+        raise UnnamedConversation(
+            "name the agent: send the header X-Huiyi-Agent, use a model alias from proxy.models, or set proxy.agent"
+        )
+    user_field = body.get("user") if isinstance(body.get("user"), str) else None
+    space = _header(headers, "x-huiyi-space") or None
+    person = _header(headers, "x-huiyi-person") or user_field or None
+    last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+    trailing = [m for m in messages[last_assistant + 1 :] if m.get("role") == "user" and _text(m.get("content"))]
+    speaker = _header(headers, "x-huiyi-speaker") or next((str(m["name"]) for m in trailing if m.get("name")), None)
+    if space:
+        speaker = speaker or person
+        if not speaker:
+            raise UnnamedConversation(
+                "a group turn needs its speaker: the user message's 'name', X-Huiyi-Speaker or X-Huiyi-Person"
+            )
+        person = person or speaker
+    elif not person:
+        raise UnnamedConversation(
+            "name the person: send X-Huiyi-Person (or the OpenAI 'user' field); for a group add X-Huiyi-Space"
+        )
+    last_reply = _text(messages[last_assistant].get("content")) if last_assistant >= 0 else ""
+    where = f"space:{space}" if space else f"person:{person}"
+    new_lines = [
+        (_stable_id(agent, where, last_reply, str(i), _text(m.get("content"))), _text(m.get("content")))
+        for i, m in enumerate(trailing)
+    ]
+    return Turn(agent, person, space, speaker, new_lines, last_reply, alias.model if alias and alias.model else model)
+
+
+class MemoryProxy:
+    """Forwards chat completions to the upstream model, with memory in and out."""
+
+    def __init__(self, memory: AsyncMemory, config: ProxyConfig, upstream: str, api_key: str) -> None:
+        base = upstream.strip().rstrip("/")
+        if not base.startswith(("http://", "https://")):
+            raise InvalidInput("proxy.upstream (or llm.base_url) must be an http(s) URL of an OpenAI-compatible API")
+        self.memory = memory
+        self.config = config
+        self.base = base.removesuffix("/chat/completions")
+        self.api_key = api_key
+        self.client = httpx.AsyncClient(timeout=httpx.Timeout(config.timeout_s))
+        self._pending: set[asyncio.Task[None]] = set()
+
+    async def aclose(self) -> None:
+        if self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)
+        await self.client.aclose()
+
+    # memory, never in the way --------------------------------------------------------------------
+    async def _store_user_lines(self, turn: Turn) -> None:
+        rows = [
+            {"id": mid, "text": text, "role": "user", **({"speaker": turn.speaker} if turn.space else {})}
+            for mid, text in turn.new_user_lines
+        ]
+        if rows:
+            await self.memory.add(rows, agent=turn.agent, person=None if turn.space else turn.person, space=turn.space)
+
+    async def _store_reply(self, turn: Turn, reply: str, reply_id: str) -> None:
+        if reply.strip():
+            row = {"id": reply_id, "text": reply, "role": "assistant", "speaker": turn.agent}
+            await self.memory.add([row], agent=turn.agent, person=None if turn.space else turn.person, space=turn.space)
+
+    def _later(self, what: str, write: Callable[[], Awaitable[None]]) -> None:
+        """Retry a failed write in the background: the chat already has its answer."""
+
+        async def retry() -> None:
+            for attempt in range(1, _WRITE_RETRIES + 1):
+                await asyncio.sleep(0.5 * 2**attempt)
+                try:
+                    await write()
+                    return
+                except Exception:
+                    log.warning("proxy: %s failed again (attempt %d/%d)", what, attempt, _WRITE_RETRIES)
+            log.error("proxy: gave up on %s", what)
+
+        task = asyncio.create_task(retry())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _guarded(self, what: str, write: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await write()
+        except Exception:
+            log.exception("proxy: %s failed; the chat goes on and the write is retried", what)
+            self._later(what, write)
+
+    async def _memory_text(self, turn: Turn, in_prompt: list[str]) -> str:
+        message = "\n".join(text for _, text in turn.new_user_lines)
+        try:
+            context = await self.memory.context(
+                agent=turn.agent,
+                person=turn.person,
+                space=turn.space,
+                message=message,
+                last_reply=turn.last_reply,
+                shown=in_prompt,
+            )
+        except Exception:
+            log.exception("proxy: rendering memory failed; answering without it")
+            return ""
+        return context.text.strip()
+
+    def _inject(self, messages: list[dict[str, Any]], memory_text: str) -> list[dict[str, Any]]:
+        if not memory_text:
+            return messages
+        first = messages[0] if messages else None
+        if first is not None and first.get("role") in ("system", "developer") and isinstance(first.get("content"), str):
+            system = self.config.template.format(system=first["content"], memory=memory_text)
+            return [{**first, "content": system}, *messages[1:]]
+        system = self.config.template.format(system="", memory=memory_text).strip()
+        return [{"role": "system", "content": system}, *messages]
+
+    # the exchange --------------------------------------------------------------------------------
+    async def complete(self, turn: Turn, body: dict[str, Any]) -> Response:
+        """Answer one chat completion request of the conversation ``turn`` names."""
+        await self._guarded("storing the user's message", lambda: self._store_user_lines(turn))
+        in_prompt = [_text(m.get("content")) for m in body["messages"]]
+        memory_text = await self._memory_text(turn, in_prompt)
+        outgoing = {**body, "model": turn.upstream_model, "messages": self._inject(body["messages"], memory_text)}
+        stream = bool(outgoing.get("stream"))
+        if self.config.tools:
+            return await self._with_tools(turn, outgoing, stream)
+        if stream:
+            return await self._stream(turn, outgoing)
+        response = await self._post(outgoing)
+        if response.status_code == 200:
+            self._remember_completion(turn, response.content)
+        return _passthrough(response)
+
+    def _remember_completion(self, turn: Turn, raw: bytes) -> None:
+        try:
+            data = json.loads(raw)
+            reply = _text(data["choices"][0]["message"].get("content"))
+            reply_id = _stable_id(turn.agent, str(data.get("id") or ""), reply)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            log.warning("proxy: the upstream answer had no readable reply; nothing stored")
+            return
+        self._spawn(self._guarded("storing the reply", lambda: self._store_reply(turn, reply, reply_id)))
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        async def run() -> None:
+            await work
+
+        task = asyncio.create_task(run())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _post(self, body: dict[str, Any]) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        try:
+            return await self.client.post(f"{self.base}/chat/completions", json=body, headers=headers)
+        except httpx.HTTPError as exc:
+            return httpx.Response(502, json=_upstream_error(f"the upstream model could not be reached: {exc}"))
+
+    async def _stream(self, turn: Turn, body: dict[str, Any]) -> Response:
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        request = self.client.build_request("POST", f"{self.base}/chat/completions", json=body, headers=headers)
+        try:
+            upstream = await self.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            return JSONResponse(_upstream_error(f"the upstream model could not be reached: {exc}"), status_code=502)
+        if upstream.status_code != 200:
+            raw = await upstream.aread()
+            await upstream.aclose()
+            return Response(raw, status_code=upstream.status_code, media_type=upstream.headers.get("content-type"))
+
+        async def relay() -> AsyncIterator[bytes]:
+            seen = bytearray()
+            try:
+                async for chunk in upstream.aiter_raw():
+                    seen += chunk
+                    yield chunk
+            finally:
+                await upstream.aclose()
+                reply, completion_id = sse_reply_text(bytes(seen))
+                reply_id = _stable_id(turn.agent, completion_id, reply)
+                store = self._guarded("storing the streamed reply", lambda: self._store_reply(turn, reply, reply_id))
+                self._spawn(store)
+
+        return StreamingResponse(relay(), media_type=upstream.headers.get("content-type", "text/event-stream"))
+
+    async def _with_tools(self, turn: Turn, body: dict[str, Any], stream: bool) -> Response:
+        """Offer huiyi's search tools and run the model's calls to them; the client's own tools pass through."""
+        ours = tool_schemas(MEMORY_TOOLS)
+        body = {**body, "stream": False, "tools": [*(body.get("tools") or []), *ours]}
+        body.pop("stream_options", None)
+        executor = ToolExecutor(self.memory, turn.agent, person=turn.person, space=turn.space)
+        response = await self._post(body)
+        for _ in range(_TOOL_ROUNDS):
+            if response.status_code != 200:
+                return _passthrough(response)
+            data = response.json()
+            message = (data.get("choices") or [{}])[0].get("message") or {}
+            calls = message.get("tool_calls") or []
+            if not calls or any(c.get("function", {}).get("name") not in MEMORY_TOOLS for c in calls):
+                break
+            results = [
+                {
+                    "role": "tool",
+                    "tool_call_id": call.get("id", ""),
+                    "content": await executor.call(call["function"]["name"], call["function"].get("arguments")),
+                }
+                for call in calls
+            ]
+            body = {**body, "messages": [*body["messages"], message, *results]}
+            response = await self._post(body)
+        if response.status_code != 200:
+            return _passthrough(response)
+        self._remember_completion(turn, response.content)
+        return final_as_sse(response.json()) if stream else _passthrough(response)
+
+
+def _upstream_error(message: str) -> dict[str, Any]:
+    return {"error": {"code": "upstream_unreachable", "message": message, "type": "upstream_error"}}
+
+
+def _passthrough(response: httpx.Response) -> Response:
+    media = response.headers.get("content-type", "application/json")
+    return Response(response.content, status_code=response.status_code, media_type=media)
+
+
+def proxy_router(proxy: MemoryProxy, check: Callable[[Request, str], Awaitable[None]]) -> APIRouter:
+    """``POST /v1/chat/completions`` and ``GET /v1/models`` over ``proxy``; ``check`` applies the API keys."""
+    router = APIRouter(tags=["proxy"])
+
+    @router.post("/v1/chat/completions", summary="OpenAI-compatible chat completions, with memory")
+    async def chat_completions(request: Request) -> Response:
+        try:
+            body = await request.json()
+        except ValueError as exc:
+            raise InvalidInput("the body must be a JSON chat completion request") from exc
+        if not isinstance(body, dict):
+            raise InvalidInput("the body must be a JSON object")
+        turn = read_turn(body, request.headers, proxy.config)
+        await check(request, turn.agent)
+        return await proxy.complete(turn, body)
+
+    @router.get("/v1/models", summary="The model aliases the proxy answers to")
+    async def models() -> dict[str, Any]:
+        return {
+            "object": "list",
+            "data": [{"id": name, "object": "model", "owned_by": "huiyi"} for name in proxy.config.models],
+        }
+
+    return router
+
+
+__all__ = ["MEMORY_TOOLS", "MemoryProxy", "Turn", "proxy_router", "read_turn"]

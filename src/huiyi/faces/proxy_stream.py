@@ -1,0 +1,70 @@
+"""Server-sent events of OpenAI chat completions: reading a streamed reply, writing a finished one.
+
+The proxy relays an upstream stream byte for byte and reads the reply out of what passed, so the
+client sees exactly what the model sent; a completion the proxy finished itself (after running
+memory tools) is written back as the chunks a streaming client expects.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi.responses import StreamingResponse
+
+
+def _events(raw: bytes) -> Iterator[dict[str, Any]]:
+    for line in raw.decode("utf-8", errors="replace").splitlines():
+        line = line.strip()
+        if not line.startswith("data:"):
+            continue
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            return
+        try:
+            event = json.loads(payload)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            yield event
+
+
+def sse_reply_text(raw: bytes) -> tuple[str, str]:
+    """The assistant text of the first choice in a streamed completion, and the completion's id."""
+    parts: list[str] = []
+    completion_id = ""
+    for event in _events(raw):
+        completion_id = completion_id or str(event.get("id") or "")
+        for choice in event.get("choices") or []:
+            if isinstance(choice, dict) and choice.get("index", 0) == 0:
+                delta = choice.get("delta") or {}
+                if isinstance(delta, dict) and isinstance(delta.get("content"), str):
+                    parts.append(delta["content"])
+    return "".join(parts), completion_id
+
+
+def final_as_sse(completion: dict[str, Any]) -> StreamingResponse:
+    """A finished chat completion as the chunk stream a client asked for, ending with ``[DONE]``."""
+    kept = ("id", "created", "model", "system_fingerprint")
+    base: dict[str, Any] = {k: completion[k] for k in kept if k in completion}
+    base["object"] = "chat.completion.chunk"
+    chunks: list[dict[str, Any]] = []
+    for choice in completion.get("choices") or []:
+        message = choice.get("message") or {}
+        delta = {k: v for k, v in message.items() if k in ("role", "content", "tool_calls", "refusal")}
+        if "tool_calls" in delta:
+            delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(delta["tool_calls"] or [])]
+        index = choice.get("index", 0)
+        chunks.append({**base, "choices": [{"index": index, "delta": delta, "finish_reason": None}]})
+        finish = {"index": index, "delta": {}, "finish_reason": choice.get("finish_reason") or "stop"}
+        chunks.append({**base, "choices": [finish]})
+    if "usage" in completion:
+        chunks.append({**base, "choices": [], "usage": completion["usage"]})
+
+    def stream() -> Iterator[bytes]:
+        for chunk in chunks:
+            yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
+        yield b"data: [DONE]\n\n"
+
+    return StreamingResponse(stream(), media_type="text/event-stream")

@@ -1,0 +1,246 @@
+"""The memory proxy, driven by the official ``openai`` SDK against a live ``huiyi serve`` app on 127.0.0.1,
+with a scripted fake upstream model: a bot gains memory by changing its base URL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import openai
+import pytest
+import uvicorn
+
+from fake_openai import FakeOpenAI
+from huiyi.config import Config
+from huiyi.faces.http import create_app
+from huiyi.memory import AsyncMemory
+from huiyi.providers.embed import Embedder
+
+NOW = datetime(2025, 3, 1, 21, 0)
+AGENT = "祈煜"
+
+
+@dataclass
+class Live:
+    url: str
+    upstream: FakeOpenAI
+    memory: AsyncMemory
+    loop: asyncio.AbstractEventLoop
+
+    def client(self, **headers: str) -> openai.OpenAI:
+        """An SDK client; naming headers are percent-encoded, as HTTP headers carry ASCII only."""
+        encoded = {name: quote(value) for name, value in headers.items()}
+        return openai.OpenAI(base_url=f"{self.url}/v1", api_key="sk-bot", default_headers=encoded, max_retries=0)
+
+    def run(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=60)
+
+
+def _port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _serve(tmp_path: Path, e5: Embedder, **proxy: Any) -> Iterator[Live]:
+    upstream = FakeOpenAI()
+    upstream.__enter__()
+    config = Config(
+        worker={"enabled": False},
+        proxy={"upstream": upstream.base_url, "api_key": "sk-upstream", **proxy},
+        llm={"base_url": ""},
+    )
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    async def make() -> AsyncMemory:
+        return AsyncMemory(tmp_path / "store", config=config, embedder=e5, clock=lambda: NOW)
+
+    memory = asyncio.run_coroutine_threadsafe(make(), loop).result()
+    port = _port()
+    server = uvicorn.Server(uvicorn.Config(create_app(memory), host="127.0.0.1", port=port, log_level="warning"))
+    serving = asyncio.run_coroutine_threadsafe(server.serve(), loop)
+    for _ in range(200):
+        if server.started:
+            break
+        time.sleep(0.02)
+    try:
+        yield Live(f"http://127.0.0.1:{port}", upstream, memory, loop)
+    finally:
+        server.should_exit = True
+        serving.result(timeout=10)
+        asyncio.run_coroutine_threadsafe(memory.close(), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        upstream.__exit__(None, None, None)
+
+
+@pytest.fixture
+def live(tmp_path: Path, e5: Embedder) -> Iterator[Live]:
+    yield from _serve(tmp_path, e5, models={"qiyu": {"agent": AGENT, "model": "deepseek-chat"}})
+
+
+def _stored(live: Live, count: int, **where: str) -> list[Any]:
+    """Working memory once it holds ``count`` messages: replies are stored after the answer went back."""
+    for _ in range(200):
+        stored = live.run(live.memory.working_memory(agent=AGENT, **where))
+        if len(stored) >= count:
+            break
+        time.sleep(0.02)
+    return list(stored)
+
+
+def _system(request: Any) -> str:
+    return next(m["content"] for m in request.json["messages"] if m["role"] == "system")
+
+
+def test_a_private_chat_remembers_through_the_sdk(live: Live) -> None:
+    client = live.client()
+    live.upstream.script_chat("团子听起来很可爱！")
+    first = client.chat.completions.create(
+        model="qiyu",
+        user="木木",
+        messages=[
+            {"role": "system", "content": "你是祈煜。"},
+            {"role": "user", "content": "我家的猫叫团子，是一只橘猫"},
+        ],
+    )
+    assert first.choices[0].message.content == "团子听起来很可爱！"
+    sent = live.upstream.chat_requests[0]
+    assert sent.json["model"] == "deepseek-chat" and sent.headers["authorization"] == "Bearer sk-upstream"
+    assert _system(sent).startswith("你是祈煜。")
+    _stored(live, 2, person="木木")
+
+    live.upstream.script_chat("你家的猫叫团子呀。")
+    client.chat.completions.create(
+        model="qiyu", user="木木", messages=[{"role": "user", "content": "我家猫叫什么名字来着？"}]
+    )
+    memory_prompt = _system(live.upstream.chat_requests[1])
+    assert "团子" in memory_prompt  # the earlier turn, not in this request, came from memory
+    stored = live.run(live.memory.working_memory(agent=AGENT, person="木木"))
+    assert [(m.role, m.text) for m in stored][:2] == [
+        ("user", "我家的猫叫团子，是一只橘猫"),
+        ("assistant", "团子听起来很可爱！"),
+    ]
+
+
+def test_a_retried_request_stores_nothing_twice(live: Live) -> None:
+    client = live.client()
+    for _ in range(2):
+        live.upstream.script_chat("好的")
+        client.chat.completions.create(
+            model="qiyu", user="木木", messages=[{"role": "user", "content": "记住我明天考试"}]
+        )
+    _stored(live, 2, person="木木")
+    stored = live.run(live.memory.working_memory(agent=AGENT, person="木木"))
+    assert [m.text for m in stored].count("记住我明天考试") == 1
+
+
+def test_streaming_passes_through_and_the_reply_is_remembered(live: Live) -> None:
+    chunks = [
+        {"id": "cmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant"}}]},
+        {"id": "cmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "下周三"}}]},
+        {"id": "cmpl-1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "加油！"}}]},
+        {
+            "id": "cmpl-1",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        },
+    ]
+    sse = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    live.upstream.script_body(sse, content_type="text/event-stream")
+    stream = live.client(**{"X-Huiyi-Agent": AGENT, "X-Huiyi-Person": "木木"}).chat.completions.create(
+        model="deepseek-chat", messages=[{"role": "user", "content": "我下周三考驾照"}], stream=True
+    )
+    text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+    assert text == "下周三加油！"
+    for _ in range(100):
+        stored = live.run(live.memory.working_memory(agent=AGENT, person="木木"))
+        if len(stored) == 2:
+            break
+        time.sleep(0.05)
+    assert [(m.role, m.text) for m in stored] == [("user", "我下周三考驾照"), ("assistant", "下周三加油！")]
+
+
+def test_a_group_chat_names_its_speakers(live: Live) -> None:
+    client = live.client(**{"X-Huiyi-Agent": AGENT, "X-Huiyi-Space": "qq-群-1"})
+    live.upstream.script_chat("收到")
+    client.chat.completions.create(
+        model="deepseek-chat",
+        messages=[{"role": "user", "name": "suni", "content": "我下个月去杭州跑马拉松"}],
+    )
+    _stored(live, 2, person="木木")
+    stored = live.run(live.memory.working_memory(agent=AGENT, space="qq-群-1"))
+    assert [(m.speaker, m.text) for m in stored] == [("suni", "我下个月去杭州跑马拉松"), (AGENT, "收到")]
+    with pytest.raises(openai.BadRequestError) as refused:  # a group turn with no speaker
+        client.chat.completions.create(model="deepseek-chat", messages=[{"role": "user", "content": "谁在？"}])
+    assert refused.value.status_code == 400
+    assert len(live.upstream.chat_requests) == 1  # a refused request never reaches the model
+
+
+def test_upstream_errors_pass_through_with_their_status(live: Live) -> None:
+    client = live.client()
+    live.upstream.script_status(429, "slow down")
+    with pytest.raises(openai.RateLimitError):
+        client.chat.completions.create(model="qiyu", user="木木", messages=[{"role": "user", "content": "在吗"}])
+    live.upstream.script_status(500, "boom")
+    with pytest.raises(openai.InternalServerError):
+        client.chat.completions.create(model="qiyu", user="木木", messages=[{"role": "user", "content": "在吗？"}])
+    stored = live.run(live.memory.working_memory(agent=AGENT, person="木木"))
+    assert [m.text for m in stored] == ["在吗", "在吗？"]  # the user's words are kept all the same
+
+
+def test_an_unknown_conversation_is_a_clear_400(live: Live) -> None:
+    with pytest.raises(openai.APIStatusError) as refused:
+        live.client().chat.completions.create(model="gpt-x", messages=[{"role": "user", "content": "hi"}])
+    assert refused.value.status_code == 400 and "X-Huiyi-Agent" in str(refused.value)
+    assert live.upstream.chat_requests == []
+
+
+def _tool_call(id_: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"id": id_, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def test_tool_calls_of_the_client_pass_through(live: Live) -> None:
+    call = _tool_call("call_1", "get_weather", {"city": "杭州"})
+    live.upstream.script_chat(
+        finish_reason="tool_calls", message={"role": "assistant", "content": None, "tool_calls": [call]}
+    )
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    answer = live.client().chat.completions.create(
+        model="qiyu",
+        user="木木",
+        messages=[{"role": "user", "content": "杭州天气如何"}],
+        tools=tools,  # type: ignore[arg-type]
+    )
+    assert answer.choices[0].message.tool_calls[0].function.name == "get_weather"  # type: ignore[index,union-attr]
+    assert live.upstream.chat_requests[0].json["tools"] == tools
+
+
+def test_memory_tools_run_inside_the_proxy(tmp_path: Path, e5: Embedder) -> None:
+    for live in _serve(tmp_path, e5, agent=AGENT, tools=True):
+        live.run(live.memory.add(["我的狗叫豆豆，是一只柯基"], agent=AGENT, person="阿哲"))
+        call = _tool_call("call_9", "conversation_search", {"query": "狗叫什么"})
+        live.upstream.script_chat(
+            finish_reason="tool_calls", message={"role": "assistant", "content": None, "tool_calls": [call]}
+        )
+        live.upstream.script_chat("你的狗叫豆豆。")
+        answer = live.client().chat.completions.create(
+            model="deepseek-chat", user="阿哲", messages=[{"role": "user", "content": "我的狗叫啥"}]
+        )
+        assert answer.choices[0].message.content == "你的狗叫豆豆。"
+        first, second = live.upstream.chat_requests
+        assert any(t["function"]["name"] == "conversation_search" for t in first.json["tools"])
+        tool_reply = second.json["messages"][-1]
+        assert tool_reply["role"] == "tool" and tool_reply["tool_call_id"] == "call_9"
+        assert "豆豆" in tool_reply["content"]
