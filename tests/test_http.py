@@ -111,3 +111,36 @@ def test_one_persons_memories_never_reach_another(client: TestClient) -> None:
     add(client, ["我的银行卡密码是生日"], person="阿哲")
     body = client.post("/query", json={"agent": "祈煜", "person": "木木", "query": "银行卡密码"}, headers=QY).json()
     assert body["memory_events"] == []
+
+
+def test_text_no_store_can_hold_is_a_400(client: TestClient) -> None:
+    # a lone surrogate (JSON escape or raw bytes), also as an object key, and NUL, which PostgreSQL refuses
+    for raw in (
+        b'{"agent": "\\u7948\\u715c", "text": "x\\ud800"}',
+        b'{"agent": "\\u7948\\u715c", "text": "x\xed\xa0\x80"}',
+        b'{"agent": "\\u7948\\u715c", "text": "x", "\\ud800": 1}',
+        b'{"agent": "\\u7948\\u715c", "text": "x\\u0000"}',
+    ):
+        response = client.post("/v1/memories", content=raw, headers={**QY, "content-type": "application/json"})
+        assert response.status_code == 400, (raw, response.text)
+        assert response.json()["error"]["code"] == "bad_request"
+
+
+def test_integers_beyond_64_bits_are_a_400(client: TestClient) -> None:
+    for offset in (2**63, 10**30):
+        response = client.get("/v1/memories", params={"agent": "祈煜", "offset": offset}, headers=QY)
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["code"] == "bad_request"
+    assert client.get("/v1/memories", params={"agent": "祈煜", "offset": 2**63 - 1}, headers=QY).status_code == 200
+    body = b'{"sentence": "x", "filter_levels": [' + b"9" * 30 + b"]}"
+    response = client.post("/expand_words", content=body, headers={**QY, "content-type": "application/json"})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "bad_request"
+
+
+def test_bodies_that_are_not_json_are_a_typed_400(client: TestClient) -> None:
+    json_type = {**QY, "content-type": "application/json"}
+    deep = b"[" * 10_000 + b"]" * 10_000
+    for raw in (b'{"agent":', deep, b'{"agent": "\xff"}', b'{"x": NaN}', b"[" * 100 + b"]" * 100):
+        response = client.post("/v1/memories", content=raw, headers=json_type)
+        assert response.status_code == 400, (raw[:20], response.text)
+        assert response.json()["error"]["code"] == "bad_request"

@@ -31,7 +31,9 @@ from huiyi.errors import (
     ScopeError,
     StoreError,
 )
+from huiyi.faces.http_guard import ErrorResponse, GuardedRoute, error_body
 from huiyi.faces.http_models import (
+    OUT_OF_RANGE,
     ConsolidateBody,
     ContextBody,
     ContextResponse,
@@ -39,6 +41,7 @@ from huiyi.faces.http_models import (
     ExpandResponse,
     FeedbackBody,
     Health,
+    Int64,
     MemoryEntity,
     MemoryEvent,
     MessagesBody,
@@ -85,11 +88,16 @@ def status_of(error: HuiyiError) -> int:
     return 500
 
 
-def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"error": {"code": code, "message": message}}
-    if details is not None:
-        body["error"]["details"] = details
-    return body
+# validation errors that mean the request could not be read as values at all: 400, not 422
+MALFORMED = frozenset({"json_invalid", OUT_OF_RANGE})
+
+
+def _reason(error: Any) -> str:
+    """A validation error's message; for undecodable JSON, why it could not be decoded."""
+    ctx = error.get("ctx") or {}
+    if error.get("type") == "json_invalid" and "error" in ctx:
+        return str(ctx["error"])
+    return str(error.get("msg", ""))
 
 
 def allowed_agents(request: Request, authorization: Annotated[str | None, Header()] = None) -> list[str] | None:
@@ -135,15 +143,19 @@ def create_app(
         description="回忆 — long-term memory for LLM characters.",
         lifespan=lifespan,
     )
+    app.router.route_class = GuardedRoute
 
     @app.exception_handler(HuiyiError)
     async def _huiyi_error(_: Request, exc: HuiyiError) -> JSONResponse:
-        return JSONResponse(error_body(exc.code, exc.message), status_code=status_of(exc))
+        return ErrorResponse(error_body(exc.code, exc.message), status_code=status_of(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
-        details = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", ""))} for e in exc.errors()]
-        return JSONResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
+        errors = exc.errors()
+        details = [{"loc": list(e.get("loc", ())), "msg": _reason(e)} for e in errors]
+        if any(e.get("type") in MALFORMED for e in errors):
+            return ErrorResponse(error_body("bad_request", "the request is malformed", details), status_code=400)
+        return ErrorResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
 
     @app.middleware("http")
     async def _limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -223,7 +235,7 @@ def create_app(
         space: str | None = None,
         kind: Annotated[list[MemoryKind] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Annotated[Int64, Query(ge=0)] = 0,
     ) -> Page:
         """One scope's memories, newest first, a page at a time."""
         check(agents, agent)

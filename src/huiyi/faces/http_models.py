@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from huiyi.model import MemoryKind, MessageIn
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+OUT_OF_RANGE = "int64_range"  # the HTTP face answers 400 to this error: no store could take the value
+
+
+def _int64(value: int) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise PydanticCustomError(OUT_OF_RANGE, "the integer does not fit in 64 bits")
+    return value
+
+
+# every integer a query string or path carries (JSON bodies are checked as they are decoded)
+Int64 = Annotated[int, AfterValidator(_int64)]
 
 
 class _Body(BaseModel):
