@@ -144,3 +144,26 @@ def test_bodies_that_are_not_json_are_a_typed_400(client: TestClient) -> None:
         response = client.post("/v1/memories", content=raw, headers=json_type)
         assert response.status_code == 400, (raw[:20], response.text)
         assert response.json()["error"]["code"] == "bad_request"
+
+
+def test_every_error_has_the_one_typed_shape(client: TestClient) -> None:
+    for response, status in (
+        (client.get("/no/such/route"), 404),
+        (client.delete("/health"), 405),
+        (client.put("/query", json={}), 405),
+        (client.post("/query", json={}), 401),
+    ):
+        assert response.status_code == status, response.text
+        error = response.json()["error"]
+        assert set(error) >= {"code", "message"} and error["code"] and error["message"]
+    assert client.delete("/health").headers["allow"] == "GET"
+
+
+def test_the_schema_lists_the_error_responses(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    create = schema["paths"]["/v1/memories"]["post"]["responses"]
+    assert {"400", "401", "403", "413", "422"} <= set(create)
+    assert create["422"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorBody"}
+    assert "404" in schema["paths"]["/v1/memories/{memory_id}"]["get"]["responses"]
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
+    assert set(schema["components"]["schemas"]["ErrorInfo"]["required"]) == {"code", "message"}

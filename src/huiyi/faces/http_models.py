@@ -164,3 +164,31 @@ class ContextResponse(BaseModel):
     sections: dict[str, str]
     recalled: list[str]  # ids of the memories recall found for this turn
     timings_ms: dict[str, float]
+
+
+class ErrorInfo(BaseModel):
+    code: str  # stable: bad_request, unauthorized, forbidden, not_found, too_large, invalid_input, …
+    message: str
+    details: list[dict[str, Any]] | None = None  # per-field reasons of a 400 or 422
+
+
+class ErrorBody(BaseModel):
+    """The one shape of every error the HTTP face answers."""
+
+    error: ErrorInfo
+
+
+ERRORS = {
+    400: "The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no "
+    "store can keep (lone surrogates, NUL, integers beyond 64 bits).",
+    401: "No valid API key: send 'Authorization: Bearer <key>'.",
+    403: "This API key may not use this agent.",
+    404: "No such memory, person or route.",
+    413: "The body is larger than the configured limit.",
+    422: "The request is well-formed but breaks the route's rules.",
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for these error statuses, all with the ``ErrorBody`` model."""
+    return {code: {"model": ErrorBody, "description": ERRORS[code]} for code in codes}
