@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
@@ -32,7 +32,7 @@ from huiyi.errors import (
     ScopeError,
     StoreError,
 )
-from huiyi.faces.http_guard import ErrorResponse, GuardedRoute, error_body
+from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
 from huiyi.faces.http_models import (
     OUT_OF_RANGE,
     ConsolidateBody,
@@ -177,14 +177,7 @@ def create_app(
             return ErrorResponse(error_body("bad_request", "the request is malformed", details), status_code=400)
         return ErrorResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
 
-    @app.middleware("http")
-    async def _limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
-            return JSONResponse(
-                error_body("too_large", f"request bodies are limited to {max_body_bytes} bytes"), status_code=413
-            )
-        return await call_next(request)
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
 
     def check(agents: list[str] | None, agent: str) -> None:
         if agents is not None and "*" not in agents and agent not in agents:

@@ -1,4 +1,4 @@
-"""What stands between the network and the routes: strict JSON decoding and the streamed body limit.
+"""What stands between the network and the routes: the streamed body limit and strict JSON decoding.
 
 A body that is not UTF-8 JSON of values every store can hold (no lone surrogates, no NUL, integers within
 64 bits, finite numbers, nesting at most ``MAX_DEPTH`` deep) is refused before any route sees it.
@@ -14,6 +14,9 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from huiyi.faces.http_models import INT64_MAX, INT64_MIN
 
@@ -115,3 +118,59 @@ class GuardedRoute(APIRoute):
             return await handler(StrictRequest(request.scope, request.receive))
 
         return strict
+
+
+class BodyTooLarge(HTTPException):
+    """An HTTPException, so FastAPI's body reader passes it on instead of calling it a parse error."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request bodies are limited to {limit} bytes")
+
+
+class BodyLimit:
+    """ASGI middleware: refuses a body past ``limit`` bytes as it streams in, with or without a
+    Content-Length, so a chunked upload is never read (or held) beyond the limit."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None and not (declared.isascii() and declared.isdigit() and len(declared) < 20):
+            body = error_body("bad_request", "Content-Length is not a number")
+            await ErrorResponse(body, status_code=400)(scope, receive, send)
+            return
+        if declared is not None and int(declared) > self.limit:
+            await self._refuse(scope, receive, send)
+            return
+        received = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise BodyTooLarge(self.limit)
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except BodyTooLarge:  # raised where no exception handler saw it
+            if started:
+                raise
+            await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        error = BodyTooLarge(self.limit)
+        await ErrorResponse(error_body("too_large", error.detail), status_code=413)(scope, receive, send)
