@@ -167,3 +167,14 @@ def test_the_schema_lists_the_error_responses(client: TestClient) -> None:
     assert "404" in schema["paths"]["/v1/memories/{memory_id}"]["get"]["responses"]
     assert "HTTPValidationError" not in schema["components"]["schemas"]
     assert set(schema["components"]["schemas"]["ErrorInfo"]["required"]) == {"code", "message"}
+
+
+def test_only_a_bearer_key_is_accepted(client: TestClient) -> None:
+    params = {"agent": "祈煜"}
+    for authorization in ("key-qy", "Basic key-qy", "Bearerkey-qy", "Bearer", "Bearer  ", "Bearer key-qy extra"):
+        response = client.get("/v1/memories", params=params, headers={"Authorization": authorization})
+        assert response.status_code == 401, authorization
+        assert response.json()["error"]["code"] == "unauthorized"
+        assert response.headers["www-authenticate"] == "Bearer"
+    for authorization in ("Bearer key-qy", "bearer key-qy", "Bearer   key-qy"):
+        assert client.get("/v1/memories", params=params, headers={"Authorization": authorization}).status_code == 200

@@ -109,10 +109,12 @@ def allowed_agents(request: Request, authorization: Annotated[str | None, Header
     keys: dict[str, list[str]] = request.app.state.api_keys
     if not keys:
         return None
-    token = (authorization or "").removeprefix("Bearer ").strip()
-    for key, agents in keys.items():
-        if token and hmac.compare_digest(token.encode(), key.encode()):
-            return agents
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and token and " " not in token:  # a bare key is not accepted
+        for key, agents in keys.items():
+            if hmac.compare_digest(token.encode(), key.encode()):
+                return agents
     raise Unauthorized("a valid API key is required: send 'Authorization: Bearer <key>'")
 
 
@@ -157,7 +159,8 @@ def create_app(
 
     @app.exception_handler(HuiyiError)
     async def _huiyi_error(_: Request, exc: HuiyiError) -> JSONResponse:
-        return ErrorResponse(error_body(exc.code, exc.message), status_code=status_of(exc))
+        challenge = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
+        return ErrorResponse(error_body(exc.code, exc.message), status_code=status_of(exc), headers=challenge)
 
     @app.exception_handler(HTTPException)
     async def _http_error(_: Request, exc: HTTPException) -> JSONResponse:
