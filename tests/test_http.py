@@ -178,3 +178,9 @@ def test_only_a_bearer_key_is_accepted(client: TestClient) -> None:
         assert response.headers["www-authenticate"] == "Bearer"
     for authorization in ("Bearer key-qy", "bearer key-qy", "Bearer   key-qy"):
         assert client.get("/v1/memories", params=params, headers={"Authorization": authorization}).status_code == 200
+
+
+def test_nul_in_a_path_or_query_is_a_400(client: TestClient) -> None:
+    put = client.put("/v1/persons/p%00", json={"agent": "祈煜", "name": "x"}, headers=QY)
+    assert put.status_code == 400 and put.json()["error"]["code"] == "bad_request"
+    assert client.get("/v1/memories", params={"agent": "祈煜", "space": "\x00"}, headers=QY).status_code == 400

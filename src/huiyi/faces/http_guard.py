@@ -109,12 +109,16 @@ class StrictRequest(Request):
 
 
 class GuardedRoute(APIRoute):
-    """Every route reads its JSON body through ``decode_json``."""
+    """Every route refuses NUL in its path and query (PostgreSQL cannot store it) and reads its JSON body
+    through ``decode_json``."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def strict(request: Request) -> Response:
+            query = request.query_params.multi_items()
+            if "\x00" in request.url.path or any("\x00" in key + value for key, value in query):
+                raise HTTPException(400, "the path or query holds a NUL character")
             return await handler(StrictRequest(request.scope, request.receive))
 
         return strict
