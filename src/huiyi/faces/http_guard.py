@@ -102,6 +102,8 @@ def decode_json(raw: bytes) -> Any:
 
 
 class StrictRequest(Request):
+    """A request whose ``json()`` is ``decode_json``: FastAPI reads every body through it."""
+
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
             self._json = decode_json(await self.body())
@@ -117,7 +119,7 @@ class GuardedRoute(APIRoute):
 
         async def strict(request: Request) -> Response:
             query = request.query_params.multi_items()
-            if "\x00" in request.url.path or any("\x00" in key + value for key, value in query):
+            if "\x00" in request.scope["path"] or any("\x00" in key + value for key, value in query):
                 raise HTTPException(400, "the path or query holds a NUL character")
             return await handler(StrictRequest(request.scope, request.receive))
 
