@@ -111,3 +111,76 @@ def test_one_persons_memories_never_reach_another(client: TestClient) -> None:
     add(client, ["我的银行卡密码是生日"], person="阿哲")
     body = client.post("/query", json={"agent": "祈煜", "person": "木木", "query": "银行卡密码"}, headers=QY).json()
     assert body["memory_events"] == []
+
+
+def test_text_no_store_can_hold_is_a_400(client: TestClient) -> None:
+    # a lone surrogate (JSON escape or raw bytes), also as an object key, and NUL, which PostgreSQL refuses
+    for raw in (
+        b'{"agent": "\\u7948\\u715c", "text": "x\\ud800"}',
+        b'{"agent": "\\u7948\\u715c", "text": "x\xed\xa0\x80"}',
+        b'{"agent": "\\u7948\\u715c", "text": "x", "\\ud800": 1}',
+        b'{"agent": "\\u7948\\u715c", "text": "x\\u0000"}',
+    ):
+        response = client.post("/v1/memories", content=raw, headers={**QY, "content-type": "application/json"})
+        assert response.status_code == 400, (raw, response.text)
+        assert response.json()["error"]["code"] == "bad_request"
+
+
+def test_integers_beyond_64_bits_are_a_400(client: TestClient) -> None:
+    for offset in (2**63, 10**30):
+        response = client.get("/v1/memories", params={"agent": "祈煜", "offset": offset}, headers=QY)
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["code"] == "bad_request"
+    assert client.get("/v1/memories", params={"agent": "祈煜", "offset": 2**63 - 1}, headers=QY).status_code == 200
+    body = b'{"sentence": "x", "filter_levels": [' + b"9" * 30 + b"]}"
+    response = client.post("/expand_words", content=body, headers={**QY, "content-type": "application/json"})
+    assert response.status_code == 400 and response.json()["error"]["code"] == "bad_request"
+
+
+def test_bodies_that_are_not_json_are_a_typed_400(client: TestClient) -> None:
+    json_type = {**QY, "content-type": "application/json"}
+    deep = b"[" * 10_000 + b"]" * 10_000
+    for raw in (b'{"agent":', deep, b'{"agent": "\xff"}', b'{"x": NaN}', b"[" * 100 + b"]" * 100):
+        response = client.post("/v1/memories", content=raw, headers=json_type)
+        assert response.status_code == 400, (raw[:20], response.text)
+        assert response.json()["error"]["code"] == "bad_request"
+
+
+def test_every_error_has_the_one_typed_shape(client: TestClient) -> None:
+    for response, status in (
+        (client.get("/no/such/route"), 404),
+        (client.delete("/health"), 405),
+        (client.put("/query", json={}), 405),
+        (client.post("/query", json={}), 401),
+    ):
+        assert response.status_code == status, response.text
+        error = response.json()["error"]
+        assert set(error) >= {"code", "message"} and error["code"] and error["message"]
+    assert client.delete("/health").headers["allow"] == "GET"
+
+
+def test_the_schema_lists_the_error_responses(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    create = schema["paths"]["/v1/memories"]["post"]["responses"]
+    assert {"400", "401", "403", "413", "422"} <= set(create)
+    assert create["422"]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorBody"}
+    assert "404" in schema["paths"]["/v1/memories/{memory_id}"]["get"]["responses"]
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
+    assert set(schema["components"]["schemas"]["ErrorInfo"]["required"]) == {"code", "message"}
+
+
+def test_only_a_bearer_key_is_accepted(client: TestClient) -> None:
+    params = {"agent": "祈煜"}
+    for authorization in ("key-qy", "Basic key-qy", "Bearerkey-qy", "Bearer", "Bearer  ", "Bearer key-qy extra"):
+        response = client.get("/v1/memories", params=params, headers={"Authorization": authorization})
+        assert response.status_code == 401, authorization
+        assert response.json()["error"]["code"] == "unauthorized"
+        assert response.headers["www-authenticate"] == "Bearer"
+    for authorization in ("Bearer key-qy", "bearer key-qy", "Bearer   key-qy"):
+        assert client.get("/v1/memories", params=params, headers={"Authorization": authorization}).status_code == 200
+
+
+def test_nul_in_a_path_or_query_is_a_400(client: TestClient) -> None:
+    put = client.put("/v1/persons/p%00", json={"agent": "祈煜", "name": "x"}, headers=QY)
+    assert put.status_code == 400 and put.json()["error"]["code"] == "bad_request"
+    assert client.get("/v1/memories", params={"agent": "祈煜", "space": "\x00"}, headers=QY).status_code == 400

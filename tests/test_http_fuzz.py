@@ -1,4 +1,5 @@
-"""Schemathesis drives the HTTP API from its own OpenAPI schema: no input may cause a server error."""
+"""Schemathesis drives the HTTP API from its own OpenAPI schema: no input may cause a server error, and
+every 4xx has the typed error shape."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ def test_no_generated_request_gets_a_5xx(tmp_path: Path) -> None:
             statuses.append(response.status_code)
             if response.status_code >= 500:
                 failures.append(f"{case.method} {case.path}: {response.status_code} {response.text[:300]}")  # type: ignore[attr-defined]
+            elif response.status_code >= 400 and not {"code", "message"} <= set(response.json().get("error", {})):
+                failures.append(f"{case.method} {case.path}: untyped {response.status_code} {response.text[:300]}")  # type: ignore[attr-defined]
 
         check()
     assert failures == []

@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import hmac
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
 
 from huiyi import __version__
 from huiyi.errors import (
@@ -32,7 +33,9 @@ from huiyi.errors import (
     StoreError,
     UnnamedConversation,
 )
+from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
 from huiyi.faces.http_models import (
+    OUT_OF_RANGE,
     ConsolidateBody,
     ContextBody,
     ContextResponse,
@@ -40,6 +43,7 @@ from huiyi.faces.http_models import (
     ExpandResponse,
     FeedbackBody,
     Health,
+    Int64,
     MemoryEntity,
     MemoryEvent,
     MessagesBody,
@@ -49,6 +53,7 @@ from huiyi.faces.http_models import (
     PersonBody,
     QueryBody,
     QueryResponse,
+    error_responses,
 )
 from huiyi.faces.proxy import MemoryProxy, proxy_router
 from huiyi.memory import AsyncMemory
@@ -89,11 +94,18 @@ def status_of(error: HuiyiError) -> int:
     return 500
 
 
-def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"error": {"code": code, "message": message}}
-    if details is not None:
-        body["error"]["details"] = details
-    return body
+HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+
+# validation errors that mean the request could not be read as values at all: 400, not 422
+MALFORMED = frozenset({"json_invalid", OUT_OF_RANGE})
+
+
+def _reason(error: Any) -> str:
+    """A validation error's message; for undecodable JSON, why it could not be decoded."""
+    ctx = error.get("ctx") or {}
+    if error.get("type") == "json_invalid" and "error" in ctx:
+        return str(ctx["error"])
+    return str(error.get("msg", ""))
 
 
 def allowed_agents(request: Request, authorization: Annotated[str | None, Header()] = None) -> list[str] | None:
@@ -101,14 +113,22 @@ def allowed_agents(request: Request, authorization: Annotated[str | None, Header
     keys: dict[str, list[str]] = request.app.state.api_keys
     if not keys:
         return None
-    token = (authorization or "").removeprefix("Bearer ").strip()
-    for key, agents in keys.items():
-        if token and hmac.compare_digest(token.encode(), key.encode()):
-            return agents
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and token and " " not in token:  # a bare key is not accepted
+        for key, agents in keys.items():
+            if hmac.compare_digest(token.encode(), key.encode()):
+                return agents
     raise Unauthorized("a valid API key is required: send 'Authorization: Bearer <key>'")
 
 
 Agents = Annotated[list[str] | None, Depends(allowed_agents)]
+
+# the error responses each kind of route can give, for the OpenAPI schema
+BODY = error_responses(400, 401, 403, 413, 422)
+BODY_BY_ID = error_responses(400, 401, 403, 404, 413, 422)
+QUERY = error_responses(400, 401, 403, 422)
+BY_ID = error_responses(401, 403, 404, 422)
 
 
 def _make_proxy(memory: AsyncMemory) -> MemoryProxy | None:
@@ -152,24 +172,32 @@ def create_app(
         description="回忆 — long-term memory for LLM characters.",
         lifespan=lifespan,
     )
+    app.router.route_class = GuardedRoute
 
     @app.exception_handler(HuiyiError)
     async def _huiyi_error(_: Request, exc: HuiyiError) -> JSONResponse:
-        return JSONResponse(error_body(exc.code, exc.message), status_code=status_of(exc))
+        challenge = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
+        return ErrorResponse(error_body(exc.code, exc.message), status_code=status_of(exc), headers=challenge)
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(_: Request, exc: HTTPException) -> JSONResponse:
+        """Starlette's own errors (unknown route, wrong method, …) in the typed shape."""
+        code = HTTP_CODES.get(exc.status_code, "http_error")
+        return ErrorResponse(error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        return ErrorResponse(error_body("internal_error", "the server failed; see its log"), status_code=500)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
-        details = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", ""))} for e in exc.errors()]
-        return JSONResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
+        errors = exc.errors()
+        details = [{"loc": list(e.get("loc", ())), "msg": _reason(e)} for e in errors]
+        if any(e.get("type") in MALFORMED for e in errors):
+            return ErrorResponse(error_body("bad_request", "the request is malformed", details), status_code=400)
+        return ErrorResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
 
-    @app.middleware("http")
-    async def _limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > max_body_bytes):
-            return JSONResponse(
-                error_body("too_large", f"request bodies are limited to {max_body_bytes} bytes"), status_code=413
-            )
-        return await call_next(request)
+    app.add_middleware(BodyLimit, limit=max_body_bytes)
 
     def check(agents: list[str] | None, agent: str) -> None:
         if agents is not None and "*" not in agents and agent not in agents:
@@ -206,7 +234,7 @@ def create_app(
             kinds=body.kinds,
         )
 
-    @app.post("/query", response_model=QueryResponse)
+    @app.post("/query", response_model=QueryResponse, responses=BODY)
     async def query(body: QueryBody, agents: Agents) -> QueryResponse:
         """Recall, shaped like seed 000 §12: events, entity facts and per-route timings."""
         check(agents, body.agent)
@@ -215,13 +243,13 @@ def create_app(
         names = [known.name, *known.aliases] if known and known.name else []
         return query_response(result, body.person, agent=body.agent, person_names=names)
 
-    @app.post("/query_simple", response_model=list[str])
+    @app.post("/query_simple", response_model=list[str], responses=BODY)
     async def query_simple(body: QueryBody, agents: Agents) -> list[str]:
         """The recalled memory texts only, best first."""
         check(agents, body.agent)
         return [hit.text for hit in (await recall_for(body)).hits]
 
-    @app.post("/v1/messages", response_model=MessagesResponse)
+    @app.post("/v1/messages", response_model=MessagesResponse, responses=BODY)
     async def add_messages(body: MessagesBody, agents: Agents) -> MessagesResponse:
         """Append messages (idempotent by message id) and index them."""
         check(agents, body.agent)
@@ -230,7 +258,7 @@ def create_app(
             stored=len(stored), skipped=len(body.messages) - len(stored), ids=[m.id for m in stored]
         )
 
-    @app.post("/v1/memories", response_model=MemoryItem, status_code=201)
+    @app.post("/v1/memories", response_model=MemoryItem, status_code=201, responses=BODY)
     async def create_memory(body: NewMemory, agents: Agents) -> MemoryItem:
         """Store one memory: official when no person or space is named."""
         check(agents, body.agent)
@@ -246,7 +274,7 @@ def create_app(
             sources=body.sources,
         )
 
-    @app.get("/v1/memories", response_model=Page)
+    @app.get("/v1/memories", response_model=Page, responses=QUERY)
     async def list_memories(
         agents: Agents,
         agent: Annotated[str, Query(min_length=1)],
@@ -254,7 +282,7 @@ def create_app(
         space: str | None = None,
         kind: Annotated[list[MemoryKind] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Annotated[Int64, Query(ge=0)] = 0,
     ) -> Page:
         """One scope's memories, newest first, a page at a time."""
         check(agents, agent)
@@ -264,18 +292,18 @@ def create_app(
         more = len(items) > limit
         return Page(items=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None)
 
-    @app.get("/v1/memories/{memory_id}", response_model=MemoryItem)
+    @app.get("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BY_ID)
     async def get_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> MemoryItem:
         check(agents, agent)
         return await memory.get(memory_id, agent=agent)
 
-    @app.delete("/v1/memories/{memory_id}", status_code=204)
+    @app.delete("/v1/memories/{memory_id}", status_code=204, responses=BY_ID)
     async def delete_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Response:
         check(agents, agent)
         await memory.delete(memory_id, agent=agent)
         return Response(status_code=204)
 
-    @app.put("/v1/persons/{person_id}", response_model=Person)
+    @app.put("/v1/persons/{person_id}", response_model=Person, responses=BODY)
     async def put_person(person_id: str, body: PersonBody, agents: Agents) -> Person:
         """Record a person's name and aliases (霓霓 → 苏霓)."""
         check(agents, body.agent)
@@ -283,7 +311,7 @@ def create_app(
         await memory.set_person(person, agent=body.agent)
         return person
 
-    @app.get("/v1/persons/{person_id}", response_model=Person)
+    @app.get("/v1/persons/{person_id}", response_model=Person, responses=BY_ID)
     async def get_person(person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Person:
         check(agents, agent)
         found = await memory.get_person(person_id, agent=agent)
@@ -291,7 +319,7 @@ def create_app(
             raise NotFound(f"no person {person_id!r} for agent {agent!r}")
         return found
 
-    @app.post("/context", response_model=ContextResponse)
+    @app.post("/context", response_model=ContextResponse, responses=BODY)
     async def context(body: ContextBody, agents: Agents) -> ContextResponse:
         """The rendered prompt context for the next turn: core blocks, overview, recalled memories, working memory."""
         check(agents, body.agent)
@@ -305,20 +333,20 @@ def create_app(
             timings_ms=found.recall.timings_ms if found.recall else {},
         )
 
-    @app.post("/v1/feedback", response_model=MemoryItem)
+    @app.post("/v1/feedback", response_model=MemoryItem, responses=BODY_BY_ID)
     async def feedback(body: FeedbackBody, agents: Agents) -> MemoryItem:
         """Judge a recalled memory; the sum weighs in the seed 001 scoring preset."""
         check(agents, body.agent)
         return await memory.feedback(body.memory_id, body.value, agent=body.agent)
 
-    @app.post("/v1/consolidate")
+    @app.post("/v1/consolidate", responses=BODY)
     async def run_consolidate(body: ConsolidateBody, agents: Agents) -> dict[str, Any]:
         """Consolidate one scope now (or, with dry_run, show what would change)."""
         check(agents, body.agent)
         report = await memory.consolidate(agent=body.agent, person=body.person, space=body.space, dry_run=body.dry_run)
         return report.model_dump(mode="json")
 
-    @app.post("/expand_words", response_model=ExpandResponse)
+    @app.post("/expand_words", response_model=ExpandResponse, responses=BODY)
     async def expand_words(body: ExpandBody, agents: Agents) -> ExpandResponse:
         """联想词 (seed 000 §11.1): strategy 0/"first" round-robin, 1/"second" pooled; filter_levels [0] keeps all."""
         if body.agent:

@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from huiyi.model import MemoryKind, MessageIn
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+OUT_OF_RANGE = "int64_range"  # the HTTP face answers 400 to this error: no store could take the value
+
+
+def _int64(value: int) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise PydanticCustomError(OUT_OF_RANGE, "the integer does not fit in 64 bits")
+    return value
+
+
+# every integer a query string or path carries (JSON bodies are checked as they are decoded)
+Int64 = Annotated[int, AfterValidator(_int64)]
 
 
 class _Body(BaseModel):
@@ -150,3 +164,31 @@ class ContextResponse(BaseModel):
     sections: dict[str, str]
     recalled: list[str]  # ids of the memories recall found for this turn
     timings_ms: dict[str, float]
+
+
+class ErrorInfo(BaseModel):
+    code: str  # stable: bad_request, unauthorized, forbidden, not_found, too_large, invalid_input, …
+    message: str
+    details: list[dict[str, Any]] | None = None  # per-field reasons of a 400 or 422
+
+
+class ErrorBody(BaseModel):
+    """The one shape of every error the HTTP face answers."""
+
+    error: ErrorInfo
+
+
+ERRORS = {
+    400: "The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no "
+    "store can keep (lone surrogates, NUL, integers beyond 64 bits).",
+    401: "No valid API key: send 'Authorization: Bearer <key>'.",
+    403: "This API key may not use this agent.",
+    404: "No such memory, person or route.",
+    413: "The body is larger than the configured limit.",
+    422: "The request is well-formed but breaks the route's rules.",
+}
+
+
+def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for these error statuses, all with the ``ErrorBody`` model."""
+    return {code: {"model": ErrorBody, "description": ERRORS[code]} for code in codes}
