@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-import rjieba
-
+from huiyi.text import tokens
 from huiyi.text.language import LATIN_WORD
 from huiyi.text.tokens import EN_STOPWORDS, ZH_STOPWORDS, has_cjk
 
@@ -100,7 +99,7 @@ def _tag(text: str) -> list[_Word]:
     out: list[_Word] = []
     if has_cjk(text):
         position = 0
-        for word, flag in rjieba.tag(text):
+        for word, flag in tokens.tag(text):
             out.append(_Word(word, flag, position))
             position += len(word)
     else:

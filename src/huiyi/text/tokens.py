@@ -44,8 +44,22 @@ EN_STOPWORDS = frozenset(
 )
 STOPWORDS = ZH_STOPWORDS | EN_STOPWORDS
 
-_dictionary_lock = threading.Lock()
+# rjieba's dictionary is one shared Rust object: a cut while another thread adds a word fails with
+# "Already borrowed", so every use of it goes through this lock (cuts take microseconds)
+_dictionary_lock = threading.RLock()
 _known_words: set[str] = set()
+
+
+def cut(text: str) -> list[str]:
+    """rjieba's cut of ``text``, safe to call from any thread."""
+    with _dictionary_lock:
+        return list(rjieba.cut(text))
+
+
+def tag(text: str) -> list[tuple[str, str]]:
+    """rjieba's words of ``text`` with their part-of-speech flags, safe to call from any thread."""
+    with _dictionary_lock:
+        return [(str(word), str(flag)) for word, flag in rjieba.tag(text)]
 
 
 def has_cjk(text: str) -> bool:
@@ -68,7 +82,7 @@ def words(text: str) -> list[str]:
     for match in _SEGMENT.finditer(text):
         segment = match.group()
         if _CJK_RUN.fullmatch(segment):
-            out.extend(w for w in rjieba.cut(segment) if w.strip())
+            out.extend(w for w in cut(segment) if w.strip())
         else:
             out.append(segment.lower().replace("’", "'"))
     return out

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-import rjieba
-
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import (
@@ -28,6 +26,7 @@ from huiyi.flows.extract.rules.patterns import (
 )
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
+from huiyi.text import tokens
 from huiyi.text.tokens import has_cjk
 
 
@@ -60,13 +59,13 @@ def _trim_en(value: str) -> str:
 
 
 def _is_name(obj: str) -> bool:
-    tags = [(w, f) for w, f in rjieba.tag(obj) if w.strip()]
+    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
     return len(tags) == 1 and tags[0][1] == "nr" and name_shaped(tags[0][0])
 
 
 def _first_noun_ok(obj: str) -> bool:
     """For 我是…: the object starts like a noun phrase and ends in a noun (一名护士, 南京人, 学生)."""
-    tags = [(w, f) for w, f in rjieba.tag(obj) if w.strip()]
+    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
     if not tags:
         return False
     first, last = tags[0][1], tags[-1][1]

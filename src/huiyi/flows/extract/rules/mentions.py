@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 
-import rjieba
-
 from huiyi.flows.extract import EntityDraft
 from huiyi.flows.extract.rules.roster import Roster, name_like
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType
+from huiyi.text import tokens
 from huiyi.text.keywords import EN_PROPER_STOP, TITLE
 from huiyi.text.language import CJK_CHAR
 from huiyi.text.tokens import has_cjk
@@ -39,7 +38,7 @@ def place_of(said: Said) -> str:
             if place.split()[0].lower() not in EN_PROPER_STOP:
                 return place
         return ""
-    words = [(w, f) for w, f in rjieba.tag(text)]
+    words = [(w, f) for w, f in tokens.tag(text)]
     for index, (word, flag) in enumerate(words):
         if word != "在" or flag != "p":
             continue
@@ -88,7 +87,7 @@ def mentions(said: Said, roster: Roster) -> tuple[list[str], list[EntityDraft]]:
     for title in TITLE.finditer(text):
         things.append(EntityDraft(title.group(1).strip(), EntityType.SPECIFIC))
     if has_cjk(text):
-        for word, flag in rjieba.tag(text):
+        for word, flag in tokens.tag(text):
             if roster.resolve(word) or len(word) < 2 or not has_cjk(word):
                 continue
             if flag in ("ns", "nt", "nz") or (flag == "nr" and name_shaped(word)):
