@@ -206,7 +206,8 @@ def route_cases() -> list[Case]:
         Case("PUT /query", "PUT", "/query", 405, json={}),
         Case("PATCH /v1/memories", "PATCH", "/v1/memories", 405, json={}),
         Case("POST a memory id", "POST", "/v1/memories/m1", 405, json={}),
-        Case("DELETE a person", "DELETE", "/v1/persons/p", 405),
+        Case("DELETE a person without its agent", "DELETE", "/v1/persons/p", 422),
+        Case("POST a person", "POST", "/v1/persons/p", 405, json={}),
     ]
 
 

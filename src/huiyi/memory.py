@@ -65,7 +65,7 @@ from huiyi.recall.recipes import recipe_for
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
 from huiyi.store import open_store
-from huiyi.store.base import Store, Writes
+from huiyi.store.base import Erasure, Store, Writes
 from huiyi.text import tokens
 from huiyi.text.expand import Expansion
 from huiyi.text.expand import expand as expand_words
@@ -428,6 +428,36 @@ class AsyncMemory:
     async def get_person(self, person_id: str, *, agent: str) -> Person | None:
         return await self._run(self.store.get_person, agent, person_id)
 
+    # erasure -----------------------------------------------------------------------------------
+    async def forget_person(self, person: str, *, agent: str) -> Erasure:
+        """Forget a person for good (GDPR-style erasure), in one transaction, and purge the store's files.
+
+        Goes: every message of their private chat and every group message they said; memories of their
+        scope and memories made from those messages (chunks, events, summaries); facts about them and
+        their entity with its aliases; links, merges and jobs that name any of it; their working memory,
+        record and core blocks. Other people's messages whose chunks held their turns are indexed again.
+        """
+        _chat_of(agent, person, None)  # a valid person id
+        known = await self.get_person(person, agent=agent)
+        names = sorted({person, *([known.name] if known and known.name else []), *(known.aliases if known else [])})
+        erase = functools.partial(self.store.erase, agent, (), person=person, names=names, window=self._window())
+        done = await self._run(erase)
+        await self._run(ingest.index_pending, self.store, self.embedder, self.config)
+        log.info("forgot person %r of agent %r: %s", person, agent, done)
+        return done
+
+    def _window(self) -> int:
+        """How many turns after a message its neighbours' chunks hold or embed it."""
+        return max(0, self.config.chunk.turns - 1) + max(0, self.config.chunk.context_turns)
+
+    async def forget_messages(self, ids: Sequence[str], *, agent: str) -> Erasure:
+        """Forget messages and everything made from them, and purge the store's files."""
+        if not agent:
+            raise InvalidInput("agent is required")
+        done = await self._run(functools.partial(self.store.erase, agent, list(ids), window=self._window()))
+        await self._run(ingest.index_pending, self.store, self.embedder, self.config)
+        return done
+
     # recall ------------------------------------------------------------------------------------
     async def recall(
         self,
@@ -748,6 +778,8 @@ class Memory:
     jobs = _blocking(AsyncMemory.jobs)
     working_memory = _blocking(AsyncMemory.working_memory)
     overview = _blocking(AsyncMemory.overview)
+    forget_person = _blocking(AsyncMemory.forget_person)
+    forget_messages = _blocking(AsyncMemory.forget_messages)
     core_blocks_for = _blocking(AsyncMemory.core_blocks_for)
     core_block_append = _blocking(AsyncMemory.core_block_append)
     core_block_replace = _blocking(AsyncMemory.core_block_replace)

@@ -39,6 +39,7 @@ from huiyi.faces.http_models import (
     ConsolidateBody,
     ContextBody,
     ContextResponse,
+    ErasureReport,
     ExpandBody,
     ExpandResponse,
     FeedbackBody,
@@ -310,6 +311,26 @@ def create_app(
         person = Person(id=person_id, name=body.name, aliases=body.aliases)
         await memory.set_person(person, agent=body.agent)
         return person
+
+    @app.delete("/v1/persons/{person_id}", response_model=ErasureReport, responses=BY_ID)
+    async def forget_person(
+        person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]
+    ) -> ErasureReport:
+        """Forget a person for good (GDPR-style erasure): their messages, memories, facts, entity, jobs,
+        working memory and core blocks, in one transaction, and purged from the store's files."""
+        check(agents, agent)
+        return ErasureReport(**vars(await memory.forget_person(person_id, agent=agent)))
+
+    @app.delete("/v1/messages/{message_id}", response_model=ErasureReport, responses=BY_ID)
+    async def forget_message(
+        message_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]
+    ) -> ErasureReport:
+        """Forget one message and what was made from it (chunks, events, facts), purged from the files."""
+        check(agents, agent)
+        done = await memory.forget_messages([message_id], agent=agent)
+        if not done.messages:
+            raise NotFound(f"no message {message_id!r} for agent {agent!r}")
+        return ErasureReport(**vars(done))
 
     @app.get("/v1/persons/{person_id}", response_model=Person, responses=BY_ID)
     async def get_person(person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Person:

@@ -192,3 +192,15 @@ ERRORS = {
 def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for these error statuses, all with the ``ErrorBody`` model."""
     return {code: {"model": ErrorBody, "description": ERRORS[code]} for code in codes}
+
+
+class ErasureReport(BaseModel):
+    """What an erasure removed, by kind (``reindexed``: other people's messages indexed again)."""
+
+    messages: int
+    memories: int
+    entities: int
+    jobs: int
+    persons: int
+    blocks: int
+    reindexed: int

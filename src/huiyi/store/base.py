@@ -225,6 +225,40 @@ class SearchStore(Protocol):
         """BM25 over the pre-tokenised text within the scopes; higher scores are better."""
 
 
+@dataclass
+class Erasure:
+    """What one erasure removed, by kind; ``reindexed`` counts others' messages whose chunks held erased turns."""
+
+    messages: int = 0
+    memories: int = 0
+    entities: int = 0
+    jobs: int = 0
+    persons: int = 0
+    blocks: int = 0
+    reindexed: int = 0
+
+
 @runtime_checkable
-class Store(Lifecycle, MessageStore, JobStore, MemoryStore, GraphStore, SearchStore, Protocol):
+class EraseStore(Protocol):
+    """Forgetting for good: rows deleted in one transaction, then no byte of them left in the files."""
+
+    def erase(
+        self,
+        agent: str,
+        message_ids: Sequence[str],
+        *,
+        person: str | None = None,
+        names: Sequence[str] = (),
+        window: int = 0,
+    ) -> Erasure:
+        """Forget messages and everything made from them (memories whose sources hold one, jobs that name
+        one); with ``person`` also everything of that person: every message they sent or received in
+        their private chat or said in a group, their scope, working memory, record and core blocks,
+        and the entities and facts named by ``names`` (their id, name and aliases). Other people's
+        messages whose chunks held an erased turn, or embedded one (the ``window`` turns after it in
+        its space), lose those chunks and are marked for indexing again."""
+
+
+@runtime_checkable
+class Store(Lifecycle, MessageStore, JobStore, MemoryStore, GraphStore, SearchStore, EraseStore, Protocol):
     """A durable home for messages, memories and their indexes: the whole contract, one aggregate each."""

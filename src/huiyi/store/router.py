@@ -24,7 +24,7 @@ from typing import Any
 
 from huiyi.errors import ScopeError, StoreError
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import RouteHits, Store, Terms, Vectors, Writes
+from huiyi.store.base import Erasure, RouteHits, Store, Terms, Vectors, Writes
 
 
 class RoutedStore:
@@ -100,6 +100,17 @@ class RoutedStore:
 
     def list_persons(self, agent: str) -> list[Person]:
         return self.store_for(agent).list_persons(agent)
+
+    def erase(
+        self,
+        agent: str,
+        message_ids: Sequence[str],
+        *,
+        person: str | None = None,
+        names: Sequence[str] = (),
+        window: int = 0,
+    ) -> Erasure:
+        return self.store_for(agent).erase(agent, message_ids, person=person, names=names, window=window)
 
     def person_blocks(self, agent: str, person: str) -> dict[str, str]:
         return self.store_for(agent).person_blocks(agent, person)

@@ -48,6 +48,7 @@ app.command("expand")(recall.expand)
 app.command("lexicon-build")(maintain.lexicon_build)
 app.command("consolidate")(maintain.consolidate)
 app.command("summarize")(maintain.summarize)
+app.command("forget")(maintain.forget)
 app.command("migrate")(maintain.migrate)
 app.command("worker")(serve.worker)
 

@@ -1,4 +1,4 @@
-"""``huiyi consolidate / summarize / migrate / lexicon-build``: upkeep of a store and its word tables."""
+"""``huiyi consolidate / summarize / forget / migrate / lexicon-build``: upkeep of a store and its word tables."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from huiyi.config import Config
 from huiyi.faces.cli.options import ConfigOption, StoreOption, open_memory
 from huiyi.faces.cli.printing import out
 
-__all__ = ["consolidate", "lexicon_build", "migrate", "summarize"]
+__all__ = ["consolidate", "forget", "lexicon_build", "migrate", "summarize"]
 
 
 def lexicon_build(
@@ -64,6 +64,31 @@ def summarize(
     with open_memory(store, config) as memory:
         for item in memory.summarize(date.fromisoformat(day), agent=agent, person=person, space=space):
             out.print(f"[bold]{item.data.get('summary_kind')}[/bold] {item.text}", highlight=False)
+
+
+def forget(
+    agent: Annotated[str, typer.Option("--agent", "-a", help="The agent whose memory to erase from.")],
+    person: Annotated[str | None, typer.Option("--person", "-p", help="Forget this person entirely.")] = None,
+    message: Annotated[
+        list[str] | None, typer.Option("--message", "-m", help="Forget this message (repeatable).")
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Do it without asking.")] = False,
+    store: StoreOption = Path(".huiyi"),
+    config: ConfigOption = None,
+) -> None:
+    """Erase for good (GDPR-style): a person's messages, memories, facts, entity, jobs and core blocks, or
+    single messages and what was made from them; then purge the store's files. Prints what went."""
+    if not person and not message:
+        raise typer.BadParameter("name a --person or at least one --message")
+    what = f"person {person!r}" if person else f"{len(message or [])} message(s)"
+    if not yes and not typer.confirm(f"Erase {what} of agent {agent!r} for good?"):
+        raise typer.Exit(1)
+    with open_memory(store, config) as memory:
+        reports = [memory.forget_person(person, agent=agent)] if person else []
+        if message:
+            reports.append(memory.forget_messages(message, agent=agent))
+    totals = {name: sum(getattr(r, name) for r in reports) for name in vars(reports[0])}
+    out.print(", ".join(f"{name} {count}" for name, count in totals.items()), highlight=False)
 
 
 def migrate(store: StoreOption = Path(".huiyi"), config: ConfigOption = None) -> None:

@@ -15,6 +15,7 @@ tables); after that only reads and writes of the tables.
 
 from __future__ import annotations
 
+from huiyi.store.postgres.erase import PostgresErase
 from huiyi.store.postgres.graph import PostgresGraph
 from huiyi.store.postgres.jobs import PostgresJobs
 from huiyi.store.postgres.memories import PostgresMemories
@@ -22,5 +23,5 @@ from huiyi.store.postgres.messages import PostgresMessages
 from huiyi.store.postgres.search import PostgresSearch
 
 
-class PostgresStore(PostgresMessages, PostgresJobs, PostgresMemories, PostgresGraph, PostgresSearch):
+class PostgresStore(PostgresMessages, PostgresJobs, PostgresErase, PostgresMemories, PostgresGraph, PostgresSearch):
     """``PostgresStore("postgresql://user@host/db")`` migrates the database if needed and pools connections."""

@@ -53,6 +53,7 @@ class SQLiteConnection:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = FULL")  # a message is durable when add() returns
             conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA secure_delete = ON")  # what is deleted is zeroed, not left in free pages
             self._local.conn = conn
             with self._connections_lock:
                 self._connections.append(conn)

@@ -99,25 +99,12 @@ class SQLiteMemories(SQLiteConnection):
         return [found[i] for i in ids if i in found]
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
-        removed: dict[str, tuple[int, list[int]]] = {}
         with self._write() as conn:
-            for chunk in chunks(ids, 500):
-                chunk_marks = marks(len(chunk))
-                found = conn.execute(
-                    f"SELECT rowid, part FROM memories WHERE agent = ? AND id IN ({chunk_marks})", (agent, *chunk)
-                ).fetchall()
-                # a forgotten memory takes its links with it
-                conn.execute(
-                    f"DELETE FROM links WHERE agent = ? AND (source IN ({chunk_marks}) OR target IN ({chunk_marks}))",
-                    (agent, *chunk, *chunk),
-                )
-                for rowid, part in found:
-                    removed.setdefault(part, (0, []))[1].append(rowid)
-                    conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
-                    conn.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rowid,))
-                    conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
-            for part, (_, rowids) in list(removed.items()):
-                removed[part] = (_bump_version(conn, part), rowids)
+            removed = delete_memory_rows(conn, agent, ids)
+        return self._uncache(removed)
+
+    def _uncache(self, removed: dict[str, tuple[int, list[int]]]) -> int:
+        """Tell the vector cache which rows went (after their transaction committed); how many."""
         for part, (old, rowids) in removed.items():
             self._vectors.removed(part, old, rowids)
         return sum(len(rowids) for _, rowids in removed.values())
@@ -182,6 +169,32 @@ class SQLiteMemories(SQLiteConnection):
                 )
                 changed += cursor.rowcount
         return changed
+
+
+def delete_memory_rows(conn: sqlite3.Connection, agent: str, ids: Sequence[str]) -> dict[str, tuple[int, list[int]]]:
+    """Delete memories with their vectors, keyword rows and links, inside the caller's transaction.
+
+    Returns part -> (its version before, rowids removed), for the vector cache once committed.
+    """
+    removed: dict[str, tuple[int, list[int]]] = {}
+    for chunk in chunks(ids, 500):
+        chunk_marks = marks(len(chunk))
+        found = conn.execute(
+            f"SELECT rowid, part FROM memories WHERE agent = ? AND id IN ({chunk_marks})", (agent, *chunk)
+        ).fetchall()
+        # a forgotten memory takes its links with it
+        conn.execute(
+            f"DELETE FROM links WHERE agent = ? AND (source IN ({chunk_marks}) OR target IN ({chunk_marks}))",
+            (agent, *chunk, *chunk),
+        )
+        for rowid, part in found:
+            removed.setdefault(part, (0, []))[1].append(rowid)
+            conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
+            conn.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rowid,))
+            conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
+    for part, (_, rowids) in list(removed.items()):
+        removed[part] = (_bump_version(conn, part), rowids)
+    return removed
 
 
 def ensure_partition(conn: sqlite3.Connection, agent: str, scope: Scope) -> str:

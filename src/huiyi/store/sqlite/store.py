@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from huiyi.store.sqlite.erase import SQLiteErase
 from huiyi.store.sqlite.graph import SQLiteGraph
 from huiyi.store.sqlite.jobs import SQLiteJobs
 from huiyi.store.sqlite.memories import SQLiteMemories
@@ -17,7 +18,7 @@ from huiyi.store.sqlite.search import SQLiteSearch
 from huiyi.store.vectors import ExactIndex
 
 
-class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteMemories, SQLiteGraph, SQLiteSearch):
+class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLiteGraph, SQLiteSearch):
     """The default store. ``SQLiteStore(directory)`` creates the directory and database if needed."""
 
     def __init__(self, directory: str | Path, *, vector_cache_mb: int = 512, busy_timeout_ms: int = 10000) -> None:

@@ -1,0 +1,119 @@
+"""Erasure on PostgreSQL: a person or some messages forgotten in one transaction, then vacuumed.
+
+The rows go in one transaction; ``VACUUM`` then frees their dead tuples for reuse. PostgreSQL's own
+write-ahead log and any backups or replicas keep older copies until they are recycled: an operator
+who must prove erasure there also rotates those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from huiyi.model import Scope
+from huiyi.store.base import Erasure
+from huiyi.store.postgres.memories import DELETE_MEMORIES, PostgresMemories
+from huiyi.store.rows import partition_key
+
+# the tables an erasure writes to, vacuumed after it
+_TOUCHED = (
+    *("messages", "memories", "memory_vectors", "links", "entities", "entity_merges", "jobs"),
+    *("working_memory", "persons", "person_blocks", "partitions"),
+)
+
+
+class PostgresErase(PostgresMemories):
+    """``EraseStore`` on PostgreSQL."""
+
+    def erase(
+        self,
+        agent: str,
+        message_ids: Sequence[str],
+        *,
+        person: str | None = None,
+        names: Sequence[str] = (),
+        window: int = 0,
+    ) -> Erasure:
+        done = Erasure()
+        scope = Scope.of_person(agent, person).tag if person else None
+        names = list(names)
+        with self._write() as cur:
+            erased = set(message_ids)
+            if person is not None:
+                found = cur.execute(
+                    "SELECT id FROM messages WHERE agent = %s AND (scope = %s OR speaker = %s)", (agent, scope, person)
+                ).fetchall()
+                erased.update(str(row[0]) for row in found)
+            ids = sorted(erased)
+            made_from = "sources ?| %(ids)s::text[]"
+            about = (
+                " OR scope = %(scope)s OR (kind = 'fact' AND data->>'subject' = ANY(%(names)s))"
+                " OR (kind = 'summary' AND data->>'person' = %(person)s)"
+                if person is not None
+                else ""
+            )
+            args = {"agent": agent, "ids": ids, "scope": scope, "names": names, "person": person}
+            memory_ids = [
+                str(row[0])
+                for row in cur.execute(
+                    f"SELECT id FROM memories WHERE agent = %(agent)s AND ({made_from}{about})", args
+                ).fetchall()
+            ]
+            if window > 0:  # others' chunks whose vectors embedded an erased turn
+                memory_ids += [
+                    str(row[0])
+                    for row in cur.execute(
+                        "SELECT c.id FROM messages e JOIN messages m ON m.agent = e.agent AND m.space = e.space"
+                        " AND m.seq > e.seq AND m.seq <= e.seq + %s"
+                        " JOIN memories c ON c.agent = m.agent AND c.kind = 'chunk' AND c.sources->>0 = m.id"
+                        " WHERE e.agent = %s AND e.id = ANY(%s) AND NOT (m.id = ANY(%s))",
+                        (window, agent, ids, ids),
+                    ).fetchall()
+                ]
+            # chunks that go take other people's turns with them: their anchors are indexed again
+            done.reindexed = cur.execute(
+                "UPDATE messages SET indexed = false WHERE agent = %s AND indexed AND NOT (id = ANY(%s)) AND id IN "
+                "(SELECT sources->>0 FROM memories WHERE agent = %s AND kind = 'chunk' AND id = ANY(%s))",
+                (agent, ids, agent, memory_ids),
+            ).rowcount
+            row = cur.execute(DELETE_MEMORIES, (agent, memory_ids)).fetchone()
+            done.memories = int(row[0]) if row else 0
+            cur.execute(
+                "DELETE FROM links WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
+                (agent, memory_ids, memory_ids),
+            )
+            done.jobs = cur.execute(
+                "DELETE FROM jobs WHERE agent = %s AND (payload->>'scope' = %s OR "
+                "COALESCE(payload->'message_ids', '[]'::jsonb) ?| %s::text[])",
+                (agent, scope, ids),
+            ).rowcount
+            done.messages = cur.execute("DELETE FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, ids)).rowcount
+            if names:
+                entity_ids = [
+                    str(r[0])
+                    for r in cur.execute(
+                        "SELECT id FROM entities WHERE agent = %s AND (name = ANY(%s) OR aliases ?| %s::text[])",
+                        (agent, names, names),
+                    ).fetchall()
+                ]
+                cur.execute(
+                    "DELETE FROM entity_merges WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
+                    (agent, entity_ids, entity_ids),
+                )
+                done.entities = cur.execute(
+                    "DELETE FROM entities WHERE agent = %s AND id = ANY(%s)", (agent, entity_ids)
+                ).rowcount
+            if person is not None:
+                cur.execute("DELETE FROM working_memory WHERE agent = %s AND space = %s", (agent, scope))
+                done.persons = cur.execute("DELETE FROM persons WHERE agent = %s AND id = %s", (agent, person)).rowcount
+                done.blocks = cur.execute(
+                    "DELETE FROM person_blocks WHERE agent = %s AND person = %s", (agent, person)
+                ).rowcount
+                part = partition_key(agent, Scope.of_person(agent, person))
+                cur.execute(
+                    "DELETE FROM partitions WHERE part = %s AND NOT EXISTS (SELECT 1 FROM memories WHERE part = %s)",
+                    (part, part),
+                )
+        with self._cursor(transaction=False) as cur:  # VACUUM cannot run inside a transaction
+            for table in _TOUCHED:
+                cur.execute(f"VACUUM {table}")
+        return done

@@ -1,0 +1,120 @@
+"""Forgetting a person (GDPR-style erasure) and single messages: rows gone, files clean, others intact."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from conftest import STORE_FACTORIES
+from huiyi import Memory, MemoryKind, Person
+from huiyi.config import Config
+from huiyi.faces.http import create_app
+from huiyi.providers.embed import HashEmbedder
+
+T0 = datetime(2024, 11, 1, 20, 0)
+BOB = ["QZXBOBPRIVATE1", "鲍勃的秘密暗号七三九", "QZXBOBGROUP2", "QZXBOBFACT3", "QZXBOBBLOCK4"]
+ALICE = "QZXALICEKEEP9"
+QUIET = Config(worker={"enabled": False})
+
+
+def _fill(memory: Memory) -> None:
+    memory.set_person(Person(id="bob", name="鲍勃", aliases=["QZXBOBALIAS5"]), agent="a")
+    memory.add(
+        [
+            {"text": f"我的银行卡密码是 {BOB[0]}", "time": T0},
+            {"text": f"还有 {BOB[1]}", "time": T0 + timedelta(minutes=1)},
+            {"text": "好的我记住了", "role": "assistant", "time": T0 + timedelta(minutes=2)},
+        ],
+        agent="a",
+        person="bob",
+    )
+    memory.add(
+        [
+            {"text": f"大家好 {ALICE}", "speaker": "alice", "time": T0 + timedelta(minutes=3), "id": "g-a1"},
+            {"text": f"我周末去爬山 {BOB[2]}", "speaker": "bob", "time": T0 + timedelta(minutes=4)},
+            {"text": f"一起去吧 {ALICE}", "speaker": "alice", "time": T0 + timedelta(minutes=5)},
+        ],
+        agent="a",
+        space="g1",
+    )
+    memory.remember(f"鲍勃喜欢 {BOB[3]}", agent="a", space="g1", kind=MemoryKind.FACT, data={"subject": "鲍勃"})
+    memory.core_block_append("human", f"鲍勃是学生 {BOB[4]}", agent="a", person="bob")
+    memory.flush(agent="a", person="bob")
+    memory.flush(agent="a", space="g1")
+
+
+def _files_holding(folder: Path, needles: list[str]) -> list[tuple[str, str]]:
+    found = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            found += [(path.name, n) for n in needles if n.encode() in data]
+    return found
+
+
+def test_a_forgotten_person_leaves_no_byte_in_the_store_files(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory:
+        _fill(memory)
+        assert _files_holding(store, [*BOB, ALICE])  # the grep does find text that is there
+        done = memory.forget_person("bob", agent="a")
+        assert done.messages == 4 and done.persons == 1 and done.blocks == 1 and done.memories > 0
+        assert done.reindexed >= 1  # alice's chunk that embedded bob's turn is indexed again
+        seen = memory.recall("爬山 密码 大家好", agent="a", space="g1", person="alice", limit=50)
+        assert all(marker not in hit.text for hit in seen.hits for marker in BOB)
+        assert any(ALICE in hit.text for hit in seen.hits)  # alice's memories stay recallable
+        assert memory.get_person("bob", agent="a") is None
+        assert memory.working_memory(agent="a", person="bob") == []
+        assert not memory.core_blocks_for(agent="a", person="bob")
+    leftovers = _files_holding(store, [*BOB, "QZXBOBALIAS5"])
+    assert leftovers == []
+    assert _files_holding(store, [ALICE])
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_forgetting_on_every_backend(tmp_path: Path, backend: str) -> None:
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        _fill(memory)
+        other = memory.add([{"text": f"别人的话 {ALICE}", "time": T0}], agent="a", person="carol")
+        done = memory.forget_person("bob", agent="a")
+        assert done.messages == 4 and done.persons == 1 and done.reindexed >= 1
+        for kind in (None, [MemoryKind.FACT]):
+            for where in ({"person": "bob"}, {"space": "g1"}):
+                texts = [m.text for m in memory.memories(agent="a", kinds=kind, limit=500, **where)]  # type: ignore[arg-type]
+                assert not any(marker in text for text in texts for marker in BOB), texts
+        assert memory.jobs(agent="a") == [] or all("bob" not in str(j.payload) for j in memory.jobs(agent="a"))
+        assert memory.messages([other[0].id], agent="a")  # carol untouched
+        one = memory.forget_messages([other[0].id], agent="a")
+        assert one.messages == 1 and memory.messages([other[0].id], agent="a") == []
+        assert all(ALICE not in h.text for h in memory.recall("别人的话", agent="a", person="carol", limit=20).hits)
+
+
+def test_http_forgets_a_person_and_a_message(tmp_path: Path) -> None:
+    with Memory(tmp_path / "s", embedder=HashEmbedder(32), config=QUIET) as memory:
+        _fill(memory)
+        with TestClient(create_app(memory.core)) as client:
+            gone = client.delete("/v1/persons/bob", params={"agent": "a"})
+            assert gone.status_code == 200 and gone.json()["messages"] == 4
+            assert client.get("/v1/persons/bob", params={"agent": "a"}).status_code == 404
+            assert client.delete("/v1/messages/g-a1", params={"agent": "a"}).json()["messages"] == 1
+            missing = client.delete("/v1/messages/nope", params={"agent": "a"})
+            assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
+def test_the_cli_forgets_a_person(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from huiyi.faces.cli import app
+
+    with Memory(tmp_path / "s", config=QUIET) as memory:  # the CLI opens it with the default embedder
+        memory.add([f"我的秘密是 {BOB[0]}"], agent="a", person="bob")
+    done = CliRunner().invoke(app, ["forget", "-a", "a", "-p", "bob", "--yes", "-s", str(tmp_path / "s")])
+    assert done.exit_code == 0 and "messages 1" in done.stdout
+    assert _files_holding(tmp_path / "s", [BOB[0]]) == []
+    refused = CliRunner().invoke(app, ["forget", "-a", "a", "-s", str(tmp_path / "s")])
+    assert refused.exit_code != 0
