@@ -239,3 +239,32 @@ def test_an_agents_own_blocks_are_editable_by_its_tools_only_when_configured(tmp
         shared = _executor_call(memory, "b", "p1", None, "core_memory_append", {"label": "persona", "content": "x"})
         assert shared["error"]["code"] == "read_only"
         assert "我爱画画" not in memory.context(agent="b", person="p1", message="hi").text
+
+
+def test_a_new_store_never_reads_the_entity_cache_of_a_freed_one(tmp_path: Path) -> None:
+    """The entity cache was keyed by id(store): a new store reusing a freed object's id read its entities."""
+    import gc
+
+    import numpy as np
+
+    from huiyi.model import Entity, Scope
+    from huiyi.recall.routes import scope_entities
+    from huiyi.store.sqlite import SQLiteStore
+
+    scope = Scope.of_person("a", "bob")
+    first = SQLiteStore(tmp_path / "one")
+    first.upsert_entity(Entity(scope=scope, name="鲍勃的秘密情人"), np.ones(4, dtype=np.float32))
+    assert [e.name for e in scope_entities(first, [scope])] == ["鲍勃的秘密情人"]
+    old_id = id(first)
+    first.close()
+    del first
+    gc.collect()
+    reused = False
+    for attempt in range(200):  # CPython hands a freed object's id to the next object of its size
+        second = SQLiteStore(tmp_path / f"two{attempt}")
+        reused = id(second) == old_id
+        assert scope_entities(second, [scope]) == []
+        second.close()
+        if reused:
+            break
+        del second

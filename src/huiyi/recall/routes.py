@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -96,23 +97,29 @@ def keyword(ask: Ask, limit: int) -> Hits:
 
 
 _ENTITY_TTL = 5.0  # seconds an entity list may be reused before it is read again
-_entity_cache: dict[tuple[int, tuple[str, ...]], tuple[float, list[Entity]]] = {}
+_ScopeSet = tuple[tuple[str, str, str], ...]
+# one cache per live store object: a store created later can never read an earlier one's entries,
+# even when it reuses the freed object's id()
+_entity_caches: weakref.WeakKeyDictionary[Store, dict[_ScopeSet, tuple[float, list[Entity]]]] = (
+    weakref.WeakKeyDictionary()
+)
 _entity_lock = threading.Lock()
 
 
 def scope_entities(store: Store, scopes: Sequence[Scope]) -> list[Entity]:
     """The entities of the scopes, read at most every few seconds per store and scope set."""
-    key = (id(store), tuple(sorted(f"{s.agent}\x1f{s.tag}" for s in scopes)))
+    key = tuple(sorted((s.agent, s.kind.value, s.key) for s in scopes))
     now = time.monotonic()
     with _entity_lock:
-        cached = _entity_cache.get(key)
+        cached = _entity_caches.get(store, {}).get(key)
         if cached is not None and now - cached[0] < _ENTITY_TTL:
             return cached[1]
     found = store.list_entities(scopes)
     with _entity_lock:
-        if len(_entity_cache) > 4096:
-            _entity_cache.clear()
-        _entity_cache[key] = (now, found)
+        cache = _entity_caches.setdefault(store, {})
+        if len(cache) > 4096:
+            cache.clear()
+        cache[key] = (now, found)
     return found
 
 
