@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -131,15 +132,36 @@ def case_size(case: Case) -> int:
     return len(case.messages) + len(case.memories)
 
 
-def ingest_case(memory: Memory, case: Case, advance: Callable[[int], None] | None = None) -> None:
+Batching = Literal["session", "turn", "bulk"]
+BATCHINGS: tuple[Batching, ...] = ("session", "turn", "bulk")
+
+
+def _batch_end(case: Case, start: int, batching: Batching, limit: int, gap: timedelta) -> int:
+    """Where the ``add`` call that starts at message ``start`` ends, ingesting as an app would.
+
+    session: a chat session per call (one space, no silence of ``gap`` or more inside); turn: one
+    message per call; bulk: everything of one space at once (as a one-off import would).
+    """
+    if batching == "turn":
+        return start + 1
+    messages, end = case.messages, start + 1
+    while end < len(messages) and messages[end].space == messages[start].space and end - start < limit:
+        if batching == "session" and messages[end].time - messages[end - 1].time >= gap:
+            break
+        end += 1
+    return end
+
+
+def ingest_case(
+    memory: Memory, case: Case, advance: Callable[[int], None] | None = None, batching: Batching = "session"
+) -> None:
     private = _private_persons(case)
     batch_limit = memory.config.ingest.max_batch
+    gap = timedelta(minutes=memory.config.window.scene_gap_minutes)
     start = 0
     while start < len(case.messages):
         space = case.messages[start].space
-        end = start
-        while end < len(case.messages) and case.messages[end].space == space and end - start < batch_limit:
-            end += 1
+        end = _batch_end(case, start, batching, batch_limit, gap)
         batch = [
             {"id": m.id, "text": m.text, "role": m.role, "speaker": m.speaker, "time": m.time}
             for m in case.messages[start:end]
@@ -212,6 +234,7 @@ def run(
     depth: int = 10,
     console: Console | None = None,
     workdir: str | Path | None = None,
+    batching: Batching = "session",
 ) -> list[ProbeResult]:
     """Every case in a fresh store; returns one result per probe (``depth`` ranked ids at least)."""
     config = config or Config()
@@ -234,7 +257,7 @@ def run(
                 tempfile.TemporaryDirectory(prefix="huiyi-eval-", dir=workdir) as directory,
                 Memory(directory, config=config, embedder=embedder) as memory,
             ):
-                ingest_case(memory, case, lambda n: bar.advance(task, n))
+                ingest_case(memory, case, lambda n: bar.advance(task, n), batching)
                 results.extend(ask_case(memory, case, query_form, depth))
     return results
 

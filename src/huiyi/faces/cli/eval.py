@@ -41,6 +41,23 @@ FormOption = Annotated[
 ]
 
 
+IngestOption = Annotated[
+    str,
+    typer.Option(
+        "--ingest",
+        help="How messages are added, as an app would: session (one chat session per call, the default), "
+        "turn (one message per call) or bulk (a whole chat per call).",
+    ),
+]
+
+
+def _batching(value: str) -> runner.Batching:
+    for batching in runner.BATCHINGS:
+        if batching == value:
+            return batching
+    raise typer.BadParameter(f"--ingest must be one of {', '.join(runner.BATCHINGS)}")
+
+
 def _embedder(config: Config, cache: Path | None) -> Embedder:
     embedder = make_embedder(config.embed)
     return runner.DiskCachedEmbedder(embedder, cache) if cache else embedder
@@ -62,15 +79,19 @@ def _run(
     recall_ks: tuple[int, ...],
     hit_ks: tuple[int, ...],
     quiet: bool,
+    ingest: str = "session",
 ) -> tuple[Report, float, Config, dict[str, Any]]:
     config = Config.load(config_path)
     embedder = _embedder(config, cache)
+    batching = _batching(ingest)
     started = time.perf_counter()
-    results = runner.run(probes, config, embedder=embedder, query_form=form, console=None if quiet else err)
+    results = runner.run(
+        probes, config, embedder=embedder, query_form=form, console=None if quiet else err, batching=batching
+    )
     seconds = time.perf_counter() - started
     if isinstance(embedder, runner.DiskCachedEmbedder):
         embedder.close()
-    extra = {"cases": len(probes.cases), "query_form": form, "recall_ms": runner.latency(results)}
+    extra = {"cases": len(probes.cases), "query_form": form, "ingest": batching, "recall_ms": runner.latency(results)}
     return report(results, probes.apart, recall_ks, hit_ks), seconds, config, extra
 
 
@@ -97,6 +118,7 @@ def _print(payload: dict[str, Any], result: Report, as_json: bool, group_label: 
     latency = payload.get("recall_ms", {})
     out.print(
         f"[dim]{payload.get('cases')} cases, {payload['seconds']:.1f} s, query form {payload.get('query_form')}, "
+        f"ingest {payload.get('ingest')}, "
         f"recall median {latency.get('median', 0):.1f} ms, p95 {latency.get('p95', 0):.1f} ms[/dim]"
     )
 
@@ -108,11 +130,19 @@ def locomo_command(
     limit: LimitOption = None,
     config: ConfigOption = None,
     embed_cache: CacheOption = None,
+    ingest: IngestOption = "session",
 ) -> None:
-    """LoCoMo turn-level evidence recall: R@5 and R@10 over categories 1–4, per category, 5 apart."""
+    """LoCoMo turn-level evidence recall: R@1/5/10 and Hit@1 over categories 1–4, per category, 5 apart."""
     probes = locomo.load(file).limited(limit)
     result, seconds, used, extra = _run(
-        probes, config_path=config, cache=embed_cache, form="query", recall_ks=(5, 10), hit_ks=(), quiet=as_json
+        probes,
+        config_path=config,
+        cache=embed_cache,
+        form="query",
+        recall_ks=(1, 5, 10),
+        hit_ks=(1,),
+        quiet=as_json,
+        ingest=ingest,
     )
     payload = runner.summary("locomo", str(file), result, seconds, used, groups_key="per_category", extra=extra)
     _print(payload, result, as_json, "category", probes.apart)
@@ -128,11 +158,11 @@ def madial_command(
     embed_cache: CacheOption = None,
     query_form: FormOption = "all",
 ) -> None:
-    """MADial-Bench recall prompted by the dialogue: R@1/3/5/10 and Hit@5 over the dialogues."""
+    """MADial-Bench recall prompted by the dialogue: R@1/3/5/10, Hit@1 and Hit@5 over the dialogues."""
     form = _form(query_form)
     probes = madial.load(memory_file, dialogue_file).limited(limit)
     result, seconds, used, extra = _run(
-        probes, config_path=config, cache=embed_cache, form=form, recall_ks=(1, 3, 5, 10), hit_ks=(5,), quiet=as_json
+        probes, config_path=config, cache=embed_cache, form=form, recall_ks=(1, 3, 5, 10), hit_ks=(1, 5), quiet=as_json
     )
     payload = runner.summary("madial", str(dialogue_file), result, seconds, used, groups_key=None, extra=extra)
     payload["memory_file"] = str(memory_file)
@@ -147,12 +177,20 @@ def probes_command(
     config: ConfigOption = None,
     embed_cache: CacheOption = None,
     query_form: FormOption = "all",
+    ingest: IngestOption = "session",
 ) -> None:
-    """Any data set in the probe format: R@1/3/5/10 and Hit@5, overall and per group."""
+    """Any data set in the probe format: R@1/3/5/10, Hit@1 and Hit@5, overall and per group."""
     form = _form(query_form)
     probes = ProbeSet.load(file).limited(limit)
     result, seconds, used, extra = _run(
-        probes, config_path=config, cache=embed_cache, form=form, recall_ks=(1, 3, 5, 10), hit_ks=(5,), quiet=as_json
+        probes,
+        config_path=config,
+        cache=embed_cache,
+        form=form,
+        recall_ks=(1, 3, 5, 10),
+        hit_ks=(1, 5),
+        quiet=as_json,
+        ingest=ingest,
     )
     payload = runner.summary(probes.name, str(file), result, seconds, used, groups_key="per_group", extra=extra)
     _print(payload, result, as_json, "group", probes.apart)
