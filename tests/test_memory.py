@@ -231,3 +231,12 @@ def test_an_unclosed_memory_exits_cleanly(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr and "cannot schedule" not in done.stderr
     with Memory(tmp_path, embedder=HashEmbedder(32)) as memory:  # the store is whole afterwards
         assert len(memory.messages([m.id for m in memory.working_memory(agent="a", person="p")], agent="a")) > 0
+
+
+def test_kinds_may_be_named_by_their_strings(memory: Memory) -> None:
+    memory.add(["我家的猫叫团子"], agent="祈煜", person="木木")
+    by_name = memory.memories(agent="祈煜", person="木木", kinds=["chunk"])
+    assert [m.kind for m in by_name] == [MemoryKind.CHUNK]
+    assert memory.recall("猫", agent="祈煜", person="木木", kinds=["chunk"]).hits
+    with pytest.raises(InvalidInput, match="the kinds are"):
+        memory.memories(agent="祈煜", person="木木", kinds=["events"])

@@ -468,7 +468,7 @@ class AsyncMemory:
         space: str | None = None,
         limit: int | None = None,
         score_threshold: float | None = None,
-        kinds: Sequence[MemoryKind] | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
         now: datetime | None = None,
         time_range: tuple[datetime | None, datetime | None] | None = None,
         recipe: RecallRecipe | str | None = None,
@@ -497,7 +497,7 @@ class AsyncMemory:
             limit=limit,
             score_threshold=chosen.score_threshold if score_threshold is None else score_threshold,
             now=now or self.now(),
-            kinds=kinds,
+            kinds=_kinds(kinds),
             drop_words=[agent, *([person] if person else [])],
             time_range=time_range,
         )
@@ -583,12 +583,15 @@ class AsyncMemory:
         agent: str,
         person: str | None = None,
         space: str | None = None,
-        kinds: Sequence[MemoryKind] | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
         limit: int = 100,
         offset: int = 0,
     ) -> list[MemoryItem]:
         """One scope's memories, newest first: the person's, the space's, or (neither) the official ones."""
-        return await self._run(self.store.list_memories, [_scope_of(agent, person, space)], kinds, limit, offset)
+        if limit < 1 or offset < 0:
+            raise InvalidInput("limit must be at least 1 and offset at least 0")
+        scope = _scope_of(agent, person, space)
+        return await self._run(self.store.list_memories, [scope], _kinds(kinds), limit, offset)
 
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
         return await self._run(self.store.get_messages, agent, ids)
@@ -618,6 +621,16 @@ def _scope_of(agent: str, person: str | None, space: str | None) -> Scope:
         return Scope.of_chat(agent, person, space) if person or space else Scope.official(agent)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
+
+
+def _kinds(kinds: Sequence[MemoryKind | str] | None) -> list[MemoryKind] | None:
+    """Kinds as given by a caller: members of MemoryKind or their names ("event")."""
+    if kinds is None:
+        return None
+    try:
+        return [MemoryKind(kind) for kind in kinds]
+    except ValueError as exc:
+        raise InvalidInput(f"{exc}; the kinds are {', '.join(k.value for k in MemoryKind)}") from exc
 
 
 def _chat_of(agent: str, person: str | None, space: str | None) -> Scope:
