@@ -203,7 +203,10 @@ def test_english_with_english_memories() -> None:
 
 AGES = [
     # (when, Chinese, English): same day to the minute, ≤ 7 days to the hour, ≤ 30 days by part of day, older the date
-    (datetime(2024, 10, 1, 0, 0), "2024-10-01 00:00", "2024-10-01 00:00"),
+    (datetime(2024, 10, 1, 0, 1), "2024-10-01 00:01", "2024-10-01 00:01"),
+    # midnight on the dot is a date with no time of day (an extracted "9月28日"): never "0点"
+    (datetime(2024, 10, 1, 0, 0), "2024-10-01", "2024-10-01"),
+    (datetime(2024, 9, 28, 0, 0), "2024-09-28", "2024-09-28"),
     (datetime(2024, 10, 1, 19, 59), "2024-10-01 19:59", "2024-10-01 19:59"),
     (datetime(2024, 9, 30, 23, 59), "2024-09-30 23点", "2024-09-30 11 pm"),
     (datetime(2024, 9, 24, 20, 0), "2024-09-24 20点", "2024-09-24 8 pm"),  # exactly 7 days

@@ -23,6 +23,7 @@ import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from datetime import time as dtime
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -298,6 +299,8 @@ class _Renderer:
         if moment is None:
             return ""
         when, now = _naive(moment, self.parts.now)
+        if when.time() == dtime(0, 0):  # a date with no time of day (extracted "11-18"): never "0点"
+            return when.date().isoformat()
         return format_by_age(when, now, self.time_language)
 
     def event_line(self, item: MemoryItem, name: str) -> str:
