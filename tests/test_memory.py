@@ -240,3 +240,23 @@ def test_kinds_may_be_named_by_their_strings(memory: Memory) -> None:
     assert memory.recall("猫", agent="祈煜", person="木木", kinds=["chunk"]).hits
     with pytest.raises(InvalidInput, match="the kinds are"):
         memory.memories(agent="祈煜", person="木木", kinds=["events"])
+
+
+def test_closed_facts_stay_recallable_but_leave_the_prompt(tmp_path: Path, e5: Embedder) -> None:
+    def fill(memory: Memory) -> str:
+        old = memory.remember("木木住在上海", agent="祈煜", person="木木", kind=MemoryKind.FACT, time=T0)
+        memory.remember(
+            "木木搬到了南京住", agent="祈煜", person="木木", kind=MemoryKind.FACT, time=T0 + timedelta(days=30)
+        )
+        memory.store.update_memories("祈煜", [(old.id, {"valid_to": T0 + timedelta(days=30)})])
+        return old.id
+
+    with Memory(tmp_path / "a", embedder=e5) as memory:
+        old = fill(memory)
+        hits = {h.id: h for h in memory.recall("她以前住在哪里", agent="祈煜", person="木木", limit=10).hits}
+        assert hits[old].closed and hits[old].valid_to == T0 + timedelta(days=30)  # history questions find it
+        text = memory.context(agent="祈煜", person="木木", message="你还记得我住哪吗").text
+        assert "南京" in text and "住在上海" not in text
+    with Memory(tmp_path / "b", embedder=e5, config=Config(context={"closed_facts": True})) as memory:
+        fill(memory)
+        assert "住在上海" in memory.context(agent="祈煜", person="木木", message="你还记得我住哪吗").text

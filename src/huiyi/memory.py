@@ -342,7 +342,11 @@ class AsyncMemory:
             language=self.config.language,
             core_blocks=await self.core_blocks_for(agent=agent, person=person),
             overview=overview,
-            facts=[item for item in items if item.kind is MemoryKind.FACT],
+            facts=[
+                item
+                for item in items
+                if item.kind is MemoryKind.FACT and (item.valid_to is None or self.config.context.closed_facts)
+            ],
             events=[item for item in items if item.kind is not MemoryKind.FACT],
             working=recent,
             person_names=[known.name, *known.aliases] if known and known.name else [],

@@ -487,6 +487,11 @@ class RecallHit(_Model):
     keywords: list[str] = Field(default_factory=list)
     insight: str = ""
     data: dict[str, Any] = Field(default_factory=dict)
+    valid_to: datetime | None = None  # a fact a newer one closed: history, not how things are now
+
+    @property
+    def closed(self) -> bool:
+        return self.valid_to is not None
 
 
 class RecallResult(_Model):

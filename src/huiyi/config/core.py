@@ -58,6 +58,9 @@ class ContextConfig(Section):
     # may tools (core_memory_append/replace) change blocks that name their agent? Shared blocks never.
     tools_edit_agent_blocks: bool = False
     recall_limit: int = 8
+    # facts a newer one closed (木木住在上海 after 木木搬到了南京) stay recallable for history questions but
+    # are left out of the prompt unless this is set
+    closed_facts: bool = False
     templates: str = ""  # a folder whose files override the packaged templates
 
 

@@ -237,4 +237,5 @@ def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | Non
         keywords=item.keywords,
         insight=item.insight,
         data=item.data,
+        valid_to=item.valid_to,
     )
