@@ -95,3 +95,20 @@ def test_context_feedback_and_consolidate_over_http(tmp_path: Path, e5: Embedder
         assert bad.status_code == 422
         report = client.post("/v1/consolidate", json={"agent": "祈煜", "person": "木木", "dry_run": True})
         assert report.status_code == 200 and report.json()["dry_run"] is True
+
+
+def test_maintain_catches_up_on_every_day_with_messages(tmp_path: Path) -> None:
+    """Nine days of chat summarised two days later: all nine daily summaries, not only the last week's."""
+    from huiyi.providers.embed import HashEmbedder
+
+    start, now = datetime(2024, 11, 10, 20, 0), datetime(2024, 11, 20, 9, 0)
+    config = Config(worker={"enabled": False})
+    with Memory(tmp_path, embedder=HashEmbedder(16), config=config, clock=lambda: now) as memory:
+        for day in range(9):
+            for turn in range(3):
+                when = start + timedelta(days=day, minutes=2 * turn)
+                memory.add([{"text": f"第{day}天，今天去公园散步看到了猫", "time": when}], agent="祈煜", person="木木")
+        memory.run_jobs()
+        _, summaries = memory.maintain()
+    days = sorted({s.data.get("period") for s in summaries if s.data.get("summary_kind") == "daily"})
+    assert days == [f"2024-11-{d}" for d in range(10, 19)]

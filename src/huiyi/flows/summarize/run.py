@@ -307,7 +307,7 @@ def due_days(store: Store, scope: Scope, now: datetime, cfg: SummaryConfig) -> l
     """Days of the last ``lookback_days`` that ended (``settle_minutes`` ago), hold messages of the scope's
     space and have no daily summary yet, oldest first."""
     last = (now - timedelta(minutes=cfg.settle_minutes)).date() - timedelta(days=1)
-    first = now.date() - timedelta(days=cfg.lookback_days)
+    first = now.date() - timedelta(days=cfg.lookback_days) if cfg.lookback_days > 0 else date(1970, 1, 2)
     if last < first:
         return []
     messages = messages_between(store, scope.agent, space_of(scope), day_start(first), day_end(last))
