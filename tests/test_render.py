@@ -134,7 +134,7 @@ def test_chinese_context_has_the_seed_format() -> None:
         "木木: 你还记得演唱会吗？\n"
         "祈煜: 当然记得。"
     )
-    assert list(rendered.sections) == list(SECTIONS)
+    assert list(rendered.sections) == [s for s in SECTIONS if s != "summaries"]  # no summary was recalled
     assert rendered.sections["fragments"] == ZH_FRAGMENTS
     assert rendered.text == "\n\n".join(rendered.sections.values())
     assert rendered.dropped == []
@@ -453,9 +453,31 @@ def test_no_memory_twice_across_the_parts() -> None:
         (rendered.dropped[2].id, "fragments", "same text as a memory already in the context"),
         ("e1", "events", "already in the context"),
         ("e9", "events", "same text as a memory already in the context"),
-        ("c1", "events", "its messages are in working memory"),
         ("e2", "events", "its messages are in working memory"),
+        ("c1", "events", "its messages are in working memory"),
     ]
+
+
+def test_a_chunk_is_left_out_when_a_memory_made_from_its_messages_is_in() -> None:
+    made = event("木木说下个月去杭州跑马拉松。", NOW - timedelta(days=2), id="e5", sources=["m5", "m6"])
+    said = event(
+        "木木: 我下个月去杭州跑马拉松", NOW - timedelta(days=2), id="c5", sources=["m5"], kind=MemoryKind.CHUNK
+    )
+    other = event("木木: 今天好冷", NOW - timedelta(days=2), id="c6", sources=["m9"], kind=MemoryKind.CHUNK)
+    fact_made = fact("木木喜欢跑步", "木木", id="f7", sources=["m9"])
+    rendered = render(parts(facts=[fact_made], events=[said, made, other]))
+    assert [(d.id, d.reason) for d in rendered.dropped] == [
+        ("c5", "a memory made from its messages is in the context"),
+        ("c6", "a memory made from its messages is in the context"),
+    ]
+    assert "马拉松" in rendered.sections["events"] and "今天好冷" not in rendered.text
+
+
+def test_summaries_have_their_own_section() -> None:
+    daily = event("2024-09-29，今天我陪木木复习了一晚上。", datetime(2024, 9, 29), id="s1", kind=MemoryKind.SUMMARY)
+    rendered = render(parts(events=[daily, event("木木说想去看海。", NOW, id="e1")]))
+    assert rendered.sections["summaries"] == "脑海中的总结与印象：\n2024-09-29，今天我陪木木复习了一晚上。"
+    assert "复习" not in rendered.sections["events"]
 
 
 def test_overview_events_already_in_working_memory_are_left_out_but_facts_are_not() -> None:

@@ -38,7 +38,7 @@ __all__ = ["SECTIONS", "ContextParts", "Dropped", "RenderedContext", "Templates"
 log = logging.getLogger(__name__)
 
 # The sections of a rendered context, in prompt order; also the keys of ``RenderedContext.sections``.
-SECTIONS = ("core_blocks", "overview", "fragments", "events", "working")
+SECTIONS = ("core_blocks", "overview", "fragments", "summaries", "events", "working")
 
 # Every template part and the placeholders it may use.
 PLACEHOLDERS: dict[str, frozenset[str]] = {
@@ -59,6 +59,8 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         "other_facts": "n items",
         "attribute": "text keyword",
         "relation": "date text object keyword",
+        "summaries": "items",
+        "summary": "period text",
         "events": "items",
         "event": "time place text insight",
         "chunk": "time place text",
@@ -271,6 +273,8 @@ class _Renderer:
         self.overview_sources = {source for item in parts.overview for source in item.sources}
         self.seen_ids: set[str] = set()
         self.seen_texts: set[str] = set()
+        # messages a fact, event or summary already in the context was made from: their chunks would repeat it
+        self.covered_sources: set[str] = set()
         self.dropped: list[Dropped] = []
 
     # -------------------------------------------------- de-duplication
@@ -286,11 +290,15 @@ class _Renderer:
             reason = "its messages are in working memory"
         elif section == "events" and item.sources and all(s in self.overview_sources for s in item.sources):
             reason = "the overview tells it already"
+        elif item.kind is MemoryKind.CHUNK and item.sources and all(s in self.covered_sources for s in item.sources):
+            reason = "a memory made from its messages is in the context"
         if reason:
             self.dropped.append(Dropped(item.id, section, reason))
             return False
         self.seen_ids.add(item.id)
         self.seen_texts.add(text_key)
+        if item.kind is not MemoryKind.CHUNK:
+            self.covered_sources.update(item.sources)
         return True
 
     # -------------------------------------------------- pieces
@@ -336,8 +344,17 @@ class _Renderer:
         items = _by_time(items, self.parts.now)
         return self.block("overview", (self.event_line(item, "overview_item") for item in items), "items")
 
+    def summaries(self) -> str:
+        items = [item for item in self.parts.events if item.kind is MemoryKind.SUMMARY]
+        items = [item for item in _by_time(items, self.parts.now) if self.admit(item, "summaries")]
+        lines = [self.t.fill("summary", period=item.summary.period or "", text=_one_line(item.text)) for item in items]
+        return self.block("summaries", lines, "items")
+
     def events(self) -> str:
-        items = [item for item in self.parts.events if self.admit(item, "events")]
+        # distilled memories first, so a chunk whose messages one of them tells is left out
+        candidates = [item for item in self.parts.events if item.kind is not MemoryKind.SUMMARY]
+        candidates.sort(key=lambda item: item.kind is MemoryKind.CHUNK)
+        items = [item for item in candidates if self.admit(item, "events")]
         lines = [
             self.event_line(item, "chunk" if item.kind is MemoryKind.CHUNK else "event")
             for item in _by_time(items, self.parts.now)
@@ -404,6 +421,7 @@ class _Renderer:
             "core_blocks": self.core_blocks(),
             "overview": self.overview(),
             "fragments": self.fragments(),
+            "summaries": self.summaries(),
             "events": self.events(),
             "working": self.working(),
         }
