@@ -11,6 +11,7 @@ import math
 import random
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -568,3 +569,24 @@ def test_roulette_properties(weights: list[float], k: int, seed: int) -> None:
     # zero weights are drawn only after every positive weight is gone
     positive = [weights[i] > 0 for i in drawn]
     assert positive == sorted(positive, reverse=True)
+
+
+def test_memorybank_is_a_forgetting_model_that_runs(tmp_path: Path) -> None:
+    """Seed 003 at run time: a recall adds 1 to S and resets t; consolidation forgets what R = e^(−t/S) let go."""
+    from huiyi import Memory
+    from huiyi.config import Config
+    from huiyi.providers.embed import HashEmbedder
+
+    now = datetime.now().replace(microsecond=0)
+    config = Config(worker={"enabled": False}, consolidate={"forget": {"model": "memorybank"}})
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=config, clock=lambda: now) as memory:
+        kept = memory.remember("木木的猫叫团子", agent="祈煜", person="木木")
+        faded = memory.remember("木木午饭吃了面条", agent="祈煜", person="木木")
+        hits = memory.recall("木木的猫叫团子", agent="祈煜", person="木木", limit=1).hits
+        assert [h.id for h in hits] == [kept.id]
+        memory.core.reinforcer.flush()
+        assert memory.get(kept.id, agent="祈煜").strength == 2.0  # S + 1 (seed 003), not +15
+        # four days on: R(kept) = e^(−4/2) ≈ 0.14 stays, R(faded) = e^(−4/1) ≈ 0.02 goes (keep ≥ 0.05)
+        report = memory.consolidate(agent="祈煜", person="木木", now=now + timedelta(days=4))
+        gone = {i for change in report.changes if change.kind == "delete" for i in change.ids}
+        assert gone == {faded.id}

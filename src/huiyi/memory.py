@@ -112,7 +112,7 @@ class AsyncMemory:
         )
         self.worker = Worker(self.store, self.embedder, extractor or _LazyExtractor(self.config), self.config)
         self._llm_client: OpenAIChat | None = None
-        self.reinforcer = Reinforcer(self.store, self.config.consolidate.forget.strength.recall_bonus)
+        self.reinforcer = Reinforcer(self.store, self.config.consolidate.forget.recall_bonus)
         self._worker_task: asyncio.Task[None] | None = None
         self._worker_stop = asyncio.Event()
 

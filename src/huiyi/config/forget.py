@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -78,6 +79,16 @@ class ForgetConfig(Section):
     # seed 004 §5.3 decay_rate_map, λ per day
     decay_rates: dict[DecayType, float] = Field(default_factory=lambda: dict(SEED004_DECAY_RATES))
     strength: StrengthConfig = Field(default_factory=StrengthConfig)
+    # which curve forgets: seed 000's strength counts (+1…+100 by the gap, +15 per recall, seed 004's decay by
+    # type ranks what capacity drops), or MemoryBank's (seed 003 §1.1) R = e^(−t/S), S + 1 and t reset on recall
+    model: Literal["seed000", "memorybank"] = "seed000"
+    # MemoryBank: a memory whose retention R falls below this is forgotten (the seed draws at random; ours)
+    memorybank_keep: float = Field(default=0.05, gt=0.0, lt=1.0)
+
+    @property
+    def recall_bonus(self) -> float:
+        """What one recall adds to a memory's strength under the chosen curve."""
+        return self.strength.memorybank_step if self.model == "memorybank" else float(self.strength.recall_bonus)
 
     @model_validator(mode="after")
     def _check(self) -> ForgetConfig:

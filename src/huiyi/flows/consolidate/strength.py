@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.flows.consolidate.state import State, when
 from huiyi.model import MemoryItem, MemoryKind, ScopeKind
-from huiyi.strength import capacity_victims, decay_type_of, seed000_increment, type_decay
+from huiyi.strength import capacity_victims, decay_type_of, retention, seed000_increment, type_decay
 
 __all__ = ["forget", "forgettable", "retained_strength", "update_strength"]
 
@@ -34,7 +34,16 @@ log = logging.getLogger(__name__)
 
 
 def retained_strength(item: MemoryItem, now: datetime, config: ConsolidateConfig) -> tuple[float, float, int]:
-    """(retained strength, seed 004 decay factor, whole days of age) of a memory at ``now``."""
+    """(retained strength, decay factor, whole days) of a memory at ``now``.
+
+    Seed 000/004: strength × seed 004's decay by type, days since stored. MemoryBank (seed 003): the
+    retention R = e^(−t/S) itself, t the days since the last recall (else since stored), S the strength.
+    """
+    if config.forget.model == "memorybank":
+        since = item.last_access or item.created_at or item.time
+        gap = max(timedelta(0), now.replace(tzinfo=None) - since.replace(tzinfo=None)) if since else timedelta(0)
+        kept = retention(gap / timedelta(days=1), max(item.strength, 1e-9))
+        return kept, kept, gap.days
     born = item.created_at or item.time
     days = max(timedelta(0), now.replace(tzinfo=None) - born.replace(tzinfo=None)).days if born else 0
     decay = type_decay(decay_type_of(item), days, item.access_count, item.importance, config.forget.decay_rates)
@@ -52,9 +61,14 @@ def _last_update(item: MemoryItem) -> datetime | None:
 
 
 def update_strength(state: State) -> int:
-    """Seed 000 increments for memories recalled since their last update; returns how many grew."""
+    """Seed 000 increments for memories recalled since their last update; returns how many grew.
+
+    Under MemoryBank a recall already added its step (S + 1) and reset t; nothing grows here.
+    """
     settings = state.config.forget.strength
     grown = 0
+    if state.config.forget.model == "memorybank":
+        return 0
     for item in list(state.items.values()):
         last = _last_update(item)
         if item.last_access is None or last is None or item.last_access <= last:
@@ -107,6 +121,10 @@ def forget(state: State) -> int:
     else:
         why = f"{len(items)} memories reach the limit {settings.total_limit}: the weakest {settings.share:.0%} go"
     reasons = dict.fromkeys(victims, why)
+    if settings.model == "memorybank":  # seed 003: what the curve has let go of is forgotten
+        for memory_id, value in ranked:
+            if value < settings.memorybank_keep and memory_id not in reasons:
+                reasons[memory_id] = f"retention {value:.4f} below {settings.memorybank_keep} (MemoryBank, seed 003)"
     if config.forget_below > 0:
         room = len(items) - len(victims) - settings.minimum
         below = sorted(
