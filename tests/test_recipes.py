@@ -85,7 +85,8 @@ def test_a_call_picks_its_recipe(tmp_path: Path) -> None:
 
 
 def test_seed_004_modes_decide_whether_links_are_followed(tmp_path: Path) -> None:
-    config = Config(worker={"enabled": False}, recall={"reinforce": False, "graph_weight": 1.0, "graph_seeds": 1})
+    recall = {"reinforce": False, "graph_weight": 1.0, "graph_seeds": 1, "graph_auto_below": 0.0}  # hash vectors
+    config = Config(worker={"enabled": False}, recall=recall)
     with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: NOW) as memory:
         cause = memory.remember("木木的猫团子生病住院了", agent="a", person="p", kind=MemoryKind.EVENT)
         effect = memory.remember("木木这几天心情很低落", agent="a", person="p", kind=MemoryKind.EVENT)

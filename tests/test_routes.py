@@ -36,7 +36,7 @@ def test_an_alias_in_the_query_reaches_what_was_said_about_the_person(group: Mem
         group.remember(f"群里第{i}次讨论周末吃什么", agent="bot", space="g1")
     entity = Entity(scope=scope, name="苏霓", type=EntityType.OBJECT, aliases=["霓霓"])
     group.store.upsert_entity(entity, HashEmbedder(64).embed_passages(["苏霓"])[0])
-    routes._entity_cache.clear()
+    routes._entity_caches.clear()
     result = group.recall("霓霓最近有什么打算", agent="bot", space="g1", limit=1)
     assert result.hits[0].id == said.id
     assert result.hits[0].route_scores["entity"] > 0
@@ -48,7 +48,7 @@ def test_the_callers_own_name_is_not_an_entity_mention(tmp_path: Path) -> None:
         scope = Scope.of_person("bot", "木木")
         memory.store.upsert_entity(Entity(scope=scope, name="木木"), HashEmbedder(64).embed_passages(["木木"])[0])
         memory.remember("木木喜欢猫", agent="bot", person="木木")
-        routes._entity_cache.clear()
+        routes._entity_caches.clear()
         result = memory.recall("木木喜欢什么", agent="bot", person="木木")
         assert "entities" not in result.info
 
@@ -72,7 +72,8 @@ def test_associated_words_find_what_the_query_never_says(tmp_path: Path, monkeyp
 
 
 def test_causal_questions_follow_links(tmp_path: Path) -> None:
-    with open_memory(tmp_path, graph_weight=1.0, graph_seeds=1, entity_weight=0.0) as memory:
+    # hash vectors are never close: without graph_auto_below = 0 every question would widen
+    with open_memory(tmp_path, graph_weight=1.0, graph_seeds=1, entity_weight=0.0, graph_auto_below=0.0) as memory:
         cause = memory.remember("木木的猫团子生病住院了", agent="祈煜", person="木木", kind=MemoryKind.EVENT)
         effect = memory.remember("木木这几天心情很低落", agent="祈煜", person="木木", kind=MemoryKind.EVENT)
         for i in range(6):
@@ -86,6 +87,17 @@ def test_causal_questions_follow_links(tmp_path: Path) -> None:
     assert cause.id in reached and effect.id in reached
     assert [i for i in (cause.id, effect.id) if reached[i].route_scores.get("graph", 0) > 0]
     assert why.info["expand_depth"] == 2
+
+
+def test_auto_mode_widens_when_the_best_hit_is_not_close(tmp_path: Path) -> None:
+    """Seed 004 §12.3.2: a first round whose best similarity is below 0.7 expands one hop."""
+    with open_memory(tmp_path, graph_weight=1.0, graph_seeds=1, entity_weight=0.0) as memory:
+        cause = memory.remember("木木的猫团子生病住院了", agent="祈煜", person="木木", kind=MemoryKind.EVENT)
+        effect = memory.remember("木木这几天心情很低落", agent="祈煜", person="木木", kind=MemoryKind.EVENT)
+        memory.link(cause.id, effect.id, agent="祈煜", person="木木", kind=LinkKind.CAUSE)
+        found = memory.recall("木木心情低落", agent="祈煜", person="木木", limit=3)
+    assert found.hits[0].route_scores["dense"] < 0.7  # hash vectors: nothing is close
+    assert found.info["expand_depth"] == 1
 
 
 def test_the_seed_004_preset_weighs_importance(tmp_path: Path) -> None:

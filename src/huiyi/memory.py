@@ -266,11 +266,14 @@ class AsyncMemory:
             persona=self._persona(agent),
         )
 
-    async def maintain(self) -> tuple[list[Report], list[MemoryItem]]:
-        """Consolidate every due scope and summarise every due day: what the worker runs periodically."""
+    async def maintain(self, *, catch_up: bool = True) -> tuple[list[Report], list[MemoryItem]]:
+        """Consolidate every due scope and summarise every day that has messages and no summary yet.
+
+        The background worker runs it with ``catch_up=False``: only the last ``summary.lookback_days``.
+        """
         reports = await consolidate_due(self.store, self.embedder, self.config.consolidate, self.now(), self._llm())
         summaries = await summarize_due(
-            self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona()
+            self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona(), catch_up=catch_up
         )
         return reports, summaries
 
@@ -370,7 +373,7 @@ class AsyncMemory:
         extraction = asyncio.create_task(self.worker.run(stop))
         while not stop.is_set():
             try:
-                await self.maintain()
+                await self.maintain(catch_up=False)
             except Exception:  # a failed run is retried at the next period; extraction goes on
                 log.exception("maintenance failed")
             with contextlib.suppress(TimeoutError):

@@ -489,10 +489,6 @@ class RecallHit(_Model):
     data: dict[str, Any] = Field(default_factory=dict)
     valid_to: datetime | None = None  # a fact a newer one closed: history, not how things are now
 
-    @property
-    def closed(self) -> bool:
-        return self.valid_to is not None
-
 
 class RecallResult(_Model):
     query: str

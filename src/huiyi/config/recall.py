@@ -83,6 +83,8 @@ class RecallRecipe(Section):
     graph_weight: float = 0.5  # neighbours along links, × 1/distance (seed 004 §12.3)
     # seed 004 §12.3.2 mode: auto (causal words 2 hops, relation words 1), fast (never), deep (always)
     graph_mode: Literal["auto", "fast", "deep"] = "auto"
+    # seed 004 §12.3.2: in auto mode, a best hit whose similarity is below this expands one hop anyway
+    graph_auto_below: float = 0.7
     graph_depth: int | None = Field(default=None, ge=0)  # hops asked for (the tools' expand_depth); None: the mode's
     graph_max_depth: int = 2
     graph_seeds: int = 5

@@ -32,9 +32,9 @@ class SummaryConfig(Section):
     diary: bool = True  # seed 002 §3.16: 以第一人称生成一篇日记
     # the scheduler (summarize_due)
     settle_minutes: int = 30  # a day is due this long after midnight (late folds land first)
-    # ended days older than this are not summarised by the scheduler; 0: every day that has messages and
-    # no summary yet is caught up, however old (a bot that was down for a week, an imported history)
-    lookback_days: int = 0
+    # the background scheduler summarises ended days this recent (bounded work per run; 0: every day);
+    # an explicit maintain() catches up on every day that has messages and no summary, however old
+    lookback_days: int = 7
     event_slack_days: int = 31  # how far an event's own time may lie before the day it was told
     # the LLM path
     max_chars: int = 800  # an LLM answer longer than this is cut

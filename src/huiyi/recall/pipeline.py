@@ -183,7 +183,9 @@ def _widened(ask: routes.Ask, result: RecallResult, limit: int) -> RecallResult:
         add_tiers(relevance, extra, result.hits, result.info.get("words", []), recipe.tier_weight)
 
     distances: dict[str, int] = {}
-    depth = routes.graph_depth(ask.query, recipe)  # the planner's words only: time words are read already
+    # the planner's words (time words are read already) and, in auto mode, how close the best hit came
+    best = max((hit.route_scores.get("dense", 0.0) for hit in result.hits[:1]), default=None)
+    depth = routes.graph_depth(ask.query, recipe, best)
     if depth:
         seeds = sorted(relevance, key=lambda i: -relevance[i])[: recipe.graph_seeds]
         walked = routes.graph(ask, seeds, depth)

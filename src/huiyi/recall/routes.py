@@ -161,12 +161,15 @@ def expand(ask: Ask, limit: int) -> Hits:
     return out
 
 
-def graph_depth(query: str, recipe: RecallRecipe) -> int:
+def graph_depth(query: str, recipe: RecallRecipe, best_similarity: float | None = None) -> int:
     """How many hops to follow: asked for (``graph_depth``), else seed 004 §12.3.2's mode decides
-    (auto: the planner's causal words 2, relation words 1; deep: at least 1; fast: none).
+    (auto: the planner's causal words 2, relation words 1, and 1 when the best hit's similarity is
+    below ``graph_auto_below``; deep: at least 1; fast: none).
 
     >>> graph_depth("为什么木木不开心", RecallRecipe()), graph_depth("木木不开心", RecallRecipe(graph_mode="deep"))
     (2, 1)
+    >>> graph_depth("木木不开心", RecallRecipe(), best_similarity=0.9), graph_depth("木木不开心", RecallRecipe(), 0.6)
+    (0, 1)
     """
     if recipe.graph_weight <= 0 or recipe.graph_mode == "fast":
         return 0
@@ -175,6 +178,8 @@ def graph_depth(query: str, recipe: RecallRecipe) -> int:
         planned = recipe.graph_depth
     elif recipe.graph_mode == "deep":
         planned = max(planned, 1)
+    elif best_similarity is not None and best_similarity < recipe.graph_auto_below:
+        planned = max(planned, 1)  # the first round found nothing close: widen (seed 004)
     return min(planned, recipe.graph_max_depth)
 
 

@@ -303,11 +303,12 @@ async def summarize_day(
     return await asyncio.to_thread(_write, store, embedder, plan)
 
 
-def due_days(store: Store, scope: Scope, now: datetime, cfg: SummaryConfig) -> list[date]:
+def due_days(store: Store, scope: Scope, now: datetime, cfg: SummaryConfig, catch_up: bool = False) -> list[date]:
     """Days of the last ``lookback_days`` that ended (``settle_minutes`` ago), hold messages of the scope's
     space and have no daily summary yet, oldest first."""
     last = (now - timedelta(minutes=cfg.settle_minutes)).date() - timedelta(days=1)
-    first = now.date() - timedelta(days=cfg.lookback_days) if cfg.lookback_days > 0 else date(1970, 1, 2)
+    bounded = cfg.lookback_days > 0 and not catch_up
+    first = now.date() - timedelta(days=cfg.lookback_days) if bounded else date(1970, 1, 2)
     if last < first:
         return []
     messages = messages_between(store, scope.agent, space_of(scope), day_start(first), day_end(last))
@@ -348,6 +349,7 @@ async def summarize_due(
     *,
     scopes: Sequence[Scope] | None = None,
     persona: str = "",
+    catch_up: bool = False,
 ) -> list[MemoryItem]:
     """For the scheduler: summarise every due day (:func:`due_days`) of ``scopes`` (default: the scopes the
     store knows, :func:`known_scopes`), oldest first. A scope whose LLM fails stops at that day and is
@@ -360,7 +362,7 @@ async def summarize_due(
     for scope in targets:
         if scope.kind is ScopeKind.OFFICIAL:
             continue
-        for day in await asyncio.to_thread(due_days, store, scope, now, cfg):
+        for day in await asyncio.to_thread(due_days, store, scope, now, cfg, catch_up):
             try:
                 written += await summarize_day(store, embedder, scope, day, now, config, llm, persona=persona)
             except ProviderError as exc:
