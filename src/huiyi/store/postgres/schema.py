@@ -211,4 +211,8 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (agent, person, label)
     );
     """,
+    # 6: indexing is claimed under a lease, so two processes never index one message at once
+    """
+    ALTER TABLE messages ADD COLUMN claimed_by TEXT NOT NULL DEFAULT '', ADD COLUMN claim_until TIMESTAMP;
+    """,
 ]
