@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from huiyi.config import Config
 from huiyi.errors import SchemaTooNew
+from huiyi.flows import ingest
 from huiyi.model import (
     Entity,
     EntityType,
@@ -105,6 +107,15 @@ def test_messages_appended_under_a_claim_are_not_taken_by_others(store: Store) -
     assert [m.id for m in stored] == ["m1"]
     assert store.claim_unindexed("opener", T0, 60, 10) == []
     assert [m.id for m in store.claim_unindexed("opener", T0 + timedelta(seconds=61), 60, 10)] == ["m1"]
+
+
+def test_indexing_the_same_message_twice_writes_one_chunk(store: Store) -> None:
+    stored = store.append_messages([message(1), message(2)])
+    ingest.index_messages(store, EMB, stored, Config())
+    ingest.index_messages(store, EMB, stored, Config())  # a second process that raced the first
+    chunks = store.list_memories([Scope.of_person("qy", "mumu")], [MemoryKind.CHUNK])
+    assert sorted(c.sources[0] for c in chunks) == ["m1", "m2"]
+    assert store.unindexed_messages(10) == []
 
 
 def test_memories_round_trip_every_field(store: Store) -> None:
