@@ -7,21 +7,31 @@ index the adder's fresh messages a second time (the "Trust" issue: 120 messages,
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 from multiprocessing.synchronize import Barrier, Event
 from pathlib import Path
 
+import psycopg
+
 import pg_server
 from huiyi import Memory
-from huiyi.model import MemoryKind, Scope
+from huiyi.config import Config
+from huiyi.flows import ingest
+from huiyi.model import Link, LinkKind, MemoryKind, Scope, new_id
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store.base import Vectors
+from huiyi.store.base import Store, Vectors
+from huiyi.store.postgres import PostgresStore
+from huiyi.store.sqlite import SQLiteStore
 
 SPAWN = multiprocessing.get_context("spawn")
 AGENT, PERSON = "qy", "mumu"
 CALLS, PER_CALL = 8, 16  # 128 messages
+EMB = HashEmbedder(32)
+T0 = datetime(2024, 5, 1, 9, 0)
 
 
 class SlowEmbedder(HashEmbedder):
@@ -88,3 +98,57 @@ def test_three_processes_on_one_postgres_store_index_each_message_once() -> None
     messages, chunks, duplicates, repeated = race(pg_server.fresh_dsn())
     assert messages == CALLS * PER_CALL
     assert (chunks, duplicates, repeated) == (messages, 0, 0), f"{chunks} chunks for {messages} messages"
+
+
+# stores the race already damaged: migration 6 keeps the oldest chunk of each message ------------------
+def damage(store: Store) -> tuple[list[str], str]:
+    """Index four messages, then add copies of two of their chunks as the race did; returns the kept ids."""
+    scope = Scope.of_person(AGENT, PERSON)
+    config = Config()
+    prepared = ingest.prepare(
+        [f"第{i}句" for i in range(4)], agent=AGENT, person=PERSON, space=None, now=T0, config=config
+    )
+    ingest.index_messages(store, EMB, store.append_messages(prepared), config)
+    kept = store.list_memories([scope], [MemoryKind.CHUNK])
+    copies = [c.model_copy(update={"id": new_id("mem")}) for c in kept[:2] for _ in range(2)]
+    store.add_memories(copies, EMB.embed_passages([c.text for c in copies]), [ingest.terms_of(c.text) for c in copies])
+    store.add_links(AGENT, [Link(source=copies[0].id, target=kept[3].id, kind=LinkKind.RELATED)])
+    assert store.count_memories(AGENT) == 8
+    return sorted(c.id for c in kept), copies[0].id
+
+
+def assert_repaired(store: Store, kept: list[str], copy: str) -> None:
+    scope = Scope.of_person(AGENT, PERSON)
+    assert sorted(c.id for c in store.list_memories([scope], [MemoryKind.CHUNK])) == kept
+    assert store.count_memories(scopes=[scope]) == 4  # PostgreSQL's BM25 counters too
+    hits = store.search_dense([scope], EMB.embed_queries(["第0句"])[0], 10).hits
+    assert sorted(h.id for h in hits) == kept
+    assert store.search_keyword([scope], ingest.terms_of("第0句"), 10).hits
+    assert {h.id for h in store.search_keyword([scope], ingest.terms_of("第0句"), 10).hits} <= set(kept)
+    assert store.links_of(AGENT, [copy]) == []
+
+
+def test_migration_6_removes_the_duplicate_chunks_of_a_sqlite_store(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path)
+    kept, copy = damage(store)
+    store.close()
+    with sqlite3.connect(tmp_path / "huiyi.sqlite") as conn:  # back to schema 5, as a damaged store is
+        conn.execute("ALTER TABLE messages DROP COLUMN claimed_by")
+        conn.execute("ALTER TABLE messages DROP COLUMN claim_until")
+        conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    store = SQLiteStore(tmp_path)
+    assert_repaired(store, kept, copy)
+    store.close()
+
+
+def test_migration_6_removes_the_duplicate_chunks_of_a_postgres_store() -> None:
+    dsn = pg_server.fresh_dsn()
+    store = PostgresStore(dsn, pool_size=2)
+    kept, copy = damage(store)
+    store.close()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("ALTER TABLE messages DROP COLUMN claimed_by, DROP COLUMN claim_until")
+        conn.execute("DELETE FROM schema_migrations WHERE version >= 6")
+    store = PostgresStore(dsn, pool_size=2)
+    assert_repaired(store, kept, copy)
+    store.close()
