@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from huiyi.config import Config
 from huiyi.errors import SchemaTooNew
+from huiyi.flows import ingest
 from huiyi.model import (
     Entity,
     EntityType,
@@ -25,7 +27,7 @@ from huiyi.model import (
     Scope,
 )
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store.base import Store, Terms, Writes
+from huiyi.store.base import Claim, Store, Terms, Writes
 from huiyi.store.sqlite import SQLiteStore
 from huiyi.text import tokens
 
@@ -78,6 +80,42 @@ def test_unindexed_messages_until_memories_mark_them(store: Store) -> None:
     item = memory_item("第1句话", Scope.of_person("qy", "mumu"), sources=["m1"])
     store.add_memories([item], EMB.embed_passages([item.text]), [Terms(["第", "1"], [])], [("qy", "m1")])
     assert [m.id for m in store.unindexed_messages(10)] == ["m2"]
+
+
+def test_claiming_unindexed_messages_is_exclusive(store: Store) -> None:
+    store.append_messages([message(1), message(2), message(3)])
+    assert [m.id for m in store.claim_unindexed("w1", T0, 60, 2)] == ["m1", "m2"]
+    assert [m.id for m in store.claim_unindexed("w2", T0, 60, 10)] == ["m3"]
+    assert store.claim_unindexed("w3", T0, 60, 10) == []
+    assert [m.id for m in store.unindexed_messages(10)] == ["m1", "m2", "m3"]  # claimed is not indexed
+
+
+def test_an_expired_claim_can_be_taken_and_a_released_one_at_once(store: Store) -> None:
+    store.append_messages([message(1), message(2)])
+    assert len(store.claim_unindexed("dead", T0, 60, 10)) == 2
+    assert store.claim_unindexed("w2", T0 + timedelta(seconds=30), 60, 10) == []  # the lease still holds
+    taken = store.claim_unindexed("w2", T0 + timedelta(seconds=61), 60, 10)
+    assert [(m.id, m.seq) for m in taken] == [("m1", 1), ("m2", 2)]
+    store.release_messages("someone-else", [("qy", "m1")])  # only the holder can release
+    assert store.claim_unindexed("w3", T0 + timedelta(seconds=62), 60, 10) == []
+    store.release_messages("w2", [("qy", "m1")])
+    assert [m.id for m in store.claim_unindexed("w3", T0 + timedelta(seconds=62), 60, 10)] == ["m1"]
+
+
+def test_messages_appended_under_a_claim_are_not_taken_by_others(store: Store) -> None:
+    stored = store.append_messages([message(1)], Claim("adder", T0 + timedelta(seconds=60)))
+    assert [m.id for m in stored] == ["m1"]
+    assert store.claim_unindexed("opener", T0, 60, 10) == []
+    assert [m.id for m in store.claim_unindexed("opener", T0 + timedelta(seconds=61), 60, 10)] == ["m1"]
+
+
+def test_indexing_the_same_message_twice_writes_one_chunk(store: Store) -> None:
+    stored = store.append_messages([message(1), message(2)])
+    ingest.index_messages(store, EMB, stored, Config())
+    ingest.index_messages(store, EMB, stored, Config())  # a second process that raced the first
+    chunks = store.list_memories([Scope.of_person("qy", "mumu")], [MemoryKind.CHUNK])
+    assert sorted(c.sources[0] for c in chunks) == ["m1", "m2"]
+    assert store.unindexed_messages(10) == []
 
 
 def test_memories_round_trip_every_field(store: Store) -> None:

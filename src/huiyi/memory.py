@@ -101,7 +101,9 @@ class AsyncMemory:
         self.store: Store = store or open_store(path, self.config.store)
         self.embedder: Embedder = embedder or make_embedder(self.config.embed)
         self._check_embedder()
-        ingest.index_pending(self.store, self.embedder, self.config)
+        # this instance's name on the indexing work it claims, apart from other processes and instances
+        self._indexer = f"{ingest.indexer_name()}:{id(self):x}"
+        ingest.index_pending(self.store, self.embedder, self.config, self._indexer)
         self.templates = Templates.load(self.config.language, self.config.context.templates or None)
         self.core_blocks = CoreBlocks(self.config.context.core_blocks) if self.config.context.core_blocks else None
         self.core_memory = CoreMemory(
@@ -160,8 +162,9 @@ class AsyncMemory:
         prepared = ingest.prepare(batch, agent=agent, person=person, space=space, now=self.now(), config=self.config)
         if not prepared:
             return []
-        stored = await self._run(self.store.append_messages, prepared)
-        await self._run(ingest.index_messages, self.store, self.embedder, stored, self.config, progress)
+        # born claimed by this instance, which indexes them next: an opener elsewhere leaves them be
+        stored = await self._run(self.store.append_messages, prepared, ingest.index_claim(self._indexer))
+        await self._run(ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer)
         if not extract:
             last = max((m.seq for m in stored), default=0)
             await self._run(self.store.apply, Writes(fold_points=[(agent, prepared[0].space, last + 1)]))

@@ -3,24 +3,52 @@
 Accepting and indexing are two steps on purpose: a message is in the log (and safe) as soon as it is
 accepted; if the process dies before indexing, ``index_pending`` finishes the job on the next start.
 Without any LLM, chunks already make every message recallable by meaning and by keyword.
+
+Any number of processes may share a store, so indexing work is claimed under a lease (``add`` claims
+its messages as it stores them; an opener claims only what nobody holds), and a chunk's id follows
+from its anchor message, so even two processes indexing one message write one chunk.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import logging
+import os
+import socket
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
 from huiyi.providers.embed import Embedder
-from huiyi.store.base import Store, Terms
+from huiyi.store.base import Claim, Store, Terms
 from huiyi.text import tokens
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
+
+# how long a claim on indexing work holds: a process that died frees its messages after this. A claim
+# outlived by slow work costs repeated embedding, never a duplicate chunk (chunk ids are per message)
+INDEX_LEASE_SECONDS = 300.0
+
+
+def indexer_name() -> str:
+    """A claimer's name, unique per process (and per caller, with the suffix the caller adds)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def index_claim(worker: str) -> Claim:
+    """The claim ``add`` puts on the messages it stores, since it indexes them right away."""
+    return Claim(worker, datetime.now(UTC) + timedelta(seconds=INDEX_LEASE_SECONDS))
+
+
+def chunk_id(agent: str, message_id: str) -> str:
+    """The id of the chunk anchored at a message: the same in every process, so it is stored once."""
+    digest = hashlib.blake2b(f"{agent}\x1f{message_id}".encode(), digest_size=10).hexdigest()
+    return f"chunk_{digest}"
 
 
 def prepare(
@@ -104,6 +132,7 @@ def chunk_memories(store: Store, messages: Sequence[Message], config: Config) ->
         text = "\n".join(f"{m.speaker}: {m.text}" for m in turns)
         items.append(
             MemoryItem(
+                id=chunk_id(message.agent, message.id),
                 scope=message.scope,
                 kind=MemoryKind.CHUNK,
                 text=text,
@@ -125,31 +154,52 @@ def index_messages(
     messages: Sequence[Message],
     config: Config,
     progress: Progress | None = None,
+    worker: str | None = None,
 ) -> int:
-    """Embed and index accepted messages as chunks, in batches; returns the number indexed."""
+    """Embed and index accepted messages as chunks, in batches; returns the number indexed.
+
+    ``worker`` names the claim held on the messages: on a failure, what is left is given back at once
+    so the next opener indexes it without waiting for the lease to run out.
+    """
     done = 0
     batch = max(1, config.embed.batch_size)
-    for start in range(0, len(messages), batch):
-        part = messages[start : start + batch]
-        items, embed_texts = chunk_memories(store, part, config)
-        vectors = embedder.embed_passages(embed_texts)
-        store.add_memories(
-            items,
-            vectors,
-            [terms_of(item.text) for item in items],
-            indexed_messages=[(m.agent, m.id) for m in part],
-        )
-        done += len(part)
-        if progress:
-            progress(len(part))
+    try:
+        for start in range(0, len(messages), batch):
+            part = messages[start : start + batch]
+            items, embed_texts = chunk_memories(store, part, config)
+            vectors = embedder.embed_passages(embed_texts)
+            store.add_memories(
+                items,
+                vectors,
+                [terms_of(item.text) for item in items],
+                indexed_messages=[(m.agent, m.id) for m in part],
+            )
+            done += len(part)
+            if progress:
+                progress(len(part))
+    except BaseException:
+        if worker is not None:
+            with contextlib.suppress(Exception):  # the original failure matters more
+                store.release_messages(worker, [(m.agent, m.id) for m in messages[done:]])
+        raise
     return done
 
 
-def index_pending(store: Store, embedder: Embedder, config: Config, batch: int = 1000) -> int:
-    """Index messages that were accepted but never indexed (e.g. the process died in between)."""
+def index_pending(store: Store, embedder: Embedder, config: Config, worker: str | None = None) -> int:
+    """Index messages that were accepted but never indexed (e.g. the process died in between).
+
+    Only messages nobody holds are claimed, a batch at a time: a message another process is indexing
+    right now is left to it.
+    """
+    worker = worker or f"{indexer_name()}:pending"
+    batch = max(1, config.embed.batch_size)
     total = 0
-    while pending := store.unindexed_messages(batch):
-        total += index_messages(store, embedder, pending, config)
+    while claimed := store.claim_unindexed(worker, datetime.now(UTC), INDEX_LEASE_SECONDS, batch):
+        by_agent: dict[str, list[Message]] = {}  # a routed store writes one agent per call
+        for message in claimed:
+            by_agent.setdefault(message.agent, []).append(message)
+        for part in by_agent.values():
+            total += index_messages(store, embedder, part, config, worker=worker)
     if total:
         log.info("indexed %d messages left over from an earlier run", total)
     return total

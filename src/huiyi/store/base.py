@@ -42,6 +42,14 @@ def _no_scores(keys: Sequence[int]) -> list[float]:
     return [0.0] * len(keys)
 
 
+@dataclass(frozen=True)
+class Claim:
+    """Indexing work held by ``worker`` until ``until`` (UTC wall clock); then anyone may take it."""
+
+    worker: str
+    until: datetime
+
+
 @dataclass
 class Writes:
     """Everything one unit of work writes: committed together, or not at all.
@@ -110,9 +118,10 @@ class MessageStore(Protocol):
         """
 
     # messages (the recall log)
-    def append_messages(self, messages: Sequence[Message]) -> list[Message]:
+    def append_messages(self, messages: Sequence[Message], claim: Claim | None = None) -> list[Message]:
         """Store new messages durably in one transaction; ids already stored are skipped.
 
+        With ``claim`` the new messages are born claimed for indexing, so no other process takes them.
         Returns the messages actually inserted, with their ``seq`` in the space.
         """
 
@@ -123,6 +132,15 @@ class MessageStore(Protocol):
 
     def unindexed_messages(self, limit: int) -> list[Message]:
         """Messages accepted but not yet turned into memories (a crash between the two steps)."""
+
+    def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
+        """Atomically take up to ``limit`` unindexed messages nobody holds (or whose claim expired).
+
+        Two callers never get the same message while its claim holds. Oldest first.
+        """
+
+    def release_messages(self, worker: str, messages: Sequence[tuple[str, str]]) -> None:
+        """Give back (agent, message id) claims of ``worker`` not yet indexed, e.g. after a failure."""
 
     # working memory
     def working_start(self, agent: str, space: str) -> int:

@@ -24,7 +24,7 @@ from typing import Any
 
 from huiyi.errors import ScopeError, StoreError
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import Erasure, RouteHits, Store, Terms, Vectors, Writes
+from huiyi.store.base import Claim, Erasure, RouteHits, Store, Terms, Vectors, Writes
 
 
 class RoutedStore:
@@ -118,9 +118,9 @@ class RoutedStore:
     def set_person_block(self, agent: str, person: str, label: str, text: str, expected: str | None) -> bool:
         return self.store_for(agent).set_person_block(agent, person, label, text, expected)
 
-    def append_messages(self, messages: Sequence[Message]) -> list[Message]:
+    def append_messages(self, messages: Sequence[Message], claim: Claim | None = None) -> list[Message]:
         agent = self._one(m.agent for m in messages)
-        return self.store_for(agent).append_messages(messages) if agent is not None else []
+        return self.store_for(agent).append_messages(messages, claim) if agent is not None else []
 
     def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]:
         return self.store_for(agent).get_messages(agent, ids)
@@ -135,6 +135,21 @@ class RoutedStore:
             if len(found) >= limit:
                 break
         return found
+
+    def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
+        found: list[Message] = []
+        for store in self.stores.values():
+            found.extend(store.claim_unindexed(worker, now, lease_seconds, limit - len(found)))
+            if len(found) >= limit:
+                break
+        return found
+
+    def release_messages(self, worker: str, messages: Sequence[tuple[str, str]]) -> None:
+        by_agent: dict[str, list[tuple[str, str]]] = {}
+        for agent, message_id in messages:
+            by_agent.setdefault(agent, []).append((agent, message_id))
+        for agent, held in by_agent.items():
+            self.store_for(agent).release_messages(worker, held)
 
     def working_start(self, agent: str, space: str) -> int:
         return self.store_for(agent).working_start(agent, space)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from huiyi.model import Message, Person
 from huiyi.store import rows
+from huiyi.store.base import Claim
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.rows import MESSAGE_COLUMNS, NATIVE, json_text, naive
 
@@ -62,8 +64,9 @@ class PostgresMessages(PostgresConnection):
             return True
 
     # messages ------------------------------------------------------------------------------------
-    def append_messages(self, messages: Sequence[Message]) -> list[Message]:
+    def append_messages(self, messages: Sequence[Message], claim: Claim | None = None) -> list[Message]:
         inserted: list[Message] = []
+        claimed_by, claim_until = (claim.worker, naive(claim.until)) if claim else ("", None)
         with self._write() as cur:
             next_seq: dict[tuple[str, str], int] = {}
             # one writer per space at a time, locked in a fixed order so two batches cannot deadlock
@@ -76,8 +79,9 @@ class PostgresMessages(PostgresConnection):
             for message in messages:
                 seq = next_seq[(message.agent, message.space)]
                 cur.execute(
-                    "INSERT INTO messages (agent, id, space, scope, speaker, role, text, time, seq)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (agent, id) DO NOTHING",
+                    "INSERT INTO messages (agent, id, space, scope, speaker, role, text, time, seq, claimed_by,"
+                    " claim_until) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (agent, id) DO NOTHING",
                     (
                         message.agent,
                         message.id,
@@ -88,6 +92,8 @@ class PostgresMessages(PostgresConnection):
                         message.text,
                         naive(message.time),
                         seq,
+                        claimed_by,
+                        claim_until,
                     ),
                 )
                 if cur.rowcount:
@@ -115,6 +121,32 @@ class PostgresMessages(PostgresConnection):
             f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE NOT indexed ORDER BY rowid LIMIT %s", (limit,)
         )
         return [rows.message(row, NATIVE) for row in found]
+
+    def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
+        at = naive(now)
+        until = at + timedelta(seconds=lease_seconds) if at is not None else None
+        with self._write() as cur:
+            # rows another claimer has locked are skipped, never waited for nor taken twice
+            found = cur.execute(
+                f"UPDATE messages SET claimed_by = %(worker)s, claim_until = %(until)s"
+                f" WHERE rowid IN (SELECT rowid FROM messages WHERE NOT indexed"
+                f" AND (claim_until IS NULL OR claim_until < %(at)s) ORDER BY rowid LIMIT %(limit)s"
+                f" FOR UPDATE SKIP LOCKED) RETURNING rowid, {MESSAGE_COLUMNS}",
+                {"worker": worker, "until": until, "at": at, "limit": limit},
+            ).fetchall()
+        return [rows.message(row[1:], NATIVE) for row in sorted(found, key=lambda row: int(row[0]))]
+
+    def release_messages(self, worker: str, messages: Sequence[tuple[str, str]]) -> None:
+        by_agent: dict[str, list[str]] = {}
+        for agent, message_id in messages:
+            by_agent.setdefault(agent, []).append(message_id)
+        with self._write() as cur:
+            for agent, ids in by_agent.items():
+                cur.execute(
+                    "UPDATE messages SET claimed_by = '', claim_until = NULL"
+                    " WHERE agent = %s AND id = ANY(%s) AND claimed_by = %s AND NOT indexed",
+                    (agent, ids, worker),
+                )
 
     # working memory ------------------------------------------------------------------------------
     def working_start(self, agent: str, space: str) -> int:

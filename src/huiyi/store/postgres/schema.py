@@ -211,4 +211,23 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (agent, person, label)
     );
     """,
+    # 6: indexing is claimed under a lease, so two processes never index one message at once; the
+    # duplicate chunks earlier races wrote go (and leave BM25's counters), the oldest of each message stays
+    """
+    ALTER TABLE messages ADD COLUMN claimed_by TEXT NOT NULL DEFAULT '', ADD COLUMN claim_until TIMESTAMP;
+    CREATE TEMP TABLE chunk_copies ON COMMIT DROP AS
+        SELECT rowid, id FROM (
+            SELECT rowid, id, row_number() OVER (PARTITION BY agent, sources ->> 0 ORDER BY rowid) AS n
+            FROM memories WHERE kind = 'chunk' AND sources ->> 0 IS NOT NULL) c
+        WHERE n > 1;
+    DELETE FROM links WHERE source IN (SELECT id FROM chunk_copies) OR target IN (SELECT id FROM chunk_copies);
+    WITH deleted AS (
+        DELETE FROM memories WHERE rowid IN (SELECT rowid FROM chunk_copies) RETURNING part, words_len, chars_len
+    ), counted AS (
+        SELECT part, count(*) AS docs, sum(words_len) AS words, sum(chars_len) AS chars FROM deleted GROUP BY part
+    )
+    UPDATE partitions p SET docs = p.docs - c.docs, words_total = p.words_total - c.words,
+        chars_total = p.chars_total - c.chars
+    FROM counted c WHERE p.part = c.part;
+    """,
 ]

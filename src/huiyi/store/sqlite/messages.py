@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from datetime import datetime
 
 from huiyi.model import Message, Person
 from huiyi.store import rows
+from huiyi.store.base import Claim
 from huiyi.store.rows import MESSAGE_COLUMNS, TEXT, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
@@ -67,8 +69,9 @@ class SQLiteMessages(SQLiteConnection):
             return True
 
     # messages ------------------------------------------------------------------------------------
-    def append_messages(self, messages: Sequence[Message]) -> list[Message]:
+    def append_messages(self, messages: Sequence[Message], claim: Claim | None = None) -> list[Message]:
         inserted: list[Message] = []
+        claimed_by, claim_until = (claim.worker, to_epoch(claim.until)) if claim else ("", None)
         with self._write() as conn:
             next_seq: dict[tuple[str, str], int] = {}
             for message in messages:
@@ -80,8 +83,8 @@ class SQLiteMessages(SQLiteConnection):
                     next_seq[space_key] = int(row[0]) + 1
                 seq = next_seq[space_key]
                 cursor = conn.execute(
-                    "INSERT OR IGNORE INTO messages (agent, id, space, scope, speaker, role, text, time, seq) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO messages (agent, id, space, scope, speaker, role, text, time, seq,"
+                    " claimed_by, claim_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         message.agent,
                         message.id,
@@ -92,6 +95,8 @@ class SQLiteMessages(SQLiteConnection):
                         message.text,
                         to_epoch(message.time),
                         seq,
+                        claimed_by,
+                        claim_until,
                     ),
                 )
                 if cursor.rowcount:
@@ -128,6 +133,30 @@ class SQLiteMessages(SQLiteConnection):
             .fetchall()
         )
         return [rows.message(row, TEXT) for row in found]
+
+    def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
+        at = to_epoch(now) or 0.0
+        # BEGIN IMMEDIATE holds the write lock from the read to the update: no other process claims between
+        with self._write() as conn:
+            found = conn.execute(
+                f"SELECT rowid, {MESSAGE_COLUMNS} FROM messages"
+                " WHERE indexed = 0 AND (claim_until IS NULL OR claim_until < ?) ORDER BY rowid LIMIT ?",
+                (at, limit),
+            ).fetchall()
+            for chunk in chunks([str(row[0]) for row in found], 500):
+                conn.execute(
+                    f"UPDATE messages SET claimed_by = ?, claim_until = ? WHERE rowid IN ({marks(len(chunk))})",
+                    (worker, at + lease_seconds, *chunk),
+                )
+        return [rows.message(row[1:], TEXT) for row in found]
+
+    def release_messages(self, worker: str, messages: Sequence[tuple[str, str]]) -> None:
+        with self._write() as conn:
+            conn.executemany(
+                "UPDATE messages SET claimed_by = '', claim_until = NULL"
+                " WHERE agent = ? AND id = ? AND claimed_by = ? AND indexed = 0",
+                [(agent, message_id, worker) for agent, message_id in messages],
+            )
 
     # working memory ------------------------------------------------------------------------------
     def working_start(self, agent: str, space: str) -> int:

@@ -180,6 +180,24 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (agent, person, label)
     );
     """,
+    # 6: indexing is claimed under a lease, so two processes never index one message at once; the
+    # duplicate chunks earlier races wrote go, the oldest chunk of each message stays
+    """
+    ALTER TABLE messages ADD COLUMN claimed_by TEXT NOT NULL DEFAULT '';
+    ALTER TABLE messages ADD COLUMN claim_until REAL;
+    CREATE TEMP TABLE chunk_copies AS
+        SELECT row, id, part FROM (
+            SELECT rowid AS row, id, part, ROW_NUMBER() OVER (
+                PARTITION BY agent, json_extract(sources, '$[0]') ORDER BY rowid) AS n
+            FROM memories WHERE kind = 'chunk' AND json_extract(sources, '$[0]') IS NOT NULL)
+        WHERE n > 1;
+    DELETE FROM links WHERE source IN (SELECT id FROM chunk_copies) OR target IN (SELECT id FROM chunk_copies);
+    DELETE FROM memory_fts WHERE rowid IN (SELECT row FROM chunk_copies);
+    DELETE FROM memory_vectors WHERE rowid IN (SELECT row FROM chunk_copies);
+    DELETE FROM memories WHERE rowid IN (SELECT row FROM chunk_copies);
+    UPDATE partitions SET version = version + 1 WHERE part IN (SELECT part FROM chunk_copies);
+    DROP TABLE chunk_copies;
+    """,
 ]
 
 
