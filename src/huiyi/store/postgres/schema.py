@@ -211,4 +211,13 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (agent, person, label)
     );
     """,
+    # 6: reserved for the indexing part's migration, written on another branch: when both are merged its
+    # script takes this slot, so no store ever records 6 without it (a placeholder never ships)
+    "SELECT 1",
+    # 7: a job's claims apart from its attempts, so a worker killed mid-run costs the job no attempt;
+    # until now every claim counted as an attempt
+    """
+    ALTER TABLE jobs ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
+    UPDATE jobs SET claims = attempts;
+    """,
 ]
