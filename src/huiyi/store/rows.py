@@ -114,7 +114,8 @@ def message(row: Row, codec: Codec) -> Message:
 
 def job(row: Row, codec: Codec) -> Job:
     """A job from ``JOB_COLUMNS``."""
-    id_, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at, claims = row
+    id_, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at = row[:12]
+    claims = row[12]
     return Job(
         id=id_,
         kind=kind,

@@ -51,8 +51,8 @@ class PostgresJobs(PostgresConnection):
     def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
         with self._write() as cur:
             cur.execute(
-                "UPDATE jobs SET state = %s, last_error = %s, run_after = %s, lease_until = NULL, attempts = attempts + 1"
-                " WHERE id = %s AND worker = %s AND state = 'running'",
+                "UPDATE jobs SET state = %s, last_error = %s, run_after = %s, lease_until = NULL,"
+                " attempts = attempts + 1 WHERE id = %s AND worker = %s AND state = 'running'",
                 ("pending" if retry_at else "failed", error[:2000], naive(retry_at), job_id, worker),
             )
 

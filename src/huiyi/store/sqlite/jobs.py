@@ -81,8 +81,8 @@ class SQLiteJobs(SQLiteConnection):
     def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
         with self._write() as conn:
             conn.execute(
-                "UPDATE jobs SET state = ?, last_error = ?, run_after = ?, lease_until = NULL, attempts = attempts + 1"
-                " WHERE id = ? AND worker = ? AND state = 'running'",
+                "UPDATE jobs SET state = ?, last_error = ?, run_after = ?, lease_until = NULL,"
+                " attempts = attempts + 1 WHERE id = ? AND worker = ? AND state = 'running'",
                 ("pending" if retry_at else "failed", error[:2000], to_epoch(retry_at), job_id, worker),
             )
 
