@@ -1,0 +1,138 @@
+"""Jobs after a crash: a dead worker's job is taken again within one short lease, a live worker keeps
+its job by renewing the lease, only errors count as attempts, and failed jobs are reported and retried."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.flows.extract import EventDraft, Extraction, Fold
+from huiyi.flows.extract.worker import Worker
+from huiyi.model import JobState
+from huiyi.providers.embed import HashEmbedder
+
+T0 = datetime(2024, 9, 20, 19, 0)
+AGENT, PERSON = "祈煜", "木木"
+
+
+class Extractor:
+    """One event per fold; fails while ``failures`` > 0; each run takes ``seconds``."""
+
+    def __init__(self, failures: int = 0, seconds: float = 0.0) -> None:
+        self.failures = failures
+        self.seconds = seconds
+        self.runs = 0
+
+    async def extract(self, fold: Fold) -> Extraction:
+        self.runs += 1
+        await asyncio.sleep(self.seconds)
+        if self.failures:
+            self.failures -= 1
+            raise RuntimeError("LLM answered 500")
+        return Extraction(events=[EventDraft(text=f"聊了{len(fold.messages)}句", sources=[fold.messages[0].id])])
+
+
+def chat(rounds: int = 2) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for i in range(rounds):
+        out.append({"id": f"u{i}", "text": f"第{i}轮木木说", "time": T0 + timedelta(minutes=i)})
+        out.append({"id": f"a{i}", "text": f"第{i}轮祈煜答", "role": "assistant", "time": T0 + timedelta(minutes=i)})
+    return out
+
+
+def config(**worker: object) -> Config:
+    return Config(worker={"enabled": False, "backoff_seconds": 0.0, **worker})
+
+
+def open_memory(path: Path, extractor: Extractor, settings: Config | None = None) -> Memory:
+    return Memory(path, embedder=HashEmbedder(32), extractor=extractor, config=settings or config())
+
+
+# a worker process whose extraction never ends: it says so, then waits to be killed
+HANGING_WORKER = """
+import asyncio, sys
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+
+class Hang:
+    async def extract(self, fold):
+        print("extracting", flush=True)
+        await asyncio.sleep(3600)
+
+settings = Config(worker={"enabled": False, "lease_seconds": float(sys.argv[2])})
+with Memory(sys.argv[1], embedder=HashEmbedder(32), extractor=Hang(), config=settings) as memory:
+    memory.run_jobs()
+"""
+
+
+def test_a_killed_workers_job_is_finished_by_another_process_within_a_lease(tmp_path: Path) -> None:
+    lease = 1.5
+    with open_memory(tmp_path, Extractor(), config(lease_seconds=lease)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON, wait=False)
+        doomed = subprocess.Popen(
+            [sys.executable, "-c", HANGING_WORKER, str(tmp_path), str(lease)], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert doomed.stdout is not None and doomed.stdout.readline().strip() == "extracting"
+            time.sleep(lease)  # the doomed worker's heartbeat has renewed its lease at least once
+            assert memory.run_jobs() == 0  # leased to a live worker: not taken
+            os.kill(doomed.pid, signal.SIGKILL)
+            killed = time.monotonic()
+        finally:
+            doomed.kill()
+            doomed.wait(10)
+        while not memory.run_jobs() and time.monotonic() - killed < 30:
+            time.sleep(0.05)
+        taken_after = time.monotonic() - killed
+        (job,) = memory.jobs(agent=AGENT)
+        assert job.state is JobState.DONE
+        assert (job.attempts, job.claims) == (0, 2)  # the killed run cost no attempt
+        assert taken_after < lease + 2.0, taken_after
+        print(f"killed worker's job finished by another process {taken_after:.2f} s after the kill")
+
+
+def test_a_live_worker_keeps_a_job_longer_than_its_lease(tmp_path: Path) -> None:
+    extractor = Extractor(seconds=2.0)
+    with open_memory(tmp_path, extractor, config(lease_seconds=0.6)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON, wait=False)
+        core = memory.core
+
+        async def race() -> int:
+            other = Worker(core.store, core.embedder, core.worker.extractor, core.config, name="other")
+            running = asyncio.create_task(core.worker.run_once())
+            while not core.store.list_jobs(AGENT, [JobState.RUNNING]):
+                await asyncio.sleep(0.01)
+            stolen = 0
+            while not running.done():
+                stolen += await other.run_once() is not None
+                await asyncio.sleep(0.1)
+            return stolen
+
+        assert asyncio.run(race()) == 0
+        (job,) = memory.jobs(agent=AGENT)
+        assert (job.state, job.claims, extractor.runs) == (JobState.DONE, 1, 1)
+
+
+def test_a_job_that_kills_every_worker_fails_for_good(tmp_path: Path) -> None:
+    with open_memory(tmp_path, Extractor(), config(max_abandoned=2, lease_seconds=60)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON, wait=False)
+        store = memory.store
+        for minute in range(3):  # three workers die holding it
+            assert store.claim_job(f"doomed{minute}", datetime.now() + timedelta(minutes=2 * minute), 60)
+        assert memory.core.worker.clock() < datetime.now() + timedelta(minutes=5)
+        memory.core.worker.clock = lambda: datetime.now() + timedelta(minutes=10)
+        assert memory.run_jobs() == 1
+        (job,) = memory.jobs(agent=AGENT)
+        assert job.state is JobState.FAILED and job.last_error.startswith("Abandoned: 3 runs")
