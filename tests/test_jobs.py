@@ -12,8 +12,11 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.errors import NotFound
 from huiyi.flows.extract import EventDraft, Extraction, Fold
 from huiyi.flows.extract.worker import Worker
 from huiyi.model import JobState
@@ -59,8 +62,11 @@ def open_memory(path: Path, extractor: Extractor, settings: Config | None = None
 # a worker process whose extraction never ends: it says so, then waits to be killed
 HANGING_WORKER = """
 import asyncio, sys
+import pytest
+
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.errors import NotFound
 from huiyi.providers.embed import HashEmbedder
 
 class Hang:
@@ -136,3 +142,57 @@ def test_a_job_that_kills_every_worker_fails_for_good(tmp_path: Path) -> None:
         assert memory.run_jobs() == 1
         (job,) = memory.jobs(agent=AGENT)
         assert job.state is JobState.FAILED and job.last_error.startswith("Abandoned: 3 runs")
+
+
+def test_flush_reports_a_job_that_failed_and_flushing_again_retries_it(tmp_path: Path) -> None:
+    extractor = Extractor(failures=99)
+    with open_memory(tmp_path, extractor, config(max_attempts=2)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        (job,) = memory.flush(agent=AGENT, person=PERSON)
+        assert (job.state, job.attempts) == (JobState.FAILED, 2)
+        assert "LLM answered 500" in job.last_error
+        extractor.failures = 0  # the LLM is back: the same fold, planned again, runs again
+        (again,) = memory.flush(agent=AGENT, person=PERSON)
+        assert (again.id, again.state) == (job.id, JobState.DONE)
+        assert len(memory.overview(agent=AGENT, person=PERSON)) == 1
+        assert memory.flush(agent=AGENT, person=PERSON) == []
+
+
+def test_flush_reports_a_job_another_worker_holds(tmp_path: Path) -> None:
+    with open_memory(tmp_path, Extractor()) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON, wait=False)
+        assert memory.store.claim_job("elsewhere", datetime.now(), 60)
+        (job,) = memory.flush(agent=AGENT, person=PERSON)
+        assert (job.state, job.worker) == (JobState.RUNNING, "elsewhere")
+
+
+def test_a_failed_job_is_retried_by_id(tmp_path: Path) -> None:
+    extractor = Extractor(failures=1)
+    with open_memory(tmp_path, extractor, config(max_attempts=1)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        (job,) = memory.flush(agent=AGENT, person=PERSON)
+        assert job.state is JobState.FAILED
+        with pytest.raises(NotFound):
+            memory.retry_job(job.id, agent="someone-else")
+        retried = memory.retry_job(job.id, agent=AGENT)
+        assert (retried.state, retried.attempts) == (JobState.PENDING, 0)
+        with pytest.raises(NotFound):
+            memory.retry_job(job.id)  # pending now, not failed
+        assert memory.run_jobs() == 1
+        assert [j.state for j in memory.jobs(agent=AGENT)] == [JobState.DONE]
+
+
+def test_a_retried_job_whose_messages_were_folded_since_writes_nothing(tmp_path: Path) -> None:
+    extractor = Extractor(failures=1)
+    with open_memory(tmp_path, extractor, config(max_attempts=1)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        (failed,) = memory.flush(agent=AGENT, person=PERSON)
+        memory.add(chat(3)[4:], agent=AGENT, person=PERSON)
+        (bigger,) = memory.flush(agent=AGENT, person=PERSON)  # a new fold takes the failed one's messages too
+        assert bigger.state is JobState.DONE and bigger.id != failed.id
+        assert memory.retry_failed(agent=AGENT)[0].id == failed.id
+        memory.run_jobs()
+        assert extractor.runs == 2  # the retried job found its messages folded and did not extract them again
+        assert [j.state for j in memory.jobs(agent=AGENT)] == [JobState.DONE, JobState.DONE]
+        assert len(memory.overview(agent=AGENT, person=PERSON)) == 1
