@@ -13,10 +13,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.errors import NotFound
+from huiyi.faces.cli import app
 from huiyi.flows.extract import EventDraft, Extraction, Fold
 from huiyi.flows.extract.worker import Worker
 from huiyi.model import JobState
@@ -24,6 +26,7 @@ from huiyi.providers.embed import HashEmbedder
 
 T0 = datetime(2024, 9, 20, 19, 0)
 AGENT, PERSON = "祈煜", "木木"
+runner = CliRunner()
 
 
 class Extractor:
@@ -63,9 +66,11 @@ def open_memory(path: Path, extractor: Extractor, settings: Config | None = None
 HANGING_WORKER = """
 import asyncio, sys
 import pytest
+from typer.testing import CliRunner
 
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.faces.cli import app
 from huiyi.errors import NotFound
 from huiyi.providers.embed import HashEmbedder
 
@@ -196,3 +201,27 @@ def test_a_retried_job_whose_messages_were_folded_since_writes_nothing(tmp_path:
         assert extractor.runs == 2  # the retried job found its messages folded and did not extract them again
         assert [j.state for j in memory.jobs(agent=AGENT)] == [JobState.DONE, JobState.DONE]
         assert len(memory.overview(agent=AGENT, person=PERSON)) == 1
+
+
+def test_huiyi_jobs_lists_and_retries_failed_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HUIYI_EMBED__PROVIDER", "hash")
+    monkeypatch.setenv("HUIYI_WORKER__MAX_ATTEMPTS", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    with Memory(tmp_path, config=Config.load(worker={"enabled": False}), extractor=Extractor(failures=1)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        (job,) = memory.flush(agent=AGENT, person=PERSON)
+    assert job.state is JobState.FAILED
+
+    listed = runner.invoke(app, ["jobs", "list", "--state", "failed", "--store", str(tmp_path)])
+    assert listed.exit_code == 0, listed.output
+    assert job.id in listed.output and "LLM answered 500" in listed.output and "1 jobs" in listed.output
+    assert "0 jobs" in runner.invoke(app, ["jobs", "list", "--state", "done", "-s", str(tmp_path)]).output
+
+    unknown = runner.invoke(app, ["jobs", "retry", "job_nope", "-s", str(tmp_path)])
+    assert unknown.exit_code != 0 and isinstance(unknown.exception, NotFound)
+    retried = runner.invoke(app, ["jobs", "retry", job.id, "--run", "-s", str(tmp_path)])
+    assert retried.exit_code == 0, retried.output
+    assert "queued again" in retried.output and "1 of 1 done" in retried.output  # the rule extractor ran it
+    with Memory(tmp_path, config=Config.load()) as memory:
+        assert [j.state for j in memory.jobs(agent=AGENT)] == [JobState.DONE]
+    assert "no failed jobs" in runner.invoke(app, ["jobs", "retry", "--all-failed", "-s", str(tmp_path)]).output
