@@ -13,14 +13,17 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.errors import NotFound
 from huiyi.faces.cli import app
+from huiyi.faces.http import create_app
 from huiyi.flows.extract import EventDraft, Extraction, Fold
 from huiyi.flows.extract.worker import Worker
+from huiyi.memory import AsyncMemory
 from huiyi.model import JobState
 from huiyi.providers.embed import HashEmbedder
 
@@ -66,11 +69,14 @@ def open_memory(path: Path, extractor: Extractor, settings: Config | None = None
 HANGING_WORKER = """
 import asyncio, sys
 import pytest
+from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.faces.cli import app
+from huiyi.faces.http import create_app
+from huiyi.memory import AsyncMemory
 from huiyi.errors import NotFound
 from huiyi.providers.embed import HashEmbedder
 
@@ -225,3 +231,32 @@ def test_huiyi_jobs_lists_and_retries_failed_jobs(tmp_path: Path, monkeypatch: p
     with Memory(tmp_path, config=Config.load()) as memory:
         assert [j.state for j in memory.jobs(agent=AGENT)] == [JobState.DONE]
     assert "no failed jobs" in runner.invoke(app, ["jobs", "retry", "--all-failed", "-s", str(tmp_path)]).output
+
+
+def test_http_lists_and_retries_failed_jobs_of_the_keys_agents(tmp_path: Path) -> None:
+    settings = config(max_attempts=1)
+    with open_memory(tmp_path, Extractor(failures=1), settings) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        memory.add(chat(), agent="别人", person=PERSON)
+        (job,) = memory.flush(agent=AGENT, person=PERSON)
+        (other,) = memory.flush(agent="别人", person=PERSON)
+    assert (job.state, other.state) == (JobState.FAILED, JobState.DONE)
+    core = AsyncMemory(tmp_path, embedder=HashEmbedder(32), extractor=Extractor(), config=settings)
+    keys = {"key-qy": [AGENT], "key-other": ["别人"]}
+    qy, stranger = {"Authorization": "Bearer key-qy"}, {"Authorization": "Bearer key-other"}
+    with TestClient(create_app(core, api_keys=keys, close_on_shutdown=True)) as client:
+        listed = client.get("/v1/jobs", params={"agent": AGENT, "state": "failed"}, headers=qy)
+        assert listed.status_code == 200, listed.text
+        assert [(j["id"], j["attempts"]) for j in listed.json()] == [(job.id, 1)]
+        assert "LLM answered 500" in listed.json()[0]["last_error"]
+        assert client.get("/v1/jobs", params={"agent": AGENT}, headers=stranger).status_code == 403
+        assert client.get("/v1/jobs", params={"agent": AGENT}).status_code == 401
+        # a key sees only its agents' jobs: another agent's job id is not found through it
+        hidden = client.post(f"/v1/jobs/{job.id}/retry", params={"agent": "别人"}, headers=stranger)
+        assert hidden.status_code == 404 and hidden.json()["error"]["code"] == "not_found"
+        retried = client.post(f"/v1/jobs/{job.id}/retry", params={"agent": AGENT}, headers=qy)
+        assert retried.status_code == 200, retried.text
+        assert (retried.json()["state"], retried.json()["attempts"]) == ("pending", 0)
+        assert client.post(f"/v1/jobs/{job.id}/retry", params={"agent": AGENT}, headers=qy).status_code == 404
+        bad = client.get("/v1/jobs", params={"agent": AGENT, "state": "stuck"}, headers=qy)
+        assert bad.status_code == 422
