@@ -24,8 +24,10 @@ from huiyi.faces.http import create_app
 from huiyi.flows.extract import EventDraft, Extraction, Fold
 from huiyi.flows.extract.worker import Worker
 from huiyi.memory import AsyncMemory
-from huiyi.model import JobState
+from huiyi.model import Job, JobState
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.router import RoutedStore
+from huiyi.store.sqlite import SQLiteStore
 
 T0 = datetime(2024, 9, 20, 19, 0)
 AGENT, PERSON = "祈煜", "木木"
@@ -260,3 +262,24 @@ def test_http_lists_and_retries_failed_jobs_of_the_keys_agents(tmp_path: Path) -
         assert client.post(f"/v1/jobs/{job.id}/retry", params={"agent": AGENT}, headers=qy).status_code == 404
         bad = client.get("/v1/jobs", params={"agent": AGENT, "state": "stuck"}, headers=qy)
         assert bad.status_code == 422
+
+
+def test_a_routed_store_renews_and_retries_a_job_in_the_store_that_holds_it(tmp_path: Path) -> None:
+    routed = RoutedStore({"one": SQLiteStore(tmp_path / "one"), "two": SQLiteStore(tmp_path / "two")})
+    try:
+        agents = {routed.name_for(f"agent{i}"): f"agent{i}" for i in range(20)}
+        for name, agent in agents.items():
+            routed.stores[name].enqueue_job(Job(kind="fold", agent=agent, key=f"k-{agent}"))
+        for _ in agents:
+            job = routed.claim_job("w", T0, 60)
+            assert job is not None
+            assert routed.renew_lease(job.id, "w", T0 + timedelta(seconds=90))
+            routed.fail_job(job.id, "w", "broken", None)
+        fresh = RoutedStore(routed.stores)  # another process: it never saw these jobs
+        for agent in agents.values():
+            (failed,) = fresh.list_jobs(agent, [JobState.FAILED])
+            assert fresh.retry_job(failed.id, agent="nobody") is None
+            retried = fresh.retry_job(failed.id)
+            assert retried is not None and retried.agent == agent and retried.state is JobState.PENDING
+    finally:
+        routed.close()
