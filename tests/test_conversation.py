@@ -117,7 +117,7 @@ def test_forty_rounds_with_a_fake_llm_render_the_seed_format(tmp_path: Path, e5:
             memory.run_jobs()  # the retry of the job that met the 500
             jobs = memory.jobs(agent="祈煜")
             assert [j.state for j in jobs] == [JobState.DONE] * 3
-            assert jobs[0].attempts == 2 and "500" in jobs[0].last_error
+            assert (jobs[0].attempts, jobs[0].claims) == (1, 2) and "500" in jobs[0].last_error
             # rounds 30–39 are still verbatim in working memory
             working = memory.working_memory(agent="祈煜", person="木木")
             assert working[0].id == "u30" and len(working) == 20

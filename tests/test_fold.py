@@ -126,9 +126,9 @@ def test_a_failing_extractor_is_retried_and_loses_nothing(tmp_path: Path) -> Non
     with open_memory(tmp_path, extractor) as memory:
         memory.add(conversation(3), agent="祈煜", person="木木")
         memory.flush(agent="祈煜", person="木木")
-        # two failures, then success: three attempts, each one recorded
+        # two failures, then success: three runs, the two failed attempts recorded
         (job,) = memory.jobs(agent="祈煜")
-        assert (job.state, job.attempts) == (JobState.DONE, 3)
+        assert (job.state, job.attempts, job.claims) == (JobState.DONE, 2, 3)
         assert "500" in job.last_error
         assert len(memory.overview(agent="祈煜", person="木木")) == 1
 

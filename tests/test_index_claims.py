@@ -135,6 +135,7 @@ def test_migration_6_removes_the_duplicate_chunks_of_a_sqlite_store(tmp_path: Pa
     with sqlite3.connect(tmp_path / "huiyi.sqlite") as conn:  # back to schema 5, as a damaged store is
         conn.execute("ALTER TABLE messages DROP COLUMN claimed_by")
         conn.execute("ALTER TABLE messages DROP COLUMN claim_until")
+        conn.execute("ALTER TABLE jobs DROP COLUMN claims")  # schema 7 goes back too
         conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     store = SQLiteStore(tmp_path)
     assert_repaired(store, kept, copy)
@@ -148,6 +149,7 @@ def test_migration_6_removes_the_duplicate_chunks_of_a_postgres_store() -> None:
     store.close()
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("ALTER TABLE messages DROP COLUMN claimed_by, DROP COLUMN claim_until")
+        conn.execute("ALTER TABLE jobs DROP COLUMN claims")  # schema 7 goes back too
         conn.execute("DELETE FROM schema_migrations WHERE version >= 6")
     store = PostgresStore(dsn, pool_size=2)
     assert_repaired(store, kept, copy)

@@ -85,7 +85,7 @@ def test_two_worker_processes_run_every_job_once(dsn: str) -> None:
     assert claimed.empty()
     assert sorted(seen) == sorted(job.id for job in jobs)  # each claimed once, none lost
     done = store.list_jobs("qy", limit=1000)
-    assert {j.state for j in done} == {JobState.DONE} and {j.attempts for j in done} == {1}
+    assert {j.state for j in done} == {JobState.DONE} and {(j.claims, j.attempts) for j in done} == {(1, 0)}
     assert {j.worker for j in done} == {"w1", "w2"}  # both really worked
     assert store.count_memories(scopes=[SCOPE]) == len(jobs)
     store.close()
@@ -104,7 +104,7 @@ def test_a_dead_workers_job_is_taken_again_after_its_lease(dsn: str) -> None:
     now = datetime.now()
     assert store.claim_job("w2", now + timedelta(seconds=30), 60) is None  # the lease still holds
     again = store.claim_job("w2", now + timedelta(seconds=61), 60)
-    assert again is not None and (again.id, again.attempts) == (job.id, 2)
+    assert again is not None and (again.id, again.claims, again.attempts) == (job.id, 2, 0)  # death is no attempt
     store.apply(job_writes(again), complete_job=(again.id, "w2"))
     (finished,) = store.list_jobs("qy")
     assert (finished.state, finished.worker) == (JobState.DONE, "w2")
@@ -126,7 +126,7 @@ def test_a_claim_skips_a_locked_job_and_gets_it_when_the_locker_dies(dsn: str) -
     deadline = time.monotonic() + 10  # the server rolls back the dead session's transaction
     while (job := store.claim_job("w", datetime.now(), 60)) is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert job is not None and job.attempts == 1
+    assert job is not None and (job.claims, job.attempts) == (1, 0)
     store.close()
 
 

@@ -327,9 +327,10 @@ def test_jobs_are_enqueued_once_by_key_and_claimed_once(store: Store) -> None:
     assert not store.enqueue_job(Job(kind="fold", agent="qy", key=first.key))
     claimed = store.claim_job("w1", T0, 60)
     assert claimed is not None
-    assert (claimed.id, claimed.state, claimed.attempts, claimed.payload) == (
+    assert (claimed.id, claimed.state, claimed.attempts, claimed.claims, claimed.payload) == (
         first.id,
         JobState.RUNNING,
+        0,  # attempts count errors, not claims
         1,
         first.payload,
     )
@@ -342,7 +343,8 @@ def test_an_expired_lease_lets_another_worker_take_the_job(store: Store) -> None
     assert job is not None
     assert store.claim_job("w2", T0 + timedelta(seconds=30), 60) is None
     again = store.claim_job("w2", T0 + timedelta(seconds=61), 60)
-    assert again is not None and again.id == job.id and again.attempts == 2
+    # a worker that died holding the job made no attempt: only its claim is counted
+    assert again is not None and (again.id, again.attempts, again.claims) == (job.id, 0, 2)
     # the first worker, now late, cannot complete it
     with pytest.raises(Exception, match="lease"):
         store.apply(Writes(), complete_job=(job.id, "w1"))
@@ -357,11 +359,43 @@ def test_failed_jobs_retry_later_or_give_up(store: Store) -> None:
     store.fail_job(job.id, "w", "LLM timed out", retry_at=T0 + timedelta(minutes=5))
     assert store.claim_job("w", T0 + timedelta(minutes=1), 60) is None
     job = store.claim_job("w", T0 + timedelta(minutes=5), 60)
-    assert job is not None and job.attempts == 2
+    assert job is not None and (job.attempts, job.claims) == (1, 2)
     store.fail_job(job.id, "w", "still broken", retry_at=None)
     (failed,) = store.list_jobs(states=[JobState.FAILED])
     assert (failed.last_error, failed.attempts) == ("still broken", 2)
     assert store.claim_job("w", T0 + timedelta(days=1), 60) is None
+
+
+def test_a_failed_job_can_be_retried(store: Store) -> None:
+    store.enqueue_job(Job(kind="fold", agent="qy", key="k"))
+    job = store.claim_job("w", T0, 60)
+    assert job is not None
+    assert store.retry_job(job.id) is None  # only a failed job is retried
+    store.fail_job(job.id, "w", "broken", retry_at=None)
+    assert store.retry_job(job.id, agent="someone-else") is None
+    retried = store.retry_job(job.id, agent="qy")
+    assert retried is not None
+    assert (retried.state, retried.attempts, retried.claims, retried.run_after) == (JobState.PENDING, 0, 0, None)
+    assert retried.last_error == "broken"  # kept, to say why it was retried
+    again = store.claim_job("w2", T0 + timedelta(seconds=1), 60)
+    assert again is not None and again.id == job.id
+    assert store.retry_job("job_unknown") is None
+
+
+def test_a_renewed_lease_keeps_the_job_from_other_workers(store: Store) -> None:
+    store.enqueue_job(Job(kind="fold", agent="qy", key="k"))
+    job = store.claim_job("w1", T0, 10)
+    assert job is not None
+    assert store.renew_lease(job.id, "w1", T0 + timedelta(seconds=18))
+    assert store.claim_job("w2", T0 + timedelta(seconds=15), 10) is None  # the first lease would have expired
+    (running,) = store.list_jobs("qy")
+    assert running.lease_until == T0 + timedelta(seconds=18)
+    assert not store.renew_lease(job.id, "w2", T0 + timedelta(seconds=30))  # not w2's job
+    taken = store.claim_job("w2", T0 + timedelta(seconds=19), 10)
+    assert taken is not None and taken.id == job.id
+    assert not store.renew_lease(job.id, "w1", T0 + timedelta(seconds=40))  # w1 lost it: it must stop
+    store.apply(Writes(), complete_job=(job.id, "w2"))
+    assert not store.renew_lease(job.id, "w2", T0 + timedelta(seconds=40))  # done jobs have no lease
 
 
 def test_completing_a_job_writes_its_memories_and_fold_point_together(store: Store) -> None:

@@ -180,17 +180,46 @@ class AsyncMemory:
     ) -> list[Job]:
         """Fold all of a space's working memory now (call it on a scene change, or before a pause).
 
-        With ``wait`` the extraction runs before this returns; otherwise the background worker takes it.
+        Returns the space's fold jobs that this call planned, queued again (a fold that failed for good
+        and is planned again is retried) or found still pending or running; [] when nothing is left to
+        fold. With ``wait`` they run before this returns, as far as this process can run them, and each
+        is returned as it then stands: one whose ``state`` is not ``DONE`` is what could not be done —
+        ``FAILED`` (``last_error`` says why; ``retry_job`` queues it again), ``PENDING`` (it failed and is
+        retried at ``run_after``) or ``RUNNING`` (another worker holds it). Without ``wait`` the
+        background worker takes them.
         """
         space_id = _chat_of(agent, person, space).space_id
-        jobs = await self._run(
-            fold.plan_folds, self.store, agent, space_id, None if space else person, self.config, everything=True
+        outstanding = await self._run(self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING])
+        planned = await self._run(
+            fold.plan_folds,
+            self.store,
+            agent,
+            space_id,
+            None if space else person,
+            self.config,
+            everything=True,
+            retry_failed=True,
         )
-        if wait:
-            await self.run_jobs()
-        elif jobs:
-            self._wake_worker()
-        return jobs
+        jobs = {job.id: job for job in [*outstanding, *planned]}
+        if not wait:
+            if planned:
+                self._wake_worker()
+            return list(jobs.values())
+        await self.run_jobs()
+        unfinished = await self._run(
+            self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
+        )
+        now = {job.id: job for job in unfinished}
+        done = {"state": JobState.DONE, "lease_until": None}
+        result = [now.get(job_id) or job.model_copy(update=done) for job_id, job in jobs.items()]
+        for job in result:
+            if job.state is not JobState.DONE:
+                log.warning("flush: job %s is %s: %s", job.id, job.state.value, job.last_error or job.worker)
+        return result
+
+    def _fold_jobs(self, agent: str, space: str, states: Sequence[JobState]) -> list[Job]:
+        found = self.store.list_jobs(agent, states, limit=100_000)
+        return [job for job in found if job.kind == fold.FOLD and job.payload.get("space") == space]
 
     async def run_jobs(self) -> int:
         """Run every due extraction job now, in this task; returns how many ran."""
@@ -207,8 +236,26 @@ class AsyncMemory:
         ]
         await asyncio.gather(*(worker.run(stop) for worker in workers))
 
-    async def jobs(self, *, agent: str | None = None, states: Sequence[JobState] = ()) -> list[Job]:
-        return await self._run(self.store.list_jobs, agent, states)
+    async def jobs(self, *, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+        """Background jobs, oldest first: of one agent, or of all; of the given states, or of any."""
+        return await self._run(self.store.list_jobs, agent, states, limit)
+
+    async def retry_job(self, job_id: str, *, agent: str | None = None) -> Job:
+        """Queue a job that failed for good again, its attempts back to 0; ``NotFound`` when no failed
+        job has that id (of ``agent``, when given)."""
+        job = await self._run(self.store.retry_job, job_id, agent)
+        if job is None:
+            raise NotFound(f"no failed job {job_id!r}" + (f" of agent {agent!r}" if agent is not None else ""))
+        self._wake_worker()
+        return job
+
+    async def retry_failed(self, *, agent: str | None = None) -> list[Job]:
+        """Queue every job that failed for good again (of ``agent``, when given); returns them."""
+        failed = await self._run(self.store.list_jobs, agent, [JobState.FAILED], 100_000)
+        retried = [job for f in failed if (job := await self._run(self.store.retry_job, f.id, f.agent)) is not None]
+        if retried:
+            self._wake_worker()
+        return retried
 
     async def working_memory(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[Message]:
         """The recent turns of a space kept verbatim (seed 000: 10–30 rounds)."""
@@ -799,6 +846,8 @@ class Memory:
     flush = _blocking(AsyncMemory.flush)
     run_jobs = _blocking(AsyncMemory.run_jobs)
     jobs = _blocking(AsyncMemory.jobs)
+    retry_job = _blocking(AsyncMemory.retry_job)
+    retry_failed = _blocking(AsyncMemory.retry_failed)
     working_memory = _blocking(AsyncMemory.working_memory)
     overview = _blocking(AsyncMemory.overview)
     forget_person = _blocking(AsyncMemory.forget_person)

@@ -464,12 +464,13 @@ class Job(_Model):
     key: str
     payload: dict[str, Any] = Field(default_factory=dict)
     state: JobState = JobState.PENDING
-    attempts: int = 0
+    attempts: int = 0  # runs that ended in an error; a worker that died mid-run costs none
     last_error: str = ""
     run_after: datetime | None = None
     lease_until: datetime | None = None
     worker: str = ""
     created_at: datetime | None = None
+    claims: int = 0  # times a worker took it: more than attempts + 1 means workers died holding it
 
 
 class RecallHit(_Model):

@@ -40,8 +40,10 @@ class WindowConfig(Section):
 class WorkerConfig(Section):
     enabled: bool = True  # run extraction jobs in the background of the embedded store
     poll_seconds: float = 1.0
-    lease_seconds: float = 300.0  # a job whose worker died is taken again after this
-    max_attempts: int = 5
+    # a job whose worker died is taken again after this; a live worker renews it every third of it
+    lease_seconds: float = 30.0
+    max_attempts: int = 5  # runs that end in an error before the job fails for good
+    max_abandoned: int = 5  # runs whose worker died or lost the lease before it fails for good
     backoff_seconds: float = 30.0  # doubled per failed attempt
     maintenance_minutes: float = 60.0  # how often the worker consolidates and summarises what is due; 0: never
 

@@ -58,7 +58,7 @@ from huiyi.faces.http_models import (
 )
 from huiyi.faces.proxy import MemoryProxy, proxy_router
 from huiyi.memory import AsyncMemory
-from huiyi.model import FactData, MemoryItem, MemoryKind, Person, RecallHit, RecallResult
+from huiyi.model import FactData, Job, JobState, MemoryItem, MemoryKind, Person, RecallHit, RecallResult
 from huiyi.recall.facts import Owner, group_facts
 
 STATUS: dict[type[HuiyiError], int] = {
@@ -339,6 +339,23 @@ def create_app(
         if found is None:
             raise NotFound(f"no person {person_id!r} for agent {agent!r}")
         return found
+
+    @app.get("/v1/jobs", response_model=list[Job], responses=QUERY)
+    async def list_jobs(
+        agents: Agents,
+        agent: Annotated[str, Query(min_length=1)],
+        state: Annotated[list[JobState] | None, Query()] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> list[Job]:
+        """An agent's background jobs, oldest first; ``state=failed`` for those that gave up."""
+        check(agents, agent)
+        return await memory.jobs(agent=agent, states=state or (), limit=limit)
+
+    @app.post("/v1/jobs/{job_id}/retry", response_model=Job, responses=BY_ID)
+    async def retry_job(job_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Job:
+        """Queue a failed job of the agent again (attempts back to 0); 404 unless it is failed."""
+        check(agents, agent)
+        return await memory.retry_job(job_id, agent=agent)
 
     @app.post("/context", response_model=ContextResponse, responses=BODY)
     async def context(body: ContextBody, agents: Agents) -> ContextResponse:

@@ -155,10 +155,21 @@ class JobStore(Protocol):
         """Store a pending job; False (and nothing written) when a job with its key exists."""
 
     def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
-        """Take the oldest runnable job: pending and due, or running with an expired lease."""
+        """Take the oldest runnable job: pending and due, or running with an expired lease.
+
+        Counts a claim, never an attempt: a worker that dies holding a job leaves no error.
+        """
+
+    def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
+        """Extend the lease of a job ``worker`` is running to ``until``; False when it no longer holds
+        it (lease taken by another worker, or the job finished), and the worker must stop."""
 
     def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
-        """Record a failure; pending again at ``retry_at``, or failed for good when it is None."""
+        """Record a failed attempt; pending again at ``retry_at``, or failed for good when it is None."""
+
+    def retry_job(self, job_id: str, agent: str | None = None) -> Job | None:
+        """Queue a failed job again, attempts and claims back to 0 (its last error kept); returns it as
+        stored, or None when no failed job has that id (of ``agent``, when given)."""
 
     def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]: ...
 

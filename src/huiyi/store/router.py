@@ -211,6 +211,20 @@ class RoutedStore:
         for name in [home] if home is not None else list(self.stores):
             self.stores[name].fail_job(job_id, worker, error, retry_at)
 
+    def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
+        home = self._home_of(job_id)
+        names = [home] if home is not None else list(self.stores)
+        return any([self.stores[name].renew_lease(job_id, worker, until) for name in names])
+
+    def retry_job(self, job_id: str, agent: str | None = None) -> Job | None:
+        names = [self.name_for(agent)] if agent is not None else list(self.stores)
+        for name in names:
+            job = self.stores[name].retry_job(job_id, agent)
+            if job is not None:
+                self._remember(job.id, name)
+                return job
+        return None
+
     def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
         if agent is not None:
             return self.store_for(agent).list_jobs(agent, states, limit)

@@ -20,7 +20,9 @@ from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryIt
 Row = Sequence[Any]
 
 MESSAGE_COLUMNS = "agent, id, space, scope, speaker, role, text, time, seq"
-JOB_COLUMNS = "id, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at"
+JOB_COLUMNS = (
+    "id, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at, claims"
+)
 ENTITY_COLUMNS = "id, agent, scope, name, type, aliases, sources, merged_into"
 MERGE_COLUMNS = "id, agent, source, target, reason, at, undone"
 MEMORY_COLUMNS = (
@@ -112,7 +114,8 @@ def message(row: Row, codec: Codec) -> Message:
 
 def job(row: Row, codec: Codec) -> Job:
     """A job from ``JOB_COLUMNS``."""
-    id_, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at = row
+    id_, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at = row[:12]
+    claims = row[12]
     return Job(
         id=id_,
         kind=kind,
@@ -126,6 +129,7 @@ def job(row: Row, codec: Codec) -> Job:
         lease_until=codec.time(lease_until),
         worker=worker,
         created_at=codec.time(created_at),
+        claims=claims,
     )
 
 

@@ -15,6 +15,7 @@ from huiyi.errors import HuiyiError
 from huiyi.faces.cli import data, maintain, recall, serve
 from huiyi.faces.cli.bench import app as bench_app
 from huiyi.faces.cli.eval import app as eval_app
+from huiyi.faces.cli.jobs import app as jobs_app
 from huiyi.faces.cli.printing import out
 
 __all__ = ["app", "main"]
@@ -51,6 +52,7 @@ app.command("summarize")(maintain.summarize)
 app.command("forget")(maintain.forget)
 app.command("migrate")(maintain.migrate)
 app.command("worker")(serve.worker)
+app.add_typer(jobs_app, name="jobs", help="See background jobs and queue failed ones again.")
 
 
 def main() -> None:

@@ -89,9 +89,23 @@ def folds(messages: Sequence[Message], config: Config, *, everything: bool = Fal
 
 
 def plan_folds(
-    store: Store, agent: str, space: str, person: str | None, config: Config, *, everything: bool = False
+    store: Store,
+    agent: str,
+    space: str,
+    person: str | None,
+    config: Config,
+    *,
+    everything: bool = False,
+    retry_failed: bool = False,
 ) -> list[Job]:
-    """Enqueue a job for every fold that should leave working memory now; returns the jobs created."""
+    """Enqueue a job for every fold that should leave working memory now; returns the jobs created.
+
+    A fold planned again after its job failed for good has the same key, so it is not enqueued twice;
+    with ``retry_failed`` (an explicit flush) that job is queued again and returned with the new ones.
+    """
+    failed: dict[str, str] = {}
+    if retry_failed:
+        failed = {j.key: j.id for j in store.list_jobs(agent, [JobState.FAILED], limit=100_000) if j.kind == FOLD}
     created: list[Job] = []
     for folded in folds(unfolded(store, agent, space), config, everything=everything):
         job = Job(
@@ -109,6 +123,8 @@ def plan_folds(
         )
         if store.enqueue_job(job):
             created.append(job)
+        elif job.key in failed and (again := store.retry_job(failed[job.key], agent)) is not None:
+            created.append(again)
     return created
 
 

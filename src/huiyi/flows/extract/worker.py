@@ -1,8 +1,10 @@
 """The extraction worker: claims fold jobs, extracts, and commits memories with the job.
 
-Any number of workers may run against one store (leases keep them apart). A failure records the error
-and schedules a retry with exponential backoff; after ``max_attempts`` the job stays failed, its
-messages still in the log and in working memory, so nothing is lost.
+Any number of workers may run against one store (leases keep them apart). A running job's lease is
+short and renewed by a heartbeat, so the job of a worker that died is taken again within one lease.
+A failure records the error and schedules a retry with exponential backoff; after ``max_attempts``
+errors (or ``max_abandoned`` runs whose worker died) the job stays failed, its messages still in the
+log and in working memory, so nothing is lost, until it is retried (``retry_job``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from huiyi.flows.extract.entities import entities_of, record_entities
 from huiyi.flows.extract.fold import FOLD, fold_of, memories_of, writes_of
 from huiyi.model import Job
 from huiyi.providers.embed import Embedder
-from huiyi.store.base import Store
+from huiyi.store.base import Store, Writes
 
 log = logging.getLogger(__name__)
 
@@ -48,28 +50,74 @@ class Worker:
         self.clock = clock
 
     async def run_once(self) -> Job | None:
-        """Run one due job, if any; returns it (done or failed), or None when none was due."""
+        """Run one due job, if any; returns it (done, failed, or lost to another worker), or None when none was due."""
         settings = self.config.worker
         job = await asyncio.to_thread(self.store.claim_job, self.name, self.clock(), settings.lease_seconds, [FOLD])
         if job is None:
             return None
+        abandoned = job.claims - 1 - job.attempts  # earlier runs that ended in neither success nor an error
+        if abandoned >= settings.max_abandoned:
+            # a job that kills its worker every time (memory, a native crash) must not take every worker down
+            error = f"Abandoned: {abandoned} runs ended with their worker gone; last error: {job.last_error or '-'}"
+            log.warning("job %s: %s", job.id, error)
+            await asyncio.to_thread(self.store.fail_job, job.id, self.name, error, None)
+            return job
+        finishing = asyncio.Event()
+        work = asyncio.create_task(self._run(job, finishing))
+        beat = asyncio.create_task(self._heartbeat(job, work, finishing))
         try:
+            await asyncio.wait({work})
+        finally:
+            beat.cancel()
+            work.cancel()  # only when this task itself is cancelled: the job then waits out its lease
+        if work.cancelled():
+            log.warning("job %s: worker %s lost its lease; another worker runs it", job.id, self.name)
+        return job
+
+    async def _heartbeat(self, job: Job, work: asyncio.Task[None], finishing: asyncio.Event) -> None:
+        """Renew the job's lease every third of it while it runs; stop the work when the lease is lost."""
+        lease = self.config.worker.lease_seconds
+        while True:
+            await asyncio.sleep(lease / 3)
+            if finishing.is_set():
+                return  # the commit itself checks the lease
+            until = self.clock() + timedelta(seconds=lease)
+            try:
+                held = await asyncio.to_thread(self.store.renew_lease, job.id, self.name, until)
+            except Exception as exc:  # the store hiccuped: the lease may still be ours, try next beat
+                log.warning("job %s: renewing the lease failed: %s", job.id, exc)
+                continue
+            if not held and not finishing.is_set():
+                work.cancel()
+                return
+
+    async def _run(self, job: Job, finishing: asyncio.Event) -> None:
+        settings = self.config.worker
+        try:
+            to_seq = int(job.payload["to_seq"])
+            if await asyncio.to_thread(self.store.working_start, job.agent, job.payload["space"]) > to_seq:
+                # another fold took these messages (a retried job outrun by a later one): nothing to extract
+                finishing.set()
+                await asyncio.to_thread(self.store.apply, Writes(), (job.id, self.name))
+                log.info("job %s: its messages were folded by another job", job.id)
+                return
             fold = await asyncio.to_thread(fold_of, self.store, job, self.config.language)
             extraction = await self.extractor.extract(fold)
             items = memories_of(extraction, fold, job.id)
-            writes = await asyncio.to_thread(writes_of, items, self.embedder, fold, int(job.payload["to_seq"]))
+            writes = await asyncio.to_thread(writes_of, items, self.embedder, fold, to_seq)
+            finishing.set()
             await asyncio.to_thread(self.store.apply, writes, (job.id, self.name))
             # entities are upserted by stable ids after the commit: a crash here is repaired by the next
             # fold that names them, and never duplicates anything
             await asyncio.to_thread(record_entities, self.store, self.embedder, entities_of(extraction, fold))
             log.info("job %s: %d memories from %d messages", job.id, len(items), len(fold.messages))
         except Exception as exc:  # any failure: record it, retry later, lose nothing
+            errors = job.attempts + 1
             retry_at = None
-            if job.attempts < settings.max_attempts:
-                retry_at = self.clock() + timedelta(seconds=settings.backoff_seconds * 2 ** (job.attempts - 1))
-            log.warning("job %s attempt %d failed: %s", job.id, job.attempts, exc)
+            if errors < settings.max_attempts:
+                retry_at = self.clock() + timedelta(seconds=settings.backoff_seconds * 2 ** (errors - 1))
+            log.warning("job %s attempt %d failed: %s", job.id, errors, exc)
             await asyncio.to_thread(self.store.fail_job, job.id, self.name, f"{type(exc).__name__}: {exc}", retry_at)
-        return job
 
     async def drain(self) -> int:
         """Run due jobs until none is left; returns how many ran."""

@@ -37,7 +37,7 @@ class PostgresJobs(PostgresConnection):
         kind_filter = " AND kind = ANY(%(kinds)s)" if kinds else ""
         with self._write() as cur:
             row = cur.execute(
-                f"UPDATE jobs SET state = 'running', worker = %(worker)s, attempts = attempts + 1,"
+                f"UPDATE jobs SET state = 'running', worker = %(worker)s, claims = claims + 1,"
                 f" lease_until = %(at)s + make_interval(secs => %(lease)s)"
                 f" WHERE id = (SELECT id FROM jobs WHERE state IN ('pending', 'running')"
                 f" AND ((state = 'pending' AND COALESCE(run_after, '-infinity') <= %(at)s)"
@@ -51,10 +51,28 @@ class PostgresJobs(PostgresConnection):
     def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
         with self._write() as cur:
             cur.execute(
-                "UPDATE jobs SET state = %s, last_error = %s, run_after = %s, lease_until = NULL"
-                " WHERE id = %s AND worker = %s AND state = 'running'",
+                "UPDATE jobs SET state = %s, last_error = %s, run_after = %s, lease_until = NULL,"
+                " attempts = attempts + 1 WHERE id = %s AND worker = %s AND state = 'running'",
                 ("pending" if retry_at else "failed", error[:2000], naive(retry_at), job_id, worker),
             )
+
+    def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
+        with self._write() as cur:
+            cur.execute(
+                "UPDATE jobs SET lease_until = %s WHERE id = %s AND worker = %s AND state = 'running'",
+                (naive(until), job_id, worker),
+            )
+            return bool(cur.rowcount)
+
+    def retry_job(self, job_id: str, agent: str | None = None) -> Job | None:
+        with self._write() as cur:
+            row = cur.execute(
+                "UPDATE jobs SET state = 'pending', attempts = 0, claims = 0, run_after = NULL, lease_until = NULL,"
+                " worker = '' WHERE id = %(id)s AND state = 'failed' AND (%(agent)s::text IS NULL OR agent = %(agent)s)"
+                f" RETURNING {JOB_COLUMNS}",
+                {"id": job_id, "agent": agent},
+            ).fetchone()
+        return rows.job(row, NATIVE) if row else None
 
     def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
         sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE true"

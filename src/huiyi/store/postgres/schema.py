@@ -230,4 +230,10 @@ MIGRATIONS: list[str] = [
         chars_total = p.chars_total - c.chars
     FROM counted c WHERE p.part = c.part;
     """,
+    # 7: a job's claims apart from its attempts, so a worker killed mid-run costs the job no attempt;
+    # until now every claim counted as an attempt
+    """
+    ALTER TABLE jobs ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
+    UPDATE jobs SET claims = attempts;
+    """,
 ]

@@ -45,7 +45,7 @@ class SQLiteJobs(SQLiteConnection):
             if row is None:
                 return None
             conn.execute(
-                "UPDATE jobs SET state = 'running', worker = ?, lease_until = ?, attempts = attempts + 1 WHERE id = ?",
+                "UPDATE jobs SET state = 'running', worker = ?, lease_until = ?, claims = claims + 1 WHERE id = ?",
                 (worker, at + lease_seconds, row[0]),
             )
         return rows.job(row, TEXT).model_copy(
@@ -53,15 +53,36 @@ class SQLiteJobs(SQLiteConnection):
                 "state": JobState.RUNNING,
                 "worker": worker,
                 "lease_until": from_epoch(at + lease_seconds),
-                "attempts": row[6] + 1,
+                "claims": row[12] + 1,
             }
         )
+
+    def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE jobs SET lease_until = ? WHERE id = ? AND worker = ? AND state = 'running'",
+                (to_epoch(until), job_id, worker),
+            )
+            return bool(cursor.rowcount)
+
+    def retry_job(self, job_id: str, agent: str | None = None) -> Job | None:
+        agent_filter = " AND agent = ?" if agent is not None else ""
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE jobs SET state = 'pending', attempts = 0, claims = 0, run_after = NULL, lease_until = NULL,"
+                f" worker = '' WHERE id = ? AND state = 'failed'{agent_filter}",
+                (job_id, *([agent] if agent is not None else [])),
+            )
+            if not cursor.rowcount:
+                return None
+            row = conn.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return rows.job(row, TEXT)
 
     def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
         with self._write() as conn:
             conn.execute(
-                "UPDATE jobs SET state = ?, last_error = ?, run_after = ?, lease_until = NULL"
-                " WHERE id = ? AND worker = ? AND state = 'running'",
+                "UPDATE jobs SET state = ?, last_error = ?, run_after = ?, lease_until = NULL,"
+                " attempts = attempts + 1 WHERE id = ? AND worker = ? AND state = 'running'",
                 ("pending" if retry_at else "failed", error[:2000], to_epoch(retry_at), job_id, worker),
             )
 

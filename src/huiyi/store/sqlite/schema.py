@@ -198,6 +198,12 @@ MIGRATIONS: list[str] = [
     UPDATE partitions SET version = version + 1 WHERE part IN (SELECT part FROM chunk_copies);
     DROP TABLE chunk_copies;
     """,
+    # 7: a job's claims apart from its attempts, so a worker killed mid-run costs the job no attempt;
+    # until now every claim counted as an attempt
+    """
+    ALTER TABLE jobs ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
+    UPDATE jobs SET claims = attempts;
+    """,
 ]
 
 
