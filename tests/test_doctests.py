@@ -11,6 +11,8 @@ MODULES = [
     "huiyi.config",
     "huiyi.memory",
     "huiyi.config.recall",
+    "huiyi.faces.tool_schemas",
+    "huiyi.providers.json_repair",
     "huiyi.recall.fuse",
     "huiyi.recall.graph",
     "huiyi.recall.recipes",

@@ -7,6 +7,9 @@ wrap JSON in prose or code fences (we repair it), and every server is sometimes 
 (we retry with backoff). The API key is sent in a header and nowhere else: never logged, never in
 an error message.
 
+The repair lives in :mod:`huiyi.providers.json_repair` and the schema check in
+:mod:`huiyi.providers.json_schema`; ``repair_json`` and ``schema_errors`` are re-exported here.
+
     >>> repair_json('好的:```json\\n{"a": 1,}\\n```')
     {'a': 1}
 """
@@ -15,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import importlib
 import json
 import logging
 import random
@@ -29,6 +31,8 @@ import httpx
 
 from huiyi.config import LLMConfig
 from huiyi.errors import ConfigError, ProviderError
+from huiyi.providers.json_repair import repair_json, strip_think
+from huiyi.providers.json_schema import json_type, schema_errors
 
 __all__ = ["LLM", "OpenAIChat", "TokenUsage", "repair_json", "schema_errors"]
 
@@ -180,7 +184,7 @@ class OpenAIChat:
         """Plain text; reasoning models' ``<think>`` blocks are dropped."""
 
         def accept(content: str) -> str:
-            text = _strip_think(content).strip()
+            text = strip_think(content).strip()
             if not text:
                 raise _Unusable("the answer was empty", content)
             return text
@@ -198,7 +202,7 @@ class OpenAIChat:
             except ValueError as exc:
                 raise _Unusable(f"not JSON ({exc})", content) from None
             if not isinstance(value, dict):
-                raise _Unusable(f"expected a JSON object, got {_json_type(value)}", content)
+                raise _Unusable(f"expected a JSON object, got {json_type(value)}", content)
             errors = schema_errors(value, schema)
             if errors:
                 raise _Unusable("does not match the schema: " + "; ".join(errors[:5]), content)
@@ -411,190 +415,6 @@ class OpenAIChat:
 
     def _redact(self, text: str) -> str:
         return text.replace(self._secret, "***") if self._secret else text
-
-
-# --- parsing ------------------------------------------------------------------------------------
-
-_THINK = re.compile(r"<think>.*?(</think>|\Z)", re.DOTALL)
-_FENCE = re.compile(r"```[ \t]*(?:json5?|JSON)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
-_PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
-
-
-def repair_json(text: str) -> Any:
-    """Parse what a model meant as JSON: fenced, wrapped in prose, with trailing commas, single
-    quotes or cut off at the end. Raises ``ValueError`` when nothing sensible comes out.
-
-    Each repair is tried only after the gentler ones failed, so valid JSON is never rewritten.
-    """
-    text = _strip_think(text).strip().lstrip("\ufeff")
-    candidates = [text]
-    fence = _FENCE.search(text)
-    if fence:
-        candidates.append(fence.group(1).strip())
-    first_error = ""
-    for candidate in candidates:
-        try:
-            return json.loads(candidate, strict=False)
-        except ValueError as exc:
-            first_error = first_error or str(exc)
-        for start in _brackets(candidate)[:5]:  # prose before the JSON may hold brackets of its own
-            for quotes in (False, True):
-                for attempt in _mend(candidate[start:], single_quotes=quotes):
-                    try:
-                        return json.loads(attempt, strict=False)
-                    except ValueError:
-                        pass
-    raise ValueError(first_error or "empty answer")
-
-
-def _strip_think(text: str) -> str:
-    return _THINK.sub("", text) if "<think>" in text else text
-
-
-def _brackets(text: str) -> list[int]:
-    return [i for i, ch in enumerate(text) if ch in "{["]
-
-
-def _mend(text: str, *, single_quotes: bool) -> list[str]:
-    """Rewrite ``text`` (starting at a bracket) token by token; return the result and, when it was
-    cut off, shorter variants that end at an earlier comma."""
-    out: list[str] = []
-    stack: list[str] = []
-    cuts: list[tuple[int, list[str]]] = []  # (len(out) at a comma, open brackets there)
-    i, n = 0, len(text)
-    quote = ""  # the quote character of the open string, or ""
-    while i < n:
-        ch = text[i]
-        if quote:
-            if ch == "\\" and i + 1 < n:
-                nxt = text[i + 1]
-                out.append("'" if quote == "'" and nxt == "'" else ch + nxt)
-                i += 2
-                continue
-            if ch == quote:
-                out.append('"')
-                quote = ""
-            elif ch == '"':  # a double quote inside a single-quoted string
-                out.append('\\"')
-            else:
-                out.append(ch)
-            i += 1
-            continue
-        if ch == '"' or (ch == "'" and single_quotes):
-            quote = ch
-            out.append('"')
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-            out.append(ch)
-        elif ch in "}]":
-            while out and out[-1].strip() in ("", ","):  # trailing comma before the close
-                if out.pop().strip() == ",":
-                    if cuts and cuts[-1][0] == len(out):
-                        cuts.pop()
-                    break
-            if stack:
-                stack.pop()
-            out.append(ch)
-            if not stack:
-                return ["".join(out)]  # whatever follows is prose
-        elif ch == ",":
-            cuts.append((len(out), list(stack)))
-            out.append(ch)
-        elif ch.isalpha():
-            j = i
-            while j < n and (text[j].isalnum() or text[j] == "_"):
-                j += 1
-            word = text[i:j]
-            out.append(_PY_LITERALS.get(word, word))
-            i = j
-            continue
-        else:
-            out.append(ch)
-        i += 1
-    # cut off before the last bracket closed: close what is open. A string cut in half is dropped
-    # with its member rather than kept as a shorter, wrong value.
-    variants = [] if quote else [_close("".join(out), stack)]
-    for at, open_then in reversed(cuts[-3:]):
-        variants.append(_close("".join(out[:at]), open_then))
-    return variants
-
-
-def _close(text: str, stack: list[str]) -> str:
-    text = text.rstrip().rstrip(",").rstrip()
-    if text.endswith(":"):
-        text += " null"
-    return text + "".join(reversed(stack))
-
-
-# --- schema -------------------------------------------------------------------------------------
-
-_TYPES: dict[str, Callable[[Any], bool]] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
-}
-
-
-def schema_errors(value: Any, schema: dict[str, Any]) -> list[str]:
-    """Why ``value`` fails ``schema``; empty when it passes.
-
-    Uses ``jsonschema`` when it is installed; otherwise checks the parts the flows' schemas use:
-    ``type``, ``required``, ``properties``, ``additionalProperties: false``, ``items`` and ``enum``.
-    """
-    validator = _jsonschema_validator(schema)
-    if validator is not None:
-        return [
-            f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
-            for error in validator.iter_errors(value)
-        ]
-    errors: list[str] = []
-    _check(value, schema, "(root)", errors)
-    return errors
-
-
-def _jsonschema_validator(schema: dict[str, Any]) -> Any:
-    try:
-        module = importlib.import_module("jsonschema")  # optional; imported by name so mypy needs no stubs
-    except ImportError:
-        return None
-    return module.validators.validator_for(schema)(schema)
-
-
-def _check(value: Any, schema: Any, path: str, errors: list[str]) -> None:
-    if not isinstance(schema, dict):
-        return
-    expected = schema.get("type")
-    if expected is not None:
-        names = expected if isinstance(expected, list) else [expected]
-        if not any(_TYPES.get(t, lambda _: True)(value) for t in names):
-            errors.append(f"{path}: expected {'/'.join(names)}, got {_json_type(value)}")
-            return
-    if "enum" in schema and value not in schema["enum"]:
-        errors.append(f"{path}: {value!r} is not one of {schema['enum']!r}")
-    if "const" in schema and value != schema["const"]:
-        errors.append(f"{path}: expected {schema['const']!r}")
-    if isinstance(value, dict):
-        props = schema.get("properties") or {}
-        errors.extend(f"{path}: missing {key!r}" for key in schema.get("required", []) if key not in value)
-        for key, item in value.items():
-            if key in props:
-                _check(item, props[key], f"{path}.{key}" if path != "(root)" else key, errors)
-            elif schema.get("additionalProperties") is False:
-                errors.append(f"{path}: unexpected key {key!r}")
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for index, item in enumerate(value):
-            _check(item, schema["items"], f"{path}[{index}]", errors)
-
-
-def _json_type(value: Any) -> str:
-    for name in ("null", "boolean", "integer", "number", "string", "array", "object"):
-        if _TYPES[name](value) and not (name == "integer" and isinstance(value, float)):
-            return name
-    return type(value).__name__
 
 
 # --- small helpers ------------------------------------------------------------------------------

@@ -1,0 +1,106 @@
+"""The LLM tools' argument models: pydantic mirrors of :mod:`huiyi.faces.tool_schemas` that refuse
+unknown fields (so no scope can be smuggled in) and bound every text a model writes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from huiyi.faces.tool_schemas import MemoryType, RelationType
+
+__all__ = [
+    "ARGUMENTS",
+    "ArchivalMemorySearch",
+    "ConversationSearch",
+    "CoreMemoryAppend",
+    "CoreMemoryReplace",
+    "CreateMemory",
+    "LinkMemories",
+    "SearchMemories",
+    "Text",
+    "TimeRange",
+]
+
+_MAX_TEXT = 2000  # characters of a model-written argument
+
+# argument models mirror the schemas; a test keeps the two in step
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+Text = Annotated[str, Field(min_length=1, max_length=_MAX_TEXT)]
+
+
+class TimeRange(_Args):
+    start: str | None = Field(default=None, max_length=100)
+    end: str | None = Field(default=None, max_length=100)
+
+
+class CreateMemory(_Args):
+    subject: str = Field(min_length=1, max_length=200)
+    memory_type: MemoryType
+    topic: str = Field(min_length=1, max_length=200)
+    object: str | None = Field(default=None, max_length=_MAX_TEXT)
+    attributes: dict[str, str | int | float] = Field(default_factory=dict, max_length=20)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    text: str | None = Field(default=None, max_length=_MAX_TEXT)
+
+
+class LinkMemories(_Args):
+    source_memory_description: str | None = Field(default=None, max_length=_MAX_TEXT)
+    target_memory_description: str | None = Field(default=None, max_length=_MAX_TEXT)
+    source_memory_id: str | None = Field(default=None, max_length=100)
+    target_memory_id: str | None = Field(default=None, max_length=100)
+    relation_type: RelationType
+    importance: float = Field(default=0.6, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _both_ends(self) -> LinkMemories:
+        for end in ("source", "target"):
+            if not (getattr(self, f"{end}_memory_id") or getattr(self, f"{end}_memory_description")):
+                raise ValueError(f"name the {end} memory: give {end}_memory_id or {end}_memory_description")
+        return self
+
+
+class SearchMemories(_Args):
+    query: Text
+    memory_types: list[MemoryType] | None = Field(default=None, max_length=8)
+    time_range: TimeRange | None = None
+    max_results: int = Field(default=10, ge=1, le=50)
+    expand_depth: int = Field(default=1, ge=0, le=2)
+
+
+class ConversationSearch(_Args):
+    query: Text
+    time_range: TimeRange | None = None
+    max_results: int = Field(default=5, ge=1, le=50)
+
+
+class ArchivalMemorySearch(ConversationSearch):
+    pass
+
+
+class CoreMemoryAppend(_Args):
+    label: str = Field(min_length=1, max_length=100)
+    content: Text
+
+
+class CoreMemoryReplace(_Args):
+    label: str = Field(min_length=1, max_length=100)
+    old_content: Text
+    new_content: str = Field(max_length=_MAX_TEXT)
+
+
+ARGUMENTS: dict[str, type[_Args]] = {
+    "create_memory": CreateMemory,
+    "link_memories": LinkMemories,
+    "search_memories": SearchMemories,
+    "conversation_search": ConversationSearch,
+    "archival_memory_search": ArchivalMemorySearch,
+    "core_memory_append": CoreMemoryAppend,
+    "core_memory_replace": CoreMemoryReplace,
+}

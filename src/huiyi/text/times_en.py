@@ -1,0 +1,287 @@
+"""English time phrases: the rules that find “last Saturday”, “two weeks ago” or “May 8 at 8 pm”
+in text and resolve each against a clock to a half-open range (see :mod:`huiyi.text.periods`).
+
+Also the month names and the clock reading that :func:`huiyi.text.times.parse_datetime` shares.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date, datetime, time, timedelta
+
+from huiyi.text.periods import (
+    DAY,
+    Range,
+    just_now,
+    midnight,
+    month_named,
+    month_span,
+    recent,
+    season_named,
+    season_span,
+    units_ago,
+    vague_ago,
+    weekday_named,
+    weekend_span,
+    while_ago,
+    whole_days,
+    year_span,
+)
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sept", "sep"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_WEEKDAYS = {  # no abbreviations: sat, sun and wed are English words
+    name: number
+    for number, names in enumerate(
+        [
+            ("monday",),
+            ("tuesday",),
+            ("wednesday",),
+            ("thursday",),
+            ("friday",),
+            ("saturday",),
+            ("sunday",),
+        ]
+    )
+    for name in names
+}
+_COUNTS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
+_VAGUE = {"couple": (2, 3), "few": (2, 5), "several": (3, 7)}
+_UNITS = {"minute": "minute", "min": "minute", "hour": "hour", "day": "day", "week": "week"}
+_UNITS |= {"month": "month", "year": "year"}
+
+_MONTH_RE = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_WEEKDAY_RE = r"(?P<weekday>" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")"
+_COUNT_RE = (
+    r"(?P<count>\d{1,3}|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + r"|(?:a\s+)?(?P<vague>couple"
+    r"(?:\s+of)?|few|several))"
+)
+_UNIT_RE = r"(?P<unit>minute|min|hour|day|week|month|year)s?"
+_DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR_RE = r"(?P<year>(?:1[89]|20|21)\d\d)"
+_WHICH_RE = r"(?:(?P<which>last|this|next|past|coming)\s+)"
+_SEASON_RE = r"(?P<season>spring|summer|autumn|fall|winter)"
+
+
+def _group(match: re.Match[str], name: str) -> str | None:
+    """A named group, or ``None`` when this rule's pattern has no such group."""
+    return match.groupdict().get(name)
+
+
+def _count(match: re.Match[str]) -> tuple[int, int]:
+    """The (low, high) count a phrase names: ``two`` → (2, 2), ``a few`` → (2, 5)."""
+    vague = match.group("vague")
+    if vague:
+        return _VAGUE[vague.split()[0]]
+    text = match.group("count").lower()
+    n = _COUNTS[text] if text in _COUNTS else int(text)
+    return n, n
+
+
+def _which(match: re.Match[str]) -> str:
+    which = (_group(match, "which") or "this").lower()
+    return {"past": "last", "coming": "next"}.get(which, which)
+
+
+def _en_ago(match: re.Match[str], now: datetime) -> Range:
+    lo, hi = _count(match)
+    unit = _UNITS[match.group("unit").lower()]
+    if match.group("later"):
+        lo, hi = -hi, -lo
+    return vague_ago(now, unit, lo, hi)
+
+
+def _en_past_n(match: re.Match[str], now: datetime) -> Range:
+    """“the past three days”, “the last week”: a rolling window up to now, from whole days back."""
+    _, n = _count(match) if match.group("count") else (1, 1)
+    unit = _UNITS[match.group("unit").lower()]
+    if unit in ("hour", "minute"):
+        start = now - timedelta(**{unit + "s": n})
+    else:
+        start = midnight(now.date() - timedelta(days={"day": 1, "week": 7, "month": 30, "year": 365}[unit] * n))
+    return start, now + timedelta(seconds=1)
+
+
+def _en_relative_period(match: re.Match[str], now: datetime) -> Range:
+    which, unit = _which(match), match.group("unit").lower()
+    back = {"last": 1, "this": 0, "next": -1}[which]
+    return units_ago(now, unit, back)
+
+
+def _en_date(match: re.Match[str], now: datetime) -> Range:
+    year = int(match["year"]) if match["year"] else now.year
+    return whole_days(date(year, MONTHS[match["month"].lower()], int(match["day"])))
+
+
+def _en_month(match: re.Match[str], now: datetime) -> Range | None:
+    year = _group(match, "year")
+    if match["month"] == "may" and not year:
+        return None  # “this may hurt”: lower-case may without a year is the verb
+    month = MONTHS[match["month"].lower()]
+    return month_span(int(year), month) if year else month_named(month, _which(match), now)
+
+
+def _en_season(match: re.Match[str], now: datetime) -> Range:
+    name, year = match["season"].lower(), _group(match, "year")
+    return season_span(name, int(year)) if year else season_named(name, _which(match), now)
+
+
+def _en_weekday(match: re.Match[str], now: datetime) -> Range:
+    return weekday_named(_WEEKDAYS[match.group("weekday").lower()], _which(match), now)
+
+
+def _en_weekend(match: re.Match[str], now: datetime) -> Range:
+    which = (_group(match, "which") or "bare").lower()
+    return weekend_span(now, {"past": "last", "coming": "next"}.get(which, which))
+
+
+def clock_span(match: re.Match[str], day: datetime) -> Range | None:
+    """The hour (or minute, if given) a clock match names on ``day``: ``8 pm``, ``20:15``."""
+    hour = int(match.group("hour"))
+    ampm = _group(match, "ampm") or _group(match, "ampm2")
+    if ampm:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if ampm.lower().startswith("p") else 0)
+    if hour > 23:
+        return None
+    if match.group("minute"):
+        start = day + timedelta(hours=hour, minutes=int(match.group("minute")))
+        return start, start + timedelta(minutes=1)
+    start = day + timedelta(hours=hour)
+    return start, start + timedelta(hours=1)
+
+
+def _fixed(build: Callable[[datetime], Range]) -> Callable[[re.Match[str], datetime], Range]:
+    return lambda _match, now: build(now)
+
+
+def _en_ago_future(match: re.Match[str], now: datetime) -> Range:
+    lo, hi = _count(match)
+    return vague_ago(now, _UNITS[match.group("unit").lower()], -hi, -lo)
+
+
+def _en_earlier_this(match: re.Match[str], now: datetime) -> Range:
+    start, _ = units_ago(now, match.group("unit").lower(), 0)
+    return start, now + timedelta(seconds=1)
+
+
+def _en_iso(match: re.Match[str], now: datetime) -> Range:
+    return whole_days(date(int(match.group("yy")), int(match.group("mon")), int(match.group("day"))))
+
+
+_PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 24)}
+
+
+def _part_of_day(day: datetime, part: str) -> Range:
+    first, last = _PARTS[part.lower()]
+    return day + timedelta(hours=first), day + timedelta(hours=last)
+
+
+_EnRule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], Range | None]]
+
+
+def _rule(pattern: str, resolve: Callable[[re.Match[str], datetime], Range | None]) -> _EnRule:
+    return re.compile(rf"(?<![\w-]){pattern}(?![\w-])", re.IGNORECASE), resolve
+
+
+# a clock needs am/pm or minutes: a bare “at 8” is too often not a time
+_CLOCK_RE = r"(?P<hour>[012]?\d)(?::(?P<minute>[0-5]\d)\s*(?P<ampm>[ap]\.?m\b\.?)?|\s*(?P<ampm2>[ap]\.?m\b\.?))"
+_EN_RULES: list[_EnRule] = [
+    _rule(r"the\s+day\s+before\s+yesterday", _fixed(lambda now: whole_days(now.date() - 2 * DAY))),
+    _rule(r"the\s+day\s+after\s+tomorrow", _fixed(lambda now: whole_days(now.date() + 2 * DAY))),
+    _rule(r"yesterday", _fixed(lambda now: whole_days(now.date() - DAY))),
+    _rule(r"today", _fixed(lambda now: whole_days(now.date()))),
+    _rule(r"tomorrow", _fixed(lambda now: whole_days(now.date() + DAY))),
+    _rule(r"earlier\s+today", _fixed(lambda now: (midnight(now.date()), now + timedelta(seconds=1)))),
+    _rule(r"tonight", _fixed(lambda now: _part_of_day(midnight(now.date()), "night"))),
+    _rule(r"last\s+night", _fixed(lambda now: _part_of_day(midnight(now.date() - DAY), "night"))),
+    _rule(r"this\s+(?P<part>morning|afternoon|evening)", lambda m, now: _part_of_day(midnight(now.date()), m["part"])),
+    _rule(r"just\s+now|a\s+moment\s+ago", _fixed(just_now)),
+    _rule(r"recently|lately|these\s+days", _fixed(lambda now: recent(now, 30))),
+    _rule(r"the\s+other\s+day", _fixed(lambda now: vague_ago(now, "day", 2, 5))),
+    _rule(r"a\s+while\s+(?:ago|back)", _fixed(while_ago)),
+    _rule(rf"{_COUNT_RE}\s+{_UNIT_RE}\s+(?:ago|(?P<later>later|from\s+now))", _en_ago),
+    _rule(rf"in\s+{_COUNT_RE}\s+{_UNIT_RE}", _en_ago_future),
+    _rule(rf"(?:the\s+(?:past|last)|past)\s+(?:{_COUNT_RE}\s+)?{_UNIT_RE}", _en_past_n),
+    _rule(r"(?P<which>last|this|next|past|coming)\s+(?P<unit>week|month|year)", _en_relative_period),
+    _rule(r"earlier\s+this\s+(?P<unit>week|month|year)", _en_earlier_this),
+    _rule(rf"{_WHICH_RE}?(?:the\s+)?weekend", _en_weekend),
+    _rule(rf"{_WHICH_RE}?{_WEEKDAY_RE}", _en_weekday),
+    _rule(r"(?P<yy>\d{4})(?P<sep>[-/.])(?P<mon>[01]?\d)(?P=sep)(?P<day>[0-3]?\d)", _en_iso),
+    _rule(rf"(?:the\s+)?{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+{_YEAR_RE})?", _en_date),
+    _rule(rf"{_MONTH_RE}\s+(?:the\s+)?{_DAY_RE}(?:,?\s+{_YEAR_RE})?(?!\s*:)", _en_date),
+    _rule(rf"(?:(?:in|during|since|until|of)\s+)?{_MONTH_RE},?\s+(?:of\s+)?{_YEAR_RE}", _en_month),
+    _rule(rf"(?:(?:in|during|since|until|of)\s+(?:early\s+|late\s+|mid-?)?|{_WHICH_RE}){_MONTH_RE}", _en_month),
+    _rule(rf"(?:(?:in|during)\s+(?:the\s+)?)?{_SEASON_RE},?\s+(?:of\s+)?{_YEAR_RE}", _en_season),
+    _rule(rf"{_WHICH_RE}{_SEASON_RE}", _en_season),
+    _rule(rf"(?:in|during|over|through)\s+the\s+{_SEASON_RE}", _en_season),
+    _rule(rf"(?:in|during|since|of|back\s+in)\s+{_YEAR_RE}", lambda m, now: year_span(int(m["year"]))),
+    _rule(rf"at\s+{_CLOCK_RE}", lambda m, now: clock_span(m, midnight(now.date()))),
+]
+
+# A day phrase may be narrowed by what follows it: “yesterday morning”, “on Monday at 8 pm”.
+_EN_SUFFIX = re.compile(
+    rf"\s+(?:(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night)|at\s+{_CLOCK_RE})(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def _narrow_en(text: str, end: int, span: Range) -> tuple[int, Range]:
+    if span[1] - span[0] != DAY or span[0].time() != time():
+        return end, span
+    suffix = _EN_SUFFIX.match(text, end)
+    if suffix is None:
+        return end, span
+    narrowed = _part_of_day(span[0], suffix["part"]) if suffix["part"] else clock_span(suffix, span[0])
+    return (end, span) if narrowed is None else (suffix.end(), narrowed)
+
+
+def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
+    found: list[tuple[int, int, Range]] = []
+    for pattern, resolve in _EN_RULES:
+        for match in pattern.finditer(text):
+            try:
+                span = resolve(match, now)
+                if span is None:
+                    continue
+                end, span = _narrow_en(text, match.end(), span)
+            except (ValueError, OverflowError, KeyError):
+                continue
+            found.append((match.start(), end, span))
+    return found

@@ -1,0 +1,170 @@
+"""Chinese time phrases: a regex finds candidate runs (上周三晚上八点), and each run is resolved by
+small rules here (刚才, 最近, 几天前, 周末 as a whole weekend) or by ``jionlp_time``, longest reading
+first, to a half-open range (see :mod:`huiyi.text.periods`).
+
+``jionlp_time`` is imported lazily: its first call costs ~80 ms.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from datetime import datetime, timedelta
+from typing import Any
+
+from huiyi.text.periods import (
+    Range,
+    just_now,
+    recent,
+    vague_ago,
+    week_start,
+    weekend_span,
+    while_ago,
+    whole_days,
+)
+
+# Bounded, and digits never start mid-number, so a long digit run cannot make the scan quadratic.
+_NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})"
+_ZH_ATOMS = [
+    # vague phrases first, so 前几天 is not read as 前 + 几天
+    r"刚才|刚刚|方才|最近|近来|近期|这几天|这两天|前几天|前两天|前些天|前些日子|前阵子|前段时间|这段时间|这阵子",
+    r"(?:好)?几个?(?:天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)",
+    rf"(?:最近|过去|近)的?{_NUM}个?(?:天|周|星期|礼拜|月|年|小时)",
+    rf"(?:{_NUM}个?半?|半个?)(?:天|日|周|星期|礼拜|月|年|小时|钟头|分钟)半?(?:以前|之前|前|以后|之后|后)",
+    rf"{_NUM}年(?![级代纪])",
+    rf"{_NUM}月份?",
+    rf"{_NUM}[日号](?![线楼房床门机车位子])",
+    r"大前天|大后天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿|后天",
+    r"昨晚|今晚|明晚|昨夜|今夜|今早|昨早|明早",
+    r"大前年|大后年|前年|去年|今年|明年|后年|上半年|下半年|年初|年中|年底|年末",
+    r"(?:上上|下下|上一?个?|下一?个?|这一?个?|本)(?:周|星期|礼拜)[一二三四五六日天末1-7]?",
+    r"(?:周|星期|礼拜)[一二三四五六日天末1-7]",
+    r"(?:上上|下下|上|下|这|本)个?月|月[初中底末]",
+    r"[春夏秋冬](?:天|季)",
+    r"(?:凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天)(?!好)",  # not 晚上好
+    rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
+    r"春节|元旦|除夕|元宵节?|清明节|端午节?|中秋节?|国庆节?|劳动节|圣诞节?|平安夜|情人节|七夕节?|儿童节|教师节",
+]
+ZH_ATOM = re.compile("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
+_ZH_GLUE = frozenset({"", "的"})
+_ZH_MAX_ATOMS = 6  # longer runs are split; keeps the longest-first search small
+_ZH_AMBIGUOUS_CLOCK = re.compile(r"[一两几]点")  # 好一点, 两点 (points) — not a time on their own
+
+_ZH_ALIASES = [
+    ("的", ""),
+    ("昨晚", "昨天晚上"),
+    ("昨夜", "昨天晚上"),
+    ("今晚", "今天晚上"),
+    ("今夜", "今天晚上"),
+    ("明晚", "明天晚上"),
+    ("今早", "今天早上"),
+    ("昨早", "昨天早上"),
+    ("明早", "明天早上"),
+    ("昨日", "昨天"),
+    ("昨儿", "昨天"),
+    ("今日", "今天"),
+    ("今儿", "今天"),
+    ("明日", "明天"),
+    ("明儿", "明天"),
+    ("这个月", "本月"),
+    ("这月", "本月"),
+]
+
+_ZH_VAGUE_AGO = re.compile(r"(?:好)?几个?(天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)")
+_ZH_UNIT = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
+_ZH_UNIT |= {"小时": "hour", "钟头": "hour"}
+_ZH_WEEKEND = re.compile(r"(上上|下下|上一?个?|下一?个?|这一?个?|本)?(?:周|星期|礼拜)末")
+
+
+def _zh_rule(phrase: str, now: datetime) -> Range | None:
+    """Phrases jionlp cannot read, or reads in a way recall should not (周末 = Sunday only)."""
+    if phrase in ("刚才", "刚刚", "方才"):
+        return just_now(now)
+    if phrase in ("最近", "近来", "近期", "这段时间", "这阵子"):
+        return recent(now, 30)
+    if phrase in ("这几天",):
+        return recent(now, 6)
+    if phrase in ("这两天",):
+        return recent(now, 2)
+    if phrase in ("前几天", "前些天", "前些日子"):
+        return vague_ago(now, "day", 2, 5)
+    if phrase in ("前阵子", "前段时间"):
+        return while_ago(now)
+    vague = _ZH_VAGUE_AGO.fullmatch(phrase)
+    if vague:
+        return vague_ago(now, _ZH_UNIT[vague.group(1)], 2, 5)
+    weekend = _ZH_WEEKEND.fullmatch(phrase)
+    if weekend:
+        prefix = weekend.group(1) or ""
+        which = "bare" if not prefix else "last" if prefix.startswith("上") else "next"
+        which = "this" if prefix.startswith(("这", "本")) else which
+        if prefix in ("上上", "下下"):
+            monday = week_start(now.date()) + timedelta(days=-14 if prefix == "上上" else 14)
+            return whole_days(monday + timedelta(days=5), 2)
+        return weekend_span(now, which)
+    return None
+
+
+_jionlp_lock = threading.Lock()
+_jionlp_parse: Any = None
+
+
+def _jionlp(phrase: str, now: datetime) -> Range | None:
+    """Ask jionlp_time about one candidate. It keeps per-call state on a shared parser, hence the lock."""
+    global _jionlp_parse
+    with _jionlp_lock:
+        if _jionlp_parse is None:
+            import jionlp_time
+
+            _jionlp_parse = jionlp_time.parse_time
+        base = datetime(now.year, now.month, now.day, now.hour, now.minute, now.second)
+        try:
+            result = _jionlp_parse(phrase, time_base=base)
+        except Exception:  # a third-party parser fails in many ways; none of them is ours to raise
+            return None
+    if not isinstance(result, dict) or result.get("type") not in ("time_point", "time_span"):
+        return None
+    try:
+        first, last = (datetime.strptime(value, "%Y-%m-%d %H:%M:%S") for value in result["time"])
+    except (TypeError, ValueError):  # "inf" bounds of 2023年以后
+        return None
+    if last.second == 59:
+        last += timedelta(seconds=1)  # jionlp's inclusive 23:59:59 → our exclusive 00:00
+    if last <= first:
+        last = first + timedelta(seconds=1)
+    return first, last
+
+
+def _resolve_zh(phrase: str, now: datetime) -> Range | None:
+    for old, new in _ZH_ALIASES:
+        phrase = phrase.replace(old, new)
+    try:
+        return _zh_rule(phrase, now) or _jionlp(phrase, now)
+    except (ValueError, OverflowError):
+        return None
+
+
+def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
+    runs: list[list[re.Match[str]]] = []
+    for atom in ZH_ATOM.finditer(text):
+        if runs and len(runs[-1]) < _ZH_MAX_ATOMS and text[runs[-1][-1].end() : atom.start()] in _ZH_GLUE:
+            runs[-1].append(atom)
+        else:
+            runs.append([atom])
+    found: list[tuple[int, int, Range]] = []
+    for run in runs:
+        first = 0
+        while first < len(run):
+            for last in range(len(run) - 1, first - 1, -1):
+                start, end = run[first].start(), run[last].end()
+                phrase = text[start:end]
+                if first == last and _ZH_AMBIGUOUS_CLOCK.fullmatch(phrase):
+                    continue
+                span = _resolve_zh(phrase, now)
+                if span is not None:
+                    found.append((start, end, span))
+                    first = last + 1
+                    break
+            else:
+                first += 1
+    return found
