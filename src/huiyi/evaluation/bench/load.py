@@ -28,36 +28,46 @@ from huiyi.providers.embed import Embedder
 Say = Callable[[str], None]
 
 
-def _recall_all(
-    memory: Memory, queries: Sequence[tuple[str, str]], readers: int, deadline: float | None
-) -> tuple[list[float], int]:
-    """Run the queries on ``readers`` threads; (latencies in ms, queries skipped at the deadline)."""
+class _Timed:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.stages: dict[str, list[float]] = {}
+        self.skipped = 0
+
+    def stages_p50(self) -> dict[str, float]:
+        return {k: round(bench_stats.median(v), 3) for k, v in self.stages.items()}
+
+
+def _recall_all(memory: Memory, queries: Sequence[tuple[str, str]], readers: int, deadline: float | None) -> _Timed:
+    """Run the queries on ``readers`` threads: latencies in ms, the engine's stages, and the
+    recalls skipped at the deadline. ``waiting`` is the time outside the engine (queues, threads)."""
     pending = list(reversed(queries))
     lock = threading.Lock()
-    latencies: list[float] = []
-    skipped = 0
+    timed = _Timed()
     failures: list[BaseException] = []
 
     def read() -> None:
-        nonlocal skipped
         while True:
             with lock:
                 if not pending:
                     return
                 if deadline is not None and time.monotonic() > deadline:
-                    skipped += len(pending)
+                    timed.skipped += len(pending)
                     pending.clear()
                     return
                 person, query = pending.pop()
             began = time.perf_counter()
             try:
-                memory.recall(query, agent=synthetic.AGENT, person=person, limit=10)
+                result = memory.recall(query, agent=synthetic.AGENT, person=person, limit=10)
             except BaseException as exc:  # reported by the caller; a failed recall is no timing
                 failures.append(exc)
                 return
             elapsed = (time.perf_counter() - began) * 1e3
+            stages = {**result.timings_ms, "waiting": elapsed - result.timings_ms.get("total", 0.0)}
             with lock:
-                latencies.append(elapsed)
+                timed.latencies.append(elapsed)
+                for stage, value in stages.items():
+                    timed.stages.setdefault(stage, []).append(float(value))
 
     threads = [threading.Thread(target=read, name=f"bench-reader-{i}") for i in range(max(1, readers))]
     for thread in threads:
@@ -66,7 +76,7 @@ def _recall_all(
         thread.join()
     if failures:
         raise failures[0]
-    return latencies, skipped
+    return timed
 
 
 class _Writers:
@@ -157,11 +167,11 @@ def bench_load(
         queries = list(islice(cycle(probes), n_queries))
         _recall_all(memory, queries[: min(10, len(queries))], readers, None)  # warm: vectors loaded, code paths hot
         say(f"load: {len(queries)} recalls idle on {readers} threads")
-        idle, _ = _recall_all(memory, queries, readers, None)
+        idle = _recall_all(memory, queries, readers, None)
         say(f"load: the same recalls while {writers} writers add {write_batch} messages per call")
         began = time.perf_counter()
         with _Writers(memory, writers, write_batch, writer_messages, seed) as load:
-            loaded, skipped = _recall_all(memory, queries, readers, time.monotonic() + max_seconds)
+            loaded = _recall_all(memory, queries, readers, time.monotonic() + max_seconds)
             during = (load.adds, load.messages)
         seconds = time.perf_counter() - began
         if load.failures:
@@ -171,7 +181,7 @@ def bench_load(
         memory.close()
         if location is None:
             shutil.rmtree(store_dir, ignore_errors=True)
-    idle_summary, load_summary = bench_stats.summary(idle), bench_stats.summary(loaded)
+    idle_summary, load_summary = bench_stats.summary(idle.latencies), bench_stats.summary(loaded.latencies)
     return {
         "queries": len(queries),
         "readers": readers,
@@ -181,7 +191,9 @@ def bench_load(
         "under_load_ms": load_summary,
         "ratio_p50": bench_stats.ratio(load_summary["p50"], idle_summary["p50"]),
         "ratio_p95": bench_stats.ratio(load_summary["p95"], idle_summary["p95"]),
-        "skipped_at_deadline": skipped,
+        "stages_p50_idle": idle.stages_p50(),
+        "stages_p50_under_load": loaded.stages_p50(),
+        "skipped_at_deadline": loaded.skipped,
         "adds_during_recalls": during[0],
         "messages_during_recalls": during[1],
         "messages_per_s_during_recalls": round(during[1] / seconds, 1) if seconds > 0 else 0.0,

@@ -124,6 +124,7 @@ class BenchOptions:
     load_writers: int = 8
     load_batch: int = 4  # messages per add of each writer
     load_seconds: float = 120.0  # the bound of the write phase
+    load_history: int = 4  # persons with a chat of 120 messages before the timed recalls
     peer: Literal["mem0", "baseline"] | None = None
     peer_persons: int = 10
     peer_messages: int = 100
@@ -314,6 +315,7 @@ def report_load(
             writers=options.load_writers,
             write_batch=options.load_batch,
             max_seconds=options.load_seconds,
+            history=options.load_history,
             seed=options.seed,
             location=location,
             say=say if target is None else _prefixed(say, name),
