@@ -180,7 +180,7 @@ def test_no_face_lets_a_marker_cross_look_alike_scopes(tmp_path: Path, backend: 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**16))
 def test_no_face_lets_a_marker_cross_look_alike_scopes_at_length(tmp_path: Path, backend: str, seed: int) -> None:
     _fuzz(backend, tmp_path, seed, messages=80, readers=12)
