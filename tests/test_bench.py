@@ -179,6 +179,7 @@ TINY = {
     "startup_runs": 0,
     "ingest_messages": 20,
     "ingest_batch": 10,
+    "load_queries": 0,
     "embedder": "hash",
     "cache_dir": None,
 }
@@ -260,6 +261,8 @@ def test_cli_json(tmp_path: Path) -> None:
             "0",
             "--ingest",
             "0",
+            "--load",
+            "0",
             "--embedder",
             "hash",
             "--no-cache",
@@ -305,6 +308,7 @@ def test_cli_throwaway_postgres_side_by_side(tmp_path: Path) -> None:
     before = set(Path(tempfile.gettempdir()).glob("huiyi-bench-pg-*"))
     args = ["bench", "run", "--sizes", "100", "--scope", "50", "--queries", "3", "--cold", "1", "--startup-runs", "0"]
     args += ["--ingest", "10", "--ingest-batch", "5", "--embedder", "hash", "--no-cache", "--json", "--store", "pg"]
+    args += ["--load", "0"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     _check_side_by_side(json.loads(result.stdout.strip().splitlines()[-1]), "pg")
@@ -329,6 +333,24 @@ def test_postgres_url_side_by_side_leaves_no_schema() -> None:
     with psycopg.connect(dsn) as conn:
         left = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'huiyi_bench_%'").fetchone()
     assert left == (0,)
+
+
+def test_load_part_tiny() -> None:
+    """Recall idle and under writers, one store, a few recalls: the report's shape, never its speed."""
+    options = {**TINY, "sizes": [], "parts": ("load",), "load_queries": 6, "load_readers": 2, "load_writers": 2}
+    report = run_bench(BenchOptions(**options, load_history=1, load_seconds=30))  # type: ignore[arg-type]
+    load = report["load"]
+    assert load["queries"] == 6 and load["readers"] == 2 and load["writers"] == 2
+    _check_summary(load["idle_ms"])
+    assert load["idle_ms"]["n"] == 6
+    assert load["under_load_ms"]["n"] + load["skipped_at_deadline"] == 6
+    assert load["ratio_p95"] is None or load["ratio_p95"] > 0
+    assert {"embed", "total", "waiting"} <= set(load["stages_p50_idle"])
+    assert load["adds_during_recalls"] >= 2  # every writer added before the timed recalls began
+    assert "recall" not in report and "ingest" not in report
+    out = io.StringIO()
+    render(report, Console(file=out, width=160))
+    assert "recall under load" in out.getvalue()
 
 
 def test_store_names() -> None:

@@ -17,12 +17,13 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import contextvars
 import functools
 import logging
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -60,6 +61,7 @@ from huiyi.model import (
 )
 from huiyi.providers.embed import Embedder, make_embedder
 from huiyi.providers.llm import LLM, OpenAIChat
+from huiyi.providers.priority import RecallFirst
 from huiyi.recall import pipeline
 from huiyi.recall.recipes import recipe_for
 from huiyi.recall.reinforce import Reinforcer
@@ -78,11 +80,18 @@ T = TypeVar("T")
 
 MessageLike = MessageIn | dict[str, Any] | str
 
+# Recall and the prompt's reads run on threads of their own, so queued adds never delay them; adds and
+# indexing share a few, so a burst of them cannot take every core from recall.
+READ_THREADS = 8
+WRITE_THREADS = 2
+
 
 class AsyncMemory:
     """Long-term memory for one store: a directory holding ``huiyi.sqlite``, or a ``postgresql://`` URL.
 
-    Blocking work (SQLite, the embedding model) runs in worker threads, never on the event loop.
+    Blocking work (SQLite, the embedding model) runs in worker threads, never on the event loop:
+    recall's hot path (recall, context, working memory) in its own pool, adds and indexing in a small
+    bounded one, the rest in asyncio's default pool. Passage embeddings yield to query embeddings.
     """
 
     def __init__(
@@ -99,7 +108,7 @@ class AsyncMemory:
         self._tz = ZoneInfo(self.config.timezone)
         self._clock = clock
         self.store: Store = store or open_store(path, self.config.store)
-        self.embedder: Embedder = embedder or make_embedder(self.config.embed)
+        self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
         self._check_embedder()
         # this instance's name on the indexing work it claims, apart from other processes and instances
         self._indexer = f"{ingest.indexer_name()}:{id(self):x}"
@@ -117,6 +126,8 @@ class AsyncMemory:
         self.reinforcer = Reinforcer(self.store, self.config.consolidate.forget.recall_bonus)
         self._worker_task: asyncio.Task[None] | None = None
         self._worker_stop = asyncio.Event()
+        self._reads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="huiyi-read")
+        self._writes = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="huiyi-write")
 
     def _check_embedder(self) -> None:
         recorded = self.store.embedding_model()
@@ -137,6 +148,14 @@ class AsyncMemory:
 
     async def _run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(function, *args, **kwargs)
+
+    async def _read(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """On the hot path's own threads: recall and what the prompt reads."""
+        return await _in_pool(self._reads, function, *args, **kwargs)
+
+    async def _write(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """On the bounded write threads: appending, indexing, planning folds."""
+        return await _in_pool(self._writes, function, *args, **kwargs)
 
     # ingest ------------------------------------------------------------------------------------
     async def add(
@@ -163,14 +182,16 @@ class AsyncMemory:
         if not prepared:
             return []
         # born claimed by this instance, which indexes them next: an opener elsewhere leaves them be
-        stored = await self._run(self.store.append_messages, prepared, ingest.index_claim(self._indexer))
-        await self._run(ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer)
+        stored = await self._write(self.store.append_messages, prepared, ingest.index_claim(self._indexer))
+        await self._write(
+            ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer
+        )
         if not extract:
             last = max((m.seq for m in stored), default=0)
-            await self._run(self.store.apply, Writes(fold_points=[(agent, prepared[0].space, last + 1)]))
+            await self._write(self.store.apply, Writes(fold_points=[(agent, prepared[0].space, last + 1)]))
             return stored
         private_person = None if space else person
-        if await self._run(fold.plan_folds, self.store, agent, prepared[0].space, private_person, self.config):
+        if await self._write(fold.plan_folds, self.store, agent, prepared[0].space, private_person, self.config):
             self._wake_worker()
         return stored
 
@@ -190,7 +211,7 @@ class AsyncMemory:
         """
         space_id = _chat_of(agent, person, space).space_id
         outstanding = await self._run(self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING])
-        planned = await self._run(
+        planned = await self._write(
             fold.plan_folds,
             self.store,
             agent,
@@ -259,14 +280,14 @@ class AsyncMemory:
 
     async def working_memory(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[Message]:
         """The recent turns of a space kept verbatim (seed 000: 10–30 rounds)."""
-        return await self._run(
+        return await self._read(
             fold.working_memory, self.store, agent, _chat_of(agent, person, space).space_id, self.config
         )
 
     async def overview(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[MemoryItem]:
         """前情提要: the latest events of the space, oldest first, capped by ``overview.size``."""
         scope = _chat_of(agent, person, space)
-        latest = await self._run(self.store.list_memories, [scope], [MemoryKind.EVENT], self.config.overview.size)
+        latest = await self._read(self.store.list_memories, [scope], [MemoryKind.EVENT], self.config.overview.size)
         return list(reversed(latest))
 
     # consolidation and summaries ---------------------------------------------------------------------
@@ -341,7 +362,7 @@ class AsyncMemory:
     # core memory -------------------------------------------------------------------------------
     async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
         """The core blocks in the prompt of ``agent`` talking with ``person``: shared, the agent's, the person's."""
-        return await self._run(self.core_memory.blocks, agent, person)
+        return await self._read(self.core_memory.blocks, agent, person)
 
     async def core_block_append(self, label: str, text: str, *, agent: str, person: str | None = None) -> CoreBlock:
         """Add a line to a core block the caller owns: the person's own (``human``), or the agent's if allowed."""
@@ -373,7 +394,7 @@ class AsyncMemory:
         messages with those texts are not repeated, and recalled memories of them are left out.
         """
         space_id = _chat_of(agent, person, space).space_id
-        recent = await self._run(fold.working_memory, self.store, agent, space_id, self.config)
+        recent = await self._read(fold.working_memory, self.store, agent, space_id, self.config)
         overview = await self.overview(agent=agent, person=person, space=space)
         query = "\n".join(part for part in (last_reply, message) if part.strip())
         recalled = None
@@ -386,8 +407,8 @@ class AsyncMemory:
                 space=space,
                 limit=limit or self.config.context.recall_limit,
             )
-            items = await self._run(self.store.get_memories, agent, [hit.id for hit in recalled.hits])
-        known = await self.get_person(person, agent=agent) if person else None
+            items = await self._read(self.store.get_memories, agent, [hit.id for hit in recalled.hits])
+        known = await self._read(self.store.get_person, agent, person) if person else None
         parts = ContextParts(
             agent=agent,
             person=person,
@@ -471,9 +492,9 @@ class AsyncMemory:
             raise InvalidInput(str(exc)) from exc
         if len(text) > self.config.ingest.max_message_chars:
             raise InvalidInput(f"memory text has {len(text)} characters; limit {self.config.ingest.max_message_chars}")
-        vector = await self._run(self.embedder.embed_passages, [text])
+        vector = await self._write(self.embedder.embed_passages, [text])
         terms = ingest.terms_of(" ".join([text, *keywords]))
-        await self._run(self.store.add_memories, [item], vector, [terms])
+        await self._write(self.store.add_memories, [item], vector, [terms])
         return item
 
     # persons -----------------------------------------------------------------------------------
@@ -558,7 +579,7 @@ class AsyncMemory:
             drop_words=[agent, *([person] if person else [])],
             time_range=time_range,
         )
-        return await self._run(
+        return await self._read(
             pipeline.run,
             self.store,
             self.embedder,
@@ -662,12 +683,20 @@ class AsyncMemory:
             await self._llm_client.aclose()
         await self._run(self.reinforcer.close)
         await self._run(self.store.close)
+        self._reads.shutdown(wait=False)
+        self._writes.shutdown(wait=False)
 
     async def __aenter__(self) -> AsyncMemory:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+async def _in_pool(pool: ThreadPoolExecutor, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``asyncio.to_thread`` on a pool of our choosing (the caller's context variables go along)."""
+    call = functools.partial(contextvars.copy_context().run, function, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(pool, call)
 
 
 def _scope_of(agent: str, person: str | None, space: str | None) -> Scope:

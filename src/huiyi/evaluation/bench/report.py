@@ -31,6 +31,9 @@ def render(report: dict[str, Any], console: Console) -> None:
         _store(report, console)
     if report.get("ingest"):
         _ingest(report["ingest"], console)
+    loads = {"sqlite": report.get("load"), **{n: s.get("load") for n, s in (report.get("postgres") or {}).items()}}
+    if any(loads.values()):
+        _load({name: load for name, load in loads.items() if load}, console)
     if report.get("side_by_side"):
         _side_by_side(report, console)
     if report.get("peer"):
@@ -174,6 +177,29 @@ def _ingest(ingest: dict[str, Any], console: Console) -> None:
     ]
     for name, value in rows:
         table.add_row(name, value)
+    console.print(table)
+
+
+def _load(loads: dict[str, dict[str, Any]], console: Console) -> None:
+    first = next(iter(loads.values()))
+    table = Table(
+        title=f"recall under load: {first['readers']} readers, idle then with {first['writers']} writers adding "
+        f"{first['write_batch']} messages per call (ms)"
+    )
+    for name in ("store", "idle p50", "idle p95", "load p50", "load p95", "p50 ratio", "p95 ratio", "messages/s"):
+        table.add_column(name, justify="right")
+    for name, load in loads.items():
+        idle, loaded = load["idle_ms"], load["under_load_ms"]
+        table.add_row(
+            name,
+            _ms(idle["p50"]),
+            _ms(idle["p95"]),
+            _ms(loaded["p50"]),
+            _ms(loaded["p95"]),
+            _x(load["ratio_p50"]),
+            _x(load["ratio_p95"]),
+            _rate(load["messages_per_s_during_recalls"]),
+        )
     console.print(table)
 
 

@@ -9,6 +9,8 @@ One run, one process, one report (a dict, printed as tables or JSON):
   process takes from start to its first recall (see ``bench.recall``, ``bench.build``).
 - **ingest**: messages durably accepted per second apart from indexing, and indexing throughput as a
   share of the bare embedder's on the same texts (see ``bench.ingest``).
+- **load**: recall p50/p95 idle and while writer threads add messages steadily, in one process, and
+  their ratio: whether indexing and extraction starve the recall path (see ``bench.load``).
 - **stores** (optional): the same recall, bytes and ingest measures on PostgreSQL stores too, side by
   side with the embedded store: ``stores=["sqlite", "pg"]`` starts a throwaway server, a
   ``postgresql://`` URL measures an existing one; each measured store is a fresh schema, dropped after
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
     from huiyi.evaluation.bench.pg import PgTarget
 
 Say = Callable[[str], None]
-PARTS = ("recall", "ingest")
+PARTS = ("recall", "ingest", "load")
 
 
 def parse_size(text: str) -> int:
@@ -117,6 +119,12 @@ class BenchOptions:
     parts: tuple[str, ...] = PARTS
     ingest_messages: int = 400
     ingest_batch: int = 100
+    load_queries: int = 200  # recalls per phase (idle, under load); 0 skips the part
+    load_readers: int = 4
+    load_writers: int = 8
+    load_batch: int = 4  # messages per add of each writer
+    load_seconds: float = 120.0  # the bound of the write phase
+    load_history: int = 4  # persons with a chat of 120 messages before the timed recalls
     peer: Literal["mem0", "baseline"] | None = None
     peer_persons: int = 10
     peer_messages: int = 100
@@ -248,6 +256,9 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
                     report["ingest"] = ingest
                 else:
                     report.setdefault("postgres", {}).setdefault(name, {"server": target.info})["ingest"] = ingest
+        if "load" in options.parts and options.load_queries > 0:
+            for name, target in targets.items():
+                report_load(report, name, target, options, embedder, config, directory, say)
         if len(targets) > 1:
             report["side_by_side"] = side_by_side(report)
         if options.peer:
@@ -277,6 +288,46 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
     report["machine"]["load_average_end"] = machine()["load_average"]
     report["seconds"] = round(time.perf_counter() - started, 1)
     return report
+
+
+def report_load(
+    report: dict[str, Any],
+    name: str,
+    target: PgTarget | None,
+    options: BenchOptions,
+    embedder: Embedder,
+    config: Config,
+    directory: Path,
+    say: Say,
+) -> None:
+    """The load part on one store, into ``report["load"]`` (``report["postgres"][name]["load"]``)."""
+    from huiyi.evaluation.bench.load import bench_load
+
+    started = time.perf_counter()
+    location = target.new_dsn() if target else None
+    try:
+        load = bench_load(
+            embedder=embedder,
+            config=config,
+            directory=directory,
+            n_queries=options.load_queries,
+            readers=options.load_readers,
+            writers=options.load_writers,
+            write_batch=options.load_batch,
+            max_seconds=options.load_seconds,
+            history=options.load_history,
+            seed=options.seed,
+            location=location,
+            say=say if target is None else _prefixed(say, name),
+        )
+    finally:
+        if target is not None and location is not None:
+            target.drop(location)
+    load["seconds"] = round(time.perf_counter() - started, 1)
+    if target is None:
+        report["load"] = load
+    else:
+        report.setdefault("postgres", {}).setdefault(name, {"server": target.info})["load"] = load
 
 
 def _scaling(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -342,4 +393,18 @@ def side_by_side(report: dict[str, Any]) -> dict[str, Any]:
         for name, section in sections.items()
         if section.get("ingest")
     ]
-    return {"stores": list(sections), "recall": recall, "ingest": ingest}
+    load = [{"store": name, **load_row(section["load"])} for name, section in sections.items() if section.get("load")]
+    return {"stores": list(sections), "recall": recall, "ingest": ingest, "load": load}
+
+
+def load_row(load: dict[str, Any]) -> dict[str, Any]:
+    """The headline figures of the load part: p50/p95 idle and under load, and their ratios."""
+    return {
+        "idle_p50": load["idle_ms"]["p50"],
+        "idle_p95": load["idle_ms"]["p95"],
+        "load_p50": load["under_load_ms"]["p50"],
+        "load_p95": load["under_load_ms"]["p95"],
+        "ratio_p50": load["ratio_p50"],
+        "ratio_p95": load["ratio_p95"],
+        "messages_per_s": load["messages_per_s_during_recalls"],
+    }

@@ -25,6 +25,11 @@ def run(
     startup_runs: Annotated[int, typer.Option(help="Fresh processes timed to their first recall, per size.")] = 3,
     ingest: Annotated[int, typer.Option(help="Messages for the ingest benchmark (0: skip).")] = 400,
     ingest_batch: Annotated[int, typer.Option(help="Messages per add in the ingest benchmark.")] = 100,
+    load: Annotated[int, typer.Option(help="Recalls timed idle, then under a write load (0: skip).")] = 200,
+    load_readers: Annotated[int, typer.Option(help="Threads recalling in the load benchmark.")] = 4,
+    load_writers: Annotated[int, typer.Option(help="Threads adding messages in the load benchmark.")] = 8,
+    load_batch: Annotated[int, typer.Option(help="Messages per add of each writer.")] = 4,
+    load_seconds: Annotated[float, typer.Option(help="Bound of the load benchmark's write phase.")] = 120.0,
     peer: Annotated[
         str | None, typer.Option(help="Also compare with a peer: mem0 (pip mem0ai) or baseline (BM25 + dense).")
     ] = None,
@@ -56,7 +61,7 @@ def run(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
-    """Measure recall latency at each size, ingest throughput, bytes on disk, memory and start-up."""
+    """Measure recall latency at each size, ingest throughput, recall under writes, disk, memory and start-up."""
     from huiyi.evaluation.bench import (
         PARTS,
         BenchOptions,
@@ -90,6 +95,11 @@ def run(
         parts=PARTS,
         ingest_messages=ingest,
         ingest_batch=ingest_batch,
+        load_queries=load,
+        load_readers=max(1, load_readers),
+        load_writers=max(0, load_writers),
+        load_batch=max(1, load_batch),
+        load_seconds=load_seconds,
         peer=peer,  # type: ignore[arg-type]  # checked above
         peer_persons=peer_persons,
         peer_messages=peer_messages,

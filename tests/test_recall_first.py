@@ -1,0 +1,75 @@
+"""Recall's own path: its threads, and passage embeddings that yield to query embeddings.
+
+Nothing here is timed: the load bench (``huiyi bench run --load``) measures the effect.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder, Vectors
+from huiyi.providers.priority import RecallFirst
+
+
+class Spy(HashEmbedder):
+    """Records which thread embedded what; a query can be held until released."""
+
+    def __init__(self) -> None:
+        super().__init__(16)
+        self.calls: list[tuple[str, str, int]] = []
+        self.hold = threading.Event()
+        self.hold.set()
+        self.in_query = threading.Event()
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        self.in_query.set()
+        self.hold.wait(timeout=30)
+        self.calls.append(("query", threading.current_thread().name, len(texts)))
+        return super().embed_passages(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        self.calls.append(("passage", threading.current_thread().name, len(texts)))
+        return super().embed_passages(texts)
+
+
+def test_passages_go_in_small_batches_with_the_same_vectors() -> None:
+    spy = Spy()
+    texts = [f"第{i}句话 sentence {i}" for i in range(7)]
+    vectors = RecallFirst(spy, batch=2).embed_passages(texts)
+    assert np.array_equal(vectors, HashEmbedder(16).embed_passages(texts))
+    assert [n for kind, _, n in spy.calls] == [2, 2, 2, 1]
+    assert RecallFirst(spy).embed_passages([]).shape == (0, 16)
+
+
+def test_a_passage_waits_while_a_query_is_embedded() -> None:
+    spy = Spy()
+    gate = RecallFirst(spy, patience=30)
+    spy.hold.clear()
+    query = threading.Thread(target=gate.embed_queries, args=(["猫叫什么"],))
+    query.start()
+    assert spy.in_query.wait(timeout=30)
+    passage = threading.Thread(target=gate.embed_passages, args=(["我家的猫叫团子"],))
+    passage.start()
+    time.sleep(0.2)  # room for the passage to go first, if it could
+    assert [kind for kind, _, _ in spy.calls] == []
+    spy.hold.set()
+    query.join(timeout=30)
+    passage.join(timeout=30)
+    assert [kind for kind, _, _ in spy.calls] == ["query", "passage"]
+
+
+def test_recall_and_adds_run_on_threads_of_their_own(tmp_path: Path) -> None:
+    spy = Spy()
+    with Memory(tmp_path, embedder=spy, config=Config(worker={"enabled": False})) as memory:
+        memory.add(["我家的猫叫团子"], agent="a", person="p")
+        memory.recall("猫叫什么", agent="a", person="p")
+        memory.context(agent="a", person="p", message="团子")
+    threads = {(kind, name.split("_")[0]) for kind, name, _ in spy.calls}
+    assert threads == {("passage", "huiyi-write"), ("query", "huiyi-read")}
