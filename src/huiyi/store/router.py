@@ -24,7 +24,7 @@ from typing import Any
 
 from huiyi.errors import ScopeError, StoreError
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import Erasure, RouteHits, Store, Terms, Vectors, Writes
+from huiyi.store.base import Erasure, RouteHits, ScopeStats, Store, Terms, Vectors, Writes
 
 
 class RoutedStore:
@@ -139,6 +139,14 @@ class RoutedStore:
     def working_start(self, agent: str, space: str) -> int:
         return self.store_for(agent).working_start(agent, space)
 
+    def scope_stats(self, agent: str | None = None) -> list[ScopeStats]:
+        if agent is not None:
+            return self.store_for(agent).scope_stats(agent)
+        return sorted(
+            (s for store in self.stores.values() for s in store.scope_stats(None)),
+            key=lambda s: (s.agent, s.scope != "official", s.scope),
+        )
+
     # writes and jobs -----------------------------------------------------------------------------
     def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
         agents = [m.scope.agent for m in writes.memories]
@@ -202,6 +210,9 @@ class RoutedStore:
         found = [job for store in self.stores.values() for job in store.list_jobs(None, states, limit)]
         found.sort(key=lambda job: (job.created_at or datetime.min, job.id))
         return found[:limit]
+
+    def retry_job(self, agent: str, job_id: str) -> Job | None:
+        return self.store_for(agent).retry_job(agent, job_id)
 
     # memories ------------------------------------------------------------------------------------
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:

@@ -68,3 +68,15 @@ class PostgresJobs(PostgresConnection):
         sql += " ORDER BY created_at, id LIMIT %s"
         args.append(limit)
         return [rows.job(row, NATIVE) for row in self._rows(sql, args)]
+
+    def retry_job(self, agent: str, job_id: str) -> Job | None:
+        with self._write() as cur:
+            cur.execute(
+                "UPDATE jobs SET state = 'pending', run_after = NULL, lease_until = NULL, worker = ''"
+                " WHERE agent = %s AND id = %s AND state IN ('failed', 'pending')",
+                (agent, job_id),
+            )
+            row = cur.execute(
+                f"SELECT {JOB_COLUMNS} FROM jobs WHERE agent = %s AND id = %s", (agent, job_id)
+            ).fetchone()
+        return rows.job(row, NATIVE) if row else None

@@ -77,3 +77,13 @@ class SQLiteJobs(SQLiteConnection):
         sql += " ORDER BY created_at, id LIMIT ?"
         args.append(limit)
         return [rows.job(row, TEXT) for row in self._conn().execute(sql, args)]
+
+    def retry_job(self, agent: str, job_id: str) -> Job | None:
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE jobs SET state = 'pending', run_after = NULL, lease_until = NULL, worker = ''"
+                " WHERE agent = ? AND id = ? AND state IN ('failed', 'pending')",
+                (agent, job_id),
+            )
+            row = conn.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE agent = ? AND id = ?", (agent, job_id)).fetchone()
+        return rows.job(row, TEXT) if row else None
