@@ -282,6 +282,9 @@ class AsyncMemory:
         return await self._run(self.store.list_merges, agent)
 
     async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
+        """Split a merged entity back out, restoring both entities' names as they were."""
+        if not any(m.id == merge_id and not m.undone for m in await self.merges(agent=agent)):
+            raise NotFound(f"no merge {merge_id!r} to undo for agent {agent!r}")
         return await self._run(self.store.undo_merge, agent, merge_id)
 
     def _persona(self, agent: str | None = None) -> str:
@@ -591,6 +594,10 @@ class AsyncMemory:
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
         return found[0]
 
+    async def get_many(self, ids: Sequence[str], *, agent: str) -> list[MemoryItem]:
+        """Memories by id, in the order asked; unknown ids are left out."""
+        return await self._run(self.store.get_memories, agent, list(ids))
+
     async def delete(self, memory_id: str, *, agent: str) -> None:
         if not await self._run(self.store.delete_memories, agent, [memory_id]):
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
@@ -847,6 +854,10 @@ class Memory:
         return self.core.config
 
     @property
+    def embedder(self) -> Embedder:
+        return self.core.embedder
+
+    @property
     def store(self) -> Store:
         return self.core.store
 
@@ -879,6 +890,7 @@ class Memory:
     core_block_append = _blocking(AsyncMemory.core_block_append)
     core_block_replace = _blocking(AsyncMemory.core_block_replace)
     update = _blocking(AsyncMemory.update)
+    get_many = _blocking(AsyncMemory.get_many)
     scopes = _blocking(AsyncMemory.scopes)
     persons = _blocking(AsyncMemory.persons)
     entities = _blocking(AsyncMemory.entities)
