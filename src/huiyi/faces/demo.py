@@ -39,7 +39,7 @@ def seed_demo(directory: Path, config: Config | None = None) -> None:
     """Write the demo store into ``directory`` (idempotent for messages; run it on a fresh directory)."""
     settings = config or Config.load(None, worker={"enabled": False})
     with Memory(directory, config=settings) as memory:
-        memory.add(demo_messages(), agent=AGENT, person=PERSON)
+        said = memory.add(demo_messages(), agent=AGENT, person=PERSON)
         memory.add(["我最喜欢的颜色是红色", "我的狗叫豆豆"], agent=AGENT, person="阿哲")
         memory.set_person(
             Person(id=PERSON, name="苏木", aliases=["木木", "小木"], platform_ids={"qq": "10001"}), agent=AGENT
@@ -55,7 +55,7 @@ def seed_demo(directory: Path, config: Config | None = None) -> None:
             space=GROUP,
         )
         memory.remember("祈煜是一名住在上海的插画师，喜欢深夜画画。", agent=AGENT, importance=0.9, keywords=["插画师"])
-        _graph(memory)
+        _graph(memory, {m.text: m.id for m in said})
         _failed_job(memory)
 
 
@@ -66,9 +66,18 @@ def _entity(memory: Memory, scope: Scope, name: str, kind: EntityType, aliases: 
 
 
 def _fact(
-    memory: Memory, subject: str, predicate: str, obj: str, time: str, closed: str | None = None, **kind: Any
+    memory: Memory,
+    subject: str,
+    predicate: str,
+    obj: str,
+    time: str,
+    closed: str | None = None,
+    said: dict[str, str] | None = None,
+    **kind: Any,
 ) -> str:
+    """A fact, its sources the messages that name its object."""
     data = {"subject": subject, "predicate": predicate, "object": obj, "keyword": predicate, **kind}
+    sources = [id for text, id in (said or {}).items() if obj[:2] in text]
     item = memory.remember(
         f"{subject}{predicate}{obj}",
         agent=AGENT,
@@ -77,13 +86,14 @@ def _fact(
         time=datetime.fromisoformat(time),
         data=data,
         importance=0.6,
+        sources=sources,
     )
     if closed:
         memory.store.update_memories(AGENT, [(item.id, {"valid_to": datetime.fromisoformat(closed)})])
     return item.id
 
 
-def _graph(memory: Memory) -> None:
+def _graph(memory: Memory, said: dict[str, str]) -> None:
     scope = Scope(agent=AGENT, kind=ScopeKind.PERSON, key=PERSON)
     _entity(memory, scope, PERSON, EntityType.OBJECT, ["小木"])
     _entity(memory, scope, AGENT, EntityType.SUBJECT)
@@ -91,12 +101,12 @@ def _graph(memory: Memory) -> None:
     _entity(memory, scope, "小雨", EntityType.SPECIFIC)
     _entity(memory, scope, "驾照", EntityType.GENERIC)
     wrong = _entity(memory, scope, "小雨伞", EntityType.GENERIC)
-    _fact(memory, PERSON, "养了一只猫叫", "团子", "2024-09-25T22:05:00", object_type="具体实体")
-    _fact(memory, PERSON, "的室友是", "小雨", "2024-09-20T19:05:00", object_type="具体实体")
-    _fact(memory, PERSON, "下周三要考", "驾照", "2024-09-26T18:20:00", object_type="泛化实体")
-    _fact(memory, PERSON, "最喜欢的颜色是", "红色", "2024-09-01T10:00:00", closed="2024-09-21T21:30:00")
-    _fact(memory, PERSON, "最喜欢的颜色是", "莫兰迪色系", "2024-09-21T21:30:00")
-    _fact(memory, "团子", "咬断了", "耳机线", "2024-09-25T22:05:00")
+    _fact(memory, PERSON, "养了一只猫叫", "团子", "2024-09-25T22:05:00", object_type="具体实体", said=said)
+    _fact(memory, PERSON, "的室友是", "小雨", "2024-09-20T19:05:00", object_type="具体实体", said=said)
+    _fact(memory, PERSON, "下周三要考", "驾照", "2024-09-26T18:20:00", object_type="泛化实体", said=said)
+    _fact(memory, PERSON, "最喜欢的颜色是", "红色", "2024-09-01T10:00:00", closed="2024-09-21T21:30:00", said=said)
+    _fact(memory, PERSON, "最喜欢的颜色是", "莫兰迪色系", "2024-09-21T21:30:00", said=said)
+    _fact(memory, "团子", "咬断了", "耳机线", "2024-09-25T22:05:00", said=said)
     # an automatic merge that was wrong: 小雨伞 (an umbrella) is not 小雨 (the roommate)
     memory.store.merge_entities(
         AGENT, wrong.id, f"ent_demo_{'小雨'}", "名字相近（embedding 相似度 0.91）", datetime(2024, 9, 26, 3, 0)

@@ -202,9 +202,9 @@ function newMemoryForm() {
     const fields = formFields(ev.target);
     if (!fields.time) delete fields.time;
     const made = await api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), ...fields });
-    status(t("created"));
     await listMemories();
-    memoryDetail(made);
+    await memoryDetail(made);
+    status(t("created"));
   });
 }
 
@@ -222,9 +222,9 @@ async function memoryDetail(m) {
     ev.preventDefault();
     const fields = formFields(ev.target);
     const updated = await api("PATCH", "/v1/memories/" + encodeURIComponent(m.id), { agent: S.agent, ...fields });
-    status(t("saved"));
     await listMemories();
-    memoryDetail(updated);
+    await memoryDetail(updated);
+    status(t("saved"));
   });
   $("#memdelete").addEventListener("click", async () => {
     if (!confirm(t("confirmDelete"))) return;
@@ -249,7 +249,6 @@ async function memoryDetail(m) {
       around.forEach((x) => seen.set(x.id, x));
     } catch (e) { /* an external id, not a stored message */ }
   }
-  status("");
   const messages = Array.from(seen.values()).sort((a, b) => (a.space === b.space ? a.seq - b.seq : a.space < b.space ? -1 : 1));
   $("#memsources").innerHTML = messages.length ? chat(messages, new Set(sources)) : esc(sources.join(", "));
 }

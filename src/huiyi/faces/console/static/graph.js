@@ -21,13 +21,13 @@ window.drawGraph = function (box, nodes, edges, onClick) {
       for (let j = i + 1; j < nodes.length; j++) {
         const a = nodes[i], b = nodes[j];
         let dx = a.x - b.x, dy = a.y - b.y, d2 = dx * dx + dy * dy || 0.01;
-        const f = 2500 / d2; const d = Math.sqrt(d2);
+        const f = 4000 / d2; const d = Math.sqrt(d2);
         a.vx += (dx / d) * f; a.vy += (dy / d) * f; b.vx -= (dx / d) * f; b.vy -= (dy / d) * f;
       }
     }
     live.forEach((e) => {
       const a = byId[e.source], b = byId[e.target];
-      const dx = b.x - a.x, dy = b.y - a.y, d = Math.sqrt(dx * dx + dy * dy) || 0.01, f = (d - 110) * 0.02;
+      const dx = b.x - a.x, dy = b.y - a.y, d = Math.sqrt(dx * dx + dy * dy) || 0.01, f = (d - 140) * 0.02;
       a.vx += (dx / d) * f; a.vy += (dy / d) * f; b.vx -= (dx / d) * f; b.vy -= (dy / d) * f;
     });
     nodes.forEach((n) => {
