@@ -669,6 +669,19 @@ class AsyncMemory:
         """Every link touching these memories."""
         return await self._run(self.store.links_of, agent, list(ids))
 
+    async def put_entity(self, entity: Entity) -> Entity:
+        """Store an entity as given (an import): its name is embedded for merge candidates."""
+        vector = await self._run(self.embedder.embed_passages, [entity.name])
+        return await self._run(self.store.upsert_entity, entity, vector[0])
+
+    async def merge_entities(self, source: str, target: str, *, agent: str, reason: str, at: datetime) -> EntityMerge:
+        """Merge ``source`` into ``target`` (an import replaying a merge); undo_merge splits them again."""
+        return await self._run(self.store.merge_entities, agent, source, target, reason, at)
+
+    async def add_links(self, links: Sequence[Link], *, agent: str) -> int:
+        """Store links between the agent's memories as given (an import); returns how many are new."""
+        return await self._run(self.store.add_links, agent, list(links))
+
     async def retry_job(self, job_id: str, *, agent: str) -> Job:
         """Make a failed job runnable again now."""
         job = await self._run(self.store.retry_job, agent, job_id)
