@@ -196,7 +196,7 @@ def encoding_cases() -> list[Case]:
 
 def route_cases() -> list[Case]:
     return [
-        Case("root", "GET", "/", 404),
+        Case("console static traversal", "GET", "/console/static/..%2f..%2fhttp.py", 404),
         Case("unknown version", "GET", "/v2/memories", 404),
         Case("too deep a path", "GET", "/v1/memories/x/y", 404),
         Case("traversal", "GET", "/..%2f..%2fetc%2fpasswd", 404),

@@ -22,7 +22,7 @@ import functools
 import logging
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -44,6 +44,7 @@ from huiyi.flows.extract.worker import Worker
 from huiyi.flows.summarize.run import summarize_day, summarize_due
 from huiyi.model import (
     CoreBlock,
+    Entity,
     EntityMerge,
     Job,
     JobState,
@@ -67,7 +68,7 @@ from huiyi.recall.recipes import recipe_for
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import ContextParts, RenderedContext, Templates, render
 from huiyi.store import open_store
-from huiyi.store.base import Erasure, Store, Writes
+from huiyi.store.base import Erasure, ScopeStats, Store, Writes
 from huiyi.text import tokens
 from huiyi.text.expand import Expansion
 from huiyi.text.expand import expand as expand_words
@@ -84,6 +85,8 @@ MessageLike = MessageIn | dict[str, Any] | str
 # indexing share a few, so a burst of them cannot take every core from recall.
 READ_THREADS = 8
 WRITE_THREADS = 2
+# what ``update`` may change of a memory
+EDITABLE = frozenset({"text", "time", "place", "keywords", "insight", "importance"})
 
 
 class AsyncMemory:
@@ -352,6 +355,9 @@ class AsyncMemory:
         return await self._run(self.store.list_merges, agent)
 
     async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
+        """Split a merged entity back out, restoring both entities' names as they were."""
+        if not any(m.id == merge_id and not m.undone for m in await self.merges(agent=agent)):
+            raise NotFound(f"no merge {merge_id!r} to undo for agent {agent!r}")
         return await self._run(self.store.undo_merge, agent, merge_id)
 
     def _persona(self, agent: str | None = None) -> str:
@@ -385,6 +391,9 @@ class AsyncMemory:
         last_reply: str = "",
         limit: int | None = None,
         shown: Sequence[str] = (),
+        now: datetime | None = None,
+        recipe: RecallRecipe | str | None = None,
+        explain: bool = False,
     ) -> Context:
         """Everything the chat model needs for its next turn, rendered for the prompt.
 
@@ -392,6 +401,7 @@ class AsyncMemory:
         no item twice. The recall query is the agent's last reply plus the person's message (seed 000 §5).
         ``shown`` holds texts the caller's prompt already carries (a proxied chat request): working-memory
         messages with those texts are not repeated, and recalled memories of them are left out.
+        ``now``, ``recipe`` and ``explain`` go to recall (the console's debugger asks at a chosen time).
         """
         space_id = _chat_of(agent, person, space).space_id
         recent = await self._read(fold.working_memory, self.store, agent, space_id, self.config)
@@ -406,13 +416,16 @@ class AsyncMemory:
                 person=person,
                 space=space,
                 limit=limit or self.config.context.recall_limit,
+                now=now,
+                recipe=recipe,
+                explain=explain,
             )
             items = await self._read(self.store.get_memories, agent, [hit.id for hit in recalled.hits])
         known = await self._read(self.store.get_person, agent, person) if person else None
         parts = ContextParts(
             agent=agent,
             person=person,
-            now=self.now(),
+            now=now or self.now(),
             language=self.config.language,
             core_blocks=await self.core_blocks_for(agent=agent, person=person),
             overview=overview,
@@ -550,6 +563,7 @@ class AsyncMemory:
         now: datetime | None = None,
         time_range: tuple[datetime | None, datetime | None] | None = None,
         recipe: RecallRecipe | str | None = None,
+        explain: bool = False,
     ) -> RecallResult:
         """The memories most relevant to ``query`` that this person/space may see.
 
@@ -557,7 +571,8 @@ class AsyncMemory:
         ``now`` is the moment the query is asked (default: the clock), against which its time words
         (上周, last May) are read. ``time_range`` (start, end; either may be None) keeps only memories
         whose time falls inside it. ``recipe`` (one, or a name: relevance, seed001, seed004 or one of
-        ``[recipes]``) replaces the configured ``[recall]`` for this call.
+        ``[recipes]``) replaces the configured ``[recall]`` for this call. ``explain`` records every route's
+        candidates, the fused ranking and every bonus in the result's ``info`` (the console's debugger).
         """
         chosen = recipe_for(recipe, self.config)
         if not agent:
@@ -578,6 +593,7 @@ class AsyncMemory:
             kinds=_kinds(kinds),
             drop_words=[agent, *([person] if person else [])],
             time_range=time_range,
+            explain=explain,
         )
         return await self._read(
             pipeline.run,
@@ -651,6 +667,10 @@ class AsyncMemory:
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
         return found[0]
 
+    async def get_many(self, ids: Sequence[str], *, agent: str) -> list[MemoryItem]:
+        """Memories by id, in the order asked; unknown ids are left out."""
+        return await self._run(self.store.get_memories, agent, list(ids))
+
     async def delete(self, memory_id: str, *, agent: str) -> None:
         if not await self._run(self.store.delete_memories, agent, [memory_id]):
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
@@ -673,6 +693,75 @@ class AsyncMemory:
 
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
         return await self._run(self.store.get_messages, agent, ids)
+
+    async def update(self, memory_id: str, changes: Mapping[str, Any], *, agent: str) -> MemoryItem:
+        """Correct a memory: its text, time, place, keywords, insight or importance (seed 000's CRUD).
+
+        A changed text, time, place or keywords re-indexes it under the same id, keeping its links,
+        strength and history; importance and insight alone are written in place."""
+        unknown = set(changes) - EDITABLE
+        if unknown:
+            raise InvalidInput(f"these memory fields cannot be edited: {sorted(unknown)}")
+        item = await self.get(memory_id, agent=agent)
+        try:
+            new = MemoryItem.model_validate({**item.model_dump(), **changes})
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        if not new.text.strip():
+            raise InvalidInput("memory text is empty")
+        if len(new.text) > self.config.ingest.max_message_chars:
+            raise InvalidInput(
+                f"memory text has {len(new.text)} characters; limit {self.config.ingest.max_message_chars}"
+            )
+        in_place = {name: getattr(new, name) for name in ("importance", "insight") if name in changes}
+        if {"text", "time", "place", "keywords"} & set(changes):
+            links = await self._run(self.store.links_of, agent, [memory_id])
+            vector = await self._run(self.embedder.embed_passages, [new.text])
+            terms = ingest.terms_of(" ".join([new.text, *new.keywords]))
+            await self._run(self.store.delete_memories, agent, [memory_id])
+            await self._run(self.store.add_memories, [new], vector, [terms])
+            await self._run(self.store.add_links, agent, links)
+        elif in_place:
+            await self._run(self.store.update_memories, agent, [(memory_id, in_place)])
+        return new
+
+    async def scopes(self, *, agent: str | None = None) -> list[ScopeStats]:
+        """Every scope holding messages or memories (of one agent, or all), with counts and last activity."""
+        return await self._run(self.store.scope_stats, agent)
+
+    async def persons(self, *, agent: str) -> list[Person]:
+        return await self._run(self.store.list_persons, agent)
+
+    async def entities(
+        self, *, agent: str, person: str | None = None, space: str | None = None, merged: bool = False
+    ) -> list[Entity]:
+        """One scope's entities (the official ones when no person or space is named)."""
+        return await self._run(self.store.list_entities, [_scope_of(agent, person, space)], merged)
+
+    async def links(self, ids: Sequence[str], *, agent: str) -> list[Link]:
+        """Every link touching these memories."""
+        return await self._run(self.store.links_of, agent, list(ids))
+
+    async def put_entity(self, entity: Entity) -> Entity:
+        """Store an entity as given (an import): its name is embedded for merge candidates."""
+        vector = await self._run(self.embedder.embed_passages, [entity.name])
+        return await self._run(self.store.upsert_entity, entity, vector[0])
+
+    async def merge_entities(self, source: str, target: str, *, agent: str, reason: str, at: datetime) -> EntityMerge:
+        """Merge ``source`` into ``target`` (an import replaying a merge); undo_merge splits them again."""
+        return await self._run(self.store.merge_entities, agent, source, target, reason, at)
+
+    async def add_links(self, links: Sequence[Link], *, agent: str) -> int:
+        """Store links between the agent's memories as given (an import); returns how many are new."""
+        return await self._run(self.store.add_links, agent, list(links))
+
+    async def chat_around(self, message_id: str, *, agent: str, turns: int = 4) -> list[Message]:
+        """A message in its chat: up to ``turns`` messages either side of it, oldest first."""
+        found = await self._run(self.store.get_messages, agent, [message_id])
+        if not found:
+            raise NotFound(f"no message {message_id!r} for agent {agent!r}")
+        message = found[0]
+        return await self._run(self.store.recent_messages, agent, message.space, 2 * turns + 1, message.seq + turns + 1)
 
     async def close(self) -> None:
         if self._worker_task is not None:
@@ -851,6 +940,10 @@ class Memory:
         return self.core.config
 
     @property
+    def embedder(self) -> Embedder:
+        return self.core.embedder
+
+    @property
     def store(self) -> Store:
         return self.core.store
 
@@ -884,6 +977,14 @@ class Memory:
     core_blocks_for = _blocking(AsyncMemory.core_blocks_for)
     core_block_append = _blocking(AsyncMemory.core_block_append)
     core_block_replace = _blocking(AsyncMemory.core_block_replace)
+    update = _blocking(AsyncMemory.update)
+    get_many = _blocking(AsyncMemory.get_many)
+    scopes = _blocking(AsyncMemory.scopes)
+    persons = _blocking(AsyncMemory.persons)
+    entities = _blocking(AsyncMemory.entities)
+    links = _blocking(AsyncMemory.links)
+    retry_job = _blocking(AsyncMemory.retry_job)
+    chat_around = _blocking(AsyncMemory.chat_around)
 
     def close(self) -> None:
         if self._closed:

@@ -7,13 +7,12 @@ agents; with no keys configured the service trusts every caller, so it listens o
 from __future__ import annotations
 
 import asyncio
-import hmac
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Header, Query, Request, Response
+from fastapi import FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
@@ -33,6 +32,10 @@ from huiyi.errors import (
     StoreError,
     UnnamedConversation,
 )
+from huiyi.faces.console import mount_console
+from huiyi.faces.http_auth import Agents, Forbidden, Unauthorized, allowed_agents, check
+from huiyi.faces.http_browse import browse_router
+from huiyi.faces.http_debug import debug_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
 from huiyi.faces.http_models import (
     OUT_OF_RANGE,
@@ -76,14 +79,6 @@ STATUS: dict[type[HuiyiError], int] = {
 }
 
 
-class Forbidden(HuiyiError):
-    code = "forbidden"
-
-
-class Unauthorized(HuiyiError):
-    code = "unauthorized"
-
-
 STATUS[Forbidden] = 403
 STATUS[Unauthorized] = 401
 
@@ -108,22 +103,6 @@ def _reason(error: Any) -> str:
         return str(ctx["error"])
     return str(error.get("msg", ""))
 
-
-def allowed_agents(request: Request, authorization: Annotated[str | None, Header()] = None) -> list[str] | None:
-    """None means every agent (no keys configured); else the agents this key may use."""
-    keys: dict[str, list[str]] = request.app.state.api_keys
-    if not keys:
-        return None
-    scheme, _, token = (authorization or "").strip().partition(" ")
-    token = token.strip()
-    if scheme.lower() == "bearer" and token and " " not in token:  # a bare key is not accepted
-        for key, agents in keys.items():
-            if hmac.compare_digest(token.encode(), key.encode()):
-                return agents
-    raise Unauthorized("a valid API key is required: send 'Authorization: Bearer <key>'")
-
-
-Agents = Annotated[list[str] | None, Depends(allowed_agents)]
 
 # the error responses each kind of route can give, for the OpenAPI schema
 BODY = error_responses(400, 401, 403, 413, 422)
@@ -172,6 +151,8 @@ def create_app(
         version=__version__,
         description="回忆 — long-term memory for LLM characters.",
         lifespan=lifespan,
+        docs_url=None,  # served by mount_console from the package's own Swagger UI, so it works offline
+        redoc_url=None,
     )
     app.router.route_class = GuardedRoute
 
@@ -200,12 +181,12 @@ def create_app(
 
     app.add_middleware(BodyLimit, limit=max_body_bytes)
 
-    def check(agents: list[str] | None, agent: str) -> None:
-        if agents is not None and "*" not in agents and agent not in agents:
-            raise Forbidden(f"this API key may not use agent {agent!r}")
-
     async def check_request(request: Request, agent: str) -> None:
         check(allowed_agents(request, request.headers.get("authorization")), agent)
+
+    app.include_router(browse_router(memory))
+    app.include_router(debug_router(memory))
+    mount_console(app)
 
     if proxy is not None:
         app.include_router(proxy_router(proxy, check_request))

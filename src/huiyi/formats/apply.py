@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from huiyi.formats.plan import Plan
 from huiyi.memory import AsyncMemory
-from huiyi.model import MemoryKind
+from huiyi.model import Entity, Link, MemoryKind, Scope
 
 __all__ = ["Counts", "apply_plan"]
 
@@ -21,6 +21,9 @@ class Counts:
     memories: int = 0
     persons: int = 0
     chunks_skipped: int = 0
+    entities: int = 0
+    links: int = 0
+    merges: int = 0
 
 
 async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], None] = lambda n: None) -> Counts:
@@ -70,4 +73,38 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
             )
             counts.memories += 1
         advance(1)
+    await _apply_graph(memory, plan, counts)
     return counts
+
+
+async def _apply_graph(memory: AsyncMemory, plan: Plan, counts: Counts) -> None:
+    """Entities as they were before their merges, then the merges replayed (so undo still works), then links."""
+    live = [(agent, line) for agent, line in plan.merges if not line.undone]
+    by_id = {line.id: line for _, line in plan.entities}
+    gained: dict[str, set[str]] = {}  # target id -> names a merge gave it
+    for _, merge in live:
+        if (source := by_id.get(merge.source)) is not None:
+            gained.setdefault(merge.target, set()).update([source.name, *source.aliases])
+    for agent, line in plan.entities:
+        scope = (
+            Scope.of_chat(agent, None if line.space else line.person, line.space) if line.person or line.space else None
+        )
+        entity = Entity(
+            id=line.id,
+            scope=scope or Scope.from_tag(agent, "official"),
+            name=line.name,
+            type=line.entity_type,
+            aliases=[a for a in line.aliases if a not in gained.get(line.id, set())],
+            sources=line.sources,
+        )
+        await memory.put_entity(entity)
+        counts.entities += 1
+    for agent, merge in live:
+        await memory.merge_entities(
+            merge.source, merge.target, agent=agent, reason=merge.reason, at=merge.at or memory.now()
+        )
+        counts.merges += 1
+    for agent, link in plan.links:
+        counts.links += await memory.add_links(
+            [Link(source=link.source, target=link.target, kind=link.kind, weight=link.weight)], agent=agent
+        )

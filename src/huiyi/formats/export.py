@@ -50,7 +50,14 @@ async def export_lines(
     scope = _scope_fields(agent, person, space)
     yield {"type": "export", "version": 1, "huiyi": __version__, "scope": scope_label(person, space), **scope}
     if person and not space and (known := await memory.get_person(person, agent=agent)) is not None:
-        yield {"type": "person", "agent": agent, "id": known.id, "name": known.name, "aliases": known.aliases}
+        yield {
+            "type": "person",
+            "agent": agent,
+            "id": known.id,
+            "name": known.name,
+            "aliases": known.aliases,
+            "platform_ids": known.platform_ids,
+        }
     items = await _all_memories(memory, agent, person, space)
     anchors = [item.sources[0] for item in items if item.kind is MemoryKind.CHUNK and item.sources]
     messages: list[Message] = []
@@ -69,6 +76,36 @@ async def export_lines(
     for item in reversed(items):  # oldest first, as they were made
         if item.kind is not MemoryKind.CHUNK:
             yield {"type": "memory", **scope, **item.model_dump(mode="json", exclude={"scope"})}
+    async for line in _graph_lines(memory, scope, items):
+        yield line
+
+
+async def _graph_lines(
+    memory: AsyncMemory, scope: dict[str, str], items: list[MemoryItem]
+) -> AsyncIterator[dict[str, Any]]:
+    """The scope's entities (merged ones too), the links between its exported memories, and its merges."""
+    agent, person, space = scope["agent"], scope.get("person"), scope.get("space")
+    entities = await memory.entities(agent=agent, person=person, space=space, merged=True)
+    for entity in entities:
+        yield {
+            "type": "entity",
+            **scope,
+            "id": entity.id,
+            "name": entity.name,
+            "entity_type": entity.type.value,
+            "aliases": entity.aliases,
+            "sources": entity.sources,
+            "merged_into": entity.merged_into,
+        }
+    kept = {item.id for item in items if item.kind is not MemoryKind.CHUNK}
+    links = await memory.links(sorted(kept), agent=agent) if kept else []
+    for link in links:
+        if link.source in kept and link.target in kept:
+            yield {"type": "link", **scope, **link.model_dump(mode="json")}
+    names = {entity.id for entity in entities}
+    for merge in await memory.merges(agent=agent):
+        if merge.source in names:
+            yield {"type": "merge", **scope, **merge.model_dump(mode="json", exclude={"agent"})}
 
 
 async def write_lines(lines: AsyncIterator[dict[str, Any]], handle: TextIO) -> int:

@@ -8,9 +8,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from huiyi.model import MemoryKind, Person, Role
+from huiyi.model import EntityType, LinkKind, MemoryKind, Person, Role
 
-__all__ = ["LINE_MODELS", "Batch", "MemoryLine", "MessageLine", "PersonLine", "Plan"]
+__all__ = [
+    "LINE_MODELS",
+    "Batch",
+    "EntityLine",
+    "LinkLine",
+    "MemoryLine",
+    "MergeLine",
+    "MessageLine",
+    "PersonLine",
+    "Plan",
+]
 
 
 class _Line(BaseModel):
@@ -50,9 +60,47 @@ class PersonLine(_Line):
     id: str
     name: str = ""
     aliases: list[str] = Field(default_factory=list)
+    platform_ids: dict[str, str] = Field(default_factory=dict)
 
 
-LINE_MODELS: dict[str, type[_Line]] = {"message": MessageLine, "memory": MemoryLine, "person": PersonLine}
+class EntityLine(_Line):
+    """An entity of the scope as stored, with its aliases; ``merged_into`` set while merged away."""
+
+    type: Literal["entity"]
+    id: str
+    name: str
+    entity_type: EntityType = EntityType.SPECIFIC
+    aliases: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    merged_into: str | None = None
+
+
+class LinkLine(_Line):
+    type: Literal["link"]
+    source: str
+    target: str
+    kind: LinkKind = LinkKind.RELATED
+    weight: float = 1.0
+
+
+class MergeLine(_Line):
+    type: Literal["merge"]
+    id: str
+    source: str
+    target: str
+    reason: str = ""
+    at: datetime | None = None
+    undone: bool = False
+
+
+LINE_MODELS: dict[str, type[_Line]] = {
+    "message": MessageLine,
+    "memory": MemoryLine,
+    "person": PersonLine,
+    "entity": EntityLine,
+    "link": LinkLine,
+    "merge": MergeLine,
+}
 
 
 @dataclass
@@ -72,6 +120,9 @@ class Plan:
     batches: list[Batch] = field(default_factory=list)
     memories: list[tuple[str, MemoryLine]] = field(default_factory=list)  # (agent, line)
     persons: list[tuple[str, Person]] = field(default_factory=list)
+    entities: list[tuple[str, EntityLine]] = field(default_factory=list)
+    links: list[tuple[str, LinkLine]] = field(default_factory=list)
+    merges: list[tuple[str, MergeLine]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     export: bool = False
 

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from huiyi.errors import InvalidInput
-from huiyi.formats.plan import LINE_MODELS, MemoryLine, MessageLine, PersonLine, Plan
+from huiyi.formats.plan import LINE_MODELS, EntityLine, LinkLine, MemoryLine, MergeLine, MessageLine, PersonLine, Plan
 from huiyi.formats.probes import ProbeSet
 from huiyi.model import MemoryKind, Person
 
@@ -41,7 +41,15 @@ def _read_lines(text: str, agent: str | None, person: str | None, space: str | N
         if not who:
             raise InvalidInput(f"line {number}: no agent; give it in the line or with --agent")
         if isinstance(line, PersonLine):
-            plan.persons.append((who, Person(id=line.id, name=line.name, aliases=line.aliases)))
+            plan.persons.append(
+                (who, Person(id=line.id, name=line.name, aliases=line.aliases, platform_ids=line.platform_ids))
+            )
+        elif isinstance(line, EntityLine):
+            plan.entities.append((who, line.model_copy(update={"agent": who})))
+        elif isinstance(line, LinkLine):
+            plan.links.append((who, line))
+        elif isinstance(line, MergeLine):
+            plan.merges.append((who, line))
         elif isinstance(line, MemoryLine):
             plan.memories.append((who, line.model_copy(update={"agent": who})))
         elif isinstance(line, MessageLine):

@@ -24,11 +24,11 @@ from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
 from huiyi.recall import routes
-from huiyi.recall.fuse import fuse
+from huiyi.recall.fuse import Fusion, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, add_graph, add_route, add_tiers, rerank
 from huiyi.recall.score import ScorePreset, roulette, score_memories
-from huiyi.store.base import Store
+from huiyi.store.base import RouteHits, Store
 from huiyi.text.times import query_time_range
 
 __all__ = ["RecallRequest", "run"]
@@ -48,6 +48,11 @@ class RecallRequest:
     kinds: Sequence[MemoryKind] | None = None
     drop_words: Sequence[str] = field(default_factory=tuple)  # names that would match everything
     time_range: tuple[datetime | None, datetime | None] | None = None
+    # record every route's candidates, the fused ranking and every bonus in ``info`` (the console's debugger)
+    explain: bool = False
+
+
+EXPLAINED = 30  # candidates kept per route when explaining
 
 
 def run(
@@ -75,7 +80,7 @@ def run(
         first = max(limit, recipe.route_candidates) if widens else limit
     result = _fused(ask, request, first, started, timings)
     if widens:
-        result = _widened(ask, result, first if request.time_range is not None else limit)
+        result = _widened(ask, result, first if request.time_range is not None else limit, request.explain)
     if request.time_range is not None:
         start, end = request.time_range
         inside = [
@@ -143,7 +148,8 @@ def _fused(
             break
     timings["fuse"] = (time.perf_counter() - fuse_started) * 1000
     timings["total"] = (time.perf_counter() - started) * 1000
-    returned = {hit.id for hit in hits}
+    returned = {hit.id for hit in hits} if not request.explain else {ids_by_key[key] for key, _ in window}
+    explained = _explain(dense.first, keyword.first, fusion) if request.explain else {}
     return RecallResult(
         query=request.query,
         hits=hits,
@@ -158,11 +164,32 @@ def _fused(
                 for key, bonus in boosts.items()
                 if ids_by_key[key] in returned
             },
+            **explained,
         },
     )
 
 
-def _widened(ask: routes.Ask, result: RecallResult, limit: int) -> RecallResult:
+def _explain(dense: RouteHits, keyword: RouteHits, fusion: Fusion) -> dict[str, object]:
+    """The debugger's view: each route's best candidates with raw scores, and the fused ranking."""
+    return {
+        "candidates": {
+            "dense": [[hit.id, round(hit.score, 6)] for hit in dense.hits[:EXPLAINED]],
+            "keyword": [[hit.id, round(hit.score, 6)] for hit in keyword.hits[:EXPLAINED]],
+        },
+        # [memory id, fused score, each route's share of it, each route's raw score]
+        "fused": [
+            [
+                fusion.ids[key],
+                round(score, 6),
+                {route: round(share, 6) for route, share in parts.items()},
+                {route: round(fusion.raw[route].get(key, 0.0), 6) for route in fusion.raw},
+            ]
+            for key, (score, parts) in fusion.ranked[:EXPLAINED]
+        ],
+    }
+
+
+def _widened(ask: routes.Ask, result: RecallResult, limit: int, explain: bool = False) -> RecallResult:
     """The late routes, tiers and graph added to the fused candidates, scored by the recipe, cut to ``limit``."""
     started = time.perf_counter()
     recipe = ask.recipe
@@ -177,6 +204,10 @@ def _widened(ask: routes.Ask, result: RecallResult, limit: int) -> RecallResult:
             found = route(ask, recipe.route_candidates)
             for hits, share in found.searches:
                 add_route(relevance, extra, name, hits, weight * share)
+            if explain:
+                candidates = info.setdefault("candidates", dict(result.info.get("candidates", {})))
+                assert isinstance(candidates, dict)
+                candidates[name] = [[hit.id, round(hit.score, 6)] for hit in found.first.hits[:EXPLAINED]]
             info.update(found.info)
             timings.update(found.ms)
     if recipe.tier_weight > 0:

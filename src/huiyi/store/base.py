@@ -82,6 +82,18 @@ class RouteHits:
     score_of: Callable[[Sequence[int]], list[float]] = _no_scores
 
 
+@dataclass(frozen=True)
+class ScopeStats:
+    """One scope of an agent as a console lists it: a tag (``official``, ``person:木木``, ``space:g1``),
+    how many messages and memories it holds, and when it last had one (epoch seconds, or None)."""
+
+    agent: str
+    scope: str
+    messages: int = 0
+    memories: int = 0
+    last_activity: datetime | None = None
+
+
 @runtime_checkable
 class Lifecycle(Protocol):
     """Closing the store, its schema version, and which embedder's vectors it holds."""
@@ -145,6 +157,9 @@ class MessageStore(Protocol):
     # working memory
     def working_start(self, agent: str, space: str) -> int:
         """The first seq of the space still in working memory (1 while nothing has folded)."""
+
+    def scope_stats(self, agent: str | None = None) -> list[ScopeStats]:
+        """Every scope holding messages or memories (of one agent, or all): counts and last activity."""
 
 
 @runtime_checkable

@@ -24,7 +24,7 @@ from typing import Any
 
 from huiyi.errors import ScopeError, StoreError
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import Claim, Erasure, RouteHits, Store, Terms, Vectors, Writes
+from huiyi.store.base import Claim, Erasure, RouteHits, ScopeStats, Store, Terms, Vectors, Writes
 
 
 class RoutedStore:
@@ -153,6 +153,14 @@ class RoutedStore:
 
     def working_start(self, agent: str, space: str) -> int:
         return self.store_for(agent).working_start(agent, space)
+
+    def scope_stats(self, agent: str | None = None) -> list[ScopeStats]:
+        if agent is not None:
+            return self.store_for(agent).scope_stats(agent)
+        return sorted(
+            (s for store in self.stores.values() for s in store.scope_stats(None)),
+            key=lambda s: (s.agent, s.scope != "official", s.scope),
+        )
 
     # writes and jobs -----------------------------------------------------------------------------
     def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.store.base import ScopeStats
 
 Row = Sequence[Any]
 
@@ -199,3 +200,18 @@ def merge(row: Row, codec: Codec) -> EntityMerge:
     return EntityMerge(
         id=id_, agent=agent, source=source, target=target, reason=reason, at=codec.time(at), undone=bool(undone)
     )
+
+
+def scope_stats(messages: Sequence[Row], memories: Sequence[Row], codec: Codec) -> list[ScopeStats]:
+    """Scopes from ``agent, scope, count, last time`` rows of messages and of memories, merged and sorted."""
+    found: dict[tuple[str, str], ScopeStats] = {}
+    for source, counted in ((messages, "messages"), (memories, "memories")):
+        for agent, scope, count, last in source:
+            old = found.get((agent, scope)) or ScopeStats(agent=agent, scope=scope)
+            when = codec.time(last)
+            latest = max((t for t in (old.last_activity, when) if t is not None), default=None)
+            if counted == "messages":
+                found[agent, scope] = replace(old, messages=int(count), last_activity=latest)
+            else:
+                found[agent, scope] = replace(old, memories=int(count), last_activity=latest)
+    return sorted(found.values(), key=lambda s: (s.agent, s.scope != "official", s.scope))

@@ -72,6 +72,9 @@ def import_command(
     parts = [f"{counts.stored} messages stored", f"{counts.skipped} already there", f"{counts.memories} memories"]
     if counts.persons:
         parts.append(f"{counts.persons} person" + ("s" if counts.persons > 1 else ""))
+    for name in ("entities", "links", "merges"):
+        if value := getattr(counts, name):
+            parts.append(f"{value} {name}")
     if counts.chunks_skipped:
         parts.append(f"{counts.chunks_skipped} chunks left to be rebuilt from their messages")
     parts.append(f"{extracted} extraction jobs run" if extract else f"{queued} extraction jobs left queued")

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from huiyi.config import Config
 from huiyi.faces.cli.options import (
     AgentOption,
     ConfigOption,
@@ -67,8 +68,15 @@ def expand(
 
 def demo(
     store: Annotated[Path | None, typer.Option("--store", "-s", help="Keep the demo store here.")] = None,
+    serve: Annotated[
+        bool, typer.Option("--serve", help="Then serve the store with its web console (graph, jobs, merges too).")
+    ] = False,
+    port: Annotated[int, typer.Option(help="Port for --serve.")] = 8765,
 ) -> None:
     """Import a small bundled Chinese conversation and show what recall returns, and why."""
+    if serve:
+        _serve_demo(store or Path(tempfile.mkdtemp(prefix="huiyi-demo-")), port)
+        return
     data = resources.files("huiyi") / "data"
     lines = (data / "demo_zh.jsonl").read_text(encoding="utf-8").splitlines()
     messages: list[dict[str, Any]] = [json.loads(line) for line in lines if line.strip()]
@@ -94,3 +102,22 @@ def demo(
             print_recall(result, title=f"木木 asks: {case['query']}  ({'✓' if ok else '✗'} expects “{case['expect']}”)")
             out.print()
         out.print(f"[bold]{found}/{len(queries)}[/bold] queries found the expected memory first.")
+
+
+def _serve_demo(directory: Path, port: int) -> None:
+    """The demo store with everything a console shows, served at http://127.0.0.1:<port>/console."""
+    import uvicorn
+
+    from huiyi.faces.demo import seed_demo
+    from huiyi.faces.http import create_app
+    from huiyi.memory import AsyncMemory
+
+    if not (directory / "huiyi.sqlite").exists():
+        seed_demo(directory)
+    api = create_app(
+        AsyncMemory(directory, config=Config.load(None, worker={"enabled": False})), close_on_shutdown=True
+    )
+    out.print(
+        f"[bold]huiyi demo[/bold] store {directory}\nconsole: http://127.0.0.1:{port}/console  (API docs at /docs)"
+    )
+    uvicorn.run(api, host="127.0.0.1", port=port, log_level="warning")

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from huiyi.model import Message, Person
 from huiyi.store import rows
-from huiyi.store.base import Claim
+from huiyi.store.base import Claim, ScopeStats
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.rows import MESSAGE_COLUMNS, NATIVE, json_text, naive
 
@@ -152,3 +152,13 @@ class PostgresMessages(PostgresConnection):
     def working_start(self, agent: str, space: str) -> int:
         found = self._rows("SELECT start_seq FROM working_memory WHERE agent = %s AND space = %s", (agent, space))
         return int(found[0][0]) if found else 1
+
+    def scope_stats(self, agent: str | None = None) -> list[ScopeStats]:
+        where, args = ("WHERE agent = %s", (agent,)) if agent is not None else ("", ())
+        messages = self._rows(
+            f"SELECT agent, space, COUNT(*), MAX(time) FROM messages {where} GROUP BY agent, space", args
+        )
+        memories = self._rows(
+            f"SELECT agent, scope, COUNT(*), MAX(created_at) FROM memories {where} GROUP BY agent, scope", args
+        )
+        return rows.scope_stats(messages, memories, NATIVE)

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from huiyi.model import Message, Person
 from huiyi.store import rows
-from huiyi.store.base import Claim
+from huiyi.store.base import Claim, ScopeStats
 from huiyi.store.rows import MESSAGE_COLUMNS, TEXT, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
@@ -166,3 +166,14 @@ class SQLiteMessages(SQLiteConnection):
             .fetchone()
         )
         return int(row[0]) if row else 1
+
+    def scope_stats(self, agent: str | None = None) -> list[ScopeStats]:
+        where, args = ("WHERE agent = ?", (agent,)) if agent is not None else ("", ())
+        conn = self._conn()
+        messages = conn.execute(
+            f"SELECT agent, space, COUNT(*), MAX(time) FROM messages {where} GROUP BY agent, space", args
+        ).fetchall()
+        memories = conn.execute(
+            f"SELECT agent, scope, COUNT(*), MAX(created_at) FROM memories {where} GROUP BY agent, scope", args
+        ).fetchall()
+        return rows.scope_stats(messages, memories, TEXT)

@@ -1,0 +1,466 @@
+// The huiyi console: a face over the HTTP API, holding no logic of its own. Every view reads and
+// writes through the same routes any client uses, with the API key kept in this browser only.
+"use strict";
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+const esc = (v) => String(v ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const S = { lang: localStorage.getItem("huiyi-lang") || null, agent: "", scope: "official", scopes: [], info: null, tab: "scopes", selected: null, debugA: null };
+const t = (key) => (I18N[S.lang || "zh"] || I18N.zh)[key] || key;
+const fmt = (d) => (d ? String(d).replace("T", " ").slice(0, 16) : "");
+const num = (v, n = 3) => (typeof v === "number" ? v.toFixed(n) : esc(v));
+
+function status(text, error = false) {
+  const box = $("#status");
+  box.textContent = text || "";
+  box.className = error ? "error" : "";
+}
+
+async function api(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  const key = localStorage.getItem("huiyi-key");
+  if (key) headers.Authorization = "Bearer " + key;
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (response.status === 401) {
+    $("#keydialog").showModal();
+    throw new Error(t("keyPrompt"));
+  }
+  if (response.status === 204) return null;
+  const data = await response.json();
+  if (!response.ok) {
+    const message = (data.error && data.error.message) || response.statusText;
+    status(message, true);
+    throw new Error(message);
+  }
+  return data;
+}
+
+// the chosen scope as query parameters / body fields
+function scopeParams() {
+  const [kind, ...rest] = S.scope.split(":");
+  const key = rest.join(":");
+  return kind === "person" ? { person: key } : kind === "space" ? { space: key } : {};
+}
+function qs(params) {
+  const q = new URLSearchParams();
+  Object.entries(params).forEach(([k, v]) => {
+    if (Array.isArray(v)) v.forEach((x) => q.append(k, x));
+    else if (v !== undefined && v !== null && v !== "") q.append(k, v);
+  });
+  return q.toString();
+}
+const withScope = (extra = {}) => qs({ agent: S.agent, ...scopeParams(), ...extra });
+function scopeLabel(scope) {
+  if (scope === "official") return t("official");
+  const [kind, ...rest] = scope.split(":");
+  return `${t(kind)} · ${rest.join(":")}`;
+}
+
+function applyLanguage() {
+  document.documentElement.lang = S.lang === "en" ? "en" : "zh";
+  $$("[data-i18n]").forEach((e) => { e.textContent = t(e.dataset.i18n); });
+  $("#lang").textContent = S.lang === "en" ? "中文" : "EN";
+}
+
+// header -------------------------------------------------------------------------------------------
+async function loadAgents() {
+  const agents = await api("GET", "/v1/agents");
+  const select = $("#agent");
+  select.innerHTML = agents.map((a) => `<option value="${esc(a.agent)}">${esc(a.agent)}</option>`).join("");
+  S.agents = agents;
+  const wanted = new URLSearchParams(location.hash.slice(1)).get("agent");
+  S.agent = (wanted && agents.some((a) => a.agent === wanted) && wanted) || (agents[0] && agents[0].agent) || "";
+  select.value = S.agent;
+  await loadScopes();
+}
+async function loadScopes() {
+  S.scopes = S.agent ? await api("GET", "/v1/scopes?" + qs({ agent: S.agent })) : [];
+  const options = S.scopes.some((s) => s.scope === "official") ? S.scopes : [{ scope: "official" }, ...S.scopes];
+  $("#scope").innerHTML = options.map((s) => `<option value="${esc(s.scope)}">${esc(scopeLabel(s.scope))}</option>`).join("");
+  if (!options.some((s) => s.scope === S.scope)) S.scope = "official";
+  $("#scope").value = S.scope;
+}
+
+function show(tab) {
+  S.tab = tab;
+  $$("nav button").forEach((b) => b.classList.toggle("active", b.dataset.tab === tab));
+  $$(".view").forEach((v) => v.classList.toggle("active", v.id === "view-" + tab));
+  status("");
+  VIEWS[tab]().catch((e) => status(e.message, true));
+}
+
+// scopes -------------------------------------------------------------------------------------------
+async function viewScopes() {
+  const box = $("#view-scopes");
+  const agents = S.agents || [];
+  const rows = S.scopes.map((s) => {
+    const p = s.person;
+    const names = p ? [p.name, ...(p.aliases || [])].filter(Boolean).join(" / ") + (Object.keys(p.platform_ids || {}).length ? " · " + Object.entries(p.platform_ids).map(([k, v]) => `${k}:${v}`).join(" ") : "") : "";
+    return `<tr class="clickable" data-scope="${esc(s.scope)}"><td>${esc(scopeLabel(s.scope))}</td><td>${esc(names)}</td>
+      <td class="num">${s.messages}</td><td class="num">${s.memories}</td><td class="hide-narrow">${esc(fmt(s.last_activity))}</td>
+      <td><button data-open="${esc(s.scope)}">${t("open")}</button> <button data-working="${esc(s.scope)}">${t("working")}</button></td></tr>`;
+  });
+  box.innerHTML = `<div class="card"><h3>${t("agents")}</h3><div class="scroll"><table>
+    <tr><th>${t("agent")}</th><th>${t("scopes")}</th><th>${t("messages")}</th><th>${t("memories")}</th><th>${t("lastActivity")}</th></tr>
+    ${agents.map((a) => `<tr class="clickable ${a.agent === S.agent ? "selected" : ""}" data-agent="${esc(a.agent)}"><td>${esc(a.agent)}</td><td class="num">${a.scopes}</td><td class="num">${a.messages}</td><td class="num">${a.memories}</td><td>${esc(fmt(a.last_activity))}</td></tr>`).join("")}
+    </table></div></div>
+    <div class="card"><h3>${t("scopes")} · ${esc(S.agent)}</h3><div class="scroll"><table id="scopetable">
+    <tr><th>${t("scope")}</th><th>${t("names")}</th><th>${t("messages")}</th><th>${t("memories")}</th><th class="hide-narrow">${t("lastActivity")}</th><th></th></tr>
+    ${rows.join("") || `<tr><td colspan="6" class="muted">${t("nothing")}</td></tr>`}</table></div></div>
+    <div class="card" id="workingbox" hidden></div>`;
+  $$("[data-agent]", box).forEach((r) => r.addEventListener("click", async () => {
+    S.agent = r.dataset.agent; $("#agent").value = S.agent; await loadScopes(); viewScopes();
+  }));
+  $$("[data-open]", box).forEach((b) => b.addEventListener("click", (ev) => {
+    ev.stopPropagation(); S.scope = b.dataset.open; $("#scope").value = S.scope; show("memories");
+  }));
+  $$("[data-working]", box).forEach((b) => b.addEventListener("click", async (ev) => {
+    ev.stopPropagation();
+    const saved = S.scope; S.scope = b.dataset.working;
+    const params = S.scope === "official" ? null : withScope();
+    S.scope = saved;
+    const wm = $("#workingbox");
+    wm.hidden = false;
+    if (!params) { wm.innerHTML = `<h3>${t("working")}</h3><p class="muted">${t("nothing")}</p>`; return; }
+    const turns = await api("GET", "/v1/working?" + params);
+    wm.innerHTML = `<h3>${t("working")} · ${esc(scopeLabel(b.dataset.working))}</h3>${chat(turns, new Set())}`;
+  }));
+}
+
+function chat(messages, sources) {
+  if (!messages.length) return `<p class="muted">${t("nothing")}</p>`;
+  return `<div class="chat">${messages.map((m) => `<div class="bubble ${esc(m.role)} ${sources.has(m.id) ? "source" : ""}">
+    <div class="who">${esc(m.speaker)} · ${esc(fmt(m.time))}</div>${esc(m.text)}</div>`).join("")}</div>`;
+}
+
+// memories -----------------------------------------------------------------------------------------
+const KINDS = ["chunk", "event", "fact", "summary", "note"];
+async function viewMemories() {
+  const box = $("#view-memories");
+  if (!$("#memfilters", box)) {
+    box.innerHTML = `<form class="card row" id="memfilters">
+      <label>${t("words")}<input name="q" id="memq" type="search"></label>
+      <label>${t("kind")}<select name="kind"><option value="">${t("all")}</option>${KINDS.map((k) => `<option>${k}</option>`).join("")}</select></label>
+      <label>${t("since")}<input name="since" type="date"></label><label>${t("until")}<input name="until" type="date"></label>
+      <label>${t("validity")}<select name="valid"><option value="">${t("all")}</option><option value="true">${t("valid")}</option><option value="false">${t("closed")}</option></select></label>
+      <label>${t("minStrength")}<input name="min_strength" type="number" step="0.1" style="width:6rem"></label>
+      <label>${t("source")}<input name="source" style="width:9rem"></label>
+      <button class="primary" type="submit">${t("search")}</button>
+      <button type="button" id="newmem">${t("newMemory")}</button></form>
+      <div class="split"><div class="card"><div id="memcount" class="muted small"></div><div class="scroll"><table id="memtable"></table></div></div>
+      <div class="card" id="memdetail"><p class="muted">${t("select")}</p></div></div>`;
+    $("#memfilters").addEventListener("submit", (ev) => { ev.preventDefault(); listMemories(); });
+    $("#newmem").addEventListener("click", newMemoryForm);
+  }
+  await listMemories();
+}
+
+async function listMemories() {
+  const form = new FormData($("#memfilters"));
+  const params = {};
+  for (const [k, v] of form.entries()) if (v !== "") params[k] = v;
+  if (params.since) params.since += "T00:00:00";
+  if (params.until) params.until += "T23:59:59";
+  const found = await api("GET", "/v1/search?" + withScope({ ...params, limit: 200 }));
+  $("#memcount").textContent = `${scopeLabel(S.scope)} · ${found.total} ${t("results")}`;
+  $("#memtable").innerHTML = `<tr><th>${t("time")}</th><th>${t("kind")}</th><th>${t("text")}</th><th class="hide-narrow">${t("importance")}</th><th class="hide-narrow">${t("strength")}</th></tr>` +
+    found.items.map((m) => `<tr class="clickable" data-id="${esc(m.id)}"><td class="small">${esc(fmt(m.time))}</td>
+      <td><span class="tag">${esc(m.kind)}</span>${m.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}</td>
+      <td>${esc(m.text)}</td><td class="num hide-narrow">${num(m.importance, 2)}</td><td class="num hide-narrow">${num(m.strength, 2)}</td></tr>`).join("");
+  $$("#memtable tr[data-id]").forEach((r) => r.addEventListener("click", () => {
+    $$("#memtable tr").forEach((o) => o.classList.remove("selected")); r.classList.add("selected");
+    memoryDetail(found.items.find((m) => m.id === r.dataset.id));
+  }));
+}
+
+function memoryForm(m) {
+  const local = m && m.time ? String(m.time).slice(0, 16) : "";
+  return `<form id="memform"><div class="row">
+    <label style="flex:1 1 100%">${t("text")}<textarea name="text" required>${esc(m ? m.text : "")}</textarea></label>
+    <label>${t("time")}<input name="time" type="datetime-local" value="${esc(local)}"></label>
+    ${m ? `<label>${t("place")}<input name="place" value="${esc(m.place)}"></label>` : `<label>${t("kind")}<select name="kind">${["note", "event", "fact"].map((k) => `<option>${k}</option>`).join("")}</select></label>`}
+    <label>${t("importance")}<input name="importance" type="number" min="0" max="1" step="0.05" value="${m ? m.importance : 0.5}" style="width:6rem"></label>
+    <label style="flex:1 1 100%">${t("keywords")}<input name="keywords" value="${esc(m ? m.keywords.join(", ") : "")}"></label>
+    ${m ? `<label style="flex:1 1 100%">${t("insight")}<input name="insight" value="${esc(m.insight)}"></label>` : ""}
+    </div><p><button class="primary" type="submit">${m ? t("saveChanges") : t("create")}</button>
+    ${m ? `<button type="button" class="danger" id="memdelete">${t("delete")}</button>` : ""}</p></form>`;
+}
+function formFields(form) {
+  const data = Object.fromEntries(new FormData(form).entries());
+  const out = { text: data.text, importance: Number(data.importance), keywords: (data.keywords || "").split(/[,，]/).map((s) => s.trim()).filter(Boolean) };
+  out.time = data.time ? data.time + ":00" : null;
+  if ("place" in data) out.place = data.place;
+  if ("insight" in data) out.insight = data.insight;
+  if ("kind" in data) out.kind = data.kind;
+  return out;
+}
+
+function newMemoryForm() {
+  const box = $("#memdetail");
+  box.innerHTML = `<h3>${t("newMemory")} · ${esc(scopeLabel(S.scope))}</h3>${memoryForm(null)}`;
+  $("#memform").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const fields = formFields(ev.target);
+    if (!fields.time) delete fields.time;
+    const made = await api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), ...fields });
+    await listMemories();
+    await memoryDetail(made);
+    status(t("created"));
+  });
+}
+
+async function memoryDetail(m) {
+  S.selected = m;
+  const box = $("#memdetail");
+  const fact = m.kind === "fact" ? m.data : null;
+  box.innerHTML = `<h3>${t("details")} <span class="tag">${esc(m.kind)}</span>${m.valid_to ? `<span class="tag closed">${t("closed")} ${esc(fmt(m.valid_to))}</span>` : ""}</h3>
+    <p class="small muted">${esc(m.id)} · ${t("strength")} ${num(m.strength, 2)} · ${t("accessCount")} ${m.access_count}</p>
+    ${memoryForm(m)}
+    ${fact ? `<h3>${t("facts")}</h3><p>${esc(fact.subject)} —${esc(fact.predicate)}→ ${esc(fact.object)}</p>` : ""}
+    <h3>${t("links")}</h3><div id="memlinks" class="small muted">${t("loading")}</div>
+    <h3>${t("provenance")}</h3><div id="memsources" class="small muted">${t("loading")}</div>`;
+  $("#memform").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const fields = formFields(ev.target);
+    const updated = await api("PATCH", "/v1/memories/" + encodeURIComponent(m.id), { agent: S.agent, ...fields });
+    await listMemories();
+    await memoryDetail(updated);
+    status(t("saved"));
+  });
+  $("#memdelete").addEventListener("click", async () => {
+    if (!confirm(t("confirmDelete"))) return;
+    await api("DELETE", "/v1/memories/" + encodeURIComponent(m.id) + "?" + qs({ agent: S.agent }));
+    status(t("deleted"));
+    $("#memdetail").innerHTML = `<p class="muted">${t("select")}</p>`;
+    listMemories();
+  });
+  const links = await api("GET", "/v1/links?" + qs({ agent: S.agent, ids: [m.id] }));
+  const others = links.map((l) => (l.source === m.id ? l.target : l.source));
+  const texts = {};
+  for (const id of others.slice(0, 20)) {
+    try { texts[id] = (await api("GET", `/v1/memories/${encodeURIComponent(id)}?` + qs({ agent: S.agent }))).text; } catch (e) { texts[id] = id; }
+  }
+  $("#memlinks").innerHTML = links.length ? links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${esc(texts[l.source === m.id ? l.target : l.source] || "")}</div>`).join("") : t("none");
+  const sources = m.sources.filter((s) => s.startsWith("msg") || true).slice(0, 5);
+  if (!sources.length) { $("#memsources").textContent = t("noSources"); return; }
+  const seen = new Map();
+  for (const id of sources) {
+    try {
+      const around = await api("GET", `/v1/messages/${encodeURIComponent(id)}/chat?` + qs({ agent: S.agent, turns: 3 }));
+      around.forEach((x) => seen.set(x.id, x));
+    } catch (e) { /* an external id, not a stored message */ }
+  }
+  const messages = Array.from(seen.values()).sort((a, b) => (a.space === b.space ? a.seq - b.seq : a.space < b.space ? -1 : 1));
+  $("#memsources").innerHTML = messages.length ? chat(messages, new Set(sources)) : esc(sources.join(", "));
+}
+
+// graph --------------------------------------------------------------------------------------------
+const TYPE_COLORS = { "主体": "#b5472b", "客体": "#2f7d4a", "具体实体": "#3a6ea5", "泛化实体": "#8a6bb0", literal: "#9aa5b1" };
+async function viewGraph() {
+  const box = $("#view-graph");
+  const g = await api("GET", "/v1/graph?" + withScope());
+  S.graph = g;
+  const types = Object.keys(TYPE_COLORS);
+  const hidden = S.hiddenTypes || (S.hiddenTypes = new Set());
+  box.innerHTML = `<div class="card row"><span>${t("entityTypes")}:</span>${types.map((ty) => `<label style="flex-direction:row;gap:.25rem"><input type="checkbox" data-type="${esc(ty)}" ${hidden.has(ty) ? "" : "checked"}><span style="color:${TYPE_COLORS[ty]}">●</span> ${esc(ty)}</label>`).join("")}</div>
+    <div class="split"><div id="graphbox"><div class="zoom"><button id="zin" title="${t("zoomIn")}">＋</button><button id="zout" title="${t("zoomOut")}">－</button></div></div>
+    <div class="card" id="nodedetail"><p class="muted">${t("clickNode")}</p></div></div>
+    <div class="cols"><div class="card"><h3>${t("merges")}</h3><div class="scroll"><table id="mergetable"></table></div></div>
+    <div class="card"><h3>${t("memoryLinks")}</h3><div id="linklist" class="small"></div></div></div>`;
+  $$("[data-type]", box).forEach((c) => c.addEventListener("change", () => { c.checked ? hidden.delete(c.dataset.type) : hidden.add(c.dataset.type); viewGraph(); }));
+  const names = {};
+  const nodes = [];
+  g.entities.filter((e) => !e.merged_into && !hidden.has(e.type)).forEach((e) => {
+    nodes.push({ id: e.id, label: e.name, color: TYPE_COLORS[e.type], entity: e });
+    [e.name, ...e.aliases].forEach((n) => { names[n] = e.id; });
+  });
+  const edges = [];
+  g.facts.forEach((f) => {
+    const d = f.data || {};
+    const source = names[d.subject];
+    let target = names[d.object];
+    if (!source || !d.object) return;
+    if (!target) {
+      if (hidden.has("literal")) return;
+      target = "lit:" + d.object;
+      if (!nodes.some((n) => n.id === target)) nodes.push({ id: target, label: d.object, color: TYPE_COLORS.literal, r: 6 });
+    }
+    edges.push({ source, target, label: d.predicate + (f.valid_to ? " ✕" : ""), closed: !!f.valid_to, fact: f });
+  });
+  const graph = drawGraph($("#graphbox"), nodes, edges, (n) => nodeDetail(n, g));
+  $("#zin").addEventListener("click", () => graph.zoom(1.25));
+  $("#zout").addEventListener("click", () => graph.zoom(0.8));
+  const entityName = Object.fromEntries(g.entities.map((e) => [e.id, e.name]));
+  $("#mergetable").innerHTML = `<tr><th></th><th>${t("reason")}</th><th class="hide-narrow">${t("time")}</th><th></th></tr>` +
+    (g.merges.map((m) => `<tr><td>${esc(entityName[m.source] || m.source)} → ${esc(entityName[m.target] || m.target)}</td><td>${esc(m.reason)}</td><td class="small hide-narrow">${esc(fmt(m.at))}</td>
+      <td>${m.undone ? `<span class="tag">${t("undone")}</span>` : `<button data-undo="${esc(m.id)}">${t("undo")}</button>`}</td></tr>`).join("") || `<tr><td colspan="4" class="muted">${t("nothing")}</td></tr>`);
+  $$("[data-undo]", box).forEach((b) => b.addEventListener("click", async () => {
+    await api("POST", `/v1/merges/${encodeURIComponent(b.dataset.undo)}/undo?` + qs({ agent: S.agent }));
+    await viewGraph();
+    status(t("undoneOk"));
+  }));
+  const texts = Object.fromEntries([...g.facts, ...g.events].map((f) => [f.id, f.text]));
+  $("#linklist").innerHTML = g.links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${esc(texts[l.source] || l.source)} → ${esc(texts[l.target] || l.target)}</div>`).join("") || `<span class="muted">${t("nothing")}</span>`;
+}
+
+async function nodeDetail(n, g) {
+  const box = $("#nodedetail");
+  const e = n.entity;
+  const names = e ? [e.name, ...e.aliases] : [n.label];
+  const facts = g.facts.filter((f) => names.includes((f.data || {}).subject) || names.includes((f.data || {}).object));
+  box.innerHTML = `<h3>${esc(n.label)} ${e ? `<span class="tag">${esc(e.type)}</span>` : ""}</h3>
+    ${e && e.aliases.length ? `<p class="small muted">${esc(e.aliases.join(" / "))}</p>` : ""}
+    <h3>${t("facts")}</h3>${facts.map((f) => `<div class="${f.valid_to ? "muted" : ""}">${esc(f.data.subject)} —${esc(f.data.predicate)}→ ${esc(f.data.object)} ${f.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}</div>`).join("") || t("none")}
+    <h3>${t("relatedMemories")}</h3><div id="nodememories" class="small">${t("loading")}</div>`;
+  const found = await api("GET", "/v1/search?" + withScope({ q: n.label, limit: 20 }));
+  $("#nodememories").innerHTML = found.items.filter((m) => m.kind !== "fact").map((m) => `<div><span class="tag">${esc(m.kind)}</span>${esc(m.text)}</div>`).join("") || t("none");
+}
+
+// recall debugger ----------------------------------------------------------------------------------
+const WEIGHTS = ["dense_weight", "keyword_weight", "speaker_weight", "time_weight", "neighbour_weight", "entity_weight", "expand_weight", "tier_weight", "graph_weight"];
+async function viewDebug() {
+  const box = $("#view-debug");
+  if ($("#debugform", box)) return;
+  S.info = S.info || (await api("GET", "/v1/console"));
+  const r = S.info.default_recipe;
+  box.innerHTML = `<form class="card" id="debugform"><div class="row">
+      <label style="flex:1 1 20rem">${t("message")}<input name="message" id="dbgmessage" required></label>
+      <label style="flex:1 1 20rem">${t("lastReply")}<input name="last_reply"></label>
+      <label>${t("askTime")}<input name="time" type="datetime-local"></label>
+      <label>${t("recipe")}<select name="recipe"><option value="">(config)</option>${S.info.recipes.map((n) => `<option>${esc(n)}</option>`).join("")}</select></label>
+      <label>${t("limit")}<input name="limit" type="number" min="1" max="100" value="8" style="width:5rem"></label></div>
+      <h3 style="margin-top:.75rem">${t("weights")}</h3><div class="row">
+      ${WEIGHTS.map((w) => `<label>${w.replace("_weight", "")}<input data-weight="${w}" type="number" step="0.05" min="0" value="${r[w]}" style="width:5.5rem"></label>`).join("")}
+      <label style="flex:1 1 16rem">score_weights<input data-json="score_weights" value='${esc(JSON.stringify(r.score_weights))}'></label></div>
+      <p><button class="primary" type="submit" id="runA">${t("run")} A</button> <button type="button" id="runB">${t("runB")}</button></p></form>
+      <div class="cols"><div id="debugA"></div><div id="debugB"></div></div>`;
+  const run = async (target, withWeights) => {
+    const data = Object.fromEntries(new FormData($("#debugform")).entries());
+    const body = { agent: S.agent, ...scopeParams(), message: data.message, last_reply: data.last_reply, limit: Number(data.limit) || undefined };
+    if (data.time) body.time = data.time + ":00";
+    if (data.recipe) body.recipe = data.recipe;
+    if (withWeights) {
+      body.overrides = {};
+      $$("[data-weight]").forEach((i) => { body.overrides[i.dataset.weight] = Number(i.value); });
+      try { body.overrides.score_weights = JSON.parse($("[data-json]").value); } catch (e) { status("score_weights: " + e.message, true); return; }
+    }
+    status(t("loading"));
+    const result = await api("POST", "/v1/debug/recall", body);
+    status("");
+    renderDebug($(target), result, withWeights ? "B" : "A");
+  };
+  $("#debugform").addEventListener("submit", (ev) => { ev.preventDefault(); run("#debugA", false).catch((e) => status(e.message, true)); });
+  $("#runB").addEventListener("click", () => run("#debugB", true).catch((e) => status(e.message, true)));
+}
+
+function renderDebug(box, d, name) {
+  const r = d.recall;
+  const text = (id) => esc(d.texts[id] || (r && (r.hits.find((h) => h.id === id) || {}).text) || id);
+  if (!r) { box.innerHTML = `<div class="card"><h3>${name}</h3><pre>${esc(d.context)}</pre></div>`; return; }
+  const cands = r.info.candidates || {};
+  const bonuses = r.info.bonuses || {};
+  box.innerHTML = `<div class="card debug-result" data-run="${name}"><h3>${name} · ${esc(r.query)}</h3>
+    <h3>${t("final")}</h3><div class="scroll"><table class="finalhits"><tr><th>${t("rank")}</th><th>${t("text")}</th><th>${t("score")}</th><th>${t("route")}</th></tr>
+    ${r.hits.map((h, i) => `<tr><td>${i + 1}</td><td>${esc(h.text)} ${h.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}</td><td class="num">${num(h.score)}</td><td class="small">${Object.entries(h.route_scores).map(([k, v]) => `${esc(k)} ${num(v)}`).join("<br>")}</td></tr>`).join("")}</table></div>
+    <h3>${t("timings")}</h3><p class="small">${Object.entries(r.timings_ms).map(([k, v]) => `<span class="tag">${esc(k)} ${num(v, 1)}</span>`).join(" ")}</p>
+    <h3>${t("candidates")}</h3>${Object.entries(cands).map(([route, rows]) => `<details ${route === "dense" ? "open" : ""}><summary>${esc(route)} (${rows.length})</summary><table>${rows.slice(0, 15).map(([id, s], i) => `<tr><td>${i + 1}</td><td>${text(id)}</td><td class="num">${num(s)}</td></tr>`).join("")}</table></details>`).join("")}
+    <h3>${t("fused")}</h3><div class="scroll"><table><tr><th>${t("rank")}</th><th>${t("text")}</th><th>${t("score")}</th><th>${t("raw")}</th></tr>
+    ${(r.info.fused || []).slice(0, 15).map(([id, s, shares, raw], i) => `<tr><td>${i + 1}</td><td>${text(id)}</td><td class="num">${num(s)}</td><td class="small">${Object.entries(raw).map(([k, v]) => `${esc(k)} ${num(v)}`).join("<br>")}</td></tr>`).join("")}</table></div>
+    <h3>${t("bonuses")}</h3>${Object.keys(bonuses).length ? `<table>${Object.entries(bonuses).map(([id, b]) => `<tr><td>${text(id)}</td><td class="small">${Object.entries(b).map(([k, v]) => `${esc(k)} +${num(v)}`).join(" ")}</td></tr>`).join("")}</table>` : `<p class="muted">${t("none")}</p>`}
+    <h3>${t("context")}</h3><pre class="rendered-context">${esc(d.context)}</pre></div>`;
+}
+
+// jobs and maintenance ----------------------------------------------------------------------------
+async function viewJobs() {
+  const box = $("#view-jobs");
+  const jobs = await api("GET", "/v1/jobs?" + qs({ agent: S.agent }));
+  const shown = jobs.filter((j) => j.state !== "done" || (j.kind !== "extract" && j.kind !== "index"));
+  box.innerHTML = `<div class="card"><h3>${t("jobs")}</h3><div class="scroll"><table id="jobtable"><tr><th>${t("kind")}</th><th>${t("state")}</th><th>${t("attempts")}</th><th>${t("error")}</th><th class="hide-narrow">${t("time")}</th><th></th></tr>
+    ${shown.map((j) => `<tr data-job="${esc(j.id)}"><td>${esc(j.kind)}<div class="small muted">${esc(j.id)}</div></td><td><span class="tag ${esc(j.state)}">${esc(j.state)}</span></td><td class="num">${j.attempts}</td>
+      <td class="small">${esc(j.last_error)}</td><td class="small hide-narrow">${esc(fmt(j.created_at))}</td><td>${j.state === "failed" ? `<button data-retry="${esc(j.id)}">${t("retry")}</button>` : ""}</td></tr>`).join("") || `<tr><td colspan="6" class="muted">${t("nothing")}</td></tr>`}
+    </table></div></div>
+    <div class="card"><h3>${t("maintenance")} · ${esc(scopeLabel(S.scope))}</h3><div class="row">
+      <button id="dryrun">${t("dryRun")}</button><button id="consolidate" class="primary">${t("consolidate")}</button>
+      <label>${t("day")}<input type="date" id="sumday" value="${new Date().toISOString().slice(0, 10)}"></label><button id="summarize">${t("summarize")}</button></div>
+      <div id="report" style="margin-top:.75rem"></div></div>
+    <div class="card"><h3>${t("lastReports")}</h3><div class="small">${jobs.filter((j) => j.state === "done" && j.kind !== "extract").slice(-10).reverse().map((j) => `<div><span class="tag ok">${esc(j.kind)}</span>${esc(fmt(j.created_at))} <span class="muted">${esc(JSON.stringify(j.payload))}</span></div>`).join("") || `<span class="muted">${t("nothing")}</span>`}</div>
+      <div id="sessionreports"></div></div>`;
+  $$("[data-retry]", box).forEach((b) => b.addEventListener("click", async () => {
+    await api("POST", `/v1/jobs/${encodeURIComponent(b.dataset.retry)}/retry?` + qs({ agent: S.agent }));
+    await viewJobs();
+    status(t("retried"));
+  }));
+  const consolidate = async (dry) => {
+    status(t("loading"));
+    const report = await api("POST", "/v1/consolidate", { agent: S.agent, ...scopeParams(), dry_run: dry });
+    status("");
+    $("#report").innerHTML = `<h3>${t("report")} ${dry ? "(dry run)" : ""} · ${report.changes.length} ${t("changes")}</h3>
+      <table>${report.changes.map((c) => `<tr><td><span class="tag">${esc(c.step)}</span>${esc(c.kind)}</td><td class="small">${esc(c.reason)}</td><td class="small muted">${esc(JSON.stringify(c.after ?? c.before ?? ""))}</td></tr>`).join("")}</table>
+      ${report.errors.length ? `<pre>${esc(report.errors.join("\n"))}</pre>` : ""}`;
+  };
+  $("#dryrun").addEventListener("click", () => consolidate(true).catch((e) => status(e.message, true)));
+  $("#consolidate").addEventListener("click", () => consolidate(false).catch((e) => status(e.message, true)));
+  $("#summarize").addEventListener("click", async () => {
+    status(t("loading"));
+    const made = await api("POST", "/v1/summarize", { agent: S.agent, ...scopeParams(), day: $("#sumday").value });
+    status("");
+    $("#report").innerHTML = `<h3>${t("summaries")} · ${made.length}</h3>` + made.map((m) => `<div class="card"><span class="tag">${esc((m.data || {}).summary_kind || m.kind)}</span><pre>${esc(m.text)}</pre></div>`).join("");
+  });
+}
+
+// summaries ----------------------------------------------------------------------------------------
+async function viewSummaries() {
+  const box = $("#view-summaries");
+  const found = await api("GET", "/v1/search?" + withScope({ kind: "summary", limit: 500 }));
+  const byDay = {};
+  found.items.forEach((m) => { const day = (m.data || {}).period || fmt(m.time).slice(0, 10) || "—"; (byDay[day] = byDay[day] || []).push(m); });
+  const days = Object.keys(byDay).sort().reverse();
+  box.innerHTML = `<div class="card"><h3>${t("summaries")} · ${esc(scopeLabel(S.scope))}</h3>${days.length ? "" : `<p class="muted">${t("nothing")}</p>`}</div>` +
+    days.map((day) => `<div class="card"><h3>${esc(day)}</h3>${byDay[day].map((m) => `<div style="margin-bottom:.5rem"><span class="tag">${esc((m.data || {}).summary_kind || "summary")}</span>${(m.data || {}).person ? `<span class="tag">${esc(m.data.person)}</span>` : ""}<pre>${esc(m.text)}</pre></div>`).join("")}</div>`).join("");
+}
+
+// core blocks --------------------------------------------------------------------------------------
+async function viewBlocks() {
+  const box = $("#view-blocks");
+  const person = scopeParams().person;
+  const found = await api("GET", "/v1/core-blocks?" + qs({ agent: S.agent, person }));
+  box.innerHTML = found.blocks.map((b) => {
+    const editable = found.editable.includes(b.label);
+    return `<div class="card"><h3>${esc(b.label)} <span class="tag ${editable ? "ok" : ""}">${editable ? t("editable") : t("readOnly")}</span></h3><pre>${esc(b.text)}</pre>
+      ${editable ? `<form class="row blockedit" data-label="${esc(b.label)}" style="margin-top:.5rem"><label style="flex:1">${t("replaceOld")}<input name="old"></label><label style="flex:1">${t("newText")}<input name="new" required></label><button class="primary">${t("apply")}</button></form>` : ""}</div>`;
+  }).join("") || `<div class="card muted">${t("nothing")}</div>`;
+  $$(".blockedit", box).forEach((f) => f.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const data = Object.fromEntries(new FormData(f).entries());
+    await api("POST", `/v1/core-blocks/${encodeURIComponent(f.dataset.label)}`, { agent: S.agent, person, old: data.old, new: data.new });
+    status(t("saved"));
+    viewBlocks();
+  }));
+}
+
+const VIEWS = { scopes: viewScopes, memories: viewMemories, graph: viewGraph, debug: viewDebug, jobs: viewJobs, summaries: viewSummaries, blocks: viewBlocks };
+
+async function start() {
+  $$("nav button").forEach((b) => b.addEventListener("click", () => show(b.dataset.tab)));
+  $("#agent").addEventListener("change", async (e) => { S.agent = e.target.value; await loadScopes(); resetViews(); show(S.tab); });
+  $("#scope").addEventListener("change", (e) => { S.scope = e.target.value; resetViews(); show(S.tab); });
+  $("#lang").addEventListener("click", () => { S.lang = S.lang === "en" ? "zh" : "en"; localStorage.setItem("huiyi-lang", S.lang); applyLanguage(); resetViews(); show(S.tab); });
+  $("#key").addEventListener("click", () => $("#keydialog").showModal());
+  $("#keydialog").addEventListener("close", () => {
+    const key = $("#keyinput").value.trim();
+    if (key) { localStorage.setItem("huiyi-key", key); location.reload(); }
+  });
+  try {
+    S.info = await api("GET", "/v1/console");
+    S.lang = S.lang || S.info.language;
+    applyLanguage();
+    await loadAgents();
+    const tab = new URLSearchParams(location.hash.slice(1)).get("tab");
+    show(VIEWS[tab] ? tab : "scopes");
+    document.body.dataset.ready = "1";
+  } catch (e) {
+    applyLanguage();
+    status(e.message, true);
+  }
+}
+function resetViews() { $$(".view").forEach((v) => { v.innerHTML = ""; }); }
+start();

@@ -1,0 +1,156 @@
+"""The HTTP routes a console debugs and maintains with: recall explained (every route's candidates, each
+bonus, the fused ranking, timings and the rendered context) under any recipe, jobs and their retry,
+summaries on demand, and the core blocks in use.
+
+Like every route, each calls ``AsyncMemory`` and checks the caller's API key against the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field, ValidationError
+
+from huiyi import __version__
+from huiyi.config.recall import RecallRecipe
+from huiyi.errors import InvalidInput
+from huiyi.faces.http_auth import Agents, check
+from huiyi.faces.http_guard import GuardedRoute
+from huiyi.faces.http_models import Who, error_responses
+from huiyi.memory import AsyncMemory
+from huiyi.model import CoreBlock, MemoryItem, RecallResult
+from huiyi.recall.recipes import named, recipe_for
+
+__all__ = ["debug_router"]
+
+BODY = error_responses(400, 401, 403, 413, 422)
+QUERY = error_responses(400, 401, 403, 422)
+BY_ID = error_responses(401, 403, 404, 422)
+
+
+class ConsoleInfo(BaseModel):
+    version: str
+    language: str
+    recipes: list[str]
+    default_recipe: dict[str, Any]
+
+
+class DebugBody(Who):
+    """Ask as the chat would: the person's message, optionally the agent's last reply, at a moment."""
+
+    message: str = Field(default="", max_length=20000)
+    last_reply: str = Field(default="", max_length=20000)
+    time: datetime | None = None  # when it is asked (default: now)
+    recipe: str | None = Field(default=None, max_length=200)  # a named recipe (default: the config's)
+    overrides: dict[str, Any] = Field(default_factory=dict)  # recipe fields changed for this run
+    limit: int | None = Field(default=None, ge=1, le=100)
+
+
+class DebugResponse(BaseModel):
+    recall: RecallResult | None  # None when nothing was asked
+    context: str  # exactly as the chat model gets it
+    sections: dict[str, str]
+    recipe: dict[str, Any]  # the recipe that ran, every field
+    texts: dict[str, str]  # memory id -> text, for every candidate the explanation names
+
+
+class SummarizeBody(Who):
+    day: date
+
+
+class CoreBlocks(BaseModel):
+    blocks: list[CoreBlock]
+    editable: list[str]  # labels that may be changed for this agent and person
+
+
+class BlockEdit(Who):
+    """Replace ``old`` by ``new`` in a block (``old`` empty: append ``new`` as a line)."""
+
+    old: str = Field(default="", max_length=20000)
+    new: str = Field(min_length=1, max_length=20000)
+
+
+def _recipe(memory: AsyncMemory, name: str | None, overrides: dict[str, Any]) -> RecallRecipe:
+    base = recipe_for(name, memory.config)
+    if not overrides:
+        return base
+    try:
+        return RecallRecipe.model_validate({**base.model_dump(), **overrides})
+    except ValidationError as exc:
+        raise InvalidInput(f"recipe overrides are not valid: {exc.errors()[0]['msg']}") from exc
+
+
+def _candidate_ids(info: dict[str, Any]) -> set[str]:
+    ids = {row[0] for rows in info.get("candidates", {}).values() for row in rows}
+    return ids | {row[0] for row in info.get("fused", [])} | set(info.get("bonuses", {}))
+
+
+def debug_router(memory: AsyncMemory) -> APIRouter:
+    """The routes over one store."""
+    router = APIRouter(tags=["console"], route_class=GuardedRoute)
+
+    @router.get("/v1/console", response_model=ConsoleInfo, responses=QUERY)
+    async def console_info(agents: Agents) -> ConsoleInfo:
+        """What a console needs first: the language, the recipes and the default recipe's fields."""
+        return ConsoleInfo(
+            version=__version__,
+            language=memory.config.language,
+            recipes=named(memory.config),
+            default_recipe=memory.config.recall.model_dump(mode="json"),
+        )
+
+    @router.post("/v1/debug/recall", response_model=DebugResponse, responses=BODY)
+    async def debug_recall(body: DebugBody, agents: Agents) -> DebugResponse:
+        """Recall explained: each route's candidates with raw scores, the fused ranking, every bonus, the
+        timings per stage, and the context rendered exactly as the chat model would get it."""
+        check(agents, body.agent)
+        recipe = _recipe(memory, body.recipe, body.overrides)
+        found = await memory.context(
+            agent=body.agent,
+            person=body.person,
+            space=body.space,
+            message=body.message,
+            last_reply=body.last_reply,
+            limit=body.limit,
+            now=body.time.replace(tzinfo=None) if body.time else None,
+            recipe=recipe,
+            explain=True,
+        )
+        named = _candidate_ids(found.recall.info) if found.recall else set()
+        items = await memory.get_many(sorted(named), agent=body.agent) if named else []
+        return DebugResponse(
+            texts={item.id: item.text for item in items},
+            recall=found.recall,
+            context=found.text,
+            sections=found.rendered.sections,
+            recipe=recipe.model_dump(mode="json"),
+        )
+
+    @router.post("/v1/summarize", response_model=list[MemoryItem], responses=BODY)
+    async def summarize(body: SummarizeBody, agents: Agents) -> list[MemoryItem]:
+        """Write one day's summaries of a scope now (daily, global, portraits, profiles, diary)."""
+        check(agents, body.agent)
+        return await memory.summarize(body.day, agent=body.agent, person=body.person, space=body.space)
+
+    @router.get("/v1/core-blocks", response_model=CoreBlocks, responses=QUERY)
+    async def core_blocks(
+        agents: Agents, agent: Annotated[str, Query(min_length=1)], person: str | None = None
+    ) -> CoreBlocks:
+        """The Markdown core blocks in the prompt of ``agent`` talking with ``person``, and which may change."""
+        check(agents, agent)
+        blocks = await memory.core_blocks_for(agent=agent, person=person)
+        editable = await asyncio.to_thread(memory.core_memory.editable, agent, person)
+        return CoreBlocks(blocks=blocks, editable=editable)
+
+    @router.post("/v1/core-blocks/{label}", response_model=CoreBlock, responses=BODY)
+    async def edit_block(label: str, body: BlockEdit, agents: Agents) -> CoreBlock:
+        """Change a core block the config lets this agent (or person) change."""
+        check(agents, body.agent)
+        if body.old:
+            return await memory.core_block_replace(label, body.old, body.new, agent=body.agent, person=body.person)
+        return await memory.core_block_append(label, body.new, agent=body.agent, person=body.person)
+
+    return router

@@ -1,0 +1,141 @@
+"""The HTTP routes the console uses (every one is public API), the demo store, and export/import of the graph."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from huiyi.config import Config
+from huiyi.faces.demo import AGENT, PERSON, seed_demo
+from huiyi.faces.http import create_app
+from huiyi.formats import apply_plan, export_lines, read_text, write_lines
+from huiyi.memory import AsyncMemory
+
+P = {"agent": AGENT, "person": PERSON}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("demo")
+    seed_demo(directory, Config.load(None, worker={"enabled": False}))
+    return directory
+
+
+@pytest.fixture
+def client(demo: Path, tmp_path: Path) -> Iterator[TestClient]:
+    import shutil
+
+    copy = tmp_path / "store"
+    shutil.copytree(demo, copy)
+    memory = AsyncMemory(copy, config=Config.load(None, worker={"enabled": False}))
+    with TestClient(create_app(memory, close_on_shutdown=True)) as client:
+        yield client
+
+
+def test_root_redirects_to_the_console_and_docs_are_local(client: TestClient) -> None:
+    response = client.get("/", follow_redirects=False)
+    assert response.status_code == 307 and response.headers["location"] == "/console"
+    page = client.get("/console")
+    assert page.status_code == 200 and "console.js" in page.text
+    docs = client.get("/docs").text
+    assert "/console/static/vendor/swagger-ui/swagger-ui-bundle.js" in docs and "cdn" not in docs.lower()
+    assert client.get("/console/static/vendor/swagger-ui/swagger-ui-bundle.js").status_code == 200
+    assert client.get("/console/static/vendor/swagger-ui/LICENSE").status_code == 200
+
+
+def test_scopes_list_persons_spaces_and_counts(client: TestClient) -> None:
+    agents = client.get("/v1/agents").json()
+    assert [a["agent"] for a in agents] == [AGENT] and agents[0]["messages"] == 25
+    scopes = {s["scope"]: s for s in client.get("/v1/scopes", params={"agent": AGENT}).json()}
+    assert set(scopes) == {"official", "person:木木", "person:阿哲", "space:读书会"}
+    assert scopes["person:木木"]["person"]["aliases"] == ["木木", "小木"]
+    assert scopes["person:木木"]["person"]["platform_ids"] == {"qq": "10001"}
+    assert len(client.get("/v1/working", params={"agent": AGENT, "space": "读书会"}).json()) == 3
+
+
+def test_search_filters_and_patch_changes_recall(client: TestClient) -> None:
+    found = client.get("/v1/search", params={**P, "q": "养了一只猫"}).json()
+    assert found["total"] == 1
+    fact = found["items"][0]
+    assert fact["sources"]  # provenance
+    chat = client.get(f"/v1/messages/{fact['sources'][0]}/chat", params={"agent": AGENT}).json()
+    assert any("团子" in m["text"] for m in chat)
+    closed = client.get("/v1/search", params={**P, "kind": "fact", "valid": "false"}).json()
+    assert [m["data"]["object"] for m in closed["items"]] == ["红色"]
+    changed = client.patch(
+        f"/v1/memories/{fact['id']}", json={"agent": AGENT, "text": "木木养了一只猫叫汤圆", "importance": 0.9}
+    )
+    assert changed.status_code == 200 and changed.json()["importance"] == 0.9
+    hits = client.post("/query_simple", json={**P, "query": "猫叫什么", "limit": 3}).json()
+    assert any("汤圆" in text for text in hits)
+    bad = client.patch(f"/v1/memories/{fact['id']}", json={"agent": AGENT, "kind": "event"})
+    assert bad.status_code == 422
+    assert client.patch("/v1/memories/nope", json={"agent": AGENT, "text": "x"}).status_code == 404
+
+
+def test_graph_merges_undo_and_jobs_retry(client: TestClient) -> None:
+    graph = client.get("/v1/graph", params=P).json()
+    assert {e["name"] for e in graph["entities"]} >= {"木木", "小雨", "小雨伞"}
+    assert graph["links"] and graph["merges"]
+    merge = graph["merges"][0]["id"]
+    assert client.post(f"/v1/merges/{merge}/undo", params={"agent": AGENT}).json()["undone"] is True
+    assert client.post(f"/v1/merges/{merge}/undo", params={"agent": AGENT}).status_code == 404
+    failed = client.get("/v1/jobs", params={"agent": AGENT, "state": "failed"}).json()
+    assert len(failed) == 1 and "429" in failed[0]["last_error"]
+    retried = client.post(f"/v1/jobs/{failed[0]['id']}/retry", params={"agent": AGENT}).json()
+    assert retried["state"] == "pending"
+    assert client.post("/v1/jobs/nope/retry", params={"agent": AGENT}).status_code == 404
+
+
+def test_the_debugger_explains_recall_under_any_weights(client: TestClient) -> None:
+    body = {**P, "message": "我什么时候考驾照？", "time": "2024-09-27T09:00:00"}
+    run = client.post("/v1/debug/recall", json=body).json()
+    info = run["recall"]["info"]
+    assert info["candidates"]["dense"] and info["fused"] and "total" in run["recall"]["timings_ms"]
+    assert all(row[0] in run["texts"] for row in info["fused"])
+    assert "驾照" in run["context"]
+    other = client.post("/v1/debug/recall", json={**body, "overrides": {"keyword_weight": 0, "dense_weight": 1}}).json()
+    assert other["recipe"]["keyword_weight"] == 0
+    assert client.post("/v1/debug/recall", json={**body, "overrides": {"nope": 1}}).status_code == 422
+    assert client.get("/v1/console").json()["language"] == "zh"
+
+
+def test_keys_see_only_their_agents(demo: Path, tmp_path: Path) -> None:
+    memory = AsyncMemory(demo, config=Config.load(None, worker={"enabled": False}))
+    app = create_app(memory, api_keys={"k1": ["别人"]}, close_on_shutdown=True)
+    with TestClient(app) as client:
+        assert client.get("/v1/agents").status_code == 401
+        auth = {"Authorization": "Bearer k1"}
+        assert [a["agent"] for a in client.get("/v1/agents", headers=auth).json()] == ["别人"]
+        assert client.get("/v1/scopes", params={"agent": AGENT}, headers=auth).status_code == 403
+
+
+def test_export_and_import_carry_entities_links_and_merges(demo: Path, tmp_path: Path) -> None:
+    async def run() -> None:
+        config = Config.load(None, worker={"enabled": False})
+        source = AsyncMemory(demo, config=config)
+        handle = io.StringIO()
+        await write_lines(export_lines(source, AGENT, PERSON, None), handle)
+        await source.close()
+        text = handle.getvalue()
+        assert '"type": "entity"' in text and '"type": "merge"' in text and '"type": "link"' in text
+        target = AsyncMemory(tmp_path / "copy", config=config)
+        counts = await apply_plan(target, read_text(text, "export", None, None, None, []))
+        assert (counts.entities, counts.merges, counts.links) == (6, 1, 1)
+        entities = {e.id: e for e in await target.entities(agent=AGENT, person=PERSON, merged=True)}
+        assert entities["ent_demo_小雨伞"].merged_into == "ent_demo_小雨"
+        assert "小雨伞" in entities["ent_demo_小雨"].aliases
+        merge = (await target.merges(agent=AGENT))[0]
+        await target.undo_merge(merge.id, agent=AGENT)  # the replayed merge still undoes cleanly
+        after = {e.id: e for e in await target.entities(agent=AGENT, person=PERSON, merged=True)}
+        assert after["ent_demo_小雨"].aliases == [] and after["ent_demo_小雨伞"].merged_into is None
+        person = await target.get_person(PERSON, agent=AGENT)
+        assert person is not None and person.platform_ids == {"qq": "10001"}
+        await target.close()
+
+    asyncio.run(run())

@@ -1,0 +1,214 @@
+"""The web console in a real browser (headless Chromium driven by Playwright): the tests click through the
+demo store — find a memory, edit it, see the change in recall; undo a merge; retry a failed job; run the
+debugger — and keep their screenshots in docs/console/ (the README shows the best of them).
+
+CI installs Chromium with apt when /usr/bin/chromium is missing (.ci/run); Playwright only drives it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+from huiyi.config import Config  # noqa: E402
+from huiyi.faces.demo import seed_demo  # noqa: E402
+from huiyi.faces.http import create_app  # noqa: E402
+from huiyi.memory import AsyncMemory  # noqa: E402
+
+CHROMIUM = os.environ.get("HUIYI_CHROMIUM", "/usr/bin/chromium")
+SHOTS = Path(__file__).resolve().parents[1] / "docs" / "console"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason=f"no Chromium at {CHROMIUM}"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import uvicorn
+
+    directory = tmp_path_factory.mktemp("demo")
+    config = Config.load(None, worker={"enabled": False})
+    seed_demo(directory, config)
+    app = create_app(AsyncMemory(directory, config=config), close_on_shutdown=True)
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser_context(base_url: str) -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            tempfile.mkdtemp(prefix="huiyi-chromium-"),
+            executable_path=CHROMIUM,
+            args=ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 860},
+            locale="zh-CN",
+        )
+        # offline: anything not served by huiyi itself fails, so a CDN asset would show up as an error
+        context.route(
+            "**/*", lambda route: route.continue_() if route.request.url.startswith(base_url) else route.abort()
+        )
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser_context: Any, base_url: str) -> Iterator[Any]:
+    page = browser_context.new_page()
+    page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto(base_url + "/")
+    page.wait_for_selector("body[data-ready='1']")
+    yield page
+    page.close()
+    assert errors == []
+
+
+def shot(page: Any, name: str, full: bool = True) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+
+
+def open_tab(page: Any, tab: str) -> None:
+    page.click(f"nav button[data-tab={tab}]")
+
+
+def test_scopes_show_persons_groups_and_working_memory(page: Any) -> None:
+    table = page.locator("#scopetable")
+    for text in ("苏木", "小木", "qq:10001", "读书会", "阿哲"):
+        assert text in table.inner_text()
+    page.click("[data-working='space:读书会']")
+    page.wait_for_selector("#workingbox .bubble")
+    assert "百年孤独" in page.inner_text("#workingbox")
+    shot(page, "scopes")
+
+
+def test_find_a_memory_edit_it_and_see_the_change_in_recall(page: Any) -> None:
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "memories")
+    page.fill("#memq", "养了一只猫")
+    page.click("#memfilters button[type=submit]")
+    page.wait_for_function("document.querySelectorAll('#memtable tr[data-id]').length === 1")
+    page.click("#memtable tr[data-id]")
+    page.wait_for_selector("#memsources .bubble.source")  # provenance: the message in its chat
+    shot(page, "memory")
+    page.fill("#memform textarea[name=text]", "木木养了一只猫叫汤圆")
+    page.fill("#memform input[name=keywords]", "猫, 汤圆")
+    page.click("#memform button[type=submit]")
+    page.wait_for_function("document.querySelector('#status').textContent === '已保存'")
+    page.fill("#memq", "汤圆")
+    page.click("#memfilters button[type=submit]")
+    page.wait_for_function("document.querySelector('#memtable').innerText.includes('汤圆')")
+
+    open_tab(page, "debug")
+    page.fill("#dbgmessage", "我家的猫叫什么名字？")
+    page.click("#runA")
+    page.wait_for_selector("#debugA .finalhits")
+    assert "汤圆" in page.inner_text("#debugA .finalhits")
+    assert "汤圆" in page.inner_text("#debugA .rendered-context")
+
+
+def test_undo_a_wrong_merge(page: Any) -> None:
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "graph")
+    page.wait_for_selector("#graphbox svg .node")
+    assert page.locator("#graphbox .node[data-id='ent_demo_小雨伞']").count() == 0
+    assert "名字相近" in page.inner_text("#mergetable")
+    page.click("#graphbox .node[data-id='ent_demo_木木'] circle")
+    page.wait_for_selector("#nodedetail .tag.closed")  # the superseded colour is shown as such
+    shot(page, "graph")
+    page.click("[data-undo]")
+    page.wait_for_selector("#mergetable .tag")  # undone
+    assert page.locator("#graphbox .node[data-id='ent_demo_小雨伞']").count() == 1
+    assert page.locator("[data-undo]").count() == 0
+
+
+def test_retry_a_failed_job(page: Any) -> None:
+    open_tab(page, "jobs")
+    page.wait_for_selector("#jobtable [data-retry]")
+    assert "429" in page.inner_text("#jobtable")
+    shot(page, "jobs")
+    job = page.get_attribute("#jobtable [data-retry]", "data-retry")
+    page.click("#jobtable [data-retry]")
+    page.wait_for_function("document.querySelector('#status').textContent === '已重新排队'")
+    assert page.inner_text(f"#jobtable tr[data-job='{job}'] .tag") == "pending"
+    page.click("#dryrun")
+    page.wait_for_selector("#report h3")
+
+
+def test_the_debugger_runs_two_recipes_side_by_side(page: Any) -> None:
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "debug")
+    page.fill("#dbgmessage", "我什么时候考驾照？")
+    page.fill("[name=last_reply]", "最近在忙什么？")
+    page.click("#runA")
+    page.wait_for_selector("#debugA .finalhits")
+    page.fill("[data-weight=keyword_weight]", "0")
+    page.fill("[data-weight=dense_weight]", "1")
+    page.click("#runB")
+    page.wait_for_selector("#debugB .finalhits")
+    for run in ("#debugA", "#debugB"):
+        text = page.inner_text(run)
+        assert "dense" in text and "total" in text and "驾照" in text
+        assert page.inner_text(f"{run} .rendered-context").strip()
+    shot(page, "debugger")
+
+
+def test_english_on_a_phone_screen(page: Any) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.click("#lang")
+    page.wait_for_function("document.querySelector('nav button[data-tab=memories]').textContent === 'Memories'")
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "memories")
+    page.wait_for_selector("#memtable tr[data-id]")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 400  # nothing pushes the page sideways
+    shot(page, "phone", full=False)
+    page.click("#lang")  # back to Chinese for the other tests (kept in localStorage)
+
+
+def test_the_api_docs_work_offline(page: Any, base_url: str) -> None:
+    page.goto(base_url + "/docs")
+    page.wait_for_selector(".swagger-ui .info")
+    assert "huiyi" in page.inner_text(".swagger-ui .info")
