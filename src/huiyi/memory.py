@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -413,6 +413,7 @@ class AsyncMemory:
                 place=place,
                 insight=insight,
                 participants=list(participants),
+                created_at=datetime.now(UTC).replace(tzinfo=None),  # as the store records it: zone-less UTC
             )
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
