@@ -1,5 +1,5 @@
 // Types of the fetch client, from the server's OpenAPI schema (schema.d.ts is generated: npm run generate).
-import type { components, paths } from "./schema";
+import type { components, paths } from "./schema.js";
 
 export type { components, paths };
 type Schemas = components["schemas"];

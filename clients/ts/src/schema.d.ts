@@ -429,7 +429,7 @@ export interface components {
              * Dry Run
              * @default false
              */
-            dry_run: boolean;
+            dry_run?: boolean;
         };
         /** ContextBody */
         ContextBody: {
@@ -443,12 +443,12 @@ export interface components {
              * Message
              * @default
              */
-            message: string;
+            message?: string;
             /**
              * Last Reply
              * @default
              */
-            last_reply: string;
+            last_reply?: string;
         };
         /** ContextResponse */
         ContextResponse: {
@@ -528,19 +528,19 @@ export interface components {
              * Chinese Rd Count
              * @default 100
              */
-            chinese_rd_count: number;
+            chinese_rd_count?: number;
             /**
              * Logic Type
              * @default 1
              */
-            logic_type: number | ("first" | "second");
+            logic_type?: number | ("first" | "second");
             /** Filter Values */
             filter_values?: number[];
             /**
              * Agent
              * @default
              */
-            agent: string;
+            agent?: string;
             /** Person */
             person?: string | null;
         };
@@ -580,7 +580,7 @@ export interface components {
              * Wait
              * @default true
              */
-            wait: boolean;
+            wait?: boolean;
         };
         /** ForgetMessagesBody */
         ForgetMessagesBody: {
@@ -618,12 +618,12 @@ export interface components {
              * Message
              * @default
              */
-            message: string;
+            message?: string;
             /**
              * Last Reply
              * @default
              */
-            last_reply: string;
+            last_reply?: string;
             /** Limit */
             limit?: number | null;
             /** Shown */
@@ -663,17 +663,17 @@ export interface components {
                 [key: string]: unknown;
             };
             /** @default pending */
-            state: components["schemas"]["JobState"];
+            state?: components["schemas"]["JobState"];
             /**
              * Attempts
              * @default 0
              */
-            attempts: number;
+            attempts?: number;
             /**
              * Last Error
              * @default
              */
-            last_error: string;
+            last_error?: string;
             /** Run After */
             run_after?: string | null;
             /** Lease Until */
@@ -682,7 +682,7 @@ export interface components {
              * Worker
              * @default
              */
-            worker: string;
+            worker?: string;
             /** Created At */
             created_at?: string | null;
         };
@@ -698,12 +698,12 @@ export interface components {
             /** Target */
             target: string;
             /** @default related */
-            kind: components["schemas"]["LinkKind"];
+            kind?: components["schemas"]["LinkKind"];
             /**
              * Weight
              * @default 1
              */
-            weight: number;
+            weight?: number;
         };
         /** LinkBody */
         LinkBody: {
@@ -718,12 +718,12 @@ export interface components {
             /** Target */
             target: string;
             /** @default related */
-            kind: components["schemas"]["LinkKind"];
+            kind?: components["schemas"]["LinkKind"];
             /**
              * Weight
              * @default 1
              */
-            weight: number;
+            weight?: number;
         };
         /**
          * LinkKind
@@ -748,29 +748,29 @@ export interface components {
              * Keyword
              * @default
              */
-            keyword: string;
+            keyword?: string;
             /**
              * Subject
              * @default
              */
-            subject: string;
+            subject?: string;
             /**
              * Predicate
              * @default
              */
-            predicate: string;
+            predicate?: string;
             /**
              * Object
              * @default
              */
-            object: string;
+            object?: string;
             /** Sources */
             sources?: string[];
             /**
              * Log
              * @default
              */
-            log: string;
+            log?: string;
         };
         /** MemoryEvent */
         MemoryEvent: {
@@ -787,12 +787,12 @@ export interface components {
              * Deepinsight
              * @default
              */
-            deepinsight: string;
+            deepinsight?: string;
             /**
              * Place
              * @default
              */
-            place: string;
+            place?: string;
             /** Updatetime */
             updatetime?: string | null;
             /** Keyword */
@@ -807,7 +807,7 @@ export interface components {
              * Log
              * @default
              */
-            log: string;
+            log?: string;
         };
         /**
          * MemoryItem
@@ -828,7 +828,7 @@ export interface components {
              * Place
              * @default
              */
-            place: string;
+            place?: string;
             /** Participants */
             participants?: string[];
             /** Keywords */
@@ -837,22 +837,22 @@ export interface components {
              * Insight
              * @default
              */
-            insight: string;
+            insight?: string;
             /**
              * Importance
              * @default 0.5
              */
-            importance: number;
+            importance?: number;
             /**
              * Strength
              * @default 1
              */
-            strength: number;
+            strength?: number;
             /**
              * Access Count
              * @default 0
              */
-            access_count: number;
+            access_count?: number;
             /** Last Access */
             last_access?: string | null;
             /** Created At */
@@ -867,7 +867,7 @@ export interface components {
              * Feedback
              * @default 0
              */
-            feedback: number;
+            feedback?: number;
             /** Valid To */
             valid_to?: string | null;
         };
@@ -909,7 +909,7 @@ export interface components {
              * Seq
              * @default 0
              */
-            seq: number;
+            seq?: number;
         };
         /**
          * MessageIn
@@ -926,7 +926,7 @@ export interface components {
              * @default user
              * @enum {string}
              */
-            role: "user" | "assistant";
+            role?: "user" | "assistant";
             /** Speaker */
             speaker?: string | null;
             /** Time */
@@ -967,14 +967,14 @@ export interface components {
             /** Text */
             text: string;
             /** @default note */
-            kind: components["schemas"]["MemoryKind"];
+            kind?: components["schemas"]["MemoryKind"];
             /** Time */
             time?: string | null;
             /**
              * Importance
              * @default 0.5
              */
-            importance: number;
+            importance?: number;
             /** Keywords */
             keywords?: string[];
             /** Sources */
@@ -985,12 +985,12 @@ export interface components {
              * Place
              * @default
              */
-            place: string;
+            place?: string;
             /**
              * Insight
              * @default
              */
-            insight: string;
+            insight?: string;
             /** Participants */
             participants?: string[];
             /** Data */
@@ -1017,7 +1017,7 @@ export interface components {
              * Name
              * @default
              */
-            name: string;
+            name?: string;
             /** Aliases */
             aliases?: string[];
             /** Platform Ids */
@@ -1033,7 +1033,7 @@ export interface components {
              * Name
              * @default
              */
-            name: string;
+            name?: string;
             /** Aliases */
             aliases?: string[];
             /** Platform Ids */
@@ -1055,12 +1055,12 @@ export interface components {
              * Limit
              * @default 5
              */
-            limit: number;
+            limit?: number;
             /**
              * Score Threshold
              * @default 0
              */
-            score_threshold: number;
+            score_threshold?: number;
             /** Kinds */
             kinds?: components["schemas"]["MemoryKind"][] | null;
         };
@@ -1128,14 +1128,14 @@ export interface components {
              * Place
              * @default
              */
-            place: string;
+            place?: string;
             /** Keywords */
             keywords?: string[];
             /**
              * Insight
              * @default
              */
-            insight: string;
+            insight?: string;
             /** Data */
             data?: {
                 [key: string]: unknown;
@@ -1174,7 +1174,7 @@ export interface components {
              * Key
              * @default
              */
-            key: string;
+            key?: string;
         };
         /**
          * ScopeKind
