@@ -34,7 +34,7 @@ def _records(text: str) -> list[Any] | None:
 
 
 def looks_like_mem0(text: str) -> bool:
-    found = _records(text[:2_000_000]) if len(text) < 2_000_000 else None
+    found = _records(text)
     return bool(found) and all(isinstance(r, dict) and "memory" in r and "type" not in r for r in found or [])
 
 
