@@ -41,11 +41,14 @@ def test_health_needs_no_key(client: TestClient) -> None:
 
 
 def test_messages_then_query_in_the_seed_shape(client: TestClient) -> None:
-    assert add(client, ["我最喜欢莫兰迪色系", "我家的猫叫团子"]) == {
+    added = add(client, ["我最喜欢莫兰迪色系", "我家的猫叫团子"])
+    assert {k: added[k] for k in ("stored", "skipped", "ids")} == {
         "stored": 2,
         "skipped": 0,
         "ids": ["木木-0", "木木-1"],
     }
+    assert [m["text"] for m in added["messages"]] == ["我最喜欢莫兰迪色系", "我家的猫叫团子"]
+    assert all(m["time"].endswith("+08:00") for m in added["messages"])  # times carry their zone
     assert add(client, ["我最喜欢莫兰迪色系"])["skipped"] == 1
     response = client.post(
         "/query", json={"agent": "祈煜", "person": "木木", "query": "猫叫什么", "limit": 2}, headers=QY

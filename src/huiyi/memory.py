@@ -25,7 +25,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -500,6 +500,7 @@ class AsyncMemory:
                 place=place,
                 insight=insight,
                 participants=list(participants),
+                created_at=datetime.now(UTC).replace(tzinfo=None),  # as the store records it: zone-less UTC
             )
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc

@@ -11,6 +11,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
+from zoneinfo import ZoneInfo
 
 from fastapi import FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -59,6 +60,8 @@ from huiyi.faces.http_models import (
     QueryResponse,
     error_responses,
 )
+from huiyi.faces.http_times import item_out, local, message_out
+from huiyi.faces.http_v1 import v1_router
 from huiyi.faces.proxy import MemoryProxy, proxy_router
 from huiyi.memory import AsyncMemory
 from huiyi.model import FactData, Job, JobState, MemoryItem, MemoryKind, Person, RecallHit, RecallResult
@@ -132,6 +135,7 @@ def create_app(
     workers run beside it for as long as it does."""
 
     proxy = _make_proxy(memory)
+    zone = ZoneInfo(memory.config.timezone)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -196,6 +200,8 @@ def create_app(
         async def no_proxy() -> Response:
             raise NotConfigured("the memory proxy needs an upstream model: set proxy.upstream or llm.base_url")
 
+    app.include_router(v1_router(memory, check_request))
+
     @app.get("/health", response_model=Health)
     async def health() -> Health:
         return Health(
@@ -235,26 +241,36 @@ def create_app(
     async def add_messages(body: MessagesBody, agents: Agents) -> MessagesResponse:
         """Append messages (idempotent by message id) and index them."""
         check(agents, body.agent)
-        stored = await memory.add(body.messages, agent=body.agent, person=body.person, space=body.space)
+        given = [m.model_copy(update={"time": local(m.time, zone)}) for m in body.messages]
+        stored = await memory.add(given, agent=body.agent, person=body.person, space=body.space)
         return MessagesResponse(
-            stored=len(stored), skipped=len(body.messages) - len(stored), ids=[m.id for m in stored]
+            stored=len(stored),
+            skipped=len(body.messages) - len(stored),
+            ids=[m.id for m in stored],
+            messages=[message_out(m, zone) for m in stored],
         )
 
     @app.post("/v1/memories", response_model=MemoryItem, status_code=201, responses=BODY)
     async def create_memory(body: NewMemory, agents: Agents) -> MemoryItem:
-        """Store one memory: official when no person or space is named."""
+        """Store one memory: official when no person or space is named; an ``id`` stored before writes nothing."""
         check(agents, body.agent)
-        return await memory.remember(
+        made = await memory.remember(
             body.text,
             agent=body.agent,
             person=body.person,
             space=body.space,
             kind=body.kind,
-            time=body.time,
+            time=local(body.time, zone),
             importance=body.importance,
             keywords=body.keywords,
             sources=body.sources,
+            data=body.data,
+            id=body.id,
+            place=body.place,
+            insight=body.insight,
+            participants=body.participants,
         )
+        return item_out(await memory.get(made.id, agent=body.agent), zone)  # as stored, created_at set
 
     @app.get("/v1/memories", response_model=Page, responses=QUERY)
     async def list_memories(
@@ -272,12 +288,13 @@ def create_app(
             agent=agent, person=person, space=space, kinds=kind, limit=limit + 1, offset=offset
         )
         more = len(items) > limit
+        items = [item_out(item, zone) for item in items]
         return Page(items=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None)
 
     @app.get("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BY_ID)
     async def get_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> MemoryItem:
         check(agents, agent)
-        return await memory.get(memory_id, agent=agent)
+        return item_out(await memory.get(memory_id, agent=agent), zone)
 
     @app.delete("/v1/memories/{memory_id}", status_code=204, responses=BY_ID)
     async def delete_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Response:
@@ -289,7 +306,7 @@ def create_app(
     async def put_person(person_id: str, body: PersonBody, agents: Agents) -> Person:
         """Record a person's name and aliases (霓霓 → 苏霓)."""
         check(agents, body.agent)
-        person = Person(id=person_id, name=body.name, aliases=body.aliases)
+        person = Person(id=person_id, name=body.name, aliases=body.aliases, platform_ids=body.platform_ids)
         await memory.set_person(person, agent=body.agent)
         return person
 
@@ -356,7 +373,7 @@ def create_app(
     async def feedback(body: FeedbackBody, agents: Agents) -> MemoryItem:
         """Judge a recalled memory; the sum weighs in the seed 001 scoring preset."""
         check(agents, body.agent)
-        return await memory.feedback(body.memory_id, body.value, agent=body.agent)
+        return item_out(await memory.feedback(body.memory_id, body.value, agent=body.agent), zone)
 
     @app.post("/v1/consolidate", responses=BODY)
     async def run_consolidate(body: ConsolidateBody, agents: Agents) -> dict[str, Any]:

@@ -135,7 +135,7 @@ def debug_router(memory: AsyncMemory) -> APIRouter:
         check(agents, body.agent)
         return await memory.summarize(body.day, agent=body.agent, person=body.person, space=body.space)
 
-    @router.get("/v1/core-blocks", response_model=CoreBlocks, responses=QUERY)
+    @router.get("/v1/core_blocks", response_model=CoreBlocks, responses=QUERY)
     async def core_blocks(
         agents: Agents, agent: Annotated[str, Query(min_length=1)], person: str | None = None
     ) -> CoreBlocks:
@@ -145,7 +145,7 @@ def debug_router(memory: AsyncMemory) -> APIRouter:
         editable = await asyncio.to_thread(memory.core_memory.editable, agent, person)
         return CoreBlocks(blocks=blocks, editable=editable)
 
-    @router.post("/v1/core-blocks/{label}", response_model=CoreBlock, responses=BODY)
+    @router.post("/v1/core_blocks/{label}", response_model=CoreBlock, responses=BODY)
     async def edit_block(label: str, body: BlockEdit, agents: Agents) -> CoreBlock:
         """Change a core block the config lets this agent (or person) change."""
         check(agents, body.agent)

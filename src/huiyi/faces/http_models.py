@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from huiyi.model import MemoryKind, MessageIn
+from huiyi.model import MemoryKind, Message, MessageIn
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 OUT_OF_RANGE = "int64_range"  # the HTTP face answers 400 to this error: no store could take the value
@@ -93,6 +93,7 @@ class MessagesResponse(BaseModel):
     stored: int
     skipped: int  # already stored under the same id
     ids: list[str]
+    messages: list[Message] = Field(default_factory=list)  # the messages newly stored, as stored
 
 
 class ContextBody(Who):
@@ -107,6 +108,11 @@ class NewMemory(Who):
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     keywords: list[str] = Field(default_factory=list, max_length=50)
     sources: list[str] = Field(default_factory=list, max_length=1000)
+    id: str | None = Field(default=None, min_length=1, max_length=200)  # an id stored before: nothing is written
+    place: str = Field(default="", max_length=500)
+    insight: str = Field(default="", max_length=20000)
+    participants: list[str] = Field(default_factory=list, max_length=100)
+    data: dict[str, Any] = Field(default_factory=dict)
 
 
 class Page(BaseModel):
@@ -120,6 +126,7 @@ class PersonBody(_Body):
     agent: str = Field(min_length=1)
     name: str = ""
     aliases: list[str] = Field(default_factory=list, max_length=100)
+    platform_ids: dict[str, str] = Field(default_factory=dict)  # e.g. {"qq": "10001"}
 
 
 class Health(BaseModel):

@@ -27,7 +27,8 @@ from huiyi.faces.cli.options import (
     open_memory,
 )
 from huiyi.faces.cli.printing import err, out, short
-from huiyi.formats import Counts, Plan, apply_plan, export_lines, read_file, scope_label, write_lines
+from huiyi.formats import Counts, Plan, apply_plan, export_lines, scope_label, write_lines
+from huiyi.formats.choose import FORMATS, read_import
 from huiyi.memory import AsyncMemory
 from huiyi.model import JobState
 
@@ -37,25 +38,56 @@ PROGRESS_FROM = 200  # records; smaller imports finish before a bar is worth dra
 
 
 def import_command(
-    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A probe file (JSON) or JSON lines.")],
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="The file to import (formats above).")],
     store: StoreOption = Path(".huiyi"),
     config: ConfigOption = None,
     agent: Annotated[str | None, typer.Option("--agent", "-a", help="Agent of lines that name none.")] = None,
     person: Annotated[str | None, typer.Option("--person", "-p", help="Person of lines that name none.")] = None,
     space: Annotated[str | None, typer.Option("--space", help="Group space of lines that name none.")] = None,
     case: Annotated[list[str] | None, typer.Option("--case", help="Probe files: only this case (repeatable).")] = None,
+    format: Annotated[
+        str, typer.Option("--format", "-f", help=f"One of {', '.join(FORMATS)}; auto sniffs the file.")
+    ] = "auto",
+    self_: Annotated[
+        list[str] | None,
+        typer.Option("--self", help="Chat exports: the agent's own account (id or nickname), repeatable."),
+    ] = None,
     extract: Annotated[
         bool, typer.Option("--extract/--no-extract", help="Run the extraction jobs the messages queue before exiting.")
     ] = True,
 ) -> None:
-    """Import messages and memories: a probe-format file, JSON lines of messages, or an `export`.
+    """Import messages and memories from a file in one of these formats (sniffed, or named by --format):
 
-    Messages are idempotent by id (a second import of a file skips what is stored). The whole file is
-    checked before anything is written.
+    \b
+    jsonl        huiyi JSON lines: messages, memories, persons (`huiyi export`)
+    probes       the evaluation's probe format (its messages and memories)
+    csv          huiyi CSV: a header of agent, person, space, speaker, role,
+                 text, time, id (text required); one message a row
+    qq           QQ's text export: "date time nickname(QQ number)", then lines
+    wechat-csv   WeChatMsg / 留痕 / MemoTrace CSV (StrContent, IsSender, …)
+    wechat-html  the HTML of the same tools
+    mem0         mem0's memories: get_all() as JSON, or JSON lines
+    memorybank   MemoryBank's memory.json: history by day, summaries
+
+    \b
+    Chat exports: speakers become persons (QQ numbers and wxids as ids and
+    platform ids, nicknames as aliases), groups become spaces; --self names
+    the agent's own account. Records have stable ids: run an import again,
+    or after an interruption, and it continues without duplicates. Messages
+    are extracted as live chat would. The file is checked before any write.
     """
-    plan = read_file(file, agent, person, space, case or [])
     overrides: dict[str, Any] = {} if extract else {"worker": {"enabled": False}}
     settings = Config.load(config, **overrides)
+    plan = read_import(
+        file,
+        format=format,
+        agent=agent,
+        person=person,
+        space=space,
+        cases=case or [],
+        selves=self_ or [],
+        timezone=settings.timezone,
+    )
     with Progress(
         TextColumn("importing"),
         BarColumn(),

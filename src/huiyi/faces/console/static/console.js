@@ -422,7 +422,7 @@ async function viewSummaries() {
 async function viewBlocks() {
   const box = $("#view-blocks");
   const person = scopeParams().person;
-  const found = await api("GET", "/v1/core-blocks?" + qs({ agent: S.agent, person }));
+  const found = await api("GET", "/v1/core_blocks?" + qs({ agent: S.agent, person }));
   box.innerHTML = found.blocks.map((b) => {
     const editable = found.editable.includes(b.label);
     return `<div class="card"><h3>${esc(b.label)} <span class="tag ${editable ? "ok" : ""}">${editable ? t("editable") : t("readOnly")}</span></h3><pre>${esc(b.text)}</pre>
@@ -431,7 +431,7 @@ async function viewBlocks() {
   $$(".blockedit", box).forEach((f) => f.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const data = Object.fromEntries(new FormData(f).entries());
-    await api("POST", `/v1/core-blocks/${encodeURIComponent(f.dataset.label)}`, { agent: S.agent, person, old: data.old, new: data.new });
+    await api("POST", `/v1/core_blocks/${encodeURIComponent(f.dataset.label)}`, { agent: S.agent, person, old: data.old, new: data.new });
     status(t("saved"));
     viewBlocks();
   }));

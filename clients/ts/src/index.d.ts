@@ -1,0 +1,69 @@
+// Types of the fetch client, from the server's OpenAPI schema (schema.d.ts is generated: npm run generate).
+import type { components, paths } from "./schema.js";
+
+export type { components, paths };
+type Schemas = components["schemas"];
+type Body<P extends keyof paths, M extends "post" | "put"> = paths[P][M] extends {
+  requestBody?: { content: { "application/json": infer B } };
+}
+  ? B
+  : never;
+type Query<P extends keyof paths> = paths[P]["get"] extends { parameters: { query?: infer Q } } ? Q : never;
+
+export type MemoryItem = Schemas["MemoryItem"];
+export type Message = Schemas["Message"];
+export type Person = Schemas["Person"];
+export type RecallResult = Schemas["RecallResult"];
+export type RecallHit = Schemas["RecallHit"];
+export type FullContext = Schemas["FullContext"];
+export type ErasureReport = Schemas["ErasureReport"];
+export type MessagesResponse = Schemas["MessagesResponse"];
+export type Page = Schemas["Page"];
+export type Job = Schemas["Job"];
+export type Link = Schemas["Link"];
+export type CoreBlock = Schemas["CoreBlock"];
+export type Health = Schemas["Health"];
+export type QueryResponse = Schemas["QueryResponse"];
+
+export declare class HuiyiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details?: unknown;
+  constructor(status: number, code: string, message: string, details?: unknown);
+}
+
+export interface HuiyiClientOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+export declare class HuiyiClient {
+  constructor(options?: HuiyiClientOptions);
+  readonly baseUrl: string;
+  request(method: string, path: string, request?: { body?: unknown; query?: Record<string, unknown> }): Promise<unknown>;
+  health(): Promise<Health>;
+  add(body: Body<"/v1/messages", "post">): Promise<MessagesResponse>;
+  recall(body: Body<"/v1/recall", "post">): Promise<RecallResult>;
+  context(body: Body<"/v1/context", "post">): Promise<FullContext>;
+  remember(body: Body<"/v1/memories", "post">): Promise<MemoryItem>;
+  get(memoryId: string, agent: string): Promise<MemoryItem>;
+  delete(memoryId: string, agent: string): Promise<void>;
+  memories(query: Query<"/v1/memories">): Promise<Page>;
+  messages(ids: string[], agent: string): Promise<Message[]>;
+  setPerson(personId: string, body: Body<"/v1/persons/{person_id}", "put">): Promise<Person>;
+  getPerson(personId: string, agent: string): Promise<Person | null>;
+  feedback(body: Body<"/v1/feedback", "post">): Promise<MemoryItem>;
+  link(body: Body<"/v1/links", "post">): Promise<Link>;
+  flush(body: Body<"/v1/flush", "post">): Promise<Job[]>;
+  forgetPerson(personId: string, agent: string): Promise<ErasureReport>;
+  forgetMessages(body: Body<"/v1/messages/forget", "post">): Promise<ErasureReport>;
+  coreBlocksFor(query: Query<"/v1/core_blocks">): Promise<CoreBlock[]>;
+  workingMemory(query: Query<"/v1/working_memory">): Promise<Message[]>;
+  overview(query: Query<"/v1/overview">): Promise<MemoryItem[]>;
+  /** seed 000's /query, kept for compatibility */
+  query(body: Body<"/query", "post">): Promise<QueryResponse>;
+  /** seed 000's /query_simple, kept for compatibility */
+  querySimple(body: Body<"/query_simple", "post">): Promise<string[]>;
+}

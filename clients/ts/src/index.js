@@ -1,0 +1,161 @@
+// A thin fetch client for a huiyi (回忆) server: one method a route, no runtime dependencies.
+// The types (index.d.ts) come from the server's OpenAPI schema (schema.d.ts, by openapi-typescript).
+
+export class HuiyiError extends Error {
+  /**
+   * @param {number} status the HTTP status (0: the server could not be reached)
+   * @param {string} code the server's stable error code (not_found, invalid_input, unauthorized, …)
+   * @param {string} message
+   * @param {unknown} [details]
+   */
+  constructor(status, code, message, details) {
+    super(message);
+    this.name = "HuiyiError";
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** @param {Record<string, unknown>} values */
+function defined(values) {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== null));
+}
+
+export class HuiyiClient {
+  /**
+   * @param {{ baseUrl?: string, apiKey?: string, fetch?: typeof fetch, timeoutMs?: number }} [options]
+   */
+  constructor(options = {}) {
+    this.baseUrl = (options.baseUrl ?? "http://127.0.0.1:8765").replace(/\/+$/, "");
+    this.apiKey = options.apiKey;
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.timeoutMs = options.timeoutMs ?? 60000;
+  }
+
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {{ body?: unknown, query?: Record<string, unknown> }} [request]
+   */
+  async request(method, path, request = {}) {
+    const url = new URL(this.baseUrl + path);
+    for (const [key, value] of Object.entries(defined(request.query ?? {}))) {
+      for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(item));
+    }
+    /** @type {Record<string, string>} */
+    const headers = { accept: "application/json" };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    if (request.body !== undefined) headers["content-type"] = "application/json";
+    let response;
+    try {
+      response = await this.fetch(url, {
+        method,
+        headers,
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new HuiyiError(0, "unreachable", `${method} ${url}: ${error}`);
+    }
+    const text = await response.text();
+    const body = text ? JSON.parse(text) : undefined;
+    if (!response.ok) {
+      const info = body?.error ?? {};
+      throw new HuiyiError(response.status, info.code ?? `http_${response.status}`, info.message ?? text, info.details);
+    }
+    return body;
+  }
+
+  health() {
+    return this.request("GET", "/health");
+  }
+
+  add(body) {
+    return this.request("POST", "/v1/messages", { body });
+  }
+
+  recall(body) {
+    return this.request("POST", "/v1/recall", { body });
+  }
+
+  context(body) {
+    return this.request("POST", "/v1/context", { body });
+  }
+
+  remember(body) {
+    return this.request("POST", "/v1/memories", { body });
+  }
+
+  get(memoryId, agent) {
+    return this.request("GET", `/v1/memories/${encodeURIComponent(memoryId)}`, { query: { agent } });
+  }
+
+  delete(memoryId, agent) {
+    return this.request("DELETE", `/v1/memories/${encodeURIComponent(memoryId)}`, { query: { agent } });
+  }
+
+  memories(query) {
+    return this.request("GET", "/v1/memories", { query });
+  }
+
+  messages(ids, agent) {
+    return this.request("GET", "/v1/messages", { query: { agent, id: ids } });
+  }
+
+  setPerson(personId, body) {
+    return this.request("PUT", `/v1/persons/${encodeURIComponent(personId)}`, { body });
+  }
+
+  async getPerson(personId, agent) {
+    try {
+      return await this.request("GET", `/v1/persons/${encodeURIComponent(personId)}`, { query: { agent } });
+    } catch (error) {
+      if (error instanceof HuiyiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  feedback(body) {
+    return this.request("POST", "/v1/feedback", { body });
+  }
+
+  link(body) {
+    return this.request("POST", "/v1/links", { body });
+  }
+
+  flush(body) {
+    return this.request("POST", "/v1/flush", { body });
+  }
+
+  forgetPerson(personId, agent) {
+    return this.request("DELETE", `/v1/persons/${encodeURIComponent(personId)}`, { query: { agent } });
+  }
+
+  forgetMessages(body) {
+    return this.request("POST", "/v1/messages/forget", { body });
+  }
+
+  async coreBlocksFor(query) {
+    const found = await this.request("GET", "/v1/core_blocks", { query });
+    return found.blocks;
+  }
+
+  workingMemory(query) {
+    return this.request("GET", "/v1/working_memory", { query });
+  }
+
+  overview(query) {
+    return this.request("GET", "/v1/overview", { query });
+  }
+
+  /** seed 000's /query, kept for compatibility: events and entity facts in the seed's shape */
+  query(body) {
+    return this.request("POST", "/query", { body });
+  }
+
+  /** seed 000's /query_simple: the recalled texts only */
+  querySimple(body) {
+    return this.request("POST", "/query_simple", { body });
+  }
+}

@@ -1,0 +1,111 @@
+"""``Client``: the methods of :class:`~huiyi.client.remote.AsyncClient`, blocking, as ``Memory`` offers
+those of ``AsyncMemory``. Each call runs the async one on a private event loop in a daemon thread."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import Future
+from types import TracebackType
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+import httpx
+
+from huiyi.client.remote import DEFAULT_URL, AsyncClient
+
+__all__ = ["Client"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class _LoopThread:
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="huiyi-client", daemon=True)
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        return future.result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=5)
+        self.loop.close()
+
+
+def _blocking(method: Callable[Concatenate[AsyncClient, P], Awaitable[T]]) -> Callable[Concatenate[Client, P], T]:
+    def call(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        async def run() -> T:
+            return await method(self.core, *args, **kwargs)
+
+        return self._loop.run(run())
+
+    functools.update_wrapper(call, method)
+    return call
+
+
+class Client:
+    """A huiyi server's memory, as a ``Memory`` would offer it: the same methods, blocking.
+
+    ``with Client("http://127.0.0.1:8765") as memory: memory.add(...)`` — or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._loop = _LoopThread()
+        self._closed = False
+
+        async def make() -> AsyncClient:  # built on the loop that will use its connections
+            return AsyncClient(base_url, api_key=api_key, timeout=timeout, transport=transport)
+
+        self.core = self._loop.run(make())
+
+    @property
+    def base_url(self) -> str:
+        return self.core.base_url
+
+    health = _blocking(AsyncClient.health)
+    add = _blocking(AsyncClient.add)
+    flush = _blocking(AsyncClient.flush)
+    working_memory = _blocking(AsyncClient.working_memory)
+    overview = _blocking(AsyncClient.overview)
+    consolidate = _blocking(AsyncClient.consolidate)
+    core_blocks_for = _blocking(AsyncClient.core_blocks_for)
+    context = _blocking(AsyncClient.context)
+    remember = _blocking(AsyncClient.remember)
+    get = _blocking(AsyncClient.get)
+    delete = _blocking(AsyncClient.delete)
+    memories = _blocking(AsyncClient.memories)
+    messages = _blocking(AsyncClient.messages)
+    feedback = _blocking(AsyncClient.feedback)
+    link = _blocking(AsyncClient.link)
+    recall = _blocking(AsyncClient.recall)
+    set_person = _blocking(AsyncClient.set_person)
+    get_person = _blocking(AsyncClient.get_person)
+    forget_person = _blocking(AsyncClient.forget_person)
+    forget_messages = _blocking(AsyncClient.forget_messages)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._loop.run(self.core.close())
+        self._loop.stop()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

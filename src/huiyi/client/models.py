@@ -1,0 +1,102 @@
+"""What the client answers beyond the shared models of :mod:`huiyi.model`, and the errors it raises.
+
+A server's typed error (``{"error": {"code", "message"}}``) comes back as the same :mod:`huiyi.errors`
+class an embedded ``Memory`` raises (``NotFound``, ``InvalidInput``, …), so code moved from embedded to
+remote keeps its ``except`` clauses; codes only HTTP has (unauthorized, forbidden, too_large, …) raise
+:class:`RemoteError`, which carries the status and code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from huiyi.errors import (
+    ConfigError,
+    EmbedderMismatch,
+    HuiyiError,
+    InvalidInput,
+    NotConfigured,
+    NotFound,
+    ProviderError,
+    ReadOnly,
+    SchemaTooNew,
+    ScopeError,
+    StoreError,
+    UnnamedConversation,
+)
+from huiyi.model import MemoryItem, Message, RecallResult
+
+__all__ = ["Context", "Erasure", "RemoteError", "Unreachable", "error_of"]
+
+
+class Context(BaseModel):
+    """``Memory.context`` from a server: the rendered text and its sections, with what went into it."""
+
+    text: str
+    sections: dict[str, str] = Field(default_factory=dict)
+    recall: RecallResult | None = None
+    working: list[Message] = Field(default_factory=list)
+    overview: list[MemoryItem] = Field(default_factory=list)
+
+
+class Erasure(BaseModel):
+    """What an erasure removed, by kind (the fields of the store's ``Erasure``)."""
+
+    messages: int = 0
+    memories: int = 0
+    entities: int = 0
+    jobs: int = 0
+    persons: int = 0
+    blocks: int = 0
+    reindexed: int = 0
+
+
+class RemoteError(HuiyiError):
+    """An error only a remote call can have: no key, a key for another agent, a body too large, a 5xx…"""
+
+    code = "remote_error"
+
+    def __init__(self, message: str, *, status: int, code: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class Unreachable(RemoteError):
+    """The server could not be reached or did not answer in time."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status=0, code="unreachable")
+
+
+# every error an embedded Memory raises, by the code the HTTP face sends
+SHARED: dict[str, type[HuiyiError]] = {
+    kind.code: kind
+    for kind in (
+        InvalidInput,
+        ScopeError,
+        UnnamedConversation,
+        NotFound,
+        ReadOnly,
+        NotConfigured,
+        EmbedderMismatch,
+        SchemaTooNew,
+        ProviderError,
+        StoreError,
+        ConfigError,
+    )
+}
+
+
+def error_of(status: int, body: Any) -> HuiyiError:
+    """The exception for a failed answer: the shared class of its code, else a :class:`RemoteError`."""
+    info = body.get("error") if isinstance(body, dict) else None
+    code = str(info.get("code", "")) if isinstance(info, dict) else ""
+    message = str(info.get("message", "")) if isinstance(info, dict) else ""
+    message = message or f"the server answered {status}"
+    kind = SHARED.get(code)
+    if kind is not None:
+        return kind(message)
+    return RemoteError(message, status=status, code=code or f"http_{status}")

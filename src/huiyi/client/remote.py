@@ -1,0 +1,340 @@
+"""``AsyncClient``: the methods of ``AsyncMemory``, answered by a ``huiyi serve`` over HTTP.
+
+Same names, same keyword arguments, same models (:mod:`huiyi.model`), same errors: an app moves from
+an embedded store to a server by building an ``AsyncClient(url)`` where it built an ``AsyncMemory(path)``.
+Times come back with their zone; a time sent without one is read in the server's configured timezone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, TypeAdapter
+
+from huiyi.client.models import Context, Erasure, Unreachable, error_of
+from huiyi.errors import InvalidInput, NotFound
+from huiyi.model import (
+    CoreBlock,
+    Job,
+    Link,
+    LinkKind,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    MessageIn,
+    Person,
+    RecallResult,
+)
+
+__all__ = ["DEFAULT_URL", "AsyncClient", "MessageLike"]
+
+DEFAULT_URL = "http://127.0.0.1:8765"
+PAGE = 500  # the most memories the server lists in one answer
+
+MessageLike = MessageIn | dict[str, Any] | str
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+
+def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _message(position: int, item: MessageLike) -> dict[str, Any]:
+    """A message as JSON, checked as ``Memory.add`` checks it."""
+    try:
+        message = MessageIn(text=item) if isinstance(item, str) else MessageIn.model_validate(item)
+    except ValueError as exc:
+        raise InvalidInput(f"message {position}: {exc}") from exc
+    return message.model_dump(mode="json", exclude_none=True)
+
+
+def _kinds(kinds: Sequence[MemoryKind | str] | None) -> list[str] | None:
+    return None if kinds is None else [MemoryKind(kind).value for kind in kinds]
+
+
+class AsyncClient:
+    """A huiyi server's memory, as an ``AsyncMemory`` would offer it.
+
+    ``api_key`` is sent as ``Authorization: Bearer``; ``transport`` replaces the network (tests hand
+    it an ``httpx.ASGITransport``).
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_URL,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout, transport=transport)
+
+    # the wire ----------------------------------------------------------------------------------
+    async def _call(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None) -> Any:
+        try:
+            response = await self._http.request(
+                method, path, json=json, params=_drop_none(params) if params is not None else None
+            )
+        except httpx.TransportError as exc:
+            raise Unreachable(f"{method} {self.base_url}{path}: {exc!r}") from exc
+        if response.status_code >= 400:
+            try:
+                body = response.json()
+            except ValueError:
+                body = None
+            raise error_of(response.status_code, body)
+        if response.status_code == 204 or not response.content:
+            return None
+        return response.json()
+
+    async def _model(self, model: type[M], method: str, path: str, **kwargs: Any) -> M:
+        return model.model_validate(await self._call(method, path, **kwargs))
+
+    async def _list(self, model: type[T], method: str, path: str, **kwargs: Any) -> list[T]:
+        return TypeAdapter(list[model]).validate_python(await self._call(method, path, **kwargs))  # type: ignore[valid-type]
+
+    async def health(self) -> dict[str, Any]:
+        """The server's status, version, schema version and embedder."""
+        found: dict[str, Any] = await self._call("GET", "/health")
+        return found
+
+    # ingest ------------------------------------------------------------------------------------
+    async def add(
+        self,
+        messages: Sequence[MessageLike] | MessageLike,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+    ) -> list[Message]:
+        """Append messages (idempotent by id) and index them; returns the messages newly stored."""
+        batch = [messages] if isinstance(messages, str | dict | MessageIn) else list(messages)
+        body = _drop_none({"agent": agent, "person": person, "space": space})
+        body["messages"] = [_message(i, m) for i, m in enumerate(batch)]
+        answer = await self._call("POST", "/v1/messages", json=body)
+        return [Message.model_validate(m) for m in answer["messages"]]
+
+    async def flush(
+        self, *, agent: str, person: str | None = None, space: str | None = None, wait: bool = True
+    ) -> list[Job]:
+        """Fold a conversation's working memory now; with ``wait`` its extraction runs before this returns."""
+        body = _drop_none({"agent": agent, "person": person, "space": space, "wait": wait})
+        return await self._list(Job, "POST", "/v1/flush", json=body)
+
+    async def working_memory(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[Message]:
+        params = {"agent": agent, "person": person, "space": space}
+        return await self._list(Message, "GET", "/v1/working_memory", params=params)
+
+    async def overview(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[MemoryItem]:
+        params = {"agent": agent, "person": person, "space": space}
+        return await self._list(MemoryItem, "GET", "/v1/overview", params=params)
+
+    async def consolidate(
+        self, *, agent: str, person: str | None = None, space: str | None = None, dry_run: bool = False
+    ) -> dict[str, Any]:
+        """Consolidate one scope now; the server's report as JSON."""
+        body = _drop_none({"agent": agent, "person": person, "space": space, "dry_run": dry_run})
+        report: dict[str, Any] = await self._call("POST", "/v1/consolidate", json=body)
+        return report
+
+    async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
+        found = await self._call("GET", "/v1/core_blocks", params={"agent": agent, "person": person})
+        return [CoreBlock.model_validate(block) for block in found["blocks"]]
+
+    # the prompt context ------------------------------------------------------------------------
+    async def context(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        message: str = "",
+        last_reply: str = "",
+        limit: int | None = None,
+        shown: Sequence[str] = (),
+        recipe: str | None = None,
+    ) -> Context:
+        """Everything the chat model needs for its next turn, rendered for the prompt (``recipe``: a named
+        recall recipe of the server's config)."""
+        body = _drop_none(
+            {
+                "agent": agent,
+                "person": person,
+                "space": space,
+                "message": message,
+                "last_reply": last_reply,
+                "limit": limit,
+                "shown": list(shown),
+                "recipe": recipe,
+            }
+        )
+        return await self._model(Context, "POST", "/v1/context", json=body)
+
+    # memories ----------------------------------------------------------------------------------
+    async def remember(
+        self,
+        text: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kind: MemoryKind = MemoryKind.NOTE,
+        time: datetime | None = None,
+        importance: float = 0.5,
+        keywords: Sequence[str] = (),
+        sources: Sequence[str] = (),
+        data: dict[str, Any] | None = None,
+        id: str | None = None,
+        place: str = "",
+        insight: str = "",
+        participants: Sequence[str] = (),
+    ) -> MemoryItem:
+        """Store one memory: official (no person or space) or of a scope; an ``id`` stored before writes nothing."""
+        body = {
+            "agent": agent,
+            "person": person,
+            "space": space,
+            "text": text,
+            "kind": MemoryKind(kind).value,
+            "time": time.isoformat() if time else None,
+            "importance": importance,
+            "keywords": list(keywords),
+            "sources": list(sources),
+            "data": data,
+            "id": id,
+            "place": place,
+            "insight": insight,
+            "participants": list(participants),
+        }
+        return await self._model(MemoryItem, "POST", "/v1/memories", json=_drop_none(body))
+
+    async def get(self, memory_id: str, *, agent: str) -> MemoryItem:
+        path = f"/v1/memories/{quote(memory_id, safe='')}"
+        return await self._model(MemoryItem, "GET", path, params={"agent": agent})
+
+    async def delete(self, memory_id: str, *, agent: str) -> None:
+        await self._call("DELETE", f"/v1/memories/{quote(memory_id, safe='')}", params={"agent": agent})
+
+    async def memories(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[MemoryItem]:
+        """One scope's memories, newest first (pages of the server's list, up to ``limit``)."""
+        found: list[MemoryItem] = []
+        while len(found) < limit:
+            params = {
+                "agent": agent,
+                "person": person,
+                "space": space,
+                "kind": _kinds(kinds),
+                "limit": min(PAGE, limit - len(found)),
+                "offset": offset + len(found),
+            }
+            page = await self._call("GET", "/v1/memories", params=params)
+            found.extend(MemoryItem.model_validate(item) for item in page["items"])
+            if page["next_offset"] is None:
+                break
+        return found
+
+    async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
+        """Stored messages by id; ids not stored are left out."""
+        found: list[Message] = []
+        for start in range(0, len(ids), PAGE):
+            params = {"agent": agent, "id": list(ids[start : start + PAGE])}
+            found.extend(await self._list(Message, "GET", "/v1/messages", params=params))
+        return found
+
+    async def feedback(self, memory_id: str, value: float, *, agent: str) -> MemoryItem:
+        body = {"agent": agent, "memory_id": memory_id, "value": value}
+        return await self._model(MemoryItem, "POST", "/v1/feedback", json=body)
+
+    async def link(
+        self,
+        source: str,
+        target: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kind: LinkKind = LinkKind.RELATED,
+        weight: float = 1.0,
+    ) -> Link:
+        body: dict[str, Any] = {"agent": agent, "person": person, "space": space, "source": source}
+        body |= {"target": target, "kind": LinkKind(kind).value, "weight": weight}
+        return await self._model(Link, "POST", "/v1/links", json=_drop_none(body))
+
+    # recall ------------------------------------------------------------------------------------
+    async def recall(
+        self,
+        query: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        limit: int | None = None,
+        score_threshold: float | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        now: datetime | None = None,
+        time_range: tuple[datetime | None, datetime | None] | None = None,
+        recipe: str | None = None,
+    ) -> RecallResult:
+        """The memories most relevant to ``query`` that this person or space may see, best first."""
+        start, end = time_range or (None, None)
+        body = {
+            "query": query,
+            "agent": agent,
+            "person": person,
+            "space": space,
+            "limit": limit,
+            "score_threshold": score_threshold,
+            "kinds": _kinds(kinds),
+            "now": now.isoformat() if now else None,
+            "time_from": start.isoformat() if start else None,
+            "time_to": end.isoformat() if end else None,
+            "recipe": recipe,
+        }
+        return await self._model(RecallResult, "POST", "/v1/recall", json=_drop_none(body))
+
+    # persons and erasure -------------------------------------------------------------------------
+    async def set_person(self, person: Person, *, agent: str) -> None:
+        body = {"agent": agent, "name": person.name, "aliases": person.aliases, "platform_ids": person.platform_ids}
+        await self._call("PUT", f"/v1/persons/{quote(person.id, safe='')}", json=body)
+
+    async def get_person(self, person_id: str, *, agent: str) -> Person | None:
+        try:
+            return await self._model(Person, "GET", f"/v1/persons/{quote(person_id, safe='')}", params={"agent": agent})
+        except NotFound:
+            return None
+
+    async def forget_person(self, person: str, *, agent: str) -> Erasure:
+        """Forget a person for good (GDPR-style erasure) on the server."""
+        return await self._model(Erasure, "DELETE", f"/v1/persons/{quote(person, safe='')}", params={"agent": agent})
+
+    async def forget_messages(self, ids: Sequence[str], *, agent: str) -> Erasure:
+        return await self._model(Erasure, "POST", "/v1/messages/forget", json={"agent": agent, "ids": list(ids)})
+
+    # life ----------------------------------------------------------------------------------------
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()

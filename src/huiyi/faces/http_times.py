@@ -1,0 +1,67 @@
+"""Times on the wire: every time the /v1 routes answer carries its zone; every time they take may.
+
+The store keeps two kinds of zone-less times. What happened and when it was said (a message's and a
+memory's ``time``, ``last_access``, ``valid_to``) is wall-clock time in the configured timezone; when a
+row was written (``created_at``, a job's lease and schedule) is UTC. Answers attach the zone each means,
+so a client never has to guess; a time a caller sends with a zone is moved into the configured one
+before the store sees it (the store keeps wall-clock values), and one without a zone is read as local.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+
+from huiyi.model import Job, MemoryItem, Message, RecallHit, RecallResult
+
+__all__ = ["aware", "hit_out", "item_out", "job_out", "local", "message_out", "result_out", "written"]
+
+
+def aware(value: datetime | None, zone: tzinfo) -> datetime | None:
+    """A stored wall-clock time with the configured zone attached."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=zone)
+
+
+def written(value: datetime | None, zone: tzinfo) -> datetime | None:
+    """A stored UTC moment (``created_at``), shown in the configured zone."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(zone)
+
+
+def local(value: datetime | None, zone: tzinfo) -> datetime | None:
+    """A caller's time as the store keeps it: wall-clock in the configured zone, zone-less."""
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone(zone).replace(tzinfo=None)
+
+
+def item_out(item: MemoryItem, zone: tzinfo) -> MemoryItem:
+    update: dict[str, Any] = {
+        "time": aware(item.time, zone),
+        "last_access": aware(item.last_access, zone),
+        "valid_to": aware(item.valid_to, zone),
+        "created_at": written(item.created_at, zone),
+    }
+    return item.model_copy(update=update)
+
+
+def message_out(message: Message, zone: tzinfo) -> Message:
+    return message.model_copy(update={"time": aware(message.time, zone)})
+
+
+def hit_out(hit: RecallHit, zone: tzinfo) -> RecallHit:
+    return hit.model_copy(update={"time": aware(hit.time, zone), "valid_to": aware(hit.valid_to, zone)})
+
+
+def result_out(result: RecallResult, zone: tzinfo) -> RecallResult:
+    return result.model_copy(update={"hits": [hit_out(hit, zone) for hit in result.hits]})
+
+
+def job_out(job: Job, zone: tzinfo) -> Job:
+    update = {name: written(getattr(job, name), zone) for name in ("run_after", "lease_until", "created_at")}
+    return job.model_copy(update=update)

@@ -1,0 +1,179 @@
+"""Importers of other apps' exports: each fixture (invented people, never real chats) imports with the
+right persons, spaces and times; imports resume without duplicates and extract as live chat would."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from huiyi.config import Config
+from huiyi.errors import InvalidInput
+from huiyi.faces.cli import app
+from huiyi.formats.apply import apply_plan
+from huiyi.formats.choose import read_import, sniff
+from huiyi.formats.plan import Plan
+from huiyi.memory import AsyncMemory
+from huiyi.model import MemoryKind, ScopeKind
+from huiyi.providers.embed import HashEmbedder
+
+DATA = Path(__file__).parent / "data" / "imports"
+A = "祈煜"
+
+
+def plan_of(name: str, **options: object) -> Plan:
+    return read_import(DATA / name, agent=A, **options)  # type: ignore[arg-type]
+
+
+def test_every_fixture_is_sniffed_as_its_format() -> None:
+    expected = {
+        "qq.txt": "qq",
+        "wechat.csv": "wechat-csv",
+        "wechat.html": "wechat-html",
+        "mem0.json": "mem0",
+        "memorybank.json": "memorybank",
+        "messages.csv": "csv",
+    }
+    for name, format in expected.items():
+        assert sniff((DATA / name).read_text(encoding="utf-8-sig"), name) == format, name
+
+
+def test_qq_speakers_become_persons_and_the_group_a_space() -> None:
+    plan = plan_of("qq.txt", selves=["90000"])
+    group, private = plan.batches
+    assert (group.person, group.space) == (None, "周末爬山群")
+    assert [m["speaker"] for m in group.messages] == ["10001", "10002", "10001", A]
+    assert [m["role"] for m in group.messages] == ["user", "user", "user", "assistant"]
+    assert group.messages[1]["text"] == "好呀，我带相机\n顺便拍日出"
+    assert group.messages[0]["time"] == datetime(2024, 5, 1, 20, 15, 32)
+    assert (private.person, private.space) == ("10002", None)
+    assert [m["role"] for m in private.messages] == ["user", "assistant"]
+    persons = {person.id: person for _, person in plan.persons}
+    assert set(persons) == {"10001", "10002"}
+    assert persons["10001"].name == "小满同学" and persons["10001"].aliases == ["小满", "小满同学"]
+    assert persons["10001"].platform_ids == {"qq": "10001"}
+
+
+def test_wechat_csv_keeps_text_and_the_owner_speaks_as_the_agent() -> None:
+    plan = plan_of("wechat.csv")
+    (chat,) = plan.batches
+    assert (chat.person, chat.space) == ("wxid_lin", None)
+    assert [m["text"] for m in chat.messages] == ["我家的猫叫团子", "团子几岁啦？", "三岁了，特别能吃, 一天吃四顿"]
+    assert [m["role"] for m in chat.messages] == ["user", "assistant", "user"]
+    assert chat.messages[2]["time"] == datetime(2024, 5, 2, 8, 3)
+    ((_, person),) = plan.persons
+    assert person.id == "wxid_lin" and person.name == "小林" and person.platform_ids == {"wechat": "wxid_lin"}
+    assert any("1 rows that are not text" in note for note in plan.notes)
+
+
+def test_wechat_html_is_a_group_with_times_in_the_configured_zone() -> None:
+    plan = plan_of("wechat.html")
+    (chat,) = plan.batches
+    assert (chat.person, chat.space) == (None, "wechat")
+    assert [m["speaker"] for m in chat.messages] == ["老周", "Mia", A]
+    assert chat.messages[1]["text"] == "好，我已经读到一半了\n很好哭"
+    assert chat.messages[0]["time"] == datetime(2024, 5, 2, 20, 0)  # 12:00 UTC is 20:00 in Shanghai
+    assert sorted(person.id for _, person in plan.persons) == ["Mia", "老周"]
+
+
+def test_mem0_memories_become_notes_of_their_user() -> None:
+    plan = plan_of("mem0.json")
+    assert [person.id for _, person in plan.persons] == ["木木"]
+    first, second = (line for _, line in plan.memories)
+    assert (first.person, first.kind, first.text) == ("木木", MemoryKind.NOTE, "喜欢莫兰迪色系")
+    assert first.time == datetime(2024, 5, 1, 1, 15, 0, 123456)  # 10:15 at -07:00, in Shanghai
+    assert first.id == "mem0:3c4f9a2e-0001-4d1b-9a33-6f1e0c2d7b01" and first.keywords == ["preferences"]
+    assert second.data["mem0"]["metadata"] == {"source": "chat"}
+
+
+def test_memorybank_history_summaries_and_personalities() -> None:
+    plan = plan_of("memorybank.json")
+    (chat,) = plan.batches
+    assert chat.person == "小七"
+    assert [m["role"] for m in chat.messages] == ["user", "assistant"] * 3
+    assert chat.messages[0]["time"] == datetime(2024, 5, 1, 0, 0)
+    assert chat.messages[3]["time"] == datetime(2024, 5, 1, 0, 3)
+    assert chat.messages[4]["time"] == datetime(2024, 5, 3, 0, 0)
+    kinds = [line.data["summary_kind"] for _, line in plan.memories]
+    assert kinds == ["daily", "daily", "daily_personality", "global", "global_personality"]
+    assert all(line.kind is MemoryKind.SUMMARY and line.person == "小七" for _, line in plan.memories)
+
+
+def test_huiyi_csv_reads_as_json_lines_would() -> None:
+    plan = plan_of("messages.csv")
+    private, group = plan.batches
+    assert private.person == "木木" and [m["role"] for m in private.messages] == ["user", "assistant"]
+    assert group.space == "g1" and group.messages[0]["text"] == "周末谁去看展, 我有两张票"
+
+
+def test_a_chat_export_needs_its_agent() -> None:
+    with pytest.raises(InvalidInput, match="--agent"):
+        read_import(DATA / "qq.txt")
+
+
+def _memory(path: Path) -> AsyncMemory:
+    return AsyncMemory(path, embedder=HashEmbedder(32), config=Config(worker={"enabled": False}))
+
+
+async def _import(path: Path, plan: Plan) -> tuple[list[tuple[str, str]], int]:
+    async with _memory(path) as memory:
+        await apply_plan(memory, plan)
+        await memory.run_jobs()
+        jobs = sorted((job.key, ",".join(job.payload["message_ids"])) for job in await memory.jobs())
+        count = len(await memory.messages([m["id"] for b in plan.batches for m in b.messages], agent=A))
+    return jobs, count
+
+
+def test_an_interrupted_import_continues_without_duplicates(tmp_path: Path) -> None:
+    plan = plan_of("qq.txt", selves=["90000"])
+    whole, _ = asyncio.run(_import(tmp_path / "whole", plan))
+    half = Plan(batches=plan.batches[:1], persons=plan.persons)  # stopped after the group chat
+    asyncio.run(_import(tmp_path / "resumed", half))
+    resumed, count = asyncio.run(_import(tmp_path / "resumed", plan))
+    assert resumed == whole and count == 6
+
+
+def test_an_import_extracts_as_live_chat_would(tmp_path: Path) -> None:
+    plan = plan_of("qq.txt", selves=["90000"])
+    imported, _ = asyncio.run(_import(tmp_path / "imported", plan))
+
+    async def live() -> list[tuple[str, str]]:
+        async with _memory(tmp_path / "live") as memory:
+            for batch in plan.batches:
+                for message in batch.messages:  # one message a call, as a bot sends them
+                    await memory.add([message], agent=A, person=batch.person, space=batch.space)
+            await memory.run_jobs()
+            return sorted((job.key, ",".join(job.payload["message_ids"])) for job in await memory.jobs())
+
+    assert asyncio.run(live()) == imported
+
+
+def test_the_command_imports_each_fixture_into_its_scopes(tmp_path: Path) -> None:
+    runner = CliRunner()
+    store = tmp_path / "store"
+    for name in ("qq.txt", "wechat.csv", "wechat.html", "mem0.json", "memorybank.json"):
+        args = ["import", str(DATA / name), "--store", str(store), "--agent", A, "--self", "90000", "--no-extract"]
+        result = runner.invoke(app, args, env={"HUIYI_EMBED__PROVIDER": "hash", "HUIYI_EMBED__DIM": "32"})
+        assert result.exit_code == 0, result.output
+    again = runner.invoke(
+        app,
+        ["import", str(DATA / "qq.txt"), "--store", str(store), "-a", A, "--self", "90000", "--no-extract"],
+        env={"HUIYI_EMBED__PROVIDER": "hash", "HUIYI_EMBED__DIM": "32"},
+    )
+    assert "0 messages stored, 6 already there" in again.output
+
+    async def look() -> None:
+        async with _memory(store) as memory:
+            person = await memory.get_person("10002", agent=A)
+            assert person is not None and person.platform_ids == {"qq": "10002"}
+            group = await memory.working_memory(agent=A, space="周末爬山群")
+            assert [m.speaker for m in group][:2] == ["10001", "10002"] and group[0].scope.kind is ScopeKind.SPACE
+            notes = await memory.memories(agent=A, person="木木")
+            assert {item.text for item in notes} >= {"喜欢莫兰迪色系", "养了一只叫团子的猫"}
+            summaries = await memory.memories(agent=A, person="小七", kinds=["summary"])
+            assert len(summaries) == 5
+
+    asyncio.run(look())
