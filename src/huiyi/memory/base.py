@@ -1,0 +1,126 @@
+"""The memory facade's ground: one store, its embedder, config and clock, the thread pools, and closing."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Self, TypeVar
+from zoneinfo import ZoneInfo
+
+from huiyi.config import Config
+from huiyi.errors import EmbedderMismatch
+from huiyi.flows import ingest
+from huiyi.flows.core_blocks import CoreBlocks
+from huiyi.flows.core_memory import CoreMemory
+from huiyi.flows.extract import Extractor
+from huiyi.flows.extract.worker import Worker
+from huiyi.memory.common import READ_THREADS, WRITE_THREADS, _in_pool, _LazyExtractor
+from huiyi.providers.embed import Embedder, make_embedder
+from huiyi.providers.llm import LLM, OpenAIChat
+from huiyi.providers.priority import RecallFirst
+from huiyi.recall.reinforce import Reinforcer
+from huiyi.recall.render import Templates
+from huiyi.store import open_store
+from huiyi.store.base import Store
+
+T = TypeVar("T")
+
+
+class MemoryBase:
+    """Long-term memory for one store: what every part of :class:`~huiyi.memory.AsyncMemory` stands on."""
+
+    def __init__(
+        self,
+        path: str | Path = ".huiyi",
+        *,
+        config: Config | None = None,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+        extractor: Extractor | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.config = config or Config.load()
+        self._tz = ZoneInfo(self.config.timezone)
+        self._clock = clock
+        self.store: Store = store or open_store(path, self.config.store)
+        self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
+        self._check_embedder()
+        # this instance's name on the indexing work it claims, apart from other processes and instances
+        self._indexer = f"{ingest.indexer_name()}:{id(self):x}"
+        ingest.index_pending(self.store, self.embedder, self.config, self._indexer)
+        self.templates = Templates.load(self.config.language, self.config.context.templates or None)
+        self.core_blocks = CoreBlocks(self.config.context.core_blocks) if self.config.context.core_blocks else None
+        self.core_memory = CoreMemory(
+            self.core_blocks,
+            self.store,
+            self.config.context.person_blocks,
+            self.config.context.tools_edit_agent_blocks,
+        )
+        self.worker = Worker(self.store, self.embedder, extractor or _LazyExtractor(self.config), self.config)
+        self._llm_client: OpenAIChat | None = None
+        self.reinforcer = Reinforcer(self.store, self.config.consolidate.forget.recall_bonus)
+        self._worker_task: asyncio.Task[None] | None = None
+        self._worker_stop = asyncio.Event()
+        self._reads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="huiyi-read")
+        self._writes = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="huiyi-write")
+
+    def _check_embedder(self) -> None:
+        recorded = self.store.embedding_model()
+        current = (self.embedder.name, self.embedder.dim)
+        if recorded is None:
+            self.store.set_embedding_model(*current)
+        elif recorded != current:
+            raise EmbedderMismatch(
+                f"this store holds vectors of {recorded[0]} (dim {recorded[1]}) but the configured embedder "
+                f"is {current[0]} (dim {current[1]}); use the same embedder or a new store"
+            )
+
+    def now(self) -> datetime:
+        """The current wall-clock time in the configured timezone, without tzinfo (or the given clock's)."""
+        if self._clock is not None:
+            return self._clock()
+        return datetime.now(self._tz).replace(tzinfo=None)
+
+    async def _run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(function, *args, **kwargs)
+
+    async def _read(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """On the hot path's own threads: recall and what the prompt reads."""
+        return await _in_pool(self._reads, function, *args, **kwargs)
+
+    async def _write(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """On the bounded write threads: appending, indexing, planning folds."""
+        return await _in_pool(self._writes, function, *args, **kwargs)
+
+    def _llm(self) -> LLM | None:
+        if not self.config.llm.base_url:
+            return None
+        if self._llm_client is None:
+            self._llm_client = OpenAIChat(self.config.llm)
+        return self._llm_client
+
+    def _persona(self, agent: str | None = None) -> str:
+        if self.core_blocks is None:
+            return ""
+        return "\n".join(block.text for block in self.core_blocks.blocks(agent) if block.label == "persona")
+
+    async def close(self) -> None:
+        if self._worker_task is not None:
+            self._worker_stop.set()
+            await self._worker_task
+            self._worker_task = None
+        if self._llm_client is not None:
+            await self._llm_client.aclose()
+        await self._run(self.reinforcer.close)
+        await self._run(self.store.close)
+        self._reads.shutdown(wait=False)
+        self._writes.shutdown(wait=False)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

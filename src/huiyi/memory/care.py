@@ -1,0 +1,128 @@
+"""Keeping memory in shape: consolidation, summaries, the background worker, and erasure."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+from collections.abc import Sequence
+from datetime import date, datetime
+
+from huiyi.errors import InvalidInput
+from huiyi.flows import ingest
+from huiyi.flows.consolidate.report import Report
+from huiyi.flows.consolidate.run import consolidate, consolidate_due, last_run
+from huiyi.flows.summarize.run import summarize_day, summarize_due
+from huiyi.memory.common import _chat_of, _scope_of
+from huiyi.memory.items import Items
+from huiyi.model import MemoryItem
+from huiyi.store.base import Erasure
+
+log = logging.getLogger(__name__)
+
+
+class Care(Items):
+    """Consolidation, summaries and forgetting for good."""
+
+    async def consolidate(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        dry_run: bool = False,
+        now: datetime | None = None,
+    ) -> Report:
+        """Merge duplicate entities, supersede contradicted facts, merge descriptions, link related events,
+        update strength and forget what should go, for one scope; ``dry_run`` reports without writing."""
+        scope = _scope_of(agent, person, space)
+        since = await self._run(last_run, self.store, scope)
+        return await consolidate(
+            self.store,
+            self.embedder,
+            scope,
+            now or self.now(),
+            self.config.consolidate,
+            self._llm(),
+            dry_run,
+            since=since,
+        )
+
+    async def summarize(
+        self, day: date, *, agent: str, person: str | None = None, space: str | None = None
+    ) -> list[MemoryItem]:
+        """Write one day's summaries of a scope (daily, global, portraits, profiles, diary); they are memories."""
+        return await summarize_day(
+            self.store,
+            self.embedder,
+            _scope_of(agent, person, space),
+            day,
+            self.now(),
+            self.config,
+            self._llm(),
+            persona=self._persona(agent),
+        )
+
+    async def maintain(self, *, catch_up: bool = True) -> tuple[list[Report], list[MemoryItem]]:
+        """Consolidate every due scope and summarise every day that has messages and no summary yet.
+
+        The background worker runs it with ``catch_up=False``: only the last ``summary.lookback_days``.
+        """
+        reports = await consolidate_due(self.store, self.embedder, self.config.consolidate, self.now(), self._llm())
+        summaries = await summarize_due(
+            self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona(), catch_up=catch_up
+        )
+        return reports, summaries
+
+    def _wake_worker(self) -> None:
+        if not self.config.worker.enabled:
+            return
+        if self._worker_task is None or self._worker_task.done():
+            self._worker_stop = asyncio.Event()
+            self._worker_task = asyncio.get_running_loop().create_task(self._background(self._worker_stop))
+
+    async def _background(self, stop: asyncio.Event) -> None:
+        """Extraction jobs as they come, and maintenance (consolidation, summaries) every so often."""
+        minutes = self.config.worker.maintenance_minutes
+        if minutes <= 0:
+            await self.worker.run(stop)
+            return
+        extraction = asyncio.create_task(self.worker.run(stop))
+        while not stop.is_set():
+            try:
+                await self.maintain(catch_up=False)
+            except Exception:  # a failed run is retried at the next period; extraction goes on
+                log.exception("maintenance failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=minutes * 60)
+        await extraction
+
+    async def forget_person(self, person: str, *, agent: str) -> Erasure:
+        """Forget a person for good (GDPR-style erasure), in one transaction, and purge the store's files.
+
+        Goes: every message of their private chat and every group message they said; memories of their
+        scope and memories made from those messages (chunks, events, summaries); facts about them and
+        their entity with its aliases; links, merges and jobs that name any of it; their working memory,
+        record and core blocks. Other people's messages whose chunks held their turns are indexed again.
+        """
+        _chat_of(agent, person, None)  # a valid person id
+        known = await self.get_person(person, agent=agent)
+        names = sorted({person, *([known.name] if known and known.name else []), *(known.aliases if known else [])})
+        erase = functools.partial(self.store.erase, agent, (), person=person, names=names, window=self._window())
+        done = await self._run(erase)
+        await self._run(ingest.index_pending, self.store, self.embedder, self.config)
+        log.info("forgot person %r of agent %r: %s", person, agent, done)
+        return done
+
+    def _window(self) -> int:
+        """How many turns after a message its neighbours' chunks hold or embed it."""
+        return max(0, self.config.chunk.turns - 1) + max(0, self.config.chunk.context_turns)
+
+    async def forget_messages(self, ids: Sequence[str], *, agent: str) -> Erasure:
+        """Forget messages and everything made from them, and purge the store's files."""
+        if not agent:
+            raise InvalidInput("agent is required")
+        done = await self._run(functools.partial(self.store.erase, agent, list(ids), window=self._window()))
+        await self._run(ingest.index_pending, self.store, self.embedder, self.config)
+        return done

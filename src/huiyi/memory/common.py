@@ -1,0 +1,119 @@
+"""What the parts of the memory facade share: naming scopes from a caller's ids, thread pools, the
+rendered context they return, and the extractor chosen by the config.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from huiyi.config import Config
+from huiyi.errors import InvalidInput
+from huiyi.flows.extract import Extraction, Extractor, Fold
+from huiyi.model import (
+    MemoryItem,
+    MemoryKind,
+    Message,
+    MessageIn,
+    RecallResult,
+    Scope,
+    visible_scopes,
+)
+from huiyi.recall.render import RenderedContext
+
+T = TypeVar("T")
+
+
+MessageLike = MessageIn | dict[str, Any] | str
+
+# Recall and the prompt's reads run on threads of their own, so queued adds never delay them; adds and
+# indexing share a few, so a burst of them cannot take every core from recall.
+READ_THREADS = 8
+WRITE_THREADS = 2
+# what ``update`` may change of a memory
+EDITABLE = frozenset({"text", "time", "place", "keywords", "insight", "importance"})
+
+
+async def _in_pool(pool: ThreadPoolExecutor, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``asyncio.to_thread`` on a pool of our choosing (the caller's context variables go along)."""
+    call = functools.partial(contextvars.copy_context().run, function, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(pool, call)
+
+
+def _scope_of(agent: str, person: str | None, space: str | None) -> Scope:
+    """The one scope named: a space, a person, or the agent's official memories."""
+    if person and space:
+        raise InvalidInput("a memory belongs to one scope: give a person or a space, not both")
+    try:
+        return Scope.of_chat(agent, person, space) if person or space else Scope.official(agent)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def _kinds(kinds: Sequence[MemoryKind | str] | None) -> list[MemoryKind] | None:
+    """Kinds as given by a caller: members of MemoryKind or their names ("event")."""
+    if kinds is None:
+        return None
+    try:
+        return [MemoryKind(kind) for kind in kinds]
+    except ValueError as exc:
+        raise InvalidInput(f"{exc}; the kinds are {', '.join(k.value for k in MemoryKind)}") from exc
+
+
+def _chat_of(agent: str, person: str | None, space: str | None) -> Scope:
+    """The conversation named: the group ``space``, else the private chat with ``person``."""
+    try:
+        return Scope.of_chat(agent, person, space)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def _visible(agent: str, person: str | None, space: str | None) -> list[Scope]:
+    try:
+        return visible_scopes(agent, person, space)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def make_extractor(config: Config) -> Extractor:
+    """The LLM extractor when an endpoint is configured, the rule-based one otherwise."""
+    if config.llm.base_url:
+        from huiyi.flows.extract.llm import LLMExtractor
+        from huiyi.providers.llm import OpenAIChat
+
+        return LLMExtractor(OpenAIChat(config.llm), language=config.language)
+    from huiyi.flows.extract.rules import RuleExtractor
+
+    return RuleExtractor()
+
+
+@dataclass
+class Context:
+    """A rendered prompt context, with what went into it (for debugging and the chat face)."""
+
+    rendered: RenderedContext
+    recall: RecallResult | None
+    working: list[Message]
+    overview: list[MemoryItem]
+
+    @property
+    def text(self) -> str:
+        return self.rendered.text
+
+
+class _LazyExtractor:
+    """Builds the configured extractor at the first fold, so opening a store stays cheap."""
+
+    def __init__(self, config: Config) -> None:
+        self._config = config
+        self._inner: Extractor | None = None
+
+    async def extract(self, fold: Fold) -> Extraction:
+        if self._inner is None:
+            self._inner = make_extractor(self._config)
+        return await self._inner.extract(fold)

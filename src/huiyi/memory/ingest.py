@@ -1,0 +1,160 @@
+"""Messages in: the log, working memory, folds and their extraction jobs."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+
+from huiyi.errors import NotFound
+from huiyi.flows import ingest
+from huiyi.flows.extract import fold
+from huiyi.flows.extract.worker import Worker
+from huiyi.memory.care import Care
+from huiyi.memory.common import MessageLike, _chat_of
+from huiyi.model import (
+    Job,
+    JobState,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    MessageIn,
+)
+from huiyi.store.base import Writes
+
+log = logging.getLogger(__name__)
+
+
+class Ingest(Care):
+    """Adding messages, folding working memory, and the jobs that extract it."""
+
+    async def add(
+        self,
+        messages: Sequence[MessageLike] | MessageLike,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        progress: Callable[[int], None] | None = None,
+        extract: bool = True,
+    ) -> list[Message]:
+        """Append messages to the log (durable before this returns) and index them for recall.
+
+        ``person`` alone means the private chat with that person; ``space`` means a group chat, where
+        each message names its ``speaker``. Messages whose ``id`` was stored before are skipped, so
+        re-sending a batch is safe. Returns the messages newly stored.
+
+        ``extract=False`` is for importing history whose memories exist already: the messages become
+        recallable but leave working memory at once and are never handed to extraction.
+        """
+        batch: Sequence[MessageLike] = [messages] if isinstance(messages, str | dict | MessageIn) else messages
+        prepared = ingest.prepare(batch, agent=agent, person=person, space=space, now=self.now(), config=self.config)
+        if not prepared:
+            return []
+        # born claimed by this instance, which indexes them next: an opener elsewhere leaves them be
+        stored = await self._write(self.store.append_messages, prepared, ingest.index_claim(self._indexer))
+        await self._write(
+            ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer
+        )
+        if not extract:
+            last = max((m.seq for m in stored), default=0)
+            await self._write(self.store.apply, Writes(fold_points=[(agent, prepared[0].space, last + 1)]))
+            return stored
+        private_person = None if space else person
+        if await self._write(fold.plan_folds, self.store, agent, prepared[0].space, private_person, self.config):
+            self._wake_worker()
+        return stored
+
+    async def flush(
+        self, *, agent: str, person: str | None = None, space: str | None = None, wait: bool = True
+    ) -> list[Job]:
+        """Fold all of a space's working memory now (call it on a scene change, or before a pause).
+
+        Returns the space's fold jobs that this call planned, queued again (a fold that failed for good
+        and is planned again is retried) or found still pending or running; [] when nothing is left to
+        fold. With ``wait`` they run before this returns, as far as this process can run them, and each
+        is returned as it then stands: one whose ``state`` is not ``DONE`` is what could not be done —
+        ``FAILED`` (``last_error`` says why; ``retry_job`` queues it again), ``PENDING`` (it failed and is
+        retried at ``run_after``) or ``RUNNING`` (another worker holds it). Without ``wait`` the
+        background worker takes them.
+        """
+        space_id = _chat_of(agent, person, space).space_id
+        outstanding = await self._run(self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING])
+        planned = await self._write(
+            fold.plan_folds,
+            self.store,
+            agent,
+            space_id,
+            None if space else person,
+            self.config,
+            everything=True,
+            retry_failed=True,
+        )
+        jobs = {job.id: job for job in [*outstanding, *planned]}
+        if not wait:
+            if planned:
+                self._wake_worker()
+            return list(jobs.values())
+        await self.run_jobs()
+        unfinished = await self._run(
+            self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
+        )
+        now = {job.id: job for job in unfinished}
+        done = {"state": JobState.DONE, "lease_until": None}
+        result = [now.get(job_id) or job.model_copy(update=done) for job_id, job in jobs.items()]
+        for job in result:
+            if job.state is not JobState.DONE:
+                log.warning("flush: job %s is %s: %s", job.id, job.state.value, job.last_error or job.worker)
+        return result
+
+    def _fold_jobs(self, agent: str, space: str, states: Sequence[JobState]) -> list[Job]:
+        found = self.store.list_jobs(agent, states, limit=100_000)
+        return [job for job in found if job.kind == fold.FOLD and job.payload.get("space") == space]
+
+    async def run_jobs(self) -> int:
+        """Run every due extraction job now, in this task; returns how many ran."""
+        return await self.worker.drain()
+
+    async def run_workers(self, count: int, stop: asyncio.Event) -> None:
+        """Run ``count`` extraction workers until ``stop`` is set (``huiyi worker``, ``serve --workers``).
+
+        With PostgreSQL any number of processes may do this against one database: leases keep them apart.
+        """
+        workers = [
+            Worker(self.store, self.embedder, self.worker.extractor, self.config, name=f"{self.worker.name}/{i}")
+            for i in range(max(1, count))
+        ]
+        await asyncio.gather(*(worker.run(stop) for worker in workers))
+
+    async def jobs(self, *, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+        """Background jobs, oldest first: of one agent, or of all; of the given states, or of any."""
+        return await self._run(self.store.list_jobs, agent, states, limit)
+
+    async def retry_job(self, job_id: str, *, agent: str | None = None) -> Job:
+        """Queue a job that failed for good again, its attempts back to 0; ``NotFound`` when no failed
+        job has that id (of ``agent``, when given)."""
+        job = await self._run(self.store.retry_job, job_id, agent)
+        if job is None:
+            raise NotFound(f"no failed job {job_id!r}" + (f" of agent {agent!r}" if agent is not None else ""))
+        self._wake_worker()
+        return job
+
+    async def retry_failed(self, *, agent: str | None = None) -> list[Job]:
+        """Queue every job that failed for good again (of ``agent``, when given); returns them."""
+        failed = await self._run(self.store.list_jobs, agent, [JobState.FAILED], 100_000)
+        retried = [job for f in failed if (job := await self._run(self.store.retry_job, f.id, f.agent)) is not None]
+        if retried:
+            self._wake_worker()
+        return retried
+
+    async def working_memory(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[Message]:
+        """The recent turns of a space kept verbatim (seed 000: 10–30 rounds)."""
+        return await self._read(
+            fold.working_memory, self.store, agent, _chat_of(agent, person, space).space_id, self.config
+        )
+
+    async def overview(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[MemoryItem]:
+        """前情提要: the latest events of the space, oldest first, capped by ``overview.size``."""
+        scope = _chat_of(agent, person, space)
+        latest = await self._read(self.store.list_memories, [scope], [MemoryKind.EVENT], self.config.overview.size)
+        return list(reversed(latest))

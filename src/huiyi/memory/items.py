@@ -1,0 +1,242 @@
+"""Memories, persons, entities, links and core blocks, read and written one by one (official CRUD, seed 000)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from huiyi.errors import InvalidInput, NotFound
+from huiyi.flows import ingest
+from huiyi.memory.base import MemoryBase
+from huiyi.memory.common import EDITABLE, _kinds, _scope_of, _visible
+from huiyi.model import (
+    CoreBlock,
+    Entity,
+    EntityMerge,
+    Link,
+    LinkKind,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Person,
+    new_id,
+)
+from huiyi.store.base import ScopeStats
+from huiyi.text import tokens
+
+
+class Items(MemoryBase):
+    """Single memories, persons, the graph and core blocks."""
+
+    async def remember(
+        self,
+        text: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kind: MemoryKind = MemoryKind.NOTE,
+        time: datetime | None = None,
+        importance: float = 0.5,
+        keywords: Sequence[str] = (),
+        sources: Sequence[str] = (),
+        data: dict[str, Any] | None = None,
+        id: str | None = None,
+        place: str = "",
+        insight: str = "",
+        participants: Sequence[str] = (),
+    ) -> MemoryItem:
+        """Store one memory directly: an official memory (no person or space) or one of a scope.
+
+        With an ``id`` already stored, nothing is written (imports are idempotent)."""
+        scope = _scope_of(agent, person, space)
+        try:
+            item = MemoryItem(
+                id=id or new_id("mem"),
+                scope=scope,
+                kind=kind,
+                text=text,
+                time=time,
+                importance=importance,
+                keywords=list(keywords),
+                sources=list(sources),
+                data=data or {},
+                place=place,
+                insight=insight,
+                participants=list(participants),
+                created_at=datetime.now(UTC).replace(tzinfo=None),  # as the store records it: zone-less UTC
+            )
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        if len(text) > self.config.ingest.max_message_chars:
+            raise InvalidInput(f"memory text has {len(text)} characters; limit {self.config.ingest.max_message_chars}")
+        vector = await self._write(self.embedder.embed_passages, [text])
+        terms = ingest.terms_of(" ".join([text, *keywords]))
+        await self._write(self.store.add_memories, [item], vector, [terms])
+        return item
+
+    async def set_person(self, person: Person, *, agent: str) -> None:
+        """Record a person and their aliases; names become single words for the tokenizer."""
+        await self._run(self.store.upsert_person, agent, person)
+        tokens.add_words([person.id, person.name, *person.aliases])
+
+    async def get_person(self, person_id: str, *, agent: str) -> Person | None:
+        return await self._run(self.store.get_person, agent, person_id)
+
+    async def get(self, memory_id: str, *, agent: str) -> MemoryItem:
+        found = await self._run(self.store.get_memories, agent, [memory_id])
+        if not found:
+            raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
+        return found[0]
+
+    async def get_many(self, ids: Sequence[str], *, agent: str) -> list[MemoryItem]:
+        """Memories by id, in the order asked; unknown ids are left out."""
+        return await self._run(self.store.get_memories, agent, list(ids))
+
+    async def delete(self, memory_id: str, *, agent: str) -> None:
+        if not await self._run(self.store.delete_memories, agent, [memory_id]):
+            raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
+
+    async def memories(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[MemoryItem]:
+        """One scope's memories, newest first: the person's, the space's, or (neither) the official ones."""
+        if limit < 1 or offset < 0:
+            raise InvalidInput("limit must be at least 1 and offset at least 0")
+        scope = _scope_of(agent, person, space)
+        return await self._run(self.store.list_memories, [scope], _kinds(kinds), limit, offset)
+
+    async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
+        return await self._run(self.store.get_messages, agent, ids)
+
+    async def update(self, memory_id: str, changes: Mapping[str, Any], *, agent: str) -> MemoryItem:
+        """Correct a memory: its text, time, place, keywords, insight or importance (seed 000's CRUD).
+
+        A changed text, time, place or keywords re-indexes it under the same id, keeping its links,
+        strength and history; importance and insight alone are written in place."""
+        unknown = set(changes) - EDITABLE
+        if unknown:
+            raise InvalidInput(f"these memory fields cannot be edited: {sorted(unknown)}")
+        item = await self.get(memory_id, agent=agent)
+        try:
+            new = MemoryItem.model_validate({**item.model_dump(), **changes})
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        if not new.text.strip():
+            raise InvalidInput("memory text is empty")
+        if len(new.text) > self.config.ingest.max_message_chars:
+            raise InvalidInput(
+                f"memory text has {len(new.text)} characters; limit {self.config.ingest.max_message_chars}"
+            )
+        in_place = {name: getattr(new, name) for name in ("importance", "insight") if name in changes}
+        if {"text", "time", "place", "keywords"} & set(changes):
+            links = await self._run(self.store.links_of, agent, [memory_id])
+            vector = await self._run(self.embedder.embed_passages, [new.text])
+            terms = ingest.terms_of(" ".join([new.text, *new.keywords]))
+            await self._run(self.store.delete_memories, agent, [memory_id])
+            await self._run(self.store.add_memories, [new], vector, [terms])
+            await self._run(self.store.add_links, agent, links)
+        elif in_place:
+            await self._run(self.store.update_memories, agent, [(memory_id, in_place)])
+        return new
+
+    async def feedback(self, memory_id: str, value: float, *, agent: str) -> MemoryItem:
+        """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory."""
+        if not -1.0 <= value <= 1.0:
+            raise InvalidInput("feedback must be between -1 and 1")
+        item = await self.get(memory_id, agent=agent)
+        await self._run(self.store.update_memories, agent, [(memory_id, {"feedback": item.feedback + value})])
+        return item.model_copy(update={"feedback": item.feedback + value})
+
+    async def link(
+        self,
+        source: str,
+        target: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kind: LinkKind = LinkKind.RELATED,
+        weight: float = 1.0,
+    ) -> Link:
+        """Link two memories (cause, reference, related), as seed 004's link_memories does.
+
+        Both must be visible to the caller: official, or of the named person or space.
+        """
+        visible = set(_visible(agent, person, space))
+        found = [m for m in await self._run(self.store.get_memories, agent, [source, target]) if m.scope in visible]
+        if len({item.id for item in found}) != len({source, target}):
+            raise NotFound(f"both memories must exist and be visible here: {source}, {target}")
+        link = Link(source=source, target=target, kind=kind, weight=weight)
+        await self._run(self.store.add_links, agent, [link])
+        return link
+
+    async def scopes(self, *, agent: str | None = None) -> list[ScopeStats]:
+        """Every scope holding messages or memories (of one agent, or all), with counts and last activity."""
+        return await self._run(self.store.scope_stats, agent)
+
+    async def persons(self, *, agent: str) -> list[Person]:
+        return await self._run(self.store.list_persons, agent)
+
+    async def entities(
+        self, *, agent: str, person: str | None = None, space: str | None = None, merged: bool = False
+    ) -> list[Entity]:
+        """One scope's entities (the official ones when no person or space is named)."""
+        return await self._run(self.store.list_entities, [_scope_of(agent, person, space)], merged)
+
+    async def links(self, ids: Sequence[str], *, agent: str) -> list[Link]:
+        """Every link touching these memories."""
+        return await self._run(self.store.links_of, agent, list(ids))
+
+    async def put_entity(self, entity: Entity) -> Entity:
+        """Store an entity as given (an import): its name is embedded for merge candidates."""
+        vector = await self._run(self.embedder.embed_passages, [entity.name])
+        return await self._run(self.store.upsert_entity, entity, vector[0])
+
+    async def merge_entities(self, source: str, target: str, *, agent: str, reason: str, at: datetime) -> EntityMerge:
+        """Merge ``source`` into ``target`` (an import replaying a merge); undo_merge splits them again."""
+        return await self._run(self.store.merge_entities, agent, source, target, reason, at)
+
+    async def add_links(self, links: Sequence[Link], *, agent: str) -> int:
+        """Store links between the agent's memories as given (an import); returns how many are new."""
+        return await self._run(self.store.add_links, agent, list(links))
+
+    async def chat_around(self, message_id: str, *, agent: str, turns: int = 4) -> list[Message]:
+        """A message in its chat: up to ``turns`` messages either side of it, oldest first."""
+        found = await self._run(self.store.get_messages, agent, [message_id])
+        if not found:
+            raise NotFound(f"no message {message_id!r} for agent {agent!r}")
+        message = found[0]
+        return await self._run(self.store.recent_messages, agent, message.space, 2 * turns + 1, message.seq + turns + 1)
+
+    async def merges(self, *, agent: str) -> list[EntityMerge]:
+        return await self._run(self.store.list_merges, agent)
+
+    async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
+        """Split a merged entity back out, restoring both entities' names as they were."""
+        if not any(m.id == merge_id and not m.undone for m in await self.merges(agent=agent)):
+            raise NotFound(f"no merge {merge_id!r} to undo for agent {agent!r}")
+        return await self._run(self.store.undo_merge, agent, merge_id)
+
+    async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
+        """The core blocks in the prompt of ``agent`` talking with ``person``: shared, the agent's, the person's."""
+        return await self._read(self.core_memory.blocks, agent, person)
+
+    async def core_block_append(self, label: str, text: str, *, agent: str, person: str | None = None) -> CoreBlock:
+        """Add a line to a core block the caller owns: the person's own (``human``), or the agent's if allowed."""
+        return await self._run(functools.partial(self.core_memory.append, label, text, agent=agent, person=person))
+
+    async def core_block_replace(
+        self, label: str, old: str, new: str, *, agent: str, person: str | None = None
+    ) -> CoreBlock:
+        """Replace the one occurrence of ``old`` in a core block the caller owns."""
+        return await self._run(functools.partial(self.core_memory.replace, label, old, new, agent=agent, person=person))

@@ -1,0 +1,162 @@
+"""Memories out: recall, the rendered prompt context, and 联想词."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from huiyi.config.recall import RecallRecipe
+from huiyi.errors import InvalidInput
+from huiyi.flows.extract import fold
+from huiyi.memory.common import Context, _chat_of, _kinds, _visible
+from huiyi.memory.ingest import Ingest
+from huiyi.model import MemoryItem, MemoryKind, RecallResult
+from huiyi.recall import pipeline
+from huiyi.recall.recipes import recipe_for
+from huiyi.recall.render import ContextParts, render
+from huiyi.text.expand import Expansion
+from huiyi.text.expand import expand as expand_words
+from huiyi.text.lexicon import lexicon_for
+
+
+class Recall(Ingest):
+    """Recall, the prompt context and word associations."""
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        limit: int | None = None,
+        score_threshold: float | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        now: datetime | None = None,
+        time_range: tuple[datetime | None, datetime | None] | None = None,
+        recipe: RecallRecipe | str | None = None,
+        explain: bool = False,
+    ) -> RecallResult:
+        """The memories most relevant to ``query`` that this person/space may see.
+
+        Reads the agent's official memories plus the named person's and space's, never another's.
+        ``now`` is the moment the query is asked (default: the clock), against which its time words
+        (上周, last May) are read. ``time_range`` (start, end; either may be None) keeps only memories
+        whose time falls inside it. ``recipe`` (one, or a name: relevance, seed001, seed004 or one of
+        ``[recipes]``) replaces the configured ``[recall]`` for this call. ``explain`` records every route's
+        candidates, the fused ranking and every bonus in the result's ``info`` (the console's debugger).
+        """
+        chosen = recipe_for(recipe, self.config)
+        if not agent:
+            raise InvalidInput("agent is required")
+        if not query or not query.strip():
+            raise InvalidInput("query is empty")
+        if len(query) > chosen.max_query_chars:
+            raise InvalidInput(f"query has {len(query)} characters; limit {chosen.max_query_chars}")
+        limit = chosen.limit if limit is None else limit
+        if limit < 1:
+            raise InvalidInput("limit must be at least 1")
+        request = pipeline.RecallRequest(
+            query=query,
+            scopes=_visible(agent, person, space),
+            limit=limit,
+            score_threshold=chosen.score_threshold if score_threshold is None else score_threshold,
+            now=now or self.now(),
+            kinds=_kinds(kinds),
+            drop_words=[agent, *([person] if person else [])],
+            time_range=time_range,
+            explain=explain,
+        )
+        return await self._read(
+            pipeline.run,
+            self.store,
+            self.embedder,
+            chosen,
+            request,
+            lexicon=self.config.expand.neighbours,
+            reinforcer=self.reinforcer,
+        )
+
+    async def context(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        message: str = "",
+        last_reply: str = "",
+        limit: int | None = None,
+        shown: Sequence[str] = (),
+        now: datetime | None = None,
+        recipe: RecallRecipe | str | None = None,
+        explain: bool = False,
+    ) -> Context:
+        """Everything the chat model needs for its next turn, rendered for the prompt.
+
+        Core blocks, the overview (前情提要), recalled fragments and events, then working memory, with
+        no item twice. The recall query is the agent's last reply plus the person's message (seed 000 §5).
+        ``shown`` holds texts the caller's prompt already carries (a proxied chat request): working-memory
+        messages with those texts are not repeated, and recalled memories of them are left out.
+        ``now``, ``recipe`` and ``explain`` go to recall (the console's debugger asks at a chosen time).
+        """
+        space_id = _chat_of(agent, person, space).space_id
+        recent = await self._read(fold.working_memory, self.store, agent, space_id, self.config)
+        overview = await self.overview(agent=agent, person=person, space=space)
+        query = "\n".join(part for part in (last_reply, message) if part.strip())
+        recalled = None
+        items: list[MemoryItem] = []
+        if query:
+            recalled = await self.recall(
+                query[-self.config.recall.max_query_chars :],
+                agent=agent,
+                person=person,
+                space=space,
+                limit=limit or self.config.context.recall_limit,
+                now=now,
+                recipe=recipe,
+                explain=explain,
+            )
+            items = await self._read(self.store.get_memories, agent, [hit.id for hit in recalled.hits])
+        known = await self._read(self.store.get_person, agent, person) if person else None
+        parts = ContextParts(
+            agent=agent,
+            person=person,
+            now=now or self.now(),
+            language=self.config.language,
+            core_blocks=await self.core_blocks_for(agent=agent, person=person),
+            overview=overview,
+            facts=[
+                item
+                for item in items
+                if item.kind is MemoryKind.FACT and (item.valid_to is None or self.config.context.closed_facts)
+            ],
+            events=[item for item in items if item.kind is not MemoryKind.FACT],
+            working=recent,
+            person_names=[known.name, *known.aliases] if known and known.name else [],
+            shown_elsewhere=frozenset(m.id for m in recent if m.text in set(shown)),
+        )
+        return Context(rendered=render(parts, self.templates), recall=recalled, working=recent, overview=overview)
+
+    async def expand(
+        self,
+        text: str,
+        *,
+        agent: str = "",
+        person: str | None = None,
+        max_words: int | None = None,
+        strategy: int | None = None,
+        filter_levels: list[int] | None = None,
+    ) -> Expansion:
+        """联想词: words associated with ``text`` (synonyms from Cilin, neighbours of the embedding model),
+        each with a level; the names of the agent and the person are never expanded (seed 000 v22)."""
+        settings = self.config.expand
+        lexicon = await self._run(lexicon_for, settings.neighbours, settings.cache_dir or None)
+        return await self._run(
+            expand_words,
+            text,
+            settings.max_words if max_words is None else max_words,
+            settings.strategy if strategy is None else strategy,
+            filter_levels,
+            [name for name in (agent, person) if name],
+            lexicon,
+        )

@@ -1,0 +1,168 @@
+"""``Memory``: the synchronous face of :class:`~huiyi.memory.AsyncMemory`, on a private event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import functools
+import logging
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import Future
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from huiyi.config import Config
+from huiyi.flows.extract import Extractor
+from huiyi.memory.async_memory import AsyncMemory
+from huiyi.providers.embed import Embedder
+from huiyi.store.base import Store
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class _LoopThread:
+    """An event loop in a daemon thread, for running the async core from synchronous code."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="huiyi-loop", daemon=True)
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        return future.result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=5)
+        self.loop.close()
+
+
+def _blocking(method: Callable[Concatenate[AsyncMemory, P], Awaitable[T]]) -> Callable[Concatenate[Memory, P], T]:
+    def call(self: Memory, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        async def run() -> T:
+            return await method(self.core, *args, **kwargs)
+
+        return self._loop.run(run())
+
+    functools.update_wrapper(call, method)
+    return call
+
+
+_unclosed: weakref.WeakSet[Memory] = weakref.WeakSet()
+_exit_hook_registered = False
+
+
+def _close_at_exit(memory: Memory) -> None:
+    """Close what the caller left open before the interpreter stops thread pools under it.
+
+    ``threading``'s exit hooks run before thread pools refuse work (and before ``atexit``), so the
+    worker and the reinforcer finish cleanly instead of raising 'cannot schedule new futures'.
+    """
+    global _exit_hook_registered
+    _unclosed.add(memory)
+    if not _exit_hook_registered:
+        register = getattr(threading, "_register_atexit", None)
+        (register or atexit.register)(_close_unclosed)
+        _exit_hook_registered = True
+
+
+def _close_unclosed() -> None:
+    for memory in list(_unclosed):
+        try:
+            memory.close()
+        except Exception:  # exiting anyway; what was durable stays durable
+            log.exception("closing a Memory at exit failed")
+
+
+class Memory:
+    """The synchronous face of :class:`AsyncMemory`: the same methods, blocking."""
+
+    def __init__(
+        self,
+        path: str | Path = ".huiyi",
+        *,
+        config: Config | None = None,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+        extractor: Extractor | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.core = AsyncMemory(path, config=config, embedder=embedder, store=store, extractor=extractor, clock=clock)
+        self._loop = _LoopThread()
+        self._closed = False
+        _close_at_exit(self)
+
+    @property
+    def config(self) -> Config:
+        return self.core.config
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.core.embedder
+
+    @property
+    def store(self) -> Store:
+        return self.core.store
+
+    add = _blocking(AsyncMemory.add)
+    remember = _blocking(AsyncMemory.remember)
+    set_person = _blocking(AsyncMemory.set_person)
+    get_person = _blocking(AsyncMemory.get_person)
+    recall = _blocking(AsyncMemory.recall)
+    get = _blocking(AsyncMemory.get)
+    delete = _blocking(AsyncMemory.delete)
+    messages = _blocking(AsyncMemory.messages)
+    memories = _blocking(AsyncMemory.memories)
+    context = _blocking(AsyncMemory.context)
+    feedback = _blocking(AsyncMemory.feedback)
+    expand = _blocking(AsyncMemory.expand)
+    consolidate = _blocking(AsyncMemory.consolidate)
+    summarize = _blocking(AsyncMemory.summarize)
+    maintain = _blocking(AsyncMemory.maintain)
+    merges = _blocking(AsyncMemory.merges)
+    undo_merge = _blocking(AsyncMemory.undo_merge)
+    link = _blocking(AsyncMemory.link)
+    flush = _blocking(AsyncMemory.flush)
+    run_jobs = _blocking(AsyncMemory.run_jobs)
+    jobs = _blocking(AsyncMemory.jobs)
+    retry_job = _blocking(AsyncMemory.retry_job)
+    retry_failed = _blocking(AsyncMemory.retry_failed)
+    working_memory = _blocking(AsyncMemory.working_memory)
+    overview = _blocking(AsyncMemory.overview)
+    forget_person = _blocking(AsyncMemory.forget_person)
+    forget_messages = _blocking(AsyncMemory.forget_messages)
+    core_blocks_for = _blocking(AsyncMemory.core_blocks_for)
+    core_block_append = _blocking(AsyncMemory.core_block_append)
+    core_block_replace = _blocking(AsyncMemory.core_block_replace)
+    update = _blocking(AsyncMemory.update)
+    get_many = _blocking(AsyncMemory.get_many)
+    scopes = _blocking(AsyncMemory.scopes)
+    persons = _blocking(AsyncMemory.persons)
+    entities = _blocking(AsyncMemory.entities)
+    links = _blocking(AsyncMemory.links)
+    retry_job = _blocking(AsyncMemory.retry_job)
+    chat_around = _blocking(AsyncMemory.chat_around)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        _unclosed.discard(self)
+        self._loop.run(self.core.close())
+        self._loop.stop()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
