@@ -40,7 +40,7 @@ from huiyi.flows.consolidate.run import (
 from huiyi.flows.extract.entities import entity_id
 from huiyi.flows.ingest import terms_of
 from huiyi.model import Entity, EntityType, JobState, Link, LinkKind, MemoryItem, MemoryKind, Person, Scope
-from huiyi.providers.embed import Embedder, HashEmbedder
+from huiyi.providers.embed import Embedder, HashEmbedder, Vectors
 from huiyi.providers.llm import LLM, OpenAIChat
 from huiyi.store.base import Store
 from huiyi.store.sqlite import SQLiteStore
@@ -759,3 +759,36 @@ def test_consolidate_due_finds_scopes_from_extraction_jobs(sqlite: Store) -> Non
 def test_docstring_examples(name: str) -> None:
     failures, tried = doctest.testmod(importlib.import_module(name))
     assert tried and not failures
+
+
+class _FixedEmbedder(HashEmbedder):
+    """Hash vectors, except for names given a vector: two of them at a chosen cosine."""
+
+    def __init__(self, fixed: dict[str, list[float]]) -> None:
+        super().__init__(64)
+        self.fixed = fixed
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        vectors = super().embed_passages(texts)
+        for row, text in enumerate(texts):
+            if text in self.fixed:
+                vectors[row] = 0.0
+                vectors[row, : len(self.fixed[text])] = self.fixed[text]
+        return vectors
+
+
+def test_shared_neighbours_alone_do_not_merge_in_the_band(sqlite: Store) -> None:
+    """Issue #13: 汪曾祺的散文 and 布偶猫汤圆 (cosine 0.892) both belong to 苏霓; that is no reason to merge."""
+    other = (1 - 0.892**2) ** 0.5
+    fixed = _FixedEmbedder({"汪曾祺的散文": [1.0, 0.0], "布偶猫汤圆": [0.892, other], "南京大学": [0.0, 0.0, 1.0],
+                            "南大": [0.0, 0.0, 0.92, (1 - 0.92**2) ** 0.5]})  # fmt: skip
+    for name in ("汪曾祺的散文", "布偶猫汤圆", "南京大学", "南大", "西湖", "鼓楼区"):
+        entity(sqlite, fixed, GROUP, name, EntityType.SPECIFIC)
+    edges = [("汪曾祺的散文", "在", "西湖"), ("布偶猫汤圆", "在", "西湖"), ("南京大学", "位于", "鼓楼区"),
+             ("南大", "位于", "鼓楼区")]  # fmt: skip
+    put(sqlite, fixed, [
+        fact(f"f{i}", at(1, 9 + i), edge, "".join(edge), kind="relation", object_type="specific")
+        for i, edge in enumerate(edges)
+    ])  # fmt: skip
+    merged = {frozenset(c.before.values()) for c in run(sqlite, embedder=fixed).of("merge_entity")}
+    assert merged == {frozenset({"南京大学", "南大"})}

@@ -13,6 +13,7 @@ MODULES = [
     "huiyi.config.recall",
     "huiyi.faces.tool_schemas",
     "huiyi.providers.json_repair",
+    "huiyi.flows.consolidate.entities",
     "huiyi.recall.fuse",
     "huiyi.recall.graph",
     "huiyi.recall.recipes",

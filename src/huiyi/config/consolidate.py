@@ -38,6 +38,8 @@ class EntityMergeConfig(Section):
     similar_persons: bool = False
     # ours: neighbours "agree" when the Jaccard overlap of the two neighbour sets reaches this (and one is shared)
     neighbour_overlap: float = Field(default=0.5, ge=0.0, le=1.0)
+    # ours (issue #13): below merge_threshold, agreeing neighbours merge only when the names agree too
+    band_needs_names: bool = True
     # ours: an entity linked by facts to more than this share of all entities (the person, the agent) is a hub;
     # sharing a hub says nothing about two entities being one
     hub_share: float = Field(default=0.5, gt=0.0, le=1.0)

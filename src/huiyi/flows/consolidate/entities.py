@@ -6,9 +6,11 @@ Two kinds of evidence, strong first:
    names (the person table's aliases); a fact says they are one (霓霓 —就是→ 苏霓, 木木 —本名是→ 李木);
    a memory's text says so ("霓霓就是苏霓", "霓霓是苏霓的小名").
 2. **Similarity** over a bounded candidate set (``Store.similar_entities``, top k = 5 per entity):
-   cosine ≥ 0.95 merges; 0.85–0.95 merges only with the same type and agreeing neighbours (the other
+   cosine ≥ 0.95 merges; 0.85–0.95 merges only with the same type, agreeing neighbours (the other
    entities and values they share facts with, hubs such as the person and the agent left out: Jaccard
-   overlap ≥ 0.5 with one shared at least). Since a small multilingual embedder rates short names high
+   overlap ≥ 0.5 with one shared at least) and names that agree (one holds the other, or they share two
+   characters): a shared neighbourhood alone is no evidence (issue #13: 汪曾祺的散文 → 布偶猫汤圆).
+   Since a small multilingual embedder rates short names high
    (e5: 咖啡/咖啡店 0.97), a similarity merge also needs the same type, and is vetoed for persons
    (客体: names of people carry no meaning; ``similar_persons`` turns this off) and the agent, and when
    one extracted memory (event, fact, note) names both separately — then they are two things.
@@ -152,12 +154,33 @@ def _similar_pairs(
                 if overlap < config.neighbour_overlap:
                     continue
                 names = ", ".join(sorted(state.display(k) for k in shared))
+                # issue #13: two things of one person share her as a neighbour (汪曾祺的散文, 布偶猫汤圆 0.892);
+                # in the band a shared neighbourhood is not evidence without names that agree
+                if config.band_needs_names and not _names_agree(entity, other):
+                    log.debug("not merging %s and %s: only neighbours agree (%s)", entity.name, other.name, names)
+                    continue
                 why += f", neighbours agree ({names}; overlap {overlap:.2f})"
             veto = _veto(state, entity, other, mentions)
             if veto:
                 log.debug("not merging %s and %s (%s): %s", entity.name, other.name, why, veto)
                 continue
             yield entity.id, other.id, why
+
+
+def _names_agree(a: Entity, b: Entity) -> bool:
+    """Name evidence for a merge in the similarity band: one name holds the other (南京大学 / 南大 by
+    its characters), or two names share two characters or more (星巴克 / 星爸爸 share one).
+
+    >>> from huiyi.model import Scope
+    >>> e = lambda name, *aliases: Entity(scope=Scope.official("a"), name=name, aliases=list(aliases))
+    >>> _names_agree(e("南京大学"), e("南大")), _names_agree(e("汪曾祺的散文"), e("布偶猫汤圆", "汤圆"))
+    (True, False)
+    """
+    for x in (norm(n) for n in a.names):
+        for y in (norm(n) for n in b.names):
+            if len(x) >= _MIN_NAME and len(y) >= _MIN_NAME and (x in y or y in x or len(set(x) & set(y)) >= 2):
+                return True
+    return False
 
 
 class _Mentions:
