@@ -16,6 +16,7 @@ from huiyi.faces.cli import data, maintain, recall, serve
 from huiyi.faces.cli.bench import app as bench_app
 from huiyi.faces.cli.eval import app as eval_app
 from huiyi.faces.cli.jobs import app as jobs_app
+from huiyi.faces.cli.merges import app as merges_app
 from huiyi.faces.cli.printing import out
 
 __all__ = ["app", "main"]
@@ -53,6 +54,7 @@ app.command("forget")(maintain.forget)
 app.command("migrate")(maintain.migrate)
 app.command("worker")(serve.worker)
 app.add_typer(jobs_app, name="jobs", help="See background jobs and queue failed ones again.")
+app.add_typer(merges_app, name="merges", help="List the entity merges and undo a wrong one.")
 
 
 def main() -> None:
