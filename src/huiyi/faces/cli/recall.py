@@ -88,6 +88,8 @@ def demo(
         memory.add(messages, agent="祈煜", person="木木")
         # a second person's chat in the same store: none of it may appear in 木木's recall
         memory.add(["我最喜欢的颜色是红色", "我的狗叫豆豆"], agent="祈煜", person="阿哲")
+        # extract what working memory holds now, as a bot does at a pause, so the queries see it every run
+        memory.flush(agent="祈煜", person="木木")
         ingested = time.perf_counter()
         out.print(
             f"[bold]huiyi demo[/bold] store {directory}: {len(messages)} messages of 木木 and 2 of 阿哲 imported "
