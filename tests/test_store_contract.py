@@ -102,6 +102,27 @@ def test_an_expired_claim_can_be_taken_and_a_released_one_at_once(store: Store) 
     assert [m.id for m in store.claim_unindexed("w3", T0 + timedelta(seconds=62), 60, 10)] == ["m1"]
 
 
+def test_claims_of_a_dead_claimer_are_given_back_at_once(store: Store) -> None:
+    store.append_messages([message(1), message(2)])
+    assert len(store.claim_unindexed("host:1:gone", T0, 300, 1)) == 1
+    assert len(store.claim_unindexed("host:2:alive", T0, 300, 1)) == 1
+    assert store.release_claims(lambda claimer: claimer.endswith(":gone")) == 1
+    assert [m.id for m in store.claim_unindexed("opener", T0, 300, 10)] == ["m1"]  # the live one keeps m2
+
+
+def test_a_claim_of_a_process_of_this_machine_that_died_is_dead() -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    host = socket.gethostname()
+    assert ingest.dead_here(f"{host}:{done.stdout.strip()}:x")  # exited: its claims are free
+    assert not ingest.dead_here(f"{host}:{os.getpid()}:x")  # this process lives
+    assert not ingest.dead_here(f"another-host:{done.stdout.strip()}:x")  # elsewhere: the lease decides
+
+
 def test_messages_appended_under_a_claim_are_not_taken_by_others(store: Store) -> None:
     stored = store.append_messages([message(1)], Claim("adder", T0 + timedelta(seconds=60)))
     assert [m.id for m in stored] == ["m1"]

@@ -40,6 +40,21 @@ def indexer_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+def dead_here(claimer: str) -> bool:
+    """Whether a claimer's process is known to be gone: same host as ours and no such process."""
+    host, _, rest = claimer.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False  # another machine's (or an unknown) claimer: its lease decides
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
 def index_claim(worker: str) -> Claim:
     """The claim ``add`` puts on the messages it stores, since it indexes them right away."""
     return Claim(worker, datetime.now(UTC) + timedelta(seconds=INDEX_LEASE_SECONDS))
@@ -194,6 +209,8 @@ def index_pending(store: Store, embedder: Embedder, config: Config, worker: str 
     worker = worker or f"{indexer_name()}:pending"
     batch = max(1, config.embed.batch_size)
     total = 0
+    # a process of this machine that died holding a claim will never index it: take it now, not after the lease
+    store.release_claims(dead_here)
     while claimed := store.claim_unindexed(worker, datetime.now(UTC), INDEX_LEASE_SECONDS, batch):
         by_agent: dict[str, list[Message]] = {}  # a routed store writes one agent per call
         for message in claimed:

@@ -154,6 +154,9 @@ class MessageStore(Protocol):
     def release_messages(self, worker: str, messages: Sequence[tuple[str, str]]) -> None:
         """Give back (agent, message id) claims of ``worker`` not yet indexed, e.g. after a failure."""
 
+    def release_claims(self, dead: Callable[[str], bool]) -> int:
+        """Give back every claim on unindexed messages whose claimer ``dead`` says is gone; how many."""
+
     # working memory
     def working_start(self, agent: str, space: str) -> int:
         """The first seq of the space still in working memory (1 while nothing has folded)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -143,6 +143,9 @@ class RoutedStore:
             if len(found) >= limit:
                 break
         return found
+
+    def release_claims(self, dead: Callable[[str], bool]) -> int:
+        return sum(store.release_claims(dead) for store in self.stores.values())
 
     def release_messages(self, worker: str, messages: Sequence[tuple[str, str]]) -> None:
         by_agent: dict[str, list[tuple[str, str]]] = {}

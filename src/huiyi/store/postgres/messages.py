@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from huiyi.model import Message, Person
@@ -147,6 +147,18 @@ class PostgresMessages(PostgresConnection):
                     " WHERE agent = %s AND id = ANY(%s) AND claimed_by = %s AND NOT indexed",
                     (agent, ids, worker),
                 )
+
+    def release_claims(self, dead: Callable[[str], bool]) -> int:
+        held = self._rows("SELECT DISTINCT claimed_by FROM messages WHERE NOT indexed AND claimed_by != ''")
+        gone = [str(row[0]) for row in held if dead(str(row[0]))]
+        if not gone:
+            return 0
+        with self._write() as cur:
+            cur.execute(
+                "UPDATE messages SET claimed_by = '', claim_until = NULL WHERE NOT indexed AND claimed_by = ANY(%s)",
+                (gone,),
+            )
+            return cur.rowcount
 
     # working memory ------------------------------------------------------------------------------
     def working_start(self, agent: str, space: str) -> int:

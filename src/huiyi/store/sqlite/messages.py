@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from huiyi.model import Message, Person
@@ -157,6 +157,19 @@ class SQLiteMessages(SQLiteConnection):
                 " WHERE agent = ? AND id = ? AND claimed_by = ? AND indexed = 0",
                 [(agent, message_id, worker) for agent, message_id in messages],
             )
+
+    def release_claims(self, dead: Callable[[str], bool]) -> int:
+        held = self._conn().execute("SELECT DISTINCT claimed_by FROM messages WHERE indexed = 0 AND claimed_by != ''")
+        gone = [str(worker) for (worker,) in held if dead(str(worker))]
+        released = 0
+        with self._write() as conn:
+            for chunk in chunks(gone, 500):
+                released += conn.execute(
+                    "UPDATE messages SET claimed_by = '', claim_until = NULL"
+                    f" WHERE indexed = 0 AND claimed_by IN ({marks(len(chunk))})",
+                    chunk,
+                ).rowcount
+        return released
 
     # working memory ------------------------------------------------------------------------------
     def working_start(self, agent: str, space: str) -> int:
