@@ -252,10 +252,7 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
                     if target is not None and location is not None:
                         target.drop(location)
                 ingest["seconds"] = round(time.perf_counter() - ingest_started, 1)
-                if target is None:
-                    report["ingest"] = ingest
-                else:
-                    report.setdefault("postgres", {}).setdefault(name, {"server": target.info})["ingest"] = ingest
+                _file(report, "ingest", name, target, ingest)
         if "load" in options.parts and options.load_queries > 0:
             for name, target in targets.items():
                 report_load(report, name, target, options, embedder, config, directory, say)
@@ -324,10 +321,15 @@ def report_load(
         if target is not None and location is not None:
             target.drop(location)
     load["seconds"] = round(time.perf_counter() - started, 1)
+    _file(report, "load", name, target, load)
+
+
+def _file(report: dict[str, Any], part: str, name: str, target: PgTarget | None, result: dict[str, Any]) -> None:
+    """A part's figures where the report keeps them: at the top for SQLite, per server for PostgreSQL."""
     if target is None:
-        report["load"] = load
+        report[part] = result
     else:
-        report.setdefault("postgres", {}).setdefault(name, {"server": target.info})["load"] = load
+        report.setdefault("postgres", {}).setdefault(name, {"server": target.info})[part] = result
 
 
 def _scaling(results: list[dict[str, Any]]) -> dict[str, Any]:
