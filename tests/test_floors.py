@@ -40,6 +40,7 @@ FLOORS = {
     "faces": 7,
     "client": 7,  # the HTTP client: beside the faces, but it may import only the shared models (below)
     "evaluation": 7,
+    "__main__": 8,  # python -m huiyi: the CLI entry, above everything
 }
 
 # what the HTTP client may import of huiyi: it runs where no store or model is, so nothing of the server
