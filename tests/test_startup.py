@@ -72,3 +72,50 @@ def test_the_helpers_that_check_module_sets_can_fail() -> None:
     modules = modules_after("import huiyi, json.decoder")
     assert loaded(modules, ("json",)) != []
     assert loaded({"numpyx", "numpy.linalg"}, ("numpy",)) == ["numpy.linalg"]
+
+
+def test_opening_a_memory_loads_the_segmenter_off_the_first_recall_path(tmp_path: Path) -> None:
+    code = (
+        "import sys, time\n"
+        "from huiyi import Config, Memory\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        "assert 'rjieba' not in sys.modules\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32), config=Config(worker={{'enabled': False}}))\n"
+        "deadline = time.monotonic() + 60\n"
+        "while 'rjieba' not in sys.modules and time.monotonic() < deadline:\n"
+        "    time.sleep(0.01)\n"
+        "m.close()"
+    )
+    assert "rjieba" in modules_after(code)
+
+
+def test_bench_startup_reports_each_figure_beside_its_goal() -> None:
+    import io
+
+    from rich.console import Console
+
+    from huiyi.evaluation.bench.startup import GOALS, QUERIES, bench_startup, render_startup
+    from huiyi.providers.embed import HashEmbedder
+
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    recall = [{"label": "100k", "first_recall": {"wall_ms_median": 420.0}}, {"label": "10k"}]
+    section = bench_startup({"recall": recall}, HashEmbedder(32), import_runs=1, embed_rounds=1, env=env)
+    imported = section["import"]
+    assert imported["runs"] == 1 and imported["goal_ms"] == GOALS["import_ms"] == 150.0
+    assert imported["wall_ms_median"] > 0 and imported["bare_python_ms_median"] > 0
+    embed = section["embed_query"]
+    assert embed["queries"] == len(QUERIES) and embed["goal_p50_ms"] == 25.0
+    assert 0 < embed["p50_ms"] <= embed["p95_ms"] and embed["cached_p50_ms"] > 0
+    assert section["first_recall"] == [{"size": "100k", "wall_ms_median": 420.0, "goal_ms": 500.0}]
+    out = io.StringIO()
+    render_startup(section, Console(file=out, width=200))
+    text = out.getvalue()
+    assert "import huiyi" in text and "first recall, 100k" in text and "query embedding p50" in text
+    assert "≤ 150" in text and "met" in text
+
+
+def test_children_get_a_bytecode_cache_of_their_own(tmp_path: Path) -> None:
+    from huiyi.evaluation.bench.startup import with_bytecode_cache
+
+    env = with_bytecode_cache({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"}, tmp_path)
+    assert env == {"PATH": "/bin", "PYTHONPYCACHEPREFIX": str(tmp_path)}
