@@ -180,6 +180,7 @@ TINY = {
     "ingest_messages": 20,
     "ingest_batch": 10,
     "load_queries": 0,
+    "import_runs": 0,  # tests/test_startup.py times imports
     "embedder": "hash",
     "cache_dir": None,
 }

@@ -23,7 +23,8 @@ def new_id(prefix: str) -> str:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # defer_build: a model's validator is built at its first use, not at `import huiyi` (issue 15)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
 
 
 _Data = TypeVar("_Data", bound=BaseModel)
@@ -62,7 +63,7 @@ class Scope(_Model):
     be bob's private chat.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     agent: str
     kind: ScopeKind
@@ -313,7 +314,7 @@ class FactData(BaseModel):
     fills it from there and :meth:`into` never writes it.
     """
 
-    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True, defer_build=True)
 
     subject: str = ""  # a name: the person, the agent or another entity
     subject_type: EntityType | None = None
@@ -402,7 +403,7 @@ class SummaryData(BaseModel):
     written, so each kind keeps the keys it always had; the kind is stored as ``summary_kind``.
     """
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
 
     kind: SummaryKind | None = Field(default=None, validation_alias="summary_kind", serialization_alias="summary_kind")
     period: str = ""  # the day it covers, e.g. "2023-05-08"; rolling summaries: the last day folded in

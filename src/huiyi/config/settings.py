@@ -35,7 +35,7 @@ from huiyi.errors import ConfigError
 class Config(BaseSettings):
     """The whole configuration of one huiyi store."""
 
-    model_config = SettingsConfigDict(env_prefix="HUIYI_", env_nested_delimiter="__", extra="forbid")
+    model_config = SettingsConfigDict(env_prefix="HUIYI_", env_nested_delimiter="__", extra="forbid", defer_build=True)
 
     language: Literal["zh", "en"] = "zh"
     timezone: str = "Asia/Shanghai"

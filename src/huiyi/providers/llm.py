@@ -25,14 +25,15 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from huiyi.config import LLMConfig
 from huiyi.errors import ConfigError, ProviderError
 from huiyi.providers.json_repair import repair_json, strip_think
 from huiyi.providers.json_schema import json_type, schema_errors
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["LLM", "OpenAIChat", "TokenUsage", "repair_json", "schema_errors"]
 
@@ -150,6 +151,8 @@ class OpenAIChat:
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         self._own_client = client is None
+        import httpx  # here, not at import: `import huiyi` stays light (issue 15)
+
         self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(config.timeout_s))
         self._headers = headers
         self._mode: JsonMode = "json_schema"
@@ -333,6 +336,8 @@ class OpenAIChat:
     async def _send(self, body: dict[str, Any]) -> tuple[str, str]:
         """One HTTP exchange, sorted into (content, finish_reason), ``_Transient``, ``_Rejected`` or
         ``ProviderError``."""
+        import httpx
+
         try:
             response = await self._client.post(self.url, json=body, headers=self._headers)
         except httpx.TimeoutException:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-import numpy as np
-
 from huiyi.providers.embed import Embedder, Vectors
 
 
@@ -50,6 +48,8 @@ class RecallFirst:
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         if len(texts) <= self.batch:
             return self._after_queries(texts)
+        import numpy as np
+
         parts = [self._after_queries(texts[start : start + self.batch]) for start in range(0, len(texts), self.batch)]
         return np.concatenate(parts).astype(np.float32, copy=False)
 

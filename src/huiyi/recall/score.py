@@ -103,7 +103,7 @@ class Features:
 
 
 class _Config(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built at first use: issue 15
 
 
 class ScorePreset(_Config):

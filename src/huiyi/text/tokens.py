@@ -17,10 +17,10 @@ Chinese chat memory (eval README).
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Iterable
-
-import rjieba
+from types import ModuleType
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # CJK runs, or runs of other letters and digits (CJK excluded, so "agent0的猫" splits at 的)
@@ -50,16 +50,33 @@ _dictionary_lock = threading.RLock()
 _known_words: set[str] = set()
 
 
+def _rjieba() -> ModuleType:
+    """rjieba, imported at the first cut: it loads its dictionary on import (~140 ms, issue 15)."""
+    import rjieba
+
+    return rjieba
+
+
+def warm_in_background() -> None:
+    """Load the segmenter's dictionary in a daemon thread, so that a first recall need not wait for it.
+
+    The import holds the GIL (~140 ms), so this pays off when a process opens its memory before its
+    first message, as a bot does; a cut that comes sooner waits on the lock, as it would anyway.
+    """
+    if "rjieba" not in sys.modules:
+        threading.Thread(target=cut, args=("预热",), name="huiyi-warm-tokens", daemon=True).start()
+
+
 def cut(text: str) -> list[str]:
     """rjieba's cut of ``text``, safe to call from any thread."""
     with _dictionary_lock:
-        return list(rjieba.cut(text))
+        return list(_rjieba().cut(text))
 
 
 def tag(text: str) -> list[tuple[str, str]]:
     """rjieba's words of ``text`` with their part-of-speech flags, safe to call from any thread."""
     with _dictionary_lock:
-        return [(str(word), str(flag)) for word, flag in rjieba.tag(text)]
+        return [(str(word), str(flag)) for word, flag in _rjieba().tag(text)]
 
 
 def has_cjk(text: str) -> bool:
@@ -69,6 +86,7 @@ def has_cjk(text: str) -> bool:
 def add_words(names: Iterable[str]) -> None:
     """Teach the segmenter names and aliases so that 苏霓 or 霓霓 stay one word."""
     with _dictionary_lock:
+        rjieba = _rjieba()
         for name in names:
             name = name.strip()
             if name and name not in _known_words and has_cjk(name):

@@ -7,6 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from huiyi.evaluation.bench.startup import render_startup
+
 
 def _ms(value: Any) -> str:
     return f"{value:.1f}" if isinstance(value, int | float) else "–"
@@ -34,6 +36,8 @@ def render(report: dict[str, Any], console: Console) -> None:
     loads = {"sqlite": report.get("load"), **{n: s.get("load") for n, s in (report.get("postgres") or {}).items()}}
     if any(loads.values()):
         _load({name: load for name, load in loads.items() if load}, console)
+    if report.get("startup"):
+        render_startup(report["startup"], console)
     if report.get("side_by_side"):
         _side_by_side(report, console)
     if report.get("peer"):

