@@ -31,6 +31,22 @@ class Terms:
     chars: Sequence[str] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class RankRow:
+    """What ranking reads of one memory, without its text, keywords or data: recall loads whole
+    memories only for the hits it returns. ``scope`` is the stored tag; ``space`` and ``seq`` are
+    ``data.space`` (as ``str()`` of its value, "None" when absent) and ``data.seq`` (None when absent)."""
+
+    id: str
+    scope: str
+    kind: MemoryKind
+    time: datetime | None
+    participants: tuple[str, ...]
+    sources: tuple[str, ...]
+    space: str
+    seq: int | None
+
+
 @dataclass(frozen=True)
 class ScoredId:
     id: str
@@ -217,6 +233,9 @@ class MemoryStore(Protocol):
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         """Memories by id, in the order asked; ids of other agents or unknown ids are left out."""
+
+    def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
+        """What ranking reads of these memories (as ``get_memories``, far cheaper to load)."""
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int: ...
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import ScopeStats
+from huiyi.store.base import RankRow, ScopeStats
 
 Row = Sequence[Any]
 
@@ -177,6 +177,22 @@ def memory(row: Row, codec: Codec) -> MemoryItem:
         data=codec.json(data),
         feedback=feedback,
         valid_to=codec.time(valid_to),
+    )
+
+
+def rank_row(row: Row, codec: Codec) -> RankRow:
+    """What ranking reads of a memory, from ``id, scope, kind, time, participants, sources``, then
+    ``data``'s space and seq (each backend extracts those two in SQL, so ``data`` is never decoded)."""
+    id_, scope, kind, when, participants, sources, space, seq = row
+    return RankRow(
+        id=id_,
+        scope=scope,
+        kind=MemoryKind(kind),
+        time=codec.time(when),
+        participants=tuple(codec.json(participants)),
+        sources=tuple(codec.json(sources)),
+        space=str(space),
+        seq=None if seq is None else int(seq),
     )
 
 
