@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -31,8 +31,7 @@ class Terms:
     chars: Sequence[str] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class RankRow:
+class RankRow(NamedTuple):
     """What ranking reads of one memory, without its text, keywords or data: recall loads whole
     memories only for the hits it returns. ``scope`` is the stored tag; ``space`` and ``seq`` are
     ``data.space`` (as ``str()`` of its value, "None" when absent) and ``data.seq`` (None when absent)."""
@@ -47,8 +46,7 @@ class RankRow:
     seq: int | None
 
 
-@dataclass(frozen=True)
-class ScoredId:
+class ScoredId(NamedTuple):  # a tuple: routes make hundreds per query
     id: str
     score: float
     key: int = 0  # the backend's row number, for cheap lookups between routes

@@ -126,7 +126,7 @@ class PostgresMemories(PostgresConnection):
             " FROM memories WHERE agent = %s AND id = ANY(%s)",
             (agent, list(ids)),
         )
-        by_id = {row[0]: rows.rank_row(row, NATIVE) for row in found}
+        by_id = {row.id: row for row in rows.rank_rows(found, NATIVE)}
         return [by_id[i] for i in ids if i in by_id]
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:

@@ -106,7 +106,7 @@ class SQLiteMemories(SQLiteConnection):
                 f" json_extract(data, '$.seq') FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
-            found.update((row[0], rows.rank_row(row, TEXT)) for row in cursor)
+            found.update((row.id, row) for row in rows.rank_rows(cursor.fetchall(), TEXT))
         return [found[i] for i in ids if i in found]
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
