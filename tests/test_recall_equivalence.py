@@ -152,3 +152,28 @@ def test_the_pipeline_ranks_as_the_reference_does(store: Store, overrides: dict[
         assert _view(got) == _view(want), new
         compared += len(want.hits)
     assert compared > 50  # the requests found something to compare
+
+
+def test_rank_rows_are_the_memories_fields_in_the_order_asked(store: Store) -> None:
+    scope = Scope.of_person(AGENT, "木木")
+    said = MemoryItem(
+        scope=scope,
+        kind=MemoryKind.CHUNK,
+        text="木木说她想学吉他",
+        time=datetime(2024, 5, 1, 9, 30),
+        participants=["木木", "bot"],
+        sources=["m2", "m1"],
+        data={"space": scope.tag, "seq": 2},
+    )
+    event = MemoryItem(scope=scope, kind=MemoryKind.EVENT, text="木木开始学吉他", sources=["m2"])
+    other = MemoryItem(scope=Scope.official("other"), kind=MemoryKind.FACT, text="别人的记忆")
+    items = [said, event, other]
+    store.add_memories(
+        items, HashEmbedder(64).embed_passages([i.text for i in items]), [terms_of(i.text) for i in items]
+    )
+    rows = store.rank_rows(AGENT, [event.id, "missing", other.id, said.id])
+    assert [row.id for row in rows] == [event.id, said.id]  # another agent's memory is never read
+    chunk = rows[1]
+    assert (chunk.scope, chunk.kind, chunk.time) == (scope.tag, MemoryKind.CHUNK, datetime(2024, 5, 1, 9, 30))
+    assert (chunk.participants, chunk.sources, chunk.space, chunk.seq) == (("木木", "bot"), ("m2", "m1"), scope.tag, 2)
+    assert (rows[0].time, rows[0].participants, rows[0].space, rows[0].seq) == (None, (), "None", None)
