@@ -33,6 +33,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+import numpy as np
+
 from huiyi.config.recall import RecallRecipe
 from huiyi.store.base import RouteHits
 
@@ -86,21 +88,60 @@ class Fusion:
     ids: dict[int, str]
 
 
-def fuse(dense: RouteHits, keyword: RouteHits, recipe: RecallRecipe) -> Fusion:
-    """Fuse by the recipe's weights; every keyword candidate gets its dense score from the same scan."""
+def fuse(dense: RouteHits, keyword: RouteHits, recipe: RecallRecipe, detail: bool = True) -> Fusion:
+    """Fuse by the recipe's weights; every keyword candidate gets its dense score from the same scan.
+
+    Without ``detail`` the per-route shares of min-max fusion are left empty (only the debugger shows
+    them), and the fused scores are computed over arrays: the same arithmetic, so the same floats.
+    """
     ids_by_key = {hit.key: hit.id for hit in (*dense.hits, *keyword.hits)}
     dense_ranked = [(hit.key, hit.score) for hit in dense.hits]
     in_dense = {k for k, _ in dense_ranked}
     missing = [hit.key for hit in keyword.hits if hit.key not in in_dense]
     dense_ranked += list(zip(missing, dense.score_of(missing), strict=True))
-    dense_ranked.sort(key=lambda pair: -pair[1])
     routes = {"dense": dense_ranked, "keyword": [(hit.key, hit.score) for hit in keyword.hits]}
+    raw = {"dense": dict(routes["dense"]), "keyword": dict(routes["keyword"])}
     weights = {"dense": recipe.dense_weight, "keyword": recipe.keyword_weight}
+    if recipe.fusion == "minmax" and not detail:
+        scores = _minmax_scores(routes, weights, {"dense": recipe.dense_min_span})
+        ranked = [(key, (score, _NO_PARTS)) for key, score in sorted(scores.items(), key=_best_first)]
+        return Fusion(ranked=ranked, raw=raw, ids=ids_by_key)
+    dense_ranked.sort(key=lambda pair: -pair[1])
     fused = (
         rrf_fuse(routes, weights, recipe.rrf_k)
         if recipe.fusion == "rrf"
         else minmax_fuse(routes, weights, {"dense": recipe.dense_min_span})
     )
-    raw = {"dense": dict(routes["dense"]), "keyword": dict(routes["keyword"])}
     ranked = sorted(fused.items(), key=lambda pair: (-pair[1][0], pair[0]))
     return Fusion(ranked=ranked, raw=raw, ids=ids_by_key)
+
+
+_NO_PARTS: dict[str, float] = {}
+
+
+def _best_first(pair: tuple[int, float]) -> tuple[float, int]:
+    return -pair[1], pair[0]
+
+
+def _minmax_scores(
+    routes: Ranked[int], weights: Mapping[str, float], min_span: Mapping[str, float]
+) -> dict[int, float]:
+    """:func:`minmax_fuse`'s fused scores alone: each route's share as one array operation."""
+    total = sum(weights.get(route, 0.0) for route in routes) or 1.0
+    out: dict[int, float] = {}
+    for route, ranked in routes.items():
+        if not ranked:
+            continue
+        keys = [key for key, _ in ranked]
+        scores = np.fromiter((score for _, score in ranked), dtype=np.float64, count=len(ranked))
+        low, high = float(scores.min()), float(scores.max())
+        low = min(low, high - min_span.get(route, 0.0))
+        span = high - low
+        weight = weights.get(route, 0.0) / total
+        shares = (weight * ((scores - low) / span) if span > 0 else np.full(len(keys), weight * 1.0)).tolist()
+        if not out:
+            out = dict(zip(keys, shares, strict=True))
+            continue
+        for key, share in zip(keys, shares, strict=True):
+            out[key] = out.get(key, 0.0) + share
+    return out

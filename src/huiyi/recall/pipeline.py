@@ -1,14 +1,20 @@
 """Recall, the hot path, as one pipeline run by a recipe.
 
-Routes → fuse → rerank → score → threshold, time range and limit → roulette:
+Each stage is a function from the candidates so far (a :class:`Ranking`) to the next, called in order
+by :func:`run`; a new stage is one more such function and one line there:
 
-1. The dense and keyword routes run together (the keyword search while the query is embedded: both
-   release the GIL), are fused, cut by the score threshold, and the best get the rerank bonuses
-   (speaker, time, neighbour); a kind filter and the scope check keep what may be returned.
-2. When the recipe asks for more (the late routes, tiers, the graph, a weighted score or roulette),
-   those candidates are widened: late routes and tiers add bonuses, the graph walks from the best,
-   the recipe's score weighs the result, and roulette may sample among the best.
-3. A time range keeps what lies inside it; the limit cuts; what was returned is reinforced.
+1. ``_fused``: the dense and keyword routes run together (the keyword search while the query is
+   embedded: both release the GIL), are fused, cut by the score threshold, and the best get the
+   rerank bonuses (speaker, time, neighbour); a kind filter and the scope check keep what may be returned.
+2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
+   roulette): late routes and tiers add bonuses, the graph walks from the best, the recipe's score
+   weighs the result, and roulette may sample among the best.
+3. ``_in_range``: a time range keeps what lies inside it; the limit cuts.
+4. ``_hits``: the memories returned are loaded whole and reinforced.
+
+Ranking reads only what it needs of each candidate (``Store.rank_rows``: kind, scope, time,
+participants, sources, place in the chat); text, keywords and data are loaded for the returned hits
+alone, since building a hundred whole memories per query used to cost more than both searches.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from huiyi.recall.fuse import Fusion, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, add_graph, add_route, add_tiers, rerank
 from huiyi.recall.score import ScorePreset, roulette, score_memories
-from huiyi.store.base import RouteHits, Store
+from huiyi.store.base import RankRow, RouteHits, Store
 from huiyi.text.times import query_time_range
 
 __all__ = ["RecallRequest", "run"]
@@ -50,6 +56,25 @@ class RecallRequest:
     time_range: tuple[datetime | None, datetime | None] | None = None
     # record every route's candidates, the fused ranking and every bonus in ``info`` (the console's debugger)
     explain: bool = False
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One memory on its way to a hit: its score so far, each route's and bonus's part, and its time."""
+
+    id: str
+    score: float
+    route_scores: dict[str, float]
+    time: datetime | None
+
+
+@dataclass
+class Ranking:
+    """The candidates after a stage, best first, with what recall read from the query and the time spent."""
+
+    candidates: list[Candidate]
+    info: dict[str, object] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 EXPLAINED = 30  # candidates kept per route when explaining
@@ -78,20 +103,20 @@ def run(
         first = max(limit * 5, recipe.candidates)
     else:
         first = max(limit, recipe.route_candidates) if widens else limit
-    result = _fused(ask, request, first, started, timings)
+    ranking = _fused(ask, request, first, timings)
     if widens:
-        result = _widened(ask, result, first if request.time_range is not None else limit, request.explain)
-    if request.time_range is not None:
-        start, end = request.time_range
-        inside = [
-            hit
-            for hit in result.hits
-            if hit.time is not None and (start is None or hit.time >= start) and (end is None or hit.time <= end)
-        ]
-        result = result.model_copy(update={"hits": inside[:limit]})
+        ranking = _widened(ask, ranking, first if request.time_range is not None else limit, request.explain)
+    ranking = _in_range(ranking, request.time_range, limit)
+    hits = _hits(ask, ranking)
     if recipe.reinforce and reinforcer is not None:
-        reinforcer.note(ask.agent, [hit.id for hit in result.hits], request.now)
-    return result
+        reinforcer.note(ask.agent, [hit.id for hit in hits], request.now)
+    ranking.timings["total"] = (time.perf_counter() - started) * 1000
+    return RecallResult(
+        query=request.query,
+        hits=hits,
+        timings_ms={k: round(v, 3) for k, v in ranking.timings.items()},
+        info=ranking.info,
+    )
 
 
 def _widens(recipe: RecallRecipe) -> bool:
@@ -104,9 +129,12 @@ def _weight(recipe: RecallRecipe, route: str) -> float:
     return float(getattr(recipe, f"{route}_weight"))
 
 
-def _fused(
-    ask: routes.Ask, request: RecallRequest, limit: int, started: float, timings: dict[str, float]
-) -> RecallResult:
+def _visible(ask: routes.Ask) -> set[str]:
+    """The scope tags a row may carry to be returned (rows are read for ``ask.agent`` only)."""
+    return {scope.tag for scope in ask.scopes if scope.agent == ask.agent}
+
+
+def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[str, float]) -> Ranking:
     """Dense and keyword fused, thresholded, reranked by the bonuses, filtered and cut to ``limit``."""
     recipe = ask.recipe
     candidates = max(recipe.candidates, limit)
@@ -117,13 +145,12 @@ def _fused(
     timings.update(keyword.ms)
 
     fuse_started = time.perf_counter()
-    fusion = fuse(dense.first, keyword.first, recipe)
+    fusion = fuse(dense.first, keyword.first, recipe, detail=request.explain)
     ids_by_key, raw = fusion.ids, fusion.raw
     ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
 
     wanted_kinds = set(request.kinds) if request.kinds else None
-    visible = set(request.scopes)
-    hits: list[RecallHit] = []
+    visible = _visible(ask)
     # fetch a little more than asked, since a kind filter may drop some; more still when reranking
     depth = limit * (3 if wanted_kinds else 1)
     span = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
@@ -131,42 +158,38 @@ def _fused(
     if reranking:
         depth = max(depth, recipe.rerank_depth)
     window = ranked[:depth]
-    items = {item.id: item for item in ask.store.get_memories(ask.agent, [ids_by_key[key] for key, _ in window])}
+    found = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in window])}
+    rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
     boosts: dict[int, dict[str, float]] = {}
     if reranking:
-        window, boosts = rerank(
-            window, {key: items.get(ids_by_key[key]) for key, _ in window}, request.query, recipe, span
-        )
+        window, boosts = rerank(window, rows, request.query, recipe, span)
+    chosen: list[Candidate] = []
     for key, (score, _) in window:
-        item = items.get(ids_by_key[key])
-        if item is None or (wanted_kinds and item.kind not in wanted_kinds):
+        row = rows[key]
+        if row is None or (wanted_kinds and row.kind not in wanted_kinds):
             continue
-        if item.scope not in visible:  # the store is trusted, but a leak here would be the worst bug
+        if row.scope not in visible:  # the store is trusted, but a leak here would be the worst bug
             continue
-        hits.append(_hit_of(item, round(score, 6), {r: round(raw[r].get(key, 0.0), 6) for r in raw}))
-        if len(hits) >= limit:
+        route_scores = {r: round(raw[r].get(key, 0.0), 6) for r in raw}
+        chosen.append(Candidate(row.id, round(score, 6), route_scores, row.time))
+        if len(chosen) >= limit:
             break
     timings["fuse"] = (time.perf_counter() - fuse_started) * 1000
-    timings["total"] = (time.perf_counter() - started) * 1000
-    returned = {hit.id for hit in hits} if not request.explain else {ids_by_key[key] for key, _ in window}
+    returned = {c.id for c in chosen} if not request.explain else {ids_by_key[key] for key, _ in window}
     explained = _explain(dense.first, keyword.first, fusion) if request.explain else {}
-    return RecallResult(
-        query=request.query,
-        hits=hits,
-        timings_ms={k: round(v, 3) for k, v in timings.items()},
-        info={
-            "words": list(ask.terms.words),
-            "chars": list(ask.terms.chars),
-            **({"time_span": [span.start.isoformat(), span.end.isoformat(), span.phrase]} if span else {}),
-            # the rerank bonuses each hit got, by memory id (speaker, time, neighbour)
-            "bonuses": {
-                ids_by_key[key]: {name: round(value, 6) for name, value in bonus.items()}
-                for key, bonus in boosts.items()
-                if ids_by_key[key] in returned
-            },
-            **explained,
+    info: dict[str, object] = {
+        "words": list(ask.terms.words),
+        "chars": list(ask.terms.chars),
+        **({"time_span": [span.start.isoformat(), span.end.isoformat(), span.phrase]} if span else {}),
+        # the rerank bonuses each hit got, by memory id (speaker, time, neighbour)
+        "bonuses": {
+            ids_by_key[key]: {name: round(value, 6) for name, value in bonus.items()}
+            for key, bonus in boosts.items()
+            if ids_by_key[key] in returned
         },
-    )
+        **explained,
+    }
+    return Ranking(chosen, info, timings)
 
 
 def _explain(dense: RouteHits, keyword: RouteHits, fusion: Fusion) -> dict[str, object]:
@@ -189,11 +212,12 @@ def _explain(dense: RouteHits, keyword: RouteHits, fusion: Fusion) -> dict[str, 
     }
 
 
-def _widened(ask: routes.Ask, result: RecallResult, limit: int, explain: bool = False) -> RecallResult:
+def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = False) -> Ranking:
     """The late routes, tiers and graph added to the fused candidates, scored by the recipe, cut to ``limit``."""
     started = time.perf_counter()
     recipe = ask.recipe
-    relevance = {hit.id: hit.score for hit in result.hits}
+    hits = ranking.candidates
+    relevance = {hit.id: hit.score for hit in hits}
     extra: Bonuses = {}
     info: dict[str, object] = {}
     timings: dict[str, float] = {}
@@ -202,20 +226,25 @@ def _widened(ask: routes.Ask, result: RecallResult, limit: int, explain: bool = 
         weight = _weight(recipe, name)
         if weight > 0:
             found = route(ask, recipe.route_candidates)
-            for hits, share in found.searches:
-                add_route(relevance, extra, name, hits, weight * share)
+            for route_hits, share in found.searches:
+                add_route(relevance, extra, name, route_hits, weight * share)
             if explain:
-                candidates = info.setdefault("candidates", dict(result.info.get("candidates", {})))
+                earlier = ranking.info.get("candidates", {})
+                assert isinstance(earlier, dict)
+                candidates = info.setdefault("candidates", dict(earlier))
                 assert isinstance(candidates, dict)
                 candidates[name] = [[hit.id, round(hit.score, 6)] for hit in found.first.hits[:EXPLAINED]]
             info.update(found.info)
             timings.update(found.ms)
-    if recipe.tier_weight > 0:
-        add_tiers(relevance, extra, result.hits, result.info.get("words", []), recipe.tier_weight)
+    if recipe.tier_weight > 0:  # tiers read the text and keywords: the one bonus that loads whole memories
+        whole = {item.id: item for item in ask.store.get_memories(ask.agent, [hit.id for hit in hits])}
+        words = ranking.info.get("words", [])
+        assert isinstance(words, list)
+        add_tiers(relevance, extra, [whole[hit.id] for hit in hits if hit.id in whole], words, recipe.tier_weight)
 
     distances: dict[str, int] = {}
     # the planner's words (time words are read already) and, in auto mode, how close the best hit came
-    best = max((hit.route_scores.get("dense", 0.0) for hit in result.hits[:1]), default=None)
+    best = max((hit.route_scores.get("dense", 0.0) for hit in hits[:1]), default=None)
     depth = routes.graph_depth(ask.query, recipe, best)
     if depth:
         seeds = sorted(relevance, key=lambda i: -relevance[i])[: recipe.graph_seeds]
@@ -225,39 +254,60 @@ def _widened(ask: routes.Ask, result: RecallResult, limit: int, explain: bool = 
         info.update(walked.info)
         timings.update(walked.ms)
 
-    known = {hit.id: hit for hit in result.hits}
-    # a weighted score needs every candidate's importance, strength and access; relevance only the new ones
-    wanted = list(relevance) if recipe.scores else [i for i in relevance if i not in known]
-    visible = set(ask.scopes)
-    fetched = {item.id: item for item in ask.store.get_memories(ask.agent, wanted) if item.scope in visible}
-    ranked_ids = [i for i in relevance if i in known or i in fetched]
-    if recipe.scores:
+    known = {hit.id: hit for hit in hits}
+    times: dict[str, datetime | None] = {}
+    final: dict[str, float]
+    if recipe.scores:  # a weighted score needs every candidate's importance, strength and access
+        scopes = set(ask.scopes)
+        items = {i.id: i for i in ask.store.get_memories(ask.agent, list(relevance)) if i.scope in scopes}
+        items = {i: items[i] for i in relevance if i in items}
+        times = {i: item.time for i, item in items.items()}
         preset = ScorePreset(name=recipe.recipe, weights=recipe.score_weights)
-        items = {i: fetched[i] for i in ranked_ids if i in fetched}
         final = {i: total for i, (total, _) in score_memories(items, relevance, distances, preset, ask.now).items()}
-    else:
-        final = {i: relevance[i] for i in ranked_ids}
+    else:  # relevance alone: only the new candidates need a look, to keep what the scopes may see
+        visible = _visible(ask)
+        new = [i for i in relevance if i not in known]
+        times = {row.id: row.time for row in ask.store.rank_rows(ask.agent, new) if row.scope in visible}
+        final = {i: relevance[i] for i in relevance if i in known or i in times}
     order = sorted(final, key=lambda i: (-final[i], i))
     if recipe.roulette:  # seed 001 §2.4.4: better scores are likelier, never certain
         pool = order[: max(limit, recipe.roulette_pool)]
         order = roulette(pool, [final[i] for i in pool], limit, random.Random(recipe.roulette_seed))
-    answer: list[RecallHit] = []
+    answer: list[Candidate] = []
     for memory_id in order[:limit]:
-        hit = known.get(memory_id) or _hit_of(fetched[memory_id], 0.0)
-        scores = {**hit.route_scores, **extra.get(memory_id, {})}
-        answer.append(hit.model_copy(update={"score": round(final[memory_id], 6), "route_scores": scores}))
+        hit = known.get(memory_id)
+        scores = {**(hit.route_scores if hit else {}), **extra.get(memory_id, {})}
+        when = hit.time if hit is not None else times[memory_id]
+        answer.append(Candidate(memory_id, round(final[memory_id], 6), scores, when))
     timings["extend"] = (time.perf_counter() - started) * 1000
-    return result.model_copy(
-        update={
-            "hits": answer,
-            "timings_ms": {**result.timings_ms, **{k: round(v, 3) for k, v in timings.items()}},
-            "info": {**result.info, **info},
-        }
-    )
+    return Ranking(answer, {**ranking.info, **info}, {**ranking.timings, **timings})
+
+
+def _in_range(ranking: Ranking, time_range: tuple[datetime | None, datetime | None] | None, limit: int) -> Ranking:
+    """What lies inside the time range (all, without one), cut to ``limit``."""
+    kept = ranking.candidates
+    if time_range is not None:
+        start, end = time_range
+        kept = [
+            c
+            for c in kept
+            if c.time is not None and (start is None or c.time >= start) and (end is None or c.time <= end)
+        ]
+    return Ranking(kept[:limit], ranking.info, ranking.timings)
+
+
+def _hits(ask: routes.Ask, ranking: Ranking) -> list[RecallHit]:
+    """The candidates as hits, their memories loaded whole (one that went meanwhile is left out)."""
+    started = time.perf_counter()
+    items = {item.id: item for item in ask.store.get_memories(ask.agent, [c.id for c in ranking.candidates])}
+    hits = [_hit_of(items[c.id], c.score, c.route_scores) for c in ranking.candidates if c.id in items]
+    ranking.timings["hits"] = (time.perf_counter() - started) * 1000
+    return hits
 
 
 def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | None = None) -> RecallHit:
-    return RecallHit(
+    # the item's fields are validated already; validating them again cost a tenth of a recall
+    return RecallHit.model_construct(
         id=item.id,
         kind=item.kind,
         text=item.text,

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from huiyi.config.recall import RecallRecipe
-from huiyi.model import MemoryItem, MemoryKind, RecallHit
-from huiyi.store.base import RouteHits
+from huiyi.model import MemoryItem, MemoryKind
+from huiyi.store.base import RankRow, RouteHits
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan
 
@@ -46,7 +46,7 @@ def mentioned(query: str, names: Iterable[str]) -> set[str]:
 
 def rerank(
     window: Window,
-    items: dict[int, MemoryItem | None],
+    items: dict[int, RankRow | None],
     query: str,
     recipe: RecallRecipe,
     span: TimeSpan | None,
@@ -80,8 +80,8 @@ def rerank(
     if recipe.neighbour_weight:
         for key, (score, _) in window:
             item = items.get(key)
-            if item is not None and item.kind is MemoryKind.CHUNK and "seq" in item.data:
-                placed[(str(item.data.get("space")), int(item.data["seq"]))] = score
+            if item is not None and item.kind is MemoryKind.CHUNK and item.seq is not None:
+                placed[(item.space, item.seq)] = score
                 if item.sources:
                     said[item.sources[0]] = score
     for key, (score, parts) in window:
@@ -92,8 +92,8 @@ def rerank(
                 bonus["speaker"] = recipe.speaker_weight
             if time_bonus and item.time is not None and span is not None and item.time in span:
                 bonus["time"] = time_bonus
-            if placed and item.kind is MemoryKind.CHUNK and "seq" in item.data:
-                space, seq = str(item.data.get("space")), int(item.data["seq"])
+            if placed and item.kind is MemoryKind.CHUNK and item.seq is not None:
+                space, seq = item.space, item.seq
                 around = [
                     placed.get((space, seq + step), 0.0)
                     for step in range(-recipe.neighbour_turns, recipe.neighbour_turns + 1)
@@ -152,7 +152,7 @@ def tier(query_words: Sequence[str], keywords: Sequence[str], text: str) -> int:
 
 
 def add_tiers(
-    relevance: dict[str, float], extra: Bonuses, hits: Sequence[RecallHit], words: Sequence[str], weight: float
+    relevance: dict[str, float], extra: Bonuses, hits: Sequence[MemoryItem], words: Sequence[str], weight: float
 ) -> None:
     """Seed 001 §2.3's tier as a bonus: ``weight`` × tier / 4, so an exact tag gains the whole weight."""
     for hit in hits:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
 
@@ -33,8 +33,22 @@ class Terms:
     chars: Sequence[str] = ()
 
 
-@dataclass(frozen=True)
-class ScoredId:
+class RankRow(NamedTuple):
+    """What ranking reads of one memory, without its text, keywords or data: recall loads whole
+    memories only for the hits it returns. ``scope`` is the stored tag; ``space`` and ``seq`` are
+    ``data.space`` (as ``str()`` of its value, "None" when absent) and ``data.seq`` (None when absent)."""
+
+    id: str
+    scope: str
+    kind: MemoryKind
+    time: datetime | None
+    participants: tuple[str, ...]
+    sources: tuple[str, ...]
+    space: str
+    seq: int | None
+
+
+class ScoredId(NamedTuple):  # a tuple: routes make hundreds per query
     id: str
     score: float
     key: int = 0  # the backend's row number, for cheap lookups between routes
@@ -219,6 +233,9 @@ class MemoryStore(Protocol):
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         """Memories by id, in the order asked; ids of other agents or unknown ids are left out."""
+
+    def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
+        """What ranking reads of these memories (as ``get_memories``, far cheaper to load)."""
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int: ...
 

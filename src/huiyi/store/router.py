@@ -24,7 +24,7 @@ from typing import Any
 
 from huiyi.errors import ScopeError, StoreError
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import Claim, Erasure, RouteHits, ScopeStats, Store, Terms, Vectors, Writes
+from huiyi.store.base import Claim, Erasure, RankRow, RouteHits, ScopeStats, Store, Terms, Vectors, Writes
 
 
 class RoutedStore:
@@ -246,6 +246,9 @@ class RoutedStore:
     # memories ------------------------------------------------------------------------------------
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         return self.store_for(agent).get_memories(agent, ids)
+
+    def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
+        return self.store_for(agent).rank_rows(agent, ids)
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         return self.store_for(agent).delete_memories(agent, ids)

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import ScopeStats
+from huiyi.store.base import RankRow, ScopeStats
 
 Row = Sequence[Any]
 
@@ -178,6 +178,32 @@ def memory(row: Row, codec: Codec) -> MemoryItem:
         feedback=feedback,
         valid_to=codec.time(valid_to),
     )
+
+
+KINDS = {kind.value: kind for kind in MemoryKind}
+
+
+def rank_rows(found: Sequence[Row], codec: Codec) -> list[RankRow]:
+    """What ranking reads of each memory, from ``id, scope, kind, time, participants, sources``, then
+    ``data``'s space and seq (each backend extracts those two in SQL, so ``data`` is never decoded)."""
+    found = list(found)
+    if codec is TEXT:  # one JSON document for every row's lists: a hundred small parses cost more
+        lists = json.loads("[" + ",".join(f"{row[4]},{row[5]}" for row in found) + "]") if found else []
+    else:
+        lists = [value for row in found for value in (row[4], row[5])]
+    return [
+        RankRow(
+            row[0],
+            row[1],
+            KINDS[row[2]],
+            codec.time(row[3]),
+            tuple(lists[2 * i]),
+            tuple(lists[2 * i + 1]),
+            str(row[6]),
+            None if row[7] is None else int(row[7]),
+        )
+        for i, row in enumerate(found)
+    ]
 
 
 def entity(row: Row, codec: Codec) -> Entity:

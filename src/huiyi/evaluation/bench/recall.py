@@ -31,6 +31,7 @@ from huiyi.config import Config
 from huiyi.evaluation import synthetic
 from huiyi.evaluation.bench import stats as bench_stats
 from huiyi.evaluation.bench.build import Pool, Probe, VectorCache, build_store, describe
+from huiyi.evaluation.bench.goals import serving_rss
 from huiyi.memory import Memory
 from huiyi.model import Scope
 from huiyi.providers.embed import Embedder, Vectors
@@ -297,6 +298,9 @@ def _bench_size(
             # VmHWM of the child's own image: getrusage's figure for children counts the fork's copy of this one
             "peak_rss_mb": max((r.get("peak_rss_mb", 0.0) for r in good), default=None),
         }
+    if startup_runs and probes and pg is None:
+        say(f"{size_label(size)} {store_name}: peak RSS of a fresh process recalling in every scope")
+        report["serving"] = serving_rss(location, agent, [(p.person.id, p.query) for p in probes], child_env)
     if pg is not None:
         if keep and pg.server is None and isinstance(location, str):
             report["store"] = location
@@ -320,10 +324,14 @@ def _latencies(
     if not probes:
         return {}
 
+    cpu: list[float] = []  # the process's CPU time per recall without the embedding: loaded machines inflate it less
+
     def ask(probe: Probe, precomputed: bool) -> tuple[float, Any]:
         switch.precomputed = precomputed
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         result = memory.recall(probe.query, agent=agent, person=probe.person.id, limit=10)
+        if precomputed:
+            cpu.append((time.process_time() - used) * 1e3)
         return (time.perf_counter() - started) * 1e3, result
 
     # cold: the first recall in each scope since the store was opened (vectors read from SQLite)
@@ -339,6 +347,7 @@ def _latencies(
     for probe in seen.values():  # warm every scope the timed queries touch
         ask(probe, True)
 
+    cpu.clear()
     floor_persons = list(seen)[:20]
     floors = floor_matrices(floor_persons)
     limit = max(config.recall.candidates, 10)
@@ -376,6 +385,7 @@ def _latencies(
     return {
         "with_embed": with_embed,
         "without_embed": without_embed,
+        "without_embed_cpu": bench_stats.summary(cpu),
         "cold_without_embed": bench_stats.summary(cold_total),
         "cold_dense_route": bench_stats.summary(cold_dense),
         "baseline_embed_query": embed_only,

@@ -31,6 +31,8 @@ def render(report: dict[str, Any], console: Console) -> None:
         _latency(report, console)
         _stages(report, console)
         _store(report, console)
+    if report.get("goals"):
+        _goals(report["goals"], console)
     if report.get("ingest"):
         _ingest(report["ingest"], console)
     loads = {"sqlite": report.get("load"), **{n: s.get("load") for n, s in (report.get("postgres") or {}).items()}}
@@ -49,6 +51,15 @@ def render(report: dict[str, Any], console: Console) -> None:
         f"{_mb(report.get('peak_rss_mb'))} MB · "
         f"{report.get('seconds')} s[/dim]"
     )
+
+
+def _goals(rows: list[dict[str, Any]], console: Console) -> None:
+    table = Table(title="Recall goals (issue 15): measured vs goal", title_justify="left")
+    for column in ("goal", "measured", "goal ≤", "met"):
+        table.add_column(column, justify="left" if column == "goal" else "right")
+    for row in rows:
+        table.add_row(row["goal"], f"{row['value']:g}", f"{row['target']:g}", "yes" if row["met"] else "no")
+    console.print(table)
 
 
 def _latency(report: dict[str, Any], console: Console) -> None:

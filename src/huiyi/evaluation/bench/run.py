@@ -41,6 +41,7 @@ import huiyi
 from huiyi.config import Config, EmbedConfig
 from huiyi.evaluation.bench import stats as bench_stats
 from huiyi.evaluation.bench.build import Pool, VectorCache
+from huiyi.evaluation.bench.goals import goals
 from huiyi.evaluation.bench.ingest import bench_ingest
 from huiyi.evaluation.bench.recall import bench_size
 from huiyi.evaluation.bench.startup import bench_startup, with_bytecode_cache
@@ -232,6 +233,7 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
                     results[name].append(result)
             report["recall"] = results["sqlite"]
             report["scaling"] = _scaling(results["sqlite"])
+            report["goals"] = goals(results["sqlite"])
             for name, target in targets.items():
                 if target is not None:
                     section = report.setdefault("postgres", {}).setdefault(name, {"server": target.info})

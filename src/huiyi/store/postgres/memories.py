@@ -16,7 +16,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import UPDATABLE, Terms, Vectors, Writes
+from huiyi.store.base import UPDATABLE, RankRow, Terms, Vectors, Writes
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.postgres.search_sql import vector_literal
 from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
@@ -118,6 +118,15 @@ class PostgresMemories(PostgresConnection):
             f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent = %s AND id = ANY(%s)", (agent, list(ids))
         )
         by_id = {row[1]: rows.memory(row, NATIVE) for row in found}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
+        found = self._rows(
+            "SELECT id, scope, kind, time, participants, sources, data->'space', data->'seq'"
+            " FROM memories WHERE agent = %s AND id = ANY(%s)",
+            (agent, list(ids)),
+        )
+        by_id = {row.id: row for row in rows.rank_rows(found, NATIVE)}
         return [by_id[i] for i in ids if i in by_id]
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:

@@ -17,7 +17,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import UPDATABLE, Terms, Vectors, Writes
+from huiyi.store.base import UPDATABLE, RankRow, Terms, Vectors, Writes
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
@@ -96,6 +96,17 @@ class SQLiteMemories(SQLiteConnection):
                 (agent, *chunk),
             )
             found.update((row[1], rows.memory(row, TEXT)) for row in cursor)
+        return [found[i] for i in ids if i in found]
+
+    def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
+        found: dict[str, RankRow] = {}
+        for chunk in chunks(ids, 500):
+            cursor = self._conn().execute(
+                "SELECT id, scope, kind, time, participants, sources, json_extract(data, '$.space'),"
+                f" json_extract(data, '$.seq') FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
+                (agent, *chunk),
+            )
+            found.update((row.id, row) for row in rows.rank_rows(cursor.fetchall(), TEXT))
         return [found[i] for i in ids if i in found]
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
