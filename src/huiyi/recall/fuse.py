@@ -33,8 +33,6 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-import numpy as np
-
 from huiyi.config.recall import RecallRecipe
 from huiyi.store.base import RouteHits
 
@@ -127,6 +125,8 @@ def _minmax_scores(
     routes: Ranked[int], weights: Mapping[str, float], min_span: Mapping[str, float]
 ) -> dict[int, float]:
     """:func:`minmax_fuse`'s fused scores alone: each route's share as one array operation."""
+    import numpy as np  # here, not at the top: ``import huiyi`` stays free of numpy
+
     total = sum(weights.get(route, 0.0) for route in routes) or 1.0
     out: dict[int, float] = {}
     for route, ranked in routes.items():
