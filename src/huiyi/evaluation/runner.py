@@ -38,8 +38,8 @@ from huiyi.memory import Memory
 from huiyi.model import MemoryKind
 from huiyi.providers.embed import Embedder, Vectors, make_embedder
 
-QueryForm = Literal["turn", "all", "query"]
-QUERY_FORMS: tuple[QueryForm, ...] = ("turn", "all", "query")
+QueryForm = Literal["turn", "all", "query", "dialogue"]
+QUERY_FORMS: tuple[QueryForm, ...] = ("turn", "all", "query", "dialogue")
 ITEMS_PER_ID = 3  # recall this many items per ranked id wanted, since an item may repeat ids already seen
 
 
@@ -205,7 +205,10 @@ def probe_space(case: Case, probe: Probe) -> str | None:
 def ask_case(memory: Memory, case: Case, form: QueryForm, depth: int) -> list[ProbeResult]:
     results: list[ProbeResult] = []
     for probe in case.probes:
-        query = compose_query(probe, form, memory.config.recall.max_query_chars)
+        # dialogue: the latest line is the query and the lines before it go along, as a companion app
+        # would call recall (the engine builds its own views of them)
+        query = compose_query(probe, "query" if form == "dialogue" else form, memory.config.recall.max_query_chars)
+        dialogue = [line.text for line in probe.context_lines()] if form == "dialogue" else None
         private = _private_persons(case)
         space = probe_space(case, probe)
         started = time.perf_counter()
@@ -216,6 +219,7 @@ def ask_case(memory: Memory, case: Case, form: QueryForm, depth: int) -> list[Pr
             space=space if space not in private else None,
             limit=depth * ITEMS_PER_ID,
             now=probe.time,
+            dialogue=dialogue,
         )
         ms = (time.perf_counter() - started) * 1000
         ranked: list[str] = []

@@ -23,7 +23,7 @@ from datetime import datetime
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.recall import routes
+from huiyi.recall import bridge, routes, timerange, units, views
 from huiyi.recall.fuse import Fusion, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, add_graph, add_route, add_tiers, rerank
@@ -48,6 +48,8 @@ class RecallRequest:
     kinds: Sequence[MemoryKind] | None = None
     drop_words: Sequence[str] = field(default_factory=tuple)  # names that would match everything
     time_range: tuple[datetime | None, datetime | None] | None = None
+    # the chat lines before the query, oldest first: each view of them is searched (recall.views)
+    dialogue: Sequence[str] = field(default_factory=tuple)
     # record every route's candidates, the fused ranking and every bonus in ``info`` (the console's debugger)
     explain: bool = False
 
@@ -97,7 +99,11 @@ def run(
 def _widens(recipe: RecallRecipe) -> bool:
     """Whether anything beyond the fused dense and keyword candidates is asked for."""
     late = any(_weight(recipe, name) for name in routes.LATE_ROUTES)
-    return late or recipe.scores or bool(recipe.graph_weight or recipe.tier_weight or recipe.roulette)
+    return (
+        late
+        or recipe.scores
+        or bool(recipe.graph_weight or recipe.tier_weight or recipe.roulette or recipe.bridge_weight)
+    )
 
 
 def _weight(recipe: RecallRecipe, route: str) -> float:
@@ -110,14 +116,20 @@ def _fused(
     """Dense and keyword fused, thresholded, reranked by the bonuses, filtered and cut to ``limit``."""
     recipe = ask.recipe
     candidates = max(recipe.candidates, limit)
-    keyword_future = _pool.submit(routes.keyword, ask, candidates)
-    dense = routes.dense(ask, candidates)
+    seen = views.views_of(request.query, request.dialogue, recipe.max_query_chars) if request.dialogue else []
+    keyword_ask = views.keyword_ask(ask, seen, request.drop_words) if seen else ask
+    keyword_future = _pool.submit(routes.keyword, keyword_ask, candidates)
+    dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
+    dense = dense_views[0]
     keyword = keyword_future.result()
-    timings.update(dense.ms)
+    for found in dense_views:
+        for step, ms in found.ms.items():
+            timings[step] = timings.get(step, 0.0) + ms
     timings.update(keyword.ms)
 
     fuse_started = time.perf_counter()
-    fusion = fuse(dense.first, keyword.first, recipe)
+    first = views.pooled([found.first for found in dense_views], recipe.view_pool) if seen else dense.first
+    fusion = fuse(first, keyword.first, recipe)
     ids_by_key, raw = fusion.ids, fusion.raw
     ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
 
@@ -137,6 +149,20 @@ def _fused(
         window, boosts = rerank(
             window, {key: items.get(ids_by_key[key]) for key, _ in window}, request.query, recipe, span
         )
+    if recipe.time_when and recipe.time_weight:  # a when-question prefers memories that say when
+        keyed = {key: items.get(ids_by_key[key]) for key, _ in window}
+        whens = timerange.when_bonus(window, keyed, request.query, recipe.time_weight)
+        if whens:
+            window = sorted(
+                ((key, (score + whens.get(key, 0.0), parts)) for key, (score, parts) in window),
+                key=lambda pair: (-pair[1][0], pair[0]),
+            )
+            for key, gain in whens.items():
+                boosts.setdefault(key, {})["when"] = gain
+    if recipe.events_lend and not wanted_kinds:  # events as keys of their turns (recall.units)
+        window, lent = units.lend(window, {key: items.get(ids_by_key[key]) for key, _ in window})
+        for key, gain in lent.items():
+            boosts.setdefault(key, {})["evidence"] = gain
     for key, (score, _) in window:
         item = items.get(ids_by_key[key])
         if item is None or (wanted_kinds and item.kind not in wanted_kinds):
@@ -149,7 +175,7 @@ def _fused(
     timings["fuse"] = (time.perf_counter() - fuse_started) * 1000
     timings["total"] = (time.perf_counter() - started) * 1000
     returned = {hit.id for hit in hits} if not request.explain else {ids_by_key[key] for key, _ in window}
-    explained = _explain(dense.first, keyword.first, fusion) if request.explain else {}
+    explained = _explain(first, keyword.first, fusion) if request.explain else {}
     return RecallResult(
         query=request.query,
         hits=hits,
@@ -217,6 +243,12 @@ def _widened(ask: routes.Ask, result: RecallResult, limit: int, explain: bool = 
     # the planner's words (time words are read already) and, in auto mode, how close the best hit came
     best = max((hit.route_scores.get("dense", 0.0) for hit in result.hits[:1]), default=None)
     depth = routes.graph_depth(ask.query, recipe, best)
+    if recipe.bridge_weight > 0 and (depth or recipe.graph_mode == "deep"):  # a second round (recall.bridge)
+        second = bridge.second_round(ask, result.hits)
+        for hits, share in second.searches:
+            add_route(relevance, extra, "bridge", hits, recipe.bridge_weight * share)
+        info.update(second.info)
+        timings.update(second.ms)
     if depth:
         seeds = sorted(relevance, key=lambda i: -relevance[i])[: recipe.graph_seeds]
         walked = routes.graph(ask, seeds, depth)

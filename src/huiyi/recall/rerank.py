@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit
+from huiyi.recall.timerange import within
 from huiyi.store.base import RouteHits
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan
@@ -71,8 +72,8 @@ def rerank(
     # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
     time_bonus = 0.0
     if span is not None:
-        dated = [item.time for item in items.values() if item is not None and item.time is not None]
-        inside = sum(1 for moment in dated if moment in span)
+        dated = [item for item in items.values() if item is not None and item.time is not None]
+        inside = sum(1 for item in dated if _within(item, span, recipe))
         time_bonus = recipe.time_weight * (1.0 - inside / len(dated)) if dated else 0.0
     # where each chunk sits in its chat, so a candidate can see how well its neighbours scored
     placed: dict[tuple[str, int], float] = {}
@@ -90,7 +91,7 @@ def rerank(
         if item is not None:
             if named and named.intersection(item.participants):
                 bonus["speaker"] = recipe.speaker_weight
-            if time_bonus and item.time is not None and span is not None and item.time in span:
+            if time_bonus and item.time is not None and span is not None and _within(item, span, recipe):
                 bonus["time"] = time_bonus
             if placed and item.kind is MemoryKind.CHUNK and "seq" in item.data:
                 space, seq = str(item.data.get("space")), int(item.data["seq"])
@@ -111,6 +112,11 @@ def rerank(
         rescored.append((key, (score + sum(bonus.values()), parts)))
     rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
     return rescored, boosts
+
+
+def _within(item: MemoryItem, span: TimeSpan, recipe: RecallRecipe) -> bool:
+    # said in the span, or (time_about) naming a time in it: recall.timerange
+    return within(item, span) if recipe.time_about else item.time is not None and item.time in span
 
 
 def add_route(relevance: dict[str, float], extra: Bonuses, name: str, hits: RouteHits, weight: float) -> None:
