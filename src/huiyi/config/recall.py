@@ -70,6 +70,9 @@ class RecallRecipe(Section):
     rrf_k: int = 60
     # a dialogue's views (latest line, latest exchange, whole dialogue): their cosines pooled by mean or max
     view_pool: Literal["mean", "max"] = "mean"
+    views: list[Literal["latest", "exchange", "dialogue"]] = Field(
+        default_factory=lambda: ["latest", "exchange", "dialogue"]
+    )
     # bonuses on the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory

@@ -116,7 +116,11 @@ def _fused(
     """Dense and keyword fused, thresholded, reranked by the bonuses, filtered and cut to ``limit``."""
     recipe = ask.recipe
     candidates = max(recipe.candidates, limit)
-    seen = views.views_of(request.query, request.dialogue, recipe.max_query_chars) if request.dialogue else []
+    seen = (
+        views.views_of(request.query, request.dialogue, recipe.max_query_chars, recipe.views)
+        if request.dialogue
+        else []
+    )
     keyword_ask = views.keyword_ask(ask, seen, request.drop_words) if seen else ask
     keyword_future = _pool.submit(routes.keyword, keyword_ask, candidates)
     dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]

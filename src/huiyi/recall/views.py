@@ -32,15 +32,18 @@ class View:
     text: str
 
 
-def views_of(query: str, dialogue: Sequence[str], max_chars: int) -> list[View]:
-    """The latest line, the latest exchange and the whole dialogue (oldest first), each once."""
+def views_of(
+    query: str, dialogue: Sequence[str], max_chars: int, names: Sequence[str] = ("latest", "exchange", "dialogue")
+) -> list[View]:
+    """The latest line, the latest exchange and the whole dialogue (oldest first), each once; only the
+    ``names`` asked for (the widest there is when none of them exists)."""
     lines = [line.strip() for line in dialogue if line and line.strip()]
-    out = [View("latest", query.strip())]
+    every = [View("latest", query.strip())]
     if lines:
-        out.append(View("exchange", "\n".join([lines[-1], query.strip()])[-max_chars:]))
+        every.append(View("exchange", "\n".join([lines[-1], query.strip()])[-max_chars:]))
     if len(lines) > 1:
-        out.append(View("dialogue", "\n".join([*lines, query.strip()])[-max_chars:]))
-    return out
+        every.append(View("dialogue", "\n".join([*lines, query.strip()])[-max_chars:]))
+    return [view for view in every if view.name in names] or every[-1:]
 
 
 def dense_views(ask: Ask, views: Sequence[View], limit: int) -> list[Hits]:
