@@ -50,3 +50,26 @@ def test_without_a_dialogue_recall_is_unchanged(tmp_path: Path) -> None:
         plain = memory.recall("猫叫什么", agent="bot", person="u1")
         empty = memory.recall("猫叫什么", agent="bot", person="u1", dialogue=[])
         assert [(h.id, h.score) for h in plain.hits] == [(h.id, h.score) for h in empty.hits]
+
+
+def test_the_http_face_passes_the_dialogue(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from huiyi.faces.http import create_app
+    from huiyi.memory import AsyncMemory
+
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    memory = AsyncMemory(tmp_path, embedder=HashEmbedder(1024), config=config)
+    keys = {"key-admin": ["*"]}
+    with TestClient(create_app(memory, api_keys=keys, close_on_shutdown=True)) as client:
+        auth = {"Authorization": "Bearer key-admin"}
+        texts = [*(f"第{i}次加班到很晚" for i in range(6)), "去年夏天和阿明在海边放风筝"]  # a tie goes to the first
+        for text in texts:
+            body = {"agent": "bot", "person": "u1", "text": text}
+            assert client.post("/v1/memories", json=body, headers=auth).status_code < 300
+        ask = {"agent": "bot", "person": "u1", "query": "唉，说不清", "limit": 3}
+        dialogue = ["我想起海边放风筝的事", "是吗", "最近好累", "怎么了"]
+        plain = client.post("/v1/recall", json=ask, headers=auth).json()
+        viewed = client.post("/v1/recall", json={**ask, "dialogue": dialogue}, headers=auth).json()
+    assert viewed["hits"][0]["text"] == "去年夏天和阿明在海边放风筝"
+    assert plain["hits"][0]["text"] != viewed["hits"][0]["text"]
