@@ -13,6 +13,8 @@ How a probe with chat context becomes the recall query is the engine's choice, n
 user's latest line plus the assistant's line before it, seed 000's recall input) or ``query`` (the
 latest line alone). On MADial-zh dev (n=80) ``all`` found more than ``turn``: R@5 0.472 against
 0.351 (the last five lines 0.479, the user's lines only 0.475, the latest line alone 0.307).
+``dialogue`` calls recall as a companion app would: the latest line as the query and the lines before
+it as ``dialogue``, so the engine searches its own views of them (R@5 0.450, within noise of ``all``).
 """
 
 from __future__ import annotations
