@@ -1,7 +1,7 @@
-"""Events and facts as keys of the turns they came from, not as units that spend the answer's budget.
+"""Events as keys of the turns they came from, not as units that spend the answer's budget.
 
 An event drawn from turns 3–8 of a chat matches a question better than any one of its turns, but
-returning it hands back six turns where one or two answer. So an event (or fact) whose source turns are
+returning it hands back six turns where one or two answer. So an event whose source turns are
 candidates lends them its score and steps aside (LongMemEval: fact-augmented keys for turns): each source
 turn's score becomes at least the event's, scaled by the turn's own share of the match (its score over the
 best of the event's turns), so the turn that says it rises to the event's place and the event's other
@@ -44,7 +44,7 @@ def lend(window: Window, items: Mapping[int, MemoryItem | None]) -> tuple[Window
     lenders: set[int] = set()
     for key, (score, _) in window:
         item = items.get(key)
-        if item is None or item.kind is MemoryKind.CHUNK:
+        if item is None or item.kind is not MemoryKind.EVENT:  # a fact is short and answers itself: it stays
             continue
         turns = [turn_of[source] for source in item.sources if source in turn_of]
         if not turns:
