@@ -52,6 +52,10 @@ SEED001_WEIGHTS: dict[FeatureName, float] = {
 
 _RELEVANCE_ONLY: dict[FeatureName, float] = {"relevance": 1.0}
 
+# the views of a dialogue recall searches (huiyi.recall.views)
+ViewName = Literal["latest", "exchange", "dialogue"]
+VIEWS: tuple[ViewName, ...] = ("latest", "exchange", "dialogue")
+
 
 class RecallRecipe(Section):
     """What one recall does: routes → fuse → rerank → score → threshold and limit → roulette."""
@@ -70,9 +74,7 @@ class RecallRecipe(Section):
     rrf_k: int = 60
     # a dialogue's views (latest line, latest exchange, whole dialogue): their cosines pooled by mean or max
     view_pool: Literal["mean", "max"] = "mean"
-    views: list[Literal["latest", "exchange", "dialogue"]] = Field(
-        default_factory=lambda: ["latest", "exchange", "dialogue"]
-    )
+    views: list[ViewName] = Field(default_factory=lambda: list(VIEWS))
     # bonuses on the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
