@@ -1588,6 +1588,8 @@ export interface components {
             time_to?: string | null;
             /** Recipe */
             recipe?: string | null;
+            /** Dialogue */
+            dialogue?: string[];
         };
         /**
          * RecallHit

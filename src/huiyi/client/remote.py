@@ -291,8 +291,10 @@ class AsyncClient:
         now: datetime | None = None,
         time_range: tuple[datetime | None, datetime | None] | None = None,
         recipe: str | None = None,
+        dialogue: Sequence[str] | None = None,
     ) -> RecallResult:
-        """The memories most relevant to ``query`` that this person or space may see, best first."""
+        """The memories most relevant to ``query`` that this person or space may see, best first;
+        ``dialogue``: the chat lines before ``query``, oldest first, searched as views."""
         start, end = time_range or (None, None)
         body = {
             "query": query,
@@ -306,6 +308,7 @@ class AsyncClient:
             "time_from": start.isoformat() if start else None,
             "time_to": end.isoformat() if end else None,
             "recipe": recipe,
+            "dialogue": list(dialogue) if dialogue else None,
         }
         return await self._model(RecallResult, "POST", "/v1/recall", json=_drop_none(body))
 

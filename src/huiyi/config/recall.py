@@ -52,6 +52,10 @@ SEED001_WEIGHTS: dict[FeatureName, float] = {
 
 _RELEVANCE_ONLY: dict[FeatureName, float] = {"relevance": 1.0}
 
+# the views of a dialogue recall searches (huiyi.recall.views)
+ViewName = Literal["latest", "exchange", "dialogue"]
+VIEWS: tuple[ViewName, ...] = ("latest", "exchange", "dialogue")
+
 
 class RecallRecipe(Section):
     """What one recall does: routes → fuse → rerank → score → threshold and limit → roulette."""
@@ -68,12 +72,19 @@ class RecallRecipe(Section):
     keyword_weight: float = 0.3
     dense_min_span: float = 0.05  # min-max: cosines closer than this stay close after scaling
     rrf_k: int = 60
+    # a dialogue's views (latest line, latest exchange, whole dialogue): their cosines pooled by mean or max
+    view_pool: Literal["mean", "max"] = "mean"
+    views: list[ViewName] = Field(default_factory=lambda: list(VIEWS))
     # bonuses on the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
     time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)
+    # a when-question: memories naming a time gain time_weight × the share of candidates naming none
+    time_when: bool = False
+    time_about: bool = True  # the time test also reads the memory's own time words (recall.timerange)
     neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
     neighbour_turns: int = 2  # how far either side a neighbour may sit
+    events_lend: bool = True  # an event whose turns are candidates lifts them and steps aside (recall.units)
     # routes beyond dense + keyword, added to the fused candidates by weight (0 turns a route off)
     route_candidates: int = 50  # per extra route, and the fused candidates they are added to
     entity_weight: float = 0.2  # names and aliases the query mentions (seed 002 §3.12)
@@ -87,6 +98,10 @@ class RecallRecipe(Section):
     graph_auto_below: float = 0.7
     graph_depth: int | None = Field(default=None, ge=0)  # hops asked for (the tools' expand_depth); None: the mode's
     graph_max_depth: int = 2
+    # a second round from the first round's best hits (recall.bridge), when the graph mode would widen
+    bridge_weight: float = 0.0
+    bridge_seeds: int = 3
+    bridge_words: int = 8
     graph_seeds: int = 5
     graph_limit: int = 20  # new memories per hop
     # the final score: a weight per feature; relevance alone keeps the fused relevance with its bonuses

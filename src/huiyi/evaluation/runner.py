@@ -13,6 +13,8 @@ How a probe with chat context becomes the recall query is the engine's choice, n
 user's latest line plus the assistant's line before it, seed 000's recall input) or ``query`` (the
 latest line alone). On MADial-zh dev (n=80) ``all`` found more than ``turn``: R@5 0.472 against
 0.351 (the last five lines 0.479, the user's lines only 0.475, the latest line alone 0.307).
+``dialogue`` calls recall as a companion app would: the latest line as the query and the lines before
+it as ``dialogue``, so the engine searches its own views of them (R@5 0.450, within noise of ``all``).
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from huiyi.memory import Memory
 from huiyi.model import MemoryKind
 from huiyi.providers.embed import Embedder, Vectors, make_embedder
 
-QueryForm = Literal["turn", "all", "query"]
-QUERY_FORMS: tuple[QueryForm, ...] = ("turn", "all", "query")
+QueryForm = Literal["turn", "all", "query", "dialogue"]
+QUERY_FORMS: tuple[QueryForm, ...] = ("turn", "all", "query", "dialogue")
 ITEMS_PER_ID = 3  # recall this many items per ranked id wanted, since an item may repeat ids already seen
 
 
@@ -205,7 +207,10 @@ def probe_space(case: Case, probe: Probe) -> str | None:
 def ask_case(memory: Memory, case: Case, form: QueryForm, depth: int) -> list[ProbeResult]:
     results: list[ProbeResult] = []
     for probe in case.probes:
-        query = compose_query(probe, form, memory.config.recall.max_query_chars)
+        # dialogue: the latest line is the query and the lines before it go along, as a companion app
+        # would call recall (the engine builds its own views of them)
+        query = compose_query(probe, "query" if form == "dialogue" else form, memory.config.recall.max_query_chars)
+        dialogue = [line.text for line in probe.context_lines()] if form == "dialogue" else None
         private = _private_persons(case)
         space = probe_space(case, probe)
         started = time.perf_counter()
@@ -216,6 +221,7 @@ def ask_case(memory: Memory, case: Case, form: QueryForm, depth: int) -> list[Pr
             space=space if space not in private else None,
             limit=depth * ITEMS_PER_ID,
             now=probe.time,
+            dialogue=dialogue,
         )
         ms = (time.perf_counter() - started) * 1000
         ranked: list[str] = []

@@ -41,6 +41,8 @@ class RecallBody(QueryBody):
     time_from: datetime | None = None  # keep memories whose time is at or after this
     time_to: datetime | None = None  # … and at or before this
     recipe: str | None = Field(default=None, max_length=100)
+    # the chat lines before the query, oldest first: recall searches several views of them
+    dialogue: list[str] = Field(default_factory=list, max_length=200)
 
 
 class FullContextBody(ContextBody):
@@ -96,6 +98,7 @@ def v1_router(memory: AsyncMemory, check: Check) -> APIRouter:
             now=local(body.now, zone),
             time_range=span if span != (None, None) else None,
             recipe=body.recipe,
+            dialogue=body.dialogue,
         )
         return result_out(found, zone)
 

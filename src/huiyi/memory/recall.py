@@ -36,6 +36,7 @@ class Recall(Ingest):
         time_range: tuple[datetime | None, datetime | None] | None = None,
         recipe: RecallRecipe | str | None = None,
         explain: bool = False,
+        dialogue: Sequence[str] | None = None,
     ) -> RecallResult:
         """The memories most relevant to ``query`` that this person/space may see.
 
@@ -45,6 +46,8 @@ class Recall(Ingest):
         whose time falls inside it. ``recipe`` (one, or a name: relevance, seed001, seed004 or one of
         ``[recipes]``) replaces the configured ``[recall]`` for this call. ``explain`` records every route's
         candidates, the fused ranking and every bonus in the result's ``info`` (the console's debugger).
+        ``dialogue`` holds the chat lines before ``query``, oldest first (a companion's passive recall):
+        the latest line, the latest exchange and the whole dialogue are then searched as views and fused.
         """
         chosen = recipe_for(recipe, self.config)
         if not agent:
@@ -66,6 +69,7 @@ class Recall(Ingest):
             drop_words=[agent, *([person] if person else [])],
             time_range=time_range,
             explain=explain,
+            dialogue=tuple(line for line in (dialogue or ()) if line and line.strip()),
         )
         return await self._read(
             pipeline.run,

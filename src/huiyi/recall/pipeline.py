@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,13 +29,13 @@ from datetime import datetime
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.recall import routes
+from huiyi.recall import bridge, routes, timerange, units, views
 from huiyi.recall.fuse import Fusion, fuse
 from huiyi.recall.reinforce import Reinforcer
-from huiyi.recall.rerank import Bonuses, add_graph, add_route, add_tiers, rerank
+from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RankRow, RouteHits, Store
-from huiyi.text.times import query_time_range
+from huiyi.text.times import TimeSpan, query_time_range
 
 __all__ = ["RecallRequest", "run"]
 
@@ -54,6 +54,8 @@ class RecallRequest:
     kinds: Sequence[MemoryKind] | None = None
     drop_words: Sequence[str] = field(default_factory=tuple)  # names that would match everything
     time_range: tuple[datetime | None, datetime | None] | None = None
+    # the chat lines before the query, oldest first: each view of them is searched (recall.views)
+    dialogue: Sequence[str] = field(default_factory=tuple)
     # record every route's candidates, the fused ranking and every bonus in ``info`` (the console's debugger)
     explain: bool = False
 
@@ -122,7 +124,11 @@ def run(
 def _widens(recipe: RecallRecipe) -> bool:
     """Whether anything beyond the fused dense and keyword candidates is asked for."""
     late = any(_weight(recipe, name) for name in routes.LATE_ROUTES)
-    return late or recipe.scores or bool(recipe.graph_weight or recipe.tier_weight or recipe.roulette)
+    return (
+        late
+        or recipe.scores
+        or bool(recipe.graph_weight or recipe.tier_weight or recipe.roulette or recipe.bridge_weight)
+    )
 
 
 def _weight(recipe: RecallRecipe, route: str) -> float:
@@ -138,14 +144,24 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
     """Dense and keyword fused, thresholded, reranked by the bonuses, filtered and cut to ``limit``."""
     recipe = ask.recipe
     candidates = max(recipe.candidates, limit)
-    keyword_future = _pool.submit(routes.keyword, ask, candidates)
-    dense = routes.dense(ask, candidates)
+    seen = (
+        views.views_of(request.query, request.dialogue, recipe.max_query_chars, recipe.views)
+        if request.dialogue
+        else []
+    )
+    keyword_ask = views.keyword_ask(ask, seen, request.drop_words) if seen else ask
+    keyword_future = _pool.submit(routes.keyword, keyword_ask, candidates)
+    dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
+    dense = dense_views[0]
     keyword = keyword_future.result()
-    timings.update(dense.ms)
+    for view in dense_views:
+        for step, ms in view.ms.items():
+            timings[step] = timings.get(step, 0.0) + ms
     timings.update(keyword.ms)
 
     fuse_started = time.perf_counter()
-    fusion = fuse(dense.first, keyword.first, recipe, detail=request.explain)
+    first = views.pooled([found.first for found in dense_views], recipe.view_pool) if seen else dense.first
+    fusion = fuse(first, keyword.first, recipe, detail=request.explain)
     ids_by_key, raw = fusion.ids, fusion.raw
     ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
 
@@ -162,7 +178,23 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
     rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
     boosts: dict[int, dict[str, float]] = {}
     if reranking:
-        window, boosts = rerank(window, rows, request.query, recipe, span)
+        window, boosts = rerank(
+            window, rows, request.query, recipe, span, _texts(ask, ids_by_key, window, span, recipe)
+        )
+    if recipe.time_when and recipe.time_weight:  # a when-question prefers memories that say when
+        keyed = _items(ask, ids_by_key, window)
+        whens = timerange.when_bonus(window, keyed, request.query, recipe.time_weight)
+        if whens:
+            window = sorted(
+                ((key, (score + whens.get(key, 0.0), parts)) for key, (score, parts) in window),
+                key=lambda pair: (-pair[1][0], pair[0]),
+            )
+            for key, gain in whens.items():
+                boosts.setdefault(key, {})["when"] = gain
+    if recipe.events_lend and not wanted_kinds:  # events as keys of their turns (recall.units)
+        window, lent = units.lend(window, rows)
+        for key, gain in lent.items():
+            boosts.setdefault(key, {})["evidence"] = gain
     chosen: list[Candidate] = []
     for key, (score, _) in window:
         row = rows[key]
@@ -176,7 +208,7 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
             break
     timings["fuse"] = (time.perf_counter() - fuse_started) * 1000
     returned = {c.id for c in chosen} if not request.explain else {ids_by_key[key] for key, _ in window}
-    explained = _explain(dense.first, keyword.first, fusion) if request.explain else {}
+    explained = _explain(first, keyword.first, fusion) if request.explain else {}
     info: dict[str, object] = {
         "words": list(ask.terms.words),
         "chars": list(ask.terms.chars),
@@ -246,6 +278,13 @@ def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = Fals
     # the planner's words (time words are read already) and, in auto mode, how close the best hit came
     best = max((hit.route_scores.get("dense", 0.0) for hit in hits[:1]), default=None)
     depth = routes.graph_depth(ask.query, recipe, best)
+    if recipe.bridge_weight > 0 and (depth or recipe.graph_mode == "deep"):  # a second round (recall.bridge)
+        tops = ask.store.get_memories(ask.agent, [hit.id for hit in hits[: recipe.bridge_seeds]])
+        second = bridge.second_round(ask, [_hit_of(item, 0.0) for item in tops])
+        for found_hits, share in second.searches:
+            add_route(relevance, extra, "bridge", found_hits, recipe.bridge_weight * share)
+        info.update(second.info)
+        timings.update(second.ms)
     if depth:
         seeds = sorted(relevance, key=lambda i: -relevance[i])[: recipe.graph_seeds]
         walked = routes.graph(ask, seeds, depth)
@@ -303,6 +342,19 @@ def _hits(ask: routes.Ask, ranking: Ranking) -> list[RecallHit]:
     hits = [_hit_of(items[c.id], c.score, c.route_scores) for c in ranking.candidates if c.id in items]
     ranking.timings["hits"] = (time.perf_counter() - started) * 1000
     return hits
+
+
+def _items(ask: routes.Ask, ids_by_key: Mapping[int, str], window: Window) -> dict[int, MemoryItem | None]:
+    """The window's whole memories, for the stages that read text (off by default: they cost a load)."""
+    found = {item.id: item for item in ask.store.get_memories(ask.agent, [ids_by_key[key] for key, _ in window])}
+    return {key: found.get(ids_by_key[key]) for key, _ in window}
+
+
+def _texts(
+    ask: routes.Ask, ids_by_key: Mapping[int, str], window: Window, span: TimeSpan | None, recipe: RecallRecipe
+) -> dict[int, MemoryItem | None] | None:
+    # time_about reads the times a memory's words name: only when the query names a span
+    return _items(ask, ids_by_key, window) if span is not None and recipe.time_about else None
 
 
 def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | None = None) -> RecallHit:

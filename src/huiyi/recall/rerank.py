@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind
+from huiyi.recall.timerange import within
 from huiyi.store.base import RankRow, RouteHits
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan
@@ -50,6 +51,7 @@ def rerank(
     query: str,
     recipe: RecallRecipe,
     span: TimeSpan | None,
+    whole: Mapping[int, MemoryItem | None] | None = None,
 ) -> tuple[Window, dict[int, dict[str, float]]]:
     """Add small bonuses to the fused scores of the best candidates, then sort again.
 
@@ -63,6 +65,9 @@ def rerank(
     event or fact gains the same weight times the mean fused score of the chunks of its source turns
     (0 for a turn that is no candidate), so that in a small store, where every chunk has neighbours
     in the window, the bonus does not become a bonus for being a chunk.
+
+    ``whole``: the candidates' whole memories, given only when a time span is asked and ``time_about``
+    reads the times a memory's own words name.
     """
     names = {name for item in items.values() if item is not None for name in item.participants}
     named = mentioned(query, names) if recipe.speaker_weight else set()
@@ -71,8 +76,12 @@ def rerank(
     # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
     time_bonus = 0.0
     if span is not None:
-        dated = [item.time for item in items.values() if item is not None and item.time is not None]
-        inside = sum(1 for moment in dated if moment in span)
+        dated = [item for item in items.values() if item is not None and item.time is not None]
+        inside = sum(
+            1
+            for key, item in items.items()
+            if item is not None and item.time is not None and _within(key, item, span, whole)
+        )
         time_bonus = recipe.time_weight * (1.0 - inside / len(dated)) if dated else 0.0
     # where each chunk sits in its chat, so a candidate can see how well its neighbours scored
     placed: dict[tuple[str, int], float] = {}
@@ -90,7 +99,7 @@ def rerank(
         if item is not None:
             if named and named.intersection(item.participants):
                 bonus["speaker"] = recipe.speaker_weight
-            if time_bonus and item.time is not None and span is not None and item.time in span:
+            if time_bonus and item.time is not None and span is not None and _within(key, item, span, whole):
                 bonus["time"] = time_bonus
             if placed and item.kind is MemoryKind.CHUNK and item.seq is not None:
                 space, seq = item.space, item.seq
@@ -111,6 +120,14 @@ def rerank(
         rescored.append((key, (score + sum(bonus.values()), parts)))
     rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
     return rescored, boosts
+
+
+def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryItem | None] | None) -> bool:
+    # said in the span, or (time_about: ``whole`` is given) naming a time in it: recall.timerange
+    item = whole.get(key) if whole is not None else None
+    if item is not None:
+        return within(item, span)
+    return row.time is not None and row.time in span
 
 
 def add_route(relevance: dict[str, float], extra: Bonuses, name: str, hits: RouteHits, weight: float) -> None:

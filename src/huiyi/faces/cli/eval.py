@@ -36,7 +36,8 @@ FormOption = Annotated[
     str,
     typer.Option(
         "--query-form",
-        help="all: every chat line so far; turn: the user's latest line and the assistant's before it; query: last.",
+        help="all: every chat line so far; turn: the user's latest line and the assistant's before it; query: last;"
+        " dialogue: the last line with the lines before it passed to recall as its dialogue.",
     ),
 ]
 

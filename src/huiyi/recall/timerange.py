@@ -1,0 +1,89 @@
+"""When a memory is about, not only when it was said: the time test of recall's time bonus.
+
+A query's time words name a span (in May 2023, 上周). A memory lies in it when it was said there, or when
+its own time words, read against the moment it was said, name a time there: “I moved from Sweden 4 years
+ago”, said in 2023, is about 2019; “上周我们去爬山了”, said on a Monday, is about the week before. This is
+LongMemEval's time-aware indexing without an LLM: the same time parser the query goes through reads the
+memory. Events and facts may carry their own time in ``data["about"]`` (ISO start and end); it counts too.
+
+    >>> from huiyi.model import MemoryItem, MemoryKind, Scope
+    >>> scope = Scope.of_space("bot", "g1")
+    >>> said = MemoryItem(scope=scope, kind=MemoryKind.CHUNK, text="I moved from Sweden 4 years ago",
+    ...                   time=datetime(2023, 6, 1, 10, 0))
+    >>> span = TimeSpan(datetime(2019, 1, 1), datetime(2020, 1, 1), "in 2019")
+    >>> within(said, span), said.time in span
+    (True, False)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from contextlib import suppress
+from datetime import datetime
+
+from huiyi.model import MemoryItem
+from huiyi.text.times import TimeSpan, find_time_phrases
+
+__all__ = ["WHEN", "about", "when_bonus", "within"]
+
+Window = list[tuple[int, tuple[float, dict[str, float]]]]
+
+_CACHE_LIMIT = 20_000
+_about_cache: dict[tuple[str, str, datetime], list[tuple[datetime, datetime]]] = {}
+
+
+def about(item: MemoryItem) -> list[tuple[datetime, datetime]]:
+    """The spans the memory's own words name, read against when it was said (cached per text and time)."""
+    spans: list[tuple[datetime, datetime]] = []
+    told = item.data.get("about") if isinstance(item.data, dict) else None
+    if isinstance(told, list | tuple) and len(told) == 2:
+        with suppress(ValueError):  # a malformed field is no time at all
+            spans.append((datetime.fromisoformat(str(told[0])), datetime.fromisoformat(str(told[1]))))
+    if item.time is None:
+        return spans
+    key = (item.id, item.text, item.time)
+    found = _about_cache.get(key)
+    if found is None:
+        found = [(s.start, s.end) for s in find_time_phrases(item.text, item.time)]
+        if len(_about_cache) >= _CACHE_LIMIT:
+            _about_cache.clear()
+        _about_cache[key] = found
+    return spans + found
+
+
+def within(item: MemoryItem, span: TimeSpan) -> bool:
+    """Whether the memory was said within ``span`` or names a time that overlaps it."""
+    if item.time is not None and item.time in span:
+        return True
+    return any(start < span.end and span.start < end for start, end in about(item))
+
+
+WHEN = re.compile(
+    r"^\s*when\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|哪一天|几号|何时|哪年|几月"
+)
+
+
+def when_bonus(window: Window, items: Mapping[int, MemoryItem | None], query: str, weight: float) -> dict[int, float]:
+    """A question asking *when* is answered by a memory that says when: those naming a time gain ``weight``
+    times the share of the dated candidates that name none (as the span bonus: a sign most candidates
+    carry tells little). Nothing when the question does not ask when.
+
+    >>> from huiyi.model import MemoryItem, MemoryKind, Scope
+    >>> scope = Scope.of_space("bot", "g1")
+    >>> said = datetime(2023, 5, 10, 9, 0)
+    >>> items = {1: MemoryItem(scope=scope, kind=MemoryKind.CHUNK, text="we went camping last week", time=said),
+    ...          2: MemoryItem(scope=scope, kind=MemoryKind.CHUNK, text="camping is fun", time=said)}
+    >>> when_bonus([(1, (0.5, {})), (2, (0.6, {}))], items, "When did Mel go camping?", 0.3)
+    {1: 0.15}
+    >>> when_bonus([(1, (0.5, {})), (2, (0.6, {}))], items, "Where did Mel go camping?", 0.3)
+    {}
+    """
+    if weight <= 0 or not WHEN.search(query.casefold()):
+        return {}
+    dated = [(key, item) for key, _ in window if (item := items.get(key)) is not None and item.time is not None]
+    naming = {key for key, item in dated if about(item)}
+    if not dated or not naming:
+        return {}
+    bonus = weight * (1.0 - len(naming) / len(dated))
+    return {key: bonus for key in naming} if bonus > 0 else {}

@@ -1,0 +1,86 @@
+"""Dialogue-prompted recall: several views of the recent chat, each searched, fused as one ranking.
+
+A companion recalls from the conversation, not from one question. One long string of every line so far
+lets old lines drown the latest turn; the latest line alone loses the topic the talk is on. So each view
+is searched on its own — the latest line, the latest exchange (the line before it and it), and the whole
+dialogue — and the views' dense rankings are fused beside the keyword route, each view with an equal share
+of the dense weight (no view is preferred: which one carries the memory differs from chat to chat).
+
+    >>> [v.name for v in views_of("你还记得吗", ["我们去看海吧", "好啊"], 2000)]
+    ['latest', 'exchange', 'dialogue']
+    >>> [v.text for v in views_of("你还记得吗", ["好啊"], 2000)]
+    ['你还记得吗', '好啊\\n你还记得吗']
+    >>> views_of("你还记得吗", [], 2000)[0].name
+    'latest'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from huiyi.recall.routes import Ask, Hits, query_terms
+from huiyi.store.base import RouteHits, ScoredId
+
+__all__ = ["View", "dense_views", "keyword_ask", "pooled", "views_of"]
+
+
+@dataclass(frozen=True)
+class View:
+    name: str
+    text: str
+
+
+def views_of(
+    query: str, dialogue: Sequence[str], max_chars: int, names: Sequence[str] = ("latest", "exchange", "dialogue")
+) -> list[View]:
+    """The latest line, the latest exchange and the whole dialogue (oldest first), each once; only the
+    ``names`` asked for (the widest there is when none of them exists)."""
+    lines = [line.strip() for line in dialogue if line and line.strip()]
+    every = [View("latest", query.strip())]
+    if lines:
+        every.append(View("exchange", "\n".join([lines[-1], query.strip()])[-max_chars:]))
+    if len(lines) > 1:
+        every.append(View("dialogue", "\n".join([*lines, query.strip()])[-max_chars:]))
+    return [view for view in every if view.name in names] or every[-1:]
+
+
+def dense_views(ask: Ask, views: Sequence[View], limit: int) -> list[Hits]:
+    """Every view embedded in one call, then each scanned exactly."""
+    started = time.perf_counter()
+    vectors = ask.embedder.embed_queries([view.text for view in views])
+    embed_ms = (time.perf_counter() - started) * 1000
+    out: list[Hits] = []
+    for i, vector in enumerate(vectors):
+        found = ask.store.search_dense(ask.scopes, vector, limit)
+        out.append(Hits(searches=[(found, 1.0)], ms={"embed": embed_ms if i == 0 else 0.0, "dense": found.ms}))
+    return out
+
+
+def pooled(dense: Sequence[RouteHits], pool: str = "mean") -> RouteHits:
+    """The views' dense scans as one: each memory's mean (or best) cosine over the views.
+
+    Pooling raw cosines, not per-view min-max scores, keeps a view that matches nothing from spreading
+    its noise over 0–1: its cosines sit close together and shift every candidate alike. The mean of
+    cosines is the cosine with the views' mean query vector (for unit vectors), the views' consensus.
+    """
+    combine = max if pool == "max" else (lambda values: sum(values) / len(values))
+    ids = {hit.key: hit.id for found in dense for hit in found.hits}
+    keys = list(ids)
+
+    def score_of(wanted: Sequence[int]) -> list[float]:
+        columns = [found.score_of(list(wanted)) for found in dense]
+        return [float(combine(list(row))) for row in zip(*columns, strict=True)] if columns else []
+
+    scores = score_of(keys)
+    hits = sorted(
+        (ScoredId(ids[key], score, key) for key, score in zip(keys, scores, strict=True)), key=lambda h: -h.score
+    )
+    return RouteHits(hits, sum(found.ms for found in dense), score_of)
+
+
+def keyword_ask(ask: Ask, views: Sequence[View], drop: Sequence[str]) -> Ask:
+    """The keyword route's question: the words of the widest view (BM25 sums over every line's words)."""
+    widest = views[-1].text
+    return replace(ask, query=widest, terms=query_terms(widest, drop))
