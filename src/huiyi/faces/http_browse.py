@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Int64, _Body, error_responses
+from huiyi.faces.http_times import local
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, EntityMerge, Link, MemoryItem, MemoryKind, Message, Person, Scope, ScopeKind
 
@@ -55,6 +57,7 @@ class MemoryPatch(_Body):
     keywords: list[str] | None = Field(default=None, max_length=50)
     insight: str | None = Field(default=None, max_length=20000)
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    valid_to: datetime | None = None  # a fact's: when it stopped being true (null opens it again)
 
 
 class Graph(BaseModel):
@@ -73,6 +76,7 @@ class Found(BaseModel):
 def browse_router(memory: AsyncMemory) -> APIRouter:
     """The routes over one store."""
     router = APIRouter(tags=["console"], route_class=GuardedRoute)
+    zone = ZoneInfo(memory.config.timezone)
 
     @router.get("/v1/agents", response_model=list[AgentInfo], responses=QUERY)
     async def list_agents(agents: Agents) -> list[AgentInfo]:
@@ -166,6 +170,9 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         """Correct a memory: text, time, place, keywords, insight, importance (the rest stays)."""
         check(agents, body.agent)
         changes = body.model_dump(exclude_unset=True, exclude={"agent"})
+        for name in ("time", "valid_to"):  # stored as wall-clock time in the configured zone
+            if changes.get(name) is not None:
+                changes[name] = local(changes[name], zone)
         return await memory.update(memory_id, changes, agent=body.agent)
 
     @router.get("/v1/messages/{message_id}/chat", response_model=list[Message], responses=BY_ID)

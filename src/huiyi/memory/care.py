@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from datetime import date, datetime
 
@@ -16,7 +17,7 @@ from huiyi.flows.consolidate.run import consolidate, consolidate_due, last_run
 from huiyi.flows.summarize.run import summarize_day, summarize_due
 from huiyi.memory.common import _chat_of, _scope_of
 from huiyi.memory.items import Items
-from huiyi.model import MemoryItem
+from huiyi.model import MemoryItem, Scope
 from huiyi.store.base import Erasure
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ class Care(Items):
         update strength and forget what should go, for one scope; ``dry_run`` reports without writing."""
         scope = _scope_of(agent, person, space)
         since = await self._run(last_run, self.store, scope)
-        return await consolidate(
+        report = await consolidate(
             self.store,
             self.embedder,
             scope,
@@ -48,21 +49,35 @@ class Care(Items):
             dry_run,
             since=since,
         )
+        await self._keep_consolidation(report)
+        return report
+
+    async def _keep_consolidation(self, report: Report) -> None:
+        body = report.model_dump(mode="json", exclude={"scope"})
+        await self._keep_report("consolidate", report.scope, report.now, report.counts(), body, report.dry_run)
+
+    async def _keep_summaries(self, scope: Scope, day: date, made: Sequence[MemoryItem]) -> None:
+        counts = dict(Counter(str(item.summary.kind or "summary") for item in made))
+        body = {"day": day.isoformat(), "summaries": [item.model_dump(mode="json") for item in made]}
+        await self._keep_report("summarize", scope, self.now(), counts, body)
 
     async def summarize(
         self, day: date, *, agent: str, person: str | None = None, space: str | None = None
     ) -> list[MemoryItem]:
         """Write one day's summaries of a scope (daily, global, portraits, profiles, diary); they are memories."""
-        return await summarize_day(
+        scope = _scope_of(agent, person, space)
+        made = await summarize_day(
             self.store,
             self.embedder,
-            _scope_of(agent, person, space),
+            scope,
             day,
             self.now(),
             self.config,
             self._llm(),
             persona=self._persona(agent),
         )
+        await self._keep_summaries(scope, day, made)
+        return made
 
     async def maintain(self, *, catch_up: bool = True) -> tuple[list[Report], list[MemoryItem]]:
         """Consolidate every due scope and summarise every day that has messages and no summary yet.
@@ -70,6 +85,9 @@ class Care(Items):
         The background worker runs it with ``catch_up=False``: only the last ``summary.lookback_days``.
         """
         reports = await consolidate_due(self.store, self.embedder, self.config.consolidate, self.now(), self._llm())
+        for report in reports:
+            if report.changes or report.errors:  # a quiet scheduled run is not worth a report
+                await self._keep_consolidation(report)
         summaries = await summarize_due(
             self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona(), catch_up=catch_up
         )

@@ -18,7 +18,19 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.model import (
+    Entity,
+    EntityMerge,
+    Job,
+    JobState,
+    Link,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Person,
+    RunReport,
+    Scope,
+)
 
 Vectors = np.ndarray[Any, np.dtype[np.float32]]
 
@@ -191,6 +203,12 @@ class JobStore(Protocol):
 
     def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]: ...
 
+    def add_report(self, report: RunReport) -> None:
+        """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them)."""
+
+    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
+        """An agent's reports (of one scope tag, or all), newest first."""
+
 
 @runtime_checkable
 class MemoryStore(Protocol):
@@ -253,6 +271,12 @@ class GraphStore(Protocol):
         """Split a merged entity back out, restoring both entities' names as they were."""
 
     def list_merges(self, agent: str) -> list[EntityMerge]: ...
+
+    def get_entities(self, agent: str, ids: Sequence[str]) -> list[Entity]:
+        """The agent's entities by id (merged-away ones too), in the order asked; unknown ids are left out."""
+
+    def delete_entities(self, agent: str, ids: Sequence[str]) -> int:
+        """Delete the agent's entities and every merge that names one of them; returns how many went."""
 
     def add_links(self, agent: str, links: Sequence[Link]) -> int:
         """Add memory-to-memory links (existing ones are kept); returns how many are new."""

@@ -15,7 +15,19 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
+from huiyi.model import (
+    Entity,
+    EntityMerge,
+    EntityType,
+    Job,
+    JobState,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Person,
+    RunReport,
+    Scope,
+)
 from huiyi.store.base import ScopeStats
 
 Row = Sequence[Any]
@@ -26,6 +38,7 @@ JOB_COLUMNS = (
 )
 ENTITY_COLUMNS = "id, agent, scope, name, type, aliases, sources, merged_into"
 MERGE_COLUMNS = "id, agent, source, target, reason, at, undone"
+REPORT_COLUMNS = "id, agent, scope, kind, at, dry_run, counts, body"
 MEMORY_COLUMNS = (
     "rowid, id, agent, scope, kind, text, time, place, participants, keywords, insight,"
     " importance, strength, access_count, last_access, created_at, sources, data, feedback, valid_to"
@@ -215,3 +228,18 @@ def scope_stats(messages: Sequence[Row], memories: Sequence[Row], codec: Codec) 
             else:
                 found[agent, scope] = replace(old, memories=int(count), last_activity=latest)
     return sorted(found.values(), key=lambda s: (s.agent, s.scope != "official", s.scope))
+
+
+def report(row: Row, codec: Codec) -> RunReport:
+    """A maintenance report from the columns ``REPORT_COLUMNS``."""
+    id_, agent, scope, kind, at, dry_run, counts, body = row[:8]
+    return RunReport(
+        id=id_,
+        agent=agent,
+        scope=scope,
+        kind=kind,
+        at=codec.time(at) or datetime.min,
+        dry_run=bool(dry_run),
+        counts=codec.json(counts),
+        body=codec.json(body),
+    )
