@@ -95,9 +95,8 @@ def test_deleting_an_entity_takes_what_was_merged_into_it(memory: Memory) -> Non
 
 
 def test_a_fact_is_closed_and_opened_by_hand(memory: Memory) -> None:
-    fact = memory.remember(
-        "木木最喜欢红色", agent=A, person=P, kind=MemoryKind.FACT, data={"subject": P, "predicate": "喜欢", "object": "红色"}
-    )
+    edge = {"subject": P, "predicate": "喜欢", "object": "红色"}
+    fact = memory.remember("木木最喜欢红色", agent=A, person=P, kind=MemoryKind.FACT, data=edge)
     closed = memory.update(fact.id, {"valid_to": datetime(2024, 9, 21)}, agent=A)
     assert closed.valid_to == datetime(2024, 9, 21) and memory.get(fact.id, agent=A).valid_to == closed.valid_to
     assert memory.update(fact.id, {"valid_to": None}, agent=A).valid_to is None
