@@ -7,6 +7,7 @@ Like every route, each calls ``AsyncMemory`` and checks the caller's API key aga
 from __future__ import annotations
 
 from typing import Annotated
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Query
 from pydantic import Field
@@ -14,6 +15,7 @@ from pydantic import Field
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Who, _Body, error_responses
+from huiyi.faces.http_times import aware
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, EntityType, RunReport
 
@@ -51,6 +53,7 @@ class Deleted(_Body):
 def entities_router(memory: AsyncMemory) -> APIRouter:
     """The routes over one store."""
     router = APIRouter(tags=["entities"], route_class=GuardedRoute)
+    zone = ZoneInfo(memory.config.timezone)
 
     @router.get("/v1/entities", response_model=list[Entity], responses=QUERY)
     async def list_entities(
@@ -97,6 +100,7 @@ def entities_router(memory: AsyncMemory) -> APIRouter:
     ) -> list[RunReport]:
         """The last reports of consolidations (dry runs too) and summaries, newest first."""
         check(agents, agent)
-        return await memory.reports(agent=agent, scope=scope, limit=limit)
+        found = await memory.reports(agent=agent, scope=scope, limit=limit)
+        return [report.model_copy(update={"at": aware(report.at, zone)}) for report in found]
 
     return router

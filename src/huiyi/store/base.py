@@ -97,13 +97,15 @@ class RouteHits:
 @dataclass(frozen=True)
 class ScopeStats:
     """One scope of an agent as a console lists it: a tag (``official``, ``person:木木``, ``space:g1``),
-    how many messages and memories it holds, and when it last had one (epoch seconds, or None)."""
+    how many messages and memories it holds, when its last message was said (wall-clock time, like
+    every message's) and when its newest memory was written (UTC, like every ``created_at``)."""
 
     agent: str
     scope: str
     messages: int = 0
     memories: int = 0
     last_activity: datetime | None = None
+    last_written: datetime | None = None
 
 
 @runtime_checkable

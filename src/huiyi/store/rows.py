@@ -216,17 +216,17 @@ def merge(row: Row, codec: Codec) -> EntityMerge:
 
 
 def scope_stats(messages: Sequence[Row], memories: Sequence[Row], codec: Codec) -> list[ScopeStats]:
-    """Scopes from ``agent, scope, count, last time`` rows of messages and of memories, merged and sorted."""
+    """Scopes from ``agent, scope, count, last time`` rows of messages and of memories, merged and sorted.
+
+    A message's time is wall-clock and a memory's ``created_at`` UTC, so each stays in its own field."""
     found: dict[tuple[str, str], ScopeStats] = {}
     for source, counted in ((messages, "messages"), (memories, "memories")):
         for agent, scope, count, last in source:
             old = found.get((agent, scope)) or ScopeStats(agent=agent, scope=scope)
-            when = codec.time(last)
-            latest = max((t for t in (old.last_activity, when) if t is not None), default=None)
             if counted == "messages":
-                found[agent, scope] = replace(old, messages=int(count), last_activity=latest)
+                found[agent, scope] = replace(old, messages=int(count), last_activity=codec.time(last))
             else:
-                found[agent, scope] = replace(old, memories=int(count), last_activity=latest)
+                found[agent, scope] = replace(old, memories=int(count), last_written=codec.time(last))
     return sorted(found.values(), key=lambda s: (s.agent, s.scope != "official", s.scope))
 
 
