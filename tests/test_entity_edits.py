@@ -174,3 +174,49 @@ def test_http_reports_and_closing_a_fact(client: TestClient) -> None:
     reports = client.get("/v1/reports", params={"agent": A}).json()
     assert [(r["kind"], r["scope"], r["dry_run"]) for r in reports] == [("consolidate", "person:木木", True)]
     assert client.get("/v1/reports", params={"agent": A, "scope": "bad"}).status_code == 422
+
+
+def test_a_corrected_store_moves_whole_through_export_and_import(tmp_path: Path, hash_embedder: Embedder) -> None:
+    """Entities, aliases, facts closed, links and merges edited by hand arrive as they were; the merge still undoes."""
+    import asyncio
+    import io
+
+    from huiyi.formats import apply_plan, export_lines, read_text, write_lines
+
+    config = Config(worker={"enabled": False})
+
+    async def run() -> None:
+        source = AsyncMemory(tmp_path / "a", embedder=hash_embedder, config=config)
+        await source.add(["我家的猫叫团子", "团子今天咬断了耳机线"], agent=A, person=P)
+        cat = await source.create_entity("团子", agent=A, person=P, aliases=["团团"])
+        cat = await source.update_entity(cat.id, {"name": "汤圆", "aliases": ["团子", "团团"]}, agent=A)
+        umbrella = await source.create_entity("小雨伞", agent=A, person=P, type="泛化实体")
+        friend = await source.create_entity("小雨", agent=A, person=P, type="具体实体", aliases=["雨雨"])
+        await source.merge_entities(umbrella.id, friend.id, agent=A, reason="by hand", at=datetime(2024, 9, 2))
+        fact = await source.remember("汤圆喜欢猫条", agent=A, person=P, kind=MemoryKind.FACT)
+        await source.update(fact.id, {"valid_to": datetime(2024, 9, 3)}, agent=A)
+        event = await source.remember("团子咬断了耳机线", agent=A, person=P, kind=MemoryKind.EVENT)
+        await source.link(fact.id, event.id, agent=A, person=P)
+        official = await source.create_entity("上海", agent=A, aliases=["魔都"])
+        handle = io.StringIO()
+        await write_lines(export_lines(source, A, P, None), handle)
+        await write_lines(export_lines(source, A, None, None), handle)
+        before = sorted(await source.entities(agent=A, person=P, merged=True), key=lambda e: e.id)
+        await source.close()
+
+        target = AsyncMemory(tmp_path / "b", embedder=hash_embedder, config=config)
+        for part in handle.getvalue().split('{"type": "export"')[1:]:
+            await apply_plan(target, read_text('{"type": "export"' + part, "export", None, None, None, []))
+        after = sorted(await target.entities(agent=A, person=P, merged=True), key=lambda e: e.id)
+        assert after == before
+        assert (await target.get_entity(cat.id, agent=A)).aliases == ["团子", "团团"]
+        assert (await target.get_entity(official.id, agent=A)).aliases == ["魔都"]
+        assert (await target.get(fact.id, agent=A)).valid_to == datetime(2024, 9, 3)
+        assert [(link.source, link.target) for link in await target.links([fact.id], agent=A)] == [(fact.id, event.id)]
+        merge = (await target.merges(agent=A))[0]
+        assert (merge.source, merge.target, merge.reason) == (umbrella.id, friend.id, "by hand")
+        await target.undo_merge(merge.id, agent=A)
+        assert (await target.get_entity(friend.id, agent=A)).aliases == ["雨雨"]
+        await target.close()
+
+    asyncio.run(run())
