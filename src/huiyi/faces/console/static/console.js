@@ -184,6 +184,7 @@ function memoryForm(m) {
     <label>${t("importance")}<input name="importance" type="number" min="0" max="1" step="0.05" value="${m ? m.importance : 0.5}" style="width:6rem"></label>
     <label style="flex:1 1 100%">${t("keywords")}<input name="keywords" value="${esc(m ? m.keywords.join(", ") : "")}"></label>
     ${m ? `<label style="flex:1 1 100%">${t("insight")}<input name="insight" value="${esc(m.insight)}"></label>` : ""}
+    ${m && m.kind === "fact" ? `<label>${t("validTo")}<input name="valid_to" type="datetime-local" value="${esc(m.valid_to ? String(m.valid_to).slice(0, 16) : "")}"></label>` : ""}
     </div><p><button class="primary" type="submit">${m ? t("saveChanges") : t("create")}</button>
     ${m ? `<button type="button" class="danger" id="memdelete">${t("delete")}</button>` : ""}</p></form>`;
 }
@@ -194,6 +195,7 @@ function formFields(form) {
   if ("place" in data) out.place = data.place;
   if ("insight" in data) out.insight = data.insight;
   if ("kind" in data) out.kind = data.kind;
+  if ("valid_to" in data) out.valid_to = data.valid_to ? data.valid_to + ":00" : null;
   return out;
 }
 
@@ -220,6 +222,8 @@ async function memoryDetail(m) {
     ${memoryForm(m)}
     ${fact ? `<h3>${t("facts")}</h3><p>${esc(fact.subject)} —${esc(fact.predicate)}→ ${esc(fact.object)}</p>` : ""}
     <h3>${t("links")}</h3><div id="memlinks" class="small muted">${t("loading")}</div>
+    <form id="linkform" class="row" style="margin-top:.25rem"><label style="flex:1">${t("linkTo")}<input name="target" required placeholder="mem_…"></label>
+      <label>${t("kind")}<select name="kind">${["related", "cause", "reference"].map((k) => `<option>${k}</option>`).join("")}</select></label><button>${t("addLink")}</button></form>
     <h3>${t("provenance")}</h3><div id="memsources" class="small muted">${t("loading")}</div>`;
   $("#memform").addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -236,6 +240,13 @@ async function memoryDetail(m) {
     $("#memdetail").innerHTML = `<p class="muted">${t("select")}</p>`;
     listMemories();
   });
+  $("#linkform").addEventListener("submit", (ev) => ev.preventDefault());
+  $("#linkform").addEventListener("submit", safely(async (ev) => {
+    const data = Object.fromEntries(new FormData(ev.target).entries());
+    await api("POST", "/v1/links", { agent: S.agent, ...scopeParams(), source: m.id, target: data.target.trim(), kind: data.kind });
+    await memoryDetail(m);
+    status(t("saved"));
+  }));
   const links = await api("GET", "/v1/links?" + qs({ agent: S.agent, ids: [m.id] }));
   const others = links.map((l) => (l.source === m.id ? l.target : l.source));
   const texts = {};
@@ -352,14 +363,16 @@ async function listReports() {
 }
 function reportHead(r) {
   const counts = Object.entries(r.counts).map(([k, v]) => `${esc(k)} ${v}`).join(" · ") || t("noChanges");
-  return `<span class="tag ok">${esc(r.kind === "summarize" ? t("summaries") : t("consolidate"))}</span>${r.dry_run ? `<span class="tag pending">${t("dryRunTag")}</span>` : ""}<span class="tag">${esc(scopeLabel(r.scope))}</span>${esc(fmt(r.at))} · ${counts}`;
+  return `<span class="tag ok">${esc(r.kind === "summarize" ? t("summaries") : t("consolidate"))}</span>${r.dry_run ? `<span class="tag pending">${t("dryRunTag")}</span>` : ""}<span class="tag">${esc(scopeLabel(r.scope))}</span>${r.body && r.body.day ? `${esc(r.body.day)} · ` : ""}${esc(fmt(r.at))} · ${counts}`;
 }
 function reportBody(r, head) {
   const b = r.body || {};
   const top = head ? `<h3 class="reporthead">${reportHead(r)}</h3>` : "";
   if (r.kind === "summarize") return top + (b.summaries || []).map((m) => `<div style="margin:.25rem 0"><span class="tag">${esc((m.data || {}).summary_kind || m.kind)}</span><pre>${esc(m.text)}</pre></div>`).join("");
   const changes = b.changes || [];
-  return top + `<table>${changes.map((c) => `<tr><td><span class="tag">${esc(c.step)}</span>${esc(c.kind)}</td><td class="small">${esc(c.reason)}</td><td class="small muted">${esc(JSON.stringify(c.after ?? c.before ?? ""))}</td></tr>`).join("")}</table>
+  const value = (v) => (v === null || v === undefined ? "" : short(typeof v === "string" ? v : JSON.stringify(v), 60));
+  return top + `<table>${changes.map((c) => `<tr><td><span class="tag">${esc(c.step)}</span>${c.kind !== c.step ? esc(c.kind) : ""}</td><td class="small">${esc(c.reason)}</td>
+    <td class="small muted">${esc(value(c.before))}${c.before !== undefined && c.after !== undefined ? " → " : ""}${esc(value(c.after))}</td><td class="small muted hide-narrow">${esc((c.ids || []).join(" "))}</td></tr>`).join("")}</table>
     ${b.changes_cut ? `<p class="muted">… ${b.changes_cut} ${t("changes")}</p>` : ""}${(b.errors || []).length ? `<pre>${esc(b.errors.join("\n"))}</pre>` : ""}`;
 }
 

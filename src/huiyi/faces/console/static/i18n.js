@@ -26,6 +26,7 @@ window.I18N = {
     memoryNodes: "记忆", newEntity: "新建实体", name: "名字", type: "类型", aliases: "别名（逗号分隔）", predicate: "谓词",
     object: "宾语", addFact: "添加事实", closeFact: "标为失效", reopenFact: "恢复有效", confirmDeleteEntity: "确定删除这个实体？（并入它的实体一起删除，事实保留）",
     openInMemories: "在记忆列表中打开", noChanges: "没有变更", dryRunTag: "试运行", emptyBlock: "（还是空的）",
+    validTo: "失效时间（留空则有效）", linkTo: "关联到记忆 ID", addLink: "添加关联",
   },
   en: {
     agent: "Agent", scope: "Scope", apiKey: "API key", keyPrompt: "This service needs an API key.", save: "Save",
@@ -57,5 +58,6 @@ window.I18N = {
     predicate: "predicate", object: "object", addFact: "Add fact", closeFact: "close", reopenFact: "reopen",
     confirmDeleteEntity: "Delete this entity? (Entities merged into it go too; facts stay.)",
     openInMemories: "Open in the memory list", noChanges: "no changes", dryRunTag: "dry run", emptyBlock: "(empty so far)",
+    validTo: "closed at (empty: still true)", linkTo: "link to memory id", addLink: "Add link",
   },
 };
