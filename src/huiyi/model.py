@@ -496,17 +496,3 @@ class RecallResult(_Model):
     hits: list[RecallHit]
     timings_ms: dict[str, float] = Field(default_factory=dict)
     info: dict[str, Any] = Field(default_factory=dict)
-
-
-class RunReport(_Model):
-    """What one maintenance run did to a scope (a consolidation, a dry run of one, or a day's summaries),
-    kept so a console can show the last ones."""
-
-    id: str = Field(default_factory=lambda: new_id("rep"))
-    agent: str
-    scope: str  # the scope's tag: official, person:<id> or space:<id>
-    kind: str  # consolidate or summarize
-    at: datetime
-    dry_run: bool = False
-    counts: dict[str, int] = Field(default_factory=dict)  # changes (or summaries) by kind
-    body: dict[str, Any] = Field(default_factory=dict)  # the report itself, as JSON

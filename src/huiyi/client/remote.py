@@ -16,7 +16,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter
 
-from huiyi.client.models import Context, Erasure, Unreachable, error_of
+from huiyi.client.models import Context, Erasure, Report, Unreachable, error_of
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import (
     CoreBlock,
@@ -32,7 +32,6 @@ from huiyi.model import (
     MessageIn,
     Person,
     RecallResult,
-    RunReport,
 )
 
 __all__ = ["DEFAULT_URL", "AsyncClient", "MessageLike"]
@@ -328,9 +327,9 @@ class AsyncClient:
         path = f"/v1/merges/{quote(merge_id, safe='')}/undo"
         return await self._model(EntityMerge, "POST", path, params={"agent": agent})
 
-    async def reports(self, *, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
+    async def reports(self, *, agent: str, scope: str | None = None, limit: int = 20) -> list[Report]:
         params = {"agent": agent, "scope": scope, "limit": limit}
-        return await self._list(RunReport, "GET", "/v1/reports", params=params)
+        return await self._list(Report, "GET", "/v1/reports", params=params)
 
     # recall ------------------------------------------------------------------------------------
     async def recall(

@@ -17,7 +17,8 @@ from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Who, _Body, error_responses
 from huiyi.faces.http_times import aware
 from huiyi.memory import AsyncMemory
-from huiyi.model import Entity, EntityType, RunReport
+from huiyi.model import Entity, EntityType
+from huiyi.store.base import RunReport
 
 __all__ = ["entities_router"]
 

@@ -23,11 +23,10 @@ from huiyi.model import (
     MemoryKind,
     Message,
     Person,
-    RunReport,
     Scope,
     new_id,
 )
-from huiyi.store.base import ScopeStats
+from huiyi.store.base import RunReport, ScopeStats
 from huiyi.text import tokens
 
 log = logging.getLogger(__name__)

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
 from huiyi.model import (
     Entity,
@@ -28,8 +29,8 @@ from huiyi.model import (
     MemoryKind,
     Message,
     Person,
-    RunReport,
     Scope,
+    new_id,
 )
 
 Vectors = np.ndarray[Any, np.dtype[np.float32]]
@@ -106,6 +107,22 @@ class ScopeStats:
     memories: int = 0
     last_activity: datetime | None = None
     last_written: datetime | None = None
+
+
+class RunReport(BaseModel):
+    """What one maintenance run did to a scope (a consolidation, a dry run of one, or a day's summaries),
+    kept so a console can show the last ones."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(default_factory=lambda: new_id("rep"))
+    agent: str
+    scope: str  # the scope's tag: official, person:<id> or space:<id>
+    kind: str  # consolidate or summarize
+    at: datetime
+    dry_run: bool = False
+    counts: dict[str, int] = Field(default_factory=dict)  # changes (or summaries) by kind
+    body: dict[str, Any] = Field(default_factory=dict)  # the report itself, as JSON
 
 
 @runtime_checkable

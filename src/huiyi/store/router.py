@@ -33,10 +33,9 @@ from huiyi.model import (
     MemoryKind,
     Message,
     Person,
-    RunReport,
     Scope,
 )
-from huiyi.store.base import Claim, Erasure, RouteHits, ScopeStats, Store, Terms, Vectors, Writes
+from huiyi.store.base import Claim, Erasure, RouteHits, RunReport, ScopeStats, Store, Terms, Vectors, Writes
 
 
 class RoutedStore:

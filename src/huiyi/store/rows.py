@@ -25,10 +25,9 @@ from huiyi.model import (
     MemoryKind,
     Message,
     Person,
-    RunReport,
     Scope,
 )
-from huiyi.store.base import ScopeStats
+from huiyi.store.base import RunReport, ScopeStats
 
 Row = Sequence[Any]
 

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from huiyi.model import Job, JobState, RunReport
+from huiyi.model import Job, JobState
 from huiyi.store import rows
+from huiyi.store.base import RunReport
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.rows import JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
 

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from huiyi.model import Job, JobState, RunReport
+from huiyi.model import Job, JobState
 from huiyi.store import rows
+from huiyi.store.base import RunReport
 from huiyi.store.rows import JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
 

@@ -135,7 +135,7 @@ function addFact(e, data, g) {
   const other = g.entities.find((x) => !x.merged_into && (x.name === object || x.aliases.includes(object)));
   const fact = { subject: e.name, subject_type: e.type, predicate: data.predicate.trim(), object, keyword: data.predicate.trim() };
   if (other) fact.object_type = other.type;
-  return api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), kind: "fact", text: `${e.name}${fact.predicate}${object}`, data: fact, importance: 0.6 });
+  return api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), kind: "fact", text: `${e.name}${fact.predicate}${object}`, data: fact, importance: 0.6, time: nowLocal() });
 }
 
 // an entity's name, type and aliases; null: a new entity of the chosen scope
