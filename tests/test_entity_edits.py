@@ -220,3 +220,12 @@ def test_a_corrected_store_moves_whole_through_export_and_import(tmp_path: Path,
         await target.close()
 
     asyncio.run(run())
+
+
+def test_forgetting_messages_drops_the_reports_of_their_scope(memory: Memory) -> None:
+    said = memory.add(["我家的猫叫团子"], agent=A, person=P)
+    memory.add(["我的狗叫豆豆"], agent=A, person="阿哲")
+    memory.consolidate(agent=A, person=P, dry_run=True)
+    memory.consolidate(agent=A, person="阿哲", dry_run=True)
+    memory.forget_messages([said[0].id], agent=A)
+    assert [r.scope for r in memory.reports(agent=A)] == ["person:阿哲"]

@@ -236,9 +236,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE jobs ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
     UPDATE jobs SET claims = attempts;
     """,
-    # console2: the reports of maintenance runs (consolidations, dry runs, summaries), newest read first
+    # console2: the reports of maintenance runs (consolidations, dry runs, summaries), newest read first;
+    # IF NOT EXISTS, so a store rolled back to an older version (as tests do) migrates again
     """
-    CREATE TABLE reports (
+    CREATE TABLE IF NOT EXISTS reports (
         seq BIGSERIAL,
         id TEXT PRIMARY KEY,
         agent TEXT NOT NULL,
@@ -249,6 +250,6 @@ MIGRATIONS: list[str] = [
         counts JSONB NOT NULL DEFAULT '{}',
         body JSONB NOT NULL DEFAULT '{}'
     );
-    CREATE INDEX reports_scope ON reports (agent, scope, seq);
+    CREATE INDEX IF NOT EXISTS reports_scope ON reports (agent, scope, seq);
     """,
 ]
