@@ -67,6 +67,21 @@ def scenario(memory: Any) -> dict[str, Any]:
     seen["person_memories"] = sorted({item.kind for item in memory.memories(agent=A, person=P, limit=1000)})
     seen["core_blocks"] = memory.core_blocks_for(agent=A, person=P)
 
+    seen["update"] = memory.update("n1", {"text": "祈煜的生日是三月八日", "importance": 0.7}, agent=A).text
+    made = memory.create_entity("团子", agent=A, person=P, type="具体实体", aliases=["团团"])
+    seen["entity"] = (made.name, made.type, made.aliases, made.scope)
+    seen["entity_update"] = memory.update_entity(made.id, {"aliases": ["团团", "小团"]}, agent=A).aliases
+    seen["entities"] = [e.name for e in memory.entities(agent=A, person=P)]
+    seen["get_entity"] = memory.get_entity(made.id, agent=A).aliases
+    with pytest.raises(InvalidInput):
+        memory.create_entity("小团", agent=A, person=P)  # a name another entity of the scope holds
+    seen["delete_entity"] = memory.delete_entity(made.id, agent=A)
+    with pytest.raises(NotFound):
+        memory.get_entity(made.id, agent=A)
+    seen["merges"] = memory.merges(agent=A)
+    memory.consolidate(agent=A, person=P, dry_run=True)
+    seen["reports"] = [(r.kind, r.scope, r.dry_run) for r in memory.reports(agent=A)]
+
     memory.delete(other.id, agent=A)
     with pytest.raises(NotFound):
         memory.get(other.id, agent=A)

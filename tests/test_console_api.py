@@ -59,7 +59,7 @@ def test_scopes_list_persons_spaces_and_counts(client: TestClient) -> None:
 
 
 def test_search_filters_and_patch_changes_recall(client: TestClient) -> None:
-    found = client.get("/v1/search", params={**P, "q": "养了一只猫"}).json()
+    found = client.get("/v1/search", params={**P, "q": "养了一只猫", "kind": "fact"}).json()
     assert found["total"] == 1
     fact = found["items"][0]
     assert fact["sources"]  # provenance
@@ -139,3 +139,19 @@ def test_export_and_import_carry_entities_links_and_merges(demo: Path, tmp_path:
         await target.close()
 
     asyncio.run(run())
+
+
+def test_scope_times_keep_their_zones_and_the_demo_shows_reports_and_a_block(client: TestClient) -> None:
+    """A scope's last message is wall-clock time and a memory's writing UTC: neither is read as the other."""
+    scopes = {s["scope"]: s for s in client.get("/v1/scopes", params={"agent": AGENT}).json()}
+    assert scopes["person:木木"]["last_activity"] == "2024-09-27T12:10:40+08:00"
+    official = scopes["official"]  # no messages: its newest memory's writing, moved into the zone
+    assert official["last_activity"] == official["last_written"] and official["last_written"].endswith("+08:00")
+    agents = client.get("/v1/agents").json()
+    assert agents[0]["last_activity"] == max(s["last_activity"] for s in scopes.values())
+    reports = client.get("/v1/reports", params={"agent": AGENT}).json()
+    assert {r["kind"] for r in reports} == {"summarize"}
+    assert {"person:木木", "space:读书会"} <= {r["scope"] for r in reports}
+    assert reports[0]["at"].endswith("+08:00") and reports[0]["counts"]
+    blocks = client.get("/v1/core_blocks", params=P).json()
+    assert [b["label"] for b in blocks["blocks"]] == ["human"] and "团子" in blocks["blocks"][0]["text"]

@@ -1,6 +1,7 @@
 """The web console in a real browser (headless Chromium driven by Playwright): the tests click through the
-demo store — find a memory, edit it, see the change in recall; undo a merge; retry a failed job; run the
-debugger — and keep their screenshots in docs/console/ (the README shows the best of them).
+demo store — find a memory, edit it, see the change in recall; edit an entity and its facts; undo a merge;
+retry a failed job; run consolidation and find its report kept; run the debugger under changed weights —
+and keep their screenshots in docs/console/ (the README shows the best of them).
 
 CI installs Chromium with apt when /usr/bin/chromium is missing (.ci/run); Playwright only drives it.
 """
@@ -102,7 +103,16 @@ def page(browser_context: Any, base_url: str) -> Iterator[Any]:
     page.wait_for_selector("body[data-ready='1']")
     yield page
     page.close()
-    assert errors == []
+    expected = ALLOWED.pop(id(page), ())
+    assert [e for e in errors if not any(allowed in e for allowed in expected)] == []
+
+
+ALLOWED: dict[int, tuple[str, ...]] = {}  # page -> console errors a test causes on purpose
+
+
+def allow_errors(page: Any, *parts: str) -> None:
+    """Let this page log errors holding one of ``parts`` (the browser logs every 4xx answer it gets)."""
+    ALLOWED[id(page)] = (*ALLOWED.get(id(page), ()), *parts)
 
 
 def shot(page: Any, name: str, full: bool = True) -> None:
@@ -128,6 +138,7 @@ def test_find_a_memory_edit_it_and_see_the_change_in_recall(page: Any) -> None:
     page.select_option("#scope", "person:木木")
     open_tab(page, "memories")
     page.fill("#memq", "养了一只猫")
+    page.select_option("#memfilters select[name=kind]", "fact")
     page.click("#memfilters button[type=submit]")
     page.wait_for_function("document.querySelectorAll('#memtable tr[data-id]').length === 1")
     page.click("#memtable tr[data-id]")
@@ -137,7 +148,16 @@ def test_find_a_memory_edit_it_and_see_the_change_in_recall(page: Any) -> None:
     page.fill("#memform input[name=keywords]", "猫, 汤圆")
     page.click("#memform button[type=submit]")
     page.wait_for_function("document.querySelector('#status').textContent === '已保存'")
+    event = page.evaluate(
+        "fetch('/v1/search?' + new URLSearchParams({agent: '祈煜', person: '木木', q: '科目二', kind: 'event'}))"
+        ".then((r) => r.json()).then((d) => d.items[0].id)"
+    )
+    page.fill("#linkform input[name=target]", event)  # link it to another memory by hand
+    page.select_option("#linkform select[name=kind]", "reference")
+    page.click("#linkform button")
+    page.wait_for_function("document.querySelector('#memlinks').innerText.includes('科目二')")
     page.fill("#memq", "汤圆")
+    page.select_option("#memfilters select[name=kind]", "")
     page.click("#memfilters button[type=submit]")
     page.wait_for_function("document.querySelector('#memtable').innerText.includes('汤圆')")
 
@@ -155,6 +175,12 @@ def test_undo_a_wrong_merge(page: Any) -> None:
     page.wait_for_selector("#graphbox svg .node")
     assert page.locator("#graphbox .node[data-id='ent_demo_小雨伞']").count() == 0
     assert "名字相近" in page.inner_text("#mergetable")
+    assert page.locator("#graphbox .edge.closed").count() == 1  # the superseded colour, struck through
+    # the memory link (cause) between two events (the memory test may have added a reference)
+    assert page.locator("#graphbox .edge.link:has-text('cause')").count() == 1
+    page.click("#graphbox .node[data-id^='mem:'] circle >> nth=0")
+    page.wait_for_selector("#nodedetail #openmemory")
+    assert "cause" in page.inner_text("#nodedetail")
     page.click("#graphbox .node[data-id='ent_demo_木木'] circle")
     page.wait_for_selector("#nodedetail .tag.closed")  # the superseded colour is shown as such
     shot(page, "graph")
@@ -168,13 +194,63 @@ def test_retry_a_failed_job(page: Any) -> None:
     open_tab(page, "jobs")
     page.wait_for_selector("#jobtable [data-retry]")
     assert "429" in page.inner_text("#jobtable")
+    page.select_option("#scope", "person:木木")
+    page.wait_for_selector("#jobtable [data-retry]")
+    page.wait_for_selector("#reportlist details")
+    assert "读书会" in page.inner_text("#reportlist")  # the demo's summaries left their reports
+    before = page.locator("#reportlist details").count()
+    page.click("#dryrun")
+    page.wait_for_selector("#report .reporthead")
+    assert "试运行" in page.inner_text("#report") and "试运行" in page.inner_text("#reportlist details >> nth=0")
+    assert page.locator("#reportlist details").count() == before + 1
     shot(page, "jobs")
     job = page.get_attribute("#jobtable [data-retry]", "data-retry")
     page.click("#jobtable [data-retry]")
     page.wait_for_function("document.querySelector('#status').textContent === '已重新排队'")
     assert page.inner_text(f"#jobtable tr[data-job='{job}'] .tag") == "pending"
-    page.click("#dryrun")
-    page.wait_for_selector("#report h3")
+    page.reload()  # the reports are kept, not this page's memory
+    page.wait_for_selector("body[data-ready='1']")
+    open_tab(page, "jobs")
+    page.wait_for_selector("#reportlist details")
+    assert "试运行" in page.inner_text("#reportlist details >> nth=0")
+
+
+def test_edit_an_entity_and_its_facts_by_hand(page: Any) -> None:
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "graph")
+    page.click("#graphbox .node[data-id='ent_demo_团子'] circle")
+    page.wait_for_selector("#entityform")
+    page.fill("#entityform input[name=aliases]", "团团，小团子")
+    page.click("#entitysave")
+    page.wait_for_function("document.querySelector('#status').textContent === '已保存'")
+    assert "团团 / 小团子" in page.inner_text("#nodedetail")  # the form came back with the entity as stored
+    page.fill("#factform input[name=predicate]", "最爱吃")
+    page.fill("#factform input[name=object]", "猫条")
+    page.click("#factform button")
+    page.wait_for_function("document.querySelector('#nodedetail').innerText.includes('最爱吃')")
+    assert page.locator("#graphbox .node[data-id='lit:猫条']").count() == 1
+    page.click("#nodedetail .fact:has-text('最爱吃') [data-close-fact]")
+    page.wait_for_selector("#nodedetail .fact:has-text('最爱吃') .tag.closed")
+    shot(page, "entity")
+
+    page.click("#newentity")
+    allow_errors(page, "status of 422")
+    page.fill("#entityform input[name=name]", "小团子")  # an alias 团子 already holds
+    page.click("#entitysave")
+    page.wait_for_function("document.querySelector('#status').className === 'error'")
+    assert "already names" in page.inner_text("#status")
+    page.fill("#entityform input[name=name]", "汤圆店")
+    page.select_option("#entityform select[name=type]", "泛化实体")
+    page.click("#entitysave")
+    page.wait_for_function("document.querySelector('#status').textContent === '已创建'")
+    node = page.locator("#graphbox .node:has-text('汤圆店')")
+    assert node.count() == 1
+    node.locator("circle").click()
+    page.wait_for_selector("#entitydelete")
+    page.click("#entitydelete")
+    page.wait_for_function("document.querySelector('#status').textContent === '已删除'")
+    assert page.locator("#graphbox .node:has-text('汤圆店')").count() == 0
 
 
 def test_the_debugger_runs_two_recipes_side_by_side(page: Any) -> None:
@@ -205,10 +281,16 @@ def test_english_on_a_phone_screen(page: Any) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 400  # nothing pushes the page sideways
     shot(page, "phone", full=False)
+    for tab in ("graph", "jobs", "debug", "summaries"):
+        open_tab(page, tab)
+        page.wait_for_selector(f"#view-{tab} .card")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400, tab
+    assert page.inner_text("#newentity") == "New entity"
     page.click("#lang")  # back to Chinese for the other tests (kept in localStorage)
 
 
 def test_the_api_docs_work_offline(page: Any, base_url: str) -> None:
     page.goto(base_url + "/docs")
-    page.wait_for_selector(".swagger-ui .info")
+    # the first /openapi.json builds the schema of every route: seconds on a loaded machine
+    page.wait_for_selector(".swagger-ui .info .title", timeout=60_000)
     assert "huiyi" in page.inner_text(".swagger-ui .info")

@@ -312,6 +312,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Entities
+         * @description One scope's entities (official when no person or space is named); ``merged`` adds merged-away ones.
+         */
+        get: operations["list_entities_v1_entities_get"];
+        put?: never;
+        /**
+         * Create Entity
+         * @description Add an entity by hand; its name and aliases must be new to the scope.
+         */
+        post: operations["create_entity_v1_entities_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/entities/{entity_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Entity */
+        get: operations["get_entity_v1_entities__entity_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Entity
+         * @description Delete an entity with those merged into it and the merges naming them (facts stay).
+         */
+        delete: operations["delete_entity_v1_entities__entity_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Patch Entity
+         * @description Correct an entity's name, type or aliases.
+         */
+        patch: operations["patch_entity_v1_entities__entity_id__patch"];
+        trace?: never;
+    };
+    "/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reports
+         * @description The last reports of consolidations (dry runs too) and summaries, newest first.
+         */
+        get: operations["reports_v1_reports_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/recall": {
         parameters: {
             query?: never;
@@ -871,6 +940,11 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** Deleted */
+        Deleted: {
+            /** Deleted */
+            deleted: number;
+        };
         /** Entity */
         Entity: {
             /** Id */
@@ -912,6 +986,19 @@ export interface components {
              * @default false
              */
             undone?: boolean;
+        };
+        /**
+         * EntityPatch
+         * @description The fields of an entity to change; those left out stay. ``aliases`` replaces the list.
+         */
+        EntityPatch: {
+            /** Agent */
+            agent: string;
+            /** Name */
+            name?: string | null;
+            type?: components["schemas"]["EntityType"] | null;
+            /** Aliases */
+            aliases?: string[] | null;
         };
         /**
          * EntityType
@@ -1361,6 +1448,8 @@ export interface components {
             insight?: string | null;
             /** Importance */
             importance?: number | null;
+            /** Valid To */
+            valid_to?: string | null;
         };
         /**
          * Message
@@ -1441,6 +1530,24 @@ export interface components {
             ids: string[];
             /** Messages */
             messages?: components["schemas"]["Message"][];
+        };
+        /**
+         * NewEntity
+         * @description An entity of a scope (official when no person or space is named).
+         */
+        NewEntity: {
+            /** Agent */
+            agent: string;
+            /** Person */
+            person?: string | null;
+            /** Space */
+            space?: string | null;
+            /** Name */
+            name: string;
+            /** @default 具体实体 */
+            type?: components["schemas"]["EntityType"];
+            /** Aliases */
+            aliases?: string[];
         };
         /** NewMemory */
         NewMemory: {
@@ -1647,6 +1754,39 @@ export interface components {
             };
         };
         /**
+         * RunReport
+         * @description What one maintenance run did to a scope (a consolidation, a dry run of one, or a day's summaries),
+         *     kept so a console can show the last ones.
+         */
+        RunReport: {
+            /** Id */
+            id?: string;
+            /** Agent */
+            agent: string;
+            /** Scope */
+            scope: string;
+            /** Kind */
+            kind: string;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /**
+             * Dry Run
+             * @default false
+             */
+            dry_run?: boolean;
+            /** Counts */
+            counts?: {
+                [key: string]: number;
+            };
+            /** Body */
+            body?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
          * Scope
          * @description Whose memory an item is. Recall sees official plus the caller's own scopes, nothing else.
          *
@@ -1679,6 +1819,8 @@ export interface components {
             memories: number;
             /** Last Activity */
             last_activity?: string | null;
+            /** Last Written */
+            last_written?: string | null;
             person?: components["schemas"]["Person"] | null;
         };
         /**
@@ -2866,6 +3008,408 @@ export interface operations {
             };
             /** @description The body is larger than the configured limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is well-formed but breaks the route's rules. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_entities_v1_entities_get: {
+        parameters: {
+            query: {
+                agent: string;
+                person?: string | null;
+                space?: string | null;
+                merged?: boolean;
+            };
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Entity"][];
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid API key: send 'Authorization: Bearer <key>'. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This API key may not use this agent. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is well-formed but breaks the route's rules. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_entity_v1_entities_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewEntity"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Entity"];
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid API key: send 'Authorization: Bearer <key>'. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This API key may not use this agent. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is well-formed but breaks the route's rules. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_entity_v1_entities__entity_id__get: {
+        parameters: {
+            query: {
+                agent: string;
+            };
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                entity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Entity"];
+                };
+            };
+            /** @description No valid API key: send 'Authorization: Bearer <key>'. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This API key may not use this agent. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such memory, person or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is well-formed but breaks the route's rules. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_entity_v1_entities__entity_id__delete: {
+        parameters: {
+            query: {
+                agent: string;
+            };
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                entity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description No valid API key: send 'Authorization: Bearer <key>'. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This API key may not use this agent. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such memory, person or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is well-formed but breaks the route's rules. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    patch_entity_v1_entities__entity_id__patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                entity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EntityPatch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Entity"];
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid API key: send 'Authorization: Bearer <key>'. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This API key may not use this agent. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such memory, person or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is well-formed but breaks the route's rules. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reports_v1_reports_get: {
+        parameters: {
+            query: {
+                agent: string;
+                scope?: string | null;
+                limit?: number;
+            };
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunReport"][];
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid API key: send 'Authorization: Bearer <key>'. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This API key may not use this agent. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

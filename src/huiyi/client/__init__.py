@@ -8,11 +8,12 @@ app moves from an embedded store to a remote server by changing one line::
 
 Only the shared models (:mod:`huiyi.model`) and errors (:mod:`huiyi.errors`) are imported from the
 rest of huiyi; nothing of the server side. ``context`` answers a :class:`Context` (its ``text`` as the
-embedded one's), erasures an :class:`Erasure`, ``consolidate`` the server's report as JSON.
+embedded one's), erasures an :class:`Erasure`, kept reports a :class:`Report`, ``consolidate`` the
+server's report as JSON.
 """
 
 from huiyi.client.blocking import Client
-from huiyi.client.models import Context, Erasure, RemoteError, Unreachable
+from huiyi.client.models import Context, Erasure, RemoteError, Report, Unreachable
 from huiyi.client.remote import DEFAULT_URL, AsyncClient
 
-__all__ = ["DEFAULT_URL", "AsyncClient", "Client", "Context", "Erasure", "RemoteError", "Unreachable"]
+__all__ = ["DEFAULT_URL", "AsyncClient", "Client", "Context", "Erasure", "RemoteError", "Report", "Unreachable"]

@@ -8,6 +8,7 @@ remote keeps its ``except`` clauses; codes only HTTP has (unauthorized, forbidde
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -28,7 +29,7 @@ from huiyi.errors import (
 )
 from huiyi.model import MemoryItem, Message, RecallResult
 
-__all__ = ["Context", "Erasure", "RemoteError", "Unreachable", "error_of"]
+__all__ = ["Context", "Erasure", "RemoteError", "Report", "Unreachable", "error_of"]
 
 
 class Context(BaseModel):
@@ -51,6 +52,19 @@ class Erasure(BaseModel):
     persons: int = 0
     blocks: int = 0
     reindexed: int = 0
+
+
+class Report(BaseModel):
+    """A kept report of a maintenance run (the fields of the store's ``RunReport``)."""
+
+    id: str
+    agent: str
+    scope: str
+    kind: str
+    at: datetime
+    dry_run: bool = False
+    counts: dict[str, int] = Field(default_factory=dict)
+    body: dict[str, Any] = Field(default_factory=dict)
 
 
 class RemoteError(HuiyiError):

@@ -16,10 +16,13 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter
 
-from huiyi.client.models import Context, Erasure, Unreachable, error_of
+from huiyi.client.models import Context, Erasure, Report, Unreachable, error_of
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import (
     CoreBlock,
+    Entity,
+    EntityMerge,
+    EntityType,
     Job,
     Link,
     LinkKind,
@@ -276,6 +279,57 @@ class AsyncClient:
         body: dict[str, Any] = {"agent": agent, "person": person, "space": space, "source": source}
         body |= {"target": target, "kind": LinkKind(kind).value, "weight": weight}
         return await self._model(Link, "POST", "/v1/links", json=_drop_none(body))
+
+    async def update(self, memory_id: str, changes: Mapping[str, Any], *, agent: str) -> MemoryItem:
+        """Correct a memory: text, time, place, keywords, insight, importance; a fact's ``valid_to``."""
+        body = {key: value.isoformat() if isinstance(value, datetime) else value for key, value in changes.items()}
+        path = f"/v1/memories/{quote(memory_id, safe='')}"
+        return await self._model(MemoryItem, "PATCH", path, json={**body, "agent": agent})
+
+    # the graph -----------------------------------------------------------------------------------
+    async def entities(
+        self, *, agent: str, person: str | None = None, space: str | None = None, merged: bool = False
+    ) -> list[Entity]:
+        params = {"agent": agent, "person": person, "space": space, "merged": merged}
+        return await self._list(Entity, "GET", "/v1/entities", params=params)
+
+    async def get_entity(self, entity_id: str, *, agent: str) -> Entity:
+        path = f"/v1/entities/{quote(entity_id, safe='')}"
+        return await self._model(Entity, "GET", path, params={"agent": agent})
+
+    async def create_entity(
+        self,
+        name: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        type: EntityType | str = EntityType.SPECIFIC,
+        aliases: Sequence[str] = (),
+    ) -> Entity:
+        body: dict[str, Any] = {"agent": agent, "person": person, "space": space, "name": name}
+        body |= {"type": EntityType(type).value, "aliases": list(aliases)}
+        return await self._model(Entity, "POST", "/v1/entities", json=_drop_none(body))
+
+    async def update_entity(self, entity_id: str, changes: Mapping[str, Any], *, agent: str) -> Entity:
+        path = f"/v1/entities/{quote(entity_id, safe='')}"
+        return await self._model(Entity, "PATCH", path, json={**changes, "agent": agent})
+
+    async def delete_entity(self, entity_id: str, *, agent: str) -> int:
+        path = f"/v1/entities/{quote(entity_id, safe='')}"
+        found = await self._call("DELETE", path, params={"agent": agent})
+        return int(found["deleted"])
+
+    async def merges(self, *, agent: str) -> list[EntityMerge]:
+        return await self._list(EntityMerge, "GET", "/v1/merges", params={"agent": agent})
+
+    async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
+        path = f"/v1/merges/{quote(merge_id, safe='')}/undo"
+        return await self._model(EntityMerge, "POST", path, params={"agent": agent})
+
+    async def reports(self, *, agent: str, scope: str | None = None, limit: int = 20) -> list[Report]:
+        params = {"agent": agent, "scope": scope, "limit": limit}
+        return await self._list(Report, "GET", "/v1/reports", params=params)
 
     # recall ------------------------------------------------------------------------------------
     async def recall(

@@ -1,6 +1,7 @@
 """The demo store: the bundled conversation of 木木 with 祈煜, plus what a console should show on day one —
 a group chat, an official memory, a person's aliases and platform id, entities with facts (one of them
-superseded), linked events, an automatic merge that was wrong, and an extraction job that failed.
+superseded), linked events, an automatic merge that was wrong, an extraction job that failed, each
+day's summaries (with their reports) and a person's core block.
 
 Facts, entities and the merge are written directly (no LLM is needed), as extraction and consolidation
 would have written them.
@@ -9,7 +10,7 @@ would have written them.
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import date, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,11 @@ def seed_demo(directory: Path, config: Config | None = None) -> None:
         memory.remember("祈煜是一名住在上海的插画师，喜欢深夜画画。", agent=AGENT, importance=0.9, keywords=["插画师"])
         _graph(memory, {m.text: m.id for m in said})
         _failed_job(memory)
+        # a summary of each day (rule-written, as without an LLM) and the human block of 木木
+        for day in sorted({m.time.date() for m in said}):
+            memory.summarize(day, agent=AGENT, person=PERSON)
+        memory.summarize(date(2024, 9, 28), agent=AGENT, space=GROUP)
+        memory.core_block_append("human", "苏木（木木）：插画系学生，养了一只猫叫团子。", agent=AGENT, person=PERSON)
 
 
 def _entity(memory: Memory, scope: Scope, name: str, kind: EntityType, aliases: list[str] | None = None) -> Entity:

@@ -37,6 +37,7 @@ from huiyi.faces.console import mount_console
 from huiyi.faces.http_auth import Agents, Forbidden, Unauthorized, allowed_agents, check
 from huiyi.faces.http_browse import browse_router
 from huiyi.faces.http_debug import debug_router
+from huiyi.faces.http_entities import entities_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
 from huiyi.faces.http_models import (
     OUT_OF_RANGE,
@@ -190,6 +191,7 @@ def create_app(
 
     app.include_router(browse_router(memory))
     app.include_router(debug_router(memory))
+    app.include_router(entities_router(memory))
     mount_console(app)
 
     if proxy is not None:

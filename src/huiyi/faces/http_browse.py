@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
@@ -15,8 +16,10 @@ from pydantic import BaseModel, Field
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Int64, _Body, error_responses
+from huiyi.faces.http_times import aware, local, written
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, EntityMerge, Link, MemoryItem, MemoryKind, Message, Person, Scope, ScopeKind
+from huiyi.store.base import ScopeStats
 
 __all__ = ["browse_router"]
 
@@ -33,7 +36,8 @@ class ScopeInfo(BaseModel):
     key: str
     messages: int
     memories: int
-    last_activity: datetime | None = None
+    last_activity: datetime | None = None  # its last message (or, with none, its newest memory)
+    last_written: datetime | None = None  # when its newest memory was written
     person: Person | None = None  # a person scope's name, aliases and platform ids
 
 
@@ -55,6 +59,7 @@ class MemoryPatch(_Body):
     keywords: list[str] | None = Field(default=None, max_length=50)
     insight: str | None = Field(default=None, max_length=20000)
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    valid_to: datetime | None = None  # a fact's: when it stopped being true (null opens it again)
 
 
 class Graph(BaseModel):
@@ -70,9 +75,15 @@ class Found(BaseModel):
     total: int  # how many matched (of the newest ``SCAN`` read)
 
 
+def _last(stats: ScopeStats, zone: ZoneInfo) -> datetime | None:
+    """A scope's last activity in the configured zone: its last message, or its newest memory's writing."""
+    return aware(stats.last_activity, zone) or written(stats.last_written, zone)
+
+
 def browse_router(memory: AsyncMemory) -> APIRouter:
     """The routes over one store."""
     router = APIRouter(tags=["console"], route_class=GuardedRoute)
+    zone = ZoneInfo(memory.config.timezone)
 
     @router.get("/v1/agents", response_model=list[AgentInfo], responses=QUERY)
     async def list_agents(agents: Agents) -> list[AgentInfo]:
@@ -85,8 +96,9 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
             row.scopes += 1
             row.messages += stats.messages
             row.memories += stats.memories
-            if stats.last_activity and (row.last_activity is None or stats.last_activity > row.last_activity):
-                row.last_activity = stats.last_activity
+            last = _last(stats, zone)
+            if last and (row.last_activity is None or last > row.last_activity):
+                row.last_activity = last
         for agent in agents or []:
             if agent != "*" and agent not in found:
                 found[agent] = AgentInfo(agent=agent, scopes=0, messages=0, memories=0)
@@ -103,7 +115,18 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
             scope = Scope.from_tag(agent, stats.scope)
             seen.add(stats.scope)
             known = persons.get(scope.key) if scope.kind is ScopeKind.PERSON else None
-            out.append(ScopeInfo(**vars(stats), kind=scope.kind, key=scope.key, person=known))
+            out.append(
+                ScopeInfo(
+                    **{
+                        **vars(stats),
+                        "last_activity": _last(stats, zone),
+                        "last_written": written(stats.last_written, zone),
+                    },
+                    kind=scope.kind,
+                    key=scope.key,
+                    person=known,
+                )
+            )
         for person in persons.values():  # persons known by name but with nothing said yet
             if f"person:{person.id}" not in seen:
                 out.append(
@@ -166,6 +189,9 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         """Correct a memory: text, time, place, keywords, insight, importance (the rest stays)."""
         check(agents, body.agent)
         changes = body.model_dump(exclude_unset=True, exclude={"agent"})
+        for name in ("time", "valid_to"):  # stored as wall-clock time in the configured zone
+            if changes.get(name) is not None:
+                changes[name] = local(changes[name], zone)
         return await memory.update(memory_id, changes, agent=body.agent)
 
     @router.get("/v1/messages/{message_id}/chat", response_model=list[Message], responses=BY_ID)

@@ -55,7 +55,7 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
         if line.kind is MemoryKind.CHUNK:  # chunks are rebuilt from their messages
             counts.chunks_skipped += 1
         else:
-            await memory.remember(
+            made = await memory.remember(
                 line.text,
                 agent=agent,
                 person=None if line.space else line.person,
@@ -71,6 +71,8 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
                 insight=line.insight,
                 participants=line.participants,
             )
+            if line.valid_to is not None and line.kind is MemoryKind.FACT:  # a fact closed stays closed
+                await memory.update(made.id, {"valid_to": line.valid_to}, agent=agent)
             counts.memories += 1
         advance(1)
     await _apply_graph(memory, plan, counts)

@@ -53,6 +53,7 @@ class MemoryLine(_Line):
     place: str = ""
     insight: str = ""
     participants: list[str] = Field(default_factory=list)
+    valid_to: datetime | None = None  # a fact's: when it was closed
 
 
 class PersonLine(_Line):

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING
@@ -14,7 +15,7 @@ from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
 from huiyi.memory.common import _chat_of, _scope_of
 from huiyi.memory.items import Items
-from huiyi.model import MemoryItem
+from huiyi.model import MemoryItem, Scope
 from huiyi.store.base import Erasure
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ class Care(Items):
 
         scope = _scope_of(agent, person, space)
         since = await self._run(last_run, self.store, scope)
-        return await consolidate(
+        report = await consolidate(
             self.store,
             self.embedder,
             scope,
@@ -51,6 +52,17 @@ class Care(Items):
             dry_run,
             since=since,
         )
+        await self._keep_consolidation(report)
+        return report
+
+    async def _keep_consolidation(self, report: Report) -> None:
+        body = report.model_dump(mode="json", exclude={"scope"})
+        await self._keep_report("consolidate", report.scope, report.now, report.counts(), body, report.dry_run)
+
+    async def _keep_summaries(self, scope: Scope, day: date, made: Sequence[MemoryItem]) -> None:
+        counts = dict(Counter(str(item.summary.kind or "summary") for item in made))
+        body = {"day": day.isoformat(), "summaries": [item.model_dump(mode="json") for item in made]}
+        await self._keep_report("summarize", scope, self.now(), counts, body)
 
     async def summarize(
         self, day: date, *, agent: str, person: str | None = None, space: str | None = None
@@ -58,16 +70,19 @@ class Care(Items):
         """Write one day's summaries of a scope (daily, global, portraits, profiles, diary); they are memories."""
         from huiyi.flows.summarize.run import summarize_day
 
-        return await summarize_day(
+        scope = _scope_of(agent, person, space)
+        made = await summarize_day(
             self.store,
             self.embedder,
-            _scope_of(agent, person, space),
+            scope,
             day,
             self.now(),
             self.config,
             self._llm(),
             persona=self._persona(agent),
         )
+        await self._keep_summaries(scope, day, made)
+        return made
 
     async def maintain(self, *, catch_up: bool = True) -> tuple[list[Report], list[MemoryItem]]:
         """Consolidate every due scope and summarise every day that has messages and no summary yet.
@@ -78,6 +93,9 @@ class Care(Items):
         from huiyi.flows.summarize.run import summarize_due
 
         reports = await consolidate_due(self.store, self.embedder, self.config.consolidate, self.now(), self._llm())
+        for report in reports:
+            if report.changes or report.errors:  # a quiet scheduled run is not worth a report
+                await self._keep_consolidation(report)
         summaries = await summarize_due(
             self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona(), catch_up=catch_up
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -15,16 +16,26 @@ from huiyi.model import (
     CoreBlock,
     Entity,
     EntityMerge,
+    EntityType,
     Link,
     LinkKind,
     MemoryItem,
     MemoryKind,
     Message,
     Person,
+    Scope,
     new_id,
 )
-from huiyi.store.base import ScopeStats
+from huiyi.store.base import RunReport, ScopeStats
 from huiyi.text import tokens
+
+log = logging.getLogger(__name__)
+
+# what ``update_entity`` may change of an entity
+ENTITY_EDITABLE = frozenset({"name", "type", "aliases"})
+NAME_CHARS = 200  # the longest entity name or alias
+MAX_ALIASES = 100
+REPORT_CHANGES = 300  # changes of one report kept in full; the counts cover the rest
 
 
 class Items(MemoryBase):
@@ -119,14 +130,17 @@ class Items(MemoryBase):
         return await self._run(self.store.get_messages, agent, ids)
 
     async def update(self, memory_id: str, changes: Mapping[str, Any], *, agent: str) -> MemoryItem:
-        """Correct a memory: its text, time, place, keywords, insight or importance (seed 000's CRUD).
+        """Correct a memory: its text, time, place, keywords, insight or importance (seed 000's CRUD);
+        a fact's ``valid_to`` closes it (None opens it again).
 
         A changed text, time, place or keywords re-indexes it under the same id, keeping its links,
         strength and history; importance and insight alone are written in place."""
-        unknown = set(changes) - EDITABLE
+        unknown = set(changes) - EDITABLE - {"valid_to"}
         if unknown:
             raise InvalidInput(f"these memory fields cannot be edited: {sorted(unknown)}")
         item = await self.get(memory_id, agent=agent)
+        if "valid_to" in changes and item.kind is not MemoryKind.FACT:
+            raise InvalidInput("only a fact can be closed (valid_to)")
         try:
             new = MemoryItem.model_validate({**item.model_dump(), **changes})
         except ValueError as exc:
@@ -137,7 +151,7 @@ class Items(MemoryBase):
             raise InvalidInput(
                 f"memory text has {len(new.text)} characters; limit {self.config.ingest.max_message_chars}"
             )
-        in_place = {name: getattr(new, name) for name in ("importance", "insight") if name in changes}
+        in_place = {name: getattr(new, name) for name in ("importance", "insight", "valid_to") if name in changes}
         if {"text", "time", "place", "keywords"} & set(changes):
             links = await self._run(self.store.links_of, agent, [memory_id])
             vector = await self._run(self.embedder.embed_passages, [new.text])
@@ -240,3 +254,116 @@ class Items(MemoryBase):
     ) -> CoreBlock:
         """Replace the one occurrence of ``old`` in a core block the caller owns."""
         return await self._run(functools.partial(self.core_memory.replace, label, old, new, agent=agent, person=person))
+
+    # entities by hand (seed 000's official CRUD) -------------------------------------------------
+    async def get_entity(self, entity_id: str, *, agent: str) -> Entity:
+        found = await self._run(self.store.get_entities, agent, [entity_id])
+        if not found:
+            raise NotFound(f"no entity {entity_id!r} for agent {agent!r}")
+        return found[0]
+
+    async def create_entity(
+        self,
+        name: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        type: EntityType | str = EntityType.SPECIFIC,
+        aliases: Sequence[str] = (),
+    ) -> Entity:
+        """Add an entity to a scope by hand (official when no person or space is named).
+
+        Its name and aliases must be new to the scope: facts reach an entity by name."""
+        scope = _scope_of(agent, person, space)
+        try:
+            entity = Entity(scope=scope, name=name, type=EntityType(type), aliases=list(aliases))
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        return await self._put_checked(_cleaned(entity))
+
+    async def update_entity(self, entity_id: str, changes: Mapping[str, Any], *, agent: str) -> Entity:
+        """Correct an entity: its name, type or aliases (replaced as given); the rest stays."""
+        unknown = set(changes) - ENTITY_EDITABLE
+        if unknown:
+            raise InvalidInput(f"these entity fields cannot be edited: {sorted(unknown)}")
+        entity = await self.get_entity(entity_id, agent=agent)
+        if entity.merged_into:
+            raise InvalidInput(f"entity {entity_id!r} is merged into {entity.merged_into!r}: undo the merge to edit it")
+        try:
+            new = Entity.model_validate({**entity.model_dump(), **changes})
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        return await self._put_checked(_cleaned(new))
+
+    async def delete_entity(self, entity_id: str, *, agent: str) -> int:
+        """Delete an entity, with the entities merged into it and every merge naming them; facts stay.
+
+        Returns how many entities went."""
+        entity = await self.get_entity(entity_id, agent=agent)
+        if entity.merged_into:
+            raise InvalidInput(f"entity {entity_id!r} is merged into {entity.merged_into!r}: undo the merge first")
+        scope_entities = await self._run(self.store.list_entities, [entity.scope], True)
+        gone = {entity.id}
+        while True:  # what was merged into it, and into those
+            more = {e.id for e in scope_entities if e.merged_into in gone} - gone
+            if not more:
+                break
+            gone |= more
+        return await self._run(self.store.delete_entities, agent, sorted(gone))
+
+    async def _put_checked(self, entity: Entity) -> Entity:
+        """Store an entity whose names no other entity of its scope holds."""
+        others = await self._run(self.store.list_entities, [entity.scope], True)
+        mine = {e.id for e in others if e.merged_into == entity.id} | {entity.id}
+        taken = {n: e for e in others if e.id not in mine and not e.merged_into for n in e.names}
+        for name in entity.names:
+            if name in taken:
+                raise InvalidInput(f"{name!r} already names entity {taken[name].id!r} ({taken[name].name}) here")
+        vector = await self._run(self.embedder.embed_passages, [entity.name])
+        stored = await self._run(self.store.upsert_entity, entity, vector[0])
+        tokens.add_words(entity.names)
+        return stored
+
+    # maintenance reports -------------------------------------------------------------------------
+    async def reports(self, *, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
+        """The last reports of consolidations (dry runs too) and summaries, newest first; ``scope`` a tag
+        (official, person:<id>, space:<id>) for one scope's only."""
+        if limit < 1:
+            raise InvalidInput("limit must be at least 1")
+        if scope is not None:
+            try:
+                Scope.from_tag(agent, scope)
+            except ValueError as exc:
+                raise InvalidInput(str(exc)) from exc
+        return await self._run(self.store.list_reports, agent, scope, limit)
+
+    async def _keep_report(
+        self, kind: str, scope: Scope, at: Any, counts: dict[str, int], body: dict[str, Any], dry_run: bool = False
+    ) -> None:
+        """Keep a run's report; a store that fails here costs the run nothing but its report."""
+        if isinstance(body.get("changes"), list) and len(body["changes"]) > REPORT_CHANGES:
+            body = {**body, "changes": body["changes"][:REPORT_CHANGES], "changes_cut": len(body["changes"])}
+        report = RunReport(
+            agent=scope.agent, scope=scope.tag, kind=kind, at=at, dry_run=dry_run, counts=counts, body=body
+        )
+        try:
+            await self._run(self.store.add_report, report)
+        except Exception:
+            log.exception("keeping a %s report of %s failed", kind, scope.tag)
+
+
+def _cleaned(entity: Entity) -> Entity:
+    """An entity's names trimmed, checked and without repeats (the name is not its own alias)."""
+    name = entity.name.strip()
+    aliases = [a.strip() for a in entity.aliases]
+    if not name:
+        raise InvalidInput("an entity needs a name")
+    if any(not a for a in aliases):
+        raise InvalidInput("an alias is empty")
+    if len(aliases) > MAX_ALIASES:
+        raise InvalidInput(f"an entity has at most {MAX_ALIASES} aliases")
+    if any(len(n) > NAME_CHARS for n in [name, *aliases]):
+        raise InvalidInput(f"a name or alias has at most {NAME_CHARS} characters")
+    kept = [a for a in dict.fromkeys(aliases) if a != name]
+    return entity.model_copy(update={"name": name, "aliases": kept})

@@ -150,6 +150,11 @@ class Memory:
     links = _blocking(AsyncMemory.links)
     retry_job = _blocking(AsyncMemory.retry_job)
     chat_around = _blocking(AsyncMemory.chat_around)
+    get_entity = _blocking(AsyncMemory.get_entity)
+    create_entity = _blocking(AsyncMemory.create_entity)
+    update_entity = _blocking(AsyncMemory.update_entity)
+    delete_entity = _blocking(AsyncMemory.delete_entity)
+    reports = _blocking(AsyncMemory.reports)
 
     def close(self) -> None:
         if self._closed:

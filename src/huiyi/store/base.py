@@ -16,7 +16,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 
-from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
+from pydantic import BaseModel, ConfigDict, Field
+
+from huiyi.model import (
+    Entity,
+    EntityMerge,
+    Job,
+    JobState,
+    Link,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Person,
+    Scope,
+    new_id,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -101,13 +115,31 @@ class RouteHits:
 @dataclass(frozen=True)
 class ScopeStats:
     """One scope of an agent as a console lists it: a tag (``official``, ``person:木木``, ``space:g1``),
-    how many messages and memories it holds, and when it last had one (epoch seconds, or None)."""
+    how many messages and memories it holds, when its last message was said (wall-clock time, like
+    every message's) and when its newest memory was written (UTC, like every ``created_at``)."""
 
     agent: str
     scope: str
     messages: int = 0
     memories: int = 0
     last_activity: datetime | None = None
+    last_written: datetime | None = None
+
+
+class RunReport(BaseModel):
+    """What one maintenance run did to a scope (a consolidation, a dry run of one, or a day's summaries),
+    kept so a console can show the last ones."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(default_factory=lambda: new_id("rep"))
+    agent: str
+    scope: str  # the scope's tag: official, person:<id> or space:<id>
+    kind: str  # consolidate or summarize
+    at: datetime
+    dry_run: bool = False
+    counts: dict[str, int] = Field(default_factory=dict)  # changes (or summaries) by kind
+    body: dict[str, Any] = Field(default_factory=dict)  # the report itself, as JSON
 
 
 @runtime_checkable
@@ -207,6 +239,12 @@ class JobStore(Protocol):
 
     def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]: ...
 
+    def add_report(self, report: RunReport) -> None:
+        """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them)."""
+
+    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
+        """An agent's reports (of one scope tag, or all), newest first."""
+
 
 @runtime_checkable
 class MemoryStore(Protocol):
@@ -272,6 +310,12 @@ class GraphStore(Protocol):
         """Split a merged entity back out, restoring both entities' names as they were."""
 
     def list_merges(self, agent: str) -> list[EntityMerge]: ...
+
+    def get_entities(self, agent: str, ids: Sequence[str]) -> list[Entity]:
+        """The agent's entities by id (merged-away ones too), in the order asked; unknown ids are left out."""
+
+    def delete_entities(self, agent: str, ids: Sequence[str]) -> int:
+        """Delete the agent's entities and every merge that names one of them; returns how many went."""
 
     def add_links(self, agent: str, links: Sequence[Link]) -> int:
         """Add memory-to-memory links (existing ones are kept); returns how many are new."""

@@ -24,7 +24,18 @@ from typing import Any
 
 from huiyi.errors import ScopeError, StoreError
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import Claim, Erasure, RankRow, RouteHits, ScopeStats, Store, Terms, Vectors, Writes
+from huiyi.store.base import (
+    Claim,
+    Erasure,
+    RankRow,
+    RouteHits,
+    RunReport,
+    ScopeStats,
+    Store,
+    Terms,
+    Vectors,
+    Writes,
+)
 
 
 class RoutedStore:
@@ -243,6 +254,12 @@ class RoutedStore:
         found.sort(key=lambda job: (job.created_at or datetime.min, job.id))
         return found[:limit]
 
+    def add_report(self, report: RunReport) -> None:
+        self.store_for(report.agent).add_report(report)
+
+    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
+        return self.store_for(agent).list_reports(agent, scope, limit)
+
     # memories ------------------------------------------------------------------------------------
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         return self.store_for(agent).get_memories(agent, ids)
@@ -293,6 +310,12 @@ class RoutedStore:
 
     def list_merges(self, agent: str) -> list[EntityMerge]:
         return self.store_for(agent).list_merges(agent)
+
+    def get_entities(self, agent: str, ids: Sequence[str]) -> list[Entity]:
+        return self.store_for(agent).get_entities(agent, ids)
+
+    def delete_entities(self, agent: str, ids: Sequence[str]) -> int:
+        return self.store_for(agent).delete_entities(agent, ids)
 
     def add_links(self, agent: str, links: Sequence[Link]) -> int:
         return self.store_for(agent).add_links(agent, links)

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import RankRow, ScopeStats
+from huiyi.store.base import RankRow, RunReport, ScopeStats
 
 Row = Sequence[Any]
 
@@ -26,6 +26,7 @@ JOB_COLUMNS = (
 )
 ENTITY_COLUMNS = "id, agent, scope, name, type, aliases, sources, merged_into"
 MERGE_COLUMNS = "id, agent, source, target, reason, at, undone"
+REPORT_COLUMNS = "id, agent, scope, kind, at, dry_run, counts, body"
 MEMORY_COLUMNS = (
     "rowid, id, agent, scope, kind, text, time, place, participants, keywords, insight,"
     " importance, strength, access_count, last_access, created_at, sources, data, feedback, valid_to"
@@ -229,15 +230,30 @@ def merge(row: Row, codec: Codec) -> EntityMerge:
 
 
 def scope_stats(messages: Sequence[Row], memories: Sequence[Row], codec: Codec) -> list[ScopeStats]:
-    """Scopes from ``agent, scope, count, last time`` rows of messages and of memories, merged and sorted."""
+    """Scopes from ``agent, scope, count, last time`` rows of messages and of memories, merged and sorted.
+
+    A message's time is wall-clock and a memory's ``created_at`` UTC, so each stays in its own field."""
     found: dict[tuple[str, str], ScopeStats] = {}
     for source, counted in ((messages, "messages"), (memories, "memories")):
         for agent, scope, count, last in source:
             old = found.get((agent, scope)) or ScopeStats(agent=agent, scope=scope)
-            when = codec.time(last)
-            latest = max((t for t in (old.last_activity, when) if t is not None), default=None)
             if counted == "messages":
-                found[agent, scope] = replace(old, messages=int(count), last_activity=latest)
+                found[agent, scope] = replace(old, messages=int(count), last_activity=codec.time(last))
             else:
-                found[agent, scope] = replace(old, memories=int(count), last_activity=latest)
+                found[agent, scope] = replace(old, memories=int(count), last_written=codec.time(last))
     return sorted(found.values(), key=lambda s: (s.agent, s.scope != "official", s.scope))
+
+
+def report(row: Row, codec: Codec) -> RunReport:
+    """A maintenance report from the columns ``REPORT_COLUMNS``."""
+    id_, agent, scope, kind, at, dry_run, counts, body = row[:8]
+    return RunReport(
+        id=id_,
+        agent=agent,
+        scope=scope,
+        kind=kind,
+        at=codec.time(at) or datetime.min,
+        dry_run=bool(dry_run),
+        counts=codec.json(counts),
+        body=codec.json(body),
+    )

@@ -17,7 +17,7 @@ from huiyi.store.rows import partition_key
 # the tables an erasure writes to, vacuumed after it
 _TOUCHED = (
     *("messages", "memories", "memory_vectors", "links", "entities", "entity_merges", "jobs"),
-    *("working_memory", "persons", "person_blocks", "partitions"),
+    *("working_memory", "persons", "person_blocks", "partitions", "reports"),
 )
 
 
@@ -86,6 +86,13 @@ class PostgresErase(PostgresMemories):
                 "COALESCE(payload->'message_ids', '[]'::jsonb) ?| %s::text[])",
                 (agent, scope, ids),
             ).rowcount
+            # maintenance reports that may quote what goes: of the erased messages' scopes, or naming the person
+            cur.execute(
+                "DELETE FROM reports WHERE agent = %s AND (scope = %s OR scope IN"
+                " (SELECT scope FROM messages WHERE agent = %s AND id = ANY(%s))"
+                " OR EXISTS (SELECT 1 FROM unnest(%s::text[]) n WHERE n <> '' AND strpos(body::text, n) > 0))",
+                (agent, scope, agent, ids, names),
+            )
             done.messages = cur.execute("DELETE FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, ids)).rowcount
             if names:
                 entity_ids = [

@@ -92,6 +92,19 @@ class PostgresGraph(PostgresConnection):
             cur.execute("UPDATE entity_merges SET undone = true WHERE id = %s", (merge_id,))
         return merge.model_copy(update={"undone": True})
 
+    def get_entities(self, agent: str, ids: Sequence[str]) -> list[Entity]:
+        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = %s AND id = ANY(%s)"
+        found = {row[0]: rows.entity(row, NATIVE) for row in self._rows(sql, (agent, list(ids)))}
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def delete_entities(self, agent: str, ids: Sequence[str]) -> int:
+        with self._write() as cur:
+            cur.execute(
+                "DELETE FROM entity_merges WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
+                (agent, list(ids), list(ids)),
+            )
+            return cur.execute("DELETE FROM entities WHERE agent = %s AND id = ANY(%s)", (agent, list(ids))).rowcount
+
     def list_merges(self, agent: str) -> list[EntityMerge]:
         found = self._rows(f"SELECT {MERGE_COLUMNS} FROM entity_merges WHERE agent = %s ORDER BY at, id", (agent,))
         return [rows.merge(row, NATIVE) for row in found]

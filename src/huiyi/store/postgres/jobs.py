@@ -8,8 +8,9 @@ from typing import Any
 
 from huiyi.model import Job, JobState
 from huiyi.store import rows
+from huiyi.store.base import RunReport
 from huiyi.store.postgres.connection import PostgresConnection
-from huiyi.store.rows import JOB_COLUMNS, NATIVE, json_text, naive
+from huiyi.store.rows import JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
 
 
 class PostgresJobs(PostgresConnection):
@@ -86,3 +87,29 @@ class PostgresJobs(PostgresConnection):
         sql += " ORDER BY created_at, id LIMIT %s"
         args.append(limit)
         return [rows.job(row, NATIVE) for row in self._rows(sql, args)]
+
+    def add_report(self, report: RunReport) -> None:
+        with self._write() as cur:
+            cur.execute(
+                f"INSERT INTO reports ({REPORT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (id) DO NOTHING",
+                (
+                    report.id,
+                    report.agent,
+                    report.scope,
+                    report.kind,
+                    naive(report.at),
+                    report.dry_run,
+                    json_text(report.counts),
+                    json_text(report.body),
+                ),
+            )
+
+    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
+        sql = f"SELECT {REPORT_COLUMNS} FROM reports WHERE agent = %s"
+        args: list[Any] = [agent]
+        if scope is not None:
+            sql += " AND scope = %s"
+            args.append(scope)
+        sql += " ORDER BY seq DESC LIMIT %s"
+        return [rows.report(row, NATIVE) for row in self._rows(sql, (*args, limit))]

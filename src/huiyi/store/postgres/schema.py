@@ -236,4 +236,20 @@ MIGRATIONS: list[str] = [
     ALTER TABLE jobs ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
     UPDATE jobs SET claims = attempts;
     """,
+    # console2: the reports of maintenance runs (consolidations, dry runs, summaries), newest read first;
+    # IF NOT EXISTS, so a store rolled back to an older version (as tests do) migrates again
+    """
+    CREATE TABLE IF NOT EXISTS reports (
+        seq BIGSERIAL,
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        at TIMESTAMP NOT NULL,
+        dry_run BOOLEAN NOT NULL DEFAULT false,
+        counts JSONB NOT NULL DEFAULT '{}',
+        body JSONB NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX IF NOT EXISTS reports_scope ON reports (agent, scope, seq);
+    """,
 ]

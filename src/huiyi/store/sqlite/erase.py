@@ -50,6 +50,7 @@ class SQLiteErase(SQLiteMemories):
                 "(SELECT 1 FROM json_each(jobs.payload, '$.message_ids') j JOIN erased e ON e.id = j.value))",
                 (agent, scope),
             ).rowcount
+            _erase_reports(conn, agent, scope, names)
             done.messages = conn.execute(
                 "DELETE FROM messages WHERE agent = ? AND id IN (SELECT id FROM erased)", (agent,)
             ).rowcount
@@ -145,3 +146,15 @@ def _erase_entities(conn: sqlite3.Connection, agent: str, names: Sequence[str]) 
         )
         conn.execute(f"DELETE FROM entities WHERE agent = ? AND id IN ({id_marks})", (agent, *chunk))
     return len(ids)
+
+
+def _erase_reports(conn: sqlite3.Connection, agent: str, scope: str | None, names: Sequence[str]) -> None:
+    """Maintenance reports that may quote what goes: of the erased messages' scopes, or naming the person."""
+    conn.execute(
+        "DELETE FROM reports WHERE agent = ? AND (scope IS ? OR scope IN "
+        "(SELECT scope FROM messages WHERE agent = ? AND id IN (SELECT id FROM erased)))",
+        (agent, scope, agent),
+    )
+    for name in names:
+        if name:
+            conn.execute("DELETE FROM reports WHERE agent = ? AND instr(body, ?) > 0", (agent, name))

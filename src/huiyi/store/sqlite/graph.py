@@ -117,6 +117,27 @@ class SQLiteGraph(SQLiteConnection):
         )
         return [rows.merge(row, TEXT) for row in found]
 
+    def get_entities(self, agent: str, ids: Sequence[str]) -> list[Entity]:
+        found: dict[str, Entity] = {}
+        for chunk in chunks(ids, 400):
+            sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = ? AND id IN ({marks(len(chunk))})"
+            found.update((row[0], rows.entity(row, TEXT)) for row in self._conn().execute(sql, (agent, *chunk)))
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def delete_entities(self, agent: str, ids: Sequence[str]) -> int:
+        deleted = 0
+        with self._write() as conn:
+            for chunk in chunks(ids, 400):
+                m = marks(len(chunk))
+                conn.execute(
+                    f"DELETE FROM entity_merges WHERE agent = ? AND (source IN ({m}) OR target IN ({m}))",
+                    (agent, *chunk, *chunk),
+                )
+                deleted += conn.execute(
+                    f"DELETE FROM entities WHERE agent = ? AND id IN ({m})", (agent, *chunk)
+                ).rowcount
+        return deleted
+
     def add_links(self, agent: str, links: Sequence[Link]) -> int:
         added = 0
         with self._write() as conn:

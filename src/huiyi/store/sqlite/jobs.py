@@ -9,7 +9,8 @@ from typing import Any
 
 from huiyi.model import Job, JobState
 from huiyi.store import rows
-from huiyi.store.rows import JOB_COLUMNS, TEXT, from_epoch, to_epoch
+from huiyi.store.base import RunReport
+from huiyi.store.rows import JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
 
 
@@ -98,3 +99,28 @@ class SQLiteJobs(SQLiteConnection):
         sql += " ORDER BY created_at, id LIMIT ?"
         args.append(limit)
         return [rows.job(row, TEXT) for row in self._conn().execute(sql, args)]
+
+    def add_report(self, report: RunReport) -> None:
+        with self._write() as conn:
+            conn.execute(
+                f"INSERT OR REPLACE INTO reports ({REPORT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    report.id,
+                    report.agent,
+                    report.scope,
+                    report.kind,
+                    to_epoch(report.at),
+                    int(report.dry_run),
+                    json_text(report.counts),
+                    json_text(report.body),
+                ),
+            )
+
+    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
+        sql = f"SELECT {REPORT_COLUMNS} FROM reports WHERE agent = ?"
+        args: list[Any] = [agent]
+        if scope is not None:
+            sql += " AND scope = ?"
+            args.append(scope)
+        sql += " ORDER BY rowid DESC LIMIT ?"
+        return [rows.report(row, TEXT) for row in self._conn().execute(sql, (*args, limit))]

@@ -204,6 +204,22 @@ MIGRATIONS: list[str] = [
     ALTER TABLE jobs ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
     UPDATE jobs SET claims = attempts;
     """,
+    # console2: the reports of maintenance runs (consolidations, dry runs, summaries), newest read first;
+    # IF NOT EXISTS, so a store rolled back to an older version (as tests do) migrates again
+    """
+    CREATE TABLE IF NOT EXISTS reports (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        at REAL NOT NULL,
+        dry_run INTEGER NOT NULL DEFAULT 0,
+        counts TEXT NOT NULL DEFAULT '{}',
+        body TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX IF NOT EXISTS reports_scope ON reports (agent, scope);
+    """,
 ]
 
 

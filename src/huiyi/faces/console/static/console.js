@@ -9,6 +9,9 @@ const t = (key) => (I18N[S.lang || "zh"] || I18N.zh)[key] || key;
 const fmt = (d) => (d ? String(d).replace("T", " ").slice(0, 16) : "");
 const num = (v, n = 3) => (typeof v === "number" ? v.toFixed(n) : esc(v));
 
+// an event handler whose failure is shown in the status line (api() already put the server's message there)
+const safely = (fn) => (...args) => Promise.resolve().then(() => fn(...args)).catch((e) => status(e.message, true));
+
 function status(text, error = false) {
   const box = $("#status");
   box.textContent = text || "";
@@ -181,6 +184,7 @@ function memoryForm(m) {
     <label>${t("importance")}<input name="importance" type="number" min="0" max="1" step="0.05" value="${m ? m.importance : 0.5}" style="width:6rem"></label>
     <label style="flex:1 1 100%">${t("keywords")}<input name="keywords" value="${esc(m ? m.keywords.join(", ") : "")}"></label>
     ${m ? `<label style="flex:1 1 100%">${t("insight")}<input name="insight" value="${esc(m.insight)}"></label>` : ""}
+    ${m && m.kind === "fact" ? `<label>${t("validTo")}<input name="valid_to" type="datetime-local" value="${esc(m.valid_to ? String(m.valid_to).slice(0, 16) : "")}"></label>` : ""}
     </div><p><button class="primary" type="submit">${m ? t("saveChanges") : t("create")}</button>
     ${m ? `<button type="button" class="danger" id="memdelete">${t("delete")}</button>` : ""}</p></form>`;
 }
@@ -191,6 +195,7 @@ function formFields(form) {
   if ("place" in data) out.place = data.place;
   if ("insight" in data) out.insight = data.insight;
   if ("kind" in data) out.kind = data.kind;
+  if ("valid_to" in data) out.valid_to = data.valid_to ? data.valid_to + ":00" : null;
   return out;
 }
 
@@ -217,6 +222,8 @@ async function memoryDetail(m) {
     ${memoryForm(m)}
     ${fact ? `<h3>${t("facts")}</h3><p>${esc(fact.subject)} —${esc(fact.predicate)}→ ${esc(fact.object)}</p>` : ""}
     <h3>${t("links")}</h3><div id="memlinks" class="small muted">${t("loading")}</div>
+    <form id="linkform" class="row" style="margin-top:.25rem"><label style="flex:1">${t("linkTo")}<input name="target" required placeholder="mem_…"></label>
+      <label>${t("kind")}<select name="kind">${["related", "cause", "reference"].map((k) => `<option>${k}</option>`).join("")}</select></label><button>${t("addLink")}</button></form>
     <h3>${t("provenance")}</h3><div id="memsources" class="small muted">${t("loading")}</div>`;
   $("#memform").addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -233,6 +240,13 @@ async function memoryDetail(m) {
     $("#memdetail").innerHTML = `<p class="muted">${t("select")}</p>`;
     listMemories();
   });
+  $("#linkform").addEventListener("submit", (ev) => ev.preventDefault());
+  $("#linkform").addEventListener("submit", safely(async (ev) => {
+    const data = Object.fromEntries(new FormData(ev.target).entries());
+    await api("POST", "/v1/links", { agent: S.agent, ...scopeParams(), source: m.id, target: data.target.trim(), kind: data.kind });
+    await memoryDetail(m);
+    status(t("saved"));
+  }));
   const links = await api("GET", "/v1/links?" + qs({ agent: S.agent, ids: [m.id] }));
   const others = links.map((l) => (l.source === m.id ? l.target : l.source));
   const texts = {};
@@ -251,68 +265,6 @@ async function memoryDetail(m) {
   }
   const messages = Array.from(seen.values()).sort((a, b) => (a.space === b.space ? a.seq - b.seq : a.space < b.space ? -1 : 1));
   $("#memsources").innerHTML = messages.length ? chat(messages, new Set(sources)) : esc(sources.join(", "));
-}
-
-// graph --------------------------------------------------------------------------------------------
-const TYPE_COLORS = { "主体": "#b5472b", "客体": "#2f7d4a", "具体实体": "#3a6ea5", "泛化实体": "#8a6bb0", literal: "#9aa5b1" };
-async function viewGraph() {
-  const box = $("#view-graph");
-  const g = await api("GET", "/v1/graph?" + withScope());
-  S.graph = g;
-  const types = Object.keys(TYPE_COLORS);
-  const hidden = S.hiddenTypes || (S.hiddenTypes = new Set());
-  box.innerHTML = `<div class="card row"><span>${t("entityTypes")}:</span>${types.map((ty) => `<label style="flex-direction:row;gap:.25rem"><input type="checkbox" data-type="${esc(ty)}" ${hidden.has(ty) ? "" : "checked"}><span style="color:${TYPE_COLORS[ty]}">●</span> ${esc(ty)}</label>`).join("")}</div>
-    <div class="split"><div id="graphbox"><div class="zoom"><button id="zin" title="${t("zoomIn")}">＋</button><button id="zout" title="${t("zoomOut")}">－</button></div></div>
-    <div class="card" id="nodedetail"><p class="muted">${t("clickNode")}</p></div></div>
-    <div class="cols"><div class="card"><h3>${t("merges")}</h3><div class="scroll"><table id="mergetable"></table></div></div>
-    <div class="card"><h3>${t("memoryLinks")}</h3><div id="linklist" class="small"></div></div></div>`;
-  $$("[data-type]", box).forEach((c) => c.addEventListener("change", () => { c.checked ? hidden.delete(c.dataset.type) : hidden.add(c.dataset.type); viewGraph(); }));
-  const names = {};
-  const nodes = [];
-  g.entities.filter((e) => !e.merged_into && !hidden.has(e.type)).forEach((e) => {
-    nodes.push({ id: e.id, label: e.name, color: TYPE_COLORS[e.type], entity: e });
-    [e.name, ...e.aliases].forEach((n) => { names[n] = e.id; });
-  });
-  const edges = [];
-  g.facts.forEach((f) => {
-    const d = f.data || {};
-    const source = names[d.subject];
-    let target = names[d.object];
-    if (!source || !d.object) return;
-    if (!target) {
-      if (hidden.has("literal")) return;
-      target = "lit:" + d.object;
-      if (!nodes.some((n) => n.id === target)) nodes.push({ id: target, label: d.object, color: TYPE_COLORS.literal, r: 6 });
-    }
-    edges.push({ source, target, label: d.predicate + (f.valid_to ? " ✕" : ""), closed: !!f.valid_to, fact: f });
-  });
-  const graph = drawGraph($("#graphbox"), nodes, edges, (n) => nodeDetail(n, g));
-  $("#zin").addEventListener("click", () => graph.zoom(1.25));
-  $("#zout").addEventListener("click", () => graph.zoom(0.8));
-  const entityName = Object.fromEntries(g.entities.map((e) => [e.id, e.name]));
-  $("#mergetable").innerHTML = `<tr><th></th><th>${t("reason")}</th><th class="hide-narrow">${t("time")}</th><th></th></tr>` +
-    (g.merges.map((m) => `<tr><td>${esc(entityName[m.source] || m.source)} → ${esc(entityName[m.target] || m.target)}</td><td>${esc(m.reason)}</td><td class="small hide-narrow">${esc(fmt(m.at))}</td>
-      <td>${m.undone ? `<span class="tag">${t("undone")}</span>` : `<button data-undo="${esc(m.id)}">${t("undo")}</button>`}</td></tr>`).join("") || `<tr><td colspan="4" class="muted">${t("nothing")}</td></tr>`);
-  $$("[data-undo]", box).forEach((b) => b.addEventListener("click", async () => {
-    await api("POST", `/v1/merges/${encodeURIComponent(b.dataset.undo)}/undo?` + qs({ agent: S.agent }));
-    await viewGraph();
-    status(t("undoneOk"));
-  }));
-  const texts = Object.fromEntries([...g.facts, ...g.events].map((f) => [f.id, f.text]));
-  $("#linklist").innerHTML = g.links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${esc(texts[l.source] || l.source)} → ${esc(texts[l.target] || l.target)}</div>`).join("") || `<span class="muted">${t("nothing")}</span>`;
-}
-
-async function nodeDetail(n, g) {
-  const box = $("#nodedetail");
-  const e = n.entity;
-  const names = e ? [e.name, ...e.aliases] : [n.label];
-  const facts = g.facts.filter((f) => names.includes((f.data || {}).subject) || names.includes((f.data || {}).object));
-  box.innerHTML = `<h3>${esc(n.label)} ${e ? `<span class="tag">${esc(e.type)}</span>` : ""}</h3>
-    ${e && e.aliases.length ? `<p class="small muted">${esc(e.aliases.join(" / "))}</p>` : ""}
-    <h3>${t("facts")}</h3>${facts.map((f) => `<div class="${f.valid_to ? "muted" : ""}">${esc(f.data.subject)} —${esc(f.data.predicate)}→ ${esc(f.data.object)} ${f.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}</div>`).join("") || t("none")}
-    <h3>${t("relatedMemories")}</h3><div id="nodememories" class="small">${t("loading")}</div>`;
-  const found = await api("GET", "/v1/search?" + withScope({ q: n.label, limit: 20 }));
-  $("#nodememories").innerHTML = found.items.filter((m) => m.kind !== "fact").map((m) => `<div><span class="tag">${esc(m.kind)}</span>${esc(m.text)}</div>`).join("") || t("none");
 }
 
 // recall debugger ----------------------------------------------------------------------------------
@@ -374,37 +326,54 @@ async function viewJobs() {
   const box = $("#view-jobs");
   const jobs = await api("GET", "/v1/jobs?" + qs({ agent: S.agent }));
   const shown = jobs.filter((j) => j.state !== "done" || (j.kind !== "extract" && j.kind !== "index"));
+  const scope = S.scopes.find((s) => s.scope === S.scope);
+  const day = (scope && scope.last_activity ? String(scope.last_activity) : new Date().toISOString()).slice(0, 10);
   box.innerHTML = `<div class="card"><h3>${t("jobs")}</h3><div class="scroll"><table id="jobtable"><tr><th>${t("kind")}</th><th>${t("state")}</th><th>${t("attempts")}</th><th>${t("error")}</th><th class="hide-narrow">${t("time")}</th><th></th></tr>
     ${shown.map((j) => `<tr data-job="${esc(j.id)}"><td>${esc(j.kind)}<div class="small muted">${esc(j.id)}</div></td><td><span class="tag ${esc(j.state)}">${esc(j.state)}</span></td><td class="num">${j.attempts}</td>
       <td class="small">${esc(j.last_error)}</td><td class="small hide-narrow">${esc(fmt(j.created_at))}</td><td>${j.state === "failed" ? `<button data-retry="${esc(j.id)}">${t("retry")}</button>` : ""}</td></tr>`).join("") || `<tr><td colspan="6" class="muted">${t("nothing")}</td></tr>`}
     </table></div></div>
     <div class="card"><h3>${t("maintenance")} · ${esc(scopeLabel(S.scope))}</h3><div class="row">
       <button id="dryrun">${t("dryRun")}</button><button id="consolidate" class="primary">${t("consolidate")}</button>
-      <label>${t("day")}<input type="date" id="sumday" value="${new Date().toISOString().slice(0, 10)}"></label><button id="summarize">${t("summarize")}</button></div>
+      <label>${t("day")}<input type="date" id="sumday" value="${esc(day)}"></label><button id="summarize">${t("summarize")}</button></div>
       <div id="report" style="margin-top:.75rem"></div></div>
-    <div class="card"><h3>${t("lastReports")}</h3><div class="small">${jobs.filter((j) => j.state === "done" && j.kind !== "extract").slice(-10).reverse().map((j) => `<div><span class="tag ok">${esc(j.kind)}</span>${esc(fmt(j.created_at))} <span class="muted">${esc(JSON.stringify(j.payload))}</span></div>`).join("") || `<span class="muted">${t("nothing")}</span>`}</div>
-      <div id="sessionreports"></div></div>`;
-  $$("[data-retry]", box).forEach((b) => b.addEventListener("click", async () => {
+    <div class="card"><h3>${t("lastReports")}</h3><div id="reportlist" class="small">${t("loading")}</div></div>`;
+  $$("[data-retry]", box).forEach((b) => b.addEventListener("click", safely(async () => {
     await api("POST", `/v1/jobs/${encodeURIComponent(b.dataset.retry)}/retry?` + qs({ agent: S.agent }));
     await viewJobs();
     status(t("retried"));
-  }));
-  const consolidate = async (dry) => {
+  })));
+  const run = (path, body) => safely(async () => {
     status(t("loading"));
-    const report = await api("POST", "/v1/consolidate", { agent: S.agent, ...scopeParams(), dry_run: dry });
+    await api("POST", path, { agent: S.agent, ...scopeParams(), ...body() });
+    const [latest] = await listReports();
     status("");
-    $("#report").innerHTML = `<h3>${t("report")} ${dry ? "(dry run)" : ""} · ${report.changes.length} ${t("changes")}</h3>
-      <table>${report.changes.map((c) => `<tr><td><span class="tag">${esc(c.step)}</span>${esc(c.kind)}</td><td class="small">${esc(c.reason)}</td><td class="small muted">${esc(JSON.stringify(c.after ?? c.before ?? ""))}</td></tr>`).join("")}</table>
-      ${report.errors.length ? `<pre>${esc(report.errors.join("\n"))}</pre>` : ""}`;
-  };
-  $("#dryrun").addEventListener("click", () => consolidate(true).catch((e) => status(e.message, true)));
-  $("#consolidate").addEventListener("click", () => consolidate(false).catch((e) => status(e.message, true)));
-  $("#summarize").addEventListener("click", async () => {
-    status(t("loading"));
-    const made = await api("POST", "/v1/summarize", { agent: S.agent, ...scopeParams(), day: $("#sumday").value });
-    status("");
-    $("#report").innerHTML = `<h3>${t("summaries")} · ${made.length}</h3>` + made.map((m) => `<div class="card"><span class="tag">${esc((m.data || {}).summary_kind || m.kind)}</span><pre>${esc(m.text)}</pre></div>`).join("");
+    $("#report").innerHTML = latest ? reportBody(latest, true) : "";
   });
+  $("#dryrun").addEventListener("click", run("/v1/consolidate", () => ({ dry_run: true })));
+  $("#consolidate").addEventListener("click", run("/v1/consolidate", () => ({ dry_run: false })));
+  $("#summarize").addEventListener("click", run("/v1/summarize", () => ({ day: $("#sumday").value })));
+  await listReports();
+}
+
+// the kept reports of consolidations, dry runs and summaries, newest first
+async function listReports() {
+  const reports = await api("GET", "/v1/reports?" + qs({ agent: S.agent, limit: 20 }));
+  $("#reportlist").innerHTML = reports.map((r) => `<details class="report" data-report="${esc(r.id)}"><summary>${reportHead(r)}</summary>${reportBody(r, false)}</details>`).join("") || `<span class="muted">${t("nothing")}</span>`;
+  return reports;
+}
+function reportHead(r) {
+  const counts = Object.entries(r.counts).map(([k, v]) => `${esc(k)} ${v}`).join(" · ") || t("noChanges");
+  return `<span class="tag ok">${esc(r.kind === "summarize" ? t("summaries") : t("consolidate"))}</span>${r.dry_run ? `<span class="tag pending">${t("dryRunTag")}</span>` : ""}<span class="tag">${esc(scopeLabel(r.scope))}</span>${r.body && r.body.day ? `${esc(r.body.day)} · ` : ""}${esc(fmt(r.at))} · ${counts}`;
+}
+function reportBody(r, head) {
+  const b = r.body || {};
+  const top = head ? `<h3 class="reporthead">${reportHead(r)}</h3>` : "";
+  if (r.kind === "summarize") return top + (b.summaries || []).map((m) => `<div style="margin:.25rem 0"><span class="tag">${esc((m.data || {}).summary_kind || m.kind)}</span><pre>${esc(m.text)}</pre></div>`).join("");
+  const changes = b.changes || [];
+  const value = (v) => (v === null || v === undefined ? "" : short(typeof v === "string" ? v : JSON.stringify(v), 60));
+  return top + `<table>${changes.map((c) => `<tr><td><span class="tag">${esc(c.step)}</span>${c.kind !== c.step ? esc(c.kind) : ""}</td><td class="small">${esc(c.reason)}</td>
+    <td class="small muted">${esc(value(c.before))}${c.before !== undefined && c.after !== undefined ? " → " : ""}${esc(value(c.after))}</td><td class="small muted hide-narrow">${esc((c.ids || []).join(" "))}</td></tr>`).join("")}</table>
+    ${b.changes_cut ? `<p class="muted">… ${b.changes_cut} ${t("changes")}</p>` : ""}${(b.errors || []).length ? `<pre>${esc(b.errors.join("\n"))}</pre>` : ""}`;
 }
 
 // summaries ----------------------------------------------------------------------------------------
@@ -423,18 +392,20 @@ async function viewBlocks() {
   const box = $("#view-blocks");
   const person = scopeParams().person;
   const found = await api("GET", "/v1/core_blocks?" + qs({ agent: S.agent, person }));
-  box.innerHTML = found.blocks.map((b) => {
+  // a label this agent and person may write but that holds nothing yet is shown empty, ready for its first line
+  const blocks = [...found.blocks, ...found.editable.filter((l) => !found.blocks.some((b) => b.label === l)).map((label) => ({ label, text: "" }))];
+  box.innerHTML = blocks.map((b) => {
     const editable = found.editable.includes(b.label);
-    return `<div class="card"><h3>${esc(b.label)} <span class="tag ${editable ? "ok" : ""}">${editable ? t("editable") : t("readOnly")}</span></h3><pre>${esc(b.text)}</pre>
+    return `<div class="card"><h3>${esc(b.label)} <span class="tag ${editable ? "ok" : ""}">${editable ? t("editable") : t("readOnly")}</span></h3>${b.text ? `<pre>${esc(b.text)}</pre>` : `<p class="muted">${t("emptyBlock")}</p>`}
       ${editable ? `<form class="row blockedit" data-label="${esc(b.label)}" style="margin-top:.5rem"><label style="flex:1">${t("replaceOld")}<input name="old"></label><label style="flex:1">${t("newText")}<input name="new" required></label><button class="primary">${t("apply")}</button></form>` : ""}</div>`;
   }).join("") || `<div class="card muted">${t("nothing")}</div>`;
-  $$(".blockedit", box).forEach((f) => f.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
+  $$(".blockedit", box).forEach((f) => f.addEventListener("submit", (ev) => ev.preventDefault()));
+  $$(".blockedit", box).forEach((f) => f.addEventListener("submit", safely(async () => {
     const data = Object.fromEntries(new FormData(f).entries());
     await api("POST", `/v1/core_blocks/${encodeURIComponent(f.dataset.label)}`, { agent: S.agent, person, old: data.old, new: data.new });
     status(t("saved"));
     viewBlocks();
-  }));
+  })));
 }
 
 const VIEWS = { scopes: viewScopes, memories: viewMemories, graph: viewGraph, debug: viewDebug, jobs: viewJobs, summaries: viewSummaries, blocks: viewBlocks };

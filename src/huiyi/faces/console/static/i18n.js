@@ -23,6 +23,10 @@ window.I18N = {
     lastReports: "最近的报告", changes: "变更", summaries: "总结", blocks: "核心块", editable: "可编辑",
     readOnly: "只读（配置不允许修改）", appendLine: "追加一行", replaceOld: "要替换的原文（留空则追加）", newText: "新文本",
     apply: "应用", period: "日期", refresh: "刷新", loading: "加载中…", nothing: "这里还没有内容。",
+    memoryNodes: "记忆", newEntity: "新建实体", name: "名字", type: "类型", aliases: "别名（逗号分隔）", predicate: "谓词",
+    object: "宾语", addFact: "添加事实", closeFact: "标为失效", reopenFact: "恢复有效", confirmDeleteEntity: "确定删除这个实体？（并入它的实体一起删除，事实保留）",
+    openInMemories: "在记忆列表中打开", noChanges: "没有变更", dryRunTag: "试运行", emptyBlock: "（还是空的）",
+    validTo: "失效时间（留空则有效）", linkTo: "关联到记忆 ID", addLink: "添加关联",
   },
   en: {
     agent: "Agent", scope: "Scope", apiKey: "API key", keyPrompt: "This service needs an API key.", save: "Save",
@@ -50,5 +54,10 @@ window.I18N = {
     summaries: "Summaries", blocks: "Core blocks", editable: "editable", readOnly: "read-only (the config does not allow edits)",
     appendLine: "append a line", replaceOld: "text to replace (empty: append)", newText: "new text", apply: "Apply",
     period: "day", refresh: "Refresh", loading: "loading…", nothing: "Nothing here yet.",
+    memoryNodes: "memories", newEntity: "New entity", name: "name", type: "type", aliases: "aliases (comma-separated)",
+    predicate: "predicate", object: "object", addFact: "Add fact", closeFact: "close", reopenFact: "reopen",
+    confirmDeleteEntity: "Delete this entity? (Entities merged into it go too; facts stay.)",
+    openInMemories: "Open in the memory list", noChanges: "no changes", dryRunTag: "dry run", emptyBlock: "(empty so far)",
+    validTo: "closed at (empty: still true)", linkTo: "link to memory id", addLink: "Add link",
   },
 };
