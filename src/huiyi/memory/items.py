@@ -9,8 +9,8 @@ from typing import Any
 
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.flows import ingest
-from huiyi.memory.base import MemoryBase
 from huiyi.memory.common import EDITABLE, _kinds, _scope_of, _visible
+from huiyi.memory.indexing import Indexing
 from huiyi.model import (
     CoreBlock,
     Entity,
@@ -27,7 +27,7 @@ from huiyi.store.base import ScopeStats
 from huiyi.text import tokens
 
 
-class Items(MemoryBase):
+class Items(Indexing):
     """Single memories, persons, the graph and core blocks."""
 
     async def remember(

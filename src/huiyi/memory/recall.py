@@ -67,7 +67,7 @@ class Recall(Ingest):
             time_range=time_range,
             explain=explain,
         )
-        return await self._read(
+        result = await self._read(
             pipeline.run,
             self.store,
             self.embedder,
@@ -76,6 +76,19 @@ class Recall(Ingest):
             lexicon=self.config.expand.neighbours,
             reinforcer=self.reinforcer,
         )
+        return self._with_pending(result, request)
+
+    def _with_pending(self, result: RecallResult, request: pipeline.RecallRequest) -> RecallResult:
+        """Messages added but not yet indexed that match the query go first (they are the newest)."""
+        pending = self._pending_hits(
+            request.query, request.scopes, request.drop_words, request.kinds, request.time_range
+        )
+        if not pending:
+            return result
+        known = {hit.id for hit in result.hits}
+        fresh = [hit for hit in pending if hit.id not in known][: max(1, request.limit // 2)]
+        hits = [*fresh, *result.hits][: request.limit]
+        return result.model_copy(update={"hits": hits, "info": {**result.info, "pending": len(fresh)}})
 
     async def context(
         self,
