@@ -29,7 +29,7 @@ from huiyi.store.base import Vectors
 
 SPAWN = multiprocessing.get_context("spawn")
 AGENT, PERSON = "qy", "mumu"
-CONFIG = Config(worker={"enabled": False})
+CONFIG = Config(worker={"enabled": False}, ingest={"index": "background"})
 
 
 class GatedEmbedder(HashEmbedder):

@@ -37,7 +37,7 @@ class Ingest(Care):
         space: str | None = None,
         progress: Callable[[int], None] | None = None,
         extract: bool = True,
-        index: bool = False,
+        index: bool | None = None,
     ) -> list[Message]:
         """Append messages to the log (durable before this returns); they are indexed for recall behind it.
 
@@ -50,7 +50,8 @@ class Ingest(Care):
 
         Embedding and indexing run after this returns (the messages are in working memory and found by
         keyword meanwhile). ``index=True`` indexes them before returning (``progress`` then counts the
-        messages indexed); :meth:`indexed` waits for everything added so far.
+        messages indexed), as does ``ingest.index = "sync"`` for every call when ``index`` is not given;
+        :meth:`indexed` waits for everything added so far.
         """
         batch: Sequence[MessageLike] = [messages] if isinstance(messages, str | dict | MessageIn) else messages
         prepared = ingest.prepare(batch, agent=agent, person=person, space=space, now=self.now(), config=self.config)
@@ -58,7 +59,7 @@ class Ingest(Care):
             return []
         # born claimed by this instance, which indexes them next: an opener elsewhere leaves them be
         stored = await self._write(self.store.append_messages, prepared, ingest.index_claim(self._indexer))
-        if index:
+        if index if index is not None else self.config.ingest.index == "sync":
             await self._write(
                 ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer
             )

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from huiyi.providers.embed import Embedder, Vectors
+from huiyi.providers.embed import Embedder, Vectors, lanes_of
 
 
 class RecallFirst:
@@ -26,7 +27,11 @@ class RecallFirst:
         self.patience = patience
         self._queries = 0
         self._idle = threading.Condition()
-        self._passages = threading.Lock()  # one passage batch in flight: the rest queue here, not at the model
+        # one passage batch in flight per lane of the model (a core each): the rest queue here, not at the model
+        self.lanes = lanes_of(inner)
+        self._passages = threading.Semaphore(self.lanes)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -50,8 +55,18 @@ class RecallFirst:
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         if len(texts) <= self.batch:
             return self._after_queries(texts)
-        parts = [self._after_queries(texts[start : start + self.batch]) for start in range(0, len(texts), self.batch)]
+        batches = [texts[start : start + self.batch] for start in range(0, len(texts), self.batch)]
+        if self.lanes > 1:  # bulk work (an import, a backlog) on every lane
+            parts = list(self._lanes().map(self._after_queries, batches))
+        else:
+            parts = [self._after_queries(batch) for batch in batches]
         return np.concatenate(parts).astype(np.float32, copy=False)
+
+    def _lanes(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.lanes, thread_name_prefix="huiyi-embed")
+            return self._pool
 
     def _after_queries(self, texts: Sequence[str]) -> Vectors:
         with self._passages:

