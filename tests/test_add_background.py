@@ -183,3 +183,15 @@ def two_instances(path: str) -> None:
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_two_instances_on_one_store_index_each_message_once(tmp_path: Path, backend: str) -> None:
     two_instances(str(tmp_path / "s") if backend == "sqlite" else pg_server.fresh_dsn())
+
+
+def test_forgetting_a_message_waits_for_its_indexing(tmp_path: Path) -> None:
+    embedder = GatedEmbedder()
+    with Memory(tmp_path / "s", config=CONFIG, embedder=embedder) as memory:
+        embedder.gate.clear()
+        stored = memory.add(["我的银行卡密码是八八六六"], agent=AGENT, person=PERSON)
+        threading.Timer(0.3, embedder.gate.set).start()
+        memory.forget_messages([stored[0].id], agent=AGENT)
+        memory.indexed()
+        assert chunks_of(memory) == []
+        assert not memory.recall("银行卡密码", agent=AGENT, person=PERSON).hits
