@@ -195,3 +195,21 @@ def test_forgetting_a_message_waits_for_its_indexing(tmp_path: Path) -> None:
         memory.indexed()
         assert chunks_of(memory) == []
         assert not memory.recall("银行卡密码", agent=AGENT, person=PERSON).hits
+
+
+def test_http_messages_index_option(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from huiyi.faces.http import create_app
+
+    embedder = GatedEmbedder()
+    memory = AsyncMemory(tmp_path / "s", config=CONFIG, embedder=embedder)
+    with TestClient(create_app(memory, close_on_shutdown=True)) as client:
+        body = {"agent": AGENT, "person": PERSON, "messages": [{"id": "h1", "text": "下周去杭州"}]}
+        embedder.gate.clear()
+        assert client.post("/v1/messages", json=body).status_code == 200  # answered before indexing
+        assert chunks_of(memory) == []
+        embedder.gate.set()
+        body = {**body, "index": True, "messages": [{"id": "h2", "text": "周五回来"}]}
+        assert client.post("/v1/messages", json=body).status_code == 200
+        assert "h2" in chunks_of(memory)
