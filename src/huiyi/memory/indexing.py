@@ -14,12 +14,15 @@ import asyncio
 import logging
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
 from huiyi.flows import ingest
 from huiyi.memory.base import MemoryBase
+from huiyi.memory.common import _in_pool
 from huiyi.model import MemoryKind, Message, RecallHit, Scope
+from huiyi.providers.priority import background_thread
 from huiyi.recall.routes import query_terms
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,8 @@ class Indexing(MemoryBase):
         self._index_task: asyncio.Task[None] | None = None
         self._pending: dict[tuple[str, str], Message] = {}  # (agent, id) -> not yet indexed here
         self._pending_lock = threading.Lock()
+        # indexing's own thread, at a lower priority: adds and recall never queue behind an embedding
+        self._indexing = ThreadPoolExecutor(1, thread_name_prefix="huiyi-index", initializer=background_thread)
 
     def _index_later(self, stored: Sequence[Message]) -> None:
         """Queue messages this instance claimed; the drain task embeds them on the write threads."""
@@ -59,7 +64,8 @@ class Indexing(MemoryBase):
                 by_agent.setdefault(message.agent, []).append(message)
             for part in by_agent.values():
                 try:
-                    await self._write(
+                    await _in_pool(
+                        self._indexing,
                         ingest.index_messages,
                         self.store,
                         self.embedder,
@@ -152,6 +158,7 @@ class Indexing(MemoryBase):
         except Exception:  # closing anyway; the messages are durable and the next open indexes them
             log.exception("indexing at close failed")
         await super().close()
+        self._indexing.shutdown(wait=False)
 
 
 class _Done:

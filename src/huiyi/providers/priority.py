@@ -9,6 +9,8 @@ a recall waits for one small batch at most.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +18,16 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from huiyi.providers.embed import Embedder, Vectors, lanes_of
+
+
+def background_thread() -> None:
+    """Lower the calling thread's CPU priority (Linux: per thread), so a busy indexer leaves the cores
+    to recall and to ``add`` first; elsewhere, or when not allowed, nothing changes."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+
+
+BACKGROUND_NICE = 10
 
 
 class RecallFirst:
@@ -65,7 +77,9 @@ class RecallFirst:
     def _lanes(self) -> ThreadPoolExecutor:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.lanes, thread_name_prefix="huiyi-embed")
+                self._pool = ThreadPoolExecutor(
+                    self.lanes, thread_name_prefix="huiyi-embed", initializer=background_thread
+                )
             return self._pool
 
     def _after_queries(self, texts: Sequence[str]) -> Vectors:
