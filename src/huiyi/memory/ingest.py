@@ -121,8 +121,9 @@ class Ingest(Care):
         return [job for job in found if job.kind == fold.FOLD and job.payload.get("space") == space]
 
     async def run_jobs(self) -> int:
-        """Index what is pending, then run every due extraction job now, in this task; returns how many ran."""
-        await self.indexed()
+        """Index what this instance queued, then run every due extraction job now, in this task; returns how
+        many ran. (Nothing queued: no await before the drain, so the background worker gets no head start.)"""
+        await self._drained()
         return await self.worker.drain()
 
     async def run_workers(self, count: int, stop: asyncio.Event) -> None:
