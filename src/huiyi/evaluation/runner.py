@@ -169,9 +169,9 @@ def ingest_case(
             for m in case.messages[start:end]
         ]
         if space in private:
-            memory.add(batch, agent=case.agent, person=private[space], progress=advance)
+            memory.add(batch, agent=case.agent, person=private[space], progress=advance, index=True)
         else:
-            memory.add(batch, agent=case.agent, space=space, progress=advance)
+            memory.add(batch, agent=case.agent, space=space, progress=advance, index=True)
         start = end
     flush = getattr(memory, "flush", None)  # fold what working memory still holds, as an idle bot would
     if flush is not None:

@@ -241,10 +241,10 @@ def create_app(
 
     @app.post("/v1/messages", response_model=MessagesResponse, responses=BODY)
     async def add_messages(body: MessagesBody, agents: Agents) -> MessagesResponse:
-        """Append messages (idempotent by message id) and index them."""
+        """Append messages (idempotent by message id); they are indexed right after (``index``: before) the answer."""
         check(agents, body.agent)
         given = [m.model_copy(update={"time": local(m.time, zone)}) for m in body.messages]
-        stored = await memory.add(given, agent=body.agent, person=body.person, space=body.space)
+        stored = await memory.add(given, agent=body.agent, person=body.person, space=body.space, index=body.index)
         return MessagesResponse(
             stored=len(stored),
             skipped=len(body.messages) - len(stored),

@@ -81,6 +81,7 @@ class QueryResponse(BaseModel):
 
 class MessagesBody(Who):
     messages: list[MessageIn] = Field(min_length=1, max_length=1000)
+    index: bool | None = None  # true: indexed before the answer, false: right after it (default: ingest.index)
 
     @model_validator(mode="after")
     def _needs_scope(self) -> MessagesBody:

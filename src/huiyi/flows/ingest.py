@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
-from huiyi.providers.embed import Embedder
+from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.base import Claim, Store, Terms
 from huiyi.text import tokens
 
@@ -130,10 +130,18 @@ def chunk_memories(store: Store, messages: Sequence[Message], config: Config) ->
 
     The anchor message comes first in a chunk's provenance, the older turns after it.
     """
+    items, contexts = chunk_windows(store, messages, config)
+    return items, ["\n".join([*extra, item.text]) for item, extra in zip(items, contexts, strict=True)]
+
+
+def chunk_windows(
+    store: Store, messages: Sequence[Message], config: Config
+) -> tuple[list[MemoryItem], list[list[str]]]:
+    """One chunk per new message, and the earlier turns (``speaker: text``) embedded with it."""
     window = max(1, config.chunk.turns)
     context = max(0, config.chunk.context_turns)
     items: list[MemoryItem] = []
-    embed_texts: list[str] = []
+    contexts: list[list[str]] = []
     history: dict[tuple[str, str], list[Message]] = {}
     for message in messages:
         key = (message.agent, message.space)
@@ -157,10 +165,32 @@ def chunk_memories(store: Store, messages: Sequence[Message], config: Config) ->
                 data={"space": message.space, "seq": message.seq},
             )
         )
-        embed_texts.append("\n".join([*(f"{m.speaker}: {m.text}" for m in extra), text]))
+        contexts.append([f"{m.speaker}: {m.text}" for m in extra])
         earlier.append(message)
         del earlier[: max(0, len(earlier) - (window - 1 + context))]
-    return items, embed_texts
+    return items, contexts
+
+
+def chunk_vectors(embedder: Embedder, items: Sequence[MemoryItem], contexts: Sequence[Sequence[str]]) -> Vectors:
+    """Each chunk's vector: its own text embedded once, its context turns added as their own vectors.
+
+    A mean-pooled embedding of joined texts is close to the length-weighted sum of the parts', so the
+    context costs no second embedding of the same turn: each turn is embedded alone (and the query
+    cache keeps the last ones for the next batch), a third of the tokens of embedding three turns.
+    """
+    import numpy as np  # at first use: import huiyi stays free of numpy
+
+    texts = list(dict.fromkeys([*(item.text for item in items), *(line for extra in contexts for line in extra)]))
+    found = embedder.embed_passages(texts)
+    row = {text: found[i] for i, text in enumerate(texts)}
+    out = np.zeros((len(items), found.shape[1] if len(texts) else embedder.dim), dtype=np.float32)
+    for i, (item, extra) in enumerate(zip(items, contexts, strict=True)):
+        for text in [*extra, item.text]:
+            out[i] += len(text) * row[text]
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    composed: Vectors = (out / norms).astype(np.float32, copy=False)
+    return composed
 
 
 def index_messages(
@@ -181,8 +211,12 @@ def index_messages(
     try:
         for start in range(0, len(messages), batch):
             part = messages[start : start + batch]
-            items, embed_texts = chunk_memories(store, part, config)
-            vectors = embedder.embed_passages(embed_texts)
+            if config.chunk.context == "vector":
+                items, contexts = chunk_windows(store, part, config)
+                vectors = chunk_vectors(embedder, items, contexts)
+            else:
+                items, embed_texts = chunk_memories(store, part, config)
+                vectors = embedder.embed_passages(embed_texts)
             store.add_memories(
                 items,
                 vectors,

@@ -47,6 +47,7 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
                 space=batch.space,
                 progress=advance,
                 extract=not plan.export,
+                index=True,  # an import is done when it is recallable
             )
             counts.stored += len(stored)
             counts.skipped += len(part) - len(stored)

@@ -136,6 +136,7 @@ class Care(Items):
         known = await self.get_person(person, agent=agent)
         names = sorted({person, *([known.name] if known and known.name else []), *(known.aliases if known else [])})
         erase = functools.partial(self.store.erase, agent, (), person=person, names=names, window=self._window())
+        await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(erase)
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         log.info("forgot person %r of agent %r: %s", person, agent, done)
@@ -149,6 +150,7 @@ class Care(Items):
         """Forget messages and everything made from them, and purge the store's files."""
         if not agent:
             raise InvalidInput("agent is required")
+        await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(functools.partial(self.store.erase, agent, list(ids), window=self._window()))
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         return done

@@ -37,8 +37,9 @@ class Ingest(Care):
         space: str | None = None,
         progress: Callable[[int], None] | None = None,
         extract: bool = True,
+        index: bool | None = None,
     ) -> list[Message]:
-        """Append messages to the log (durable before this returns) and index them for recall.
+        """Append messages to the log (durable before this returns); they are indexed for recall behind it.
 
         ``person`` alone means the private chat with that person; ``space`` means a group chat, where
         each message names its ``speaker``. Messages whose ``id`` was stored before are skipped, so
@@ -46,6 +47,11 @@ class Ingest(Care):
 
         ``extract=False`` is for importing history whose memories exist already: the messages become
         recallable but leave working memory at once and are never handed to extraction.
+
+        Embedding and indexing run after this returns (the messages are in working memory and found by
+        keyword meanwhile). ``index=True`` indexes them before returning (``progress`` then counts the
+        messages indexed), as does ``ingest.index = "sync"`` for every call when ``index`` is not given;
+        :meth:`indexed` waits for everything added so far.
         """
         batch: Sequence[MessageLike] = [messages] if isinstance(messages, str | dict | MessageIn) else messages
         prepared = ingest.prepare(batch, agent=agent, person=person, space=space, now=self.now(), config=self.config)
@@ -53,9 +59,12 @@ class Ingest(Care):
             return []
         # born claimed by this instance, which indexes them next: an opener elsewhere leaves them be
         stored = await self._write(self.store.append_messages, prepared, ingest.index_claim(self._indexer))
-        await self._write(
-            ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer
-        )
+        if index if index is not None else self.config.ingest.index == "sync":
+            await self._write(
+                ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer
+            )
+        elif stored:
+            self._index_later(stored)
         if not extract:
             last = max((m.seq for m in stored), default=0)
             await self._write(self.store.apply, Writes(fold_points=[(agent, prepared[0].space, last + 1)]))
@@ -112,7 +121,9 @@ class Ingest(Care):
         return [job for job in found if job.kind == fold.FOLD and job.payload.get("space") == space]
 
     async def run_jobs(self) -> int:
-        """Run every due extraction job now, in this task; returns how many ran."""
+        """Index what this instance queued, then run every due extraction job now, in this task; returns how
+        many ran. (Nothing queued: no await before the drain, so the background worker gets no head start.)"""
+        await self._drained()
         return await self.worker.drain()
 
     async def run_workers(self, count: int, stop: asyncio.Event) -> None:

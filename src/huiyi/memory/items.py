@@ -10,8 +10,8 @@ from typing import Any
 
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.flows import ingest
-from huiyi.memory.base import MemoryBase
 from huiyi.memory.common import EDITABLE, _kinds, _scope_of, _visible
+from huiyi.memory.indexing import Indexing
 from huiyi.model import (
     CoreBlock,
     Entity,
@@ -38,7 +38,7 @@ MAX_ALIASES = 100
 REPORT_CHANGES = 300  # changes of one report kept in full; the counts cover the rest
 
 
-class Items(MemoryBase):
+class Items(Indexing):
     """Single memories, persons, the graph and core blocks."""
 
     async def remember(

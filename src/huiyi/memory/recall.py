@@ -10,7 +10,7 @@ from huiyi.errors import InvalidInput
 from huiyi.flows.extract import fold
 from huiyi.memory.common import Context, _chat_of, _kinds, _visible
 from huiyi.memory.ingest import Ingest
-from huiyi.model import MemoryItem, MemoryKind, RecallResult
+from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult
 from huiyi.recall import pipeline
 from huiyi.recall.recipes import recipe_for
 from huiyi.recall.render import ContextParts, render
@@ -71,7 +71,9 @@ class Recall(Ingest):
             explain=explain,
             dialogue=tuple(line for line in (dialogue or ()) if line and line.strip()),
         )
-        return await self._read(
+        # taken before the routes run: a message indexed meanwhile is found by one or the other
+        pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
+        result = await self._read(
             pipeline.run,
             self.store,
             self.embedder,
@@ -80,6 +82,7 @@ class Recall(Ingest):
             lexicon=self.config.expand.neighbours,
             reinforcer=self.reinforcer,
         )
+        return _with_pending(result, pending, request.limit)
 
     async def context(
         self,
@@ -164,3 +167,13 @@ class Recall(Ingest):
             [name for name in (agent, person) if name],
             lexicon,
         )
+
+
+def _with_pending(result: RecallResult, pending: list[RecallHit], limit: int) -> RecallResult:
+    """Messages added but not yet indexed that match the query go first (they are the newest)."""
+    if not pending:
+        return result
+    known = {hit.id for hit in result.hits}
+    fresh = [hit for hit in pending if hit.id not in known][: max(1, limit // 2)]
+    hits = [*fresh, *result.hits][:limit]
+    return result.model_copy(update={"hits": hits, "info": {**result.info, "pending": len(fresh)}})

@@ -132,6 +132,7 @@ class Memory:
     link = _blocking(AsyncMemory.link)
     flush = _blocking(AsyncMemory.flush)
     run_jobs = _blocking(AsyncMemory.run_jobs)
+    indexed = _blocking(AsyncMemory.indexed)
     jobs = _blocking(AsyncMemory.jobs)
     retry_job = _blocking(AsyncMemory.retry_job)
     retry_failed = _blocking(AsyncMemory.retry_failed)

