@@ -26,7 +26,7 @@ from huiyi.providers.embed import Embedder
 from huiyi.recall import routes
 from huiyi.recall.fuse import Fusion, fuse
 from huiyi.recall.reinforce import Reinforcer
-from huiyi.recall.rerank import Bonuses, add_graph, add_route, add_tiers, rerank
+from huiyi.recall.rerank import Bonuses, add_graph, add_route, add_tiers, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RouteHits, Store
 from huiyi.text.times import query_time_range
@@ -97,7 +97,8 @@ def run(
 def _widens(recipe: RecallRecipe) -> bool:
     """Whether anything beyond the fused dense and keyword candidates is asked for."""
     late = any(_weight(recipe, name) for name in routes.LATE_ROUTES)
-    return late or recipe.scores or bool(recipe.graph_weight or recipe.tier_weight or recipe.roulette)
+    tiers = recipe.tier_weight or recipe.tiers == "priority"
+    return late or recipe.scores or bool(recipe.graph_weight or tiers or recipe.roulette)
 
 
 def _weight(recipe: RecallRecipe, route: str) -> float:
@@ -237,7 +238,14 @@ def _widened(ask: routes.Ask, result: RecallResult, limit: int, explain: bool = 
         final = {i: total for i, (total, _) in score_memories(items, relevance, distances, preset, ask.now).items()}
     else:
         final = {i: relevance[i] for i in ranked_ids}
-    order = sorted(final, key=lambda i: (-final[i], i))
+    if recipe.tiers == "priority":  # seed 001 §2.3: a better match tier first, the score within it
+        words = result.info.get("words", [])
+        level = {
+            i: tier(words, (known.get(i) or fetched[i]).keywords, (known.get(i) or fetched[i]).text) for i in final
+        }
+        order = sorted(final, key=lambda i: (-level[i], -final[i], i))
+    else:
+        order = sorted(final, key=lambda i: (-final[i], i))
     if recipe.roulette:  # seed 001 §2.4.4: better scores are likelier, never certain
         pool = order[: max(limit, recipe.roulette_pool)]
         order = roulette(pool, [final[i] for i in pool], limit, random.Random(recipe.roulette_seed))
