@@ -22,7 +22,11 @@ TEXTS = ["我家的猫叫团子，是一只橘猫", "下周要去杭州出差三
 def client(tmp_path: Path, e5: Embedder) -> Iterator[TestClient]:
     memory = AsyncMemory(tmp_path, embedder=e5, config=Config(worker={"enabled": False}))
     with TestClient(create_app(memory, close_on_shutdown=True)) as test:
-        body = {"agent": "祈煜", "person": "木木", "messages": [{"text": t, "id": f"m{i}"} for i, t in enumerate(TEXTS)]}
+        body = {
+            "agent": "祈煜",
+            "person": "木木",
+            "messages": [{"text": t, "id": f"m{i}"} for i, t in enumerate(TEXTS)],
+        }
         assert test.post("/v1/messages", json=body).status_code == 200
         yield test
 

@@ -28,7 +28,14 @@ def test_custom_ratios_are_a_valid_preset(tmp_path: Path) -> None:
     config = Config.load(path)
     assert config.recall.score_weights == MINE and config.recall.tiers == "priority"
     # in seed 001's own words
-    named = {"重要性权重": 0.5, "时间距离权重": 0.1, "使用次数权重": 0.1, "邻用权重": 0.1, "内容权重": 0.1, "反馈权重": 0.1}
+    named = {
+        "重要性权重": 0.5,
+        "时间距离权重": 0.1,
+        "使用次数权重": 0.1,
+        "邻用权重": 0.1,
+        "内容权重": 0.1,
+        "反馈权重": 0.1,
+    }
     assert Config(recall={"recipe": "seed001", "score_weights": named}).recall.score_weights == MINE
     assert Config(recall={"recipe": "seed001"}).recall.score_weights == SEED001_WEIGHTS
 

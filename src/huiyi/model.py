@@ -229,6 +229,9 @@ class MemoryItem(_Model):
     data: dict[str, Any] = Field(default_factory=dict)
     feedback: float = 0.0  # the sum of callers' feedback on this memory (seed 001 §2.4)
     valid_to: datetime | None = None  # facts: when a newer contradicting fact closed this one
+    # when it was said, if ``time`` is another moment it is about (a plan for next month, last year's
+    # trip): orders the overview and ages the memory; None when it is ``time`` itself
+    said_at: datetime | None = None
 
     @field_validator("text")
     @classmethod
@@ -236,6 +239,11 @@ class MemoryItem(_Model):
         if not value.strip():
             raise ValueError("memory text is empty")
         return value
+
+    @property
+    def said(self) -> datetime | None:
+        """When it was said: ``said_at``, else ``time``."""
+        return self.said_at or self.time
 
     @property
     def fact(self) -> FactData:
@@ -489,6 +497,7 @@ class RecallHit(_Model):
     insight: str = ""
     data: dict[str, Any] = Field(default_factory=dict)
     valid_to: datetime | None = None  # a fact a newer one closed: history, not how things are now
+    said_at: datetime | None = None  # when it was said, if ``time`` is another moment it is about
 
 
 class RecallResult(_Model):

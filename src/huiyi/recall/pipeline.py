@@ -279,4 +279,5 @@ def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | Non
         insight=item.insight,
         data=item.data,
         valid_to=item.valid_to,
+        said_at=item.said_at,
     )

@@ -28,7 +28,7 @@ ENTITY_COLUMNS = "id, agent, scope, name, type, aliases, sources, merged_into"
 MERGE_COLUMNS = "id, agent, source, target, reason, at, undone"
 MEMORY_COLUMNS = (
     "rowid, id, agent, scope, kind, text, time, place, participants, keywords, insight,"
-    " importance, strength, access_count, last_access, created_at, sources, data, feedback, valid_to"
+    " importance, strength, access_count, last_access, created_at, sources, data, feedback, valid_to, said_at"
 )
 
 
@@ -157,6 +157,7 @@ def memory(row: Row, codec: Codec) -> MemoryItem:
         data,
         feedback,
         valid_to,
+        said_at,
     ) = row
     return MemoryItem(
         id=id_,
@@ -177,6 +178,7 @@ def memory(row: Row, codec: Codec) -> MemoryItem:
         data=codec.json(data),
         feedback=feedback,
         valid_to=codec.time(valid_to),
+        said_at=codec.time(said_at),
     )
 
 

@@ -236,4 +236,9 @@ MIGRATIONS: list[str] = [
     ALTER TABLE jobs ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
     UPDATE jobs SET claims = attempts;
     """,
+    # companion: when a memory was said, beside the time it is about (``time``: a plan's date, a past
+    # trip's); NULL where the two are one, as for every memory written before
+    """
+    ALTER TABLE memories ADD COLUMN said_at TIMESTAMP;
+    """,
 ]
