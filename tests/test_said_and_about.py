@@ -12,11 +12,11 @@ from pathlib import Path
 
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.flows.ingest import terms_of
 from huiyi.model import MemoryItem, MemoryKind, Scope, ScopeKind
 from huiyi.providers.embed import Embedder, HashEmbedder
 from huiyi.recall.render import ContextParts, render
 from huiyi.store.base import Store, Writes
-from huiyi.flows.ingest import terms_of
 
 NOW = datetime(2024, 11, 20, 21, 0)
 RUN = "刚在西湖边跑完十公里，累死了。下个月要去跑杭州马拉松，好紧张"
