@@ -19,8 +19,9 @@ _PLACE_SUFFIX = re.compile(
 )
 # a locative ending alone (床上, 桌子上, 手里) makes no place: the stem must be one (学校里, 西湖边) or 家
 _LOCATIVE = re.compile(r"(?:里|上|边|旁|外|内)$")
-# the tagger's dictionary calls some phrases places (太冷/ns): a degree word or a 了 ends that
-_NOT_PLACE = re.compile(r"^(?:太|很|好|真|挺|超|最|更|特|蛮|越)|了$")
+# the tagger's dictionary calls some phrases places (太冷/ns, 离半马/ns, 东西/ns "things"): a degree word,
+# a preposition or a 了 ends that
+_NOT_PLACE = re.compile(r"^(?:太|很|好|真|挺|超|最|更|特|蛮|越|离|往|从|到)|了$|^东西$")
 _PLACE_FLAGS = frozenset({"ns", "nt", "nz", "s", "n", "nr", "nrt", "f", "ng"})
 _STRONG_PLACE_FLAGS = frozenset({"ns", "nt", "s"})
 _EN_PLACE = re.compile(r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})")
