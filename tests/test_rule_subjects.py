@@ -10,6 +10,7 @@ import pytest
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.rules.extractor import RuleExtractor
 from huiyi.model import Message, Scope, ScopeKind
+from huiyi.text import tokens
 from huiyi.text.keywords import keywords
 
 SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
@@ -81,3 +82,10 @@ def test_chat_placeholders_are_never_topics() -> None:
         "[动画表情] [CQ:face,id=178] 电影真好看",
     ]
     assert keywords(texts, limit=5) == ["电影", "好看"]
+
+
+def test_a_one_character_entity_does_not_recut_the_segmenter() -> None:
+    # a pet entity "猫" taught as a heavy dictionary word cut 猫叫 and 熊猫 around it for the whole process
+    before = tokens.words("agent0的猫叫团子")
+    tokens.add_words(["猫"])
+    assert tokens.words("agent0的猫叫团子") == before == ["agent0", "的", "猫叫", "团子"]
