@@ -229,9 +229,7 @@ class MemoryItem(_Model):
     data: dict[str, Any] = Field(default_factory=dict)
     feedback: float = 0.0  # the sum of callers' feedback on this memory (seed 001 §2.4)
     valid_to: datetime | None = None  # facts: when a newer contradicting fact closed this one
-    # when it was said, if ``time`` is another moment it is about (a plan for next month, last year's
-    # trip): orders the overview and ages the memory; None when it is ``time`` itself
-    said_at: datetime | None = None
+    said_at: datetime | None = None  # when said, if ``time`` is another day it is about (a plan); else None
 
     @field_validator("text")
     @classmethod
@@ -239,11 +237,6 @@ class MemoryItem(_Model):
         if not value.strip():
             raise ValueError("memory text is empty")
         return value
-
-    @property
-    def said(self) -> datetime | None:
-        """When it was said: ``said_at``, else ``time``."""
-        return self.said_at or self.time
 
     @property
     def fact(self) -> FactData:

@@ -325,7 +325,7 @@ class _Renderer:
         return self.t.fill("plan" if about > said else "about", date=label)
 
     def event_line(self, item: MemoryItem, name: str) -> str:
-        time = self.when(item.said)  # when it was said; the time it is about follows the text
+        time = self.when(item.said_at or item.time)  # when it was said; the time it is about follows the text
         place = self.t.fill("place", place=item.place.strip()) if item.place.strip() else ""
         if not time:
             place = place.lstrip()  # the space that parts a place from its time has nothing to part
@@ -458,7 +458,7 @@ def _by_time(items: list[MemoryItem], now: datetime, *, fact: bool = False) -> l
     """Oldest first, by ``time`` (facts: else ``created_at``; events: when said); undated items last."""
 
     def moment(item: MemoryItem) -> datetime | None:
-        return item.time or item.created_at if fact else item.said
+        return item.time or item.created_at if fact else item.said_at or item.time
 
     dated = [item for item in items if moment(item) is not None]
     dated.sort(key=lambda item: _naive(moment(item) or now, now)[0])
