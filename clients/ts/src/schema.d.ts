@@ -1269,6 +1269,8 @@ export interface components {
             route_scores?: {
                 [key: string]: number;
             };
+            /** Similarity */
+            similarity?: number | null;
             /**
              * Log
              * @default
@@ -1336,6 +1338,8 @@ export interface components {
             feedback?: number;
             /** Valid To */
             valid_to?: string | null;
+            /** Said At */
+            said_at?: string | null;
         };
         /**
          * MemoryKind
@@ -1542,11 +1546,8 @@ export interface components {
              * @default 5
              */
             limit?: number;
-            /**
-             * Score Threshold
-             * @default 0
-             */
-            score_threshold?: number;
+            /** Score Threshold */
+            score_threshold?: number | null;
             /** Kinds */
             kinds?: components["schemas"]["MemoryKind"][] | null;
         };
@@ -1628,6 +1629,8 @@ export interface components {
             };
             /** Valid To */
             valid_to?: string | null;
+            /** Said At */
+            said_at?: string | null;
         };
         /** RecallResult */
         RecallResult: {
