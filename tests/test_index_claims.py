@@ -136,6 +136,7 @@ def test_migration_6_removes_the_duplicate_chunks_of_a_sqlite_store(tmp_path: Pa
         conn.execute("ALTER TABLE messages DROP COLUMN claimed_by")
         conn.execute("ALTER TABLE messages DROP COLUMN claim_until")
         conn.execute("ALTER TABLE jobs DROP COLUMN claims")  # schema 7 goes back too
+        conn.execute("ALTER TABLE memories DROP COLUMN said_at")  # and schema 8
         conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     store = SQLiteStore(tmp_path)
     assert_repaired(store, kept, copy)
@@ -150,6 +151,7 @@ def test_migration_6_removes_the_duplicate_chunks_of_a_postgres_store() -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("ALTER TABLE messages DROP COLUMN claimed_by, DROP COLUMN claim_until")
         conn.execute("ALTER TABLE jobs DROP COLUMN claims")  # schema 7 goes back too
+        conn.execute("ALTER TABLE memories DROP COLUMN said_at")  # and schema 8
         conn.execute("DELETE FROM schema_migrations WHERE version >= 6")
     store = PostgresStore(dsn, pool_size=2)
     assert_repaired(store, kept, copy)

@@ -22,8 +22,7 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:20]}"
 
 
-class _Model(BaseModel):
-    # defer_build: a model's validator is built at its first use, not at `import huiyi` (issue 15)
+class _Model(BaseModel):  # defer_build: each validator is built at first use, not at `import huiyi`
     model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
 
 
@@ -230,6 +229,7 @@ class MemoryItem(_Model):
     data: dict[str, Any] = Field(default_factory=dict)
     feedback: float = 0.0  # the sum of callers' feedback on this memory (seed 001 §2.4)
     valid_to: datetime | None = None  # facts: when a newer contradicting fact closed this one
+    said_at: datetime | None = None  # when said, if ``time`` is another day it is about (a plan); else None
 
     @field_validator("text")
     @classmethod
@@ -490,6 +490,7 @@ class RecallHit(_Model):
     insight: str = ""
     data: dict[str, Any] = Field(default_factory=dict)
     valid_to: datetime | None = None  # a fact a newer one closed: history, not how things are now
+    said_at: datetime | None = None  # when it was said, if ``time`` is another moment it is about
 
 
 class RecallResult(_Model):

@@ -1356,6 +1356,8 @@ export interface components {
             route_scores?: {
                 [key: string]: number;
             };
+            /** Similarity */
+            similarity?: number | null;
             /**
              * Log
              * @default
@@ -1423,6 +1425,8 @@ export interface components {
             feedback?: number;
             /** Valid To */
             valid_to?: string | null;
+            /** Said At */
+            said_at?: string | null;
         };
         /**
          * MemoryKind
@@ -1651,11 +1655,8 @@ export interface components {
              * @default 5
              */
             limit?: number;
-            /**
-             * Score Threshold
-             * @default 0
-             */
-            score_threshold?: number;
+            /** Score Threshold */
+            score_threshold?: number | null;
             /** Kinds */
             kinds?: components["schemas"]["MemoryKind"][] | null;
         };
@@ -1739,6 +1740,8 @@ export interface components {
             };
             /** Valid To */
             valid_to?: string | null;
+            /** Said At */
+            said_at?: string | null;
         };
         /** RecallResult */
         RecallResult: {

@@ -73,6 +73,10 @@ class HttpConfig(Section):
     port: int = 8765
     api_keys: dict[str, list[str]] = Field(default_factory=dict)  # key -> agents it may use ("*": all)
     max_body_bytes: int = 2 * 2**20
+    # seed 000 §12 /query score_threshold: events below this similarity are left out (huiyi.recall.similarity)
+    query_threshold: float = Field(default=0.56, ge=0.0, le=1.0)
+    # the cosine a similarity of 0 stands for; None: the embedder's calibrated floor (e5 0.70, others 0)
+    similarity_floor: float | None = Field(default=None, ge=0.0, lt=1.0)
 
 
 class ExpandConfig(Section):

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field, field_validator
 
 from huiyi.config._section import Section
 
 __all__ = [
+    "FEATURES",
     "NAMED_RECIPES",
+    "SEED001_NAMES",
     "SEED001_WEIGHTS",
     "SEED004_WEIGHTS",
     "FeatureName",
@@ -30,6 +32,7 @@ __all__ = [
 
 # what a score may weigh: see huiyi.recall.score.Features
 FeatureName = Literal["relevance", "importance", "recency", "access", "recent_use", "feedback", "graph", "time_decay"]
+FEATURES: tuple[str, ...] = get_args(FeatureName)
 
 # seed 004 §5.2 阶段3评分排序: α=0.4, β=0.2, γ=0.2, δ=0.1, ε=0.1
 SEED004_WEIGHTS: dict[FeatureName, float] = {
@@ -51,6 +54,19 @@ SEED001_WEIGHTS: dict[FeatureName, float] = {
 
 
 _RELEVANCE_ONLY: dict[FeatureName, float] = {"relevance": 1.0}
+# seed 001 §2.4.1's six ratios by the seed's own names, so a custom preset may be written in its terms
+SEED001_NAMES: dict[str, FeatureName] = {
+    "重要性权重": "importance",
+    "时间距离权重": "recency",
+    "使用次数权重": "access",
+    "邻用权重": "recent_use",
+    "内容权重": "relevance",
+    "反馈权重": "feedback",
+    "content": "relevance",
+    "time_distance": "recency",
+    "use_count": "access",
+}
+_SUM_TOLERANCE = 0.01  # ratios written by hand to two decimals still sum to 1
 
 # the views of a dialogue recall searches (huiyi.recall.views)
 ViewName = Literal["latest", "exchange", "dialogue"]
@@ -91,6 +107,8 @@ class RecallRecipe(Section):
     expand_weight: float = 0.0  # 联想词 as a keyword route (seed 000 §10); off until it helps on eval
     expand_words: int = 30
     tier_weight: float = 0.0  # seed 001 §2.3: tag match > partial tag > content word > partial content
+    # seed 001 §2.3 gives the tiers as priorities: "priority" orders by tier first, the score within a tier
+    tiers: Literal["bonus", "priority"] = "bonus"
     graph_weight: float = 0.5  # neighbours along links, × 1/distance (seed 004 §12.3)
     # seed 004 §12.3.2 mode: auto (causal words 2 hops, relation words 1), fast (never), deep (always)
     graph_mode: Literal["auto", "fast", "deep"] = "auto"
@@ -110,15 +128,33 @@ class RecallRecipe(Section):
     roulette_pool: int = 20
     roulette_seed: int | None = None
 
-    @field_validator("score_weights")
+    @field_validator("score_weights", mode="before")
     @classmethod
-    def _weights(cls, value: dict[FeatureName, float]) -> dict[FeatureName, float]:
-        for name, weight in value.items():
+    def _weights(cls, value: Any) -> Any:
+        """Seed 001 §2.4.2's ratios: each finite and not negative, the whole summing to 1 (so a score stays
+        on the 0–1 scale ``score_threshold`` is on); seed 001's names are read as the features they are."""
+        if not isinstance(value, Mapping):
+            return value
+        known = ", ".join([*FEATURES, *SEED001_NAMES])
+        weights: dict[str, float] = {}
+        for raw, weight in value.items():
+            name = SEED001_NAMES.get(str(raw), str(raw))
+            if name not in FEATURES:
+                raise ValueError(f"score_weights: no feature named {raw!r}; known: {known}")
+            if name in weights:
+                raise ValueError(f"score_weights: {raw!r} names {name!r} a second time")
+            if isinstance(weight, bool) or not isinstance(weight, int | float):
+                raise ValueError(f"score_weights: {raw!r} must be a number, got {weight!r}")
             if not (math.isfinite(weight) and weight >= 0):
-                raise ValueError(f"weight of {name} must be finite and not negative, got {weight}")
-        if not value or sum(value.values()) <= 0:
+                raise ValueError(f"score_weights: {raw!r} must be finite and not negative, got {weight}")
+            weights[name] = float(weight)
+        total = math.fsum(weights.values())
+        if total <= 0:
             raise ValueError("score_weights need at least one positive weight")
-        return value
+        if abs(total - 1.0) > _SUM_TOLERANCE:
+            parts = " + ".join(f"{name} {weight:g}" for name, weight in weights.items())
+            raise ValueError(f"score_weights are ratios and must sum to 1, got {parts} = {total:g}")
+        return weights
 
     @property
     def scores(self) -> bool:
@@ -130,7 +166,7 @@ class RecallRecipe(Section):
 NAMED_RECIPES: dict[str, dict[str, Any]] = {
     "relevance": {},  # the fused relevance with its bonuses
     "seed004": {"score_weights": SEED004_WEIGHTS},  # seed 004 §5.2
-    "seed001": {"score_weights": SEED001_WEIGHTS},  # seed 001 §2.4.2
+    "seed001": {"score_weights": SEED001_WEIGHTS, "tiers": "priority"},  # seed 001 §2.3, §2.4.2
 }
 
 

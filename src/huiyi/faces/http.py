@@ -67,6 +67,7 @@ from huiyi.faces.proxy import MemoryProxy, proxy_router
 from huiyi.memory import AsyncMemory
 from huiyi.model import FactData, Job, JobState, MemoryItem, MemoryKind, Person, RecallHit, RecallResult
 from huiyi.recall.facts import Owner, group_facts
+from huiyi.recall.similarity import floor_of, keep_similar, similarities
 
 STATUS: dict[type[HuiyiError], int] = {
     ScopeError: 422,
@@ -213,31 +214,37 @@ def create_app(
             embedder=memory.embedder.name,
         )
 
-    async def recall_for(body: QueryBody) -> RecallResult:
-        return await memory.recall(
+    async def recall_for(body: QueryBody) -> tuple[RecallResult, dict[str, float]]:
+        """Recall, then seed 000 §12's threshold on the similarity scale (huiyi.recall.similarity)."""
+        result = await memory.recall(
             body.query,
             agent=body.agent,
             person=body.person,
             space=body.space,
             limit=body.limit,
-            score_threshold=body.score_threshold,
+            score_threshold=0.0,
             kinds=body.kinds,
         )
+        settings = memory.config.http
+        floor = floor_of(memory.embedder.name) if settings.similarity_floor is None else settings.similarity_floor
+        scale = await asyncio.to_thread(similarities, memory.embedder, body.query, result.hits, floor)
+        threshold = settings.query_threshold if body.score_threshold is None else body.score_threshold
+        return result.model_copy(update={"hits": keep_similar(result.hits, scale, threshold)}), scale
 
     @app.post("/query", response_model=QueryResponse, responses=BODY)
     async def query(body: QueryBody, agents: Agents) -> QueryResponse:
         """Recall, shaped like seed 000 §12: events, entity facts and per-route timings."""
         check(agents, body.agent)
-        result = await recall_for(body)
+        result, scale = await recall_for(body)
         known = await memory.get_person(body.person, agent=body.agent) if body.person else None
         names = [known.name, *known.aliases] if known and known.name else []
-        return query_response(result, body.person, agent=body.agent, person_names=names)
+        return query_response(result, body.person, agent=body.agent, person_names=names, similarity=scale)
 
     @app.post("/query_simple", response_model=list[str], responses=BODY)
     async def query_simple(body: QueryBody, agents: Agents) -> list[str]:
         """The recalled memory texts only, best first."""
         check(agents, body.agent)
-        return [hit.text for hit in (await recall_for(body)).hits]
+        return [hit.text for hit in (await recall_for(body))[0].hits]
 
     @app.post("/v1/messages", response_model=MessagesResponse, responses=BODY)
     async def add_messages(body: MessagesBody, agents: Agents) -> MessagesResponse:
@@ -424,7 +431,12 @@ FACT_LABELS = {
 
 
 def query_response(
-    result: RecallResult, person: str | None, *, agent: str, person_names: Sequence[str] = ()
+    result: RecallResult,
+    person: str | None,
+    *,
+    agent: str,
+    person_names: Sequence[str] = (),
+    similarity: dict[str, float] | None = None,
 ) -> QueryResponse:
     """Events in recall order; facts in seed 000 §7 groups (as render shows them), recall order within."""
     events: list[MemoryEvent] = []
@@ -446,6 +458,7 @@ def query_response(
                     keyword=hit.keywords,
                     sources=hit.sources,
                     route_scores=hit.route_scores,
+                    similarity=(similarity or {}).get(hit.id),
                     log=_log(hit),
                 )
             )

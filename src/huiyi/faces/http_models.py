@@ -39,7 +39,8 @@ class Who(_Body):
 class QueryBody(Who):
     query: str = Field(min_length=1, max_length=2000)
     limit: int = Field(default=5, ge=1, le=100)
-    score_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
+    # seed 000 §12: events below this similarity (huiyi.recall.similarity) are left out; unset: http.query_threshold
+    score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     kinds: list[MemoryKind] | None = None
 
 
@@ -55,6 +56,7 @@ class MemoryEvent(BaseModel):
     keyword: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
     route_scores: dict[str, float] = Field(default_factory=dict)
+    similarity: float | None = None  # the scale score_threshold is on
     log: str = ""
 
 

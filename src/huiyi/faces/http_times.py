@@ -45,6 +45,7 @@ def item_out(item: MemoryItem, zone: tzinfo) -> MemoryItem:
         "time": aware(item.time, zone),
         "last_access": aware(item.last_access, zone),
         "valid_to": aware(item.valid_to, zone),
+        "said_at": aware(item.said_at, zone),
         "created_at": written(item.created_at, zone),
     }
     return item.model_copy(update=update)
@@ -55,7 +56,8 @@ def message_out(message: Message, zone: tzinfo) -> Message:
 
 
 def hit_out(hit: RecallHit, zone: tzinfo) -> RecallHit:
-    return hit.model_copy(update={"time": aware(hit.time, zone), "valid_to": aware(hit.valid_to, zone)})
+    update = {name: aware(getattr(hit, name), zone) for name in ("time", "valid_to", "said_at")}
+    return hit.model_copy(update=update)
 
 
 def result_out(result: RecallResult, zone: tzinfo) -> RecallResult:

@@ -36,7 +36,8 @@ class RecallBody(QueryBody):
     """``Memory.recall``: unset ``limit`` and ``score_threshold`` take the recipe's."""
 
     limit: int | None = Field(default=None, ge=1, le=100)  # type: ignore[assignment]
-    score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)  # type: ignore[assignment]
+    # on the recipe's fused scale, not /query's similarity scale
+    score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     now: datetime | None = None  # when the query is asked; its time words are read against this
     time_from: datetime | None = None  # keep memories whose time is at or after this
     time_to: datetime | None = None  # … and at or before this

@@ -32,7 +32,7 @@ from huiyi.providers.embed import Embedder
 from huiyi.recall import bridge, routes, timerange, units, views
 from huiyi.recall.fuse import Fusion, fuse
 from huiyi.recall.reinforce import Reinforcer
-from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank
+from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RankRow, RouteHits, Store
 from huiyi.text.times import TimeSpan, query_time_range
@@ -124,11 +124,8 @@ def run(
 def _widens(recipe: RecallRecipe) -> bool:
     """Whether anything beyond the fused dense and keyword candidates is asked for."""
     late = any(_weight(recipe, name) for name in routes.LATE_ROUTES)
-    return (
-        late
-        or recipe.scores
-        or bool(recipe.graph_weight or recipe.tier_weight or recipe.roulette or recipe.bridge_weight)
-    )
+    tiers = recipe.tier_weight or recipe.tiers == "priority"
+    return late or recipe.scores or bool(recipe.graph_weight or tiers or recipe.roulette or recipe.bridge_weight)
 
 
 def _weight(recipe: RecallRecipe, route: str) -> float:
@@ -308,7 +305,14 @@ def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = Fals
         new = [i for i in relevance if i not in known]
         times = {row.id: row.time for row in ask.store.rank_rows(ask.agent, new) if row.scope in visible}
         final = {i: relevance[i] for i in relevance if i in known or i in times}
-    order = sorted(final, key=lambda i: (-final[i], i))
+    if recipe.tiers == "priority":  # seed 001 §2.3: a better match tier first, the score within it
+        words = ranking.info.get("words", [])
+        assert isinstance(words, list)
+        whole = {item.id: item for item in ask.store.get_memories(ask.agent, list(final))}
+        level = {i: tier(words, whole[i].keywords, whole[i].text) if i in whole else 0 for i in final}
+        order = sorted(final, key=lambda i: (-level[i], -final[i], i))
+    else:
+        order = sorted(final, key=lambda i: (-final[i], i))
     if recipe.roulette:  # seed 001 §2.4.4: better scores are likelier, never certain
         pool = order[: max(limit, recipe.roulette_pool)]
         order = roulette(pool, [final[i] for i in pool], limit, random.Random(recipe.roulette_seed))
@@ -373,4 +377,5 @@ def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | Non
         insight=item.insight,
         data=item.data,
         valid_to=item.valid_to,
+        said_at=item.said_at,
     )

@@ -65,6 +65,8 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         "event": "time place text insight",
         "chunk": "time place text",
         "place": "place",
+        "plan": "date",
+        "about": "date",
         "working": "turns",
         "turn": "speaker text time",
     }.items()
@@ -311,12 +313,24 @@ class _Renderer:
             return when.date().isoformat()
         return format_by_age(when, now, self.time_language)
 
+    def about(self, item: MemoryItem, text: str) -> str:
+        """A memory said on one day about another: the plan (计划于…) or the past day it tells of."""
+        if item.said_at is None or item.time is None:
+            return ""
+        said, _ = _naive(item.said_at, self.parts.now)
+        about, _ = _naive(item.time, self.parts.now)
+        label = str(item.data.get("about") or "") or self.when(item.time)
+        if not label or label in text or said.date() == about.date():
+            return ""  # the text already writes it out (the rules annotate "下个月（2024-12-01～…）")
+        return self.t.fill("plan" if about > said else "about", date=label)
+
     def event_line(self, item: MemoryItem, name: str) -> str:
-        time = self.when(item.time)
+        time = self.when(item.said_at or item.time)  # when it was said; the time it is about follows the text
         place = self.t.fill("place", place=item.place.strip()) if item.place.strip() else ""
         if not time:
             place = place.lstrip()  # the space that parts a place from its time has nothing to part
         text = _one_line(item.text)
+        text += self.about(item, text)
         if not time and not place:
             return text
         return self.t.fill(name, time=time, place=place, text=text, insight=_one_line(item.insight))
@@ -441,10 +455,10 @@ _FACT_PARTS = {
 
 
 def _by_time(items: list[MemoryItem], now: datetime, *, fact: bool = False) -> list[MemoryItem]:
-    """Oldest first, by ``time`` (facts: else ``created_at``); undated items keep their order, last."""
+    """Oldest first, by ``time`` (facts: else ``created_at``; events: when said); undated items last."""
 
     def moment(item: MemoryItem) -> datetime | None:
-        return item.time or item.created_at if fact else item.time
+        return item.time or item.created_at if fact else item.said_at or item.time
 
     dated = [item for item in items if moment(item) is not None]
     dated.sort(key=lambda item: _naive(moment(item) or now, now)[0])

@@ -234,7 +234,7 @@ def features_of(
     whole days since then, as seed 004 does (``(now − created_at).days``). ``graph_distance`` is None
     or 0 for a direct hit, d for a memory reached d hops away. Times are compared as wall clocks.
     """
-    born = item.created_at or item.time
+    born = item.said_at or item.created_at or item.time  # a plan ages from when it was said
     age = _wall(now) - _wall(born) if born is not None else timedelta(0)
     since_use = _wall(now) - _wall(item.last_access) if item.last_access is not None else None
     return Features(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from contextlib import suppress
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from huiyi.model import MemoryItem
 from huiyi.text.times import TimeSpan, find_time_phrases
@@ -37,6 +37,8 @@ def about(item: MemoryItem) -> list[tuple[datetime, datetime]]:
     """The spans the memory's own words name, read against when it was said (cached per text and time)."""
     spans: list[tuple[datetime, datetime]] = []
     told = item.data.get("about") if isinstance(item.data, dict) else None
+    if isinstance(told, str):  # extraction's label: "2024-12-01", "2024-12-01 19:00" or "start～last day"
+        told = _label_span(told)
     if isinstance(told, list | tuple) and len(told) == 2:
         with suppress(ValueError):  # a malformed field is no time at all
             spans.append((datetime.fromisoformat(str(told[0])), datetime.fromisoformat(str(told[1]))))
@@ -50,6 +52,26 @@ def about(item: MemoryItem) -> list[tuple[datetime, datetime]]:
             _about_cache.clear()
         _about_cache[key] = found
     return spans + found
+
+
+def _label_span(label: str) -> tuple[str, str] | None:
+    """An about label as ISO start and end (a day's end is the next midnight).
+
+    >>> _label_span("2024-12-01～2024-12-31")
+    ('2024-12-01T00:00:00', '2025-01-01T00:00:00')
+    >>> _label_span("2024-11-20 19:00")
+    ('2024-11-20T19:00:00', '2024-11-20T20:00:00')
+    >>> _label_span("下个月") is None
+    True
+    """
+    first, _, last = label.partition("～")
+    try:
+        start = datetime.fromisoformat(first.strip())
+        end = datetime.fromisoformat((last or first).strip())
+    except ValueError:
+        return None
+    step = timedelta(hours=1) if len((last or first).strip()) > 10 else timedelta(days=1)
+    return start.isoformat(), (end + step).isoformat()
 
 
 def within(item: MemoryItem, span: TimeSpan) -> bool:

@@ -29,7 +29,7 @@ MERGE_COLUMNS = "id, agent, source, target, reason, at, undone"
 REPORT_COLUMNS = "id, agent, scope, kind, at, dry_run, counts, body"
 MEMORY_COLUMNS = (
     "rowid, id, agent, scope, kind, text, time, place, participants, keywords, insight,"
-    " importance, strength, access_count, last_access, created_at, sources, data, feedback, valid_to"
+    " importance, strength, access_count, last_access, created_at, sources, data, feedback, valid_to, said_at"
 )
 
 
@@ -158,6 +158,7 @@ def memory(row: Row, codec: Codec) -> MemoryItem:
         data,
         feedback,
         valid_to,
+        said_at,
     ) = row
     return MemoryItem(
         id=id_,
@@ -178,6 +179,7 @@ def memory(row: Row, codec: Codec) -> MemoryItem:
         data=codec.json(data),
         feedback=feedback,
         valid_to=codec.time(valid_to),
+        said_at=codec.time(said_at),
     )
 
 

@@ -16,7 +16,14 @@ from huiyi.text import tokens
 from huiyi.text.language import LATIN_WORD
 from huiyi.text.tokens import EN_STOPWORDS, ZH_STOPWORDS, has_cjk
 
-__all__ = ["EN_PROPER_STOP", "TITLE", "idf", "keywords", "load_idf"]
+__all__ = ["EN_PROPER_STOP", "PLACEHOLDER", "TITLE", "idf", "keywords", "load_idf"]
+
+# what chat apps put for what is not text ([图片], [动画表情], [CQ:face,id=1]): never a keyword or a topic
+PLACEHOLDER = re.compile(
+    r"\[(?:CQ:[^\]]*|[^\[\]\s]{0,8}(?:图片|表情|贴纸|语音|视频|文件|链接|红包|位置|名片|转账|闪照|戳一戳|拍一拍|消息)"
+    r"(?:[:：][^\[\]]{0,20})?|image|photo|sticker|emoji|voice|video|file)\]",
+    re.IGNORECASE,
+)
 
 # ---------------------------------------------------------------------------------------- IDF
 
@@ -147,7 +154,10 @@ def keywords(
         if term and term.casefold() not in dropped:
             add(term.casefold(), term, 1.5, boost=2)
     for index, text in enumerate(texts):
-        skips = skip_spans[index] if index < len(skip_spans) else ()
+        skips = [
+            *(skip_spans[index] if index < len(skip_spans) else ()),
+            *(m.span() for m in PLACEHOLDER.finditer(text)),
+        ]
         for title in TITLE.finditer(text):
             name = title.group(1).strip()
             if name and name.casefold() not in dropped:

@@ -89,7 +89,8 @@ def add_words(names: Iterable[str]) -> None:
         rjieba = _rjieba()
         for name in names:
             name = name.strip()
-            if name and name not in _known_words and has_cjk(name):
+            # one character is a word already; weighted as a name it would cut 熊猫 and 猫叫 around it
+            if len(name) > 1 and name not in _known_words and has_cjk(name):
                 rjieba.add_word(name, 100000, "nr")
                 _known_words.add(name)
 

@@ -44,7 +44,7 @@ def retained_strength(item: MemoryItem, now: datetime, config: ConsolidateConfig
         gap = max(timedelta(0), now.replace(tzinfo=None) - since.replace(tzinfo=None)) if since else timedelta(0)
         kept = retention(gap / timedelta(days=1), max(item.strength, 1e-9))
         return kept, kept, gap.days
-    born = item.created_at or item.time
+    born = item.said_at or item.created_at or item.time  # a plan ages from when it was said
     days = max(timedelta(0), now.replace(tzinfo=None) - born.replace(tzinfo=None)).days if born else 0
     decay = type_decay(decay_type_of(item), days, item.access_count, item.importance, config.forget.decay_rates)
     return item.strength * decay, decay, days

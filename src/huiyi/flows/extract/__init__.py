@@ -46,6 +46,7 @@ class EventDraft:
     keywords: list[str] = field(default_factory=list)
     insight: str = ""  # one-line deep insight (seed 000)
     importance: float = 0.5
+    about: str = ""  # the time it is about as said ("2024-12-01～2024-12-31"), when not when it was said
 
 
 @dataclass

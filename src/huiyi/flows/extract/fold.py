@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from huiyi.config import Config
 from huiyi.flows.extract import Extraction, Fold
@@ -161,8 +161,18 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
     """Drafts become memories of the fold's scope, with provenance limited to the fold's messages."""
     known = {m.id for m in fold.messages}
     fallback_time = fold.messages[-1].time if fold.messages else None
+    said_times = {m.id: m.time for m in fold.messages}
+
+    def said_at(sources: Sequence[str], about: datetime | None) -> datetime | None:
+        """When the draft was said (its last source message), if that is another day than the one it is
+        about: "下个月的马拉松" said on 11-15 is about December, said in November."""
+        times = [said_times[s] for s in sources if s in said_times]
+        said = max(times) if times else fallback_time
+        return said if about is not None and said is not None and said.date() != about.date() else None
+
     items: list[MemoryItem] = []
     for index, event in enumerate(extraction.events):
+        said = said_at(event.sources, event.time)
         items.append(
             MemoryItem(
                 id=_stable_id("ev", job_id, index),
@@ -176,7 +186,8 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                 insight=event.insight,
                 importance=min(1.0, max(0.0, event.importance)),
                 sources=[s for s in event.sources if s in known],
-                data={"space": fold.space},
+                data={"space": fold.space, **({"about": event.about} if said and event.about else {})},
+                said_at=said,
             )
         )
     for index, fact in enumerate(extraction.facts):
@@ -188,6 +199,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                 kind=MemoryKind.FACT,
                 text=fact.description,
                 time=fact.time or fallback_time,
+                said_at=said_at(fact.sources, fact.time),
                 keywords=[fact.keyword] if fact.keyword else [],
                 # recall and summaries rank by importance; a fact's is its confidence until judged
                 importance=confidence,

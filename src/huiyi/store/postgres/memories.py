@@ -32,17 +32,19 @@ WITH batch AS (
         %(keywords)s::text[], %(insight)s::text[], %(importance)s::float8[], %(strength)s::float8[],
         %(access_count)s::int[], %(last_access)s::timestamp[], %(created_at)s::timestamp[],
         %(sources)s::text[], %(data)s::text[], %(embedding)s::text[], %(words)s::text[], %(chars)s::text[],
-        %(words_len)s::int[], %(chars_len)s::int[], %(feedback)s::float8[], %(valid_to)s::timestamp[]
+        %(words_len)s::int[], %(chars_len)s::int[], %(feedback)s::float8[], %(valid_to)s::timestamp[],
+        %(said_at)s::timestamp[]
     ) AS b (id, agent, scope, part, kind, text, time, place, participants, keywords, insight, importance,
             strength, access_count, last_access, created_at, sources, data, embedding, words, chars,
-            words_len, chars_len, feedback, valid_to)
+            words_len, chars_len, feedback, valid_to, said_at)
 ), inserted AS (
     INSERT INTO memories (id, agent, scope, part, kind, text, time, place, participants, keywords, insight,
         importance, strength, access_count, last_access, created_at, sources, data, words, chars,
-        words_len, chars_len, feedback, valid_to)
+        words_len, chars_len, feedback, valid_to, said_at)
     SELECT id, agent, scope, part, kind, text, time, place, participants::jsonb, keywords::jsonb, insight,
         importance, strength, access_count, last_access, created_at, sources::jsonb, data::jsonb,
-        to_tsvector('huiyi_words', words), to_tsvector('simple', chars), words_len, chars_len, feedback, valid_to
+        to_tsvector('huiyi_words', words), to_tsvector('simple', chars), words_len, chars_len, feedback, valid_to,
+        said_at
     FROM batch
     ON CONFLICT (id) DO NOTHING
     RETURNING rowid, id, part, agent, scope, words_len, chars_len
@@ -157,7 +159,7 @@ class PostgresMemories(PostgresConnection):
         if kinds:
             sql += " AND kind = ANY(%s)"
             args.append([k.value for k in kinds])
-        sql += " ORDER BY COALESCE(time, created_at) DESC, rowid DESC LIMIT %s OFFSET %s"
+        sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT %s OFFSET %s"
         args.extend([limit, offset])
         return [rows.memory(row, NATIVE) for row in self._rows(sql, args)]
 
@@ -231,4 +233,5 @@ def memory_columns(items: Sequence[MemoryItem], vectors: Vectors, terms: Sequenc
         "chars_len": [len(t.chars) for t in terms],
         "feedback": [float(i.feedback) for i in items],
         "valid_to": [naive(i.valid_to) for i in items],
+        "said_at": [naive(i.said_at) for i in items],
     }

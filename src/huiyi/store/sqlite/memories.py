@@ -56,8 +56,8 @@ class SQLiteMemories(SQLiteConnection):
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO memories (id, agent, scope, part, kind, text, time, place, participants,"
                     " keywords, insight, importance, strength, access_count, last_access, created_at, sources, data,"
-                    " feedback, valid_to)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " feedback, valid_to, said_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     _memory_row(item, part, now),
                 )
                 if not cursor.rowcount:
@@ -147,7 +147,7 @@ class SQLiteMemories(SQLiteConnection):
         if kinds:
             sql += f" AND kind IN ({marks(len(kinds))})"
             args.extend(k.value for k in kinds)
-        sql += " ORDER BY COALESCE(time, created_at) DESC, rowid DESC LIMIT ? OFFSET ?"
+        sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT ? OFFSET ?"
         args.extend([limit, offset])
         return [rows.memory(row, TEXT) for row in self._conn().execute(sql, args)]
 
@@ -253,4 +253,5 @@ def _memory_row(item: MemoryItem, part: str, now: float | None) -> tuple[Any, ..
         json_text(item.data),
         item.feedback,
         to_epoch(item.valid_to),
+        to_epoch(item.said_at),
     )

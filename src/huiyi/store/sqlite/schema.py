@@ -204,7 +204,7 @@ MIGRATIONS: list[str] = [
     ALTER TABLE jobs ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
     UPDATE jobs SET claims = attempts;
     """,
-    # console2: the reports of maintenance runs (consolidations, dry runs, summaries), newest read first;
+    # 8: the reports of maintenance runs (consolidations, dry runs, summaries), newest read first;
     # IF NOT EXISTS, so a store rolled back to an older version (as tests do) migrates again
     """
     CREATE TABLE IF NOT EXISTS reports (
@@ -219,6 +219,11 @@ MIGRATIONS: list[str] = [
         body TEXT NOT NULL DEFAULT '{}'
     );
     CREATE INDEX IF NOT EXISTS reports_scope ON reports (agent, scope);
+    """,
+    # 9: when a memory was said, beside the time it is about (``time``: a plan's date, a past
+    # trip's); NULL where the two are one, as for every memory written before
+    """
+    ALTER TABLE memories ADD COLUMN said_at REAL;
     """,
 ]
 

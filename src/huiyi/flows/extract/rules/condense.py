@@ -28,7 +28,8 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip("，,、 ") + "…"
 
 
-def _absolute(span: TimeSpan) -> str:
+def absolute(span: TimeSpan) -> str:
+    """A span as the dates it covers: one day, a minute, or "start～last day"."""
     length = span.end - span.start
     if length <= timedelta(days=1) and span.start.time() == datetime.min.time() and length == timedelta(days=1):
         return span.start.strftime("%Y-%m-%d")
@@ -52,7 +53,7 @@ def annotate(said: Said) -> str:
         cursor = end
         if said.message.time in span or re.search(r"\d{4}", span.phrase):
             continue  # 今天, 最近, 2023年5月: nothing to add
-        shown = _absolute(span)
+        shown = absolute(span)
         out.append(f" ({shown})" if said.lang == "en" else f"（{shown}）")
     out.append(text[cursor:])
     return "".join(out)

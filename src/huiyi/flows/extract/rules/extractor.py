@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
-from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, annotate, condense, cut
+from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.roster import Roster
@@ -169,10 +169,11 @@ class RuleExtractor:
         text = (" " if english else "").join(parts) or condense(segment[0].message.text)
 
         when = segment[0].message.time
+        about = ""
         for said in segment:
             moving = [span for span in said.spans if said.message.time not in span]
             if moving:
-                when = moving[0].start
+                when, about = moving[0].start, absolute(moving[0])
                 break
         people: dict[str, None] = {}
         things: list[EntityDraft] = []
@@ -200,6 +201,7 @@ class RuleExtractor:
             keywords=words,
             insight="",
             importance=_importance(segment, substantive, bool(place or things)),
+            about=about,
         )
 
 

@@ -17,7 +17,9 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_END_PARTICLES,
     ZH_LEAD,
     ZH_NAME_RULE,
+    ZH_OWN_SUBJECT,
     ZH_PET,
+    ZH_PET_NAMED,
     ZH_PRONOUNS,
     ZH_REPORTED,
     ZH_RULES,
@@ -84,17 +86,49 @@ class FactReader:
         facts: list[FactDraft] = []
         entities: list[EntityDraft] = []
         led = False  # the previous clause was about the speaker: 我是护士，在鼓楼医院上班
+        topic = ""  # the previous clause named its own subject: 我家的猫叫团子，是一只橘猫 (团子 is)
         for clause, question in _clauses(message.text, english):
             if english:
                 if not question:
                     self._english(clause, message, speaker, facts, entities)
                 continue
-            if led and "我" not in clause and ZH_CONTINUE.match(clause):
-                clause = "我" + clause
-            led = bool(ZH_LEAD.match(clause))
-            if not question:
+            if "我" not in clause and ZH_CONTINUE.match(clause):
+                if topic and not question and clause.startswith("是"):
+                    self._about(topic, clause[1:], message, facts)
+                    topic, led = "", False
+                    continue
+                if led:
+                    clause = "我" + clause
+            # 我家的猫…, 我妈…: the clause has its own subject, so what follows is not the speaker's either
+            led = bool(ZH_LEAD.match(clause)) and not ZH_OWN_SUBJECT.match(clause)
+            named = ZH_PET_NAMED.match(clause)
+            topic = named.group("name") if named else ""
+            if named and not question:
+                self._pet(named, message, speaker, False, facts, entities)
+            elif not question:
                 self._chinese(clause, message, speaker, facts, entities)
         return facts, entities
+
+    def _about(self, subject: str, value: str, message: Message, facts: list[FactDraft]) -> None:
+        """``subject``是``value``, for a clause whose subject the clause before named (团子 → 是一只橘猫)."""
+        obj = _trim_zh(value)
+        if not obj or not _first_noun_ok(obj):
+            return
+        facts.append(
+            FactDraft(
+                subject=subject,
+                predicate="是",
+                object=obj,
+                description=f"{subject}是{obj}",
+                sources=[message.id],
+                kind=FactKind.ATTRIBUTE,
+                keyword="身份",
+                subject_type=EntityType.SPECIFIC,
+                object_type=None,
+                time=message.time,
+                confidence=0.7,
+            )
+        )
 
     # --- helpers
 

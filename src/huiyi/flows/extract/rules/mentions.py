@@ -17,6 +17,11 @@ _PLACE_SUFFIX = re.compile(
     r"(?:馆|店|园|院|场|站|厅|楼|室|街|路|城|市|省|县|区|镇|村|山|湖|河|海|岛|家|校|学|吧|寺|庙|宫|塔|桥|港|屋|房|所|司|厂"
     r"|中心|广场|大学|超市|餐厅|医院|公园|酒店|机场|车站|家里|里|上|边|旁|外|内)$"
 )
+# a locative ending alone (床上, 桌子上, 手里) makes no place: the stem must be one (学校里, 西湖边) or 家
+_LOCATIVE = re.compile(r"(?:里|上|边|旁|外|内)$")
+# the tagger's dictionary calls some phrases places (太冷/ns, 离半马/ns, 东西/ns "things"): a degree word,
+# a preposition or a 了 ends that
+_NOT_PLACE = re.compile(r"^(?:太|很|好|真|挺|超|最|更|特|蛮|越|离|往|从|到)|了$|^东西$")
 _PLACE_FLAGS = frozenset({"ns", "nt", "nz", "s", "n", "nr", "nrt", "f", "ng"})
 _STRONG_PLACE_FLAGS = frozenset({"ns", "nt", "s"})
 _EN_PLACE = re.compile(r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})")
@@ -47,17 +52,27 @@ def place_of(said: Said) -> str:
             if next_flag not in _PLACE_FLAGS or not has_cjk(next_word):
                 break
             run.append((next_word, next_flag))
-        last_placey = max(
-            (i for i, (w, f) in enumerate(run) if f in _STRONG_PLACE_FLAGS or _PLACE_SUFFIX.search(w)), default=-1
-        )
+        last_placey = max((i for i, (w, f) in enumerate(run) if _placey(w, f)), default=-1)
         if last_placey >= 0:
             return "".join(w for w, _ in run[: last_placey + 1])
         if run and run[0][1] in ("nr", "nz", "nt", "ns") and len(run[0][0]) >= 2:
             return run[0][0]
     for word, flag in words:
-        if flag == "ns" and len(word) >= 2:
+        if flag == "ns" and len(word) >= 2 and not _NOT_PLACE.search(word):
             return word
     return ""
+
+
+def _placey(word: str, flag: str) -> bool:
+    """Whether a word after 在 names a place: by its tag, else by a place-like ending."""
+    if _NOT_PLACE.search(word):
+        return False
+    if flag in _STRONG_PLACE_FLAGS:
+        return True
+    if not _PLACE_SUFFIX.search(word):
+        return False
+    stem = _LOCATIVE.sub("", word)
+    return stem == word or word == "家里" or (len(stem) >= 2 and bool(_PLACE_SUFFIX.search(stem)))
 
 
 def name_shaped(word: str) -> bool:

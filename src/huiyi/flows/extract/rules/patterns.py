@@ -258,6 +258,16 @@ EN_OBJECT_CUT = re.compile(
     r"\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too)\b.*$", re.IGNORECASE
 )
 EN_AND_I = re.compile(r",?\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)", re.IGNORECASE)
+# a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker
+ZH_OWN_SUBJECT = re.compile(
+    r"^(?:其实|但是|不过|可是|而且|因为|所以|对了|现在|平时|目前)?我(?:家|的|们家|妈|爸|哥|姐|弟|妹|老公|老婆|男朋友|女朋友"
+    r"|对象|室友|同事|朋友|儿子|女儿|爷爷|奶奶|外公|外婆|姥姥|姥爷|闺蜜|同学|老板|领导)"
+)
+# 我家的猫叫团子: a pet named with no 养; the name then is the subject of a clause that has none (，是一只橘猫)
+ZH_PET_NAMED = re.compile(
+    rf"^我(?:家)?(?:的)?(?P<num>)(?P<mw>)(?P<pet>猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬)"
+    rf"(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}?)(?:[呀啊呢哦吧]|$)"
+)
 ZH_LEAD = re.compile(r"^(?:其实|但是|不过|可是|而且|因为|所以|嗯+|哈+|对了|说实话|老实说|现在|平时|目前)?我(?!们)")
 ZH_CONTINUE = re.compile(
     r"^(?:也|还|又|就|现在|目前|平时)?(?:在|住|家在|养|今年|最|喜欢|爱|讨厌|不喜欢|对.{1,10}过敏|是)"

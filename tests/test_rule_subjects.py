@@ -1,0 +1,91 @@
+"""Rule extraction mistakes from a companion month (issue 13): a clause with its own subject is never the
+speaker's, adjectives and furniture are no places, chat placeholders are no topics."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from huiyi.flows.extract import Extraction, Fold
+from huiyi.flows.extract.rules.extractor import RuleExtractor
+from huiyi.model import Message, Scope, ScopeKind
+from huiyi.text import tokens
+from huiyi.text.keywords import keywords
+
+SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
+
+
+def extract(*texts: str) -> Extraction:
+    messages = [
+        Message(
+            id=f"m{i}",
+            agent="祈煜",
+            space="person:木木",
+            scope=SCOPE,
+            speaker="木木",
+            role="user",
+            text=text,
+            time=datetime(2024, 11, 15, 20, i),
+        )
+        for i, text in enumerate(texts)
+    ]
+    fold = Fold(agent="祈煜", space="person:木木", scope=SCOPE, messages=messages, person="木木")
+    return RuleExtractor().extract_sync(fold)
+
+
+def described(extraction: Extraction) -> set[str]:
+    return {fact.description for fact in extraction.facts}
+
+
+def test_a_named_pet_is_the_subject_of_the_next_clause() -> None:
+    facts = described(extract("我家的猫叫团子，是一只橘猫"))
+    assert "团子是一只橘猫" in facts and "木木养了一只猫，叫团子" in facts
+    assert not any(fact.startswith("木木是") for fact in facts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["我妈是老师，在杭州教书", "我的室友叫小美，是四川人", "我家的狗狗叫豆豆，是柯基", "我男朋友在上海，是程序员"],
+)
+def test_a_clause_with_its_own_subject_is_not_the_speakers(text: str) -> None:
+    found = extract(text).facts  # owning a pet is the speaker's; what the pet is, is not
+    assert not any(fact.subject == "木木" and fact.predicate != "养了" for fact in found), described(extract(text))
+
+
+def test_the_speakers_own_clauses_still_continue() -> None:
+    facts = described(extract("我是护士，在鼓楼医院上班"))
+    assert {"木木是护士", "木木在鼓楼医院工作"} <= facts
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("今天太冷了不想出门", ""),
+        ("躺在床上刷手机", ""),
+        ("手机放在桌子上了", ""),
+        ("刚在西湖边跑完十公里", "西湖"),
+        ("我在鼓楼医院上班", "鼓楼医院"),
+        ("在公司楼下吃饭", "公司楼下"),
+    ],
+)
+def test_places_are_places(text: str, place: str) -> None:
+    assert extract(text).events[0].place == place
+
+
+def test_chat_placeholders_are_never_topics() -> None:
+    texts = [
+        "[图片]",
+        "[表情]哈哈哈",
+        "今天去看了电影[图片]",
+        "[图片][图片]好看",
+        "[动画表情] [CQ:face,id=178] 电影真好看",
+    ]
+    assert keywords(texts, limit=5) == ["电影", "好看"]
+
+
+def test_a_one_character_entity_does_not_recut_the_segmenter() -> None:
+    # a pet entity "猫" taught as a heavy dictionary word cut 猫叫 and 熊猫 around it for the whole process
+    before = tokens.words("agent0的猫叫团子")
+    tokens.add_words(["猫"])
+    assert tokens.words("agent0的猫叫团子") == before == ["agent0", "的", "猫叫", "团子"]
