@@ -14,6 +14,7 @@ MODULES = [
     "huiyi.faces.tool_schemas",
     "huiyi.providers.json_repair",
     "huiyi.flows.consolidate.entities",
+    "huiyi.flows.chatter",
     "huiyi.recall.fuse",
     "huiyi.recall.graph",
     "huiyi.recall.recipes",

@@ -74,6 +74,9 @@ class RecallRecipe(Section):
     time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)
     neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
     neighbour_turns: int = 2  # how far either side a neighbour may sit
+    # ours (issue #13): the share of its fused score a chunk of chatter keeps (哈哈, +1, 早, 晚安霓霓);
+    # it gets no speaker bonus (its neighbours still gain from it). 1 turns this off
+    chatter_weight: float = 0.1
     # routes beyond dense + keyword, added to the fused candidates by weight (0 turns a route off)
     route_candidates: int = 50  # per extra route, and the fused candidates they are added to
     entity_weight: float = 0.2  # names and aliases the query mentions (seed 002 §3.12)

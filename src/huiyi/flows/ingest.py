@@ -18,9 +18,11 @@ import os
 import socket
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from unicodedata import normalize
 
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
+from huiyi.flows.chatter import said_text
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Claim, Store, Terms
@@ -125,6 +127,18 @@ def terms_of(text: str) -> Terms:
     return Terms(words=tokens.words(text), chars=tokens.chars(text))
 
 
+def speaker_term(name: str) -> str:
+    """A person as a field of the keyword index: one opaque word that no text or query word holds, so
+    the speaker route finds a person's memories while their name is never matched text (issue #13)."""
+    return "spk" + hashlib.blake2b(normalize("NFKC", name).strip().casefold().encode(), digest_size=6).hexdigest()
+
+
+def memory_terms(text: str, people: Sequence[str]) -> Terms:
+    """The keyword terms of a memory: its matched text's, plus a speaker term per person it is by."""
+    terms = terms_of(text)
+    return Terms(words=[*terms.words, *(speaker_term(p) for p in dict.fromkeys(people) if p)], chars=terms.chars)
+
+
 def chunk_memories(store: Store, messages: Sequence[Message], config: Config) -> tuple[list[MemoryItem], list[str]]:
     """One chunk per new message: the window of turns ending at it, plus the text to embed.
 
@@ -157,7 +171,8 @@ def chunk_memories(store: Store, messages: Sequence[Message], config: Config) ->
                 data={"space": message.space, "seq": message.seq},
             )
         )
-        embed_texts.append("\n".join([*(f"{m.speaker}: {m.text}" for m in extra), text]))
+        # who said it is the chunk's participants, not words to match (issue #13)
+        embed_texts.append("\n".join(m.text for m in [*extra, *turns]))
         earlier.append(message)
         del earlier[: max(0, len(earlier) - (window - 1 + context))]
     return items, embed_texts
@@ -186,7 +201,7 @@ def index_messages(
             store.add_memories(
                 items,
                 vectors,
-                [terms_of(item.text) for item in items],
+                [memory_terms(said_text(item.text, item.participants), item.participants) for item in items],
                 indexed_messages=[(m.agent, m.id) for m in part],
             )
             done += len(part)

@@ -86,12 +86,14 @@ class Fusion:
     ids: dict[int, str]
 
 
-def fuse(dense: RouteHits, keyword: RouteHits, recipe: RecallRecipe) -> Fusion:
-    """Fuse by the recipe's weights; every keyword candidate gets its dense score from the same scan."""
-    ids_by_key = {hit.key: hit.id for hit in (*dense.hits, *keyword.hits)}
+def fuse(dense: RouteHits, keyword: RouteHits, recipe: RecallRecipe, extra: RouteHits | None = None) -> Fusion:
+    """Fuse by the recipe's weights; every keyword candidate gets its dense score from the same scan.
+    ``extra`` candidates (the speaker route's) join with their dense score alone."""
+    more = extra.hits if extra is not None else []
+    ids_by_key = {hit.key: hit.id for hit in (*dense.hits, *keyword.hits, *more)}
     dense_ranked = [(hit.key, hit.score) for hit in dense.hits]
     in_dense = {k for k, _ in dense_ranked}
-    missing = [hit.key for hit in keyword.hits if hit.key not in in_dense]
+    missing = list(dict.fromkeys(hit.key for hit in (*keyword.hits, *more) if hit.key not in in_dense))
     dense_ranked += list(zip(missing, dense.score_of(missing), strict=True))
     dense_ranked.sort(key=lambda pair: -pair[1])
     routes = {"dense": dense_ranked, "keyword": [(hit.key, hit.score) for hit in keyword.hits]}

@@ -111,13 +111,18 @@ def _fused(
     recipe = ask.recipe
     candidates = max(recipe.candidates, limit)
     keyword_future = _pool.submit(routes.keyword, ask, candidates)
-    dense = routes.dense(ask, candidates)
+    # the people the query names are found by the speaker field, and meaning is matched without them
+    named = routes.named_people(ask) if recipe.speaker_weight else []
+    speaker_future = _pool.submit(routes.speaker, ask, candidates, named) if named else None
+    dense = routes.dense(ask, candidates, named)
     keyword = keyword_future.result()
+    spoken = speaker_future.result() if speaker_future is not None else routes.Hits()
     timings.update(dense.ms)
     timings.update(keyword.ms)
+    timings.update(spoken.ms)
 
     fuse_started = time.perf_counter()
-    fusion = fuse(dense.first, keyword.first, recipe)
+    fusion = fuse(dense.first, keyword.first, recipe, spoken.first)
     ids_by_key, raw = fusion.ids, fusion.raw
     ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
 
@@ -127,15 +132,21 @@ def _fused(
     # fetch a little more than asked, since a kind filter may drop some; more still when reranking
     depth = limit * (3 if wanted_kinds else 1)
     span = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
-    reranking = bool(recipe.speaker_weight or recipe.neighbour_weight) or span is not None
+    reranking = bool(recipe.speaker_weight or recipe.neighbour_weight or recipe.chatter_weight < 1) or span is not None
     if reranking:
         depth = max(depth, recipe.rerank_depth)
     window = ranked[:depth]
+    # the named person's memories are reranked wherever meaning and words put them
+    by_speaker = {hit.key for hit in spoken.first.hits}
+    if by_speaker and reranking:
+        window += [pair for pair in ranked[depth:] if pair[0] in by_speaker]
+    found = spoken.info.get("speakers")
+    speakers = [str(name) for name in found] if isinstance(found, list) else []
     items = {item.id: item for item in ask.store.get_memories(ask.agent, [ids_by_key[key] for key, _ in window])}
     boosts: dict[int, dict[str, float]] = {}
     if reranking:
         window, boosts = rerank(
-            window, {key: items.get(ids_by_key[key]) for key, _ in window}, request.query, recipe, span
+            window, {key: items.get(ids_by_key[key]) for key, _ in window}, request.query, recipe, span, speakers
         )
     for key, (score, _) in window:
         item = items.get(ids_by_key[key])

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from huiyi.config.recall import RecallRecipe
+from huiyi.flows.chatter import is_chatter, people_of, said_lines
 from huiyi.model import MemoryItem, MemoryKind, RecallHit
 from huiyi.store.base import RouteHits
 from huiyi.text import tokens
@@ -50,6 +51,7 @@ def rerank(
     query: str,
     recipe: RecallRecipe,
     span: TimeSpan | None,
+    speakers: Iterable[str] = (),
 ) -> tuple[Window, dict[int, dict[str, float]]]:
     """Add small bonuses to the fused scores of the best candidates, then sort again.
 
@@ -63,9 +65,14 @@ def rerank(
     event or fact gains the same weight times the mean fused score of the chunks of its source turns
     (0 for a turn that is no candidate), so that in a small store, where every chunk has neighbours
     in the window, the bonus does not become a bonus for being a chunk.
+    ``chatter``: a chunk that says nothing on its own (哈哈, +1, 晚安霓霓) keeps ``chatter_weight`` of its
+    score and gets no speaker bonus; it still lends its neighbours support (reactions mark what mattered).
     """
-    names = {name for item in items.values() if item is not None for name in item.participants}
-    named = mentioned(query, names) if recipe.speaker_weight else set()
+    people = {key: people_of(item) for key, item in items.items() if item is not None}
+    names = {name for found in people.values() for name in found}
+    # the people the query names: by a name candidates carry, or by an alias the speaker route resolved
+    named = (mentioned(query, names) | set(speakers)) if recipe.speaker_weight else set()
+    chatter = chatter_keys(items, names) if recipe.chatter_weight < 1 else set()
     boosts: dict[int, dict[str, float]] = {}
     rescored: Window = []
     # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
@@ -88,7 +95,7 @@ def rerank(
         item = items.get(key)
         bonus: dict[str, float] = {}
         if item is not None:
-            if named and named.intersection(item.participants):
+            if named and named.intersection(people[key]) and key not in chatter:
                 bonus["speaker"] = recipe.speaker_weight
             if time_bonus and item.time is not None and span is not None and item.time in span:
                 bonus["time"] = time_bonus
@@ -106,11 +113,32 @@ def rerank(
                 support = sum(said.get(source, 0.0) for source in item.sources) / max(1, len(item.sources))
                 if support > 0:
                     bonus["neighbour"] = recipe.neighbour_weight * support
+            if key in chatter:
+                bonus["chatter"] = -(1.0 - recipe.chatter_weight) * (score + sum(bonus.values()))
         if bonus:
             boosts[key] = bonus
         rescored.append((key, (score + sum(bonus.values()), parts)))
     rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
     return rescored, boosts
+
+
+FILLER_IMPORTANCE = 0.1  # the rule extractor's importance for an event of fillers only
+
+
+def chatter_keys(items: Mapping[int, MemoryItem | None], names: Iterable[str]) -> set[int]:
+    """The chunks whose every turn is chatter (``names``: people a turn may address, as in 晚安霓霓),
+    and the events of chatter only."""
+    known = sorted(names)
+    out: set[int] = set()
+    for key, item in items.items():
+        if item is None:
+            continue
+        if item.kind is MemoryKind.CHUNK:
+            if all(is_chatter(line, known) for line in said_lines(item.text, item.participants)):
+                out.add(key)
+        elif item.kind is MemoryKind.EVENT and item.importance <= FILLER_IMPORTANCE:
+            out.add(key)
+    return out
 
 
 def add_route(relevance: dict[str, float], extra: Bonuses, name: str, hits: RouteHits, weight: float) -> None:

@@ -2,6 +2,7 @@
 
 - dense: exact cosine over the visible scopes (its scores also cover other routes' candidates);
 - keyword: BM25 over the query's content words and their CJK characters;
+- speaker: the memories of a person the query names, through the index's speaker field;
 - entity: names and aliases of the scopes' entities found in the query (seed 002 §3.12), so 霓霓 finds
   what was said about 苏霓 even if she has not spoken for weeks;
 - expand: the query's 联想词 (seed 000 §10–11) as keywords, one search per band of association levels;
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from huiyi.config.recall import RecallRecipe
+from huiyi.flows.ingest import speaker_term
 from huiyi.model import Entity, Scope
 from huiyi.providers.embed import Embedder
 from huiyi.recall import graph as links
@@ -29,7 +31,19 @@ from huiyi.text import tokens
 from huiyi.text.expand import expand as expand_words
 from huiyi.text.lexicon import lexicon_for
 
-__all__ = ["LATE_ROUTES", "Ask", "Hits", "dense", "entity", "expand", "graph", "graph_depth", "keyword", "query_terms"]
+__all__ = [
+    "LATE_ROUTES",
+    "Ask",
+    "Hits",
+    "dense",
+    "entity",
+    "expand",
+    "graph",
+    "graph_depth",
+    "keyword",
+    "query_terms",
+    "speaker",
+]
 
 
 @dataclass(frozen=True)
@@ -81,10 +95,16 @@ def query_terms(query: str, drop_words: Sequence[str] = ()) -> Terms:
     return Terms(words=words, chars=chars)
 
 
-def dense(ask: Ask, limit: int) -> Hits:
-    """Embed the query, then scan the visible scopes exactly."""
+def dense(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:
+    """Embed the query, then scan the visible scopes exactly. ``unnamed``: names left out of the
+    embedded query, the people the speaker route finds by field (passages hold no speaker names)."""
     started = time.perf_counter()
-    vector = ask.embedder.embed_queries([ask.query])[0]
+    text = ask.query
+    for name in sorted(unnamed, key=len, reverse=True):
+        text = text.replace(name, " ")
+    if len("".join(text.split())) < 2:  # “苏霓？”: nothing but the name to go on
+        text = ask.query
+    vector = ask.embedder.embed_queries([text])[0]
     embed_ms = (time.perf_counter() - started) * 1000
     found = ask.store.search_dense(ask.scopes, vector, limit)
     return Hits(searches=[(found, 1.0)], ms={"embed": embed_ms, "dense": found.ms})
@@ -138,6 +158,25 @@ def entity(ask: Ask, limit: int) -> Hits:
         terms = Terms(words=list(dict.fromkeys(w for n in other_names for w in tokens.words(n))))
         out.searches.append((ask.store.search_keyword(ask.scopes, terms, limit), 1.0))
     out.ms["entity"] = (time.perf_counter() - started) * 1000
+    return out
+
+
+def named_people(ask: Ask) -> list[str]:
+    """Every name of each known person or thing the query names, the caller excluded (苏霓 and 霓霓)."""
+    entities = scope_entities(ask.store, ask.scopes)
+    named = [e for e in links.mentioned(entities, ask.query) if not set(e.names) & set(ask.drop)]
+    return list(dict.fromkeys(n for e in named for n in e.names))
+
+
+def speaker(ask: Ask, limit: int, names: Sequence[str] = ()) -> Hits:
+    """Memories by or about a person the query names (``names``: all of their names, 苏霓 and 霓霓), found
+    through the index's speaker field, since names are not matched text (issue #13)."""
+    started = time.perf_counter()
+    out = Hits(info={"speakers": list(names)} if names else {})
+    if names:
+        terms = Terms(words=[speaker_term(n) for n in names])
+        out.searches.append((ask.store.search_keyword(ask.scopes, terms, limit), 1.0))
+    out.ms["speaker"] = (time.perf_counter() - started) * 1000
     return out
 
 

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from huiyi.config import Config
+from huiyi.flows.chatter import people_of, unnamed
 from huiyi.flows.extract import Extraction, Fold
-from huiyi.flows.ingest import terms_of
+from huiyi.flows.ingest import memory_terms
 from huiyi.model import FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
@@ -209,8 +210,13 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
 
 
 def writes_of(items: Sequence[MemoryItem], embedder: Embedder, fold: Fold, to_seq: int) -> Writes:
-    texts = [" ".join(filter(None, [item.text, item.insight])) for item in items]
-    terms = [terms_of(" ".join([item.text, item.place, *item.keywords])) for item in items]
+    # an event's speakers are its participants, not words to match (issue #13)
+    said = [unnamed(item.text, item.participants) if item.kind is MemoryKind.EVENT else item.text for item in items]
+    texts = [" ".join(filter(None, [text, item.insight])) for text, item in zip(said, items, strict=True)]
+    terms = [
+        memory_terms(" ".join([text, item.place, *item.keywords]), people_of(item))
+        for text, item in zip(said, items, strict=True)
+    ]
     return Writes(
         memories=items,
         vectors=embedder.embed_passages(texts),

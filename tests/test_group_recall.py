@@ -1,0 +1,73 @@
+"""Group chat recall (issue #13): chatter and speaker names do not outrank what people said."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+
+T0 = datetime(2024, 11, 12, 20, 0)
+
+CHAT = [
+    ("苏霓", "霓霓好"),
+    ("林晚晴", "晚安霓霓"),
+    ("苏霓", "哈哈哈哈"),
+    ("NekoChan", "哈哈哈哈"),
+    ("苏霓", "[表情]"),
+    ("苏霓", "我是初中语文老师，今年带初二"),
+    ("钱多多", "恭喜+1"),
+    ("NekoChan", "最近在赶毕业设计，天天熬夜画图"),
+    ("NekoChan", "早"),
+    ("苏霓", "早"),
+    ("林晚晴", "周日九溪爬山，早上八点公交站集合"),
+    ("NekoChan", "草"),
+]
+
+
+def _messages() -> list[dict[str, object]]:
+    return [
+        {"id": f"m{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=7 * i)}
+        for i, (who, text) in enumerate(CHAT)
+    ]
+
+
+@pytest.fixture
+def group(tmp_path: Path) -> Iterator[Memory]:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        memory.add(_messages(), agent="bot", space="g1")
+        yield memory
+
+
+def _first_said(memory: Memory, query: str) -> str:
+    found = memory.recall(query, agent="bot", space="g1", person="柯凯", kinds=["chunk"], limit=3)
+    return found.hits[0].sources[0]
+
+
+def test_a_persons_facts_outrank_their_greetings(group: Memory) -> None:
+    assert _first_said(group, "苏霓是做什么的") == "m5"
+
+
+def test_a_persons_news_outranks_their_laughter(group: Memory) -> None:
+    assert _first_said(group, "NekoChan 最近在忙什么") == "m7"
+
+
+def test_chatter_keeps_little_of_its_score_and_no_speaker_bonus(group: Memory) -> None:
+    found = group.recall("NekoChan 哈哈哈哈", agent="bot", space="g1", kinds=["chunk"], limit=12)
+    laughter = next(hit for hit in found.hits if hit.sources == ["m3"])
+    bonuses = found.info["bonuses"][laughter.id]
+    assert "speaker" not in bonuses and bonuses["chatter"] < 0
+
+
+def test_speaker_names_are_not_matched_text(group: Memory) -> None:
+    """A chunk still shows who spoke; its name is a field the speaker route reads, not a keyword."""
+    found = group.recall("林晚晴", agent="bot", space="g1", kinds=["chunk"], limit=12)
+    said = {hit.sources[0]: hit for hit in found.hits}
+    assert said["m10"].text == "林晚晴: 周日九溪爬山，早上八点公交站集合"
+    assert said["m10"].route_scores.get("keyword", 0.0) == 0.0
