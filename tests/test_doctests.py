@@ -15,6 +15,7 @@ MODULES = [
     "huiyi.providers.json_repair",
     "huiyi.flows.consolidate.entities",
     "huiyi.flows.chatter",
+    "huiyi.flows.extract.rules.aliases",
     "huiyi.recall.fuse",
     "huiyi.recall.graph",
     "huiyi.recall.recipes",

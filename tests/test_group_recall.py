@@ -10,6 +10,7 @@ import pytest
 
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.model import Person, Scope
 from huiyi.providers.embed import HashEmbedder
 
 T0 = datetime(2024, 11, 12, 20, 0)
@@ -71,3 +72,48 @@ def test_speaker_names_are_not_matched_text(group: Memory) -> None:
     said = {hit.sources[0]: hit for hit in found.hits}
     assert said["m10"].text == "林晚晴: 周日九溪爬山，早上八点公交站集合"
     assert said["m10"].route_scores.get("keyword", 0.0) == 0.0
+
+
+# aliases learnt from plain words ------------------------------------------------------------------
+
+ALIAS_CHAT = [
+    ("苏霓", "我在文三路一所初中教英语，今年带初二两个班"),
+    ("柯凯", "群里有个拍照特别好的叫苏霓？刚才又看到有人喊苏老师"),
+    ("林晚晴", "哈哈是一个人，霓霓就是苏霓，大家叫她苏老师是因为她本职真是老师"),
+    ("林晚晴", "欢迎新朋友 @柯凯 ！他在古墩路开了家自行车店，骑行圈都叫他老K"),
+    ("柯凯", "大家好，叫我老K就行"),
+    ("柯凯", "@Tony_Wu 托尼老师，周六上午来，我带你骑一圈"),
+    ("Tony_Wu", "好嘞"),
+    ("江橘", "我把群名片从“橘子汽水”改成“橘子不加冰”了"),
+    ("羊咩咩", "@林晚晴 来嘛，一起去"),
+    ("林晚晴", "晚安霓霓"),
+    ("苏霓", "霓霓好"),
+]
+
+
+def test_aliases_are_learnt_from_plain_statements(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    messages = [
+        {"id": f"a{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=3 * i)}
+        for i, (who, text) in enumerate(ALIAS_CHAT)
+    ]
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        memory.add(messages, agent="bot", space="g1")
+        memory.flush(agent="bot", space="g1", wait=True)
+        scope = memory.store.list_entities([Scope.of_space("bot", "g1")])
+        aliases = {e.name: set(e.aliases) for e in scope}
+        assert {"霓霓", "苏老师"} <= aliases["苏霓"]
+        assert "老K" in aliases["柯凯"]
+        assert "托尼老师" in aliases["Tony_Wu"]
+        assert {"橘子汽水", "橘子不加冰"} <= aliases["江橘"]
+        assert "来嘛" not in aliases.get("羊咩咩", set()) | aliases.get("林晚晴", set())
+        # the alias reaches her own words, not the greetings that use it
+        found = memory.recall("霓霓在初中教什么课", agent="bot", space="g1", kinds=["chunk"], limit=3)
+        assert found.hits[0].sources == ["a0"]
+
+
+def test_an_alias_the_user_sets_reaches_the_persons_words(group: Memory) -> None:
+    group.set_person(Person(id="NekoChan", aliases=["猫猫"]), agent="bot")
+    found = group.recall("猫猫最近在忙什么", agent="bot", space="g1", kinds=["chunk"], limit=3)
+    assert found.hits[0].sources == ["m7"]
+    assert found.info["bonuses"][found.hits[0].id]["speaker"] > 0

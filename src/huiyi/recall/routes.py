@@ -162,9 +162,15 @@ def entity(ask: Ask, limit: int) -> Hits:
 
 
 def named_people(ask: Ask) -> list[str]:
-    """Every name of each known person or thing the query names, the caller excluded (苏霓 and 霓霓)."""
+    """Every name of each known person or thing the query names, the caller excluded (苏霓 and 霓霓):
+    the scopes' entities, and the persons with the aliases a user set (``Memory.set_person``)."""
     entities = scope_entities(ask.store, ask.scopes)
-    named = [e for e in links.mentioned(entities, ask.query) if not set(e.names) & set(ask.drop)]
+    persons = [
+        Entity(scope=ask.scopes[0], name=p.id, aliases=[n for n in (p.name, *p.aliases) if n and n != p.id])
+        for p in ask.store.list_persons(ask.agent)
+        if p.name or p.aliases
+    ]
+    named = [e for e in links.mentioned([*entities, *persons], ask.query) if not set(e.names) & set(ask.drop)]
     return list(dict.fromkeys(n for e in named for n in e.names))
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from huiyi.flows.chatter import is_chatter
 from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
+from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, annotate, condense, cut
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.mentions import mentions, place_of
@@ -110,7 +111,9 @@ class RuleExtractor:
         # a birthday's date is not when anything happened
         dates = [f.object for f in facts if f.keyword in ("生日", "birthday")]
         spans = [span for span in spans if not any(span.phrase in d for d in dates)]
-        return Said(message, speaker, lang, spans, skip, words, filler, facts, entities)
+        said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities)
+        said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
+        return said
 
     # --- grouping
 
