@@ -117,3 +117,36 @@ def test_an_alias_the_user_sets_reaches_the_persons_words(group: Memory) -> None
     found = group.recall("猫猫最近在忙什么", agent="bot", space="g1", kinds=["chunk"], limit=3)
     assert found.hits[0].sources == ["m7"]
     assert found.info["bonuses"][found.hits[0].id]["speaker"] > 0
+
+
+# an absent member's global profile ----------------------------------------------------------------
+
+
+def _group_with_profile(tmp_path: Path, **recipe: object) -> Memory:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False, **recipe})
+    memory = Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1))
+    memory.add(_messages(), agent="bot", space="g1")
+    memory.flush(agent="bot", space="g1", wait=True)
+    memory.summarize(T0.date(), agent="bot", space="g1")
+    memory.set_person(Person(id="苏霓", aliases=["霓霓"]), agent="bot")
+    memory.remember("苏霓私下说她想换工作", agent="bot", person="苏霓")  # her private chat: never crosses
+    return memory
+
+
+def _scopes_reached(memory: Memory) -> dict[str, str]:
+    found = memory.recall("你认识霓霓吗", agent="bot", space="g1", person="柯凯", limit=10)
+    return {hit.scope.tag: hit.text for hit in found.hits}
+
+
+def test_a_group_question_reaches_an_absent_members_global_profile(tmp_path: Path) -> None:
+    with _group_with_profile(tmp_path) as memory:
+        profiles = [m for m in memory.memories(agent="bot", person="苏霓", kinds=["summary"])]
+        assert profiles, "the day wrote 苏霓's global profile"
+        reached = _scopes_reached(memory)
+        assert "初中语文老师" in reached["person:苏霓"]
+        assert all("换工作" not in text for text in reached.values())
+
+
+def test_a_strict_setup_keeps_global_profiles_out_of_groups(tmp_path: Path) -> None:
+    with _group_with_profile(tmp_path, absent_profiles=False) as memory:
+        assert "person:苏霓" not in _scopes_reached(memory)

@@ -77,6 +77,9 @@ class RecallRecipe(Section):
     # ours (issue #13): the share of its fused score a chunk of chatter keeps (哈哈, +1, 早, 晚安霓霓);
     # it gets no speaker bonus (its neighbours still gain from it). 1 turns this off
     chatter_weight: float = 0.1
+    # ours (issue #13): a group question naming a member who is not the caller (你认识霓霓吗) reaches that
+    # member's global profile, which holds their self-statements only (seed 002 §3.11); false for strict setups
+    absent_profiles: bool = True
     # routes beyond dense + keyword, added to the fused candidates by weight (0 turns a route off)
     route_candidates: int = 50  # per extra route, and the fused candidates they are added to
     entity_weight: float = 0.2  # names and aliases the query mentions (seed 002 §3.12)

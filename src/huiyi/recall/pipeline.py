@@ -81,6 +81,9 @@ def run(
     result = _fused(ask, request, first, started, timings)
     if widens:
         result = _widened(ask, result, first if request.time_range is not None else limit, request.explain)
+    named = [str(n) for n in result.info.get("people", [])]
+    if recipe.absent_profiles and named:
+        result = _with_profiles(ask, result, named, limit)
     if request.time_range is not None:
         start, end = request.time_range
         inside = [
@@ -112,9 +115,10 @@ def _fused(
     candidates = max(recipe.candidates, limit)
     keyword_future = _pool.submit(routes.keyword, ask, candidates)
     # the people the query names are found by the speaker field, and meaning is matched without them
-    named = routes.named_people(ask) if recipe.speaker_weight else []
-    speaker_future = _pool.submit(routes.speaker, ask, candidates, named) if named else None
-    dense = routes.dense(ask, candidates, named)
+    named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
+    by_name = named if recipe.speaker_weight else []
+    speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
+    dense = routes.dense(ask, candidates, by_name)
     keyword = keyword_future.result()
     spoken = speaker_future.result() if speaker_future is not None else routes.Hits()
     timings.update(dense.ms)
@@ -169,6 +173,7 @@ def _fused(
             "words": list(ask.terms.words),
             "chars": list(ask.terms.chars),
             **({"time_span": [span.start.isoformat(), span.end.isoformat(), span.phrase]} if span else {}),
+            **({"people": named} if named else {}),  # every name of the people the query names
             # the rerank bonuses each hit got, by memory id (speaker, time, neighbour)
             "bonuses": {
                 ids_by_key[key]: {name: round(value, 6) for name, value in bonus.items()}
@@ -265,6 +270,19 @@ def _widened(ask: routes.Ask, result: RecallResult, limit: int, explain: bool = 
             "info": {**result.info, **info},
         }
     )
+
+
+def _with_profiles(ask: routes.Ask, result: RecallResult, named: Sequence[str], limit: int) -> RecallResult:
+    """An absent member's global profile, just below the best hit (issue #13): asked about by name, the
+    person's own account of themself belongs near the top."""
+    profiles = routes.absent_profiles(ask, named)
+    known = {hit.id for hit in result.hits}
+    top = result.hits[0].score if result.hits else 1.0
+    added = [_hit_of(item, round(top - 1e-6 * (i + 1), 6)) for i, item in enumerate(profiles) if item.id not in known]
+    if not added:
+        return result
+    hits = sorted([*result.hits, *added], key=lambda hit: -hit.score)[:limit]
+    return result.model_copy(update={"hits": hits, "info": {**result.info, "profiles": [h.id for h in added]}})
 
 
 def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | None = None) -> RecallHit:

@@ -23,7 +23,7 @@ from datetime import datetime
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.ingest import speaker_term
-from huiyi.model import Entity, Scope
+from huiyi.model import Entity, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryData, SummaryKind
 from huiyi.providers.embed import Embedder
 from huiyi.recall import graph as links
 from huiyi.store.base import RouteHits, Store, Terms
@@ -35,12 +35,14 @@ __all__ = [
     "LATE_ROUTES",
     "Ask",
     "Hits",
+    "absent_profiles",
     "dense",
     "entity",
     "expand",
     "graph",
     "graph_depth",
     "keyword",
+    "named_people",
     "query_terms",
     "speaker",
 ]
@@ -170,7 +172,9 @@ def named_people(ask: Ask) -> list[str]:
         for p in ask.store.list_persons(ask.agent)
         if p.name or p.aliases
     ]
-    named = [e for e in links.mentioned([*entities, *persons], ask.query) if not set(e.names) & set(ask.drop)]
+    # persons apart: a stray entity of one name (霓霓, not yet merged) must not hide the person it names
+    found = [*links.mentioned(persons, ask.query), *links.mentioned(entities, ask.query)]
+    named = [e for e in found if not set(e.names) & set(ask.drop)]
     return list(dict.fromkeys(n for e in named for n in e.names))
 
 
@@ -184,6 +188,31 @@ def speaker(ask: Ask, limit: int, names: Sequence[str] = ()) -> Hits:
         out.searches.append((ask.store.search_keyword(ask.scopes, terms, limit), 1.0))
     out.ms["speaker"] = (time.perf_counter() - started) * 1000
     return out
+
+
+def absent_profiles(ask: Ask, names: Sequence[str]) -> list[MemoryItem]:
+    """The global profiles of the people a group question names, the caller's own excepted: how a group
+    reaches an absent member (issue #13). Only self-statements are in a global profile (seed 002 §3.11),
+    so nothing another chat said about them crosses; every other memory of their scope stays unseen."""
+    if not names or not any(s.kind is ScopeKind.SPACE for s in ask.scopes):
+        return []
+    visible = set(ask.scopes)
+    scopes: list[Scope] = []
+    for name in names:
+        try:
+            scope = Scope.of_person(ask.agent, name)
+        except ValueError:
+            continue
+        if scope not in visible and name not in ask.drop:
+            scopes.append(scope)
+    if not scopes:
+        return []
+    found = ask.store.list_memories(scopes, kinds=[MemoryKind.SUMMARY], limit=10 * len(scopes))
+    return [
+        item
+        for item in found
+        if (data := SummaryData.of(item)).kind is SummaryKind.PROFILE and data.person == item.scope.key
+    ]
 
 
 LEVEL_BANDS = ((7, 99), (5, 6), (0, 4))  # high, middle and low association levels, searched apart
