@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from huiyi.model import MemoryItem, MemoryKind
 
-__all__ = ["is_chatter", "people_of", "said_lines", "said_text", "unnamed"]
+__all__ = ["is_chatter", "people_of", "said_lines", "said_text"]
 
 _PLACEHOLDER = re.compile(r"\[[^\[\]\n]{1,8}\]")  # [图片] [表情] [动画表情] [语音] [捂脸]
 _PLUS_ONE = re.compile(r"[+＋]\s*[1１]")
@@ -72,18 +72,6 @@ def said_lines(text: str, speakers: Iterable[str]) -> list[str]:
 def said_text(text: str, speakers: Iterable[str]) -> str:
     """A chunk's text as it is matched: what was said, without who said it."""
     return "\n".join(said_lines(text, speakers))
-
-
-def unnamed(text: str, speakers: Iterable[str]) -> str:
-    """An event's text as it is matched: the rule extractor's ``X说：`` / ``X said:`` markers left out.
-
-    >>> unnamed("苏霓说：我教英语。林晚晴说：霓霓就是苏霓。", ["苏霓", "林晚晴"])
-    '我教英语。霓霓就是苏霓。'
-    """
-    names = sorted((re.escape(name) for name in speakers if name), key=len, reverse=True)
-    if not names:
-        return text
-    return re.sub(rf"(?:{'|'.join(names)})(?:说：|: | said: )", "", text)
 
 
 def is_chatter(text: str, names: Sequence[str] = ()) -> bool:

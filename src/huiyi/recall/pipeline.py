@@ -3,12 +3,15 @@
 Routes → fuse → rerank → score → threshold, time range and limit → roulette:
 
 1. The dense and keyword routes run together (the keyword search while the query is embedded: both
-   release the GIL), are fused, cut by the score threshold, and the best get the rerank bonuses
-   (speaker, time, neighbour); a kind filter and the scope check keep what may be returned.
+   release the GIL), with the speaker route when the query names someone (their memories by the
+   index's speaker field; the query is embedded without their names), are fused, cut by the score
+   threshold, and the best and the named person's get the rerank bonuses (speaker, time, neighbour,
+   chatter); a kind filter and the scope check keep what may be returned.
 2. When the recipe asks for more (the late routes, tiers, the graph, a weighted score or roulette),
    those candidates are widened: late routes and tiers add bonuses, the graph walks from the best,
    the recipe's score weighs the result, and roulette may sample among the best.
-3. A time range keeps what lies inside it; the limit cuts; what was returned is reinforced.
+3. In a group, the global profile of a member the query names joins (``absent_profiles``).
+4. A time range keeps what lies inside it; the limit cuts; what was returned is reinforced.
 """
 
 from __future__ import annotations

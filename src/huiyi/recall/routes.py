@@ -23,7 +23,7 @@ from datetime import datetime
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.ingest import speaker_term
-from huiyi.model import Entity, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryData, SummaryKind
+from huiyi.model import Entity, EntityType, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryData, SummaryKind
 from huiyi.providers.embed import Embedder
 from huiyi.recall import graph as links
 from huiyi.store.base import RouteHits, Store, Terms
@@ -164,9 +164,9 @@ def entity(ask: Ask, limit: int) -> Hits:
 
 
 def named_people(ask: Ask) -> list[str]:
-    """Every name of each known person or thing the query names, the caller excluded (苏霓 and 霓霓):
-    the scopes' entities, and the persons with the aliases a user set (``Memory.set_person``)."""
-    entities = scope_entities(ask.store, ask.scopes)
+    """Every name of each person the query names, the caller excluded (苏霓 and 霓霓): the scopes' person
+    entities (客体; a place or thing is no speaker), and the persons with the aliases a user set."""
+    entities = [e for e in scope_entities(ask.store, ask.scopes) if e.type is EntityType.OBJECT]
     persons = [
         Entity(scope=ask.scopes[0], name=p.id, aliases=[n for n in (p.name, *p.aliases) if n and n != p.id])
         for p in ask.store.list_persons(ask.agent)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from huiyi.config import Config
-from huiyi.flows.chatter import people_of, unnamed
+from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.ingest import memory_terms
 from huiyi.model import FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope
@@ -210,13 +210,9 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
 
 
 def writes_of(items: Sequence[MemoryItem], embedder: Embedder, fold: Fold, to_seq: int) -> Writes:
-    # an event's speakers are its participants, not words to match (issue #13)
-    said = [unnamed(item.text, item.participants) if item.kind is MemoryKind.EVENT else item.text for item in items]
-    texts = [" ".join(filter(None, [text, item.insight])) for text, item in zip(said, items, strict=True)]
-    terms = [
-        memory_terms(" ".join([text, item.place, *item.keywords]), people_of(item))
-        for text, item in zip(said, items, strict=True)
-    ]
+    texts = [" ".join(filter(None, [item.text, item.insight])) for item in items]
+    # who an event or fact is by or about is also a field, for the speaker route (issue #13)
+    terms = [memory_terms(" ".join([item.text, item.place, *item.keywords]), people_of(item)) for item in items]
     return Writes(
         memories=items,
         vectors=embedder.embed_passages(texts),
