@@ -116,10 +116,10 @@ def _fused(
     """Dense and keyword fused, thresholded, reranked by the bonuses, filtered and cut to ``limit``."""
     recipe = ask.recipe
     candidates = max(recipe.candidates, limit)
-    keyword_future = _pool.submit(routes.keyword, ask, candidates)
     # the people the query names are found by the speaker field, and meaning is matched without them
     named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
     by_name = named if recipe.speaker_weight else []
+    keyword_future = _pool.submit(routes.keyword, ask, candidates, by_name)
     speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
     dense = routes.dense(ask, candidates, by_name)
     keyword = keyword_future.result()
@@ -153,7 +153,13 @@ def _fused(
     boosts: dict[int, dict[str, float]] = {}
     if reranking:
         window, boosts = rerank(
-            window, {key: items.get(ids_by_key[key]) for key, _ in window}, request.query, recipe, span, speakers
+            window,
+            {key: items.get(ids_by_key[key]) for key, _ in window},
+            request.query,
+            recipe,
+            span,
+            speakers,
+            {hit.key: hit.score for hit in spoken.first.hits},
         )
     for key, (score, _) in window:
         item = items.get(ids_by_key[key])

@@ -52,11 +52,15 @@ def rerank(
     recipe: RecallRecipe,
     span: TimeSpan | None,
     speakers: Iterable[str] = (),
+    spoken: Mapping[int, float] | None = None,
 ) -> tuple[Window, dict[int, dict[str, float]]]:
     """Add small bonuses to the fused scores of the best candidates, then sort again.
 
     ``speaker``: the query names someone who took part in the memory (“what did 霓霓 say about…”,
     “what does Caroline paint?”); the people who take part are read from the candidates themselves.
+    Between ``speaker_weight`` and twice it: among the named people's memories, the more the speaker
+    route's score (their field plus the query's other words, ``spoken``) the more, so their memories
+    that say what is asked lead, not just any of their lines (issue #13).
     ``time``: the memory's time lies in the span the query's time words name (上周, in May 2023);
     ``time_weight`` times the share of the dated candidates outside the span.
     ``neighbour``: a chunk whose neighbours in the same chat (within ``neighbour_turns``) are among
@@ -73,6 +77,7 @@ def rerank(
     # the people the query names: by a name candidates carry, or by an alias the speaker route resolved
     named = (mentioned(query, names) | set(speakers)) if recipe.speaker_weight else set()
     chatter = chatter_keys(items, names) if recipe.chatter_weight < 1 else set()
+    theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if named.intersection(found)})
     boosts: dict[int, dict[str, float]] = {}
     rescored: Window = []
     # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
@@ -96,7 +101,7 @@ def rerank(
         bonus: dict[str, float] = {}
         if item is not None:
             if named and named.intersection(people[key]) and key not in chatter:
-                bonus["speaker"] = recipe.speaker_weight
+                bonus["speaker"] = recipe.speaker_weight * (1.0 + theirs.get(key, 0.0))
             if time_bonus and item.time is not None and span is not None and item.time in span:
                 bonus["time"] = time_bonus
             if placed and item.kind is MemoryKind.CHUNK and "seq" in item.data:
@@ -120,6 +125,19 @@ def rerank(
         rescored.append((key, (score + sum(bonus.values()), parts)))
     rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
     return rescored, boosts
+
+
+def spoken_shares(spoken: Mapping[int, float], theirs: set[int]) -> dict[int, float]:
+    """The speaker route's scores of the named people's memories, scaled to 0–1 among them.
+
+    >>> spoken_shares({1: 2.0, 2: 6.0, 3: 9.0}, {1, 2})
+    {1: 0.0, 2: 1.0}
+    """
+    scores = {key: score for key, score in spoken.items() if key in theirs}
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    return {key: (score - low) / (high - low) if high > low else 0.0 for key, score in scores.items()}
 
 
 FILLER_IMPORTANCE = 0.1  # the rule extractor's importance for an event of fillers only

@@ -97,13 +97,18 @@ def query_terms(query: str, drop_words: Sequence[str] = ()) -> Terms:
     return Terms(words=words, chars=chars)
 
 
+def _unnamed(query: str, names: Sequence[str]) -> str:
+    """The query without the names of the people it names (longest first, so 苏霓 before 霓)."""
+    for name in sorted(names, key=len, reverse=True):
+        query = query.replace(name, " ")
+    return query
+
+
 def dense(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:
     """Embed the query, then scan the visible scopes exactly. ``unnamed``: names left out of the
     embedded query, the people the speaker route finds by field (passages hold no speaker names)."""
     started = time.perf_counter()
-    text = ask.query
-    for name in sorted(unnamed, key=len, reverse=True):
-        text = text.replace(name, " ")
+    text = _unnamed(ask.query, unnamed)
     if len("".join(text.split())) < 2:  # “苏霓？”: nothing but the name to go on
         text = ask.query
     vector = ask.embedder.embed_queries([text])[0]
@@ -112,9 +117,12 @@ def dense(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:
     return Hits(searches=[(found, 1.0)], ms={"embed": embed_ms, "dense": found.ms})
 
 
-def keyword(ask: Ask, limit: int) -> Hits:
-    """BM25 over the query's words and characters."""
-    found = ask.store.search_keyword(ask.scopes, ask.terms, limit)
+def keyword(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:
+    """BM25 over the query's words and characters. ``unnamed``: names left out, as in :func:`dense`;
+    left in, they match only the 'X说：' of events and mentions, and crowd out the words that say what
+    is asked (measured on the group-day probes)."""
+    terms = query_terms(_unnamed(ask.query, unnamed), ask.drop) if unnamed else ask.terms
+    found = ask.store.search_keyword(ask.scopes, terms, limit)
     return Hits(searches=[(found, 1.0)], ms={"keyword": found.ms})
 
 
@@ -184,7 +192,10 @@ def speaker(ask: Ask, limit: int, names: Sequence[str] = ()) -> Hits:
     started = time.perf_counter()
     out = Hits(info={"speakers": list(names)} if names else {})
     if names:
-        terms = Terms(words=[speaker_term(n) for n in names])
+        # with the query's other words, so that among the person's memories the ones that say what is
+        # asked score highest: the speaker bonus grows with this score
+        content = query_terms(_unnamed(ask.query, names), ask.drop)
+        terms = Terms(words=[*(speaker_term(n) for n in names), *content.words], chars=content.chars)
         out.searches.append((ask.store.search_keyword(ask.scopes, terms, limit), 1.0))
     out.ms["speaker"] = (time.perf_counter() - started) * 1000
     return out
