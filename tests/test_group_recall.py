@@ -150,3 +150,40 @@ def test_a_group_question_reaches_an_absent_members_global_profile(tmp_path: Pat
 def test_a_strict_setup_keeps_global_profiles_out_of_groups(tmp_path: Path) -> None:
     with _group_with_profile(tmp_path, absent_profiles=False) as memory:
         assert "person:苏霓" not in _scopes_reached(memory)
+
+
+def test_a_latin_name_right_before_chinese_names_the_person(group: Memory) -> None:
+    """'NekoChan最近…' with no space: \\b sees no boundary between a Latin letter and a CJK one."""
+    group.flush(agent="bot", space="g1", wait=True)  # the members become entities
+    found = group.recall("NekoChan最近在忙什么", agent="bot", space="g1", person="柯凯", kinds=["chunk"], limit=3)
+    assert "NekoChan" in found.info["people"]
+    assert found.hits[0].sources == ["m7"]
+
+
+NICK_CHAT = [
+    ("陈大川", "大家好"),
+    ("李星辰", "去的人记得带折叠椅和保温杯，山顶没地方坐"),
+    ("陈大川", "我那辆折叠车变速一直不顺，挂挡咔咔响"),
+    ("宋雨桐", "抢到了！下个月那场演唱会，内场前排"),
+    ("陈大川", "哈哈哈"),
+    ("钱多多", "折叠车好用吗，想买一辆"),
+]
+
+
+def test_a_nickname_no_one_taught_still_names_the_person(tmp_path: Path) -> None:
+    """川哥 is 陈大川 and 桐桐 is 宋雨桐 by how Chinese nicknames are made; the person's own words lead."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    messages = [
+        {"id": f"n{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=3 * i)}
+        for i, (who, text) in enumerate(NICK_CHAT)
+    ]
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        memory.add(messages, agent="bot", space="g1")
+        memory.flush(agent="bot", space="g1", wait=True)
+        found = memory.recall("川哥的折叠车哪儿出毛病了", agent="bot", space="g1", kinds=["chunk"], limit=3)
+        assert "陈大川" in found.info["people"]
+        assert found.hits[0].sources == ["n2"]
+        found = memory.recall("桐桐抢到的演唱会票怎么样", agent="bot", space="g1", kinds=["chunk"], limit=3)
+        assert found.hits[0].sources == ["n3"]
+        # 好好 is a word, not 郑好: a query holding it names no one
+        assert "people" not in memory.recall("好好休息", agent="bot", space="g1").info

@@ -130,14 +130,15 @@ def rerank(
 def spoken_shares(spoken: Mapping[int, float], theirs: set[int]) -> dict[int, float]:
     """The speaker route's scores of the named people's memories, scaled to 0–1 among them.
 
-    >>> spoken_shares({1: 2.0, 2: 6.0, 3: 9.0}, {1, 2})
-    {1: 0.0, 2: 1.0}
+    >>> spoken_shares({1: 2.0, 2: 6.0, 3: 9.0}, {1, 2}), spoken_shares({3: 9.0}, {3})
+    ({1: 0.0, 2: 1.0}, {3: 1.0})
     """
     scores = {key: score for key, score in spoken.items() if key in theirs}
     if not scores:
         return {}
     low, high = min(scores.values()), max(scores.values())
-    return {key: (score - low) / (high - low) if high > low else 0.0 for key, score in scores.items()}
+    # all alike (or just one): each is as good as the best of theirs
+    return {key: (score - low) / (high - low) if high > low else 1.0 for key, score in scores.items()}
 
 
 FILLER_IMPORTANCE = 0.1  # the rule extractor's importance for an event of fillers only

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +31,7 @@ from huiyi.store.base import RouteHits, Store, Terms
 from huiyi.text import tokens
 from huiyi.text.expand import expand as expand_words
 from huiyi.text.lexicon import lexicon_for
+from huiyi.text.nicknames import nickname_forms
 
 __all__ = [
     "LATE_ROUTES",
@@ -182,8 +184,23 @@ def named_people(ask: Ask) -> list[str]:
     ]
     # persons apart: a stray entity of one name (霓霓, not yet merged) must not hide the person it names
     found = [*links.mentioned(persons, ask.query), *links.mentioned(entities, ask.query)]
+    if not found:  # no name said: perhaps a nickname no one taught (川哥, 桐桐)
+        found = links.mentioned(_nicknamed([*persons, *entities]), ask.query)
     named = [e for e in found if not set(e.names) & set(ask.drop)]
     return list(dict.fromkeys(n for e in named for n in e.names))
+
+
+def _nicknamed(people: Sequence[Entity]) -> list[Entity]:
+    """The people with the nicknames of their names as their only aliases; a nickname two people's
+    names could give, or that is someone's name already, is nobody's."""
+    known = {name for person in people for name in person.names}
+    forms = {person.id: [f for name in person.names for f in nickname_forms(name)] for person in people}
+    count = Counter(form for found in forms.values() for form in dict.fromkeys(found))
+    return [
+        person.model_copy(update={"aliases": kept})
+        for person in people
+        if (kept := [f for f in dict.fromkeys(forms[person.id]) if count[f] == 1 and f not in known])
+    ]
 
 
 def speaker(ask: Ask, limit: int, names: Sequence[str] = ()) -> Hits:
