@@ -23,7 +23,7 @@ from unicodedata import normalize
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.flows.chatter import said_text
-from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, ScopeKind, new_id
+from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Claim, Store, Terms
 from huiyi.text import tokens
@@ -171,12 +171,9 @@ def chunk_memories(store: Store, messages: Sequence[Message], config: Config) ->
                 data={"space": message.space, "seq": message.seq},
             )
         )
-        # in a group, who said it is the chunk's participants, not words to match (issue #13); a private
-        # chat has the same two speakers throughout, and its probes lose when the names go
-        if message.scope.kind is ScopeKind.SPACE:
-            embed_texts.append("\n".join(m.text for m in [*extra, *turns]))
-        else:
-            embed_texts.append("\n".join([*(f"{m.speaker}: {m.text}" for m in extra), text]))
+        # the names stay in the embedded text: meaning is matched with who said it (LoCoMo, the
+        # companion month and the group plans lose without); they leave only the keyword text (issue #13)
+        embed_texts.append("\n".join([*(f"{m.speaker}: {m.text}" for m in extra), text]))
         earlier.append(message)
         del earlier[: max(0, len(earlier) - (window - 1 + context))]
     return items, embed_texts

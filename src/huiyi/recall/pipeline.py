@@ -121,7 +121,7 @@ def _fused(
     by_name = named if recipe.speaker_weight else []
     keyword_future = _pool.submit(routes.keyword, ask, candidates, by_name)
     speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
-    dense = routes.dense(ask, candidates, by_name)
+    dense = routes.dense(ask, candidates)
     keyword = keyword_future.result()
     spoken = speaker_future.result() if speaker_future is not None else routes.Hits()
     timings.update(dense.ms)
