@@ -139,8 +139,22 @@ def memory_terms(text: str, people: Sequence[str]) -> Terms:
     return Terms(words=[*terms.words, *(speaker_term(p) for p in dict.fromkeys(people) if p)], chars=terms.chars)
 
 
-def chunk_memories(store: Store, messages: Sequence[Message], config: Config) -> tuple[list[MemoryItem], list[str]]:
-    """One chunk per new message: the window of turns ending at it, plus the text to embed.
+GROUP_LOOKBACK = 50  # how many turns, up to a message, tell whether its chat is a group
+
+
+def is_group(turns: Sequence[Message]) -> bool:
+    """A chat where more than two people speak: there a speaker's name says little about what was said
+    and, as matched text, lifts their chatter (issue #13). Two people (a private chat, LoCoMo's pairs)
+    keep their names as words, which meaning and keywords match well there."""
+    return len({m.speaker for m in turns}) > 2
+
+
+def chunk_memories(
+    store: Store, messages: Sequence[Message], config: Config
+) -> tuple[list[MemoryItem], list[str], list[str]]:
+    """One chunk per new message: the window of turns ending at it, the text to embed and the keyword
+    text (without the speakers' names in a group, judged by the turns up to the message alone, so that
+    how messages are batched changes nothing).
 
     The anchor message comes first in a chunk's provenance, the older turns after it.
     """
@@ -148,11 +162,17 @@ def chunk_memories(store: Store, messages: Sequence[Message], config: Config) ->
     context = max(0, config.chunk.context_turns)
     items: list[MemoryItem] = []
     embed_texts: list[str] = []
+    keyword_texts: list[str] = []
     history: dict[tuple[str, str], list[Message]] = {}
+    lookback: dict[tuple[str, str], list[Message]] = {}
     for message in messages:
         key = (message.agent, message.space)
         if key not in history:
             history[key] = store.recent_messages(message.agent, message.space, window + context - 1, message.seq)
+            lookback[key] = store.recent_messages(message.agent, message.space, GROUP_LOOKBACK - 1, message.seq)
+        seen = lookback[key]
+        seen.append(message)
+        del seen[: max(0, len(seen) - GROUP_LOOKBACK)]
         earlier = history[key]
         own = earlier[-(window - 1) :] if window > 1 else []
         context_end = len(earlier) - len(own)
@@ -174,9 +194,10 @@ def chunk_memories(store: Store, messages: Sequence[Message], config: Config) ->
         # the names stay in the embedded text: meaning is matched with who said it (LoCoMo, the
         # companion month and the group plans lose without); they leave only the keyword text (issue #13)
         embed_texts.append("\n".join([*(f"{m.speaker}: {m.text}" for m in extra), text]))
+        keyword_texts.append(said_text(text, [m.speaker for m in turns]) if is_group(seen) else text)
         earlier.append(message)
         del earlier[: max(0, len(earlier) - (window - 1 + context))]
-    return items, embed_texts
+    return items, embed_texts, keyword_texts
 
 
 def index_messages(
@@ -197,12 +218,12 @@ def index_messages(
     try:
         for start in range(0, len(messages), batch):
             part = messages[start : start + batch]
-            items, embed_texts = chunk_memories(store, part, config)
+            items, embed_texts, keyword_texts = chunk_memories(store, part, config)
             vectors = embedder.embed_passages(embed_texts)
             store.add_memories(
                 items,
                 vectors,
-                [memory_terms(said_text(item.text, item.participants), item.participants) for item in items],
+                [memory_terms(words, item.participants) for item, words in zip(items, keyword_texts, strict=True)],
                 indexed_messages=[(m.agent, m.id) for m in part],
             )
             done += len(part)

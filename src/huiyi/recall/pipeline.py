@@ -118,7 +118,8 @@ def _fused(
     candidates = max(recipe.candidates, limit)
     # the people the query names are found by the speaker field, and meaning is matched without them
     named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
-    by_name = named if recipe.speaker_weight else []
+    # in a group (more than two speakers) names are a field, not words: the query loses them too
+    by_name = named if recipe.speaker_weight and named and routes.in_group(ask) else []
     keyword_future = _pool.submit(routes.keyword, ask, candidates, by_name)
     speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
     dense = routes.dense(ask, candidates)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from huiyi.config.recall import RecallRecipe
-from huiyi.flows.ingest import speaker_term
+from huiyi.flows.ingest import GROUP_LOOKBACK, is_group, speaker_term
 from huiyi.model import Entity, EntityType, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryData, SummaryKind
 from huiyi.providers.embed import Embedder
 from huiyi.recall import graph as links
@@ -171,6 +171,16 @@ def entity(ask: Ask, limit: int) -> Hits:
         out.searches.append((ask.store.search_keyword(ask.scopes, terms, limit), 1.0))
     out.ms["entity"] = (time.perf_counter() - started) * 1000
     return out
+
+
+def in_group(ask: Ask) -> bool:
+    """Whether the query is asked in a group chat (:func:`~huiyi.flows.ingest.is_group` on its latest
+    turns): only there are names out of the keyword text, so only there are they out of the query."""
+    return any(
+        is_group(ask.store.recent_messages(ask.agent, scope.space_id, GROUP_LOOKBACK))
+        for scope in ask.scopes
+        if scope.kind is ScopeKind.SPACE
+    )
 
 
 def named_people(ask: Ask) -> list[str]:
