@@ -182,7 +182,9 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
                     await anyio.sleep(0.05)
             async with Client(f"http://127.0.0.1:{port}/mcp") as client:
                 found = await client.call_tool("search_memories", {"query": "团子"})
-                assert found.structured_content["memories"][0]["text"].startswith("木木的猫叫团子")
+                # the transport is under test, not the ranking (hash vectors rank by chance)
+                texts = [m["text"] for m in found.structured_content["memories"]]
+                assert any(text.startswith("木木的猫叫团子") for text in texts)
             group.cancel_scope.cancel()
 
     anyio.run(main)

@@ -94,6 +94,8 @@ class RecallRecipe(Section):
     # bonuses on the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
+    # in a group, a named person's memories are also searched by the index's speaker field (issue #13)
+    speaker_route: bool = True
     time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)
     # a when-question: memories naming a time gain time_weight × the share of candidates naming none
     time_when: bool = False
@@ -101,6 +103,12 @@ class RecallRecipe(Section):
     neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
     neighbour_turns: int = 2  # how far either side a neighbour may sit
     events_lend: bool = True  # an event whose turns are candidates lifts them and steps aside (recall.units)
+    # ours (issue #13): the share of its fused score a chunk of chatter keeps (哈哈, +1, 早, 晚安霓霓);
+    # it gets no speaker bonus (its neighbours still gain from it). 1 turns this off
+    chatter_weight: float = 0.1
+    # ours (issue #13): a group question naming a member who is not the caller (你认识霓霓吗) reaches that
+    # member's global profile, which holds their self-statements only (seed 002 §3.11); false for strict setups
+    absent_profiles: bool = True
     # routes beyond dense + keyword, added to the fused candidates by weight (0 turns a route off)
     route_candidates: int = 50  # per extra route, and the fused candidates they are added to
     entity_weight: float = 0.2  # names and aliases the query mentions (seed 002 §3.12)

@@ -18,9 +18,11 @@ import os
 import socket
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from unicodedata import normalize
 
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
+from huiyi.flows.chatter import said_text
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.base import Claim, Store, Terms
@@ -125,28 +127,62 @@ def terms_of(text: str) -> Terms:
     return Terms(words=tokens.words(text), chars=tokens.chars(text))
 
 
-def chunk_memories(store: Store, messages: Sequence[Message], config: Config) -> tuple[list[MemoryItem], list[str]]:
-    """One chunk per new message: the window of turns ending at it, plus the text to embed.
+def speaker_term(name: str) -> str:
+    """A person as a field of the keyword index: one opaque word that no text or query word holds, so
+    the speaker route finds a person's memories while their name is never matched text (issue #13)."""
+    return "spk" + hashlib.blake2b(normalize("NFKC", name).strip().casefold().encode(), digest_size=6).hexdigest()
+
+
+def memory_terms(text: str, people: Sequence[str]) -> Terms:
+    """The keyword terms of a memory: its matched text's, plus a speaker term per person it is by."""
+    terms = terms_of(text)
+    return Terms(words=[*terms.words, *(speaker_term(p) for p in dict.fromkeys(people) if p)], chars=terms.chars)
+
+
+GROUP_LOOKBACK = 50  # how many turns, up to a message, tell whether its chat is a group
+
+
+def is_group(turns: Sequence[Message]) -> bool:
+    """A chat where more than two people speak: there a speaker's name says little about what was said
+    and, as matched text, lifts their chatter (issue #13). Two people (a private chat, LoCoMo's pairs)
+    keep their names as words, which meaning and keywords match well there."""
+    return len({m.speaker for m in turns}) > 2
+
+
+def chunk_memories(
+    store: Store, messages: Sequence[Message], config: Config
+) -> tuple[list[MemoryItem], list[str], list[str]]:
+    """One chunk per new message: the window of turns ending at it, the text to embed and the keyword
+    text (without the speakers' names in a group, judged by the turns up to the message alone, so that
+    how messages are batched changes nothing).
 
     The anchor message comes first in a chunk's provenance, the older turns after it.
     """
-    items, contexts = chunk_windows(store, messages, config)
-    return items, ["\n".join([*extra, item.text]) for item, extra in zip(items, contexts, strict=True)]
+    items, contexts, keyword_texts = chunk_windows(store, messages, config)
+    embed_texts = ["\n".join([*extra, item.text]) for item, extra in zip(items, contexts, strict=True)]
+    return items, embed_texts, keyword_texts
 
 
 def chunk_windows(
     store: Store, messages: Sequence[Message], config: Config
-) -> tuple[list[MemoryItem], list[list[str]]]:
-    """One chunk per new message, and the earlier turns (``speaker: text``) embedded with it."""
+) -> tuple[list[MemoryItem], list[list[str]], list[str]]:
+    """One chunk per new message, the earlier turns (``speaker: text``) embedded with it, and its
+    keyword text."""
     window = max(1, config.chunk.turns)
     context = max(0, config.chunk.context_turns)
     items: list[MemoryItem] = []
     contexts: list[list[str]] = []
+    keyword_texts: list[str] = []
     history: dict[tuple[str, str], list[Message]] = {}
+    lookback: dict[tuple[str, str], list[Message]] = {}
     for message in messages:
         key = (message.agent, message.space)
         if key not in history:
             history[key] = store.recent_messages(message.agent, message.space, window + context - 1, message.seq)
+            lookback[key] = store.recent_messages(message.agent, message.space, GROUP_LOOKBACK - 1, message.seq)
+        seen = lookback[key]
+        seen.append(message)
+        del seen[: max(0, len(seen) - GROUP_LOOKBACK)]
         earlier = history[key]
         own = earlier[-(window - 1) :] if window > 1 else []
         context_end = len(earlier) - len(own)
@@ -165,10 +201,13 @@ def chunk_windows(
                 data={"space": message.space, "seq": message.seq},
             )
         )
+        # the names stay in the embedded text: meaning is matched with who said it (LoCoMo, the
+        # companion month and the group plans lose without); they leave only the keyword text (issue #13)
         contexts.append([f"{m.speaker}: {m.text}" for m in extra])
+        keyword_texts.append(said_text(text, [m.speaker for m in turns]) if is_group(seen) else text)
         earlier.append(message)
         del earlier[: max(0, len(earlier) - (window - 1 + context))]
-    return items, contexts
+    return items, contexts, keyword_texts
 
 
 def chunk_vectors(embedder: Embedder, items: Sequence[MemoryItem], contexts: Sequence[Sequence[str]]) -> Vectors:
@@ -212,15 +251,15 @@ def index_messages(
         for start in range(0, len(messages), batch):
             part = messages[start : start + batch]
             if config.chunk.context == "vector":
-                items, contexts = chunk_windows(store, part, config)
+                items, contexts, keyword_texts = chunk_windows(store, part, config)
                 vectors = chunk_vectors(embedder, items, contexts)
             else:
-                items, embed_texts = chunk_memories(store, part, config)
+                items, embed_texts, keyword_texts = chunk_memories(store, part, config)
                 vectors = embedder.embed_passages(embed_texts)
             store.add_memories(
                 items,
                 vectors,
-                [terms_of(item.text) for item in items],
+                [memory_terms(words, item.participants) for item, words in zip(items, keyword_texts, strict=True)],
                 indexed_messages=[(m.agent, m.id) for m in part],
             )
             done += len(part)

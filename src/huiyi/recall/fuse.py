@@ -86,16 +86,24 @@ class Fusion:
     ids: dict[int, str]
 
 
-def fuse(dense: RouteHits, keyword: RouteHits, recipe: RecallRecipe, detail: bool = True) -> Fusion:
+def fuse(
+    dense: RouteHits,
+    keyword: RouteHits,
+    recipe: RecallRecipe,
+    extra: RouteHits | None = None,
+    detail: bool = True,
+) -> Fusion:
     """Fuse by the recipe's weights; every keyword candidate gets its dense score from the same scan.
+    ``extra`` candidates (the speaker route's) join with their dense score alone.
 
     Without ``detail`` the per-route shares of min-max fusion are left empty (only the debugger shows
     them), and the fused scores are computed over arrays: the same arithmetic, so the same floats.
     """
-    ids_by_key = {hit.key: hit.id for hit in (*dense.hits, *keyword.hits)}
+    more = extra.hits if extra is not None else []
+    ids_by_key = {hit.key: hit.id for hit in (*dense.hits, *keyword.hits, *more)}
     dense_ranked = [(hit.key, hit.score) for hit in dense.hits]
     in_dense = {k for k, _ in dense_ranked}
-    missing = [hit.key for hit in keyword.hits if hit.key not in in_dense]
+    missing = list(dict.fromkeys(hit.key for hit in (*keyword.hits, *more) if hit.key not in in_dense))
     dense_ranked += list(zip(missing, dense.score_of(missing), strict=True))
     routes = {"dense": dense_ranked, "keyword": [(hit.key, hit.score) for hit in keyword.hits]}
     raw = {"dense": dict(routes["dense"]), "keyword": dict(routes["keyword"])}

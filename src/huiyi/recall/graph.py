@@ -27,6 +27,9 @@ def mentioned(entities: Sequence[Entity], text: str) -> list[Entity]:
     >>> suni = Entity(scope=scope, name="苏霓", aliases=["霓霓"])
     >>> [e.name for e in mentioned([suni], "霓霓最近怎么样")]
     ['苏霓']
+    >>> neko = Entity(scope=scope, name="NekoChan")
+    >>> [e.name for e in mentioned([neko], "NekoChan下礼拜六有什么安排")], mentioned([neko], "nekochans")
+    (['NekoChan'], [])
     """
     lowered = text.lower()
     names = sorted(
@@ -36,7 +39,9 @@ def mentioned(entities: Sequence[Entity], text: str) -> list[Entity]:
     taken: list[tuple[int, int]] = []
     found: dict[str, Entity] = {}
     for name, entity in names:
-        pattern = re.escape(name) if tokens.has_cjk(name) else rf"\b{re.escape(name)}\b"
+        # a Latin name ends where Latin letters and digits do: “NekoChan下礼拜六” names NekoChan, though
+        # \b sees no boundary between n and 下
+        pattern = re.escape(name) if tokens.has_cjk(name) else rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"
         for match in re.finditer(pattern, lowered):
             span = (match.start(), match.end())
             if any(span[0] < end and start < span[1] for start, end in taken):

@@ -5,12 +5,17 @@ by :func:`run`; a new stage is one more such function and one line there:
 
 1. ``_fused``: the dense and keyword routes run together (the keyword search while the query is
    embedded: both release the GIL), are fused, cut by the score threshold, and the best get the
-   rerank bonuses (speaker, time, neighbour); a kind filter and the scope check keep what may be returned.
+   rerank bonuses (speaker, time, neighbour, chatter); a kind filter and the scope check keep what may be
+   returned. When the query names someone in a group, the speaker route joins (their memories by the
+   index's speaker field; the keyword query loses their names), and the named person's memories are
+   reranked wherever meaning and words put them.
 2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
    roulette): late routes and tiers add bonuses, the graph walks from the best, the recipe's score
    weighs the result, and roulette may sample among the best.
-3. ``_in_range``: a time range keeps what lies inside it; the limit cuts.
-4. ``_hits``: the memories returned are loaded whole and reinforced.
+3. ``_with_profiles``: in a group, the global profile of a member the query names joins
+   (``absent_profiles``).
+4. ``_in_range``: a time range keeps what lies inside it; the limit cuts.
+5. ``_hits``: the memories returned are loaded whole and reinforced.
 
 Ranking reads only what it needs of each candidate (``Store.rank_rows``: kind, scope, time,
 participants, sources, place in the chat); text, keywords and data are loaded for the returned hits
@@ -108,6 +113,10 @@ def run(
     ranking = _fused(ask, request, first, timings)
     if widens:
         ranking = _widened(ask, ranking, first if request.time_range is not None else limit, request.explain)
+    people = ranking.info.get("people")
+    named = [str(name) for name in people] if isinstance(people, list) else []
+    if recipe.absent_profiles and named:
+        ranking = _with_profiles(ask, ranking, named, limit)
     ranking = _in_range(ranking, request.time_range, limit)
     hits = _hits(ask, ranking)
     if recipe.reinforce and reinforcer is not None:
@@ -147,18 +156,25 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
         else []
     )
     keyword_ask = views.keyword_ask(ask, seen, request.drop_words) if seen else ask
-    keyword_future = _pool.submit(routes.keyword, keyword_ask, candidates)
+    # the people the query names are found by the speaker field
+    named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
+    # in a group (more than two speakers) names are a field, not words: the keyword query loses them too
+    by_name = named if recipe.speaker_weight and recipe.speaker_route and named and routes.in_group(ask) else []
+    keyword_future = _pool.submit(routes.keyword, keyword_ask, candidates, by_name)
+    speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
     dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
     dense = dense_views[0]
     keyword = keyword_future.result()
+    spoken = speaker_future.result() if speaker_future is not None else routes.Hits()
     for view in dense_views:
         for step, ms in view.ms.items():
             timings[step] = timings.get(step, 0.0) + ms
     timings.update(keyword.ms)
+    timings.update(spoken.ms)
 
     fuse_started = time.perf_counter()
     first = views.pooled([found.first for found in dense_views], recipe.view_pool) if seen else dense.first
-    fusion = fuse(first, keyword.first, recipe, detail=request.explain)
+    fusion = fuse(first, keyword.first, recipe, spoken.first, detail=request.explain)
     ids_by_key, raw = fusion.ids, fusion.raw
     ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
 
@@ -167,16 +183,29 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
     # fetch a little more than asked, since a kind filter may drop some; more still when reranking
     depth = limit * (3 if wanted_kinds else 1)
     span = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
-    reranking = bool(recipe.speaker_weight or recipe.neighbour_weight) or span is not None
+    reranking = bool(recipe.speaker_weight or recipe.neighbour_weight or recipe.chatter_weight < 1) or span is not None
     if reranking:
         depth = max(depth, recipe.rerank_depth)
     window = ranked[:depth]
+    # the named person's memories are reranked wherever meaning and words put them
+    by_speaker = {hit.key for hit in spoken.first.hits}
+    if by_speaker and reranking:
+        window += [pair for pair in ranked[depth:] if pair[0] in by_speaker]
+    said_by = spoken.info.get("speakers")
+    speakers = [str(name) for name in said_by] if isinstance(said_by, list) else []
     found = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in window])}
     rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
     boosts: dict[int, dict[str, float]] = {}
     if reranking:
         window, boosts = rerank(
-            window, rows, request.query, recipe, span, _texts(ask, ids_by_key, window, span, recipe)
+            window,
+            rows,
+            request.query,
+            recipe,
+            span,
+            _texts(ask, ids_by_key, window, span, recipe),
+            speakers,
+            {hit.key: hit.score for hit in spoken.first.hits},
         )
     if recipe.time_when and recipe.time_weight:  # a when-question prefers memories that say when
         keyed = _items(ask, ids_by_key, window)
@@ -210,6 +239,7 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
         "words": list(ask.terms.words),
         "chars": list(ask.terms.chars),
         **({"time_span": [span.start.isoformat(), span.end.isoformat(), span.phrase]} if span else {}),
+        **({"people": named} if named else {}),  # every name of the people the query names
         # the rerank bonuses each hit got, by memory id (speaker, time, neighbour)
         "bonuses": {
             ids_by_key[key]: {name: round(value, 6) for name, value in bonus.items()}
@@ -324,6 +354,23 @@ def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = Fals
         answer.append(Candidate(memory_id, round(final[memory_id], 6), scores, when))
     timings["extend"] = (time.perf_counter() - started) * 1000
     return Ranking(answer, {**ranking.info, **info}, {**ranking.timings, **timings})
+
+
+def _with_profiles(ask: routes.Ask, ranking: Ranking, named: Sequence[str], limit: int) -> Ranking:
+    """An absent member's global profile, just below the best hit (issue #13): asked about by name, the
+    person's own account of themself belongs near the top."""
+    profiles = routes.absent_profiles(ask, named)
+    known = {c.id for c in ranking.candidates}
+    top = ranking.candidates[0].score if ranking.candidates else 1.0
+    added = [
+        Candidate(item.id, round(top - 1e-6 * (i + 1), 6), {}, item.time)
+        for i, item in enumerate(profiles)
+        if item.id not in known
+    ]
+    if not added:
+        return ranking
+    kept = sorted([*ranking.candidates, *added], key=lambda c: -c.score)[:limit]
+    return Ranking(kept, {**ranking.info, "profiles": [c.id for c in added]}, ranking.timings)
 
 
 def _in_range(ranking: Ranking, time_range: tuple[datetime | None, datetime | None] | None, limit: int) -> Ranking:

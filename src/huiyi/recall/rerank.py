@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from huiyi.config.recall import RecallRecipe
+from huiyi.flows.chatter import is_chatter, said_lines
 from huiyi.model import MemoryItem, MemoryKind
 from huiyi.recall.timerange import within
 from huiyi.store.base import RankRow, RouteHits
@@ -52,11 +53,16 @@ def rerank(
     recipe: RecallRecipe,
     span: TimeSpan | None,
     whole: Mapping[int, MemoryItem | None] | None = None,
+    speakers: Iterable[str] = (),
+    spoken: Mapping[int, float] | None = None,
 ) -> tuple[Window, dict[int, dict[str, float]]]:
     """Add small bonuses to the fused scores of the best candidates, then sort again.
 
     ``speaker``: the query names someone who took part in the memory (“what did 霓霓 say about…”,
     “what does Caroline paint?”); the people who take part are read from the candidates themselves.
+    Between ``speaker_weight`` and twice it: among the named people's memories, the more the speaker
+    route's score (their field plus the query's other words, ``spoken``) the more, so their memories
+    that say what is asked lead, not just any of their lines (issue #13).
     ``time``: the memory's time lies in the span the query's time words name (上周, in May 2023);
     ``time_weight`` times the share of the dated candidates outside the span.
     ``neighbour``: a chunk whose neighbours in the same chat (within ``neighbour_turns``) are among
@@ -65,12 +71,18 @@ def rerank(
     event or fact gains the same weight times the mean fused score of the chunks of its source turns
     (0 for a turn that is no candidate), so that in a small store, where every chunk has neighbours
     in the window, the bonus does not become a bonus for being a chunk.
+    ``chatter``: a chunk that says nothing on its own (哈哈, +1, 晚安霓霓) keeps ``chatter_weight`` of its
+    score and gets no speaker bonus; it still lends its neighbours support (reactions mark what mattered).
 
     ``whole``: the candidates' whole memories, given only when a time span is asked and ``time_about``
     reads the times a memory's own words name.
     """
-    names = {name for item in items.values() if item is not None for name in item.participants}
-    named = mentioned(query, names) if recipe.speaker_weight else set()
+    people = {key: _people(item) for key, item in items.items() if item is not None}
+    names = {name for found in people.values() for name in found}
+    # the people the query names: by a name candidates carry, or by an alias the speaker route resolved
+    named = (mentioned(query, names) | set(speakers)) if recipe.speaker_weight else set()
+    chatter = chatter_keys(items, names) if recipe.chatter_weight < 1 else set()
+    theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if named.intersection(found)})
     boosts: dict[int, dict[str, float]] = {}
     rescored: Window = []
     # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
@@ -97,8 +109,8 @@ def rerank(
         item = items.get(key)
         bonus: dict[str, float] = {}
         if item is not None:
-            if named and named.intersection(item.participants):
-                bonus["speaker"] = recipe.speaker_weight
+            if named and named.intersection(people[key]) and key not in chatter:
+                bonus["speaker"] = recipe.speaker_weight * (1.0 + theirs.get(key, 0.0))
             if time_bonus and item.time is not None and span is not None and _within(key, item, span, whole):
                 bonus["time"] = time_bonus
             if placed and item.kind is MemoryKind.CHUNK and item.seq is not None:
@@ -115,6 +127,8 @@ def rerank(
                 support = sum(said.get(source, 0.0) for source in item.sources) / max(1, len(item.sources))
                 if support > 0:
                     bonus["neighbour"] = recipe.neighbour_weight * support
+            if key in chatter:
+                bonus["chatter"] = -(1.0 - recipe.chatter_weight) * (score + sum(bonus.values()))
         if bonus:
             boosts[key] = bonus
         rescored.append((key, (score + sum(bonus.values()), parts)))
@@ -128,6 +142,45 @@ def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryIt
     if item is not None:
         return within(item, span)
     return row.time is not None and row.time in span
+
+
+def _people(row: RankRow) -> list[str]:
+    # who a memory is by or about: its participants, and a fact's subject (as flows.chatter.people_of)
+    subject = row.subject if row.kind is MemoryKind.FACT else None
+    return [*row.participants, subject] if subject else list(row.participants)
+
+
+def spoken_shares(spoken: Mapping[int, float], theirs: set[int]) -> dict[int, float]:
+    """The speaker route's scores of the named people's memories, scaled to 0–1 among them.
+
+    >>> spoken_shares({1: 2.0, 2: 6.0, 3: 9.0}, {1, 2}), spoken_shares({3: 9.0}, {3})
+    ({1: 0.0, 2: 1.0}, {3: 1.0})
+    """
+    scores = {key: score for key, score in spoken.items() if key in theirs}
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    # all alike (or just one): each is as good as the best of theirs
+    return {key: (score - low) / (high - low) if high > low else 1.0 for key, score in scores.items()}
+
+
+FILLER_IMPORTANCE = 0.1  # the rule extractor's importance for an event of fillers only
+
+
+def chatter_keys(items: Mapping[int, RankRow | None], names: Iterable[str]) -> set[int]:
+    """The chunks whose every turn is chatter (``names``: people a turn may address, as in 晚安霓霓),
+    and the events of chatter only."""
+    known = sorted(names)
+    out: set[int] = set()
+    for key, item in items.items():
+        if item is None:
+            continue
+        if item.kind is MemoryKind.CHUNK:
+            if all(is_chatter(line, known) for line in said_lines(item.text, item.participants)):
+                out.add(key)
+        elif item.kind is MemoryKind.EVENT and item.importance <= FILLER_IMPORTANCE:
+            out.add(key)
+    return out
 
 
 def add_route(relevance: dict[str, float], extra: Bonuses, name: str, hits: RouteHits, weight: float) -> None:

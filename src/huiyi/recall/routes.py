@@ -2,6 +2,7 @@
 
 - dense: exact cosine over the visible scopes (its scores also cover other routes' candidates);
 - keyword: BM25 over the query's content words and their CJK characters;
+- speaker: the memories of a person the query names, through the index's speaker field;
 - entity: names and aliases of the scopes' entities found in the query (seed 002 §3.12), so 霓霓 finds
   what was said about 苏霓 even if she has not spoken for weeks;
 - expand: the query's 联想词 (seed 000 §10–11) as keywords, one search per band of association levels;
@@ -16,20 +17,37 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from huiyi.config.recall import RecallRecipe
-from huiyi.model import Entity, Scope
+from huiyi.flows.ingest import GROUP_LOOKBACK, is_group, speaker_term
+from huiyi.model import Entity, EntityType, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryData, SummaryKind
 from huiyi.providers.embed import Embedder
 from huiyi.recall import graph as links
 from huiyi.store.base import RouteHits, Store, Terms
 from huiyi.text import tokens
 from huiyi.text.expand import expand as expand_words
 from huiyi.text.lexicon import lexicon_for
+from huiyi.text.nicknames import nickname_forms
 
-__all__ = ["LATE_ROUTES", "Ask", "Hits", "dense", "entity", "expand", "graph", "graph_depth", "keyword", "query_terms"]
+__all__ = [
+    "LATE_ROUTES",
+    "Ask",
+    "Hits",
+    "absent_profiles",
+    "dense",
+    "entity",
+    "expand",
+    "graph",
+    "graph_depth",
+    "keyword",
+    "named_people",
+    "query_terms",
+    "speaker",
+]
 
 
 @dataclass(frozen=True)
@@ -81,18 +99,32 @@ def query_terms(query: str, drop_words: Sequence[str] = ()) -> Terms:
     return Terms(words=words, chars=chars)
 
 
-def dense(ask: Ask, limit: int) -> Hits:
-    """Embed the query, then scan the visible scopes exactly."""
+def _unnamed(query: str, names: Sequence[str]) -> str:
+    """The query without the names of the people it names (longest first, so 苏霓 before 霓)."""
+    for name in sorted(names, key=len, reverse=True):
+        query = query.replace(name, " ")
+    return query
+
+
+def dense(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:
+    """Embed the query, then scan the visible scopes exactly. ``unnamed``: names left out of the
+    embedded query, the people the speaker route finds by field (passages hold no speaker names)."""
     started = time.perf_counter()
-    vector = ask.embedder.embed_queries([ask.query])[0]
+    text = _unnamed(ask.query, unnamed)
+    if len("".join(text.split())) < 2:  # “苏霓？”: nothing but the name to go on
+        text = ask.query
+    vector = ask.embedder.embed_queries([text])[0]
     embed_ms = (time.perf_counter() - started) * 1000
     found = ask.store.search_dense(ask.scopes, vector, limit)
     return Hits(searches=[(found, 1.0)], ms={"embed": embed_ms, "dense": found.ms})
 
 
-def keyword(ask: Ask, limit: int) -> Hits:
-    """BM25 over the query's words and characters."""
-    found = ask.store.search_keyword(ask.scopes, ask.terms, limit)
+def keyword(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:
+    """BM25 over the query's words and characters. ``unnamed``: names left out, as in :func:`dense`;
+    left in, they match only the 'X说：' of events and mentions, and crowd out the words that say what
+    is asked (measured on the group-day probes)."""
+    terms = query_terms(_unnamed(ask.query, unnamed), ask.drop) if unnamed else ask.terms
+    found = ask.store.search_keyword(ask.scopes, terms, limit)
     return Hits(searches=[(found, 1.0)], ms={"keyword": found.ms})
 
 
@@ -139,6 +171,86 @@ def entity(ask: Ask, limit: int) -> Hits:
         out.searches.append((ask.store.search_keyword(ask.scopes, terms, limit), 1.0))
     out.ms["entity"] = (time.perf_counter() - started) * 1000
     return out
+
+
+def in_group(ask: Ask) -> bool:
+    """Whether the query is asked in a group chat (:func:`~huiyi.flows.ingest.is_group` on its latest
+    turns): only there are names out of the keyword text, so only there are they out of the query."""
+    return any(
+        is_group(ask.store.recent_messages(ask.agent, scope.space_id, GROUP_LOOKBACK))
+        for scope in ask.scopes
+        if scope.kind is ScopeKind.SPACE
+    )
+
+
+def named_people(ask: Ask) -> list[str]:
+    """Every name of each person the query names, the caller excluded (苏霓 and 霓霓): the scopes' person
+    entities (客体; a place or thing is no speaker), and the persons with the aliases a user set."""
+    entities = [e for e in scope_entities(ask.store, ask.scopes) if e.type is EntityType.OBJECT]
+    persons = [
+        Entity(scope=ask.scopes[0], name=p.id, aliases=[n for n in (p.name, *p.aliases) if n and n != p.id])
+        for p in ask.store.list_persons(ask.agent)
+        if p.name or p.aliases
+    ]
+    # persons apart: a stray entity of one name (霓霓, not yet merged) must not hide the person it names
+    found = [*links.mentioned(persons, ask.query), *links.mentioned(entities, ask.query)]
+    if not found:  # no name said: perhaps a nickname no one taught (川哥, 桐桐)
+        found = links.mentioned(_nicknamed([*persons, *entities]), ask.query)
+    named = [e for e in found if not set(e.names) & set(ask.drop)]
+    return list(dict.fromkeys(n for e in named for n in e.names))
+
+
+def _nicknamed(people: Sequence[Entity]) -> list[Entity]:
+    """The people with the nicknames of their names as their only aliases; a nickname two people's
+    names could give, or that is someone's name already, is nobody's."""
+    known = {name for person in people for name in person.names}
+    forms = {person.id: [f for name in person.names for f in nickname_forms(name)] for person in people}
+    count = Counter(form for found in forms.values() for form in dict.fromkeys(found))
+    return [
+        person.model_copy(update={"aliases": kept})
+        for person in people
+        if (kept := [f for f in dict.fromkeys(forms[person.id]) if count[f] == 1 and f not in known])
+    ]
+
+
+def speaker(ask: Ask, limit: int, names: Sequence[str] = ()) -> Hits:
+    """Memories by or about a person the query names (``names``: all of their names, 苏霓 and 霓霓), found
+    through the index's speaker field, since names are not matched text (issue #13)."""
+    started = time.perf_counter()
+    out = Hits(info={"speakers": list(names)} if names else {})
+    if names:
+        # with the query's other words, so that among the person's memories the ones that say what is
+        # asked score highest: the speaker bonus grows with this score
+        content = query_terms(_unnamed(ask.query, names), ask.drop)
+        terms = Terms(words=[*(speaker_term(n) for n in names), *content.words], chars=content.chars)
+        out.searches.append((ask.store.search_keyword(ask.scopes, terms, limit), 1.0))
+    out.ms["speaker"] = (time.perf_counter() - started) * 1000
+    return out
+
+
+def absent_profiles(ask: Ask, names: Sequence[str]) -> list[MemoryItem]:
+    """The global profiles of the people a group question names, the caller's own excepted: how a group
+    reaches an absent member (issue #13). Only self-statements are in a global profile (seed 002 §3.11),
+    so nothing another chat said about them crosses; every other memory of their scope stays unseen."""
+    if not names or not any(s.kind is ScopeKind.SPACE for s in ask.scopes):
+        return []
+    visible = set(ask.scopes)
+    scopes: list[Scope] = []
+    for name in names:
+        try:
+            scope = Scope.of_person(ask.agent, name)
+        except ValueError:
+            continue
+        if scope not in visible and name not in ask.drop:
+            scopes.append(scope)
+    if not scopes:
+        return []
+    found = ask.store.list_memories(scopes, kinds=[MemoryKind.SUMMARY], limit=10 * len(scopes))
+    return [
+        item
+        for item in found
+        if (data := SummaryData.of(item)).kind is SummaryKind.PROFILE and data.person == item.scope.key
+    ]
 
 
 LEVEL_BANDS = ((7, 99), (5, 6), (0, 4))  # high, middle and low association levels, searched apart

@@ -60,6 +60,9 @@ class RankRow(NamedTuple):
     sources: tuple[str, ...]
     space: str
     seq: int | None
+    text: str  # read by the chatter test (a row's text costs little; building a MemoryItem does)
+    importance: float
+    subject: str | None  # a fact's data.subject
 
 
 class ScoredId(NamedTuple):  # a tuple: routes make hundreds per query

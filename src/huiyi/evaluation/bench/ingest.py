@@ -147,7 +147,7 @@ def bench_ingest(
                 embedder.embed_passages(chunk)
             raw_s += time.perf_counter() - raw_started
             # the baseline: today's chunk texts (two context turns) on one lane, batched as indexing was
-            _, today = ingest.chunk_memories(store, stored, baseline_config)
+            _, today, _ = ingest.chunk_memories(store, stored, baseline_config)
             baseline_started = time.perf_counter()
             for start in range(0, len(today), max(1, config.embed.batch_size)):
                 baseline.embed_passages(today[start : start + max(1, config.embed.batch_size)])

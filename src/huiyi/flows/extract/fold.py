@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from huiyi.config import Config
+from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
-from huiyi.flows.ingest import terms_of
+from huiyi.flows.ingest import memory_terms
 from huiyi.model import FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
@@ -222,7 +223,8 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
 
 def writes_of(items: Sequence[MemoryItem], embedder: Embedder, fold: Fold, to_seq: int) -> Writes:
     texts = [" ".join(filter(None, [item.text, item.insight])) for item in items]
-    terms = [terms_of(" ".join([item.text, item.place, *item.keywords])) for item in items]
+    # who an event or fact is by or about is also a field, for the speaker route (issue #13)
+    terms = [memory_terms(" ".join([item.text, item.place, *item.keywords]), people_of(item)) for item in items]
     return Writes(
         memories=items,
         vectors=embedder.embed_passages(texts),

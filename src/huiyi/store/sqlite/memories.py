@@ -103,7 +103,8 @@ class SQLiteMemories(SQLiteConnection):
         for chunk in chunks(ids, 500):
             cursor = self._conn().execute(
                 "SELECT id, scope, kind, time, participants, sources, json_extract(data, '$.space'),"
-                f" json_extract(data, '$.seq') FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
+                " json_extract(data, '$.seq'), text, importance, json_extract(data, '$.subject')"
+                f" FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
             found.update((row.id, row) for row in rows.rank_rows(cursor.fetchall(), TEXT))

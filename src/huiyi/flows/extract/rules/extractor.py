@@ -9,7 +9,9 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
+from huiyi.flows.chatter import is_chatter
 from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
+from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.mentions import mentions, place_of
@@ -101,11 +103,17 @@ class RuleExtractor:
         words = keywords([text], drop=drop, limit=50, idf_path=self.idf_path, skip_spans=[skip])
         speaker = roster.name_of(message.speaker)
         facts, entities = reader.read(message, speaker)
-        filler = bool(FILLER.match(text.strip())) or (not words and not facts and len(text.strip()) <= 4)
+        filler = (
+            bool(FILLER.match(text.strip()))
+            or (not words and not facts and len(text.strip()) <= 4)
+            or (not facts and is_chatter(text, drop))  # 恭喜+1, 晚安霓霓, [表情] (issue #13)
+        )
         # a birthday's date is not when anything happened
         dates = [f.object for f in facts if f.keyword in ("生日", "birthday")]
         spans = [span for span in spans if not any(span.phrase in d for d in dates)]
-        return Said(message, speaker, lang, spans, skip, words, filler, facts, entities)
+        said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities)
+        said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
+        return said
 
     # --- grouping
 

@@ -1,0 +1,89 @@
+"""What a chunk says, without who said it, and whether it says anything at all (issue #13).
+
+A chunk's text is ``speaker: text`` per turn, for people to read; matching it must not see the names,
+or every short line of a speaker ranks high for any question naming them (“苏霓是做什么的” found
+``苏霓: 霓霓好``). The speaker is the chunk's ``participants`` field, which recall's speaker bonus reads.
+
+Chatter (哈哈, 草, +1, 早, [图片], stickers, 恭喜恭喜, 晚安霓霓) says nothing on its own: embedded with
+the turns before it, it scores as high as the content it answers. Recall gives it no weight of its own.
+
+    >>> said_lines("苏霓: 霓霓好\\nNekoChan: 毕业设计: 做完了", ["NekoChan", "苏霓"])
+    ['霓霓好', '毕业设计: 做完了']
+    >>> [is_chatter(t) for t in ["哈哈哈哈", "草", "恭喜+1", "早！", "[图片]", "晚安霓霓", "好的苏老师", "欢迎老K"]]
+    [True, True, True, True, True, True, True, True]
+    >>> [is_chatter(t) for t in ["好冷", "苏老师早！今天有课吧", "我在做毕业设计", "接龙：1. 晚晴 2. 霓霓"]]
+    [False, False, False, False]
+    >>> [is_chatter(t) for t in ["ok", "lol 😂", "book"]]
+    [True, True, False]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from huiyi.model import MemoryItem, MemoryKind
+
+__all__ = ["is_chatter", "people_of", "said_lines", "said_text"]
+
+_PLACEHOLDER = re.compile(r"\[[^\[\]\n]{1,8}\]")  # [图片] [表情] [动画表情] [语音] [捂脸]
+_PLUS_ONE = re.compile(r"[+＋]\s*[1１]")
+# reactions, greetings and laughter that carry no content; longest first, so 好的 goes before 好
+_REACTIONS = sorted(
+    """
+    早 早安 早上好 午安 晚安 晚上好 下午好 你好 您好 大家好 哈喽 嗨 在吗 在的 在 来了 来啦
+    恭喜 恭喜恭喜 欢迎 欢迎欢迎 谢谢 谢啦 多谢 感谢 辛苦了 辛苦 抱抱 摸摸 加油 冲 收到 明白 了解 知道了
+    好的 好滴 好嘞 好吧 好呀 好啊 好 对 对对 对的 对啊 是的 是啊 确实 有道理 同意 附议 同 一样 也是 真的
+    嗯 嗯嗯 哦 噢 喔 哇 哇塞 啊 呀 耶 诶 欸 嘿 哟 咦 额 呃 草 艹 牛 牛啊 牛逼 666 厉害 绝了 赞 顶 强
+    笑死 笑死我了 哭了 心疼 羡慕 可爱 好看 好好看 好美 好棒 棒 馋 晚安啦 睡了 路过 围观 前排 沙发 啦 呢 吧 嘛
+    签到 大家 各位 可以 经典 原来如此 卧槽 我去
+    ok okay lol lmao haha hahaha hi hello hey thanks thx ty yes yeah yep no nope wow nice cool gm gn omg
+    """.split(),
+    key=len,
+    reverse=True,
+)
+_REACTION = re.compile(
+    "|".join(re.escape(w) if not w.isascii() or w.isdigit() else rf"(?<![a-z]){w}(?![a-z])" for w in _REACTIONS)
+)
+_LAUGH = re.compile(r"[哈呵嘿嘻h]{2,}|2{1,2}3{2,}|[hx]{3,}|(?:ha){2,}", re.IGNORECASE)
+# what is left of a reaction addressed to someone: 霓霓, 老K, 小黑, 苏老师, 川哥
+_ADDRESS = re.compile(r"(.)\1|[小老阿][\w]{1,2}|[\w]{1,2}(?:老师|哥|姐|总|叔|姨)|[A-Za-z]{1,12}")
+
+
+def people_of(item: MemoryItem) -> list[str]:
+    """Who a memory is by or about: its participants, and a fact's subject."""
+    subject = item.data.get("subject") if item.kind is MemoryKind.FACT else None
+    return [*item.participants, subject] if isinstance(subject, str) and subject else list(item.participants)
+
+
+def said_lines(text: str, speakers: Iterable[str]) -> list[str]:
+    """The turns of a chunk's text without their ``speaker: `` prefixes."""
+    prefixes = sorted((f"{name}: " for name in speakers if name), key=len, reverse=True)
+    lines = []
+    for line in text.split("\n"):
+        for prefix in prefixes:
+            if line.startswith(prefix):
+                line = line[len(prefix) :]
+                break
+        lines.append(line)
+    return lines
+
+
+def said_text(text: str, speakers: Iterable[str]) -> str:
+    """A chunk's text as it is matched: what was said, without who said it."""
+    return "\n".join(said_lines(text, speakers))
+
+
+def is_chatter(text: str, names: Sequence[str] = ()) -> bool:
+    """Whether a message says nothing on its own: laughter, a reaction, a greeting, a sticker, a +1,
+    perhaps addressed to someone (晚安霓霓); ``names`` are people it may address."""
+    rest = _PLUS_ONE.sub("", _PLACEHOLDER.sub("", text))
+    for name in sorted((n for n in names if n), key=len, reverse=True):
+        rest = rest.replace(name, " ")
+    rest = "".join(ch for ch in rest.casefold() if ch.isalnum() or ch.isspace())
+    rest = _LAUGH.sub(" ", rest)
+    rest, reactions = _REACTION.subn(" ", rest)
+    left = "".join(rest.split())
+    if not left:
+        return True
+    return reactions > 0 and len(left) <= 4 and _ADDRESS.fullmatch(left) is not None
