@@ -68,13 +68,14 @@ def scenario(memory: Any) -> dict[str, Any]:
     seen["core_blocks"] = memory.core_blocks_for(agent=A, person=P)
 
     seen["update"] = memory.update("n1", {"text": "祈煜的生日是三月八日", "importance": 0.7}, agent=A).text
-    made = memory.create_entity("团子", agent=A, person=P, type="具体实体", aliases=["团团"])
+    # an entity of our own: the chat's 团子 is extracted as one already
+    made = memory.create_entity("豆包", agent=A, person=P, type="具体实体", aliases=["包包"])
     seen["entity"] = (made.name, made.type, made.aliases, made.scope)
-    seen["entity_update"] = memory.update_entity(made.id, {"aliases": ["团团", "小团"]}, agent=A).aliases
+    seen["entity_update"] = memory.update_entity(made.id, {"aliases": ["包包", "小豆"]}, agent=A).aliases
     seen["entities"] = [e.name for e in memory.entities(agent=A, person=P)]
     seen["get_entity"] = memory.get_entity(made.id, agent=A).aliases
     with pytest.raises(InvalidInput):
-        memory.create_entity("小团", agent=A, person=P)  # a name another entity of the scope holds
+        memory.create_entity("小豆", agent=A, person=P)  # a name another entity of the scope holds
     seen["delete_entity"] = memory.delete_entity(made.id, agent=A)
     with pytest.raises(NotFound):
         memory.get_entity(made.id, agent=A)
