@@ -38,7 +38,9 @@ def test_an_old_line_of_the_dialogue_still_finds_its_memory(tmp_path: Path) -> N
         alone = memory.recall("唉，说不清", agent="bot", person="u1", limit=7)
         viewed = memory.recall("唉，说不清", agent="bot", person="u1", limit=7, dialogue=dialogue)
         assert viewed.hits[0].id == beach.id
-        assert alone.hits[0].id != beach.id
+        # alone, the query says nothing of the beach: it does not stand out (ties are ordered by random ids)
+        scores = {hit.id: hit.score for hit in alone.hits}
+        assert scores.get(beach.id, 0.0) <= max(score for id_, score in scores.items() if id_ != beach.id)
         # the whole dialogue is one of the views, and what it finds is the same memory's
         assert viewed.hits[0].route_scores["dense"] > 0
 
@@ -63,7 +65,7 @@ def test_the_http_face_passes_the_dialogue(tmp_path: Path) -> None:
     keys = {"key-admin": ["*"]}
     with TestClient(create_app(memory, api_keys=keys, close_on_shutdown=True)) as client:
         auth = {"Authorization": "Bearer key-admin"}
-        texts = [*(f"第{i}次加班到很晚" for i in range(6)), "去年夏天和阿明在海边放风筝"]  # a tie goes to the first
+        texts = [*(f"第{i}次加班到很晚" for i in range(6)), "去年夏天和阿明在海边放风筝"]
         for text in texts:
             body = {"agent": "bot", "person": "u1", "text": text}
             assert client.post("/v1/memories", json=body, headers=auth).status_code < 300
@@ -72,4 +74,7 @@ def test_the_http_face_passes_the_dialogue(tmp_path: Path) -> None:
         plain = client.post("/v1/recall", json=ask, headers=auth).json()
         viewed = client.post("/v1/recall", json={**ask, "dialogue": dialogue}, headers=auth).json()
     assert viewed["hits"][0]["text"] == "去年夏天和阿明在海边放风筝"
-    assert plain["hits"][0]["text"] != viewed["hits"][0]["text"]
+    # without the dialogue the beach does not stand out (ties are ordered by random ids)
+    scores = {hit["text"]: hit["score"] for hit in plain["hits"]}
+    beach = scores.get("去年夏天和阿明在海边放风筝", 0.0)
+    assert beach <= max(score for text, score in scores.items() if text != "去年夏天和阿明在海边放风筝")
