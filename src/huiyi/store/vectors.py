@@ -118,7 +118,9 @@ class ExactIndex:
                 del self._parts[partition]
                 return
             part.rowids = np.concatenate([part.rowids, np.asarray(rowids, dtype=np.int64)])
-            part.vectors = np.concatenate([part.vectors, vectors.astype(np.float32)])
+            # a partition loaded while empty has no width yet: its first vectors give it one
+            fresh = vectors.astype(np.float32)
+            part.vectors = np.concatenate([part.vectors, fresh]) if part.vectors.size else fresh
             part.version = old_version + 1
             self._evict()
 

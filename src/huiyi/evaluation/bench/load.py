@@ -161,7 +161,7 @@ def bench_load(
         say(f"load: {history} persons of history")
         probes: list[tuple[str, str]] = []
         for chat in synthetic.chats(history, 120, seed=seed + 41, facts=4):
-            memory.add([m.as_input() for m in chat.messages], agent=synthetic.AGENT, person=chat.person.id)
+            memory.add([m.as_input() for m in chat.messages], agent=synthetic.AGENT, person=chat.person.id, index=True)
             memory.flush(agent=synthetic.AGENT, person=chat.person.id)
             probes += [(chat.person.id, probe.query) for probe in chat.probes]
         queries = list(islice(cycle(probes), n_queries))

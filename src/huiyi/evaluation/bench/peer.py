@@ -69,7 +69,8 @@ class HuiyiSystem:
     def add(self, person: str, messages: Sequence[synthetic.SynthMessage]) -> None:
         for start in range(0, len(messages), self.batch):
             part = messages[start : start + self.batch]
-            self.memory.add([m.as_input() for m in part], agent=synthetic.AGENT, person=person)
+            # indexed before add returns, as mem0 embeds before its add returns: the same work timed
+            self.memory.add([m.as_input() for m in part], agent=synthetic.AGENT, person=person, index=True)
 
     def search(self, person: str, query: str) -> list[str]:
         result = self.memory.recall(query, agent=synthetic.AGENT, person=person, limit=10)
