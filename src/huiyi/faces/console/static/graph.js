@@ -44,7 +44,8 @@ window.drawGraph = function (box, nodes, edges, onClick) {
   };
   live.forEach((e) => {
     const a = byId[e.source], b = byId[e.target];
-    const g = el("g", { class: "edge" + (e.closed ? " closed" : "") + (e.link ? " link" : "") + (e.mention ? " mention" : "") }, root);
+    const kind = "edge" + (e.closed ? " closed" : "") + (e.link ? " link" : "") + (e.mention ? " mention" : "");
+    const g = el("g", { class: kind, "data-source": e.source, "data-target": e.target }, root);
     el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y }, g);
     if (e.label) el("text", { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 - 3, "text-anchor": "middle" }, g).textContent = e.label;
   });
