@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from huiyi.model import MemoryItem, MemoryKind
+from huiyi.model import MemoryKind
 
 __all__ = ["is_chatter", "people_of", "said_lines", "said_text"]
 
@@ -50,10 +50,10 @@ _LAUGH = re.compile(r"[哈呵嘿嘻h]{2,}|2{1,2}3{2,}|[hx]{3,}|(?:ha){2,}", re.I
 _ADDRESS = re.compile(r"(.)\1|[小老阿][\w]{1,2}|[\w]{1,2}(?:老师|哥|姐|总|叔|姨)|[A-Za-z]{1,12}")
 
 
-def people_of(item: MemoryItem) -> list[str]:
-    """Who a memory is by or about: its participants, and a fact's subject."""
-    subject = item.data.get("subject") if item.kind is MemoryKind.FACT else None
-    return [*item.participants, subject] if isinstance(subject, str) and subject else list(item.participants)
+def people_of(kind: MemoryKind, participants: Sequence[str], subject: object) -> list[str]:
+    """Who a memory is by or about: its participants, and a fact's subject (``data["subject"]``)."""
+    named = subject if kind is MemoryKind.FACT and isinstance(subject, str) and subject else None
+    return [*participants, named] if named else list(participants)
 
 
 def said_lines(text: str, speakers: Iterable[str]) -> list[str]:

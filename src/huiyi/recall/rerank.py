@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from huiyi.config.recall import RecallRecipe
-from huiyi.flows.chatter import is_chatter, said_lines
+from huiyi.flows.chatter import is_chatter, people_of, said_lines
 from huiyi.model import MemoryItem, MemoryKind
 from huiyi.recall.timerange import within
 from huiyi.store.base import RankRow, RouteHits
@@ -77,7 +77,7 @@ def rerank(
     ``whole``: the candidates' whole memories, given only when a time span is asked and ``time_about``
     reads the times a memory's own words name.
     """
-    people = {key: _people(item) for key, item in items.items() if item is not None}
+    people = {key: people_of(item.kind, item.participants, item.subject) for key, item in items.items() if item}
     names = {name for found in people.values() for name in found}
     # the people the query names: by a name candidates carry, or by an alias the speaker route resolved
     named = (mentioned(query, names) | set(speakers)) if recipe.speaker_weight else set()
@@ -142,12 +142,6 @@ def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryIt
     if item is not None:
         return within(item, span)
     return row.time is not None and row.time in span
-
-
-def _people(row: RankRow) -> list[str]:
-    # who a memory is by or about: its participants, and a fact's subject (as flows.chatter.people_of)
-    subject = row.subject if row.kind is MemoryKind.FACT else None
-    return [*row.participants, subject] if subject else list(row.participants)
 
 
 def spoken_shares(spoken: Mapping[int, float], theirs: set[int]) -> dict[int, float]:

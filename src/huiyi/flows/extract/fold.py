@@ -224,7 +224,13 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
 def writes_of(items: Sequence[MemoryItem], embedder: Embedder, fold: Fold, to_seq: int) -> Writes:
     texts = [" ".join(filter(None, [item.text, item.insight])) for item in items]
     # who an event or fact is by or about is also a field, for the speaker route (issue #13)
-    terms = [memory_terms(" ".join([item.text, item.place, *item.keywords]), people_of(item)) for item in items]
+    terms = [
+        memory_terms(
+            " ".join([item.text, item.place, *item.keywords]),
+            people_of(item.kind, item.participants, item.data.get("subject")),
+        )
+        for item in items
+    ]
     return Writes(
         memories=items,
         vectors=embedder.embed_passages(texts),
