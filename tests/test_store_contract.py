@@ -540,3 +540,21 @@ def test_a_cjk_word_cut_differently_is_found_through_its_bigrams(store: Store) -
     hits = store.search_keyword([scope], Terms(["研究生"], ["研", "究", "生"]), 5).hits
     assert [h.id for h in hits] == [cut_apart.id, scattered.id]
     assert hits[0].score > hits[1].score
+
+
+def test_the_fsync_policy_follows_the_config(tmp_path: Path) -> None:
+    from huiyi import Memory
+    from huiyi.errors import StoreError
+
+    # PRAGMA synchronous: 1 is NORMAL (a commit survives the process dying), 2 is FULL (and power loss)
+    for setting, pragma in (("normal", 1), ("full", 2)):
+        config = Config.model_validate({"store": {"synchronous": setting}})
+        memory = Memory(tmp_path / setting, config=config, embedder=HashEmbedder())
+        try:
+            assert memory.store._conn().execute("PRAGMA synchronous").fetchone()[0] == pragma  # type: ignore[attr-defined]
+        finally:
+            memory.close()
+    with pytest.raises(ValueError):
+        Config.model_validate({"store": {"synchronous": "off"}})
+    with pytest.raises(StoreError):
+        SQLiteStore(tmp_path / "off", synchronous="off")

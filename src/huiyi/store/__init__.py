@@ -28,6 +28,9 @@ class StoreSettings(Protocol):
     @property
     def busy_timeout_ms(self) -> int: ...
 
+    @property
+    def synchronous(self) -> str: ...
+
 
 def open_store(path: str | Path, config: StoreSettings) -> Store:
     """The store a path or config names: a PostgreSQL URL, or a ``key=value`` DSN with a ``dbname``
@@ -41,4 +44,9 @@ def open_store(path: str | Path, config: StoreSettings) -> Store:
         return PostgresStore(url, pool_size=config.pool_size)
     from huiyi.store.sqlite import SQLiteStore
 
-    return SQLiteStore(path, vector_cache_mb=config.vector_cache_mb, busy_timeout_ms=config.busy_timeout_ms)
+    return SQLiteStore(
+        path,
+        vector_cache_mb=config.vector_cache_mb,
+        busy_timeout_ms=config.busy_timeout_ms,
+        synchronous=config.synchronous,
+    )

@@ -22,6 +22,7 @@ from huiyi.store.vectors import ExactIndex
 log = logging.getLogger(__name__)
 
 DB_NAME = "huiyi.sqlite"
+SYNCHRONOUS = ("normal", "full")
 
 
 class SQLiteConnection:
@@ -30,8 +31,11 @@ class SQLiteConnection:
     # the cache of vectors per partition; set by the store once the schema is ready
     _vectors: ExactIndex
 
-    def __init__(self, directory: str | Path, *, busy_timeout_ms: int = 10000) -> None:
+    def __init__(self, directory: str | Path, *, busy_timeout_ms: int = 10000, synchronous: str = "normal") -> None:
+        if synchronous.lower() not in SYNCHRONOUS:
+            raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, not {synchronous!r}")
         self.directory = Path(directory)
+        self._synchronous = synchronous.upper()
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / DB_NAME
         self._busy_timeout_ms = busy_timeout_ms
@@ -51,7 +55,9 @@ class SQLiteConnection:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
             conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = FULL")  # a message is durable when add() returns
+            # WAL with NORMAL: a commit is in the OS before add() returns, so it survives the process
+            # dying; FULL also fsyncs each commit (config store.synchronous)
+            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA secure_delete = ON")  # what is deleted is zeroed, not left in free pages
             self._local.conn = conn

@@ -21,6 +21,13 @@ from huiyi.store.vectors import ExactIndex
 class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLiteGraph, SQLiteSearch):
     """The default store. ``SQLiteStore(directory)`` creates the directory and database if needed."""
 
-    def __init__(self, directory: str | Path, *, vector_cache_mb: int = 512, busy_timeout_ms: int = 10000) -> None:
-        super().__init__(directory, busy_timeout_ms=busy_timeout_ms)
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        vector_cache_mb: int = 512,
+        busy_timeout_ms: int = 10000,
+        synchronous: str = "normal",
+    ) -> None:
+        super().__init__(directory, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
         self._vectors = ExactIndex(self._load_partition, vector_cache_mb * 2**20)
