@@ -180,6 +180,20 @@ def test_flush_reports_a_job_another_worker_holds(tmp_path: Path) -> None:
         assert (job.state, job.worker) == (JobState.RUNNING, "elsewhere")
 
 
+def test_flush_waits_for_the_fold_this_process_s_own_worker_took(tmp_path: Path) -> None:
+    # the background worker claims the fold before flush's drain can: flush(wait=True) still waits for it
+    with open_memory(tmp_path, Extractor(seconds=0.3), config(enabled=True)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON, wait=False)
+        deadline = time.monotonic() + 10
+        while not [j for j in memory.jobs(agent=AGENT) if j.state is JobState.RUNNING]:
+            assert time.monotonic() < deadline, "the background worker never took the fold"
+            time.sleep(0.01)
+        (job,) = memory.flush(agent=AGENT, person=PERSON)
+        assert job.state is JobState.DONE
+        assert len(memory.overview(agent=AGENT, person=PERSON)) == 1
+
+
 def test_a_failed_job_is_retried_by_id(tmp_path: Path) -> None:
     extractor = Extractor(failures=1)
     with open_memory(tmp_path, extractor, config(max_attempts=1)) as memory:

@@ -108,6 +108,22 @@ class Ingest(Care):
         unfinished = await self._run(
             self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
         )
+        # a fold this process's background worker took before the drain could: wait for it, so that
+        # wait=True means what it says in one process (its lease bounds the wait if that worker died)
+        own = f"{ingest.indexer_name()}:"
+        pause = 0.02
+        while any(
+            job.state is JobState.RUNNING
+            and job.worker.startswith(own)
+            and job.lease_until is not None
+            and job.lease_until > self.worker.clock()
+            for job in unfinished
+        ):
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
+            unfinished = await self._run(
+                self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
+            )
         now = {job.id: job for job in unfinished}
         done = {"state": JobState.DONE, "lease_until": None}
         result = [now.get(job_id) or job.model_copy(update=done) for job_id, job in jobs.items()]
