@@ -69,6 +69,20 @@ def test_group_messages_need_speakers_and_stay_in_their_space(memory: Memory) ->
     assert memory.recall("黄山", agent="bot", person="苏霓").hits == []
 
 
+def test_a_chat_api_message_is_taken_as_it_is(memory: Memory) -> None:
+    # a bot hands over what it sends its chat model: content is the text, name the speaker
+    memory.add(
+        [
+            {"role": "user", "content": "我周六去爬黄山", "name": "苏霓"},
+            {"role": "assistant", "content": "记得带雨衣"},
+        ],
+        agent="bot",
+        space="g1",
+    )
+    turns = memory.store.recent_messages("bot", Scope.of_space("bot", "g1").space_id, 10)
+    assert [(m.speaker, m.text) for m in turns] == [("苏霓", "我周六去爬黄山"), ("bot", "记得带雨衣")]
+
+
 @pytest.mark.parametrize(
     ("messages", "kwargs", "error"),
     [
@@ -78,6 +92,8 @@ def test_group_messages_need_speakers_and_stay_in_their_space(memory: Memory) ->
         (["x" * 20001], {"person": "木木"}, "20001 characters"),
         ([{"text": "a", "id": "same"}, {"text": "b", "id": "same"}], {"person": "木木"}, "share an id"),
         ([{"text": "a", "role": "robot"}], {"person": "木木"}, "message 0"),
+        ([{"role": "system", "content": "你是祈煜"}], {"person": "木木"}, "message 0"),
+        ([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], {"person": "木木"}, "message 0"),
     ],
 )
 def test_bad_input_is_refused_and_nothing_is_written(

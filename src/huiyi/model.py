@@ -12,7 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 Role = Literal["user", "assistant"]
 
@@ -157,11 +157,14 @@ class MessageIn(_Model):
 
     ``speaker`` defaults to the person (role user) or the agent (role assistant) of a private chat;
     in a group chat it must be given. ``id`` is the caller's id, which makes re-sending idempotent.
+    A chat API's message fits as it is: ``content`` is read as ``text`` and ``name`` as ``speaker``.
     """
 
-    text: str
+    model_config = ConfigDict(populate_by_name=True)
+
+    text: str = Field(validation_alias=AliasChoices("text", "content"))
     role: Role = "user"
-    speaker: str | None = None
+    speaker: str | None = Field(default=None, validation_alias=AliasChoices("speaker", "name"))
     time: datetime | None = None
     id: str | None = None
 
