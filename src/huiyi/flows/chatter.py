@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from huiyi.model import MemoryKind
 
@@ -74,13 +75,27 @@ def said_text(text: str, speakers: Iterable[str]) -> str:
     return "\n".join(said_lines(text, speakers))
 
 
+# letters a reaction or a laugh may take away; more than four of any other letter are content for sure,
+# which settles most lines before the reaction pattern runs (recall checks every candidate)
+_REMOVABLE = sorted(set("".join(_REACTIONS).casefold()) | set("哈呵嘿嘻hx23a"))
+_FIVE_CONTENT = re.compile("(?:.*?[^\\W_" + "".join(re.escape(ch) for ch in _REMOVABLE) + "]){5}", re.DOTALL)
+
+
+@lru_cache(maxsize=256)
+def _longest_first(names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted((n for n in names if n), key=len, reverse=True))
+
+
 def is_chatter(text: str, names: Sequence[str] = ()) -> bool:
     """Whether a message says nothing on its own: laughter, a reaction, a greeting, a sticker, a +1,
     perhaps addressed to someone (晚安霓霓); ``names`` are people it may address."""
     rest = _PLUS_ONE.sub("", _PLACEHOLDER.sub("", text))
-    for name in sorted((n for n in names if n), key=len, reverse=True):
+    for name in _longest_first(tuple(names)):
         rest = rest.replace(name, " ")
-    rest = "".join(ch for ch in rest.casefold() if ch.isalnum() or ch.isspace())
+    rest = rest.casefold()
+    if _FIVE_CONTENT.match(rest):
+        return False
+    rest = "".join(ch for ch in rest if ch.isalnum() or ch.isspace())
     rest = _LAUGH.sub(" ", rest)
     rest, reactions = _REACTION.subn(" ", rest)
     left = "".join(rest.split())
