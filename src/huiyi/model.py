@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -97,7 +98,12 @@ class Scope(_Model):
 
     @classmethod
     def from_tag(cls, agent: str, tag: str) -> Scope:
-        """The scope a stored tag names (tags are written by huiyi from a typed scope, never by callers)."""
+        """The scope a stored tag names (tags are written by huiyi from a typed scope, never by callers).
+        Scopes are frozen, so every row of one scope shares one, validated once."""
+        return _scope_of_tag(agent, tag) if cls is Scope else cls._parse_tag(agent, tag)
+
+    @classmethod
+    def _parse_tag(cls, agent: str, tag: str) -> Scope:
         kind, _, key = tag.partition(":")
         return cls(agent=agent, kind=ScopeKind(kind), key=key)
 
@@ -126,6 +132,11 @@ def visible_scopes(agent: str, person: str | None = None, space: str | None = No
     if space:
         scopes.append(Scope.of_space(agent, space))
     return scopes
+
+
+@lru_cache(maxsize=4096)
+def _scope_of_tag(agent: str, tag: str) -> Scope:
+    return Scope._parse_tag(agent, tag)
 
 
 class Agent(_Model):

@@ -18,6 +18,8 @@ memory. Events and facts may carry their own time in ``data["about"]`` (ISO star
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from contextlib import suppress
 from datetime import datetime, timedelta
@@ -29,8 +31,11 @@ __all__ = ["WHEN", "about", "when_bonus", "within"]
 
 Window = list[tuple[int, tuple[float, dict[str, float]]]]
 
-_CACHE_LIMIT = 20_000
-_about_cache: dict[tuple[str, str, datetime], list[tuple[datetime, datetime]]] = {}
+# a memory's own time words are read once per process: parsing is ~1 ms a memory, and a time query
+# reads ~100 candidates. Keyed by the text's hash, so the cache holds no texts; least recently used goes
+_CACHE_LIMIT = 100_000
+_about_lock = threading.Lock()
+_about_cache: OrderedDict[tuple[str, int, datetime], list[tuple[datetime, datetime]]] = OrderedDict()
 
 
 def about(item: MemoryItem) -> list[tuple[datetime, datetime]]:
@@ -44,13 +49,17 @@ def about(item: MemoryItem) -> list[tuple[datetime, datetime]]:
             spans.append((datetime.fromisoformat(str(told[0])), datetime.fromisoformat(str(told[1]))))
     if item.time is None:
         return spans
-    key = (item.id, item.text, item.time)
-    found = _about_cache.get(key)
+    key = (item.id, hash(item.text), item.time)
+    with _about_lock:  # recall's read threads share the cache
+        found = _about_cache.get(key)
+        if found is not None:
+            _about_cache.move_to_end(key)
     if found is None:
         found = [(s.start, s.end) for s in find_time_phrases(item.text, item.time)]
-        if len(_about_cache) >= _CACHE_LIMIT:
-            _about_cache.clear()
-        _about_cache[key] = found
+        with _about_lock:
+            _about_cache[key] = found
+            if len(_about_cache) > _CACHE_LIMIT:
+                _about_cache.popitem(last=False)
     return spans + found
 
 
