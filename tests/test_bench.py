@@ -313,7 +313,8 @@ def test_cli_throwaway_postgres_side_by_side(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     _check_side_by_side(json.loads(result.stdout.strip().splitlines()[-1]), "pg")
-    assert set(Path(tempfile.gettempdir()).glob("huiyi-bench-pg-*")) == before  # the server stopped and is gone
+    # the server stopped and is gone (another process's throwaway server may have gone meanwhile too)
+    assert set(Path(tempfile.gettempdir()).glob("huiyi-bench-pg-*")) <= before
 
 
 def test_postgres_url_side_by_side_leaves_no_schema() -> None:
