@@ -10,7 +10,6 @@ import uuid
 from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
-from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -98,12 +97,7 @@ class Scope(_Model):
 
     @classmethod
     def from_tag(cls, agent: str, tag: str) -> Scope:
-        """The scope a stored tag names (tags are written by huiyi from a typed scope, never by callers).
-        Scopes are frozen, so every row of one scope shares one, validated once."""
-        return _scope_of_tag(agent, tag) if cls is Scope else cls._parse_tag(agent, tag)
-
-    @classmethod
-    def _parse_tag(cls, agent: str, tag: str) -> Scope:
+        """The scope a stored tag names (tags are written by huiyi from a typed scope, never by callers)."""
         kind, _, key = tag.partition(":")
         return cls(agent=agent, kind=ScopeKind(kind), key=key)
 
@@ -134,11 +128,6 @@ def visible_scopes(agent: str, person: str | None = None, space: str | None = No
     return scopes
 
 
-@lru_cache(maxsize=4096)
-def _scope_of_tag(agent: str, tag: str) -> Scope:
-    return Scope._parse_tag(agent, tag)
-
-
 class Agent(_Model):
     id: str
     name: str = ""
@@ -166,12 +155,9 @@ class Space(_Model):
 class MessageIn(_Model):
     """One utterance as a caller hands it to ``add``.
 
-    ``speaker`` defaults to the person (role user) or the agent (role assistant) of a private chat;
-    in a group chat it must be given. ``id`` is the caller's id, which makes re-sending idempotent.
-    A chat API's message fits as it is: ``content`` is read as ``text`` and ``name`` as ``speaker``.
+    ``speaker`` (or a chat API's ``name``) defaults to the person (user) or the agent (assistant) of a
+    private chat, and must be given in a group; ``text`` may come as ``content``; ``id`` makes re-sending idempotent.
     """
-
-    model_config = ConfigDict(populate_by_name=True)
 
     text: str = Field(validation_alias=AliasChoices("text", "content"))
     role: Role = "user"

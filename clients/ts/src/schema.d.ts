@@ -1494,8 +1494,8 @@ export interface components {
          * MessageIn
          * @description One utterance as a caller hands it to ``add``.
          *
-         *     ``speaker`` defaults to the person (role user) or the agent (role assistant) of a private chat;
-         *     in a group chat it must be given. ``id`` is the caller's id, which makes re-sending idempotent.
+         *     ``speaker`` (or a chat API's ``name``) defaults to the person (user) or the agent (assistant) of a
+         *     private chat, and must be given in a group; ``text`` may come as ``content``; ``id`` makes re-sending idempotent.
          */
         MessageIn: {
             /** Text */

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
@@ -135,6 +136,12 @@ def job(row: Row, codec: Codec) -> Job:
     )
 
 
+@lru_cache(maxsize=4096)
+def _scope(agent: str, tag: str) -> Scope:
+    """Scopes are frozen: the rows of one scope share one, validated once."""
+    return Scope.from_tag(agent, tag)
+
+
 def memory(row: Row, codec: Codec) -> MemoryItem:
     """A memory from ``MEMORY_COLUMNS``."""
     (
@@ -163,7 +170,7 @@ def memory(row: Row, codec: Codec) -> MemoryItem:
     # rows were validated when written; building them again unvalidated is ~5x cheaper on recall's path
     return MemoryItem.model_construct(
         id=id_,
-        scope=Scope.from_tag(agent, scope),
+        scope=_scope(agent, scope),
         kind=MemoryKind(kind),
         text=text,
         time=codec.time(when),
