@@ -31,6 +31,8 @@ def render(report: dict[str, Any], console: Console) -> None:
         _latency(report, console)
         _stages(report, console)
         _store(report, console)
+    if report.get("keyword"):
+        _keyword(report["keyword"], console)
     if report.get("goals"):
         _goals(report["goals"], console)
     if report.get("ingest"):
@@ -51,6 +53,19 @@ def render(report: dict[str, Any], console: Console) -> None:
         f"{_mb(report.get('peak_rss_mb'))} MB · "
         f"{report.get('seconds')} s[/dim]"
     )
+
+
+def _keyword(keyword: dict[str, Any], console: Console) -> None:
+    title = f"search_keyword alone, scope of {keyword['scope']} + the agent's notes, limit {keyword['limit']} (ms)"
+    table = Table(title=title, title_justify="left")
+    for column in ("store", "p50", "p95", "searches", "built in s"):
+        table.add_column(column, justify="right")
+    for size in keyword.get("sizes", []):
+        ms = size.get("ms", {})
+        table.add_row(
+            size["label"], _ms(ms.get("p50")), _ms(ms.get("p95")), str(ms.get("n", 0)), _rate(size["build"]["seconds"])
+        )
+    console.print(table)
 
 
 def _goals(rows: list[dict[str, Any]], console: Console) -> None:
