@@ -103,8 +103,10 @@ def goals(recall: Sequence[dict[str, Any]], keyword: dict[str, Any] | None = Non
         high = large.get("latency", {}).get(stage, {}).get("keyword")
         if low and high:
             add("keyword route p50, 1M store over 10k (same scope)", high / low, GOALS["keyword_1m_over_10k"])
-    sizes = (keyword or {}).get("sizes", [])
-    if len(sizes) > 1 and keyword and "largest_over_smallest_p50" in keyword:
-        name = f"search_keyword p50, {sizes[-1]['label']} store over {sizes[0]['label']} (scope {keyword['scope']})"
-        add(name, keyword["largest_over_smallest_p50"], GOALS["keyword_1m_over_10k"])
+    keyword = keyword or {}
+    for store, section in [("", keyword), *((f", {n}", s) for n, s in keyword.get("postgres", {}).items())]:
+        sizes = section.get("sizes", [])
+        if len(sizes) > 1 and "largest_over_smallest_p50" in section:
+            name = f"search_keyword p50, {sizes[-1]['label']} store over {sizes[0]['label']}{store}"
+            add(name, section["largest_over_smallest_p50"], GOALS["keyword_1m_over_10k"])
     return rows

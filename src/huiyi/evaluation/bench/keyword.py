@@ -8,6 +8,8 @@ vectors of a few dimensions that are never searched, then times ``Store.search_k
 each probe's query terms (as recall makes them, ``recall.routes.query_terms``) in the probe person's
 scope and the agent's official one (what a private chat's recall sees), at the route's candidate
 limit. Rounds alternate between the sizes, so a machine whose load changes favours none of them.
+With ``--store pg`` the same stores are built and timed on PostgreSQL too (each in its own schema,
+``VACUUM ANALYZE``d once built, as the recall part does).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from huiyi.config import StoreConfig
 from huiyi.config.recall import RecallRecipe
 from huiyi.evaluation import synthetic
 from huiyi.evaluation.bench import stats as bench_stats
@@ -28,8 +32,11 @@ from huiyi.flows import ingest
 from huiyi.model import Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.recall.routes import query_terms
+from huiyi.store import open_store
 from huiyi.store.base import Store, Terms
-from huiyi.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from huiyi.evaluation.bench.pg import PgTarget
 
 Say = Callable[[str], None]
 DIM = 8  # made vectors: stored, never searched here
@@ -44,64 +51,98 @@ def bench_keyword(
     seed: int = 0,
     rounds: int = 5,
     keep: bool = False,
+    targets: Sequence[tuple[str, PgTarget | None]] = (("sqlite", None),),
     say: Say = lambda _: None,
 ) -> dict[str, Any]:
-    """p50/p95 of ``search_keyword`` at each store size (same scope size), and largest over smallest."""
+    """p50/p95 of ``search_keyword`` at each store size (same scope size), and largest over smallest,
+    on each target: the embedded store (None) first, then PostgreSQL ones (a fresh schema per size)."""
     cache = VectorCache(HashEmbedder(DIM), None)
     pool = Pool.build(cache, 2, seed)
     limit = RecallRecipe().candidates
     agent = synthetic.AGENT
-    stores: list[tuple[int, Store, list[tuple[list[Scope], Terms]]]] = []
-    out: dict[str, Any] = {"scope": scope_size, "limit": limit, "rounds": rounds, "sizes": []}
+    built: list[_Built] = []
+    out: dict[str, Any] = {"scope": scope_size, "limit": limit, "rounds": rounds}
     _cached_terms.cache_clear()
     try:
-        for size in sizes:
-            label = size_label(size)
-            path = directory / f"keyword-{label}"
-            if path.exists():
-                shutil.rmtree(path)
-            say(f"keyword {label}: building {size:,} memories (keyword rows, made vectors) in scopes of {scope_size}")
-            store = SQLiteStore(path)
-            stats = build_store(
-                store,
-                size=size,
-                scope_size=scope_size,
-                pool=pool,
-                cache=cache,
-                n_probes=n_queries,
-                seed=seed,
-                terms=_cached_terms,
-            )
-            asks = [
-                ([Scope.of_person(agent, p.person.id), Scope.official(agent)], query_terms(p.query))
-                for p in stats.probes
-            ]
-            stores.append((size, store, asks))
-            out["sizes"].append({"size": size, "label": label, "build": describe(stats)})
-        say(f"keyword: timing {rounds} rounds of {n_queries} searches per size")
-        samples: dict[int, list[float]] = {size: [] for size, _, _ in stores}
-        for _, store, asks in stores:  # once untimed: the pages each query reads come into the cache
-            for scopes, terms in asks:
-                store.search_keyword(scopes, terms, limit)
-        for _ in range(rounds):
-            for size, store, asks in stores:
-                for scopes, terms in asks:
-                    started = time.perf_counter()
-                    store.search_keyword(scopes, terms, limit)
-                    samples[size].append((time.perf_counter() - started) * 1000)
-        for entry in out["sizes"]:
-            entry["ms"] = bench_stats.summary(samples[entry["size"]])
-    finally:
-        for _, store, _ in stores:
-            store.close()
-        _cached_terms.cache_clear()
-        if not keep:
+        for name, target in targets:
             for size in sizes:
-                shutil.rmtree(directory / f"keyword-{size_label(size)}", ignore_errors=True)
-    timed = out["sizes"]
-    if len(timed) > 1 and timed[0]["ms"]["p50"]:
-        out["largest_over_smallest_p50"] = round(timed[-1]["ms"]["p50"] / timed[0]["ms"]["p50"], 3)
+                label = size_label(size)
+                say(f"keyword {name} {label}: building {size:,} memories (keyword rows only) in scopes of {scope_size}")
+                location = _location(directory, label, target)
+                one = _Built(name, target, location, open_store(location, StoreConfig()), size, label)
+                built.append(one)
+                stats = build_store(
+                    one.store,
+                    size=size,
+                    scope_size=scope_size,
+                    pool=pool,
+                    cache=cache,
+                    n_probes=n_queries,
+                    seed=seed,
+                    terms=_cached_terms,
+                )
+                if target is not None:
+                    target.vacuum(location)
+                one.asks = [
+                    ([Scope.of_person(agent, p.person.id), Scope.official(agent)], query_terms(p.query))
+                    for p in stats.probes
+                ]
+                one.report = {"size": size, "label": label, "build": describe(stats)}
+        say(f"keyword: timing {rounds} rounds of {n_queries} searches per store")
+        for one in built:  # once untimed: the pages each query reads come into the cache
+            for scopes, terms in one.asks:
+                one.store.search_keyword(scopes, terms, limit)
+        for _ in range(rounds):
+            for one in built:
+                for scopes, terms in one.asks:
+                    started = time.perf_counter()
+                    one.store.search_keyword(scopes, terms, limit)
+                    one.samples.append((time.perf_counter() - started) * 1000)
+    finally:
+        _cached_terms.cache_clear()
+        for one in built:
+            one.store.close()
+            if keep:
+                continue
+            if one.target is not None:
+                one.target.drop(one.location)
+            else:
+                shutil.rmtree(one.location, ignore_errors=True)
+    for name, _ in targets:
+        timed = [{**one.report, "ms": bench_stats.summary(one.samples)} for one in built if one.name == name]
+        section: dict[str, Any] = {"sizes": timed}
+        if len(timed) > 1 and timed[0]["ms"]["p50"]:
+            section["largest_over_smallest_p50"] = round(timed[-1]["ms"]["p50"] / timed[0]["ms"]["p50"], 3)
+        if name == "sqlite":
+            out.update(section)
+        else:
+            out.setdefault("postgres", {})[name] = section
     return out
+
+
+@dataclass
+class _Built:
+    """One store built for this part, and what was measured on it."""
+
+    name: str
+    target: PgTarget | None
+    location: str
+    store: Store
+    size: int
+    label: str
+    asks: list[tuple[list[Scope], Terms]] = field(default_factory=list)
+    samples: list[float] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+def _location(directory: Path, label: str, target: PgTarget | None) -> str:
+    """A fresh store's location: a directory emptied first, or a new PostgreSQL schema."""
+    if target is not None:
+        return target.new_dsn()
+    path = directory / f"keyword-{label}"
+    if path.exists():
+        shutil.rmtree(path)
+    return str(path)
 
 
 @lru_cache(maxsize=200_000)

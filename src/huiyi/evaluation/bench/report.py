@@ -58,13 +58,13 @@ def render(report: dict[str, Any], console: Console) -> None:
 def _keyword(keyword: dict[str, Any], console: Console) -> None:
     title = f"search_keyword alone, scope of {keyword['scope']} + the agent's notes, limit {keyword['limit']} (ms)"
     table = Table(title=title, title_justify="left")
-    for column in ("store", "p50", "p95", "searches", "built in s"):
+    for column in ("store", "size", "p50", "p95", "searches", "built in s"):
         table.add_column(column, justify="right")
-    for size in keyword.get("sizes", []):
-        ms = size.get("ms", {})
-        table.add_row(
-            size["label"], _ms(ms.get("p50")), _ms(ms.get("p95")), str(ms.get("n", 0)), _rate(size["build"]["seconds"])
-        )
+    for name, section in [("sqlite", keyword), *keyword.get("postgres", {}).items()]:
+        for size in section.get("sizes", []):
+            ms = size.get("ms", {})
+            built = _rate(size["build"]["seconds"])
+            table.add_row(name, size["label"], _ms(ms.get("p50")), _ms(ms.get("p95")), str(ms.get("n", 0)), built)
     console.print(table)
 
 

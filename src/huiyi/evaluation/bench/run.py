@@ -253,6 +253,7 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
                 directory=directory,
                 seed=options.seed,
                 keep=options.keep,
+                targets=list(targets.items()),
                 say=say,
             )
             report["keyword"]["seconds"] = round(time.perf_counter() - keyword_started, 1)
