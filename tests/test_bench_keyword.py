@@ -32,6 +32,7 @@ def _check(section: dict) -> None:
     for size in section["sizes"]:
         assert size["build"]["memories"] == size["size"] + 20  # and the agent's notes
         assert size["ms"]["n"] == 3 * 5 and 0 < size["ms"]["p50"] <= size["ms"]["p95"]
+        assert 0 <= size["gold_at_1"] <= size["gold_at_10"] <= 1 and size["gold_at_10"] > 0
     ratio = section["sizes"][1]["ms"]["p50"] / section["sizes"][0]["ms"]["p50"]
     assert section["largest_over_smallest_p50"] == pytest.approx(ratio, abs=1e-3)
 

@@ -7,8 +7,9 @@ builds stores as ``build`` does (the same synthetic chat, scopes and keyword ter
 vectors of a few dimensions that are never searched, then times ``Store.search_keyword`` alone on
 each probe's query terms (as recall makes them, ``recall.routes.query_terms``) in the probe person's
 scope and the agent's official one (what a private chat's recall sees), at the route's candidate
-limit. Rounds alternate between the sizes, so a machine whose load changes favours none of them.
-With ``--store pg`` the same stores are built and timed on PostgreSQL too (each in its own schema,
+limit, and ranks each probe's planted memory among the hits (gold@1, gold@10: whether ranking
+changes as the store grows). Rounds alternate between the sizes, so a machine whose load changes
+favours none of them. With ``--store pg`` the same stores are built and timed on PostgreSQL too (each in its own schema,
 ``VACUUM ANALYZE``d once built, as the recall part does).
 """
 
@@ -87,11 +88,13 @@ def bench_keyword(
                     ([Scope.of_person(agent, p.person.id), Scope.official(agent)], query_terms(p.query))
                     for p in stats.probes
                 ]
+                one.golds = [p.gold for p in stats.probes]
                 one.report = {"size": size, "label": label, "build": describe(stats)}
         say(f"keyword: timing {rounds} rounds of {n_queries} searches per store")
-        for one in built:  # once untimed: the pages each query reads come into the cache
-            for scopes, terms in one.asks:
-                one.store.search_keyword(scopes, terms, limit)
+        for one in built:  # once untimed (the pages each query reads come into the cache), for the gold's rank
+            for (scopes, terms), gold in zip(one.asks, one.golds, strict=True):
+                ids = [hit.id for hit in one.store.search_keyword(scopes, terms, limit).hits]
+                one.ranks.append(ids.index(gold) + 1 if gold in ids else None)
         for _ in range(rounds):
             for one in built:
                 for scopes, terms in one.asks:
@@ -109,7 +112,11 @@ def bench_keyword(
             else:
                 shutil.rmtree(one.location, ignore_errors=True)
     for name, _ in targets:
-        timed = [{**one.report, "ms": bench_stats.summary(one.samples)} for one in built if one.name == name]
+        timed = [
+            {**one.report, "ms": bench_stats.summary(one.samples), **_hits(one.ranks)}
+            for one in built
+            if one.name == name
+        ]
         section: dict[str, Any] = {"sizes": timed}
         if len(timed) > 1 and timed[0]["ms"]["p50"]:
             section["largest_over_smallest_p50"] = round(timed[-1]["ms"]["p50"] / timed[0]["ms"]["p50"], 3)
@@ -131,8 +138,20 @@ class _Built:
     size: int
     label: str
     asks: list[tuple[list[Scope], Terms]] = field(default_factory=list)
+    golds: list[str] = field(default_factory=list)  # each ask's planted memory
+    ranks: list[int | None] = field(default_factory=list)  # its rank in the keyword hits, None if absent
     samples: list[float] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
+
+
+def _hits(ranks: Sequence[int | None]) -> dict[str, float]:
+    """How often the planted memory comes first and in the first ten keyword hits: what the scope's
+    statistics do to ranking, as the store around it grows."""
+    n = len(ranks) or 1
+    return {
+        "gold_at_1": round(sum(r == 1 for r in ranks) / n, 3),
+        "gold_at_10": round(sum(r is not None and r <= 10 for r in ranks) / n, 3),
+    }
 
 
 def _location(directory: Path, label: str, target: PgTarget | None) -> str:

@@ -58,13 +58,16 @@ def render(report: dict[str, Any], console: Console) -> None:
 def _keyword(keyword: dict[str, Any], console: Console) -> None:
     title = f"search_keyword alone, scope of {keyword['scope']} + the agent's notes, limit {keyword['limit']} (ms)"
     table = Table(title=title, title_justify="left")
-    for column in ("store", "size", "p50", "p95", "searches", "built in s"):
+    for column in ("store", "size", "p50", "p95", "searches", "gold@1", "gold@10", "built in s"):
         table.add_column(column, justify="right")
     for name, section in [("sqlite", keyword), *keyword.get("postgres", {}).items()]:
         for size in section.get("sizes", []):
             ms = size.get("ms", {})
+            golds = [f"{size.get(k, 0):.3f}" for k in ("gold_at_1", "gold_at_10")]
             built = _rate(size["build"]["seconds"])
-            table.add_row(name, size["label"], _ms(ms.get("p50")), _ms(ms.get("p95")), str(ms.get("n", 0)), built)
+            table.add_row(
+                name, size["label"], _ms(ms.get("p50")), _ms(ms.get("p95")), str(ms.get("n", 0)), *golds, built
+            )
     console.print(table)
 
 
