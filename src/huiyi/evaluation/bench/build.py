@@ -27,7 +27,7 @@ from huiyi.evaluation import synthetic
 from huiyi.flows.ingest import terms_of
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.store.base import Store, Vectors
+from huiyi.store.base import Store, Terms, Vectors
 
 NOISE = 0.02  # per dimension; a unit vector of 384 dims gets noise of norm ~0.4
 MIX = 0.3  # share of another pool line mixed in
@@ -253,8 +253,10 @@ def build_store(
     batch: int = 20000,
     official: int = 20,
     progress: Callable[[int], None] | None = None,
+    terms: Callable[[str], Terms] = terms_of,
 ) -> BuildStats:
-    """Fill ``store`` with ``size`` memories in scopes of ``scope_size`` (one person each)."""
+    """Fill ``store`` with ``size`` memories in scopes of ``scope_size`` (one person each); ``terms``
+    gives a text's keyword terms (the ingest flow's, or a cache of them)."""
     started = time.perf_counter()
     stats = BuildStats()
     n_persons = max(1, size // scope_size)
@@ -273,10 +275,10 @@ def build_store(
         if not pending_items:
             return
         generated = time.perf_counter()
-        terms = [terms_of(item.text) for item in pending_items]
+        keyword_terms = [terms(item.text) for item in pending_items]
         insert_started = time.perf_counter()
         stats.generate_seconds += insert_started - generated
-        store.add_memories(pending_items, np.concatenate(pending_vectors), terms)
+        store.add_memories(pending_items, np.concatenate(pending_vectors), keyword_terms)
         stats.insert_seconds += time.perf_counter() - insert_started
         stats.memories += len(pending_items)
         if progress:

@@ -5,7 +5,8 @@
   its peak resident set (VmHWM) is the figure, not the bench's own, which also holds the build.
 - **goals**: recall without the query embedding (p50, p95; wall and the process's CPU time, which a
   loaded machine inflates far less) at 100k and 1M; keyword search in one scope of a 1M store against
-  the same scope size in a 10k store (the route's p50 ratio); serving RSS at 100k and 1M.
+  the same scope size in a 10k store (the route's p50 ratio, from recall's stages, or from the keyword
+  part's own stores, ``bench.keyword``); serving RSS at 100k and 1M.
 """
 
 from __future__ import annotations
@@ -71,8 +72,9 @@ def serving_rss(store: Path | str, agent: str, asks: Sequence[tuple[str, str]], 
     return {k: round(v, 1) if isinstance(v, float) else v for k, v in found.items()}
 
 
-def goals(recall: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per goal and size measured: the figure, the goal, and whether it was met."""
+def goals(recall: Sequence[dict[str, Any]], keyword: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One row per goal and size measured: the figure, the goal, and whether it was met. ``keyword``
+    is the keyword part's report (``bench.keyword``), whose stores only vary in size."""
     by_label = {size.get("label"): size for size in recall}
     rows: list[dict[str, Any]] = []
 
@@ -101,4 +103,10 @@ def goals(recall: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         high = large.get("latency", {}).get(stage, {}).get("keyword")
         if low and high:
             add("keyword route p50, 1M store over 10k (same scope)", high / low, GOALS["keyword_1m_over_10k"])
+    keyword = keyword or {}
+    for store, section in [("", keyword), *((f", {n}", s) for n, s in keyword.get("postgres", {}).items())]:
+        sizes = section.get("sizes", [])
+        if len(sizes) > 1 and "largest_over_smallest_p50" in section:
+            name = f"search_keyword p50, {sizes[-1]['label']} store over {sizes[0]['label']}{store}"
+            add(name, section["largest_over_smallest_p50"], GOALS["keyword_1m_over_10k"])
     return rows

@@ -31,6 +31,8 @@ def render(report: dict[str, Any], console: Console) -> None:
         _latency(report, console)
         _stages(report, console)
         _store(report, console)
+    if report.get("keyword"):
+        _keyword(report["keyword"], console)
     if report.get("goals"):
         _goals(report["goals"], console)
     if report.get("ingest"):
@@ -51,6 +53,22 @@ def render(report: dict[str, Any], console: Console) -> None:
         f"{_mb(report.get('peak_rss_mb'))} MB · "
         f"{report.get('seconds')} s[/dim]"
     )
+
+
+def _keyword(keyword: dict[str, Any], console: Console) -> None:
+    title = f"search_keyword alone, scope of {keyword['scope']} + the agent's notes, limit {keyword['limit']} (ms)"
+    table = Table(title=title, title_justify="left")
+    for column in ("store", "size", "p50", "p95", "searches", "gold@1", "gold@10", "built in s"):
+        table.add_column(column, justify="right")
+    for name, section in [("sqlite", keyword), *keyword.get("postgres", {}).items()]:
+        for size in section.get("sizes", []):
+            ms = size.get("ms", {})
+            golds = [f"{size.get(k, 0):.3f}" for k in ("gold_at_1", "gold_at_10")]
+            built = _rate(size["build"]["seconds"])
+            table.add_row(
+                name, size["label"], _ms(ms.get("p50")), _ms(ms.get("p95")), str(ms.get("n", 0)), *golds, built
+            )
+    console.print(table)
 
 
 def _goals(rows: list[dict[str, Any]], console: Console) -> None:

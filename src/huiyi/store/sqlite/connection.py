@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from huiyi.errors import SchemaTooNew, StoreError
+from huiyi.store.sqlite.fts import scoped_for_part
 from huiyi.store.sqlite.schema import MIGRATIONS, statements
 from huiyi.store.vectors import ExactIndex
 
@@ -88,6 +89,8 @@ class SQLiteConnection:
 
     # schema -------------------------------------------------------------------------------------
     def _migrate(self) -> None:
+        # the migration that prefixes keyword tokens (10) needs the same cutting as new writes
+        self._conn().create_function("huiyi_scoped", 2, scoped_for_part, deterministic=True)
         with self._write() as conn:
             has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
             current = 0

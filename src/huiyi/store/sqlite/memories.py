@@ -1,8 +1,9 @@
 """The embedded store's memories: a unit of work written in one transaction, and memories read and changed.
 
 A memory is three rows sharing one rowid: ``memories``, its vector in ``memory_vectors`` and its terms
-in the FTS5 table ``memory_fts``. Each write bumps the version of the partitions it touched and tells
-the in-process vector cache what changed, so the cache never serves a stale partition.
+in the FTS5 table ``memory_fts`` (each token prefixed with its partition's code, see ``fts``). Each
+write bumps the version of the partitions it touched and tells the in-process vector cache what
+changed, so the cache never serves a stale partition.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from huiyi.store import rows
 from huiyi.store.base import UPDATABLE, RankRow, Terms, Vectors, Writes
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
+from huiyi.store.sqlite.fts import scope_code, scoped
 
 
 class SQLiteMemories(SQLiteConnection):
@@ -67,9 +69,10 @@ class SQLiteMemories(SQLiteConnection):
                     "INSERT INTO memory_vectors (rowid, part, vector) VALUES (?, ?, ?)",
                     (rowid, part, np.asarray(vectors[index], dtype=np.float16).tobytes()),
                 )
+                code = scope_code(part)
                 conn.execute(
                     "INSERT INTO memory_fts (rowid, part, words, chars) VALUES (?, ?, ?, ?)",
-                    (rowid, part, " ".join(term.words), " ".join(term.chars)),
+                    (rowid, part, scoped(code, " ".join(term.words)), scoped(code, " ".join(term.chars))),
                 )
                 entry = added.setdefault(part, (0, [], []))
                 entry[1].append(rowid)

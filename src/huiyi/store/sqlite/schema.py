@@ -1,6 +1,7 @@
 """The embedded store's schema, as numbered migrations applied in order and never edited once shipped.
 
-``statements`` cuts a migration script into the statements SQLite executes one at a time.
+``statements`` cuts a migration script into the statements SQLite executes one at a time. Scripts may
+call ``huiyi_scoped(part, text)`` (``fts.scoped_for_part``), which the migrating connection defines.
 """
 
 from __future__ import annotations
@@ -224,6 +225,19 @@ MIGRATIONS: list[str] = [
     # trip's); NULL where the two are one, as for every memory written before
     """
     ALTER TABLE memories ADD COLUMN said_at REAL;
+    """,
+    # 10: every keyword token carries a code of its partition (``fts``), so a term's postings are one
+    # scope's and keyword search costs what the scope holds, not the store; the index is built again
+    # from its own text through huiyi_scoped(part, text), which leaves prefixed tokens as they are
+    """
+    CREATE TEMP TABLE fts_old AS SELECT rowid AS row, part, words, chars FROM memory_fts;
+    DROP TABLE memory_fts;
+    CREATE VIRTUAL TABLE memory_fts USING fts5 (
+        part, words, chars, tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO memory_fts (rowid, part, words, chars)
+        SELECT row, part, huiyi_scoped(part, words), huiyi_scoped(part, chars) FROM fts_old ORDER BY row;
+    DROP TABLE fts_old;
     """,
 ]
 

@@ -2,22 +2,22 @@
 
 Dense search scans the scopes' partitions in memory (``huiyi.store.vectors``), loading a partition
 again when its version in ``partitions`` moved on. Keyword search is one FTS5 ``MATCH`` limited to the
-scopes' partition tokens, with adjacent query words and CJK bigrams as extra phrases.
+scopes' partition tokens, in terms that carry each partition's code (``fts``), so it reads the scopes'
+posting lists only; adjacent query words and CJK bigrams go in as extra phrases.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from itertools import pairwise
 
 import numpy as np
 
 from huiyi.model import Scope
 from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors
-from huiyi.store.phrases import cjk_pairs
 from huiyi.store.rows import partition_keys
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
+from huiyi.store.sqlite.fts import match_query
 from huiyi.store.vectors import Matrix, RowIds
 
 
@@ -74,18 +74,9 @@ class SQLiteSearch(SQLiteConnection):
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
         started = time.perf_counter()
         parts = partition_keys(scopes)
-        clauses = []
-        # adjacent query words also as phrases, so "support group" outscores "support" … "group";
-        # and the character bigrams of CJK words, which survive a different segmentation
-        pairs = [f"{a} {b}" for a, b in pairwise(query.words)]
-        bigrams = [f"{a} {b}" for a, b in cjk_pairs(query.words)]
-        if query.words:
-            clauses.append("words : (" + " OR ".join(_quote(w) for w in [*query.words, *pairs]) + ")")
-        if query.chars:
-            clauses.append("chars : (" + " OR ".join(_quote(c) for c in [*query.chars, *bigrams]) + ")")
-        if not parts or not clauses:
+        match = match_query(parts, query)
+        if match is None:
             return RouteHits([], (time.perf_counter() - started) * 1000)
-        match = "part : (" + " OR ".join(parts) + ") AND (" + " OR ".join(clauses) + ")"
         found = (
             self._conn()
             .execute(
@@ -98,8 +89,3 @@ class SQLiteSearch(SQLiteConnection):
         )
         hits = [ScoredId(str(id_), float(score), int(rowid)) for rowid, id_, score in found]
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
-
-
-def _quote(term: str) -> str:
-    """A term as an FTS5 string: in double quotes, its own double quotes doubled."""
-    return '"' + term.replace('"', '""') + '"'

@@ -1,0 +1,108 @@
+"""Keyword search stays inside its scopes: what other scopes hold changes neither its hits nor their
+order (issue 15: the search's cost and its document frequencies follow the scope, not the store),
+and a store written before partition-coded tokens (schema 9) is converted when opened."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.providers.embed import HashEmbedder
+from huiyi.store.base import Store, Terms
+from huiyi.store.rows import partition_key
+from huiyi.store.sqlite import DB_NAME, SQLiteStore
+from huiyi.store.sqlite.fts import scope_code
+from huiyi.text import tokens
+
+EMB = HashEmbedder(32)
+
+
+def _add(store: Store, scope: Scope, texts: list[str], prefix: str) -> list[str]:
+    items = [
+        MemoryItem(id=f"{prefix}{i}", scope=scope, kind=MemoryKind.NOTE, text=text) for i, text in enumerate(texts)
+    ]
+    terms = [Terms(tokens.words(t), tokens.chars(t)) for t in texts]
+    store.add_memories(items, EMB.embed_passages(texts), terms)
+    return [item.id for item in items]
+
+
+def _ranked(store: Store, scope: Scope, query: Terms) -> list[str]:
+    return [hit.id for hit in store.search_keyword([scope], query, 10).hits]
+
+
+def test_a_term_common_in_another_scope_does_not_reorder_this_one(store: Store) -> None:
+    mine, other = Scope.of_person("qy", "mumu"), Scope.of_person("qy", "amy")
+    # within mine, zebra is the rarer word, so its memory ranks first; in the whole store it is common
+    _add(store, mine, ["zebra stripes", "lion mane", "lion roar", "quiet evening"], "a")
+    _add(store, mine, ["斑马很好看", "狮子很凶", "狮子在睡觉"], "z")
+    query = Terms(["zebra", "lion"], [])
+    query_zh = Terms([], ["斑", "马", "狮", "子"])
+    before, before_zh = _ranked(store, mine, query), _ranked(store, mine, query_zh)
+    assert before[0] == "a0" and set(before) == {"a0", "a1", "a2"}
+    assert before_zh[0] == "z0" and set(before_zh) == {"z0", "z1", "z2"}
+
+    _add(store, other, [f"zebra number {i}" for i in range(60)] + [f"斑马第{i}只" for i in range(60)], "b")
+    assert _ranked(store, mine, query) == before
+    assert _ranked(store, mine, query_zh) == before_zh
+    # and the other scope's memories are found in it alone
+    assert all(h.startswith("b") for h in _ranked(store, other, query))
+
+
+def test_scopes_searched_together_each_keep_their_own_words(store: Store) -> None:
+    mine, other = Scope.of_person("qy", "mumu"), Scope.of_person("qy", "amy")
+    _add(store, mine, ["went hiking in the hills", "support group on friday"], "a")
+    _add(store, other, ["hiking boots", "a group of friends"], "b")
+    both = {h.id for h in store.search_keyword([mine, other], Terms(["hike"], []), 10).hits}
+    assert both == {"a0", "b0"}  # stemmed in either scope
+    phrase = store.search_keyword([mine, other], Terms(["support", "group"], []), 10).hits
+    assert phrase[0].id == "a1"
+
+
+def _old_store(path: Path) -> tuple[Scope, Scope]:
+    """A store as schema 9 left it: its keyword rows hold the bare words and characters."""
+    mine, other = Scope.of_person("qy", "mumu"), Scope.of_person("qy", "amy")
+    store = SQLiteStore(path)
+    _add(store, mine, ["Caroline went hiking with friends", "木木去了图书馆"], "a")
+    _add(store, other, ["hiking alone", "图书馆关门了"], "b")
+    store.close()
+    conn = sqlite3.connect(path / DB_NAME, isolation_level=None)
+    rows = conn.execute(
+        "SELECT f.rowid, f.part, m.text FROM memory_fts f JOIN memories m ON m.rowid = f.rowid"
+    ).fetchall()
+    conn.execute("DELETE FROM memory_fts")
+    for rowid, part, text in rows:
+        conn.execute(
+            "INSERT INTO memory_fts (rowid, part, words, chars) VALUES (?, ?, ?, ?)",
+            (rowid, part, " ".join(tokens.words(text)), " ".join(tokens.chars(text))),
+        )
+    conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    conn.close()
+    return mine, other
+
+
+def test_opening_a_schema_9_store_codes_its_keyword_rows(tmp_path: Path) -> None:
+    mine, other = _old_store(tmp_path)
+    for _ in range(2):  # a second conversion (a store rolled back, as tests do) changes nothing
+        store = SQLiteStore(tmp_path)
+        try:
+            assert store.schema_version() >= 10
+            assert _ranked(store, mine, Terms(["hike"], [])) == ["a0"]
+            assert _ranked(store, mine, Terms([], ["图", "书"])) == ["a1"]
+            assert _ranked(store, other, Terms(["hike"], [])) == ["b0"]
+            conn = store._conn()
+            words = dict(conn.execute("SELECT part, words FROM memory_fts WHERE rowid = 1").fetchall())
+            code = scope_code(partition_key("qy", mine))
+            assert words == {
+                partition_key("qy", mine): " ".join(code + w for w in ["caroline", "went", "hiking", "with", "friends"])
+            }
+            conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+        finally:
+            store.close()
+
+
+def test_forgetting_a_memory_takes_its_coded_terms(store: Store) -> None:
+    mine = Scope.of_person("qy", "mumu")
+    ids = _add(store, mine, ["zebra stripes", "zebra crossing"], "a")
+    store.delete_memories("qy", ids[:1])
+    assert _ranked(store, mine, Terms(["zebra"], [])) == ["a1"]
