@@ -647,7 +647,9 @@ def test_recalled_turns_the_overview_already_tells_are_dropped() -> None:
 
 def test_a_relation_is_dated_when_it_was_said_not_by_the_day_it_is_about() -> None:
     # said on 09-20 about next month's move; said on 09-25 about today: the said days date and order them
-    plan = fact("木木要搬去杭州", "木木", "杭州", "relation", time=datetime(2024, 10, 8), said_at=datetime(2024, 9, 20, 21))
+    plan = fact(
+        "木木要搬去杭州", "木木", "杭州", "relation", time=datetime(2024, 10, 8), said_at=datetime(2024, 9, 20, 21)
+    )
     news = fact("木木在杭州找到了房子", "木木", "杭州", "relation", time=datetime(2024, 9, 25, 9))
     lines = render(parts(facts=[news, plan])).sections["fragments"].splitlines()
     assert lines[2:] == ["2024-09-20：木木要搬去杭州", "2024-09-25：木木在杭州找到了房子"]

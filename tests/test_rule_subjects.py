@@ -73,6 +73,34 @@ def test_places_are_places(text: str, place: str) -> None:
     assert extract(text).events[0].place == place
 
 
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # jieba tags these ns / s; none of them is where anything happened
+        ("芋泥波波，还是老样子，少糖", ""),
+        ("午休中，吐槽一下公司食堂的饭", ""),
+        ("前两天它偷吃了我掉在地上的鸡皮", ""),
+        ("换了一座城市，第一晚有点睡不着", ""),
+        ("我妈在家族群里发了三遍成绩", ""),
+        ("狗粮还在路上，可乐要断粮了", ""),
+        ("刚在网上看中一套两居，房租还便宜点", ""),
+        ("他想要一个能在身边陪着他的人", ""),
+        ("疼了一礼拜才好", ""),
+        ("真的可以吗鸣哥！年后找你约档期", ""),
+        # places still found: after a word that goes somewhere, or before one that points at a place
+        ("下周一飞大阪，自由行十天", "大阪"),
+        ("我就是怕它出事，它是我刚来上海那年捡的", "上海"),
+        ("婚礼回湖州老家办", "湖州"),
+        ("晨跑打卡，十公里，西湖边雾好大", "西湖"),
+        ("周六我带你去之江路骑一圈", "之江路"),
+        ("我在深圳上班", "深圳"),
+        ("在星巴克写代码", "星巴克"),
+    ],
+)
+def test_common_nouns_the_tagger_calls_places_are_not_places(text: str, place: str) -> None:
+    assert extract(text).events[0].place == place
+
+
 def test_chat_placeholders_are_never_topics() -> None:
     texts = [
         "[图片]",

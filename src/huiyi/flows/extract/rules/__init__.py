@@ -24,8 +24,10 @@ When no LLM endpoint is configured, a fold still becomes memories:
   proper noun), ``nr`` (person; only when it looks like a name, since jieba tags words such as 过敏 as
   ``nr``), titles in 《》, English capitalised words inside a sentence, and names read by the fact
   patterns (我叫…, a pet's name).
-* **Place**: ``在…`` followed by a place-like noun (南京大学图书馆, 家里, 星巴克), else the first ``ns``
-  word; in English, ``in``/``at`` + a capitalised name.
+* **Place**: ``在…`` followed by a place-like noun (南京大学图书馆, 家里, 星巴克; a locative word alone,
+  地上 or 网上, is none), else the first ``ns`` word after a word that goes somewhere (去, 飞, 刚来, 从) or
+  before one that points at a place (边, 那边, 老家): jieba tags common nouns ``ns`` (城市, 礼拜, 午休); in
+  English, ``in``/``at`` + a capitalised name.
 * **Facts** from plain first-person patterns, attributed to the speaker of the message (never 我 / I):
 
   ==========================================  ==========================  =================================
