@@ -131,3 +131,24 @@ def test_the_second_round_searches_what_the_first_found(tmp_path: Path) -> None:
         found = memory.recall("木木借了什么书", agent="a", person="p", limit=3)
     assert "百年孤独" in found.info["bridge_words"]
     assert {h.id: h for h in found.hits}[author.id].route_scores["bridge"] > 0
+
+
+def test_a_past_moment_the_query_names_is_a_time_not_a_keyword(tmp_path: Path) -> None:
+    """ "中午吃啥" said before noon must not outrank what was said at noon just because it says 中午."""
+    with open_memory(tmp_path) as memory:
+        for i in range(3):
+            memory.remember("中午吃啥", agent="a", space="g", time=datetime(2023, 10, 1, 11, 30 + i))
+        stew = memory.remember("晒一下员工餐，番茄炖牛腩", agent="a", space="g", time=datetime(2023, 10, 1, 12, 5))
+        for i in range(5):
+            memory.remember(f"第{i}次开会讨论预算", agent="a", space="g", time=datetime(2023, 9, 20, 9, i))
+        found = memory.recall("中午谁晒了炖牛腩", agent="a", space="g", limit=3, now=NOW)
+        later = memory.recall("明天中午吃啥", agent="a", space="g", limit=3, now=NOW)
+    assert "中午" not in found.info["words"] and found.hits[0].id == stew.id
+    assert "中午" in later.info["words"]  # a moment still to come is matched by the plans that say it
+
+
+def test_a_long_span_keeps_its_words(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        memory.remember("我白天在一家公司画界面", agent="a", space="g", time=datetime(2023, 9, 1, 10))
+        found = memory.recall("她白天的工作是什么", agent="a", space="g", limit=3, now=NOW)
+    assert "白天" in found.info["words"]  # 白天 is habitual here, not a moment of today

@@ -29,7 +29,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
@@ -40,6 +40,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RankRow, RouteHits, Store
+from huiyi.text import tokens
 from huiyi.text.times import TimeSpan, query_time_range
 
 __all__ = ["RecallRequest", "run"]
@@ -98,7 +99,8 @@ def run(
 ) -> RecallResult:
     """The memories the recipe finds for the request, best first."""
     started = time.perf_counter()
-    terms = routes.query_terms(request.query, request.drop_words)
+    span = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
+    terms = routes.query_terms(request.query, [*request.drop_words, *_moment_words(span, request.now)])
     timings = {"tokenize": (time.perf_counter() - started) * 1000}
     ask = routes.Ask(
         store, embedder, request.scopes, request.query, terms, request.drop_words, request.now, recipe, lexicon
@@ -128,6 +130,19 @@ def run(
         timings_ms={k: round(v, 3) for k, v in ranking.timings.items()},
         info=ranking.info,
     )
+
+
+MOMENT = timedelta(hours=6)  # the longest span read as one moment of a day (上午, 傍晚, 昨晚)
+
+
+def _moment_words(span: TimeSpan | None, now: datetime | None) -> list[str]:
+    """The words of a past moment the query names (中午, 上午, 昨天傍晚, this morning): the time bonus reads
+    them, and as keywords they would lift every message that says them ("中午吃啥") over the one said then.
+    A span still to come (后天, 下周) is matched by the plans that say it, and a long one (白天, 昨天, last
+    week) is often habitual or a topic of its own ("白天的工作"): their words stay."""
+    if span is None or now is None or span.end - span.start > MOMENT:
+        return []
+    return tokens.words(span.phrase) if span.end <= now.replace(tzinfo=span.end.tzinfo) else []
 
 
 def _widens(recipe: RecallRecipe) -> bool:
