@@ -97,7 +97,7 @@ def test_the_second_round_walks_entity_fact_entity(tmp_path: Path) -> None:
             object_type=EntityType.SPECIFIC,
             kind=FactKind.RELATION,
         )
-        memory.remember("苏霓在星巴克上班", agent="a", space="g", kind=MemoryKind.FACT, data=edge.into())
+        works = memory.remember("苏霓在星巴克上班", agent="a", space="g", kind=MemoryKind.FACT, data=edge.into())
         news = memory.remember("星巴克今天推出了桂花拿铁", agent="a", space="g")
         for i in range(6):
             memory.remember(f"第{i}次讨论周末去哪玩", agent="a", space="g")
@@ -119,6 +119,7 @@ def test_the_second_round_walks_entity_fact_entity(tmp_path: Path) -> None:
     assert found.info["bridge_entities"] == ["星巴克"]
     hit = {h.id: h for h in found.hits}[news.id]
     assert hit.route_scores["bridge"] > 0
+    assert found.info["bridge_facts"] == [works.id]
     assert "bridge_entities" not in fast.info
 
 
@@ -152,3 +153,25 @@ def test_a_long_span_keeps_its_words(tmp_path: Path) -> None:
         memory.remember("我白天在一家公司画界面", agent="a", space="g", time=datetime(2023, 9, 1, 10))
         found = memory.recall("她白天的工作是什么", agent="a", space="g", limit=3, now=NOW)
     assert "白天" in found.info["words"]  # 白天 is habitual here, not a moment of today
+
+
+def test_a_fact_the_walk_goes_through_counts_itself(tmp_path: Path) -> None:
+    """The walk's facts are hits of the second round, not only a way to their far ends: "霓霓 works as a
+    barista" answers a question about 苏霓's job though it shares no word with it."""
+    from huiyi.model import Entity, Scope
+
+    with open_memory(tmp_path, bridge_weight=1.0, graph_mode="deep", entity_weight=0.0) as memory:
+        edge = FactData(subject="苏霓", subject_type=EntityType.OBJECT, predicate="职业是", object="咖啡师")
+        works = memory.remember("霓霓做咖啡师", agent="a", space="g", kind=MemoryKind.FACT, data=edge.into())
+        for text in ("苏霓平时周末忙着加班", "苏霓平时忙着带学生", "苏霓平时忙到很晚"):  # the first round's best
+            memory.remember(text, agent="a", space="g")
+        for i in range(6):
+            memory.remember(f"第{i}次讨论周末去哪玩", agent="a", space="g")
+        memory.store.upsert_entity(
+            Entity(scope=Scope.of_space("a", "g"), name="苏霓", type=EntityType.OBJECT, aliases=["霓霓"]),
+            HashEmbedder(1024).embed_passages(["苏霓"])[0],
+        )
+        found = memory.recall("苏霓平时忙什么", agent="a", space="g", limit=10)
+    assert found.info["bridge_facts"] == [works.id]
+    # the walk's own search: the fact is its best hit, so it gains the whole bridge weight
+    assert {h.id: h for h in found.hits}[works.id].route_scores["bridge"] >= 1.0
