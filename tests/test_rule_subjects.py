@@ -117,3 +117,24 @@ def test_a_one_character_entity_does_not_recut_the_segmenter() -> None:
     before = tokens.words("agent0的猫叫团子")
     tokens.add_words(["猫"])
     assert tokens.words("agent0的猫叫团子") == before == ["agent0", "的", "猫叫", "团子"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我在一家做跨境电商的公司做数据分析，天天跟表格打交道", "木木在一家做跨境电商的公司做数据分析"),
+        ("来我们医院吧，我在古荡那家安心宠物医院做前台", "木木在古荡那家安心宠物医院做前台"),
+        ("我在少年宫教小提琴，另外带几个学生", "木木在少年宫教小提琴"),
+        ("我白天在一家做母婴App的公司画界面", "木木在一家做母婴App的公司画界面"),
+        ("我在文一西路开了家小面馆，牛肉面是招牌", "木木在文一西路开了家小面馆"),
+        ("我开花店的，在学院路上", "木木是开花店的"),
+        ("我卖车的，天天陪客户试驾", "木木是卖车的"),
+    ],
+)
+def test_what_people_do_for_a_living_is_a_fact(text: str, fact: str) -> None:
+    assert fact in described(extract(text))
+
+
+@pytest.mark.parametrize("text", ["我在家做饭", "我做饭的时候听歌", "我在公园散步"])
+def test_doing_something_somewhere_is_no_job(text: str) -> None:
+    assert not any(f.keyword == "工作" for f in extract(text).facts)
