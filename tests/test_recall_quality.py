@@ -175,3 +175,23 @@ def test_a_fact_the_walk_goes_through_counts_itself(tmp_path: Path) -> None:
     assert found.info["bridge_facts"] == [works.id]
     # the walk's own search: the fact is its best hit, so it gains the whole bridge weight
     assert {h.id: h for h in found.hits}[works.id].route_scores["bridge"] >= 1.0
+
+
+def test_in_a_private_chat_my_question_asks_for_my_own_lines(tmp_path: Path) -> None:
+    """ "我那晚什么心情" asks what the person said, not the companion's comfort that shares its words."""
+    chat = [
+        ("木木", "user", "搬完了，屋子空荡荡的，坐在纸箱中间有点想哭"),
+        ("祈煜", "assistant", "换了城市，第一晚有这种心情很正常"),
+        ("祈煜", "assistant", "心情不好的时候就跟我说说话"),
+    ]
+    messages = [
+        {"id": f"m{i}", "speaker": who, "role": role, "text": text, "time": datetime(2023, 9, 30, 22, i)}
+        for i, (who, role, text) in enumerate(chat)
+    ]
+    with open_memory(tmp_path) as memory:
+        memory.add(messages, agent="祈煜", person="木木", index=True)
+        mine = memory.recall("刚搬过去那晚我是什么心情", agent="祈煜", person="木木", limit=3, kinds=["chunk"])
+        theirs = memory.recall("刚搬过去那晚心情怎么样", agent="祈煜", person="木木", limit=3, kinds=["chunk"])
+    speaker = {hit.sources[0]: mine.info["bonuses"].get(hit.id, {}).get("speaker", 0.0) for hit in mine.hits}
+    assert speaker["m0"] > 0 and speaker["m1"] == speaker["m2"] == 0.0
+    assert not any("speaker" in bonus for bonus in theirs.info["bonuses"].values())  # no 我: nobody named

@@ -25,6 +25,7 @@ alone, since building a hundred whole memories per query used to cost more than 
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -64,6 +65,8 @@ class RecallRequest:
     dialogue: Sequence[str] = field(default_factory=tuple)
     # record every route's candidates, the fused ranking and every bonus in ``info`` (the console's debugger)
     explain: bool = False
+    # the person asking in a private chat: their 我 names them (``我当时什么心情`` asks for their own lines)
+    asker: str | None = None
 
 
 @dataclass(slots=True)
@@ -145,6 +148,12 @@ def _moment_words(span: TimeSpan | None, now: datetime | None) -> list[str]:
     return tokens.words(span.phrase) if span.end <= now.replace(tzinfo=span.end.tzinfo) else []
 
 
+def _says_i(query: str) -> bool:
+    """Whether the question (its last line: the lines before are the chat) is about the asker: 我 / I."""
+    last = query.strip().rsplit("\n", 1)[-1]
+    return "我" in last or re.search(r"(?<![A-Za-z])(?:I|me|my)(?![A-Za-z])", last) is not None
+
+
 def _widens(recipe: RecallRecipe) -> bool:
     """Whether anything beyond the fused dense and keyword candidates is asked for."""
     late = any(_weight(recipe, name) for name in routes.LATE_ROUTES)
@@ -208,6 +217,8 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
         window += [pair for pair in ranked[depth:] if pair[0] in by_speaker]
     said_by = spoken.info.get("speakers")
     speakers = [str(name) for name in said_by] if isinstance(said_by, list) else []
+    if request.asker and _says_i(request.query):
+        speakers.append(request.asker)
     found = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in window])}
     rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
     boosts: dict[int, dict[str, float]] = {}
