@@ -232,6 +232,7 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
             _texts(ask, ids_by_key, window, span, recipe),
             speakers,
             {hit.key: hit.score for hit in spoken.first.hits},
+            facts_lead=bool(by_name),  # names asked in a group chat
         )
     if recipe.time_when and recipe.time_weight:  # a when-question prefers memories that say when
         keyed = _items(ask, ids_by_key, window)
