@@ -479,6 +479,17 @@ def test_a_history_closes_each_value_at_the_next(sqlite: Store) -> None:
     assert [memory(sqlite, i).valid_to for i in ("h1", "h2", "h3")] == [at(2, 9), at(3, 9), None]
 
 
+def test_facts_close_in_the_order_they_were_said_not_by_the_day_they_are_about(sqlite: Store) -> None:
+    # on the 1st: "next month I move to 杭州" (about the 20th); on the 5th: "I live in 南京 now" (about the 5th)
+    plan = fact("p1", at(20, 9), ("木木", "住在", "杭州"), "木木下个月住在杭州", scope=MUMU, kind="relation")
+    plan = plan.model_copy(update={"said_at": at(1, 9), "created_at": at(1, 9)})
+    news = fact("p2", at(5, 9), ("木木", "住在", "南京"), "木木现在住在南京", scope=MUMU, kind="relation")
+    put(sqlite, HASH, [plan, news])
+    run(sqlite, MUMU)
+    assert memory(sqlite, "p1").valid_to == at(5, 9)  # the newer statement closes the older plan
+    assert memory(sqlite, "p2").valid_to is None
+
+
 # c. descriptions ------------------------------------------------------------------------------------------------------
 def test_repeated_claims_merge_and_different_ones_stay(sqlite: Store) -> None:
     put(

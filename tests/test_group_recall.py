@@ -74,6 +74,50 @@ def test_speaker_names_are_not_matched_text(group: Memory) -> None:
     assert said["m10"].route_scores.get("keyword", 0.0) == 0.0
 
 
+def test_a_fact_about_the_named_person_leads_their_lines(tmp_path: Path) -> None:
+    """ "陈大川是干哪一行的" shares no word with "我在一家做跨境电商的公司做数据分析": the fact the rules
+    read from it is about him, and such a fact leads the lines he merely said."""
+    chat = [
+        ("陈大川", "我在一家做跨境电商的公司做数据分析，天天跟表格打交道"),
+        ("陈大川", "爱你鱼哥"),
+        ("陈大川", "唉，我这边出事了"),
+        ("陈大川", "鱼哥够意思！请你吃饭"),
+        ("周屿", "要帮忙不，我周六有空"),
+        ("林晚晴", "周日九溪爬山，早上八点公交站集合"),
+    ]
+    messages = [
+        {"id": f"m{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=7 * i)}
+        for i, (who, text) in enumerate(chat)
+    ]
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        memory.add(messages, agent="bot", space="g1")
+        memory.flush(agent="bot", space="g1", wait=True)
+        found = memory.recall("陈大川是干哪一行的", agent="bot", space="g1", person="柯凯", limit=3)
+        # no word in common with anything he said: the fact's bonus does not hang on the words
+        living = memory.recall("陈大川靠什么谋生", agent="bot", space="g1", person="柯凯", limit=6)
+    first = found.hits[0]
+    assert first.kind.value == "fact" and first.sources == ["m0"], [h.text for h in found.hits]
+    fact = next(hit for hit in living.hits if hit.kind.value == "fact")
+    assert living.info["bonuses"][fact.id]["speaker"] == pytest.approx(2 * config.recall.speaker_weight)
+
+
+def test_between_two_people_a_named_persons_facts_do_not_crowd_the_rest(tmp_path: Path) -> None:
+    """Every question in a chat of two names one of them (LoCoMo): their facts get the plain bonus."""
+    chat = [("陈大川", "我在一家做跨境电商的公司做数据分析"), ("周屿", "要帮忙不，我周六有空"), ("陈大川", "爱你鱼哥")]
+    messages = [
+        {"id": f"m{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=7 * i)}
+        for i, (who, text) in enumerate(chat)
+    ]
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        memory.add(messages, agent="bot", space="g2")
+        memory.flush(agent="bot", space="g2", wait=True)
+        found = memory.recall("陈大川靠什么谋生", agent="bot", space="g2", limit=6)
+    fact = next(hit for hit in found.hits if hit.kind.value == "fact")
+    assert found.info["bonuses"][fact.id]["speaker"] == pytest.approx(config.recall.speaker_weight)
+
+
 # aliases learnt from plain words ------------------------------------------------------------------
 
 ALIAS_CHAT = [

@@ -97,7 +97,7 @@ def test_the_second_round_walks_entity_fact_entity(tmp_path: Path) -> None:
             object_type=EntityType.SPECIFIC,
             kind=FactKind.RELATION,
         )
-        memory.remember("苏霓在星巴克上班", agent="a", space="g", kind=MemoryKind.FACT, data=edge.into())
+        works = memory.remember("苏霓在星巴克上班", agent="a", space="g", kind=MemoryKind.FACT, data=edge.into())
         news = memory.remember("星巴克今天推出了桂花拿铁", agent="a", space="g")
         for i in range(6):
             memory.remember(f"第{i}次讨论周末去哪玩", agent="a", space="g")
@@ -119,6 +119,7 @@ def test_the_second_round_walks_entity_fact_entity(tmp_path: Path) -> None:
     assert found.info["bridge_entities"] == ["星巴克"]
     hit = {h.id: h for h in found.hits}[news.id]
     assert hit.route_scores["bridge"] > 0
+    assert found.info["bridge_facts"] == [works.id]
     assert "bridge_entities" not in fast.info
 
 
@@ -131,3 +132,66 @@ def test_the_second_round_searches_what_the_first_found(tmp_path: Path) -> None:
         found = memory.recall("木木借了什么书", agent="a", person="p", limit=3)
     assert "百年孤独" in found.info["bridge_words"]
     assert {h.id: h for h in found.hits}[author.id].route_scores["bridge"] > 0
+
+
+def test_a_past_moment_the_query_names_is_a_time_not_a_keyword(tmp_path: Path) -> None:
+    """ "中午吃啥" said before noon must not outrank what was said at noon just because it says 中午."""
+    with open_memory(tmp_path) as memory:
+        for i in range(3):
+            memory.remember("中午吃啥", agent="a", space="g", time=datetime(2023, 10, 1, 11, 30 + i))
+        stew = memory.remember("晒一下员工餐，番茄炖牛腩", agent="a", space="g", time=datetime(2023, 10, 1, 12, 5))
+        for i in range(5):
+            memory.remember(f"第{i}次开会讨论预算", agent="a", space="g", time=datetime(2023, 9, 20, 9, i))
+        found = memory.recall("中午谁晒了炖牛腩", agent="a", space="g", limit=3, now=NOW)
+        later = memory.recall("明天中午吃啥", agent="a", space="g", limit=3, now=NOW)
+    assert "中午" not in found.info["words"] and found.hits[0].id == stew.id
+    assert "中午" in later.info["words"]  # a moment still to come is matched by the plans that say it
+
+
+def test_a_long_span_keeps_its_words(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        memory.remember("我白天在一家公司画界面", agent="a", space="g", time=datetime(2023, 9, 1, 10))
+        found = memory.recall("她白天的工作是什么", agent="a", space="g", limit=3, now=NOW)
+    assert "白天" in found.info["words"]  # 白天 is habitual here, not a moment of today
+
+
+def test_a_fact_the_walk_goes_through_counts_itself(tmp_path: Path) -> None:
+    """The walk's facts are hits of the second round, not only a way to their far ends: "霓霓 works as a
+    barista" answers a question about 苏霓's job though it shares no word with it."""
+    from huiyi.model import Entity, Scope
+
+    with open_memory(tmp_path, bridge_weight=1.0, graph_mode="deep", entity_weight=0.0) as memory:
+        edge = FactData(subject="苏霓", subject_type=EntityType.OBJECT, predicate="职业是", object="咖啡师")
+        works = memory.remember("霓霓做咖啡师", agent="a", space="g", kind=MemoryKind.FACT, data=edge.into())
+        for text in ("苏霓平时周末忙着加班", "苏霓平时忙着带学生", "苏霓平时忙到很晚"):  # the first round's best
+            memory.remember(text, agent="a", space="g")
+        for i in range(6):
+            memory.remember(f"第{i}次讨论周末去哪玩", agent="a", space="g")
+        memory.store.upsert_entity(
+            Entity(scope=Scope.of_space("a", "g"), name="苏霓", type=EntityType.OBJECT, aliases=["霓霓"]),
+            HashEmbedder(1024).embed_passages(["苏霓"])[0],
+        )
+        found = memory.recall("苏霓平时忙什么", agent="a", space="g", limit=10)
+    assert found.info["bridge_facts"] == [works.id]
+    # the walk's own search: the fact is its best hit, so it gains the whole bridge weight
+    assert {h.id: h for h in found.hits}[works.id].route_scores["bridge"] >= 1.0
+
+
+def test_in_a_private_chat_my_question_asks_for_my_own_lines(tmp_path: Path) -> None:
+    """ "我那晚什么心情" asks what the person said, not the companion's comfort that shares its words."""
+    chat = [
+        ("木木", "user", "搬完了，屋子空荡荡的，坐在纸箱中间有点想哭"),
+        ("祈煜", "assistant", "换了城市，第一晚有这种心情很正常"),
+        ("祈煜", "assistant", "心情不好的时候就跟我说说话"),
+    ]
+    messages = [
+        {"id": f"m{i}", "speaker": who, "role": role, "text": text, "time": datetime(2023, 9, 30, 22, i)}
+        for i, (who, role, text) in enumerate(chat)
+    ]
+    with open_memory(tmp_path) as memory:
+        memory.add(messages, agent="祈煜", person="木木", index=True)
+        mine = memory.recall("刚搬过去那晚我是什么心情", agent="祈煜", person="木木", limit=3, kinds=["chunk"])
+        theirs = memory.recall("刚搬过去那晚心情怎么样", agent="祈煜", person="木木", limit=3, kinds=["chunk"])
+    speaker = {hit.sources[0]: mine.info["bonuses"].get(hit.id, {}).get("speaker", 0.0) for hit in mine.hits}
+    assert speaker["m0"] > 0 and speaker["m1"] == speaker["m2"] == 0.0
+    assert not any("speaker" in bonus for bonus in theirs.info["bonuses"].values())  # no 我: nobody named

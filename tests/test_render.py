@@ -643,3 +643,20 @@ def test_recalled_turns_the_overview_already_tells_are_dropped() -> None:
     rendered = render(ContextParts(agent="祈煜", person="木木", now=now, overview=[told], events=[turn, other]))
     assert "我家的猫叫团子" not in rendered.text and "我想去海边" in rendered.text
     assert [(d.id, d.reason) for d in rendered.dropped] == [(turn.id, "the overview tells it already")]
+
+
+def test_a_relation_is_dated_when_it_was_said_not_by_the_day_it_is_about() -> None:
+    # said on 09-20 about next month's move; said on 09-25 about today: the said days date and order them
+    plan = fact(
+        "木木要搬去杭州", "木木", "杭州", "relation", time=datetime(2024, 10, 8), said_at=datetime(2024, 9, 20, 21)
+    )
+    news = fact("木木在杭州找到了房子", "木木", "杭州", "relation", time=datetime(2024, 9, 25, 9))
+    lines = render(parts(facts=[news, plan])).sections["fragments"].splitlines()
+    assert lines[2:] == ["2024-09-20：木木要搬去杭州", "2024-09-25：木木在杭州找到了房子"]
+
+
+def test_an_attribute_template_may_show_when_it_was_said(tmp_path: Path) -> None:
+    (tmp_path / "context_zh.md").write_text("=== attribute ===\n$text（$said）\n", encoding="utf-8")
+    item = fact("木木是护士", "木木", time=datetime(2024, 9, 30), said_at=datetime(2024, 9, 2, 9))
+    text = render(parts(facts=[item]), Templates.load("zh", tmp_path)).text
+    assert "木木是护士（2024-09-02）" in text

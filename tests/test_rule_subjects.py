@@ -73,6 +73,34 @@ def test_places_are_places(text: str, place: str) -> None:
     assert extract(text).events[0].place == place
 
 
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # jieba tags these ns / s; none of them is where anything happened
+        ("芋泥波波，还是老样子，少糖", ""),
+        ("午休中，吐槽一下公司食堂的饭", ""),
+        ("前两天它偷吃了我掉在地上的鸡皮", ""),
+        ("换了一座城市，第一晚有点睡不着", ""),
+        ("我妈在家族群里发了三遍成绩", ""),
+        ("狗粮还在路上，可乐要断粮了", ""),
+        ("刚在网上看中一套两居，房租还便宜点", ""),
+        ("他想要一个能在身边陪着他的人", ""),
+        ("疼了一礼拜才好", ""),
+        ("真的可以吗鸣哥！年后找你约档期", ""),
+        # places still found: after a word that goes somewhere, or before one that points at a place
+        ("下周一飞大阪，自由行十天", "大阪"),
+        ("我就是怕它出事，它是我刚来上海那年捡的", "上海"),
+        ("婚礼回湖州老家办", "湖州"),
+        ("晨跑打卡，十公里，西湖边雾好大", "西湖"),
+        ("周六我带你去之江路骑一圈", "之江路"),
+        ("我在深圳上班", "深圳"),
+        ("在星巴克写代码", "星巴克"),
+    ],
+)
+def test_common_nouns_the_tagger_calls_places_are_not_places(text: str, place: str) -> None:
+    assert extract(text).events[0].place == place
+
+
 def test_chat_placeholders_are_never_topics() -> None:
     texts = [
         "[图片]",
@@ -89,3 +117,24 @@ def test_a_one_character_entity_does_not_recut_the_segmenter() -> None:
     before = tokens.words("agent0的猫叫团子")
     tokens.add_words(["猫"])
     assert tokens.words("agent0的猫叫团子") == before == ["agent0", "的", "猫叫", "团子"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我在一家做跨境电商的公司做数据分析，天天跟表格打交道", "木木在一家做跨境电商的公司做数据分析"),
+        ("来我们医院吧，我在古荡那家安心宠物医院做前台", "木木在古荡那家安心宠物医院做前台"),
+        ("我在少年宫教小提琴，另外带几个学生", "木木在少年宫教小提琴"),
+        ("我白天在一家做母婴App的公司画界面", "木木在一家做母婴App的公司画界面"),
+        ("我在文一西路开了家小面馆，牛肉面是招牌", "木木在文一西路开了家小面馆"),
+        ("我开花店的，在学院路上", "木木是开花店的"),
+        ("我卖车的，天天陪客户试驾", "木木是卖车的"),
+    ],
+)
+def test_what_people_do_for_a_living_is_a_fact(text: str, fact: str) -> None:
+    assert fact in described(extract(text))
+
+
+@pytest.mark.parametrize("text", ["我在家做饭", "我做饭的时候听歌", "我在公园散步"])
+def test_doing_something_somewhere_is_no_job(text: str) -> None:
+    assert not any(f.keyword == "工作" for f in extract(text).facts)

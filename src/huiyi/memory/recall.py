@@ -70,6 +70,7 @@ class Recall(Ingest):
             time_range=time_range,
             explain=explain,
             dialogue=tuple(line for line in (dialogue or ()) if line and line.strip()),
+            asker=person if person and not space else None,
         )
         # taken before the routes run: a message indexed meanwhile is found by one or the other
         pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)

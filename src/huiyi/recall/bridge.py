@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from huiyi.model import Entity, MemoryKind, RecallHit
 from huiyi.recall import graph as links
 from huiyi.recall.routes import Ask, Hits, scope_entities
-from huiyi.store.base import Terms
+from huiyi.store.base import RouteHits, ScoredId, Terms
 from huiyi.text import tokens
 from huiyi.text.keywords import keywords
 
@@ -62,16 +62,18 @@ def bridge_words(
     return out[:limit]
 
 
-def walk(ask: Ask, named: Sequence[Entity], limit: int) -> tuple[list[str], list[str]]:
-    """Entity → fact → entity: the facts naming one of ``named``, and the names at their other ends."""
+def walk(ask: Ask, named: Sequence[Entity], limit: int) -> tuple[list[ScoredId], list[str]]:
+    """Entity → fact → entity: the facts naming one of ``named`` (with their search scores), and the
+    names at their other ends."""
     names = {n.casefold() for e in named for n in e.names}
     words = list(dict.fromkeys(w for e in named for n in e.names for w in tokens.words(n)))
     if not words:
         return [], []
     found = ask.store.search_keyword(ask.scopes, Terms(words=words), limit)
     items = ask.store.get_memories(ask.agent, [hit.id for hit in found.hits])
+    scores = {hit.id: hit for hit in found.hits}
     visible = set(ask.scopes)
-    facts: list[str] = []
+    facts: list[ScoredId] = []
     others: list[str] = []
     for item in items:
         if item.kind is not MemoryKind.FACT or item.scope not in visible:
@@ -80,7 +82,7 @@ def walk(ask: Ask, named: Sequence[Entity], limit: int) -> tuple[list[str], list
         ends = [edge.subject, edge.object if edge.object_type is not None else ""]
         if not any(end.casefold() in names for end in ends if end):
             continue
-        facts.append(item.id)
+        facts.append(scores[item.id])
         for end in ends:
             if end and end.casefold() not in names and end not in others:
                 others.append(end)
@@ -105,7 +107,8 @@ def second_round(ask: Ask, first: Sequence[RecallHit]) -> Hits:
             out.info["bridge_entities"] = others
             terms = Terms(words=[*ask.terms.words, *(w for name in others for w in tokens.words(name))])
             out.searches.append((ask.store.search_keyword(ask.scopes, terms, recipe.route_candidates), 1.0))
-        if facts:
-            out.info["bridge_facts"] = facts
+        if facts:  # the facts themselves answer "what does 苏霓 do": they count, not just their far ends
+            out.info["bridge_facts"] = [hit.id for hit in facts]
+            out.searches.append((RouteHits(hits=facts), 1.0))
     out.ms["bridge"] = (time.perf_counter() - started) * 1000
     return out

@@ -25,11 +25,12 @@ alone, since building a hundred whole memories per query used to cost more than 
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
@@ -40,6 +41,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RankRow, RouteHits, Store
+from huiyi.text import tokens
 from huiyi.text.times import TimeSpan, query_time_range
 
 __all__ = ["RecallRequest", "run"]
@@ -63,6 +65,8 @@ class RecallRequest:
     dialogue: Sequence[str] = field(default_factory=tuple)
     # record every route's candidates, the fused ranking and every bonus in ``info`` (the console's debugger)
     explain: bool = False
+    # the person asking in a private chat: their 我 names them (``我当时什么心情`` asks for their own lines)
+    asker: str | None = None
 
 
 @dataclass(slots=True)
@@ -98,7 +102,8 @@ def run(
 ) -> RecallResult:
     """The memories the recipe finds for the request, best first."""
     started = time.perf_counter()
-    terms = routes.query_terms(request.query, request.drop_words)
+    span = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
+    terms = routes.query_terms(request.query, [*request.drop_words, *_moment_words(span, request.now)])
     timings = {"tokenize": (time.perf_counter() - started) * 1000}
     ask = routes.Ask(
         store, embedder, request.scopes, request.query, terms, request.drop_words, request.now, recipe, lexicon
@@ -128,6 +133,25 @@ def run(
         timings_ms={k: round(v, 3) for k, v in ranking.timings.items()},
         info=ranking.info,
     )
+
+
+MOMENT = timedelta(hours=6)  # the longest span read as one moment of a day (上午, 傍晚, 昨晚)
+
+
+def _moment_words(span: TimeSpan | None, now: datetime | None) -> list[str]:
+    """The words of a past moment the query names (中午, 上午, 昨天傍晚, this morning): the time bonus reads
+    them, and as keywords they would lift every message that says them ("中午吃啥") over the one said then.
+    A span still to come (后天, 下周) is matched by the plans that say it, and a long one (白天, 昨天, last
+    week) is often habitual or a topic of its own ("白天的工作"): their words stay."""
+    if span is None or now is None or span.end - span.start > MOMENT:
+        return []
+    return tokens.words(span.phrase) if span.end <= now.replace(tzinfo=span.end.tzinfo) else []
+
+
+def _says_i(query: str) -> bool:
+    """Whether the question (its last line: the lines before are the chat) is about the asker: 我 / I."""
+    last = query.strip().rsplit("\n", 1)[-1]
+    return "我" in last or re.search(r"(?<![A-Za-z])(?:I|me|my)(?![A-Za-z])", last) is not None
 
 
 def _widens(recipe: RecallRecipe) -> bool:
@@ -193,6 +217,8 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
         window += [pair for pair in ranked[depth:] if pair[0] in by_speaker]
     said_by = spoken.info.get("speakers")
     speakers = [str(name) for name in said_by] if isinstance(said_by, list) else []
+    if request.asker and _says_i(request.query):
+        speakers.append(request.asker)
     found = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in window])}
     rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
     boosts: dict[int, dict[str, float]] = {}
@@ -206,6 +232,7 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
             _texts(ask, ids_by_key, window, span, recipe),
             speakers,
             {hit.key: hit.score for hit in spoken.first.hits},
+            facts_lead=bool(by_name),  # names asked in a group chat
         )
     if recipe.time_when and recipe.time_weight:  # a when-question prefers memories that say when
         keyed = _items(ask, ids_by_key, window)

@@ -57,7 +57,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         "entity_attributes": "n name items",
         "entity_relations": "n name items",
         "other_facts": "n items",
-        "attribute": "text keyword",
+        "attribute": "text keyword said",
         "relation": "date text object keyword",
         "summaries": "items",
         "summary": "period text",
@@ -422,12 +422,11 @@ class _Renderer:
     def fact_line(self, item: MemoryItem) -> str:
         text = _one_line(item.text)
         fact = item.fact
-        moment = item.time or item.created_at
-        if fact.is_relation and moment is not None:
-            when, _ = _naive(moment, self.parts.now)
-            date = when.date().isoformat()
+        moment = item.said_at or item.time or item.created_at  # when it was said, not the day it is about
+        date = _naive(moment, self.parts.now)[0].date().isoformat() if moment is not None else ""
+        if fact.is_relation and date:
             return self.t.fill("relation", date=date, text=text, object=fact.object, keyword=fact.keyword)
-        return self.t.fill("attribute", text=text, keyword=fact.keyword)
+        return self.t.fill("attribute", text=text, keyword=fact.keyword, said=date)
 
     def render(self) -> RenderedContext:
         # overview first: recalled events are de-duplicated against it (seed 000 §1.3)
@@ -455,10 +454,10 @@ _FACT_PARTS = {
 
 
 def _by_time(items: list[MemoryItem], now: datetime, *, fact: bool = False) -> list[MemoryItem]:
-    """Oldest first, by ``time`` (facts: else ``created_at``; events: when said); undated items last."""
+    """Oldest first, by when said (facts: else ``created_at``); undated items last."""
 
     def moment(item: MemoryItem) -> datetime | None:
-        return item.time or item.created_at if fact else item.said_at or item.time
+        return item.said_at or item.time or item.created_at if fact else item.said_at or item.time
 
     dated = [item for item in items if moment(item) is not None]
     dated.sort(key=lambda item: _naive(moment(item) or now, now)[0])

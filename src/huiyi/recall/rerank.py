@@ -55,6 +55,7 @@ def rerank(
     whole: Mapping[int, MemoryItem | None] | None = None,
     speakers: Iterable[str] = (),
     spoken: Mapping[int, float] | None = None,
+    facts_lead: bool = False,
 ) -> tuple[Window, dict[int, dict[str, float]]]:
     """Add small bonuses to the fused scores of the best candidates, then sort again.
 
@@ -62,7 +63,10 @@ def rerank(
     “what does Caroline paint?”); the people who take part are read from the candidates themselves.
     Between ``speaker_weight`` and twice it: among the named people's memories, the more the speaker
     route's score (their field plus the query's other words, ``spoken``) the more, so their memories
-    that say what is asked lead, not just any of their lines (issue #13).
+    that say what is asked lead, not just any of their lines (issue #13). With ``facts_lead`` (a group
+    chat, where naming one of many members is a sharp cue), a fact whose subject is the named person
+    gets twice it: it is what "what does 苏霓 do" asks whatever its words. Between two people every
+    question names one of them, and their facts would crowd out the rest (LoCoMo R@1 −0.009).
     ``time``: the memory's time lies in the span the query's time words name (上周, in May 2023);
     ``time_weight`` times the share of the dated candidates outside the span.
     ``neighbour``: a chunk whose neighbours in the same chat (within ``neighbour_turns``) are among
@@ -110,7 +114,9 @@ def rerank(
         bonus: dict[str, float] = {}
         if item is not None:
             if named and named.intersection(people[key]) and key not in chatter:
-                bonus["speaker"] = recipe.speaker_weight * (1.0 + theirs.get(key, 0.0))
+                # a fact about the named person is what "what does 苏霓 do" asks: it leads their lines
+                about = facts_lead and item.kind is MemoryKind.FACT and item.subject in named
+                bonus["speaker"] = recipe.speaker_weight * (2.0 if about else 1.0 + theirs.get(key, 0.0))
             if time_bonus and item.time is not None and span is not None and _within(key, item, span, whole):
                 bonus["time"] = time_bonus
             if placed and item.kind is MemoryKind.CHUNK and item.seq is not None:

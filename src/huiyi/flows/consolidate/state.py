@@ -49,6 +49,11 @@ def when(item: MemoryItem) -> datetime:
     return moment.replace(tzinfo=None)
 
 
+def said(item: MemoryItem) -> datetime:
+    """When a memory was said: ``said_at`` if it is about another day (a plan), else as :func:`when`."""
+    return item.said_at.replace(tzinfo=None) if item.said_at is not None else when(item)
+
+
 @dataclass(frozen=True)
 class FactView:
     """A fact memory's edge as consolidation compares it: names resolved to canonical keys."""
@@ -67,7 +72,8 @@ class FactView:
 
     @property
     def time(self) -> datetime:
-        return when(self.item)
+        """When the fact was said: a newer statement closes an older one, whatever days they are about."""
+        return said(self.item)
 
 
 @dataclass

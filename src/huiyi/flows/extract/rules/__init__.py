@@ -24,8 +24,10 @@ When no LLM endpoint is configured, a fold still becomes memories:
   proper noun), ``nr`` (person; only when it looks like a name, since jieba tags words such as 过敏 as
   ``nr``), titles in 《》, English capitalised words inside a sentence, and names read by the fact
   patterns (我叫…, a pet's name).
-* **Place**: ``在…`` followed by a place-like noun (南京大学图书馆, 家里, 星巴克), else the first ``ns``
-  word; in English, ``in``/``at`` + a capitalised name.
+* **Place**: ``在…`` followed by a place-like noun (南京大学图书馆, 家里, 星巴克; a locative word alone,
+  地上 or 网上, is none), else the first ``ns`` word after a word that goes somewhere (去, 飞, 刚来, 从) or
+  before one that points at a place (边, 那边, 老家): jieba tags common nouns ``ns`` (城市, 礼拜, 午休); in
+  English, ``in``/``at`` + a capitalised name.
 * **Facts** from plain first-person patterns, attributed to the speaker of the message (never 我 / I):
 
   ==========================================  ==========================  =================================
@@ -38,6 +40,8 @@ When no LLM endpoint is configured, a fold still becomes memories:
   我叫… / 我的名字是…                            my name is … , call me …     attribute 名字 (+ alias)
   我住在… / 我家在…                              I live in/at …              relation 住在
   我在…工作/上班/实习                             I work at/for/in …, as a …  relation 工作于 / attribute 是
+  我在<公司/医院/店…>做/教/卖…, 我在…开了家…         —                           relation 工作于 / 开店于
+  我开花店的 / 我是卖车的                          —                           attribute 职业是
   我的生日是… / 我生日在…                          my birthday is …            attribute 生日
   我今年…岁 / 我…岁了                            I'm N (years old)           attribute 年龄
   我养了一只…（叫…）                              I have a dog (named …)      relation 养了 (+ the pet's name)

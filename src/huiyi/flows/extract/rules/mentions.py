@@ -23,7 +23,63 @@ _LOCATIVE = re.compile(r"(?:里|上|边|旁|外|内)$")
 # a preposition or a 了 ends that
 _NOT_PLACE = re.compile(r"^(?:太|很|好|真|挺|超|最|更|特|蛮|越|离|往|从|到)|了$|^东西$")
 _PLACE_FLAGS = frozenset({"ns", "nt", "nz", "s", "n", "nr", "nrt", "f", "ng"})
-_STRONG_PLACE_FLAGS = frozenset({"ns", "nt", "s"})
+_STRONG_PLACE_FLAGS = frozenset({"ns", "nt"})
+# a place name outside 在… needs a word that goes somewhere before it (去杭州, 刚来上海, 从成都, 飞大阪)
+# or a word that points at a place after it (西湖边, 宁波那边, 湖州老家): jieba's dictionary tags common
+# nouns as places (城市, 礼拜, 午休, 入门, 登山), and a name said in passing (杭州晴) tells no place
+_MOTION_END = frozenset("去到回来飞往住搬")
+_NOT_MOTION = frozenset(
+    {
+        "后来",
+        "原来",
+        "本来",
+        "将来",
+        "未来",
+        "从来",
+        "看来",
+        "起来",
+        "出来",
+        "进来",
+        "过来",
+        "想到",
+        "得到",
+        "收到",
+        "遇到",
+        "听到",
+        "看到",
+        "感到",
+        "做到",
+        "说到",
+        "提到",
+        "直到",
+        "记住",
+        "忍住",
+        "抓住",
+        "接住",
+    }
+)
+_FROM = frozenset({"在", "从", "于", "往", "向", "到"})
+_POINTS_AT_PLACE = frozenset(
+    {
+        "边",
+        "那边",
+        "这边",
+        "那里",
+        "这里",
+        "那儿",
+        "这儿",
+        "附近",
+        "一带",
+        "周边",
+        "老家",
+        "市区",
+        "路",
+        "街",
+        "站",
+        "村",
+    }
+)
+_NAME_END = frozenset("路街站村镇湖山")  # 之江 + 路: jieba cuts a street's name from its 路
 _EN_PLACE = re.compile(r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})")
 _SURNAMES = frozenset(
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石"
@@ -52,23 +108,31 @@ def place_of(said: Said) -> str:
             if next_flag not in _PLACE_FLAGS or not has_cjk(next_word):
                 break
             run.append((next_word, next_flag))
-        last_placey = max((i for i, (w, f) in enumerate(run) if _placey(w, f)), default=-1)
+        last_placey = max((i for i, (w, f) in enumerate(run) if _placey(w, f, i > 0)), default=-1)
         if last_placey >= 0:
             return "".join(w for w, _ in run[: last_placey + 1])
-        if run and run[0][1] in ("nr", "nz", "nt", "ns") and len(run[0][0]) >= 2:
-            return run[0][0]
-    for word, flag in words:
-        if flag == "ns" and len(word) >= 2 and not _NOT_PLACE.search(word):
-            return word
+        if run and len(run[0][0]) >= 2 and (run[0][1] == "nt" or (run[0][1] == "nr" and not name_shaped(run[0][0]))):
+            return run[0][0]  # 在星巴克: a proper noun that is no person's name (nz is mostly not a place: 在家族群里)
+    for index, (word, flag) in enumerate(words):
+        if flag != "ns" or len(word) < 2 or _NOT_PLACE.search(word):
+            continue
+        before, before_flag = words[index - 1] if index else ("", "")
+        after = words[index + 1][0] if index + 1 < len(words) else ""
+        goes = before_flag == "p" or before in _FROM or (before[-1:] in _MOTION_END and before not in _NOT_MOTION)
+        if goes or after in _POINTS_AT_PLACE or after[:1] == "边":  # 西湖边雾: jieba glues 边 to what follows
+            return word + after if after in _NAME_END else word
     return ""
 
 
-def _placey(word: str, flag: str) -> bool:
-    """Whether a word after 在 names a place: by its tag, else by a place-like ending."""
+def _placey(word: str, flag: str, after_noun: bool = False) -> bool:
+    """Whether a word after 在 names a place: by its tag, else by a place-like ending. A locative word
+    alone (地上, 身边, 网上, 路上) is none, only after a place it narrows (公司楼下), or 家里."""
     if _NOT_PLACE.search(word):
         return False
     if flag in _STRONG_PLACE_FLAGS:
         return True
+    if flag == "s":
+        return after_noun or word == "家里"
     if not _PLACE_SUFFIX.search(word):
         return False
     stem = _LOCATIVE.sub("", word)

@@ -18,6 +18,8 @@ ZH_PRONOUNS = frozenset(
     "你 你们 他 她 它 他们 她们 它们 这 那 这个 那个 这些 那些 这样 那样 什么 谁 哪 自己 大家".split()
 )
 _ZH_NUM = r"[0-9０-９]{1,3}|[一二两三四五六七八九十]{1,3}"
+# where people work, as the last word of a place said before what they do there
+_WORKPLACE = "公司|医院|诊所|学校|小学|初中|中学|高中|大学|幼儿园|店|馆|厂|银行|少年宫|工作室|中心|机构|事务所|单位"
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,35 @@ ZH_RULES: tuple[FactRule, ...] = (
         "工作",
         "{s}在{o}工作",
         object_type=EntityType.SPECIFIC,
+    ),
+    # 我在少年宫教小提琴, 我在一家做跨境电商的公司做数据分析: a workplace, then what one does there
+    FactRule(
+        _zh(
+            rf"我(?:现在|目前|一直|平时|白天)?在(?P<o>[^，。！？]{{0,12}}?(?:{_WORKPLACE}))"
+            r"(?P<p>做|教|卖|当|管|带|修|负责|写|画|设计|开发)(?P<x>[^，。！？]{1,10})"
+        ),
+        "工作于",
+        FactKind.RELATION,
+        "工作",
+        "{s}在{o}{p}{x}",
+        confidence=0.7,
+    ),
+    FactRule(
+        _zh(r"我(?:现在|目前)?在(?P<o>[^，。！？]{1,10}?)开了(?:一)?家(?P<x>[^，。！？]{1,10})"),
+        "开店于",
+        FactKind.RELATION,
+        "工作",
+        "{s}在{o}开了家{x}",
+        confidence=0.7,
+    ),
+    # 我开花店的, 我是卖车的: a trade said the way people say it
+    FactRule(
+        _zh(r"我(?:是)?(?P<p>开|卖|做|教|修|跑)(?P<o>[^，。！？的\s]{1,6})的(?=[，。！？,.!?~～\s]|$)"),
+        "职业是",
+        FactKind.ATTRIBUTE,
+        "工作",
+        "{s}是{p}{o}的",
+        confidence=0.7,
     ),
     FactRule(
         _zh(r"我(?:的)?生日(?:是|在)(?P<o>.+)"),
