@@ -106,3 +106,22 @@ def test_forgetting_a_memory_takes_its_coded_terms(store: Store) -> None:
     ids = _add(store, mine, ["zebra stripes", "zebra crossing"], "a")
     store.delete_memories("qy", ids[:1])
     assert _ranked(store, mine, Terms(["zebra"], [])) == ["a1"]
+
+
+def test_tidying_the_keyword_index_merges_its_segments_and_changes_no_hit(store: Store) -> None:
+    mine = Scope.of_person("qy", "mumu")
+    for batch in range(6):  # each write transaction leaves a segment of its own
+        _add(
+            store,
+            mine,
+            [f"hiking trip {batch} {i}" for i in range(20)] + [f"爬山第{batch}次" for i in range(5)],
+            f"m{batch}-",
+        )
+    queries = [Terms(["hiking", "trip"], []), Terms([], ["爬", "山"])]
+    before = [[(h.id, round(h.score, 6)) for h in store.search_keyword([mine], q, 50).hits] for q in queries]
+    steps = store.tidy_keywords()
+    if isinstance(store, SQLiteStore):
+        assert steps >= 1
+    assert store.tidy_keywords() == 0  # nothing is left to merge
+    after = [[(h.id, round(h.score, 6)) for h in store.search_keyword([mine], q, 50).hits] for q in queries]
+    assert after == before

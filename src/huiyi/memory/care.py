@@ -99,6 +99,7 @@ class Care(Items):
         summaries = await summarize_due(
             self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona(), catch_up=catch_up
         )
+        await self._write(self.store.tidy_keywords)  # keyword search costs what its segments hold
         return reports, summaries
 
     def _wake_worker(self) -> None:

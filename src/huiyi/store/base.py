@@ -337,6 +337,11 @@ class SearchStore(Protocol):
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
         """BM25 over the pre-tokenised text within the scopes; higher scores are better."""
 
+    def tidy_keywords(self, max_steps: int = 16) -> int:
+        """Merge the keyword index's segments a bounded step at a time (maintenance): a term is looked up
+        in every segment, so their number, which grows with the writes, sets keyword search's cost.
+        Returns the steps that did work; 0 when there was nothing to merge or the backend needs none."""
+
 
 @dataclass
 class Erasure:

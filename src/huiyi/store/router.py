@@ -328,6 +328,9 @@ class RoutedStore:
         store = self._by_scopes(scopes)
         return store.search_dense(scopes, query, limit) if store is not None else RouteHits()
 
+    def tidy_keywords(self, max_steps: int = 16) -> int:
+        return sum(store.tidy_keywords(max_steps) for store in self.stores.values())
+
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
         store = self._by_scopes(scopes)
         return store.search_keyword(scopes, query, limit) if store is not None else RouteHits()

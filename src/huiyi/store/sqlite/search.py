@@ -20,6 +20,8 @@ from huiyi.store.sqlite.connection import SQLiteConnection, marks
 from huiyi.store.sqlite.fts import match_query
 from huiyi.store.vectors import Matrix, RowIds
 
+MERGE_PAGES = 1000  # pages merged per step: well under a second at 1M memories
+
 
 class SQLiteSearch(SQLiteConnection):
     """``SearchStore`` on SQLite, and the loader of the vector cache's partitions."""
@@ -89,3 +91,16 @@ class SQLiteSearch(SQLiteConnection):
         )
         hits = [ScoredId(str(id_), float(score), int(rowid)) for rowid, id_, score in found]
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
+
+    def tidy_keywords(self, max_steps: int = 16) -> int:
+        done = 0
+        for _ in range(max_steps):
+            # one bounded step per transaction, so adds wait for one step at most; a negative page count
+            # merges whatever segments there are, not only full levels (FTS5's 'merge' command)
+            with self._write() as conn:
+                before = conn.total_changes
+                conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('merge', ?)", (-MERGE_PAGES,))
+                if conn.total_changes - before < 2:  # FTS5's sign that the step found nothing to merge
+                    break
+            done += 1
+        return done
