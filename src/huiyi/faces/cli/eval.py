@@ -176,7 +176,8 @@ def madial_command(
     limit: LimitOption = None,
     config: ConfigOption = None,
     embed_cache: CacheOption = None,
-    query_form: FormOption = "all",
+    # a companion's recall: the latest line asked, the lines before it passed as the dialogue (recall.views)
+    query_form: FormOption = "dialogue",
     baseline: Annotated[
         bool,
         typer.Option(
