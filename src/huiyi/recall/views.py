@@ -8,11 +8,12 @@ keeping its best (or mean) cosine over them, beside the keyword route over the w
 
 Which views, and how pooled, the recipe says (``views``, ``view_pool``). The default, the recent lines
 and the whole dialogue pooled by max, was chosen by 5-fold cross-validation over MADial zh dev among
-nine view sets and pools (issue #17): held-out R@1/R@5/R@10 0.190/0.482/0.626 against 0.193/0.441/0.591
-for the plain 0.3·BM25 + 0.7·dense fusion of every line. It also hedges between the two halves of that
-set: on dev every line did best, on the other half the latest exchange did; the recent view is near the
-latter and the max keeps whichever view matches a memory best. The latest line alone (0.335 dense R@5 on
-dev) and the exchange (0.393) are kept as options, not defaults: alone they say too little.
+twelve view sets and pools, scored by mean R@1–R@10 (issue #17): held-out R@1/R@5/R@10
+0.190/0.481/0.625 against 0.193/0.441/0.591 for the plain 0.3·BM25 + 0.7·dense fusion of every line,
+and ahead of it on both halves of dev. It is also a hedge: on dev every line did better than the latest
+exchange, on MADial's other half the reverse; the recent view sits between, and the max keeps whichever
+view matches a memory best. The latest line alone (dense R@5 0.335 on dev) and the exchange (0.393) are
+options, not defaults: alone they say too little.
 
     >>> [v.name for v in views_of("你还记得吗", ["我们去看海吧", "好啊", "嗯"], 2000)]
     ['recent', 'dialogue']
