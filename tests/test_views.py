@@ -19,14 +19,33 @@ def open_memory(path: Path) -> Memory:
 
 
 def test_views_are_the_latest_line_the_exchange_and_the_dialogue() -> None:
-    made = views.views_of("还记得那次吗", ["我们去海边吧", "好啊", "那天风好大"], 2000)
+    names = ("latest", "exchange", "dialogue")
+    made = views.views_of("还记得那次吗", ["我们去海边吧", "好啊", "那天风好大"], 2000, names)
     assert [(v.name, v.text) for v in made] == [
         ("latest", "还记得那次吗"),
         ("exchange", "那天风好大\n还记得那次吗"),
         ("dialogue", "我们去海边吧\n好啊\n那天风好大\n还记得那次吗"),
     ]
-    assert [v.name for v in views.views_of("还记得吗", ["  ", ""], 2000)] == ["latest"]
+    assert [v.name for v in views.views_of("还记得吗", ["  ", ""], 2000, names)] == ["latest"]
     assert views.views_of("问", ["一" * 50], 20)[-1].text == ("一" * 50 + "\n问")[-20:]
+
+
+def test_the_recent_view_is_the_last_three_lines_when_it_differs_from_the_others() -> None:
+    every = ("latest", "exchange", "recent", "dialogue")
+    made = views.views_of("还记得那次吗", ["我们去海边吧", "好啊", "那天风好大"], 2000, every)
+    assert [(v.name, v.text) for v in made][2:] == [
+        ("recent", "好啊\n那天风好大\n还记得那次吗"),
+        ("dialogue", "我们去海边吧\n好啊\n那天风好大\n还记得那次吗"),
+    ]
+    # two lines before the query: the last three are the whole dialogue, searched once
+    assert [v.name for v in views.views_of("问", ["一", "二"], 2000, every)] == ["latest", "exchange", "dialogue"]
+    # asked for alone where it would repeat the dialogue, the widest view stands in
+    assert [v.text for v in views.views_of("问", ["一", "二"], 2000, ["recent"])] == ["一\n二\n问"]
+    # the default: the recent lines and the whole dialogue, each memory's best cosine over them
+    recipe = Config().recall
+    assert (recipe.views, recipe.view_pool) == (["recent", "dialogue"], "max")
+    made = views.views_of("还记得那次吗", ["我们去海边吧", "好啊", "那天风好大"], 2000)
+    assert [v.name for v in made] == recipe.views
 
 
 def test_an_old_line_of_the_dialogue_still_finds_its_memory(tmp_path: Path) -> None:
@@ -78,3 +97,19 @@ def test_the_http_face_passes_the_dialogue(tmp_path: Path) -> None:
     scores = {hit["text"]: hit["score"] for hit in plain["hits"]}
     beach = scores.get("去年夏天和阿明在海边放风筝", 0.0)
     assert beach <= max(score for text, score in scores.items() if text != "去年夏天和阿明在海边放风筝")
+
+
+def test_the_recent_lines_are_found_past_a_long_talk_about_something_else(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        kite = memory.remember("去年夏天和阿明在海边放风筝", agent="bot", person="u1")
+        work = memory.remember("连续加班到很晚，累坏了", agent="bot", person="u1")
+        for i in range(5):
+            memory.remember(f"第{i}次吃面条", agent="bot", person="u1")
+        talk = ["最近加班好累", "又加班了吗", "天天加班到很晚", "辛苦了", "加班真的累坏了", "休息一下吧"]
+        dialogue = [*talk, "我想起海边放风筝的事", "和阿明那次吗"]
+        viewed = memory.recall("对，那个", agent="bot", person="u1", limit=3, dialogue=dialogue)
+        assert viewed.hits[0].id == kite.id
+        # the whole dialogue as the only view: the long talk about work outweighs the last lines
+        only = memory.config.recall.model_copy(update={"views": ["dialogue"]})
+        whole = memory.recall("对，那个", agent="bot", person="u1", limit=3, dialogue=dialogue, recipe=only)
+        assert whole.hits[0].id == work.id

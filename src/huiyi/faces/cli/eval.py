@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from huiyi.config import Config
-from huiyi.evaluation import locomo, madial, runner
+from huiyi.evaluation import locomo, madial, plain, runner
 from huiyi.evaluation.probes import ProbeSet, Report, report
 from huiyi.evaluation.runner import QueryForm
 from huiyi.faces.cli.options import ConfigOption
@@ -81,6 +81,7 @@ def _run(
     hit_ks: tuple[int, ...],
     quiet: bool,
     ingest: str = "session",
+    baselines: tuple[QueryForm, ...] = (),
 ) -> tuple[Report, float, Config, dict[str, Any]]:
     config = Config.load(config_path)
     embedder = _embedder(config, cache)
@@ -90,9 +91,25 @@ def _run(
         probes, config, embedder=embedder, query_form=form, console=None if quiet else err, batching=batching
     )
     seconds = time.perf_counter() - started
+    extra: dict[str, Any] = {
+        "cases": len(probes.cases),
+        "query_form": form,
+        "ingest": batching,
+        "recall_ms": runner.latency(results),
+    }
+    # the plain 0.3·BM25 + 0.7·dense fusion of the same model, per query form, beside huiyi's figure
+    if baselines:
+        extra["baseline"] = {
+            f"plain {name}": report(
+                plain.run(probes, embedder, name, max_chars=config.recall.max_query_chars),
+                probes.apart,
+                recall_ks,
+                hit_ks,
+            ).overall.metrics
+            for name in baselines
+        }
     if isinstance(embedder, runner.DiskCachedEmbedder):
         embedder.close()
-    extra = {"cases": len(probes.cases), "query_form": form, "ingest": batching, "recall_ms": runner.latency(results)}
     return report(results, probes.apart, recall_ks, hit_ks), seconds, config, extra
 
 
@@ -122,6 +139,8 @@ def _print(payload: dict[str, Any], result: Report, as_json: bool, group_label: 
         f"ingest {payload.get('ingest')}, "
         f"recall median {latency.get('median', 0):.1f} ms, p95 {latency.get('p95', 0):.1f} ms[/dim]"
     )
+    for name, metrics in payload.get("baseline", {}).items():
+        out.print(f"[dim]{name}: " + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items()) + "[/dim]")
 
 
 @app.command("locomo")
@@ -157,13 +176,28 @@ def madial_command(
     limit: LimitOption = None,
     config: ConfigOption = None,
     embed_cache: CacheOption = None,
-    query_form: FormOption = "all",
+    # a companion's recall: the latest line asked, the lines before it passed as the dialogue (recall.views)
+    query_form: FormOption = "dialogue",
+    baseline: Annotated[
+        bool,
+        typer.Option(
+            "--baseline/--no-baseline",
+            help="Also rank by the plain 0.3·BM25 + 0.7·dense fusion of the same model (every line; latest exchange).",
+        ),
+    ] = True,
 ) -> None:
     """MADial-Bench recall prompted by the dialogue: R@1/3/5/10, Hit@1 and Hit@5 over the dialogues."""
     form = _form(query_form)
     probes = madial.load(memory_file, dialogue_file).limited(limit)
     result, seconds, used, extra = _run(
-        probes, config_path=config, cache=embed_cache, form=form, recall_ks=(1, 3, 5, 10), hit_ks=(1, 5), quiet=as_json
+        probes,
+        config_path=config,
+        cache=embed_cache,
+        form=form,
+        recall_ks=(1, 3, 5, 10),
+        hit_ks=(1, 5),
+        quiet=as_json,
+        baselines=("all", "turn") if baseline else (),
     )
     payload = runner.summary("madial", str(dialogue_file), result, seconds, used, groups_key=None, extra=extra)
     payload["memory_file"] = str(memory_file)
