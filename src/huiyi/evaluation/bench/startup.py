@@ -192,7 +192,8 @@ def render_startup(section: Mapping[str, Any], console: Any) -> None:
         value, goal = embed["p50_ms"], embed["goal_p50_ms"]
         threads = embed.get("threads")
         on = f"{threads} thread{'s' if threads != 1 else ''}" if threads else "threads unknown"
-        note = f"p95 {ms(embed['p95_ms'])}; cached {ms(embed['cached_p50_ms'])}; {embed['embedder']}, {on}"
+        cpu = ms(embed.get("cpu_p50_ms"))
+        note = f"p95 {ms(embed['p95_ms'])}; CPU {cpu}; cached {ms(embed['cached_p50_ms'])}; {embed['embedder']}, {on}"
         table.add_row("query embedding p50", ms(value), f"≤ {goal:g}", verdict(value, goal), note)
         for name, rival in (embed.get("rivals") or {}).items():
             value = rival["p50_ms"]
