@@ -23,6 +23,7 @@ TEXTS = [
     "",
     "emoji 😀 and\ttabs, 𠀀 a rare CJK character",
     "周末打算去爬山还是去看展览？Maybe both.",
+    "before a NUL\0 and after it",
 ]
 
 

