@@ -14,10 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from huiyi import Memory
 from huiyi.config import Config
 from huiyi.flows import ingest
 from huiyi.model import MemoryItem, MemoryKind, Scope
-from huiyi.providers.embed import HashEmbedder
+from huiyi.providers.embed import Embedder, HashEmbedder
 from huiyi.store.base import TURN_VECTOR, Store, Terms, TurnContext
 from huiyi.store.sqlite import SQLiteStore
 from huiyi.store.vectors import Chat, Places, context_rows, with_context
@@ -165,3 +166,18 @@ def test_turn_context_embeds_each_turn_alone_once_and_marks_it(tmp_path: Path) -
     by_text = {item.id: item.text for item in chunks}
     assert [by_text[i] for i in ranked[:2]] == ["p: 叫什么名字？", "p: 叫团子"]
     store.close()
+
+
+def test_a_store_indexed_with_context_text_keeps_working_when_turns_come_alone(tmp_path: Path, e5: Embedder) -> None:
+    # no migration and no re-index: each chunk says how its vector was made, so old chunks keep their
+    # score and new ones take their context at query time, side by side in one scope
+    talk = [{"text": text, "role": role} for text, role in [("我养了一只猫", "user"), ("叫什么名字？", "assistant")]]
+    with Memory(tmp_path, embedder=e5) as memory:  # chunk.context = "text", the default
+        memory.add(talk, agent="a", person="p", index=True)
+    turn = Config(chunk={"context": "turn", "context_turns": 1, "context_weights": [1.0, 0.5]})
+    with Memory(tmp_path, embedder=e5, config=turn) as memory:
+        memory.add([{"text": "叫团子，三岁了", "role": "user"}], agent="a", person="p", index=True)
+        marks = {m.text: m.data.get("vector") for m in memory.store.list_memories([SCOPE], kinds=[MemoryKind.CHUNK])}
+        assert marks == {"p: 我养了一只猫": None, "a: 叫什么名字？": None, "p: 叫团子，三岁了": TURN_VECTOR}
+        hits = memory.recall("猫叫什么名字", agent="a", person="p", limit=3).hits
+        assert "p: 叫团子，三岁了" in [hit.text for hit in hits]

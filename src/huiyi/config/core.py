@@ -97,8 +97,9 @@ class ChunkConfig(Section):
     # a chunk's vector adds its context turns' vectors (a third of the embedding work at 2 context turns);
     # turn: each turn is embedded alone and its context turns' similarities join at query time
     context: Literal["text", "vector", "turn"] = "text"
-    # turn: the weights of the similarities of the turns 1, 2… back (the own turn weighs 1), mixed as a
-    # weighted mean; context_floor keeps the own similarity as a floor, so the exact turn is never lowered
+    # turn: the weights of the similarities of the turns 1, 2… back (the first context_turns of them; the
+    # own turn weighs 1), mixed as a weighted mean; context_floor keeps the own similarity as a floor, so
+    # the exact turn is never lowered. A store passed to Memory keeps the weights it was opened with
     context_weights: list[float] = Field(default_factory=lambda: [1.0, 0.5])
     context_floor: bool = True
 

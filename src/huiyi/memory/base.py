@@ -48,7 +48,8 @@ class MemoryBase:
         self._tz = ZoneInfo(self.config.timezone)
         self._clock = clock
         chunk = self.config.chunk
-        context = TurnContext(tuple(chunk.context_weights), chunk.context_floor)
+        # turn-alone chunks' context at query time: as many turns back as context_turns says
+        context = TurnContext(tuple(chunk.context_weights[: max(0, chunk.context_turns)]), chunk.context_floor)
         self.store: Store = store or open_store(path, self.config.store, context)
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
         self._check_embedder()
