@@ -96,8 +96,14 @@ class ChunkConfig(Section):
     # glass window!") is found by the question before it (LoCoMo dev R@10 0.661 -> 0.730 -> 0.742)
     context_turns: int = 2
     # text: the context turns are embedded again with each chunk; vector: each turn is embedded once and
-    # a chunk's vector adds its context turns' vectors (a third of the embedding work at 2 context turns)
-    context: Literal["text", "vector"] = "text"
+    # a chunk's vector adds its context turns' vectors (a third of the embedding work at 2 context turns);
+    # turn: each turn is embedded alone and its context turns' similarities join at query time
+    context: Literal["text", "vector", "turn"] = "text"
+    # turn: the weights of the similarities of the turns 1, 2… back (the first context_turns of them; the
+    # own turn weighs 1), mixed as a weighted mean; context_floor keeps the own similarity as a floor, so
+    # the exact turn is never lowered. A store passed to Memory keeps the weights it was opened with
+    context_weights: list[float] = Field(default_factory=lambda: [1.0, 0.5])
+    context_floor: bool = True
 
 
 class StoreConfig(Section):

@@ -25,7 +25,7 @@ from huiyi.errors import InvalidInput
 from huiyi.flows.chatter import said_text
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
 from huiyi.providers.embed import Embedder, Vectors
-from huiyi.store.base import Claim, Store, Terms
+from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
 from huiyi.text import tokens
 
 log = logging.getLogger(__name__)
@@ -253,6 +253,10 @@ def index_messages(
             if config.chunk.context == "vector":
                 items, contexts, keyword_texts = chunk_windows(store, part, config)
                 vectors = chunk_vectors(embedder, items, contexts)
+            elif config.chunk.context == "turn":  # the context joins at query time (store.vectors)
+                items, _, keyword_texts = chunk_windows(store, part, config)
+                items = [item.model_copy(update={"data": {**item.data, "vector": TURN_VECTOR}}) for item in items]
+                vectors = embedder.embed_passages([item.text for item in items])
             else:
                 items, embed_texts, keyword_texts = chunk_memories(store, part, config)
                 vectors = embedder.embed_passages(embed_texts)

@@ -24,7 +24,7 @@ from huiyi.providers.priority import RecallFirst
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import Templates
 from huiyi.store import open_store
-from huiyi.store.base import Store
+from huiyi.store.base import Store, TurnContext
 from huiyi.text import tokens
 
 T = TypeVar("T")
@@ -47,7 +47,10 @@ class MemoryBase:
         self.config = config or Config.load()
         self._tz = ZoneInfo(self.config.timezone)
         self._clock = clock
-        self.store: Store = store or open_store(path, self.config.store)
+        chunk = self.config.chunk
+        # turn-alone chunks' context at query time: as many turns back as context_turns says
+        context = TurnContext(tuple(chunk.context_weights[: max(0, chunk.context_turns)]), chunk.context_floor)
+        self.store: Store = store or open_store(path, self.config.store, context)
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
         self._check_embedder()
         # this instance's name on the indexing work it claims, apart from other processes and instances

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from huiyi.store.base import Store
+from huiyi.store.base import Store, TurnContext
 
 
 class StoreSettings(Protocol):
@@ -32,16 +32,17 @@ class StoreSettings(Protocol):
     def synchronous(self) -> str: ...
 
 
-def open_store(path: str | Path, config: StoreSettings) -> Store:
+def open_store(path: str | Path, config: StoreSettings, context: TurnContext | None = None) -> Store:
     """The store a path or config names: a PostgreSQL URL, or a ``key=value`` DSN with a ``dbname``
     (in ``path`` or ``store.url``), opens PostgreSQL (needs ``huiyi[postgres]``); anything else is a
-    directory for the embedded SQLite store."""
+    directory for the embedded SQLite store. ``context``: how turn-alone chunks score with their
+    context turns (the chunk section's; the contract's default without)."""
     text = str(path)
     url = config.url or (text if text.startswith(("postgresql://", "postgres://")) or "dbname=" in text else "")
     if url:
         from huiyi.store.postgres import PostgresStore
 
-        return PostgresStore(url, pool_size=config.pool_size)
+        return PostgresStore(url, pool_size=config.pool_size, context=context)
     from huiyi.store.sqlite import SQLiteStore
 
     return SQLiteStore(
@@ -49,4 +50,5 @@ def open_store(path: str | Path, config: StoreSettings) -> Store:
         vector_cache_mb=config.vector_cache_mb,
         busy_timeout_ms=config.busy_timeout_ms,
         synchronous=config.synchronous,
+        context=context,
     )

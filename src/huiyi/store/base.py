@@ -47,6 +47,24 @@ class Terms:
     chars: Sequence[str] = ()
 
 
+# a chunk's ``data.vector`` when its vector embeds its turn alone: its context turns join at query time
+TURN_VECTOR = "turn"
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """How a turn-alone chunk's dense score takes in the turns before it in its chat (issue 17).
+
+    ``weights[k]``: the weight of the similarity of the chunk ``k + 1`` turns back (the own turn weighs
+    1); the mix is the weighted mean over the turns present. ``floor``: the own similarity is a floor
+    under the mix, so the exact turn keeps its score and an answer still rises with its question.
+    Chunks whose vector already embeds its context (``chunk.context`` text or vector) keep their score.
+    """
+
+    weights: tuple[float, ...] = (1.0, 0.5)
+    floor: bool = True
+
+
 class RankRow(NamedTuple):
     """What ranking reads of one memory, without its text, keywords or data: recall loads whole
     memories only for the hits it returns. ``scope`` is the stored tag; ``space`` and ``seq`` are

@@ -4,6 +4,10 @@ A recall may only see a few scopes, so the exact scan over their rows is both th
 correct search: HNSW with a scope filter loses most results. Matrices are loaded per partition on
 first use and kept under a memory budget; a version number per partition tells when another process
 changed it.
+
+A chunk whose vector embeds its turn alone (``TURN_VECTOR``) takes its context turns at query time:
+each row knows its place in its chat (space, seq), so the scan's similarities of the turns before it
+mix into its score (:func:`with_context`) at the cost of a few array operations, not an embedding.
 """
 
 from __future__ import annotations
@@ -16,8 +20,72 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from huiyi.store.base import TurnContext
+
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
 RowIds = np.ndarray[Any, np.dtype[np.int64]]
+
+
+@dataclass
+class Places:
+    """Where each row sits in its chat: its space and seq (``None`` for what is no chunk) and whether
+    its vector is its turn alone."""
+
+    spaces: list[str | None]
+    seqs: list[int | None]
+    turns: list[bool]
+
+    @staticmethod
+    def none(n: int) -> Places:
+        return Places([None] * n, [None] * n, [False] * n)
+
+
+class Chat:
+    """A partition's :class:`Places` as arrays: space codes, seqs (-1: no chunk) and the turn flags."""
+
+    def __init__(self, places: Places) -> None:
+        self._codes: dict[str, int] = {}
+        self.spaces = np.zeros(0, np.int64)
+        self.seqs = np.zeros(0, np.int64)
+        self.turns = np.zeros(0, bool)
+        self._context: RowIds | None = None
+        self.extend(places)
+
+    def extend(self, places: Places) -> None:
+        codes = [-1 if s is None else self._codes.setdefault(s, len(self._codes)) for s in places.spaces]
+        self.spaces = np.concatenate([self.spaces, np.asarray(codes, dtype=np.int64)])
+        self.seqs = np.concatenate([self.seqs, np.asarray([-1 if q is None else q for q in places.seqs], np.int64)])
+        self.turns = np.concatenate([self.turns, np.asarray(places.turns, dtype=bool)])
+        self._context = None
+
+    def keep(self, mask: np.ndarray[Any, np.dtype[np.bool_]]) -> None:
+        self.spaces, self.seqs, self.turns = self.spaces[mask], self.seqs[mask], self.turns[mask]
+        self._context = None
+
+    def context_rows(self, depth: int) -> RowIds | None:
+        """Each row's ``depth`` previous chunks in its space (row positions, -1 where none), or None
+        when no row's vector is its turn alone."""
+        if depth <= 0 or not self.turns.any():
+            return None
+        if self._context is None or self._context.shape[1] != depth:
+            self._context = context_rows(self.spaces, self.seqs, depth)
+        return self._context
+
+
+def context_rows(spaces: RowIds, seqs: RowIds, depth: int) -> RowIds:
+    """Row positions of each chunk's previous ``depth`` chunks in the same space, by seq (-1: none).
+
+    >>> context_rows(np.asarray([0, 0, -1, 0, 1]), np.asarray([2, 1, -1, 3, 4]), 2).tolist()
+    [[1, -1], [-1, -1], [-1, -1], [0, 1], [-1, -1]]
+    """
+    out = np.full((len(seqs), depth), -1, dtype=np.int64)
+    chunks = np.flatnonzero((seqs >= 0) & (spaces >= 0))
+    order = chunks[np.lexsort((chunks, seqs[chunks], spaces[chunks]))]
+    space = spaces[order]
+    for k in range(1, min(depth, len(order) - 1) + 1):
+        same = space[k:] == space[:-k]
+        out[order[k:][same], k - 1] = order[:-k][same]
+    return out
 
 
 @dataclass
@@ -25,14 +93,38 @@ class Partition:
     version: int
     rowids: RowIds
     vectors: Matrix
+    places: Places | None = None
+    chat: Chat | None = None
+
+    def __post_init__(self) -> None:
+        if self.places is not None:
+            self.chat = Chat(self.places)
+            self.places = None  # kept as arrays only
 
     @property
     def nbytes(self) -> int:
         return int(self.rowids.nbytes + self.vectors.nbytes)
 
 
-# (partition key) -> (version, rowids, vectors) read from the store
-Loader = Callable[[str], tuple[int, RowIds, Matrix]]
+def with_context(scores: Matrix, context: RowIds, turns: np.ndarray[Any, Any], how: TurnContext) -> Matrix:
+    """The turn-alone rows' scores mixed with their context rows' (:class:`TurnContext`); others kept.
+
+    >>> how = TurnContext(weights=(1.0,), floor=True)
+    >>> turns = np.asarray([True, True])
+    >>> with_context(np.asarray([0.9, 0.3], np.float32), np.asarray([[-1], [0]]), turns, how).round(4).tolist()
+    [0.9, 0.6]
+    """
+    weights = np.asarray(how.weights[: context.shape[1]], dtype=np.float32)
+    present = context >= 0
+    earlier = np.where(present, scores[np.maximum(context, 0)], 0.0)
+    mixed = (scores + earlier @ weights) / (1.0 + present @ weights)
+    combined = np.maximum(scores, mixed) if how.floor else mixed
+    out: Matrix = np.where(turns, combined, scores).astype(np.float32, copy=False)
+    return out
+
+
+# (partition key) -> (version, rowids, vectors, places) read from the store
+Loader = Callable[[str], tuple[int, RowIds, Matrix] | tuple[int, RowIds, Matrix, Places]]
 
 
 @dataclass
@@ -59,7 +151,9 @@ class DenseHits:
 class VectorIndex(Protocol):
     def search(self, query: Matrix, partitions: Sequence[str], versions: dict[str, int], limit: int) -> DenseHits: ...
 
-    def added(self, partition: str, old_version: int, rowids: Sequence[int], vectors: Matrix) -> None: ...
+    def added(
+        self, partition: str, old_version: int, rowids: Sequence[int], vectors: Matrix, places: Places | None = None
+    ) -> None: ...
 
     def removed(self, partition: str, old_version: int, rowids: Sequence[int]) -> None: ...
 
@@ -70,9 +164,10 @@ class ExactIndex:
     ``search`` returns the top ``limit`` rowids with scores, and every scanned row's score.
     """
 
-    def __init__(self, loader: Loader, budget_bytes: int = 512 * 2**20) -> None:
+    def __init__(self, loader: Loader, budget_bytes: int = 512 * 2**20, context: TurnContext | None = None) -> None:
         self._loader = loader
         self._budget = budget_bytes
+        self.context = context if context is not None else TurnContext()
         self._parts: OrderedDict[str, Partition] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -82,8 +177,8 @@ class ExactIndex:
             if part is not None and part.version == version:
                 self._parts.move_to_end(key)
                 return part
-        loaded_version, rowids, vectors = self._loader(key)
-        part = Partition(loaded_version, rowids, vectors)
+        loaded = self._loader(key)
+        part = Partition(*loaded)
         with self._lock:
             self._parts[key] = part
             self._parts.move_to_end(key)
@@ -102,13 +197,24 @@ class ExactIndex:
         if not parts:
             return DenseHits([], [], np.zeros(0, np.int64), np.zeros(0, np.float32))
         rowids = np.concatenate([p.rowids for p in parts])
-        scores = np.concatenate([p.vectors @ query for p in parts])
+        scores = np.concatenate([self._scores(p, query) for p in parts])
         k = min(limit, len(scores))
         top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
         top = top[np.argsort(-scores[top], kind="stable")]
         return DenseHits(rowids[top].tolist(), scores[top].tolist(), rowids, scores)
 
-    def added(self, partition: str, old_version: int, rowids: Sequence[int], vectors: Matrix) -> None:
+    def _scores(self, part: Partition, query: Matrix) -> Matrix:
+        scores: Matrix = part.vectors @ query
+        chat = part.chat
+        context = chat.context_rows(len(self.context.weights)) if chat is not None else None
+        # a write landing meanwhile may have grown one array and not yet the other: own scores then
+        if context is None or chat is None or len(context) != len(scores) or len(chat.turns) != len(scores):
+            return scores
+        return with_context(scores, context, chat.turns, self.context)
+
+    def added(
+        self, partition: str, old_version: int, rowids: Sequence[int], vectors: Matrix, places: Places | None = None
+    ) -> None:
         """Apply an in-process write; a partition that missed another writer's change is dropped."""
         with self._lock:
             part = self._parts.get(partition)
@@ -121,6 +227,8 @@ class ExactIndex:
             # a partition loaded while empty has no width yet: its first vectors give it one
             fresh = vectors.astype(np.float32)
             part.vectors = np.concatenate([part.vectors, fresh]) if part.vectors.size else fresh
+            if part.chat is not None:
+                part.chat.extend(places or Places.none(len(rowids)))
             part.version = old_version + 1
             self._evict()
 
@@ -135,6 +243,8 @@ class ExactIndex:
             keep = ~np.isin(part.rowids, np.asarray(rowids, dtype=np.int64))
             part.rowids = part.rowids[keep]
             part.vectors = part.vectors[keep]
+            if part.chat is not None:
+                part.chat.keep(keep)
             part.version = old_version + 1
 
     def clear(self) -> None:

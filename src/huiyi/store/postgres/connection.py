@@ -17,6 +17,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import ConnectionPool
 
 from huiyi.errors import SchemaTooNew, StoreError
+from huiyi.store.base import TurnContext
 from huiyi.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, VERSION_TABLE
 
 log = logging.getLogger(__name__)
@@ -27,8 +28,11 @@ Cursor = psycopg.Cursor[TupleRow]
 class PostgresConnection:
     """A pool of connections to one database, migrated when opened."""
 
-    def __init__(self, dsn: str, *, pool_size: int = 8, connect_timeout: float = 15.0) -> None:
+    def __init__(
+        self, dsn: str, *, pool_size: int = 8, connect_timeout: float = 15.0, context: TurnContext | None = None
+    ) -> None:
         self.dsn = dsn
+        self.context = context if context is not None else TurnContext()  # turn-alone chunks' context
         self._closed = False
         self._pool: ConnectionPool[psycopg.Connection[TupleRow]] = ConnectionPool(
             dsn,

@@ -25,14 +25,17 @@ class PostgresSearch(PostgresConnection):
         started = time.perf_counter()
         parts = partition_keys(scopes)
         q = sql.vector_literal(query)
-        found = self._rows(sql.DENSE, {"q": q, "parts": parts, "limit": limit}) if parts and limit > 0 else []
+        context = self.context
+        # turn-alone chunks take their context turns' similarities (store.vectors); others keep theirs
+        dense, of_keys = sql.dense_in_context(context.weights, context.floor) if context.weights else sql.DENSE_PAIR
+        found = self._rows(dense, {"q": q, "parts": parts, "limit": limit}) if parts and limit > 0 else []
         hits = [ScoredId(str(id_), sql.score(1.0 - distance), int(rowid)) for rowid, id_, distance in found]
 
         def score_of(keys: Sequence[int]) -> list[float]:
             wanted = [int(k) for k in keys]
             if not wanted or not parts:
                 return [0.0] * len(wanted)
-            scored = self._rows(sql.DENSE_OF_KEYS, {"q": q, "keys": wanted, "parts": parts})
+            scored = self._rows(of_keys, {"q": q, "keys": wanted, "parts": parts})
             by_key: dict[int, float] = {int(key): float(value) for key, value in scored}
             return [sql.score(by_key.get(k)) for k in wanted]
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from huiyi.store.base import TURN_VECTOR
 from huiyi.store.phrases import cjk_pairs
 
 K1 = 1.2
@@ -62,6 +63,43 @@ SELECT v.rowid, 1 - (v.embedding <=> %(q)s::halfvec)
 FROM unnest(%(keys)s::bigint[]) AS k (rowid) JOIN memory_vectors v ON v.rowid = k.rowid
 WHERE v.part = ANY(%(parts)s)
 """
+
+
+def dense_in_context(weights: Sequence[float], floor: bool) -> tuple[str, str]:
+    """``DENSE`` and ``DENSE_OF_KEYS`` for scopes holding turn-alone chunks (``store.vectors``): each
+    chunk's similarity is mixed with the similarities of the chunks before it in its chat, by seq, the
+    same arithmetic as ``store.vectors.with_context``. It scans the scopes once, joined to the rows'
+    places; the keys' variant scans them too, since a key's context turns are anywhere in its chat."""
+    lags = ", ".join(f"lag(sim, {k}) OVER w AS p{k}" for k in range(1, len(weights) + 1))
+    top = " + ".join(f"{float(w)!r} * COALESCE(p{k}, 0)" for k, w in enumerate(weights, start=1))
+    bottom = " + ".join(f"{float(w)!r} * (p{k} IS NOT NULL)::int" for k, w in enumerate(weights, start=1))
+    mixed = f"(sim + {top}) / (1 + {bottom})"
+    combined = f"GREATEST(sim, {mixed})" if floor else mixed
+    scored = f"""
+WITH s AS MATERIALIZED (
+    SELECT v.rowid, 1 - (v.embedding <=> %(q)s::halfvec) AS sim,
+           CASE WHEN m.kind = 'chunk' THEN m.data->>'space' END AS space,
+           CASE WHEN m.kind = 'chunk' THEN (m.data->>'seq')::bigint END AS seq,
+           COALESCE(m.kind = 'chunk' AND m.data->>'vector' = '{TURN_VECTOR}', false) AS turn
+    FROM memory_vectors v JOIN memories m USING (rowid)
+    WHERE v.part = ANY(%(parts)s)
+), c AS (
+    SELECT rowid, sim, turn, {lags} FROM s WINDOW w AS (PARTITION BY space ORDER BY seq, rowid)
+), scored AS (
+    SELECT rowid, CASE WHEN turn THEN {combined} ELSE sim END AS score FROM c
+)"""
+    dense = f"""{scored}
+SELECT t.rowid, m.id, 1 - t.score
+FROM (SELECT rowid, score FROM scored ORDER BY score DESC, rowid LIMIT %(limit)s) t JOIN memories m USING (rowid)
+ORDER BY t.score DESC, t.rowid
+"""
+    of_keys = f"""{scored}
+SELECT rowid, score FROM scored WHERE rowid = ANY(%(keys)s::bigint[])
+"""
+    return dense, of_keys
+
+
+DENSE_PAIR = (DENSE, DENSE_OF_KEYS)
 
 # across an agent's scopes through the HNSW index of one dimension; relaxed order is sorted again here
 DENSE_ACROSS = """

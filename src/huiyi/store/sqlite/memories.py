@@ -18,10 +18,11 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import UPDATABLE, RankRow, Terms, Vectors, Writes
+from huiyi.store.base import TURN_VECTOR, UPDATABLE, RankRow, Terms, Vectors, Writes
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import scope_code, scoped
+from huiyi.store.vectors import Places
 
 
 class SQLiteMemories(SQLiteConnection):
@@ -89,7 +90,7 @@ class SQLiteMemories(SQLiteConnection):
                 )
         for part, (old, rowids, indexes) in added.items():
             matrix = np.asarray(vectors[indexes], dtype=np.float16).astype(np.float32)
-            self._vectors.added(part, old, rowids, matrix)
+            self._vectors.added(part, old, rowids, matrix, places_of([items[i] for i in indexes]))
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         found: dict[str, MemoryItem] = {}
@@ -258,4 +259,16 @@ def _memory_row(item: MemoryItem, part: str, now: float | None) -> tuple[Any, ..
         item.feedback,
         to_epoch(item.valid_to),
         to_epoch(item.said_at),
+    )
+
+
+def places_of(items: Sequence[MemoryItem]) -> Places:
+    """The memories' places in their chats, as the vector cache reads them (``_load_partition``)."""
+    chunk = [item.kind is MemoryKind.CHUNK for item in items]
+    spaces = [item.data.get("space") for item in items]
+    seqs = [item.data.get("seq") for item in items]
+    return Places(
+        [str(s) if c and s is not None else None for s, c in zip(spaces, chunk, strict=True)],
+        [int(q) if c and isinstance(q, int) else None for q, c in zip(seqs, chunk, strict=True)],
+        [c and item.data.get("vector") == TURN_VECTOR for item, c in zip(items, chunk, strict=True)],
     )

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from huiyi.model import Scope
-from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors
+from huiyi.store.base import TURN_VECTOR, RouteHits, ScoredId, Terms, Vectors
 from huiyi.store.rows import partition_keys
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
 from huiyi.store.sqlite.fts import match_query
-from huiyi.store.vectors import Matrix, RowIds
+from huiyi.store.vectors import Matrix, Places, RowIds
 
 MERGE_PAGES = 1000  # pages merged per step: well under a second at 1M memories
 
@@ -26,24 +26,35 @@ MERGE_PAGES = 1000  # pages merged per step: well under a second at 1M memories
 class SQLiteSearch(SQLiteConnection):
     """``SearchStore`` on SQLite, and the loader of the vector cache's partitions."""
 
-    def _load_partition(self, part: str) -> tuple[int, RowIds, Matrix]:
+    def _load_partition(self, part: str) -> tuple[int, RowIds, Matrix, Places]:
         conn = self._conn()
         # one read transaction, so the version matches the rows
         conn.execute("BEGIN")
         try:
             row = conn.execute("SELECT version FROM partitions WHERE part = ?", (part,)).fetchone()
-            found = conn.execute("SELECT rowid, vector FROM memory_vectors WHERE part = ? ORDER BY rowid", (part,))
+            # each chunk's place in its chat, for the context of turn-alone vectors (store.vectors)
+            found = conn.execute(
+                "SELECT v.rowid, v.vector, m.kind = 'chunk', json_extract(m.data, '$.space'),"
+                " json_extract(m.data, '$.seq'), json_extract(m.data, '$.vector') = ?"
+                " FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid WHERE v.part = ? ORDER BY v.rowid",
+                (TURN_VECTOR, part),
+            )
             rowids: list[int] = []
             blobs: list[bytes] = []
-            for rowid, blob in found:
+            places = Places.none(0)
+            for rowid, blob, chunk, space, seq, turn in found:
                 rowids.append(rowid)
                 blobs.append(blob)
+                places.spaces.append(str(space) if chunk and space is not None else None)
+                places.seqs.append(int(seq) if chunk and seq is not None else None)
+                places.turns.append(bool(chunk and turn))
         finally:
             conn.execute("COMMIT")
+        version = int(row[0]) if row else 0
         if not blobs:
-            return (int(row[0]) if row else 0), np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+            return version, np.zeros(0, np.int64), np.zeros((0, 0), np.float32), places
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(np.float32)
-        return (int(row[0]) if row else 0), np.asarray(rowids, dtype=np.int64), matrix
+        return version, np.asarray(rowids, dtype=np.int64), matrix, places
 
     def _versions(self, parts: Sequence[str]) -> dict[str, int]:
         found = self._conn().execute(

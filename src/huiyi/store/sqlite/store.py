@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from huiyi.store.base import TurnContext
 from huiyi.store.sqlite.erase import SQLiteErase
 from huiyi.store.sqlite.graph import SQLiteGraph
 from huiyi.store.sqlite.jobs import SQLiteJobs
@@ -28,6 +29,7 @@ class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLit
         vector_cache_mb: int = 512,
         busy_timeout_ms: int = 10000,
         synchronous: str = "normal",
+        context: TurnContext | None = None,
     ) -> None:
         super().__init__(directory, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
-        self._vectors = ExactIndex(self._load_partition, vector_cache_mb * 2**20)
+        self._vectors = ExactIndex(self._load_partition, vector_cache_mb * 2**20, context)
