@@ -102,6 +102,30 @@ def test_a_fact_about_the_named_person_leads_their_lines(tmp_path: Path) -> None
     assert living.info["bonuses"][fact.id]["speaker"] == pytest.approx(2 * config.recall.speaker_weight)
 
 
+def test_a_job_move_said_without_i_answers_where_someone_works_now(tmp_path: Path) -> None:
+    """ "下个月去宁波一家…公司" (我 left out, as chat does) is read as 周屿's job fact, so "is he still at the
+    old company" gets his move first, not a line that only grumbles about work."""
+    chat = [
+        ("周屿", "早，又是不想上班的一天"),
+        ("陈大川", "早"),
+        ("周屿", "我们组最近天天九九六，人都要没了"),
+        ("林晚晴", "周日九溪爬山，早上八点公交站集合"),
+        ("陈大川", "橘子还是那个橘子"),
+        ("周屿", "各位，官宣一下：今天下午把离职申请交了，下个月去宁波一家做新能源车的公司，写车机系统"),
+    ]
+    messages = [
+        {"id": f"m{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=7 * i)}
+        for i, (who, text) in enumerate(chat)
+    ]
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        memory.add(messages, agent="bot", space="g1")
+        memory.flush(agent="bot", space="g1", wait=True)
+        found = memory.recall("周屿现在还在原来那家公司上班吗", agent="bot", space="g1", person="柯凯", limit=3)
+    first = found.hits[0]
+    assert first.kind.value == "fact" and first.sources == ["m5"], [h.text for h in found.hits]
+
+
 def test_between_two_people_a_named_persons_facts_do_not_crowd_the_rest(tmp_path: Path) -> None:
     """Every question in a chat of two names one of them (LoCoMo): their facts get the plain bonus."""
     chat = [("陈大川", "我在一家做跨境电商的公司做数据分析"), ("周屿", "要帮忙不，我周六有空"), ("陈大川", "爱你鱼哥")]

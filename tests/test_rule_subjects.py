@@ -135,6 +135,37 @@ def test_what_people_do_for_a_living_is_a_fact(text: str, fact: str) -> None:
     assert fact in described(extract(text))
 
 
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        # 我 left out, as people announce it in a chat
+        (
+            "各位，官宣一下：今天下午把离职申请交了，下个月去宁波一家做新能源车的公司，写车机系统",
+            "木木换到宁波一家做新能源车的公司工作",
+        ),
+        ("我下个月跳槽到一家做游戏的公司", "木木换到一家做游戏的公司工作"),
+        ("已经入职一家外贸公司了", "木木换到一家外贸公司工作"),
+    ],
+)
+def test_a_move_to_a_new_workplace_is_a_job_fact(text: str, fact: str) -> None:
+    found = [f for f in extract(text).facts if f.description == fact]
+    assert found and found[0].predicate == "工作于", described(extract(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "下午去一家医院看病",
+        "我去一家咖啡店坐坐",
+        "你下个月去一家新公司吗",
+        "他下个月去一家新公司",
+        "下午去公司拿个东西",
+    ],
+)
+def test_going_somewhere_is_no_job_move(text: str) -> None:
+    assert not any(f.keyword == "工作" for f in extract(text).facts), described(extract(text))
+
+
 @pytest.mark.parametrize("text", ["我在家做饭", "我做饭的时候听歌", "我在公园散步"])
 def test_doing_something_somewhere_is_no_job(text: str) -> None:
     assert not any(f.keyword == "工作" for f in extract(text).facts)

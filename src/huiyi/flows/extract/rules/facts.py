@@ -15,6 +15,7 @@ from huiyi.flows.extract.rules.patterns import (
     QUESTION_END,
     ZH_CONTINUE,
     ZH_END_PARTICLES,
+    ZH_JOB_MOVE,
     ZH_LEAD,
     ZH_NAME_RULE,
     ZH_OWN_SUBJECT,
@@ -99,6 +100,8 @@ class FactReader:
                     continue
                 if led:
                     clause = "我" + clause
+            elif "我" not in clause and not question and ZH_JOB_MOVE.match(clause):
+                clause = "我" + clause
             # 我家的猫…, 我妈…: the clause has its own subject, so what follows is not the speaker's either
             led = bool(ZH_LEAD.match(clause)) and not ZH_OWN_SUBJECT.match(clause)
             named = ZH_PET_NAMED.match(clause)

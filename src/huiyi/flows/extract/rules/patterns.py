@@ -18,6 +18,9 @@ ZH_PRONOUNS = frozenset(
     "你 你们 他 她 它 他们 她们 它们 这 那 这个 那个 这些 那些 这样 那样 什么 谁 哪 自己 大家".split()
 )
 _ZH_NUM = r"[0-9０-９]{1,3}|[一二两三四五六七八九十]{1,3}"
+# when a move is said to happen (下个月去…): soon, or already
+_ZH_SOON = "下个?月|下周|下礼拜|明年|年后|过完年|月底|月初|之后|以后|马上|很快|已经|刚刚?"
+_ZH_MOVE = "(?:要|准备|打算|将|会)?(?:跳槽到|跳槽去|跳到|换到|入职|去)"
 # where people work, as the last word of a place said before what they do there
 _WORKPLACE = "公司|医院|诊所|学校|小学|初中|中学|高中|大学|幼儿园|店|馆|厂|银行|少年宫|工作室|中心|机构|事务所|单位"
 
@@ -105,6 +108,20 @@ ZH_RULES: tuple[FactRule, ...] = (
         FactKind.RELATION,
         "工作",
         "{s}在{o}{p}{x}",
+        confidence=0.7,
+    ),
+    # 下个月去宁波一家做新能源车的公司, 我跳槽到一家外企: a move to a new workplace is the job from now on
+    FactRule(
+        _zh(
+            rf"我(?:{_ZH_SOON})?{_ZH_MOVE}"
+            rf"(?P<o>[^，。！？]{{0,12}}?一家[^，。！？]{{0,12}}?(?:{_WORKPLACE}))了?"
+            r"(?=上班|工作|任职|做|写|当|教|画|干|$)"  # 去一家医院看病 is no job
+        ),
+        "工作于",
+        FactKind.RELATION,
+        "工作",
+        "{s}换到{o}工作",
+        object_type=EntityType.SPECIFIC,
         confidence=0.7,
     ),
     FactRule(
@@ -303,4 +320,7 @@ ZH_LEAD = re.compile(r"^(?:其实|但是|不过|可是|而且|因为|所以|嗯+
 ZH_CONTINUE = re.compile(
     r"^(?:也|还|又|就|现在|目前|平时)?(?:在|住|家在|养|今年|最|喜欢|爱|讨厌|不喜欢|对.{1,10}过敏|是)"
 )
+# a clause of one's own message with 我 left out that moves to a workplace (…离职申请交了，下个月去宁波一家…公司):
+# in a chat people drop 我 when announcing it, and nobody else's move is said that way
+ZH_JOB_MOVE = re.compile(rf"^(?:{_ZH_SOON})?{_ZH_MOVE}[^，。！？]{{0,12}}?一家")
 QUESTION_END = re.compile(r"(?:吗|么|呢|嘛|不|没)\s*$")
