@@ -9,8 +9,11 @@ each probe's query terms (as recall makes them, ``recall.routes.query_terms``) i
 scope and the agent's official one (what a private chat's recall sees), at the route's candidate
 limit, and ranks each probe's planted memory among the hits (gold@1, gold@10: whether ranking
 changes as the store grows). Rounds alternate between the sizes, so a machine whose load changes
-favours none of them. With ``--store pg`` the same stores are built and timed on PostgreSQL too (each in its own schema,
-``VACUUM ANALYZE``d once built, as the recall part does).
+favours none of them. Then each store is tidied as maintenance leaves it (``Store.tidy_keywords`` until
+it has nothing left to merge: FTS5's segments, which a term is looked up in one by one, grow in number
+with the writes) and the same searches are timed again: both ratios are reported, as built and tidied.
+With ``--store pg`` the same stores are built and timed on PostgreSQL too (each in its own schema,
+``VACUUM ANALYZE``d once built, as the recall part does; its tidy_keywords has nothing to do).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
 
 Say = Callable[[str], None]
 DIM = 8  # made vectors: stored, never searched here
+TIDY_STEPS = 16  # steps per tidy_keywords call, as Memory.maintain() takes them
 
 
 def bench_keyword(
@@ -52,11 +56,13 @@ def bench_keyword(
     seed: int = 0,
     rounds: int = 5,
     keep: bool = False,
+    batch: int = 20000,
     targets: Sequence[tuple[str, PgTarget | None]] = (("sqlite", None),),
     say: Say = lambda _: None,
 ) -> dict[str, Any]:
     """p50/p95 of ``search_keyword`` at each store size (same scope size), and largest over smallest,
-    on each target: the embedded store (None) first, then PostgreSQL ones (a fresh schema per size)."""
+    on each target: the embedded store (None) first, then PostgreSQL ones (a fresh schema per size),
+    as built (memories added ``batch`` at a time) and tidied."""
     sizes = sorted(set(sizes))
     cache = VectorCache(HashEmbedder(DIM), None)
     pool = Pool.build(cache, 2, seed)
@@ -82,6 +88,7 @@ def bench_keyword(
                     n_probes=n_queries,
                     seed=seed,
                     terms=_cached_terms,
+                    batch=batch,
                 )
                 if target is not None:
                     target.vacuum(location)
@@ -93,18 +100,24 @@ def bench_keyword(
                 one.report = {"size": size, "label": label, "build": describe(stats)}
         say(f"keyword: timing {rounds} rounds of the smallest store's {len(built[0].asks)} searches per store")
         for one in built:  # once untimed (the pages each query reads come into the cache), for the gold's rank
-            for (scopes, terms), gold in zip(one.asks, one.golds, strict=True):
-                ids = [hit.id for hit in one.store.search_keyword(scopes, terms, limit).hits]
-                one.ranks.append(ids.index(gold) + 1 if gold in ids else None)
+            one.hits = [[hit.id for hit in one.store.search_keyword(s, t, limit).hits] for s, t in one.asks]
+            found = zip(one.hits, one.golds, strict=True)
+            one.ranks = [ids.index(gold) + 1 if gold in ids else None for ids, gold in found]
         # every store is timed on the smallest one's asks: its persons are in the larger stores too, with
         # the same ids and scope sizes, so each size answers the same queries over scopes of one size
         timed_asks = {one.name: one.asks for one in reversed(built)}
-        for _ in range(rounds):
-            for one in built:
-                for scopes, terms in timed_asks[one.name]:
-                    started = time.perf_counter()
-                    one.store.search_keyword(scopes, terms, limit)
-                    one.samples.append((time.perf_counter() - started) * 1000)
+        _time(built, timed_asks, rounds, limit, tidied=False)
+        for one in built:
+            say(f"keyword {one.name} {one.label}: tidying the keyword index until nothing is left to merge")
+            started = time.perf_counter()
+            while done := one.store.tidy_keywords(TIDY_STEPS):
+                one.tidy_steps += done
+            one.tidy_seconds = time.perf_counter() - started
+            # untimed again (the merged pages come into the cache): merging must not change what is found
+            after = [[hit.id for hit in one.store.search_keyword(s, t, limit).hits] for s, t in one.asks]
+            one.changed_hits = sum(a != b for a, b in zip(one.hits, after, strict=True))
+        say("keyword: timing the same searches on the tidied stores")
+        _time(built, timed_asks, rounds, limit, tidied=True)
     finally:
         _cached_terms.cache_clear()
         for one in built:
@@ -117,13 +130,24 @@ def bench_keyword(
                 shutil.rmtree(one.location, ignore_errors=True)
     for name, _ in targets:
         timed = [
-            {**one.report, "ms": bench_stats.summary(one.samples), **_hits(one.ranks)}
+            {
+                **one.report,
+                "ms": bench_stats.summary(one.samples),
+                **_hits(one.ranks),
+                "tidy": {
+                    "steps": one.tidy_steps,
+                    "seconds": round(one.tidy_seconds, 2),
+                    "changed_hits": one.changed_hits,
+                },
+                "tidied_ms": bench_stats.summary(one.tidied_samples),
+            }
             for one in built
             if one.name == name
         ]
         section: dict[str, Any] = {"sizes": timed}
-        if len(timed) > 1 and timed[0]["ms"]["p50"]:
-            section["largest_over_smallest_p50"] = round(timed[-1]["ms"]["p50"] / timed[0]["ms"]["p50"], 3)
+        for key, ratio in (("ms", "largest_over_smallest_p50"), ("tidied_ms", "tidied_largest_over_smallest_p50")):
+            if len(timed) > 1 and timed[0][key]["p50"]:
+                section[ratio] = round(timed[-1][key]["p50"] / timed[0][key]["p50"], 3)
         if name == "sqlite":
             out.update(section)
         else:
@@ -144,8 +168,26 @@ class _Built:
     asks: list[tuple[list[Scope], Terms]] = field(default_factory=list)
     golds: list[str] = field(default_factory=list)  # each ask's planted memory
     ranks: list[int | None] = field(default_factory=list)  # its rank in the keyword hits, None if absent
-    samples: list[float] = field(default_factory=list)
+    hits: list[list[str]] = field(default_factory=list)  # each ask's hit ids, as built
+    samples: list[float] = field(default_factory=list)  # as built
+    tidy_steps: int = 0  # tidy_keywords' merge steps until it had nothing left to merge
+    tidy_seconds: float = 0.0
+    changed_hits: int = 0  # asks whose hits differ once tidied (merging must change none)
+    tidied_samples: list[float] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
+
+
+def _time(
+    built: Sequence[_Built], asks: dict[str, list[tuple[list[Scope], Terms]]], rounds: int, limit: int, *, tidied: bool
+) -> None:
+    """``rounds`` rounds of each store's searches, the stores taking turns within each round."""
+    for _ in range(rounds):
+        for one in built:
+            samples = one.tidied_samples if tidied else one.samples
+            for scopes, terms in asks[one.name]:
+                started = time.perf_counter()
+                one.store.search_keyword(scopes, terms, limit)
+                samples.append((time.perf_counter() - started) * 1000)
 
 
 def _hits(ranks: Sequence[int | None]) -> dict[str, float]:

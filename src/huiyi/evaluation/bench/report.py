@@ -58,15 +58,33 @@ def render(report: dict[str, Any], console: Console) -> None:
 def _keyword(keyword: dict[str, Any], console: Console) -> None:
     title = f"search_keyword alone, scope of {keyword['scope']} + the agent's notes, limit {keyword['limit']} (ms)"
     table = Table(title=title, title_justify="left")
-    for column in ("store", "size", "p50", "p95", "searches", "gold@1", "gold@10", "built in s"):
+    columns = (
+        "store",
+        "size",
+        "p50 as built",
+        "p95 as built",
+        "p50 tidied",
+        "p95 tidied",
+        "searches",
+        "gold@1",
+        "gold@10",
+    )
+    for column in (*columns, "built in s", "tidy steps", "tidy s"):
         table.add_column(column, justify="right")
     for name, section in [("sqlite", keyword), *keyword.get("postgres", {}).items()]:
         for size in section.get("sizes", []):
-            ms = size.get("ms", {})
+            ms, tidied, tidy = size.get("ms", {}), size.get("tidied_ms", {}), size.get("tidy", {})
             golds = [f"{size.get(k, 0):.3f}" for k in ("gold_at_1", "gold_at_10")]
             built = _rate(size["build"]["seconds"])
             table.add_row(
-                name, size["label"], _ms(ms.get("p50")), _ms(ms.get("p95")), str(ms.get("n", 0)), *golds, built
+                name,
+                size["label"],
+                *(_ms(m.get(q)) for m in (ms, tidied) for q in ("p50", "p95")),
+                str(ms.get("n", 0)),
+                *golds,
+                built,
+                str(tidy.get("steps", "")),
+                _rate(tidy.get("seconds")),
             )
     console.print(table)
 
