@@ -115,7 +115,7 @@ def run(
         first = max(limit * 5, recipe.candidates)
     else:
         first = max(limit, recipe.route_candidates) if widens else limit
-    ranking = _fused(ask, request, first, timings)
+    ranking = _fused(ask, request, first, timings, span)
     if widens:
         ranking = _widened(ask, ranking, first if request.time_range is not None else limit, request.explain)
     people = ranking.info.get("people")
@@ -170,8 +170,11 @@ def _visible(ask: routes.Ask) -> set[str]:
     return {scope.tag for scope in ask.scopes if scope.agent == ask.agent}
 
 
-def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[str, float]) -> Ranking:
-    """Dense and keyword fused, thresholded, reranked by the bonuses, filtered and cut to ``limit``."""
+def _fused(
+    ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[str, float], span: TimeSpan | None
+) -> Ranking:
+    """Dense and keyword fused, thresholded, reranked by the bonuses, filtered and cut to ``limit``
+    (``span``: the query's time, read once by :func:`run`)."""
     recipe = ask.recipe
     candidates = max(recipe.candidates, limit)
     seen = (
@@ -206,7 +209,6 @@ def _fused(ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[st
     visible = _visible(ask)
     # fetch a little more than asked, since a kind filter may drop some; more still when reranking
     depth = limit * (3 if wanted_kinds else 1)
-    span = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
     reranking = bool(recipe.speaker_weight or recipe.neighbour_weight or recipe.chatter_weight < 1) or span is not None
     if reranking:
         depth = max(depth, recipe.rerank_depth)
