@@ -247,7 +247,7 @@ def _fused(
             for key, gain in whens.items():
                 boosts.setdefault(key, {})["when"] = gain
     if recipe.events_lend and not wanted_kinds:  # events as keys of their turns (recall.units)
-        window, lent = units.lend(window, rows)
+        window, lent = units.lend(window, rows, {key: bonus.get("speaker", 0.0) for key, bonus in boosts.items()})
         for key, gain in lent.items():
             boosts.setdefault(key, {})["evidence"] = gain
     chosen: list[Candidate] = []

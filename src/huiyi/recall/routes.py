@@ -30,6 +30,7 @@ from huiyi.recall import graph as links
 from huiyi.store.base import RouteHits, Store, Terms
 from huiyi.text import tokens
 from huiyi.text.expand import expand as expand_words
+from huiyi.text.frames import unframed
 from huiyi.text.lexicon import lexicon_for
 from huiyi.text.nicknames import nickname_forms
 
@@ -89,8 +90,9 @@ class Hits:
 
 
 def query_terms(query: str, drop_words: Sequence[str] = ()) -> Terms:
-    """Content words plus the CJK characters of the content words (stopwords out)."""
-    words = tokens.content_words(query, drop=drop_words)
+    """Content words plus the CJK characters of the content words (stopwords out); a who-question's
+    frame (是谁说…) is no content (:mod:`huiyi.text.frames`)."""
+    words = tokens.content_words(unframed(query), drop=drop_words)
     chars: list[str] = []
     for word in words:
         for char in tokens.chars(word):
