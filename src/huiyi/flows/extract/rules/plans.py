@@ -28,8 +28,10 @@ __all__ = ["plans_in"]
 _CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
 # what a plan's 我 is followed by: a verb, or a word that leads to one (要去, 跟几个老伙计去, 打算)
 _LEADS = re.compile(
-    r"^(?:要|想|打算|准备|计划|会|得|还得|还要|也要|就要|先|再|跟|和|同|带|一个人|自己|去|飞|回|搬|出发|到|考|参加)"
+    r"^(?:要|想|打算|准备|计划|会|得|还得|还要|也要|就要|先|再|跟|和|同|带|一个人|自己|去|飞|回|搬|出发|到|考|参加"
+    r"|报|约|订)"
 )
+_ADVERBS = re.compile(r"^(?:还|也|都|就|又|已经|一定|真的|其实)+")  # 我还打算…, 我也要去…
 _MAX_CHARS = 40  # a longer clause is a story, not a plan
 
 
@@ -90,7 +92,7 @@ def _own_i(clause: str) -> int | None:
 
 def _acts(rest: str) -> bool:
     """Whether what follows 我 (and the time) starts with doing something: a verb or a word leading to one."""
-    rest = rest.strip()
+    rest = _ADVERBS.sub("", rest.strip())
     if not rest:
         return False
     if _LEADS.match(rest):
