@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from huiyi.flows.extract import Extraction, Fold
+from huiyi.flows.extract import Extraction, FactDraft, Fold
 from huiyi.flows.extract.rules.extractor import RuleExtractor
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import Message, Scope, ScopeKind
@@ -86,12 +86,36 @@ def test_a_nickname_is_resolved_only_when_one_person_gives_it() -> None:
 # --- plans a member states about themself, with a time still to come
 
 
+def plans_of(*said: tuple[str, str]) -> dict[str, FactDraft]:
+    return {fact.description: fact for fact in extract(*said).facts if fact.keyword == "计划"}
+
+
 def test_a_plan_with_a_relative_date_is_a_fact_of_the_speaker_at_that_date() -> None:
-    found = extract(("顾北辰", "提前跟大家说一声，我下周一飞大阪，自由行十天"), ("陈大川", "顺便说一下，这周六我搬家"))
-    plans = {fact.description: fact for fact in found.facts if fact.keyword == "计划"}
+    plans = plans_of(("顾北辰", "提前跟大家说一声，我下周一飞大阪"), ("陈大川", "顺便说一下，这周六我搬家"))
     assert set(plans) == {"顾北辰下周一（2024-11-18）飞大阪", "陈大川这周六（2024-11-16）搬家"}
     trip = plans["顾北辰下周一（2024-11-18）飞大阪"]
     assert trip.subject == "顾北辰" and trip.time == datetime(2024, 11, 18)  # about then, said on the 14th
+
+
+@pytest.mark.parametrize(
+    ("text", "plan"),
+    [
+        # the clauses after it with no subject of their own say how long and when back
+        (
+            "我下周一飞大阪，自由行十天，月底回来。有要带药妆零食的提前说",
+            "顾北辰下周一（2024-11-18）飞大阪，自由行十天，月底（2024-11-21～2024-11-30）回来",
+        ),
+        # the talk turns to something else: the chain stops
+        ("这周六我搬家，搬去未来科技城那边，公司上个月搬过去了", "顾北辰这周六（2024-11-16）搬家"),
+        # 三个晚上 counts nights: no date for it
+        (
+            "后天我跟几个老伙计去千岛湖钓鱼，住三个晚上，钓到大鱼给你们发照片",
+            "顾北辰后天（2024-11-16）跟几个老伙计去千岛湖钓鱼，住三个晚上",
+        ),
+    ],
+)
+def test_a_plan_carries_on_in_the_clauses_that_drop_its_subject(text: str, plan: str) -> None:
+    assert set(plans_of(("顾北辰", text))) == {plan}
 
 
 @pytest.mark.parametrize(

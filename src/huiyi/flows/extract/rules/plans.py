@@ -22,6 +22,7 @@ from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 from huiyi.text import tokens
+from huiyi.text.times import TimeSpan
 
 __all__ = ["plans_in"]
 
@@ -33,6 +34,10 @@ _LEADS = re.compile(
 )
 _ADVERBS = re.compile(r"^(?:还|也|都|就|又|已经|一定|真的|其实)+")  # 我还打算…, 我也要去…
 _MAX_CHARS = 40  # a longer clause is a story, not a plan
+_CHAIN_CHARS = 30  # at most this much of the clauses that continue a plan
+# a clause with a subject of its own ends the chain: a pronoun or a question word
+_OWN_SUBJECT = re.compile(r"我|你|他|她|它|咱|大家|谁|什么|哪")
+_DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)个?(?:天|晚|夜|周|星期|礼拜|月|小时)")
 
 
 def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
@@ -59,7 +64,9 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         rest = after[len(spans[0].phrase) :] if after.startswith(spans[0].phrase) else after
         if not _acts(rest):
             continue
-        shown = before + after
+        shown = before + after + _chain(text, match.end(), roster, said.spans)
+        # a phrase the chain adds is dated too, unless it is counted (住三个晚上: nights, not tonight)
+        spans += [span for span in coming if span not in spans and span.phrase in shown and not _counted(shown, span)]
         for span in spans:  # each phrase followed by the date it means, as in an event's text
             shown = shown.replace(span.phrase, f"{span.phrase}（{absolute(span)}）", 1)
         out.append(
@@ -78,6 +85,33 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
             )
         )
     return out
+
+
+def _chain(text: str, start: int, roster: Roster, spans: list[TimeSpan]) -> str:
+    """The clauses after a plan's that carry on with no subject of their own and say when or how long,
+    up to the sentence's end: Chinese drops a subject the clause before gave (我下周一飞大阪，自由行十天，
+    月底回来). A clause that says neither is where the plan's talk turns to something else (搬去未来科技城
+    那边，公司上个月搬过去了): the chain stops there."""
+    out = ""
+    at = start
+    while at < len(text) and text[at] in "，,、" and len(out) < _CHAIN_CHARS:
+        match = _CLAUSE.match(text, at + 1)
+        if match is None:
+            break
+        clause = match.group().strip()
+        end = text[match.end() : match.end() + 1]
+        names = [name for name in roster.all_names() if len(name) > 1 and name in clause]
+        if not clause or _OWN_SUBJECT.search(clause) or names or (end and end in "？?"):
+            break
+        if not _DURATION.search(clause) and not any(span.phrase in clause for span in spans):
+            break
+        out += "，" + clause
+        at = match.end()
+    return out
+
+
+def _counted(text: str, span: TimeSpan) -> bool:
+    return re.search(rf"[0-9一二两三四五六七八九十几]个?{re.escape(span.phrase)}", text) is not None
 
 
 def _own_i(clause: str) -> int | None:
