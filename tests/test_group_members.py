@@ -13,7 +13,7 @@ import pytest
 
 from huiyi import Memory
 from huiyi.config import Config
-from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.model import MemoryItem, MemoryKind, Person, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.recall.routes import query_terms
 from huiyi.recall.units import lend
@@ -85,3 +85,16 @@ def test_a_bystanders_turn_does_not_borrow_the_named_persons_bonus() -> None:
 def test_a_who_question_frame_is_no_keyword() -> None:
     words = query_terms("是谁说明晚要带自己做的点心来").words
     assert "明晚" in words and "说明" not in words
+
+
+def test_a_nickname_beside_the_name_is_a_name_too(group: Memory) -> None:
+    """顾哥 beside 顾北辰 (here 舟舟 beside 王一舟) is no keyword: it would match every line calling him so."""
+    found = group.recall("好几天没见舟舟冒泡了\n王一舟最近忙啥", agent="bot", space="g1", person="柯凯", limit=3)
+    assert {"王一舟", "舟舟"} <= set(found.info["people"])  # the names taken out of the keyword query
+
+
+def test_a_title_alias_gives_no_nickname(group: Memory) -> None:
+    """苏霓 is called 苏老师; 老师 is no nickname of hers, so 托尼老师 does not name her."""
+    group.set_person(Person(id="苏霓", aliases=["苏老师"]), agent="bot")
+    found = group.recall("托尼老师的理发店开在哪", agent="bot", space="g1", person="柯凯", limit=3)
+    assert "苏霓" not in found.info.get("people", [])

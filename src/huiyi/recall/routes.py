@@ -196,8 +196,9 @@ def named_people(ask: Ask) -> list[str]:
     ]
     # persons apart: a stray entity of one name (霓霓, not yet merged) must not hide the person it names
     found = [*links.mentioned(persons, ask.query), *links.mentioned(entities, ask.query)]
-    if not found:  # no name said: perhaps a nickname no one taught (川哥, 桐桐)
-        found = links.mentioned(_nicknamed([*persons, *entities]), ask.query)
+    # a nickname no one taught (川哥, 桐桐) names them too, also beside their name (好几天没见顾哥冒泡了 /
+    # 顾北辰这趟…): left in the keyword query it matches every line that calls them so
+    found += links.mentioned(_nicknamed([*persons, *entities]), ask.query)
     named = [e for e in found if not set(e.names) & set(ask.drop)]
     return list(dict.fromkeys(n for e in named for n in e.names))
 
