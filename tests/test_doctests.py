@@ -21,6 +21,7 @@ MODULES = [
     "huiyi.recall.recipes",
     "huiyi.recall.rerank",
     "huiyi.recall.routes",
+    "huiyi.text.frames",
     "huiyi.text.nicknames",
     "huiyi.text.tokens",
     "huiyi.text.times",

@@ -52,7 +52,11 @@ def test_a_plan_applied_then_exported_reads_back_as_an_export(tmp_path: Path) ->
 
     exported = asyncio.run(run())
     types = [json.loads(line)["type"] for line in exported.splitlines()]
-    # then the entities extraction found (the graph travels with the export)
-    assert types[:4] == ["export", "person", "message", "memory"] and set(types[4:]) <= {"entity", "link", "merge"}
+    # then what extraction found: the entities (the graph travels with the export) and the plan fact the
+    # rules read from 我下周三要考试 (issue #13)
+    assert types[:4] == ["export", "person", "message", "memory"]
+    assert set(types[4:]) <= {"entity", "link", "merge", "memory"}
+    assert any("下周三" in json.loads(line).get("text", "") for line in exported.splitlines()[4:])
     again = read_text(exported, "export.jsonl", None, None, None, [])
-    assert again.export and again.size == 2 and again.persons[0][1].name == "木木"
+    # the message and both memories (木木怕黑 and the plan)
+    assert again.export and again.size == 3 and again.persons[0][1].name == "木木"

@@ -99,7 +99,10 @@ def test_a_fact_about_the_named_person_leads_their_lines(tmp_path: Path) -> None
     first = found.hits[0]
     assert first.kind.value == "fact" and first.sources == ["m0"], [h.text for h in found.hits]
     fact = next(hit for hit in living.hits if hit.kind.value == "fact")
-    assert living.info["bonuses"][fact.id]["speaker"] == pytest.approx(2 * config.recall.speaker_weight)
+    # at least twice the weight whatever the words; like a line's, it grows with the speaker route's score
+    # (issue #13: a fact must lead even the person's line that shares the question's words)
+    weight = config.recall.speaker_weight
+    assert 2 * weight <= living.info["bonuses"][fact.id]["speaker"] <= 3 * weight
 
 
 def test_a_job_move_said_without_i_answers_where_someone_works_now(tmp_path: Path) -> None:

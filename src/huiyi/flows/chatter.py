@@ -13,6 +13,8 @@ the turns before it, it scores as high as the content it answers. Recall gives i
     [True, True, True, True, True, True, True, True]
     >>> [is_chatter(t) for t in ["好冷", "苏老师早！今天有课吧", "我在做毕业设计", "接龙：1. 晚晴 2. 霓霓"]]
     [False, False, False, False]
+    >>> [is_chatter(t) for t in ["是啊，下次一定", "都记下了", "没问题", "都记下了，清单私发我", "行李箱还空着"]]
+    [True, True, True, False, False]
     >>> [is_chatter(t) for t in ["ok", "lol 😂", "book"]]
     [True, True, False]
 """
@@ -37,7 +39,7 @@ _REACTIONS = sorted(
     好的 好滴 好嘞 好吧 好呀 好啊 好 对 对对 对的 对啊 是的 是啊 确实 有道理 同意 附议 同 一样 也是 真的
     嗯 嗯嗯 哦 噢 喔 哇 哇塞 啊 呀 耶 诶 欸 嘿 哟 咦 额 呃 草 艹 牛 牛啊 牛逼 666 厉害 绝了 赞 顶 强
     笑死 笑死我了 哭了 心疼 羡慕 可爱 好看 好好看 好美 好棒 棒 馋 晚安啦 睡了 路过 围观 前排 沙发 啦 呢 吧 嘛
-    签到 大家 各位 可以 经典 原来如此 卧槽 我去
+    签到 大家 各位 可以 经典 原来如此 卧槽 我去 记下了 记住了 都记下了 没问题 下次一定
     ok okay lol lmao haha hahaha hi hello hey thanks thx ty yes yeah yep no nope wow nice cool gm gn omg
     """.split(),
     key=len,

@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import socket
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
@@ -149,6 +150,26 @@ def is_group(turns: Sequence[Message]) -> bool:
     return len({m.speaker for m in turns}) > 2
 
 
+# a question for a piece of information (where, what, when, how much): its answer carries what the
+# question lacks and shares no word with it; a yes/no question (一起吗) is answered by a reaction (我去！)
+_ASKS = re.compile(r"在哪|哪里|哪儿|哪家|哪天|什么|几点|几号|多少|怎么走|叫啥|是啥|啥时候")
+_QUESTION = re.compile(r"[？?]\s*$|[吗呢][？?～~！!。\s]*$")
+ANSWER_CHARS = 40  # a reply longer than this says more than the answer
+
+
+def answers(message: Message, before: Message) -> bool:
+    """Whether ``message`` reads as the answer to ``before``: someone else asked for something (托尼老师店在哪)
+    and this short line, no question itself, replies (文二路和学院路交叉口). The answer shares no word with
+    the question, so in a group the question's words are matched for it too."""
+    return (
+        before.speaker != message.speaker
+        and bool(_ASKS.search(before.text))
+        and not _ASKS.search(message.text)
+        and not _QUESTION.search(message.text)
+        and len(message.text) <= ANSWER_CHARS
+    )
+
+
 def chunk_memories(
     store: Store, messages: Sequence[Message], config: Config
 ) -> tuple[list[MemoryItem], list[str], list[str]]:
@@ -204,7 +225,14 @@ def chunk_windows(
         # the names stay in the embedded text: meaning is matched with who said it (LoCoMo, the
         # companion month and the group plans lose without); they leave only the keyword text (issue #13)
         contexts.append([f"{m.speaker}: {m.text}" for m in extra])
-        keyword_texts.append(said_text(text, [m.speaker for m in turns]) if is_group(seen) else text)
+        if is_group(seen):
+            said = said_text(text, [m.speaker for m in turns])
+            asked = earlier[-1] if earlier else None
+            if asked is not None and answers(message, asked):
+                said += "\n" + asked.text  # an answer is found by its question's words (issue #13)
+            keyword_texts.append(said)
+        else:
+            keyword_texts.append(text)
         earlier.append(message)
         del earlier[: max(0, len(earlier) - (window - 1 + context))]
     return items, contexts, keyword_texts

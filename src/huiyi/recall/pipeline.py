@@ -247,7 +247,10 @@ def _fused(
             for key, gain in whens.items():
                 boosts.setdefault(key, {})["when"] = gain
     if recipe.events_lend and not wanted_kinds:  # events as keys of their turns (recall.units)
-        window, lent = units.lend(window, rows)
+        # in a group, someone else's turn beside the named person's is a bystander's (recall.units); between
+        # two people it is the other half of their exchange
+        named_bonus = {key: bonus.get("speaker", 0.0) for key, bonus in boosts.items()} if by_name else None
+        window, lent = units.lend(window, rows, named_bonus)
         for key, gain in lent.items():
             boosts.setdefault(key, {})["evidence"] = gain
     chosen: list[Candidate] = []

@@ -65,7 +65,9 @@ def rerank(
     route's score (their field plus the query's other words, ``spoken``) the more, so their memories
     that say what is asked lead, not just any of their lines (issue #13). With ``facts_lead`` (a group
     chat, where naming one of many members is a sharp cue), a fact whose subject is the named person
-    gets twice it: it is what "what does 苏霓 do" asks whatever its words. Between two people every
+    gets ``speaker_weight`` more than a line of theirs with the same share: it is what "what does 苏霓 do"
+    asks whatever its words, so it leads even the line that shares the question's words (issue #13:
+    王一舟是急诊科护士 lost to 王一舟: 准备上班了 when both got twice the weight). Between two people every
     question names one of them, and their facts would crowd out the rest (LoCoMo R@1 −0.009).
     ``time``: the memory's time lies in the span the query's time words name (上周, in May 2023);
     ``time_weight`` times the share of the dated candidates outside the span.
@@ -116,7 +118,7 @@ def rerank(
             if named and named.intersection(people[key]) and key not in chatter:
                 # a fact about the named person is what "what does 苏霓 do" asks: it leads their lines
                 about = facts_lead and item.kind is MemoryKind.FACT and item.subject in named
-                bonus["speaker"] = recipe.speaker_weight * (2.0 if about else 1.0 + theirs.get(key, 0.0))
+                bonus["speaker"] = recipe.speaker_weight * ((2.0 if about else 1.0) + theirs.get(key, 0.0))
             if time_bonus and item.time is not None and span is not None and _within(key, item, span, whole):
                 bonus["time"] = time_bonus
             if placed and item.kind is MemoryKind.CHUNK and item.seq is not None:

@@ -30,6 +30,7 @@ from huiyi.recall import graph as links
 from huiyi.store.base import RouteHits, Store, Terms
 from huiyi.text import tokens
 from huiyi.text.expand import expand as expand_words
+from huiyi.text.frames import unframed
 from huiyi.text.lexicon import lexicon_for
 from huiyi.text.nicknames import nickname_forms
 
@@ -89,8 +90,9 @@ class Hits:
 
 
 def query_terms(query: str, drop_words: Sequence[str] = ()) -> Terms:
-    """Content words plus the CJK characters of the content words (stopwords out)."""
-    words = tokens.content_words(query, drop=drop_words)
+    """Content words plus the CJK characters of the content words (stopwords out); a who-question's
+    frame (是谁说…) is no content (:mod:`huiyi.text.frames`)."""
+    words = tokens.content_words(unframed(query), drop=drop_words)
     chars: list[str] = []
     for word in words:
         for char in tokens.chars(word):
@@ -194,8 +196,9 @@ def named_people(ask: Ask) -> list[str]:
     ]
     # persons apart: a stray entity of one name (霓霓, not yet merged) must not hide the person it names
     found = [*links.mentioned(persons, ask.query), *links.mentioned(entities, ask.query)]
-    if not found:  # no name said: perhaps a nickname no one taught (川哥, 桐桐)
-        found = links.mentioned(_nicknamed([*persons, *entities]), ask.query)
+    # a nickname no one taught (川哥, 桐桐) names them too, also beside their name (好几天没见顾哥冒泡了 /
+    # 顾北辰这趟…): left in the keyword query it matches every line that calls them so
+    found += links.mentioned(_nicknamed([*persons, *entities]), ask.query)
     named = [e for e in found if not set(e.names) & set(ask.drop)]
     return list(dict.fromkeys(n for e in named for n in e.names))
 

@@ -31,9 +31,17 @@ __all__ = ["lend"]
 Window = list[tuple[int, tuple[float, dict[str, float]]]]
 
 
-def lend(window: Window, items: Mapping[int, MemoryItem | RankRow | None]) -> tuple[Window, dict[int, float]]:
+def lend(
+    window: Window, items: Mapping[int, MemoryItem | RankRow | None], speaker: Mapping[int, float] | None = None
+) -> tuple[Window, dict[int, float]]:
     """The window with each event's score lent to its candidate turns and the lending events left out;
-    and what each turn gained, by key."""
+    and what each turn gained, by key.
+
+    ``speaker``: the speaker bonus each candidate got (the query names someone who took part). An
+    event earns it for the named person's part; a turn that got none (someone else's line in the same
+    stretch of chat) borrows the event's score without it, or a bystander's 我就说！ would outrank the
+    named person's own account (issue #13)."""
+    speaker = speaker or {}
     turn_of: dict[str, int] = {}  # a chunk's own message (its anchor) → its key
     own: dict[int, float] = {}
     for key, (score, _) in window:
@@ -54,7 +62,8 @@ def lend(window: Window, items: Mapping[int, MemoryItem | RankRow | None]) -> tu
         best = max(own[turn] for turn in turns)
         for turn in turns:
             share = own[turn] / best if best > 0 else 1.0
-            lifted[turn] = max(lifted.get(turn, 0.0), score * share)
+            earned = score if speaker.get(turn) else score - speaker.get(key, 0.0)
+            lifted[turn] = max(lifted.get(turn, 0.0), earned * share)
     gained: dict[int, float] = {}
     out: Window = []
     for key, (score, parts) in window:

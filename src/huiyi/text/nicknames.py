@@ -6,8 +6,8 @@ statement taught it; nothing is stored.
     ['大川', '川哥', '川姐', '陈哥', '陈姐', '陈叔', '陈姨', '老陈', '小川', '阿川', '川川']
     >>> "好好" in nickname_forms("郑好"), "圆圆" in nickname_forms("方圆")  # 好好 is a word, 圆圆 a name
     (False, True)
-    >>> nickname_forms("NekoChan"), nickname_forms("欧阳娜娜娜"), nickname_forms("阿木")
-    ([], [], [])
+    >>> nickname_forms("NekoChan"), nickname_forms("欧阳娜娜娜"), nickname_forms("阿木"), nickname_forms("苏老师")
+    ([], [], [], [])
 """
 
 from __future__ import annotations
@@ -18,12 +18,15 @@ __all__ = ["nickname_forms"]
 
 # parts of speech a doubled character must not have to be taken for a name: 好好 (d), 甜甜 (a), 天天 (t)
 _WORDISH = ("a", "d", "v", "t", "m", "q", "r", "p", "c", "u")
+_TITLES = ("老师", "哥", "姐", "叔", "姨", "总", "老板", "同学")
 
 
 def nickname_forms(name: str) -> list[str]:
     """Nicknames of a 2–3 character Chinese name: the given name, 川哥, 陈叔, 老陈, 小川, 阿川, 川川."""
     if not (2 <= len(name) <= 3) or not all(tokens.has_cjk(ch) for ch in name) or name[0] in "小阿老":
         return []  # 小满, 阿木 are already what a nickname would be (小姐, 阿姨 are no one's)
+    if name.endswith(_TITLES):
+        return []  # 苏老师, 顾哥: a way to address someone, not a name (its "given name" 老师 is no one's)
     surname, given, last = name[0], name[1:], name[-1]
     forms = [given] if len(given) == 2 else []
     forms += [last + "哥", last + "姐", surname + "哥", surname + "姐", surname + "叔", surname + "姨"]

@@ -15,6 +15,8 @@ from typing import Any
 from huiyi.text.periods import (
     Range,
     just_now,
+    midnight,
+    month_span,
     recent,
     vague_ago,
     week_start,
@@ -73,6 +75,7 @@ _ZH_ALIASES = [
 _ZH_VAGUE_AGO = re.compile(r"(?:好)?几个?(天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)")
 _ZH_UNIT = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 _ZH_UNIT |= {"小时": "hour", "钟头": "hour"}
+_ZH_MONTH_PART = {"月初": 1, "月中": 11, "月底": 21, "月末": 21}  # the day each part starts on
 _ZH_WEEKEND = re.compile(r"(上上|下下|上一?个?|下一?个?|这一?个?|本)?(?:周|星期|礼拜)末")
 
 
@@ -93,6 +96,11 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
     vague = _ZH_VAGUE_AGO.fullmatch(phrase)
     if vague:
         return vague_ago(now, _ZH_UNIT[vague.group(1)], 2, 5)
+    part = _ZH_MONTH_PART.get(phrase)
+    if part is not None:  # 月底 alone is this month's (jionlp reads none): its first, middle or last ten days
+        first = now.date().replace(day=part)
+        end = month_span(now.year, now.month)[1] if part == 21 else midnight(first) + timedelta(days=10)
+        return midnight(first), end
     weekend = _ZH_WEEKEND.fullmatch(phrase)
     if weekend:
         prefix = weekend.group(1) or ""

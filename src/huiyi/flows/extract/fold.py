@@ -17,7 +17,7 @@ from huiyi.config import Config
 from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.ingest import memory_terms
-from huiyi.model import FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope
+from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
 
@@ -142,10 +142,17 @@ def fold_of(store: Store, job: Job, language: str) -> Fold:
     for speaker in {m.speaker for m in messages if m.role == "user"} | ({person} if person else set()):
         known = store.get_person(job.agent, speaker)
         aliases[speaker] = [speaker, *(known.aliases if known else [])]
+    scope = Scope.from_tag(job.agent, job.payload["scope"])
+    if scope.kind is ScopeKind.SPACE:
+        # a group's members who are silent in this fold are still its members: 霓霓就是苏霓 and
+        # 舟舟是急诊科护士 name people who spoke before (issue #13); the agent is no member
+        for member in store.list_entities([scope]):
+            if member.type is EntityType.OBJECT and member.name != job.agent and member.name not in aliases:
+                aliases[member.name] = [member.name, *member.aliases]
     return Fold(
         agent=job.agent,
         space=job.payload["space"],
-        scope=Scope.from_tag(job.agent, job.payload["scope"]),
+        scope=scope,
         messages=messages,
         person=person,
         aliases=aliases,

@@ -15,6 +15,7 @@ from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.mentions import mentions, place_of
+from huiyi.flows.extract.rules.plans import plans_in
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, Message
@@ -113,6 +114,7 @@ class RuleExtractor:
         spans = [span for span in spans if not any(span.phrase in d for d in dates)]
         said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities)
         said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
+        said.facts.extend(plans_in(said, roster))  # 我下周一飞大阪 (issue #13)
         return said
 
     # --- grouping

@@ -66,6 +66,12 @@ def _is_name(obj: str) -> bool:
     return len(tags) == 1 and tags[0][1] == "nr" and name_shaped(tags[0][0])
 
 
+def _one_proper_noun(obj: str) -> bool:
+    """One word the tagger calls a name or proper noun (小苏, 老王): no description of anyone."""
+    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
+    return len(tags) == 1 and tags[0][1] in ("nr", "nrt", "nrfg", "ns", "nz", "j")
+
+
 def _first_noun_ok(obj: str) -> bool:
     """For 我是…: the object starts like a noun phrase and ends in a noun (一名护士, 南京人, 学生)."""
     tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
@@ -108,9 +114,40 @@ class FactReader:
             topic = named.group("name") if named else ""
             if named and not question:
                 self._pet(named, message, speaker, False, facts, entities)
+            elif not question and "我" not in clause and (about := self._named_lead(clause)):
+                self._third(about[0], about[1], message, facts, entities)
             elif not question:
                 self._chinese(clause, message, speaker, facts, entities)
         return facts, entities
+
+    def _named_lead(self, clause: str) -> tuple[str, str] | None:
+        """(person, the rest) for a clause that starts with someone's name or nickname: 舟舟是急诊科护士.
+        The agent is left out: what people tell it about itself is the persona's business."""
+        for name in sorted(self.roster.all_names(), key=len, reverse=True):
+            if len(name) >= 2 and clause.startswith(name):
+                person = self.roster.resolve(name)
+                if person is not None and person != self.roster.agent_name:
+                    return person, clause[len(name) :]
+                return None
+        for size in (4, 3, 2):
+            person = self.roster.nicknamed(clause[:size])
+            if person is not None and person != self.roster.agent_name:
+                return person, clause[size:]
+        return None
+
+    def _third(
+        self, person: str, rest: str, message: Message, facts: list[FactDraft], entities: list[EntityDraft]
+    ) -> None:
+        """A fact one member states about another (舟舟是急诊科护士，圆圆是会计): group chats introduce
+        people this way. Read as the first-person rules read 我…, with the named person as subject;
+        names are not read (霓霓就是苏霓 is an alias, :mod:`~huiyi.flows.extract.rules.aliases`)."""
+        clause = "我" + rest
+        for rule in ZH_RULES:
+            if rule.keyword == "名字":
+                continue
+            match = rule.pattern.match(clause)
+            if match and self._fact(rule, match, message, person, False, facts, entities, third=True):
+                return
 
     def _about(self, subject: str, value: str, message: Message, facts: list[FactDraft]) -> None:
         """``subject``是``value``, for a clause whose subject the clause before named (团子 → 是一只橘猫)."""
@@ -170,7 +207,9 @@ class FactReader:
         english: bool,
         facts: list[FactDraft],
         entities: list[EntityDraft],
+        third: bool = False,
     ) -> bool:
+        """``third``: ``speaker`` is the person a clause names, not who said it."""
         resolved = self._object(match.group("o"), speaker, english)
         if resolved is None:
             return False
@@ -180,8 +219,12 @@ class FactReader:
             return False  # 我今年300岁: a joke
         if rule.keyword in ("身份", "identity") and obj_type is not None:
             return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
+        if third and (_one_proper_noun(obj) or self.roster.nicknamed(obj)):
+            return False  # 霓霓是小苏: another name, and not one the person gave
         if rule.noun_object and not english:
             if _is_name(obj):
+                if third:
+                    return False  # 霓霓是小苏: a name, and not one the person gave
                 rule = ZH_NAME_RULE  # 我是小明
             elif not _first_noun_ok(obj):
                 return False

@@ -58,6 +58,17 @@ ZH_RULES: tuple[FactRule, ...] = (
         "{s}{p}{o}",
         confidence=0.75,
     ),
+    # what one eats and drinks or cannot (我只喝三分糖的, 我吃不了辣, 我不吃香菜): a habit a companion keeps
+    FactRule(
+        _zh(
+            rf"我{_ZH_ADV}(?P<p>只喝|只吃|只用|不吃|不喝|不能吃|不能喝|吃不了|喝不了|碰不得)(?P<o>[^，。！？]{{1,12}})"
+        ),
+        "{p}",
+        FactKind.PREFERENCE,
+        "饮食",
+        "{s}{p}{o}",
+        confidence=0.75,
+    ),
     FactRule(
         _zh(rf"我{_ZH_ADV}(?P<p>喜欢|爱|迷上了|热爱)(?:上了?)?(?:的(?:是|就是))?(?P<o>.+)"),
         "{p}",
@@ -155,8 +166,9 @@ ZH_RULES: tuple[FactRule, ...] = (
         "年龄",
         "{s}今年{o}",
     ),
+    # 我从小芒果过敏, 我对猫毛过敏: said with or without 对
     FactRule(
-        _zh(r"我对(?P<o>[^，。！？]{1,10}?)过敏"),
+        _zh(r"我(?:从小|一直|天生|有点)?(?:就)?(?:对)?(?P<o>[^，。！？]{1,10}?)过敏"),
         "过敏",
         FactKind.ATTRIBUTE,
         "健康",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from huiyi.flows.extract import Fold
 from huiyi.model import EntityType
+from huiyi.text.nicknames import nickname_forms
 from huiyi.text.tokens import has_cjk
 
 _ID_LIKE = re.compile(r"[\w.-]*\d[\w.-]*|[\w-]*_[\w-]*")
@@ -30,6 +31,7 @@ class Roster:
     display: dict[str, str] = field(default_factory=dict)  # speaker id -> display name
     names: dict[str, list[str]] = field(default_factory=dict)  # display name -> every name, display first
     _lookup: dict[str, str] = field(default_factory=dict)  # any name (case-folded) -> display name
+    _nicknames: dict[str, str] | None = None  # a nickname only one person's names give -> display name
 
     @classmethod
     def of(cls, fold: Fold) -> Roster:
@@ -63,6 +65,23 @@ class Roster:
     def resolve(self, name: str) -> str | None:
         """The display name ``name`` refers to, or ``None`` for someone not in the fold."""
         return self._lookup.get(name.strip().casefold())
+
+    def nicknamed(self, word: str) -> str | None:
+        """The person ``word`` calls by a common nickname of their name (舟舟 → 王一舟, 顾哥 → 顾北辰), when
+        only one person's names give it and it is nobody's name; ``None`` otherwise. Groups call each
+        other so all day, often before any statement teaches the alias."""
+        if self._nicknames is None:
+            owners: dict[str, set[str]] = {}
+            for shown, names in self.names.items():
+                for name in names:
+                    for form in nickname_forms(name):
+                        owners.setdefault(form, set()).add(shown)
+            self._nicknames = {
+                form: next(iter(found))
+                for form, found in owners.items()
+                if len(found) == 1 and form.casefold() not in self._lookup
+            }
+        return self._nicknames.get(word.strip())
 
     def all_names(self) -> list[str]:
         return [name for names in self.names.values() for name in names]

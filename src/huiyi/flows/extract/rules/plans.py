@@ -1,0 +1,135 @@
+"""Plans a speaker states about themself with a time still to come (issue #13): 我下周一飞大阪, 这周六我搬家,
+月底上海马拉松我抽中了. A group asks about them by the person and the time (顾北辰这趟出国什么时候回,
+NekoChan下礼拜六有什么安排), and a plan buried in a long message loses to any short line with the same
+time word; as a fact about the speaker it is what the question names.
+
+The fact's time is the time the plan is about (the first phrase still to come), as an event's is; the
+time it was said is kept apart (``said_at``). Its text names the speaker and the date the phrase means:
+``顾北辰下周一（2024-11-18）飞大阪``.
+
+Only a clause with its own 我 is read: a subject left out may be anyone's (下周六杭州中到大雨, 明晚的事
+定了). Questions, reported speech (他说下周我…) and 我们 (a group's plan: whose?) are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from huiyi.flows.extract import FactDraft
+from huiyi.flows.extract.rules.condense import absolute
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED
+from huiyi.flows.extract.rules.roster import Roster
+from huiyi.flows.extract.rules.said import Said
+from huiyi.model import EntityType, FactKind
+from huiyi.text import tokens
+from huiyi.text.times import TimeSpan
+
+__all__ = ["plans_in"]
+
+_CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
+# what a plan's 我 is followed by: a verb, or a word that leads to one (要去, 跟几个老伙计去, 打算)
+_LEADS = re.compile(
+    r"^(?:要|想|打算|准备|计划|会|得|还得|还要|也要|就要|先|再|跟|和|同|带|一个人|自己|去|飞|回|搬|出发|到|考|参加"
+    r"|报|约|订)"
+)
+_ADVERBS = re.compile(r"^(?:还|也|都|就|又|已经|一定|真的|其实)+")  # 我还打算…, 我也要去…
+_MAX_CHARS = 40  # a longer clause is a story, not a plan
+_CHAIN_CHARS = 30  # at most this much of the clauses that continue a plan
+# a clause with a subject of its own ends the chain: a pronoun or a question word
+_OWN_SUBJECT = re.compile(r"我|你|他|她|它|咱|大家|谁|什么|哪")
+_DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)个?(?:天|晚|夜|周|星期|礼拜|月|小时)")
+
+
+def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
+    """The plans the message's speaker states, one fact each (see the module docstring)."""
+    message = said.message
+    coming = [span for span in said.spans if span.start > message.time]
+    # the agent's own lines echo what it was asked (好的，明晚六点半我会提醒): its plans are the persona's business
+    if said.lang != "zh" or not coming or said.speaker == roster.agent_name:
+        return []
+    text = message.text
+    out: list[FactDraft] = []
+    for match in _CLAUSE.finditer(text):
+        clause = match.group().strip()
+        end = text[match.end() : match.end() + 1]
+        if not clause or len(clause) > _MAX_CHARS or (end and end in "？?") or QUESTION_END.search(clause):
+            continue
+        spans = [span for span in coming if span.phrase in clause]
+        at = _own_i(clause)
+        if not spans or at is None:
+            continue
+        before, after = clause[:at], clause[at + 1 :]
+        if ZH_REPORTED.search(before.replace(spans[0].phrase, "")):
+            continue
+        rest = after[len(spans[0].phrase) :] if after.startswith(spans[0].phrase) else after
+        if not _acts(rest):
+            continue
+        shown = before + after + _chain(text, match.end(), roster, said.spans)
+        # a phrase the chain adds is dated too, unless it is counted (住三个晚上: nights, not tonight)
+        spans += [span for span in coming if span not in spans and span.phrase in shown and not _counted(shown, span)]
+        for span in spans:  # each phrase followed by the date it means, as in an event's text
+            shown = shown.replace(span.phrase, f"{span.phrase}（{absolute(span)}）", 1)
+        out.append(
+            FactDraft(
+                subject=said.speaker,
+                predicate="计划",
+                object=rest.strip(),
+                description=f"{said.speaker}{shown}",
+                sources=[message.id],
+                kind=FactKind.ATTRIBUTE,
+                keyword="计划",
+                subject_type=roster.entity_type(said.speaker) or EntityType.OBJECT,
+                object_type=None,
+                time=spans[0].start,
+                confidence=0.6,
+            )
+        )
+    return out
+
+
+def _chain(text: str, start: int, roster: Roster, spans: list[TimeSpan]) -> str:
+    """The clauses after a plan's that carry on with no subject of their own and say when or how long,
+    up to the sentence's end: Chinese drops a subject the clause before gave (我下周一飞大阪，自由行十天，
+    月底回来). A clause that says neither is where the plan's talk turns to something else (搬去未来科技城
+    那边，公司上个月搬过去了): the chain stops there."""
+    out = ""
+    at = start
+    while at < len(text) and text[at] in "，,、" and len(out) < _CHAIN_CHARS:
+        match = _CLAUSE.match(text, at + 1)
+        if match is None:
+            break
+        clause = match.group().strip()
+        end = text[match.end() : match.end() + 1]
+        names = [name for name in roster.all_names() if len(name) > 1 and name in clause]
+        if not clause or _OWN_SUBJECT.search(clause) or names or (end and end in "？?"):
+            break
+        if not _DURATION.search(clause) and not any(span.phrase in clause for span in spans):
+            break
+        out += "，" + clause
+        at = match.end()
+    return out
+
+
+def _counted(text: str, span: TimeSpan) -> bool:
+    return re.search(rf"[0-9一二两三四五六七八九十几]个?{re.escape(span.phrase)}", text) is not None
+
+
+def _own_i(clause: str) -> int | None:
+    """Where the clause's own 我 is: not 我们, not 自我 or 忘我; the first one only."""
+    for found in re.finditer("我", clause):
+        at = found.start()
+        if clause[at + 1 : at + 2] == "们" or (at and clause[at - 1] in "自忘唯本"):
+            return None
+        return at
+    return None
+
+
+def _acts(rest: str) -> bool:
+    """Whether what follows 我 (and the time) starts with doing something: a verb or a word leading to one."""
+    rest = _ADVERBS.sub("", rest.strip())
+    if not rest:
+        return False
+    if _LEADS.match(rest):
+        return True
+    tags = [(w, f) for w, f in tokens.tag(rest) if w.strip()]
+    return bool(tags) and tags[0][1].startswith("v") and tags[0][0] not in ("是", "有", "觉得", "说")

@@ -1,0 +1,36 @@
+"""The frame of a who-question, taken off before its words are matched (issue #13).
+
+"谁说过…", "是谁提到…" ask for a person; the frame names nobody and matches nothing, and
+glued to the next character it cuts the question wrong: jieba reads 是谁说明晚要带… as 说明 / 晚要, so
+the keyword search looked for "explain" instead of 明晚. What follows the frame is what was said.
+
+    >>> unframed("是谁说明晚要带自己做的点心来")
+    '明晚要带自己做的点心来'
+    >>> unframed("谁提过要去大阪"), unframed("谁说过他养了猫")
+    ('要去大阪', '他养了猫')
+    >>> unframed("大家都是谁啊"), unframed("谁说得对"), unframed("谁说的对")  # whose view is right: no frame
+    ('大家都是谁啊', '谁说得对', '谁说的对')
+    >>> unframed("谁家的狗跑丢了")  # whose: 家 is said of the dog's home too
+    '谁家的狗跑丢了'
+    >>> unframed("聊到流星雨\\n那是谁说想去看来着")
+    '聊到流星雨\\n想去看来着'
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["unframed"]
+
+# at a line's start: (请问/那/所以) (是/到底是/还记得是) 谁 + a verb of saying (说过, 提到, 讲的…);
+# 谁说得 / 谁说的对 ask whose view is right, not who said something
+_WHO = re.compile(
+    r"^(?:请问|那|所以|话说)?(?:是|到底是|还记得是|你记得是)?"
+    r"谁(?:说到|讲到|提到|提起|聊到|说|讲|提|聊|发)(?:过|了)?(?!得|的?对)(?:的是|的)?",
+    re.MULTILINE,
+)
+
+
+def unframed(query: str) -> str:
+    """The query with the who-frame of each line taken off; a line with no frame is left as it is."""
+    return _WHO.sub("", query)
