@@ -9,8 +9,9 @@ files of tests/data; ingests each once (as ``huiyi eval`` does: sessions for LoC
 for MADial, every line for the probes), then recalls every query under each candidate recipe through the
 real pipeline. Candidates, all fixed before any is scored (so none is chosen by a held-out figure):
 the current recipe; one weight at a time moved over a grid; ``--random`` recipes drawn from the grid.
-Then, per fold, each weight set to its best value on the other folds (a coordinate step) makes one more
-candidate, which only that fold may choose. Each query's metrics per candidate are kept in ``--cache``
+Then, per fold, on the other folds alone: each weight set to its best grid value (a coordinate step),
+each weight moved halfway to its grid neighbours from there, and a second coordinate step over those;
+only that fold may choose these. Each query's metrics per candidate are kept in ``--cache``
 (JSON), so a rerun recalls only what is new.
 
 The folds: LoCoMo's five conversations one each, MADial's dialogues dealt out in turn, and each probe file
@@ -79,25 +80,50 @@ def design(extra: int, seed: int, turn: bool) -> list[dict[str, Any]]:
     return out
 
 
+def plain(changed: dict[str, Any]) -> dict[str, Any]:
+    """The fields that differ from the current recipe (so one recipe has one key)."""
+    return {name: value for name, value in changed.items() if value != current(name)}
+
+
 def coordinate(
     table: dict[str, np.ndarray[Any, Any]],
     fields: dict[str, dict[str, Any]],
+    allowed: list[str],
+    start: dict[str, Any],
     bench: Any,
     keep: np.ndarray[Any, Any],
     apart: dict[str, set[str]],
 ) -> dict[str, Any]:
-    """Each weight at its best one-at-a-time value on the kept queries (a coordinate step from the base)."""
-    chosen: dict[str, Any] = {}
+    """A coordinate step from ``start``: each weight at its best value on the kept queries among the allowed
+    candidates that differ from ``start`` in that weight alone."""
+    chosen = dict(start)
+    here = ff.objective(table[ff.recipe_key(start)], bench.queries, keep, apart)
     for name in grid(bench.config.chunk.context == "turn"):
-        best, best_value = ff.objective(table[ff.recipe_key({})], bench.queries, keep, apart), current(name)
-        for key, changed in fields.items():
-            if list(changed) == [name]:
+        rest = {k: v for k, v in start.items() if k != name}
+        best, best_value = here, start.get(name, current(name))
+        for key in allowed:
+            other = plain(fields[key])
+            if {k: v for k, v in other.items() if k != name} == rest and name in other:
                 value = ff.objective(table[key], bench.queries, keep, apart)
                 if value > best + 1e-9:
-                    best, best_value = value, changed[name]
-        if best_value != current(name):
-            chosen[name] = best_value
-    return chosen
+                    best, best_value = value, other[name]
+        chosen[name] = best_value
+    return plain(chosen)
+
+
+def refine(start: dict[str, Any], turn: bool) -> list[dict[str, Any]]:
+    """Each weight moved halfway to its grid neighbours, from ``start`` (a finer second round)."""
+    out: list[dict[str, Any]] = []
+    for name, values in grid(turn).items():
+        if name == "context_weights":
+            continue
+        value = start.get(name, current(name))
+        ordered = sorted({*values, value})
+        i = ordered.index(value)
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(ordered):
+                out.append(plain({**start, name: round((value + ordered[j]) / 2, 4)}))
+    return out
 
 
 def main() -> None:
@@ -178,29 +204,33 @@ def main() -> None:
     planned = design(args.random, args.seed, turn)
     for changed in planned:
         score(changed)
-    # the coordinate step, per fold on the other folds, and on all (what would ship)
-    fold_of = np.array([q.fold for q in bench.queries])
-    own: dict[int, str] = {}
-    for fold in range(FOLDS):
-        changed = coordinate(table, fields, bench, fold_of != fold, apart)
-        score(changed)
-        own[fold] = ff.recipe_key(changed)
-    everywhere = coordinate(table, fields, bench, np.ones(len(stamp), bool), apart)
-    score(everywhere)
     shared = list(dict.fromkeys(ff.recipe_key(changed) for changed in planned))  # any fold may choose these
 
+    def search(keep: np.ndarray[Any, Any]) -> list[str]:
+        """Two coordinate rounds on the kept queries (the grid, then halfway steps from where it led);
+        returns every candidate the kept queries may choose among."""
+        allowed = list(shared)
+        first = coordinate(table, fields, allowed, {}, bench, keep, apart)
+        score(first)
+        finer = [first, *refine(first, turn)]
+        for changed in finer:
+            score(changed)
+        allowed += [ff.recipe_key(changed) for changed in finer]
+        second = coordinate(table, fields, allowed, first, bench, keep, apart)
+        score(second)
+        return [*allowed, ff.recipe_key(second)]
+
+    fold_of = np.array([q.fold for q in bench.queries])
     held = np.zeros_like(table[ff.recipe_key({})])
     chosen = []
-    for fold in range(FOLDS):
+    for fold in range(FOLDS):  # each fold's recipe is chosen on the other folds alone
         train = fold_of != fold
-        names = [*shared, own[fold]]
+        names = search(train)
         best = max(names, key=lambda k: ff.objective(table[k], bench.queries, train, apart))
         chosen.append(fields[best])
         held[~train] = table[best][~train]
     all_keep = np.ones(len(stamp), bool)
-    final = max(
-        [*shared, ff.recipe_key(everywhere)], key=lambda k: ff.objective(table[k], bench.queries, all_keep, apart)
-    )
+    final = max(search(all_keep), key=lambda k: ff.objective(table[k], bench.queries, all_keep, apart))
     base = table[ff.recipe_key({})]
     out = {
         "objective": {

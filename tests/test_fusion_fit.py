@@ -61,7 +61,8 @@ def test_candidate_features_divide_each_bonus_by_its_weight() -> None:
         RecallHit(id="b", kind=MemoryKind.EVENT, text="an event", score=0.5, scope=scope, sources=["x", "y"]),
     ]  # fmt: skip
     info = {"bonuses": {"a": {"speaker": 0.2, "chatter": -0.3}}, "fused": [["a", 0.7, {"dense": 1.0}, {}]]}
-    rows = ff.candidate_features(RecallResult(query="q", hits=hits, info=info), RecallRecipe(), ["g"])
+    recipe = RecallRecipe(speaker_weight=0.2, entity_weight=0.2)
+    rows = ff.candidate_features(RecallResult(query="q", hits=hits, info=info), recipe, ["g"])
     first, second = rows
     assert first["gold"] and not second["gold"]
     assert first["speaker"] == pytest.approx(1.0)  # 0.2 over speaker_weight 0.2
