@@ -64,7 +64,7 @@ def test_candidate_features_divide_each_bonus_by_its_weight() -> None:
     recipe = RecallRecipe(speaker_weight=0.2, entity_weight=0.2)
     rows = ff.candidate_features(RecallResult(query="q", hits=hits, info=info), recipe, ["g"])
     first, second = rows
-    assert first["gold"] and not second["gold"]
+    assert first["gold"] and not second["gold"] and first["gold_ids"] == ["g"] and second["gold_ids"] == []
     assert first["speaker"] == pytest.approx(1.0)  # 0.2 over speaker_weight 0.2
     assert first["entity"] == pytest.approx(0.5)  # 0.1 over entity_weight 0.2
     assert first["chatter"] == -0.3 and first["raw_dense"] == 0.8 and first["norm_dense"] == 1.0

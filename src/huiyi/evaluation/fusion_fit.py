@@ -280,7 +280,8 @@ UNIT_OF = {
 def candidate_features(result: RecallResult, recipe: RecallRecipe, gold: Sequence[str]) -> list[dict[str, Any]]:
     """One row per hit, best first: its rank and score, each route's raw score and min-max share (for the
     candidates the debugger lists), each bonus over its weight (``chatter`` and ``evidence`` as they are:
-    they have no weight of their own), its kind, its text's length, how many turns it covers, and gold."""
+    they have no weight of their own), its kind, its text's length, how many turns it covers, and the gold
+    ids among them."""
     wanted = set(gold)
     bonuses = result.info.get("bonuses", {})
     fused = {row[0]: row for row in result.info.get("fused", [])}
@@ -294,6 +295,7 @@ def candidate_features(result: RecallResult, recipe: RecallRecipe, gold: Sequenc
             "chars": len(hit.text),
             "sources": len(hit.sources),
             "gold": bool(wanted.intersection(hit.sources)),
+            "gold_ids": sorted(wanted.intersection(hit.sources)),  # so R@k of any reordering can be replayed
         }
         for route, raw in hit.route_scores.items():
             weight = UNIT_OF.get(route)
