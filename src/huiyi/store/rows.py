@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -65,10 +65,20 @@ def to_epoch(value: datetime | None) -> float | None:
     return value.replace(tzinfo=UTC).timestamp()
 
 
+_EPOCH = datetime(1970, 1, 1)
+
+
 def from_epoch(value: float | None) -> datetime | None:
+    """The naive datetime ``to_epoch`` stored: the same value as ``datetime.fromtimestamp(value,
+    UTC).replace(tzinfo=None)`` (both round to the microsecond, half to even) at half the cost, which
+    recall pays for every candidate.
+
+    >>> from_epoch(1701697970.123456), from_epoch(None)
+    (datetime.datetime(2023, 12, 4, 13, 52, 50, 123456), None)
+    """
     if value is None:
         return None
-    return datetime.fromtimestamp(value, UTC).replace(tzinfo=None)
+    return _EPOCH + timedelta(seconds=value)
 
 
 # JSON --------------------------------------------------------------------------------------------

@@ -90,7 +90,8 @@ class SQLiteMemories(SQLiteConnection):
                 )
         for part, (old, rowids, indexes) in added.items():
             matrix = np.asarray(vectors[indexes], dtype=np.float16).astype(np.float32)
-            self._vectors.added(part, old, rowids, matrix, places_of([items[i] for i in indexes]))
+            chosen = [items[i] for i in indexes]
+            self._vectors.added(part, old, rowids, matrix, places_of(chosen), [item.id for item in chosen])
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         found: dict[str, MemoryItem] = {}

@@ -1,0 +1,108 @@
+"""The hot path's faster forms give exactly what the plain ones gave (issue 15: rankings must not move)."""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from huiyi.config.recall import RecallRecipe
+from huiyi.flows import chatter
+from huiyi.recall.fuse import _minmax_scores, fuse
+from huiyi.store.base import RouteHits, ScoredId
+from huiyi.store.rows import from_epoch
+from huiyi.store.vectors import ExactIndex
+
+
+def _route(rng: random.Random, keys: list[int], tie: bool) -> RouteHits:
+    scores = [round(rng.uniform(0, 1), 1 if tie else 6) for _ in keys]
+    hits = sorted((ScoredId(f"m{k}", s, k) for k, s in zip(keys, scores, strict=True)), key=lambda h: -h.score)
+    return RouteHits(hits)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_array_fusion_matches_the_plain_one(seed: int) -> None:
+    rng = random.Random(seed)
+    pool = list(range(1, 400))
+    tie = seed % 3 == 0  # scores of one decimal: many ties, ordered by key
+    dense_keys = rng.sample(pool, rng.randint(0, 200))
+    keyword_keys = rng.sample(pool, rng.randint(0, 60))
+    everyone = {k: rng.uniform(-0.2, 1.0) for k in pool}
+    dense = _route(rng, dense_keys, tie)
+    dense.score_of = lambda keys: [everyone[k] for k in keys]
+    keyword = _route(rng, keyword_keys, tie)
+    extra = RouteHits([ScoredId(f"m{k}", 1.0, k) for k in rng.sample(pool, 5)]) if seed % 2 else None
+    recipe = RecallRecipe(dense_min_span=rng.choice([0.0, 0.1, 5.0]))
+    fast = fuse(dense, keyword, recipe, extra, detail=False)
+    plain = fuse(dense, keyword, recipe, extra, detail=True)
+    assert [(key, score) for key, (score, _) in fast.ranked] == [(key, score) for key, (score, _) in plain.ranked]
+    assert fast.raw == plain.raw and fast.ids == plain.ids
+
+
+def test_array_fusion_with_a_repeated_key_falls_back() -> None:
+    dense = RouteHits([ScoredId("a", 0.9, 1), ScoredId("a", 0.8, 1), ScoredId("b", 0.5, 2)])
+    keyword = RouteHits([ScoredId("b", 3.0, 2)])
+    recipe = RecallRecipe()
+    fast = fuse(dense, keyword, recipe, detail=False)
+    routes = {"dense": [(1, 0.9), (1, 0.8), (2, 0.5)], "keyword": [(2, 3.0)]}
+    weights = {"dense": recipe.dense_weight, "keyword": recipe.keyword_weight}
+    old = _minmax_scores(routes, weights, {"dense": recipe.dense_min_span})  # the dict-based path, as before
+    assert [(k, s) for k, (s, _) in fast.ranked] == sorted(old.items(), key=lambda pair: (-pair[1], pair[0]))
+
+
+def test_grouped_reaction_pattern_matches_the_plain_alternation() -> None:
+    words = chatter._REACTIONS
+    plain = re.compile(
+        "|".join(re.escape(w) if not w.isascii() or w.isdigit() else rf"(?<![a-z]){w}(?![a-z])" for w in words)
+    )
+    rng = random.Random(0)
+    alphabet = [*words, *"abc xyz好的了哈早", " "]
+    lines = ["ok okay lol", "okayish ok", "早安早上好", "好好看好看好", "666 6666", "hihello hi", "a ok b"]
+    lines += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8))) for _ in range(20000)]
+    for line in lines:
+        assert chatter._REACTION.subn(" ", line) == plain.subn(" ", line), line
+
+
+def test_alnum_pattern_keeps_what_isalnum_or_isspace_keeps() -> None:
+    every = (chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    wrong = [ch for ch in every if (ch.isalnum() or ch.isspace()) != (chatter._NOT_ALNUM.sub("", ch) == ch)]
+    assert wrong == []
+
+
+def test_from_epoch_matches_fromtimestamp() -> None:
+    rng = random.Random(1)
+    values = [float(rng.randint(0, 4_000_000_000)) for _ in range(20000)]
+    values += [rng.randint(0, 4_000_000_000) + rng.randint(0, 999_999) / 1e6 for _ in range(20000)]
+    values += [rng.uniform(-1e9, 4e9) for _ in range(20000)]
+    for value in values:
+        assert from_epoch(value) == datetime.fromtimestamp(value, UTC).replace(tzinfo=None), value
+
+
+def _index(ids: list[str] | None) -> ExactIndex:
+    vectors = np.eye(4, dtype=np.float32)[:3]
+    rowids = np.asarray([1, 2, 3], dtype=np.int64)
+    if ids is None:
+        return ExactIndex(lambda key: (0, rowids, vectors))
+    from huiyi.store.vectors import Places
+
+    return ExactIndex(lambda key: (0, rowids, vectors, Places.none(3), ids))
+
+
+def test_dense_search_names_its_hits_when_the_partition_knows_its_ids() -> None:
+    index = _index(["a", "b", "c"])
+    query = np.asarray([0.0, 1.0, 0.5, 0.0], dtype=np.float32)
+    found = index.search(query, ["p"], {"p": 0}, 2)
+    assert found.rowids == [2, 3] and found.ids == ["b", "c"]
+    index.added("p", 0, [9], np.asarray([[0.0, 0.8, 0.0, 0.0]], np.float32), ids=["z"])
+    assert index.search(query, ["p"], {"p": 1}, 2).ids == ["b", "z"]
+    index.removed("p", 1, [2])
+    found = index.search(query, ["p"], {"p": 2}, 3)
+    assert found.rowids == [9, 3, 1] and found.ids == ["z", "c", "a"]
+    # a write that does not say its ids leaves the search to look them up
+    index.added("p", 2, [10], np.asarray([[1.0, 0.0, 0.0, 0.0]], np.float32))
+    assert index.search(query, ["p"], {"p": 3}, 2).ids is None
+    assert _index(None).search(query, ["p"], {"p": 0}, 2).ids is None
