@@ -5,17 +5,24 @@ from __future__ import annotations
 import random
 import re
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pytest
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows import chatter
+from huiyi.flows.ingest import terms_of
+from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.providers.embed import HashEmbedder
 from huiyi.recall.fuse import _minmax_scores, fuse
-from huiyi.store.base import RouteHits, ScoredId
+from huiyi.recall.rerank import rerank
+from huiyi.recall.timerange import within
+from huiyi.store.base import RankRow, RouteHits, ScoredId, Store
 from huiyi.store.rows import from_epoch
 from huiyi.store.vectors import ExactIndex
+from huiyi.text.times import TimeSpan
 
 
 def _route(rng: random.Random, keys: list[int], tie: bool) -> RouteHits:
@@ -106,3 +113,59 @@ def test_dense_search_names_its_hits_when_the_partition_knows_its_ids() -> None:
     index.added("p", 2, [10], np.asarray([[1.0, 0.0, 0.0, 0.0]], np.float32))
     assert index.search(query, ["p"], {"p": 3}, 2).ids is None
     assert _index(None).search(query, ["p"], {"p": 0}, 2).ids is None
+
+
+ABOUTS: list[Any] = [
+    None,
+    "2023-05-01～2023-05-31",
+    "2023-05-20 19:00",
+    "下个月",
+    ["2023-05-01T00:00:00", "2023-06-01T00:00:00"],
+    ["not a time", "2023-06-01"],
+    [1, 2],
+    17,
+    True,
+    {"start": "2023-05-01"},
+    'say "hi"\\n',
+]
+
+
+def test_the_time_test_reads_rank_rows_as_it_reads_whole_memories(store: Store) -> None:
+    scope = Scope.of_person("bot", "木木")
+    said = datetime(2023, 6, 5, 10, 0)
+    items = [
+        MemoryItem(
+            scope=scope,
+            kind=MemoryKind.EVENT if i % 2 else MemoryKind.CHUNK,
+            text=["上周我们去爬山了", "I moved from Sweden 4 years ago", "明天考试", "吃了火锅"][i % 4],
+            time=said - timedelta(days=i) if i % 5 else None,
+            data={**({"about": about} if about is not None or i % 3 else {}), "space": "s", "seq": i},
+        )
+        for i, about in enumerate(ABOUTS * 2)
+    ]
+    store.add_memories(
+        items, HashEmbedder(16).embed_passages([m.text for m in items]), [terms_of(m.text) for m in items]
+    )
+    ids = [m.id for m in items]
+    whole = {m.id: m for m in store.get_memories("bot", ids)}
+    rows = {r.id: r for r in store.rank_rows("bot", ids)}
+    spans = [
+        TimeSpan(datetime(2023, 5, 1), datetime(2023, 6, 1), "in May 2023"),
+        TimeSpan(datetime(2019, 1, 1), datetime(2020, 1, 1), "in 2019"),
+        TimeSpan(datetime(2023, 5, 29), datetime(2023, 6, 5), "上周"),
+    ]
+    for memory_id in ids:
+        assert rows[memory_id].data.get("about") == whole[memory_id].data.get("about") or (
+            isinstance(whole[memory_id].data.get("about"), bool | int | float | dict)  # never read as a time
+        )
+        for span in spans:
+            assert within(rows[memory_id], span) == within(whole[memory_id], span), (memory_id, span)
+    # and rerank gives the same order and bonuses with either
+    window = [(i, (1.0 - i / 100, {})) for i in range(len(ids))]
+    by_key_rows: dict[int, RankRow | None] = {i: rows[memory_id] for i, memory_id in enumerate(ids)}
+    by_key_whole = {i: whole[memory_id] for i, memory_id in enumerate(ids)}
+    recipe = RecallRecipe()
+    for span in spans:
+        assert rerank(window, by_key_rows, "上周", recipe, span, by_key_whole) == rerank(
+            window, by_key_rows, "上周", recipe, span, by_key_rows
+        )

@@ -231,7 +231,7 @@ def _fused(
             request.query,
             recipe,
             span,
-            _texts(ask, ids_by_key, window, span, recipe),
+            rows if span is not None and recipe.time_about else None,  # the time test reads rows' text and about
             speakers,
             {hit.key: hit.score for hit in spoken.first.hits},
             facts_lead=bool(by_name),  # names asked in a group chat
@@ -428,13 +428,6 @@ def _items(ask: routes.Ask, ids_by_key: Mapping[int, str], window: Window) -> di
     """The window's whole memories, for the stages that read text (off by default: they cost a load)."""
     found = {item.id: item for item in ask.store.get_memories(ask.agent, [ids_by_key[key] for key, _ in window])}
     return {key: found.get(ids_by_key[key]) for key, _ in window}
-
-
-def _texts(
-    ask: routes.Ask, ids_by_key: Mapping[int, str], window: Window, span: TimeSpan | None, recipe: RecallRecipe
-) -> dict[int, MemoryItem | None] | None:
-    # time_about reads the times a memory's words name: only when the query names a span
-    return _items(ask, ids_by_key, window) if span is not None and recipe.time_about else None
 
 
 def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | None = None) -> RecallHit:

@@ -52,7 +52,7 @@ def rerank(
     query: str,
     recipe: RecallRecipe,
     span: TimeSpan | None,
-    whole: Mapping[int, MemoryItem | None] | None = None,
+    whole: Mapping[int, MemoryItem | RankRow | None] | None = None,
     speakers: Iterable[str] = (),
     spoken: Mapping[int, float] | None = None,
     facts_lead: bool = False,
@@ -78,8 +78,9 @@ def rerank(
     ``chatter``: a chunk that says nothing on its own (哈哈, +1, 晚安霓霓) keeps ``chatter_weight`` of its
     score and gets no speaker bonus; it still lends its neighbours support (reactions mark what mattered).
 
-    ``whole``: the candidates' whole memories, given only when a time span is asked and ``time_about``
-    reads the times a memory's own words name.
+    ``whole``: the candidates' memories (whole, or their rank rows: the time test reads text, time and
+    ``data.about``), given only when a time span is asked and ``time_about`` reads the times a memory's
+    own words name.
     """
     people = {key: people_of(item.kind, item.participants, item.subject) for key, item in items.items() if item}
     names = {name for found in people.values() for name in found}
@@ -142,7 +143,7 @@ def rerank(
     return rescored, boosts
 
 
-def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryItem | None] | None) -> bool:
+def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryItem | RankRow | None] | None) -> bool:
     # said in the span, or (time_about: ``whole`` is given) naming a time in it: recall.timerange
     item = whole.get(key) if whole is not None else None
     if item is not None:

@@ -206,26 +206,27 @@ KINDS = {kind.value: kind for kind in MemoryKind}
 
 def rank_rows(found: Sequence[Row], codec: Codec) -> list[RankRow]:
     """What ranking reads of each memory, from ``id, scope, kind, time, participants, sources``, then
-    ``data``'s space and seq, then ``text, importance`` and ``data``'s subject (each backend extracts
-    ``data``'s fields in SQL, so ``data`` is never decoded)."""
+    ``data``'s space and seq, then ``text, importance`` and ``data``'s subject and about (each backend
+    extracts ``data``'s fields in SQL, so ``data`` is never decoded; SQLite's about comes as JSON)."""
     found = list(found)
     if codec is TEXT:  # one JSON document for every row's lists: a hundred small parses cost more
-        lists = json.loads("[" + ",".join(f"{row[4]},{row[5]}" for row in found) + "]") if found else []
+        lists = json.loads("[" + ",".join(f"{row[4]},{row[5]},{row[11]}" for row in found) + "]") if found else []
     else:
-        lists = [value for row in found for value in (row[4], row[5])]
+        lists = [value for row in found for value in (row[4], row[5], row[11])]
     return [
         RankRow(
             row[0],
             row[1],
             KINDS[row[2]],
             codec.time(row[3]),
-            tuple(lists[2 * i]),
-            tuple(lists[2 * i + 1]),
+            tuple(lists[3 * i]),
+            tuple(lists[3 * i + 1]),
             str(row[6]),
             None if row[7] is None else int(row[7]),
             row[8],
             float(row[9]),
             row[10] if isinstance(row[10], str) and row[10] else None,
+            lists[3 * i + 2],
         )
         for i, row in enumerate(found)
     ]

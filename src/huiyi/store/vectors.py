@@ -127,7 +127,8 @@ def with_context(scores: Matrix, context: RowIds, turns: np.ndarray[Any, Any], h
 
 # (partition key) -> (version, rowids, vectors[, places[, memory ids]]) read from the store
 Loader = Callable[
-    [str], tuple[int, RowIds, Matrix] | tuple[int, RowIds, Matrix, Places] | tuple[int, RowIds, Matrix, Places, list[str]]
+    [str],
+    tuple[int, RowIds, Matrix] | tuple[int, RowIds, Matrix, Places] | tuple[int, RowIds, Matrix, Places, list[str]],
 ]
 
 
