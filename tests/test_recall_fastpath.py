@@ -14,13 +14,13 @@ import pytest
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows import chatter
 from huiyi.flows.ingest import terms_of
-from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.model import MemoryItem, MemoryKind, RecallHit, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.recall.fuse import _minmax_scores, fuse
 from huiyi.recall.rerank import rerank
 from huiyi.recall.timerange import within
 from huiyi.store.base import RankRow, RouteHits, ScoredId, Store
-from huiyi.store.rows import from_epoch
+from huiyi.store.rows import from_epoch, trusted
 from huiyi.store.vectors import ExactIndex
 from huiyi.text.times import TimeSpan
 
@@ -169,3 +169,31 @@ def test_the_time_test_reads_rank_rows_as_it_reads_whole_memories(store: Store) 
         assert rerank(window, by_key_rows, "上周", recipe, span, by_key_whole) == rerank(
             window, by_key_rows, "上周", recipe, span, by_key_rows
         )
+
+
+def test_trusted_builds_what_model_construct_builds() -> None:
+    scope = Scope.of_person("bot", "木木")
+    hit = {
+        "id": "m1",
+        "kind": MemoryKind.CHUNK,
+        "text": "t",
+        "score": 0.5,
+        "route_scores": {"dense": 0.5},
+        "time": None,
+        "scope": scope,
+        "sources": ["a"],
+        "place": "",
+        "keywords": [],
+        "insight": "",
+        "data": {"space": "s"},
+        "valid_to": None,
+        "said_at": None,
+    }
+    for values in (hit, {k: v for k, v in hit.items() if k != "keywords"}, {**hit, "stray": 1}):
+        fast, plain = trusted(RecallHit, dict(values)), RecallHit.model_construct(**values)
+        assert fast == plain and list(fast.__dict__) == list(plain.__dict__) and repr(fast) == repr(plain)
+        assert fast.model_fields_set == plain.model_fields_set and fast.model_dump() == plain.model_dump()
+    item = trusted(MemoryItem, MemoryItem(scope=scope, kind=MemoryKind.FACT, text="x").model_dump())
+    item.text = "y"  # assignment is still validated
+    with pytest.raises(ValueError):
+        item.text = " "

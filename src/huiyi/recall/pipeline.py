@@ -41,6 +41,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RankRow, RouteHits, Store
+from huiyi.store.rows import trusted
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan, query_time_range
 
@@ -432,19 +433,22 @@ def _items(ask: routes.Ask, ids_by_key: Mapping[int, str], window: Window) -> di
 
 def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | None = None) -> RecallHit:
     # the item's fields are validated already; validating them again cost a tenth of a recall
-    return RecallHit.model_construct(
-        id=item.id,
-        kind=item.kind,
-        text=item.text,
-        score=score,
-        route_scores=route_scores or {},
-        time=item.time,
-        scope=item.scope,
-        sources=item.sources,
-        place=item.place,
-        keywords=item.keywords,
-        insight=item.insight,
-        data=item.data,
-        valid_to=item.valid_to,
-        said_at=item.said_at,
+    return trusted(
+        RecallHit,
+        {
+            "id": item.id,
+            "kind": item.kind,
+            "text": item.text,
+            "score": score,
+            "route_scores": route_scores or {},
+            "time": item.time,
+            "scope": item.scope,
+            "sources": item.sources,
+            "place": item.place,
+            "keywords": item.keywords,
+            "insight": item.insight,
+            "data": item.data,
+            "valid_to": item.valid_to,
+            "said_at": item.said_at,
+        },
     )

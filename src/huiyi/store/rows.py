@@ -14,7 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
 from huiyi.store.base import RankRow, RunReport, ScopeStats
@@ -152,6 +154,43 @@ def _scope(agent: str, tag: str) -> Scope:
     return Scope.from_tag(agent, tag)
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+@lru_cache(maxsize=64)
+def _plain_fields(cls: type[BaseModel]) -> tuple[str, ...] | None:
+    """The model's field names, when nothing but them goes into an instance (no aliases, no extras
+    kept, no private attributes, no post-init); else None."""
+    fields = cls.__pydantic_fields__
+    if (
+        cls.model_config.get("extra") == "allow"
+        or cls.__pydantic_post_init__
+        or cls.__private_attributes__
+        or cls.__pydantic_root_model__
+        or any(f.alias is not None or f.validation_alias is not None for f in fields.values())
+    ):
+        return None
+    return tuple(fields)
+
+
+def trusted(cls: type[M], values: dict[str, Any]) -> M:
+    """``cls.model_construct(**values)`` when ``values`` holds every field: the same instance (fields in
+    declared order, all of them set) at a fifth of the cost, which recall paid for each hit twice."""
+    fields = _plain_fields(cls)
+    if fields is None or len(values) != len(fields):
+        return cls.model_construct(**values)
+    try:
+        ordered = {name: values[name] for name in fields}
+    except KeyError:
+        return cls.model_construct(**values)
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", ordered)
+    object.__setattr__(model, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
 def memory(row: Row, codec: Codec) -> MemoryItem:
     """A memory from ``MEMORY_COLUMNS``."""
     (
@@ -178,26 +217,29 @@ def memory(row: Row, codec: Codec) -> MemoryItem:
         said_at,
     ) = row
     # rows were validated when written; building them again unvalidated is ~5x cheaper on recall's path
-    return MemoryItem.model_construct(
-        id=id_,
-        scope=_scope(agent, scope),
-        kind=MemoryKind(kind),
-        text=text,
-        time=codec.time(when),
-        place=place,
-        participants=codec.json(participants),
-        keywords=codec.json(keywords),
-        insight=insight,
-        importance=float(importance),
-        strength=float(strength),
-        access_count=int(access_count),
-        last_access=codec.time(last_access),
-        created_at=codec.time(created_at),
-        sources=codec.json(sources),
-        data=codec.json(data),
-        feedback=float(feedback),
-        valid_to=codec.time(valid_to),
-        said_at=codec.time(said_at),
+    return trusted(
+        MemoryItem,
+        {
+            "id": id_,
+            "scope": _scope(agent, scope),
+            "kind": MemoryKind(kind),
+            "text": text,
+            "time": codec.time(when),
+            "place": place,
+            "participants": codec.json(participants),
+            "keywords": codec.json(keywords),
+            "insight": insight,
+            "importance": float(importance),
+            "strength": float(strength),
+            "access_count": int(access_count),
+            "last_access": codec.time(last_access),
+            "created_at": codec.time(created_at),
+            "sources": codec.json(sources),
+            "data": codec.json(data),
+            "feedback": float(feedback),
+            "valid_to": codec.time(valid_to),
+            "said_at": codec.time(said_at),
+        },
     )
 
 
