@@ -197,3 +197,53 @@ def test_trusted_builds_what_model_construct_builds() -> None:
     item.text = "y"  # assignment is still validated
     with pytest.raises(ValueError):
         item.text = " "
+
+
+def _plain_is_chatter(text: str, names: tuple[str, ...] = ()) -> bool:
+    """``is_chatter`` as it was before its fast paths (every pattern run on every line)."""
+    plain = re.compile(
+        "|".join(
+            re.escape(w) if not w.isascii() or w.isdigit() else rf"(?<![a-z]){w}(?![a-z])" for w in chatter._REACTIONS
+        )
+    )
+    rest = chatter._PLUS_ONE.sub("", chatter._PLACEHOLDER.sub("", text))
+    for name in sorted((n for n in names if n), key=len, reverse=True):
+        rest = rest.replace(name, " ")
+    rest = rest.casefold()
+    if chatter._FIVE_CONTENT.match(rest):
+        return False
+    rest = "".join(ch for ch in rest if ch.isalnum() or ch.isspace())
+    rest = chatter._LAUGH.sub(" ", rest)
+    rest, reactions = plain.subn(" ", rest)
+    left = "".join(rest.split())
+    if not left:
+        return True
+    return reactions > 0 and len(left) <= 4 and chatter._ADDRESS.fullmatch(left) is not None
+
+
+def test_is_chatter_answers_as_before_its_fast_paths() -> None:
+    rng = random.Random(2)
+    names = ("霓霓", "苏霓", "老K", "Mel")
+    bits = [
+        *chatter._REACTIONS[:60],
+        "[图片]",
+        "[",
+        "]",
+        "+",
+        "1",
+        "１",
+        "＋",
+        "哈",
+        "h",
+        "霓",
+        "老",
+        "K",
+        "Mel",
+        "我在做毕业设计",
+    ]
+    bits += ["!", "？", " ", "\n", "_", "2333", "ok", "晚安", "猫"]
+    lines = ["+[图片]1", "霓[图片]霓晚安", "晚安霓霓", "恭喜+1", "[图片]", "好冷"]
+    lines += ["".join(rng.choice(bits) for _ in range(rng.randint(1, 6))) for _ in range(6000)]
+    for line in lines:
+        for known in ((), names):
+            assert chatter.is_chatter(line, known) == _plain_is_chatter(line, known), (line, known)

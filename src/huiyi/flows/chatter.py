@@ -119,8 +119,11 @@ def _longest_first(names: tuple[str, ...]) -> tuple[str, ...]:
 def is_chatter(text: str, names: Sequence[str] = ()) -> bool:
     """Whether a message says nothing on its own: laughter, a reaction, a greeting, a sticker, a +1,
     perhaps addressed to someone (晚安霓霓); ``names`` are people it may address."""
-    rest = _PLUS_ONE.sub("", _PLACEHOLDER.sub("", text))
-    for name in _longest_first(tuple(names)):
+    # each pattern runs only where its first letter is (most lines have neither)
+    rest = _PLACEHOLDER.sub("", text) if "[" in text else text
+    if "1" in rest or "１" in rest:
+        rest = _PLUS_ONE.sub("", rest)
+    for name in _longest_first(names if isinstance(names, tuple) else tuple(names)):
         rest = rest.replace(name, " ")
     rest = rest.casefold()
     if _FIVE_CONTENT.match(rest):

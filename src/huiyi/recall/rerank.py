@@ -171,13 +171,14 @@ FILLER_IMPORTANCE = 0.1  # the rule extractor's importance for an event of fille
 def chatter_keys(items: Mapping[int, RankRow | None], names: Iterable[str]) -> set[int]:
     """The chunks whose every turn is chatter (``names``: people a turn may address, as in 晚安霓霓),
     and the events of chatter only."""
-    known = sorted(names)
+    known = tuple(sorted(names))
     out: set[int] = set()
     for key, item in items.items():
         if item is None:
             continue
         if item.kind is MemoryKind.CHUNK:
-            if all(is_chatter(line, known) for line in said_lines(item.text, item.participants)):
+            lines = said_lines(item.text, item.participants)
+            if is_chatter(lines[0], known) if len(lines) == 1 else all(is_chatter(line, known) for line in lines):
                 out.add(key)
         elif item.kind is MemoryKind.EVENT and item.importance <= FILLER_IMPORTANCE:
             out.add(key)
