@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from huiyi.config.recall import RecallRecipe
-from huiyi.store.base import RouteHits
+from huiyi.store.base import RouteHits, ScoredId
 
 K = TypeVar("K", bound=Hashable)
 Ranked = Mapping[str, Sequence[tuple[K, float]]]
@@ -101,6 +101,10 @@ def fuse(
     """
     more = extra.hits if extra is not None else []
     ids_by_key = {hit.key: hit.id for hit in (*dense.hits, *keyword.hits, *more)}
+    if recipe.fusion == "minmax" and not detail:
+        fast = _minmax_arrays(dense, keyword, more, recipe)
+        if fast is not None:
+            return Fusion(ranked=fast[0], raw=fast[1], ids=ids_by_key)
     dense_ranked = [(hit.key, hit.score) for hit in dense.hits]
     in_dense = {k for k, _ in dense_ranked}
     missing = list(dict.fromkeys(hit.key for hit in (*keyword.hits, *more) if hit.key not in in_dense))
@@ -123,6 +127,53 @@ def fuse(
 
 
 _NO_PARTS: dict[str, float] = {}
+
+
+def _minmax_arrays(
+    dense: RouteHits, keyword: RouteHits, more: Sequence[ScoredId], recipe: RecallRecipe
+) -> tuple[list[tuple[int, tuple[float, dict[str, float]]]], dict[str, dict[int, float]]] | None:
+    """Min-max fusion of the dense and keyword routes as array operations, sorted by numpy: the same
+    floats as :func:`minmax_fuse` (each share is the same array arithmetic, and a key in both routes
+    sums its two shares in one addition) in the same order (score down, key up). None when a route
+    repeats a key, which the dict-based path settles its own way."""
+    import numpy as np  # here, not at the top: ``import huiyi`` stays free of numpy
+
+    dense_keys = [hit.key for hit in dense.hits]
+    in_dense = set(dense_keys)
+    keyword_keys = [hit.key for hit in keyword.hits]
+    if len(in_dense) != len(dense_keys) or len(set(keyword_keys)) != len(keyword_keys):
+        return None
+    missing = list(dict.fromkeys(hit.key for hit in (*keyword.hits, *more) if hit.key not in in_dense))
+    keys = dense_keys + missing
+    dense_scores = [hit.score for hit in dense.hits] + list(dense.score_of(missing))
+    keyword_scores = [hit.score for hit in keyword.hits]
+    raw = {
+        "dense": dict(zip(keys, dense_scores, strict=True)),
+        "keyword": dict(zip(keyword_keys, keyword_scores, strict=True)),
+    }
+    if not keys:
+        return [], raw
+    total = (recipe.dense_weight + recipe.keyword_weight) or 1.0
+    fused = _shares(np.asarray(dense_scores, dtype=np.float64), recipe.dense_weight / total, recipe.dense_min_span)
+    if keyword_keys:
+        where = {key: i for i, key in enumerate(keys)}
+        at = np.fromiter((where[key] for key in keyword_keys), dtype=np.int64, count=len(keyword_keys))
+        shares = _shares(np.asarray(keyword_scores, dtype=np.float64), recipe.keyword_weight / total, 0.0)
+        fused[at] = fused[at] + shares
+    order = np.lexsort((np.asarray(keys, dtype=np.int64), -fused))
+    ranked_keys: list[int] = np.asarray(keys, dtype=np.int64)[order].tolist()
+    ranked_scores: list[float] = fused[order].tolist()
+    return [(key, (score, _NO_PARTS)) for key, score in zip(ranked_keys, ranked_scores, strict=True)], raw
+
+
+def _shares(scores: Any, weight: float, min_span: float) -> Any:
+    """One route's weighted min-max shares (:func:`minmax_fuse`'s arithmetic, over an array)."""
+    import numpy as np
+
+    low, high = float(scores.min()), float(scores.max())
+    low = min(low, high - min_span)
+    span = high - low
+    return weight * ((scores - low) / span) if span > 0 else np.full(len(scores), weight * 1.0)
 
 
 def _best_first(pair: tuple[int, float]) -> tuple[float, int]:

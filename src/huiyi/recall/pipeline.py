@@ -41,6 +41,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RankRow, RouteHits, Store
+from huiyi.store.rows import trusted
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan, query_time_range
 
@@ -231,7 +232,7 @@ def _fused(
             request.query,
             recipe,
             span,
-            _texts(ask, ids_by_key, window, span, recipe),
+            rows if span is not None and recipe.time_about else None,  # the time test reads rows' text and about
             speakers,
             {hit.key: hit.score for hit in spoken.first.hits},
             facts_lead=bool(by_name),  # names asked in a group chat
@@ -433,28 +434,24 @@ def _items(ask: routes.Ask, ids_by_key: Mapping[int, str], window: Window) -> di
     return {key: found.get(ids_by_key[key]) for key, _ in window}
 
 
-def _texts(
-    ask: routes.Ask, ids_by_key: Mapping[int, str], window: Window, span: TimeSpan | None, recipe: RecallRecipe
-) -> dict[int, MemoryItem | None] | None:
-    # time_about reads the times a memory's words name: only when the query names a span
-    return _items(ask, ids_by_key, window) if span is not None and recipe.time_about else None
-
-
 def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | None = None) -> RecallHit:
     # the item's fields are validated already; validating them again cost a tenth of a recall
-    return RecallHit.model_construct(
-        id=item.id,
-        kind=item.kind,
-        text=item.text,
-        score=score,
-        route_scores=route_scores or {},
-        time=item.time,
-        scope=item.scope,
-        sources=item.sources,
-        place=item.place,
-        keywords=item.keywords,
-        insight=item.insight,
-        data=item.data,
-        valid_to=item.valid_to,
-        said_at=item.said_at,
+    return trusted(
+        RecallHit,
+        {
+            "id": item.id,
+            "kind": item.kind,
+            "text": item.text,
+            "score": score,
+            "route_scores": route_scores or {},
+            "time": item.time,
+            "scope": item.scope,
+            "sources": item.sources,
+            "place": item.place,
+            "keywords": item.keywords,
+            "insight": item.insight,
+            "data": item.data,
+            "valid_to": item.valid_to,
+            "said_at": item.said_at,
+        },
     )

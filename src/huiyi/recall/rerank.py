@@ -52,7 +52,7 @@ def rerank(
     query: str,
     recipe: RecallRecipe,
     span: TimeSpan | None,
-    whole: Mapping[int, MemoryItem | None] | None = None,
+    whole: Mapping[int, MemoryItem | RankRow | None] | None = None,
     speakers: Iterable[str] = (),
     spoken: Mapping[int, float] | None = None,
     facts_lead: bool = False,
@@ -80,8 +80,9 @@ def rerank(
     ``chatter``: a chunk that says nothing on its own (哈哈, +1, 晚安霓霓) keeps ``chatter_weight`` of its
     score and gets no speaker bonus; it still lends its neighbours support (reactions mark what mattered).
 
-    ``whole``: the candidates' whole memories, given only when a time span is asked and ``time_about``
-    reads the times a memory's own words name.
+    ``whole``: the candidates' memories (whole, or their rank rows: the time test reads text, time and
+    ``data.about``), given only when a time span is asked and ``time_about`` reads the times a memory's
+    own words name.
     """
     people = {key: people_of(item.kind, item.participants, item.subject) for key, item in items.items() if item}
     names = {name for found in people.values() for name in found}
@@ -144,7 +145,7 @@ def rerank(
     return rescored, boosts
 
 
-def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryItem | None] | None) -> bool:
+def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryItem | RankRow | None] | None) -> bool:
     # said in the span, or (time_about: ``whole`` is given) naming a time in it: recall.timerange
     item = whole.get(key) if whole is not None else None
     if item is not None:
@@ -172,13 +173,14 @@ FILLER_IMPORTANCE = 0.1  # the rule extractor's importance for an event of fille
 def chatter_keys(items: Mapping[int, RankRow | None], names: Iterable[str]) -> set[int]:
     """The chunks whose every turn is chatter (``names``: people a turn may address, as in 晚安霓霓),
     and the events of chatter only."""
-    known = sorted(names)
+    known = tuple(sorted(names))
     out: set[int] = set()
     for key, item in items.items():
         if item is None:
             continue
         if item.kind is MemoryKind.CHUNK:
-            if all(is_chatter(line, known) for line in said_lines(item.text, item.participants)):
+            lines = said_lines(item.text, item.participants)
+            if is_chatter(lines[0], known) if len(lines) == 1 else all(is_chatter(line, known) for line in lines):
                 out.add(key)
         elif item.kind is MemoryKind.EVENT and item.importance <= FILLER_IMPORTANCE:
             out.add(key)

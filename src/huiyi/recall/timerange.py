@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from contextlib import suppress
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from huiyi.model import MemoryItem
 from huiyi.text.times import TimeSpan, find_time_phrases
@@ -31,6 +32,20 @@ __all__ = ["WHEN", "about", "when_bonus", "within"]
 
 Window = list[tuple[int, tuple[float, dict[str, float]]]]
 
+
+class Said(Protocol):
+    """What the time test reads of a memory: a whole one, or recall's ``RankRow`` (its ``data`` is about alone)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def time(self) -> datetime | None: ...
+    @property
+    def data(self) -> Mapping[str, object]: ...
+
+
 # a memory's own time words are read once per process: parsing is ~1 ms a memory, and a time query
 # reads ~100 candidates. Keyed by the text's hash, so the cache holds no texts; least recently used goes
 _CACHE_LIMIT = 100_000
@@ -38,10 +53,10 @@ _about_lock = threading.Lock()
 _about_cache: OrderedDict[tuple[str, int, datetime], list[tuple[datetime, datetime]]] = OrderedDict()
 
 
-def about(item: MemoryItem) -> list[tuple[datetime, datetime]]:
+def about(item: Said) -> list[tuple[datetime, datetime]]:
     """The spans the memory's own words name, read against when it was said (cached per text and time)."""
     spans: list[tuple[datetime, datetime]] = []
-    told = item.data.get("about") if isinstance(item.data, dict) else None
+    told = item.data.get("about") if isinstance(item.data, Mapping) else None
     if isinstance(told, str):  # extraction's label: "2024-12-01", "2024-12-01 19:00" or "start～last day"
         told = _label_span(told)
     if isinstance(told, list | tuple) and len(told) == 2:
@@ -83,7 +98,7 @@ def _label_span(label: str) -> tuple[str, str] | None:
     return start.isoformat(), (end + step).isoformat()
 
 
-def within(item: MemoryItem, span: TimeSpan) -> bool:
+def within(item: Said, span: TimeSpan) -> bool:
     """Whether the memory was said within ``span`` or names a time that overlaps it."""
     if item.time is not None and item.time in span:
         return True

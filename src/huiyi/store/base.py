@@ -81,6 +81,12 @@ class RankRow(NamedTuple):
     text: str  # read by the chatter test (a row's text costs little; building a MemoryItem does)
     importance: float
     subject: str | None  # a fact's data.subject
+    about: object = None  # data.about as stored (a label or a [start, end] pair): the time test reads it
+
+    @property
+    def data(self) -> dict[str, object]:
+        """What ranking reads of ``data`` beyond space, seq and subject: its ``about``, as on a memory."""
+        return {} if self.about is None else {"about": self.about}
 
 
 class ScoredId(NamedTuple):  # a tuple: routes make hundreds per query

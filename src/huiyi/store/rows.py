@@ -12,9 +12,11 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
 from huiyi.store.base import RankRow, RunReport, ScopeStats
@@ -65,10 +67,20 @@ def to_epoch(value: datetime | None) -> float | None:
     return value.replace(tzinfo=UTC).timestamp()
 
 
+_EPOCH = datetime(1970, 1, 1)
+
+
 def from_epoch(value: float | None) -> datetime | None:
+    """The naive datetime ``to_epoch`` stored: the same value as ``datetime.fromtimestamp(value,
+    UTC).replace(tzinfo=None)`` (both round to the microsecond, half to even) at half the cost, which
+    recall pays for every candidate.
+
+    >>> from_epoch(1701697970.123456), from_epoch(None)
+    (datetime.datetime(2023, 12, 4, 13, 52, 50, 123456), None)
+    """
     if value is None:
         return None
-    return datetime.fromtimestamp(value, UTC).replace(tzinfo=None)
+    return _EPOCH + timedelta(seconds=value)
 
 
 # JSON --------------------------------------------------------------------------------------------
@@ -142,6 +154,43 @@ def _scope(agent: str, tag: str) -> Scope:
     return Scope.from_tag(agent, tag)
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+@lru_cache(maxsize=64)
+def _plain_fields(cls: type[BaseModel]) -> tuple[str, ...] | None:
+    """The model's field names, when nothing but them goes into an instance (no aliases, no extras
+    kept, no private attributes, no post-init); else None."""
+    fields = cls.__pydantic_fields__
+    if (
+        cls.model_config.get("extra") == "allow"
+        or cls.__pydantic_post_init__
+        or cls.__private_attributes__
+        or cls.__pydantic_root_model__
+        or any(f.alias is not None or f.validation_alias is not None for f in fields.values())
+    ):
+        return None
+    return tuple(fields)
+
+
+def trusted(cls: type[M], values: dict[str, Any]) -> M:
+    """``cls.model_construct(**values)`` when ``values`` holds every field: the same instance (fields in
+    declared order, all of them set) at a fifth of the cost, which recall paid for each hit twice."""
+    fields = _plain_fields(cls)
+    if fields is None or len(values) != len(fields):
+        return cls.model_construct(**values)
+    try:
+        ordered = {name: values[name] for name in fields}
+    except KeyError:
+        return cls.model_construct(**values)
+    model = cls.__new__(cls)
+    object.__setattr__(model, "__dict__", ordered)
+    object.__setattr__(model, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
 def memory(row: Row, codec: Codec) -> MemoryItem:
     """A memory from ``MEMORY_COLUMNS``."""
     (
@@ -168,26 +217,29 @@ def memory(row: Row, codec: Codec) -> MemoryItem:
         said_at,
     ) = row
     # rows were validated when written; building them again unvalidated is ~5x cheaper on recall's path
-    return MemoryItem.model_construct(
-        id=id_,
-        scope=_scope(agent, scope),
-        kind=MemoryKind(kind),
-        text=text,
-        time=codec.time(when),
-        place=place,
-        participants=codec.json(participants),
-        keywords=codec.json(keywords),
-        insight=insight,
-        importance=float(importance),
-        strength=float(strength),
-        access_count=int(access_count),
-        last_access=codec.time(last_access),
-        created_at=codec.time(created_at),
-        sources=codec.json(sources),
-        data=codec.json(data),
-        feedback=float(feedback),
-        valid_to=codec.time(valid_to),
-        said_at=codec.time(said_at),
+    return trusted(
+        MemoryItem,
+        {
+            "id": id_,
+            "scope": _scope(agent, scope),
+            "kind": MemoryKind(kind),
+            "text": text,
+            "time": codec.time(when),
+            "place": place,
+            "participants": codec.json(participants),
+            "keywords": codec.json(keywords),
+            "insight": insight,
+            "importance": float(importance),
+            "strength": float(strength),
+            "access_count": int(access_count),
+            "last_access": codec.time(last_access),
+            "created_at": codec.time(created_at),
+            "sources": codec.json(sources),
+            "data": codec.json(data),
+            "feedback": float(feedback),
+            "valid_to": codec.time(valid_to),
+            "said_at": codec.time(said_at),
+        },
     )
 
 
@@ -196,26 +248,27 @@ KINDS = {kind.value: kind for kind in MemoryKind}
 
 def rank_rows(found: Sequence[Row], codec: Codec) -> list[RankRow]:
     """What ranking reads of each memory, from ``id, scope, kind, time, participants, sources``, then
-    ``data``'s space and seq, then ``text, importance`` and ``data``'s subject (each backend extracts
-    ``data``'s fields in SQL, so ``data`` is never decoded)."""
+    ``data``'s space and seq, then ``text, importance`` and ``data``'s subject and about (each backend
+    extracts ``data``'s fields in SQL, so ``data`` is never decoded; SQLite's about comes as JSON)."""
     found = list(found)
     if codec is TEXT:  # one JSON document for every row's lists: a hundred small parses cost more
-        lists = json.loads("[" + ",".join(f"{row[4]},{row[5]}" for row in found) + "]") if found else []
+        lists = json.loads("[" + ",".join(f"{row[4]},{row[5]},{row[11]}" for row in found) + "]") if found else []
     else:
-        lists = [value for row in found for value in (row[4], row[5])]
+        lists = [value for row in found for value in (row[4], row[5], row[11])]
     return [
         RankRow(
             row[0],
             row[1],
             KINDS[row[2]],
             codec.time(row[3]),
-            tuple(lists[2 * i]),
-            tuple(lists[2 * i + 1]),
+            tuple(lists[3 * i]),
+            tuple(lists[3 * i + 1]),
             str(row[6]),
             None if row[7] is None else int(row[7]),
             row[8],
             float(row[9]),
             row[10] if isinstance(row[10], str) and row[10] else None,
+            lists[3 * i + 2],
         )
         for i, row in enumerate(found)
     ]

@@ -94,6 +94,8 @@ class Partition:
     rowids: RowIds
     vectors: Matrix
     places: Places | None = None
+    # each row's memory id, when the loader read them: a search then needs no lookup of its hits' ids
+    ids: list[str] | None = None
     chat: Chat | None = None
 
     def __post_init__(self) -> None:
@@ -123,18 +125,23 @@ def with_context(scores: Matrix, context: RowIds, turns: np.ndarray[Any, Any], h
     return out
 
 
-# (partition key) -> (version, rowids, vectors, places) read from the store
-Loader = Callable[[str], tuple[int, RowIds, Matrix] | tuple[int, RowIds, Matrix, Places]]
+# (partition key) -> (version, rowids, vectors[, places[, memory ids]]) read from the store
+Loader = Callable[
+    [str],
+    tuple[int, RowIds, Matrix] | tuple[int, RowIds, Matrix, Places] | tuple[int, RowIds, Matrix, Places, list[str]],
+]
 
 
 @dataclass
 class DenseHits:
-    """The best rows, and every scanned row's score so other routes' candidates cost nothing extra."""
+    """The best rows (and their memory ids, when every partition scanned knows its rows'), and every
+    scanned row's score so other routes' candidates cost nothing extra."""
 
     rowids: list[int]
     scores: list[float]
     all_rowids: RowIds
     all_scores: Matrix
+    ids: list[str] | None = None
 
     def score_of(self, rowids: Sequence[int]) -> list[float]:
         if not len(self.all_rowids):
@@ -152,7 +159,13 @@ class VectorIndex(Protocol):
     def search(self, query: Matrix, partitions: Sequence[str], versions: dict[str, int], limit: int) -> DenseHits: ...
 
     def added(
-        self, partition: str, old_version: int, rowids: Sequence[int], vectors: Matrix, places: Places | None = None
+        self,
+        partition: str,
+        old_version: int,
+        rowids: Sequence[int],
+        vectors: Matrix,
+        places: Places | None = None,
+        ids: Sequence[str] | None = None,
     ) -> None: ...
 
     def removed(self, partition: str, old_version: int, rowids: Sequence[int]) -> None: ...
@@ -196,12 +209,18 @@ class ExactIndex:
         parts = [p for p in parts if len(p.rowids)]
         if not parts:
             return DenseHits([], [], np.zeros(0, np.int64), np.zeros(0, np.float32))
-        rowids = np.concatenate([p.rowids for p in parts])
+        with self._lock:  # a write changes a partition's rowids and ids together
+            rows = [(p.rowids, p.ids) for p in parts]
+        rowids = np.concatenate([r for r, _ in rows])
         scores = np.concatenate([self._scores(p, query) for p in parts])
         k = min(limit, len(scores))
         top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return DenseHits(rowids[top].tolist(), scores[top].tolist(), rowids, scores)
+        top = top[np.argsort(-scores[top], kind="stable")].tolist()
+        ids = None
+        if len(scores) == len(rowids) and all(i is not None and len(i) == len(r) for r, i in rows):
+            every = rows[0][1] if len(rows) == 1 else [memory_id for _, i in rows for memory_id in i or ()]
+            ids = [every[i] for i in top] if every is not None else None
+        return DenseHits(rowids[top].tolist(), scores[top].tolist(), rowids, scores, ids)
 
     def _scores(self, part: Partition, query: Matrix) -> Matrix:
         scores: Matrix = part.vectors @ query
@@ -213,9 +232,16 @@ class ExactIndex:
         return with_context(scores, context, chat.turns, self.context)
 
     def added(
-        self, partition: str, old_version: int, rowids: Sequence[int], vectors: Matrix, places: Places | None = None
+        self,
+        partition: str,
+        old_version: int,
+        rowids: Sequence[int],
+        vectors: Matrix,
+        places: Places | None = None,
+        ids: Sequence[str] | None = None,
     ) -> None:
-        """Apply an in-process write; a partition that missed another writer's change is dropped."""
+        """Apply an in-process write; a partition that missed another writer's change is dropped.
+        Without ``ids`` the partition forgets its rows' ids (searches look them up again)."""
         with self._lock:
             part = self._parts.get(partition)
             if part is None:
@@ -229,6 +255,7 @@ class ExactIndex:
             part.vectors = np.concatenate([part.vectors, fresh]) if part.vectors.size else fresh
             if part.chat is not None:
                 part.chat.extend(places or Places.none(len(rowids)))
+            part.ids = [*part.ids, *ids] if part.ids is not None and ids is not None else None
             part.version = old_version + 1
             self._evict()
 
@@ -245,6 +272,8 @@ class ExactIndex:
             part.vectors = part.vectors[keep]
             if part.chat is not None:
                 part.chat.keep(keep)
+            if part.ids is not None:
+                part.ids = [memory_id for memory_id, kept in zip(part.ids, keep.tolist(), strict=True) if kept]
             part.version = old_version + 1
 
     def clear(self) -> None:

@@ -90,7 +90,8 @@ class SQLiteMemories(SQLiteConnection):
                 )
         for part, (old, rowids, indexes) in added.items():
             matrix = np.asarray(vectors[indexes], dtype=np.float16).astype(np.float32)
-            self._vectors.added(part, old, rowids, matrix, places_of([items[i] for i in indexes]))
+            chosen = [items[i] for i in indexes]
+            self._vectors.added(part, old, rowids, matrix, places_of(chosen), [item.id for item in chosen])
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         found: dict[str, MemoryItem] = {}
@@ -107,7 +108,9 @@ class SQLiteMemories(SQLiteConnection):
         for chunk in chunks(ids, 500):
             cursor = self._conn().execute(
                 "SELECT id, scope, kind, time, participants, sources, json_extract(data, '$.space'),"
-                " json_extract(data, '$.seq'), text, importance, json_extract(data, '$.subject')"
+                " json_extract(data, '$.seq'), text, importance, json_extract(data, '$.subject'),"
+                # as JSON text whatever it holds (json_quote leaves what a JSON function returned as it is)
+                " json_quote(json_extract(data, '$.about'))"
                 f" FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )

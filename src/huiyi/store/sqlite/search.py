@@ -26,7 +26,7 @@ MERGE_PAGES = 1000  # pages merged per step: well under a second at 1M memories
 class SQLiteSearch(SQLiteConnection):
     """``SearchStore`` on SQLite, and the loader of the vector cache's partitions."""
 
-    def _load_partition(self, part: str) -> tuple[int, RowIds, Matrix, Places]:
+    def _load_partition(self, part: str) -> tuple[int, RowIds, Matrix, Places, list[str]]:
         conn = self._conn()
         # one read transaction, so the version matches the rows
         conn.execute("BEGIN")
@@ -34,16 +34,18 @@ class SQLiteSearch(SQLiteConnection):
             row = conn.execute("SELECT version FROM partitions WHERE part = ?", (part,)).fetchone()
             # each chunk's place in its chat, for the context of turn-alone vectors (store.vectors)
             found = conn.execute(
-                "SELECT v.rowid, v.vector, m.kind = 'chunk', json_extract(m.data, '$.space'),"
+                "SELECT v.rowid, m.id, v.vector, m.kind = 'chunk', json_extract(m.data, '$.space'),"
                 " json_extract(m.data, '$.seq'), json_extract(m.data, '$.vector') = ?"
                 " FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid WHERE v.part = ? ORDER BY v.rowid",
                 (TURN_VECTOR, part),
             )
             rowids: list[int] = []
+            ids: list[str] = []
             blobs: list[bytes] = []
             places = Places.none(0)
-            for rowid, blob, chunk, space, seq, turn in found:
+            for rowid, memory_id, blob, chunk, space, seq, turn in found:
                 rowids.append(rowid)
+                ids.append(str(memory_id))
                 blobs.append(blob)
                 places.spaces.append(str(space) if chunk and space is not None else None)
                 places.seqs.append(int(seq) if chunk and seq is not None else None)
@@ -52,9 +54,9 @@ class SQLiteSearch(SQLiteConnection):
             conn.execute("COMMIT")
         version = int(row[0]) if row else 0
         if not blobs:
-            return version, np.zeros(0, np.int64), np.zeros((0, 0), np.float32), places
+            return version, np.zeros(0, np.int64), np.zeros((0, 0), np.float32), places, ids
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(np.float32)
-        return version, np.asarray(rowids, dtype=np.int64), matrix, places
+        return version, np.asarray(rowids, dtype=np.int64), matrix, places, ids
 
     def _versions(self, parts: Sequence[str]) -> dict[str, int]:
         found = self._conn().execute(
@@ -76,6 +78,12 @@ class SQLiteSearch(SQLiteConnection):
         versions = self._versions(parts)
         present = [p for p in parts if p in versions]
         found = self._vectors.search(np.asarray(query, dtype=np.float32).reshape(-1), present, versions, limit)
+        if found.ids is not None:  # the cached partitions know their rows' ids
+            hits = [
+                ScoredId(memory_id, score, rowid)
+                for memory_id, score, rowid in zip(found.ids, found.scores, found.rowids, strict=True)
+            ]
+            return RouteHits(hits, (time.perf_counter() - started) * 1000, found.score_of)
         ids = self._ids_of(found.rowids)
         hits = [
             ScoredId(ids[rowid], float(score), rowid)
@@ -87,16 +95,17 @@ class SQLiteSearch(SQLiteConnection):
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
         started = time.perf_counter()
         parts = partition_keys(scopes)
-        match = match_query(parts, query)
+        # the scopes' codes narrow the terms; the row's own part keeps a shared code out
+        match = match_query(parts, query, part_clause=False)
         if match is None:
             return RouteHits([], (time.perf_counter() - started) * 1000)
         found = (
             self._conn()
             .execute(
                 "SELECT f.rowid, m.id, -bm25(memory_fts, 0.0, 1.0, 0.5) AS score FROM memory_fts f"
-                " JOIN memories m ON m.rowid = f.rowid WHERE memory_fts MATCH ?"
+                f" JOIN memories m ON m.rowid = f.rowid WHERE memory_fts MATCH ? AND m.part IN ({marks(len(parts))})"
                 " ORDER BY bm25(memory_fts, 0.0, 1.0, 0.5) LIMIT ?",
-                (match, limit),
+                (match, *parts, limit),
             )
             .fetchall()
         )
