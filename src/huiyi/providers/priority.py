@@ -31,8 +31,6 @@ BACKGROUND_NICE = 10
 class RecallFirst:
     """Wraps an embedder; queries pass at once, passages wait for them in batches of ``batch``."""
 
-    wraps_model = True  # embed.warm_in_background looks through it
-
     def __init__(self, inner: Embedder, batch: int = 2, patience: float = 2.0) -> None:
         self.inner = inner
         self.batch = max(1, batch)
