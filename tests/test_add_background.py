@@ -22,6 +22,7 @@ import pytest
 import pg_server
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.errors import InvalidInput
 from huiyi.memory import AsyncMemory
 from huiyi.model import MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
@@ -72,6 +73,31 @@ def test_add_returns_before_indexing_and_recall_finds_the_message_meanwhile(tmp_
         assert len(chunks_of(memory)) == 2 and "m2" in chunks_of(memory)
         hits = memory.recall("杭州出差", agent=AGENT, person=PERSON).hits
         assert hits[0].sources[0] == "m2" and "pending" not in hits[0].data
+
+
+def test_the_synchronous_add_does_not_wait_for_the_event_loop(tmp_path: Path) -> None:
+    """A bot's add is durable on a write thread; the loop only queues the indexing after (issue 15)."""
+    embedder = GatedEmbedder()
+    with Memory(tmp_path / "s", config=CONFIG, embedder=embedder) as memory:
+        release, finished = threading.Event(), threading.Event()
+
+        def hold() -> None:  # the loop is busy (a long callback): an add through it would wait here
+            release.wait(30)
+            finished.set()
+
+        memory._loop.loop.call_soon_threadsafe(hold)
+        try:
+            stored = memory.add("下周三我要去杭州出差", agent=AGENT, person=PERSON)
+            assert not finished.is_set()  # returned while the loop was still held
+            assert [m.text for m in memory.store.get_messages(AGENT, [stored[0].id])] == ["下周三我要去杭州出差"]
+        finally:
+            release.set()
+        hits = memory.recall("杭州出差", agent=AGENT, person=PERSON).hits  # at once: pending, or indexed
+        assert hits and hits[0].sources == [stored[0].id]
+        assert memory.indexed() == 0 and chunks_of(memory) == [stored[0].id]
+        with pytest.raises(InvalidInput):
+            memory.add("", agent=AGENT, person=PERSON)  # bad input: an error from the write thread, nothing stored
+        assert len(memory.store.recent_messages(AGENT, stored[0].space, 10)) == 1
 
 
 def test_index_true_indexes_before_returning(tmp_path: Path) -> None:

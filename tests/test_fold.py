@@ -15,6 +15,7 @@ from huiyi.flows.extract import EventDraft, Extraction, FactDraft, Fold
 from huiyi.flows.extract.fold import fold_of, memories_of, rounds, writes_of
 from huiyi.model import FactKind, JobState, MemoryKind, Message, Scope
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.base import Writes
 
 T0 = datetime(2024, 9, 20, 19, 0)
 QUIET = Config(worker={"enabled": False, "backoff_seconds": 0.0})
@@ -270,3 +271,20 @@ def test_the_same_history_folds_alike_however_it_is_batched(tmp_path: Path, tota
     assert len(events) == len(folds) >= total // 40
     assert per_session == one_call
     assert per_message == one_call
+
+
+@pytest.mark.parametrize("count", [1, 63, 64, 65, 300, 1100])
+def test_unfolded_reads_the_whole_tail_across_pages(tmp_path: Path, count: int) -> None:
+    """The log is read back in growing pages (the first small, for add's sake): none is lost at a page's edge."""
+    from huiyi.flows.extract.fold import unfolded
+
+    config = Config(worker={"enabled": False}, window={"fold_at": 100_000})  # nothing folds
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=config) as memory:
+        lines = [{"id": f"m{i}", "text": f"第{i}句", "time": T0 + timedelta(seconds=i)} for i in range(count)]
+        memory.add(lines, agent="a", person="p", index=False)
+        space = Scope.of_person("a", "p").tag
+        tail = unfolded(memory.store, "a", space)
+        assert [m.id for m in tail] == [f"m{i}" for i in range(count)]
+        # a fold point part-way: only what follows it
+        memory.store.apply(Writes(fold_points=[("a", space, tail[count // 3].seq)]))
+        assert [m.id for m in unfolded(memory.store, "a", space)] == [f"m{i}" for i in range(count // 3, count)]

@@ -296,3 +296,32 @@ def test_parse_datetime_round_trips_iso(when: datetime) -> None:
 def test_parse_datetime_only_raises_invalid_input(value: str) -> None:
     with contextlib.suppress(InvalidInput):
         assert isinstance(parse_datetime(value), datetime)
+
+
+_NO_LETTER_OR_DIGIT = st.text(
+    alphabet=st.characters(
+        blacklist_categories=("Nd",), blacklist_characters="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    )
+)
+
+
+@given(_NO_LETTER_OR_DIGIT)
+def test_english_rules_are_skipped_only_where_none_can_match(text: str) -> None:
+    """english_phrases skips text in which no rule can match (no letter, no digit), without compiling them
+    (issue 15); every rule run over such text finds nothing, whatever Unicode case folding allows."""
+    from huiyi.text import times_en
+
+    now = datetime(2023, 5, 10, 14, 30)
+    if times_en._MAY_HOLD.search(text):  # a letter by case folding (K, ſ, İ): the rules run as before
+        return
+    assert times_en.english_phrases(text, now) == []
+    assert all(pattern.search(text) is None for pattern, _ in times_en._en_rules())
+
+
+def test_english_rules_still_read_english_and_unicode_digits() -> None:
+    from huiyi.text import times_en
+
+    now = datetime(2023, 5, 10, 14, 30)
+    assert times_en._MAY_HOLD.search("\u212a") is not None  # the Kelvin sign folds to k
+    assert times_en._MAY_HOLD.search("２") is not None  # so do digits of any script (\d)
+    assert [p.phrase for p in find_time_phrases("we met yesterday morning", now)] == ["yesterday morning"]

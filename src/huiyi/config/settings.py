@@ -9,8 +9,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.config.core import (
@@ -26,16 +25,22 @@ from huiyi.config.core import (
     WindowConfig,
     WorkerConfig,
 )
+from huiyi.config.env import by_field_name, deep_update, from_environment
 from huiyi.config.proxy import ProxyConfig
 from huiyi.config.recall import NAMED_RECIPES, RecallRecipe, expand_recipe
 from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import ConfigError
 
 
-class Config(BaseSettings):
-    """The whole configuration of one huiyi store."""
+class Config(BaseModel):
+    """The whole configuration of one huiyi store.
 
-    model_config = SettingsConfigDict(env_prefix="HUIYI_", env_nested_delimiter="__", extra="forbid", defer_build=True)
+    Making one (``Config(...)`` or ``model_validate``) reads the environment (``HUIYI_…``, nested with
+    ``__``: see :mod:`huiyi.config.env`) under the given values, as the pydantic-settings class it was did.
+    """
+
+    # validate_default and arbitrary_types_allowed as pydantic-settings had them
+    model_config = ConfigDict(extra="forbid", defer_build=True, validate_default=True, arbitrary_types_allowed=True)
 
     language: Literal["zh", "en"] = "zh"
     timezone: str = "Asia/Shanghai"
@@ -55,6 +60,9 @@ class Config(BaseSettings):
     expand: ExpandConfig = Field(default_factory=ExpandConfig)
     consolidate: ConsolidateConfig = Field(default_factory=ConsolidateConfig)
     summary: SummaryConfig = Field(default_factory=SummaryConfig)
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**deep_update(from_environment(type(self)), by_field_name(type(self), values)))
 
     @model_validator(mode="before")
     @classmethod
@@ -85,11 +93,11 @@ class Config(BaseSettings):
             except (OSError, tomllib.TOMLDecodeError) as exc:
                 raise ConfigError(f"cannot read config {path}: {exc}") from exc
         try:
-            # keyword arguments beat the environment in pydantic-settings, and a file must not,
+            # keyword arguments beat the environment, and a file must not,
             # so the environment's values are laid over the file's by hand.
             with _env_only():
                 from_env = cls().model_dump(exclude_unset=True)
-            return cls(**_deep_merge(_deep_merge(data, from_env), overrides))
+            return cls(**deep_update(data, from_env, overrides))
         except ValueError as exc:
             raise ConfigError(f"invalid config: {exc}") from exc
 
@@ -111,13 +119,3 @@ def _env_only() -> Iterator[None]:
         yield
     finally:
         _lenient.reset(token)
-
-
-def _deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _deep_merge(out[key], value)
-        else:
-            out[key] = value
-    return out

@@ -45,11 +45,17 @@ class Indexing(MemoryBase):
         # indexing's own thread, at a lower priority: adds and recall never queue behind an embedding
         self._indexing = ThreadPoolExecutor(1, thread_name_prefix="huiyi-index", initializer=background_thread)
 
-    def _index_later(self, stored: Sequence[Message]) -> None:
-        """Queue messages this instance claimed; the drain task embeds them on the write threads."""
-        self._index_queue.extend(stored)
+    def _hold_pending(self, stored: Sequence[Message]) -> None:
+        """Keep messages this instance claimed where recall's keyword tail finds them until they are
+        indexed (any thread: ``add`` calls it before it returns)."""
         with self._pending_lock:
             self._pending.update(((m.agent, m.id), m) for m in stored)
+
+    def _queue_index(self, stored: Sequence[Message]) -> None:
+        """Queue held messages for the drain task, which embeds them on the indexing thread (on the loop)."""
+        if not stored:
+            return
+        self._index_queue.extend(stored)
         loop = asyncio.get_running_loop()
         task = self._index_task
         # a task of a loop that has gone (asyncio.run called again) never runs: start one on this loop

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import logging
 from collections.abc import Callable, Sequence
 
@@ -53,26 +55,93 @@ class Ingest(Care):
         messages indexed), as does ``ingest.index = "sync"`` for every call when ``index`` is not given;
         :meth:`indexed` waits for everything added so far.
         """
+        if not self._indexes_now(index):
+            # one hop to the write threads and back: the tail of a bot's add is thread wake-ups (issue 15)
+            stored, wake = await self._write(self._accept, messages, agent, person, space, extract)
+            self._accepted(stored, wake)
+            return stored
+        prepared, stored = await self._write(self._append, messages, agent, person, space)
+        if not prepared:
+            return []
+        await self._write(
+            ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer
+        )
+        if await self._write(self._settle, prepared, stored, agent, person, space, extract):
+            self._wake_worker()
+        return stored
+
+    def add_blocking(
+        self,
+        messages: Sequence[MessageLike] | MessageLike,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        extract: bool = True,
+    ) -> list[Message]:
+        """``add`` without indexing for the synchronous face, from the caller's thread: the messages are
+        durable (and held for recall) on a write thread, and ``loop``, the one this instance runs on, only
+        queues their indexing. Two thread hops where going through the loop takes six (issue 15)."""
+        call = functools.partial(contextvars.copy_context().run, self._accept, messages, agent, person, space, extract)
+        stored, wake = self._writes.submit(call).result()
+        if stored or wake:
+            loop.call_soon_threadsafe(self._accepted, stored, wake)
+        return stored
+
+    def _accepted(self, stored: Sequence[Message], wake: bool) -> None:
+        """On the loop, after messages are durable: queue their indexing and wake the worker for folds."""
+        self._queue_index(stored)
+        if wake:
+            self._wake_worker()
+
+    def _indexes_now(self, index: bool | None) -> bool:
+        """Whether ``add`` indexes before it returns: ``index`` if given, else ``ingest.index``."""
+        return index if index is not None else self.config.ingest.index == "sync"
+
+    def _accept(
+        self,
+        messages: Sequence[MessageLike] | MessageLike,
+        agent: str,
+        person: str | None,
+        space: str | None,
+        extract: bool,
+    ) -> tuple[list[Message], bool]:
+        """``add`` without indexing, on a thread that may block: the messages stored (durable, and held as
+        pending for recall when this returns), and whether the worker has folds to extract."""
+        prepared, stored = self._append(messages, agent, person, space)
+        if not prepared:
+            return [], False
+        self._hold_pending(stored)
+        return stored, self._settle(prepared, stored, agent, person, space, extract)
+
+    def _append(
+        self, messages: Sequence[MessageLike] | MessageLike, agent: str, person: str | None, space: str | None
+    ) -> tuple[list[Message], list[Message]]:
         batch: Sequence[MessageLike] = [messages] if isinstance(messages, str | dict | MessageIn) else messages
         prepared = ingest.prepare(batch, agent=agent, person=person, space=space, now=self.now(), config=self.config)
         if not prepared:
-            return []
+            return [], []
         # born claimed by this instance, which indexes them next: an opener elsewhere leaves them be
-        stored = await self._write(self.store.append_messages, prepared, ingest.index_claim(self._indexer))
-        if index if index is not None else self.config.ingest.index == "sync":
-            await self._write(
-                ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer
-            )
-        elif stored:
-            self._index_later(stored)
+        return prepared, self.store.append_messages(prepared, ingest.index_claim(self._indexer))
+
+    def _settle(
+        self,
+        prepared: Sequence[Message],
+        stored: Sequence[Message],
+        agent: str,
+        person: str | None,
+        space: str | None,
+        extract: bool,
+    ) -> bool:
+        """Plan the folds the new messages make due (or, without extraction, move the fold point past
+        them); whether the worker has folds to extract."""
         if not extract:
             last = max((m.seq for m in stored), default=0)
-            await self._write(self.store.apply, Writes(fold_points=[(agent, prepared[0].space, last + 1)]))
-            return stored
+            self.store.apply(Writes(fold_points=[(agent, prepared[0].space, last + 1)]))
+            return False
         private_person = None if space else person
-        if await self._write(fold.plan_folds, self.store, agent, prepared[0].space, private_person, self.config):
-            self._wake_worker()
-        return stored
+        return bool(fold.plan_folds(self.store, agent, prepared[0].space, private_person, self.config))
 
     async def flush(
         self, *, agent: str, person: str | None = None, space: str | None = None, wait: bool = True

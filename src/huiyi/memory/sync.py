@@ -8,7 +8,7 @@ import functools
 import logging
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +18,8 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from huiyi.config import Config
 from huiyi.flows.extract import Extractor
 from huiyi.memory.async_memory import AsyncMemory
+from huiyi.memory.common import MessageLike
+from huiyi.model import Message
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store
 
@@ -112,7 +114,29 @@ class Memory:
     def store(self) -> Store:
         return self.core.store
 
-    add = _blocking(AsyncMemory.add)
+    def add(
+        self,
+        messages: Sequence[MessageLike] | MessageLike,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        progress: Callable[[int], None] | None = None,
+        extract: bool = True,
+        index: bool | None = None,
+    ) -> list[Message]:
+        if self.core._indexes_now(index):
+            return self._loop.run(
+                self.core.add(
+                    messages, agent=agent, person=person, space=space, progress=progress, extract=extract, index=index
+                )
+            )
+        # not through the loop: a bot's add pays thread wake-ups, each a few ms on a busy machine (issue 15)
+        return self.core.add_blocking(
+            messages, self._loop.loop, agent=agent, person=person, space=space, extract=extract
+        )
+
+    add.__doc__ = AsyncMemory.add.__doc__
     remember = _blocking(AsyncMemory.remember)
     set_person = _blocking(AsyncMemory.set_person)
     get_person = _blocking(AsyncMemory.get_person)

@@ -6,6 +6,7 @@ Also the month names and the clock reading that :func:`huiyi.text.times.parse_da
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
@@ -213,16 +214,18 @@ def _part_of_day(day: datetime, part: str) -> Range:
     return day + timedelta(hours=first), day + timedelta(hours=last)
 
 
-_EnRule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], Range | None]]
+_Resolve = Callable[[re.Match[str], datetime], Range | None]
+_EnRule = tuple[re.Pattern[str], _Resolve]
 
 
-def _rule(pattern: str, resolve: Callable[[re.Match[str], datetime], Range | None]) -> _EnRule:
-    return re.compile(rf"(?<![\w-]){pattern}(?![\w-])", re.IGNORECASE), resolve
+def _rule(pattern: str, resolve: _Resolve) -> tuple[str, _Resolve]:
+    return rf"(?<![\w-]){pattern}(?![\w-])", resolve
 
 
 # a clock needs am/pm or minutes: a bare “at 8” is too often not a time
 _CLOCK_RE = r"(?P<hour>[012]?\d)(?::(?P<minute>[0-5]\d)\s*(?P<ampm>[ap]\.?m\b\.?)?|\s*(?P<ampm2>[ap]\.?m\b\.?))"
-_EN_RULES: list[_EnRule] = [
+# compiled at first use (most chat is Chinese: compiling them cost ~10 ms of every start, issue 15)
+_EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(r"the\s+day\s+before\s+yesterday", _fixed(lambda now: whole_days(now.date() - 2 * DAY))),
     _rule(r"the\s+day\s+after\s+tomorrow", _fixed(lambda now: whole_days(now.date() + 2 * DAY))),
     _rule(r"yesterday", _fixed(lambda now: whole_days(now.date() - DAY))),
@@ -256,16 +259,25 @@ _EN_RULES: list[_EnRule] = [
 ]
 
 # A day phrase may be narrowed by what follows it: “yesterday morning”, “on Monday at 8 pm”.
-_EN_SUFFIX = re.compile(
-    rf"\s+(?:(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night)|at\s+{_CLOCK_RE})(?![\w-])",
-    re.IGNORECASE,
-)
+_EN_SUFFIX = rf"\s+(?:(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night)|at\s+{_CLOCK_RE})(?![\w-])"
+# every rule holds a letter or a digit (as IGNORECASE and \d read them): text with neither has no English time
+_MAY_HOLD = re.compile(r"[a-z\d]", re.IGNORECASE)
+
+
+@functools.cache
+def _en_rules() -> list[_EnRule]:
+    return [(re.compile(pattern, re.IGNORECASE), resolve) for pattern, resolve in _EN_RULE_PATTERNS]
+
+
+@functools.cache
+def _en_suffix() -> re.Pattern[str]:
+    return re.compile(_EN_SUFFIX, re.IGNORECASE)
 
 
 def _narrow_en(text: str, end: int, span: Range) -> tuple[int, Range]:
     if span[1] - span[0] != DAY or span[0].time() != time():
         return end, span
-    suffix = _EN_SUFFIX.match(text, end)
+    suffix = _en_suffix().match(text, end)
     if suffix is None:
         return end, span
     narrowed = _part_of_day(span[0], suffix["part"]) if suffix["part"] else clock_span(suffix, span[0])
@@ -274,7 +286,9 @@ def _narrow_en(text: str, end: int, span: Range) -> tuple[int, Range]:
 
 def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
     found: list[tuple[int, int, Range]] = []
-    for pattern, resolve in _EN_RULES:
+    if not _MAY_HOLD.search(text):
+        return found
+    for pattern, resolve in _en_rules():
         for match in pattern.finditer(text):
             try:
                 span = resolve(match, now)

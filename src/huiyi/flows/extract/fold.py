@@ -35,6 +35,9 @@ def rounds(messages: Sequence[Message]) -> list[list[Message]]:
     return out
 
 
+# pages of the log read back from the newest: the first small, as every add reads one (a working memory
+# holds a few dozen messages; reading 500 made most of an add's time, issue 15), then growing
+_FIRST_PAGE = 64
 _PAGE = 500
 
 
@@ -46,12 +49,14 @@ def unfolded(store: Store, agent: str, space: str) -> list[Message]:
             cursor = max(cursor, int(job.payload["to_seq"]) + 1)
     pages: list[list[Message]] = []
     before: int | None = None
+    size = _FIRST_PAGE
     while True:
-        page = store.recent_messages(agent, space, _PAGE, before)
+        page = store.recent_messages(agent, space, size, before)
         pages.append([m for m in page if m.seq >= cursor])
-        if len(page) < _PAGE or page[0].seq <= cursor:
+        if len(page) < size or page[0].seq <= cursor:
             break
         before = page[0].seq
+        size = min(size * 4, _PAGE)
     return [m for page in reversed(pages) for m in page]
 
 
