@@ -1,7 +1,7 @@
 """Config values from the environment: ``HUIYI_<FIELD>``, nested with ``__``, as pydantic-settings reads them.
 
-huiyi read its config through pydantic-settings, whose import alone cost a third of ``import huiyi``
-(issue 15); this is the part of it huiyi used, with the same rules:
+huiyi read its config through pydantic-settings, whose import (dotenv, importlib.metadata, email, ssl) cost
+about a tenth of the engine's import (issue 15); this is the part of it huiyi used, with the same rules:
 
 - names match case-insensitively; ``HUIYI_LANGUAGE=en`` sets ``language``;
 - a table or list field takes JSON (``HUIYI_RECALL='{"limit": 5}'``), and ``HUIYI_RECALL__LIMIT=5`` sets
