@@ -20,7 +20,6 @@ MODULES = [
     "huiyi.recall.graph",
     "huiyi.recall.recipes",
     "huiyi.recall.rerank",
-    "huiyi.recall.spread",
     "huiyi.evaluation.runner",
     "huiyi.recall.routes",
     "huiyi.text.nicknames",

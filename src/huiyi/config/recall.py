@@ -105,10 +105,6 @@ class RecallRecipe(Section):
     neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
     neighbour_turns: int = 2  # how far either side a neighbour may sit
     events_lend: bool = True  # an event whose turns are candidates lifts them and steps aside (recall.units)
-    # a candidate near one already taken (within spread_turns, or sharing a source) keeps 1 − this of its
-    # score per such neighbour, so the answer spreads over the chat (recall.spread); 0 turns it off
-    spread_weight: float = 0.0
-    spread_turns: int = 2
     # ours (issue #13): the share of its fused score a chunk of chatter keeps (哈哈, +1, 早, 晚安霓霓);
     # it gets no speaker bonus (its neighbours still gain from it). 1 turns this off
     chatter_weight: float = 0.1

@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.recall import bridge, routes, spread, timerange, units, views
+from huiyi.recall import bridge, routes, timerange, units, views
 from huiyi.recall.fuse import Fusion, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
@@ -250,10 +250,6 @@ def _fused(
         window, lent = units.lend(window, rows)
         for key, gain in lent.items():
             boosts.setdefault(key, {})["evidence"] = gain
-    if recipe.spread_weight:  # a turn next to one taken gives way to a match elsewhere (recall.spread)
-        window, cut = spread.spread(window, rows, recipe.spread_weight, recipe.spread_turns)
-        for key, loss in cut.items():
-            boosts.setdefault(key, {})["spread"] = loss
     chosen: list[Candidate] = []
     for key, (score, _) in window:
         row = rows[key]
