@@ -20,6 +20,7 @@ MODULES = [
     "huiyi.recall.graph",
     "huiyi.recall.recipes",
     "huiyi.recall.rerank",
+    "huiyi.evaluation.runner",
     "huiyi.recall.routes",
     "huiyi.text.frames",
     "huiyi.text.nicknames",

@@ -256,6 +256,19 @@ def test_cli_json(tmp_path: Path) -> None:
     assert payload["metrics"]["R@5"] == 1.0  # four turns: every gold turn is within the first five
     assert set(payload) >= {"dataset", "file", "n", "metrics", "per_category", "seconds", "config"}
 
+    # --questions: one line per question, each gold id with its rank among the ids recalled
+    lines = tmp_path / "questions.jsonl"
+    done = cli.invoke(
+        app, ["eval", "locomo", str(locomo_file), "--json", "--config", str(config), "--questions", str(lines)]
+    )
+    assert done.exit_code == 0, done.output
+    rows = [json.loads(line) for line in lines.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 4 and {row["group"] for row in rows} == {"1", "2", "4", "5"}
+    for row in rows:
+        assert set(row["gold_ranks"]) == set(row["gold"])
+        for gold, rank in row["gold_ranks"].items():
+            assert rank is None or row["ranked"][rank] == gold
+
     memories = _jsonl(tmp_path / "memory.jsonl", MADIAL_MEMORIES)
     dialogues = _jsonl(tmp_path / "dialogue.jsonl", MADIAL_DIALOGUES)
     done = cli.invoke(app, ["eval", "madial", str(memories), str(dialogues), "--json", "--config", str(config)])

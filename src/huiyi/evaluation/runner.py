@@ -21,6 +21,7 @@ issue #17: the recent lines and the whole dialogue, R@5 0.483 on MADial-zh dev, 
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import statistics
 import tempfile
@@ -276,6 +277,30 @@ def public_config(config: Config) -> dict[str, Any]:
         if data.get(section, {}).get("api_key"):
             data[section]["api_key"] = "***"
     return data
+
+
+def question_rows(results: Sequence[ProbeResult]) -> list[dict[str, Any]]:
+    """One row per probe for diagnosis: its gold ids, the ids recalled in rank order, and where (0-based)
+    each gold id ranked (None: not recalled).
+
+    >>> question_rows([ProbeResult("c", "c:q1", "1", ["D1:2", "D3:4"], ["D1:1", "D1:2"], 1.5)])[0]["gold_ranks"]
+    {'D1:2': 1, 'D3:4': None}
+    """
+    rows: list[dict[str, Any]] = []
+    for r in results:
+        place = {source: i for i, source in enumerate(r.ranked)}
+        gold_ranks = {gold: place.get(gold) for gold in r.gold}
+        rows.append(
+            {"case": r.case, "probe": r.probe, "group": r.group, "gold": r.gold, "gold_ranks": gold_ranks}
+            | {"ranked": r.ranked, "ms": round(r.ms, 2)}
+        )
+    return rows
+
+
+def write_questions(results: Sequence[ProbeResult], path: str | Path) -> None:
+    """:func:`question_rows` as JSON lines."""
+    lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in question_rows(results))
+    Path(path).write_text("".join(lines), encoding="utf-8")
 
 
 def latency(results: Sequence[ProbeResult]) -> dict[str, float]:

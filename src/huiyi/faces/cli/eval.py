@@ -32,6 +32,13 @@ CacheOption = Annotated[
     Path | None,
     typer.Option("--embed-cache", help="Keep passage and query vectors in this SQLite file across runs."),
 ]
+QuestionsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--questions",
+        help="Also write one JSON line per question: gold ids, ids recalled in rank order, each gold id's rank.",
+    ),
+]
 FormOption = Annotated[
     str,
     typer.Option(
@@ -82,6 +89,7 @@ def _run(
     quiet: bool,
     ingest: str = "session",
     baselines: tuple[QueryForm, ...] = (),
+    questions: Path | None = None,
 ) -> tuple[Report, float, Config, dict[str, Any]]:
     config = Config.load(config_path)
     embedder = _embedder(config, cache)
@@ -91,6 +99,8 @@ def _run(
         probes, config, embedder=embedder, query_form=form, console=None if quiet else err, batching=batching
     )
     seconds = time.perf_counter() - started
+    if questions is not None:
+        runner.write_questions(results, questions)
     extra: dict[str, Any] = {
         "cases": len(probes.cases),
         "query_form": form,
@@ -151,6 +161,7 @@ def locomo_command(
     config: ConfigOption = None,
     embed_cache: CacheOption = None,
     ingest: IngestOption = "session",
+    questions: QuestionsOption = None,
 ) -> None:
     """LoCoMo turn-level evidence recall: R@1/5/10 and Hit@1 over categories 1–4, per category, 5 apart."""
     probes = locomo.load(file).limited(limit)
@@ -163,6 +174,7 @@ def locomo_command(
         hit_ks=(1,),
         quiet=as_json,
         ingest=ingest,
+        questions=questions,
     )
     payload = runner.summary("locomo", str(file), result, seconds, used, groups_key="per_category", extra=extra)
     _print(payload, result, as_json, "category", probes.apart)
@@ -185,6 +197,7 @@ def madial_command(
             help="Also rank by the plain 0.3·BM25 + 0.7·dense fusion of the same model (every line; latest exchange).",
         ),
     ] = True,
+    questions: QuestionsOption = None,
 ) -> None:
     """MADial-Bench recall prompted by the dialogue: R@1/3/5/10, Hit@1 and Hit@5 over the dialogues."""
     form = _form(query_form)
@@ -198,6 +211,7 @@ def madial_command(
         hit_ks=(1, 5),
         quiet=as_json,
         baselines=("all", "turn") if baseline else (),
+        questions=questions,
     )
     payload = runner.summary("madial", str(dialogue_file), result, seconds, used, groups_key=None, extra=extra)
     payload["memory_file"] = str(memory_file)
@@ -213,6 +227,7 @@ def probes_command(
     embed_cache: CacheOption = None,
     query_form: FormOption = "all",
     ingest: IngestOption = "session",
+    questions: QuestionsOption = None,
 ) -> None:
     """Any data set in the probe format: R@1/3/5/10, Hit@1 and Hit@5, overall and per group."""
     form = _form(query_form)
@@ -226,6 +241,7 @@ def probes_command(
         hit_ks=(1, 5),
         quiet=as_json,
         ingest=ingest,
+        questions=questions,
     )
     payload = runner.summary(probes.name, str(file), result, seconds, used, groups_key="per_group", extra=extra)
     _print(payload, result, as_json, "group", probes.apart)
