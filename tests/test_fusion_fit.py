@@ -69,6 +69,7 @@ def test_candidate_features_divide_each_bonus_by_its_weight() -> None:
     assert first["entity"] == pytest.approx(0.5)  # 0.1 over entity_weight 0.2
     assert first["chatter"] == -0.3 and first["raw_dense"] == 0.8 and first["norm_dense"] == 1.0
     assert (second["kind"], second["chars"], second["sources"], second["rank"]) == ("event", 8, 2, 1)
+    assert second["source_ids"] == ["x", "y"] and first["gold_total"] == second["gold_total"] == 1
 
 
 def test_workbench_recalls_every_query_under_any_recipe(tmp_path: Path) -> None:

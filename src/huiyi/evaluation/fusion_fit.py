@@ -296,6 +296,8 @@ def candidate_features(result: RecallResult, recipe: RecallRecipe, gold: Sequenc
             "sources": len(hit.sources),
             "gold": bool(wanted.intersection(hit.sources)),
             "gold_ids": sorted(wanted.intersection(hit.sources)),  # so R@k of any reordering can be replayed
+            "source_ids": list(hit.sources),  # in order: a reordering's ranked ids, overlaps and all
+            "gold_total": len(wanted),  # R@k's denominator, gold ids outside the window included
         }
         for route, raw in hit.route_scores.items():
             weight = UNIT_OF.get(route)
