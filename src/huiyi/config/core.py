@@ -104,6 +104,10 @@ class ChunkConfig(Section):
     # the exact turn is never lowered. A store passed to Memory keeps the weights it was opened with
     context_weights: list[float] = Field(default_factory=lambda: [1.0, 0.5])
     context_floor: bool = True
+    # text and vector: each chunk's turn is embedded alone too, beside its vector with the context, so
+    # recall can tell the turn that says it from the chunks after it that carry it (recall.anchor;
+    # issue #17). Costs a short passage per chunk in text mode, nothing in vector mode
+    own_vector: bool = True
 
 
 class StoreConfig(Section):

@@ -1,0 +1,60 @@
+"""Own-turn evidence: whether the query matches a chunk's own line, not only the lines before it.
+
+A chunk embeds its turn with the turns before it (``chunk.context = "text"``), so the two chunks after
+the right turn carry its words too and tie with it, and a generic reply after it ("Really? That's
+amazing!") may even edge ahead (issue #17: the mem0 peer's Hit@1). The similarity of the query to each
+candidate's own line alone tells them apart: the best candidates gain ``anchor_weight`` times it,
+scaled 0–1 over them as fusion scales a route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from huiyi.recall.rerank import Window
+
+SPAN = 0.05  # as the dense route's min span: own similarities closer than this stay close
+
+
+def own_gains(window: Window, own: Mapping[int, float], weight: float, depth: int) -> dict[int, float]:
+    """The bonus each of the best ``depth`` candidates gains from its own similarity (``own``: by key).
+
+    >>> window = [(1, (0.9, {})), (2, (0.89, {})), (3, (0.5, {}))]
+    >>> own_gains(window, {1: 0.80, 2: 0.86, 3: 0.9}, 0.2, 2)
+    {1: 0.0, 2: 0.2}
+    """
+    top = [key for key, _ in window[:depth] if key in own]
+    if not top or weight <= 0:
+        return {}
+    high = max(own[key] for key in top)
+    low = min(min(own[key] for key in top), high - SPAN)
+    return {key: round(weight * (own[key] - low) / (high - low), 6) for key in top}
+
+
+def apply(window: Window, gains: Mapping[int, float]) -> Window:
+    """The window with the gains added, best first again."""
+    if not gains:
+        return window
+    return sorted(
+        ((key, (score + gains.get(key, 0.0), parts)) for key, (score, parts) in window),
+        key=lambda pair: (-pair[1][0], pair[0]),
+    )
+
+
+def similarities(queries: Sequence[Any], vectors: Mapping[int, Any], pool: str = "max") -> dict[int, float]:
+    """Cosines of the unit query vectors with each key's unit vector, several queries (a dialogue's
+    views) pooled by their best or mean.
+
+    >>> similarities([[1.0, 0.0], [0.0, 1.0]], {7: [0.6, 0.8]}, "max"), similarities([[1.0, 0.0]], {})
+    ({7: 0.8}, {})
+    """
+    import numpy as np  # at first use: import huiyi stays free of numpy
+
+    if not vectors or not queries:
+        return {}
+    keys = list(vectors)
+    matrix = np.stack([np.asarray(vectors[key], dtype=np.float32) for key in keys])
+    scores = matrix @ np.stack([np.asarray(q, dtype=np.float32) for q in queries]).T
+    pooled = scores.max(axis=1) if pool == "max" else scores.mean(axis=1)
+    return {key: round(float(score), 6) for key, score in zip(keys, pooled.tolist(), strict=True)}
