@@ -142,7 +142,7 @@ def test_indexing_the_same_message_twice_writes_one_chunk(store: Store) -> None:
 def test_chunks_keep_their_turn_alone_beside_their_context(store: Store) -> None:
     """Recall tells the turn that says it from the chunks after it by the turn's own vector (issue #17)."""
     stored = store.append_messages([message(1), message(2), message(3)])
-    ingest.index_messages(store, EMB, stored, Config())
+    ingest.index_messages(store, EMB, stored, Config(chunk={"own_vector": True}))
     chunks = {c.sources[0]: c for c in store.list_memories([Scope.of_person("qy", "mumu")], [MemoryKind.CHUNK])}
     ids = [chunks[m].id for m in ("m1", "m2", "m3")]
     own = store.own_vectors("qy", ids)
@@ -159,7 +159,7 @@ def test_chunks_keep_their_turn_alone_beside_their_context(store: Store) -> None
 
 def test_turn_alone_chunks_and_other_memories_have_no_own_vector(store: Store) -> None:
     stored = store.append_messages([message(1), message(2)])
-    ingest.index_messages(store, EMB, stored, Config(chunk={"context": "turn"}))
+    ingest.index_messages(store, EMB, stored, Config(chunk={"context": "turn", "own_vector": True}))
     note = memory_item("木木喜欢猫", Scope.of_person("qy", "mumu"))
     add(store, [note])
     ids = [c.id for c in store.list_memories([Scope.of_person("qy", "mumu")])]

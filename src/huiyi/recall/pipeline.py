@@ -236,7 +236,9 @@ def _fused(
             {hit.key: hit.score for hit in spoken.first.hits},
             facts_lead=bool(by_name),  # names asked in a group chat
         )
-    if recipe.anchor_weight:  # the query matches the chunk's own line, not only its context (recall.anchor)
+    if (
+        recipe.anchor_weight or recipe.anchor_demote
+    ):  # the query matches the chunk's own line, not only its context (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))
         for key, gain in gains.items():
@@ -293,16 +295,29 @@ def _anchored(
     dense: Mapping[int, float],
 ) -> tuple[Window, dict[int, float]]:
     """The best candidates' own-turn evidence (recall.anchor): the stored own-turn vectors of chunks
-    against the query's vectors (a dialogue's views pooled as the dense route pools them); a memory
-    without one (an event, a turn-alone chunk, a chunk indexed before) matches by its dense score."""
+    against the query's vectors (a dialogue's views pooled as the dense route pools them). With a weight,
+    each gains by its own match (a memory without an own vector matches by its dense score); then a chunk
+    that only carries a better-matching turn as context goes below it."""
     recipe = ask.recipe
     top = [key for key, _ in window[: recipe.anchor_depth] if rows.get(key) is not None]
     ids = {rows[key].id: key for key in top}  # type: ignore[union-attr]
     stored = ask.store.own_vectors(ask.agent, list(ids)) if queries else {}
-    own = {key: dense.get(key, 0.0) for key in top}
-    own.update(anchor.similarities(queries, {ids[i]: vector for i, vector in stored.items()}, recipe.view_pool))
-    gains = anchor.own_gains(window, own, recipe.anchor_weight, recipe.anchor_depth)
-    return anchor.apply(window, gains), gains
+    own = anchor.similarities(queries, {ids[i]: vector for i, vector in stored.items()}, recipe.view_pool)
+    fallback = {key: dense.get(key, 0.0) for key in top}  # memories whose vector is their own text alone
+    gains = anchor.own_gains(window, {**fallback, **own}, recipe.anchor_weight, recipe.anchor_depth)
+    window = anchor.apply(window, gains)
+    if recipe.anchor_demote and own:
+        places = {
+            key: (row.space, row.seq)
+            for key in top
+            if (row := rows[key]) is not None and row.kind is MemoryKind.CHUNK and row.seq is not None
+        }
+        scores = dict(window)
+        lowered = anchor.demoted(window, places, own, dense, recipe.anchor_depth)
+        moves = {key: round(score - scores[key][0], 6) for key, score in lowered.items()}
+        window = anchor.apply(window, moves)
+        gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
+    return window, {key: gain for key, gain in gains.items() if gain}
 
 
 def _explain(dense: RouteHits, keyword: RouteHits, fusion: Fusion) -> dict[str, object]:
