@@ -69,5 +69,5 @@ def test_context_as_vectors_embeds_each_turn_once(tmp_path: Path) -> None:
     parts = HashEmbedder(32).embed_passages(["p: 叫团子", "p: 几岁了？", "p: 三岁"])
     summed = sum(len(t) * v for t, v in zip(["p: 叫团子", "p: 几岁了？", "p: 三岁"], parts, strict=True))
     expected = summed / np.linalg.norm(summed)
-    assert np.allclose(ingest.chunk_vectors(HashEmbedder(32), items, contexts)[0], expected, atol=1e-6)
+    assert np.allclose(ingest.chunk_vectors(HashEmbedder(32), items, contexts)[0][0], expected, atol=1e-6)
     store.close()

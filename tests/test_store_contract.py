@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from huiyi.config import Config
-from huiyi.errors import SchemaTooNew
+from huiyi.errors import SchemaTooNew, StoreError
 from huiyi.flows import ingest
 from huiyi.model import (
     Entity,
@@ -137,6 +137,41 @@ def test_indexing_the_same_message_twice_writes_one_chunk(store: Store) -> None:
     chunks = store.list_memories([Scope.of_person("qy", "mumu")], [MemoryKind.CHUNK])
     assert sorted(c.sources[0] for c in chunks) == ["m1", "m2"]
     assert store.unindexed_messages(10) == []
+
+
+def test_chunks_keep_their_turn_alone_beside_their_context(store: Store) -> None:
+    """Recall tells the turn that says it from the chunks after it by the turn's own vector (issue #17)."""
+    stored = store.append_messages([message(1), message(2), message(3)])
+    ingest.index_messages(store, EMB, stored, Config(chunk={"own_vector": True}))
+    chunks = {c.sources[0]: c for c in store.list_memories([Scope.of_person("qy", "mumu")], [MemoryKind.CHUNK])}
+    ids = [chunks[m].id for m in ("m1", "m2", "m3")]
+    own = store.own_vectors("qy", ids)
+    assert sorted(own) == sorted(ids)
+    for m in ("m1", "m2", "m3"):  # the turn alone, not the turn with the two before it
+        expected = EMB.embed_passages([chunks[m].text])[0]
+        assert np.allclose(own[chunks[m].id], expected, atol=2e-3)
+    with_context = {h.id: h.score for h in store.search_dense([chunks["m3"].scope], own[ids[2]], 3).hits}
+    assert with_context[ids[2]] < 0.99  # its stored vector still carries m1 and m2
+    assert store.own_vectors("another-agent", ids) == {}
+    store.delete_memories("qy", [ids[0]])
+    assert sorted(store.own_vectors("qy", ids)) == sorted(ids[1:])
+
+
+def test_turn_alone_chunks_and_other_memories_have_no_own_vector(store: Store) -> None:
+    stored = store.append_messages([message(1), message(2)])
+    ingest.index_messages(store, EMB, stored, Config(chunk={"context": "turn", "own_vector": True}))
+    note = memory_item("木木喜欢猫", Scope.of_person("qy", "mumu"))
+    add(store, [note])
+    ids = [c.id for c in store.list_memories([Scope.of_person("qy", "mumu")])]
+    assert len(ids) == 3
+    assert store.own_vectors("qy", ids) == {}
+
+
+def test_own_vectors_must_match_the_memories(store: Store) -> None:
+    items = [memory_item("木木喜欢猫", Scope.of_person("qy", "mumu"))]
+    with pytest.raises(StoreError):
+        store.add_memories(items, EMB.embed_passages(["a"]), [Terms()], own_vectors=EMB.embed_passages(["a", "b"]))
+    assert store.count_memories("qy") == 0
 
 
 def test_memories_round_trip_every_field(store: Store) -> None:

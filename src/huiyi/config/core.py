@@ -104,6 +104,11 @@ class ChunkConfig(Section):
     # the exact turn is never lowered. A store passed to Memory keeps the weights it was opened with
     context_weights: list[float] = Field(default_factory=lambda: [1.0, 0.5])
     context_floor: bool = True
+    # text and vector: each chunk's turn is embedded alone too, beside its vector with the context, so
+    # recall can tell the turn that says it from the chunks after it that carry it (recall.anchor;
+    # issue #17). Costs a short passage per chunk in text mode, nothing in vector mode. Off: recall's
+    # anchor settings lose LoCoMo's first hit (README)
+    own_vector: bool = False
 
 
 class StoreConfig(Section):

@@ -104,6 +104,12 @@ class RecallRecipe(Section):
     time_about: bool = True  # the time test also reads the memory's own time words (recall.timerange)
     neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
     neighbour_turns: int = 2  # how far either side a neighbour may sit
+    # own-turn evidence, for chunks indexed with chunk.own_vector (recall.anchor; off: LoCoMo's first hit
+    # drops, README): the best candidates gain this times how well the query matches their own line alone
+    anchor_weight: float = 0.0
+    anchor_depth: int = 20
+    # a chunk that only carries, as context, a turn whose own line matches as well ranks below that turn
+    anchor_demote: bool = False
     events_lend: bool = True  # an event whose turns are candidates lifts them and steps aside (recall.units)
     # ours (issue #13): the share of its fused score a chunk of chatter keeps (哈哈, +1, 早, 晚安霓霓);
     # it gets no speaker bonus (its neighbours still gain from it). 1 turns this off

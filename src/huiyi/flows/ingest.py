@@ -238,8 +238,24 @@ def chunk_windows(
     return items, contexts, keyword_texts
 
 
-def chunk_vectors(embedder: Embedder, items: Sequence[MemoryItem], contexts: Sequence[Sequence[str]]) -> Vectors:
-    """Each chunk's vector: its own text embedded once, its context turns added as their own vectors.
+def _with_own(
+    embedder: Embedder, items: Sequence[MemoryItem], embed_texts: Sequence[str], own: bool
+) -> tuple[Vectors, Vectors | None]:
+    """The chunks' vectors with their context, and (``own``) their turns embedded alone, in one call: the
+    turn alone tells the right turn from the chunks after it that carry it as context (recall.anchor)."""
+    if not own:
+        return embedder.embed_passages(embed_texts), None
+    texts = list(dict.fromkeys([*embed_texts, *(item.text for item in items)]))  # a first turn has no context
+    found = embedder.embed_passages(texts)
+    row = {text: i for i, text in enumerate(texts)}
+    return found[[row[t] for t in embed_texts]], found[[row[item.text] for item in items]]
+
+
+def chunk_vectors(
+    embedder: Embedder, items: Sequence[MemoryItem], contexts: Sequence[Sequence[str]]
+) -> tuple[Vectors, Vectors]:
+    """Each chunk's vector: its own text embedded once, its context turns added as their own vectors;
+    and its own text's vector alone.
 
     A mean-pooled embedding of joined texts is close to the length-weighted sum of the parts', so the
     context costs no second embedding of the same turn: each turn is embedded alone (and the query
@@ -257,7 +273,8 @@ def chunk_vectors(embedder: Embedder, items: Sequence[MemoryItem], contexts: Seq
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     composed: Vectors = (out / norms).astype(np.float32, copy=False)
-    return composed
+    own: Vectors = np.stack([row[item.text] for item in items]) if items else np.zeros((0, out.shape[1]), np.float32)
+    return composed, own
 
 
 def index_messages(
@@ -278,21 +295,24 @@ def index_messages(
     try:
         for start in range(0, len(messages), batch):
             part = messages[start : start + batch]
+            own: Vectors | None = None
             if config.chunk.context == "vector":
                 items, contexts, keyword_texts = chunk_windows(store, part, config)
-                vectors = chunk_vectors(embedder, items, contexts)
+                vectors, turns = chunk_vectors(embedder, items, contexts)
+                own = turns if config.chunk.own_vector else None
             elif config.chunk.context == "turn":  # the context joins at query time (store.vectors)
                 items, _, keyword_texts = chunk_windows(store, part, config)
                 items = [item.model_copy(update={"data": {**item.data, "vector": TURN_VECTOR}}) for item in items]
                 vectors = embedder.embed_passages([item.text for item in items])
             else:
                 items, embed_texts, keyword_texts = chunk_memories(store, part, config)
-                vectors = embedder.embed_passages(embed_texts)
+                vectors, own = _with_own(embedder, items, embed_texts, config.chunk.own_vector)
             store.add_memories(
                 items,
                 vectors,
                 [memory_terms(words, item.participants) for item, words in zip(items, keyword_texts, strict=True)],
                 indexed_messages=[(m.agent, m.id) for m in part],
+                own_vectors=own,
             )
             done += len(part)
             if progress:

@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.recall import bridge, routes, timerange, units, views
+from huiyi.recall import anchor, bridge, routes, timerange, units, views
 from huiyi.recall.fuse import Fusion, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
@@ -237,6 +237,13 @@ def _fused(
             {hit.key: hit.score for hit in spoken.first.hits},
             facts_lead=bool(by_name),  # names asked in a group chat
         )
+    if (
+        recipe.anchor_weight or recipe.anchor_demote
+    ):  # the query matches the chunk's own line, not only its context (recall.anchor)
+        queries = [view.vector for view in dense_views if view.vector is not None]
+        window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))
+        for key, gain in gains.items():
+            boosts.setdefault(key, {})["anchor"] = gain
     if recipe.time_when and recipe.time_weight:  # a when-question prefers memories that say when
         keyed = _items(ask, ids_by_key, window)
         whens = timerange.when_bonus(window, keyed, request.query, recipe.time_weight)
@@ -282,6 +289,39 @@ def _fused(
         **explained,
     }
     return Ranking(chosen, info, timings)
+
+
+def _anchored(
+    ask: routes.Ask,
+    queries: Sequence[object],
+    window: Window,
+    rows: Mapping[int, RankRow | None],
+    dense: Mapping[int, float],
+) -> tuple[Window, dict[int, float]]:
+    """The best candidates' own-turn evidence (recall.anchor): the stored own-turn vectors of chunks
+    against the query's vectors (a dialogue's views pooled as the dense route pools them). With a weight,
+    each gains by its own match (a memory without an own vector matches by its dense score); then a chunk
+    that only carries a better-matching turn as context goes below it."""
+    recipe = ask.recipe
+    top = [key for key, _ in window[: recipe.anchor_depth] if rows.get(key) is not None]
+    ids = {rows[key].id: key for key in top}  # type: ignore[union-attr]
+    stored = ask.store.own_vectors(ask.agent, list(ids)) if queries else {}
+    own = anchor.similarities(queries, {ids[i]: vector for i, vector in stored.items()}, recipe.view_pool)
+    fallback = {key: dense.get(key, 0.0) for key in top}  # memories whose vector is their own text alone
+    gains = anchor.own_gains(window, {**fallback, **own}, recipe.anchor_weight, recipe.anchor_depth)
+    window = anchor.apply(window, gains)
+    if recipe.anchor_demote and own:
+        places = {
+            key: (row.space, row.seq)
+            for key in top
+            if (row := rows[key]) is not None and row.kind is MemoryKind.CHUNK and row.seq is not None
+        }
+        scores = dict(window)
+        lowered = anchor.demoted(window, places, own, dense, recipe.anchor_depth)
+        moves = {key: round(score - scores[key][0], 6) for key, score in lowered.items()}
+        window = anchor.apply(window, moves)
+        gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
+    return window, {key: gain for key, gain in gains.items() if gain}
 
 
 def _explain(dense: RouteHits, keyword: RouteHits, fusion: Fusion) -> dict[str, object]:

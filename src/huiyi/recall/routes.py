@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.ingest import GROUP_LOOKBACK, is_group, speaker_term
@@ -83,6 +84,7 @@ class Hits:
     hops: dict[str, int] = field(default_factory=dict)
     info: dict[str, object] = field(default_factory=dict)
     ms: dict[str, float] = field(default_factory=dict)
+    vector: Any = None  # the dense route's query vector, for the own-turn evidence (recall.anchor)
 
     @property
     def first(self) -> RouteHits:
@@ -118,7 +120,7 @@ def dense(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:
     vector = ask.embedder.embed_queries([text])[0]
     embed_ms = (time.perf_counter() - started) * 1000
     found = ask.store.search_dense(ask.scopes, vector, limit)
-    return Hits(searches=[(found, 1.0)], ms={"embed": embed_ms, "dense": found.ms})
+    return Hits(searches=[(found, 1.0)], ms={"embed": embed_ms, "dense": found.ms}, vector=vector)
 
 
 def keyword(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:

@@ -69,7 +69,8 @@ def dense_views(ask: Ask, views: Sequence[View], limit: int) -> list[Hits]:
     out: list[Hits] = []
     for i, vector in enumerate(vectors):
         found = ask.store.search_dense(ask.scopes, vector, limit)
-        out.append(Hits(searches=[(found, 1.0)], ms={"embed": embed_ms if i == 0 else 0.0, "dense": found.ms}))
+        ms = {"embed": embed_ms if i == 0 else 0.0, "dense": found.ms}
+        out.append(Hits(searches=[(found, 1.0)], ms=ms, vector=vector))
     return out
 
 

@@ -117,6 +117,9 @@ class Writes:
 
     memories: Sequence[MemoryItem] = ()
     vectors: Vectors | None = None
+    # a chunk's own turn embedded alone, beside its vector with the context turns (recall.anchor); one
+    # row per memory, or None
+    own_vectors: Vectors | None = None
     terms: Sequence[Terms] = ()
     indexed_messages: Sequence[tuple[str, str]] = ()
     fold_points: Sequence[tuple[str, str, int]] = ()
@@ -289,11 +292,12 @@ class MemoryStore(Protocol):
         vectors: Vectors,
         terms: Sequence[Terms],
         indexed_messages: Sequence[tuple[str, str]] = (),
+        own_vectors: Vectors | None = None,
     ) -> None:
         """Insert memories with their vectors and keyword terms in one transaction.
 
         ``indexed_messages`` (agent, message id) are marked indexed in the same transaction, so a
-        crash leaves either both or neither.
+        crash leaves either both or neither. ``own_vectors``: each chunk's turn embedded alone.
         """
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
@@ -301,6 +305,9 @@ class MemoryStore(Protocol):
 
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         """What ranking reads of these memories (as ``get_memories``, far cheaper to load)."""
+
+    def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
+        """The own-turn vectors of these memories (chunks whose turn was embedded alone too), by id."""
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int: ...
 

@@ -209,8 +209,13 @@ class RoutedStore:
         vectors: Vectors,
         terms: Sequence[Terms],
         indexed_messages: Sequence[tuple[str, str]] = (),
+        own_vectors: Vectors | None = None,
     ) -> None:
-        self.apply(Writes(memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages))
+        self.apply(
+            Writes(
+                memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages, own_vectors=own_vectors
+            )
+        )
 
     def enqueue_job(self, job: Job) -> bool:
         name = self.name_for(job.agent)
@@ -266,6 +271,9 @@ class RoutedStore:
 
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         return self.store_for(agent).rank_rows(agent, ids)
+
+    def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
+        return self.store_for(agent).own_vectors(agent, ids)
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         return self.store_for(agent).delete_memories(agent, ids)

@@ -16,7 +16,7 @@ from huiyi.store.rows import partition_key
 
 # the tables an erasure writes to, vacuumed after it
 _TOUCHED = (
-    *("messages", "memories", "memory_vectors", "links", "entities", "entity_merges", "jobs"),
+    *("messages", "memories", "memory_vectors", "memory_own_vectors", "links", "entities", "entity_merges", "jobs"),
     *("working_memory", "persons", "person_blocks", "partitions", "reports"),
 )
 

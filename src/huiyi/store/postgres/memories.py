@@ -7,6 +7,7 @@ vectors and their ``tsvector``s, and adds what it inserted to the ``partitions``
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -33,10 +34,10 @@ WITH batch AS (
         %(access_count)s::int[], %(last_access)s::timestamp[], %(created_at)s::timestamp[],
         %(sources)s::text[], %(data)s::text[], %(embedding)s::text[], %(words)s::text[], %(chars)s::text[],
         %(words_len)s::int[], %(chars_len)s::int[], %(feedback)s::float8[], %(valid_to)s::timestamp[],
-        %(said_at)s::timestamp[]
+        %(said_at)s::timestamp[], %(own)s::text[]
     ) AS b (id, agent, scope, part, kind, text, time, place, participants, keywords, insight, importance,
             strength, access_count, last_access, created_at, sources, data, embedding, words, chars,
-            words_len, chars_len, feedback, valid_to, said_at)
+            words_len, chars_len, feedback, valid_to, said_at, own)
 ), inserted AS (
     INSERT INTO memories (id, agent, scope, part, kind, text, time, place, participants, keywords, insight,
         importance, strength, access_count, last_access, created_at, sources, data, words, chars,
@@ -51,6 +52,9 @@ WITH batch AS (
 ), vectors AS (
     INSERT INTO memory_vectors (rowid, part, embedding)
     SELECT i.rowid, i.part, b.embedding::halfvec FROM inserted i JOIN batch b USING (id)
+), owns AS (
+    INSERT INTO memory_own_vectors (rowid, embedding)
+    SELECT i.rowid, b.own::halfvec FROM inserted i JOIN batch b USING (id) WHERE b.own IS NOT NULL
 )
 INSERT INTO partitions AS p (part, agent, scope, docs, words_total, chars_total)
 SELECT part, min(agent), min(scope), count(*), sum(words_len), sum(chars_len)
@@ -82,14 +86,21 @@ class PostgresMemories(PostgresConnection):
         vectors: Vectors,
         terms: Sequence[Terms],
         indexed_messages: Sequence[tuple[str, str]] = (),
+        own_vectors: Vectors | None = None,
     ) -> None:
-        self.apply(Writes(memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages))
+        self.apply(
+            Writes(
+                memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages, own_vectors=own_vectors
+            )
+        )
 
     def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
         items, terms = writes.memories, writes.terms
         vectors = writes.vectors if writes.vectors is not None else np.zeros((0, 0), np.float32)
         if not (len(items) == len(vectors) == len(terms)):
             raise StoreError("add_memories needs one vector and one Terms per memory")
+        if writes.own_vectors is not None and len(writes.own_vectors) != len(items):
+            raise StoreError("add_memories needs one own vector per memory, or none")
         with self._write() as cur:
             if complete_job is not None:
                 job_id, worker = complete_job
@@ -101,7 +112,7 @@ class PostgresMemories(PostgresConnection):
                 if not cur.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
             if items:
-                cur.execute(INSERT_MEMORIES, memory_columns(items, vectors, terms))
+                cur.execute(INSERT_MEMORIES, memory_columns(items, vectors, terms, writes.own_vectors))
             by_agent: dict[str, list[str]] = {}
             for agent, message_id in writes.indexed_messages:
                 by_agent.setdefault(agent, []).append(message_id)
@@ -121,6 +132,14 @@ class PostgresMemories(PostgresConnection):
         )
         by_id = {row[1]: rows.memory(row, NATIVE) for row in found}
         return [by_id[i] for i in ids if i in by_id]
+
+    def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
+        found = self._rows(
+            "SELECT m.id, o.embedding::text FROM memories m JOIN memory_own_vectors o ON o.rowid = m.rowid"
+            " WHERE m.agent = %s AND m.id = ANY(%s)",
+            (agent, list(ids)),
+        )
+        return {str(i): np.asarray(json.loads(text), dtype=np.float32) for i, text in found}
 
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         found = self._rows(
@@ -204,7 +223,9 @@ def column_value(name: str, value: Any) -> Any:
     return value
 
 
-def memory_columns(items: Sequence[MemoryItem], vectors: Vectors, terms: Sequence[Terms]) -> dict[str, list[Any]]:
+def memory_columns(
+    items: Sequence[MemoryItem], vectors: Vectors, terms: Sequence[Terms], own: Vectors | None = None
+) -> dict[str, list[Any]]:
     """The parameters of ``INSERT_MEMORIES``: one array per column."""
     created = rows.now()
     return {
@@ -234,4 +255,5 @@ def memory_columns(items: Sequence[MemoryItem], vectors: Vectors, terms: Sequenc
         "feedback": [float(i.feedback) for i in items],
         "valid_to": [naive(i.valid_to) for i in items],
         "said_at": [naive(i.said_at) for i in items],
+        "own": [vector_literal(v) for v in own] if own is not None else [None] * len(items),
     }

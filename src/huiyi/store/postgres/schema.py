@@ -257,4 +257,13 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE memories ADD COLUMN said_at TIMESTAMP;
     """,
+    # 10: a chunk's own turn embedded alone, beside its vector with its context turns (recall.anchor);
+    # chunks indexed before have none and rank by their vector alone
+    """
+    CREATE TABLE IF NOT EXISTS memory_own_vectors (
+        rowid BIGINT PRIMARY KEY REFERENCES memories (rowid) ON DELETE CASCADE,
+        embedding HALFVEC NOT NULL
+    );
+    ALTER TABLE memory_own_vectors ALTER COLUMN embedding SET STORAGE PLAIN;
+    """,
 ]

@@ -34,14 +34,22 @@ class SQLiteMemories(SQLiteConnection):
         vectors: Vectors,
         terms: Sequence[Terms],
         indexed_messages: Sequence[tuple[str, str]] = (),
+        own_vectors: Vectors | None = None,
     ) -> None:
-        self.apply(Writes(memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages))
+        self.apply(
+            Writes(
+                memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages, own_vectors=own_vectors
+            )
+        )
 
     def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
         items, terms = writes.memories, writes.terms
         vectors = writes.vectors if writes.vectors is not None else np.zeros((0, 0), np.float32)
         if not (len(items) == len(vectors) == len(terms)):
             raise StoreError("add_memories needs one vector and one Terms per memory")
+        own = writes.own_vectors
+        if own is not None and len(own) != len(items):
+            raise StoreError("add_memories needs one own vector per memory, or none")
         now = to_epoch(datetime.now(UTC))
         added: dict[str, tuple[int, list[int], list[int]]] = {}  # part -> (old version, rowids, item index)
         with self._write() as conn:
@@ -70,6 +78,11 @@ class SQLiteMemories(SQLiteConnection):
                     "INSERT INTO memory_vectors (rowid, part, vector) VALUES (?, ?, ?)",
                     (rowid, part, np.asarray(vectors[index], dtype=np.float16).tobytes()),
                 )
+                if own is not None:
+                    conn.execute(
+                        "INSERT INTO memory_own_vectors (rowid, vector) VALUES (?, ?)",
+                        (rowid, np.asarray(own[index], dtype=np.float16).tobytes()),
+                    )
                 code = scope_code(part)
                 conn.execute(
                     "INSERT INTO memory_fts (rowid, part, words, chars) VALUES (?, ?, ?, ?)",
@@ -116,6 +129,17 @@ class SQLiteMemories(SQLiteConnection):
             )
             found.update((row.id, row) for row in rows.rank_rows(cursor.fetchall(), TEXT))
         return [found[i] for i in ids if i in found]
+
+    def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
+        found: dict[str, Vectors] = {}
+        for chunk in chunks(ids, 500):
+            cursor = self._conn().execute(
+                "SELECT m.id, o.vector FROM memories m JOIN memory_own_vectors o ON o.rowid = m.rowid"
+                f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
+                (agent, *chunk),
+            )
+            found.update((str(i), np.frombuffer(blob, dtype=np.float16).astype(np.float32)) for i, blob in cursor)
+        return found
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as conn:
@@ -210,6 +234,7 @@ def delete_memory_rows(conn: sqlite3.Connection, agent: str, ids: Sequence[str])
             removed.setdefault(part, (0, []))[1].append(rowid)
             conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rowid,))
+            conn.execute("DELETE FROM memory_own_vectors WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
     for part, (_, rowids) in list(removed.items()):
         removed[part] = (_bump_version(conn, part), rowids)

@@ -239,6 +239,14 @@ MIGRATIONS: list[str] = [
         SELECT row, part, huiyi_scoped(part, words), huiyi_scoped(part, chars) FROM fts_old ORDER BY row;
     DROP TABLE fts_old;
     """,
+    # 11: a chunk's own turn embedded alone, beside its vector with its context turns (recall.anchor);
+    # chunks indexed before have none and rank by their vector alone
+    """
+    CREATE TABLE IF NOT EXISTS memory_own_vectors (
+        rowid INTEGER PRIMARY KEY REFERENCES memories (rowid) ON DELETE CASCADE,
+        vector BLOB NOT NULL
+    );
+    """,
 ]
 
 

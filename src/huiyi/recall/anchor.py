@@ -1,0 +1,105 @@
+"""Own-turn evidence: whether the query matches a chunk's own line, not only the lines before it.
+
+A chunk embeds its turn with the turns before it (``chunk.context = "text"``), so the two chunks after
+the right turn carry its words too and tie with it, and a generic reply after it ("Really? That's
+amazing!") may even edge ahead (issue #17: the mem0 peer's Hit@1). The similarity of the query to each
+candidate's own line alone tells them apart: the best candidates gain ``anchor_weight`` times it,
+scaled 0–1 over them as fusion scales a route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from huiyi.recall.rerank import Window
+
+SPAN = 0.05  # as the dense route's min span: own similarities closer than this stay close
+TIE = 0.005  # cosines closer than this are a tie (a tenth of SPAN)
+
+
+def own_gains(window: Window, own: Mapping[int, float], weight: float, depth: int) -> dict[int, float]:
+    """The bonus each of the best ``depth`` candidates gains from its own similarity (``own``: by key),
+    scaled 0–1 over them with a floor of ``SPAN`` under the span.
+
+    >>> window = [(1, (0.9, {})), (2, (0.89, {})), (3, (0.5, {}))]
+    >>> own_gains(window, {1: 0.80, 2: 0.86, 3: 0.9}, 0.2, 2)
+    {1: 0.0, 2: 0.2}
+    """
+    top = [key for key, _ in window[:depth] if key in own]
+    if not top or weight <= 0:
+        return {}
+    high = max(own[key] for key in top)
+    low = min(min(own[key] for key in top), high - SPAN)
+    return {key: round(weight * (own[key] - low) / (high - low), 6) for key in top}
+
+
+def demoted(
+    window: Window,
+    places: Mapping[int, tuple[str, int]],
+    own: Mapping[int, float],
+    dense: Mapping[int, float],
+    depth: int,
+    reach: int = 2,
+) -> dict[int, float]:
+    """The new scores of chunks that only carry the matched turn: a chunk whose turn ``k`` back (within
+    ``reach``, the context turns) is a candidate whose own line alone matches the query about as well as
+    the chunk's vector with its context does (within ``TIE``), while its own line matches worse, gets no
+    more than that turn's chunk (just below it): its score came from that line. When the pair adds to it
+    (an answer after its question), its vector matches better than the earlier line alone and it keeps
+    its place.
+
+    ``places``: (space, seq) of the chunks; ``own``: the stored own-turn similarities; ``dense``: each
+    candidate's dense score with its context.
+
+    >>> window = [(3, (1.0, {})), (2, (0.95, {})), (1, (0.9, {}))]
+    >>> demoted(window, {1: ("s", 1), 2: ("s", 2), 3: ("s", 3)}, {1: 0.88, 2: 0.8, 3: 0.8},
+    ...         {1: 0.85, 2: 0.87, 3: 0.87}, 10)
+    {3: 0.899999, 2: 0.899999}
+    """
+    top = window[:depth]
+    score = {key: value for key, (value, _) in top}
+    at = {places[key]: key for key, _ in top if key in places}
+    out: dict[int, float] = {}
+    for key, _ in top:
+        if key not in places:
+            continue
+        space, seq = places[key]
+        for back in range(1, reach + 1):
+            earlier = at.get((space, seq - back))
+            if earlier is None or earlier not in own or own[earlier] < dense.get(key, 1.0) - TIE:
+                continue
+            if own.get(key, 0.0) >= own[earlier]:  # its own line matches as well: not a mere carrier
+                continue
+            ceiling = round(score[earlier] - 1e-6, 6)
+            if min(out.get(key, score[key]), score[key]) > ceiling:
+                out[key] = ceiling
+    return out
+
+
+def apply(window: Window, gains: Mapping[int, float]) -> Window:
+    """The window with the gains added (a demotion is a negative gain), best first again."""
+    if not gains:
+        return window
+    return sorted(
+        ((key, (score + gains.get(key, 0.0), parts)) for key, (score, parts) in window),
+        key=lambda pair: (-pair[1][0], pair[0]),
+    )
+
+
+def similarities(queries: Sequence[Any], vectors: Mapping[int, Any], pool: str = "max") -> dict[int, float]:
+    """Cosines of the unit query vectors with each key's unit vector, several queries (a dialogue's
+    views) pooled by their best or mean.
+
+    >>> similarities([[1.0, 0.0], [0.0, 1.0]], {7: [0.6, 0.8]}, "max"), similarities([[1.0, 0.0]], {})
+    ({7: 0.8}, {})
+    """
+    import numpy as np  # at first use: import huiyi stays free of numpy
+
+    if not vectors or not queries:
+        return {}
+    keys = list(vectors)
+    matrix = np.stack([np.asarray(vectors[key], dtype=np.float32) for key in keys])
+    scores = matrix @ np.stack([np.asarray(q, dtype=np.float32) for q in queries]).T
+    pooled = scores.max(axis=1) if pool == "max" else scores.mean(axis=1)
+    return {key: round(float(score), 6) for key, score in zip(keys, pooled.tolist(), strict=True)}
