@@ -8,6 +8,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "huiyi.faces.cli.printing",
     "huiyi.config",
     "huiyi.memory",
     "huiyi.config.recall",
