@@ -26,7 +26,7 @@ from huiyi.faces.cli.options import (
     StoreOption,
     open_memory,
 )
-from huiyi.faces.cli.printing import err, out, short
+from huiyi.faces.cli.printing import err, out, short, when_text
 from huiyi.formats import Counts, Plan, apply_plan, export_lines, scope_label, write_lines
 from huiyi.formats.choose import FORMATS, read_import
 from huiyi.memory import AsyncMemory
@@ -184,7 +184,7 @@ def inspect_command(
             str(row),
             item.id,
             item.kind.value,
-            item.time.strftime("%Y-%m-%d %H:%M") if item.time else "—",
+            when_text(item.time),
             f"{item.importance:.2f}",
             f"{item.strength:.2f}",
             str(item.access_count),
