@@ -120,3 +120,8 @@ def test_the_worker_closes_a_plan_of_an_earlier_fold_and_the_prompt_leaves_it_ou
         assert facts["陈大川下周六（2024-11-23）搬"].valid_to is None
         text = memory.context(agent="小助手", space="hz", person="周屿", message="大川哪天搬家").text
         assert "这周六（2024-11-16）搬家" not in text
+
+
+def test_a_new_time_with_its_own_i_is_read_once() -> None:
+    found = extract(("陈大川", "搬家泡汤"), ("陈大川", "我下周六搬"))
+    assert [f.description for f in found.facts if f.predicate == "计划"] == ["陈大川下周六（2024-11-23）搬"]

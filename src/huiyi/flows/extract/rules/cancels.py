@@ -71,7 +71,8 @@ class Cancels:
                     out.extend(self._plan(said, clause, word))
                 continue
             known = self._open.get(said.speaker)
-            if known is not None and known[0][0] in clause:  # 顺利的话下周搬, 下周六搬
+            read = any(f.predicate == "计划" for f in said.facts)  # 我下周六搬: the plan rules read it
+            if known is not None and not read and known[0][0] in clause:  # 顺利的话下周搬, 下周六搬
                 out.extend(self._plan(said, clause, known[0]))
         return out
 
