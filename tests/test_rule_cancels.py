@@ -63,12 +63,19 @@ def test_a_plan_called_off_is_closed_and_its_new_time_is_a_plan() -> None:
         ("陈大川", "房东刚打电话，说那套不租给我了，搬家泡汤"),
         ("陈大川", "良渚那套定了，押一付三，下周六搬"),
     )
-    assert [(c.subject, c.word, c.sources) for c in found.closes] == [("陈大川", "搬家", ["m1"])]
+    # called off at m1; the new time named at m2 closes any older new time too
+    assert [(c.subject, c.word, c.sources) for c in found.closes] == [
+        ("陈大川", "搬家", ["m1"]),
+        ("陈大川", "搬家", ["m2"]),
+    ]
     plans = {f.description: f for f in found.facts if f.predicate == "计划"}
     assert "陈大川这周六（2024-11-16）搬家" in plans
-    assert plans["陈大川下周六（2024-11-23）搬"].sources == ["m2"]
+    assert plans["陈大川搬家，下周六（2024-11-23）搬"].sources == ["m2"]
     # the plan said before the close is closed at the close; the new one, said after it, is not
-    stored = [plan("陈大川这周六（2024-11-16）搬家", source="m0"), plan("陈大川下周六（2024-11-23）搬", source="m2")]
+    stored = [
+        plan("陈大川这周六（2024-11-16）搬家", source="m0"),
+        plan("陈大川搬家，下周六（2024-11-23）搬", source="m2"),
+    ]
     changes = to_close(stored, found.closes, fold(*[("陈大川", "")] * 3))
     assert [(i, c["valid_to"]) for i, c in changes] == [("fa_m0", T0 + timedelta(minutes=1))]
 
@@ -79,9 +86,25 @@ def test_moved_to_names_the_new_time_in_the_same_clause() -> None:
     assert any(f.description == "陈大川搬家改到下周六（2024-11-23）了" for f in found.facts)
 
 
+def test_the_newest_time_named_for_it_is_the_plan_now() -> None:
+    lines = [("陈大川", "搬家泡汤，顺利的话下周搬"), ("陈大川", "良渚那套定了，下周六搬")]
+    found = extract(*lines)
+    assert [f.description for f in found.facts] == [
+        "陈大川搬家，顺利的话下周（2024-11-18～2024-11-24）搬",
+        "陈大川搬家，下周六（2024-11-23）搬",
+    ]
+    stored = [
+        plan("陈大川搬家，顺利的话下周（2024-11-18～2024-11-24）搬", source="m0"),
+        plan("陈大川搬家，下周六（2024-11-23）搬", source="m1"),
+    ]
+    assert [(i, c["valid_to"]) for i, c in to_close(stored, found.closes, fold(*lines))] == [
+        ("fa_m0", T0 + timedelta(minutes=1))
+    ]
+
+
 def test_a_plan_called_off_in_an_earlier_fold_gets_its_new_time_later() -> None:
     later = extract(("陈大川", "看完房了，良渚那套定了，下周六搬"), called_off={"陈大川": "搬家"})
-    assert [f.description for f in later.facts if f.predicate == "计划"] == ["陈大川下周六（2024-11-23）搬"]
+    assert [f.description for f in later.facts if f.predicate == "计划"] == ["陈大川搬家，下周六（2024-11-23）搬"]
     assert not extract(("陈大川", "看完房了，良渚那套定了，下周六搬")).facts  # no called-off plan: nothing read
 
 
@@ -117,7 +140,7 @@ def test_the_worker_closes_a_plan_of_an_earlier_fold_and_the_prompt_leaves_it_ou
         memory.flush(**add)
         facts = {f.text: f for f in memory.memories(agent="小助手", space="hz", kinds=[MemoryKind.FACT])}
         assert facts["陈大川这周六（2024-11-16）搬家"].valid_to == later
-        assert facts["陈大川下周六（2024-11-23）搬"].valid_to is None
+        assert facts["陈大川搬家，下周六（2024-11-23）搬"].valid_to is None
         text = memory.context(agent="小助手", space="hz", person="周屿", message="大川哪天搬家").text
         assert "这周六（2024-11-16）搬家" not in text
 

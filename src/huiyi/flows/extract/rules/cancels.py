@@ -3,7 +3,8 @@
 The plan fact said before (陈大川这周六（2024-11-16）搬家) is no longer how things are: the fold flow
 closes the speaker's open plan facts that share the cancelled plan's key word (``valid_to`` = when it
 was called off). A new time named for it in the same clause or a later one of the speaker in the fold
-(改到下周六, 顺利的话下周搬: no 我, the plan's word says whose) becomes a plan fact of its own.
+(改到下周六, 顺利的话下周搬: no 我, the plan's word says whose) becomes a plan fact of its own, its text
+with the plan's word (陈大川搬家，下周六（2024-11-23）搬); the newest time named closes the ones named before.
 
 Only the speaker's own plans: a clause with a subject of its own (他, a member's name) is someone else's
 business; questions (搬家泡汤了？), near misses (差点泡汤) and fears (怕是要黄了) call nothing off.
@@ -47,6 +48,7 @@ class Cancels:
             return []
         text = said.message.text
         out: list[FactDraft] = []
+        named = ""  # the word of the plan a new time was named for
         pending = self._open.get(said.speaker)
         if pending is not None:
             self._open[said.speaker] = (pending[0], pending[1] - 1)
@@ -61,20 +63,35 @@ class Cancels:
             if off is not None and not _NOT_OFF.search(clause[: off.start()]):
                 word = _word(clause[: off.start()])
                 if word is not None:
-                    self.closes.append(CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id]))
+                    self._close(said, word)
                 elif said.speaker in self._open and _MOVED.match(off.group()):
                     word = self._open[said.speaker][0]  # 周六不用了，改到下周: the plan just called off
                 else:
                     continue
                 self._open[said.speaker] = (word, _FOLLOW)
-                if _MOVED.match(off.group()):
-                    out.extend(self._plan(said, clause, word))
+                if _MOVED.match(off.group()) and (found := self._plan(said, clause, word)):
+                    out.extend(found)
+                    named = word
                 continue
             known = self._open.get(said.speaker)
             read = any(f.predicate == "计划" for f in said.facts)  # 我下周六搬: the plan rules read it
-            if known is not None and not read and known[0][0] in clause:  # 顺利的话下周搬, 下周六搬
-                out.extend(self._plan(said, clause, known[0]))
+            # 顺利的话下周搬, 下周六搬: a new time named for the plan called off
+            if (
+                known is not None
+                and not read
+                and known[0][0] in clause
+                and (found := self._plan(said, clause, known[0]))
+            ):
+                out.extend(found)
+                named = known[0]
+        if named:  # the newest time named for it is the plan now: 下周六搬 after 顺利的话下周搬
+            self._close(said, named)
         return out
+
+    def _close(self, said: Said, word: str) -> None:
+        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id])
+        if close not in self.closes:
+            self.closes.append(close)
 
     def _other(self, clause: str) -> bool:
         """Whether the clause has a subject of its own: a pronoun or a member's name."""
@@ -88,8 +105,8 @@ class Cancels:
         if not spans:
             return []
         shown = clause.replace(spans[0].phrase, f"{spans[0].phrase}（{absolute(spans[0])}）", 1)
-        if word[0] not in shown:  # 改到下周 names no plan: 搬家改到下周
-            shown = f"{word}{shown}"
+        if word not in shown:  # the plan's word, which closes it again when a newer time is named
+            shown = f"{word}，{shown}"
         return [
             FactDraft(
                 subject=said.speaker,
