@@ -34,6 +34,8 @@ class Fold:
     person: str | None = None  # the person of a private chat
     aliases: dict[str, list[str]] = field(default_factory=dict)  # person id -> names and aliases
     language: str = "zh"
+    # speaker -> the word of a plan they called off lately (搬家): a later 下周六搬 names its new time
+    called_off: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -67,6 +69,18 @@ class FactDraft:
 
 
 @dataclass
+class CloseDraft:
+    """A speaker's open facts that stop being true: subject and predicate match, ``word`` is in the text,
+    said before ``time`` (a plan called off: 搬家泡汤). The fold flow closes them at ``time``."""
+
+    subject: str
+    predicate: str
+    word: str
+    time: datetime
+    sources: list[str]
+
+
+@dataclass
 class EntityDraft:
     name: str
     type: EntityType = EntityType.SPECIFIC
@@ -78,6 +92,7 @@ class Extraction:
     events: list[EventDraft] = field(default_factory=list)
     facts: list[FactDraft] = field(default_factory=list)
     entities: list[EntityDraft] = field(default_factory=list)
+    closes: list[CloseDraft] = field(default_factory=list)
 
 
 class Extractor(Protocol):

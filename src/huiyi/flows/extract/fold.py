@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from huiyi.config import Config
 from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
+from huiyi.flows.extract.closes import called_off
 from huiyi.flows.ingest import memory_terms
 from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
@@ -162,6 +163,7 @@ def fold_of(store: Store, job: Job, language: str) -> Fold:
         person=person,
         aliases=aliases,
         language=language,
+        called_off=called_off(store, scope, messages),
     )
 
 

@@ -51,6 +51,9 @@ When no LLM endpoint is configured, a fold still becomes memories:
 
   Questions (？, 吗), hypotheticals and reported speech (如果我是…, 他说我喜欢…) are skipped; in a private
   chat 你 / you is the other party (我喜欢你 → 木木喜欢祈煜), in a group it is skipped.
+* **Plans called off** (:mod:`~huiyi.flows.extract.rules.cancels`): 搬家泡汤 / 取消了 / 改到下周六 by the
+  speaker, with no subject of its own and no 差点 or question, closes the speaker's open plan facts naming
+  the plan's word (the fold flow sets ``valid_to``); a new time named for it after (下周六搬) is a plan fact.
 * **Importance** (0–1) from simple signals: 0.3 to start; +0.2 when a first-person fact was read from
   the segment; +0.15 for emotion words (开心, 难过, 想你, happy, miss…); +0.1 for a plan (打算, 明天, going
   to, or a time phrase pointing to the future); +0.05 for an exclamation; +0.05 when a place or another

@@ -12,6 +12,7 @@ from pathlib import Path
 from huiyi.flows.chatter import is_chatter
 from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
 from huiyi.flows.extract.rules.aliases import aliases_in
+from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.mentions import mentions, place_of
@@ -85,8 +86,12 @@ class RuleExtractor:
         reader = FactReader(roster, private)
         default_lang = conversation_language(messages, fold.language)
         saids = [self._read(m, roster, reader, default_lang, drop) for m in messages]
+        cancels = Cancels(roster, fold.called_off)  # 搬家泡汤 closes the plan said before; 下周六搬 is the new one
+        for said in saids:
+            said.facts.extend(cancels.read(said))
         events = [self._event(segment, roster, drop) for segment in self._segments(saids)]
-        return Extraction(events=events, facts=_dedupe_facts(saids), entities=_entities(saids, roster))
+        facts = _dedupe_facts(saids)
+        return Extraction(events=events, facts=facts, entities=_entities(saids, roster), closes=cancels.closes)
 
     # --- reading one message
 

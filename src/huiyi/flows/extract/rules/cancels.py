@@ -1,0 +1,133 @@
+"""A plan the speaker calls off (issue #13, probe pl7): 搬家泡汤, 露营取消了, 聚餐改到下周六.
+
+The plan fact said before (陈大川这周六（2024-11-16）搬家) is no longer how things are: the fold flow
+closes the speaker's open plan facts that share the cancelled plan's key word (``valid_to`` = when it
+was called off). A new time named for it in the same clause or a later one of the speaker in the fold
+(改到下周六, 顺利的话下周搬: no 我, the plan's word says whose) becomes a plan fact of its own, its text
+with the plan's word (陈大川搬家，下周六（2024-11-23）搬); the newest time named closes the ones named before.
+
+Only the speaker's own plans: a clause with a subject of its own (他, a member's name) is someone else's
+business; questions (搬家泡汤了？), near misses (差点泡汤) and fears (怕是要黄了) call nothing off.
+"""
+
+from __future__ import annotations
+
+import re
+
+from huiyi.flows.extract import CloseDraft, FactDraft
+from huiyi.flows.extract.rules.condense import absolute
+from huiyi.flows.extract.rules.patterns import QUESTION_END
+from huiyi.flows.extract.rules.roster import Roster
+from huiyi.flows.extract.rules.said import Said
+from huiyi.model import EntityType, FactKind
+from huiyi.text import tokens
+
+__all__ = ["Cancels"]
+
+_CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
+_OFF = re.compile(r"泡汤了?|取消了|不去了|去不了了|黄了|改到|推迟到|延期到|改成")
+_MOVED = re.compile(r"改到|推迟到|延期到|改成")  # these name the new time themselves
+# what keeps a plan on: almost (差点泡汤), maybe or feared (可能要黄了, 怕是去不了了), or a condition
+_NOT_OFF = re.compile(r"差点|差一点|险些|几乎|可能|也许|怕|担心|万一|如果|要是|会不会|是不是|快要?|不会|没")
+_OTHER = re.compile(r"你|他|她|它|咱|大家|谁|我们")
+_FOLLOW = 3  # how many of the speaker's later messages may name the new time
+
+
+class Cancels:
+    """Reads the fold's messages in order; remembers each speaker's called-off plan words."""
+
+    def __init__(self, roster: Roster, called_off: dict[str, str] | None = None) -> None:
+        self.roster = roster
+        self.closes: list[CloseDraft] = []
+        # speaker -> (plan word, messages left to name a time); a fold before may have called it off
+        self._open: dict[str, tuple[str, int]] = {s: (w, _FOLLOW) for s, w in (called_off or {}).items()}
+
+    def read(self, said: Said) -> list[FactDraft]:
+        """Record what ``said`` calls off; return the new plans it names for a called-off one."""
+        if said.lang != "zh" or said.speaker == self.roster.agent_name:
+            return []
+        text = said.message.text
+        out: list[FactDraft] = []
+        named = ""  # the word of the plan a new time was named for
+        pending = self._open.get(said.speaker)
+        if pending is not None:
+            self._open[said.speaker] = (pending[0], pending[1] - 1)
+            if pending[1] <= 0:
+                del self._open[said.speaker]
+        for match in _CLAUSE.finditer(text):
+            clause = match.group().strip()
+            end = text[match.end() : match.end() + 1]
+            if not clause or (end and end in "？?") or QUESTION_END.search(clause) or self._other(clause):
+                continue
+            off = _OFF.search(clause)
+            if off is not None and not _NOT_OFF.search(clause[: off.start()]):
+                word = _word(clause[: off.start()])
+                if word is not None:
+                    self._close(said, word)
+                elif said.speaker in self._open and _MOVED.match(off.group()):
+                    word = self._open[said.speaker][0]  # 周六不用了，改到下周: the plan just called off
+                else:
+                    continue
+                self._open[said.speaker] = (word, _FOLLOW)
+                if _MOVED.match(off.group()) and (found := self._plan(said, clause, word)):
+                    out.extend(found)
+                    named = word
+                continue
+            known = self._open.get(said.speaker)
+            read = any(f.predicate == "计划" for f in said.facts)  # 我下周六搬: the plan rules read it
+            # 顺利的话下周搬, 下周六搬: a new time named for the plan called off
+            if (
+                known is not None
+                and not read
+                and known[0][0] in clause
+                and (found := self._plan(said, clause, known[0]))
+            ):
+                out.extend(found)
+                named = known[0]
+        if named:  # the newest time named for it is the plan now: 下周六搬 after 顺利的话下周搬
+            self._close(said, named)
+        return out
+
+    def _close(self, said: Said, word: str) -> None:
+        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id])
+        if close not in self.closes:
+            self.closes.append(close)
+
+    def _other(self, clause: str) -> bool:
+        """Whether the clause has a subject of its own: a pronoun or a member's name."""
+        return bool(_OTHER.search(clause)) or any(
+            len(name) > 1 and name in clause for name in self.roster.all_names() if name
+        )
+
+    def _plan(self, said: Said, clause: str, word: str) -> list[FactDraft]:
+        message = said.message
+        spans = [span for span in said.spans if span.start > message.time and span.phrase in clause]
+        if not spans:
+            return []
+        shown = clause.replace(spans[0].phrase, f"{spans[0].phrase}（{absolute(spans[0])}）", 1)
+        if word not in shown:  # the plan's word, which closes it again when a newer time is named
+            shown = f"{word}，{shown}"
+        return [
+            FactDraft(
+                subject=said.speaker,
+                predicate="计划",
+                object=shown,
+                description=f"{said.speaker}{shown}",
+                sources=[message.id],
+                kind=FactKind.ATTRIBUTE,
+                keyword="计划",
+                subject_type=self.roster.entity_type(said.speaker) or EntityType.OBJECT,
+                object_type=None,
+                time=spans[0].start,
+                confidence=0.6,
+            )
+        ]
+
+
+def _word(before: str) -> str | None:
+    """The plan's key word: the last verb or noun of two or more characters before the word that calls it off."""
+    words = [(w, f) for w, f in tokens.tag(before) if w.strip()]
+    for word, flag in reversed(words):
+        if len(word) >= 2 and flag[:1] in ("v", "n"):
+            return word
+    return None

@@ -1,0 +1,150 @@
+"""A plan called off stops being a current fact (issue 13, probe pl7): 搬家泡汤 closes the speaker's open plan
+fact about 搬家, a new time named for it becomes a plan of its own; nothing else is closed."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.flows.extract import Extraction, Fold
+from huiyi.flows.extract.closes import to_close
+from huiyi.flows.extract.rules.extractor import RuleExtractor
+from huiyi.model import FactData, MemoryItem, MemoryKind, Message, Scope
+from huiyi.providers.embed import HashEmbedder
+
+SCOPE = Scope.of_space("小助手", "hz")
+T0 = datetime(2024, 11, 14, 10, 0)  # a Thursday: 这周六 is 11-16, 下周六 11-23
+
+
+def fold(*lines: tuple[str, str], called_off: dict[str, str] | None = None) -> Fold:
+    messages = [
+        Message(
+            id=f"m{i}",
+            agent="小助手",
+            space=SCOPE.space_id,
+            scope=SCOPE,
+            speaker=speaker,
+            role="user",
+            text=text,
+            time=T0 + timedelta(minutes=i),
+            seq=i,
+        )
+        for i, (speaker, text) in enumerate(lines)
+    ]
+    names = {"陈大川": ["陈大川", "大川"], "周屿": ["周屿", "鱼哥"]}
+    return Fold(
+        agent="小助手", space=SCOPE.space_id, scope=SCOPE, messages=messages, aliases=names, called_off=called_off or {}
+    )
+
+
+def extract(*lines: tuple[str, str], called_off: dict[str, str] | None = None) -> Extraction:
+    return RuleExtractor().extract_sync(fold(*lines, called_off=called_off))
+
+
+def plan(text: str, subject: str = "陈大川", source: str = "old") -> MemoryItem:
+    return MemoryItem(
+        id=f"fa_{source}",
+        scope=SCOPE,
+        kind=MemoryKind.FACT,
+        text=text,
+        time=datetime(2024, 11, 16),
+        sources=[source],
+        data=FactData(subject=subject, predicate="计划", object=text, keyword="计划").into({"space": SCOPE.space_id}),
+    )
+
+
+def test_a_plan_called_off_is_closed_and_its_new_time_is_a_plan() -> None:
+    found = extract(
+        ("陈大川", "这周六我搬家，搬去未来科技城那边"),
+        ("陈大川", "房东刚打电话，说那套不租给我了，搬家泡汤"),
+        ("陈大川", "良渚那套定了，押一付三，下周六搬"),
+    )
+    # called off at m1; the new time named at m2 closes any older new time too
+    assert [(c.subject, c.word, c.sources) for c in found.closes] == [
+        ("陈大川", "搬家", ["m1"]),
+        ("陈大川", "搬家", ["m2"]),
+    ]
+    plans = {f.description: f for f in found.facts if f.predicate == "计划"}
+    assert "陈大川这周六（2024-11-16）搬家" in plans
+    assert plans["陈大川搬家，下周六（2024-11-23）搬"].sources == ["m2"]
+    # the plan said before the close is closed at the close; the new one, said after it, is not
+    stored = [
+        plan("陈大川这周六（2024-11-16）搬家", source="m0"),
+        plan("陈大川搬家，下周六（2024-11-23）搬", source="m2"),
+    ]
+    changes = to_close(stored, found.closes, fold(*[("陈大川", "")] * 3))
+    assert [(i, c["valid_to"]) for i, c in changes] == [("fa_m0", T0 + timedelta(minutes=1))]
+
+
+def test_moved_to_names_the_new_time_in_the_same_clause() -> None:
+    found = extract(("陈大川", "搬家改到下周六了"))
+    assert [c.word for c in found.closes] == ["搬家"]
+    assert any(f.description == "陈大川搬家改到下周六（2024-11-23）了" for f in found.facts)
+
+
+def test_the_newest_time_named_for_it_is_the_plan_now() -> None:
+    lines = [("陈大川", "搬家泡汤，顺利的话下周搬"), ("陈大川", "良渚那套定了，下周六搬")]
+    found = extract(*lines)
+    assert [f.description for f in found.facts] == [
+        "陈大川搬家，顺利的话下周（2024-11-18～2024-11-24）搬",
+        "陈大川搬家，下周六（2024-11-23）搬",
+    ]
+    stored = [
+        plan("陈大川搬家，顺利的话下周（2024-11-18～2024-11-24）搬", source="m0"),
+        plan("陈大川搬家，下周六（2024-11-23）搬", source="m1"),
+    ]
+    assert [(i, c["valid_to"]) for i, c in to_close(stored, found.closes, fold(*lines))] == [
+        ("fa_m0", T0 + timedelta(minutes=1))
+    ]
+
+
+def test_a_plan_called_off_in_an_earlier_fold_gets_its_new_time_later() -> None:
+    later = extract(("陈大川", "看完房了，良渚那套定了，下周六搬"), called_off={"陈大川": "搬家"})
+    assert [f.description for f in later.facts if f.predicate == "计划"] == ["陈大川搬家，下周六（2024-11-23）搬"]
+    assert not extract(("陈大川", "看完房了，良渚那套定了，下周六搬")).facts  # no called-off plan: nothing read
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["搬家差点泡汤", "搬家泡汤了？", "搬家泡汤了吗", "搬家可能要黄了", "他搬家泡汤了", "鱼哥搬家泡汤了", "泡汤了"],
+)
+def test_near_misses_questions_and_others_call_nothing_off(text: str) -> None:
+    assert extract(("陈大川", text)).closes == []
+
+
+def test_someone_elses_call_off_closes_nothing_of_the_speaker() -> None:
+    found = extract(("周屿", "搬家泡汤"))
+    assert [c.subject for c in found.closes] == ["周屿"]
+    assert to_close([plan("陈大川这周六（2024-11-16）搬家")], found.closes, fold()) == []
+
+
+def test_a_plan_on_another_topic_stays_open() -> None:
+    found = extract(("陈大川", "搬家泡汤"))
+    stored = [plan("陈大川下周一（2024-11-18）飞大阪"), plan("陈大川这周六（2024-11-16）搬家", source="x")]
+    assert [i for i, _ in to_close(stored, found.closes, fold())] == ["fa_x"]
+
+
+def test_the_worker_closes_a_plan_of_an_earlier_fold_and_the_prompt_leaves_it_out(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False}, window={"fold_at": 4, "keep_min": 1})
+    with Memory(tmp_path / "m", embedder=HashEmbedder(32), config=config) as memory:
+        add = {"agent": "小助手", "space": "hz"}
+        memory.add([{"speaker": "陈大川", "text": "这周六我搬家，搬去未来科技城那边", "time": T0}], **add)
+        memory.flush(**add)
+        later = T0 + timedelta(hours=5)
+        memory.add([{"speaker": "陈大川", "text": "房东不租给我了，搬家泡汤", "time": later}], **add)
+        memory.add([{"speaker": "陈大川", "text": "良渚那套定了，下周六搬", "time": later + timedelta(hours=6)}], **add)
+        memory.flush(**add)
+        facts = {f.text: f for f in memory.memories(agent="小助手", space="hz", kinds=[MemoryKind.FACT])}
+        assert facts["陈大川这周六（2024-11-16）搬家"].valid_to == later
+        assert facts["陈大川搬家，下周六（2024-11-23）搬"].valid_to is None
+        text = memory.context(agent="小助手", space="hz", person="周屿", message="大川哪天搬家").text
+        assert "这周六（2024-11-16）搬家" not in text
+
+
+def test_a_new_time_with_its_own_i_is_read_once() -> None:
+    found = extract(("陈大川", "搬家泡汤"), ("陈大川", "我下周六搬"))
+    assert [f.description for f in found.facts if f.predicate == "计划"] == ["陈大川下周六（2024-11-23）搬"]
