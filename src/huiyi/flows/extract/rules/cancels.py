@@ -17,9 +17,9 @@ import re
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.condense import absolute
 from huiyi.flows.extract.rules.patterns import QUESTION_END
+from huiyi.flows.extract.rules.plans import plan_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
-from huiyi.model import EntityType, FactKind
 from huiyi.text import tokens
 
 __all__ = ["Cancels"]
@@ -107,21 +107,7 @@ class Cancels:
         shown = clause.replace(spans[0].phrase, f"{spans[0].phrase}（{absolute(spans[0])}）", 1)
         if word not in shown:  # the plan's word, which closes it again when a newer time is named
             shown = f"{word}，{shown}"
-        return [
-            FactDraft(
-                subject=said.speaker,
-                predicate="计划",
-                object=shown,
-                description=f"{said.speaker}{shown}",
-                sources=[message.id],
-                kind=FactKind.ATTRIBUTE,
-                keyword="计划",
-                subject_type=self.roster.entity_type(said.speaker) or EntityType.OBJECT,
-                object_type=None,
-                time=spans[0].start,
-                confidence=0.6,
-            )
-        ]
+        return [plan_fact(said, self.roster, shown, shown, spans[0])]
 
 
 def _word(before: str) -> str | None:

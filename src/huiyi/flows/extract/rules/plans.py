@@ -69,22 +69,25 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         spans += [span for span in coming if span not in spans and span.phrase in shown and not _counted(shown, span)]
         for span in spans:  # each phrase followed by the date it means, as in an event's text
             shown = shown.replace(span.phrase, f"{span.phrase}（{absolute(span)}）", 1)
-        out.append(
-            FactDraft(
-                subject=said.speaker,
-                predicate="计划",
-                object=rest.strip(),
-                description=f"{said.speaker}{shown}",
-                sources=[message.id],
-                kind=FactKind.ATTRIBUTE,
-                keyword="计划",
-                subject_type=roster.entity_type(said.speaker) or EntityType.OBJECT,
-                object_type=None,
-                time=spans[0].start,
-                confidence=0.6,
-            )
-        )
+        out.append(plan_fact(said, roster, rest.strip(), shown, spans[0]))
     return out
+
+
+def plan_fact(said: Said, roster: Roster, obj: str, shown: str, span: TimeSpan) -> FactDraft:
+    """The speaker's plan as a fact: ``shown`` (its dates spelled out) after their name, dated by ``span``."""
+    return FactDraft(
+        subject=said.speaker,
+        predicate="计划",
+        object=obj,
+        description=f"{said.speaker}{shown}",
+        sources=[said.message.id],
+        kind=FactKind.ATTRIBUTE,
+        keyword="计划",
+        subject_type=roster.entity_type(said.speaker) or EntityType.OBJECT,
+        object_type=None,
+        time=span.start,
+        confidence=0.6,
+    )
 
 
 def _chain(text: str, start: int, roster: Roster, spans: list[TimeSpan]) -> str:
