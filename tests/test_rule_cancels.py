@@ -148,3 +148,10 @@ def test_the_worker_closes_a_plan_of_an_earlier_fold_and_the_prompt_leaves_it_ou
 def test_a_new_time_with_its_own_i_is_read_once() -> None:
     found = extract(("陈大川", "搬家泡汤"), ("陈大川", "我下周六搬"))
     assert [f.description for f in found.facts if f.predicate == "计划"] == ["陈大川下周六（2024-11-23）搬"]
+
+
+def test_a_moved_plan_with_its_own_i_is_one_plan_fact() -> None:
+    """我改到下周六: the plan rules read it too; one plan remains, the one that names what was moved."""
+    found = extract(("陈大川", "我这周六搬家"), ("陈大川", "搬家泡汤了"), ("陈大川", "我改到下周六"))
+    plans = [f.description for f in found.facts if f.predicate == "计划" and f.sources == ["m2"]]
+    assert plans == ["陈大川搬家，我改到下周六（2024-11-23）"]

@@ -70,6 +70,9 @@ class Cancels:
                     continue
                 self._open[said.speaker] = (word, _FOLLOW)
                 if _MOVED.match(off.group()) and (found := self._plan(said, clause, word)):
+                    # 我改到下周六: the plan rules read the same date without the plan's word; this one replaces it
+                    dates = {f.time for f in found}
+                    said.facts[:] = [f for f in said.facts if f.predicate != "计划" or f.time not in dates]
                     out.extend(found)
                     named = word
                 continue
