@@ -94,6 +94,11 @@ def test_a_chat_api_message_is_taken_as_it_is(memory: Memory) -> None:
         ([{"text": "a", "role": "robot"}], {"person": "木木"}, "message 0"),
         ([{"role": "system", "content": "你是祈煜"}], {"person": "木木"}, "message 0"),
         ([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], {"person": "木木"}, "message 0"),
+        # what PostgreSQL or UTF-8 cannot hold is refused in every store, not only where it would break
+        (["a\x00b"], {"person": "木木"}, "NUL"),
+        (["x\ud800"], {"person": "木木"}, "surrogate"),
+        ([{"text": "hi", "speaker": "小\x00明"}], {"space": "g1"}, "speaker id"),
+        ([{"text": "hi", "id": "m\x001"}], {"person": "木木"}, "message id"),
     ],
 )
 def test_bad_input_is_refused_and_nothing_is_written(

@@ -14,6 +14,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from huiyi.checks import check_id, check_text
+
 Role = Literal["user", "assistant"]
 
 
@@ -34,24 +36,6 @@ class ScopeKind(StrEnum):
     OFFICIAL = "official"  # curated for the agent (官方数据库)
     PERSON = "person"  # agent × person (用户数据库)
     SPACE = "space"  # agent × group
-
-
-MAX_ID_CHARS = 200
-
-
-def check_id(value: str, what: str) -> str:
-    """An agent, person or space id: printable, bounded, never blank.
-
-    Ids become parts of internal keys (partitions, job keys); control characters could make two
-    different ids look alike there, so they are refused.
-    """
-    if not value or not value.strip():
-        raise ValueError(f"{what} id is empty")
-    if len(value) > MAX_ID_CHARS:
-        raise ValueError(f"{what} id has {len(value)} characters; the limit is {MAX_ID_CHARS}")
-    if any(ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
-        raise ValueError(f"{what} id {value!r} contains a control character or a lone surrogate")
-    return value
 
 
 class Scope(_Model):
@@ -167,10 +151,15 @@ class MessageIn(_Model):
 
     @field_validator("text")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("message text is empty")
-        return value
+    def _storable(cls, value: str) -> str:
+        return check_text(value, "message")
+
+    @model_validator(mode="after")
+    def _printable_ids(self) -> MessageIn:
+        for what, value in (("speaker", self.speaker), ("message", self.id)):
+            if value:  # a blank speaker means the default one
+                check_id(value, what)
+        return self
 
 
 class Message(_Model):
@@ -233,10 +222,8 @@ class MemoryItem(_Model):
 
     @field_validator("text")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("memory text is empty")
-        return value
+    def _storable(cls, value: str) -> str:
+        return check_text(value, "memory")
 
     @property
     def fact(self) -> FactData:

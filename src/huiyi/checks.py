@@ -1,0 +1,33 @@
+"""What a caller's ids and texts may hold, checked before anything is stored."""
+
+from __future__ import annotations
+
+MAX_ID_CHARS = 200
+
+
+def check_id(value: str, what: str) -> str:
+    """An agent, person or space id: printable, bounded, never blank.
+
+    Ids become parts of internal keys (partitions, job keys); control characters could make two
+    different ids look alike there, so they are refused.
+    """
+    if not value or not value.strip():
+        raise ValueError(f"{what} id is empty")
+    if len(value) > MAX_ID_CHARS:
+        raise ValueError(f"{what} id has {len(value)} characters; the limit is {MAX_ID_CHARS}")
+    if any(ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        raise ValueError(f"{what} id {value!r} contains a control character or a lone surrogate")
+    return value
+
+
+def check_text(value: str, what: str) -> str:
+    """Text to store: not blank, and storable in both stores (PostgreSQL refuses NUL, UTF-8 lone surrogates)."""
+    if not value.strip():
+        raise ValueError(f"{what} text is empty")
+    try:
+        value.encode()  # a lone surrogate has no UTF-8 form
+    except UnicodeEncodeError:
+        raise ValueError(f"{what} text contains a lone surrogate") from None
+    if "\x00" in value:
+        raise ValueError(f"{what} text contains a NUL character")
+    return value
