@@ -114,6 +114,9 @@ class RecallRecipe(Section):
     # ours (issue #13): the share of its fused score a chunk of chatter keeps (哈哈, +1, 早, 晚安霓霓);
     # it gets no speaker bonus (its neighbours still gain from it). 1 turns this off
     chatter_weight: float = 0.1
+    # ours (issue #13): a closed fact (valid_to: superseded, called off) and the message it alone came from
+    # lose this, unless the question asks about the past (以前, 原来, before: recall.validity). 0 turns it off
+    closed_weight: float = 0.3
     # ours (issue #13): a group question naming a member who is not the caller (你认识霓霓吗) reaches that
     # member's global profile, which holds their self-statements only (seed 002 §3.11); false for strict setups
     absent_profiles: bool = True

@@ -210,7 +210,8 @@ def _fused(
     visible = _visible(ask)
     # fetch a little more than asked, since a kind filter may drop some; more still when reranking
     depth = limit * (3 if wanted_kinds else 1)
-    reranking = bool(recipe.speaker_weight or recipe.neighbour_weight or recipe.chatter_weight < 1) or span is not None
+    reranking = bool(recipe.speaker_weight or recipe.neighbour_weight or recipe.closed_weight) or span is not None
+    reranking = reranking or recipe.chatter_weight < 1
     if reranking:
         depth = max(depth, recipe.rerank_depth)
     window = ranked[:depth]
@@ -236,6 +237,7 @@ def _fused(
             speakers,
             {hit.key: hit.score for hit in spoken.first.hits},
             facts_lead=bool(by_name),  # names asked in a group chat
+            now=request.now,
         )
     if (
         recipe.anchor_weight or recipe.anchor_demote

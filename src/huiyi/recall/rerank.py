@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.chatter import is_chatter, people_of, said_lines
 from huiyi.model import MemoryItem, MemoryKind
 from huiyi.recall.timerange import within
+from huiyi.recall.validity import asks_past, closed_moves
 from huiyi.store.base import RankRow, RouteHits
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan
@@ -56,6 +58,7 @@ def rerank(
     speakers: Iterable[str] = (),
     spoken: Mapping[int, float] | None = None,
     facts_lead: bool = False,
+    now: datetime | None = None,
 ) -> tuple[Window, dict[int, dict[str, float]]]:
     """Add small bonuses to the fused scores of the best candidates, then sort again.
 
@@ -77,6 +80,8 @@ def rerank(
     event or fact gains the same weight times the mean fused score of the chunks of its source turns
     (0 for a turn that is no candidate), so that in a small store, where every chunk has neighbours
     in the window, the bonus does not become a bonus for being a chunk.
+    ``closed``: a fact closed by ``now`` (``valid_to``) and the message it alone came from lose
+    ``closed_weight``, unless the question asks about the past (recall.validity).
     ``chatter``: a chunk that says nothing on its own (哈哈, +1, 晚安霓霓) keeps ``chatter_weight`` of its
     score and gets no speaker bonus; it still lends its neighbours support (reactions mark what mattered).
 
@@ -92,6 +97,7 @@ def rerank(
     theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if named.intersection(found)})
     boosts: dict[int, dict[str, float]] = {}
     rescored: Window = []
+    closed = {} if asks_past(query) else closed_moves([key for key, _ in window], items, now, recipe.closed_weight)
     # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
     time_bonus = 0.0
     if span is not None:
@@ -136,6 +142,8 @@ def rerank(
                 support = sum(said.get(source, 0.0) for source in item.sources) / max(1, len(item.sources))
                 if support > 0:
                     bonus["neighbour"] = recipe.neighbour_weight * support
+            if key in closed:
+                bonus["closed"] = closed[key]
             if key in chatter:
                 bonus["chatter"] = -(1.0 - recipe.chatter_weight) * (score + sum(bonus.values()))
         if bonus:
