@@ -45,7 +45,9 @@ def _store(store: Store) -> dict[str, MemoryItem]:
         "new_said": chunk("下周六搬家", "m9", 30),
     }
     values = list(items.values())
-    store.add_memories(values, HashEmbedder(64).embed_passages([i.text for i in values]), [terms_of(i.text) for i in values])
+    store.add_memories(
+        values, HashEmbedder(64).embed_passages([i.text for i in values]), [terms_of(i.text) for i in values]
+    )
     return items
 
 
