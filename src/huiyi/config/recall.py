@@ -117,6 +117,12 @@ class RecallRecipe(Section):
     # ours (issue #13): a closed fact (valid_to: superseded, called off) and the message it alone came from
     # lose this, unless the question asks about the past (以前, 原来, before: recall.validity). 0 turns it off
     closed_weight: float = 0.3
+    # ours (issue #13, recall.latest): a question about a time to come lifts each speaker's newest line
+    # that arranges it (九点集合, 改去临安) to the best place of their lines naming that time
+    latest_plans: bool = True
+    # ours (issue #13, recall.latest): a question about how a thing ended (最后, 最终, 到底, 改到哪) adds
+    # this to lines that change or settle an arrangement (改到, 换成, 定了, 取消). 0 turns it off
+    change_weight: float = 0.35
     # ours (issue #13): a group question naming a member who is not the caller (你认识霓霓吗) reaches that
     # member's global profile, which holds their self-statements only (seed 002 §3.11); false for strict setups
     absent_profiles: bool = True

@@ -16,6 +16,7 @@ from datetime import datetime
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.chatter import is_chatter, people_of, said_lines
 from huiyi.model import MemoryItem, MemoryKind
+from huiyi.recall.latest import asks_final, changes, inherited
 from huiyi.recall.timerange import within
 from huiyi.recall.validity import asks_past, closed_moves
 from huiyi.store.base import RankRow, RouteHits
@@ -151,6 +152,42 @@ def rerank(
         rescored.append((key, (score + sum(bonus.values()), parts)))
     rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
     return rescored, boosts
+
+
+def latest(
+    window: Window,
+    boosts: dict[int, dict[str, float]],
+    items: Mapping[int, RankRow | None],
+    query: str,
+    recipe: RecallRecipe,
+    span: TimeSpan | None,
+    now: datetime | None,
+) -> Window:
+    """The latest arrangement of a plan asked about, and the change a final-state question asks for
+    (recall.latest), added to the reranked window (``boosts`` gains ``latest`` and ``change``): the last
+    bonus, so that the newest arrangement goes above what the other bonuses made of the plan's lines."""
+    gains: dict[str, dict[int, float]] = {}
+    # a time to come (明晚, 这周六): a plan's; a span already begun (今天一大早, 今晚 at 21:00) is not
+    if (
+        recipe.latest_plans
+        and span is not None
+        and now is not None
+        and span.start > now.replace(tzinfo=span.start.tzinfo)
+    ):
+        whole = items if recipe.time_about else None  # the time test reads what the rows say, as rerank's does
+        gains["latest"] = inherited(window, items, lambda key, row: _within(key, row, span, whole))
+    if recipe.change_weight and asks_final(query):
+        gains["change"] = changes([key for key, _ in window], items, recipe.change_weight)
+    if not any(gains.values()):
+        return window
+    for name, found in gains.items():
+        for key, gain in found.items():
+            boosts.setdefault(key, {})[name] = round(gain, 6)
+    moved = [
+        (key, (score + sum(found.get(key, 0.0) for found in gains.values()), parts)) for key, (score, parts) in window
+    ]
+    moved.sort(key=lambda pair: (-pair[1][0], pair[0]))
+    return moved
 
 
 def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryItem | RankRow | None] | None) -> bool:
