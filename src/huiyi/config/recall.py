@@ -123,6 +123,8 @@ class RecallRecipe(Section):
     # ours (issue #13, recall.latest): a question about how a thing ended (最后, 最终, 到底, 改到哪) adds
     # this to lines that change or settle an arrangement (改到, 换成, 定了, 取消). 0 turns it off
     change_weight: float = 0.35
+    # ours (issue #13): a who-question (是谁说…, 谁家的狗…) adds this times the share of its words a line says
+    who_weight: float = 0.3
     # ours (issue #13): a group question naming a member who is not the caller (你认识霓霓吗) reaches that
     # member's global profile, which holds their self-statements only (seed 002 §3.11); false for strict setups
     absent_profiles: bool = True

@@ -19,6 +19,7 @@ from huiyi.model import MemoryItem, MemoryKind
 from huiyi.recall.latest import asks_final, changes, inherited
 from huiyi.recall.timerange import within
 from huiyi.recall.validity import asks_past, closed_moves
+from huiyi.recall.who import coverage, owned, question_words
 from huiyi.store.base import RankRow, RouteHits
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan
@@ -99,6 +100,8 @@ def rerank(
     boosts: dict[int, dict[str, float]] = {}
     rescored: Window = []
     closed = {} if asks_past(query) else closed_moves([key for key, _ in window], items, now, recipe.closed_weight)
+    # a who-question describes what was said: the line that says most of it is the answer (recall.who)
+    asked = question_words(query, span.phrase if span else "") if recipe.who_weight else []
     # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
     time_bonus = 0.0
     if span is not None:
@@ -145,6 +148,10 @@ def rerank(
                     bonus["neighbour"] = recipe.neighbour_weight * support
             if key in closed:
                 bonus["closed"] = closed[key]
+            if asked and item.kind is MemoryKind.CHUNK:
+                share = max(coverage(asked, line) for line in said_lines(item.text, item.participants))
+                if share:
+                    bonus["said"] = recipe.who_weight * share
             if key in chatter:
                 bonus["chatter"] = -(1.0 - recipe.chatter_weight) * (score + sum(bonus.values()))
         if bonus:
@@ -178,6 +185,9 @@ def latest(
         gains["latest"] = inherited(window, items, lambda key, row: _within(key, row, span, whole))
     if recipe.change_weight and asks_final(query):
         gains["change"] = changes([key for key, _ in window], items, recipe.change_weight)
+    asked = question_words(query, span.phrase if span else "") if recipe.who_weight else []
+    if asked:  # among a speaker's lines, the one that says most of a who-question leads (recall.who)
+        gains["said_most"] = owned(window, items, asked, {key: b.get("time", 0.0) for key, b in boosts.items()})
     if not any(gains.values()):
         return window
     for name, found in gains.items():
