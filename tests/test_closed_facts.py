@@ -96,6 +96,7 @@ def test_a_history_question_or_an_earlier_moment_keeps_the_closed_plan(store: St
 
 def test_past_questions() -> None:
     assert asks_past("她以前住哪") and asks_past("周屿之前在哪上班") and asks_past("他本来打算哪天搬")
+    assert asks_past("清明那几天我原本有什么打算来着")
     assert asks_past("Where did she live before?")
     assert not asks_past("她现在住哪") and not asks_past("陈大川哪天搬家") and not asks_past("Where does she live?")
     assert not asks_past("以前的事不提了\n她现在住哪")  # the chat before the question is not the question

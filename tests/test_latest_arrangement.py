@@ -96,7 +96,13 @@ def test_a_final_state_question_finds_the_change(store: Store) -> None:
 
 @pytest.mark.parametrize(
     ("query", "final"),
-    [("九溪那次爬山最终改到哪天了", True), ("陈大川最后到底搬去哪了", True), ("明晚聚餐是几点", False)],
+    [
+        ("九溪那次爬山最终改到哪天了", True),
+        ("陈大川最后到底搬去哪了", True),
+        ("它现在只能吃哪种饭来着", True),  # how it is now: a change says it
+        ("明晚聚餐是几点", False),
+        ("我现在好累", False),  # 现在 outside a question asks nothing
+    ],
 )
 def test_final_state_questions(query: str, final: bool) -> None:
     assert asks_final(query) is final

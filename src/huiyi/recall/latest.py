@@ -16,6 +16,8 @@ it led "这周六夜里去看流星，几点在哪儿集合", and "最后去的�
 
     >>> asks_final("九溪那次爬山最终改到哪天了"), asks_final("明晚给我接风最后定的吃什么"), asks_final("阿木的店在哪")
     (True, True, False)
+    >>> asks_final("它现在只能吃哪种饭来着"), asks_final("我现在好累")
+    (True, False)
     >>> revises("改去临安的大明山了"), revises("明晚的事定了：改成烧烤"), revises("我也去")
     (True, True, False)
     >>> arranges("后天晚上九点西溪湿地集合"), arranges("时间还是七点半"), arranges("明晚见老K")
@@ -36,6 +38,8 @@ Window = list[tuple[int, tuple[float, dict[str, float]]]]
 
 # how a thing ended: 最后/最终/到底/后来, 改到哪/改成啥, 定的/定了 (in a question)
 _FINAL = re.compile(r"最后|最终|到底|后来|结果|改到|改成|改去|改在|定的|定了|定在|敲定")
+_NOW = re.compile(r"现在|目前|如今|最新")
+_ASKS = re.compile(r"[?？]|吗|呢|什么|啥|哪|几|多少|怎么|怎样|谁")
 # a line that changes or settles an arrangement
 _REVISES = re.compile(
     r"改到|改成|改去|改在|改为|改了|换到|换成|换去|换了|推迟|推到|往后推|延期|延后|提前到|提前了|"
@@ -49,8 +53,10 @@ STEP = 1e-3  # how far above the plan's best the newest arrangement goes
 
 
 def asks_final(query: str) -> bool:
-    """Whether the question (its last line) asks how something ended: 最后, 最终, 到底, 改到哪, 定的."""
-    return _FINAL.search(query.strip().rsplit("\n", 1)[-1]) is not None
+    """Whether the question (its last line) asks how something ended (最后, 最终, 到底, 改到哪, 定的) or how
+    it is now (现在, 目前, 最新: in a question only; 我现在好累 asks nothing)."""
+    last = query.strip().rsplit("\n", 1)[-1]
+    return _FINAL.search(last) is not None or (_NOW.search(last) is not None and _ASKS.search(last) is not None)
 
 
 def revises(text: str) -> bool:
