@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import pytest
+
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.ingest import terms_of
 from huiyi.model import MemoryItem, MemoryKind, RecallResult, Scope
@@ -100,3 +102,17 @@ def test_past_questions() -> None:
     assert asks_past("Where did she live before?")
     assert not asks_past("她现在住哪") and not asks_past("陈大川哪天搬家") and not asks_past("Where does she live?")
     assert not asks_past("以前的事不提了\n她现在住哪")  # the chat before the question is not the question
+
+
+def test_events_lend_beside_a_turn_demoted_below_zero() -> None:
+    """A demoted message may score below 0; lending an event's score to other turns kept crashing on it."""
+    from huiyi.recall.units import lend
+
+    def turn(i: int) -> MemoryItem:
+        return MemoryItem(id=f"c{i}", scope=SCOPE, kind=MemoryKind.CHUNK, text=f"t{i}", sources=[f"m{i}"])
+
+    event = MemoryItem(id="e", scope=SCOPE, kind=MemoryKind.EVENT, text="搬家", sources=["m1"])
+    window = [(9, (0.9, {})), (1, (0.5, {})), (2, (-0.1, {}))]
+    ranked, lent = lend(window, {1: turn(1), 2: turn(2), 9: event})
+    assert [(key, score) for key, (score, _) in ranked] == [(1, 0.9), (2, -0.1)]
+    assert lent == {1: pytest.approx(0.4)}
