@@ -112,3 +112,14 @@ def test_final_state_questions(query: str, final: bool) -> None:
 def test_changes_and_arrangements() -> None:
     assert revises("火锅那家退了，改成烧烤") and revises("演出往后推半小时") and not revises("好的收到")
     assert arranges("七点半集合") and arranges("改到12月1号") and arranges("19:30开始") and not arranges("明晚见")
+
+
+def test_a_closed_fact_that_once_was_a_change_gains_nothing() -> None:
+    from huiyi.recall.latest import changes
+    from huiyi.store.base import RankRow
+
+    def fact(text: str, closed: datetime | None) -> RankRow:
+        return RankRow("f", SCOPE.tag, MemoryKind.FACT, T0, (), ("m1",), "g", None, text, 0.5, "陈大川", None, closed)
+
+    rows = {1: fact("陈大川搬家，改到下周", T0 + timedelta(hours=1)), 2: fact("陈大川搬家，改到下周六", None)}
+    assert changes([1, 2], rows, 0.35) == {2: 0.35}

@@ -116,11 +116,12 @@ def inherited(
 
 
 def changes(keys: Sequence[int], rows: Mapping[int, RankRow | None], weight: float) -> dict[int, float]:
-    """``weight`` for each candidate whose own words change or settle an arrangement (:func:`revises`)."""
+    """``weight`` for each candidate whose own words change or settle an arrangement (:func:`revises`); not
+    a closed fact (搬家，改到下周, called off since): it was a change once, it is not how things ended."""
     out: dict[int, float] = {}
     for key in keys:
         row = rows.get(key)
-        if row is None:
+        if row is None or row.valid_to is not None:
             continue
         speaker = speaker_of(row)
         if revises(_line(row, speaker) if speaker else row.text):
