@@ -146,8 +146,9 @@ def test_the_pipeline_ranks_as_the_reference_does(store: Store, overrides: dict[
     # later changes that reorder on purpose are off here: recall v3's stages (tests/test_recall_quality.py)
     # and seed 001's tier priority (tests/test_seed001_ratios.py)
     # and group recall's speaker route, chatter weight and absent profiles (tests/test_group_recall.py)
+    # and the demotion of closed facts (tests/test_closed_facts.py)
     v3_off = {"events_lend": False, "time_about": False, "tiers": "bonus"}
-    v3_off |= {"speaker_route": False, "chatter_weight": 1.0, "absent_profiles": False}
+    v3_off |= {"speaker_route": False, "chatter_weight": 1.0, "absent_profiles": False, "closed_weight": 0.0}
     recipe = RecallRecipe.model_validate(expand_recipe({"reinforce": False, **v3_off, **overrides}, {}))
     embedder = HashEmbedder(64)
     compared = 0

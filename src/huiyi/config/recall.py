@@ -114,6 +114,17 @@ class RecallRecipe(Section):
     # ours (issue #13): the share of its fused score a chunk of chatter keeps (哈哈, +1, 早, 晚安霓霓);
     # it gets no speaker bonus (its neighbours still gain from it). 1 turns this off
     chatter_weight: float = 0.1
+    # ours (issue #13): a closed fact (valid_to: superseded, called off) and the message it alone came from
+    # lose this, unless the question asks about the past (以前, 原来, before: recall.validity). 0 turns it off
+    closed_weight: float = 0.3
+    # ours (issue #13, recall.latest): a question about a time to come lifts each speaker's newest line
+    # that arranges it (九点集合, 改去临安) to the best place of their lines naming that time
+    latest_plans: bool = True
+    # ours (issue #13, recall.latest): a question about how a thing ended (最后, 最终, 到底, 改到哪) adds
+    # this to lines that change or settle an arrangement (改到, 换成, 定了, 取消). 0 turns it off
+    change_weight: float = 0.35
+    # ours (issue #13): a who-question (是谁说…, 谁家的狗…) adds this times the share of its words a line says
+    who_weight: float = 0.3
     # ours (issue #13): a group question naming a member who is not the caller (你认识霓霓吗) reaches that
     # member's global profile, which holds their self-statements only (seed 002 §3.11); false for strict setups
     absent_profiles: bool = True

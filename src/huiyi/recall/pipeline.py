@@ -38,7 +38,7 @@ from huiyi.providers.embed import Embedder
 from huiyi.recall import anchor, bridge, routes, timerange, units, views
 from huiyi.recall.fuse import Fusion, fuse
 from huiyi.recall.reinforce import Reinforcer
-from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
+from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RankRow, RouteHits, Store
 from huiyi.store.rows import trusted
@@ -210,7 +210,8 @@ def _fused(
     visible = _visible(ask)
     # fetch a little more than asked, since a kind filter may drop some; more still when reranking
     depth = limit * (3 if wanted_kinds else 1)
-    reranking = bool(recipe.speaker_weight or recipe.neighbour_weight or recipe.chatter_weight < 1) or span is not None
+    reranking = bool(recipe.speaker_weight or recipe.neighbour_weight or recipe.closed_weight) or span is not None
+    reranking = reranking or recipe.chatter_weight < 1
     if reranking:
         depth = max(depth, recipe.rerank_depth)
     window = ranked[:depth]
@@ -236,10 +237,9 @@ def _fused(
             speakers,
             {hit.key: hit.score for hit in spoken.first.hits},
             facts_lead=bool(by_name),  # names asked in a group chat
+            now=request.now,
         )
-    if (
-        recipe.anchor_weight or recipe.anchor_demote
-    ):  # the query matches the chunk's own line, not only its context (recall.anchor)
+    if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))
         for key, gain in gains.items():
@@ -261,6 +261,8 @@ def _fused(
         window, lent = units.lend(window, rows, named_bonus)
         for key, gain in lent.items():
             boosts.setdefault(key, {})["evidence"] = gain
+    if reranking:  # last, on what the turns lent: a plan's newest arrangement, the change asked for (recall.latest)
+        window = latest(window, boosts, rows, request.query, recipe, span, request.now)
     chosen: list[Candidate] = []
     for key, (score, _) in window:
         row = rows[key]

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.chatter import is_chatter, people_of, said_lines
 from huiyi.model import MemoryItem, MemoryKind
+from huiyi.recall.latest import asks_final, changes, inherited
 from huiyi.recall.timerange import within
+from huiyi.recall.validity import asks_past, closed_moves
+from huiyi.recall.who import coverage, owned, question_words
 from huiyi.store.base import RankRow, RouteHits
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan
@@ -56,6 +60,7 @@ def rerank(
     speakers: Iterable[str] = (),
     spoken: Mapping[int, float] | None = None,
     facts_lead: bool = False,
+    now: datetime | None = None,
 ) -> tuple[Window, dict[int, dict[str, float]]]:
     """Add small bonuses to the fused scores of the best candidates, then sort again.
 
@@ -77,6 +82,8 @@ def rerank(
     event or fact gains the same weight times the mean fused score of the chunks of its source turns
     (0 for a turn that is no candidate), so that in a small store, where every chunk has neighbours
     in the window, the bonus does not become a bonus for being a chunk.
+    ``closed``: a fact closed by ``now`` (``valid_to``) and the message it alone came from lose
+    ``closed_weight``, unless the question asks about the past (recall.validity).
     ``chatter``: a chunk that says nothing on its own (哈哈, +1, 晚安霓霓) keeps ``chatter_weight`` of its
     score and gets no speaker bonus; it still lends its neighbours support (reactions mark what mattered).
 
@@ -92,6 +99,9 @@ def rerank(
     theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if named.intersection(found)})
     boosts: dict[int, dict[str, float]] = {}
     rescored: Window = []
+    closed = {} if asks_past(query) else closed_moves([key for key, _ in window], items, now, recipe.closed_weight)
+    # a who-question describes what was said: the line that says most of it is the answer (recall.who)
+    asked = question_words(query, span.phrase if span else "") if recipe.who_weight else []
     # a span that holds most candidates (去年, recently) tells little: the bonus shrinks with its share
     time_bonus = 0.0
     if span is not None:
@@ -136,6 +146,12 @@ def rerank(
                 support = sum(said.get(source, 0.0) for source in item.sources) / max(1, len(item.sources))
                 if support > 0:
                     bonus["neighbour"] = recipe.neighbour_weight * support
+            if key in closed:
+                bonus["closed"] = closed[key]
+            if asked and item.kind is MemoryKind.CHUNK:
+                share = max(coverage(asked, line) for line in said_lines(item.text, item.participants))
+                if share:
+                    bonus["said"] = recipe.who_weight * share
             if key in chatter:
                 bonus["chatter"] = -(1.0 - recipe.chatter_weight) * (score + sum(bonus.values()))
         if bonus:
@@ -143,6 +159,45 @@ def rerank(
         rescored.append((key, (score + sum(bonus.values()), parts)))
     rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
     return rescored, boosts
+
+
+def latest(
+    window: Window,
+    boosts: dict[int, dict[str, float]],
+    items: Mapping[int, RankRow | None],
+    query: str,
+    recipe: RecallRecipe,
+    span: TimeSpan | None,
+    now: datetime | None,
+) -> Window:
+    """The latest arrangement of a plan asked about, and the change a final-state question asks for
+    (recall.latest), added to the reranked window (``boosts`` gains ``latest`` and ``change``): the last
+    bonus, so that the newest arrangement goes above what the other bonuses made of the plan's lines."""
+    gains: dict[str, dict[int, float]] = {}
+    # a time to come (明晚, 这周六): a plan's; a span already begun (今天一大早, 今晚 at 21:00) is not
+    if (
+        recipe.latest_plans
+        and span is not None
+        and now is not None
+        and span.start > now.replace(tzinfo=span.start.tzinfo)
+    ):
+        whole = items if recipe.time_about else None  # the time test reads what the rows say, as rerank's does
+        gains["latest"] = inherited(window, items, lambda key, row: _within(key, row, span, whole))
+    if recipe.change_weight and asks_final(query):
+        gains["change"] = changes([key for key, _ in window], items, recipe.change_weight)
+    asked = question_words(query, span.phrase if span else "") if recipe.who_weight else []
+    if asked:  # among a speaker's lines, the one that says most of a who-question leads (recall.who)
+        gains["said_most"] = owned(window, items, asked, {key: b.get("time", 0.0) for key, b in boosts.items()})
+    if not any(gains.values()):
+        return window
+    for name, found in gains.items():
+        for key, gain in found.items():
+            boosts.setdefault(key, {})[name] = round(gain, 6)
+    moved = [
+        (key, (score + sum(found.get(key, 0.0) for found in gains.values()), parts)) for key, (score, parts) in window
+    ]
+    moved.sort(key=lambda pair: (-pair[1][0], pair[0]))
+    return moved
 
 
 def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryItem | RankRow | None] | None) -> bool:

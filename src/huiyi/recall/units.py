@@ -69,7 +69,7 @@ def lend(
     for key, (score, parts) in window:
         if key in lenders:
             continue
-        if lifted.get(key, 0.0) > score:
+        if lifted.get(key, score) > score:  # a demoted turn may score below 0
             gained[key] = lifted[key] - score
             score = lifted[key]
         out.append((key, (score, parts)))

@@ -82,6 +82,7 @@ class RankRow(NamedTuple):
     importance: float
     subject: str | None  # a fact's data.subject
     about: object = None  # data.about as stored (a label or a [start, end] pair): the time test reads it
+    valid_to: datetime | None = None  # a closed fact's end (superseded, called off): ranking demotes it
 
     @property
     def data(self) -> dict[str, object]:

@@ -248,8 +248,9 @@ KINDS = {kind.value: kind for kind in MemoryKind}
 
 def rank_rows(found: Sequence[Row], codec: Codec) -> list[RankRow]:
     """What ranking reads of each memory, from ``id, scope, kind, time, participants, sources``, then
-    ``data``'s space and seq, then ``text, importance`` and ``data``'s subject and about (each backend
-    extracts ``data``'s fields in SQL, so ``data`` is never decoded; SQLite's about comes as JSON)."""
+    ``data``'s space and seq, then ``text, importance`` and ``data``'s subject and about, then ``valid_to``
+    (each backend extracts ``data``'s fields in SQL, so ``data`` is never decoded; SQLite's about comes as
+    JSON)."""
     found = list(found)
     if codec is TEXT:  # one JSON document for every row's lists: a hundred small parses cost more
         lists = json.loads("[" + ",".join(f"{row[4]},{row[5]},{row[11]}" for row in found) + "]") if found else []
@@ -269,6 +270,7 @@ def rank_rows(found: Sequence[Row], codec: Codec) -> list[RankRow]:
             float(row[9]),
             row[10] if isinstance(row[10], str) and row[10] else None,
             lists[3 * i + 2],
+            codec.time(row[12]),
         )
         for i, row in enumerate(found)
     ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["unframed"]
+__all__ = ["asks_who", "unframed"]
 
 # at a line's start: (请问/那/所以) (是/到底是/还记得是) 谁 + a verb of saying (说过, 提到, 讲的…);
 # 谁说得 / 谁说的对 ask whose view is right, not who said something
@@ -29,6 +29,22 @@ _WHO = re.compile(
     r"谁(?:说到|讲到|提到|提起|聊到|说|讲|提|聊|发)(?:过|了)?(?!得|的?对)(?:的是|的)?",
     re.MULTILINE,
 )
+
+
+# 谁 asking for a person anywhere in the question (今天一大早是谁说…, 谁家的狗…, 傍晚谁拍了…); 谁说得对 asks
+# whose view is right, 谁都/谁也 mean anyone
+_ASKS_WHO = re.compile(r"谁(?!说得|说的对|都|也)")
+
+
+def asks_who(query: str) -> bool:
+    """Whether the question (its last line: the lines before are the chat) asks who said or did something.
+
+    >>> asks_who("今天一大早是谁说坐地铁被堵在半路的"), asks_who("谁家的狗把鞋子给嚼烂了")
+    (True, True)
+    >>> asks_who("谁说得对"), asks_who("谁都知道他爱吃辣"), asks_who("谁说的\\n阿木的店在哪")
+    (False, False, False)
+    """
+    return _ASKS_WHO.search(query.strip().rsplit("\n", 1)[-1]) is not None
 
 
 def unframed(query: str) -> str:

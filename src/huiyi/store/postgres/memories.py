@@ -144,7 +144,8 @@ class PostgresMemories(PostgresConnection):
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         found = self._rows(
             "SELECT id, scope, kind, time, participants, sources, data->'space', data->'seq',"
-            " text, importance, data->>'subject', data->'about' FROM memories WHERE agent = %s AND id = ANY(%s)",
+            " text, importance, data->>'subject', data->'about', valid_to"
+            " FROM memories WHERE agent = %s AND id = ANY(%s)",
             (agent, list(ids)),
         )
         by_id = {row.id: row for row in rows.rank_rows(found, NATIVE)}

@@ -123,7 +123,7 @@ class SQLiteMemories(SQLiteConnection):
                 "SELECT id, scope, kind, time, participants, sources, json_extract(data, '$.space'),"
                 " json_extract(data, '$.seq'), text, importance, json_extract(data, '$.subject'),"
                 # as JSON text whatever it holds (json_quote leaves what a JSON function returned as it is)
-                " json_quote(json_extract(data, '$.about'))"
+                " json_quote(json_extract(data, '$.about')), valid_to"
                 f" FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
