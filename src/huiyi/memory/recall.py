@@ -42,7 +42,8 @@ class Recall(Ingest):
 
         Reads the agent's official memories plus the named person's and space's, never another's.
         ``now`` is the moment the query is asked (default: the clock), against which its time words
-        (上周, last May) are read. ``time_range`` (start, end; either may be None) keeps only memories
+        (上周, last May) are read; given, recall is as of then (a replay, an evaluation): what was said after
+        it is left out. ``time_range`` (start, end; either may be None) keeps only memories
         whose time falls inside it. ``recipe`` (one, or a name: relevance, seed001, seed004 or one of
         ``[recipes]``) replaces the configured ``[recall]`` for this call. ``explain`` records every route's
         candidates, the fused ranking and every bonus in the result's ``info`` (the console's debugger).
@@ -71,6 +72,7 @@ class Recall(Ingest):
             explain=explain,
             dialogue=tuple(line for line in (dialogue or ()) if line and line.strip()),
             asker=person if person and not space else None,
+            as_of=now,  # an explicit moment: recall what was known then (a replay, an evaluation)
         )
         # taken before the routes run: a message indexed meanwhile is found by one or the other
         pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)

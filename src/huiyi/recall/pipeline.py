@@ -68,6 +68,7 @@ class RecallRequest:
     explain: bool = False
     # the person asking in a private chat: their 我 names them (``我当时什么心情`` asks for their own lines)
     asker: str | None = None
+    as_of: datetime | None = None  # a caller's explicit ``now``: what was said after it is not known yet
 
 
 @dataclass(slots=True)
@@ -124,7 +125,7 @@ def run(
     if recipe.absent_profiles and named:
         ranking = _with_profiles(ask, ranking, named, limit)
     ranking = _in_range(ranking, request.time_range, limit)
-    hits = _hits(ask, ranking)
+    hits = _hits(ask, ranking, request.as_of)
     if recipe.reinforce and reinforcer is not None:
         reinforcer.note(ask.agent, [hit.id for hit in hits], request.now)
     ranking.timings["total"] = (time.perf_counter() - started) * 1000
@@ -237,9 +238,7 @@ def _fused(
             {hit.key: hit.score for hit in spoken.first.hits},
             facts_lead=bool(by_name),  # names asked in a group chat
         )
-    if (
-        recipe.anchor_weight or recipe.anchor_demote
-    ):  # the query matches the chunk's own line, not only its context (recall.anchor)
+    if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))
         for key, gain in gains.items():
@@ -268,6 +267,8 @@ def _fused(
             continue
         if row.scope not in visible:  # the store is trusted, but a leak here would be the worst bug
             continue
+        if request.as_of is not None and row.kind is MemoryKind.CHUNK and timerange.after(row.time, request.as_of):
+            continue  # a chunk's time is when it was said; other kinds may be dated by what they are about
         route_scores = {r: round(raw[r].get(key, 0.0), 6) for r in raw}
         chosen.append(Candidate(row.id, round(score, 6), route_scores, row.time))
         if len(chosen) >= limit:
@@ -459,10 +460,12 @@ def _in_range(ranking: Ranking, time_range: tuple[datetime | None, datetime | No
     return Ranking(kept[:limit], ranking.info, ranking.timings)
 
 
-def _hits(ask: routes.Ask, ranking: Ranking) -> list[RecallHit]:
-    """The candidates as hits, their memories loaded whole (one that went meanwhile is left out)."""
+def _hits(ask: routes.Ask, ranking: Ranking, as_of: datetime | None = None) -> list[RecallHit]:
+    """The candidates as hits, their memories loaded whole (one gone meanwhile, or said after ``as_of``, left out)."""
     started = time.perf_counter()
     items = {item.id: item for item in ask.store.get_memories(ask.agent, [c.id for c in ranking.candidates])}
+    if as_of is not None:
+        items = {i: item for i, item in items.items() if not timerange.after(item.said_at or item.time, as_of)}
     hits = [_hit_of(items[c.id], c.score, c.route_scores) for c in ranking.candidates if c.id in items]
     ranking.timings["hits"] = (time.perf_counter() - started) * 1000
     return hits
