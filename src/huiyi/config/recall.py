@@ -93,6 +93,8 @@ class RecallRecipe(Section):
     # were chosen by 5-fold cross-validation on MADial zh dev (issue #17: R@5 0.481 held out, 0.441 plain)
     view_pool: Literal["mean", "max"] = "max"
     views: list[ViewName] = Field(default_factory=lambda: list(DEFAULT_VIEWS))
+    # a dialogue's keyword route: BM25 of the widest view plus this times BM25 of the latest line alone
+    keyword_latest: float = Field(default=0.5, ge=0.0)
     # bonuses on the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory

@@ -184,12 +184,11 @@ def _fused(
         if request.dialogue
         else []
     )
-    keyword_ask = views.keyword_ask(ask, seen, request.drop_words) if seen else ask
     # the people the query names are found by the speaker field
     named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
     # in a group (more than two speakers) names are a field, not words: the keyword query loses them too
     by_name = named if recipe.speaker_weight and recipe.speaker_route and named and routes.in_group(ask) else []
-    keyword_future = _pool.submit(routes.keyword, keyword_ask, candidates, by_name)
+    keyword_future = _pool.submit(views.keyword, ask, seen, candidates, by_name, recipe.keyword_latest)
     speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
     dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
     dense = dense_views[0]
