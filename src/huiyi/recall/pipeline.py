@@ -35,12 +35,12 @@ from datetime import datetime, timedelta
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.recall import anchor, bridge, routes, timerange, units, views
-from huiyi.recall.fuse import Fusion, fuse
+from huiyi.recall import anchor, bridge, routes, slots, timerange, units, views
+from huiyi.recall.fuse import explain, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
-from huiyi.store.base import RankRow, RouteHits, Store
+from huiyi.store.base import RankRow, Store
 from huiyi.store.rows import trusted
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan, query_time_range
@@ -62,12 +62,9 @@ class RecallRequest:
     kinds: Sequence[MemoryKind] | None = None
     drop_words: Sequence[str] = field(default_factory=tuple)  # names that would match everything
     time_range: tuple[datetime | None, datetime | None] | None = None
-    # the chat lines before the query, oldest first: each view of them is searched (recall.views)
-    dialogue: Sequence[str] = field(default_factory=tuple)
-    # record every route's candidates, the fused ranking and every bonus in ``info`` (the console's debugger)
-    explain: bool = False
-    # the person asking in a private chat: their 我 names them (``我当时什么心情`` asks for their own lines)
-    asker: str | None = None
+    dialogue: Sequence[str] = field(default_factory=tuple)  # the chat lines before, oldest first (recall.views)
+    explain: bool = False  # every route's candidates, the fusion and the bonuses in ``info`` (the debugger)
+    asker: str | None = None  # in a private chat, whom their 我 names (``我当时什么心情`` asks for their lines)
     as_of: datetime | None = None  # a caller's explicit ``now``: what was said after it is not known yet
 
 
@@ -124,6 +121,8 @@ def run(
     named = [str(name) for name in people] if isinstance(people, list) else []
     if recipe.absent_profiles and named:
         ranking = _with_profiles(ask, ranking, named, limit)
+    if request.asker and (slot := slots.asked(request.query)):  # 我现在住哪: the current fact leads (recall.slots)
+        ranking = _led(ranking, slots.current(store, request.scopes, request.asker, slot, request.as_of), limit)
     ranking = _in_range(ranking, request.time_range, limit)
     hits = _hits(ask, ranking, request.as_of)
     if recipe.reinforce and reinforcer is not None:
@@ -274,7 +273,7 @@ def _fused(
             break
     timings["fuse"] = (time.perf_counter() - fuse_started) * 1000
     returned = {c.id for c in chosen} if not request.explain else {ids_by_key[key] for key, _ in window}
-    explained = _explain(first, keyword.first, fusion) if request.explain else {}
+    explained = explain(first, keyword.first, fusion, EXPLAINED) if request.explain else {}
     info: dict[str, object] = {
         "words": list(ask.terms.words),
         "chars": list(ask.terms.chars),
@@ -322,26 +321,6 @@ def _anchored(
         window = anchor.apply(window, moves)
         gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
     return window, {key: gain for key, gain in gains.items() if gain}
-
-
-def _explain(dense: RouteHits, keyword: RouteHits, fusion: Fusion) -> dict[str, object]:
-    """The debugger's view: each route's best candidates with raw scores, and the fused ranking."""
-    return {
-        "candidates": {
-            "dense": [[hit.id, round(hit.score, 6)] for hit in dense.hits[:EXPLAINED]],
-            "keyword": [[hit.id, round(hit.score, 6)] for hit in keyword.hits[:EXPLAINED]],
-        },
-        # [memory id, fused score, each route's share of it, each route's raw score]
-        "fused": [
-            [
-                fusion.ids[key],
-                round(score, 6),
-                {route: round(share, 6) for route, share in parts.items()},
-                {route: round(fusion.raw[route].get(key, 0.0), 6) for route in fusion.raw},
-            ]
-            for key, (score, parts) in fusion.ranked[:EXPLAINED]
-        ],
-    }
 
 
 def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = False) -> Ranking:
@@ -444,6 +423,16 @@ def _with_profiles(ask: routes.Ask, ranking: Ranking, named: Sequence[str], limi
         return ranking
     kept = sorted([*ranking.candidates, *added], key=lambda c: -c.score)[:limit]
     return Ranking(kept, {**ranking.info, "profiles": [c.id for c in added]}, ranking.timings)
+
+
+def _led(ranking: Ranking, item: MemoryItem | None, limit: int) -> Ranking:
+    """``item`` first (moved up if it is a candidate already), the rest after it."""
+    if item is None:
+        return ranking
+    top = ranking.candidates[0].score if ranking.candidates else 1.0
+    rest = [c for c in ranking.candidates if c.id != item.id]
+    led = Candidate(item.id, round(top + 1e-6, 6), {"slot": 1.0}, item.time)
+    return Ranking([led, *rest][:limit], {**ranking.info, "slot": item.id}, ranking.timings)
 
 
 def _in_range(ranking: Ranking, time_range: tuple[datetime | None, datetime | None] | None, limit: int) -> Ranking:
