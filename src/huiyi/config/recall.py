@@ -98,6 +98,8 @@ class RecallRecipe(Section):
     # bonuses on the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
+    # 我当时什么心情: the asker's lines that say a feeling gain this (recall.feelings)
+    feeling_weight: float = Field(default=0.2, ge=0.0)
     # in a group, a named person's memories are also searched by the index's speaker field (issue #13)
     speaker_route: bool = True
     time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)

@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.recall import anchor, bridge, routes, slots, timerange, units, views
+from huiyi.recall import anchor, bridge, feelings, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, rerank, tier
@@ -236,6 +236,10 @@ def _fused(
             {hit.key: hit.score for hit in spoken.first.hits},
             facts_lead=bool(by_name),  # names asked in a group chat
         )
+    if recipe.feeling_weight and request.asker and _says_i(request.query) and feelings.asks(request.query):
+        window, felt = feelings.lifted(window, rows, request.asker, recipe.feeling_weight)  # 我当时什么心情
+        for key, gain in felt.items():
+            boosts.setdefault(key, {})["feeling"] = gain
     if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))
