@@ -1,6 +1,6 @@
 """How did I feel then: a question about the asker's feelings prefers their lines that say a feeling.
 
-"回想分手那晚，我当时有多狼狈" or "刚到那晚我是什么心情" asks for the line where the asker said how they felt,
+"回想分手那晚，我当时有多狼狈", "刚到那晚我是什么心情" or "那天我状态很差，我怎么跟你说的" asks for the line where the asker said how they felt,
 not for the lines of that night that say what happened. Meaning alone scores both alike (every line of the
 night is about it), and the question's words (心情, 狼狈) are rarely the answer's. So when the line asked
 asks how the asker felt, the asker's candidate lines that name a feeling or its signs in the body (哭,
@@ -8,6 +8,8 @@ asks how the asker felt, the asker's candidate lines that name a feeling or its 
 a line that says one in other words gains nothing, as before.
 
     >>> asks("好多了。刚到那晚我是什么心情，你还记得吧"), asks("那次医生是怎么诊断的")
+    (True, False)
+    >>> asks("上周一晚上我状态特别差，当时我是怎么跟你说的"), asks("我状态怎么调整")
     (True, False)
     >>> says("木木: 我现在手心一直在出汗，邮箱刷了一百遍"), says("木木: 今天是最后一天上班")
     (True, False)
@@ -25,7 +27,7 @@ from huiyi.store.base import RankRow
 __all__ = ["asks", "lifted", "says"]
 
 _ASKS = re.compile(
-    r"心情|感受|什么感觉|情绪|狼狈|(?:紧张|高兴|开心|难过|激动|害怕|伤心|崩溃|慌|急|气|疯)(?:成|得)"
+    r"心情|感受|什么感觉|情绪|状态(?:特别|很|好|那么)?(?:差|糟|不好)|狼狈|(?:紧张|高兴|开心|难过|激动|害怕|伤心|崩溃|慌|急|气|疯)(?:成|得)"
     r"|(?:成|得)什么样|有多(?:难过|开心|高兴|狼狈|紧张|惨|崩溃|激动|害怕|伤心)|那种(?:恐惧|感觉|心情|害怕)"
 )
 # feelings and their signs, as people say them in a chat
