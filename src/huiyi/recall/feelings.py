@@ -1,11 +1,11 @@
 """How did I feel then: a question about the asker's feelings prefers their lines that say a feeling.
 
 "回想分手那晚，我当时有多狼狈", "刚到那晚我是什么心情" or "那天我状态很差，我怎么跟你说的" asks for
-the line where the asker said how they felt, not for the lines of that night that say what happened. Meaning alone scores both alike (every line of the
-night is about it), and the question's words (心情, 狼狈) are rarely the answer's. So when the line asked
-asks how the asker felt, the asker's candidate lines that name a feeling or its signs in the body (哭,
-心跳, 出汗, 睡不着) gain ``feeling_weight``. The words are a plain lexicon of feelings, not a model:
-a line that says one in other words gains nothing, as before.
+the line where the asker said how they felt, not for the lines of that night that say what happened.
+Meaning alone scores both alike (every line of the night is about it), and the question's words (心情,
+狼狈) are rarely the answer's. So when the line asked asks how the asker felt, the asker's candidate lines
+that name a feeling or its signs in the body (哭, 心跳, 出汗, 睡不着) gain ``feeling_weight``. The words
+are a plain lexicon of feelings, not a model: a line that says one in other words gains nothing.
 
     >>> asks("好多了。刚到那晚我是什么心情，你还记得吧"), asks("那次医生是怎么诊断的")
     (True, False)
