@@ -155,6 +155,13 @@ def _says_i(query: str) -> bool:
     return "我" in last or re.search(r"(?<![A-Za-z])(?:I|me|my)(?![A-Za-z])", last) is not None
 
 
+def _about_asker(query: str) -> bool:
+    """Whether a private chat's question is about the asker: it says 我 / I, or it does not address the
+    agent (你 / you), since the rest asks about the asker's life (那次医生是怎么诊断的: their cat's illness)."""
+    last = query.strip().rsplit("\n", 1)[-1]
+    return _says_i(last) or re.search(r"[你您]|(?<![A-Za-z])(?:you|your)(?![A-Za-z])", last, re.IGNORECASE) is None
+
+
 def _widens(recipe: RecallRecipe) -> bool:
     """Whether anything beyond the fused dense and keyword candidates is asked for."""
     late = any(_weight(recipe, name) for name in routes.LATE_ROUTES)
@@ -219,7 +226,7 @@ def _fused(
         window += [pair for pair in ranked[depth:] if pair[0] in by_speaker]
     said_by = spoken.info.get("speakers")
     speakers = [str(name) for name in said_by] if isinstance(said_by, list) else []
-    if request.asker and _says_i(request.query):
+    if request.asker and _about_asker(request.query):
         speakers.append(request.asker)
     found = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in window])}
     rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
