@@ -40,6 +40,9 @@ def test_the_current_home_and_job_lead_a_question_about_them(tmp_path: Path) -> 
         assert home.hits[0].sources == ["m4"] and home.info["slot"] == home.hits[0].id
         job = memory.recall("我现在这份活儿到底是做什么的", agent="bot", person="u1")
         assert job.hits[0].kind is MemoryKind.FACT and job.hits[0].sources == ["m5"]
+        # asked for lines only, no fact comes back
+        lines = memory.recall("我现在住哪", agent="bot", person="u1", kinds=["chunk"])
+        assert "slot" not in lines.info and all(hit.kind is MemoryKind.CHUNK for hit in lines.hits)
         # the old home was closed by the move: it is history, not what leads
         old = [i for i in memory.memories(agent="bot", person="u1", kinds=["fact"]) if "上海" in i.text]
         assert old and all(i.valid_to is not None for i in old)

@@ -121,7 +121,8 @@ def run(
     named = [str(name) for name in people] if isinstance(people, list) else []
     if recipe.absent_profiles and named:
         ranking = _with_profiles(ask, ranking, named, limit)
-    if request.asker and (slot := slots.asked(request.query)):  # 我现在住哪: the current fact leads (recall.slots)
+    facts = not request.kinds or MemoryKind.FACT in request.kinds
+    if request.asker and facts and (slot := slots.asked(request.query)):  # 我现在住哪: its fact leads (recall.slots)
         ranking = _led(ranking, slots.current(store, request.scopes, request.asker, slot, request.as_of), limit)
     ranking = _in_range(ranking, request.time_range, limit)
     hits = _hits(ask, ranking, request.as_of)
