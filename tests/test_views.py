@@ -113,3 +113,39 @@ def test_the_recent_lines_are_found_past_a_long_talk_about_something_else(tmp_pa
         only = memory.config.recall.model_copy(update={"views": ["dialogue"]})
         whole = memory.recall("对，那个", agent="bot", person="u1", limit=3, dialogue=dialogue, recipe=only)
         assert whole.hits[0].id == work.id
+
+
+def test_a_query_of_several_lines_is_a_dialogue(tmp_path: Path) -> None:
+    assert views.split("纸箱买少了\n还差多少？\n 我到底哪天走啊 ") == ("我到底哪天走啊", ("纸箱买少了", "还差多少？"))
+    assert views.split("  猫叫什么\n") == ("  猫叫什么\n", ())
+    with open_memory(tmp_path) as memory:
+        for text in ("今天去江边跑了五公里", "四月二十一号要跑无锡半马", "阳台上堆满了纸箱"):
+            memory.remember(text, agent="bot", person="u1", time=datetime(2024, 3, 3))
+        joined = memory.recall("今天是赛前最后一次长距离了\n比赛是几号来着", agent="bot", person="u1")
+        apart = memory.recall("比赛是几号来着", agent="bot", person="u1", dialogue=["今天是赛前最后一次长距离了"])
+        assert [(h.id, h.score) for h in joined.hits] == [(h.id, h.score) for h in apart.hits]
+        assert joined.query == "今天是赛前最后一次长距离了\n比赛是几号来着"  # the caller's query, as sent
+        # the chat's 今天 is not the question's time: only the line asked names one
+        assert "time_span" not in joined.info
+        assert "time_span" in memory.recall("比赛是几号\n今天跑了多远", agent="bot", person="u1").info
+
+
+def test_the_words_of_the_line_asked_weigh_more_than_the_chat_before_it(tmp_path: Path) -> None:
+    def first(path: Path, latest: float | None) -> str:
+        recall = {"reinforce": False, "dense_weight": 0.0, "keyword_weight": 1.0}
+        config = Config(
+            worker={"enabled": False}, recall={**recall, **({} if latest is None else {"keyword_latest": latest})}
+        )
+        with Memory(path, embedder=HashEmbedder(64), config=config, clock=lambda: NOW) as memory:
+            boxes = memory.remember("新家有个小阳台，晚上坐在一堆纸箱中间", agent="bot", person="u1")
+            flower = memory.remember("朋友送了我一束洋桔梗，我最喜欢的花就是这个", agent="bot", person="u1")
+            for text in ("今天加班到很晚", "周末去爬山了"):
+                memory.remember(text, agent="bot", person="u1")
+            dialogue = ["新家阳台终于收拾好了", "那得放点什么装饰一下"]
+            found = memory.recall("想买束花摆桌上，你还记得我最爱哪一种吗", agent="bot", person="u1", dialogue=dialogue)
+            names = {boxes.id: "boxes", flower.id: "flower"}
+            return names[found.hits[0].id]
+
+    # every line's words alike: the chat's 新家 and 阳台 outweigh the question's 花
+    assert first(tmp_path / "flat", 0.0) == "boxes"
+    assert first(tmp_path / "latest", None) == "flower"

@@ -93,9 +93,13 @@ class RecallRecipe(Section):
     # were chosen by 5-fold cross-validation on MADial zh dev (issue #17: R@5 0.481 held out, 0.441 plain)
     view_pool: Literal["mean", "max"] = "max"
     views: list[ViewName] = Field(default_factory=lambda: list(DEFAULT_VIEWS))
+    # a dialogue's keyword route: BM25 of the widest view plus this times BM25 of the latest line alone
+    keyword_latest: float = Field(default=0.5, ge=0.0)
     # bonuses on the best fused candidates (0 turns a bonus off)
     rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
+    # 我当时什么心情: the asker's lines that say a feeling gain this (recall.feelings)
+    feeling_weight: float = Field(default=0.2, ge=0.0)
     # in a group, a named person's memories are also searched by the index's speaker field (issue #13)
     speaker_route: bool = True
     time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)

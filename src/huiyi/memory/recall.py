@@ -11,7 +11,7 @@ from huiyi.flows.extract import fold
 from huiyi.memory.common import Context, _chat_of, _kinds, _visible
 from huiyi.memory.ingest import Ingest
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult
-from huiyi.recall import pipeline
+from huiyi.recall import pipeline, views
 from huiyi.recall.recipes import recipe_for
 from huiyi.recall.render import ContextParts, render
 from huiyi.text.expand import Expansion
@@ -42,12 +42,15 @@ class Recall(Ingest):
 
         Reads the agent's official memories plus the named person's and space's, never another's.
         ``now`` is the moment the query is asked (default: the clock), against which its time words
-        (上周, last May) are read. ``time_range`` (start, end; either may be None) keeps only memories
+        (上周, last May) are read; given, recall is as of then (a replay, an evaluation): what was said after
+        it is left out. ``time_range`` (start, end; either may be None) keeps only memories
         whose time falls inside it. ``recipe`` (one, or a name: relevance, seed001, seed004 or one of
         ``[recipes]``) replaces the configured ``[recall]`` for this call. ``explain`` records every route's
         candidates, the fused ranking and every bonus in the result's ``info`` (the console's debugger).
         ``dialogue`` holds the chat lines before ``query``, oldest first (a companion's passive recall):
         the latest line, the latest exchange and the whole dialogue are then searched as views and fused.
+        Without it, a query of several lines is read as one: its last line is asked, the lines before
+        are its dialogue (so the chat's time words and names do not stand for the question's).
         """
         chosen = recipe_for(recipe, self.config)
         if not agent:
@@ -59,8 +62,9 @@ class Recall(Ingest):
         limit = chosen.limit if limit is None else limit
         if limit < 1:
             raise InvalidInput("limit must be at least 1")
+        asked, lines = (query, tuple(dialogue)) if dialogue else views.split(query)  # several lines: a dialogue
         request = pipeline.RecallRequest(
-            query=query,
+            query=asked,
             scopes=_visible(agent, person, space),
             limit=limit,
             score_threshold=chosen.score_threshold if score_threshold is None else score_threshold,
@@ -69,8 +73,9 @@ class Recall(Ingest):
             drop_words=[agent, *([person] if person else [])],
             time_range=time_range,
             explain=explain,
-            dialogue=tuple(line for line in (dialogue or ()) if line and line.strip()),
+            dialogue=tuple(line for line in lines if line and line.strip()),
             asker=person if person and not space else None,
+            as_of=now,  # an explicit moment: recall what was known then (a replay, an evaluation)
         )
         # taken before the routes run: a message indexed meanwhile is found by one or the other
         pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
@@ -83,6 +88,7 @@ class Recall(Ingest):
             lexicon=self.config.expand.neighbours,
             reinforcer=self.reinforcer,
         )
+        result = result if asked == query else result.model_copy(update={"query": query})
         return _with_pending(result, pending, request.limit)
 
     async def context(

@@ -204,3 +204,23 @@ def _minmax_scores(
         for key, share in zip(keys, shares, strict=True):
             out[key] = out.get(key, 0.0) + share
     return out
+
+
+def explain(dense: RouteHits, keyword: RouteHits, fusion: Fusion, shown: int) -> dict[str, object]:
+    """The debugger's view: each route's best candidates with raw scores, and the fused ranking."""
+    return {
+        "candidates": {
+            "dense": [[hit.id, round(hit.score, 6)] for hit in dense.hits[:shown]],
+            "keyword": [[hit.id, round(hit.score, 6)] for hit in keyword.hits[:shown]],
+        },
+        # [memory id, fused score, each route's share of it, each route's raw score]
+        "fused": [
+            [
+                fusion.ids[key],
+                round(score, 6),
+                {route: round(share, 6) for route, share in parts.items()},
+                {route: round(fusion.raw[route].get(key, 0.0), 6) for route in fusion.raw},
+            ]
+            for key, (score, parts) in fusion.ranked[:shown]
+        ],
+    }

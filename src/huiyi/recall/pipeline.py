@@ -25,7 +25,6 @@ alone, since building a hundred whole memories per query used to cost more than 
 from __future__ import annotations
 
 import random
-import re
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -35,14 +34,14 @@ from datetime import datetime, timedelta
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.recall import anchor, bridge, routes, timerange, units, views
-from huiyi.recall.fuse import Fusion, fuse
+from huiyi.recall import anchor, bridge, feelings, routes, slots, timerange, units, views
+from huiyi.recall.fuse import explain, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
-from huiyi.store.base import RankRow, RouteHits, Store
+from huiyi.store.base import RankRow, Store
 from huiyi.store.rows import trusted
-from huiyi.text import tokens
+from huiyi.text import frames, tokens
 from huiyi.text.times import TimeSpan, query_time_range
 
 __all__ = ["RecallRequest", "run"]
@@ -62,12 +61,10 @@ class RecallRequest:
     kinds: Sequence[MemoryKind] | None = None
     drop_words: Sequence[str] = field(default_factory=tuple)  # names that would match everything
     time_range: tuple[datetime | None, datetime | None] | None = None
-    # the chat lines before the query, oldest first: each view of them is searched (recall.views)
-    dialogue: Sequence[str] = field(default_factory=tuple)
-    # record every route's candidates, the fused ranking and every bonus in ``info`` (the console's debugger)
-    explain: bool = False
-    # the person asking in a private chat: their 我 names them (``我当时什么心情`` asks for their own lines)
-    asker: str | None = None
+    dialogue: Sequence[str] = field(default_factory=tuple)  # the chat lines before, oldest first (recall.views)
+    explain: bool = False  # every route's candidates, the fusion and the bonuses in ``info`` (the debugger)
+    asker: str | None = None  # in a private chat, whom their 我 names (``我当时什么心情`` asks for their lines)
+    as_of: datetime | None = None  # a caller's explicit ``now``: what was said after it is not known yet
 
 
 @dataclass(slots=True)
@@ -123,8 +120,11 @@ def run(
     named = [str(name) for name in people] if isinstance(people, list) else []
     if recipe.absent_profiles and named:
         ranking = _with_profiles(ask, ranking, named, limit)
+    facts = not request.kinds or MemoryKind.FACT in request.kinds
+    if request.asker and facts and (slot := slots.asked(request.query)):  # 我现在住哪: its fact leads (recall.slots)
+        ranking = _led(ranking, slots.current(store, request.scopes, request.asker, slot, request.as_of), limit)
     ranking = _in_range(ranking, request.time_range, limit)
-    hits = _hits(ask, ranking)
+    hits = _hits(ask, ranking, request.as_of)
     if recipe.reinforce and reinforcer is not None:
         reinforcer.note(ask.agent, [hit.id for hit in hits], request.now)
     ranking.timings["total"] = (time.perf_counter() - started) * 1000
@@ -147,12 +147,6 @@ def _moment_words(span: TimeSpan | None, now: datetime | None) -> list[str]:
     if span is None or now is None or span.end - span.start > MOMENT:
         return []
     return tokens.words(span.phrase) if span.end <= now.replace(tzinfo=span.end.tzinfo) else []
-
-
-def _says_i(query: str) -> bool:
-    """Whether the question (its last line: the lines before are the chat) is about the asker: 我 / I."""
-    last = query.strip().rsplit("\n", 1)[-1]
-    return "我" in last or re.search(r"(?<![A-Za-z])(?:I|me|my)(?![A-Za-z])", last) is not None
 
 
 def _widens(recipe: RecallRecipe) -> bool:
@@ -183,12 +177,11 @@ def _fused(
         if request.dialogue
         else []
     )
-    keyword_ask = views.keyword_ask(ask, seen, request.drop_words) if seen else ask
     # the people the query names are found by the speaker field
     named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
     # in a group (more than two speakers) names are a field, not words: the keyword query loses them too
     by_name = named if recipe.speaker_weight and recipe.speaker_route and named and routes.in_group(ask) else []
-    keyword_future = _pool.submit(routes.keyword, keyword_ask, candidates, by_name)
+    keyword_future = _pool.submit(views.keyword, ask, seen, candidates, by_name, recipe.keyword_latest)
     speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
     dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
     dense = dense_views[0]
@@ -221,7 +214,7 @@ def _fused(
         window += [pair for pair in ranked[depth:] if pair[0] in by_speaker]
     said_by = spoken.info.get("speakers")
     speakers = [str(name) for name in said_by] if isinstance(said_by, list) else []
-    if request.asker and _says_i(request.query):
+    if request.asker and frames.about_asker(request.query):
         speakers.append(request.asker)
     found = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in window])}
     rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
@@ -239,6 +232,10 @@ def _fused(
             facts_lead=bool(by_name),  # names asked in a group chat
             now=request.now,
         )
+    if recipe.feeling_weight and request.asker and frames.says_i(request.query) and feelings.asks(request.query):
+        window, felt = feelings.lifted(window, rows, request.asker, recipe.feeling_weight)  # 我当时什么心情
+        for key, gain in felt.items():
+            boosts.setdefault(key, {})["feeling"] = gain
     if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))
@@ -270,13 +267,15 @@ def _fused(
             continue
         if row.scope not in visible:  # the store is trusted, but a leak here would be the worst bug
             continue
+        if request.as_of is not None and row.kind is MemoryKind.CHUNK and timerange.after(row.time, request.as_of):
+            continue  # a chunk's time is when it was said; other kinds may be dated by what they are about
         route_scores = {r: round(raw[r].get(key, 0.0), 6) for r in raw}
         chosen.append(Candidate(row.id, round(score, 6), route_scores, row.time))
         if len(chosen) >= limit:
             break
     timings["fuse"] = (time.perf_counter() - fuse_started) * 1000
     returned = {c.id for c in chosen} if not request.explain else {ids_by_key[key] for key, _ in window}
-    explained = _explain(first, keyword.first, fusion) if request.explain else {}
+    explained = explain(first, keyword.first, fusion, EXPLAINED) if request.explain else {}
     info: dict[str, object] = {
         "words": list(ask.terms.words),
         "chars": list(ask.terms.chars),
@@ -324,26 +323,6 @@ def _anchored(
         window = anchor.apply(window, moves)
         gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
     return window, {key: gain for key, gain in gains.items() if gain}
-
-
-def _explain(dense: RouteHits, keyword: RouteHits, fusion: Fusion) -> dict[str, object]:
-    """The debugger's view: each route's best candidates with raw scores, and the fused ranking."""
-    return {
-        "candidates": {
-            "dense": [[hit.id, round(hit.score, 6)] for hit in dense.hits[:EXPLAINED]],
-            "keyword": [[hit.id, round(hit.score, 6)] for hit in keyword.hits[:EXPLAINED]],
-        },
-        # [memory id, fused score, each route's share of it, each route's raw score]
-        "fused": [
-            [
-                fusion.ids[key],
-                round(score, 6),
-                {route: round(share, 6) for route, share in parts.items()},
-                {route: round(fusion.raw[route].get(key, 0.0), 6) for route in fusion.raw},
-            ]
-            for key, (score, parts) in fusion.ranked[:EXPLAINED]
-        ],
-    }
 
 
 def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = False) -> Ranking:
@@ -448,6 +427,16 @@ def _with_profiles(ask: routes.Ask, ranking: Ranking, named: Sequence[str], limi
     return Ranking(kept, {**ranking.info, "profiles": [c.id for c in added]}, ranking.timings)
 
 
+def _led(ranking: Ranking, item: MemoryItem | None, limit: int) -> Ranking:
+    """``item`` first (moved up if it is a candidate already), the rest after it."""
+    if item is None:
+        return ranking
+    top = ranking.candidates[0].score if ranking.candidates else 1.0
+    rest = [c for c in ranking.candidates if c.id != item.id]
+    led = Candidate(item.id, round(top + 1e-6, 6), {"slot": 1.0}, item.time)
+    return Ranking([led, *rest][:limit], {**ranking.info, "slot": item.id}, ranking.timings)
+
+
 def _in_range(ranking: Ranking, time_range: tuple[datetime | None, datetime | None] | None, limit: int) -> Ranking:
     """What lies inside the time range (all, without one), cut to ``limit``."""
     kept = ranking.candidates
@@ -461,10 +450,12 @@ def _in_range(ranking: Ranking, time_range: tuple[datetime | None, datetime | No
     return Ranking(kept[:limit], ranking.info, ranking.timings)
 
 
-def _hits(ask: routes.Ask, ranking: Ranking) -> list[RecallHit]:
-    """The candidates as hits, their memories loaded whole (one that went meanwhile is left out)."""
+def _hits(ask: routes.Ask, ranking: Ranking, as_of: datetime | None = None) -> list[RecallHit]:
+    """The candidates as hits, their memories loaded whole (one gone meanwhile, or said after ``as_of``, left out)."""
     started = time.perf_counter()
     items = {item.id: item for item in ask.store.get_memories(ask.agent, [c.id for c in ranking.candidates])}
+    if as_of is not None:
+        items = {i: item for i, item in items.items() if not timerange.after(item.said_at or item.time, as_of)}
     hits = [_hit_of(items[c.id], c.score, c.route_scores) for c in ranking.candidates if c.id in items]
     ranking.timings["hits"] = (time.perf_counter() - started) * 1000
     return hits

@@ -28,9 +28,22 @@ from typing import Protocol
 from huiyi.model import MemoryItem
 from huiyi.text.times import TimeSpan, find_time_phrases
 
-__all__ = ["WHEN", "about", "when_bonus", "within"]
+__all__ = ["WHEN", "about", "after", "when_bonus", "within"]
 
 Window = list[tuple[int, tuple[float, dict[str, float]]]]
+
+
+def after(when: datetime | None, moment: datetime) -> bool:
+    """Whether ``when`` comes after ``moment`` (either may carry a timezone; naive times are local).
+
+    >>> after(datetime(2024, 4, 10), datetime(2024, 3, 20)), after(None, datetime(2024, 3, 20))
+    (True, False)
+    """
+    if when is None:
+        return False
+    if when.tzinfo is not None and moment.tzinfo is not None:
+        return when > moment
+    return when.replace(tzinfo=None) > moment.replace(tzinfo=None)
 
 
 class Said(Protocol):

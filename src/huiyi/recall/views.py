@@ -32,10 +32,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from huiyi.config.recall import DEFAULT_VIEWS
+from huiyi.recall import routes
 from huiyi.recall.routes import Ask, Hits, query_terms
 from huiyi.store.base import RouteHits, ScoredId
 
-__all__ = ["RECENT", "View", "dense_views", "keyword_ask", "pooled", "views_of"]
+__all__ = ["RECENT", "View", "dense_views", "keyword", "keyword_ask", "pooled", "split", "views_of"]
 
 RECENT = 3  # lines in the recent view: the latest line and the exchange before it
 
@@ -94,6 +95,40 @@ def pooled(dense: Sequence[RouteHits], pool: str = "mean") -> RouteHits:
         (ScoredId(ids[key], score, key) for key, score in zip(keys, scores, strict=True)), key=lambda h: -h.score
     )
     return RouteHits(hits, sum(found.ms for found in dense), score_of)
+
+
+def split(query: str) -> tuple[str, tuple[str, ...]]:
+    """A query of several lines is a dialogue: its last line is what is asked, the lines before are the
+    chat it is asked in (oldest first). One line is the query alone.
+
+    >>> split("新家阳台收拾好了\\n想买束花，你还记得我最爱哪一种吗")
+    ('想买束花，你还记得我最爱哪一种吗', ('新家阳台收拾好了',))
+    >>> split("猫叫什么")
+    ('猫叫什么', ())
+    """
+    lines = [line.strip() for line in query.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return query, ()
+    return lines[-1], tuple(lines[:-1])
+
+
+def keyword(ask: Ask, views: Sequence[View], limit: int, unnamed: Sequence[str], latest: float) -> Hits:
+    """BM25 over the widest view, and (``latest`` > 0) over the latest line too (``ask``'s query), each
+    memory's scores summed with the latest line's times ``latest``: the words of the line asked say what is wanted; the
+    words of earlier lines (阳台, 奶茶, 纸箱) are the topic the talk came from, and alone they outweigh it."""
+    if not views:
+        return routes.keyword(ask, limit, unnamed)
+    widest = routes.keyword(keyword_ask(ask, views, ask.drop), limit, unnamed)
+    if latest <= 0 or views[-1].text.strip() == ask.query.strip():
+        return widest
+    own = routes.keyword(ask, limit, unnamed)
+    scores: dict[int, float] = {hit.key: hit.score for hit in widest.first.hits}
+    ids = {hit.key: hit.id for found in (widest.first, own.first) for hit in found.hits}
+    for hit in own.first.hits:
+        scores[hit.key] = scores.get(hit.key, 0.0) + latest * hit.score
+    hits = sorted((ScoredId(ids[key], score, key) for key, score in scores.items()), key=lambda h: (-h.score, h.key))
+    ms = {"keyword": widest.ms.get("keyword", 0.0) + own.ms.get("keyword", 0.0)}
+    return Hits(searches=[(RouteHits(hits[:limit], ms["keyword"]), 1.0)], ms=ms)
 
 
 def keyword_ask(ask: Ask, views: Sequence[View], drop: Sequence[str]) -> Ask:

@@ -1,4 +1,4 @@
-"""The frame of a who-question, taken off before its words are matched (issue #13).
+"""The frame of a who-question, taken off before its words are matched, and whom a question is about (issue #13).
 
 "谁说过…", "是谁提到…" ask for a person; the frame names nobody and matches nothing, and
 glued to the next character it cuts the question wrong: jieba reads 是谁说明晚要带… as 说明 / 晚要, so
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["asks_who", "unframed"]
+__all__ = ["about_asker", "asks_who", "says_i", "unframed"]
 
 # at a line's start: (请问/那/所以) (是/到底是/还记得是) 谁 + a verb of saying (说过, 提到, 讲的…);
 # 谁说得 / 谁说的对 ask whose view is right, not who said something
@@ -50,3 +50,16 @@ def asks_who(query: str) -> bool:
 def unframed(query: str) -> str:
     """The query with the who-frame of each line taken off; a line with no frame is left as it is."""
     return _WHO.sub("", query)
+
+
+def says_i(query: str) -> bool:
+    """Whether the question (its last line: the lines before are the chat) is about the asker: 我 / I."""
+    last = query.strip().rsplit("\n", 1)[-1]
+    return "我" in last or re.search(r"(?<![A-Za-z])(?:I|me|my)(?![A-Za-z])", last) is not None
+
+
+def about_asker(query: str) -> bool:
+    """Whether a private chat's question is about the asker: it says 我 / I, or it does not address the
+    agent (你 / you), since the rest asks about the asker's life (那次医生是怎么诊断的: their cat's illness)."""
+    last = query.strip().rsplit("\n", 1)[-1]
+    return says_i(last) or re.search(r"[你您]|(?<![A-Za-z])(?:you|your)(?![A-Za-z])", last, re.IGNORECASE) is None

@@ -14,7 +14,7 @@ from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, 
 from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut
-from huiyi.flows.extract.rules.facts import FactReader
+from huiyi.flows.extract.rules.facts import FactReader, moved
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.plans import plans_in
 from huiyi.flows.extract.rules.roster import Roster
@@ -91,7 +91,9 @@ class RuleExtractor:
             said.facts.extend(cancels.read(said))
         events = [self._event(segment, roster, drop) for segment in self._segments(saids)]
         facts = _dedupe_facts(saids)
-        return Extraction(events=events, facts=facts, entities=_entities(saids, roster), closes=cancels.closes)
+        moves = [close for said in saids for close in moved(said.facts, said.message)]  # 搬到杭州了 ends 住在上海
+        closes = [*cancels.closes, *moves]
+        return Extraction(events=events, facts=facts, entities=_entities(saids, roster), closes=closes)
 
     # --- reading one message
 

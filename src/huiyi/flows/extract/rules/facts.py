@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from huiyi.flows.extract import EntityDraft, FactDraft
+from huiyi.flows.extract import CloseDraft, EntityDraft, FactDraft
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
@@ -15,9 +15,13 @@ from huiyi.flows.extract.rules.patterns import (
     QUESTION_END,
     ZH_CONTINUE,
     ZH_END_PARTICLES,
+    ZH_HOME_MOVE,
     ZH_JOB_MOVE,
     ZH_LEAD,
     ZH_NAME_RULE,
+    ZH_OFFER,
+    ZH_OFFER_PLACE,
+    ZH_OFFER_RULE,
     ZH_OWN_SUBJECT,
     ZH_PET,
     ZH_PET_NAMED,
@@ -94,11 +98,17 @@ class FactReader:
         entities: list[EntityDraft] = []
         led = False  # the previous clause was about the speaker: 我是护士，在鼓楼医院上班
         topic = ""  # the previous clause named its own subject: 我家的猫叫团子，是一只橘猫 (团子 is)
+        offered = False  # an offer with no workplace yet: 拿到offer了！！杭州那家游戏公司，…
         for clause, question in _clauses(message.text, english):
             if english:
                 if not question:
                     self._english(clause, message, speaker, facts, entities)
                 continue
+            if offered and not question and (place := ZH_OFFER_PLACE.match(clause)):
+                self._fact(ZH_OFFER_RULE, place, message, speaker, False, facts, entities)
+                offered = False
+                continue
+            offered = offered or (not question and ZH_OFFER.match(clause) is not None)
             if "我" not in clause and ZH_CONTINUE.match(clause):
                 if topic and not question and clause.startswith("是"):
                     self._about(topic, clause[1:], message, facts)
@@ -106,7 +116,7 @@ class FactReader:
                     continue
                 if led:
                     clause = "我" + clause
-            elif "我" not in clause and not question and ZH_JOB_MOVE.match(clause):
+            elif "我" not in clause and not question and (ZH_JOB_MOVE.match(clause) or ZH_HOME_MOVE.match(clause)):
                 clause = "我" + clause
             # 我家的猫…, 我妈…: the clause has its own subject, so what follows is not the speaker's either
             led = bool(ZH_LEAD.match(clause)) and not ZH_OWN_SUBJECT.match(clause)
@@ -359,6 +369,22 @@ class FactReader:
             match = rule.pattern.match(clause)
             if match:
                 self._fact(rule, match, message, speaker, True, facts, entities)
+
+
+# a move to a new home or job (搬到杭州了, 拿到offer, 跳槽到一家外企): where one lived or worked before ends
+_MOVED = re.compile(r"^(?P<s>.+?)(?:搬到|换到)")
+_MOVES = ("住在", "工作于")
+
+
+def moved(facts: list[FactDraft], message: Message) -> list[CloseDraft]:
+    """The closes of a message's moves: each closes the speaker's open facts of the same predicate said
+    before it (any word: ``CloseDraft.word`` "" is in every text), so 住在上海 ends when 搬到杭州 is said."""
+    out: list[CloseDraft] = []
+    for fact in facts:
+        found = _MOVED.match(fact.description)
+        if fact.predicate in _MOVES and found and found.group("s") == fact.subject:
+            out.append(CloseDraft(fact.subject, fact.predicate, "", message.time, [message.id]))
+    return out
 
 
 def _third_person(verb_phrase: str) -> str:

@@ -21,6 +21,8 @@ _ZH_NUM = r"[0-9０-９]{1,3}|[一二两三四五六七八九十]{1,3}"
 # when a move is said to happen (下个月去…): soon, or already
 _ZH_SOON = "下个?月|下周|下礼拜|明年|年后|过完年|月底|月初|之后|以后|马上|很快|已经|刚刚?"
 _ZH_MOVE = "(?:要|准备|打算|将|会)?(?:跳槽到|跳槽去|跳到|换到|入职|去)"
+# a move said done, not one still ahead (下个月搬去杭州, 我要搬去杭州: plans, read by the plan rules)
+_ZH_DONE = "今天|昨天|前天|刚刚?|已经|正式|终于|总算|也|上周|上个月"
 # where people work, as the last word of a place said before what they do there
 _WORKPLACE = "公司|医院|诊所|学校|小学|初中|中学|高中|大学|幼儿园|店|馆|厂|银行|少年宫|工作室|中心|机构|事务所|单位"
 
@@ -39,6 +41,21 @@ class FactRule:
 
 def _zh(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
+
+
+# 拿到字节的offer了, 收到了一家外企的录用通知: a job taken (the workplace may follow: ZH_OFFER_PLACE)
+ZH_OFFER_RULE = FactRule(
+    _zh(
+        r"我(?:终于|也|刚刚?|已经)?(?:拿到|收到|接到)了?(?P<o>[^，。！？]{1,14}?)的?"
+        r"(?:offer|Offer|OFFER|录用通知)(?:了|啦)?$"
+    ),
+    "工作于",
+    FactKind.RELATION,
+    "工作",
+    "{s}换到{o}工作",
+    object_type=EntityType.SPECIFIC,
+    confidence=0.7,
+)
 
 
 ZH_RULES: tuple[FactRule, ...] = (
@@ -135,6 +152,20 @@ ZH_RULES: tuple[FactRule, ...] = (
         object_type=EntityType.SPECIFIC,
         confidence=0.7,
     ),
+    # 我今天正式搬到杭州了, 我搬到了文三路: a move done (not planned: ZH_AHEAD) is where one lives from now on
+    FactRule(
+        _zh(
+            rf"我(?=(?:{_ZH_DONE})+搬|(?:{_ZH_DONE})*搬(?:家)?(?:到|去|回)了|.*[了啦]$)"  # said done
+            rf"(?:{_ZH_DONE})*搬(?:家)?(?:到|去|回)了?(?P<o>[^，。！？]{{1,10}}?)(?:住)?(?:了|啦)?$"
+        ),
+        "住在",
+        FactKind.RELATION,
+        "住址",
+        "{s}搬到{o}住",
+        object_type=EntityType.SPECIFIC,
+        confidence=0.7,
+    ),
+    ZH_OFFER_RULE,
     FactRule(
         _zh(r"我(?:现在|目前)?在(?P<o>[^，。！？]{1,10}?)开了(?:一)?家(?P<x>[^，。！？]{1,10})"),
         "开店于",
@@ -332,6 +363,11 @@ ZH_LEAD = re.compile(r"^(?:其实|但是|不过|可是|而且|因为|所以|嗯+
 ZH_CONTINUE = re.compile(
     r"^(?:也|还|又|就|现在|目前|平时)?(?:在|住|家在|养|今年|最|喜欢|爱|讨厌|不喜欢|对.{1,10}过敏|是)"
 )
+# a clause of one's own with 我 left out that moves house (今天正式搬到杭州了): as ZH_JOB_MOVE
+ZH_HOME_MOVE = re.compile(rf"^(?:{_ZH_DONE})*搬(?:家)?(?:到|去|回)")
+# an offer with no workplace in its clause (拿到offer了！！杭州那家游戏公司，…): the next clause that is one
+ZH_OFFER = re.compile(r"^(?:我)?(?:终于|也|刚刚?|已经)?(?:拿到|收到|接到)了?(?:offer|Offer|OFFER|录用通知)")
+ZH_OFFER_PLACE = re.compile(rf"^(?P<o>[^，。！？]{{1,14}}?(?:{_WORKPLACE}))$")
 # a clause of one's own message with 我 left out that moves to a workplace (…离职申请交了，下个月去宁波一家…公司):
 # in a chat people drop 我 when announcing it, and nobody else's move is said that way
 ZH_JOB_MOVE = re.compile(rf"^(?:{_ZH_SOON})?{_ZH_MOVE}[^，。！？]{{0,12}}?一家")

@@ -1,0 +1,67 @@
+"""Questions about where the asker lives or works now: their current fact of that kind answers them.
+
+"你说我现在人在哪座城市" or "我现在这份活儿到底是做什么的" asks for one value that changes (a move, a new
+job), not for a line that shares its words: every line of the month that says 城市 or 活儿 outranks the fact
+木木搬到杭州住 by meaning and words. So when the line asked is the asker's own (我…) and asks where they
+live or what their work is, their newest open fact of that kind (``住址``: 住在; ``工作``: 工作于, 职业是)
+leads. A history question (以前, 之前, 原来… in the clause that asks) wants the old value and is left to
+the ranking; so is a question about someone else (他在哪上班: no 我), and one that names no such slot.
+
+    >>> asked("你说我现在人在哪座城市，可别跟以前的搞混了"), asked("我现在这份活儿到底是做什么的")
+    ('住址', '工作')
+    >>> asked("我以前住哪来着"), asked("他在哪上班"), asked("我想去哪座城市旅游"), asked("我之前在哪上班")
+    (None, None, None, None)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.recall.timerange import after
+from huiyi.store.base import Store
+
+__all__ = ["SLOTS", "asked", "current"]
+
+# the kind of fact (its keyword) and how a question asks for its value now
+SLOTS: dict[str, re.Pattern[str]] = {
+    "住址": re.compile(
+        r"住(?:在)?哪|住的地方|家在哪|人在哪|(?:在|住)哪(?:座|个|一座|一个)城市|现在在哪(?:儿|里)?(?:[呢啊呀]|$)"
+    ),
+    "工作": re.compile(
+        r"(?:做|干)(?:的)?(?:是)?什么工作|什么工作|在哪(?:儿|里)?(?:上班|工作)|(?:是|在)?(?:做|干)什么的|"
+        r"这份(?:工作|活儿?)|(?:工作|职业|岗位)是(?:什么|啥)"
+    ),
+}
+_PAST = re.compile(r"以前|之前|原来|当初|过去|那时|小时候|上一份|老家")
+_ME = re.compile(r"我(?!们)")
+_READ = 200  # the scope's newest facts read for the asker's current one
+
+
+def asked(line: str) -> str | None:
+    """The slot the asker's own question asks for now (``住址``, ``工作``), or None. A past word counts in
+    the clause that asks (我以前住哪), not in another (…，可别跟以前的搞混了 asks for now)."""
+    if not _ME.search(line):
+        return None
+    for clause in re.split(r"[，,。！？!?；;\n]", line):
+        for slot, pattern in SLOTS.items():
+            if pattern.search(clause) and not _PAST.search(clause):
+                return slot
+    return None
+
+
+def current(store: Store, scopes: Sequence[Scope], person: str, slot: str, as_of: datetime | None) -> MemoryItem | None:
+    """The person's newest open fact of ``slot`` among the scopes' newest facts (as of ``as_of``: said by
+    then, and not closed by then)."""
+    for item in store.list_memories(list(scopes), kinds=[MemoryKind.FACT], limit=_READ):
+        closed = item.valid_to is not None and (as_of is None or not after(item.valid_to, as_of))
+        if closed or item.data.get("subject") != person:  # closed after ``as_of``: still true then
+            continue
+        if slot not in item.keywords and item.data.get("keyword") != slot:
+            continue
+        if as_of is not None and after(item.said_at or item.time, as_of):
+            continue
+        return item  # newest first: the store lists by when each was said
+    return None

@@ -1,0 +1,61 @@
+"""Recall as of a moment: asked with an explicit ``now``, what was said after it is not known yet.
+
+A replayed chat (an import, an evaluation) holds messages said after the question; a companion asked on
+the 20th does not remember the 10th of next month.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.model import MemoryKind
+from huiyi.providers.embed import HashEmbedder
+
+CLOCK = datetime(2024, 5, 1, 12, 0)
+
+
+def open_memory(path: Path) -> Memory:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    return Memory(path, embedder=HashEmbedder(1024), config=config, clock=lambda: CLOCK)
+
+
+def chat(memory: Memory) -> None:
+    memory.add(
+        [
+            {"id": "m1", "text": "阿哲在深圳上班，我们异地快一年了", "time": datetime(2024, 3, 5, 23, 0)},
+            {"id": "m2", "text": "阿哲今天在海边发了朋友圈，深圳的海", "time": datetime(2024, 4, 10, 22, 0)},
+        ],
+        agent="bot",
+        person="u1",
+        index=True,
+    )
+
+
+def sources(memory: Memory, **kwargs: object) -> list[str]:
+    found = memory.recall("阿哲在深圳", agent="bot", person="u1", kinds=[MemoryKind.CHUNK], **kwargs)  # type: ignore[arg-type]
+    return [source for hit in found.hits for source in hit.sources]
+
+
+def test_a_message_said_after_the_moment_asked_is_not_recalled(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        chat(memory)
+        assert sources(memory, now=datetime(2024, 3, 20, 12, 0)) == ["m1"]
+        # asked after both, both are there; without a moment, the clock's (after both) holds
+        assert set(sources(memory, now=datetime(2024, 4, 11))) == {"m1", "m2"}
+        assert set(sources(memory)) == {"m1", "m2"}
+
+
+def test_a_plan_about_a_later_day_is_kept_when_it_was_said_before(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        said = datetime(2024, 4, 10, 20, 0)  # a Wednesday: 下周日 is the 21st
+        memory.add([{"id": "p1", "text": "我下周日去无锡跑半马", "time": said}], agent="bot", person="u1", index=True)
+        memory.flush(agent="bot", person="u1")
+        plans = [i for i in memory.memories(agent="bot", person="u1", kinds=["fact"]) if i.said_at is not None]
+        assert plans and plans[0].time is not None and plans[0].time > datetime(2024, 4, 14)
+        found = memory.recall("无锡半马", agent="bot", person="u1", now=datetime(2024, 4, 14), kinds=["fact"])
+        assert plans[0].id in [hit.id for hit in found.hits]  # said on the 10th, about the 21st: known on the 14th
+        earlier = memory.recall("无锡半马", agent="bot", person="u1", now=datetime(2024, 4, 9), kinds=["fact"])
+        assert plans[0].id not in [hit.id for hit in earlier.hits]  # not said yet on the 9th

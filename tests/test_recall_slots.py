@@ -1,0 +1,58 @@
+"""我现在住哪 / 我现在做什么工作: the asker's current fact of that kind leads (recall.slots, issue 13 changed-fact)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.model import MemoryKind
+from huiyi.providers.embed import HashEmbedder
+
+T0 = datetime(2024, 3, 1, 20, 0)
+LINES = [
+    "我住在上海，在一家广告公司上班",
+    "这座城市的冬天好冷",
+    "换一座城市生活是什么感觉呢",
+    "城市里的夜晚好安静",
+    "今天正式搬到杭州了，东西都是朋友帮忙搬的",
+    "拿到offer了！！杭州那家游戏公司，下周入职",
+]
+
+
+def open_memory(path: Path) -> Memory:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    return Memory(path, embedder=HashEmbedder(256), config=config, clock=lambda: T0 + timedelta(days=30))
+
+
+def chat(memory: Memory) -> None:
+    messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(days=i)} for i, text in enumerate(LINES)]
+    memory.add(messages, agent="bot", person="u1", index=True)
+    memory.flush(agent="bot", person="u1")
+
+
+def test_the_current_home_and_job_lead_a_question_about_them(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        chat(memory)
+        home = memory.recall("你说我现在人在哪座城市，可别跟以前的搞混了", agent="bot", person="u1")
+        assert home.hits[0].kind is MemoryKind.FACT and "杭州" in home.hits[0].text
+        assert home.hits[0].sources == ["m4"] and home.info["slot"] == home.hits[0].id
+        job = memory.recall("我现在这份活儿到底是做什么的", agent="bot", person="u1")
+        assert job.hits[0].kind is MemoryKind.FACT and job.hits[0].sources == ["m5"]
+        # asked for lines only, no fact comes back
+        lines = memory.recall("我现在住哪", agent="bot", person="u1", kinds=["chunk"])
+        assert "slot" not in lines.info and all(hit.kind is MemoryKind.CHUNK for hit in lines.hits)
+        # the old home was closed by the move: it is history, not what leads
+        old = [i for i in memory.memories(agent="bot", person="u1", kinds=["fact"]) if "上海" in i.text]
+        assert old and all(i.valid_to is not None for i in old)
+
+
+def test_history_other_people_and_other_questions_are_left_to_the_ranking(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        chat(memory)
+        for query in ("我以前住在哪座城市", "城市的夜晚", "他现在住哪"):
+            assert "slot" not in memory.recall(query, agent="bot", person="u1").info, query
+        # asked before the move was said, the move is not known yet: the home then leads
+        early = memory.recall("我现在住哪", agent="bot", person="u1", now=T0 + timedelta(days=2))
+        assert early.hits[0].kind is MemoryKind.FACT and "上海" in early.hits[0].text
