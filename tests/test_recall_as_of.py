@@ -6,8 +6,9 @@ the 20th does not remember the 10th of next month.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from huiyi import Memory
 from huiyi.config import Config
@@ -59,3 +60,21 @@ def test_a_plan_about_a_later_day_is_kept_when_it_was_said_before(tmp_path: Path
         assert plans[0].id in [hit.id for hit in found.hits]  # said on the 10th, about the 21st: known on the 14th
         earlier = memory.recall("无锡半马", agent="bot", person="u1", now=datetime(2024, 4, 9), kinds=["fact"])
         assert plans[0].id not in [hit.id for hit in earlier.hits]  # not said yet on the 9th
+
+
+def test_an_aware_moment_is_read_in_the_configured_zone(tmp_path: Path) -> None:
+    # the store keeps wall clock of the configured zone (Asia/Shanghai by default); a bot that passes
+    # now=datetime.now(UTC) must not find the last eight hours "said later" and lose them
+    shanghai = ZoneInfo("Asia/Shanghai")
+    with open_memory(tmp_path) as memory:
+        chat(memory)
+        utc_moment = datetime(2024, 4, 10, 14, 30, tzinfo=UTC)  # 22:30 in Shanghai: after m2 (22:00)
+        assert set(sources(memory, now=utc_moment)) == {"m1", "m2"}
+        assert sources(memory, now=datetime(2024, 4, 10, 21, 30, tzinfo=shanghai)) == ["m1"]
+
+
+def test_an_aware_message_time_is_stored_as_the_configured_zones_wall_clock(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        said = datetime(2024, 4, 10, 14, 0, tzinfo=UTC)
+        stored = memory.add([{"text": "今天去海边了", "time": said}], agent="bot", person="u1")
+        assert stored[0].time == datetime(2024, 4, 10, 22, 0)  # what the chat's 今天 and the prompt mean

@@ -20,6 +20,7 @@ import socket
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from unicodedata import normalize
+from zoneinfo import ZoneInfo
 
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
@@ -104,8 +105,8 @@ def prepare(
         if not speaker:
             raise InvalidInput(f"message {position}: a group message needs its speaker")
         when = message.time or now
-        if when.tzinfo is not None:
-            when = when.replace(tzinfo=None)
+        if when.tzinfo is not None:  # stored as wall clock in the configured zone, as /v1 documents
+            when = when.astimezone(ZoneInfo(config.timezone)).replace(tzinfo=None)
         out.append(
             Message(
                 id=message.id or new_id("msg"),

@@ -89,6 +89,13 @@ class MemoryBase:
             return self._clock()
         return datetime.now(self._tz).replace(tzinfo=None)
 
+    def wall(self, when: datetime | None) -> datetime | None:
+        """``when`` as the store keeps times: wall clock in the configured timezone, zone-less (an aware
+        time is moved into the zone first, so a caller's UTC ``now`` is not read as local time)."""
+        if when is None or when.tzinfo is None:
+            return when
+        return when.astimezone(self._tz).replace(tzinfo=None)
+
     async def _run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(function, *args, **kwargs)
 

@@ -62,6 +62,7 @@ class Recall(Ingest):
         limit = chosen.limit if limit is None else limit
         if limit < 1:
             raise InvalidInput("limit must be at least 1")
+        now = self.wall(now)
         asked, lines = (query, tuple(dialogue)) if dialogue else views.split(query)  # several lines: a dialogue
         request = pipeline.RecallRequest(
             query=asked,
@@ -113,6 +114,7 @@ class Recall(Ingest):
         messages with those texts are not repeated, and recalled memories of them are left out.
         ``now``, ``recipe`` and ``explain`` go to recall (the console's debugger asks at a chosen time).
         """
+        now = self.wall(now)
         space_id = _chat_of(agent, person, space).space_id
         recent = await self._read(fold.working_memory, self.store, agent, space_id, self.config)
         overview = await self.overview(agent=agent, person=person, space=space)
