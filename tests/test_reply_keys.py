@@ -1,4 +1,4 @@
-"""A private chat's reply is keyword-matched by the question it answers (issue #17, chunk.reply_keys):
+"""A reply in a chat of two is keyword-matched by the question it answers (issue #17, chunk.reply_keys):
 "What did you paint?" — "A sunset over the lake" share no word, and the question's words follow the
 reply into the keyword index whether messages arrive one by one or a session at a time."""
 
@@ -28,9 +28,9 @@ CHAT = [
 ]
 
 
-def message(speaker: str, text: str) -> Message:
+def message(speaker: str, text: str, role: str = "user") -> Message:
     return Message(
-        id=text, agent="bot", space=SCOPE.space_id, scope=SCOPE, speaker=speaker, role="user", text=text, time=T0
+        id=text, agent="bot", space=SCOPE.space_id, scope=SCOPE, speaker=speaker, role=role, text=text, time=T0
     )
 
 
@@ -47,6 +47,14 @@ def message(speaker: str, text: str) -> Message:
 )
 def test_what_replies_to_a_question(asked: tuple[str, str], reply: tuple[str, str], expected: bool) -> None:
     assert replies(message(*reply), message(*asked)) is expected
+
+
+def test_the_agents_own_questions_key_nothing() -> None:
+    # the agent's follow-up echoes what the user said before it (跑一跑): the user's reply is not keyed by it
+    assert not replies(
+        message("木木", "风超大，刘海全乱了"), message("祈煜", "周末出去跑一跑。江边风大不大？", "assistant")
+    )
+    assert replies(message("祈煜", "是文二路那家", "assistant"), message("木木", "那家店在哪？"))
 
 
 def test_only_the_asking_sentences_are_keys() -> None:

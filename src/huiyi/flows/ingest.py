@@ -171,12 +171,15 @@ def answers(message: Message, before: Message) -> bool:
 
 
 def replies(message: Message, before: Message) -> bool:
-    """Whether ``message`` replies to a question of the other side of a private chat: "What did you
-    paint?" — "A sunset over the lake". What the reply names is what was asked about, in the asker's
-    words, so the question's words are matched for the reply too. Between two people the next line of
-    the other is the reply, whatever its length; a question back is no reply."""
+    """Whether ``message`` replies to a person's question in a chat of two: "What did you paint?" — "A
+    sunset over the lake". What the reply names is what was asked about, in the asker's words, so the
+    question's words are matched for the reply too. Between two people the next line of the other is
+    the reply, whatever its length; a question back is no reply. The agent's own questions are left out:
+    they keep the user talking and echo what the user said before them (周末出去跑一跑…江边风大不大？), so
+    their words would key the reply with the earlier turn's (the companion probes lost a first hit)."""
     return (
         before.speaker != message.speaker
+        and before.role != "assistant"
         and bool(_QUESTION.search(before.text) or _ASKS.search(before.text))
         and not _QUESTION.search(message.text)
     )
