@@ -171,6 +171,32 @@ def answers(message: Message, before: Message) -> bool:
     )
 
 
+def replies(message: Message, before: Message) -> bool:
+    """Whether ``message`` replies to a person's question in a chat of two: "What did you paint?" — "A
+    sunset over the lake". What the reply names is what was asked about, in the asker's words, so the
+    question's words are matched for the reply too. Between two people the next line of the other is
+    the reply, whatever its length; a question back is no reply. The agent's own questions are left out:
+    they keep the user talking and echo what the user said before them (周末出去跑一跑…江边风大不大？), so
+    their words would key the reply with the earlier turn's (the companion probes lost a first hit)."""
+    return (
+        before.speaker != message.speaker
+        and before.role != "assistant"
+        and bool(_QUESTION.search(before.text) or _ASKS.search(before.text))
+        and not _QUESTION.search(message.text)
+    )
+
+
+_SENTENCE = re.compile(r"[^.!?。！？…~～\n]*[.!?。！？…~～]*")
+
+
+def asked_part(text: str) -> str:
+    """The sentences of ``text`` that ask: "Wow, that's cool! What did you paint?" → "What did you paint?";
+    the rest of a question's turn (often the asker's echo of what was said before it) is no key of the
+    reply."""
+    asking = [s.strip() for s in _SENTENCE.findall(text) if s.strip() and (_QUESTION.search(s) or _ASKS.search(s))]
+    return " ".join(asking) or text
+
+
 def chunk_memories(
     store: Store, messages: Sequence[Message], config: Config
 ) -> tuple[list[MemoryItem], list[str], list[str]]:
@@ -233,7 +259,12 @@ def chunk_windows(
                 said += "\n" + asked.text  # an answer is found by its question's words (issue #13)
             keyword_texts.append(said)
         else:
-            keyword_texts.append(text)
+            asked = earlier[-1] if earlier else None
+            if config.chunk.reply_keys and asked is not None and replies(message, asked):
+                # a reply is found by the question's words too (issue #17)
+                keyword_texts.append(text + "\n" + asked_part(asked.text))
+            else:
+                keyword_texts.append(text)
         earlier.append(message)
         del earlier[: max(0, len(earlier) - (window - 1 + context))]
     return items, contexts, keyword_texts
