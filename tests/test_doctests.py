@@ -23,10 +23,18 @@ MODULES = [
     "huiyi.recall.rerank",
     "huiyi.evaluation.runner",
     "huiyi.recall.routes",
+    "huiyi.recall.names",
+    "huiyi.recall.feelings",
+    "huiyi.recall.who",
+    "huiyi.recall.latest",
+    "huiyi.recall.slots",
+    "huiyi.recall.validity",
+    "huiyi.recall.timerange",
     "huiyi.text.frames",
     "huiyi.text.nicknames",
     "huiyi.text.tokens",
     "huiyi.text.times",
+    "huiyi.text.times_zh",
 ]
 
 

@@ -51,6 +51,7 @@ ZH_ATOM = re.compile("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
 _ZH_GLUE = frozenset({"", "的"})
 _ZH_MAX_ATOMS = 6  # longer runs are split; keeps the longest-first search small
 _ZH_AMBIGUOUS_CLOCK = re.compile(r"[一两几]点")  # 好一点, 两点 (points) — not a time on their own
+_ZH_CLOCK = re.compile(_ZH_ATOMS[-2])  # a clock time alone: 七点, 七点半, 19:30
 
 _ZH_ALIASES = [
     ("的", ""),
@@ -175,4 +176,34 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                     break
             else:
                 first += 1
-    return found
+    return _clocks_on_their_day(text, found, now)
+
+
+def _clocks_on_their_day(
+    text: str, found: list[tuple[int, int, Range]], now: datetime
+) -> list[tuple[int, int, Range]]:
+    """A bare clock time after a day not yet over, in one message, is on that day: in "明晚的事定了…时间
+    还是七点" the 七点 is tomorrow evening's, not this morning's. Only a day to come anchors it: a plan
+    restates its time, while after 昨晚 a bare 七点 may well be this morning's (七点就醒了).
+
+        >>> now = datetime(2024, 11, 14, 12, 30)
+        >>> [str(span[0]) for *_, span in chinese_phrases("明晚的事定了，时间还是七点", now)]
+        ['2024-11-15 18:00:00', '2024-11-15 19:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("昨晚没睡好，七点就醒了", now)]
+        ['2024-11-13 18:00:00', '2024-11-14 07:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("今晚聚餐，地方老样子，八点半到", now)]
+        ['2024-11-14 18:00:00', '2024-11-14 20:30:00']
+    """
+    anchor = ""
+    out: list[tuple[int, int, Range]] = []
+    for start, end, span in found:
+        phrase = text[start:end]
+        if _ZH_CLOCK.fullmatch(phrase):
+            joined = _resolve_zh(anchor + phrase, now) if anchor else None
+            out.append((start, end, joined or span))
+            continue
+        day = _ZH_CLOCK.sub("", phrase)  # 明晚七点 anchors a later 八点 as 明晚
+        to_come = span[1] > now and span[1] - span[0] <= timedelta(days=1)  # a day, or part of one, not yet over
+        anchor = day if to_come and day else ""
+        out.append((start, end, span))
+    return out
