@@ -100,6 +100,8 @@ class RecallRecipe(Section):
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
     # 我当时什么心情: the asker's lines that say a feeling gain this (recall.feelings)
     feeling_weight: float = Field(default=0.2, ge=0.0)
+    # 那家店叫什么名字: lines that give a name (“巴渝老灶”, 叫团子) gain this (recall.names)
+    name_weight: float = Field(default=0.2, ge=0.0)
     # in a group, a named person's memories are also searched by the index's speaker field (issue #13)
     speaker_route: bool = True
     time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)

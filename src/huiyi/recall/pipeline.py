@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.recall import anchor, bridge, feelings, routes, slots, timerange, units, views
+from huiyi.recall import anchor, bridge, feelings, names, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, tier
@@ -236,6 +236,10 @@ def _fused(
         window, felt = feelings.lifted(window, rows, request.asker, recipe.feeling_weight)  # 我当时什么心情
         for key, gain in felt.items():
             boosts.setdefault(key, {})["feeling"] = gain
+    if recipe.name_weight and names.asks(request.query):  # 那家火锅叫什么名字
+        window, named_gains = names.lifted(window, rows, recipe.name_weight)
+        for key, gain in named_gains.items():
+            boosts.setdefault(key, {})["name"] = gain
     if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))

@@ -1,0 +1,42 @@
+"""A question that asks for a name prefers the line that gives one (recall.names, issue #13)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from huiyi.config.recall import RecallRecipe
+from huiyi.model import MemoryKind
+from huiyi.recall import names
+from huiyi.store.base import RankRow
+
+LINES = {
+    1: "苏霓: 对了，火锅我可能不太行，我吃不了辣",
+    2: "孟浩: 要不明晚给老K接个风？武林路有家“巴渝老灶”火锅，正宗重庆味",
+    3: "孟浩: 鸳鸯锅呗",
+}
+
+
+def rows() -> dict[int, RankRow | None]:
+    when = datetime(2024, 11, 14, 10, 30)
+    return {
+        key: RankRow(f"m{key}", "space:g", MemoryKind.CHUNK, when, (text[:2],), (f"g{key}",), "g", key, text, 0.5, None)
+        for key, text in LINES.items()
+    }
+
+
+def test_a_line_that_gives_the_name_rises_above_lines_that_only_share_the_topic() -> None:
+    window = [(1, (1.35, {})), (3, (1.29, {})), (2, (1.20, {}))]  # meaning and words rank it third
+    moved, gains = names.lifted(window, rows(), RecallRecipe().name_weight)
+    assert [key for key, _ in moved] == [2, 1, 3] and gains == {2: RecallRecipe().name_weight}
+
+
+def test_only_a_name_question_asks_for_it() -> None:
+    assert names.asks("上午有人推荐的那家火锅叫什么名字来着")
+    assert names.asks("聊到猫了\n她家那只猫叫啥")  # the line asked is the last one
+    assert not names.asks("那家火锅叫什么名字来着\n辣不辣")
+    assert not names.asks("那家火锅辣不辣") and not names.asks("你现在在忙什么")
+
+
+def test_nothing_moves_when_no_line_gives_a_name() -> None:
+    window = [(1, (1.35, {})), (3, (1.29, {}))]
+    assert names.lifted(window, rows(), 0.2) == (window, {})
