@@ -179,9 +179,7 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
     return _clocks_on_their_day(text, found, now)
 
 
-def _clocks_on_their_day(
-    text: str, found: list[tuple[int, int, Range]], now: datetime
-) -> list[tuple[int, int, Range]]:
+def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
     """A bare clock time after a day not yet over, in one message, is on that day: in "明晚的事定了…时间
     还是七点" the 七点 is tomorrow evening's, not this morning's. Only a day to come anchors it: a plan
     restates its time, while after 昨晚 a bare 七点 may well be this morning's (七点就醒了).
