@@ -125,6 +125,27 @@ def test_the_synchronous_add_plans_its_folds_behind_it(tmp_path: Path) -> None:
         assert job.payload["message_ids"] == [stored[0].id]
 
 
+def test_the_synchronous_recall_does_not_wait_for_the_event_loop(tmp_path: Path) -> None:
+    """A bot's recall runs on its own thread: no hop to the loop and to a read thread (issue 15)."""
+    with Memory(tmp_path / "s", config=CONFIG, embedder=GatedEmbedder()) as memory:
+        stored = memory.add("下周三我要去杭州出差", agent=AGENT, person=PERSON, index=True)
+        release, finished = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            release.wait(30)
+            finished.set()
+
+        memory._loop.loop.call_soon_threadsafe(hold)
+        try:
+            hits = memory.recall("杭州出差", agent=AGENT, person=PERSON).hits
+            assert not finished.is_set()  # answered while the loop was still held
+        finally:
+            release.set()
+        assert hits and hits[0].sources == [stored[0].id]
+        with pytest.raises(InvalidInput):
+            memory.recall(" ", agent=AGENT, person=PERSON)
+
+
 def test_index_true_indexes_before_returning(tmp_path: Path) -> None:
     counted: list[int] = []
     with Memory(tmp_path / "s", config=CONFIG, embedder=GatedEmbedder()) as memory:

@@ -25,7 +25,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import Templates
 from huiyi.store import open_store
 from huiyi.store.base import Store, TurnContext
-from huiyi.text import tokens
+from huiyi.text import times, tokens
 
 T = TypeVar("T")
 
@@ -43,7 +43,7 @@ class MemoryBase:
         extractor: Extractor | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        tokens.warm_in_background()  # off the first recall's path (issue 15)
+        tokens.warm_in_background(times.warm)  # off the first recall's path (issue 15)
         self.config = config or Config.load()
         self._tz = ZoneInfo(self.config.timezone)
         self._clock = clock
