@@ -222,3 +222,26 @@ def test_the_goal_table_holds_the_ingest_and_start_up_goals() -> None:
     render({"goals": rows}, Console(file=out, width=160))
     text = out.getvalue()
     assert "≥ 3" in text and "≤ 2" in text and "Goals (issue 15)" in text
+
+
+@pytest.mark.parametrize(
+    ("before", "setting", "after"),
+    [(None, None, 0.0005), (0.002, None, 0.002), (None, 0, 0.005)],  # default; the process's own; off
+)
+def test_opening_a_memory_hands_the_gil_over_sooner(
+    tmp_path: Path, before: float | None, setting: float | None, after: float
+) -> None:
+    """A busy background thread held each GIL hand-over of an add for Python's 5 ms (issue 15)."""
+    worker = {"enabled": False, **({"switch_interval_ms": setting} if setting is not None else {})}
+    code = (
+        "import sys\n"
+        + (f"sys.setswitchinterval({before})\n" if before is not None else "")
+        + "from huiyi import Config, Memory\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32), config=Config(worker={worker!r}))\n"
+        "print(sys.getswitchinterval())\n"
+        "m.close()"
+    )
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert float(out.stdout.split()[-1]) == pytest.approx(after)
