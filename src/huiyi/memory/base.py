@@ -26,7 +26,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import Templates
 from huiyi.store import open_store
 from huiyi.store.base import Store, TurnContext
-from huiyi.text import times, tokens
+from huiyi.text import tokens
 
 T = TypeVar("T")
 
@@ -52,7 +52,7 @@ class MemoryBase:
         extractor: Extractor | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        tokens.warm_in_background(times.warm)  # off the first recall's path (issue 15)
+        tokens.warm_in_background()  # off the first recall's path (issue 15)
         self.config = config or Config.load()
         _hand_the_gil_over_sooner(self.config.worker.switch_interval_ms)
         self._tz = ZoneInfo(self.config.timezone)

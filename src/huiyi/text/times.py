@@ -77,12 +77,6 @@ def find_time_phrases(text: str, now: datetime) -> list[TimeSpan]:
     return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in taken if start < end]
 
 
-def warm() -> None:
-    """Build the Chinese time parser (jionlp_time compiles its regexes at the first parse: ~120 ms of CPU)
-    ahead of the first query (issue 15)."""
-    query_time_range("上周三下午", datetime(2000, 1, 1))
-
-
 def query_time_range(text: str, now: datetime) -> TimeSpan | None:
     """The span a recall query is about: its one time phrase, or the union of several, else ``None``.
 

@@ -17,8 +17,9 @@ Chinese chat memory (eval README).
 from __future__ import annotations
 
 import re
+import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from types import ModuleType
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -56,30 +57,14 @@ def _rjieba() -> ModuleType:
     return rjieba
 
 
-def warm_in_background(*more: Callable[[], object]) -> None:
-    """Load the segmenter's dictionary in a daemon thread, then run ``more`` (other first-use loads), so
-    that a first recall need not wait for them.
+def warm_in_background() -> None:
+    """Load the segmenter's dictionary in a daemon thread, so that a first recall need not wait for it.
 
     The import holds the GIL (~140 ms), so this pays off when a process opens its memory before its
-    first message, as a bot does, or while the opening waits on files and the model; a cut that comes
-    sooner waits on the lock, as it would anyway. Once per process.
+    first message, as a bot does; a cut that comes sooner waits on the lock, as it would anyway.
     """
-    global _warming
-    with _warming_lock:
-        if _warming:
-            return
-        _warming = True
-
-    def warm() -> None:
-        cut("预热")
-        for load in more:
-            load()
-
-    threading.Thread(target=warm, name="huiyi-warm-text", daemon=True).start()
-
-
-_warming = False
-_warming_lock = threading.Lock()
+    if "rjieba" not in sys.modules:
+        threading.Thread(target=cut, args=("预热",), name="huiyi-warm-tokens", daemon=True).start()
 
 
 def cut(text: str) -> list[str]:
