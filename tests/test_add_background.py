@@ -81,7 +81,7 @@ def test_add_returns_before_indexing_and_recall_finds_the_message_meanwhile(tmp_
 
 
 def test_the_synchronous_add_does_not_wait_for_the_event_loop(tmp_path: Path) -> None:
-    """A bot's add is durable on a write thread; the loop only queues the indexing after (issue 15)."""
+    """A bot's add is durable on its own thread; the loop only queues the indexing after (issue 15)."""
     embedder = GatedEmbedder()
     with Memory(tmp_path / "s", config=CONFIG, embedder=embedder) as memory:
         release, finished = threading.Event(), threading.Event()
@@ -101,8 +101,49 @@ def test_the_synchronous_add_does_not_wait_for_the_event_loop(tmp_path: Path) ->
         assert hits and hits[0].sources == [stored[0].id]
         assert memory.indexed() == 0 and chunks_of(memory) == [stored[0].id]
         with pytest.raises(InvalidInput):
-            memory.add("", agent=AGENT, person=PERSON)  # bad input: an error from the write thread, nothing stored
+            memory.add("", agent=AGENT, person=PERSON)  # bad input: an error, nothing stored
         assert len(memory.store.recent_messages(AGENT, stored[0].space, 10)) == 1
+
+
+def test_the_synchronous_add_plans_its_folds_behind_it(tmp_path: Path) -> None:
+    """No thread hop on a bot's add: with the write threads and the loop busy it still returns, durable,
+    and the fold it made due is planned behind it, seen by ``jobs`` once they are free (issue 15)."""
+    config = Config(worker={"enabled": False}, ingest={"index": "background"}, window={"fold_at": 2, "keep_min": 1})
+    with Memory(tmp_path / "s", config=config, embedder=GatedEmbedder()) as memory:
+        release = threading.Event()
+        busy = [memory.core._writes.submit(release.wait, 30) for _ in range(2)]
+        memory._loop.loop.call_soon_threadsafe(release.wait, 30)
+        try:
+            for text in ("今天好累", "下周三我要去杭州出差"):
+                memory.add(text, agent=AGENT, person=PERSON)
+            assert not any(job.done() for job in busy)  # returned while every write thread was held
+            stored = memory.store.recent_messages(AGENT, Scope.of_person(AGENT, PERSON).space_id, 10)
+            assert [m.text for m in stored] == ["今天好累", "下周三我要去杭州出差"]
+        finally:
+            release.set()
+        (job,) = memory.jobs(agent=AGENT)
+        assert job.payload["message_ids"] == [stored[0].id]
+
+
+def test_the_synchronous_recall_does_not_wait_for_the_event_loop(tmp_path: Path) -> None:
+    """A bot's recall runs on its own thread: no hop to the loop and to a read thread (issue 15)."""
+    with Memory(tmp_path / "s", config=CONFIG, embedder=GatedEmbedder()) as memory:
+        stored = memory.add("下周三我要去杭州出差", agent=AGENT, person=PERSON, index=True)
+        release, finished = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            release.wait(30)
+            finished.set()
+
+        memory._loop.loop.call_soon_threadsafe(hold)
+        try:
+            hits = memory.recall("杭州出差", agent=AGENT, person=PERSON).hits
+            assert not finished.is_set()  # answered while the loop was still held
+        finally:
+            release.set()
+        assert hits and hits[0].sources == [stored[0].id]
+        with pytest.raises(InvalidInput):
+            memory.recall(" ", agent=AGENT, person=PERSON)
 
 
 def test_index_true_indexes_before_returning(tmp_path: Path) -> None:

@@ -69,7 +69,7 @@ def test_recall_and_adds_run_on_threads_of_their_own(tmp_path: Path) -> None:
     spy = Spy()
     with Memory(tmp_path, embedder=spy, config=Config(worker={"enabled": False})) as memory:
         memory.add(["我家的猫叫团子"], agent="a", person="p")
-        memory.recall("猫叫什么", agent="a", person="p")
+        memory.recall("猫叫什么", agent="a", person="p")  # the synchronous recall: on the caller's thread
         memory.context(agent="a", person="p", message="团子")
     threads = {(kind, name.split("_")[0]) for kind, name, _ in spy.calls}
-    assert threads == {("passage", "huiyi-write"), ("query", "huiyi-read")}
+    assert threads == {("passage", "huiyi-write"), ("query", "MainThread"), ("query", "huiyi-read")}

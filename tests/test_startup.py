@@ -177,3 +177,67 @@ def test_children_get_a_bytecode_cache_of_their_own(tmp_path: Path) -> None:
 
     env = with_bytecode_cache({"PYTHONDONTWRITEBYTECODE": "1", "PATH": "/bin"}, tmp_path)
     assert env == {"PATH": "/bin", "PYTHONPYCACHEPREFIX": str(tmp_path)}
+
+
+def test_the_goal_table_holds_the_ingest_and_start_up_goals() -> None:
+    import io
+
+    from rich.console import Console
+
+    from huiyi.evaluation.bench.goals import run_goals
+    from huiyi.evaluation.bench.report import render
+
+    report = {
+        "ingest": {
+            "add_ms_one_message": {"p95": 3.5},
+            "add_thread_cpu_ms_one_message": {"p95": 0.4},
+            "add_goal_p95_ms": 2.0,
+            "indexing_over_baseline": 3.2,
+            "indexing_goal_x": 3.0,
+        },
+        "startup": {
+            "import": {"engine_wall_ms_median": 280.0, "goal_ms": 150.0},
+            "first_recall": [
+                {"size": "10k", "wall_ms_median": 300.0, "goal_ms": 500.0},
+                {"size": "100k", "wall_ms_median": 480.0, "goal_ms": 500.0},
+            ],
+            "embed_query": {"p50_ms": 11.0, "goal_p50_ms": 25.0},
+        },
+    }
+    rows = run_goals(report)
+    assert [(r["goal"], r["value"], r["target"], r["met"]) for r in rows] == [
+        ("Memory.add of one message p95 ms", 3.5, 2.0, False),
+        ("  same, the calling thread's CPU p95 ms", 0.4, 2.0, True),
+        ("indexing passages/s over the baseline", 3.2, 3.0, True),  # a floor: met when above
+        ("from huiyi import Memory, median ms", 280.0, 150.0, False),
+        ("first recall in a fresh process, median ms, 100k", 480.0, 500.0, True),
+        ("query embedding p50 ms", 11.0, 25.0, True),
+    ]
+    assert run_goals({}) == []
+    out = io.StringIO()
+    render({"goals": rows}, Console(file=out, width=160))
+    text = out.getvalue()
+    assert "≥ 3" in text and "≤ 2" in text and "Goals (issue 15)" in text
+
+
+@pytest.mark.parametrize(
+    ("before", "setting", "after"),
+    [(None, None, 0.0005), (0.002, None, 0.002), (None, 0, 0.005)],  # default; the process's own; off
+)
+def test_opening_a_memory_hands_the_gil_over_sooner(
+    tmp_path: Path, before: float | None, setting: float | None, after: float
+) -> None:
+    """A busy background thread held each GIL hand-over of an add for Python's 5 ms (issue 15)."""
+    worker = {"enabled": False, **({"switch_interval_ms": setting} if setting is not None else {})}
+    code = (
+        "import sys\n"
+        + (f"sys.setswitchinterval({before})\n" if before is not None else "")
+        + "from huiyi import Config, Memory\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32), config=Config(worker={worker!r}))\n"
+        "print(sys.getswitchinterval())\n"
+        "m.close()"
+    )
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert float(out.stdout.split()[-1]) == pytest.approx(after)

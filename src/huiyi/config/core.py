@@ -50,6 +50,10 @@ class WorkerConfig(Section):
     max_abandoned: int = 5  # runs whose worker died or lost the lease before it fails for good
     backoff_seconds: float = 30.0  # doubled per failed attempt
     maintenance_minutes: float = 60.0  # how often the worker consolidates and summarises what is due; 0: never
+    # how often Python hands the GIL between threads (sys.setswitchinterval), set when a memory opens if the
+    # process still has Python's 5 ms: at 5 ms a busy background thread (indexing, extraction) held up each
+    # GIL hand-over of an add or a recall by up to 5 ms, the tail of a one-message add (issue 15); 0: leave it
+    switch_interval_ms: float = 0.5
 
 
 class OverviewConfig(Section):

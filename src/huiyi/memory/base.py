@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -29,6 +30,14 @@ from huiyi.text import tokens
 
 T = TypeVar("T")
 
+PYTHON_SWITCH_INTERVAL = 0.005  # sys.getswitchinterval() of a process that never set it
+
+
+def _hand_the_gil_over_sooner(milliseconds: float) -> None:
+    """Shorten the GIL's switch interval unless it is off (0) or the process chose its own."""
+    if milliseconds > 0 and sys.getswitchinterval() == PYTHON_SWITCH_INTERVAL:
+        sys.setswitchinterval(milliseconds / 1000)
+
 
 class MemoryBase:
     """Long-term memory for one store: what every part of :class:`~huiyi.memory.AsyncMemory` stands on."""
@@ -45,6 +54,7 @@ class MemoryBase:
     ) -> None:
         tokens.warm_in_background()  # off the first recall's path (issue 15)
         self.config = config or Config.load()
+        _hand_the_gil_over_sooner(self.config.worker.switch_interval_ms)
         self._tz = ZoneInfo(self.config.timezone)
         self._clock = clock
         chunk = self.config.chunk

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -44,6 +44,21 @@ class Indexing(MemoryBase):
         self._pending_lock = threading.Lock()
         # indexing's own thread, at a lower priority: adds and recall never queue behind an embedding
         self._indexing = ThreadPoolExecutor(1, thread_name_prefix="huiyi-index", initializer=background_thread)
+        # what an add leaves to do behind it (planning folds, handing messages to the loop), in order
+        self._behind = ThreadPoolExecutor(1, thread_name_prefix="huiyi-behind")
+        self._behind_last: Future[None] | None = None
+        self._behind_lock = threading.Lock()
+
+    def _behind_add(self, call: Callable[[], None]) -> None:
+        """Run ``call`` on the thread behind ``add``, after everything queued there before (any thread)."""
+        with self._behind_lock:
+            self._behind_last = self._behind.submit(call)
+
+    async def _behind_done(self) -> None:
+        """Wait for what adds so far left behind them (their folds planned, their messages queued)."""
+        last = self._behind_last
+        if last is not None and not last.done():
+            await asyncio.wrap_future(last)
 
     def _hold_pending(self, stored: Sequence[Message]) -> None:
         """Keep messages this instance claimed where recall's keyword tail finds them until they are
@@ -101,7 +116,8 @@ class Indexing(MemoryBase):
         return await self._write(ingest.index_pending, self.store, self.embedder, self.config, self._indexer)
 
     async def _drained(self) -> None:
-        """Wait for this instance's queue to be indexed."""
+        """Wait for this instance's queue to be indexed (and for what adds left behind them)."""
+        await self._behind_done()
         while (task := self._index_task) is not None and not task.done():
             if task.get_loop() is not asyncio.get_running_loop():  # its loop is gone: drain here
                 self._index_task = None
@@ -165,6 +181,7 @@ class Indexing(MemoryBase):
             log.exception("indexing at close failed")
         await super().close()
         self._indexing.shutdown(wait=False)
+        self._behind.shutdown(wait=False)
 
 
 class _Done:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextvars
+import contextlib
 import functools
 import logging
 from collections.abc import Callable, Sequence
@@ -25,6 +25,9 @@ from huiyi.model import (
 from huiyi.store.base import Writes
 
 log = logging.getLogger(__name__)
+
+# what an add leaves to plan behind it: (agent, space, the person of a private chat)
+_Plan = tuple[str, str, str | None]
 
 
 class Ingest(Care):
@@ -56,9 +59,10 @@ class Ingest(Care):
         :meth:`indexed` waits for everything added so far.
         """
         if not self._indexes_now(index):
-            # one hop to the write threads and back: the tail of a bot's add is thread wake-ups (issue 15)
-            stored, wake = await self._write(self._accept, messages, agent, person, space, extract)
-            self._accepted(stored, wake)
+            stored, plan = await self._write(self._accept, messages, agent, person, space, extract)
+            self._queue_index(stored)
+            if plan is not None:
+                self._behind_add(functools.partial(self._plan_behind, asyncio.get_running_loop(), *plan))
             return stored
         prepared, stored = await self._write(self._append, messages, agent, person, space)
         if not prepared:
@@ -80,20 +84,37 @@ class Ingest(Care):
         space: str | None = None,
         extract: bool = True,
     ) -> list[Message]:
-        """``add`` without indexing for the synchronous face, from the caller's thread: the messages are
-        durable (and held for recall) on a write thread, and ``loop``, the one this instance runs on, only
-        queues their indexing. Two thread hops where going through the loop takes six (issue 15)."""
-        call = functools.partial(contextvars.copy_context().run, self._accept, messages, agent, person, space, extract)
-        stored, wake = self._writes.submit(call).result()
-        if stored or wake:
-            loop.call_soon_threadsafe(self._accepted, stored, wake)
+        """``add`` without indexing for the synchronous face, on the caller's thread: the messages are
+        durable (and held for recall) when it returns; ``loop``, the one this instance runs on, indexes
+        them, and the thread behind ``add`` plans their folds. No thread hop and no wait on the loop: on a
+        busy machine each hop or GIL hand-over costs several ms, and those made the tail of a bot's add
+        (issue 15). Appends still take the store's write lock in turn."""
+        stored, plan = self._accept(messages, agent, person, space, extract)
+        if stored or plan is not None:
+            # a queue put, which never lets go of the GIL (a wake-up of the loop through its socket does)
+            self._behind_add(functools.partial(self._accepted, loop, stored, plan))
         return stored
 
-    def _accepted(self, stored: Sequence[Message], wake: bool) -> None:
-        """On the loop, after messages are durable: queue their indexing and wake the worker for folds."""
-        self._queue_index(stored)
-        if wake:
-            self._wake_worker()
+    def _accepted(self, loop: asyncio.AbstractEventLoop, stored: Sequence[Message], plan: _Plan | None) -> None:
+        """Behind a synchronous add: queue its messages' indexing on the loop, then plan their folds."""
+        if stored:
+            loop.call_soon_threadsafe(self._queue_index, stored)
+        if plan is not None:
+            self._plan_behind(loop, *plan)
+
+    def _plan_behind(self, loop: asyncio.AbstractEventLoop, agent: str, space: str, person: str | None) -> None:
+        """Plan the folds an add made due (on the thread behind ``add``) and wake the worker for them.
+
+        Planning reads the space's unfolded tail, so a plan lost to a crash is made by the space's next
+        add or flush: the messages wait in working memory meanwhile, never lost."""
+        try:
+            planned = fold.plan_folds(self.store, agent, space, person, self.config)
+        except Exception:  # the next add of the space plans them again
+            log.exception("planning the folds of %s failed; the next add plans them", space)
+            return
+        if planned:
+            with contextlib.suppress(RuntimeError):  # its loop has closed: no worker to wake there
+                loop.call_soon_threadsafe(self._wake_worker)
 
     def _indexes_now(self, index: bool | None) -> bool:
         """Whether ``add`` indexes before it returns: ``index`` if given, else ``ingest.index``."""
@@ -106,14 +127,17 @@ class Ingest(Care):
         person: str | None,
         space: str | None,
         extract: bool,
-    ) -> tuple[list[Message], bool]:
+    ) -> tuple[list[Message], _Plan | None]:
         """``add`` without indexing, on a thread that may block: the messages stored (durable, and held as
-        pending for recall when this returns), and whether the worker has folds to extract."""
+        pending for recall when this returns), and the space whose folds to plan behind it, if any."""
         prepared, stored = self._append(messages, agent, person, space)
         if not prepared:
-            return [], False
+            return [], None
         self._hold_pending(stored)
-        return stored, self._settle(prepared, stored, agent, person, space, extract)
+        if not extract:
+            self._settle(prepared, stored, agent, person, space, extract)
+            return stored, None
+        return stored, (agent, prepared[0].space, None if space else person)
 
     def _append(
         self, messages: Sequence[MessageLike] | MessageLike, agent: str, person: str | None, space: str | None
@@ -157,6 +181,7 @@ class Ingest(Care):
         background worker takes them.
         """
         space_id = _chat_of(agent, person, space).space_id
+        await self._behind_done()  # the folds adds planned behind them first
         outstanding = await self._run(self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING])
         planned = await self._write(
             fold.plan_folds,
@@ -224,6 +249,7 @@ class Ingest(Care):
 
     async def jobs(self, *, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
         """Background jobs, oldest first: of one agent, or of all; of the given states, or of any."""
+        await self._behind_done()  # with the folds the adds so far made due
         return await self._run(self.store.list_jobs, agent, states, limit)
 
     async def retry_job(self, job_id: str, *, agent: str | None = None) -> Job:

@@ -52,6 +52,70 @@ class Recall(Ingest):
         Without it, a query of several lines is read as one: its last line is asked, the lines before
         are its dialogue (so the chat's time words and names do not stand for the question's).
         """
+        chosen, request = self._recall_request(
+            query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
+        )
+        # taken before the routes run: a message indexed meanwhile is found by one or the other
+        pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
+        result = await self._read(
+            pipeline.run,
+            self.store,
+            self.embedder,
+            chosen,
+            request,
+            lexicon=self.config.expand.neighbours,
+            reinforcer=self.reinforcer,
+        )
+        return _with_pending(_asked_as(result, query), pending, request.limit)
+
+    def recall_blocking(
+        self,
+        query: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        limit: int | None = None,
+        score_threshold: float | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        now: datetime | None = None,
+        time_range: tuple[datetime | None, datetime | None] | None = None,
+        recipe: RecallRecipe | str | None = None,
+        explain: bool = False,
+        dialogue: Sequence[str] | None = None,
+    ) -> RecallResult:
+        """``recall`` for the synchronous face, on the caller's thread: the same ranking without the hops
+        to the event loop and to a read thread and back, each a wake-up of its own (issue 15)."""
+        chosen, request = self._recall_request(
+            query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
+        )
+        pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
+        result = pipeline.run(
+            self.store,
+            self.embedder,
+            chosen,
+            request,
+            lexicon=self.config.expand.neighbours,
+            reinforcer=self.reinforcer,
+        )
+        return _with_pending(_asked_as(result, query), pending, request.limit)
+
+    def _recall_request(
+        self,
+        query: str,
+        agent: str,
+        person: str | None,
+        space: str | None,
+        limit: int | None,
+        score_threshold: float | None,
+        kinds: Sequence[MemoryKind | str] | None,
+        now: datetime | None,
+        time_range: tuple[datetime | None, datetime | None] | None,
+        recipe: RecallRecipe | str | None,
+        explain: bool,
+        dialogue: Sequence[str] | None,
+    ) -> tuple[RecallRecipe, pipeline.RecallRequest]:
+        """The recipe and the checked request of a recall, or ``InvalidInput``."""
         chosen = recipe_for(recipe, self.config)
         if not agent:
             raise InvalidInput("agent is required")
@@ -78,19 +142,7 @@ class Recall(Ingest):
             asker=person if person and not space else None,
             as_of=now,  # an explicit moment: recall what was known then (a replay, an evaluation)
         )
-        # taken before the routes run: a message indexed meanwhile is found by one or the other
-        pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
-        result = await self._read(
-            pipeline.run,
-            self.store,
-            self.embedder,
-            chosen,
-            request,
-            lexicon=self.config.expand.neighbours,
-            reinforcer=self.reinforcer,
-        )
-        result = result if asked == query else result.model_copy(update={"query": query})
-        return _with_pending(result, pending, request.limit)
+        return chosen, request
 
     async def context(
         self,
@@ -186,3 +238,8 @@ def _with_pending(result: RecallResult, pending: list[RecallHit], limit: int) ->
     fresh = [hit for hit in pending if hit.id not in known][: max(1, limit // 2)]
     hits = [*fresh, *result.hits][:limit]
     return result.model_copy(update={"hits": hits, "info": {**result.info, "pending": len(fresh)}})
+
+
+def _asked_as(result: RecallResult, query: str) -> RecallResult:
+    """The result under the query as the caller gave it (a query of several lines is searched by its last)."""
+    return result if result.query == query else result.model_copy(update={"query": query})

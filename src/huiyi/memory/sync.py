@@ -16,10 +16,11 @@ from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from huiyi.config import Config
+from huiyi.config.recall import RecallRecipe
 from huiyi.flows.extract import Extractor
 from huiyi.memory.async_memory import AsyncMemory
 from huiyi.memory.common import MessageLike
-from huiyi.model import Message
+from huiyi.model import MemoryKind, Message, RecallResult
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store
 
@@ -140,7 +141,40 @@ class Memory:
     remember = _blocking(AsyncMemory.remember)
     set_person = _blocking(AsyncMemory.set_person)
     get_person = _blocking(AsyncMemory.get_person)
-    recall = _blocking(AsyncMemory.recall)
+
+    def recall(
+        self,
+        query: str,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        limit: int | None = None,
+        score_threshold: float | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        now: datetime | None = None,
+        time_range: tuple[datetime | None, datetime | None] | None = None,
+        recipe: RecallRecipe | str | None = None,
+        explain: bool = False,
+        dialogue: Sequence[str] | None = None,
+    ) -> RecallResult:
+        # on the caller's thread: no hop to the loop and to a read thread and back (issue 15)
+        return self.core.recall_blocking(
+            query,
+            agent=agent,
+            person=person,
+            space=space,
+            limit=limit,
+            score_threshold=score_threshold,
+            kinds=kinds,
+            now=now,
+            time_range=time_range,
+            recipe=recipe,
+            explain=explain,
+            dialogue=dialogue,
+        )
+
+    recall.__doc__ = AsyncMemory.recall.__doc__
     get = _blocking(AsyncMemory.get)
     delete = _blocking(AsyncMemory.delete)
     messages = _blocking(AsyncMemory.messages)

@@ -118,7 +118,7 @@ def message(row: Row, codec: Codec) -> Message:
         id=id_,
         agent=agent,
         space=space,
-        scope=Scope.from_tag(agent, scope),
+        scope=_scope(agent, scope),  # validated once per scope: planning reads a page per add
         speaker=speaker,
         role=role,
         text=text,

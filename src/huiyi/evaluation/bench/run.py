@@ -44,7 +44,7 @@ import huiyi
 from huiyi.config import Config, EmbedConfig
 from huiyi.evaluation.bench import stats as bench_stats
 from huiyi.evaluation.bench.build import Pool, VectorCache
-from huiyi.evaluation.bench.goals import goals
+from huiyi.evaluation.bench.goals import goals, run_goals
 from huiyi.evaluation.bench.ingest import bench_ingest
 from huiyi.evaluation.bench.recall import bench_size
 from huiyi.evaluation.bench.startup import bench_startup, with_bytecode_cache
@@ -304,6 +304,9 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
             report["startup"] = bench_startup(
                 report, embedder, options.import_runs, options.embed_rounds, child_env, rivals
             )
+        other_goals = run_goals(report)
+        if other_goals:
+            report["goals"] = [*report.get("goals", []), *other_goals]
         if len(targets) > 1:
             report["side_by_side"] = side_by_side(report)
         if options.peer:

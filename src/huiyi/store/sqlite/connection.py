@@ -11,6 +11,7 @@ import json
 import logging
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +25,10 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "huiyi.sqlite"
 SYNCHRONOUS = ("normal", "full")
+
+
+class _Connection(sqlite3.Connection):
+    """A connection that can be weakly referenced: one a finished thread held closes with the thread."""
 
 
 class SQLiteConnection:
@@ -41,7 +46,8 @@ class SQLiteConnection:
         self.path = self.directory / DB_NAME
         self._busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
+        # a caller's own thread may write too (the synchronous add): its connection goes when the thread does
+        self._connections: weakref.WeakSet[sqlite3.Connection] = weakref.WeakSet()
         self._connections_lock = threading.Lock()
         self._write_lock = threading.RLock()
         self._closed = False
@@ -53,7 +59,7 @@ class SQLiteConnection:
             raise StoreError("the store is closed")
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, factory=_Connection)
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
             conn.execute("PRAGMA journal_mode = WAL")
             # WAL with NORMAL: a commit is in the OS before add() returns, so it survives the process
@@ -63,7 +69,7 @@ class SQLiteConnection:
             conn.execute("PRAGMA secure_delete = ON")  # what is deleted is zeroed, not left in free pages
             self._local.conn = conn
             with self._connections_lock:
-                self._connections.append(conn)
+                self._connections.add(conn)
         return conn
 
     @contextmanager
@@ -81,7 +87,7 @@ class SQLiteConnection:
 
     def close(self) -> None:
         with self._connections_lock:
-            for conn in self._connections:
+            for conn in list(self._connections):
                 conn.close()
             self._connections.clear()
         self._closed = True
