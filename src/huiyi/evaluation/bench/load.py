@@ -144,7 +144,9 @@ def bench_load(
     readers: int = 4,
     writers: int = 8,
     write_batch: int = 4,
-    writer_messages: int = 2000,
+    # adds no longer wait for anything, so writers running free wrote ~16k messages whose indexing close()
+    # then waited for (minutes): 300 each keeps the load's size near what it was (2.6k messages)
+    writer_messages: int = 300,
     history: int = 4,
     max_seconds: float = 120.0,
     seed: int = 0,
