@@ -9,7 +9,7 @@ from huiyi import Memory
 from huiyi.config import Config
 from huiyi.model import MemoryKind
 from huiyi.providers.embed import HashEmbedder
-from huiyi.recall import feelings
+from huiyi.recall import anchor, feelings
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
 
@@ -50,11 +50,11 @@ def test_the_askers_line_that_says_a_feeling_is_lifted_over_the_line_of_what_hap
         2: row(2, "木木", "那晚坐在纸箱中间有点想哭"),
         3: row(3, "祈煜", "那晚你一定很累，别难过"),  # the other party's feeling is not the asker's
     }
-    lifted, gains = feelings.lifted(window, rows, "木木", 0.2)
-    assert [key for key, _ in lifted] == [2, 1, 3] and gains == {2: 0.2}
+    gains = feelings.gains(window, rows, "木木", 0.2)
+    assert gains == {2: 0.2} and [key for key, _ in anchor.apply(window, gains)] == [2, 1, 3]
     # a fact that says a feeling is no line of the moment; nothing to lift leaves the window as it was
     rows[2] = row(2, "木木", "木木怕孤独", MemoryKind.FACT)
-    assert feelings.lifted(window, rows, "木木", 0.2) == (window, {})
+    assert feelings.gains(window, rows, "木木", 0.2) == {}
 
 
 def test_recall_lifts_only_when_the_asker_asks_how_they_felt(tmp_path: Path) -> None:

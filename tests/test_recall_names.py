@@ -6,7 +6,7 @@ from datetime import datetime
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryKind
-from huiyi.recall import names
+from huiyi.recall import anchor, names
 from huiyi.store.base import RankRow
 
 LINES = {
@@ -26,8 +26,9 @@ def rows() -> dict[int, RankRow | None]:
 
 def test_a_line_that_gives_the_name_rises_above_lines_that_only_share_the_topic() -> None:
     window = [(1, (1.35, {})), (3, (1.29, {})), (2, (1.20, {}))]  # meaning and words rank it third
-    moved, gains = names.lifted(window, rows(), RecallRecipe().name_weight)
-    assert [key for key, _ in moved] == [2, 1, 3] and gains == {2: RecallRecipe().name_weight}
+    gains = names.gains(window, rows(), RecallRecipe().name_weight)
+    assert gains == {2: RecallRecipe().name_weight}
+    assert [key for key, _ in anchor.apply(window, gains)] == [2, 1, 3]
 
 
 def test_only_a_name_question_asks_for_it() -> None:
@@ -37,6 +38,6 @@ def test_only_a_name_question_asks_for_it() -> None:
     assert not names.asks("那家火锅辣不辣") and not names.asks("你现在在忙什么")
 
 
-def test_nothing_moves_when_no_line_gives_a_name() -> None:
+def test_nothing_gains_when_no_line_gives_a_name() -> None:
     window = [(1, (1.35, {})), (3, (1.29, {}))]
-    assert names.lifted(window, rows(), 0.2) == (window, {})
+    assert names.gains(window, rows(), 0.2) == {}

@@ -24,7 +24,7 @@ from huiyi.model import MemoryKind
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
 
-__all__ = ["asks", "lifted", "says"]
+__all__ = ["asks", "gains", "says"]
 
 _ASKS = re.compile(
     r"心情|感受|什么感觉|情绪|状态(?:特别|很|好|那么)?(?:差|糟|不好)|狼狈|(?:紧张|高兴|开心|难过|激动|害怕|伤心|崩溃|慌|急|气|疯)(?:成|得)"
@@ -48,11 +48,9 @@ def says(text: str) -> bool:
     return _FEELS.search(text) is not None
 
 
-def lifted(
-    window: Window, rows: Mapping[int, RankRow | None], asker: str, weight: float
-) -> tuple[Window, dict[int, float]]:
-    """The window with the asker's lines that say a feeling lifted by ``weight``, and the gains."""
-    gains = {
+def gains(window: Window, rows: Mapping[int, RankRow | None], asker: str, weight: float) -> dict[int, float]:
+    """What the asker's lines in the window that say a feeling gain: ``weight`` each."""
+    return {
         key: weight
         for key, _ in window
         if (row := rows.get(key)) is not None
@@ -60,7 +58,3 @@ def lifted(
         and asker in row.participants
         and says(row.text)
     }
-    if not gains:
-        return window, {}
-    moved = [(key, (score + gains.get(key, 0.0), parts)) for key, (score, parts) in window]
-    return sorted(moved, key=lambda pair: (-pair[1][0], pair[0])), gains

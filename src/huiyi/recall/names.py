@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
 
-__all__ = ["asks", "gives", "lifted"]
+__all__ = ["asks", "gains", "gives"]
 
 _ASKS = re.compile(
     r"叫(?:什么|啥)(?:名字|名儿|名)?(?:来着|啊|呀|呢|？|\?|$)|名字(?:是|叫)?(?:什么|啥)|叫个?(?:什么|啥)名"
@@ -44,10 +44,6 @@ def gives(text: str) -> bool:
     return _GIVES.search(text) is not None
 
 
-def lifted(window: Window, rows: Mapping[int, RankRow | None], weight: float) -> tuple[Window, dict[int, float]]:
-    """The window with the lines that give a name lifted by ``weight``, and the gains."""
-    gains = {key: weight for key, _ in window if (row := rows.get(key)) is not None and gives(row.text)}
-    if not gains:
-        return window, {}
-    moved = [(key, (score + gains.get(key, 0.0), parts)) for key, (score, parts) in window]
-    return sorted(moved, key=lambda pair: (-pair[1][0], pair[0])), gains
+def gains(window: Window, rows: Mapping[int, RankRow | None], weight: float) -> dict[int, float]:
+    """What the lines in the window that give a name gain: ``weight`` each."""
+    return {key: weight for key, _ in window if (row := rows.get(key)) is not None and gives(row.text)}

@@ -233,13 +233,10 @@ def _fused(
             now=request.now,
         )
     if recipe.feeling_weight and request.asker and frames.says_i(request.query) and feelings.asks(request.query):
-        window, felt = feelings.lifted(window, rows, request.asker, recipe.feeling_weight)  # 我当时什么心情
-        for key, gain in felt.items():
-            boosts.setdefault(key, {})["feeling"] = gain
+        felt = feelings.gains(window, rows, request.asker, recipe.feeling_weight)  # 我当时什么心情
+        window = _lifted(window, boosts, "feeling", felt)
     if recipe.name_weight and names.asks(request.query):  # 那家火锅叫什么名字
-        window, named_gains = names.lifted(window, rows, recipe.name_weight)
-        for key, gain in named_gains.items():
-            boosts.setdefault(key, {})["name"] = gain
+        window = _lifted(window, boosts, "name", names.gains(window, rows, recipe.name_weight))
     if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))
@@ -247,14 +244,7 @@ def _fused(
             boosts.setdefault(key, {})["anchor"] = gain
     if recipe.time_when and recipe.time_weight:  # a when-question prefers memories that say when
         keyed = _items(ask, ids_by_key, window)
-        whens = timerange.when_bonus(window, keyed, request.query, recipe.time_weight)
-        if whens:
-            window = sorted(
-                ((key, (score + whens.get(key, 0.0), parts)) for key, (score, parts) in window),
-                key=lambda pair: (-pair[1][0], pair[0]),
-            )
-            for key, gain in whens.items():
-                boosts.setdefault(key, {})["when"] = gain
+        window = _lifted(window, boosts, "when", timerange.when_bonus(window, keyed, request.query, recipe.time_weight))
     if recipe.events_lend and not wanted_kinds:  # events as keys of their turns (recall.units)
         # in a group, someone else's turn beside the named person's is a bystander's (recall.units); between
         # two people it is the other half of their exchange
@@ -294,6 +284,13 @@ def _fused(
         **explained,
     }
     return Ranking(chosen, info, timings)
+
+
+def _lifted(window: Window, boosts: dict[int, dict[str, float]], name: str, gains: Mapping[int, float]) -> Window:
+    """The window with ``gains`` added, best first again, each recorded under ``name`` for the debugger."""
+    for key, gain in gains.items():
+        boosts.setdefault(key, {})[name] = gain
+    return anchor.apply(window, gains)
 
 
 def _anchored(
