@@ -9,8 +9,10 @@ from pathlib import Path
 
 from huiyi.config import Config
 from huiyi.memory import Memory
+from huiyi.model import MemoryKind
 from huiyi.providers.embed import HashEmbedder
 from huiyi.recall import anchor
+from huiyi.store.base import RankRow, ScoredId
 
 T0 = datetime(2024, 5, 1, 9)
 LINES = [
@@ -24,14 +26,15 @@ LINES = [
 QUERY = "我家猫叫什么名字"
 
 
-def _config(weight: float, demote: bool = False) -> Config:
-    # name_weight off: the anchor alone is on trial (a name question would lift 猫叫布丁 by itself)
-    recall = {"anchor_weight": weight, "anchor_demote": demote, "name_weight": 0.0}
+def _config(weight: float, demote: bool = False, floor: int = 0) -> Config:
+    # name_weight off: the anchor alone is on trial (a name question would lift 猫叫布丁 by itself); the own
+    # floor, on by default, is tried on its own below
+    recall = {"anchor_weight": weight, "anchor_demote": demote, "name_weight": 0.0, "own_floor": floor}
     return Config(chunk={"own_vector": True}, recall=recall, worker={"enabled": False})
 
 
-def _memory(path: Path, weight: float, demote: bool = False) -> Memory:
-    config = _config(weight, demote)
+def _memory(path: Path, weight: float, demote: bool = False, floor: int = 0) -> Memory:
+    config = _config(weight, demote, floor)
     memory = Memory(path, config=config, embedder=HashEmbedder(64))
     messages = [
         {"role": role, "speaker": "木木" if role == "user" else "祈煜", "text": text, "time": T0 + timedelta(minutes=i)}
@@ -84,9 +87,55 @@ def test_an_answer_that_needs_its_question_keeps_its_place() -> None:
     assert anchor.demoted(window, places, {20: 0.85, 21: 0.86}, {20: 0.84, 21: 0.85}, depth=20) == {}
 
 
+def test_the_own_floor_is_on_by_default_and_leads_with_the_line_that_says_it(tmp_path: Path) -> None:
+    config = Config()
+    assert config.chunk.own_vector and config.recall.own_floor
+    with _memory(tmp_path / "floor", 0.0, floor=config.recall.own_floor) as memory:
+        found = memory.recall(QUERY, agent="祈煜", person="mumu", limit=3)
+        assert "布丁" in found.hits[0].text  # off, the chunk two turns on led (the first test)
+
+
+def test_a_line_that_says_it_by_itself_scores_its_own_match() -> None:
+    rows = {key: _row(key, seq, text) for key, seq, text in ((f"c{n}", n, line) for n, line in _CHAT.items())}
+    hits = [ScoredId("c3", 0.84, 3), ScoredId("c4", 0.835, 4), ScoredId("c2", 0.83, 2), ScoredId("c9", 0.8, 9)]
+    own = {"c2": 0.86, "c3": 0.77, "c4": 0.775, "c9": 0.9}  # c9 asks: its words echo the query
+    out = anchor.floored(hits, own, rows, margin=0.02)
+    assert [(hit.id, hit.score) for hit in out] == [("c2", 0.86), ("c3", 0.84), ("c4", 0.835), ("c9", 0.8)]
+    # a line whose context turns match alone about as well needs them: it keeps its context's score
+    close = {**own, "c1": 0.85}
+    assert [hit.id for hit in anchor.floored(hits, close, rows, margin=0.02)] == ["c3", "c4", "c2", "c9"]
+    # without own vectors (a store indexed before them) nothing moves
+    assert anchor.floored(hits, {}, rows, margin=0.02) == hits
+
+
+def test_the_own_floor_leaves_group_chats_alone(tmp_path: Path) -> None:
+    # in a group a short line's own words match a question easily ("何老师的学生肯定很棒"), while the line
+    # that answers is found with its thread: the group-day probes lost three first hits with it
+    config = Config(recall={"name_weight": 0.0}, worker={"enabled": False})
+    speakers = ["甲", "乙", "丙"]
+    messages = [
+        {"speaker": speakers[i % 3], "text": text, "time": T0 + timedelta(minutes=i)}
+        for i, (_, text) in enumerate(LINES)
+    ]
+    with Memory(tmp_path / "g", config=config, embedder=HashEmbedder(64)) as memory:
+        memory.add(messages, agent="祈煜", space="g1", index=True)
+        found = memory.recall(QUERY, agent="祈煜", space="g1", limit=4)
+        off = config.recall.model_copy(update={"own_floor": 0})
+        plain = memory.recall(QUERY, agent="祈煜", space="g1", limit=4, recipe=off)
+    assert [(h.id, h.score) for h in found.hits] == [(h.id, h.score) for h in plain.hits]
+    assert "布丁" not in found.hits[0].text  # between two people the floor would lift it (the test above)
+
+
+_CHAT = {1: "我今天去超市买了牛奶", 2: "我家的猫叫布丁", 3: "真可爱呀", 4: "明天要早起上班", 9: "你家猫叫什么？"}
+
+
+def _row(key: str, seq: int, text: str) -> RankRow:
+    return RankRow(key, "person:mumu", MemoryKind.CHUNK, None, ("木木",), (), "dm", seq, f"木木: {text}", 0.5, None)
+
+
 def test_own_vectors_cost_nothing_when_off(tmp_path: Path) -> None:
-    config = Config(worker={"enabled": False})
-    assert not config.chunk.own_vector and not config.recall.anchor_demote and not config.recall.anchor_weight
+    config = Config(chunk={"own_vector": False}, worker={"enabled": False})
+    assert not config.recall.anchor_demote and not config.recall.anchor_weight
     with Memory(tmp_path / "o", config=config, embedder=HashEmbedder(64)) as memory:
         memory.add("我家的猫叫布丁", agent="祈煜", person="mumu", index=True)
     with sqlite3.connect(tmp_path / "o" / "huiyi.sqlite") as conn:

@@ -110,9 +110,9 @@ class ChunkConfig(Section):
     context_floor: bool = True
     # text and vector: each chunk's turn is embedded alone too, beside its vector with the context, so
     # recall can tell the turn that says it from the chunks after it that carry it (recall.anchor;
-    # issue #17). Costs a short passage per chunk in text mode, nothing in vector mode. Off: recall's
-    # anchor settings lose LoCoMo's first hit (README)
-    own_vector: bool = False
+    # issue #17). Costs a short passage per chunk in text mode, nothing in vector mode. recall.own_floor
+    # reads it (the mem0 peer's first hit); the anchor settings lose LoCoMo's first hit (README)
+    own_vector: bool = True
     # in a chat of two, a reply to a person's question (What did you paint? → A sunset over the lake) is
     # keyword-matched by the question's asking sentences too (flows.ingest.replies; groups do it for short
     # answers always): LoCoMo dev R@1 .448 → .464, R@10 .804 → .806, Hit@1 .508 → .524 (issue #17)

@@ -116,6 +116,12 @@ class RecallRecipe(Section):
     anchor_depth: int = 20
     # a chunk that only carries, as context, a turn whose own line matches as well ranks below that turn
     anchor_demote: bool = False
+    # the own line leads (recall.anchor.floored; chunks indexed with chunk.own_vector): among the best
+    # own_floor dense candidates, a chunk whose line alone matches the query better than its context does
+    # scores that, when its context turns' own lines match at least own_floor_margin less and it does not
+    # ask; not in a group. mem0 peer Hit@1 .667 → .833, LoCoMo/MADial unchanged (issue #17, README). 0: off
+    own_floor: int = Field(default=200, ge=0)
+    own_floor_margin: float = 0.02
     events_lend: bool = True  # an event whose turns are candidates lifts them and steps aside (recall.units)
     # ours (issue #13): the share of its fused score a chunk of chatter keeps (哈哈, +1, 早, 晚安霓霓);
     # it gets no speaker bonus (its neighbours still gain from it). 1 turns this off

@@ -158,6 +158,16 @@ _QUESTION = re.compile(r"[？?]\s*$|[吗呢][？?～~！!。\s]*$")
 ANSWER_CHARS = 40  # a reply longer than this says more than the answer
 
 
+def asks(line: str) -> bool:
+    """Whether a line asks anything (…吗？, What books do you enjoy? I'm always up for tips.): its words
+    echo a question's, so they match one without answering it.
+
+    >>> asks("What books do you enjoy? I love tips."), asks("我家的猫叫布丁"), asks("去不去呢")
+    (True, False, True)
+    """
+    return "?" in line or "？" in line or bool(_QUESTION.search(line))
+
+
 def answers(message: Message, before: Message) -> bool:
     """Whether ``message`` reads as the answer to ``before``: someone else asked for something (托尼老师店在哪)
     and this short line, no question itself, replies (文二路和学院路交叉口). The answer shares no word with

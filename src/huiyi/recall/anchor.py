@@ -10,9 +10,16 @@ scaled 0–1 over them as fusion scales a route.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
+from huiyi.config.recall import RecallRecipe
+from huiyi.flows.chatter import said_lines
+from huiyi.flows.ingest import asks
+from huiyi.model import MemoryKind
 from huiyi.recall.rerank import Window
+from huiyi.store.base import RankRow, RouteHits, ScoredId, Store
+
+K = TypeVar("K", int, str)  # a store key or a memory id
 
 SPAN = 0.05  # as the dense route's min span: own similarities closer than this stay close
 TIE = 0.005  # cosines closer than this are a tie (a tenth of SPAN)
@@ -77,6 +84,56 @@ def demoted(
     return out
 
 
+def own_floor(store: Store, agent: str, queries: Sequence[Any], first: RouteHits, recipe: RecallRecipe) -> RouteHits:
+    """The dense candidates with the best ``recipe.own_floor`` of them scored by their own line where it
+    leads (:func:`floored`); the rest, and other routes' candidates, as they were."""
+    top = first.hits[: recipe.own_floor]
+    stored = store.own_vectors(agent, [hit.id for hit in top]) if queries and top else {}
+    if not stored:  # indexed without own vectors (chunk.own_vector off, or before it)
+        return first
+    own = similarities(queries, stored, recipe.view_pool)
+    rows = {row.id: row for row in store.rank_rows(agent, list(own))}
+    hits = floored(top, own, rows, recipe.own_floor_margin) + first.hits[len(top) :]
+    return RouteHits(hits=sorted(hits, key=lambda hit: -hit.score), ms=first.ms, score_of=first.score_of)
+
+
+def floored(
+    hits: Sequence[ScoredId],
+    own: Mapping[str, float],
+    rows: Mapping[str, RankRow],
+    margin: float,
+    reach: int = 2,
+) -> list[ScoredId]:
+    """The dense hits, best first again, where a chunk's own line leads: a chunk whose line alone matches
+    the query better than its vector with the context turns does scores its own similarity, when the
+    context turns' own lines (the chunks ``reach`` back, as far as they are among ``own``) match at
+    least ``margin`` less and the line does not ask. A fact said out of the blue ("By the way, my cat is
+    called Toffee") is diluted by the unrelated talk embedded with it, and the chunks after it that carry
+    it tie with it (issue #17: the mem0 peer's first hit); a line that needs its context keeps the
+    context's score, and a question's words echo the query without answering it.
+
+    ``own``: the own-line cosines by memory id; ``rows``: the hits' rank rows by id.
+
+    >>> row = lambda i, seq, text: RankRow(i, "s", MemoryKind.CHUNK, None, ("A",), (), "s", seq, text, 0.5, None)
+    >>> said = [("c1", "好累"), ("c2", "猫叫布丁"), ("c3", "叫啥？")]
+    >>> rows = {i: row(i, n + 1, f"A: {text}") for n, (i, text) in enumerate(said)}
+    >>> hits = [ScoredId("c1", 0.84, 1), ScoredId("c2", 0.80, 2), ScoredId("c3", 0.79, 3)]
+    >>> [(h.id, h.score) for h in floored(hits, {"c1": 0.78, "c2": 0.86, "c3": 0.9}, rows, 0.02)]
+    [('c2', 0.86), ('c1', 0.84), ('c3', 0.79)]
+    """
+    at = {(row.space, row.seq): own[i] for i, row in rows.items() if i in own and row.seq is not None}
+    out: list[ScoredId] = []
+    for hit in hits:
+        row, mine = rows.get(hit.id), own.get(hit.id)
+        if mine is None or row is None or row.kind is not MemoryKind.CHUNK or row.seq is None or mine <= hit.score:
+            out.append(hit)
+            continue
+        context = max((at.get((row.space, row.seq - back), -1.0) for back in range(1, reach + 1)), default=-1.0)
+        line = said_lines(row.text, row.participants)[-1]
+        out.append(hit if mine - context <= margin or asks(line) else ScoredId(hit.id, mine, hit.key))
+    return sorted(out, key=lambda hit: -hit.score)
+
+
 def apply(window: Window, gains: Mapping[int, float]) -> Window:
     """The window with the gains added (a demotion is a negative gain), best first again."""
     if not gains:
@@ -87,7 +144,7 @@ def apply(window: Window, gains: Mapping[int, float]) -> Window:
     )
 
 
-def similarities(queries: Sequence[Any], vectors: Mapping[int, Any], pool: str = "max") -> dict[int, float]:
+def similarities(queries: Sequence[Any], vectors: Mapping[K, Any], pool: str = "max") -> dict[K, float]:
     """Cosines of the unit query vectors with each key's unit vector, several queries (a dialogue's
     views) pooled by their best or mean.
 

@@ -195,6 +195,9 @@ def _fused(
 
     fuse_started = time.perf_counter()
     first = views.pooled([found.first for found in dense_views], recipe.view_pool) if seen else dense.first
+    if recipe.own_floor and not routes.in_group(ask):  # a line that says it by itself leads (recall.anchor)
+        queries = [view.vector for view in dense_views if view.vector is not None]
+        first = anchor.own_floor(ask.store, ask.agent, queries, first, recipe)
     fusion = fuse(first, keyword.first, recipe, spoken.first, detail=request.explain)
     ids_by_key, raw = fusion.ids, fusion.raw
     ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
