@@ -92,7 +92,13 @@ def own_floor(store: Store, agent: str, queries: Sequence[Any], first: RouteHits
     if not stored:  # indexed without own vectors (chunk.own_vector off, or before it)
         return first
     own = similarities(queries, stored, recipe.view_pool)
-    rows = {row.id: row for row in store.rank_rows(agent, list(own))}
+    lifted = [own[hit.id] for hit in top if own.get(hit.id, -1.0) > hit.score]
+    if not lifted:
+        return first
+    # rows of the lines that may gain and of those that may hold one back (matching within the margin of
+    # it); the rest cannot change anything and are not read
+    low = min(lifted) - recipe.own_floor_margin - 1e-9
+    rows = {row.id: row for row in store.rank_rows(agent, [i for i, score in own.items() if score >= low])}
     hits = floored(top, own, rows, recipe.own_floor_margin) + first.hits[len(top) :]
     return RouteHits(hits=sorted(hits, key=lambda hit: -hit.score), ms=first.ms, score_of=first.score_of)
 
