@@ -30,7 +30,8 @@ from huiyi.store.base import Vectors
 
 SPAWN = multiprocessing.get_context("spawn")
 AGENT, PERSON = "qy", "mumu"
-CONFIG = Config(worker={"enabled": False}, ingest={"index": "background"})
+# one passage per chunk: these tests count what indexing embeds (own-line vectors, chunk.own_vector, are off)
+CONFIG = Config(worker={"enabled": False}, ingest={"index": "background"}, chunk={"own_vector": False})
 
 
 class GatedEmbedder(HashEmbedder):
