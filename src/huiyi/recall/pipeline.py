@@ -236,7 +236,8 @@ def _fused(
         felt = feelings.gains(window, rows, request.asker, recipe.feeling_weight)  # 我当时什么心情
         window = _lifted(window, boosts, "feeling", felt)
     if recipe.name_weight and names.asks(request.query):  # 那家火锅叫什么名字
-        window = _lifted(window, boosts, "name", names.gains(window, rows, recipe.name_weight))
+        giving = names.gains(window, rows, recipe.name_weight, names.about(request.query))
+        window = _lifted(window, boosts, "name", giving)
     if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))
