@@ -169,7 +169,7 @@ class Recall(Ingest):
         now = self.wall(now)
         space_id = _chat_of(agent, person, space).space_id
         recent = await self._read(fold.working_memory, self.store, agent, space_id, self.config)
-        overview = await self.overview(agent=agent, person=person, space=space)
+        overview = await self.overview(agent=agent, person=person, space=space, now=now)
         query = "\n".join(part for part in (last_reply, message) if part.strip())
         recalled = None
         items: list[MemoryItem] = []
