@@ -78,3 +78,23 @@ def test_an_aware_message_time_is_stored_as_the_configured_zones_wall_clock(tmp_
         said = datetime(2024, 4, 10, 14, 0, tzinfo=UTC)
         stored = memory.add([{"text": "今天去海边了", "time": said}], agent="bot", person="u1")
         assert stored[0].time == datetime(2024, 4, 10, 22, 0)  # what the chat's 今天 and the prompt mean
+
+
+def test_the_overview_of_a_context_asked_at_a_moment_holds_only_what_was_said_by_then(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        memory.add(
+            [
+                {"id": "e1", "text": "周末和朋友去爬了紫金山，累坏了", "time": datetime(2024, 3, 2, 20, 0)},
+                {"id": "e2", "text": "今天去苏州出差，见了两个客户", "time": datetime(2024, 3, 20, 21, 0)},
+            ],
+            agent="bot",
+            person="u1",
+            index=True,
+        )
+        memory.flush(agent="bot", person="u1")
+        assert [s for item in memory.overview(agent="bot", person="u1") for s in item.sources] == ["e1", "e2"]
+        then = memory.context(agent="bot", person="u1", message="最近怎么样", now=datetime(2024, 3, 10))
+        assert [s for item in then.overview for s in item.sources] == ["e1"]
+        assert "紫金山" in then.text and "苏州" not in then.text
+        # the overview alone, as of a moment
+        assert [i.sources for i in memory.overview(agent="bot", person="u1", now=datetime(2024, 3, 10))] == [["e1"]]

@@ -7,6 +7,7 @@ import contextlib
 import functools
 import logging
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from huiyi.errors import NotFound
 from huiyi.flows import ingest
@@ -22,7 +23,7 @@ from huiyi.model import (
     Message,
     MessageIn,
 )
-from huiyi.store.base import Writes
+from huiyi.store.base import MemoryFilter, Writes
 
 log = logging.getLogger(__name__)
 
@@ -275,8 +276,12 @@ class Ingest(Care):
             fold.working_memory, self.store, agent, _chat_of(agent, person, space).space_id, self.config
         )
 
-    async def overview(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[MemoryItem]:
-        """前情提要: the latest events of the space, oldest first, capped by ``overview.size``."""
+    async def overview(
+        self, *, agent: str, person: str | None = None, space: str | None = None, now: datetime | None = None
+    ) -> list[MemoryItem]:
+        """前情提要: the latest events of the space, oldest first, capped by ``overview.size``; with ``now``,
+        as of then (a replay, the debugger at a chosen time): events said after it are not known yet."""
         scope = _chat_of(agent, person, space)
-        latest = await self._read(self.store.list_memories, [scope], [MemoryKind.EVENT], self.config.overview.size)
+        where = MemoryFilter(kinds=(MemoryKind.EVENT,), said_by=self.wall(now))
+        latest = await self._read(self.store.find_memories, [scope], where, self.config.overview.size)
         return list(reversed(latest))

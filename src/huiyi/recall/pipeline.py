@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.recall import anchor, bridge, feelings, names, routes, slots, timerange, units, views
+from huiyi.recall import anchor, bridge, current, feelings, names, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, tier
@@ -125,6 +125,8 @@ def run(
         ranking = _led(ranking, slots.current(store, request.scopes, request.asker, slot, request.as_of), limit)
     ranking = _in_range(ranking, request.time_range, limit)
     hits = _hits(ask, ranking, request.as_of)
+    if facts and hits:  # of two open facts of one value (住在上海, 住在杭州) the newer leads (recall.current)
+        hits = current.newest_first(store, request.scopes, request.query, hits, request.as_of, ranking.info)
     if recipe.reinforce and reinforcer is not None:
         reinforcer.note(ask.agent, [hit.id for hit in hits], request.now)
     ranking.timings["total"] = (time.perf_counter() - started) * 1000

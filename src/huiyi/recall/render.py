@@ -354,7 +354,14 @@ class _Renderer:
         return self.t.fill("core_blocks", blocks=body).strip("\n") if body else ""
 
     def overview(self) -> str:
-        items = [item for item in self.parts.overview if self.admit(item, "overview")]
+        # an event told whole by a longer one (a group's plan, and the stretch of talk that holds it) once
+        told = [set(item.sources) for item in self.parts.overview]
+        items = []
+        for item in self.parts.overview:
+            if item.sources and any(set(item.sources) < other for other in told):
+                self.dropped.append(Dropped(item.id, "overview", "a longer event of the overview tells it"))
+            elif self.admit(item, "overview"):
+                items.append(item)
         items = _by_time(items, self.parts.now)
         return self.block("overview", (self.event_line(item, "overview_item") for item in items), "items")
 

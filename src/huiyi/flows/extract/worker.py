@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from huiyi.config import Config
 from huiyi.flows.extract import Extractor
-from huiyi.flows.extract.closes import close_facts
+from huiyi.flows.extract.closes import close_facts, replaced
 from huiyi.flows.extract.entities import entities_of, record_entities
 from huiyi.flows.extract.fold import FOLD, fold_of, memories_of, writes_of
 from huiyi.model import Job
@@ -111,8 +111,10 @@ class Worker:
             # entities are upserted by stable ids after the commit: a crash here is repaired by the next
             # fold that names them, and never duplicates anything
             await asyncio.to_thread(record_entities, self.store, self.embedder, entities_of(extraction, fold))
-            # a plan called off (搬家泡汤) closes the plan fact said before; run again, it closes the same
-            await asyncio.to_thread(close_facts, self.store, fold, extraction.closes)
+            # a plan called off (搬家泡汤) closes the plan fact said before, a new home or job the old one;
+            # run again, it closes the same
+            closes = [*extraction.closes, *replaced(extraction.facts, fold)]
+            await asyncio.to_thread(close_facts, self.store, fold, closes)
             log.info("job %s: %d memories from %d messages", job.id, len(items), len(fold.messages))
         except Exception as exc:  # any failure: record it, retry later, lose nothing
             errors = job.attempts + 1

@@ -18,7 +18,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import TURN_VECTOR, UPDATABLE, RankRow, Terms, Vectors, Writes
+from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import scope_code, scoped
@@ -181,6 +181,39 @@ class SQLiteMemories(SQLiteConnection):
             args.extend(k.value for k in kinds)
         sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT ? OFFSET ?"
         args.extend([limit, offset])
+        return [rows.memory(row, TEXT) for row in self._conn().execute(sql, args)]
+
+    def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
+        parts = partition_keys(scopes)
+        if not parts:
+            return []
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE part IN ({marks(len(parts))})"
+        args: list[Any] = list(parts)
+        if where.kinds:
+            # kinds as literals (enum values) and one kind as ``kind = 'fact'``: the partial index of
+            # migration 12 serves only a query that says its condition so
+            literals = [f"'{k.value}'" for k in where.kinds]
+            sql += f" AND kind = {literals[0]}" if len(literals) == 1 else f" AND kind IN ({', '.join(literals)})"
+        if where.said_by is not None:
+            sql += " AND COALESCE(said_at, time, created_at) <= ?"
+            args.append(to_epoch(where.said_by))
+        if where.open_at is not None:
+            sql += " AND (valid_to IS NULL OR valid_to > ?)"
+            args.append(to_epoch(where.open_at))
+        if where.subject is not None:
+            sql += " AND json_extract(data, '$.subject') = ?"
+            args.append(where.subject)
+        if where.predicates:
+            sql += f" AND json_extract(data, '$.predicate') IN ({marks(len(where.predicates))})"
+            args.extend(where.predicates)
+        if where.keywords:
+            sql += (
+                f" AND (json_extract(data, '$.keyword') IN ({marks(len(where.keywords))}) OR EXISTS"
+                f" (SELECT 1 FROM json_each(memories.keywords) k WHERE k.value IN ({marks(len(where.keywords))})))"
+            )
+            args.extend([*where.keywords, *where.keywords])
+        sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT ?"
+        args.append(limit)
         return [rows.memory(row, TEXT) for row in self._conn().execute(sql, args)]
 
     def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
