@@ -231,7 +231,7 @@ def test_a_config_from_a_file_the_environment_and_arguments_builds_only_the_sect
     from pathlib import Path
 
     path = Path(str(tmp_path)) / "huiyi.toml"
-    path.write_text('[recall]\nlimit = 4\n[store]\nbusy_timeout_ms = 5\n', encoding="utf-8")
+    path.write_text("[recall]\nlimit = 4\n[store]\nbusy_timeout_ms = 5\n", encoding="utf-8")
     src = str(Path(__file__).resolve().parents[1] / "src")
     code = (
         "from huiyi.config import Config\n"

@@ -89,6 +89,22 @@ def test_every_public_name_resolves_to_its_module_object() -> None:
     assert star["Memory"] is huiyi.Memory and star["Scope"] is huiyi.Scope
 
 
+def test_importing_the_engine_builds_no_validator_and_reads_no_package_metadata() -> None:
+    """A validator built at import loaded pydantic's plugin discovery (importlib.metadata, email, zipfile,
+    csv) and cost its own build; every model's is built at first use (issue 15)."""
+    code = (
+        "from huiyi import AsyncMemory, Config, Memory, RecallResult\n"
+        "import gc, pydantic\n"
+        "built = sorted(c.__qualname__ for c in gc.get_objects() if isinstance(c, type)"
+        " and issubclass(c, pydantic.BaseModel) and c.__module__.startswith('huiyi') and c.__pydantic_complete__)\n"
+        "print(built)"
+    )
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split("\n")[0] == "[]"
+    assert loaded(modules_after("from huiyi import Memory"), ("importlib.metadata", "email", "zipfile", "csv")) == []
+
+
 def test_import_huiyi_leaves_the_faces_stores_and_background_flows_for_later() -> None:
     assert loaded(modules_after("import huiyi"), OWN_LATER) == []
 

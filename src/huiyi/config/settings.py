@@ -75,21 +75,7 @@ class Config(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _recipes(cls, data: Any) -> Any:
-        """Lay each recipe over the named recipe it starts from, so ``config.recall`` is complete."""
-        if not isinstance(data, dict) or not ("recall" in data or "recipes" in data):
-            return data
-        user = {name: _fields(value) for name, value in (data.get("recipes") or {}).items()}
-        for name in user:
-            if name in NAMED_RECIPES:
-                raise ValueError(f"recipe {name!r} is built in; name yours differently")
-        try:
-            recipes = {name: expand_recipe(fields, user, (name,)) for name, fields in user.items()}
-            recall = expand_recipe(_fields(data.get("recall") or {}), user)
-        except ValueError:
-            if _lenient.get():  # the environment alone may name a recipe the file defines
-                return data
-            raise
-        return {**data, "recall": recall, **({"recipes": recipes} if recipes else {})}
+        return _with_recipes(data)
 
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:
@@ -117,6 +103,24 @@ class Config(BaseModel):
 # tests/test_config_env.py checks both ways give the same config.
 
 
+def _with_recipes(data: Any) -> Any:
+    """Lay each recipe over the named recipe it starts from, so ``config.recall`` is complete."""
+    if not isinstance(data, dict) or not ("recall" in data or "recipes" in data):
+        return data
+    user = {name: _fields(value) for name, value in (data.get("recipes") or {}).items()}
+    for name in user:
+        if name in NAMED_RECIPES:
+            raise ValueError(f"recipe {name!r} is built in; name yours differently")
+    try:
+        recipes = {name: expand_recipe(fields, user, (name,)) for name, fields in user.items()}
+        recall = expand_recipe(_fields(data.get("recall") or {}), user)
+    except ValueError:
+        if _lenient.get():  # the environment alone may name a recipe the file defines
+            return data
+        raise
+    return {**data, "recall": recall, **({"recipes": recipes} if recipes else {})}
+
+
 def defaults(model: type[_M]) -> _M:
     """``model()`` with nothing given, made without validation; nested sections made the same way."""
     nested: dict[str, Any] = {}
@@ -130,7 +134,7 @@ def defaults(model: type[_M]) -> _M:
 def _by_section(cls: type[Config], data: dict[str, Any]) -> Config | None:
     """The config ``data`` gives, its sections validated one by one; None where the whole validator must run."""
     try:
-        data = cls._recipes(data)  # the before-validator, as the whole validator runs it
+        data = _with_recipes(data)  # the before-validator, as the whole validator runs it
         values: dict[str, Any] = {}
         for name, value in data.items():
             field = cls.model_fields.get(name)
