@@ -49,7 +49,8 @@ OWN_LATER = (
 
 
 def modules_after(code: str) -> set[str]:
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("HUIYI_")}  # the default config
+    env["PYTHONPATH"] = SRC + os.pathsep + os.environ.get("PYTHONPATH", "")
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     return set(json.loads(out.stdout.splitlines()[-1]))
@@ -103,6 +104,34 @@ def test_importing_the_engine_builds_no_validator_and_reads_no_package_metadata(
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split("\n")[0] == "[]"
     assert loaded(modules_after("from huiyi import Memory"), ("importlib.metadata", "email", "zipfile", "csv")) == []
+
+
+def test_opening_a_memory_reads_its_packaged_files_without_importlib_resources(tmp_path: Path) -> None:
+    """importlib.resources (tempfile, shutil, zipfile, bz2, lzma) is for a zipped package only (issue 15)."""
+    code = (
+        "from huiyi import Memory\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32))\n"
+        "assert m.core.templates.parts\n"
+        "m.close()"
+    )
+    # (the first validator pydantic builds imports importlib.metadata, and that importlib.resources)
+    assert loaded(modules_after(code), ("importlib.resources", "importlib.metadata", "tempfile", "zipfile")) == []
+
+
+def test_packaged_files_are_found_in_the_folder_or_through_importlib_resources(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from importlib import resources
+
+    from huiyi import prompts
+
+    here = prompts.packaged("templates", "context_zh.md")
+    assert isinstance(here, Path) and here.is_file()
+    assert here == resources.files("huiyi").joinpath("templates", "context_zh.md")
+    monkeypatch.setattr(prompts, "_PACKAGE", tmp_path)  # as if zipped: nothing on disk where it would be
+    there = prompts.packaged("templates", "context_zh.md")
+    assert there.read_text(encoding="utf-8") == here.read_text(encoding="utf-8")
 
 
 def test_import_huiyi_leaves_the_faces_stores_and_background_flows_for_later() -> None:
