@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from datetime import time as dtime
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 from huiyi.errors import InvalidInput
 from huiyi.model import CoreBlock, MemoryItem, MemoryKind, Message
+from huiyi.prompts import packaged
 from huiyi.recall.facts import Owner, group_facts
 from huiyi.text.times import format_by_age
 
@@ -135,7 +135,7 @@ def _compile(name: str, text: str, origin: str) -> string.Template:
 
 @lru_cache(maxsize=8)
 def _package_parts(key: str) -> tuple[tuple[str, str], ...] | None:
-    resource = resources.files("huiyi").joinpath("templates", f"context_{key}.md")
+    resource = packaged("templates", f"context_{key}.md")
     if not resource.is_file():
         return None
     return tuple(_parse_parts(resource.read_text(encoding="utf-8"), f"huiyi/templates/context_{key}.md").items())

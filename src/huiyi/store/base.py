@@ -184,7 +184,7 @@ class RunReport(BaseModel):
     """What one maintenance run did to a scope (a consolidation, a dry run of one, or a day's summaries),
     kept so a console can show the last ones."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built at first use, not at import (issue 15)
 
     id: str = Field(default_factory=lambda: new_id("rep"))
     agent: str
