@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
-from huiyi.providers.embed import Embedder
+from huiyi.providers.embed import Embedder, cached_queries
 from huiyi.recall import anchor, bridge, feelings, names, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse
 from huiyi.recall.reinforce import Reinforcer
@@ -181,12 +181,19 @@ def _fused(
     named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
     # in a group (more than two speakers) names are a field, not words: the keyword query loses them too
     by_name = named if recipe.speaker_weight and recipe.speaker_route and named and routes.in_group(ask) else []
-    keyword_future = _pool.submit(views.keyword, ask, seen, candidates, by_name, recipe.keyword_latest)
-    speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
-    dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
+    if not seen and cached_queries(ask.embedder, [ask.query]) is not None:
+        # the query's vector is known (a repeated query): no embedding to hide the keyword search behind,
+        # and handing it to a thread and back cost more than it ran alongside
+        keyword = views.keyword(ask, seen, candidates, by_name, recipe.keyword_latest)
+        spoken = routes.speaker(ask, candidates, by_name) if by_name else routes.Hits()
+        dense_views = [routes.dense(ask, candidates)]
+    else:
+        keyword_future = _pool.submit(views.keyword, ask, seen, candidates, by_name, recipe.keyword_latest)
+        speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
+        dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
+        keyword = keyword_future.result()
+        spoken = speaker_future.result() if speaker_future is not None else routes.Hits()
     dense = dense_views[0]
-    keyword = keyword_future.result()
-    spoken = speaker_future.result() if speaker_future is not None else routes.Hits()
     for view in dense_views:
         for step, ms in view.ms.items():
             timings[step] = timings.get(step, 0.0) + ms

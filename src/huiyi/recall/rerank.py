@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.chatter import is_chatter, people_of, said_lines
@@ -229,17 +230,30 @@ def chatter_keys(items: Mapping[int, RankRow | None], names: Iterable[str]) -> s
     """The chunks whose every turn is chatter (``names``: people a turn may address, as in 晚安霓霓),
     and the events of chatter only."""
     known = tuple(sorted(names))
+    letters = [(name, set(name) - {" "}) for name in known]
+    wanted = set().union(*(needs for _, needs in letters))
     out: set[int] = set()
     for key, item in items.items():
         if item is None:
             continue
         if item.kind is MemoryKind.CHUNK:
-            lines = said_lines(item.text, item.participants)
-            if is_chatter(lines[0], known) if len(lines) == 1 else all(is_chatter(line, known) for line in lines):
+            # a name made of letters the text lacks (a space aside) can never be taken out of it: leaving
+            # such names out of the key changes no answer and lets the same chunk hit the cache whatever
+            # else the window holds
+            present = wanted.intersection(item.text)
+            able = tuple(name for name, needs in letters if needs <= present) if present else ()
+            if _chatter_chunk(item.text, item.participants, able):
                 out.add(key)
         elif item.kind is MemoryKind.EVENT and item.importance <= FILLER_IMPORTANCE:
             out.add(key)
     return out
+
+
+@lru_cache(maxsize=32768)
+def _chatter_chunk(text: str, participants: tuple[str, ...], names: tuple[str, ...]) -> bool:
+    """Whether every turn of a chunk is chatter: the same rows come back query after query in a scope."""
+    lines = said_lines(text, participants)
+    return is_chatter(lines[0], names) if len(lines) == 1 else all(is_chatter(line, names) for line in lines)
 
 
 def add_route(relevance: dict[str, float], extra: Bonuses, name: str, hits: RouteHits, weight: float) -> None:

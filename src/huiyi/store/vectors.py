@@ -276,6 +276,17 @@ class ExactIndex:
                 part.ids = [memory_id for memory_id, kept in zip(part.ids, keep.tolist(), strict=True) if kept]
             part.version = old_version + 1
 
+    def touched(self, partition: str, old_version: int) -> None:
+        """A write that moved a partition's version without changing its vectors (an update of fields)."""
+        with self._lock:
+            part = self._parts.get(partition)
+            if part is None:
+                return
+            if part.version != old_version:
+                del self._parts[partition]
+                return
+            part.version = old_version + 1
+
     def clear(self) -> None:
         with self._lock:
             self._parts.clear()

@@ -1,0 +1,102 @@
+"""The rank rows recall read before, kept per partition under the partition's version.
+
+Each recall reads ``Store.rank_rows`` for its ~100 best candidates; in one scope they are mostly the
+same rows query after query, and reading and decoding them again was a fifth of a recall without the
+embedding (issue 15). A row is served from here only while its partition's version, read from the
+database by the caller on every call, is the one it was read under: every write to a partition's
+memories (add, erase, update) bumps that version, in this process or another, so a changed row is
+never served. Rows are kept for ``budget`` rows at most, whole partitions evicted oldest first.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from huiyi.store.base import RankRow
+
+__all__ = ["RankCache"]
+
+
+@dataclass
+class _Part:
+    agent: str
+    version: int
+    rows: dict[str, RankRow] = field(default_factory=dict)
+
+
+class RankCache:
+    """Rank rows by (agent, memory id), each valid for one version of its partition."""
+
+    def __init__(self, budget: int = 200_000) -> None:
+        self._budget = budget
+        self._parts: OrderedDict[str, _Part] = OrderedDict()
+        self._where: dict[tuple[str, str], str] = {}  # (agent, id) -> its partition
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def parts_of(self, agent: str, ids: Iterable[str]) -> set[str]:
+        """The partitions the cached ones among ``ids`` were read from."""
+        with self._lock:
+            where = self._where
+            return {part for i in ids if (part := where.get((agent, i))) is not None}
+
+    def get(self, agent: str, ids: Sequence[str], versions: Mapping[str, int]) -> tuple[dict[str, RankRow], list[str]]:
+        """The rows of ``ids`` cached under their partition's current version (``versions``, read from
+        the database), and the ids to read."""
+        found: dict[str, RankRow] = {}
+        missing: list[str] = []
+        with self._lock:
+            for memory_id in ids:
+                part = self._where.get((agent, memory_id))
+                entry = self._parts.get(part) if part is not None else None
+                row = None
+                if entry is not None and part is not None and entry.version == versions.get(part):
+                    row = entry.rows.get(memory_id)
+                if row is None:
+                    missing.append(memory_id)
+                else:
+                    found[memory_id] = row
+            for part in {self._where.get((agent, i)) for i in found}:
+                if part is not None:
+                    self._parts.move_to_end(part)
+        return found, missing
+
+    def put(self, agent: str, read: Iterable[tuple[str, int, RankRow]]) -> None:
+        """Rows read from the database, each with its partition and that partition's version as of the
+        same read (one statement: the version is never newer than the row)."""
+        with self._lock:
+            for part, version, row in read:
+                entry = self._parts.get(part)
+                if entry is None or entry.version != version:
+                    if entry is not None:
+                        self._drop(part)
+                    entry = self._parts[part] = _Part(agent, version)
+                if row.id not in entry.rows:
+                    self._size += 1
+                entry.rows[row.id] = row
+                self._where[(agent, row.id)] = part
+            while self._size > self._budget and len(self._parts) > 1:
+                self._drop(next(iter(self._parts)))
+
+    def forget(self, parts: Iterable[str]) -> None:
+        """Drop partitions (erased in this process: their versions may start again)."""
+        with self._lock:
+            for part in parts:
+                if part in self._parts:
+                    self._drop(part)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._parts.clear()
+            self._where.clear()
+            self._size = 0
+
+    def _drop(self, part: str) -> None:
+        entry = self._parts.pop(part)
+        self._size -= len(entry.rows)
+        for memory_id in entry.rows:
+            if self._where.get((entry.agent, memory_id)) == part:
+                del self._where[(entry.agent, memory_id)]
