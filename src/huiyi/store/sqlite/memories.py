@@ -113,7 +113,7 @@ class SQLiteMemories(SQLiteConnection):
                 f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
-            found.update((row[1], rows.memory(row, TEXT)) for row in cursor)
+            found.update((item.id, item) for item in rows.memories(cursor.fetchall(), TEXT))
         return [found[i] for i in ids if i in found]
 
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
@@ -193,7 +193,7 @@ class SQLiteMemories(SQLiteConnection):
             args.extend(k.value for k in kinds)
         sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT ? OFFSET ?"
         args.extend([limit, offset])
-        return [rows.memory(row, TEXT) for row in self._conn().execute(sql, args)]
+        return rows.memories(self._conn().execute(sql, args).fetchall(), TEXT)
 
     def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
         if not ids:
