@@ -97,7 +97,9 @@ def rerank(
     # the people the query names: by a name candidates carry, or by an alias the speaker route resolved
     named = (mentioned(query, names) | set(speakers)) if recipe.speaker_weight else set()
     chatter = chatter_keys(items, names) if recipe.chatter_weight < 1 else set()
-    theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if named.intersection(found)})
+    theirs = {}  # the named people's memories by their share of the speaker route (none named: none)
+    if named:
+        theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if named.intersection(found)})
     boosts: dict[int, dict[str, float]] = {}
     rescored: Window = []
     closed = {} if asks_past(query) else closed_moves([key for key, _ in window], items, now, recipe.closed_weight)
@@ -230,23 +232,26 @@ def chatter_keys(items: Mapping[int, RankRow | None], names: Iterable[str]) -> s
     """The chunks whose every turn is chatter (``names``: people a turn may address, as in 晚安霓霓),
     and the events of chatter only."""
     known = tuple(sorted(names))
-    letters = [(name, set(name) - {" "}) for name in known]
-    wanted = set().union(*(needs for _, needs in letters))
     out: set[int] = set()
     for key, item in items.items():
         if item is None:
             continue
         if item.kind is MemoryKind.CHUNK:
-            # a name made of letters the text lacks (a space aside) can never be taken out of it: leaving
-            # such names out of the key changes no answer and lets the same chunk hit the cache whatever
-            # else the window holds
-            present = wanted.intersection(item.text)
-            able = tuple(name for name, needs in letters if needs <= present) if present else ()
-            if _chatter_chunk(item.text, item.participants, able):
+            if _chatter_among(item.text, item.participants, known):
                 out.add(key)
         elif item.kind is MemoryKind.EVENT and item.importance <= FILLER_IMPORTANCE:
             out.add(key)
     return out
+
+
+@lru_cache(maxsize=32768)
+def _chatter_among(text: str, participants: tuple[str, ...], names: tuple[str, ...]) -> bool:
+    """:func:`_chatter_chunk` with the names of a window (the same ones query after query in a chat)."""
+    # a name made of letters the text lacks (a space aside) can never be taken out of it: leaving such
+    # names out of the key changes no answer and lets the chunk hit the cache whatever else a window holds
+    present = set(text)
+    able = tuple(name for name in names if all(ch in present for ch in name if ch != " "))
+    return _chatter_chunk(text, participants, able)
 
 
 @lru_cache(maxsize=32768)

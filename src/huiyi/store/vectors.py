@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Protocol
 
 import numpy as np
@@ -218,7 +219,7 @@ class ExactIndex:
         top = top[np.argsort(-scores[top], kind="stable")].tolist()
         ids = None
         if len(scores) == len(rowids) and all(i is not None and len(i) == len(r) for r, i in rows):
-            every = rows[0][1] if len(rows) == 1 else [memory_id for _, i in rows for memory_id in i or ()]
+            every = rows[0][1] if len(rows) == 1 else list(chain.from_iterable(i or () for _, i in rows))
             ids = [every[i] for i in top] if every is not None else None
         return DenseHits(rowids[top].tolist(), scores[top].tolist(), rowids, scores, ids)
 
