@@ -33,15 +33,15 @@ class RankCache:
     def __init__(self, budget: int = 50_000) -> None:  # ~25 MB of rows at most
         self._budget = budget
         self._parts: OrderedDict[str, _Part] = OrderedDict()
-        self._where: dict[tuple[str, str], str] = {}  # (agent, id) -> its partition
+        self._where: dict[str, dict[str, str]] = {}  # agent -> memory id -> its partition
         self._size = 0
         self._lock = threading.Lock()
 
     def parts_of(self, agent: str, ids: Iterable[str]) -> set[str]:
         """The partitions the cached ones among ``ids`` were read from."""
         with self._lock:
-            where = self._where
-            return {part for i in ids if (part := where.get((agent, i))) is not None}
+            where = self._where.get(agent, {})
+            return {part for i in ids if (part := where.get(i)) is not None}
 
     def get(self, agent: str, ids: Sequence[str], versions: Mapping[str, int]) -> tuple[dict[str, RankRow], list[str]]:
         """The rows of ``ids`` cached under their partition's current version (``versions``, read from
@@ -49,25 +49,27 @@ class RankCache:
         found: dict[str, RankRow] = {}
         missing: list[str] = []
         with self._lock:
+            current: dict[str | None, dict[str, RankRow]] = {}  # the partitions still at their version
+            for part, version in versions.items():
+                entry = self._parts.get(part)
+                if entry is not None and entry.version == version:
+                    current[part] = entry.rows
+                    self._parts.move_to_end(part)
+            where = self._where.get(agent, {})
             for memory_id in ids:
-                part = self._where.get((agent, memory_id))
-                entry = self._parts.get(part) if part is not None else None
-                row = None
-                if entry is not None and part is not None and entry.version == versions.get(part):
-                    row = entry.rows.get(memory_id)
+                rows = current.get(where.get(memory_id))
+                row = rows.get(memory_id) if rows is not None else None
                 if row is None:
                     missing.append(memory_id)
                 else:
                     found[memory_id] = row
-            for part in {self._where.get((agent, i)) for i in found}:
-                if part is not None:
-                    self._parts.move_to_end(part)
         return found, missing
 
     def put(self, agent: str, read: Iterable[tuple[str, int, RankRow]]) -> None:
         """Rows read from the database, each with its partition and that partition's version as of the
         same read (one statement: the version is never newer than the row)."""
         with self._lock:
+            where = self._where.setdefault(agent, {})
             for part, version, row in read:
                 entry = self._parts.get(part)
                 if entry is None or entry.version != version:
@@ -77,7 +79,7 @@ class RankCache:
                 if row.id not in entry.rows:
                     self._size += 1
                 entry.rows[row.id] = row
-                self._where[(agent, row.id)] = part
+                where[row.id] = part
             while self._size > self._budget and len(self._parts) > 1:
                 self._drop(next(iter(self._parts)))
 
@@ -97,6 +99,7 @@ class RankCache:
     def _drop(self, part: str) -> None:
         entry = self._parts.pop(part)
         self._size -= len(entry.rows)
+        where = self._where.get(entry.agent, {})
         for memory_id in entry.rows:
-            if self._where.get((entry.agent, memory_id)) == part:
-                del self._where[(entry.agent, memory_id)]
+            if where.get(memory_id) == part:
+                del where[memory_id]
