@@ -1,0 +1,92 @@
+"""Adds that cannot make a fold due plan nothing behind them; those that may still fold (issue 15).
+
+Planning read the space's tail and jobs behind every add, on a thread that held the GIL through the
+next add's statements. The watch counts a space's open rounds from the last plan and plans only when a
+fold may be due, or when it cannot tell (another writer's messages, an unknown space).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.flows.extract import fold
+from huiyi.providers.embed import HashEmbedder
+
+T0 = datetime(2024, 9, 20, 19, 0)
+QUIET = Config(worker={"enabled": False}, ingest={"index": "background"})
+AGENT, PERSON = "祈煜", "木木"
+
+
+def turns(count: int, start: datetime = T0, prefix: str = "") -> list[dict[str, object]]:
+    """``count`` rounds: a user line and the agent's answer, two minutes apart."""
+    out: list[dict[str, object]] = []
+    for i in range(count):
+        at = start + timedelta(minutes=2 * i)
+        out.append({"id": f"{prefix}u{i}", "text": f"第{i}轮木木说", "time": at})
+        out.append({"id": f"{prefix}a{i}", "text": f"第{i}轮祈煜答", "role": "assistant", "time": at})
+    return out
+
+
+def spans(memory: Memory) -> list[tuple[int, int]]:
+    return sorted((job.payload["from_seq"], job.payload["to_seq"]) for job in memory.jobs(agent=AGENT))
+
+
+def counting_plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+    plan = fold.plan_folds
+
+    def counted(*args: object, **kwargs: object) -> list[object]:
+        calls.append(str(args[2]))
+        return plan(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fold, "plan_folds", counted)
+    return calls
+
+
+def test_one_message_adds_plan_only_when_a_fold_may_be_due(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = counting_plans(monkeypatch)
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as memory:
+        for line in turns(45):
+            memory.add(line, agent=AGENT, person=PERSON)
+        # the folds of the whole history, as if it had been planned after every add
+        assert spans(memory) == [(1, 20), (21, 40), (41, 60)]
+        # the first add (the space's window unknown) and the three adds that made a fold: 4, not 90 (a plan
+        # late behind a burst covers more adds; an add that comes while it reads may plan once more)
+        assert len(calls) < 20
+
+
+def test_another_writer_between_adds_is_noticed(tmp_path: Path) -> None:
+    history = turns(20)
+    with (
+        Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as first,
+        Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as second,
+    ):
+        for line in history[:24]:  # 12 rounds known to the first writer's watch
+            first.add(line, agent=AGENT, person=PERSON)
+        second.add(history[24:36], agent=AGENT, person=PERSON)  # 6 more it never saw
+        assert spans(first) == []
+        for line in history[36:]:  # rounds 19 and 20: the 20th makes the fold
+            first.add(line, agent=AGENT, person=PERSON)
+        assert spans(first) == [(1, 20)]
+
+
+def test_a_round_after_a_long_silence_folds_what_came_before(tmp_path: Path) -> None:
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as memory:
+        for line in [*turns(3), *turns(1, start=T0 + timedelta(hours=6), prefix="next")]:
+            memory.add(line, agent=AGENT, person=PERSON)
+        assert spans(memory) == [(1, 6)]
+
+
+def test_after_a_flush_the_next_adds_fold_again(tmp_path: Path) -> None:
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as memory:
+        for line in turns(5):
+            memory.add(line, agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON)
+        for line in turns(20, start=T0 + timedelta(minutes=11), prefix="more"):
+            memory.add(line, agent=AGENT, person=PERSON)
+        assert spans(memory) == [(1, 10), (11, 30)]
