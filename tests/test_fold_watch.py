@@ -1,4 +1,5 @@
-"""Adds that cannot make a fold due plan nothing behind them; those that may still fold (issue 15).
+"""Adds that cannot make a fold due plan nothing behind them; those that may still fold; extraction
+waits for a burst of adds to pause (issue 15).
 
 Planning read the space's tail and jobs behind every add, on a thread that held the GIL through the
 next add's statements. The watch counts a space's open rounds from the last plan and plans only when a
@@ -7,6 +8,8 @@ fold may be due, or when it cannot tell (another writer's messages, an unknown s
 
 from __future__ import annotations
 
+import asyncio
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -14,7 +17,9 @@ import pytest
 
 from huiyi import Memory
 from huiyi.config import Config
-from huiyi.flows.extract import fold
+from huiyi.flows.extract import Extraction, Fold, fold
+from huiyi.memory import AsyncMemory
+from huiyi.memory.indexing import ADDS_PAUSE, ADDS_PAUSE_MAX
 from huiyi.providers.embed import HashEmbedder
 
 T0 = datetime(2024, 9, 20, 19, 0)
@@ -90,3 +95,52 @@ def test_after_a_flush_the_next_adds_fold_again(tmp_path: Path) -> None:
         for line in turns(20, start=T0 + timedelta(minutes=11), prefix="more"):
             memory.add(line, agent=AGENT, person=PERSON)
         assert spans(memory) == [(1, 10), (11, 30)]
+
+
+class TimedExtractor:
+    """Records how long after the latest add each extraction began."""
+
+    def __init__(self, memory: list[Memory]) -> None:
+        self.memory = memory
+        self.after_add: list[float] = []
+
+    async def extract(self, fold: Fold) -> Extraction:
+        self.after_add.append(time.monotonic() - self.memory[0].core._last_add)
+        return Extraction()
+
+
+def test_the_background_worker_waits_for_a_burst_of_adds_to_pause(tmp_path: Path) -> None:
+    """Extraction is Python that would hold the GIL through the adds' statements: it starts after them."""
+    holder: list[Memory] = []
+    extractor = TimedExtractor(holder)
+    config = Config(worker={"enabled": True, "maintenance_minutes": 0}, ingest={"index": "background"})
+    with Memory(tmp_path, embedder=HashEmbedder(32), extractor=extractor, config=config) as memory:
+        holder.append(memory)
+        for line in turns(25):  # the fold is due at the 20th round, five rounds before the burst ends
+            memory.add(line, agent=AGENT, person=PERSON)
+        deadline = time.monotonic() + 30
+        while not extractor.after_add and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert extractor.after_add and extractor.after_add[0] >= ADDS_PAUSE
+
+
+def test_a_pause_that_never_comes_holds_the_worker_back_only_so_long(tmp_path: Path) -> None:
+    async def scenario() -> float:
+        memory = AsyncMemory(tmp_path, embedder=HashEmbedder(32), config=QUIET)
+        stop = asyncio.Event()
+
+        async def adding() -> None:  # an add every 10 ms, without end
+            while not stop.is_set():
+                memory._last_add = time.monotonic()
+                await asyncio.sleep(0.01)
+
+        task = asyncio.create_task(adding())
+        began = time.monotonic()
+        await asyncio.wait_for(memory._adds_paused(), timeout=30)
+        waited = time.monotonic() - began
+        stop.set()
+        await task
+        await memory.close()
+        return waited
+
+    assert asyncio.run(scenario()) >= ADDS_PAUSE_MAX

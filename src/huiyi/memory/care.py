@@ -112,12 +112,14 @@ class Care(Items):
     async def _background(self, stop: asyncio.Event) -> None:
         """Extraction jobs as they come, and maintenance (consolidation, summaries) every so often."""
         minutes = self.config.worker.maintenance_minutes
+        self.worker.before_job = self._adds_paused
         if minutes <= 0:
             await self.worker.run(stop)
             return
         extraction = asyncio.create_task(self.worker.run(stop))
         while not stop.is_set():
             try:
+                await self._adds_paused()
                 await self.maintain(catch_up=False)
             except Exception:  # a failed run is retried at the next period; extraction goes on
                 log.exception("maintenance failed")

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -142,6 +143,7 @@ class Ingest(Care):
         prepared, stored = self._append(messages, agent, person, space)
         if not prepared:
             return [], None
+        self._last_add = time.monotonic()
         self._hold_pending(stored)
         if not extract:
             self._settle(prepared, stored, agent, person, space, extract)
