@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import pg_server
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.flows.extract import Extraction, Fold, fold
@@ -37,6 +38,13 @@ def turns(count: int, start: datetime = T0, prefix: str = "") -> list[dict[str, 
     return out
 
 
+def where(tmp_path: Path, backend: str) -> str:
+    return str(tmp_path / "s") if backend == "sqlite" else pg_server.fresh_dsn()
+
+
+BACKENDS = pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+
+
 def spans(memory: Memory) -> list[tuple[int, int]]:
     return sorted((job.payload["from_seq"], job.payload["to_seq"]) for job in memory.jobs(agent=AGENT))
 
@@ -53,9 +61,12 @@ def counting_plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def test_one_message_adds_plan_only_when_a_fold_may_be_due(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@BACKENDS
+def test_one_message_adds_plan_only_when_a_fold_may_be_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str
+) -> None:
     calls = counting_plans(monkeypatch)
-    with Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as memory:
+    with Memory(where(tmp_path, backend), embedder=HashEmbedder(32), config=QUIET) as memory:
         for line in turns(45):
             memory.add(line, agent=AGENT, person=PERSON)
         # the folds of the whole history, as if it had been planned after every add
@@ -65,11 +76,13 @@ def test_one_message_adds_plan_only_when_a_fold_may_be_due(tmp_path: Path, monke
         assert len(calls) < 20
 
 
-def test_another_writer_between_adds_is_noticed(tmp_path: Path) -> None:
+@BACKENDS
+def test_another_writer_between_adds_is_noticed(tmp_path: Path, backend: str) -> None:
     history = turns(20)
+    path = where(tmp_path, backend)
     with (
-        Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as first,
-        Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as second,
+        Memory(path, embedder=HashEmbedder(32), config=QUIET) as first,
+        Memory(path, embedder=HashEmbedder(32), config=QUIET) as second,
     ):
         for line in history[:24]:  # 12 rounds known to the first writer's watch
             first.add(line, agent=AGENT, person=PERSON)
