@@ -100,6 +100,19 @@ def test_a_round_after_a_long_silence_folds_what_came_before(tmp_path: Path) -> 
         assert spans(memory) == [(1, 6)]
 
 
+def test_forgetting_the_newest_message_does_not_delay_a_fold(tmp_path: Path) -> None:
+    """Its seq is given to the next message: the watch must not take that one for counted already."""
+    history = turns(20)
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as memory:
+        for line in history[:30]:
+            memory.add(line, agent=AGENT, person=PERSON)
+        memory.jobs(agent=AGENT)  # the plans behind the adds are done
+        memory.forget_messages(["a14"], agent=AGENT)
+        for line in history[30:]:  # rounds 16 to 20: the 20th makes the fold
+            memory.add(line, agent=AGENT, person=PERSON)
+        assert spans(memory) == [(1, 20)]
+
+
 def test_after_a_flush_the_next_adds_fold_again(tmp_path: Path) -> None:
     with Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as memory:
         for line in turns(5):

@@ -141,6 +141,7 @@ class Care(Items):
         erase = functools.partial(self.store.erase, agent, (), person=person, names=names, window=self._window())
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(erase)
+        self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         log.info("forgot person %r of agent %r: %s", person, agent, done)
         return done
@@ -155,5 +156,6 @@ class Care(Items):
             raise InvalidInput("agent is required")
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(functools.partial(self.store.erase, agent, list(ids), window=self._window()))
+        self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         return done

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from huiyi.flows import ingest
+from huiyi.flows.extract.watch import FoldWatch
 from huiyi.memory.base import MemoryBase
 from huiyi.memory.common import _in_pool
 from huiyi.model import MemoryKind, Message, RecallHit, Scope
@@ -53,6 +54,8 @@ class Indexing(MemoryBase):
         self._behind_last: Future[None] | None = None
         self._behind_lock = threading.Lock()
         self._last_add = 0.0  # time.monotonic() of the latest add's append
+        # which adds can have made a fold due: the others plan nothing behind them (issue 15)
+        self._fold_watch = FoldWatch(self.config)
 
     def _behind_add(self, call: Callable[[], None]) -> None:
         """Run ``call`` on the thread behind ``add``, after everything queued there before (any thread)."""

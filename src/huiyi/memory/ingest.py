@@ -8,12 +8,10 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from huiyi.errors import NotFound
 from huiyi.flows import ingest
 from huiyi.flows.extract import fold
-from huiyi.flows.extract.watch import FoldWatch
 from huiyi.flows.extract.worker import Worker
 from huiyi.memory.care import Care
 from huiyi.memory.common import MessageLike, _chat_of
@@ -35,11 +33,6 @@ _Plan = tuple[str, str, str | None, int]
 
 class Ingest(Care):
     """Adding messages, folding working memory, and the jobs that extract it."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # which adds can have made a fold due: the others plan nothing behind them (issue 15)
-        self._fold_watch = FoldWatch(self.config)
 
     async def add(
         self,

@@ -7,7 +7,8 @@ reaches ``fold_at`` rounds or a round opens after a long silence (``fold.folds``
 the watch keeps the space's open window (its rounds, last seq and time) and counts the new messages
 into it; only when they may make a fold, or when it cannot tell (a seq it did not see: another writer;
 a space it has not planned yet), is planning needed. A guess too early costs one plan that finds
-nothing; it never guesses too late.
+nothing; it never guesses too late (erasing forgets what is known, since the newest seqs of a space
+are given again; only another process erasing them meanwhile can make a fold one round late).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class FoldWatch:
         self._config = config
         self._windows: dict[tuple[str, str], _Window] = {}
         self._lock = threading.Lock()
+        self._forgets = 0  # a plan that read before a forget learns nothing from its read
 
     def may_fold(self, stored: Sequence[Message]) -> bool:
         """Whether messages just stored in one space (in seq order) may make a fold due: planning is
@@ -70,11 +72,11 @@ class FoldWatch:
         """Plan the space's due folds (``fold.plan_folds``) and learn its open window from the same read
         of its tail; whether any were planned. ``upto``: the last seq an add asks planning for, already
         planned when a later plan's read reached it (adds in a burst ask before the first plan is done)."""
-        if upto is not None:
-            with self._lock:
-                known = self._windows.get((agent, space))
-            if known is not None and known.last_seq >= upto:
-                return False
+        with self._lock:
+            known = self._windows.get((agent, space))
+            forgets = self._forgets
+        if upto is not None and known is not None and known.last_seq >= upto:
+            return False
         tail = fold.unfolded(store, agent, space)
         planned = fold.plan_folds(store, agent, space, person, self._config, tail=tail)
         # everything folded: an empty window after the space's last message
@@ -82,12 +84,14 @@ class FoldWatch:
         if last is not None:
             window = _Window(len(fold.open_rounds(tail, self._config)), last.seq, last.time)
             with self._lock:
-                self._windows[(agent, space)] = window
+                if self._forgets == forgets:
+                    self._windows[(agent, space)] = window
         return bool(planned)
 
     def forget(self, agent: str | None = None) -> None:
         """Drop what is known (of one agent's spaces): the next add of each space plans again."""
         with self._lock:
+            self._forgets += 1
             if agent is None:
                 self._windows.clear()
             else:
