@@ -170,3 +170,24 @@ def test_a_pause_that_never_comes_holds_the_worker_back_only_so_long(tmp_path: P
         return waited
 
     assert asyncio.run(scenario()) >= ADDS_PAUSE_MAX
+
+
+def test_a_worker_stopped_while_it_waits_for_the_pause_starts_no_job(tmp_path: Path) -> None:
+    async def scenario() -> list[str]:
+        memory = AsyncMemory(tmp_path, embedder=HashEmbedder(32), config=QUIET)
+        stop = asyncio.Event()
+        ran: list[str] = []
+
+        async def stopped_meanwhile() -> None:
+            stop.set()  # as close does while the worker waits for adds to pause
+
+        async def run_once() -> None:
+            ran.append("job")
+
+        memory.worker.before_job = stopped_meanwhile
+        memory.worker.run_once = run_once  # type: ignore[method-assign]
+        await asyncio.wait_for(memory.worker.run(stop), timeout=30)
+        await memory.close()
+        return ran
+
+    assert asyncio.run(scenario()) == []

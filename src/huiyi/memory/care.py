@@ -118,8 +118,10 @@ class Care(Items):
             return
         extraction = asyncio.create_task(self.worker.run(stop))
         while not stop.is_set():
+            await self._adds_paused()
+            if stop.is_set():
+                break
             try:
-                await self._adds_paused()
                 await self.maintain(catch_up=False)
             except Exception:  # a failed run is retried at the next period; extraction goes on
                 log.exception("maintenance failed")

@@ -137,6 +137,8 @@ class Worker:
             try:
                 if self.before_job is not None:
                     await self.before_job()
+                    if stop.is_set():  # stopped meanwhile: no new job
+                        break
                 ran = await self.run_once()
             except Exception:  # the store itself failed; keep the loop alive
                 log.exception("worker %s: claiming a job failed", self.name)
