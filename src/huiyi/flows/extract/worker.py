@@ -14,7 +14,7 @@ import contextlib
 import logging
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from huiyi.config import Config
@@ -49,6 +49,8 @@ class Worker:
         self.config = config
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.clock = clock
+        # awaited before each job the background loop runs (not by drain): the owner's chance to hold it back
+        self.before_job: Callable[[], Awaitable[None]] | None = None
 
     async def run_once(self) -> Job | None:
         """Run one due job, if any; returns it (done, failed, or lost to another worker), or None when none was due."""
@@ -135,6 +137,10 @@ class Worker:
         """Poll for jobs until ``stop`` is set."""
         while not stop.is_set():
             try:
+                if self.before_job is not None:
+                    await self.before_job()
+                    if stop.is_set():  # stopped meanwhile: no new job
+                        break
                 ran = await self.run_once()
             except Exception:  # the store itself failed; keep the loop alive
                 log.exception("worker %s: claiming a job failed", self.name)
