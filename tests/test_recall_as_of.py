@@ -78,3 +78,50 @@ def test_an_aware_message_time_is_stored_as_the_configured_zones_wall_clock(tmp_
         said = datetime(2024, 4, 10, 14, 0, tzinfo=UTC)
         stored = memory.add([{"text": "今天去海边了", "time": said}], agent="bot", person="u1")
         assert stored[0].time == datetime(2024, 4, 10, 22, 0)  # what the chat's 今天 and the prompt mean
+
+
+def test_the_overview_of_a_context_asked_at_a_moment_holds_only_what_was_said_by_then(tmp_path: Path) -> None:
+    with open_memory(tmp_path) as memory:
+        memory.add(
+            [
+                {"id": "e1", "text": "周末和朋友去爬了紫金山，累坏了", "time": datetime(2024, 3, 2, 20, 0)},
+                {"id": "e2", "text": "今天去苏州出差，见了两个客户", "time": datetime(2024, 3, 20, 21, 0)},
+            ],
+            agent="bot",
+            person="u1",
+            index=True,
+        )
+        memory.flush(agent="bot", person="u1")
+        assert [s for item in memory.overview(agent="bot", person="u1") for s in item.sources] == ["e1", "e2"]
+        then = memory.context(agent="bot", person="u1", message="最近怎么样", now=datetime(2024, 3, 10))
+        assert [s for item in then.overview for s in item.sources] == ["e1"]
+        assert "紫金山" in then.text and "苏州" not in then.text
+        # the overview alone, as of a moment
+        assert [i.sources for i in memory.overview(agent="bot", person="u1", now=datetime(2024, 3, 10))] == [["e1"]]
+
+
+def test_the_http_face_asks_the_context_and_the_overview_as_of_a_moment(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from huiyi.faces.http import create_app
+    from huiyi.memory import AsyncMemory
+
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    memory = AsyncMemory(tmp_path, embedder=HashEmbedder(1024), config=config, clock=lambda: CLOCK)
+    auth = {"Authorization": "Bearer key-admin"}
+    with TestClient(create_app(memory, api_keys={"key-admin": ["*"]}, close_on_shutdown=True)) as client:
+        said = [
+            {"id": "e1", "text": "周末和朋友去爬了紫金山，累坏了", "time": "2024-03-02T20:00:00"},
+            {"id": "e2", "text": "今天去苏州出差，见了两个客户", "time": "2024-03-20T21:00:00"},
+        ]
+        body = {"agent": "bot", "person": "u1", "messages": said, "index": True}
+        assert client.post("/v1/messages", json=body, headers=auth).status_code < 300
+        assert client.post("/v1/flush", json={"agent": "bot", "person": "u1"}, headers=auth).status_code < 300
+        ask = {"agent": "bot", "person": "u1"}
+        now = "2024-03-10T00:00:00"
+        everything = client.get("/v1/overview", params=ask, headers=auth).json()
+        then = client.get("/v1/overview", params={**ask, "now": now}, headers=auth).json()
+        context = client.post("/v1/context", json={**ask, "message": "最近怎么样", "now": now}, headers=auth).json()
+    assert [s for item in everything for s in item["sources"]] == ["e1", "e2"]
+    assert [s for item in then for s in item["sources"]] == ["e1"]
+    assert "紫金山" in context["text"] and "苏州" not in context["text"]

@@ -41,3 +41,22 @@ def test_only_a_name_question_asks_for_it() -> None:
 def test_nothing_gains_when_no_line_gives_a_name() -> None:
     window = [(1, (1.35, {})), (3, (1.29, {}))]
     assert names.gains(window, rows(), 0.2) == {}
+
+
+def test_a_name_given_to_something_else_beside_the_thing_asked_gains_nothing() -> None:
+    # the probe's two lines: the hotpot's name, and a barbecue named in the line that cancels the hotpot
+    table = {
+        2: LINES[2],
+        4: "林晚晴: 明晚的事定了：改成烧烤，换到文三路的“老街烧烤”，时间还是七点，火锅那家我已经退了",
+    }
+    when = datetime(2024, 11, 14, 12, 30)
+    rows_ = {
+        key: RankRow(f"m{key}", "space:g", MemoryKind.CHUNK, when, (), (f"g{key}",), "g", key, text, 0.5, None)
+        for key, text in table.items()
+    }
+    window = [(4, (1.29, {})), (2, (1.24, {}))]
+    thing = names.about("上午有人推荐的那家火锅叫什么名字来着")
+    assert thing == "火锅"
+    assert names.gains(window, rows_, 0.2, thing) == {2: 0.2}
+    assert names.gains(window, rows_, 0.2) == {2: 0.2, 4: 0.2}  # a question that does not say what it names
+    assert names.gives("火锅店名字叫“巴渝老灶”", "火锅") and names.gives("我家猫叫团子", "猫")

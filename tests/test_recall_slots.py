@@ -56,3 +56,19 @@ def test_history_other_people_and_other_questions_are_left_to_the_ranking(tmp_pa
         # asked before the move was said, the move is not known yet: the home then leads
         early = memory.recall("我现在住哪", agent="bot", person="u1", now=T0 + timedelta(days=2))
         assert early.hits[0].kind is MemoryKind.FACT and "上海" in early.hits[0].text
+
+
+def test_the_home_said_before_hundreds_of_other_facts_still_leads(tmp_path: Path) -> None:
+    """A long-lived scope: the home was said before 240 other facts; the store finds it by its subject and
+    kind, not among the newest facts only."""
+    foods = ["苹果", "香蕉", "草莓", "西瓜", "芒果", "葡萄", "橙子", "桃子", "樱桃", "菠萝", "柠檬", "椰子"]
+    lines = ["我住在上海，离公司不远"] + [f"我喜欢{food}味的第{n}号冰淇淋" for n in range(20) for food in foods]
+    with open_memory(tmp_path) as memory:
+        messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(hours=i)} for i, text in enumerate(lines)]
+        memory.add(messages, agent="bot", person="u1", index=True)
+        memory.flush(agent="bot", person="u1")
+        facts = memory.memories(agent="bot", person="u1", kinds=["fact"], limit=1000)
+        assert len(facts) > 200
+        home = memory.recall("我现在住哪", agent="bot", person="u1")
+        assert home.hits[0].kind is MemoryKind.FACT and "上海" in home.hits[0].text
+        assert home.info["slot"] == home.hits[0].id

@@ -113,3 +113,21 @@ def test_config_imports_nothing_above_the_model() -> None:
                 assert node.module.startswith(allowed), f"{path.name} imports {node.module}"
             if isinstance(node, ast.Import):
                 assert not [a.name for a in node.names if a.name.startswith("huiyi")], path.name
+
+
+def test_the_built_in_recipes_made_without_validation_equal_their_validated_twins() -> None:
+    """recall.recipes makes its constants without building a validator at import (issue 15)."""
+    from huiyi.config.recall import expand_recipe
+    from huiyi.recall import recipes
+
+    twins = {
+        "RELEVANCE": RecallRecipe(),
+        "SEED004": RecallRecipe.model_validate(expand_recipe({"recipe": "seed004"}, {})),
+        "SEED001": RecallRecipe.model_validate(expand_recipe({"recipe": "seed001"}, {})),
+    }
+    for name, twin in twins.items():
+        made = getattr(recipes, name)
+        assert made == twin and made.model_fields_set == twin.model_fields_set, name
+        assert made.model_dump() == twin.model_dump() and made.scores == twin.scores, name
+        assert made.score_weights is not twin.score_weights
+    assert recipes.SEED004.score_weights is not SEED004_WEIGHTS and recipes.SEED001.score_weights is not SEED001_WEIGHTS

@@ -590,3 +590,22 @@ def test_memorybank_is_a_forgetting_model_that_runs(tmp_path: Path) -> None:
         report = memory.consolidate(agent="祈煜", person="木木", now=now + timedelta(days=4))
         gone = {i for change in report.changes if change.kind == "delete" for i in change.ids}
         assert gone == {faded.id}
+
+
+def test_the_presets_and_default_params_made_without_validation_equal_their_validated_twins() -> None:
+    """recall.score makes its constants without building a validator at import (issue 15)."""
+    from huiyi.config.recall import SEED001_WEIGHTS, SEED004_WEIGHTS
+    from huiyi.recall.score import DEFAULT_PARAMS, RELEVANCE, FeatureParams, ScorePreset
+
+    twins = [
+        (RELEVANCE, ScorePreset(name="relevance", weights={"relevance": 1.0})),
+        (SEED_004, ScorePreset(name="seed004", weights=SEED004_WEIGHTS)),
+        (SEED_001, ScorePreset(name="seed001", weights=SEED001_WEIGHTS)),
+        (DEFAULT_PARAMS, FeatureParams()),
+    ]
+    for made, twin in twins:
+        assert made == twin and made.model_fields_set == twin.model_fields_set
+        assert made.model_dump() == twin.model_dump()
+    assert SEED_004.weights is not SEED004_WEIGHTS and SEED_001.weights is not SEED001_WEIGHTS
+    with pytest.raises(ValidationError):
+        SEED_004.name = "changed"  # frozen, as validated ones are

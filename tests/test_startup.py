@@ -49,7 +49,8 @@ OWN_LATER = (
 
 
 def modules_after(code: str) -> set[str]:
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("HUIYI_")}  # the default config
+    env["PYTHONPATH"] = SRC + os.pathsep + os.environ.get("PYTHONPATH", "")
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     return set(json.loads(out.stdout.splitlines()[-1]))
@@ -87,6 +88,50 @@ def test_every_public_name_resolves_to_its_module_object() -> None:
     star: dict[str, object] = {}
     exec("from huiyi import *", star)
     assert star["Memory"] is huiyi.Memory and star["Scope"] is huiyi.Scope
+
+
+def test_importing_the_engine_builds_no_validator_and_reads_no_package_metadata() -> None:
+    """A validator built at import loaded pydantic's plugin discovery (importlib.metadata, email, zipfile,
+    csv) and cost its own build; every model's is built at first use (issue 15)."""
+    code = (
+        "from huiyi import AsyncMemory, Config, Memory, RecallResult\n"
+        "import gc, pydantic\n"
+        "built = sorted(c.__qualname__ for c in gc.get_objects() if isinstance(c, type)"
+        " and issubclass(c, pydantic.BaseModel) and c.__module__.startswith('huiyi') and c.__pydantic_complete__)\n"
+        "print(built)"
+    )
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split("\n")[0] == "[]"
+    assert loaded(modules_after("from huiyi import Memory"), ("importlib.metadata", "email", "zipfile", "csv")) == []
+
+
+def test_opening_a_memory_reads_its_packaged_files_without_importlib_resources(tmp_path: Path) -> None:
+    """importlib.resources (tempfile, shutil, zipfile, bz2, lzma) is for a zipped package only (issue 15)."""
+    code = (
+        "from huiyi import Memory\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32))\n"
+        "assert m.core.templates.parts\n"
+        "m.close()"
+    )
+    # (the first validator pydantic builds imports importlib.metadata, and that importlib.resources)
+    assert loaded(modules_after(code), ("importlib.resources", "importlib.metadata", "tempfile", "zipfile")) == []
+
+
+def test_packaged_files_are_found_in_the_folder_or_through_importlib_resources(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from importlib import resources
+
+    from huiyi import prompts
+
+    here = prompts.packaged("templates", "context_zh.md")
+    assert isinstance(here, Path) and here.is_file()
+    assert here == resources.files("huiyi").joinpath("templates", "context_zh.md")
+    monkeypatch.setattr(prompts, "_PACKAGE", tmp_path)  # as if zipped: nothing on disk where it would be
+    there = prompts.packaged("templates", "context_zh.md")
+    assert there.read_text(encoding="utf-8") == here.read_text(encoding="utf-8")
 
 
 def test_import_huiyi_leaves_the_faces_stores_and_background_flows_for_later() -> None:

@@ -27,7 +27,7 @@ from huiyi.model import (
     Scope,
 )
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store.base import Claim, Store, Terms, Writes
+from huiyi.store.base import Claim, MemoryFilter, Store, Terms, Writes
 from huiyi.store.sqlite import SQLiteStore
 from huiyi.text import tokens
 
@@ -284,6 +284,43 @@ def test_list_count_and_access(store: Store) -> None:
     store.record_access("qy", [items[0].id], T0 + timedelta(days=9))
     got = store.get_memories("qy", [items[0].id])[0]
     assert (got.access_count, got.last_access) == (1, T0 + timedelta(days=9))
+
+
+def test_find_memories_filters_in_the_store(store: Store) -> None:
+    """A person's current fact of one kind is found among many, whatever their number (recall.slots)."""
+    scope = Scope.of_person("qy", "mumu")
+
+    def fact(text: str, day: int, subject: str, keyword: str, **extra: object) -> MemoryItem:
+        data = {"subject": subject, "predicate": "住在" if keyword == "住址" else "喜欢", "keyword": keyword}
+        fields: dict[str, object] = {"time": T0 + timedelta(days=day), "data": data, **extra}
+        return MemoryItem(scope=scope, kind=MemoryKind.FACT, text=text, **fields)  # type: ignore[arg-type]
+
+    home = fact("木木住在上海", 0, "木木", "住址")
+    old = fact("木木住在北京", -5, "木木", "住址", valid_to=T0 - timedelta(days=1))
+    said_late = fact("木木住在杭州", 0, "木木", "住址", said_at=T0 + timedelta(days=40))
+    other = fact("阿青住在南京", 1, "阿青", "住址")
+    tagged = fact("木木家在西湖边", 2, "木木", "", keywords=["住址"])
+    likes = [fact(f"木木喜欢第{i}样东西", 3 + i, "木木", "喜好") for i in range(30)]
+    add(store, [home, old, said_late, other, tagged, *likes])
+    add(store, [memory_item("木木住址在哪", scope, time=T0 + timedelta(days=50))])  # a note, no fact
+    mine = MemoryFilter(kinds=(MemoryKind.FACT,), subject="木木", keywords=("住址",))
+    assert [m.text for m in store.find_memories([scope], mine)] == [
+        "木木住在杭州",
+        "木木家在西湖边",
+        "木木住在上海",
+        "木木住在北京",
+    ]
+    then = T0 + timedelta(days=10)
+    as_of = MemoryFilter(kinds=(MemoryKind.FACT,), subject="木木", keywords=("住址",), said_by=then, open_at=then)
+    assert [m.text for m in store.find_memories([scope], as_of, limit=1)] == ["木木家在西湖边"]
+    # closed after the moment asked: still open then
+    before = MemoryFilter(
+        kinds=(MemoryKind.FACT,), subject="木木", predicates=("住在",), open_at=T0 - timedelta(days=3)
+    )
+    assert [m.text for m in store.find_memories([scope], before)] == ["木木住在杭州", "木木住在上海", "木木住在北京"]
+    assert len(store.find_memories([scope], MemoryFilter(kinds=(MemoryKind.FACT,), keywords=("喜好",)), 100)) == 30
+    assert store.find_memories([Scope.of_person("qy", "x")], mine) == []
+    assert store.find_memories([Scope.of_person("other", "mumu")], mine) == []
 
 
 def test_persons_and_aliases(store: Store) -> None:

@@ -514,7 +514,7 @@ export interface paths {
         };
         /**
          * Overview
-         * @description 前情提要: the latest events of a conversation, oldest first.
+         * @description 前情提要: the latest events of a conversation, oldest first; with ``now``, as of then.
          */
         get: operations["overview_v1_overview_get"];
         put?: never;
@@ -1163,6 +1163,8 @@ export interface components {
             shown?: string[];
             /** Recipe */
             recipe?: string | null;
+            /** Now */
+            now?: string | null;
         };
         /** Graph */
         Graph: {
@@ -3905,6 +3907,7 @@ export interface operations {
                 agent: string;
                 person?: string | null;
                 space?: string | null;
+                now?: string | null;
             };
             header?: never;
             path?: never;

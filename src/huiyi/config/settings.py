@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -30,6 +30,8 @@ from huiyi.config.proxy import ProxyConfig
 from huiyi.config.recall import NAMED_RECIPES, RecallRecipe, expand_recipe
 from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import ConfigError
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 class Config(BaseModel):
@@ -62,26 +64,18 @@ class Config(BaseModel):
     summary: SummaryConfig = Field(default_factory=SummaryConfig)
 
     def __init__(self, **values: Any) -> None:
-        super().__init__(**deep_update(from_environment(type(self)), by_field_name(type(self), values)))
+        data = deep_update(from_environment(type(self)), by_field_name(type(self), values))
+        quick = _by_section(type(self), data)
+        if quick is None:
+            super().__init__(**data)
+        else:  # the same state the whole validator would give
+            for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
+                object.__setattr__(self, name, getattr(quick, name))
 
     @model_validator(mode="before")
     @classmethod
     def _recipes(cls, data: Any) -> Any:
-        """Lay each recipe over the named recipe it starts from, so ``config.recall`` is complete."""
-        if not isinstance(data, dict) or not ("recall" in data or "recipes" in data):
-            return data
-        user = {name: _fields(value) for name, value in (data.get("recipes") or {}).items()}
-        for name in user:
-            if name in NAMED_RECIPES:
-                raise ValueError(f"recipe {name!r} is built in; name yours differently")
-        try:
-            recipes = {name: expand_recipe(fields, user, (name,)) for name, fields in user.items()}
-            recall = expand_recipe(_fields(data.get("recall") or {}), user)
-        except ValueError:
-            if _lenient.get():  # the environment alone may name a recipe the file defines
-                return data
-            raise
-        return {**data, "recall": recall, **({"recipes": recipes} if recipes else {})}
+        return _with_recipes(data)
 
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:
@@ -96,10 +90,86 @@ class Config(BaseModel):
             # keyword arguments beat the environment, and a file must not,
             # so the environment's values are laid over the file's by hand.
             with _env_only():
-                from_env = cls().model_dump(exclude_unset=True)
+                from_env = given(cls())  # model_dump(exclude_unset=True), without building the serializer
             return cls(**deep_update(data, from_env, overrides))
         except ValueError as exc:
             raise ConfigError(f"invalid config: {exc}") from exc
+
+
+# Building the validators of the whole config (twenty sections) cost a fresh process more than its first
+# recall's own work (issue 15): a config is made by validating only the sections given, each with its own
+# validator, and the rest are their defaults, made without validation (valid by construction). Anything
+# else (a bad value, an unknown key, recipes) takes the whole validator, which raises the usual errors.
+# tests/test_config_env.py checks both ways give the same config.
+
+
+def _with_recipes(data: Any) -> Any:
+    """Lay each recipe over the named recipe it starts from, so ``config.recall`` is complete."""
+    if not isinstance(data, dict) or not ("recall" in data or "recipes" in data):
+        return data
+    user = {name: _fields(value) for name, value in (data.get("recipes") or {}).items()}
+    for name in user:
+        if name in NAMED_RECIPES:
+            raise ValueError(f"recipe {name!r} is built in; name yours differently")
+    try:
+        recipes = {name: expand_recipe(fields, user, (name,)) for name, fields in user.items()}
+        recall = expand_recipe(_fields(data.get("recall") or {}), user)
+    except ValueError:
+        if _lenient.get():  # the environment alone may name a recipe the file defines
+            return data
+        raise
+    return {**data, "recall": recall, **({"recipes": recipes} if recipes else {})}
+
+
+def defaults(model: type[_M]) -> _M:
+    """``model()`` with nothing given, made without validation; nested sections made the same way."""
+    nested: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        factory = field.default_factory
+        if isinstance(factory, type) and issubclass(factory, BaseModel):
+            nested[name] = defaults(factory)
+    return model.model_construct(_fields_set=set(), **nested)
+
+
+def _by_section(cls: type[Config], data: dict[str, Any]) -> Config | None:
+    """The config ``data`` gives, its sections validated one by one; None where the whole validator must run."""
+    try:
+        data = _with_recipes(data)  # the before-validator, as the whole validator runs it
+        values: dict[str, Any] = {}
+        for name, value in data.items():
+            field = cls.model_fields.get(name)
+            kind = field.annotation if field is not None else None
+            if isinstance(kind, type) and issubclass(kind, BaseModel):
+                if isinstance(value, kind):
+                    values[name] = value  # an instance is taken as it is (revalidate_instances: never)
+                elif isinstance(value, dict):
+                    values[name] = kind.model_validate(value)
+                else:
+                    return None
+            elif (name == "language" and value in ("zh", "en")) or (name == "timezone" and type(value) is str):
+                values[name] = value
+            else:
+                return None
+    except ValueError:  # ValidationError too: the whole validator says it in its own words
+        return None
+    made = defaults(cls)
+    return cls.model_construct(_fields_set=set(data), **{**made.__dict__, **values})
+
+
+def given(model: BaseModel) -> dict[str, Any]:
+    """``model.model_dump(exclude_unset=True)`` of a config: the values set, nested sections likewise."""
+    fields = type(model).model_fields
+    return {name: _plain(getattr(model, name)) for name in fields if name in model.model_fields_set}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return given(value)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_plain(item) for item in value)
+    return value
 
 
 def _fields(value: Any) -> dict[str, Any]:

@@ -93,6 +93,15 @@ class DiskCachedEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         return self._cached(texts, "q", self.inner.embed_queries)
 
+    def cached_queries(self, texts: Sequence[str]) -> Vectors | None:
+        """The query vectors of ``texts`` if the file holds every one (recall's one-thread path), else None."""
+        keys = [hashlib.blake2b(f"{self.name}\x1fq\x1f{t}".encode(), digest_size=16).digest() for t in texts]
+        with self._lock:
+            rows = [self._db.execute("SELECT vector FROM vectors WHERE key = ?", (key,)).fetchone() for key in keys]
+        if not rows or any(row is None for row in rows):
+            return None
+        return np.stack([np.frombuffer(row[0], dtype=np.float32) for row in rows])
+
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         return self._cached(texts, "p", self.inner.embed_passages)
 

@@ -50,6 +50,7 @@ class FullContextBody(ContextBody):
     limit: int | None = Field(default=None, ge=1, le=100)
     shown: list[str] = Field(default_factory=list, max_length=1000)
     recipe: str | None = Field(default=None, max_length=100)  # a named recall recipe for this turn
+    now: datetime | None = None  # the moment of the turn (a replay): recall and overview as of then
 
 
 class FullContext(BaseModel):
@@ -116,6 +117,7 @@ def v1_router(memory: AsyncMemory, check: Check) -> APIRouter:
             limit=body.limit,
             shown=body.shown,
             recipe=body.recipe,
+            now=local(body.now, zone),
         )
         return FullContext(
             text=found.text,
@@ -171,10 +173,15 @@ def v1_router(memory: AsyncMemory, check: Check) -> APIRouter:
 
     @router.get("/v1/overview", response_model=list[MemoryItem], responses=QUERY)
     async def overview(
-        request: Request, agent: AgentParam, person: str | None = None, space: str | None = None
+        request: Request,
+        agent: AgentParam,
+        person: str | None = None,
+        space: str | None = None,
+        now: datetime | None = None,
     ) -> list[MemoryItem]:
-        """前情提要: the latest events of a conversation, oldest first."""
+        """前情提要: the latest events of a conversation, oldest first; with ``now``, as of then."""
         await check(request, agent)
-        return [item_out(item, zone) for item in await memory.overview(agent=agent, person=person, space=space)]
+        found = await memory.overview(agent=agent, person=person, space=space, now=local(now, zone))
+        return [item_out(item, zone) for item in found]
 
     return router

@@ -33,7 +33,6 @@ import logging
 import os
 import re
 import stat
-import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -162,6 +161,8 @@ def _read(path: Path) -> str:
 def _write_atomically(path: Path, content: str) -> None:
     """Write ``content`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``."""
     mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o644
+    import tempfile  # here: it loads shutil, bz2 and lzma, which a memory that never writes a block skips (issue 15)
+
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

@@ -52,7 +52,6 @@ class MemoryBase:
         extractor: Extractor | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        tokens.warm_in_background()  # off the first recall's path (issue 15)
         self.config = config or Config.load()
         _hand_the_gil_over_sooner(self.config.worker.switch_interval_ms)
         self._tz = ZoneInfo(self.config.timezone)
@@ -61,6 +60,9 @@ class MemoryBase:
         # turn-alone chunks' context at query time: as many turns back as context_turns says
         context = TurnContext(tuple(chunk.context_weights[: max(0, chunk.context_turns)]), chunk.context_floor)
         self.store: Store = store or open_store(path, self.config.store, context)
+        # the segmenter's dictionary loads off the first recall's path (issue 15); its load holds the GIL, so
+        # it starts here, where loading the embedder's weights lets go of the GIL and the two overlap
+        tokens.warm_in_background()
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
         self._check_embedder()
         # this instance's name on the indexing work it claims, apart from other processes and instances

@@ -112,11 +112,15 @@ class Care(Items):
     async def _background(self, stop: asyncio.Event) -> None:
         """Extraction jobs as they come, and maintenance (consolidation, summaries) every so often."""
         minutes = self.config.worker.maintenance_minutes
+        self.worker.before_job = self._adds_paused
         if minutes <= 0:
             await self.worker.run(stop)
             return
         extraction = asyncio.create_task(self.worker.run(stop))
         while not stop.is_set():
+            await self._adds_paused()
+            if stop.is_set():
+                break
             try:
                 await self.maintain(catch_up=False)
             except Exception:  # a failed run is retried at the next period; extraction goes on
@@ -139,6 +143,7 @@ class Care(Items):
         erase = functools.partial(self.store.erase, agent, (), person=person, names=names, window=self._window())
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(erase)
+        self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         log.info("forgot person %r of agent %r: %s", person, agent, done)
         return done
@@ -153,5 +158,6 @@ class Care(Items):
             raise InvalidInput("agent is required")
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(functools.partial(self.store.erase, agent, list(ids), window=self._window()))
+        self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         return done

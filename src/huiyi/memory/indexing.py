@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
 from huiyi.flows import ingest
+from huiyi.flows.extract.watch import FoldWatch
 from huiyi.memory.base import MemoryBase
 from huiyi.memory.common import _in_pool
 from huiyi.model import MemoryKind, Message, RecallHit, Scope
@@ -31,6 +33,9 @@ log = logging.getLogger(__name__)
 PENDING_SCAN = 1000
 # the share of the query's terms (words and CJK characters) a pending message must hold to be recalled
 PENDING_MATCH = 0.5
+# extraction and maintenance start once adds have paused this long (waiting at most ADDS_PAUSE_MAX in all)
+ADDS_PAUSE = 0.05
+ADDS_PAUSE_MAX = 1.0
 
 
 class Indexing(MemoryBase):
@@ -48,11 +53,22 @@ class Indexing(MemoryBase):
         self._behind = ThreadPoolExecutor(1, thread_name_prefix="huiyi-behind")
         self._behind_last: Future[None] | None = None
         self._behind_lock = threading.Lock()
+        self._last_add = 0.0  # time.monotonic() of the latest add's append
+        # which adds can have made a fold due: the others plan nothing behind them (issue 15)
+        self._fold_watch = FoldWatch(self.config)
 
     def _behind_add(self, call: Callable[[], None]) -> None:
         """Run ``call`` on the thread behind ``add``, after everything queued there before (any thread)."""
         with self._behind_lock:
             self._behind_last = self._behind.submit(call)
+
+    async def _adds_paused(self) -> None:
+        """Wait until adds pause (``ADDS_PAUSE``), for at most ``ADDS_PAUSE_MAX``: the background worker's
+        extraction and maintenance are Python that holds the GIL through a burst of adds' statements
+        (issue 15), and no caller waits for them."""
+        deadline = time.monotonic() + ADDS_PAUSE_MAX
+        while (left := min(self._last_add + ADDS_PAUSE, deadline) - time.monotonic()) > 0:
+            await asyncio.sleep(left)
 
     async def _behind_done(self) -> None:
         """Wait for what adds so far left behind them (their folds planned, their messages queued)."""

@@ -6,7 +6,9 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from huiyi.errors import NotFound
 from huiyi.flows import ingest
@@ -22,12 +24,12 @@ from huiyi.model import (
     Message,
     MessageIn,
 )
-from huiyi.store.base import Writes
+from huiyi.store.base import MemoryFilter, Writes
 
 log = logging.getLogger(__name__)
 
-# what an add leaves to plan behind it: (agent, space, the person of a private chat)
-_Plan = tuple[str, str, str | None]
+# what an add leaves to plan behind it: (agent, space, the person of a private chat, its last seq)
+_Plan = tuple[str, str, str | None, int]
 
 
 class Ingest(Care):
@@ -102,13 +104,15 @@ class Ingest(Care):
         if plan is not None:
             self._plan_behind(loop, *plan)
 
-    def _plan_behind(self, loop: asyncio.AbstractEventLoop, agent: str, space: str, person: str | None) -> None:
+    def _plan_behind(
+        self, loop: asyncio.AbstractEventLoop, agent: str, space: str, person: str | None, upto: int
+    ) -> None:
         """Plan the folds an add made due (on the thread behind ``add``) and wake the worker for them.
 
         Planning reads the space's unfolded tail, so a plan lost to a crash is made by the space's next
         add or flush: the messages wait in working memory meanwhile, never lost."""
         try:
-            planned = fold.plan_folds(self.store, agent, space, person, self.config)
+            planned = self._fold_watch.plan(self.store, agent, space, person, upto)
         except Exception:  # the next add of the space plans them again
             log.exception("planning the folds of %s failed; the next add plans them", space)
             return
@@ -133,11 +137,14 @@ class Ingest(Care):
         prepared, stored = self._append(messages, agent, person, space)
         if not prepared:
             return [], None
+        self._last_add = time.monotonic()
         self._hold_pending(stored)
         if not extract:
             self._settle(prepared, stored, agent, person, space, extract)
             return stored, None
-        return stored, (agent, prepared[0].space, None if space else person)
+        if not self._fold_watch.may_fold(stored):
+            return stored, None  # no fold can be due: nothing to plan behind this add
+        return stored, (agent, prepared[0].space, None if space else person, stored[-1].seq)
 
     def _append(
         self, messages: Sequence[MessageLike] | MessageLike, agent: str, person: str | None, space: str | None
@@ -164,8 +171,7 @@ class Ingest(Care):
             last = max((m.seq for m in stored), default=0)
             self.store.apply(Writes(fold_points=[(agent, prepared[0].space, last + 1)]))
             return False
-        private_person = None if space else person
-        return bool(fold.plan_folds(self.store, agent, prepared[0].space, private_person, self.config))
+        return self._fold_watch.plan(self.store, agent, prepared[0].space, None if space else person)
 
     async def flush(
         self, *, agent: str, person: str | None = None, space: str | None = None, wait: bool = True
@@ -275,8 +281,12 @@ class Ingest(Care):
             fold.working_memory, self.store, agent, _chat_of(agent, person, space).space_id, self.config
         )
 
-    async def overview(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[MemoryItem]:
-        """前情提要: the latest events of the space, oldest first, capped by ``overview.size``."""
+    async def overview(
+        self, *, agent: str, person: str | None = None, space: str | None = None, now: datetime | None = None
+    ) -> list[MemoryItem]:
+        """前情提要: the latest events of the space, oldest first, capped by ``overview.size``; with ``now``,
+        as of then (a replay, the debugger at a chosen time): events said after it are not known yet."""
         scope = _chat_of(agent, person, space)
-        latest = await self._read(self.store.list_memories, [scope], [MemoryKind.EVENT], self.config.overview.size)
+        where = MemoryFilter(kinds=(MemoryKind.EVENT,), said_by=self.wall(now))
+        latest = await self._read(self.store.find_memories, [scope], where, self.config.overview.size)
         return list(reversed(latest))

@@ -169,7 +169,7 @@ class Recall(Ingest):
         now = self.wall(now)
         space_id = _chat_of(agent, person, space).space_id
         recent = await self._read(fold.working_memory, self.store, agent, space_id, self.config)
-        overview = await self.overview(agent=agent, person=person, space=space)
+        overview = await self.overview(agent=agent, person=person, space=space, now=now)
         query = "\n".join(part for part in (last_reply, message) if part.strip())
         recalled = None
         items: list[MemoryItem] = []
@@ -186,6 +186,7 @@ class Recall(Ingest):
             )
             items = await self._read(self.store.get_memories, agent, [hit.id for hit in recalled.hits])
         known = await self._read(self.store.get_person, agent, person) if person else None
+        history = set(recalled.info.get("superseded", ())) if recalled else set()  # an older value (recall.current)
         parts = ContextParts(
             agent=agent,
             person=person,
@@ -196,7 +197,7 @@ class Recall(Ingest):
             facts=[
                 item
                 for item in items
-                if item.kind is MemoryKind.FACT and (item.valid_to is None or self.config.context.closed_facts)
+                if item.kind is MemoryKind.FACT and (self.config.context.closed_facts or _current(item, now, history))
             ],
             events=[item for item in items if item.kind is not MemoryKind.FACT],
             working=recent,
@@ -228,6 +229,12 @@ class Recall(Ingest):
             [name for name in (agent, person) if name],
             lexicon,
         )
+
+
+def _current(item: MemoryItem, now: datetime | None, superseded: set[str]) -> bool:
+    """A fact still true at ``now`` (closed after it was still open then) that no newer value superseded."""
+    closed = item.valid_to is not None and (now is None or item.valid_to.replace(tzinfo=None) <= now)
+    return not closed and item.id not in superseded
 
 
 def _with_pending(result: RecallResult, pending: list[RecallHit], limit: int) -> RecallResult:

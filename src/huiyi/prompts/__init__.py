@@ -9,14 +9,30 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from huiyi.errors import ConfigError
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 LEADING_COMMENT = re.compile(r"\A\s*<!--.*?-->\s*", re.DOTALL)
 USER_MARKER = re.compile(r"^[ \t]*<!--\s*user\s*-->[ \t]*$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+_PACKAGE = Path(__file__).resolve().parent.parent  # the huiyi package's folder
+
+
+def packaged(*parts: str) -> Path | Traversable:
+    """A file shipped in the huiyi package: its path where the package is a folder (an installed wheel, a
+    checkout), else importlib.resources' view of it (a zipped package). Importing importlib.resources
+    (tempfile, shutil, zipfile, bz2, lzma) cost a fresh process ~10 ms before its first recall (issue 15)."""
+    path = _PACKAGE.joinpath(*parts)
+    if path.exists():
+        return path
+    from importlib import resources
+
+    return resources.files("huiyi").joinpath(*parts)
 
 
 @dataclass(frozen=True)
@@ -41,10 +57,10 @@ def read_prompt(file: str, prompt_dir: str | Path | None, what: str) -> tuple[st
         path = Path(prompt_dir) / file
         if path.is_file():
             return LEADING_COMMENT.sub("", path.read_text(encoding="utf-8"), count=1), str(path)
-    packaged = resources.files("huiyi").joinpath("prompts", file)
-    if not packaged.is_file():
+    shipped = packaged("prompts", file)
+    if not shipped.is_file():
         raise ConfigError(f"no {what} prompt {file!r}")
-    return LEADING_COMMENT.sub("", packaged.read_text(encoding="utf-8"), count=1), f"huiyi/prompts/{file}"
+    return LEADING_COMMENT.sub("", shipped.read_text(encoding="utf-8"), count=1), f"huiyi/prompts/{file}"
 
 
 def load_prompt_file(file: str, prompt_dir: str | Path | None, what: str) -> Prompt:

@@ -279,8 +279,27 @@ class CachedEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         return self._cached(texts, b"q", self.inner.embed_queries)
 
+    def cached_queries(self, texts: Sequence[str]) -> Vectors | None:
+        """The query vectors of ``texts`` if every one is kept here (no model call), else None."""
+        import numpy as np
+
+        keys = [hashlib.blake2b(b"q" + t.encode(), digest_size=16).digest() for t in texts]
+        with self._lock:
+            found = [self._cache.get(key) for key in keys]
+        kept = [vector for vector in found if vector is not None]
+        if not kept or len(kept) < len(found):
+            return None
+        return np.stack(kept).astype(np.float32, copy=False)
+
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         return self._cached(texts, b"p", self.inner.embed_passages)
+
+
+def cached_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors | None:
+    """Query vectors an embedder holds already (``cached_queries``, which wrappers pass on), or None:
+    recall then knows the embedding costs nothing and runs its routes on one thread."""
+    lookup = getattr(embedder, "cached_queries", None)
+    return lookup(texts) if callable(lookup) else None
 
 
 def configured_lanes(config: EmbedConfig) -> int:

@@ -17,7 +17,6 @@ The repair lives in :mod:`huiyi.providers.json_repair` and the schema check in
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
 import random
@@ -460,6 +459,8 @@ def _retry_after(headers: httpx.Headers) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # here: only an HTTP date in Retry-After needs it, and it loads ~15 modules (issue 15)
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

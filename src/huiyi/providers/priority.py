@@ -15,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from huiyi.providers.embed import Embedder, Vectors, lanes_of
+from huiyi.providers.embed import Embedder, Vectors, cached_queries, lanes_of
 
 
 def background_thread() -> None:
@@ -61,6 +61,9 @@ class RecallFirst:
                 self._queries -= 1
                 if not self._queries:
                     self._idle.notify_all()
+
+    def cached_queries(self, texts: Sequence[str]) -> Vectors | None:
+        return cached_queries(self.inner, texts)
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         if len(texts) <= self.batch:

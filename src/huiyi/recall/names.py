@@ -3,7 +3,8 @@
 Meaning and words score every line about the hotpot alike (火锅我可能不太行, 鸳鸯锅呗); the answer is the
 one that names it: a name in quotes or title marks (“巴渝老灶”, 《繁花》), or one given with 叫 / 名叫 /
 名字是 (我家的猫叫团子). When the line asked asks for a name, candidate lines that give one gain
-``name_weight``.
+``name_weight``. When the question says what it asks the name of (那家**火锅**), a line that names
+something else beside it (换到“老街烧烤”，火锅那家我已经退了) gains nothing: the name must stand next to it.
 
     >>> asks("那家火锅叫什么名字来着"), asks("她的猫叫啥"), asks("what's the name of that bakery?")
     (True, True, True)
@@ -11,6 +12,10 @@ one that names it: a name in quotes or title marks (“巴渝老灶”, 《繁�
     (False, False, False)
     >>> gives("武林路有家“巴渝老灶”火锅"), gives("我家的猫叫团子，三岁了"), gives("火锅我可能不太行")
     (True, True, False)
+    >>> about("上午有人推荐的那家火锅叫什么名字来着"), about("她家那只猫叫啥"), about("叫什么名字")
+    ('火锅', '猫', None)
+    >>> gives("武林路有家“巴渝老灶”火锅", "火锅"), gives("换到“老街烧烤”，火锅那家我已经退了", "火锅")
+    (True, False)
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from collections.abc import Mapping
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
 
-__all__ = ["asks", "gains", "gives"]
+__all__ = ["about", "asks", "gains", "gives"]
 
 _ASKS = re.compile(
     r"叫(?:什么|啥)(?:名字|名儿|名)?(?:来着|啊|呀|呢|？|\?|$)|名字(?:是|叫)?(?:什么|啥)|叫个?(?:什么|啥)名"
@@ -33,17 +38,46 @@ _GIVES = re.compile(
     r"|\b(?:called|named)\s+[A-Z][\w'-]+",
 )
 
+# what precedes the thing named: 那家 / 她的 / 我们 ... (the thing is what follows the last of them)
+_BEFORE_THING = re.compile(r"[的那这哪他她它你我们家只个位条本部首间座款]")
+_NEAR = 4  # characters between a name and the thing it names, in one clause (“巴渝老灶”火锅, 火锅店名字叫…)
+_CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
+
 
 def asks(line: str) -> bool:
     """Whether the line asked asks what something or someone is called."""
     return _ASKS.search(line.strip().rsplit("\n", 1)[-1]) is not None
 
 
-def gives(text: str) -> bool:
-    """Whether a memory's text gives a name: quoted, in title marks, or after 叫 / named."""
-    return _GIVES.search(text) is not None
+def about(line: str) -> str | None:
+    """What a Chinese name question asks the name of (那家火锅叫什么 → 火锅), or None when it does not say."""
+    last = line.strip().rsplit("\n", 1)[-1]
+    match = _ASKS.search(last)
+    if match is None:
+        return None
+    before = re.sub(r"[^\u4e00-\u9fff]+$", "", last[: match.start()])
+    thing = _BEFORE_THING.split(before)[-1][-4:]
+    return thing if re.fullmatch(r"[\u4e00-\u9fff]+", thing) else None
 
 
-def gains(window: Window, rows: Mapping[int, RankRow | None], weight: float) -> dict[int, float]:
-    """What the lines in the window that give a name gain: ``weight`` each."""
-    return {key: weight for key, _ in window if (row := rows.get(key)) is not None and gives(row.text)}
+def gives(text: str, thing: str | None = None) -> bool:
+    """Whether a memory's text gives a name: quoted, in title marks, or after 叫 / named; when ``thing``
+    is said in the text, a name beside it."""
+    names = [match.span() for match in _GIVES.finditer(text)]
+    if not names or not thing or thing not in text:
+        return bool(names)
+    places = [found.span() for found in re.finditer(re.escape(thing), text)]
+    return any(_beside(text, name, place) for name in names for place in places)
+
+
+def _beside(text: str, name: tuple[int, int], thing: tuple[int, int]) -> bool:
+    """Whether a name and a thing stand in one clause, at most ``_NEAR`` characters apart."""
+    between = text[min(name[1], thing[1]) : max(name[0], thing[0])]
+    return len(between) <= _NEAR and not _CLAUSE_END.search(between)
+
+
+def gains(
+    window: Window, rows: Mapping[int, RankRow | None], weight: float, thing: str | None = None
+) -> dict[int, float]:
+    """What the lines in the window that give a name (of ``thing``, when the question says) gain."""
+    return {key: weight for key, _ in window if (row := rows.get(key)) is not None and gives(row.text, thing)}

@@ -33,8 +33,8 @@ from datetime import datetime, timedelta
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
-from huiyi.providers.embed import Embedder
-from huiyi.recall import anchor, bridge, feelings, names, routes, slots, timerange, units, views
+from huiyi.providers.embed import Embedder, cached_queries
+from huiyi.recall import anchor, bridge, current, feelings, names, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, tier
@@ -125,6 +125,8 @@ def run(
         ranking = _led(ranking, slots.current(store, request.scopes, request.asker, slot, request.as_of), limit)
     ranking = _in_range(ranking, request.time_range, limit)
     hits = _hits(ask, ranking, request.as_of)
+    if facts and hits:  # of two open facts of one value (住在上海, 住在杭州) the newer leads (recall.current)
+        hits = current.newest_first(store, request.scopes, request.query, hits, request.as_of, ranking.info)
     if recipe.reinforce and reinforcer is not None:
         reinforcer.note(ask.agent, [hit.id for hit in hits], request.now)
     ranking.timings["total"] = (time.perf_counter() - started) * 1000
@@ -140,10 +142,9 @@ MOMENT = timedelta(hours=6)  # the longest span read as one moment of a day (上
 
 
 def _moment_words(span: TimeSpan | None, now: datetime | None) -> list[str]:
-    """The words of a past moment the query names (中午, 上午, 昨天傍晚, this morning): the time bonus reads
-    them, and as keywords they would lift every message that says them ("中午吃啥") over the one said then.
-    A span still to come (后天, 下周) is matched by the plans that say it, and a long one (白天, 昨天, last
-    week) is often habitual or a topic of its own ("白天的工作"): their words stay."""
+    """The words of a past moment the query names (中午, 上午, this morning): the time bonus reads them, and as
+    keywords they would lift every line that says them ("中午吃啥"). A span to come (后天) is matched by the
+    plans that say it, and a long one (白天, 昨天) is often habitual or a topic ("白天的工作"): words stay."""
     if span is None or now is None or span.end - span.start > MOMENT:
         return []
     return tokens.words(span.phrase) if span.end <= now.replace(tzinfo=span.end.tzinfo) else []
@@ -181,12 +182,19 @@ def _fused(
     named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
     # in a group (more than two speakers) names are a field, not words: the keyword query loses them too
     by_name = named if recipe.speaker_weight and recipe.speaker_route and named and routes.in_group(ask) else []
-    keyword_future = _pool.submit(views.keyword, ask, seen, candidates, by_name, recipe.keyword_latest)
-    speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
-    dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
+    if not seen and cached_queries(ask.embedder, [ask.query]) is not None:
+        # the query's vector is known (a repeated query): no embedding to hide the keyword search behind,
+        # and handing it to a thread and back cost more than it ran alongside
+        keyword = views.keyword(ask, seen, candidates, by_name, recipe.keyword_latest)
+        spoken = routes.speaker(ask, candidates, by_name) if by_name else routes.Hits()
+        dense_views = [routes.dense(ask, candidates)]
+    else:
+        keyword_future = _pool.submit(views.keyword, ask, seen, candidates, by_name, recipe.keyword_latest)
+        speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
+        dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
+        keyword = keyword_future.result()
+        spoken = speaker_future.result() if speaker_future is not None else routes.Hits()
     dense = dense_views[0]
-    keyword = keyword_future.result()
-    spoken = speaker_future.result() if speaker_future is not None else routes.Hits()
     for view in dense_views:
         for step, ms in view.ms.items():
             timings[step] = timings.get(step, 0.0) + ms
@@ -239,7 +247,8 @@ def _fused(
         felt = feelings.gains(window, rows, request.asker, recipe.feeling_weight)  # 我当时什么心情
         window = _lifted(window, boosts, "feeling", felt)
     if recipe.name_weight and names.asks(request.query):  # 那家火锅叫什么名字
-        window = _lifted(window, boosts, "name", names.gains(window, rows, recipe.name_weight))
+        giving = names.gains(window, rows, recipe.name_weight, names.about(request.query))
+        window = _lifted(window, boosts, "name", giving)
     if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))

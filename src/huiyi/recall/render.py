@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from datetime import time as dtime
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 from huiyi.errors import InvalidInput
 from huiyi.model import CoreBlock, MemoryItem, MemoryKind, Message
+from huiyi.prompts import packaged
 from huiyi.recall.facts import Owner, group_facts
 from huiyi.text.times import format_by_age
 
@@ -135,7 +135,7 @@ def _compile(name: str, text: str, origin: str) -> string.Template:
 
 @lru_cache(maxsize=8)
 def _package_parts(key: str) -> tuple[tuple[str, str], ...] | None:
-    resource = resources.files("huiyi").joinpath("templates", f"context_{key}.md")
+    resource = packaged("templates", f"context_{key}.md")
     if not resource.is_file():
         return None
     return tuple(_parse_parts(resource.read_text(encoding="utf-8"), f"huiyi/templates/context_{key}.md").items())
@@ -354,7 +354,14 @@ class _Renderer:
         return self.t.fill("core_blocks", blocks=body).strip("\n") if body else ""
 
     def overview(self) -> str:
-        items = [item for item in self.parts.overview if self.admit(item, "overview")]
+        # an event told whole by a longer one (a group's plan, and the stretch of talk that holds it) once
+        told = [set(item.sources) for item in self.parts.overview]
+        items = []
+        for item in self.parts.overview:
+            if item.sources and any(set(item.sources) < other for other in told):
+                self.dropped.append(Dropped(item.id, "overview", "a longer event of the overview tells it"))
+            elif self.admit(item, "overview"):
+                items.append(item)
         items = _by_time(items, self.parts.now)
         return self.block("overview", (self.event_line(item, "overview_item") for item in items), "items")
 

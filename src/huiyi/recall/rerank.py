@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import lru_cache
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.chatter import is_chatter, people_of, said_lines
@@ -96,7 +97,9 @@ def rerank(
     # the people the query names: by a name candidates carry, or by an alias the speaker route resolved
     named = (mentioned(query, names) | set(speakers)) if recipe.speaker_weight else set()
     chatter = chatter_keys(items, names) if recipe.chatter_weight < 1 else set()
-    theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if named.intersection(found)})
+    theirs = {}  # the named people's memories by their share of the speaker route (none named: none)
+    if named:
+        theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if named.intersection(found)})
     boosts: dict[int, dict[str, float]] = {}
     rescored: Window = []
     closed = {} if asks_past(query) else closed_moves([key for key, _ in window], items, now, recipe.closed_weight)
@@ -234,12 +237,28 @@ def chatter_keys(items: Mapping[int, RankRow | None], names: Iterable[str]) -> s
         if item is None:
             continue
         if item.kind is MemoryKind.CHUNK:
-            lines = said_lines(item.text, item.participants)
-            if is_chatter(lines[0], known) if len(lines) == 1 else all(is_chatter(line, known) for line in lines):
+            if _chatter_among(item.text, item.participants, known):
                 out.add(key)
         elif item.kind is MemoryKind.EVENT and item.importance <= FILLER_IMPORTANCE:
             out.add(key)
     return out
+
+
+@lru_cache(maxsize=32768)
+def _chatter_among(text: str, participants: tuple[str, ...], names: tuple[str, ...]) -> bool:
+    """:func:`_chatter_chunk` with the names of a window (the same ones query after query in a chat)."""
+    # a name made of letters the text lacks (a space aside) can never be taken out of it: leaving such
+    # names out of the key changes no answer and lets the chunk hit the cache whatever else a window holds
+    present = set(text)
+    able = tuple(name for name in names if all(ch in present for ch in name if ch != " "))
+    return _chatter_chunk(text, participants, able)
+
+
+@lru_cache(maxsize=32768)
+def _chatter_chunk(text: str, participants: tuple[str, ...], names: tuple[str, ...]) -> bool:
+    """Whether every turn of a chunk is chatter: the same rows come back query after query in a scope."""
+    lines = said_lines(text, participants)
+    return is_chatter(lines[0], names) if len(lines) == 1 else all(is_chatter(line, names) for line in lines)
 
 
 def add_route(relevance: dict[str, float], extra: Bonuses, name: str, hits: RouteHits, weight: float) -> None:

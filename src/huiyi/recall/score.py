@@ -131,11 +131,13 @@ class ScorePreset(_Config):
         return math.fsum(self.weights.values())
 
 
+# made without validation, so importing builds no validator (issue 15); valid as written, and
+# tests/test_score_forget.py checks each equals its validated twin
 # today's behaviour: the fused relevance alone
-RELEVANCE = ScorePreset(name="relevance", weights={"relevance": 1.0})
+RELEVANCE = ScorePreset.model_construct(name="relevance", weights={"relevance": 1.0})
 # the seeds' weights live in the config, beside the named recipes that use them
-SEED_004 = ScorePreset(name="seed004", weights=SEED004_WEIGHTS)  # seed 004 §5.2
-SEED_001 = ScorePreset(name="seed001", weights=SEED001_WEIGHTS)  # seed 001 §2.4.2
+SEED_004 = ScorePreset.model_construct(name="seed004", weights=dict(SEED004_WEIGHTS))  # seed 004 §5.2
+SEED_001 = ScorePreset.model_construct(name="seed001", weights=dict(SEED001_WEIGHTS))  # seed 001 §2.4.2
 PRESETS: dict[str, ScorePreset] = {preset.name: preset for preset in (RELEVANCE, SEED_004, SEED_001)}
 
 
@@ -164,7 +166,7 @@ class FeatureParams(_Config):
     decay_rates: dict[DecayType, float] = Field(default_factory=lambda: dict(SEED004_DECAY_RATES))
 
 
-DEFAULT_PARAMS = FeatureParams()
+DEFAULT_PARAMS = FeatureParams.model_construct()  # the defaults, without building the validator at import
 
 
 def recency_factor(age: timedelta, half_life_days: float = DEFAULT_PARAMS.recency_half_life_days) -> float:

@@ -20,8 +20,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from huiyi.model import MemoryItem, MemoryKind, Scope
-from huiyi.recall.timerange import after
-from huiyi.store.base import Store
+from huiyi.store.base import OPEN, MemoryFilter, Store
 
 __all__ = ["SLOTS", "asked", "current"]
 
@@ -37,7 +36,6 @@ SLOTS: dict[str, re.Pattern[str]] = {
 }
 _PAST = re.compile(r"以前|之前|原来|当初|过去|那时|小时候|上一份|老家")
 _ME = re.compile(r"我(?!们)")
-_READ = 200  # the scope's newest facts read for the asker's current one
 
 
 def asked(line: str) -> str | None:
@@ -53,15 +51,14 @@ def asked(line: str) -> str | None:
 
 
 def current(store: Store, scopes: Sequence[Scope], person: str, slot: str, as_of: datetime | None) -> MemoryItem | None:
-    """The person's newest open fact of ``slot`` among the scopes' newest facts (as of ``as_of``: said by
-    then, and not closed by then)."""
-    for item in store.list_memories(list(scopes), kinds=[MemoryKind.FACT], limit=_READ):
-        closed = item.valid_to is not None and (as_of is None or not after(item.valid_to, as_of))
-        if closed or item.data.get("subject") != person:  # closed after ``as_of``: still true then
-            continue
-        if slot not in item.keywords and item.data.get("keyword") != slot:
-            continue
-        if as_of is not None and after(item.said_at or item.time, as_of):
-            continue
-        return item  # newest first: the store lists by when each was said
-    return None
+    """The person's newest open fact of ``slot`` (as of ``as_of``: said by then, and not closed by then),
+    found by the store among all the scopes' facts: a home said years of facts ago is still the home."""
+    where = MemoryFilter(
+        kinds=(MemoryKind.FACT,),
+        subject=person,
+        keywords=(slot,),
+        said_by=as_of,
+        open_at=as_of or OPEN,  # closed after ``as_of``: still true then
+    )
+    found = store.find_memories(scopes, where, limit=1)  # newest first: the store orders by when each was said
+    return found[0] if found else None

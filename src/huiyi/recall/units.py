@@ -41,6 +41,8 @@ def lend(
     event earns it for the named person's part; a turn that got none (someone else's line in the same
     stretch of chat) borrows the event's score without it, or a bystander's 我就说！ would outrank the
     named person's own account (issue #13)."""
+    if not any(item is not None and item.kind is MemoryKind.EVENT for item in items.values()):
+        return sorted(window, key=lambda pair: (-pair[1][0], pair[0])), {}  # no event: nothing lends
     speaker = speaker or {}
     turn_of: dict[str, int] = {}  # a chunk's own message (its anchor) → its key
     own: dict[int, float] = {}

@@ -133,6 +133,29 @@ UPDATABLE = frozenset(
 )
 
 
+# ``MemoryFilter.open_at`` for "not closed at all": every ``valid_to`` lies before it
+OPEN = datetime(9999, 1, 1)
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """What ``find_memories`` keeps, every test run in the store, so a caller never loads a scope's whole
+    history to find one memory (the current home among years of facts). Unset tests keep everything.
+
+    ``said_by``: said (else about, else written) at or before then, as ``list_memories`` orders them;
+    ``open_at``: not closed (``valid_to``) by then (``OPEN``: not closed at all); ``subject`` and
+    ``predicates``: a fact's edge; ``keywords``: any of them is the fact's ``data.keyword`` or one of the
+    memory's keywords.
+    """
+
+    kinds: tuple[MemoryKind, ...] = ()
+    said_by: datetime | None = None
+    open_at: datetime | None = None
+    subject: str | None = None
+    keywords: tuple[str, ...] = ()
+    predicates: tuple[str, ...] = ()
+
+
 @dataclass
 class RouteHits:
     """One route's candidates, best first, and the time the store spent on them."""
@@ -161,7 +184,7 @@ class RunReport(BaseModel):
     """What one maintenance run did to a scope (a consolidation, a dry run of one, or a day's summaries),
     kept so a console can show the last ones."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built at first use, not at import (issue 15)
 
     id: str = Field(default_factory=lambda: new_id("rep"))
     agent: str
@@ -318,6 +341,9 @@ class MemoryStore(Protocol):
         self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
     ) -> list[MemoryItem]:
         """Memories of the scopes, newest first."""
+
+    def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
+        """Memories of the scopes that pass ``where``, newest said first (as ``list_memories``)."""
 
     def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
         """Count a recall of these memories (access count, last access) and add to their strength."""

@@ -27,6 +27,7 @@ from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, Me
 from huiyi.store.base import (
     Claim,
     Erasure,
+    MemoryFilter,
     RankRow,
     RouteHits,
     RunReport,
@@ -291,6 +292,10 @@ class RoutedStore:
     ) -> list[MemoryItem]:
         store = self._by_scopes(scopes)
         return store.list_memories(scopes, kinds, limit, offset) if store is not None else []
+
+    def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
+        store = self._by_scopes(scopes)
+        return store.find_memories(scopes, where, limit) if store is not None else []
 
     def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
         self.store_for(agent).record_access(agent, ids, when, strength_bonus)

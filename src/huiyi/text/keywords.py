@@ -9,9 +9,9 @@ import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
+from huiyi.prompts import packaged
 from huiyi.text import tokens
 from huiyi.text.language import LATIN_WORD
 from huiyi.text.tokens import EN_STOPWORDS, ZH_STOPWORDS, has_cjk
@@ -38,7 +38,7 @@ def load_idf(path: str | Path | None) -> tuple[dict[str, float], float]:
             if path:
                 text = Path(path).read_text(encoding="utf-8")
             else:
-                text = resources.files("huiyi").joinpath("data/idf_zh.txt").read_text(encoding="utf-8")
+                text = packaged("data", "idf_zh.txt").read_text(encoding="utf-8")
             table: dict[str, float] = {}
             values: list[float] = []
             default: float | None = None

@@ -67,6 +67,13 @@ class SwitchEmbedder:
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         return self.inner.embed_passages(texts)
 
+    def cached_queries(self, texts: Sequence[str]) -> Vectors | None:
+        """Looked-up vectors are known without a model call, as a query cache's hit is (recall then
+        runs its routes on one thread); the live embedder's are not."""
+        if not self.precomputed or not all(t in self.queries for t in texts):
+            return None
+        return self.embed_queries(texts)
+
 
 @dataclass
 class SizeResult:

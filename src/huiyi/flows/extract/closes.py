@@ -1,6 +1,8 @@
 """A fold's close drafts applied to the stored facts: a plan called off (搬家泡汤) closes the speaker's open
-plan facts that name its word, said before it, with ``valid_to`` = when it was called off. Nothing is
-deleted; a history question still finds the old plan, the context leaves it out by default."""
+plan facts that name its word, said before it, with ``valid_to`` = when it was called off; a new value of
+a fact that holds one value at a time (``ONE_AT_A_TIME``: a home, a job, a partner) closes the subject's
+open facts of that predicate said before it (:func:`replaced`), whether the rules or an LLM read it.
+Nothing is deleted; a history question still finds the old value, the context leaves it out by default."""
 
 from __future__ import annotations
 
@@ -8,13 +10,21 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from huiyi.flows.extract import CloseDraft, Fold
+from huiyi.flows.extract import CloseDraft, FactDraft, Fold
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope
-from huiyi.store.base import Store
+from huiyi.store.base import OPEN, MemoryFilter, Store
 
-__all__ = ["called_off", "close_facts", "to_close"]
+__all__ = ["ONE_AT_A_TIME", "called_off", "close_facts", "replaced", "to_close"]
 
-_PAGE = 500
+# predicates that hold one value at a time: a new home, job or partner ends the old one (recall.current
+# prefers the newest open one where an old one was never closed)
+ONE_AT_A_TIME = frozenset(
+    {
+        *"住在 家在 居住在 工作于 任职于 就职于 职业是 恋人是 伴侣是 对象是 男朋友是 女朋友是 老公是 老婆是".split(),
+        *("lives in", "works at", "works as", "partner is", "boyfriend is", "girlfriend is"),
+    }
+)
+_OPEN_READ = 500  # a subject's open facts of one predicate read to close them: a handful, unless broken
 _RECENT = 200  # called_off reads this many of the scope's newest facts
 _LATELY = timedelta(days=1)  # a plan called off this long before a fold may get its new time there
 
@@ -40,19 +50,29 @@ def to_close(facts: Sequence[MemoryItem], closes: Sequence[CloseDraft], fold: Fo
     return list(out.items())
 
 
+def replaced(facts: Sequence[FactDraft], fold: Fold) -> list[CloseDraft]:
+    """The closes of the new values among ``facts``: each closes its subject's open facts of the same
+    one-value predicate said before it (any word: ``CloseDraft.word`` "" is in every text), at the time
+    its message was said (a plan's fact is about another day: the close is when it was said)."""
+    said = {m.id: m.time for m in fold.messages}
+    out: list[CloseDraft] = []
+    for fact in facts:
+        times = [said[s] for s in fact.sources if s in said]
+        if fact.predicate in ONE_AT_A_TIME and fact.subject and times:
+            out.append(CloseDraft(fact.subject, fact.predicate, "", max(times), list(fact.sources)))
+    return out
+
+
 def close_facts(store: Store, fold: Fold, closes: Sequence[CloseDraft]) -> int:
-    """Close the stored facts of the fold's scope that ``closes`` name; returns how many were closed."""
+    """Close the stored facts of the fold's scope that ``closes`` name; returns how many were closed. Only
+    the open facts of each subject and predicate named are read, not the scope's every fact."""
     if not closes:
         return 0
-    facts: list[MemoryItem] = []
-    offset = 0
-    while True:
-        page = store.list_memories([fold.scope], kinds=[MemoryKind.FACT], limit=_PAGE, offset=offset)
-        facts.extend(page)
-        if len(page) < _PAGE:
-            break
-        offset += _PAGE
-    changes = to_close(facts, closes, fold)
+    facts: dict[str, MemoryItem] = {}
+    for subject, predicate in dict.fromkeys((c.subject, c.predicate) for c in closes):
+        where = MemoryFilter(kinds=(MemoryKind.FACT,), subject=subject, predicates=(predicate,), open_at=OPEN)
+        facts.update((item.id, item) for item in store.find_memories([fold.scope], where, _OPEN_READ))
+    changes = to_close(list(facts.values()), closes, fold)
     return store.update_memories(fold.agent, changes) if changes else 0
 
 

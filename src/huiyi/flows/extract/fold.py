@@ -75,6 +75,19 @@ def folds(messages: Sequence[Message], config: Config, *, everything: bool = Fal
     follows a long silence (a scene change) folds every round before it; a window that reaches
     ``fold_at`` rounds folds all but the newest ``keep_min``. ``everything`` then folds the rest.
     """
+    out, window = _fold(messages, config)
+    if everything and window:
+        out.append([m for group in window for m in group])
+    return out
+
+
+def open_rounds(messages: Sequence[Message], config: Config) -> list[list[Message]]:
+    """The rounds of an unfolded tail that stay in working memory once its folds are planned."""
+    return _fold(messages, config)[1]
+
+
+def _fold(messages: Sequence[Message], config: Config) -> tuple[list[list[Message]], list[list[Message]]]:
+    """The folds of an unfolded tail, and the rounds left in working memory after them."""
     gap = timedelta(minutes=config.window.scene_gap_minutes)
     out: list[list[Message]] = []
     window: list[list[Message]] = []  # rounds still in working memory
@@ -90,9 +103,7 @@ def folds(messages: Sequence[Message], config: Config, *, everything: bool = Fal
             cut = len(window) - config.window.keep_min
             out.append([m for group in window[:cut] for m in group])
             window = window[cut:]
-    if everything and window:
-        out.append([m for group in window for m in group])
-    return out
+    return out, window
 
 
 def plan_folds(
@@ -104,8 +115,10 @@ def plan_folds(
     *,
     everything: bool = False,
     retry_failed: bool = False,
+    tail: Sequence[Message] | None = None,
 ) -> list[Job]:
     """Enqueue a job for every fold that should leave working memory now; returns the jobs created.
+    ``tail`` is the space's ``unfolded`` tail when the caller has read it.
 
     A fold planned again after its job failed for good has the same key, so it is not enqueued twice;
     with ``retry_failed`` (an explicit flush) that job is queued again and returned with the new ones.
@@ -114,7 +127,7 @@ def plan_folds(
     if retry_failed:
         failed = {j.key: j.id for j in store.list_jobs(agent, [JobState.FAILED], limit=100_000) if j.kind == FOLD}
     created: list[Job] = []
-    for folded in folds(unfolded(store, agent, space), config, everything=everything):
+    for folded in folds(unfolded(store, agent, space) if tail is None else tail, config, everything=everything):
         job = Job(
             kind=FOLD,
             agent=agent,

@@ -14,12 +14,12 @@ import contextlib
 import logging
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from huiyi.config import Config
 from huiyi.flows.extract import Extractor
-from huiyi.flows.extract.closes import close_facts
+from huiyi.flows.extract.closes import close_facts, replaced
 from huiyi.flows.extract.entities import entities_of, record_entities
 from huiyi.flows.extract.fold import FOLD, fold_of, memories_of, writes_of
 from huiyi.model import Job
@@ -49,6 +49,8 @@ class Worker:
         self.config = config
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.clock = clock
+        # awaited before each job the background loop runs (not by drain): the owner's chance to hold it back
+        self.before_job: Callable[[], Awaitable[None]] | None = None
 
     async def run_once(self) -> Job | None:
         """Run one due job, if any; returns it (done, failed, or lost to another worker), or None when none was due."""
@@ -111,8 +113,10 @@ class Worker:
             # entities are upserted by stable ids after the commit: a crash here is repaired by the next
             # fold that names them, and never duplicates anything
             await asyncio.to_thread(record_entities, self.store, self.embedder, entities_of(extraction, fold))
-            # a plan called off (搬家泡汤) closes the plan fact said before; run again, it closes the same
-            await asyncio.to_thread(close_facts, self.store, fold, extraction.closes)
+            # a plan called off (搬家泡汤) closes the plan fact said before, a new home or job the old one;
+            # run again, it closes the same
+            closes = [*extraction.closes, *replaced(extraction.facts, fold)]
+            await asyncio.to_thread(close_facts, self.store, fold, closes)
             log.info("job %s: %d memories from %d messages", job.id, len(items), len(fold.messages))
         except Exception as exc:  # any failure: record it, retry later, lose nothing
             errors = job.attempts + 1
@@ -133,6 +137,10 @@ class Worker:
         """Poll for jobs until ``stop`` is set."""
         while not stop.is_set():
             try:
+                if self.before_job is not None:
+                    await self.before_job()
+                    if stop.is_set():  # stopped meanwhile: no new job
+                        break
                 ran = await self.run_once()
             except Exception:  # the store itself failed; keep the loop alive
                 log.exception("worker %s: claiming a job failed", self.name)

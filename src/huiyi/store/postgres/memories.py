@@ -17,7 +17,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import UPDATABLE, RankRow, Terms, Vectors, Writes
+from huiyi.store.base import UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.postgres.search_sql import vector_literal
 from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
@@ -181,6 +181,33 @@ class PostgresMemories(PostgresConnection):
             args.append([k.value for k in kinds])
         sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT %s OFFSET %s"
         args.extend([limit, offset])
+        return [rows.memory(row, NATIVE) for row in self._rows(sql, args)]
+
+    def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE part = ANY(%s)"
+        args: list[Any] = [partition_keys(scopes)]
+        if where.kinds:
+            # kinds as literals (enum values) and one kind as ``kind = 'fact'``: the partial index of
+            # migration 11 serves only a query that says its condition so
+            literals = [f"'{k.value}'" for k in where.kinds]
+            sql += f" AND kind = {literals[0]}" if len(literals) == 1 else f" AND kind IN ({', '.join(literals)})"
+        if where.said_by is not None:
+            sql += " AND COALESCE(said_at, time, created_at) <= %s"
+            args.append(naive(where.said_by))
+        if where.open_at is not None:
+            sql += " AND (valid_to IS NULL OR valid_to > %s)"
+            args.append(naive(where.open_at))
+        if where.subject is not None:
+            sql += " AND data->>'subject' = %s"
+            args.append(where.subject)
+        if where.predicates:
+            sql += " AND data->>'predicate' = ANY(%s)"
+            args.append(list(where.predicates))
+        if where.keywords:
+            sql += " AND (data->>'keyword' = ANY(%s) OR keywords ?| %s)"
+            args.extend([list(where.keywords), list(where.keywords)])
+        sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT %s"
+        args.append(limit)
         return [rows.memory(row, NATIVE) for row in self._rows(sql, args)]
 
     def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:

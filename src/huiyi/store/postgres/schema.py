@@ -266,4 +266,9 @@ MIGRATIONS: list[str] = [
     );
     ALTER TABLE memory_own_vectors ALTER COLUMN embedding SET STORAGE PLAIN;
     """,
+    # 11: a fact's subject is indexed, so recall finds one person's current home or job among all the
+    # scope's facts (recall.slots) without reading them
+    """
+    CREATE INDEX IF NOT EXISTS memories_fact_subject ON memories (part, (data->>'subject')) WHERE kind = 'fact';
+    """,
 ]

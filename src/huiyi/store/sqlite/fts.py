@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 from huiyi.store.base import Terms
@@ -28,6 +29,7 @@ CODE_LENGTH = 10
 _RUN = re.compile(r"[^\W_]+")
 
 
+@lru_cache(maxsize=4096)
 def scope_code(part: str) -> str:
     """The prefix of a partition's tokens, from its key (``p`` + hex digits).
 

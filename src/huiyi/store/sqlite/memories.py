@@ -18,7 +18,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import TURN_VECTOR, UPDATABLE, RankRow, Terms, Vectors, Writes
+from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import scope_code, scoped
@@ -113,21 +113,32 @@ class SQLiteMemories(SQLiteConnection):
                 f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
-            found.update((row[1], rows.memory(row, TEXT)) for row in cursor)
+            found.update((item.id, item) for item in rows.memories(cursor.fetchall(), TEXT))
         return [found[i] for i in ids if i in found]
 
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
-        found: dict[str, RankRow] = {}
-        for chunk in chunks(ids, 500):
+        # rows read before serve while their partition's version in the database is unchanged (store.rankcache)
+        known = self._ranks.parts_of(agent, ids)
+        versions = part_versions(self._conn(), sorted(known)) if known else {}
+        found, missing = self._ranks.get(agent, ids, versions)
+        for chunk in chunks(missing, 500):
+            # one statement: each row's partition version is read in the same snapshot as the row
             cursor = self._conn().execute(
-                "SELECT id, scope, kind, time, participants, sources, json_extract(data, '$.space'),"
-                " json_extract(data, '$.seq'), text, importance, json_extract(data, '$.subject'),"
+                "SELECT m.id, m.scope, m.kind, m.time, m.participants, m.sources, json_extract(m.data, '$.space'),"
+                " json_extract(m.data, '$.seq'), m.text, m.importance, json_extract(m.data, '$.subject'),"
                 # as JSON text whatever it holds (json_quote leaves what a JSON function returned as it is)
-                " json_quote(json_extract(data, '$.about')), valid_to"
-                f" FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
+                " json_quote(json_extract(m.data, '$.about')), m.valid_to, m.part, p.version"
+                " FROM memories m LEFT JOIN partitions p ON p.part = m.part"
+                f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
-            found.update((row.id, row) for row in rows.rank_rows(cursor.fetchall(), TEXT))
+            read = cursor.fetchall()
+            ranked = rows.rank_rows(read, TEXT)
+            found.update((row.id, row) for row in ranked)
+            self._ranks.put(
+                agent,
+                [(raw[13], int(raw[14]), row) for raw, row in zip(read, ranked, strict=True) if raw[14] is not None],
+            )
         return [found[i] for i in ids if i in found]
 
     def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
@@ -150,6 +161,7 @@ class SQLiteMemories(SQLiteConnection):
         """Tell the vector cache which rows went (after their transaction committed); how many."""
         for part, (old, rowids) in removed.items():
             self._vectors.removed(part, old, rowids)
+        self._ranks.forget(removed)  # an emptied partition may go, and its version start again
         return sum(len(rowids) for _, rowids in removed.values())
 
     def count_memories(self, agent: str | None = None, scopes: Sequence[Scope] | None = None) -> int:
@@ -181,6 +193,39 @@ class SQLiteMemories(SQLiteConnection):
             args.extend(k.value for k in kinds)
         sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT ? OFFSET ?"
         args.extend([limit, offset])
+        return rows.memories(self._conn().execute(sql, args).fetchall(), TEXT)
+
+    def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
+        parts = partition_keys(scopes)
+        if not parts:
+            return []
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE part IN ({marks(len(parts))})"
+        args: list[Any] = list(parts)
+        if where.kinds:
+            # kinds as literals (enum values) and one kind as ``kind = 'fact'``: the partial index of
+            # migration 12 serves only a query that says its condition so
+            literals = [f"'{k.value}'" for k in where.kinds]
+            sql += f" AND kind = {literals[0]}" if len(literals) == 1 else f" AND kind IN ({', '.join(literals)})"
+        if where.said_by is not None:
+            sql += " AND COALESCE(said_at, time, created_at) <= ?"
+            args.append(to_epoch(where.said_by))
+        if where.open_at is not None:
+            sql += " AND (valid_to IS NULL OR valid_to > ?)"
+            args.append(to_epoch(where.open_at))
+        if where.subject is not None:
+            sql += " AND json_extract(data, '$.subject') = ?"
+            args.append(where.subject)
+        if where.predicates:
+            sql += f" AND json_extract(data, '$.predicate') IN ({marks(len(where.predicates))})"
+            args.extend(where.predicates)
+        if where.keywords:
+            sql += (
+                f" AND (json_extract(data, '$.keyword') IN ({marks(len(where.keywords))}) OR EXISTS"
+                f" (SELECT 1 FROM json_each(memories.keywords) k WHERE k.value IN ({marks(len(where.keywords))})))"
+            )
+            args.extend([*where.keywords, *where.keywords])
+        sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT ?"
+        args.append(limit)
         return [rows.memory(row, TEXT) for row in self._conn().execute(sql, args)]
 
     def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
@@ -200,6 +245,7 @@ class SQLiteMemories(SQLiteConnection):
             if unknown:
                 raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
         changed = 0
+        touched: set[str] = set()
         with self._write() as conn:
             for memory_id, fields in changes:
                 if not fields:
@@ -210,7 +256,14 @@ class SQLiteMemories(SQLiteConnection):
                 cursor = conn.execute(
                     f"UPDATE memories SET {assignments} WHERE agent = ? AND id = ?", (*values, agent, memory_id)
                 )
-                changed += cursor.rowcount
+                if cursor.rowcount:
+                    changed += cursor.rowcount
+                    where = conn.execute("SELECT part FROM memories WHERE agent = ? AND id = ?", (agent, memory_id))
+                    touched.update(str(part) for (part,) in where)
+            # the rank rows cached of these partitions, in any process, are stale now (store.rankcache)
+            bumped = {part: _bump_version(conn, part) for part in touched}
+        for part, old in bumped.items():
+            self._vectors.touched(part, old)
         return changed
 
 
@@ -246,6 +299,12 @@ def ensure_partition(conn: sqlite3.Connection, agent: str, scope: Scope) -> str:
     part = partition_key(agent, scope)
     conn.execute("INSERT OR IGNORE INTO partitions (part, agent, scope) VALUES (?, ?, ?)", (part, agent, scope.tag))
     return part
+
+
+def part_versions(conn: sqlite3.Connection, parts: Sequence[str]) -> dict[str, int]:
+    """Each partition's version, as the database has it now."""
+    found = conn.execute(f"SELECT part, version FROM partitions WHERE part IN ({marks(len(parts))})", list(parts))
+    return {str(part): int(version) for part, version in found}
 
 
 def _bump_version(conn: sqlite3.Connection, part: str) -> int:

@@ -247,6 +247,12 @@ MIGRATIONS: list[str] = [
         vector BLOB NOT NULL
     );
     """,
+    # 12: a fact's subject is indexed, so recall finds one person's current home or job among all the
+    # scope's facts (recall.slots) without reading them
+    """
+    CREATE INDEX IF NOT EXISTS memories_fact_subject ON memories (part, json_extract(data, '$.subject'))
+        WHERE kind = 'fact';
+    """,
 ]
 
 

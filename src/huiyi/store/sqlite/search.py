@@ -79,10 +79,7 @@ class SQLiteSearch(SQLiteConnection):
         present = [p for p in parts if p in versions]
         found = self._vectors.search(np.asarray(query, dtype=np.float32).reshape(-1), present, versions, limit)
         if found.ids is not None:  # the cached partitions know their rows' ids
-            hits = [
-                ScoredId(memory_id, score, rowid)
-                for memory_id, score, rowid in zip(found.ids, found.scores, found.rowids, strict=True)
-            ]
+            hits = list(map(ScoredId, found.ids, found.scores, found.rowids))  # one length: the scan's top
             return RouteHits(hits, (time.perf_counter() - started) * 1000, found.score_of)
         ids = self._ids_of(found.rowids)
         hits = [

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from huiyi.store.base import TurnContext
+from huiyi.store.rankcache import RankCache
 from huiyi.store.sqlite.erase import SQLiteErase
 from huiyi.store.sqlite.graph import SQLiteGraph
 from huiyi.store.sqlite.jobs import SQLiteJobs
@@ -33,3 +34,4 @@ class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLit
     ) -> None:
         super().__init__(directory, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
         self._vectors = ExactIndex(self._load_partition, vector_cache_mb * 2**20, context)
+        self._ranks = RankCache()

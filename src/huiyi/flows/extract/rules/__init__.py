@@ -56,6 +56,9 @@ When no LLM endpoint is configured, a fold still becomes memories:
 * **Plans called off** (:mod:`~huiyi.flows.extract.rules.cancels`): 搬家泡汤 / 取消了 / 改到下周六 by the
   speaker, with no subject of its own and no 差点 or question, closes the speaker's open plan facts naming
   the plan's word (the fold flow sets ``valid_to``); a new time named for it after (下周六搬) is a plan fact.
+* **Group plans** (:mod:`~huiyi.flows.extract.rules.gatherings`): in a group, a message that names a time
+  still to come and a gathering (大家, 一起, 集合, 团建…) with no 我 of its own is an event of its own,
+  dated by the day it names (林晚晴: 周六下午三点大家一起去爬山 → 林晚晴说：周六（2024-11-16）下午三点…).
 * **Importance** (0–1) from simple signals: 0.3 to start; +0.2 when a first-person fact was read from
   the segment; +0.15 for emotion words (开心, 难过, 想你, happy, miss…); +0.1 for a plan (打算, 明天, going
   to, or a time phrase pointing to the future); +0.05 for an exclamation; +0.05 when a place or another

@@ -15,6 +15,7 @@ from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut
 from huiyi.flows.extract.rules.facts import FactReader, moved
+from huiyi.flows.extract.rules.gatherings import gatherings_in
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.plans import plans_in
 from huiyi.flows.extract.rules.roster import Roster
@@ -90,6 +91,8 @@ class RuleExtractor:
         for said in saids:
             said.facts.extend(cancels.read(said))
         events = [self._event(segment, roster, drop) for segment in self._segments(saids)]
+        if not private:  # 周六下午三点大家一起去爬山: a group's plan, dated by the day it names (rules.gatherings)
+            events += [event for said in saids for event in gatherings_in(said, roster)]
         facts = _dedupe_facts(saids)
         moves = [close for said in saids for close in moved(said.facts, said.message)]  # 搬到杭州了 ends 住在上海
         closes = [*cancels.closes, *moves]
