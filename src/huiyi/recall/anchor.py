@@ -86,7 +86,9 @@ def demoted(
 
 def own_floor(store: Store, agent: str, queries: Sequence[Any], first: RouteHits, recipe: RecallRecipe) -> RouteHits:
     """The dense candidates with the best ``recipe.own_floor`` of them scored by their own line where it
-    leads (:func:`floored`); the rest, and other routes' candidates, as they were."""
+    leads (:func:`floored`); the rest, and other routes' candidates, as they were. ``queries``: the
+    query's vectors (a view without one is None)."""
+    queries = [query for query in queries if query is not None]
     top = first.hits[: recipe.own_floor]
     stored = store.own_vectors(agent, [hit.id for hit in top]) if queries and top else {}
     if not stored:  # indexed without own vectors (chunk.own_vector off, or before it)
@@ -130,14 +132,49 @@ def floored(
     at = {(row.space, row.seq): own[i] for i, row in rows.items() if i in own and row.seq is not None}
     out: list[ScoredId] = []
     for hit in hits:
-        row, mine = rows.get(hit.id), own.get(hit.id)
-        if mine is None or row is None or row.kind is not MemoryKind.CHUNK or row.seq is None or mine <= hit.score:
+        mine = own.get(hit.id, -1.0)
+        row = rows.get(hit.id) if mine > hit.score else None
+        if row is None or row.kind is not MemoryKind.CHUNK or row.seq is None:
             out.append(hit)
             continue
         context = max((at.get((row.space, row.seq - back), -1.0) for back in range(1, reach + 1)), default=-1.0)
         line = said_lines(row.text, row.participants)[-1]
         out.append(hit if mine - context <= margin or asks(line) else ScoredId(hit.id, mine, hit.key))
     return sorted(out, key=lambda hit: -hit.score)
+
+
+def anchored(
+    store: Store,
+    agent: str,
+    recipe: RecallRecipe,
+    queries: Sequence[object],
+    window: Window,
+    rows: Mapping[int, RankRow | None],
+    dense: Mapping[int, float],
+) -> tuple[Window, dict[int, float]]:
+    """The best candidates' own-turn evidence (recall.anchor): the stored own-turn vectors of chunks
+    against the query's vectors (a dialogue's views pooled as the dense route pools them). With a weight,
+    each gains by its own match (a memory without an own vector matches by its dense score); then a chunk
+    that only carries a better-matching turn as context goes below it."""
+    top = [key for key, _ in window[: recipe.anchor_depth] if rows.get(key) is not None]
+    ids = {rows[key].id: key for key in top}  # type: ignore[union-attr]
+    stored = store.own_vectors(agent, list(ids)) if queries else {}
+    own = similarities(queries, {ids[i]: vector for i, vector in stored.items()}, recipe.view_pool)
+    fallback = {key: dense.get(key, 0.0) for key in top}  # memories whose vector is their own text alone
+    gains = own_gains(window, {**fallback, **own}, recipe.anchor_weight, recipe.anchor_depth)
+    window = apply(window, gains)
+    if recipe.anchor_demote and own:
+        places = {
+            key: (row.space, row.seq)
+            for key in top
+            if (row := rows[key]) is not None and row.kind is MemoryKind.CHUNK and row.seq is not None
+        }
+        scores = dict(window)
+        lowered = demoted(window, places, own, dense, recipe.anchor_depth)
+        moves = {key: round(score - scores[key][0], 6) for key, score in lowered.items()}
+        window = apply(window, moves)
+        gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
+    return window, {key: gain for key, gain in gains.items() if gain}
 
 
 def apply(window: Window, gains: Mapping[int, float]) -> Window:
@@ -162,7 +199,7 @@ def similarities(queries: Sequence[Any], vectors: Mapping[K, Any], pool: str = "
     if not vectors or not queries:
         return {}
     keys = list(vectors)
-    matrix = np.stack([np.asarray(vectors[key], dtype=np.float32) for key in keys])
+    matrix = np.asarray(np.stack([vectors[key] for key in keys]), dtype=np.float32)
     scores = matrix @ np.stack([np.asarray(q, dtype=np.float32) for q in queries]).T
     pooled = scores.max(axis=1) if pool == "max" else scores.mean(axis=1)
-    return {key: round(float(score), 6) for key, score in zip(keys, pooled.tolist(), strict=True)}
+    return dict(zip(keys, np.round(pooled.astype(np.float64), 6).tolist(), strict=True))

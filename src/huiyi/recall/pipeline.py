@@ -4,11 +4,11 @@ Each stage is a function from the candidates so far (a :class:`Ranking`) to the 
 by :func:`run`; a new stage is one more such function and one line there:
 
 1. ``_fused``: the dense and keyword routes run together (the keyword search while the query is
-   embedded: both release the GIL), are fused, cut by the score threshold, and the best get the
-   rerank bonuses (speaker, time, neighbour, chatter); a kind filter and the scope check keep what may be
-   returned. When the query names someone in a group, the speaker route joins (their memories by the
-   index's speaker field; the keyword query loses their names), and the named person's memories are
-   reranked wherever meaning and words put them.
+   embedded: both release the GIL), a chunk whose own line says it by itself lifted (recall.anchor), are
+   fused, cut by the score threshold, and the best get the rerank bonuses (speaker, time, neighbour,
+   chatter); a kind filter and the scope check keep what may be returned. A query naming someone in a
+   group adds the speaker route (their memories by the index's speaker field; the keyword query loses
+   their names), and their memories are reranked wherever meaning and words put them.
 2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
    roulette): late routes and tiers add bonuses, the graph walks from the best, the recipe's score
    weighs the result, and roulette may sample among the best.
@@ -143,8 +143,8 @@ MOMENT = timedelta(hours=6)  # the longest span read as one moment of a day (上
 
 def _moment_words(span: TimeSpan | None, now: datetime | None) -> list[str]:
     """The words of a past moment the query names (中午, 上午, this morning): the time bonus reads them, and as
-    keywords they would lift every line that says them ("中午吃啥"). A span to come (后天) is matched by the
-    plans that say it, and a long one (白天, 昨天) is often habitual or a topic ("白天的工作"): words stay."""
+    keywords they would lift every line that says them ("中午吃啥"). A span to come (后天), or a long one
+    (白天, 昨天: often habitual or a topic), keeps its words."""
     if span is None or now is None or span.end - span.start > MOMENT:
         return []
     return tokens.words(span.phrase) if span.end <= now.replace(tzinfo=span.end.tzinfo) else []
@@ -195,17 +195,15 @@ def _fused(
         keyword = keyword_future.result()
         spoken = speaker_future.result() if speaker_future is not None else routes.Hits()
     dense = dense_views[0]
-    for view in dense_views:
-        for step, ms in view.ms.items():
-            timings[step] = timings.get(step, 0.0) + ms
+    for step, ms in [pair for view in dense_views for pair in view.ms.items()]:
+        timings[step] = timings.get(step, 0.0) + ms
     timings.update(keyword.ms)
     timings.update(spoken.ms)
 
     fuse_started = time.perf_counter()
     first = views.pooled([found.first for found in dense_views], recipe.view_pool) if seen else dense.first
     if recipe.own_floor and not routes.in_group(ask):  # a line that says it by itself leads (recall.anchor)
-        queries = [view.vector for view in dense_views if view.vector is not None]
-        first = anchor.own_floor(ask.store, ask.agent, queries, first, recipe)
+        first = anchor.own_floor(ask.store, ask.agent, [view.vector for view in dense_views], first, recipe)
     fusion = fuse(first, keyword.first, recipe, spoken.first, detail=request.explain)
     ids_by_key, raw = fusion.ids, fusion.raw
     ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
@@ -251,7 +249,7 @@ def _fused(
         window = _lifted(window, boosts, "name", giving)
     if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
-        window, gains = _anchored(ask, queries, window, rows, raw.get("dense", {}))
+        window, gains = anchor.anchored(ask.store, ask.agent, ask.recipe, queries, window, rows, raw.get("dense", {}))
         for key, gain in gains.items():
             boosts.setdefault(key, {})["anchor"] = gain
     if recipe.time_when and recipe.time_weight:  # a when-question prefers memories that say when
@@ -303,39 +301,6 @@ def _lifted(window: Window, boosts: dict[int, dict[str, float]], name: str, gain
     for key, gain in gains.items():
         boosts.setdefault(key, {})[name] = gain
     return anchor.apply(window, gains)
-
-
-def _anchored(
-    ask: routes.Ask,
-    queries: Sequence[object],
-    window: Window,
-    rows: Mapping[int, RankRow | None],
-    dense: Mapping[int, float],
-) -> tuple[Window, dict[int, float]]:
-    """The best candidates' own-turn evidence (recall.anchor): the stored own-turn vectors of chunks
-    against the query's vectors (a dialogue's views pooled as the dense route pools them). With a weight,
-    each gains by its own match (a memory without an own vector matches by its dense score); then a chunk
-    that only carries a better-matching turn as context goes below it."""
-    recipe = ask.recipe
-    top = [key for key, _ in window[: recipe.anchor_depth] if rows.get(key) is not None]
-    ids = {rows[key].id: key for key in top}  # type: ignore[union-attr]
-    stored = ask.store.own_vectors(ask.agent, list(ids)) if queries else {}
-    own = anchor.similarities(queries, {ids[i]: vector for i, vector in stored.items()}, recipe.view_pool)
-    fallback = {key: dense.get(key, 0.0) for key in top}  # memories whose vector is their own text alone
-    gains = anchor.own_gains(window, {**fallback, **own}, recipe.anchor_weight, recipe.anchor_depth)
-    window = anchor.apply(window, gains)
-    if recipe.anchor_demote and own:
-        places = {
-            key: (row.space, row.seq)
-            for key in top
-            if (row := rows[key]) is not None and row.kind is MemoryKind.CHUNK and row.seq is not None
-        }
-        scores = dict(window)
-        lowered = anchor.demoted(window, places, own, dense, recipe.anchor_depth)
-        moves = {key: round(score - scores[key][0], 6) for key, score in lowered.items()}
-        window = anchor.apply(window, moves)
-        gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
-    return window, {key: gain for key, gain in gains.items() if gain}
 
 
 def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = False) -> Ranking:

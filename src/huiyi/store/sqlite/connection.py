@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from huiyi.errors import SchemaTooNew, StoreError
+from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
 from huiyi.store.sqlite.fts import scoped_for_part
 from huiyi.store.sqlite.schema import MIGRATIONS, statements
@@ -38,6 +39,7 @@ class SQLiteConnection:
     # the cache of vectors per partition; set by the store once the schema is ready
     _vectors: ExactIndex
     _ranks: RankCache  # the rank rows recall read, per partition version
+    _own: OwnVectorCache  # the own-line vectors recall read
 
     def __init__(self, directory: str | Path, *, busy_timeout_ms: int = 10000, synchronous: str = "normal") -> None:
         if synchronous.lower() not in SYNCHRONOUS:
@@ -95,6 +97,7 @@ class SQLiteConnection:
         self._closed = True
         self._vectors.clear()
         self._ranks.clear()
+        self._own.clear()
 
     # schema -------------------------------------------------------------------------------------
     def _migrate(self) -> None:

@@ -19,6 +19,7 @@ from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
+from huiyi.store.owncache import NO_VECTOR
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import scope_code, scoped
@@ -142,15 +143,22 @@ class SQLiteMemories(SQLiteConnection):
         return [found[i] for i in ids if i in found]
 
     def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
-        found: dict[str, Vectors] = {}
-        for chunk in chunks(ids, 500):
+        cached, missing = self._own.get(agent, ids)
+        for chunk in chunks(missing, 500):
             cursor = self._conn().execute(
                 "SELECT m.id, o.vector FROM memories m JOIN memory_own_vectors o ON o.rowid = m.rowid"
                 f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
-            found.update((str(i), np.frombuffer(blob, dtype=np.float16).astype(np.float32)) for i, blob in cursor)
-        return found
+            read = {str(i): np.frombuffer(blob, dtype=np.float16) for i, blob in cursor}
+            self._own.put(agent, {i: read.get(i, NO_VECTOR) for i in chunk})
+            cached.update(read)
+        found = [(i, row) for i, row in cached.items() if row.size]
+        if not found:
+            return {}
+        # one matrix, not an array per row: recall reads up to 200 of them (recall.own_floor)
+        matrix = np.stack([row for _, row in found]).astype(np.float32)
+        return dict(zip((i for i, _ in found), matrix, strict=True))
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as conn:
@@ -162,6 +170,8 @@ class SQLiteMemories(SQLiteConnection):
         for part, (old, rowids) in removed.items():
             self._vectors.removed(part, old, rowids)
         self._ranks.forget(removed)  # an emptied partition may go, and its version start again
+        if removed:
+            self._own.clear()
         return sum(len(rowids) for _, rowids in removed.values())
 
     def count_memories(self, agent: str | None = None, scopes: Sequence[Scope] | None = None) -> int:

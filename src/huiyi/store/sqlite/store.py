@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from huiyi.store.base import TurnContext
+from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
 from huiyi.store.sqlite.erase import SQLiteErase
 from huiyi.store.sqlite.graph import SQLiteGraph
@@ -35,3 +36,4 @@ class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLit
         super().__init__(directory, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
         self._vectors = ExactIndex(self._load_partition, vector_cache_mb * 2**20, context)
         self._ranks = RankCache()
+        self._own = OwnVectorCache()

@@ -1,0 +1,58 @@
+"""The own-line vectors recall read before (``Store.own_vectors``), kept by memory id.
+
+recall.own_floor reads the own-line vectors of its 200 best dense candidates on every recall; in one
+scope they are mostly the same ones query after query, and reading them was a third of a recall without
+the embedding. A memory's own-line vector is written with it and never changes, so an id's entry stays
+right until the memory goes: every deletion in this process empties the cache. One erased in another
+process and written again under the same id (a chunk's id comes from its message's) would keep the old
+vector here until evicted: a score, never a text, since the candidate itself is read fresh.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["NO_VECTOR", "OwnVectorCache"]
+
+NO_VECTOR = np.zeros(0, dtype=np.float16)  # asked for, and the memory has none
+
+
+class OwnVectorCache:
+    """float16 own-line vectors by (agent, memory id), the least recently used evicted past ``budget``.
+    A memory without one (a fact, an event, a chunk indexed without) is kept as an empty row, so it is not
+    asked for again."""
+
+    def __init__(self, budget: int = 30_000) -> None:  # 384 dims: ~25 MB at most
+        self._budget = budget
+        self._rows: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, agent: str, ids: Sequence[str]) -> tuple[dict[str, np.ndarray], list[str]]:
+        """The cached ones among ``ids`` (float16 rows) and the ids not cached."""
+        found: dict[str, np.ndarray] = {}
+        missing: list[str] = []
+        with self._lock:
+            for i in ids:
+                row = self._rows.get((agent, i))
+                if row is None:
+                    missing.append(i)
+                else:
+                    self._rows.move_to_end((agent, i))
+                    found[i] = row
+        return found, missing
+
+    def put(self, agent: str, rows: Mapping[str, np.ndarray]) -> None:
+        with self._lock:
+            for i, row in rows.items():
+                self._rows[(agent, i)] = row
+                self._rows.move_to_end((agent, i))
+            while len(self._rows) > self._budget:
+                self._rows.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
