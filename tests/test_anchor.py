@@ -26,15 +26,21 @@ LINES = [
 QUERY = "我家猫叫什么名字"
 
 
-def _config(weight: float, demote: bool = False, floor: int = 0) -> Config:
+def _config(weight: float, demote: bool = False, floor: int = 0, carriers: bool = False) -> Config:
     # name_weight off: the anchor alone is on trial (a name question would lift 猫叫布丁 by itself); the own
-    # floor, on by default, is tried on its own below
-    recall = {"anchor_weight": weight, "anchor_demote": demote, "name_weight": 0.0, "own_floor": floor}
+    # floor and the carriers rule, on by default, are tried on their own below
+    recall = {
+        "anchor_weight": weight,
+        "anchor_demote": demote,
+        "name_weight": 0.0,
+        "own_floor": floor,
+        "carriers": carriers,
+    }
     return Config(chunk={"own_vector": True}, recall=recall, worker={"enabled": False})
 
 
-def _memory(path: Path, weight: float, demote: bool = False, floor: int = 0) -> Memory:
-    config = _config(weight, demote, floor)
+def _memory(path: Path, weight: float, demote: bool = False, floor: int = 0, carriers: bool = False) -> Memory:
+    config = _config(weight, demote, floor, carriers)
     memory = Memory(path, config=config, embedder=HashEmbedder(64))
     messages = [
         {"role": role, "speaker": "木木" if role == "user" else "祈煜", "text": text, "time": T0 + timedelta(minutes=i)}
@@ -108,6 +114,30 @@ def test_a_line_that_says_it_by_itself_scores_its_own_match() -> None:
     assert anchor.floored(hits, {}, rows, margin=0.02) == hits
 
 
+def test_the_reply_that_carries_a_line_goes_below_it(tmp_path: Path) -> None:
+    assert Config().recall.carriers
+    with _memory(tmp_path / "carry", 0.0, carriers=True) as memory:  # off, the chunk two turns on led
+        found = memory.recall(QUERY, agent="祈煜", person="mumu", limit=3, explain=True)
+    assert "布丁" in found.hits[0].text
+    bonuses = found.info["bonuses"]
+    assert isinstance(bonuses, dict)
+    assert any(bonus.get("anchor", 0.0) < 0 for bonus in bonuses.values())  # the carriers went down
+
+
+def test_a_carrier_goes_below_the_line_unless_it_answers_or_says_on() -> None:
+    window = [(3, (1.0, {})), (2, (0.95, {})), (1, (0.9, {}))]
+    lines = {1: ("s", 1, "木木"), 2: ("s", 2, "祈煜"), 3: ("s", 3, "木木")}
+    own = {1: 0.86, 2: 0.80, 3: 0.83}
+    # the other speaker's reply matches 0.06 worse: below; the same speaker's next line only 0.03 worse
+    # (the same topic said on, within SPAN): it keeps its place
+    assert anchor.carriers(window, lines, own, set(), depth=20, margin=0.02) == {2: 0.899999}
+    # a line that asks is no statement to lead: its answer keeps its place
+    assert anchor.carriers(window, lines, own, {1}, depth=20, margin=0.02) == {}
+    # another space's turn, or one beyond the context's reach, is not carried
+    apart = {1: ("t", 1, "木木"), 2: ("s", 2, "祈煜"), 3: ("s", 5, "木木")}
+    assert anchor.carriers(window, apart, own, set(), depth=20, margin=0.02) == {}
+
+
 def test_the_own_floor_leaves_group_chats_alone(tmp_path: Path) -> None:
     # in a group a short line's own words match a question easily ("何老师的学生肯定很棒"), while the line
     # that answers is found with its thread: the group-day probes lost three first hits with it
@@ -120,7 +150,7 @@ def test_the_own_floor_leaves_group_chats_alone(tmp_path: Path) -> None:
     with Memory(tmp_path / "g", config=config, embedder=HashEmbedder(64)) as memory:
         memory.add(messages, agent="祈煜", space="g1", index=True)
         found = memory.recall(QUERY, agent="祈煜", space="g1", limit=4)
-        off = config.recall.model_copy(update={"own_floor": 0})
+        off = config.recall.model_copy(update={"own_floor": 0, "carriers": False})
         plain = memory.recall(QUERY, agent="祈煜", space="g1", limit=4, recipe=off)
     assert [(h.id, h.score) for h in found.hits] == [(h.id, h.score) for h in plain.hits]
     assert "布丁" not in found.hits[0].text  # between two people the floor would lift it (the test above)

@@ -116,6 +116,11 @@ class RecallRecipe(Section):
     anchor_depth: int = 20
     # a chunk that only carries, as context, a turn whose own line matches as well ranks below that turn
     anchor_demote: bool = False
+    # a chunk whose context line matches the query own_floor_margin better by itself than its own line
+    # does (SPAN for the same speaker's next line) goes below that line's chunk: the reply after a
+    # statement no longer leads it (recall.anchor.carriers; chunks indexed with chunk.own_vector; not in
+    # a group). mem0 peer Hit@1 .833 → .883, LoCoMo dev Hit@1 unchanged (issue #17, README)
+    carriers: bool = True
     # the own line leads (recall.anchor.floored; chunks indexed with chunk.own_vector): among the best
     # own_floor dense candidates, a chunk whose line alone matches the query better than its context does
     # scores that, when its context turns' own lines match at least own_floor_margin less and it does not

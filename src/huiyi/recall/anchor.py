@@ -84,12 +84,63 @@ def demoted(
     return out
 
 
+def carriers(
+    window: Window,
+    lines: Mapping[int, tuple[str, int, str]],
+    own: Mapping[int, float],
+    asking: set[int],
+    depth: int,
+    margin: float,
+    reach: int = 2,
+) -> dict[int, float]:
+    """The new scores of chunks that carry a better line: a chunk whose context turn (within ``reach``
+    back) does not ask and, by its own line, matches the query at least ``margin`` better than the
+    chunk's own line, gets no more than that turn's chunk (just below it). The reply after a statement
+    ("Really? That's amazing!" after "I've started violin lessons") is embedded with it and often
+    matched better than the statement itself; a chat model reads the first memory most (issue #17).
+    The same speaker's next line goes below only when its own line matches ``SPAN`` less (a new topic,
+    not the same one said on); an answer after its question keeps its place.
+
+    ``lines``: each chunk's (space, seq, speaker of its own line); ``own``: own-line similarities;
+    ``asking``: the chunks whose own line asks.
+
+    >>> window = [(3, (1.0, {})), (2, (0.95, {})), (1, (0.9, {}))]
+    >>> lines = {1: ("s", 1, "A"), 2: ("s", 2, "B"), 3: ("s", 3, "A")}
+    >>> carriers(window, lines, {1: 0.86, 2: 0.8, 3: 0.83}, set(), 10, 0.02)
+    {2: 0.899999}
+    >>> carriers(window, lines, {1: 0.86, 2: 0.8, 3: 0.8}, set(), 10, 0.02)
+    {3: 0.899999, 2: 0.899999}
+    >>> carriers(window, lines, {1: 0.86, 2: 0.8, 3: 0.8}, {1}, 10, 0.02)
+    {}
+    """
+    top = window[:depth]
+    score = {key: value for key, (value, _) in top}
+    at = {lines[key][:2]: key for key, _ in top if key in lines}
+    out: dict[int, float] = {}
+    for key, _ in top:
+        if key not in lines or key not in own:
+            continue
+        space, seq, speaker = lines[key]
+        for back in range(1, reach + 1):
+            earlier = at.get((space, seq - back))
+            if earlier is None or earlier not in own or earlier in asking:
+                continue
+            better = own[earlier] - own[key]
+            if better < (SPAN if lines[earlier][2] == speaker else margin):
+                continue
+            ceiling = round(score[earlier] - 1e-6, 6)
+            if min(out.get(key, score[key]), score[key]) > ceiling:
+                out[key] = ceiling
+    return out
+
+
 def own_floor(store: Store, agent: str, queries: Sequence[Any], first: RouteHits, recipe: RecallRecipe) -> RouteHits:
     """The dense candidates with the best ``recipe.own_floor`` of them scored by their own line where it
     leads (:func:`floored`); the rest, and other routes' candidates, as they were. ``queries``: the
     query's vectors (a view without one is None)."""
     queries = [query for query in queries if query is not None]
-    top = first.hits[: recipe.own_floor]
+    # a hit that matched nothing (a hashing embedder's 0) is padding, its place among equals arbitrary
+    top = [hit for hit in first.hits[: recipe.own_floor] if hit.score > 0]
     stored = store.own_vectors(agent, [hit.id for hit in top]) if queries and top else {}
     if not stored:  # indexed without own vectors (chunk.own_vector off, or before it)
         return first
@@ -101,7 +152,8 @@ def own_floor(store: Store, agent: str, queries: Sequence[Any], first: RouteHits
     # it); the rest cannot change anything and are not read
     low = min(lifted) - recipe.own_floor_margin - 1e-9
     rows = {row.id: row for row in store.rank_rows(agent, [i for i, score in own.items() if score >= low])}
-    hits = floored(top, own, rows, recipe.own_floor_margin) + first.hits[len(top) :]
+    chosen = {hit.id for hit in top}
+    hits = floored(top, own, rows, recipe.own_floor_margin) + [hit for hit in first.hits if hit.id not in chosen]
     return RouteHits(hits=sorted(hits, key=lambda hit: -hit.score), ms=first.ms, score_of=first.score_of)
 
 
@@ -151,11 +203,13 @@ def anchored(
     window: Window,
     rows: Mapping[int, RankRow | None],
     dense: Mapping[int, float],
+    carry: bool = False,
 ) -> tuple[Window, dict[int, float]]:
     """The best candidates' own-turn evidence (recall.anchor): the stored own-turn vectors of chunks
     against the query's vectors (a dialogue's views pooled as the dense route pools them). With a weight,
-    each gains by its own match (a memory without an own vector matches by its dense score); then a chunk
-    that only carries a better-matching turn as context goes below it."""
+    each gains by its own match (a memory without an own vector matches by its dense score); then
+    (``carry``, :func:`carriers`) a chunk that carries a better-matching line goes below it, and
+    (``recall.anchor_demote``) one that only carries a turn matching as well as it."""
     top = [key for key, _ in window[: recipe.anchor_depth] if rows.get(key) is not None]
     ids = {rows[key].id: key for key in top}  # type: ignore[union-attr]
     stored = store.own_vectors(agent, list(ids)) if queries else {}
@@ -163,6 +217,18 @@ def anchored(
     fallback = {key: dense.get(key, 0.0) for key in top}  # memories whose vector is their own text alone
     gains = own_gains(window, {**fallback, **own}, recipe.anchor_weight, recipe.anchor_depth)
     window = apply(window, gains)
+    if carry and own:  # not in a group (the caller): an answer there is found with its thread
+        lines = {
+            key: (row.space, row.seq, _speaker(row))
+            for key in top
+            if (row := rows[key]) is not None and row.kind is MemoryKind.CHUNK and row.seq is not None
+        }
+        asking = {key for key in lines if asks(said_lines(rows[key].text, rows[key].participants)[-1])}  # type: ignore[union-attr]
+        scores = dict(window)
+        lowered = carriers(window, lines, own, asking, recipe.anchor_depth, recipe.own_floor_margin)
+        moves = {key: round(score - scores[key][0], 6) for key, score in lowered.items()}
+        window = apply(window, moves)
+        gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
     if recipe.anchor_demote and own:
         places = {
             key: (row.space, row.seq)
@@ -175,6 +241,12 @@ def anchored(
         window = apply(window, moves)
         gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
     return window, {key: gain for key, gain in gains.items() if gain}
+
+
+def _speaker(row: RankRow) -> str:
+    """Who said a chunk's own line (its last): the participant whose ``name: `` begins it."""
+    line = row.text.rsplit("\n", 1)[-1]
+    return next((name for name in sorted(row.participants, key=len, reverse=True) if line.startswith(f"{name}: ")), "")
 
 
 def apply(window: Window, gains: Mapping[int, float]) -> Window:

@@ -247,9 +247,12 @@ def _fused(
     if recipe.name_weight and names.asks(request.query):  # 那家火锅叫什么名字
         giving = names.gains(window, rows, recipe.name_weight, names.about(request.query))
         window = _lifted(window, boosts, "name", giving)
-    if recipe.anchor_weight or recipe.anchor_demote:  # the query matches the chunk's own line (recall.anchor)
+    carry = recipe.carriers and not routes.in_group(ask)
+    if recipe.anchor_weight or recipe.anchor_demote or carry:  # the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
-        window, gains = anchor.anchored(ask.store, ask.agent, ask.recipe, queries, window, rows, raw.get("dense", {}))
+        window, gains = anchor.anchored(
+            ask.store, ask.agent, recipe, queries, window, rows, raw.get("dense", {}), carry
+        )
         for key, gain in gains.items():
             boosts.setdefault(key, {})["anchor"] = gain
     if recipe.time_when and recipe.time_weight:  # a when-question prefers memories that say when
