@@ -254,9 +254,12 @@ def build_store(
     official: int = 20,
     progress: Callable[[int], None] | None = None,
     terms: Callable[[str], Terms] = terms_of,
+    own: bool = False,
 ) -> BuildStats:
     """Fill ``store`` with ``size`` memories in scopes of ``scope_size`` (one person each); ``terms``
-    gives a text's keyword terms (the ingest flow's, or a cache of them)."""
+    gives a text's keyword terms (the ingest flow's, or a cache of them). ``own``: each chunk's own-line
+    vector stored too, as ingest does with ``chunk.own_vector`` (a one-turn chunk's is its vector), so
+    recall reads them as it would."""
     started = time.perf_counter()
     stats = BuildStats()
     n_persons = max(1, size // scope_size)
@@ -278,7 +281,8 @@ def build_store(
         keyword_terms = [terms(item.text) for item in pending_items]
         insert_started = time.perf_counter()
         stats.generate_seconds += insert_started - generated
-        store.add_memories(pending_items, np.concatenate(pending_vectors), keyword_terms)
+        vectors = np.concatenate(pending_vectors)
+        store.add_memories(pending_items, vectors, keyword_terms, own_vectors=vectors if own else None)
         stats.insert_seconds += time.perf_counter() - insert_started
         stats.memories += len(pending_items)
         if progress:

@@ -256,6 +256,7 @@ def _bench_size(
             n_probes=n_queries,
             seed=seed,
             progress=progress,
+            own=config.chunk.own_vector,
         )
         report["persons"] = stats.persons
         report["build"] = describe(stats)
