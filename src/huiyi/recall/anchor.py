@@ -23,6 +23,9 @@ K = TypeVar("K", int, str)  # a store key or a memory id
 
 SPAN = 0.05  # as the dense route's min span: own similarities closer than this stay close
 TIE = 0.005  # cosines closer than this are a tie (a tenth of SPAN)
+# an own line matching better than its chunk by less than this is the same vector (a turn without context:
+# float16 on disk against the index's rounding), not a line that says it better
+EPSILON = 1e-4
 
 
 def own_gains(window: Window, own: Mapping[int, float], weight: float, depth: int) -> dict[int, float]:
@@ -145,7 +148,7 @@ def own_floor(store: Store, agent: str, queries: Sequence[Any], first: RouteHits
     if not stored:  # indexed without own vectors (chunk.own_vector off, or before it)
         return first
     own = similarities(queries, stored, recipe.view_pool)
-    lifted = [own[hit.id] for hit in top if own.get(hit.id, -1.0) > hit.score]
+    lifted = [own[hit.id] for hit in top if own.get(hit.id, -1.0) > hit.score + EPSILON]
     if not lifted:
         return first
     # rows of the lines that may gain and of those that may hold one back (matching within the margin of
@@ -185,7 +188,7 @@ def floored(
     out: list[ScoredId] = []
     for hit in hits:
         mine = own.get(hit.id, -1.0)
-        row = rows.get(hit.id) if mine > hit.score else None
+        row = rows.get(hit.id) if mine > hit.score + EPSILON else None
         if row is None or row.kind is not MemoryKind.CHUNK or row.seq is None:
             out.append(hit)
             continue

@@ -146,7 +146,8 @@ class SQLiteMemories(SQLiteConnection):
         cached, missing = self._own.get(agent, ids)
         for chunk in chunks(missing, 500):
             cursor = self._conn().execute(
-                "SELECT m.id, o.vector FROM memories m JOIN memory_own_vectors o ON o.rowid = m.rowid"
+                # CROSS JOIN keeps memories outer: ANALYZE'd small stores were planned as a scan of every vector
+                "SELECT m.id, o.vector FROM memories m CROSS JOIN memory_own_vectors o ON o.rowid = m.rowid"
                 f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
