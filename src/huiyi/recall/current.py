@@ -16,6 +16,7 @@ from datetime import datetime
 
 from huiyi.flows.extract.closes import ONE_AT_A_TIME
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, Scope
+from huiyi.recall.hits import hit_of
 from huiyi.recall.validity import asks_past
 from huiyi.store.base import OPEN, MemoryFilter, Store
 
@@ -60,7 +61,7 @@ def newest_first(
         old.append(hit)
         if current.id not in placed:  # the newest value takes the old one's place, with its score
             there = next((h for h in hits if h.id == current.id), None)
-            kept.append(there if there is not None else _hit(current, hit.score))
+            kept.append(there if there is not None else hit_of(current, hit.score, {"current": 1.0}))
             placed.add(current.id)
     if old:
         info["superseded"] = [hit.id for hit in old]
@@ -77,22 +78,3 @@ def _slot(hit: RecallHit, as_of: datetime | None) -> tuple[str, str] | None:
     if not isinstance(subject, str) or not subject or predicate not in ONE_AT_A_TIME:
         return None
     return subject, str(predicate)
-
-
-def _hit(item: MemoryItem, score: float) -> RecallHit:
-    return RecallHit(
-        id=item.id,
-        kind=item.kind,
-        text=item.text,
-        score=score,
-        route_scores={"current": 1.0},
-        time=item.time,
-        scope=item.scope,
-        sources=item.sources,
-        place=item.place,
-        keywords=item.keywords,
-        insight=item.insight,
-        data=item.data,
-        valid_to=item.valid_to,
-        said_at=item.said_at,
-    )

@@ -36,11 +36,11 @@ from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder, cached_queries
 from huiyi.recall import anchor, bridge, current, feelings, names, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse
+from huiyi.recall.hits import hit_of
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RankRow, Store
-from huiyi.store.rows import trusted
 from huiyi.text import frames, tokens
 from huiyi.text.times import TimeSpan, query_time_range
 
@@ -342,7 +342,7 @@ def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = Fals
     depth = routes.graph_depth(ask.query, recipe, best)
     if recipe.bridge_weight > 0 and (depth or recipe.graph_mode == "deep"):  # a second round (recall.bridge)
         tops = ask.store.get_memories(ask.agent, [hit.id for hit in hits[: recipe.bridge_seeds]])
-        second = bridge.second_round(ask, [_hit_of(item, 0.0) for item in tops])
+        second = bridge.second_round(ask, [hit_of(item, 0.0) for item in tops])
         for found_hits, share in second.searches:
             add_route(relevance, extra, "bridge", found_hits, recipe.bridge_weight * share)
         info.update(second.info)
@@ -437,7 +437,7 @@ def _hits(ask: routes.Ask, ranking: Ranking, as_of: datetime | None = None) -> l
     items = {item.id: item for item in ask.store.get_memories(ask.agent, [c.id for c in ranking.candidates])}
     if as_of is not None:
         items = {i: item for i, item in items.items() if not timerange.after(item.said_at or item.time, as_of)}
-    hits = [_hit_of(items[c.id], c.score, c.route_scores) for c in ranking.candidates if c.id in items]
+    hits = [hit_of(items[c.id], c.score, c.route_scores) for c in ranking.candidates if c.id in items]
     ranking.timings["hits"] = (time.perf_counter() - started) * 1000
     return hits
 
@@ -446,26 +446,3 @@ def _items(ask: routes.Ask, ids_by_key: Mapping[int, str], window: Window) -> di
     """The window's whole memories, for the stages that read text (off by default: they cost a load)."""
     found = {item.id: item for item in ask.store.get_memories(ask.agent, [ids_by_key[key] for key, _ in window])}
     return {key: found.get(ids_by_key[key]) for key, _ in window}
-
-
-def _hit_of(item: MemoryItem, score: float, route_scores: dict[str, float] | None = None) -> RecallHit:
-    # the item's fields are validated already; validating them again cost a tenth of a recall
-    return trusted(
-        RecallHit,
-        {
-            "id": item.id,
-            "kind": item.kind,
-            "text": item.text,
-            "score": score,
-            "route_scores": route_scores or {},
-            "time": item.time,
-            "scope": item.scope,
-            "sources": item.sources,
-            "place": item.place,
-            "keywords": item.keywords,
-            "insight": item.insight,
-            "data": item.data,
-            "valid_to": item.valid_to,
-            "said_at": item.said_at,
-        },
-    )

@@ -244,11 +244,8 @@ class ExactIndex:
         """Apply an in-process write; a partition that missed another writer's change is dropped.
         Without ``ids`` the partition forgets its rows' ids (searches look them up again)."""
         with self._lock:
-            part = self._parts.get(partition)
+            part = self._current(partition, old_version)
             if part is None:
-                return
-            if part.version != old_version:
-                del self._parts[partition]
                 return
             part.rowids = np.concatenate([part.rowids, np.asarray(rowids, dtype=np.int64)])
             # a partition loaded while empty has no width yet: its first vectors give it one
@@ -262,11 +259,8 @@ class ExactIndex:
 
     def removed(self, partition: str, old_version: int, rowids: Sequence[int]) -> None:
         with self._lock:
-            part = self._parts.get(partition)
+            part = self._current(partition, old_version)
             if part is None:
-                return
-            if part.version != old_version:
-                del self._parts[partition]
                 return
             keep = ~np.isin(part.rowids, np.asarray(rowids, dtype=np.int64))
             part.rowids = part.rowids[keep]
@@ -280,13 +274,19 @@ class ExactIndex:
     def touched(self, partition: str, old_version: int) -> None:
         """A write that moved a partition's version without changing its vectors (an update of fields)."""
         with self._lock:
-            part = self._parts.get(partition)
+            part = self._current(partition, old_version)
             if part is None:
                 return
-            if part.version != old_version:
-                del self._parts[partition]
-                return
             part.version = old_version + 1
+
+    def _current(self, partition: str, old_version: int) -> Partition | None:
+        """The loaded partition a write moved from ``old_version``; one that missed another writer's
+        change is dropped (None), as is one not loaded."""
+        part = self._parts.get(partition)
+        if part is not None and part.version != old_version:
+            del self._parts[partition]
+            return None
+        return part
 
     def clear(self) -> None:
         with self._lock:
