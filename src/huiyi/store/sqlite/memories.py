@@ -151,15 +151,15 @@ class SQLiteMemories(SQLiteConnection):
                 f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
-            read = {str(i): np.frombuffer(blob, dtype=np.float16) for i, blob in cursor}
+            read = {str(i): bytes(blob) for i, blob in cursor}
             self._own.put(agent, {i: read.get(i, NO_VECTOR) for i in chunk})
             cached.update(read)
-        found = [(i, row) for i, row in cached.items() if row.size]
+        found = [(i, blob) for i, blob in cached.items() if blob]
         if not found:
             return {}
         # one matrix, not an array per row: recall reads up to 200 of them (recall.own_floor)
-        matrix = np.stack([row for _, row in found]).astype(np.float32)
-        return dict(zip((i for i, _ in found), matrix, strict=True))
+        matrix = np.frombuffer(b"".join(blob for _, blob in found), dtype=np.float16).reshape(len(found), -1)
+        return dict(zip((i for i, _ in found), matrix.astype(np.float32), strict=True))
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as conn:
