@@ -25,7 +25,7 @@ class OwnVectorCache:
     bytes, so it is not asked for again. Bytes, not arrays: a tenth of the overhead per row, and rows read
     together become one matrix in one step."""
 
-    def __init__(self, budget: int = 10_000) -> None:  # 384 dims: ~9 MB at most (peak RSS, issue 15)
+    def __init__(self, budget: int = 6_000) -> None:  # 384 dims: ~5 MB at most (peak RSS, issue 15)
         self._budget = budget
         self._rows: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._lock = threading.Lock()

@@ -30,7 +30,7 @@ class _Part:
 class RankCache:
     """Rank rows by (agent, memory id), each valid for one version of its partition."""
 
-    def __init__(self, budget: int = 25_000) -> None:  # ~12 MB of rows at most (peak RSS, issue 15)
+    def __init__(self, budget: int = 15_000) -> None:  # ~7 MB of rows at most (peak RSS, issue 15)
         self._budget = budget
         self._parts: OrderedDict[str, _Part] = OrderedDict()
         self._where: dict[str, dict[str, str]] = {}  # agent -> memory id -> its partition
