@@ -157,6 +157,18 @@ def test_chunks_keep_their_turn_alone_beside_their_context(store: Store) -> None
     assert sorted(store.own_vectors("qy", ids)) == sorted(ids[1:])
 
 
+def test_erased_messages_take_their_own_vectors_out_of_recall(store: Store) -> None:
+    """Own-line vectors recall read are kept in memory (store.owncache): an erasure must not leave them."""
+    stored = store.append_messages([message(1), message(2), message(3)])
+    ingest.index_messages(store, EMB, stored, Config(chunk={"own_vector": True}))
+    chunks = {c.sources[0]: c.id for c in store.list_memories([Scope.of_person("qy", "mumu")], [MemoryKind.CHUNK])}
+    ids = list(chunks.values())
+    assert sorted(store.own_vectors("qy", ids)) == sorted(ids)  # read, so kept
+    store.erase("qy", ["m2"])
+    left = store.own_vectors("qy", ids)
+    assert chunks["m2"] not in left and chunks["m1"] in left
+
+
 def test_turn_alone_chunks_and_other_memories_have_no_own_vector(store: Store) -> None:
     stored = store.append_messages([message(1), message(2)])
     ingest.index_messages(store, EMB, stored, Config(chunk={"context": "turn", "own_vector": True}))

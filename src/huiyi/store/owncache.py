@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-__all__ = ["NO_VECTOR", "OwnVectorCache"]
+import numpy as np
+
+__all__ = ["NO_VECTOR", "OwnVectorCache", "own_vectors"]
 
 NO_VECTOR = b""  # asked for, and the memory has none
 
@@ -55,3 +58,20 @@ class OwnVectorCache:
     def clear(self) -> None:
         with self._lock:
             self._rows.clear()
+
+
+def own_vectors(
+    cache: OwnVectorCache, agent: str, ids: Sequence[str], read: Callable[[list[str]], Mapping[str, bytes]]
+) -> dict[str, Any]:
+    """``Store.own_vectors`` through ``cache``: ``read`` gives the float16 bytes of the ids not cached
+    (those it leaves out have none), and every row found becomes float32 in one matrix."""
+    found, missing = cache.get(agent, ids)
+    if missing:
+        read_now = read(missing)
+        cache.put(agent, {i: read_now.get(i, NO_VECTOR) for i in missing})
+        found.update(read_now)
+    rows = [(i, blob) for i, blob in found.items() if blob]
+    if not rows:
+        return {}
+    matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float16).reshape(len(rows), -1)
+    return dict(zip((i for i, _ in rows), matrix.astype(np.float32), strict=True))

@@ -18,6 +18,7 @@ from psycopg_pool import ConnectionPool
 
 from huiyi.errors import SchemaTooNew, StoreError
 from huiyi.store.base import TurnContext
+from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, VERSION_TABLE
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,7 @@ class PostgresConnection:
         self.dsn = dsn
         self.context = context if context is not None else TurnContext()  # turn-alone chunks' context
         self._closed = False
+        self._own = OwnVectorCache()  # the own-line vectors recall read (memories.own_vectors)
         self._pool: ConnectionPool[psycopg.Connection[TupleRow]] = ConnectionPool(
             dsn,
             min_size=1,

@@ -123,4 +123,6 @@ class PostgresErase(PostgresMemories):
         with self._cursor(transaction=False) as cur:  # VACUUM cannot run inside a transaction
             for table in _TOUCHED:
                 cur.execute(f"VACUUM {table}")
+        if done.memories:
+            self._own.clear()  # the own-line vectors recall read of the memories that went
         return done

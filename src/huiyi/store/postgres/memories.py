@@ -18,6 +18,7 @@ from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
+from huiyi.store.owncache import own_vectors
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.postgres.search_sql import vector_literal
 from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
@@ -134,12 +135,16 @@ class PostgresMemories(PostgresConnection):
         return [by_id[i] for i in ids if i in by_id]
 
     def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
-        found = self._rows(
-            "SELECT m.id, o.embedding::text FROM memories m JOIN memory_own_vectors o ON o.rowid = m.rowid"
-            " WHERE m.agent = %s AND m.id = ANY(%s)",
-            (agent, list(ids)),
-        )
-        return {str(i): np.asarray(json.loads(text), dtype=np.float32) for i, text in found}
+        def read(missing: list[str]) -> dict[str, bytes]:
+            found = self._rows(
+                "SELECT m.id, o.embedding::text FROM memories m JOIN memory_own_vectors o ON o.rowid = m.rowid"
+                " WHERE m.agent = %s AND m.id = ANY(%s)",
+                (agent, missing),
+            )
+            # stored as halfvec: float16 loses nothing
+            return {str(i): np.asarray(json.loads(text), dtype=np.float16).tobytes() for i, text in found}
+
+        return own_vectors(self._own, agent, ids, read)
 
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         found = self._rows(
@@ -159,6 +164,7 @@ class PostgresMemories(PostgresConnection):
                 "DELETE FROM links WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
                 (agent, list(ids), list(ids)),
             )
+        self._own.clear()  # once committed: a recall may read the rows until then
         return int(row[0]) if row else 0
 
     def count_memories(self, agent: str | None = None, scopes: Sequence[Scope] | None = None) -> int:

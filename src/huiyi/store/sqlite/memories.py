@@ -19,7 +19,7 @@ from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
-from huiyi.store.owncache import NO_VECTOR
+from huiyi.store.owncache import own_vectors
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import scope_code, scoped
@@ -143,23 +143,19 @@ class SQLiteMemories(SQLiteConnection):
         return [found[i] for i in ids if i in found]
 
     def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
-        cached, missing = self._own.get(agent, ids)
-        for chunk in chunks(missing, 500):
-            cursor = self._conn().execute(
-                # CROSS JOIN keeps memories outer: ANALYZE'd small stores were planned as a scan of every vector
-                "SELECT m.id, o.vector FROM memories m CROSS JOIN memory_own_vectors o ON o.rowid = m.rowid"
-                f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
-                (agent, *chunk),
-            )
-            read = {str(i): bytes(blob) for i, blob in cursor}
-            self._own.put(agent, {i: read.get(i, NO_VECTOR) for i in chunk})
-            cached.update(read)
-        found = [(i, blob) for i, blob in cached.items() if blob]
-        if not found:
-            return {}
-        # one matrix, not an array per row: recall reads up to 200 of them (recall.own_floor)
-        matrix = np.frombuffer(b"".join(blob for _, blob in found), dtype=np.float16).reshape(len(found), -1)
-        return dict(zip((i for i, _ in found), matrix.astype(np.float32), strict=True))
+        def read(missing: list[str]) -> dict[str, bytes]:
+            found: dict[str, bytes] = {}
+            for chunk in chunks(missing, 500):
+                cursor = self._conn().execute(
+                    # CROSS JOIN keeps memories outer: ANALYZE'd small stores were planned as a scan of every vector
+                    "SELECT m.id, o.vector FROM memories m CROSS JOIN memory_own_vectors o ON o.rowid = m.rowid"
+                    f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
+                    (agent, *chunk),
+                )
+                found.update((str(i), bytes(blob)) for i, blob in cursor)
+            return found
+
+        return own_vectors(self._own, agent, ids, read)
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as conn:
