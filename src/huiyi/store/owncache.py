@@ -3,9 +3,10 @@
 recall.own_floor reads the own-line vectors of its 200 best dense candidates on every recall; in one
 scope they are mostly the same ones query after query, and reading them was a third of a recall without
 the embedding. A memory's own-line vector is written with it and never changes, so an id's entry stays
-right until the memory goes: every deletion in this process empties the cache. One erased in another
-process and written again under the same id (a chunk's id comes from its message's) would keep the old
-vector here until evicted: a score, never a text, since the candidate itself is read fresh.
+right until the memory goes: every deletion (an erasure, a text edited, which writes the memory again
+without one) in this process empties the cache. A chunk erased or edited in another process and written
+again under the same id keeps its old vector here until evicted or this process deletes anything: a
+score, never a text, since the candidate itself is read fresh.
 """
 
 from __future__ import annotations
