@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from huiyi.model import MemoryKind
 
-__all__ = ["is_chatter", "people_of", "said_lines", "said_text"]
+__all__ = ["is_chatter", "last_turn", "people_of", "said_lines", "said_text"]
 
 _PLACEHOLDER = re.compile(r"\[[^\[\]\n]{1,8}\]")  # [图片] [表情] [动画表情] [语音] [捂脸]
 _PLUS_ONE = re.compile(r"[+＋]\s*[1１]")
@@ -84,6 +84,20 @@ def said_lines(text: str, speakers: Iterable[str]) -> list[str]:
     if "\n" not in text:  # one turn, as most chunks are
         return [_unprefixed(text, prefixes)]
     return [_unprefixed(line, prefixes) for line in text.split("\n")]
+
+
+def last_turn(text: str, speakers: Iterable[str]) -> tuple[str, str]:
+    """Who said a chunk's own turn (its last line) and what they said ("" when no speaker's prefix
+    begins it).
+
+    >>> last_turn("苏霓: 霓霓好\\nNekoChan: 毕业设计: 做完了", ["苏霓", "NekoChan"])
+    ('NekoChan', '毕业设计: 做完了')
+    """
+    line = text.rsplit("\n", 1)[-1]
+    for prefix in _prefixes(tuple(speakers)):
+        if line.startswith(prefix):
+            return prefix[:-2], line[len(prefix) :]
+    return "", line
 
 
 @lru_cache(maxsize=1024)

@@ -9,11 +9,11 @@ scaled 0–1 over them as fusion scales a route.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from huiyi.config.recall import RecallRecipe
-from huiyi.flows.chatter import said_lines
+from huiyi.flows.chatter import last_turn
 from huiyi.flows.ingest import asks
 from huiyi.model import MemoryKind
 from huiyi.recall.rerank import Window
@@ -137,27 +137,30 @@ def carriers(
     return out
 
 
-def own_floor(store: Store, agent: str, queries: Sequence[Any], first: RouteHits, recipe: RecallRecipe) -> RouteHits:
+def own_floor(
+    store: Store, agent: str, queries: Sequence[Any], first: RouteHits, recipe: RecallRecipe
+) -> tuple[RouteHits, dict[str, float]]:
     """The dense candidates with the best ``recipe.own_floor`` of them scored by their own line where it
-    leads (:func:`floored`); the rest, and other routes' candidates, as they were. ``queries``: the
-    query's vectors (a view without one is None)."""
+    leads (:func:`floored`); the rest, and other routes' candidates, as they were. Also the own-line
+    similarities it read, by memory id (:func:`anchored` reads none twice). ``queries``: the query's
+    vectors (a view without one is None)."""
     queries = [query for query in queries if query is not None]
     # a hit that matched nothing (a hashing embedder's 0) is padding, its place among equals arbitrary
     top = [hit for hit in first.hits[: recipe.own_floor] if hit.score > 0]
     stored = store.own_vectors(agent, [hit.id for hit in top]) if queries and top else {}
     if not stored:  # indexed without own vectors (chunk.own_vector off, or before it)
-        return first
+        return first, {}
     own = similarities(queries, stored, recipe.view_pool)
     lifted = [own[hit.id] for hit in top if own.get(hit.id, -1.0) > hit.score + EPSILON]
     if not lifted:
-        return first
+        return first, own
     # rows of the lines that may gain and of those that may hold one back (matching within the margin of
     # it); the rest cannot change anything and are not read
     low = min(lifted) - recipe.own_floor_margin - 1e-9
     rows = {row.id: row for row in store.rank_rows(agent, [i for i, score in own.items() if score >= low])}
     chosen = {hit.id for hit in top}
     hits = floored(top, own, rows, recipe.own_floor_margin) + [hit for hit in first.hits if hit.id not in chosen]
-    return RouteHits(hits=sorted(hits, key=lambda hit: -hit.score), ms=first.ms, score_of=first.score_of)
+    return RouteHits(hits=sorted(hits, key=lambda hit: -hit.score), ms=first.ms, score_of=first.score_of), own
 
 
 def floored(
@@ -193,7 +196,7 @@ def floored(
             out.append(hit)
             continue
         context = max((at.get((row.space, row.seq - back), -1.0) for back in range(1, reach + 1)), default=-1.0)
-        line = said_lines(row.text, row.participants)[-1]
+        line = last_turn(row.text, row.participants)[1]
         out.append(hit if mine - context <= margin or asks(line) else ScoredId(hit.id, mine, hit.key))
     return sorted(out, key=lambda hit: -hit.score)
 
@@ -207,49 +210,44 @@ def anchored(
     rows: Mapping[int, RankRow | None],
     dense: Mapping[int, float],
     carry: bool = False,
+    known: Mapping[str, float] | None = None,
 ) -> tuple[Window, dict[int, float]]:
     """The best candidates' own-turn evidence (recall.anchor): the stored own-turn vectors of chunks
-    against the query's vectors (a dialogue's views pooled as the dense route pools them). With a weight,
-    each gains by its own match (a memory without an own vector matches by its dense score); then
-    (``carry``, :func:`carriers`) a chunk that carries a better-matching line goes below it, and
-    (``recall.anchor_demote``) one that only carries a turn matching as well as it."""
+    against the query's vectors (a dialogue's views pooled as the dense route pools them; ``known``: the
+    similarities :func:`own_floor` read already, by memory id). With a weight, each gains by its own
+    match (a memory without an own vector matches by its dense score); then (``carry``, :func:`carriers`)
+    a chunk that carries a better-matching line goes below it, and (``recall.anchor_demote``) one that
+    only carries a turn matching as well as it."""
+    known = known or {}
     top = [key for key, _ in window[: recipe.anchor_depth] if rows.get(key) is not None]
     ids = {rows[key].id: key for key in top}  # type: ignore[union-attr]
-    stored = store.own_vectors(agent, list(ids)) if queries else {}
+    unread = [i for i in ids if i not in known]
+    stored = store.own_vectors(agent, unread) if queries and unread else {}
     own = similarities(queries, {ids[i]: vector for i, vector in stored.items()}, recipe.view_pool)
+    own.update((ids[i], score) for i, score in known.items() if i in ids)
     fallback = {key: dense.get(key, 0.0) for key in top}  # memories whose vector is their own text alone
     gains = own_gains(window, {**fallback, **own}, recipe.anchor_weight, recipe.anchor_depth)
     window = apply(window, gains)
+    chunks = {  # each chunk's place and its own turn: who said it and what
+        key: ((row.space, row.seq), last_turn(row.text, row.participants))
+        for key in top
+        if (row := rows[key]) is not None and row.kind is MemoryKind.CHUNK and row.seq is not None
+    }
+    lowerings: list[Callable[[Window], dict[int, float]]] = []
     if carry and own:  # not in a group (the caller): an answer there is found with its thread
-        lines = {
-            key: (row.space, row.seq, _speaker(row))
-            for key in top
-            if (row := rows[key]) is not None and row.kind is MemoryKind.CHUNK and row.seq is not None
-        }
-        asking = {key for key in lines if asks(said_lines(rows[key].text, rows[key].participants)[-1])}  # type: ignore[union-attr]
-        scores = dict(window)
-        lowered = carriers(window, lines, own, asking, recipe.anchor_depth, recipe.own_floor_margin)
-        moves = {key: round(score - scores[key][0], 6) for key, score in lowered.items()}
-        window = apply(window, moves)
-        gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
+        lines = {key: (*place, said[0]) for key, (place, said) in chunks.items()}
+        asking = {key for key, (_, said) in chunks.items() if asks(said[1])}
+        margin = recipe.own_floor_margin
+        lowerings.append(lambda window: carriers(window, lines, own, asking, recipe.anchor_depth, margin))
     if recipe.anchor_demote and own:
-        places = {
-            key: (row.space, row.seq)
-            for key in top
-            if (row := rows[key]) is not None and row.kind is MemoryKind.CHUNK and row.seq is not None
-        }
+        places = {key: place for key, (place, _) in chunks.items()}
+        lowerings.append(lambda window: demoted(window, places, own, dense, recipe.anchor_depth))
+    for lowered in lowerings:  # each reads the window the one before left
         scores = dict(window)
-        lowered = demoted(window, places, own, dense, recipe.anchor_depth)
-        moves = {key: round(score - scores[key][0], 6) for key, score in lowered.items()}
+        moves = {key: round(score - scores[key][0], 6) for key, score in lowered(window).items()}
         window = apply(window, moves)
         gains = {key: round(gains.get(key, 0.0) + moves.get(key, 0.0), 6) for key in {*gains, *moves}}
     return window, {key: gain for key, gain in gains.items() if gain}
-
-
-def _speaker(row: RankRow) -> str:
-    """Who said a chunk's own line (its last): the participant whose ``name: `` begins it."""
-    line = row.text.rsplit("\n", 1)[-1]
-    return next((name for name in sorted(row.participants, key=len, reverse=True) if line.startswith(f"{name}: ")), "")
 
 
 def apply(window: Window, gains: Mapping[int, float]) -> Window:

@@ -202,8 +202,10 @@ def _fused(
 
     fuse_started = time.perf_counter()
     first = views.pooled([found.first for found in dense_views], recipe.view_pool) if seen else dense.first
+    own_read: dict[str, float] = {}  # own-line similarities by memory id, for the anchor stage after
     if recipe.own_floor and not routes.in_group(ask):  # a line that says it by itself leads (recall.anchor)
-        first = anchor.own_floor(ask.store, ask.agent, [view.vector for view in dense_views], first, recipe)
+        vectors = [view.vector for view in dense_views]
+        first, own_read = anchor.own_floor(ask.store, ask.agent, vectors, first, recipe)
     fusion = fuse(first, keyword.first, recipe, spoken.first, detail=request.explain)
     ids_by_key, raw = fusion.ids, fusion.raw
     ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
@@ -250,8 +252,9 @@ def _fused(
     carry = recipe.carriers and not routes.in_group(ask)
     if recipe.anchor_weight or recipe.anchor_demote or carry:  # the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
+        dense_scores = raw.get("dense", {})
         window, gains = anchor.anchored(
-            ask.store, ask.agent, recipe, queries, window, rows, raw.get("dense", {}), carry
+            ask.store, ask.agent, recipe, queries, window, rows, dense_scores, carry, own_read
         )
         for key, gain in gains.items():
             boosts.setdefault(key, {})["anchor"] = gain

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["NO_VECTOR", "OwnVectorCache", "own_vectors"]
+__all__ = ["OwnVectorCache", "own_vectors"]
 
-NO_VECTOR = b""  # asked for, and the memory has none
+_NONE = b""  # asked for, and the memory has none
 
 
 class OwnVectorCache:
@@ -69,7 +69,7 @@ def own_vectors(
     found, missing = cache.get(agent, ids)
     if missing:
         read_now = read(missing)
-        cache.put(agent, {i: read_now.get(i, NO_VECTOR) for i in missing})
+        cache.put(agent, {i: read_now.get(i, _NONE) for i in missing})
         found.update(read_now)
     rows = [(i, blob) for i, blob in found.items() if blob]
     if not rows:
