@@ -44,7 +44,16 @@ def main() -> None:
         size = int(float(sys.argv[3].replace("k", "e3").replace("M", "e6")))
         pool = Pool.build(cache, options.pool_per_template, 0)
         memory = Memory(directory, config=config, embedder=embedder)
-        stats = build_store(memory.store, size=size, scope_size=1000, pool=pool, cache=cache, n_probes=200, seed=0)
+        stats = build_store(
+            memory.store,
+            size=size,
+            scope_size=1000,
+            pool=pool,
+            cache=cache,
+            n_probes=200,
+            seed=0,
+            own=config.chunk.own_vector,
+        )
         probes = [(p.person.id, p.query, p.gold) for p in stats.probes]
         np.save(directory / "qvec.npy", cache.queries([p[1] for p in probes]))
         cache.save()
