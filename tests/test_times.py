@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from huiyi.errors import InvalidInput
 from huiyi.text import times
 from huiyi.text.times import TimeSpan, find_time_phrases, format_by_age, parse_datetime, query_time_range
+from huiyi.text.times_zh import chinese_phrases
 
 NOW = datetime(2023, 5, 10, 14, 30)  # a Wednesday
 
@@ -325,3 +326,23 @@ def test_english_rules_still_read_english_and_unicode_digits() -> None:
     assert times_en._MAY_HOLD.search("\u212a") is not None  # the Kelvin sign folds to k
     assert times_en._MAY_HOLD.search("２") is not None  # so do digits of any script (\d)
     assert [p.phrase for p in find_time_phrases("we met yesterday morning", now)] == ["yesterday morning"]
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "expected"),
+    [
+        # a day long past in this month, said of nothing done: next month's (清明 said on 03-16)
+        ("清明是四号到六号吧", datetime(2024, 3, 16, 20), ["2024-04-04", "2024-04-06"]),
+        ("四号去看电影吗", datetime(2024, 12, 20, 9), ["2025-01-04"]),  # across the year
+        ("三十一号交房租吧", datetime(2024, 1, 31, 9), ["2024-01-31"]),  # today's
+        ("四号我就到了", datetime(2024, 3, 16, 9), ["2024-03-04"]),  # done: this month's
+        ("十二号的会取消", datetime(2024, 3, 16, 9), ["2024-03-12"]),  # a week or less ago
+        # a day to come, said of what happened that day: last month's
+        ("二十号那天我们吵架了", datetime(2024, 3, 16, 9), ["2024-02-20"]),
+        ("三十号那天下雪", datetime(2024, 3, 16, 9), ["2024-03-30"]),  # February has none
+        ("二十号就到了", datetime(2024, 3, 16, 9), ["2024-03-20"]),
+        ("3月4号去杭州", datetime(2024, 3, 16, 9), ["2024-03-04"]),  # its month is said
+    ],
+)
+def test_a_bare_day_of_the_month_is_read_by_its_tense(text: str, now: datetime, expected: list[str]) -> None:
+    assert [str(span[0].date()) for *_, span in chinese_phrases(text, now)] == expected

@@ -176,7 +176,56 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                     break
             else:
                 first += 1
-    return _clocks_on_their_day(text, found, now)
+    return _clocks_on_their_day(text, _bare_days_by_tense(text, found, now), now)
+
+
+_ZH_BARE_DAY = re.compile(rf"{_NUM}[日号]")  # a day of the month without its month
+_ZH_CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
+# a bare day in a clause without 了 or 过 is more often one to come; 那天 says it happened (了 alone does
+# not: 二十号就到了 is a day to come)
+_ZH_SAID_DONE = re.compile(r"了|过")
+_ZH_PAST = re.compile(r"那天|那次|那会|那晚|那时")
+_ZH_SETTLED = timedelta(days=7)  # a bare day this recent is still this month's: 十五号的会取消 on the 16th
+
+
+def _bare_days_by_tense(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
+    """A bare day of the month (四号) is read by jionlp as this month's. Said on the 16th, "清明是四号到六号
+    吧" means next month's 4th, and "二十号那天我们吵架了" last month's 20th: a day long past in this month,
+    in a clause that says nothing happened, is next month's; a day to come in a clause that says it
+    happened is last month's.
+
+        >>> now = datetime(2024, 3, 16, 20, 0)
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("清明是四号到六号吧", now)]
+        ['2024-04-04', '2024-04-06']
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("二十号那天我们吵架了，四号我就到了", now)]
+        ['2024-02-20', '2024-03-04']
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("十二号的会取消，二十号就到了", now)]
+        ['2024-03-12', '2024-03-20']
+    """
+    out: list[tuple[int, int, Range]] = []
+    for start, end, span in found:
+        shift = 0
+        if _ZH_BARE_DAY.fullmatch(text[start:end]) and span[0].month == now.month and span[0].year == now.year:
+            clause_start = max((m.end() for m in _ZH_CLAUSE_END.finditer(text, 0, start)), default=0)
+            after = _ZH_CLAUSE_END.search(text, end)
+            clause = text[clause_start : after.start() if after else len(text)]
+            past = _ZH_PAST.search(clause) is not None
+            if not past and not _ZH_SAID_DONE.search(clause) and span[1] <= midnight(now.date()) - _ZH_SETTLED:
+                shift = 1
+            elif past and span[0] > now:
+                shift = -1
+        out.append((start, end, _month_shifted(span, shift) or span) if shift else (start, end, span))
+    return out
+
+
+def _month_shifted(span: Range, months: int) -> Range | None:
+    """The same days ``months`` later (or earlier); None where that month has no such day (31号)."""
+    year, month = span[0].year + (span[0].month - 1 + months) // 12, (span[0].month - 1 + months) % 12 + 1
+    try:
+        first = span[0].replace(year=year, month=month)
+    except ValueError:
+        return None
+    return first, first + (span[1] - span[0])
 
 
 def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
