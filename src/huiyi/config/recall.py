@@ -108,6 +108,10 @@ class RecallRecipe(Section):
     # a when-question: memories naming a time gain time_weight × the share of candidates naming none
     time_when: bool = False
     time_about: bool = True  # the time test also reads the memory's own time words (recall.timerange)
+    # a question naming a time also reranks the fused candidates said in it (or naming it) among the next
+    # this many below rerank_depth: 'what did Maria share on 16 June' (issue #17: LoCoMo dev R@10 .808 →
+    # .812, no conversation lower; MADial, probes, peer unchanged). 0: off
+    time_reach: int = Field(default=300, ge=0)
     neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
     neighbour_turns: int = 2  # how far either side a neighbour may sit
     # own-turn evidence, for chunks indexed with chunk.own_vector (recall.anchor; off: LoCoMo's first hit

@@ -6,9 +6,10 @@ by :func:`run`; a new stage is one more such function and one line there:
 1. ``_fused``: the dense and keyword routes run together (the keyword search while the query is
    embedded: both release the GIL), a chunk whose own line says it by itself lifted (recall.anchor), are
    fused, cut by the score threshold, and the best get the rerank bonuses (speaker, time, neighbour,
-   chatter); a kind filter and the scope check keep what may be returned. A query naming someone in a
-   group adds the speaker route (their memories by the index's speaker field; the keyword query loses
-   their names), and their memories are reranked wherever meaning and words put them.
+   chatter; a question naming a time reaches further down for what was said then); a kind filter and
+   the scope check keep what may be returned. A query naming someone in a group adds the speaker route
+   (their memories by the index's speaker field; the keyword query loses their names), and their
+   memories are reranked wherever meaning and words put them.
 2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
    roulette): late routes and tiers add bonuses, the graph walks from the best, the recipe's score
    weighs the result, and roulette may sample among the best.
@@ -227,7 +228,11 @@ def _fused(
     speakers = [str(name) for name in said_by] if isinstance(said_by, list) else []
     if request.asker and frames.about_asker(request.query):
         speakers.append(request.asker)
-    found = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in window])}
+    found: dict[str, RankRow] = {}
+    if reranking and span is not None and recipe.time_reach:  # said then: reranked wherever fusion put it
+        window, found = _reach_span(ask, window, ranked[depth:], ids_by_key, span, recipe)
+    wanted = [ids_by_key[key] for key, _ in window if ids_by_key[key] not in found]
+    found.update({row.id: row for row in ask.store.rank_rows(ask.agent, wanted)})
     rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
     boosts: dict[int, dict[str, float]] = {}
     if reranking:
@@ -300,6 +305,33 @@ def _fused(
         **explained,
     }
     return Ranking(chosen, info, timings)
+
+
+def _reach_span(
+    ask: routes.Ask,
+    window: Window,
+    rest: Window,
+    ids_by_key: Mapping[int, str],
+    span: TimeSpan,
+    recipe: RecallRecipe,
+) -> tuple[Window, dict[str, RankRow]]:
+    """The window and the next ``time_reach`` fused candidates said in (or naming a time in) ``span``, with
+    the rank rows read for them: "what did Maria share on 16 June" names the day its answer was said,
+    but that turn may sit below the bonus window, where the time bonus would never reach it."""
+    taken = {key for key, _ in window}  # the named person's memories below may be in it already
+    rest = [pair for pair in rest[: recipe.time_reach] if pair[0] not in taken]
+    if not rest:
+        return window, {}
+    rows = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in rest])}
+
+    def said_then(row: RankRow | None) -> bool:  # as rerank's time test: time_about reads what the row names
+        if row is None:
+            return False
+        return timerange.within(row, span) if recipe.time_about else row.time is not None and row.time in span
+
+    inside = [pair for pair in rest if said_then(rows.get(ids_by_key[pair[0]]))]
+    kept = {ids_by_key[key] for key, _ in inside}
+    return window + inside, {i: row for i, row in rows.items() if i in kept}
 
 
 def _lifted(window: Window, boosts: dict[int, dict[str, float]], name: str, gains: Mapping[int, float]) -> Window:
