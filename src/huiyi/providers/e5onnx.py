@@ -19,7 +19,6 @@ import mmap
 import os
 import struct
 import sys
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -354,12 +353,11 @@ class OrtE5:
 def _trim_heap() -> None:
     """Give back to the system what building a session freed (~9 MB of parsed graph on glibc)."""
     if sys.platform.startswith("linux"):
+        import contextlib
         import ctypes
 
-        try:
+        with contextlib.suppress(OSError, AttributeError):  # not glibc
             ctypes.CDLL("libc.so.6").malloc_trim(0)
-        except (OSError, AttributeError):  # not glibc
-            pass
 
 
 class OnnxE5Embedder:

