@@ -67,24 +67,11 @@ def demoted(
     ...         {1: 0.85, 2: 0.87, 3: 0.87}, 10)
     {3: 0.899999, 2: 0.899999}
     """
-    top = window[:depth]
-    score = {key: value for key, (value, _) in top}
-    at = {places[key]: key for key, _ in top if key in places}
-    out: dict[int, float] = {}
-    for key, _ in top:
-        if key not in places:
-            continue
-        space, seq = places[key]
-        for back in range(1, reach + 1):
-            earlier = at.get((space, seq - back))
-            if earlier is None or earlier not in own or own[earlier] < dense.get(key, 1.0) - TIE:
-                continue
-            if own.get(key, 0.0) >= own[earlier]:  # its own line matches as well: not a mere carrier
-                continue
-            ceiling = round(score[earlier] - 1e-6, 6)
-            if min(out.get(key, score[key]), score[key]) > ceiling:
-                out[key] = ceiling
-    return out
+
+    def carries(key: int, earlier: int) -> bool:  # its own line matching as well: not a mere carrier
+        return earlier in own and own[earlier] >= dense.get(key, 1.0) - TIE and own.get(key, 0.0) < own[earlier]
+
+    return _below_earlier(window[:depth], places, carries, reach)
 
 
 def carriers(
@@ -116,20 +103,30 @@ def carriers(
     >>> carriers(window, lines, {1: 0.86, 2: 0.8, 3: 0.8}, {1}, 10, 0.02)
     {}
     """
-    top = window[:depth]
+
+    def carries(key: int, earlier: int) -> bool:
+        if key not in own or earlier not in own or earlier in asking:
+            return False
+        return own[earlier] - own[key] >= (SPAN if lines[earlier][2] == lines[key][2] else margin)
+
+    return _below_earlier(window[:depth], {key: line[:2] for key, line in lines.items()}, carries, reach)
+
+
+def _below_earlier(
+    top: Window, places: Mapping[int, tuple[str, int]], carries: Callable[[int, int], bool], reach: int
+) -> dict[int, float]:
+    """The new scores of the chunks in ``top`` that ``carries`` an earlier chunk of the same chat (within
+    ``reach`` back, by ``places``: space and seq): each gets no more than that chunk (just below it)."""
     score = {key: value for key, (value, _) in top}
-    at = {lines[key][:2]: key for key, _ in top if key in lines}
+    at = {places[key]: key for key, _ in top if key in places}
     out: dict[int, float] = {}
     for key, _ in top:
-        if key not in lines or key not in own:
+        if key not in places:
             continue
-        space, seq, speaker = lines[key]
+        space, seq = places[key]
         for back in range(1, reach + 1):
             earlier = at.get((space, seq - back))
-            if earlier is None or earlier not in own or earlier in asking:
-                continue
-            better = own[earlier] - own[key]
-            if better < (SPAN if lines[earlier][2] == speaker else margin):
+            if earlier is None or not carries(key, earlier):
                 continue
             ceiling = round(score[earlier] - 1e-6, 6)
             if min(out.get(key, score[key]), score[key]) > ceiling:

@@ -39,7 +39,7 @@ from huiyi.recall import anchor, bridge, current, feelings, names, routes, slots
 from huiyi.recall.fuse import explain, fuse
 from huiyi.recall.hits import hit_of
 from huiyi.recall.reinforce import Reinforcer
-from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, tier
+from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, said_within, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RankRow, Store
 from huiyi.text import frames, tokens
@@ -324,12 +324,11 @@ def _reach_span(
         return window, {}
     rows = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in rest])}
 
-    def said_then(row: RankRow | None) -> bool:  # as rerank's time test: time_about reads what the row names
-        if row is None:
-            return False
-        return timerange.within(row, span) if recipe.time_about else row.time is not None and row.time in span
-
-    inside = [pair for pair in rest if said_then(rows.get(ids_by_key[pair[0]]))]
+    inside = [
+        pair
+        for pair in rest
+        if (row := rows.get(ids_by_key[pair[0]])) is not None and said_within(row, span, recipe.time_about)
+    ]
     kept = {ids_by_key[key] for key, _ in inside}
     return window + inside, {i: row for i, row in rows.items() if i in kept}
 

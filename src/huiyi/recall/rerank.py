@@ -203,12 +203,15 @@ def latest(
     return moved
 
 
+def said_within(row: MemoryItem | RankRow, span: TimeSpan, about: bool) -> bool:
+    """Whether ``row`` was said in ``span`` or, with ``about`` (``time_about``), names a time in it."""
+    return within(row, span) if about else row.time is not None and row.time in span
+
+
 def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryItem | RankRow | None] | None) -> bool:
-    # said in the span, or (time_about: ``whole`` is given) naming a time in it: recall.timerange
+    # ``whole`` is given when time_about reads what the memory names (recall.timerange)
     item = whole.get(key) if whole is not None else None
-    if item is not None:
-        return within(item, span)
-    return row.time is not None and row.time in span
+    return said_within(item, span, True) if item is not None else said_within(row, span, False)
 
 
 def spoken_shares(spoken: Mapping[int, float], theirs: set[int]) -> dict[int, float]:

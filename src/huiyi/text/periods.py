@@ -28,13 +28,13 @@ def week_start(day: date) -> date:
     return day - timedelta(days=day.weekday())
 
 
-def _shift_month(year: int, month: int, by: int) -> tuple[int, int]:
+def shift_month(year: int, month: int, by: int) -> tuple[int, int]:
     index = year * 12 + month - 1 + by
     return index // 12, index % 12 + 1
 
 
 def month_span(year: int, month: int, count: int = 1) -> Range:
-    end_year, end_month = _shift_month(year, month, count)
+    end_year, end_month = shift_month(year, month, count)
     return datetime(year, month, 1), datetime(end_year, end_month, 1)
 
 
@@ -67,7 +67,7 @@ def units_ago(now: datetime, unit: str, n: int) -> Range:
     if unit == "week":
         return whole_days(week_start(now.date() - timedelta(days=7 * n)), 7)
     if unit == "month":
-        return month_span(*_shift_month(now.year, now.month, -n))
+        return month_span(*shift_month(now.year, now.month, -n))
     if unit == "year":
         return year_span(now.year - n)
     if unit == "hour":

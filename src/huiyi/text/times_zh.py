@@ -18,6 +18,7 @@ from huiyi.text.periods import (
     midnight,
     month_span,
     recent,
+    shift_month,
     vague_ago,
     week_start,
     weekend_span,
@@ -220,7 +221,7 @@ def _bare_days_by_tense(text: str, found: list[tuple[int, int, Range]], now: dat
 
 def _month_shifted(span: Range, months: int) -> Range | None:
     """The same days ``months`` later (or earlier); None where that month has no such day (31号)."""
-    year, month = span[0].year + (span[0].month - 1 + months) // 12, (span[0].month - 1 + months) % 12 + 1
+    year, month = shift_month(span[0].year, span[0].month, months)
     try:
         first = span[0].replace(year=year, month=month)
     except ValueError:
