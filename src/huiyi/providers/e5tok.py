@@ -10,12 +10,14 @@ starts, which is exact (a longer piece would have it as a prefix) and cuts most 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import mmap
 import os
 import struct
 import sys
 import tempfile
+import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -103,11 +105,20 @@ def build_table(vocab: Vocab) -> bytes:
     return header + starts.tobytes() + entries[order].astype("<u4").tobytes()
 
 
+BUILDING = ".building-"  # the prefix of a file still being written
+STALE = 600.0  # seconds: a build takes a few; an older one was killed (kill -9 runs no cleanup)
+
+
 def write_atomically(target: Path, write: Callable[[str], None]) -> Path:
     """``write`` a file under a temporary name in ``target``'s directory, then rename it into place, so
-    two processes building at once never read half a file; a failure leaves nothing behind."""
+    two processes building at once never read half a file; a failure leaves nothing behind, and what a
+    killed build left is removed by the next one."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, built = tempfile.mkstemp(suffix=target.suffix, dir=target.parent)
+    for left in target.parent.glob(f"{BUILDING}*"):
+        with contextlib.suppress(OSError):  # another process may remove it first
+            if time.time() - left.stat().st_mtime > STALE:
+                left.unlink()
+    handle, built = tempfile.mkstemp(prefix=BUILDING, suffix=target.suffix, dir=target.parent)
     os.close(handle)
     try:
         write(built)
