@@ -7,6 +7,7 @@ first, to a half-open range (see :mod:`huiyi.text.periods`).
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 from datetime import datetime, timedelta
@@ -204,12 +205,14 @@ def _bare_days_by_tense(text: str, found: list[tuple[int, int, Range]], now: dat
         ['2024-03-12', '2024-03-20']
     """
     out: list[tuple[int, int, Range]] = []
+    stops: list[int] | None = None  # where clauses end, found once: a scan per phrase would be quadratic
     for start, end, span in found:
         shift = 0
         if _ZH_BARE_DAY.fullmatch(text[start:end]) and span[0].month == now.month and span[0].year == now.year:
-            clause_start = max((m.end() for m in _ZH_CLAUSE_END.finditer(text, 0, start)), default=0)
-            after = _ZH_CLAUSE_END.search(text, end)
-            clause = text[clause_start : after.start() if after else len(text)]
+            if stops is None:
+                stops = [m.start() for m in _ZH_CLAUSE_END.finditer(text)]
+            at = bisect.bisect_left(stops, start)
+            clause = text[stops[at - 1] + 1 if at else 0 : stops[at] if at < len(stops) else len(text)]
             past = _ZH_PAST.search(clause) is not None
             if not past and not _ZH_SAID_DONE.search(clause) and span[1] <= midnight(now.date()) - _ZH_SETTLED:
                 shift = 1
