@@ -35,6 +35,7 @@ MODULES = [
     "huiyi.text.tokens",
     "huiyi.text.times",
     "huiyi.text.times_zh",
+    "huiyi.store.vectors",
 ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from huiyi.store.vectors import ExactIndex
+from huiyi.store.vectors import BLOCK, ExactIndex
 
 
 def test_a_partition_first_loaded_empty_takes_its_first_vectors() -> None:
@@ -16,3 +16,22 @@ def test_a_partition_first_loaded_empty_takes_its_first_vectors() -> None:
     index.added("p", 0, [7, 8], np.eye(4, dtype=np.float32)[:2])
     found = index.search(query, ["p"], {"p": 1}, 5)
     assert sorted(found.rowids) == [7, 8]
+
+
+def test_partitions_keep_half_the_bytes_and_score_as_float32_would() -> None:
+    # bfloat16 rows: at 100k memories the scopes' vectors were half the resident size (issue 15); the
+    # scan widens them a block at a time, so a partition longer than one block is scored across blocks
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((BLOCK * 2 + 37, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    query = vectors[5] + 0.1 * vectors[BLOCK + 30]
+    query /= np.linalg.norm(query)
+    index = ExactIndex(lambda key: (0, np.arange(len(vectors), dtype=np.int64), vectors))
+    found = index.search(query, ["p"], {"p": 0}, len(vectors))
+    exact = vectors @ query
+    assert found.rowids[:2] == [5, BLOCK + 30]
+    assert np.abs(np.asarray(found.scores) - exact[found.rowids]).max() < 1e-3
+    assert index._parts["p"].nbytes == len(vectors) * (8 + 384 * 2)
+    index.added("p", 0, [10_000], -query[None, :])  # a write in this process is kept the same way
+    assert index.search(-query, ["p"], {"p": 1}, 1).rowids == [10_000]
+    assert index._parts["p"].vectors.dtype == np.uint16

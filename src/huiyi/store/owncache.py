@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from huiyi.store.vectors import from_bfloat16, to_bfloat16
+
 __all__ = ["OwnVectorCache", "own_vectors"]
 
 _NONE = b""  # asked for, and the memory has none
@@ -62,17 +64,39 @@ class OwnVectorCache:
 
 
 def own_vectors(
-    cache: OwnVectorCache, agent: str, ids: Sequence[str], read: Callable[[list[str]], Mapping[str, bytes]]
+    cache: OwnVectorCache,
+    agent: str,
+    ids: Sequence[str],
+    read: Callable[[list[str]], Mapping[str, bytes]],
+    bfloat16: bool = False,
 ) -> dict[str, Any]:
     """``Store.own_vectors`` through ``cache``: ``read`` gives the float16 bytes of the ids not cached
-    (those it leaves out have none), and every row found becomes float32 in one matrix."""
+    (those it leaves out have none), and every row found becomes float32 in one matrix. ``bfloat16``:
+    kept and returned rounded as the embedded store's partitions hold vectors (store.vectors), so a line
+    whose own vector is its chunk's scores the same by both (recall.anchor compares them to 1e-4)."""
     found, missing = cache.get(agent, ids)
     if missing:
-        read_now = read(missing)
+        read_now = dict(read(missing))
+        if bfloat16 and read_now:
+            read_now = _rounded(read_now)
         cache.put(agent, {i: read_now.get(i, _NONE) for i in missing})
         found.update(read_now)
     rows = [(i, blob) for i, blob in found.items() if blob]
     if not rows:
         return {}
-    matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float16).reshape(len(rows), -1)
-    return dict(zip((i for i, _ in rows), matrix.astype(np.float32), strict=True))
+    joined = b"".join(blob for _, blob in rows)
+    if bfloat16:
+        matrix = from_bfloat16(np.frombuffer(joined, dtype=np.uint16).reshape(len(rows), -1))
+    else:
+        matrix = np.frombuffer(joined, dtype=np.float16).reshape(len(rows), -1).astype(np.float32)
+    return dict(zip((i for i, _ in rows), matrix, strict=True))
+
+
+def _rounded(rows: Mapping[str, bytes]) -> dict[str, bytes]:
+    """float16 rows as bfloat16 bytes, all in one conversion (rows without a vector dropped)."""
+    present = [i for i, blob in rows.items() if blob]
+    if not present:
+        return {}
+    joined = b"".join(rows[i] for i in present)
+    halves = to_bfloat16(np.frombuffer(joined, dtype=np.float16).reshape(len(present), -1).astype(np.float32))
+    return {i: halves[n].tobytes() for n, i in enumerate(present)}

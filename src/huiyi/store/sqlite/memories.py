@@ -155,7 +155,7 @@ class SQLiteMemories(SQLiteConnection):
                 found.update((str(i), bytes(blob)) for i, blob in cursor)
             return found
 
-        return own_vectors(self._own, agent, ids, read)
+        return own_vectors(self._own, agent, ids, read, bfloat16=True)  # as the partitions hold them
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as conn:
