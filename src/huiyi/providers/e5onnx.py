@@ -268,6 +268,10 @@ def build_graph(w: Weights, nbits: int = -1) -> Any:
 
 
 def default_directory() -> Path:
+    """``$HUIYI_CACHE_DIR``, where huiyi's other built tables go too (``text.neighbours``), else the user cache."""
+    own = os.environ.get("HUIYI_CACHE_DIR")
+    if own:
+        return Path(own) / "e5-onnx"
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "huiyi" / "e5-onnx"
 
