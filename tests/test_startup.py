@@ -286,3 +286,39 @@ def test_opening_a_memory_hands_the_gil_over_sooner(
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert float(out.stdout.split()[-1]) == pytest.approx(after)
+
+
+def test_opening_a_memory_readies_the_models_session_off_the_first_recall_path(tmp_path: Path) -> None:
+    from huiyi import Config, Memory
+    from huiyi.providers.e5onnx import OnnxE5Embedder
+
+    tables = tmp_path / "tables"
+    OnnxE5Embedder(directory=tables).embed_queries(["建一次图"])  # the graph, built once per machine
+    embedder = OnnxE5Embedder(directory=tables)
+    with Memory(tmp_path / "mem", embedder=embedder, config=Config(worker={"enabled": False})):
+        pass  # no text at all
+    assert embedder._ort is not None
+
+
+def test_warming_never_builds_the_graph_and_always_starts_what_comes_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huiyi.providers import e5onnx
+    from huiyi.providers.embed import warm_in_background
+
+    embedder = e5onnx.OnnxE5Embedder(directory=tmp_path / "tables")
+    started: list[str] = []
+    warm_in_background(embedder, lambda: started.append("tokens")).join()
+    assert started == ["tokens"] and embedder._ort is None and not (tmp_path / "tables").exists()
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("onnxruntime could not load the graph")
+
+    tables = tmp_path / "built"
+    e5onnx.OnnxE5Embedder(directory=tables).embed_queries(["建一次图"])
+    failing = e5onnx.OnnxE5Embedder(directory=tables)
+    monkeypatch.setattr(e5onnx, "OrtE5", broken)
+    warm_in_background(failing, lambda: started.append("tokens")).join()  # logged, not raised here
+    assert started == ["tokens", "tokens"] and failing._ort is None
+    with pytest.raises(RuntimeError, match="could not load"):  # the first text reports it
+        failing.embed_queries(["你好"])

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -19,7 +21,7 @@ from huiyi.flows.core_memory import CoreMemory
 from huiyi.flows.extract import Extractor
 from huiyi.flows.extract.worker import Worker
 from huiyi.memory.common import READ_THREADS, WRITE_THREADS, _in_pool, _LazyExtractor
-from huiyi.providers.embed import Embedder, make_embedder
+from huiyi.providers.embed import Embedder, make_embedder, warm_in_background
 from huiyi.providers.llm import LLM, OpenAIChat
 from huiyi.providers.priority import RecallFirst
 from huiyi.recall.reinforce import Reinforcer
@@ -30,6 +32,7 @@ from huiyi.text import tokens
 
 T = TypeVar("T")
 
+SESSION_HEAD_START = 0.003  # seconds for the model's session to get into native code, see MemoryBase
 PYTHON_SWITCH_INTERVAL = 0.005  # sys.getswitchinterval() of a process that never set it
 
 
@@ -60,10 +63,13 @@ class MemoryBase:
         # turn-alone chunks' context at query time: as many turns back as context_turns says
         context = TurnContext(tuple(chunk.context_weights[: max(0, chunk.context_turns)]), chunk.context_floor)
         self.store: Store = store or open_store(path, self.config.store, context)
-        # the segmenter's dictionary loads off the first recall's path (issue 15); its load holds the GIL, so
-        # it starts here, where loading the embedder's weights lets go of the GIL and the two overlap
-        tokens.warm_in_background()
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
+        # the model's session and the segmenter's dictionary load off the first recall's path (issue 15):
+        # the dictionary holds the GIL while it loads and the session mostly lets go of it, so the
+        # dictionary starts as the session does (a few ms later) and the two overlap
+        self._warming: threading.Thread = warm_in_background(
+            self.embedder, functools.partial(tokens.warm_in_background, after=SESSION_HEAD_START)
+        )
         self._check_embedder()
         # this instance's name on the indexing work it claims, apart from other processes and instances
         self._indexer = f"{ingest.indexer_name()}:{id(self):x}"
@@ -140,6 +146,7 @@ class MemoryBase:
             await self._llm_client.aclose()
         await self._run(self.reinforcer.close)
         await self._run(self.store.close)
+        await self._run(self._warming.join)
         self._reads.shutdown(wait=False)
         self._writes.shutdown(wait=False)
 

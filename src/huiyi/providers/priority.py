@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from huiyi.providers.embed import Embedder, Vectors, cached_queries, lanes_of
+from huiyi.providers.embed import Embedder, Vectors, cached_queries, lanes_of, warm
 
 
 def background_thread() -> None:
@@ -64,6 +64,9 @@ class RecallFirst:
 
     def cached_queries(self, texts: Sequence[str]) -> Vectors | None:
         return cached_queries(self.inner, texts)
+
+    def warm(self, meanwhile: Callable[[], None] | None = None) -> None:
+        warm(self.inner, meanwhile)
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         if len(texts) <= self.batch:
