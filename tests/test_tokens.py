@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from huiyi.text import tokens
+from huiyi.text.language import CJK
 
 
 def test_cutting_while_names_are_added_never_fails() -> None:
@@ -31,3 +36,32 @@ def test_cutting_while_names_are_added_never_fails() -> None:
             thread.join(timeout=30)
     assert errors == []
     assert tokens.words("霓霓加油")  # still cuts after the writes
+
+
+# the patterns as they were before one CJK class was dropped (issue 15: each costs ~1.5 ms at start)
+_CJK = CJK
+_OLD_SEGMENT = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*", re.UNICODE)
+_OLD_CHAR = re.compile(rf"[{_CJK}]")
+
+
+def _old_words(text: str) -> list[str]:
+    out: list[str] = []
+    for match in _OLD_SEGMENT.finditer(text):
+        segment = match.group()
+        if re.fullmatch(rf"[{_CJK}]+", segment):
+            out.extend(w for w in tokens.cut(segment) if w.strip())
+        else:
+            out.append(segment.lower().replace("’", "'"))
+    return out
+
+
+EDGES = ["\u3400", "\u4dbf", "\ufaff"]  # the CJK ranges' ends
+MIXED = st.text(alphabet=st.sampled_from([*"木木去了南京大学图书馆猫叫团子𠀀豈ab0_' ’-！,.Ｈé", *EDGES]), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(MIXED)
+def test_words_chars_and_has_cjk_are_what_the_former_patterns_gave(text: str) -> None:
+    assert tokens.words(text) == _old_words(text)
+    assert tokens.chars(text) == _OLD_CHAR.findall(text)
+    assert tokens.has_cjk(text) == (_OLD_CHAR.search(text) is not None)

@@ -9,11 +9,10 @@ search for, and longer entries are idioms that chat hardly ever contains.
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import TYPE_CHECKING
 
-from huiyi.text.tokens import STOPWORDS
+from huiyi.text.tokens import STOPWORDS, all_cjk
 
 if TYPE_CHECKING:
     import rjieba
@@ -26,12 +25,10 @@ JIEBA_TOTAL_FREQ = 60101967  # sum of frequencies in jieba's dict.txt, which rji
 # phrases, time and place words, state words. Person names (nr) and function words are left out.
 CONTENT_POS = frozenset("n nz ns nt ng v vn vd a an ad ag i l t s z b".split())
 
-_CJK_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,4}")
-
 
 def is_associate_form(word: str) -> bool:
     """2–4 CJK characters: the shape of a word worth adding to a keyword query."""
-    return _CJK_WORD.fullmatch(word) is not None
+    return 2 <= len(word) <= 4 and all_cjk(word)
 
 
 _pristine_lock = threading.Lock()

@@ -10,7 +10,7 @@ from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType
 from huiyi.text import tokens
 from huiyi.text.keywords import EN_PROPER_STOP, TITLE
-from huiyi.text.language import CJK_CHAR
+from huiyi.text.language import CJK_RUN
 from huiyi.text.tokens import has_cjk
 
 _PLACE_SUFFIX = re.compile(
@@ -141,7 +141,7 @@ def _placey(word: str, flag: str, after_noun: bool = False) -> bool:
 
 def name_shaped(word: str) -> bool:
     """Whether a word jieba tagged ``nr`` looks like a person's name: 小明, 王芳, 阿强, 霓霓."""
-    if not 2 <= len(word) <= 4 or not all(CJK_CHAR.fullmatch(c) for c in word):
+    if not 2 <= len(word) <= 4 or not CJK_RUN.fullmatch(word):
         return False
     return word[0] in _SURNAMES or word[0] in "小老阿" or (len(word) == 2 and word[0] == word[1])
 
