@@ -5,17 +5,20 @@ Nothing here is timed: the load bench (``huiyi bench run --load``) measures the 
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.providers.embed import HashEmbedder, Vectors
-from huiyi.providers.priority import RecallFirst
+from huiyi.providers.priority import BACKGROUND_NICE, RecallFirst
 
 
 class Spy(HashEmbedder):
@@ -72,4 +75,23 @@ def test_recall_and_adds_run_on_threads_of_their_own(tmp_path: Path) -> None:
         memory.recall("猫叫什么", agent="a", person="p")  # the synchronous recall: on the caller's thread
         memory.context(agent="a", person="p", message="团子")
     threads = {(kind, name.split("_")[0]) for kind, name, _ in spy.calls}
-    assert threads == {("passage", "huiyi-write"), ("query", "MainThread"), ("query", "huiyi-read")}
+    # passages on the lanes' threads, whose CPU priority is lowered, whoever asked for them
+    assert threads == {("passage", "huiyi-embed"), ("query", "MainThread"), ("query", "huiyi-read")}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own CPU priority is Linux's")
+def test_passages_run_at_background_priority_whichever_thread_asks() -> None:
+    """Extraction embeds from threads that also serve callers: its model must not run at their priority."""
+    niceness: list[int] = []
+
+    class Nice(HashEmbedder):
+        def embed_passages(self, texts: Sequence[str]) -> Vectors:
+            niceness.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+            return super().embed_passages(texts)
+
+    asking = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    gate = RecallFirst(Nice(8))
+    gate.embed_passages(["我家的猫叫团子"])
+    gate.embed_passages([f"第{i}句" for i in range(5)])
+    assert niceness == [max(asking, BACKGROUND_NICE)] * 4  # one batch, then three of two
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == asking  # the caller's own is untouched

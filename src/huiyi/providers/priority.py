@@ -22,7 +22,9 @@ def background_thread() -> None:
     """Lower the calling thread's CPU priority (Linux: per thread), so a busy indexer leaves the cores
     to recall and to ``add`` first; elsewhere, or when not allowed, nothing changes."""
     with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+        thread = threading.get_native_id()
+        # never above the process's own niceness: a process run under ``nice 19`` keeps its threads there
+        os.setpriority(os.PRIO_PROCESS, thread, max(os.getpriority(os.PRIO_PROCESS, thread), BACKGROUND_NICE))
 
 
 BACKGROUND_NICE = 10
@@ -69,16 +71,16 @@ class RecallFirst:
         warm(self.inner, meanwhile)
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
-        if len(texts) <= self.batch:
-            return self._after_queries(texts)
+        """Passages on the lanes' threads, whose CPU priority is lowered, whichever thread asks: extraction
+        asks from threads that also serve callers, and its model runs at full priority there took the
+        cores from a bot's ``add`` (issue 15). Bulk work (an import, a backlog) runs on every lane."""
+        if not texts:
+            return self.inner.embed_passages(texts)
         import numpy as np  # at first use: import huiyi stays free of numpy
 
         batches = [texts[start : start + self.batch] for start in range(0, len(texts), self.batch)]
-        if self.lanes > 1:  # bulk work (an import, a backlog) on every lane
-            parts = list(self._lanes().map(self._after_queries, batches))
-        else:
-            parts = [self._after_queries(batch) for batch in batches]
-        return np.concatenate(parts).astype(np.float32, copy=False)
+        parts = list(self._lanes().map(self._after_queries, batches))
+        return parts[0] if len(parts) == 1 else np.concatenate(parts).astype(np.float32, copy=False)
 
     def _lanes(self) -> ThreadPoolExecutor:
         with self._pool_lock:
