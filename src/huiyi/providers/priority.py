@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from huiyi.providers.embed import Embedder, Vectors, cached_queries, lanes_of, warm
@@ -67,8 +67,8 @@ class RecallFirst:
     def cached_queries(self, texts: Sequence[str]) -> Vectors | None:
         return cached_queries(self.inner, texts)
 
-    def warm(self, meanwhile: Callable[[], None] | None = None) -> None:
-        warm(self.inner, meanwhile)
+    def warm(self) -> None:
+        warm(self.inner)
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         """Passages on the lanes' threads, whose CPU priority is lowered, whichever thread asks: extraction

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import sys
 import threading
-import time
 from collections.abc import Iterable
 from types import ModuleType
 
@@ -57,22 +56,14 @@ def _rjieba() -> ModuleType:
     return rjieba
 
 
-def warm_in_background(after: float = 0.0) -> None:
+def warm_in_background() -> None:
     """Load the segmenter's dictionary in a daemon thread, so that a first recall need not wait for it.
 
     The import holds the GIL (~100 ms), so this pays off when a process opens its memory before its
-    first message, as a bot does, or where a native call that lets go of the GIL runs meanwhile; the
-    thread waits ``after`` seconds first, so such a call started by the caller gets into native code
-    before the import takes the GIL. A cut that comes sooner waits on the lock, as it would anyway.
+    first message, as a bot does; a cut that comes sooner waits on the lock, as it would anyway.
     """
     if "rjieba" not in sys.modules:
-        threading.Thread(target=_warm, args=(after,), name="huiyi-warm-tokens", daemon=True).start()
-
-
-def _warm(after: float) -> None:
-    if after > 0:
-        time.sleep(after)
-    cut("预热")
+        threading.Thread(target=cut, args=("预热",), name="huiyi-warm-tokens", daemon=True).start()
 
 
 def cut(text: str) -> list[str]:
