@@ -241,6 +241,10 @@ def test_first_recall_in_a_fresh_process(tmp_path: Path) -> None:
     assert "error" not in run, run
     assert run["hits"] > 0
     assert run["wall_ms"] >= run["import_ms"] + run["open_ms"] + run["recall_ms"]
+    paused = first["after_pause"]
+    [later] = paused["runs"]
+    assert later["hits"] == run["hits"] and later["open_ms"] >= paused["pause_s"] * 1e3
+    assert paused["recall_ms_median"] == later["recall_ms"]
     assert "ingest" not in report
 
 

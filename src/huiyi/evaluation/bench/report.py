@@ -173,7 +173,8 @@ def _store(report: dict[str, Any], console: Console) -> None:
     for name in ("size", "build s", "mem/s", "B/mem", "rows", "vec", "fts", "disk MB", "RSS MB", "peak MB"):
         table.add_column(name, justify="right")
     first_table = Table(title="time to first recall: a fresh `python -c` that opens the store and recalls once (ms)")
-    for name in ("size", "wall (median)", "import", "open", "recall", "peak RSS MB", "runs", "size total s"):
+    columns = ("size", "wall (median)", "import", "open", "recall", "recall 1 s after the open", "peak RSS MB", "runs")
+    for name in (*columns, "size total s"):
         first_table.add_column(name, justify="right")
     for size in report["recall"]:
         build = size.get("build", {})
@@ -204,6 +205,7 @@ def _store(report: dict[str, Any], console: Console) -> None:
             mid("import_ms"),
             mid("open_ms"),
             mid("recall_ms"),
+            _ms((first.get("after_pause") or {}).get("recall_ms_median")),
             _mb(first.get("peak_rss_mb")),
             str(len(first.get("runs", []))),
             _ms(size.get("seconds")),
