@@ -14,10 +14,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
+from huiyi.store.base import OwnVectors
 from huiyi.store.vectors import from_bfloat16, to_bfloat16
 
 __all__ = ["OwnVectorCache", "own_vectors"]
@@ -69,7 +69,7 @@ def own_vectors(
     ids: Sequence[str],
     read: Callable[[list[str]], Mapping[str, bytes]],
     bfloat16: bool = False,
-) -> dict[str, Any]:
+) -> OwnVectors:
     """``Store.own_vectors`` through ``cache``: ``read`` gives the float16 bytes of the ids not cached
     (those it leaves out have none), and every row found becomes float32 in one matrix. ``bfloat16``:
     kept and returned rounded as the embedded store's partitions hold vectors (store.vectors), so a line
@@ -83,13 +83,13 @@ def own_vectors(
         found.update(read_now)
     rows = [(i, blob) for i, blob in found.items() if blob]
     if not rows:
-        return {}
+        return OwnVectors([])
     joined = b"".join(blob for _, blob in rows)
     if bfloat16:
         matrix = from_bfloat16(np.frombuffer(joined, dtype=np.uint16).reshape(len(rows), -1))
     else:
         matrix = np.frombuffer(joined, dtype=np.float16).reshape(len(rows), -1).astype(np.float32)
-    return dict(zip((i for i, _ in rows), matrix, strict=True))
+    return OwnVectors([i for i, _ in rows], matrix)
 
 
 def _rounded(rows: Mapping[str, bytes]) -> dict[str, bytes]:
