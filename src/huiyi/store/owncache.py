@@ -33,28 +33,31 @@ class OwnVectorCache:
 
     def __init__(self, budget: int = 6_000) -> None:  # 384 dims: ~5 MB at most (peak RSS, issue 15)
         self._budget = budget
-        self._rows: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        # by memory id, each row with its agent: a string key hashes once, where a tuple key hashed on
+        # every one of the 200 look-ups a recall makes (ids are unique; another agent's id is a miss)
+        self._rows: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, agent: str, ids: Sequence[str]) -> tuple[dict[str, bytes], list[str]]:
         """The cached ones among ``ids`` and the ids not cached."""
         found: dict[str, bytes] = {}
         missing: list[str] = []
+        rows = self._rows
         with self._lock:
             for i in ids:
-                row = self._rows.get((agent, i))
-                if row is None:
+                row = rows.get(i)
+                if row is None or row[0] != agent:
                     missing.append(i)
                 else:
-                    self._rows.move_to_end((agent, i))
-                    found[i] = row
+                    rows.move_to_end(i)
+                    found[i] = row[1]
         return found, missing
 
     def put(self, agent: str, rows: Mapping[str, bytes]) -> None:
         with self._lock:
             for i, row in rows.items():
-                self._rows[(agent, i)] = row
-                self._rows.move_to_end((agent, i))
+                self._rows[i] = (agent, row)
+                self._rows.move_to_end(i)
             while len(self._rows) > self._budget:
                 self._rows.popitem(last=False)
 
