@@ -12,8 +12,9 @@ score, never a text, since the candidate itself is read fresh.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -23,6 +24,8 @@ from huiyi.store.vectors import from_bfloat16, to_bfloat16
 __all__ = ["OwnVectorCache", "own_vectors"]
 
 _NONE = b""  # asked for, and the memory has none
+_AGENT = itemgetter(0)  # a kept row's agent and bytes
+_BLOB = itemgetter(1)
 
 
 class OwnVectorCache:
@@ -44,6 +47,10 @@ class OwnVectorCache:
         missing: list[str] = []
         rows = self._rows
         with self._lock:
+            entries = list(map(rows.get, ids))
+            if None not in entries and all(map(agent.__eq__, map(_AGENT, entries))):  # all kept: loops in C
+                deque(map(rows.move_to_end, ids), maxlen=0)
+                return dict(zip(ids, map(_BLOB, entries), strict=True)), missing
             for i in ids:
                 row = rows.get(i)
                 if row is None or row[0] != agent:
@@ -84,15 +91,15 @@ def own_vectors(
             read_now = _rounded(read_now)
         cache.put(agent, {i: read_now.get(i, _NONE) for i in missing})
         found.update(read_now)
-    rows = [(i, blob) for i, blob in found.items() if blob]
-    if not rows:
+    kept = [i for i, blob in found.items() if blob]
+    if not kept:
         return OwnVectors([])
-    joined = b"".join(blob for _, blob in rows)
+    joined = b"".join(found.values())  # a memory without one adds no bytes
     if bfloat16:
-        matrix = from_bfloat16(np.frombuffer(joined, dtype=np.uint16).reshape(len(rows), -1))
+        matrix = from_bfloat16(np.frombuffer(joined, dtype=np.uint16).reshape(len(kept), -1))
     else:
-        matrix = np.frombuffer(joined, dtype=np.float16).reshape(len(rows), -1).astype(np.float32)
-    return OwnVectors([i for i, _ in rows], matrix)
+        matrix = np.frombuffer(joined, dtype=np.float16).reshape(len(kept), -1).astype(np.float32)
+    return OwnVectors(kept, matrix)
 
 
 def _rounded(rows: Mapping[str, bytes]) -> dict[str, bytes]:
