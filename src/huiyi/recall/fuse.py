@@ -159,14 +159,14 @@ def _minmax_arrays(
     total = (recipe.dense_weight + recipe.keyword_weight) or 1.0
     fused = _shares(np.asarray(dense_scores, dtype=np.float64), recipe.dense_weight / total, recipe.dense_min_span)
     if keyword_keys:
-        where = dict(zip(keys, range(len(keys))))
+        where = dict(zip(keys, range(len(keys)), strict=True))
         at = np.fromiter(map(where.__getitem__, keyword_keys), dtype=np.int64, count=len(keyword_keys))
         shares = _shares(np.asarray(keyword_scores, dtype=np.float64), recipe.keyword_weight / total, 0.0)
         fused[at] = fused[at] + shares
     order = np.lexsort((np.asarray(keys, dtype=np.int64), -fused))
     ranked_keys: list[int] = np.asarray(keys, dtype=np.int64)[order].tolist()
     ranked_scores: list[float] = fused[order].tolist()
-    return list(zip(ranked_keys, zip(ranked_scores, repeat(_NO_PARTS)))), raw
+    return list(zip(ranked_keys, zip(ranked_scores, repeat(_NO_PARTS), strict=False), strict=True)), raw
 
 
 _KEY = itemgetter(2)  # ScoredId's fields by place

@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
+from typing import cast
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class OwnVectorCache:
         missing: list[str] = []
         rows = self._rows
         with self._lock:
-            entries = list(map(rows.get, ids))
+            entries = cast("list[tuple[str, bytes]]", list(map(rows.get, ids)))  # None where not kept
             if None not in entries and all(map(agent.__eq__, map(_AGENT, entries))):  # all kept: loops in C
                 deque(map(rows.move_to_end, ids), maxlen=0)
                 return dict(zip(ids, map(_BLOB, entries), strict=True)), missing
