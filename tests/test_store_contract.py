@@ -150,6 +150,8 @@ def test_chunks_keep_their_turn_alone_beside_their_context(store: Store) -> None
     for m in ("m1", "m2", "m3"):  # the turn alone, not the turn with the two before it
         expected = EMB.embed_passages([chunks[m].text])[0]
         assert np.allclose(own[chunks[m].id], expected, atol=2e-3)
+    # the same rows as one matrix, in the answer's order: recall scores them in one product
+    assert np.array_equal(own.matrix, np.stack([own[i] for i in own]))
     with_context = {h.id: h.score for h in store.search_dense([chunks["m3"].scope], own[ids[2]], 3).hits}
     assert with_context[ids[2]] < 0.99  # its stored vector still carries m1 and m2
     assert store.own_vectors("another-agent", ids) == {}

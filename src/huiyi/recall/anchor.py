@@ -17,7 +17,7 @@ from huiyi.flows.chatter import last_turn
 from huiyi.flows.ingest import asks
 from huiyi.model import MemoryKind
 from huiyi.recall.rerank import Window
-from huiyi.store.base import RankRow, RouteHits, ScoredId, Store
+from huiyi.store.base import OwnVectors, RankRow, RouteHits, ScoredId, Store
 
 K = TypeVar("K", int, str)  # a store key or a memory id
 
@@ -220,7 +220,7 @@ def anchored(
     ids = {rows[key].id: key for key in top}  # type: ignore[union-attr]
     unread = [i for i in ids if i not in known]
     stored = store.own_vectors(agent, unread) if queries and unread else {}
-    own = similarities(queries, {ids[i]: vector for i, vector in stored.items()}, recipe.view_pool)
+    own = {ids[i]: score for i, score in similarities(queries, stored, recipe.view_pool).items()}
     own.update((ids[i], score) for i, score in known.items() if i in ids)
     fallback = {key: dense.get(key, 0.0) for key in top}  # memories whose vector is their own text alone
     gains = own_gains(window, {**fallback, **own}, recipe.anchor_weight, recipe.anchor_depth)
@@ -269,7 +269,10 @@ def similarities(queries: Sequence[Any], vectors: Mapping[K, Any], pool: str = "
     if not vectors or not queries:
         return {}
     keys = list(vectors)
-    matrix = np.asarray(np.stack([vectors[key] for key in keys]), dtype=np.float32)
+    if isinstance(vectors, OwnVectors) and vectors.matrix is not None:  # its rows in its keys' order
+        matrix = vectors.matrix
+    else:
+        matrix = np.asarray(np.stack([vectors[key] for key in keys]), dtype=np.float32)
     scores = matrix @ np.stack([np.asarray(q, dtype=np.float32) for q in queries]).T
     pooled = scores.max(axis=1) if pool == "max" else scores.mean(axis=1)
     return dict(zip(keys, np.round(pooled.astype(np.float64), 6).tolist(), strict=True))

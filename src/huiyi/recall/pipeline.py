@@ -37,7 +37,7 @@ from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder, cached_queries
 from huiyi.recall import anchor, bridge, current, feelings, names, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse
-from huiyi.recall.hits import hit_of
+from huiyi.recall.hits import RouteScores, hit_of
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, said_within, tier
 from huiyi.recall.score import ScorePreset, roulette, score_memories
@@ -74,7 +74,7 @@ class Candidate:
 
     id: str
     score: float
-    route_scores: dict[str, float]
+    route_scores: Mapping[str, float]
     time: datetime | None
 
 
@@ -284,8 +284,7 @@ def _fused(
             continue
         if request.as_of is not None and row.kind is MemoryKind.CHUNK and timerange.after(row.time, request.as_of):
             continue  # a chunk's time is when it was said; other kinds may be dated by what they are about
-        route_scores = {r: round(raw[r].get(key, 0.0), 6) for r in raw}
-        chosen.append(Candidate(row.id, round(score, 6), route_scores, row.time))
+        chosen.append(Candidate(row.id, round(score, 6), RouteScores(raw, key), row.time))
         if len(chosen) >= limit:
             break
     timings["fuse"] = (time.perf_counter() - fuse_started) * 1000

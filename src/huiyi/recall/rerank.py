@@ -99,7 +99,7 @@ def rerank(
     chatter = chatter_keys(items, names) if recipe.chatter_weight < 1 else set()
     theirs = {}  # the named people's memories by their share of the speaker route (none named: none)
     if named:
-        theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if named.intersection(found)})
+        theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if not named.isdisjoint(found)})
     boosts: dict[int, dict[str, float]] = {}
     rescored: Window = []
     closed = {} if asks_past(query) else closed_moves([key for key, _ in window], items, now, recipe.closed_weight)
@@ -118,6 +118,7 @@ def rerank(
     # where each chunk sits in its chat, so a candidate can see how well its neighbours scored
     placed: dict[tuple[str, int], float] = {}
     said: dict[str, float] = {}  # a chunk's own message (its anchor) → the chunk's fused score
+    steps = [step for step in range(-recipe.neighbour_turns, recipe.neighbour_turns + 1) if step]
     if recipe.neighbour_weight:
         for key, (score, _) in window:
             item = items.get(key)
@@ -129,7 +130,7 @@ def rerank(
         item = items.get(key)
         bonus: dict[str, float] = {}
         if item is not None:
-            if named and named.intersection(people[key]) and key not in chatter:
+            if named and not named.isdisjoint(people[key]) and key not in chatter:
                 # a fact about the named person is what "what does 苏霓 do" asks: it leads their lines
                 about = facts_lead and item.kind is MemoryKind.FACT and item.subject in named
                 bonus["speaker"] = recipe.speaker_weight * ((2.0 if about else 1.0) + theirs.get(key, 0.0))
@@ -137,13 +138,9 @@ def rerank(
                 bonus["time"] = time_bonus
             if placed and item.kind is MemoryKind.CHUNK and item.seq is not None:
                 space, seq = item.space, item.seq
-                around = [
-                    placed.get((space, seq + step), 0.0)
-                    for step in range(-recipe.neighbour_turns, recipe.neighbour_turns + 1)
-                    if step
-                ]
-                if max(around, default=0.0) > 0:
-                    bonus["neighbour"] = recipe.neighbour_weight * max(around)
+                best = max([placed.get((space, seq + step), 0.0) for step in steps], default=0.0)
+                if best > 0:
+                    bonus["neighbour"] = recipe.neighbour_weight * best
             elif said and item.kind is not MemoryKind.CHUNK:
                 # an event or fact drawn from turns that are candidates themselves: the same support
                 support = sum(said.get(source, 0.0) for source in item.sources) / max(1, len(item.sources))
@@ -159,7 +156,8 @@ def rerank(
                 bonus["chatter"] = -(1.0 - recipe.chatter_weight) * (score + sum(bonus.values()))
         if bonus:
             boosts[key] = bonus
-        rescored.append((key, (score + sum(bonus.values()), parts)))
+            score += sum(bonus.values())
+        rescored.append((key, (score, parts)))
     rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
     return rescored, boosts
 

@@ -12,17 +12,21 @@ score, never a text, since the candidate itself is read fresh.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from operator import itemgetter
+from typing import cast
 
 import numpy as np
 
+from huiyi.store.base import OwnVectors
 from huiyi.store.vectors import from_bfloat16, to_bfloat16
 
 __all__ = ["OwnVectorCache", "own_vectors"]
 
 _NONE = b""  # asked for, and the memory has none
+_AGENT = itemgetter(0)  # a kept row's agent and bytes
+_BLOB = itemgetter(1)
 
 
 class OwnVectorCache:
@@ -33,28 +37,35 @@ class OwnVectorCache:
 
     def __init__(self, budget: int = 6_000) -> None:  # 384 dims: ~5 MB at most (peak RSS, issue 15)
         self._budget = budget
-        self._rows: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        # by memory id, each row with its agent: a string key hashes once, where a tuple key hashed on
+        # every one of the 200 look-ups a recall makes (ids are unique; another agent's id is a miss)
+        self._rows: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, agent: str, ids: Sequence[str]) -> tuple[dict[str, bytes], list[str]]:
         """The cached ones among ``ids`` and the ids not cached."""
         found: dict[str, bytes] = {}
         missing: list[str] = []
+        rows = self._rows
         with self._lock:
+            entries = cast("list[tuple[str, bytes]]", list(map(rows.get, ids)))  # None where not kept
+            if None not in entries and all(map(agent.__eq__, map(_AGENT, entries))):  # all kept: loops in C
+                deque(map(rows.move_to_end, ids), maxlen=0)
+                return dict(zip(ids, map(_BLOB, entries), strict=True)), missing
             for i in ids:
-                row = self._rows.get((agent, i))
-                if row is None:
+                row = rows.get(i)
+                if row is None or row[0] != agent:
                     missing.append(i)
                 else:
-                    self._rows.move_to_end((agent, i))
-                    found[i] = row
+                    rows.move_to_end(i)
+                    found[i] = row[1]
         return found, missing
 
     def put(self, agent: str, rows: Mapping[str, bytes]) -> None:
         with self._lock:
             for i, row in rows.items():
-                self._rows[(agent, i)] = row
-                self._rows.move_to_end((agent, i))
+                self._rows[i] = (agent, row)
+                self._rows.move_to_end(i)
             while len(self._rows) > self._budget:
                 self._rows.popitem(last=False)
 
@@ -69,7 +80,7 @@ def own_vectors(
     ids: Sequence[str],
     read: Callable[[list[str]], Mapping[str, bytes]],
     bfloat16: bool = False,
-) -> dict[str, Any]:
+) -> OwnVectors:
     """``Store.own_vectors`` through ``cache``: ``read`` gives the float16 bytes of the ids not cached
     (those it leaves out have none), and every row found becomes float32 in one matrix. ``bfloat16``:
     kept and returned rounded as the embedded store's partitions hold vectors (store.vectors), so a line
@@ -81,15 +92,15 @@ def own_vectors(
             read_now = _rounded(read_now)
         cache.put(agent, {i: read_now.get(i, _NONE) for i in missing})
         found.update(read_now)
-    rows = [(i, blob) for i, blob in found.items() if blob]
-    if not rows:
-        return {}
-    joined = b"".join(blob for _, blob in rows)
+    kept = [i for i, blob in found.items() if blob]
+    if not kept:
+        return OwnVectors([])
+    joined = b"".join(found.values())  # a memory without one adds no bytes
     if bfloat16:
-        matrix = from_bfloat16(np.frombuffer(joined, dtype=np.uint16).reshape(len(rows), -1))
+        matrix = from_bfloat16(np.frombuffer(joined, dtype=np.uint16).reshape(len(kept), -1))
     else:
-        matrix = np.frombuffer(joined, dtype=np.float16).reshape(len(rows), -1).astype(np.float32)
-    return dict(zip((i for i, _ in rows), matrix, strict=True))
+        matrix = np.frombuffer(joined, dtype=np.float16).reshape(len(kept), -1).astype(np.float32)
+    return OwnVectors(kept, matrix)
 
 
 def _rounded(rows: Mapping[str, bytes]) -> dict[str, bytes]:

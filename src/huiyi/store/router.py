@@ -28,6 +28,7 @@ from huiyi.store.base import (
     Claim,
     Erasure,
     MemoryFilter,
+    OwnVectors,
     RankRow,
     RouteHits,
     RunReport,
@@ -273,7 +274,7 @@ class RoutedStore:
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         return self.store_for(agent).rank_rows(agent, ids)
 
-    def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
+    def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
         return self.store_for(agent).own_vectors(agent, ids)
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:

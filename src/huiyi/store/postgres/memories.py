@@ -17,7 +17,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
+from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.owncache import own_vectors
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.postgres.search_sql import vector_literal
@@ -134,7 +134,7 @@ class PostgresMemories(PostgresConnection):
         by_id = {row[1]: rows.memory(row, NATIVE) for row in found}
         return [by_id[i] for i in ids if i in by_id]
 
-    def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
+    def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
         def read(missing: list[str]) -> dict[str, bytes]:
             found = self._rows(
                 "SELECT m.id, o.embedding::text FROM memories m JOIN memory_own_vectors o ON o.rowid = m.rowid"

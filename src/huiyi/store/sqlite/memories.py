@@ -18,7 +18,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
+from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.owncache import own_vectors
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
@@ -142,7 +142,7 @@ class SQLiteMemories(SQLiteConnection):
             )
         return [found[i] for i in ids if i in found]
 
-    def own_vectors(self, agent: str, ids: Sequence[str]) -> dict[str, Vectors]:
+    def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
         def read(missing: list[str]) -> dict[str, bytes]:
             found: dict[str, bytes] = {}
             for chunk in chunks(missing, 500):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from huiyi.model import Scope
-from huiyi.store.base import TURN_VECTOR, RouteHits, ScoredId, Terms, Vectors
+from huiyi.store.base import TURN_VECTOR, RouteHits, ScoredId, Terms, Vectors, scored_ids
 from huiyi.store.rows import partition_keys
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
 from huiyi.store.sqlite.fts import match_query
@@ -79,7 +79,7 @@ class SQLiteSearch(SQLiteConnection):
         present = [p for p in parts if p in versions]
         found = self._vectors.search(np.asarray(query, dtype=np.float32).reshape(-1), present, versions, limit)
         if found.ids is not None:  # the cached partitions know their rows' ids
-            hits = list(map(ScoredId, found.ids, found.scores, found.rowids))  # one length: the scan's top
+            hits = scored_ids(zip(found.ids, found.scores, found.rowids, strict=True))  # one length: the scan's top
             return RouteHits(hits, (time.perf_counter() - started) * 1000, found.score_of)
         ids = self._ids_of(found.rowids)
         hits = [
@@ -99,14 +99,14 @@ class SQLiteSearch(SQLiteConnection):
         found = (
             self._conn()
             .execute(
-                "SELECT f.rowid, m.id, -bm25(memory_fts, 0.0, 1.0, 0.5) AS score FROM memory_fts f"
+                "SELECT m.id, -bm25(memory_fts, 0.0, 1.0, 0.5) AS score, f.rowid FROM memory_fts f"
                 f" JOIN memories m ON m.rowid = f.rowid WHERE memory_fts MATCH ? AND m.part IN ({marks(len(parts))})"
                 " ORDER BY bm25(memory_fts, 0.0, 1.0, 0.5) LIMIT ?",
                 (match, *parts, limit),
             )
             .fetchall()
         )
-        hits = [ScoredId(str(id_), float(score), int(rowid)) for rowid, id_, score in found]
+        hits = scored_ids(found)  # (id, score, rowid): TEXT, REAL and INTEGER columns as SQLite gives them
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
 
     def tidy_keywords(self, max_steps: int = 16) -> int:
