@@ -72,8 +72,8 @@ class RecallFirst:
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         """Passages on the lanes' threads, whose CPU priority is lowered, whichever thread asks: extraction
-        asks from threads that also serve callers, and its model runs at full priority there took the
-        cores from a bot's ``add`` (issue 15). Bulk work (an import, a backlog) runs on every lane."""
+        asks from threads that also serve callers, where its model ran at their priority beside a bot's
+        ``add`` (issue 15). Bulk work (an import, a backlog) runs on every lane."""
         if not texts:
             return self.inner.embed_passages(texts)
         import numpy as np  # at first use: import huiyi stays free of numpy
