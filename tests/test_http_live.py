@@ -20,6 +20,8 @@ from huiyi.providers.embed import HashEmbedder
 
 LIMIT = 50_000
 CHUNK = 64 * 1024
+UVICORN_HIGH_WATER = 64 * 1024  # uvicorn pauses reading once this much body waits for the app
+ASYNCIO_READ = 256 * 1024  # the most an asyncio socket transport reads at once
 
 
 @dataclass
@@ -72,8 +74,10 @@ def test_a_chunked_body_past_the_limit_is_refused_as_it_streams(live: Live) -> N
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "too_large"
     assert response.request.headers["transfer-encoding"] == "chunked"
-    # the app stopped reading one network read past the limit, though 20 MB were on offer
-    assert live.pulled[0] <= LIMIT + CHUNK, live.pulled[0]
+    # the app stopped reading soon past the limit, though 20 MB were on offer: what it takes in one go is what
+    # uvicorn buffered meanwhile, up to its high-water mark plus one transport read (asyncio reads up to
+    # 256 KiB), more than one CHUNK when the machine is busy (127 993 bytes seen under load)
+    assert live.pulled[0] <= LIMIT + UVICORN_HIGH_WATER + ASYNCIO_READ, live.pulled[0]
     assert time.monotonic() - started < 15
 
 
