@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from huiyi.store.base import OwnVectors
 from huiyi.store.vectors import BLOCK, ExactIndex
 
 
@@ -35,3 +36,12 @@ def test_partitions_keep_half_the_bytes_and_score_as_float32_would() -> None:
     index.added("p", 0, [10_000], -query[None, :])  # a write in this process is kept the same way
     assert index.search(-query, ["p"], {"p": 1}, 1).rowids == [10_000]
     assert index._parts["p"].vectors.dtype == np.uint16
+
+
+def test_own_vectors_answer_as_a_mapping_empty_or_not() -> None:
+    empty = OwnVectors([])
+    assert "m1" not in empty and empty.get("m1") is None and dict(empty) == {}
+    matrix = np.arange(6, dtype=np.float32).reshape(2, 3)
+    found = OwnVectors(["m1", "m2"], matrix)
+    assert "m2" in found and found.get("m3") is None and list(found) == ["m1", "m2"]
+    assert np.array_equal(found["m2"], matrix[1])

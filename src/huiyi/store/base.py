@@ -121,8 +121,9 @@ class OwnVectors(Mapping[str, "Vectors"]):
     def __getitem__(self, memory_id: str) -> Vectors:
         if self._at is None:
             self._at = {i: n for n, i in enumerate(self.ids)}
+        at = self._at[memory_id]  # a KeyError first, so ``in`` and ``get`` work on an empty answer too
         assert self.matrix is not None
-        row: Vectors = self.matrix[self._at[memory_id]]
+        row: Vectors = self.matrix[at]
         return row
 
     def __iter__(self) -> Iterator[str]:
