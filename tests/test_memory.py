@@ -99,6 +99,10 @@ def test_a_chat_api_message_is_taken_as_it_is(memory: Memory) -> None:
         (["x\ud800"], {"person": "木木"}, "surrogate"),
         ([{"text": "hi", "speaker": "小\x00明"}], {"space": "g1"}, "speaker id"),
         ([{"text": "hi", "id": "m\x001"}], {"person": "木木"}, "message id"),
+        (42, {"person": "木木"}, "not int"),
+        (None, {"person": "木木"}, "not NoneType"),
+        (b"hi", {"person": "木木"}, "not bytes"),
+        ([42], {"person": "木木"}, "message 0"),
     ],
 )
 def test_bad_input_is_refused_and_nothing_is_written(

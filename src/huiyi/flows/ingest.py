@@ -88,6 +88,8 @@ def prepare(
         scope = Scope.of_chat(agent, person, space)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
+    if not isinstance(raw, Sequence) or isinstance(raw, bytes):  # add(42) or add(None) would slip through
+        raise InvalidInput(f"messages are a text, a dict, a MessageIn or a list of them, not {type(raw).__name__}")
     if not raw:
         return []
     if len(raw) > config.ingest.max_batch:
