@@ -29,6 +29,7 @@ from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_i
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
 from huiyi.text import tokens
+from huiyi.text.sentences import spoken_sentences
 
 log = logging.getLogger(__name__)
 
@@ -285,16 +286,35 @@ def chunk_windows(
 
 
 def _with_own(
-    embedder: Embedder, items: Sequence[MemoryItem], embed_texts: Sequence[str], own: bool
+    embedder: Embedder, items: Sequence[MemoryItem], embed_texts: Sequence[str], own: bool, by_sentence: bool = False
 ) -> tuple[Vectors, Vectors | None]:
     """The chunks' vectors with their context, and (``own``) their turns embedded alone, in one call: the
-    turn alone tells the right turn from the chunks after it that carry it as context (recall.anchor)."""
+    turn alone tells the right turn from the chunks after it that carry it as context (recall.anchor).
+    ``by_sentence``: a turn's own vector is its sentences' (:func:`own_from_sentences`)."""
     if not own:
         return embedder.embed_passages(embed_texts), None
-    texts = list(dict.fromkeys([*embed_texts, *(item.text for item in items)]))  # a first turn has no context
+    parts = [spoken_sentences(item.text, item.participants) if by_sentence else [item.text] for item in items]
+    # a first turn has no context: its chunk text is its own text, embedded once
+    texts = list(dict.fromkeys([*embed_texts, *(part for said in parts for part in said)]))
     found = embedder.embed_passages(texts)
     row = {text: i for i, text in enumerate(texts)}
-    return found[[row[t] for t in embed_texts]], found[[row[item.text] for item in items]]
+    return found[[row[t] for t in embed_texts]], own_from_sentences(found, row, parts)
+
+
+def own_from_sentences(found: Vectors, row: dict[str, int], parts: Sequence[Sequence[str]]) -> Vectors:
+    """Each turn's vector from its sentences' (``found[row[sentence]]``): their sum weighted by length,
+    normalised. A turn of one sentence keeps that sentence's vector as it is."""
+    import numpy as np  # at first use: import huiyi stays free of numpy
+
+    out = np.zeros((len(parts), found.shape[1]), dtype=np.float32)
+    for i, said in enumerate(parts):
+        if len(said) == 1:
+            out[i] = found[row[said[0]]]
+            continue
+        for part in said:
+            out[i] += len(part) * found[row[part]]
+        out[i] /= max(float(np.linalg.norm(out[i])), 1e-12)
+    return out
 
 
 def chunk_vectors(
@@ -352,7 +372,9 @@ def index_messages(
                 vectors = embedder.embed_passages([item.text for item in items])
             else:
                 items, embed_texts, keyword_texts = chunk_memories(store, part, config)
-                vectors, own = _with_own(embedder, items, embed_texts, config.chunk.own_vector)
+                vectors, own = _with_own(
+                    embedder, items, embed_texts, config.chunk.own_vector, config.chunk.own_sentences
+                )
             terms = [memory_terms(words, item.participants) for item, words in zip(items, keyword_texts, strict=True)]
             # a few chunks per transaction: an add waits for the store's write lock behind at most one
             # of them (32 held it ~4 ms of CPU, far longer on a busy machine; issue 15)

@@ -1,0 +1,52 @@
+"""A turn's own vector is made of its sentences, each said by its speaker (chunk.own_sentences, issue #17)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from huiyi.config import Config
+from huiyi.memory import Memory
+from huiyi.model import MemoryKind, Scope
+from huiyi.providers.embed import HashEmbedder
+from huiyi.text.sentences import spoken_sentences
+
+EMB = HashEmbedder(64)
+LINE = "I just signed up for a pottery class. It's like therapy for me! Have you tried it?"
+
+
+def _own_vector(path: Path, by_sentence: bool) -> tuple[np.ndarray, str]:
+    config = Config(chunk={"own_vector": True, "own_sentences": by_sentence}, worker={"enabled": False})
+    with Memory(path, config=config, embedder=EMB) as memory:
+        memory.add(
+            [{"speaker": "Caroline", "text": "Hi Mel!"}, {"speaker": "Melanie", "text": LINE}],
+            agent="a",
+            person="p",
+            index=True,
+        )
+        store = memory.store
+        chunks = store.list_memories([Scope.of_person("a", "p")], [MemoryKind.CHUNK])
+        mine = next(chunk for chunk in chunks if chunk.text.startswith("Melanie"))
+        return np.asarray(store.own_vectors("a", [mine.id])[mine.id], dtype=np.float32), mine.text
+
+
+@pytest.mark.parametrize("by_sentence", [True, False])
+def test_a_turns_own_vector_is_its_sentences_each_with_its_speaker(tmp_path: Path, by_sentence: bool) -> None:
+    own, text = _own_vector(tmp_path / str(by_sentence), by_sentence)
+    assert text == f"Melanie: {LINE}"
+    said = ["Melanie: I just signed up for a pottery class.", "Melanie: It's like therapy for me!"]
+    said.append("Melanie: Have you tried it?")
+    assert spoken_sentences(text, ["Melanie"]) == said
+    parts = EMB.embed_passages(said)
+    mean = (np.array([len(s) for s in said], dtype=np.float32)[:, None] * parts).sum(axis=0)
+    expected = mean / np.linalg.norm(mean) if by_sentence else EMB.embed_passages([text])[0]
+    assert np.allclose(own, expected, atol=2e-3)  # stored as float16
+    assert not np.allclose(EMB.embed_passages([text])[0], mean / np.linalg.norm(mean), atol=2e-2)
+
+
+def test_a_turn_of_one_sentence_keeps_its_own_vector() -> None:
+    assert spoken_sentences("木木: 我家的猫叫布丁，今年三岁了", ["木木"]) == ["木木: 我家的猫叫布丁，今年三岁了"]
+    # a speaker's name that starts another's is told apart by the longest match
+    assert spoken_sentences("Ann Lee: Hi. Bye.", ["Ann", "Ann Lee"]) == ["Ann Lee: Hi.", "Ann Lee: Bye."]
