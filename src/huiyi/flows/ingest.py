@@ -290,31 +290,15 @@ def _with_own(
 ) -> tuple[Vectors, Vectors | None]:
     """The chunks' vectors with their context, and (``own``) their turns embedded alone, in one call: the
     turn alone tells the right turn from the chunks after it that carry it as context (recall.anchor).
-    ``by_sentence``: a turn's own vector is its sentences' (:func:`own_from_sentences`)."""
+    ``by_sentence``: the turn alone is embedded with its speaker's name before each of its sentences
+    (:func:`huiyi.text.sentences.spoken_sentences`)."""
     if not own:
         return embedder.embed_passages(embed_texts), None
-    parts = [spoken_sentences(item.text, item.participants) if by_sentence else [item.text] for item in items]
-    # a first turn has no context: its chunk text is its own text, embedded once
-    texts = list(dict.fromkeys([*embed_texts, *(part for said in parts for part in said)]))
+    alone = ["\n".join(spoken_sentences(item.text, item.participants)) if by_sentence else item.text for item in items]
+    texts = list(dict.fromkeys([*embed_texts, *alone]))  # a first turn has no context: one text, embedded once
     found = embedder.embed_passages(texts)
     row = {text: i for i, text in enumerate(texts)}
-    return found[[row[t] for t in embed_texts]], own_from_sentences(found, row, parts)
-
-
-def own_from_sentences(found: Vectors, row: dict[str, int], parts: Sequence[Sequence[str]]) -> Vectors:
-    """Each turn's vector from its sentences' (``found[row[sentence]]``): their sum weighted by length,
-    normalised. A turn of one sentence keeps that sentence's vector as it is."""
-    import numpy as np  # at first use: import huiyi stays free of numpy
-
-    out = np.zeros((len(parts), found.shape[1]), dtype=np.float32)
-    for i, said in enumerate(parts):
-        if len(said) == 1:
-            out[i] = found[row[said[0]]]
-            continue
-        for part in said:
-            out[i] += len(part) * found[row[part]]
-        out[i] /= max(float(np.linalg.norm(out[i])), 1e-12)
-    return out
+    return found[[row[t] for t in embed_texts]], found[[row[t] for t in alone]]
 
 
 def chunk_vectors(

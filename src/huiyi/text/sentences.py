@@ -1,10 +1,9 @@
 """A chunk's turns cut into sentences, each with the name of who said it (issue #17).
 
-A turn's own-line vector (``chunk.own_sentences``) is the length-weighted mean of its sentences' vectors,
-each sentence embedded after its speaker's name: "Melanie: I just signed up for a pottery class. It's like
-therapy." is matched as two things Melanie said, not one long passage where her name is a word among
-forty. A question that names the person ("What does Melanie do to destress?") then finds her line over
-the other person's on the same topic.
+A turn's own-line vector (``chunk.own_sentences``) embeds the turn with its speaker's name before each
+sentence: "Melanie: I just signed up for a pottery class.\nMelanie: It's like therapy." weighs who said it
+as a question that names her does ("What does Melanie do to destress?"), where in one long line her name
+is a word among forty; her line then leads the other person's on the same topic.
 """
 
 from __future__ import annotations
