@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ from huiyi.config import Config
 from huiyi.memory import Memory
 from huiyi.model import MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.text.sentences import spoken_sentences
+from huiyi.text.sentences import spoken_sentences, spoken_text
 
 EMB = HashEmbedder(64)
 LINE = "I just signed up for a pottery class. It's like therapy for me! Have you tried it?"
@@ -49,3 +50,20 @@ def test_a_turn_of_one_sentence_keeps_its_own_vector() -> None:
     assert spoken_sentences("木木: 我家的猫叫布丁，今年三岁了", ["木木"]) == ["木木: 我家的猫叫布丁，今年三岁了"]
     # a speaker's name that starts another's is told apart by the longest match
     assert spoken_sentences("Ann Lee: Hi. Bye.", ["Ann", "Ann Lee"]) == ["Ann Lee: Hi.", "Ann Lee: Bye."]
+
+
+def test_what_is_embedded_stays_bounded_by_the_message_however_it_is_written(tmp_path: Path) -> None:
+    long_name = "Bartholomew the Magnificent"
+    dots = "ok. " * 2000  # a hostile message: thousands of two-letter sentences
+    assert spoken_text(f"{long_name}: {dots}", [long_name]) == f"{long_name}: {dots}"
+    seen: list[str] = []
+
+    class Counting(HashEmbedder):
+        def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+            seen.extend(texts)
+            return super().embed_passages(texts)
+
+    config = Config(chunk={"own_vector": True, "own_sentences": True}, worker={"enabled": False})
+    with Memory(tmp_path / "m", config=config, embedder=Counting(64)) as memory:
+        memory.add({"speaker": long_name, "text": dots}, agent="a", person="p", index=True)
+    assert max(len(text) for text in seen) <= 2 * len(f"{long_name}: {dots}")

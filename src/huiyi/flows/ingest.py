@@ -29,7 +29,7 @@ from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_i
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
 from huiyi.text import tokens
-from huiyi.text.sentences import spoken_sentences
+from huiyi.text.sentences import spoken_text
 
 log = logging.getLogger(__name__)
 
@@ -291,10 +291,10 @@ def _with_own(
     """The chunks' vectors with their context, and (``own``) their turns embedded alone, in one call: the
     turn alone tells the right turn from the chunks after it that carry it as context (recall.anchor).
     ``by_sentence``: the turn alone is embedded with its speaker's name before each of its sentences
-    (:func:`huiyi.text.sentences.spoken_sentences`)."""
+    (:func:`huiyi.text.sentences.spoken_text`)."""
     if not own:
         return embedder.embed_passages(embed_texts), None
-    alone = ["\n".join(spoken_sentences(item.text, item.participants)) if by_sentence else item.text for item in items]
+    alone = [spoken_text(item.text, item.participants) if by_sentence else item.text for item in items]
     texts = list(dict.fromkeys([*embed_texts, *alone]))  # a first turn has no context: one text, embedded once
     found = embedder.embed_passages(texts)
     row = {text: i for i, text in enumerate(texts)}

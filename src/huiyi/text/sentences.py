@@ -14,7 +14,7 @@ from collections.abc import Sequence
 # a sentence ends where whitespace follows its mark: "3.5 km", "e.g.x" and unspaced Chinese stay whole
 _END = re.compile(r"(?<=[.!?。！？…])\s+")
 
-__all__ = ["spoken_sentences"]
+__all__ = ["spoken_sentences", "spoken_text"]
 
 
 def spoken_sentences(text: str, speakers: Sequence[str]) -> list[str]:
@@ -38,3 +38,17 @@ def spoken_sentences(text: str, speakers: Sequence[str]) -> list[str]:
         prefix = f"{speaker}: " if speaker else ""
         out.extend(prefix + part for part in _END.split(said.strip()) if part)
     return out
+
+
+def spoken_text(text: str, speakers: Sequence[str]) -> str:
+    """``text`` with its speaker's name before each sentence, one per line; ``text`` as it is where that
+    would more than double it (many short sentences, a long name: what is embedded stays bounded by the
+    message's own length, however it is written).
+
+    >>> spoken_text("Mel: I paint. Mostly sunsets!", ["Mel"])
+    'Mel: I paint.\\nMel: Mostly sunsets!'
+    >>> spoken_text("Mel: " + "a. " * 50, ["Mel"]) == "Mel: " + "a. " * 50
+    True
+    """
+    spoken = "\n".join(spoken_sentences(text, speakers))
+    return spoken if len(spoken) <= 2 * len(text) else text
