@@ -101,7 +101,8 @@ class SQLiteSearch(SQLiteConnection):
             .execute(
                 "SELECT m.id, -bm25(memory_fts, 0.0, 1.0, 0.5) AS score, f.rowid FROM memory_fts f"
                 f" JOIN memories m ON m.rowid = f.rowid WHERE memory_fts MATCH ? AND m.part IN ({marks(len(parts))})"
-                " ORDER BY bm25(memory_fts, 0.0, 1.0, 0.5) LIMIT ?",
+                # by the column: ordering by bm25() again ran the function twice per matched row
+                " ORDER BY score DESC LIMIT ?",
                 (match, *parts, limit),
             )
             .fetchall()
