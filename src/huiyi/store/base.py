@@ -367,6 +367,10 @@ class MemoryStore(Protocol):
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         """What ranking reads of these memories (as ``get_memories``, far cheaper to load)."""
 
+    def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        """The memories recall returns, as ``get_memories``, except that strength, access count and last
+        access (which no hit shows) may be as an earlier read found them: a backend may keep the rows."""
+
     def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
         """The own-turn vectors of these memories (chunks whose turn was embedded alone too), by id."""
 

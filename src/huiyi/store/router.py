@@ -274,6 +274,9 @@ class RoutedStore:
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         return self.store_for(agent).rank_rows(agent, ids)
 
+    def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        return self.store_for(agent).recall_memories(agent, ids)
+
     def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
         return self.store_for(agent).own_vectors(agent, ids)
 

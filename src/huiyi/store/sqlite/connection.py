@@ -17,8 +17,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from huiyi.errors import SchemaTooNew, StoreError
+from huiyi.store.base import RankRow
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
+from huiyi.store.rows import Row
 from huiyi.store.sqlite.fts import scoped_for_part
 from huiyi.store.sqlite.schema import MIGRATIONS, statements
 from huiyi.store.vectors import ExactIndex
@@ -38,7 +40,8 @@ class SQLiteConnection:
 
     # the cache of vectors per partition; set by the store once the schema is ready
     _vectors: ExactIndex
-    _ranks: RankCache  # the rank rows recall read, per partition version
+    _ranks: RankCache[RankRow]  # the rank rows recall read, per partition version
+    _hit_rows: RankCache[Row]  # the rows of the hits recall returned (``MEMORY_COLUMNS``), the same way
     _own: OwnVectorCache  # the own-line vectors recall read
 
     def __init__(self, directory: str | Path, *, busy_timeout_ms: int = 10000, synchronous: str = "normal") -> None:
@@ -97,6 +100,7 @@ class SQLiteConnection:
         self._closed = True
         self._vectors.clear()
         self._ranks.clear()
+        self._hit_rows.clear()
         self._own.clear()
 
     # schema -------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ its own.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from pathlib import Path
 
 from huiyi.store.base import TurnContext
@@ -36,4 +37,6 @@ class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLit
         super().__init__(directory, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
         self._vectors = ExactIndex(self._load_partition, vector_cache_mb * 2**20, context)
         self._ranks = RankCache()
+        # the hits' rows: ten a recall, often the same ones again (~1 kB a row: 2 MB at most)
+        self._hit_rows = RankCache(budget=2_000, key=itemgetter(1))
         self._own = OwnVectorCache()
