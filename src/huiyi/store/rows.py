@@ -80,7 +80,7 @@ def from_epoch(value: float | None) -> datetime | None:
     """
     if value is None:
         return None
-    return _EPOCH + timedelta(seconds=value)
+    return _EPOCH + timedelta(0, value)  # (days, seconds): by place, the keyword cost a third of the call
 
 
 # JSON --------------------------------------------------------------------------------------------
@@ -173,6 +173,11 @@ def _plain_fields(cls: type[BaseModel]) -> tuple[str, ...] | None:
     return tuple(fields)
 
 
+@lru_cache(maxsize=64)
+def _field_set(cls: type[BaseModel]) -> set[str]:
+    return set(cls.__pydantic_fields__)
+
+
 def trusted(cls: type[M], values: dict[str, Any]) -> M:
     """``cls.model_construct(**values)`` when ``values`` holds every field: the same instance (fields in
     declared order, all of them set) at a fifth of the cost, which recall paid for each hit twice."""
@@ -185,7 +190,7 @@ def trusted(cls: type[M], values: dict[str, Any]) -> M:
         return cls.model_construct(**values)
     model = cls.__new__(cls)
     object.__setattr__(model, "__dict__", ordered)
-    object.__setattr__(model, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(model, "__pydantic_fields_set__", _field_set(cls).copy())  # copied: faster than set(fields)
     object.__setattr__(model, "__pydantic_extra__", None)
     object.__setattr__(model, "__pydantic_private__", None)
     return model
@@ -234,7 +239,7 @@ def memory(row: Row, codec: Codec, decoded: Sequence[Any] | None = None) -> Memo
         {
             "id": id_,
             "scope": _scope(agent, scope),
-            "kind": MemoryKind(kind),
+            "kind": KINDS[kind],
             "text": text,
             "time": codec.time(when),
             "place": place,
