@@ -20,7 +20,7 @@ from huiyi.errors import SchemaTooNew, StoreError
 from huiyi.store.base import RankRow
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
-from huiyi.store.rows import Row
+from huiyi.store.rows import Kept
 from huiyi.store.sqlite.fts import scoped_for_part
 from huiyi.store.sqlite.schema import MIGRATIONS, statements
 from huiyi.store.vectors import ExactIndex
@@ -41,7 +41,7 @@ class SQLiteConnection:
     # the cache of vectors per partition; set by the store once the schema is ready
     _vectors: ExactIndex
     _ranks: RankCache[RankRow]  # the rank rows recall read, per partition version
-    _hit_rows: RankCache[Row]  # the rows of the hits recall returned (``MEMORY_COLUMNS``), the same way
+    _hit_rows: RankCache[Kept]  # the rows of the hits recall returned (``rows.kept``), the same way
     _own: OwnVectorCache  # the own-line vectors recall read
 
     def __init__(self, directory: str | Path, *, busy_timeout_ms: int = 10000, synchronous: str = "normal") -> None:

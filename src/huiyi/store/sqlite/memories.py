@@ -132,11 +132,11 @@ class SQLiteMemories(SQLiteConnection):
                 f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
                 (agent, *chunk),
             )
-            read = [(raw[:-2], raw[-2], raw[-1]) for raw in cursor.fetchall()]
-            found.update((row[1], row) for row, _, _ in read)
+            read = [(rows.kept(raw[:-2]), raw[-2], raw[-1]) for raw in cursor.fetchall()]
+            found.update((row[0]["id"], row) for row, _, _ in read)
             self._hit_rows.put(agent, [(part, int(version), row) for row, part, version in read if version is not None])
-        # decoded anew on each call: a caller may change a hit's data or sources, never the cached row
-        return rows.memories([found[i] for i in ids if i in found], TEXT)
+        # their JSON decoded anew on each call: a caller may change a hit's data or sources, never the cache
+        return rows.from_kept([found[i] for i in ids if i in found])
 
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         # rows read before serve while their partition's version in the database is unchanged (store.rankcache)
