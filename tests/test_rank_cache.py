@@ -187,3 +187,22 @@ def test_a_known_query_vector_takes_the_one_thread_path_with_the_same_answer(tmp
         assert [(h.id, h.score, h.route_scores) for h in inline.hits] == [
             (h.id, h.score, h.route_scores) for h in threaded.hits
         ]
+
+
+def test_a_read_snapshot_sees_one_moment_and_a_write_on_its_thread_ends_it(tmp_path: Path) -> None:
+    # a recall reads inside one (store.reading): another writer's commit is seen by the next recall
+    reader, writer = SQLiteStore(tmp_path), SQLiteStore(tmp_path)
+    try:
+        first = _add(writer, ["木木喜欢猫"])[0].id
+        with reader.reading("bot"):
+            assert set(_rows(reader, [first])) == {first}
+            later = _add(writer, ["木木住在杭州"])[0].id
+            assert _rows(reader, [later]) == {} and _hits(reader, [later]) == {}  # not at this moment
+            _add(reader, ["木木养了一只狗"])  # a write on the reading thread takes the newest state
+            assert set(_rows(reader, [later])) == {later}
+        assert set(_rows(reader, [first, later])) == {first, later}
+        with reader.reading("bot"), reader.reading("bot"):  # nested: the outer one holds
+            assert set(_hits(reader, [first])) == {first}
+    finally:
+        reader.close()
+        writer.close()

@@ -89,15 +89,16 @@ class Recall(Ingest):
         chosen, request = self._recall_request(
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
-        pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
-        result = pipeline.run(
-            self.store,
-            self.embedder,
-            chosen,
-            request,
-            lexicon=self.config.expand.neighbours,
-            reinforcer=self.reinforcer,
-        )
+        with self.store.reading(agent):  # one snapshot for the dozen reads below (store.reading)
+            pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
+            result = pipeline.run(
+                self.store,
+                self.embedder,
+                chosen,
+                request,
+                lexicon=self.config.expand.neighbours,
+                reinforcer=self.reinforcer,
+            )
         return _with_pending(_asked_as(result, query), pending, request.limit)
 
     def _recall_request(

@@ -12,6 +12,7 @@ backend implements the whole of it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -435,6 +436,10 @@ class SearchStore(Protocol):
 
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
         """BM25 over the pre-tokenised text within the scopes; higher scores are better."""
+
+    def reading(self, agent: str) -> AbstractContextManager[None]:
+        """One read snapshot for what the calling thread reads of ``agent``'s memories inside (a recall);
+        a write on the thread ends it. A backend that gains nothing from it does nothing."""
 
     def tidy_keywords(self, max_steps: int = 16) -> int:
         """Merge the keyword index's segments a bounded step at a time (maintenance): a term is looked up
