@@ -51,16 +51,54 @@ def test_rank_rows_follow_every_write(store: Store) -> None:
     assert store.rank_rows("other", ids) == []  # another agent's rows are never served from the cache
 
 
+def _hits(store: Store, ids: list[str], agent: str = "bot") -> dict[str, MemoryItem]:
+    return {item.id: item for item in store.recall_memories(agent, ids)}
+
+
+def test_recall_memories_follow_every_write(store: Store) -> None:
+    first = _add(store, ["木木喜欢猫", "木木住在杭州"])
+    ids = [item.id for item in first]
+    assert [item.id for item in store.recall_memories("bot", [ids[1], "missing", ids[0]])] == [ids[1], ids[0]]
+    _hits(store, ids)[ids[0]].data["subject"] = "别人"  # a caller changing a hit changes no later answer
+    assert "subject" not in _hits(store, ids)[ids[0]].data
+    added = _add(store, ["木木养了一只狗"])
+    assert set(_hits(store, [*ids, added[0].id])) == {*ids, added[0].id}
+    closed = datetime(2024, 1, 2)
+    changes = {"valid_to": closed, "insight": "猫", "keywords": ["猫"], "data": {"a": 1}}
+    store.update_memories("bot", [(ids[0], changes)])
+    item = _hits(store, ids)[ids[0]]
+    assert (item.valid_to, item.insight, item.keywords, item.data) == (closed, "猫", ["猫"], {"a": 1})
+    store.delete_memories("bot", [ids[1]])
+    assert set(_hits(store, [*ids, added[0].id])) == {ids[0], added[0].id}
+    assert store.recall_memories("other", ids) == []  # another agent's rows are never served from the cache
+    assert _hits(store, ids)[ids[0]] == store.get_memories("bot", [ids[0]])[0]
+
+
+def test_recall_memories_after_a_person_is_erased_and_their_memories_come_back(store: Store) -> None:
+    # erasing the last memory of a scope drops its partition, whose version then starts again: a row kept
+    # from before must not pass for the one imported anew under the same id
+    item = _add(store, ["木木喜欢猫"])[0]
+    assert _hits(store, [item.id])[item.id].text == "木木喜欢猫"
+    store.erase("bot", [], person="木木")
+    assert _hits(store, [item.id]) == {}
+    again = item.model_copy(update={"text": "木木喜欢狗"})
+    store.add_memories([again], HashEmbedder(16).embed_passages([again.text]), [terms_of(again.text)])
+    assert _hits(store, [item.id])[item.id].text == "木木喜欢狗"
+
+
 def test_another_stores_writes_are_seen(tmp_path: Path) -> None:
     # two stores on one directory keep a cache each, as two processes do: only the database's versions link them
     reader, writer = SQLiteStore(tmp_path), SQLiteStore(tmp_path)
     try:
         ids = [item.id for item in _add(writer, ["木木喜欢猫", "木木住在杭州"])]
         assert _rows(reader, ids)[ids[0]].importance == 0.5
-        writer.update_memories("bot", [(ids[0], {"importance": 0.8})])
+        assert _hits(reader, ids)[ids[0]].insight == ""
+        writer.update_memories("bot", [(ids[0], {"importance": 0.8, "insight": "猫"})])
         assert _rows(reader, ids)[ids[0]].importance == 0.8
+        assert _hits(reader, ids)[ids[0]].insight == "猫"
         writer.delete_memories("bot", [ids[1]])
         assert set(_rows(reader, ids)) == {ids[0]}
+        assert set(_hits(reader, ids)) == {ids[0]}
         more = _add(writer, ["木木下周考试"])[0].id
         assert set(_rows(reader, [*ids, more])) == {ids[0], more}
     finally:
@@ -149,3 +187,22 @@ def test_a_known_query_vector_takes_the_one_thread_path_with_the_same_answer(tmp
         assert [(h.id, h.score, h.route_scores) for h in inline.hits] == [
             (h.id, h.score, h.route_scores) for h in threaded.hits
         ]
+
+
+def test_a_read_snapshot_sees_one_moment_and_a_write_on_its_thread_ends_it(tmp_path: Path) -> None:
+    # a recall reads inside one (store.reading): another writer's commit is seen by the next recall
+    reader, writer = SQLiteStore(tmp_path), SQLiteStore(tmp_path)
+    try:
+        first = _add(writer, ["木木喜欢猫"])[0].id
+        with reader.reading("bot"):
+            assert set(_rows(reader, [first])) == {first}
+            later = _add(writer, ["木木住在杭州"])[0].id
+            assert _rows(reader, [later]) == {} and _hits(reader, [later]) == {}  # not at this moment
+            _add(reader, ["木木养了一只狗"])  # a write on the reading thread takes the newest state
+            assert set(_rows(reader, [later])) == {later}
+        assert set(_rows(reader, [first, later])) == {first, later}
+        with reader.reading("bot"), reader.reading("bot"):  # nested: the outer one holds
+            assert set(_hits(reader, [first])) == {first}
+    finally:
+        reader.close()
+        writer.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
@@ -11,12 +12,22 @@ from huiyi.flows.extract import fold
 from huiyi.memory.common import Context, _chat_of, _kinds, _visible
 from huiyi.memory.ingest import Ingest
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult
+from huiyi.providers.embed import Embedder
 from huiyi.recall import pipeline, views
 from huiyi.recall.recipes import recipe_for
 from huiyi.recall.render import ContextParts, render
+from huiyi.store.base import Store
 from huiyi.text.expand import Expansion
 from huiyi.text.expand import expand as expand_words
 from huiyi.text.lexicon import lexicon_for
+
+
+def _run_reading(
+    store: Store, embedder: Embedder, recipe: RecallRecipe, request: pipeline.RecallRequest, **options: Any
+) -> RecallResult:
+    """:func:`pipeline.run` in one read snapshot of the store, on the thread that reads (store.reading)."""
+    with store.reading(request.scopes[0].agent if request.scopes else ""):
+        return pipeline.run(store, embedder, recipe, request, **options)
 
 
 class Recall(Ingest):
@@ -58,7 +69,7 @@ class Recall(Ingest):
         # taken before the routes run: a message indexed meanwhile is found by one or the other
         pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
         result = await self._read(
-            pipeline.run,
+            _run_reading,
             self.store,
             self.embedder,
             chosen,
@@ -89,15 +100,16 @@ class Recall(Ingest):
         chosen, request = self._recall_request(
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
-        pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
-        result = pipeline.run(
-            self.store,
-            self.embedder,
-            chosen,
-            request,
-            lexicon=self.config.expand.neighbours,
-            reinforcer=self.reinforcer,
-        )
+        with self.store.reading(agent):  # one snapshot for the dozen reads below (store.reading)
+            pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
+            result = pipeline.run(
+                self.store,
+                self.embedder,
+                chosen,
+                request,
+                lexicon=self.config.expand.neighbours,
+                reinforcer=self.reinforcer,
+            )
         return _with_pending(_asked_as(result, query), pending, request.limit)
 
     def _recall_request(

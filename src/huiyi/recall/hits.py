@@ -36,6 +36,14 @@ class RouteScores(Mapping[str, float]):
         return len(self._raw)
 
 
+def _plain(route_scores: Mapping[str, float] | None) -> dict[str, float]:
+    """A hit's own dict of the scores; a :class:`RouteScores` hands over its rounded dict in one step
+    (``dict()`` of a Mapping went through ``keys`` and ``__getitem__`` in Python for each route)."""
+    if isinstance(route_scores, RouteScores):
+        return dict(route_scores._read())
+    return dict(route_scores) if route_scores else {}
+
+
 def hit_of(item: MemoryItem, score: float, route_scores: Mapping[str, float] | None = None) -> RecallHit:
     """``item`` as a hit with ``score``; its fields were validated when it was read, and validating them
     again cost a tenth of a recall."""
@@ -46,7 +54,7 @@ def hit_of(item: MemoryItem, score: float, route_scores: Mapping[str, float] | N
             "kind": item.kind,
             "text": item.text,
             "score": score,
-            "route_scores": dict(route_scores) if route_scores else {},
+            "route_scores": _plain(route_scores),
             "time": item.time,
             "scope": item.scope,
             "sources": item.sources,

@@ -467,7 +467,7 @@ def _in_range(ranking: Ranking, time_range: tuple[datetime | None, datetime | No
 def _hits(ask: routes.Ask, ranking: Ranking, as_of: datetime | None = None) -> list[RecallHit]:
     """The candidates as hits, their memories loaded whole (one gone meanwhile, or said after ``as_of``, left out)."""
     started = time.perf_counter()
-    items = {item.id: item for item in ask.store.get_memories(ask.agent, [c.id for c in ranking.candidates])}
+    items = {item.id: item for item in ask.store.recall_memories(ask.agent, [c.id for c in ranking.candidates])}
     if as_of is not None:
         items = {i: item for i, item in items.items() if not timerange.after(item.said_at or item.time, as_of)}
     hits = [hit_of(items[c.id], c.score, c.route_scores) for c in ranking.candidates if c.id in items]

@@ -12,6 +12,7 @@ backend implements the whole of it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -367,6 +368,10 @@ class MemoryStore(Protocol):
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         """What ranking reads of these memories (as ``get_memories``, far cheaper to load)."""
 
+    def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        """The memories recall returns, as ``get_memories``, except that strength, access count and last
+        access (which no hit shows) may be as an earlier read found them: a backend may keep the rows."""
+
     def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
         """The own-turn vectors of these memories (chunks whose turn was embedded alone too), by id."""
 
@@ -431,6 +436,10 @@ class SearchStore(Protocol):
 
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
         """BM25 over the pre-tokenised text within the scopes; higher scores are better."""
+
+    def reading(self, agent: str) -> AbstractContextManager[None]:
+        """One read snapshot for what the calling thread reads of ``agent``'s memories inside (a recall);
+        a write on the thread ends it. A backend that gains nothing from it does nothing."""
 
     def tidy_keywords(self, max_steps: int = 16) -> int:
         """Merge the keyword index's segments a bounded step at a time (maintenance): a term is looked up

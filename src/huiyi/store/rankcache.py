@@ -1,38 +1,46 @@
-"""The rank rows recall read before, kept per partition under the partition's version.
+"""The rows recall read before, kept per partition under the partition's version.
 
 Each recall reads ``Store.rank_rows`` for its ~100 best candidates; in one scope they are mostly the
 same rows query after query, and reading and decoding them again was a fifth of a recall without the
-embedding (issue 15). A row is served from here only while its partition's version, read from the
-database by the caller on every call, is the one it was read under: every write to a partition's
-memories (add, erase, update) bumps that version, in this process or another, so a changed row is
-never served. Rows are kept for ``budget`` rows at most, whole partitions evicted oldest first.
+embedding (issue 15). The rows of the hits it returns come back as often (``Store.recall_memories``).
+A row is served from here only while its partition's version, read from the database by the caller
+on every call, is the one it was read under: every write to a partition's memories (add, erase,
+update) bumps that version, in this process or another, so a changed row is never served. Rows are
+kept for ``budget`` rows at most, whole partitions evicted oldest first.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-
-from huiyi.store.base import RankRow
+from typing import Any, Generic, TypeVar
 
 __all__ = ["RankCache"]
 
+R = TypeVar("R")
+
 
 @dataclass
-class _Part:
+class _Part(Generic[R]):
     agent: str
     version: int
-    rows: dict[str, RankRow] = field(default_factory=dict)
+    rows: dict[str, R] = field(default_factory=dict)
 
 
-class RankCache:
-    """Rank rows by (agent, memory id), each valid for one version of its partition."""
+def _id_of(row: Any) -> str:
+    return str(row.id)
 
-    def __init__(self, budget: int = 15_000) -> None:  # ~7 MB of rows at most (peak RSS, issue 15)
+
+class RankCache(Generic[R]):
+    """Rows (rank rows unless told) by (agent, memory id), each valid for one version of its partition;
+    ``key`` gives a row's memory id."""
+
+    def __init__(self, budget: int = 15_000, key: Callable[[R], str] = _id_of) -> None:  # ~7 MB of rank rows
         self._budget = budget
-        self._parts: OrderedDict[str, _Part] = OrderedDict()
+        self._key = key
+        self._parts: OrderedDict[str, _Part[R]] = OrderedDict()
         self._where: dict[str, dict[str, str]] = {}  # agent -> memory id -> its partition
         self._size = 0
         self._lock = threading.Lock()
@@ -43,13 +51,13 @@ class RankCache:
             where = self._where.get(agent, {})
             return {part for i in ids if (part := where.get(i)) is not None}
 
-    def get(self, agent: str, ids: Sequence[str], versions: Mapping[str, int]) -> tuple[dict[str, RankRow], list[str]]:
+    def get(self, agent: str, ids: Sequence[str], versions: Mapping[str, int]) -> tuple[dict[str, R], list[str]]:
         """The rows of ``ids`` cached under their partition's current version (``versions``, read from
         the database), and the ids to read."""
-        found: dict[str, RankRow] = {}
+        found: dict[str, R] = {}
         missing: list[str] = []
         with self._lock:
-            current: dict[str | None, dict[str, RankRow]] = {}  # the partitions still at their version
+            current: dict[str | None, dict[str, R]] = {}  # the partitions still at their version
             for part, version in versions.items():
                 entry = self._parts.get(part)
                 if entry is not None and entry.version == version:
@@ -65,7 +73,7 @@ class RankCache:
                     found[memory_id] = row
         return found, missing
 
-    def put(self, agent: str, read: Iterable[tuple[str, int, RankRow]]) -> None:
+    def put(self, agent: str, read: Iterable[tuple[str, int, R]]) -> None:
         """Rows read from the database, each with its partition and that partition's version as of the
         same read (one statement: the version is never newer than the row)."""
         with self._lock:
@@ -76,10 +84,11 @@ class RankCache:
                     if entry is not None:
                         self._drop(part)
                     entry = self._parts[part] = _Part(agent, version)
-                if row.id not in entry.rows:
+                memory_id = self._key(row)
+                if memory_id not in entry.rows:
                     self._size += 1
-                entry.rows[row.id] = row
-                where[row.id] = part
+                entry.rows[memory_id] = row
+                where[memory_id] = part
             while self._size > self._budget and len(self._parts) > 1:
                 self._drop(next(iter(self._parts)))
 

@@ -19,6 +19,7 @@ import hashlib
 import itertools
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
@@ -271,8 +272,14 @@ class RoutedStore:
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         return self.store_for(agent).get_memories(agent, ids)
 
+    def reading(self, agent: str) -> AbstractContextManager[None]:
+        return self.store_for(agent).reading(agent)
+
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         return self.store_for(agent).rank_rows(agent, ids)
+
+    def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        return self.store_for(agent).recall_memories(agent, ids)
 
     def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
         return self.store_for(agent).own_vectors(agent, ids)

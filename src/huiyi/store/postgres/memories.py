@@ -134,6 +134,9 @@ class PostgresMemories(PostgresConnection):
         by_id = {row[1]: rows.memory(row, NATIVE) for row in found}
         return [by_id[i] for i in ids if i in by_id]
 
+    def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        return self.get_memories(agent, ids)
+
     def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
         def read(missing: list[str]) -> dict[str, bytes]:
             found = self._rows(

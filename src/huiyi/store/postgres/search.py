@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 
@@ -40,6 +41,9 @@ class PostgresSearch(PostgresConnection):
             return [sql.score(by_key.get(k)) for k in wanted]
 
         return RouteHits(hits, (time.perf_counter() - started) * 1000, score_of)
+
+    def reading(self, agent: str) -> AbstractContextManager[None]:
+        return nullcontext()  # each statement's round trip costs far more than its snapshot
 
     def tidy_keywords(self, max_steps: int = 16) -> int:
         return 0  # a GIN index keeps no segments; autovacuum tidies it

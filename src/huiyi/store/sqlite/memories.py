@@ -25,6 +25,9 @@ from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import scope_code, scoped
 from huiyi.store.vectors import Places
 
+# ``MEMORY_COLUMNS`` of ``memories m``, for a statement that joins another table
+_JOINED_COLUMNS = ", ".join(f"m.{name.strip()}" for name in MEMORY_COLUMNS.split(","))
+
 
 class SQLiteMemories(SQLiteConnection):
     """``MemoryStore`` on SQLite."""
@@ -117,6 +120,24 @@ class SQLiteMemories(SQLiteConnection):
             found.update((item.id, item) for item in rows.memories(cursor.fetchall(), TEXT))
         return [found[i] for i in ids if i in found]
 
+    def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        # rows read before serve while their partition's version is unchanged (store.rankcache); only
+        # record_access writes without a new version, and a hit shows none of what it changes
+        known = self._hit_rows.parts_of(agent, ids)
+        versions = part_versions(self._conn(), sorted(known)) if known else {}
+        found, missing = self._hit_rows.get(agent, ids, versions)
+        for chunk in chunks(missing, 500):
+            cursor = self._conn().execute(
+                f"SELECT {_JOINED_COLUMNS}, m.part, p.version FROM memories m LEFT JOIN partitions p ON p.part = m.part"
+                f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
+                (agent, *chunk),
+            )
+            read = [(rows.kept(raw[:-2]), raw[-2], raw[-1]) for raw in cursor.fetchall()]
+            found.update((row[0]["id"], row) for row, _, _ in read)
+            self._hit_rows.put(agent, [(part, int(version), row) for row, part, version in read if version is not None])
+        # their JSON decoded anew on each call: a caller may change a hit's data or sources, never the cache
+        return rows.from_kept([found[i] for i in ids if i in found])
+
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         # rows read before serve while their partition's version in the database is unchanged (store.rankcache)
         known = self._ranks.parts_of(agent, ids)
@@ -167,6 +188,7 @@ class SQLiteMemories(SQLiteConnection):
         for part, (old, rowids) in removed.items():
             self._vectors.removed(part, old, rowids)
         self._ranks.forget(removed)  # an emptied partition may go, and its version start again
+        self._hit_rows.forget(removed)
         if removed:
             self._own.clear()
         return sum(len(rowids) for _, rowids in removed.values())

@@ -28,8 +28,10 @@ class SQLiteSearch(SQLiteConnection):
 
     def _load_partition(self, part: str) -> tuple[int, RowIds, Matrix, Places, list[str]]:
         conn = self._conn()
-        # one read transaction, so the version matches the rows
-        conn.execute("BEGIN")
+        # one read transaction, so the version matches the rows (one a recall began serves: store.reading)
+        begun = not conn.in_transaction
+        if begun:
+            conn.execute("BEGIN")
         try:
             row = conn.execute("SELECT version FROM partitions WHERE part = ?", (part,)).fetchone()
             # each chunk's place in its chat, for the context of turn-alone vectors (store.vectors)
@@ -51,7 +53,8 @@ class SQLiteSearch(SQLiteConnection):
                 places.seqs.append(int(seq) if chunk and seq is not None else None)
                 places.turns.append(bool(chunk and turn))
         finally:
-            conn.execute("COMMIT")
+            if begun:
+                conn.execute("COMMIT")
         version = int(row[0]) if row else 0
         if not blobs:
             return version, np.zeros(0, np.int64), np.zeros((0, 0), np.float32), places, ids
@@ -101,7 +104,8 @@ class SQLiteSearch(SQLiteConnection):
             .execute(
                 "SELECT m.id, -bm25(memory_fts, 0.0, 1.0, 0.5) AS score, f.rowid FROM memory_fts f"
                 f" JOIN memories m ON m.rowid = f.rowid WHERE memory_fts MATCH ? AND m.part IN ({marks(len(parts))})"
-                " ORDER BY bm25(memory_fts, 0.0, 1.0, 0.5) LIMIT ?",
+                # by the column: ordering by bm25() again ran the function twice per matched row
+                " ORDER BY score DESC LIMIT ?",
                 (match, *parts, limit),
             )
             .fetchall()

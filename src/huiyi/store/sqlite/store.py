@@ -12,6 +12,7 @@ from pathlib import Path
 from huiyi.store.base import TurnContext
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
+from huiyi.store.rows import Kept
 from huiyi.store.sqlite.erase import SQLiteErase
 from huiyi.store.sqlite.graph import SQLiteGraph
 from huiyi.store.sqlite.jobs import SQLiteJobs
@@ -36,4 +37,10 @@ class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLit
         super().__init__(directory, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
         self._vectors = ExactIndex(self._load_partition, vector_cache_mb * 2**20, context)
         self._ranks = RankCache()
+        # the hits' rows: ten a recall, often the same ones again (~1 kB a row: 2 MB at most)
+        self._hit_rows: RankCache[Kept] = RankCache(budget=2_000, key=_kept_id)
         self._own = OwnVectorCache()
+
+
+def _kept_id(row: Kept) -> str:
+    return str(row[0]["id"])
