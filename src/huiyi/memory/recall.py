@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
@@ -12,22 +11,12 @@ from huiyi.flows.extract import fold
 from huiyi.memory.common import Context, _chat_of, _kinds, _visible
 from huiyi.memory.ingest import Ingest
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult
-from huiyi.providers.embed import Embedder
 from huiyi.recall import pipeline, views
 from huiyi.recall.recipes import recipe_for
 from huiyi.recall.render import ContextParts, render
-from huiyi.store.base import Store
 from huiyi.text.expand import Expansion
 from huiyi.text.expand import expand as expand_words
 from huiyi.text.lexicon import lexicon_for
-
-
-def _run_reading(
-    store: Store, embedder: Embedder, recipe: RecallRecipe, request: pipeline.RecallRequest, **options: Any
-) -> RecallResult:
-    """:func:`pipeline.run` in one read snapshot of the store, on the thread that reads (store.reading)."""
-    with store.reading(request.scopes[0].agent if request.scopes else ""):
-        return pipeline.run(store, embedder, recipe, request, **options)
 
 
 class Recall(Ingest):
@@ -68,15 +57,7 @@ class Recall(Ingest):
         )
         # taken before the routes run: a message indexed meanwhile is found by one or the other
         pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
-        result = await self._read(
-            _run_reading,
-            self.store,
-            self.embedder,
-            chosen,
-            request,
-            lexicon=self.config.expand.neighbours,
-            reinforcer=self.reinforcer,
-        )
+        result = await self._read(self._ranked, chosen, request)
         return _with_pending(_asked_as(result, query), pending, request.limit)
 
     def recall_blocking(
@@ -100,17 +81,21 @@ class Recall(Ingest):
         chosen, request = self._recall_request(
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
-        with self.store.reading(agent):  # one snapshot for the dozen reads below (store.reading)
-            pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
-            result = pipeline.run(
+        pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
+        return _with_pending(_asked_as(self._ranked(chosen, request), query), pending, request.limit)
+
+    def _ranked(self, recipe: RecallRecipe, request: pipeline.RecallRequest) -> RecallResult:
+        """:func:`pipeline.run` in one read snapshot of the store (store.reading), on the calling thread:
+        its dozen reads see one moment."""
+        with self.store.reading(request.scopes[0].agent if request.scopes else ""):
+            return pipeline.run(
                 self.store,
                 self.embedder,
-                chosen,
+                recipe,
                 request,
                 lexicon=self.config.expand.neighbours,
                 reinforcer=self.reinforcer,
             )
-        return _with_pending(_asked_as(result, query), pending, request.limit)
 
     def _recall_request(
         self,

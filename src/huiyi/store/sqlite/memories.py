@@ -20,6 +20,7 @@ from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.owncache import own_vectors
+from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import scope_code, scoped
@@ -110,6 +111,12 @@ class SQLiteMemories(SQLiteConnection):
             chosen = [items[i] for i in indexes]
             self._vectors.added(part, old, rowids, matrix, places_of(chosen), [item.id for item in chosen])
 
+    def _cached(self, cache: RankCache[R], agent: str, ids: Sequence[str]) -> tuple[dict[str, R], list[str]]:
+        """The rows ``cache`` holds of ``ids`` whose partition's version in the database is still theirs,
+        and the ids to read."""
+        known = cache.parts_of(agent, ids)
+        return cache.get(agent, ids, part_versions(self._conn(), sorted(known)) if known else {})
+
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         found: dict[str, MemoryItem] = {}
         for chunk in chunks(ids, 500):
@@ -123,9 +130,7 @@ class SQLiteMemories(SQLiteConnection):
     def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         # rows read before serve while their partition's version is unchanged (store.rankcache); only
         # record_access writes without a new version, and a hit shows none of what it changes
-        known = self._hit_rows.parts_of(agent, ids)
-        versions = part_versions(self._conn(), sorted(known)) if known else {}
-        found, missing = self._hit_rows.get(agent, ids, versions)
+        found, missing = self._cached(self._hit_rows, agent, ids)
         for chunk in chunks(missing, 500):
             cursor = self._conn().execute(
                 f"SELECT {_JOINED_COLUMNS}, m.part, p.version FROM memories m LEFT JOIN partitions p ON p.part = m.part"
@@ -140,9 +145,7 @@ class SQLiteMemories(SQLiteConnection):
 
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         # rows read before serve while their partition's version in the database is unchanged (store.rankcache)
-        known = self._ranks.parts_of(agent, ids)
-        versions = part_versions(self._conn(), sorted(known)) if known else {}
-        found, missing = self._ranks.get(agent, ids, versions)
+        found, missing = self._cached(self._ranks, agent, ids)
         for chunk in chunks(missing, 500):
             # one statement: each row's partition version is read in the same snapshot as the row
             cursor = self._conn().execute(
