@@ -31,7 +31,6 @@ MODULES = [
     "huiyi.recall.validity",
     "huiyi.recall.timerange",
     "huiyi.text.frames",
-    "huiyi.text.sentences",
     "huiyi.text.nicknames",
     "huiyi.text.tokens",
     "huiyi.text.times",

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from huiyi.config import Config
+from huiyi.flows.chatter import spoken_text
 from huiyi.memory import Memory
 from huiyi.model import MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.text.sentences import spoken_sentences, spoken_text
 
 EMB = HashEmbedder(64)
 LINE = "I just signed up for a pottery class. It's like therapy for me! Have you tried it?"
@@ -39,7 +39,7 @@ def test_a_turns_own_vector_names_its_speaker_before_each_sentence(tmp_path: Pat
     assert text == f"Melanie: {LINE}"
     said = ["Melanie: I just signed up for a pottery class.", "Melanie: It's like therapy for me!"]
     said.append("Melanie: Have you tried it?")
-    assert spoken_sentences(text, ["Melanie"]) == said
+    assert spoken_text(text, ["Melanie"]) == "\n".join(said)
     spoken = EMB.embed_passages(["\n".join(said)])[0]
     expected = spoken if by_sentence else EMB.embed_passages([text])[0]
     assert np.allclose(own, expected, atol=2e-3)  # stored as float16
@@ -47,9 +47,9 @@ def test_a_turns_own_vector_names_its_speaker_before_each_sentence(tmp_path: Pat
 
 
 def test_a_turn_of_one_sentence_keeps_its_own_vector() -> None:
-    assert spoken_sentences("木木: 我家的猫叫布丁，今年三岁了", ["木木"]) == ["木木: 我家的猫叫布丁，今年三岁了"]
+    assert spoken_text("木木: 我家的猫叫布丁，今年三岁了", ["木木"]) == "木木: 我家的猫叫布丁，今年三岁了"
     # a speaker's name that starts another's is told apart by the longest match
-    assert spoken_sentences("Ann Lee: Hi. Bye.", ["Ann", "Ann Lee"]) == ["Ann Lee: Hi.", "Ann Lee: Bye."]
+    assert spoken_text("Ann Lee: Hi. Bye.", ["Ann", "Ann Lee"]) == "Ann Lee: Hi.\nAnn Lee: Bye."
 
 
 def test_what_is_embedded_stays_bounded_by_the_message_however_it_is_written(tmp_path: Path) -> None:

@@ -112,6 +112,38 @@ def _unprefixed(line: str, prefixes: tuple[str, ...]) -> str:
     return line
 
 
+# a sentence ends where whitespace follows its mark: "3.5 km", "e.g.x" and unspaced Chinese stay whole
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？…])\s+")
+
+
+def spoken_text(text: str, speakers: Iterable[str]) -> str:
+    """A chunk's text with its speaker's name before each sentence, one per line (``chunk.own_sentences``,
+    issue #17): "Melanie: I paint. Mostly sunsets!" weighs who said it as a question naming her does,
+    where in one long line her name is a word among forty. A line that starts with no speaker's name goes
+    on the turn before it. ``text`` as it is where this would more than double it (many short sentences,
+    a long name): what is embedded stays bounded by what was said, however it is punctuated.
+
+    >>> spoken_text("Mel: I paint. Mostly sunsets!\\nCaro: Nice.\\nand more", ["Caro", "Mel"])
+    'Mel: I paint.\\nMel: Mostly sunsets!\\nCaro: Nice.\\nCaro: and more'
+    >>> spoken_text("A: 好累。今天加班到十点", ["A"])
+    'A: 好累。今天加班到十点'
+    >>> spoken_text("Mel: " + "a. " * 50, ["Mel"]) == "Mel: " + "a. " * 50
+    True
+    """
+    prefixes = _prefixes(tuple(speakers))
+    out: list[str] = []
+    prefix = ""
+    for line in text.split("\n"):
+        said = line
+        for known in prefixes:
+            if line.startswith(known):
+                prefix, said = known, line[len(known) :]
+                break
+        out.extend(prefix + part for part in _SENTENCE_END.split(said.strip()) if part)
+    spoken = "\n".join(out)
+    return spoken if len(spoken) <= 2 * len(text) else text
+
+
 def said_text(text: str, speakers: Iterable[str]) -> str:
     """A chunk's text as it is matched: what was said, without who said it."""
     return "\n".join(said_lines(text, speakers))

@@ -24,12 +24,11 @@ from zoneinfo import ZoneInfo
 
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
-from huiyi.flows.chatter import said_text
+from huiyi.flows.chatter import said_text, spoken_text
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
 from huiyi.text import tokens
-from huiyi.text.sentences import spoken_text
 
 log = logging.getLogger(__name__)
 
@@ -291,11 +290,11 @@ def _with_own(
     """The chunks' vectors with their context, and (``own``) their turns embedded alone, in one call: the
     turn alone tells the right turn from the chunks after it that carry it as context (recall.anchor).
     ``by_sentence``: the turn alone is embedded with its speaker's name before each of its sentences
-    (:func:`huiyi.text.sentences.spoken_text`)."""
+    (:func:`huiyi.flows.chatter.spoken_text`)."""
     if not own:
         return embedder.embed_passages(embed_texts), None
     alone = [spoken_text(item.text, item.participants) if by_sentence else item.text for item in items]
-    texts = list(dict.fromkeys([*embed_texts, *alone]))  # a first turn has no context: one text, embedded once
+    texts = list(dict.fromkeys([*embed_texts, *alone]))  # a first turn's chunk may be its own text: embedded once
     found = embedder.embed_passages(texts)
     row = {text: i for i, text in enumerate(texts)}
     return found[[row[t] for t in embed_texts]], found[[row[t] for t in alone]]
