@@ -116,7 +116,7 @@ class ChunkConfig(Section):
     # issue #17). Costs a short passage per chunk in text mode, nothing in vector mode. recall.own_floor
     # reads it (the mem0 peer's first hit); the anchor settings lose LoCoMo's first hit (README)
     own_vector: bool = True
-    # the turn alone is embedded with its speaker's name before each of its sentences (flows.chatter):
+    # text mode: the turn alone is embedded with its speaker's name before each of its sentences (flows.chatter):
     # the line of the person a question names leads the other's on the same topic. LoCoMo dev R@1 / R@5 /
     # R@10 / Hit@1 .469 / .745 / .810 / .526 → .477 / .751 / .812 / .538; MADial, both probe files and
     # the mem0 peer unchanged; embedding CPU per message unchanged (issue #17)
