@@ -537,6 +537,13 @@ def test_record_access_adds_strength(store: Store) -> None:
     store.record_access("qy", [item.id], T0 + timedelta(hours=1), strength_bonus=15)
     got = store.get_memories("qy", [item.id])[0]
     assert (got.strength, got.access_count) == (31.0, 2)
+    # several recalls in one write, as the reinforcer batches them
+    other = memory_item("第二条", scope)
+    add(store, [other])
+    store.record_access("qy", [item.id, other.id], T0 + timedelta(hours=2), strength_bonus=15, times=3)
+    first, second = store.get_memories("qy", [item.id, other.id])
+    assert (first.strength, first.access_count) == (76.0, 5)
+    assert (second.strength, second.access_count) == (other.strength + 45, 3)
 
 
 def test_update_memories_changes_only_allowed_fields(store: Store) -> None:

@@ -55,8 +55,8 @@ class Reinforcer:
             for memory_id, times in counts.items():
                 by_times[times].append(memory_id)
             for times, ids in by_times.items():
-                for _ in range(times):
-                    self.store.record_access(agent, ids, latest[agent], strength_bonus=self.bonus)
+                # one pass per count, not per recall: each pass rewrites every page the ids sit on
+                self.store.record_access(agent, ids, latest[agent], strength_bonus=self.bonus, times=times)
                 written += times * len(ids)
         return written
 

@@ -387,8 +387,11 @@ class MemoryStore(Protocol):
     def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
         """Memories of the scopes that pass ``where``, newest said first (as ``list_memories``)."""
 
-    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
-        """Count a recall of these memories (access count, last access) and add to their strength."""
+    def record_access(
+        self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0, times: int = 1
+    ) -> None:
+        """Count ``times`` recalls of these memories (access count, last access) and add ``times`` ×
+        ``strength_bonus`` to their strength."""
 
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
         """Change fields (only those in ``UPDATABLE``) of the agent's memories; returns how many changed."""

@@ -305,8 +305,10 @@ class RoutedStore:
         store = self._by_scopes(scopes)
         return store.find_memories(scopes, where, limit) if store is not None else []
 
-    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
-        self.store_for(agent).record_access(agent, ids, when, strength_bonus)
+    def record_access(
+        self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0, times: int = 1
+    ) -> None:
+        self.store_for(agent).record_access(agent, ids, when, strength_bonus, times)
 
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
         return self.store_for(agent).update_memories(agent, changes)

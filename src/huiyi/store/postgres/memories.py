@@ -219,14 +219,16 @@ class PostgresMemories(PostgresConnection):
         args.append(limit)
         return [rows.memory(row, NATIVE) for row in self._rows(sql, args)]
 
-    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
+    def record_access(
+        self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0, times: int = 1
+    ) -> None:
         if not ids:
             return
         with self._write() as cur:
             cur.execute(
-                "UPDATE memories SET access_count = access_count + 1, last_access = %s, strength = strength + %s"
+                "UPDATE memories SET access_count = access_count + %s, last_access = %s, strength = strength + %s"
                 " WHERE agent = %s AND id = ANY(%s)",
-                (naive(when), strength_bonus, agent, list(ids)),
+                (times, naive(when), strength_bonus * times, agent, list(ids)),
             )
 
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:

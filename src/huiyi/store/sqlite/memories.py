@@ -260,15 +260,17 @@ class SQLiteMemories(SQLiteConnection):
         args.append(limit)
         return [rows.memory(row, TEXT) for row in self._conn().execute(sql, args)]
 
-    def record_access(self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0) -> None:
+    def record_access(
+        self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0, times: int = 1
+    ) -> None:
         if not ids:
             return
         with self._write() as conn:
             for chunk in chunks(ids, 500):
                 conn.execute(
-                    "UPDATE memories SET access_count = access_count + 1, last_access = ?, strength = strength + ?"
+                    "UPDATE memories SET access_count = access_count + ?, last_access = ?, strength = strength + ?"
                     f" WHERE agent = ? AND id IN ({marks(len(chunk))})",
-                    (to_epoch(when), strength_bonus, agent, *chunk),
+                    (times, to_epoch(when), strength_bonus * times, agent, *chunk),
                 )
 
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
