@@ -241,6 +241,8 @@ def test_first_recall_in_a_fresh_process(tmp_path: Path) -> None:
     assert "error" not in run, run
     assert run["hits"] > 0
     assert run["wall_ms"] >= run["import_ms"] + run["open_ms"] + run["recall_ms"]
+    assert run["exit_ms"] >= run["wall_ms"]  # the answer arrives before the child has closed and exited
+    assert first["exit_ms_median"] == run["exit_ms"]
     paused = first["after_pause"]
     [later] = paused["runs"]
     assert later["hits"] == run["hits"] and later["open_ms"] >= paused["pause_s"] * 1e3

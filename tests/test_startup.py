@@ -177,7 +177,9 @@ def test_bench_startup_reports_each_figure_beside_its_goal() -> None:
     embed = section["embed_query"]
     assert embed["queries"] == len(QUERIES) and embed["goal_p50_ms"] == 25.0
     assert 0 < embed["p50_ms"] <= embed["p95_ms"] and embed["cached_p50_ms"] > 0
-    assert section["first_recall"] == [{"size": "100k", "wall_ms_median": 420.0, "goal_ms": 500.0}]
+    assert section["first_recall"] == [
+        {"size": "100k", "wall_ms_median": 420.0, "exit_ms_median": None, "goal_ms": 500.0}
+    ]
     out = io.StringIO()
     render_startup(section, Console(file=out, width=200))
     text = out.getvalue()

@@ -5,7 +5,8 @@
   against a bare ``python -c pass`` timed in the same loop. The children get a bytecode cache of their own, as an
   installed package has one: without it (``PYTHONDONTWRITEBYTECODE``) every start compiles all modules.
 - **first recall**: a fresh process that imports, opens a store and recalls once, from the recall part
-  (``first_recall`` of each size, see ``bench.recall``); the goal is for 100k memories.
+  (``first_recall`` of each size, see ``bench.recall``), timed until its answer arrives (and, beside it,
+  until it exits); the goal is for 100k memories.
 - **query embedding**: one query of 13–20 tokens at a time through the bare embedder (p50, p95), and a
   repeated query through the query cache.
 """
@@ -147,7 +148,8 @@ def first_recalls(recall: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {
             "size": size["label"],
-            "wall_ms_median": size["first_recall"].get("wall_ms_median"),
+            "wall_ms_median": size["first_recall"].get("wall_ms_median"),  # until the answer
+            "exit_ms_median": size["first_recall"].get("exit_ms_median"),  # until the child exited
             "goal_ms": GOALS["first_recall_ms_at_100k"],
         }
         for size in recall
