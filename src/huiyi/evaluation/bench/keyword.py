@@ -31,7 +31,7 @@ from huiyi.config.recall import RecallRecipe
 from huiyi.evaluation import synthetic
 from huiyi.evaluation.bench import stats as bench_stats
 from huiyi.evaluation.bench.build import Pool, VectorCache, build_store, describe
-from huiyi.evaluation.bench.recall import size_label
+from huiyi.evaluation.bench.recall import TIDY_STEPS, size_label
 from huiyi.flows import ingest
 from huiyi.model import Scope
 from huiyi.providers.embed import HashEmbedder
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
 Say = Callable[[str], None]
 DIM = 8  # made vectors: stored, never searched here
-TIDY_STEPS = 16  # steps per tidy_keywords call, as Memory.maintain() takes them
 
 
 def bench_keyword(
