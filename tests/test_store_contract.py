@@ -544,6 +544,10 @@ def test_record_access_adds_strength(store: Store) -> None:
     first, second = store.get_memories("qy", [item.id, other.id])
     assert (first.strength, first.access_count) == (76.0, 5)
     assert (second.strength, second.access_count) == (other.strength + 45, 3)
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(StoreError, match="times"):
+            store.record_access("qy", [item.id], T0, strength_bonus=15, times=bad)  # type: ignore[arg-type]
+    assert store.get_memories("qy", [item.id])[0].access_count == 5  # unchanged
 
 
 def test_update_memories_changes_only_allowed_fields(store: Store) -> None:
