@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -162,7 +161,13 @@ def first_recall(
             text=True,
             env=env,
         )
-        timer = threading.Timer(300, process.kill)  # readline below would wait forever on a hung child
+        hung: list[bool] = []
+
+        def kill() -> None:  # readline below would wait forever on a hung child
+            hung.append(True)
+            process.kill()
+
+        timer = threading.Timer(300, kill)
         timer.start()
         try:
             assert process.stdout is not None
@@ -176,7 +181,7 @@ def first_recall(
         err = errors.read()
     lines = [line for line in (answer + rest).splitlines() if line.startswith("{")]
     if process.returncode != 0 or not lines:
-        if process.returncode == -signal.SIGKILL:
+        if hung:
             return {"error": "timed out after 300 s"}
         return {"error": (err or answer + rest).strip().splitlines()[-1:] or [f"exit {process.returncode}"]}
     inner: dict[str, Any] = json.loads(lines[-1])
