@@ -463,3 +463,25 @@ def test_the_goal_table_holds_the_maintained_store_beside_the_built_one() -> Non
     assert rows["  same after maintenance p95 ms, 1M"]["value"] == 4.6
     del size["after_maintenance"]
     assert not any("maintenance" in goal for goal in {row["goal"] for row in goals([size])})
+
+
+def test_a_store_maintenance_tidied_is_timed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import huiyi.evaluation.bench.recall as bench_recall
+
+    tidy = bench_recall._maintained
+    calls: list[dict[str, Any]] = []
+
+    def tidied(memory: Any) -> dict[str, Any]:  # a tiny store has no segments to merge: say it had one
+        calls.append(tidy(memory))
+        return {**calls[-1], "steps": calls[-1]["steps"] + 1}
+
+    monkeypatch.setattr(bench_recall, "_maintained", tidied)
+    report = run_bench(BenchOptions(**{**TINY, "ingest_messages": 0}))  # type: ignore[arg-type]
+    [size] = report["recall"]
+    later = size["after_maintenance"]["latency"]
+    assert len(calls) == 1 and size["after_maintenance"]["steps"] >= 1
+    _check_summary(later["without_embed"])
+    assert later["cold_without_embed"]["n"] == 0  # every scope was loaded by the first pass
+    out = io.StringIO()
+    render(report, Console(file=out, width=200))
+    assert "200, maintained" in out.getvalue()

@@ -310,7 +310,8 @@ def _bench_size(
         tidied = _maintained(memory)
         if tidied["steps"]:  # the store as the worker's maintenance leaves it (merged keyword segments)
             say(f"{size_label(size)} {store_name}: tidied ({tidied['steps']} merge steps); measuring again")
-            tidied["latency"] = _latencies(memory, switch, probes, agent, config, floors, n_queries, n_cold)
+            # no cold runs: every scope is loaded by now
+            tidied["latency"] = _latencies(memory, switch, probes, agent, config, floors, n_queries, 0)
             report["after_maintenance"] = tidied
     finally:
         memory.close()
