@@ -159,6 +159,26 @@ def test_opening_a_memory_loads_the_segmenter_off_the_first_recall_path(tmp_path
     assert "rjieba" in modules_after(code)
 
 
+def test_an_english_memory_never_loads_the_segmenter_for_english_text(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from huiyi import Config, Memory, Person\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        "quiet = Config(language='en', worker={'enabled': False})\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32), config=quiet)\n"
+        "m.add({'text': 'Caroline: I went to the support group yesterday', 'speaker': 'Caroline'},"
+        " agent='a', person='caroline', index=True)\n"
+        "m.remember('Melanie paints horses', agent='a', person='caroline')\n"
+        "m.set_person(Person(id='caroline', name='Caroline', aliases=['Caz']), agent='a')  # names to the segmenter\n"
+        "assert m.recall('What did Caroline do yesterday?', agent='a', person='caroline').hits\n"
+        "assert 'rjieba' not in sys.modules, 'loaded for English text'\n"
+        "m.add({'text': '我昨天去了互助小组', 'speaker': '木木'}, agent='a', person='mumu', index=True)\n"
+        "assert m.recall('木木昨天去了哪里', agent='a', person='mumu').hits\n"
+        "m.close()"
+    )
+    assert "rjieba" in modules_after(code)  # loaded at the first Chinese text, and it then works
+
+
 def test_bench_startup_reports_each_figure_beside_its_goal() -> None:
     import io
 

@@ -64,7 +64,8 @@ class MemoryBase:
         # bot opens its memory before its first message. The dictionary's load holds the GIL throughout and
         # the session's needs it on and off, so the two do not overlap: a recall right after the open waits
         # for both, one after a pause for neither
-        tokens.warm_in_background()
+        if self.config.language == "zh":  # an English bot loads it at its first Chinese text, if any
+            tokens.warm_in_background()
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
         self._warming = warm_in_background(self.embedder)
         self._check_embedder()

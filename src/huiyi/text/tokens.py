@@ -89,12 +89,15 @@ def all_cjk(text: str) -> bool:
 
 def add_words(names: Iterable[str]) -> None:
     """Teach the segmenter names and aliases so that 苏霓 or 霓霓 stay one word."""
+    # only Chinese names need it: English ones never load the dictionary (~90 ms holding the GIL)
+    fresh = [n for n in (name.strip() for name in names) if len(n) > 1 and n not in _known_words and has_cjk(n)]
+    if not fresh:
+        return
     with _dictionary_lock:
         rjieba = _rjieba()
-        for name in names:
-            name = name.strip()
+        for name in fresh:
             # one character is a word already; weighted as a name it would cut 熊猫 and 猫叫 around it
-            if len(name) > 1 and name not in _known_words and has_cjk(name):
+            if name not in _known_words:
                 rjieba.add_word(name, 100000, "nr")
                 _known_words.add(name)
 
