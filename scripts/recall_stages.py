@@ -68,7 +68,7 @@ def main() -> None:
     if command == "tidy":  # merge the keyword segments, as the worker's hourly maintain() does
         memory = Memory(directory, config=config, embedder=embedder)
         steps = 0
-        while done := memory.store.tidy_keywords(16):
+        while done := memory.store.tidy_keywords():
             steps += done
         memory.close()
         print(f"{steps} merge steps")

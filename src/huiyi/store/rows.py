@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from huiyi.errors import StoreError
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
 from huiyi.store.base import RankRow, RunReport, ScopeStats
 
@@ -68,6 +69,17 @@ def to_epoch(value: datetime | None) -> float | None:
 
 
 _EPOCH = datetime(1970, 1, 1)
+
+
+def recall_count(times: int) -> int:
+    """``record_access``'s count of recalls, checked alike by every backend: a whole number, at least 1.
+
+    >>> recall_count(3)
+    3
+    """
+    if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+        raise StoreError(f"times counts recalls, at least 1: {times!r}")
+    return times
 
 
 def from_epoch(value: float | None) -> datetime | None:

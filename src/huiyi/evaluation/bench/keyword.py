@@ -31,7 +31,7 @@ from huiyi.config.recall import RecallRecipe
 from huiyi.evaluation import synthetic
 from huiyi.evaluation.bench import stats as bench_stats
 from huiyi.evaluation.bench.build import Pool, VectorCache, build_store, describe
-from huiyi.evaluation.bench.recall import TIDY_STEPS, size_label
+from huiyi.evaluation.bench.recall import size_label
 from huiyi.flows import ingest
 from huiyi.model import Scope
 from huiyi.providers.embed import HashEmbedder
@@ -109,7 +109,7 @@ def bench_keyword(
         for one in built:
             say(f"keyword {one.name} {one.label}: tidying the keyword index until nothing is left to merge")
             started = time.perf_counter()
-            while done := one.store.tidy_keywords(TIDY_STEPS):
+            while done := one.store.tidy_keywords():
                 one.tidy_steps += done
             one.tidy_seconds = time.perf_counter() - started
             # untimed again (the merged pages come into the cache): merging must not change what is found

@@ -122,7 +122,6 @@ def _floor_scan(matrix: np.ndarray[Any, Any], query: Vectors, limit: int) -> Non
     top[np.argsort(-scores[top])].tolist()
 
 
-TIDY_STEPS = 16  # steps per tidy_keywords call, as Memory.maintain() takes them
 FIRST_MESSAGE_AFTER_S = 1.0  # the pause between a bot's open and its first recall, in the paused runs
 
 
@@ -375,7 +374,7 @@ def _maintained(memory: Memory) -> dict[str, Any]:
     writes left, a store in service what its last maintenance left."""
     started = time.perf_counter()
     steps = 0
-    while done := memory.store.tidy_keywords(TIDY_STEPS):
+    while done := memory.store.tidy_keywords():  # its default steps, as maintain() calls it
         steps += done
     return {"steps": steps, "seconds": round(time.perf_counter() - started, 2)}
 

@@ -263,8 +263,7 @@ class SQLiteMemories(SQLiteConnection):
     def record_access(
         self, agent: str, ids: Sequence[str], when: datetime, strength_bonus: float = 0.0, times: int = 1
     ) -> None:
-        if isinstance(times, bool) or not isinstance(times, int) or times < 1:
-            raise StoreError(f"times counts recalls, at least 1: {times!r}")
+        times = rows.recall_count(times)
         if not ids:
             return
         with self._write() as conn:
