@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from conftest import STORE_FACTORIES
 from huiyi import InvalidInput, Memory
+from huiyi.model import Scope, ScopeKind
 from huiyi.providers.embed import HashEmbedder
 
 T0 = datetime(2024, 11, 1, 20, 0)
@@ -75,7 +76,43 @@ def test_ids_with_control_characters_are_refused(open_memory: Callable[[], Memor
         memory.add(["hi"], agent="a\x1fb", person="p")
     with pytest.raises(InvalidInput):
         memory.recall("hi", agent="a", person="p\x1f")
+    with pytest.raises(InvalidInput, match="person id must be a string, not int"):
+        memory.recall("hi", agent="a", person=7)  # type: ignore[arg-type]
     assert memory.store.count_memories() == 0
+
+
+BAD_IDS = ["", " ", "a\x1fb", "x" * 201, "\ud800", 7, None]
+
+
+@pytest.mark.parametrize("bad", BAD_IDS)
+def test_a_scope_made_from_its_parts_refuses_what_the_validated_one_refuses(bad: object) -> None:
+    """The named constructors skip pydantic (a first recall built its validator); the checks stay the same."""
+    with pytest.raises(ValueError):
+        Scope(agent="a", kind=ScopeKind.PERSON, key=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Scope.of_person("a", bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Scope.of_space("a", bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Scope.official(bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Scope.from_tag("a", f"person:{bad}" if isinstance(bad, str) else "person:")
+    with pytest.raises(ValueError, match="no key"):
+        Scope.from_tag("a", "official:x")
+
+
+def test_a_scope_made_from_its_parts_is_the_validated_one() -> None:
+    for made, validated in (
+        (Scope.official("a"), Scope(agent="a", kind=ScopeKind.OFFICIAL)),
+        (Scope.of_person("a", "dm:bob"), Scope(agent="a", kind=ScopeKind.PERSON, key="dm:bob")),
+        (Scope.of_space("a", "g"), Scope.model_validate({"agent": "a", "kind": "space", "key": "g"})),
+        (Scope.from_tag("a", "person:b:ob"), Scope(agent="a", kind=ScopeKind.PERSON, key="b:ob")),
+    ):
+        assert made == validated and hash(made) == hash(validated) and {made, validated} == {made}
+        assert made.model_dump() == validated.model_dump() and made.tag == validated.tag
+        assert type(made.kind) is ScopeKind
+        with pytest.raises(ValueError):
+            made.key = "other"  # type: ignore[misc]
 
 
 # ids chosen to look alike: a group named after a person's private chat or scope tag, separators in ids

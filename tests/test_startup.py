@@ -106,6 +106,32 @@ def test_importing_the_engine_builds_no_validator_and_reads_no_package_metadata(
     assert loaded(modules_after("from huiyi import Memory"), ("importlib.metadata", "email", "zipfile", "csv")) == []
 
 
+def test_a_first_recall_builds_no_validator_and_reads_no_package_metadata(tmp_path: Path) -> None:
+    """A new process's first recall built the scope's and the result's validators, and with the first one
+    pydantic's plugin discovery (importlib.metadata): ~40 ms of a ~500 ms goal (issue 15)."""
+    write = (
+        "from huiyi import Config, Memory\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32), config=Config(worker={{'enabled': False}}))\n"
+        "m.add(['我家猫叫年糕'], agent='a', person='mumu', index=True)\n"
+        "m.close()"
+    )
+    modules_after(write)  # another process wrote the store, as a bot's last run did
+    recall = (
+        "import gc, pydantic\n"
+        "from huiyi import Memory\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32))\n"
+        "hits = m.recall('猫叫什么', agent='a', person='mumu').hits\n"
+        "assert any('年糕' in h.text for h in hits), hits\n"
+        "built = [c.__qualname__ for c in gc.get_objects() if isinstance(c, type)"
+        " and issubclass(c, pydantic.BaseModel) and c.__module__.startswith('huiyi') and c.__pydantic_complete__]\n"
+        "assert built == [], built\n"
+        "m.close()"
+    )
+    assert loaded(modules_after(recall), ("importlib.metadata", "pydantic.plugin._loader")) == []
+
+
 def test_opening_a_memory_reads_its_packaged_files_without_importlib_resources(tmp_path: Path) -> None:
     """importlib.resources (tempfile, shutil, zipfile, bz2, lzma) is for a zipped package only (issue 15)."""
     code = (

@@ -20,6 +20,19 @@ def check_id(value: str, what: str) -> str:
     return value
 
 
+def check_scope(agent: str, kind: str, key: str) -> None:
+    """A scope's ids: its agent's, and its person's or space's (``kind``); the official scope has no key."""
+    for what, value in (("agent", agent), (kind, key)):
+        if not isinstance(value, str):  # as pydantic refuses them: an id is never made from a number
+            raise ValueError(f"{what} id must be a string, not {type(value).__name__}")
+    check_id(agent, "agent")
+    if kind == "official":
+        if key:
+            raise ValueError("the official scope has no key")
+    else:
+        check_id(key, kind)
+
+
 def check_text(value: str, what: str) -> str:
     """Text to store: not blank, and storable in both stores (PostgreSQL refuses NUL, UTF-8 lone surrogates)."""
     if not value.strip():

@@ -131,7 +131,8 @@ def run(
     if recipe.reinforce and reinforcer is not None:
         reinforcer.note(ask.agent, [hit.id for hit in hits], request.now)
     ranking.timings["total"] = (time.perf_counter() - started) * 1000
-    return RecallResult(
+    # made of checked parts: validating them again built pydantic's validator in a new process's first recall
+    return RecallResult.model_construct(
         query=request.query,
         hits=hits,
         timings_ms={k: round(v, 3) for k, v in ranking.timings.items()},
