@@ -655,3 +655,15 @@ def test_the_fsync_policy_follows_the_config(tmp_path: Path) -> None:
         Config.model_validate({"store": {"synchronous": "off"}})
     with pytest.raises(StoreError):
         SQLiteStore(tmp_path / "off", synchronous="off")
+
+
+def test_a_store_path_that_is_a_file_is_refused_in_words_and_left_alone(tmp_path: Path) -> None:
+    from huiyi import Memory
+    from huiyi.errors import StoreError
+
+    notes = tmp_path / "bot.db"
+    notes.write_bytes(b"someone else's file")
+    for path in (notes, notes / "memory"):  # the file itself, or a folder under it
+        with pytest.raises(StoreError, match=r"bot\.db is a file, not a folder"):
+            Memory(path, embedder=HashEmbedder())
+    assert notes.read_bytes() == b"someone else's file"

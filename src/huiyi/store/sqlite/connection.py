@@ -49,7 +49,12 @@ class SQLiteConnection:
             raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, not {synchronous!r}")
         self.directory = Path(directory)
         self._synchronous = synchronous.upper()
-        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):  # mkdir's own words name neither the file nor the fix
+            files = (p for p in (self.directory, *self.directory.parents) if p.exists() and not p.is_dir())
+            file = next(files, self.directory)
+            raise StoreError(f"{file} is a file, not a folder: a huiyi store is a folder ({DB_NAME} in it)") from None
         self.path = self.directory / DB_NAME
         self._busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
