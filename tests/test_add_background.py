@@ -14,6 +14,7 @@ import signal
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 from multiprocessing.synchronize import Event
 from pathlib import Path
 
@@ -268,6 +269,43 @@ def test_forgetting_a_message_waits_for_its_indexing(tmp_path: Path) -> None:
         memory.indexed()
         assert chunks_of(memory) == []
         assert not memory.recall("银行卡密码", agent=AGENT, person=PERSON).hits
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_an_erasure_by_another_instance_leaves_nothing_its_indexing_or_recall_brings_back(
+    tmp_path: Path, backend: str
+) -> None:
+    """A bot's instance was still embedding what ``huiyi forget`` erased from another: its chunks were
+    written after the erasure and its pending messages recalled."""
+    path = str(tmp_path / "s") if backend == "sqlite" else pg_server.fresh_dsn()
+    embedder = GatedEmbedder()
+    with (
+        Memory(path, config=CONFIG, embedder=embedder) as bot,
+        Memory(path, config=CONFIG, embedder=HashEmbedder(32)) as eraser,
+    ):
+        embedder.gate.clear()  # the bot's indexing holds the messages, embedding
+        bot.add([f"我的银行卡密码是八八六六，第{i}次说" for i in range(3)], agent=AGENT, person=PERSON)
+        bot.add(["明天天气不错"], agent=AGENT, person="other")
+        assert bot.recall("银行卡密码", agent=AGENT, person=PERSON).hits  # pending, found by keyword
+        assert eraser.forget_person(PERSON, agent=AGENT).messages == 3
+        assert not bot.recall("银行卡密码", agent=AGENT, person=PERSON).hits
+        embedder.gate.set()
+        assert bot.indexed() == 0
+        assert chunks_of(bot) == [] and chunks_of(eraser) == []
+        assert not bot.recall("银行卡密码", agent=AGENT, person=PERSON).hits
+        assert len(chunks_of(bot, "other")) == 1  # the rest of its batch is indexed
+
+
+def test_recall_as_of_a_moment_leaves_out_pending_messages_said_after_it(tmp_path: Path) -> None:
+    embedder = GatedEmbedder()
+    with Memory(tmp_path / "s", config=CONFIG, embedder=embedder) as memory:
+        embedder.gate.clear()
+        memory.add([{"text": "我领养了一只叫年糕的猫", "time": datetime(2024, 6, 1, 12)}], agent=AGENT, person=PERSON)
+        for _ in range(2):  # pending, then indexed: the same answer
+            assert not memory.recall("年糕 猫", agent=AGENT, person=PERSON, now=datetime(2024, 1, 1)).hits
+            assert memory.recall("年糕 猫", agent=AGENT, person=PERSON, now=datetime(2024, 7, 1)).hits
+            embedder.gate.set()
+            memory.indexed()
 
 
 def test_http_messages_index_option(tmp_path: Path) -> None:

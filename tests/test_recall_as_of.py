@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.model import MemoryKind
@@ -71,6 +73,19 @@ def test_an_aware_moment_is_read_in_the_configured_zone(tmp_path: Path) -> None:
         utc_moment = datetime(2024, 4, 10, 14, 30, tzinfo=UTC)  # 22:30 in Shanghai: after m2 (22:00)
         assert set(sources(memory, now=utc_moment)) == {"m1", "m2"}
         assert sources(memory, now=datetime(2024, 4, 10, 21, 30, tzinfo=shanghai)) == ["m1"]
+
+
+def test_an_aware_time_range_is_read_in_the_configured_zone_and_a_bad_one_refused(tmp_path: Path) -> None:
+    from huiyi.errors import InvalidInput
+
+    with open_memory(tmp_path) as memory:
+        chat(memory)
+        since = datetime(2024, 4, 10, 13, 30, tzinfo=UTC)  # 21:30 in Shanghai: before m2 (22:00), after m1
+        assert sources(memory, time_range=(since, None)) == ["m2"]
+        assert sources(memory, time_range=(None, since)) == ["m1"]
+        for bad in ((since,), ("2024-04-10", None), since):
+            with pytest.raises(InvalidInput, match="time_range"):
+                sources(memory, time_range=bad)
 
 
 def test_an_aware_message_time_is_stored_as_the_configured_zones_wall_clock(tmp_path: Path) -> None:

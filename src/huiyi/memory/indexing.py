@@ -16,15 +16,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime
 from typing import Any
 
 from huiyi.flows import ingest
 from huiyi.flows.extract.watch import FoldWatch
 from huiyi.memory.base import MemoryBase
 from huiyi.memory.common import _in_pool
-from huiyi.model import MemoryKind, Message, RecallHit, Scope
+from huiyi.model import MemoryKind, Message, RecallHit
 from huiyi.providers.priority import background_thread
+from huiyi.recall.pipeline import RecallRequest
 from huiyi.recall.routes import query_terms
 
 log = logging.getLogger(__name__)
@@ -142,32 +142,29 @@ class Indexing(MemoryBase):
         if self._index_queue:
             await self._drain_queue()
 
-    def _pending_hits(
-        self,
-        query: str,
-        scopes: Sequence[Scope],
-        drop_words: Sequence[str],
-        kinds: Sequence[MemoryKind] | None,
-        time_range: tuple[datetime | None, datetime | None] | None,
-    ) -> list[RecallHit]:
-        """Messages stored but not yet indexed here that hold most of the query's terms, best first."""
+    def _pending_hits(self, query: str, request: RecallRequest) -> list[RecallHit]:
+        """Messages stored but not yet indexed here that hold most of the query's terms, best first
+        (none said after the request's explicit moment, and none erased meanwhile by anyone)."""
+        kinds, as_of = request.kinds, request.as_of
         if kinds is not None and MemoryKind.CHUNK not in kinds:
             return []
         with self._pending_lock:
             if not self._pending:
                 return []
             tail = list(self._pending.values())[-PENDING_SCAN:]
-        terms = query_terms(query, drop_words)
+        terms = query_terms(query, request.drop_words)
         wanted = [*terms.words, *terms.chars]
         if not wanted:
             return []
-        visible = {(scope.agent, scope.tag) for scope in scopes}
-        start, end = time_range or (None, None)
+        visible = {(scope.agent, scope.tag) for scope in request.scopes}
+        start, end = request.time_range or (None, None)
         found: list[RecallHit] = []
         for message in tail:
             if (message.agent, message.scope.tag) not in visible:
                 continue
             if (start is not None and message.time < start) or (end is not None and message.time > end):
+                continue
+            if as_of is not None and message.time > as_of:
                 continue
             text = message.text.lower()
             share = sum(term.lower() in text for term in wanted) / len(wanted)
@@ -187,7 +184,15 @@ class Indexing(MemoryBase):
                 )
             )
         found.sort(key=lambda hit: (-hit.score, -(hit.data.get("seq") or 0)))
-        return found
+        return self._still_stored(found)
+
+    def _still_stored(self, hits: list[RecallHit]) -> list[RecallHit]:
+        """The hits whose message is still stored: another instance or process may have erased it."""
+        by_agent: dict[str, list[str]] = {}
+        for hit in hits:
+            by_agent.setdefault(hit.scope.agent, []).extend(hit.sources)
+        stored = {(m.agent, m.id) for agent, ids in by_agent.items() for m in self.store.get_messages(agent, ids)}
+        return [hit for hit in hits if (hit.scope.agent, hit.sources[0]) in stored]
 
     async def close(self) -> None:
         """Index what is still queued, then close (a crash instead leaves it claimed: the next open takes it)."""

@@ -56,7 +56,7 @@ class Recall(Ingest):
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
         # taken before the routes run: a message indexed meanwhile is found by one or the other
-        pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
+        pending = self._pending_hits(query, request)
         result = await self._read(self._ranked, chosen, request)
         return _with_pending(_asked_as(result, query), pending, request.limit)
 
@@ -81,7 +81,7 @@ class Recall(Ingest):
         chosen, request = self._recall_request(
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
-        pending = self._pending_hits(query, request.scopes, request.drop_words, request.kinds, time_range)
+        pending = self._pending_hits(query, request)
         return _with_pending(_asked_as(self._ranked(chosen, request), query), pending, request.limit)
 
     def _ranked(self, recipe: RecallRecipe, request: pipeline.RecallRequest) -> RecallResult:
@@ -124,6 +124,11 @@ class Recall(Ingest):
         if limit < 1:
             raise InvalidInput("limit must be at least 1")
         now = self.wall(now)
+        if time_range is not None:  # as the store keeps times, as ``now`` is; a caller's UTC is not local time
+            ends = time_range if isinstance(time_range, Sequence) and len(time_range) == 2 else None
+            if ends is None or not all(end is None or isinstance(end, datetime) for end in ends):
+                raise InvalidInput(f"time_range is (start, end), each a datetime or None, not {time_range!r}"[:200])
+            time_range = (self.wall(time_range[0]), self.wall(time_range[1]))
         asked, lines = (query, tuple(dialogue)) if dialogue else views.split(query)  # several lines: a dialogue
         request = pipeline.RecallRequest(
             query=asked,

@@ -38,9 +38,13 @@ class PostgresErase(PostgresMemories):
         names = list(names)
         with self._write() as cur:
             erased = set(message_ids)
+            # locked first: an indexer writing their chunks (store.apply reads them FOR SHARE) either commits
+            # before this reads the memories to erase, or finds the messages gone
+            cur.execute("SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) FOR UPDATE", (agent, sorted(erased)))
             if person is not None:
                 found = cur.execute(
-                    "SELECT id FROM messages WHERE agent = %s AND (scope = %s OR speaker = %s)", (agent, scope, person)
+                    "SELECT id FROM messages WHERE agent = %s AND (scope = %s OR speaker = %s) FOR UPDATE",
+                    (agent, scope, person),
                 ).fetchall()
                 erased.update(str(row[0]) for row in found)
             ids = sorted(erased)

@@ -112,11 +112,17 @@ class PostgresMemories(PostgresConnection):
                 )
                 if not cur.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
-            if items:
-                cur.execute(INSERT_MEMORIES, memory_columns(items, vectors, terms, writes.own_vectors))
             by_agent: dict[str, list[str]] = {}
             for agent, message_id in writes.indexed_messages:
                 by_agent.setdefault(agent, []).append(message_id)
+            own = writes.own_vectors
+            # read in the write transaction (the rows locked), so an erasure is wholly before it or after it
+            if gone := _erased(cur, by_agent):  # chunks of messages erased while they were embedded
+                kept = [i for i, item in enumerate(items) if gone.isdisjoint(item.sources)]
+                items, vectors, terms = [items[i] for i in kept], vectors[kept], [terms[i] for i in kept]
+                own = None if own is None else own[kept]
+            if items:
+                cur.execute(INSERT_MEMORIES, memory_columns(items, vectors, terms, own))
             for agent, ids in by_agent.items():
                 cur.execute("UPDATE messages SET indexed = true WHERE agent = %s AND id = ANY(%s)", (agent, ids))
             for agent, space, start_seq in writes.fold_points:
@@ -297,3 +303,12 @@ def memory_columns(
         "said_at": [naive(i.said_at) for i in items],
         "own": [vector_literal(v) for v in own] if own is not None else [None] * len(items),
     }
+
+
+def _erased(cur: Any, by_agent: dict[str, list[str]]) -> set[str]:
+    """The ids of these messages (by agent) that are no longer stored: their chunks must not be written."""
+    gone: set[str] = set()
+    for agent, ids in by_agent.items():
+        cur.execute("SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) FOR SHARE", (agent, ids))
+        gone.update(set(ids) - {str(row[0]) for row in cur.fetchall()})
+    return gone

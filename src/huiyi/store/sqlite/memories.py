@@ -67,7 +67,11 @@ class SQLiteMemories(SQLiteConnection):
                 )
                 if not done.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
+            # read in the write transaction, so an erasure is wholly before it or after it
+            gone = _erased(conn, writes.indexed_messages)
             for index, (item, term) in enumerate(zip(items, terms, strict=True)):
+                if gone and not gone.isdisjoint(item.sources):
+                    continue  # a chunk of a message erased while it was embedded (by another instance)
                 part = ensure_partition(conn, item.scope.agent, item.scope)
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO memories (id, agent, scope, part, kind, text, time, place, participants,"
@@ -394,3 +398,18 @@ def places_of(items: Sequence[MemoryItem]) -> Places:
         [int(q) if c and isinstance(q, int) else None for q, c in zip(seqs, chunk, strict=True)],
         [c and item.data.get("vector") == TURN_VECTOR for item, c in zip(items, chunk, strict=True)],
     )
+
+
+def _erased(conn: sqlite3.Connection, messages: Sequence[tuple[str, str]]) -> set[str]:
+    """The ids of these (agent, id) messages that are no longer stored: their chunks must not be written."""
+    by_agent: dict[str, list[str]] = {}
+    for agent, message_id in messages:
+        by_agent.setdefault(agent, []).append(message_id)
+    gone: set[str] = set()
+    for agent, ids in by_agent.items():
+        for chunk in chunks(ids, 500):
+            found = conn.execute(
+                f"SELECT id FROM messages WHERE agent = ? AND id IN ({marks(len(chunk))})", (agent, *chunk)
+            )
+            gone.update(set(chunk) - {str(row[0]) for row in found})
+    return gone
