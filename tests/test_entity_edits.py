@@ -105,6 +105,31 @@ def test_a_fact_is_closed_and_opened_by_hand(memory: Memory) -> None:
         memory.update(note.id, {"valid_to": datetime(2024, 9, 21)}, agent=A)
 
 
+def test_an_update_that_cannot_be_stored_is_refused_and_the_memory_stays(memory: Memory) -> None:
+    """It was deleted first and then failed to write: the memory and its links were gone."""
+    note = memory.remember("阿哲对花生过敏", agent=A, person=P, keywords=["花生"])
+    other = memory.remember("阿哲在深圳上班", agent=A, person=P)
+    memory.link(note.id, other.id, agent=A, person=P)
+    for bad in ({"place": "caf\udce9"}, {"keywords": ["\ud800"]}, {"insight": "a\x00b"}, {"text": "  "}):
+        with pytest.raises(InvalidInput):
+            memory.update(note.id, bad, agent=A)
+    assert memory.get(note.id, agent=A) == note
+    moved = memory.update(note.id, {"text": "阿哲对花生和芒果过敏", "place": "深圳"}, agent=A)
+    assert memory.get(note.id, agent=A) == moved and moved.keywords == ["花生"]
+    assert [hit.id for hit in memory.recall("芒果过敏", agent=A, person=P).hits][:1] == [note.id]
+    assert memory.store.links_of(A, [other.id])[0].source == note.id
+
+
+def test_an_aware_time_is_stored_as_the_configured_zones_wall_clock(memory: Memory) -> None:
+    from datetime import UTC
+
+    said = datetime(2024, 1, 1, 0, 0, tzinfo=UTC)  # 08:00 in Shanghai, the default zone
+    note = memory.remember("和妈妈吃午饭", agent=A, person=P, time=said)
+    assert note.time == memory.get(note.id, agent=A).time == datetime(2024, 1, 1, 8, 0)
+    moved = memory.update(note.id, {"time": datetime(2024, 1, 2, 4, 0, tzinfo=UTC)}, agent=A)
+    assert moved.time == memory.get(note.id, agent=A).time == datetime(2024, 1, 2, 12, 0)
+
+
 def test_consolidations_and_summaries_leave_reports(memory: Memory) -> None:
     memory.add(["我下周三要考驾照", "我家的猫叫团子"], agent=A, person=P)
     memory.consolidate(agent=A, person=P, dry_run=True)

@@ -609,6 +609,28 @@ def test_deleting_a_memory_drops_its_links(store: Store) -> None:
     assert store.links_of("qy", [second.id]) == []
 
 
+def test_a_replaced_memory_keeps_its_links_and_a_failed_replacement_leaves_it_as_it_was(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    first, second = memory_item("阿哲在深圳上班", scope), memory_item("第二条", scope)
+    add(store, [first, second])
+    store.add_links("qy", [Link(source=first.id, target=second.id)])
+    corrected = first.model_copy(update={"text": "阿哲在杭州上班"})
+    terms = [Terms(tokens.words(corrected.text), tokens.chars(corrected.text))]
+    broken = [Terms([1], [])]  # type: ignore[list-item]  # fails inside the transaction, after the delete
+    vector = EMB.embed_passages([corrected.text])
+    with pytest.raises(TypeError):
+        store.apply(Writes([corrected], vector, terms=broken, replaced=[("qy", first.id)]))
+    assert [m.text for m in store.get_memories("qy", [first.id])] == ["阿哲在深圳上班"]
+    assert store.search_keyword([scope], Terms(["深圳"], []), 5).hits[0].id == first.id
+    store.apply(Writes([corrected], vector, terms=terms, replaced=[("qy", first.id)]))
+    assert [m.text for m in store.get_memories("qy", [first.id])] == ["阿哲在杭州上班"]
+    assert [h.id for h in store.search_keyword([scope], Terms(["杭州"], []), 5).hits] == [first.id]
+    assert store.search_keyword([scope], Terms(["深圳"], []), 5).hits == []
+    assert store.search_dense([scope], EMB.embed_queries([corrected.text]), 5).hits[0].id == first.id
+    assert store.links_of("qy", [second.id]) == [Link(source=first.id, target=second.id)]
+    assert store.count_memories("qy") == 2
+
+
 FILLER = ["我家的猫叫团子", "周末去爬山了", "she bakes bread on sundays", "明天要交报告", "the train was late again"]
 
 

@@ -44,3 +44,14 @@ def check_text(value: str, what: str) -> str:
     if "\x00" in value:
         raise ValueError(f"{what} text contains a NUL character")
     return value
+
+
+def check_storable(value: str, what: str) -> str:
+    """Text that may be empty but must be storable in both stores: no NUL, no lone surrogate."""
+    if "\x00" in value:
+        raise ValueError(f"{what} contains a NUL character")
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        raise ValueError(f"{what} contains a lone surrogate") from None
+    return value

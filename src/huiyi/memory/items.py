@@ -26,7 +26,7 @@ from huiyi.model import (
     Scope,
     new_id,
 )
-from huiyi.store.base import RunReport, ScopeStats
+from huiyi.store.base import RunReport, ScopeStats, Writes
 from huiyi.text import tokens
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ class Items(Indexing):
                 scope=scope,
                 kind=kind,
                 text=text,
-                time=time,
+                time=self.wall(time) if isinstance(time, datetime) else time,  # as add stores: zone wall clock
                 importance=importance,
                 keywords=list(keywords),
                 sources=list(sources),
@@ -141,8 +141,10 @@ class Items(Indexing):
         item = await self.get(memory_id, agent=agent)
         if "valid_to" in changes and item.kind is not MemoryKind.FACT:
             raise InvalidInput("only a fact can be closed (valid_to)")
+        # an aware time as add stores one: the configured zone's wall clock
+        moved = {name: self.wall(value) for name, value in changes.items() if isinstance(value, datetime)}
         try:
-            new = MemoryItem.model_validate({**item.model_dump(), **changes})
+            new = MemoryItem.model_validate({**item.model_dump(), **changes, **moved})
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
         if not new.text.strip():
@@ -153,12 +155,11 @@ class Items(Indexing):
             )
         in_place = {name: getattr(new, name) for name in ("importance", "insight", "valid_to") if name in changes}
         if {"text", "time", "place", "keywords"} & set(changes):
-            links = await self._run(self.store.links_of, agent, [memory_id])
             vector = await self._run(self.embedder.embed_passages, [new.text])
             terms = ingest.terms_of(" ".join([new.text, *new.keywords]))
-            await self._run(self.store.delete_memories, agent, [memory_id])
-            await self._run(self.store.add_memories, [new], vector, [terms])
-            await self._run(self.store.add_links, agent, links)
+            # one transaction: a failed write or a crash leaves the memory as it was, never gone
+            replace = Writes(memories=[new], vectors=vector, terms=[terms], replaced=[(agent, memory_id)])
+            await self._run(self.store.apply, replace)
         elif in_place:
             await self._run(self.store.update_memories, agent, [(memory_id, in_place)])
         return new

@@ -162,6 +162,9 @@ class Writes:
     terms: Sequence[Terms] = ()
     indexed_messages: Sequence[tuple[str, str]] = ()
     fold_points: Sequence[tuple[str, str, int]] = ()
+    # (agent, memory id) deleted before ``memories`` are written, their links kept: a corrected memory
+    # is replaced under its id in one transaction, never lost half-way
+    replaced: Sequence[tuple[str, str]] = ()
 
 
 # fields of a stored memory that ``update_memories`` may change; text, scope and kind never change

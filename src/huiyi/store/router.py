@@ -184,6 +184,7 @@ class RoutedStore:
         agents = [m.scope.agent for m in writes.memories]
         agents += [agent for agent, _ in writes.indexed_messages]
         agents += [agent for agent, _, _ in writes.fold_points]
+        agents += [agent for agent, _ in writes.replaced]
         agent = self._one(agents)
         names = {self.name_for(agent)} if agent is not None else set()
         home = self._home_of(complete_job[0]) if complete_job else None

@@ -112,6 +112,7 @@ class PostgresMemories(PostgresConnection):
                 )
                 if not cur.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
+            links = _take_out(cur, writes.replaced)
             by_agent: dict[str, list[str]] = {}
             for agent, message_id in writes.indexed_messages:
                 by_agent.setdefault(agent, []).append(message_id)
@@ -132,6 +133,14 @@ class PostgresMemories(PostgresConnection):
                     " SET start_seq = GREATEST(working_memory.start_seq, excluded.start_seq)",
                     (agent, space, start_seq),
                 )
+            if links:
+                cur.executemany(
+                    "INSERT INTO links (agent, source, target, kind, weight) VALUES (%s, %s, %s, %s, %s)"
+                    " ON CONFLICT DO NOTHING",
+                    links,
+                )
+        if writes.replaced:
+            self._own.clear()  # once committed: a recall may read the rows until then
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         found = self._rows(
@@ -312,3 +321,18 @@ def _erased(cur: Any, by_agent: dict[str, list[str]]) -> set[str]:
         cur.execute("SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) FOR SHARE", (agent, ids))
         gone.update(set(ids) - {str(row[0]) for row in cur.fetchall()})
     return gone
+
+
+def _take_out(cur: Any, memories: Sequence[tuple[str, str]]) -> list[Any]:
+    """Delete these (agent, id) memories in the caller's transaction; their links, to add back once the
+    memories are written again."""
+    links: list[Any] = []
+    for agent, memory_id in memories:
+        cur.execute(
+            "DELETE FROM links WHERE agent = %s AND (source = %s OR target = %s)"
+            " RETURNING agent, source, target, kind, weight",
+            (agent, memory_id, memory_id),
+        )
+        links += cur.fetchall()
+        cur.execute(DELETE_MEMORIES, (agent, [memory_id]))
+    return links

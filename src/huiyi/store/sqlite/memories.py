@@ -67,6 +67,7 @@ class SQLiteMemories(SQLiteConnection):
                 )
                 if not done.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
+            links, removed = _take_out(conn, writes.replaced)
             # read in the write transaction, so an erasure is wholly before it or after it
             gone = _erased(conn, writes.indexed_messages)
             for index, (item, term) in enumerate(zip(items, terms, strict=True)):
@@ -110,6 +111,10 @@ class SQLiteMemories(SQLiteConnection):
                     "ON CONFLICT (agent, space) DO UPDATE SET start_seq = MAX(start_seq, excluded.start_seq)",
                     (agent, space, start_seq),
                 )
+            conn.executemany(
+                "INSERT OR IGNORE INTO links (agent, source, target, kind, weight) VALUES (?, ?, ?, ?, ?)", links
+            )
+        self._uncache(removed)  # first: the versions the rows added were cached at follow the removal's
         for part, (old, rowids, indexes) in added.items():
             matrix = np.asarray(vectors[indexes], dtype=np.float16).astype(np.float32)
             chosen = [items[i] for i in indexes]
@@ -413,3 +418,17 @@ def _erased(conn: sqlite3.Connection, messages: Sequence[tuple[str, str]]) -> se
             )
             gone.update(set(chunk) - {str(row[0]) for row in found})
     return gone
+
+
+def _take_out(conn: sqlite3.Connection, memories: Sequence[tuple[str, str]]) -> tuple[list[Any], dict[str, Any]]:
+    """Delete these (agent, id) memories in the caller's transaction: their links (to add back once the
+    memories are written again) and what ``delete_memory_rows`` returns."""
+    links: list[Any] = []
+    removed: dict[str, Any] = {}
+    for agent, memory_id in memories:
+        links += conn.execute(
+            "SELECT agent, source, target, kind, weight FROM links WHERE agent = ? AND (source = ? OR target = ?)",
+            (agent, memory_id, memory_id),
+        ).fetchall()
+        removed.update(delete_memory_rows(conn, agent, [memory_id]))
+    return links, removed
