@@ -12,7 +12,7 @@ from typing import Any, Self, TypeVar
 from zoneinfo import ZoneInfo
 
 from huiyi.config import Config
-from huiyi.errors import EmbedderMismatch
+from huiyi.errors import EmbedderMismatch, StoreError
 from huiyi.flows import ingest
 from huiyi.flows.core_blocks import CoreBlocks
 from huiyi.flows.core_memory import CoreMemory
@@ -68,7 +68,12 @@ class MemoryBase:
             tokens.warm_in_background()
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
         self._warming = warm_in_background(self.embedder)
-        self._check_embedder()
+        try:
+            self._check_embedder()
+        except EmbedderMismatch:
+            if store is None:  # opened here: a refused open leaves no connection behind
+                self.store.close()
+            raise
         # this instance's name on the indexing work it claims, apart from other processes and instances
         self._indexer = f"{ingest.indexer_name()}:{id(self):x}"
         ingest.index_pending(self.store, self.embedder, self.config, self._indexer)
@@ -85,6 +90,7 @@ class MemoryBase:
         self.reinforcer = Reinforcer(self.store, self.config.consolidate.forget.recall_bonus)
         self._worker_task: asyncio.Task[None] | None = None
         self._worker_stop = asyncio.Event()
+        self._closed = False
         self._reads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="huiyi-read")
         self._writes = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="huiyi-write")
 
@@ -112,15 +118,22 @@ class MemoryBase:
             return when
         return when.astimezone(self._tz).replace(tzinfo=None)
 
+    def _check_open(self) -> None:
+        if self._closed:  # in words, rather than a closed thread pool's or event loop's
+            raise StoreError("this memory is closed")
+
     async def _run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        self._check_open()
         return await asyncio.to_thread(function, *args, **kwargs)
 
     async def _read(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """On the hot path's own threads: recall and what the prompt reads."""
+        self._check_open()
         return await _in_pool(self._reads, function, *args, **kwargs)
 
     async def _write(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """On the bounded write threads: appending, indexing, planning folds."""
+        self._check_open()
         return await _in_pool(self._writes, function, *args, **kwargs)
 
     def _llm(self) -> LLM | None:
@@ -142,11 +155,12 @@ class MemoryBase:
             self._worker_task = None
         if self._llm_client is not None:
             await self._llm_client.aclose()
-        await self._run(self.reinforcer.close)
-        await self._run(self.store.close)
-        await self._run(self._warming.join)
-        self._reads.shutdown(wait=False)
-        self._writes.shutdown(wait=False)
+        await asyncio.to_thread(self.reinforcer.close)
+        self._closed = True  # from here every call is refused in words
+        for pool in (self._reads, self._writes):  # what they run ends before the store closes under it
+            await asyncio.to_thread(pool.shutdown, wait=True)
+        await asyncio.to_thread(self.store.close)
+        await asyncio.to_thread(self._warming.join)
 
     async def __aenter__(self) -> Self:
         return self

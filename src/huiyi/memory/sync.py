@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import functools
 import logging
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Future
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from huiyi.config import Config
 from huiyi.config.recall import RecallRecipe
+from huiyi.errors import StoreError
 from huiyi.flows.extract import Extractor
 from huiyi.memory.async_memory import AsyncMemory
 from huiyi.memory.common import MessageLike
@@ -48,12 +50,45 @@ class _LoopThread:
         self.loop.close()
 
 
+class _InFlight:
+    """The calls under way, so that ``close`` lets them end before the store closes under them (closing a
+    connection another thread was using crashed the process) and refuses later ones in words."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._count = 0
+        self._closing = False
+
+    @contextlib.contextmanager
+    def call(self) -> Iterator[None]:
+        with self._changed:
+            if self._closing:
+                raise StoreError("this memory is closed")
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._count -= 1
+                self._changed.notify_all()
+
+    def close(self, timeout: float) -> bool:
+        """Refuse new calls and wait for those under way; whether they all ended in ``timeout``."""
+        with self._changed:
+            self._closing = True
+            return self._changed.wait_for(lambda: self._count == 0, timeout)
+
+
+CLOSE_WAIT_SECONDS = 60.0  # a call still running after this (a long import) meets a closed store instead
+
+
 def _blocking(method: Callable[Concatenate[AsyncMemory, P], Awaitable[T]]) -> Callable[Concatenate[Memory, P], T]:
     def call(self: Memory, /, *args: P.args, **kwargs: P.kwargs) -> T:
         async def run() -> T:
             return await method(self.core, *args, **kwargs)
 
-        return self._loop.run(run())
+        with self._calls.call():
+            return self._loop.run(run())
 
     functools.update_wrapper(call, method)
     return call
@@ -100,6 +135,7 @@ class Memory:
     ) -> None:
         self.core = AsyncMemory(path, config=config, embedder=embedder, store=store, extractor=extractor, clock=clock)
         self._loop = _LoopThread()
+        self._calls = _InFlight()
         self._closed = False
         _close_at_exit(self)
 
@@ -126,16 +162,23 @@ class Memory:
         extract: bool = True,
         index: bool | None = None,
     ) -> list[Message]:
-        if self.core._indexes_now(index):
-            return self._loop.run(
-                self.core.add(
-                    messages, agent=agent, person=person, space=space, progress=progress, extract=extract, index=index
+        with self._calls.call():
+            if self.core._indexes_now(index):
+                return self._loop.run(
+                    self.core.add(
+                        messages,
+                        agent=agent,
+                        person=person,
+                        space=space,
+                        progress=progress,
+                        extract=extract,
+                        index=index,
+                    )
                 )
+            # not through the loop: a bot's add pays thread wake-ups, each a few ms on a busy machine (issue 15)
+            return self.core.add_blocking(
+                messages, self._loop.loop, agent=agent, person=person, space=space, extract=extract
             )
-        # not through the loop: a bot's add pays thread wake-ups, each a few ms on a busy machine (issue 15)
-        return self.core.add_blocking(
-            messages, self._loop.loop, agent=agent, person=person, space=space, extract=extract
-        )
 
     add.__doc__ = AsyncMemory.add.__doc__
     remember = _blocking(AsyncMemory.remember)
@@ -159,20 +202,21 @@ class Memory:
         dialogue: Sequence[str] | None = None,
     ) -> RecallResult:
         # on the caller's thread: no hop to the loop and to a read thread and back (issue 15)
-        return self.core.recall_blocking(
-            query,
-            agent=agent,
-            person=person,
-            space=space,
-            limit=limit,
-            score_threshold=score_threshold,
-            kinds=kinds,
-            now=now,
-            time_range=time_range,
-            recipe=recipe,
-            explain=explain,
-            dialogue=dialogue,
-        )
+        with self._calls.call():
+            return self.core.recall_blocking(
+                query,
+                agent=agent,
+                person=person,
+                space=space,
+                limit=limit,
+                score_threshold=score_threshold,
+                kinds=kinds,
+                now=now,
+                time_range=time_range,
+                recipe=recipe,
+                explain=explain,
+                dialogue=dialogue,
+            )
 
     recall.__doc__ = AsyncMemory.recall.__doc__
     get = _blocking(AsyncMemory.get)
@@ -207,7 +251,6 @@ class Memory:
     persons = _blocking(AsyncMemory.persons)
     entities = _blocking(AsyncMemory.entities)
     links = _blocking(AsyncMemory.links)
-    retry_job = _blocking(AsyncMemory.retry_job)
     chat_around = _blocking(AsyncMemory.chat_around)
     get_entity = _blocking(AsyncMemory.get_entity)
     create_entity = _blocking(AsyncMemory.create_entity)
@@ -220,6 +263,8 @@ class Memory:
             return
         self._closed = True
         _unclosed.discard(self)
+        if not self._calls.close(CLOSE_WAIT_SECONDS):
+            log.warning("closing a memory while calls are still running; they meet a closed store")
         self._loop.run(self.core.close())
         self._loop.stop()
 

@@ -34,6 +34,8 @@ SYNCHRONOUS = ("normal", "full")
 class _Connection(sqlite3.Connection):
     """A connection that can be weakly referenced: one a finished thread held closes with the thread."""
 
+    owner: threading.Thread | None = None  # the thread it belongs to: only it, or its end, may close it
+
 
 class SQLiteConnection:
     """The database file of one store directory, and the lifecycle of its connections."""
@@ -67,11 +69,15 @@ class SQLiteConnection:
 
     # connections -----------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
-        if self._closed:
-            raise StoreError("the store is closed")
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if self._closed:
+            if conn is not None:  # left open by close() while this thread was using it
+                self._local.conn = None
+                conn.close()
+            raise StoreError("the store is closed")
         if conn is None:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, factory=_Connection)
+            conn.owner = threading.current_thread()
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
             conn.execute("PRAGMA journal_mode = WAL")
             # WAL with NORMAL: a commit is in the OS before add() returns, so it survives the process
@@ -118,11 +124,16 @@ class SQLiteConnection:
                 conn.execute("COMMIT")
 
     def close(self) -> None:
+        self._closed = True
+        here = threading.current_thread()
         with self._connections_lock:
             for conn in list(self._connections):
-                conn.close()
+                # closing a connection under a statement another thread runs crashes the process; that
+                # thread closes its own at its next call, or the connection goes with the thread
+                owner = getattr(conn, "owner", None)
+                if owner is None or owner is here or not owner.is_alive():
+                    conn.close()
             self._connections.clear()
-        self._closed = True
         self._vectors.clear()
         self._ranks.clear()
         self._hit_rows.clear()
