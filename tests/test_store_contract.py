@@ -58,6 +58,19 @@ def add(store: Store, items: list[MemoryItem]) -> None:
     store.add_memories(items, EMB.embed_passages([i.text for i in items]), terms)
 
 
+def test_a_message_id_another_conversation_holds_is_refused_and_the_batch_written_not_at_all(store: Store) -> None:
+    from huiyi.errors import InvalidInput
+
+    assert [m.id for m in store.append_messages([message(1)])] == ["m1"]
+    assert store.append_messages([message(1)]) == []  # a resend in its own chat: nothing to do
+    alice = {"space": "person:alice", "person": "alice"}
+    for batch in ([message(1, **alice)], [message(5, **alice), message(1, **alice)]):  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match="'m1' is already used in another conversation"):
+            store.append_messages(batch)
+    assert store.get_messages("qy", ["m5"]) == []
+    assert [m.text for m in store.recent_messages("qy", "person:mumu", 10)] == ["第1句话"]
+
+
 def test_store_is_a_store(store: Store) -> None:
     assert isinstance(store, Store)
     assert store.schema_version() >= 1

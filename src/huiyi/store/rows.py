@@ -382,3 +382,11 @@ def report(row: Row, codec: Codec) -> RunReport:
         counts=codec.json(counts),
         body=codec.json(body),
     )
+
+
+def id_taken(message: Message) -> str:
+    """Why a message whose id another conversation of its agent already holds is refused."""
+    return (
+        f"message id {message.id!r} is already used in another conversation of agent {message.agent!r}; "
+        "message ids are unique per agent (prefix a platform's per-chat ids with the chat's)"
+    )

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
+from huiyi.errors import InvalidInput
 from huiyi.model import Message, Person
 from huiyi.store import rows
 from huiyi.store.base import Claim, ScopeStats
 from huiyi.store.postgres.connection import PostgresConnection
-from huiyi.store.rows import MESSAGE_COLUMNS, NATIVE, json_text, naive
+from huiyi.store.rows import MESSAGE_COLUMNS, NATIVE, id_taken, json_text, naive
 
 
 class PostgresMessages(PostgresConnection):
@@ -99,6 +100,12 @@ class PostgresMessages(PostgresConnection):
                 if cur.rowcount:
                     next_seq[(message.agent, message.space)] = seq + 1
                     inserted.append(message.model_copy(update={"seq": seq}))
+                else:  # a resend in its own conversation; in another, a different message: refused
+                    row = cur.execute(
+                        "SELECT space FROM messages WHERE agent = %s AND id = %s", (message.agent, message.id)
+                    ).fetchone()
+                    if row is not None and row[0] != message.space:
+                        raise InvalidInput(id_taken(message))  # the batch is rolled back
         return inserted
 
     def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]:

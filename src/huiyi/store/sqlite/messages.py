@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from huiyi.errors import InvalidInput
 from huiyi.model import Message, Person
 from huiyi.store import rows
 from huiyi.store.base import Claim, ScopeStats
-from huiyi.store.rows import MESSAGE_COLUMNS, TEXT, json_text, to_epoch
+from huiyi.store.rows import MESSAGE_COLUMNS, TEXT, id_taken, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
 
@@ -104,6 +106,8 @@ class SQLiteMessages(SQLiteConnection):
                 if cursor.rowcount:
                     next_seq[space_key] = seq + 1
                     inserted.append(message.model_copy(update={"seq": seq}))
+                else:
+                    _same_conversation(conn, message)  # raises, and the batch is rolled back
         return inserted
 
     def _append_one(self, message: Message, claimed_by: str, claim_until: float | None) -> list[Message]:
@@ -131,7 +135,10 @@ class SQLiteMessages(SQLiteConnection):
                     message.space,
                 ),
             ).fetchone()
-        return [message.model_copy(update={"seq": int(row[0])})] if row else []
+        if row is None:
+            _same_conversation(conn, message)
+            return []
+        return [message.model_copy(update={"seq": int(row[0])})]
 
     def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]:
         found: dict[str, Message] = {}
@@ -219,3 +226,11 @@ class SQLiteMessages(SQLiteConnection):
             f"SELECT agent, scope, COUNT(*), MAX(created_at) FROM memories {where} GROUP BY agent, scope", args
         ).fetchall()
         return rows.scope_stats(messages, memories, TEXT)
+
+
+def _same_conversation(conn: sqlite3.Connection, message: Message) -> None:
+    """A message id already stored is a resend (nothing to do) in its own conversation; in another it is
+    a different message, which would be lost without a word (chat platforms number messages per chat)."""
+    row = conn.execute("SELECT space FROM messages WHERE agent = ? AND id = ?", (message.agent, message.id)).fetchone()
+    if row is not None and row[0] != message.space:
+        raise InvalidInput(id_taken(message))
