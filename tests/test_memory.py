@@ -128,10 +128,51 @@ def test_bad_recall_input(memory: Memory) -> None:
         memory.recall("问" * 5000, agent="祈煜", person="木木")
     with pytest.raises(InvalidInput, match="limit"):
         memory.recall("你好", agent="祈煜", person="木木", limit=0)
+    for bad_limit in (2.5, float("inf"), True, "3"):
+        with pytest.raises(InvalidInput, match="limit"):
+            memory.recall("你好", agent="祈煜", person="木木", limit=bad_limit)  # type: ignore[arg-type]
+    for bad_query, error in ((42, "not int"), (["你好"], "not list"), (b"hi", "not bytes"), ("猫\ud800", "surrogate")):
+        with pytest.raises(InvalidInput, match=error):
+            memory.recall(bad_query, agent="祈煜", person="木木")  # type: ignore[arg-type]
     with pytest.raises(NotFound):
         memory.get("mem_nope", agent="祈煜")
     with pytest.raises(NotFound):
         memory.delete("mem_nope", agent="祈煜")
+
+
+def test_misused_calls_are_refused_before_they_change_anything(memory: Memory) -> None:
+    from huiyi import Person
+
+    with pytest.raises(InvalidInput, match="progress"):  # it was stored, then the callback failed
+        memory.add(["我家的猫叫团子"], agent="祈煜", person="木木", index=True, progress="x")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="agent"):
+        memory.add(["我家的猫叫团子"], agent=1, person="木木")  # type: ignore[arg-type]
+    assert memory.store.recent_messages("祈煜", "person:木木", 10) == []
+    stored = memory.add([{"text": "我家的猫叫团子", "id": "m1"}], agent="祈煜", person="木木", index=True)
+    for call in (memory.forget_messages, memory.get_many, memory.messages):  # "m1" is not ["m", "1"]
+        with pytest.raises(InvalidInput, match="not one string"):
+            call("m1", agent="祈煜")  # type: ignore[operator]
+    assert memory.messages(["m1"], agent="祈煜") == stored
+    for agent, person in (("祈煜", Person(id="")), ("祈煜", Person(id="a\nb")), ("", Person(id="木木"))):
+        with pytest.raises(InvalidInput):
+            memory.set_person(person, agent=agent)
+    for person in (Person(id="木木", name="木\x00木"), Person(id="木木", aliases=["\ud800"])):
+        with pytest.raises(InvalidInput):
+            memory.set_person(person, agent="祈煜")
+    with pytest.raises(InvalidInput, match="Person"):
+        memory.set_person({"id": "木木"}, agent="祈煜")  # type: ignore[arg-type]
+    assert memory.store.list_persons("祈煜") == []
+
+
+def test_a_refused_open_leaves_no_connection_open(tmp_path: Path) -> None:
+    Memory(tmp_path / "s", embedder=HashEmbedder(32)).close()
+    import os
+
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        with pytest.raises(EmbedderMismatch):
+            Memory(tmp_path / "s", embedder=HashEmbedder(64))
+    assert len(os.listdir("/proc/self/fd")) < before + 5  # each refused open left its connection open
 
 
 def test_unicode_and_emoji_survive(memory: Memory) -> None:

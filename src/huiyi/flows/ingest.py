@@ -82,8 +82,8 @@ def prepare(
     config: Config,
 ) -> list[Message]:
     """Turn caller input into stored-message shape, or raise InvalidInput before anything is written."""
-    if not agent or not agent.strip():
-        raise InvalidInput("agent is required")
+    if not isinstance(agent, str) or not agent.strip():
+        raise InvalidInput("agent is required, as a string")
     try:
         scope = Scope.of_chat(agent, person, space)
     except ValueError as exc:

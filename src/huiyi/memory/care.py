@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
-from huiyi.memory.common import _chat_of, _scope_of
+from huiyi.memory.common import _chat_of, _id_list, _scope_of
 from huiyi.memory.items import Items
 from huiyi.model import MemoryItem, Scope
 from huiyi.store.base import Erasure
@@ -157,7 +157,7 @@ class Care(Items):
         if not agent:
             raise InvalidInput("agent is required")
         await self._drained()  # a chunk indexed after the erasure would bring the words back
-        done = await self._run(functools.partial(self.store.erase, agent, list(ids), window=self._window()))
+        done = await self._run(functools.partial(self.store.erase, agent, _id_list(ids), window=self._window()))
         self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         return done

@@ -65,6 +65,13 @@ def _kinds(kinds: Sequence[MemoryKind | str] | None) -> list[MemoryKind] | None:
         raise InvalidInput(f"{exc}; the kinds are {', '.join(k.value for k in MemoryKind)}") from exc
 
 
+def _id_list(ids: Sequence[str]) -> list[str]:
+    """Ids a caller named, as a list; one string would be taken for its characters (and match nothing)."""
+    if isinstance(ids, str | bytes):
+        raise InvalidInput("ids are a list of ids, not one string")
+    return list(ids)
+
+
 def _chat_of(agent: str, person: str | None, space: str | None) -> Scope:
     """The conversation named: the group ``space``, else the private chat with ``person``."""
     try:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from huiyi.errors import NotFound
+from huiyi.errors import InvalidInput, NotFound
 from huiyi.flows import ingest
 from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
@@ -60,6 +60,8 @@ class Ingest(Care):
         messages indexed), as does ``ingest.index = "sync"`` for every call when ``index`` is not given;
         :meth:`indexed` waits for everything added so far.
         """
+        if progress is not None and not callable(progress):  # found out only after the messages were stored
+            raise InvalidInput(f"progress is a function of the count indexed, not {type(progress).__name__}")
         if not self._indexes_now(index):
             stored, plan = await self._write(self._accept, messages, agent, person, space, extract)
             self._queue_index(stored)
@@ -91,6 +93,7 @@ class Ingest(Care):
         them, and the thread behind ``add`` plans their folds. No thread hop and no wait on the loop: on a
         busy machine each hop or GIL hand-over costs several ms, and those made the tail of a bot's add
         (issue 15). Appends still take the store's write lock in turn."""
+        self._check_open()
         stored, plan = self._accept(messages, agent, person, space, extract)
         if stored or plan is not None:
             # a queue put, which never lets go of the GIL (a wake-up of the loop through its socket does)

@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from huiyi.checks import check_id, check_storable
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.flows import ingest
-from huiyi.memory.common import EDITABLE, _kinds, _scope_of, _visible
+from huiyi.memory.common import EDITABLE, _id_list, _kinds, _scope_of, _visible
 from huiyi.memory.indexing import Indexing
 from huiyi.model import (
     CoreBlock,
@@ -90,6 +91,15 @@ class Items(Indexing):
 
     async def set_person(self, person: Person, *, agent: str) -> None:
         """Record a person and their aliases; names become single words for the tokenizer."""
+        if not isinstance(person, Person):
+            raise InvalidInput(f"person is a Person, not {type(person).__name__}")
+        try:  # the ids as a message's are checked; the names as any stored text
+            check_id(agent, "agent")
+            check_id(person.id, "person")
+            for name in [person.name, *person.aliases, *person.platform_ids, *person.platform_ids.values()]:
+                check_storable(name, "a person's name, alias or platform id")
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
         await self._run(self.store.upsert_person, agent, person)
         tokens.add_words([person.id, person.name, *person.aliases])
 
@@ -104,7 +114,7 @@ class Items(Indexing):
 
     async def get_many(self, ids: Sequence[str], *, agent: str) -> list[MemoryItem]:
         """Memories by id, in the order asked; unknown ids are left out."""
-        return await self._run(self.store.get_memories, agent, list(ids))
+        return await self._run(self.store.get_memories, agent, _id_list(ids))
 
     async def delete(self, memory_id: str, *, agent: str) -> None:
         if not await self._run(self.store.delete_memories, agent, [memory_id]):
@@ -127,7 +137,7 @@ class Items(Indexing):
         return await self._run(self.store.list_memories, [scope], _kinds(kinds), limit, offset)
 
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
-        return await self._run(self.store.get_messages, agent, ids)
+        return await self._run(self.store.get_messages, agent, _id_list(ids))
 
     async def update(self, memory_id: str, changes: Mapping[str, Any], *, agent: str) -> MemoryItem:
         """Correct a memory: its text, time, place, keywords, insight or importance (seed 000's CRUD);

@@ -78,6 +78,7 @@ class Recall(Ingest):
     ) -> RecallResult:
         """``recall`` for the synchronous face, on the caller's thread: the same ranking without the hops
         to the event loop and to a read thread and back, each a wake-up of its own (issue 15)."""
+        self._check_open()
         chosen, request = self._recall_request(
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
@@ -116,13 +117,19 @@ class Recall(Ingest):
         chosen = recipe_for(recipe, self.config)
         if not agent:
             raise InvalidInput("agent is required")
-        if not query or not query.strip():
+        if not isinstance(query, str):
+            raise InvalidInput(f"query is a text, not {type(query).__name__}")
+        if not query.strip():
             raise InvalidInput("query is empty")
+        try:
+            query.encode()
+        except UnicodeEncodeError:
+            raise InvalidInput("query contains a lone surrogate") from None
         if len(query) > chosen.max_query_chars:
             raise InvalidInput(f"query has {len(query)} characters; limit {chosen.max_query_chars}")
         limit = chosen.limit if limit is None else limit
-        if limit < 1:
-            raise InvalidInput("limit must be at least 1")
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise InvalidInput(f"limit is a whole number of at least 1, not {limit!r}")
         now = self.wall(now)
         if time_range is not None:  # as the store keeps times, as ``now`` is; a caller's UTC is not local time
             ends = time_range if isinstance(time_range, Sequence) and len(time_range) == 2 else None
