@@ -191,6 +191,18 @@ def test_append_past_the_limit_is_refused_and_nothing_changes(folder: Path) -> N
     assert len(blocks.append("human", "木木" * 11 + "。").text) == 40  # exactly the limit
 
 
+def test_a_block_without_a_limit_has_the_default_one_and_unstorable_text_is_refused(folder: Path) -> None:
+    """It is in every prompt: a tool appending without end grew it to a megabyte."""
+    blocks = CoreBlocks(folder)
+    before = (folder / "words.md").read_bytes()
+    with pytest.raises(InvalidInput, match="over its limit of 5000"):
+        blocks.append("words", "深海" * 3000)
+    for bad in ("a\x00b", "\ud800"):
+        with pytest.raises(InvalidInput, match=r"NUL|surrogate"):
+            blocks.append("words", bad)
+    assert (folder / "words.md").read_bytes() == before
+
+
 def test_replace_edits_one_place(folder: Path) -> None:
     blocks = CoreBlocks(folder)
     assert blocks.replace("human", "学生", "研究生").text == "木木是一名研究生。\n木木喜欢咖啡。"

@@ -161,6 +161,13 @@ def test_misused_calls_are_refused_before_they_change_anything(memory: Memory) -
             memory.set_person(person, agent="祈煜")
     with pytest.raises(InvalidInput, match="Person"):
         memory.set_person({"id": "木木"}, agent="祈煜")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput, match="empty"):
+        memory.add(["\u200b \u200b"], agent="祈煜", person="木木")  # zero-width and spaces: nothing said
+    with pytest.raises(InvalidInput, match="datetime"):
+        memory.recall("猫", agent="祈煜", person="木木", now="2024")  # type: ignore[arg-type]
+    for value in ("1", True, float("nan")):
+        with pytest.raises(InvalidInput, match="feedback"):
+            memory.feedback(stored[0].id, value, agent="祈煜")  # type: ignore[arg-type]
     assert memory.store.list_persons("祈煜") == []
 
 

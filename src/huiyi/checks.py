@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 MAX_ID_CHARS = 200
+_ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")  # a text of these and spaces says nothing
 
 
 def check_id(value: str, what: str) -> str:
@@ -35,7 +36,7 @@ def check_scope(agent: str, kind: str, key: str) -> None:
 
 def check_text(value: str, what: str) -> str:
     """Text to store: not blank, and storable in both stores (PostgreSQL refuses NUL, UTF-8 lone surrogates)."""
-    if not value.strip():
+    if not any(not ch.isspace() and ch not in _ZERO_WIDTH for ch in value):
         raise ValueError(f"{what} text is empty")
     try:
         value.encode()  # a lone surrogate has no UTF-8 form

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from huiyi.checks import check_storable
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import CoreBlock
 
@@ -400,9 +401,19 @@ def replacing(label: str, old: str, new: str) -> Edit:
     return edit
 
 
+# a block without a ``limit`` of its own: it is in every prompt, and a tool could otherwise grow it without
+# end (Letta's core blocks default to the same 5 000 characters)
+DEFAULT_LIMIT = 5000
+
+
 def check_limit(label: str, before: str, after: str, limit: int | None) -> None:
     """Refuse an edit that takes a block past its limit; shrinking one already over it is allowed."""
-    if limit is not None and len(after) > limit and len(after) > len(before):
+    limit = DEFAULT_LIMIT if limit is None else limit
+    try:
+        check_storable(after, f"core block {label!r}")
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+    if len(after) > limit and len(after) > len(before):
         raise InvalidInput(
             f"core block {label!r} would be {len(after)} characters, over its limit of {limit} "
             f"(now {len(before)}); shorten or replace something in it first"

@@ -12,7 +12,7 @@ from typing import Any, Self, TypeVar
 from zoneinfo import ZoneInfo
 
 from huiyi.config import Config
-from huiyi.errors import EmbedderMismatch, StoreError
+from huiyi.errors import EmbedderMismatch, InvalidInput, StoreError
 from huiyi.flows import ingest
 from huiyi.flows.core_blocks import CoreBlocks
 from huiyi.flows.core_memory import CoreMemory
@@ -114,6 +114,8 @@ class MemoryBase:
     def wall(self, when: datetime | None) -> datetime | None:
         """``when`` as the store keeps times: wall clock in the configured timezone, zone-less (an aware
         time is moved into the zone first, so a caller's UTC ``now`` is not read as local time)."""
+        if when is not None and not isinstance(when, datetime):  # e.g. now="2024": refused, not an AttributeError
+            raise InvalidInput(f"a time is a datetime, not {type(when).__name__}")
         if when is None or when.tzinfo is None:
             return when
         return when.astimezone(self._tz).replace(tzinfo=None)

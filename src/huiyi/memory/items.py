@@ -176,8 +176,8 @@ class Items(Indexing):
 
     async def feedback(self, memory_id: str, value: float, *, agent: str) -> MemoryItem:
         """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory."""
-        if not -1.0 <= value <= 1.0:
-            raise InvalidInput("feedback must be between -1 and 1")
+        if not isinstance(value, int | float) or isinstance(value, bool) or not -1.0 <= value <= 1.0:
+            raise InvalidInput(f"feedback is a number between -1 and 1, not {value!r}")
         item = await self.get(memory_id, agent=agent)
         await self._run(self.store.update_memories, agent, [(memory_id, {"feedback": item.feedback + value})])
         return item.model_copy(update={"feedback": item.feedback + value})
