@@ -171,6 +171,23 @@ def test_misused_calls_are_refused_before_they_change_anything(memory: Memory) -
     assert memory.store.list_persons("祈煜") == []
 
 
+def test_a_chosen_memory_id_is_idempotent_for_its_memory_and_refused_for_another(memory: Memory) -> None:
+    note = memory.remember("木木的护照在书架第三层", agent="祈煜", person="木木", id="note-1")
+    again = memory.remember("木木的护照在书架第三层", agent="祈煜", person="木木", id="note-1")  # an import again
+    assert again == memory.get("note-1", agent="祈煜") and again.text == note.text
+    for agent, person, text in (("祈煜", "bob", "bob 的笔记"), ("祈煜", "木木", "另一条"), ("other", "mallory", "x")):
+        with pytest.raises(InvalidInput, match="'note-1' is taken"):  # it handed back 木木's memory
+            memory.remember(text, agent=agent, person=person, id="note-1")
+    # an id huiyi derives for a chunk or a summary: taken first, that chunk or summary was never written
+    squat = ingest.chunk_id("祈煜", "victim-777")
+    for taken in (squat, "sum_0123456789abcdef0123"):
+        with pytest.raises(InvalidInput, match="own"):
+            memory.remember("x", agent="other", person="mallory", id=taken)
+    memory.add([{"id": "victim-777", "text": "我的护照号码藏在蓝色盒子里"}], agent="祈煜", person="carol", index=True)
+    assert [hit.id for hit in memory.recall("护照号码", agent="祈煜", person="carol").hits] == [squat]
+    assert memory.store.count_memories() == 2
+
+
 def test_a_refused_open_leaves_no_connection_open(tmp_path: Path) -> None:
     Memory(tmp_path / "s", embedder=HashEmbedder(32)).close()
     import os

@@ -62,7 +62,8 @@ class Items(Indexing):
     ) -> MemoryItem:
         """Store one memory directly: an official memory (no person or space) or one of a scope.
 
-        With an ``id`` already stored, nothing is written (imports are idempotent)."""
+        With an ``id`` already stored for the same memory, nothing is written (imports are idempotent); an
+        id another memory holds is refused."""
         scope = _scope_of(agent, person, space)
         try:
             item = MemoryItem(
@@ -84,9 +85,16 @@ class Items(Indexing):
             raise InvalidInput(str(exc)) from exc
         if len(text) > self.config.ingest.max_message_chars:
             raise InvalidInput(f"memory text has {len(text)} characters; limit {self.config.ingest.max_message_chars}")
+        if id is not None:
+            _caller_id(item)
         vector = await self._write(self.embedder.embed_passages, [text])
         terms = ingest.terms_of(" ".join([text, *keywords]))
         await self._write(self.store.add_memories, [item], vector, [terms])
+        if id is not None:  # the store skips an id it holds: say so unless it holds this very memory
+            stored = await self._run(self.store.get_memories, agent, [id])
+            if not stored or (stored[0].scope, stored[0].kind, stored[0].text) != (item.scope, item.kind, item.text):
+                raise InvalidInput(f"memory id {id!r} is taken by another memory; choose another or none")
+            return stored[0]  # as stored first, when this was a resend
         return item
 
     async def set_person(self, person: Person, *, agent: str) -> None:
@@ -378,3 +386,22 @@ def _cleaned(entity: Entity) -> Entity:
         raise InvalidInput(f"a name or alias has at most {NAME_CHARS} characters")
     kept = [a for a in dict.fromkeys(aliases) if a != name]
     return entity.model_copy(update={"name": name, "aliases": kept})
+
+
+def _caller_id(item: MemoryItem) -> None:
+    """A memory id a caller chose may not be one huiyi derives for another memory: a chunk's (made from
+    an agent's message id, so anyone could take it first and that message would never be indexed) or a
+    summary's, unless it is the id this summary has in its own scope (an export imported again)."""
+    try:
+        check_id(item.id, "memory")
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+    if item.id.startswith("chunk_"):
+        raise InvalidInput(f"memory id {item.id!r}: ids starting chunk_ are the chunks' own, made from messages")
+    if item.id.startswith("sum_"):
+        from huiyi.flows.summarize.run import summary_id  # the summarizer loads at its first use
+
+        made = item.summary
+        keys = {"", made.period, made.person or ""}
+        if made.kind is None or item.id not in {summary_id(item.scope, made.kind, key) for key in keys}:
+            raise InvalidInput(f"memory id {item.id!r}: ids starting sum_ are the summaries' own, from their scope")
