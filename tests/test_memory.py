@@ -163,6 +163,10 @@ def test_misused_calls_are_refused_before_they_change_anything(memory: Memory) -
         memory.set_person({"id": "木木"}, agent="祈煜")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="empty"):
         memory.add(["\u200b \u200b"], agent="祈煜", person="木木")  # zero-width and spaces: nothing said
+    for data in ({"seq": "abc"}, {"seq": True}, {"space": 3}):  # every recall of the scope failed after one
+        with pytest.raises(InvalidInput, match="memory data"):
+            memory.remember("测试 足球", agent="祈煜", person="木木", kind=MemoryKind.EVENT, data=data)
+    assert not [hit for hit in memory.recall("足球", agent="祈煜", person="木木").hits if "足球" in hit.text]
     with pytest.raises(InvalidInput, match="datetime"):
         memory.recall("猫", agent="祈煜", person="木木", now="2024")  # type: ignore[arg-type]
     for value in ("1", True, float("nan")):

@@ -56,3 +56,12 @@ def check_storable(value: str, what: str) -> str:
     except UnicodeEncodeError:
         raise ValueError(f"{what} contains a lone surrogate") from None
     return value
+
+
+def check_data(data: dict[str, object]) -> None:
+    """The keys of a memory's ``data`` that ranking reads: a caller's wrong type broke every recall of the scope."""
+    seq, space = data.get("seq"), data.get("space")
+    if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool)):
+        raise ValueError(f"memory data: seq is a message's place in its chat, a whole number, not {seq!r}"[:200])
+    if space is not None and not isinstance(space, str):
+        raise ValueError(f"memory data: space is a conversation's id, a text, not {space!r}"[:200])

@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from huiyi.checks import check_id, check_scope, check_storable, check_text
+from huiyi.checks import check_data, check_id, check_scope, check_storable, check_text
 
 Role = Literal["user", "assistant"]
 
@@ -229,6 +229,7 @@ class MemoryItem(_Model):
 
     @model_validator(mode="after")
     def _storable_parts(self) -> MemoryItem:  # a write that failed on one of these lost an update
+        check_data(self.data)
         for name in ("place", "insight", "keywords", "participants", "sources"):
             for part in [value] if isinstance(value := getattr(self, name), str) else value:
                 check_storable(part, f"memory {name}")

@@ -321,7 +321,7 @@ def rank_rows(found: Sequence[Row], codec: Codec) -> list[RankRow]:
             tuple(lists[3 * i]),
             tuple(lists[3 * i + 1]),
             str(row[6]),
-            None if row[7] is None else int(row[7]),
+            row[7] if isinstance(row[7], int) else None,  # a seq stored as anything else is no place in a chat
             row[8],
             float(row[9]),
             row[10] if isinstance(row[10], str) and row[10] else None,
