@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,24 @@ def test_scopes_list_persons_spaces_and_counts(client: TestClient) -> None:
     assert scopes["person:木木"]["person"]["aliases"] == ["木木", "小木"]
     assert scopes["person:木木"]["person"]["platform_ids"] == {"qq": "10001"}
     assert len(client.get("/v1/working", params={"agent": AGENT, "space": "读书会"}).json()) == 3
+
+
+def test_every_browse_route_answers_times_with_their_zone_and_reads_a_callers_zone(client: TestClient) -> None:
+    """Some routes gave zone-less times (created_at 8 hours off); /v1/search dropped a caller's zone."""
+    items = client.get("/v1/search", params=P).json()["items"]
+    dated = [item for item in items if item["time"]]
+    assert dated and all(item["time"].endswith("+08:00") and item["created_at"].endswith("+08:00") for item in dated)
+    moment = sorted(item["time"] for item in dated)[len(dated) // 2]  # local, with its zone
+    as_utc = (datetime.fromisoformat(moment) - timedelta(hours=8)).replace(tzinfo=None).isoformat() + "Z"
+    for since in (moment, as_utc):  # the same instant, two ways
+        found = client.get("/v1/search", params={**P, "since": since}).json()
+        assert 0 < found["total"] < len(items) and all(item["time"] >= moment for item in found["items"])
+    graph = client.get("/v1/graph", params=P).json()
+    assert all(item["time"] is None or item["time"].endswith("+08:00") for item in graph["facts"] + graph["events"])
+    said = client.get("/v1/working", params=P).json()
+    assert said and all(m["time"].endswith("+08:00") for m in said)
+    around = client.get(f"/v1/messages/{said[0]['id']}/chat", params={"agent": AGENT}).json()
+    assert around and all(m["time"].endswith("+08:00") for m in around)
 
 
 def test_search_filters_and_patch_changes_recall(client: TestClient) -> None:

@@ -286,8 +286,55 @@ def size_cases() -> list[Case]:
     ]
 
 
+def edge_cases() -> list[Case]:
+    """Found by attacking the service: each answered 500, or broke every later recall of its scope."""
+    edge, top = "0001-01-01T00:00:00+14:00", "9999-12-31T23:00:00-12:00"  # no wall clock in Asia/Shanghai
+    said = {"agent": "A", "person": "p", "messages": [{"text": "hi", "time": edge}]}
+    return [
+        Case("message time before the calendar", "POST", "/v1/messages", 422, json=said),
+        Case(
+            "memory time before the calendar",
+            "POST",
+            "/v1/memories",
+            422,
+            json={"agent": "A", "text": "x", "time": edge},
+        ),
+        Case(
+            "recall from after the calendar",
+            "POST",
+            "/v1/recall",
+            422,
+            json={"agent": "A", "person": "p", "query": "x", "time_from": top},
+        ),
+        Case(
+            "data seq not a number",
+            "POST",
+            "/v1/memories",
+            422,
+            json={"agent": "A", "text": "x", "data": {"seq": "abc"}},
+        ),
+        Case("taken memory id", "POST", "/v1/memories", 422, json={"agent": "A", "text": "x", "id": "{b_memory}"}),
+        Case(
+            "a chunk's id",
+            "POST",
+            "/v1/memories",
+            422,
+            json={"agent": "A", "text": "x", "id": "chunk_0123456789abcdef0123"},
+        ),
+        Case("search min_strength NaN", "GET", "/v1/search", 422, params={"agent": "A", "min_strength": "nan"}),
+        Case("search since before the calendar", "GET", "/v1/search", 422, params={"agent": "A", "since": edge}),
+    ]
+
+
 CASES = (
-    surrogate_cases() + number_cases() + type_cases() + encoding_cases() + route_cases() + auth_cases() + size_cases()
+    surrogate_cases()
+    + number_cases()
+    + type_cases()
+    + encoding_cases()
+    + route_cases()
+    + auth_cases()
+    + size_cases()
+    + edge_cases()
 )
 
 

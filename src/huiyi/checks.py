@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, tzinfo
+
 MAX_ID_CHARS = 200
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")  # a text of these and spaces says nothing
 
@@ -65,3 +67,12 @@ def check_data(data: dict[str, object]) -> None:
         raise ValueError(f"memory data: seq is a message's place in its chat, a whole number, not {seq!r}"[:200])
     if space is not None and not isinstance(space, str):
         raise ValueError(f"memory data: space is a conversation's id, a text, not {space!r}"[:200])
+
+
+def wall_clock(when: datetime, zone: tzinfo) -> datetime:
+    """An aware time as the store keeps it: the zone's wall clock, zone-less (a time at the edge of the
+    calendar, e.g. year 1 at +14:00, has none: refused rather than an OverflowError)."""
+    try:
+        return when.astimezone(zone).replace(tzinfo=None)
+    except OverflowError:
+        raise ValueError(f"time {when.isoformat()} falls outside the calendar in zone {zone}") from None

@@ -71,3 +71,17 @@ class ProviderError(HuiyiError):
 
 class ConfigError(HuiyiError):
     code = "config_error"
+
+
+def said(exc: BaseException) -> str:
+    """An error's reason in plain words: a validation error's messages without pydantic's framing (its
+    model's name, error types and documentation links), anything else as it reads."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            found = errors()
+        except Exception:  # not pydantic's after all
+            return str(exc)
+        parts = [": ".join(filter(None, [".".join(map(str, e.get("loc", ()))), e.get("msg", "")])) for e in found]
+        return "; ".join(part.replace("Value error, ", "") for part in parts) or str(exc)
+    return str(exc)

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Int64, _Body, error_responses
-from huiyi.faces.http_times import aware, local, written
+from huiyi.faces.http_times import aware, item_out, local, message_out, written
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, EntityMerge, Link, MemoryItem, MemoryKind, Message, Person, Scope, ScopeKind
 from huiyi.store.base import ScopeStats
@@ -143,7 +143,7 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
     ) -> list[Message]:
         """A chat's working memory: its recent turns, kept verbatim."""
         check(agents, agent)
-        return await memory.working_memory(agent=agent, person=person, space=space)
+        return [message_out(m, zone) for m in await memory.working_memory(agent=agent, person=person, space=space)]
 
     @router.get("/v1/search", response_model=Found, responses=QUERY)
     async def search(
@@ -156,7 +156,7 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         since: datetime | None = None,
         until: datetime | None = None,
         valid: bool | None = None,
-        min_strength: float | None = None,
+        min_strength: Annotated[float | None, Query(allow_inf_nan=False)] = None,
         source: Annotated[str, Query(max_length=200)] = "",
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         offset: Annotated[Int64, Query(ge=0)] = 0,
@@ -166,14 +166,15 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         check(agents, agent)
         items = await memory.memories(agent=agent, person=person, space=space, kinds=kind, limit=SCAN)
         words = q.lower().split()
+        since, until = local(since, zone), local(until, zone)  # a caller's zone, as the store keeps times
 
         def keep(item: MemoryItem) -> bool:
             haystack = " ".join([item.text, item.place, item.insight, *item.keywords, item.id]).lower()
             if any(word not in haystack for word in words):
                 return False
-            if since is not None and (item.time is None or item.time < since.replace(tzinfo=None)):
+            if since is not None and (item.time is None or item.time < since):
                 return False
-            if until is not None and (item.time is None or item.time > until.replace(tzinfo=None)):
+            if until is not None and (item.time is None or item.time > until):
                 return False
             if valid is not None and (item.valid_to is None) != valid:
                 return False
@@ -182,7 +183,7 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
             return not source or any(source in s for s in item.sources)
 
         matched = [item for item in items if keep(item)]
-        return Found(items=matched[offset : offset + limit], total=len(matched))
+        return Found(items=[item_out(item, zone) for item in matched[offset : offset + limit]], total=len(matched))
 
     @router.patch("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BODY_BY_ID)
     async def patch_memory(memory_id: str, body: MemoryPatch, agents: Agents) -> MemoryItem:
@@ -203,7 +204,7 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
     ) -> list[Message]:
         """A message shown in its chat: the turns around it."""
         check(agents, agent)
-        return await memory.chat_around(message_id, agent=agent, turns=turns)
+        return [message_out(m, zone) for m in await memory.chat_around(message_id, agent=agent, turns=turns)]
 
     @router.get("/v1/links", response_model=list[Link], responses=QUERY)
     async def links(
@@ -228,6 +229,7 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         found = await memory.links(ids, agent=agent) if ids else []
         names = {entity.id for entity in entities}
         merges = [m for m in await memory.merges(agent=agent) if m.source in names or m.target in names]
+        facts, events = [item_out(i, zone) for i in facts], [item_out(i, zone) for i in events]
         return Graph(entities=entities, facts=facts, events=events, links=found, merges=merges)
 
     @router.get("/v1/merges", response_model=list[EntityMerge], responses=QUERY)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from huiyi.checks import wall_clock
+from huiyi.errors import InvalidInput
 from huiyi.model import Job, MemoryItem, Message, RecallHit, RecallResult
 
 __all__ = ["aware", "hit_out", "item_out", "job_out", "local", "message_out", "result_out", "written"]
@@ -37,7 +39,10 @@ def local(value: datetime | None, zone: tzinfo) -> datetime | None:
     """A caller's time as the store keeps it: wall-clock in the configured zone, zone-less."""
     if value is None or value.tzinfo is None:
         return value
-    return value.astimezone(zone).replace(tzinfo=None)
+    try:
+        return wall_clock(value, zone)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
 
 
 def item_out(item: MemoryItem, zone: tzinfo) -> MemoryItem:

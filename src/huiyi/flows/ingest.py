@@ -22,8 +22,9 @@ from datetime import UTC, datetime, timedelta
 from unicodedata import normalize
 from zoneinfo import ZoneInfo
 
+from huiyi.checks import wall_clock
 from huiyi.config import Config
-from huiyi.errors import InvalidInput
+from huiyi.errors import InvalidInput, said
 from huiyi.flows.chatter import said_text, spoken_text
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
 from huiyi.providers.embed import Embedder, Vectors
@@ -87,7 +88,7 @@ def prepare(
     try:
         scope = Scope.of_chat(agent, person, space)
     except ValueError as exc:
-        raise InvalidInput(str(exc)) from exc
+        raise InvalidInput(said(exc)) from exc
     if not isinstance(raw, Sequence) or isinstance(raw, bytes):  # add(42) or add(None) would slip through
         raise InvalidInput(f"messages are a text, a dict, a MessageIn or a list of them, not {type(raw).__name__}")
     if not raw:
@@ -100,7 +101,7 @@ def prepare(
         try:
             message = MessageIn(text=item) if isinstance(item, str) else MessageIn.model_validate(item)
         except ValueError as exc:
-            raise InvalidInput(f"message {position}: {exc}") from exc
+            raise InvalidInput(f"message {position}: {said(exc)}") from exc
         if len(message.text) > config.ingest.max_message_chars:
             raise InvalidInput(
                 f"message {position} has {len(message.text)} characters; the limit is {config.ingest.max_message_chars}"
@@ -110,7 +111,10 @@ def prepare(
             raise InvalidInput(f"message {position}: a group message needs its speaker")
         when = message.time or now
         if when.tzinfo is not None:  # stored as wall clock in the configured zone, as /v1 documents
-            when = when.astimezone(ZoneInfo(config.timezone)).replace(tzinfo=None)
+            try:
+                when = wall_clock(when, ZoneInfo(config.timezone))
+            except ValueError as exc:
+                raise InvalidInput(f"message {position}: {said(exc)}") from exc
         out.append(
             Message(
                 id=message.id or new_id("msg"),

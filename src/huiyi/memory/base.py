@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 from zoneinfo import ZoneInfo
 
+from huiyi.checks import wall_clock
 from huiyi.config import Config
 from huiyi.errors import EmbedderMismatch, InvalidInput, StoreError
 from huiyi.flows import ingest
@@ -118,7 +119,10 @@ class MemoryBase:
             raise InvalidInput(f"a time is a datetime, not {type(when).__name__}")
         if when is None or when.tzinfo is None:
             return when
-        return when.astimezone(self._tz).replace(tzinfo=None)
+        try:
+            return wall_clock(when, self._tz)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
 
     def _check_open(self) -> None:
         if self._closed:  # in words, rather than a closed thread pool's or event loop's

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from huiyi.checks import check_id, check_storable
-from huiyi.errors import InvalidInput, NotFound
+from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
 from huiyi.memory.common import EDITABLE, _id_list, _kinds, _scope_of, _visible
 from huiyi.memory.indexing import Indexing
@@ -82,7 +82,7 @@ class Items(Indexing):
                 created_at=datetime.now(UTC).replace(tzinfo=None),  # as the store records it: zone-less UTC
             )
         except ValueError as exc:
-            raise InvalidInput(str(exc)) from exc
+            raise InvalidInput(said(exc)) from exc
         if len(text) > self.config.ingest.max_message_chars:
             raise InvalidInput(f"memory text has {len(text)} characters; limit {self.config.ingest.max_message_chars}")
         if id is not None:
@@ -107,7 +107,7 @@ class Items(Indexing):
             for name in [person.name, *person.aliases, *person.platform_ids, *person.platform_ids.values()]:
                 check_storable(name, "a person's name, alias or platform id")
         except ValueError as exc:
-            raise InvalidInput(str(exc)) from exc
+            raise InvalidInput(said(exc)) from exc
         await self._run(self.store.upsert_person, agent, person)
         tokens.add_words([person.id, person.name, *person.aliases])
 
@@ -164,7 +164,7 @@ class Items(Indexing):
         try:
             new = MemoryItem.model_validate({**item.model_dump(), **changes, **moved})
         except ValueError as exc:
-            raise InvalidInput(str(exc)) from exc
+            raise InvalidInput(said(exc)) from exc
         if not new.text.strip():
             raise InvalidInput("memory text is empty")
         if len(new.text) > self.config.ingest.max_message_chars:
@@ -298,7 +298,7 @@ class Items(Indexing):
         try:
             entity = Entity(scope=scope, name=name, type=EntityType(type), aliases=list(aliases))
         except ValueError as exc:
-            raise InvalidInput(str(exc)) from exc
+            raise InvalidInput(said(exc)) from exc
         return await self._put_checked(_cleaned(entity))
 
     async def update_entity(self, entity_id: str, changes: Mapping[str, Any], *, agent: str) -> Entity:
@@ -312,7 +312,7 @@ class Items(Indexing):
         try:
             new = Entity.model_validate({**entity.model_dump(), **changes})
         except ValueError as exc:
-            raise InvalidInput(str(exc)) from exc
+            raise InvalidInput(said(exc)) from exc
         return await self._put_checked(_cleaned(new))
 
     async def delete_entity(self, entity_id: str, *, agent: str) -> int:
@@ -354,7 +354,7 @@ class Items(Indexing):
             try:
                 Scope.from_tag(agent, scope)
             except ValueError as exc:
-                raise InvalidInput(str(exc)) from exc
+                raise InvalidInput(said(exc)) from exc
         return await self._run(self.store.list_reports, agent, scope, limit)
 
     async def _keep_report(
@@ -395,7 +395,7 @@ def _caller_id(item: MemoryItem) -> None:
     try:
         check_id(item.id, "memory")
     except ValueError as exc:
-        raise InvalidInput(str(exc)) from exc
+        raise InvalidInput(said(exc)) from exc
     if item.id.startswith("chunk_"):
         raise InvalidInput(f"memory id {item.id!r}: ids starting chunk_ are the chunks' own, made from messages")
     if item.id.startswith("sum_"):
