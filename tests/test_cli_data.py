@@ -197,6 +197,26 @@ def test_import_json_lines_of_messages(tmp_path: Path) -> None:
         assert memory.messages(["b1"], agent="祈煜") == []
 
 
+def test_lines_without_ids_are_imported_once_however_often_the_file_is(tmp_path: Path) -> None:
+    """An import stopped half-way and run again added every line a second time (each got a random id)."""
+    said = [
+        {"text": "早", "time": "2025-11-01T08:00:00"},
+        {"text": "早", "time": "2025-11-01T08:00:00"},
+        {"text": "吃了吗"},
+    ]
+    lines = write_lines(tmp_path / "day1.jsonl", said)
+    (tmp_path / "day1.csv").write_text("text,person\n早,木木\n好,木木\n", encoding="utf-8")
+    store = tmp_path / "st"
+    for path in (lines, tmp_path / "day1.csv"):
+        first = huiyi("import", path, "-s", store, "--agent", "祈煜", "--person", "木木", "--no-extract")
+        again = huiyi("import", path, "-s", store, "--agent", "祈煜", "--person", "木木", "--no-extract")
+        stored = 3 if path == lines else 2
+        assert f"{stored} messages stored, 0 already there" in first.stdout  # two alike lines are two messages
+        assert f"0 messages stored, {stored} already there" in again.stdout
+    other = write_lines(tmp_path / "day2.jsonl", said)  # another file's same lines are other messages
+    assert "3 messages stored" in huiyi("import", other, "-s", store, "--agent", "祈煜", "--person", "木木").stdout
+
+
 def _comparable(path: Path) -> list[dict[str, Any]]:
     """An export's lines without what a store makes anew (memory ids, creation times)."""
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from huiyi.errors import InvalidInput
+from huiyi.errors import InvalidInput, said
 from huiyi.formats.plan import LINE_MODELS, EntityLine, LinkLine, MemoryLine, MergeLine, MessageLine, PersonLine, Plan
 from huiyi.formats.probes import ProbeSet
 from huiyi.model import MemoryKind, Person
@@ -16,12 +18,24 @@ from huiyi.model import MemoryKind, Person
 __all__ = ["read_file", "read_text"]
 
 
-def _message_dict(line: MessageLine) -> dict[str, Any]:
-    return {"text": line.text, "role": line.role, "speaker": line.speaker, "time": line.time, "id": line.id}
+def _message_dict(line: MessageLine, line_id: str) -> dict[str, Any]:
+    return {"text": line.text, "role": line.role, "speaker": line.speaker, "time": line.time, "id": line_id}
 
 
-def _read_lines(text: str, agent: str | None, person: str | None, space: str | None) -> Plan:
+def _line_id(name: str, chat: tuple[str, str | None, str | None], line: MessageLine, seen: Counter[str]) -> str:
+    """The id of a line that gives none: from the file's name, its chat and the line itself (and how many
+    identical lines came before it there), so importing the file again, or after an interruption, adds
+    nothing twice (a random id added every line again)."""
+    key = "\x1f".join([*(part or "" for part in chat), line.time.isoformat() if line.time else "", line.speaker or ""])
+    key += f"\x1f{line.role}\x1f{line.text}"
+    seen[key] += 1
+    digest = hashlib.blake2b(f"{name}\x1f{key}\x1f{seen[key]}".encode(), digest_size=10).hexdigest()
+    return f"{Path(name).stem[:40]}:{digest}"
+
+
+def _read_lines(text: str, agent: str | None, person: str | None, space: str | None, name: str) -> Plan:
     plan = Plan()
+    seen: Counter[str] = Counter()
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -56,14 +70,13 @@ def _read_lines(text: str, agent: str | None, person: str | None, space: str | N
             chat_person, chat_space = (line.person, line.space) if line.person or line.space else (person, space)
             if not chat_person and not chat_space:
                 raise InvalidInput(f"line {number}: no person or space; give one in the line or with --person/--space")
-            plan.add_message(who, None if chat_space else chat_person, chat_space, _message_dict(line))
+            chat = (who, None if chat_space else chat_person, chat_space)
+            plan.add_message(*chat, _message_dict(line, line.id or _line_id(name, chat, line, seen)))
     return plan
 
 
 def _reason(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
-    return exc.message if isinstance(exc, InvalidInput) else str(exc)
+    return exc.message if isinstance(exc, InvalidInput) else said(exc)
 
 
 def _read_probes(probes: ProbeSet, cases: list[str]) -> Plan:
@@ -136,7 +149,7 @@ def read_text(text: str, name: str, agent: str | None, person: str | None, space
             raise InvalidInput(f"{name} is not a valid probe file: {_reason(exc)}") from exc
     if cases:
         raise InvalidInput("--case applies to probe files only")
-    return _read_lines(text, agent, person, space)
+    return _read_lines(text, agent, person, space, name)
 
 
 def read_file(path: Path, agent: str | None, person: str | None, space: str | None, cases: list[str]) -> Plan:
