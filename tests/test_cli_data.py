@@ -328,3 +328,34 @@ def test_tools_prints_the_schemas() -> None:
     assert "记忆的主体" in huiyi("tools").stdout  # Chinese kept readable
     only = json.loads(huiyi("tools", "--name", "search_memories").stdout)
     assert [tool["function"]["name"] for tool in only] == ["search_memories"]
+
+
+def test_a_users_mistake_is_an_error_line_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each of these printed a Python traceback (FileNotFoundError, IsADirectoryError, OverflowError, ValueError,
+    ZoneInfoNotFoundError)."""
+    import sys
+
+    from huiyi.faces.cli.app import main
+
+    def exit_of(*args: str | Path) -> int:
+        monkeypatch.setattr(sys, "argv", ["huiyi", *map(str, args)])
+        with pytest.raises(SystemExit) as stopped:  # any other exception is the traceback a user saw
+            main()
+        return int(stopped.value.code or 0)
+
+    store = tmp_path / "st"
+    huiyi("import", write_lines(tmp_path / "a.jsonl", [{"text": "早", "id": "m1"}]), "-s", store, "-a", "a", "-p", "b")
+    for args in (
+        ("export", "-a", "a", "-p", "b", "-s", store, "-o", tmp_path / "no" / "such" / "out.jsonl"),
+        ("export", "-a", "a", "-p", "b", "-s", store, "-o", tmp_path),
+        ("summarize", "2024-13-01", "-a", "a", "-p", "b", "-s", store),
+        ("inspect", "-a", "a", "-s", store, "--page", "9" * 21),
+        ("serve", "--port", "99999", "-s", store),
+    ):
+        assert exit_of(*args) == 2, args
+    monkeypatch.setenv("HUIYI_TIMEZONE", "Mars/Olympus")
+    assert exit_of("inspect", "-a", "a", "-s", store) == 2
+    from huiyi.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="timezone: unknown timezone 'Mars/Olympus'"):
+        Config.load()

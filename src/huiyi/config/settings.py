@@ -8,8 +8,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.config.core import (
@@ -29,7 +30,7 @@ from huiyi.config.env import by_field_name, deep_update, from_environment
 from huiyi.config.proxy import ProxyConfig
 from huiyi.config.recall import NAMED_RECIPES, RecallRecipe, expand_recipe
 from huiyi.config.summarize import SummaryConfig
-from huiyi.errors import ConfigError
+from huiyi.errors import ConfigError, said
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -77,6 +78,13 @@ class Config(BaseModel):
     def _recipes(cls, data: Any) -> Any:
         return _with_recipes(data)
 
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        if not _known(value):  # found out at the first time read, as ZoneInfoNotFoundError
+            raise ValueError(f"unknown timezone {value!r}; an IANA name such as Asia/Shanghai or UTC")
+        return value
+
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:
         """Read a TOML file (if given), let the environment override it, then ``overrides``."""
@@ -93,7 +101,7 @@ class Config(BaseModel):
                 from_env = given(cls())  # model_dump(exclude_unset=True), without building the serializer
             return cls(**deep_update(data, from_env, overrides))
         except ValueError as exc:
-            raise ConfigError(f"invalid config: {exc}") from exc
+            raise ConfigError(f"invalid config: {said(exc)}") from exc
 
 
 # Building the validators of the whole config (twenty sections) cost a fresh process more than its first
@@ -146,7 +154,7 @@ def _by_section(cls: type[Config], data: dict[str, Any]) -> Config | None:
                     values[name] = kind.model_validate(value)
                 else:
                     return None
-            elif (name == "language" and value in ("zh", "en")) or (name == "timezone" and type(value) is str):
+            elif (name == "language" and value in ("zh", "en")) or (name == "timezone" and _known(value)):
                 values[name] = value
             else:
                 return None
@@ -189,3 +197,13 @@ def _env_only() -> Iterator[None]:
         yield
     finally:
         _lenient.reset(token)
+
+
+def _known(zone: object) -> bool:
+    if type(zone) is not str:
+        return False
+    try:
+        ZoneInfo(zone)
+    except (ValueError, ZoneInfoNotFoundError):  # ValueError: not a key at all (e.g. "../x")
+        return False
+    return True

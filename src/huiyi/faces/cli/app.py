@@ -64,3 +64,7 @@ def main() -> None:
     except HuiyiError as exc:
         out.print(f"[red]error:[/red] {exc.message}")
         raise SystemExit(2) from exc
+    except OSError as exc:  # a path that cannot be read or written, a port taken: the user's to fix, no traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        out.print(f"[red]error:[/red] {exc.strerror or exc}{where}", markup=True, highlight=False)
+        raise SystemExit(2) from exc

@@ -158,7 +158,7 @@ def inspect_command(
     person: PersonOption = None,
     space: SpaceOption = None,
     kind: KindOption = None,
-    page: Annotated[int, typer.Option("--page", min=1, help="Which page, from 1.")] = 1,
+    page: Annotated[int, typer.Option("--page", min=1, max=10**9, help="Which page, from 1.")] = 1,
     page_size: Annotated[int, typer.Option("--page-size", "-n", min=1, max=500, help="Rows a page.")] = 20,
     store: StoreOption = Path(".huiyi"),
     config: ConfigOption = None,

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from huiyi.config import Config
+from huiyi.errors import InvalidInput
 from huiyi.faces.cli.options import ConfigOption, StoreOption, open_memory
 from huiyi.faces.cli.printing import out
 
@@ -61,8 +62,12 @@ def summarize(
     """Write a day's summaries of a scope: daily, global, portraits, profiles and the agent's diary."""
     from datetime import date
 
+    try:
+        when = date.fromisoformat(day)
+    except ValueError:
+        raise InvalidInput(f"the day is a date such as 2024-09-01, not {day!r}") from None
     with open_memory(store, config) as memory:
-        for item in memory.summarize(date.fromisoformat(day), agent=agent, person=person, space=space):
+        for item in memory.summarize(when, agent=agent, person=person, space=space):
             out.print(f"[bold]{item.data.get('summary_kind')}[/bold] {item.text}", highlight=False)
 
 

@@ -26,7 +26,7 @@ def serve(
     store: StoreOption = Path(".huiyi"),
     config: ConfigOption = None,
     host: Annotated[str | None, typer.Option(help="Interface to listen on (default from config: 127.0.0.1).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port (default from config: 8765).")] = None,
+    port: Annotated[int | None, typer.Option(min=0, max=65535, help="Port (default from config: 8765).")] = None,
     workers: Annotated[int, typer.Option(help="Extraction workers to run beside the API.")] = 1,
 ) -> None:
     """Run the HTTP service (OpenAPI at /docs) over a store; the embedded store needs no set-up."""
