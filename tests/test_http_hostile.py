@@ -323,6 +323,11 @@ def edge_cases() -> list[Case]:
         ),
         Case("search min_strength NaN", "GET", "/v1/search", 422, params={"agent": "A", "min_strength": "nan"}),
         Case("search since before the calendar", "GET", "/v1/search", 422, params={"agent": "A", "since": edge}),
+        # without a key, a body's schema is not told: the key is checked first on every route
+        *(
+            Case(f"no key, bad body {path}", "POST", path, 401, json={"agent": "A", "limit": "x"}, headers={})
+            for path in ("/v1/recall", "/v1/context", "/v1/links", "/v1/flush", "/v1/messages/forget")
+        ),
     ]
 
 

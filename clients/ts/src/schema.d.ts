@@ -2440,7 +2440,9 @@ export interface operations {
     link_v1_links_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                authorization?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3438,7 +3440,9 @@ export interface operations {
     recall_v1_recall_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                authorization?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3507,7 +3511,9 @@ export interface operations {
     context_v1_context_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                authorization?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3579,7 +3585,9 @@ export interface operations {
                 agent: string;
                 id: string[];
             };
-            header?: never;
+            header?: {
+                authorization?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3706,7 +3714,9 @@ export interface operations {
     forget_messages_v1_messages_forget_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                authorization?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3775,7 +3785,9 @@ export interface operations {
     flush_v1_flush_post: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                authorization?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3848,7 +3860,9 @@ export interface operations {
                 person?: string | null;
                 space?: string | null;
             };
-            header?: never;
+            header?: {
+                authorization?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3909,7 +3923,9 @@ export interface operations {
                 space?: string | null;
                 now?: string | null;
             };
-            header?: never;
+            header?: {
+                authorization?: string | null;
+            };
             path?: never;
             cookie?: never;
         };

@@ -13,9 +13,10 @@ from datetime import datetime
 from typing import Annotated
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
+from huiyi.faces.http_auth import allowed_agents
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import ContextBody, ErasureReport, QueryBody, Who, _Body, error_responses
 from huiyi.faces.http_times import item_out, job_out, local, message_out, result_out
@@ -81,7 +82,9 @@ class LinkBody(Who):
 
 def v1_router(memory: AsyncMemory, check: Check) -> APIRouter:
     """The routes below over ``memory``; ``check`` applies the API keys to the agent named."""
-    router = APIRouter(route_class=GuardedRoute, tags=["memory"])
+    # the key is checked before the body is (a caller without one learnt the body's schema from a 422), and
+    # the schema shows the header on every route
+    router = APIRouter(route_class=GuardedRoute, tags=["memory"], dependencies=[Depends(allowed_agents)])
     zone = ZoneInfo(memory.config.timezone)
 
     @router.post("/v1/recall", response_model=RecallResult, responses=BODY)
