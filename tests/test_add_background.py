@@ -308,6 +308,32 @@ def test_recall_as_of_a_moment_leaves_out_pending_messages_said_after_it(tmp_pat
             memory.indexed()
 
 
+def test_an_add_that_indexes_stops_after_its_batch_when_cancelled_and_leaves_the_rest_to_index(tmp_path: Path) -> None:
+    """Ctrl-C on an import waited minutes for every message to be embedded before the process ended."""
+    config = Config(worker={"enabled": False}, chunk={"own_vector": False}, embed={"batch_size": 4})
+
+    async def run() -> None:
+        embedder = GatedEmbedder()
+        async with AsyncMemory(tmp_path / "s", config=config, embedder=embedder) as memory:
+            embedder.gate.clear()
+            said = [f"第{i}句：今天去了第{i}个地方" for i in range(40)]
+            adding = asyncio.create_task(memory.add(said, agent=AGENT, person=PERSON, index=True))
+            while not memory.store.recent_messages(AGENT, "person:" + PERSON, 1):  # stored; the first batch waits
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.2)
+            adding.cancel()
+            embedder.gate.set()
+            with pytest.raises(asyncio.CancelledError):
+                await adding
+            await asyncio.sleep(0.5)  # the batch under way ends, and nothing after it
+            embedded = len(embedder.passages)
+            assert embedded <= 8
+            assert await memory.indexed() == 40 - embedded  # given back at once, not after a lease
+            assert len(chunks_of(memory)) == 40
+
+    asyncio.run(run())
+
+
 def test_http_messages_index_option(tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
 

@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import socket
+import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from unicodedata import normalize
@@ -337,16 +338,20 @@ def index_messages(
     config: Config,
     progress: Progress | None = None,
     worker: str | None = None,
+    stop: threading.Event | None = None,
 ) -> int:
     """Embed and index accepted messages as chunks, in batches; returns the number indexed.
 
     ``worker`` names the claim held on the messages: on a failure, what is left is given back at once
-    so the next opener indexes it without waiting for the lease to run out.
+    so the next opener indexes it without waiting for the lease to run out. ``stop``, once set, ends it
+    after the batch under way (an import interrupted with Ctrl-C), the rest given back the same way.
     """
     done = 0
     batch = max(1, config.embed.batch_size)
     try:
         for start in range(0, len(messages), batch):
+            if stop is not None and stop.is_set():
+                raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages")
             part = messages[start : start + batch]
             own: Vectors | None = None
             if config.chunk.context == "vector":
@@ -383,6 +388,10 @@ def index_messages(
                 store.release_messages(worker, [(m.agent, m.id) for m in messages[done:]])
         raise
     return done
+
+
+class Interrupted(Exception):
+    """Indexing was told to stop; what it had not indexed is left for the next opener."""
 
 
 def index_pending(store: Store, embedder: Embedder, config: Config, worker: str | None = None) -> int:

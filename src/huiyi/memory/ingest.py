@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -71,9 +72,14 @@ class Ingest(Care):
         prepared, stored = await self._write(self._append, messages, agent, person, space)
         if not prepared:
             return []
-        await self._write(
-            ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer
-        )
+        stop = threading.Event()
+        try:
+            await self._write(
+                ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer, stop
+            )
+        except asyncio.CancelledError:  # the caller gave up (Ctrl-C): indexing ends after its batch under way
+            stop.set()
+            raise
         if await self._write(self._settle, prepared, stored, agent, person, space, extract):
             self._wake_worker()
         return stored

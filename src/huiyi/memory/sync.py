@@ -42,7 +42,11 @@ class _LoopThread:
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
-        return future.result()
+        try:
+            return future.result()
+        except BaseException:  # Ctrl-C while waiting: the call is cancelled, as an awaited one would be
+            future.cancel()
+            raise
 
     def stop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)

@@ -98,7 +98,17 @@ def import_command(
         disable=plan.size < PROGRESS_FROM,
     ) as bar:
         task = bar.add_task("import", total=plan.size)
-        counts, extracted, queued = asyncio.run(_import(store, settings, plan, extract, lambda n: bar.advance(task, n)))
+        try:
+            counts, extracted, queued = asyncio.run(
+                _import(store, settings, plan, extract, lambda n: bar.advance(task, n))
+            )
+        except KeyboardInterrupt:
+            err.print(
+                "[yellow]interrupted:[/yellow] what was stored is kept (its indexing finishes at the next open); "
+                "run the same import again to finish it, nothing is added twice",
+                highlight=False,
+            )
+            raise SystemExit(130) from None
     for note in plan.notes:
         err.print(f"[dim]note: {note}[/dim]", highlight=False)
     parts = [f"{counts.stored} messages stored", f"{counts.skipped} already there", f"{counts.memories} memories"]
