@@ -161,6 +161,15 @@ def test_misused_calls_are_refused_before_they_change_anything(memory: Memory) -
             memory.set_person(person, agent="祈煜")
     with pytest.raises(InvalidInput, match="Person"):
         memory.set_person({"id": "木木"}, agent="祈煜")  # type: ignore[arg-type]
+    for named in ({"name": "a\x01b"}, {"name": "木" * 201}, {"aliases": [" "]}):
+        with pytest.raises(InvalidInput, match="name or alias"):
+            person = Person(id="木木", **named)  # type: ignore[arg-type]
+            memory.set_person(person, agent="祈煜")
+    with pytest.raises(InvalidInput, match="message id is empty"):  # it was stored under a random id
+        memory.add([{"text": "早", "id": ""}], agent="祈煜", person="木木")
+    for keywords in (["", "猫"], ["\x07"], "abc"):
+        with pytest.raises(InvalidInput, match="keyword"):
+            memory.remember("木木养猫", agent="祈煜", person="木木", keywords=keywords)
     with pytest.raises(InvalidInput, match="empty"):
         memory.add(["\u200b \u200b"], agent="祈煜", person="木木")  # zero-width and spaces: nothing said
     for data in ({"seq": "abc"}, {"seq": True}, {"space": 3}):  # every recall of the scope failed after one

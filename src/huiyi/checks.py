@@ -14,12 +14,17 @@ def check_id(value: str, what: str) -> str:
     Ids become parts of internal keys (partitions, job keys); control characters could make two
     different ids look alike there, so they are refused.
     """
-    if not value or not value.strip():
-        raise ValueError(f"{what} id is empty")
+    return check_name(value, f"{what} id")
+
+
+def check_name(value: str, what: str) -> str:
+    """A name (a person's, an alias, a keyword): as an id is, printable, bounded and never blank."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{what} is empty")
     if len(value) > MAX_ID_CHARS:
-        raise ValueError(f"{what} id has {len(value)} characters; the limit is {MAX_ID_CHARS}")
+        raise ValueError(f"{what} has {len(value)} characters; the limit is {MAX_ID_CHARS}")
     if any(ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
-        raise ValueError(f"{what} id {value!r} contains a control character or a lone surrogate")
+        raise ValueError(f"{what} {value!r} contains a control character or a lone surrogate")
     return value
 
 

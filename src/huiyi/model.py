@@ -159,7 +159,7 @@ class MessageIn(_Model):
     @model_validator(mode="after")
     def _printable_ids(self) -> MessageIn:
         for what, value in (("speaker", self.speaker), ("message", self.id)):
-            if value:  # a blank speaker means the default one
+            if value or (what == "message" and value is not None):  # a blank speaker means the default one
                 check_id(value, what)
         return self
 

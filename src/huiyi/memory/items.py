@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from huiyi.checks import check_id, check_storable
+from huiyi.checks import check_id, check_name, check_storable
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
 from huiyi.memory.common import EDITABLE, _id_list, _kinds, _scope_of, _visible
@@ -65,6 +65,9 @@ class Items(Indexing):
         With an ``id`` already stored for the same memory, nothing is written (imports are idempotent); an
         id another memory holds is refused."""
         scope = _scope_of(agent, person, space)
+        for name, value in (("keywords", keywords), ("sources", sources), ("participants", participants)):
+            if isinstance(value, str | bytes):  # its characters would be taken for words
+                raise InvalidInput(f"{name} are a list, not one string")
         try:
             item = MemoryItem(
                 id=id or new_id("mem"),
@@ -85,6 +88,7 @@ class Items(Indexing):
             raise InvalidInput(said(exc)) from exc
         if len(text) > self.config.ingest.max_message_chars:
             raise InvalidInput(f"memory text has {len(text)} characters; limit {self.config.ingest.max_message_chars}")
+        _caller_words(item.keywords)
         if id is not None:
             _caller_id(item)
         vector = await self._write(self.embedder.embed_passages, [text])
@@ -101,11 +105,13 @@ class Items(Indexing):
         """Record a person and their aliases; names become single words for the tokenizer."""
         if not isinstance(person, Person):
             raise InvalidInput(f"person is a Person, not {type(person).__name__}")
-        try:  # the ids as a message's are checked; the names as any stored text
+        try:  # names reach every prompt and the segmenter: printable and bounded, as ids are
             check_id(agent, "agent")
             check_id(person.id, "person")
-            for name in [person.name, *person.aliases, *person.platform_ids, *person.platform_ids.values()]:
-                check_storable(name, "a person's name, alias or platform id")
+            for name in [*([person.name] if person.name else []), *person.aliases]:
+                check_name(name, "a person's name or alias")
+            for name in [*person.platform_ids, *person.platform_ids.values()]:
+                check_storable(name, "a person's platform id")
         except ValueError as exc:
             raise InvalidInput(said(exc)) from exc
         await self._run(self.store.upsert_person, agent, person)
@@ -167,6 +173,8 @@ class Items(Indexing):
             raise InvalidInput(said(exc)) from exc
         if not new.text.strip():
             raise InvalidInput("memory text is empty")
+        if "keywords" in changes:
+            _caller_words(new.keywords)
         if len(new.text) > self.config.ingest.max_message_chars:
             raise InvalidInput(
                 f"memory text has {len(new.text)} characters; limit {self.config.ingest.max_message_chars}"
@@ -405,3 +413,12 @@ def _caller_id(item: MemoryItem) -> None:
         keys = {"", made.period, made.person or ""}
         if made.kind is None or item.id not in {summary_id(item.scope, made.kind, key) for key in keys}:
             raise InvalidInput(f"memory id {item.id!r}: ids starting sum_ are the summaries' own, from their scope")
+
+
+def _caller_words(keywords: Sequence[str]) -> None:
+    """A caller's keywords are words: each one printable and not blank (they are matched and shown)."""
+    try:
+        for word in keywords:
+            check_name(word, "a keyword")
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc

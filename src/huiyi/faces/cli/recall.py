@@ -34,7 +34,9 @@ def recall_command(
     space: SpaceOption = None,
     kind: KindOption = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many memories.")] = 10,
-    threshold: Annotated[float | None, typer.Option(help="Drop memories scoring below this (0–1).")] = None,
+    threshold: Annotated[
+        float | None, typer.Option(min=0.0, max=1.0, help="Drop memories scoring below this (0–1).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the recall result as JSON.")] = False,
     store: StoreOption = Path(".huiyi"),
     config: ConfigOption = None,
