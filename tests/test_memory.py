@@ -167,6 +167,16 @@ def test_misused_calls_are_refused_before_they_change_anything(memory: Memory) -
             memory.set_person(person, agent="祈煜")
     with pytest.raises(InvalidInput, match="message id is empty"):  # it was stored under a random id
         memory.add([{"text": "早", "id": ""}], agent="祈煜", person="木木")
+    for call, error in (
+        (lambda: memory.memories(agent="祈煜", person="木木", limit=10**19), "limit"),
+        (lambda: memory.chat_around("m1", agent="祈煜", turns=10**19), "turns"),
+        (lambda: memory.jobs(states="pendin"), "states"),
+        (lambda: memory.recall("猫", agent="祈煜", person="木木", dialogue=[1]), "dialogue"),  # type: ignore[list-item]
+        (lambda: memory.context(agent="祈煜", person="木木", message=None), "texts"),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(InvalidInput, match=error):
+            call()
+    assert memory.jobs(states="pending") == memory.jobs(states=["pending"])  # type: ignore[arg-type]
     for keywords in (["", "猫"], ["\x07"], "abc"):
         with pytest.raises(InvalidInput, match="keyword"):
             memory.remember("木木养猫", agent="祈煜", person="木木", keywords=keywords)

@@ -702,3 +702,11 @@ def test_a_store_path_that_is_a_file_is_refused_in_words_and_left_alone(tmp_path
         with pytest.raises(StoreError, match=r"bot\.db is a file, not a folder"):
             Memory(path, embedder=HashEmbedder())
     assert notes.read_bytes() == b"someone else's file"
+
+
+def test_a_store_file_that_is_not_a_database_is_refused_in_words(tmp_path: Path) -> None:
+    from huiyi.errors import StoreError
+
+    (tmp_path / "huiyi.sqlite").write_bytes(b"not a database, " * 100)
+    with pytest.raises(StoreError, match="cannot be opened as a huiyi store: file is not a database"):
+        SQLiteStore(tmp_path)

@@ -16,7 +16,7 @@ from huiyi.flows import ingest
 from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
 from huiyi.memory.care import Care
-from huiyi.memory.common import MessageLike, _chat_of
+from huiyi.memory.common import MAX_LISTED, MessageLike, _chat_of
 from huiyi.model import (
     Job,
     JobState,
@@ -264,8 +264,14 @@ class Ingest(Care):
 
     async def jobs(self, *, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
         """Background jobs, oldest first: of one agent, or of all; of the given states, or of any."""
+        try:  # "pending" alone would be taken for its letters
+            chosen = [JobState(state) for state in ([states] if isinstance(states, str) else states)]
+        except ValueError as exc:
+            raise InvalidInput(f"{exc}; the states are {', '.join(s.value for s in JobState)}") from exc
+        if not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
+            raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED}, not {limit!r}")
         await self._behind_done()  # with the folds the adds so far made due
-        return await self._run(self.store.list_jobs, agent, states, limit)
+        return await self._run(self.store.list_jobs, agent, chosen, limit)
 
     async def retry_job(self, job_id: str, *, agent: str | None = None) -> Job:
         """Queue a job that failed for good again, its attempts back to 0; ``NotFound`` when no failed

@@ -11,7 +11,7 @@ from typing import Any
 from huiyi.checks import check_id, check_name, check_storable
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
-from huiyi.memory.common import EDITABLE, _id_list, _kinds, _scope_of, _visible
+from huiyi.memory.common import EDITABLE, MAX_LISTED, _id_list, _kinds, _scope_of, _visible
 from huiyi.memory.indexing import Indexing
 from huiyi.model import (
     CoreBlock,
@@ -145,8 +145,10 @@ class Items(Indexing):
         offset: int = 0,
     ) -> list[MemoryItem]:
         """One scope's memories, newest first: the person's, the space's, or (neither) the official ones."""
-        if limit < 1 or offset < 0:
-            raise InvalidInput("limit must be at least 1 and offset at least 0")
+        if not isinstance(limit, int) or not isinstance(offset, int) or not 1 <= limit <= MAX_LISTED or offset < 0:
+            raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED} and offset one from 0")
+        if offset > 2**62:  # past what the store can count
+            return []
         scope = _scope_of(agent, person, space)
         return await self._run(self.store.list_memories, [scope], _kinds(kinds), limit, offset)
 
@@ -253,6 +255,8 @@ class Items(Indexing):
 
     async def chat_around(self, message_id: str, *, agent: str, turns: int = 4) -> list[Message]:
         """A message in its chat: up to ``turns`` messages either side of it, oldest first."""
+        if not isinstance(turns, int) or not 0 <= turns <= MAX_LISTED:
+            raise InvalidInput(f"turns is a whole number from 0 to {MAX_LISTED}, not {turns!r}")
         found = await self._run(self.store.get_messages, agent, [message_id])
         if not found:
             raise NotFound(f"no message {message_id!r} for agent {agent!r}")

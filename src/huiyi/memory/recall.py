@@ -131,6 +131,8 @@ class Recall(Ingest):
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise InvalidInput(f"limit is a whole number of at least 1, not {limit!r}")
         now = self.wall(now)
+        if dialogue is not None and (isinstance(dialogue, str) or not all(isinstance(line, str) for line in dialogue)):
+            raise InvalidInput("dialogue is a list of the chat's lines, each a text")
         if time_range is not None:  # as the store keeps times, as ``now`` is; a caller's UTC is not local time
             ends = time_range if isinstance(time_range, Sequence) and len(time_range) == 2 else None
             if ends is None or not all(end is None or isinstance(end, datetime) for end in ends):
@@ -179,6 +181,8 @@ class Recall(Ingest):
         space_id = _chat_of(agent, person, space).space_id
         recent = await self._read(fold.working_memory, self.store, agent, space_id, self.config)
         overview = await self.overview(agent=agent, person=person, space=space, now=now)
+        if not isinstance(message, str) or not isinstance(last_reply, str):
+            raise InvalidInput("message and last_reply are texts")
         query = "\n".join(part for part in (last_reply, message) if part.strip())
         recalled = None
         items: list[MemoryItem] = []

@@ -65,7 +65,11 @@ class SQLiteConnection:
         self._connections_lock = threading.Lock()
         self._write_lock = threading.RLock()
         self._closed = False
-        self._migrate()
+        try:
+            self._migrate()
+        except sqlite3.DatabaseError as exc:  # e.g. "file is not a database": someone else's file, or a broken one
+            self._close_connections()  # the caches are not made yet
+            raise StoreError(f"{self.path} cannot be opened as a huiyi store: {exc}") from exc
 
     # connections -----------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -124,6 +128,13 @@ class SQLiteConnection:
                 conn.execute("COMMIT")
 
     def close(self) -> None:
+        self._close_connections()
+        self._vectors.clear()
+        self._ranks.clear()
+        self._hit_rows.clear()
+        self._own.clear()
+
+    def _close_connections(self) -> None:
         self._closed = True
         here = threading.current_thread()
         with self._connections_lock:
@@ -134,10 +145,6 @@ class SQLiteConnection:
                 if owner is None or owner is here or not owner.is_alive():
                     conn.close()
             self._connections.clear()
-        self._vectors.clear()
-        self._ranks.clear()
-        self._hit_rows.clear()
-        self._own.clear()
 
     # schema -------------------------------------------------------------------------------------
     def _migrate(self) -> None:
