@@ -36,7 +36,7 @@ MessageLike = MessageIn | dict[str, Any] | str
 READ_THREADS = 8
 WRITE_THREADS = 2
 # what ``update`` may change of a memory
-MAX_LISTED = 10_000  # rows one listing call returns at most (memories, jobs; turns either side of a message)
+MAX_LISTED = 1_000_000  # rows one listing call returns at most (memories, jobs; turns either side of a message)
 EDITABLE = frozenset({"text", "time", "place", "keywords", "insight", "importance"})
 
 
