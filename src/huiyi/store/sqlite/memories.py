@@ -425,10 +425,13 @@ def _take_out(conn: sqlite3.Connection, memories: Sequence[tuple[str, str]]) -> 
     memories are written again) and what ``delete_memory_rows`` returns."""
     links: list[Any] = []
     removed: dict[str, Any] = {}
+    by_agent: dict[str, list[str]] = {}
     for agent, memory_id in memories:
+        by_agent.setdefault(agent, []).append(memory_id)
         links += conn.execute(
             "SELECT agent, source, target, kind, weight FROM links WHERE agent = ? AND (source = ? OR target = ?)",
             (agent, memory_id, memory_id),
         ).fetchall()
-        removed.update(delete_memory_rows(conn, agent, [memory_id]))
+    for agent, ids in by_agent.items():  # one delete per agent: each partition's version bumped once
+        removed.update(delete_memory_rows(conn, agent, ids))
     return links, removed
