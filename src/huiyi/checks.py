@@ -19,7 +19,9 @@ def check_id(value: str, what: str) -> str:
 
 def check_name(value: str, what: str) -> str:
     """A name (a person's, an alias, a keyword): as an id is, printable, bounded and never blank."""
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str):  # as pydantic refuses them: an id is never made from a number
+        raise ValueError(f"{what} must be a string, not {type(value).__name__}")
+    if not value.strip():
         raise ValueError(f"{what} is empty")
     if len(value) > MAX_ID_CHARS:
         raise ValueError(f"{what} has {len(value)} characters; the limit is {MAX_ID_CHARS}")
@@ -30,9 +32,6 @@ def check_name(value: str, what: str) -> str:
 
 def check_scope(agent: str, kind: str, key: str) -> None:
     """A scope's ids: its agent's, and its person's or space's (``kind``); the official scope has no key."""
-    for what, value in (("agent", agent), (kind, key)):
-        if not isinstance(value, str):  # as pydantic refuses them: an id is never made from a number
-            raise ValueError(f"{what} id must be a string, not {type(value).__name__}")
     check_id(agent, "agent")
     if kind == "official":
         if key:
@@ -45,17 +44,12 @@ def check_text(value: str, what: str) -> str:
     """Text to store: not blank, and storable in both stores (PostgreSQL refuses NUL, UTF-8 lone surrogates)."""
     if not any(not ch.isspace() and ch not in _ZERO_WIDTH for ch in value):
         raise ValueError(f"{what} text is empty")
-    try:
-        value.encode()  # a lone surrogate has no UTF-8 form
-    except UnicodeEncodeError:
-        raise ValueError(f"{what} text contains a lone surrogate") from None
-    if "\x00" in value:
-        raise ValueError(f"{what} text contains a NUL character")
-    return value
+    return check_storable(value, f"{what} text")
 
 
 def check_storable(value: str, what: str) -> str:
-    """Text that may be empty but must be storable in both stores: no NUL, no lone surrogate."""
+    """Text that may be empty but must be storable in both stores: PostgreSQL refuses NUL, and a lone
+    surrogate has no UTF-8 form."""
     if "\x00" in value:
         raise ValueError(f"{what} contains a NUL character")
     try:

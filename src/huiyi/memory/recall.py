@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from huiyi.checks import check_storable
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import fold
@@ -122,9 +123,9 @@ class Recall(Ingest):
         if not query.strip():
             raise InvalidInput("query is empty")
         try:
-            query.encode()
-        except UnicodeEncodeError:
-            raise InvalidInput("query contains a lone surrogate") from None
+            check_storable(query, "query")
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
         if len(query) > chosen.max_query_chars:
             raise InvalidInput(f"query has {len(query)} characters; limit {chosen.max_query_chars}")
         limit = chosen.limit if limit is None else limit
