@@ -200,6 +200,24 @@ def test_madial_conversion(tmp_path: Path) -> None:
     assert probe.time == datetime(2023, 12, 26)
 
 
+def test_madial_memories_without_user_ids_take_them_from_the_pools_file(tmp_path: Path) -> None:
+    # MADial's English memories carry no user-id; the Chinese file holds the same ids with theirs
+    english = [
+        {key: {k: v for k, v in value.items() if k not in ("user-id", "id")} | {"event": f"event {key}"}}
+        for row in MADIAL_MEMORIES
+        for key, value in row.items()
+    ]
+    memories = _jsonl(tmp_path / "memory-en.jsonl", english)
+    pools = _jsonl(tmp_path / "memory-zh.jsonl", MADIAL_MEMORIES)
+    dialogues = _jsonl(tmp_path / "dialogue.jsonl", MADIAL_DIALOGUES)
+    with pytest.raises(ValueError, match="--pools"):
+        madial.load(memories, dialogues)
+    (case,) = madial.load(memories, dialogues, pools=pools).cases
+    assert [(m.id, m.text) for m in case.memories] == [("2", "event 2"), ("1", "event 1")]  # Bart's pool only
+    done = CliRunner().invoke(app, ["eval", "madial", str(memories), str(dialogues), "--json"])
+    assert done.exit_code == 2 and "--pools" in done.output and "Traceback" not in done.output
+
+
 def test_query_forms() -> None:
     probe = Probe(
         id="p",

@@ -44,14 +44,23 @@ def _read_jsonl(path: str | Path) -> list[Any]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def load_memories(path: str | Path) -> dict[str, dict[str, Any]]:
-    """The memory file: lines of ``{"<id>": {time, scene, emotion, event, user-id, id}}``, by id."""
+def load_memories(path: str | Path, pools: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The memory file: lines of ``{"<id>": {time, scene, emotion, event, user-id, id}}``, by id.
+
+    ``pools``: another memory file of the same ids whose user-ids stand in for missing ones (MADial's
+    English memories carry none; its Chinese file holds the same memories with theirs)."""
+    owners = {key: value["user-id"] for key, value in load_memories(pools).items()} if pools else {}
     out: dict[str, dict[str, Any]] = {}
     for row in _read_jsonl(path):
         for key, value in row.items():
-            if "user-id" not in value:
-                raise ValueError(f"memory {key} in {path} has no user-id, so no dialogue's pool can be told apart")
-            out[str(value.get("id", key))] = {**value, "id": str(value.get("id", key))}
+            memory_id = str(value.get("id", key))
+            user_id = value.get("user-id", owners.get(memory_id))
+            if user_id is None:
+                raise ValueError(
+                    f"memory {key} in {path} has no user-id, so no dialogue's pool can be told apart"
+                    + ("" if pools else " (--pools FILE names a memory file of the same ids that has them)")
+                )
+            out[memory_id] = {**value, "id": memory_id, "user-id": user_id}
     return out
 
 
@@ -103,8 +112,10 @@ def dialogue_case(dialogue: dict[str, Any], memories: dict[str, dict[str, Any]])
     return Case(id=case_id, agent=AGENT, language="zh", memories=case_memories, probes=[probe])
 
 
-def load(memory_path: str | Path, dialogue_path: str | Path, language: str = "zh") -> ProbeSet:
-    memories = load_memories(memory_path)
+def load(
+    memory_path: str | Path, dialogue_path: str | Path, language: str = "zh", pools: str | Path | None = None
+) -> ProbeSet:
+    memories = load_memories(memory_path, pools)
     cases = [case for d in _read_jsonl(dialogue_path) if (case := dialogue_case(d, memories))]
     if language == "en":
         cases = [case.model_copy(update={"language": "en"}) for case in cases]

@@ -198,10 +198,21 @@ def madial_command(
         ),
     ] = True,
     questions: QuestionsOption = None,
+    pools: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="A memory file of the same ids with user-ids, for one without (memory-en: --pools memory-zh.jsonl).",
+        ),
+    ] = None,
 ) -> None:
     """MADial-Bench recall prompted by the dialogue: R@1/3/5/10, Hit@1 and Hit@5 over the dialogues."""
     form = _form(query_form)
-    probes = madial.load(memory_file, dialogue_file).limited(limit)
+    try:
+        probes = madial.load(memory_file, dialogue_file, pools=pools).limited(limit)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
     result, seconds, used, extra = _run(
         probes,
         config_path=config,
