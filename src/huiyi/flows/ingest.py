@@ -27,6 +27,7 @@ from huiyi.checks import wall_clock
 from huiyi.config import Config
 from huiyi.errors import InvalidInput, said
 from huiyi.flows.chatter import said_text, spoken_text
+from huiyi.flows.message_in import message_in, stored_message
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
@@ -96,11 +97,10 @@ def prepare(
         return []
     if len(raw) > config.ingest.max_batch:
         raise InvalidInput(f"{len(raw)} messages in one call; the limit is {config.ingest.max_batch}")
-    space_id = scope.space_id
     out: list[Message] = []
     for position, item in enumerate(raw):
         try:
-            message = MessageIn(text=item) if isinstance(item, str) else MessageIn.model_validate(item)
+            message = message_in(item)
         except ValueError as exc:
             raise InvalidInput(f"message {position}: {said(exc)}") from exc
         if len(message.text) > config.ingest.max_message_chars:
@@ -116,18 +116,10 @@ def prepare(
                 when = wall_clock(when, ZoneInfo(config.timezone))
             except ValueError as exc:
                 raise InvalidInput(f"message {position}: {said(exc)}") from exc
-        out.append(
-            Message(
-                id=message.id or new_id("msg"),
-                agent=agent,
-                space=space_id,
-                scope=scope,
-                speaker=speaker,
-                role=message.role,
-                text=message.text,
-                time=when,
-            )
-        )
+        try:
+            out.append(stored_message(message, id=message.id or new_id("msg"), scope=scope, speaker=speaker, when=when))
+        except ValueError as exc:
+            raise InvalidInput(f"message {position}: {said(exc)}") from exc
     ids = [m.id for m in out]
     if len(set(ids)) != len(ids):
         raise InvalidInput("two messages in one call share an id")
@@ -256,8 +248,8 @@ def chunk_windows(
         extra = earlier[max(0, context_end - context) : context_end]
         turns = [*own, message]
         text = "\n".join(f"{m.speaker}: {m.text}" for m in turns)
-        items.append(
-            MemoryItem(
+        items.append(  # of stored, checked messages: no validator to build (issue 15)
+            MemoryItem.model_construct(
                 id=chunk_id(message.agent, message.id),
                 scope=message.scope,
                 kind=MemoryKind.CHUNK,
