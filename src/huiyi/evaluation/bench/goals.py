@@ -155,6 +155,8 @@ def run_goals(report: dict[str, Any]) -> list[dict[str, Any]]:
     startup = report.get("startup") or {}
     imported = startup.get("import") or {}
     add("from huiyi import Memory, median ms", imported.get("engine_wall_ms_median"), imported.get("goal_ms"))
+    added = startup.get("first_add") or {}
+    add("first add in a fresh process, median ms", added.get("first_ms_median"), added.get("goal_ms"))
     for first in startup.get("first_recall") or []:
         if first.get("size") == "100k":
             add("first recall in a fresh process, median ms, 100k", first.get("wall_ms_median"), first.get("goal_ms"))
