@@ -60,3 +60,43 @@ def test_a_plan_applied_then_exported_reads_back_as_an_export(tmp_path: Path) ->
     again = read_text(exported, "export.jsonl", None, None, None, [])
     # the message and both memories (木木怕黑 and the plan)
     assert again.export and again.size == 3 and again.persons[0][1].name == "木木"
+
+
+def test_a_file_that_names_another_scopes_ids_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    """A message, memory, entity, merge or link line naming what another person holds: refused whole,
+    not after the lines before it were written (nor by renaming that person's entity)."""
+    from huiyi.model import Entity, EntityType, Scope
+
+    def lines(*records: dict[str, object]) -> str:
+        first = {"type": "message", "agent": "a", "person": "mallory", "text": "我是 mallory FIRSTLINE", "id": "x1"}
+        return "\n".join(json.dumps(r, ensure_ascii=False) for r in (first, *records))
+
+    async def run() -> None:
+        async with AsyncMemory(tmp_path / "st", config=Config.load()) as memory:
+            await memory.add([{"text": "我喜欢ALICEPRIV", "id": "a1"}], agent="a", person="alice")
+            fact = await memory.remember("alice喜欢ALICEPRIV", agent="a", person="alice", kind="fact")
+            alice = Entity(scope=Scope.of_person("a", "alice"), name="爱丽丝", type=EntityType.OBJECT)
+            await memory.put_entity(alice)
+            mine = {"agent": "a", "person": "mallory"}
+            hostile = {
+                "message": lines({"type": "message", **mine, "text": "冒名", "id": "a1"}),
+                "memory": lines({"type": "memory", **mine, "text": "冒名", "id": fact.id}),
+                "entity": lines({"type": "entity", **mine, "id": alice.id, "name": "MALLORY"}),
+                "merge": lines(
+                    {"type": "entity", **mine, "id": "ent_m", "name": "MALSECRET"},
+                    {"type": "merge", **mine, "id": "g1", "source": "ent_m", "target": alice.id},
+                ),
+                "link": lines(
+                    {"type": "memory", **mine, "text": "mallory喜欢猫", "id": "mm"},
+                    {"type": "link", **mine, "source": "mm", "target": fact.id},
+                ),
+            }
+            for what, text in hostile.items():
+                with pytest.raises(InvalidInput):
+                    await apply_plan(memory, read_text(text, f"{what}.jsonl", None, None, None, []))
+                assert await memory.messages(["x1"], agent="a") == [], what
+            assert await memory.memories(agent="a", person="mallory") == []
+            assert await memory.entities(agent="a", person="mallory", merged=True) == []
+            assert [(e.name, e.aliases) for e in await memory.entities(agent="a", person="alice")] == [("爱丽丝", [])]
+
+    asyncio.run(run())
