@@ -100,3 +100,24 @@ def test_a_file_that_names_another_scopes_ids_is_refused_before_anything_is_writ
             assert [(e.name, e.aliases) for e in await memory.entities(agent="a", person="alice")] == [("爱丽丝", [])]
 
     asyncio.run(run())
+
+
+def test_an_export_holds_every_message_even_one_whose_chunk_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Messages were found through their chunks: one whose chunk was deleted (or forgotten) left the export."""
+    import huiyi.formats.export as export
+
+    monkeypatch.setattr(export, "PAGE", 2)  # the log is read page by page
+
+    async def run() -> list[str]:
+        async with AsyncMemory(tmp_path / "st", config=Config.load()) as memory:
+            said = [{"text": f"第{i}句 内容{i}", "id": f"p{i}"} for i in range(5)]
+            await memory.add(said, agent="a", person="bob", index=True)
+            chunk = next(m for m in await memory.memories(agent="a", person="bob") if m.sources == ["p0"])
+            await memory.delete(chunk.id, agent="a")
+            handle = io.StringIO()
+            await write_lines(export_lines(memory, "a", "bob", None), handle)
+            return [r["id"] for r in map(json.loads, handle.getvalue().splitlines()) if r["type"] == "message"]
+
+    assert asyncio.run(run()) == ["p0", "p1", "p2", "p3", "p4"]
