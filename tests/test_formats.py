@@ -121,3 +121,17 @@ def test_an_export_holds_every_message_even_one_whose_chunk_is_gone(
             return [r["id"] for r in map(json.loads, handle.getvalue().splitlines()) if r["type"] == "message"]
 
     assert asyncio.run(run()) == ["p0", "p1", "p2", "p3", "p4"]
+
+
+def test_a_file_not_in_utf8_is_refused_in_words_and_utf16_is_read(tmp_path: Path) -> None:
+    """A GBK chat export was a UnicodeDecodeError traceback; UTF-16 with its BOM (Windows tools) is read."""
+    from huiyi.formats.choose import read_import
+
+    gbk = tmp_path / "qq.txt"
+    gbk.write_bytes("消息对象:小满\n2024-05-01 20:15:32 小满(10001)\n你好\n".encode("gbk"))
+    with pytest.raises(InvalidInput, match=r"qq\.txt is not UTF-8 text"):
+        read_import(gbk, agent="a")
+    wide = tmp_path / "chat.jsonl"
+    wide.write_bytes(json.dumps({"text": "你好", "person": "p"}, ensure_ascii=False).encode("utf-16"))
+    plan = read_import(wide, agent="a")
+    assert [m["text"] for b in plan.batches for m in b.messages] == ["你好"]
