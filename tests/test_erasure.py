@@ -118,3 +118,34 @@ def test_the_cli_forgets_a_person(tmp_path: Path) -> None:
     assert _files_holding(tmp_path / "s", [BOB[0]]) == []
     refused = CliRunner().invoke(app, ["forget", "-a", "a", "-s", str(tmp_path / "s")])
     assert refused.exit_code != 0
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_summaries_of_summaries_and_the_things_their_words_named_go_with_them(tmp_path: Path, backend: str) -> None:
+    """A group's daily summary is made of events and its global one of dailies: neither cites bob's
+    message, yet both quoted it; and the place his words named was an entity of his scope."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        memory.set_person(Person(id="bob", name="鲍勃"), agent="a")
+        memory.add([{"text": "我住在QZXBOBHOME小区", "time": T0}], agent="a", person="bob")
+        memory.add(
+            [
+                {"text": f"大家好 {ALICE}", "speaker": "alice", "time": T0 + timedelta(minutes=1)},
+                {"text": "我喜欢QZXBOBFILM电影", "speaker": "bob", "time": T0 + timedelta(minutes=2)},
+                {"text": f"一起去吧 {ALICE}", "speaker": "alice", "time": T0 + timedelta(minutes=3)},
+            ],
+            agent="a",
+            space="g1",
+        )
+        memory.flush(agent="a", person="bob")
+        memory.flush(agent="a", space="g1")
+        memory.summarize(T0.date(), agent="a", person="bob")
+        memory.summarize(T0.date(), agent="a", space="g1")
+        entities = [e.name for e in memory.entities(agent="a", person="bob")]
+        assert any("QZXBOBHOME" in name for name in entities), entities
+        memory.forget_person("bob", agent="a")
+        texts = [m.text for m in memory.memories(agent="a", space="g1", limit=500)]
+        assert not [t for t in texts if "QZXBOBFILM" in t], texts
+        hits = memory.recall("QZXBOBFILM 电影", agent="a", space="g1", person="alice", limit=50).hits
+        assert not [h.text for h in hits if "QZXBOBFILM" in h.text]
+        assert not memory.entities(agent="a", person="bob")

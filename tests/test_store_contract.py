@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from huiyi.config import Config
-from huiyi.errors import SchemaTooNew, StoreError
+from huiyi.errors import InvalidInput, SchemaTooNew, StoreError
 from huiyi.flows import ingest
 from huiyi.model import (
     Entity,
@@ -602,6 +602,24 @@ def test_entities_merge_and_unmerge(store: Store) -> None:
     assert set(current) == {suni.id, nini.id, cat.id}
     assert current[suni.id].aliases == ["小霓"]
     assert store.list_entities([Scope.of_space("qy", "g2")]) == []
+
+
+def test_an_entity_never_crosses_scopes(store: Store) -> None:
+    """An id another scope or agent holds is refused, not renamed; a merge across scopes is refused,
+    since it gives the target the source's names (an import's hostile lines did both)."""
+    alice = Entity(scope=Scope.of_person("qy", "alice"), name="爱丽丝", type=EntityType.OBJECT)
+    store.upsert_entity(alice, EMB.embed_passages([alice.name])[0])
+    store.upsert_entity(alice.model_copy(update={"aliases": ["丽丽"]}), EMB.embed_passages([alice.name])[0])
+    for scope in (Scope.of_person("qy", "mallory"), Scope.of_person("other", "alice")):
+        stranger = Entity(id=alice.id, scope=scope, name="MALLORY", type=EntityType.OBJECT)
+        with pytest.raises(InvalidInput, match="another scope"):
+            store.upsert_entity(stranger, EMB.embed_passages([stranger.name])[0])
+    mallory = Entity(scope=Scope.of_person("qy", "mallory"), name="MALSECRET", type=EntityType.OBJECT)
+    store.upsert_entity(mallory, EMB.embed_passages([mallory.name])[0])
+    with pytest.raises(InvalidInput, match="different scopes"):
+        store.merge_entities("qy", mallory.id, alice.id, "hostile", T0)
+    kept = store.list_entities([alice.scope])
+    assert [(e.name, e.aliases) for e in kept] == [("爱丽丝", ["丽丽"])]
 
 
 def test_links_are_found_from_either_end(store: Store) -> None:

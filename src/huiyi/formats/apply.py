@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from huiyi.formats.plan import Plan
+from huiyi.formats.preflight import check_plan
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, Link, MemoryKind, Scope
 
@@ -31,6 +32,7 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
 
     ``advance`` is told how many records are done as they go (from worker threads too).
     """
+    await check_plan(memory, plan)  # a file that would be refused halfway changes nothing
     counts = Counts()
     for agent, person in plan.persons:
         await memory.set_person(person, agent=agent)

@@ -30,7 +30,7 @@ from huiyi.formats.mem0 import looks_like_mem0, read_mem0
 from huiyi.formats.memorybank import looks_like_memorybank, read_memorybank
 from huiyi.formats.plan import Plan
 from huiyi.formats.qq import looks_like_qq, read_qq
-from huiyi.formats.read import read_text
+from huiyi.formats.read import file_text, read_text
 from huiyi.formats.wechat import looks_like_wechat_csv, looks_like_wechat_html, read_wechat_csv, read_wechat_html
 
 __all__ = ["FORMATS", "Format", "read_import", "sniff"]
@@ -80,7 +80,7 @@ def read_import(
     timezone: str = "Asia/Shanghai",
 ) -> Plan:
     """A file to import as a checked plan, in the format named or sniffed."""
-    text = path.read_text(encoding="utf-8-sig")
+    text = file_text(path)
     return read_import_text(text, path.name, format, agent, person, space, cases or [], selves or [], timezone)
 
 

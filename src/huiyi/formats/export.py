@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
@@ -9,7 +10,7 @@ from typing import Any, TextIO
 from huiyi import __version__
 from huiyi.errors import InvalidInput
 from huiyi.memory import AsyncMemory
-from huiyi.model import MemoryItem, MemoryKind, Message
+from huiyi.model import MemoryItem, MemoryKind, Message, Scope
 
 __all__ = ["PAGE", "export_lines", "scope_label", "write_lines"]
 
@@ -41,6 +42,22 @@ async def _all_memories(memory: AsyncMemory, agent: str, person: str | None, spa
         offset += PAGE
 
 
+async def _log(memory: AsyncMemory, agent: str, person: str | None, space: str | None) -> list[Message]:
+    """Every message of the scope's chat, oldest first: from the log, not from chunks, since a message
+    whose chunk was deleted or forgotten, or is not indexed yet, is still the person's."""
+    if not person and not space:
+        return []
+    tag = Scope.of_chat(agent, None if space else person, space).tag
+    found: list[Message] = []
+    before: int | None = None
+    while True:
+        page = await asyncio.to_thread(memory.store.recent_messages, agent, tag, PAGE, before)
+        found[:0] = page
+        if len(page) < PAGE:
+            return found
+        before = page[0].seq
+
+
 async def export_lines(
     memory: AsyncMemory, agent: str, person: str | None, space: str | None
 ) -> AsyncIterator[dict[str, Any]]:
@@ -59,11 +76,7 @@ async def export_lines(
             "platform_ids": known.platform_ids,
         }
     items = await _all_memories(memory, agent, person, space)
-    anchors = [item.sources[0] for item in items if item.kind is MemoryKind.CHUNK and item.sources]
-    messages: list[Message] = []
-    for start in range(0, len(anchors), PAGE):
-        messages.extend(await memory.messages(anchors[start : start + PAGE], agent=agent))
-    for message in sorted({m.id: m for m in messages}.values(), key=lambda m: m.seq):  # the log's order
+    for message in await _log(memory, agent, person, space):
         yield {
             "type": "message",
             **scope,

@@ -15,7 +15,7 @@ from huiyi.formats.plan import LINE_MODELS, EntityLine, LinkLine, MemoryLine, Me
 from huiyi.formats.probes import ProbeSet
 from huiyi.model import MemoryKind, Person
 
-__all__ = ["read_file", "read_text"]
+__all__ = ["file_text", "read_file", "read_text"]
 
 
 def _message_dict(line: MessageLine, line_id: str) -> dict[str, Any]:
@@ -152,6 +152,23 @@ def read_text(text: str, name: str, agent: str | None, person: str | None, space
     return _read_lines(text, agent, person, space, name)
 
 
+def file_text(path: Path) -> str:
+    """A file's text: UTF-8 (a BOM allowed), or UTF-16 with its BOM (as Windows tools save it).
+
+    Anything else is refused in words: a GBK file read as UTF-8 was a traceback, and guessed as GBK a
+    damaged UTF-8 file would be imported as nonsense.
+    """
+    data = path.read_bytes()
+    encoding = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{path.name} is not {encoding.removesuffix('-sig').upper()} text (byte {exc.start} cannot be read); "
+            "save it as UTF-8 first (a GBK chat export: iconv -f GB18030 -t UTF-8)"
+        ) from None
+
+
 def read_file(path: Path, agent: str | None, person: str | None, space: str | None, cases: list[str]) -> Plan:
     """A file to import, as a checked plan (see :func:`read_text`)."""
-    return read_text(path.read_text(encoding="utf-8-sig"), path.name, agent, person, space, cases)
+    return read_text(file_text(path), path.name, agent, person, space, cases)

@@ -8,6 +8,7 @@ who must prove erasure there also rotates those.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from huiyi.model import Scope
 from huiyi.store.base import Erasure
@@ -19,6 +20,22 @@ _TOUCHED = (
     *("messages", "memories", "memory_vectors", "memory_own_vectors", "links", "entities", "entity_merges", "jobs"),
     *("working_memory", "persons", "person_blocks", "partitions", "reports"),
 )
+
+
+def _derived(cur: Any, agent: str, memory_ids: Sequence[str]) -> list[str]:
+    """Memories made from memories that go (a daily summary of events, a global one of dailies): they quote them."""
+    gone = set(memory_ids)
+    found: list[str] = []
+    step = sorted(gone)
+    while step:  # each round one step further from the messages; ends when a round finds nothing new
+        rows = cur.execute(
+            "SELECT id FROM memories WHERE agent = %s AND sources ?| %s::text[] AND NOT (id = ANY(%s))",
+            (agent, step, sorted(gone)),
+        ).fetchall()
+        step = [str(row[0]) for row in rows]
+        gone.update(step)
+        found += step
+    return found
 
 
 class PostgresErase(PostgresMemories):
@@ -73,6 +90,7 @@ class PostgresErase(PostgresMemories):
                         (window, agent, ids, ids),
                     ).fetchall()
                 ]
+            memory_ids += _derived(cur, agent, memory_ids)
             # chunks that go take other people's turns with them: their anchors are indexed again
             done.reindexed = cur.execute(
                 "UPDATE messages SET indexed = false WHERE agent = %s AND indexed AND NOT (id = ANY(%s)) AND id IN "
@@ -98,21 +116,23 @@ class PostgresErase(PostgresMemories):
                 (agent, scope, agent, ids, names),
             )
             done.messages = cur.execute("DELETE FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, ids)).rowcount
-            if names:
-                entity_ids = [
-                    str(r[0])
-                    for r in cur.execute(
-                        "SELECT id FROM entities WHERE agent = %s AND (name = ANY(%s) OR aliases ?| %s::text[])",
-                        (agent, names, names),
-                    ).fetchall()
-                ]
-                cur.execute(
-                    "DELETE FROM entity_merges WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
-                    (agent, entity_ids, entity_ids),
-                )
-                done.entities = cur.execute(
-                    "DELETE FROM entities WHERE agent = %s AND id = ANY(%s)", (agent, entity_ids)
-                ).rowcount
+            # entities of their scope, named by them, or named only by erased messages (a place their words made)
+            entity_ids = [
+                str(r[0])
+                for r in cur.execute(
+                    "SELECT id FROM entities WHERE agent = %s AND (scope = %s OR name = ANY(%s)"
+                    " OR aliases ?| %s::text[] OR (jsonb_array_length(sources) > 0 AND NOT EXISTS"
+                    " (SELECT 1 FROM jsonb_array_elements_text(sources) s WHERE NOT (s = ANY(%s)))))",
+                    (agent, scope, names, names, ids),
+                ).fetchall()
+            ]
+            cur.execute(
+                "DELETE FROM entity_merges WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
+                (agent, entity_ids, entity_ids),
+            )
+            done.entities = cur.execute(
+                "DELETE FROM entities WHERE agent = %s AND id = ANY(%s)", (agent, entity_ids)
+            ).rowcount
             if person is not None:
                 cur.execute("DELETE FROM working_memory WHERE agent = %s AND space = %s", (agent, scope))
                 done.persons = cur.execute("DELETE FROM persons WHERE agent = %s AND id = %s", (agent, person)).rowcount

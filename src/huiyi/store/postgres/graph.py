@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from huiyi.errors import StoreError
+from huiyi.errors import InvalidInput, StoreError
 from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
@@ -19,11 +19,13 @@ class PostgresGraph(PostgresConnection):
 
     def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
         with self._write() as cur:
-            cur.execute(
+            written = cur.execute(
                 "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
                 " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::halfvec, %s) ON CONFLICT (id) DO UPDATE"
                 " SET name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
-                " sources = excluded.sources, vector = excluded.vector",
+                " sources = excluded.sources, vector = excluded.vector"
+                # an id another scope holds is not this entity: never rename it nor move names across scopes
+                " WHERE entities.agent = excluded.agent AND entities.scope = excluded.scope",
                 (
                     entity.id,
                     entity.scope.agent,
@@ -37,7 +39,9 @@ class PostgresGraph(PostgresConnection):
                     vector_literal(vector),
                     rows.now(),
                 ),
-            )
+            ).rowcount
+            if not written:
+                raise InvalidInput(f"entity id {entity.id!r} is held by another scope or agent")
         return entity
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
@@ -67,6 +71,8 @@ class PostgresGraph(PostgresConnection):
             if len(found) != 2:
                 raise StoreError(f"cannot merge {source} into {target}: both must exist and not be merged already")
             kept, gone = found[target], found[source]
+            if kept.scope != gone.scope:  # a merge gives the target the source's names: never across scopes
+                raise InvalidInput(f"cannot merge {source} into {target}: they belong to different scopes")
             aliases = list(dict.fromkeys([*kept.aliases, *(n for n in gone.names if n != kept.name)]))
             cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (json_text(aliases), target))
             cur.execute("UPDATE entities SET merged_into = %s WHERE id = %s", (target, source))

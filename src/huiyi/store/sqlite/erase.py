@@ -43,6 +43,7 @@ class SQLiteErase(SQLiteMemories):
                     (agent, scope, person),
                 )
             memory_ids = _memories_to_erase(conn, agent, scope, person, names) + _chunks_near(conn, agent, window)
+            memory_ids += _derived(conn, agent, memory_ids)
             done.reindexed = _reindex_others(conn, agent, memory_ids)
             removed = delete_memory_rows(conn, agent, memory_ids)
             done.jobs = conn.execute(
@@ -54,8 +55,7 @@ class SQLiteErase(SQLiteMemories):
             done.messages = conn.execute(
                 "DELETE FROM messages WHERE agent = ? AND id IN (SELECT id FROM erased)", (agent,)
             ).rowcount
-            if names:
-                done.entities = _erase_entities(conn, agent, names)
+            done.entities = _erase_entities(conn, agent, scope, names)
             if person is not None:
                 conn.execute("DELETE FROM working_memory WHERE agent = ? AND space = ?", (agent, scope))
                 done.persons = conn.execute("DELETE FROM persons WHERE agent = ? AND id = ?", (agent, person)).rowcount
@@ -127,15 +127,46 @@ def _reindex_others(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[s
     return marked
 
 
-def _erase_entities(conn: sqlite3.Connection, agent: str, names: Sequence[str]) -> int:
-    """Entities named by the person's names or aliases, and the merges that involved them."""
+def _derived(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> list[str]:
+    """Memories made from memories that go (a daily summary of events, a global one of dailies): they quote them."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS erased_memories (id TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM erased_memories")
+    conn.executemany("INSERT OR IGNORE INTO erased_memories VALUES (?)", [(i,) for i in memory_ids])
+    found: list[str] = []
+    while True:  # each round one step further from the messages; ends when a round finds nothing new
+        rows = conn.execute(
+            "SELECT id FROM memories WHERE agent = ? AND id NOT IN (SELECT id FROM erased_memories) AND EXISTS "
+            "(SELECT 1 FROM json_each(memories.sources) s JOIN erased_memories e ON e.id = s.value)",
+            (agent,),
+        ).fetchall()
+        if not rows:
+            break
+        step = [str(row[0]) for row in rows]
+        conn.executemany("INSERT OR IGNORE INTO erased_memories VALUES (?)", [(i,) for i in step])
+        found += step
+    conn.execute("DELETE FROM erased_memories")
+    return found
+
+
+def _erase_entities(conn: sqlite3.Connection, agent: str, scope: str | None, names: Sequence[str]) -> int:
+    """Entities of the person's scope, named by their names or aliases, or named only by erased messages
+    (a place or thing their words made), and the merges that involved them."""
     name_marks = marks(len(names))
+    named = (
+        f"name IN ({name_marks}) OR EXISTS "
+        f"(SELECT 1 FROM json_each(entities.aliases) a WHERE a.value IN ({name_marks}))"
+        if names
+        else "0"
+    )
+    only_erased = (
+        "(json_array_length(sources) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(entities.sources) s "
+        "WHERE s.value NOT IN (SELECT id FROM erased)))"
+    )
     ids = [
         str(row[0])
         for row in conn.execute(
-            f"SELECT id FROM entities WHERE agent = ? AND (name IN ({name_marks}) OR EXISTS "
-            f"(SELECT 1 FROM json_each(entities.aliases) a WHERE a.value IN ({name_marks})))",
-            (agent, *names, *names),
+            f"SELECT id FROM entities WHERE agent = ? AND (scope IS ? OR {named} OR {only_erased})",
+            (agent, scope, *names, *names),
         )
     ]
     for chunk in chunks(ids, 500):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from huiyi.errors import StoreError
+from huiyi.errors import InvalidInput, StoreError
 from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
@@ -23,11 +23,13 @@ class SQLiteGraph(SQLiteConnection):
         blob = np.asarray(vector, dtype=np.float16).reshape(-1).tobytes()
         with self._write() as conn:
             part = ensure_partition(conn, entity.scope.agent, entity.scope)
-            conn.execute(
+            written = conn.execute(
                 "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET"
                 " name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
-                " sources = excluded.sources, vector = excluded.vector",
+                " sources = excluded.sources, vector = excluded.vector"
+                # an id another scope holds is not this entity: never rename it nor move names across scopes
+                " WHERE entities.agent = excluded.agent AND entities.scope = excluded.scope",
                 (
                     entity.id,
                     entity.scope.agent,
@@ -41,7 +43,9 @@ class SQLiteGraph(SQLiteConnection):
                     blob,
                     to_epoch(datetime.now(UTC)),
                 ),
-            )
+            ).rowcount
+            if not written:
+                raise InvalidInput(f"entity id {entity.id!r} is held by another scope or agent")
         return entity
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
@@ -87,6 +91,8 @@ class SQLiteGraph(SQLiteConnection):
             if len(found) != 2:
                 raise StoreError(f"cannot merge {source} into {target}: both must exist and not be merged already")
             kept, gone = found[target], found[source]
+            if kept.scope != gone.scope:  # a merge gives the target the source's names: never across scopes
+                raise InvalidInput(f"cannot merge {source} into {target}: they belong to different scopes")
             aliases = list(dict.fromkeys([*kept.aliases, *(n for n in gone.names if n != kept.name)]))
             conn.execute("UPDATE entities SET aliases = ? WHERE id = ?", (json_text(aliases), target))
             conn.execute("UPDATE entities SET merged_into = ? WHERE id = ?", (target, source))

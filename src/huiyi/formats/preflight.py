@@ -1,0 +1,101 @@
+"""Checking a plan against the store before an import writes anything.
+
+An id the store already gives another conversation, memory scope or entity scope is refused by the
+write that meets it; by then the lines before it were written. These checks find every such id first,
+so a file that would be refused changes nothing, and no line lands in another person's scope.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+
+from huiyi.errors import InvalidInput
+from huiyi.formats.plan import Plan
+from huiyi.memory import AsyncMemory
+from huiyi.model import MemoryKind, Scope
+
+__all__ = ["check_plan"]
+
+_PAGE = 500  # ids looked up per call
+
+
+def _tag(agent: str, person: str | None, space: str | None) -> str:
+    """The scope tag a line of the plan is written to (apply_plan's rule: a space wins over a person)."""
+    return Scope.of_chat(agent, None if space else person, space).tag if person or space else "official"
+
+
+def _claim(claims: dict[tuple[str, str], str], agent: str, key: str, tag: str, what: str) -> None:
+    held = claims.setdefault((agent, key), tag)
+    if held != tag:
+        raise InvalidInput(f"{what} id {key!r} is given to both {held} and {tag} of agent {agent!r}")
+
+
+async def check_plan(memory: AsyncMemory, plan: Plan) -> None:
+    """Raise ``InvalidInput`` if the plan gives an id to a scope other than the one the file or store holds it in."""
+    messages: dict[tuple[str, str], str] = {}
+    for batch in plan.batches:
+        tag = _tag(batch.agent, batch.person, batch.space)
+        for message in batch.messages:
+            if message.get("id"):
+                _claim(messages, batch.agent, str(message["id"]), tag, "message")
+    memories: dict[tuple[str, str], str] = {}
+    for agent, line in plan.memories:
+        if line.id and line.kind is not MemoryKind.CHUNK:  # chunks are rebuilt from messages, not written
+            _claim(memories, agent, line.id, _tag(agent, line.person, line.space), "memory")
+    entities: dict[tuple[str, str], str] = {}
+    for agent, entity in plan.entities:
+        _claim(entities, agent, entity.id, _tag(agent, entity.person, entity.space), "entity")
+    await _against_store(memory, messages, "message")
+    await _against_store(memory, memories, "memory")
+    await _against_store(memory, entities, "entity")
+    await _graph(memory, plan, memories, entities)
+
+
+async def _stored_tags(memory: AsyncMemory, agent: str, ids: list[str], what: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for start in range(0, len(ids), _PAGE):
+        page = ids[start : start + _PAGE]
+        if what == "message":
+            found.update({m.id: m.space for m in await memory.messages(page, agent=agent)})
+        elif what == "memory":
+            found.update({m.id: m.scope.tag for m in await memory.get_many(page, agent=agent)})
+        else:
+            entities = await asyncio.to_thread(memory.store.get_entities, agent, page)
+            found.update({e.id: e.scope.tag for e in entities})
+    return found
+
+
+async def _against_store(memory: AsyncMemory, claims: dict[tuple[str, str], str], what: str) -> None:
+    by_agent: dict[str, list[str]] = defaultdict(list)
+    for agent, key in claims:
+        by_agent[agent].append(key)
+    for agent, ids in by_agent.items():
+        for key, tag in (await _stored_tags(memory, agent, ids, what)).items():
+            if tag != claims[(agent, key)]:
+                raise InvalidInput(
+                    f"{what} id {key!r} already belongs to {tag} of agent {agent!r}, not {claims[(agent, key)]}; "
+                    "nothing was imported"
+                )
+
+
+async def _graph(
+    memory: AsyncMemory,
+    plan: Plan,
+    memories: dict[tuple[str, str], str],
+    entities: dict[tuple[str, str], str],
+) -> None:
+    """Merges and links join two things of the line's own scope, from the file or already stored."""
+    for kind, pairs, known, what in (
+        ("merge", [(a, m.source, m.target, m) for a, m in plan.merges if not m.undone], entities, "entity"),
+        ("link", [(a, k.source, k.target, k) for a, k in plan.links], memories, "memory"),
+    ):
+        for agent, source, target, line in pairs:
+            tag = _tag(agent, line.person, line.space)
+            ends = [e for e in (source, target) if (agent, e) not in known]
+            stored = await _stored_tags(memory, agent, ends, what) if ends else {}
+            for end in (source, target):
+                where = known.get((agent, end)) or stored.get(end)
+                if where != tag:
+                    found = f"belongs to {where}" if where else "is not in the file or the store"
+                    raise InvalidInput(f"a {kind} of {tag} names {what} {end!r}, which {found}; nothing was imported")
