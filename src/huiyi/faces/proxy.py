@@ -26,6 +26,7 @@ import httpx
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from huiyi.checks import check_name
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput, UnnamedConversation
 from huiyi.faces.proxy_stream import final_as_sse, sse_reply_text
@@ -50,6 +51,7 @@ class Turn:
     new_user_lines: list[tuple[str, str]]  # (message id, text), oldest first
     last_reply: str
     upstream_model: str
+    line_speakers: tuple[str | None, ...] = ()  # each new line's own speaker in a group, beside new_user_lines
 
 
 def _text(content: Any) -> str:
@@ -94,8 +96,13 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
     space = _header(headers, "x-huiyi-space") or None
     person = _header(headers, "x-huiyi-person") or user_field or None
     last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
-    trailing = [m for m in messages[last_assistant + 1 :] if m.get("role") == "user" and _text(m.get("content"))]
-    speaker = _header(headers, "x-huiyi-speaker") or next((str(m["name"]) for m in trailing if m.get("name")), None)
+    trailing = [
+        (i, m)
+        for i, m in enumerate(messages)
+        if i > last_assistant and m.get("role") == "user" and _text(m.get("content"))
+    ]
+    named = [_checked(m["name"], "a user message's 'name'") if m.get("name") else None for _, m in trailing]
+    speaker = _header(headers, "x-huiyi-speaker") or next((n for n in reversed(named) if n), None)
     if space:
         speaker = speaker or person
         if not speaker:
@@ -107,13 +114,33 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
         raise UnnamedConversation(
             "name the person: send X-Huiyi-Person (or the OpenAI 'user' field); for a group add X-Huiyi-Space"
         )
+    # refused here, before the model is called: a name no store can keep would silently drop the memory
+    for value, what in ((agent, "agent"), (person, "person"), (space, "space"), (speaker, "speaker")):
+        if value is not None:
+            _checked(value, what)
     last_reply = _text(messages[last_assistant].get("content")) if last_assistant >= 0 else ""
     where = f"space:{space}" if space else f"person:{person}"
+    # a line's id hashes the dialogue before it (system prompts left out: bots put the clock there), so
+    # a retried request stores nothing twice while the same words said again on a later turn are kept
     new_lines = [
-        (_stable_id(agent, where, last_reply, str(i), _text(m.get("content"))), _text(m.get("content")))
-        for i, m in enumerate(trailing)
+        (_stable_id(agent, where, _dialogue_digest(messages[:i]), _text(m.get("content"))), _text(m.get("content")))
+        for i, m in trailing
     ]
-    return Turn(agent, person, space, speaker, new_lines, last_reply, alias.model if alias and alias.model else model)
+    line_speakers = tuple(name or speaker for name in named) if space else ()
+    upstream_model = alias.model if alias and alias.model else model
+    return Turn(agent, person, space, speaker, new_lines, last_reply, upstream_model, line_speakers)
+
+
+def _checked(value: Any, what: str) -> str:
+    try:
+        return check_name(value, what)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
+
+
+def _dialogue_digest(messages: list[dict[str, Any]]) -> str:
+    said = [(m.get("role"), _text(m.get("content"))) for m in messages if m.get("role") in ("user", "assistant")]
+    return hashlib.blake2b(json.dumps(said, ensure_ascii=False).encode(), digest_size=12).hexdigest()
 
 
 class MemoryProxy:
@@ -137,9 +164,10 @@ class MemoryProxy:
 
     # memory, never in the way --------------------------------------------------------------------
     async def _store_user_lines(self, turn: Turn) -> None:
+        speakers = turn.line_speakers or (turn.speaker,) * len(turn.new_user_lines)
         rows = [
-            {"id": mid, "text": text, "role": "user", **({"speaker": turn.speaker} if turn.space else {})}
-            for mid, text in turn.new_user_lines
+            {"id": mid, "text": text, "role": "user", **({"speaker": speaker} if turn.space else {})}
+            for (mid, text), speaker in zip(turn.new_user_lines, speakers, strict=True)
         ]
         if rows:
             await self.memory.add(rows, agent=turn.agent, person=None if turn.space else turn.person, space=turn.space)

@@ -1,0 +1,62 @@
+"""The memory proxy against a careless bot and a broken upstream: names refused up front, each group
+member's words kept as theirs, no reply lost to another's id, unreadable answers passed back, not 500s."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from huiyi.config import ProxyConfig
+from huiyi.errors import InvalidInput
+from huiyi.faces.proxy import read_turn
+from huiyi.providers.embed import Embedder
+from test_proxy import AGENT, Live, _serve, _stored
+
+CONFIG = ProxyConfig(agent=AGENT)
+
+
+def test_each_group_member_keeps_their_own_words(live: Live) -> None:
+    live.upstream.script_chat("收到")
+    live.client(**{"X-Huiyi-Agent": AGENT, "X-Huiyi-Space": "g1"}).chat.completions.create(
+        model="m",
+        messages=[
+            {"role": "user", "name": "阿哲", "content": "我喜欢猫"},
+            {"role": "user", "name": "木木", "content": "我住在上海"},
+        ],
+    )
+    stored = _stored(live, 3, space="g1")
+    assert [(m.speaker, m.text) for m in stored] == [("阿哲", "我喜欢猫"), ("木木", "我住在上海"), (AGENT, "收到")]
+
+
+@pytest.mark.parametrize(
+    ("user", "headers"),
+    [("\x00阿哲", {}), ("x" * 5000, {}), ("木木", {"x-huiyi-space": "%07g"}), ("木木", {"x-huiyi-agent": "%00"})],
+)
+def test_a_name_no_store_can_keep_is_refused_before_the_model(user: str, headers: dict[str, str]) -> None:
+    body = {"model": "m", "user": user, "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(InvalidInput):
+        read_turn(body, headers, CONFIG)
+
+
+def test_a_speaker_name_that_is_not_a_string_is_refused() -> None:
+    body = {"model": "m", "messages": [{"role": "user", "name": {"id": 1}, "content": "hi"}]}
+    with pytest.raises(InvalidInput, match="name"):
+        read_turn(body, {"x-huiyi-space": "g1"}, CONFIG)
+
+
+def test_the_same_words_on_a_later_turn_are_a_new_message() -> None:
+    earlier = [{"role": "user", "content": "嗯"}, {"role": "assistant", "content": "晚安～"}]
+    first = read_turn({"user": "木木", "messages": [*earlier, {"role": "user", "content": "晚安"}]}, {}, CONFIG)
+    later = [*earlier, {"role": "user", "content": "晚安"}, {"role": "assistant", "content": "晚安～"}]
+    later.append({"role": "user", "content": "晚安"})  # the same words after the same reply, a day later
+    again = read_turn({"user": "木木", "messages": later}, {}, CONFIG)
+    retried = read_turn({"user": "木木", "messages": [{"role": "system", "content": "现在 21:02"}, *later]}, {}, CONFIG)
+    assert again.new_user_lines[0][0] != first.new_user_lines[0][0]
+    assert retried.new_user_lines == again.new_user_lines  # a retry, its system prompt's clock moved on
+
+
+@pytest.fixture
+def live(tmp_path: Path, e5: Embedder) -> Iterator[Live]:
+    yield from _serve(tmp_path, e5, agent=AGENT)
