@@ -3,6 +3,7 @@ member's words kept as theirs, no reply lost to another's id, unreadable answers
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,6 +56,18 @@ def test_the_same_words_on_a_later_turn_are_a_new_message() -> None:
     retried = read_turn({"user": "木木", "messages": [{"role": "system", "content": "现在 21:02"}, *later]}, {}, CONFIG)
     assert again.new_user_lines[0][0] != first.new_user_lines[0][0]
     assert retried.new_user_lines == again.new_user_lines  # a retry, its system prompt's clock moved on
+
+
+def test_two_persons_given_the_same_reply_by_an_id_less_server_both_keep_it(live: Live) -> None:
+    bare = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": "好的"}}]})
+    for person in ("木木", "阿哲"):
+        live.upstream.script_body(bare, content_type="application/json")
+        live.client().chat.completions.create(model="m", user=person, messages=[{"role": "user", "content": "记一下"}])
+    for person in ("木木", "阿哲"):
+        assert [(m.role, m.text) for m in _stored(live, 2, person=person)] == [
+            ("user", "记一下"),
+            ("assistant", "好的"),
+        ]
 
 
 @pytest.fixture

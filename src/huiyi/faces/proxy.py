@@ -53,6 +53,11 @@ class Turn:
     upstream_model: str
     line_speakers: tuple[str | None, ...] = ()  # each new line's own speaker in a group, beside new_user_lines
 
+    def reply_id(self, completion_id: str, reply: str) -> str:
+        """The reply's id: of this conversation and these user lines, as servers with no or fixed ids repeat them."""
+        where = f"space:{self.space}" if self.space else f"person:{self.person}"
+        return _stable_id(self.agent, where, *(mid for mid, _ in self.new_user_lines), completion_id, reply)
+
 
 def _text(content: Any) -> str:
     """A message's text: a plain string, or the text parts of a multi-part content list."""
@@ -248,7 +253,7 @@ class MemoryProxy:
         try:
             data = json.loads(raw)
             reply = _text(data["choices"][0]["message"].get("content"))
-            reply_id = _stable_id(turn.agent, str(data.get("id") or ""), reply)
+            reply_id = turn.reply_id(str(data.get("id") or ""), reply)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             log.warning("proxy: the upstream answer had no readable reply; nothing stored")
             return
@@ -290,7 +295,7 @@ class MemoryProxy:
             finally:
                 await upstream.aclose()
                 reply, completion_id = sse_reply_text(bytes(seen))
-                reply_id = _stable_id(turn.agent, completion_id, reply)
+                reply_id = turn.reply_id(completion_id, reply)
                 store = self._guarded("storing the streamed reply", lambda: self._store_reply(turn, reply, reply_id))
                 self._spawn(store)
 
