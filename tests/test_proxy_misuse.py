@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from huiyi.config import ProxyConfig
@@ -73,3 +74,36 @@ def test_two_persons_given_the_same_reply_by_an_id_less_server_both_keep_it(live
 @pytest.fixture
 def live(tmp_path: Path, e5: Embedder) -> Iterator[Live]:
     yield from _serve(tmp_path, e5, agent=AGENT)
+
+
+@pytest.fixture
+def with_tools(tmp_path: Path, e5: Embedder) -> Iterator[Live]:
+    yield from _serve(tmp_path, e5, agent=AGENT, tools=True)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "<html>502 Bad Gateway</html>",
+        "[1, 2]",
+        '{"choices": "none"}',
+        '{"choices": [{"message": "text"}]}',
+        '{"choices": [{"message": {"role": "assistant", "tool_calls": "abc"}}]}',
+        '{"choices": [{"message": {"role": "assistant", "tool_calls": [{"function": "conversation_search"}]}}]}',
+    ],
+)
+def test_with_tools_an_unreadable_answer_goes_back_as_sent(with_tools: Live, answer: str) -> None:
+    with_tools.upstream.script_body(answer, content_type="application/json")
+    client = with_tools.client()
+    raw = client.chat.completions.with_raw_response.create(
+        model="m", user="木木", messages=[{"role": "user", "content": "在吗"}]
+    )
+    assert raw.status_code == 200 and raw.http_response.text == answer
+    assert len(with_tools.upstream.chat_requests) == 1
+
+
+def test_with_tools_a_streamed_request_gets_the_unreadable_answer_too(with_tools: Live) -> None:
+    with_tools.upstream.script_body("<html>oops</html>", content_type="text/html")
+    body = {"model": "m", "user": "木木", "stream": True, "messages": [{"role": "user", "content": "在吗"}]}
+    answer = httpx.post(f"{with_tools.url}/v1/chat/completions", json=body, timeout=30)
+    assert (answer.status_code, answer.text) == (200, "<html>oops</html>")  # not a 500: what the upstream sent

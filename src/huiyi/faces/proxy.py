@@ -311,10 +311,9 @@ class MemoryProxy:
         for _ in range(_TOOL_ROUNDS):
             if response.status_code != 200:
                 return _passthrough(response)
-            data = response.json()
-            message = (data.get("choices") or [{}])[0].get("message") or {}
-            calls = message.get("tool_calls") or []
-            if not calls or any(c.get("function", {}).get("name") not in MEMORY_TOOLS for c in calls):
+            message = _first_message(response)
+            calls = _memory_calls(message)
+            if message is None or calls is None:
                 break
             results = [
                 {
@@ -326,10 +325,32 @@ class MemoryProxy:
             ]
             body = {**body, "messages": [*body["messages"], message, *results]}
             response = await self._post(body)
-        if response.status_code != 200:
-            return _passthrough(response)
+        if response.status_code != 200 or _first_message(response) is None:
+            return _passthrough(response)  # an answer we cannot read goes back as the model sent it
         self._remember_completion(turn, response.content)
         return final_as_sse(response.json()) if stream else _passthrough(response)
+
+
+def _first_message(response: httpx.Response) -> dict[str, Any] | None:
+    """The first choice's message of a completion, or None when the upstream sent something else."""
+    try:
+        choices = response.json().get("choices")
+        message = choices[0]["message"]
+    except (ValueError, AttributeError, LookupError, TypeError):
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _memory_calls(message: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The message's tool calls when all are well-formed calls of memory tools, which the proxy runs."""
+    calls = message.get("tool_calls") if message else None
+    if not calls or not isinstance(calls, list):
+        return None
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or function.get("name") not in MEMORY_TOOLS:
+            return None
+    return calls
 
 
 def _upstream_error(message: str) -> dict[str, Any]:
