@@ -3,9 +3,11 @@ member's words kept as theirs, no reply lost to another's id, unreadable answers
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -13,6 +15,7 @@ import pytest
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput
 from huiyi.faces.proxy import read_turn
+from huiyi.faces.proxy_stream import final_as_sse, sse_reply_text
 from huiyi.providers.embed import Embedder
 from test_proxy import AGENT, Live, _serve, _stored
 
@@ -107,3 +110,21 @@ def test_with_tools_a_streamed_request_gets_the_unreadable_answer_too(with_tools
     body = {"model": "m", "user": "木木", "stream": True, "messages": [{"role": "user", "content": "在吗"}]}
     answer = httpx.post(f"{with_tools.url}/v1/chat/completions", json=body, timeout=30)
     assert (answer.status_code, answer.text) == (200, "<html>oops</html>")  # not a 500: what the upstream sent
+
+
+@pytest.mark.parametrize(
+    "choices",
+    [
+        [{"index": 0, "message": {"role": "assistant", "content": "好", "tool_calls": "abc"}}],
+        [{"index": 0, "message": {"role": "assistant", "content": "好"}}, "junk"],
+        [{"index": 0, "message": {"role": "assistant", "content": "好", "tool_calls": [{"id": "1"}, 5]}}],
+    ],
+)
+def test_a_finished_answer_of_odd_shape_still_streams(choices: list[Any]) -> None:
+    streamed = final_as_sse({"id": "c1", "choices": choices})
+    body = b"".join(asyncio.run(_collect(streamed.body_iterator)))
+    assert sse_reply_text(body) == ("好", "c1") and body.endswith(b"data: [DONE]\n\n")
+
+
+async def _collect(chunks: Any) -> list[bytes]:
+    return [chunk if isinstance(chunk, bytes) else chunk.encode() async for chunk in chunks]
