@@ -128,3 +128,17 @@ def test_a_finished_answer_of_odd_shape_still_streams(choices: list[Any]) -> Non
 
 async def _collect(chunks: Any) -> list[bytes]:
     return [chunk if isinstance(chunk, bytes) else chunk.encode() async for chunk in chunks]
+
+
+def test_a_model_that_keeps_calling_memory_tools_is_made_to_answer(with_tools: Live) -> None:
+    call = {"id": "c", "type": "function", "function": {"name": "conversation_search", "arguments": '{"query": "猫"}'}}
+    for _ in range(4):
+        with_tools.upstream.script_chat(message={"role": "assistant", "content": None, "tool_calls": [call]})
+    with_tools.upstream.script_chat("你说过你喜欢猫。")
+    answer = with_tools.client().chat.completions.create(
+        model="m", user="木木", messages=[{"role": "user", "content": "我喜欢什么"}]
+    )
+    assert answer.choices[0].message.content == "你说过你喜欢猫。"
+    sent = with_tools.upstream.chat_requests
+    assert len(sent) == 5 and sent[-1].json["tool_choice"] == "none"
+    assert all("tool_choice" not in request.json for request in sent[:-1])

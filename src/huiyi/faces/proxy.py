@@ -308,7 +308,7 @@ class MemoryProxy:
         body.pop("stream_options", None)
         executor = ToolExecutor(self.memory, turn.agent, person=turn.person, space=turn.space)
         response = await self._post(body)
-        for _ in range(_TOOL_ROUNDS):
+        for round_ in range(1, _TOOL_ROUNDS + 1):
             if response.status_code != 200:
                 return _passthrough(response)
             message = _first_message(response)
@@ -324,7 +324,8 @@ class MemoryProxy:
                 for call in calls
             ]
             body = {**body, "messages": [*body["messages"], message, *results]}
-            response = await self._post(body)
+            # the last round must answer in words: calls to tools the client never declared would break it
+            response = await self._post({**body, "tool_choice": "none"} if round_ == _TOOL_ROUNDS else body)
         if response.status_code != 200 or _first_message(response) is None:
             return _passthrough(response)  # an answer we cannot read goes back as the model sent it
         self._remember_completion(turn, response.content)
