@@ -247,6 +247,25 @@ def test_repair_json_gives_up(text: str) -> None:
         repair_json(text)
 
 
+def test_an_answer_nested_too_deeply_is_a_value_error() -> None:
+    for text in ("[" * 100_000, "[" * 100_000 + "]" * 100_000, '{"a": ' * 5000):
+        with pytest.raises(ValueError, match="nested too deeply"):
+            repair_json(text)
+
+
+def test_a_long_cut_answer_nested_deep_is_mended_in_one_pass() -> None:
+    # a looping model's [1, [1, [1, …: copying the open brackets at every comma took minutes here
+    assert repair_json("[1, " * 400) == repair_json("[1, " * 400 + "]" * 400)
+    with pytest.raises(ValueError, match="nested too deeply"):
+        repair_json("[1, " * 30_000)
+
+
+def test_a_deeply_nested_answer_is_unusable_not_a_crash(server: FakeOpenAI) -> None:
+    server.script_raw_content("[" * 100_000).script_raw_content("[" * 100_000)
+    with pytest.raises(ProviderError, match="nested too deeply"):
+        run(server, ask, max_retries=1)
+
+
 def test_schema_errors() -> None:
     assert schema_errors(GOOD, SCHEMA) == []
     assert schema_errors({"name": "木木", "age": 3.0}, SCHEMA) == []

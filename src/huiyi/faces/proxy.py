@@ -26,6 +26,7 @@ import httpx
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from huiyi.checks import check_name
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput, UnnamedConversation
 from huiyi.faces.proxy_stream import final_as_sse, sse_reply_text
@@ -50,6 +51,12 @@ class Turn:
     new_user_lines: list[tuple[str, str]]  # (message id, text), oldest first
     last_reply: str
     upstream_model: str
+    line_speakers: tuple[str | None, ...] = ()  # each new line's own speaker in a group, beside new_user_lines
+
+    def reply_id(self, completion_id: str, reply: str) -> str:
+        """The reply's id: of this conversation and these user lines, as servers with no or fixed ids repeat them."""
+        where = f"space:{self.space}" if self.space else f"person:{self.person}"
+        return _stable_id(self.agent, where, *(mid for mid, _ in self.new_user_lines), completion_id, reply)
 
 
 def _text(content: Any) -> str:
@@ -94,8 +101,13 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
     space = _header(headers, "x-huiyi-space") or None
     person = _header(headers, "x-huiyi-person") or user_field or None
     last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
-    trailing = [m for m in messages[last_assistant + 1 :] if m.get("role") == "user" and _text(m.get("content"))]
-    speaker = _header(headers, "x-huiyi-speaker") or next((str(m["name"]) for m in trailing if m.get("name")), None)
+    trailing = [
+        (i, m)
+        for i, m in enumerate(messages)
+        if i > last_assistant and m.get("role") == "user" and _text(m.get("content"))
+    ]
+    named = [_checked(m["name"], "a user message's 'name'") if m.get("name") else None for _, m in trailing]
+    speaker = _header(headers, "x-huiyi-speaker") or next((n for n in reversed(named) if n), None)
     if space:
         speaker = speaker or person
         if not speaker:
@@ -107,13 +119,33 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
         raise UnnamedConversation(
             "name the person: send X-Huiyi-Person (or the OpenAI 'user' field); for a group add X-Huiyi-Space"
         )
+    # refused here, before the model is called: a name no store can keep would silently drop the memory
+    for value, what in ((agent, "agent"), (person, "person"), (space, "space"), (speaker, "speaker")):
+        if value is not None:
+            _checked(value, what)
     last_reply = _text(messages[last_assistant].get("content")) if last_assistant >= 0 else ""
     where = f"space:{space}" if space else f"person:{person}"
+    # a line's id hashes the dialogue before it (system prompts left out: bots put the clock there), so
+    # a retried request stores nothing twice while the same words said again on a later turn are kept
     new_lines = [
-        (_stable_id(agent, where, last_reply, str(i), _text(m.get("content"))), _text(m.get("content")))
-        for i, m in enumerate(trailing)
+        (_stable_id(agent, where, _dialogue_digest(messages[:i]), _text(m.get("content"))), _text(m.get("content")))
+        for i, m in trailing
     ]
-    return Turn(agent, person, space, speaker, new_lines, last_reply, alias.model if alias and alias.model else model)
+    line_speakers = tuple(name or speaker for name in named) if space else ()
+    upstream_model = alias.model if alias and alias.model else model
+    return Turn(agent, person, space, speaker, new_lines, last_reply, upstream_model, line_speakers)
+
+
+def _checked(value: Any, what: str) -> str:
+    try:
+        return check_name(value, what)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
+
+
+def _dialogue_digest(messages: list[dict[str, Any]]) -> str:
+    said = [(m.get("role"), _text(m.get("content"))) for m in messages if m.get("role") in ("user", "assistant")]
+    return hashlib.blake2b(json.dumps(said, ensure_ascii=False).encode(), digest_size=12).hexdigest()
 
 
 class MemoryProxy:
@@ -137,9 +169,10 @@ class MemoryProxy:
 
     # memory, never in the way --------------------------------------------------------------------
     async def _store_user_lines(self, turn: Turn) -> None:
+        speakers = turn.line_speakers or (turn.speaker,) * len(turn.new_user_lines)
         rows = [
-            {"id": mid, "text": text, "role": "user", **({"speaker": turn.speaker} if turn.space else {})}
-            for mid, text in turn.new_user_lines
+            {"id": mid, "text": text, "role": "user", **({"speaker": speaker} if turn.space else {})}
+            for (mid, text), speaker in zip(turn.new_user_lines, speakers, strict=True)
         ]
         if rows:
             await self.memory.add(rows, agent=turn.agent, person=None if turn.space else turn.person, space=turn.space)
@@ -220,7 +253,7 @@ class MemoryProxy:
         try:
             data = json.loads(raw)
             reply = _text(data["choices"][0]["message"].get("content"))
-            reply_id = _stable_id(turn.agent, str(data.get("id") or ""), reply)
+            reply_id = turn.reply_id(str(data.get("id") or ""), reply)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             log.warning("proxy: the upstream answer had no readable reply; nothing stored")
             return
@@ -262,7 +295,7 @@ class MemoryProxy:
             finally:
                 await upstream.aclose()
                 reply, completion_id = sse_reply_text(bytes(seen))
-                reply_id = _stable_id(turn.agent, completion_id, reply)
+                reply_id = turn.reply_id(completion_id, reply)
                 store = self._guarded("storing the streamed reply", lambda: self._store_reply(turn, reply, reply_id))
                 self._spawn(store)
 
@@ -275,13 +308,12 @@ class MemoryProxy:
         body.pop("stream_options", None)
         executor = ToolExecutor(self.memory, turn.agent, person=turn.person, space=turn.space)
         response = await self._post(body)
-        for _ in range(_TOOL_ROUNDS):
+        for round_ in range(1, _TOOL_ROUNDS + 1):
             if response.status_code != 200:
                 return _passthrough(response)
-            data = response.json()
-            message = (data.get("choices") or [{}])[0].get("message") or {}
-            calls = message.get("tool_calls") or []
-            if not calls or any(c.get("function", {}).get("name") not in MEMORY_TOOLS for c in calls):
+            message = _first_message(response)
+            calls = _memory_calls(message)
+            if message is None or calls is None:
                 break
             results = [
                 {
@@ -292,11 +324,34 @@ class MemoryProxy:
                 for call in calls
             ]
             body = {**body, "messages": [*body["messages"], message, *results]}
-            response = await self._post(body)
-        if response.status_code != 200:
-            return _passthrough(response)
+            # the last round must answer in words: calls to tools the client never declared would break it
+            response = await self._post({**body, "tool_choice": "none"} if round_ == _TOOL_ROUNDS else body)
+        if response.status_code != 200 or _first_message(response) is None:
+            return _passthrough(response)  # an answer we cannot read goes back as the model sent it
         self._remember_completion(turn, response.content)
         return final_as_sse(response.json()) if stream else _passthrough(response)
+
+
+def _first_message(response: httpx.Response) -> dict[str, Any] | None:
+    """The first choice's message of a completion, or None when the upstream sent something else."""
+    try:
+        choices = response.json().get("choices")
+        message = choices[0]["message"]
+    except (ValueError, AttributeError, LookupError, TypeError):
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _memory_calls(message: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The message's tool calls when all are well-formed calls of memory tools, which the proxy runs."""
+    calls = message.get("tool_calls") if message else None
+    if not calls or not isinstance(calls, list):
+        return None
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or function.get("name") not in MEMORY_TOOLS:
+            return None
+    return calls
 
 
 def _upstream_error(message: str) -> dict[str, Any]:

@@ -51,10 +51,15 @@ def final_as_sse(completion: dict[str, Any]) -> StreamingResponse:
     base["object"] = "chat.completion.chunk"
     chunks: list[dict[str, Any]] = []
     for choice in completion.get("choices") or []:
-        message = choice.get("message") or {}
+        if not isinstance(choice, dict):  # the upstream's garbage is left out, not a 500
+            continue
+        message = choice.get("message")
+        message = message if isinstance(message, dict) else {}
         delta = {k: v for k, v in message.items() if k in ("role", "content", "tool_calls", "refusal")}
-        if "tool_calls" in delta:
-            delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(delta["tool_calls"] or [])]
+        if isinstance(delta.get("tool_calls"), list):
+            delta["tool_calls"] = [
+                {"index": i, **call} if isinstance(call, dict) else call for i, call in enumerate(delta["tool_calls"])
+            ]
         index = choice.get("index", 0)
         chunks.append({**base, "choices": [{"index": index, "delta": delta, "finish_reason": None}]})
         finish = {"index": index, "delta": {}, "finish_reason": choice.get("finish_reason") or "stop"}

@@ -16,6 +16,7 @@ __all__ = ["repair_json", "strip_think"]
 _THINK = re.compile(r"<think>.*?(</think>|\Z)", re.DOTALL)
 _FENCE = re.compile(r"```[ \t]*(?:json5?|JSON)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
+_Stack = tuple[str, "_Stack"] | None
 
 
 def repair_json(text: str) -> Any:
@@ -32,17 +33,24 @@ def repair_json(text: str) -> Any:
     first_error = ""
     for candidate in candidates:
         try:
-            return json.loads(candidate, strict=False)
+            return _loads(candidate)
         except ValueError as exc:
             first_error = first_error or str(exc)
         for start in _brackets(candidate)[:5]:  # prose before the JSON may hold brackets of its own
             for quotes in (False, True):
                 for attempt in _mend(candidate[start:], single_quotes=quotes):
                     try:
-                        return json.loads(attempt, strict=False)
+                        return _loads(attempt)
                     except ValueError:
                         pass
     raise ValueError(first_error or "empty answer")
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text, strict=False)
+    except RecursionError:  # [[[[… from a looping model: an unusable answer, not a crash of the caller
+        raise ValueError("the JSON is nested too deeply") from None
 
 
 def strip_think(text: str) -> str:
@@ -57,8 +65,10 @@ def _mend(text: str, *, single_quotes: bool) -> list[str]:
     """Rewrite ``text`` (starting at a bracket) token by token; return the result and, when it was
     cut off, shorter variants that end at an earlier comma."""
     out: list[str] = []
-    stack: list[str] = []
-    cuts: list[tuple[int, list[str]]] = []  # (len(out) at a comma, open brackets there)
+    # open brackets as a linked list (closer, the brackets outside it): a comma keeps the stack as it
+    # was in O(1); copying a list there made a long, deeply nested answer take minutes
+    stack: _Stack = None
+    cuts: list[tuple[int, _Stack]] = []  # (len(out) at a comma, open brackets there)
     i, n = 0, len(text)
     quote = ""  # the quote character of the open string, or ""
     while i < n:
@@ -82,7 +92,7 @@ def _mend(text: str, *, single_quotes: bool) -> list[str]:
             quote = ch
             out.append('"')
         elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
+            stack = ("}" if ch == "{" else "]", stack)
             out.append(ch)
         elif ch in "}]":
             while out and out[-1].strip() in ("", ","):  # trailing comma before the close
@@ -91,12 +101,12 @@ def _mend(text: str, *, single_quotes: bool) -> list[str]:
                         cuts.pop()
                     break
             if stack:
-                stack.pop()
+                stack = stack[1]
             out.append(ch)
             if not stack:
                 return ["".join(out)]  # whatever follows is prose
         elif ch == ",":
-            cuts.append((len(out), list(stack)))
+            cuts.append((len(out), stack))
             out.append(ch)
         elif ch.isalpha():
             j = i
@@ -117,8 +127,12 @@ def _mend(text: str, *, single_quotes: bool) -> list[str]:
     return variants
 
 
-def _close(text: str, stack: list[str]) -> str:
+def _close(text: str, stack: _Stack) -> str:
     text = text.rstrip().rstrip(",").rstrip()
     if text.endswith(":"):
         text += " null"
-    return text + "".join(reversed(stack))
+    closers = []
+    while stack:
+        closers.append(stack[0])
+        stack = stack[1]
+    return text + "".join(closers)
