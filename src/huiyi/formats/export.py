@@ -48,13 +48,13 @@ async def _log(memory: AsyncMemory, agent: str, person: str | None, space: str |
     if not person and not space:
         return []
     tag = Scope.of_chat(agent, None if space else person, space).tag
-    found: list[Message] = []
+    pages: list[list[Message]] = []  # newest first: a long chat is read page by page, back to its start
     before: int | None = None
     while True:
         page = await asyncio.to_thread(memory.store.recent_messages, agent, tag, PAGE, before)
-        found[:0] = page
+        pages.append(page)
         if len(page) < PAGE:
-            return found
+            return [message for older in reversed(pages) for message in older]
         before = page[0].seq
 
 
