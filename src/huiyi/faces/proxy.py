@@ -48,6 +48,7 @@ class Turn:
     space: str | None
     speaker: str | None
     new_user_lines: list[tuple[str, str]]  # (message id, text), oldest first
+    line_speakers: list[str | None]  # who said each new line: its own 'name' in a group, else ``speaker``
     last_reply: str
     upstream_model: str
 
@@ -95,7 +96,8 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
     person = _header(headers, "x-huiyi-person") or user_field or None
     last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
     trailing = [m for m in messages[last_assistant + 1 :] if m.get("role") == "user" and _text(m.get("content"))]
-    speaker = _header(headers, "x-huiyi-speaker") or next((str(m["name"]) for m in trailing if m.get("name")), None)
+    named = _header(headers, "x-huiyi-speaker")  # who says every line of this request, when the bot knows
+    speaker = named or next((str(m["name"]) for m in trailing if m.get("name")), None)
     if space:
         speaker = speaker or person
         if not speaker:
@@ -113,7 +115,10 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
         (_stable_id(agent, where, last_reply, str(i), _text(m.get("content"))), _text(m.get("content")))
         for i, m in enumerate(trailing)
     ]
-    return Turn(agent, person, space, speaker, new_lines, last_reply, alias.model if alias and alias.model else model)
+    # a group bot batches several members' lines in one request: each is its own sender's, never the first's
+    said_by = [str(m["name"]) if space and not named and m.get("name") else speaker for m in trailing]
+    upstream = alias.model if alias and alias.model else model
+    return Turn(agent, person, space, speaker, new_lines, said_by, last_reply, upstream)
 
 
 class MemoryProxy:
@@ -138,8 +143,8 @@ class MemoryProxy:
     # memory, never in the way --------------------------------------------------------------------
     async def _store_user_lines(self, turn: Turn) -> None:
         rows = [
-            {"id": mid, "text": text, "role": "user", **({"speaker": turn.speaker} if turn.space else {})}
-            for mid, text in turn.new_user_lines
+            {"id": mid, "text": text, "role": "user", **({"speaker": who} if turn.space else {})}
+            for (mid, text), who in zip(turn.new_user_lines, turn.line_speakers, strict=True)
         ]
         if rows:
             await self.memory.add(rows, agent=turn.agent, person=None if turn.space else turn.person, space=turn.space)
