@@ -220,6 +220,27 @@ def test_a_batch_of_several_members_keeps_each_line_its_senders(tmp_path: Path) 
     assert read_turn(body, {**headers, "x-huiyi-speaker": "carol"}, config.proxy).line_speakers == ["carol"] * 2
 
 
+def test_a_group_turn_never_recalls_the_speakers_private_chat(tmp_path: Path) -> None:
+    """The reply to a group is read by every member: what alice told the agent alone stays out of it."""
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 32})
+    body = {"model": "deepseek-chat", "messages": [{"role": "user", "name": "alice", "content": "大家最近身体怎么样"}]}
+    turn = read_turn(body, {"x-huiyi-agent": quote(AGENT), "x-huiyi-space": "g1"}, config.proxy)
+
+    async def prompt() -> str:
+        memory = AsyncMemory(tmp_path, embedder=HashEmbedder(32), config=config)
+        proxy = MemoryProxy(memory, config.proxy, "http://127.0.0.1:9", "")
+        try:
+            await memory.add(["我其实得了抑郁症，别告诉别人"], agent=AGENT, person="alice", index=True)
+            await proxy._store_user_lines(turn)
+            return await proxy._memory_text(turn, [])
+        finally:
+            await proxy.aclose()
+            await memory.close()
+
+    text = asyncio.run(prompt())
+    assert "大家最近身体怎么样" in text and "抑郁症" not in text
+
+
 def test_upstream_errors_pass_through_with_their_status(live: Live) -> None:
     client = live.client()
     live.upstream.script_status(429, "slow down")

@@ -104,7 +104,7 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
             raise UnnamedConversation(
                 "a group turn needs its speaker: the user message's 'name', X-Huiyi-Speaker or X-Huiyi-Person"
             )
-        person = person or speaker
+        # the speaker is no person to recall for: their private chat would reach the whole group's reply
     elif not person:
         raise UnnamedConversation(
             "name the person: send X-Huiyi-Person (or the OpenAI 'user' field); for a group add X-Huiyi-Space"
