@@ -22,8 +22,9 @@ import uvicorn
 from fake_openai import FakeOpenAI
 from huiyi.config import Config
 from huiyi.faces.http import create_app
+from huiyi.faces.proxy import MemoryProxy, Turn, read_turn
 from huiyi.memory import AsyncMemory
-from huiyi.providers.embed import Embedder
+from huiyi.providers.embed import Embedder, HashEmbedder
 
 NOW = datetime(2025, 3, 1, 21, 0)
 AGENT = "祈煜"
@@ -186,6 +187,58 @@ def test_a_group_chat_names_its_speakers(live: Live) -> None:
         client.chat.completions.create(model="deepseek-chat", messages=[{"role": "user", "content": "谁在？"}])
     assert refused.value.status_code == 400
     assert len(live.upstream.chat_requests) == 1  # a refused request never reaches the model
+
+
+def test_a_batch_of_several_members_keeps_each_line_its_senders(tmp_path: Path) -> None:
+    """A group bot sends the lines since its last reply, each with its sender's name: were they all the
+    first sender's, bob's 我欠了一屁股债 would be alice's self-statement, and so her global profile."""
+    body = {
+        "model": "deepseek-chat",
+        "messages": [
+            {"role": "user", "name": "alice", "content": "今天好累"},
+            {"role": "user", "name": "bob", "content": "我欠了一屁股债"},
+        ],
+    }
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 32})
+    headers = {"x-huiyi-agent": quote(AGENT), "x-huiyi-space": "g1"}
+
+    async def stored(turn: Turn) -> list[tuple[str, str]]:
+        memory = AsyncMemory(tmp_path, embedder=HashEmbedder(32), config=config)
+        proxy = MemoryProxy(memory, config.proxy, "http://127.0.0.1:9", "")
+        try:
+            await proxy._store_user_lines(turn)
+            return [(m.speaker, m.text) for m in await memory.working_memory(agent=AGENT, space="g1")]
+        finally:
+            await proxy.aclose()
+            await memory.close()
+
+    assert asyncio.run(stored(read_turn(body, headers, config.proxy))) == [
+        ("alice", "今天好累"),
+        ("bob", "我欠了一屁股债"),
+    ]
+    # a speaker the bot names in its header says every line, as before
+    assert read_turn(body, {**headers, "x-huiyi-speaker": "carol"}, config.proxy).line_speakers == ("carol",) * 2
+
+
+def test_a_group_turn_never_recalls_the_speakers_private_chat(tmp_path: Path) -> None:
+    """The reply to a group is read by every member: what alice told the agent alone stays out of it."""
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 32})
+    body = {"model": "deepseek-chat", "messages": [{"role": "user", "name": "alice", "content": "大家最近身体怎么样"}]}
+    turn = read_turn(body, {"x-huiyi-agent": quote(AGENT), "x-huiyi-space": "g1"}, config.proxy)
+
+    async def prompt() -> str:
+        memory = AsyncMemory(tmp_path, embedder=HashEmbedder(32), config=config)
+        proxy = MemoryProxy(memory, config.proxy, "http://127.0.0.1:9", "")
+        try:
+            await memory.add(["我其实得了抑郁症，别告诉别人"], agent=AGENT, person="alice", index=True)
+            await proxy._store_user_lines(turn)
+            return await proxy._memory_text(turn, [])
+        finally:
+            await proxy.aclose()
+            await memory.close()
+
+    text = asyncio.run(prompt())
+    assert "大家最近身体怎么样" in text and "抑郁症" not in text
 
 
 def test_upstream_errors_pass_through_with_their_status(live: Live) -> None:

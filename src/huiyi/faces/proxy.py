@@ -107,14 +107,15 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
         if i > last_assistant and m.get("role") == "user" and _text(m.get("content"))
     ]
     named = [_checked(m["name"], "a user message's 'name'") if m.get("name") else None for _, m in trailing]
-    speaker = _header(headers, "x-huiyi-speaker") or next((n for n in reversed(named) if n), None)
+    header = _header(headers, "x-huiyi-speaker")  # who says every line of this request, when the bot knows
+    speaker = header or next((n for n in reversed(named) if n), None)
     if space:
         speaker = speaker or person
         if not speaker:
             raise UnnamedConversation(
                 "a group turn needs its speaker: the user message's 'name', X-Huiyi-Speaker or X-Huiyi-Person"
             )
-        person = person or speaker
+        # the speaker is no person to recall for: their private chat would reach the whole group's reply
     elif not person:
         raise UnnamedConversation(
             "name the person: send X-Huiyi-Person (or the OpenAI 'user' field); for a group add X-Huiyi-Space"
@@ -131,7 +132,8 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
         (_stable_id(agent, where, _dialogue_digest(messages[:i]), _text(m.get("content"))), _text(m.get("content")))
         for i, m in trailing
     ]
-    line_speakers = tuple(name or speaker for name in named) if space else ()
+    # a group bot batches several members' lines in one request: each is its own sender's, never the first's
+    line_speakers = tuple(header or name or speaker for name in named) if space else ()
     upstream_model = alias.model if alias and alias.model else model
     return Turn(agent, person, space, speaker, new_lines, last_reply, upstream_model, line_speakers)
 

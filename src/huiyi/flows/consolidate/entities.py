@@ -45,7 +45,12 @@ def merge_duplicate_entities(state: State, probe_names: Iterable[str] | None = N
     if len(state.entities) < 2:
         return 0
     merged = 0
+    speakers = _speakers(state)
     for source, target, reason in _strong_pairs(state):
+        if _two_speakers(state, speakers, source, target):
+            # issue: 小黑 saying 苏霓就是小黑 (or 叫我苏霓 before she spoke) must not make two members one
+            log.debug("not merging %s and %s (%s): two people who spoke", source, target, reason)
+            continue
         merged += _merge(state, source, target, reason)
     neighbours = _neighbours(state)
     for source, target, reason in _similar_pairs(state, neighbours, probe_names):
@@ -106,6 +111,31 @@ def _identity_statements(state: State, names: dict[str, list[str]]) -> Iterable[
                     if pattern.format(a=a, b=b) in text:
                         yield names[a][0], names[b][0], f"{item.id} says “{pattern.format(a=a, b=b)}”"
                         break
+
+
+def _speakers(state: State) -> dict[str, str]:
+    """Each name of someone who spoke in the scope (a chunk's participant: their id, and their person
+    record's names) -> their id; a name two of them go by is left out."""
+    ids = {p for item in state.items.values() if item.kind is MemoryKind.CHUNK for p in item.participants}
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for speaker in ids:
+        names = [speaker, *state.person_aliases(speaker)]
+        for name in dict.fromkeys(norm(n) for n in names):
+            if out.setdefault(name, speaker) != speaker:
+                taken.add(name)
+    return {name: speaker for name, speaker in out.items() if name not in taken}
+
+
+def _two_speakers(state: State, speakers: dict[str, str], a: str, b: str) -> bool:
+    """Whether the entities (with what they absorbed already) are named as two different speakers:
+    people are told apart by who said what, which no name in the chat overrules."""
+    ra, rb = state.root(a), state.root(b)
+    found = [
+        {speakers[n] for e in state.entities.values() if state.root(e.id) == root if (n := norm(e.name)) in speakers}
+        for root in (ra, rb)
+    ]
+    return bool(found[0] and found[1] and not found[0] & found[1])
 
 
 # evidence by similarity ------------------------------------------------------------------------------------

@@ -43,8 +43,9 @@ def entities_of(extraction: Extraction, fold: Fold) -> list[Entity]:
         entity.aliases = list(dict.fromkeys([*entity.aliases, *(a for a in aliases if a and a != name)]))
         entity.sources = list(dict.fromkeys([*entity.sources, *sources]))
 
+    claimed = speakers_names(fold)
     for draft in extraction.entities:
-        note(draft.name, draft.type, draft.aliases)
+        note(draft.name, draft.type, _unclaimed(draft.name, draft.aliases, claimed))
     for fact in extraction.facts:
         note(fact.subject, fact.subject_type, sources=fact.sources)
         if fact.object_type is not None:
@@ -73,3 +74,35 @@ def record_entities(store: Store, embedder: Embedder, entities: Sequence[Entity]
             )
         store.upsert_entity(entity, vector)
         tokens.add_words(entity.names)
+
+
+def speakers_names(fold: Fold) -> dict[str, str]:
+    """Each name of someone who spoke in the fold (normalised) -> their id; a name two give is nobody's."""
+    out: dict[str, str] = {}
+    shared: set[str] = set()
+    for speaker in dict.fromkeys(m.speaker for m in fold.messages):
+        for name in {normalise_name(n) for n in fold.aliases.get(speaker, [speaker]) if n.strip()}:
+            if out.setdefault(name, speaker) != speaker:
+                shared.add(name)
+    return {name: who for name, who in out.items() if name not in shared}
+
+
+def _unclaimed(name: str, aliases: Sequence[str], claimed: dict[str, str]) -> list[str]:
+    """``aliases`` without the names of a speaker other than the one ``name`` is: who spoke is who they are,
+    so 小黑's 叫我苏霓, learnt before 苏霓 spoke, falls once she does."""
+    own = claimed.get(normalise_name(name))
+    return [a for a in aliases if claimed.get(normalise_name(a), own) == own]
+
+
+def release_names(store: Store, embedder: Embedder, fold: Fold) -> None:
+    """Take the fold's speakers' names off the aliases other entities of its scope hold (see ``_unclaimed``)."""
+    claimed = speakers_names(fold)
+    changed = []
+    for entity in store.list_entities([fold.scope]):
+        kept = _unclaimed(entity.name, entity.aliases, claimed)
+        if kept != entity.aliases:
+            changed.append(entity.model_copy(update={"aliases": kept}))
+    if changed:
+        vectors = embedder.embed_passages([e.name for e in changed])
+        for entity, vector in zip(changed, vectors, strict=True):
+            store.upsert_entity(entity, vector)

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from huiyi.config import Config
 from huiyi.flows.extract import Extractor
 from huiyi.flows.extract.closes import close_facts, replaced
-from huiyi.flows.extract.entities import entities_of, record_entities
+from huiyi.flows.extract.entities import entities_of, record_entities, release_names
 from huiyi.flows.extract.fold import FOLD, fold_of, memories_of, writes_of
 from huiyi.model import Job
 from huiyi.providers.embed import Embedder
@@ -113,6 +113,7 @@ class Worker:
             # entities are upserted by stable ids after the commit: a crash here is repaired by the next
             # fold that names them, and never duplicates anything
             await asyncio.to_thread(record_entities, self.store, self.embedder, entities_of(extraction, fold))
+            await asyncio.to_thread(release_names, self.store, self.embedder, fold)
             # a plan called off (搬家泡汤) closes the plan fact said before, a new home or job the old one;
             # run again, it closes the same
             closes = [*extraction.closes, *replaced(extraction.facts, fold)]

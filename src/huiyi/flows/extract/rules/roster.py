@@ -32,6 +32,7 @@ class Roster:
     names: dict[str, list[str]] = field(default_factory=dict)  # display name -> every name, display first
     _lookup: dict[str, str] = field(default_factory=dict)  # any name (case-folded) -> display name
     _nicknames: dict[str, str] | None = None  # a nickname only one person's names give -> display name
+    spoke: set[str] = field(default_factory=set)  # display names of who spoke in the fold (or its person)
 
     @classmethod
     def of(cls, fold: Fold) -> Roster:
@@ -43,6 +44,7 @@ class Roster:
             people.append(fold.person)
         for person in dict.fromkeys(people):
             roster._add(person, fold.aliases.get(person, []))
+        roster.spoke = {roster.display[p] for p in (*(m.speaker for m in fold.messages), fold.person) if p}
         return roster
 
     def _add(self, person: str, aliases: Sequence[str]) -> None:
