@@ -35,6 +35,27 @@ def test_each_group_member_keeps_their_own_words(live: Live) -> None:
     assert [(m.speaker, m.text) for m in stored] == [("阿哲", "我喜欢猫"), ("木木", "我住在上海"), (AGENT, "收到")]
 
 
+def test_a_line_no_store_can_keep_is_left_out_alone_and_never_retried(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huiyi.faces import proxy
+
+    retried: list[str] = []
+    monkeypatch.setattr(proxy.MemoryProxy, "_later", lambda self, what, write: retried.append(what))
+    live.upstream.script_chat("收到")
+    live.client(**{"X-Huiyi-Agent": AGENT, "X-Huiyi-Space": "g1"}).chat.completions.create(
+        model="m",
+        messages=[
+            {"role": "user", "name": "阿哲", "content": "我喜欢猫"},
+            {"role": "user", "name": "木木", "content": "坏\x00字"},
+            {"role": "user", "name": "木木", "content": "我住在上海"},
+        ],
+    )
+    stored = _stored(live, 3, space="g1")
+    assert [(m.speaker, m.text) for m in stored] == [("阿哲", "我喜欢猫"), ("木木", "我住在上海"), (AGENT, "收到")]
+    assert retried == []
+
+
 @pytest.mark.parametrize(
     ("user", "headers"),
     [("\x00阿哲", {}), ("x" * 5000, {}), ("木木", {"x-huiyi-space": "%07g"}), ("木木", {"x-huiyi-agent": "%00"})],

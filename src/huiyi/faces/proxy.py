@@ -176,8 +176,17 @@ class MemoryProxy:
             {"id": mid, "text": text, "role": "user", **({"speaker": speaker} if turn.space else {})}
             for (mid, text), speaker in zip(turn.new_user_lines, speakers, strict=True)
         ]
-        if rows:
-            await self.memory.add(rows, agent=turn.agent, person=None if turn.space else turn.person, space=turn.space)
+        if not rows:
+            return
+        person = None if turn.space else turn.person
+        try:
+            await self.memory.add(rows, agent=turn.agent, person=person, space=turn.space)
+        except InvalidInput:  # one line no store can keep (a NUL, a pasted book) must not take the others down
+            for row in rows:
+                try:
+                    await self.memory.add([row], agent=turn.agent, person=person, space=turn.space)
+                except InvalidInput as exc:
+                    log.warning("proxy: a user line was not stored: %s", exc)
 
     async def _store_reply(self, turn: Turn, reply: str, reply_id: str) -> None:
         if reply.strip():
@@ -204,6 +213,8 @@ class MemoryProxy:
     async def _guarded(self, what: str, write: Callable[[], Awaitable[None]]) -> None:
         try:
             await write()
+        except InvalidInput as exc:  # refused for what it is: no retry would ever store it
+            log.warning("proxy: %s refused: %s", what, exc)
         except Exception:
             log.exception("proxy: %s failed; the chat goes on and the write is retried", what)
             self._later(what, write)
