@@ -16,6 +16,8 @@ MODULES = [
     "huiyi.providers.json_repair",
     "huiyi.flows.consolidate.entities",
     "huiyi.flows.chatter",
+    "huiyi.flows.message_in",
+    "huiyi.flows.summarize.words",
     "huiyi.flows.extract.rules.aliases",
     "huiyi.recall.fuse",
     "huiyi.recall.graph",

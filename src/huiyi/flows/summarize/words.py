@@ -170,9 +170,19 @@ def who_of(names: Sequence[str], lang: str, most: int = 3) -> str:
 
 
 def first_person(text: str, names: Iterable[str], lang: str) -> str:
-    """The agent's names become 我 / I (diary)."""
+    """The agent's names become 我 / I (diary); a Latin name only as a whole word, in Chinese text too
+    (an agent called ``a`` turned alice说 into 我lice说).
+
+    >>> first_person("祈煜陪alice去了Ann家", ["祈煜", "a"], "zh"), first_person("Ann met Anna", ["Ann"], "en")
+    ('我陪alice去了Ann家', 'I met Anna')
+    """
     for name in sorted({n for n in names if n}, key=len, reverse=True):
-        pattern = re.escape(name) if lang == "zh" else rf"(?<!\w){re.escape(name)}(?!\w)"
+        if lang == "zh":
+            before = r"(?<![A-Za-z0-9])" if name[0].isascii() and name[0].isalnum() else ""
+            after = r"(?![A-Za-z0-9])" if name[-1].isascii() and name[-1].isalnum() else ""
+            pattern = before + re.escape(name) + after
+        else:
+            pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
         text = re.sub(pattern, WORDS[lang]["I"], text)
     return text
 
