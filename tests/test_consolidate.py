@@ -616,6 +616,26 @@ def test_forget_below_is_seed_000_s_limit(sqlite: Store) -> None:
     assert [c.ids[0] for c in report.of("delete")] == ["weak"]  # 0.1 · e^(−0.05·10) = 0.061
 
 
+def test_the_current_value_outlives_the_one_it_closed(sqlite: Store) -> None:
+    """With valid facts forgettable, the fact that closed a kept one stays: else 木木 lives in 北京 again."""
+    old, new = at(1, 9), at(8, 9)
+    beijing = fact("bj", old, ("木木", "住在", "北京"), "木木住在北京", scope=MUMU).model_copy(
+        update={"strength": 90.0, "valid_to": new, "data": {"superseded_by": "sh"}}
+    )
+    shanghai = fact("sh", new, ("木木", "住在", "上海"), "木木住在上海", scope=MUMU)
+    cat = fact("cat", old, ("木木", "养", "猫"), "木木养猫", scope=MUMU, sources=["m_cat"])
+    job = fact("job", new, ("木木", "工作于", "银行"), "木木工作于银行", scope=MUMU, sources=["m9"])
+    quit_ = fact("bank", old, ("木木", "工作于", "学校"), "木木工作于学校", scope=MUMU).model_copy(
+        update={"strength": 90.0, "valid_to": new, "data": {"closed_by": ["m9"]}}
+    )
+    put(sqlite, HASH, [beijing, shanghai, cat, job, quit_])
+    config = ConsolidateConfig(
+        forget_valid_facts=True, forget_below=50.0, forget=ForgetConfig(minimum=0), links={"enabled": False}
+    )
+    report = run(sqlite, MUMU, config)
+    assert [c.ids[0] for c in report.of("delete")] == ["cat"]  # a valid fact nothing replaced may still go
+
+
 # the LLM path -------------------------------------------------------------------------------------------------------
 @pytest.fixture
 def server() -> Iterator[FakeOpenAI]:

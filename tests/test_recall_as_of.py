@@ -140,3 +140,26 @@ def test_the_http_face_asks_the_context_and_the_overview_as_of_a_moment(tmp_path
     assert [s for item in everything for s in item["sources"]] == ["e1", "e2"]
     assert [s for item in then for s in item["sources"]] == ["e1"]
     assert "紫金山" in context["text"] and "苏州" not in context["text"]
+
+
+def test_a_day_s_summary_is_not_known_before_the_day_is_over(tmp_path: Path) -> None:
+    # a daily summary is timed at its day's midnight but tells the whole day: asked at 08:00 of that day,
+    # it would tell what is said at 23:00
+    with open_memory(tmp_path) as memory:
+        memory.add(
+            [{"id": "n1", "text": "晚上阿哲从深圳回来了", "time": datetime(2024, 4, 10, 23, 0)}],
+            agent="bot",
+            person="u1",
+            index=True,
+        )
+        made = memory.summarize(datetime(2024, 4, 10).date(), agent="bot", person="u1")
+        assert made
+        made_ids = {item.id for item in made}
+
+        def summaries(moment: datetime) -> set[str]:
+            found = memory.recall("阿哲深圳", agent="bot", person="u1", now=moment, kinds=["summary"], limit=20)
+            return {hit.id for hit in found.hits}
+
+        assert summaries(datetime(2024, 4, 10, 8, 0)) == set()
+        assert summaries(datetime(2024, 4, 11, 0, 0)) == made_ids
+        assert summaries(CLOCK) == made_ids

@@ -604,6 +604,23 @@ def test_entities_merge_and_unmerge(store: Store) -> None:
     assert store.list_entities([Scope.of_space("qy", "g2")]) == []
 
 
+def test_undoing_one_merge_keeps_a_later_merge_s_names(store: Store) -> None:
+    """Undo takes back the names its merge added, not the target's aliases as they were then: that
+    dropped 小霓's names, merged later and still merged, so 霓宝 named nobody."""
+    scope = Scope.of_space("qy", "g1")
+    suni = Entity(scope=scope, name="苏霓", type=EntityType.OBJECT, aliases=["阿霓"])
+    nini = Entity(scope=scope, name="霓霓", type=EntityType.OBJECT)
+    xiao = Entity(scope=scope, name="小霓", type=EntityType.OBJECT, aliases=["霓宝"])
+    for entity in (suni, nini, xiao):
+        store.upsert_entity(entity, EMB.embed_passages([entity.name])[0])
+    first = store.merge_entities("qy", nini.id, suni.id, "similar name", T0)
+    second = store.merge_entities("qy", xiao.id, suni.id, "similar name", T0)
+    store.undo_merge("qy", first.id)
+    assert {e.id: e.aliases for e in store.list_entities([scope])}[suni.id] == ["阿霓", "小霓", "霓宝"]
+    store.undo_merge("qy", second.id)
+    assert {e.id: e.aliases for e in store.list_entities([scope])}[suni.id] == ["阿霓"]
+
+
 def test_an_entity_never_crosses_scopes(store: Store) -> None:
     """An id another scope or agent holds is refused, not renamed; a merge across scopes is refused,
     since it gives the target the source's names (an import's hostile lines did both)."""

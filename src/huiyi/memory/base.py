@@ -108,8 +108,9 @@ class MemoryBase:
 
     def now(self) -> datetime:
         """The current wall-clock time in the configured timezone, without tzinfo (or the given clock's)."""
-        if self._clock is not None:
-            return self._clock()
+        if self._clock is not None:  # a clock in UTC (or any zone) is read as the store keeps times
+            moment = self._clock()
+            return moment if moment.tzinfo is None else wall_clock(moment, self._tz)
         return datetime.now(self._tz).replace(tzinfo=None)
 
     def wall(self, when: datetime | None) -> datetime | None:

@@ -41,6 +41,7 @@ class Care(Items):
         from huiyi.flows.consolidate.run import consolidate, last_run  # at first use: issue 15
 
         scope = _scope_of(agent, person, space)
+        now = self.wall(now)  # an aware moment (UTC) as the store keeps times, as recall reads it
         since = await self._run(last_run, self.store, scope)
         report = await consolidate(
             self.store,

@@ -470,7 +470,7 @@ def _hits(ask: routes.Ask, ranking: Ranking, as_of: datetime | None = None) -> l
     started = time.perf_counter()
     items = {item.id: item for item in ask.store.recall_memories(ask.agent, [c.id for c in ranking.candidates])}
     if as_of is not None:
-        items = {i: item for i, item in items.items() if not timerange.after(item.said_at or item.time, as_of)}
+        items = {i: item for i, item in items.items() if not timerange.after(timerange.known(item), as_of)}
     hits = [hit_of(items[c.id], c.score, c.route_scores) for c in ranking.candidates if c.id in items]
     ranking.timings["hits"] = (time.perf_counter() - started) * 1000
     return hits

@@ -25,10 +25,10 @@ from contextlib import suppress
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from huiyi.model import MemoryItem
+from huiyi.model import MemoryItem, MemoryKind
 from huiyi.text.times import TimeSpan, find_time_phrases
 
-__all__ = ["WHEN", "about", "after", "when_bonus", "within"]
+__all__ = ["WHEN", "about", "after", "known", "when_bonus", "within"]
 
 Window = list[tuple[int, tuple[float, dict[str, float]]]]
 
@@ -44,6 +44,22 @@ def after(when: datetime | None, moment: datetime) -> bool:
     if when.tzinfo is not None and moment.tzinfo is not None:
         return when > moment
     return when.replace(tzinfo=None) > moment.replace(tzinfo=None)
+
+
+def known(item: MemoryItem) -> datetime | None:
+    """When a memory could first be known: a summary once the last day it covers is over (its time is that
+    day's midnight, yet it tells the whole day), anything else when it was said.
+
+    >>> from huiyi.model import MemoryItem, MemoryKind, Scope
+    >>> day = MemoryItem(scope=Scope.official("a"), kind=MemoryKind.SUMMARY, text="t", time=datetime(2025, 3, 10))
+    >>> known(day)
+    datetime.datetime(2025, 3, 11, 0, 0)
+    """
+    if item.kind is MemoryKind.SUMMARY:
+        with suppress(ValueError):
+            return datetime.fromisoformat(item.summary.period) + timedelta(days=1)
+        return None if item.time is None else item.time + timedelta(days=1)
+    return item.said_at or item.time
 
 
 class Said(Protocol):

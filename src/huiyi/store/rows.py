@@ -372,3 +372,17 @@ def id_taken(message: Message) -> str:
         f"message id {message.id!r} is already used in another conversation of agent {message.agent!r}; "
         "message ids are unique per agent (prefix a platform's per-chat ids with the chat's)"
     )
+
+
+def aliases_after_undo(target: Entity, before: Sequence[str], gone: Entity, staying: Sequence[Entity]) -> list[str]:
+    """The target's aliases once the merge of ``gone`` into it is undone: the names that merge added go,
+    unless an entity still merged into it (``staying``) brings them too; names given since stay.
+
+    Restoring the snapshot taken at the merge instead dropped the names of every later merge into the
+    same target (小霓 merged after 霓霓: undoing 霓霓 made 小霓 a name of nobody).
+    """
+    kept = set(before)
+    for other in staying:
+        kept.update(other.names)
+    added = {name for name in gone.names if name not in kept and name != target.name}
+    return [name for name in target.aliases if name not in added]

@@ -99,6 +99,32 @@ def forgettable(item: MemoryItem, config: ConsolidateConfig) -> bool:
     return item.kind in config.forget_kinds
 
 
+def _replacing(items: list[MemoryItem]) -> set[str]:
+    """Ids and source messages of the facts that closed a fact still kept: the current values.
+
+    A closed fact names what closed it (``superseded_by``, ``merged_into``: a fact; ``closed_by``: the
+    messages of the new value). Forgetting that while the closed one stays would make the old value
+    the only one left (木木住在北京 answered after the move to 上海).
+    """
+    marks: set[str] = set()
+    for item in items:
+        if item.kind is not MemoryKind.FACT or item.valid_to is None:
+            continue
+        for key in ("superseded_by", "merged_into"):
+            if isinstance(item.data.get(key), str):
+                marks.add(item.data[key])
+        closers = item.data.get("closed_by")
+        if isinstance(closers, list):
+            marks.update(c for c in closers if isinstance(c, str))
+    return marks
+
+
+def _current(item: MemoryItem, marks: set[str]) -> bool:
+    if item.kind is not MemoryKind.FACT or item.valid_to is not None:
+        return False
+    return item.id in marks or bool(marks.intersection(item.sources))
+
+
 def forget(state: State) -> int:
     """Delete by capacity (and ``forget_below``); returns how many memories go."""
     config, settings = state.config, state.config.forget
@@ -106,7 +132,11 @@ def forget(state: State) -> int:
     if not items or state.scope.kind is ScopeKind.OFFICIAL:
         return 0
     scored = {item.id: retained_strength(item, state.now, config) for item in items}
-    ranked = [(item.id, scored[item.id][0] if forgettable(item, config) else math.inf) for item in items]
+    marks = _replacing(items)
+    ranked = [
+        (item.id, scored[item.id][0] if forgettable(item, config) and not _current(item, marks) else math.inf)
+        for item in items
+    ]
     activity = max((when(i) for i in items if i.kind in (MemoryKind.CHUNK, MemoryKind.EVENT)), default=None)
     inactive = (
         state.scope.kind is ScopeKind.PERSON

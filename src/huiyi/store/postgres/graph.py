@@ -93,7 +93,16 @@ class PostgresGraph(PostgresConnection):
             if row is None or row[6]:
                 raise StoreError(f"no merge {merge_id} to undo for agent {agent}")
             merge = rows.merge(row, NATIVE)
-            cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (json_text(row[7]), merge.target))
+            sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = %s AND (id = ANY(%s) OR merged_into = %s)"
+            found = [
+                rows.entity(r, NATIVE) for r in cur.execute(sql, (agent, [merge.source, merge.target], merge.target))
+            ]
+            by_id = {e.id: e for e in found}
+            if merge.source in by_id and merge.target in by_id:
+                staying = [e for e in found if e.merged_into == merge.target and e.id != merge.source]
+                before = list(row[7] or [])
+                aliases = rows.aliases_after_undo(by_id[merge.target], before, by_id[merge.source], staying)
+                cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (json_text(aliases), merge.target))
             cur.execute("UPDATE entities SET merged_into = NULL WHERE id = %s", (merge.source,))
             cur.execute("UPDATE entity_merges SET undone = true WHERE id = %s", (merge_id,))
         return merge.model_copy(update={"undone": True})

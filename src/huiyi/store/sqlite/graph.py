@@ -112,7 +112,14 @@ class SQLiteGraph(SQLiteConnection):
             ).fetchone()
             if row is None or row[6]:
                 raise StoreError(f"no merge {merge_id} to undo for agent {agent}")
-            conn.execute("UPDATE entities SET aliases = ? WHERE id = ?", (row[7], row[3]))
+            sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = ? AND (id IN (?, ?) OR merged_into = ?)"
+            found = [rows.entity(r, TEXT) for r in conn.execute(sql, (agent, row[2], row[3], row[3]))]
+            by_id = {e.id: e for e in found}
+            if row[2] in by_id and row[3] in by_id:
+                staying = [e for e in found if e.merged_into == row[3] and e.id != row[2]]
+                before = TEXT.json(row[7]) if row[7] else []
+                aliases = rows.aliases_after_undo(by_id[row[3]], before, by_id[row[2]], staying)
+                conn.execute("UPDATE entities SET aliases = ? WHERE id = ?", (json_text(aliases), row[3]))
             conn.execute("UPDATE entities SET merged_into = NULL WHERE id = ?", (row[2],))
             conn.execute("UPDATE entity_merges SET undone = 1 WHERE id = ?", (merge_id,))
         return rows.merge(row, TEXT).model_copy(update={"undone": True})
