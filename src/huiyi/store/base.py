@@ -313,7 +313,12 @@ class JobStore(Protocol):
     """Durable jobs, taken by workers under a lease."""
 
     def enqueue_job(self, job: Job) -> bool:
-        """Store a pending job; False (and nothing written) when a job with its key exists."""
+        """Store a pending job; False (and nothing written) when a job with its key exists.
+
+        A job whose payload spans seqs of a space (``space``, ``from_seq``, ``to_seq``: a fold) is also
+        refused when those seqs left working memory already or a pending or running job of its kind
+        holds any of them: its planner read the space before another planner (or a worker) moved on.
+        """
 
     def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
         """Take the oldest runnable job: pending and due, or running with an expired lease.

@@ -44,8 +44,10 @@ _PAGE = 500
 
 def unfolded(store: Store, agent: str, space: str) -> list[Message]:
     """Every message of the space not yet handed to a fold job, oldest first (however many there are)."""
+    # the jobs first: one that finishes between the two reads has moved the start read second
+    live = store.list_jobs(agent, [JobState.PENDING, JobState.RUNNING], limit=100_000)
     cursor = store.working_start(agent, space)
-    for job in store.list_jobs(agent, [JobState.PENDING, JobState.RUNNING], limit=100_000):
+    for job in live:
         if job.kind == FOLD and job.payload.get("space") == space:
             cursor = max(cursor, int(job.payload["to_seq"]) + 1)
     pages: list[list[Message]] = []
@@ -122,11 +124,34 @@ def plan_folds(
 
     A fold planned again after its job failed for good has the same key, so it is not enqueued twice;
     with ``retry_failed`` (an explicit flush) that job is queued again and returned with the new ones.
+    A fold the store refuses otherwise was planned from a stale read (another planner or a worker moved
+    on meanwhile): the rest of that plan is dropped, and the space's tail read and planned again.
     """
-    failed: dict[str, str] = {}
-    if retry_failed:
-        failed = {j.key: j.id for j in store.list_jobs(agent, [JobState.FAILED], limit=100_000) if j.kind == FOLD}
     created: list[Job] = []
+    for _ in range(_REPLANS):
+        stale = _plan_once(store, agent, space, person, config, everything, retry_failed, tail, created)
+        if not stale:
+            break
+        tail = None
+    return created
+
+
+_REPLANS = 4  # each replan starts past a fold that another planner enqueued: progress every round
+
+
+def _plan_once(
+    store: Store,
+    agent: str,
+    space: str,
+    person: str | None,
+    config: Config,
+    everything: bool,
+    retry_failed: bool,
+    tail: Sequence[Message] | None,
+    created: list[Job],
+) -> bool:
+    """One read and plan of the space's tail, its jobs added to ``created``; whether it was stale."""
+    failed: dict[str, str] | None = None
     for folded in folds(unfolded(store, agent, space) if tail is None else tail, config, everything=everything):
         job = Job.model_construct(  # of checked parts: no validator built behind a new process's add (issue 15)
             kind=FOLD,
@@ -143,9 +168,14 @@ def plan_folds(
         )
         if store.enqueue_job(job):
             created.append(job)
-        elif job.key in failed and (again := store.retry_job(failed[job.key], agent)) is not None:
+            continue
+        if failed is None:  # read only once something is refused, which is rare
+            failed = {j.key: j.id for j in store.list_jobs(agent, [JobState.FAILED], limit=100_000) if j.kind == FOLD}
+        if job.key not in failed:
+            return True
+        if retry_failed and (again := store.retry_job(failed[job.key], agent)) is not None:
             created.append(again)
-    return created
+    return False
 
 
 def fold_key(agent: str, space: str, first_seq: int, last_seq: int) -> str:

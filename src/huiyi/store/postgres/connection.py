@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import Any
 
 import psycopg
+from psycopg.errors import QueryCanceled
 from psycopg.rows import TupleRow
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from huiyi.errors import SchemaTooNew, StoreError
 from huiyi.store.base import TurnContext
@@ -24,6 +26,7 @@ from huiyi.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, VERSION_TABL
 log = logging.getLogger(__name__)
 
 Cursor = psycopg.Cursor[TupleRow]
+_USED = "_huiyi_used"  # when a pooled connection was last handed back (as the pool's own _expire_at)
 
 
 class PostgresConnection:
@@ -42,6 +45,7 @@ class PostgresConnection:
             max_size=max(1, pool_size),
             kwargs={"autocommit": True},
             configure=_configure,
+            check=self._check_idle,
             open=False,
             name="huiyi",
         )
@@ -55,25 +59,60 @@ class PostgresConnection:
             raise
 
     # connections -----------------------------------------------------------------------------
+    # a pooled connection idle this long is checked before it is lent: the server may have dropped it
+    # (a restart, a failover, an idle timeout), and the call given it would fail for nothing
+    idle_check_seconds = 1.0
+
+    def _check_idle(self, conn: psycopg.Connection[TupleRow]) -> None:
+        if time.monotonic() - getattr(conn, _USED, 0.0) >= self.idle_check_seconds:
+            ConnectionPool.check_connection(conn)  # raises, and the pool replaces it
+
     @contextmanager
     def _cursor(self, transaction: bool) -> Iterator[Cursor]:
         if self._closed:
             raise StoreError("the store is closed")
         try:
-            with self._pool.connection() as conn:
-                if transaction:
-                    with conn.transaction(), conn.cursor() as cur:
-                        yield cur
-                else:
+            stack, conn = self._lent(transaction)
+            with stack:
+                try:
                     with conn.cursor() as cur:
                         yield cur
+                finally:
+                    setattr(conn, _USED, time.monotonic())
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL: {exc}") from exc
+
+    def _lent(self, transaction: bool) -> tuple[ExitStack, psycopg.Connection[TupleRow]]:
+        """A pooled connection (in a transaction when asked), as a stack to close. A transaction's BEGIN
+        is where a connection the server dropped shows: then another is taken, once, since nothing ran."""
+        for attempt in range(2):
+            stack = ExitStack()
+            try:
+                conn = stack.enter_context(self._pool.connection())
+                if transaction:
+                    stack.enter_context(conn.transaction())
+                return stack, conn
+            except psycopg.Error as exc:
+                stack.__exit__(type(exc), exc, exc.__traceback__)  # the pool discards a broken connection
+                if attempt or not _dropped(exc):
+                    raise
+                self._pool.check()  # a restart dropped the others too
+        raise AssertionError("unreachable")
 
     def _write(self) -> AbstractContextManager[Cursor]:
         return self._cursor(transaction=True)
 
     def _rows(self, sql: str, args: Any = None) -> list[TupleRow]:
+        try:
+            with self._cursor(transaction=False) as cur:
+                cur.execute(sql, args)
+                return cur.fetchall()
+        except StoreError as exc:
+            if not _dropped(exc):
+                raise
+        # a read is safe to run again: once, when the server dropped its connection, after the pool has
+        # replaced the others it dropped with it (a restart drops them all)
+        self._pool.check()
         with self._cursor(transaction=False) as cur:
             cur.execute(sql, args)
             return cur.fetchall()
@@ -121,6 +160,14 @@ class PostgresConnection:
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (json.dumps([name, dim]),),
             )
+
+
+def _dropped(exc: BaseException) -> bool:
+    """Whether a call failed because its connection was lost (not for a timeout or its statement)."""
+    cause = exc.__cause__ if isinstance(exc, StoreError) else exc
+    if not isinstance(cause, psycopg.OperationalError) or isinstance(cause, PoolTimeout | QueryCanceled):
+        return False
+    return cause.sqlstate is None or cause.sqlstate.startswith(("08", "57P"))  # connection or shutdown
 
 
 def _configure(conn: psycopg.Connection[TupleRow]) -> None:

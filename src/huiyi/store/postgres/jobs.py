@@ -9,7 +9,7 @@ from typing import Any
 from huiyi.model import Job, JobState
 from huiyi.store import rows
 from huiyi.store.base import RunReport
-from huiyi.store.postgres.connection import PostgresConnection
+from huiyi.store.postgres.connection import Cursor, PostgresConnection
 from huiyi.store.rows import JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
 
 
@@ -18,6 +18,8 @@ class PostgresJobs(PostgresConnection):
 
     def enqueue_job(self, job: Job) -> bool:
         with self._write() as cur:
+            if _spans(job) and _stale_span(cur, job):
+                return False
             cur.execute(
                 "INSERT INTO jobs (id, kind, agent, key, payload, state, run_after, created_at)"
                 " VALUES (%s, %s, %s, %s, %s, 'pending', %s, %s) ON CONFLICT DO NOTHING",
@@ -113,3 +115,26 @@ class PostgresJobs(PostgresConnection):
             args.append(scope)
         sql += " ORDER BY seq DESC LIMIT %s"
         return [rows.report(row, NATIVE) for row in self._rows(sql, (*args, limit))]
+
+
+def _spans(job: Job) -> bool:
+    return all(key in job.payload for key in ("space", "from_seq", "to_seq"))
+
+
+def _stale_span(cur: Cursor, job: Job) -> bool:
+    """Whether a span's seqs left working memory or another live job of its kind holds one of them;
+    planners of one space take a lock first, so none enqueues between this check and the insert."""
+    space, first, last = job.payload["space"], int(job.payload["from_seq"]), int(job.payload["to_seq"])
+    cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (f"{job.agent}\x1f{space}",))
+    start = cur.execute(
+        "SELECT start_seq FROM working_memory WHERE agent = %s AND space = %s", (job.agent, space)
+    ).fetchone()
+    if start is not None and first < int(start[0]):
+        return True
+    held = cur.execute(
+        "SELECT 1 FROM jobs WHERE agent = %s AND kind = %s AND state IN ('pending', 'running')"
+        " AND payload->>'space' = %s AND (payload->>'from_seq')::bigint <= %s"
+        " AND (payload->>'to_seq')::bigint >= %s AND key != %s LIMIT 1",
+        (job.agent, job.kind, space, last, first, job.key),
+    ).fetchone()
+    return held is not None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -19,6 +20,8 @@ class SQLiteJobs(SQLiteConnection):
 
     def enqueue_job(self, job: Job) -> bool:
         with self._write() as conn:
+            if _spans(job) and _stale_span(conn, job):
+                return False
             cursor = conn.execute(
                 "INSERT OR IGNORE INTO jobs (id, kind, agent, key, payload, state, run_after, created_at)"
                 " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
@@ -124,3 +127,24 @@ class SQLiteJobs(SQLiteConnection):
             args.append(scope)
         sql += " ORDER BY rowid DESC LIMIT ?"
         return [rows.report(row, TEXT) for row in self._conn().execute(sql, (*args, limit))]
+
+
+def _spans(job: Job) -> bool:
+    return all(key in job.payload for key in ("space", "from_seq", "to_seq"))
+
+
+def _stale_span(conn: sqlite3.Connection, job: Job) -> bool:
+    """Whether a span's seqs left working memory or another live job of its kind holds one of them
+    (read inside the write lock, so no other planner can enqueue between this check and the insert)."""
+    space, first, last = job.payload["space"], int(job.payload["from_seq"]), int(job.payload["to_seq"])
+    row = conn.execute("SELECT start_seq FROM working_memory WHERE agent = ? AND space = ?", (job.agent, space))
+    start = row.fetchone()
+    if start is not None and first < int(start[0]):
+        return True
+    held = conn.execute(
+        "SELECT 1 FROM jobs WHERE agent = ? AND kind = ? AND state IN ('pending', 'running')"
+        " AND json_extract(payload, '$.space') = ? AND json_extract(payload, '$.from_seq') <= ?"
+        " AND json_extract(payload, '$.to_seq') >= ? AND key != ? LIMIT 1",
+        (job.agent, job.kind, space, last, first, job.key),
+    ).fetchone()
+    return held is not None
