@@ -309,3 +309,11 @@ def test_another_site_cannot_frame_the_console(page: Any, base_url: str) -> None
     frame = page.frame_locator("#victim")
     # set_content waits for the frame's load event: an allowed frame holds the page's static #agent by now
     assert frame.locator("#agent").count() == 0
+
+
+def test_a_link_naming_no_tab_opens_the_scopes(page: Any, base_url: str) -> None:
+    # #tab=constructor once found Object.prototype.constructor and left the console blank with an error
+    page.goto(base_url + "/console#tab=constructor")
+    page.reload()  # the fixture already opened /console: a new hash alone would not start the page again
+    page.wait_for_selector("body[data-ready='1']")
+    expect(page.locator("#scopetable")).to_contain_text("读书会")
