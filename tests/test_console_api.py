@@ -49,6 +49,20 @@ def test_root_redirects_to_the_console_and_docs_are_local(client: TestClient) ->
     assert client.get("/console/static/vendor/swagger-ui/LICENSE").status_code == 200
 
 
+def test_pages_and_answers_carry_headers_against_framing_sniffing_and_inline_script(client: TestClient) -> None:
+    for path in ("/console", "/v1/agents", "/v1/nope", "/docs", "/console/static/console.js"):
+        headers = client.get(path).headers
+        csp = headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and headers["x-frame-options"] == "DENY", path
+        assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer", path
+        script = csp.split("script-src ")[1].split(";")[0]
+        assert "unsafe-inline" not in script and "unsafe-eval" not in script, path
+    assert client.get("/v1/agents").headers["cache-control"] == "no-store"
+    # /docs allows exactly its own start-up script, by hash
+    assert "'sha256-" in client.get("/docs").headers["content-security-policy"]
+    assert "'sha256-" not in client.get("/console").headers["content-security-policy"]
+
+
 def test_scopes_list_persons_spaces_and_counts(client: TestClient) -> None:
     agents = client.get("/v1/agents").json()
     assert [a["agent"] for a in agents] == [AGENT] and agents[0]["messages"] == 25

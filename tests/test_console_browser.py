@@ -21,6 +21,9 @@ from typing import Any
 import pytest
 
 playwright_api = pytest.importorskip("playwright.sync_api")
+# locator assertions, not wait_for_function: its string predicates are eval, which the console's CSP refuses
+expect = playwright_api.expect
+expect.set_options(timeout=10_000)
 
 from huiyi.config import Config  # noqa: E402
 from huiyi.faces.demo import seed_demo  # noqa: E402
@@ -140,14 +143,14 @@ def test_find_a_memory_edit_it_and_see_the_change_in_recall(page: Any) -> None:
     page.fill("#memq", "养了一只猫")
     page.select_option("#memfilters select[name=kind]", "fact")
     page.click("#memfilters button[type=submit]")
-    page.wait_for_function("document.querySelectorAll('#memtable tr[data-id]').length === 1")
+    expect(page.locator("#memtable tr[data-id]")).to_have_count(1)
     page.click("#memtable tr[data-id]")
     page.wait_for_selector("#memsources .bubble.source")  # provenance: the message in its chat
     shot(page, "memory")
     page.fill("#memform textarea[name=text]", "木木养了一只猫叫汤圆")
     page.fill("#memform input[name=keywords]", "猫, 汤圆")
     page.click("#memform button[type=submit]")
-    page.wait_for_function("document.querySelector('#status').textContent === '已保存'")
+    expect(page.locator("#status")).to_have_text("已保存")
     event = page.evaluate(
         "fetch('/v1/search?' + new URLSearchParams({agent: '祈煜', person: '木木', q: '科目二', kind: 'event'}))"
         ".then((r) => r.json()).then((d) => d.items[0].id)"
@@ -155,11 +158,11 @@ def test_find_a_memory_edit_it_and_see_the_change_in_recall(page: Any) -> None:
     page.fill("#linkform input[name=target]", event)  # link it to another memory by hand
     page.select_option("#linkform select[name=kind]", "reference")
     page.click("#linkform button")
-    page.wait_for_function("document.querySelector('#memlinks').innerText.includes('科目二')")
+    expect(page.locator("#memlinks")).to_contain_text("科目二")
     page.fill("#memq", "汤圆")
     page.select_option("#memfilters select[name=kind]", "")
     page.click("#memfilters button[type=submit]")
-    page.wait_for_function("document.querySelector('#memtable').innerText.includes('汤圆')")
+    expect(page.locator("#memtable")).to_contain_text("汤圆")
 
     open_tab(page, "debug")
     page.fill("#dbgmessage", "我家的猫叫什么名字？")
@@ -208,7 +211,7 @@ def test_retry_a_failed_job(page: Any) -> None:
     shot(page, "jobs")
     job = page.get_attribute("#jobtable [data-retry]", "data-retry")
     page.click("#jobtable [data-retry]")
-    page.wait_for_function("document.querySelector('#status').textContent === '已重新排队'")
+    expect(page.locator("#status")).to_have_text("已重新排队")
     assert page.inner_text(f"#jobtable tr[data-job='{job}'] .tag") == "pending"
     page.reload()  # the reports are kept, not this page's memory
     page.wait_for_selector("body[data-ready='1']")
@@ -225,12 +228,12 @@ def test_edit_an_entity_and_its_facts_by_hand(page: Any) -> None:
     page.wait_for_selector("#entityform")
     page.fill("#entityform input[name=aliases]", "团团，小团子")
     page.click("#entitysave")
-    page.wait_for_function("document.querySelector('#status').textContent === '已保存'")
+    expect(page.locator("#status")).to_have_text("已保存")
     assert "团团 / 小团子" in page.inner_text("#nodedetail")  # the form came back with the entity as stored
     page.fill("#factform input[name=predicate]", "最爱吃")
     page.fill("#factform input[name=object]", "猫条")
     page.click("#factform button")
-    page.wait_for_function("document.querySelector('#nodedetail').innerText.includes('最爱吃')")
+    expect(page.locator("#nodedetail")).to_contain_text("最爱吃")
     assert page.locator("#graphbox .node[data-id='lit:猫条']").count() == 1
     page.click("#nodedetail .fact:has-text('最爱吃') [data-close-fact]")
     page.wait_for_selector("#nodedetail .fact:has-text('最爱吃') .tag.closed")
@@ -240,18 +243,18 @@ def test_edit_an_entity_and_its_facts_by_hand(page: Any) -> None:
     allow_errors(page, "status of 422")
     page.fill("#entityform input[name=name]", "小团子")  # an alias 团子 already holds
     page.click("#entitysave")
-    page.wait_for_function("document.querySelector('#status').className === 'error'")
+    expect(page.locator("#status")).to_have_class("error")
     assert "already names" in page.inner_text("#status")
     page.fill("#entityform input[name=name]", "汤圆店")
     page.select_option("#entityform select[name=type]", "泛化实体")
     page.click("#entitysave")
-    page.wait_for_function("document.querySelector('#status').textContent === '已创建'")
+    expect(page.locator("#status")).to_have_text("已创建")
     node = page.locator("#graphbox .node:has-text('汤圆店')")
     assert node.count() == 1
     node.locator("circle").click()
     page.wait_for_selector("#entitydelete")
     page.click("#entitydelete")
-    page.wait_for_function("document.querySelector('#status').textContent === '已删除'")
+    expect(page.locator("#status")).to_have_text("已删除")
     assert page.locator("#graphbox .node:has-text('汤圆店')").count() == 0
 
 
@@ -276,7 +279,7 @@ def test_the_debugger_runs_two_recipes_side_by_side(page: Any) -> None:
 def test_english_on_a_phone_screen(page: Any) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     page.click("#lang")
-    page.wait_for_function("document.querySelector('nav button[data-tab=memories]').textContent === 'Memories'")
+    expect(page.locator("nav button[data-tab=memories]")).to_have_text("Memories")
     page.select_option("#scope", "person:木木")
     open_tab(page, "memories")
     page.wait_for_selector("#memtable tr[data-id]")
@@ -296,3 +299,21 @@ def test_the_api_docs_work_offline(page: Any, base_url: str) -> None:
     # the first /openapi.json builds the schema of every route: seconds on a loaded machine
     page.wait_for_selector(".swagger-ui .info .title", timeout=60_000)
     assert "huiyi" in page.inner_text(".swagger-ui .info")
+
+
+def test_another_site_cannot_frame_the_console(page: Any, base_url: str) -> None:
+    # a page of any other origin that frames the console (to trick the operator's clicks while their key
+    # sits in localStorage) gets an empty frame
+    allow_errors(page, "frame-ancestors", "X-Frame-Options", "Refused to display")
+    page.set_content(f'<iframe id="victim" src="{base_url}/console" width="800" height="600"></iframe>')
+    frame = page.frame_locator("#victim")
+    # set_content waits for the frame's load event: an allowed frame holds the page's static #agent by now
+    assert frame.locator("#agent").count() == 0
+
+
+def test_a_link_naming_no_tab_opens_the_scopes(page: Any, base_url: str) -> None:
+    # #tab=constructor once found Object.prototype.constructor and left the console blank with an error
+    page.goto(base_url + "/console#tab=constructor")
+    page.reload()  # the fixture already opened /console: a new hash alone would not start the page again
+    page.wait_for_selector("body[data-ready='1']")
+    expect(page.locator("#scopetable")).to_contain_text("读书会")

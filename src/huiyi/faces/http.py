@@ -39,6 +39,7 @@ from huiyi.faces.http_browse import browse_router
 from huiyi.faces.http_debug import debug_router
 from huiyi.faces.http_entities import entities_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
+from huiyi.faces.http_headers import SecurityHeaders
 from huiyi.faces.http_models import (
     OUT_OF_RANGE,
     ConsolidateBody,
@@ -186,6 +187,7 @@ def create_app(
         return ErrorResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
 
     app.add_middleware(BodyLimit, limit=max_body_bytes)
+    app.add_middleware(SecurityHeaders)
 
     async def check_request(request: Request, agent: str) -> None:
         check(allowed_agents(request, request.headers.get("authorization")), agent)

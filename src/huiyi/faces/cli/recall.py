@@ -114,6 +114,7 @@ def _serve_demo(directory: Path, port: int) -> None:
 
     from huiyi.faces.demo import seed_demo
     from huiyi.faces.http import create_app
+    from huiyi.faces.http_hosts import guard_hosts
     from huiyi.memory import AsyncMemory
 
     if not (directory / "huiyi.sqlite").exists():
@@ -121,6 +122,7 @@ def _serve_demo(directory: Path, port: int) -> None:
     api = create_app(
         AsyncMemory(directory, config=Config.load(None, worker={"enabled": False})), close_on_shutdown=True
     )
+    guard_hosts(api, None)  # the demo has no keys
     out.print(
         f"[bold]huiyi demo[/bold] store {directory}\nconsole: http://127.0.0.1:{port}/console  (API docs at /docs)"
     )

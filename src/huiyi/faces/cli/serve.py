@@ -33,6 +33,7 @@ def serve(
     import uvicorn
 
     from huiyi.faces.http import create_app
+    from huiyi.faces.http_hosts import guard_hosts
     from huiyi.memory import AsyncMemory
 
     settings = Config.load(config)
@@ -44,6 +45,7 @@ def serve(
         close_on_shutdown=True,
         workers=workers,
     )
+    guard_hosts(api, settings.http.api_keys)
     bind_host, bind_port = host or settings.http.host, port or settings.http.port
     out.print(f"huiyi serving {store} on http://{bind_host}:{bind_port} (docs at /docs)")
     uvicorn.run(api, host=bind_host, port=bind_port, log_level="warning")

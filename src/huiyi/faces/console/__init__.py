@@ -14,6 +14,8 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
+from huiyi.faces.http_headers import csp_with_inline_scripts
+
 __all__ = ["STATIC", "mount_console"]
 
 STATIC = Path(str(resources.files("huiyi.faces.console") / "static"))
@@ -33,12 +35,15 @@ def mount_console(app: FastAPI) -> None:
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
+        page = get_swagger_ui_html(
             openapi_url=app.openapi_url or "/openapi.json",
             title=f"{app.title} — API",
             swagger_js_url=f"{SWAGGER}/swagger-ui-bundle.js",
             swagger_css_url=f"{SWAGGER}/swagger-ui.css",
             swagger_favicon_url=f"{SWAGGER}/favicon-32x32.png",
         )
+        # Swagger UI starts from one inline script of FastAPI's; the CSP names it by hash, and nothing else
+        page.headers["Content-Security-Policy"] = csp_with_inline_scripts(bytes(page.body).decode())
+        return page
 
     app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")

@@ -426,7 +426,7 @@ async function start() {
     applyLanguage();
     await loadAgents();
     const tab = new URLSearchParams(location.hash.slice(1)).get("tab");
-    show(VIEWS[tab] ? tab : "scopes");
+    show(Object.hasOwn(VIEWS, tab) ? tab : "scopes");  // not VIEWS[tab]: #tab=constructor names Object
     document.body.dataset.ready = "1";
   } catch (e) {
     applyLanguage();

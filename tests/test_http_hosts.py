@@ -1,0 +1,48 @@
+"""With no API keys, `huiyi serve` answers only requests addressed to localhost or an IP: a web page that
+points its own name at 127.0.0.1 (DNS rebinding) must not read or change memory from the operator's browser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from huiyi.config import Config
+from huiyi.faces.http import create_app
+from huiyi.faces.http_hosts import guard_hosts, host_allowed
+from huiyi.memory import AsyncMemory
+
+
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [
+        ("127.0.0.1:8765", True),
+        ("localhost:8765", True),
+        ("LOCALHOST", True),
+        ("[::1]:8765", True),
+        ("192.168.1.20", True),
+        ("evil.example:8765", False),
+        ("127.0.0.1.nip.io:8765", False),
+        ("localhost.evil.example", False),
+        ("", False),
+        ("[::1", False),
+    ],
+)
+def test_host_allowed(host: str, allowed: bool) -> None:
+    assert host_allowed(host) is allowed
+
+
+def test_a_rebinding_page_gets_nothing_without_keys_and_keys_change_nothing(tmp_path: Path) -> None:
+    config = Config.load(None, worker={"enabled": False})
+    app = guard_hosts(create_app(AsyncMemory(tmp_path / "a", config=config)), None)
+    with TestClient(app, base_url="http://evil.example:8765") as client:
+        refused = client.post("/v1/memories", json={"agent": "a", "person": "p", "text": "planted"})
+        assert refused.status_code == 403 and "api_keys" in refused.json()["error"]["message"]
+        assert client.get("/console").status_code == 403
+    with TestClient(app, base_url="http://127.0.0.1:8765") as client:
+        assert client.get("/v1/memories", params={"agent": "a", "person": "p"}).json()["items"] == []  # nothing planted
+        assert client.get("/console").status_code == 200
+    keyed = create_app(AsyncMemory(tmp_path / "b", config=config), api_keys={"k": ["*"]}, close_on_shutdown=True)
+    with TestClient(guard_hosts(keyed, {"k": ["*"]}), base_url="http://memory.example.org") as client:
+        assert client.get("/v1/agents", headers={"Authorization": "Bearer k"}).status_code == 200
