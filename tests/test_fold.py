@@ -288,3 +288,14 @@ def test_unfolded_reads_the_whole_tail_across_pages(tmp_path: Path, count: int) 
         # a fold point part-way: only what follows it
         memory.store.apply(Writes(fold_points=[("a", space, tail[count // 3].seq)]))
         assert [m.id for m in unfolded(memory.store, "a", space)] == [f"m{i}" for i in range(count // 3, count)]
+
+
+@pytest.mark.parametrize("text", ["😀😀😀", "👍", "😀\u200d😀"])
+def test_an_emoji_only_turn_folds_with_the_rule_extractor(tmp_path: Path, text: str) -> None:
+    """The rules condense an emoji-only turn to no text: its event is dropped, not a fold stuck pending."""
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as memory:
+        memory.add([{"text": text, "speaker": "阿哲", "time": T0}], agent="bot", space="g")
+        memory.flush(agent="bot", space="g")
+        assert memory.run_jobs() >= 0
+        assert [job.state for job in memory.jobs()] == [JobState.DONE]
+        assert memory.working_memory(agent="bot", space="g") == []

@@ -346,3 +346,27 @@ def test_english_rules_still_read_english_and_unicode_digits() -> None:
 )
 def test_a_bare_day_of_the_month_is_read_by_its_tense(text: str, now: datetime, expected: list[str]) -> None:
     assert [str(span[0].date()) for *_, span in chinese_phrases(text, now)] == expected
+
+
+def test_a_phrase_said_again_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from huiyi.text import times_zh
+
+    asked: list[str] = []
+    resolve = times_zh._resolve_zh
+
+    def counting(phrase: str, now: datetime) -> object:
+        asked.append(phrase)
+        return resolve(phrase, now)
+
+    monkeypatch.setattr(times_zh, "_resolve_zh", counting)
+    spans = find_time_phrases("下周，" * 6000, NOW)  # was 6000 jionlp calls (~9 s), now one
+    assert len(spans) == 6000
+    assert {(s.phrase, s.start, s.end) for s in spans} == {("下周", d("2023-05-15"), d("2023-05-22"))}
+    assert asked.count("下周") == 1
+
+
+def test_thousands_of_times_in_one_text_are_kept_in_order() -> None:
+    # each kept phrase was compared with every phrase kept before it: 40 000 clock times took many minutes
+    spans = find_time_phrases("at 1:00 pm, " * 40_000, NOW)
+    assert len(spans) == 40_000
+    assert all(a.phrase == "at 1:00 pm" and a.start == d("2023-05-10 13:00") for a in spans)

@@ -40,9 +40,14 @@ def check_scope(agent: str, kind: str, key: str) -> None:
         check_id(key, kind)
 
 
+def is_blank(value: str) -> bool:
+    """Whether a text says nothing: only spaces and zero-width characters."""
+    return not any(not ch.isspace() and ch not in _ZERO_WIDTH for ch in value)
+
+
 def check_text(value: str, what: str) -> str:
     """Text to store: not blank, and storable in both stores (PostgreSQL refuses NUL, UTF-8 lone surrogates)."""
-    if not any(not ch.isspace() and ch not in _ZERO_WIDTH for ch in value):
+    if is_blank(value):
         raise ValueError(f"{what} text is empty")
     return check_storable(value, f"{what} text")
 

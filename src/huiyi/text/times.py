@@ -23,6 +23,7 @@ their readings, and renders and parses stored times.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -69,11 +70,17 @@ def find_time_phrases(text: str, now: datetime) -> list[TimeSpan]:
     if ZH_ATOM.search(text):
         candidates += chinese_phrases(text, now)
     candidates.sort(key=lambda c: (c[0] - c[1], c[0]))
+    # taken spans never overlap, so the one starting last before a candidate ends is the only one that
+    # can overlap it: a bisection, not a scan of all taken (quadratic in a text of thousands of times)
     taken: list[tuple[int, int, Range]] = []
+    starts: list[int] = []
     for candidate in candidates:
-        if all(candidate[1] <= other[0] or candidate[0] >= other[1] for other in taken):
-            taken.append(candidate)
-    taken.sort()
+        at = bisect.bisect_left(starts, candidate[1])
+        if at and taken[at - 1][1] > candidate[0]:
+            continue
+        at = bisect.bisect_right(starts, candidate[0], hi=at)
+        starts.insert(at, candidate[0])
+        taken.insert(at, candidate)
     return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in taken if start < end]
 
 

@@ -163,6 +163,8 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
         else:
             runs.append([atom])
     found: list[tuple[int, int, Range]] = []
+    # a phrase said again reads the same: 下周 ten thousand times asked jionlp (~1.5 ms) each time
+    readings: dict[str, Range | None] = {}
     for run in runs:
         first = 0
         while first < len(run):
@@ -171,7 +173,9 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                 phrase = text[start:end]
                 if first == last and _ZH_AMBIGUOUS_CLOCK.fullmatch(phrase):
                     continue
-                span = _resolve_zh(phrase, now)
+                if phrase not in readings:
+                    readings[phrase] = _resolve_zh(phrase, now)
+                span = readings[phrase]
                 if span is not None:
                     found.append((start, end, span))
                     first = last + 1

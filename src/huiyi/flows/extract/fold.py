@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from huiyi.checks import is_blank
 from huiyi.config import Config
 from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
@@ -229,7 +230,11 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
         return said if about is not None and said is not None and said.date() != about.date() else None
 
     items: list[MemoryItem] = []
+    # a draft with no text (an emoji-only turn condensed to nothing) is dropped: as a memory it would
+    # fail validation and keep the whole fold pending forever
     for index, event in enumerate(extraction.events):
+        if is_blank(event.text):
+            continue
         said = said_at(event.sources, event.time)
         items.append(
             MemoryItem(
@@ -249,6 +254,8 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
             )
         )
     for index, fact in enumerate(extraction.facts):
+        if is_blank(fact.description):
+            continue
         confidence = min(1.0, max(0.0, fact.confidence))
         items.append(
             MemoryItem(
