@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from huiyi.config import Config
+from huiyi.errors import InvalidInput
 from huiyi.faces.tools import ARGUMENTS, TOOL_NAMES, TOOLS, ToolExecutor, tool_schemas
 from huiyi.memory import AsyncMemory
 from huiyi.model import MemoryKind
@@ -189,6 +190,21 @@ def test_core_memory_append_and_replace(tmp_path: Path) -> None:
         )
     finally:
         h.close()
+
+
+@pytest.mark.parametrize("person", ["木木\x00", "  ", "木木\n", "x" * 201])
+def test_a_core_block_of_a_person_id_no_store_keeps_is_refused(h: Harness, person: str) -> None:
+    """A blank or NUL person id got a human block of its own, which no other call could name or erase."""
+    for call in (
+        h.memory.core_block_append("human", "x", agent=AGENT, person=person),
+        h.memory.core_block_replace("human", "a", "b", agent=AGENT, person=person),
+        h.memory.core_blocks_for(agent=AGENT, person=person),
+    ):
+        with pytest.raises(InvalidInput):
+            h.run(call)
+    assert h.run(h.memory.core_blocks_for(agent=AGENT, person=PERSON)) == []
+    with pytest.raises(InvalidInput):
+        ToolExecutor(h.memory, AGENT, person=person)
 
 
 def test_core_memory_without_a_folder_keeps_person_blocks_only(h: Harness) -> None:

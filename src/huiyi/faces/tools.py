@@ -125,7 +125,10 @@ class ToolExecutor:
         self.agent = agent
         self.person = person or None
         self.space = space or None
-        self._visible = set(visible_scopes(agent, self.person, self.space))
+        try:
+            self._visible = set(visible_scopes(agent, self.person, self.space))
+        except ValueError as exc:  # a typed error, as every other bad id gets
+            raise InvalidInput(str(exc)) from exc
         self._handlers: dict[str, Callable[[Any], Awaitable[dict[str, Any]]]] = {
             "create_memory": self._create_memory,
             "link_memories": self._link_memories,

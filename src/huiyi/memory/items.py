@@ -274,16 +274,19 @@ class Items(Indexing):
 
     async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
         """The core blocks in the prompt of ``agent`` talking with ``person``: shared, the agent's, the person's."""
+        _visible(agent, person, None)  # ids as every other call checks them: a person block is keyed by them
         return await self._read(self.core_memory.blocks, agent, person)
 
     async def core_block_append(self, label: str, text: str, *, agent: str, person: str | None = None) -> CoreBlock:
         """Add a line to a core block the caller owns: the person's own (``human``), or the agent's if allowed."""
+        _visible(agent, person, None)  # else a blank or NUL person id would get a block of its own
         return await self._run(functools.partial(self.core_memory.append, label, text, agent=agent, person=person))
 
     async def core_block_replace(
         self, label: str, old: str, new: str, *, agent: str, person: str | None = None
     ) -> CoreBlock:
         """Replace the one occurrence of ``old`` in a core block the caller owns."""
+        _visible(agent, person, None)
         return await self._run(functools.partial(self.core_memory.replace, label, old, new, agent=agent, person=person))
 
     # entities by hand (seed 000's official CRUD) -------------------------------------------------

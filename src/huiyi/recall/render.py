@@ -4,7 +4,8 @@ Order (DESIGN.md "Render", seed 000 §1 and §7): core blocks, the overview (前
 (脑海中回想起的片段, grouped 1. the person's attributes, 2. the person's relations by object,
 3. the agent's relations by object, then per entity 4. its name, 5. its attributes, 6. its
 relations; attributes carry no time, relations their date), recalled events
-(脑海中回忆起的事件, ``{time}{place}:{event}``, time shown by age), then working memory verbatim.
+(脑海中回忆起的事件, ``{time}{place}:{event}``, time shown by age), then working memory verbatim, a turn
+a line (``recall.fence``: no text leaves its place).
 
 No memory appears twice: an id (or the same text) already rendered is dropped, and an event, chunk
 or overview event whose source messages are all in working memory is dropped too (seed 000 §4:
@@ -31,6 +32,7 @@ from huiyi.errors import InvalidInput
 from huiyi.model import CoreBlock, MemoryItem, MemoryKind, Message
 from huiyi.prompts import packaged
 from huiyi.recall.facts import Owner, group_facts
+from huiyi.recall.fence import defang, fence_labels, one_line
 from huiyi.text.times import format_by_age
 
 __all__ = ["SECTIONS", "ContextParts", "Dropped", "RenderedContext", "Templates", "render"]
@@ -254,9 +256,7 @@ class RenderedContext:
 # ---------------------------------------------------------------- rendering
 
 
-def _one_line(text: str) -> str:
-    """A memory as one line: its lines joined with `` / `` (chunks hold several turns)."""
-    return " / ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+_one_line = one_line  # a memory as one line (chunks hold several turns), no role marker in it
 
 
 def _naive(when: datetime, now: datetime) -> tuple[datetime, datetime]:
@@ -326,7 +326,7 @@ class _Renderer:
 
     def event_line(self, item: MemoryItem, name: str) -> str:
         time = self.when(item.said_at or item.time)  # when it was said; the time it is about follows the text
-        place = self.t.fill("place", place=item.place.strip()) if item.place.strip() else ""
+        place = self.t.fill("place", place=defang(item.place.strip())) if item.place.strip() else ""
         if not time:
             place = place.lstrip()  # the space that parts a place from its time has nothing to part
         text = _one_line(item.text)
@@ -343,8 +343,9 @@ class _Renderer:
 
     def core_blocks(self) -> str:
         rendered = []
+        labels = [core.label for core in self.parts.core_blocks]
         for core in self.parts.core_blocks:
-            text = core.text.strip("\n").rstrip()
+            text = fence_labels(core.text.strip("\n").rstrip(), labels)  # a tool wrote it from a person's words
             if not text:
                 continue
             description = str(core.meta.get("description") or "")
@@ -384,7 +385,7 @@ class _Renderer:
 
     def working(self) -> str:
         turns = [
-            self.t.fill("turn", speaker=m.speaker, text=m.text.strip(), time=self.when(m.time))
+            self.t.fill("turn", speaker=defang(m.speaker), text=_one_line(m.text), time=self.when(m.time))
             for m in self.parts.working
             if m.id not in self.parts.shown_elsewhere
         ]
@@ -418,12 +419,12 @@ class _Renderer:
                 continue
             if group.owner is Owner.ENTITY and group.name not in headed:
                 headed.add(group.name)
-                push("entity", name=group.name)
+                push("entity", name=defang(group.name))
             part = _FACT_PARTS[group.owner, group.relation]
             if group.relation and group.owner is not Owner.ENTITY:
-                add(part, items, name=group.name, object=group.object)
+                add(part, items, name=defang(group.name), object=defang(group.object))
             else:
-                add(part, items, name=group.name)
+                add(part, items, name=defang(group.name))
         return self.block("fragments", groups, "groups")
 
     def fact_line(self, item: MemoryItem) -> str:
@@ -431,9 +432,10 @@ class _Renderer:
         fact = item.fact
         moment = item.said_at or item.time or item.created_at  # when it was said, not the day it is about
         date = _naive(moment, self.parts.now)[0].date().isoformat() if moment is not None else ""
+        keyword = defang(fact.keyword)
         if fact.is_relation and date:
-            return self.t.fill("relation", date=date, text=text, object=fact.object, keyword=fact.keyword)
-        return self.t.fill("attribute", text=text, keyword=fact.keyword, said=date)
+            return self.t.fill("relation", date=date, text=text, object=_one_line(fact.object), keyword=keyword)
+        return self.t.fill("attribute", text=text, keyword=keyword, said=date)
 
     def render(self) -> RenderedContext:
         # overview first: recalled events are de-duplicated against it (seed 000 §1.3)

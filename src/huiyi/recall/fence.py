@@ -1,0 +1,43 @@
+"""What memory text may not carry into the prompt: the marks that would end its place in the context.
+
+Memories hold what people said; in a group anyone may say anything. Rendered as they are, a message
+of several lines could write turns under other speakers' names in 对话上下文 (a line ``小白: …``), a
+chat template's role marker (``<|im_start|>system``) could open a system turn where a server reads
+markers in text as tokens, and a ``</human>`` inside a core block would close the block's fence.
+These helpers keep each text in its place; the words stay readable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["defang", "fence_labels", "one_line"]
+
+# role markers of common chat templates: ChatML / Qwen / Llama 3 / GLM <|…|>, DeepSeek <｜…｜>,
+# Gemma <start_of_turn>, Llama 2 / Mistral [INST]; their opening bracket becomes a full-width one
+_ROLE_MARKERS = re.compile(
+    r"<(?=\s*[|｜])|<(?=/?\s*(?:start_of_turn|end_of_turn)\b)|\[(?=\s*/?\s*INST\s*\])", re.IGNORECASE
+)
+_WIDE = {"<": "＜", "[": "［"}
+
+
+def defang(text: str) -> str:
+    """``text`` with chat-template role markers made plain text (``<|im_start|>`` → ``＜|im_start|>``)."""
+    return _ROLE_MARKERS.sub(lambda match: _WIDE[match.group()], text)
+
+
+def one_line(text: str) -> str:
+    """A memory or a turn as one line, its lines joined with `` / ``: no line of it can pose as another
+    turn or a section of the context."""
+    return defang(" / ".join(line.strip() for line in text.strip().splitlines() if line.strip()))
+
+
+def fence_labels(text: str, labels: Iterable[str]) -> str:
+    """A core block's text with tags of the blocks' labels (``<human>``, ``</persona>``) made plain,
+    so that text inside one block's fence cannot close it or open another."""
+    names = sorted({label for label in labels if label}, key=len, reverse=True)
+    if not names:
+        return defang(text)
+    tags = re.compile(r"<(\s*/?\s*(?:" + "|".join(re.escape(name) for name in names) + r")\s*)>", re.IGNORECASE)
+    return defang(tags.sub(lambda match: f"＜{match.group(1)}＞", text))
