@@ -69,3 +69,11 @@ def test_the_edges_that_work_still_load() -> None:
         overview={"size": 0},
     )
     assert (config.window.fold_at, config.http.port, config.expand.strategy) == (1, 0, 0)
+
+
+def test_a_memory_given_a_dict_for_its_config_says_what_it_wants(tmp_path: Path) -> None:
+    from huiyi import Memory
+
+    with pytest.raises(ConfigError, match="Config"):
+        Memory(tmp_path / "store", config={"embed": {"provider": "hash", "dim": 32}})  # type: ignore[arg-type]
+    assert not (tmp_path / "store").exists()  # nothing was made
