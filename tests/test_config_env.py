@@ -89,9 +89,9 @@ def test_the_file_yields_to_the_environment_and_arguments_to_both(
     path = Path(str(tmp_path)) / "huiyi.toml"
     path.write_text('language = "en"\n[recall]\nlimit = 4\nscore_threshold = 0.5\n', encoding="utf-8")
     monkeypatch.setenv("HUIYI_RECALL__LIMIT", "6")
-    config = Config.load(path, window={"fold_at": 9})
+    config = Config.load(path, window={"fold_at": 19})
     assert (config.language, config.recall.limit, config.recall.score_threshold) == ("en", 6, 0.5)
-    assert config.window.fold_at == 9
+    assert config.window.fold_at == 19
     # as with pydantic-settings, validating a dict runs __init__, so it reads the environment too
     assert Config.model_validate({}).recall.limit == 6
 

@@ -188,3 +188,28 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
             group.cancel_scope.cancel()
 
     anyio.run(main)
+
+
+def test_a_huge_attribute_is_refused_and_stores_nothing(tmp_path: Path) -> None:
+    async def check(memory: AsyncMemory) -> None:
+        async with Client(create_server(ToolExecutor(memory, AGENT, person=PERSON))) as client:
+            before = len(await memory.memories(agent=AGENT, person=PERSON))
+            for attributes in ({"k" * 10_000: "v"}, {"地点": "很远" * 5_000}):
+                answer = await client.call_tool(
+                    "create_memory", {"subject": "我", "memory_type": "事件", "topic": "去", "attributes": attributes}
+                )
+                assert answer.is_error and answer.structured_content["error"]["code"] == "invalid_arguments"
+            assert len(await memory.memories(agent=AGENT, person=PERSON)) == before
+
+    run(check, tmp_path / "store")
+
+
+def test_a_port_beyond_65535_is_a_usage_error(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from huiyi.faces.cli.app import app
+
+    store = str(tmp_path / "store")  # it raised OverflowError from uvicorn's bind, after opening the store
+    result = CliRunner().invoke(app, ["mcp", "-a", AGENT, "-s", store, "--transport", "http", "--port", "99999"])
+    assert result.exit_code == 2 and "65535" in result.output and result.exception is not None
+    assert not isinstance(result.exception, OverflowError) and not (tmp_path / "store").exists()

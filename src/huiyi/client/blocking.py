@@ -13,6 +13,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import httpx
 
+from huiyi.client.models import RemoteError
 from huiyi.client.remote import DEFAULT_URL, AsyncClient
 
 __all__ = ["Client"]
@@ -39,6 +40,9 @@ class _LoopThread:
 
 def _blocking(method: Callable[Concatenate[AsyncClient, P], Awaitable[T]]) -> Callable[Concatenate[Client, P], T]:
     def call(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        if self._closed:  # its loop is gone: say so, as a closed Memory does, not "Event loop is closed"
+            raise RemoteError("this client is closed", status=0, code="closed")
+
         async def run() -> T:
             return await method(self.core, *args, **kwargs)
 
@@ -62,13 +66,18 @@ class Client:
         timeout: float = 60.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        self._loop = _LoopThread()
         self._closed = False
 
         async def make() -> AsyncClient:  # built on the loop that will use its connections
             return AsyncClient(base_url, api_key=api_key, timeout=timeout, transport=transport)
 
-        self.core = self._loop.run(make())
+        self._loop = _LoopThread()
+        try:
+            self.core = self._loop.run(make())
+        except BaseException:  # a bad argument must not leave the loop's thread behind
+            self._closed = True
+            self._loop.stop()
+            raise
 
     @property
     def base_url(self) -> str:

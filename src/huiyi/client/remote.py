@@ -7,16 +7,18 @@ Times come back with their zone; a time sent without one is read in the server's
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+import anyio
 import httpx
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from huiyi.client.models import Context, Erasure, Report, Unreachable, error_of
+from huiyi.client.models import Context, Erasure, RemoteError, Report, Unreachable, error_of
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import (
     CoreBlock,
@@ -57,6 +59,30 @@ def _message(position: int, item: MessageLike) -> dict[str, Any]:
     return message.model_dump(mode="json", exclude_none=True)
 
 
+# the shapes of answers that are not one shared model: checked like the others, so a wrong answer is a RemoteError
+class _Added(BaseModel):
+    messages: list[Message]
+
+
+class _Page(BaseModel):
+    items: list[MemoryItem]
+    next_offset: int | None = None
+
+
+class _Blocks(BaseModel):
+    blocks: list[CoreBlock]
+
+
+class _Deleted(BaseModel):
+    deleted: int
+
+
+def _bad_answer(method: str, path: str, status: int, why: str) -> RemoteError:
+    return RemoteError(
+        f"{method} {path}: the server's answer ({status}) is not huiyi's: {why}", status=status, code="bad_answer"
+    )
+
+
 def _kinds(kinds: Sequence[MemoryKind | str] | None) -> list[str] | None:
     return None if kinds is None else [MemoryKind(kind).value for kind in kinds]
 
@@ -76,38 +102,71 @@ class AsyncClient:
         timeout: float = 60.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise InvalidInput(f"timeout is a number of seconds above 0, not {timeout!r}")
+        try:
+            url = httpx.URL(base_url)
+        except (httpx.InvalidURL, TypeError) as exc:
+            raise InvalidInput(f"base_url {base_url!r} is not a URL: {exc}") from exc
+        if url.scheme not in ("http", "https") or not url.host:
+            raise InvalidInput(f"base_url {base_url!r} is not an http(s) URL such as {DEFAULT_URL}")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.base_url = base_url.rstrip("/")
+        # httpx's timeout is per read, so a server that trickles bytes never trips it; this bounds the whole call
+        self.timeout = float(timeout)
         self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout, transport=transport)
 
     # the wire ----------------------------------------------------------------------------------
     async def _call(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None) -> Any:
         try:
-            response = await self._http.request(
-                method, path, json=json, params=_drop_none(params) if params is not None else None
-            )
+            with anyio.fail_after(self.timeout):
+                response = await self._http.request(
+                    method, path, json=json, params=_drop_none(params) if params is not None else None
+                )
         except httpx.TransportError as exc:
             raise Unreachable(f"{method} {self.base_url}{path}: {exc!r}") from exc
-        if response.status_code >= 400:
+        except TimeoutError as exc:
+            raise Unreachable(f"{method} {self.base_url}{path}: no whole answer within {self.timeout:g} s") from exc
+        status = response.status_code
+        if status >= 400:
             try:
                 body = response.json()
             except ValueError:
                 body = None
-            raise error_of(response.status_code, body)
-        if response.status_code == 204 or not response.content:
+            raise error_of(status, body)
+        if status >= 300:  # e.g. http -> https: nothing was done, so it must not pass as done
+            where = response.headers.get("location", "")
+            raise RemoteError(
+                f"{method} {path}: the server redirects ({status}) to {where!r}", status=status, code=f"http_{status}"
+            )
+        if status == 204 or not response.content:
             return None
-        return response.json()
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise _bad_answer(method, path, status, f"not JSON ({exc})") from exc
 
     async def _model(self, model: type[M], method: str, path: str, **kwargs: Any) -> M:
-        return model.model_validate(await self._call(method, path, **kwargs))
+        return await self._typed(TypeAdapter(model), method, path, **kwargs)
 
     async def _list(self, model: type[T], method: str, path: str, **kwargs: Any) -> list[T]:
-        return TypeAdapter(list[model]).validate_python(await self._call(method, path, **kwargs))  # type: ignore[valid-type]
+        return await self._typed(TypeAdapter(list[model]), method, path, **kwargs)  # type: ignore[valid-type]
+
+    async def _typed(self, shape: TypeAdapter[T], method: str, path: str, **kwargs: Any) -> T:
+        answer = await self._call(method, path, **kwargs)
+        try:
+            return shape.validate_python(answer)
+        except ValidationError as exc:
+            raise _bad_answer(method, path, 200, str(exc).splitlines()[0]) from exc
 
     async def health(self) -> dict[str, Any]:
         """The server's status, version, schema version and embedder."""
-        found: dict[str, Any] = await self._call("GET", "/health")
-        return found
+        return await self._typed(TypeAdapter(dict[str, Any]), "GET", "/health")
 
     # ingest ------------------------------------------------------------------------------------
     async def add(
@@ -126,8 +185,7 @@ class AsyncClient:
         if index is not None:
             body["index"] = index
         body["messages"] = [_message(i, m) for i, m in enumerate(batch)]
-        answer = await self._call("POST", "/v1/messages", json=body)
-        return [Message.model_validate(m) for m in answer["messages"]]
+        return (await self._model(_Added, "POST", "/v1/messages", json=body)).messages
 
     async def flush(
         self, *, agent: str, person: str | None = None, space: str | None = None, wait: bool = True
@@ -149,12 +207,11 @@ class AsyncClient:
     ) -> dict[str, Any]:
         """Consolidate one scope now; the server's report as JSON."""
         body = _drop_none({"agent": agent, "person": person, "space": space, "dry_run": dry_run})
-        report: dict[str, Any] = await self._call("POST", "/v1/consolidate", json=body)
-        return report
+        return await self._typed(TypeAdapter(dict[str, Any]), "POST", "/v1/consolidate", json=body)
 
     async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
-        found = await self._call("GET", "/v1/core_blocks", params={"agent": agent, "person": person})
-        return [CoreBlock.model_validate(block) for block in found["blocks"]]
+        found = await self._model(_Blocks, "GET", "/v1/core_blocks", params={"agent": agent, "person": person})
+        return found.blocks
 
     # the prompt context ------------------------------------------------------------------------
     async def context(
@@ -251,9 +308,9 @@ class AsyncClient:
                 "limit": min(PAGE, limit - len(found)),
                 "offset": offset + len(found),
             }
-            page = await self._call("GET", "/v1/memories", params=params)
-            found.extend(MemoryItem.model_validate(item) for item in page["items"])
-            if page["next_offset"] is None:
+            page = await self._model(_Page, "GET", "/v1/memories", params=params)
+            found.extend(page.items)
+            if page.next_offset is None or not page.items:  # no progress: a wrong server must not loop forever
                 break
         return found
 
@@ -321,8 +378,7 @@ class AsyncClient:
 
     async def delete_entity(self, entity_id: str, *, agent: str) -> int:
         path = f"/v1/entities/{quote(entity_id, safe='')}"
-        found = await self._call("DELETE", path, params={"agent": agent})
-        return int(found["deleted"])
+        return (await self._model(_Deleted, "DELETE", path, params={"agent": agent})).deleted
 
     async def merges(self, *, agent: str) -> list[EntityMerge]:
         return await self._list(EntityMerge, "GET", "/v1/merges", params={"agent": agent})

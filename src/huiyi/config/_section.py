@@ -1,12 +1,25 @@
-"""The one base of every config section: unknown keys are errors, so a typo never passes silently."""
+"""The one base of every config section: unknown keys are errors, so a typo never passes silently.
+
+Numbers are bounded where they are read (the types below) and never NaN or infinite, so a value that
+cannot work is a config error at load, not a crash or a silent misbehaviour in a later call.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Count", "Positive", "Seconds", "Section"]
+
+_MOST = 2**31 - 1  # beyond any real count; 10**30 passed load and overflowed SQLite's INTEGER in a recall
+Count = Annotated[int, Field(ge=0, le=_MOST)]  # how many; 0 allowed (none, or "off" where the field says so)
+Positive = Annotated[int, Field(ge=1, le=_MOST)]  # how many, at least one
+Seconds = Annotated[float, Field(gt=0)]  # a wait or a timeout: 0 would spin or time out at once
 
 
 class Section(BaseModel):
     """A config section: a typed group of settings with the seeds' defaults."""
 
     # defer_build: validators are built when a config is first made, not at `import huiyi` (issue 15)
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, allow_inf_nan=False)

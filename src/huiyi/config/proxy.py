@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from huiyi.config._section import Section
+from huiyi.config._section import Seconds, Section
 
 __all__ = ["ProxyConfig", "ProxyModel"]
 
@@ -23,4 +23,4 @@ class ProxyConfig(Section):
     models: dict[str, ProxyModel] = Field(default_factory=dict)  # model alias -> agent (and upstream model)
     template: str = "{system}\n\n{memory}"  # the system prompt with the rendered memory context
     tools: bool = False  # offer huiyi's search tools to the model and run its calls inside the proxy
-    timeout_s: float = 120.0
+    timeout_s: Seconds = 120.0

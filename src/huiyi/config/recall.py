@@ -17,7 +17,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import Field, field_validator
 
-from huiyi.config._section import Section
+from huiyi.config._section import Count, Positive, Section
 
 __all__ = [
     "FEATURES",
@@ -78,17 +78,17 @@ class RecallRecipe(Section):
     """What one recall does: routes → fuse → rerank → score → threshold and limit → roulette."""
 
     recipe: str = "relevance"  # the named recipe this one starts from; its own fields override that one's
-    limit: int = 10
+    limit: Positive = 10
     score_threshold: float = 0.0  # on the fused 0–1 scale; seed 000 used 0.56 on its own scale
-    max_query_chars: int = 2000
+    max_query_chars: Positive = 2000
     reinforce: bool = True  # recall strengthens what it returns (seed 000 §8: +15), written in the background
     # the dense and keyword routes, fused
-    candidates: int = 200  # per route, before fusion
+    candidates: Positive = 200  # per route, before fusion
     fusion: Literal["minmax", "rrf"] = "minmax"
     dense_weight: float = 0.7  # eval README: 0.3·BM25 + 0.7·dense beat either alone
     keyword_weight: float = 0.3
     dense_min_span: float = 0.05  # min-max: cosines closer than this stay close after scaling
-    rrf_k: int = 60
+    rrf_k: Count = 60
     # a dialogue's views (recall.views), their cosines pooled by mean or max; the default pair and pool
     # were chosen by 5-fold cross-validation on MADial zh dev (issue #17: R@5 0.481 held out, 0.441 plain)
     view_pool: Literal["mean", "max"] = "max"
@@ -96,7 +96,7 @@ class RecallRecipe(Section):
     # a dialogue's keyword route: BM25 of the widest view plus this times BM25 of the latest line alone
     keyword_latest: float = Field(default=0.5, ge=0.0)
     # bonuses on the best fused candidates (0 turns a bonus off)
-    rerank_depth: int = 100  # how many of the best fused candidates the bonuses may reorder
+    rerank_depth: Count = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
     # 我当时什么心情: the asker's lines that say a feeling gain this (recall.feelings)
     feeling_weight: float = Field(default=0.2, ge=0.0)
@@ -113,11 +113,11 @@ class RecallRecipe(Section):
     # .812, no conversation lower; MADial, probes, peer unchanged). 0: off
     time_reach: int = Field(default=300, ge=0)
     neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
-    neighbour_turns: int = 2  # how far either side a neighbour may sit
+    neighbour_turns: Count = 2  # how far either side a neighbour may sit
     # own-turn evidence, for chunks indexed with chunk.own_vector (recall.anchor; off: LoCoMo's first hit
     # drops, README): the best candidates gain this times how well the query matches their own line alone
     anchor_weight: float = 0.0
-    anchor_depth: int = 20
+    anchor_depth: Count = 20
     # a chunk that only carries, as context, a turn whose own line matches as well ranks below that turn
     anchor_demote: bool = False
     # a chunk whose context line matches the query own_floor_margin better by itself than its own line
@@ -150,10 +150,10 @@ class RecallRecipe(Section):
     # member's global profile, which holds their self-statements only (seed 002 §3.11); false for strict setups
     absent_profiles: bool = True
     # routes beyond dense + keyword, added to the fused candidates by weight (0 turns a route off)
-    route_candidates: int = 50  # per extra route, and the fused candidates they are added to
+    route_candidates: Count = 50  # per extra route, and the fused candidates they are added to
     entity_weight: float = 0.2  # names and aliases the query mentions (seed 002 §3.12)
     expand_weight: float = 0.0  # 联想词 as a keyword route (seed 000 §10); off until it helps on eval
-    expand_words: int = 30
+    expand_words: Count = 30
     tier_weight: float = 0.0  # seed 001 §2.3: tag match > partial tag > content word > partial content
     # seed 001 §2.3 gives the tiers as priorities: "priority" orders by tier first, the score within a tier
     tiers: Literal["bonus", "priority"] = "bonus"
@@ -163,17 +163,17 @@ class RecallRecipe(Section):
     # seed 004 §12.3.2: in auto mode, a best hit whose similarity is below this expands one hop anyway
     graph_auto_below: float = 0.7
     graph_depth: int | None = Field(default=None, ge=0)  # hops asked for (the tools' expand_depth); None: the mode's
-    graph_max_depth: int = 2
+    graph_max_depth: Count = 2
     # a second round from the first round's best hits (recall.bridge), when the graph mode would widen
     bridge_weight: float = 0.0
-    bridge_seeds: int = 3
-    bridge_words: int = 8
-    graph_seeds: int = 5
-    graph_limit: int = 20  # new memories per hop
+    bridge_seeds: Count = 3
+    bridge_words: Count = 8
+    graph_seeds: Count = 5
+    graph_limit: Count = 20  # new memories per hop
     # the final score: a weight per feature; relevance alone keeps the fused relevance with its bonuses
     score_weights: dict[FeatureName, float] = Field(default_factory=lambda: dict(_RELEVANCE_ONLY))
     roulette: bool = False  # seed 001 §2.4.4: sample among the best instead of always the top
-    roulette_pool: int = 20
+    roulette_pool: Count = 20
     roulette_seed: int | None = None
 
     @field_validator("score_weights", mode="before")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from huiyi.config._section import Section
+from huiyi.config._section import Count, Positive, Section
 
 
 class SummaryConfig(Section):
@@ -17,27 +17,27 @@ class SummaryConfig(Section):
     enabled: bool = True  # seed 002 §3.16: 每天固定时间运行一次总结任务; seed 003: daily → global
     language: Literal["auto", "zh", "en"] = "auto"  # auto: the language of the day's messages
     # seed 003 (summarize_content_prompt): 提取对话的主题和关键信息，如果有多个关键事件，可以分点总结
-    daily_items: int = 5  # highlights (events, else messages) in a daily summary
-    daily_facts: int = 3  # facts said that day, beyond those the highlights already tell
-    item_chars: int = 100  # one highlight or fact is cut to this length in a summary
-    keywords: int = 5  # TF-IDF topic words per summary
+    daily_items: Count = 5  # highlights (events, else messages) in a daily summary
+    daily_facts: Count = 3  # facts said that day, beyond those the highlights already tell
+    item_chars: Positive = 100  # one highlight or fact is cut to this length in a summary
+    keywords: Count = 5  # TF-IDF topic words per summary
     # seed 003 (summarize_overall_prompt): 高度概括以下的事件，保留其中核心的关键信息
-    global_days: int = 30  # the latest dailies a global summary (or global portrait) is built from
-    global_items: int = 6  # highlights kept in the extractive global summary
+    global_days: Count = 30  # the latest dailies a global summary (or global portrait) is built from
+    global_items: Count = 6  # highlights kept in the extractive global summary
     personality: bool = True  # seed 003: daily personality → global personality (private chats)
-    traits: int = 6  # facts about the person kept in a portrait
+    traits: Count = 6  # facts about the person kept in a portrait
     profiles: bool = True  # seed 002 §3.11: per-member profiles from group messages, per group and global
-    profile_items: int = 8  # statements kept per part of a profile
-    profile_days: int = 30  # days of contributions a rolling profile remembers
+    profile_items: Count = 8  # statements kept per part of a profile
+    profile_days: Count = 30  # days of contributions a rolling profile remembers
     diary: bool = True  # seed 002 §3.16: 以第一人称生成一篇日记
     # the scheduler (summarize_due)
-    settle_minutes: int = 30  # a day is due this long after midnight (late folds land first)
+    settle_minutes: Count = 30  # a day is due this long after midnight (late folds land first)
     # the background scheduler summarises ended days this recent (bounded work per run; 0: every day);
     # an explicit maintain() catches up on every day that has messages and no summary, however old
-    lookback_days: int = 7
-    event_slack_days: int = 31  # how far an event's own time may lie before the day it was told
+    lookback_days: Count = 7
+    event_slack_days: Count = 31  # how far an event's own time may lie before the day it was told
     # the LLM path
-    max_chars: int = 800  # an LLM answer longer than this is cut
-    prompt_messages: int = 300  # the latest messages of a day shown to the LLM
+    max_chars: Positive = 800  # an LLM answer longer than this is cut
+    prompt_messages: Count = 300  # the latest messages of a day shown to the LLM
     prompt_dir: str = ""  # a folder whose summary_*_zh.md / summary_*_en.md override the packaged prompts
-    max_sources: int = 500  # provenance ids kept per summary (the latest)
+    max_sources: Count = 500  # provenance ids kept per summary (the latest)

@@ -33,6 +33,8 @@ class _Args(BaseModel):
 
 
 Text = Annotated[str, Field(min_length=1, max_length=_MAX_TEXT)]
+_Key = Annotated[str, Field(max_length=100)]
+_Value = Annotated[str, Field(max_length=_MAX_TEXT)] | int | float
 
 
 class TimeRange(_Args):
@@ -45,7 +47,8 @@ class CreateMemory(_Args):
     memory_type: MemoryType
     topic: str = Field(min_length=1, max_length=200)
     object: str | None = Field(default=None, max_length=_MAX_TEXT)
-    attributes: dict[str, str | int | float] = Field(default_factory=dict, max_length=20)
+    # keys and values go into the memory's text: bounded like every other text a model writes
+    attributes: dict[_Key, _Value] = Field(default_factory=dict, max_length=20)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     text: str | None = Field(default=None, max_length=_MAX_TEXT)
 

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from huiyi.checks import wall_clock
 from huiyi.config import Config
-from huiyi.errors import EmbedderMismatch, InvalidInput, StoreError
+from huiyi.errors import ConfigError, EmbedderMismatch, InvalidInput, StoreError
 from huiyi.flows import ingest
 from huiyi.flows.core_blocks import CoreBlocks
 from huiyi.flows.core_memory import CoreMemory
@@ -53,6 +53,8 @@ class MemoryBase:
         extractor: Extractor | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
+        if config is not None and not isinstance(config, Config):  # a dict raised AttributeError deep in here
+            raise ConfigError(f"config is a huiyi.Config, not {type(config).__name__}: make one with Config(**values)")
         self.config = config or Config.load()
         _hand_the_gil_over_sooner(self.config.worker.switch_interval_ms)
         self._tz = ZoneInfo(self.config.timezone)

@@ -107,7 +107,7 @@ def mcp_command(
         str, typer.Option("--transport", "-t", help="stdio (for a client that starts it) or http (streamable HTTP).")
     ] = "stdio",
     host: Annotated[str, typer.Option(help="http: interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="http: port.")] = 8766,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="http: port.")] = 8766,
     store: StoreOption = Path(".huiyi"),
     config: ConfigOption = None,
 ) -> None:
