@@ -142,6 +142,15 @@ def job(row: Row, codec: Codec) -> Job:
     return trusted(Job, fields | {"created_at": codec.time(created_at), "claims": claims})  # as stored (message)
 
 
+def job_span(job: Job) -> tuple[str, int, int] | None:
+    """A fold job's space and the first and last seq it folds (both stores check it when it is queued),
+    or None for a job whose payload names no span."""
+    payload = job.payload
+    if not all(key in payload for key in ("space", "from_seq", "to_seq")):
+        return None
+    return str(payload["space"]), int(payload["from_seq"]), int(payload["to_seq"])
+
+
 @lru_cache(maxsize=4096)
 def _scope(agent: str, tag: str) -> Scope:
     """Scopes are frozen: the rows of one scope share one, validated once."""

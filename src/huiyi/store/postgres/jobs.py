@@ -18,7 +18,7 @@ class PostgresJobs(PostgresConnection):
 
     def enqueue_job(self, job: Job) -> bool:
         with self._write() as cur:
-            if _spans(job) and _stale_span(cur, job):
+            if (span := rows.job_span(job)) is not None and _stale_span(cur, job, *span):
                 return False
             cur.execute(
                 "INSERT INTO jobs (id, kind, agent, key, payload, state, run_after, created_at)"
@@ -117,14 +117,9 @@ class PostgresJobs(PostgresConnection):
         return [rows.report(row, NATIVE) for row in self._rows(sql, (*args, limit))]
 
 
-def _spans(job: Job) -> bool:
-    return all(key in job.payload for key in ("space", "from_seq", "to_seq"))
-
-
-def _stale_span(cur: Cursor, job: Job) -> bool:
+def _stale_span(cur: Cursor, job: Job, space: str, first: int, last: int) -> bool:
     """Whether a span's seqs left working memory or another live job of its kind holds one of them;
     planners of one space take a lock first, so none enqueues between this check and the insert."""
-    space, first, last = job.payload["space"], int(job.payload["from_seq"]), int(job.payload["to_seq"])
     cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (f"{job.agent}\x1f{space}",))
     start = cur.execute(
         "SELECT start_seq FROM working_memory WHERE agent = %s AND space = %s", (job.agent, space)

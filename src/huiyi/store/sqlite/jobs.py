@@ -20,7 +20,7 @@ class SQLiteJobs(SQLiteConnection):
 
     def enqueue_job(self, job: Job) -> bool:
         with self._write() as conn:
-            if _spans(job) and _stale_span(conn, job):
+            if (span := rows.job_span(job)) is not None and _stale_span(conn, job, *span):
                 return False
             cursor = conn.execute(
                 "INSERT OR IGNORE INTO jobs (id, kind, agent, key, payload, state, run_after, created_at)"
@@ -129,14 +129,9 @@ class SQLiteJobs(SQLiteConnection):
         return [rows.report(row, TEXT) for row in self._conn().execute(sql, (*args, limit))]
 
 
-def _spans(job: Job) -> bool:
-    return all(key in job.payload for key in ("space", "from_seq", "to_seq"))
-
-
-def _stale_span(conn: sqlite3.Connection, job: Job) -> bool:
+def _stale_span(conn: sqlite3.Connection, job: Job, space: str, first: int, last: int) -> bool:
     """Whether a span's seqs left working memory or another live job of its kind holds one of them
     (read inside the write lock, so no other planner can enqueue between this check and the insert)."""
-    space, first, last = job.payload["space"], int(job.payload["from_seq"]), int(job.payload["to_seq"])
     row = conn.execute("SELECT start_seq FROM working_memory WHERE agent = ? AND space = ?", (job.agent, space))
     start = row.fetchone()
     if start is not None and first < int(start[0]):
