@@ -17,6 +17,7 @@ import re
 
 from huiyi.flows.extract import FactDraft
 from huiyi.flows.extract.rules.condense import absolute
+from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
@@ -49,7 +50,7 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         return []
     text = message.text
     out: list[FactDraft] = []
-    for match in _CLAUSE.finditer(text):
+    for match in _CLAUSE.finditer(text, joke_end(text)):  # 我明天去北京，骗你的: no plan
         clause = match.group().strip()
         end = text[match.end() : match.end() + 1]
         if not clause or len(clause) > _MAX_CHARS or (end and end in "？?") or QUESTION_END.search(clause):
