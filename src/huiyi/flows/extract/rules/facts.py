@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import CloseDraft, EntityDraft, FactDraft
+from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
@@ -99,7 +100,8 @@ class FactReader:
         led = False  # the previous clause was about the speaker: 我是护士，在鼓楼医院上班
         topic = ""  # the previous clause named its own subject: 我家的猫叫团子，是一只橘猫 (团子 is)
         offered = False  # an offer with no workplace yet: 拿到offer了！！杭州那家游戏公司，…
-        for clause, question in _clauses(message.text, english):
+        # 我喜欢猫，开玩笑的: what a retraction takes back is not read
+        for clause, question in _clauses(message.text[joke_end(message.text) :], english):
             if english:
                 if not question:
                     self._english(clause, message, speaker, facts, entities)

@@ -1,0 +1,37 @@
+"""Where a message takes back what it said as a joke (我喜欢猫，开玩笑的; I live in Paris lol jk): the facts
+and plans read before it are not the speaker's. What follows it is read (开玩笑的，其实我在杭州上班)."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["joke_end"]
+
+_END = r"(?=[\s，,。.！!？?；;~～)）]|$)"
+# a retraction closing its clause (我喜欢开玩笑, 开玩笑的人 are no retraction); 才怪 turns its own clause
+# round (我喜欢加班才怪)
+_ZH = re.compile(
+    rf"(?:开玩笑(?:的|啦|哒|呢|而已|罢了)|骗你的|骗你哒|逗你的|逗你玩的?|说着玩的|瞎说的|胡说的)[啦呢哈嘛呀啊]*{_END}"
+)
+_ZH_TURNED = re.compile(rf"才怪[啦呢哈嘛呀啊]*{_END}")  # 我不喜欢他才怪: no 不 makes it earnest
+_EN = re.compile(
+    r"\b(?:(?:just|only|I'm|I\s+am|im)\s+(?:kidding|joking)|jk|j/k)\b|(?:,|\.{2,}|…)\s*(?-i:NOT)\b",
+    re.IGNORECASE,
+)
+# 不是开玩笑的, 没骗你的, I'm not just kidding: said in earnest, so nothing is taken back
+_ZH_EARNEST = re.compile(r"[不没别][^，,。！!？?；;]{0,3}$")
+_EN_EARNEST = re.compile(r"(?:\b(?:not|no|never)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_NEVER = re.compile(r"(?!)")
+_CLAUSE_END = re.compile(r"[，,。.！!？?；;~～\n]")
+
+
+def joke_end(text: str) -> int:
+    """The offset just past the clause of the message's last retraction; 0 when nothing is taken back."""
+    end = 0
+    for marker, earnest in ((_ZH, _ZH_EARNEST), (_ZH_TURNED, _NEVER), (_EN, _EN_EARNEST)):
+        for found in marker.finditer(text):
+            if earnest.search(text[: found.start()]):
+                continue
+            after = _CLAUSE_END.search(text, found.end())
+            end = max(end, after.end() if after else len(text))
+    return end
