@@ -1,0 +1,46 @@
+"""The /v1 API under a bot developer's use: what its schema promises is what the routes do, and writes
+that meet do not undo each other."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from huiyi.config import Config
+from huiyi.faces.http import create_app
+from huiyi.memory import AsyncMemory
+
+A = "祈煜"
+FAST = {"embed": {"provider": "hash", "dim": 32}, "worker": {"enabled": False}}
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    memory = AsyncMemory(tmp_path, config=Config(**FAST))
+    with TestClient(create_app(memory, close_on_shutdown=True)) as test:
+        yield test
+
+
+def test_a_text_patch_keeps_what_another_write_changed_while_it_was_embedded(tmp_path: Path) -> None:
+    async def run() -> tuple[str, float]:
+        memory = AsyncMemory(tmp_path, config=Config(**FAST))
+        made = await memory.remember("团子打翻花盆", agent=A, person="木木")
+        embed = memory.embedder.embed_passages
+
+        def meanwhile(texts: list[str]) -> object:
+            # a second PATCH (importance, written in place) lands while the text is embedded
+            memory.store.update_memories(A, [(made.id, {"importance": 0.95})])
+            return embed(texts)
+
+        memory.embedder.embed_passages = meanwhile  # type: ignore[method-assign]
+        await memory.update(made.id, {"text": "团子打翻了两个花盆"}, agent=A)
+        memory.embedder.embed_passages = embed  # type: ignore[method-assign]
+        stored = await memory.get(made.id, agent=A)
+        await memory.close()
+        return stored.text, stored.importance
+
+    assert asyncio.run(run()) == ("团子打翻了两个花盆", 0.95)
