@@ -44,3 +44,11 @@ def test_a_text_patch_keeps_what_another_write_changed_while_it_was_embedded(tmp
         return stored.text, stored.importance
 
     assert asyncio.run(run()) == ("团子打翻了两个花盆", 0.95)
+
+
+def test_the_schema_names_the_shape_of_a_page_of_memories(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["Page"]
+    assert schema["properties"]["items"]["items"] == {"$ref": "#/components/schemas/MemoryItem"}
+    client.post("/v1/memories", json={"agent": A, "person": "木木", "text": "我家的猫叫团子"})
+    page = client.get("/v1/memories", params={"agent": A, "person": "木木"}).json()
+    assert page["items"][0]["created_at"].endswith("+08:00") and page["next_offset"] is None

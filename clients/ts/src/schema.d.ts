@@ -1602,7 +1602,7 @@ export interface components {
         /** Page */
         Page: {
             /** Items */
-            items: unknown[];
+            items: components["schemas"]["MemoryItem"][];
             /** Limit */
             limit: number;
             /** Offset */
