@@ -52,3 +52,16 @@ def test_the_schema_names_the_shape_of_a_page_of_memories(client: TestClient) ->
     client.post("/v1/memories", json={"agent": A, "person": "木木", "text": "我家的猫叫团子"})
     page = client.get("/v1/memories", params={"agent": A, "person": "木木"}).json()
     assert page["items"][0]["created_at"].endswith("+08:00") and page["next_offset"] is None
+
+
+def test_every_status_a_route_answers_is_in_its_schema(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    # the guard refuses a NUL in any route's query with a 400
+    response = client.delete("/v1/memories/x", params={"agent": "a\x00b"})
+    assert response.status_code == 400 and "NUL" in response.json()["error"]["message"]
+    guarded = [op for path, ops in paths.items() if path.startswith("/v1/") for op in ops.values()]
+    assert all("400" in op["responses"] for op in guarded)
+    # a core block edit with no block folder configured is a 409
+    response = client.post("/v1/core_blocks/persona", json={"agent": A, "new": "x"})
+    assert response.status_code == 409 and response.json()["error"]["code"] == "not_configured"
+    assert "409" in paths["/v1/core_blocks/{label}"]["post"]["responses"]

@@ -194,6 +194,7 @@ ERRORS = {
     401: "No valid API key: send 'Authorization: Bearer <key>'.",
     403: "This API key may not use this agent.",
     404: "No such memory, person or route.",
+    409: "The store or its config cannot do this (not configured, another embedder, a newer schema).",
     413: "The body is larger than the configured limit.",
     422: "The request is well-formed but breaks the route's rules.",
 }
