@@ -65,3 +65,15 @@ def test_every_status_a_route_answers_is_in_its_schema(client: TestClient) -> No
     response = client.post("/v1/core_blocks/persona", json={"agent": A, "new": "x"})
     assert response.status_code == 409 and response.json()["error"]["code"] == "not_configured"
     assert "409" in paths["/v1/core_blocks/{label}"]["post"]["responses"]
+
+
+def test_a_patch_field_the_schema_calls_optional_is_not_offered_as_null(client: TestClient) -> None:
+    made = client.post("/v1/memories", json={"agent": A, "person": "木木", "text": "团子", "importance": 0.7}).json()
+    patch = client.get("/openapi.json").json()["components"]["schemas"]["MemoryPatch"]["properties"]
+    for name in ("text", "place", "keywords", "insight", "importance"):
+        assert "anyOf" not in patch[name], name  # null is refused, so the schema does not allow it
+        response = client.patch(f"/v1/memories/{made['id']}", json={"agent": A, name: None})
+        assert response.status_code == 422 and name in response.json()["error"]["message"]
+    assert {"type": "null"} in patch["time"]["anyOf"]  # a null time is allowed: about no particular time
+    kept = client.get(f"/v1/memories/{made['id']}", params={"agent": A}).json()
+    assert (kept["text"], kept["importance"]) == ("团子", 0.7)

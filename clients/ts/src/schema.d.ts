@@ -1443,17 +1443,17 @@ export interface components {
             /** Agent */
             agent: string;
             /** Text */
-            text?: string | null;
+            text?: string;
             /** Time */
             time?: string | null;
             /** Place */
-            place?: string | null;
+            place?: string;
             /** Keywords */
-            keywords?: string[] | null;
+            keywords?: string[];
             /** Insight */
-            insight?: string | null;
+            insight?: string;
             /** Importance */
-            importance?: number | null;
+            importance?: number;
             /** Valid To */
             valid_to?: string | null;
         };
