@@ -77,3 +77,13 @@ def test_a_patch_field_the_schema_calls_optional_is_not_offered_as_null(client: 
     assert {"type": "null"} in patch["time"]["anyOf"]  # a null time is allowed: about no particular time
     kept = client.get(f"/v1/memories/{made['id']}", params={"agent": A}).json()
     assert (kept["text"], kept["importance"]) == ("团子", 0.7)
+
+
+def test_forgetting_a_person_twice_answers_what_the_schema_says(client: TestClient) -> None:
+    client.post("/v1/memories", json={"agent": A, "person": "木木", "text": "我家的猫叫团子"})
+    first = client.delete("/v1/persons/木木", params={"agent": A})
+    again = client.delete("/v1/persons/木木", params={"agent": A})
+    assert (first.status_code, first.json()["memories"]) == (200, 1)
+    assert (again.status_code, again.json()["memories"]) == (200, 0)  # idempotent: nothing left to erase
+    documented = client.get("/openapi.json").json()["paths"]["/v1/persons/{person_id}"]["delete"]["responses"]
+    assert "200" in documented and "404" not in documented
