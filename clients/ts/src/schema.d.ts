@@ -1443,17 +1443,17 @@ export interface components {
             /** Agent */
             agent: string;
             /** Text */
-            text?: string | null;
+            text?: string;
             /** Time */
             time?: string | null;
             /** Place */
-            place?: string | null;
+            place?: string;
             /** Keywords */
-            keywords?: string[] | null;
+            keywords?: string[];
             /** Insight */
-            insight?: string | null;
+            insight?: string;
             /** Importance */
-            importance?: number | null;
+            importance?: number;
             /** Valid To */
             valid_to?: string | null;
         };
@@ -1602,7 +1602,7 @@ export interface components {
         /** Page */
         Page: {
             /** Items */
-            items: unknown[];
+            items: components["schemas"]["MemoryItem"][];
             /** Limit */
             limit: number;
             /** Offset */
@@ -2133,6 +2133,15 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryItem"];
                 };
             };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */
             401: {
                 headers: {
@@ -2192,6 +2201,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */
             401: {
@@ -2336,6 +2354,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Message"][];
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */
@@ -2661,6 +2688,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EntityMerge"];
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */
@@ -3015,6 +3051,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description No such memory, person or route. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The store or its config cannot do this (not configured, another embedder, a newer schema). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is larger than the configured limit. */
             413: {
                 headers: {
@@ -3193,6 +3247,15 @@ export interface operations {
                     "application/json": components["schemas"]["Entity"];
                 };
             };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */
             401: {
                 headers: {
@@ -3253,6 +3316,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */
@@ -3996,6 +4068,15 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     query_query_post: {
@@ -4300,6 +4381,15 @@ export interface operations {
                     "application/json": components["schemas"]["Person"];
                 };
             };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */
             401: {
                 headers: {
@@ -4435,6 +4525,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErasureReport"];
                 };
             };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */
             401: {
                 headers: {
@@ -4446,15 +4545,6 @@ export interface operations {
             };
             /** @description This API key may not use this agent. */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such memory, person or route. */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4495,6 +4585,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErasureReport"];
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */
@@ -4619,6 +4718,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No valid API key: send 'Authorization: Bearer <key>'. */

@@ -115,6 +115,7 @@ BODY = error_responses(400, 401, 403, 413, 422)
 BODY_BY_ID = error_responses(400, 401, 403, 404, 413, 422)
 QUERY = error_responses(400, 401, 403, 422)
 BY_ID = error_responses(401, 403, 404, 422)
+ERASE = error_responses(401, 403, 422)
 
 
 def _make_proxy(memory: AsyncMemory) -> MemoryProxy | None:
@@ -321,7 +322,8 @@ def create_app(
         await memory.set_person(person, agent=body.agent)
         return person
 
-    @app.delete("/v1/persons/{person_id}", response_model=ErasureReport, responses=BY_ID)
+    # an erasure is idempotent (a retry, or a person never seen, erases nothing: 200 with zeros), so no 404
+    @app.delete("/v1/persons/{person_id}", response_model=ErasureReport, responses=ERASE)
     async def forget_person(
         person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]
     ) -> ErasureReport:

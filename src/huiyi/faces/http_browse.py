@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
@@ -53,12 +54,13 @@ class MemoryPatch(_Body):
     """The fields of a memory to change; those left out stay as they are."""
 
     agent: str = Field(min_length=1, max_length=200)
-    text: str | None = Field(default=None, min_length=1, max_length=20000)
-    time: datetime | None = None
-    place: str | None = Field(default=None, max_length=2000)
-    keywords: list[str] | None = Field(default=None, max_length=50)
-    insight: str | None = Field(default=None, max_length=20000)
-    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    # optional but not nullable: a null text, place … is refused (422), so the schema does not offer it
+    text: Annotated[str, Field(min_length=1, max_length=20000)] | SkipJsonSchema[None] = None
+    time: datetime | None = None  # null: the memory is about no particular time
+    place: Annotated[str, Field(max_length=2000)] | SkipJsonSchema[None] = None
+    keywords: Annotated[list[str], Field(max_length=50)] | SkipJsonSchema[None] = None
+    insight: Annotated[str, Field(max_length=20000)] | SkipJsonSchema[None] = None
+    importance: Annotated[float, Field(ge=0.0, le=1.0)] | SkipJsonSchema[None] = None
     valid_to: datetime | None = None  # a fact's: when it stopped being true (null opens it again)
 
 

@@ -29,6 +29,7 @@ __all__ = ["debug_router"]
 BODY = error_responses(400, 401, 403, 413, 422)
 QUERY = error_responses(400, 401, 403, 422)
 BY_ID = error_responses(401, 403, 404, 422)
+EDIT = error_responses(400, 401, 403, 404, 409, 413, 422)  # 404: no such block, 409: no block folder
 
 
 class ConsoleInfo(BaseModel):
@@ -145,7 +146,7 @@ def debug_router(memory: AsyncMemory) -> APIRouter:
         editable = await asyncio.to_thread(memory.core_memory.editable, agent, person)
         return CoreBlocks(blocks=blocks, editable=editable)
 
-    @router.post("/v1/core_blocks/{label}", response_model=CoreBlock, responses=BODY)
+    @router.post("/v1/core_blocks/{label}", response_model=CoreBlock, responses=EDIT)
     async def edit_block(label: str, body: BlockEdit, agents: Agents) -> CoreBlock:
         """Change a core block the config lets this agent (or person) change."""
         check(agents, body.agent)

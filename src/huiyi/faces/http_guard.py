@@ -18,7 +18,7 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from huiyi.faces.http_models import INT64_MAX, INT64_MIN
+from huiyi.faces.http_models import INT64_MAX, INT64_MIN, error_responses
 
 MAX_DEPTH = 32
 _INT64_DIGITS = 19
@@ -113,6 +113,11 @@ class StrictRequest(Request):
 class GuardedRoute(APIRoute):
     """Every route refuses NUL in its path and query (PostgreSQL cannot store it) and reads its JSON body
     through ``decode_json``."""
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        # the 400 for a NUL comes from here, so every route's schema lists it, whatever the route declared
+        kwargs["responses"] = {**error_responses(400), **(kwargs.get("responses") or {})}
+        super().__init__(path, endpoint, **kwargs)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from huiyi.model import MemoryKind, Message, MessageIn
+from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 OUT_OF_RANGE = "int64_range"  # the HTTP face answers 400 to this error: no store could take the value
@@ -119,7 +119,7 @@ class NewMemory(Who):
 
 
 class Page(BaseModel):
-    items: list[Any]
+    items: list[MemoryItem]  # typed, so the schema (and the clients generated from it) name the shape
     limit: int
     offset: int
     next_offset: int | None
@@ -194,6 +194,7 @@ ERRORS = {
     401: "No valid API key: send 'Authorization: Bearer <key>'.",
     403: "This API key may not use this agent.",
     404: "No such memory, person or route.",
+    409: "The store or its config cannot do this (not configured, another embedder, a newer schema).",
     413: "The body is larger than the configured limit.",
     422: "The request is well-formed but breaks the route's rules.",
 }

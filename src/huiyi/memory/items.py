@@ -167,6 +167,27 @@ class Items(Indexing):
         item = await self.get(memory_id, agent=agent)
         if "valid_to" in changes and item.kind is not MemoryKind.FACT:
             raise InvalidInput("only a fact can be closed (valid_to)")
+        new = self._changed(item, changes)
+        in_place = {name: getattr(new, name) for name in ("importance", "insight", "valid_to") if name in changes}
+        if {"text", "time", "place", "keywords"} & set(changes):
+            for _ in range(3):
+                vector = await self._run(self.embedder.embed_passages, [new.text])
+                # another write may have landed while the text was embedded: the whole row is replaced
+                # below, so the changes go onto the memory as it is now, or its write would be lost
+                new = self._changed(await self.get(memory_id, agent=agent), changes)
+                if "text" in changes or new.text == item.text:
+                    break
+                item = new  # its text changed meanwhile: embed that one
+            terms = ingest.terms_of(" ".join([new.text, *new.keywords]))
+            # one transaction: a failed write or a crash leaves the memory as it was, never gone
+            replace = Writes(memories=[new], vectors=vector, terms=[terms], replaced=[(agent, memory_id)])
+            await self._run(self.store.apply, replace)
+        elif in_place:
+            await self._run(self.store.update_memories, agent, [(memory_id, in_place)])
+        return new
+
+    def _changed(self, item: MemoryItem, changes: Mapping[str, Any]) -> MemoryItem:
+        """``item`` with the caller's changes, checked as a stored memory is."""
         # an aware time as add stores one: the configured zone's wall clock
         moved = {name: self.wall(value) for name, value in changes.items() if isinstance(value, datetime)}
         try:
@@ -181,15 +202,6 @@ class Items(Indexing):
             raise InvalidInput(
                 f"memory text has {len(new.text)} characters; limit {self.config.ingest.max_message_chars}"
             )
-        in_place = {name: getattr(new, name) for name in ("importance", "insight", "valid_to") if name in changes}
-        if {"text", "time", "place", "keywords"} & set(changes):
-            vector = await self._run(self.embedder.embed_passages, [new.text])
-            terms = ingest.terms_of(" ".join([new.text, *new.keywords]))
-            # one transaction: a failed write or a crash leaves the memory as it was, never gone
-            replace = Writes(memories=[new], vectors=vector, terms=[terms], replaced=[(agent, memory_id)])
-            await self._run(self.store.apply, replace)
-        elif in_place:
-            await self._run(self.store.update_memories, agent, [(memory_id, in_place)])
         return new
 
     async def feedback(self, memory_id: str, value: float, *, agent: str) -> MemoryItem:

@@ -1,0 +1,89 @@
+"""The /v1 API under a bot developer's use: what its schema promises is what the routes do, and writes
+that meet do not undo each other."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from huiyi.config import Config
+from huiyi.faces.http import create_app
+from huiyi.memory import AsyncMemory
+
+A = "祈煜"
+FAST = {"embed": {"provider": "hash", "dim": 32}, "worker": {"enabled": False}}
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    memory = AsyncMemory(tmp_path, config=Config(**FAST))
+    with TestClient(create_app(memory, close_on_shutdown=True)) as test:
+        yield test
+
+
+def test_a_text_patch_keeps_what_another_write_changed_while_it_was_embedded(tmp_path: Path) -> None:
+    async def run() -> tuple[str, float]:
+        memory = AsyncMemory(tmp_path, config=Config(**FAST))
+        made = await memory.remember("团子打翻花盆", agent=A, person="木木")
+        embed = memory.embedder.embed_passages
+
+        def meanwhile(texts: list[str]) -> object:
+            # a second PATCH (importance, written in place) lands while the text is embedded
+            memory.store.update_memories(A, [(made.id, {"importance": 0.95})])
+            return embed(texts)
+
+        memory.embedder.embed_passages = meanwhile  # type: ignore[method-assign]
+        await memory.update(made.id, {"text": "团子打翻了两个花盆"}, agent=A)
+        memory.embedder.embed_passages = embed  # type: ignore[method-assign]
+        stored = await memory.get(made.id, agent=A)
+        await memory.close()
+        return stored.text, stored.importance
+
+    assert asyncio.run(run()) == ("团子打翻了两个花盆", 0.95)
+
+
+def test_the_schema_names_the_shape_of_a_page_of_memories(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["Page"]
+    assert schema["properties"]["items"]["items"] == {"$ref": "#/components/schemas/MemoryItem"}
+    client.post("/v1/memories", json={"agent": A, "person": "木木", "text": "我家的猫叫团子"})
+    page = client.get("/v1/memories", params={"agent": A, "person": "木木"}).json()
+    assert page["items"][0]["created_at"].endswith("+08:00") and page["next_offset"] is None
+
+
+def test_every_status_a_route_answers_is_in_its_schema(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    # the guard refuses a NUL in any route's query with a 400
+    response = client.delete("/v1/memories/x", params={"agent": "a\x00b"})
+    assert response.status_code == 400 and "NUL" in response.json()["error"]["message"]
+    guarded = [op for path, ops in paths.items() if path.startswith("/v1/") for op in ops.values()]
+    assert all("400" in op["responses"] for op in guarded)
+    # a core block edit with no block folder configured is a 409
+    response = client.post("/v1/core_blocks/persona", json={"agent": A, "new": "x"})
+    assert response.status_code == 409 and response.json()["error"]["code"] == "not_configured"
+    assert "409" in paths["/v1/core_blocks/{label}"]["post"]["responses"]
+
+
+def test_a_patch_field_the_schema_calls_optional_is_not_offered_as_null(client: TestClient) -> None:
+    made = client.post("/v1/memories", json={"agent": A, "person": "木木", "text": "团子", "importance": 0.7}).json()
+    patch = client.get("/openapi.json").json()["components"]["schemas"]["MemoryPatch"]["properties"]
+    for name in ("text", "place", "keywords", "insight", "importance"):
+        assert "anyOf" not in patch[name], name  # null is refused, so the schema does not allow it
+        response = client.patch(f"/v1/memories/{made['id']}", json={"agent": A, name: None})
+        assert response.status_code == 422 and name in response.json()["error"]["message"]
+    assert {"type": "null"} in patch["time"]["anyOf"]  # a null time is allowed: about no particular time
+    kept = client.get(f"/v1/memories/{made['id']}", params={"agent": A}).json()
+    assert (kept["text"], kept["importance"]) == ("团子", 0.7)
+
+
+def test_forgetting_a_person_twice_answers_what_the_schema_says(client: TestClient) -> None:
+    client.post("/v1/memories", json={"agent": A, "person": "木木", "text": "我家的猫叫团子"})
+    first = client.delete("/v1/persons/木木", params={"agent": A})
+    again = client.delete("/v1/persons/木木", params={"agent": A})
+    assert (first.status_code, first.json()["memories"]) == (200, 1)
+    assert (again.status_code, again.json()["memories"]) == (200, 0)  # idempotent: nothing left to erase
+    documented = client.get("/openapi.json").json()["paths"]["/v1/persons/{person_id}"]["delete"]["responses"]
+    assert "200" in documented and "404" not in documented
