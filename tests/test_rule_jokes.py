@@ -3,30 +3,10 @@ the chat model would be told it as true. What is said in earnest, or after the r
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
 
-from huiyi.flows.extract import Extraction, Fold
-from huiyi.flows.extract.rules.extractor import RuleExtractor
-from huiyi.model import Message, Scope, ScopeKind
-
-SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
-
-
-def extract(text: str) -> Extraction:
-    message = Message(
-        id="m0",
-        agent="祈煜",
-        space="person:木木",
-        scope=SCOPE,
-        speaker="木木",
-        role="user",
-        text=text,
-        time=datetime(2024, 11, 15, 20, 0),
-    )
-    fold = Fold(agent="祈煜", space="person:木木", scope=SCOPE, messages=[message], person="木木")
-    return RuleExtractor().extract_sync(fold)
+# one message of 木木 to 祈煜, extracted by the rules
+from test_rule_subjects import extract
 
 
 def described(text: str) -> set[str]:

@@ -3,30 +3,13 @@ as where the person works, and closed the job they have."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
 
-from huiyi.flows.extract import Fold
-from huiyi.flows.extract.rules.extractor import RuleExtractor
-from huiyi.model import Message, Scope, ScopeKind
-
-SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
+from test_rule_subjects import extract
 
 
 def described(text: str) -> set[str]:
-    message = Message(
-        id="m0",
-        agent="祈煜",
-        space="person:木木",
-        scope=SCOPE,
-        speaker="木木",
-        role="user",
-        text=text,
-        time=datetime(2024, 11, 15, 20, 0),
-    )
-    fold = Fold(agent="祈煜", space="person:木木", scope=SCOPE, messages=[message], person="木木")
-    return {fact.description for fact in RuleExtractor().extract_sync(fold).facts}
+    return {fact.description for fact in extract(text).facts}
 
 
 @pytest.mark.parametrize("text", ["我在谷歌工作过", "我在腾讯工作过三年", "我在医院当过护士", "我在少年宫教过小提琴"])

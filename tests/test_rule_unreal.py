@@ -3,30 +3,13 @@ stored as one, it was dated and told to the chat model as what the person will d
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import pytest
 
-from huiyi.flows.extract import Fold
-from huiyi.flows.extract.rules.extractor import RuleExtractor
-from huiyi.model import Message, Scope, ScopeKind
-
-SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
+from test_rule_subjects import extract
 
 
 def plans(text: str) -> set[str]:
-    message = Message(
-        id="m0",
-        agent="祈煜",
-        space="person:木木",
-        scope=SCOPE,
-        speaker="木木",
-        role="user",
-        text=text,
-        time=datetime(2024, 11, 15, 20, 0),
-    )
-    fold = Fold(agent="祈煜", space="person:木木", scope=SCOPE, messages=[message], person="木木")
-    return {fact.description for fact in RuleExtractor().extract_sync(fold).facts if fact.predicate == "计划"}
+    return {fact.description for fact in extract(text).facts if fact.predicate == "计划"}
 
 
 @pytest.mark.parametrize("text", ["我梦到我明天去北京", "我梦见自己下周飞大阪", "我要是下周去上海就好了"])
