@@ -21,7 +21,7 @@ from huiyi.memory import AsyncMemory
         ("localhost:8765", True),
         ("LOCALHOST", True),
         ("[::1]:8765", True),
-        ("192.168.1.20", True),
+        ("127.0.0.2", True),  # any IP literal: a rebinding page names a DNS name
         ("evil.example:8765", False),
         ("127.0.0.1.nip.io:8765", False),
         ("localhost.evil.example", False),
