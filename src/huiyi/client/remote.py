@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import lru_cache
 from types import TracebackType
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -75,6 +76,12 @@ class _Blocks(BaseModel):
 
 class _Deleted(BaseModel):
     deleted: int
+
+
+@lru_cache(maxsize=64)
+def _adapter(shape: Any) -> TypeAdapter[Any]:
+    """One validator per answer shape: building a TypeAdapter builds its validator, which no call should repeat."""
+    return TypeAdapter(shape)
 
 
 def _bad_answer(method: str, path: str, status: int, why: str) -> RemoteError:
@@ -152,10 +159,10 @@ class AsyncClient:
             raise _bad_answer(method, path, status, f"not JSON ({exc})") from exc
 
     async def _model(self, model: type[M], method: str, path: str, **kwargs: Any) -> M:
-        return await self._typed(TypeAdapter(model), method, path, **kwargs)
+        return await self._typed(_adapter(model), method, path, **kwargs)
 
     async def _list(self, model: type[T], method: str, path: str, **kwargs: Any) -> list[T]:
-        return await self._typed(TypeAdapter(list[model]), method, path, **kwargs)  # type: ignore[valid-type]
+        return await self._typed(_adapter(list[model]), method, path, **kwargs)  # type: ignore[valid-type]
 
     async def _typed(self, shape: TypeAdapter[T], method: str, path: str, **kwargs: Any) -> T:
         answer = await self._call(method, path, **kwargs)
@@ -166,7 +173,7 @@ class AsyncClient:
 
     async def health(self) -> dict[str, Any]:
         """The server's status, version, schema version and embedder."""
-        return await self._typed(TypeAdapter(dict[str, Any]), "GET", "/health")
+        return await self._typed(_adapter(dict[str, Any]), "GET", "/health")
 
     # ingest ------------------------------------------------------------------------------------
     async def add(
@@ -207,7 +214,7 @@ class AsyncClient:
     ) -> dict[str, Any]:
         """Consolidate one scope now; the server's report as JSON."""
         body = _drop_none({"agent": agent, "person": person, "space": space, "dry_run": dry_run})
-        return await self._typed(TypeAdapter(dict[str, Any]), "POST", "/v1/consolidate", json=body)
+        return await self._typed(_adapter(dict[str, Any]), "POST", "/v1/consolidate", json=body)
 
     async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
         found = await self._model(_Blocks, "GET", "/v1/core_blocks", params={"agent": agent, "person": person})
