@@ -30,6 +30,15 @@ def check_name(value: str, what: str) -> str:
     return value
 
 
+def check_message_ids(speaker: str | None, message_id: str | None) -> None:
+    """A caller's message's speaker and id: printable when given (a blank speaker means the default one,
+    a blank id is refused)."""
+    if speaker:
+        check_id(speaker, "speaker")
+    if message_id is not None:
+        check_id(message_id, "message")
+
+
 def check_scope(agent: str, kind: str, key: str) -> None:
     """A scope's ids: its agent's, and its person's or space's (``kind``); the official scope has no key."""
     check_id(agent, "agent")

@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from huiyi.checks import check_data, check_id, check_scope, check_storable, check_text
+from huiyi.checks import check_data, check_message_ids, check_scope, check_storable, check_text
 
 Role = Literal["user", "assistant"]
 
@@ -158,9 +158,7 @@ class MessageIn(_Model):
 
     @model_validator(mode="after")
     def _printable_ids(self) -> MessageIn:
-        for what, value in (("speaker", self.speaker), ("message", self.id)):
-            if value or (what == "message" and value is not None):  # a blank speaker means the default one
-                check_id(value, what)
+        check_message_ids(self.speaker, self.id)
         return self
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from huiyi.checks import check_id, check_text
+from huiyi.checks import check_message_ids, check_text
 from huiyi.model import Message, MessageIn, Scope
 
 __all__ = ["message_in", "stored_message"]
@@ -75,11 +75,7 @@ def _passes(fields: dict[str, Any]) -> bool:
     """The validator's checks (``MessageIn._storable`` and ``_printable_ids``) on plain fields."""
     try:
         check_text(fields["text"], "message")
-        speaker, message_id = fields.get("speaker"), fields.get("id")
-        if speaker:  # a blank speaker means the default one
-            check_id(speaker, "speaker")
-        if message_id is not None:
-            check_id(message_id, "message")
+        check_message_ids(fields.get("speaker"), fields.get("id"))
     except ValueError:
         return False
     return True
