@@ -244,3 +244,25 @@ def test_a_config_from_a_file_the_environment_and_arguments_builds_only_the_sect
     env.update(PYTHONPATH=src + os.pathsep + env.get("PYTHONPATH", ""), HUIYI_EMBED__PROVIDER="hash")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split() == ["False", "False", "True", "4", "5", "False", "hash"]
+
+
+@pytest.mark.parametrize(
+    ("variable", "closest"),
+    [("HUIYI_STOER", "HUIYI_STORE"), ("HUIYI_RECAL__LIMIT", "HUIYI_RECALL"), ("huiyi_langauge", "HUIYI_LANGUAGE")],
+)
+def test_a_misspelt_variable_is_an_error_naming_the_closest_setting(
+    monkeypatch: pytest.MonkeyPatch, variable: str, closest: str
+) -> None:
+    """Ignored, it left the operator believing the setting took effect."""
+    monkeypatch.setenv(variable, "5")
+    with pytest.raises(SettingError, match=f"{variable.upper()} names no setting; did you mean {closest}"):
+        Config()
+    with pytest.raises(ConfigError, match=variable.upper()):
+        Config.load()
+
+
+def test_huiyis_own_variables_that_are_no_setting_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in ("HUIYI_URL", "HUIYI_KEY", "HUIYI_CACHE_DIR", "HUIYI_PG_BIN", "HUIYI_TEST_PG_DSN"):
+        monkeypatch.setenv(variable, "x")
+    monkeypatch.setenv("HUIYI_RECALL__LIMIT", "5")
+    assert Config().recall.limit == 5

@@ -177,3 +177,13 @@ def test_the_command_imports_each_fixture_into_its_scopes(tmp_path: Path) -> Non
             assert len(summaries) == 5
 
     asyncio.run(look())
+
+
+def test_an_absurd_memorybank_day_is_refused(tmp_path: Path) -> None:
+    """``datetime.fromisoformat`` reads a run of ones as 1111-11-11: such a day is no date."""
+    path = tmp_path / "memorybank.json"
+    path.write_text(
+        '{"小七": {"name": "小七", "history": {"' + "1" * 200 + '": [{"query": "在吗"}]}}}', encoding="utf-8"
+    )
+    with pytest.raises(InvalidInput, match="is not a date"):
+        read_import(path, agent=A)

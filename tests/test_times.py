@@ -370,3 +370,30 @@ def test_thousands_of_times_in_one_text_are_kept_in_order() -> None:
     spans = find_time_phrases("at 1:00 pm, " * 40_000, NOW)
     assert len(spans) == 40_000
     assert all(a.phrase == "at 1:00 pm" and a.start == d("2023-05-10 13:00") for a in spans)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "1" * 20000,  # fromisoformat read it as 1111-11-11 11:11:11.111111
+        "1" * 20,  # a date and a clock with no T between them
+        "2023-04-27T20:15:00." + "1" * 40,  # fromisoformat drops digits past the microsecond
+        "2023-04-27T20:15:00+08:00:00.5",  # an offset with seconds: no ISO 8601 offset
+    ],
+)
+def test_parse_datetime_refuses_what_only_a_lenient_reading_accepts(value: str) -> None:
+    with pytest.raises(InvalidInput, match=r"cannot read|too long"):
+        parse_datetime(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("20230427", "2023-04-27 00:00"),  # ISO 8601's basic form
+        ("20230427T2015", "2023-04-27 20:15"),
+        ("2023-04-27T20:15:00.123456789+0800", "2023-04-27 20:15:00.123456"),
+        ("2023-W17-4", "2023-04-27 00:00"),
+    ],
+)
+def test_parse_datetime_keeps_the_iso_forms(value: str, expected: str) -> None:
+    assert parse_datetime(value) == datetime.fromisoformat(expected)

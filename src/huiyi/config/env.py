@@ -9,11 +9,15 @@ about a tenth of the engine's import (issue 15); this is the part of it huiyi us
   variable winning;
 - a value nested under a field that is itself a table or list is JSON-decoded too; inside a plain
   dictionary, a value that is not JSON stays a string;
-- keyword arguments are laid over the environment table by table (:func:`deep_update`).
+- keyword arguments are laid over the environment table by table (:func:`deep_update`);
+- unlike pydantic-settings, a ``HUIYI_`` variable that names no field is an error naming the closest one
+  (ignored, ``HUIYI_STOER`` left an operator believing the store was set), except huiyi's own variables
+  that are no setting (:data:`NOT_SETTINGS`).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from collections.abc import Mapping, Sequence, Set
@@ -26,6 +30,11 @@ from pydantic.fields import FieldInfo
 
 PREFIX = "huiyi_"
 DELIMITER = "__"
+# HUIYI_ variables huiyi reads that are no config field: the client's server and key, the built caches,
+# the PostgreSQL binaries and database of the tests and benchmarks, the scripts' and browser tests' paths
+NOT_SETTINGS = frozenset(
+    {"huiyi_url", "huiyi_key", "huiyi_cache_dir", "huiyi_pg_bin", "huiyi_test_pg_dsn", "huiyi_eval", "huiyi_chromium"}
+)
 
 
 class SettingError(ValueError):
@@ -58,6 +67,7 @@ def by_field_name(model: type[BaseModel], values: Mapping[str, Any]) -> dict[str
 def from_environment(model: type[BaseModel], environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The values the environment gives ``model``'s fields, keyed by field name, not yet validated."""
     env = {key.lower(): value for key, value in (os.environ if environ is None else environ).items()}
+    _refuse_unknown(model, env)
     out: dict[str, Any] = {}
     for name, field in model.model_fields.items():
         env_name = PREFIX + name.lower()
@@ -79,6 +89,19 @@ def from_environment(model: type[BaseModel], environ: Mapping[str, str] | None =
                 raise
         out[name] = deep_update(value, _explode(env_name, field, env)) if isinstance(value, dict) else value
     return out
+
+
+def _refuse_unknown(model: type[BaseModel], env: Mapping[str, str]) -> None:
+    fields = [PREFIX + name.lower() for name in model.model_fields]
+    for variable in sorted(env):
+        head, delimiter, rest = variable.partition(DELIMITER)
+        if not variable.startswith(PREFIX) or head in fields or variable in NOT_SETTINGS:
+            continue
+        close = difflib.get_close_matches(head, fields, n=1)
+        hint = (
+            f"did you mean {(close[0] + delimiter + rest).upper()}?" if close else f"one of {', '.join(fields).upper()}"
+        )
+        raise SettingError(f"{variable.upper()} names no setting; {hint}")
 
 
 def _decode(variable: str, value: str) -> Any:

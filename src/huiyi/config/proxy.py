@@ -24,3 +24,6 @@ class ProxyConfig(Section):
     template: str = "{system}\n\n{memory}"  # the system prompt with the rendered memory context
     tools: bool = False  # offer huiyi's search tools to the model and run its calls inside the proxy
     timeout_s: Seconds = 120.0
+    # a request with no Idempotency-Key that repeats a stored line this soon is a client's retry: longer
+    # than timeout_s plus a client's back-off, as a retry comes after the first attempt gave up
+    retry_window_s: Seconds = 180.0

@@ -17,8 +17,10 @@ import asyncio
 import hashlib
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import unquote
 
@@ -38,6 +40,7 @@ log = logging.getLogger(__name__)
 MEMORY_TOOLS = ("conversation_search", "archival_memory_search", "search_memories")
 _TOOL_ROUNDS = 4  # upstream calls that may answer with memory tool calls before the final answer
 _WRITE_RETRIES = 3
+_EPOCH = datetime(2000, 1, 1)  # where the retry windows are counted from on the store's clock
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class Turn:
     last_reply: str
     upstream_model: str
     line_speakers: tuple[str | None, ...] = ()  # each new line's own speaker in a group, beside new_user_lines
+    keyed: bool = False  # the line ids come from the request's Idempotency-Key, so no retry window applies
 
     def reply_id(self, completion_id: str, reply: str) -> str:
         """The reply's id: of this conversation and these user lines, as servers with no or fixed ids repeat them."""
@@ -126,16 +130,27 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
             _checked(value, what)
     last_reply = _text(messages[last_assistant].get("content")) if last_assistant >= 0 else ""
     where = f"space:{space}" if space else f"person:{person}"
-    # a line's id hashes the dialogue before it (system prompts left out: bots put the clock there), so
-    # a retried request stores nothing twice while the same words said again on a later turn are kept
-    new_lines = [
-        (_stable_id(agent, where, _dialogue_digest(messages[:i]), _text(m.get("content"))), _text(m.get("content")))
-        for i, m in trailing
-    ]
     # a group bot batches several members' lines in one request: each is its own sender's, never the first's
     line_speakers = tuple(header or name or speaker for name in named) if space else ()
+    # a line's id hashes who says it and the request's Idempotency-Key, else the dialogue before it (system
+    # prompts left out: bots put the clock there); MemoryProxy._dated then tells a stateless bot's repeat
+    # from a retry by the store's clock
+    key = _header(headers, "idempotency-key")
+    new_lines = [
+        (
+            _stable_id(
+                agent,
+                where,
+                (line_speakers[n] or "") if space else "",
+                f"key:{key}:{n}" if key else _dialogue_digest(messages[:i]),
+                _text(m.get("content")),
+            ),
+            _text(m.get("content")),
+        )
+        for n, (i, m) in enumerate(trailing)
+    ]
     upstream_model = alias.model if alias and alias.model else model
-    return Turn(agent, person, space, speaker, new_lines, last_reply, upstream_model, line_speakers)
+    return Turn(agent, person, space, speaker, new_lines, last_reply, upstream_model, line_speakers, bool(key))
 
 
 def _checked(value: Any, what: str) -> str:
@@ -170,6 +185,30 @@ class MemoryProxy:
         await self.client.aclose()
 
     # memory, never in the way --------------------------------------------------------------------
+    async def _dated(self, turn: Turn) -> Turn:
+        """The turn with each line's id of its retry window: the same line stored within
+        ``proxy.retry_window_s`` is this request retried and keeps that id; older, it was said again.
+
+        Windows are fixed slices of the store's clock, and a line checks the slice before its own, so a
+        retry across a slice's edge is still found."""
+        if turn.keyed or not turn.new_user_lines:
+            return turn
+        window = self.config.retry_window_s
+        now = self.memory.now()
+        slice_ = math.floor((now - _EPOCH).total_seconds() / window)
+        earlier = [_stable_id(mid, str(slice_ - 1)) for mid, _ in turn.new_user_lines]
+        try:
+            stored = await self.memory.messages(earlier, agent=turn.agent)
+        except Exception:  # the store is down: the write is retried later, under this slice's ids
+            log.warning("proxy: could not look for a retried line; taking the new window's ids")
+            stored = []
+        recent = {m.id for m in stored if m.time is not None and now - m.time <= timedelta(seconds=window)}
+        lines = [
+            (before if before in recent else _stable_id(mid, str(slice_)), text)
+            for (mid, text), before in zip(turn.new_user_lines, earlier, strict=True)
+        ]
+        return replace(turn, new_user_lines=lines)
+
     async def _store_user_lines(self, turn: Turn) -> None:
         speakers = turn.line_speakers or (turn.speaker,) * len(turn.new_user_lines)
         rows = [
@@ -248,6 +287,7 @@ class MemoryProxy:
     # the exchange --------------------------------------------------------------------------------
     async def complete(self, turn: Turn, body: dict[str, Any]) -> Response:
         """Answer one chat completion request of the conversation ``turn`` names."""
+        turn = await self._dated(turn)
         await self._guarded("storing the user's message", lambda: self._store_user_lines(turn))
         in_prompt = [_text(m.get("content")) for m in body["messages"]]
         memory_text = await self._memory_text(turn, in_prompt)

@@ -16,6 +16,7 @@ from huiyi.errors import InvalidInput
 from huiyi.formats.chat import Who
 from huiyi.formats.plan import MemoryLine, Plan
 from huiyi.model import MemoryKind, Person
+from huiyi.text.times import read_iso
 
 __all__ = ["looks_like_mem0", "read_mem0"]
 
@@ -78,7 +79,7 @@ def _local(value: Any, zone: tzinfo) -> datetime | None:
     if not value:
         return None
     try:
-        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        moment = read_iso(str(value))
     except ValueError:
         return None
     return moment.astimezone(zone).replace(tzinfo=None) if moment.tzinfo else moment

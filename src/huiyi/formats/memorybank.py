@@ -23,6 +23,7 @@ from huiyi.errors import InvalidInput
 from huiyi.formats.chat import ChatLine, Conversation, Who, chat_plan
 from huiyi.formats.plan import MemoryLine, Plan
 from huiyi.model import MemoryKind, SummaryData, SummaryKind
+from huiyi.text.times import read_iso
 
 __all__ = ["looks_like_memorybank", "read_memorybank"]
 
@@ -49,7 +50,7 @@ def _content(value: Any) -> str:
 
 def _day(value: str) -> datetime:
     try:
-        return datetime.fromisoformat(value.strip())
+        return read_iso(value)
     except ValueError as exc:
         raise InvalidInput(f"MemoryBank: {value!r} is not a date (YYYY-MM-DD)") from exc
 

@@ -23,6 +23,7 @@ from typing import Any
 from huiyi.errors import InvalidInput
 from huiyi.formats.chat import ChatLine, Conversation, Who, chat_plan
 from huiyi.formats.plan import Plan
+from huiyi.text.times import read_iso
 
 __all__ = ["CSV_COLUMNS", "looks_like_wechat_csv", "looks_like_wechat_html", "read_wechat_csv", "read_wechat_html"]
 
@@ -95,7 +96,7 @@ def _with_self(who: Who) -> Who:
 def _time(row: dict[str, str], zone: tzinfo) -> datetime:
     shown = (row.get("StrTime") or "").strip()
     if shown:
-        return datetime.fromisoformat(shown.replace("/", "-"))
+        return read_iso(shown.replace("/", "-"))
     try:
         return datetime.fromtimestamp(float(row.get("CreateTime") or ""), UTC).astimezone(zone).replace(tzinfo=None)
     except ValueError as exc:

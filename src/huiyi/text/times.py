@@ -33,7 +33,7 @@ from huiyi.text.periods import Range
 from huiyi.text.times_en import MONTHS, clock_span, english_phrases
 from huiyi.text.times_zh import ZH_ATOM, chinese_phrases
 
-__all__ = ["TimeSpan", "find_time_phrases", "format_by_age", "parse_datetime", "query_time_range"]
+__all__ = ["TimeSpan", "find_time_phrases", "format_by_age", "parse_datetime", "query_time_range", "read_iso"]
 
 
 @dataclass(frozen=True)
@@ -146,6 +146,13 @@ def format_by_age(when: datetime, now: datetime, lang: str = "zh") -> str:
     return day
 
 
+# ISO 8601 as written, extended or basic: datetime.fromisoformat alone also reads "1" * 20000 as a time
+_ISO = re.compile(
+    r"\d{4}(?:-?\d{2}-?\d{2}|-?W\d{2}(?:-?\d)?)"
+    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?",
+    re.IGNORECASE,
+)
+_LONGEST_TIME = 64  # the longest form read, LoCoMo's, is some 35 characters
 _LOCOMO = re.compile(
     r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<ampm2>[ap]\.?\s*m\.?)\s+on\s+(?P<day>\d{1,2})\s+"
     r"(?P<month>[a-z]+)\.?,?\s+(?P<year>\d{4})",
@@ -168,6 +175,7 @@ def parse_datetime(value: str) -> datetime:
 
     Reads ISO 8601 (``T`` or space; an offset is dropped, keeping the wall-clock fields as written),
     ``2023/04/27 20:00``, ``2023年4月27日``, ``8 May 2023`` and LoCoMo's ``1:56 pm on 8 May, 2023``.
+    Anything else, and a text over 64 characters, is an ``InvalidInput``.
 
         >>> parse_datetime("1:56 pm on 8 May, 2023")
         datetime.datetime(2023, 5, 8, 13, 56)
@@ -177,6 +185,8 @@ def parse_datetime(value: str) -> datetime:
     if not isinstance(value, str):
         raise InvalidInput(f"a time must be text, not {type(value).__name__}")
     text = value.strip()
+    if len(text) > _LONGEST_TIME:
+        raise InvalidInput(f"a time of {len(text)} characters is too long to be one (at most {_LONGEST_TIME})")
     try:
         parsed = _parse_datetime(text)
     except (ValueError, OverflowError, KeyError):
@@ -190,13 +200,20 @@ def parse_datetime(value: str) -> datetime:
     return parsed
 
 
+def read_iso(text: str) -> datetime:
+    """An ISO 8601 time as written, its offset kept; ``ValueError`` for anything else, however lenient
+    ``datetime.fromisoformat`` would be with it (``"1" * 20000`` is no time)."""
+    text = text.strip()
+    if len(text) > _LONGEST_TIME or not _ISO.fullmatch(text):
+        raise ValueError(f"not an ISO 8601 time: {text[:40]!r}")
+    return datetime.fromisoformat(text)
+
+
 def _parse_datetime(text: str) -> datetime | None:
     if not text:
         return None
-    try:
-        return datetime.fromisoformat(text).replace(tzinfo=None)
-    except ValueError:
-        pass
+    if _ISO.fullmatch(text):
+        return read_iso(text).replace(tzinfo=None)
     if match := _LOCOMO.fullmatch(text):
         midnight = datetime(int(match["year"]), MONTHS[match["month"].lower()], int(match["day"]))
         span = clock_span(match, midnight)
