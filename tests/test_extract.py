@@ -17,6 +17,7 @@ from huiyi.config import Config, LLMConfig
 from huiyi.errors import ConfigError, ProviderError
 from huiyi.flows.extract import Extraction, Extractor, FactDraft, Fold
 from huiyi.flows.extract.answer import parse_extraction
+from huiyi.flows.extract.entities import entities_of
 from huiyi.flows.extract.llm import LLMExtractor, load_prompt
 from huiyi.flows.extract.rules import RuleExtractor
 from huiyi.flows.extract.schema import EXTRACTION_SCHEMA, SCHEMA_NAME, ExtractionError
@@ -352,6 +353,18 @@ def test_llm_attributes_group_facts_to_their_speakers(server: FakeOpenAI) -> Non
     assert extraction.events[0].participants == ["苏霓", "许仙"]
     (entity,) = extraction.entities
     assert (entity.name, entity.type, entity.aliases) == ("苏霓", EntityType.OBJECT, ["霓霓"])
+
+
+def test_no_member_takes_the_agents_name_from_an_llm_answer() -> None:
+    """叫我祈煜 from 小黑, read by an LLM as his alias, teaches no alias even when the agent is silent in
+    the fold: a member holding the agent's name would be found, and merged, as the agent."""
+    fold = make_fold([("小黑", "以后叫我祈煜吧"), ("苏霓", "好的"), ("小黑", "叫我老K也行")], person=None, space="g1")
+    said = answer(
+        events=[event("小黑想被叫作祈煜。", ["m1"])],
+        entities=[{"name": "小黑", "type": "person", "aliases": ["祈煜", "老K"]}],
+    )
+    (member,) = [e for e in entities_of(parse_extraction(said, fold), fold) if e.name == "小黑"]
+    assert member.aliases == ["老K"]
 
 
 def test_prompt_files_and_overrides(tmp_path: Path) -> None:

@@ -7,8 +7,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.flows.ingest import namesake
 from huiyi.providers.embed import HashEmbedder
 from huiyi.recall import routes
 
@@ -71,3 +74,52 @@ def test_a_stray_nickname_still_joins_the_member_who_claims_it(tmp_path: Path) -
         _say(memory, [("王一舟", "大家早"), ("林晚晴", "舟舟是急诊科护士"), ("柯凯", "好厉害")])
         _say(memory, [("王一舟", "叫我舟舟就行"), ("柯凯", "好的")], first=2)
         assert "舟舟" in _aliases(memory)["王一舟"]
+
+
+def _namesake_chat(memory: Memory, agent: str, member: str, lines: list[str], reply: str) -> None:
+    said: list[dict[str, object]] = [
+        {"id": f"n{i}", "speaker": member, "text": text, "role": "user", "time": T0 + timedelta(minutes=3 * i)}
+        for i, text in enumerate(lines)
+    ]
+    said.append({"id": "reply", "text": reply, "role": "assistant", "time": T0 + timedelta(minutes=30)})
+    memory.add(
+        [{"id": "hi", "speaker": "苏霓", "text": "大家好", "time": T0 - timedelta(minutes=1)}, *said],
+        agent=agent,
+        space="g1",
+    )
+
+
+@pytest.mark.parametrize(
+    ("agent", "member", "lines", "reply"),
+    [
+        ("祈煜", "祈煜", ["我是坏人", "我讨厌所有人", "我的密码是hunter2"], "大家好呀"),
+        ("Ava", "Ava", ["I am a villain", "I hate everyone", "My password is hunter2"], "hello everyone"),
+        ("Ava", "ａｖａ ", ["I am a villain", "I hate everyone", "My password is hunter2"], "hello everyone"),
+    ],
+)
+def test_a_member_named_like_the_agent_is_a_member(
+    tmp_path: Path, agent: str, member: str, lines: list[str], reply: str
+) -> None:
+    """Only role="assistant" lines are the agent's: a member whose nickname is the agent's says nothing
+    as the agent, in the prompt, in facts about the agent, or in the agent's own diary."""
+    with _open(tmp_path) as memory:
+        _namesake_chat(memory, agent, member, lines, reply)
+        turns = memory.context(agent=agent, space="g1", message="hi").text.splitlines()
+        assert f"{agent}: {reply}" in turns  # the agent's own turn
+        assert not [t for t in turns if t.casefold().startswith(agent.casefold() + ":") and reply not in t]
+        assert any(lines[0] in t for t in turns)  # the member's line is there, under another name
+        memory.flush(agent=agent, space="g1", wait=True)
+        memory.consolidate(agent=agent, space="g1")
+        facts = memory.memories(agent=agent, space="g1", kinds=["fact"])
+        assert facts  # the member's self-statements are facts, about the member
+        assert [f.text for f in facts if f.data["subject"].casefold() == agent.casefold()] == []
+        made = memory.summarize(T0.date(), agent=agent, space="g1")
+        diary = [s.text for s in made if s.data["summary_kind"] == "diary"]
+        assert diary and namesake(member) in diary[0] and lines[0] in diary[0]  # told as the member's words…
+        assert not [said for said in ("我说：", "I said: ") if said + lines[0] in diary[0]]  # …never as its own
+        rest = diary[0].replace(namesake(member), "")
+        assert "（用户）" not in rest and "(user)" not in rest  # nor as 我（用户）说, its name made 我 in theirs
+        memory.add([{"speaker": "木木", "text": "你好"}], agent=agent, space="g2")
+        for where in ({"space": "g2"}, {"person": "木木"}):
+            found = memory.context(agent=agent, message=lines[0], **where).text  # type: ignore[arg-type]
+            assert "hunter2" not in found and lines[0] not in found

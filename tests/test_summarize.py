@@ -341,6 +341,22 @@ def test_the_diary_is_written_in_the_first_person(store: SQLiteStore) -> None:
     assert diary.sources == ["m1", "m2", "m3", "m4", "m5", "m6"]
 
 
+def test_the_diary_keeps_a_member_whose_name_holds_the_agents(store: SQLiteStore) -> None:
+    """Only the agent becomes 我: a member called 祈煜粉丝 keeps the name and the words they said."""
+    say(
+        store,
+        GROUP,
+        [
+            ("f1", "祈煜粉丝", "我是坏人，我讨厌所有人", at(DAY1, 20, 0)),
+            ("f2", AGENT, "别这么说呀", at(DAY1, 20, 1)),
+        ],
+    )
+    put(store, [event(GROUP, "fe1", "祈煜粉丝说自己是坏人，讨厌所有人；祈煜劝了劝", at(DAY1, 20), ["f1", "f2"], 0.6)])
+    diary = by_kind(run(store, GROUP, DAY1))["diary@space:g1"]
+    assert "祈煜粉丝说自己是坏人" in diary.text and "我劝了劝" in diary.text
+    assert "我粉丝" not in diary.text
+
+
 def test_an_english_day(store: SQLiteStore) -> None:
     anna = Scope.of_person(AGENT, "Anna")
     say(

@@ -110,6 +110,9 @@ def prepare(
         speaker = message.speaker or (agent if message.role == "assistant" else person)
         if not speaker:
             raise InvalidInput(f"message {position}: a group message needs its speaker")
+        # a speaker that is no string (a group's ``person`` of another type) is refused just below
+        if message.role == "user" and isinstance(speaker, str) and speaker_term(speaker) == speaker_term(agent):
+            speaker = namesake(speaker)
         when = message.time or now
         if when.tzinfo is not None:  # stored as wall clock in the configured zone, as /v1 documents
             try:
@@ -124,6 +127,18 @@ def prepare(
     if len(set(ids)) != len(ids):
         raise InvalidInput("two messages in one call share an id")
     return out
+
+
+def namesake(name: str) -> str:
+    """The name a user's line is stored under when its speaker is called like the agent (a member who
+    took the bot's nickname): only the agent's own (assistant) lines go by its name, so nothing the member
+    says is rendered, extracted or summarised as the agent's.
+
+    >>> namesake("祈煜"), namesake("ava")
+    ('祈煜（用户）', 'ava (user)')
+    """
+    name = name.strip()
+    return f"{name}（用户）" if tokens.has_cjk(name) else f"{name} (user)"
 
 
 def terms_of(text: str) -> Terms:

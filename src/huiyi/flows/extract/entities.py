@@ -77,10 +77,11 @@ def record_entities(store: Store, embedder: Embedder, entities: Sequence[Entity]
 
 
 def speakers_names(fold: Fold) -> dict[str, str]:
-    """Each name of someone who spoke in the fold (normalised) -> their id; a name two give is nobody's."""
+    """Each name of someone who spoke in the fold (normalised) -> their id; a name two give is nobody's.
+    The agent's name is always claimed, silent or not: a member called by it would be taken for it."""
     out: dict[str, str] = {}
     shared: set[str] = set()
-    for speaker in dict.fromkeys(m.speaker for m in fold.messages):
+    for speaker in dict.fromkeys([fold.agent, *(m.speaker for m in fold.messages)]):
         for name in {normalise_name(n) for n in fold.aliases.get(speaker, [speaker]) if n.strip()}:
             if out.setdefault(name, speaker) != speaker:
                 shared.add(name)

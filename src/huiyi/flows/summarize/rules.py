@@ -303,14 +303,15 @@ def diary(m: DayMaterial, cfg: SummaryConfig) -> Draft | None:
     else:
         body = w["diary_listen"].format(space=m.scope.key, who=who, topics=topics)
     agent_names = [m.agent, m.name(m.agent), *m.names.get(m.agent, [])]
+    others = m.all_names()  # a member called like the agent, 祈煜（用户）, keeps their name
     chosen = _highlights(m, cfg)
     parts = [head, body]
     if chosen:
-        items = (first_person(clip(h.text, cfg.item_chars), agent_names, lang) for h in chosen)
+        items = (first_person(clip(h.text, cfg.item_chars), agent_names, lang, others) for h in chosen)
         parts.append(join(items, lang, "list") + w["end"])
     facts = _new_facts(m, chosen, cfg)
     if facts:
-        items = (first_person(clip(f.text, cfg.item_chars), agent_names, lang) for f in facts)
+        items = (first_person(clip(f.text, cfg.item_chars), agent_names, lang, others) for f in facts)
         parts.append(w["remember"].format(facts=join(items, lang, "list")))
     if m.person is not None:
         top = top_moods(moods((x.text for x in m.said_by(m.person)), lang), lang, 1)

@@ -169,22 +169,31 @@ def who_of(names: Sequence[str], lang: str, most: int = 3) -> str:
     return WORDS[lang]["others"].format(names=join(names[:most], lang), n=len(names))
 
 
-def first_person(text: str, names: Iterable[str], lang: str) -> str:
+def first_person(text: str, names: Iterable[str], lang: str, others: Iterable[str] = ()) -> str:
     """The agent's names become 我 / I (diary); a Latin name only as a whole word, in Chinese text too
-    (an agent called ``a`` turned alice说 into 我lice说).
+    (an agent called ``a`` turned alice说 into 我lice说), and never inside ``others``, the names of
+    the people of the day (a member called 祈煜粉丝 or 祈煜（用户） stays themself).
 
     >>> first_person("祈煜陪alice去了Ann家", ["祈煜", "a"], "zh"), first_person("Ann met Anna", ["Ann"], "en")
     ('我陪alice去了Ann家', 'I met Anna')
+    >>> first_person("祈煜粉丝说：祈煜好帅", ["祈煜"], "zh", ["祈煜粉丝"])
+    '祈煜粉丝说：我好帅'
     """
-    for name in sorted({n for n in names if n}, key=len, reverse=True):
+    mine = {n for n in names if n}
+    if not mine:
+        return text
+    kept = sorted({o for o in others if o and o not in mine and any(n in o for n in mine)}, key=len, reverse=True)
+    alternatives = [re.escape(name) for name in kept]
+    for name in sorted(mine, key=len, reverse=True):
         if lang == "zh":
             before = r"(?<![A-Za-z0-9])" if name[0].isascii() and name[0].isalnum() else ""
             after = r"(?![A-Za-z0-9])" if name[-1].isascii() and name[-1].isalnum() else ""
-            pattern = before + re.escape(name) + after
+            alternatives.append(f"(?P<n{len(alternatives)}>{before}{re.escape(name)}{after})")
         else:
-            pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
-        text = re.sub(pattern, WORDS[lang]["I"], text)
-    return text
+            alternatives.append(rf"(?P<n{len(alternatives)}>(?<!\w){re.escape(name)}(?!\w))")
+    # one pass, other people's longer names tried first at each place: what they hold is theirs
+    pattern = re.compile("|".join(alternatives))
+    return pattern.sub(lambda match: WORDS[lang]["I"] if match.lastgroup else match.group(), text)
 
 
 def moods(texts: Iterable[str], lang: str) -> dict[str, int]:
