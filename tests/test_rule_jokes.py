@@ -32,6 +32,11 @@ def described(text: str) -> set[str]:
         "I live in Paris lol jk",
         "I'm a doctor, just kidding",
         "I like cats, NOT",
+        "I'm a doctor, yeah right",
+        "I'm a doctor... not",
+        "I'm a doctor. Not!",
+        "I'm a billionaire, said no one ever",
+        "I'm a doctor /s",
     ],
 )
 def test_what_a_joke_takes_back_is_no_fact(text: str) -> None:
@@ -47,6 +52,7 @@ def test_what_a_joke_takes_back_is_no_fact(text: str) -> None:
         ("我喜欢开玩笑", "木木喜欢开玩笑"),
         ("I'm not kidding. I live in Paris", "木木 lives in Paris"),
         ("I like tea, not coffee", "木木 likes tea, not coffee"),
+        ("I like tea. Not coffee.", "木木 likes tea"),
         ("我明天去北京", "木木明天（2024-11-16）去北京"),
     ],
 )

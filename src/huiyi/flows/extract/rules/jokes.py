@@ -19,6 +19,12 @@ _EN = re.compile(
     r"\b(?:(?:just|only|I'm|I\s+am|im)\s+(?:kidding|joking)|jk|j/k)\b|(?:,|\.{2,}|…)\s*(?-i:NOT)\b",
     re.IGNORECASE,
 )
+# sarcasm closing the message turns all of it round, as 才怪 does (I'm a doctor, yeah right; … not; /s);
+# (?<!\s) starts a run of spaces once, so a long run costs no quadratic search
+_EN_TURNED = re.compile(
+    r"(?:(?:[,.…]\s*|(?<!\s)\s+)(?:yeah,?\s+right|said\s+no\s*(?:one|body)\s+ever)|[,.…]\s*not|(?<!\s)\s+/s)[\s.!]*$",
+    re.IGNORECASE,
+)
 # 不是开玩笑的, 没骗你的, I'm not just kidding: said in earnest, so nothing is taken back
 _ZH_EARNEST = re.compile(r"[不没别][^，,。！!？?；;]{0,3}$")
 _EN_EARNEST = re.compile(r"(?:\b(?:not|no|never)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
@@ -29,7 +35,7 @@ _CLAUSE_END = re.compile(r"[，,。.！!？?；;~～\n]")
 def joke_end(text: str) -> int:
     """The offset just past the clause of the message's last retraction; 0 when nothing is taken back."""
     end = 0
-    for marker, earnest in ((_ZH, _ZH_EARNEST), (_ZH_TURNED, _NEVER), (_EN, _EN_EARNEST)):
+    for marker, earnest in ((_ZH, _ZH_EARNEST), (_ZH_TURNED, _NEVER), (_EN, _EN_EARNEST), (_EN_TURNED, _NEVER)):
         for found in marker.finditer(text):
             if earnest.search(text[: found.start()]):
                 continue
