@@ -30,6 +30,7 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_REPORTED,
     ZH_RULES,
     ZH_TELL,
+    ZH_UNREAL,
     FactRule,
 )
 from huiyi.flows.extract.rules.roster import Roster
@@ -354,6 +355,8 @@ class FactReader:
             if ZH_REPORTED.search(prefix):
                 continue
             rest = clause[at:]
+            if ZH_UNREAL.search(rest):
+                return  # 我住在上海就好了: a wish
             pet = ZH_PET.match(rest)
             if pet:
                 self._pet(pet, message, speaker, False, facts, entities)
