@@ -1,5 +1,6 @@
 """A line the speaker takes back as a joke (我喜欢猫，开玩笑的; I live in Paris lol jk) is no fact about them:
-the chat model would be told it as true. What is said in earnest, or after the retraction, still is."""
+the chat model would be told it as true. What is said in earnest, or after the retraction, still is.
+Neither is a line laughter closes, sarcasm, or a figure of speech (我是一只小小鸟)."""
 
 from __future__ import annotations
 
@@ -115,3 +116,13 @@ def test_a_laughed_off_line_reaches_neither_facts_nor_the_portrait(tmp_path: Pat
         assert not any("木木是亿万富翁" in text for text in portraits), portraits
         # the line itself stays recallable
         assert "亿万富翁" in memory.recall("亿万富翁", agent="祈煜", person="木木").hits[0].text
+
+
+@pytest.mark.parametrize("text", ["我是一只小小鸟～", "我是一头猪", "我是一条咸鱼", "我是一匹来自北方的狼"])
+def test_a_person_counted_as_an_animal_is_a_figure_of_speech(text: str) -> None:
+    assert not extract(text).facts, described(text)
+
+
+@pytest.mark.parametrize(("text", "fact"), [("我是一名护士", "木木是一名护士"), ("我是一个医生", "木木是一个医生")])
+def test_a_person_counted_as_a_person_still_is(text: str, fact: str) -> None:
+    assert fact in described(text)

@@ -60,6 +60,10 @@ def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
     ]
 
 
+# the measure words of animals (一只, 一头, 一条, 一匹), never of people
+_ANIMAL_COUNT = re.compile(r"^[一两][只头条匹]")
+
+
 def _trim_zh(value: str) -> str:
     value = value.strip().rstrip(ZH_END_PARTICLES).strip()
     return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
@@ -235,6 +239,8 @@ class FactReader:
         age = re.search(r"\d+", obj) if rule.keyword in ("年龄", "age") else None
         if age and not 0 < int(age.group()) <= 150:
             return False  # 我今年300岁: a joke
+        if rule.keyword == "身份" and _ANIMAL_COUNT.match(obj):
+            return False  # 我是一只小小鸟, 我是一条咸鱼: nobody is counted as an animal but in a figure of speech
         if rule.keyword in ("身份", "identity") and obj_type is not None:
             return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
         if third and (_one_proper_noun(obj) or self.roster.nicknamed(obj)):
