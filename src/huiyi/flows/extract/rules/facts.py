@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import CloseDraft, EntityDraft, FactDraft
-from huiyi.flows.extract.rules.jokes import joke_end
+from huiyi.flows.extract.rules.jokes import joke_end, laughs_off, laughter_only
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
@@ -30,6 +30,7 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_REPORTED,
     ZH_RULES,
     ZH_TELL,
+    ZH_UNREAL,
     FactRule,
 )
 from huiyi.flows.extract.rules.roster import Roster
@@ -39,8 +40,9 @@ from huiyi.text.tokens import has_cjk
 
 
 def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
-    """(clause, is_question) pairs. English keeps commas inside a clause but splits ``…, and I …``;
-    Chinese splits on commas too."""
+    """(clause, unsure) pairs: unsure for a question or a clause laughter closes (我是亿万富翁哈哈哈,
+    我是亿万富翁，哈哈哈), read for what follows but no fact. English keeps commas inside a clause but
+    splits ``…, and I …``; Chinese splits on commas too."""
     stops = r"[.!?;\n！？。；]" if english else r"[，,。！？!?；;~～\n]"
     out: list[tuple[str, bool]] = []
     for match in re.finditer(rf"([^\n]*?)({stops}+|$)", text):
@@ -51,7 +53,15 @@ def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
             out.extend((part.strip(), question) for part in parts if part.strip())
         if not match.group(0):
             break
-    return out
+    closed = [laughter_only(clause) for clause, _ in out[1:]]  # 我是亿万富翁，哈哈哈: by the clause after
+    return [
+        (clause, unsure or laughs_off(clause) or (at < len(closed) and closed[at]))
+        for at, (clause, unsure) in enumerate(out)
+    ]
+
+
+# the measure words of animals (一只, 一头, 一条, 一匹), never of people
+_ANIMAL_COUNT = re.compile(r"^[一两][只头条匹]")
 
 
 def _trim_zh(value: str) -> str:
@@ -101,34 +111,34 @@ class FactReader:
         topic = ""  # the previous clause named its own subject: 我家的猫叫团子，是一只橘猫 (团子 is)
         offered = False  # an offer with no workplace yet: 拿到offer了！！杭州那家游戏公司，…
         # 我喜欢猫，开玩笑的: what a retraction takes back is not read
-        for clause, question in _clauses(message.text[joke_end(message.text) :], english):
+        for clause, unsure in _clauses(message.text[joke_end(message.text) :], english):
             if english:
-                if not question:
+                if not unsure:
                     self._english(clause, message, speaker, facts, entities)
                 continue
-            if offered and not question and (place := ZH_OFFER_PLACE.match(clause)):
+            if offered and not unsure and (place := ZH_OFFER_PLACE.match(clause)):
                 self._fact(ZH_OFFER_RULE, place, message, speaker, False, facts, entities)
                 offered = False
                 continue
-            offered = offered or (not question and ZH_OFFER.match(clause) is not None)
+            offered = offered or (not unsure and ZH_OFFER.match(clause) is not None)
             if "我" not in clause and ZH_CONTINUE.match(clause):
-                if topic and not question and clause.startswith("是"):
+                if topic and not unsure and clause.startswith("是"):
                     self._about(topic, clause[1:], message, facts)
                     topic, led = "", False
                     continue
                 if led:
                     clause = "我" + clause
-            elif "我" not in clause and not question and (ZH_JOB_MOVE.match(clause) or ZH_HOME_MOVE.match(clause)):
+            elif "我" not in clause and not unsure and (ZH_JOB_MOVE.match(clause) or ZH_HOME_MOVE.match(clause)):
                 clause = "我" + clause
             # 我家的猫…, 我妈…: the clause has its own subject, so what follows is not the speaker's either
             led = bool(ZH_LEAD.match(clause)) and not ZH_OWN_SUBJECT.match(clause)
             named = ZH_PET_NAMED.match(clause)
             topic = named.group("name") if named else ""
-            if named and not question:
+            if named and not unsure:
                 self._pet(named, message, speaker, False, facts, entities)
-            elif not question and "我" not in clause and (about := self._named_lead(clause)):
+            elif not unsure and "我" not in clause and (about := self._named_lead(clause)):
                 self._third(about[0], about[1], message, facts, entities)
-            elif not question:
+            elif not unsure:
                 self._chinese(clause, message, speaker, facts, entities)
         return facts, entities
 
@@ -229,6 +239,8 @@ class FactReader:
         age = re.search(r"\d+", obj) if rule.keyword in ("年龄", "age") else None
         if age and not 0 < int(age.group()) <= 150:
             return False  # 我今年300岁: a joke
+        if rule.keyword == "身份" and _ANIMAL_COUNT.match(obj):
+            return False  # 我是一只小小鸟, 我是一条咸鱼: nobody is counted as an animal but in a figure of speech
         if rule.keyword in ("身份", "identity") and obj_type is not None:
             return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
         if third and (_one_proper_noun(obj) or self.roster.nicknamed(obj)):
@@ -349,6 +361,8 @@ class FactReader:
             if ZH_REPORTED.search(prefix):
                 continue
             rest = clause[at:]
+            if ZH_UNREAL.search(rest):
+                return  # 我住在上海就好了: a wish
             pet = ZH_PET.match(rest)
             if pet:
                 self._pet(pet, message, speaker, False, facts, entities)

@@ -12,7 +12,14 @@ _ZH_ADV = (
     r"(?:也|还|就|都|最|很|超|超级|特别|非常|真的|真|挺|蛮|好|比较|一直|从小就?|其实|可|老|太|更|尤其|十分|贼|巨)*"
 )
 ZH_END_PARTICLES = "啦呀啊哦嘛吧喔哈耶哟噢呐咯~～"
-ZH_REPORTED = re.compile(r"说|觉得|以为|如果|假如|要是|万一|听说|据说|是不是|难道|他|她|别人|谁|假设|梦见|梦到")
+# before a clause's 我: someone else's words, a supposition, a wish, a dream, a game or a song (梦里我是…,
+# 希望我住在上海, 歌词：我是一只小小鸟): what follows is not what the speaker is
+ZH_REPORTED = re.compile(
+    r"说|觉得|以为|如果|假如|要是|万一|听说|据说|是不是|难道|他|她|别人|谁|假设|梦|希望|但愿|想象|幻想"
+    r"|上辈子|下辈子|前世|来世|游戏里|游戏中|唱|歌词|台词"
+)
+# after a clause's 我: a dream or a wish (我梦到我明天去北京, 我住在上海就好了, 该多好)
+ZH_UNREAL = re.compile(r"梦到|梦见|如果|假如|要是|万一|假设|就好了|多好")
 ZH_TELL = re.compile(r"(?:跟|和|对|给)?你说|告诉你")
 ZH_PRONOUNS = frozenset(
     "你 你们 他 她 它 他们 她们 它们 这 那 这个 那个 这些 那些 这样 那样 什么 谁 哪 自己 大家".split()

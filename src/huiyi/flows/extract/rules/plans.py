@@ -18,7 +18,7 @@ import re
 from huiyi.flows.extract import FactDraft
 from huiyi.flows.extract.rules.condense import absolute
 from huiyi.flows.extract.rules.jokes import joke_end
-from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED, ZH_UNREAL
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
@@ -38,8 +38,6 @@ _MAX_CHARS = 40  # a longer clause is a story, not a plan
 _CHAIN_CHARS = 30  # at most this much of the clauses that continue a plan
 # a clause with a subject of its own ends the chain: a pronoun or a question word
 _OWN_SUBJECT = re.compile(r"我|你|他|她|它|咱|大家|谁|什么|哪")
-# a dream or a wish, not a plan (我梦到我明天去北京, 我要是下周去上海就好了)
-_UNREAL = re.compile(r"梦到|梦见|如果|假如|要是|万一|假设|就好了")
 _DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)个?(?:天|晚|夜|周|星期|礼拜|月|小时)")
 
 
@@ -62,7 +60,7 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         if not spans or at is None:
             continue
         before, after = clause[:at], clause[at + 1 :]
-        if ZH_REPORTED.search(before.replace(spans[0].phrase, "")) or _UNREAL.search(after):
+        if ZH_REPORTED.search(before.replace(spans[0].phrase, "")) or ZH_UNREAL.search(after):  # a dream or a wish
             continue
         rest = after[len(spans[0].phrase) :] if after.startswith(spans[0].phrase) else after
         if not _acts(rest):
