@@ -126,3 +126,25 @@ def test_a_person_counted_as_an_animal_is_a_figure_of_speech(text: str) -> None:
 @pytest.mark.parametrize(("text", "fact"), [("我是一名护士", "木木是一名护士"), ("我是一个医生", "木木是一个医生")])
 def test_a_person_counted_as_a_person_still_is(text: str, fact: str) -> None:
     assert fact in described(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "." * 200_000,  # every dot started a run of dots the pattern read to the end: ~15 min
+        "jk " * 60_000,  # each retraction searched all the text before it for earnest words: ~4 min
+        "a, NOT " * 30_000,
+    ],
+)
+def test_a_hostile_run_of_markers_returns(text: str) -> None:
+    from huiyi.flows.extract.rules.jokes import joke_end
+
+    assert joke_end(text) in (0, len(text))
+
+
+def test_earnest_words_just_before_a_retraction_still_count() -> None:
+    from huiyi.flows.extract.rules.jokes import joke_end
+
+    assert joke_end("I live in Paris, I'm not just kidding") == 0
+    assert joke_end("我住在上海，" + "真的" * 100 + "，不是开玩笑的") == 0
+    assert joke_end("I live in Paris, jk. I live in Rome") == len("I live in Paris, jk.")

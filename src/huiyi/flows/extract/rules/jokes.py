@@ -16,7 +16,7 @@ _ZH = re.compile(
 )
 _ZH_TURNED = re.compile(rf"才怪[啦呢哈嘛呀啊]*{_END}")  # 我不喜欢他才怪: no 不 makes it earnest
 _EN = re.compile(
-    r"\b(?:(?:just|only|I'm|I\s+am|im)\s+(?:kidding|joking)|jk|j/k)\b|(?:,|\.{2,}|…)\s*(?-i:NOT)\b",
+    r"\b(?:(?:just|only|I'm|I\s+am|im)\s+(?:kidding|joking)|jk|j/k)\b|(?:,|(?<!\.)\.{2,}|…)\s*(?-i:NOT)\b",
     re.IGNORECASE,
 )
 # sarcasm closing the message turns all of it round, as 才怪 does (I'm a doctor, yeah right; … not; /s);
@@ -29,6 +29,7 @@ _EN_TURNED = re.compile(
 _ZH_EARNEST = re.compile(r"[不没别][^，,。！!？?；;]{0,3}$")
 _EN_EARNEST = re.compile(r"(?:\b(?:not|no|never)|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _NEVER = re.compile(r"(?!)")
+_EARNEST_REACH = 80  # the earnest words sit just before a retraction: look no further back, so each costs the same
 _CLAUSE_END = re.compile(r"[，,。.！!？?；;~～\n]")
 
 
@@ -36,10 +37,12 @@ def joke_end(text: str) -> int:
     """The offset just past the clause of the message's last retraction; 0 when nothing is taken back."""
     end = 0
     for marker, earnest in ((_ZH, _ZH_EARNEST), (_ZH_TURNED, _NEVER), (_EN, _EN_EARNEST), (_EN_TURNED, _NEVER)):
+        last = -1  # the end of the marker's last retraction: the clause after it reaches furthest
         for found in marker.finditer(text):
-            if earnest.search(text[: found.start()]):
-                continue
-            after = _CLAUSE_END.search(text, found.end())
+            if not earnest.search(text, max(0, found.start() - _EARNEST_REACH), found.start()):
+                last = found.end()
+        if last >= 0:
+            after = _CLAUSE_END.search(text, last)
             end = max(end, after.end() if after else len(text))
     return end
 
