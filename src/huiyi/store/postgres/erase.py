@@ -91,9 +91,11 @@ class PostgresErase(PostgresMemories):
                     ).fetchall()
                 ]
             memory_ids += _derived(cur, agent, memory_ids)
-            # chunks that go take other people's turns with them: their anchors are indexed again
+            # chunks that go take other people's turns with them: their anchors are indexed again, at once (the
+            # claims of their first indexing, leased for minutes, would keep every indexer off them)
             done.reindexed = cur.execute(
-                "UPDATE messages SET indexed = false WHERE agent = %s AND indexed AND NOT (id = ANY(%s)) AND id IN "
+                "UPDATE messages SET indexed = false, claimed_by = '', claim_until = NULL"
+                " WHERE agent = %s AND indexed AND NOT (id = ANY(%s)) AND id IN "
                 "(SELECT sources->>0 FROM memories WHERE agent = %s AND kind = 'chunk' AND id = ANY(%s))",
                 (agent, ids, agent, memory_ids),
             ).rowcount

@@ -115,11 +115,13 @@ def _chunks_near(conn: sqlite3.Connection, agent: str, window: int) -> list[str]
 
 
 def _reindex_others(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> int:
-    """Chunks that go take other people's turns with them: their anchor messages are indexed again."""
+    """Chunks that go take other people's turns with them: their anchor messages are indexed again, at once
+    (the claims of their first indexing, leased for minutes, would keep every indexer off them)."""
     marked = 0
     for chunk in chunks(memory_ids, 500):
         marked += conn.execute(
-            "UPDATE messages SET indexed = 0 WHERE agent = ? AND indexed = 1 AND id NOT IN (SELECT id FROM erased) "
+            "UPDATE messages SET indexed = 0, claimed_by = '', claim_until = NULL "
+            "WHERE agent = ? AND indexed = 1 AND id NOT IN (SELECT id FROM erased) "
             "AND id IN (SELECT json_extract(sources, '$[0]') FROM memories "
             f"WHERE agent = ? AND kind = 'chunk' AND id IN ({marks(len(chunk))}))",
             (agent, agent, *chunk),
