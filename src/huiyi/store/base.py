@@ -373,6 +373,8 @@ class MemoryStore(Protocol):
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         """Memories by id, in the order asked; ids of other agents or unknown ids are left out."""
 
+    def taken_ids(self, agent: str, ids: Sequence[str], entities: bool = False) -> list[str]: ...  # by other agents
+
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         """What ranking reads of these memories (as ``get_memories``, far cheaper to load)."""
 
