@@ -13,6 +13,7 @@ from conftest import STORE_FACTORIES
 from huiyi import Memory, MemoryKind, Person
 from huiyi.config import Config
 from huiyi.faces.http import create_app
+from huiyi.model import EntityType
 from huiyi.providers.embed import HashEmbedder
 
 T0 = datetime(2024, 11, 1, 20, 0)
@@ -149,3 +150,53 @@ def test_summaries_of_summaries_and_the_things_their_words_named_go_with_them(tm
         hits = memory.recall("QZXBOBFILM 电影", agent="a", space="g1", person="alice", limit=50).hits
         assert not [h.text for h in hits if "QZXBOBFILM" in h.text]
         assert not memory.entities(agent="a", person="bob")
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_anothers_lines_whose_chunks_went_are_indexed_again_at_once(tmp_path: Path, backend: str) -> None:
+    """Ben's turns right after ann's embedded hers, so their chunks go with her; they are his own lines
+    and come back in the same call, though the claims of their first indexing have not expired yet."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        lines = [("ann", "我喜欢爬山"), ("ben", "我家的猫叫QZXBENCAT"), ("ben", "我住在QZXBENHOME"), ("cat", "好呀")]
+        said = [{"text": t, "speaker": s, "time": T0 + timedelta(minutes=i)} for i, (s, t) in enumerate(lines)]
+        memory.add(said, agent="a", space="g")
+        done = memory.forget_person("ann", agent="a")
+        assert done.reindexed >= 2
+        chunks = [m.text for m in memory.memories(agent="a", space="g", kinds=[MemoryKind.CHUNK], limit=50)]
+        assert any("QZXBENCAT" in text for text in chunks) and any("QZXBENHOME" in text for text in chunks), chunks
+        assert not any("爬山" in text for text in chunks)
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_a_name_another_person_goes_by_takes_only_what_is_said_where_the_erased_one_talks(
+    tmp_path: Path, backend: str
+) -> None:
+    """jie and ben are both 阿杰 (ben speaks under it in g2): erasing jie takes the facts and entity of 阿杰 in
+    the group jie talks in, and none of ben's in his."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        memory.set_person(Person(id="jie", name="杰", aliases=["阿杰"]), agent="a")
+        memory.set_person(Person(id="kai", aliases=["凯子"]), agent="a")
+        memory.add([{"text": "我喜欢爬山", "speaker": "jie", "time": T0}], agent="a", space="g1")
+        said = [("阿杰", "我喜欢猫"), ("阿杰", "我家的猫叫小白"), ("erin", "小白真可爱"), ("fay", "是啊")]
+        memory.add(
+            [{"text": t, "speaker": s, "time": T0 + timedelta(minutes=i)} for i, (s, t) in enumerate(said)],
+            agent="a",
+            space="g2",
+        )
+        memory.flush(agent="a", space="g2")
+        for space, marker in (("g1", "QZXJIEFACT"), ("g2", "QZXBENFACT")):
+            memory.remember(f"阿杰是{marker}", agent="a", space=space, kind=MemoryKind.FACT, data={"subject": "阿杰"})
+        memory.create_entity("阿杰", agent="a", space="g1", type=EntityType.OBJECT)  # g2's is ben's, from his words
+        memory.remember("凯子是QZXKAIFACT", agent="a", space="g2", kind=MemoryKind.FACT, data={"subject": "凯子"})
+        ben_facts = {m.text for m in memory.memories(agent="a", space="g2", kinds=[MemoryKind.FACT], limit=50)}
+        assert {"阿杰喜欢猫", "阿杰是QZXBENFACT"} <= ben_facts
+        memory.forget_person("jie", agent="a")
+        facts = {m.text for m in memory.memories(agent="a", space="g2", kinds=[MemoryKind.FACT], limit=50)}
+        assert facts == ben_facts
+        assert "阿杰" in [e.name for e in memory.entities(agent="a", space="g2")]
+        assert not memory.memories(agent="a", space="g1", kinds=[MemoryKind.FACT], limit=50)
+        assert "阿杰" not in [e.name for e in memory.entities(agent="a", space="g1")]
+        memory.forget_person("kai", agent="a")  # a name nobody else goes by: its facts go wherever they are
+        assert "凯子是QZXKAIFACT" not in {m.text for m in memory.memories(agent="a", space="g2", limit=50)}

@@ -4,20 +4,23 @@ right persons, spaces and times; imports resume without duplicates and extract a
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from conftest import STORE_FACTORIES
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.faces.cli import app
 from huiyi.formats.apply import apply_plan
 from huiyi.formats.choose import read_import, sniff
 from huiyi.formats.plan import Plan
+from huiyi.formats.read import read_text
 from huiyi.memory import AsyncMemory
-from huiyi.model import MemoryKind, ScopeKind
+from huiyi.model import Entity, MemoryKind, Scope, ScopeKind
 from huiyi.providers.embed import HashEmbedder
 
 DATA = Path(__file__).parent / "data" / "imports"
@@ -187,3 +190,36 @@ def test_an_absurd_memorybank_day_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(InvalidInput, match="is not a date"):
         read_import(path, agent=A)
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+@pytest.mark.parametrize("kind", ["memory", "entity"])
+def test_an_id_another_agent_holds_refuses_the_import_before_it_writes_anything(
+    tmp_path: Path, backend: str, kind: str
+) -> None:
+    """Memory and entity ids are unique in a store: an import naming one another agent holds is refused
+    whole, as one naming another scope's is, never after its messages were written."""
+    line = {
+        "type": kind,
+        "agent": "A",
+        "id": "shared-1",
+        **({"kind": "note", "text": "A的笔记"} if kind == "memory" else {"name": "小白", "entity_type": "具体实体"}),
+    }
+    message = {"type": "message", "agent": "A", "person": "p", "id": "msg-1", "text": "你好"}
+    text = "\n".join(json.dumps(one, ensure_ascii=False) for one in (message, line))
+
+    async def run() -> None:
+        store = STORE_FACTORIES[backend](tmp_path / "s")
+        memory = AsyncMemory(tmp_path, store=store, embedder=HashEmbedder(32), config=Config(worker={"enabled": False}))
+        try:
+            if kind == "memory":
+                await memory.remember("B的笔记", agent="B", id="shared-1")
+            else:
+                await memory.put_entity(Entity(id="shared-1", scope=Scope.from_tag("B", "official"), name="小黑"))
+            with pytest.raises(InvalidInput, match=r"'shared-1'.*nothing was imported"):
+                await apply_plan(memory, read_text(text, "f.jsonl", None, None, None, []))
+            assert await memory.messages(["msg-1"], agent="A") == []
+        finally:
+            await memory.close()
+
+    asyncio.run(run())

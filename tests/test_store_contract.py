@@ -745,3 +745,14 @@ def test_a_store_file_that_is_not_a_database_is_refused_in_words(tmp_path: Path)
     (tmp_path / "huiyi.sqlite").write_bytes(b"not a database, " * 100)
     with pytest.raises(StoreError, match="cannot be opened as a huiyi store: file is not a database"):
         SQLiteStore(tmp_path)
+
+
+def test_taken_ids_are_those_another_agent_holds(store: Store) -> None:
+    mine, theirs = Scope.of_person("qy", "mumu"), Scope.of_person("other", "bob")
+    add(store, [memory_item("我的", mine, id="m-mine"), memory_item("别人的", theirs, id="m-theirs")])
+    store.upsert_entity(
+        Entity(id="e-theirs", scope=theirs, name="小白", type=EntityType.SPECIFIC), EMB.embed_passages(["小白"])[0]
+    )
+    assert store.taken_ids("qy", ["m-mine", "m-theirs", "m-none", "m-theirs"]) == ["m-theirs"]
+    assert store.taken_ids("qy", ["e-theirs", "m-theirs"], entities=True) == ["e-theirs"]
+    assert store.taken_ids("other", ["m-theirs", "e-theirs"]) == []

@@ -1,8 +1,9 @@
 """Checking a plan against the store before an import writes anything.
 
-An id the store already gives another conversation, memory scope or entity scope is refused by the
-write that meets it; by then the lines before it were written. These checks find every such id first,
-so a file that would be refused changes nothing, and no line lands in another person's scope.
+An id the store already gives another conversation, memory scope or entity scope (or, for memories and
+entities, another agent) is refused by the write that meets it; by then the lines before it were
+written. These checks find every such id first, so a file that would be refused changes nothing, and
+no line lands in another person's scope.
 """
 
 from __future__ import annotations
@@ -76,6 +77,12 @@ async def _against_store(memory: AsyncMemory, claims: dict[tuple[str, str], str]
                 raise InvalidInput(
                     f"{what} id {key!r} already belongs to {tag} of agent {agent!r}, not {claims[(agent, key)]}; "
                     "nothing was imported"
+                )
+        if what != "message":  # memory and entity ids are unique in a store, not per agent (README: Ids)
+            taken = await asyncio.to_thread(memory.store.taken_ids, agent, ids, what == "entity")
+            if taken:
+                raise InvalidInput(
+                    f"{what} id {taken[0]!r} is taken in this store; choose another; nothing was imported"
                 )
 
 

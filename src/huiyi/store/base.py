@@ -373,6 +373,8 @@ class MemoryStore(Protocol):
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         """Memories by id, in the order asked; ids of other agents or unknown ids are left out."""
 
+    def taken_ids(self, agent: str, ids: Sequence[str], entities: bool = False) -> list[str]: ...  # by other agents
+
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
         """What ranking reads of these memories (as ``get_memories``, far cheaper to load)."""
 
@@ -487,9 +489,10 @@ class EraseStore(Protocol):
         """Forget messages and everything made from them (memories whose sources hold one, jobs that name
         one); with ``person`` also everything of that person: every message they sent or received in
         their private chat or said in a group, their scope, working memory, record and core blocks,
-        and the entities and facts named by ``names`` (their id, name and aliases). Other people's
-        messages whose chunks held an erased turn, or embedded one (the ``window`` turns after it in
-        its space), lose those chunks and are marked for indexing again."""
+        and the entities and facts named by ``names`` (their id, name and aliases; one another person
+        goes by too only in the scopes they talk in). Other people's messages whose chunks held an erased
+        turn, or embedded one (the ``window`` turns after it in its space), lose those chunks and are
+        marked for indexing again."""
 
 
 @runtime_checkable

@@ -273,6 +273,9 @@ class RoutedStore:
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         return self.store_for(agent).get_memories(agent, ids)
 
+    def taken_ids(self, agent: str, ids: Sequence[str], entities: bool = False) -> list[str]:
+        return self.store_for(agent).taken_ids(agent, ids, entities)  # ids are unique per database
+
     def reading(self, agent: str) -> AbstractContextManager[None]:
         return self.store_for(agent).reading(agent)
 

@@ -38,6 +38,26 @@ def _derived(cur: Any, agent: str, memory_ids: Sequence[str]) -> list[str]:
     return found
 
 
+def _names_apart(
+    cur: Any, agent: str, scope: str | None, person: str | None, names: Sequence[str], ids: Sequence[str]
+) -> tuple[list[str], list[str], list[str]]:
+    """The person's names no one else goes by, which name them anywhere; those another person of the agent
+    also goes by (a record's id, name or alias, or a speaker's id), which name them only in the scopes they
+    talk in (elsewhere such a name is that other person's); and those scopes."""
+    shared = [
+        name
+        for name in names
+        if cur.execute(
+            "SELECT 1 FROM persons WHERE agent = %s AND id <> %s AND (id = %s OR name = %s OR aliases ? %s)"
+            " UNION ALL SELECT 1 FROM messages WHERE agent = %s AND speaker = %s AND speaker <> %s LIMIT 1",
+            (agent, person, name, name, name, agent, name, person),
+        ).fetchone()
+    ]
+    found = cur.execute("SELECT DISTINCT scope FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, list(ids)))
+    scopes = sorted({*(str(row[0]) for row in found.fetchall()), *([scope] if scope else [])})
+    return [n for n in names if n not in shared], shared, scopes
+
+
 class PostgresErase(PostgresMemories):
     """``EraseStore`` on PostgreSQL."""
 
@@ -65,14 +85,17 @@ class PostgresErase(PostgresMemories):
                 ).fetchall()
                 erased.update(str(row[0]) for row in found)
             ids = sorted(erased)
+            own, shared, scopes = _names_apart(cur, agent, scope, person, names, ids)
             made_from = "sources ?| %(ids)s::text[]"
             about = (
-                " OR scope = %(scope)s OR (kind = 'fact' AND data->>'subject' = ANY(%(names)s))"
+                " OR scope = %(scope)s OR (kind = 'fact' AND (data->>'subject' = ANY(%(own)s)"
+                " OR (data->>'subject' = ANY(%(shared)s) AND scope = ANY(%(scopes)s))))"
                 " OR (kind = 'summary' AND data->>'person' = %(person)s)"
                 if person is not None
                 else ""
             )
-            args = {"agent": agent, "ids": ids, "scope": scope, "names": names, "person": person}
+            args = {"agent": agent, "ids": ids, "scope": scope, "person": person}
+            args.update(own=own, shared=shared, scopes=scopes)
             memory_ids = [
                 str(row[0])
                 for row in cur.execute(
@@ -91,9 +114,11 @@ class PostgresErase(PostgresMemories):
                     ).fetchall()
                 ]
             memory_ids += _derived(cur, agent, memory_ids)
-            # chunks that go take other people's turns with them: their anchors are indexed again
+            # chunks that go take other people's turns with them: their anchors are indexed again, at once (the
+            # claims of their first indexing, leased for minutes, would keep every indexer off them)
             done.reindexed = cur.execute(
-                "UPDATE messages SET indexed = false WHERE agent = %s AND indexed AND NOT (id = ANY(%s)) AND id IN "
+                "UPDATE messages SET indexed = false, claimed_by = '', claim_until = NULL"
+                " WHERE agent = %s AND indexed AND NOT (id = ANY(%s)) AND id IN "
                 "(SELECT sources->>0 FROM memories WHERE agent = %s AND kind = 'chunk' AND id = ANY(%s))",
                 (agent, ids, agent, memory_ids),
             ).rowcount
@@ -120,10 +145,12 @@ class PostgresErase(PostgresMemories):
             entity_ids = [
                 str(r[0])
                 for r in cur.execute(
-                    "SELECT id FROM entities WHERE agent = %s AND (scope = %s OR name = ANY(%s)"
-                    " OR aliases ?| %s::text[] OR (jsonb_array_length(sources) > 0 AND NOT EXISTS"
+                    "SELECT id FROM entities WHERE agent = %s AND (scope = %s"
+                    " OR name = ANY(%s) OR aliases ?| %s::text[]"
+                    " OR ((name = ANY(%s) OR aliases ?| %s::text[]) AND scope = ANY(%s))"
+                    " OR (jsonb_array_length(sources) > 0 AND NOT EXISTS"
                     " (SELECT 1 FROM jsonb_array_elements_text(sources) s WHERE NOT (s = ANY(%s)))))",
-                    (agent, scope, names, names, ids),
+                    (agent, scope, own, own, shared, shared, scopes, ids),
                 ).fetchall()
             ]
             cur.execute(

@@ -149,6 +149,14 @@ class PostgresMemories(PostgresConnection):
         by_id = {row[1]: rows.memory(row, NATIVE) for row in found}
         return [by_id[i] for i in ids if i in by_id]
 
+    def taken_ids(self, agent: str, ids: Sequence[str], entities: bool = False) -> list[str]:
+        table = "entities" if entities else "memories"
+        found = {
+            str(row[0])
+            for row in self._rows(f"SELECT id FROM {table} WHERE agent <> %s AND id = ANY(%s)", (agent, list(ids)))
+        }
+        return [i for i in dict.fromkeys(ids) if i in found]
+
     def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         return self.get_memories(agent, ids)
 

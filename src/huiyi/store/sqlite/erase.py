@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from huiyi.model import Scope
 from huiyi.store.base import Erasure
@@ -42,7 +43,8 @@ class SQLiteErase(SQLiteMemories):
                     "WHERE agent = ? AND (scope = ? OR speaker = ?)",
                     (agent, scope, person),
                 )
-            memory_ids = _memories_to_erase(conn, agent, scope, person, names) + _chunks_near(conn, agent, window)
+            named = _names_apart(conn, agent, scope, person, names)
+            memory_ids = _memories_to_erase(conn, agent, scope, person, named) + _chunks_near(conn, agent, window)
             memory_ids += _derived(conn, agent, memory_ids)
             done.reindexed = _reindex_others(conn, agent, memory_ids)
             removed = delete_memory_rows(conn, agent, memory_ids)
@@ -55,7 +57,7 @@ class SQLiteErase(SQLiteMemories):
             done.messages = conn.execute(
                 "DELETE FROM messages WHERE agent = ? AND id IN (SELECT id FROM erased)", (agent,)
             ).rowcount
-            done.entities = _erase_entities(conn, agent, scope, names)
+            done.entities = _erase_entities(conn, agent, scope, named)
             if person is not None:
                 conn.execute("DELETE FROM working_memory WHERE agent = ? AND space = ?", (agent, scope))
                 done.persons = conn.execute("DELETE FROM persons WHERE agent = ? AND id = ?", (agent, person)).rowcount
@@ -83,17 +85,63 @@ class SQLiteErase(SQLiteMemories):
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
-def _memories_to_erase(
+@dataclass(frozen=True)
+class _Named:
+    """Where the erased person's names name them: the names no one else goes by anywhere, the ones another
+    person of the agent also goes by (a record's id, name or alias, or a speaker's id) only in the scopes
+    the person talks in; elsewhere such a name is that other person's."""
+
+    own: list[str]
+    shared: list[str]
+    scopes: list[str]
+
+    def where(self, condition: str) -> tuple[str, list[str]]:
+        """SQL true where ``condition`` (``{names}`` standing for a list of marks) holds of these names."""
+        uses = condition.count("{names}")
+        parts, args = [], []
+        if self.own:
+            parts.append(condition.format(names=marks(len(self.own))))
+            args += self.own * uses
+        if self.shared and self.scopes:
+            parts.append(
+                f"(({condition.format(names=marks(len(self.shared)))}) AND scope IN ({marks(len(self.scopes))}))"
+            )
+            args += [*(self.shared * uses), *self.scopes]
+        return f"({' OR '.join(parts) or '0'})", args
+
+
+def _names_apart(
     conn: sqlite3.Connection, agent: str, scope: str | None, person: str | None, names: Sequence[str]
+) -> _Named:
+    """The person's names apart by whether someone else goes by them too, and the scopes the person talks in."""
+    shared = [
+        name
+        for name in names
+        if conn.execute(
+            "SELECT 1 FROM persons WHERE agent = ? AND id <> ? AND (id = ? OR name = ? OR EXISTS "
+            "(SELECT 1 FROM json_each(persons.aliases) a WHERE a.value = ?)) "
+            "UNION ALL SELECT 1 FROM messages WHERE agent = ? AND speaker = ? AND speaker <> ? LIMIT 1",
+            (agent, person, name, name, name, agent, name, person),
+        ).fetchone()
+    ]
+    found = conn.execute(
+        "SELECT DISTINCT scope FROM messages WHERE agent = ? AND id IN (SELECT id FROM erased)", (agent,)
+    )
+    scopes = sorted({*(str(row[0]) for row in found), *([scope] if scope else [])})
+    return _Named([n for n in names if n not in shared], shared, scopes)
+
+
+def _memories_to_erase(
+    conn: sqlite3.Connection, agent: str, scope: str | None, person: str | None, named: _Named
 ) -> list[str]:
     """Memories made from an erased message; with a person also their scope's, and facts and profiles about them."""
     made_from = "EXISTS (SELECT 1 FROM json_each(memories.sources) s JOIN erased e ON e.id = s.value)"
     if person is None:
         rows = conn.execute(f"SELECT id FROM memories WHERE agent = ? AND {made_from}", (agent,))
         return [str(row[0]) for row in rows]
-    about = f"(kind = 'fact' AND json_extract(data, '$.subject') IN ({marks(len(names))})) OR " if names else ""
+    subject, names = named.where("json_extract(data, '$.subject') IN ({names})")
     rows = conn.execute(
-        f"SELECT id FROM memories WHERE agent = ? AND (scope = ? OR {made_from} OR {about}"
+        f"SELECT id FROM memories WHERE agent = ? AND (scope = ? OR {made_from} OR (kind = 'fact' AND {subject}) OR "
         "(kind = 'summary' AND json_extract(data, '$.person') = ?))",
         (agent, scope, *names, person),
     )
@@ -115,11 +163,13 @@ def _chunks_near(conn: sqlite3.Connection, agent: str, window: int) -> list[str]
 
 
 def _reindex_others(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> int:
-    """Chunks that go take other people's turns with them: their anchor messages are indexed again."""
+    """Chunks that go take other people's turns with them: their anchor messages are indexed again, at once
+    (the claims of their first indexing, leased for minutes, would keep every indexer off them)."""
     marked = 0
     for chunk in chunks(memory_ids, 500):
         marked += conn.execute(
-            "UPDATE messages SET indexed = 0 WHERE agent = ? AND indexed = 1 AND id NOT IN (SELECT id FROM erased) "
+            "UPDATE messages SET indexed = 0, claimed_by = '', claim_until = NULL "
+            "WHERE agent = ? AND indexed = 1 AND id NOT IN (SELECT id FROM erased) "
             "AND id IN (SELECT json_extract(sources, '$[0]') FROM memories "
             f"WHERE agent = ? AND kind = 'chunk' AND id IN ({marks(len(chunk))}))",
             (agent, agent, *chunk),
@@ -148,15 +198,11 @@ def _derived(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) ->
     return found
 
 
-def _erase_entities(conn: sqlite3.Connection, agent: str, scope: str | None, names: Sequence[str]) -> int:
+def _erase_entities(conn: sqlite3.Connection, agent: str, scope: str | None, named: _Named) -> int:
     """Entities of the person's scope, named by their names or aliases, or named only by erased messages
     (a place or thing their words made), and the merges that involved them."""
-    name_marks = marks(len(names))
-    named = (
-        f"name IN ({name_marks}) OR EXISTS "
-        f"(SELECT 1 FROM json_each(entities.aliases) a WHERE a.value IN ({name_marks}))"
-        if names
-        else "0"
+    by_name, names = named.where(
+        "name IN ({names}) OR EXISTS (SELECT 1 FROM json_each(entities.aliases) a WHERE a.value IN ({names}))"
     )
     only_erased = (
         "(json_array_length(sources) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(entities.sources) s "
@@ -165,8 +211,8 @@ def _erase_entities(conn: sqlite3.Connection, agent: str, scope: str | None, nam
     ids = [
         str(row[0])
         for row in conn.execute(
-            f"SELECT id FROM entities WHERE agent = ? AND (scope IS ? OR {named} OR {only_erased})",
-            (agent, scope, *names, *names),
+            f"SELECT id FROM entities WHERE agent = ? AND (scope IS ? OR {by_name} OR {only_erased})",
+            (agent, scope, *names),
         )
     ]
     for chunk in chunks(ids, 500):

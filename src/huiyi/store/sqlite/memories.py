@@ -136,6 +136,14 @@ class SQLiteMemories(SQLiteConnection):
             found.update((item.id, item) for item in rows.memories(cursor.fetchall(), TEXT))
         return [found[i] for i in ids if i in found]
 
+    def taken_ids(self, agent: str, ids: Sequence[str], entities: bool = False) -> list[str]:
+        table = "entities" if entities else "memories"
+        found: set[str] = set()
+        for chunk in chunks(ids, 500):
+            sql = f"SELECT id FROM {table} WHERE agent <> ? AND id IN ({marks(len(chunk))})"
+            found.update(str(row[0]) for row in self._conn().execute(sql, (agent, *chunk)))
+        return [i for i in dict.fromkeys(ids) if i in found]
+
     def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         # rows read before serve while their partition's version is unchanged (store.rankcache); only
         # record_access writes without a new version, and a hit shows none of what it changes
