@@ -359,3 +359,15 @@ def test_a_users_mistake_is_an_error_line_not_a_traceback(tmp_path: Path, monkey
 
     with pytest.raises(ConfigError, match="timezone: unknown timezone 'Mars/Olympus'"):
         Config.load()
+
+
+def test_every_command_naming_an_agent_or_person_takes_the_short_options_too() -> None:
+    import typer
+
+    missing = []
+    for name, command in typer.main.get_command(app).commands.items():  # type: ignore[attr-defined]
+        for param in command.params:
+            short = {"agent": "-a", "person": "-p"}.get(param.name or "")
+            if short and param.param_type_name == "option" and short not in param.opts:
+                missing.append(f"{name} {param.opts[0]}")  # `huiyi chat -a 祈煜` was "No such option: -a"
+    assert not missing

@@ -118,6 +118,13 @@ def test_a_base_url_that_is_not_http_is_refused(url: str) -> None:
         Client(url)
 
 
+@pytest.mark.parametrize("key", ["…", "密钥", "sk-1 2", "sk-1\n"])
+def test_an_api_key_no_header_can_carry_is_refused(key: str) -> None:
+    # the README's placeholder "…" once failed deep in httpx with a UnicodeEncodeError at the first call
+    with pytest.raises(InvalidInput, match="api_key"):
+        Client("http://127.0.0.1:8765", api_key=key)
+
+
 def test_a_closed_client_says_so() -> None:
     client = client_of(lambda _: httpx.Response(200, json={"status": "ok"}))
     client.close()

@@ -77,3 +77,24 @@ def test_a_memory_given_a_dict_for_its_config_says_what_it_wants(tmp_path: Path)
     with pytest.raises(ConfigError, match="Config"):
         Memory(tmp_path / "store", config={"embed": {"provider": "hash", "dim": 32}})  # type: ignore[arg-type]
     assert not (tmp_path / "store").exists()  # nothing was made
+
+
+KEYS = {
+    "the README's placeholder as the LLM's key": {"llm": {"api_key": "…"}},
+    "the proxy's upstream key (each chat answered 500 internal_error, nothing logged)": {"proxy": {"api_key": "密钥"}},
+    "an embedder's key of two lines": {"embed": {"api_key": "sk-1\nsk-2"}},
+    "a served key no client can send": {"http": {"api_keys": {"密钥": ["祈煜"]}}},
+    "a served key of two words (the server reads one after Bearer)": {"http": {"api_keys": {"sk 1": ["祈煜"]}}},
+}
+
+
+@pytest.mark.parametrize("values", KEYS.values(), ids=KEYS.keys())
+def test_a_key_no_http_header_can_carry_is_refused_at_load(values: dict[str, dict[str, object]]) -> None:
+    with pytest.raises(ConfigError, match="api_key"):
+        Config.load(**values)
+
+
+def test_keys_a_header_carries_still_load() -> None:
+    # a key pasted with its line break is the key (as the LLM client always read it)
+    config = Config.load(llm={"api_key": "sk-abc.DEF_123\n"}, http={"api_keys": {"secret-key": ["*"]}})
+    assert (config.llm.api_key, list(config.http.api_keys)) == ("sk-abc.DEF_123", ["secret-key"])

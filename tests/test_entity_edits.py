@@ -120,6 +120,16 @@ def test_an_update_that_cannot_be_stored_is_refused_and_the_memory_stays(memory:
     assert memory.store.links_of(A, [other.id])[0].source == note.id
 
 
+def test_a_link_that_names_no_scope_of_its_memories_says_to_name_it(memory: Memory) -> None:
+    # "both memories must exist and be visible here" left a caller who forgot person= guessing
+    note = memory.remember("阿哲对花生过敏", agent=A, person=P)
+    other = memory.remember("阿哲在深圳上班", agent=A, person=P)
+    with pytest.raises(NotFound, match="person or space") as refused:
+        memory.link(note.id, other.id, agent=A)
+    assert note.id in str(refused.value) and not memory.store.links_of(A, [other.id])
+    assert memory.link(note.id, other.id, agent=A, person=P).source == note.id
+
+
 def test_an_aware_time_is_stored_as_the_configured_zones_wall_clock(memory: Memory) -> None:
     from datetime import UTC
 

@@ -87,3 +87,13 @@ def test_forgetting_a_person_twice_answers_what_the_schema_says(client: TestClie
     assert (again.status_code, again.json()["memories"]) == (200, 0)  # idempotent: nothing left to erase
     documented = client.get("/openapi.json").json()["paths"]["/v1/persons/{person_id}"]["delete"]["responses"]
     assert "200" in documented and "404" not in documented
+
+
+def test_summaries_and_consolidation_over_http_carry_their_zone_as_every_v1_time_does(client: TestClient) -> None:
+    said = [{"id": "m1", "text": "我家的猫叫团子，今天把我的耳机线咬断了。", "time": "2024-09-25T22:05:00"}]
+    client.post("/v1/messages", json={"agent": A, "person": "木木", "messages": said, "index": True})
+    made = client.post("/v1/summarize", json={"agent": A, "person": "木木", "day": "2024-09-25"}).json()
+    assert made and all(item["time"].endswith("+08:00") for item in made)
+    assert all(item["created_at"] and item["created_at"].endswith("+08:00") for item in made)  # as stored
+    report = client.post("/v1/consolidate", json={"agent": A, "person": "木木", "dry_run": True}).json()
+    assert report["now"].endswith("+08:00")

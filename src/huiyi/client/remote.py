@@ -122,6 +122,9 @@ class AsyncClient:
             raise InvalidInput(f"base_url {base_url!r} is not a URL: {exc}") from exc
         if url.scheme not in ("http", "https") or not url.host:
             raise InvalidInput(f"base_url {base_url!r} is not an http(s) URL such as {DEFAULT_URL}")
+        if api_key and not (api_key.isascii() and api_key.isprintable() and " " not in api_key):
+            # a header carries ASCII only, and the server reads one word after "Bearer"
+            raise InvalidInput("api_key is one word of printable ASCII: the key of the server's http.api_keys")
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.base_url = base_url.rstrip("/")
         # httpx's timeout is per read, so a server that trickles bytes never trips it; this bounds the whole call

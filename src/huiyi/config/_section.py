@@ -8,14 +8,25 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-__all__ = ["Count", "Positive", "Seconds", "Section"]
+__all__ = ["ApiKey", "Count", "Positive", "Seconds", "Section"]
 
 _MOST = 2**31 - 1  # beyond any real count; 10**30 passed load and overflowed SQLite's INTEGER in a recall
 Count = Annotated[int, Field(ge=0, le=_MOST)]  # how many; 0 allowed (none, or "off" where the field says so)
 Positive = Annotated[int, Field(ge=1, le=_MOST)]  # how many, at least one
 Seconds = Annotated[float, Field(gt=0)]  # a wait or a timeout: 0 would spin or time out at once
+
+
+def _api_key(value: str) -> str:
+    key = value.strip()  # a key pasted with its line break
+    if not (key.isascii() and key.isprintable() and " " not in key):
+        # sent as "Authorization: Bearer <key>": a placeholder such as "…" failed at the first request
+        raise ValueError("an api_key is one word of printable ASCII, as an HTTP header carries it")
+    return key
+
+
+ApiKey = Annotated[str, AfterValidator(_api_key)]  # a key sent or taken as "Authorization: Bearer <key>"
 
 
 class Section(BaseModel):

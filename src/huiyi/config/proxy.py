@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from huiyi.config._section import Seconds, Section
+from huiyi.config._section import ApiKey, Seconds, Section
 
 __all__ = ["ProxyConfig", "ProxyModel"]
 
@@ -18,7 +18,7 @@ class ProxyConfig(Section):
     """The OpenAI-compatible memory proxy (``/v1/chat/completions`` of ``huiyi serve``)."""
 
     upstream: str = ""  # base URL of the chat API to forward to; empty: llm.base_url
-    api_key: str = ""  # key sent upstream; empty: llm.api_key
+    api_key: ApiKey = ""  # key sent upstream; empty: llm.api_key
     agent: str = ""  # the agent of requests that name none (no X-Huiyi-Agent, no alias)
     models: dict[str, ProxyModel] = Field(default_factory=dict)  # model alias -> agent (and upstream model)
     template: str = "{system}\n\n{memory}"  # the system prompt with the rendered memory context

@@ -62,7 +62,7 @@ from huiyi.faces.http_models import (
     QueryResponse,
     error_responses,
 )
-from huiyi.faces.http_times import item_out, local, message_out
+from huiyi.faces.http_times import aware, item_out, local, message_out
 from huiyi.faces.http_v1 import v1_router
 from huiyi.faces.proxy import MemoryProxy, proxy_router
 from huiyi.memory import AsyncMemory
@@ -393,7 +393,7 @@ def create_app(
         """Consolidate one scope now (or, with dry_run, show what would change)."""
         check(agents, body.agent)
         report = await memory.consolidate(agent=body.agent, person=body.person, space=body.space, dry_run=body.dry_run)
-        return report.model_dump(mode="json")
+        return report.model_copy(update={"now": aware(report.now, zone)}).model_dump(mode="json")
 
     @app.post("/expand_words", response_model=ExpandResponse, responses=BODY)
     async def expand_words(body: ExpandBody, agents: Agents) -> ExpandResponse:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from datetime import date, datetime
 from typing import Annotated, Any
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, ValidationError
@@ -20,6 +21,7 @@ from huiyi.errors import InvalidInput
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Who, error_responses
+from huiyi.faces.http_times import item_out
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, MemoryItem, RecallResult
 from huiyi.recall.recipes import named, recipe_for
@@ -92,6 +94,7 @@ def _candidate_ids(info: dict[str, Any]) -> set[str]:
 def debug_router(memory: AsyncMemory) -> APIRouter:
     """The routes over one store."""
     router = APIRouter(tags=["console"], route_class=GuardedRoute)
+    zone = ZoneInfo(memory.config.timezone)
 
     @router.get("/v1/console", response_model=ConsoleInfo, responses=QUERY)
     async def console_info(agents: Agents) -> ConsoleInfo:
@@ -134,7 +137,9 @@ def debug_router(memory: AsyncMemory) -> APIRouter:
     async def summarize(body: SummarizeBody, agents: Agents) -> list[MemoryItem]:
         """Write one day's summaries of a scope now (daily, global, portraits, profiles, diary)."""
         check(agents, body.agent)
-        return await memory.summarize(body.day, agent=body.agent, person=body.person, space=body.space)
+        made = await memory.summarize(body.day, agent=body.agent, person=body.person, space=body.space)
+        stored = {item.id: item for item in await memory.get_many([item.id for item in made], agent=body.agent)}
+        return [item_out(stored.get(item.id, item), zone) for item in made]  # as stored: created_at set
 
     @router.get("/v1/core_blocks", response_model=CoreBlocks, responses=QUERY)
     async def core_blocks(

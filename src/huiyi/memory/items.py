@@ -230,7 +230,9 @@ class Items(Indexing):
         visible = set(_visible(agent, person, space))
         found = [m for m in await self._run(self.store.get_memories, agent, [source, target]) if m.scope in visible]
         if len({item.id for item in found}) != len({source, target}):
-            raise NotFound(f"both memories must exist and be visible here: {source}, {target}")
+            raise NotFound(
+                f"both memories must exist and be official or of the person or space the call names: {source}, {target}"
+            )
         link = Link(source=source, target=target, kind=kind, weight=weight)
         await self._run(self.store.add_links, agent, [link])
         return link

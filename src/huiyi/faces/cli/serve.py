@@ -75,8 +75,8 @@ def worker(
 def chat(
     store: StoreOption = Path(".huiyi"),
     config: ConfigOption = None,
-    agent: Annotated[str, typer.Option(help="The character that remembers.")] = "祈煜",
-    person: Annotated[str, typer.Option(help="Who you are in this conversation.")] = "木木",
+    agent: Annotated[str, typer.Option("--agent", "-a", help="The character that remembers.")] = "祈煜",
+    person: Annotated[str, typer.Option("--person", "-p", help="Who you are in this conversation.")] = "木木",
     quiet: Annotated[bool, typer.Option(help="Hide what was recalled and rendered.")] = False,
 ) -> None:
     """Talk with the agent in the terminal; shows what each turn recalled and rendered (echo without an LLM)."""
