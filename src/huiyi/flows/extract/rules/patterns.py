@@ -279,6 +279,19 @@ EN_RULES: tuple[FactRule, ...] = (
         "{s} lives in {o}",
         object_type=EntityType.SPECIFIC,
     ),
+    # I moved to Chicago today: a move done (not "I'm moving to") is where one lives now, as 搬到杭州了
+    FactRule(
+        _en(
+            r"I\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+|officially\s+|recently\s+)*moved\s+(?:to|into)\s+(?P<o>.+?)"
+            r"(?:\s+(?:today|yesterday|recently|last\s+\w+|this\s+\w+|\w+\s+\w+\s+ago))?$"
+        ),
+        "lives in",
+        FactKind.RELATION,
+        "home",
+        "{s} moved to {o}",
+        object_type=EntityType.SPECIFIC,
+        confidence=0.7,
+    ),
     FactRule(
         _en(
             r"I\s+(?:currently\s+|now\s+|still\s+)?work\s+(?:(?:at|for|in)\s+.+?\s+)?as\s+(?P<o>an?\s+.+?)"
