@@ -35,3 +35,13 @@ def test_a_move_done_closes_the_old_home(tmp_path: Path) -> None:
 def test_a_move_ahead_changes_no_home(tmp_path: Path) -> None:
     homes, _ = chat(tmp_path, "I'm moving to Chicago next month")
     assert homes == {"Boston": None}
+
+
+def test_a_home_ends_where_a_second_verb_begins(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        text = "I live in Boston and work at a small design agency"
+        memory.add([{"text": text, "time": T0}], agent="Kai", person="Mia", index=True)
+        memory.flush(agent="Kai", person="Mia")
+        facts = memory.memories(agent="Kai", person="Mia", kinds=["fact"])
+    assert [f.text for f in facts if f.data.get("predicate") == "lives in"] == ["Mia lives in Boston"]

@@ -363,8 +363,10 @@ EN_PRONOUNS = frozenset(
 )
 # (?<!\s): a match starts where its run of spaces does. Tried from every space of a long run, the
 # search was quadratic (20 000 spaces in an English line: 21 s); the matches are the same.
+# what follows an object: a reason, a condition, an intensifier, or a second verb of the same I (… and work at…)
 EN_OBJECT_CUT = re.compile(
-    r"(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too)\b.*$",
+    r"(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too"
+    r"|and\s+(?:work|study|teach|live|have|am)s?)\b.*$",
     re.IGNORECASE,
 )
 EN_AND_I = re.compile(r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)", re.IGNORECASE)
