@@ -22,7 +22,7 @@ def day_portrait(tmp_path: Path, lines: list[str]) -> str:
         memory.add(messages, agent="祈煜", person="木木", index=True)
         memory.flush(agent="祈煜", person="木木")
         made = memory.summarize(DAY, agent="祈煜", person="木木")
-    return next(item.text for item in made if "画像" in item.text)
+    return next(item.text for item in made if "画像" in item.text or "portrait of" in item.text)
 
 
 def test_a_pet_that_died_is_a_sad_day_not_a_happy_one(tmp_path: Path) -> None:
@@ -33,3 +33,8 @@ def test_a_pet_that_died_is_a_sad_day_not_a_happy_one(tmp_path: Path) -> None:
 def test_walking_is_not_grief(tmp_path: Path) -> None:
     portrait = day_portrait(tmp_path, ["今天走了两万步，腿好酸", "我先走了，明天聊", "哈哈哈"])
     assert "难过" not in portrait, portrait
+
+
+def test_a_death_told_in_english_is_sad(tmp_path: Path) -> None:
+    portrait = day_portrait(tmp_path, ["Max passed away this morning", "I'm so tired"])
+    assert "sad" in portrait and "listen and comfort" in portrait, portrait

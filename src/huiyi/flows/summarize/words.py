@@ -123,7 +123,7 @@ _MOODS: dict[str, list[tuple[str, str]]] = {
     ],
     "en": [
         ("happy", r"\b(?:happy|glad|excited|thrilled|can't wait|yay)\b"),
-        ("sad", r"\b(?:sad|upset|cried|crying|heartbroken|disappointed)\b"),
+        ("sad", r"\b(?:sad|upset|cried|crying|heartbroken|disappointed|passed\s+away)\b"),
         ("nervous", r"\b(?:nervous|anxious|worried|scared|afraid|stressed)\b"),
         ("tired", r"\b(?:tired|exhausted|sleepy|worn out)\b"),
         ("annoyed", r"\b(?:angry|annoyed|mad|frustrated|pissed)\b"),
