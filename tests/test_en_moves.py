@@ -45,3 +45,13 @@ def test_a_home_ends_where_a_second_verb_begins(tmp_path: Path) -> None:
         memory.flush(agent="Kai", person="Mia")
         facts = memory.memories(agent="Kai", person="Mia", kinds=["fact"])
     assert [f.text for f in facts if f.data.get("predicate") == "lives in"] == ["Mia lives in Boston"]
+
+
+def test_now_after_a_home_or_job_is_not_part_of_it(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        lines = ["I live in Chicago now", "I work at Lumen Games these days"]
+        memory.add([{"text": t, "time": T0} for t in lines], agent="Kai", person="Mia", index=True)
+        memory.flush(agent="Kai", person="Mia")
+        facts = sorted(f.text for f in memory.memories(agent="Kai", person="Mia", kinds=["fact"]))
+    assert facts == ["Mia lives in Chicago", "Mia works at Lumen Games"]
