@@ -11,6 +11,8 @@ the ranking; so is a question about someone else (他在哪上班: no 我), and 
     ('住址', '工作')
     >>> asked("我以前住哪来着"), asked("他在哪上班"), asked("我想去哪座城市旅游"), asked("我之前在哪上班")
     (None, None, None, None)
+    >>> asked("Where do I live now?"), asked("What's my job again?"), asked("Where did I live before?")
+    ('home', 'work', None)
 """
 
 from __future__ import annotations
@@ -33,9 +35,24 @@ SLOTS: dict[str, re.Pattern[str]] = {
         r"(?:做|干)(?:的)?(?:是)?什么工作|什么工作|在哪(?:儿|里)?(?:上班|工作)|(?:是|在)?(?:做|干)什么的|"
         r"这份(?:工作|活儿?)|(?:工作|职业|岗位)是(?:什么|啥)"
     ),
+    # the English rules' keywords (I live in…: home; I work at/as…: work)
+    "home": re.compile(
+        r"\bwhere\s+(?:do|am)\s+I\s+(?:live|living|staying)\b|\bwhere(?:'s|\s+is)\s+my\s+(?:home|place|apartment|flat)\b"
+        r"|\bwhat\s+city\s+(?:do\s+I\s+live|am\s+I)\b",
+        re.IGNORECASE,
+    ),
+    "work": re.compile(
+        r"\bwhere\s+(?:do|am)\s+I\s+(?:work|working)\b|\bwhat(?:'s|\s+is)\s+my\s+(?:job|work)\b"
+        r"|\bwhat\s+do\s+I\s+do\s+for\s+(?:a\s+living|work)\b|\bwho\s+do\s+I\s+work\s+for\b",
+        re.IGNORECASE,
+    ),
 }
-_PAST = re.compile(r"以前|之前|原来|当初|过去|那时|小时候|上一份|老家")
-_ME = re.compile(r"我(?!们)")
+_PAST = re.compile(
+    r"以前|之前|原来|当初|过去|那时|小时候|上一份|老家"
+    r"|\b(?:used\s+to|before|previous(?:ly)?|back\s+then|(?:did|was)\s+I)\b",
+    re.IGNORECASE,
+)
+_ME = re.compile(r"我(?!们)|\bI\b|\b[Mm]y\b")
 
 
 def asked(line: str) -> str | None:

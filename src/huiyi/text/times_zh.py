@@ -182,7 +182,7 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                     break
             else:
                 first += 1
-    return _clocks_on_their_day(text, _bare_days_by_tense(text, found, now), now)
+    return _clocks_on_their_day(text, _bare_weekdays_ahead(text, _bare_days_by_tense(text, found, now), now), now)
 
 
 _ZH_BARE_DAY = re.compile(rf"{_NUM}[日号]")  # a day of the month without its month
@@ -215,14 +215,45 @@ def _bare_days_by_tense(text: str, found: list[tuple[int, int, Range]], now: dat
         if _ZH_BARE_DAY.fullmatch(text[start:end]) and span[0].month == now.month and span[0].year == now.year:
             if stops is None:
                 stops = [m.start() for m in _ZH_CLAUSE_END.finditer(text)]
-            at = bisect.bisect_left(stops, start)
-            clause = text[stops[at - 1] + 1 if at else 0 : stops[at] if at < len(stops) else len(text)]
+            clause = _clause(text, start, stops)
             past = _ZH_PAST.search(clause) is not None
             if not past and not _ZH_SAID_DONE.search(clause) and span[1] <= midnight(now.date()) - _ZH_SETTLED:
                 shift = 1
             elif past and span[0] > now:
                 shift = -1
         out.append((start, end, _month_shifted(span, shift) or span) if shift else (start, end, span))
+    return out
+
+
+_ZH_BARE_WEEKDAY = re.compile(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
+_ZH_TO_COME = re.compile(r"要|打算|准备|计划|想去|想要|记得|别忘")  # not 会: 周一的会 is a meeting
+
+
+def _clause(text: str, at: int, stops: list[int]) -> str:
+    """The clause of ``text`` around position ``at``, given where clauses end."""
+    i = bisect.bisect_left(stops, at)
+    return text[stops[i - 1] + 1 if i else 0 : stops[i] if i < len(stops) else len(text)]
+
+
+def _bare_weekdays_ahead(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
+    """A bare weekday (周一, 周末) is read as this week's. Said on a Friday, "我周一要去体检" means the
+    coming Monday: a day already over this week, in a clause that says it is still to come and not
+    that it happened, is next week's.
+
+        >>> friday = datetime(2024, 11, 22, 20, 0)
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("我周一要去体检，周一那天好累", friday)]
+        ['2024-11-25', '2024-11-18']
+    """
+    out: list[tuple[int, int, Range]] = []
+    stops: list[int] | None = None
+    for start, end, span in found:
+        if _ZH_BARE_WEEKDAY.match(text, start) and span[1] <= midnight(now.date()):
+            if stops is None:
+                stops = [m.start() for m in _ZH_CLAUSE_END.finditer(text)]
+            clause = _clause(text, start, stops)
+            if _ZH_TO_COME.search(clause) and not _ZH_SAID_DONE.search(clause) and not _ZH_PAST.search(clause):
+                span = (span[0] + timedelta(days=7), span[1] + timedelta(days=7))
+        out.append((start, end, span))
     return out
 
 

@@ -110,7 +110,12 @@ WEEKDAYS = {
 _MOODS: dict[str, list[tuple[str, str]]] = {
     "zh": [
         ("开心", "开心|高兴|快乐|幸福|太好了|兴奋|激动|期待|哈哈哈"),
-        ("难过", "难过|伤心|哭|失落|委屈|心碎|失望"),
+        # a death told the usual way (豆豆今天走了): 走了 after a time word, ending its clause, not 走了两万步
+        (
+            "难过",
+            "难过|伤心|哭|失落|委屈|心碎|失望|去世|过世|离世|不在了|舍不得|心里好空|家里好空"
+            r"|(?:今天|昨天|昨晚|前天|今早|早上|晚上|凌晨|下午)走了(?=[，。！…,.!\s]|$)",
+        ),
         ("紧张", "紧张|焦虑|担心|害怕|忐忑|压力"),
         ("疲惫", "好累|太累|累死|疲惫|困死|熬夜"),
         ("烦躁", "生气|烦死|好烦|郁闷|气死|无语|崩溃"),
@@ -118,7 +123,7 @@ _MOODS: dict[str, list[tuple[str, str]]] = {
     ],
     "en": [
         ("happy", r"\b(?:happy|glad|excited|thrilled|can't wait|yay)\b"),
-        ("sad", r"\b(?:sad|upset|cried|crying|heartbroken|disappointed)\b"),
+        ("sad", r"\b(?:sad|upset|cried|crying|heartbroken|disappointed|passed\s+away)\b"),
         ("nervous", r"\b(?:nervous|anxious|worried|scared|afraid|stressed)\b"),
         ("tired", r"\b(?:tired|exhausted|sleepy|worn out)\b"),
         ("annoyed", r"\b(?:angry|annoyed|mad|frustrated|pissed)\b"),

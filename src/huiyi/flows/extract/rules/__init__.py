@@ -43,7 +43,7 @@ When no LLM endpoint is configured, a fold still becomes memories:
   我在<公司/医院/店…>做/教/卖…, 我在…开了家…         —                           relation 工作于 / 开店于
   (我)下个月去/跳槽到/入职一家…公司                    —                           relation 工作于 (closes the old)
   (我)拿到(…的)offer(，<workplace>)               —                           relation 工作于 (closes the old)
-  (我)(今天/已经…)搬到/搬去…了                       —                           relation 住在 (closes the old)
+  (我)(今天/已经…)搬到/搬去…了                       I (just) moved to …         relation 住在 (closes the old)
   我开花店的 / 我是卖车的                          —                           attribute 职业是
   我的生日是… / 我生日在…                          my birthday is …            attribute 生日
   我今年…岁 / 我…岁了                            I'm N (years old)           attribute 年龄

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from huiyi.flows.extract.rules.said import Said
 from huiyi.text.times import TimeSpan
+from huiyi.text.times_en import MONTHS
 
 _REPEAT = re.compile(r"([哈呵嘿嘻呜啊嗯哦~～!！?？.。…])\1{2,}")
 # A whole message of fillers. 好的, 是的, 嗯嗯, 哈哈… are not alternatives of their own: each of their
@@ -40,6 +41,27 @@ def absolute(span: TimeSpan) -> str:
         return span.start.strftime("%Y-%m-%d %H:%M")
     last = span.end - timedelta(days=1) if span.end.time() == datetime.min.time() else span.end
     return f"{span.start:%Y-%m-%d}～{last:%Y-%m-%d}"
+
+
+# a phrase that names its calendar day (十月五号, May 5, 2024年) means the same day whenever it is read again
+_CALENDAR = re.compile(r"[0-9０-９月号年]|[〇零一二两三四五六七八九十]日")
+
+
+def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
+    """``text`` with each phrase of ``spans`` in it that names a day by its distance from when it was said
+    (后天, 下周三, next Friday) followed by its date, as a plan's text is: read later, 后天 is another day.
+
+    >>> span = TimeSpan(datetime(2024, 11, 22), datetime(2024, 11, 23), "后天")
+    >>> dated("木木的生日是后天", [span], "zh"), dated("木木的生日是十月五号", [span], "zh")
+    ('木木的生日是后天（2024-11-22）', '木木的生日是十月五号')
+    """
+    for span in spans:
+        words = re.findall(r"[a-z]+", span.phrase.lower())
+        if span.phrase not in text or _CALENDAR.search(span.phrase) or any(word in MONTHS for word in words):
+            continue
+        shown = absolute(span)
+        text = text.replace(span.phrase, span.phrase + (f" ({shown})" if lang == "en" else f"（{shown}）"), 1)
+    return text
 
 
 def annotate(said: Said) -> str:

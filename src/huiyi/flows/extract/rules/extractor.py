@@ -6,6 +6,7 @@ The rules are described in :mod:`huiyi.flows.extract.rules`.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from huiyi.flows.chatter import is_chatter
 from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
 from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.cancels import Cancels
-from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut
+from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut, dated
 from huiyi.flows.extract.rules.facts import FactReader, moved
 from huiyi.flows.extract.rules.gatherings import gatherings_in
 from huiyi.flows.extract.rules.mentions import mentions, place_of
@@ -119,7 +120,13 @@ class RuleExtractor:
             or (not words and not facts and len(text.strip()) <= 4)
             or (not facts and is_chatter(text, drop))  # 恭喜+1, 晚安霓霓, [表情] (issue #13)
         )
-        # a birthday's date is not when anything happened
+        # a birthday's date is not when anything happened; told as 后天, it keeps the date that meant
+        facts = [
+            replace(f, object=dated(f.object, spans, lang), description=dated(f.description, spans, lang))
+            if f.keyword in ("生日", "birthday")
+            else f
+            for f in facts
+        ]
         dates = [f.object for f in facts if f.keyword in ("生日", "birthday")]
         spans = [span for span in spans if not any(span.phrase in d for d in dates)]
         said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities)

@@ -69,9 +69,13 @@ def _trim_zh(value: str) -> str:
     return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
 
 
+# "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds
+_EN_NOW_END = re.compile(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
+
+
 def _trim_en(value: str) -> str:
     value = EN_OBJECT_CUT.sub("", value.strip())
-    value = value.strip(" ,.;:!?\"'“”")
+    value = _EN_NOW_END.sub("", value.strip(" ,.;:!?\"'“”"))
     words = value.split()
     return " ".join(words[:8])
 

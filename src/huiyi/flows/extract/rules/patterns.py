@@ -286,6 +286,19 @@ EN_RULES: tuple[FactRule, ...] = (
         "{s} lives in {o}",
         object_type=EntityType.SPECIFIC,
     ),
+    # I moved to Chicago today: a move done (not "I'm moving to") is where one lives now, as 搬到杭州了
+    FactRule(
+        _en(
+            r"I\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+|officially\s+|recently\s+)*moved\s+(?:to|into)\s+(?P<o>.+?)"
+            r"(?:\s+(?:today|yesterday|recently|last\s+\w+|this\s+\w+|\w+\s+\w+\s+ago))?$"
+        ),
+        "lives in",
+        FactKind.RELATION,
+        "home",
+        "{s} moved to {o}",
+        object_type=EntityType.SPECIFIC,
+        confidence=0.7,
+    ),
     FactRule(
         _en(
             r"I\s+(?:currently\s+|now\s+|still\s+)?work\s+(?:(?:at|for|in)\s+.+?\s+)?as\s+(?P<o>an?\s+.+?)"
@@ -357,8 +370,10 @@ EN_PRONOUNS = frozenset(
 )
 # (?<!\s): a match starts where its run of spaces does. Tried from every space of a long run, the
 # search was quadratic (20 000 spaces in an English line: 21 s); the matches are the same.
+# what follows an object: a reason, a condition, an intensifier, or a second verb of the same I (… and work at…)
 EN_OBJECT_CUT = re.compile(
-    r"(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too)\b.*$",
+    r"(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too"
+    r"|and\s+(?:work|study|teach|live|have|am)s?)\b.*$",
     re.IGNORECASE,
 )
 EN_AND_I = re.compile(r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)", re.IGNORECASE)
