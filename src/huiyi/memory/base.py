@@ -6,7 +6,7 @@ import asyncio
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, TypeVar
 from zoneinfo import ZoneInfo
@@ -25,7 +25,7 @@ from huiyi.providers.llm import LLM, OpenAIChat
 from huiyi.providers.priority import RecallFirst
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import Templates
-from huiyi.store import open_store
+from huiyi.store import open_store, rows
 from huiyi.store.base import Store, TurnContext
 from huiyi.text import tokens
 
@@ -38,6 +38,17 @@ def _hand_the_gil_over_sooner(milliseconds: float) -> None:
     """Shorten the GIL's switch interval unless it is off (0) or the process chose its own."""
     if milliseconds > 0 and sys.getswitchinterval() == PYTHON_SWITCH_INTERVAL:
         sys.setswitchinterval(milliseconds / 1000)
+
+
+def _utc_clock(clock: Callable[[], datetime], zone: ZoneInfo) -> Callable[[], datetime]:
+    """``clock`` read as the store stamps rows: UTC, zone-less; a naive time is the zone's wall clock."""
+
+    def utc_now() -> datetime:
+        moment = clock()
+        local = moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
+        return local.astimezone(UTC).replace(tzinfo=None)
+
+    return utc_now
 
 
 class MemoryBase:
@@ -63,6 +74,10 @@ class MemoryBase:
         # turn-alone chunks' context at query time: as many turns back as context_turns says
         context = TurnContext(tuple(chunk.context_weights[: max(0, chunk.context_turns)]), chunk.context_floor)
         self.store: Store = store or open_store(path, self.config.store, context)
+        # the rows it writes are stamped by the same clock as the times it reads
+        self._stamp = _utc_clock(clock, self._tz) if clock is not None else rows.now
+        if clock is not None:
+            self.store.clock = self._stamp
         # the segmenter's dictionary and the model's session load off the first recall's path (issue 15): a
         # bot opens its memory before its first message. The dictionary's load holds the GIL throughout and
         # the session's needs it on and off, so the two do not overlap: a recall right after the open waits
@@ -114,6 +129,10 @@ class MemoryBase:
             moment = self._clock()
             return moment if moment.tzinfo is None else wall_clock(moment, self._tz)
         return datetime.now(self._tz).replace(tzinfo=None)
+
+    def written_now(self) -> datetime:
+        """When a row is written, as the store keeps ``created_at``: UTC, zone-less (or the given clock's)."""
+        return self._stamp()
 
     def wall(self, when: datetime | None) -> datetime | None:
         """``when`` as the store keeps times: wall clock in the configured timezone, zone-less (an aware

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from huiyi.checks import check_id, check_name, check_storable
@@ -82,7 +82,7 @@ class Items(Indexing):
                 place=place,
                 insight=insight,
                 participants=list(participants),
-                created_at=datetime.now(UTC).replace(tzinfo=None),  # as the store records it: zone-less UTC
+                created_at=self.written_now(),  # as the store records it: zone-less UTC
             )
         except ValueError as exc:
             raise InvalidInput(said(exc)) from exc

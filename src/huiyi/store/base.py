@@ -239,7 +239,9 @@ class RunReport(BaseModel):
 
 @runtime_checkable
 class Lifecycle(Protocol):
-    """Closing the store, its schema version, and which embedder's vectors it holds."""
+    """Closing the store, its schema version, which embedder's vectors it holds, and its clock."""
+
+    clock: Callable[[], datetime]  # stamps rows' created_at, zone-less UTC; a Memory's clock, if given
 
     def close(self) -> None: ...
 

@@ -88,6 +88,15 @@ class RoutedStore:
             return self._job_home.get(job_id)
 
     # lifecycle and identity --------------------------------------------------------------------
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        return next(iter(self.stores.values())).clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], datetime]) -> None:
+        for store in self.stores.values():
+            store.clock = clock
+
     def close(self) -> None:
         for store in self.stores.values():
             store.close()

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -22,6 +23,7 @@ from huiyi.errors import SchemaTooNew, StoreError
 from huiyi.store.base import TurnContext
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, VERSION_TABLE
+from huiyi.store.rows import now
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,7 @@ class PostgresConnection:
         self, dsn: str, *, pool_size: int = 8, connect_timeout: float = 15.0, context: TurnContext | None = None
     ) -> None:
         self.dsn = dsn
+        self.clock: Callable[[], datetime] = now  # when rows are written (the contract's ``clock``)
         self.context = context if context is not None else TurnContext()  # turn-alone chunks' context
         self._closed = False
         self._own = OwnVectorCache()  # the own-line vectors recall read (memories.own_vectors)

@@ -37,7 +37,7 @@ class PostgresGraph(PostgresConnection):
                     json_text(entity.sources),
                     entity.merged_into,
                     vector_literal(vector),
-                    rows.now(),
+                    self.clock(),
                 ),
             ).rowcount
             if not written:

@@ -123,7 +123,7 @@ class PostgresMemories(PostgresConnection):
                 items, vectors, terms = [items[i] for i in kept], vectors[kept], [terms[i] for i in kept]
                 own = None if own is None else own[kept]
             if items:
-                cur.execute(INSERT_MEMORIES, memory_columns(items, vectors, terms, own))
+                cur.execute(INSERT_MEMORIES, memory_columns(items, vectors, terms, own, created=self.clock()))
             for agent, ids in by_agent.items():
                 cur.execute("UPDATE messages SET indexed = true WHERE agent = %s AND id = ANY(%s)", (agent, ids))
             for agent, space, start_seq in writes.fold_points:
@@ -287,10 +287,14 @@ def column_value(name: str, value: Any) -> Any:
 
 
 def memory_columns(
-    items: Sequence[MemoryItem], vectors: Vectors, terms: Sequence[Terms], own: Vectors | None = None
+    items: Sequence[MemoryItem],
+    vectors: Vectors,
+    terms: Sequence[Terms],
+    own: Vectors | None = None,
+    *,
+    created: datetime,
 ) -> dict[str, list[Any]]:
-    """The parameters of ``INSERT_MEMORIES``: one array per column."""
-    created = rows.now()
+    """The parameters of ``INSERT_MEMORIES``: one array per column; ``created`` stamps those without one."""
     return {
         "id": [i.id for i in items],
         "agent": [i.scope.agent for i in items],

@@ -12,15 +12,16 @@ import logging
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 from huiyi.errors import SchemaTooNew, StoreError
 from huiyi.store.base import RankRow
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
-from huiyi.store.rows import Kept
+from huiyi.store.rows import Kept, now
 from huiyi.store.sqlite.fts import scoped_for_part
 from huiyi.store.sqlite.schema import MIGRATIONS, statements
 from huiyi.store.vectors import ExactIndex
@@ -50,6 +51,7 @@ class SQLiteConnection:
         if synchronous.lower() not in SYNCHRONOUS:
             raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, not {synchronous!r}")
         self.directory = Path(directory)
+        self.clock: Callable[[], datetime] = now  # when rows are written (the contract's ``clock``)
         self._synchronous = synchronous.upper()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)

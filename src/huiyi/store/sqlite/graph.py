@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
 
@@ -41,7 +41,7 @@ class SQLiteGraph(SQLiteConnection):
                     json_text(entity.sources),
                     entity.merged_into,
                     blob,
-                    to_epoch(datetime.now(UTC)),
+                    to_epoch(self.clock()),
                 ),
             ).rowcount
             if not written:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -55,7 +55,7 @@ class SQLiteMemories(SQLiteConnection):
         own = writes.own_vectors
         if own is not None and len(own) != len(items):
             raise StoreError("add_memories needs one own vector per memory, or none")
-        now = to_epoch(datetime.now(UTC))
+        now = to_epoch(self.clock())
         added: dict[str, tuple[int, list[int], list[int]]] = {}  # part -> (old version, rowids, item index)
         with self._write() as conn:
             if complete_job is not None:
