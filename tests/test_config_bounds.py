@@ -94,6 +94,16 @@ def test_a_key_no_http_header_can_carry_is_refused_at_load(values: dict[str, dic
         Config.load(**values)
 
 
+@pytest.mark.parametrize("values", KEYS.values(), ids=KEYS.keys())
+def test_a_refused_key_is_named_by_no_error(values: dict[str, dict[str, object]]) -> None:
+    # Config(...) raises pydantic's own error, which showed the input (and a served key in its location)
+    section = next(iter(values.values()))
+    key = section.get("api_key") or next(iter(section["api_keys"]))  # type: ignore[call-overload]
+    with pytest.raises(ValueError) as raised:
+        Config(**values)
+    assert str(key) not in str(raised.value)
+
+
 def test_keys_a_header_carries_still_load() -> None:
     # a key pasted with its line break is the key (as the LLM client always read it)
     config = Config.load(llm={"api_key": "sk-abc.DEF_123\n"}, http={"api_keys": {"secret-key": ["*"]}})

@@ -378,7 +378,7 @@ def test_config_is_checked() -> None:
         OpenAIChat(LLMConfig(base_url="127.0.0.1:8000/v1", model="m"))
     with pytest.raises(ConfigError, match="model"):
         OpenAIChat(LLMConfig(base_url="http://127.0.0.1:8000/v1"))
-    with pytest.raises(ConfigError, match="non-ASCII") as raised:
+    with pytest.raises(ValueError, match="printable ASCII") as raised:  # refused as the config is made
         OpenAIChat(LLMConfig(base_url="http://h/v1", model="m", api_key="sk-密钥"))
     assert "密钥" not in str(raised.value)
     llm = OpenAIChat(LLMConfig(base_url="http://h/v1/chat/completions/", model="m"))

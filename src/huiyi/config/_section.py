@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-__all__ = ["ApiKey", "Count", "Positive", "Seconds", "Section"]
+__all__ = ["ApiKey", "ApiKeys", "Count", "Positive", "Seconds", "Section"]
 
 _MOST = 2**31 - 1  # beyond any real count; 10**30 passed load and overflowed SQLite's INTEGER in a recall
 Count = Annotated[int, Field(ge=0, le=_MOST)]  # how many; 0 allowed (none, or "off" where the field says so)
@@ -29,8 +29,17 @@ def _api_key(value: str) -> str:
 ApiKey = Annotated[str, AfterValidator(_api_key)]  # a key sent or taken as "Authorization: Bearer <key>"
 
 
+def _api_keys(value: dict[str, list[str]]) -> dict[str, list[str]]:
+    # checked here, not as dict[ApiKey, ...]: an error's location would name the key
+    return {_api_key(key): agents for key, agents in value.items()}
+
+
+ApiKeys = Annotated[dict[str, list[str]], AfterValidator(_api_keys)]  # served keys -> the agents each may use
+
+
 class Section(BaseModel):
     """A config section: a typed group of settings with the seeds' defaults."""
 
     # defer_build: validators are built when a config is first made, not at `import huiyi` (issue 15)
-    model_config = ConfigDict(extra="forbid", defer_build=True, allow_inf_nan=False)
+    # inputs are left out of errors, as Config.load leaves them out: an api_key must not reach a log
+    model_config = ConfigDict(extra="forbid", defer_build=True, allow_inf_nan=False, hide_input_in_errors=True)

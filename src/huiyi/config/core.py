@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from huiyi.config._section import ApiKey, Count, Positive, Seconds, Section
+from huiyi.config._section import ApiKey, ApiKeys, Count, Positive, Seconds, Section
 
 
 class EmbedConfig(Section):
@@ -88,7 +88,7 @@ class ContextConfig(Section):
 class HttpConfig(Section):
     host: str = "127.0.0.1"  # loopback unless asked: with no api_keys every caller is trusted
     port: int = Field(default=8765, ge=0, le=65535)
-    api_keys: dict[ApiKey, list[str]] = Field(default_factory=dict)  # key -> agents it may use ("*": all)
+    api_keys: ApiKeys = Field(default_factory=dict)  # key -> agents it may use ("*": all)
     max_body_bytes: Positive = 2 * 2**20
     # seed 000 §12 /query score_threshold: events below this similarity are left out (huiyi.recall.similarity)
     query_threshold: float = Field(default=0.56, ge=0.0, le=1.0)

@@ -42,8 +42,14 @@ class Config(BaseModel):
     ``__``: see :mod:`huiyi.config.env`) under the given values, as the pydantic-settings class it was did.
     """
 
-    # validate_default and arbitrary_types_allowed as pydantic-settings had them
-    model_config = ConfigDict(extra="forbid", defer_build=True, validate_default=True, arbitrary_types_allowed=True)
+    # validate_default and arbitrary_types_allowed as pydantic-settings had them; no input in errors (an api_key)
+    model_config = ConfigDict(
+        extra="forbid",
+        defer_build=True,
+        validate_default=True,
+        arbitrary_types_allowed=True,
+        hide_input_in_errors=True,
+    )
 
     language: Literal["zh", "en"] = "zh"
     timezone: str = "Asia/Shanghai"
