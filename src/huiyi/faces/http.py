@@ -40,6 +40,7 @@ from huiyi.faces.http_debug import debug_router
 from huiyi.faces.http_entities import entities_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
 from huiyi.faces.http_headers import SecurityHeaders
+from huiyi.faces.http_lists import lists_router
 from huiyi.faces.http_models import (
     OUT_OF_RANGE,
     ConsolidateBody,
@@ -50,13 +51,11 @@ from huiyi.faces.http_models import (
     ExpandResponse,
     FeedbackBody,
     Health,
-    Int64,
     MemoryEntity,
     MemoryEvent,
     MessagesBody,
     MessagesResponse,
     NewMemory,
-    Page,
     PersonBody,
     QueryBody,
     QueryResponse,
@@ -284,25 +283,6 @@ def create_app(
         )
         return item_out(await memory.get(made.id, agent=body.agent), zone)  # as stored, created_at set
 
-    @app.get("/v1/memories", response_model=Page, responses=QUERY)
-    async def list_memories(
-        agents: Agents,
-        agent: Annotated[str, Query(min_length=1)],
-        person: str | None = None,
-        space: str | None = None,
-        kind: Annotated[list[MemoryKind] | None, Query()] = None,
-        limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[Int64, Query(ge=0)] = 0,
-    ) -> Page:
-        """One scope's memories, newest first, a page at a time."""
-        check(agents, agent)
-        items = await memory.memories(
-            agent=agent, person=person, space=space, kinds=kind, limit=limit + 1, offset=offset
-        )
-        more = len(items) > limit
-        items = [item_out(item, zone) for item in items]
-        return Page(items=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None)
-
     @app.get("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BY_ID)
     async def get_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> MemoryItem:
         check(agents, agent)
@@ -416,6 +396,7 @@ def create_app(
             timings_ms={"tokenize": found.tokenize_ms, "expand": found.expand_ms, "total": found.total_ms},
         )
 
+    app.include_router(lists_router(memory))
     app.state.memory = memory
     app.state.api_keys = api_keys or {}
     app.state.started = time.time()

@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from fastapi import Query
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from huiyi.memory.pages import CURSOR_CHARS
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -22,6 +24,10 @@ def _int64(value: int) -> int:
 
 # every integer a query string or path carries (JSON bodies are checked as they are decoded)
 Int64 = Annotated[int, AfterValidator(_int64)]
+# where a listing goes on: a page's ``next_cursor``, passed back as it came
+Cursor = Annotated[
+    str | None, Query(min_length=1, max_length=CURSOR_CHARS, description="the previous page's next_cursor")
+]
 
 
 class _Body(BaseModel):
@@ -122,7 +128,8 @@ class Page(BaseModel):
     items: list[MemoryItem]  # typed, so the schema (and the clients generated from it) name the shape
     limit: int
     offset: int
-    next_offset: int | None
+    next_offset: int | None  # kept for older callers: an offset skips or repeats rows as memories come and go
+    next_cursor: str | None = None  # the next page's ``cursor``; None: this page is the last
 
 
 class PersonBody(_Body):

@@ -20,19 +20,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from huiyi.model import (
-    Entity,
-    EntityMerge,
-    Job,
-    JobState,
-    Link,
-    MemoryItem,
-    MemoryKind,
-    Message,
-    Person,
-    Scope,
-    new_id,
-)
+from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope, new_id
+from huiyi.store.pages import ListMark, Marked
 
 if TYPE_CHECKING:
     import numpy as np
@@ -391,6 +380,11 @@ class MemoryStore(Protocol):
         self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
     ) -> list[MemoryItem]:
         """Memories of the scopes, newest first."""
+
+    def page_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None, limit: int, after: ListMark | None
+    ) -> list[Marked]:
+        """``list_memories`` from just after ``after`` (None: the newest), each memory with its mark."""
 
     def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
         """Memories of the scopes that pass ``where``, newest said first (as ``list_memories``)."""

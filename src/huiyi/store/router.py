@@ -39,6 +39,7 @@ from huiyi.store.base import (
     Vectors,
     Writes,
 )
+from huiyi.store.pages import ListMark, Marked
 
 
 class RoutedStore:
@@ -301,6 +302,12 @@ class RoutedStore:
     ) -> list[MemoryItem]:
         store = self._by_scopes(scopes)
         return store.list_memories(scopes, kinds, limit, offset) if store is not None else []
+
+    def page_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None, limit: int, after: ListMark | None
+    ) -> list[Marked]:
+        store = self._by_scopes(scopes)
+        return store.page_memories(scopes, kinds, limit, after) if store is not None else []
 
     def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
         store = self._by_scopes(scopes)
