@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
 
 from huiyi import Memory
 from huiyi.client import Client
@@ -19,10 +21,14 @@ from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.faces.http import create_app
 from huiyi.memory import AsyncMemory
+from huiyi.memory.pages import cursor_after, mark_of
+from huiyi.model import Scope
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.pages import ListMark
 
 KEYS = {"key-qy": ["祈煜", "别人"]}
 QY = {"Authorization": "Bearer key-qy"}
+OFFICIAL = Scope.official("祈煜")
 
 
 @pytest.fixture
@@ -183,3 +189,19 @@ def memory_cursor(memory: Memory | Client) -> str:
     cursor = memory.memories_page(agent="祈煜", person="木木", limit=1).next_cursor
     assert cursor is not None
     return cursor
+
+
+@given(st.text(max_size=300) | st.binary(max_size=300).map(lambda raw: base64.urlsafe_b64encode(raw).decode()))
+def test_any_text_as_a_cursor_is_a_mark_or_refused_in_words(text: str) -> None:
+    try:
+        mark_of(text, OFFICIAL)
+    except InvalidInput as exc:
+        assert "cursor" in str(exc)
+
+
+@given(st.datetimes(), st.integers(min_value=0, max_value=2**63 - 1))
+def test_a_cursor_gives_back_the_mark_it_was_made_from(key: datetime, row: int) -> None:
+    mark = ListMark(key, row)
+    assert mark_of(cursor_after(OFFICIAL, mark), OFFICIAL) == mark
+    with pytest.raises(InvalidInput):
+        mark_of(cursor_after(OFFICIAL, mark), Scope.official("别人"))
