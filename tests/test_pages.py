@@ -22,7 +22,7 @@ from huiyi.errors import InvalidInput
 from huiyi.faces.http import create_app
 from huiyi.memory import AsyncMemory
 from huiyi.memory.pages import cursor_after, mark_of
-from huiyi.model import Scope
+from huiyi.model import Job, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.store.pages import ListMark
 
@@ -205,3 +205,23 @@ def test_a_cursor_gives_back_the_mark_it_was_made_from(key: datetime, row: int) 
     assert mark_of(cursor_after(OFFICIAL, mark), OFFICIAL) == mark
     with pytest.raises(InvalidInput):
         mark_of(cursor_after(OFFICIAL, mark), Scope.official("别人"))
+
+
+def test_jobs_page_by_cursor_in_a_header(client: TestClient) -> None:
+    memory: AsyncMemory = client.app.state.memory  # type: ignore[attr-defined]
+    for i in range(5):
+        scope = "person:阿哲" if i < 2 else "person:木木"
+        at = datetime(2024, 5, 1, 9, i)
+        memory.store.enqueue_job(Job(kind="fold", agent="祈煜", key=f"k{i}", payload={"scope": scope}, created_at=at))
+    first = client.get("/v1/jobs", params={"agent": "祈煜", "limit": 2}, headers=QY)
+    assert [job["key"] for job in first.json()] == ["k0", "k1"]
+    cursor = first.headers["Huiyi-Next-Cursor"]
+    assert client.delete("/v1/persons/阿哲", params={"agent": "祈煜"}, headers=QY).json()["jobs"] == 2
+    second = client.get("/v1/jobs", params={"agent": "祈煜", "limit": 2, "cursor": cursor}, headers=QY)
+    assert [job["key"] for job in second.json()] == ["k2", "k3"]  # by offset, k2 and k3 were skipped
+    last = client.get("/v1/jobs", params={"agent": "祈煜", "cursor": second.headers["Huiyi-Next-Cursor"]}, headers=QY)
+    assert [job["key"] for job in last.json()] == ["k4"] and "Huiyi-Next-Cursor" not in last.headers
+    other = client.get("/v1/jobs", params={"agent": "别人", "cursor": cursor}, headers=QY)
+    assert other.status_code == 422 and "another agent's jobs" in other.json()["error"]["message"]
+    refused = client.get("/v1/jobs", params={"agent": "祈煜", "cursor": forged()}, headers=QY)  # a memory cursor
+    assert refused.status_code == 422 and "next_cursor" in refused.json()["error"]["message"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.store.base import Store, Terms
 from huiyi.store.pages import ListMark
@@ -63,3 +63,18 @@ def test_a_mark_reads_only_the_scopes_asked(store: Store) -> None:
     mark = store.page_memories([MUMU], None, 1, None)[0][1]
     assert store.page_memories([MUMU], None, 10, mark) == []
     assert store.page_memories([MUMU], [MemoryKind.EVENT], 10, None) == []
+
+
+def test_jobs_after_a_mark_skip_none_when_those_read_are_erased(store: Store) -> None:
+    for i in range(5):
+        scope = "person:x" if i < 2 else "person:y"
+        job = Job(kind="fold", agent="qy", key=f"k{i}", payload={"scope": scope}, created_at=T0 + timedelta(minutes=i))
+        store.enqueue_job(job)
+    store.enqueue_job(Job(kind="fold", agent="other", key="k9", created_at=T0 + timedelta(days=1)))
+    first = store.list_jobs("qy", (), 2)
+    assert [job.key for job in first] == ["k0", "k1"]
+    assert store.erase("qy", [], person="x").jobs == 2  # the jobs just read go
+    assert first[-1].created_at is not None
+    after = (first[-1].created_at, first[-1].id)
+    assert [job.key for job in store.list_jobs("qy", (), 2, after)] == ["k2", "k3"]
+    assert [job.key for job in store.list_jobs("qy", [JobState.PENDING], 9, after)] == ["k2", "k3", "k4"]

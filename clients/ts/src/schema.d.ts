@@ -665,7 +665,8 @@ export interface paths {
         };
         /**
          * List Jobs
-         * @description An agent's background jobs, oldest first; ``state=failed`` for those that gave up.
+         * @description An agent's background jobs, oldest first; ``state=failed`` for those that gave up. While more
+         *     follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``.
          */
         get: operations["list_jobs_v1_jobs_get"];
         put?: never;
@@ -4652,6 +4653,8 @@ export interface operations {
                 agent: string;
                 state?: components["schemas"]["JobState"][] | null;
                 limit?: number;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -4664,6 +4667,8 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description the next page's cursor, while more follow */
+                    "Huiyi-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -42,10 +42,13 @@ from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error
 from huiyi.faces.http_headers import SecurityHeaders
 from huiyi.faces.http_lists import lists_router
 from huiyi.faces.http_models import (
+    NEXT_CURSOR,
+    NEXT_CURSOR_HEADER,
     OUT_OF_RANGE,
     ConsolidateBody,
     ContextBody,
     ContextResponse,
+    Cursor,
     ErasureReport,
     ExpandBody,
     ExpandResponse,
@@ -331,16 +334,22 @@ def create_app(
             raise NotFound(f"no person {person_id!r} for agent {agent!r}")
         return found
 
-    @app.get("/v1/jobs", response_model=list[Job], responses=QUERY)
+    @app.get("/v1/jobs", response_model=list[Job], responses={**QUERY, 200: NEXT_CURSOR_HEADER})
     async def list_jobs(
         agents: Agents,
+        response: Response,
         agent: Annotated[str, Query(min_length=1)],
         state: Annotated[list[JobState] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        cursor: Cursor = None,
     ) -> list[Job]:
-        """An agent's background jobs, oldest first; ``state=failed`` for those that gave up."""
+        """An agent's background jobs, oldest first; ``state=failed`` for those that gave up. While more
+        follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``."""
         check(agents, agent)
-        return await memory.jobs(agent=agent, states=state or (), limit=limit)
+        page = await memory.jobs_page(agent=agent, states=state or (), limit=limit, cursor=cursor)
+        if page.next_cursor is not None:
+            response.headers[NEXT_CURSOR] = page.next_cursor
+        return page.items
 
     @app.post("/v1/jobs/{job_id}/retry", response_model=Job, responses=BY_ID)
     async def retry_job(job_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Job:

@@ -24,6 +24,11 @@ def _int64(value: int) -> int:
 
 # every integer a query string or path carries (JSON bodies are checked as they are decoded)
 Int64 = Annotated[int, AfterValidator(_int64)]
+# a listing answered as a bare list (jobs) names its next page in this header, as others in ``next_cursor``
+NEXT_CURSOR = "Huiyi-Next-Cursor"
+NEXT_CURSOR_HEADER = {
+    "headers": {NEXT_CURSOR: {"description": "the next page's cursor, while more follow", "schema": {"type": "string"}}}
+}
 # where a listing goes on: a page's ``next_cursor``, passed back as it came
 Cursor = Annotated[
     str | None, Query(min_length=1, max_length=CURSOR_CHARS, description="the previous page's next_cursor")

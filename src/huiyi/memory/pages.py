@@ -1,10 +1,11 @@
 """Paging a scope's memories by cursor: each page ends with an opaque cursor naming where it stopped.
 
-A cursor holds the agent, the scope and the store's mark (sort key and row number) of the last memory
+A memory cursor holds the agent, the scope and the store's mark (sort key and row number) of the last memory
 a page held; the next page starts after that memory, so writes and deletions between pages neither skip
 nor repeat one (an offset counts rows, which move). A cursor is checked before use: one that is not
 huiyi's, or was made for another agent or scope, is refused in words; and the store reads only the scope
-the caller named, whatever a cursor says.
+the caller named, whatever a cursor says. A job cursor holds the agent and the last job's creation time
+and id: jobs list oldest first by both.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from huiyi.errors import InvalidInput
 from huiyi.memory.common import MAX_LISTED, _kinds, _scope_of
 from huiyi.memory.items import Items
-from huiyi.model import MemoryItem, MemoryKind, Scope
-from huiyi.store.pages import ListMark, Marked
+from huiyi.model import Job, MemoryItem, MemoryKind, Scope
+from huiyi.store.pages import JobMark, ListMark, Marked
 
 CURSOR_CHARS = 2000  # far more than any cursor huiyi makes
 _FIELDS = {"v", "agent", "scope", "key", "row"}
@@ -35,30 +37,67 @@ class MemoryPage:
     next_cursor: str | None
 
 
-def cursor_after(scope: Scope, mark: ListMark) -> str:
-    """The cursor of the page that starts after the memory marked ``mark`` in ``scope``."""
-    body = {"v": 1, "agent": scope.agent, "scope": scope.tag, "key": mark.key.isoformat(), "row": mark.row}
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+@dataclass(frozen=True)
+class JobPage:
+    """One page of an agent's jobs, oldest first; ``next_cursor`` asks for the next (None: this is the last)."""
+
+    items: list[Job]
+    next_cursor: str | None
 
 
-def mark_of(cursor: str, scope: Scope) -> ListMark:
-    """The mark ``cursor`` names, if huiyi made it for ``scope``; anything else is ``InvalidInput``."""
+def _encoded(body: dict[str, Any]) -> str:
+    return (
+        base64.urlsafe_b64encode(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+        .decode()
+        .rstrip("=")
+    )
+
+
+def _decoded(cursor: object, fields: set[str]) -> tuple[dict[str, Any], datetime]:
+    """A cursor's fields (exactly ``fields``, version 1) and its zone-less time (``key``, or ``at``);
+    anything else is ``InvalidInput``."""
     if not isinstance(cursor, str) or not 0 < len(cursor) <= CURSOR_CHARS:
         raise InvalidInput(_NOT_OURS)
     try:
         body = json.loads(base64.b64decode(cursor + "=" * (-len(cursor) % 4), altchars=b"-_", validate=True))
-        ok = isinstance(body, dict) and set(body) == _FIELDS and body["v"] == 1
-        ok = ok and isinstance(body["agent"], str) and isinstance(body["scope"], str)
-        ok = ok and isinstance(body["row"], int) and not isinstance(body["row"], bool) and 0 <= body["row"] < 2**63
-        key = datetime.fromisoformat(body["key"]) if ok and isinstance(body["key"], str) else None
+        ok = isinstance(body, dict) and set(body) == fields and body["v"] == 1
+        ok = ok and all(isinstance(body[name], str) for name in fields - {"v", "row"})
+        when = datetime.fromisoformat(body.get("key") or body.get("at")) if ok else None
     except (ValueError, binascii.Error, RecursionError) as exc:  # not base64, UTF-8, JSON or a time
         raise InvalidInput(_NOT_OURS) from exc
-    if key is None or key.tzinfo is not None:
+    if when is None or when.tzinfo is not None:
+        raise InvalidInput(_NOT_OURS)
+    return body, when
+
+
+def cursor_after(scope: Scope, mark: ListMark) -> str:
+    """The cursor of the page that starts after the memory marked ``mark`` in ``scope``."""
+    return _encoded({"v": 1, "agent": scope.agent, "scope": scope.tag, "key": mark.key.isoformat(), "row": mark.row})
+
+
+def mark_of(cursor: str, scope: Scope) -> ListMark:
+    """The mark ``cursor`` names, if huiyi made it for ``scope``; anything else is ``InvalidInput``."""
+    body, key = _decoded(cursor, _FIELDS)
+    row = body["row"]
+    if not isinstance(row, int) or isinstance(row, bool) or not 0 <= row < 2**63:
         raise InvalidInput(_NOT_OURS)
     if (body["agent"], body["scope"]) != (scope.agent, scope.tag):
         raise InvalidInput("cursor pages another agent's or scope's memories: page this one from its first page")
-    return ListMark(key, body["row"])
+    return ListMark(key, row)
+
+
+def job_cursor(agent: str, job: Job) -> str:
+    """The cursor of the page of ``agent``'s jobs that starts after ``job``."""
+    assert job.created_at is not None  # a stored job has its creation time
+    return _encoded({"v": 1, "jobs": agent, "at": job.created_at.isoformat(), "id": job.id})
+
+
+def job_mark(cursor: str, agent: str) -> JobMark:
+    """The job ``cursor`` names (its creation time and id), if huiyi made it for ``agent``'s jobs."""
+    body, at = _decoded(cursor, {"v", "jobs", "at", "id"})
+    if body["jobs"] != agent:
+        raise InvalidInput("cursor pages another agent's jobs: page this one from its first page")
+    return at, body["id"]
 
 
 class Pages(Items):

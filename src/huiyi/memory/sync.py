@@ -241,6 +241,7 @@ class Memory:
     run_jobs = _blocking(AsyncMemory.run_jobs)
     indexed = _blocking(AsyncMemory.indexed)
     jobs = _blocking(AsyncMemory.jobs)
+    jobs_page = _blocking(AsyncMemory.jobs_page)
     retry_job = _blocking(AsyncMemory.retry_job)
     retry_failed = _blocking(AsyncMemory.retry_failed)
     working_memory = _blocking(AsyncMemory.working_memory)

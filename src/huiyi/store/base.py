@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_
 from pydantic import BaseModel, ConfigDict, Field
 
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope, new_id
-from huiyi.store.pages import ListMark, Marked
+from huiyi.store.pages import JobMark, ListMark, Marked
 
 if TYPE_CHECKING:
     import numpy as np
@@ -326,7 +326,10 @@ class JobStore(Protocol):
         """Queue a failed job again, attempts and claims back to 0 (its last error kept); returns it as
         stored, or None when no failed job has that id (of ``agent``, when given)."""
 
-    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]: ...
+    def list_jobs(
+        self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100, after: JobMark | None = None
+    ) -> list[Job]:
+        """Jobs, oldest first (by creation, then id); with ``after`` (a job's created_at and id), those after it."""
 
     def add_report(self, report: RunReport) -> None:
         """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them)."""

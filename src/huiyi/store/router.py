@@ -39,7 +39,7 @@ from huiyi.store.base import (
     Vectors,
     Writes,
 )
-from huiyi.store.pages import ListMark, Marked
+from huiyi.store.pages import JobMark, ListMark, Marked
 
 
 class RoutedStore:
@@ -257,10 +257,16 @@ class RoutedStore:
                 return job
         return None
 
-    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+    def list_jobs(
+        self,
+        agent: str | None = None,
+        states: Sequence[JobState] = (),
+        limit: int = 100,
+        after: JobMark | None = None,
+    ) -> list[Job]:
         if agent is not None:
-            return self.store_for(agent).list_jobs(agent, states, limit)
-        found = [job for store in self.stores.values() for job in store.list_jobs(None, states, limit)]
+            return self.store_for(agent).list_jobs(agent, states, limit, after)
+        found = [job for store in self.stores.values() for job in store.list_jobs(None, states, limit, after)]
         found.sort(key=lambda job: (job.created_at or datetime.min, job.id))
         return found[:limit]
 
