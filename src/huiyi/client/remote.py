@@ -299,8 +299,7 @@ class AsyncClient:
         limit: int = 100,
         offset: int = 0,
     ) -> list[MemoryItem]:
-        """One scope's memories, newest first (pages of the server's list, up to ``limit``); past the first
-        page they follow its cursor, so memories written or forgotten meanwhile skip or repeat none."""
+        """One scope's memories, newest first, up to ``limit``: pages that follow the server's cursor."""
         found: list[MemoryItem] = []
         at: dict[str, Any] = {"offset": offset}
         while len(found) < limit:
@@ -308,12 +307,9 @@ class AsyncClient:
             found.extend(page.items)
             if not page.items:  # no progress: a wrong server must not loop forever
                 break
-            if page.next_cursor is not None:
-                at = {"cursor": page.next_cursor}
-            elif "cursor" in at or page.next_offset is None:  # the last page (an older server pages by offset)
-                break
-            else:
-                at = {"offset": offset + len(found)}
+            if page.next_cursor is None and ("cursor" in at or page.next_offset is None):
+                break  # the last page (a server older than cursors pages by offset)
+            at = {"cursor": page.next_cursor} if page.next_cursor is not None else {"offset": offset + len(found)}
         return found
 
     async def memories_page(
