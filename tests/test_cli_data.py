@@ -302,6 +302,20 @@ def test_inspect_shows_a_table_a_page_at_a_time(tmp_path: Path) -> None:
     assert "no memories" in empty
 
 
+def test_inspect_goes_on_by_cursor_past_a_forgotten_memory(tmp_path: Path) -> None:
+    with open_store(tmp_path / "st") as memory:
+        made = [memory.remember(f"设定{day}", agent="祈煜", time=datetime(2024, 5, day, 9)) for day in range(1, 6)]
+    first = huiyi("inspect", "-a", "祈煜", "-s", tmp_path / "st", "-n", "2").stdout
+    assert "设定5" in first and "设定4" in first and "more: --page 2 or --cursor " in first
+    cursor = first.split("--cursor ")[1].split()[0]
+    with open_store(tmp_path / "st") as memory:
+        memory.delete(made[4].id, agent="祈煜")  # a memory already shown goes: a --page 2 would skip 设定3
+    second = huiyi("inspect", "-a", "祈煜", "-s", tmp_path / "st", "-n", "2", "--cursor", cursor).stdout
+    assert "after the cursor" in second and "设定3" in second and "设定2" in second and "设定4" not in second
+    refused = runner.invoke(app, ["inspect", "-a", "祈煜", "-s", str(tmp_path / "st"), "--cursor", "x"])
+    assert isinstance(refused.exception, InvalidInput) and "next_cursor" in str(refused.exception)
+
+
 def test_recall_prints_route_scores_and_timings(tmp_path: Path) -> None:
     lines = write_lines(
         tmp_path / "chat.jsonl",

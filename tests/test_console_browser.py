@@ -172,6 +172,20 @@ def test_find_a_memory_edit_it_and_see_the_change_in_recall(page: Any) -> None:
     assert "汤圆" in page.inner_text("#debugA .rendered-context")
 
 
+def test_more_goes_on_after_the_memories_shown(page: Any) -> None:
+    # pages of two instead of 200, so the demo's memories take several
+    page.route("**/v1/search?*", lambda route: route.continue_(url=route.request.url.replace("limit=200", "limit=2")))
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "memories")
+    page.click("#memfilters button[type=submit]")
+    expect(page.locator("#memtable tr[data-id]")).to_have_count(2)
+    first = page.locator("#memtable tr[data-id]").evaluate_all("(rows) => rows.map((r) => r.dataset.id)")
+    page.click("#memmore")
+    expect(page.locator("#memtable tr[data-id]")).to_have_count(4)
+    shown = page.locator("#memtable tr[data-id]").evaluate_all("(rows) => rows.map((r) => r.dataset.id)")
+    assert shown[:2] == first and len(set(shown)) == 4
+
+
 def test_undo_a_wrong_merge(page: Any) -> None:
     page.select_option("#scope", "person:木木")
     open_tab(page, "graph")

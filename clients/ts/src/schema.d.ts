@@ -74,7 +74,9 @@ export interface paths {
         /**
          * Search
          * @description One scope's memories filtered by words (text, keywords, place), kind, time range, validity
-         *     (facts not superseded), strength and source (a message id), newest first.
+         *     (facts not superseded), strength and source (a message id), newest first. Pass each page's
+         *     ``next_cursor`` back as ``cursor`` for the next: memories written or forgotten meanwhile then skip
+         *     or repeat none (``offset``, the older way, may), and the search goes on past the 5000 newest memories.
          */
         get: operations["search_v1_search_get"];
         put?: never;
@@ -591,7 +593,9 @@ export interface paths {
         };
         /**
          * List Memories
-         * @description One scope's memories, newest first, a page at a time.
+         * @description One scope's memories, newest first, a page at a time: pass each page's ``next_cursor`` back as
+         *     ``cursor`` (then memories written or forgotten meanwhile skip or repeat none). ``offset``, the older
+         *     way, may skip or repeat some; a page read by offset has a ``next_cursor`` only as the first.
          */
         get: operations["list_memories_v1_memories_get"];
         put?: never;
@@ -661,7 +665,8 @@ export interface paths {
         };
         /**
          * List Jobs
-         * @description An agent's background jobs, oldest first; ``state=failed`` for those that gave up.
+         * @description An agent's background jobs, oldest first; ``state=failed`` for those that gave up. While more
+         *     follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``.
          */
         get: operations["list_jobs_v1_jobs_get"];
         put?: never;
@@ -1121,6 +1126,8 @@ export interface components {
             items: components["schemas"]["MemoryItem"][];
             /** Total */
             total: number;
+            /** Next Cursor */
+            next_cursor?: string | null;
         };
         /**
          * FullContext
@@ -1609,6 +1616,8 @@ export interface components {
             offset: number;
             /** Next Offset */
             next_offset: number | null;
+            /** Next Cursor */
+            next_cursor?: string | null;
         };
         /** Person */
         Person: {
@@ -2053,6 +2062,8 @@ export interface operations {
                 source?: string;
                 limit?: number;
                 offset?: number;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -4230,6 +4241,8 @@ export interface operations {
                 kind?: components["schemas"]["MemoryKind"][] | null;
                 limit?: number;
                 offset?: number;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -4640,6 +4653,8 @@ export interface operations {
                 agent: string;
                 state?: components["schemas"]["JobState"][] | null;
                 limit?: number;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -4652,6 +4667,8 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description the next page's cursor, while more follow */
+                    "Huiyi-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {

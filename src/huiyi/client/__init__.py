@@ -13,7 +13,17 @@ server's report as JSON.
 """
 
 from huiyi.client.blocking import Client
-from huiyi.client.models import Context, Erasure, RemoteError, Report, Unreachable
+from huiyi.client.models import Context, Erasure, MemoryPage, RemoteError, Report, Unreachable
 from huiyi.client.remote import DEFAULT_URL, AsyncClient
 
-__all__ = ["DEFAULT_URL", "AsyncClient", "Client", "Context", "Erasure", "RemoteError", "Report", "Unreachable"]
+__all__ = [
+    "DEFAULT_URL",
+    "AsyncClient",
+    "Client",
+    "Context",
+    "Erasure",
+    "MemoryPage",
+    "RemoteError",
+    "Report",
+    "Unreachable",
+]

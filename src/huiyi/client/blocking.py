@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Future
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -15,6 +15,7 @@ import httpx
 
 from huiyi.client.models import RemoteError
 from huiyi.client.remote import DEFAULT_URL, AsyncClient
+from huiyi.model import MemoryItem, MemoryKind
 
 __all__ = ["Client"]
 
@@ -95,6 +96,7 @@ class Client:
     get = _blocking(AsyncClient.get)
     delete = _blocking(AsyncClient.delete)
     memories = _blocking(AsyncClient.memories)
+    memories_page = _blocking(AsyncClient.memories_page)
     messages = _blocking(AsyncClient.messages)
     feedback = _blocking(AsyncClient.feedback)
     link = _blocking(AsyncClient.link)
@@ -112,6 +114,26 @@ class Client:
     get_person = _blocking(AsyncClient.get_person)
     forget_person = _blocking(AsyncClient.forget_person)
     forget_messages = _blocking(AsyncClient.forget_messages)
+
+    def iter_memories(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        per_page: int = 100,
+    ) -> Iterator[MemoryItem]:
+        """Every memory of one scope, newest first, read a page at a time by cursor."""
+        cursor: str | None = None
+        while True:
+            page = self.memories_page(
+                agent=agent, person=person, space=space, kinds=kinds, limit=per_page, cursor=cursor
+            )
+            yield from page.items
+            if page.next_cursor is None or not page.items:  # no progress: a wrong server must not loop forever
+                return
+            cursor = page.next_cursor
 
     def close(self) -> None:
         if self._closed:

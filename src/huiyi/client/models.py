@@ -29,7 +29,7 @@ from huiyi.errors import (
 )
 from huiyi.model import MemoryItem, Message, RecallResult
 
-__all__ = ["Context", "Erasure", "RemoteError", "Report", "Unreachable", "error_of"]
+__all__ = ["Context", "Erasure", "MemoryPage", "RemoteError", "Report", "Unreachable", "bad_answer", "error_of"]
 
 
 class Context(BaseModel):
@@ -40,6 +40,13 @@ class Context(BaseModel):
     recall: RecallResult | None = None
     working: list[Message] = Field(default_factory=list)
     overview: list[MemoryItem] = Field(default_factory=list)
+
+
+class MemoryPage(BaseModel):
+    """One page of a scope's memories, newest first; ``next_cursor`` asks for the next (None: the last)."""
+
+    items: list[MemoryItem]
+    next_cursor: str | None = None
 
 
 class Erasure(BaseModel):
@@ -102,6 +109,13 @@ SHARED: dict[str, type[HuiyiError]] = {
         ConfigError,
     )
 }
+
+
+def bad_answer(method: str, path: str, status: int, why: str) -> RemoteError:
+    """The error for an answer that is not huiyi's (a proxy's page, a wrong shape)."""
+    return RemoteError(
+        f"{method} {path}: the server's answer ({status}) is not huiyi's: {why}", status=status, code="bad_answer"
+    )
 
 
 def error_of(status: int, body: Any) -> HuiyiError:

@@ -8,7 +8,7 @@ Times come back with their zone; a time sent without one is read in the server's
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
 from types import TracebackType
@@ -19,7 +19,7 @@ import anyio
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from huiyi.client.models import Context, Erasure, RemoteError, Report, Unreachable, error_of
+from huiyi.client.models import Context, Erasure, MemoryPage, RemoteError, Report, Unreachable, bad_answer, error_of
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import (
     CoreBlock,
@@ -68,6 +68,7 @@ class _Added(BaseModel):
 class _Page(BaseModel):
     items: list[MemoryItem]
     next_offset: int | None = None
+    next_cursor: str | None = None  # a server older than cursors sends none
 
 
 class _Blocks(BaseModel):
@@ -82,12 +83,6 @@ class _Deleted(BaseModel):
 def _adapter(shape: Any) -> TypeAdapter[Any]:
     """One validator per answer shape: building a TypeAdapter builds its validator, which no call should repeat."""
     return TypeAdapter(shape)
-
-
-def _bad_answer(method: str, path: str, status: int, why: str) -> RemoteError:
-    return RemoteError(
-        f"{method} {path}: the server's answer ({status}) is not huiyi's: {why}", status=status, code="bad_answer"
-    )
 
 
 def _kinds(kinds: Sequence[MemoryKind | str] | None) -> list[str] | None:
@@ -159,7 +154,7 @@ class AsyncClient:
         try:
             return response.json()
         except ValueError as exc:
-            raise _bad_answer(method, path, status, f"not JSON ({exc})") from exc
+            raise bad_answer(method, path, status, f"not JSON ({exc})") from exc
 
     async def _model(self, model: type[M], method: str, path: str, **kwargs: Any) -> M:
         return await self._typed(_adapter(model), method, path, **kwargs)
@@ -172,7 +167,7 @@ class AsyncClient:
         try:
             return shape.validate_python(answer)
         except ValidationError as exc:
-            raise _bad_answer(method, path, 200, str(exc).splitlines()[0]) from exc
+            raise bad_answer(method, path, 200, str(exc).splitlines()[0]) from exc
 
     async def health(self) -> dict[str, Any]:
         """The server's status, version, schema version and embedder."""
@@ -307,22 +302,57 @@ class AsyncClient:
         limit: int = 100,
         offset: int = 0,
     ) -> list[MemoryItem]:
-        """One scope's memories, newest first (pages of the server's list, up to ``limit``)."""
+        """One scope's memories, newest first, up to ``limit``: pages that follow the server's cursor."""
         found: list[MemoryItem] = []
+        at: dict[str, Any] = {"offset": offset}
         while len(found) < limit:
-            params = {
-                "agent": agent,
-                "person": person,
-                "space": space,
-                "kind": _kinds(kinds),
-                "limit": min(PAGE, limit - len(found)),
-                "offset": offset + len(found),
-            }
-            page = await self._model(_Page, "GET", "/v1/memories", params=params)
+            page = await self._page(agent, person, space, kinds, min(PAGE, limit - len(found)), at)
             found.extend(page.items)
-            if page.next_offset is None or not page.items:  # no progress: a wrong server must not loop forever
+            if not page.items:  # no progress: a wrong server must not loop forever
                 break
+            if page.next_cursor is None and ("cursor" in at or page.next_offset is None):
+                break  # the last page (a server older than cursors pages by offset)
+            at = {"cursor": page.next_cursor} if page.next_cursor is not None else {"offset": offset + len(found)}
         return found
+
+    async def memories_page(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> MemoryPage:
+        """One page of a scope's memories, newest first; its ``next_cursor``, passed back, asks for the next."""
+        page = await self._page(agent, person, space, kinds, limit, {"cursor": cursor})
+        return MemoryPage(items=page.items, next_cursor=page.next_cursor)
+
+    async def _page(self, agent: str, person: str | None, space: str | None, kinds: Any, limit: int, at: Any) -> _Page:
+        params = {"agent": agent, "person": person, "space": space, "kind": _kinds(kinds), "limit": limit, **at}
+        return await self._model(_Page, "GET", "/v1/memories", params=params)
+
+    async def iter_memories(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        per_page: int = 100,
+    ) -> AsyncIterator[MemoryItem]:
+        """Every memory of one scope, newest first, read a page at a time by cursor."""
+        cursor: str | None = None
+        while True:
+            page = await self.memories_page(
+                agent=agent, person=person, space=space, kinds=kinds, limit=per_page, cursor=cursor
+            )
+            for item in page.items:
+                yield item
+            if page.next_cursor is None or not page.items:  # no progress: a wrong server must not loop forever
+                return
+            cursor = page.next_cursor
 
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
         """Stored messages by id; ids not stored are left out."""

@@ -40,23 +40,25 @@ from huiyi.faces.http_debug import debug_router
 from huiyi.faces.http_entities import entities_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
 from huiyi.faces.http_headers import SecurityHeaders
+from huiyi.faces.http_lists import lists_router
 from huiyi.faces.http_models import (
+    NEXT_CURSOR,
+    NEXT_CURSOR_HEADER,
     OUT_OF_RANGE,
     ConsolidateBody,
     ContextBody,
     ContextResponse,
+    Cursor,
     ErasureReport,
     ExpandBody,
     ExpandResponse,
     FeedbackBody,
     Health,
-    Int64,
     MemoryEntity,
     MemoryEvent,
     MessagesBody,
     MessagesResponse,
     NewMemory,
-    Page,
     PersonBody,
     QueryBody,
     QueryResponse,
@@ -284,25 +286,6 @@ def create_app(
         )
         return item_out(await memory.get(made.id, agent=body.agent), zone)  # as stored, created_at set
 
-    @app.get("/v1/memories", response_model=Page, responses=QUERY)
-    async def list_memories(
-        agents: Agents,
-        agent: Annotated[str, Query(min_length=1)],
-        person: str | None = None,
-        space: str | None = None,
-        kind: Annotated[list[MemoryKind] | None, Query()] = None,
-        limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[Int64, Query(ge=0)] = 0,
-    ) -> Page:
-        """One scope's memories, newest first, a page at a time."""
-        check(agents, agent)
-        items = await memory.memories(
-            agent=agent, person=person, space=space, kinds=kind, limit=limit + 1, offset=offset
-        )
-        more = len(items) > limit
-        items = [item_out(item, zone) for item in items]
-        return Page(items=items[:limit], limit=limit, offset=offset, next_offset=offset + limit if more else None)
-
     @app.get("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BY_ID)
     async def get_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> MemoryItem:
         check(agents, agent)
@@ -351,16 +334,22 @@ def create_app(
             raise NotFound(f"no person {person_id!r} for agent {agent!r}")
         return found
 
-    @app.get("/v1/jobs", response_model=list[Job], responses=QUERY)
+    @app.get("/v1/jobs", response_model=list[Job], responses={**QUERY, 200: NEXT_CURSOR_HEADER})
     async def list_jobs(
         agents: Agents,
+        response: Response,
         agent: Annotated[str, Query(min_length=1)],
         state: Annotated[list[JobState] | None, Query()] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        cursor: Cursor = None,
     ) -> list[Job]:
-        """An agent's background jobs, oldest first; ``state=failed`` for those that gave up."""
+        """An agent's background jobs, oldest first; ``state=failed`` for those that gave up. While more
+        follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``."""
         check(agents, agent)
-        return await memory.jobs(agent=agent, states=state or (), limit=limit)
+        page = await memory.jobs_page(agent=agent, states=state or (), limit=limit, cursor=cursor)
+        if page.next_cursor is not None:
+            response.headers[NEXT_CURSOR] = page.next_cursor
+        return page.items
 
     @app.post("/v1/jobs/{job_id}/retry", response_model=Job, responses=BY_ID)
     async def retry_job(job_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Job:
@@ -416,6 +405,7 @@ def create_app(
             timings_ms={"tokenize": found.tokenize_ms, "expand": found.expand_ms, "total": found.total_ms},
         )
 
+    app.include_router(lists_router(memory))
     app.state.memory = memory
     app.state.api_keys = api_keys or {}
     app.state.started = time.time()

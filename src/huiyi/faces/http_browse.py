@@ -14,11 +14,13 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from huiyi.errors import InvalidInput
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
-from huiyi.faces.http_models import Int64, _Body, error_responses
+from huiyi.faces.http_models import Cursor, Int64, _Body, error_responses
 from huiyi.faces.http_times import aware, item_out, local, message_out, written
 from huiyi.memory import AsyncMemory
+from huiyi.memory.pages import cursor_after
 from huiyi.model import Entity, EntityMerge, Link, MemoryItem, MemoryKind, Message, Person, Scope, ScopeKind
 from huiyi.store.base import ScopeStats
 
@@ -74,7 +76,8 @@ class Graph(BaseModel):
 
 class Found(BaseModel):
     items: list[MemoryItem]
-    total: int  # how many matched (of the newest ``SCAN`` read)
+    total: int  # how many matched (of the ``SCAN`` newest read, or with a cursor the ``SCAN`` after it)
+    next_cursor: str | None = None  # the next page's ``cursor``; None: no memory is left to search
 
 
 def _last(stats: ScopeStats, zone: ZoneInfo) -> datetime | None:
@@ -162,11 +165,18 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         source: Annotated[str, Query(max_length=200)] = "",
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
         offset: Annotated[Int64, Query(ge=0)] = 0,
+        cursor: Cursor = None,
     ) -> Found:
         """One scope's memories filtered by words (text, keywords, place), kind, time range, validity
-        (facts not superseded), strength and source (a message id), newest first."""
+        (facts not superseded), strength and source (a message id), newest first. Pass each page's
+        ``next_cursor`` back as ``cursor`` for the next: memories written or forgotten meanwhile then skip
+        or repeat none (``offset``, the older way, may), and the search goes on past the 5000 newest memories."""
         check(agents, agent)
-        items = await memory.memories(agent=agent, person=person, space=space, kinds=kind, limit=SCAN)
+        if offset and cursor is not None:
+            raise InvalidInput("give a cursor or an offset, not both")
+        scope, marked = await memory.marked_memories(
+            agent=agent, person=person, space=space, kinds=kind, limit=SCAN, cursor=cursor
+        )
         words = q.lower().split()
         since, until = local(since, zone), local(until, zone)  # a caller's zone, as the store keeps times
 
@@ -184,8 +194,16 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
                 return False
             return not source or any(source in s for s in item.sources)
 
-        matched = [item for item in items if keep(item)]
-        return Found(items=[item_out(item, zone) for item in matched[offset : offset + limit]], total=len(matched))
+        matched = [(item, mark) for item, mark in marked if keep(item)]
+        shown = matched[offset : offset + limit]
+        if len(matched) > offset + limit:  # more match: go on after the last shown
+            more = cursor_after(scope, shown[-1][1])
+        elif len(marked) == SCAN:  # none left of this scan, but memories past it: go on after the scan
+            more = cursor_after(scope, marked[-1][1])
+        else:
+            more = None
+        items = [item_out(item, zone) for item, _ in shown]
+        return Found(items=items, total=len(matched), next_cursor=more)
 
     @router.patch("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BODY_BY_ID)
     async def patch_memory(memory_id: str, body: MemoryPatch, agents: Agents) -> MemoryItem:

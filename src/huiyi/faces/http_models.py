@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from fastapi import Query
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from huiyi.memory.pages import CURSOR_CHARS
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -22,6 +24,15 @@ def _int64(value: int) -> int:
 
 # every integer a query string or path carries (JSON bodies are checked as they are decoded)
 Int64 = Annotated[int, AfterValidator(_int64)]
+# a listing answered as a bare list (jobs) names its next page in this header, as others in ``next_cursor``
+NEXT_CURSOR = "Huiyi-Next-Cursor"
+NEXT_CURSOR_HEADER = {
+    "headers": {NEXT_CURSOR: {"description": "the next page's cursor, while more follow", "schema": {"type": "string"}}}
+}
+# where a listing goes on: a page's ``next_cursor``, passed back as it came
+Cursor = Annotated[
+    str | None, Query(min_length=1, max_length=CURSOR_CHARS, description="the previous page's next_cursor")
+]
 
 
 class _Body(BaseModel):
@@ -122,7 +133,8 @@ class Page(BaseModel):
     items: list[MemoryItem]  # typed, so the schema (and the clients generated from it) name the shape
     limit: int
     offset: int
-    next_offset: int | None
+    next_offset: int | None  # kept for older callers: an offset skips or repeats rows as memories come and go
+    next_cursor: str | None = None  # the next page's ``cursor``; None: this page is the last
 
 
 class PersonBody(_Body):

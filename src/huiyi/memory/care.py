@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
 from huiyi.memory.common import _chat_of, _id_list, _scope_of
-from huiyi.memory.items import Items
+from huiyi.memory.pages import Pages
 from huiyi.model import MemoryItem, Scope
 from huiyi.store.base import Erasure
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class Care(Items):
+class Care(Pages):
     """Consolidation, summaries and forgetting for good."""
 
     async def consolidate(

@@ -17,6 +17,7 @@ from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
 from huiyi.memory.care import Care
 from huiyi.memory.common import MAX_LISTED, MessageLike, _chat_of
+from huiyi.memory.pages import JobPage, job_cursor, job_mark
 from huiyi.model import (
     Job,
     JobState,
@@ -26,6 +27,7 @@ from huiyi.model import (
     MessageIn,
 )
 from huiyi.store.base import MemoryFilter, Writes
+from huiyi.store.pages import JobMark
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +266,11 @@ class Ingest(Care):
 
     async def jobs(self, *, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
         """Background jobs, oldest first: of one agent, or of all; of the given states, or of any."""
+        return await self._listed_jobs(agent, states, limit, None)
+
+    async def _listed_jobs(
+        self, agent: str | None, states: Sequence[JobState], limit: int, after: JobMark | None
+    ) -> list[Job]:
         try:  # "pending" alone would be taken for its letters
             chosen = [JobState(state) for state in ([states] if isinstance(states, str) else states)]
         except ValueError as exc:
@@ -271,7 +278,18 @@ class Ingest(Care):
         if not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
             raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED}, not {limit!r}")
         await self._behind_done()  # with the folds the adds so far made due
-        return await self._run(self.store.list_jobs, agent, chosen, limit)
+        return await self._run(self.store.list_jobs, agent, chosen, limit, after)
+
+    async def jobs_page(
+        self, *, agent: str, states: Sequence[JobState] = (), limit: int = 100, cursor: str | None = None
+    ) -> JobPage:
+        """One agent's background jobs, oldest first, a page at a time: pass ``next_cursor`` back as ``cursor``
+        for the next (jobs queued or erased meanwhile skip or repeat none)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit < MAX_LISTED:
+            raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED - 1}, not {limit!r}")
+        after = job_mark(cursor, agent) if cursor is not None else None
+        found = await self._listed_jobs(agent, states, limit + 1, after)
+        return JobPage(found[:limit], job_cursor(agent, found[limit - 1]) if len(found) > limit else None)
 
     async def retry_job(self, job_id: str, *, agent: str | None = None) -> Job:
         """Queue a job that failed for good again, its attempts back to 0; ``NotFound`` when no failed

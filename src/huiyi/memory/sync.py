@@ -22,7 +22,7 @@ from huiyi.errors import StoreError
 from huiyi.flows.extract import Extractor
 from huiyi.memory.async_memory import AsyncMemory
 from huiyi.memory.common import MessageLike
-from huiyi.model import MemoryKind, Message, RecallResult
+from huiyi.model import MemoryItem, MemoryKind, Message, RecallResult
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store
 
@@ -227,6 +227,7 @@ class Memory:
     delete = _blocking(AsyncMemory.delete)
     messages = _blocking(AsyncMemory.messages)
     memories = _blocking(AsyncMemory.memories)
+    memories_page = _blocking(AsyncMemory.memories_page)
     context = _blocking(AsyncMemory.context)
     feedback = _blocking(AsyncMemory.feedback)
     expand = _blocking(AsyncMemory.expand)
@@ -240,6 +241,7 @@ class Memory:
     run_jobs = _blocking(AsyncMemory.run_jobs)
     indexed = _blocking(AsyncMemory.indexed)
     jobs = _blocking(AsyncMemory.jobs)
+    jobs_page = _blocking(AsyncMemory.jobs_page)
     retry_job = _blocking(AsyncMemory.retry_job)
     retry_failed = _blocking(AsyncMemory.retry_failed)
     working_memory = _blocking(AsyncMemory.working_memory)
@@ -261,6 +263,26 @@ class Memory:
     update_entity = _blocking(AsyncMemory.update_entity)
     delete_entity = _blocking(AsyncMemory.delete_entity)
     reports = _blocking(AsyncMemory.reports)
+
+    def iter_memories(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        per_page: int = 100,
+    ) -> Iterator[MemoryItem]:
+        """Every memory of one scope, newest first, read a page at a time by cursor."""
+        cursor: str | None = None
+        while True:
+            page = self.memories_page(
+                agent=agent, person=person, space=space, kinds=kinds, limit=per_page, cursor=cursor
+            )
+            yield from page.items
+            if page.next_cursor is None:
+                return
+            cursor = page.next_cursor
 
     def close(self) -> None:
         if self._closed:

@@ -20,19 +20,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from huiyi.model import (
-    Entity,
-    EntityMerge,
-    Job,
-    JobState,
-    Link,
-    MemoryItem,
-    MemoryKind,
-    Message,
-    Person,
-    Scope,
-    new_id,
-)
+from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope, new_id
+from huiyi.store.pages import JobMark, ListMark, Marked
 
 if TYPE_CHECKING:
     import numpy as np
@@ -339,7 +328,10 @@ class JobStore(Protocol):
         """Queue a failed job again, attempts and claims back to 0 (its last error kept); returns it as
         stored, or None when no failed job has that id (of ``agent``, when given)."""
 
-    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]: ...
+    def list_jobs(
+        self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100, after: JobMark | None = None
+    ) -> list[Job]:
+        """Jobs, oldest first (by creation, then id); with ``after`` (a job's created_at and id), those after it."""
 
     def add_report(self, report: RunReport) -> None:
         """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them)."""
@@ -395,6 +387,11 @@ class MemoryStore(Protocol):
         self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
     ) -> list[MemoryItem]:
         """Memories of the scopes, newest first."""
+
+    def page_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None, limit: int, after: ListMark | None
+    ) -> list[Marked]:
+        """``list_memories`` from just after ``after`` (None: the newest), each memory with its mark."""
 
     def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
         """Memories of the scopes that pass ``where``, newest said first (as ``list_memories``)."""

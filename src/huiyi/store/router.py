@@ -39,6 +39,7 @@ from huiyi.store.base import (
     Vectors,
     Writes,
 )
+from huiyi.store.pages import JobMark, ListMark, Marked
 
 
 class RoutedStore:
@@ -265,10 +266,16 @@ class RoutedStore:
                 return job
         return None
 
-    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+    def list_jobs(
+        self,
+        agent: str | None = None,
+        states: Sequence[JobState] = (),
+        limit: int = 100,
+        after: JobMark | None = None,
+    ) -> list[Job]:
         if agent is not None:
-            return self.store_for(agent).list_jobs(agent, states, limit)
-        found = [job for store in self.stores.values() for job in store.list_jobs(None, states, limit)]
+            return self.store_for(agent).list_jobs(agent, states, limit, after)
+        found = [job for store in self.stores.values() for job in store.list_jobs(None, states, limit, after)]
         found.sort(key=lambda job: (job.created_at or datetime.min, job.id))
         return found[:limit]
 
@@ -313,6 +320,12 @@ class RoutedStore:
     ) -> list[MemoryItem]:
         store = self._by_scopes(scopes)
         return store.list_memories(scopes, kinds, limit, offset) if store is not None else []
+
+    def page_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None, limit: int, after: ListMark | None
+    ) -> list[Marked]:
+        store = self._by_scopes(scopes)
+        return store.page_memories(scopes, kinds, limit, after) if store is not None else []
 
     def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
         store = self._by_scopes(scopes)

@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from huiyi.config import Config
+from huiyi.errors import InvalidInput
 from huiyi.faces.cli.options import (
     AgentOption,
     ConfigOption,
@@ -170,19 +171,32 @@ def inspect_command(
     kind: KindOption = None,
     page: Annotated[int, typer.Option("--page", min=1, max=10**9, help="Which page, from 1.")] = 1,
     page_size: Annotated[int, typer.Option("--page-size", "-n", min=1, max=500, help="Rows a page.")] = 20,
+    cursor: Annotated[
+        str | None,
+        typer.Option("--cursor", help="Go on after a page: its cursor, printed under it (unlike --page, skips none)."),
+    ] = None,
     store: StoreOption = Path(".huiyi"),
     config: ConfigOption = None,
 ) -> None:
     """List one scope's memories, newest first, as a table, a page at a time."""
+    if cursor is not None and page > 1:
+        raise InvalidInput("give --page or --cursor, not both")
     offset = (page - 1) * page_size
+    where: dict[str, Any] = {"agent": agent, "person": person, "space": space, "kinds": kind}
     with open_memory(store, config, worker={"enabled": False}) as memory:
-        items = memory.memories(agent=agent, person=person, space=space, kinds=kind, limit=page_size + 1, offset=offset)
-    more, items = len(items) > page_size, items[:page_size]
+        if page > 1:  # by offset, as before: memories written or forgotten meanwhile shift the rows
+            items = memory.memories(**where, limit=page_size + 1, offset=offset)
+            more, items, following = len(items) > page_size, items[:page_size], None
+        else:
+            found = memory.memories_page(**where, limit=page_size, cursor=cursor)
+            items, following = found.items, found.next_cursor
+            more = following is not None and cursor is None  # --page 2 follows page 1, not a cursor's page
     label = scope_label(person, space)
     if not items:
         out.print(f"{agent} {label}: no memories" + (f" on page {page}" if page > 1 else ""), highlight=False)
         return
-    table = Table(title=f"{agent} · {label} · page {page} (rows {offset + 1}–{offset + len(items)})")
+    shown = f"page {page} (rows {offset + 1}–{offset + len(items)})" if cursor is None else "after the cursor"
+    table = Table(title=f"{agent} · {label} · {shown}")
     table.add_column("#", justify="right", no_wrap=True)
     for name in ("id", "kind", "time"):
         table.add_column(name, no_wrap=True)
@@ -201,5 +215,6 @@ def inspect_command(
             short(item.text),
         )
     out.print(table)
-    if more:
-        out.print(f"[dim]more: --page {page + 1}[/dim]", highlight=False)
+    hints = ([f"--page {page + 1}"] if more else []) + ([f"--cursor {following}"] if following else [])
+    if hints:
+        out.print(f"[dim]more: {' or '.join(hints)}[/dim]", highlight=False, soft_wrap=True)  # a cursor copies whole

@@ -9,6 +9,7 @@ from typing import Any
 from huiyi.model import Job, JobState
 from huiyi.store import rows
 from huiyi.store.base import RunReport
+from huiyi.store.pages import JobMark
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
 from huiyi.store.rows import JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
 
@@ -77,7 +78,13 @@ class PostgresJobs(PostgresConnection):
             ).fetchone()
         return rows.job(row, NATIVE) if row else None
 
-    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+    def list_jobs(
+        self,
+        agent: str | None = None,
+        states: Sequence[JobState] = (),
+        limit: int = 100,
+        after: JobMark | None = None,
+    ) -> list[Job]:
         sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE true"
         args: list[Any] = []
         if agent is not None:
@@ -86,6 +93,9 @@ class PostgresJobs(PostgresConnection):
         if states:
             sql += " AND state = ANY(%s)"
             args.append([s.value for s in states])
+        if after is not None:
+            sql += " AND (created_at, id) > (%s, %s)"
+            args.extend([after[0], after[1]])
         sql += " ORDER BY created_at, id LIMIT %s"
         args.append(limit)
         return [rows.job(row, NATIVE) for row in self._rows(sql, args)]

@@ -19,6 +19,7 @@ from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.owncache import own_vectors
+from huiyi.store.pages import LIST_KEY, LIST_ORDER, ListMark, Marked, marked
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.postgres.search_sql import vector_literal
 from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
@@ -206,14 +207,33 @@ class PostgresMemories(PostgresConnection):
     def list_memories(
         self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
     ) -> list[MemoryItem]:
+        return [rows.memory(row, NATIVE) for row in self._listed(scopes, kinds, limit, offset, None)]
+
+    def page_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None, limit: int, after: ListMark | None
+    ) -> list[Marked]:
+        found = self._listed(scopes, kinds, limit, 0, after)
+        return marked(found, [rows.memory(row, NATIVE) for row in found])
+
+    def _listed(
+        self,
+        scopes: Sequence[Scope],
+        kinds: Sequence[MemoryKind] | None,
+        limit: int,
+        offset: int,
+        after: ListMark | None,
+    ) -> list[Any]:
         sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE part = ANY(%s)"
         args: list[Any] = [partition_keys(scopes)]
         if kinds:
             sql += " AND kind = ANY(%s)"
             args.append([k.value for k in kinds])
-        sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT %s OFFSET %s"
+        if after is not None:
+            sql += f" AND ({LIST_KEY}, rowid) < (%s, %s)"
+            args.extend([after.key, after.row])
+        sql += f" ORDER BY {LIST_ORDER} LIMIT %s OFFSET %s"
         args.extend([limit, offset])
-        return [rows.memory(row, NATIVE) for row in self._rows(sql, args)]
+        return list(self._rows(sql, args))
 
     def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
         sql = f"SELECT {MEMORY_COLUMNS} FROM memories WHERE part = ANY(%s)"

@@ -11,6 +11,7 @@ from typing import Any
 from huiyi.model import Job, JobState
 from huiyi.store import rows
 from huiyi.store.base import RunReport
+from huiyi.store.pages import JobMark
 from huiyi.store.rows import JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
 
@@ -90,7 +91,13 @@ class SQLiteJobs(SQLiteConnection):
                 ("pending" if retry_at else "failed", error[:2000], to_epoch(retry_at), job_id, worker),
             )
 
-    def list_jobs(self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
+    def list_jobs(
+        self,
+        agent: str | None = None,
+        states: Sequence[JobState] = (),
+        limit: int = 100,
+        after: JobMark | None = None,
+    ) -> list[Job]:
         sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE 1 = 1"
         args: list[Any] = []
         if agent is not None:
@@ -99,6 +106,9 @@ class SQLiteJobs(SQLiteConnection):
         if states:
             sql += f" AND state IN ({marks(len(states))})"
             args.extend(s.value for s in states)
+        if after is not None:
+            sql += " AND (created_at, id) > (?, ?)"
+            args.extend([to_epoch(after[0]), after[1]])
         sql += " ORDER BY created_at, id LIMIT ?"
         args.append(limit)
         return [rows.job(row, TEXT) for row in self._conn().execute(sql, args)]

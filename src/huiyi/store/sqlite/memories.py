@@ -20,6 +20,7 @@ from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.owncache import own_vectors
+from huiyi.store.pages import LIST_KEY, LIST_ORDER, ListMark, Marked, marked
 from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
@@ -232,6 +233,22 @@ class SQLiteMemories(SQLiteConnection):
     def list_memories(
         self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None = None, limit: int = 100, offset: int = 0
     ) -> list[MemoryItem]:
+        return rows.memories(self._listed(scopes, kinds, limit, offset, None), TEXT)
+
+    def page_memories(
+        self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None, limit: int, after: ListMark | None
+    ) -> list[Marked]:
+        found = self._listed(scopes, kinds, limit, 0, after)
+        return marked(found, rows.memories(found, TEXT))
+
+    def _listed(
+        self,
+        scopes: Sequence[Scope],
+        kinds: Sequence[MemoryKind] | None,
+        limit: int,
+        offset: int,
+        after: ListMark | None,
+    ) -> list[Any]:
         parts = partition_keys(scopes)
         if not parts:
             return []
@@ -240,9 +257,12 @@ class SQLiteMemories(SQLiteConnection):
         if kinds:
             sql += f" AND kind IN ({marks(len(kinds))})"
             args.extend(k.value for k in kinds)
-        sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT ? OFFSET ?"
+        if after is not None:  # the key as stored: to_epoch gives back the very float it was written as
+            sql += f" AND ({LIST_KEY}, rowid) < (?, ?)"
+            args.extend([to_epoch(after.key), after.row])
+        sql += f" ORDER BY {LIST_ORDER} LIMIT ? OFFSET ?"
         args.extend([limit, offset])
-        return rows.memories(self._conn().execute(sql, args).fetchall(), TEXT)
+        return self._conn().execute(sql, args).fetchall()
 
     def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
         parts = partition_keys(scopes)

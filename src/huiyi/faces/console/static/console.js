@@ -149,7 +149,7 @@ async function viewMemories() {
       <label>${t("source")}<input name="source" style="width:9rem"></label>
       <button class="primary" type="submit">${t("search")}</button>
       <button type="button" id="newmem">${t("newMemory")}</button></form>
-      <div class="split"><div class="card"><div id="memcount" class="muted small"></div><div class="scroll"><table id="memtable"></table></div></div>
+      <div class="split"><div class="card"><div id="memcount" class="muted small"></div><div class="scroll"><table id="memtable"></table></div><p><button type="button" id="memmore" hidden>${t("more")}</button></p></div>
       <div class="card" id="memdetail"><p class="muted">${t("select")}</p></div></div>`;
     $("#memfilters").addEventListener("submit", (ev) => { ev.preventDefault(); listMemories(); });
     $("#newmem").addEventListener("click", newMemoryForm);
@@ -157,21 +157,30 @@ async function viewMemories() {
   await listMemories();
 }
 
-async function listMemories() {
-  const form = new FormData($("#memfilters"));
-  const params = {};
-  for (const [k, v] of form.entries()) if (v !== "") params[k] = v;
-  if (params.since) params.since += "T00:00:00";
-  if (params.until) params.until += "T23:59:59";
-  const found = await api("GET", "/v1/search?" + withScope({ ...params, limit: 200 }));
-  $("#memcount").textContent = `${scopeLabel(S.scope)} · ${found.total} ${t("results")}`;
+// a search a page at a time: "more" follows the page's cursor with the filters it was made under
+async function listMemories(more) {
+  if (!more) {
+    const form = new FormData($("#memfilters"));
+    const params = {};
+    for (const [k, v] of form.entries()) if (v !== "") params[k] = v;
+    if (params.since) params.since += "T00:00:00";
+    if (params.until) params.until += "T23:59:59";
+    S.memSearch = { params, items: [] };
+  }
+  const search = S.memSearch;
+  const found = await api("GET", "/v1/search?" + withScope({ ...search.params, limit: 200, ...(more ? { cursor: search.next } : {}) }));
+  if (!more) $("#memcount").textContent = `${scopeLabel(S.scope)} · ${found.total} ${t("results")}`;
+  search.items = search.items.concat(found.items);
+  search.next = found.next_cursor;
+  $("#memmore").hidden = !found.next_cursor;
+  $("#memmore").onclick = () => listMemories(true);
   $("#memtable").innerHTML = `<tr><th>${t("time")}</th><th>${t("kind")}</th><th>${t("text")}</th><th class="hide-narrow">${t("importance")}</th><th class="hide-narrow">${t("strength")}</th></tr>` +
-    found.items.map((m) => `<tr class="clickable" data-id="${esc(m.id)}"><td class="small">${esc(fmt(m.time))}</td>
+    search.items.map((m) => `<tr class="clickable" data-id="${esc(m.id)}"><td class="small">${esc(fmt(m.time))}</td>
       <td><span class="tag">${esc(m.kind)}</span>${m.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}</td>
       <td>${esc(m.text)}</td><td class="num hide-narrow">${num(m.importance, 2)}</td><td class="num hide-narrow">${num(m.strength, 2)}</td></tr>`).join("");
   $$("#memtable tr[data-id]").forEach((r) => r.addEventListener("click", () => {
     $$("#memtable tr").forEach((o) => o.classList.remove("selected")); r.classList.add("selected");
-    memoryDetail(found.items.find((m) => m.id === r.dataset.id));
+    memoryDetail(search.items.find((m) => m.id === r.dataset.id));
   }));
 }
 
