@@ -107,7 +107,7 @@ def test_kept_reports_carry_the_zone_of_the_summaries_and_the_run_they_hold(clie
     kept = {r["kind"]: r for r in client.get("/v1/reports", params={"agent": A}).json()}
     summaries = kept["summarize"]["body"]["summaries"]
     assert summaries and all(item["time"].endswith("+08:00") for item in summaries)
-    assert all(item["created_at"] is None or item["created_at"].endswith("+08:00") for item in summaries)
+    assert all(item["created_at"] and item["created_at"].endswith("+08:00") for item in summaries)  # as stored
     assert kept["consolidate"]["body"]["now"].endswith("+08:00")
 
 
