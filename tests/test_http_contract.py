@@ -97,3 +97,34 @@ def test_summaries_and_consolidation_over_http_carry_their_zone_as_every_v1_time
     assert all(item["created_at"] and item["created_at"].endswith("+08:00") for item in made)  # as stored
     report = client.post("/v1/consolidate", json={"agent": A, "person": "木木", "dry_run": True}).json()
     assert report["now"].endswith("+08:00")
+
+
+def test_kept_reports_carry_the_zone_of_the_summaries_and_the_run_they_hold(client: TestClient) -> None:
+    said = [{"id": "m1", "text": "我家的猫叫团子，今天把我的耳机线咬断了。", "time": "2024-09-25T22:05:00"}]
+    client.post("/v1/messages", json={"agent": A, "person": "木木", "messages": said, "index": True})
+    client.post("/v1/summarize", json={"agent": A, "person": "木木", "day": "2024-09-25"})
+    client.post("/v1/consolidate", json={"agent": A, "person": "木木", "dry_run": True})
+    kept = {r["kind"]: r for r in client.get("/v1/reports", params={"agent": A}).json()}
+    summaries = kept["summarize"]["body"]["summaries"]
+    assert summaries and all(item["time"].endswith("+08:00") for item in summaries)
+    assert all(item["created_at"] and item["created_at"].endswith("+08:00") for item in summaries)  # as stored
+    assert kept["consolidate"]["body"]["now"].endswith("+08:00")
+
+
+def test_a_person_talked_with_but_never_set_answers_that_no_record_was_set_and_how_to_set_one(
+    client: TestClient,
+) -> None:
+    said = [{"id": f"m{i}", "text": f"第{i}句话"} for i in range(22)]
+    client.post("/v1/messages", json={"agent": A, "person": "木木", "messages": said})
+    response = client.get("/v1/persons/木木", params={"agent": A})
+    message = response.json()["error"]["message"]
+    assert response.status_code == 404 and "no record" in message and "PUT /v1/persons/木木" in message
+    documented = client.get("/openapi.json").json()["paths"]["/v1/persons/{person_id}"]["get"]
+    assert "PUT" in documented["description"] and "404" in documented["responses"]
+    client.put("/v1/persons/木木", json={"agent": A})  # a record with no fields is a record
+    assert client.get("/v1/persons/木木", params={"agent": A}).json() == {
+        "id": "木木",
+        "name": "",
+        "aliases": [],
+        "platform_ids": {},
+    }

@@ -211,6 +211,24 @@ def test_a_chosen_memory_id_is_idempotent_for_its_memory_and_refused_for_another
     assert memory.store.count_memories() == 2
 
 
+def test_remembering_the_same_note_again_returns_it_instead_of_storing_it_twice(tmp_path: Path) -> None:
+    """A bot re-running its set-up script: the same note, with no id, is the memory already stored."""
+    with Memory(tmp_path, embedder=HashEmbedder(32)) as memory:
+        note = memory.remember("客服工作时间是每天早九点到晚五点", agent="祈煜", importance=0.9)
+        again = memory.remember("客服工作时间是每天早九点到晚五点", agent="祈煜", importance=0.2)
+        assert again == note == memory.get(note.id, agent="祈煜")  # as stored first: update changes it
+        assert memory.store.count_memories("祈煜") == 1
+        # another scope, kind, time or source is another memory
+        memory.remember("客服工作时间是每天早九点到晚五点", agent="祈煜", person="木木")
+        memory.remember("客服工作时间是每天早九点到晚五点", agent="祈煜", kind=MemoryKind.EVENT)
+        memory.remember("客服工作时间是每天早九点到晚五点", agent="祈煜", time=T0)
+        memory.remember("客服工作时间是每天早九点到晚五点", agent="祈煜", sources=["m1"])
+        memory.remember("客服工作时间是每天早九点到晚五点", agent="别的角色")
+        assert memory.store.count_memories("祈煜") == 5
+        dated = memory.remember("客服工作时间是每天早九点到晚五点", agent="祈煜", time=T0)
+        assert dated.time == T0 and memory.store.count_memories("祈煜") == 5
+
+
 def test_a_refused_open_leaves_no_connection_open(tmp_path: Path) -> None:
     Memory(tmp_path / "s", embedder=HashEmbedder(32)).close()
     import os

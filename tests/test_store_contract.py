@@ -350,6 +350,17 @@ def test_find_memories_filters_in_the_store(store: Store) -> None:
     assert store.find_memories([Scope.of_person("other", "mumu")], mine) == []
 
 
+def test_find_memories_by_their_exact_text(store: Store) -> None:
+    """remember() returns a note already stored rather than storing it twice."""
+    official, person = Scope.official("qy"), Scope.of_person("qy", "mumu")
+    note = memory_item("营业时间九点", official)
+    add(store, [note, memory_item("营业时间九点到五点", official), memory_item("营业时间九点", person)])
+    found = store.find_memories([official], MemoryFilter(kinds=(MemoryKind.NOTE,), text="营业时间九点"))
+    assert [m.id for m in found] == [note.id]
+    assert store.find_memories([official], MemoryFilter(kinds=(MemoryKind.EVENT,), text="营业时间九点")) == []
+    assert store.find_memories([official], MemoryFilter(text="营业时间")) == []
+
+
 def test_persons_and_aliases(store: Store) -> None:
     store.upsert_person("qy", Person(id="suni", name="苏霓", aliases=["霓霓"]))
     store.upsert_person("qy", Person(id="suni", name="苏霓", aliases=["霓霓", "小霓"]))

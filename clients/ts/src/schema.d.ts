@@ -617,7 +617,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get Person */
+        /**
+         * Get Person
+         * @description A person's record, as PUT sets it (name, aliases, platform ids); messages and memories make none.
+         */
         get: operations["get_person_v1_persons__person_id__get"];
         /**
          * Put Person

@@ -79,7 +79,8 @@ class RecallRecipe(Section):
 
     recipe: str = "relevance"  # the named recipe this one starts from; its own fields override that one's
     limit: Positive = 10
-    score_threshold: float = 0.0  # on the fused 0–1 scale; seed 000 used 0.56 on its own scale
+    # on the fused 0–1 scale; seed 000 used 0.56 on its own scale. At 0, what no route scored is still left out
+    score_threshold: float = 0.0
     max_query_chars: Positive = 2000
     reinforce: bool = True  # recall strengthens what it returns (seed 000 §8: +15), written in the background
     # the dense and keyword routes, fused

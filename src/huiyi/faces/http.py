@@ -328,10 +328,11 @@ def create_app(
 
     @app.get("/v1/persons/{person_id}", response_model=Person, responses=BY_ID)
     async def get_person(person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Person:
+        """A person's record, as PUT sets it (name, aliases, platform ids); messages and memories make none."""
         check(agents, agent)
-        found = await memory.get_person(person_id, agent=agent)
-        if found is None:
-            raise NotFound(f"no person {person_id!r} for agent {agent!r}")
+        if (found := await memory.get_person(person_id, agent=agent)) is None:
+            said = f"no record of person {person_id!r} for agent {agent!r} (messages and memories make none)"
+            raise NotFound(f"{said}: PUT /v1/persons/{person_id} sets their name, aliases and platform ids")
         return found
 
     @app.get("/v1/jobs", response_model=list[Job], responses={**QUERY, 200: NEXT_CURSOR_HEADER})

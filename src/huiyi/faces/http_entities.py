@@ -15,7 +15,7 @@ from pydantic import Field
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Who, _Body, error_responses
-from huiyi.faces.http_times import aware
+from huiyi.faces.http_times import report_out
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, EntityType
 from huiyi.store.base import RunReport
@@ -102,6 +102,6 @@ def entities_router(memory: AsyncMemory) -> APIRouter:
         """The last reports of consolidations (dry runs too) and summaries, newest first."""
         check(agents, agent)
         found = await memory.reports(agent=agent, scope=scope, limit=limit)
-        return [report.model_copy(update={"at": aware(report.at, zone)}) for report in found]
+        return [report_out(report, zone) for report in found]
 
     return router

@@ -12,11 +12,24 @@ from __future__ import annotations
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from pydantic import ValidationError
+
 from huiyi.checks import wall_clock
 from huiyi.errors import InvalidInput
 from huiyi.model import Job, MemoryItem, Message, RecallHit, RecallResult
+from huiyi.store.base import RunReport
 
-__all__ = ["aware", "hit_out", "item_out", "job_out", "local", "message_out", "result_out", "written"]
+__all__ = [
+    "aware",
+    "hit_out",
+    "item_out",
+    "job_out",
+    "local",
+    "message_out",
+    "report_out",
+    "result_out",
+    "written",
+]
 
 
 def aware(value: datetime | None, zone: tzinfo) -> datetime | None:
@@ -72,3 +85,30 @@ def result_out(result: RecallResult, zone: tzinfo) -> RecallResult:
 def job_out(job: Job, zone: tzinfo) -> Job:
     update = {name: written(getattr(job, name), zone) for name in ("run_after", "lease_until", "created_at")}
     return job.model_copy(update=update)
+
+
+def report_out(report: RunReport, zone: tzinfo) -> RunReport:
+    """A kept report with the times of its body zoned too: a summarize run's summaries, a consolidation's now."""
+    body = dict(report.body)
+    if isinstance(body.get("summaries"), list):
+        body["summaries"] = [_summary_out(summary, zone) for summary in body["summaries"]]
+    if isinstance(body.get("now"), str):
+        body["now"] = _time_out(body["now"], zone)
+    return report.model_copy(update={"at": aware(report.at, zone), "body": body})
+
+
+def _summary_out(summary: Any, zone: tzinfo) -> Any:
+    try:
+        item = MemoryItem.model_validate(summary)
+    except ValidationError:  # a report kept by another version: shown as it was kept
+        return summary
+    return item_out(item, zone).model_dump(mode="json")
+
+
+def _time_out(value: str, zone: tzinfo) -> str:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    zoned = aware(moment, zone)
+    return zoned.isoformat() if zoned is not None else value

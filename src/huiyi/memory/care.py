@@ -62,7 +62,14 @@ class Care(Pages):
 
     async def _keep_summaries(self, scope: Scope, day: date, made: Sequence[MemoryItem]) -> None:
         counts = dict(Counter(str(item.summary.kind or "summary") for item in made))
-        body = {"day": day.isoformat(), "summaries": [item.model_dump(mode="json") for item in made]}
+        try:  # as stored: the store stamped their created_at
+            found = await self._run(self.store.get_memories, scope.agent, [item.id for item in made])
+            stored = {item.id: item for item in found}
+        except Exception:  # the report is the run's least part: kept as made
+            log.exception("reading the summaries of %s back failed", scope.tag)
+            stored = {}
+        kept = [stored.get(item.id, item) for item in made]
+        body = {"day": day.isoformat(), "summaries": [item.model_dump(mode="json") for item in kept]}
         await self._keep_report("summarize", scope, self.now(), counts, body)
 
     async def summarize(

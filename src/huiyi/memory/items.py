@@ -27,7 +27,7 @@ from huiyi.model import (
     Scope,
     new_id,
 )
-from huiyi.store.base import RunReport, ScopeStats, Writes
+from huiyi.store.base import MemoryFilter, RunReport, ScopeStats, Writes
 from huiyi.text import tokens
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,8 @@ class Items(Indexing):
         """Store one memory directly: an official memory (no person or space) or one of a scope.
 
         With an ``id`` already stored for the same memory, nothing is written (imports are idempotent); an
-        id another memory holds is refused."""
+        id another memory holds is refused. Without one, a memory of the scope with the same kind, text, time
+        and sources is returned as stored, not stored again."""
         scope = _scope_of(agent, person, space)
         for name, value in (("keywords", keywords), ("sources", sources), ("participants", participants)):
             if isinstance(value, str | bytes):  # its characters would be taken for words
@@ -91,6 +92,8 @@ class Items(Indexing):
         _caller_words(item.keywords)
         if id is not None:
             _caller_id(item)
+        elif (same := await self._stored_alike(item)) is not None:
+            return same  # a set-up script run again: the memory it stored the first time
         vector = await self._write(self.embedder.embed_passages, [text])
         terms = ingest.terms_of(" ".join([text, *keywords]))
         await self._write(self.store.add_memories, [item], vector, [terms])
@@ -100,6 +103,12 @@ class Items(Indexing):
                 raise InvalidInput(f"memory id {id!r} is taken by another memory; choose another or none")
             return stored[0]  # as stored first, when this was a resend
         return item
+
+    async def _stored_alike(self, item: MemoryItem) -> MemoryItem | None:
+        """The memory of ``item``'s scope stored with its kind, text, time and sources, if there is one."""
+        where = MemoryFilter(kinds=(item.kind,), text=item.text)
+        found = await self._run(self.store.find_memories, [item.scope], where)
+        return next((m for m in found if (m.time, m.sources) == (item.time, item.sources)), None)
 
     async def set_person(self, person: Person, *, agent: str) -> None:
         """Record a person and their aliases; names become single words for the tokenizer."""

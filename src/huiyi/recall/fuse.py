@@ -213,6 +213,20 @@ def _minmax_scores(
     return out
 
 
+def unscored(fusion: Fusion, found_by: set[int]) -> set[int]:
+    """The candidates no route scored: min-max put their cosine lowest (by more than the span floor), and
+    neither the keyword search nor ``found_by`` (the speaker route's) found them. In a tiny store every
+    memory is a dense candidate, so one unrelated to the query fuses to exactly 0."""
+    keyword = fusion.raw.get("keyword", {})
+    out: set[int] = set()
+    for key, (score, _) in reversed(fusion.ranked):  # best first: the zeros are last
+        if score > 0:
+            break
+        if key not in keyword and key not in found_by:
+            out.add(key)
+    return out
+
+
 def explain(dense: RouteHits, keyword: RouteHits, fusion: Fusion, shown: int) -> dict[str, object]:
     """The debugger's view: each route's best candidates with raw scores, and the fused ranking."""
     return {

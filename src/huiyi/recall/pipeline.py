@@ -36,7 +36,7 @@ from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
 from huiyi.providers.embed import Embedder, cached_queries
 from huiyi.recall import anchor, bridge, current, feelings, names, routes, slots, timerange, units, views
-from huiyi.recall.fuse import explain, fuse
+from huiyi.recall.fuse import explain, fuse, unscored
 from huiyi.recall.hits import RouteScores, hit_of
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, said_within, tier
@@ -276,10 +276,15 @@ def _fused(
             boosts.setdefault(key, {})["evidence"] = gain
     if reranking:  # last, on what the turns lent: a plan's newest arrangement, the change asked for (recall.latest)
         window = latest(window, boosts, rows, request.query, recipe, span, request.now)
+    # found by no route and lifted by no bonus: no answer, even at threshold 0 (a caller's time range
+    # says what is wanted by itself)
+    nothing = unscored(fusion, by_speaker) if request.time_range is None else set()
     chosen: list[Candidate] = []
     for key, (score, _) in window:
         row = rows[key]
         if row is None or (wanted_kinds and row.kind not in wanted_kinds):
+            continue
+        if score <= 0 and key in nothing:
             continue
         if row.scope not in visible:  # the store is trusted, but a leak here would be the worst bug
             continue

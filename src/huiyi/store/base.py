@@ -175,7 +175,7 @@ class MemoryFilter:
     ``said_by``: said (else about, else written) at or before then, as ``list_memories`` orders them;
     ``open_at``: not closed (``valid_to``) by then (``OPEN``: not closed at all); ``subject`` and
     ``predicates``: a fact's edge; ``keywords``: any of them is the fact's ``data.keyword`` or one of the
-    memory's keywords.
+    memory's keywords; ``text``: the memory's text, exactly.
     """
 
     kinds: tuple[MemoryKind, ...] = ()
@@ -184,6 +184,7 @@ class MemoryFilter:
     subject: str | None = None
     keywords: tuple[str, ...] = ()
     predicates: tuple[str, ...] = ()
+    text: str | None = None
 
 
 @dataclass

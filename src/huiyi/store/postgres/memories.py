@@ -258,6 +258,9 @@ class PostgresMemories(PostgresConnection):
         if where.keywords:
             sql += " AND (data->>'keyword' = ANY(%s) OR keywords ?| %s)"
             args.extend([list(where.keywords), list(where.keywords)])
+        if where.text is not None:
+            sql += " AND text = %s"
+            args.append(where.text)
         sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT %s"
         args.append(limit)
         return [rows.memory(row, NATIVE) for row in self._rows(sql, args)]

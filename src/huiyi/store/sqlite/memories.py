@@ -293,6 +293,9 @@ class SQLiteMemories(SQLiteConnection):
                 f" (SELECT 1 FROM json_each(memories.keywords) k WHERE k.value IN ({marks(len(where.keywords))})))"
             )
             args.extend([*where.keywords, *where.keywords])
+        if where.text is not None:
+            sql += " AND text = ?"
+            args.append(where.text)
         sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT ?"
         args.append(limit)
         return [rows.memory(row, TEXT) for row in self._conn().execute(sql, args)]
