@@ -91,8 +91,30 @@ def test_the_day_after_a_loss_keeps_what_was_said_of_it_over_the_days_routine(me
     assert daily(memory, "木木", 4).keywords[:2] != summary.keywords[:2]
 
 
+def test_the_overview_late_in_a_month_keeps_what_mattered_over_the_routine(memory: Memory) -> None:
+    month(memory, "木木", {1: ROUTINE_ZH, 2: LOSS_ZH + ROUTINE_ZH, 3: AFTER_ZH + ROUTINE_ZH, 4: ROUTINE_ZH})
+    overview = memory.overview(agent=AGENT, person="木木")
+    texts = [item.text for item in overview]
+    assert any("还是很想豆豆" in text for text in texts)
+    assert any("窝收起来" in text for text in texts)
+    assert not any(text.startswith(f"{AGENT}说：辛苦了") for text in texts)  # a lone pleasantry of the agent's
+    assert len(overview) <= 10
+    # still a recap of the latest days, oldest first
+    said = [item.said_at or item.time for item in overview]
+    assert said == sorted(said)  # type: ignore[type-var]
+    section = memory.context(agent=AGENT, person="木木", message="早").rendered.sections["overview"]
+    assert "还是很想豆豆" in section and "辛苦了，早点休息" not in section
+
+
 def test_an_english_day_after_a_loss_keeps_what_was_said_of_it(memory: Memory) -> None:
     month(memory, "Mia", {1: ROUTINE_EN, 2: LOSS_EN + ROUTINE_EN, 3: AFTER_EN + ROUTINE_EN, 4: ROUTINE_EN})
     summary = daily(memory, "Mia", 3)
     assert "miss Biscuit" in summary.text and "packed away her bed" in summary.text
     assert "Good job today" not in summary.text
+    overview = " ".join(item.text for item in memory.overview(agent=AGENT, person="Mia"))
+    assert "miss Biscuit" in overview and "Good job today" not in overview
+
+
+def test_a_short_history_keeps_every_event_in_the_overview(memory: Memory) -> None:
+    month(memory, "木木", {1: ROUTINE_ZH})
+    assert len(memory.overview(agent=AGENT, person="木木")) == len(ROUTINE_ZH)

@@ -3,8 +3,8 @@
 A month of chat repeats itself (麻辣烫有点咸, a 段子, 下雨, 好累) and the agent signs off the same way every
 night (祈煜说：辛苦了，早点休息。). Without an LLM each such event is as important as 还是很想豆豆 or
 今天把它的窝收起来了 (the rule extractor reads no weight into them), so a choice by importance, then the
-latest, kept the routine. A daily summary's highlights and topics weigh events and words by two rules
-instead:
+latest, kept the routine. A daily summary's highlights and topics and the overview (前情提要) weigh
+events and words by two rules instead:
 
 - **Words said on the person's other days weigh less**, as TF-IDF weighs a word against other documents:
   a topic's score is multiplied by the share of the days that did not say it (:meth:`Days.rarity`); an
@@ -30,11 +30,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
+from huiyi.model import MemoryItem
 from huiyi.text.tokens import content_words
 
-__all__ = ["NOVELTY", "Days", "agent_alone", "weight"]
+__all__ = ["NOVELTY", "RECAP_DEPTH", "Days", "agent_alone", "recap", "weight"]
 
 NOVELTY = 0.3  # how far an event of wholly new words outweighs one of routine words (importance is 0–1)
+RECAP_DEPTH = 3  # the overview chooses among this many times its size of the latest events
 
 
 @dataclass
@@ -86,3 +88,25 @@ def agent_alone(text: str, agent: str, others: Iterable[str]) -> bool:
     if not text.startswith((f"{agent}说：", f"{agent} said: ")):
         return False
     return not any(f"{name}说：" in text or f"{name} said: " in text for name in others if name and name != agent)
+
+
+def _said_day(item: MemoryItem) -> date | None:
+    when = item.said_at or item.time or item.created_at
+    return when.date() if when else None
+
+
+def recap(latest: list[MemoryItem], agent: str, size: int) -> list[MemoryItem]:
+    """The overview (前情提要): of ``latest`` (the space's ``RECAP_DEPTH`` × ``size`` latest events, newest
+    said first), the ``size`` that weigh most, the latest first among equals; in the order they were said.
+    Their days are weighed against each other: what a recap of a few days repeats is routine."""
+    names = {agent, *(name for item in latest for name in item.participants)}
+    days = Days.of(((day, item.text) for item in latest if (day := _said_day(item)) is not None), names)
+
+    def weighed(item: MemoryItem) -> float:
+        day = _said_day(item)
+        novelty = days.novelty(item.text, day) if day else 0.0
+        return weight(item.importance, novelty, agent_alone(item.text, agent, item.participants))
+
+    order = {item.id: rank for rank, item in enumerate(latest)}
+    chosen = {item.id for item in sorted(latest, key=lambda item: (-round(weighed(item), 6), order[item.id]))[:size]}
+    return [item for item in reversed(latest) if item.id in chosen]
