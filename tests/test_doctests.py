@@ -18,6 +18,7 @@ MODULES = [
     "huiyi.flows.chatter",
     "huiyi.flows.message_in",
     "huiyi.flows.summarize.words",
+    "huiyi.flows.substance",
     "huiyi.flows.extract.rules.aliases",
     "huiyi.recall.fuse",
     "huiyi.recall.graph",

@@ -24,7 +24,7 @@ RUN = "刚在西湖边跑完十公里，累死了。下个月要去跑杭州马�
 
 def _memory(tmp_path: Path, embedder: Embedder) -> Memory:
     # events_lend off: with it, the plan's own turn stands in for the event, and this is about the event
-    config = Config(worker={"enabled": False}, overview={"size": 1}, recall={"events_lend": False})
+    config = Config(worker={"enabled": False}, overview={"size": 2}, recall={"events_lend": False})
     return Memory(tmp_path, embedder=embedder, config=config, clock=lambda: NOW)
 
 
@@ -45,8 +45,8 @@ def test_a_plan_is_dated_by_its_day_and_said_on_its_own(tmp_path: Path) -> None:
     assert plan.time is not None and plan.time.date().isoformat() == "2024-12-01"  # what it is about
     assert plan.said_at == datetime(2024, 11, 15, 20, 0)  # when it was said
     assert events["m2"].said_at is None  # same day: one time is enough
-    # the overview is the latest *said*: the 11-18 evening, not the December plan said before it
-    assert [item.sources for item in overview] == [["m2"]]
+    # the overview is in the order things were *said*: the December plan, said first, before the 11-18 evening
+    assert [item.sources for item in overview] == [["m1"], ["m2"]]
     # the prompt shows the day it was said, and the plan as a plan
     line = next(line for line in rendered.splitlines() if "马拉松" in line)
     assert line.startswith("2024-11-15") or "11月15日" in line or "5天前" in line, line

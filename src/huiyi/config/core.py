@@ -68,7 +68,8 @@ class WorkerConfig(Section):
 
 
 class OverviewConfig(Section):
-    size: Count = 10  # seed 000 §1.2: the latest events of a space, capped, always in the prompt
+    size: Count = 10  # seed 000 §1.2: the latest events of a space, capped, always in the prompt (those that
+    # say most of the latest 3 × size: huiyi.flows.substance.recap)
 
 
 class ContextConfig(Section):

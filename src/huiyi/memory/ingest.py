@@ -15,6 +15,7 @@ from huiyi.errors import InvalidInput, NotFound
 from huiyi.flows import ingest
 from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
+from huiyi.flows.substance import RECAP_DEPTH, recap
 from huiyi.memory.care import Care
 from huiyi.memory.common import MAX_LISTED, MessageLike, _chat_of
 from huiyi.memory.pages import JobPage, job_cursor, job_mark
@@ -317,9 +318,11 @@ class Ingest(Care):
     async def overview(
         self, *, agent: str, person: str | None = None, space: str | None = None, now: datetime | None = None
     ) -> list[MemoryItem]:
-        """前情提要: the latest events of the space, oldest first, capped by ``overview.size``; with ``now``,
-        as of then (a replay, the debugger at a chosen time): events said after it are not known yet."""
+        """前情提要: of the space's latest events, the ``overview.size`` that say most (:func:`recap`: not the
+        routine of every day, not the agent's lines alone), oldest first; with ``now``, as of then (a replay,
+        the debugger at a chosen time): events said after it are not known yet."""
         scope = _chat_of(agent, person, space)
         where = MemoryFilter(kinds=(MemoryKind.EVENT,), said_by=self.wall(now))
-        latest = await self._read(self.store.find_memories, [scope], where, self.config.overview.size)
-        return list(reversed(latest))
+        size = self.config.overview.size
+        latest = await self._read(self.store.find_memories, [scope], where, size * RECAP_DEPTH)
+        return recap(latest, agent, size)

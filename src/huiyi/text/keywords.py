@@ -9,7 +9,7 @@ import bisect
 import itertools
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,12 +143,14 @@ def keywords(
     idf_path: str | Path | None = None,
     skip_spans: Sequence[Sequence[tuple[int, int]]] = (),
     extra: Iterable[str] = (),
+    weigh: Callable[[str], float] | None = None,
 ) -> list[str]:
     """The ``limit`` best keywords of ``texts`` by TF-IDF, best first; ties keep reading order.
 
     ``drop`` holds names (or any words) never to return; ``skip_spans[i]`` holds character ranges of
     ``texts[i]`` (time phrases) whose words are not keywords. ``extra`` holds terms known to matter
     (entities read by the fact patterns: 猫, 咪咪); each counts twice and may be one character long.
+    ``weigh`` multiplies a word's score (a day's topics weigh down the words of the person's other days).
 
         >>> keywords(["木木说她昨天在南京大学图书馆借了一本《百年孤独》，图书馆真安静"], drop=["木木"])
         ['百年孤独', '图书馆', '南京大学', '安静']
@@ -213,7 +215,7 @@ def keywords(
             add(key, surface, weight)
     for key, count in counts.items():
         word_idf = idf(shown[key], idf_path) if has_cjk(shown[key]) else 8.0
-        scores[key] = count * word_idf * weights[key]
+        scores[key] = count * word_idf * weights[key] * (weigh(shown[key]) if weigh else 1.0)
     best = sorted(scores, key=lambda k: (-round(scores[k], 6), order[k]))
     # a word inside a longer chosen keyword (图书馆 in 南京大学图书馆) adds nothing
     chosen: list[str] = []

@@ -19,6 +19,7 @@ from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import Fold
 from huiyi.flows.extract.rules import RuleExtractor
+from huiyi.flows.substance import Days
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope, ScopeKind, SummaryData, SummaryKind
 from huiyi.store.base import Store
 from huiyi.text.language import conversation_language
@@ -51,9 +52,6 @@ class Highlight:
     keywords: list[str] = field(default_factory=list)
     id: str | None = None
 
-    def rank(self) -> tuple[float, float, float, str]:
-        return (-self.importance, -self.strength, -self.said_at.timestamp(), self.text)
-
 
 @dataclass
 class Said:
@@ -84,6 +82,7 @@ class DayMaterial:
     facts: list[Said]
     display: dict[str, str]  # speaker id -> shown name
     names: dict[str, list[str]]  # speaker id -> every name: id, name, aliases
+    days: Days = field(default_factory=Days)  # the words of the scope's events by day, to tell routine apart
 
     @property
     def start(self) -> datetime:
@@ -225,9 +224,12 @@ def gather(store: Store, scope: Scope, day: date, cfg: SummaryConfig, default_la
     told.update({m.id: m.time for m in store.get_messages(agent, sorted(unknown))} if unknown else {})
     events: list[Highlight] = []
     facts: list[Said] = []
+    spoken: list[tuple[date, str]] = []  # every event's text by the day it was told, this day's and others'
     for item in candidates:
         times = [told[s] for s in item.sources if s in told]
         said_at = min(times) if times else item.time
+        if item.kind is MemoryKind.EVENT and (when := min(times) if times else item.said_at or item.time):
+            spoken.append((when.date(), item.text))
         if said_at is None or not start <= said_at < end:
             continue
         if item.kind is MemoryKind.EVENT:
@@ -241,7 +243,8 @@ def gather(store: Store, scope: Scope, day: date, cfg: SummaryConfig, default_la
                 Said(item.text, item.fact.subject, said_at, list(item.sources), item.importance, item.strength, item.id)
             )
     language = cfg.language if cfg.language != "auto" else conversation_language(messages, default_language)
-    material = DayMaterial(agent, scope, space, day, language, person, messages, events, facts, display, names)
+    days = Days.of(spoken, [n for ns in names.values() for n in ns])
+    material = DayMaterial(agent, scope, space, day, language, person, messages, events, facts, display, names, days)
     _read_loose(material)
     return material
 

@@ -4,9 +4,11 @@ A day's material (:class:`DayMaterial`) is the day's messages, the events and fa
 (stored ones, plus transient readings of messages no stored event cites), and who is who. From it:
 
 * **daily** — ``2024-09-01：木木聊到驾照、科目二。木木说：…；…。记下：…。`` The topics are the TF-IDF
-  keywords of what the people (not the agent) said; the highlights are the day's ``daily_items`` most
-  important events (importance, then strength, then the latest told), shown in the order they were
-  told; the facts are the ``daily_facts`` most important ones the highlights do not already cite.
+  keywords of what the people (not the agent) said, a word of the scope's other days weighing less; the
+  highlights are the day's ``daily_items`` weightiest events (importance, more for words new to the
+  person's days, half for the agent's lines alone: :mod:`huiyi.flows.substance`; then strength, then
+  the latest told), shown in the order they were told; the facts are the ``daily_facts`` most
+  important ones the highlights do not already cite.
 * **global** — built from the latest ``global_days`` dailies: the topics most days share, then the
   ``global_items`` most important highlights of those days, each with its date.
 * **daily / global personality** (private chats) — moods read from a small lexicon, facts about the
@@ -29,6 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from huiyi.config.summarize import SummaryConfig
+from huiyi.flows.substance import agent_alone, weight
 from huiyi.flows.summarize.material import DayMaterial, Draft, Highlight, Said
 from huiyi.flows.summarize.words import (
     WEEKDAYS,
@@ -66,7 +69,10 @@ IMPORTANCE = {
 
 
 def topics_of(m: DayMaterial, texts: Sequence[str], limit: int) -> list[str]:
-    return keywords(list(texts), drop=m.all_names(), limit=limit) if texts else []
+    """The day's TF-IDF keywords, a word said on the scope's other days weighing less (有点咸 every day)."""
+    if not texts:
+        return []
+    return keywords(list(texts), drop=m.all_names(), limit=limit, weigh=lambda word: m.days.rarity(word, m.day))
 
 
 def cap(ids: Iterable[str], limit: int) -> list[str]:
@@ -75,7 +81,16 @@ def cap(ids: Iterable[str], limit: int) -> list[str]:
 
 
 def _highlights(m: DayMaterial, cfg: SummaryConfig) -> list[Highlight]:
-    chosen = sorted(m.events, key=Highlight.rank)[: cfg.daily_items]
+    """The day's weightiest events (:mod:`huiyi.flows.substance`: new words over routine ones, the person
+    over the agent's lines alone), then the strongest, then the latest; in the order they were told."""
+    agent = m.name(m.agent)
+    others = [name for name in m.all_names() if name not in (agent, m.agent)]
+
+    def rank(h: Highlight) -> tuple[float, tuple[float, float, str]]:
+        weighed = weight(h.importance, m.days.novelty(h.text, m.day), agent_alone(h.text, agent, others))
+        return -round(weighed, 6), (-h.strength, -h.said_at.timestamp(), h.text)
+
+    chosen = sorted(m.events, key=rank)[: cfg.daily_items]
     return sorted(chosen, key=lambda h: (h.said_at, h.text))
 
 
