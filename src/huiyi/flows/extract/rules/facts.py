@@ -9,11 +9,13 @@ from huiyi.flows.extract.rules.jokes import joke_end, laughs_off, laughter_only
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
+    EN_BIRTHDAY_FIRST,
     EN_OBJECT_CUT,
     EN_PET,
     EN_PRONOUNS,
     EN_RULES,
     QUESTION_END,
+    ZH_BIRTHDAY_FIRST,
     ZH_CONTINUE,
     ZH_END_PARTICLES,
     ZH_HOME_MOVE,
@@ -36,6 +38,7 @@ from huiyi.flows.extract.rules.patterns import (
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
 from huiyi.text import tokens
+from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import has_cjk
 
 
@@ -60,6 +63,7 @@ def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
     ]
 
 
+_EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
 # the measure words of animals (一只, 一头, 一条, 一匹), never of people
 _ANIMAL_COUNT = re.compile(r"^[一两][只头条匹]")
 
@@ -355,9 +359,34 @@ class FactReader:
 
     # --- languages
 
+    def _day_first(
+        self,
+        rule: FactRule,
+        clause: str,
+        message: Message,
+        speaker: str,
+        english: bool,
+        facts: list[FactDraft],
+        entities: list[EntityDraft],
+    ) -> bool:
+        """后天是我生日, Tomorrow is my birthday: a birthday with its day said first. Only a time phrase
+        whole is a day (那天, 这 are no date, 他说明天 is someone's words)."""
+        first, _, rest = clause.partition(" ")
+        if first.lower() in _EN_DAY_WORDS:  # Tomorrow is…: the sentence's capital is not the word's
+            clause = " ".join(filter(None, [first.lower(), rest]))
+        match = rule.pattern.match(clause)
+        if match is None:
+            return False
+        day = match.group("o").strip()
+        if not any(span.phrase == day for span in find_time_phrases(day, message.time)):
+            return False
+        return self._fact(rule, match, message, speaker, english, facts, entities)
+
     def _chinese(
         self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
     ) -> None:
+        if self._day_first(ZH_BIRTHDAY_FIRST, clause, message, speaker, False, facts, entities):
+            return
         for at in (m.start() for m in re.finditer("我", clause)):
             if clause[at + 1 : at + 2] == "们" or (at and clause[at - 1] in "自忘唯本"):
                 continue
@@ -381,6 +410,8 @@ class FactReader:
         self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
     ) -> None:
         clause = clause.replace("’", "'")
+        if self._day_first(EN_BIRTHDAY_FIRST, clause, message, speaker, True, facts, entities):
+            return
         pet = EN_PET.match(clause)
         if pet:
             self._pet(pet, message, speaker, True, facts, entities)

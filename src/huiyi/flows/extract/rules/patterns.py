@@ -226,6 +226,14 @@ ZH_RULES: tuple[FactRule, ...] = (
     ),
 )
 ZH_NAME_RULE = next(rule for rule in ZH_RULES if rule.keyword == "名字")
+# 后天是我生日: the day said first; the object must be a time phrase whole (FactReader checks)
+ZH_BIRTHDAY_FIRST = FactRule(
+    _zh(r"^(?P<o>[^，。！？]{1,12}?)(?:就)?是我的?生日(?:了|啦|呀|哦|耶)?$"),
+    "生日是",
+    FactKind.ATTRIBUTE,
+    "生日",
+    "{s}的生日是{o}",
+)
 # the pet rule reads three parts, so it is applied on its own
 ZH_PET = re.compile(
     rf"我(?:家)?(?:养了|养着|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
@@ -359,6 +367,14 @@ EN_RULES: tuple[FactRule, ...] = (
         "{s} is {o}",
         confidence=0.7,
     ),
+)
+# Tomorrow is my birthday: as 后天是我生日
+EN_BIRTHDAY_FIRST = FactRule(
+    _en(r"(?P<o>[\w ,]{1,30}?)(?:\s+is|'s)\s+my\s+birthday$"),
+    "birthday is",
+    FactKind.ATTRIBUTE,
+    "birthday",
+    "{s}'s birthday is {o}",
 )
 EN_PET = _en(
     rf"I\s+(?:have|have\s+got|'ve\s+got|got|own|adopted|just\s+adopted|just\s+got)\s+"
