@@ -9,11 +9,13 @@ from huiyi.flows.extract.rules.jokes import joke_end, laughs_off, laughter_only
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
+    EN_AND_VERB,
     EN_BIRTHDAY_FIRST,
     EN_OBJECT_CUT,
     EN_PET,
     EN_PRONOUNS,
     EN_RULES,
+    EN_SPEAKER_FIRST,
     QUESTION_END,
     ZH_BIRTHDAY_FIRST,
     ZH_CONTINUE,
@@ -52,7 +54,7 @@ def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
         clause, end = match.group(1).strip(), match.group(2)
         if clause:
             question = "?" in end or "？" in end or (not english and bool(QUESTION_END.search(clause)))
-            parts = EN_AND_I.split(clause) if english else [clause]
+            parts = [verb for part in EN_AND_I.split(clause) for verb in _and_verb(part)] if english else [clause]
             out.extend((part.strip(), question) for part in parts if part.strip())
         if not match.group(0):
             break
@@ -64,6 +66,17 @@ def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
 
 
 _EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
+
+
+def _and_verb(part: str) -> list[str]:
+    """A speaker's clause with a second verb after "and" as two: "I live in Boston and work at …" reads as
+    "I live in Boston" and "I work at …". Someone else's clause (My sister lives…) is left whole."""
+    if not EN_SPEAKER_FIRST.match(part):
+        return [part]
+    first, *rest = EN_AND_VERB.split(part)
+    return [first, *(f"I {verb}" for verb in rest)]
+
+
 # the measure words of animals (一只, 一头, 一条, 一匹), never of people
 _ANIMAL_COUNT = re.compile(r"^[一两][只头条匹]")
 

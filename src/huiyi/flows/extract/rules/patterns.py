@@ -392,6 +392,9 @@ EN_OBJECT_CUT = re.compile(
     r"|and\s+(?:work|study|teach|live|have|am)s?)\b.*$",
     re.IGNORECASE,
 )
+# "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")
+EN_AND_VERB = re.compile(r",?(?<!\s)\s+and\s+(?=(?:work|study|teach|live|have|am)\b)", re.IGNORECASE)
+EN_SPEAKER_FIRST = _en(r"I(?:'m|\s+am)?\b")
 EN_AND_I = re.compile(r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)", re.IGNORECASE)
 # a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker
 ZH_OWN_SUBJECT = re.compile(
