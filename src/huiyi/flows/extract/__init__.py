@@ -66,6 +66,7 @@ class FactDraft:
     object_type: EntityType | None = None  # None: the object is a literal, not an entity
     time: datetime | None = None  # when it became true (or was said)
     confidence: float = 1.0
+    about: str = ""  # a plan's days as said ("2024-11-06", "2024-12-01～2024-12-31"): past once they are over
 
 
 @dataclass

@@ -257,6 +257,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
         if is_blank(fact.description):
             continue
         confidence = min(1.0, max(0.0, fact.confidence))
+        said = said_at(fact.sources, fact.time)
         items.append(
             MemoryItem(
                 id=_stable_id("fa", job_id, index),
@@ -264,7 +265,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                 kind=MemoryKind.FACT,
                 text=fact.description,
                 time=fact.time or fallback_time,
-                said_at=said_at(fact.sources, fact.time),
+                said_at=said,
                 keywords=[fact.keyword] if fact.keyword else [],
                 # recall and summaries rank by importance; a fact's is its confidence until judged
                 importance=confidence,
@@ -279,7 +280,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                     keyword=fact.keyword,
                     valid_from=fact.time,
                     confidence=confidence,
-                ).into({"space": fold.space}),
+                ).into({"space": fold.space, **({"about": fact.about} if said and fact.about else {})}),
             )
         )
     return items

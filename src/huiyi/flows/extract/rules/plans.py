@@ -92,6 +92,7 @@ def plan_fact(said: Said, roster: Roster, obj: str, shown: str, span: TimeSpan) 
         object_type=None,
         time=span.start,
         confidence=0.6,
+        about=absolute(span),
     )
 
 
