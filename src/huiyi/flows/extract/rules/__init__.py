@@ -56,6 +56,9 @@ When no LLM endpoint is configured, a fold still becomes memories:
   (我喜欢猫，开玩笑的) and a clause laughter closes (我是亿万富翁哈哈哈, I'm the king of France lol; not
   哈哈，我住在上海) are skipped; in a private chat 你 / you is the other party (我喜欢你 → 木木喜欢祈煜), in a
   group it is skipped.
+* **Habits given up** (:mod:`~huiyi.flows.extract.rules.quits`): 我戒烟了, 我不喝咖啡了, 以前喜欢喝咖啡，现在戒
+  了，改喝茶了, I quit coffee, I don't drink coffee anymore: a fact of what stopped (and of what replaced it),
+  and the speaker's open likes naming it are closed (``valid_to``), as a move closes the old home.
 * **Plans called off** (:mod:`~huiyi.flows.extract.rules.cancels`): 搬家泡汤 / 取消了 / 改到下周六 by the
   speaker, with no subject of its own and no 差点 or question, closes the speaker's open plan facts naming
   the plan's word (the fold flow sets ``valid_to``); a new time named for it after (下周六搬) is a plan fact.

@@ -19,6 +19,7 @@ from huiyi.flows.extract.rules.facts import FactReader, moved
 from huiyi.flows.extract.rules.gatherings import gatherings_in
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.plans import plans_in
+from huiyi.flows.extract.rules.quits import quits_in
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, Message
@@ -96,7 +97,7 @@ class RuleExtractor:
             events += [event for said in saids for event in gatherings_in(said, roster)]
         facts = _dedupe_facts(saids)
         moves = [close for said in saids for close in moved(said.facts, said.message)]  # 搬到杭州了 ends 住在上海
-        closes = [*cancels.closes, *moves]
+        closes = [*cancels.closes, *moves, *(close for said in saids for close in said.closes)]
         return Extraction(events=events, facts=facts, entities=_entities(saids, roster), closes=closes)
 
     # --- reading one message
@@ -132,6 +133,8 @@ class RuleExtractor:
         said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities)
         said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
         said.facts.extend(plans_in(said, roster))  # 我下周一飞大阪 (issue #13)
+        quit_facts, said.closes = quits_in(said, roster)  # 我戒烟了 ends 木木爱抽烟
+        said.facts.extend(quit_facts)
         return said
 
     # --- grouping
