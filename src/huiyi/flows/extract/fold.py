@@ -17,7 +17,7 @@ from huiyi.checks import is_blank
 from huiyi.config import Config
 from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
-from huiyi.flows.extract.closes import called_off
+from huiyi.flows.extract.closes import called_off, open_pets
 from huiyi.flows.ingest import memory_terms
 from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
@@ -208,6 +208,7 @@ def fold_of(store: Store, job: Job, language: str) -> Fold:
         aliases=aliases,
         language=language,
         called_off=called_off(store, scope, messages),
+        pets=open_pets(store, scope),
     )
 
 

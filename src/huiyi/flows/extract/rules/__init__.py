@@ -59,6 +59,9 @@ When no LLM endpoint is configured, a fold still becomes memories:
 * **Habits given up** (:mod:`~huiyi.flows.extract.rules.quits`): 我戒烟了, 我不喝咖啡了, 以前喜欢喝咖啡，现在戒
   了，改喝茶了, I quit coffee, I don't drink coffee anymore: a fact of what stopped (and of what replaced it),
   and the speaker's open likes naming it are closed (``valid_to``), as a move closes the old home.
+* **A pet that died** (:mod:`~huiyi.flows.extract.rules.losses`): 豆豆今天走了, 豆豆去世了, Our dog passed away,
+  of a pet the speaker named before (stored or earlier in the fold): its pet facts are closed and the death
+  is a fact (木木的狗豆豆去世了). 走了 of anyone else (我先走了) or not ending the clause (走丢了) is no death.
 * **Plans called off** (:mod:`~huiyi.flows.extract.rules.cancels`): 搬家泡汤 / 取消了 / 改到下周六 by the
   speaker, with no subject of its own and no 差点 or question, closes the speaker's open plan facts naming
   the plan's word (the fold flow sets ``valid_to``); a new time named for it after (下周六搬) is a plan fact.
