@@ -55,3 +55,22 @@ def test_now_after_a_home_or_job_is_not_part_of_it(tmp_path: Path) -> None:
         memory.flush(agent="Kai", person="Mia")
         facts = sorted(f.text for f in memory.memories(agent="Kai", person="Mia", kinds=["fact"]))
     assert facts == ["Mia lives in Chicago", "Mia works at Lumen Games"]
+
+
+def test_a_second_verb_after_and_is_a_fact_of_its_own(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        lines = [
+            "I live in Boston and work at a small design agency",
+            "I'm a nurse and work at the city hospital",
+            "My sister lives in Paris and works at a bank",
+        ]
+        memory.add([{"text": t, "time": T0} for t in lines], agent="Kai", person="Mia", index=True)
+        memory.flush(agent="Kai", person="Mia")
+        facts = sorted(f.text for f in memory.memories(agent="Kai", person="Mia", kinds=["fact"]))
+    assert facts == [
+        "Mia is a nurse",
+        "Mia lives in Boston",
+        "Mia works at a small design agency",
+        "Mia works at the city hospital",
+    ]

@@ -33,6 +33,7 @@ from huiyi.model import CoreBlock, MemoryItem, MemoryKind, Message
 from huiyi.prompts import packaged
 from huiyi.recall.facts import Owner, group_facts
 from huiyi.recall.fence import defang, fence_labels, one_line
+from huiyi.recall.timerange import past_plan
 from huiyi.text.times import format_by_age
 
 __all__ = ["SECTIONS", "ContextParts", "Dropped", "RenderedContext", "Templates", "render"]
@@ -69,6 +70,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         "place": "place",
         "plan": "date",
         "about": "date",
+        "past_plan": "date",
         "working": "turns",
         "turn": "speaker text time",
     }.items()
@@ -429,6 +431,8 @@ class _Renderer:
 
     def fact_line(self, item: MemoryItem) -> str:
         text = _one_line(item.text)
+        if past := past_plan(item, self.parts.now):  # 下周三要去面试, read a month on: no longer ahead
+            text += self.t.fill("past_plan", date=past)
         fact = item.fact
         moment = item.said_at or item.time or item.created_at  # when it was said, not the day it is about
         date = _naive(moment, self.parts.now)[0].date().isoformat() if moment is not None else ""

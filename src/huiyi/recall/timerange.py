@@ -28,7 +28,7 @@ from typing import Protocol
 from huiyi.model import MemoryItem, MemoryKind
 from huiyi.text.times import TimeSpan, find_time_phrases
 
-__all__ = ["WHEN", "about", "after", "known", "when_bonus", "within"]
+__all__ = ["WHEN", "about", "after", "known", "past_plan", "when_bonus", "within"]
 
 Window = list[tuple[int, tuple[float, dict[str, float]]]]
 
@@ -105,6 +105,25 @@ def about(item: Said) -> list[tuple[datetime, datetime]]:
             if len(_about_cache) > _CACHE_LIMIT:
                 _about_cache.popitem(last=False)
     return spans + found
+
+
+def past_plan(item: MemoryItem, now: datetime) -> str:
+    """The days a memory said before them is about (its ``data["about"]`` label), once they are over by
+    ``now``; else "". 木木下周三（2024-11-06）要去面试 is past on 11-07, a plan for 下个月 after its last day.
+
+    >>> from huiyi.model import MemoryItem, MemoryKind, Scope
+    >>> plan = MemoryItem(scope=Scope.official("a"), kind=MemoryKind.FACT, text="t", time=datetime(2024, 11, 6),
+    ...                   said_at=datetime(2024, 10, 30, 20), data={"about": "2024-11-06"})
+    >>> past_plan(plan, datetime(2024, 11, 6, 23)), past_plan(plan, datetime(2024, 11, 7))
+    ('', '2024-11-06')
+    """
+    label = item.data.get("about")
+    if not isinstance(label, str) or item.said_at is None or not after(item.time, item.said_at):
+        return ""
+    span = _label_span(label)
+    if span is None or after(datetime.fromisoformat(span[1]), now):
+        return ""
+    return label
 
 
 def _label_span(label: str) -> tuple[str, str] | None:

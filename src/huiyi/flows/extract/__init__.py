@@ -36,6 +36,8 @@ class Fold:
     language: str = "zh"
     # speaker -> the word of a plan they called off lately (搬家): a later 下周六搬 names its new time
     called_off: dict[str, str] = field(default_factory=dict)
+    # the scope's open pet facts (豆豆是木木的狗, 木木养了一只狗): a pet's death said in the fold closes them
+    pets: list[FactDraft] = field(default_factory=list)
 
 
 @dataclass
@@ -66,6 +68,7 @@ class FactDraft:
     object_type: EntityType | None = None  # None: the object is a literal, not an entity
     time: datetime | None = None  # when it became true (or was said)
     confidence: float = 1.0
+    about: str = ""  # a plan's days as said ("2024-11-06", "2024-12-01～2024-12-31"): past once they are over
 
 
 @dataclass

@@ -14,7 +14,7 @@ from huiyi.flows.extract import CloseDraft, FactDraft, Fold
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope
 from huiyi.store.base import OPEN, MemoryFilter, Store
 
-__all__ = ["ONE_AT_A_TIME", "called_off", "close_facts", "replaced", "to_close"]
+__all__ = ["ONE_AT_A_TIME", "called_off", "close_facts", "open_pets", "replaced", "to_close"]
 
 # predicates that hold one value at a time: a new home, job or partner ends the old one (recall.current
 # prefers the newest open one where an old one was never closed)
@@ -26,6 +26,7 @@ ONE_AT_A_TIME = frozenset(
 )
 _OPEN_READ = 500  # a subject's open facts of one predicate read to close them: a handful, unless broken
 _RECENT = 200  # called_off reads this many of the scope's newest facts
+_PET_KEYWORDS = ("宠物", "pet")  # the keyword of the rules' pet facts
 _LATELY = timedelta(days=1)  # a plan called off this long before a fold may get its new time there
 
 
@@ -90,4 +91,19 @@ def called_off(store: Store, scope: Scope, messages: Sequence[Message]) -> dict[
             continue
         if start - _LATELY <= item.valid_to.replace(tzinfo=None) <= start:
             out[subject] = str(word)
+    return out
+
+
+def open_pets(store: Store, scope: Scope) -> list[FactDraft]:
+    """The scope's open pet facts (keyword 宠物 / pet: 木木养了一只狗, 豆豆是木木的狗) as drafts whose
+    description is the stored text: a pet's death said in a later fold closes them by that text."""
+    where = MemoryFilter(kinds=(MemoryKind.FACT,), keywords=_PET_KEYWORDS, open_at=OPEN)
+    out: list[FactDraft] = []
+    for item in store.find_memories([scope], where, _OPEN_READ):
+        data = item.data
+        subject, predicate, obj = data.get("subject"), data.get("predicate"), data.get("object")
+        if isinstance(subject, str) and isinstance(predicate, str) and isinstance(obj, str):
+            out.append(
+                FactDraft(subject, predicate, obj, item.text, list(item.sources), keyword=str(data.get("keyword")))
+            )
     return out

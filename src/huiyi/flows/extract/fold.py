@@ -17,7 +17,7 @@ from huiyi.checks import is_blank
 from huiyi.config import Config
 from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
-from huiyi.flows.extract.closes import called_off
+from huiyi.flows.extract.closes import called_off, open_pets
 from huiyi.flows.ingest import memory_terms
 from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
@@ -208,6 +208,7 @@ def fold_of(store: Store, job: Job, language: str) -> Fold:
         aliases=aliases,
         language=language,
         called_off=called_off(store, scope, messages),
+        pets=open_pets(store, scope),
     )
 
 
@@ -257,6 +258,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
         if is_blank(fact.description):
             continue
         confidence = min(1.0, max(0.0, fact.confidence))
+        said = said_at(fact.sources, fact.time)
         items.append(
             MemoryItem(
                 id=_stable_id("fa", job_id, index),
@@ -264,7 +266,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                 kind=MemoryKind.FACT,
                 text=fact.description,
                 time=fact.time or fallback_time,
-                said_at=said_at(fact.sources, fact.time),
+                said_at=said,
                 keywords=[fact.keyword] if fact.keyword else [],
                 # recall and summaries rank by importance; a fact's is its confidence until judged
                 importance=confidence,
@@ -279,7 +281,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                     keyword=fact.keyword,
                     valid_from=fact.time,
                     confidence=confidence,
-                ).into({"space": fold.space}),
+                ).into({"space": fold.space, **({"about": fact.about} if said and fact.about else {})}),
             )
         )
     return items

@@ -45,7 +45,8 @@ When no LLM endpoint is configured, a fold still becomes memories:
   (我)拿到(…的)offer(，<workplace>)               —                           relation 工作于 (closes the old)
   (我)(今天/已经…)搬到/搬去…了                       I (just) moved to …         relation 住在 (closes the old)
   我开花店的 / 我是卖车的                          —                           attribute 职业是
-  我的生日是… / 我生日在…                          my birthday is …            attribute 生日
+  我的生日是… / 我生日在… / 后天是我生日              my birthday is …, tomorrow  attribute 生日 (a relative day
+                                                is my birthday              keeps its date)
   我今年…岁 / 我…岁了                            I'm N (years old)           attribute 年龄
   我养了一只…（叫…）                              I have a dog (named …)      relation 养了 (+ the pet's name)
   我对…过敏                                     I'm allergic to …           attribute 过敏
@@ -55,6 +56,12 @@ When no LLM endpoint is configured, a fold still becomes memories:
   (我喜欢猫，开玩笑的) and a clause laughter closes (我是亿万富翁哈哈哈, I'm the king of France lol; not
   哈哈，我住在上海) are skipped; in a private chat 你 / you is the other party (我喜欢你 → 木木喜欢祈煜), in a
   group it is skipped.
+* **Habits given up** (:mod:`~huiyi.flows.extract.rules.quits`): 我戒烟了, 我不喝咖啡了, 以前喜欢喝咖啡，现在戒
+  了，改喝茶了, I quit coffee, I don't drink coffee anymore: a fact of what stopped (and of what replaced it),
+  and the speaker's open likes naming it are closed (``valid_to``), as a move closes the old home.
+* **A pet that died** (:mod:`~huiyi.flows.extract.rules.losses`): 豆豆今天走了, 豆豆去世了, Our dog passed away,
+  of a pet the speaker named before (stored or earlier in the fold): its pet facts are closed and the death
+  is a fact (木木的狗豆豆去世了). 走了 of anyone else (我先走了) or not ending the clause (走丢了) is no death.
 * **Plans called off** (:mod:`~huiyi.flows.extract.rules.cancels`): 搬家泡汤 / 取消了 / 改到下周六 by the
   speaker, with no subject of its own and no 差点 or question, closes the speaker's open plan facts naming
   the plan's word (the fold flow sets ``valid_to``); a new time named for it after (下周六搬) is a plan fact.

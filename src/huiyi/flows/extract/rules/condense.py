@@ -57,10 +57,13 @@ def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
     """
     for span in spans:
         words = re.findall(r"[a-z]+", span.phrase.lower())
-        if span.phrase not in text or _CALENDAR.search(span.phrase) or any(word in MONTHS for word in words):
+        # Tomorrow is my birthday: the phrase begins the sentence, and the fact writes it in lower case
+        at = text.lower().find(span.phrase.lower())
+        if at < 0 or _CALENDAR.search(span.phrase) or any(word in MONTHS for word in words):
             continue
+        end = at + len(span.phrase)
         shown = absolute(span)
-        text = text.replace(span.phrase, span.phrase + (f" ({shown})" if lang == "en" else f"（{shown}）"), 1)
+        text = text[:end] + (f" ({shown})" if lang == "en" else f"（{shown}）") + text[end:]
     return text
 
 

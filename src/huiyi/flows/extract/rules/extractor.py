@@ -17,8 +17,10 @@ from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut, dated
 from huiyi.flows.extract.rules.facts import FactReader, moved
 from huiyi.flows.extract.rules.gatherings import gatherings_in
+from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.plans import plans_in
+from huiyi.flows.extract.rules.quits import quits_in
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, Message
@@ -89,14 +91,18 @@ class RuleExtractor:
         default_lang = conversation_language(messages, fold.language)
         saids = [self._read(m, roster, reader, default_lang, drop) for m in messages]
         cancels = Cancels(roster, fold.called_off)  # 搬家泡汤 closes the plan said before; 下周六搬 is the new one
+        losses = Losses(roster, fold.pets)  # 豆豆去世了 closes 豆豆是木木的狗, said in this fold or before
         for said in saids:
             said.facts.extend(cancels.read(said))
+            died, ended = losses.read(said)
+            said.facts.extend(died)
+            said.closes.extend(ended)
         events = [self._event(segment, roster, drop) for segment in self._segments(saids)]
         if not private:  # 周六下午三点大家一起去爬山: a group's plan, dated by the day it names (rules.gatherings)
             events += [event for said in saids for event in gatherings_in(said, roster)]
         facts = _dedupe_facts(saids)
         moves = [close for said in saids for close in moved(said.facts, said.message)]  # 搬到杭州了 ends 住在上海
-        closes = [*cancels.closes, *moves]
+        closes = [*cancels.closes, *moves, *(close for said in saids for close in said.closes)]
         return Extraction(events=events, facts=facts, entities=_entities(saids, roster), closes=closes)
 
     # --- reading one message
@@ -132,6 +138,8 @@ class RuleExtractor:
         said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities)
         said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
         said.facts.extend(plans_in(said, roster))  # 我下周一飞大阪 (issue #13)
+        quit_facts, said.closes = quits_in(said, roster)  # 我戒烟了 ends 木木爱抽烟
+        said.facts.extend(quit_facts)
         return said
 
     # --- grouping

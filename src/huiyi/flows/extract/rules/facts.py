@@ -9,11 +9,15 @@ from huiyi.flows.extract.rules.jokes import joke_end, laughs_off, laughter_only
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
+    EN_AND_VERB,
+    EN_BIRTHDAY_FIRST,
     EN_OBJECT_CUT,
     EN_PET,
     EN_PRONOUNS,
     EN_RULES,
+    EN_SPEAKER_FIRST,
     QUESTION_END,
+    ZH_BIRTHDAY_FIRST,
     ZH_CONTINUE,
     ZH_END_PARTICLES,
     ZH_HOME_MOVE,
@@ -36,6 +40,7 @@ from huiyi.flows.extract.rules.patterns import (
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
 from huiyi.text import tokens
+from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import has_cjk
 
 
@@ -49,7 +54,7 @@ def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
         clause, end = match.group(1).strip(), match.group(2)
         if clause:
             question = "?" in end or "？" in end or (not english and bool(QUESTION_END.search(clause)))
-            parts = EN_AND_I.split(clause) if english else [clause]
+            parts = [verb for part in EN_AND_I.split(clause) for verb in _and_verb(part)] if english else [clause]
             out.extend((part.strip(), question) for part in parts if part.strip())
         if not match.group(0):
             break
@@ -58,6 +63,18 @@ def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
         (clause, unsure or laughs_off(clause) or (at < len(closed) and closed[at]))
         for at, (clause, unsure) in enumerate(out)
     ]
+
+
+_EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
+
+
+def _and_verb(part: str) -> list[str]:
+    """A speaker's clause with a second verb after "and" as two: "I live in Boston and work at …" reads as
+    "I live in Boston" and "I work at …". Someone else's clause (My sister lives…) is left whole."""
+    if not EN_SPEAKER_FIRST.match(part):
+        return [part]
+    first, *rest = EN_AND_VERB.split(part)
+    return [first, *(f"I {verb}" for verb in rest)]
 
 
 # the measure words of animals (一只, 一头, 一条, 一匹), never of people
@@ -355,9 +372,34 @@ class FactReader:
 
     # --- languages
 
+    def _day_first(
+        self,
+        rule: FactRule,
+        clause: str,
+        message: Message,
+        speaker: str,
+        english: bool,
+        facts: list[FactDraft],
+        entities: list[EntityDraft],
+    ) -> bool:
+        """后天是我生日, Tomorrow is my birthday: a birthday with its day said first. Only a time phrase
+        whole is a day (那天, 这 are no date, 他说明天 is someone's words)."""
+        first, _, rest = clause.partition(" ")
+        if first.lower() in _EN_DAY_WORDS:  # Tomorrow is…: the sentence's capital is not the word's
+            clause = " ".join(filter(None, [first.lower(), rest]))
+        match = rule.pattern.match(clause)
+        if match is None:
+            return False
+        day = match.group("o").strip()
+        if not any(span.phrase == day for span in find_time_phrases(day, message.time)):
+            return False
+        return self._fact(rule, match, message, speaker, english, facts, entities)
+
     def _chinese(
         self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
     ) -> None:
+        if self._day_first(ZH_BIRTHDAY_FIRST, clause, message, speaker, False, facts, entities):
+            return
         for at in (m.start() for m in re.finditer("我", clause)):
             if clause[at + 1 : at + 2] == "们" or (at and clause[at - 1] in "自忘唯本"):
                 continue
@@ -381,6 +423,8 @@ class FactReader:
         self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
     ) -> None:
         clause = clause.replace("’", "'")
+        if self._day_first(EN_BIRTHDAY_FIRST, clause, message, speaker, True, facts, entities):
+            return
         pet = EN_PET.match(clause)
         if pet:
             self._pet(pet, message, speaker, True, facts, entities)

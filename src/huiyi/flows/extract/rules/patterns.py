@@ -226,6 +226,14 @@ ZH_RULES: tuple[FactRule, ...] = (
     ),
 )
 ZH_NAME_RULE = next(rule for rule in ZH_RULES if rule.keyword == "名字")
+# 后天是我生日: the day said first; the object must be a time phrase whole (FactReader checks)
+ZH_BIRTHDAY_FIRST = FactRule(
+    _zh(r"^(?P<o>[^，。！？]{1,12}?)(?:就)?是我的?生日(?:了|啦|呀|哦|耶)?$"),
+    "生日是",
+    FactKind.ATTRIBUTE,
+    "生日",
+    "{s}的生日是{o}",
+)
 # the pet rule reads three parts, so it is applied on its own
 ZH_PET = re.compile(
     rf"我(?:家)?(?:养了|养着|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
@@ -360,6 +368,14 @@ EN_RULES: tuple[FactRule, ...] = (
         confidence=0.7,
     ),
 )
+# Tomorrow is my birthday: as 后天是我生日
+EN_BIRTHDAY_FIRST = FactRule(
+    _en(r"(?P<o>[\w ,]{1,30}?)(?:\s+is|'s)\s+my\s+birthday$"),
+    "birthday is",
+    FactKind.ATTRIBUTE,
+    "birthday",
+    "{s}'s birthday is {o}",
+)
 EN_PET = _en(
     rf"I\s+(?:have|have\s+got|'ve\s+got|got|own|adopted|just\s+adopted|just\s+got)\s+"
     rf"(?P<num>an?|one|two|three|four|\d+)\s+(?P<pet>(?:[a-z]+\s+)?(?:{_EN_PETS}))\b"
@@ -376,6 +392,9 @@ EN_OBJECT_CUT = re.compile(
     r"|and\s+(?:work|study|teach|live|have|am)s?)\b.*$",
     re.IGNORECASE,
 )
+# "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")
+EN_AND_VERB = re.compile(r",?(?<!\s)\s+and\s+(?=(?:work|study|teach|live|have|am)\b)", re.IGNORECASE)
+EN_SPEAKER_FIRST = _en(r"I(?:'m|\s+am)?\b")
 EN_AND_I = re.compile(r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)", re.IGNORECASE)
 # a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker
 ZH_OWN_SUBJECT = re.compile(

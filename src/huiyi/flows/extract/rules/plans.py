@@ -14,6 +14,7 @@ Only a clause with its own 我 is read: a subject left out may be anyone's (下�
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 
 from huiyi.flows.extract import FactDraft
 from huiyi.flows.extract.rules.condense import absolute
@@ -23,6 +24,7 @@ from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 from huiyi.text import tokens
+from huiyi.text.periods import midnight
 from huiyi.text.times import TimeSpan
 
 __all__ = ["plans_in"]
@@ -38,13 +40,15 @@ _MAX_CHARS = 40  # a longer clause is a story, not a plan
 _CHAIN_CHARS = 30  # at most this much of the clauses that continue a plan
 # a clause with a subject of its own ends the chain: a pronoun or a question word
 _OWN_SUBJECT = re.compile(r"我|你|他|她|它|咱|大家|谁|什么|哪")
+# the last part of a month or year (月底, 年末): said while it runs, its days still to come are a plan's
+_PERIOD_END = re.compile(r"[月年][底末]$")
 _DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)个?(?:天|晚|夜|周|星期|礼拜|月|小时)")
 
 
 def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
     """The plans the message's speaker states, one fact each (see the module docstring)."""
     message = said.message
-    coming = [span for span in said.spans if span.start > message.time]
+    coming = _to_come(said.spans, message.time)
     # the agent's own lines echo what it was asked (好的，明晚六点半我会提醒): its plans are the persona's business
     if said.lang != "zh" or not coming or said.speaker == roster.agent_name:
         return []
@@ -88,7 +92,21 @@ def plan_fact(said: Said, roster: Roster, obj: str, shown: str, span: TimeSpan) 
         object_type=None,
         time=span.start,
         confidence=0.6,
+        about=absolute(span),
     )
+
+
+def _to_come(spans: list[TimeSpan], now: datetime) -> list[TimeSpan]:
+    """The spans still to come: those that start after ``now``, and of a period's end already begun (月底
+    said on the 25th) the days after today, when there are any left."""
+    out: list[TimeSpan] = []
+    for span in spans:
+        tomorrow = midnight(now.date() + timedelta(days=1))
+        if span.start > now:
+            out.append(span)
+        elif now in span and _PERIOD_END.search(span.phrase) and tomorrow < span.end:
+            out.append(TimeSpan(tomorrow, span.end, span.phrase))
+    return out
 
 
 def _chain(text: str, start: int, roster: Roster, spans: list[TimeSpan]) -> str:

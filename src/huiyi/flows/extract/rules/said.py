@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from huiyi.flows.extract import EntityDraft, FactDraft
+from huiyi.flows.extract import CloseDraft, EntityDraft, FactDraft
 from huiyi.model import Message
 from huiyi.text.times import TimeSpan
 
@@ -22,3 +22,4 @@ class Said:
     filler: bool
     facts: list[FactDraft] = field(default_factory=list)
     entities: list[EntityDraft] = field(default_factory=list)
+    closes: list[CloseDraft] = field(default_factory=list)  # the speaker's open facts it ends (我戒烟了)

@@ -1,0 +1,55 @@
+"""A pet that died (豆豆今天走了, 豆豆去世了, our dog passed away) is no longer spoken of as alive: the facts
+that it is the person's pet are closed and its death is a fact. 走了 alone is no death (豆豆走丢了 is lost,
+我先走了 is leaving): only a pet the person named before, with a word of death."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+
+T0 = datetime(2024, 11, 4, 20, 0)
+
+
+def chat(path: Path, lines: list[str], *, folds: bool = False) -> tuple[dict[str, datetime | None], str]:
+    """Each line a day apart (each its own fold with ``folds``); the facts (text -> valid_to) and the context."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(path, embedder=HashEmbedder(256), config=config, clock=lambda: T0 + timedelta(days=7)) as memory:
+        messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(days=i)} for i, text in enumerate(lines)]
+        for batch in [[m] for m in messages] if folds else [messages]:
+            memory.add(batch, agent="祈煜", person="木木", index=True)
+            memory.flush(agent="祈煜", person="木木")
+        facts = {f.text: f.valid_to for f in memory.memories(agent="祈煜", person="木木", kinds=["fact"])}
+        context = memory.context(agent="祈煜", person="木木", message="我的狗怎么样了").text
+    return facts, context
+
+
+@pytest.mark.parametrize("folds", [False, True])
+@pytest.mark.parametrize("death", ["豆豆今天走了", "豆豆去世了", "我家狗狗昨天走了"])
+def test_a_named_pet_that_died_is_no_longer_kept(tmp_path: Path, death: str, folds: bool) -> None:
+    facts, context = chat(tmp_path, ["我养了一只狗叫豆豆", "今天天气不错", death], folds=folds)
+    gone = T0 + timedelta(days=2)
+    assert facts["木木养了一只狗，叫豆豆"] == gone and facts["豆豆是木木的狗"] == gone
+    assert facts["木木的狗豆豆去世了"] is None
+    assert "豆豆是木木的狗" not in context and "木木的狗豆豆去世了" in context
+
+
+def test_an_english_pet_that_passed_away(tmp_path: Path) -> None:
+    facts, _ = chat(tmp_path, ["I have a dog named Max", "Nice weather", "Our dog passed away"], folds=True)
+    gone = T0 + timedelta(days=2)
+    assert facts["木木 has a dog named Max"] == gone and facts["Max is 木木's dog"] == gone
+    assert facts["木木's dog Max died"] is None
+
+
+@pytest.mark.parametrize(
+    "later", ["豆豆走丢了", "我先走了", "豆豆走了两步就不走了", "花花去世了", "豆豆去世了吗", "他说豆豆死了"]
+)
+def test_no_death_without_a_named_pet_and_a_word_of_death(tmp_path: Path, later: str) -> None:
+    facts, _ = chat(tmp_path, ["我养了一只狗叫豆豆", later])
+    assert facts["木木养了一只狗，叫豆豆"] is None and facts["豆豆是木木的狗"] is None
+    assert not any("去世" in text for text in facts)
