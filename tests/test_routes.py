@@ -96,7 +96,8 @@ def test_auto_mode_widens_when_the_best_hit_is_not_close(tmp_path: Path) -> None
         effect = memory.remember("木木这几天心情很低落", agent="祈煜", person="木木", kind=MemoryKind.EVENT)
         memory.link(cause.id, effect.id, agent="祈煜", person="木木", kind=LinkKind.CAUSE)
         found = memory.recall("木木心情低落", agent="祈煜", person="木木", limit=3)
-    assert found.hits[0].route_scores["dense"] < 0.7  # hash vectors: nothing is close
+    # hash vectors: nothing is close (the graph's hit ties the first and may come first, with no dense score)
+    assert 0 < max(hit.route_scores.get("dense", 0.0) for hit in found.hits) < 0.7
     assert found.info["expand_depth"] == 1
 
 
