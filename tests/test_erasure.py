@@ -200,3 +200,23 @@ def test_a_name_another_person_goes_by_takes_only_what_is_said_where_the_erased_
         assert "阿杰" not in [e.name for e in memory.entities(agent="a", space="g1")]
         memory.forget_person("kai", agent="a")  # a name nobody else goes by: its facts go wherever they are
         assert "凯子是QZXKAIFACT" not in {m.text for m in memory.memories(agent="a", space="g2", limit=50)}
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_forgetting_a_member_named_like_the_agent_takes_their_lines_and_spares_the_agents(
+    tmp_path: Path, backend: str
+) -> None:
+    """A member called 祈煜 speaks as 祈煜（用户） (flows.ingest.namesake): erasing them takes those lines,
+    never the agent's own lines, entity or facts, which go by the agent's name."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        said = [("user", "祈煜", "我喜欢爬山 QZXNAMESAKE"), ("assistant", "祈煜", "爬山很好 QZXAGENTLINE")]
+        lines = [
+            {"id": f"n{i}", "role": role, "speaker": who, "text": text, "time": T0 + timedelta(minutes=i)}
+            for i, (role, who, text) in enumerate(said)
+        ]
+        memory.add(lines, agent="祈煜", space="g")
+        persona = memory.remember("祈煜是QZXPERSONA", agent="祈煜", kind=MemoryKind.FACT, data={"subject": "祈煜"})
+        memory.forget_person("祈煜", agent="祈煜")
+        assert [m.id for m in memory.messages(["n0", "n1"], agent="祈煜")] == ["n1"]
+        assert memory.get(persona.id, agent="祈煜").text == "祈煜是QZXPERSONA"

@@ -62,7 +62,7 @@ def _decoded(cursor: object, fields: set[str]) -> tuple[dict[str, Any], datetime
         body = json.loads(base64.b64decode(cursor + "=" * (-len(cursor) % 4), altchars=b"-_", validate=True))
         ok = isinstance(body, dict) and set(body) == fields and body["v"] == 1
         ok = ok and all(isinstance(body[name], str) for name in fields - {"v", "row"})
-        when = datetime.fromisoformat(body.get("key") or body.get("at")) if ok else None
+        when = datetime.fromisoformat(body["key" if "key" in fields else "at"]) if ok else None
     except (ValueError, binascii.Error, RecursionError) as exc:  # not base64, UTF-8, JSON or a time
         raise InvalidInput(_NOT_OURS) from exc
     if when is None or when.tzinfo is not None:

@@ -485,6 +485,7 @@ class EraseStore(Protocol):
         person: str | None = None,
         names: Sequence[str] = (),
         window: int = 0,
+        speaker: str | None = None,
     ) -> Erasure:
         """Forget messages and everything made from them (memories whose sources hold one, jobs that name
         one); with ``person`` also everything of that person: every message they sent or received in
@@ -492,7 +493,8 @@ class EraseStore(Protocol):
         and the entities and facts named by ``names`` (their id, name and aliases; one another person
         goes by too only in the scopes they talk in). Other people's messages whose chunks held an erased
         turn, or embedded one (the ``window`` turns after it in its space), lose those chunks and are
-        marked for indexing again."""
+        marked for indexing again. ``speaker``: the name their group lines are stored under (default
+        ``person``; a member called like the agent speaks as ``flows.ingest.namesake``)."""
 
 
 @runtime_checkable

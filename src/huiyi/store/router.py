@@ -133,8 +133,11 @@ class RoutedStore:
         person: str | None = None,
         names: Sequence[str] = (),
         window: int = 0,
+        speaker: str | None = None,
     ) -> Erasure:
-        return self.store_for(agent).erase(agent, message_ids, person=person, names=names, window=window)
+        return self.store_for(agent).erase(
+            agent, message_ids, person=person, names=names, window=window, speaker=speaker
+        )
 
     def person_blocks(self, agent: str, person: str) -> dict[str, str]:
         return self.store_for(agent).person_blocks(agent, person)

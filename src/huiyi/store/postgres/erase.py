@@ -39,7 +39,13 @@ def _derived(cur: Any, agent: str, memory_ids: Sequence[str]) -> list[str]:
 
 
 def _names_apart(
-    cur: Any, agent: str, scope: str | None, person: str | None, names: Sequence[str], ids: Sequence[str]
+    cur: Any,
+    agent: str,
+    scope: str | None,
+    person: str | None,
+    names: Sequence[str],
+    ids: Sequence[str],
+    speaker: str | None,
 ) -> tuple[list[str], list[str], list[str]]:
     """The person's names no one else goes by, which name them anywhere; those another person of the agent
     also goes by (a record's id, name or alias, or a speaker's id), which name them only in the scopes they
@@ -50,7 +56,7 @@ def _names_apart(
         if cur.execute(
             "SELECT 1 FROM persons WHERE agent = %s AND id <> %s AND (id = %s OR name = %s OR aliases ? %s)"
             " UNION ALL SELECT 1 FROM messages WHERE agent = %s AND speaker = %s AND speaker <> %s LIMIT 1",
-            (agent, person, name, name, name, agent, name, person),
+            (agent, person, name, name, name, agent, name, speaker),
         ).fetchone()
     ]
     found = cur.execute("SELECT DISTINCT scope FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, list(ids)))
@@ -69,6 +75,7 @@ class PostgresErase(PostgresMemories):
         person: str | None = None,
         names: Sequence[str] = (),
         window: int = 0,
+        speaker: str | None = None,
     ) -> Erasure:
         done = Erasure()
         scope = Scope.of_person(agent, person).tag if person else None
@@ -81,11 +88,11 @@ class PostgresErase(PostgresMemories):
             if person is not None:
                 found = cur.execute(
                     "SELECT id FROM messages WHERE agent = %s AND (scope = %s OR speaker = %s) FOR UPDATE",
-                    (agent, scope, person),
+                    (agent, scope, speaker or person),
                 ).fetchall()
                 erased.update(str(row[0]) for row in found)
             ids = sorted(erased)
-            own, shared, scopes = _names_apart(cur, agent, scope, person, names, ids)
+            own, shared, scopes = _names_apart(cur, agent, scope, person, names, ids, speaker or person)
             made_from = "sources ?| %(ids)s::text[]"
             about = (
                 " OR scope = %(scope)s OR (kind = 'fact' AND (data->>'subject' = ANY(%(own)s)"

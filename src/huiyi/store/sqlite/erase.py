@@ -29,6 +29,7 @@ class SQLiteErase(SQLiteMemories):
         person: str | None = None,
         names: Sequence[str] = (),
         window: int = 0,
+        speaker: str | None = None,
     ) -> Erasure:
         done = Erasure()
         with self._write() as conn:
@@ -41,9 +42,9 @@ class SQLiteErase(SQLiteMemories):
                 conn.execute(
                     "INSERT OR IGNORE INTO erased SELECT id FROM messages "
                     "WHERE agent = ? AND (scope = ? OR speaker = ?)",
-                    (agent, scope, person),
+                    (agent, scope, speaker or person),
                 )
-            named = _names_apart(conn, agent, scope, person, names)
+            named = _names_apart(conn, agent, scope, person, names, speaker or person)
             memory_ids = _memories_to_erase(conn, agent, scope, person, named) + _chunks_near(conn, agent, window)
             memory_ids += _derived(conn, agent, memory_ids)
             done.reindexed = _reindex_others(conn, agent, memory_ids)
@@ -111,7 +112,12 @@ class _Named:
 
 
 def _names_apart(
-    conn: sqlite3.Connection, agent: str, scope: str | None, person: str | None, names: Sequence[str]
+    conn: sqlite3.Connection,
+    agent: str,
+    scope: str | None,
+    person: str | None,
+    names: Sequence[str],
+    speaker: str | None,
 ) -> _Named:
     """The person's names apart by whether someone else goes by them too, and the scopes the person talks in."""
     shared = [
@@ -121,7 +127,7 @@ def _names_apart(
             "SELECT 1 FROM persons WHERE agent = ? AND id <> ? AND (id = ? OR name = ? OR EXISTS "
             "(SELECT 1 FROM json_each(persons.aliases) a WHERE a.value = ?)) "
             "UNION ALL SELECT 1 FROM messages WHERE agent = ? AND speaker = ? AND speaker <> ? LIMIT 1",
-            (agent, person, name, name, name, agent, name, person),
+            (agent, person, name, name, name, agent, name, speaker),
         ).fetchone()
     ]
     found = conn.execute(
