@@ -8,7 +8,7 @@ Like every route, each calls ``AsyncMemory`` and checks the caller's API key aga
 from __future__ import annotations
 
 import asyncio
-from datetime import date, datetime
+from datetime import date
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
@@ -16,6 +16,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, ValidationError
 
 from huiyi import __version__
+from huiyi.checks import TimeIn
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
 from huiyi.faces.http_auth import Agents, check
@@ -46,7 +47,7 @@ class DebugBody(Who):
 
     message: str = Field(default="", max_length=20000)
     last_reply: str = Field(default="", max_length=20000)
-    time: datetime | None = None  # when it is asked (default: now)
+    time: TimeIn | None = None  # when it is asked (default: now)
     recipe: str | None = Field(default=None, max_length=200)  # a named recipe (default: the config's)
     overrides: dict[str, Any] = Field(default_factory=dict)  # recipe fields changed for this run
     limit: int | None = Field(default=None, ge=1, le=100)
