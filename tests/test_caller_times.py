@@ -86,3 +86,73 @@ def test_the_fast_path_and_the_validator_agree_on_text_times() -> None:
     items: list[dict[str, Any]] = [{"text": "hi", "time": "20240501"}, {"text": "hi", "time": "2024-05-01T20:15+08:00"}]
     for item in items:
         assert message_in(item) == MessageIn.model_validate(item)
+
+
+# absurd times: a clear refusal, never a 500 and never a range read wrong ----------------------------------
+ABSURD = ["0001-01-01", "9999-12-31T23:59:59", "0001-01-01T00:00:00+14:00", "1" * 10_000, "NaN", "11111111"]
+
+
+@pytest.mark.parametrize("where", ["now", "time_from", "time_to"])
+@pytest.mark.parametrize("value", ABSURD, ids=range(len(ABSURD)))
+def test_http_recall_refuses_an_absurd_time(http: TestClient, where: str, value: str) -> None:
+    answer = http.post("/v1/recall", json={"agent": AGENT, "person": PERSON, "query": "考试", where: value})
+    assert answer.status_code == 422 and answer.json()["error"]["code"] == "invalid_input"
+
+
+@pytest.mark.parametrize("value", ABSURD, ids=range(len(ABSURD)))
+def test_http_times_in_queries_and_messages_refuse_absurd_values(http: TestClient, value: str) -> None:
+    who = {"agent": AGENT, "person": PERSON}
+    assert http.get("/v1/overview", params={**who, "now": value}).status_code == 422
+    assert http.get("/v1/search", params={**who, "since": value}).status_code == 422
+    assert http.get("/v1/search", params={**who, "until": value}).status_code == 422
+    assert http.post("/v1/context", json={**who, "message": "考试", "now": value}).status_code == 422
+    assert http.post("/v1/debug/recall", json={**who, "message": "考试", "time": value}).status_code == 422
+    said = http.post("/v1/messages", json={**who, "messages": [{"text": "hi", "time": value}]})
+    assert said.status_code == 422 and http.get("/v1/working_memory", params=who).json() == []
+
+
+def test_a_range_that_ends_before_it_starts_is_refused(http: TestClient, memory: Memory) -> None:
+    span = {"time_from": "2024-05-02", "time_to": "2024-05-01"}
+    answer = http.post("/v1/recall", json={"agent": AGENT, "person": PERSON, "query": "考试", **span})
+    assert answer.status_code == 422 and "after it ends" in answer.text
+    with pytest.raises(InvalidInput, match="after it ends"):
+        memory.recall("考试", agent=AGENT, person=PERSON, time_range=(datetime(2024, 5, 2), datetime(2024, 5, 1)))
+
+
+@pytest.mark.parametrize("when", [datetime(1, 1, 1), datetime(9999, 12, 31, 23, 59), datetime(1111, 11, 11)])
+def test_python_refuses_absurd_times_as_http_does(memory: Memory, when: datetime) -> None:
+    with pytest.raises(InvalidInput, match="outside the years"):
+        memory.add([{"text": "hi", "time": when}], agent=AGENT, person=PERSON)  # the fast path's datetime
+    assert said_at(memory) == []
+    with pytest.raises(InvalidInput, match="outside the years"):
+        memory.recall("考试", agent=AGENT, person=PERSON, now=when)
+    with pytest.raises(InvalidInput, match="outside the years"):
+        memory.recall("考试", agent=AGENT, person=PERSON, time_range=(when, None))
+    with pytest.raises(InvalidInput, match="outside the years"):
+        memory.overview(agent=AGENT, person=PERSON, now=when)
+
+
+def test_tools_refuse_absurd_times_in_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from huiyi.faces import tools
+    from huiyi.faces.tools import ToolExecutor
+
+    read: list[int] = []
+    phrases = tools.query_time_range
+    monkeypatch.setattr(tools, "query_time_range", lambda text, now: read.append(len(text)) or phrases(text, now))
+
+    async def run() -> list[dict[str, Any]]:
+        async with AsyncMemory(tmp_path / "tools", embedder=HashEmbedder(64)) as mem:
+            executor = ToolExecutor(mem, AGENT, PERSON)
+            search = [{"end": "9999-12-31"}, {"start": "0001-01-01T00:00:00+14:00"}, {"start": "明天" * 50_000}]
+            answers = [await executor.run("search_memories", {"query": "考试", "time_range": r}) for r in search]
+            for when in ["9999-12-31", "明天" * 50_000]:
+                create = {"subject": "木木", "memory_type": "事件", "topic": "考试", "attributes": {"时间": when}}
+                answers.append(await executor.run("create_memory", create))
+            assert await mem.memories(agent=AGENT, person=PERSON) == []
+            return answers
+
+    for answer in asyncio.run(run()):
+        assert answer["error"]["code"] in ("invalid_arguments", "invalid_input"), answer
+    assert all(length <= 2000 for length in read)  # a 100 KB phrase never reaches the time-phrase search

@@ -16,6 +16,9 @@ ISO_TIME = re.compile(
     re.IGNORECASE,
 )
 LONGEST_TIME = 64  # the longest form read, LoCoMo's, is some 35 characters
+# the years a chat, and a time asked about it, can be in: far from the calendar's ends (1 and 9999),
+# where a day's or a year's arithmetic overflows, and refusing what a slip makes (a year 1111)
+EARLIEST_TIME, LATEST_TIME = datetime(1900, 1, 1), datetime(2200, 1, 1)
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")  # a text of these and spaces says nothing
 
@@ -129,6 +132,20 @@ def read_time(value: object) -> object:
                 "or a Unix timestamp as a number"
             ) from None
         raise ValueError(f"cannot read {shown!r} as a time; use ISO 8601 (2024-05-01T20:15, 20240501)") from None
+
+
+def in_years(when: datetime) -> datetime:
+    """A zone-less time within the years huiyi reads (1900-2199): year 1 or 9999 is a slip, and the
+    ranges and ages read from it would leave the calendar."""
+    if not EARLIEST_TIME <= when.replace(tzinfo=None) < LATEST_TIME:
+        years = f"{EARLIEST_TIME.year}-{LATEST_TIME.year - 1}"
+        raise ValueError(f"time {when.isoformat()} is outside the years huiyi reads ({years})")
+    return when
+
+
+def caller_time(when: datetime, zone: tzinfo) -> datetime:
+    """A time a caller sent as the store keeps it: the zone's wall clock, zone-less, within the years."""
+    return in_years(when if when.tzinfo is None else wall_clock(when, zone))
 
 
 # a time a caller sends, read alike by every face (Python, HTTP, tools' stores, import files)

@@ -22,7 +22,7 @@ from huiyi.errors import InvalidInput
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Who, error_responses
-from huiyi.faces.http_times import item_out
+from huiyi.faces.http_times import item_out, local
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, MemoryItem, RecallResult
 from huiyi.recall.recipes import named, recipe_for
@@ -120,7 +120,7 @@ def debug_router(memory: AsyncMemory) -> APIRouter:
             message=body.message,
             last_reply=body.last_reply,
             limit=body.limit,
-            now=body.time.replace(tzinfo=None) if body.time else None,
+            now=local(body.time, zone),  # moved into the configured zone, as every /v1 time is
             recipe=recipe,
             explain=True,
         )
