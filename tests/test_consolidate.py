@@ -823,3 +823,14 @@ def test_shared_neighbours_alone_do_not_merge_in_the_band(sqlite: Store) -> None
     ])  # fmt: skip
     merged = {frozenset(c.before.values()) for c in run(sqlite, embedder=fixed).of("merge_entity")}
     assert merged == {frozenset({"南京大学", "南大"})}
+
+
+def test_a_merged_fact_is_stamped_by_the_stores_clock(sqlite: Store) -> None:
+    """``created_at`` is the store's zone-less UTC moment, as every other memory's: never the run's
+    wall-clock ``now`` (Asia/Shanghai's is 8 hours ahead)."""
+    written = NOW - timedelta(hours=8)
+    sqlite.clock = lambda: written
+    llm_scene(sqlite)
+    report = asyncio.run(consolidate(sqlite, HASH, MUMU, NOW, ConsolidateConfig()))
+    (done,) = report.of("merge_facts")
+    assert memory(sqlite, done.ids[0]).created_at == written

@@ -1,10 +1,25 @@
-"""What a caller's ids and texts may hold, checked before anything is stored."""
+"""What a caller's ids, texts and times may hold, checked before anything is stored."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, tzinfo
+from typing import Annotated
+
+from pydantic import BeforeValidator
 
 MAX_ID_CHARS = 200
+# ISO 8601 as written, extended or basic: datetime.fromisoformat alone also reads "1" * 20000 as a time
+ISO_TIME = re.compile(
+    r"\d{4}(?:-?\d{2}-?\d{2}|-?W\d{2}(?:-?\d)?)"
+    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?",
+    re.IGNORECASE,
+)
+LONGEST_TIME = 64  # the longest form read, LoCoMo's, is some 35 characters
+# the years a chat, and a time asked about it, can be in: far from the calendar's ends (1 and 9999),
+# where a day's or a year's arithmetic overflows, and refusing what a slip makes (a year 1111)
+EARLIEST_TIME, LATEST_TIME = datetime(1900, 1, 1), datetime(2200, 1, 1)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")  # a text of these and spaces says nothing
 
 
@@ -89,3 +104,49 @@ def wall_clock(when: datetime, zone: tzinfo) -> datetime:
         return when.astimezone(zone).replace(tzinfo=None)
     except OverflowError:
         raise ValueError(f"time {when.isoformat()} falls outside the calendar in zone {zone}") from None
+
+
+def read_iso(text: str) -> datetime:
+    """An ISO 8601 time as written, its offset kept; ``ValueError`` for anything else, however lenient
+    ``datetime.fromisoformat`` would be with it (``"1" * 20000`` is no time)."""
+    text = text.strip()
+    if len(text) > LONGEST_TIME or not ISO_TIME.fullmatch(text):
+        raise ValueError(f"not an ISO 8601 time: {text[:40]!r}")
+    return datetime.fromisoformat(text)
+
+
+def read_time(value: object) -> object:
+    """A caller's time as every model reads it: a text only as ISO 8601 (``20240501`` is that day),
+    never a text of digits as seconds since 1970; a datetime or a number (a Unix timestamp: seconds, or
+    milliseconds above 2e10) is left to pydantic as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return read_iso(value)
+    except ValueError:
+        shown = value.strip()
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        if _NUMBER.fullmatch(value.strip()):
+            raise ValueError(
+                f"time {shown!r} is a number in a text: send a date as ISO 8601 (2024-05-01, 20240501) "
+                "or a Unix timestamp as a number"
+            ) from None
+        raise ValueError(f"cannot read {shown!r} as a time; use ISO 8601 (2024-05-01T20:15, 20240501)") from None
+
+
+def in_years(when: datetime) -> datetime:
+    """A zone-less time within the years huiyi reads (1900-2199): year 1 or 9999 is a slip, and the
+    ranges and ages read from it would leave the calendar."""
+    if not EARLIEST_TIME <= when.replace(tzinfo=None) < LATEST_TIME:
+        years = f"{EARLIEST_TIME.year}-{LATEST_TIME.year - 1}"
+        raise ValueError(f"time {when.isoformat()} is outside the years huiyi reads ({years})")
+    return when
+
+
+def caller_time(when: datetime, zone: tzinfo) -> datetime:
+    """A time a caller sent as the store keeps it: the zone's wall clock, zone-less, within the years."""
+    return in_years(when if when.tzinfo is None else wall_clock(when, zone))
+
+
+# a time a caller sends, read alike by every face (Python, HTTP, tools' stores, import files)
+TimeIn = Annotated[datetime, BeforeValidator(read_time)]

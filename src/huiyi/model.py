@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from huiyi.checks import check_data, check_message_ids, check_scope, check_storable, check_text
+from huiyi.checks import TimeIn, check_data, check_message_ids, check_scope, check_storable, check_text
 
 Role = Literal["user", "assistant"]
 
@@ -148,7 +148,7 @@ class MessageIn(_Model):
     text: str = Field(validation_alias=AliasChoices("text", "content"))
     role: Role = "user"
     speaker: str | None = Field(default=None, validation_alias=AliasChoices("speaker", "name"))
-    time: datetime | None = None
+    time: TimeIn | None = None
     id: str | None = None
 
     @field_validator("text")

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from huiyi.checks import TimeIn
 from huiyi.errors import InvalidInput
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
@@ -58,12 +59,12 @@ class MemoryPatch(_Body):
     agent: str = Field(min_length=1, max_length=200)
     # optional but not nullable: a null text, place … is refused (422), so the schema does not offer it
     text: Annotated[str, Field(min_length=1, max_length=20000)] | SkipJsonSchema[None] = None
-    time: datetime | None = None  # null: the memory is about no particular time
+    time: TimeIn | None = None  # null: the memory is about no particular time
     place: Annotated[str, Field(max_length=2000)] | SkipJsonSchema[None] = None
     keywords: Annotated[list[str], Field(max_length=50)] | SkipJsonSchema[None] = None
     insight: Annotated[str, Field(max_length=20000)] | SkipJsonSchema[None] = None
     importance: Annotated[float, Field(ge=0.0, le=1.0)] | SkipJsonSchema[None] = None
-    valid_to: datetime | None = None  # a fact's: when it stopped being true (null opens it again)
+    valid_to: TimeIn | None = None  # a fact's: when it stopped being true (null opens it again)
 
 
 class Graph(BaseModel):
@@ -158,8 +159,8 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         space: str | None = None,
         q: Annotated[str, Query(max_length=200)] = "",
         kind: Annotated[list[MemoryKind] | None, Query()] = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
+        since: TimeIn | None = None,
+        until: TimeIn | None = None,
         valid: bool | None = None,
         min_strength: Annotated[float | None, Query(allow_inf_nan=False)] = None,
         source: Annotated[str, Query(max_length=200)] = "",

@@ -8,7 +8,7 @@ Like every route, each calls ``AsyncMemory`` and checks the caller's API key aga
 from __future__ import annotations
 
 import asyncio
-from datetime import date, datetime
+from datetime import date
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
@@ -16,12 +16,13 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, ValidationError
 
 from huiyi import __version__
+from huiyi.checks import TimeIn
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Who, error_responses
-from huiyi.faces.http_times import item_out
+from huiyi.faces.http_times import item_out, local
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, MemoryItem, RecallResult
 from huiyi.recall.recipes import named, recipe_for
@@ -46,7 +47,7 @@ class DebugBody(Who):
 
     message: str = Field(default="", max_length=20000)
     last_reply: str = Field(default="", max_length=20000)
-    time: datetime | None = None  # when it is asked (default: now)
+    time: TimeIn | None = None  # when it is asked (default: now)
     recipe: str | None = Field(default=None, max_length=200)  # a named recipe (default: the config's)
     overrides: dict[str, Any] = Field(default_factory=dict)  # recipe fields changed for this run
     limit: int | None = Field(default=None, ge=1, le=100)
@@ -119,7 +120,7 @@ def debug_router(memory: AsyncMemory) -> APIRouter:
             message=body.message,
             last_reply=body.last_reply,
             limit=body.limit,
-            now=body.time.replace(tzinfo=None) if body.time else None,
+            now=local(body.time, zone),  # moved into the configured zone, as every /v1 time is
             recipe=recipe,
             explain=True,
         )

@@ -9,6 +9,7 @@ from fastapi import Query
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from huiyi.checks import TimeIn
 from huiyi.memory.pages import CURSOR_CHARS
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn
 
@@ -118,7 +119,7 @@ class ContextBody(Who):
 class NewMemory(Who):
     text: str = Field(min_length=1, max_length=20000)
     kind: MemoryKind = MemoryKind.NOTE
-    time: datetime | None = None
+    time: TimeIn | None = None
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     keywords: list[str] = Field(default_factory=list, max_length=50)
     sources: list[str] = Field(default_factory=list, max_length=1000)

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from huiyi.checks import wall_clock
+from huiyi.checks import caller_time
 from huiyi.errors import InvalidInput
 from huiyi.model import Job, MemoryItem, Message, RecallHit, RecallResult
 from huiyi.store.base import RunReport
@@ -49,11 +49,12 @@ def written(value: datetime | None, zone: tzinfo) -> datetime | None:
 
 
 def local(value: datetime | None, zone: tzinfo) -> datetime | None:
-    """A caller's time as the store keeps it: wall-clock in the configured zone, zone-less."""
-    if value is None or value.tzinfo is None:
+    """A caller's time as the store keeps it: wall-clock in the configured zone, zone-less (refused in
+    words outside the years huiyi reads)."""
+    if value is None:
         return value
     try:
-        return wall_clock(value, zone)
+        return caller_time(value, zone)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
 

@@ -9,13 +9,13 @@ Every time they answer carries its zone (:mod:`huiyi.faces.http_times`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import datetime
 from typing import Annotated
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
+from huiyi.checks import TimeIn
 from huiyi.faces.http_auth import allowed_agents
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import ContextBody, ErasureReport, QueryBody, Who, _Body, error_responses
@@ -39,9 +39,9 @@ class RecallBody(QueryBody):
     limit: int | None = Field(default=None, ge=1, le=100)  # type: ignore[assignment]
     # on the recipe's fused scale, not /query's similarity scale
     score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
-    now: datetime | None = None  # when the query is asked; its time words are read against this
-    time_from: datetime | None = None  # keep memories whose time is at or after this
-    time_to: datetime | None = None  # … and at or before this
+    now: TimeIn | None = None  # when the query is asked; its time words are read against this
+    time_from: TimeIn | None = None  # keep memories whose time is at or after this
+    time_to: TimeIn | None = None  # … and at or before this
     recipe: str | None = Field(default=None, max_length=100)
     # the chat lines before the query, oldest first: recall searches several views of them
     dialogue: list[str] = Field(default_factory=list, max_length=200)
@@ -51,7 +51,7 @@ class FullContextBody(ContextBody):
     limit: int | None = Field(default=None, ge=1, le=100)
     shown: list[str] = Field(default_factory=list, max_length=1000)
     recipe: str | None = Field(default=None, max_length=100)  # a named recall recipe for this turn
-    now: datetime | None = None  # the moment of the turn (a replay): recall and overview as of then
+    now: TimeIn | None = None  # the moment of the turn (a replay): recall and overview as of then
 
 
 class FullContext(BaseModel):
@@ -180,7 +180,7 @@ def v1_router(memory: AsyncMemory, check: Check) -> APIRouter:
         agent: AgentParam,
         person: str | None = None,
         space: str | None = None,
-        now: datetime | None = None,
+        now: TimeIn | None = None,
     ) -> list[MemoryItem]:
         """前情提要: the latest events of a conversation, oldest first; with ``now``, as of then."""
         await check(request, agent)

@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from huiyi.checks import in_years
 from huiyi.errors import HuiyiError, InvalidInput, NotFound
 from huiyi.faces.tool_arguments import (
     ARGUMENTS,
@@ -390,7 +391,9 @@ def _time_bounds(window: TimeRange, now: datetime) -> tuple[datetime | None, dat
 
 def _bound(said: str, now: datetime, *, end: bool) -> datetime:
     try:
-        moment = parse_datetime(said)
+        moment = in_years(parse_datetime(said))  # a date at the calendar's end has no whole day after it
+    except ValueError as exc:
+        raise ToolError("invalid_arguments", f"time_range: {exc}") from None
     except InvalidInput:
         span = query_time_range(said, now)
         if span is None:

@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from unicodedata import normalize
 from zoneinfo import ZoneInfo
 
-from huiyi.checks import wall_clock
+from huiyi.checks import caller_time
 from huiyi.config import Config
 from huiyi.errors import InvalidInput, said
 from huiyi.flows.chatter import said_text, spoken_text
@@ -114,9 +114,9 @@ def prepare(
         if message.role == "user" and isinstance(speaker, str) and speaker_term(speaker) == speaker_term(agent):
             speaker = namesake(speaker)
         when = message.time or now
-        if when.tzinfo is not None:  # stored as wall clock in the configured zone, as /v1 documents
+        if message.time is not None:  # stored as wall clock in the configured zone, as /v1 documents
             try:
-                when = wall_clock(when, ZoneInfo(config.timezone))
+                when = caller_time(when, ZoneInfo(config.timezone))
             except ValueError as exc:
                 raise InvalidInput(f"message {position}: {said(exc)}") from exc
         try:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from huiyi.checks import TimeIn
 from huiyi.model import EntityType, LinkKind, MemoryKind, Person, Role
 
 __all__ = [
@@ -36,7 +36,7 @@ class MessageLine(_Line):
     text: str
     role: Role = "user"
     speaker: str | None = None
-    time: datetime | None = None
+    time: TimeIn | None = None
     id: str | None = None
 
 
@@ -44,7 +44,7 @@ class MemoryLine(_Line):
     type: Literal["memory"]
     text: str
     kind: MemoryKind = MemoryKind.NOTE
-    time: datetime | None = None
+    time: TimeIn | None = None
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     keywords: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
@@ -53,7 +53,7 @@ class MemoryLine(_Line):
     place: str = ""
     insight: str = ""
     participants: list[str] = Field(default_factory=list)
-    valid_to: datetime | None = None  # a fact's: when it was closed
+    valid_to: TimeIn | None = None  # a fact's: when it was closed
 
 
 class PersonLine(_Line):
@@ -90,7 +90,7 @@ class MergeLine(_Line):
     source: str
     target: str
     reason: str = ""
-    at: datetime | None = None
+    at: TimeIn | None = None
     undone: bool = False
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 from zoneinfo import ZoneInfo
 
-from huiyi.checks import wall_clock
+from huiyi.checks import caller_time, wall_clock
 from huiyi.config import Config
 from huiyi.errors import ConfigError, EmbedderMismatch, InvalidInput, StoreError
 from huiyi.flows import ingest
@@ -139,10 +139,10 @@ class MemoryBase:
         time is moved into the zone first, so a caller's UTC ``now`` is not read as local time)."""
         if when is not None and not isinstance(when, datetime):  # e.g. now="2024": refused, not an AttributeError
             raise InvalidInput(f"a time is a datetime, not {type(when).__name__}")
-        if when is None or when.tzinfo is None:
+        if when is None:
             return when
         try:
-            return wall_clock(when, self._tz)
+            return caller_time(when, self._tz)
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
 

@@ -139,6 +139,8 @@ class Recall(Ingest):
             if ends is None or not all(end is None or isinstance(end, datetime) for end in ends):
                 raise InvalidInput(f"time_range is (start, end), each a datetime or None, not {time_range!r}"[:200])
             time_range = (self.wall(time_range[0]), self.wall(time_range[1]))
+            if time_range[0] is not None and time_range[1] is not None and time_range[0] > time_range[1]:
+                raise InvalidInput(f"time_range starts ({time_range[0]}) after it ends ({time_range[1]})")
         asked, lines = (query, tuple(dialogue)) if dialogue else views.split(query)  # several lines: a dialogue
         request = pipeline.RecallRequest(
             query=asked,

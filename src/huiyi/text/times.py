@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from huiyi.checks import ISO_TIME, LONGEST_TIME, read_iso
 from huiyi.errors import InvalidInput
 from huiyi.text.periods import Range
 from huiyi.text.times_en import MONTHS, clock_span, english_phrases
@@ -146,13 +147,6 @@ def format_by_age(when: datetime, now: datetime, lang: str = "zh") -> str:
     return day
 
 
-# ISO 8601 as written, extended or basic: datetime.fromisoformat alone also reads "1" * 20000 as a time
-_ISO = re.compile(
-    r"\d{4}(?:-?\d{2}-?\d{2}|-?W\d{2}(?:-?\d)?)"
-    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?",
-    re.IGNORECASE,
-)
-_LONGEST_TIME = 64  # the longest form read, LoCoMo's, is some 35 characters
 _LOCOMO = re.compile(
     r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<ampm2>[ap]\.?\s*m\.?)\s+on\s+(?P<day>\d{1,2})\s+"
     r"(?P<month>[a-z]+)\.?,?\s+(?P<year>\d{4})",
@@ -185,8 +179,8 @@ def parse_datetime(value: str) -> datetime:
     if not isinstance(value, str):
         raise InvalidInput(f"a time must be text, not {type(value).__name__}")
     text = value.strip()
-    if len(text) > _LONGEST_TIME:
-        raise InvalidInput(f"a time of {len(text)} characters is too long to be one (at most {_LONGEST_TIME})")
+    if len(text) > LONGEST_TIME:
+        raise InvalidInput(f"a time of {len(text)} characters is too long to be one (at most {LONGEST_TIME})")
     try:
         parsed = _parse_datetime(text)
     except (ValueError, OverflowError, KeyError):
@@ -200,19 +194,10 @@ def parse_datetime(value: str) -> datetime:
     return parsed
 
 
-def read_iso(text: str) -> datetime:
-    """An ISO 8601 time as written, its offset kept; ``ValueError`` for anything else, however lenient
-    ``datetime.fromisoformat`` would be with it (``"1" * 20000`` is no time)."""
-    text = text.strip()
-    if len(text) > _LONGEST_TIME or not _ISO.fullmatch(text):
-        raise ValueError(f"not an ISO 8601 time: {text[:40]!r}")
-    return datetime.fromisoformat(text)
-
-
 def _parse_datetime(text: str) -> datetime | None:
     if not text:
         return None
-    if _ISO.fullmatch(text):
+    if ISO_TIME.fullmatch(text):
         return read_iso(text).replace(tzinfo=None)
     if match := _LOCOMO.fullmatch(text):
         midnight = datetime(int(match["year"]), MONTHS[match["month"].lower()], int(match["day"]))

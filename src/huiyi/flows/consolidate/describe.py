@@ -157,7 +157,7 @@ def _write(state: State, members: list[FactView], description: str, edge: dict[s
         strength=max(item.strength for item in items),
         access_count=sum(item.access_count for item in items),
         last_access=max((item.last_access for item in items if item.last_access), default=None),
-        created_at=state.now,
+        created_at=state.store.clock(),  # zone-less UTC, as the store stamps every row; now is wall clock
         sources=list(dict.fromkeys(s for item in items for s in item.sources)),
         data=data,
     )
