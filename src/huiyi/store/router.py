@@ -27,7 +27,6 @@ from huiyi.errors import ScopeError, StoreError
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
 from huiyi.store.base import (
     Claim,
-    Erasure,
     MemoryFilter,
     OwnVectors,
     RankRow,
@@ -39,6 +38,7 @@ from huiyi.store.base import (
     Vectors,
     Writes,
 )
+from huiyi.store.erasure import Erasure
 from huiyi.store.pages import JobMark, ListMark, Marked
 
 
