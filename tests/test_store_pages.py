@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store.base import Store, Terms
+from huiyi.store.base import RunReport, Store, Terms
 from huiyi.store.pages import ListMark
 from huiyi.text import tokens
 
@@ -78,3 +78,20 @@ def test_jobs_after_a_mark_skip_none_when_those_read_are_erased(store: Store) ->
     after = (first[-1].created_at, first[-1].id)
     assert [job.key for job in store.list_jobs("qy", (), 2, after)] == ["k2", "k3"]
     assert [job.key for job in store.list_jobs("qy", [JobState.PENDING], 9, after)] == ["k2", "k3", "k4"]
+
+
+def test_reports_after_a_mark_keep_their_place_when_one_is_added_again(store: Store) -> None:
+    def report(n: int, scope: str = "person:x") -> RunReport:
+        return RunReport(id=f"rep_{n}", agent="qy", scope=scope, kind="consolidate", at=T0 + timedelta(minutes=n))
+
+    for n in range(5):
+        store.add_report(report(n))
+    store.add_report(report(9, "person:y"))
+    store.add_report(RunReport(id="rep_8", agent="other", scope="official", kind="summarize", at=T0))
+    first = store.list_reports("qy", "person:x", 2)
+    assert [r.id for r in first] == ["rep_4", "rep_3"]
+    store.add_report(report(0))  # the oldest kept again: SQLite gave it a new row number, the newest
+    after = (first[-1].at, first[-1].id)
+    assert [r.id for r in store.list_reports("qy", "person:x", 9, after)] == ["rep_2", "rep_1", "rep_0"]
+    assert [r.id for r in store.list_reports("qy", None, 2, after)] == ["rep_2", "rep_1"]
+    assert [r.id for r in store.list_reports("qy", None, 9)] == ["rep_9", "rep_4", "rep_3", "rep_2", "rep_1", "rep_0"]

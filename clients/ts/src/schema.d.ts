@@ -372,7 +372,8 @@ export interface paths {
         };
         /**
          * Reports
-         * @description The last reports of consolidations (dry runs too) and summaries, newest first.
+         * @description The last reports of consolidations (dry runs too) and summaries, newest first. While more
+         *     follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``.
          */
         get: operations["reports_v1_reports_get"];
         put?: never;
@@ -3467,6 +3468,8 @@ export interface operations {
                 agent: string;
                 scope?: string | null;
                 limit?: number;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -3479,6 +3482,8 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description the next page's cursor, while more follow */
+                    "Huiyi-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {

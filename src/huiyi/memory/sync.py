@@ -263,6 +263,7 @@ class Memory:
     update_entity = _blocking(AsyncMemory.update_entity)
     delete_entity = _blocking(AsyncMemory.delete_entity)
     reports = _blocking(AsyncMemory.reports)
+    reports_page = _blocking(AsyncMemory.reports_page)
 
     def iter_memories(
         self,

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope, new_id
 from huiyi.store.erasure import EraseStore
-from huiyi.store.pages import JobMark, ListMark, Marked
+from huiyi.store.pages import JobMark, ListMark, Marked, ReportMark
 
 if TYPE_CHECKING:
     import numpy as np
@@ -338,8 +338,11 @@ class JobStore(Protocol):
     def add_report(self, report: RunReport) -> None:
         """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them)."""
 
-    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
-        """An agent's reports (of one scope tag, or all), newest first."""
+    def list_reports(
+        self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None
+    ) -> list[RunReport]:
+        """An agent's reports (of one scope tag, or all), newest first (by time, then id): a row number
+        would move when a report is kept again. With ``after`` (a report's at and id), those after it."""
 
 
 @runtime_checkable

@@ -26,6 +26,7 @@ class ListMark:
 
 Marked = tuple[MemoryItem, ListMark]
 JobMark = tuple[datetime, str]  # a job's created_at and id: jobs list oldest first by both
+ReportMark = tuple[datetime, str]  # a report's at and id: reports list newest first by both
 
 
 def marked(found: Sequence[Sequence[Any]], items: Sequence[MemoryItem]) -> list[Marked]:

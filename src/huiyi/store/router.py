@@ -39,7 +39,7 @@ from huiyi.store.base import (
     Writes,
 )
 from huiyi.store.erasure import Erasure
-from huiyi.store.pages import JobMark, ListMark, Marked
+from huiyi.store.pages import JobMark, ListMark, Marked, ReportMark
 
 
 class RoutedStore:
@@ -282,8 +282,10 @@ class RoutedStore:
     def add_report(self, report: RunReport) -> None:
         self.store_for(report.agent).add_report(report)
 
-    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
-        return self.store_for(agent).list_reports(agent, scope, limit)
+    def list_reports(
+        self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None
+    ) -> list[RunReport]:
+        return self.store_for(agent).list_reports(agent, scope, limit, after)
 
     # memories ------------------------------------------------------------------------------------
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
