@@ -251,3 +251,27 @@ def test_reports_page_by_cursor_in_a_header_past_the_cap(client: TestClient) -> 
     for cursor in (forged(), first[:-4] + "AAAA"):  # a memory cursor; one changed by hand
         refused = client.get("/v1/reports", params={"agent": "祈煜", "cursor": cursor}, headers=QY)
         assert refused.status_code == 422 and "next_cursor" in refused.json()["error"]["message"]
+
+
+def test_entities_page_by_cursor_when_a_limit_is_asked(client: TestClient) -> None:
+    for name in ("甲", "乙", "丙", "丁", "戊"):
+        made = client.post("/v1/entities", json={"agent": "祈煜", "person": "木木", "name": name}, headers=QY)
+        assert made.status_code == 201, made.text
+    whole = client.get("/v1/entities", params={"agent": "祈煜", "person": "木木"}, headers=QY)
+    assert [e["name"] for e in whole.json()] == ["甲", "乙", "丙", "丁", "戊"]  # no limit: the whole list
+    assert "Huiyi-Next-Cursor" not in whole.headers
+    first = client.get("/v1/entities", params={"agent": "祈煜", "person": "木木", "limit": 2}, headers=QY)
+    assert [e["name"] for e in first.json()] == ["甲", "乙"]
+    cursor = first.headers["Huiyi-Next-Cursor"]
+    gone = first.json()[0]["id"]
+    assert client.delete(f"/v1/entities/{gone}", params={"agent": "祈煜"}, headers=QY).status_code == 200
+    params = {"agent": "祈煜", "person": "木木", "limit": 2, "cursor": cursor}
+    second = client.get("/v1/entities", params=params, headers=QY)
+    assert [e["name"] for e in second.json()] == ["丙", "丁"]  # by offset, 丙 was skipped
+    last = client.get("/v1/entities", params={**params, "cursor": second.headers["Huiyi-Next-Cursor"]}, headers=QY)
+    assert [e["name"] for e in last.json()] == ["戊"] and "Huiyi-Next-Cursor" not in last.headers
+    for other in ({"agent": "别人", "person": "木木"}, {"agent": "祈煜", "person": "阿哲"}, {"agent": "祈煜"}):
+        refused = client.get("/v1/entities", params={**other, "limit": 2, "cursor": cursor}, headers=QY)
+        assert refused.status_code == 422 and "another agent's or scope's entities" in refused.text
+    refused = client.get("/v1/entities", params={"agent": "祈煜", "person": "木木", "cursor": forged()}, headers=QY)
+    assert refused.status_code == 422 and "next_cursor" in refused.json()["error"]["message"]

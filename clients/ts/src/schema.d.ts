@@ -323,7 +323,9 @@ export interface paths {
         };
         /**
          * List Entities
-         * @description One scope's entities (official when no person or space is named); ``merged`` adds merged-away ones.
+         * @description One scope's entities (official when no person or space is named), in the order written; ``merged``
+         *     adds merged-away ones. All of them, unless a ``limit`` (or a ``cursor``: pages of 100) is given: then
+         *     while more follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``.
          */
         get: operations["list_entities_v1_entities_get"];
         put?: never;
@@ -3111,6 +3113,9 @@ export interface operations {
                 person?: string | null;
                 space?: string | null;
                 merged?: boolean;
+                limit?: number | null;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -3123,6 +3128,8 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description the next page's cursor, while more follow */
+                    "Huiyi-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -21,7 +21,7 @@ from typing import Any
 from huiyi.errors import InvalidInput
 from huiyi.memory.common import MAX_LISTED, _kinds, _scope_of
 from huiyi.memory.items import Items
-from huiyi.model import Job, MemoryItem, MemoryKind, Scope
+from huiyi.model import Entity, Job, MemoryItem, MemoryKind, Scope
 from huiyi.store.base import RunReport
 from huiyi.store.pages import JobMark, ListMark, Marked, ReportMark
 
@@ -43,6 +43,14 @@ class JobPage:
     """One page of an agent's jobs, oldest first; ``next_cursor`` asks for the next (None: this is the last)."""
 
     items: list[Job]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class EntityPage:
+    """One page of a scope's entities, in the order written; ``next_cursor`` asks for the next (None: the last)."""
+
+    items: list[Entity]
     next_cursor: str | None
 
 
@@ -125,6 +133,18 @@ def report_mark(cursor: str, agent: str, scope: str | None) -> ReportMark:
     return body["at"], body["id"]
 
 
+def entity_cursor(scope: Scope, row: int) -> str:
+    """The cursor of the page of ``scope``'s entities after the one at row number ``row``."""
+    return _encoded({"v": 1, "entities": scope.agent, "scope": scope.tag, "row": row})
+
+
+def entity_mark(cursor: str, scope: Scope) -> int:
+    """The row number ``cursor`` names, if huiyi made it for ``scope``'s entities."""
+    body = _decoded(cursor, {"v", "entities", "scope", "row"})
+    _bound((body["entities"], body["scope"]), (scope.agent, scope.tag), "or scope's entities")
+    return int(body["row"])
+
+
 class Pages(Items):
     """A scope's memories, a page at a time, by cursor."""
 
@@ -198,3 +218,23 @@ class Pages(Items):
         found = await self._listed_reports(agent, scope, limit + 1, after)
         more = report_cursor(agent, scope, found[limit - 1]) if len(found) > limit else None
         return ReportPage(found[:limit], more)
+
+    async def entities_page(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        merged: bool = False,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> EntityPage:
+        """One page of a scope's entities, in the order written (as ``entities``); pass its ``next_cursor``
+        back as ``cursor`` for the next. Entities added or deleted between pages skip or repeat none."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit < MAX_LISTED:
+            raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED - 1}, not {limit!r}")
+        scope = _scope_of(agent, person, space)
+        after = entity_mark(cursor, scope) if cursor is not None else None
+        found = await self._run(self.store.page_entities, [scope], merged, limit + 1, after)
+        more = entity_cursor(scope, found[limit - 1][1]) if len(found) > limit else None
+        return EntityPage([entity for entity, _ in found[:limit]], more)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope, new_id
 from huiyi.store.erasure import EraseStore
-from huiyi.store.pages import JobMark, ListMark, Marked, ReportMark
+from huiyi.store.pages import EntityMarked, JobMark, ListMark, Marked, ReportMark
 
 if TYPE_CHECKING:
     import numpy as np
@@ -419,6 +419,11 @@ class GraphStore(Protocol):
         """Insert an entity, or (same scope and id) replace its name, type, aliases and vector."""
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]: ...
+
+    def page_entities(
+        self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
+    ) -> list[EntityMarked]:
+        """``list_entities`` from just after the row number ``after`` (None: the first), each with its own."""
 
     def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
         """The entities (not merged away) of the scopes nearest to ``vector``: a bounded merge candidate set."""

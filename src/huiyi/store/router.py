@@ -39,7 +39,7 @@ from huiyi.store.base import (
     Writes,
 )
 from huiyi.store.erasure import Erasure
-from huiyi.store.pages import JobMark, ListMark, Marked, ReportMark
+from huiyi.store.pages import EntityMarked, JobMark, ListMark, Marked, ReportMark
 
 
 class RoutedStore:
@@ -348,6 +348,12 @@ class RoutedStore:
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         store = self._by_scopes(scopes)
         return store.list_entities(scopes, include_merged) if store is not None else []
+
+    def page_entities(
+        self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
+    ) -> list[EntityMarked]:
+        store = self._by_scopes(scopes)
+        return store.page_entities(scopes, include_merged, limit, after) if store is not None else []
 
     def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
         store = self._by_scopes(scopes)
