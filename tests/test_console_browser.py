@@ -234,6 +234,22 @@ def test_retry_a_failed_job(page: Any) -> None:
     assert "试运行" in page.inner_text("#reportlist details >> nth=0")
 
 
+def test_more_goes_on_after_the_jobs_shown(page: Any) -> None:
+    # pages of three instead of 100, so the demo's nine jobs take three
+    page.route("**/v1/jobs?*", lambda route: route.continue_(url=route.request.url.replace("limit=100", "limit=3")))
+    open_tab(page, "jobs")
+    rows = page.locator("#jobtable tr[data-job]")
+    expect(rows).to_have_count(3)
+    first = rows.evaluate_all("(rows) => rows.map((r) => r.dataset.job)")
+    page.click("#jobmore")
+    expect(rows).to_have_count(6)
+    shown = rows.evaluate_all("(rows) => rows.map((r) => r.dataset.job)")
+    assert shown[:3] == first and len(set(shown)) == 6
+    page.click("#jobmore")
+    expect(rows).to_have_count(9)
+    expect(page.locator("#jobmore")).to_be_hidden()
+
+
 def test_edit_an_entity_and_its_facts_by_hand(page: Any) -> None:
     page.on("dialog", lambda dialog: dialog.accept())
     page.select_option("#scope", "person:木木")

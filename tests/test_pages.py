@@ -24,6 +24,7 @@ from huiyi.memory import AsyncMemory
 from huiyi.memory.pages import cursor_after, mark_of
 from huiyi.model import Job, Scope
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.base import RunReport
 from huiyi.store.pages import ListMark
 
 KEYS = {"key-qy": ["祈煜", "别人"]}
@@ -225,4 +226,53 @@ def test_jobs_page_by_cursor_in_a_header(client: TestClient) -> None:
     other = client.get("/v1/jobs", params={"agent": "别人", "cursor": cursor}, headers=QY)
     assert other.status_code == 422 and "another agent's jobs" in other.json()["error"]["message"]
     refused = client.get("/v1/jobs", params={"agent": "祈煜", "cursor": forged()}, headers=QY)  # a memory cursor
+    assert refused.status_code == 422 and "next_cursor" in refused.json()["error"]["message"]
+
+
+def test_reports_page_by_cursor_in_a_header_past_the_cap(client: TestClient) -> None:
+    memory: AsyncMemory = client.app.state.memory  # type: ignore[attr-defined]
+    for n in range(5):
+        at = datetime(2024, 5, 1, 9, n)
+        memory.store.add_report(RunReport(id=f"rep_{n}", agent="祈煜", scope="person:木木", kind="summarize", at=at))
+    memory.store.add_report(RunReport(agent="别人", scope="official", kind="summarize", at=datetime(2024, 6, 1)))
+    seen: list[str] = []
+    params: dict[str, Any] = {"agent": "祈煜", "limit": 2}
+    while True:
+        answer = client.get("/v1/reports", params=params, headers=QY)
+        assert answer.status_code == 200, answer.text
+        seen += [report["id"] for report in answer.json()]
+        if "Huiyi-Next-Cursor" not in answer.headers:
+            break
+        params["cursor"] = answer.headers["Huiyi-Next-Cursor"]
+    assert seen == ["rep_4", "rep_3", "rep_2", "rep_1", "rep_0"]
+    first = client.get("/v1/reports", params={"agent": "祈煜", "limit": 2}, headers=QY).headers["Huiyi-Next-Cursor"]
+    for other in ({"agent": "别人"}, {"agent": "祈煜", "scope": "official"}):
+        refused = client.get("/v1/reports", params={**other, "cursor": first}, headers=QY)
+        assert refused.status_code == 422 and "another agent's or scope's reports" in refused.text
+    for cursor in (forged(), first[:-4] + "AAAA"):  # a memory cursor; one changed by hand
+        refused = client.get("/v1/reports", params={"agent": "祈煜", "cursor": cursor}, headers=QY)
+        assert refused.status_code == 422 and "next_cursor" in refused.json()["error"]["message"]
+
+
+def test_entities_page_by_cursor_when_a_limit_is_asked(client: TestClient) -> None:
+    for name in ("甲", "乙", "丙", "丁", "戊"):
+        made = client.post("/v1/entities", json={"agent": "祈煜", "person": "木木", "name": name}, headers=QY)
+        assert made.status_code == 201, made.text
+    whole = client.get("/v1/entities", params={"agent": "祈煜", "person": "木木"}, headers=QY)
+    assert [e["name"] for e in whole.json()] == ["甲", "乙", "丙", "丁", "戊"]  # no limit: the whole list
+    assert "Huiyi-Next-Cursor" not in whole.headers
+    first = client.get("/v1/entities", params={"agent": "祈煜", "person": "木木", "limit": 2}, headers=QY)
+    assert [e["name"] for e in first.json()] == ["甲", "乙"]
+    cursor = first.headers["Huiyi-Next-Cursor"]
+    gone = first.json()[0]["id"]
+    assert client.delete(f"/v1/entities/{gone}", params={"agent": "祈煜"}, headers=QY).status_code == 200
+    params = {"agent": "祈煜", "person": "木木", "limit": 2, "cursor": cursor}
+    second = client.get("/v1/entities", params=params, headers=QY)
+    assert [e["name"] for e in second.json()] == ["丙", "丁"]  # by offset, 丙 was skipped
+    last = client.get("/v1/entities", params={**params, "cursor": second.headers["Huiyi-Next-Cursor"]}, headers=QY)
+    assert [e["name"] for e in last.json()] == ["戊"] and "Huiyi-Next-Cursor" not in last.headers
+    for other in ({"agent": "别人", "person": "木木"}, {"agent": "祈煜", "person": "阿哲"}, {"agent": "祈煜"}):
+        refused = client.get("/v1/entities", params={**other, "limit": 2, "cursor": cursor}, headers=QY)
+        assert refused.status_code == 422 and "another agent's or scope's entities" in refused.text
+    refused = client.get("/v1/entities", params={"agent": "祈煜", "person": "木木", "cursor": forged()}, headers=QY)
     assert refused.status_code == 422 and "next_cursor" in refused.json()["error"]["message"]

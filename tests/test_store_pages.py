@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Scope
+from huiyi.model import Entity, Job, JobState, MemoryItem, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store.base import Store, Terms
+from huiyi.store.base import RunReport, Store, Terms
 from huiyi.store.pages import ListMark
 from huiyi.text import tokens
 
@@ -78,3 +78,34 @@ def test_jobs_after_a_mark_skip_none_when_those_read_are_erased(store: Store) ->
     after = (first[-1].created_at, first[-1].id)
     assert [job.key for job in store.list_jobs("qy", (), 2, after)] == ["k2", "k3"]
     assert [job.key for job in store.list_jobs("qy", [JobState.PENDING], 9, after)] == ["k2", "k3", "k4"]
+
+
+def test_reports_after_a_mark_keep_their_place_when_one_is_added_again(store: Store) -> None:
+    def report(n: int, scope: str = "person:x") -> RunReport:
+        return RunReport(id=f"rep_{n}", agent="qy", scope=scope, kind="consolidate", at=T0 + timedelta(minutes=n))
+
+    for n in range(5):
+        store.add_report(report(n))
+    store.add_report(report(9, "person:y"))
+    store.add_report(RunReport(id="rep_8", agent="other", scope="official", kind="summarize", at=T0))
+    first = store.list_reports("qy", "person:x", 2)
+    assert [r.id for r in first] == ["rep_4", "rep_3"]
+    store.add_report(report(0))  # the oldest kept again: SQLite gave it a new row number, the newest
+    after = (first[-1].at, first[-1].id)
+    assert [r.id for r in store.list_reports("qy", "person:x", 9, after)] == ["rep_2", "rep_1", "rep_0"]
+    assert [r.id for r in store.list_reports("qy", None, 2, after)] == ["rep_2", "rep_1"]
+    assert [r.id for r in store.list_reports("qy", None, 9)] == ["rep_9", "rep_4", "rep_3", "rep_2", "rep_1", "rep_0"]
+
+
+def test_entities_after_a_mark_skip_none_when_those_read_are_deleted(store: Store) -> None:
+    vector = EMB.embed_passages(["x"])[0]
+    for name in ("甲", "乙", "丙", "丁"):
+        store.upsert_entity(Entity(id=f"e_{name}", scope=MUMU, name=name), vector)
+    store.upsert_entity(Entity(id="e_别人", scope=Scope.of_person("qy", "other"), name="戊"), vector)
+    first = store.page_entities([MUMU], False, 2, None)
+    assert [entity.name for entity, _ in first] == ["甲", "乙"]
+    assert store.delete_entities("qy", ["e_甲", "e_乙"]) == 2
+    store.upsert_entity(Entity(id="e_丙", scope=MUMU, name="丙", aliases=["小丙"]), vector)  # corrected in place
+    rest = store.page_entities([MUMU], False, 9, first[-1][1])
+    assert [(entity.name, entity.aliases) for entity, _ in rest] == [("丙", ["小丙"]), ("丁", [])]
+    assert store.page_entities([MUMU], False, 9, rest[-1][1]) == []

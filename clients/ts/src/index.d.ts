@@ -43,6 +43,11 @@ export declare class HuiyiClient {
   constructor(options?: HuiyiClientOptions);
   readonly baseUrl: string;
   request(method: string, path: string, request?: { body?: unknown; query?: Record<string, unknown> }): Promise<unknown>;
+  exchange(
+    method: string,
+    path: string,
+    request?: { body?: unknown; query?: Record<string, unknown> },
+  ): Promise<{ body: unknown; headers: Headers }>;
   health(): Promise<Health>;
   add(body: Body<"/v1/messages", "post">): Promise<MessagesResponse>;
   recall(body: Body<"/v1/recall", "post">): Promise<RecallResult>;
@@ -51,6 +56,13 @@ export declare class HuiyiClient {
   get(memoryId: string, agent: string): Promise<MemoryItem>;
   delete(memoryId: string, agent: string): Promise<void>;
   memories(query: Query<"/v1/memories">): Promise<Page>;
+  /** every memory of one scope, newest first, read perPage (default 100) at a time by cursor */
+  iterMemories(query: Omit<Query<"/v1/memories">, "limit" | "offset" | "cursor">, perPage?: number): AsyncGenerator<MemoryItem>;
+  jobs(query: Query<"/v1/jobs">): Promise<Job[]>;
+  /** one page of jobs, oldest first; nextCursor is null on the last page */
+  jobsPage(query: Query<"/v1/jobs">): Promise<{ items: Job[]; nextCursor: string | null }>;
+  /** every job of an agent, oldest first, read perPage (default 100) at a time by cursor */
+  iterJobs(query: Omit<Query<"/v1/jobs">, "limit" | "cursor">, perPage?: number): AsyncGenerator<Job>;
   messages(ids: string[], agent: string): Promise<Message[]>;
   setPerson(personId: string, body: Body<"/v1/persons/{person_id}", "put">): Promise<Person>;
   getPerson(personId: string, agent: string): Promise<Person | null>;

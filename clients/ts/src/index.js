@@ -39,6 +39,16 @@ export class HuiyiClient {
    * @param {{ body?: unknown, query?: Record<string, unknown> }} [request]
    */
   async request(method, path, request = {}) {
+    return (await this.exchange(method, path, request)).body;
+  }
+
+  /**
+   * A route's answer with its response headers (a bare list names its next page in Huiyi-Next-Cursor).
+   * @param {string} method
+   * @param {string} path
+   * @param {{ body?: unknown, query?: Record<string, unknown> }} [request]
+   */
+  async exchange(method, path, request = {}) {
     const url = new URL(this.baseUrl + path);
     for (const [key, value] of Object.entries(defined(request.query ?? {}))) {
       for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(item));
@@ -64,7 +74,7 @@ export class HuiyiClient {
       const info = body?.error ?? {};
       throw new HuiyiError(response.status, info.code ?? `http_${response.status}`, info.message ?? text, info.details);
     }
-    return body;
+    return { body, headers: response.headers };
   }
 
   health() {
@@ -97,6 +107,39 @@ export class HuiyiClient {
 
   memories(query) {
     return this.request("GET", "/v1/memories", { query });
+  }
+
+  /**
+   * Every memory of one scope, newest first, a page at a time by cursor: memories written or forgotten
+   * meanwhile make no page skip or repeat one.
+   */
+  async *iterMemories(query, perPage = 100) {
+    let cursor;
+    do {
+      const page = await this.memories({ ...query, offset: undefined, limit: perPage, cursor });
+      yield* page.items;
+      cursor = page.next_cursor;
+    } while (cursor);
+  }
+
+  async jobs(query) {
+    return (await this.jobsPage(query)).items;
+  }
+
+  /** One page of an agent's jobs, oldest first; nextCursor (from the Huiyi-Next-Cursor header) asks for the next. */
+  async jobsPage(query) {
+    const { body, headers } = await this.exchange("GET", "/v1/jobs", { query });
+    return { items: body, nextCursor: headers.get("Huiyi-Next-Cursor") };
+  }
+
+  /** Every job of an agent (of the states asked), oldest first, a page at a time by cursor. */
+  async *iterJobs(query, perPage = 100) {
+    let cursor;
+    do {
+      const page = await this.jobsPage({ ...query, limit: perPage, cursor });
+      yield* page.items;
+      cursor = page.nextCursor;
+    } while (cursor);
   }
 
   messages(ids, agent) {

@@ -323,7 +323,9 @@ export interface paths {
         };
         /**
          * List Entities
-         * @description One scope's entities (official when no person or space is named); ``merged`` adds merged-away ones.
+         * @description One scope's entities (official when no person or space is named), in the order written; ``merged``
+         *     adds merged-away ones. All of them, unless a ``limit`` (or a ``cursor``: pages of 100) is given: then
+         *     while more follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``.
          */
         get: operations["list_entities_v1_entities_get"];
         put?: never;
@@ -372,7 +374,8 @@ export interface paths {
         };
         /**
          * Reports
-         * @description The last reports of consolidations (dry runs too) and summaries, newest first.
+         * @description The last reports of consolidations (dry runs too) and summaries, newest first. While more
+         *     follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``.
          */
         get: operations["reports_v1_reports_get"];
         put?: never;
@@ -3110,6 +3113,9 @@ export interface operations {
                 person?: string | null;
                 space?: string | null;
                 merged?: boolean;
+                limit?: number | null;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -3122,6 +3128,8 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description the next page's cursor, while more follow */
+                    "Huiyi-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,6 +3475,8 @@ export interface operations {
                 agent: string;
                 scope?: string | null;
                 limit?: number;
+                /** @description the previous page's next_cursor */
+                cursor?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -3479,6 +3489,8 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description the next page's cursor, while more follow */
+                    "Huiyi-Next-Cursor"?: string;
                     [name: string]: unknown;
                 };
                 content: {

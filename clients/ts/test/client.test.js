@@ -67,3 +67,56 @@ test("errors are typed: a missing key, a bad request", { skip }, async () => {
   const nowhere = new HuiyiClient({ baseUrl: "http://127.0.0.1:9", timeoutMs: 2000 });
   await assert.rejects(nowhere.health(), (error) => error.code === "unreachable");
 });
+
+test("iterMemories and iterJobs walk every page by cursor", { skip }, async () => {
+  const memory = new HuiyiClient({ baseUrl, apiKey });
+  const person = "翻页的人";
+  const made = [];
+  for (let day = 1; day <= 5; day += 1) {
+    made.push((await memory.remember({ agent, person, text: `第${day}条设定`, time: `2024-06-0${day}T09:00:00` })).id);
+  }
+  const seen = [];
+  for await (const item of memory.iterMemories({ agent, person }, 2)) {
+    seen.push(item.id);
+    if (seen.length === 1) await memory.delete(made[4], agent); // one read goes: by offset, the next page skipped one
+  }
+  assert.deepEqual(seen, [...made].reverse());
+  for (const space of ["翻页群1", "翻页群2"]) {
+    await memory.add({ agent, space, messages: [{ text: "这周末一起去爬山吧", speaker: "10003" }] });
+    await memory.flush({ agent, space }); // each queues a fold job
+  }
+  const first = await memory.jobsPage({ agent, limit: 1 });
+  assert.equal(first.items.length, 1);
+  const jobs = [];
+  for await (const job of memory.iterJobs({ agent }, 1)) jobs.push(job.id);
+  assert.deepEqual(jobs, (await memory.jobs({ agent, limit: 1000 })).map((job) => job.id));
+  assert.equal(jobs[0], first.items[0].id);
+  assert.ok(jobs.length > 1 && first.nextCursor);
+  await assert.rejects(memory.jobsPage({ agent, cursor: "bm90LW91cnM" }), (error) => error.status === 422);
+});
+
+test("a page's cursor is passed back as it came, and a page without one ends the walk", async () => {
+  const asked = [];
+  const pages = [
+    { body: { items: [{ id: "m1" }, { id: "m2" }], next_cursor: "c 1/+" } },
+    { body: { items: [{ id: "m3" }], next_cursor: null } },
+    { body: [{ id: "j1" }], headers: { "Huiyi-Next-Cursor": "j+1" } },
+    { body: [{ id: "j2" }] },
+  ];
+  const fetch = async (url) => {
+    asked.push(new URL(url));
+    const { body, headers } = pages.shift();
+    return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json", ...headers } });
+  };
+  const memory = new HuiyiClient({ baseUrl: "http://127.0.0.1:1", fetch });
+  const items = [];
+  for await (const item of memory.iterMemories({ agent, person: "木木" }, 2)) items.push(item.id);
+  assert.deepEqual(items, ["m1", "m2", "m3"]);
+  assert.deepEqual(asked.map((url) => url.searchParams.get("cursor")), [null, "c 1/+"]);
+  assert.ok(asked.every((url) => url.pathname === "/v1/memories" && url.searchParams.get("limit") === "2"));
+  const jobs = [];
+  for await (const job of memory.iterJobs({ agent, state: ["failed"] }, 1)) jobs.push(job.id);
+  assert.deepEqual(jobs, ["j1", "j2"]);
+  assert.deepEqual(asked.slice(2).map((url) => url.searchParams.get("cursor")), [null, "j+1"]);
+  assert.equal(asked[3].searchParams.get("state"), "failed");
+});

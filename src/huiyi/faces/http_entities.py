@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Annotated
 from zoneinfo import ZoneInfo
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from pydantic import Field
 
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
-from huiyi.faces.http_models import Who, _Body, error_responses
+from huiyi.faces.http_models import NEXT_CURSOR, NEXT_CURSOR_HEADER, Cursor, Who, _Body, error_responses
 from huiyi.faces.http_times import report_out
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, EntityType
@@ -56,13 +56,29 @@ def entities_router(memory: AsyncMemory) -> APIRouter:
     router = APIRouter(tags=["entities"], route_class=GuardedRoute)
     zone = ZoneInfo(memory.config.timezone)
 
-    @router.get("/v1/entities", response_model=list[Entity], responses=QUERY)
+    @router.get("/v1/entities", response_model=list[Entity], responses={**QUERY, 200: NEXT_CURSOR_HEADER})
     async def list_entities(
-        agents: Agents, agent: AgentParam, person: str | None = None, space: str | None = None, merged: bool = False
+        agents: Agents,
+        response: Response,
+        agent: AgentParam,
+        person: str | None = None,
+        space: str | None = None,
+        merged: bool = False,
+        limit: Annotated[int | None, Query(ge=1, le=1000)] = None,
+        cursor: Cursor = None,
     ) -> list[Entity]:
-        """One scope's entities (official when no person or space is named); ``merged`` adds merged-away ones."""
+        """One scope's entities (official when no person or space is named), in the order written; ``merged``
+        adds merged-away ones. All of them, unless a ``limit`` (or a ``cursor``: pages of 100) is given: then
+        while more follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``."""
         check(agents, agent)
-        return await memory.entities(agent=agent, person=person, space=space, merged=merged)
+        if limit is None and cursor is None:
+            return await memory.entities(agent=agent, person=person, space=space, merged=merged)
+        page = await memory.entities_page(
+            agent=agent, person=person, space=space, merged=merged, limit=limit or 100, cursor=cursor
+        )
+        if page.next_cursor is not None:
+            response.headers[NEXT_CURSOR] = page.next_cursor
+        return page.items
 
     @router.post("/v1/entities", response_model=Entity, status_code=201, responses=BODY)
     async def create_entity(body: NewEntity, agents: Agents) -> Entity:
@@ -92,16 +108,21 @@ def entities_router(memory: AsyncMemory) -> APIRouter:
         check(agents, agent)
         return Deleted(deleted=await memory.delete_entity(entity_id, agent=agent))
 
-    @router.get("/v1/reports", response_model=list[RunReport], responses=QUERY)
+    @router.get("/v1/reports", response_model=list[RunReport], responses={**QUERY, 200: NEXT_CURSOR_HEADER})
     async def reports(
         agents: Agents,
+        response: Response,
         agent: AgentParam,
         scope: Annotated[str | None, Query(max_length=300)] = None,
         limit: Annotated[int, Query(ge=1, le=200)] = 20,
+        cursor: Cursor = None,
     ) -> list[RunReport]:
-        """The last reports of consolidations (dry runs too) and summaries, newest first."""
+        """The last reports of consolidations (dry runs too) and summaries, newest first. While more
+        follow, the ``Huiyi-Next-Cursor`` header holds the next page's ``cursor``."""
         check(agents, agent)
-        found = await memory.reports(agent=agent, scope=scope, limit=limit)
-        return [report_out(report, zone) for report in found]
+        page = await memory.reports_page(agent=agent, scope=scope, limit=limit, cursor=cursor)
+        if page.next_cursor is not None:
+            response.headers[NEXT_CURSOR] = page.next_cursor
+        return [report_out(report, zone) for report in page.items]
 
     return router

@@ -16,7 +16,7 @@ from huiyi.flows import ingest
 from huiyi.memory.common import _chat_of, _id_list, _scope_of
 from huiyi.memory.pages import Pages
 from huiyi.model import MemoryItem, Scope
-from huiyi.store.base import Erasure
+from huiyi.store.erasure import Erasure
 
 if TYPE_CHECKING:
     from huiyi.flows.consolidate.report import Report

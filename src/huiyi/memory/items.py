@@ -28,6 +28,7 @@ from huiyi.model import (
     new_id,
 )
 from huiyi.store.base import MemoryFilter, RunReport, ScopeStats, Writes
+from huiyi.store.pages import ReportMark
 from huiyi.text import tokens
 
 log = logging.getLogger(__name__)
@@ -388,12 +389,17 @@ class Items(Indexing):
         (official, person:<id>, space:<id>) for one scope's only."""
         if limit < 1:
             raise InvalidInput("limit must be at least 1")
+        return await self._listed_reports(agent, scope, limit, None)
+
+    async def _listed_reports(
+        self, agent: str, scope: str | None, limit: int, after: ReportMark | None
+    ) -> list[RunReport]:
         if scope is not None:
             try:
                 Scope.from_tag(agent, scope)
             except ValueError as exc:
                 raise InvalidInput(said(exc)) from exc
-        return await self._run(self.store.list_reports, agent, scope, limit)
+        return await self._run(self.store.list_reports, agent, scope, limit, after)
 
     async def _keep_report(
         self, kind: str, scope: Scope, at: Any, counts: dict[str, int], body: dict[str, Any], dry_run: bool = False

@@ -21,8 +21,9 @@ from typing import Any
 from huiyi.errors import InvalidInput
 from huiyi.memory.common import MAX_LISTED, _kinds, _scope_of
 from huiyi.memory.items import Items
-from huiyi.model import Job, MemoryItem, MemoryKind, Scope
-from huiyi.store.pages import JobMark, ListMark, Marked
+from huiyi.model import Entity, Job, MemoryItem, MemoryKind, Scope
+from huiyi.store.base import RunReport
+from huiyi.store.pages import JobMark, ListMark, Marked, ReportMark
 
 CURSOR_CHARS = 2000  # far more than any cursor huiyi makes
 _FIELDS = {"v", "agent", "scope", "key", "row"}
@@ -45,6 +46,22 @@ class JobPage:
     next_cursor: str | None
 
 
+@dataclass(frozen=True)
+class EntityPage:
+    """One page of a scope's entities, in the order written; ``next_cursor`` asks for the next (None: the last)."""
+
+    items: list[Entity]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True)
+class ReportPage:
+    """One page of an agent's kept reports, newest first; ``next_cursor`` asks for the next (None: the last)."""
+
+    items: list[RunReport]
+    next_cursor: str | None
+
+
 def _encoded(body: dict[str, Any]) -> str:
     return (
         base64.urlsafe_b64encode(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
@@ -53,21 +70,30 @@ def _encoded(body: dict[str, Any]) -> str:
     )
 
 
-def _decoded(cursor: object, fields: set[str]) -> tuple[dict[str, Any], datetime]:
-    """A cursor's fields (exactly ``fields``, version 1) and its zone-less time (``key``, or ``at``);
-    anything else is ``InvalidInput``."""
+def _decoded(cursor: object, fields: set[str]) -> dict[str, Any]:
+    """A cursor's fields: exactly ``fields``, version 1, each a string but ``row`` (a row number) and the
+    time (``key`` or ``at``, read as a zone-less datetime); anything else is ``InvalidInput``."""
     if not isinstance(cursor, str) or not 0 < len(cursor) <= CURSOR_CHARS:
         raise InvalidInput(_NOT_OURS)
     try:
         body = json.loads(base64.b64decode(cursor + "=" * (-len(cursor) % 4), altchars=b"-_", validate=True))
         ok = isinstance(body, dict) and set(body) == fields and body["v"] == 1
         ok = ok and all(isinstance(body[name], str) for name in fields - {"v", "row"})
-        when = datetime.fromisoformat(body["key" if "key" in fields else "at"]) if ok else None
+        for name in fields & {"key", "at"} if ok else ():
+            body[name] = datetime.fromisoformat(body[name])
+            ok = ok and body[name].tzinfo is None
     except (ValueError, binascii.Error, RecursionError) as exc:  # not base64, UTF-8, JSON or a time
         raise InvalidInput(_NOT_OURS) from exc
-    if when is None or when.tzinfo is not None:
+    row = body.get("row", 0) if ok else None
+    if not isinstance(row, int) or isinstance(row, bool) or not 0 <= row < 2**63:
         raise InvalidInput(_NOT_OURS)
-    return body, when
+    return dict(body)
+
+
+def _bound(made_for: tuple[str, ...], asked: tuple[str, ...], what: str) -> None:
+    """Refuse a cursor made for another listing (agent, scope) than the one asked."""
+    if made_for != asked:
+        raise InvalidInput(f"cursor pages another agent's {what}: page this one from its first page")
 
 
 def cursor_after(scope: Scope, mark: ListMark) -> str:
@@ -77,13 +103,9 @@ def cursor_after(scope: Scope, mark: ListMark) -> str:
 
 def mark_of(cursor: str, scope: Scope) -> ListMark:
     """The mark ``cursor`` names, if huiyi made it for ``scope``; anything else is ``InvalidInput``."""
-    body, key = _decoded(cursor, _FIELDS)
-    row = body["row"]
-    if not isinstance(row, int) or isinstance(row, bool) or not 0 <= row < 2**63:
-        raise InvalidInput(_NOT_OURS)
-    if (body["agent"], body["scope"]) != (scope.agent, scope.tag):
-        raise InvalidInput("cursor pages another agent's or scope's memories: page this one from its first page")
-    return ListMark(key, row)
+    body = _decoded(cursor, _FIELDS)
+    _bound((body["agent"], body["scope"]), (scope.agent, scope.tag), "or scope's memories")
+    return ListMark(body["key"], body["row"])
 
 
 def job_cursor(agent: str, job: Job) -> str:
@@ -94,10 +116,33 @@ def job_cursor(agent: str, job: Job) -> str:
 
 def job_mark(cursor: str, agent: str) -> JobMark:
     """The job ``cursor`` names (its creation time and id), if huiyi made it for ``agent``'s jobs."""
-    body, at = _decoded(cursor, {"v", "jobs", "at", "id"})
-    if body["jobs"] != agent:
-        raise InvalidInput("cursor pages another agent's jobs: page this one from its first page")
-    return at, body["id"]
+    body = _decoded(cursor, {"v", "jobs", "at", "id"})
+    _bound((body["jobs"],), (agent,), "jobs")
+    return body["at"], body["id"]
+
+
+def report_cursor(agent: str, scope: str | None, report: RunReport) -> str:
+    """The cursor of the page of ``agent``'s reports (of the scope tag ``scope``, or all) after ``report``."""
+    return _encoded({"v": 1, "reports": agent, "scope": scope or "", "at": report.at.isoformat(), "id": report.id})
+
+
+def report_mark(cursor: str, agent: str, scope: str | None) -> ReportMark:
+    """The report ``cursor`` names (its time and id), if huiyi made it for this listing of reports."""
+    body = _decoded(cursor, {"v", "reports", "scope", "at", "id"})
+    _bound((body["reports"], body["scope"]), (agent, scope or ""), "or scope's reports")
+    return body["at"], body["id"]
+
+
+def entity_cursor(scope: Scope, row: int) -> str:
+    """The cursor of the page of ``scope``'s entities after the one at row number ``row``."""
+    return _encoded({"v": 1, "entities": scope.agent, "scope": scope.tag, "row": row})
+
+
+def entity_mark(cursor: str, scope: Scope) -> int:
+    """The row number ``cursor`` names, if huiyi made it for ``scope``'s entities."""
+    body = _decoded(cursor, {"v", "entities", "scope", "row"})
+    _bound((body["entities"], body["scope"]), (scope.agent, scope.tag), "or scope's entities")
+    return int(body["row"])
 
 
 class Pages(Items):
@@ -161,3 +206,35 @@ class Pages(Items):
             if page.next_cursor is None:
                 return
             cursor = page.next_cursor
+
+    async def reports_page(
+        self, *, agent: str, scope: str | None = None, limit: int = 20, cursor: str | None = None
+    ) -> ReportPage:
+        """One page of the kept reports, newest first (as ``reports``); pass its ``next_cursor`` back as
+        ``cursor`` for the next. Reports kept or erased between pages skip or repeat none."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit < MAX_LISTED:
+            raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED - 1}, not {limit!r}")
+        after = report_mark(cursor, agent, scope) if cursor is not None else None
+        found = await self._listed_reports(agent, scope, limit + 1, after)
+        more = report_cursor(agent, scope, found[limit - 1]) if len(found) > limit else None
+        return ReportPage(found[:limit], more)
+
+    async def entities_page(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        merged: bool = False,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> EntityPage:
+        """One page of a scope's entities, in the order written (as ``entities``); pass its ``next_cursor``
+        back as ``cursor`` for the next. Entities added or deleted between pages skip or repeat none."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit < MAX_LISTED:
+            raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED - 1}, not {limit!r}")
+        scope = _scope_of(agent, person, space)
+        after = entity_mark(cursor, scope) if cursor is not None else None
+        found = await self._run(self.store.page_entities, [scope], merged, limit + 1, after)
+        more = entity_cursor(scope, found[limit - 1][1]) if len(found) > limit else None
+        return EntityPage([entity for entity, _ in found[:limit]], more)

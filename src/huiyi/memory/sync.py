@@ -263,6 +263,8 @@ class Memory:
     update_entity = _blocking(AsyncMemory.update_entity)
     delete_entity = _blocking(AsyncMemory.delete_entity)
     reports = _blocking(AsyncMemory.reports)
+    reports_page = _blocking(AsyncMemory.reports_page)
+    entities_page = _blocking(AsyncMemory.entities_page)
 
     def iter_memories(
         self,

@@ -5,8 +5,8 @@ vectors arrive computed. Every read is bound to an agent and a list of scopes, s
 another person's or group's memories.
 
 The contract is split by aggregate (``Lifecycle``, ``MessageStore``, ``JobStore``, ``MemoryStore``,
-``GraphStore``, ``SearchStore``) so a reader sees each part alone; ``Store`` is all of them, and every
-backend implements the whole of it.
+``GraphStore``, ``SearchStore``, and ``EraseStore`` in ``huiyi.store.erasure``) so a reader sees each part
+alone; ``Store`` is all of them, and every backend implements the whole of it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_
 from pydantic import BaseModel, ConfigDict, Field
 
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope, new_id
-from huiyi.store.pages import JobMark, ListMark, Marked
+from huiyi.store.erasure import EraseStore
+from huiyi.store.pages import EntityMarked, JobMark, ListMark, Marked, ReportMark
 
 if TYPE_CHECKING:
     import numpy as np
@@ -337,8 +338,11 @@ class JobStore(Protocol):
     def add_report(self, report: RunReport) -> None:
         """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them)."""
 
-    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
-        """An agent's reports (of one scope tag, or all), newest first."""
+    def list_reports(
+        self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None
+    ) -> list[RunReport]:
+        """An agent's reports (of one scope tag, or all), newest first (by time, then id): a row number
+        would move when a report is kept again. With ``after`` (a report's at and id), those after it."""
 
 
 @runtime_checkable
@@ -416,6 +420,11 @@ class GraphStore(Protocol):
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]: ...
 
+    def page_entities(
+        self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
+    ) -> list[EntityMarked]:
+        """``list_entities`` from just after the row number ``after`` (None: the first), each with its own."""
+
     def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
         """The entities (not merged away) of the scopes nearest to ``vector``: a bounded merge candidate set."""
 
@@ -458,43 +467,6 @@ class SearchStore(Protocol):
         """Merge the keyword index's segments a bounded step at a time (maintenance): a term is looked up
         in every segment, so their number, which grows with the writes, sets keyword search's cost.
         Returns the steps that did work; 0 when there was nothing to merge or the backend needs none."""
-
-
-@dataclass
-class Erasure:
-    """What one erasure removed, by kind; ``reindexed`` counts others' messages whose chunks held erased turns."""
-
-    messages: int = 0
-    memories: int = 0
-    entities: int = 0
-    jobs: int = 0
-    persons: int = 0
-    blocks: int = 0
-    reindexed: int = 0
-
-
-@runtime_checkable
-class EraseStore(Protocol):
-    """Forgetting for good: rows deleted in one transaction, then no byte of them left in the files."""
-
-    def erase(
-        self,
-        agent: str,
-        message_ids: Sequence[str],
-        *,
-        person: str | None = None,
-        names: Sequence[str] = (),
-        window: int = 0,
-        speaker: str | None = None,
-    ) -> Erasure:
-        """Forget messages and everything made from them (memories whose sources hold one, jobs that name
-        one); with ``person`` also everything of that person: every message they sent or received in
-        their private chat or said in a group, their scope, working memory, record and core blocks,
-        and the entities and facts named by ``names`` (their id, name and aliases; one another person
-        goes by too only in the scopes they talk in). Other people's messages whose chunks held an erased
-        turn, or embedded one (the ``window`` turns after it in its space), lose those chunks and are
-        marked for indexing again. ``speaker``: the name their group lines are stored under (default
-        ``person``; a member called like the agent speaks as ``flows.ingest.namesake``)."""
 
 
 @runtime_checkable

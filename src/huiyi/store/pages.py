@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from huiyi.model import MemoryItem
+from huiyi.model import Entity, MemoryItem
 
 LIST_KEY = "COALESCE(said_at, time, created_at)"
 LIST_ORDER = f"{LIST_KEY} DESC, rowid DESC"
@@ -26,6 +26,8 @@ class ListMark:
 
 Marked = tuple[MemoryItem, ListMark]
 JobMark = tuple[datetime, str]  # a job's created_at and id: jobs list oldest first by both
+ReportMark = tuple[datetime, str]  # a report's at and id: reports list newest first by both
+EntityMarked = tuple[Entity, int]  # an entity and its row number: entities list in the order first written
 
 
 def marked(found: Sequence[Sequence[Any]], items: Sequence[MemoryItem]) -> list[Marked]:

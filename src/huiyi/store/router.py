@@ -27,7 +27,6 @@ from huiyi.errors import ScopeError, StoreError
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
 from huiyi.store.base import (
     Claim,
-    Erasure,
     MemoryFilter,
     OwnVectors,
     RankRow,
@@ -39,7 +38,8 @@ from huiyi.store.base import (
     Vectors,
     Writes,
 )
-from huiyi.store.pages import JobMark, ListMark, Marked
+from huiyi.store.erasure import Erasure
+from huiyi.store.pages import EntityMarked, JobMark, ListMark, Marked, ReportMark
 
 
 class RoutedStore:
@@ -285,8 +285,10 @@ class RoutedStore:
     def add_report(self, report: RunReport) -> None:
         self.store_for(report.agent).add_report(report)
 
-    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
-        return self.store_for(agent).list_reports(agent, scope, limit)
+    def list_reports(
+        self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None
+    ) -> list[RunReport]:
+        return self.store_for(agent).list_reports(agent, scope, limit, after)
 
     # memories ------------------------------------------------------------------------------------
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
@@ -349,6 +351,12 @@ class RoutedStore:
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         store = self._by_scopes(scopes)
         return store.list_entities(scopes, include_merged) if store is not None else []
+
+    def page_entities(
+        self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
+    ) -> list[EntityMarked]:
+        store = self._by_scopes(scopes)
+        return store.page_entities(scopes, include_merged, limit, after) if store is not None else []
 
     def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
         store = self._by_scopes(scopes)

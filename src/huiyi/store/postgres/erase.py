@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from huiyi.model import Scope
-from huiyi.store.base import Erasure
+from huiyi.store.erasure import Erasure
 from huiyi.store.postgres.memories import DELETE_MEMORIES, PostgresMemories
 from huiyi.store.rows import partition_key
 

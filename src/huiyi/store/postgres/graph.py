@@ -9,6 +9,7 @@ from huiyi.errors import InvalidInput, StoreError
 from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
+from huiyi.store.pages import EntityMarked
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.postgres.search_sql import score, vector_literal
 from huiyi.store.rows import ENTITY_COLUMNS, MERGE_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
@@ -45,10 +46,21 @@ class PostgresGraph(PostgresConnection):
         return entity
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
-        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE part = ANY(%s)"
+        return [entity for entity, _ in self._entities(scopes, include_merged, None, None)]
+
+    def page_entities(
+        self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
+    ) -> list[EntityMarked]:
+        return self._entities(scopes, include_merged, limit, after)
+
+    def _entities(
+        self, scopes: Sequence[Scope], include_merged: bool, limit: int | None, after: int | None
+    ) -> list[EntityMarked]:
+        sql = f"SELECT {ENTITY_COLUMNS}, rowid FROM entities WHERE part = ANY(%s) AND rowid > %s"
         if not include_merged:
             sql += " AND merged_into IS NULL"
-        return [rows.entity(row, NATIVE) for row in self._rows(sql + " ORDER BY rowid", (partition_keys(scopes),))]
+        found = self._rows(sql + " ORDER BY rowid LIMIT %s", (partition_keys(scopes), after or 0, limit))
+        return [(rows.entity(row, NATIVE), int(row[-1])) for row in found]
 
     def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
         found = self._rows(

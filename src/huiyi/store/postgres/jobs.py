@@ -9,7 +9,7 @@ from typing import Any
 from huiyi.model import Job, JobState
 from huiyi.store import rows
 from huiyi.store.base import RunReport
-from huiyi.store.pages import JobMark
+from huiyi.store.pages import JobMark, ReportMark
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
 from huiyi.store.rows import JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
 
@@ -117,13 +117,18 @@ class PostgresJobs(PostgresConnection):
                 ),
             )
 
-    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
+    def list_reports(
+        self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None
+    ) -> list[RunReport]:
         sql = f"SELECT {REPORT_COLUMNS} FROM reports WHERE agent = %s"
         args: list[Any] = [agent]
         if scope is not None:
             sql += " AND scope = %s"
             args.append(scope)
-        sql += " ORDER BY seq DESC LIMIT %s"
+        if after is not None:
+            sql += " AND (at, id) < (%s, %s)"
+            args.extend([after[0], after[1]])
+        sql += " ORDER BY at DESC, id DESC LIMIT %s"
         return [rows.report(row, NATIVE) for row in self._rows(sql, (*args, limit))]
 
 

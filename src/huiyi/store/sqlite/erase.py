@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from huiyi.model import Scope
-from huiyi.store.base import Erasure
+from huiyi.store.erasure import Erasure
 from huiyi.store.rows import partition_key
 from huiyi.store.sqlite.connection import chunks, marks
 from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows

@@ -11,6 +11,7 @@ from huiyi.errors import InvalidInput, StoreError
 from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
+from huiyi.store.pages import EntityMarked
 from huiyi.store.rows import ENTITY_COLUMNS, MERGE_COLUMNS, TEXT, json_text, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.memories import ensure_partition
@@ -49,13 +50,19 @@ class SQLiteGraph(SQLiteConnection):
         return entity
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
+        return [entity for entity, _ in self.page_entities(scopes, include_merged, -1, None)]
+
+    def page_entities(
+        self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
+    ) -> list[EntityMarked]:
         parts = partition_keys(scopes)
         if not parts:
             return []
-        sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE part IN ({marks(len(parts))})"
+        sql = f"SELECT {ENTITY_COLUMNS}, rowid FROM entities WHERE part IN ({marks(len(parts))})"
         if not include_merged:
             sql += " AND merged_into IS NULL"
-        return [rows.entity(row, TEXT) for row in self._conn().execute(sql + " ORDER BY rowid", parts)]
+        found = self._conn().execute(sql + " AND rowid > ? ORDER BY rowid LIMIT ?", (*parts, after or 0, limit))
+        return [(rows.entity(row, TEXT), int(row[-1])) for row in found]
 
     def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
         parts = partition_keys(scopes)

@@ -11,7 +11,7 @@ from typing import Any
 from huiyi.model import Job, JobState
 from huiyi.store import rows
 from huiyi.store.base import RunReport
-from huiyi.store.pages import JobMark
+from huiyi.store.pages import JobMark, ReportMark
 from huiyi.store.rows import JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
 
@@ -129,13 +129,18 @@ class SQLiteJobs(SQLiteConnection):
                 ),
             )
 
-    def list_reports(self, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
+    def list_reports(
+        self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None
+    ) -> list[RunReport]:
         sql = f"SELECT {REPORT_COLUMNS} FROM reports WHERE agent = ?"
         args: list[Any] = [agent]
         if scope is not None:
             sql += " AND scope = ?"
             args.append(scope)
-        sql += " ORDER BY rowid DESC LIMIT ?"
+        if after is not None:
+            sql += " AND (at, id) < (?, ?)"
+            args.extend([to_epoch(after[0]), after[1]])
+        sql += " ORDER BY at DESC, id DESC LIMIT ?"
         return [rows.report(row, TEXT) for row in self._conn().execute(sql, (*args, limit))]
 
 

@@ -18,7 +18,8 @@ function status(text, error = false) {
   box.className = error ? "error" : "";
 }
 
-async function api(method, path, body) {
+// a route's answer and the header naming its next page (listings answered as bare lists: jobs)
+async function apiPage(method, path, body) {
   const headers = { "Content-Type": "application/json" };
   const key = localStorage.getItem("huiyi-key");
   if (key) headers.Authorization = "Bearer " + key;
@@ -27,15 +28,16 @@ async function api(method, path, body) {
     $("#keydialog").showModal();
     throw new Error(t("keyPrompt"));
   }
-  if (response.status === 204) return null;
+  if (response.status === 204) return { data: null, next: null };
   const data = await response.json();
   if (!response.ok) {
     const message = (data.error && data.error.message) || response.statusText;
     status(message, true);
     throw new Error(message);
   }
-  return data;
+  return { data, next: response.headers.get("Huiyi-Next-Cursor") };
 }
+const api = async (method, path, body) => (await apiPage(method, path, body)).data;
 
 // the chosen scope as query parameters / body fields
 function scopeParams() {
@@ -333,24 +335,16 @@ function renderDebug(box, d, name) {
 // jobs and maintenance ----------------------------------------------------------------------------
 async function viewJobs() {
   const box = $("#view-jobs");
-  const jobs = await api("GET", "/v1/jobs?" + qs({ agent: S.agent }));
-  const shown = jobs.filter((j) => j.state !== "done" || (j.kind !== "extract" && j.kind !== "index"));
   const scope = S.scopes.find((s) => s.scope === S.scope);
   const day = (scope && scope.last_activity ? String(scope.last_activity) : new Date().toISOString()).slice(0, 10);
   box.innerHTML = `<div class="card"><h3>${t("jobs")}</h3><div class="scroll"><table id="jobtable"><tr><th>${t("kind")}</th><th>${t("state")}</th><th>${t("attempts")}</th><th>${t("error")}</th><th class="hide-narrow">${t("time")}</th><th></th></tr>
-    ${shown.map((j) => `<tr data-job="${esc(j.id)}"><td>${esc(j.kind)}<div class="small muted">${esc(j.id)}</div></td><td><span class="tag ${esc(j.state)}">${esc(j.state)}</span></td><td class="num">${j.attempts}</td>
-      <td class="small">${esc(j.last_error)}</td><td class="small hide-narrow">${esc(fmt(j.created_at))}</td><td>${j.state === "failed" ? `<button data-retry="${esc(j.id)}">${t("retry")}</button>` : ""}</td></tr>`).join("") || `<tr><td colspan="6" class="muted">${t("nothing")}</td></tr>`}
-    </table></div></div>
+    </table></div><p><button type="button" id="jobmore" hidden>${t("more")}</button></p></div>
     <div class="card"><h3>${t("maintenance")} · ${esc(scopeLabel(S.scope))}</h3><div class="row">
       <button id="dryrun">${t("dryRun")}</button><button id="consolidate" class="primary">${t("consolidate")}</button>
       <label>${t("day")}<input type="date" id="sumday" value="${esc(day)}"></label><button id="summarize">${t("summarize")}</button></div>
       <div id="report" style="margin-top:.75rem"></div></div>
     <div class="card"><h3>${t("lastReports")}</h3><div id="reportlist" class="small">${t("loading")}</div></div>`;
-  $$("[data-retry]", box).forEach((b) => b.addEventListener("click", safely(async () => {
-    await api("POST", `/v1/jobs/${encodeURIComponent(b.dataset.retry)}/retry?` + qs({ agent: S.agent }));
-    await viewJobs();
-    status(t("retried"));
-  })));
+  await listJobs();
   const run = (path, body) => safely(async () => {
     status(t("loading"));
     await api("POST", path, { agent: S.agent, ...scopeParams(), ...body() });
@@ -362,6 +356,29 @@ async function viewJobs() {
   $("#consolidate").addEventListener("click", run("/v1/consolidate", () => ({ dry_run: false })));
   $("#summarize").addEventListener("click", run("/v1/summarize", () => ({ day: $("#sumday").value })));
   await listReports();
+}
+
+// the agent's jobs, oldest first, a page at a time: "more" follows the cursor the last page named
+async function listJobs(cursor) {
+  const { data: jobs, next } = await apiPage("GET", "/v1/jobs?" + qs({ agent: S.agent, limit: 100, cursor }));
+  const shown = jobs.filter((j) => j.state !== "done" || (j.kind !== "extract" && j.kind !== "index"));
+  const table = $("#jobtable");
+  if (!cursor) $$("tr[data-job], tr.nothing", table).forEach((row) => row.remove());
+  table.insertAdjacentHTML("beforeend", shown.map((j) => `<tr data-job="${esc(j.id)}"><td>${esc(j.kind)}<div class="small muted">${esc(j.id)}</div></td><td><span class="tag ${esc(j.state)}">${esc(j.state)}</span></td><td class="num">${j.attempts}</td>
+      <td class="small">${esc(j.last_error)}</td><td class="small hide-narrow">${esc(fmt(j.created_at))}</td><td>${j.state === "failed" ? `<button data-retry="${esc(j.id)}">${t("retry")}</button>` : ""}</td></tr>`).join(""));
+  if (!$("tr[data-job]", table) && !next) table.insertAdjacentHTML("beforeend", `<tr class="nothing"><td colspan="6" class="muted">${t("nothing")}</td></tr>`);
+  shown.forEach((j) => { const b = $(`[data-retry="${CSS.escape(j.id)}"]`, table); if (b) b.addEventListener("click", safely(async () => retryJob(b))); });
+  $("#jobmore").hidden = !next;
+  $("#jobmore").onclick = safely(() => listJobs(next));
+}
+async function retryJob(button) {
+  const job = await api("POST", `/v1/jobs/${encodeURIComponent(button.dataset.retry)}/retry?` + qs({ agent: S.agent }));
+  const row = button.closest("tr");
+  $(".tag", row).className = `tag ${esc(job.state)}`;
+  $(".tag", row).textContent = job.state;
+  $("td.num", row).textContent = job.attempts;
+  button.remove();
+  status(t("retried"));
 }
 
 // the kept reports of consolidations, dry runs and summaries, newest first
