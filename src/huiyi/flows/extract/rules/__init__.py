@@ -48,7 +48,7 @@ When no LLM endpoint is configured, a fold still becomes memories:
   我的生日是… / 我生日在… / 后天是我生日              my birthday is …, tomorrow  attribute 生日 (a relative day
                                                 is my birthday              keeps its date)
   我今年…岁 / 我…岁了                            I'm N (years old)           attribute 年龄
-  我养了一只…（叫…）                              I have a dog (named …)      relation 养了 (+ the pet's name)
+  我养了一只…（，叫…）/ 我家有只猫（，它叫…）    I have a dog (named …)      relation 养了 (+ the pet's name)
   我对…过敏                                     I'm allergic to …           attribute 过敏
   ==========================================  ==========================  =================================
 
