@@ -57,3 +57,16 @@ def test_missing_someone_is_a_feeling(tmp_path: Path, lines: list[str]) -> None:
 )
 def test_wanting_thinking_and_politeness_are_no_feeling(tmp_path: Path, said: str, plain: str) -> None:
     assert importance(tmp_path / "said", [said]) == importance(tmp_path / "plain", [plain])
+
+
+@pytest.mark.parametrize("feeling", ["我想你了", "想你了", "我好累", "我哭了"])
+def test_a_short_feeling_is_no_filler(tmp_path: Path, feeling: str) -> None:
+    """Four characters with no keyword were filler: the event left 我想你了 out and weighed it as 嗯嗯."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(256), config=config, clock=lambda: T0) as memory:
+        lines = ["今天加班到很晚", feeling]
+        memory.add([{"id": f"m{i}", "text": t, "time": T0} for i, t in enumerate(lines)], agent="祈煜", person="木木")
+        memory.flush(agent="祈煜", person="木木")
+        [event] = memory.memories(agent="祈煜", person="木木", kinds=["event"])
+    assert feeling in event.text and event.importance == pytest.approx(PLAIN + 0.15)
+    assert importance(tmp_path / "alone", [feeling]) == pytest.approx(PLAIN + 0.15)

@@ -131,7 +131,7 @@ class RuleExtractor:
         facts, entities = reader.read(message, speaker)
         filler = (
             bool(FILLER.match(text.strip()))
-            or (not words and not facts and len(text.strip()) <= 4)
+            or (not words and not facts and len(text.strip()) <= 4 and not _feels(text, drop))  # 我想你了 is none
             or (not facts and is_chatter(text, drop))  # 恭喜+1, 晚安霓霓, [表情] (issue #13)
         )
         # a birthday's date is not when anything happened; told as 后天, it keeps the date that meant
@@ -261,7 +261,7 @@ def _importance(segment: list[Said], substantive: list[Said], named: bool, misse
     score = 0.3
     if any(s.facts for s in segment):
         score += 0.2
-    if _EMOTION_ZH.search(text) or _EMOTION_EN.search(text) or _misses(text, missed):
+    if _feels(text, missed):
         score += 0.15
     future = any(span.start > s.message.time for s in segment for span in s.spans)
     if future or _PLAN_ZH.search(text) or _PLAN_EN.search(text):
@@ -271,6 +271,10 @@ def _importance(segment: list[Said], substantive: list[Said], named: bool, misse
     if named:
         score += 0.05
     return round(min(0.9, score), 2)
+
+
+def _feels(text: str, missed: list[str]) -> bool:
+    return bool(_EMOTION_ZH.search(text) or _EMOTION_EN.search(text) or _misses(text, missed))
 
 
 def _misses(text: str, names: list[str]) -> bool:
