@@ -220,3 +220,31 @@ def test_forgetting_a_member_named_like_the_agent_takes_their_lines_and_spares_t
         memory.forget_person("祈煜", agent="祈煜")
         assert [m.id for m in memory.messages(["n0", "n1"], agent="祈煜")] == ["n1"]
         assert memory.get(persona.id, agent="祈煜").text == "祈煜是QZXPERSONA"
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_in_one_group_a_shared_nickname_keeps_what_the_other_one_said_of_themself(tmp_path: Path, backend: str) -> None:
+    """Two members both go by 阿杰 in one group: erasing one takes what 阿杰 said there and what names 阿杰
+    with no message behind it, and leaves the other's own words about himself (阿杰喜欢猫, from his lines)."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        memory.set_person(Person(id="qq_10001", aliases=["阿杰"]), agent="a")
+        memory.set_person(Person(id="qq_20002", aliases=["阿杰"]), agent="a")
+        said = [
+            ("qq_10001", "我喜欢爬山"),
+            ("qq_20002", "我喜欢猫"),
+            ("qq_20002", "我住在QZXBENHOME"),
+            ("erin", "好呀"),
+        ]
+        memory.add(
+            [{"text": t, "speaker": s, "time": T0 + timedelta(minutes=i)} for i, (s, t) in enumerate(said)],
+            agent="a",
+            space="g",
+        )
+        memory.flush(agent="a", space="g")
+        memory.remember("阿杰是QZXJIEFACT", agent="a", space="g", kind=MemoryKind.FACT, data={"subject": "阿杰"})
+        before = {m.text for m in memory.memories(agent="a", space="g", kinds=[MemoryKind.FACT], limit=50)}
+        assert {"阿杰喜欢爬山", "阿杰喜欢猫", "阿杰住在QZXBENHOME", "阿杰是QZXJIEFACT"} <= before
+        memory.forget_person("qq_10001", agent="a")
+        after = {m.text for m in memory.memories(agent="a", space="g", kinds=[MemoryKind.FACT], limit=50)}
+        assert after == before - {"阿杰喜欢爬山", "阿杰是QZXJIEFACT"}

@@ -53,3 +53,31 @@ def test_no_death_without_a_named_pet_and_a_word_of_death(tmp_path: Path, later:
     facts, _ = chat(tmp_path, ["我养了一只狗叫豆豆", later])
     assert facts["木木养了一只狗，叫豆豆"] is None and facts["豆豆是木木的狗"] is None
     assert not any("去世" in text for text in facts)
+
+
+@pytest.mark.parametrize(
+    ("told", "pet", "name"),
+    [
+        ("我养了一只狗，叫豆豆", "狗", "豆豆"),
+        ("我养了一只狗，它叫豆豆", "狗", "豆豆"),
+        ("我家有只猫，名字叫团子", "猫", "团子"),
+        ("我家有只猫，它叫团子", "猫", "团子"),
+        ("我家有只猫叫团子", "猫", "团子"),
+    ],
+)
+def test_a_pet_named_after_a_comma_keeps_its_name_and_its_death_closes_it(
+    tmp_path: Path, told: str, pet: str, name: str
+) -> None:
+    facts, _ = chat(tmp_path, [told, "今天天气不错", f"{name}今天走了"], folds=True)
+    gone = T0 + timedelta(days=2)
+    assert facts[f"木木养了一只{pet}，叫{name}"] == gone and facts[f"{name}是木木的{pet}"] == gone
+    assert facts[f"木木的{pet}{name}去世了"] is None
+
+
+@pytest.mark.parametrize(
+    "said", ["我有一个问题，叫我怎么办", "我家有只猫吗，叫团子", "我有个朋友，叫阿哲", "我有一只狗"]
+)
+def test_no_pet_name_from_a_clause_that_names_no_pet(tmp_path: Path, said: str) -> None:
+    facts, _ = chat(tmp_path, [said])
+    assert not any("团子是" in text or "阿哲是" in text or "养了一个" in text for text in facts)
+    assert all("叫" not in text for text in facts if "养了" in text)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from fake_openai import FakeOpenAI
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.model import MemoryItem
@@ -118,3 +119,49 @@ def test_an_english_day_after_a_loss_keeps_what_was_said_of_it(memory: Memory) -
 def test_a_short_history_keeps_every_event_in_the_overview(memory: Memory) -> None:
     month(memory, "木木", {1: ROUTINE_ZH})
     assert len(memory.overview(agent=AGENT, person="木木")) == len(ROUTINE_ZH)
+
+
+# an LLM's events tell the agent's lines in its own words: no 祈煜说： to read them by
+LLM_DAY = [
+    ("u1", "user", "今天面试通过了", "木木今天面试通过了。"),
+    ("u2", "user", "晚上去吃了火锅庆祝", "木木晚上去吃火锅庆祝。"),
+    ("a1", "assistant", "辛苦了，早点休息。", "祈煜叮嘱木木早点休息。"),
+]
+
+
+def test_an_llm_event_of_the_agents_lines_alone_gives_way_by_its_sources(tmp_path: Path) -> None:
+    """Each LLM event cites one message; all weigh the same, so only their sources tell the agent's apart."""
+    events = [
+        {
+            "text": told,
+            "time": f"2024-09-03 20:{10 * at:02d}",
+            "place": "",
+            "participants": ["木木", AGENT],
+            "keywords": [],
+            "insight": "",
+            "importance": 0.6,
+            "sources": [f"m{at + 1}"],
+        }
+        for at, (_, _, _, told) in enumerate(LLM_DAY)
+    ]
+    small = {"worker": {"enabled": False}, "overview": {"size": 2}, "summary": {"daily_items": 2}}
+    with FakeOpenAI() as server:
+        server.script_chat(json_content={"events": events, "facts": [], "entities": []})
+        config = Config(llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 0}, **small)
+        with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: NOW) as memory:
+            memory.add(
+                [
+                    {"id": mid, "role": role, "text": text, "time": datetime(2024, 9, 3, 20, 10 * at)}
+                    for at, (mid, role, text, _) in enumerate(LLM_DAY)
+                ],
+                agent=AGENT,
+                person="木木",
+            )
+            memory.flush(agent=AGENT, person="木木")
+            memory.run_jobs()
+            overview = [item.text for item in memory.overview(agent=AGENT, person="木木")]
+    assert overview == ["木木今天面试通过了。", "木木晚上去吃火锅庆祝。"]
+    # the extractive daily summary of those events (the LLM gone) weighs them the same way
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=Config(**small), clock=lambda: NOW) as memory:
+        summary = daily(memory, "木木", 3)
+    assert "面试通过" in summary.text and "火锅" in summary.text and "早点休息" not in summary.text

@@ -11,7 +11,8 @@ events and words by two rules instead:
   event's novelty is the mean share of the other days its words were not said on (:meth:`Days.novelty`).
   With no other day to compare, every word weighs the same and nothing changes.
 - **The agent's lines alone say little of the person**: such an event counts half its importance
-  (:func:`agent_alone`); a promise of the agent's still outweighs a pleasantry by what it says.
+  (:func:`agent_alone`: every message it cites is the agent's, whoever worded it, or its rule-written text
+  tells only the agent's turn); a promise of the agent's still outweighs a pleasantry by what it says.
 
     >>> days = Days.of([(date(2024, 9, 1), "麻辣烫，段子"), (date(2024, 9, 2), "麻辣烫，豆豆")])
     >>> days.novelty("麻辣烫", date(2024, 9, 3)), days.novelty("豆豆的窝", date(2024, 9, 3))
@@ -22,11 +23,13 @@ events and words by two rules instead:
     True
     >>> agent_alone("木木说：好累。祈煜说：辛苦了。", "祈煜", ["木木"])
     False
+    >>> agent_alone("祈煜叮嘱木木早点休息。", "祈煜", ["木木"], by_agent=[True])
+    True
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -82,9 +85,13 @@ def weight(importance: float, novelty: float, alone: bool = False) -> float:
     return (importance / 2 if alone else importance) + NOVELTY * novelty
 
 
-def agent_alone(text: str, agent: str, others: Iterable[str]) -> bool:
-    """Whether an event's text (the rule extractor's ``X说：…`` / ``X said: …`` turns) tells only the
-    agent's lines: it starts with the agent's turn and no one else's turn follows."""
+def agent_alone(text: str, agent: str, others: Iterable[str], by_agent: Sequence[bool] = ()) -> bool:
+    """Whether an event tells only the agent's lines: every message it cites that is known (``by_agent``:
+    whether each was the agent's) is the agent's, however an LLM worded it; or its text, the rule
+    extractor's ``X说：…`` / ``X said: …`` turns, starts with the agent's turn and no one else's turn follows
+    (a 嗯嗯 of the person's it cites is not told)."""
+    if by_agent and all(by_agent):
+        return True
     if not text.startswith((f"{agent}说：", f"{agent} said: ")):
         return False
     return not any(f"{name}说：" in text or f"{name} said: " in text for name in others if name and name != agent)
@@ -95,17 +102,22 @@ def _said_day(item: MemoryItem) -> date | None:
     return when.date() if when else None
 
 
-def recap(latest: list[MemoryItem], agent: str, size: int) -> list[MemoryItem]:
+def recap(
+    latest: list[MemoryItem], agent: str, size: int, by_agent: Mapping[str, bool] | None = None
+) -> list[MemoryItem]:
     """The overview (前情提要): of ``latest`` (the space's ``RECAP_DEPTH`` × ``size`` latest events, newest
     said first), the ``size`` that weigh most, the latest first among equals; in the order they were said.
-    Their days are weighed against each other: what a recap of a few days repeats is routine."""
+    Their days are weighed against each other: what a recap of a few days repeats is routine.
+    ``by_agent``: message id -> whether the agent said it, for the messages the events cite."""
+    spoken = by_agent or {}
     names = {agent, *(name for item in latest for name in item.participants)}
     days = Days.of(((day, item.text) for item in latest if (day := _said_day(item)) is not None), names)
 
     def weighed(item: MemoryItem) -> float:
         day = _said_day(item)
         novelty = days.novelty(item.text, day) if day else 0.0
-        return weight(item.importance, novelty, agent_alone(item.text, agent, item.participants))
+        cited = [spoken[source] for source in item.sources if source in spoken]
+        return weight(item.importance, novelty, agent_alone(item.text, agent, item.participants, cited))
 
     order = {item.id: rank for rank, item in enumerate(latest)}
     chosen = {item.id for item in sorted(latest, key=lambda item: (-round(weighed(item), 6), order[item.id]))[:size]}

@@ -325,4 +325,6 @@ class Ingest(Care):
         where = MemoryFilter(kinds=(MemoryKind.EVENT,), said_by=self.wall(now))
         size = self.config.overview.size
         latest = await self._read(self.store.find_memories, [scope], where, size * RECAP_DEPTH)
-        return recap(latest, agent, size)
+        cited = list(dict.fromkeys(source for item in latest for source in item.sources))
+        said = await self._read(self.store.get_messages, agent, cited) if cited else []
+        return recap(latest, agent, size, {m.id: m.role == "assistant" for m in said})  # an LLM's 祈煜叮嘱…

@@ -85,9 +85,11 @@ def _highlights(m: DayMaterial, cfg: SummaryConfig) -> list[Highlight]:
     over the agent's lines alone), then the strongest, then the latest; in the order they were told."""
     agent = m.name(m.agent)
     others = [name for name in m.all_names() if name not in (agent, m.agent)]
+    by_agent = {x.id: x.role == "assistant" for x in m.messages}
 
     def rank(h: Highlight) -> tuple[float, tuple[float, float, str]]:
-        weighed = weight(h.importance, m.days.novelty(h.text, m.day), agent_alone(h.text, agent, others))
+        cited = [by_agent[source] for source in h.sources if source in by_agent]
+        weighed = weight(h.importance, m.days.novelty(h.text, m.day), agent_alone(h.text, agent, others, cited))
         return -round(weighed, 6), (-h.strength, -h.said_at.timestamp(), h.text)
 
     chosen = sorted(m.events, key=rank)[: cfg.daily_items]

@@ -64,6 +64,16 @@ def _names_apart(
     return [n for n in names if n not in shared], shared, scopes
 
 
+# a fact read only from lines of others who go by its subject too (阿杰喜欢猫, from the other 阿杰's message)
+_THEIRS = (
+    "(jsonb_array_length(memories.sources) > 0 AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text("
+    "memories.sources) s(id) WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.agent = memories.agent"
+    " AND m.id = s.id AND NOT (m.id = ANY(%(ids)s)) AND (m.speaker = memories.data->>'subject'"
+    " OR EXISTS (SELECT 1 FROM persons p WHERE p.agent = m.agent AND p.id = m.speaker"
+    " AND (p.name = memories.data->>'subject' OR p.aliases ? (memories.data->>'subject')))))))"
+)
+
+
 class PostgresErase(PostgresMemories):
     """``EraseStore`` on PostgreSQL."""
 
@@ -96,7 +106,7 @@ class PostgresErase(PostgresMemories):
             made_from = "sources ?| %(ids)s::text[]"
             about = (
                 " OR scope = %(scope)s OR (kind = 'fact' AND (data->>'subject' = ANY(%(own)s)"
-                " OR (data->>'subject' = ANY(%(shared)s) AND scope = ANY(%(scopes)s))))"
+                f" OR (data->>'subject' = ANY(%(shared)s) AND scope = ANY(%(scopes)s) AND NOT {_THEIRS})))"
                 " OR (kind = 'summary' AND data->>'person' = %(person)s)"
                 if person is not None
                 else ""

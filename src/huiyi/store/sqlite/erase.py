@@ -96,8 +96,9 @@ class _Named:
     shared: list[str]
     scopes: list[str]
 
-    def where(self, condition: str) -> tuple[str, list[str]]:
-        """SQL true where ``condition`` (``{names}`` standing for a list of marks) holds of these names."""
+    def where(self, condition: str, theirs: str = "0") -> tuple[str, list[str]]:
+        """SQL true where ``condition`` (``{names}`` standing for a list of marks) holds of these names; a
+        shared name's row for which ``theirs`` holds is the other person's."""
         uses = condition.count("{names}")
         parts, args = [], []
         if self.own:
@@ -105,7 +106,8 @@ class _Named:
             args += self.own * uses
         if self.shared and self.scopes:
             parts.append(
-                f"(({condition.format(names=marks(len(self.shared)))}) AND scope IN ({marks(len(self.scopes))}))"
+                f"(({condition.format(names=marks(len(self.shared)))}) AND scope IN ({marks(len(self.scopes))})"
+                f" AND NOT {theirs})"
             )
             args += [*(self.shared * uses), *self.scopes]
         return f"({' OR '.join(parts) or '0'})", args
@@ -137,6 +139,17 @@ def _names_apart(
     return _Named([n for n in names if n not in shared], shared, scopes)
 
 
+# a fact read only from lines of others who go by its subject too (阿杰喜欢猫, from the other 阿杰's message)
+_THEIRS = (
+    "(json_array_length(memories.sources) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(memories.sources) s "
+    "WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.agent = memories.agent AND m.id = s.value "
+    "AND m.id NOT IN (SELECT id FROM erased) AND (m.speaker = json_extract(memories.data, '$.subject') "
+    "OR EXISTS (SELECT 1 FROM persons p WHERE p.agent = m.agent AND p.id = m.speaker "
+    "AND (p.name = json_extract(memories.data, '$.subject') OR EXISTS (SELECT 1 FROM json_each(p.aliases) a "
+    "WHERE a.value = json_extract(memories.data, '$.subject'))))))))"
+)
+
+
 def _memories_to_erase(
     conn: sqlite3.Connection, agent: str, scope: str | None, person: str | None, named: _Named
 ) -> list[str]:
@@ -145,7 +158,7 @@ def _memories_to_erase(
     if person is None:
         rows = conn.execute(f"SELECT id FROM memories WHERE agent = ? AND {made_from}", (agent,))
         return [str(row[0]) for row in rows]
-    subject, names = named.where("json_extract(data, '$.subject') IN ({names})")
+    subject, names = named.where("json_extract(data, '$.subject') IN ({names})", _THEIRS)
     rows = conn.execute(
         f"SELECT id FROM memories WHERE agent = ? AND (scope = ? OR {made_from} OR (kind = 'fact' AND {subject}) OR "
         "(kind = 'summary' AND json_extract(data, '$.person') = ?))",

@@ -48,7 +48,7 @@ When no LLM endpoint is configured, a fold still becomes memories:
   我的生日是… / 我生日在… / 后天是我生日              my birthday is …, tomorrow  attribute 生日 (a relative day
                                                 is my birthday              keeps its date)
   我今年…岁 / 我…岁了                            I'm N (years old)           attribute 年龄
-  我养了一只…（叫…）                              I have a dog (named …)      relation 养了 (+ the pet's name)
+  我养了一只…（，叫…）/ 我家有只猫（，它叫…）    I have a dog (named …)      relation 养了 (+ the pet's name)
   我对…过敏                                     I'm allergic to …           attribute 过敏
   ==========================================  ==========================  =================================
 
@@ -69,9 +69,11 @@ When no LLM endpoint is configured, a fold still becomes memories:
   still to come and a gathering (大家, 一起, 集合, 团建…) with no 我 of its own is an event of its own,
   dated by the day it names (林晚晴: 周六下午三点大家一起去爬山 → 林晚晴说：周六（2024-11-16）下午三点…).
 * **Importance** (0–1) from simple signals: 0.3 to start; +0.2 when a first-person fact was read from
-  the segment; +0.15 for emotion words (开心, 难过, 想你, happy, miss…); +0.1 for a plan (打算, 明天, going
-  to, or a time phrase pointing to the future); +0.05 for an exclamation; +0.05 when a place or another
-  named thing is mentioned; capped at 0.9 (rules are never sure). A segment of fillers only gets 0.1.
+  the segment; +0.15 for emotion words (开心, 难过, 想念, happy, miss…; not 麻烦你 or Miss Li) and for
+  missing someone (好想你, 还是很想豆豆: 想 with a pronoun, family or a name the fold knows and nothing after;
+  我想吃火锅 wants, 我想他们会来 thinks); +0.1 for a plan (打算, 明天, going to, or a time phrase pointing to
+  the future); +0.05 for an exclamation; +0.05 when a place or another named thing is mentioned; capped at
+  0.9 (rules are never sure). A segment of fillers only gets 0.1.
   Facts get a confidence of 0.7–0.8 by pattern (identity, the loosest, 0.7).
 
 Everything is deterministic: the same fold gives the same drafts.

@@ -30,12 +30,19 @@ from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import add_words, has_cjk
 
 _EMOTION_ZH = re.compile(
-    r"开心|高兴|快乐|幸福|难过|伤心|生气|愤怒|害怕|担心|焦虑|紧张|委屈|失望|孤独|寂寞|好累|太累|哭|想你|爱你|烦|郁闷|激动|兴奋"
-    r"|感动|后悔|崩溃|压力|心情|难受|痛苦|舍不得|喜欢|讨厌"
+    r"开心|高兴|快乐|幸福|难过|伤心|生气|愤怒|害怕|担心|焦虑|紧张|委屈|失望|孤独|寂寞|好累|太累|哭|爱你|(?<!麻)烦|郁闷"
+    r"|激动|兴奋|感动|后悔|崩溃|压力|心情|难受|痛苦|舍不得|喜欢|讨厌|想念|思念|怀念"  # 麻烦你: a please
 )
+# missing someone (好想你, 我想家了, 还是很想豆豆): 想 with someone and nothing after; with more it is wanting or
+# thinking (我想你帮我看看, 我想他们会来)
+_MISSED = (
+    "你们 他们 她们 它们 你 他 她 它 家 家人 老家 爸 爸爸 妈 妈妈 外婆 外公 奶奶 爷爷 姥姥 姥爷"
+    " 老公 老婆 男朋友 女朋友 对象"
+)
+_MISSED_END = r"(?:了|啊|呀|啦|哦|呢|吗|嘛|哈|呜)*(?:[～~！!。，,？?…\s]|$|想[得到])"  # 想你想得睡不着
 _EMOTION_EN = re.compile(
     r"\b(?:happy|glad|excited|sad|upset|angry|mad|scared|afraid|worried|anxious|nervous|lonely|tired|exhausted|cry"
-    r"|cried|crying|love|hate|miss|stressed|depressed|thrilled|grateful|heartbroken|proud)\b",
+    r"|cried|crying|love|hate|(?!(?-i:Miss\s+[A-Z]))miss|stressed|depressed|thrilled|grateful|heartbroken|proud)\b",
     re.IGNORECASE,
 )
 _PLAN_ZH = re.compile(r"打算|准备|计划|要去|将要|以后|将来|想要|约好|约了|会去|下次|下周|下个月|明年|明天|后天")
@@ -97,7 +104,8 @@ class RuleExtractor:
             died, ended = losses.read(said)
             said.facts.extend(died)
             said.closes.extend(ended)
-        events = [self._event(segment, roster, drop) for segment in self._segments(saids)]
+        missed = [*drop, *losses.names()]  # 还是很想豆豆 misses a pet known by name
+        events = [self._event(segment, roster, drop, missed) for segment in self._segments(saids)]
         if not private:  # 周六下午三点大家一起去爬山: a group's plan, dated by the day it names (rules.gatherings)
             events += [event for said in saids for event in gatherings_in(said, roster)]
         facts = _dedupe_facts(saids)
@@ -123,7 +131,7 @@ class RuleExtractor:
         facts, entities = reader.read(message, speaker)
         filler = (
             bool(FILLER.match(text.strip()))
-            or (not words and not facts and len(text.strip()) <= 4)
+            or (not words and not facts and len(text.strip()) <= 4 and not _feels(text, drop))  # 我想你了 is none
             or (not facts and is_chatter(text, drop))  # 恭喜+1, 晚安霓霓, [表情] (issue #13)
         )
         # a birthday's date is not when anything happened; told as 后天, it keeps the date that meant
@@ -176,7 +184,7 @@ class RuleExtractor:
 
     # --- one event
 
-    def _event(self, segment: list[Said], roster: Roster, drop: list[str]) -> EventDraft:
+    def _event(self, segment: list[Said], roster: Roster, drop: list[str], missed: list[str]) -> EventDraft:
         english = sum(1 for s in segment if s.lang == "en") > len(segment) / 2
         substantive = [s for s in segment if not s.filler] or segment
         turns: list[tuple[str, list[str]]] = []
@@ -235,7 +243,7 @@ class RuleExtractor:
             participants=list(people),
             keywords=words,
             insight="",
-            importance=_importance(segment, substantive, bool(place or things)),
+            importance=_importance(segment, substantive, bool(place or things), missed),
             about=about,
         )
 
@@ -246,14 +254,14 @@ def _size(said: Said) -> int:
     return length if said.lang == "zh" else int(length / 2.5)
 
 
-def _importance(segment: list[Said], substantive: list[Said], named: bool) -> float:
+def _importance(segment: list[Said], substantive: list[Said], named: bool, missed: list[str]) -> float:
     if all(s.filler for s in segment):
         return 0.1
     text = " ".join(s.message.text for s in substantive)
     score = 0.3
     if any(s.facts for s in segment):
         score += 0.2
-    if _EMOTION_ZH.search(text) or _EMOTION_EN.search(text):
+    if _feels(text, missed):
         score += 0.15
     future = any(span.start > s.message.time for s in segment for span in s.spans)
     if future or _PLAN_ZH.search(text) or _PLAN_EN.search(text):
@@ -263,6 +271,16 @@ def _importance(segment: list[Said], substantive: list[Said], named: bool) -> fl
     if named:
         score += 0.05
     return round(min(0.9, score), 2)
+
+
+def _feels(text: str, missed: list[str]) -> bool:
+    return bool(_EMOTION_ZH.search(text) or _EMOTION_EN.search(text) or _misses(text, missed))
+
+
+def _misses(text: str, names: list[str]) -> bool:
+    """好想你, 还是很想豆豆: 想 someone (a pronoun, family, a name the fold knows) with nothing after."""
+    whom = "|".join(re.escape(name) for name in sorted({*_MISSED.split(), *names} - {""}, key=len, reverse=True))
+    return re.search(rf"想(?:我的?)?(?:{whom}){_MISSED_END}", text) is not None
 
 
 def _dedupe_facts(saids: list[Said]) -> list[FactDraft]:

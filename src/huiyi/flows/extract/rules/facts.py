@@ -29,7 +29,9 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_OFFER_RULE,
     ZH_OWN_SUBJECT,
     ZH_PET,
+    ZH_PET_HAS,
     ZH_PET_NAMED,
+    ZH_PET_NAMING,
     ZH_PRONOUNS,
     ZH_REPORTED,
     ZH_RULES,
@@ -63,6 +65,22 @@ def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
         (clause, unsure or laughs_off(clause) or (at < len(closed) and closed[at]))
         for at, (clause, unsure) in enumerate(out)
     ]
+
+
+def _pet_named_after(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """我养了一只狗，叫豆豆: the clause that names a pet is read with the clause that told of it."""
+    out: list[tuple[str, bool]] = []
+    for clause, unsure in clauses:
+        if out and not unsure and not out[-1][1] and ZH_PET_NAMING.match(clause) and _nameless_pet(out[-1][0]):
+            out[-1] = (f"{out[-1][0]}，{clause}", False)
+        else:
+            out.append((clause, unsure))
+    return out
+
+
+def _nameless_pet(clause: str) -> bool:
+    found = [m for pattern in (ZH_PET, ZH_PET_HAS) if (m := pattern.search(clause))]
+    return any(m.end() == len(clause) and not m.group("name") for m in found)
 
 
 _EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
@@ -132,7 +150,8 @@ class FactReader:
         topic = ""  # the previous clause named its own subject: 我家的猫叫团子，是一只橘猫 (团子 is)
         offered = False  # an offer with no workplace yet: 拿到offer了！！杭州那家游戏公司，…
         # 我喜欢猫，开玩笑的: what a retraction takes back is not read
-        for clause, unsure in _clauses(message.text[joke_end(message.text) :], english):
+        clauses = _clauses(message.text[joke_end(message.text) :], english)
+        for clause, unsure in clauses if english else _pet_named_after(clauses):
             if english:
                 if not unsure:
                     self._english(clause, message, speaker, facts, entities)
@@ -409,7 +428,7 @@ class FactReader:
             rest = clause[at:]
             if ZH_UNREAL.search(rest):
                 return  # 我住在上海就好了: a wish
-            pet = ZH_PET.match(rest)
+            pet = ZH_PET.match(rest) or ZH_PET_HAS.match(rest)
             if pet:
                 self._pet(pet, message, speaker, False, facts, entities)
                 return

@@ -36,6 +36,7 @@ _EN_DIED = re.compile(
 )
 _OWNS = ("养了", "has")  # the owner's fact: 木木养了一只狗
 _IS = ("是", "is")  # the name's fact: 豆豆是木木的狗
+_DIED = ("去世", "died")  # the death's fact: 木木的狗豆豆去世了
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,10 @@ class Losses:
                 facts.append(_death(said, self.roster, pet))
         self.known += [fact for fact in said.facts if fact.keyword in ("宠物", "pet")]
         return facts, closes
+
+    def names(self) -> list[str]:
+        """The names of the pets known (豆豆), living or not."""
+        return [fact.subject for fact in self.known if fact.predicate in (*_IS, *_DIED)]
 
     def _names(self, owner: str) -> list[_Pet]:
         out = []

@@ -234,12 +234,19 @@ ZH_BIRTHDAY_FIRST = FactRule(
     "生日",
     "{s}的生日是{o}",
 )
+_ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
+_ZH_PET_NAME = rf"(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}))?(?=[，,。.！!？?~～\s]|$)"
 # the pet rule reads three parts, so it is applied on its own
 ZH_PET = re.compile(
     rf"我(?:家)?(?:养了|养着|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
-    rf"(?P<pet>(?![了着过])[{CJK}]{{1,5}}?)(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}))?"
-    rf"(?=[，,。.！!？?~～\s]|$)"
+    rf"(?P<pet>(?![了着过])[{CJK}]{{1,5}}?){_ZH_PET_NAME}"
 )
+# 我家有只猫: 有 tells of a pet only with an animal's measure word and an animal (我有一个问题 is none)
+ZH_PET_HAS = re.compile(
+    rf"我(?:家)?有(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹)(?P<pet>{_ZH_ANIMALS}){_ZH_PET_NAME}"
+)
+# 叫豆豆, 它叫团子, 名字叫团子: a clause that names the pet the clause before it told of
+ZH_PET_NAMING = re.compile(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)[{CJK}A-Za-z]{{1,8}}$")
 
 _EN_PREFIX = r"(?:(?:oh|well|and|but|so|actually|honestly|yeah|yes|also|haha|lol|btw|um|hey|hmm|ok|okay)[,!.]?\s+)*"
 _EN_ADV = r"(?:really\s+|totally\s+|absolutely\s+|just\s+|also\s+|kinda\s+|so\s+|truly\s+|do\s+|still\s+)*"
@@ -403,7 +410,7 @@ ZH_OWN_SUBJECT = re.compile(
 )
 # 我家的猫叫团子: a pet named with no 养; the name then is the subject of a clause that has none (，是一只橘猫)
 ZH_PET_NAMED = re.compile(
-    rf"^我(?:家)?(?:的)?(?P<num>)(?P<mw>)(?P<pet>猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬)"
+    rf"^我(?:家)?(?:的)?(?P<num>)(?P<mw>)(?P<pet>{_ZH_ANIMALS})"
     rf"(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}?)(?:[呀啊呢哦吧]|$)"
 )
 ZH_LEAD = re.compile(r"^(?:其实|但是|不过|可是|而且|因为|所以|嗯+|哈+|对了|说实话|老实说|现在|平时|目前)?我(?!们)")
