@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from huiyi.client import Client
-from huiyi.client import remote as client_remote
+from huiyi.client import listings as client_listings
 from huiyi.config import Config
 from huiyi.faces.http import create_app
 from huiyi.memory import AsyncMemory
@@ -33,7 +33,7 @@ def test_iterating_while_forgetting_sees_each_memory_once(remote: Client) -> Non
 
 
 def test_the_clients_list_follows_cursors_past_its_first_page(remote: Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client_remote, "PAGE", 2)  # a page of two, so five memories take three answers
+    monkeypatch.setattr(client_listings, "PAGE", 2)  # a page of two, so five memories take three answers
     for day in range(1, 6):
         remote.remember(f"设定{day}", agent="祈煜", time=datetime(2024, 5, day, 9))
     assert [item.text for item in remote.memories(agent="祈煜")] == [f"设定{day}" for day in range(5, 0, -1)]
@@ -59,7 +59,7 @@ class ForgetsAfterFirstPage(httpx.AsyncBaseTransport):
 
 
 def test_a_memory_forgotten_mid_listing_skips_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client_remote, "PAGE", 2)
+    monkeypatch.setattr(client_listings, "PAGE", 2)
     core = AsyncMemory(tmp_path / "served", embedder=HashEmbedder(16), config=Config(worker={"enabled": False}))
     with Client("http://huiyi.test", transport=ForgetsAfterFirstPage(core)) as remote:
         for day in range(1, 6):

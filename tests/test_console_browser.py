@@ -250,6 +250,25 @@ def test_more_goes_on_after_the_jobs_shown(page: Any) -> None:
     expect(page.locator("#jobmore")).to_be_hidden()
 
 
+def test_more_goes_on_after_the_reports_shown(page: Any) -> None:
+    open_tab(page, "jobs")
+    reports = page.locator("#reportlist details")
+    expect(reports.first).to_be_visible()
+    every = reports.evaluate_all("(rows) => rows.map((r) => r.dataset.report)")
+    assert len(every) >= 2  # the demo's summaries left their reports, fewer than a page of 20
+    expect(page.locator("#reportmore")).to_be_hidden()
+    # pages of one instead of 20, so each report takes a page
+    page.route("**/v1/reports?*", lambda route: route.continue_(url=route.request.url.replace("limit=20", "limit=1")))
+    open_tab(page, "scopes")
+    open_tab(page, "jobs")
+    expect(reports).to_have_count(1)
+    for shown in range(2, len(every) + 1):
+        page.click("#reportmore")
+        expect(reports).to_have_count(shown)
+    expect(page.locator("#reportmore")).to_be_hidden()
+    assert reports.evaluate_all("(rows) => rows.map((r) => r.dataset.report)") == every
+
+
 def test_edit_an_entity_and_its_facts_by_hand(page: Any) -> None:
     page.on("dialog", lambda dialog: dialog.accept())
     page.select_option("#scope", "person:木木")

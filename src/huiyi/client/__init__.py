@@ -13,7 +13,18 @@ server's report as JSON.
 """
 
 from huiyi.client.blocking import Client
-from huiyi.client.models import Context, Erasure, MemoryPage, RemoteError, Report, Unreachable
+from huiyi.client.models import (
+    Context,
+    EntityPage,
+    Erasure,
+    JobPage,
+    MemoryPage,
+    RemoteError,
+    Report,
+    ReportPage,
+    SearchPage,
+    Unreachable,
+)
 from huiyi.client.remote import DEFAULT_URL, AsyncClient
 
 __all__ = [
@@ -21,9 +32,13 @@ __all__ = [
     "AsyncClient",
     "Client",
     "Context",
+    "EntityPage",
     "Erasure",
+    "JobPage",
     "MemoryPage",
     "RemoteError",
     "Report",
+    "ReportPage",
+    "SearchPage",
     "Unreachable",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from concurrent.futures import Future
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -15,7 +15,6 @@ import httpx
 
 from huiyi.client.models import RemoteError
 from huiyi.client.remote import DEFAULT_URL, AsyncClient
-from huiyi.model import MemoryItem, MemoryKind
 
 __all__ = ["Client"]
 
@@ -48,6 +47,39 @@ def _blocking(method: Callable[Concatenate[AsyncClient, P], Awaitable[T]]) -> Ca
             return await method(self.core, *args, **kwargs)
 
         return self._loop.run(run())
+
+    functools.update_wrapper(call, method)
+    return call
+
+
+def _iterating(
+    method: Callable[Concatenate[AsyncClient, P], AsyncIterator[T]],
+) -> Callable[Concatenate[Client, P], Iterator[T]]:
+    """An async iterator of ``AsyncClient`` as a blocking one: each step runs on the client's loop."""
+
+    def call(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        items = method(self.core, *args, **kwargs)
+
+        async def step() -> T:
+            return await anext(items)
+
+        async def stop() -> None:
+            await items.aclose()  # type: ignore[attr-defined]
+
+        def walk() -> Iterator[T]:
+            try:
+                while True:
+                    if self._closed:
+                        raise RemoteError("this client is closed", status=0, code="closed")
+                    try:
+                        yield self._loop.run(step())
+                    except StopAsyncIteration:
+                        return
+            finally:
+                if not self._closed:  # a walk left early: end its pages on the loop they run on
+                    self._loop.run(stop())
+
+        return walk()
 
     functools.update_wrapper(call, method)
     return call
@@ -114,26 +146,16 @@ class Client:
     get_person = _blocking(AsyncClient.get_person)
     forget_person = _blocking(AsyncClient.forget_person)
     forget_messages = _blocking(AsyncClient.forget_messages)
-
-    def iter_memories(
-        self,
-        *,
-        agent: str,
-        person: str | None = None,
-        space: str | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        per_page: int = 100,
-    ) -> Iterator[MemoryItem]:
-        """Every memory of one scope, newest first, read a page at a time by cursor."""
-        cursor: str | None = None
-        while True:
-            page = self.memories_page(
-                agent=agent, person=person, space=space, kinds=kinds, limit=per_page, cursor=cursor
-            )
-            yield from page.items
-            if page.next_cursor is None or not page.items:  # no progress: a wrong server must not loop forever
-                return
-            cursor = page.next_cursor
+    jobs = _blocking(AsyncClient.jobs)
+    jobs_page = _blocking(AsyncClient.jobs_page)
+    reports_page = _blocking(AsyncClient.reports_page)
+    entities_page = _blocking(AsyncClient.entities_page)
+    search_page = _blocking(AsyncClient.search_page)
+    iter_memories = _iterating(AsyncClient.iter_memories)
+    iter_search = _iterating(AsyncClient.iter_search)
+    iter_jobs = _iterating(AsyncClient.iter_jobs)
+    iter_reports = _iterating(AsyncClient.iter_reports)
+    iter_entities = _iterating(AsyncClient.iter_entities)
 
     def close(self) -> None:
         if self._closed:

@@ -27,9 +27,22 @@ from huiyi.errors import (
     StoreError,
     UnnamedConversation,
 )
-from huiyi.model import MemoryItem, Message, RecallResult
+from huiyi.model import Entity, Job, MemoryItem, Message, RecallResult
 
-__all__ = ["Context", "Erasure", "MemoryPage", "RemoteError", "Report", "Unreachable", "bad_answer", "error_of"]
+__all__ = [
+    "Context",
+    "EntityPage",
+    "Erasure",
+    "JobPage",
+    "MemoryPage",
+    "RemoteError",
+    "Report",
+    "ReportPage",
+    "SearchPage",
+    "Unreachable",
+    "bad_answer",
+    "error_of",
+]
 
 
 class Context(BaseModel):
@@ -46,6 +59,29 @@ class MemoryPage(BaseModel):
     """One page of a scope's memories, newest first; ``next_cursor`` asks for the next (None: the last)."""
 
     items: list[MemoryItem]
+    next_cursor: str | None = None
+
+
+class SearchPage(BaseModel):
+    """One page of a scope's memories that match a search, newest first; ``total``: how many the server's
+    scan matched; ``next_cursor`` asks for the next page (None: the last)."""
+
+    items: list[MemoryItem]
+    total: int
+    next_cursor: str | None = None
+
+
+class JobPage(BaseModel):
+    """One page of an agent's jobs, oldest first; ``next_cursor`` asks for the next (None: the last)."""
+
+    items: list[Job]
+    next_cursor: str | None = None
+
+
+class EntityPage(BaseModel):
+    """One page of a scope's entities, in the order written; ``next_cursor`` asks for the next (None: the last)."""
+
+    items: list[Entity]
     next_cursor: str | None = None
 
 
@@ -72,6 +108,13 @@ class Report(BaseModel):
     dry_run: bool = False
     counts: dict[str, int] = Field(default_factory=dict)
     body: dict[str, Any] = Field(default_factory=dict)
+
+
+class ReportPage(BaseModel):
+    """One page of an agent's kept reports, newest first; ``next_cursor`` asks for the next (None: the last)."""
+
+    items: list[Report]
+    next_cursor: str | None = None
 
 
 class RemoteError(HuiyiError):

@@ -7,19 +7,17 @@ Times come back with their zone; a time sent without one is read in the server's
 
 from __future__ import annotations
 
-import math
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from functools import lru_cache
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
-import anyio
-import httpx
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel
 
-from huiyi.client.models import Context, Erasure, MemoryPage, RemoteError, Report, Unreachable, bad_answer, error_of
+from huiyi.client.listings import PAGE, Listings, kinds_of
+from huiyi.client.models import Context, Erasure
+from huiyi.client.wire import DEFAULT_URL, adapter, drop_none
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import (
     CoreBlock,
@@ -39,16 +37,7 @@ from huiyi.model import (
 
 __all__ = ["DEFAULT_URL", "AsyncClient", "MessageLike"]
 
-DEFAULT_URL = "http://127.0.0.1:8765"
-PAGE = 500  # the most memories the server lists in one answer
-
 MessageLike = MessageIn | dict[str, Any] | str
-M = TypeVar("M", bound=BaseModel)
-T = TypeVar("T")
-
-
-def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in values.items() if value is not None}
 
 
 def _message(position: int, item: MessageLike) -> dict[str, Any]:
@@ -65,12 +54,6 @@ class _Added(BaseModel):
     messages: list[Message]
 
 
-class _Page(BaseModel):
-    items: list[MemoryItem]
-    next_offset: int | None = None
-    next_cursor: str | None = None  # a server older than cursors sends none
-
-
 class _Blocks(BaseModel):
     blocks: list[CoreBlock]
 
@@ -79,99 +62,16 @@ class _Deleted(BaseModel):
     deleted: int
 
 
-@lru_cache(maxsize=64)
-def _adapter(shape: Any) -> TypeAdapter[Any]:
-    """One validator per answer shape: building a TypeAdapter builds its validator, which no call should repeat."""
-    return TypeAdapter(shape)
-
-
-def _kinds(kinds: Sequence[MemoryKind | str] | None) -> list[str] | None:
-    return None if kinds is None else [MemoryKind(kind).value for kind in kinds]
-
-
-class AsyncClient:
+class AsyncClient(Listings):
     """A huiyi server's memory, as an ``AsyncMemory`` would offer it.
 
     ``api_key`` is sent as ``Authorization: Bearer``; ``transport`` replaces the network (tests hand
     it an ``httpx.ASGITransport``).
     """
 
-    def __init__(
-        self,
-        base_url: str = DEFAULT_URL,
-        *,
-        api_key: str | None = None,
-        timeout: float = 60.0,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        if (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, int | float)
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise InvalidInput(f"timeout is a number of seconds above 0, not {timeout!r}")
-        try:
-            url = httpx.URL(base_url)
-        except (httpx.InvalidURL, TypeError) as exc:
-            raise InvalidInput(f"base_url {base_url!r} is not a URL: {exc}") from exc
-        if url.scheme not in ("http", "https") or not url.host:
-            raise InvalidInput(f"base_url {base_url!r} is not an http(s) URL such as {DEFAULT_URL}")
-        if api_key and not (api_key.isascii() and api_key.isprintable() and " " not in api_key):
-            # a header carries ASCII only, and the server reads one word after "Bearer"
-            raise InvalidInput("api_key is one word of printable ASCII: the key of the server's http.api_keys")
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.base_url = base_url.rstrip("/")
-        # httpx's timeout is per read, so a server that trickles bytes never trips it; this bounds the whole call
-        self.timeout = float(timeout)
-        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout, transport=transport)
-
-    # the wire ----------------------------------------------------------------------------------
-    async def _call(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None) -> Any:
-        try:
-            with anyio.fail_after(self.timeout):
-                response = await self._http.request(
-                    method, path, json=json, params=_drop_none(params) if params is not None else None
-                )
-        except httpx.TransportError as exc:
-            raise Unreachable(f"{method} {self.base_url}{path}: {exc!r}") from exc
-        except TimeoutError as exc:
-            raise Unreachable(f"{method} {self.base_url}{path}: no whole answer within {self.timeout:g} s") from exc
-        status = response.status_code
-        if status >= 400:
-            try:
-                body = response.json()
-            except ValueError:
-                body = None
-            raise error_of(status, body)
-        if status >= 300:  # e.g. http -> https: nothing was done, so it must not pass as done
-            where = response.headers.get("location", "")
-            raise RemoteError(
-                f"{method} {path}: the server redirects ({status}) to {where!r}", status=status, code=f"http_{status}"
-            )
-        if status == 204 or not response.content:
-            return None
-        try:
-            return response.json()
-        except ValueError as exc:
-            raise bad_answer(method, path, status, f"not JSON ({exc})") from exc
-
-    async def _model(self, model: type[M], method: str, path: str, **kwargs: Any) -> M:
-        return await self._typed(_adapter(model), method, path, **kwargs)
-
-    async def _list(self, model: type[T], method: str, path: str, **kwargs: Any) -> list[T]:
-        return await self._typed(_adapter(list[model]), method, path, **kwargs)  # type: ignore[valid-type]
-
-    async def _typed(self, shape: TypeAdapter[T], method: str, path: str, **kwargs: Any) -> T:
-        answer = await self._call(method, path, **kwargs)
-        try:
-            return shape.validate_python(answer)
-        except ValidationError as exc:
-            raise bad_answer(method, path, 200, str(exc).splitlines()[0]) from exc
-
     async def health(self) -> dict[str, Any]:
         """The server's status, version, schema version and embedder."""
-        return await self._typed(_adapter(dict[str, Any]), "GET", "/health")
+        return await self._typed(adapter(dict[str, Any]), "GET", "/health")
 
     # ingest ------------------------------------------------------------------------------------
     async def add(
@@ -186,7 +86,7 @@ class AsyncClient:
         """Append messages (idempotent by id); returns the messages newly stored. The server indexes them
         right after answering, or before with ``index=True`` (default: its ``ingest.index``)."""
         batch = [messages] if isinstance(messages, str | dict | MessageIn) else list(messages)
-        body: dict[str, Any] = _drop_none({"agent": agent, "person": person, "space": space})
+        body: dict[str, Any] = drop_none({"agent": agent, "person": person, "space": space})
         if index is not None:
             body["index"] = index
         body["messages"] = [_message(i, m) for i, m in enumerate(batch)]
@@ -196,7 +96,7 @@ class AsyncClient:
         self, *, agent: str, person: str | None = None, space: str | None = None, wait: bool = True
     ) -> list[Job]:
         """Fold a conversation's working memory now; with ``wait`` its extraction runs before this returns."""
-        body = _drop_none({"agent": agent, "person": person, "space": space, "wait": wait})
+        body = drop_none({"agent": agent, "person": person, "space": space, "wait": wait})
         return await self._list(Job, "POST", "/v1/flush", json=body)
 
     async def working_memory(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[Message]:
@@ -211,8 +111,8 @@ class AsyncClient:
         self, *, agent: str, person: str | None = None, space: str | None = None, dry_run: bool = False
     ) -> dict[str, Any]:
         """Consolidate one scope now; the server's report as JSON."""
-        body = _drop_none({"agent": agent, "person": person, "space": space, "dry_run": dry_run})
-        return await self._typed(_adapter(dict[str, Any]), "POST", "/v1/consolidate", json=body)
+        body = drop_none({"agent": agent, "person": person, "space": space, "dry_run": dry_run})
+        return await self._typed(adapter(dict[str, Any]), "POST", "/v1/consolidate", json=body)
 
     async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
         found = await self._model(_Blocks, "GET", "/v1/core_blocks", params={"agent": agent, "person": person})
@@ -233,7 +133,7 @@ class AsyncClient:
     ) -> Context:
         """Everything the chat model needs for its next turn, rendered for the prompt (``recipe``: a named
         recall recipe of the server's config)."""
-        body = _drop_none(
+        body = drop_none(
             {
                 "agent": agent,
                 "person": person,
@@ -283,7 +183,7 @@ class AsyncClient:
             "insight": insight,
             "participants": list(participants),
         }
-        return await self._model(MemoryItem, "POST", "/v1/memories", json=_drop_none(body))
+        return await self._model(MemoryItem, "POST", "/v1/memories", json=drop_none(body))
 
     async def get(self, memory_id: str, *, agent: str) -> MemoryItem:
         path = f"/v1/memories/{quote(memory_id, safe='')}"
@@ -291,68 +191,6 @@ class AsyncClient:
 
     async def delete(self, memory_id: str, *, agent: str) -> None:
         await self._call("DELETE", f"/v1/memories/{quote(memory_id, safe='')}", params={"agent": agent})
-
-    async def memories(
-        self,
-        *,
-        agent: str,
-        person: str | None = None,
-        space: str | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[MemoryItem]:
-        """One scope's memories, newest first, up to ``limit``: pages that follow the server's cursor."""
-        found: list[MemoryItem] = []
-        at: dict[str, Any] = {"offset": offset}
-        while len(found) < limit:
-            page = await self._page(agent, person, space, kinds, min(PAGE, limit - len(found)), at)
-            found.extend(page.items)
-            if not page.items:  # no progress: a wrong server must not loop forever
-                break
-            if page.next_cursor is None and ("cursor" in at or page.next_offset is None):
-                break  # the last page (a server older than cursors pages by offset)
-            at = {"cursor": page.next_cursor} if page.next_cursor is not None else {"offset": offset + len(found)}
-        return found
-
-    async def memories_page(
-        self,
-        *,
-        agent: str,
-        person: str | None = None,
-        space: str | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        limit: int = 100,
-        cursor: str | None = None,
-    ) -> MemoryPage:
-        """One page of a scope's memories, newest first; its ``next_cursor``, passed back, asks for the next."""
-        page = await self._page(agent, person, space, kinds, limit, {"cursor": cursor})
-        return MemoryPage(items=page.items, next_cursor=page.next_cursor)
-
-    async def _page(self, agent: str, person: str | None, space: str | None, kinds: Any, limit: int, at: Any) -> _Page:
-        params = {"agent": agent, "person": person, "space": space, "kind": _kinds(kinds), "limit": limit, **at}
-        return await self._model(_Page, "GET", "/v1/memories", params=params)
-
-    async def iter_memories(
-        self,
-        *,
-        agent: str,
-        person: str | None = None,
-        space: str | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        per_page: int = 100,
-    ) -> AsyncIterator[MemoryItem]:
-        """Every memory of one scope, newest first, read a page at a time by cursor."""
-        cursor: str | None = None
-        while True:
-            page = await self.memories_page(
-                agent=agent, person=person, space=space, kinds=kinds, limit=per_page, cursor=cursor
-            )
-            for item in page.items:
-                yield item
-            if page.next_cursor is None or not page.items:  # no progress: a wrong server must not loop forever
-                return
-            cursor = page.next_cursor
 
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
         """Stored messages by id; ids not stored are left out."""
@@ -379,7 +217,7 @@ class AsyncClient:
     ) -> Link:
         body: dict[str, Any] = {"agent": agent, "person": person, "space": space, "source": source}
         body |= {"target": target, "kind": LinkKind(kind).value, "weight": weight}
-        return await self._model(Link, "POST", "/v1/links", json=_drop_none(body))
+        return await self._model(Link, "POST", "/v1/links", json=drop_none(body))
 
     async def update(self, memory_id: str, changes: Mapping[str, Any], *, agent: str) -> MemoryItem:
         """Correct a memory: text, time, place, keywords, insight, importance; a fact's ``valid_to``."""
@@ -388,12 +226,6 @@ class AsyncClient:
         return await self._model(MemoryItem, "PATCH", path, json={**body, "agent": agent})
 
     # the graph -----------------------------------------------------------------------------------
-    async def entities(
-        self, *, agent: str, person: str | None = None, space: str | None = None, merged: bool = False
-    ) -> list[Entity]:
-        params = {"agent": agent, "person": person, "space": space, "merged": merged}
-        return await self._list(Entity, "GET", "/v1/entities", params=params)
-
     async def get_entity(self, entity_id: str, *, agent: str) -> Entity:
         path = f"/v1/entities/{quote(entity_id, safe='')}"
         return await self._model(Entity, "GET", path, params={"agent": agent})
@@ -410,7 +242,7 @@ class AsyncClient:
     ) -> Entity:
         body: dict[str, Any] = {"agent": agent, "person": person, "space": space, "name": name}
         body |= {"type": EntityType(type).value, "aliases": list(aliases)}
-        return await self._model(Entity, "POST", "/v1/entities", json=_drop_none(body))
+        return await self._model(Entity, "POST", "/v1/entities", json=drop_none(body))
 
     async def update_entity(self, entity_id: str, changes: Mapping[str, Any], *, agent: str) -> Entity:
         path = f"/v1/entities/{quote(entity_id, safe='')}"
@@ -426,10 +258,6 @@ class AsyncClient:
     async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
         path = f"/v1/merges/{quote(merge_id, safe='')}/undo"
         return await self._model(EntityMerge, "POST", path, params={"agent": agent})
-
-    async def reports(self, *, agent: str, scope: str | None = None, limit: int = 20) -> list[Report]:
-        params = {"agent": agent, "scope": scope, "limit": limit}
-        return await self._list(Report, "GET", "/v1/reports", params=params)
 
     # recall ------------------------------------------------------------------------------------
     async def recall(
@@ -457,14 +285,14 @@ class AsyncClient:
             "space": space,
             "limit": limit,
             "score_threshold": score_threshold,
-            "kinds": _kinds(kinds),
+            "kinds": kinds_of(kinds),
             "now": now.isoformat() if now else None,
             "time_from": start.isoformat() if start else None,
             "time_to": end.isoformat() if end else None,
             "recipe": recipe,
             "dialogue": list(dialogue) if dialogue else None,
         }
-        return await self._model(RecallResult, "POST", "/v1/recall", json=_drop_none(body))
+        return await self._model(RecallResult, "POST", "/v1/recall", json=drop_none(body))
 
     # persons and erasure -------------------------------------------------------------------------
     async def set_person(self, person: Person, *, agent: str) -> None:

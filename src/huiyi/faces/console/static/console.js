@@ -343,7 +343,7 @@ async function viewJobs() {
       <button id="dryrun">${t("dryRun")}</button><button id="consolidate" class="primary">${t("consolidate")}</button>
       <label>${t("day")}<input type="date" id="sumday" value="${esc(day)}"></label><button id="summarize">${t("summarize")}</button></div>
       <div id="report" style="margin-top:.75rem"></div></div>
-    <div class="card"><h3>${t("lastReports")}</h3><div id="reportlist" class="small">${t("loading")}</div></div>`;
+    <div class="card"><h3>${t("lastReports")}</h3><div id="reportlist" class="small">${t("loading")}</div><p><button type="button" id="reportmore" hidden>${t("more")}</button></p></div>`;
   await listJobs();
   const run = (path, body) => safely(async () => {
     status(t("loading"));
@@ -381,10 +381,15 @@ async function retryJob(button) {
   status(t("retried"));
 }
 
-// the kept reports of consolidations, dry runs and summaries, newest first
-async function listReports() {
-  const reports = await api("GET", "/v1/reports?" + qs({ agent: S.agent, limit: 20 }));
-  $("#reportlist").innerHTML = reports.map((r) => `<details class="report" data-report="${esc(r.id)}"><summary>${reportHead(r)}</summary>${reportBody(r, false)}</details>`).join("") || `<span class="muted">${t("nothing")}</span>`;
+// the kept reports of consolidations, dry runs and summaries, newest first, a page at a time: "more"
+// follows the cursor the last page named, so reports kept or erased meanwhile neither vanish nor show twice
+async function listReports(cursor) {
+  const { data: reports, next } = await apiPage("GET", "/v1/reports?" + qs({ agent: S.agent, limit: 20, cursor }));
+  const shown = reports.map((r) => `<details class="report" data-report="${esc(r.id)}"><summary>${reportHead(r)}</summary>${reportBody(r, false)}</details>`).join("");
+  if (cursor) $("#reportlist").insertAdjacentHTML("beforeend", shown);
+  else $("#reportlist").innerHTML = shown || `<span class="muted">${t("nothing")}</span>`;
+  $("#reportmore").hidden = !next;
+  $("#reportmore").onclick = safely(() => listReports(next));
   return reports;
 }
 function reportHead(r) {
