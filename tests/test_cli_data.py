@@ -385,3 +385,22 @@ def test_every_command_naming_an_agent_or_person_takes_the_short_options_too() -
             if short and param.param_type_name == "option" and short not in param.opts:
                 missing.append(f"{name} {param.opts[0]}")  # `huiyi chat -a 祈煜` was "No such option: -a"
     assert not missing
+
+
+def test_export_then_import_keeps_when_a_plan_was_said(tmp_path: Path) -> None:
+    # a plan fact is dated by the day it is about; an import that lost when it was said hid it from a
+    # recall as of any moment before that day (a moved store, a replay)
+    said = datetime(2025, 11, 1, 20, 0)
+    with open_store(tmp_path / "a") as memory:
+        memory.add([{"text": "我下周三要考驾照科目二", "id": "k1", "time": said}], agent="祈煜", person="木木")
+        memory.flush(agent="祈煜", person="木木")
+        memory.run_jobs()
+        plans = [m for m in memory.memories(agent="祈煜", person="木木") if m.said_at is not None]
+    assert plans and all(plan.said_at == said for plan in plans)
+
+    exported = tmp_path / "plans.jsonl"
+    huiyi("export", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "a", "-o", exported)
+    huiyi("import", exported, "-s", tmp_path / "b")
+    with open_store(tmp_path / "b") as memory:
+        moved = {m.id: m.said_at for m in memory.memories(agent="祈煜", person="木木")}
+    assert {plan.id: plan.said_at for plan in plans}.items() <= moved.items()

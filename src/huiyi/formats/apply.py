@@ -73,6 +73,7 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
                 place=line.place,
                 insight=line.insight,
                 participants=line.participants,
+                said_at=line.said_at,
             )
             if line.valid_to is not None and line.kind is MemoryKind.FACT:  # a fact closed stays closed
                 await memory.update(made.id, {"valid_to": line.valid_to}, agent=agent)

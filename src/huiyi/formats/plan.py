@@ -54,6 +54,7 @@ class MemoryLine(_Line):
     insight: str = ""
     participants: list[str] = Field(default_factory=list)
     valid_to: TimeIn | None = None  # a fact's: when it was closed
+    said_at: TimeIn | None = None  # when it was said, if ``time`` is another day it is about (a plan)
 
 
 class PersonLine(_Line):

@@ -60,12 +60,14 @@ class Items(Indexing):
         place: str = "",
         insight: str = "",
         participants: Sequence[str] = (),
+        said_at: datetime | None = None,
     ) -> MemoryItem:
         """Store one memory directly: an official memory (no person or space) or one of a scope.
 
         With an ``id`` already stored for the same memory, nothing is written (imports are idempotent); an
         id another memory holds is refused. Without one, a memory of the scope with the same kind, text, time
-        and sources is returned as stored, not stored again."""
+        and sources is returned as stored, not stored again. ``said_at``: when it was said, if ``time`` is
+        another day it is about (a plan; an import keeps it)."""
         scope = _scope_of(agent, person, space)
         for name, value in (("keywords", keywords), ("sources", sources), ("participants", participants)):
             if isinstance(value, str | bytes):  # its characters would be taken for words
@@ -84,6 +86,7 @@ class Items(Indexing):
                 place=place,
                 insight=insight,
                 participants=list(participants),
+                said_at=self.wall(said_at) if isinstance(said_at, datetime) else said_at,
                 created_at=self.written_now(),  # as the store records it: zone-less UTC
             )
         except ValueError as exc:

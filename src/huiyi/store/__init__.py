@@ -37,8 +37,7 @@ def open_store(path: str | Path, config: StoreSettings, context: TurnContext | N
     (in ``path`` or ``store.url``), opens PostgreSQL (needs ``huiyi[postgres]``); anything else is a
     directory for the embedded SQLite store. ``context``: how turn-alone chunks score with their
     context turns (the chunk section's; the contract's default without)."""
-    text = str(path)
-    url = config.url or (text if text.startswith(("postgresql://", "postgres://")) or "dbname=" in text else "")
+    url = _postgres_url(path, config)
     if url:
         from huiyi.store.postgres import PostgresStore
 
@@ -52,3 +51,24 @@ def open_store(path: str | Path, config: StoreSettings, context: TurnContext | N
         synchronous=config.synchronous,
         context=context,
     )
+
+
+def store_label(path: str | Path, config: StoreSettings) -> str:
+    """The store ``open_store`` opens, for people to read: the directory, or the DSN without its password."""
+    url = _postgres_url(path, config)
+    if not url:
+        return str(path)
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    params = conninfo_to_dict(url)
+    if "password" not in params:
+        return url
+    return make_conninfo(
+        **{key: str(value) for key, value in params.items() if key != "password" and value is not None}
+    )
+
+
+def _postgres_url(path: str | Path, config: StoreSettings) -> str:
+    """``store.url``, else ``path`` if it names PostgreSQL (a URL or a DSN with a ``dbname``), else ""."""
+    text = str(path)
+    return config.url or (text if text.startswith(("postgresql://", "postgres://")) or "dbname=" in text else "")

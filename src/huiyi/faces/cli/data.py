@@ -32,6 +32,7 @@ from huiyi.formats import Counts, Plan, apply_plan, export_lines, scope_label, w
 from huiyi.formats.choose import FORMATS, read_import
 from huiyi.memory import AsyncMemory
 from huiyi.model import JobState
+from huiyi.store import store_label
 
 __all__ = ["export_command", "import_command", "inspect_command"]
 
@@ -40,7 +41,7 @@ PROGRESS_FROM = 200  # records; smaller imports finish before a bar is worth dra
 
 def import_command(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="The file to import (formats above).")],
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
     agent: Annotated[str | None, typer.Option("--agent", "-a", help="Agent of lines that name none.")] = None,
     person: Annotated[str | None, typer.Option("--person", "-p", help="Person of lines that name none.")] = None,
@@ -121,11 +122,11 @@ def import_command(
     if counts.chunks_skipped:
         parts.append(f"{counts.chunks_skipped} chunks left to be rebuilt from their messages")
     parts.append(f"{extracted} extraction jobs run" if extract else f"{queued} extraction jobs left queued")
-    out.print(f"imported {file.name} into {store}: " + ", ".join(parts), highlight=False)
+    out.print(f"imported {file.name} into {store_label(store, settings.store)}: " + ", ".join(parts), highlight=False)
 
 
 async def _import(
-    store: Path, settings: Config, plan: Plan, extract: bool, advance: Callable[[int], None]
+    store: str, settings: Config, plan: Plan, extract: bool, advance: Callable[[int], None]
 ) -> tuple[Counts, int, int]:
     """The plan written; then the extraction jobs run (``extract``) or counted as left queued."""
     async with AsyncMemory(store, config=settings) as memory:
@@ -140,7 +141,7 @@ def export_command(
     person: PersonOption = None,
     space: SpaceOption = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """Export one scope (a person's, a space's, or with neither the official one) as JSON lines.
@@ -154,7 +155,7 @@ def export_command(
 
 
 async def _export(
-    store: Path, settings: Config, agent: str, person: str | None, space: str | None, output: Path | None
+    store: str, settings: Config, agent: str, person: str | None, space: str | None, output: Path | None
 ) -> int:
     async with AsyncMemory(store, config=settings) as memory:
         lines = export_lines(memory, agent, person, space)
@@ -175,7 +176,7 @@ def inspect_command(
         str | None,
         typer.Option("--cursor", help="Go on after a page: its cursor, printed under it (unlike --page, skips none)."),
     ] = None,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """List one scope's memories, newest first, as a table, a page at a time."""

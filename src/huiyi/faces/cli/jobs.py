@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -38,7 +37,7 @@ def list_jobs(
     ] = None,
     agent: OptionalAgent = None,
     limit: Annotated[int, typer.Option(help="At most this many, oldest first.")] = 100,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """The store's background jobs, oldest first: id, state, kind, agent, messages, attempts, last error."""
@@ -55,7 +54,7 @@ def retry(
     all_failed: Annotated[bool, typer.Option("--all-failed", help="Every failed job (of --agent, if given).")] = False,
     agent: OptionalAgent = None,
     run: Annotated[bool, typer.Option("--run/--no-run", help="Run the queued jobs now, before exiting.")] = False,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """Queue failed jobs again (attempts back to 0); a running worker takes them, or --run runs them here

@@ -37,7 +37,7 @@ def consolidate(
     space: Annotated[str | None, typer.Option("--space", help="A group's scope.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")] = False,
     due: Annotated[bool, typer.Option("--due", help="Every due scope, and summaries of every due day.")] = False,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """Merge entities, supersede facts, link events, update strength and forget, for one scope (or all due)."""
@@ -56,7 +56,7 @@ def summarize(
     agent: Annotated[str, typer.Option("--agent", "-a", help="The agent.")],
     person: Annotated[str | None, typer.Option("--person", "-p", help="A person's private chat.")] = None,
     space: Annotated[str | None, typer.Option("--space", help="A group.")] = None,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """Write a day's summaries of a scope: daily, global, portraits, profiles and the agent's diary."""
@@ -78,7 +78,7 @@ def forget(
         list[str] | None, typer.Option("--message", "-m", help="Forget this message (repeatable).")
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Do it without asking.")] = False,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """Erase for good (GDPR-style): a person's messages, memories, facts, entity, jobs and core blocks, or
@@ -96,12 +96,13 @@ def forget(
     out.print(", ".join(f"{name} {count}" for name, count in totals.items()), highlight=False)
 
 
-def migrate(store: StoreOption = Path(".huiyi"), config: ConfigOption = None) -> None:
+def migrate(store: StoreOption = ".huiyi", config: ConfigOption = None) -> None:
     """Create or upgrade a store's schema (a directory, or a postgresql:// URL) and print its version."""
-    from huiyi.store import open_store
+    from huiyi.store import open_store, store_label
 
-    opened = open_store(store, Config.load(config).store)
+    settings = Config.load(config).store
+    opened = open_store(store, settings)
     try:
-        out.print(f"{store}: schema version {opened.schema_version()}", highlight=False)
+        out.print(f"{store_label(store, settings)}: schema version {opened.schema_version()}", highlight=False)
     finally:
         opened.close()

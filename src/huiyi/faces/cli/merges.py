@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -18,7 +17,7 @@ app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False)
 
 
 @app.command("list")
-def list_merges(agent: AgentOption, store: StoreOption = Path(".huiyi"), config: ConfigOption = None) -> None:
+def list_merges(agent: AgentOption, store: StoreOption = ".huiyi", config: ConfigOption = None) -> None:
     """The agent's entity merges, oldest first: which entity went into which, why, and whether undone."""
     with open_memory(store, config) as memory:
         merges = memory.merges(agent=agent)
@@ -33,7 +32,7 @@ def list_merges(agent: AgentOption, store: StoreOption = Path(".huiyi"), config:
 def undo(
     merge_id: Annotated[str, typer.Argument(help="The merge's id, from `huiyi merges list`.")],
     agent: AgentOption,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """Split a merged entity off again: its names and facts are its own once more."""

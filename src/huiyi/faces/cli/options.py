@@ -21,7 +21,9 @@ __all__ = [
     "open_memory",
 ]
 
-StoreOption = Annotated[Path, typer.Option("--store", "-s", help="Store directory (created if missing).")]
+StoreOption = Annotated[
+    str, typer.Option("--store", "-s", help="Store directory (created if missing), or a postgresql:// URL.")
+]
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="A TOML config file.")]
 AgentOption = Annotated[str, typer.Option("--agent", "-a", help="The character whose memory this is.")]
 PersonOption = Annotated[str | None, typer.Option("--person", "-p", help="A person: their private chat and memories.")]
@@ -31,6 +33,6 @@ KindOption = Annotated[
 ]
 
 
-def open_memory(store: Path, config: Path | None, **overrides: Any) -> Memory:
+def open_memory(store: str | Path, config: Path | None, **overrides: Any) -> Memory:
     """The store at ``store`` with the config file ``config`` (or the defaults), ``overrides`` on top."""
     return Memory(store, config=Config.load(config, **overrides))

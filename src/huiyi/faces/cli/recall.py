@@ -38,7 +38,7 @@ def recall_command(
         float | None, typer.Option(min=0.0, max=1.0, help="Drop memories scoring below this (0–1).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the recall result as JSON.")] = False,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """Recall for a query as the chat would: each memory with its fused and per-route scores, and timings."""
@@ -57,7 +57,7 @@ def expand(
     max_words: Annotated[int, typer.Option(help="How many words at most.")] = 30,
     strategy: Annotated[int, typer.Option(help="0: round-robin per word; 1: pooled, recurring words rise.")] = 1,
     filter_levels: Annotated[list[int] | None, typer.Option("--filter", help="Levels to drop.")] = None,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """联想词: the words associated with a sentence, with their levels (seed 000 §11)."""

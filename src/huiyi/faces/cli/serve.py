@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -23,7 +22,7 @@ __all__ = ["chat", "mcp_command", "serve", "tools_command", "worker"]
 
 
 def serve(
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
     host: Annotated[str | None, typer.Option(help="Interface to listen on (default from config: 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(min=0, max=65535, help="Port (default from config: 8765).")] = None,
@@ -35,6 +34,7 @@ def serve(
     from huiyi.faces.http import create_app
     from huiyi.faces.http_hosts import guard_hosts
     from huiyi.memory import AsyncMemory
+    from huiyi.store import store_label
 
     settings = Config.load(config)
     memory = AsyncMemory(store, config=settings)
@@ -47,33 +47,36 @@ def serve(
     )
     guard_hosts(api, settings.http.api_keys)
     bind_host, bind_port = host or settings.http.host, port or settings.http.port
-    out.print(f"huiyi serving {store} on http://{bind_host}:{bind_port} (docs at /docs)")
+    out.print(f"huiyi serving {store_label(store, settings.store)} on http://{bind_host}:{bind_port} (docs at /docs)")
     uvicorn.run(api, host=bind_host, port=bind_port, log_level="warning")
 
 
 def worker(
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
     count: Annotated[int, typer.Option(help="Workers in this process.")] = 1,
 ) -> None:
     """Run extraction workers against a store until interrupted (any number of processes on PostgreSQL)."""
     from huiyi.memory import AsyncMemory
+    from huiyi.store import store_label
+
+    settings = Config.load(config)
 
     async def run() -> None:
-        async with AsyncMemory(store, config=Config.load(config)) as memory:
+        async with AsyncMemory(store, config=settings) as memory:
             stop = asyncio.Event()
             try:
                 await memory.run_workers(count, stop)
             finally:
                 stop.set()
 
-    out.print(f"{count} extraction worker(s) on {store}; Ctrl-C stops them")
+    out.print(f"{count} extraction worker(s) on {store_label(store, settings.store)}; Ctrl-C stops them")
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())
 
 
 def chat(
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
     agent: Annotated[str, typer.Option("--agent", "-a", help="The character that remembers.")] = "祈煜",
     person: Annotated[str, typer.Option("--person", "-p", help="Who you are in this conversation.")] = "木木",
@@ -108,7 +111,7 @@ def mcp_command(
     ] = "stdio",
     host: Annotated[str, typer.Option(help="http: interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="http: port.")] = 8766,
-    store: StoreOption = Path(".huiyi"),
+    store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
     """Serve the memory tools and the context resource over MCP, for one agent and person (or space).
