@@ -4,7 +4,7 @@ client retrying the same request stores nothing twice (by its Idempotency-Key, e
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -90,3 +90,46 @@ def test_group_members_saying_the_same_are_each_kept(tmp_path: Path) -> None:
         space="g1",
     )
     assert [(m.speaker, m.text) for m in stored] == [("alice", "哈哈"), ("bob", "哈哈"), ("alice", "哈哈")]
+
+
+# the window runs on UTC: New York's clocks fall back from 02:00 EDT to 01:00 EST at 06:00 UTC on 2025-11-02
+FALL_BACK = datetime(2025, 11, 2, 6, 0, tzinfo=UTC)
+
+
+def _said_in_new_york(tmp_path: Path, requests: list[tuple[datetime, dict[str, Any]]]) -> list[Any]:
+    """Each (UTC moment, body) sent by 木木 through the proxy of a New York bot; working memory after them."""
+    config = Config(timezone="America/New_York", worker={"enabled": False}, embed={"provider": "hash", "dim": 32})
+    clock = [FALL_BACK]
+
+    async def run() -> list[Any]:
+        memory = AsyncMemory(tmp_path, embedder=HashEmbedder(32), config=config, clock=lambda: clock[0])
+        proxy = MemoryProxy(memory, config.proxy, "http://127.0.0.1:9", "")
+        try:
+            for moment, body in requests:
+                clock[0] = moment
+                turn = await proxy._dated(read_turn(body, {"x-huiyi-agent": quote(AGENT), **PRIVATE}, config.proxy))
+                await proxy._store_user_lines(turn)
+            return await memory.working_memory(agent=AGENT, person="木木")
+        finally:
+            await proxy.aclose()
+            await memory.close()
+
+    return asyncio.run(run())
+
+
+def test_a_retry_across_a_fall_back_is_stored_once(tmp_path: Path) -> None:
+    """01:59 EDT, then the retry two minutes later at 01:01 EST: the wall clock went back an hour."""
+    retries = [
+        (FALL_BACK - timedelta(minutes=1), _alone("记住我明天考试")),
+        (FALL_BACK + timedelta(minutes=1), _alone("记住我明天考试")),
+    ]
+    assert [m.text for m in _said_in_new_york(tmp_path, retries)] == ["记住我明天考试"]
+
+
+def test_the_same_words_an_hour_later_in_the_repeated_hour_are_kept(tmp_path: Path) -> None:
+    """01:30 EDT and 01:30 EST are an hour apart, though the wall clock reads the same."""
+    said = [(FALL_BACK - timedelta(minutes=30), _alone("晚安")), (FALL_BACK + timedelta(minutes=30), _alone("晚安"))]
+    assert [m.text for m in _said_in_new_york(tmp_path, said)] == ["晚安", "晚安"]
+    # a retry a minute into the second 01:30 is still the second one's
+    said.append((FALL_BACK + timedelta(minutes=31), _alone("晚安")))
+    assert [m.text for m in _said_in_new_york(tmp_path / "again", said)] == ["晚安", "晚安"]

@@ -288,3 +288,17 @@ def test_group_executor_writes_to_the_space(h: Harness) -> None:
     item = h.run(h.memory.get(made["memory"]["id"], agent=AGENT))
     assert item.scope.tag == "space:g1" and item.data["fact_kind"] == "relation"
     assert made["memory"]["text"] == "小明朋友木木"
+
+
+def test_a_time_with_an_offset_is_moved_into_the_zone_as_http_moves_it(h: Harness) -> None:
+    """Shanghai (the default zone) is UTC+8: 13:30Z is 21:30 there, after 木木's 21:00 line about the sea;
+    a dropped offset read it as 13:30 local, before the line."""
+    asked = {"query": "海边", "time_range": {"start": "2025-11-03T12:00Z", "end": "2025-11-03T13:30+00:00"}}
+    assert [m["text"] for m in h.call("conversation_search", asked)["memories"]] == ["木木: 周末我想去海边看日出"]
+    event = h.call(
+        "create_memory",
+        {"subject": "我", "memory_type": "事件", "topic": "考驾照", "attributes": {"time": "2025-11-12T01:00+00:00"}},
+    )
+    assert event["memory"]["time"] == "2025-11-12T09:00"
+    edge = {"subject": "我", "memory_type": "事件", "topic": "x", "attributes": {"time": "0001-01-01T00:00+14:00"}}
+    assert h.call("create_memory", edge)["error"]["code"] == "invalid_arguments"  # no day of Shanghai's

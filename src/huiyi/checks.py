@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, tzinfo
 from typing import Annotated
 
 from pydantic import BeforeValidator
@@ -104,6 +104,12 @@ def wall_clock(when: datetime, zone: tzinfo) -> datetime:
         return when.astimezone(zone).replace(tzinfo=None)
     except OverflowError:
         raise ValueError(f"time {when.isoformat()} falls outside the calendar in zone {zone}") from None
+
+
+def utc_of(when: datetime, zone: tzinfo) -> datetime:
+    """A time as the store stamps rows: UTC, zone-less; a naive time is the zone's wall clock."""
+    local = when if when.tzinfo is not None else when.replace(tzinfo=zone)
+    return local.astimezone(UTC).replace(tzinfo=None)
 
 
 def read_iso(text: str) -> datetime:

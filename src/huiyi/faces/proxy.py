@@ -23,12 +23,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import unquote
+from zoneinfo import ZoneInfo
 
 import httpx
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from huiyi.checks import check_name
+from huiyi.checks import check_name, utc_of
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput, UnnamedConversation
 from huiyi.faces.proxy_stream import final_as_sse, sse_reply_text
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 MEMORY_TOOLS = ("conversation_search", "archival_memory_search", "search_memories")
 _TOOL_ROUNDS = 4  # upstream calls that may answer with memory tool calls before the final answer
 _WRITE_RETRIES = 3
-_EPOCH = datetime(2000, 1, 1)  # where the retry windows are counted from on the store's clock
+_EPOCH = datetime(2000, 1, 1)  # where the retry windows are counted from on the store's clock (UTC)
 
 
 @dataclass(frozen=True)
@@ -189,12 +190,13 @@ class MemoryProxy:
         """The turn with each line's id of its retry window: the same line stored within
         ``proxy.retry_window_s`` is this request retried and keeps that id; older, it was said again.
 
-        Windows are fixed slices of the store's clock, and a line checks the slice before its own, so a
-        retry across a slice's edge is still found."""
+        Windows are fixed slices of the store's clock in UTC (a wall clock falls back an hour at the end
+        of summer time), and a line checks the slice before its own, so a retry across a slice's edge is
+        still found."""
         if turn.keyed or not turn.new_user_lines:
             return turn
         window = self.config.retry_window_s
-        now = self.memory.now()
+        now = self.memory.written_now()
         slice_ = math.floor((now - _EPOCH).total_seconds() / window)
         earlier = [_stable_id(mid, str(slice_ - 1)) for mid, _ in turn.new_user_lines]
         try:
@@ -202,12 +204,20 @@ class MemoryProxy:
         except Exception:  # the store is down: the write is retried later, under this slice's ids
             log.warning("proxy: could not look for a retried line; taking the new window's ids")
             stored = []
-        recent = {m.id for m in stored if m.time is not None and now - m.time <= timedelta(seconds=window)}
+        recent = {m.id for m in stored if m.time is not None and self._written_within(m.time, now, window)}
         lines = [
             (before if before in recent else _stable_id(mid, str(slice_)), text)
             for (mid, text), before in zip(turn.new_user_lines, earlier, strict=True)
         ]
         return replace(turn, new_user_lines=lines)
+
+    def _written_within(self, said: datetime, now: datetime, window: float) -> bool:
+        """Whether a line stored at ``said`` (the zone's wall clock) is within ``window`` seconds of ``now``
+        (UTC); in an hour the wall clock repeats, either reading of it will do: the line was found under
+        the previous slice's id, so the other reading is an hour off."""
+        zone = ZoneInfo(self.memory.config.timezone)
+        gaps = (abs(now - utc_of(said.replace(fold=fold), zone)) for fold in (0, 1))
+        return min(gaps) <= timedelta(seconds=window)
 
     async def _store_user_lines(self, turn: Turn) -> None:
         speakers = turn.line_speakers or (turn.speaker,) * len(turn.new_user_lines)

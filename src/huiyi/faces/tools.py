@@ -27,8 +27,9 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from datetime import datetime, time, timedelta
+from datetime import datetime, time, timedelta, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
 
@@ -123,6 +124,7 @@ class ToolExecutor:
         if not agent or not agent.strip():
             raise InvalidInput("a tool executor needs an agent")
         self.memory = memory
+        self.zone = ZoneInfo(memory.config.timezone)  # an offset in a time argument moves it here, as HTTP does
         self.agent = agent
         self.person = person or None
         self.space = space or None
@@ -186,7 +188,7 @@ class ToolExecutor:
         when: datetime | None = None
         for key in _TIME_KEYS:
             if key in attributes:
-                when = _resolve_time(attributes[key], now)
+                when = _resolve_time(attributes[key], now, self.zone)
                 if when is not None:
                     attributes[key] = when.isoformat(timespec="minutes")
                 break
@@ -279,7 +281,7 @@ class ToolExecutor:
         time_range: TimeRange | None,
         **extra: Any,
     ) -> dict[str, Any]:
-        bounds = _time_bounds(time_range, self.memory.now()) if time_range else None
+        bounds = _time_bounds(time_range, self.memory.now(), self.zone) if time_range else None
         result = await self.memory.recall(
             query,
             agent=self.agent,
@@ -372,26 +374,28 @@ def _compose(subject: str, topic: str, obj: str, attributes: Mapping[str, str]) 
 _HAS_CLOCK = re.compile(r"\d\s*[:：时点]|T\d")
 
 
-def _resolve_time(said: str, now: datetime) -> datetime | None:
-    """A time as said ('今天', '2025-11-05 08:00', 'last Friday') as a datetime, or None."""
+def _resolve_time(said: str, now: datetime, zone: tzinfo) -> datetime | None:
+    """A time as said ('今天', '2025-11-05 08:00', 'last Friday') as a datetime of ``zone``, or None."""
     try:
-        return parse_datetime(said)
+        return parse_datetime(said, zone)
+    except ValueError as exc:  # an offset no date of the zone matches
+        raise ToolError("invalid_arguments", f"time: {exc}") from None
     except InvalidInput:
         span = query_time_range(said, now)
         return span.start if span else None
 
 
-def _time_bounds(window: TimeRange, now: datetime) -> tuple[datetime | None, datetime | None]:
-    start = _bound(window.start, now, end=False) if window.start else None
-    end = _bound(window.end, now, end=True) if window.end else None
+def _time_bounds(window: TimeRange, now: datetime, zone: tzinfo) -> tuple[datetime | None, datetime | None]:
+    start = _bound(window.start, now, zone, end=False) if window.start else None
+    end = _bound(window.end, now, zone, end=True) if window.end else None
     if start and end and start > end:
         raise ToolError("invalid_arguments", f"time_range starts ({start}) after it ends ({end})")
     return start, end
 
 
-def _bound(said: str, now: datetime, *, end: bool) -> datetime:
+def _bound(said: str, now: datetime, zone: tzinfo, *, end: bool) -> datetime:
     try:
-        moment = in_years(parse_datetime(said))  # a date at the calendar's end has no whole day after it
+        moment = in_years(parse_datetime(said, zone))  # a date at the calendar's end has no whole day after it
     except ValueError as exc:
         raise ToolError("invalid_arguments", f"time_range: {exc}") from None
     except InvalidInput:

@@ -6,12 +6,12 @@ import asyncio
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Self, TypeVar
 from zoneinfo import ZoneInfo
 
-from huiyi.checks import caller_time, wall_clock
+from huiyi.checks import caller_time, utc_of, wall_clock
 from huiyi.config import Config
 from huiyi.errors import ConfigError, EmbedderMismatch, InvalidInput, StoreError
 from huiyi.flows import ingest
@@ -44,9 +44,7 @@ def _utc_clock(clock: Callable[[], datetime], zone: ZoneInfo) -> Callable[[], da
     """``clock`` read as the store stamps rows: UTC, zone-less; a naive time is the zone's wall clock."""
 
     def utc_now() -> datetime:
-        moment = clock()
-        local = moment if moment.tzinfo is not None else moment.replace(tzinfo=zone)
-        return local.astimezone(UTC).replace(tzinfo=None)
+        return utc_of(clock(), zone)
 
     return utc_now
 

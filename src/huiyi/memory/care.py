@@ -52,6 +52,7 @@ class Care(Pages):
             self._llm(),
             dry_run,
             since=since,
+            zone=self._tz,
         )
         await self._keep_consolidation(report)
         return report
@@ -100,7 +101,9 @@ class Care(Pages):
         from huiyi.flows.consolidate.run import consolidate_due
         from huiyi.flows.summarize.run import summarize_due
 
-        reports = await consolidate_due(self.store, self.embedder, self.config.consolidate, self.now(), self._llm())
+        reports = await consolidate_due(
+            self.store, self.embedder, self.config.consolidate, self.now(), self._llm(), zone=self._tz
+        )
         for report in reports:
             if report.changes or report.errors:  # a quiet scheduled run is not worth a report
                 await self._keep_consolidation(report)

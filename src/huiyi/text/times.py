@@ -26,9 +26,9 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
-from huiyi.checks import ISO_TIME, LONGEST_TIME, read_iso
+from huiyi.checks import ISO_TIME, LONGEST_TIME, read_iso, wall_clock
 from huiyi.errors import InvalidInput
 from huiyi.text.periods import Range
 from huiyi.text.times_en import MONTHS, clock_span, english_phrases
@@ -164,16 +164,21 @@ _WORDY = re.compile(
 )
 
 
-def parse_datetime(value: str) -> datetime:
+def parse_datetime(value: str, zone: tzinfo | None = None) -> datetime:
     """A stored or incoming time as a naive wall-clock datetime.
 
-    Reads ISO 8601 (``T`` or space; an offset is dropped, keeping the wall-clock fields as written),
+    Reads ISO 8601 (``T`` or space; an offset moves the time into ``zone`` when one is given, as a
+    caller's time is read, else is dropped, keeping the wall-clock fields as written),
     ``2023/04/27 20:00``, ``2023年4月27日``, ``8 May 2023`` and LoCoMo's ``1:56 pm on 8 May, 2023``.
-    Anything else, and a text over 64 characters, is an ``InvalidInput``.
+    Anything else, and a text over 64 characters, is an ``InvalidInput``; a time ``zone`` cannot hold
+    (year 1 at +14:00) a ``ValueError``.
 
         >>> parse_datetime("1:56 pm on 8 May, 2023")
         datetime.datetime(2023, 5, 8, 13, 56)
         >>> parse_datetime("2023-05-08T13:56:00+08:00")
+        datetime.datetime(2023, 5, 8, 13, 56)
+        >>> from zoneinfo import ZoneInfo
+        >>> parse_datetime("2023-05-08T05:56:00Z", ZoneInfo("Asia/Shanghai"))
         datetime.datetime(2023, 5, 8, 13, 56)
     """
     if not isinstance(value, str):
@@ -191,14 +196,16 @@ def parse_datetime(value: str) -> datetime:
             f"cannot read {shown!r} as a time; use ISO 8601 (2023-05-08T13:56), "
             "'2023/05/08 13:56' or '1:56 pm on 8 May, 2023'"
         )
-    return parsed
+    if parsed.tzinfo is None:
+        return parsed
+    return parsed.replace(tzinfo=None) if zone is None else wall_clock(parsed, zone)
 
 
 def _parse_datetime(text: str) -> datetime | None:
     if not text:
         return None
     if ISO_TIME.fullmatch(text):
-        return read_iso(text).replace(tzinfo=None)
+        return read_iso(text)  # its offset kept
     if match := _LOCOMO.fullmatch(text):
         midnight = datetime(int(match["year"]), MONTHS[match["month"].lower()], int(match["day"]))
         span = clock_span(match, midnight)

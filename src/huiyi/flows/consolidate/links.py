@@ -18,9 +18,9 @@ from __future__ import annotations
 import itertools
 import logging
 from collections import defaultdict
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from huiyi.flows.consolidate.state import State, norm, when
+from huiyi.flows.consolidate.state import Since, State, norm, when
 from huiyi.model import Link, LinkKind, MemoryItem, MemoryKind, ScopeKind
 
 __all__ = ["discover_links"]
@@ -28,7 +28,7 @@ __all__ = ["discover_links"]
 log = logging.getLogger(__name__)
 
 
-def discover_links(state: State, since: datetime | None = None) -> int:
+def discover_links(state: State, since: Since | None = None) -> int:
     """Add links between the scope's events; returns how many are new."""
     config = state.config.links
     events = sorted((i for i in state.items.values() if i.kind is MemoryKind.EVENT), key=lambda i: (when(i), i.id))
@@ -40,7 +40,7 @@ def discover_links(state: State, since: datetime | None = None) -> int:
     added: dict[str, int] = defaultdict(int)
 
     def new(item: MemoryItem) -> bool:
-        return since is None or when(item) > since or (item.created_at is not None and item.created_at > since)
+        return since is None or not since.saw(item)
 
     def add(a: MemoryItem, b: MemoryItem, weight: float, reason: str) -> None:
         pair = frozenset((a.id, b.id))

@@ -27,14 +27,15 @@ import os
 import socket
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
+from huiyi.checks import utc_of
 from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.flows.consolidate.describe import merge_descriptions
 from huiyi.flows.consolidate.entities import merge_duplicate_entities
 from huiyi.flows.consolidate.links import discover_links
 from huiyi.flows.consolidate.report import Change, Report, Step
-from huiyi.flows.consolidate.state import State, when
+from huiyi.flows.consolidate.state import Since, State, when
 from huiyi.flows.consolidate.strength import forget, retained_strength, update_strength
 from huiyi.flows.consolidate.supersede import supersede_facts
 from huiyi.model import Job, JobState, MemoryKind, Scope, ScopeKind
@@ -70,11 +71,13 @@ async def consolidate(
     dry_run: bool = False,
     *,
     since: datetime | None = None,
+    zone: tzinfo = UTC,
 ) -> Report:
     """Consolidate one scope at ``now``; returns every change made (or, with ``dry_run``, to be made).
 
     ``since`` (the last run) bounds the work that only new memories need: the similarity search for
-    duplicate entities and link discovery. None looks at everything.
+    duplicate entities and link discovery. None looks at everything. ``now`` and ``since`` are wall
+    clock in ``zone`` (the configured timezone), as memories' times; ``created_at`` is UTC.
     """
     report = Report(scope=scope, now=now, dry_run=dry_run)
     state = State(store, embedder, scope, now, config, report, dry_run)
@@ -88,23 +91,24 @@ async def consolidate(
         await asyncio.to_thread(state.flush)
         report.timings_ms[name] = round((time.perf_counter() - started) * 1000, 3)
 
-    probes = None if since is None else _new_names(state, since)
+    last = None if since is None else Since(since, utc_of(since, zone))
+    probes = None if last is None else _new_names(state, last)
     await step("entities", config.entities.enabled, lambda: asyncio.to_thread(merge_duplicate_entities, state, probes))
     await step("supersede", config.supersede.enabled, lambda: supersede_facts(state, llm))
     await step("describe", config.describe.enabled, lambda: merge_descriptions(state, llm))
-    await step("links", config.links.enabled, lambda: asyncio.to_thread(discover_links, state, since))
+    await step("links", config.links.enabled, lambda: asyncio.to_thread(discover_links, state, last))
     await step("strength", config.strength, lambda: asyncio.to_thread(update_strength, state))
     await step("forget", config.forget_enabled, lambda: asyncio.to_thread(forget, state))
     log.info("consolidated %s of %s%s: %s", scope.tag, scope.agent, " (dry run)" if dry_run else "", report.counts())
     return report
 
 
-def _new_names(state: State, since: datetime) -> list[str]:
+def _new_names(state: State, since: Since) -> list[str]:
     """Names the memories new since the last run mention: the entities worth a similarity search."""
     names: list[str] = []
     sources: set[str] = set()
     for item in state.items.values():
-        if when(item) <= since and (item.created_at is None or item.created_at <= since):
+        if since.saw(item):
             continue
         names.extend(item.participants)
         sources.update(item.sources)
@@ -202,11 +206,13 @@ async def consolidate_due(
     agents: Sequence[str] | None = None,
     scopes: Sequence[Scope] | None = None,
     worker: str | None = None,
+    zone: tzinfo = UTC,
 ) -> list[Report]:
     """Consolidate every scope that is due (see ``due_scopes``), once per ``every_days`` period.
 
     Safe to call from several processes at once: each (scope, period) is one job, enqueued once and
-    claimed by one worker. Returns the reports of the runs this call made.
+    claimed by one worker. Returns the reports of the runs this call made. ``now`` is wall clock in
+    ``zone``; the jobs' times are the store's clock (UTC), as every other job's.
     """
     worker = worker or f"{socket.gethostname()}:{os.getpid()}:consolidate"
     period = (now.date() - date(2000, 1, 1)).days // config.forget.every_days
@@ -217,23 +223,23 @@ async def consolidate_due(
             agent=scope.agent,
             key=f"{CONSOLIDATE}:{scope.agent}:{scope.tag}:{period}",
             payload={"scope": scope.tag, "at": now.isoformat()},
-            created_at=now,
+            created_at=store.clock(),
         )
         await asyncio.to_thread(store.enqueue_job, job)
     reports: list[Report] = []
     while True:
-        claimed = await asyncio.to_thread(_claim, store, worker, now, config.lease_seconds)
+        claimed = await asyncio.to_thread(_claim, store, worker, store.clock(), config.lease_seconds)
         if claimed is None:
             break
         job = claimed
         scope = Scope.from_tag(job.agent, str(job.payload["scope"]))
         try:
             since = await asyncio.to_thread(last_run, store, scope)
-            report = await consolidate(store, embedder, scope, now, config, llm, since=since)
+            report = await consolidate(store, embedder, scope, now, config, llm, since=since, zone=zone)
             await asyncio.to_thread(store.apply, Writes(), (job.id, worker))
             reports.append(report)
         except Exception as exc:  # one scope failing must not stop the others
             log.exception("consolidating %s of %s failed", scope.tag, scope.agent)
-            retry = now + timedelta(hours=1) if job.attempts < 3 else None
+            retry = store.clock() + timedelta(hours=1) if job.attempts < 3 else None
             await asyncio.to_thread(store.fail_job, job.id, worker, f"{type(exc).__name__}: {exc}", retry)
     return reports

@@ -49,6 +49,20 @@ def when(item: MemoryItem) -> datetime:
     return moment.replace(tzinfo=None)
 
 
+@dataclass(frozen=True)
+class Since:
+    """The last run: its wall-clock time (against when memories were said) and the same moment in UTC
+    (against ``created_at``, which the store stamps in UTC)."""
+
+    at: datetime
+    written: datetime
+
+    def saw(self, item: MemoryItem) -> bool:
+        """Whether ``item`` was there for the last run: said and stored before it."""
+        said_new = item.time is not None and item.time.replace(tzinfo=None) > self.at
+        return not said_new and (item.created_at is None or item.created_at <= self.written)
+
+
 def said(item: MemoryItem) -> datetime:
     """When a memory was said: ``said_at`` if it is about another day (a plan), else as :func:`when`."""
     return item.said_at.replace(tzinfo=None) if item.said_at is not None else when(item)
