@@ -13,8 +13,7 @@ from huiyi import Memory
 from huiyi.config import Config
 from huiyi.flows.consolidate import run
 from huiyi.flows.consolidate.run import CONSOLIDATE
-from huiyi.model import EntityType, Job, JobState, Scope
-from huiyi.store.base import Store
+from huiyi.model import EntityType, JobState, Scope
 from test_consolidate import HASH, _FixedEmbedder, entity, fact, put
 
 AGENT, PERSON = "bot", "u1"
@@ -85,11 +84,3 @@ def test_a_failed_consolidation_is_retried_an_hour_later_by_the_jobs_clock(
         memory.maintain()
         (job,) = [j for j in memory.store.list_jobs(AGENT) if j.kind == CONSOLIDATE]
         assert (job.state, job.run_after) == (JobState.PENDING, RUN - UTC_OFFSET + timedelta(hours=1))
-
-
-def test_a_job_without_a_creation_time_is_stamped_by_the_stores_clock(store: Store) -> None:
-    """As every row: a memory's clock (a replay, a test) orders fold jobs among consolidation jobs."""
-    written = RUN - UTC_OFFSET
-    store.clock = lambda: written
-    store.enqueue_job(Job(kind="fold", agent=AGENT, key="k", payload={"space": "s", "scope": SCOPE.tag}))
-    assert [job.created_at for job in store.list_jobs(AGENT)] == [written]

@@ -31,7 +31,7 @@ class PostgresJobs(PostgresConnection):
                     job.key,
                     json_text(job.payload),
                     naive(job.run_after),
-                    naive(job.created_at) or self.clock(),  # stamped as every row
+                    naive(job.created_at) or rows.now(),
                 ),
             )
             return bool(cur.rowcount)

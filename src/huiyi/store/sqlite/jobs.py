@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from huiyi.model import Job, JobState
@@ -33,7 +33,7 @@ class SQLiteJobs(SQLiteConnection):
                     job.key,
                     json.dumps(job.payload, ensure_ascii=False),
                     to_epoch(job.run_after),
-                    to_epoch(job.created_at or self.clock()),  # stamped as every row
+                    to_epoch(job.created_at or datetime.now(UTC)),
                 ),
             )
             return bool(cursor.rowcount)
