@@ -128,3 +128,10 @@ def test_a_person_talked_with_but_never_set_answers_that_no_record_was_set_and_h
         "aliases": [],
         "platform_ids": {},
     }
+
+
+def test_a_memory_posted_with_when_it_was_said_keeps_it(client: TestClient) -> None:
+    # remember(said_at=...) took it in Python only: a plan posted over HTTP lost when it was said
+    body = {"agent": A, "person": "木木", "text": "木木下周三要考驾照", "kind": "fact", "time": "2024-10-02T00:00:00"}
+    made = client.post("/v1/memories", json={**body, "said_at": "2024-09-26T18:20:00+08:00"}).json()
+    assert made["said_at"].startswith("2024-09-26T18:20:00")

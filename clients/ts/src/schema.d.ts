@@ -1584,6 +1584,8 @@ export interface components {
             kind?: components["schemas"]["MemoryKind"];
             /** Time */
             time?: string | null;
+            /** Said At */
+            said_at?: string | null;
             /**
              * Importance
              * @default 0.5

@@ -165,6 +165,7 @@ class AsyncClient(Listings):
         place: str = "",
         insight: str = "",
         participants: Sequence[str] = (),
+        said_at: datetime | None = None,
     ) -> MemoryItem:
         """Store one memory: official (no person or space) or of a scope; an ``id`` stored before writes nothing."""
         body = {
@@ -174,6 +175,7 @@ class AsyncClient(Listings):
             "text": text,
             "kind": MemoryKind(kind).value,
             "time": time.isoformat() if time else None,
+            "said_at": said_at.isoformat() if said_at else None,
             "importance": importance,
             "keywords": list(keywords),
             "sources": list(sources),

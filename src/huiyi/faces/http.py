@@ -275,6 +275,7 @@ def create_app(
             space=body.space,
             kind=body.kind,
             time=local(body.time, zone),
+            said_at=local(body.said_at, zone),
             importance=body.importance,
             keywords=body.keywords,
             sources=body.sources,

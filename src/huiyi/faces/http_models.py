@@ -120,6 +120,7 @@ class NewMemory(Who):
     text: str = Field(min_length=1, max_length=20000)
     kind: MemoryKind = MemoryKind.NOTE
     time: TimeIn | None = None
+    said_at: TimeIn | None = None  # when it was said, if ``time`` is the day it is about (a plan)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     keywords: list[str] = Field(default_factory=list, max_length=50)
     sources: list[str] = Field(default_factory=list, max_length=1000)
