@@ -155,6 +155,7 @@ class Recall(Ingest):
             dialogue=tuple(line for line in lines if line and line.strip()),
             asker=person if person and not space else None,
             as_of=now,  # an explicit moment: recall what was known then (a replay, an evaluation)
+            zone=self._tz,
         )
         return chosen, request
 

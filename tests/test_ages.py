@@ -1,0 +1,67 @@
+"""A memory's ``created_at`` is stamped in zone-less UTC; its other times, recall's ``now`` and a run's ``now``
+are the configured zone's wall clock. An age taken from ``created_at`` is read in the zone first: in
+Asia/Shanghai (UTC+8) a mix makes every memory 8 hours older, in America/Los_Angeles (UTC−8, −7 in summer)
+younger, clamped to nothing."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from huiyi import Memory
+from huiyi.checks import wall_of
+from huiyi.config import Config
+from huiyi.config.recall import RecallRecipe
+from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.recall.score import features_of, recency_factor
+from test_consolidate import HASH
+
+AGENT, PERSON = "bot", "u1"
+SCOPE = Scope.of_person(AGENT, PERSON)
+NOW = datetime(2024, 5, 10, 20, 0)  # wall clock in the zone under test
+ZONES = ["Asia/Shanghai", "America/Los_Angeles"]
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def open_memory(path: Path, zone: str, clock: Clock) -> Memory:
+    config = Config(timezone=zone, worker={"enabled": False}, recall={"reinforce": False})
+    return Memory(path, embedder=HASH, config=config, clock=clock)
+
+
+def test_wall_of_reads_a_stamp_in_the_zone() -> None:
+    stamp = datetime(2024, 5, 10, 12, 0)  # UTC
+    assert wall_of(stamp, ZoneInfo("Asia/Shanghai")) == datetime(2024, 5, 10, 20, 0)
+    assert wall_of(stamp, ZoneInfo("America/Los_Angeles")) == datetime(2024, 5, 10, 5, 0)  # summer: UTC−7
+    assert wall_of(None, ZoneInfo("Asia/Shanghai")) is None
+    assert wall_of(datetime.min, ZoneInfo("America/Los_Angeles")) == datetime.min  # no wall clock: kept
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_recency_counts_from_when_a_memory_was_written_in_the_zone(tmp_path: Path, zone: str) -> None:
+    """A note written three hours ago has recency 0.5^(3 h / 7 days), east or west of UTC."""
+    clock = Clock(NOW - timedelta(hours=3))
+    with open_memory(tmp_path, zone, clock) as memory:
+        memory.remember("木木的猫叫团子", agent=AGENT, person=PERSON)  # no time: it ages from created_at
+        clock.now = NOW
+        recipe = RecallRecipe(score_weights={"recency": 1.0})
+        (hit,) = memory.recall("团子", agent=AGENT, person=PERSON, recipe=recipe).hits
+    assert hit.score == pytest.approx(recency_factor(timedelta(hours=3)), abs=1e-6)
+
+
+def test_time_decay_takes_whole_days_in_the_zone() -> None:
+    """Written at 04:00 in Shanghai (20:00 UTC the day before), asked 21 hours later: not a day old yet."""
+    shanghai = ZoneInfo("Asia/Shanghai")
+    written = MemoryItem(scope=SCOPE, kind=MemoryKind.EVENT, text="昨晚没睡好", created_at=datetime(2024, 5, 8, 20, 0))
+    features = features_of(written, 0.5, datetime(2024, 5, 10, 1, 0), zone=shanghai)
+    assert features.time_decay == 1.0  # e^(−0.05·0): zero whole days
+    assert features.recency == pytest.approx(recency_factor(timedelta(hours=21)))
