@@ -12,11 +12,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from huiyi import Memory
-from huiyi.checks import wall_of
+from huiyi.checks import utc_of, wall_of
 from huiyi.config import Config
+from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.config.recall import RecallRecipe
+from huiyi.flows.consolidate.strength import retained_strength
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.recall.score import features_of, recency_factor
+from huiyi.strength import retention
 from test_consolidate import HASH
 
 AGENT, PERSON = "bot", "u1"
@@ -33,8 +36,8 @@ class Clock:
         return self.now
 
 
-def open_memory(path: Path, zone: str, clock: Clock) -> Memory:
-    config = Config(timezone=zone, worker={"enabled": False}, recall={"reinforce": False})
+def open_memory(path: Path, zone: str, clock: Clock, *, reinforce: bool = False) -> Memory:
+    config = Config(timezone=zone, worker={"enabled": False}, recall={"reinforce": reinforce})
     return Memory(path, embedder=HASH, config=config, clock=clock)
 
 
@@ -65,3 +68,36 @@ def test_time_decay_takes_whole_days_in_the_zone() -> None:
     features = features_of(written, 0.5, datetime(2024, 5, 10, 1, 0), zone=shanghai)
     assert features.time_decay == 1.0  # e^(−0.05·0): zero whole days
     assert features.recency == pytest.approx(recency_factor(timedelta(hours=21)))
+
+
+@pytest.mark.parametrize(
+    ("zone", "gap", "step"),
+    [
+        ("Asia/Shanghai", timedelta(hours=20), 1),  # mixed: 28 hours, over a day: +3
+        ("America/Los_Angeles", timedelta(days=3, hours=3), 7),  # mixed: 2 days 20 hours: +3
+    ],
+)
+def test_the_seed000_step_counts_from_when_a_memory_was_written_in_the_zone(
+    tmp_path: Path, zone: str, gap: timedelta, step: int
+) -> None:
+    """A memory recalled ``gap`` after it was written, never recalled before, gains that gap's step."""
+    clock = Clock(NOW)
+    with open_memory(tmp_path, zone, clock, reinforce=True) as memory:
+        memory.remember("木木的猫叫团子", agent=AGENT, person=PERSON)
+        clock.now = NOW + gap
+        assert memory.recall("团子", agent=AGENT, person=PERSON).hits
+        memory.core.reinforcer.flush()  # last_access: the recall's now, wall clock
+        (change,) = memory.consolidate(agent=AGENT, person=PERSON).of("strength")
+    assert change.after - change.before == step
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_retained_strength_counts_days_from_when_a_memory_was_written_in_the_zone(zone: str) -> None:
+    """Written 23 hours before ``now``: no whole day of decay yet; MemoryBank's t is 23 hours."""
+    tz = ZoneInfo(zone)
+    now = datetime(2024, 5, 10, 1, 0)
+    stamp = utc_of(now - timedelta(hours=23), tz)
+    written = MemoryItem(scope=SCOPE, kind=MemoryKind.EVENT, text="昨晚没睡好", strength=2.0, created_at=stamp)
+    assert retained_strength(written, now, ConsolidateConfig(), tz)[2] == 0
+    bank = ConsolidateConfig(forget={"model": "memorybank"})
+    assert retained_strength(written, now, bank, tz)[0] == pytest.approx(retention(23 / 24, 2.0))

@@ -80,7 +80,7 @@ async def consolidate(
     clock in ``zone`` (the configured timezone), as memories' times; ``created_at`` is UTC.
     """
     report = Report(scope=scope, now=now, dry_run=dry_run)
-    state = State(store, embedder, scope, now, config, report, dry_run)
+    state = State(store, embedder, scope, now, config, report, dry_run, zone)
     await asyncio.to_thread(state.load)
 
     async def step(name: Step, enabled: bool, run: Callable[[], Awaitable[object]]) -> None:

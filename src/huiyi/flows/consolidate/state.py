@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from huiyi.config.consolidate import ConsolidateConfig
@@ -99,6 +99,7 @@ class State:
     config: ConsolidateConfig
     report: Report
     dry_run: bool = False
+    zone: tzinfo = UTC  # whose wall clock ``now`` and the memories' times are; ``created_at`` is UTC
     items: dict[str, MemoryItem] = field(default_factory=dict)
     entities: dict[str, Entity] = field(default_factory=dict)  # not merged away when the run began
     persons: list[Person] = field(default_factory=list)
