@@ -5,6 +5,7 @@ younger, clamped to nothing."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -16,11 +17,13 @@ from huiyi.checks import utc_of, wall_of
 from huiyi.config import Config
 from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.config.recall import RecallRecipe
+from huiyi.flows.consolidate.run import consolidate, consolidate_due
 from huiyi.flows.consolidate.strength import retained_strength
-from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.model import MemoryItem, MemoryKind, Person, Scope
 from huiyi.recall.score import features_of, recency_factor
+from huiyi.store.sqlite import SQLiteStore
 from huiyi.strength import retention
-from test_consolidate import HASH
+from test_consolidate import HASH, MUMU, fact, put
 
 AGENT, PERSON = "bot", "u1"
 SCOPE = Scope.of_person(AGENT, PERSON)
@@ -101,3 +104,50 @@ def test_retained_strength_counts_days_from_when_a_memory_was_written_in_the_zon
     assert retained_strength(written, now, ConsolidateConfig(), tz)[2] == 0
     bank = ConsolidateConfig(forget={"model": "memorybank"})
     assert retained_strength(written, now, bank, tz)[0] == pytest.approx(retention(23 / 24, 2.0))
+
+
+@pytest.mark.parametrize(
+    ("zone", "written_ago", "due"),
+    [
+        ("Asia/Shanghai", timedelta(hours=20), True),  # mixed: written 28 hours ago, not within the day
+        ("America/Los_Angeles", timedelta(hours=30), False),  # mixed: 23 hours ago, within the day
+    ],
+)
+def test_a_scope_is_due_by_when_its_undated_memory_was_written_in_the_zone(
+    tmp_path: Path, zone: str, written_ago: timedelta, due: bool
+) -> None:
+    """Never consolidated, a scope is due when a memory came within ``every_days`` (1); a note has no
+    time, so when it was written (``created_at``) decides."""
+    clock = Clock(NOW - written_ago)
+    with open_memory(tmp_path, zone, clock) as memory:
+        memory.set_person(Person(id=PERSON), agent=AGENT)
+        memory.remember("木木的猫叫团子", agent=AGENT, person=PERSON)
+        clock.now = NOW
+        settings = memory.config.consolidate
+        scheduled = consolidate_due(memory.store, HASH, settings, NOW, agents=[AGENT], zone=ZoneInfo(zone))
+        reports = asyncio.run(scheduled)
+    assert [report.scope for report in reports] == ([SCOPE] if due else [])
+
+
+@pytest.mark.parametrize(
+    ("zone", "undated_ago"),
+    [("Asia/Shanghai", timedelta(hours=2)), ("America/Los_Angeles", timedelta(hours=8))],
+)
+def test_of_two_homes_the_one_said_later_in_the_zone_closes_the_other(
+    tmp_path: Path, zone: str, undated_ago: timedelta
+) -> None:
+    """木木住在上海 was said 5 hours ago; 木木住在南京, with no time of its own, was written ``undated_ago``:
+    the later statement closes the earlier one, at the time the later one was said (wall clock)."""
+    tz = ZoneInfo(zone)
+    dated = fact("h1", NOW - timedelta(hours=5), ("木木", "住在", "上海"), "木木住在上海", scope=MUMU, kind="relation")
+    undated = fact("h2", NOW, ("木木", "住在", "南京"), "木木住在南京", scope=MUMU, kind="relation")
+    undated = undated.model_copy(update={"time": None, "created_at": utc_of(NOW - undated_ago, tz)})
+    store = SQLiteStore(tmp_path / "store")
+    try:
+        put(store, HASH, [dated, undated])
+        asyncio.run(consolidate(store, HASH, MUMU, NOW, ConsolidateConfig(), zone=tz))
+        closed = {item.id: item.valid_to for item in store.get_memories(MUMU.agent, ["h1", "h2"])}
+    finally:
+        store.close()
+    later, earlier = ("h2", "h1") if undated_ago < timedelta(hours=5) else ("h1", "h2")
+    assert closed == {later: None, earlier: NOW - min(undated_ago, timedelta(hours=5))}

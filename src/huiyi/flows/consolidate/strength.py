@@ -143,7 +143,7 @@ def forget(state: State) -> int:
         (item.id, scored[item.id][0] if forgettable(item, config) and not _current(item, marks) else math.inf)
         for item in items
     ]
-    activity = max((when(i) for i in items if i.kind in (MemoryKind.CHUNK, MemoryKind.EVENT)), default=None)
+    activity = max((when(i, state.zone) for i in items if i.kind in (MemoryKind.CHUNK, MemoryKind.EVENT)), default=None)
     inactive = (
         state.scope.kind is ScopeKind.PERSON
         and activity is not None
