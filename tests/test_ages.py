@@ -151,3 +151,24 @@ def test_of_two_homes_the_one_said_later_in_the_zone_closes_the_other(
         store.close()
     later, earlier = ("h2", "h1") if undated_ago < timedelta(hours=5) else ("h1", "h2")
     assert closed == {later: None, earlier: NOW - min(undated_ago, timedelta(hours=5))}
+
+
+@pytest.mark.parametrize(
+    ("zone", "written"),
+    [
+        ("Asia/Shanghai", datetime(2024, 5, 10, 2, 0)),  # 2024-05-09 18:00 UTC
+        ("America/Los_Angeles", datetime(2024, 5, 10, 20, 0)),  # 2024-05-11 03:00 UTC
+    ],
+)
+def test_a_fact_without_a_time_is_dated_by_the_day_it_was_written_in_the_zone(
+    tmp_path: Path, zone: str, written: datetime
+) -> None:
+    clock = Clock(written)
+    with open_memory(tmp_path, zone, clock) as memory:
+        home = fact("h1", written, ("木木", "住在", "南京"), "木木住在南京", scope=SCOPE, kind="relation")
+        memory.remember(
+            home.text, agent=AGENT, person=PERSON, kind="fact", data=home.data, keywords=home.keywords, id="h1"
+        )
+        clock.now = written + timedelta(hours=2)
+        rendered = memory.context(agent=AGENT, person=PERSON, message="木木住在南京吗").rendered.text
+    assert f"{written:%Y-%m-%d}：木木住在南京" in rendered

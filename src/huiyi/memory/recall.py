@@ -220,6 +220,7 @@ class Recall(Ingest):
             working=recent,
             person_names=[known.name, *known.aliases] if known and known.name else [],
             shown_elsewhere=frozenset(m.id for m in recent if m.text in set(shown)),
+            zone=self._tz,
         )
         return Context(rendered=render(parts, self.templates), recall=recalled, working=recent, overview=overview)
 
