@@ -172,3 +172,29 @@ def test_a_fact_without_a_time_is_dated_by_the_day_it_was_written_in_the_zone(
         clock.now = written + timedelta(hours=2)
         rendered = memory.context(agent=AGENT, person=PERSON, message="木木住在南京吗").rendered.text
     assert f"{written:%Y-%m-%d}：木木住在南京" in rendered
+
+
+@pytest.mark.parametrize(
+    ("zone", "written"),
+    [
+        ("Asia/Shanghai", datetime(2024, 5, 10, 2, 0)),  # 2024-05-09 in UTC: the day of 散步
+        ("America/Los_Angeles", datetime(2024, 5, 10, 20, 0)),  # 2024-05-11 in UTC: a day of its own
+    ],
+)
+def test_the_overview_weighs_an_undated_event_on_the_day_it_was_written_in_the_zone(
+    tmp_path: Path, zone: str, written: datetime
+) -> None:
+    """Words said on other days weigh less (seed 000's recap, by novelty). 豆豆生病 (no time of its own) and
+    豆豆生病看医生 were both said on 05-10: neither repeats another day, so both outweigh the less important
+    散步 of 05-09. Put on another day, 豆豆 would repeat across days and 散步 would lead the overview."""
+    clock = Clock(written)
+    config = Config(timezone=zone, worker={"enabled": False}, overview={"size": 1})
+    with Memory(tmp_path, embedder=HASH, config=config, clock=clock) as memory:
+        for text, importance, when in [
+            ("散步", 0.45, datetime(2024, 5, 9, 12, 0)),
+            ("豆豆生病", 0.5, None),
+            ("豆豆生病看医生", 0.5, datetime(2024, 5, 10, 12, 0)),
+        ]:
+            memory.remember(text, agent=AGENT, person=PERSON, kind="event", importance=importance, time=when)
+        (chosen,) = memory.overview(agent=AGENT, person=PERSON)
+    assert chosen.text != "散步"
