@@ -112,6 +112,18 @@ def utc_of(when: datetime, zone: tzinfo) -> datetime:
     return local.astimezone(UTC).replace(tzinfo=None)
 
 
+def wall_of(written: datetime | None, zone: tzinfo) -> datetime | None:
+    """A time the store stamped (``created_at``: UTC, zone-less) as the zone's wall clock, zone-less: how
+    every other time of a memory is kept, so ages and days mix no clocks (8 hours apart in Shanghai)."""
+    if written is None:
+        return None
+    moment = written if written.tzinfo is not None else written.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(zone).replace(tzinfo=None)
+    except OverflowError:  # a stamp at the calendar's edge has no wall clock there: kept as it is
+        return written.replace(tzinfo=None)
+
+
 def read_iso(text: str) -> datetime:
     """An ISO 8601 time as written, its offset kept; ``ValueError`` for anything else, however lenient
     ``datetime.fromisoformat`` would be with it (``"1" * 20000`` is no time)."""

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, tzinfo
 
+from huiyi.checks import wall_of
 from huiyi.model import MemoryItem
 from huiyi.text.tokens import content_words
 
@@ -97,24 +98,29 @@ def agent_alone(text: str, agent: str, others: Iterable[str], by_agent: Sequence
     return not any(f"{name}说：" in text or f"{name} said: " in text for name in others if name and name != agent)
 
 
-def _said_day(item: MemoryItem) -> date | None:
-    when = item.said_at or item.time or item.created_at
+def _said_day(item: MemoryItem, zone: tzinfo) -> date | None:
+    when = item.said_at or item.time or wall_of(item.created_at, zone)
     return when.date() if when else None
 
 
 def recap(
-    latest: list[MemoryItem], agent: str, size: int, by_agent: Mapping[str, bool] | None = None
+    latest: list[MemoryItem],
+    agent: str,
+    size: int,
+    by_agent: Mapping[str, bool] | None = None,
+    zone: tzinfo = UTC,
 ) -> list[MemoryItem]:
     """The overview (前情提要): of ``latest`` (the space's ``RECAP_DEPTH`` × ``size`` latest events, newest
     said first), the ``size`` that weigh most, the latest first among equals; in the order they were said.
     Their days are weighed against each other: what a recap of a few days repeats is routine.
-    ``by_agent``: message id -> whether the agent said it, for the messages the events cite."""
+    ``by_agent``: message id -> whether the agent said it, for the messages the events cite. Days are the
+    wall clock's of ``zone`` (the configured timezone; ``created_at`` is UTC)."""
     spoken = by_agent or {}
     names = {agent, *(name for item in latest for name in item.participants)}
-    days = Days.of(((day, item.text) for item in latest if (day := _said_day(item)) is not None), names)
+    days = Days.of(((day, item.text) for item in latest if (day := _said_day(item, zone)) is not None), names)
 
     def weighed(item: MemoryItem) -> float:
-        day = _said_day(item)
+        day = _said_day(item, zone)
         novelty = days.novelty(item.text, day) if day else 0.0
         cited = [spoken[source] for source in item.sources if source in spoken]
         return weight(item.importance, novelty, agent_alone(item.text, agent, item.participants, cited))

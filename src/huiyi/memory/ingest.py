@@ -327,4 +327,5 @@ class Ingest(Care):
         latest = await self._read(self.store.find_memories, [scope], where, size * RECAP_DEPTH)
         cited = list(dict.fromkeys(source for item in latest for source in item.sources))
         said = await self._read(self.store.get_messages, agent, cited) if cited else []
-        return recap(latest, agent, size, {m.id: m.role == "assistant" for m in said})  # an LLM's 祈煜叮嘱…
+        by_agent = {m.id: m.role == "assistant" for m in said}  # an LLM's 祈煜叮嘱…
+        return recap(latest, agent, size, by_agent, self._tz)

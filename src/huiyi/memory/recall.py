@@ -155,6 +155,7 @@ class Recall(Ingest):
             dialogue=tuple(line for line in lines if line and line.strip()),
             asker=person if person and not space else None,
             as_of=now,  # an explicit moment: recall what was known then (a replay, an evaluation)
+            zone=self._tz,
         )
         return chosen, request
 
@@ -219,6 +220,7 @@ class Recall(Ingest):
             working=recent,
             person_names=[known.name, *known.aliases] if known and known.name else [],
             shown_elsewhere=frozenset(m.id for m in recent if m.text in set(shown)),
+            zone=self._tz,
         )
         return Context(rendered=render(parts, self.templates), recall=recalled, working=recent, overview=overview)
 

@@ -30,7 +30,7 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
@@ -66,6 +66,7 @@ class RecallRequest:
     explain: bool = False  # every route's candidates, the fusion and the bonuses in ``info`` (the debugger)
     asker: str | None = None  # in a private chat, whom their 我 names (``我当时什么心情`` asks for their lines)
     as_of: datetime | None = None  # a caller's explicit ``now``: what was said after it is not known yet
+    zone: tzinfo = UTC  # the configured timezone: ``now`` is its wall clock, a memory's ``created_at`` is UTC
 
 
 @dataclass(slots=True)
@@ -105,7 +106,16 @@ def run(
     terms = routes.query_terms(request.query, [*request.drop_words, *_moment_words(span, request.now)])
     timings = {"tokenize": (time.perf_counter() - started) * 1000}
     ask = routes.Ask(
-        store, embedder, request.scopes, request.query, terms, request.drop_words, request.now, recipe, lexicon
+        store,
+        embedder,
+        request.scopes,
+        request.query,
+        terms,
+        request.drop_words,
+        request.now,
+        recipe,
+        lexicon,
+        request.zone,
     )
     widens = _widens(recipe)
     limit = request.limit
@@ -403,7 +413,8 @@ def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = Fals
         items = {i: items[i] for i in relevance if i in items}
         times = {i: item.time for i, item in items.items()}
         preset = ScorePreset(name=recipe.recipe, weights=recipe.score_weights)
-        final = {i: total for i, (total, _) in score_memories(items, relevance, distances, preset, ask.now).items()}
+        scored = score_memories(items, relevance, distances, preset, ask.now, ask.zone)
+        final = {i: total for i, (total, _) in scored.items()}
     else:  # relevance alone: only the new candidates need a look, to keep what the scopes may see
         visible = _visible(ask)
         new = [i for i in relevance if i not in known]

@@ -23,11 +23,12 @@ import re
 import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from datetime import time as dtime
 from functools import lru_cache
 from pathlib import Path
 
+from huiyi.checks import wall_of
 from huiyi.errors import InvalidInput
 from huiyi.model import CoreBlock, MemoryItem, MemoryKind, Message
 from huiyi.prompts import packaged
@@ -234,6 +235,7 @@ class ContextParts:
     agent_names: list[str] = field(default_factory=list)
     # ids of working-memory messages the caller's prompt already shows: not repeated, still de-duplicated against
     shown_elsewhere: frozenset[str] = frozenset()
+    zone: tzinfo = UTC  # whose wall clock ``now`` and the memories' times are; ``created_at`` is UTC
 
 
 @dataclass(frozen=True)
@@ -414,8 +416,9 @@ class _Renderer:
             agent_names=self.parts.agent_names,
             person_names=self.parts.person_names,
         )
+        zone = self.parts.zone
         for group in grouped:
-            items = _by_time(group.items, self.parts.now, fact=True) if group.relation else group.items
+            items = _by_time(group.items, self.parts.now, fact=True, zone=zone) if group.relation else group.items
             if group.owner is Owner.NONE:
                 add("other_facts", items)
                 continue
@@ -434,7 +437,8 @@ class _Renderer:
         if past := past_plan(item, self.parts.now):  # 下周三要去面试, read a month on: no longer ahead
             text += self.t.fill("past_plan", date=past)
         fact = item.fact
-        moment = item.said_at or item.time or item.created_at  # when it was said, not the day it is about
+        # when it was said, not the day it is about
+        moment = item.said_at or item.time or wall_of(item.created_at, self.parts.zone)
         date = _naive(moment, self.parts.now)[0].date().isoformat() if moment is not None else ""
         keyword = defang(fact.keyword)
         if fact.is_relation and date:
@@ -466,11 +470,12 @@ _FACT_PARTS = {
 }
 
 
-def _by_time(items: list[MemoryItem], now: datetime, *, fact: bool = False) -> list[MemoryItem]:
-    """Oldest first, by when said (facts: else ``created_at``); undated items last."""
+def _by_time(items: list[MemoryItem], now: datetime, *, fact: bool = False, zone: tzinfo = UTC) -> list[MemoryItem]:
+    """Oldest first, by when said (facts: else ``created_at``, read in ``zone``); undated items last."""
 
     def moment(item: MemoryItem) -> datetime | None:
-        return item.said_at or item.time or item.created_at if fact else item.said_at or item.time
+        said = item.said_at or item.time
+        return said or wall_of(item.created_at, zone) if fact else said
 
     dated = [item for item in items if moment(item) is not None]
     dated.sort(key=lambda item: _naive(moment(item) or now, now)[0])

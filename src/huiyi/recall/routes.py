@@ -20,7 +20,7 @@ import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from huiyi.config.recall import RecallRecipe
@@ -65,6 +65,7 @@ class Ask:
     now: datetime
     recipe: RecallRecipe
     lexicon: str = "auto"  # where 联想词 come from (the expand section's neighbours)
+    zone: tzinfo = UTC  # whose wall clock ``now`` and the memories' times are; ``created_at`` is UTC
 
     @property
     def agent(self) -> str:

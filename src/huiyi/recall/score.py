@@ -25,11 +25,12 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from huiyi.checks import wall_of
 from huiyi.config.recall import SEED001_WEIGHTS, SEED004_WEIGHTS, FeatureName
 from huiyi.model import MemoryItem
 from huiyi.strength import SEED004_DECAY_RATES, DecayType, decay_type_of, time_factor
@@ -228,15 +229,17 @@ def features_of(
     feedback: float = 0.0,
     *,
     params: FeatureParams = DEFAULT_PARAMS,
+    zone: tzinfo = UTC,
 ) -> Features:
     """The features of one recalled memory at ``now``.
 
-    ``relevance`` is the fused relevance (clamped into [0, 1]). Age is measured from ``created_at``,
-    else ``time``; a memory with neither (e.g. a curated note) counts as new. ``time_decay`` takes the
-    whole days since then, as seed 004 does (``(now − created_at).days``). ``graph_distance`` is None
-    or 0 for a direct hit, d for a memory reached d hops away. Times are compared as wall clocks.
+    ``relevance`` is the fused relevance (clamped into [0, 1]). Age is measured from ``said_at``, else
+    ``created_at``, else ``time``; a memory with none (e.g. a curated note) counts as new. ``time_decay``
+    takes the whole days since then, as seed 004 does (``(now − created_at).days``). ``graph_distance`` is
+    None or 0 for a direct hit, d for a memory reached d hops away. Times are compared as wall clocks in
+    ``zone`` (the configured timezone): ``created_at``, stamped in UTC, is read in it first.
     """
-    born = item.said_at or item.created_at or item.time  # a plan ages from when it was said
+    born = item.said_at or wall_of(item.created_at, zone) or item.time  # a plan ages from when it was said
     age = _wall(now) - _wall(born) if born is not None else timedelta(0)
     since_use = _wall(now) - _wall(item.last_access) if item.last_access is not None else None
     return Features(
@@ -257,8 +260,10 @@ def score_memories(
     distances: Mapping[str, int],
     preset: ScorePreset,
     now: datetime,
+    zone: tzinfo = UTC,
 ) -> dict[str, tuple[float, dict[str, float]]]:
-    """The preset's score of each memory from its fused relevance and its own signals."""
+    """The preset's score of each memory from its fused relevance and its own signals (``now`` is wall
+    clock in ``zone``)."""
     out: dict[str, tuple[float, dict[str, float]]] = {}
     for memory_id, item in items.items():
         features = features_of(
@@ -267,6 +272,7 @@ def score_memories(
             now,
             distances.get(memory_id),
             max(-1.0, min(1.0, item.feedback)),
+            zone=zone,
         )
         total, parts = score(features, preset)
         out[memory_id] = (total, {str(name): value for name, value in parts.items()})

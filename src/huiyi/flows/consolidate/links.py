@@ -31,7 +31,8 @@ log = logging.getLogger(__name__)
 def discover_links(state: State, since: Since | None = None) -> int:
     """Add links between the scope's events; returns how many are new."""
     config = state.config.links
-    events = sorted((i for i in state.items.values() if i.kind is MemoryKind.EVENT), key=lambda i: (when(i), i.id))
+    events = [i for i in state.items.values() if i.kind is MemoryKind.EVENT]
+    events.sort(key=lambda i: (when(i, state.zone), i.id))
     if len(events) < 2 or config.max_per_event == 0:
         return 0
     linked = {
@@ -60,7 +61,7 @@ def discover_links(state: State, since: Since | None = None) -> int:
         by_space[str(event.data.get("space") or state.scope.tag)].append(event)
     for space, group in by_space.items():
         for prev, cur in itertools.pairwise(group):
-            gap = when(cur) - when(prev)
+            gap = when(cur, state.zone) - when(prev, state.zone)
             if new(cur) and gap <= window:
                 minutes = gap.total_seconds() / 60
                 add(prev, cur, config.temporal_weight, f"{minutes:.0f} minutes apart in {space}")

@@ -80,7 +80,7 @@ async def consolidate(
     clock in ``zone`` (the configured timezone), as memories' times; ``created_at`` is UTC.
     """
     report = Report(scope=scope, now=now, dry_run=dry_run)
-    state = State(store, embedder, scope, now, config, report, dry_run)
+    state = State(store, embedder, scope, now, config, report, dry_run, zone)
     await asyncio.to_thread(state.load)
 
     async def step(name: Step, enabled: bool, run: Callable[[], Awaitable[object]]) -> None:
@@ -162,8 +162,9 @@ def due_scopes(
     *,
     agents: Sequence[str] | None = None,
     scopes: Sequence[Scope] | None = None,
+    zone: tzinfo = UTC,
 ) -> list[Scope]:
-    """The scopes to consolidate now (seed 000 §八 记忆的清理 1 and 4).
+    """The scopes to consolidate now (seed 000 §八 记忆的清理 1 and 4), ``now`` wall clock in ``zone``.
 
     A scope is due when it was active (a memory newer than its last run, or than ``every_days`` ago
     when it never ran), or when it is a person inactive for ``inactive_days`` holding more than the
@@ -177,7 +178,7 @@ def due_scopes(
         newest = store.list_memories([scope], None, 1)
         if not newest:
             continue
-        latest = when(newest[0])
+        latest = when(newest[0], zone)
         if scope.agent not in runs:
             runs[scope.agent] = _last_runs(store, scope.agent)
         previous = runs[scope.agent].get(scope.tag)
@@ -216,7 +217,7 @@ async def consolidate_due(
     """
     worker = worker or f"{socket.gethostname()}:{os.getpid()}:consolidate"
     period = (now.date() - date(2000, 1, 1)).days // config.forget.every_days
-    found = await asyncio.to_thread(due_scopes, store, config, now, agents=agents, scopes=scopes)
+    found = await asyncio.to_thread(due_scopes, store, config, now, agents=agents, scopes=scopes, zone=zone)
     for scope in found:
         job = Job(
             kind=CONSOLIDATE,

@@ -12,9 +12,10 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from huiyi.checks import wall_of
 from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.flows.consolidate.report import Report
 from huiyi.flows.ingest import terms_of
@@ -43,9 +44,10 @@ def norm(text: str) -> str:
     return _EDGE_PUNCT.sub("", _SPACES.sub(" ", value))
 
 
-def when(item: MemoryItem) -> datetime:
-    """When a memory happened or was said (its time, else when it was stored)."""
-    moment = item.time or item.created_at or datetime.min
+def when(item: MemoryItem, zone: tzinfo = UTC) -> datetime:
+    """When a memory happened or was said (its time, else when it was stored), as the wall clock of
+    ``zone``, the configured timezone (``created_at`` is stamped in UTC)."""
+    moment = item.time or wall_of(item.created_at, zone) or datetime.min
     return moment.replace(tzinfo=None)
 
 
@@ -63,9 +65,9 @@ class Since:
         return not said_new and (item.created_at is None or item.created_at <= self.written)
 
 
-def said(item: MemoryItem) -> datetime:
+def said(item: MemoryItem, zone: tzinfo = UTC) -> datetime:
     """When a memory was said: ``said_at`` if it is about another day (a plan), else as :func:`when`."""
-    return item.said_at.replace(tzinfo=None) if item.said_at is not None else when(item)
+    return item.said_at.replace(tzinfo=None) if item.said_at is not None else when(item, zone)
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ class FactView:
     keyword: str
     fact_kind: str
     topic: str = ""  # the object's key without a leading verb (喝咖啡 → 咖啡), to compare likes and dislikes
+    zone: tzinfo = UTC  # the configured timezone, whose wall clock the fact's times are
 
     @property
     def id(self) -> str:
@@ -87,7 +90,7 @@ class FactView:
     @property
     def time(self) -> datetime:
         """When the fact was said: a newer statement closes an older one, whatever days they are about."""
-        return said(self.item)
+        return said(self.item, self.zone)
 
 
 @dataclass
@@ -99,6 +102,7 @@ class State:
     config: ConsolidateConfig
     report: Report
     dry_run: bool = False
+    zone: tzinfo = UTC  # whose wall clock ``now`` and the memories' times are; ``created_at`` is UTC
     items: dict[str, MemoryItem] = field(default_factory=dict)
     entities: dict[str, Entity] = field(default_factory=dict)  # not merged away when the run began
     persons: list[Person] = field(default_factory=list)
@@ -199,6 +203,7 @@ class State:
             keyword=norm(fact.keyword),
             topic=self.key_of(object_stem(fact.object)),
             fact_kind=fact.kind.value if fact.kind else "",
+            zone=self.zone,
         )
 
     def valid_facts(self) -> list[FactView]:

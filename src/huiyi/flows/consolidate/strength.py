@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import logging
 import math
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 
+from huiyi.checks import wall_of
 from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.flows.consolidate.state import State, when
 from huiyi.model import MemoryItem, MemoryKind, ScopeKind
@@ -33,31 +34,36 @@ __all__ = ["forget", "forgettable", "retained_strength", "update_strength"]
 log = logging.getLogger(__name__)
 
 
-def retained_strength(item: MemoryItem, now: datetime, config: ConsolidateConfig) -> tuple[float, float, int]:
-    """(retained strength, decay factor, whole days) of a memory at ``now``.
+def retained_strength(
+    item: MemoryItem, now: datetime, config: ConsolidateConfig, zone: tzinfo = UTC
+) -> tuple[float, float, int]:
+    """(retained strength, decay factor, whole days) of a memory at ``now`` (wall clock in ``zone``).
 
     Seed 000/004: strength × seed 004's decay by type, days since stored. MemoryBank (seed 003): the
     retention R = e^(−t/S) itself, t the days since the last recall (else since stored), S the strength.
+    ``created_at``, stamped in UTC, is read in ``zone`` as every other time is.
     """
+    written = wall_of(item.created_at, zone)
     if config.forget.model == "memorybank":
-        since = item.last_access or item.created_at or item.time
+        since = item.last_access or written or item.time
         gap = max(timedelta(0), now.replace(tzinfo=None) - since.replace(tzinfo=None)) if since else timedelta(0)
         kept = retention(gap / timedelta(days=1), max(item.strength, 1e-9))
         return kept, kept, gap.days
-    born = item.said_at or item.created_at or item.time  # a plan ages from when it was said
+    born = item.said_at or written or item.time  # a plan ages from when it was said
     days = max(timedelta(0), now.replace(tzinfo=None) - born.replace(tzinfo=None)).days if born else 0
     decay = type_decay(decay_type_of(item), days, item.access_count, item.importance, config.forget.decay_rates)
     return item.strength * decay, decay, days
 
 
-def _last_update(item: MemoryItem) -> datetime | None:
+def _last_update(item: MemoryItem, zone: tzinfo) -> datetime | None:
+    """The recall that last counted (``last_access`` then: wall clock), else when the memory was stored."""
     mark = item.data.get("strength_at")
     if isinstance(mark, str):
         try:
             return datetime.fromisoformat(mark)
         except ValueError:
             pass
-    return item.created_at or item.time
+    return wall_of(item.created_at, zone) or item.time
 
 
 def update_strength(state: State) -> int:
@@ -70,7 +76,7 @@ def update_strength(state: State) -> int:
     if state.config.forget.model == "memorybank":
         return 0
     for item in list(state.items.values()):
-        last = _last_update(item)
+        last = _last_update(item, state.zone)
         if item.last_access is None or last is None or item.last_access <= last:
             continue
         gap = item.last_access - last
@@ -131,13 +137,13 @@ def forget(state: State) -> int:
     items = list(state.items.values())
     if not items or state.scope.kind is ScopeKind.OFFICIAL:
         return 0
-    scored = {item.id: retained_strength(item, state.now, config) for item in items}
+    scored = {item.id: retained_strength(item, state.now, config, state.zone) for item in items}
     marks = _replacing(items)
     ranked = [
         (item.id, scored[item.id][0] if forgettable(item, config) and not _current(item, marks) else math.inf)
         for item in items
     ]
-    activity = max((when(i) for i in items if i.kind in (MemoryKind.CHUNK, MemoryKind.EVENT)), default=None)
+    activity = max((when(i, state.zone) for i in items if i.kind in (MemoryKind.CHUNK, MemoryKind.EVENT)), default=None)
     inactive = (
         state.scope.kind is ScopeKind.PERSON
         and activity is not None
