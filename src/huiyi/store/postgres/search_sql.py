@@ -13,9 +13,16 @@ as much as a rare name). The GIN indexes find the candidates (``words @@ q OR ch
 candidate's term frequencies come from the positions in its tsvector; a term's document frequency is
 the number of candidates holding it, which is exact, since every document holding a query term is a
 candidate; N and the mean lengths come from the ``partitions`` counters. Each field is length-
-normalised on its own (BM25F-like) and weighted as in the SQLite store: words 1.0, characters 0.5.
+normalised on its own (BM25F-like) and weighted by the SQLite store's numbers: words 1.0, characters 0.5.
 IDF is ``ln(1 + (N − df + 0.5) / (df + 0.5))``, always positive, so every hit scores above zero.
-The statistics are those of the caller's scopes, where FTS5 uses the whole table's.
+The statistics are those of the caller's scopes, as README and docs/scaling.md promise.
+
+SQLite's ``bm25()`` scores the same hits otherwise (tests/test_keyword_scores.py, xfail): its df is
+each partition's (the code-prefixed tokens, ``sqlite.fts``), but N and the mean length are the whole
+table's, a row's length is over all its columns, the weights scale tf before saturation, each repeat
+of a query term counts again, and IDF is ``ln((N − df + 0.5) / (df + 0.5))`` floored at 1e-6, so a term
+in half the table weighs nothing. FTS5 cannot be given a scope's N, so fused rankings may differ after
+a store moves between backends.
 
 Phrases, as in the SQLite store: adjacent query words (their last and first lexemes, in the words
 field) and the character bigrams of each CJK query word (in the characters field, only when the query

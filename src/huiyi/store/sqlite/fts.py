@@ -4,7 +4,8 @@ FTS5 keeps one posting list per token across the whole table and reads a query t
 before it narrows to the scope's rows, so a term's cost followed the store, not the scope (issue 15:
 33.8 ms at a 1,000-memory scope of a 1M store against 1.86 ms of a 10k store). Prefixing each token
 with a short code of its partition (``bcdf…`` + ``word``) gives each scope its own posting lists, and
-BM25 its document frequencies within the scope. Phrases still work: adjacent tokens carry one code.
+BM25 its document frequencies within the scope (N and the mean length stay the whole table's: FTS5's
+``bm25()`` takes no others). Phrases still work: adjacent tokens carry one code.
 
 The code is made of consonants other than w, x and y, so the porter stemmer sees the same measure
 and vowels in a prefixed word as in the bare one. Two partitions may share a code (one in ~10¹² per
