@@ -76,6 +76,7 @@ class MemoryBase:
         self._stamp = _utc_clock(clock, self._tz) if clock is not None else rows.now
         if clock is not None:
             self.store.clock = self._stamp
+        self.store.zone = self._tz  # listings sort undated memories by when they were written, in this zone
         # the segmenter's dictionary and the model's session load off the first recall's path (issue 15): a
         # bot opens its memory before its first message. The dictionary's load holds the GIL throughout and
         # the session's needs it on and off, so the two do not overlap: a recall right after the open waits

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -230,9 +231,12 @@ class RunReport(BaseModel):
 
 @runtime_checkable
 class Lifecycle(Protocol):
-    """Closing the store, its schema version, which embedder's vectors it holds, and its clock."""
+    """Closing the store, its schema version, which embedder's vectors it holds, its clock and zone."""
 
     clock: Callable[[], datetime]  # stamps rows' created_at, zone-less UTC; a Memory's clock, if given
+    # whose wall clock memories' times are (UTC until a Memory sets its timezone): listings read an
+    # undated memory's created_at in it, to sort it among dated ones
+    zone: ZoneInfo
 
     def close(self) -> None: ...
 

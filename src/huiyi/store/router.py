@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from huiyi.errors import ScopeError, StoreError
 from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope
@@ -97,6 +98,15 @@ class RoutedStore:
     def clock(self, clock: Callable[[], datetime]) -> None:
         for store in self.stores.values():
             store.clock = clock
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return next(iter(self.stores.values())).zone
+
+    @zone.setter
+    def zone(self, zone: ZoneInfo) -> None:
+        for store in self.stores.values():
+            store.zone = zone
 
     def close(self) -> None:
         for store in self.stores.values():

@@ -12,12 +12,13 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from huiyi.checks import wall_of
 from huiyi.errors import StoreError
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
 from huiyi.store.base import RankRow, RunReport, ScopeStats
@@ -69,6 +70,12 @@ def to_epoch(value: datetime | None) -> float | None:
 
 
 _EPOCH = datetime(1970, 1, 1)
+
+
+def wall_epoch(written: float | None, zone: tzinfo) -> float | None:
+    """A ``created_at`` stored as seconds (UTC), as the seconds of its wall clock in ``zone`` (SQLite's list
+    key): the very float ``to_epoch`` makes of the mark read from the same row."""
+    return to_epoch(wall_of(from_epoch(written), zone))
 
 
 def recall_count(times: int) -> int:

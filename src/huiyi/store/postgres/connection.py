@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import psycopg
 from psycopg.errors import QueryCanceled
@@ -39,6 +40,7 @@ class PostgresConnection:
     ) -> None:
         self.dsn = dsn
         self.clock: Callable[[], datetime] = now  # when rows are written (the contract's ``clock``)
+        self.zone = ZoneInfo("UTC")  # whose wall clock memories' times are (the contract's ``zone``)
         self.context = context if context is not None else TurnContext()  # turn-alone chunks' context
         self._closed = False
         self._own = OwnVectorCache()  # the own-line vectors recall read (memories.own_vectors)

@@ -19,12 +19,14 @@ from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.owncache import own_vectors
-from huiyi.store.pages import LIST_KEY, LIST_ORDER, ListMark, Marked, marked
+from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.postgres.search_sql import vector_literal
 from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
 
 JSON_FIELDS = frozenset({"keywords", "data", "participants", "sources"})
+# created_at (UTC) on the wall clock of the zone given as its parameter: the store's zone, by name
+_LIST_KEY = list_key("(created_at AT TIME ZONE 'UTC') AT TIME ZONE %s")
 
 # one statement inserts a batch (skipping ids already stored) and adds what it inserted to the counters
 INSERT_MEMORIES = """
@@ -213,7 +215,7 @@ class PostgresMemories(PostgresConnection):
         self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None, limit: int, after: ListMark | None
     ) -> list[Marked]:
         found = self._listed(scopes, kinds, limit, 0, after)
-        return marked(found, [rows.memory(row, NATIVE) for row in found])
+        return marked(found, [rows.memory(row, NATIVE) for row in found], self.zone)
 
     def _listed(
         self,
@@ -229,10 +231,10 @@ class PostgresMemories(PostgresConnection):
             sql += " AND kind = ANY(%s)"
             args.append([k.value for k in kinds])
         if after is not None:
-            sql += f" AND ({LIST_KEY}, rowid) < (%s, %s)"
-            args.extend([after.key, after.row])
-        sql += f" ORDER BY {LIST_ORDER} LIMIT %s OFFSET %s"
-        args.extend([limit, offset])
+            sql += f" AND ({_LIST_KEY}, rowid) < (%s, %s)"
+            args.extend([self.zone.key, after.key, after.row])
+        sql += f" ORDER BY {list_order(_LIST_KEY)} LIMIT %s OFFSET %s"
+        args.extend([self.zone.key, limit, offset])
         return list(self._rows(sql, args))
 
     def find_memories(self, scopes: Sequence[Scope], where: MemoryFilter, limit: int = 100) -> list[MemoryItem]:
@@ -244,8 +246,8 @@ class PostgresMemories(PostgresConnection):
             literals = [f"'{k.value}'" for k in where.kinds]
             sql += f" AND kind = {literals[0]}" if len(literals) == 1 else f" AND kind IN ({', '.join(literals)})"
         if where.said_by is not None:
-            sql += " AND COALESCE(said_at, time, created_at) <= %s"
-            args.append(naive(where.said_by))
+            sql += f" AND {_LIST_KEY} <= %s"
+            args.extend([self.zone.key, naive(where.said_by)])
         if where.open_at is not None:
             sql += " AND (valid_to IS NULL OR valid_to > %s)"
             args.append(naive(where.open_at))
@@ -261,8 +263,8 @@ class PostgresMemories(PostgresConnection):
         if where.text is not None:
             sql += " AND text = %s"
             args.append(where.text)
-        sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT %s"
-        args.append(limit)
+        sql += f" ORDER BY {list_order(_LIST_KEY)} LIMIT %s"
+        args.extend([self.zone.key, limit])
         return [rows.memory(row, NATIVE) for row in self._rows(sql, args)]
 
     def record_access(

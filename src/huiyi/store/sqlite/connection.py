@@ -16,12 +16,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from huiyi.errors import SchemaTooNew, StoreError
 from huiyi.store.base import RankRow
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
-from huiyi.store.rows import Kept, now
+from huiyi.store.rows import Kept, now, wall_epoch
 from huiyi.store.sqlite.fts import scoped_for_part
 from huiyi.store.sqlite.schema import MIGRATIONS, statements
 from huiyi.store.vectors import ExactIndex
@@ -52,6 +53,7 @@ class SQLiteConnection:
             raise StoreError(f"synchronous must be one of {', '.join(SYNCHRONOUS)}, not {synchronous!r}")
         self.directory = Path(directory)
         self.clock: Callable[[], datetime] = now  # when rows are written (the contract's ``clock``)
+        self.zone = ZoneInfo("UTC")  # whose wall clock memories' times are (the contract's ``zone``)
         self._synchronous = synchronous.upper()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -91,6 +93,8 @@ class SQLiteConnection:
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA secure_delete = ON")  # what is deleted is zeroed, not left in free pages
+            # the list key's created_at on the wall clock of the zone set now, not when the thread connected
+            conn.create_function("huiyi_wall", 1, lambda written: wall_epoch(written, self.zone))
             self._local.conn = conn
             with self._connections_lock:
                 self._connections.add(conn)

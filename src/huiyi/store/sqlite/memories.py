@@ -20,12 +20,14 @@ from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.owncache import own_vectors
-from huiyi.store.pages import LIST_KEY, LIST_ORDER, ListMark, Marked, marked
+from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import scope_code, scoped
 from huiyi.store.vectors import Places
+
+_LIST_KEY = list_key("huiyi_wall(created_at)")  # the connection's function: created_at on the zone's clock
 
 # ``MEMORY_COLUMNS`` of ``memories m``, for a statement that joins another table
 _JOINED_COLUMNS = ", ".join(f"m.{name.strip()}" for name in MEMORY_COLUMNS.split(","))
@@ -239,7 +241,7 @@ class SQLiteMemories(SQLiteConnection):
         self, scopes: Sequence[Scope], kinds: Sequence[MemoryKind] | None, limit: int, after: ListMark | None
     ) -> list[Marked]:
         found = self._listed(scopes, kinds, limit, 0, after)
-        return marked(found, rows.memories(found, TEXT))
+        return marked(found, rows.memories(found, TEXT), self.zone)
 
     def _listed(
         self,
@@ -258,9 +260,9 @@ class SQLiteMemories(SQLiteConnection):
             sql += f" AND kind IN ({marks(len(kinds))})"
             args.extend(k.value for k in kinds)
         if after is not None:  # the key as stored: to_epoch gives back the very float it was written as
-            sql += f" AND ({LIST_KEY}, rowid) < (?, ?)"
+            sql += f" AND ({_LIST_KEY}, rowid) < (?, ?)"
             args.extend([to_epoch(after.key), after.row])
-        sql += f" ORDER BY {LIST_ORDER} LIMIT ? OFFSET ?"
+        sql += f" ORDER BY {list_order(_LIST_KEY)} LIMIT ? OFFSET ?"
         args.extend([limit, offset])
         return self._conn().execute(sql, args).fetchall()
 
@@ -276,7 +278,7 @@ class SQLiteMemories(SQLiteConnection):
             literals = [f"'{k.value}'" for k in where.kinds]
             sql += f" AND kind = {literals[0]}" if len(literals) == 1 else f" AND kind IN ({', '.join(literals)})"
         if where.said_by is not None:
-            sql += " AND COALESCE(said_at, time, created_at) <= ?"
+            sql += f" AND {_LIST_KEY} <= ?"
             args.append(to_epoch(where.said_by))
         if where.open_at is not None:
             sql += " AND (valid_to IS NULL OR valid_to > ?)"
@@ -296,7 +298,7 @@ class SQLiteMemories(SQLiteConnection):
         if where.text is not None:
             sql += " AND text = ?"
             args.append(where.text)
-        sql += " ORDER BY COALESCE(said_at, time, created_at) DESC, rowid DESC LIMIT ?"
+        sql += f" ORDER BY {list_order(_LIST_KEY)} LIMIT ?"
         args.append(limit)
         return [rows.memory(row, TEXT) for row in self._conn().execute(sql, args)]
 
