@@ -130,8 +130,8 @@ def test_times_come_back_with_their_zone(in_process: Client) -> None:
 def test_the_client_has_the_methods_of_memory() -> None:
     """Same names, same parameters (Memory's extra ones are for embedded use: progress, extract, a clock)."""
     embedded_only = {"progress", "extract", "now", "explain"}  # explain: the console's debugger, in process
-    # walks of the server's listings page by page, which Memory has no twin of (search is the console's route)
-    remote_only = {"search_page", "iter_search", "iter_jobs", "iter_reports", "iter_entities"}
+    # a search page by page: the console's route, which Memory has no twin of
+    remote_only = {"search_page", "iter_search"}
     for name, method in inspect.getmembers(Client, inspect.isfunction):
         if name.startswith("_") or name in {"close", "health"} | remote_only:
             continue

@@ -168,6 +168,26 @@ def test_iterating_while_forgetting_sees_each_memory_once(embedded: Memory) -> N
     iterate_while_forgetting(embedded)
 
 
+def test_memory_walks_jobs_reports_and_entities_as_the_client_does(embedded: Memory) -> None:
+    """One item a page: every job, report and entity once, an entity deleted mid-walk skipping none."""
+    for person in ("木木", "阿哲", "小白"):
+        embedded.add([f"{person}说的第{i}句话" for i in range(3)], agent="祈煜", person=person)
+        embedded.flush(agent="祈煜", person=person)
+        embedded.consolidate(agent="祈煜", person=person, dry_run=True)
+    jobs = embedded.jobs(agent="祈煜", limit=1000)
+    assert len(jobs) >= 3 and [j.id for j in embedded.iter_jobs(agent="祈煜", per_page=1)] == [j.id for j in jobs]
+    reports = embedded.reports(agent="祈煜", limit=100)
+    assert len(reports) >= 3
+    assert [r.id for r in embedded.iter_reports(agent="祈煜", per_page=1)] == [r.id for r in reports]
+    for name in ("甲", "乙", "丙", "丁"):
+        embedded.create_entity(name, agent="祈煜", person="木木")
+    seen = []
+    for entity in embedded.iter_entities(agent="祈煜", person="木木", per_page=1):
+        seen.append(entity.name)
+        embedded.delete_entity(entity.id, agent="祈煜")
+    assert [name for name in seen if name in "甲乙丙丁"] == ["甲", "乙", "丙", "丁"]
+
+
 def iterate_while_forgetting(memory: Memory | Client) -> None:
     """Each memory read is forgotten before the next page is read, and a newer one written: none is
     skipped or repeated, and a cursor is refused for another scope."""

@@ -8,7 +8,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 
 from huiyi.errors import InvalidInput, NotFound
@@ -18,7 +18,7 @@ from huiyi.flows.extract.worker import Worker
 from huiyi.flows.substance import RECAP_DEPTH, recap
 from huiyi.memory.care import Care
 from huiyi.memory.common import MAX_LISTED, MessageLike, _chat_of
-from huiyi.memory.pages import JobPage, job_cursor, job_mark
+from huiyi.memory.pages import JobPage, job_cursor, job_mark, walk
 from huiyi.model import (
     Job,
     JobState,
@@ -291,6 +291,13 @@ class Ingest(Care):
         after = job_mark(cursor, agent) if cursor is not None else None
         found = await self._listed_jobs(agent, states, limit + 1, after)
         return JobPage(found[:limit], job_cursor(agent, found[limit - 1]) if len(found) > limit else None)
+
+    async def iter_jobs(
+        self, *, agent: str, states: Sequence[JobState] = (), per_page: int = 100
+    ) -> AsyncIterator[Job]:
+        """Every background job of one agent (in ``states``, when given), oldest first, a page at a time."""
+        async for job in walk(lambda cursor: self.jobs_page(agent=agent, states=states, limit=per_page, cursor=cursor)):
+            yield job
 
     async def retry_job(self, job_id: str, *, agent: str | None = None) -> Job:
         """Queue a job that failed for good again, its attempts back to 0; ``NotFound`` when no failed

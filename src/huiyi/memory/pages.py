@@ -13,10 +13,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from huiyi.errors import InvalidInput
 from huiyi.memory.common import MAX_LISTED, _kinds, _scope_of
@@ -60,6 +60,43 @@ class ReportPage:
 
     items: list[RunReport]
     next_cursor: str | None
+
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Paged(Protocol, Generic[T_co]):
+    """A page of a listing: its items and the cursor of the next (None: the last)."""
+
+    @property
+    def items(self) -> Sequence[T_co]: ...
+
+    @property
+    def next_cursor(self) -> str | None: ...
+
+
+async def walk(page_after: Callable[[str | None], Awaitable[Paged[T]]]) -> AsyncIterator[T]:
+    """Every item of a listing, a page at a time: ``page_after(cursor)`` reads the page after ``cursor``."""
+    cursor: str | None = None
+    while True:
+        page = await page_after(cursor)
+        for item in page.items:
+            yield item
+        if page.next_cursor is None:
+            return
+        cursor = page.next_cursor
+
+
+def walk_blocking(page_after: Callable[[str | None], Paged[T]]) -> Iterator[T]:
+    """``walk`` for the synchronous face."""
+    cursor: str | None = None
+    while True:
+        page = page_after(cursor)
+        yield from page.items
+        if page.next_cursor is None:
+            return
+        cursor = page.next_cursor
 
 
 def _encoded(body: dict[str, Any]) -> str:
@@ -196,16 +233,12 @@ class Pages(Items):
         per_page: int = 100,
     ) -> AsyncIterator[MemoryItem]:
         """Every memory of one scope, newest first, read a page at a time by cursor."""
-        cursor: str | None = None
-        while True:
-            page = await self.memories_page(
+        async for item in walk(
+            lambda cursor: self.memories_page(
                 agent=agent, person=person, space=space, kinds=kinds, limit=per_page, cursor=cursor
             )
-            for item in page.items:
-                yield item
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+        ):
+            yield item
 
     async def reports_page(
         self, *, agent: str, scope: str | None = None, limit: int = 20, cursor: str | None = None
@@ -218,6 +251,15 @@ class Pages(Items):
         found = await self._listed_reports(agent, scope, limit + 1, after)
         more = report_cursor(agent, scope, found[limit - 1]) if len(found) > limit else None
         return ReportPage(found[:limit], more)
+
+    async def iter_reports(
+        self, *, agent: str, scope: str | None = None, per_page: int = 20
+    ) -> AsyncIterator[RunReport]:
+        """Every kept report (of ``scope``, when given), newest first, read a page at a time by cursor."""
+        async for report in walk(
+            lambda cursor: self.reports_page(agent=agent, scope=scope, limit=per_page, cursor=cursor)
+        ):
+            yield report
 
     async def entities_page(
         self,
@@ -238,3 +280,20 @@ class Pages(Items):
         found = await self._run(self.store.page_entities, [scope], merged, limit + 1, after)
         more = entity_cursor(scope, found[limit - 1][1]) if len(found) > limit else None
         return EntityPage([entity for entity, _ in found[:limit]], more)
+
+    async def iter_entities(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        merged: bool = False,
+        per_page: int = 100,
+    ) -> AsyncIterator[Entity]:
+        """Every entity of one scope, in the order written, read a page at a time by cursor."""
+        async for entity in walk(
+            lambda cursor: self.entities_page(
+                agent=agent, person=person, space=space, merged=merged, limit=per_page, cursor=cursor
+            )
+        ):
+            yield entity

@@ -22,9 +22,10 @@ from huiyi.errors import StoreError
 from huiyi.flows.extract import Extractor
 from huiyi.memory.async_memory import AsyncMemory
 from huiyi.memory.common import MessageLike
-from huiyi.model import MemoryItem, MemoryKind, Message, RecallResult
+from huiyi.memory.pages import walk_blocking
+from huiyi.model import Entity, Job, JobState, MemoryItem, MemoryKind, Message, RecallResult
 from huiyi.providers.embed import Embedder
-from huiyi.store.base import Store
+from huiyi.store.base import RunReport, Store
 
 log = logging.getLogger(__name__)
 
@@ -276,15 +277,35 @@ class Memory:
         per_page: int = 100,
     ) -> Iterator[MemoryItem]:
         """Every memory of one scope, newest first, read a page at a time by cursor."""
-        cursor: str | None = None
-        while True:
-            page = self.memories_page(
+        return walk_blocking(
+            lambda cursor: self.memories_page(
                 agent=agent, person=person, space=space, kinds=kinds, limit=per_page, cursor=cursor
             )
-            yield from page.items
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+        )
+
+    def iter_jobs(self, *, agent: str, states: Sequence[JobState] = (), per_page: int = 100) -> Iterator[Job]:
+        """Every background job of one agent (in ``states``, when given), oldest first, a page at a time."""
+        return walk_blocking(lambda cursor: self.jobs_page(agent=agent, states=states, limit=per_page, cursor=cursor))
+
+    def iter_reports(self, *, agent: str, scope: str | None = None, per_page: int = 20) -> Iterator[RunReport]:
+        """Every kept report (of ``scope``, when given), newest first, a page at a time."""
+        return walk_blocking(lambda cursor: self.reports_page(agent=agent, scope=scope, limit=per_page, cursor=cursor))
+
+    def iter_entities(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        merged: bool = False,
+        per_page: int = 100,
+    ) -> Iterator[Entity]:
+        """Every entity of one scope, in the order written, a page at a time."""
+        return walk_blocking(
+            lambda cursor: self.entities_page(
+                agent=agent, person=person, space=space, merged=merged, limit=per_page, cursor=cursor
+            )
+        )
 
     def close(self) -> None:
         if self._closed:
