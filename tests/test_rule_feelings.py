@@ -53,6 +53,9 @@ def test_missing_someone_is_a_feeling(tmp_path: Path, lines: list[str]) -> None:
         ("我想他们会来的", "他们会来的"),
         ("麻烦你把文件发我", "你把文件发我"),
         ("Miss Li called today", "Ms Li called today"),
+        ("这周时间紧张，周五交稿", "这周时间少，周五交稿"),
+        ("电脑系统崩溃了，重装了一遍", "电脑系统坏了，重装了一遍"),
+        ("买了一袋开心果当零食", "买了一袋花生当零食"),
     ],
 )
 def test_wanting_thinking_and_politeness_are_no_feeling(tmp_path: Path, said: str, plain: str) -> None:

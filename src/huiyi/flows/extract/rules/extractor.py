@@ -29,9 +29,13 @@ from huiyi.text.language import LATIN_WORD, conversation_language
 from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import add_words, has_cjk
 
+# 麻烦你 is a please, 时间紧张 a tight week, 系统崩溃 a crash, 开心果 a pistachio
+_NOT_NERVES = "".join(f"(?<!{word})" for word in ("时间", "资金", "经费", "关系", "局势"))
+_NOT_MINDS = "".join(f"(?<!{word})" for word in ("系统", "电脑", "手机", "软件", "程序", "网站", "服务器", "游戏"))
 _EMOTION_ZH = re.compile(
-    r"开心|高兴|快乐|幸福|难过|伤心|生气|愤怒|害怕|担心|焦虑|紧张|委屈|失望|孤独|寂寞|好累|太累|哭|爱你|(?<!麻)烦|郁闷"
-    r"|激动|兴奋|感动|后悔|崩溃|压力|心情|难受|痛苦|舍不得|喜欢|讨厌|想念|思念|怀念"  # 麻烦你: a please
+    rf"开心(?!果)|高兴|快乐|幸福|难过|伤心|生气|愤怒|害怕|担心|焦虑|{_NOT_NERVES}紧张|委屈|失望|孤独|寂寞"
+    rf"|好累|太累|哭|爱你|(?<!麻)烦|郁闷|激动|兴奋|感动|后悔|{_NOT_MINDS}崩溃"
+    r"|压力|心情|难受|痛苦|舍不得|喜欢|讨厌|想念|思念|怀念"
 )
 # missing someone (好想你, 我想家了, 还是很想豆豆): 想 with someone and nothing after; with more it is wanting or
 # thinking (我想你帮我看看, 我想他们会来)
