@@ -16,7 +16,7 @@ import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from huiyi.errors import InvalidInput
 from huiyi.memory.common import MAX_LISTED, _kinds, _scope_of
@@ -30,53 +30,24 @@ _FIELDS = {"v", "agent", "scope", "key", "row"}
 _NOT_OURS = "cursor is not one huiyi gave: pass a page's next_cursor as it came, or no cursor for the first page"
 
 
-@dataclass(frozen=True)
-class MemoryPage:
-    """One page of a scope's memories, newest first; ``next_cursor`` asks for the next (None: this is the last)."""
-
-    items: list[MemoryItem]
-    next_cursor: str | None
-
-
-@dataclass(frozen=True)
-class JobPage:
-    """One page of an agent's jobs, oldest first; ``next_cursor`` asks for the next (None: this is the last)."""
-
-    items: list[Job]
-    next_cursor: str | None
-
-
-@dataclass(frozen=True)
-class EntityPage:
-    """One page of a scope's entities, in the order written; ``next_cursor`` asks for the next (None: the last)."""
-
-    items: list[Entity]
-    next_cursor: str | None
-
-
-@dataclass(frozen=True)
-class ReportPage:
-    """One page of an agent's kept reports, newest first; ``next_cursor`` asks for the next (None: the last)."""
-
-    items: list[RunReport]
-    next_cursor: str | None
-
-
 T = TypeVar("T")
-T_co = TypeVar("T_co", covariant=True)
 
 
-class Paged(Protocol, Generic[T_co]):
-    """A page of a listing: its items and the cursor of the next (None: the last)."""
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a listing; ``next_cursor`` asks for the next (None: this is the last)."""
 
-    @property
-    def items(self) -> Sequence[T_co]: ...
-
-    @property
-    def next_cursor(self) -> str | None: ...
+    items: list[T]
+    next_cursor: str | None
 
 
-async def walk(page_after: Callable[[str | None], Awaitable[Paged[T]]]) -> AsyncIterator[T]:
+MemoryPage = Page[MemoryItem]  # a scope's memories, newest first
+JobPage = Page[Job]  # an agent's jobs, oldest first
+EntityPage = Page[Entity]  # a scope's entities, in the order written
+ReportPage = Page[RunReport]  # an agent's kept reports, newest first
+
+
+async def walk(page_after: Callable[[str | None], Awaitable[Page[T]]]) -> AsyncIterator[T]:
     """Every item of a listing, a page at a time: ``page_after(cursor)`` reads the page after ``cursor``."""
     cursor: str | None = None
     while True:
@@ -88,7 +59,7 @@ async def walk(page_after: Callable[[str | None], Awaitable[Paged[T]]]) -> Async
         cursor = page.next_cursor
 
 
-def walk_blocking(page_after: Callable[[str | None], Paged[T]]) -> Iterator[T]:
+def walk_blocking(page_after: Callable[[str | None], Page[T]]) -> Iterator[T]:
     """``walk`` for the synchronous face."""
     cursor: str | None = None
     while True:
