@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -227,6 +231,44 @@ def test_remembering_the_same_note_again_returns_it_instead_of_storing_it_twice(
         assert memory.store.count_memories("祈煜") == 5
         dated = memory.remember("客服工作时间是每天早九点到晚五点", agent="祈煜", time=T0)
         assert dated.time == T0 and memory.store.count_memories("祈煜") == 5
+
+
+class _MeetingEmbedder(HashEmbedder):
+    """Embeds ``text`` only once every caller has reached it: two writers past their checks at once."""
+
+    def __init__(self, text: str, meeting: threading.Barrier) -> None:
+        super().__init__(32)
+        self._text, self._meeting = text, meeting
+
+    def meet_alone(self) -> None:
+        self._meeting = threading.Barrier(1)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if self._text in texts:
+            self._meeting.wait(timeout=10)
+        return super().embed_passages(texts)
+
+
+def test_the_same_note_remembered_by_two_processes_at_once_is_stored_once(tmp_path: Path) -> None:
+    """A client retrying a slow remember, or a set-up script started twice: both calls pass the look for an
+    alike note before either writes, and each stored its own copy."""
+    note = "客服工作时间是每天早九点到晚五点"
+    meeting = threading.Barrier(2)
+    embedders = [_MeetingEmbedder(note, meeting) for _ in range(2)]
+    memories = [Memory(tmp_path, embedder=embedder) for embedder in embedders]
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            stored = list(pool.map(lambda m: m.remember(note, agent="祈煜", importance=0.9), memories))
+        embedders[1].meet_alone()
+        assert stored[0] == stored[1]
+        assert memories[0].store.count_memories("祈煜") == 1
+        # an edited note keeps its id: the same words remembered again are a new memory beside it
+        memories[0].update(stored[0].id, {"text": "客服工作时间改为早十点到晚六点"}, agent="祈煜")
+        again = memories[1].remember(note, agent="祈煜")
+        assert again.id != stored[0].id and memories[0].store.count_memories("祈煜") == 2
+    finally:
+        for memory in memories:
+            memory.close()
 
 
 def test_a_refused_open_leaves_no_connection_open(tmp_path: Path) -> None:

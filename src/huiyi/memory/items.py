@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -98,21 +99,29 @@ class Items(Indexing):
             _caller_id(item)
         elif (same := await self._stored_alike(item)) is not None:
             return same  # a set-up script run again: the memory it stored the first time
+        else:  # two calls at once both pass the look above: the note's own id lets the store keep one
+            item = item.model_copy(update={"id": _note_id(item)})
         vector = await self._write(self.embedder.embed_passages, [text])
         terms = ingest.terms_of(" ".join([text, *keywords]))
         await self._write(self.store.add_memories, [item], vector, [terms])
-        if id is not None:  # the store skips an id it holds: say so unless it holds this very memory
-            stored = await self._run(self.store.get_memories, agent, [id])
+        # the store skips an id it holds: the very memory (a resend, or the other call of a pair) is the answer
+        stored = await self._run(self.store.get_memories, agent, [item.id])
+        if id is not None:
             if not stored or (stored[0].scope, stored[0].kind, stored[0].text) != (item.scope, item.kind, item.text):
                 raise InvalidInput(f"memory id {id!r} is taken by another memory; choose another or none")
             return stored[0]  # as stored first, when this was a resend
+        if stored and _alike(stored[0], item):
+            return stored[0]
+        # the note's id is held by a memory edited since: this one is new beside it
+        item = item.model_copy(update={"id": new_id("mem")})
+        await self._write(self.store.add_memories, [item], vector, [terms])
         return item
 
     async def _stored_alike(self, item: MemoryItem) -> MemoryItem | None:
         """The memory of ``item``'s scope stored with its kind, text, time and sources, if there is one."""
         where = MemoryFilter(kinds=(item.kind,), text=item.text)
         found = await self._run(self.store.find_memories, [item.scope], where)
-        return next((m for m in found if (m.time, m.sources) == (item.time, item.sources)), None)
+        return next((m for m in found if _alike(m, item)), None)
 
     async def set_person(self, person: Person, *, agent: str) -> None:
         """Record a person and their aliases; names become single words for the tokenizer."""
@@ -461,3 +470,21 @@ def _caller_words(keywords: Sequence[str]) -> None:
             check_name(word, "a keyword")
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
+
+
+def _alike(stored: MemoryItem, item: MemoryItem) -> bool:
+    """The same note: scope, kind, text, time and sources (importance and the rest may differ)."""
+    return (stored.scope, stored.kind, stored.text, stored.time, stored.sources) == (
+        item.scope,
+        item.kind,
+        item.text,
+        item.time,
+        item.sources,
+    )
+
+
+def _note_id(item: MemoryItem) -> str:
+    """An id that follows from what makes two notes alike, the same in every process (ids are per store)."""
+    time = item.time.isoformat() if item.time is not None else ""
+    key = "\x1f".join([item.scope.agent, item.scope.tag, item.kind, item.text, time, *item.sources])
+    return f"mem_{hashlib.blake2b(key.encode(), digest_size=10).hexdigest()}"
