@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -12,7 +13,10 @@ import pytest
 from fake_openai import FakeOpenAI
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.errors import ProviderError
+from huiyi.flows.extract import Extraction, Extractor, FactDraft, Fold
 from huiyi.flows.extract.llm import LLMExtractor
+from huiyi.flows.extract.rules import RuleExtractor
 from huiyi.model import JobState, MemoryKind
 from huiyi.providers.embed import HashEmbedder
 from huiyi.providers.llm import OpenAIChat
@@ -20,6 +24,7 @@ from huiyi.providers.llm import OpenAIChat
 AGENT, PERSON = "祈煜", "木木"
 T0 = datetime(2024, 9, 1, 20, 0)
 KEY = "sk-outage-secret-4242"
+WORKER: dict[str, object] = {"enabled": False, "max_attempts": 2, "backoff_seconds": 0.0}
 
 
 @pytest.fixture
@@ -73,3 +78,66 @@ def test_an_llm_down_for_an_hour_leaves_the_fold_to_the_rules(
         assert [m.id for m in memory.messages(["u1", "a1", "u2"], agent=AGENT)] == ["u1", "a1", "u2"]
         assert KEY not in job.last_error
     assert "rule" in caplog.text and KEY not in caplog.text
+
+
+class FlakyLLMExtractor:
+    """An LLM extractor that fails a seeded share of its calls; when it answers, it knows what the rules
+    know and one thing more, as a good model would."""
+
+    def __init__(self, failure_rate: float, seed: int = 33) -> None:
+        self.failure_rate = failure_rate
+        self.random = random.Random(seed)
+        self.rules = RuleExtractor()
+        self.failures: dict[str, int] = {}  # the first message of a fold -> its failed calls
+
+    async def extract(self, fold: Fold) -> Extraction:
+        if self.random.random() < self.failure_rate:
+            self.failures[fold.messages[0].id] = self.failures.get(fold.messages[0].id, 0) + 1
+            raise ProviderError("LLM request failed after 2 attempt(s): HTTP 503: overloaded")
+        extraction = await self.rules.extract(fold)
+        first = fold.messages[0]
+        extraction.facts.append(
+            FactDraft(PERSON, "聊天", f"{first.time:%m-%d}", f"木木{first.time:%m-%d}来聊过天", [first.id])
+        )
+        return extraction
+
+
+MONTH_LIKES = "猫 火锅 莫兰迪色系 科幻电影 爬山 燕麦拿铁 周杰伦 海边 樱花 羽毛球".split()
+
+
+def month_of_chat(day: int) -> list[dict[str, object]]:
+    when = T0 + timedelta(days=day)
+    return [
+        {"id": f"u{day}", "text": f"我喜欢{MONTH_LIKES[day % len(MONTH_LIKES)]}", "time": when},
+        {"id": f"a{day}", "text": "记住啦", "role": "assistant", "time": when + timedelta(minutes=1)},
+        {"id": f"v{day}", "text": f"今天是第{day}天，有点累", "time": when + timedelta(minutes=2)},
+    ]
+
+
+def remembered_facts(path: Path, extractor: Extractor, config: Config) -> set[str]:
+    with Memory(path, embedder=HashEmbedder(32), extractor=extractor, config=config, clock=lambda: T0) as memory:
+        for day in range(30):
+            memory.add(month_of_chat(day), agent=AGENT, person=PERSON)
+            memory.flush(agent=AGENT, person=PERSON, wait=False)
+            memory.run_jobs()
+        assert memory.working_memory(agent=AGENT, person=PERSON) == []  # every fold was stored
+        assert all(job.state is JobState.DONE for job in memory.jobs(agent=AGENT))
+        facts = [
+            (f.text, *f.sources)
+            for f in memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.FACT], limit=500)
+        ]
+        assert len(facts) == len(set(facts))  # a retry wrote nothing twice
+        return {text for text, *_ in facts}
+
+
+def test_a_month_with_an_llm_failing_thirty_percent_keeps_every_rule_fact(tmp_path: Path) -> None:
+    """30 days of a companion chat, one fold a day, an LLM that fails 30 % of calls (two tries a fold):
+    what survives holds everything the rules alone remember."""
+    llm = Config(llm={"base_url": "http://127.0.0.1:9/v1", "model": "fake"}, worker=WORKER)
+    rules = remembered_facts(tmp_path / "rules", RuleExtractor(), Config(worker=WORKER))
+    steady = remembered_facts(tmp_path / "steady", FlakyLLMExtractor(0.0), llm)
+    failing = FlakyLLMExtractor(0.3)
+    flaky = remembered_facts(tmp_path / "flaky", failing, llm)
+    assert 2 in failing.failures.values()  # some fold failed on both its attempts
+    assert rules and rules < steady
+    assert rules <= flaky <= steady
