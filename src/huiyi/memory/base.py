@@ -49,6 +49,15 @@ def _utc_clock(clock: Callable[[], datetime], zone: ZoneInfo) -> Callable[[], da
     return utc_now
 
 
+def _rules_if_llm(config: Config) -> Extractor | None:
+    """The rule extractor, to take a fold the configured LLM failed on every attempt; none without an LLM."""
+    if not config.llm.base_url:
+        return None
+    from huiyi.flows.extract.rules import RuleExtractor  # here, as make_extractor does: opening stays cheap
+
+    return RuleExtractor()
+
+
 class MemoryBase:
     """Long-term memory for one store: what every part of :class:`~huiyi.memory.AsyncMemory` stands on."""
 
@@ -102,7 +111,13 @@ class MemoryBase:
             self.config.context.person_blocks,
             self.config.context.tools_edit_agent_blocks,
         )
-        self.worker = Worker(self.store, self.embedder, extractor or _LazyExtractor(self.config), self.config)
+        self.worker = Worker(
+            self.store,
+            self.embedder,
+            extractor or _LazyExtractor(self.config),
+            self.config,
+            fallback=_rules_if_llm(self.config),
+        )
         self._llm_client: OpenAIChat | None = None
         self.reinforcer = Reinforcer(self.store, self.config.consolidate.forget.recall_bonus)
         self._worker_task: asyncio.Task[None] | None = None

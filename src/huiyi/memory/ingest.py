@@ -260,7 +260,14 @@ class Ingest(Care):
         With PostgreSQL any number of processes may do this against one database: leases keep them apart.
         """
         workers = [
-            Worker(self.store, self.embedder, self.worker.extractor, self.config, name=f"{self.worker.name}/{i}")
+            Worker(
+                self.store,
+                self.embedder,
+                self.worker.extractor,
+                self.config,
+                name=f"{self.worker.name}/{i}",
+                fallback=self.worker.fallback,
+            )
             for i in range(max(1, count))
         ]
         await asyncio.gather(*(worker.run(stop) for worker in workers))

@@ -2,9 +2,11 @@
 
 Any number of workers may run against one store (leases keep them apart). A running job's lease is
 short and renewed by a heartbeat, so the job of a worker that died is taken again within one lease.
-A failure records the error and schedules a retry with exponential backoff; after ``max_attempts``
-errors (or ``max_abandoned`` runs whose worker died) the job stays failed, its messages still in the
-log and in working memory, so nothing is lost, until it is retried (``retry_job``).
+A failure records the error and schedules a retry with exponential backoff. With a ``fallback``
+extractor (the rules, when an LLM is configured), the last attempt whose extraction fails takes the
+fold to it, so an LLM that stays down still leaves the rule path's memories. Otherwise, after
+``max_attempts`` errors (or ``max_abandoned`` runs whose worker died) the job stays failed, its
+messages still in the log and in working memory, so nothing is lost, until it is retried (``retry_job``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from huiyi.config import Config
-from huiyi.flows.extract import Extractor
+from huiyi.flows.extract import Extraction, Extractor, Fold
 from huiyi.flows.extract.closes import close_facts, replaced
 from huiyi.flows.extract.entities import entities_of, record_entities, release_names
 from huiyi.flows.extract.fold import FOLD, fold_of, memories_of, writes_of
@@ -42,6 +44,7 @@ class Worker:
         config: Config,
         name: str | None = None,
         clock: Callable[[], datetime] = utc_now,
+        fallback: Extractor | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -49,6 +52,7 @@ class Worker:
         self.config = config
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.clock = clock
+        self.fallback = fallback  # takes a fold whose last attempt's extraction failed
         # awaited before each job the background loop runs (not by drain): the owner's chance to hold it back
         self.before_job: Callable[[], Awaitable[None]] | None = None
 
@@ -105,7 +109,7 @@ class Worker:
                 log.info("job %s: its messages were folded by another job", job.id)
                 return
             fold = await asyncio.to_thread(fold_of, self.store, job, self.config.language)
-            extraction = await self.extractor.extract(fold)
+            extraction = await self._extract(job, fold)
             items = memories_of(extraction, fold, job.id)
             writes = await asyncio.to_thread(writes_of, items, self.embedder, fold, to_seq)
             finishing.set()
@@ -126,6 +130,15 @@ class Worker:
                 retry_at = self.clock() + timedelta(seconds=settings.backoff_seconds * 2 ** (errors - 1))
             log.warning("job %s attempt %d failed: %s", job.id, errors, exc)
             await asyncio.to_thread(self.store.fail_job, job.id, self.name, f"{type(exc).__name__}: {exc}", retry_at)
+
+    async def _extract(self, job: Job, fold: Fold) -> Extraction:
+        try:
+            return await self.extractor.extract(fold)
+        except Exception as exc:
+            if self.fallback is None or job.attempts + 1 < self.config.worker.max_attempts:
+                raise
+            log.warning("job %s: last attempt's extraction failed (%s); the rule extractor takes the fold", job.id, exc)
+            return await self.fallback.extract(fold)
 
     async def drain(self) -> int:
         """Run due jobs until none is left; returns how many ran."""

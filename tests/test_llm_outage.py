@@ -1,0 +1,143 @@
+"""An LLM that fails in production: folds are retried with bounded backoff, then the rule path keeps them."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from fake_openai import FakeOpenAI
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.errors import ProviderError
+from huiyi.flows.extract import Extraction, Extractor, FactDraft, Fold
+from huiyi.flows.extract.llm import LLMExtractor
+from huiyi.flows.extract.rules import RuleExtractor
+from huiyi.model import JobState, MemoryKind
+from huiyi.providers.embed import HashEmbedder
+from huiyi.providers.llm import OpenAIChat
+
+AGENT, PERSON = "祈煜", "木木"
+T0 = datetime(2024, 9, 1, 20, 0)
+KEY = "sk-outage-secret-4242"
+WORKER: dict[str, object] = {"enabled": False, "max_attempts": 2, "backoff_seconds": 0.0}
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+def llm_memory(path: Path, server: FakeOpenAI, **worker: object) -> Memory:
+    """A memory whose LLM is ``server``; the client never sleeps between its own tries."""
+    config = Config(
+        llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 1, "api_key": KEY},
+        worker={"enabled": False, **worker},
+    )
+    extractor = LLMExtractor(OpenAIChat(config.llm, backoff_s=0.0, retry_after_max_s=0.0))
+    return Memory(path, embedder=HashEmbedder(32), extractor=extractor, config=config, clock=lambda: T0)
+
+
+CHAT: list[dict[str, object]] = [
+    {"id": "u1", "text": "我最喜欢莫兰迪色系，温柔又不刺眼", "time": T0},
+    {"id": "a1", "text": "很适合你", "role": "assistant", "time": T0 + timedelta(minutes=1)},
+    {"id": "u2", "text": "我养了一只猫叫团子", "time": T0 + timedelta(minutes=2)},
+]
+
+
+def test_an_llm_down_for_an_hour_leaves_the_fold_to_the_rules(
+    tmp_path: Path, server: FakeOpenAI, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every call fails for an hour (a 429 with Retry-After, 502, 503, HTML, then nothing scripted: 500s).
+    The job is retried with its backoff on a simulated clock, and its last attempt takes the rule path:
+    nothing is lost, the fold leaves working memory, and the key shows in no job or log."""
+    server.script_status(429, retry_after=120).script_status(502).script_status(503)
+    server.script_body(f"<html><body>502 Bad Gateway {KEY}</body></html>")
+    now = [T0]
+    caplog.set_level(logging.INFO)
+    with llm_memory(tmp_path, server, max_attempts=3, backoff_seconds=60.0) as memory:
+        memory.core.worker.clock = lambda: now[0]
+        memory.add(CHAT, agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON, wait=False)
+        for _ in range(60):  # an hour, a minute at a time: never a real sleep
+            memory.run_jobs()
+            now[0] += timedelta(minutes=1)
+        (job,) = memory.jobs(agent=AGENT)
+        assert job.state is JobState.DONE
+        assert job.attempts == 2 and "non-JSON body" in job.last_error  # the LLM's failures stay on record
+        assert len(server.chat_requests) == 3 * 2  # three runs of the job, two tries each: bounded
+        facts = [f.text for f in memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.FACT])]
+        assert "木木喜欢莫兰迪色系" in " ".join(facts).replace("最", "")
+        assert memory.overview(agent=AGENT, person=PERSON)
+        assert memory.working_memory(agent=AGENT, person=PERSON) == []
+        assert [m.id for m in memory.messages(["u1", "a1", "u2"], agent=AGENT)] == ["u1", "a1", "u2"]
+        assert KEY not in job.last_error
+    assert "rule" in caplog.text and KEY not in caplog.text
+
+
+class FlakyLLMExtractor:
+    """An LLM extractor that fails a seeded share of its calls; when it answers, it knows what the rules
+    know and one thing more, as a good model would."""
+
+    def __init__(self, failure_rate: float, seed: int = 33) -> None:
+        self.failure_rate = failure_rate
+        self.random = random.Random(seed)
+        self.rules = RuleExtractor()
+        self.failures: dict[str, int] = {}  # the first message of a fold -> its failed calls
+
+    async def extract(self, fold: Fold) -> Extraction:
+        if self.random.random() < self.failure_rate:
+            self.failures[fold.messages[0].id] = self.failures.get(fold.messages[0].id, 0) + 1
+            raise ProviderError("LLM request failed after 2 attempt(s): HTTP 503: overloaded")
+        extraction = await self.rules.extract(fold)
+        first = fold.messages[0]
+        extraction.facts.append(
+            FactDraft(PERSON, "聊天", f"{first.time:%m-%d}", f"木木{first.time:%m-%d}来聊过天", [first.id])
+        )
+        return extraction
+
+
+MONTH_LIKES = "猫 火锅 莫兰迪色系 科幻电影 爬山 燕麦拿铁 周杰伦 海边 樱花 羽毛球".split()
+
+
+def month_of_chat(day: int) -> list[dict[str, object]]:
+    when = T0 + timedelta(days=day)
+    return [
+        {"id": f"u{day}", "text": f"我喜欢{MONTH_LIKES[day % len(MONTH_LIKES)]}", "time": when},
+        {"id": f"a{day}", "text": "记住啦", "role": "assistant", "time": when + timedelta(minutes=1)},
+        {"id": f"v{day}", "text": f"今天是第{day}天，有点累", "time": when + timedelta(minutes=2)},
+    ]
+
+
+def remembered_facts(path: Path, extractor: Extractor, config: Config) -> set[str]:
+    with Memory(path, embedder=HashEmbedder(32), extractor=extractor, config=config, clock=lambda: T0) as memory:
+        for day in range(30):
+            memory.add(month_of_chat(day), agent=AGENT, person=PERSON)
+            memory.flush(agent=AGENT, person=PERSON, wait=False)
+            memory.run_jobs()
+        assert memory.working_memory(agent=AGENT, person=PERSON) == []  # every fold was stored
+        assert all(job.state is JobState.DONE for job in memory.jobs(agent=AGENT))
+        facts = [
+            (f.text, *f.sources)
+            for f in memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.FACT], limit=500)
+        ]
+        assert len(facts) == len(set(facts))  # a retry wrote nothing twice
+        return {text for text, *_ in facts}
+
+
+def test_a_month_with_an_llm_failing_thirty_percent_keeps_every_rule_fact(tmp_path: Path) -> None:
+    """30 days of a companion chat, one fold a day, an LLM that fails 30 % of calls (two tries a fold):
+    what survives holds everything the rules alone remember."""
+    llm = Config(llm={"base_url": "http://127.0.0.1:9/v1", "model": "fake"}, worker=WORKER)
+    rules = remembered_facts(tmp_path / "rules", RuleExtractor(), Config(worker=WORKER))
+    steady = remembered_facts(tmp_path / "steady", FlakyLLMExtractor(0.0), llm)
+    failing = FlakyLLMExtractor(0.3)
+    flaky = remembered_facts(tmp_path / "flaky", failing, llm)
+    assert 2 in failing.failures.values()  # some fold failed on both its attempts
+    assert rules and rules < steady
+    assert rules <= flaky <= steady
