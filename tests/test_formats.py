@@ -54,12 +54,13 @@ def test_a_plan_applied_then_exported_reads_back_as_an_export(tmp_path: Path) ->
     types = [json.loads(line)["type"] for line in exported.splitlines()]
     # then what extraction found: the entities (the graph travels with the export) and the plan fact the
     # rules read from 我下周三要考试 (issue #13)
-    assert types[:4] == ["export", "person", "message", "memory"]
-    assert set(types[4:]) <= {"entity", "link", "merge", "memory"}
-    assert any("下周三" in json.loads(line).get("text", "") for line in exported.splitlines()[4:])
+    assert types[:5] == ["export", "person", "message", "working", "memory"]
+    assert set(types[5:]) <= {"entity", "link", "merge", "memory"}
+    assert any("下周三" in json.loads(line).get("text", "") for line in exported.splitlines()[5:])
     again = read_text(exported, "export.jsonl", None, None, None, [])
-    # the message and both memories (木木怕黑 and the plan)
-    assert again.export and again.size == 3 and again.persons[0][1].name == "木木"
+    # the message, both memories (木木怕黑 and the plan) and the state of the message's chunk
+    assert again.export and again.size == 4 and again.persons[0][1].name == "木木"
+    assert [line.kind.value for _, line in again.memories].count("chunk") == 1
 
 
 def test_a_file_that_names_another_scopes_ids_is_refused_before_anything_is_written(tmp_path: Path) -> None:

@@ -10,9 +10,12 @@ Below the faces, so the command line and the HTTP service share them. What ``imp
   "text", "time", "id"}`` (``agent``, ``person`` and ``space`` may come from the caller instead).
   ``export`` writes the same message lines with ``"type": "message"``, plus ``"type": "memory"`` lines
   (one memory of the scope: kind, text, time, importance, keywords, sources, data…), a ``"type":
-  "person"`` line with the person's name and aliases, and an ``"type": "export"`` header.
+  "person"`` line with the person's name and aliases, ``"type": "block"`` lines (the person's own core
+  blocks), a ``"type": "working"`` line (the first message of the chat's working memory) and an
+  ``"type": "export"`` header (version 2; version 1 files still import).
 
-Message chunks are not exported: ``import`` rebuilds them from the messages.
+Memories carry their state (strength, access count, feedback, when written). Message chunks are rebuilt
+by ``import`` from the messages; their lines carry only their state.
 """
 
 from huiyi.formats.apply import Counts, apply_plan

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC
+from typing import Any
 
-from huiyi.formats.plan import Plan
-from huiyi.formats.preflight import check_plan
+from huiyi.flows.ingest import chunk_id
+from huiyi.formats.plan import Batch, MemoryLine, Plan
+from huiyi.formats.preflight import check_plan, line_tag
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, Link, MemoryKind, Scope
 
@@ -25,6 +29,7 @@ class Counts:
     entities: int = 0
     links: int = 0
     merges: int = 0
+    blocks: int = 0
 
 
 async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], None] = lambda n: None) -> Counts:
@@ -37,26 +42,30 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
     for agent, person in plan.persons:
         await memory.set_person(person, agent=agent)
         counts.persons += 1
+    for agent, block in plan.blocks:
+        held = (await asyncio.to_thread(memory.store.person_blocks, agent, block.person)).get(block.label)
+        if held != block.text:  # the preflight refused another text; None: not there yet
+            await asyncio.to_thread(memory.store.set_person_block, agent, block.person, block.label, block.text, held)
+        counts.blocks += 1
     limit = memory.config.ingest.max_batch
     for batch in plan.batches:
-        for start in range(0, len(batch.messages), limit):
-            part = batch.messages[start : start + limit]
-            # an export already holds what was extracted from its messages: never extract them twice
+        for part, extract in _parts(plan, batch, limit):
             stored = await memory.add(
                 part,
                 agent=batch.agent,
                 person=batch.person,
                 space=batch.space,
                 progress=advance,
-                extract=not plan.export,
+                extract=extract,
                 index=True,  # an import is done when it is recallable
             )
             counts.stored += len(stored)
             counts.skipped += len(part) - len(stored)
             advance(len(part) - len(stored))  # skipped messages are not indexed, so not reported by add
     for agent, line in plan.memories:
-        if line.kind is MemoryKind.CHUNK:  # chunks are rebuilt from their messages
-            counts.chunks_skipped += 1
+        if line.kind is MemoryKind.CHUNK:  # chunks are rebuilt from their messages; their state is restored
+            if not await _restore_chunk(memory, agent, line):
+                counts.chunks_skipped += 1
         else:
             made = await memory.remember(
                 line.text,
@@ -77,10 +86,55 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
             )
             if line.valid_to is not None and line.kind is MemoryKind.FACT:  # a fact closed stays closed
                 await memory.update(made.id, {"valid_to": line.valid_to}, agent=agent)
+            if state := _state(memory, line):
+                await asyncio.to_thread(memory.store.update_memories, agent, [(made.id, state)])
             counts.memories += 1
         advance(1)
     await _apply_graph(memory, plan, counts)
     return counts
+
+
+def _parts(plan: Plan, batch: Batch, limit: int) -> list[tuple[list[dict[str, Any]], bool]]:
+    """A chat's messages in calls of at most ``limit``, each with whether it is extracted. An export already
+    holds what was extracted from its messages, so they come in as history, except its working memory
+    (from the message its working line names), which is folded again as it was going to be."""
+    cut = len(batch.messages) if plan.export else 0
+    first = plan.working.get((batch.agent, line_tag(batch.agent, batch.person, batch.space)))
+    if plan.export and first is not None:
+        cut = next((n for n, message in enumerate(batch.messages) if message.get("id") == first), cut)
+    return [
+        (part[start : start + limit], extract)
+        for part, extract in ((batch.messages[:cut], False), (batch.messages[cut:], True))
+        for start in range(0, len(part), limit)
+    ]
+
+
+def _state(memory: AsyncMemory, line: MemoryLine) -> dict[str, Any]:
+    """The line's memory state as the store keeps it: ``last_access`` on the zone's wall clock,
+    ``created_at`` in UTC, both zone-less."""
+    state = line.state()
+    if (last := state.get("last_access")) is not None:
+        state["last_access"] = memory.wall(last)
+    if (written := state.get("created_at")) is not None and written.tzinfo is not None:
+        state["created_at"] = written.astimezone(UTC).replace(tzinfo=None)
+    return state
+
+
+async def _restore_chunk(memory: AsyncMemory, agent: str, line: MemoryLine) -> bool:
+    """Give the chunk its messages rebuilt the state the line records; whether there was one to give it.
+
+    The chunk is found by the message it is anchored at (its first source), never by the line's id, and
+    only in the line's own scope."""
+    state = _state(memory, line)
+    if not state or not line.sources:
+        return False
+    rebuilt = await memory.get_many([chunk_id(agent, line.sources[0])], agent=agent)
+    if not rebuilt or rebuilt[0].kind is not MemoryKind.CHUNK:
+        return False
+    if rebuilt[0].scope.tag != line_tag(agent, line.person, line.space):
+        return False
+    await asyncio.to_thread(memory.store.update_memories, agent, [(rebuilt[0].id, state)])
+    return True
 
 
 async def _apply_graph(memory: AsyncMemory, plan: Plan, counts: Counts) -> None:

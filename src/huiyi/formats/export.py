@@ -1,4 +1,5 @@
-"""Writing one scope's export: JSON lines of a header, the person, messages and memories."""
+"""Writing one scope's export: JSON lines of a header, the person and their blocks, messages, where working
+memory starts, and memories with their state."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any, TextIO
 
 from huiyi import __version__
 from huiyi.errors import InvalidInput
+from huiyi.formats.plan import STATE_FIELDS
+from huiyi.formats.read import EXPORT_VERSION
 from huiyi.memory import AsyncMemory
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope
 
@@ -65,7 +68,13 @@ async def export_lines(
     if person and space:
         raise InvalidInput("export one scope: a person or a space, not both")
     scope = _scope_fields(agent, person, space)
-    yield {"type": "export", "version": 1, "huiyi": __version__, "scope": scope_label(person, space), **scope}
+    yield {
+        "type": "export",
+        "version": EXPORT_VERSION,
+        "huiyi": __version__,
+        "scope": scope_label(person, space),
+        **scope,
+    }
     if person and not space and (known := await memory.get_person(person, agent=agent)) is not None:
         yield {
             "type": "person",
@@ -75,8 +84,13 @@ async def export_lines(
             "aliases": known.aliases,
             "platform_ids": known.platform_ids,
         }
+    if person and not space:
+        blocks = await asyncio.to_thread(memory.store.person_blocks, agent, person)
+        for label, text in sorted(blocks.items()):
+            yield {"type": "block", **scope, "label": label, "text": text}
     items = await _all_memories(memory, agent, person, space)
-    for message in await _log(memory, agent, person, space):
+    log = await _log(memory, agent, person, space)
+    for message in log:
         yield {
             "type": "message",
             **scope,
@@ -86,9 +100,15 @@ async def export_lines(
             "time": message.time.isoformat(),
             "id": message.id,
         }
+    if person or space:  # the messages from here on are not extracted yet: the import folds them as live
+        start = await asyncio.to_thread(memory.store.working_start, agent, Scope.of_chat(agent, person, space).tag)
+        yield {"type": "working", **scope, "first": next((m.id for m in log if m.seq >= start), None)}
     for item in reversed(items):  # oldest first, as they were made
         if item.kind is not MemoryKind.CHUNK:
             yield {"type": "memory", **scope, **item.model_dump(mode="json", exclude={"scope"})}
+        else:  # rebuilt from its messages by the import; only what recall made of it travels
+            state = item.model_dump(mode="json", include={"id", "kind", "text", "sources", *STATE_FIELDS})
+            yield {"type": "memory", **scope, **state}
     async for line in _graph_lines(memory, scope, items):
         yield line
 

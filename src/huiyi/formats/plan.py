@@ -12,7 +12,9 @@ from huiyi.model import EntityType, LinkKind, MemoryKind, Person, Role
 
 __all__ = [
     "LINE_MODELS",
+    "STATE_FIELDS",
     "Batch",
+    "BlockLine",
     "EntityLine",
     "LinkLine",
     "MemoryLine",
@@ -20,7 +22,11 @@ __all__ = [
     "MessageLine",
     "PersonLine",
     "Plan",
+    "WorkingLine",
 ]
+
+# what recall and forgetting have made of a memory since it was written (export version 2)
+STATE_FIELDS = ("strength", "access_count", "last_access", "feedback", "created_at")
 
 
 class _Line(BaseModel):
@@ -55,6 +61,16 @@ class MemoryLine(_Line):
     participants: list[str] = Field(default_factory=list)
     valid_to: TimeIn | None = None  # a fact's: when it was closed
     said_at: TimeIn | None = None  # when it was said, if ``time`` is another day it is about (a plan)
+    # its state (STATE_FIELDS); None where a file does not say (one written by hand or by another app)
+    strength: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
+    access_count: int | None = Field(default=None, ge=0)
+    last_access: TimeIn | None = None  # wall clock in the configured zone, as recall stamps it
+    feedback: float | None = Field(default=None, allow_inf_nan=False)
+    created_at: TimeIn | None = None  # when the row was written: UTC, zone-less
+
+    def state(self) -> dict[str, Any]:
+        """The state fields the line gives."""
+        return {name: value for name in STATE_FIELDS if (value := getattr(self, name)) is not None}
 
 
 class PersonLine(_Line):
@@ -75,6 +91,22 @@ class EntityLine(_Line):
     aliases: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
     merged_into: str | None = None
+
+
+class BlockLine(_Line):
+    """One person's own core block (``human``), as core_block_append/replace left it."""
+
+    type: Literal["block"]
+    person: str
+    label: str = Field(min_length=1)
+    text: str
+
+
+class WorkingLine(_Line):
+    """Where a chat's working memory starts: the first message not yet handed to extraction (None: none)."""
+
+    type: Literal["working"]
+    first: str | None = None
 
 
 class LinkLine(_Line):
@@ -102,6 +134,8 @@ LINE_MODELS: dict[str, type[_Line]] = {
     "entity": EntityLine,
     "link": LinkLine,
     "merge": MergeLine,
+    "block": BlockLine,
+    "working": WorkingLine,
 }
 
 
@@ -125,6 +159,9 @@ class Plan:
     entities: list[tuple[str, EntityLine]] = field(default_factory=list)
     links: list[tuple[str, LinkLine]] = field(default_factory=list)
     merges: list[tuple[str, MergeLine]] = field(default_factory=list)
+    blocks: list[tuple[str, BlockLine]] = field(default_factory=list)
+    # (agent, chat scope tag) -> the id of the first message of its working memory, None when empty
+    working: dict[tuple[str, str], str | None] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     export: bool = False
 

@@ -11,17 +11,18 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 
-from huiyi.errors import InvalidInput
+from huiyi.checks import check_id, check_storable
+from huiyi.errors import InvalidInput, said
 from huiyi.formats.plan import Plan
 from huiyi.memory import AsyncMemory
 from huiyi.model import MemoryKind, Scope
 
-__all__ = ["check_plan"]
+__all__ = ["check_plan", "line_tag"]
 
 _PAGE = 500  # ids looked up per call
 
 
-def _tag(agent: str, person: str | None, space: str | None) -> str:
+def line_tag(agent: str, person: str | None, space: str | None) -> str:
     """The scope tag a line of the plan is written to (apply_plan's rule: a space wins over a person)."""
     return Scope.of_chat(agent, None if space else person, space).tag if person or space else "official"
 
@@ -36,21 +37,46 @@ async def check_plan(memory: AsyncMemory, plan: Plan) -> None:
     """Raise ``InvalidInput`` if the plan gives an id to a scope other than the one the file or store holds it in."""
     messages: dict[tuple[str, str], str] = {}
     for batch in plan.batches:
-        tag = _tag(batch.agent, batch.person, batch.space)
+        tag = line_tag(batch.agent, batch.person, batch.space)
         for message in batch.messages:
             if message.get("id"):
                 _claim(messages, batch.agent, str(message["id"]), tag, "message")
     memories: dict[tuple[str, str], str] = {}
     for agent, line in plan.memories:
         if line.id and line.kind is not MemoryKind.CHUNK:  # chunks are rebuilt from messages, not written
-            _claim(memories, agent, line.id, _tag(agent, line.person, line.space), "memory")
+            _claim(memories, agent, line.id, line_tag(agent, line.person, line.space), "memory")
     entities: dict[tuple[str, str], str] = {}
     for agent, entity in plan.entities:
-        _claim(entities, agent, entity.id, _tag(agent, entity.person, entity.space), "entity")
+        _claim(entities, agent, entity.id, line_tag(agent, entity.person, entity.space), "entity")
+    await _blocks(memory, plan)
     await _against_store(memory, messages, "message")
     await _against_store(memory, memories, "memory")
     await _against_store(memory, entities, "entity")
     await _graph(memory, plan, memories, entities)
+
+
+async def _blocks(memory: AsyncMemory, plan: Plan) -> None:
+    """A person block the file gives two texts, or the store holds with another text, is a conflict: which
+    one the person meant is not for an import to choose."""
+    given: dict[tuple[str, str, str], str] = {}
+    for agent, block in plan.blocks:
+        try:  # ids and text as a tool's edit would have them: a person block is keyed by the ids
+            check_id(block.person, "person")
+            check_storable(block.label, "core block label")
+            check_storable(block.text, "core block text")
+        except ValueError as exc:
+            raise InvalidInput(f"core block {block.label!r}: {said(exc)}; nothing was imported") from exc
+        key = (agent, block.person, block.label)
+        if given.setdefault(key, block.text) != block.text:
+            raise InvalidInput(
+                f"core block {block.label!r} of person {block.person!r} is given twice; nothing was imported"
+            )
+        held = (await asyncio.to_thread(memory.store.person_blocks, agent, block.person)).get(block.label)
+        if held is not None and held != block.text:
+            raise InvalidInput(
+                f"core block {block.label!r} of person {block.person!r} of agent {agent!r} holds another text "
+                "in this store; nothing was imported"
+            )
 
 
 async def _stored_tags(memory: AsyncMemory, agent: str, ids: list[str], what: str) -> dict[str, str]:
@@ -98,7 +124,7 @@ async def _graph(
         ("link", [(a, k.source, k.target, k) for a, k in plan.links], memories, "memory"),
     ):
         for agent, source, target, line in pairs:
-            tag = _tag(agent, line.person, line.space)
+            tag = line_tag(agent, line.person, line.space)
             ends = [e for e in (source, target) if (agent, e) not in known]
             stored = await _stored_tags(memory, agent, ends, what) if ends else {}
             for end in (source, target):

@@ -11,11 +11,26 @@ from typing import Any
 from pydantic import ValidationError
 
 from huiyi.errors import InvalidInput, said
-from huiyi.formats.plan import LINE_MODELS, EntityLine, LinkLine, MemoryLine, MergeLine, MessageLine, PersonLine, Plan
+from huiyi.formats.plan import (
+    LINE_MODELS,
+    BlockLine,
+    EntityLine,
+    LinkLine,
+    MemoryLine,
+    MergeLine,
+    MessageLine,
+    PersonLine,
+    Plan,
+    WorkingLine,
+)
 from huiyi.formats.probes import ProbeSet
-from huiyi.model import MemoryKind, Person
+from huiyi.model import MemoryKind, Person, Scope
 
-__all__ = ["file_text", "read_file", "read_text"]
+__all__ = ["EXPORT_VERSION", "file_text", "read_file", "read_text"]
+
+# 2: memories carry their state (strength, access count, feedback, when written), chunks their state
+# alone, person blocks and where each chat's working memory starts; version 1 files read as before
+EXPORT_VERSION = 2
 
 
 def _message_dict(line: MessageLine, line_id: str) -> dict[str, Any]:
@@ -45,6 +60,12 @@ def _read_lines(text: str, agent: str | None, person: str | None, space: str | N
                 raise InvalidInput("a line must be a JSON object")
             kind = record.get("type", "message")
             if kind == "export":
+                version = record.get("version", 1)
+                if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= EXPORT_VERSION:
+                    raise InvalidInput(
+                        f"export version {version!r} is not one this huiyi reads (1 to {EXPORT_VERSION}); "
+                        "import it with the huiyi that wrote it, or a newer one"
+                    )
                 plan.export = True
                 continue
             model = LINE_MODELS.get(kind, MessageLine)
@@ -64,6 +85,14 @@ def _read_lines(text: str, agent: str | None, person: str | None, space: str | N
             plan.links.append((who, line))
         elif isinstance(line, MergeLine):
             plan.merges.append((who, line))
+        elif isinstance(line, BlockLine):
+            plan.blocks.append((who, line))
+        elif isinstance(line, WorkingLine):
+            if not line.person and not line.space:
+                raise InvalidInput(f"line {number}: a working line names a person or a space")
+            tag = Scope.of_chat(who, None if line.space else line.person, line.space).tag
+            if plan.working.setdefault((who, tag), line.first) != line.first:
+                raise InvalidInput(f"line {number}: a second working line for {tag} of agent {who!r}")
         elif isinstance(line, MemoryLine):
             plan.memories.append((who, line.model_copy(update={"agent": who})))
         elif isinstance(line, MessageLine):

@@ -159,9 +159,21 @@ class Writes:
 
 
 # fields of a stored memory that ``update_memories`` may change; text, scope and kind never change
-# (a changed text is a new memory, so the indexes always describe what is stored)
+# (a changed text is a new memory, so the indexes always describe what is stored); ``created_at`` only
+# as an import restores it (UTC, zone-less)
 UPDATABLE = frozenset(
-    {"strength", "importance", "feedback", "valid_to", "access_count", "last_access", "keywords", "data", "insight"}
+    {
+        "strength",
+        "importance",
+        "feedback",
+        "valid_to",
+        "access_count",
+        "last_access",
+        "keywords",
+        "data",
+        "insight",
+        "created_at",
+    }
 )
 
 

@@ -393,7 +393,7 @@ def _bump_version(conn: sqlite3.Connection, part: str) -> int:
 
 def _column_value(name: str, value: Any) -> Any:
     """A field's value as its column stores it."""
-    if name in {"valid_to", "last_access"}:
+    if name in {"valid_to", "last_access", "created_at"}:
         return to_epoch(value)
     if name in {"keywords", "data"}:
         return json_text(value)
