@@ -20,6 +20,9 @@ export type ErasureReport = Schemas["ErasureReport"];
 export type MessagesResponse = Schemas["MessagesResponse"];
 export type Page = Schemas["Page"];
 export type Job = Schemas["Job"];
+export type Entity = Schemas["Entity"];
+export type RunReport = Schemas["RunReport"];
+export type Found = Schemas["Found"];
 export type Link = Schemas["Link"];
 export type CoreBlock = Schemas["CoreBlock"];
 export type Health = Schemas["Health"];
@@ -30,6 +33,12 @@ export declare class HuiyiError extends Error {
   readonly code: string;
   readonly details?: unknown;
   constructor(status: number, code: string, message: string, details?: unknown);
+}
+
+/** one page of a listing answered as a bare list; nextCursor (the Huiyi-Next-Cursor header) is null on the last */
+export interface CursorPage<T> {
+  items: T[];
+  nextCursor: string | null;
 }
 
 export interface HuiyiClientOptions {
@@ -58,11 +67,27 @@ export declare class HuiyiClient {
   memories(query: Query<"/v1/memories">): Promise<Page>;
   /** every memory of one scope, newest first, read perPage (default 100) at a time by cursor */
   iterMemories(query: Omit<Query<"/v1/memories">, "limit" | "offset" | "cursor">, perPage?: number): AsyncGenerator<MemoryItem>;
+  /** one page of a scope's memories matching a search (words in `q`, kind, since/until, valid, min_strength, source) */
+  search(query: Query<"/v1/search">): Promise<Found>;
+  /** every memory a search matches, newest first, read perPage (default 50) at a time by cursor */
+  iterSearch(query: Omit<Query<"/v1/search">, "limit" | "offset" | "cursor">, perPage?: number): AsyncGenerator<MemoryItem>;
   jobs(query: Query<"/v1/jobs">): Promise<Job[]>;
   /** one page of jobs, oldest first; nextCursor is null on the last page */
-  jobsPage(query: Query<"/v1/jobs">): Promise<{ items: Job[]; nextCursor: string | null }>;
+  jobsPage(query: Query<"/v1/jobs">): Promise<CursorPage<Job>>;
   /** every job of an agent, oldest first, read perPage (default 100) at a time by cursor */
   iterJobs(query: Omit<Query<"/v1/jobs">, "limit" | "cursor">, perPage?: number): AsyncGenerator<Job>;
+  /** the last reports of consolidations and summaries, newest first (`scope`: official, person:<id>, space:<id>) */
+  reports(query: Query<"/v1/reports">): Promise<RunReport[]>;
+  /** one page of the kept reports, newest first; nextCursor is null on the last page */
+  reportsPage(query: Query<"/v1/reports">): Promise<CursorPage<RunReport>>;
+  /** every kept report, newest first, read perPage (default 20) at a time by cursor */
+  iterReports(query: Omit<Query<"/v1/reports">, "limit" | "cursor">, perPage?: number): AsyncGenerator<RunReport>;
+  /** every entity of one scope, in the order written */
+  entities(query: Omit<Query<"/v1/entities">, "limit" | "cursor">): Promise<Entity[]>;
+  /** one page of a scope's entities (all of them without limit and cursor); nextCursor is null on the last */
+  entitiesPage(query: Query<"/v1/entities">): Promise<CursorPage<Entity>>;
+  /** every entity of one scope, in the order written, read perPage (default 100) at a time by cursor */
+  iterEntities(query: Omit<Query<"/v1/entities">, "limit" | "cursor">, perPage?: number): AsyncGenerator<Entity>;
   messages(ids: string[], agent: string): Promise<Message[]>;
   setPerson(personId: string, body: Body<"/v1/persons/{person_id}", "put">): Promise<Person>;
   getPerson(personId: string, agent: string): Promise<Person | null>;

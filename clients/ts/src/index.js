@@ -22,6 +22,23 @@ function defined(values) {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== null));
 }
 
+/**
+ * Every item of a listing, page after page: `read(cursor)` answers a page and the next one's cursor. A page
+ * may be empty and still name a next (a search's scan that matched none); one naming itself ends the walk,
+ * so a wrong server cannot keep it asking forever.
+ * @template T
+ * @param {(cursor: string | undefined) => Promise<{ items: T[], nextCursor?: string | null }>} read
+ */
+async function* walk(read) {
+  let cursor;
+  for (;;) {
+    const page = await read(cursor);
+    yield* page.items;
+    if (!page.nextCursor || page.nextCursor === cursor) return;
+    cursor = page.nextCursor;
+  }
+}
+
 export class HuiyiClient {
   /**
    * @param {{ baseUrl?: string, apiKey?: string, fetch?: typeof fetch, timeoutMs?: number }} [options]
@@ -113,13 +130,24 @@ export class HuiyiClient {
    * Every memory of one scope, newest first, a page at a time by cursor: memories written or forgotten
    * meanwhile make no page skip or repeat one.
    */
-  async *iterMemories(query, perPage = 100) {
-    let cursor;
-    do {
+  iterMemories(query, perPage = 100) {
+    return walk(async (cursor) => {
       const page = await this.memories({ ...query, offset: undefined, limit: perPage, cursor });
-      yield* page.items;
-      cursor = page.next_cursor;
-    } while (cursor);
+      return { items: page.items, nextCursor: page.next_cursor };
+    });
+  }
+
+  /** A page of a scope's memories that hold every word of `q` and pass the filters, newest first, with its total. */
+  search(query) {
+    return this.request("GET", "/v1/search", { query });
+  }
+
+  /** Every memory a search matches, newest first, a page at a time by cursor. */
+  iterSearch(query, perPage = 50) {
+    return walk(async (cursor) => {
+      const page = await this.search({ ...query, offset: undefined, limit: perPage, cursor });
+      return { items: page.items, nextCursor: page.next_cursor };
+    });
   }
 
   async jobs(query) {
@@ -127,19 +155,52 @@ export class HuiyiClient {
   }
 
   /** One page of an agent's jobs, oldest first; nextCursor (from the Huiyi-Next-Cursor header) asks for the next. */
-  async jobsPage(query) {
-    const { body, headers } = await this.exchange("GET", "/v1/jobs", { query });
-    return { items: body, nextCursor: headers.get("Huiyi-Next-Cursor") };
+  jobsPage(query) {
+    return this.listing("/v1/jobs", query);
   }
 
   /** Every job of an agent (of the states asked), oldest first, a page at a time by cursor. */
-  async *iterJobs(query, perPage = 100) {
-    let cursor;
-    do {
-      const page = await this.jobsPage({ ...query, limit: perPage, cursor });
-      yield* page.items;
-      cursor = page.nextCursor;
-    } while (cursor);
+  iterJobs(query, perPage = 100) {
+    return walk((cursor) => this.jobsPage({ ...query, limit: perPage, cursor }));
+  }
+
+  async reports(query) {
+    return (await this.reportsPage(query)).items;
+  }
+
+  /** One page of the kept reports of consolidations and summaries, newest first, and the next page's cursor. */
+  reportsPage(query) {
+    return this.listing("/v1/reports", query);
+  }
+
+  /** Every kept report (of `scope`), newest first, a page at a time by cursor. */
+  iterReports(query, perPage = 20) {
+    return walk((cursor) => this.reportsPage({ ...query, limit: perPage, cursor }));
+  }
+
+  /** Every entity of one scope, in the order written (all at once: no limit, no cursor). */
+  async entities(query) {
+    return (await this.entitiesPage({ ...query, limit: undefined, cursor: undefined })).items;
+  }
+
+  /** One page of a scope's entities, in the order written, and the next page's cursor. */
+  entitiesPage(query) {
+    return this.listing("/v1/entities", query);
+  }
+
+  /** Every entity of one scope, in the order written, a page at a time by cursor. */
+  iterEntities(query, perPage = 100) {
+    return walk((cursor) => this.entitiesPage({ ...query, limit: perPage, cursor }));
+  }
+
+  /**
+   * A listing answered as a bare list, and the next page's cursor its Huiyi-Next-Cursor header names.
+   * @param {string} path
+   * @param {Record<string, unknown>} query
+   */
+  async listing(path, query) {
+    const { body, headers } = await this.exchange("GET", path, { query });
+    return { items: body, nextCursor: headers.get("Huiyi-Next-Cursor") };
   }
 
   messages(ids, agent) {
