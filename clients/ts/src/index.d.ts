@@ -3,7 +3,7 @@ import type { components, paths } from "./schema.js";
 
 export type { components, paths };
 type Schemas = components["schemas"];
-type Body<P extends keyof paths, M extends "post" | "put"> = paths[P][M] extends {
+type Body<P extends keyof paths, M extends "post" | "put" | "patch"> = paths[P][M] extends {
   requestBody?: { content: { "application/json": infer B } };
 }
   ? B
@@ -23,6 +23,7 @@ export type Job = Schemas["Job"];
 export type Entity = Schemas["Entity"];
 export type RunReport = Schemas["RunReport"];
 export type Found = Schemas["Found"];
+export type EntityMerge = Schemas["EntityMerge"];
 export type Link = Schemas["Link"];
 export type CoreBlock = Schemas["CoreBlock"];
 export type Health = Schemas["Health"];
@@ -94,6 +95,20 @@ export declare class HuiyiClient {
   feedback(body: Body<"/v1/feedback", "post">): Promise<MemoryItem>;
   link(body: Body<"/v1/links", "post">): Promise<Link>;
   flush(body: Body<"/v1/flush", "post">): Promise<Job[]>;
+  /** correct a memory: text, time, place, keywords, insight, importance; a fact's valid_to */
+  update(memoryId: string, body: Body<"/v1/memories/{memory_id}", "patch">): Promise<MemoryItem>;
+  getEntity(entityId: string, agent: string): Promise<Entity>;
+  createEntity(body: Body<"/v1/entities", "post">): Promise<Entity>;
+  /** correct an entity's name, type or aliases (aliases replaces the list) */
+  updateEntity(entityId: string, body: Body<"/v1/entities/{entity_id}", "patch">): Promise<Entity>;
+  /** how many entities went: the one named and those merged into it */
+  deleteEntity(entityId: string, agent: string): Promise<number>;
+  merges(agent: string): Promise<EntityMerge[]>;
+  undoMerge(mergeId: string, agent: string): Promise<EntityMerge>;
+  /** the consolidation's report as JSON (dry_run: what would change) */
+  consolidate(body: Body<"/v1/consolidate", "post">): Promise<Record<string, unknown>>;
+  /** queue a failed job again (attempts back to 0); not_found unless it failed */
+  retryJob(jobId: string, agent: string): Promise<Job>;
   forgetPerson(personId: string, agent: string): Promise<ErasureReport>;
   forgetMessages(body: Body<"/v1/messages/forget", "post">): Promise<ErasureReport>;
   coreBlocksFor(query: Query<"/v1/core_blocks">): Promise<CoreBlock[]>;

@@ -17,6 +17,8 @@ export class HuiyiError extends Error {
   }
 }
 
+const MESSAGES_PAGE = 500; // the most ids GET /v1/messages takes at once
+
 /** @param {Record<string, unknown>} values */
 function defined(values) {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== null));
@@ -203,8 +205,14 @@ export class HuiyiClient {
     return { items: body, nextCursor: headers.get("Huiyi-Next-Cursor") };
   }
 
-  messages(ids, agent) {
-    return this.request("GET", "/v1/messages", { query: { agent, id: ids } });
+  /** Stored messages by id (ids not stored are left out), asked MESSAGES_PAGE at a time: the server's most. */
+  async messages(ids, agent) {
+    const found = [];
+    for (let start = 0; start < ids.length; start += MESSAGES_PAGE) {
+      const id = ids.slice(start, start + MESSAGES_PAGE);
+      found.push(...(await this.request("GET", "/v1/messages", { query: { agent, id } })));
+    }
+    return found;
   }
 
   setPerson(personId, body) {
@@ -226,6 +234,48 @@ export class HuiyiClient {
 
   link(body) {
     return this.request("POST", "/v1/links", { body });
+  }
+
+  /** Correct a memory: text, time, place, keywords, insight, importance; a fact's valid_to. */
+  update(memoryId, body) {
+    return this.request("PATCH", `/v1/memories/${encodeURIComponent(memoryId)}`, { body });
+  }
+
+  getEntity(entityId, agent) {
+    return this.request("GET", `/v1/entities/${encodeURIComponent(entityId)}`, { query: { agent } });
+  }
+
+  createEntity(body) {
+    return this.request("POST", "/v1/entities", { body });
+  }
+
+  /** Correct an entity's name, type or aliases (aliases replaces the list). */
+  updateEntity(entityId, body) {
+    return this.request("PATCH", `/v1/entities/${encodeURIComponent(entityId)}`, { body });
+  }
+
+  /** Delete an entity with those merged into it; answers how many went. */
+  async deleteEntity(entityId, agent) {
+    const path = `/v1/entities/${encodeURIComponent(entityId)}`;
+    return (await this.request("DELETE", path, { query: { agent } })).deleted;
+  }
+
+  merges(agent) {
+    return this.request("GET", "/v1/merges", { query: { agent } });
+  }
+
+  undoMerge(mergeId, agent) {
+    return this.request("POST", `/v1/merges/${encodeURIComponent(mergeId)}/undo`, { query: { agent } });
+  }
+
+  /** Consolidate one scope now (dry_run: only report what would change); the server's report. */
+  consolidate(body) {
+    return this.request("POST", "/v1/consolidate", { body });
+  }
+
+  /** Queue a failed job again; a job that has not failed is not_found. */
+  retryJob(jobId, agent) {
+    return this.request("POST", `/v1/jobs/${encodeURIComponent(jobId)}/retry`, { query: { agent } });
   }
 
   flush(body) {

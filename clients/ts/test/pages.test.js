@@ -82,3 +82,16 @@ test("a walk ends when a page names itself again, rather than asking for it fore
   assert.deepEqual(await all(memory.iterJobs({ agent }, 1)), ["j1", "j1"]);
   assert.equal(asked.length, 4);
 });
+
+test("messages by id: none asked asks nothing, many are asked 500 at a time", async () => {
+  const ids = Array.from({ length: 1201 }, (_, i) => `m${i}`);
+  const { memory, asked } = canned([
+    { body: ids.slice(0, 500).map((id) => ({ id })) },
+    { body: ids.slice(500, 1000).map((id) => ({ id })) },
+    { body: ids.slice(1000).map((id) => ({ id })) },
+  ]);
+  assert.deepEqual(await memory.messages([], agent), []);
+  assert.equal(asked.length, 0);
+  assert.deepEqual((await memory.messages(ids, agent)).map((message) => message.id), ids);
+  assert.deepEqual(asked.map((url) => url.searchParams.getAll("id").length), [500, 500, 201]);
+});
