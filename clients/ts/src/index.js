@@ -41,15 +41,46 @@ async function* walk(read) {
   }
 }
 
+/** @param {unknown} baseUrl */
+function checkedBaseUrl(baseUrl) {
+  let url;
+  try {
+    url = new URL(String(baseUrl));
+  } catch {
+    url = undefined;
+  }
+  if (!url || !["http:", "https:"].includes(url.protocol) || !url.hostname) {
+    throw new HuiyiError(0, "invalid_input", `baseUrl ${JSON.stringify(baseUrl)} is not an http(s) URL such as http://127.0.0.1:8765`);
+  }
+  return String(baseUrl).replace(/\/+$/, "");
+}
+
+/** @param {unknown} apiKey */
+function checkedApiKey(apiKey) {
+  // a header carries ASCII only, and the server reads one word after "Bearer"
+  if (apiKey && !(typeof apiKey === "string" && /^[\x21-\x7e]+$/.test(apiKey))) {
+    throw new HuiyiError(0, "invalid_input", "apiKey is one word of printable ASCII: a key of the server's http.api_keys");
+  }
+  return apiKey || undefined;
+}
+
+/** @param {unknown} timeoutMs */
+function checkedTimeout(timeoutMs) {
+  if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new HuiyiError(0, "invalid_input", `timeoutMs is a number of milliseconds above 0, not ${String(timeoutMs)}`);
+  }
+  return timeoutMs;
+}
+
 export class HuiyiClient {
   /**
    * @param {{ baseUrl?: string, apiKey?: string, fetch?: typeof fetch, timeoutMs?: number }} [options]
    */
   constructor(options = {}) {
-    this.baseUrl = (options.baseUrl ?? "http://127.0.0.1:8765").replace(/\/+$/, "");
-    this.apiKey = options.apiKey;
+    this.baseUrl = checkedBaseUrl(options.baseUrl ?? "http://127.0.0.1:8765");
+    this.apiKey = checkedApiKey(options.apiKey);
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this.timeoutMs = options.timeoutMs ?? 60000;
+    this.timeoutMs = checkedTimeout(options.timeoutMs ?? 60000);
   }
 
   /**
@@ -63,6 +94,7 @@ export class HuiyiClient {
 
   /**
    * A route's answer with its response headers (a bare list names its next page in Huiyi-Next-Cursor).
+   * timeoutMs bounds the whole call, the answer's body too: a server that stalls mid-answer is unreachable.
    * @param {string} method
    * @param {string} path
    * @param {{ body?: unknown, query?: Record<string, unknown> }} [request]
@@ -77,21 +109,37 @@ export class HuiyiClient {
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (request.body !== undefined) headers["content-type"] = "application/json";
     let response;
+    let text;
     try {
       response = await this.fetch(url, {
         method,
         headers,
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        redirect: "manual", // a write sent elsewhere, or turned into a GET, must not pass as done
         signal: AbortSignal.timeout(this.timeoutMs),
       });
+      text = await response.text();
     } catch (error) {
-      throw new HuiyiError(0, "unreachable", `${method} ${url}: ${error}`);
+      // fetch's own message is "fetch failed"; its cause says why (ECONNREFUSED, ENOTFOUND, …)
+      const cause = error?.cause ? ` (${error.cause.code ?? error.cause.message ?? error.cause})` : "";
+      const why = error?.name === "TimeoutError" ? `no whole answer within ${this.timeoutMs} ms` : `${error}${cause}`;
+      throw new HuiyiError(0, "unreachable", `${method} ${url}: ${why}`);
     }
-    const text = await response.text();
-    const body = text ? JSON.parse(text) : undefined;
+    const status = response.status;
+    if (status >= 300 && status < 400) {
+      const where = response.headers.get("location") ?? "";
+      throw new HuiyiError(status, `http_${status}`, `${method} ${path}: the server redirects (${status}) to ${JSON.stringify(where)}`);
+    }
+    let body;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      if (response.ok) throw new HuiyiError(status, "bad_answer", `${method} ${path}: the server's answer (${status}) is not huiyi's: not JSON`);
+    }
     if (!response.ok) {
       const info = body?.error ?? {};
-      throw new HuiyiError(response.status, info.code ?? `http_${response.status}`, info.message ?? text, info.details);
+      const message = info.message || text.slice(0, 500) || `the server answered ${status}`;
+      throw new HuiyiError(status, info.code ?? `http_${status}`, message, info.details);
     }
     return { body, headers: response.headers };
   }
