@@ -14,6 +14,7 @@ import pytest
 
 from huiyi.client import AsyncClient, Client
 from huiyi.config import Config
+from huiyi.faces import http_browse
 from huiyi.faces.http import create_app
 from huiyi.memory import AsyncMemory
 from huiyi.providers.embed import HashEmbedder
@@ -83,6 +84,15 @@ def test_a_search_pages_by_its_cursor(remote: Client) -> None:
     since = remote.iter_search("设定", agent=A, person="木木", since=datetime(2024, 5, 4), per_page=1)
     assert [item.text for item in since] == ["设定5", "设定4"]
     assert [item.text for item in remote.iter_search("别的", agent=A, person="木木")] == ["别的事"]
+
+
+def test_a_search_goes_on_past_a_scan_that_matched_none(remote: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the server scans its newest memories a batch at a time; a batch without a match answers an empty
+    # page that names the next (here the newest, 别的事, is a batch of its own)
+    monkeypatch.setattr(http_browse, "SCAN", 1)
+    assert remote.search_page("设定", agent=A, person="木木", limit=2).items == []
+    found = [item.text for item in remote.iter_search("设定", agent=A, person="木木", per_page=2)]
+    assert found == [f"设定{day}" for day in range(5, 0, -1)]
 
 
 def test_a_list_longer_than_the_servers_largest_page_is_read_in_pages(remote: Client) -> None:

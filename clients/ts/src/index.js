@@ -17,9 +17,59 @@ export class HuiyiError extends Error {
   }
 }
 
+const MESSAGES_PAGE = 500; // the most ids GET /v1/messages takes at once
+
 /** @param {Record<string, unknown>} values */
 function defined(values) {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== null));
+}
+
+/**
+ * Every item of a listing, page after page: `read(cursor)` answers a page and the next one's cursor. A page
+ * may be empty and still name a next (a search's scan that matched none); one naming itself ends the walk,
+ * so a wrong server cannot keep it asking forever.
+ * @template T
+ * @param {(cursor: string | undefined) => Promise<{ items: T[], nextCursor?: string | null }>} read
+ */
+async function* walk(read) {
+  let cursor;
+  for (;;) {
+    const page = await read(cursor);
+    yield* page.items;
+    if (!page.nextCursor || page.nextCursor === cursor) return;
+    cursor = page.nextCursor;
+  }
+}
+
+/** @param {unknown} baseUrl */
+function checkedBaseUrl(baseUrl) {
+  let url;
+  try {
+    url = new URL(String(baseUrl));
+  } catch {
+    url = undefined;
+  }
+  if (!url || !["http:", "https:"].includes(url.protocol) || !url.hostname) {
+    throw new HuiyiError(0, "invalid_input", `baseUrl ${JSON.stringify(baseUrl)} is not an http(s) URL such as http://127.0.0.1:8765`);
+  }
+  return String(baseUrl).replace(/\/+$/, "");
+}
+
+/** @param {unknown} apiKey */
+function checkedApiKey(apiKey) {
+  // a header carries ASCII only, and the server reads one word after "Bearer"
+  if (apiKey && !(typeof apiKey === "string" && /^[\x21-\x7e]+$/.test(apiKey))) {
+    throw new HuiyiError(0, "invalid_input", "apiKey is one word of printable ASCII: a key of the server's http.api_keys");
+  }
+  return apiKey || undefined;
+}
+
+/** @param {unknown} timeoutMs */
+function checkedTimeout(timeoutMs) {
+  if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new HuiyiError(0, "invalid_input", `timeoutMs is a number of milliseconds above 0, not ${String(timeoutMs)}`);
+  }
+  return timeoutMs;
 }
 
 export class HuiyiClient {
@@ -27,10 +77,10 @@ export class HuiyiClient {
    * @param {{ baseUrl?: string, apiKey?: string, fetch?: typeof fetch, timeoutMs?: number }} [options]
    */
   constructor(options = {}) {
-    this.baseUrl = (options.baseUrl ?? "http://127.0.0.1:8765").replace(/\/+$/, "");
-    this.apiKey = options.apiKey;
+    this.baseUrl = checkedBaseUrl(options.baseUrl ?? "http://127.0.0.1:8765");
+    this.apiKey = checkedApiKey(options.apiKey);
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-    this.timeoutMs = options.timeoutMs ?? 60000;
+    this.timeoutMs = checkedTimeout(options.timeoutMs ?? 60000);
   }
 
   /**
@@ -44,6 +94,7 @@ export class HuiyiClient {
 
   /**
    * A route's answer with its response headers (a bare list names its next page in Huiyi-Next-Cursor).
+   * timeoutMs bounds the whole call, the answer's body too: a server that stalls mid-answer is unreachable.
    * @param {string} method
    * @param {string} path
    * @param {{ body?: unknown, query?: Record<string, unknown> }} [request]
@@ -58,21 +109,37 @@ export class HuiyiClient {
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (request.body !== undefined) headers["content-type"] = "application/json";
     let response;
+    let text;
     try {
       response = await this.fetch(url, {
         method,
         headers,
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        redirect: "manual", // a write sent elsewhere, or turned into a GET, must not pass as done
         signal: AbortSignal.timeout(this.timeoutMs),
       });
+      text = await response.text();
     } catch (error) {
-      throw new HuiyiError(0, "unreachable", `${method} ${url}: ${error}`);
+      // fetch's own message is "fetch failed"; its cause says why (ECONNREFUSED, ENOTFOUND, …)
+      const cause = error?.cause ? ` (${error.cause.code ?? error.cause.message ?? error.cause})` : "";
+      const why = error?.name === "TimeoutError" ? `no whole answer within ${this.timeoutMs} ms` : `${error}${cause}`;
+      throw new HuiyiError(0, "unreachable", `${method} ${url}: ${why}`);
     }
-    const text = await response.text();
-    const body = text ? JSON.parse(text) : undefined;
+    const status = response.status;
+    if (status >= 300 && status < 400) {
+      const where = response.headers.get("location") ?? "";
+      throw new HuiyiError(status, `http_${status}`, `${method} ${path}: the server redirects (${status}) to ${JSON.stringify(where)}`);
+    }
+    let body;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      if (response.ok) throw new HuiyiError(status, "bad_answer", `${method} ${path}: the server's answer (${status}) is not huiyi's: not JSON`);
+    }
     if (!response.ok) {
       const info = body?.error ?? {};
-      throw new HuiyiError(response.status, info.code ?? `http_${response.status}`, info.message ?? text, info.details);
+      const message = info.message || text.slice(0, 500) || `the server answered ${status}`;
+      throw new HuiyiError(status, info.code ?? `http_${status}`, message, info.details);
     }
     return { body, headers: response.headers };
   }
@@ -113,13 +180,24 @@ export class HuiyiClient {
    * Every memory of one scope, newest first, a page at a time by cursor: memories written or forgotten
    * meanwhile make no page skip or repeat one.
    */
-  async *iterMemories(query, perPage = 100) {
-    let cursor;
-    do {
+  iterMemories(query, perPage = 100) {
+    return walk(async (cursor) => {
       const page = await this.memories({ ...query, offset: undefined, limit: perPage, cursor });
-      yield* page.items;
-      cursor = page.next_cursor;
-    } while (cursor);
+      return { items: page.items, nextCursor: page.next_cursor };
+    });
+  }
+
+  /** A page of a scope's memories that hold every word of `q` and pass the filters, newest first, with its total. */
+  search(query) {
+    return this.request("GET", "/v1/search", { query });
+  }
+
+  /** Every memory a search matches, newest first, a page at a time by cursor. */
+  iterSearch(query, perPage = 50) {
+    return walk(async (cursor) => {
+      const page = await this.search({ ...query, offset: undefined, limit: perPage, cursor });
+      return { items: page.items, nextCursor: page.next_cursor };
+    });
   }
 
   async jobs(query) {
@@ -127,23 +205,62 @@ export class HuiyiClient {
   }
 
   /** One page of an agent's jobs, oldest first; nextCursor (from the Huiyi-Next-Cursor header) asks for the next. */
-  async jobsPage(query) {
-    const { body, headers } = await this.exchange("GET", "/v1/jobs", { query });
-    return { items: body, nextCursor: headers.get("Huiyi-Next-Cursor") };
+  jobsPage(query) {
+    return this.listing("/v1/jobs", query);
   }
 
   /** Every job of an agent (of the states asked), oldest first, a page at a time by cursor. */
-  async *iterJobs(query, perPage = 100) {
-    let cursor;
-    do {
-      const page = await this.jobsPage({ ...query, limit: perPage, cursor });
-      yield* page.items;
-      cursor = page.nextCursor;
-    } while (cursor);
+  iterJobs(query, perPage = 100) {
+    return walk((cursor) => this.jobsPage({ ...query, limit: perPage, cursor }));
   }
 
-  messages(ids, agent) {
-    return this.request("GET", "/v1/messages", { query: { agent, id: ids } });
+  async reports(query) {
+    return (await this.reportsPage(query)).items;
+  }
+
+  /** One page of the kept reports of consolidations and summaries, newest first, and the next page's cursor. */
+  reportsPage(query) {
+    return this.listing("/v1/reports", query);
+  }
+
+  /** Every kept report (of `scope`), newest first, a page at a time by cursor. */
+  iterReports(query, perPage = 20) {
+    return walk((cursor) => this.reportsPage({ ...query, limit: perPage, cursor }));
+  }
+
+  /** Every entity of one scope, in the order written (all at once: no limit, no cursor). */
+  async entities(query) {
+    return (await this.entitiesPage({ ...query, limit: undefined, cursor: undefined })).items;
+  }
+
+  /** One page of a scope's entities, in the order written, and the next page's cursor. */
+  entitiesPage(query) {
+    return this.listing("/v1/entities", query);
+  }
+
+  /** Every entity of one scope, in the order written, a page at a time by cursor. */
+  iterEntities(query, perPage = 100) {
+    return walk((cursor) => this.entitiesPage({ ...query, limit: perPage, cursor }));
+  }
+
+  /**
+   * A listing answered as a bare list, and the next page's cursor its Huiyi-Next-Cursor header names.
+   * @param {string} path
+   * @param {Record<string, unknown>} query
+   */
+  async listing(path, query) {
+    const { body, headers } = await this.exchange("GET", path, { query });
+    return { items: body, nextCursor: headers.get("Huiyi-Next-Cursor") };
+  }
+
+  /** Stored messages by id (ids not stored are left out), asked MESSAGES_PAGE at a time: the server's most. */
+  async messages(ids, agent) {
+    const found = [];
+    for (let start = 0; start < ids.length; start += MESSAGES_PAGE) {
+      const id = ids.slice(start, start + MESSAGES_PAGE);
+      found.push(...(await this.request("GET", "/v1/messages", { query: { agent, id } })));
+    }
+    return found;
   }
 
   setPerson(personId, body) {
@@ -165,6 +282,48 @@ export class HuiyiClient {
 
   link(body) {
     return this.request("POST", "/v1/links", { body });
+  }
+
+  /** Correct a memory: text, time, place, keywords, insight, importance; a fact's valid_to. */
+  update(memoryId, body) {
+    return this.request("PATCH", `/v1/memories/${encodeURIComponent(memoryId)}`, { body });
+  }
+
+  getEntity(entityId, agent) {
+    return this.request("GET", `/v1/entities/${encodeURIComponent(entityId)}`, { query: { agent } });
+  }
+
+  createEntity(body) {
+    return this.request("POST", "/v1/entities", { body });
+  }
+
+  /** Correct an entity's name, type or aliases (aliases replaces the list). */
+  updateEntity(entityId, body) {
+    return this.request("PATCH", `/v1/entities/${encodeURIComponent(entityId)}`, { body });
+  }
+
+  /** Delete an entity with those merged into it; answers how many went. */
+  async deleteEntity(entityId, agent) {
+    const path = `/v1/entities/${encodeURIComponent(entityId)}`;
+    return (await this.request("DELETE", path, { query: { agent } })).deleted;
+  }
+
+  merges(agent) {
+    return this.request("GET", "/v1/merges", { query: { agent } });
+  }
+
+  undoMerge(mergeId, agent) {
+    return this.request("POST", `/v1/merges/${encodeURIComponent(mergeId)}/undo`, { query: { agent } });
+  }
+
+  /** Consolidate one scope now (dry_run: only report what would change); the server's report. */
+  consolidate(body) {
+    return this.request("POST", "/v1/consolidate", { body });
+  }
+
+  /** Queue a failed job again; a job that has not failed is not_found. */
+  retryJob(jobId, agent) {
+    return this.request("POST", `/v1/jobs/${encodeURIComponent(jobId)}/retry`, { query: { agent } });
   }
 
   flush(body) {

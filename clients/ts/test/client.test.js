@@ -120,3 +120,64 @@ test("a page's cursor is passed back as it came, and a page without one ends the
   assert.deepEqual(asked.slice(2).map((url) => url.searchParams.get("cursor")), [null, "j+1"]);
   assert.equal(asked[3].searchParams.get("state"), "failed");
 });
+
+test("reports, entities and a search, a page at a time by cursor", { skip }, async () => {
+  const memory = new HuiyiClient({ baseUrl, apiKey });
+  const person = "翻页的人2";
+  const names = ["驾校", "科目二", "教练"];
+  const made = [];
+  for (const name of names) made.push((await memory.createEntity({ agent, person, name })).id);
+  const first = await memory.entitiesPage({ agent, person, limit: 2 });
+  assert.deepEqual(first.items.map((entity) => entity.id), made.slice(0, 2));
+  assert.ok(first.nextCursor);
+  const entities = [];
+  for await (const entity of memory.iterEntities({ agent, person }, 1)) entities.push(entity.id);
+  assert.deepEqual(entities, made);
+  assert.deepEqual((await memory.entities({ agent, person })).map((entity) => entity.id), made);
+
+  for (let day = 1; day <= 3; day += 1) {
+    await memory.remember({ agent, person, text: `第${day}次练科目二`, time: `2024-07-0${day}T09:00:00` });
+  }
+  await memory.remember({ agent, person, text: "今天吃了面条", time: "2024-07-04T09:00:00" });
+  const page = await memory.search({ agent, person, q: "科目二", limit: 2 });
+  assert.equal(page.total, 3);
+  assert.ok(page.next_cursor);
+  const found = [];
+  for await (const item of memory.iterSearch({ agent, person, q: "科目二" }, 2)) found.push(item.text);
+  assert.deepEqual(found, ["第3次练科目二", "第2次练科目二", "第1次练科目二"]);
+
+  for (let run = 0; run < 3; run += 1) await memory.consolidate({ agent, person, dry_run: true });
+  const scope = `person:${person}`;
+  const reports = [];
+  for await (const report of memory.iterReports({ agent, scope }, 2)) reports.push(report.id);
+  assert.equal(reports.length, 3);
+  assert.deepEqual((await memory.reports({ agent, scope })).map((report) => report.id), reports);
+  const last = await memory.reportsPage({ agent, scope, limit: 2 });
+  assert.deepEqual(last.items.map((report) => report.id), reports.slice(0, 2));
+  assert.ok(last.nextCursor);
+});
+
+test("corrections: a memory, the graph's entities and merges, a consolidation, a job retried", { skip }, async () => {
+  const memory = new HuiyiClient({ baseUrl, apiKey });
+  const person = "改正的人";
+  const note = await memory.remember({ agent, person, text: "木木周三考驾照", time: "2024-05-08T09:00:00" });
+  const fixed = await memory.update(note.id, { agent, text: "木木周四考驾照", keywords: ["驾照"] });
+  assert.equal(fixed.text, "木木周四考驾照");
+  assert.equal((await memory.get(note.id, agent)).text, "木木周四考驾照");
+
+  const school = await memory.createEntity({ agent, person, name: "驾校", aliases: ["学车的地方"] });
+  assert.equal((await memory.getEntity(school.id, agent)).name, "驾校");
+  const renamed = await memory.updateEntity(school.id, { agent, name: "东方驾校" });
+  assert.equal(renamed.name, "东方驾校");
+  assert.deepEqual(renamed.aliases, ["学车的地方"]);
+  assert.equal(await memory.deleteEntity(school.id, agent), 1);
+  await assert.rejects(memory.getEntity(school.id, agent), (error) => error instanceof HuiyiError && error.code === "not_found");
+  assert.deepEqual(await memory.merges(agent), []);
+  await assert.rejects(memory.undoMerge("no-such-merge", agent), (error) => error.status === 404);
+
+  const report = await memory.consolidate({ agent, person, dry_run: true });
+  assert.equal(typeof report, "object");
+  await memory.add({ agent, person, messages: [{ text: "明天记得带身份证", speaker: person }] });
+  const [job] = await memory.flush({ agent, person, wait: false });
+  await assert.rejects(memory.retryJob(job.id, agent), (error) => error.status === 404, "only a failed job is retried");
+});

@@ -204,9 +204,10 @@ class Listings(Wire):
                 yield item
             read += len(found.items)
             if "next_cursor" in found.model_fields_set:
-                if (following := _following(at.get("cursor"), found.items, found.next_cursor)) is None:
+                # an empty page may name a next: the server's scan matched none of its batch, and goes on
+                if found.next_cursor is None or found.next_cursor == at.get("cursor"):
                     return
-                at = {"cursor": following}
+                at = {"cursor": found.next_cursor}
             elif found.items and read < found.total:  # a server older than cursors: by offset among its matches
                 at = {"offset": read}
             else:
