@@ -123,3 +123,20 @@ def test_a_member_named_like_the_agent_is_a_member(
         for where in ({"space": "g2"}, {"person": "木木"}):
             found = memory.context(agent=agent, message=lines[0], **where).text  # type: ignore[arg-type]
             assert "hunter2" not in found and lines[0] not in found
+
+
+def test_a_member_who_took_the_marked_name_stays_apart_from_the_agents_namesake(tmp_path: Path) -> None:
+    """祈煜 (a member named like the bot) speaks as 祈煜（用户）: a member who calls themself 祈煜（用户） must
+    not become the same speaker, or forgetting one would erase the other's lines."""
+    with _open(tmp_path) as memory:
+        said = [
+            {"id": "a", "speaker": "祈煜", "text": "我周六去爬山", "role": "user", "time": T0},
+            {"id": "b", "speaker": "祈煜（用户）", "text": "我的手机号是13800000000", "time": T0 + timedelta(minutes=1)},
+            {"id": "c", "speaker": "祈煜(用户) ", "text": "我住在杭州", "time": T0 + timedelta(minutes=2)},
+        ]
+        memory.add(said, agent="祈煜", space="g1")
+        speakers = [m.speaker for m in memory.messages(["a", "b", "c"], agent="祈煜")]
+        assert speakers[0] == namesake("祈煜") and namesake("祈煜") not in speakers[1:]
+        memory.forget_person("祈煜（用户）", agent="祈煜")
+        kept = [m.id for m in memory.messages(["a", "b", "c"], agent="祈煜")]
+        assert "a" in kept and "b" not in kept

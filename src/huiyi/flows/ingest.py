@@ -111,8 +111,8 @@ def prepare(
         if not speaker:
             raise InvalidInput(f"message {position}: a group message needs its speaker")
         # a speaker that is no string (a group's ``person`` of another type) is refused just below
-        if message.role == "user" and isinstance(speaker, str) and speaker_term(speaker) == speaker_term(agent):
-            speaker = namesake(speaker)
+        if message.role == "user" and isinstance(speaker, str):
+            speaker = user_speaker(speaker, agent)
         when = message.time or now
         if message.time is not None:  # stored as wall clock in the configured zone, as /v1 documents
             try:
@@ -139,6 +139,25 @@ def namesake(name: str) -> str:
     """
     name = name.strip()
     return f"{name}（用户）" if tokens.has_cjk(name) else f"{name} (user)"
+
+
+NAMESAKE_MARKS = ("(用户)", "(user)")  # namesake's marks, as NFKC and casefold leave them
+
+
+def user_speaker(speaker: str, agent: str) -> str:
+    """The name a user's line is stored under: its own, or :func:`namesake` when it is the agent's name with
+    none or any of namesake's marks (a member who took the marked name stays apart from the namesake).
+
+    >>> user_speaker("苏霓", "祈煜"), user_speaker("祈煜", "祈煜"), user_speaker("祈煜（用户）", "祈煜")
+    ('苏霓', '祈煜（用户）', '祈煜（用户）（用户）')
+    """
+    name, own = (normalize("NFKC", text).strip().casefold() for text in (speaker, agent))
+    while name != own:
+        mark = next((mark for mark in NAMESAKE_MARKS if name.endswith(mark)), None)
+        if mark is None:
+            return speaker
+        name = name.removesuffix(mark).strip()
+    return namesake(speaker)
 
 
 def terms_of(text: str) -> Terms:

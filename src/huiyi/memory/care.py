@@ -151,15 +151,11 @@ class Care(Pages):
         _chat_of(agent, person, None)  # a valid person id
         known = await self.get_person(person, agent=agent)
         # a member called like the agent speaks as its namesake: the agent's own lines and facts stay
-        agent_term = ingest.speaker_term(agent)
-
-        def stored(name: str) -> str:
-            return ingest.namesake(name) if ingest.speaker_term(name) == agent_term else name
-
         said = [person, *([known.name] if known and known.name else []), *(known.aliases if known else [])]
-        names = sorted({stored(name) for name in said})
+        names = sorted({ingest.user_speaker(name, agent) for name in said})
+        speaker = ingest.user_speaker(person, agent)
         erase = functools.partial(
-            self.store.erase, agent, (), person=person, names=names, window=self._window(), speaker=stored(person)
+            self.store.erase, agent, (), person=person, names=names, window=self._window(), speaker=speaker
         )
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(erase)
