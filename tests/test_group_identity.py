@@ -131,7 +131,7 @@ def test_a_member_who_took_the_marked_name_stays_apart_from_the_agents_namesake(
     with _open(tmp_path) as memory:
         said = [
             {"id": "a", "speaker": "祈煜", "text": "我周六去爬山", "role": "user", "time": T0},
-            {"id": "b", "speaker": "祈煜（用户）", "text": "我的手机号是13800000000", "time": T0 + timedelta(minutes=1)},
+            {"id": "b", "speaker": "祈煜（用户）", "text": "我的手机号是138", "time": T0 + timedelta(minutes=1)},
             {"id": "c", "speaker": "祈煜(用户) ", "text": "我住在杭州", "time": T0 + timedelta(minutes=2)},
         ]
         memory.add(said, agent="祈煜", space="g1")
