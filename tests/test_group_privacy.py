@@ -60,3 +60,19 @@ def test_a_members_global_profile_reaches_only_the_groups_they_spoke_in(day: Mem
     hike = day.recall("霓霓喜欢什么", agent=AGENT, space="g-hike", limit=20)
     assert any(HIKE_SELF in h.text and h.scope.key == "suni" for h in hike.hits)
     assert not [h.text for h in hike.hits if SECRET in h.text]
+
+
+def test_an_erased_member_leaves_no_profile_summary_block_or_line_in_any_group(day: Memory) -> None:
+    day.core_block_append("human", f"苏霓是老师 {SECRET}", agent=AGENT, person="suni")
+    day.forget_person("suni", agent=AGENT)
+    gone = (HIKE_SELF, SECRET)
+    for space in ("g-hike", "g-work"):
+        seen = [h.text for h in day.recall("苏霓 霓霓 爬香山 怀孕", agent=AGENT, space=space, limit=50).hits]
+        seen.append(day.context(agent=AGENT, space=space, message="霓霓喜欢什么").text)
+        seen += [m.text for m in day.memories(agent=AGENT, space=space, limit=500)]
+        seen += [e.model_dump_json() for e in day.entities(agent=AGENT, space=space, merged=True)]
+        seen += [m.text for m in day.overview(agent=AGENT, space=space)]
+        assert not [text for text in seen if any(word in text for word in gone)], space
+    assert day.memories(agent=AGENT, person="suni", limit=500) == []
+    assert not day.core_blocks_for(agent=AGENT, person="suni")
+    assert not [r for r in day.reports(agent=AGENT, limit=200) if any(w in r.model_dump_json() for w in gone)]
