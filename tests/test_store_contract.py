@@ -87,6 +87,13 @@ def test_messages_are_appended_once_with_sequence(store: Store) -> None:
     assert store.get_messages("other-agent", ["m1"]) == []
 
 
+def test_who_spoke_in_a_space_is_told_by_its_messages_alone(store: Store) -> None:
+    store.append_messages([message(1), message(2, person="ann", space="person:ann")])
+    assert store.spoke_in("qy", "person:mumu", ["mumu", "ann", "nobody"]) == {"mumu"}
+    assert store.spoke_in("other-agent", "person:mumu", ["mumu"]) == set()
+    assert store.spoke_in("qy", "person:mumu", []) == set()
+
+
 def test_unindexed_messages_until_memories_mark_them(store: Store) -> None:
     store.append_messages([message(1), message(2)])
     assert [m.id for m in store.unindexed_messages(10)] == ["m1", "m2"]

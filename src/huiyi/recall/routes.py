@@ -237,8 +237,10 @@ def speaker(ask: Ask, limit: int, names: Sequence[str] = ()) -> Hits:
 def absent_profiles(ask: Ask, names: Sequence[str]) -> list[MemoryItem]:
     """The global profiles of the people a group question names, the caller's own excepted: how a group
     reaches an absent member (issue #13). Only self-statements are in a global profile (seed 002 §3.11),
-    so nothing another chat said about them crosses; every other memory of their scope stays unseen."""
-    if not names or not any(s.kind is ScopeKind.SPACE for s in ask.scopes):
+    so nothing another chat said about them crosses; every other memory of their scope stays unseen.
+    Only a member's: a group where they never spoke never heard what their profile says."""
+    spaces = [s for s in ask.scopes if s.kind is ScopeKind.SPACE]
+    if not names or not spaces:
         return []
     visible = set(ask.scopes)
     scopes: list[Scope] = []
@@ -252,11 +254,16 @@ def absent_profiles(ask: Ask, names: Sequence[str]) -> list[MemoryItem]:
     if not scopes:
         return []
     found = ask.store.list_memories(scopes, kinds=[MemoryKind.SUMMARY], limit=10 * len(scopes))
-    return [
+    profiles = [
         item
         for item in found
         if (data := SummaryData.of(item)).kind is SummaryKind.PROFILE and data.person == item.scope.key
     ]
+    people = [item.scope.key for item in profiles]
+    members: set[str] = set()
+    for space in spaces if people else ():
+        members |= ask.store.spoke_in(ask.agent, space.space_id, people)
+    return [item for item in profiles if item.scope.key in members]
 
 
 LEVEL_BANDS = ((7, 99), (5, 6), (0, 4))  # high, middle and low association levels, searched apart

@@ -294,6 +294,9 @@ class MessageStore(Protocol):
     def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
         """The last ``limit`` messages of a space (before ``before_seq`` if given), oldest first."""
 
+    def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
+        """Those of ``speakers`` with a message in ``space``: the members of a group among them."""
+
     def unindexed_messages(self, limit: int) -> list[Message]:
         """Messages accepted but not yet turned into memories (a crash between the two steps)."""
 

@@ -123,6 +123,13 @@ class PostgresMessages(PostgresConnection):
         )
         return [rows.message(row, NATIVE) for row in reversed(found)]
 
+    def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
+        found = self._rows(
+            "SELECT DISTINCT speaker FROM messages WHERE agent = %s AND space = %s AND speaker = ANY(%s)",
+            (agent, space, list(dict.fromkeys(speakers))),
+        )
+        return {row[0] for row in found}
+
     def unindexed_messages(self, limit: int) -> list[Message]:
         found = self._rows(
             f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE NOT indexed ORDER BY rowid LIMIT %s", (limit,)

@@ -162,6 +162,11 @@ class SQLiteMessages(SQLiteConnection):
         )
         return [rows.message(row, TEXT) for row in reversed(found)]
 
+    def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
+        conn = self._conn()
+        query = "SELECT 1 FROM messages WHERE agent = ? AND space = ? AND speaker = ? LIMIT 1"
+        return {s for s in dict.fromkeys(speakers) if conn.execute(query, (agent, space, s)).fetchone()}
+
     def unindexed_messages(self, limit: int) -> list[Message]:
         found = (
             self._conn()
