@@ -271,4 +271,9 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX IF NOT EXISTS memories_fact_subject ON memories (part, (data->>'subject')) WHERE kind = 'fact';
     """,
+    # 12: who said what, by speaker: whether a member spoke in a group (a global profile reaches only those,
+    # recall.absent_profiles) and a person's lines in every group (erasure), without reading the groups
+    """
+    CREATE INDEX IF NOT EXISTS messages_speaker ON messages (agent, speaker, space);
+    """,
 ]

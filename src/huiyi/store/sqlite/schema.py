@@ -253,6 +253,11 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS memories_fact_subject ON memories (part, json_extract(data, '$.subject'))
         WHERE kind = 'fact';
     """,
+    # 13: who said what, by speaker: whether a member spoke in a group (a global profile reaches only those,
+    # recall.absent_profiles) and a person's lines in every group (erasure), without reading the groups
+    """
+    CREATE INDEX IF NOT EXISTS messages_speaker ON messages (agent, speaker, space);
+    """,
 ]
 
 
