@@ -62,6 +62,9 @@ When no LLM endpoint is configured, a fold still becomes memories:
 * **A pet that died** (:mod:`~huiyi.flows.extract.rules.losses`): 豆豆今天走了, 豆豆去世了, Our dog passed away,
   of a pet the speaker named before (stored or earlier in the fold): its pet facts are closed and the death
   is a fact (木木的狗豆豆去世了). 走了 of anyone else (我先走了) or not ending the clause (走丢了) is no death.
+* **A pet named after it was told of** (:mod:`~huiyi.flows.extract.rules.pet_names`): 我养了只小猫。… 它叫团子,
+  I got a kitten today. … Her name is Mochi: a clause naming "it" right after a pet still nameless (the
+  speaker's next words, the agent's question between aside) names that pet, as 我养了一只小猫，叫团子 does.
 * **Plans called off** (:mod:`~huiyi.flows.extract.rules.cancels`): 搬家泡汤 / 取消了 / 改到下周六 by the
   speaker, with no subject of its own and no 差点 or question, closes the speaker's open plan facts naming
   the plan's word (the fold flow sets ``valid_to``); a new time named for it after (下周六搬) is a plan fact.

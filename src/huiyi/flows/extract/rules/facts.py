@@ -371,22 +371,7 @@ class FactReader:
         )
         entities.append(EntityDraft(pet, EntityType.GENERIC))
         if name:
-            owned = f"{speaker}'s {pet}" if english else f"{speaker}的{pet}"
-            facts.append(
-                FactDraft(
-                    subject=name,
-                    predicate="is" if english else "是",
-                    object=owned,
-                    description=f"{name} is {owned}" if english else f"{name}是{owned}",
-                    sources=[message.id],
-                    kind=FactKind.RELATION,
-                    keyword=keyword,
-                    subject_type=EntityType.SPECIFIC,
-                    object_type=None,
-                    time=message.time,
-                    confidence=0.8,
-                )
-            )
+            facts.append(pet_name_fact(speaker, pet, name, english, message))
             entities.append(EntityDraft(name, EntityType.SPECIFIC))
 
     # --- languages
@@ -452,6 +437,24 @@ class FactReader:
             match = rule.pattern.match(clause)
             if match:
                 self._fact(rule, match, message, speaker, True, facts, entities)
+
+
+def pet_name_fact(speaker: str, pet: str, name: str, english: bool, message: Message) -> FactDraft:
+    """团子是木木的小猫, Mochi is 木木's kitten: the fact a pet's name is."""
+    owned = f"{speaker}'s {pet}" if english else f"{speaker}的{pet}"
+    return FactDraft(
+        subject=name,
+        predicate="is" if english else "是",
+        object=owned,
+        description=f"{name} is {owned}" if english else f"{name}是{owned}",
+        sources=[message.id],
+        kind=FactKind.RELATION,
+        keyword="pet" if english else "宠物",
+        subject_type=EntityType.SPECIFIC,
+        object_type=None,
+        time=message.time,
+        confidence=0.8,
+    )
 
 
 # a move to a new home or job (搬到杭州了, 拿到offer, 跳槽到一家外企): where one lived or worked before ends
