@@ -15,10 +15,11 @@ from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, 
 from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut, dated
-from huiyi.flows.extract.rules.facts import FactReader, moved
+from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.gatherings import gatherings_in
 from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
+from huiyi.flows.extract.rules.moves import moved
 from huiyi.flows.extract.rules.pet_names import PetNames
 from huiyi.flows.extract.rules.plans import plans_in
 from huiyi.flows.extract.rules.quits import quits_in

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from huiyi.flows.extract import CloseDraft, EntityDraft, FactDraft
+from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.jokes import joke_end, laughs_off, laughter_only
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
     EN_AND_VERB,
     EN_BIRTHDAY_FIRST,
+    EN_HEDGE,
     EN_OBJECT_CUT,
     EN_PET,
     EN_PRONOUNS,
     EN_RULES,
     EN_SPEAKER_FIRST,
     QUESTION_END,
+    TENTATIVE,
     ZH_BIRTHDAY_FIRST,
     ZH_CONTINUE,
     ZH_END_PARTICLES,
+    ZH_HEDGE,
     ZH_HOME_MOVE,
     ZH_JOB_MOVE,
     ZH_LEAD,
@@ -39,6 +43,7 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_UNREAL,
     FactRule,
 )
+from huiyi.flows.extract.rules.pet_names import pet_name_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
 from huiyi.text import tokens
@@ -413,6 +418,9 @@ class FactReader:
             rest = clause[at:]
             if ZH_UNREAL.search(rest):
                 return  # 我住在上海就好了: a wish
+            if hedge := ZH_HEDGE.match(rest, 1):  # 我好像对猫毛过敏
+                self._tentative("我" + rest[hedge.end() :], hedge.group(), message, speaker, False, facts)
+                return
             pet = ZH_PET.match(rest) or ZH_PET_HAS.match(rest)
             if pet:
                 self._pet(pet, message, speaker, False, facts, entities)
@@ -423,11 +431,33 @@ class FactReader:
                     return
             return  # only the first standalone 我 of a clause is read
 
+    def _tentative(
+        self, clause: str, hedge: str, message: Message, speaker: str, english: bool, facts: list[FactDraft]
+    ) -> None:
+        """A hedged clause, 我``hedge``… with the hedge taken out: only a possible allergy is kept, its text
+        saying the hedge (木木好像对猫毛过敏, 木木 may be allergic to cats); who one may be is no fact."""
+        for rule in EN_RULES if english else ZH_RULES:
+            match = rule.pattern.match(clause)
+            found: list[FactDraft] = []
+            if (
+                rule.keyword in ("健康", "health")
+                and match
+                and self._fact(rule, match, message, speaker, english, found, [])
+            ):
+                fact = found[0]
+                said = fact.description[len(speaker) :]
+                said = said.replace(" is ", f" {hedge} ", 1) if english else hedge + said
+                facts.append(replace(fact, description=speaker + said, confidence=TENTATIVE))
+                return
+
     def _english(
         self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
     ) -> None:
         clause = clause.replace("’", "'")
         if self._day_first(EN_BIRTHDAY_FIRST, clause, message, speaker, True, facts, entities):
+            return
+        if hedge := EN_HEDGE.match(clause):  # I think I'm allergic to peanuts
+            self._tentative("I'm " + clause[hedge.end() :], "may be", message, speaker, True, facts)
             return
         pet = EN_PET.match(clause)
         if pet:
@@ -437,40 +467,6 @@ class FactReader:
             match = rule.pattern.match(clause)
             if match:
                 self._fact(rule, match, message, speaker, True, facts, entities)
-
-
-def pet_name_fact(speaker: str, pet: str, name: str, english: bool, message: Message) -> FactDraft:
-    """团子是木木的小猫, Mochi is 木木's kitten: the fact a pet's name is."""
-    owned = f"{speaker}'s {pet}" if english else f"{speaker}的{pet}"
-    return FactDraft(
-        subject=name,
-        predicate="is" if english else "是",
-        object=owned,
-        description=f"{name} is {owned}" if english else f"{name}是{owned}",
-        sources=[message.id],
-        kind=FactKind.RELATION,
-        keyword="pet" if english else "宠物",
-        subject_type=EntityType.SPECIFIC,
-        object_type=None,
-        time=message.time,
-        confidence=0.8,
-    )
-
-
-# a move to a new home or job (搬到杭州了, 拿到offer, 跳槽到一家外企): where one lived or worked before ends
-_MOVED = re.compile(r"^(?P<s>.+?)(?:搬到|换到)")
-_MOVES = ("住在", "工作于")
-
-
-def moved(facts: list[FactDraft], message: Message) -> list[CloseDraft]:
-    """The closes of a message's moves: each closes the speaker's open facts of the same predicate said
-    before it (any word: ``CloseDraft.word`` "" is in every text), so 住在上海 ends when 搬到杭州 is said."""
-    out: list[CloseDraft] = []
-    for fact in facts:
-        found = _MOVED.match(fact.description)
-        if fact.predicate in _MOVES and found and found.group("s") == fact.subject:
-            out.append(CloseDraft(fact.subject, fact.predicate, "", message.time, [message.id]))
-    return out
 
 
 def _third_person(verb_phrase: str) -> str:

@@ -21,6 +21,10 @@ ZH_REPORTED = re.compile(
 # after a clause's 我: a dream or a wish (我梦到我明天去北京, 我住在上海就好了, 该多好)
 ZH_UNREAL = re.compile(r"梦到|梦见|如果|假如|要是|万一|假设|就好了|多好")
 ZH_TELL = re.compile(r"(?:跟|和|对|给)?你说|告诉你")
+# a guess about oneself (我可能…, 我好像…, I think I'm…, I might be…): no fact of who one is, only a possible
+# allergy or a plan with its day, kept as tentative: its text says the hedge, its confidence below any plain one
+ZH_HEDGE = re.compile(r"可能|也许|或许|大概|好像|似乎|应该|估计|说不定|八成")
+TENTATIVE = 0.4
 ZH_PRONOUNS = frozenset(
     "你 你们 他 她 它 他们 她们 它们 这 那 这个 那个 这些 那些 这样 那样 什么 谁 哪 自己 大家".split()
 )
@@ -402,6 +406,10 @@ EN_OBJECT_CUT = re.compile(
 # "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")
 EN_AND_VERB = re.compile(r",?(?<!\s)\s+and\s+(?=(?:work|study|teach|live|have|am)\b)", re.IGNORECASE)
 EN_SPEAKER_FIRST = _en(r"I(?:'m|\s+am)?\b")
+EN_HEDGE = _en(
+    r"(?:(?:I\s+think|I\s+guess|maybe|probably|perhaps),?\s+(?:I'm|I\s+am)|I\s+(?:might|may|could)\s+be"
+    r"|(?:I'm|I\s+am)\s+(?:probably|maybe|possibly))\s+"
+)
 EN_AND_I = re.compile(r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)", re.IGNORECASE)
 # a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker
 ZH_OWN_SUBJECT = re.compile(

@@ -16,13 +16,12 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import EntityDraft, FactDraft
-from huiyi.flows.extract.rules.facts import pet_name_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
-from huiyi.model import EntityType
+from huiyi.model import EntityType, FactKind, Message
 from huiyi.text.language import CJK
 
-__all__ = ["PetNames"]
+__all__ = ["PetNames", "pet_name_fact"]
 
 _EN_NAMING = re.compile(
     r"^(?:and\s+|so\s+)?(?:(?:her|his|its)\s+name(?:'s|\s+is)|(?:she|he|it)(?:'s|\s+is)\s+(?:called|named)"
@@ -93,3 +92,21 @@ def _among(fact: FactDraft, facts: list[FactDraft]) -> bool:
 def _named(owner: FactDraft, facts: list[FactDraft]) -> bool:
     """Whether the owner's pet already has its name's fact (我养了一只狗，叫豆豆)."""
     return any(fact.subject != owner.subject and fact.object.endswith(owner.object) for fact in facts)
+
+
+def pet_name_fact(speaker: str, pet: str, name: str, english: bool, message: Message) -> FactDraft:
+    """团子是木木的小猫, Mochi is 木木's kitten: the fact a pet's name is."""
+    owned = f"{speaker}'s {pet}" if english else f"{speaker}的{pet}"
+    return FactDraft(
+        subject=name,
+        predicate="is" if english else "是",
+        object=owned,
+        description=f"{name} is {owned}" if english else f"{name}是{owned}",
+        sources=[message.id],
+        kind=FactKind.RELATION,
+        keyword="pet" if english else "宠物",
+        subject_type=EntityType.SPECIFIC,
+        object_type=None,
+        time=message.time,
+        confidence=0.8,
+    )
