@@ -50,12 +50,15 @@ from huiyi.text import tokens
 from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import has_cjk
 
+# a full stop ends an English clause, but not an abbreviation's (St. Mary's, Dr. Lee)
+_EN_STOPS = r"(?:(?<!\bSt)(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bMrs)(?<!\bJr)(?<!\bSr)(?<!\bMt)\.|[!?;\n！？。；])"
+
 
 def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
     """(clause, unsure) pairs: unsure for a question or a clause laughter closes (我是亿万富翁哈哈哈,
     我是亿万富翁，哈哈哈), read for what follows but no fact. English keeps commas inside a clause but
     splits ``…, and I …``; Chinese splits on commas too."""
-    stops = r"[.!?;\n！？。；]" if english else r"[，,。！？!?；;~～\n]"
+    stops = _EN_STOPS if english else r"[，,。！？!?；;~～\n]"
     out: list[tuple[str, bool]] = []
     for match in re.finditer(rf"([^\n]*?)({stops}+|$)", text):
         clause, end = match.group(1).strip(), match.group(2)
@@ -104,13 +107,22 @@ def _and_verb(part: str) -> list[str]:
 _ANIMAL_COUNT = re.compile(r"^[一两][只头条匹]")
 
 
+# 我喜欢爬山但讨厌跑步: what follows a but is another clause (不但 is no but; 但丁 starts the object)
+_ZH_BUT = re.compile(r"(?<=[^不])(?:但是?|可是|然而|却)")
+
+
 def _trim_zh(value: str) -> str:
+    value = _ZH_BUT.split(value.strip(), maxsplit=1)[0]
     value = value.strip().rstrip(ZH_END_PARTICLES).strip()
     return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
 
 
 # "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds
 _EN_NOW_END = re.compile(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
+
+
+_EN_NOT_THERE = re.compile(r",\s*not\s+.*$", re.IGNORECASE)
+_EN_FOR_NOW = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|week))$", re.IGNORECASE)
 
 
 def _trim_en(value: str) -> str:
@@ -281,11 +293,15 @@ class FactReader:
         if resolved is None:
             return False
         obj, obj_type = resolved
+        if english and rule.object_type is EntityType.SPECIFIC:
+            obj = _EN_NOT_THERE.sub("", obj)  # I moved to Berlin, not Munich: the place is Berlin
         age = re.search(r"\d+", obj) if rule.keyword in ("年龄", "age") else None
         if age and not 0 < int(age.group()) <= 150:
             return False  # 我今年300岁: a joke
         if rule.keyword == "身份" and _ANIMAL_COUNT.match(obj):
             return False  # 我是一只小小鸟, 我是一条咸鱼: nobody is counted as an animal but in a figure of speech
+        if rule.keyword == "identity" and _EN_FOR_NOW.search(obj):
+            return False  # I'm a mess today: a mood, not who one is
         if rule.keyword in ("身份", "identity") and obj_type is not None:
             return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
         if third and (_one_proper_noun(obj) or self.roster.nicknamed(obj)):
