@@ -48,7 +48,7 @@ def weekend_span(now: datetime, which: str) -> Range:
     monday = week_start(now.date())
     if which == "bare":
         which = "last" if now.weekday() <= 2 else "this"
-    offset = {"last": -7, "this": 0, "next": 7}[which]
+    offset = {"last": -7, "this": 0, "next": 7, "after next": 14}[which]
     return whole_days(monday + timedelta(days=offset + 5), 2)
 
 
@@ -116,16 +116,18 @@ def month_named(month: int, which: str, now: datetime) -> Range:
 
 
 def weekday_named(weekday: int, which: str, now: datetime) -> Range:
-    """``last Saturday`` = the latest one before today, ``next Monday`` = the first after today,
-    bare or ``this`` = the one in this Monday–Sunday week (as jionlp reads 周三)."""
+    """``last Saturday`` = the latest one before today, ``coming Monday`` = the first after today,
+    ``next Wednesday`` = the one of next Monday–Sunday week (as "next week" and 下周三 are: said on a
+    Monday, nine days away), bare or ``this`` = the one in this week (as jionlp reads 周三)."""
     today = now.date()
     if which == "last":
         back = (today.weekday() - weekday) % 7 or 7
         return whole_days(today - timedelta(days=back))
-    if which == "next":
+    if which == "coming":
         ahead = (weekday - today.weekday()) % 7 or 7
         return whole_days(today + timedelta(days=ahead))
-    return whole_days(week_start(today) + timedelta(days=weekday))
+    weeks = {"next": 1, "after next": 2}.get(which, 0)
+    return whole_days(week_start(today) + timedelta(days=7 * weeks + weekday))
 
 
 def just_now(now: datetime) -> Range:

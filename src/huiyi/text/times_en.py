@@ -95,7 +95,7 @@ _COUNT_RE = (
 _UNIT_RE = r"(?P<unit>minute|min|hour|day|week|month|year)s?"
 _DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR_RE = r"(?P<year>(?:1[89]|20|21)\d\d)"
-_WHICH_RE = r"(?:(?P<which>last|this|next|past|coming)\s+)"
+_WHICH_RE = r"(?:(?:the\s+|this\s+(?=coming))?(?P<which>last|this|next|past|coming)\s+)"
 _SEASON_RE = r"(?P<season>spring|summer|autumn|fall|winter)"
 
 
@@ -162,13 +162,44 @@ def _en_season(match: re.Match[str], now: datetime) -> Range:
     return season_span(name, int(year)) if year else season_named(name, _which(match), now)
 
 
+# a clause that says its day is still to come, and one that says it happened (I was going to…)
+_TO_COME = re.compile(
+    r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
+    r"|can't\s+wait|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing)\b|'ll\b",
+    re.IGNORECASE,
+)
+_SAID_DONE = re.compile(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
+
+
+def _still_to_come(match: re.Match[str]) -> bool:
+    """Whether the clause around ``match`` says its time is still to come and not that it happened."""
+    text = match.string.replace("’", "'")
+    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+    start = max((at for at in ends if at < match.start()), default=-1) + 1
+    end = min((at for at in ends if at >= match.end()), default=len(text))
+    clause = text[start:end]
+    return _TO_COME.search(clause) is not None and _SAID_DONE.search(clause) is None
+
+
 def _en_weekday(match: re.Match[str], now: datetime) -> Range:
-    return weekday_named(_WEEKDAYS[match.group("weekday").lower()], _which(match), now)
+    """See :func:`~huiyi.text.periods.weekday_named`; this week's day already over, said of a time to come
+    (I'll call mom on Monday, said on a Wednesday), is next week's, as 我周一要去体检 is."""
+    weekday = _WEEKDAYS[match.group("weekday").lower()]
+    which = (_group(match, "which") or "this").lower()
+    which = "after next" if match["after"] else {"past": "last"}.get(which, which)
+    if which == "this" and weekday < now.weekday() and _still_to_come(match):
+        which = "next"
+    return weekday_named(weekday, which, now)
 
 
 def _en_weekend(match: re.Match[str], now: datetime) -> Range:
-    which = (_group(match, "which") or "bare").lower()
-    return weekend_span(now, {"past": "last", "coming": "next"}.get(which, which))
+    which = "after next" if match["after"] else (_group(match, "which") or "bare").lower()
+    if which == "coming":
+        which = "this" if now.weekday() < 5 else "next"
+    if which == "bare" and now.weekday() <= 2 and _still_to_come(match):
+        which = "this"  # I'm going camping over the weekend, said on a Monday: the coming one
+    return weekend_span(now, {"past": "last"}.get(which, which))
 
 
 def clock_span(match: re.Match[str], day: datetime) -> Range | None:
@@ -244,8 +275,9 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(rf"(?:the\s+(?:past|last)|past)\s+(?:{_COUNT_RE}\s+)?{_UNIT_RE}", _en_past_n),
     _rule(r"(?P<which>last|this|next|past|coming)\s+(?P<unit>week|month|year)", _en_relative_period),
     _rule(r"earlier\s+this\s+(?P<unit>week|month|year)", _en_earlier_this),
-    _rule(rf"{_WHICH_RE}?(?:the\s+)?weekend", _en_weekend),
-    _rule(rf"{_WHICH_RE}?{_WEEKDAY_RE}", _en_weekday),
+    _rule(r"(?:the\s+)?week\s+after\s+next", _fixed(lambda now: units_ago(now, "week", -2))),
+    _rule(rf"{_WHICH_RE}?(?:the\s+)?weekend(?P<after>\s+after\s+next)?", _en_weekend),
+    _rule(rf"{_WHICH_RE}?{_WEEKDAY_RE}(?P<after>\s+after\s+next)?", _en_weekday),
     _rule(r"(?P<yy>\d{4})(?P<sep>[-/.])(?P<mon>[01]?\d)(?P=sep)(?P<day>[0-3]?\d)", _en_iso),
     _rule(rf"(?:the\s+)?{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+{_YEAR_RE})?", _en_date),
     _rule(rf"{_MONTH_RE}\s+(?:the\s+)?{_DAY_RE}(?:,?\s+{_YEAR_RE})?(?!\s*:)", _en_date),

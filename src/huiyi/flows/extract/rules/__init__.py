@@ -55,13 +55,19 @@ When no LLM endpoint is configured, a fold still becomes memories:
   Questions (？, 吗), hypotheticals and reported speech (如果我是…, 他说我喜欢…), what a joke takes back
   (我喜欢猫，开玩笑的) and a clause laughter closes (我是亿万富翁哈哈哈, I'm the king of France lol; not
   哈哈，我住在上海) are skipped; in a private chat 你 / you is the other party (我喜欢你 → 木木喜欢祈煜), in a
-  group it is skipped.
+  group it is skipped. A guess about oneself (我可能是护士, 我好像算是个程序员吧, I might be a nurse) is no fact;
+  a possible allergy (我好像对猫毛过敏, I think I'm allergic to peanuts) and a plan with its day said unsure
+  (我可能下周一飞大阪) are tentative: the text keeps the hedge (木木好像对猫毛过敏, 木木 may be allergic to peanuts)
+  and the confidence is 0.4, below every plain fact's.
 * **Habits given up** (:mod:`~huiyi.flows.extract.rules.quits`): 我戒烟了, 我不喝咖啡了, 以前喜欢喝咖啡，现在戒
   了，改喝茶了, I quit coffee, I don't drink coffee anymore: a fact of what stopped (and of what replaced it),
   and the speaker's open likes naming it are closed (``valid_to``), as a move closes the old home.
 * **A pet that died** (:mod:`~huiyi.flows.extract.rules.losses`): 豆豆今天走了, 豆豆去世了, Our dog passed away,
   of a pet the speaker named before (stored or earlier in the fold): its pet facts are closed and the death
   is a fact (木木的狗豆豆去世了). 走了 of anyone else (我先走了) or not ending the clause (走丢了) is no death.
+* **A pet named after it was told of** (:mod:`~huiyi.flows.extract.rules.pet_names`): 我养了只小猫。… 它叫团子,
+  I got a kitten today. … Her name is Mochi: a clause naming "it" right after a pet still nameless (the
+  speaker's next words, the agent's question between aside) names that pet, as 我养了一只小猫，叫团子 does.
 * **Plans called off** (:mod:`~huiyi.flows.extract.rules.cancels`): 搬家泡汤 / 取消了 / 改到下周六 by the
   speaker, with no subject of its own and no 差点 or question, closes the speaker's open plan facts naming
   the plan's word (the fold flow sets ``valid_to``); a new time named for it after (下周六搬) is a plan fact.

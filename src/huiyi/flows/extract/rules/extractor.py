@@ -15,10 +15,12 @@ from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, 
 from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut, dated
-from huiyi.flows.extract.rules.facts import FactReader, moved
+from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.gatherings import gatherings_in
 from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
+from huiyi.flows.extract.rules.moves import moved
+from huiyi.flows.extract.rules.pet_names import PetNames
 from huiyi.flows.extract.rules.plans import plans_in
 from huiyi.flows.extract.rules.quits import quits_in
 from huiyi.flows.extract.rules.roster import Roster
@@ -103,7 +105,9 @@ class RuleExtractor:
         saids = [self._read(m, roster, reader, default_lang, drop) for m in messages]
         cancels = Cancels(roster, fold.called_off)  # 搬家泡汤 closes the plan said before; 下周六搬 is the new one
         losses = Losses(roster, fold.pets)  # 豆豆去世了 closes 豆豆是木木的狗, said in this fold or before
+        pet_names = PetNames(roster)  # 我养了只小猫。… 它叫团子: the pet just told of is named
         for said in saids:
+            pet_names.read(said)
             said.facts.extend(cancels.read(said))
             died, ended = losses.read(said)
             said.facts.extend(died)

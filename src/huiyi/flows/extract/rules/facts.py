@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from huiyi.flows.extract import CloseDraft, EntityDraft, FactDraft
+from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.jokes import joke_end, laughs_off, laughter_only
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
     EN_AND_VERB,
     EN_BIRTHDAY_FIRST,
+    EN_HEDGE,
     EN_OBJECT_CUT,
     EN_PET,
     EN_PRONOUNS,
     EN_RULES,
     EN_SPEAKER_FIRST,
     QUESTION_END,
+    TENTATIVE,
     ZH_BIRTHDAY_FIRST,
     ZH_CONTINUE,
     ZH_END_PARTICLES,
+    ZH_HEDGE,
     ZH_HOME_MOVE,
     ZH_JOB_MOVE,
     ZH_LEAD,
@@ -39,18 +43,22 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_UNREAL,
     FactRule,
 )
+from huiyi.flows.extract.rules.pet_names import pet_name_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
 from huiyi.text import tokens
 from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import has_cjk
 
+# a full stop ends an English clause, but not an abbreviation's (St. Mary's, Dr. Lee)
+_EN_STOPS = r"(?:(?<!\bSt)(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bMrs)(?<!\bJr)(?<!\bSr)(?<!\bMt)\.|[!?;\n！？。；])"
+
 
 def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
     """(clause, unsure) pairs: unsure for a question or a clause laughter closes (我是亿万富翁哈哈哈,
     我是亿万富翁，哈哈哈), read for what follows but no fact. English keeps commas inside a clause but
     splits ``…, and I …``; Chinese splits on commas too."""
-    stops = r"[.!?;\n！？。；]" if english else r"[，,。！？!?；;~～\n]"
+    stops = _EN_STOPS if english else r"[，,。！？!?；;~～\n]"
     out: list[tuple[str, bool]] = []
     for match in re.finditer(rf"([^\n]*?)({stops}+|$)", text):
         clause, end = match.group(1).strip(), match.group(2)
@@ -99,13 +107,22 @@ def _and_verb(part: str) -> list[str]:
 _ANIMAL_COUNT = re.compile(r"^[一两][只头条匹]")
 
 
+# 我喜欢爬山但讨厌跑步: what follows a but is another clause (不但 is no but; 但丁 starts the object)
+_ZH_BUT = re.compile(r"(?<=[^不])(?:但是?|可是|然而|却)")
+
+
 def _trim_zh(value: str) -> str:
+    value = _ZH_BUT.split(value.strip(), maxsplit=1)[0]
     value = value.strip().rstrip(ZH_END_PARTICLES).strip()
     return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
 
 
 # "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds
 _EN_NOW_END = re.compile(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
+
+
+_EN_NOT_THERE = re.compile(r",\s*not\s+.*$", re.IGNORECASE)
+_EN_FOR_NOW = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|week))$", re.IGNORECASE)
 
 
 def _trim_en(value: str) -> str:
@@ -276,11 +293,15 @@ class FactReader:
         if resolved is None:
             return False
         obj, obj_type = resolved
+        if english and rule.object_type is EntityType.SPECIFIC:
+            obj = _EN_NOT_THERE.sub("", obj)  # I moved to Berlin, not Munich: the place is Berlin
         age = re.search(r"\d+", obj) if rule.keyword in ("年龄", "age") else None
         if age and not 0 < int(age.group()) <= 150:
             return False  # 我今年300岁: a joke
         if rule.keyword == "身份" and _ANIMAL_COUNT.match(obj):
             return False  # 我是一只小小鸟, 我是一条咸鱼: nobody is counted as an animal but in a figure of speech
+        if rule.keyword == "identity" and _EN_FOR_NOW.search(obj):
+            return False  # I'm a mess today: a mood, not who one is
         if rule.keyword in ("身份", "identity") and obj_type is not None:
             return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
         if third and (_one_proper_noun(obj) or self.roster.nicknamed(obj)):
@@ -371,22 +392,7 @@ class FactReader:
         )
         entities.append(EntityDraft(pet, EntityType.GENERIC))
         if name:
-            owned = f"{speaker}'s {pet}" if english else f"{speaker}的{pet}"
-            facts.append(
-                FactDraft(
-                    subject=name,
-                    predicate="is" if english else "是",
-                    object=owned,
-                    description=f"{name} is {owned}" if english else f"{name}是{owned}",
-                    sources=[message.id],
-                    kind=FactKind.RELATION,
-                    keyword=keyword,
-                    subject_type=EntityType.SPECIFIC,
-                    object_type=None,
-                    time=message.time,
-                    confidence=0.8,
-                )
-            )
+            facts.append(pet_name_fact(speaker, pet, name, english, message))
             entities.append(EntityDraft(name, EntityType.SPECIFIC))
 
     # --- languages
@@ -428,6 +434,9 @@ class FactReader:
             rest = clause[at:]
             if ZH_UNREAL.search(rest):
                 return  # 我住在上海就好了: a wish
+            if hedge := ZH_HEDGE.match(rest, 1):  # 我好像对猫毛过敏
+                self._tentative("我" + rest[hedge.end() :], hedge.group(), message, speaker, False, facts)
+                return
             pet = ZH_PET.match(rest) or ZH_PET_HAS.match(rest)
             if pet:
                 self._pet(pet, message, speaker, False, facts, entities)
@@ -438,11 +447,33 @@ class FactReader:
                     return
             return  # only the first standalone 我 of a clause is read
 
+    def _tentative(
+        self, clause: str, hedge: str, message: Message, speaker: str, english: bool, facts: list[FactDraft]
+    ) -> None:
+        """A hedged clause, 我``hedge``… with the hedge taken out: only a possible allergy is kept, its text
+        saying the hedge (木木好像对猫毛过敏, 木木 may be allergic to cats); who one may be is no fact."""
+        for rule in EN_RULES if english else ZH_RULES:
+            match = rule.pattern.match(clause)
+            found: list[FactDraft] = []
+            if (
+                rule.keyword in ("健康", "health")
+                and match
+                and self._fact(rule, match, message, speaker, english, found, [])
+            ):
+                fact = found[0]
+                said = fact.description[len(speaker) :]
+                said = said.replace(" is ", f" {hedge} ", 1) if english else hedge + said
+                facts.append(replace(fact, description=speaker + said, confidence=TENTATIVE))
+                return
+
     def _english(
         self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
     ) -> None:
         clause = clause.replace("’", "'")
         if self._day_first(EN_BIRTHDAY_FIRST, clause, message, speaker, True, facts, entities):
+            return
+        if hedge := EN_HEDGE.match(clause):  # I think I'm allergic to peanuts
+            self._tentative("I'm " + clause[hedge.end() :], "may be", message, speaker, True, facts)
             return
         pet = EN_PET.match(clause)
         if pet:
@@ -452,22 +483,6 @@ class FactReader:
             match = rule.pattern.match(clause)
             if match:
                 self._fact(rule, match, message, speaker, True, facts, entities)
-
-
-# a move to a new home or job (搬到杭州了, 拿到offer, 跳槽到一家外企): where one lived or worked before ends
-_MOVED = re.compile(r"^(?P<s>.+?)(?:搬到|换到)")
-_MOVES = ("住在", "工作于")
-
-
-def moved(facts: list[FactDraft], message: Message) -> list[CloseDraft]:
-    """The closes of a message's moves: each closes the speaker's open facts of the same predicate said
-    before it (any word: ``CloseDraft.word`` "" is in every text), so 住在上海 ends when 搬到杭州 is said."""
-    out: list[CloseDraft] = []
-    for fact in facts:
-        found = _MOVED.match(fact.description)
-        if fact.predicate in _MOVES and found and found.group("s") == fact.subject:
-            out.append(CloseDraft(fact.subject, fact.predicate, "", message.time, [message.id]))
-    return out
 
 
 def _third_person(verb_phrase: str) -> str:

@@ -21,6 +21,10 @@ ZH_REPORTED = re.compile(
 # after a clause's 我: a dream or a wish (我梦到我明天去北京, 我住在上海就好了, 该多好)
 ZH_UNREAL = re.compile(r"梦到|梦见|如果|假如|要是|万一|假设|就好了|多好")
 ZH_TELL = re.compile(r"(?:跟|和|对|给)?你说|告诉你")
+# a guess about oneself (我可能…, 我好像…, I think I'm…, I might be…): no fact of who one is, only a possible
+# allergy or a plan with its day, kept as tentative: its text says the hedge, its confidence below any plain one
+ZH_HEDGE = re.compile(r"可能|也许|或许|大概|好像|似乎|应该|估计|说不定|八成")
+TENTATIVE = 0.4
 ZH_PRONOUNS = frozenset(
     "你 你们 他 她 它 他们 她们 它们 这 那 这个 那个 这些 那些 这样 那样 什么 谁 哪 自己 大家".split()
 )
@@ -118,7 +122,8 @@ ZH_RULES: tuple[FactRule, ...] = (
         confidence=0.8,
     ),
     FactRule(
-        _zh(r"我(?:现在|目前|一直|平时)?(?:住在|住|家在|家住在?)(?P<o>(?!在).+)"),
+        # 住院 is a hospital stay, 住了两晚 or 住得远 no place
+        _zh(r"我(?:现在|目前|一直|平时)?(?:住在|住|家在|家住在?)(?P<o>(?!在|院|了|过|着|得|的|不|惯|几|两).+)"),
         "住在",
         FactKind.RELATION,
         "住址",
@@ -209,7 +214,8 @@ ZH_RULES: tuple[FactRule, ...] = (
     ),
     # 我从小芒果过敏, 我对猫毛过敏: said with or without 对
     FactRule(
-        _zh(r"我(?:从小|一直|天生|有点)?(?:就)?(?:对)?(?P<o>[^，。！？]{1,10}?)过敏"),
+        # no 不 or 没 (我不对任何东西过敏, 我男朋友不过敏) and no second 对 (我男朋友对猫过敏 is his)
+        _zh(r"我(?:从小|一直|天生|有点)?(?:就)?(?:对)?(?P<o>(?:(?![不没对])[^，。！？]){1,10}?)过敏"),
         "过敏",
         FactKind.ATTRIBUTE,
         "健康",
@@ -342,7 +348,11 @@ EN_RULES: tuple[FactRule, ...] = (
         "{s}'s birthday is {o}",
     ),
     FactRule(
-        _en(r"(?:I'm|I\s+am)\s+(?P<o>\d{1,3})(?:\s+years?\s+old|\s+y/?o)?(?=\s*$|[\s,.!])"),
+        _en(
+            r"(?:I'm|I\s+am)\s+(?P<o>\d{1,3})(?:\s+years?\s+old|\s+y/?o)?(?=\s*$|[\s,.!])"
+            r"(?!\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|seconds?|secs?|times?|percent|pounds?|lbs?"
+            r"|kg|kilos?|miles?|km|feet|ft|inches|cm|steps?|pages?|%))"  # I'm 29 minutes late
+        ),
         "age",
         FactKind.ATTRIBUTE,
         "age",
@@ -395,14 +405,22 @@ EN_PRONOUNS = frozenset(
 # search was quadratic (20 000 spaces in an English line: 21 s); the matches are the same.
 # what follows an object: a reason, a condition, an intensifier, or a second verb of the same I (… and work at…)
 EN_OBJECT_CUT = re.compile(
-    r"(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too"
-    r"|and\s+(?:work|study|teach|live|have|am)s?)\b.*$",
+    r"(?:(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too"
+    r"|and\s+(?:work|study|teach|live|have|am)s?)"
+    r"|,\s*(?:my|his|her|their|our|he|she|they|we))\b.*$",  # cats, my boyfriend isn't
     re.IGNORECASE,
 )
 # "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")
 EN_AND_VERB = re.compile(r",?(?<!\s)\s+and\s+(?=(?:work|study|teach|live|have|am)\b)", re.IGNORECASE)
 EN_SPEAKER_FIRST = _en(r"I(?:'m|\s+am)?\b")
-EN_AND_I = re.compile(r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)", re.IGNORECASE)
+EN_HEDGE = _en(
+    r"(?:(?:I\s+think|I\s+guess|maybe|probably|perhaps),?\s+(?:I'm|I\s+am)|I\s+(?:might|may|could)\s+be"
+    r"|(?:I'm|I\s+am)\s+(?:probably|maybe|possibly))\s+"
+)
+EN_AND_I = re.compile(
+    r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)|,\s+(?=I'm\b|I\s+am\b)",  # …, I'm a paramedic
+    re.IGNORECASE,
+)
 # a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker
 ZH_OWN_SUBJECT = re.compile(
     r"^(?:其实|但是|不过|可是|而且|因为|所以|对了|现在|平时|目前)?我(?:家|的|们家|妈|爸|哥|姐|弟|妹|老公|老婆|男朋友|女朋友"

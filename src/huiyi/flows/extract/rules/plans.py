@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from huiyi.flows.extract import FactDraft
 from huiyi.flows.extract.rules.condense import absolute
 from huiyi.flows.extract.rules.jokes import joke_end
-from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED, ZH_UNREAL
+from huiyi.flows.extract.rules.patterns import QUESTION_END, TENTATIVE, ZH_HEDGE, ZH_REPORTED, ZH_UNREAL
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
@@ -66,7 +66,12 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         before, after = clause[:at], clause[at + 1 :]
         if ZH_REPORTED.search(before.replace(spans[0].phrase, "")) or ZH_UNREAL.search(after):  # a dream or a wish
             continue
-        rest = after[len(spans[0].phrase) :] if after.startswith(spans[0].phrase) else after
+        # 我可能下周一飞大阪, 我下周一大概飞大阪: a plan said unsure is kept as tentative
+        hedge = ZH_HEDGE.match(after)
+        rest = after[hedge.end() if hedge else 0 :]
+        rest = rest[len(spans[0].phrase) :] if rest.startswith(spans[0].phrase) else rest
+        hedge = hedge or ZH_HEDGE.match(rest)
+        rest = rest[len(hedge.group()) :] if hedge and rest.startswith(hedge.group()) else rest
         if not _acts(rest):
             continue
         shown = before + after + _chain(text, match.end(), roster, said.spans)
@@ -74,11 +79,11 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         spans += [span for span in coming if span not in spans and span.phrase in shown and not _counted(shown, span)]
         for span in spans:  # each phrase followed by the date it means, as in an event's text
             shown = shown.replace(span.phrase, f"{span.phrase}（{absolute(span)}）", 1)
-        out.append(plan_fact(said, roster, rest.strip(), shown, spans[0]))
+        out.append(plan_fact(said, roster, rest.strip(), shown, spans[0], TENTATIVE if hedge else 0.6))
     return out
 
 
-def plan_fact(said: Said, roster: Roster, obj: str, shown: str, span: TimeSpan) -> FactDraft:
+def plan_fact(said: Said, roster: Roster, obj: str, shown: str, span: TimeSpan, confidence: float = 0.6) -> FactDraft:
     """The speaker's plan as a fact: ``shown`` (its dates spelled out) after their name, dated by ``span``."""
     return FactDraft(
         subject=said.speaker,
@@ -91,7 +96,7 @@ def plan_fact(said: Said, roster: Roster, obj: str, shown: str, span: TimeSpan) 
         subject_type=roster.entity_type(said.speaker) or EntityType.OBJECT,
         object_type=None,
         time=span.start,
-        confidence=0.6,
+        confidence=confidence,
         about=absolute(span),
     )
 

@@ -1,0 +1,112 @@
+"""A pet named after the words that told of it: I got a kitten today. … Her name is Mochi; 我养了只小猫。… 它叫团子.
+
+People tell of a pet first and name it in their next words, often after the agent asks (叫什么名字呀？). The
+name is then read as if said in one sentence (我养了一只小猫，叫团子): the owner's fact carries it
+(木木养了一只小猫，叫团子), and the name is a fact (团子是木木的小猫) and an entity, so recall and a later
+death (团子去世了, :mod:`~huiyi.flows.extract.rules.losses`) know the pet by name.
+
+Only a clause that names "it" (它叫…, Her name is…, We named him…) right after a pet still nameless counts: in
+the same message after the pet's word, or first in the speaker's next message (what others say in between
+aside). "Her name is Lily" after "I met a girl today", a question (它叫什么好呢？) or another line between
+names no pet.
+"""
+
+from __future__ import annotations
+
+import re
+
+from huiyi.flows.extract import EntityDraft, FactDraft
+from huiyi.flows.extract.rules.roster import Roster
+from huiyi.flows.extract.rules.said import Said
+from huiyi.model import EntityType, FactKind, Message
+from huiyi.text.language import CJK
+
+__all__ = ["PetNames", "pet_name_fact"]
+
+_EN_NAMING = re.compile(
+    r"^(?:and\s+|so\s+)?(?:(?:her|his|its)\s+name(?:'s|\s+is)|(?:she|he|it)(?:'s|\s+is)\s+(?:called|named)"
+    r"|(?:I|we)(?:'ve|\s+have)?\s+(?:named|called|name|call)\s+(?:her|him|it)"
+    r"|(?:I'm|we're)\s+(?:naming|calling)\s+(?:her|him|it))\s+(?P<name>(?-i:[A-Z][\w'-]*))$",
+    re.IGNORECASE,
+)
+_ZH_NAMING = re.compile(
+    rf"^(?:我们?给(?:它|他|她)|(?:它|他|她)(?:的名字)?|名字)?(?:取名|起名|叫做?|名叫|名字叫|名字是)(?:叫|为)?"
+    rf"(?P<name>[{CJK}A-Za-z]{{1,8}}?)[呀啊呢哦吧啦哈]*$"
+)
+_NOT_NAMES = re.compile(r"什么|啥|哪|谁|怎么")
+_EN_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
+_ZH_CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+[，,。！？!?；;~～\n]*")
+_OWNS = ("养了", "has")
+
+
+class PetNames:
+    """Reads the fold's messages in order; knows each speaker's pet told of and not yet named."""
+
+    def __init__(self, roster: Roster) -> None:
+        self.roster = roster
+        self.nameless: dict[str, FactDraft] = {}  # speaker -> the owner's fact of a pet their last words told of
+
+    def read(self, said: Said) -> None:
+        """Names the pet ``said`` or the speaker's words before it told of, adding the name's fact and entity."""
+        if said.speaker == self.roster.agent_name:
+            return  # the agent's question between (叫什么名字呀？) keeps the pet waiting for its name
+        english = said.lang == "en"
+        text = said.message.text.replace("’", "'")
+        told = [fact for fact in said.facts if fact.predicate in _OWNS and not _named(fact, said.facts)]
+        pet = self.nameless.pop(said.speaker, None)  # told of in their last words: only a first clause names it
+        for at, clause in enumerate((_EN_CLAUSE if english else _ZH_CLAUSE).finditer(text)):
+            if told and text.find(told[0].object) < clause.start():
+                pet = told.pop(0)  # this message's own pet, from the clause after its word on
+            elif at and pet is not None and not _among(pet, said.facts):
+                pet = None  # their next words went on to something else first
+            name = _naming(clause.group(), english)
+            if name and pet is not None:
+                self._name(pet, name, said, english)
+                pet = None
+        pet = told[-1] if told else pet
+        if pet is not None and _among(pet, said.facts):
+            self.nameless[said.speaker] = pet
+
+    def _name(self, pet: FactDraft, name: str, said: Said, english: bool) -> None:
+        pet.description += f" named {name}" if english else f"，叫{name}"
+        pet.sources.append(said.message.id)
+        said.facts.append(pet_name_fact(pet.subject, pet.object, name, english, said.message))
+        said.entities.append(EntityDraft(name, EntityType.SPECIFIC))
+
+
+def _naming(clause: str, english: bool) -> str | None:
+    """The name a clause gives "it", if it is one that names (它叫团子, Her name is Mochi)."""
+    clause = clause.strip()
+    if clause.endswith(("?", "？")):
+        return None
+    found = (_EN_NAMING if english else _ZH_NAMING).match(clause.rstrip(".!~～。！，, ").strip())
+    if found is None or _NOT_NAMES.search(found["name"]):
+        return None
+    return found["name"]
+
+
+def _among(fact: FactDraft, facts: list[FactDraft]) -> bool:
+    return any(fact is other for other in facts)
+
+
+def _named(owner: FactDraft, facts: list[FactDraft]) -> bool:
+    """Whether the owner's pet already has its name's fact (我养了一只狗，叫豆豆)."""
+    return any(fact.subject != owner.subject and fact.object.endswith(owner.object) for fact in facts)
+
+
+def pet_name_fact(speaker: str, pet: str, name: str, english: bool, message: Message) -> FactDraft:
+    """团子是木木的小猫, Mochi is 木木's kitten: the fact a pet's name is."""
+    owned = f"{speaker}'s {pet}" if english else f"{speaker}的{pet}"
+    return FactDraft(
+        subject=name,
+        predicate="is" if english else "是",
+        object=owned,
+        description=f"{name} is {owned}" if english else f"{name}是{owned}",
+        sources=[message.id],
+        kind=FactKind.RELATION,
+        keyword="pet" if english else "宠物",
+        subject_type=EntityType.SPECIFIC,
+        object_type=None,
+        time=message.time,
+        confidence=0.8,
+    )

@@ -1,0 +1,82 @@
+"""English weekdays said on a given day, read by one rule in the Monday–Sunday weeks that "next week" and
+"last week" already mean:
+
+* ``next Friday`` is the Friday of next week (said on a Monday, ``next Wednesday`` is nine days away, not
+  two), ``the week after next`` / ``the weekend after next`` / ``Friday after next`` a week later still;
+* ``this Friday``, ``on Friday`` and a bare ``the weekend`` are this week's; one already over, in a clause
+  that says it is still to come (will, going to, I'm seeing…), is the coming one, as 我周一要去体检 is;
+* ``the coming Friday`` is the first after today; ``last Friday`` the latest before today (as before);
+* ``in two weeks`` is the Monday–Sunday week two weeks ahead, as ``two weeks ago`` is the one two back.
+
+Each is dated against the message's own time in the configured zone."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+from huiyi.text.times import find_time_phrases
+
+MONDAY = datetime(2024, 11, 4, 20, 0)
+WEDNESDAY = datetime(2024, 11, 6, 20, 0)
+SATURDAY = datetime(2024, 11, 9, 20, 0)
+
+
+def days(text: str, now: datetime) -> list[str]:
+    return [f"{span.start:%m-%d}..{span.end - timedelta(seconds=1):%m-%d}" for span in find_time_phrases(text, now)]
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "read"),
+    [
+        ("I have a test next Wednesday", MONDAY, "11-13..11-13"),
+        ("dinner next Friday", MONDAY, "11-15..11-15"),
+        ("dinner next Friday", SATURDAY, "11-15..11-15"),
+        ("next Monday", SATURDAY, "11-11..11-11"),
+        ("next Sunday", MONDAY, "11-17..11-17"),
+        ("the party is this Friday", MONDAY, "11-08..11-08"),
+        ("I'm seeing the dentist on Friday", MONDAY, "11-08..11-08"),
+        ("I'm seeing the dentist on Friday", SATURDAY, "11-15..11-15"),
+        ("I'll call mom on Monday", WEDNESDAY, "11-11..11-11"),
+        ("we're going out this Friday", SATURDAY, "11-15..11-15"),
+        ("I went hiking on Monday", WEDNESDAY, "11-04..11-04"),
+        ("I was going to call on Monday", WEDNESDAY, "11-04..11-04"),
+        ("the coming Friday", SATURDAY, "11-15..11-15"),
+        ("this coming Wednesday", MONDAY, "11-06..11-06"),
+        ("last Friday was fun", MONDAY, "11-01..11-01"),
+        ("last Friday was fun", SATURDAY, "11-08..11-08"),
+        ("I'm moving in two weeks", WEDNESDAY, "11-18..11-24"),
+        ("we're going camping the weekend after next", MONDAY, "11-23..11-24"),
+        ("we're going camping next weekend", MONDAY, "11-16..11-17"),
+        ("I'm going camping over the weekend", MONDAY, "11-09..11-10"),
+        ("what did you do over the weekend", MONDAY, "11-02..11-03"),
+        ("the week after next I fly to Rome", WEDNESDAY, "11-18..11-24"),
+        ("Friday after next", MONDAY, "11-22..11-22"),
+    ],
+)
+def test_english_weekdays_follow_one_rule(text: str, now: datetime, read: str) -> None:
+    assert days(text, now) == [read]
+
+
+def test_next_wednesday_said_on_a_monday_in_the_zone_is_next_weeks(tmp_path: Path) -> None:
+    # Sunday 20:00 UTC is Monday 04:00 in Shanghai: the day it was said is the zone's
+    said = datetime(2024, 11, 3, 20, 0, tzinfo=UTC)
+    config = Config(worker={"enabled": False}, recall={"reinforce": False}, timezone="Asia/Shanghai")
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: MONDAY) as memory:
+        memory.add(
+            [{"text": "I have a driving test next Wednesday, so nervous", "time": said}],
+            agent="Ava",
+            person="Sam",
+            index=True,
+        )
+        memory.flush(agent="Ava", person="Sam")
+        events = memory.memories(agent="Ava", person="Sam", kinds=["event"])
+    assert [event.text for event in events] == [
+        "Sam said: I have a driving test next Wednesday (2024-11-13), so nervous."
+    ]
+    assert events[0].time == datetime(2024, 11, 13)
