@@ -416,6 +416,16 @@ def assert_provenance(extraction: Extraction, fold: Fold) -> None:
     assert all(set(f.sources) <= set(ids) and f.sources for f in extraction.facts)
 
 
+@pytest.mark.parametrize(
+    ("said", "place"),
+    [("我最近在学画画", ""), ("我在学英语", ""), ("她在学校等我", "学校"), ("我在南京大学图书馆", "南京大学图书馆")],
+)
+def test_rules_read_no_place_from_a_verb_after_zai(said: str, place: str) -> None:
+    # 在学画画 is "learning to paint": jieba tags 学 a noun, and 学 alone is no school (大学, 学校 are)
+    (event,) = rules(make_fold([("木木", said)])).events
+    assert event.place == place
+
+
 def test_rules_on_a_chinese_private_chat() -> None:
     extraction = rules(PRIVATE)
     assert_provenance(extraction, PRIVATE)

@@ -137,6 +137,21 @@ def test_create_then_search_then_link(h: Harness) -> None:
     assert same["error"]["code"] == "same_memory"
 
 
+def test_search_by_memory_type_tells_facts_opinions_and_relations_apart(h: Harness) -> None:
+    # seed 004 §4.4 memory_types: 事实, 关系 and 观点 are all facts in the store, told apart by their kind
+    state = h.call("create_memory", {"subject": "我", "memory_type": "事实", "topic": "心情", "object": "不好"})
+    view = h.call("create_memory", {"subject": "我", "memory_type": "观点", "topic": "讨厌", "object": "下雨天的心情"})
+    friend = h.call(
+        "create_memory", {"subject": "我", "memory_type": "关系", "topic": "朋友", "object": "心情好的小明"}
+    )
+    ids = {name: made["memory"]["id"] for name, made in (("事实", state), ("观点", view), ("关系", friend))}
+    for memory_type, wanted in ids.items():
+        found = h.call("search_memories", {"query": "心情", "memory_types": [memory_type], "max_results": 5})
+        assert [m["id"] for m in found["memories"]] == [wanted]
+    both = h.call("search_memories", {"query": "心情", "memory_types": ["观点", "关系"], "max_results": 5})
+    assert {m["id"] for m in both["memories"]} == {ids["观点"], ids["关系"]}
+
+
 def test_conversation_search_finds_a_message(h: Harness) -> None:
     found = h.call("conversation_search", {"query": "考驾照"})
     top = found["memories"][0]

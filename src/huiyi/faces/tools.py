@@ -73,6 +73,14 @@ _TYPE_KIND: dict[str, MemoryKind] = {
 }
 _FACT_KIND = {"事实": "attribute", "fact": "attribute", "关系": "relation", "relation": "relation"}
 _FACT_KIND |= {"观点": "opinion", "opinion": "opinion"}
+# seed 004 §4.4 memory_types: the store's facts told apart by their kind (事实 a stable state: 喜好 too)
+_TYPE_FACT_KINDS: dict[str, frozenset[FactKind | None]] = {
+    "事实": frozenset({FactKind.ATTRIBUTE, FactKind.PREFERENCE, None}),
+    "关系": frozenset({FactKind.RELATION}),
+    "观点": frozenset({FactKind.OPINION}),
+}
+_TYPE_FACT_KINDS |= {"fact": _TYPE_FACT_KINDS["事实"], "relation": _TYPE_FACT_KINDS["关系"]}
+_TYPE_FACT_KINDS |= {"opinion": _TYPE_FACT_KINDS["观点"]}
 _RELATION_LINK: dict[str, LinkKind] = {
     "因为": LinkKind.CAUSE,
     "所以": LinkKind.CAUSE,
@@ -244,7 +252,16 @@ class ToolExecutor:
         extra: dict[str, Any] = {}
         if "expand_depth" in args.model_fields_set:  # left out, the recipe's planner decides (seed 004 §12.3)
             extra["recipe"] = self.memory.config.recall.model_copy(update={"graph_depth": args.expand_depth})
-        return await self._recall(args.query, args.max_results, kinds, args.time_range, **extra)
+        fact_kinds = frozenset().union(*(_TYPE_FACT_KINDS.get(t, frozenset()) for t in args.memory_types or ()))
+        if not fact_kinds or fact_kinds == frozenset().union(*_TYPE_FACT_KINDS.values()):  # no fact left out
+            return await self._recall(args.query, args.max_results, kinds, args.time_range, **extra)
+
+        def wanted(hit: RecallHit) -> bool:
+            return hit.kind is not MemoryKind.FACT or FactData.from_data(hit.data).kind in fact_kinds
+
+        # some facts are left out after recall ranks them: ask for more, then keep max_results
+        found = await self._recall(args.query, args.max_results * 4, kinds, args.time_range, keep=wanted, **extra)
+        return {"memories": found["memories"][: args.max_results]}
 
     # seed 002 / MemGPT ---------------------------------------------------------------------------------
     async def _conversation_search(self, args: ConversationSearch) -> dict[str, Any]:
@@ -279,6 +296,7 @@ class ToolExecutor:
         limit: int,
         kinds: Sequence[MemoryKind] | None,
         time_range: TimeRange | None,
+        keep: Callable[[RecallHit], bool] | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         bounds = _time_bounds(time_range, self.memory.now(), self.zone) if time_range else None
@@ -293,6 +311,7 @@ class ToolExecutor:
             **extra,
         )
         hits = [hit for hit in result.hits if hit.scope in self._visible]  # recall reads no other scope; belt
+        hits = [hit for hit in hits if keep is None or keep(hit)]
         return {"memories": [_hit(hit) for hit in hits]}
 
     async def _find(self, memory_id: str | None, description: str | None, end: str) -> MemoryItem:

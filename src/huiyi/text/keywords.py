@@ -78,7 +78,8 @@ _ZH_KEYWORD_STOP = frozenset(
     "觉得 知道 感觉 看看 出来 起来 东西 事情 时候 有点 一点 今天 明天 昨天 后天 前天 现在 刚才 可能 应该 需要 希望 开始"
     " 不是 没有 一起 喜欢 讨厌 哈哈 哈哈哈 嘿嘿 呜呜 好吧 好的 谢谢 晚安 早安 早上好 晚上好 你好 不错 厉害 真是 还有"
     " 一样 这样 那样 怎么样 为什么 地方 问题 样子 看到 听到 打算 准备 计划 以后 之前 以前 之后 最近 一会儿 有没有"
-    " 是不是 知不知道 不要 不会 不能 东东 人家 大家 大家好 别人 朋友们 什么样 这种 那种 其他 一直 已经".split()
+    " 是不是 知不知道 不要 不会 不能 东东 人家 大家 大家好 别人 朋友们 什么样 这种 那种 其他 一直 已经"
+    " 就行 就好".split()
 )
 _EN_KEYWORD_STOP = frozenset(
     "like love hate enjoy really yeah yes okay ok oh lol haha think know want wanna gonna going got get go went come"

@@ -149,6 +149,8 @@ def _placey(word: str, flag: str, after_noun: bool = False) -> bool:
         return after_noun or word == "家里"
     if not _PLACE_SUFFIX.search(word):
         return False
+    if len(word) == 1 and not after_noun and word != "家":  # 在学画画: a lone 学 is a verb, no school
+        return False
     stem = _LOCATIVE.sub("", word)
     return stem == word or word == "家里" or (len(stem) >= 2 and bool(_PLACE_SUFFIX.search(stem)))
 
