@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import httpx
 import openai
 import pytest
 
@@ -70,3 +71,16 @@ def test_a_stream_broken_part_way_keeps_no_half_reply_and_the_client_gets_an_err
     live.upstream.script_stream(REPLY)
     assert streamed(live) == "下周三加油！"
     assert until_replied(live) == [("user", "我下周三考驾照"), ("assistant", "下周三加油！")]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_429_and_a_500_reach_the_client_with_the_users_words_kept_once(live: Live, stream: bool) -> None:
+    body = {"model": "deepseek-chat", "messages": ASKED, "stream": stream}
+    live.upstream.script_status(429, "slow down", retry_after=7)
+    answer = httpx.post(f"{live.url}/v1/chat/completions", json=body, headers=ENCODED, timeout=30)
+    assert answer.status_code == 429 and answer.json()["error"]["message"] == "slow down"
+    assert answer.headers.get("retry-after") == "7"  # the client knows when to come back
+    live.upstream.script_status(500, "boom")
+    answer = httpx.post(f"{live.url}/v1/chat/completions", json=body, headers=ENCODED, timeout=30)
+    assert answer.status_code == 500 and answer.json()["error"]["message"] == "boom"
+    assert said(live) == [("user", "我下周三考驾照")]

@@ -347,7 +347,12 @@ class MemoryProxy:
         if upstream.status_code != 200:
             raw = await upstream.aread()
             await upstream.aclose()
-            return Response(raw, status_code=upstream.status_code, media_type=upstream.headers.get("content-type"))
+            return Response(
+                raw,
+                status_code=upstream.status_code,
+                media_type=upstream.headers.get("content-type"),
+                headers=_kept_headers(upstream),
+            )
 
         async def relay() -> AsyncIterator[bytes]:
             seen = bytearray()
@@ -428,9 +433,16 @@ def _upstream_error(message: str, code: str = "upstream_unreachable") -> dict[st
     return {"error": {"code": code, "message": message, "type": "upstream_error"}}
 
 
+def _kept_headers(response: httpx.Response) -> dict[str, str]:
+    """The upstream's headers a client acts on: when to come back after a 429 or 503."""
+    return {"Retry-After": response.headers["retry-after"]} if "retry-after" in response.headers else {}
+
+
 def _passthrough(response: httpx.Response) -> Response:
     media = response.headers.get("content-type", "application/json")
-    return Response(response.content, status_code=response.status_code, media_type=media)
+    return Response(
+        response.content, status_code=response.status_code, media_type=media, headers=_kept_headers(response)
+    )
 
 
 def proxy_router(proxy: MemoryProxy, check: Callable[[Request, str], Awaitable[None]]) -> APIRouter:
