@@ -119,3 +119,35 @@ def test_an_llm_that_stays_down_leaves_the_day_to_the_rules(
         memory.maintain(catch_up=False)
         memory.maintain()  # an explicit catch-up finds the day done too
         assert summary_calls(server) == calls and len(summaries(memory)) == len(written)
+
+
+def test_consolidation_keeps_the_rules_answer_when_the_llm_fails_or_answers_in_another_language(
+    tmp_path: Path, server: FakeOpenAI, now: list[datetime]
+) -> None:
+    """木木 said 我喜欢猫 on two evenings. The LLM asked to merge the two descriptions fails, then answers in
+    English for a Chinese chat: neither is kept, and the rules merge the repeated claim in its own words."""
+    config = Config(
+        llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 0},
+        worker={"enabled": False},
+        consolidate={"supersede": {"enabled": False}},
+    )
+    with Memory(
+        tmp_path, embedder=HashEmbedder(32), extractor=RuleExtractor(), config=config, clock=lambda: now[0]
+    ) as memory:
+        for day in (0, 1):
+            when = T0 + timedelta(days=day)
+            memory.add([{"id": f"c{day}", "text": "我喜欢猫", "time": when}], agent=AGENT, person=PERSON)
+            memory.flush(agent=AGENT, person=PERSON, wait=False)
+            memory.run_jobs()
+        now[0] = T0 + timedelta(days=2)
+        server.script_status(500)
+        failed = memory.consolidate(agent=AGENT, person=PERSON, dry_run=True)
+        assert any("describe" in error for error in failed.errors)
+        server.script_chat(json_content={"merged": [{"facts": ["f1", "f2"], "description": "Mumu likes cats"}]})
+        report = memory.consolidate(agent=AGENT, person=PERSON)
+        current = [
+            m.text
+            for m in memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.FACT])
+            if m.fact.valid_to is None
+        ]
+        assert current == ["木木喜欢猫"] and any("Chinese" in error for error in report.errors)
