@@ -151,3 +151,29 @@ def test_consolidation_keeps_the_rules_answer_when_the_llm_fails_or_answers_in_a
             if m.fact.valid_to is None
         ]
         assert current == ["木木喜欢猫"] and any("Chinese" in error for error in report.errors)
+
+
+def test_an_english_day_summarised_in_chinese_writes_nothing(
+    tmp_path: Path, server: FakeOpenAI, now: list[datetime]
+) -> None:
+    with llm_memory(tmp_path, server, now) as memory:
+        memory.add(
+            [
+                {"id": "e1", "text": "I have my driving test next Wednesday, so nervous", "time": T0},
+                {"id": "e2", "text": "You will pass", "role": "assistant", "time": T0 + timedelta(minutes=1)},
+            ],
+            agent=AGENT,
+            person=PERSON,
+        )
+        memory.flush(agent=AGENT, person=PERSON, wait=False)
+        memory.run_jobs()
+        for text in (
+            "木木说她下周三要考驾照，很紧张。",  # the daily, in Chinese for an English day
+            "Mumu is preparing for a driving test.",
+            "Mumu is careful and a little anxious.",
+            "Mumu is careful and anxious.",
+            "Today Mumu told me about her driving test; I said she would pass.",
+        ):
+            server.script_chat(json_content={"text": text})
+        memory.maintain()
+        assert summaries(memory) == []
