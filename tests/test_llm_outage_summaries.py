@@ -1,5 +1,5 @@
-"""Summaries with an LLM that fails in production: nothing half-written, nothing twice, and the rules
-write a day the scheduler will not come back to."""
+"""Summaries and consolidation with an LLM that fails in production: nothing half-written, nothing twice, the
+rules write a day the scheduler will not come back to, and no answer in the wrong language is kept."""
 
 from __future__ import annotations
 
