@@ -9,6 +9,7 @@ Real sockets, so clients are tested with their real transport, timeouts and retr
         ...
         assert len(server.chat_requests) == 2
 
+``script_stream`` sends a streamed completion, whole or broken off part-way (a stalled or dropped upstream).
 ``POST /v1/chat/completions`` pops one scripted answer per request (an unscripted request gets a
 500 that says so, and is counted in ``unscripted``). ``POST /v1/embeddings`` answers with
 deterministic unit vectors derived from a hash of each text, unless an answer was scripted for it.
@@ -41,6 +42,8 @@ class Scripted:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     content_type: str = "application/json"
+    cut_at: int | None = None  # send only this many bytes of the body, then (after ``stall`` s) hang up
+    stall: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,16 @@ class FakeOpenAI:
         raw = body.encode() if isinstance(body, str) else body
         return self.script(Scripted(status, raw, {}, delay, content_type))
 
+    def script_stream(
+        self, chunks: list[dict[str, Any]], *, cut_after: int | None = None, stall: float = 0.0
+    ) -> FakeOpenAI:
+        """A streamed completion: ``chunks`` as server-sent events, then ``[DONE]``. With ``cut_after``, only
+        that many events go out, and the connection breaks (after ``stall`` seconds: a stalled upstream)."""
+        events = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n".encode() for c in chunks] + [b"data: [DONE]\n\n"]
+        body = b"".join(events)
+        cut = None if cut_after is None else len(b"".join(events[:cut_after]))
+        return self.script(Scripted(200, body, {}, 0.0, "text/event-stream", cut, stall))
+
     # --- scripting embeddings ------------------------------------------------------------------
 
     def script_embeddings(self, item: Scripted) -> FakeOpenAI:
@@ -347,8 +360,11 @@ class _Handler(BaseHTTPRequestHandler):
             for name, value in item.headers.items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(item.body)
+            self.wfile.write(item.body if item.cut_at is None else item.body[: item.cut_at])
             self.wfile.flush()
+            if item.cut_at is not None:  # a broken stream: the rest never comes
+                self.fake._stopping.wait(item.stall)
+                self.close_connection = True
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test); that is the point
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.formats import apply_plan, export_lines, read_text, write_lines
 from huiyi.memory import AsyncMemory
-from huiyi.model import MemoryKind, Person
+from huiyi.model import Link, LinkKind, MemoryKind, Person
 from huiyi.providers.embed import HashEmbedder
 
 AGENT = "祈煜"
@@ -156,12 +157,48 @@ def test_a_newer_export_or_a_person_block_the_store_holds_otherwise_is_refused_b
 
     async def run() -> None:
         async with open_memory("sqlite", tmp_path / "st") as memory:
-            with pytest.raises(InvalidInput, match="export version 3"):
-                read_text('{"type": "export", "version": 3}\n' + message, "new.jsonl", None, None, None, [])
+            with pytest.raises(InvalidInput, match="export version 4"):
+                read_text('{"type": "export", "version": 4}\n' + message, "new.jsonl", None, None, None, [])
             await memory.core_block_append("human", "bob怕猫", agent="a", person="bob")
             with pytest.raises(InvalidInput, match="holds another text"):
                 await apply_plan(memory, read_text(f"{message}\n{block}", "b.jsonl", None, None, None, []))
             assert await memory.messages(["b1"], agent="a") == []
             assert [b.text for b in await memory.core_blocks_for(agent="a", person="bob")] == ["bob怕猫"]
+
+    asyncio.run(run())
+
+
+def test_a_link_to_a_chunk_reaches_the_rebuilt_chunk_of_its_own_scope_only(tmp_path: Path) -> None:
+    """A note linked to a chat's chunk: the chunk is rebuilt by the import, and the link is restored to it,
+    found by the message it is anchored at. A line naming another scope's message is refused."""
+    day = datetime(2025, 6, 1, 20, 0)
+
+    async def run() -> None:
+        async with open_memory("sqlite", tmp_path / "a") as source:
+            await source.add(
+                [{"text": "我家的猫叫团子", "id": "mu0", "time": day}], agent=AGENT, person="木木", index=True
+            )
+            await source.add(
+                [{"text": "这周我们读《活着》", "speaker": "苏霓", "id": "g0", "time": day}],
+                agent=AGENT,
+                space="读书会",
+                index=True,
+            )
+            (chunk,) = [m for m in await source.memories(agent=AGENT, person="木木") if m.kind is MemoryKind.CHUNK]
+            note = await source.remember("团子是一只橘猫", agent=AGENT, person="木木")
+            await source.add_links([Link(source=note.id, target=chunk.id, kind=LinkKind.REFERENCE)], agent=AGENT)
+            text = await exported(source)
+        async with open_memory("sqlite", tmp_path / "b") as target:
+            await imported(target, text)
+            rebuilt = [m for m in await target.memories(agent=AGENT, person="木木") if m.kind is MemoryKind.CHUNK]
+            links = [(link.source, link.target, link.kind.value) for link in await target.links([note.id], agent=AGENT)]
+            assert links == [(note.id, rebuilt[0].id, "reference")]
+            stray = {"type": "link", "agent": AGENT, "person": "木木", "source": note.id, "target": "x"}
+            stray["target_anchor"] = "g0"  # the group's message: its chunk is no memory of 木木's
+            header = {"type": "export", "version": 3, "agent": AGENT, "person": "木木"}
+            lines = "\n".join(json.dumps(line, ensure_ascii=False) for line in (header, stray))
+            with pytest.raises(InvalidInput, match="belongs to space:读书会; nothing was imported"):
+                await apply_plan(target, read_text(lines, "stray.jsonl", None, None, None, []))
+            assert len(await target.links([note.id], agent=AGENT)) == 1
 
     asyncio.run(run())

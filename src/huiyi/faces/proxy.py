@@ -32,7 +32,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from huiyi.checks import check_name, utc_of
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput, UnnamedConversation
-from huiyi.faces.proxy_stream import final_as_sse, sse_reply_text
+from huiyi.faces.proxy_stream import final_as_sse, sse_event, sse_reply_text
 from huiyi.faces.tools import ToolExecutor, tool_schemas
 from huiyi.memory import AsyncMemory
 
@@ -347,7 +347,12 @@ class MemoryProxy:
         if upstream.status_code != 200:
             raw = await upstream.aread()
             await upstream.aclose()
-            return Response(raw, status_code=upstream.status_code, media_type=upstream.headers.get("content-type"))
+            return Response(
+                raw,
+                status_code=upstream.status_code,
+                media_type=upstream.headers.get("content-type"),
+                headers=_kept_headers(upstream),
+            )
 
         async def relay() -> AsyncIterator[bytes]:
             seen = bytearray()
@@ -355,12 +360,19 @@ class MemoryProxy:
                 async for chunk in upstream.aiter_raw():
                     seen += chunk
                     yield chunk
+            except httpx.HTTPError as exc:
+                # the 200 went out already: the error comes as OpenAI sends one mid-stream, and half a reply is
+                # not stored (nor is one a client walked away from): the client's retry brings the whole one
+                log.warning("proxy: the upstream stream broke off: %s", exc)
+                yield sse_event(
+                    _upstream_error(f"the upstream model's stream broke off: {exc}", "upstream_stream_broken")
+                )
+                return
             finally:
                 await upstream.aclose()
-                reply, completion_id = sse_reply_text(bytes(seen))
-                reply_id = turn.reply_id(completion_id, reply)
-                store = self._guarded("storing the streamed reply", lambda: self._store_reply(turn, reply, reply_id))
-                self._spawn(store)
+            reply, completion_id = sse_reply_text(bytes(seen))
+            reply_id = turn.reply_id(completion_id, reply)
+            self._spawn(self._guarded("storing the streamed reply", lambda: self._store_reply(turn, reply, reply_id)))
 
         return StreamingResponse(relay(), media_type=upstream.headers.get("content-type", "text/event-stream"))
 
@@ -417,13 +429,20 @@ def _memory_calls(message: dict[str, Any] | None) -> list[dict[str, Any]] | None
     return calls
 
 
-def _upstream_error(message: str) -> dict[str, Any]:
-    return {"error": {"code": "upstream_unreachable", "message": message, "type": "upstream_error"}}
+def _upstream_error(message: str, code: str = "upstream_unreachable") -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "type": "upstream_error"}}
+
+
+def _kept_headers(response: httpx.Response) -> dict[str, str]:
+    """The upstream's headers a client acts on: when to come back after a 429 or 503."""
+    return {"Retry-After": response.headers["retry-after"]} if "retry-after" in response.headers else {}
 
 
 def _passthrough(response: httpx.Response) -> Response:
     media = response.headers.get("content-type", "application/json")
-    return Response(response.content, status_code=response.status_code, media_type=media)
+    return Response(
+        response.content, status_code=response.status_code, media_type=media, headers=_kept_headers(response)
+    )
 
 
 def proxy_router(proxy: MemoryProxy, check: Callable[[Request, str], Awaitable[None]]) -> APIRouter:

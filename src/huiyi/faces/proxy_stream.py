@@ -44,6 +44,11 @@ def sse_reply_text(raw: bytes) -> tuple[str, str]:
     return "".join(parts), completion_id
 
 
+def sse_event(payload: dict[str, Any]) -> bytes:
+    """One server-sent event; an ``{"error": …}`` one ends a stream as OpenAI's does (the SDKs raise it)."""
+    return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
+
+
 def final_as_sse(completion: dict[str, Any]) -> StreamingResponse:
     """A finished chat completion as the chunk stream a client asked for, ending with ``[DONE]``."""
     kept = ("id", "created", "model", "system_fingerprint")
@@ -69,7 +74,7 @@ def final_as_sse(completion: dict[str, Any]) -> StreamingResponse:
 
     def stream() -> Iterator[bytes]:
         for chunk in chunks:
-            yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
+            yield sse_event(chunk)
         yield b"data: [DONE]\n\n"
 
     return StreamingResponse(stream(), media_type="text/event-stream")

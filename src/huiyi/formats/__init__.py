@@ -12,7 +12,7 @@ Below the faces, so the command line and the HTTP service share them. What ``imp
   (one memory of the scope: kind, text, time, importance, keywords, sources, data…), a ``"type":
   "person"`` line with the person's name and aliases, ``"type": "block"`` lines (the person's own core
   blocks), a ``"type": "working"`` line (the first message of the chat's working memory) and an
-  ``"type": "export"`` header (version 2; version 1 files still import).
+  ``"type": "export"`` header (version 3; versions 1 and 2 still import).
 
 Memories carry their state (strength, access count, feedback, when written). Message chunks are rebuilt
 by ``import`` from the messages; their lines carry only their state.

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
 from huiyi.flows.ingest import chunk_id
-from huiyi.formats.plan import Batch, MemoryLine, Plan
+from huiyi.formats.plan import Batch, LinkLine, MemoryLine, Plan
 from huiyi.formats.preflight import check_plan, line_tag
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, Link, MemoryKind, Scope
 
 __all__ = ["Counts", "apply_plan"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -128,13 +131,24 @@ async def _restore_chunk(memory: AsyncMemory, agent: str, line: MemoryLine) -> b
     state = _state(memory, line)
     if not state or not line.sources:
         return False
-    rebuilt = await memory.get_many([chunk_id(agent, line.sources[0])], agent=agent)
-    if not rebuilt or rebuilt[0].kind is not MemoryKind.CHUNK:
+    rebuilt = await _chunk_at(memory, agent, line.sources[0], line_tag(agent, line.person, line.space))
+    if rebuilt is None:
         return False
-    if rebuilt[0].scope.tag != line_tag(agent, line.person, line.space):
-        return False
-    await asyncio.to_thread(memory.store.update_memories, agent, [(rebuilt[0].id, state)])
+    await asyncio.to_thread(memory.store.update_memories, agent, [(rebuilt, state)])
     return True
+
+
+async def _chunk_at(memory: AsyncMemory, agent: str, anchor: str, tag: str) -> str | None:
+    """The id of the chunk anchored at message ``anchor``, if the store holds one in scope ``tag``."""
+    rebuilt = await memory.get_many([chunk_id(agent, anchor)], agent=agent)
+    if not rebuilt or rebuilt[0].kind is not MemoryKind.CHUNK or rebuilt[0].scope.tag != tag:
+        return None
+    return rebuilt[0].id
+
+
+async def _link_end(memory: AsyncMemory, agent: str, line: LinkLine, end: str, anchor: str | None) -> str | None:
+    """A link's end as this store knows it: a chunk end is the chunk rebuilt at its anchor message."""
+    return end if anchor is None else await _chunk_at(memory, agent, anchor, line_tag(agent, line.person, line.space))
 
 
 async def _apply_graph(memory: AsyncMemory, plan: Plan, counts: Counts) -> None:
@@ -165,6 +179,11 @@ async def _apply_graph(memory: AsyncMemory, plan: Plan, counts: Counts) -> None:
         )
         counts.merges += 1
     for agent, link in plan.links:
+        source_id = await _link_end(memory, agent, link, link.source, link.source_anchor)
+        target_id = await _link_end(memory, agent, link, link.target, link.target_anchor)
+        if source_id is None or target_id is None:  # no chunk starts at that message here (other chunk settings)
+            log.warning("import: the chunk a %s link names is not rebuilt here; the link is left out", link.kind)
+            continue
         counts.links += await memory.add_links(
-            [Link(source=link.source, target=link.target, kind=link.kind, weight=link.weight)], agent=agent
+            [Link(source=source_id, target=target_id, kind=link.kind, weight=link.weight)], agent=agent
         )

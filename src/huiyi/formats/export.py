@@ -116,7 +116,8 @@ async def export_lines(
 async def _graph_lines(
     memory: AsyncMemory, scope: dict[str, str], items: list[MemoryItem]
 ) -> AsyncIterator[dict[str, Any]]:
-    """The scope's entities (merged ones too), the links between its exported memories, and its merges."""
+    """The scope's entities (merged ones too), the links between its exported memories (chunks too), and its
+    merges."""
     agent, person, space = scope["agent"], scope.get("person"), scope.get("space")
     entities = await memory.entities(agent=agent, person=person, space=space, merged=True)
     for entity in entities:
@@ -131,10 +132,17 @@ async def _graph_lines(
             "merged_into": entity.merged_into,
         }
     kept = {item.id for item in items if item.kind is not MemoryKind.CHUNK}
-    links = await memory.links(sorted(kept), agent=agent) if kept else []
+    # a chunk is rebuilt by the import, so a link's chunk end travels as the message the chunk is anchored at
+    anchors = {item.id: item.sources[0] for item in items if item.kind is MemoryKind.CHUNK and item.sources}
+    ends = sorted(kept | anchors.keys())
+    links = await memory.links(ends, agent=agent) if ends else []
     for link in links:
-        if link.source in kept and link.target in kept:
-            yield {"type": "link", **scope, **link.model_dump(mode="json")}
+        if all(end in kept or end in anchors for end in (link.source, link.target)):
+            line = {"type": "link", **scope, **link.model_dump(mode="json")}
+            for end, field in ((link.source, "source_anchor"), (link.target, "target_anchor")):
+                if end in anchors:
+                    line[field] = anchors[end]
+            yield line
     names = {entity.id for entity in entities}
     for merge in await memory.merges(agent=agent):
         if merge.source in names:

@@ -115,6 +115,9 @@ class LinkLine(_Line):
     target: str
     kind: LinkKind = LinkKind.RELATED
     weight: float = 1.0
+    # an end that is a chunk: the message it is anchored at, since the import rebuilds chunks from messages
+    source_anchor: str | None = None
+    target_anchor: str | None = None
 
 
 class MergeLine(_Line):

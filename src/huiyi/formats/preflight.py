@@ -52,7 +52,7 @@ async def check_plan(memory: AsyncMemory, plan: Plan) -> None:
     await _against_store(memory, messages, "message")
     await _against_store(memory, memories, "memory")
     await _against_store(memory, entities, "entity")
-    await _graph(memory, plan, memories, entities)
+    await _graph(memory, plan, messages, memories, entities)
 
 
 async def _blocks(memory: AsyncMemory, plan: Plan) -> None:
@@ -115,20 +115,30 @@ async def _against_store(memory: AsyncMemory, claims: dict[tuple[str, str], str]
 async def _graph(
     memory: AsyncMemory,
     plan: Plan,
+    messages: dict[tuple[str, str], str],
     memories: dict[tuple[str, str], str],
     entities: dict[tuple[str, str], str],
 ) -> None:
-    """Merges and links join two things of the line's own scope, from the file or already stored."""
-    for kind, pairs, known, what in (
-        ("merge", [(a, m.source, m.target, m) for a, m in plan.merges if not m.undone], entities, "entity"),
-        ("link", [(a, k.source, k.target, k) for a, k in plan.links], memories, "memory"),
-    ):
-        for agent, source, target, line in pairs:
-            tag = line_tag(agent, line.person, line.space)
-            ends = [e for e in (source, target) if (agent, e) not in known]
-            stored = await _stored_tags(memory, agent, ends, what) if ends else {}
-            for end in (source, target):
-                where = known.get((agent, end)) or stored.get(end)
-                if where != tag:
-                    found = f"belongs to {where}" if where else "is not in the file or the store"
-                    raise InvalidInput(f"a {kind} of {tag} names {what} {end!r}, which {found}; nothing was imported")
+    """Merges and links join two things of the line's own scope, from the file or already stored; a link's
+    chunk end is named by the message the chunk is anchored at, which must be of that scope too."""
+    for agent, merge in plan.merges:
+        if not merge.undone:
+            tag = line_tag(agent, merge.person, merge.space)
+            for end in (merge.source, merge.target):
+                await _joins(memory, agent, tag, "merge", end, "entity", entities)
+    for agent, link in plan.links:
+        tag = line_tag(agent, link.person, link.space)
+        for end, anchor in ((link.source, link.source_anchor), (link.target, link.target_anchor)):
+            if anchor is None:
+                await _joins(memory, agent, tag, "link", end, "memory", memories)
+            else:
+                await _joins(memory, agent, tag, "link", anchor, "message", messages)
+
+
+async def _joins(
+    memory: AsyncMemory, agent: str, tag: str, kind: str, end: str, what: str, known: dict[tuple[str, str], str]
+) -> None:
+    where = known.get((agent, end)) or (await _stored_tags(memory, agent, [end], what)).get(end)
+    if where != tag:
+        found = f"belongs to {where}" if where else "is not in the file or the store"
+        raise InvalidInput(f"a {kind} of {tag} names {what} {end!r}, which {found}; nothing was imported")

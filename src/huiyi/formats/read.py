@@ -30,7 +30,8 @@ __all__ = ["EXPORT_VERSION", "file_text", "read_file", "read_text"]
 
 # 2: memories carry their state (strength, access count, feedback, when written), chunks their state
 # alone, person blocks and where each chat's working memory starts; version 1 files read as before
-EXPORT_VERSION = 2
+# 3: a link's chunk end also names the message the chunk is anchored at (an older reader would refuse it)
+EXPORT_VERSION = 3
 
 
 def _message_dict(line: MessageLine, line_id: str) -> dict[str, Any]:

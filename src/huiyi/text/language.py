@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from huiyi.model import Message
 
-__all__ = ["CJK", "CJK_RUN", "LATIN_WORD", "conversation_language"]
+__all__ = ["CJK", "CJK_RUN", "LATIN_WORD", "conversation_language", "text_language"]
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
@@ -19,10 +19,13 @@ CJK_RUN = re.compile(f"[{CJK}]+")
 def conversation_language(messages: Iterable[Message], default: str = "zh") -> str:
     """``zh`` when the text holds at least as many CJK characters as Latin words, ``en`` when it holds
     Latin words and no CJK, ``default`` when it holds neither."""
-    cjk = latin = 0
-    for message in messages:
-        cjk += sum(len(run) for run in CJK_RUN.findall(message.text))
-        latin += len(LATIN_WORD.findall(message.text))
+    return text_language("\n".join(message.text for message in messages), default)
+
+
+def text_language(text: str, default: str = "zh") -> str:
+    """The same rule for one text."""
+    cjk = sum(len(run) for run in CJK_RUN.findall(text))
+    latin = len(LATIN_WORD.findall(text))
     if cjk == 0 and latin == 0:
         return default
     return "zh" if cjk >= latin else "en"

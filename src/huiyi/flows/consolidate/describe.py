@@ -11,7 +11,8 @@ whose ``data.merged_from`` lists the members; each member is closed (``valid_to`
   best supported (most sources). Different claims (喜欢 咖啡, 喜欢 猫) stay apart.
 - **With an LLM** (``describe_<lang>.md``) each group of two or more is shown to it, and it writes one
   deduplicated description for the facts that say the same or belong together; facts it leaves out
-  stay as they are, and then the rule above still merges repeated claims among them.
+  stay as they are, and then the rule above still merges repeated claims among them. A description not in
+  the facts' language (English for Chinese facts) is ignored, as is one the facts do not support.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from huiyi.flows.consolidate.state import FactView, State
 from huiyi.flows.consolidate.supersede import polarity
 from huiyi.model import MemoryItem, MemoryKind
 from huiyi.providers.llm import LLM
+from huiyi.text.tokens import has_cjk
 
 __all__ = ["merge_descriptions"]
 
@@ -127,6 +129,12 @@ async def _ask(state: State, llm: LLM, groups: list[list[FactView]]) -> int:
             continue
         if len({labels[p][0] for p in picked}) != 1:
             state.report.errors.append(f"describe: ignored a merge across groups: {picked}")
+            continue
+        if any(has_cjk(labels[p][1].item.text) for p in picked) and not has_cjk(description):
+            # a translated fact would be recalled by no Chinese query, and it closes the facts it merges
+            state.report.errors.append(
+                f"describe: ignored a description not in Chinese, the facts' language: {description!r}"
+            )
             continue
         used.update(picked)
         edge = {k: str(entry[k]).strip() for k in ("predicate", "object") if str(entry.get(k) or "").strip()}

@@ -93,8 +93,12 @@ class _Context:
         return kind or EntityType.SPECIFIC
 
 
+MAX_TEXT_CHARS = 2000  # a field of the answer is cut to this: a runaway answer must not become a huge memory
+
+
 def _text(value: Any) -> str:
-    return " ".join(value.split()) if isinstance(value, str) else ""
+    text = " ".join(value.split()) if isinstance(value, str) else ""
+    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1] + "…"
 
 
 def _strings(value: Any, limit: int = 12) -> list[str]:

@@ -15,6 +15,7 @@ What comes back is checked and cleaned, not trusted:
 * times are read leniently (:func:`~huiyi.text.times.parse_datetime`; a relative phrase the model
   echoed is resolved against its source message's time; an empty one falls back to that time);
 * importance and confidence are clamped to 0–1 (a 0–10 or 0–100 scale is rescaled first);
+* every text is cut to 2,000 characters (``answer.MAX_TEXT_CHARS``): a runaway answer stays bounded;
 * an answer that is not the expected object, holds no usable event, or is written in English for a
   Chinese conversation raises :class:`~huiyi.flows.extract.schema.ExtractionError`, so the job is
   retried instead of storing half an answer.

@@ -7,9 +7,10 @@ user's own), in the extraction prompts' format: a leading HTML comment for peopl
 call) and ``profile_global`` (one call per member, shown only that member's own messages and
 self-statements: the privacy rule of :meth:`DayMaterial.is_self_statement` holds for the LLM too).
 
-Every answer is checked: a non-empty text, in the conversation's language, a diary in the first
-person, a profile for every member. Anything else raises :class:`SummaryError` and, since the
-orchestrator writes only after every call succeeded, nothing of that day is written.
+Every answer is checked: a non-empty text, in the conversation's language (Chinese text for a Chinese
+day; mostly English words for an English one), a diary in the first person, a profile for every member.
+Anything else raises :class:`SummaryError` and, since the orchestrator writes only after every call
+succeeded, nothing of that day is written.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from huiyi.errors import ProviderError
 from huiyi.flows.summarize.material import DayMaterial, Said
 from huiyi.prompts import Prompt, load_prompt_file
 from huiyi.providers.llm import LLM
+from huiyi.text.language import text_language
 from huiyi.text.tokens import has_cjk
 
 __all__ = ["PROFILES_SCHEMA", "PROMPTS", "TEXT_SCHEMA", "SummaryError", "SummaryWriter", "load_summary_prompt"]
@@ -110,6 +112,8 @@ class SummaryWriter:
             raise SummaryError(f"the {name} summary came back empty")
         if lang == "zh" and not has_cjk(text):
             raise SummaryError(f"the {name} summary is not in Chinese, the language of the conversation")
+        if lang == "en" and text_language(text, "en") != "en":  # Chinese names in an English text are fine
+            raise SummaryError(f"the {name} summary is not in English, the language of the conversation")
         if first_person and not _FIRST_PERSON[lang].search(text):
             raise SummaryError(f"the {name} is not written in the first person")
         if len(text) > self.cfg.max_chars:

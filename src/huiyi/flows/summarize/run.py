@@ -353,7 +353,9 @@ async def summarize_due(
 ) -> list[MemoryItem]:
     """For the scheduler: summarise every due day (:func:`due_days`) of ``scopes`` (default: the scopes the
     store knows, :func:`known_scopes`), oldest first. A scope whose LLM fails stops at that day and is
-    tried again on the next run; the others go on. Returns the memories written."""
+    tried again on the next run; the others go on. A day no later scheduled run looks at (the oldest of
+    the ``lookback_days`` window, or older) is written by the rules instead, as a fold's last attempt
+    is, so an LLM that stays down still leaves extractive summaries. Returns the memories written."""
     cfg = section(config)
     if not cfg.enabled:
         return []
@@ -366,6 +368,16 @@ async def summarize_due(
             try:
                 written += await summarize_day(store, embedder, scope, day, now, config, llm, persona=persona)
             except ProviderError as exc:
-                log.warning("summaries of %s for %s failed, retried on the next run: %s", scope.tag, day, exc)
-                break
+                if not _last_chance(day, now, cfg):
+                    log.warning("summaries of %s for %s failed, retried on the next run: %s", scope.tag, day, exc)
+                    break
+                log.warning(
+                    "summaries of %s for %s failed on their last run; the rules write them: %s", scope.tag, day, exc
+                )
+                written += await summarize_day(store, embedder, scope, day, now, config, None, persona=persona)
     return written
+
+
+def _last_chance(day: date, now: datetime, cfg: SummaryConfig) -> bool:
+    """Whether the background scheduler will not look at ``day`` again after today (see :func:`due_days`)."""
+    return cfg.lookback_days > 0 and day <= now.date() - timedelta(days=cfg.lookback_days)
