@@ -56,6 +56,10 @@ When no LLM endpoint is configured, a fold still becomes memories:
   (我喜欢猫，开玩笑的) and a clause laughter closes (我是亿万富翁哈哈哈, I'm the king of France lol; not
   哈哈，我住在上海) are skipped; in a private chat 你 / you is the other party (我喜欢你 → 木木喜欢祈煜), in a
   group it is skipped.
+* **Forwarded and quoted words** (:mod:`huiyi.text.relayed`: ``[转发]``, ``【聊天记录】``, ``Forwarded from``,
+  ``[回复 小林: …]``, WeChat's ``「小林：…」`` over a line of dashes, ``> …`` lines) are someone else's: facts,
+  aliases, plans, quits, losses, cancels and group plans are read from the speaker's own words only, and
+  the event says ``ajie2转发：…`` or ``ajie2说：…（引用：…）``.
 * **Habits given up** (:mod:`~huiyi.flows.extract.rules.quits`): 我戒烟了, 我不喝咖啡了, 以前喜欢喝咖啡，现在戒
   了，改喝茶了, I quit coffee, I don't drink coffee anymore: a fact of what stopped (and of what replaced it),
   and the speaker's open likes naming it are closed (``valid_to``), as a move closes the old home.
