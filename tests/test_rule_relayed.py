@@ -63,7 +63,7 @@ PASSED_ON = [
     "> I love jazz\nno way",
     ">>> I live in Paris\nand I love jazz",  # Discord: the rest of the message is quoted
 ]
-LABELS = ["ajie2转发：", "ajie2引用：", "（转发：", "（引用：", "forwarded:", "quoted:"]
+LABELS = ["ajie2转发：", "ajie2引用：", "（转发：", "（引用：", "forwarded:", "quoting:", "quoted:"]
 MARKERS = ["[转发]", "【转发】", "聊天记录", "「小林", "[回复", "Chat History", "Forwarded", ">"]
 
 

@@ -5,7 +5,8 @@ Telegram's ``Forwarded from 小林``, a mail's ``---------- Forwarded message --
 chat records (``[聊天记录]``, ``【聊天记录】``, ``[Chat History]``) or a quote the speaker replies to (QQ's
 ``[回复 小林: 我是程序员] 哈哈``, WeChat's ``「小林：我是程序员」`` above a line of dashes, ``> 我是程序员``
 lines of Telegram, Discord and bots). :func:`relay_of` splits such a line into the speaker's own words
-and what they passed on, so that a passed-on 我 is never read as the speaker's.
+and what they passed on, so that a passed-on 我 is never read as the speaker's; :func:`note` writes the
+passed-on words as a marked note (``（转发：…）``, `` (quoting: …)``), as events and LLM prompts show them.
 
 A forward or a chat record runs from its marker to the end of the line (what comes after cannot be
 told from it); the words before the marker are the speaker's own.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Relay", "relay_of"]
+__all__ = ["Relay", "for_prompt", "note", "relay_of"]
 
 _FORWARD = re.compile(
     r"[\[【](?:转发|合并转发|转发消息|聊天记录|forwarded(?: message)?|chat history)[\]】]"
@@ -54,6 +55,23 @@ def relay_of(text: str) -> Relay | None:
     if not quoted:
         return None
     return Relay(own.strip(), _join(quoted), False)
+
+
+def note(relay: Relay, language: str) -> str:
+    """The passed-on words as a note to put after the speaker's own: （转发：…）, (quoting: …)."""
+    if language == "zh":
+        return f"（{'转发' if relay.forwarded else '引用'}：{relay.relayed}）"
+    return f" ({'forwarded' if relay.forwarded else 'quoting'}: {relay.relayed})"
+
+
+def for_prompt(text: str, language: str, *, own_only: bool = False) -> str:
+    """A message on one line for an LLM prompt: the speaker's own words, then the passed-on ones as a
+    :func:`note` (a bare newline would hide which lines were quoted), or none of them with ``own_only``."""
+    relay = relay_of(text)
+    if relay is None:
+        return " ".join(text.split())
+    own = " ".join(relay.own.split())
+    return own if own_only else (own + note(relay, language)).strip()
 
 
 def _quotes(text: str) -> tuple[str, list[str]]:

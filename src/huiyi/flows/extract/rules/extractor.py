@@ -26,7 +26,7 @@ from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, Message
 from huiyi.text.keywords import keywords, load_idf
 from huiyi.text.language import LATIN_WORD, conversation_language
-from huiyi.text.relayed import relay_of
+from huiyi.text.relayed import note, relay_of
 from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import add_words, has_cjk
 
@@ -261,14 +261,12 @@ def _turn_piece(said: Said, english: bool) -> tuple[str, str]:
     relay = said.relay
     if relay is None:
         return ("said" if english else "说"), condense(annotate(said))
-    passed = condense(relay.relayed)
-    label = ("forwarded" if english else "转发") if relay.forwarded else ("quoted" if english else "引用")
+    passed = replace(relay, relayed=condense(relay.relayed))
     own = condense(annotate(said, relay.own))
     if not own:
-        return label, passed
-    if not passed:
-        return ("said" if english else "说"), own
-    shown = f"{own} ({label}: {passed})" if english else f"{own}（{label}：{passed}）"
+        label = ("forwarded" if english else "转发") if relay.forwarded else ("quoted" if english else "引用")
+        return label, passed.relayed
+    shown = own + note(passed, "en" if english else "zh") if passed.relayed else own
     return ("said" if english else "说"), shown
 
 
