@@ -17,6 +17,7 @@ from huiyi.flows.extract.rules import Roster
 from huiyi.flows.extract.schema import TYPE_LOOKUP, ExtractionError, in_order, message_refs
 from huiyi.model import EntityType, FactKind, Message
 from huiyi.text.language import conversation_language
+from huiyi.text.relayed import relay_of
 from huiyi.text.times import find_time_phrases, parse_datetime
 from huiyi.text.tokens import has_cjk
 
@@ -233,6 +234,8 @@ def _facts(items: list[dict[str, Any]], context: _Context) -> list[FactDraft]:
         raw_subject = _text(item.get("subject"))
         if not sources or not predicate or not raw_object or not raw_subject:
             continue  # no provenance, or not an edge
+        if all(_passed_on(context.by_id[s].text) for s in sources):
+            continue  # read from forwards and quotes alone: nobody said it in this chat
         subject = context.who(raw_subject, sources)
         if not subject:
             continue
@@ -269,6 +272,12 @@ def _facts(items: list[dict[str, Any]], context: _Context) -> list[FactDraft]:
             )
         )
     return out
+
+
+def _passed_on(text: str) -> bool:
+    """Whether a message is only someone else's words: a bare forward or quote."""
+    relay = relay_of(text)
+    return relay is not None and not relay.own
 
 
 def _join(subject: str, predicate: str, obj: str) -> str:

@@ -9,7 +9,8 @@ their aliases, so facts said in a group chat go to the member who said them.
 What comes back is checked and cleaned, not trusted:
 
 * source ids not in the fold are dropped (an event left with none keeps the whole fold as provenance;
-  a fact left with none is dropped, since nobody can tell who said it);
+  a fact left with none is dropped, since nobody can tell who said it); so is a fact whose sources are
+  all bare forwards or quotes (:mod:`huiyi.text.relayed`), which the prompt shows as （转发：…） notes;
 * 我 / I / the user as a subject becomes the speaker of the fact's first source message, 你 / you the
   other party of a private chat; aliases and ids become the roster name (霓霓 → 苏霓);
 * times are read leniently (:func:`~huiyi.text.times.parse_datetime`; a relative phrase the model
@@ -33,6 +34,7 @@ from huiyi.flows.extract.schema import EXTRACTION_SCHEMA, SCHEMA_NAME, in_order,
 from huiyi.prompts import USER_MARKER, Prompt, read_prompt
 from huiyi.providers.llm import LLM
 from huiyi.text.language import conversation_language
+from huiyi.text.relayed import for_prompt
 
 __all__ = ["LLMExtractor", "load_prompt"]
 
@@ -168,7 +170,7 @@ def _render(fold: Fold, roster: Roster, language: str) -> dict[str, str]:
         lines.append(f"- {line}")
     shown: list[str] = []
     for message in messages:
-        text = " ".join(message.text.split())
+        text = for_prompt(message.text, language)  # forwarded and quoted words marked as such
         if len(text) > MAX_MESSAGE_CHARS:
             text = text[: MAX_MESSAGE_CHARS - 1] + "…"
         when = f"{message.time:%Y-%m-%d %H:%M} {_WEEKDAYS[language][message.time.weekday()]}"

@@ -25,6 +25,7 @@ from huiyi.flows.summarize.material import DayMaterial, Said
 from huiyi.prompts import Prompt, load_prompt_file
 from huiyi.providers.llm import LLM
 from huiyi.text.language import text_language
+from huiyi.text.relayed import for_prompt
 from huiyi.text.tokens import has_cjk
 
 __all__ = ["PROFILES_SCHEMA", "PROMPTS", "TEXT_SCHEMA", "SummaryError", "SummaryWriter", "load_summary_prompt"]
@@ -136,12 +137,16 @@ class SummaryWriter:
             "language": m.language,
         }
 
-    def _messages(self, m: DayMaterial, speaker: str | None = None) -> str:
+    def _messages(self, m: DayMaterial, speaker: str | None = None, *, own_only: bool = False) -> str:
+        """The day's messages (or one speaker's), forwarded and quoted words marked, or left out with
+        ``own_only``: a member's global profile takes only what they said themselves."""
         colon = _WORDS[m.language]["colon"]
         shown = [x for x in m.messages if speaker is None or x.speaker == speaker][-self.cfg.prompt_messages :]
         lines = []
         for x in shown:
-            text = " ".join(x.text.split())
+            text = for_prompt(x.text, m.language, own_only=own_only)
+            if not text:
+                continue
             text = text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
             lines.append(f"[{x.time:%H:%M}] {m.name(x.speaker)}{colon}{text}")
         return "\n".join(lines) or _WORDS[m.language]["none"]
@@ -241,7 +246,7 @@ class SummaryWriter:
             "day": m.period,
             "language": m.language,
             "previous": previous or _WORDS[m.language]["none"],
-            "messages": self._messages(m, speaker=member),
+            "messages": self._messages(m, speaker=member, own_only=True),
             "facts": self._facts(m, mine),
         }
         return await self._text("profile_global", m.language, values)

@@ -59,6 +59,10 @@ When no LLM endpoint is configured, a fold still becomes memories:
   a possible allergy (我好像对猫毛过敏, I think I'm allergic to peanuts) and a plan with its day said unsure
   (我可能下周一飞大阪) are tentative: the text keeps the hedge (木木好像对猫毛过敏, 木木 may be allergic to peanuts)
   and the confidence is 0.4, below every plain fact's.
+* **Forwarded and quoted words** (:mod:`huiyi.text.relayed`: ``[转发]``, ``【聊天记录】``, ``Forwarded from``,
+  ``[回复 小林: …]``, WeChat's ``「小林：…」`` over a line of dashes, ``> …`` lines) are someone else's: facts,
+  aliases, plans, quits, losses, cancels and group plans are read from the speaker's own words only, and
+  the event says ``ajie2转发：…`` or ``ajie2说：…（引用：…）``.
 * **Habits given up** (:mod:`~huiyi.flows.extract.rules.quits`): 我戒烟了, 我不喝咖啡了, 以前喜欢喝咖啡，现在戒
   了，改喝茶了, I quit coffee, I don't drink coffee anymore: a fact of what stopped (and of what replaced it),
   and the speaker's open likes naming it are closed (``valid_to``), as a move closes the old home.

@@ -66,7 +66,7 @@ def _someone_else(roster: Roster, alias: str, person: str) -> bool:
 
 def aliases_in(said: Said, roster: Roster) -> list[EntityDraft]:
     """The aliases a message teaches, each as a draft of the person it names."""
-    text = said.message.text
+    text = said.own
     found: list[tuple[str, str]] = []  # (person's display name, alias)
     for match in _IS.finditer(text):
         a, b = match.group("a"), match.group("b")

@@ -46,7 +46,7 @@ class Cancels:
         """Record what ``said`` calls off; return the new plans it names for a called-off one."""
         if said.lang != "zh" or said.speaker == self.roster.agent_name:
             return []
-        text = said.message.text
+        text = said.own
         out: list[FactDraft] = []
         named = ""  # the word of the plan a new time was named for
         pending = self._open.get(said.speaker)

@@ -67,9 +67,9 @@ def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
     return text
 
 
-def annotate(said: Said) -> str:
-    """The message text with each relative time phrase followed by its absolute time."""
-    text = said.message.text
+def annotate(said: Said, text: str | None = None) -> str:
+    """The message text (or ``text``, a part of it) with each relative time phrase followed by its absolute time."""
+    text = said.message.text if text is None else text
     out: list[str] = []
     cursor = 0
     for span in said.spans:

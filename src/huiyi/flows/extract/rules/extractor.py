@@ -28,6 +28,7 @@ from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, Message
 from huiyi.text.keywords import keywords, load_idf
 from huiyi.text.language import LATIN_WORD, conversation_language
+from huiyi.text.relayed import note, relay_of
 from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import add_words, has_cjk
 
@@ -125,7 +126,9 @@ class RuleExtractor:
 
     def _read(self, message: Message, roster: Roster, reader: FactReader, default_lang: str, drop: list[str]) -> Said:
         text = message.text
-        lang = "zh" if has_cjk(text) else ("en" if LATIN_WORD.search(text) else default_lang)
+        relay = relay_of(text)  # forwarded or quoted words are someone else's: no fact of the speaker's
+        spoken = relay.own if relay and relay.own else text  # a reply's language is its own
+        lang = "zh" if has_cjk(spoken) else ("en" if LATIN_WORD.search(spoken) else default_lang)
         spans = find_time_phrases(text, message.time)
         skip: list[tuple[int, int]] = []
         cursor = 0
@@ -136,7 +139,7 @@ class RuleExtractor:
                 cursor = at + len(span.phrase)
         words = keywords([text], drop=drop, limit=50, idf_path=self.idf_path, skip_spans=[skip])
         speaker = roster.name_of(message.speaker)
-        facts, entities = reader.read(message, speaker)
+        facts, entities = reader.read(message.model_copy(update={"text": relay.own}) if relay else message, speaker)
         filler = (
             bool(FILLER.match(text.strip()))
             or (not words and not facts and len(text.strip()) <= 4 and not _feels(text, drop))  # 我想你了 is none
@@ -151,7 +154,7 @@ class RuleExtractor:
         ]
         dates = [f.object for f in facts if f.keyword in ("生日", "birthday")]
         spans = [span for span in spans if not any(span.phrase in d for d in dates)]
-        said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities)
+        said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities, relay=relay)
         said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
         said.facts.extend(plans_in(said, roster))  # 我下周一飞大阪 (issue #13)
         quit_facts, said.closes = quits_in(said, roster)  # 我戒烟了 ends 木木爱抽烟
@@ -195,17 +198,17 @@ class RuleExtractor:
     def _event(self, segment: list[Said], roster: Roster, drop: list[str], missed: list[str]) -> EventDraft:
         english = sum(1 for s in segment if s.lang == "en") > len(segment) / 2
         substantive = [s for s in segment if not s.filler] or segment
-        turns: list[tuple[str, list[str]]] = []
+        turns: list[tuple[str, str, list[str]]] = []  # (speaker, verb, pieces)
         for said in substantive:
-            piece = condense(annotate(said))
+            verb, piece = _turn_piece(said, english)
             if not piece:
                 continue
-            if turns and turns[-1][0] == said.speaker:
-                turns[-1][1].append(piece)
+            if turns and turns[-1][:2] == (said.speaker, verb):
+                turns[-1][2].append(piece)
             else:
-                turns.append((said.speaker, [piece]))
+                turns.append((said.speaker, verb, [piece]))
         parts: list[str] = []
-        for speaker, pieces in turns:
+        for speaker, verb, pieces in turns:
             joined = ""
             for piece in pieces:
                 if joined and joined[-1] not in END_PUNCT + "，,":
@@ -216,7 +219,7 @@ class RuleExtractor:
             joined = cut(joined, int(self.turn_chars * (2.5 if english else 1)))
             if joined[-1] not in END_PUNCT:
                 joined += "." if english else "。"
-            parts.append(f"{speaker} said: {joined}" if english else f"{speaker}说：{joined}")
+            parts.append(f"{speaker} {verb}: {joined}" if english else f"{speaker}{verb}：{joined}")
         text = (" " if english else "").join(parts) or condense(segment[0].message.text)
 
         when = segment[0].message.time
@@ -254,6 +257,21 @@ class RuleExtractor:
             importance=_importance(segment, substantive, bool(place or things), missed),
             about=about,
         )
+
+
+def _turn_piece(said: Said, english: bool) -> tuple[str, str]:
+    """(verb, text) of one message in an event: what the speaker said, what they forwarded or quoted
+    marked as such, so that no summary reads someone else's words as theirs."""
+    relay = said.relay
+    if relay is None:
+        return ("said" if english else "说"), condense(annotate(said))
+    passed = replace(relay, relayed=condense(relay.relayed))
+    own = condense(annotate(said, relay.own))
+    if not own:
+        label = ("forwarded" if english else "转发") if relay.forwarded else ("quoted" if english else "引用")
+        return label, passed.relayed
+    shown = own + note(passed, "en" if english else "zh") if passed.relayed else own
+    return ("said" if english else "说"), shown
 
 
 def _size(said: Said) -> int:

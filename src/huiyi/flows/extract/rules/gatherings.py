@@ -41,7 +41,7 @@ _MAX_CHARS = 60  # the announcement as shown; a longer message is cut
 def gatherings_in(said: Said, roster: Roster) -> list[EventDraft]:
     """The group plan the message announces, as one event (see the module docstring), or none."""
     message = said.message
-    text = message.text.strip()
+    text = said.own.strip()
     coming = [span for span in said.spans if span.start > message.time and span.phrase in text]
     if said.lang != "zh" or not coming or said.speaker == roster.agent_name:
         return []

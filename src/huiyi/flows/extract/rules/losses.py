@@ -116,7 +116,7 @@ class Losses:
 
 def _deaths(said: Said) -> list[tuple[str, bool]]:
     """(who, said as mine) for each clause that tells a death."""
-    text = said.message.text
+    text = said.own
     out: list[tuple[str, bool]] = []
     if said.lang == "en":
         for part in re.split(r"[.!;\n]+|(?<=\?)", text.replace("’", "'")):

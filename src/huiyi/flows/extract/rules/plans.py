@@ -52,7 +52,7 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
     # the agent's own lines echo what it was asked (好的，明晚六点半我会提醒): its plans are the persona's business
     if said.lang != "zh" or not coming or said.speaker == roster.agent_name:
         return []
-    text = message.text
+    text = said.own
     out: list[FactDraft] = []
     for match in _CLAUSE.finditer(text, joke_end(text)):  # 我明天去北京，骗你的: no plan
         clause = match.group().strip()

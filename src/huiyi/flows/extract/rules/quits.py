@@ -60,7 +60,7 @@ def quits_in(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseDra
     """The habits the message's speaker gave up and what replaced them (facts), and the likes they close."""
     if said.speaker == roster.agent_name:  # the agent's tastes are the persona's business
         return [], []
-    text = said.message.text
+    text = said.own
     if said.lang == "en":
         return _english(said, roster, text[joke_end(text) :])
     facts: list[FactDraft] = []

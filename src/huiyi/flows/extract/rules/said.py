@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from huiyi.flows.extract import CloseDraft, EntityDraft, FactDraft
 from huiyi.model import Message
+from huiyi.text.relayed import Relay
 from huiyi.text.times import TimeSpan
 
 
@@ -23,3 +24,9 @@ class Said:
     facts: list[FactDraft] = field(default_factory=list)
     entities: list[EntityDraft] = field(default_factory=list)
     closes: list[CloseDraft] = field(default_factory=list)  # the speaker's open facts it ends (我戒烟了)
+    relay: Relay | None = None  # what the message forwards or quotes: someone else's words
+
+    @property
+    def own(self) -> str:
+        """The speaker's own words, the only ones facts, aliases, plans, quits and losses are read from."""
+        return self.relay.own if self.relay else self.message.text
