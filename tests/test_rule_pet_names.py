@@ -79,6 +79,10 @@ def test_a_pet_named_in_the_next_message_is_named(
         ["我今天认识了一个新同事", "她叫小美"],
         ["我养了只小猫。", "我妈妈叫小美"],
         ["我养了只小猫。", "它叫什么好呢？"],
+        ["我养了只小猫。", "[转发] 小林: 它叫小美"],  # someone else's words, passed on
+        ["I got a kitten today.", "> Her name is Lily."],
+        ["我养了只小猫。[转发] 小林: 它叫小美"],
+        ["我养了只小猫", "哈哈\n[转发]\n它叫小美"],
     ],
 )
 def test_no_pet_name_without_a_pet_just_told(tmp_path: Path, lines: list[str | dict[str, str]]) -> None:

@@ -51,7 +51,7 @@ class PetNames:
         if said.speaker == self.roster.agent_name:
             return  # the agent's question between (叫什么名字呀？) keeps the pet waiting for its name
         english = said.lang == "en"
-        text = said.message.text.replace("’", "'")
+        text = said.own.replace("’", "'")  # forwarded or quoted words name no pet of theirs
         told = [fact for fact in said.facts if fact.predicate in _OWNS and not _named(fact, said.facts)]
         pet = self.nameless.pop(said.speaker, None)  # told of in their last words: only a first clause names it
         for at, clause in enumerate((_EN_CLAUSE if english else _ZH_CLAUSE).finditer(text)):
