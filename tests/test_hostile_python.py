@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,3 +31,38 @@ def test_a_limit_past_64_bits_is_refused_not_an_overflow(memory: Memory, limit: 
         memory.recall("猫", agent="A", person="p", limit=limit)
     with pytest.raises(InvalidInput, match="limit"):
         memory.context(agent="A", person="p", message="猫", limit=limit)
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+BAD_DATA: dict[str, dict[str, Any]] = {
+    "an object": {"o": object()},
+    "NaN": {"score": float("nan")},
+    "infinity": {"score": float("inf")},
+    "an integer past 64 bits": {"n": 2**64},
+    "a NUL in a value": {"note": "a\x00b"},
+    "a NUL in a key": {"a\x00": 1},
+    "a lone surrogate": {"note": "\ud800"},
+    "a key that is not text, deeper down": {"inner": {1: 2}},
+    "5,000 levels deep": _nested(5000),
+    "a set": {"tags": {1, 2}},
+}
+
+
+@pytest.mark.parametrize("data", BAD_DATA.values(), ids=BAD_DATA.keys())
+def test_data_that_is_not_storable_json_is_refused(memory: Memory, data: dict[str, Any]) -> None:
+    before = memory.memories(agent="A")
+    with pytest.raises(InvalidInput, match="data"):
+        memory.remember("一条设定", agent="A", data=data)
+    assert memory.memories(agent="A") == before
+
+
+def test_plain_json_data_is_kept_as_given(memory: Memory) -> None:
+    data = {"source": "wiki", "n": 2**62, "ratio": 0.5, "tags": ["a", "b"], "inner": {"ok": None, "yes": True}}
+    item = memory.remember("一条设定", agent="A", data=data)
+    assert memory.get(item.id, agent="A").data == data

@@ -140,6 +140,41 @@ def check_data(data: dict[str, object]) -> None:
         raise ValueError(f"memory data: space is a conversation's id, a text, not {space!r}"[:200])
 
 
+MAX_DATA_DEPTH = 32  # as deep as the HTTP face lets a body nest (faces.http_guard.MAX_DEPTH)
+_INT64 = 2**63
+
+
+def check_json(value: object, what: str) -> None:
+    """A caller's JSON value (a memory's ``data``) as both stores keep it: text keys, 64-bit integers,
+    finite numbers, storable texts, at most ``MAX_DATA_DEPTH`` deep. Python's ``json`` writes NaN and
+    ``str()`` of any object, which PostgreSQL refuses (and SQLite keeps as what no reader parses back)."""
+    stack: list[tuple[object, str, int]] = [(value, what, 0)]
+    while stack:  # iterative: a value nested past the stack is refused, not a RecursionError
+        item, where, depth = stack.pop()
+        if item is None or isinstance(item, bool | str):
+            if isinstance(item, str):
+                check_storable(item, where)
+        elif isinstance(item, int):
+            if not -_INT64 <= item < _INT64:
+                raise ValueError(f"{where} is {item}, past a 64-bit integer")
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                raise ValueError(f"{where} is {item}, not a finite number")
+        elif isinstance(item, dict | list | tuple):
+            if depth >= MAX_DATA_DEPTH:
+                raise ValueError(f"{what} is nested deeper than {MAX_DATA_DEPTH} levels")
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    if not isinstance(key, str):
+                        raise ValueError(f"{where} has a key {key!r} that is not a text")
+                    check_storable(key, f"{where} key")
+                    stack.append((child, f"{where}.{key}"[:200], depth + 1))
+            else:
+                stack.extend((child, f"{where}[{n}]", depth + 1) for n, child in enumerate(item))
+        else:
+            raise ValueError(f"{where} holds a {type(item).__name__}, which is not JSON")
+
+
 def wall_clock(when: datetime, zone: tzinfo) -> datetime:
     """An aware time as the store keeps it: the zone's wall clock, zone-less (a time at the edge of the
     calendar, e.g. year 1 at +14:00, has none: refused rather than an OverflowError)."""

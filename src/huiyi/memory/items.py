@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from huiyi.checks import check_id, check_name, check_storable
+from huiyi.checks import check_id, check_json, check_name, check_storable
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
 from huiyi.memory.common import EDITABLE, MAX_LISTED, _id_list, _kinds, _scope_of, _visible
@@ -73,6 +73,7 @@ class Items(Indexing):
             if isinstance(value, str | bytes):  # its characters would be taken for words
                 raise InvalidInput(f"{name} are a list, not one string")
         try:
+            check_json(data or {}, "data")
             item = MemoryItem(
                 id=id or new_id("mem"),
                 scope=scope,
