@@ -117,3 +117,28 @@ def test_the_proxy_refuses_an_encoded_invisible_difference_instead_of_stripping_
     assert read_turn(body, {"x-huiyi-person": " bob "}, ProxyConfig(agent="A")).person == "bob"  # header padding
     with pytest.raises(InvalidInput):
         read_turn(body, {"x-huiyi-person": header}, ProxyConfig(agent="A"))
+
+
+def test_a_person_stored_before_the_rule_can_still_be_forgotten(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as before_the_rule:
+        before_the_rule.setattr("huiyi.checks._unseen", lambda value: False)
+        memory.add([SECRET], agent="A", person="bob\u200b", index=True)
+        memory.add([{"text": SECRET, "speaker": "bob\u200b"}], agent="A", space="g", index=True)
+    assert memory.forget_person("bob\u200b", agent="A").messages == 2
+    assert [m.text for m in memory.memories(agent="A")] == []
+
+
+def test_a_person_stored_before_the_rule_can_still_be_forgotten_over_http(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = AsyncMemory(tmp_path, embedder=HashEmbedder(16), config=CONFIG)
+    with TestClient(create_app(memory, close_on_shutdown=True), raise_server_exceptions=False) as client:
+        with monkeypatch.context() as before_the_rule:
+            before_the_rule.setattr("huiyi.checks._unseen", lambda value: False)
+            said = {"agent": "A", "person": "bob\u200b", "messages": [{"text": SECRET}]}
+            assert client.post("/v1/messages", json=said).is_success
+        erased = client.delete("/v1/persons/" + quote("bob\u200b"), params={"agent": "A"})
+        assert erased.status_code == 200, erased.text
+        assert erased.json()["messages"] == 1

@@ -69,8 +69,9 @@ class Scope(_Model):
         return cls._checked(agent, ScopeKind.OFFICIAL)
 
     @classmethod
-    def of_person(cls, agent: str, person: str) -> Scope:
-        return cls._checked(agent, ScopeKind.PERSON, person)
+    def of_person(cls, agent: str, person: str, *, stored: bool = False) -> Scope:
+        """``stored``: a person already in the store, whose id may predate the rule ids print alike by."""
+        return cls._checked(agent, ScopeKind.PERSON, person, stored=stored)
 
     @classmethod
     def of_space(cls, agent: str, space: str) -> Scope:
