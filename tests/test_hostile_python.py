@@ -66,3 +66,29 @@ def test_plain_json_data_is_kept_as_given(memory: Memory) -> None:
     data = {"source": "wiki", "n": 2**62, "ratio": 0.5, "tags": ["a", "b"], "inner": {"ok": None, "yes": True}}
     item = memory.remember("一条设定", agent="A", data=data)
     assert memory.get(item.id, agent="A").data == data
+
+
+QUERY_SYNTAX = [
+    '"',
+    "NEAR(猫 团子)",
+    "*",
+    "-",
+    "OR",
+    "^猫",
+    '猫" OR "',
+    "col:猫",
+    "猫 -团子",
+    "(",
+    "{a b}",
+    "'; --",
+    "\\",
+    "%_",
+]
+
+
+@pytest.mark.parametrize("query", QUERY_SYNTAX)
+def test_full_text_syntax_in_a_query_is_plain_text(memory: Memory, query: str) -> None:
+    """FTS5's and PostgreSQL's query operators are words here, never syntax: no error, and a query
+    that also names what is stored still finds it."""
+    found = memory.recall(f"{query} 团子", agent="A", person="p")
+    assert any("团子" in hit.text for hit in found.hits)
