@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +92,29 @@ def test_full_text_syntax_in_a_query_is_plain_text(memory: Memory, query: str) -
     that also names what is stored still finds it."""
     found = memory.recall(f"{query} 团子", agent="A", person="p")
     assert any("团子" in hit.text for hit in found.hits)
+
+
+LOOKUPS: dict[str, Callable[[Memory, str], object]] = {
+    "get": lambda m, v: m.get(v, agent="A"),
+    "get_many": lambda m, v: m.get_many([v], agent="A"),
+    "messages": lambda m, v: m.messages([v], agent="A"),
+    "delete": lambda m, v: m.delete(v, agent="A"),
+    "feedback": lambda m, v: m.feedback(v, 1.0, agent="A"),
+    "update": lambda m, v: m.update(v, {"text": "x"}, agent="A"),
+    "chat_around": lambda m, v: m.chat_around(v, agent="A"),
+    "get_person": lambda m, v: m.get_person(v, agent="A"),
+    "get_entity": lambda m, v: m.get_entity(v, agent="A"),
+    "delete_entity": lambda m, v: m.delete_entity(v, agent="A"),
+    "links": lambda m, v: m.links([v], agent="A"),
+    "retry_job": lambda m, v: m.retry_job(v, agent="A"),
+    "forget_messages": lambda m, v: m.forget_messages([v], agent="A"),
+}
+
+
+@pytest.mark.parametrize("value", ["a\x00b", "\ud800"], ids=["NUL", "lone surrogate"])
+@pytest.mark.parametrize("call", LOOKUPS.keys())
+def test_an_id_no_store_holds_is_refused_not_a_store_error(memory: Memory, call: str, value: str) -> None:
+    """No stored id holds a NUL or a lone surrogate: PostgreSQL answered a StoreError, SQLite a
+    UnicodeEncodeError; it is the caller's mistake, said so."""
+    with pytest.raises(InvalidInput, match=r"NUL|surrogate"):
+        LOOKUPS[call](memory, value)
