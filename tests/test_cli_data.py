@@ -406,3 +406,19 @@ def test_export_then_import_keeps_when_a_plan_was_said(tmp_path: Path) -> None:
     with open_store(tmp_path / "b") as memory:
         moved = {m.id: m.said_at for m in memory.memories(agent="祈煜", person="木木")}
     assert {plan.id: plan.said_at for plan in plans}.items() <= moved.items()
+
+
+@pytest.mark.parametrize("person", ["bob\x07", "bob\u200b"])
+def test_an_import_line_with_an_id_no_face_takes_is_refused_and_writes_nothing(tmp_path: Path, person: str) -> None:
+    """A person id the file gives that is refused (a control or an invisible character) was a ValueError
+    traceback out of the import's preflight, not the InvalidInput every other bad line gets."""
+    store = tmp_path / "st"
+    lines = [
+        {"agent": "A", "person": "bob", "text": "第一条", "id": "x1"},
+        {"agent": "A", "person": person, "text": "二"},
+    ]
+    result = runner.invoke(app, ["import", str(write_lines(tmp_path / "in.jsonl", lines)), "-s", str(store)])
+    assert isinstance(result.exception, InvalidInput), result.exception
+    assert "person id" in result.exception.message
+    with open_store(store) as memory:
+        assert memory.messages(["x1"], agent="A") == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime, tzinfo
 from typing import Annotated
 
@@ -23,16 +24,48 @@ _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|[+-]?(?:nan|inf|in
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")  # a text of these and spaces says nothing
 
 
-def check_id(value: str, what: str) -> str:
-    """An agent, person or space id: printable, bounded, never blank.
+# categories no id or name shows: controls (C0, C1), format characters (zero-width, bidi, BOM),
+# surrogates and the line and paragraph separators
+_UNSEEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_JOINERS = "\u200c\u200d"  # seen only as how the characters beside them join: 👨‍💻, Persian and Indic names
+_SHAPED = frozenset({"So", "Sk", "Mn", "Mc"})  # emoji, their modifiers and marks: what a joiner joins
+_TAG_CHARS = range(0xE0020, 0xE0080)  # the tags of a flag's emoji (🏴 of Scotland): part of the emoji
 
-    Ids become parts of internal keys (partitions, job keys); control characters could make two
-    different ids look alike there, so they are refused.
+
+def _joined(value: str, at: int) -> bool:
+    """Whether the format character at ``at`` is part of what prints: a joiner inside an emoji sequence or
+    between letters of a script that joins (Arabic to Sinhala), or a flag's tag."""
+    ch, before = value[at], value[at - 1] if at else ""
+    if ord(ch) in _TAG_CHARS:
+        return bool(before) and (ord(before) in _TAG_CHARS or unicodedata.category(before) == "So")
+    if ch not in _JOINERS or not before or at + 1 == len(value):
+        return False
+    after = value[at + 1]
+    if {unicodedata.category(before), unicodedata.category(after)} & _SHAPED:
+        return True
+    return all(0x0600 <= ord(c) <= 0x0DFF for c in (before, after))
+
+
+def _unseen(value: str) -> bool:
+    """Whether ``value`` holds a character that does not print, nor joins what prints."""
+    return any(unicodedata.category(ch) in _UNSEEN and not _joined(value, at) for at, ch in enumerate(value))
+
+
+def check_id(value: str, what: str, *, stored: bool = False) -> str:
+    """An agent, person or space id: printable, bounded, never blank, nothing around it.
+
+    Ids are compared exactly everywhere (case, width and script are the id's own: ``Bob``, ``bob`` and
+    ``ｂｏｂ`` are three people), so two ids that print alike must be one: invisible characters, spaces
+    around it and a form other than NFC (the same letters spelt apart) are refused, never folded.
+    ``stored``: an id read back from a store, which may predate this rule, is only checked as it was then.
     """
-    return check_name(value, f"{what} id")
+    check_name(value, f"{what} id", stored=stored)
+    if not stored and value != value.strip():
+        raise ValueError(f"{what} id {value!r} starts or ends with a space")
+    return value
 
 
-def check_name(value: str, what: str) -> str:
+def check_name(value: str, what: str, *, stored: bool = False) -> str:
     """A name (a person's, an alias, a keyword): as an id is, printable, bounded and never blank."""
     if not isinstance(value, str):  # as pydantic refuses them: an id is never made from a number
         raise ValueError(f"{what} must be a string, not {type(value).__name__}")
@@ -40,28 +73,38 @@ def check_name(value: str, what: str) -> str:
         raise ValueError(f"{what} is empty")
     if len(value) > MAX_ID_CHARS:
         raise ValueError(f"{what} has {len(value)} characters; the limit is {MAX_ID_CHARS}")
-    if any(ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
-        raise ValueError(f"{what} {value!r} contains a control character or a lone surrogate")
+    if stored:
+        if any(ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            raise ValueError(f"{what} {value!r} contains a control character or a lone surrogate")
+        return value
+    if _unseen(value):
+        raise ValueError(
+            f"{what} {value!r} contains an invisible character (a control, zero-width or direction mark) "
+            "or a lone surrogate"
+        )
+    if not unicodedata.is_normalized("NFC", value):
+        raise ValueError(f"{what} {value!r} is not in Unicode NFC form; send it composed (NFC)")
     return value
 
 
 def check_message_ids(speaker: str | None, message_id: str | None) -> None:
     """A caller's message's speaker and id: printable when given (a blank speaker means the default one,
     a blank id is refused)."""
+    # as sent, padding kept: a group's nickname or a platform's message id may end in a space
     if speaker:
-        check_id(speaker, "speaker")
+        check_name(speaker, "speaker id")
     if message_id is not None:
-        check_id(message_id, "message")
+        check_name(message_id, "message id")
 
 
-def check_scope(agent: str, kind: str, key: str) -> None:
+def check_scope(agent: str, kind: str, key: str, *, stored: bool = False) -> None:
     """A scope's ids: its agent's, and its person's or space's (``kind``); the official scope has no key."""
-    check_id(agent, "agent")
+    check_id(agent, "agent", stored=stored)
     if kind == "official":
         if key:
             raise ValueError("the official scope has no key")
     else:
-        check_id(key, kind)
+        check_id(key, kind, stored=stored)
 
 
 def is_blank(value: str) -> bool:
@@ -95,6 +138,41 @@ def check_data(data: dict[str, object]) -> None:
         raise ValueError(f"memory data: seq is a message's place in its chat, a whole number, not {seq!r}"[:200])
     if space is not None and not isinstance(space, str):
         raise ValueError(f"memory data: space is a conversation's id, a text, not {space!r}"[:200])
+
+
+MAX_DATA_DEPTH = 32  # as deep as the HTTP face lets a body nest (faces.http_guard.MAX_DEPTH)
+_INT64 = 2**63
+
+
+def check_json(value: object, what: str) -> None:
+    """A caller's JSON value (a memory's ``data``) as both stores keep it: text keys, 64-bit integers,
+    finite numbers, storable texts, at most ``MAX_DATA_DEPTH`` deep. Python's ``json`` writes NaN and
+    ``str()`` of any object, which PostgreSQL refuses (and SQLite keeps as what no reader parses back)."""
+    stack: list[tuple[object, str, int]] = [(value, what, 0)]
+    while stack:  # iterative: a value nested past the stack is refused, not a RecursionError
+        item, where, depth = stack.pop()
+        if item is None or isinstance(item, bool | str):
+            if isinstance(item, str):
+                check_storable(item, where)
+        elif isinstance(item, int):
+            if not -_INT64 <= item < _INT64:
+                raise ValueError(f"{where} is {item}, past a 64-bit integer")
+        elif isinstance(item, float):
+            if item != item or item in (float("inf"), float("-inf")):
+                raise ValueError(f"{where} is {item}, not a finite number")
+        elif isinstance(item, dict | list | tuple):
+            if depth >= MAX_DATA_DEPTH:
+                raise ValueError(f"{what} is nested deeper than {MAX_DATA_DEPTH} levels")
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    if not isinstance(key, str):
+                        raise ValueError(f"{where} has a key {key!r} that is not a text")
+                    check_storable(key, f"{where} key")
+                    stack.append((child, f"{where}.{key}"[:200], depth + 1))
+            else:
+                stack.extend((child, f"{where}[{n}]", depth + 1) for n, child in enumerate(item))
+        else:
+            raise ValueError(f"{where} holds a {type(item).__name__}, which is not JSON")
 
 
 def wall_clock(when: datetime, zone: tzinfo) -> datetime:

@@ -58,10 +58,10 @@ class Scope(_Model):
         return self
 
     @classmethod
-    def _checked(cls, agent: str, kind: ScopeKind, key: str = "") -> Scope:
+    def _checked(cls, agent: str, kind: ScopeKind, key: str = "", *, stored: bool = False) -> Scope:
         """The scope of typed parts, checked as the validator checks them but without pydantic: building
         its validator and finding its plugins cost a new process's first recall ~40 ms (issue 15)."""
-        check_scope(agent, kind.value, key)
+        check_scope(agent, kind.value, key, stored=stored)
         return cls.model_construct(agent=agent, kind=kind, key=key)
 
     @classmethod
@@ -69,8 +69,9 @@ class Scope(_Model):
         return cls._checked(agent, ScopeKind.OFFICIAL)
 
     @classmethod
-    def of_person(cls, agent: str, person: str) -> Scope:
-        return cls._checked(agent, ScopeKind.PERSON, person)
+    def of_person(cls, agent: str, person: str, *, stored: bool = False) -> Scope:
+        """``stored``: a person already in the store, whose id may predate the rule ids print alike by."""
+        return cls._checked(agent, ScopeKind.PERSON, person, stored=stored)
 
     @classmethod
     def of_space(cls, agent: str, space: str) -> Scope:
@@ -83,9 +84,10 @@ class Scope(_Model):
 
     @classmethod
     def from_tag(cls, agent: str, tag: str) -> Scope:
-        """The scope a stored tag names (tags are written by huiyi from a typed scope, never by callers)."""
+        """The scope a stored tag names (tags are written by huiyi from a typed scope, never by callers; one
+        written before ids had to print alike, ``checks.check_id``, still reads)."""
         kind, _, key = tag.partition(":")
-        return cls._checked(agent, ScopeKind(kind), key)
+        return cls._checked(agent, ScopeKind(kind), key, stored=True)
 
     @classmethod
     def of_chat(cls, agent: str, person: str | None, space: str | None) -> Scope:

@@ -29,7 +29,7 @@ import httpx
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from huiyi.checks import check_name, utc_of
+from huiyi.checks import check_id, check_name, utc_of
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput, UnnamedConversation
 from huiyi.faces.proxy_stream import final_as_sse, sse_event, sse_reply_text
@@ -80,14 +80,16 @@ def _stable_id(*parts: str) -> str:
 
 
 def _header(headers: Any, name: str) -> str:
-    """A naming header's value: percent-encoded UTF-8 (HTTP clients send ASCII), or raw UTF-8 bytes."""
-    value = str(headers.get(name) or "")
+    """A naming header's value: percent-encoded UTF-8 (HTTP clients send ASCII), or raw UTF-8 bytes. Only the
+    header's own padding is stripped: a space sent encoded (``bob%20``) is the id's, refused as every face
+    refuses it, never made ``bob``'s."""
+    value = str(headers.get(name) or "").strip()
     if not value.isascii():  # raw UTF-8 arrives decoded as Latin-1
         try:
             value = value.encode("latin-1").decode("utf-8")
         except UnicodeError:
             raise InvalidInput(f"the header {name} is not UTF-8; percent-encode it") from None
-    return unquote(value).strip()
+    return unquote(value)
 
 
 def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyConfig) -> Turn:
@@ -128,7 +130,7 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
     # refused here, before the model is called: a name no store can keep would silently drop the memory
     for value, what in ((agent, "agent"), (person, "person"), (space, "space"), (speaker, "speaker")):
         if value is not None:
-            _checked(value, what)
+            _checked(value, what, check_id)
     last_reply = _text(messages[last_assistant].get("content")) if last_assistant >= 0 else ""
     where = f"space:{space}" if space else f"person:{person}"
     # a group bot batches several members' lines in one request: each is its own sender's, never the first's
@@ -154,9 +156,9 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
     return Turn(agent, person, space, speaker, new_lines, last_reply, upstream_model, line_speakers, bool(key))
 
 
-def _checked(value: Any, what: str) -> str:
+def _checked(value: Any, what: str, check: Callable[[str, str], str] = check_name) -> str:
     try:
-        return check_name(value, what)
+        return check(value, what)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from None
 

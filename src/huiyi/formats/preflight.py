@@ -24,7 +24,10 @@ _PAGE = 500  # ids looked up per call
 
 def line_tag(agent: str, person: str | None, space: str | None) -> str:
     """The scope tag a line of the plan is written to (apply_plan's rule: a space wins over a person)."""
-    return Scope.of_chat(agent, None if space else person, space).tag if person or space else "official"
+    try:
+        return Scope.of_chat(agent, None if space else person, space).tag if person or space else "official"
+    except ValueError as exc:  # an id no face takes: the caller's mistake, before anything is written
+        raise InvalidInput(f"{exc}; nothing was imported") from exc
 
 
 def _claim(claims: dict[tuple[str, str], str], agent: str, key: str, tag: str, what: str) -> None:

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from huiyi.checks import check_scope
 from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
-from huiyi.memory.common import _chat_of, _id_list, _scope_of
+from huiyi.memory.common import _id_list, _scope_of
 from huiyi.memory.pages import Pages
 from huiyi.model import MemoryItem, Scope
 from huiyi.store.erasure import Erasure
@@ -148,7 +149,10 @@ class Care(Pages):
         their entity with its aliases; links, merges and jobs that name any of it; their working memory,
         record and core blocks. Other people's messages whose chunks held their turns are indexed again.
         """
-        _chat_of(agent, person, None)  # a valid person id
+        try:  # a valid person id, or one stored before ids had to print alike: it must be erasable too
+            check_scope(agent, "person", person, stored=True)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
         known = await self.get_person(person, agent=agent)
         # a member called like the agent speaks as its namesake: the agent's own lines and facts stay
         said = [person, *([known.name] if known and known.name else []), *(known.aliases if known else [])]

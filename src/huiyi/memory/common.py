@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from huiyi.checks import check_storable
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import Extraction, Extractor, Fold
@@ -70,7 +71,18 @@ def _id_list(ids: Sequence[str]) -> list[str]:
     """Ids a caller named, as a list; one string would be taken for its characters (and match nothing)."""
     if isinstance(ids, str | bytes):
         raise InvalidInput("ids are a list of ids, not one string")
-    return list(ids)
+    return [_looked_up(value, "id") for value in ids]
+
+
+def _looked_up(value: str, what: str) -> str:
+    """An id a caller looks up: a text either store can be asked for. A NUL or a lone surrogate is in no
+    stored id, and reached PostgreSQL as a StoreError and SQLite as a UnicodeEncodeError."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} is a text, not {type(value).__name__}")
+    try:
+        return check_storable(value, what)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
 
 
 def _chat_of(agent: str, person: str | None, space: str | None) -> Scope:

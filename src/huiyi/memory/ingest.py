@@ -17,7 +17,7 @@ from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
 from huiyi.flows.substance import RECAP_DEPTH, recap
 from huiyi.memory.care import Care
-from huiyi.memory.common import MAX_LISTED, MessageLike, _chat_of
+from huiyi.memory.common import MAX_LISTED, MessageLike, _chat_of, _looked_up
 from huiyi.memory.pages import JobPage, job_cursor, job_mark, walk
 from huiyi.model import (
     Job,
@@ -309,7 +309,7 @@ class Ingest(Care):
     async def retry_job(self, job_id: str, *, agent: str | None = None) -> Job:
         """Queue a job that failed for good again, its attempts back to 0; ``NotFound`` when no failed
         job has that id (of ``agent``, when given)."""
-        job = await self._run(self.store.retry_job, job_id, agent)
+        job = await self._run(self.store.retry_job, _looked_up(job_id, "job id"), agent)
         if job is None:
             raise NotFound(f"no failed job {job_id!r}" + (f" of agent {agent!r}" if agent is not None else ""))
         self._wake_worker()

@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from huiyi.checks import check_id, check_name, check_storable
+from huiyi.checks import check_id, check_json, check_name, check_storable
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
-from huiyi.memory.common import EDITABLE, MAX_LISTED, _id_list, _kinds, _scope_of, _visible
+from huiyi.memory.common import EDITABLE, MAX_LISTED, _id_list, _kinds, _looked_up, _scope_of, _visible
 from huiyi.memory.indexing import Indexing
 from huiyi.model import (
     CoreBlock,
@@ -74,6 +74,7 @@ class Items(Indexing):
             if isinstance(value, str | bytes):  # its characters would be taken for words
                 raise InvalidInput(f"{name} are a list, not one string")
         try:
+            check_json(data or {}, "data")
             item = MemoryItem(
                 id=id or new_id("mem"),
                 scope=scope,
@@ -140,10 +141,10 @@ class Items(Indexing):
         tokens.add_words([person.id, person.name, *person.aliases])
 
     async def get_person(self, person_id: str, *, agent: str) -> Person | None:
-        return await self._run(self.store.get_person, agent, person_id)
+        return await self._run(self.store.get_person, agent, _looked_up(person_id, "person id"))
 
     async def get(self, memory_id: str, *, agent: str) -> MemoryItem:
-        found = await self._run(self.store.get_memories, agent, [memory_id])
+        found = await self._run(self.store.get_memories, agent, [_looked_up(memory_id, "memory id")])
         if not found:
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
         return found[0]
@@ -153,7 +154,7 @@ class Items(Indexing):
         return await self._run(self.store.get_memories, agent, _id_list(ids))
 
     async def delete(self, memory_id: str, *, agent: str) -> None:
-        if not await self._run(self.store.delete_memories, agent, [memory_id]):
+        if not await self._run(self.store.delete_memories, agent, [_looked_up(memory_id, "memory id")]):
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
 
     async def memories(
@@ -274,7 +275,7 @@ class Items(Indexing):
 
     async def links(self, ids: Sequence[str], *, agent: str) -> list[Link]:
         """Every link touching these memories."""
-        return await self._run(self.store.links_of, agent, list(ids))
+        return await self._run(self.store.links_of, agent, _id_list(ids))
 
     async def put_entity(self, entity: Entity) -> Entity:
         """Store an entity as given (an import): its name is embedded for merge candidates."""
@@ -293,7 +294,7 @@ class Items(Indexing):
         """A message in its chat: up to ``turns`` messages either side of it, oldest first."""
         if not isinstance(turns, int) or not 0 <= turns <= MAX_LISTED:
             raise InvalidInput(f"turns is a whole number from 0 to {MAX_LISTED}, not {turns!r}")
-        found = await self._run(self.store.get_messages, agent, [message_id])
+        found = await self._run(self.store.get_messages, agent, [_looked_up(message_id, "message id")])
         if not found:
             raise NotFound(f"no message {message_id!r} for agent {agent!r}")
         message = found[0]
@@ -327,7 +328,7 @@ class Items(Indexing):
 
     # entities by hand (seed 000's official CRUD) -------------------------------------------------
     async def get_entity(self, entity_id: str, *, agent: str) -> Entity:
-        found = await self._run(self.store.get_entities, agent, [entity_id])
+        found = await self._run(self.store.get_entities, agent, [_looked_up(entity_id, "entity id")])
         if not found:
             raise NotFound(f"no entity {entity_id!r} for agent {agent!r}")
         return found[0]

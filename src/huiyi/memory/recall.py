@@ -9,7 +9,7 @@ from huiyi.checks import check_storable
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import fold
-from huiyi.memory.common import Context, _chat_of, _kinds, _visible
+from huiyi.memory.common import MAX_LISTED, Context, _chat_of, _kinds, _visible
 from huiyi.memory.ingest import Ingest
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult
 from huiyi.recall import pipeline, views
@@ -129,8 +129,9 @@ class Recall(Ingest):
         if len(query) > chosen.max_query_chars:
             raise InvalidInput(f"query has {len(query)} characters; limit {chosen.max_query_chars}")
         limit = chosen.limit if limit is None else limit
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-            raise InvalidInput(f"limit is a whole number of at least 1, not {limit!r}")
+        # bounded as a listing is: a limit past 64 bits reached the store as an OverflowError, not a refusal
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LISTED:
+            raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED}, not {limit!r}")
         now = self.wall(now)
         if dialogue is not None and (isinstance(dialogue, str) or not all(isinstance(line, str) for line in dialogue)):
             raise InvalidInput("dialogue is a list of the chat's lines, each a text")

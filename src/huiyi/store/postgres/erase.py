@@ -88,7 +88,7 @@ class PostgresErase(PostgresMemories):
         speaker: str | None = None,
     ) -> Erasure:
         done = Erasure()
-        scope = Scope.of_person(agent, person).tag if person else None
+        scope = Scope.of_person(agent, person, stored=True).tag if person else None
         names = list(names)
         with self._write() as cur:
             erased = set(message_ids)
@@ -183,7 +183,7 @@ class PostgresErase(PostgresMemories):
                 done.blocks = cur.execute(
                     "DELETE FROM person_blocks WHERE agent = %s AND person = %s", (agent, person)
                 ).rowcount
-                part = partition_key(agent, Scope.of_person(agent, person))
+                part = partition_key(agent, Scope.of_person(agent, person, stored=True))
                 cur.execute(
                     "DELETE FROM partitions WHERE part = %s AND NOT EXISTS (SELECT 1 FROM memories WHERE part = %s)",
                     (part, part),

@@ -37,7 +37,7 @@ class SQLiteErase(SQLiteMemories):
             conn.execute("DELETE FROM erased")
             for chunk in chunks(message_ids, 500):
                 conn.executemany("INSERT OR IGNORE INTO erased VALUES (?)", [(i,) for i in chunk])
-            scope = Scope.of_person(agent, person).tag if person else None
+            scope = Scope.of_person(agent, person, stored=True).tag if person else None
             if person is not None:
                 conn.execute(
                     "INSERT OR IGNORE INTO erased SELECT id FROM messages "
@@ -65,7 +65,7 @@ class SQLiteErase(SQLiteMemories):
                 done.blocks = conn.execute(
                     "DELETE FROM person_blocks WHERE agent = ? AND person = ?", (agent, person)
                 ).rowcount
-                part = partition_key(agent, Scope.of_person(agent, person))
+                part = partition_key(agent, Scope.of_person(agent, person, stored=True))
                 conn.execute(
                     "DELETE FROM partitions WHERE part = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE part = ?)",
                     (part, part),
