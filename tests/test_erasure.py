@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -20,6 +23,7 @@ T0 = datetime(2024, 11, 1, 20, 0)
 BOB = ["QZXBOBPRIVATE1", "鲍勃的秘密暗号七三九", "QZXBOBGROUP2", "QZXBOBFACT3", "QZXBOBBLOCK4"]
 ALICE = "QZXALICEKEEP9"
 QUIET = Config(worker={"enabled": False})
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def _fill(memory: Memory) -> None:
@@ -74,6 +78,34 @@ def test_a_forgotten_person_leaves_no_byte_in_the_store_files(tmp_path: Path) ->
     leftovers = _files_holding(store, [*BOB, "QZXBOBALIAS5"])
     assert leftovers == []
     assert _files_holding(store, [ALICE])
+
+
+# a process killed right after the erasure committed, before it purged the files
+KILLED_BEFORE_PURGE = """
+import os, sys
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+from huiyi.store.sqlite.erase import SQLiteErase
+
+SQLiteErase._purge = lambda self: os._exit(9)
+memory = Memory(sys.argv[1], embedder=HashEmbedder(32), config=Config(worker={"enabled": False}))
+memory.forget_person("bob", agent="a")
+"""
+
+
+def test_a_purge_a_kill_cut_short_is_finished_by_the_next_open(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory:
+        _fill(memory)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    killed = subprocess.run([sys.executable, "-c", KILLED_BEFORE_PURGE, str(store)], env=env, check=False)
+    assert killed.returncode == 9
+    with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory:
+        assert memory.get_person("bob", agent="a") is None  # the erasure had committed
+        # a bot reopening lives on: its files hold no erased byte while it runs, not only once it closes
+        assert _files_holding(store, [*BOB, "QZXBOBALIAS5"]) == []
+        assert _files_holding(store, [ALICE])
 
 
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))

@@ -22,7 +22,7 @@ from huiyi.errors import NotFound
 from huiyi.faces.cli import app
 from huiyi.faces.http import create_app
 from huiyi.flows.extract import EventDraft, Extraction, Fold
-from huiyi.flows.extract.worker import Worker
+from huiyi.flows.extract.worker import Worker, utc_now
 from huiyi.memory import AsyncMemory
 from huiyi.model import Job, JobState
 from huiyi.providers.embed import HashEmbedder
@@ -223,6 +223,24 @@ def test_a_retried_job_whose_messages_were_folded_since_writes_nothing(tmp_path:
         assert extractor.runs == 2  # the retried job found its messages folded and did not extract them again
         assert [j.state for j in memory.jobs(agent=AGENT)] == [JobState.DONE, JobState.DONE]
         assert len(memory.overview(agent=AGENT, person=PERSON)) == 1
+
+
+def test_a_job_retried_after_the_next_fold_of_its_space_committed_still_extracts_its_messages(
+    tmp_path: Path,
+) -> None:
+    extractor = Extractor(failures=1)
+    with open_memory(tmp_path, extractor, config(backoff_seconds=3600.0)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        (first,) = memory.flush(agent=AGENT, person=PERSON)
+        assert first.state is JobState.PENDING  # the LLM failed: retried in an hour, its messages still to extract
+        memory.add(chat(4)[4:], agent=AGENT, person=PERSON)  # the chat goes on meanwhile
+        (later,) = [job for job in memory.flush(agent=AGENT, person=PERSON) if job.id != first.id]
+        assert later.state is JobState.DONE and later.payload["from_seq"] > first.payload["to_seq"]
+        memory.core.worker.clock = lambda: utc_now() + timedelta(hours=2)  # the retry is due
+        assert memory.run_jobs() == 1
+        assert extractor.runs == 3  # the later fold held none of the first one's messages: they are extracted
+        sources = {s for event in memory.memories(agent=AGENT, person=PERSON, kinds=["event"]) for s in event.sources}
+        assert first.payload["message_ids"][0] in sources
 
 
 def test_huiyi_jobs_lists_and_retries_failed_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

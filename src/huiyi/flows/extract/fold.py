@@ -185,6 +185,24 @@ def fold_key(agent: str, space: str, first_seq: int, last_seq: int) -> str:
     return f"{FOLD}:{hashlib.blake2b(parts.encode(), digest_size=16).hexdigest()}"
 
 
+def folded_by_another(store: Store, job: Job) -> bool:
+    """Whether a fold done after this job was queued took any of its messages: a fold planned while
+    this one had failed for good starts at or before it. A fold planned while this one waited for its
+    retry starts after it, and moves working memory past it without extracting its messages."""
+    first, last = int(job.payload["from_seq"]), int(job.payload["to_seq"])
+    after = (job.created_at, job.id) if job.created_at is not None else None
+    while True:
+        page = store.list_jobs(job.agent, [JobState.DONE], limit=_PAGE, after=after)
+        for done in page:
+            span = done.payload
+            same_space = done.kind == FOLD and span.get("space") == job.payload["space"]
+            if same_space and int(span["from_seq"]) <= last and int(span["to_seq"]) >= first:
+                return True
+        if len(page) < _PAGE or page[-1].created_at is None:
+            return False
+        after = (page[-1].created_at, page[-1].id)
+
+
 def fold_of(store: Store, job: Job, language: str) -> Fold:
     messages = store.get_messages(job.agent, job.payload["message_ids"])
     person = job.payload.get("person")

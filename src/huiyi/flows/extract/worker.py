@@ -23,7 +23,7 @@ from huiyi.config import Config
 from huiyi.flows.extract import Extraction, Extractor, Fold
 from huiyi.flows.extract.closes import close_facts, replaced
 from huiyi.flows.extract.entities import entities_of, record_entities, release_names
-from huiyi.flows.extract.fold import FOLD, fold_of, memories_of, writes_of
+from huiyi.flows.extract.fold import FOLD, fold_of, folded_by_another, memories_of, writes_of
 from huiyi.model import Job
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
@@ -102,7 +102,9 @@ class Worker:
         settings = self.config.worker
         try:
             to_seq = int(job.payload["to_seq"])
-            if await asyncio.to_thread(self.store.working_start, job.agent, job.payload["space"]) > to_seq:
+            if await asyncio.to_thread(
+                self.store.working_start, job.agent, job.payload["space"]
+            ) > to_seq and await asyncio.to_thread(folded_by_another, self.store, job):
                 # another fold took these messages (a retried job outrun by a later one): nothing to extract
                 finishing.set()
                 await asyncio.to_thread(self.store.apply, Writes(), (job.id, self.name))

@@ -7,6 +7,7 @@ truncated, and the file is vacuumed, so no page of the database or its WAL holds
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from huiyi.store.erasure import Erasure
 from huiyi.store.rows import partition_key
 from huiyi.store.sqlite.connection import chunks, marks
 from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows
+
+log = logging.getLogger(__name__)
 
 
 class SQLiteErase(SQLiteMemories):
@@ -71,6 +74,8 @@ class SQLiteErase(SQLiteMemories):
                     (part, part),
                 )
             conn.execute("DELETE FROM erased")
+            # a kill before the purge below has ended leaves this mark: the next open purges (finish_purge)
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')")
             # rebuild the keyword index's segments: a deleted row's terms stay in old segments until merged
             conn.execute("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')")
         done.memories = self._uncache(removed)
@@ -83,7 +88,17 @@ class SQLiteErase(SQLiteMemories):
         with self._write_lock:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             conn.execute("VACUUM")
+            conn.execute("DELETE FROM meta WHERE key = 'purge_pending'")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def finish_purge(self) -> None:
+        """Purge the files if an erasure committed and its process died before purging them."""
+        if self._conn().execute("SELECT 1 FROM meta WHERE key = 'purge_pending'").fetchone() is None:
+            return
+        try:
+            self._purge()
+        except sqlite3.OperationalError as exc:  # another process keeps the file busy: the next open tries again
+            log.warning("purging %s after an erasure cut short failed: %s", self.path, exc)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLit
         # the hits' rows: ten a recall, often the same ones again (~1 kB a row: 2 MB at most)
         self._hit_rows: RankCache[Kept] = RankCache(budget=2_000, key=_kept_id)
         self._own = OwnVectorCache()
+        self.finish_purge()
 
 
 def _kept_id(row: Kept) -> str:
