@@ -40,6 +40,7 @@ from huiyi.faces.http_debug import debug_router
 from huiyi.faces.http_entities import entities_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
 from huiyi.faces.http_headers import SecurityHeaders
+from huiyi.faces.http_hosts import SameOrigin
 from huiyi.faces.http_lists import lists_router
 from huiyi.faces.http_models import (
     NEXT_CURSOR,
@@ -190,6 +191,8 @@ def create_app(
         return ErrorResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
 
     app.add_middleware(BodyLimit, limit=max_body_bytes)
+    if not api_keys:  # with keys a page holds none to send; inside SecurityHeaders, so a refusal carries them
+        app.add_middleware(SameOrigin)
     app.add_middleware(SecurityHeaders)
 
     async def check_request(request: Request, agent: str) -> None:
