@@ -3,8 +3,6 @@ reach huiyi on 127.0.0.1 with no preflight and, with no API keys set, nothing el
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,7 @@ from huiyi.faces.demo import AGENT, seed_demo
 from huiyi.faces.http import create_app
 from huiyi.faces.http_hosts import guard_hosts
 from huiyi.memory import AsyncMemory, Memory
-from test_console_browser import ARGS, CHROMIUM, _free_port, playwright_api, pytestmark  # noqa: F401
+from test_console_browser import ARGS, CHROMIUM, playwright_api, pytestmark, running  # noqa: F401
 
 EVIL = "http://evil.test/"
 
@@ -25,25 +23,14 @@ EVIL = "http://evil.test/"
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """The demo served as ``huiyi demo --serve`` serves it, and the id of its wrong merge."""
-    import uvicorn
-
     directory: Path = tmp_path_factory.mktemp("demo")
     config = Config.load(None, worker={"enabled": False})
     seed_demo(directory, config)
     with Memory(directory, config=config) as memory:
         merge = memory.merges(agent=AGENT)[0].id
     app = guard_hosts(create_app(AsyncMemory(directory, config=config), close_on_shutdown=True), None)
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    yield f"http://127.0.0.1:{port}", merge
-    server.should_exit = True
-    thread.join(timeout=10)
+    with running(app) as url:
+        yield url, merge
 
 
 def _merges(base_url: str) -> list[dict[str, Any]]:
