@@ -85,3 +85,23 @@ def test_a_page_of_another_origin_cannot_chat_through_the_proxy(tmp_path: Path) 
     with TestClient(app, base_url="http://127.0.0.1:8765") as client:
         assert client.post("/v1/chat/completions", content=turn, headers=sent).status_code == 403
         assert client.get("/v1/scopes", params={"agent": "a"}).json() == []
+
+
+def test_refusals_made_outside_the_routes_carry_the_browser_headers(tmp_path: Path) -> None:
+    # the DNS-rebinding refusal and the answer to a crash come from outside the header middleware
+    config = Config.load(None, worker={"enabled": False})
+    app = guard_hosts(create_app(AsyncMemory(tmp_path, config=config), close_on_shutdown=True), None)
+
+    @app.get("/crash")
+    async def crash() -> None:
+        raise RuntimeError("a bug")
+
+    with TestClient(app, base_url="http://evil.example:8765") as client:
+        refused = client.get("/console")
+    with TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=False) as client:
+        crashed = client.get("/crash")
+    for answer, status in ((refused, 403), (crashed, 500)):
+        assert answer.status_code == status
+        assert answer.headers["x-frame-options"] == "DENY" and answer.headers["x-content-type-options"] == "nosniff"
+        assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+        assert answer.headers["cache-control"] == "no-store"

@@ -39,7 +39,7 @@ from huiyi.faces.http_browse import browse_router
 from huiyi.faces.http_debug import debug_router
 from huiyi.faces.http_entities import entities_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
-from huiyi.faces.http_headers import SecurityHeaders
+from huiyi.faces.http_headers import PRIVATE, SecurityHeaders
 from huiyi.faces.http_hosts import SameOrigin
 from huiyi.faces.http_lists import lists_router
 from huiyi.faces.http_models import (
@@ -180,7 +180,8 @@ def create_app(
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        return ErrorResponse(error_body("internal_error", "the server failed; see its log"), status_code=500)
+        # sent by Starlette's outermost middleware, past SecurityHeaders: it carries their headers itself
+        return ErrorResponse(error_body("internal_error", "the server failed; see its log"), 500, headers=PRIVATE)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -18,6 +18,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from huiyi.faces.http_guard import ErrorResponse, error_body
+from huiyi.faces.http_headers import PRIVATE
 
 __all__ = ["KnownHosts", "SameOrigin", "guard_hosts", "host_allowed"]
 
@@ -50,7 +51,8 @@ class KnownHosts:
                 "with no http.api_keys this service answers only requests to localhost or an IP address "
                 "(another name may be a DNS-rebinding page); set http.api_keys to serve it under a name"
             )
-            await ErrorResponse(error_body("forbidden", message), status_code=403)(scope, receive, send)
+            refusal = ErrorResponse(error_body("forbidden", message), status_code=403, headers=PRIVATE)
+            await refusal(scope, receive, send)  # sent outside SecurityHeaders, so with its headers
             return
         await self.app(scope, receive, send)
 
