@@ -39,7 +39,8 @@ from huiyi.faces.http_browse import browse_router
 from huiyi.faces.http_debug import debug_router
 from huiyi.faces.http_entities import entities_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
-from huiyi.faces.http_headers import SecurityHeaders
+from huiyi.faces.http_headers import PRIVATE, SecurityHeaders
+from huiyi.faces.http_hosts import SameOrigin
 from huiyi.faces.http_lists import lists_router
 from huiyi.faces.http_models import (
     NEXT_CURSOR,
@@ -179,7 +180,8 @@ def create_app(
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        return ErrorResponse(error_body("internal_error", "the server failed; see its log"), status_code=500)
+        # sent by Starlette's outermost middleware, past SecurityHeaders: it carries their headers itself
+        return ErrorResponse(error_body("internal_error", "the server failed; see its log"), 500, headers=PRIVATE)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -190,6 +192,8 @@ def create_app(
         return ErrorResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
 
     app.add_middleware(BodyLimit, limit=max_body_bytes)
+    if not api_keys:  # with keys a page holds none to send; inside SecurityHeaders, so a refusal carries them
+        app.add_middleware(SameOrigin)
     app.add_middleware(SecurityHeaders)
 
     async def check_request(request: Request, agent: str) -> None:
