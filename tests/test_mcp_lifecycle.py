@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from huiyi.config import Config
+from huiyi.memory import Memory
 
 AGENT, PERSON = "祈煜", "木木"
 ENVIRONMENT = {
@@ -25,6 +33,76 @@ def start(store: Path | str, *scope: str) -> subprocess.Popen[bytes]:
         stderr=subprocess.PIPE,
         env=ENVIRONMENT,
     )
+
+
+class Session:
+    """One host's side of the JSON-RPC over a server's pipes, initialized."""
+
+    def __init__(self, server: subprocess.Popen[bytes]) -> None:
+        self.server = server
+        self.next_id = 0
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+        assert "result" in self.request("initialize", hello)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.server.stdin is not None
+        self.server.stdin.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+        self.server.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        assert self.server.stdout is not None
+        answer: dict[str, Any] = json.loads(self.server.stdout.readline())
+        assert answer["id"] == self.next_id, answer
+        return answer
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
+        assert not result["isError"], result
+        return result["structuredContent"]  # type: ignore[no-any-return]
+
+
+def stored(store: Path, memory_id: str) -> Any:
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
+    with Memory(store, config=config) as memory:
+        return memory.get(memory_id, agent=AGENT)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_the_server_as_closing_stdin_does(tmp_path: Path, stop: signal.Signals) -> None:
+    """SIGTERM killed the process before the store closed, dropping what recall had noted (a search's
+    reinforcement is written once a second); Ctrl-C (SIGINT) left it hanging on stdin until the host closed it."""
+    server = start(tmp_path / "store")
+    try:
+        session = Session(server)
+        made = session.call(
+            "create_memory", {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": "乌龙茶"}
+        )
+        found = session.call("search_memories", {"query": "乌龙茶"})
+        assert found["memories"][0]["id"] == made["memory"]["id"]
+        server.send_signal(stop)  # stdin stays open, as a host that signals before closing it leaves it
+        assert server.wait(timeout=60) == 0
+    finally:
+        server.kill()
+        server.communicate()
+    kept = stored(tmp_path / "store", made["memory"]["id"])
+    assert kept.text == "木木喜欢乌龙茶"
+    assert kept.access_count == 1  # the search's reinforcement was written at close
+
+
+def test_closing_stdin_stops_the_server_and_keeps_what_it_stored(tmp_path: Path) -> None:
+    server = start(tmp_path / "store")
+    try:
+        made = Session(server).call(
+            "create_memory", {"subject": "I", "memory_type": "fact", "topic": "likes", "object": "tea"}
+        )
+        out, _ = server.communicate(timeout=60)  # closes stdin, as a host does first
+        assert server.returncode == 0 and out == b""
+    finally:
+        server.kill()
+    assert stored(tmp_path / "store", made["memory"]["id"]).text == "木木 likes tea"
 
 
 def test_a_store_that_cannot_open_is_an_error_on_stderr_never_on_the_protocol_stream(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ acts for one agent and one person and/or group space, fixed when it starts (``hu
   persons are refused.
 
 Transports: stdio (``huiyi mcp``) and streamable HTTP on 127.0.0.1 (``huiyi mcp --transport http``,
-endpoint ``/mcp``).
+endpoint ``/mcp``). Over stdio the server stops when the client closes stdin, on SIGTERM or on Ctrl-C, and
+closes the store each time.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ from typing import Any, Literal
 
 from mcp import MCPError, UriTemplate, types
 from mcp.server import Server, ServerRequestContext
-from mcp.server.stdio import stdio_server
 
 from huiyi import __version__
 from huiyi.config import Config
 from huiyi.errors import HuiyiError
+from huiyi.faces.mcp_stdio import serve_stdio
 from huiyi.faces.tools import ToolExecutor, dumps
 from huiyi.memory import AsyncMemory
 
@@ -194,8 +195,7 @@ async def serve(
     async with AsyncMemory(store, config=config) as memory:
         server = create_server(ToolExecutor(memory, agent, person=person, space=space))
         if transport == "stdio":
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+            await serve_stdio(server)
             return
         import uvicorn
 
