@@ -32,7 +32,7 @@ from huiyi import __version__
 from huiyi.config import Config
 from huiyi.errors import HuiyiError
 from huiyi.faces.mcp_stdio import serve_stdio
-from huiyi.faces.tools import ToolExecutor, dumps
+from huiyi.faces.tools import ToolExecutor, dumps, error_object
 from huiyi.memory import AsyncMemory
 
 __all__ = ["DEFAULT_PORT", "context_uri", "create_server", "serve"]
@@ -43,6 +43,7 @@ DEFAULT_PORT = 8766
 MCP_PATH = "/mcp"
 PERSON_TEMPLATE = "huiyi://context/{agent}/{person}{?message,last_reply}"
 SPACE_TEMPLATE = "huiyi://context/{agent}/space/{space}{?message,last_reply}"
+FAILED = "the server failed; see its log"  # as the HTTP face says it
 _READ_ONLY = {"search_memories", "conversation_search", "archival_memory_search"}
 
 Transport = Literal["stdio", "http"]
@@ -98,7 +99,11 @@ def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]
         return types.ListToolsResult(tools=[_tool(schema) for schema in executor.schemas()])
 
     async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
-        result = await executor.run(params.name, params.arguments or {})
+        try:
+            result = await executor.run(params.name, params.arguments or {})
+        except Exception:  # an embedder down, a full disk: the model is told the tool failed, the log says why
+            log.exception("MCP tool %s failed", params.name)
+            result = error_object("internal_error", FAILED)
         return types.CallToolResult(
             content=[types.TextContent(text=dumps(result))],
             structured_content=result,
@@ -157,6 +162,9 @@ def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]
             )
         except HuiyiError as exc:
             raise MCPError(types.INVALID_PARAMS, exc.message, {"uri": params.uri, "code": exc.code}) from exc
+        except Exception as exc:  # the client gets no internals (the SDK would send the exception's text)
+            log.exception("reading MCP resource %s failed", params.uri)
+            raise MCPError(types.INTERNAL_ERROR, FAILED, {"uri": params.uri}) from exc
         contents = types.TextResourceContents(uri=params.uri, text=context.text, mime_type="text/plain")
         return types.ReadResourceResult(contents=[contents])
 
