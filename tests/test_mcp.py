@@ -255,3 +255,18 @@ def test_a_port_beyond_65535_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["mcp", "-a", AGENT, "-s", store, "--transport", "http", "--port", "99999"])
     assert result.exit_code == 2 and "65535" in result.output and result.exception is not None
     assert not isinstance(result.exception, OverflowError) and not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize("scope", [["-p", ""], ["--space", ""], ["-p", "木木", "--space", " "]])
+def test_an_empty_person_or_space_is_a_usage_error_not_a_server_over_the_agents_own_memories(
+    tmp_path: Path, scope: list[str]
+) -> None:
+    """``-p ""`` (a host's ``${env:PERSON}`` left unset) served the agent's official memories: what the model
+    saved about this person went where every person's recall reads it."""
+    from typer.testing import CliRunner
+
+    from huiyi.faces.cli.app import app
+
+    result = CliRunner().invoke(app, ["mcp", "-a", AGENT, *scope, "-s", str(tmp_path / "store")])
+    assert result.exit_code == 2 and "empty" in result.output
+    assert not (tmp_path / "store").exists()
