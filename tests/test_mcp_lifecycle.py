@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client, StdioServerParameters
 
 from huiyi.config import Config
 from huiyi.memory import Memory
@@ -114,3 +117,26 @@ def test_a_store_that_cannot_open_is_an_error_on_stderr_never_on_the_protocol_st
     assert server.returncode == 2
     assert out == b""
     assert "is a file, not a folder" in err.decode()
+
+
+def test_the_readmes_host_config_starts_servers_two_of_which_share_a_store(tmp_path: Path) -> None:
+    """The README's ``mcpServers`` entry as Claude Desktop runs it: from another folder, with no PATH; two
+    windows of it on one store see each other's memories."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"claude_desktop_config\.json.*?```json\n(.*?)```", readme, re.S)
+    assert block is not None
+    entry = json.loads(block.group(1))["mcpServers"]["huiyi"]
+    command = entry["command"].replace("/path/to/huiyi/.venv/bin", str(Path(sys.executable).parent))
+    args = [arg.replace("/path/to/memories", str(tmp_path / "memories")) for arg in entry["args"]]
+    environment = {name: value for name, value in ENVIRONMENT.items() if name != "PATH"} | entry.get("env", {})
+    host = StdioServerParameters(command=command, args=args, env=environment, cwd=tmp_path / "elsewhere")
+    (tmp_path / "elsewhere").mkdir()
+
+    async def main() -> None:
+        async with Client(host) as first, Client(host) as second:
+            saved = await first.call_tool("create_memory", {"subject": "我", "memory_type": "事件", "topic": "考驾照"})
+            assert not saved.is_error
+            found = await second.call_tool("archival_memory_search", {"query": "考驾照"})
+            assert [m["text"] for m in found.structured_content["memories"]] == ["木木考驾照"]
+
+    anyio.run(main)
