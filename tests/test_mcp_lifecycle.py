@@ -108,6 +108,28 @@ def test_closing_stdin_stops_the_server_and_keeps_what_it_stored(tmp_path: Path)
     assert stored(tmp_path / "store", made["memory"]["id"]).text == "木木 likes tea"
 
 
+def test_what_the_client_asked_to_save_before_it_closed_stdin_is_saved(tmp_path: Path) -> None:
+    """At stdin's end the SDK cancels the requests still running: saves the model had asked for were lost
+    (here, most of five), though a host closes stdin as it quits, maybe right after a call."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    for number in range(5):
+        arguments = {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": f"第{number}种茶"}
+        call = {"name": "create_memory", "arguments": arguments}
+        messages.append({"jsonrpc": "2.0", "id": number + 1, "method": "tools/call", "params": call})
+    server = start(tmp_path / "store")
+    lines = b"".join(json.dumps(message, ensure_ascii=False).encode() + b"\n" for message in messages)
+    server.communicate(lines, timeout=60)  # everything at once, then stdin's end
+    assert server.returncode == 0
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
+    with Memory(tmp_path / "store", config=config) as memory:
+        saved = {item.text for item in memory.memories(agent=AGENT, person=PERSON)}
+    assert saved == {f"木木喜欢第{number}种茶" for number in range(5)}
+
+
 def test_a_store_that_cannot_open_is_an_error_on_stderr_never_on_the_protocol_stream(tmp_path: Path) -> None:
     """The error line went to stdout, where the host reads JSON-RPC: it saw a parse error, not the reason."""
     not_a_folder = tmp_path / "memories"

@@ -16,7 +16,7 @@ acts for one agent and one person and/or group space, fixed when it starts (``hu
 
 Transports: stdio (``huiyi mcp``) and streamable HTTP on 127.0.0.1 (``huiyi mcp --transport http``,
 endpoint ``/mcp``). Over stdio the server stops when the client closes stdin, on SIGTERM or on Ctrl-C, and
-closes the store each time.
+closes the store each time; a tool that writes finishes first, whoever stops it.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import logging
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 from mcp import MCPError, UriTemplate, types
 from mcp.server import Server, ServerRequestContext
 
@@ -100,7 +101,9 @@ def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]
 
     async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            result = await executor.run(params.name, params.arguments or {})
+            # a write the client asked for is finished even if the client leaves (closes stdin) meanwhile
+            with anyio.CancelScope(shield=params.name not in _READ_ONLY):
+                result = await executor.run(params.name, params.arguments or {})
         except Exception:  # an embedder down, a full disk: the model is told the tool failed, the log says why
             log.exception("MCP tool %s failed", params.name)
             result = error_object("internal_error", FAILED)
