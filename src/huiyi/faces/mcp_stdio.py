@@ -29,7 +29,8 @@ async def serve_stdio(server: Server[Any]) -> None:
     first, losing what recall had noted; Ctrl-C waited for stdin to close).
     """
     async with anyio.create_task_group() as group:
-        if threading.current_thread() is threading.main_thread():  # only the main thread may take signals
+        # only the main thread may take signals, and Windows' event loop takes none
+        if sys.platform != "win32" and threading.current_thread() is threading.main_thread():
             group.start_soon(_stop_on_signal, group.cancel_scope)
         async with stdio_server(stdin=_Stdin()) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
