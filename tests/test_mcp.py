@@ -270,3 +270,14 @@ def test_an_empty_person_or_space_is_a_usage_error_not_a_server_over_the_agents_
     result = CliRunner().invoke(app, ["mcp", "-a", AGENT, *scope, "-s", str(tmp_path / "store")])
     assert result.exit_code == 2 and "empty" in result.output
     assert not (tmp_path / "store").exists()
+
+
+def test_an_empty_agent_is_a_usage_error_before_any_store_is_made(tmp_path: Path) -> None:
+    """It created the store, then stopped on "a tool executor needs an agent"."""
+    from typer.testing import CliRunner
+
+    from huiyi.faces.cli.app import app
+
+    result = CliRunner().invoke(app, ["mcp", "-a", " ", "-p", PERSON, "-s", str(tmp_path / "store")])
+    assert result.exit_code == 2 and "--agent" in result.output and "empty" in result.output
+    assert not (tmp_path / "store").exists()
