@@ -6,7 +6,8 @@ acts for one agent and one person and/or group space, fixed when it starts (``hu
 --person …``); nothing a client sends can change that.
 
 - tools: ``create_memory``, ``link_memories``, ``search_memories``, ``conversation_search``,
-  ``archival_memory_search``, ``core_memory_append``, ``core_memory_replace``. A result is the
+  ``archival_memory_search``, ``core_memory_append``, ``core_memory_replace`` (the last two only where a
+  block may be changed: not on a group's server, unless agent blocks are editable). A result is the
   executor's compact JSON as text, the same object as structured content, and ``isError`` when it is
   an ``{"error": …}`` object.
 - resource ``huiyi://context/{agent}/{person}`` (group servers: ``huiyi://context/{agent}/space/{space}``),
@@ -86,6 +87,10 @@ def _tool(schema: dict[str, Any]) -> types.Tool:
     )
 
 
+def _edits_core(schema: dict[str, Any]) -> bool:
+    return str(schema["function"]["name"]).startswith("core_memory_")
+
+
 def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]:
     """An MCP server over one executor (one agent and its fixed person / space)."""
     memory = executor.memory
@@ -97,7 +102,11 @@ def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]
     )
 
     async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_tool(schema) for schema in executor.schemas()])
+        # a group's server has no block a tool may change (human is a person's) unless agent blocks are
+        # editable: the core tools could only fail there, so the model is not offered them
+        editable = bool(memory.core_memory.editable(executor.agent, executor.person))
+        offered = [schema for schema in executor.schemas() if editable or not _edits_core(schema)]
+        return types.ListToolsResult(tools=[_tool(schema) for schema in offered])
 
     async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
