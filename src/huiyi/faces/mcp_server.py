@@ -6,7 +6,7 @@ acts for one agent and one person and/or group space, fixed when it starts (``hu
 --person …``); nothing a client sends can change that.
 
 - tools: ``create_memory``, ``link_memories``, ``search_memories``, ``conversation_search``,
-  ``archival_memory_search``, ``core_memory_append``, ``core_memory_replace``. A result is the
+  ``archival_memory_search``, ``core_memory_append``, ``core_memory_replace``, ``rate_memory``. A result is the
   executor's compact JSON as text, the same object as structured content, and ``isError`` when it is
   an ``{"error": …}`` object.
 - resource ``huiyi://context/{agent}/{person}`` (group servers: ``huiyi://context/{agent}/space/{space}``),

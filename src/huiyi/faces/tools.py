@@ -5,7 +5,8 @@ Two families, so a bot can take either:
 - seed 004 (memory graph): ``create_memory``, ``link_memories``, ``search_memories``;
 - seed 002 §3.4 (MemGPT): ``conversation_search`` (the message history), ``archival_memory_search``
   (events, facts, summaries, notes), ``core_memory_append`` and ``core_memory_replace`` (the Markdown
-  core blocks of ``context.core_blocks``).
+  core blocks of ``context.core_blocks``);
+- seed 001 §2.4 (反馈权重, "bot 生成"): ``rate_memory``, the model's own judgement of a memory it sees.
 
 The scope is fixed when the executor is made (agent, person, space) and never read from the model's
 arguments: the schemas have no such field and unknown fields are refused, so a model cannot read or
@@ -18,7 +19,7 @@ The schemas live in :mod:`huiyi.faces.tool_schemas` and the argument models that
 
     >>> [tool["function"]["name"] for tool in TOOLS]  # doctest: +NORMALIZE_WHITESPACE
     ['create_memory', 'link_memories', 'search_memories', 'conversation_search', 'archival_memory_search',
-     'core_memory_append', 'core_memory_replace']
+     'core_memory_append', 'core_memory_replace', 'rate_memory']
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from huiyi.faces.tool_arguments import (
     CoreMemoryReplace,
     CreateMemory,
     LinkMemories,
+    RateMemory,
     SearchMemories,
     Text,
     TimeRange,
@@ -55,7 +57,8 @@ from huiyi.text.times import parse_datetime, query_time_range
 __all__ = ["TOOLS", "TOOL_NAMES", "ToolExecutor", "tool_schemas"]
 # defined in the schema and argument modules and importable from here, as they always were
 __all__ += ["ARGUMENTS", "ArchivalMemorySearch", "ConversationSearch", "CoreMemoryAppend", "CoreMemoryReplace"]
-__all__ += ["CreateMemory", "LinkMemories", "MemoryType", "RelationType", "SearchMemories", "Text", "TimeRange"]
+__all__ += ["CreateMemory", "LinkMemories", "MemoryType", "RateMemory", "RelationType", "SearchMemories", "Text"]
+__all__ += ["TimeRange"]
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +151,7 @@ class ToolExecutor:
             "archival_memory_search": self._archival_memory_search,
             "core_memory_append": self._core_memory_append,
             "core_memory_replace": self._core_memory_replace,
+            "rate_memory": self._rate_memory,
         }
 
     @property
@@ -281,6 +285,12 @@ class ToolExecutor:
         )
         return {"status": "replaced", "block": _block(block)}
 
+    # seed 001 ------------------------------------------------------------------------------------------
+    async def _rate_memory(self, args: RateMemory) -> dict[str, Any]:
+        item = await self._by_id(args.memory_id, "memory")  # only a memory this executor sees
+        rated = await self.memory.feedback(item.id, args.value, agent=self.agent)
+        return {"status": "rated", "memory": _item(rated), "feedback": rated.feedback}
+
     # helpers -------------------------------------------------------------------------------------------
     def _subject(self, said: str) -> str:
         word = said.strip()
@@ -314,16 +324,20 @@ class ToolExecutor:
         hits = [hit for hit in hits if keep is None or keep(hit)]
         return {"memories": [_hit(hit) for hit in hits]}
 
+    async def _by_id(self, memory_id: str, what: str) -> MemoryItem:
+        """The memory of this id if this executor may see it; another person's looks absent."""
+        try:
+            item = await self.memory.get(memory_id, agent=self.agent)
+        except NotFound:
+            item = None
+        if item is None or item.scope not in self._visible:
+            raise ToolError("not_found", f"no {what} with id {memory_id!r}")
+        return item
+
     async def _find(self, memory_id: str | None, description: str | None, end: str) -> MemoryItem:
         """A memory this executor may see, by id or as the best match of a description."""
         if memory_id:
-            try:
-                item = await self.memory.get(memory_id, agent=self.agent)
-            except NotFound:
-                item = None
-            if item is None or item.scope not in self._visible:  # another person's memory looks absent
-                raise ToolError("not_found", f"no {end} memory with id {memory_id!r}")
-            return item
+            return await self._by_id(memory_id, f"{end} memory")
         assert description is not None  # the model validator asked for one of the two
         for kinds in (list(ARCHIVAL_KINDS), None):
             found = await self.memory.recall(
