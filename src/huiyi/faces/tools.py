@@ -52,6 +52,7 @@ from huiyi.faces.tool_arguments import (
 from huiyi.faces.tool_schemas import TOOL_NAMES, TOOLS, MemoryType, RelationType, tool_schemas
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, FactData, FactKind, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
+from huiyi.text.compose import compose
 from huiyi.text.times import parse_datetime, query_time_range
 
 __all__ = ["TOOLS", "TOOL_NAMES", "ToolExecutor", "tool_schemas"]
@@ -205,16 +206,14 @@ class ToolExecutor:
                     attributes[key] = when.isoformat(timespec="minutes")
                 break
         shown = {key: value for key, value in attributes.items() if not (when is not None and key in _TIME_KEYS)}
-        text = args.text or _compose(subject, args.topic, args.object or "", shown)
+        text = args.text or compose(subject, args.topic, args.object or "", shown)
         kind = _TYPE_KIND[args.memory_type]
-        data: dict[str, Any] = {"origin": "tool", "memory_type": args.memory_type, "attributes": attributes}
-        if kind is MemoryKind.FACT:
-            fact_kind = FactKind(_FACT_KIND[args.memory_type])
-            data = FactData(subject=subject, predicate=args.topic, object=args.object or "", kind=fact_kind).into(data)
-        else:  # a note keeps what it is about, without a fact's edge
-            data |= {"subject": subject, "predicate": args.topic, "object": args.object or ""}
         item = await self.memory.remember(
             text,
+            subject=subject,  # a fact's edge; another memory keeps what it is about as plain keys
+            predicate=args.topic,
+            object=args.object or "",
+            fact_kind=_FACT_KIND[args.memory_type] if kind is MemoryKind.FACT else None,
             agent=self.agent,
             person=None if self.space else self.person,
             space=self.space,
@@ -222,7 +221,7 @@ class ToolExecutor:
             time=when or now,
             importance=args.importance,
             keywords=[word for word in (args.topic, args.object) if word],
-            data=data,
+            data={"origin": "tool", "memory_type": args.memory_type, "attributes": attributes},
         )
         return {"status": "stored", "memory": _item(item)}
 
@@ -383,25 +382,6 @@ def _hit(hit: RecallHit) -> dict[str, Any]:
 
 def _block(block: CoreBlock) -> dict[str, Any]:
     return {"label": block.label, "text": block.text}
-
-
-def _cjk(char: str) -> bool:
-    return "\u2e80" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff" or "\uff00" <= char <= "\uffef"
-
-
-def _compose(subject: str, topic: str, obj: str, attributes: Mapping[str, str]) -> str:
-    """'木木' + '喜好' + '打篮球' → '木木喜好打篮球'; 'Alice' + 'likes' + 'tea' → 'Alice likes tea'."""
-    text = ""
-    for part in (subject, topic, obj):
-        part = part.strip()
-        if part:
-            text = part if not text else text + ("" if _cjk(text[-1]) and _cjk(part[0]) else " ") + part
-    if attributes:
-        if _cjk(text[-1]):
-            text += "（" + "；".join(f"{key}：{value}" for key, value in attributes.items()) + "）"
-        else:
-            text += " (" + "; ".join(f"{key}: {value}" for key, value in attributes.items()) + ")"
-    return text
 
 
 _HAS_CLOCK = re.compile(r"\d\s*[:：时点]|T\d")

@@ -13,12 +13,14 @@ from huiyi.checks import check_id, check_name, check_storable
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
 from huiyi.memory.common import EDITABLE, MAX_LISTED, _id_list, _kinds, _scope_of, _visible
+from huiyi.memory.edges import with_edge
 from huiyi.memory.indexing import Indexing
 from huiyi.model import (
     CoreBlock,
     Entity,
     EntityMerge,
     EntityType,
+    FactKind,
     Link,
     LinkKind,
     MemoryItem,
@@ -46,7 +48,7 @@ class Items(Indexing):
 
     async def remember(
         self,
-        text: str,
+        text: str = "",
         *,
         agent: str,
         person: str | None = None,
@@ -62,14 +64,21 @@ class Items(Indexing):
         insight: str = "",
         participants: Sequence[str] = (),
         said_at: datetime | None = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+        object: str | None = None,
+        fact_kind: FactKind | str | None = None,
     ) -> MemoryItem:
         """Store one memory directly: an official memory (no person or space) or one of a scope.
 
         With an ``id`` already stored for the same memory, nothing is written (imports are idempotent); an
         id another memory holds is refused. Without one, a memory of the scope with the same kind, text, time
         and sources is returned as stored, not stored again. ``said_at``: when it was said, if ``time`` is
-        another day it is about (a plan; an import keeps it)."""
+        another day it is about (a plan; an import keeps it). ``subject``, ``predicate``, ``object``: what it
+        is about (a fact's edge, of ``fact_kind``: attribute unless named; seed 000 §7 groups facts by
+        subject); with them ``text`` may be empty, composed as the create_memory tool composes it."""
         scope = _scope_of(agent, person, space)
+        text, data = with_edge(text, kind, data, subject, predicate, object, fact_kind)
         for name, value in (("keywords", keywords), ("sources", sources), ("participants", participants)):
             if isinstance(value, str | bytes):  # its characters would be taken for words
                 raise InvalidInput(f"{name} are a list, not one string")
