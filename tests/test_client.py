@@ -51,6 +51,8 @@ def scenario(memory: Any) -> dict[str, Any]:
     other = memory.remember("祈煜喜欢下雨天", agent=A, importance=0.9, place="书房")
     seen["note"] = (note.id, note.text, note.time.replace(tzinfo=None), note.keywords, note.created_at is not None)
     seen["other"] = (other.text, other.importance, other.place)
+    painter = memory.remember("", agent=A, kind="fact", subject=A, predicate="是", object="画家", fact_kind="attribute")
+    seen["fact"] = (painter.text, painter.data["subject"], painter.data["fact_kind"])
     seen["get"] = memory.get("n1", agent=A).text
     seen["official"] = sorted(item.text for item in memory.memories(agent=A))
     seen["feedback"] = memory.feedback("n1", 0.5, agent=A).feedback

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from typer.testing import CliRunner
 
 from huiyi import Memory
 from huiyi.config import Config
-from huiyi.errors import NotFound
+from huiyi.errors import NotFound, StillRunning
 from huiyi.faces.cli import app
 from huiyi.faces.http import create_app
 from huiyi.flows.extract import EventDraft, Extraction, Fold
@@ -79,7 +80,7 @@ from huiyi.config import Config
 from huiyi.faces.cli import app
 from huiyi.faces.http import create_app
 from huiyi.memory import AsyncMemory
-from huiyi.errors import NotFound
+from huiyi.errors import NotFound, StillRunning
 from huiyi.providers.embed import HashEmbedder
 
 class Hang:
@@ -315,3 +316,71 @@ def test_a_routed_store_renews_and_retries_a_job_in_the_store_that_holds_it(tmp_
             assert retried is not None and retried.agent == agent and retried.state is JobState.PENDING
     finally:
         routed.close()
+
+
+class GatedExtractor(Extractor):
+    """Extracts once ``gate`` opens; ``started`` tells that a worker holds the fold."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def extract(self, fold: Fold) -> Extraction:
+        self.started.set()
+        await self.gate.wait()
+        return await super().extract(fold)
+
+
+def test_run_jobs_waits_for_the_job_the_background_worker_took(tmp_path: Path) -> None:
+    # seed 000 §4a: right after run_jobs() the folded turns have left working memory, even when the
+    # background worker took the fold first
+    async def scenario(memory: AsyncMemory, extractor: GatedExtractor) -> None:
+        drained = asyncio.Event()
+        drain = memory.worker.drain
+
+        async def watched_drain() -> int:
+            ran = await drain()
+            drained.set()
+            return ran
+
+        memory.worker.drain = watched_drain  # type: ignore[method-assign]
+        running = asyncio.create_task(memory.run_jobs())
+        await drained.wait()
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert not running.done(), "run_jobs returned while the background worker still ran its job"
+        extractor.gate.set()
+        assert await running == 0  # the background worker ran it, not this call
+        assert await memory.working_memory(agent=AGENT, person=PERSON) == []
+        assert [job.state for job in await memory.jobs(agent=AGENT)] == [JobState.DONE]
+
+    asyncio.run(with_a_fold_taken(tmp_path, config(enabled=True), scenario))
+
+
+def test_run_jobs_gives_up_on_a_job_still_running_after_the_wait_in_words(tmp_path: Path) -> None:
+    async def scenario(memory: AsyncMemory, extractor: GatedExtractor) -> None:
+        with pytest.raises(StillRunning, match="still running"):
+            await memory.run_jobs()
+        (job,) = await memory.flush(agent=AGENT, person=PERSON)  # flush reports the job as it stands instead
+        assert job.state is JobState.RUNNING
+        extractor.gate.set()
+        await memory.run_jobs()
+        assert [job.state for job in await memory.jobs(agent=AGENT)] == [JobState.DONE]
+
+    asyncio.run(with_a_fold_taken(tmp_path, config(enabled=True, wait_seconds=0.2), scenario))
+
+
+async def with_a_fold_taken(
+    path: Path, settings: Config, scenario: Callable[[AsyncMemory, GatedExtractor], Awaitable[None]]
+) -> None:
+    """Run ``scenario`` while the background worker holds a fold whose extraction waits for its gate."""
+    extractor = GatedExtractor()
+    async with AsyncMemory(path, embedder=HashEmbedder(32), extractor=extractor, config=settings) as memory:
+        try:
+            await memory.add(chat(), agent=AGENT, person=PERSON)
+            await memory.flush(agent=AGENT, person=PERSON, wait=False)
+            await extractor.started.wait()
+            await scenario(memory, extractor)
+        finally:
+            extractor.gate.set()  # closing waits for the background worker's job

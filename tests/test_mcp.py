@@ -249,6 +249,26 @@ def test_a_failure_inside_huiyi_is_a_tool_error_and_the_server_goes_on(tmp_path:
     anyio.run(main)
 
 
+def test_the_model_rates_a_memory_over_mcp_only_its_own(tmp_path: Path) -> None:
+    async def check(memory: AsyncMemory) -> None:
+        cat = (await memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.FACT]))[0]
+        secret = await memory.remember("阿哲的生日是三月三日", agent=AGENT, person="阿哲", kind=MemoryKind.FACT)
+        async with Client(create_server(ToolExecutor(memory, AGENT, person=PERSON))) as client:
+            tool = next(t for t in (await client.list_tools()).tools if t.name == "rate_memory")
+            assert tool.annotations is not None
+            assert not tool.annotations.read_only_hint and not tool.annotations.idempotent_hint  # ratings add up
+            rated = await client.call_tool("rate_memory", {"memory_id": cat.id, "value": -0.5})
+            assert not rated.is_error and rated.structured_content["feedback"] == -0.5
+            hidden = await client.call_tool("rate_memory", {"memory_id": secret.id, "value": -1})
+            assert hidden.is_error and hidden.structured_content["error"]["code"] == "not_found"
+            wild = await client.call_tool("rate_memory", {"memory_id": cat.id, "value": 5})
+            assert wild.is_error and wild.structured_content["error"]["code"] == "invalid_arguments"
+        assert (await memory.get(cat.id, agent=AGENT)).feedback == -0.5
+        assert (await memory.get(secret.id, agent=AGENT)).feedback == 0.0
+
+    run(check, tmp_path / "store")
+
+
 def test_a_port_beyond_65535_is_a_usage_error(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

@@ -74,6 +74,7 @@ def test_schemas_are_openai_tools_and_match_the_argument_models() -> None:
         "archival_memory_search",
         "core_memory_append",
         "core_memory_replace",
+        "rate_memory",
     )
     for tool in TOOLS:
         assert tool["type"] == "function" and set(tool["function"]) == {"name", "description", "parameters"}
@@ -317,3 +318,39 @@ def test_a_time_with_an_offset_is_moved_into_the_zone_as_http_moves_it(h: Harnes
     assert event["memory"]["time"] == "2025-11-12T09:00"
     edge = {"subject": "我", "memory_type": "事件", "topic": "x", "attributes": {"time": "0001-01-01T00:00+14:00"}}
     assert h.call("create_memory", edge)["error"]["code"] == "invalid_arguments"  # no day of Shanghai's
+
+
+def test_rate_memory_lets_the_model_judge_a_memory_it_sees(h: Harness) -> None:
+    # seed 001 §2.4.1 6: 反馈权重 is the bot's own judgement of a memory it recalled
+    mine = h.call("create_memory", {"subject": "我", "memory_type": "事实", "topic": "喜好", "object": "打篮球"})
+    memory_id = mine["memory"]["id"]
+    rated = h.call("rate_memory", {"memory_id": memory_id, "value": 1})
+    assert rated["status"] == "rated" and rated["memory"]["id"] == memory_id and rated["feedback"] == 1.0
+    assert h.call("rate_memory", {"memory_id": memory_id, "value": -0.25})["feedback"] == 0.75
+    assert h.run(h.memory.get(memory_id, agent=AGENT)).feedback == 0.75  # summed, as Memory.feedback sums
+    official = h.run(h.memory.remember("祈煜是一位画家", agent=AGENT, kind=MemoryKind.FACT))
+    assert h.call("rate_memory", {"memory_id": official.id, "value": 0.5})["feedback"] == 0.5
+    group = ToolExecutor(h.memory, AGENT, space="g1")
+    said = h.call("create_memory", {"subject": "小明", "memory_type": "事件", "topic": "来了"}, tools=group)
+    assert h.call("rate_memory", {"memory_id": said["memory"]["id"], "value": -1}, tools=group)["feedback"] == -1.0
+
+
+@pytest.mark.parametrize("value", [1.5, -2, True, "0.5", None])
+def test_rate_memory_keeps_feedback_s_bounds(h: Harness, value: object) -> None:
+    mine = h.call("create_memory", {"subject": "我", "memory_type": "事实", "topic": "喜好", "object": "猫"})
+    answer = h.call("rate_memory", {"memory_id": mine["memory"]["id"], "value": value})
+    assert answer["error"]["code"] == "invalid_arguments"
+    assert h.run(h.memory.get(mine["memory"]["id"], agent=AGENT)).feedback == 0.0
+
+
+def test_rate_memory_cannot_touch_another_person_s_memory(h: Harness) -> None:
+    secret = h.run(h.memory.memories(agent=AGENT, person="阿哲", kinds=[MemoryKind.FACT]))[0]
+    answer = h.call("rate_memory", {"memory_id": secret.id, "value": -1})
+    assert answer["error"]["code"] == "not_found" and "生日" not in json.dumps(answer, ensure_ascii=False)
+    assert h.call("rate_memory", {"memory_id": "mem_nope", "value": 1})["error"]["code"] == "not_found"
+    for extra in ({"person": "阿哲"}, {"agent": "别人"}):
+        refused = h.call("rate_memory", {"memory_id": secret.id, "value": -1, **extra})
+        assert refused["error"]["code"] == "invalid_arguments"
+    group = ToolExecutor(h.memory, AGENT, space="g1")  # a group's executor sees no private chat either
+    assert h.call("rate_memory", {"memory_id": secret.id, "value": -1}, tools=group)["error"]["code"] == "not_found"
+    assert h.run(h.memory.get(secret.id, agent=AGENT)).feedback == 0.0

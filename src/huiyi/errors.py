@@ -53,6 +53,12 @@ class EmbedderMismatch(HuiyiError):
     code = "embedder_mismatch"
 
 
+class StillRunning(HuiyiError):
+    """Jobs this process's workers took were still running when the wait for them ended."""
+
+    code = "still_running"
+
+
 class StoreError(HuiyiError):
     code = "store_error"
 

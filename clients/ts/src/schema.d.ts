@@ -1096,6 +1096,11 @@ export interface components {
                 [key: string]: number;
             };
         };
+        /**
+         * FactKind
+         * @enum {string}
+         */
+        FactKind: "attribute" | "relation" | "opinion" | "preference";
         /** FeedbackBody */
         FeedbackBody: {
             /** Agent */
@@ -1580,8 +1585,11 @@ export interface components {
             person?: string | null;
             /** Space */
             space?: string | null;
-            /** Text */
-            text: string;
+            /**
+             * Text
+             * @default
+             */
+            text?: string;
             /** @default note */
             kind?: components["schemas"]["MemoryKind"];
             /** Time */
@@ -1615,6 +1623,13 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             };
+            /** Subject */
+            subject?: string | null;
+            /** Predicate */
+            predicate?: string | null;
+            /** Object */
+            object?: string | null;
+            fact_kind?: components["schemas"]["FactKind"] | null;
         };
         /** Page */
         Page: {

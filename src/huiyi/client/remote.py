@@ -24,6 +24,7 @@ from huiyi.model import (
     Entity,
     EntityMerge,
     EntityType,
+    FactKind,
     Job,
     Link,
     LinkKind,
@@ -150,7 +151,7 @@ class AsyncClient(Listings):
     # memories ----------------------------------------------------------------------------------
     async def remember(
         self,
-        text: str,
+        text: str = "",
         *,
         agent: str,
         person: str | None = None,
@@ -166,8 +167,13 @@ class AsyncClient(Listings):
         insight: str = "",
         participants: Sequence[str] = (),
         said_at: datetime | None = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+        object: str | None = None,
+        fact_kind: FactKind | str | None = None,
     ) -> MemoryItem:
-        """Store one memory: official (no person or space) or of a scope; an ``id`` stored before writes nothing."""
+        """Store one memory: official (no person or space) or of a scope; an ``id`` stored before writes nothing.
+        ``subject``, ``predicate``, ``object``, ``fact_kind``: what it is about (the text may then be empty)."""
         body = {
             "agent": agent,
             "person": person,
@@ -184,6 +190,10 @@ class AsyncClient(Listings):
             "place": place,
             "insight": insight,
             "participants": list(participants),
+            "subject": subject,
+            "predicate": predicate,
+            "object": object,
+            "fact_kind": fact_kind,
         }
         return await self._model(MemoryItem, "POST", "/v1/memories", json=drop_none(body))
 

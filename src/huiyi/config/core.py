@@ -58,6 +58,9 @@ class WorkerConfig(Section):
     max_attempts: Positive = 5  # runs that end in an error before the job fails for good
     max_abandoned: Positive = 5  # runs whose worker died or lost the lease before it fails for good
     backoff_seconds: float = Field(default=30.0, ge=0)  # doubled per failed attempt
+    # how long run_jobs() and flush(wait=True) wait for jobs this process's other workers run (an LLM
+    # fold takes up to llm.timeout_s per try)
+    wait_seconds: Seconds = 600.0
     maintenance_minutes: float = Field(
         default=60.0, ge=0
     )  # how often the worker consolidates and summarises what is due; 0: never

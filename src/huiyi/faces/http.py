@@ -286,6 +286,10 @@ def create_app(
             place=body.place,
             insight=body.insight,
             participants=body.participants,
+            subject=body.subject,
+            predicate=body.predicate,
+            object=body.object,
+            fact_kind=body.fact_kind,
         )
         return item_out(await memory.get(made.id, agent=body.agent), zone)  # as stored, created_at set
 

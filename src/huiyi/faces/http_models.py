@@ -11,7 +11,7 @@ from pydantic_core import PydanticCustomError
 
 from huiyi.checks import TimeIn
 from huiyi.memory.pages import CURSOR_CHARS
-from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn
+from huiyi.model import FactKind, MemoryItem, MemoryKind, Message, MessageIn
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 OUT_OF_RANGE = "int64_range"  # the HTTP face answers 400 to this error: no store could take the value
@@ -120,7 +120,7 @@ class ContextBody(Who):
 
 
 class NewMemory(Who):
-    text: str = Field(min_length=1, max_length=20000)
+    text: str = Field(default="", max_length=20000)  # empty: composed from subject, predicate and object
     kind: MemoryKind = MemoryKind.NOTE
     time: TimeIn | None = None
     said_at: TimeIn | None = None  # when it was said, if ``time`` is the day it is about (a plan)
@@ -132,6 +132,11 @@ class NewMemory(Who):
     insight: str = Field(default="", max_length=20000)
     participants: list[str] = Field(default_factory=list, max_length=100)
     data: dict[str, Any] = Field(default_factory=dict)
+    # what it is about: a fact's edge (seed 000 §7 groups facts by subject), as the create_memory tool names it
+    subject: str | None = Field(default=None, min_length=1, max_length=200)
+    predicate: str | None = Field(default=None, max_length=200)
+    object: str | None = Field(default=None, max_length=2000)
+    fact_kind: FactKind | None = None  # attribute when a subject is named without one
 
 
 class Page(BaseModel):

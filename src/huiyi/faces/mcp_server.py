@@ -6,8 +6,8 @@ acts for one agent and one person and/or group space, fixed when it starts (``hu
 --person …``); nothing a client sends can change that.
 
 - tools: ``create_memory``, ``link_memories``, ``search_memories``, ``conversation_search``,
-  ``archival_memory_search``, ``core_memory_append``, ``core_memory_replace`` (the last two only where a
-  block may be changed: not on a group's server, unless agent blocks are editable). A result is the
+  ``archival_memory_search``, ``core_memory_append``, ``core_memory_replace``, ``rate_memory`` (the core
+  edits only where a block may be changed: not on a group's server, unless agent blocks are editable). A result is the
   executor's compact JSON as text, the same object as structured content, and ``isError`` when it is
   an ``{"error": …}`` object.
 - resource ``huiyi://context/{agent}/{person}`` (group servers: ``huiyi://context/{agent}/space/{space}``),

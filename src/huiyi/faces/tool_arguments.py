@@ -18,6 +18,7 @@ __all__ = [
     "CoreMemoryReplace",
     "CreateMemory",
     "LinkMemories",
+    "RateMemory",
     "SearchMemories",
     "Text",
     "TimeRange",
@@ -98,6 +99,12 @@ class CoreMemoryReplace(_Args):
     new_content: str = Field(max_length=_MAX_TEXT)
 
 
+class RateMemory(_Args):
+    memory_id: str = Field(min_length=1, max_length=100)
+    # the bounds of Memory.feedback (seed 001 §2.4 反馈权重); strict: true or "1" is no judgement
+    value: float = Field(ge=-1.0, le=1.0, strict=True)
+
+
 ARGUMENTS: dict[str, type[_Args]] = {
     "create_memory": CreateMemory,
     "link_memories": LinkMemories,
@@ -106,4 +113,5 @@ ARGUMENTS: dict[str, type[_Args]] = {
     "archival_memory_search": ArchivalMemorySearch,
     "core_memory_append": CoreMemoryAppend,
     "core_memory_replace": CoreMemoryReplace,
+    "rate_memory": RateMemory,
 }

@@ -215,6 +215,22 @@ TOOLS: list[dict[str, Any]] = [
         },
         ["label", "old_content", "new_content"],
     ),
+    _function(
+        "rate_memory",
+        "Rate a memory you recalled (评价一条记忆的价值): +1 it helped you answer, -1 it was of no use or "
+        "wrong, values between for less sure judgements. Ratings add up and weigh in which memories come "
+        "back later (反馈权重). Name the memory by the id a search gave you.",
+        {
+            "memory_id": {"type": "string", "description": "The memory's id, from a search. 记忆的 id"},
+            "value": {
+                "type": "number",
+                "minimum": -1,
+                "maximum": 1,
+                "description": "-1 useless or wrong … 0 no opinion … +1 helpful. 评价",
+            },
+        },
+        ["memory_id", "value"],
+    ),
 ]
 
 TOOL_NAMES: tuple[str, ...] = tuple(tool["function"]["name"] for tool in TOOLS)

@@ -5,7 +5,8 @@ Two families, so a bot can take either:
 - seed 004 (memory graph): ``create_memory``, ``link_memories``, ``search_memories``;
 - seed 002 §3.4 (MemGPT): ``conversation_search`` (the message history), ``archival_memory_search``
   (events, facts, summaries, notes), ``core_memory_append`` and ``core_memory_replace`` (the Markdown
-  core blocks of ``context.core_blocks``).
+  core blocks of ``context.core_blocks``);
+- seed 001 §2.4 (反馈权重, "bot 生成"): ``rate_memory``, the model's own judgement of a memory it sees.
 
 The scope is fixed when the executor is made (agent, person, space) and never read from the model's
 arguments: the schemas have no such field and unknown fields are refused, so a model cannot read or
@@ -18,7 +19,7 @@ The schemas live in :mod:`huiyi.faces.tool_schemas` and the argument models that
 
     >>> [tool["function"]["name"] for tool in TOOLS]  # doctest: +NORMALIZE_WHITESPACE
     ['create_memory', 'link_memories', 'search_memories', 'conversation_search', 'archival_memory_search',
-     'core_memory_append', 'core_memory_replace']
+     'core_memory_append', 'core_memory_replace', 'rate_memory']
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from huiyi.faces.tool_arguments import (
     CoreMemoryReplace,
     CreateMemory,
     LinkMemories,
+    RateMemory,
     SearchMemories,
     Text,
     TimeRange,
@@ -50,12 +52,14 @@ from huiyi.faces.tool_arguments import (
 from huiyi.faces.tool_schemas import TOOL_NAMES, TOOLS, MemoryType, RelationType, tool_schemas
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, FactData, FactKind, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
+from huiyi.text.compose import compose
 from huiyi.text.times import parse_datetime, query_time_range
 
 __all__ = ["TOOLS", "TOOL_NAMES", "ToolExecutor", "tool_schemas"]
 # defined in the schema and argument modules and importable from here, as they always were
 __all__ += ["ARGUMENTS", "ArchivalMemorySearch", "ConversationSearch", "CoreMemoryAppend", "CoreMemoryReplace"]
-__all__ += ["CreateMemory", "LinkMemories", "MemoryType", "RelationType", "SearchMemories", "Text", "TimeRange"]
+__all__ += ["CreateMemory", "LinkMemories", "MemoryType", "RateMemory", "RelationType", "SearchMemories", "Text"]
+__all__ += ["TimeRange"]
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +152,7 @@ class ToolExecutor:
             "archival_memory_search": self._archival_memory_search,
             "core_memory_append": self._core_memory_append,
             "core_memory_replace": self._core_memory_replace,
+            "rate_memory": self._rate_memory,
         }
 
     @property
@@ -201,16 +206,14 @@ class ToolExecutor:
                     attributes[key] = when.isoformat(timespec="minutes")
                 break
         shown = {key: value for key, value in attributes.items() if not (when is not None and key in _TIME_KEYS)}
-        text = args.text or _compose(subject, args.topic, args.object or "", shown)
+        text = args.text or compose(subject, args.topic, args.object or "", shown)
         kind = _TYPE_KIND[args.memory_type]
-        data: dict[str, Any] = {"origin": "tool", "memory_type": args.memory_type, "attributes": attributes}
-        if kind is MemoryKind.FACT:
-            fact_kind = FactKind(_FACT_KIND[args.memory_type])
-            data = FactData(subject=subject, predicate=args.topic, object=args.object or "", kind=fact_kind).into(data)
-        else:  # a note keeps what it is about, without a fact's edge
-            data |= {"subject": subject, "predicate": args.topic, "object": args.object or ""}
         item = await self.memory.remember(
             text,
+            subject=subject,  # a fact's edge; another memory keeps what it is about as plain keys
+            predicate=args.topic,
+            object=args.object or "",
+            fact_kind=_FACT_KIND[args.memory_type] if kind is MemoryKind.FACT else None,
             agent=self.agent,
             person=None if self.space else self.person,
             space=self.space,
@@ -218,7 +221,7 @@ class ToolExecutor:
             time=when or now,
             importance=args.importance,
             keywords=[word for word in (args.topic, args.object) if word],
-            data=data,
+            data={"origin": "tool", "memory_type": args.memory_type, "attributes": attributes},
         )
         return {"status": "stored", "memory": _item(item)}
 
@@ -281,6 +284,12 @@ class ToolExecutor:
         )
         return {"status": "replaced", "block": _block(block)}
 
+    # seed 001 ------------------------------------------------------------------------------------------
+    async def _rate_memory(self, args: RateMemory) -> dict[str, Any]:
+        item = await self._by_id(args.memory_id, "memory")  # only a memory this executor sees
+        rated = await self.memory.feedback(item.id, args.value, agent=self.agent)
+        return {"status": "rated", "memory": _item(rated), "feedback": rated.feedback}
+
     # helpers -------------------------------------------------------------------------------------------
     def _subject(self, said: str) -> str:
         word = said.strip()
@@ -314,16 +323,20 @@ class ToolExecutor:
         hits = [hit for hit in hits if keep is None or keep(hit)]
         return {"memories": [_hit(hit) for hit in hits]}
 
+    async def _by_id(self, memory_id: str, what: str) -> MemoryItem:
+        """The memory of this id if this executor may see it; another person's looks absent."""
+        try:
+            item = await self.memory.get(memory_id, agent=self.agent)
+        except NotFound:
+            item = None
+        if item is None or item.scope not in self._visible:
+            raise ToolError("not_found", f"no {what} with id {memory_id!r}")
+        return item
+
     async def _find(self, memory_id: str | None, description: str | None, end: str) -> MemoryItem:
         """A memory this executor may see, by id or as the best match of a description."""
         if memory_id:
-            try:
-                item = await self.memory.get(memory_id, agent=self.agent)
-            except NotFound:
-                item = None
-            if item is None or item.scope not in self._visible:  # another person's memory looks absent
-                raise ToolError("not_found", f"no {end} memory with id {memory_id!r}")
-            return item
+            return await self._by_id(memory_id, f"{end} memory")
         assert description is not None  # the model validator asked for one of the two
         for kinds in (list(ARCHIVAL_KINDS), None):
             found = await self.memory.recall(
@@ -369,25 +382,6 @@ def _hit(hit: RecallHit) -> dict[str, Any]:
 
 def _block(block: CoreBlock) -> dict[str, Any]:
     return {"label": block.label, "text": block.text}
-
-
-def _cjk(char: str) -> bool:
-    return "\u2e80" <= char <= "\u9fff" or "\uf900" <= char <= "\ufaff" or "\uff00" <= char <= "\uffef"
-
-
-def _compose(subject: str, topic: str, obj: str, attributes: Mapping[str, str]) -> str:
-    """'木木' + '喜好' + '打篮球' → '木木喜好打篮球'; 'Alice' + 'likes' + 'tea' → 'Alice likes tea'."""
-    text = ""
-    for part in (subject, topic, obj):
-        part = part.strip()
-        if part:
-            text = part if not text else text + ("" if _cjk(text[-1]) and _cjk(part[0]) else " ") + part
-    if attributes:
-        if _cjk(text[-1]):
-            text += "（" + "；".join(f"{key}：{value}" for key, value in attributes.items()) + "）"
-        else:
-            text += " (" + "; ".join(f"{key}: {value}" for key, value in attributes.items()) + ")"
-    return text
 
 
 _HAS_CLOCK = re.compile(r"\d\s*[:：时点]|T\d")

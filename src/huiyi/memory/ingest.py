@@ -11,7 +11,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 
-from huiyi.errors import InvalidInput, NotFound
+from huiyi.errors import InvalidInput, NotFound, StillRunning
 from huiyi.flows import ingest
 from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
@@ -195,8 +195,8 @@ class Ingest(Care):
         fold. With ``wait`` they run before this returns, as far as this process can run them, and each
         is returned as it then stands: one whose ``state`` is not ``DONE`` is what could not be done —
         ``FAILED`` (``last_error`` says why; ``retry_job`` queues it again), ``PENDING`` (it failed and is
-        retried at ``run_after``) or ``RUNNING`` (another worker holds it). Without ``wait`` the
-        background worker takes them.
+        retried at ``run_after``) or ``RUNNING`` (another process's worker holds it, or this process's
+        was still at it after ``worker.wait_seconds``). Without ``wait`` the background worker takes them.
         """
         space_id = _chat_of(agent, person, space).space_id
         await self._behind_done()  # the folds adds planned behind them first
@@ -216,26 +216,13 @@ class Ingest(Care):
             if planned:
                 self._wake_worker()
             return list(jobs.values())
-        await self.run_jobs()
+        try:
+            await self.run_jobs()
+        except StillRunning as exc:  # told below: the job is returned as it stands, RUNNING
+            log.warning("flush: %s", exc.message)
         unfinished = await self._run(
             self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
         )
-        # a fold this process's background worker took before the drain could: wait for it, so that
-        # wait=True means what it says in one process (its lease bounds the wait if that worker died)
-        own = f"{ingest.indexer_name()}:"
-        pause = 0.02
-        while any(
-            job.state is JobState.RUNNING
-            and job.worker.startswith(own)
-            and job.lease_until is not None
-            and job.lease_until > self.worker.clock()
-            for job in unfinished
-        ):
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.5)
-            unfinished = await self._run(
-                self._fold_jobs, agent, space_id, [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
-            )
         now = {job.id: job for job in unfinished}
         done = {"state": JobState.DONE, "lease_until": None}
         result = [now.get(job_id) or job.model_copy(update=done) for job_id, job in jobs.items()]
@@ -249,10 +236,33 @@ class Ingest(Care):
         return [job for job in found if job.kind == fold.FOLD and job.payload.get("space") == space]
 
     async def run_jobs(self) -> int:
-        """Index what this instance queued, then run every due extraction job now, in this task; returns how
-        many ran. (Nothing queued: no await before the drain, so the background worker gets no head start.)"""
+        """Index what this instance queued, then run every due extraction job now, in this task, and wait
+        for those this process's other workers (the background one) took first; returns how many ran here.
+
+        Raises ``StillRunning`` when those are still running after ``worker.wait_seconds``. (Nothing
+        queued: no await before the drain, so the background worker gets no head start.)"""
         await self._drained()
-        return await self.worker.drain()
+        ran = await self.worker.drain()
+        deadline = time.monotonic() + self.config.worker.wait_seconds
+        pause = 0.02
+        while running := await self._run(self._running_here):
+            if time.monotonic() >= deadline:
+                raise StillRunning(
+                    f"{len(running)} extraction job(s) of this process still running after "
+                    f"{self.config.worker.wait_seconds:g} s (worker.wait_seconds): {', '.join(j.id for j in running)}"
+                )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.5)
+            ran += await self.worker.drain()  # a job let go of meanwhile, or due since, runs here
+        return ran
+
+    def _running_here(self) -> list[Job]:
+        """Jobs a worker of this process holds with a live lease (a worker that died holds none: its lease
+        runs out)."""
+        own = f"{ingest.indexer_name()}:"
+        now = self.worker.clock()
+        running = self.store.list_jobs(None, [JobState.RUNNING], 100_000)
+        return [j for j in running if j.worker.startswith(own) and j.lease_until is not None and j.lease_until > now]
 
     async def run_workers(self, count: int, stop: asyncio.Event) -> None:
         """Run ``count`` extraction workers until ``stop`` is set (``huiyi worker``, ``serve --workers``).

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -13,12 +12,15 @@ from huiyi.checks import check_id, check_json, check_name, check_storable
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
 from huiyi.memory.common import EDITABLE, MAX_LISTED, _id_list, _kinds, _looked_up, _scope_of, _visible
+from huiyi.memory.edges import with_edge
 from huiyi.memory.indexing import Indexing
+from huiyi.memory.notes import alike, caller_id, caller_words, note_id
 from huiyi.model import (
     CoreBlock,
     Entity,
     EntityMerge,
     EntityType,
+    FactKind,
     Link,
     LinkKind,
     MemoryItem,
@@ -46,7 +48,7 @@ class Items(Indexing):
 
     async def remember(
         self,
-        text: str,
+        text: str = "",
         *,
         agent: str,
         person: str | None = None,
@@ -62,14 +64,21 @@ class Items(Indexing):
         insight: str = "",
         participants: Sequence[str] = (),
         said_at: datetime | None = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+        object: str | None = None,
+        fact_kind: FactKind | str | None = None,
     ) -> MemoryItem:
         """Store one memory directly: an official memory (no person or space) or one of a scope.
 
         With an ``id`` already stored for the same memory, nothing is written (imports are idempotent); an
         id another memory holds is refused. Without one, a memory of the scope with the same kind, text, time
         and sources is returned as stored, not stored again. ``said_at``: when it was said, if ``time`` is
-        another day it is about (a plan; an import keeps it)."""
+        another day it is about (a plan; an import keeps it). ``subject``, ``predicate``, ``object``: what it
+        is about (a fact's edge, of ``fact_kind``: attribute unless named; seed 000 §7 groups facts by
+        subject); with them ``text`` may be empty, composed as the create_memory tool composes it."""
         scope = _scope_of(agent, person, space)
+        text, data = with_edge(text, kind, data, subject, predicate, object, fact_kind)
         for name, value in (("keywords", keywords), ("sources", sources), ("participants", participants)):
             if isinstance(value, str | bytes):  # its characters would be taken for words
                 raise InvalidInput(f"{name} are a list, not one string")
@@ -95,13 +104,13 @@ class Items(Indexing):
             raise InvalidInput(said(exc)) from exc
         if len(text) > self.config.ingest.max_message_chars:
             raise InvalidInput(f"memory text has {len(text)} characters; limit {self.config.ingest.max_message_chars}")
-        _caller_words(item.keywords)
+        caller_words(item.keywords)
         if id is not None:
-            _caller_id(item)
-        elif (same := await self._stored_alike(item)) is not None:
+            caller_id(item)
+        elif (same := await self._storedalike(item)) is not None:
             return same  # a set-up script run again: the memory it stored the first time
         else:  # two calls at once both pass the look above: the note's own id lets the store keep one
-            item = item.model_copy(update={"id": _note_id(item)})
+            item = item.model_copy(update={"id": note_id(item)})
         vector = await self._write(self.embedder.embed_passages, [text])
         terms = ingest.terms_of(" ".join([text, *keywords]))
         await self._write(self.store.add_memories, [item], vector, [terms])
@@ -111,18 +120,18 @@ class Items(Indexing):
             if not stored or (stored[0].scope, stored[0].kind, stored[0].text) != (item.scope, item.kind, item.text):
                 raise InvalidInput(f"memory id {id!r} is taken by another memory; choose another or none")
             return stored[0]  # as stored first, when this was a resend
-        if stored and _alike(stored[0], item):
+        if stored and alike(stored[0], item):
             return stored[0]
         # the note's id is held by a memory edited since: this one is new beside it
         item = item.model_copy(update={"id": new_id("mem")})
         await self._write(self.store.add_memories, [item], vector, [terms])
         return item
 
-    async def _stored_alike(self, item: MemoryItem) -> MemoryItem | None:
+    async def _storedalike(self, item: MemoryItem) -> MemoryItem | None:
         """The memory of ``item``'s scope stored with its kind, text, time and sources, if there is one."""
         where = MemoryFilter(kinds=(item.kind,), text=item.text)
         found = await self._run(self.store.find_memories, [item.scope], where)
-        return next((m for m in found if _alike(m, item)), None)
+        return next((m for m in found if alike(m, item)), None)
 
     async def set_person(self, person: Person, *, agent: str) -> None:
         """Record a person and their aliases; names become single words for the tokenizer. These aliases are
@@ -222,7 +231,7 @@ class Items(Indexing):
         if not new.text.strip():
             raise InvalidInput("memory text is empty")
         if "keywords" in changes:
-            _caller_words(new.keywords)
+            caller_words(new.keywords)
         if len(new.text) > self.config.ingest.max_message_chars:
             raise InvalidInput(
                 f"memory text has {len(new.text)} characters; limit {self.config.ingest.max_message_chars}"
@@ -445,49 +454,3 @@ def _cleaned(entity: Entity) -> Entity:
         raise InvalidInput(f"a name or alias has at most {NAME_CHARS} characters")
     kept = [a for a in dict.fromkeys(aliases) if a != name]
     return entity.model_copy(update={"name": name, "aliases": kept})
-
-
-def _caller_id(item: MemoryItem) -> None:
-    """A memory id a caller chose may not be one huiyi derives for another memory: a chunk's (made from
-    an agent's message id, so anyone could take it first and that message would never be indexed) or a
-    summary's, unless it is the id this summary has in its own scope (an export imported again)."""
-    try:
-        check_id(item.id, "memory")
-    except ValueError as exc:
-        raise InvalidInput(said(exc)) from exc
-    if item.id.startswith("chunk_"):
-        raise InvalidInput(f"memory id {item.id!r}: ids starting chunk_ are the chunks' own, made from messages")
-    if item.id.startswith("sum_"):
-        from huiyi.flows.summarize.run import summary_id  # the summarizer loads at its first use
-
-        made = item.summary
-        keys = {"", made.period, made.person or ""}
-        if made.kind is None or item.id not in {summary_id(item.scope, made.kind, key) for key in keys}:
-            raise InvalidInput(f"memory id {item.id!r}: ids starting sum_ are the summaries' own, from their scope")
-
-
-def _caller_words(keywords: Sequence[str]) -> None:
-    """A caller's keywords are words: each one printable and not blank (they are matched and shown)."""
-    try:
-        for word in keywords:
-            check_name(word, "a keyword")
-    except ValueError as exc:
-        raise InvalidInput(str(exc)) from exc
-
-
-def _alike(stored: MemoryItem, item: MemoryItem) -> bool:
-    """The same note: scope, kind, text, time and sources (importance and the rest may differ)."""
-    return (stored.scope, stored.kind, stored.text, stored.time, stored.sources) == (
-        item.scope,
-        item.kind,
-        item.text,
-        item.time,
-        item.sources,
-    )
-
-
-def _note_id(item: MemoryItem) -> str:
-    """An id that follows from what makes two notes alike, the same in every process (ids are per store)."""
-    time = item.time.isoformat() if item.time is not None else ""
-    key = "\x1f".join([item.scope.agent, item.scope.tag, item.kind, item.text, time, *item.sources])
-    return f"mem_{hashlib.blake2b(key.encode(), digest_size=10).hexdigest()}"
