@@ -864,6 +864,8 @@ export interface components {
              * @default
              */
             last_reply?: string;
+            /** Max Chars */
+            max_chars?: number | null;
         };
         /** ContextResponse */
         ContextResponse: {
@@ -1175,6 +1177,8 @@ export interface components {
              * @default
              */
             last_reply?: string;
+            /** Max Chars */
+            max_chars?: number | null;
             /** Limit */
             limit?: number | null;
             /** Shown */

@@ -131,9 +131,11 @@ class AsyncClient(Listings):
         limit: int | None = None,
         shown: Sequence[str] = (),
         recipe: str | None = None,
+        max_chars: int | None = None,
     ) -> Context:
         """Everything the chat model needs for its next turn, rendered for the prompt (``recipe``: a named
-        recall recipe of the server's config)."""
+        recall recipe of the server's config; ``max_chars``: the text's bound, default the server's
+        ``context.max_chars``, 0 none)."""
         body = drop_none(
             {
                 "agent": agent,
@@ -144,6 +146,7 @@ class AsyncClient(Listings):
                 "limit": limit,
                 "shown": list(shown),
                 "recipe": recipe,
+                "max_chars": max_chars,
             }
         )
         return await self._model(Context, "POST", "/v1/context", json=body)

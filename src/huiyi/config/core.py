@@ -87,6 +87,11 @@ class ContextConfig(Section):
     # are left out of the prompt unless this is set
     closed_facts: bool = False
     templates: str = ""  # a folder whose files override the packaged templates
+    # the rendered context's bound in characters (0: none), trimmed in the order of huiyi.recall.budget:
+    # ~8k tokens of Chinese on Qwen/DeepSeek/GLM tokenizers (0.6–0.7 a character), ~3k of English, so a
+    # 16k-token model keeps half its window for the system prompt, the request and the reply; a usual
+    # context (core blocks, 10 overview events, 8 recalled, 20 rounds of chat: ~4–8k) is not trimmed
+    max_chars: Count = 12_000
 
 
 class HttpConfig(Section):

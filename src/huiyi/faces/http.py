@@ -370,7 +370,12 @@ def create_app(
         """The rendered prompt context for the next turn: core blocks, overview, recalled memories, working memory."""
         check(agents, body.agent)
         found = await memory.context(
-            agent=body.agent, person=body.person, space=body.space, message=body.message, last_reply=body.last_reply
+            agent=body.agent,
+            person=body.person,
+            space=body.space,
+            message=body.message,
+            last_reply=body.last_reply,
+            max_chars=body.max_chars,
         )
         return ContextResponse(
             text=found.text,

@@ -117,6 +117,8 @@ class MessagesResponse(BaseModel):
 class ContextBody(Who):
     message: str = Field(default="", max_length=20000)
     last_reply: str = Field(default="", max_length=20000)
+    # the text's bound in characters, trimmed as huiyi.recall.budget says (0: none; absent: context.max_chars)
+    max_chars: int | None = Field(default=None, ge=0, le=2**31 - 1)
 
 
 class NewMemory(Who):

@@ -121,6 +121,7 @@ def v1_router(memory: AsyncMemory, check: Check) -> APIRouter:
             shown=body.shown,
             recipe=body.recipe,
             now=local(body.now, zone),
+            max_chars=body.max_chars,
         )
         return FullContext(
             text=found.text,

@@ -13,8 +13,9 @@ from huiyi.memory.common import MAX_LISTED, Context, _chat_of, _kinds, _visible
 from huiyi.memory.ingest import Ingest
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult
 from huiyi.recall import pipeline, views
+from huiyi.recall.budget import check_budget, render_within
 from huiyi.recall.recipes import recipe_for
-from huiyi.recall.render import ContextParts, render
+from huiyi.recall.render import ContextParts
 from huiyi.text.expand import Expansion
 from huiyi.text.expand import expand as expand_words
 from huiyi.text.lexicon import lexicon_for
@@ -173,6 +174,7 @@ class Recall(Ingest):
         now: datetime | None = None,
         recipe: RecallRecipe | str | None = None,
         explain: bool = False,
+        max_chars: int | None = None,
     ) -> Context:
         """Everything the chat model needs for its next turn, rendered for the prompt.
 
@@ -181,7 +183,10 @@ class Recall(Ingest):
         ``shown`` holds texts the caller's prompt already carries (a proxied chat request): working-memory
         messages with those texts are not repeated, and recalled memories of them are left out.
         ``now``, ``recipe`` and ``explain`` go to recall (the console's debugger asks at a chosen time).
+        ``max_chars`` bounds the text (default ``context.max_chars``; 0: no bound), trimmed in the order
+        of :mod:`huiyi.recall.budget`.
         """
+        budget = check_budget(self.config.context.max_chars if max_chars is None else max_chars)
         now = self.wall(now)
         space_id = _chat_of(agent, person, space).space_id
         recent = await self._read(fold.working_memory, self.store, agent, space_id, self.config)
@@ -222,8 +227,11 @@ class Recall(Ingest):
             person_names=[known.name, *known.aliases] if known and known.name else [],
             shown_elsewhere=frozenset(m.id for m in recent if m.text in set(shown)),
             zone=self._tz,
+            ranking=[hit.id for hit in recalled.hits] if recalled else [],
         )
-        return Context(rendered=render(parts, self.templates), recall=recalled, working=recent, overview=overview)
+        return Context(
+            rendered=render_within(parts, self.templates, budget), recall=recalled, working=recent, overview=overview
+        )
 
     async def expand(
         self,

@@ -74,6 +74,8 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         "past_plan": "date",
         "working": "turns",
         "turn": "speaker text time",
+        "earlier": "count",
+        "cut": "count",
     }.items()
 }
 
@@ -236,6 +238,8 @@ class ContextParts:
     # ids of working-memory messages the caller's prompt already shows: not repeated, still de-duplicated against
     shown_elsewhere: frozenset[str] = frozenset()
     zone: tzinfo = UTC  # whose wall clock ``now`` and the memories' times are; ``created_at`` is UTC
+    ranking: Sequence[str] = ()  # recalled ids, best first: the context budget drops from the end
+    earlier_turns: int = 0  # working-memory turns before ``working`` the context budget left out
 
 
 @dataclass(frozen=True)
@@ -393,6 +397,9 @@ class _Renderer:
             for m in self.parts.working
             if m.id not in self.parts.shown_elsewhere
         ]
+        earlier = self.parts.earlier_turns
+        if turns and (note := _one_line(self.t.fill("earlier", count=str(earlier))) if earlier else ""):
+            turns.insert(0, note)
         return self.block("working", turns, "turns")
 
     def fragments(self) -> str:

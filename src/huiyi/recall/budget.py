@@ -1,0 +1,210 @@
+"""Budget: a rendered prompt context held to a number of characters (``context.max_chars``).
+
+A context over its budget is rendered again with less in it, each step only while it is still over:
+
+1. every over-long text (a working-memory message, a recalled memory, an overview event) keeps its head
+   and tail around a marked cut (template ``cut``): the longest are cut only as far as needed, none to
+   less than a tenth of the budget;
+2. the oldest working-memory turns go, all but the latest ``LATEST_TURNS``; a line (template ``earlier``)
+   says how many;
+3. recalled memories go, lowest-ranked first, all but the top one;
+4. overview events go, oldest first;
+5. the texts still there are cut harder, to no less than ``MIN_CUT`` characters each.
+
+Core blocks are never cut or dropped (seed 002 §3.6: always in context), nor are the latest turns and
+the top recalled memory. A context whose core blocks alone pass the budget comes back over it, with a
+warning in the log. Texts are cut before they are rendered, so a cut never falls inside a speaker's
+prefix or a template's words; it falls between characters, never inside a character's combining marks
+or an emoji's joined sequence.
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from huiyi.errors import InvalidInput
+from huiyi.model import MemoryItem, Message
+from huiyi.recall.render import ContextParts, Dropped, RenderedContext, Templates, _by_time, render
+
+__all__ = ["LATEST_TURNS", "MIN_CUT", "check_budget", "cut_text", "render_within"]
+
+log = logging.getLogger(__name__)
+
+LATEST_TURNS = 4  # never dropped: the person's latest message and the three turns before it
+MIN_CUT = 60  # a cut text keeps at least this many characters of its head and tail
+_MOST = 2**31 - 1
+_OVER = "over the context budget (context.max_chars)"
+
+
+def check_budget(max_chars: object) -> int:
+    """``max_chars`` as a budget, or ``InvalidInput``: a whole number of characters, 0 for none."""
+    if not isinstance(max_chars, int) or isinstance(max_chars, bool) or not 0 <= max_chars <= _MOST:
+        raise InvalidInput(f"max_chars is a whole number of characters from 0 (no bound) to {_MOST}, not {max_chars!r}")
+    return max_chars
+
+
+def _joined(text: str, at: int) -> bool:
+    """Would a cut before ``text[at]`` part a character from its marks or an emoji sequence?"""
+    after, before = text[at], text[at - 1]
+    return (
+        unicodedata.combining(after) > 0
+        or unicodedata.category(after) in ("Mn", "Me", "Mc")
+        or after in "\u200d\ufe0e\ufe0f"
+        or "\U0001f3fb" <= after <= "\U0001f3ff"  # skin tones
+        or before == "\u200d"
+    )
+
+
+def _boundary(text: str, at: int) -> int:
+    while 0 < at < len(text) and _joined(text, at):
+        at -= 1
+    return at
+
+
+def cut_text(text: str, keep: int, marker: Callable[[int], str]) -> str:
+    """``text`` as its first two thirds and last third of ``keep`` characters around ``marker(left_out)``."""
+    if len(text) <= keep:
+        return text
+    head = _boundary(text, keep * 2 // 3)
+    tail = max(head, _boundary(text, len(text) - (keep - keep * 2 // 3)))
+    return text[:head] + marker(tail - head) + text[tail:]
+
+
+@dataclass(frozen=True)
+class _Cuts:
+    """What a trimmed render leaves out: the longest text kept, old turns, recalled memories, overview events."""
+
+    keep: int | None = None
+    earlier: int = 0
+    recalled: int | None = None  # how many of the ranked recalled memories stay; None: all
+    overview: int | None = None
+
+
+class _Fitter:
+    def __init__(self, parts: ContextParts, templates: Templates, max_chars: int) -> None:
+        self.parts, self.t, self.max_chars = parts, templates, max_chars
+        shown = parts.shown_elsewhere
+        # turns another part of the prompt shows render nothing and stay, for de-duplication
+        self.turns = [m.id for m in parts.working if m.id not in shown]
+        self.droppable_turns = max(0, len(self.turns) - LATEST_TURNS)
+        present = {item.id for item in (*parts.facts, *parts.events)}
+        order = [*parts.ranking, *(item.id for item in (*parts.facts, *parts.events))]
+        self.ranked = [i for i in dict.fromkeys(order) if i in present]
+        self.overview_order = [item.id for item in _by_time(list(parts.overview), parts.now)]  # oldest first
+
+    def marker(self, left_out: int) -> str:
+        return self.t.fill("cut", count=str(left_out))
+
+    def cut(self, text: str, keep: int | None) -> str:
+        return text if keep is None else cut_text(text, keep, self.marker)
+
+    def parts_for(self, cuts: _Cuts) -> ContextParts:
+        parts, keep = self.parts, cuts.keep
+        gone = set(self.turns[: cuts.earlier])
+        if cuts.recalled is not None:
+            gone.update(self.ranked[cuts.recalled :])
+        if cuts.overview is not None:
+            gone.update(self.overview_order[: len(self.overview_order) - cuts.overview])
+
+        def message(m: Message) -> Message:
+            text = self.cut(m.text, keep)
+            return m if text == m.text else m.model_copy(update={"text": text})
+
+        def items(found: Sequence[MemoryItem]) -> list[MemoryItem]:
+            kept = [item for item in found if item.id not in gone]
+            return [
+                item if keep is None else item.model_copy(update={"text": self.cut(item.text, keep)}) for item in kept
+            ]
+
+        return replace(
+            parts,
+            working=[message(m) for m in parts.working if m.id not in gone],
+            facts=items(parts.facts),
+            events=items(parts.events),
+            overview=items(parts.overview),
+            earlier_turns=parts.earlier_turns + cuts.earlier,
+        )
+
+    def render(self, cuts: _Cuts) -> RenderedContext:
+        return render(self.parts_for(cuts), self.t)
+
+    def fits(self, cuts: _Cuts) -> bool:
+        return len(self.render(cuts).text) <= self.max_chars
+
+    def least(self, low: int, high: int, make: Callable[[int], _Cuts]) -> int:
+        """The smallest n in [low, high] whose cuts fit (high when none does); fewer is assumed to fit less."""
+        while low < high:
+            middle = (low + high) // 2
+            if self.fits(make(middle)):
+                high = middle
+            else:
+                low = middle + 1
+        return high
+
+    def most(self, low: int, high: int, make: Callable[[int], _Cuts]) -> int:
+        """The largest n in [low, high] whose cuts fit (low when none does)."""
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self.fits(make(middle)):
+                low = middle
+            else:
+                high = middle - 1
+        return low
+
+    def longest(self) -> int:
+        texts = [m.text for m in self.parts.working] + [
+            item.text for item in (*self.parts.facts, *self.parts.events, *self.parts.overview)
+        ]
+        return max(map(len, texts), default=0)
+
+    def fit(self) -> RenderedContext:
+        cuts = _Cuts()
+        floor = max(MIN_CUT, self.max_chars // 10)
+        longest = self.longest()
+        if longest > floor:  # 1. over-long texts, cut no further than needed
+            cuts = replace(cuts, keep=self.most(floor, longest, lambda keep: _Cuts(keep=keep)))
+        steps: list[Callable[[_Cuts], _Cuts]] = [
+            lambda c: replace(c, earlier=self.least(0, self.droppable_turns, lambda n: replace(c, earlier=n))),
+            lambda c: replace(
+                c, recalled=self.most(min(1, len(self.ranked)), len(self.ranked), lambda n: replace(c, recalled=n))
+            ),
+            lambda c: replace(c, overview=self.most(0, len(self.overview_order), lambda n: replace(c, overview=n))),
+        ]
+        if self.longest() > MIN_CUT:  # 5. what is left, cut harder
+            steps.append(lambda c: replace(c, keep=self.most(MIN_CUT, c.keep or longest, lambda k: replace(c, keep=k))))
+        for step in steps:
+            if self.fits(cuts):
+                break
+            cuts = step(cuts)
+        rendered = self.render(cuts)
+        if len(rendered.text) > self.max_chars:
+            log.warning(
+                "the prompt context has %d characters, over context.max_chars (%d): its core blocks and latest "
+                "turns alone pass it",
+                len(rendered.text),
+                self.max_chars,
+            )
+        return self.with_reasons(rendered, cuts)
+
+    def with_reasons(self, rendered: RenderedContext, cuts: _Cuts) -> RenderedContext:
+        """``rendered`` with each memory and turn the budget left out in its ``dropped``."""
+        left: list[Dropped] = [Dropped(i, "working", _OVER) for i in self.turns[: cuts.earlier]]
+        if cuts.recalled is not None:
+            facts = {item.id for item in self.parts.facts}
+            left += [Dropped(i, "fragments" if i in facts else "events", _OVER) for i in self.ranked[cuts.recalled :]]
+        if cuts.overview is not None:
+            gone = self.overview_order[: len(self.overview_order) - cuts.overview]
+            left += [Dropped(i, "overview", _OVER) for i in gone]
+        return replace(rendered, dropped=[*rendered.dropped, *left])
+
+
+def render_within(parts: ContextParts, templates: Templates, max_chars: int) -> RenderedContext:
+    """The prompt context of ``parts`` in at most ``max_chars`` characters where it can be (0: no bound),
+    trimmed in the order of this module's docstring."""
+    rendered = render(parts, templates)
+    if not max_chars or len(rendered.text) <= max_chars:
+        return rendered
+    return _Fitter(parts, templates, max_chars).fit()
