@@ -13,6 +13,7 @@ from huiyi.config import Config
 from huiyi.model import Entity, EntityType, Link, LinkKind, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.recall import routes
+from huiyi.text import tokens
 from huiyi.text.lexicon import Lexicon
 
 NOW = datetime(2024, 10, 1, 20, 0)
@@ -140,7 +141,10 @@ def test_tag_matches_outrank_content_matches(tmp_path: Path) -> None:
         tagged = memory.remember("木木报了一个周末班", agent="a", person="p", id="tagged", keywords=["吉他"])
         hits = {h.id: h for h in memory.recall("吉他", agent="a", person="p", limit=2).hits}
     assert hits[tagged.id].route_scores["tier"] == 1.0  # exact tag
-    assert hits[mention.id].route_scores["tier"] == 0.25  # inside a word of the text
+    # inside a word of the text (电吉他); a word of its own once an earlier test in the process taught the
+    # segmenter 吉他 as a name (entity names are the process's words), so the test ran or failed by order
+    inside = "吉他" not in tokens.words(mention.text)
+    assert hits[mention.id].route_scores["tier"] == (0.25 if inside else 0.5)
     assert hits[tagged.id].score > hits[mention.id].score
 
 
