@@ -48,11 +48,20 @@ def hostile(tag: str, short: bool = False) -> str:
     )
 
 
+def printable(name: str) -> str:
+    """``name`` without its RTL override: ids and names refuse invisible characters (checks.check_name)."""
+    return name.replace("\u202e", "")
+
+
 def _seed(directory: Path, config: Config) -> None:
     with Memory(directory, config=config) as memory:
         said = memory.add(
             [
-                {"speaker": hostile("speaker", True), "text": hostile("message"), "time": "2024-09-28T20:00:00"},
+                {
+                    "speaker": printable(hostile("speaker", True)),
+                    "text": hostile("message"),
+                    "time": "2024-09-28T20:00:00",
+                },
                 {"speaker": PERSON, "text": hostile("message2") + " 团子", "time": "2024-09-28T20:01:00"},
             ],
             agent=AGENT,
@@ -61,8 +70,9 @@ def _seed(directory: Path, config: Config) -> None:
         memory.add(
             [{"speaker": "g", "text": hostile("group"), "time": "2024-09-28T20:00:00"}], agent=AGENT, space=SPACE
         )
-        names = {hostile("pk", True): hostile("pv", True)}
-        person = Person(id=PERSON, name=hostile("name", True), aliases=[hostile("alias", True)], platform_ids=names)
+        names = {printable(hostile("pk", True)): printable(hostile("pv", True))}
+        name, alias = printable(hostile("name", True)), printable(hostile("alias", True))
+        person = Person(id=PERSON, name=name, aliases=[alias], platform_ids=names)
         memory.set_person(person, agent=AGENT)
         scope = Scope(agent=AGENT, kind=ScopeKind.PERSON, key=PERSON)
         owner = hostile("entity", True)
@@ -77,7 +87,7 @@ def _seed(directory: Path, config: Config) -> None:
             memory.remember(hostile(f"fact{i}"), agent=AGENT, person=PERSON, kind=MemoryKind.FACT, time=when, data=data)
         first = memory.remember(
             hostile("event") + " 团子", agent=AGENT, person=PERSON, kind=MemoryKind.EVENT, time=datetime(2024, 9, 28),
-            keywords=[hostile("keyword", True)], place=hostile("place"), insight=hostile("insight"),
+            keywords=[printable(hostile("keyword", True))], place=hostile("place"), insight=hostile("insight"),
             sources=[said[0].id, hostile("source", True)],
         )  # fmt: skip
         second = memory.remember(hostile("event2"), agent=AGENT, person=PERSON, kind=MemoryKind.EVENT)
