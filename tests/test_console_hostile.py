@@ -21,6 +21,7 @@ AGENT = "A<img src=x onerror=window.__ran='agent'>"
 PERSON = "P<img src=x onerror=window.__ran='person'>"
 SPACE = "S<svg onload=window.__ran='space'>:x"
 JS_NAMES = ["constructor", "__proto__", "toString"]  # entities, and a fact's literal object below
+JS_NAMES_TOO = [*JS_NAMES, "hasOwnProperty"]
 # what each rendered page must not hold: script that ran, a CSP refusal, or markup that came from the data
 INJECTED = """() => {
   const found = [];
@@ -80,7 +81,7 @@ def _seed(directory: Path, config: Config) -> None:
             entity = Entity(id=f"ent{i}", scope=scope, name=name, type=EntityType.SPECIFIC, aliases=[f"{name}{i}"])
             memory.store.upsert_entity(entity, memory.embedder.embed_passages([name])[0])
         memory.store.merge_entities(AGENT, "ent1", "ent0", hostile("reason"), datetime(2024, 9, 26, 3, 0))
-        objects = [hostile("object", True), *JS_NAMES, "hasOwnProperty"]
+        objects = [hostile("object", True), *JS_NAMES_TOO]
         for i, thing in enumerate(objects):
             data = {"subject": owner, "predicate": f"{hostile('predicate', True)}{i}", "object": thing, "keyword": "k"}
             when = datetime(2024, 9, 28)
@@ -94,6 +95,11 @@ def _seed(directory: Path, config: Config) -> None:
         memory.link(first.id, second.id, agent=AGENT, person=PERSON, kind=LinkKind.CAUSE)
         kinds = {"summary_kind": hostile("kind", True), "period": hostile("period", True)}
         memory.remember(hostile("summary"), agent=AGENT, person=PERSON, kind=MemoryKind.SUMMARY, data=kinds)
+        for name in JS_NAMES_TOO:  # days, summary kinds and a linked memory's id named like Object's own keys
+            data = {"summary_kind": name, "period": name}
+            memory.remember(f"summary {name}", agent=AGENT, person=PERSON, kind=MemoryKind.SUMMARY, data=data)
+            named = memory.remember(f"note {name}", agent=AGENT, person=PERSON, kind=MemoryKind.NOTE, id=name)
+            memory.link(named.id, second.id, agent=AGENT, person=PERSON, kind=LinkKind.RELATED)
         memory.remember(hostile("official"), agent=AGENT)
         memory.summarize(date(2024, 9, 28), agent=AGENT, person=PERSON)
         memory.consolidate(agent=AGENT, person=PERSON, dry_run=True)
@@ -163,4 +169,27 @@ def test_the_graph_draws_names_that_are_also_javascripts_own(page: Any) -> None:
     labels = page.locator("#graphbox .edge text").all_text_contents()
     assert sorted(int(label[-1]) for label in labels if label.startswith("predicate")) == list(range(5))
     nodes = page.locator("#graphbox .node text").all_text_contents()
-    assert {*JS_NAMES, "hasOwnProperty"} <= set(nodes)
+    assert set(JS_NAMES_TOO) <= set(nodes)
+
+
+def test_summaries_of_days_named_like_javascripts_own(page: Any) -> None:
+    # the days were keys of a plain object: byDay["constructor"] found Object, whose push is no function,
+    # so one summary with such a period left the whole view blank
+    _view(page, "summaries", f"person:{PERSON}")
+    days = page.locator("#view-summaries .card h3").all_text_contents()
+    assert set(JS_NAMES_TOO) <= set(days)
+    for name in JS_NAMES_TOO:
+        expect(page.locator("#view-summaries .card", has_text=f"summary {name}")).to_contain_text(name)
+
+
+def test_linked_memories_with_ids_named_like_javascripts_own(page: Any) -> None:
+    # texts and memories by id were plain objects: a note "constructor" (not drawn: not an event) found
+    # Object there, so the graph drew a node for it and broke; a memory "__proto__" linked to the one
+    # opened could not be set in one, so its text showed as [object Object]
+    _view(page, "graph", f"person:{PERSON}")
+    expect(page.locator("#graphbox .node").first).to_be_attached()
+    assert "function" not in page.inner_text("#linklist")
+    _view(page, "memories", f"person:{PERSON}")
+    page.locator("#memtable tr[data-id]", has_text="event2").click()
+    for name in JS_NAMES_TOO:
+        expect(page.locator("#memlinks")).to_contain_text(f"note {name}")

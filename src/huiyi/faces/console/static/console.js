@@ -260,11 +260,11 @@ async function memoryDetail(m) {
   }));
   const links = await api("GET", "/v1/links?" + qs({ agent: S.agent, ids: [m.id] }));
   const others = links.map((l) => (l.source === m.id ? l.target : l.source));
-  const texts = {};
+  const texts = new Map();  // not a plain object: a memory's id may be "__proto__"
   for (const id of others.slice(0, 20)) {
-    try { texts[id] = (await api("GET", `/v1/memories/${encodeURIComponent(id)}?` + qs({ agent: S.agent }))).text; } catch (e) { texts[id] = id; }
+    try { texts.set(id, (await api("GET", `/v1/memories/${encodeURIComponent(id)}?` + qs({ agent: S.agent }))).text); } catch (e) { texts.set(id, id); }
   }
-  $("#memlinks").innerHTML = links.length ? links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${esc(texts[l.source === m.id ? l.target : l.source] || "")}</div>`).join("") : t("none");
+  $("#memlinks").innerHTML = links.length ? links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${esc(texts.get(l.source === m.id ? l.target : l.source) || "")}</div>`).join("") : t("none");
   const sources = m.sources.filter((s) => s.startsWith("msg") || true).slice(0, 5);
   if (!sources.length) { $("#memsources").textContent = t("noSources"); return; }
   const seen = new Map();
@@ -317,7 +317,7 @@ async function viewDebug() {
 
 function renderDebug(box, d, name) {
   const r = d.recall;
-  const text = (id) => esc(d.texts[id] || (r && (r.hits.find((h) => h.id === id) || {}).text) || id);
+  const text = (id) => esc((Object.hasOwn(d.texts, id) && d.texts[id]) || (r && (r.hits.find((h) => h.id === id) || {}).text) || id);
   if (!r) { box.innerHTML = `<div class="card"><h3>${name}</h3><pre>${esc(d.context)}</pre></div>`; return; }
   const cands = r.info.candidates || {};
   const bonuses = r.info.bonuses || {};
@@ -411,11 +411,14 @@ function reportBody(r, head) {
 async function viewSummaries() {
   const box = $("#view-summaries");
   const found = await api("GET", "/v1/search?" + withScope({ kind: "summary", limit: 500 }));
-  const byDay = {};
-  found.items.forEach((m) => { const day = (m.data || {}).period || fmt(m.time).slice(0, 10) || "—"; (byDay[day] = byDay[day] || []).push(m); });
-  const days = Object.keys(byDay).sort().reverse();
+  const byDay = new Map();  // not a plain object: a period is the caller's text, and may be "constructor"
+  found.items.forEach((m) => {
+    const day = String((m.data || {}).period || fmt(m.time).slice(0, 10) || "—");
+    byDay.set(day, [...(byDay.get(day) || []), m]);
+  });
+  const days = [...byDay.keys()].sort().reverse();
   box.innerHTML = `<div class="card"><h3>${t("summaries")} · ${esc(scopeLabel(S.scope))}</h3>${days.length ? "" : `<p class="muted">${t("nothing")}</p>`}</div>` +
-    days.map((day) => `<div class="card"><h3>${esc(day)}</h3>${byDay[day].map((m) => `<div style="margin-bottom:.5rem"><span class="tag">${esc((m.data || {}).summary_kind || "summary")}</span>${(m.data || {}).person ? `<span class="tag">${esc(m.data.person)}</span>` : ""}<pre>${esc(m.text)}</pre></div>`).join("")}</div>`).join("");
+    days.map((day) => `<div class="card"><h3>${esc(day)}</h3>${byDay.get(day).map((m) => `<div style="margin-bottom:.5rem"><span class="tag">${esc((m.data || {}).summary_kind || "summary")}</span>${(m.data || {}).person ? `<span class="tag">${esc(m.data.person)}</span>` : ""}<pre>${esc(m.text)}</pre></div>`).join("")}</div>`).join("");
 }
 
 // core blocks --------------------------------------------------------------------------------------

@@ -24,17 +24,17 @@ async function viewGraph(selected) {
   const graph = drawGraph($("#graphbox"), nodes, edges, (n) => nodeDetail(n, g));
   $("#zin").addEventListener("click", () => graph.zoom(1.25));
   $("#zout").addEventListener("click", () => graph.zoom(0.8));
-  const entityName = Object.fromEntries(g.entities.map((e) => [e.id, e.name]));
+  const entityName = new Map(g.entities.map((e) => [e.id, e.name]));  // maps, as ids may be "constructor"
   $("#mergetable").innerHTML = `<tr><th></th><th>${t("reason")}</th><th class="hide-narrow">${t("time")}</th><th></th></tr>` +
-    (g.merges.map((m) => `<tr><td>${esc(entityName[m.source] || m.source)} → ${esc(entityName[m.target] || m.target)}</td><td>${esc(m.reason)}</td><td class="small hide-narrow">${esc(fmt(m.at))}</td>
+    (g.merges.map((m) => `<tr><td>${esc(entityName.get(m.source) || m.source)} → ${esc(entityName.get(m.target) || m.target)}</td><td>${esc(m.reason)}</td><td class="small hide-narrow">${esc(fmt(m.at))}</td>
       <td>${m.undone ? `<span class="tag">${t("undone")}</span>` : `<button data-undo="${esc(m.id)}">${t("undo")}</button>`}</td></tr>`).join("") || `<tr><td colspan="4" class="muted">${t("nothing")}</td></tr>`);
   $$("[data-undo]", box).forEach((b) => b.addEventListener("click", safely(async () => {
     await api("POST", `/v1/merges/${encodeURIComponent(b.dataset.undo)}/undo?` + qs({ agent: S.agent }));
     await viewGraph();
     status(t("undoneOk"));
   })));
-  const texts = Object.fromEntries([...g.facts, ...g.events].map((f) => [f.id, f.text]));
-  $("#linklist").innerHTML = g.links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${esc(texts[l.source] || l.source)} → ${esc(texts[l.target] || l.target)}</div>`).join("") || `<span class="muted">${t("nothing")}</span>`;
+  const texts = memoryTexts(g);
+  $("#linklist").innerHTML = g.links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${esc(texts.get(l.source) || l.source)} → ${esc(texts.get(l.target) || l.target)}</div>`).join("") || `<span class="muted">${t("nothing")}</span>`;
   const again = selected && nodes.find((n) => n.id === selected);
   if (again) {
     const circle = $(`#graphbox .node[data-id="${CSS.escape(again.id)}"]`);
@@ -65,12 +65,12 @@ function graphParts(g, hidden) {
     edges.push({ source, target, label: d.predicate + (f.valid_to ? " ✕" : ""), closed: !!f.valid_to, fact: f });
   });
   if (hidden.has("memory")) return { nodes, edges };
-  const byId = Object.fromEntries([...g.facts, ...g.events].map((m) => [m.id, m]));
-  const linked = new Set(g.links.flatMap((l) => [l.source, l.target]).filter((id) => byId[id]));
+  const byId = new Map([...g.facts, ...g.events].map((m) => [m.id, m]));
+  const linked = new Set(g.links.flatMap((l) => [l.source, l.target]).filter((id) => byId.has(id)));
   const mentions = (m) => Object.keys(names).filter((n) => n.length > 1 && m.text.includes(n));
   const drawn = [...linked, ...g.events.filter((m) => !linked.has(m.id) && mentions(m).length).map((m) => m.id)].slice(0, MEMORY_NODES);
   drawn.forEach((id) => {
-    const m = byId[id];
+    const m = byId.get(id);
     nodes.push({ id: "mem:" + id, label: short(m.text), color: TYPE_COLORS.memory, r: 6, memory: m });
     new Set(mentions(m).map((n) => names[n])).forEach((entity) => edges.push({ source: "mem:" + id, target: entity, mention: true }));
   });
@@ -111,11 +111,14 @@ async function nodeDetail(n, g) {
   $("#nodememories").innerHTML = found.items.filter((m) => m.kind !== "fact").map((m) => `<div><span class="tag">${esc(m.kind)}</span>${esc(m.text)}</div>`).join("") || t("none");
 }
 
+// the drawn memories' texts by id: a map, not an object, as an id may be "constructor" or "__proto__"
+const memoryTexts = (g) => new Map([...g.facts, ...g.events].map((f) => [f.id, f.text]));
+
 function memoryNode(m, g) {
-  const texts = Object.fromEntries([...g.facts, ...g.events].map((f) => [f.id, f.text]));
+  const texts = memoryTexts(g);
   const links = g.links.filter((l) => l.source === m.id || l.target === m.id);
   $("#nodedetail").innerHTML = `<h3><span class="tag">${esc(m.kind)}</span>${esc(fmt(m.time))}</h3><p>${esc(m.text)}</p>
-    <h3>${t("links")}</h3>${links.map((l) => `<div class="small"><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${esc(texts[l.source === m.id ? l.target : l.source] || "")}</div>`).join("") || t("none")}
+    <h3>${t("links")}</h3>${links.map((l) => `<div class="small"><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${esc(texts.get(l.source === m.id ? l.target : l.source) || "")}</div>`).join("") || t("none")}
     <p><button id="openmemory" type="button">${t("openInMemories")}</button></p>`;
   $("#openmemory").addEventListener("click", safely(async () => {
     show("memories");
