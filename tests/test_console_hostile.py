@@ -36,6 +36,46 @@ INJECTED = """() => {
   return found;
 }"""
 
+# text holding a direction control (U+202E reverses all that follows it on its line) that no inline element
+# isolates (<bdi>, unicode-bidi: isolate), unless it is all a table cell, <pre>, <textarea> or <option> holds
+UNISOLATED = """() => {
+  const bidi = /[\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]/;
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!bidi.test(node.data) || node.parentElement.closest('svg')) continue;
+    let box = node.parentElement;  // the inline element isolating it, or the block holding its line
+    while (getComputedStyle(box).display === 'inline' && !getComputedStyle(box).unicodeBidi.includes('isolate')) {
+      box = box.parentElement;
+    }
+    if (getComputedStyle(box).display === 'inline') continue;
+    const alone = /^(TD|PRE|TEXTAREA|OPTION)$/.test(box.tagName) && box.textContent.trim() === node.data.trim();
+    if (!alone) found.push(box.tagName + ': ' + box.textContent.slice(0, 60));
+  }
+  return found;
+}"""
+# whether the start of ``first`` is drawn left of the start of ``second``, on the same line, in the element
+# of ``selector`` that holds both
+LEFT_OF = """([selector, first, second]) => {
+  const holds = (e) => e.textContent.includes(first) && e.textContent.includes(second);
+  const box = [...document.querySelectorAll(selector)].find(holds);
+  const x = (needle) => {
+    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.data.indexOf(needle);
+      if (at < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + 1);
+      return range.getBoundingClientRect();
+    }
+    throw new Error(needle + ' not found alone in one text');
+  };
+  const [a, b] = [x(first), x(second)];
+  return a.left < b.left && Math.abs(a.top - b.top) < 2;
+}"""
+RTL = "RTL\u202e"  # an entity's name: names of entities, unlike persons', may still hold one
+
 
 def hostile(tag: str, short: bool = False) -> str:
     """Markup in every form a chat member could send; ``short`` fits an id or a name (200 characters)."""
@@ -100,6 +140,13 @@ def _seed(directory: Path, config: Config) -> None:
             memory.remember(f"summary {name}", agent=AGENT, person=PERSON, kind=MemoryKind.SUMMARY, data=data)
             named = memory.remember(f"note {name}", agent=AGENT, person=PERSON, kind=MemoryKind.NOTE, id=name)
             memory.link(named.id, second.id, agent=AGENT, person=PERSON, kind=LinkKind.RELATED)
+        rtl = Entity(id="ent_rtl", scope=scope, name=RTL, type=EntityType.SPECIFIC)
+        memory.store.upsert_entity(rtl, memory.embedder.embed_passages([RTL])[0])
+        data = {"subject": RTL, "predicate": "likes", "object": "cats", "keyword": "k"}
+        memory.remember("rtl likes cats", agent=AGENT, person=PERSON, kind=MemoryKind.FACT, data=data)
+        before = memory.remember("before\u202e", agent=AGENT, person=PERSON, kind=MemoryKind.EVENT)
+        after = memory.remember("after", agent=AGENT, person=PERSON, kind=MemoryKind.EVENT)
+        memory.link(before.id, after.id, agent=AGENT, person=PERSON, kind=LinkKind.RELATED)
         memory.remember(hostile("official"), agent=AGENT)
         memory.summarize(date(2024, 9, 28), agent=AGENT, person=PERSON)
         memory.consolidate(agent=AGENT, person=PERSON, dry_run=True)
@@ -152,6 +199,7 @@ def test_hostile_text_stays_text_in_every_view(page: Any) -> None:
         for tab in ("summaries", "blocks"):
             _view(page, tab, scope)
         assert page.evaluate(INJECTED) == [], scope
+        assert page.evaluate(UNISOLATED) == [], scope
     _view(page, "debug", f"person:{PERSON}")
     page.fill("#dbgmessage", "团子 " + hostile("query"))
     page.click("#runA")
@@ -193,3 +241,17 @@ def test_linked_memories_with_ids_named_like_javascripts_own(page: Any) -> None:
     page.locator("#memtable tr[data-id]", has_text="event2").click()
     for name in JS_NAMES_TOO:
         expect(page.locator("#memlinks")).to_contain_text(f"note {name}")
+
+
+def test_a_direction_override_in_user_text_reverses_nothing_after_it(page: Any) -> None:
+    # an RTL override (U+202E) ends at its line's end: unisolated, a fact's subject drew its predicate
+    # and object right to left, and a linked memory's text swapped the arrow and the memory it leads to
+    _view(page, "memories", f"person:{PERSON}")
+    page.locator("#memtable td", has_text="rtl likes cats").click()
+    assert page.evaluate(LEFT_OF, ["#memdetail p", "likes", "cats"])
+    _view(page, "graph", f"person:{PERSON}")
+    page.locator("#graphbox .node[data-id='ent_rtl']").dispatch_event("click")
+    expect(page.locator("#factlist .fact")).to_contain_text("likes")
+    assert page.evaluate(LEFT_OF, ["#factlist .fact", "likes", "cats"])
+    assert page.evaluate(LEFT_OF, ["#linklist div", "→", "after"])
+    assert page.evaluate(UNISOLATED) == []

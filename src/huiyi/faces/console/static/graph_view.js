@@ -26,7 +26,7 @@ async function viewGraph(selected) {
   $("#zout").addEventListener("click", () => graph.zoom(0.8));
   const entityName = new Map(g.entities.map((e) => [e.id, e.name]));  // maps, as ids may be "constructor"
   $("#mergetable").innerHTML = `<tr><th></th><th>${t("reason")}</th><th class="hide-narrow">${t("time")}</th><th></th></tr>` +
-    (g.merges.map((m) => `<tr><td>${esc(entityName.get(m.source) || m.source)} → ${esc(entityName.get(m.target) || m.target)}</td><td>${esc(m.reason)}</td><td class="small hide-narrow">${esc(fmt(m.at))}</td>
+    (g.merges.map((m) => `<tr><td>${bdi(entityName.get(m.source) || m.source)} → ${bdi(entityName.get(m.target) || m.target)}</td><td>${bdi(m.reason)}</td><td class="small hide-narrow">${esc(fmt(m.at))}</td>
       <td>${m.undone ? `<span class="tag">${t("undone")}</span>` : `<button data-undo="${esc(m.id)}">${t("undo")}</button>`}</td></tr>`).join("") || `<tr><td colspan="4" class="muted">${t("nothing")}</td></tr>`);
   $$("[data-undo]", box).forEach((b) => b.addEventListener("click", safely(async () => {
     await api("POST", `/v1/merges/${encodeURIComponent(b.dataset.undo)}/undo?` + qs({ agent: S.agent }));
@@ -34,7 +34,7 @@ async function viewGraph(selected) {
     status(t("undoneOk"));
   })));
   const texts = memoryTexts(g);
-  $("#linklist").innerHTML = g.links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${esc(texts.get(l.source) || l.source)} → ${esc(texts.get(l.target) || l.target)}</div>`).join("") || `<span class="muted">${t("nothing")}</span>`;
+  $("#linklist").innerHTML = g.links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${bdi(texts.get(l.source) || l.source)} → ${bdi(texts.get(l.target) || l.target)}</div>`).join("") || `<span class="muted">${t("nothing")}</span>`;
   const again = selected && nodes.find((n) => n.id === selected);
   if (again) {
     const circle = $(`#graphbox .node[data-id="${CSS.escape(again.id)}"]`);
@@ -86,10 +86,10 @@ async function nodeDetail(n, g) {
   const e = n.entity;
   const names = e ? [e.name, ...e.aliases] : [n.label];
   const facts = g.facts.filter((f) => names.includes((f.data || {}).subject) || names.includes((f.data || {}).object));
-  box.innerHTML = `<h3>${esc(n.label)} ${e ? `<span class="tag">${esc(e.type)}</span>` : ""}</h3>
-    ${e && e.aliases.length ? `<p class="small muted">${esc(e.aliases.join(" / "))}</p>` : ""}
+  box.innerHTML = `<h3>${bdi(n.label)} ${e ? `<span class="tag">${esc(e.type)}</span>` : ""}</h3>
+    ${e && e.aliases.length ? `<p class="small muted">${e.aliases.map(bdi).join(" / ")}</p>` : ""}
     ${e ? `<div id="entityedit"></div>` : ""}
-    <h3>${t("facts")}</h3><div id="factlist">${facts.map((f) => `<div class="fact ${f.valid_to ? "muted" : ""}" data-fact="${esc(f.id)}">${esc(f.data.subject)} —${esc(f.data.predicate)}→ ${esc(f.data.object)} ${f.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}
+    <h3>${t("facts")}</h3><div id="factlist">${facts.map((f) => `<div class="fact ${f.valid_to ? "muted" : ""}" data-fact="${esc(f.id)}">${bdi(f.data.subject)} —${bdi(f.data.predicate)}→ ${bdi(f.data.object)} ${f.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}
       ${f.valid_to ? `<button class="small" data-open-fact="${esc(f.id)}">${t("reopenFact")}</button>` : `<button class="small" data-close-fact="${esc(f.id)}">${t("closeFact")}</button>`}
       <button class="small danger" data-delete-fact="${esc(f.id)}">${t("delete")}</button></div>`).join("") || t("none")}</div>
     ${e ? `<form id="factform" class="row" style="margin-top:.5rem"><label>${t("predicate")}<input name="predicate" required style="width:8rem"></label><label>${t("object")}<input name="object" required style="width:8rem"></label><button class="primary">${t("addFact")}</button></form>` : ""}
@@ -108,7 +108,7 @@ async function nodeDetail(n, g) {
     addFact(e, Object.fromEntries(new FormData(ev.target).entries()), g).then(redraw("created")).catch((x) => status(x.message, true));
   });
   const found = await api("GET", "/v1/search?" + withScope({ q: n.label, limit: 20 }));
-  $("#nodememories").innerHTML = found.items.filter((m) => m.kind !== "fact").map((m) => `<div><span class="tag">${esc(m.kind)}</span>${esc(m.text)}</div>`).join("") || t("none");
+  $("#nodememories").innerHTML = found.items.filter((m) => m.kind !== "fact").map((m) => `<div><span class="tag">${esc(m.kind)}</span>${bdi(m.text)}</div>`).join("") || t("none");
 }
 
 // the drawn memories' texts by id: a map, not an object, as an id may be "constructor" or "__proto__"
@@ -117,8 +117,8 @@ const memoryTexts = (g) => new Map([...g.facts, ...g.events].map((f) => [f.id, f
 function memoryNode(m, g) {
   const texts = memoryTexts(g);
   const links = g.links.filter((l) => l.source === m.id || l.target === m.id);
-  $("#nodedetail").innerHTML = `<h3><span class="tag">${esc(m.kind)}</span>${esc(fmt(m.time))}</h3><p>${esc(m.text)}</p>
-    <h3>${t("links")}</h3>${links.map((l) => `<div class="small"><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${esc(texts.get(l.source === m.id ? l.target : l.source) || "")}</div>`).join("") || t("none")}
+  $("#nodedetail").innerHTML = `<h3><span class="tag">${esc(m.kind)}</span>${esc(fmt(m.time))}</h3><p>${bdi(m.text)}</p>
+    <h3>${t("links")}</h3>${links.map((l) => `<div class="small"><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${bdi(texts.get(l.source === m.id ? l.target : l.source) || "")}</div>`).join("") || t("none")}
     <p><button id="openmemory" type="button">${t("openInMemories")}</button></p>`;
   $("#openmemory").addEventListener("click", safely(async () => {
     show("memories");
@@ -143,7 +143,7 @@ function addFact(e, data, g) {
 
 // an entity's name, type and aliases; null: a new entity of the chosen scope
 function entityForm(e, box = $("#nodedetail")) {
-  box.innerHTML = `${e ? "" : `<h3>${t("newEntity")} · ${esc(scopeLabel(S.scope))}</h3>`}<form id="entityform"><div class="row">
+  box.innerHTML = `${e ? "" : `<h3>${t("newEntity")} · ${bdi(scopeLabel(S.scope))}</h3>`}<form id="entityform"><div class="row">
     <label>${t("name")}<input name="name" required value="${esc(e ? e.name : "")}"></label>
     <label>${t("type")}<select name="type">${ENTITY_TYPES.map((ty) => `<option ${e && e.type === ty ? "selected" : ""} ${!e && ty === "具体实体" ? "selected" : ""}>${ty}</option>`).join("")}</select></label>
     <label style="flex:1 1 100%">${t("aliases")}<input name="aliases" value="${esc(e ? e.aliases.join(", ") : "")}"></label></div>
