@@ -188,3 +188,13 @@ def test_scope_times_keep_their_zones_and_the_demo_shows_reports_and_a_block(cli
     assert reports[0]["at"].endswith("+08:00") and reports[0]["counts"]
     blocks = client.get("/v1/core_blocks", params=P).json()
     assert [b["label"] for b in blocks["blocks"]] == ["human"] and "团子" in blocks["blocks"][0]["text"]
+
+
+def test_jobs_answer_their_times_in_the_configured_zone(client: TestClient) -> None:
+    # jobs went out as stored, zone-less UTC, so the console's jobs table stood eight hours behind the
+    # reports beside it (README: every /v1 time carries its zone)
+    jobs = client.get("/v1/jobs", params={"agent": AGENT}).json()
+    assert jobs and all(job["created_at"].endswith("+08:00") for job in jobs)
+    failed = next(job for job in jobs if job["state"] == "failed")
+    retried = client.post(f"/v1/jobs/{failed['id']}/retry", params={"agent": AGENT}).json()
+    assert retried["created_at"] == failed["created_at"]
