@@ -375,3 +375,12 @@ def test_a_link_naming_no_tab_opens_the_scopes(page: Any, base_url: str) -> None
     page.reload()  # the fixture already opened /console: a new hash alone would not start the page again
     page.wait_for_selector("body[data-ready='1']")
     expect(page.locator("#scopetable")).to_contain_text("读书会")
+
+
+def test_the_scope_list_follows_the_language(page: Any) -> None:
+    # the scope labels were written once, at load: after a switch to English they stayed Chinese
+    page.click("#lang")
+    expect(page.locator("#scope option[value='official']")).to_have_text("official")
+    expect(page.locator("#scope option[value='person:木木']")).to_have_text("private chat · 木木")
+    page.click("#lang")  # back to Chinese for the other tests (kept in localStorage)
+    expect(page.locator("#scope option[value='space:读书会']")).to_have_text("群聊 · 读书会")

@@ -81,6 +81,10 @@ async function loadAgents() {
 }
 async function loadScopes() {
   S.scopes = S.agent ? await api("GET", "/v1/scopes?" + qs({ agent: S.agent })) : [];
+  scopeOptions();
+}
+// the scope picker, labelled in the chosen language
+function scopeOptions() {
   const options = S.scopes.some((s) => s.scope === "official") ? S.scopes : [{ scope: "official" }, ...S.scopes];
   $("#scope").innerHTML = options.map((s) => `<option value="${esc(s.scope)}">${esc(scopeLabel(s.scope))}</option>`).join("");
   if (!options.some((s) => s.scope === S.scope)) S.scope = "official";
@@ -451,7 +455,7 @@ async function start() {
   $$("nav button").forEach((b) => b.addEventListener("click", () => show(b.dataset.tab)));
   $("#agent").addEventListener("change", async (e) => { S.agent = e.target.value; await loadScopes(); resetViews(); show(S.tab); });
   $("#scope").addEventListener("change", (e) => { S.scope = e.target.value; resetViews(); show(S.tab); });
-  $("#lang").addEventListener("click", () => { S.lang = S.lang === "en" ? "zh" : "en"; localStorage.setItem("huiyi-lang", S.lang); applyLanguage(); resetViews(); show(S.tab); });
+  $("#lang").addEventListener("click", () => { S.lang = S.lang === "en" ? "zh" : "en"; localStorage.setItem("huiyi-lang", S.lang); applyLanguage(); scopeOptions(); resetViews(); show(S.tab); });
   $("#key").addEventListener("click", () => $("#keydialog").showModal());
   $("#keydialog").addEventListener("close", () => {
     const key = $("#keyinput").value.trim();
