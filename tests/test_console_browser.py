@@ -384,3 +384,14 @@ def test_the_scope_list_follows_the_language(page: Any) -> None:
     expect(page.locator("#scope option[value='person:木木']")).to_have_text("private chat · 木木")
     page.click("#lang")  # back to Chinese for the other tests (kept in localStorage)
     expect(page.locator("#scope option[value='space:读书会']")).to_have_text("群聊 · 读书会")
+
+
+def test_a_memory_far_down_the_list_opens_in_view(page: Any) -> None:
+    # the details sat at the top of a list thousands of pixels long: a click far down changed nothing seen
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "memories")
+    row = page.locator("#memtable tr[data-id]").nth(40)
+    row.click()
+    expect(page.locator("#memdetail #memform")).to_be_visible()
+    box = page.locator("#memdetail").bounding_box()
+    assert box is not None and 0 <= box["y"] < 860

@@ -243,6 +243,7 @@ async function memoryDetail(m) {
     <form id="linkform" class="row" style="margin-top:.25rem"><label style="flex:1">${t("linkTo")}<input name="target" required placeholder="mem_…"></label>
       <label>${t("kind")}<select name="kind">${["related", "cause", "reference"].map((k) => `<option>${k}</option>`).join("")}</select></label><button>${t("addLink")}</button></form>
     <h3>${t("provenance")}</h3><div id="memsources" class="small muted">${t("loading")}</div>`;
+  box.scrollIntoView({ block: "nearest" });  // one column (a phone): the details sit below the list
   $("#memform").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const fields = formFields(ev.target);
