@@ -395,3 +395,21 @@ def test_a_memory_far_down_the_list_opens_in_view(page: Any) -> None:
     expect(page.locator("#memdetail #memform")).to_be_visible()
     box = page.locator("#memdetail").bounding_box()
     assert box is not None and 0 <= box["y"] < 860
+
+
+def test_an_emptied_importance_is_refused_not_saved_as_zero(page: Any) -> None:
+    # Number("") is 0: saving with the importance field emptied set the memory's importance to 0
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "memories")
+    page.fill("#memq", "耳机线")
+    page.select_option("#memfilters select[name=kind]", "fact")
+    page.click("#memfilters button[type=submit]")
+    page.locator("#memtable tr[data-id]").first.click()
+    memory = page.get_attribute("#memtable tr.selected", "data-id")
+    page.fill("#memform input[name=importance]", "")
+    page.click("#memform button[type=submit]")
+    expect(page.locator("#memform input[name=importance]:invalid")).to_have_count(1)
+    stored = page.evaluate(
+        "(id) => fetch('/v1/memories/' + id + '?agent=祈煜').then((r) => r.json()).then((m) => m.importance)", memory
+    )
+    assert stored == 0.6

@@ -199,7 +199,7 @@ function memoryForm(m) {
     <label style="flex:1 1 100%">${t("text")}<textarea name="text" required>${esc(m ? m.text : "")}</textarea></label>
     <label>${t("time")}<input name="time" type="datetime-local" value="${esc(local)}"></label>
     ${m ? `<label>${t("place")}<input name="place" value="${esc(m.place)}"></label>` : `<label>${t("kind")}<select name="kind">${["note", "event", "fact"].map((k) => `<option>${k}</option>`).join("")}</select></label>`}
-    <label>${t("importance")}<input name="importance" type="number" min="0" max="1" step="0.05" value="${m ? m.importance : 0.5}" style="width:6rem"></label>
+    <label>${t("importance")}<input name="importance" type="number" min="0" max="1" step="0.05" required value="${m ? m.importance : 0.5}" style="width:6rem"></label>
     <label style="flex:1 1 100%">${t("keywords")}<input name="keywords" value="${esc(m ? m.keywords.join(", ") : "")}"></label>
     ${m ? `<label style="flex:1 1 100%">${t("insight")}<input name="insight" value="${esc(m.insight)}"></label>` : ""}
     ${m && m.kind === "fact" ? `<label>${t("validTo")}<input name="valid_to" type="datetime-local" value="${esc(m.valid_to ? String(m.valid_to).slice(0, 16) : "")}"></label>` : ""}
