@@ -413,3 +413,12 @@ def test_an_emptied_importance_is_refused_not_saved_as_zero(page: Any) -> None:
         "(id) => fetch('/v1/memories/' + id + '?agent=祈煜').then((r) => r.json()).then((m) => m.importance)", memory
     )
     assert stored == 0.6
+
+
+def test_the_official_scope_offers_no_summaries_of_a_day(page: Any) -> None:
+    # summaries are a person's or a group's: the button was there and every click answered an error
+    open_tab(page, "jobs")
+    expect(page.locator("#dryrun")).to_be_visible()
+    assert page.locator("#summarize").count() == 0
+    page.select_option("#scope", "person:木木")
+    expect(page.locator("#summarize")).to_be_visible()

@@ -349,7 +349,7 @@ async function viewJobs() {
     </table></div><p><button type="button" id="jobmore" hidden>${t("more")}</button></p></div>
     <div class="card"><h3>${t("maintenance")} · ${bdi(scopeLabel(S.scope))}</h3><div class="row">
       <button id="dryrun">${t("dryRun")}</button><button id="consolidate" class="primary">${t("consolidate")}</button>
-      <label>${t("day")}<input type="date" id="sumday" value="${esc(day)}"></label><button id="summarize">${t("summarize")}</button></div>
+      ${S.scope === "official" ? "" : `<label>${t("day")}<input type="date" id="sumday" value="${esc(day)}"></label><button id="summarize">${t("summarize")}</button>`}</div>
       <div id="report" style="margin-top:.75rem"></div></div>
     <div class="card"><h3>${t("lastReports")}</h3><div id="reportlist" class="small">${t("loading")}</div><p><button type="button" id="reportmore" hidden>${t("more")}</button></p></div>`;
   await listJobs();
@@ -362,7 +362,8 @@ async function viewJobs() {
   });
   $("#dryrun").addEventListener("click", run("/v1/consolidate", () => ({ dry_run: true })));
   $("#consolidate").addEventListener("click", run("/v1/consolidate", () => ({ dry_run: false })));
-  $("#summarize").addEventListener("click", run("/v1/summarize", () => ({ day: $("#sumday").value })));
+  // summaries are a person's or a group's: the official scope has none to make
+  if ($("#summarize")) $("#summarize").addEventListener("click", run("/v1/summarize", () => ({ day: $("#sumday").value })));
   await listReports();
 }
 
