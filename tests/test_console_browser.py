@@ -422,3 +422,23 @@ def test_the_official_scope_offers_no_summaries_of_a_day(page: Any) -> None:
     assert page.locator("#summarize").count() == 0
     page.select_option("#scope", "person:木木")
     expect(page.locator("#summarize")).to_be_visible()
+
+
+def test_a_refused_edit_says_why_and_changes_nothing(page: Any) -> None:
+    # the form's handlers let the refusal escape as an uncaught error (the page's own error log)
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "memories")
+    page.fill("#memq", "耳机线")
+    page.select_option("#memfilters select[name=kind]", "fact")
+    page.click("#memfilters button[type=submit]")
+    page.locator("#memtable tr[data-id]").first.click()
+    memory = page.get_attribute("#memtable tr.selected", "data-id")
+    allow_errors(page, "status of 422")
+    page.fill("#memform textarea[name=text]", "   ")
+    page.click("#memform button[type=submit]")
+    expect(page.locator("#status")).to_have_class("error")
+    assert "empty" in page.inner_text("#status")
+    stored = page.evaluate(
+        "(id) => fetch('/v1/memories/' + id + '?agent=祈煜').then((r) => r.json()).then((m) => m.text)", memory
+    )
+    assert stored == "团子咬断了耳机线"

@@ -220,15 +220,15 @@ function formFields(form) {
 function newMemoryForm() {
   const box = $("#memdetail");
   box.innerHTML = `<h3>${t("newMemory")} · ${bdi(scopeLabel(S.scope))}</h3>${memoryForm(null)}`;
-  $("#memform").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
+  $("#memform").addEventListener("submit", (ev) => ev.preventDefault());
+  $("#memform").addEventListener("submit", safely(async (ev) => {
     const fields = formFields(ev.target);
     if (!fields.time) delete fields.time;
     const made = await api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), ...fields });
     await listMemories();
     await memoryDetail(made);
     status(t("created"));
-  });
+  }));
 }
 
 async function memoryDetail(m) {
@@ -244,21 +244,21 @@ async function memoryDetail(m) {
       <label>${t("kind")}<select name="kind">${["related", "cause", "reference"].map((k) => `<option>${k}</option>`).join("")}</select></label><button>${t("addLink")}</button></form>
     <h3>${t("provenance")}</h3><div id="memsources" class="small muted">${t("loading")}</div>`;
   box.scrollIntoView({ block: "nearest" });  // one column (a phone): the details sit below the list
-  $("#memform").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
+  $("#memform").addEventListener("submit", (ev) => ev.preventDefault());
+  $("#memform").addEventListener("submit", safely(async (ev) => {
     const fields = formFields(ev.target);
     const updated = await api("PATCH", "/v1/memories/" + encodeURIComponent(m.id), { agent: S.agent, ...fields });
     await listMemories();
     await memoryDetail(updated);
     status(t("saved"));
-  });
-  $("#memdelete").addEventListener("click", async () => {
+  }));
+  $("#memdelete").addEventListener("click", safely(async () => {
     if (!confirm(t("confirmDelete"))) return;
     await api("DELETE", "/v1/memories/" + encodeURIComponent(m.id) + "?" + qs({ agent: S.agent }));
     status(t("deleted"));
     $("#memdetail").innerHTML = `<p class="muted">${t("select")}</p>`;
-    listMemories();
-  });
+    await listMemories();
+  }));
   $("#linkform").addEventListener("submit", (ev) => ev.preventDefault());
   $("#linkform").addEventListener("submit", safely(async (ev) => {
     const data = Object.fromEntries(new FormData(ev.target).entries());
