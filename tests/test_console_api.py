@@ -198,3 +198,11 @@ def test_jobs_answer_their_times_in_the_configured_zone(client: TestClient) -> N
     failed = next(job for job in jobs if job["state"] == "failed")
     retried = client.post(f"/v1/jobs/{failed['id']}/retry", params={"agent": AGENT}).json()
     assert retried["created_at"] == failed["created_at"]
+
+
+def test_a_memory_is_not_linked_to_itself(client: TestClient) -> None:
+    # the console's link form took a memory's own id and stored a link from it to itself
+    memory = client.get("/v1/search", params={**P, "q": "耳机线", "kind": "fact"}).json()["items"][0]["id"]
+    answer = client.post("/v1/links", json={**P, "source": memory, "target": memory, "kind": "related"})
+    assert answer.status_code == 422 and "itself" in answer.json()["error"]["message"]
+    assert client.get("/v1/links", params={"agent": AGENT, "ids": [memory]}).json() == []
