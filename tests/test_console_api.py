@@ -206,3 +206,10 @@ def test_a_memory_is_not_linked_to_itself(client: TestClient) -> None:
     answer = client.post("/v1/links", json={**P, "source": memory, "target": memory, "kind": "related"})
     assert answer.status_code == 422 and "itself" in answer.json()["error"]["message"]
     assert client.get("/v1/links", params={"agent": AGENT, "ids": [memory]}).json() == []
+
+
+def test_a_search_whose_range_ends_before_it_starts_is_refused(client: TestClient) -> None:
+    # the console's from/to dates swapped answered "0 results", as if nothing happened in those days
+    params = {**P, "since": "2024-09-26T00:00:00", "until": "2024-09-25T23:59:59"}
+    answer = client.get("/v1/search", params=params)
+    assert answer.status_code == 422 and "before" in answer.json()["error"]["message"]
