@@ -442,3 +442,24 @@ def test_a_refused_edit_says_why_and_changes_nothing(page: Any) -> None:
         "(id) => fetch('/v1/memories/' + id + '?agent=祈煜').then((r) => r.json()).then((m) => m.text)", memory
     )
     assert stored == "团子咬断了耳机线"
+
+
+def test_a_fact_added_and_closed_by_hand_is_dated_now_in_any_browser_zone(page: Any) -> None:
+    # the times were the browser's wall clock sent without a zone, so the store read them in its own:
+    # from New York, a fact added and closed now was dated 13 hours back in the store's Asia/Shanghai
+    page.context.new_cdp_session(page).send("Emulation.setTimezoneOverride", {"timezoneId": "America/New_York"})
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "graph")
+    page.click("#graphbox .node[data-id='ent_demo_团子'] circle")
+    page.fill("#factform input[name=predicate]", "睡在")
+    page.fill("#factform input[name=object]", "窗台")
+    page.click("#factform button")
+    page.click("#nodedetail .fact:has-text('睡在') [data-close-fact]")
+    page.wait_for_selector("#nodedetail .fact:has-text('睡在') .tag.closed")
+    fact = page.get_attribute("#nodedetail .fact:has-text('睡在')", "data-fact")
+    hours_off = page.evaluate(
+        """(id) => fetch('/v1/memories/' + id + '?agent=祈煜').then((r) => r.json())
+          .then((m) => [m.time, m.valid_to].map((t) => Math.abs(Date.parse(t) - Date.now()) / 3600e3))""",
+        fact,
+    )
+    assert all(hours < 1 for hours in hours_off), hours_off

@@ -96,7 +96,7 @@ async function nodeDetail(n, g) {
     <h3>${t("relatedMemories")}</h3><div id="nodememories" class="small">${t("loading")}</div>`;
   if (e) entityForm(e, $("#entityedit"));
   const redraw = (message) => async () => { await viewGraph(n.id); status(t(message)); };
-  $$("[data-close-fact]", box).forEach((b) => b.addEventListener("click", () => setValidity(b.dataset.closeFact, nowLocal()).then(redraw("saved")).catch((x) => status(x.message, true))));
+  $$("[data-close-fact]", box).forEach((b) => b.addEventListener("click", () => setValidity(b.dataset.closeFact, nowZoned()).then(redraw("saved")).catch((x) => status(x.message, true))));
   $$("[data-open-fact]", box).forEach((b) => b.addEventListener("click", () => setValidity(b.dataset.openFact, null).then(redraw("saved")).catch((x) => status(x.message, true))));
   $$("[data-delete-fact]", box).forEach((b) => b.addEventListener("click", safely(async () => {
     if (!confirm(t("confirmDelete"))) return;
@@ -130,7 +130,8 @@ function memoryNode(m, g) {
   }));
 }
 
-const nowLocal = () => { const d = new Date(); return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19); };
+// now as an instant (UTC, zoned): the store moves it into its own zone, whatever the browser's is
+const nowZoned = () => new Date().toISOString();
 const setValidity = (id, when) => api("PATCH", "/v1/memories/" + encodeURIComponent(id), { agent: S.agent, valid_to: when });
 
 function addFact(e, data, g) {
@@ -138,7 +139,7 @@ function addFact(e, data, g) {
   const other = g.entities.find((x) => !x.merged_into && (x.name === object || x.aliases.includes(object)));
   const fact = { subject: e.name, subject_type: e.type, predicate: data.predicate.trim(), object, keyword: data.predicate.trim() };
   if (other) fact.object_type = other.type;
-  return api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), kind: "fact", text: `${e.name}${fact.predicate}${object}`, data: fact, importance: 0.6, time: nowLocal() });
+  return api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), kind: "fact", text: `${e.name}${fact.predicate}${object}`, data: fact, importance: 0.6, time: nowZoned() });
 }
 
 // an entity's name, type and aliases; null: a new entity of the chosen scope
