@@ -188,3 +188,28 @@ def test_scope_times_keep_their_zones_and_the_demo_shows_reports_and_a_block(cli
     assert reports[0]["at"].endswith("+08:00") and reports[0]["counts"]
     blocks = client.get("/v1/core_blocks", params=P).json()
     assert [b["label"] for b in blocks["blocks"]] == ["human"] and "团子" in blocks["blocks"][0]["text"]
+
+
+def test_jobs_answer_their_times_in_the_configured_zone(client: TestClient) -> None:
+    # jobs went out as stored, zone-less UTC, so the console's jobs table stood eight hours behind the
+    # reports beside it (README: every /v1 time carries its zone)
+    jobs = client.get("/v1/jobs", params={"agent": AGENT}).json()
+    assert jobs and all(job["created_at"].endswith("+08:00") for job in jobs)
+    failed = next(job for job in jobs if job["state"] == "failed")
+    retried = client.post(f"/v1/jobs/{failed['id']}/retry", params={"agent": AGENT}).json()
+    assert retried["created_at"] == failed["created_at"]
+
+
+def test_a_memory_is_not_linked_to_itself(client: TestClient) -> None:
+    # the console's link form took a memory's own id and stored a link from it to itself
+    memory = client.get("/v1/search", params={**P, "q": "耳机线", "kind": "fact"}).json()["items"][0]["id"]
+    answer = client.post("/v1/links", json={**P, "source": memory, "target": memory, "kind": "related"})
+    assert answer.status_code == 422 and "itself" in answer.json()["error"]["message"]
+    assert client.get("/v1/links", params={"agent": AGENT, "ids": [memory]}).json() == []
+
+
+def test_a_search_whose_range_ends_before_it_starts_is_refused(client: TestClient) -> None:
+    # the console's from/to dates swapped answered "0 results", as if nothing happened in those days
+    params = {**P, "since": "2024-09-26T00:00:00", "until": "2024-09-25T23:59:59"}
+    answer = client.get("/v1/search", params=params)
+    assert answer.status_code == 422 and "before" in answer.json()["error"]["message"]

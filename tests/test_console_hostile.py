@@ -21,6 +21,7 @@ AGENT = "A<img src=x onerror=window.__ran='agent'>"
 PERSON = "P<img src=x onerror=window.__ran='person'>"
 SPACE = "S<svg onload=window.__ran='space'>:x"
 JS_NAMES = ["constructor", "__proto__", "toString"]  # entities, and a fact's literal object below
+JS_NAMES_TOO = [*JS_NAMES, "hasOwnProperty"]
 # what each rendered page must not hold: script that ran, a CSP refusal, or markup that came from the data
 INJECTED = """() => {
   const found = [];
@@ -35,6 +36,46 @@ INJECTED = """() => {
   return found;
 }"""
 
+# text holding a direction control (U+202E reverses all that follows it on its line) that no inline element
+# isolates (<bdi>, unicode-bidi: isolate), unless it is all a table cell, <pre>, <textarea> or <option> holds
+UNISOLATED = """() => {
+  const bidi = /[\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]/;
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!bidi.test(node.data) || node.parentElement.closest('svg')) continue;
+    let box = node.parentElement;  // the inline element isolating it, or the block holding its line
+    while (getComputedStyle(box).display === 'inline' && !getComputedStyle(box).unicodeBidi.includes('isolate')) {
+      box = box.parentElement;
+    }
+    if (getComputedStyle(box).display === 'inline') continue;
+    const alone = /^(TD|PRE|TEXTAREA|OPTION)$/.test(box.tagName) && box.textContent.trim() === node.data.trim();
+    if (!alone) found.push(box.tagName + ': ' + box.textContent.slice(0, 60));
+  }
+  return found;
+}"""
+# whether the start of ``first`` is drawn left of the start of ``second``, on the same line, in the element
+# of ``selector`` that holds both
+LEFT_OF = """([selector, first, second]) => {
+  const holds = (e) => e.textContent.includes(first) && e.textContent.includes(second);
+  const box = [...document.querySelectorAll(selector)].find(holds);
+  const x = (needle) => {
+    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.data.indexOf(needle);
+      if (at < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + 1);
+      return range.getBoundingClientRect();
+    }
+    throw new Error(needle + ' not found alone in one text');
+  };
+  const [a, b] = [x(first), x(second)];
+  return a.left < b.left && Math.abs(a.top - b.top) < 2;
+}"""
+RTL = "RTL\u202e"  # an entity's name: names of entities, unlike persons', may still hold one
+
 
 def hostile(tag: str, short: bool = False) -> str:
     """Markup in every form a chat member could send; ``short`` fits an id or a name (200 characters)."""
@@ -48,11 +89,20 @@ def hostile(tag: str, short: bool = False) -> str:
     )
 
 
+def printable(name: str) -> str:
+    """``name`` without its RTL override: ids and names refuse invisible characters (checks.check_name)."""
+    return name.replace("\u202e", "")
+
+
 def _seed(directory: Path, config: Config) -> None:
     with Memory(directory, config=config) as memory:
         said = memory.add(
             [
-                {"speaker": hostile("speaker", True), "text": hostile("message"), "time": "2024-09-28T20:00:00"},
+                {
+                    "speaker": printable(hostile("speaker", True)),
+                    "text": hostile("message"),
+                    "time": "2024-09-28T20:00:00",
+                },
                 {"speaker": PERSON, "text": hostile("message2") + " 团子", "time": "2024-09-28T20:01:00"},
             ],
             agent=AGENT,
@@ -61,8 +111,9 @@ def _seed(directory: Path, config: Config) -> None:
         memory.add(
             [{"speaker": "g", "text": hostile("group"), "time": "2024-09-28T20:00:00"}], agent=AGENT, space=SPACE
         )
-        names = {hostile("pk", True): hostile("pv", True)}
-        person = Person(id=PERSON, name=hostile("name", True), aliases=[hostile("alias", True)], platform_ids=names)
+        names = {printable(hostile("pk", True)): printable(hostile("pv", True))}
+        name, alias = printable(hostile("name", True)), printable(hostile("alias", True))
+        person = Person(id=PERSON, name=name, aliases=[alias], platform_ids=names)
         memory.set_person(person, agent=AGENT)
         scope = Scope(agent=AGENT, kind=ScopeKind.PERSON, key=PERSON)
         owner = hostile("entity", True)
@@ -70,20 +121,32 @@ def _seed(directory: Path, config: Config) -> None:
             entity = Entity(id=f"ent{i}", scope=scope, name=name, type=EntityType.SPECIFIC, aliases=[f"{name}{i}"])
             memory.store.upsert_entity(entity, memory.embedder.embed_passages([name])[0])
         memory.store.merge_entities(AGENT, "ent1", "ent0", hostile("reason"), datetime(2024, 9, 26, 3, 0))
-        objects = [hostile("object", True), *JS_NAMES, "hasOwnProperty"]
+        objects = [hostile("object", True), *JS_NAMES_TOO]
         for i, thing in enumerate(objects):
             data = {"subject": owner, "predicate": f"{hostile('predicate', True)}{i}", "object": thing, "keyword": "k"}
             when = datetime(2024, 9, 28)
             memory.remember(hostile(f"fact{i}"), agent=AGENT, person=PERSON, kind=MemoryKind.FACT, time=when, data=data)
         first = memory.remember(
             hostile("event") + " 团子", agent=AGENT, person=PERSON, kind=MemoryKind.EVENT, time=datetime(2024, 9, 28),
-            keywords=[hostile("keyword", True)], place=hostile("place"), insight=hostile("insight"),
+            keywords=[printable(hostile("keyword", True))], place=hostile("place"), insight=hostile("insight"),
             sources=[said[0].id, hostile("source", True)],
         )  # fmt: skip
         second = memory.remember(hostile("event2"), agent=AGENT, person=PERSON, kind=MemoryKind.EVENT)
         memory.link(first.id, second.id, agent=AGENT, person=PERSON, kind=LinkKind.CAUSE)
         kinds = {"summary_kind": hostile("kind", True), "period": hostile("period", True)}
         memory.remember(hostile("summary"), agent=AGENT, person=PERSON, kind=MemoryKind.SUMMARY, data=kinds)
+        for name in JS_NAMES_TOO:  # days, summary kinds and a linked memory's id named like Object's own keys
+            data = {"summary_kind": name, "period": name}
+            memory.remember(f"summary {name}", agent=AGENT, person=PERSON, kind=MemoryKind.SUMMARY, data=data)
+            named = memory.remember(f"note {name}", agent=AGENT, person=PERSON, kind=MemoryKind.NOTE, id=name)
+            memory.link(named.id, second.id, agent=AGENT, person=PERSON, kind=LinkKind.RELATED)
+        rtl = Entity(id="ent_rtl", scope=scope, name=RTL, type=EntityType.SPECIFIC)
+        memory.store.upsert_entity(rtl, memory.embedder.embed_passages([RTL])[0])
+        data = {"subject": RTL, "predicate": "likes", "object": "cats", "keyword": "k"}
+        memory.remember("rtl likes cats", agent=AGENT, person=PERSON, kind=MemoryKind.FACT, data=data)
+        before = memory.remember("before\u202e", agent=AGENT, person=PERSON, kind=MemoryKind.EVENT)
+        after = memory.remember("after", agent=AGENT, person=PERSON, kind=MemoryKind.EVENT)
+        memory.link(before.id, after.id, agent=AGENT, person=PERSON, kind=LinkKind.RELATED)
         memory.remember(hostile("official"), agent=AGENT)
         memory.summarize(date(2024, 9, 28), agent=AGENT, person=PERSON)
         memory.consolidate(agent=AGENT, person=PERSON, dry_run=True)
@@ -136,6 +199,7 @@ def test_hostile_text_stays_text_in_every_view(page: Any) -> None:
         for tab in ("summaries", "blocks"):
             _view(page, tab, scope)
         assert page.evaluate(INJECTED) == [], scope
+        assert page.evaluate(UNISOLATED) == [], scope
     _view(page, "debug", f"person:{PERSON}")
     page.fill("#dbgmessage", "团子 " + hostile("query"))
     page.click("#runA")
@@ -153,4 +217,41 @@ def test_the_graph_draws_names_that_are_also_javascripts_own(page: Any) -> None:
     labels = page.locator("#graphbox .edge text").all_text_contents()
     assert sorted(int(label[-1]) for label in labels if label.startswith("predicate")) == list(range(5))
     nodes = page.locator("#graphbox .node text").all_text_contents()
-    assert {*JS_NAMES, "hasOwnProperty"} <= set(nodes)
+    assert set(JS_NAMES_TOO) <= set(nodes)
+
+
+def test_summaries_of_days_named_like_javascripts_own(page: Any) -> None:
+    # the days were keys of a plain object: byDay["constructor"] found Object, whose push is no function,
+    # so one summary with such a period left the whole view blank
+    _view(page, "summaries", f"person:{PERSON}")
+    days = page.locator("#view-summaries .card h3").all_text_contents()
+    assert set(JS_NAMES_TOO) <= set(days)
+    for name in JS_NAMES_TOO:
+        expect(page.locator("#view-summaries .card", has_text=f"summary {name}")).to_contain_text(name)
+
+
+def test_linked_memories_with_ids_named_like_javascripts_own(page: Any) -> None:
+    # texts and memories by id were plain objects: a note "constructor" (not drawn: not an event) found
+    # Object there, so the graph drew a node for it and broke; a memory "__proto__" linked to the one
+    # opened could not be set in one, so its text showed as [object Object]
+    _view(page, "graph", f"person:{PERSON}")
+    expect(page.locator("#graphbox .node").first).to_be_attached()
+    assert "function" not in page.inner_text("#linklist")
+    _view(page, "memories", f"person:{PERSON}")
+    page.locator("#memtable tr[data-id]", has_text="event2").click()
+    for name in JS_NAMES_TOO:
+        expect(page.locator("#memlinks")).to_contain_text(f"note {name}")
+
+
+def test_a_direction_override_in_user_text_reverses_nothing_after_it(page: Any) -> None:
+    # an RTL override (U+202E) ends at its line's end: unisolated, a fact's subject drew its predicate
+    # and object right to left, and a linked memory's text swapped the arrow and the memory it leads to
+    _view(page, "memories", f"person:{PERSON}")
+    page.locator("#memtable td", has_text="rtl likes cats").click()
+    assert page.evaluate(LEFT_OF, ["#memdetail p", "likes", "cats"])
+    _view(page, "graph", f"person:{PERSON}")
+    page.locator("#graphbox .node[data-id='ent_rtl']").dispatch_event("click")
+    expect(page.locator("#factlist .fact")).to_contain_text("likes")
+    assert page.evaluate(LEFT_OF, ["#factlist .fact", "likes", "cats"])
+    assert page.evaluate(LEFT_OF, ["#linklist div", "→", "after"])
+    assert page.evaluate(UNISOLATED) == []

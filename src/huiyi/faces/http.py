@@ -64,7 +64,7 @@ from huiyi.faces.http_models import (
     error_responses,
 )
 from huiyi.faces.http_query import query_response
-from huiyi.faces.http_times import aware, item_out, local, message_out
+from huiyi.faces.http_times import aware, item_out, job_out, local, message_out
 from huiyi.faces.http_v1 import v1_router
 from huiyi.faces.proxy import MemoryProxy, proxy_router
 from huiyi.memory import AsyncMemory
@@ -357,13 +357,13 @@ def create_app(
         page = await memory.jobs_page(agent=agent, states=state or (), limit=limit, cursor=cursor)
         if page.next_cursor is not None:
             response.headers[NEXT_CURSOR] = page.next_cursor
-        return page.items
+        return [job_out(job, zone) for job in page.items]
 
     @app.post("/v1/jobs/{job_id}/retry", response_model=Job, responses=BY_ID)
     async def retry_job(job_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Job:
         """Queue a failed job of the agent again (attempts back to 0); 404 unless it is failed."""
         check(agents, agent)
-        return await memory.retry_job(job_id, agent=agent)
+        return job_out(await memory.retry_job(job_id, agent=agent), zone)
 
     @app.post("/context", response_model=ContextResponse, responses=BODY)
     async def context(body: ContextBody, agents: Agents) -> ContextResponse:

@@ -175,11 +175,13 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         check(agents, agent)
         if offset and cursor is not None:
             raise InvalidInput("give a cursor or an offset, not both")
+        since, until = local(since, zone), local(until, zone)  # a caller's zone, as the store keeps times
+        if since is not None and until is not None and since > until:  # as recall's time_range
+            raise InvalidInput(f"since ({since}) is after until ({until}): the range ends before it starts")
         scope, marked = await memory.marked_memories(
             agent=agent, person=person, space=space, kinds=kind, limit=SCAN, cursor=cursor
         )
         words = q.lower().split()
-        since, until = local(since, zone), local(until, zone)  # a caller's zone, as the store keeps times
 
         def keep(item: MemoryItem) -> bool:
             haystack = " ".join([item.text, item.place, item.insight, *item.keywords, item.id]).lower()

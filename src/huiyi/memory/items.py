@@ -261,6 +261,8 @@ class Items(Indexing):
 
         Both must be visible to the caller: official, or of the named person or space.
         """
+        if source == target:
+            raise InvalidInput(f"a memory is not linked to itself: {source}")
         visible = set(_visible(agent, person, space))
         found = [m for m in await self._run(self.store.get_memories, agent, [source, target]) if m.scope in visible]
         if len({item.id for item in found}) != len({source, target}):

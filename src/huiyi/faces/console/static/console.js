@@ -4,6 +4,8 @@
 const $ = (sel, root = document) => root.querySelector(sel);
 const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
 const esc = (v) => String(v ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+// user text in its own isolated element: a direction control in it (U+202E) turns nothing around it
+const bdi = (v) => `<bdi>${esc(v)}</bdi>`;
 const S = { lang: localStorage.getItem("huiyi-lang") || null, agent: "", scope: "official", scopes: [], info: null, tab: "scopes", selected: null, debugA: null };
 const t = (key) => (I18N[S.lang || "zh"] || I18N.zh)[key] || key;
 const fmt = (d) => (d ? String(d).replace("T", " ").slice(0, 16) : "");
@@ -79,6 +81,10 @@ async function loadAgents() {
 }
 async function loadScopes() {
   S.scopes = S.agent ? await api("GET", "/v1/scopes?" + qs({ agent: S.agent })) : [];
+  scopeOptions();
+}
+// the scope picker, labelled in the chosen language
+function scopeOptions() {
   const options = S.scopes.some((s) => s.scope === "official") ? S.scopes : [{ scope: "official" }, ...S.scopes];
   $("#scope").innerHTML = options.map((s) => `<option value="${esc(s.scope)}">${esc(scopeLabel(s.scope))}</option>`).join("");
   if (!options.some((s) => s.scope === S.scope)) S.scope = "official";
@@ -99,16 +105,17 @@ async function viewScopes() {
   const agents = S.agents || [];
   const rows = S.scopes.map((s) => {
     const p = s.person;
-    const names = p ? [p.name, ...(p.aliases || [])].filter(Boolean).join(" / ") + (Object.keys(p.platform_ids || {}).length ? " · " + Object.entries(p.platform_ids).map(([k, v]) => `${k}:${v}`).join(" ") : "") : "";
-    return `<tr class="clickable" data-scope="${esc(s.scope)}"><td>${esc(scopeLabel(s.scope))}</td><td>${esc(names)}</td>
+    const ids = p ? Object.entries(p.platform_ids || {}).map(([k, v]) => `${bdi(k)}:${bdi(v)}`).join(" ") : "";
+    const names = p ? [p.name, ...(p.aliases || [])].filter(Boolean).map(bdi).join(" / ") + (ids ? " · " + ids : "") : "";
+    return `<tr class="clickable" data-scope="${esc(s.scope)}"><td>${bdi(scopeLabel(s.scope))}</td><td>${names}</td>
       <td class="num">${s.messages}</td><td class="num">${s.memories}</td><td class="hide-narrow">${esc(fmt(s.last_activity))}</td>
       <td><button data-open="${esc(s.scope)}">${t("open")}</button> <button data-working="${esc(s.scope)}">${t("working")}</button></td></tr>`;
   });
   box.innerHTML = `<div class="card"><h3>${t("agents")}</h3><div class="scroll"><table>
     <tr><th>${t("agent")}</th><th>${t("scopes")}</th><th>${t("messages")}</th><th>${t("memories")}</th><th>${t("lastActivity")}</th></tr>
-    ${agents.map((a) => `<tr class="clickable ${a.agent === S.agent ? "selected" : ""}" data-agent="${esc(a.agent)}"><td>${esc(a.agent)}</td><td class="num">${a.scopes}</td><td class="num">${a.messages}</td><td class="num">${a.memories}</td><td>${esc(fmt(a.last_activity))}</td></tr>`).join("")}
+    ${agents.map((a) => `<tr class="clickable ${a.agent === S.agent ? "selected" : ""}" data-agent="${esc(a.agent)}"><td>${bdi(a.agent)}</td><td class="num">${a.scopes}</td><td class="num">${a.messages}</td><td class="num">${a.memories}</td><td>${esc(fmt(a.last_activity))}</td></tr>`).join("")}
     </table></div></div>
-    <div class="card"><h3>${t("scopes")} · ${esc(S.agent)}</h3><div class="scroll"><table id="scopetable">
+    <div class="card"><h3>${t("scopes")} · ${bdi(S.agent)}</h3><div class="scroll"><table id="scopetable">
     <tr><th>${t("scope")}</th><th>${t("names")}</th><th>${t("messages")}</th><th>${t("memories")}</th><th class="hide-narrow">${t("lastActivity")}</th><th></th></tr>
     ${rows.join("") || `<tr><td colspan="6" class="muted">${t("nothing")}</td></tr>`}</table></div></div>
     <div class="card" id="workingbox" hidden></div>`;
@@ -127,14 +134,14 @@ async function viewScopes() {
     wm.hidden = false;
     if (!params) { wm.innerHTML = `<h3>${t("working")}</h3><p class="muted">${t("nothing")}</p>`; return; }
     const turns = await api("GET", "/v1/working?" + params);
-    wm.innerHTML = `<h3>${t("working")} · ${esc(scopeLabel(b.dataset.working))}</h3>${chat(turns, new Set())}`;
+    wm.innerHTML = `<h3>${t("working")} · ${bdi(scopeLabel(b.dataset.working))}</h3>${chat(turns, new Set())}`;
   }));
 }
 
 function chat(messages, sources) {
   if (!messages.length) return `<p class="muted">${t("nothing")}</p>`;
   return `<div class="chat">${messages.map((m) => `<div class="bubble ${esc(m.role)} ${sources.has(m.id) ? "source" : ""}">
-    <div class="who">${esc(m.speaker)} · ${esc(fmt(m.time))}</div>${esc(m.text)}</div>`).join("")}</div>`;
+    <div class="who">${bdi(m.speaker)} · ${esc(fmt(m.time))}</div>${bdi(m.text)}</div>`).join("")}</div>`;
 }
 
 // memories -----------------------------------------------------------------------------------------
@@ -171,7 +178,7 @@ async function listMemories(more) {
   }
   const search = S.memSearch;
   const found = await api("GET", "/v1/search?" + withScope({ ...search.params, limit: 200, ...(more ? { cursor: search.next } : {}) }));
-  if (!more) $("#memcount").textContent = `${scopeLabel(S.scope)} · ${found.total} ${t("results")}`;
+  if (!more) $("#memcount").innerHTML = `${bdi(scopeLabel(S.scope))} · ${found.total} ${t("results")}`;
   search.items = search.items.concat(found.items);
   search.next = found.next_cursor;
   $("#memmore").hidden = !found.next_cursor;
@@ -192,7 +199,7 @@ function memoryForm(m) {
     <label style="flex:1 1 100%">${t("text")}<textarea name="text" required>${esc(m ? m.text : "")}</textarea></label>
     <label>${t("time")}<input name="time" type="datetime-local" value="${esc(local)}"></label>
     ${m ? `<label>${t("place")}<input name="place" value="${esc(m.place)}"></label>` : `<label>${t("kind")}<select name="kind">${["note", "event", "fact"].map((k) => `<option>${k}</option>`).join("")}</select></label>`}
-    <label>${t("importance")}<input name="importance" type="number" min="0" max="1" step="0.05" value="${m ? m.importance : 0.5}" style="width:6rem"></label>
+    <label>${t("importance")}<input name="importance" type="number" min="0" max="1" step="0.05" required value="${m ? m.importance : 0.5}" style="width:6rem"></label>
     <label style="flex:1 1 100%">${t("keywords")}<input name="keywords" value="${esc(m ? m.keywords.join(", ") : "")}"></label>
     ${m ? `<label style="flex:1 1 100%">${t("insight")}<input name="insight" value="${esc(m.insight)}"></label>` : ""}
     ${m && m.kind === "fact" ? `<label>${t("validTo")}<input name="valid_to" type="datetime-local" value="${esc(m.valid_to ? String(m.valid_to).slice(0, 16) : "")}"></label>` : ""}
@@ -212,16 +219,16 @@ function formFields(form) {
 
 function newMemoryForm() {
   const box = $("#memdetail");
-  box.innerHTML = `<h3>${t("newMemory")} · ${esc(scopeLabel(S.scope))}</h3>${memoryForm(null)}`;
-  $("#memform").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
+  box.innerHTML = `<h3>${t("newMemory")} · ${bdi(scopeLabel(S.scope))}</h3>${memoryForm(null)}`;
+  $("#memform").addEventListener("submit", (ev) => ev.preventDefault());
+  $("#memform").addEventListener("submit", safely(async (ev) => {
     const fields = formFields(ev.target);
     if (!fields.time) delete fields.time;
     const made = await api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), ...fields });
     await listMemories();
     await memoryDetail(made);
     status(t("created"));
-  });
+  }));
 }
 
 async function memoryDetail(m) {
@@ -229,28 +236,29 @@ async function memoryDetail(m) {
   const box = $("#memdetail");
   const fact = m.kind === "fact" ? m.data : null;
   box.innerHTML = `<h3>${t("details")} <span class="tag">${esc(m.kind)}</span>${m.valid_to ? `<span class="tag closed">${t("closed")} ${esc(fmt(m.valid_to))}</span>` : ""}</h3>
-    <p class="small muted">${esc(m.id)} · ${t("strength")} ${num(m.strength, 2)} · ${t("accessCount")} ${m.access_count}</p>
+    <p class="small muted">${bdi(m.id)} · ${t("strength")} ${num(m.strength, 2)} · ${t("accessCount")} ${m.access_count}</p>
     ${memoryForm(m)}
-    ${fact ? `<h3>${t("facts")}</h3><p>${esc(fact.subject)} —${esc(fact.predicate)}→ ${esc(fact.object)}</p>` : ""}
+    ${fact ? `<h3>${t("facts")}</h3><p>${bdi(fact.subject)} —${bdi(fact.predicate)}→ ${bdi(fact.object)}</p>` : ""}
     <h3>${t("links")}</h3><div id="memlinks" class="small muted">${t("loading")}</div>
     <form id="linkform" class="row" style="margin-top:.25rem"><label style="flex:1">${t("linkTo")}<input name="target" required placeholder="mem_…"></label>
       <label>${t("kind")}<select name="kind">${["related", "cause", "reference"].map((k) => `<option>${k}</option>`).join("")}</select></label><button>${t("addLink")}</button></form>
     <h3>${t("provenance")}</h3><div id="memsources" class="small muted">${t("loading")}</div>`;
-  $("#memform").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
+  box.scrollIntoView({ block: "nearest" });  // one column (a phone): the details sit below the list
+  $("#memform").addEventListener("submit", (ev) => ev.preventDefault());
+  $("#memform").addEventListener("submit", safely(async (ev) => {
     const fields = formFields(ev.target);
     const updated = await api("PATCH", "/v1/memories/" + encodeURIComponent(m.id), { agent: S.agent, ...fields });
     await listMemories();
     await memoryDetail(updated);
     status(t("saved"));
-  });
-  $("#memdelete").addEventListener("click", async () => {
+  }));
+  $("#memdelete").addEventListener("click", safely(async () => {
     if (!confirm(t("confirmDelete"))) return;
     await api("DELETE", "/v1/memories/" + encodeURIComponent(m.id) + "?" + qs({ agent: S.agent }));
     status(t("deleted"));
     $("#memdetail").innerHTML = `<p class="muted">${t("select")}</p>`;
-    listMemories();
-  });
+    await listMemories();
+  }));
   $("#linkform").addEventListener("submit", (ev) => ev.preventDefault());
   $("#linkform").addEventListener("submit", safely(async (ev) => {
     const data = Object.fromEntries(new FormData(ev.target).entries());
@@ -260,11 +268,11 @@ async function memoryDetail(m) {
   }));
   const links = await api("GET", "/v1/links?" + qs({ agent: S.agent, ids: [m.id] }));
   const others = links.map((l) => (l.source === m.id ? l.target : l.source));
-  const texts = {};
+  const texts = new Map();  // not a plain object: a memory's id may be "__proto__"
   for (const id of others.slice(0, 20)) {
-    try { texts[id] = (await api("GET", `/v1/memories/${encodeURIComponent(id)}?` + qs({ agent: S.agent }))).text; } catch (e) { texts[id] = id; }
+    try { texts.set(id, (await api("GET", `/v1/memories/${encodeURIComponent(id)}?` + qs({ agent: S.agent }))).text); } catch (e) { texts.set(id, id); }
   }
-  $("#memlinks").innerHTML = links.length ? links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${esc(texts[l.source === m.id ? l.target : l.source] || "")}</div>`).join("") : t("none");
+  $("#memlinks").innerHTML = links.length ? links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${bdi(texts.get(l.source === m.id ? l.target : l.source) || "")}</div>`).join("") : t("none");
   const sources = m.sources.filter((s) => s.startsWith("msg") || true).slice(0, 5);
   if (!sources.length) { $("#memsources").textContent = t("noSources"); return; }
   const seen = new Map();
@@ -275,7 +283,7 @@ async function memoryDetail(m) {
     } catch (e) { /* an external id, not a stored message */ }
   }
   const messages = Array.from(seen.values()).sort((a, b) => (a.space === b.space ? a.seq - b.seq : a.space < b.space ? -1 : 1));
-  $("#memsources").innerHTML = messages.length ? chat(messages, new Set(sources)) : esc(sources.join(", "));
+  $("#memsources").innerHTML = messages.length ? chat(messages, new Set(sources)) : sources.map(bdi).join(", ");
 }
 
 // recall debugger ----------------------------------------------------------------------------------
@@ -317,13 +325,13 @@ async function viewDebug() {
 
 function renderDebug(box, d, name) {
   const r = d.recall;
-  const text = (id) => esc(d.texts[id] || (r && (r.hits.find((h) => h.id === id) || {}).text) || id);
+  const text = (id) => bdi((Object.hasOwn(d.texts, id) && d.texts[id]) || (r && (r.hits.find((h) => h.id === id) || {}).text) || id);
   if (!r) { box.innerHTML = `<div class="card"><h3>${name}</h3><pre>${esc(d.context)}</pre></div>`; return; }
   const cands = r.info.candidates || {};
   const bonuses = r.info.bonuses || {};
-  box.innerHTML = `<div class="card debug-result" data-run="${name}"><h3>${name} · ${esc(r.query)}</h3>
+  box.innerHTML = `<div class="card debug-result" data-run="${name}"><h3>${name} · ${bdi(r.query)}</h3>
     <h3>${t("final")}</h3><div class="scroll"><table class="finalhits"><tr><th>${t("rank")}</th><th>${t("text")}</th><th>${t("score")}</th><th>${t("route")}</th></tr>
-    ${r.hits.map((h, i) => `<tr><td>${i + 1}</td><td>${esc(h.text)} ${h.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}</td><td class="num">${num(h.score)}</td><td class="small">${Object.entries(h.route_scores).map(([k, v]) => `${esc(k)} ${num(v)}`).join("<br>")}</td></tr>`).join("")}</table></div>
+    ${r.hits.map((h, i) => `<tr><td>${i + 1}</td><td>${bdi(h.text)} ${h.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}</td><td class="num">${num(h.score)}</td><td class="small">${Object.entries(h.route_scores).map(([k, v]) => `${esc(k)} ${num(v)}`).join("<br>")}</td></tr>`).join("")}</table></div>
     <h3>${t("timings")}</h3><p class="small">${Object.entries(r.timings_ms).map(([k, v]) => `<span class="tag">${esc(k)} ${num(v, 1)}</span>`).join(" ")}</p>
     <h3>${t("candidates")}</h3>${Object.entries(cands).map(([route, rows]) => `<details ${route === "dense" ? "open" : ""}><summary>${esc(route)} (${rows.length})</summary><table>${rows.slice(0, 15).map(([id, s], i) => `<tr><td>${i + 1}</td><td>${text(id)}</td><td class="num">${num(s)}</td></tr>`).join("")}</table></details>`).join("")}
     <h3>${t("fused")}</h3><div class="scroll"><table><tr><th>${t("rank")}</th><th>${t("text")}</th><th>${t("score")}</th><th>${t("raw")}</th></tr>
@@ -339,9 +347,9 @@ async function viewJobs() {
   const day = (scope && scope.last_activity ? String(scope.last_activity) : new Date().toISOString()).slice(0, 10);
   box.innerHTML = `<div class="card"><h3>${t("jobs")}</h3><div class="scroll"><table id="jobtable"><tr><th>${t("kind")}</th><th>${t("state")}</th><th>${t("attempts")}</th><th>${t("error")}</th><th class="hide-narrow">${t("time")}</th><th></th></tr>
     </table></div><p><button type="button" id="jobmore" hidden>${t("more")}</button></p></div>
-    <div class="card"><h3>${t("maintenance")} · ${esc(scopeLabel(S.scope))}</h3><div class="row">
+    <div class="card"><h3>${t("maintenance")} · ${bdi(scopeLabel(S.scope))}</h3><div class="row">
       <button id="dryrun">${t("dryRun")}</button><button id="consolidate" class="primary">${t("consolidate")}</button>
-      <label>${t("day")}<input type="date" id="sumday" value="${esc(day)}"></label><button id="summarize">${t("summarize")}</button></div>
+      ${S.scope === "official" ? "" : `<label>${t("day")}<input type="date" id="sumday" value="${esc(day)}"></label><button id="summarize">${t("summarize")}</button>`}</div>
       <div id="report" style="margin-top:.75rem"></div></div>
     <div class="card"><h3>${t("lastReports")}</h3><div id="reportlist" class="small">${t("loading")}</div><p><button type="button" id="reportmore" hidden>${t("more")}</button></p></div>`;
   await listJobs();
@@ -354,7 +362,8 @@ async function viewJobs() {
   });
   $("#dryrun").addEventListener("click", run("/v1/consolidate", () => ({ dry_run: true })));
   $("#consolidate").addEventListener("click", run("/v1/consolidate", () => ({ dry_run: false })));
-  $("#summarize").addEventListener("click", run("/v1/summarize", () => ({ day: $("#sumday").value })));
+  // summaries are a person's or a group's: the official scope has none to make
+  if ($("#summarize")) $("#summarize").addEventListener("click", run("/v1/summarize", () => ({ day: $("#sumday").value })));
   await listReports();
 }
 
@@ -364,8 +373,8 @@ async function listJobs(cursor) {
   const shown = jobs.filter((j) => j.state !== "done" || (j.kind !== "extract" && j.kind !== "index"));
   const table = $("#jobtable");
   if (!cursor) $$("tr[data-job], tr.nothing", table).forEach((row) => row.remove());
-  table.insertAdjacentHTML("beforeend", shown.map((j) => `<tr data-job="${esc(j.id)}"><td>${esc(j.kind)}<div class="small muted">${esc(j.id)}</div></td><td><span class="tag ${esc(j.state)}">${esc(j.state)}</span></td><td class="num">${j.attempts}</td>
-      <td class="small">${esc(j.last_error)}</td><td class="small hide-narrow">${esc(fmt(j.created_at))}</td><td>${j.state === "failed" ? `<button data-retry="${esc(j.id)}">${t("retry")}</button>` : ""}</td></tr>`).join(""));
+  table.insertAdjacentHTML("beforeend", shown.map((j) => `<tr data-job="${esc(j.id)}"><td>${esc(j.kind)}<div class="small muted">${bdi(j.id)}</div></td><td><span class="tag ${esc(j.state)}">${esc(j.state)}</span></td><td class="num">${j.attempts}</td>
+      <td class="small">${bdi(j.last_error)}</td><td class="small hide-narrow">${esc(fmt(j.created_at))}</td><td>${j.state === "failed" ? `<button data-retry="${esc(j.id)}">${t("retry")}</button>` : ""}</td></tr>`).join(""));
   if (!$("tr[data-job]", table) && !next) table.insertAdjacentHTML("beforeend", `<tr class="nothing"><td colspan="6" class="muted">${t("nothing")}</td></tr>`);
   shown.forEach((j) => { const b = $(`[data-retry="${CSS.escape(j.id)}"]`, table); if (b) b.addEventListener("click", safely(async () => retryJob(b))); });
   $("#jobmore").hidden = !next;
@@ -394,16 +403,16 @@ async function listReports(cursor) {
 }
 function reportHead(r) {
   const counts = Object.entries(r.counts).map(([k, v]) => `${esc(k)} ${v}`).join(" · ") || t("noChanges");
-  return `<span class="tag ok">${esc(r.kind === "summarize" ? t("summaries") : t("consolidate"))}</span>${r.dry_run ? `<span class="tag pending">${t("dryRunTag")}</span>` : ""}<span class="tag">${esc(scopeLabel(r.scope))}</span>${r.body && r.body.day ? `${esc(r.body.day)} · ` : ""}${esc(fmt(r.at))} · ${counts}`;
+  return `<span class="tag ok">${esc(r.kind === "summarize" ? t("summaries") : t("consolidate"))}</span>${r.dry_run ? `<span class="tag pending">${t("dryRunTag")}</span>` : ""}<span class="tag">${bdi(scopeLabel(r.scope))}</span>${r.body && r.body.day ? `${bdi(r.body.day)} · ` : ""}${esc(fmt(r.at))} · ${counts}`;
 }
 function reportBody(r, head) {
   const b = r.body || {};
   const top = head ? `<h3 class="reporthead">${reportHead(r)}</h3>` : "";
-  if (r.kind === "summarize") return top + (b.summaries || []).map((m) => `<div style="margin:.25rem 0"><span class="tag">${esc((m.data || {}).summary_kind || m.kind)}</span><pre>${esc(m.text)}</pre></div>`).join("");
+  if (r.kind === "summarize") return top + (b.summaries || []).map((m) => `<div style="margin:.25rem 0"><span class="tag">${bdi((m.data || {}).summary_kind || m.kind)}</span><pre>${esc(m.text)}</pre></div>`).join("");
   const changes = b.changes || [];
   const value = (v) => (v === null || v === undefined ? "" : short(typeof v === "string" ? v : JSON.stringify(v), 60));
-  return top + `<table>${changes.map((c) => `<tr><td><span class="tag">${esc(c.step)}</span>${c.kind !== c.step ? esc(c.kind) : ""}</td><td class="small">${esc(c.reason)}</td>
-    <td class="small muted">${esc(value(c.before))}${c.before !== undefined && c.after !== undefined ? " → " : ""}${esc(value(c.after))}</td><td class="small muted hide-narrow">${esc((c.ids || []).join(" "))}</td></tr>`).join("")}</table>
+  return top + `<table>${changes.map((c) => `<tr><td><span class="tag">${esc(c.step)}</span>${c.kind !== c.step ? bdi(c.kind) : ""}</td><td class="small">${bdi(c.reason)}</td>
+    <td class="small muted">${bdi(value(c.before))}${c.before !== undefined && c.after !== undefined ? " → " : ""}${bdi(value(c.after))}</td><td class="small muted hide-narrow">${(c.ids || []).map(bdi).join(" ")}</td></tr>`).join("")}</table>
     ${b.changes_cut ? `<p class="muted">… ${b.changes_cut} ${t("changes")}</p>` : ""}${(b.errors || []).length ? `<pre>${esc(b.errors.join("\n"))}</pre>` : ""}`;
 }
 
@@ -411,11 +420,14 @@ function reportBody(r, head) {
 async function viewSummaries() {
   const box = $("#view-summaries");
   const found = await api("GET", "/v1/search?" + withScope({ kind: "summary", limit: 500 }));
-  const byDay = {};
-  found.items.forEach((m) => { const day = (m.data || {}).period || fmt(m.time).slice(0, 10) || "—"; (byDay[day] = byDay[day] || []).push(m); });
-  const days = Object.keys(byDay).sort().reverse();
-  box.innerHTML = `<div class="card"><h3>${t("summaries")} · ${esc(scopeLabel(S.scope))}</h3>${days.length ? "" : `<p class="muted">${t("nothing")}</p>`}</div>` +
-    days.map((day) => `<div class="card"><h3>${esc(day)}</h3>${byDay[day].map((m) => `<div style="margin-bottom:.5rem"><span class="tag">${esc((m.data || {}).summary_kind || "summary")}</span>${(m.data || {}).person ? `<span class="tag">${esc(m.data.person)}</span>` : ""}<pre>${esc(m.text)}</pre></div>`).join("")}</div>`).join("");
+  const byDay = new Map();  // not a plain object: a period is the caller's text, and may be "constructor"
+  found.items.forEach((m) => {
+    const day = String((m.data || {}).period || fmt(m.time).slice(0, 10) || "—");
+    byDay.set(day, [...(byDay.get(day) || []), m]);
+  });
+  const days = [...byDay.keys()].sort().reverse();
+  box.innerHTML = `<div class="card"><h3>${t("summaries")} · ${bdi(scopeLabel(S.scope))}</h3>${days.length ? "" : `<p class="muted">${t("nothing")}</p>`}</div>` +
+    days.map((day) => `<div class="card"><h3>${bdi(day)}</h3>${byDay.get(day).map((m) => `<div style="margin-bottom:.5rem"><span class="tag">${bdi((m.data || {}).summary_kind || "summary")}</span>${(m.data || {}).person ? `<span class="tag">${bdi(m.data.person)}</span>` : ""}<pre>${esc(m.text)}</pre></div>`).join("")}</div>`).join("");
 }
 
 // core blocks --------------------------------------------------------------------------------------
@@ -427,7 +439,7 @@ async function viewBlocks() {
   const blocks = [...found.blocks, ...found.editable.filter((l) => !found.blocks.some((b) => b.label === l)).map((label) => ({ label, text: "" }))];
   box.innerHTML = blocks.map((b) => {
     const editable = found.editable.includes(b.label);
-    return `<div class="card"><h3>${esc(b.label)} <span class="tag ${editable ? "ok" : ""}">${editable ? t("editable") : t("readOnly")}</span></h3>${b.text ? `<pre>${esc(b.text)}</pre>` : `<p class="muted">${t("emptyBlock")}</p>`}
+    return `<div class="card"><h3>${bdi(b.label)} <span class="tag ${editable ? "ok" : ""}">${editable ? t("editable") : t("readOnly")}</span></h3>${b.text ? `<pre>${esc(b.text)}</pre>` : `<p class="muted">${t("emptyBlock")}</p>`}
       ${editable ? `<form class="row blockedit" data-label="${esc(b.label)}" style="margin-top:.5rem"><label style="flex:1">${t("replaceOld")}<input name="old"></label><label style="flex:1">${t("newText")}<input name="new" required></label><button class="primary">${t("apply")}</button></form>` : ""}</div>`;
   }).join("") || `<div class="card muted">${t("nothing")}</div>`;
   $$(".blockedit", box).forEach((f) => f.addEventListener("submit", (ev) => ev.preventDefault()));
@@ -445,7 +457,7 @@ async function start() {
   $$("nav button").forEach((b) => b.addEventListener("click", () => show(b.dataset.tab)));
   $("#agent").addEventListener("change", async (e) => { S.agent = e.target.value; await loadScopes(); resetViews(); show(S.tab); });
   $("#scope").addEventListener("change", (e) => { S.scope = e.target.value; resetViews(); show(S.tab); });
-  $("#lang").addEventListener("click", () => { S.lang = S.lang === "en" ? "zh" : "en"; localStorage.setItem("huiyi-lang", S.lang); applyLanguage(); resetViews(); show(S.tab); });
+  $("#lang").addEventListener("click", () => { S.lang = S.lang === "en" ? "zh" : "en"; localStorage.setItem("huiyi-lang", S.lang); applyLanguage(); scopeOptions(); resetViews(); show(S.tab); });
   $("#key").addEventListener("click", () => $("#keydialog").showModal());
   $("#keydialog").addEventListener("close", () => {
     const key = $("#keyinput").value.trim();

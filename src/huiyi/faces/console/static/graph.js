@@ -8,13 +8,13 @@ window.drawGraph = function (box, nodes, edges, onClick) {
   svg.appendChild(root);
   box.appendChild(svg);
   const width = box.clientWidth || 800, height = box.clientHeight || 500;
-  const byId = {};
+  const byId = new Map();  // not a plain object: a node's id may be "__proto__"
   nodes.forEach((n, i) => {
     const a = (2 * Math.PI * i) / Math.max(1, nodes.length);
     n.x = width / 2 + Math.cos(a) * width / 3; n.y = height / 2 + Math.sin(a) * height / 3; n.vx = 0; n.vy = 0;
-    byId[n.id] = n;
+    byId.set(n.id, n);
   });
-  const live = edges.filter((e) => byId[e.source] && byId[e.target]);
+  const live = edges.filter((e) => byId.has(e.source) && byId.has(e.target));
   for (let step = 0; step < 300; step++) {  // repulsion, springs, gravity
     const cool = 1 - step / 300;
     for (let i = 0; i < nodes.length; i++) {
@@ -26,7 +26,7 @@ window.drawGraph = function (box, nodes, edges, onClick) {
       }
     }
     live.forEach((e) => {
-      const a = byId[e.source], b = byId[e.target];
+      const a = byId.get(e.source), b = byId.get(e.target);
       const dx = b.x - a.x, dy = b.y - a.y, d = Math.sqrt(dx * dx + dy * dy) || 0.01, f = (d - 140) * 0.02;
       a.vx += (dx / d) * f; a.vy += (dy / d) * f; b.vx -= (dx / d) * f; b.vy -= (dy / d) * f;
     });
@@ -43,7 +43,7 @@ window.drawGraph = function (box, nodes, edges, onClick) {
     return e;
   };
   live.forEach((e) => {
-    const a = byId[e.source], b = byId[e.target];
+    const a = byId.get(e.source), b = byId.get(e.target);
     const kind = "edge" + (e.closed ? " closed" : "") + (e.link ? " link" : "") + (e.mention ? " mention" : "");
     const g = el("g", { class: kind, "data-source": e.source, "data-target": e.target }, root);
     el("line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y }, g);

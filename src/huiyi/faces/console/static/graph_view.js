@@ -24,17 +24,17 @@ async function viewGraph(selected) {
   const graph = drawGraph($("#graphbox"), nodes, edges, (n) => nodeDetail(n, g));
   $("#zin").addEventListener("click", () => graph.zoom(1.25));
   $("#zout").addEventListener("click", () => graph.zoom(0.8));
-  const entityName = Object.fromEntries(g.entities.map((e) => [e.id, e.name]));
+  const entityName = new Map(g.entities.map((e) => [e.id, e.name]));  // maps, as ids may be "constructor"
   $("#mergetable").innerHTML = `<tr><th></th><th>${t("reason")}</th><th class="hide-narrow">${t("time")}</th><th></th></tr>` +
-    (g.merges.map((m) => `<tr><td>${esc(entityName[m.source] || m.source)} → ${esc(entityName[m.target] || m.target)}</td><td>${esc(m.reason)}</td><td class="small hide-narrow">${esc(fmt(m.at))}</td>
+    (g.merges.map((m) => `<tr><td>${bdi(entityName.get(m.source) || m.source)} → ${bdi(entityName.get(m.target) || m.target)}</td><td>${bdi(m.reason)}</td><td class="small hide-narrow">${esc(fmt(m.at))}</td>
       <td>${m.undone ? `<span class="tag">${t("undone")}</span>` : `<button data-undo="${esc(m.id)}">${t("undo")}</button>`}</td></tr>`).join("") || `<tr><td colspan="4" class="muted">${t("nothing")}</td></tr>`);
   $$("[data-undo]", box).forEach((b) => b.addEventListener("click", safely(async () => {
     await api("POST", `/v1/merges/${encodeURIComponent(b.dataset.undo)}/undo?` + qs({ agent: S.agent }));
     await viewGraph();
     status(t("undoneOk"));
   })));
-  const texts = Object.fromEntries([...g.facts, ...g.events].map((f) => [f.id, f.text]));
-  $("#linklist").innerHTML = g.links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${esc(texts[l.source] || l.source)} → ${esc(texts[l.target] || l.target)}</div>`).join("") || `<span class="muted">${t("nothing")}</span>`;
+  const texts = memoryTexts(g);
+  $("#linklist").innerHTML = g.links.map((l) => `<div><span class="tag">${esc(l.kind)}</span>${bdi(texts.get(l.source) || l.source)} → ${bdi(texts.get(l.target) || l.target)}</div>`).join("") || `<span class="muted">${t("nothing")}</span>`;
   const again = selected && nodes.find((n) => n.id === selected);
   if (again) {
     const circle = $(`#graphbox .node[data-id="${CSS.escape(again.id)}"]`);
@@ -65,12 +65,12 @@ function graphParts(g, hidden) {
     edges.push({ source, target, label: d.predicate + (f.valid_to ? " ✕" : ""), closed: !!f.valid_to, fact: f });
   });
   if (hidden.has("memory")) return { nodes, edges };
-  const byId = Object.fromEntries([...g.facts, ...g.events].map((m) => [m.id, m]));
-  const linked = new Set(g.links.flatMap((l) => [l.source, l.target]).filter((id) => byId[id]));
+  const byId = new Map([...g.facts, ...g.events].map((m) => [m.id, m]));
+  const linked = new Set(g.links.flatMap((l) => [l.source, l.target]).filter((id) => byId.has(id)));
   const mentions = (m) => Object.keys(names).filter((n) => n.length > 1 && m.text.includes(n));
   const drawn = [...linked, ...g.events.filter((m) => !linked.has(m.id) && mentions(m).length).map((m) => m.id)].slice(0, MEMORY_NODES);
   drawn.forEach((id) => {
-    const m = byId[id];
+    const m = byId.get(id);
     nodes.push({ id: "mem:" + id, label: short(m.text), color: TYPE_COLORS.memory, r: 6, memory: m });
     new Set(mentions(m).map((n) => names[n])).forEach((entity) => edges.push({ source: "mem:" + id, target: entity, mention: true }));
   });
@@ -86,17 +86,17 @@ async function nodeDetail(n, g) {
   const e = n.entity;
   const names = e ? [e.name, ...e.aliases] : [n.label];
   const facts = g.facts.filter((f) => names.includes((f.data || {}).subject) || names.includes((f.data || {}).object));
-  box.innerHTML = `<h3>${esc(n.label)} ${e ? `<span class="tag">${esc(e.type)}</span>` : ""}</h3>
-    ${e && e.aliases.length ? `<p class="small muted">${esc(e.aliases.join(" / "))}</p>` : ""}
+  box.innerHTML = `<h3>${bdi(n.label)} ${e ? `<span class="tag">${esc(e.type)}</span>` : ""}</h3>
+    ${e && e.aliases.length ? `<p class="small muted">${e.aliases.map(bdi).join(" / ")}</p>` : ""}
     ${e ? `<div id="entityedit"></div>` : ""}
-    <h3>${t("facts")}</h3><div id="factlist">${facts.map((f) => `<div class="fact ${f.valid_to ? "muted" : ""}" data-fact="${esc(f.id)}">${esc(f.data.subject)} —${esc(f.data.predicate)}→ ${esc(f.data.object)} ${f.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}
+    <h3>${t("facts")}</h3><div id="factlist">${facts.map((f) => `<div class="fact ${f.valid_to ? "muted" : ""}" data-fact="${esc(f.id)}">${bdi(f.data.subject)} —${bdi(f.data.predicate)}→ ${bdi(f.data.object)} ${f.valid_to ? `<span class="tag closed">${t("closed")}</span>` : ""}
       ${f.valid_to ? `<button class="small" data-open-fact="${esc(f.id)}">${t("reopenFact")}</button>` : `<button class="small" data-close-fact="${esc(f.id)}">${t("closeFact")}</button>`}
       <button class="small danger" data-delete-fact="${esc(f.id)}">${t("delete")}</button></div>`).join("") || t("none")}</div>
     ${e ? `<form id="factform" class="row" style="margin-top:.5rem"><label>${t("predicate")}<input name="predicate" required style="width:8rem"></label><label>${t("object")}<input name="object" required style="width:8rem"></label><button class="primary">${t("addFact")}</button></form>` : ""}
     <h3>${t("relatedMemories")}</h3><div id="nodememories" class="small">${t("loading")}</div>`;
   if (e) entityForm(e, $("#entityedit"));
   const redraw = (message) => async () => { await viewGraph(n.id); status(t(message)); };
-  $$("[data-close-fact]", box).forEach((b) => b.addEventListener("click", () => setValidity(b.dataset.closeFact, nowLocal()).then(redraw("saved")).catch((x) => status(x.message, true))));
+  $$("[data-close-fact]", box).forEach((b) => b.addEventListener("click", () => setValidity(b.dataset.closeFact, nowZoned()).then(redraw("saved")).catch((x) => status(x.message, true))));
   $$("[data-open-fact]", box).forEach((b) => b.addEventListener("click", () => setValidity(b.dataset.openFact, null).then(redraw("saved")).catch((x) => status(x.message, true))));
   $$("[data-delete-fact]", box).forEach((b) => b.addEventListener("click", safely(async () => {
     if (!confirm(t("confirmDelete"))) return;
@@ -108,14 +108,17 @@ async function nodeDetail(n, g) {
     addFact(e, Object.fromEntries(new FormData(ev.target).entries()), g).then(redraw("created")).catch((x) => status(x.message, true));
   });
   const found = await api("GET", "/v1/search?" + withScope({ q: n.label, limit: 20 }));
-  $("#nodememories").innerHTML = found.items.filter((m) => m.kind !== "fact").map((m) => `<div><span class="tag">${esc(m.kind)}</span>${esc(m.text)}</div>`).join("") || t("none");
+  $("#nodememories").innerHTML = found.items.filter((m) => m.kind !== "fact").map((m) => `<div><span class="tag">${esc(m.kind)}</span>${bdi(m.text)}</div>`).join("") || t("none");
 }
 
+// the drawn memories' texts by id: a map, not an object, as an id may be "constructor" or "__proto__"
+const memoryTexts = (g) => new Map([...g.facts, ...g.events].map((f) => [f.id, f.text]));
+
 function memoryNode(m, g) {
-  const texts = Object.fromEntries([...g.facts, ...g.events].map((f) => [f.id, f.text]));
+  const texts = memoryTexts(g);
   const links = g.links.filter((l) => l.source === m.id || l.target === m.id);
-  $("#nodedetail").innerHTML = `<h3><span class="tag">${esc(m.kind)}</span>${esc(fmt(m.time))}</h3><p>${esc(m.text)}</p>
-    <h3>${t("links")}</h3>${links.map((l) => `<div class="small"><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${esc(texts[l.source === m.id ? l.target : l.source] || "")}</div>`).join("") || t("none")}
+  $("#nodedetail").innerHTML = `<h3><span class="tag">${esc(m.kind)}</span>${esc(fmt(m.time))}</h3><p>${bdi(m.text)}</p>
+    <h3>${t("links")}</h3>${links.map((l) => `<div class="small"><span class="tag">${esc(l.kind)}</span>${l.source === m.id ? "→" : "←"} ${bdi(texts.get(l.source === m.id ? l.target : l.source) || "")}</div>`).join("") || t("none")}
     <p><button id="openmemory" type="button">${t("openInMemories")}</button></p>`;
   $("#openmemory").addEventListener("click", safely(async () => {
     show("memories");
@@ -127,7 +130,8 @@ function memoryNode(m, g) {
   }));
 }
 
-const nowLocal = () => { const d = new Date(); return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19); };
+// now as an instant (UTC, zoned): the store moves it into its own zone, whatever the browser's is
+const nowZoned = () => new Date().toISOString();
 const setValidity = (id, when) => api("PATCH", "/v1/memories/" + encodeURIComponent(id), { agent: S.agent, valid_to: when });
 
 function addFact(e, data, g) {
@@ -135,12 +139,12 @@ function addFact(e, data, g) {
   const other = g.entities.find((x) => !x.merged_into && (x.name === object || x.aliases.includes(object)));
   const fact = { subject: e.name, subject_type: e.type, predicate: data.predicate.trim(), object, keyword: data.predicate.trim() };
   if (other) fact.object_type = other.type;
-  return api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), kind: "fact", text: `${e.name}${fact.predicate}${object}`, data: fact, importance: 0.6, time: nowLocal() });
+  return api("POST", "/v1/memories", { agent: S.agent, ...scopeParams(), kind: "fact", text: `${e.name}${fact.predicate}${object}`, data: fact, importance: 0.6, time: nowZoned() });
 }
 
 // an entity's name, type and aliases; null: a new entity of the chosen scope
 function entityForm(e, box = $("#nodedetail")) {
-  box.innerHTML = `${e ? "" : `<h3>${t("newEntity")} · ${esc(scopeLabel(S.scope))}</h3>`}<form id="entityform"><div class="row">
+  box.innerHTML = `${e ? "" : `<h3>${t("newEntity")} · ${bdi(scopeLabel(S.scope))}</h3>`}<form id="entityform"><div class="row">
     <label>${t("name")}<input name="name" required value="${esc(e ? e.name : "")}"></label>
     <label>${t("type")}<select name="type">${ENTITY_TYPES.map((ty) => `<option ${e && e.type === ty ? "selected" : ""} ${!e && ty === "具体实体" ? "selected" : ""}>${ty}</option>`).join("")}</select></label>
     <label style="flex:1 1 100%">${t("aliases")}<input name="aliases" value="${esc(e ? e.aliases.join(", ") : "")}"></label></div>
