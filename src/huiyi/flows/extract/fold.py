@@ -65,9 +65,30 @@ def unfolded(store: Store, agent: str, space: str) -> list[Message]:
 
 
 def working_memory(store: Store, agent: str, space: str, config: Config) -> list[Message]:
-    """What the chat model sees verbatim: the space's messages from the working-memory start."""
-    start = store.working_start(agent, space)
-    return [m for m in store.recent_messages(agent, space, config.window.fold_at * 8) if m.seq >= start]
+    """What the chat model sees verbatim: the space's messages from the working-memory start, after
+    those of its folds not extracted yet that a later fold's commit moved the start past."""
+    limit = config.window.fold_at * 8
+    start = store.working_start(agent, space)  # first: a fold done after it is read has been extracted
+    recent = [m for m in store.recent_messages(agent, space, limit) if m.seq >= start]
+    return [*_outrun(store, agent, space, start), *recent][-limit:]
+
+
+def _outrun(store: Store, agent: str, space: str, start: int) -> list[Message]:
+    """Messages before ``start`` of the space's folds that are not done: one waiting for its retry (or
+    failed for good) when the next fold committed. A failed one whose messages a fold planned since
+    extracted is no longer theirs to show."""
+    states = [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
+    ids: list[str] = []
+    for job in store.list_jobs(agent, states, limit=100_000):
+        if job.kind != FOLD or job.payload.get("space") != space or int(job.payload["from_seq"]) >= start:
+            continue
+        if job.state is JobState.FAILED and folded_by_another(store, job):
+            continue
+        ids.extend(job.payload["message_ids"])
+    if not ids:
+        return []
+    found = {m.id: m for m in store.get_messages(agent, ids) if m.space == space and m.seq < start}
+    return sorted(found.values(), key=lambda m: m.seq)
 
 
 def folds(messages: Sequence[Message], config: Config, *, everything: bool = False) -> list[list[Message]]:
