@@ -77,9 +77,10 @@ def _outrun(store: Store, agent: str, space: str, start: int) -> list[Message]:
     """Messages before ``start`` of the space's folds that are not done: one waiting for its retry (or
     failed for good) when the next fold committed. A failed one whose messages a fold planned since
     extracted is no longer theirs to show."""
-    states = [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
+    # apart, so each read takes its own index, not every job of the agent
+    live = store.list_jobs(agent, [JobState.PENDING, JobState.RUNNING], limit=100_000)
     ids: list[str] = []
-    for job in store.list_jobs(agent, states, limit=100_000):
+    for job in [*live, *store.list_jobs(agent, [JobState.FAILED], limit=100_000)]:
         if job.kind != FOLD or job.payload.get("space") != space or int(job.payload["from_seq"]) >= start:
             continue
         if job.state is JobState.FAILED and folded_by_another(store, job):

@@ -276,4 +276,9 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX IF NOT EXISTS messages_speaker ON messages (agent, speaker, space);
     """,
+    # 13: the failed jobs, read with the live ones for every prompt's working memory (fold.working_memory)
+    # without walking an agent's done jobs
+    """
+    CREATE INDEX IF NOT EXISTS jobs_failed ON jobs (created_at, id) WHERE state = 'failed';
+    """,
 ]
