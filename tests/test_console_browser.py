@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,12 +58,18 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import uvicorn
-
     directory = tmp_path_factory.mktemp("demo")
     config = Config.load(None, worker={"enabled": False})
     seed_demo(directory, config)
-    app = create_app(AsyncMemory(directory, config=config), close_on_shutdown=True)
+    with running(create_app(AsyncMemory(directory, config=config), close_on_shutdown=True)) as url:
+        yield url
+
+
+@contextmanager
+def running(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn on 127.0.0.1 for as long as the block runs; yields its base URL."""
+    import uvicorn
+
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -71,9 +78,11 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.started
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")

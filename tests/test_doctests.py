@@ -34,6 +34,7 @@ MODULES = [
     "huiyi.recall.validity",
     "huiyi.recall.timerange",
     "huiyi.text.frames",
+    "huiyi.text.lookalike",
     "huiyi.text.nicknames",
     "huiyi.text.tokens",
     "huiyi.text.times",

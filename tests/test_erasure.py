@@ -280,3 +280,52 @@ def test_in_one_group_a_shared_nickname_keeps_what_the_other_one_said_of_themsel
         memory.forget_person("qq_10001", agent="a")
         after = {m.text for m in memory.memories(agent="a", space="g", kinds=[MemoryKind.FACT], limit=50)}
         assert after == before - {"阿杰喜欢爬山", "阿杰是QZXJIEFACT"}
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_forgetting_a_member_whose_name_only_looks_like_the_agents_takes_their_lines(
+    tmp_path: Path, backend: str
+) -> None:
+    """``Аva`` (a Cyrillic А) prints as the agent ``Ava`` and speaks as ``Аva (user)``: erasing ``Аva`` finds
+    those lines and spares the agent's."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        said = [("user", "\u0410va", "I love hiking QZXLOOKALIKE"), ("assistant", "Ava", "Hiking is great QZXAGENT")]
+        lines = [
+            {"id": f"n{i}", "role": role, "speaker": who, "text": text, "time": T0 + timedelta(minutes=i)}
+            for i, (role, who, text) in enumerate(said)
+        ]
+        memory.add(lines, agent="Ava", space="g")
+        assert [m.speaker for m in memory.messages(["n0"], agent="Ava")] == ["\u0410va (user)"]
+        persona = memory.remember("Ava is QZXPERSONA", agent="Ava", kind=MemoryKind.FACT, data={"subject": "Ava"})
+        memory.forget_person("\u0410va", agent="Ava")
+        assert [m.id for m in memory.messages(["n0", "n1"], agent="Ava")] == ["n1"]
+        assert memory.get(persona.id, agent="Ava").text == "Ava is QZXPERSONA"
+        assert all("QZXLOOKALIKE" not in m.text for m in memory.memories(agent="Ava", limit=50))
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_forgetting_a_lookalike_member_takes_the_lines_stored_under_their_name_before_the_rule(
+    tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines ``Аva`` said before look-alike names were told apart are stored under ``Аva`` as sent, the ones
+    after under ``Аva (user)``: erasing ``Аva`` takes both, and still spares the agent's."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        said = [("user", "\u0410va", "I love hiking QZXBEFORE"), ("assistant", "Ava", "Hiking is great QZXAGENT")]
+        lines = [
+            {"id": f"n{i}", "role": role, "speaker": who, "text": text, "time": T0 + timedelta(minutes=i)}
+            for i, (role, who, text) in enumerate(said)
+        ]
+        with monkeypatch.context() as before_the_rule:
+            before_the_rule.setattr("huiyi.flows.ingest.user_speaker", lambda speaker, agent: speaker)
+            memory.add(lines, agent="Ava", space="g")
+        memory.add(
+            [{"id": "n2", "speaker": "\u0410va", "text": "QZXAFTER", "time": T0 + timedelta(minutes=5)}],
+            agent="Ava",
+            space="g",
+        )
+        assert [m.speaker for m in memory.messages(["n0", "n2"], agent="Ava")] == ["\u0410va", "\u0410va (user)"]
+        assert memory.forget_person("\u0410va", agent="Ava").messages == 2
+        assert [m.id for m in memory.messages(["n0", "n1", "n2"], agent="Ava")] == ["n1"]
+        assert all("QZXBEFORE" not in m.text for m in memory.memories(agent="Ava", limit=50))

@@ -7,7 +7,7 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from huiyi.faces.mcp_server import context_uri, create_server, serve
 from huiyi.faces.tools import TOOL_NAMES, ToolExecutor
 from huiyi.memory import AsyncMemory
 from huiyi.model import MemoryKind
-from huiyi.providers.embed import HashEmbedder
+from huiyi.providers.embed import HashEmbedder, Vectors
 
 AGENT, PERSON = "祈煜", "木木"
 CONFIG = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
@@ -120,6 +120,9 @@ def test_group_server_serves_its_space(tmp_path: Path) -> None:
     async def check(memory: AsyncMemory) -> None:
         await memory.add([{"text": "今晚谁一起打游戏", "speaker": "阿哲"}], agent=AGENT, space="g1")
         async with Client(create_server(ToolExecutor(memory, AGENT, space="g1"))) as client:
+            # no block here a tool may change (human is a person's): the core tools, are left out
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+            assert listed == [name for name in TOOL_NAMES if not name.startswith("core_memory_")]
             uri = (await client.list_resources()).resources[0].uri
             assert uri == "huiyi://context/%E7%A5%88%E7%85%9C/space/g1"
             assert "打游戏" in (await client.read_resource(uri)).contents[0].text
@@ -204,6 +207,48 @@ def test_a_huge_attribute_is_refused_and_stores_nothing(tmp_path: Path) -> None:
     run(check, tmp_path / "store")
 
 
+class UnreachableEmbedder(HashEmbedder):
+    """An embedding service that stopped answering after the store was filled."""
+
+    down = False
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        if self.down:
+            raise ConnectionError("connection refused by embed.internal:9000")
+        return super().embed_queries(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        if self.down:
+            raise ConnectionError("connection refused by embed.internal:9000")
+        return super().embed_passages(texts)
+
+
+def test_a_failure_inside_huiyi_is_a_tool_error_and_the_server_goes_on(tmp_path: Path) -> None:
+    """A failure that is no HuiyiError reached the host as a JSON-RPC error (code 0 with the exception's text
+    over stdio), which hosts show as a broken tool instead of handing the model an ``isError`` result."""
+
+    async def main() -> None:
+        embedder = UnreachableEmbedder(64)
+        async with AsyncMemory(tmp_path / "store", config=CONFIG, embedder=embedder) as memory:
+            await memory.add(["我下周三要考驾照"], agent=AGENT, person=PERSON)
+            embedder.down = True
+            async with Client(create_server(ToolExecutor(memory, AGENT, person=PERSON))) as client:
+                for name, arguments in (
+                    ("search_memories", {"query": "驾照"}),
+                    ("create_memory", {"subject": "我", "memory_type": "事件", "topic": "练车"}),
+                ):
+                    failed = await client.call_tool(name, arguments)
+                    assert failed.is_error and failed.structured_content["error"]["code"] == "internal_error"
+                    assert "embed.internal" not in text_of(failed.content)  # the log has it, not the model
+                with pytest.raises(MCPError) as refused:
+                    await client.read_resource(context_uri(AGENT, PERSON, message="驾照"))
+                assert "embed.internal" not in refused.value.error.message
+                embedder.down = False
+                assert not (await client.call_tool("search_memories", {"query": "驾照"})).is_error
+
+    anyio.run(main)
+
+
 def test_a_port_beyond_65535_is_a_usage_error(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -213,3 +258,29 @@ def test_a_port_beyond_65535_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["mcp", "-a", AGENT, "-s", store, "--transport", "http", "--port", "99999"])
     assert result.exit_code == 2 and "65535" in result.output and result.exception is not None
     assert not isinstance(result.exception, OverflowError) and not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize("scope", [["-p", ""], ["--space", ""], ["-p", "木木", "--space", " "]])
+def test_an_empty_person_or_space_is_a_usage_error_not_a_server_over_the_agents_own_memories(
+    tmp_path: Path, scope: list[str]
+) -> None:
+    """``-p ""`` (a host's ``${env:PERSON}`` left unset) served the agent's official memories: what the model
+    saved about this person went where every person's recall reads it."""
+    from typer.testing import CliRunner
+
+    from huiyi.faces.cli.app import app
+
+    result = CliRunner().invoke(app, ["mcp", "-a", AGENT, *scope, "-s", str(tmp_path / "store")])
+    assert result.exit_code == 2 and "empty" in result.output
+    assert not (tmp_path / "store").exists()
+
+
+def test_an_empty_agent_is_a_usage_error_before_any_store_is_made(tmp_path: Path) -> None:
+    """It created the store, then stopped on "a tool executor needs an agent"."""
+    from typer.testing import CliRunner
+
+    from huiyi.faces.cli.app import app
+
+    result = CliRunner().invoke(app, ["mcp", "-a", " ", "-p", PERSON, "-s", str(tmp_path / "store")])
+    assert result.exit_code == 2 and "--agent" in result.output and "empty" in result.output
+    assert not (tmp_path / "store").exists()

@@ -1312,6 +1312,8 @@ export interface components {
             description: string;
             /** Updatetime */
             updatetime?: string | null;
+            /** Matched Keywords */
+            matched_keywords?: string[];
             /**
              * Keyword
              * @default

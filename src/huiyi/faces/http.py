@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
@@ -39,7 +39,8 @@ from huiyi.faces.http_browse import browse_router
 from huiyi.faces.http_debug import debug_router
 from huiyi.faces.http_entities import entities_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
-from huiyi.faces.http_headers import SecurityHeaders
+from huiyi.faces.http_headers import PRIVATE, SecurityHeaders
+from huiyi.faces.http_hosts import SameOrigin
 from huiyi.faces.http_lists import lists_router
 from huiyi.faces.http_models import (
     NEXT_CURSOR,
@@ -54,8 +55,6 @@ from huiyi.faces.http_models import (
     ExpandResponse,
     FeedbackBody,
     Health,
-    MemoryEntity,
-    MemoryEvent,
     MessagesBody,
     MessagesResponse,
     NewMemory,
@@ -64,12 +63,12 @@ from huiyi.faces.http_models import (
     QueryResponse,
     error_responses,
 )
+from huiyi.faces.http_query import query_response
 from huiyi.faces.http_times import aware, item_out, local, message_out
 from huiyi.faces.http_v1 import v1_router
 from huiyi.faces.proxy import MemoryProxy, proxy_router
 from huiyi.memory import AsyncMemory
-from huiyi.model import FactData, Job, JobState, MemoryItem, MemoryKind, Person, RecallHit, RecallResult
-from huiyi.recall.facts import Owner, group_facts
+from huiyi.model import Job, JobState, MemoryItem, Person, RecallResult
 from huiyi.recall.similarity import floor_of, keep_similar, similarities
 
 STATUS: dict[type[HuiyiError], int] = {
@@ -179,7 +178,8 @@ def create_app(
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-        return ErrorResponse(error_body("internal_error", "the server failed; see its log"), status_code=500)
+        # sent by Starlette's outermost middleware, past SecurityHeaders: it carries their headers itself
+        return ErrorResponse(error_body("internal_error", "the server failed; see its log"), 500, headers=PRIVATE)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -190,6 +190,8 @@ def create_app(
         return ErrorResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
 
     app.add_middleware(BodyLimit, limit=max_body_bytes)
+    if not api_keys:  # with keys a page holds none to send; inside SecurityHeaders, so a refusal carries them
+        app.add_middleware(SameOrigin)
     app.add_middleware(SecurityHeaders)
 
     async def check_request(request: Request, agent: str) -> None:
@@ -412,78 +414,3 @@ def create_app(
     app.state.api_keys = api_keys or {}
     app.state.started = time.time()
     return app
-
-
-# seed 000 §12 /query: the kind of each fact, by the seed 000 §7 group it falls in
-FACT_LABELS = {
-    (Owner.PERSON, True): "用户关系",
-    (Owner.PERSON, False): "用户属性",
-    (Owner.AGENT, True): "主体关系",
-    (Owner.AGENT, False): "主体属性",
-    (Owner.ENTITY, True): "其他关系",
-    (Owner.ENTITY, False): "其他属性",
-    (Owner.NONE, False): "其他属性",
-}
-
-
-def query_response(
-    result: RecallResult,
-    person: str | None,
-    *,
-    agent: str,
-    person_names: Sequence[str] = (),
-    similarity: dict[str, float] | None = None,
-) -> QueryResponse:
-    """Events in recall order; facts in seed 000 §7 groups (as render shows them), recall order within."""
-    events: list[MemoryEvent] = []
-    facts: list[tuple[RecallHit, FactData]] = []
-    for hit in result.hits:
-        if hit.kind is MemoryKind.FACT:
-            facts.append((hit, FactData.from_data(hit.data)))
-        else:
-            events.append(
-                MemoryEvent(
-                    id=len(events),
-                    score=hit.score,
-                    index=hit.id,
-                    kind=hit.kind,
-                    description=hit.text,
-                    deepinsight=hit.insight,
-                    place=hit.place,
-                    updatetime=hit.time,
-                    keyword=hit.keywords,
-                    sources=hit.sources,
-                    route_scores=hit.route_scores,
-                    similarity=(similarity or {}).get(hit.id),
-                    log=_log(hit),
-                )
-            )
-    edges = {hit.id: fact for hit, fact in facts}
-    entities: list[MemoryEntity] = []
-    for group in group_facts(facts, agent=agent, person=person, person_names=person_names):
-        kind = FACT_LABELS[group.owner, group.relation]
-        for hit in group.items:
-            entities.append(_entity(len(entities), hit, edges[hit.id], kind))
-    info: dict[str, Any] = {"query": result.query, "timings_ms": result.timings_ms, **result.info}
-    return QueryResponse(memory_events=events, memory_entities=entities, additional_info=info)
-
-
-def _log(hit: RecallHit) -> str:
-    return f"[{hit.kind.value}] score={hit.score:.4f} index={hit.id} {hit.text}"
-
-
-def _entity(rank: int, hit: RecallHit, fact: FactData, kind: str) -> MemoryEntity:
-    return MemoryEntity(
-        id=rank,
-        kind=kind,
-        score=hit.score,
-        index=hit.id,
-        description=hit.text,
-        updatetime=hit.time,
-        keyword=fact.keyword,
-        subject=fact.subject,
-        predicate=fact.predicate,
-        object=fact.object,
-        sources=hit.sources,
-        log=_log(hit),
-    )

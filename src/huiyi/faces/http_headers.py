@@ -10,13 +10,22 @@ import re
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["CSP", "SecurityHeaders", "csp_with_inline_scripts"]
+__all__ = ["CSP", "PRIVATE", "SecurityHeaders", "csp_with_inline_scripts"]
 
 # no inline script: text a chat member wrote can only ever become text; styles stay inline (style="…")
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
+BROWSER = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+# memories, messages and the key-gated page stay out of shared and disk caches; so does every answer sent
+# from outside the middleware (a refused host, a crash), which carries these itself
+PRIVATE = {**BROWSER, "Cache-Control": "no-store"}
 _STATIC = "/console/static/"
 _INLINE = re.compile(r"<script>(.*?)</script>", re.S)
 
@@ -42,12 +51,8 @@ class SecurityHeaders:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
-                headers.setdefault("Content-Security-Policy", CSP)
-                headers.setdefault("X-Content-Type-Options", "nosniff")
-                headers.setdefault("X-Frame-Options", "DENY")
-                headers.setdefault("Referrer-Policy", "no-referrer")
-                if not static:  # memories, messages and the key-gated page stay out of shared and disk caches
-                    headers.setdefault("Cache-Control", "no-store")
+                for name, value in (BROWSER if static else PRIVATE).items():
+                    headers.setdefault(name, value)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -79,6 +79,9 @@ class MemoryEntity(BaseModel):
     index: str
     description: str
     updatetime: datetime | None = None
+    # seed 000 §12: the searched words (the query's own, and its 联想词 when that route runs) found in the
+    # fact's text or keyword
+    matched_keywords: list[str] = Field(default_factory=list)
     keyword: str = ""
     subject: str = ""
     predicate: str = ""

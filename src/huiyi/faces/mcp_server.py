@@ -6,7 +6,8 @@ acts for one agent and one person and/or group space, fixed when it starts (``hu
 --person …``); nothing a client sends can change that.
 
 - tools: ``create_memory``, ``link_memories``, ``search_memories``, ``conversation_search``,
-  ``archival_memory_search``, ``core_memory_append``, ``core_memory_replace``. A result is the
+  ``archival_memory_search``, ``core_memory_append``, ``core_memory_replace`` (the last two only where a
+  block may be changed: not on a group's server, unless agent blocks are editable). A result is the
   executor's compact JSON as text, the same object as structured content, and ``isError`` when it is
   an ``{"error": …}`` object.
 - resource ``huiyi://context/{agent}/{person}`` (group servers: ``huiyi://context/{agent}/space/{space}``),
@@ -15,7 +16,8 @@ acts for one agent and one person and/or group space, fixed when it starts (``hu
   persons are refused.
 
 Transports: stdio (``huiyi mcp``) and streamable HTTP on 127.0.0.1 (``huiyi mcp --transport http``,
-endpoint ``/mcp``).
+endpoint ``/mcp``). Over stdio the server stops when the client closes stdin, on SIGTERM or on Ctrl-C, and
+closes the store each time; a tool that writes finishes first, whoever stops it.
 """
 
 from __future__ import annotations
@@ -24,14 +26,15 @@ import logging
 from pathlib import Path
 from typing import Any, Literal
 
+import anyio
 from mcp import MCPError, UriTemplate, types
 from mcp.server import Server, ServerRequestContext
-from mcp.server.stdio import stdio_server
 
 from huiyi import __version__
 from huiyi.config import Config
 from huiyi.errors import HuiyiError
-from huiyi.faces.tools import ToolExecutor, dumps
+from huiyi.faces.mcp_stdio import serve_stdio
+from huiyi.faces.tools import ToolExecutor, dumps, error_object
 from huiyi.memory import AsyncMemory
 
 __all__ = ["DEFAULT_PORT", "context_uri", "create_server", "serve"]
@@ -42,6 +45,7 @@ DEFAULT_PORT = 8766
 MCP_PATH = "/mcp"
 PERSON_TEMPLATE = "huiyi://context/{agent}/{person}{?message,last_reply}"
 SPACE_TEMPLATE = "huiyi://context/{agent}/space/{space}{?message,last_reply}"
+FAILED = "the server failed; see its log"  # as the HTTP face says it
 _READ_ONLY = {"search_memories", "conversation_search", "archival_memory_search"}
 
 Transport = Literal["stdio", "http"]
@@ -83,6 +87,10 @@ def _tool(schema: dict[str, Any]) -> types.Tool:
     )
 
 
+def _edits_core(schema: dict[str, Any]) -> bool:
+    return str(schema["function"]["name"]).startswith("core_memory_")
+
+
 def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]:
     """An MCP server over one executor (one agent and its fixed person / space)."""
     memory = executor.memory
@@ -94,10 +102,20 @@ def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]
     )
 
     async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_tool(schema) for schema in executor.schemas()])
+        # a group's server has no block a tool may change (human is a person's) unless agent blocks are
+        # editable: the core tools could only fail there, so the model is not offered them
+        editable = bool(memory.core_memory.editable(executor.agent, executor.person))
+        offered = [schema for schema in executor.schemas() if editable or not _edits_core(schema)]
+        return types.ListToolsResult(tools=[_tool(schema) for schema in offered])
 
     async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
-        result = await executor.run(params.name, params.arguments or {})
+        try:
+            # a write the client asked for is finished even if the client leaves (closes stdin) meanwhile
+            with anyio.CancelScope(shield=params.name not in _READ_ONLY):
+                result = await executor.run(params.name, params.arguments or {})
+        except Exception:  # an embedder down, a full disk: the model is told the tool failed, the log says why
+            log.exception("MCP tool %s failed", params.name)
+            result = error_object("internal_error", FAILED)
         return types.CallToolResult(
             content=[types.TextContent(text=dumps(result))],
             structured_content=result,
@@ -156,6 +174,9 @@ def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]
             )
         except HuiyiError as exc:
             raise MCPError(types.INVALID_PARAMS, exc.message, {"uri": params.uri, "code": exc.code}) from exc
+        except Exception as exc:  # the client gets no internals (the SDK would send the exception's text)
+            log.exception("reading MCP resource %s failed", params.uri)
+            raise MCPError(types.INTERNAL_ERROR, FAILED, {"uri": params.uri}) from exc
         contents = types.TextResourceContents(uri=params.uri, text=context.text, mime_type="text/plain")
         return types.ReadResourceResult(contents=[contents])
 
@@ -194,8 +215,7 @@ async def serve(
     async with AsyncMemory(store, config=config) as memory:
         server = create_server(ToolExecutor(memory, agent, person=person, space=space))
         if transport == "stdio":
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+            await serve_stdio(server)
             return
         import uvicorn
 

@@ -32,6 +32,7 @@ from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_i
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
 from huiyi.text import tokens
+from huiyi.text.lookalike import name_key
 
 log = logging.getLogger(__name__)
 
@@ -141,19 +142,21 @@ def namesake(name: str) -> str:
     return f"{name}（用户）" if tokens.has_cjk(name) else f"{name} (user)"
 
 
-NAMESAKE_MARKS = ("(用户)", "(user)")  # namesake's marks, as NFKC and casefold leave them
+NAMESAKE_MARKS = ("(用户)", "(user)")  # namesake's marks, compared as name_key leaves them
 
 
 def user_speaker(speaker: str, agent: str) -> str:
-    """The name a user's line is stored under: its own, or :func:`namesake` when it is the agent's name with
-    none or any of namesake's marks (a member who took the marked name stays apart from the namesake).
+    """The name a user's line is stored under: its own, or :func:`namesake` when it prints as the agent's name
+    (:func:`huiyi.text.lookalike.name_key`: ``Аva`` with a Cyrillic А is ``Ava``) with none or any of
+    namesake's marks (a member who took the marked name stays apart from the namesake).
 
     >>> user_speaker("苏霓", "祈煜"), user_speaker("祈煜", "祈煜"), user_speaker("祈煜（用户）", "祈煜")
     ('苏霓', '祈煜（用户）', '祈煜（用户）（用户）')
     """
-    name, own = (normalize("NFKC", text).strip().casefold() for text in (speaker, agent))
+    name, own = name_key(speaker), name_key(agent)
+    marks = [name_key(mark) for mark in NAMESAKE_MARKS]
     while name != own:
-        mark = next((mark for mark in NAMESAKE_MARKS if name.endswith(mark)), None)
+        mark = next((mark for mark in marks if name.endswith(mark)), None)
         if mark is None:
             return speaker
         name = name.removesuffix(mark).strip()

@@ -27,7 +27,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import Templates
 from huiyi.store import open_store, rows
 from huiyi.store.base import Store, TurnContext
-from huiyi.text import tokens
+from huiyi.text import lookalike, tokens
 
 T = TypeVar("T")
 
@@ -92,6 +92,7 @@ class MemoryBase:
         # for both, one after a pause for neither
         if self.config.language == "zh":  # an English bot loads it at its first Chinese text, if any
             tokens.warm_in_background()
+        lookalike.load_table()  # ~1 ms, here rather than at the first user line (a member named like the agent)
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
         self._warming = warm_in_background(self.embedder)
         try:

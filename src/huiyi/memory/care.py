@@ -8,6 +8,7 @@ import functools
 import logging
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import fields
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ from huiyi.memory.common import _id_list, _scope_of
 from huiyi.memory.pages import Pages
 from huiyi.model import MemoryItem, Scope
 from huiyi.store.erasure import Erasure
+from huiyi.text.lookalike import name_key
 
 if TYPE_CHECKING:
     from huiyi.flows.consolidate.report import Report
@@ -163,6 +165,13 @@ class Care(Pages):
         )
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(erase)
+        if person != agent and name_key(person) == name_key(agent):
+            # their lines from before names that only print as the agent's were marked went by the name as sent,
+            # which is neither the agent's (its lines go by its id) nor, unmarked, any member's namesake
+            before = await self._run(
+                functools.partial(self.store.erase, agent, (), person=person, window=self._window())
+            )
+            done = Erasure(**{f.name: getattr(done, f.name) + getattr(before, f.name) for f in fields(Erasure)})
         self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         log.info("forgot person %r of agent %r: %s", person, agent, done)

@@ -125,7 +125,9 @@ class Items(Indexing):
         return next((m for m in found if _alike(m, item)), None)
 
     async def set_person(self, person: Person, *, agent: str) -> None:
-        """Record a person and their aliases; names become single words for the tokenizer."""
+        """Record a person and their aliases; names become single words for the tokenizer. These aliases are
+        the developer's: they name the person in every chat of the agent, private or group (a nickname
+        extraction learns stays in the chat that taught it)."""
         if not isinstance(person, Person):
             raise InvalidInput(f"person is a Person, not {type(person).__name__}")
         try:  # names reach every prompt and the segmenter: printable and bounded, as ids are

@@ -300,6 +300,23 @@ def tier(query_words: Sequence[str], keywords: Sequence[str], text: str) -> int:
     return best
 
 
+def matched_words(query_words: Sequence[str], keywords: Sequence[str], text: str) -> list[str]:
+    """The query words :func:`tier` finds in a memory at any tier, each once, in the query's order
+    (seed 000 §12's ``matched_keywords``).
+
+    >>> matched_words(["吉他", "猫", "乐器", "吉他"], ["乐器"], "我想学吉他，我的猫")
+    ['吉他', '乐器']
+    """
+    tags = [k.casefold() for k in keywords]
+    folded = text.casefold()
+    return [
+        word
+        for word in dict.fromkeys(query_words)
+        if (low := word.casefold()) in tags
+        or (len(low) > 1 and (low in folded or any(low in tag or (len(tag) > 1 and tag in low) for tag in tags)))
+    ]
+
+
 def add_tiers(
     relevance: dict[str, float], extra: Bonuses, hits: Sequence[MemoryItem], words: Sequence[str], weight: float
 ) -> None:

@@ -17,7 +17,7 @@ from huiyi.faces.cli.bench import app as bench_app
 from huiyi.faces.cli.eval import app as eval_app
 from huiyi.faces.cli.jobs import app as jobs_app
 from huiyi.faces.cli.merges import app as merges_app
-from huiyi.faces.cli.printing import out
+from huiyi.faces.cli.printing import err
 
 __all__ = ["app", "main"]
 
@@ -58,13 +58,16 @@ app.add_typer(merges_app, name="merges", help="List the entity merges and undo a
 
 
 def main() -> None:
-    """Run the app; a :class:`~huiyi.errors.HuiyiError` becomes its message and exit code 2."""
+    """Run the app; a :class:`~huiyi.errors.HuiyiError` becomes its message on stderr and exit code 2.
+
+    stderr, as a failure should: stdout may be what a caller reads (``huiyi mcp``'s JSON-RPC, ``huiyi export``'s lines).
+    """
     try:
         app()
     except HuiyiError as exc:
-        out.print(f"[red]error:[/red] {exc.message}")
+        err.print(f"[red]error:[/red] {exc.message}", soft_wrap=True)
         raise SystemExit(2) from exc
     except OSError as exc:  # a path that cannot be read or written, a port taken: the user's to fix, no traceback
         where = f": {exc.filename}" if exc.filename else ""
-        out.print(f"[red]error:[/red] {exc.strerror or exc}{where}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {exc.strerror or exc}{where}", markup=True, highlight=False, soft_wrap=True)
         raise SystemExit(2) from exc

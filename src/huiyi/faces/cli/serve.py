@@ -123,6 +123,13 @@ def mcp_command(
 
     if transport not in ("stdio", "http"):
         raise typer.BadParameter("transport must be stdio or http", param_hint="--transport")
+    if not agent.strip():  # before the store is opened (and made)
+        raise typer.BadParameter("is empty; name the character whose memory this is", param_hint="--agent")
+    for option, value in (("--person", person), ("--space", space)):
+        if value is not None and not value.strip():  # an unset ${env:…} in a host's config: no scope is no fallback
+            raise typer.BadParameter(
+                "is empty; name one, or leave it out to serve the agent's own memories", param_hint=option
+            )
     settings = Config.load(config)
     if transport == "http":
         if host not in ("127.0.0.1", "localhost", "::1"):

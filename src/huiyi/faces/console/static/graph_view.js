@@ -45,7 +45,7 @@ async function viewGraph(selected) {
 
 // entities, literal objects and memories as nodes; facts, memory links and mentions as edges
 function graphParts(g, hidden) {
-  const names = {};
+  const names = Object.create(null);  // no inherited keys: an entity may be called "constructor" or "__proto__"
   const nodes = [];
   g.entities.filter((e) => !e.merged_into && !hidden.has(e.type)).forEach((e) => {
     nodes.push({ id: e.id, label: e.name, color: TYPE_COLORS[e.type], entity: e });

@@ -50,6 +50,8 @@ When no LLM endpoint is configured, a fold still becomes memories:
   我今年…岁 / 我…岁了                            I'm N (years old)           attribute 年龄
   我养了一只…（，叫…）/ 我家有只猫（，它叫…）    I have a dog (named …)      relation 养了 (+ the pet's name)
   我对…过敏                                     I'm allergic to …           attribute 过敏
+  我和小雨是室友 / 小雨是我室友 / 小雨和我们是同事    Mia and I are roommates,    relation 室友是 / roommate is
+  (同学, 大学同学, 同事, 邻居, 好朋友, 闺蜜…)           Mia is my roommate          (the other, named, is the object)
   ==========================================  ==========================  =================================
 
   Questions (？, 吗), hypotheticals and reported speech (如果我是…, 他说我喜欢…), what a joke takes back

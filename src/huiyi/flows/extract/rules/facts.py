@@ -7,13 +7,21 @@ from dataclasses import replace
 
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.jokes import joke_end, laughs_off, laughter_only
-from huiyi.flows.extract.rules.mentions import name_shaped
+from huiyi.flows.extract.rules.objects import (
+    EN_FOR_NOW,
+    EN_NOT_THERE,
+    first_noun_ok,
+    is_name,
+    one_proper_noun,
+    person_named,
+    trim_en,
+    trim_zh,
+)
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
     EN_AND_VERB,
     EN_BIRTHDAY_FIRST,
     EN_HEDGE,
-    EN_OBJECT_CUT,
     EN_PET,
     EN_PRONOUNS,
     EN_RULES,
@@ -22,7 +30,6 @@ from huiyi.flows.extract.rules.patterns import (
     TENTATIVE,
     ZH_BIRTHDAY_FIRST,
     ZH_CONTINUE,
-    ZH_END_PARTICLES,
     ZH_HEDGE,
     ZH_HOME_MOVE,
     ZH_JOB_MOVE,
@@ -44,9 +51,9 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import pet_name_fact
+from huiyi.flows.extract.rules.relations import relations_in
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
-from huiyi.text import tokens
 from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import has_cjk
 
@@ -105,53 +112,6 @@ def _and_verb(part: str) -> list[str]:
 
 # the measure words of animals (一只, 一头, 一条, 一匹), never of people
 _ANIMAL_COUNT = re.compile(r"^[一两][只头条匹]")
-
-
-# 我喜欢爬山但讨厌跑步: what follows a but is another clause (不但 is no but; 但丁 starts the object)
-_ZH_BUT = re.compile(r"(?<=[^不])(?:但是?|可是|然而|却)")
-
-
-def _trim_zh(value: str) -> str:
-    value = _ZH_BUT.split(value.strip(), maxsplit=1)[0]
-    value = value.strip().rstrip(ZH_END_PARTICLES).strip()
-    return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
-
-
-# "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds
-_EN_NOW_END = re.compile(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
-
-
-_EN_NOT_THERE = re.compile(r",\s*not\s+.*$", re.IGNORECASE)
-_EN_FOR_NOW = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|week))$", re.IGNORECASE)
-
-
-def _trim_en(value: str) -> str:
-    value = EN_OBJECT_CUT.sub("", value.strip())
-    value = _EN_NOW_END.sub("", value.strip(" ,.;:!?\"'“”"))
-    words = value.split()
-    return " ".join(words[:8])
-
-
-def _is_name(obj: str) -> bool:
-    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
-    return len(tags) == 1 and tags[0][1] == "nr" and name_shaped(tags[0][0])
-
-
-def _one_proper_noun(obj: str) -> bool:
-    """One word the tagger calls a name or proper noun (小苏, 老王): no description of anyone."""
-    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
-    return len(tags) == 1 and tags[0][1] in ("nr", "nrt", "nrfg", "ns", "nz", "j")
-
-
-def _first_noun_ok(obj: str) -> bool:
-    """For 我是…: the object starts like a noun phrase and ends in a noun (一名护士, 南京人, 学生)."""
-    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
-    if not tags:
-        return False
-    first, last = tags[0][1], tags[-1][1]
-    if first[0] in "dpvcuyr" or first in ("ul", "uj", "ud", "uv", "uz", "ug", "f", "t"):
-        return False
-    return last.startswith("n") or last == "eng"
 
 
 class FactReader:
@@ -230,8 +190,8 @@ class FactReader:
 
     def _about(self, subject: str, value: str, message: Message, facts: list[FactDraft]) -> None:
         """``subject``是``value``, for a clause whose subject the clause before named (团子 → 是一只橘猫)."""
-        obj = _trim_zh(value)
-        if not obj or not _first_noun_ok(obj):
+        obj = trim_zh(value)
+        if not obj or not first_noun_ok(obj):
             return
         facts.append(
             FactDraft(
@@ -253,7 +213,7 @@ class FactReader:
 
     def _object(self, value: str, speaker: str, english: bool) -> tuple[str, EntityType | None] | None:
         """The object with 你 / you made a name; ``None`` when it is a pronoun nobody can resolve."""
-        value = _trim_en(value) if english else _trim_zh(value)
+        value = trim_en(value) if english else trim_zh(value)
         if not value:
             return None
         other = self.roster.other_party(speaker, self.private)
@@ -294,24 +254,26 @@ class FactReader:
             return False
         obj, obj_type = resolved
         if english and rule.object_type is EntityType.SPECIFIC:
-            obj = _EN_NOT_THERE.sub("", obj)  # I moved to Berlin, not Munich: the place is Berlin
+            obj = EN_NOT_THERE.sub("", obj)  # I moved to Berlin, not Munich: the place is Berlin
         age = re.search(r"\d+", obj) if rule.keyword in ("年龄", "age") else None
         if age and not 0 < int(age.group()) <= 150:
             return False  # 我今年300岁: a joke
         if rule.keyword == "身份" and _ANIMAL_COUNT.match(obj):
             return False  # 我是一只小小鸟, 我是一条咸鱼: nobody is counted as an animal but in a figure of speech
-        if rule.keyword == "identity" and _EN_FOR_NOW.search(obj):
+        if rule.keyword == "identity" and EN_FOR_NOW.search(obj):
             return False  # I'm a mess today: a mood, not who one is
         if rule.keyword in ("身份", "identity") and obj_type is not None:
             return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
-        if third and (_one_proper_noun(obj) or self.roster.nicknamed(obj)):
+        if rule.person_object and obj_type is None and not person_named(obj):
+            return False  # 我和男朋友是同学: of whom?
+        if third and (one_proper_noun(obj) or self.roster.nicknamed(obj)):
             return False  # 霓霓是小苏: another name, and not one the person gave
         if rule.noun_object and not english:
-            if _is_name(obj):
+            if is_name(obj):
                 if third:
                     return False  # 霓霓是小苏: a name, and not one the person gave
                 rule = ZH_NAME_RULE  # 我是小明
-            elif not _first_noun_ok(obj):
+            elif not first_noun_ok(obj):
                 return False
         groups = {k: (v or "").strip() for k, v in match.groupdict().items()}
         predicate_word = " ".join(groups.get("p", "").split()).lower() if english else groups.get("p", "")
@@ -420,10 +382,27 @@ class FactReader:
             return False
         return self._fact(rule, match, message, speaker, english, facts, entities)
 
+    def _relation(
+        self,
+        clause: str,
+        message: Message,
+        speaker: str,
+        english: bool,
+        facts: list[FactDraft],
+        entities: list[EntityDraft],
+    ) -> bool:
+        """我和小雨是室友, Mia is my roommate: the speaker's relation to someone named (rules.relations)."""
+        return any(
+            self._fact(rule, match, message, speaker, english, facts, entities)
+            for rule, match in relations_in(clause, english)
+        )
+
     def _chinese(
         self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
     ) -> None:
         if self._day_first(ZH_BIRTHDAY_FIRST, clause, message, speaker, False, facts, entities):
+            return
+        if self._relation(clause, message, speaker, False, facts, entities):
             return
         for at in (m.start() for m in re.finditer("我", clause)):
             if clause[at + 1 : at + 2] == "们" or (at and clause[at - 1] in "自忘唯本"):
@@ -471,6 +450,8 @@ class FactReader:
     ) -> None:
         clause = clause.replace("’", "'")
         if self._day_first(EN_BIRTHDAY_FIRST, clause, message, speaker, True, facts, entities):
+            return
+        if self._relation(clause, message, speaker, True, facts, entities):
             return
         if hedge := EN_HEDGE.match(clause):  # I think I'm allergic to peanuts
             self._tentative("I'm " + clause[hedge.end() :], "may be", message, speaker, True, facts)

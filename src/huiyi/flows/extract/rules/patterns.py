@@ -48,6 +48,7 @@ class FactRule:
     object_type: EntityType | None = None
     confidence: float = 0.8
     noun_object: bool = False  # the object must end in a noun (我是一名护士, not 我是说)
+    person_object: bool = False  # the object must be someone named (我和小雨是室友, not 我和男朋友是同学)
 
 
 def _zh(pattern: str) -> re.Pattern[str]:
@@ -262,20 +263,22 @@ _EN_PETS = (
 )
 
 
-def _en(pattern: str) -> re.Pattern[str]:
+def en_rule(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"^{_EN_PREFIX}{pattern}", re.IGNORECASE)
 
 
 EN_RULES: tuple[FactRule, ...] = (
     FactRule(
-        _en(r"my\s+(?:favou?rite)\s+(?P<x>[\w ]{1,20}?)\s+is\s+(?P<o>.+)"),
+        en_rule(r"my\s+(?:favou?rite)\s+(?P<x>[\w ]{1,20}?)\s+is\s+(?P<o>.+)"),
         "favourite {x}",
         FactKind.PREFERENCE,
         "likes",
         "{s}'s favourite {x} is {o}",
     ),
     FactRule(
-        _en(rf"I\s+{_EN_ADV}(?P<p>don't\s+like|do\s+not\s+like|dislike|hate|can't\s+stand|cannot\s+stand)\s+(?P<o>.+)"),
+        en_rule(
+            rf"I\s+{_EN_ADV}(?P<p>don't\s+like|do\s+not\s+like|dislike|hate|can't\s+stand|cannot\s+stand)\s+(?P<o>.+)"
+        ),
         "{p}",
         FactKind.PREFERENCE,
         "dislikes",
@@ -283,7 +286,7 @@ EN_RULES: tuple[FactRule, ...] = (
         confidence=0.75,
     ),
     FactRule(
-        _en(rf"I\s+{_EN_ADV}(?P<p>like|love|enjoy|adore)\s+(?P<o>.+)"),
+        en_rule(rf"I\s+{_EN_ADV}(?P<p>like|love|enjoy|adore)\s+(?P<o>.+)"),
         "{p}",
         FactKind.PREFERENCE,
         "likes",
@@ -291,7 +294,7 @@ EN_RULES: tuple[FactRule, ...] = (
         confidence=0.75,
     ),
     FactRule(
-        _en(
+        en_rule(
             r"(?:my\s+name\s+is|my\s+name's|call\s+me|I'm\s+called|I\s+am\s+called)\s+(?P<o>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?))"
         ),
         "name is",
@@ -300,7 +303,7 @@ EN_RULES: tuple[FactRule, ...] = (
         "{s}'s name is {o}",
     ),
     FactRule(
-        _en(r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?:in|at|near)\s+(?P<o>.+)"),
+        en_rule(r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?:in|at|near)\s+(?P<o>.+)"),
         "lives in",
         FactKind.RELATION,
         "home",
@@ -309,7 +312,7 @@ EN_RULES: tuple[FactRule, ...] = (
     ),
     # I moved to Chicago today: a move done (not "I'm moving to") is where one lives now, as 搬到杭州了
     FactRule(
-        _en(
+        en_rule(
             r"I\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+|officially\s+|recently\s+)*moved\s+(?:to|into)\s+(?P<o>.+?)"
             r"(?:\s+(?:today|yesterday|recently|last\s+\w+|this\s+\w+|\w+\s+\w+\s+ago))?$"
         ),
@@ -321,7 +324,7 @@ EN_RULES: tuple[FactRule, ...] = (
         confidence=0.7,
     ),
     FactRule(
-        _en(
+        en_rule(
             r"I\s+(?:currently\s+|now\s+|still\s+)?work\s+(?:(?:at|for|in)\s+.+?\s+)?as\s+(?P<o>an?\s+.+?)"
             r"(?:\s+(?:at|for|in)\s+(?-i:[A-Z]).*)?$"
         ),
@@ -331,7 +334,7 @@ EN_RULES: tuple[FactRule, ...] = (
         "{s} works as {o}",
     ),
     FactRule(
-        _en(
+        en_rule(
             r"I\s+(?:currently\s+|now\s+|still\s+)?work\s+(?:as\s+an?\s+.+?\s+)?(?:at|for|in)\s+(?P<o>.+?)(?:\s+as\s+an?\s+.*)?$"
         ),
         "works at",
@@ -341,14 +344,14 @@ EN_RULES: tuple[FactRule, ...] = (
         object_type=EntityType.SPECIFIC,
     ),
     FactRule(
-        _en(r"my\s+birthday\s+(?:is|'s)\s+(?:on\s+)?(?P<o>.+)"),
+        en_rule(r"my\s+birthday\s+(?:is|'s)\s+(?:on\s+)?(?P<o>.+)"),
         "birthday is",
         FactKind.ATTRIBUTE,
         "birthday",
         "{s}'s birthday is {o}",
     ),
     FactRule(
-        _en(
+        en_rule(
             r"(?:I'm|I\s+am)\s+(?P<o>\d{1,3})(?:\s+years?\s+old|\s+y/?o)?(?=\s*$|[\s,.!])"
             r"(?!\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|seconds?|secs?|times?|percent|pounds?|lbs?"
             r"|kg|kilos?|miles?|km|feet|ft|inches|cm|steps?|pages?|%))"  # I'm 29 minutes late
@@ -359,14 +362,14 @@ EN_RULES: tuple[FactRule, ...] = (
         "{s} is {o} years old",
     ),
     FactRule(
-        _en(r"(?:I'm|I\s+am)\s+allergic\s+to\s+(?P<o>.+)"),
+        en_rule(r"(?:I'm|I\s+am)\s+allergic\s+to\s+(?P<o>.+)"),
         "allergic to",
         FactKind.ATTRIBUTE,
         "health",
         "{s} is allergic to {o}",
     ),
     FactRule(
-        _en(r"(?:I'm|I\s+am|I\s+come)\s+from\s+(?P<o>.+)"),
+        en_rule(r"(?:I'm|I\s+am|I\s+come)\s+from\s+(?P<o>.+)"),
         "is from",
         FactKind.RELATION,
         "origin",
@@ -374,7 +377,7 @@ EN_RULES: tuple[FactRule, ...] = (
         object_type=EntityType.SPECIFIC,
     ),
     FactRule(
-        _en(
+        en_rule(
             r"(?:I'm|I\s+am)\s+(?P<o>(?:an?\s+(?!little\b|bit\b|lot\b|few\b)[^,.;!?]+)"
             r"|vegetarian|vegan|single|married|divorced|engaged|retired|pregnant|left-handed)"
         ),
@@ -387,13 +390,13 @@ EN_RULES: tuple[FactRule, ...] = (
 )
 # Tomorrow is my birthday: as 后天是我生日
 EN_BIRTHDAY_FIRST = FactRule(
-    _en(r"(?P<o>[\w ,]{1,30}?)(?:\s+is|'s)\s+my\s+birthday$"),
+    en_rule(r"(?P<o>[\w ,]{1,30}?)(?:\s+is|'s)\s+my\s+birthday$"),
     "birthday is",
     FactKind.ATTRIBUTE,
     "birthday",
     "{s}'s birthday is {o}",
 )
-EN_PET = _en(
+EN_PET = en_rule(
     rf"I\s+(?:have|have\s+got|'ve\s+got|got|own|adopted|just\s+adopted|just\s+got)\s+"
     rf"(?P<num>an?|one|two|three|four|\d+)\s+(?P<pet>(?:[a-z]+\s+)?(?:{_EN_PETS}))\b"
     rf"(?:[\s,]+(?:named|called)\s+(?P<name>(?-i:[A-Z][\w'-]*)))?"
@@ -412,13 +415,15 @@ EN_OBJECT_CUT = re.compile(
 )
 # "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")
 EN_AND_VERB = re.compile(r",?(?<!\s)\s+and\s+(?=(?:work|study|teach|live|have|am)\b)", re.IGNORECASE)
-EN_SPEAKER_FIRST = _en(r"I(?:'m|\s+am)?\b")
-EN_HEDGE = _en(
+EN_SPEAKER_FIRST = en_rule(r"I(?:'m|\s+am)?\b")
+EN_HEDGE = en_rule(
     r"(?:(?:I\s+think|I\s+guess|maybe|probably|perhaps),?\s+(?:I'm|I\s+am)|I\s+(?:might|may|could)\s+be"
     r"|(?:I'm|I\s+am)\s+(?:probably|maybe|possibly))\s+"
 )
+# not "Mia and I are roommates": one subject of two people (rules.relations)
 EN_AND_I = re.compile(
-    r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)|,\s+(?=I'm\b|I\s+am\b)",  # …, I'm a paramedic
+    r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)(?!I\s+are\b)"
+    r"|,\s+(?=I'm\b|I\s+am\b)",  # …, I'm a paramedic
     re.IGNORECASE,
 )
 # a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker

@@ -1,0 +1,72 @@
+"""What a fact pattern read as its object, cleaned and judged: trimmed of particles and reasons, a noun
+phrase or not, a name or not."""
+
+from __future__ import annotations
+
+import re
+
+from huiyi.flows.extract.rules.mentions import name_shaped
+from huiyi.flows.extract.rules.patterns import EN_OBJECT_CUT, ZH_END_PARTICLES
+from huiyi.text import tokens
+from huiyi.text.tokens import has_cjk
+
+# 我喜欢爬山但讨厌跑步: what follows a but is another clause (不但 is no but; 但丁 starts the object)
+_ZH_BUT = re.compile(r"(?<=[^不])(?:但是?|可是|然而|却)")
+
+
+def trim_zh(value: str) -> str:
+    value = _ZH_BUT.split(value.strip(), maxsplit=1)[0]
+    value = value.strip().rstrip(ZH_END_PARTICLES).strip()
+    return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
+
+
+# "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds
+_EN_NOW_END = re.compile(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
+
+
+EN_NOT_THERE = re.compile(r",\s*not\s+.*$", re.IGNORECASE)
+EN_FOR_NOW = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|week))$", re.IGNORECASE)
+
+
+def trim_en(value: str) -> str:
+    value = EN_OBJECT_CUT.sub("", value.strip())
+    value = _EN_NOW_END.sub("", value.strip(" ,.;:!?\"'“”"))
+    words = value.split()
+    return " ".join(words[:8])
+
+
+def is_name(obj: str) -> bool:
+    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
+    return len(tags) == 1 and tags[0][1] == "nr" and name_shaped(tags[0][0])
+
+
+def one_proper_noun(obj: str) -> bool:
+    """One word the tagger calls a name or proper noun (小苏, 老王): no description of anyone."""
+    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
+    return len(tags) == 1 and tags[0][1] in ("nr", "nrt", "nrfg", "ns", "nz", "j")
+
+
+def first_noun_ok(obj: str) -> bool:
+    """For 我是…: the object starts like a noun phrase and ends in a noun (一名护士, 南京人, 学生)."""
+    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
+    if not tags:
+        return False
+    first, last = tags[0][1], tags[-1][1]
+    if first[0] in "dpvcuyr" or first in ("ul", "uj", "ud", "uv", "uz", "ug", "f", "t"):
+        return False
+    return last.startswith("n") or last == "eng"
+
+
+_EN_NAME = re.compile(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?")
+_EN_NOT_NAMES = frozenset("she he they we it this that my our his her their everyone someone nobody".split())
+
+
+def person_named(obj: str) -> bool:
+    """Whether ``obj`` is someone's name (小雨, 林晚晴, 莉莉, Mia), not a description of someone (男朋友,
+    小雨家, 他说小雨) nor a pronoun (She)."""
+    if not has_cjk(obj):
+        return bool(_EN_NAME.fullmatch(obj)) and obj.split()[0].casefold() not in _EN_NOT_NAMES
+    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
+    if len(tags) == 1 and (tags[0][1] in ("nr", "nrt", "nrfg") or (tags[0][1] == "j" and name_shaped(obj))):
+        return True
+    return name_shaped(obj) and obj[0] not in "小老阿"  # a surname first: 林晚晴 is cut 林 / 晚晴

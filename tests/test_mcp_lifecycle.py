@@ -1,0 +1,164 @@
+"""``huiyi mcp`` over stdio as a host runs it: a subprocess that starts, is told to stop, and says why it cannot."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from huiyi.config import Config
+from huiyi.memory import Memory
+
+AGENT, PERSON = "祈煜", "木木"
+ENVIRONMENT = {
+    **os.environ,
+    "HUIYI_EMBED__PROVIDER": "hash",
+    "HUIYI_EMBED__DIM": "64",
+    "HUIYI_WORKER__ENABLED": "false",
+}
+
+
+def start(store: Path | str, *scope: str) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "huiyi.faces.cli", "mcp", "-a", AGENT, *(scope or ("-p", PERSON))]
+    return subprocess.Popen(
+        [*command, "-s", str(store)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENVIRONMENT,
+    )
+
+
+class Session:
+    """One host's side of the JSON-RPC over a server's pipes, initialized."""
+
+    def __init__(self, server: subprocess.Popen[bytes]) -> None:
+        self.server = server
+        self.next_id = 0
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+        assert "result" in self.request("initialize", hello)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.server.stdin is not None
+        self.server.stdin.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+        self.server.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        assert self.server.stdout is not None
+        answer: dict[str, Any] = json.loads(self.server.stdout.readline())
+        assert answer["id"] == self.next_id, answer
+        return answer
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
+        assert not result["isError"], result
+        return result["structuredContent"]  # type: ignore[no-any-return]
+
+
+def stored(store: Path, memory_id: str) -> Any:
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
+    with Memory(store, config=config) as memory:
+        return memory.get(memory_id, agent=AGENT)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_the_server_as_closing_stdin_does(tmp_path: Path, stop: signal.Signals) -> None:
+    """SIGTERM killed the process before the store closed, dropping what recall had noted (a search's
+    reinforcement is written once a second); Ctrl-C (SIGINT) left it hanging on stdin until the host closed it."""
+    server = start(tmp_path / "store")
+    try:
+        session = Session(server)
+        made = session.call(
+            "create_memory", {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": "乌龙茶"}
+        )
+        found = session.call("search_memories", {"query": "乌龙茶"})
+        assert found["memories"][0]["id"] == made["memory"]["id"]
+        server.send_signal(stop)  # stdin stays open, as a host that signals before closing it leaves it
+        assert server.wait(timeout=60) == 0
+    finally:
+        server.kill()
+        server.communicate()
+    kept = stored(tmp_path / "store", made["memory"]["id"])
+    assert kept.text == "木木喜欢乌龙茶"
+    assert kept.access_count == 1  # the search's reinforcement was written at close
+
+
+def test_closing_stdin_stops_the_server_and_keeps_what_it_stored(tmp_path: Path) -> None:
+    server = start(tmp_path / "store")
+    try:
+        made = Session(server).call(
+            "create_memory", {"subject": "I", "memory_type": "fact", "topic": "likes", "object": "tea"}
+        )
+        out, _ = server.communicate(timeout=60)  # closes stdin, as a host does first
+        assert server.returncode == 0 and out == b""
+    finally:
+        server.kill()
+    assert stored(tmp_path / "store", made["memory"]["id"]).text == "木木 likes tea"
+
+
+def test_what_the_client_asked_to_save_before_it_closed_stdin_is_saved(tmp_path: Path) -> None:
+    """At stdin's end the SDK cancels the requests still running: saves the model had asked for were lost
+    (here, most of five), though a host closes stdin as it quits, maybe right after a call."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    for number in range(5):
+        arguments = {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": f"第{number}种茶"}
+        call = {"name": "create_memory", "arguments": arguments}
+        messages.append({"jsonrpc": "2.0", "id": number + 1, "method": "tools/call", "params": call})
+    server = start(tmp_path / "store")
+    lines = b"".join(json.dumps(message, ensure_ascii=False).encode() + b"\n" for message in messages)
+    server.communicate(lines, timeout=60)  # everything at once, then stdin's end
+    assert server.returncode == 0
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
+    with Memory(tmp_path / "store", config=config) as memory:
+        saved = {item.text for item in memory.memories(agent=AGENT, person=PERSON)}
+    assert saved == {f"木木喜欢第{number}种茶" for number in range(5)}
+
+
+def test_a_store_that_cannot_open_is_an_error_on_stderr_never_on_the_protocol_stream(tmp_path: Path) -> None:
+    """The error line went to stdout, where the host reads JSON-RPC: it saw a parse error, not the reason."""
+    not_a_folder = tmp_path / "memories"
+    not_a_folder.write_text("a file", encoding="utf-8")
+    server = start(not_a_folder)
+    out, err = server.communicate(timeout=60)
+    assert server.returncode == 2
+    assert out == b""
+    assert "is a file, not a folder" in err.decode()
+
+
+def test_the_readmes_host_config_starts_servers_two_of_which_share_a_store(tmp_path: Path) -> None:
+    """The README's ``mcpServers`` entry as Claude Desktop runs it: from another folder, with no PATH; two
+    windows of it on one store see each other's memories."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"claude_desktop_config\.json.*?```json\n(.*?)```", readme, re.S)
+    assert block is not None
+    entry = json.loads(block.group(1))["mcpServers"]["huiyi"]
+    command = entry["command"].replace("/path/to/huiyi/.venv/bin", str(Path(sys.executable).parent))
+    args = [arg.replace("/path/to/memories", str(tmp_path / "memories")) for arg in entry["args"]]
+    environment = {name: value for name, value in ENVIRONMENT.items() if name != "PATH"} | entry.get("env", {})
+    host = StdioServerParameters(command=command, args=args, env=environment, cwd=tmp_path / "elsewhere")
+    (tmp_path / "elsewhere").mkdir()
+
+    async def main() -> None:
+        async with Client(host) as first, Client(host) as second:
+            saved = await first.call_tool("create_memory", {"subject": "我", "memory_type": "事件", "topic": "考驾照"})
+            assert not saved.is_error
+            found = await second.call_tool("archival_memory_search", {"query": "考驾照"})
+            assert [m["text"] for m in found.structured_content["memories"]] == ["木木考驾照"]
+
+    anyio.run(main)

@@ -1,0 +1,113 @@
+"""Relations between the speaker and someone named (seed 000 §三 关系): 我和小雨是室友, 小雨是我室友, Mia and
+I are roommates are relation facts with the other person as object; no name, a negation, a question or a
+supposition gives none."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from huiyi.flows.extract import Extraction, Fold
+from huiyi.flows.extract.closes import replaced
+from huiyi.flows.extract.entities import entities_of
+from huiyi.flows.extract.rules.extractor import RuleExtractor
+from huiyi.model import EntityType, FactKind, Message, Scope, ScopeKind
+
+AGENT, PERSON = "祈煜", "木木"
+SCOPE = Scope(agent=AGENT, kind=ScopeKind.PERSON, key=PERSON)
+GROUP = Scope(agent=AGENT, kind=ScopeKind.SPACE, key="qq")
+
+
+def fold_of(*said: tuple[str, str], scope: Scope = SCOPE) -> Fold:
+    messages = [
+        Message(
+            id=f"m{i}",
+            agent=AGENT,
+            space=scope.space_id,
+            scope=scope,
+            speaker=speaker,
+            role="assistant" if speaker == AGENT else "user",
+            text=text,
+            time=datetime(2024, 9, 30, 10, i),
+        )
+        for i, (speaker, text) in enumerate(said)
+    ]
+    person = PERSON if scope is SCOPE else None
+    return Fold(agent=AGENT, space=scope.space_id, scope=scope, messages=messages, person=person)
+
+
+def extract(text: str) -> Extraction:
+    return RuleExtractor().extract_sync(fold_of((PERSON, text)))
+
+
+def relations(text: str) -> set[tuple[str, str, str, str]]:
+    return {
+        (fact.subject, fact.predicate, fact.object, fact.description)
+        for fact in extract(text).facts
+        if fact.kind is FactKind.RELATION
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "other", "description"),
+    [
+        ("我和小雨是室友", "室友是", "小雨", "木木和小雨是室友"),
+        ("我跟小雨是大学同学", "大学同学是", "小雨", "木木和小雨是大学同学"),
+        ("小雨是我室友", "室友是", "小雨", "小雨是木木的室友"),
+        ("小雨是我的好朋友", "好朋友是", "小雨", "小雨是木木的好朋友"),
+        ("其实我和林晚晴是同事啦", "同事是", "林晚晴", "木木和林晚晴是同事"),
+        ("小雨和我们是同事", "同事是", "小雨", "木木和小雨是同事"),
+        ("Mia and I are roommates", "roommate is", "Mia", "木木 and Mia are roommates"),
+        ("Mia is my roommate", "roommate is", "Mia", "Mia is 木木's roommate"),
+        ("Oh, Mia and I are best friends.", "best friend is", "Mia", "木木 and Mia are best friends"),
+    ],
+)
+def test_a_relation_to_someone_named_is_a_fact(text: str, predicate: str, other: str, description: str) -> None:
+    assert relations(text) == {(PERSON, predicate, other, description)}
+
+
+def test_the_other_is_an_entity_linked_by_the_fact() -> None:
+    fold = fold_of((PERSON, "我和小雨是室友"))
+    extraction = RuleExtractor().extract_sync(fold)
+    (fact,) = extraction.facts
+    assert (fact.subject_type, fact.object_type) == (EntityType.OBJECT, EntityType.SPECIFIC)
+    assert fact.keyword == "人际"
+    names = {entity.name: entity.type for entity in entities_of(extraction, fold)}
+    assert names["小雨"] is EntityType.SPECIFIC
+    assert replaced(extraction.facts, fold) == []  # a second roommate does not end the first
+
+
+def test_a_member_of_the_group_keeps_their_type() -> None:
+    fold = fold_of(("苏霓", "大家好"), ("林晚晴", "大家好"), ("林晚晴", "苏霓是我大学同学"), scope=GROUP)
+    (fact,) = RuleExtractor().extract_sync(fold).facts
+    assert (fact.subject, fact.object, fact.object_type) == ("林晚晴", "苏霓", EntityType.OBJECT)
+    assert fact.description == "苏霓是林晚晴的大学同学"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我们是同事",  # nobody named
+        "我们是同事，小雨也在",  # the name is in another clause
+        "我和男朋友是大学同学",  # no name
+        "他是我室友",  # a pronoun
+        "我和小雨不是室友",  # a negation
+        "小雨不是我室友",
+        "我和小雨是室友吗",  # questions
+        "小雨是我室友？",
+        "如果我和小雨是室友就好了",  # suppositions and wishes
+        "我和小雨是室友就好了",
+        "他说小雨是我室友",  # someone else's words
+        "我和小雨可能是室友",  # a guess
+        "我和小雨是室友哈哈哈",  # laughed off
+        "Mia and I aren't roommates",
+        "Mia is not my roommate",
+        "Is Mia my roommate?",
+        "If Mia and I were roommates",
+        "She is my roommate",
+        "I think Mia is my roommate",
+    ],
+)
+def test_no_relation_without_a_plain_statement_about_someone_named(text: str) -> None:
+    assert relations(text) == set()
