@@ -137,6 +137,9 @@ def test_migration_6_removes_the_duplicate_chunks_of_a_sqlite_store(tmp_path: Pa
         conn.execute("ALTER TABLE messages DROP COLUMN claim_until")
         conn.execute("ALTER TABLE jobs DROP COLUMN claims")  # schema 7 goes back too
         conn.execute("ALTER TABLE memories DROP COLUMN said_at")  # and schema 8
+        conn.execute("DROP INDEX jobs_space")  # and schema 14
+        conn.execute("ALTER TABLE jobs DROP COLUMN space")
+        conn.execute("ALTER TABLE jobs DROP COLUMN folded_by")
         conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     store = SQLiteStore(tmp_path)
     assert_repaired(store, kept, copy)

@@ -76,9 +76,17 @@ def _old_store(path: Path) -> tuple[Scope, Scope]:
             "INSERT INTO memory_fts (rowid, part, words, chars) VALUES (?, ?, ?, ?)",
             (rowid, part, " ".join(tokens.words(text)), " ".join(tokens.chars(text))),
         )
-    conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    back_to_schema_9(conn)
     conn.close()
     return mine, other
+
+
+def back_to_schema_9(conn: sqlite3.Connection) -> None:
+    """Undo what later migrations did that cannot run twice (schema 14's columns)."""
+    conn.execute("DROP INDEX jobs_space")
+    conn.execute("ALTER TABLE jobs DROP COLUMN space")
+    conn.execute("ALTER TABLE jobs DROP COLUMN folded_by")
+    conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
 
 
 def test_opening_a_schema_9_store_codes_its_keyword_rows(tmp_path: Path) -> None:
@@ -96,7 +104,7 @@ def test_opening_a_schema_9_store_codes_its_keyword_rows(tmp_path: Path) -> None
             assert words == {
                 partition_key("qy", mine): " ".join(code + w for w in ["caroline", "went", "hiking", "with", "friends"])
             }
-            conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+            back_to_schema_9(conn)
         finally:
             store.close()
 

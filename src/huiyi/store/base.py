@@ -354,6 +354,10 @@ class JobStore(Protocol):
     ) -> list[Job]:
         """Jobs, oldest first (by creation, then id); with ``after`` (a job's created_at and id), those after it."""
 
+    def span_jobs(self, agent: str, space: str, states: Sequence[JobState]) -> list[Job]:
+        """The space's jobs of a span (folds) in ``states``, oldest first, one indexed read of them alone;
+        without those a later span job, when it was done, took seqs of (nothing left for them to extract)."""
+
     def add_report(self, report: RunReport) -> None:
         """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them)."""
 

@@ -295,6 +295,9 @@ class RoutedStore:
         found.sort(key=lambda job: (job.created_at or datetime.min, job.id))
         return found[:limit]
 
+    def span_jobs(self, agent: str, space: str, states: Sequence[JobState]) -> list[Job]:
+        return self.store_for(agent).span_jobs(agent, space, states)
+
     def add_report(self, report: RunReport) -> None:
         self.store_for(report.agent).add_report(report)
 

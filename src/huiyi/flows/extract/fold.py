@@ -46,10 +46,10 @@ _PAGE = 500
 def unfolded(store: Store, agent: str, space: str) -> list[Message]:
     """Every message of the space not yet handed to a fold job, oldest first (however many there are)."""
     # the jobs first: one that finishes between the two reads has moved the start read second
-    live = store.list_jobs(agent, [JobState.PENDING, JobState.RUNNING], limit=100_000)
+    live = store.span_jobs(agent, space, [JobState.PENDING, JobState.RUNNING])
     cursor = store.working_start(agent, space)
     for job in live:
-        if job.kind == FOLD and job.payload.get("space") == space:
+        if job.kind == FOLD:
             cursor = max(cursor, int(job.payload["to_seq"]) + 1)
     pages: list[list[Message]] = []
     before: int | None = None
@@ -65,9 +65,26 @@ def unfolded(store: Store, agent: str, space: str) -> list[Message]:
 
 
 def working_memory(store: Store, agent: str, space: str, config: Config) -> list[Message]:
-    """What the chat model sees verbatim: the space's messages from the working-memory start."""
-    start = store.working_start(agent, space)
-    return [m for m in store.recent_messages(agent, space, config.window.fold_at * 8) if m.seq >= start]
+    """What the chat model sees verbatim: the space's messages from the working-memory start, after
+    those of its folds not extracted yet that a later fold's commit moved the start past."""
+    limit = config.window.fold_at * 8
+    start = store.working_start(agent, space)  # first: a fold done after it is read has been extracted
+    recent = [m for m in store.recent_messages(agent, space, limit) if m.seq >= start]
+    return [*_outrun(store, agent, space, start), *recent][-limit:]
+
+
+def _outrun(store: Store, agent: str, space: str, start: int) -> list[Message]:
+    """Messages before ``start`` of the space's folds that are not done: one waiting for its retry (or
+    failed for good) when the next fold committed. One whose messages a fold planned since extracted
+    is no longer theirs to show (the store leaves it out)."""
+    ids: list[str] = []
+    for job in store.span_jobs(agent, space, _NOT_DONE):
+        if job.kind == FOLD and int(job.payload["from_seq"]) < start:
+            ids.extend(job.payload["message_ids"])
+    if not ids:
+        return []
+    found = {m.id: m for m in store.get_messages(agent, ids) if m.space == space and m.seq < start}
+    return sorted(found.values(), key=lambda m: m.seq)
 
 
 def folds(messages: Sequence[Message], config: Config, *, everything: bool = False) -> list[list[Message]]:
@@ -185,22 +202,15 @@ def fold_key(agent: str, space: str, first_seq: int, last_seq: int) -> str:
     return f"{FOLD}:{hashlib.blake2b(parts.encode(), digest_size=16).hexdigest()}"
 
 
+_NOT_DONE = [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
+
+
 def folded_by_another(store: Store, job: Job) -> bool:
     """Whether a fold done after this job was queued took any of its messages: a fold planned while
     this one had failed for good starts at or before it. A fold planned while this one waited for its
-    retry starts after it, and moves working memory past it without extracting its messages."""
-    first, last = int(job.payload["from_seq"]), int(job.payload["to_seq"])
-    after = (job.created_at, job.id) if job.created_at is not None else None
-    while True:
-        page = store.list_jobs(job.agent, [JobState.DONE], limit=_PAGE, after=after)
-        for done in page:
-            span = done.payload
-            same_space = done.kind == FOLD and span.get("space") == job.payload["space"]
-            if same_space and int(span["from_seq"]) <= last and int(span["to_seq"]) >= first:
-                return True
-        if len(page) < _PAGE or page[-1].created_at is None:
-            return False
-        after = (page[-1].created_at, page[-1].id)
+    retry starts after it, and moves working memory past it without extracting its messages. Its
+    commit recorded the verdict (``Store.span_jobs`` leaves the job out)."""
+    return all(other.id != job.id for other in store.span_jobs(job.agent, job.payload["space"], _NOT_DONE))
 
 
 def fold_of(store: Store, job: Job, language: str) -> Fold:

@@ -22,8 +22,8 @@ class PostgresJobs(PostgresConnection):
             if (span := rows.job_span(job)) is not None and _stale_span(cur, job, *span):
                 return False
             cur.execute(
-                "INSERT INTO jobs (id, kind, agent, key, payload, state, run_after, created_at)"
-                " VALUES (%s, %s, %s, %s, %s, 'pending', %s, %s) ON CONFLICT DO NOTHING",
+                "INSERT INTO jobs (id, kind, agent, key, payload, state, run_after, created_at, space)"
+                " VALUES (%s, %s, %s, %s, %s, 'pending', %s, %s, %s) ON CONFLICT DO NOTHING",
                 (
                     job.id,
                     job.kind,
@@ -32,6 +32,7 @@ class PostgresJobs(PostgresConnection):
                     json_text(job.payload),
                     naive(job.run_after),
                     naive(job.created_at) or rows.now(),
+                    span[0] if span is not None else None,
                 ),
             )
             return bool(cur.rowcount)
@@ -100,6 +101,13 @@ class PostgresJobs(PostgresConnection):
         args.append(limit)
         return [rows.job(row, NATIVE) for row in self._rows(sql, args)]
 
+    def span_jobs(self, agent: str, space: str, states: Sequence[JobState]) -> list[Job]:
+        sql = (
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE agent = %s AND space = %s AND state = ANY(%s)"
+            " AND folded_by IS NULL ORDER BY created_at, id"
+        )
+        return [rows.job(row, NATIVE) for row in self._rows(sql, (agent, space, [s.value for s in states]))]
+
     def add_report(self, report: RunReport) -> None:
         with self._write() as cur:
             cur.execute(
@@ -130,6 +138,20 @@ class PostgresJobs(PostgresConnection):
             args.extend([after[0], after[1]])
         sql += " ORDER BY at DESC, id DESC LIMIT %s"
         return [rows.report(row, NATIVE) for row in self._rows(sql, (*args, limit))]
+
+
+def record_folded(cur: Cursor, job_id: str) -> None:
+    """A span job just done took the messages of the older jobs of its space that are not done and share
+    a seq with it: each records it in ``folded_by`` (``span_jobs`` leaves them out from then on)."""
+    cur.execute(
+        "UPDATE jobs j SET folded_by = done.id FROM (SELECT id, agent, space, kind, created_at,"
+        " (payload->>'from_seq')::bigint AS first, (payload->>'to_seq')::bigint AS last"
+        " FROM jobs WHERE id = %s AND space IS NOT NULL) AS done"
+        " WHERE j.agent = done.agent AND j.space = done.space AND j.state IN ('pending', 'running', 'failed')"
+        " AND j.kind = done.kind AND j.folded_by IS NULL AND (j.created_at, j.id) < (done.created_at, done.id)"
+        " AND (j.payload->>'from_seq')::bigint <= done.last AND (j.payload->>'to_seq')::bigint >= done.first",
+        (job_id,),
+    )
 
 
 def _stale_span(cur: Cursor, job: Job, space: str, first: int, last: int) -> bool:

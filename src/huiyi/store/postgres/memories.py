@@ -21,6 +21,7 @@ from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms
 from huiyi.store.owncache import own_vectors
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.postgres.connection import PostgresConnection
+from huiyi.store.postgres.jobs import record_folded
 from huiyi.store.postgres.search_sql import vector_literal
 from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
 
@@ -115,6 +116,7 @@ class PostgresMemories(PostgresConnection):
                 )
                 if not cur.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
+                record_folded(cur, job_id)
             links = _take_out(cur, writes.replaced)
             by_agent: dict[str, list[str]] = {}
             for agent, message_id in writes.indexed_messages:

@@ -276,4 +276,20 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX IF NOT EXISTS messages_speaker ON messages (agent, speaker, space);
     """,
+    # 13: a fold's space in a column, indexed with agent and state, so every prompt's working memory reads
+    # the space's folds not done (fold.working_memory) and none of the agent's others; and the fold whose
+    # commit took a failed fold's messages (``folded_by``), recorded then, not sought on every prompt
+    """
+    ALTER TABLE jobs ADD COLUMN IF NOT EXISTS space TEXT, ADD COLUMN IF NOT EXISTS folded_by TEXT;
+    UPDATE jobs SET space = payload->>'space' WHERE payload ? 'space' AND payload ? 'from_seq' AND payload ? 'to_seq';
+    CREATE INDEX IF NOT EXISTS jobs_space ON jobs (agent, space, state);
+    UPDATE jobs j SET folded_by = (
+        SELECT d.id FROM jobs d
+        WHERE d.agent = j.agent AND d.space = j.space AND d.state = 'done' AND d.kind = j.kind
+        AND (d.created_at, d.id) > (j.created_at, j.id)
+        AND (d.payload->>'from_seq')::bigint <= (j.payload->>'to_seq')::bigint
+        AND (d.payload->>'to_seq')::bigint >= (j.payload->>'from_seq')::bigint
+        ORDER BY d.created_at, d.id LIMIT 1)
+    WHERE j.space IS NOT NULL AND j.state <> 'done' AND j.folded_by IS NULL;
+    """,
 ]

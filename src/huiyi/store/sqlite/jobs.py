@@ -24,8 +24,8 @@ class SQLiteJobs(SQLiteConnection):
             if (span := rows.job_span(job)) is not None and _stale_span(conn, job, *span):
                 return False
             cursor = conn.execute(
-                "INSERT OR IGNORE INTO jobs (id, kind, agent, key, payload, state, run_after, created_at)"
-                " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
+                "INSERT OR IGNORE INTO jobs (id, kind, agent, key, payload, state, run_after, created_at, space)"
+                " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
                 (
                     job.id,
                     job.kind,
@@ -34,6 +34,7 @@ class SQLiteJobs(SQLiteConnection):
                     json.dumps(job.payload, ensure_ascii=False),
                     to_epoch(job.run_after),
                     to_epoch(job.created_at or datetime.now(UTC)),
+                    span[0] if span is not None else None,
                 ),
             )
             return bool(cursor.rowcount)
@@ -113,6 +114,13 @@ class SQLiteJobs(SQLiteConnection):
         args.append(limit)
         return [rows.job(row, TEXT) for row in self._conn().execute(sql, args)]
 
+    def span_jobs(self, agent: str, space: str, states: Sequence[JobState]) -> list[Job]:
+        sql = (
+            f"SELECT {JOB_COLUMNS} FROM jobs WHERE agent = ? AND space = ? AND state IN ({marks(len(states))})"
+            " AND folded_by IS NULL ORDER BY created_at, id"
+        )
+        return [rows.job(row, TEXT) for row in self._conn().execute(sql, (agent, space, *(s.value for s in states)))]
+
     def add_report(self, report: RunReport) -> None:
         with self._write() as conn:
             conn.execute(
@@ -142,6 +150,20 @@ class SQLiteJobs(SQLiteConnection):
             args.extend([to_epoch(after[0]), after[1]])
         sql += " ORDER BY at DESC, id DESC LIMIT ?"
         return [rows.report(row, TEXT) for row in self._conn().execute(sql, (*args, limit))]
+
+
+def record_folded(conn: sqlite3.Connection, job_id: str) -> None:
+    """A span job just done took the messages of the older jobs of its space that are not done and share
+    a seq with it: each records it in ``folded_by`` (``span_jobs`` leaves them out from then on)."""
+    conn.execute(
+        "UPDATE jobs AS j SET folded_by = done.id FROM (SELECT id, agent, space, kind, created_at,"
+        " json_extract(payload, '$.from_seq') AS first, json_extract(payload, '$.to_seq') AS last"
+        " FROM jobs WHERE id = ? AND space IS NOT NULL) AS done"
+        " WHERE j.agent = done.agent AND j.space = done.space AND j.state IN ('pending', 'running', 'failed')"
+        " AND j.kind = done.kind AND j.folded_by IS NULL AND (j.created_at, j.id) < (done.created_at, done.id)"
+        " AND json_extract(j.payload, '$.from_seq') <= done.last AND json_extract(j.payload, '$.to_seq') >= done.first",
+        (job_id,),
+    )
 
 
 def _stale_span(conn: sqlite3.Connection, job: Job, space: str, first: int, last: int) -> bool:

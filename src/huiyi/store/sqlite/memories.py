@@ -25,6 +25,7 @@ from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import scope_code, scoped
+from huiyi.store.sqlite.jobs import record_folded
 from huiyi.store.vectors import Places
 
 _LIST_KEY = list_key("huiyi_wall(created_at)")  # the connection's function: created_at on the zone's clock
@@ -70,6 +71,7 @@ class SQLiteMemories(SQLiteConnection):
                 )
                 if not done.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
+                record_folded(conn, job_id)
             links, removed = _take_out(conn, writes.replaced)
             # read in the write transaction, so an erasure is wholly before it or after it
             gone = _erased(conn, writes.indexed_messages)

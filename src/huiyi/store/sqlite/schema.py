@@ -258,6 +258,25 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX IF NOT EXISTS messages_speaker ON messages (agent, speaker, space);
     """,
+    # 14: a fold's space in a column, indexed with agent and state, so every prompt's working memory reads
+    # the space's folds not done (fold.working_memory) and none of the agent's others; and the fold whose
+    # commit took a failed fold's messages (``folded_by``), recorded then, not sought on every prompt
+    """
+    ALTER TABLE jobs ADD COLUMN space TEXT;
+    ALTER TABLE jobs ADD COLUMN folded_by TEXT;
+    UPDATE jobs SET space = json_extract(payload, '$.space')
+        WHERE json_extract(payload, '$.space') IS NOT NULL AND json_extract(payload, '$.from_seq') IS NOT NULL
+        AND json_extract(payload, '$.to_seq') IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS jobs_space ON jobs (agent, space, state);
+    UPDATE jobs SET folded_by = (
+        SELECT d.id FROM jobs d
+        WHERE d.agent = jobs.agent AND d.space = jobs.space AND d.state = 'done' AND d.kind = jobs.kind
+        AND (d.created_at, d.id) > (jobs.created_at, jobs.id)
+        AND json_extract(d.payload, '$.from_seq') <= json_extract(jobs.payload, '$.to_seq')
+        AND json_extract(d.payload, '$.to_seq') >= json_extract(jobs.payload, '$.from_seq')
+        ORDER BY d.created_at, d.id LIMIT 1)
+    WHERE space IS NOT NULL AND state <> 'done';
+    """,
 ]
 
 
