@@ -57,15 +57,15 @@ def turns(probes: list[list[str]]) -> list[dict[str, Any]]:
     return out
 
 
-def _base_routes() -> Any:
-    """recall.routes as the base commit has it (BASE: its checkout), for named_people as it was."""
-    path = Path(os.environ.get("BASE", "/tmp/wt-ctx-base")) / "src/huiyi/recall/routes.py"
-    spec = importlib.util.spec_from_file_location("base_routes", path)
+def _base(module: str) -> Any:
+    """A module of huiyi as the base commit has it (BASE: its checkout), beside this code's."""
+    path = Path(os.environ.get("BASE", "/tmp/wt-ctx-base")) / "src" / (module.replace(".", "/") + ".py")
+    spec = importlib.util.spec_from_file_location(f"base_{module}", path)
     assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["base_routes"] = module
-    spec.loader.exec_module(module)
-    return module
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = loaded
+    spec.loader.exec_module(loaded)
+    return loaded
 
 
 async def _old_context(
@@ -131,19 +131,20 @@ async def _old_context(
 
 
 def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> None:
-    """``which`` of the cuts undone in the A calls: hop, names, recap, or all; B is this code."""
+    """``which`` of the cuts undone in the A calls: hop, names, mentioned, recap, or all; B is this code."""
     from huiyi.flows import substance
-    from huiyi.recall import routes
+    from huiyi.recall import graph, routes
     from huiyi.text.tokens import content_words
 
-    base = _base_routes()
-    new_names, new_words = routes.named_people, substance.Days.words_of
+    base_names, base_mentioned = _base("huiyi.recall.routes").named_people, _base("huiyi.recall.graph").mentioned
+    new_names, new_words, new_mentioned = routes.named_people, substance.Days.words_of, graph.mentioned
 
     def old_words(self: Any, text: str) -> list[str]:
         return [word.casefold() for word in content_words(text, self.names)]
 
     def call(old: bool, turn: dict[str, Any]) -> str:
-        routes.named_people = base.named_people if old and which in ("names", "all") else new_names
+        routes.named_people = base_names if old and which in ("names", "all") else new_names
+        graph.mentioned = base_mentioned if old and which in ("mentioned", "all") else new_mentioned
         substance.Days.words_of = old_words if old and which in ("recap", "all") else new_words  # type: ignore[method-assign]
         if old and which in ("hop", "all"):
             with memory._calls.call():
@@ -162,9 +163,9 @@ def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> 
 
     wall: dict[bool, list[float]] = {True: [], False: []}
     cpu: dict[bool, list[float]] = {True: [], False: []}
-    for turn in sequence:
+    for n, turn in enumerate(sequence):
         texts = []
-        for old in (True, False):
+        for old in (True, False) if n % 2 else (False, True):  # the first of a pair may meet colder caches
             started, used = time.perf_counter(), time.process_time()
             texts.append(call(old, turn))
             wall[old].append((time.perf_counter() - started) * 1e3)
@@ -177,7 +178,8 @@ def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> 
             f"{name}: wall p50 {statistics.median(w):.3f} p95 {w[p95]:.3f} "
             f"process CPU p50 {statistics.median(c):.3f} p95 {c[p95]:.3f} (n {len(w)})"
         )
-    routes.named_people, substance.Days.words_of = new_names, new_words  # type: ignore[method-assign]
+    routes.named_people, graph.mentioned = new_names, new_mentioned
+    substance.Days.words_of = new_words  # type: ignore[method-assign]
 
 
 def main() -> None:

@@ -3,10 +3,11 @@ memory), beside recall measured in the same loop.
 
 The bench's store holds memories only; a turn's context also reads the chat's log (working memory), its
 latest events (the overview, 前情提要, and the messages they cite), the core blocks and the person. So each
-probed person gets a private chat (``EVENTS`` days folded into one event each, then today's ``CHAT_MESSAGES``
-messages in working memory), a person record and a ``human`` block; one group of ``GROUP_MEMBERS`` of them gets a chat and events of its own; and
-the store's config a core-block folder (a shared persona block and the ``human`` template). All of it is
-written through the store, without embedding: events get a pool line's vector, as the builder's memories do.
+probed person gets a private chat (``EVENTS`` days folded into one event each, then today's
+``CHAT_MESSAGES`` messages in working memory), a person record and a ``human`` block; one group of
+``GROUP_MEMBERS`` of them gets a chat and events of its own; and the store's config a core-block folder (a
+shared persona block and the ``human`` template). All of it is written through the store, without
+embedding: events get a pool line's vector, as the builder's memories do.
 
 Each timed turn asks, in turn, ``Memory.recall`` of the probe's question (limit 10, as recall's figure)
 and ``Memory.context`` with the probe's question as the message and an agent line as the last reply, both

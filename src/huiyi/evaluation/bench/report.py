@@ -156,17 +156,18 @@ def _context(report: dict[str, Any], console: Console) -> None:
     sizes = [size for size in report["recall"] if size.get("context")]
     if not sizes:
         return
-    table = Table(title="context of a turn: Memory.context beside Memory.recall in the same loop, no embedding (ms)")
-    columns = ("size", "chat", "context p50", "p95", "CPU p50", "CPU p95", "recall p50", "p95", "CPU p50", "CPU p95")
-    for name in columns:
+    table = Table(title="context of a turn beside recall, same loop, no embedding (ms; CPU: the process's)")
+    for name in ("size", "chat", "context p50", "p95", "CPU p50", "recall p50", "p95", "CPU p50"):
         table.add_column(name, justify="right")
     for size in sizes:
         for chat, figures in size["context"].items():
             table.add_row(
                 size["label"],
                 chat,
-                *(_ms(figures.get(key, {}).get(q)) for key in ("context", "context_cpu") for q in ("p50", "p95")),
-                *(_ms(figures.get(key, {}).get(q)) for key in ("recall", "recall_cpu") for q in ("p50", "p95")),
+                *(_ms(figures.get(key, {}).get(q)) for key, q in (("context", "p50"), ("context", "p95"))),
+                _ms(figures.get("context_cpu", {}).get("p50")),
+                *(_ms(figures.get(key, {}).get(q)) for key, q in (("recall", "p50"), ("recall", "p95"))),
+                _ms(figures.get("recall_cpu", {}).get("p50")),
             )
     console.print(table)
 
