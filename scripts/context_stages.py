@@ -8,6 +8,7 @@ and every query vector context's recall asks for are kept beside it.
     PYTHONPATH=src python scripts/context_stages.py dump /tmp/store-100k out.txt  # 200 varied turns' texts
     PYTHONPATH=src python scripts/context_stages.py prof /tmp/store-100k 400      # cProfile, every thread
     PYTHONPATH=src python scripts/context_stages.py time /tmp/store-100k 400      # wall/CPU p50, p95
+    BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 all  # base vs this code
 
 ``dump`` of two versions must give identical files when a change is meant to leave the context alone.
 """
