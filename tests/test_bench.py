@@ -216,6 +216,12 @@ def test_report_structure(tiny_report: dict[str, Any]) -> None:
     assert latency["hit_at_10"]["n"] == 6
     assert size["disk"]["bytes"] > 0 and size["disk"]["bytes_per_memory"] > 0
     assert size["peak_rss_mb"] > 0
+    assert set(size["context"]) == {"chat", "group"}  # Memory.context beside recall, in the same loop
+    for figures in size["context"].values():
+        assert set(figures) == {"context", "context_cpu", "recall", "recall_cpu"}
+        for value in figures.values():
+            _check_summary(value)
+            assert value["n"] == 6
     assert "first_recall" not in size
     assert report["scaling"]["with_embed"] == {"200": 1.0}
     ingest = report["ingest"]
@@ -233,6 +239,29 @@ def test_report_renders(tiny_report: dict[str, Any]) -> None:
     text = out.getvalue()
     for title in ("recall with the query embedding", "recall without the embedding", "engine stages", "ingest"):
         assert title in text
+    assert "context of a turn" in text
+
+
+def test_the_context_part_gives_a_turn_every_block_of_its_prompt(tmp_path: Path) -> None:
+    """What context() is timed on: the chat's working memory, its overview, the core blocks, the group's own."""
+    from huiyi.config import Config, EmbedConfig
+    from huiyi.evaluation.bench.build import Probe
+    from huiyi.evaluation.bench.context import GROUP, seed_chats, with_core_blocks
+    from huiyi.memory import Memory
+
+    embedder = HashEmbedder(384)
+    config = with_core_blocks(Config(embed=EmbedConfig(provider="hash", dim=384)), tmp_path / "blocks")
+    pool = Pool.build(VectorCache(embedder, None), 1, 0)
+    who = synthetic.person(0)
+    with Memory(tmp_path / "store", config=config, embedder=embedder) as memory:
+        assert seed_chats(memory, [Probe(who, "我妹妹叫什么", "syn", "family")], pool) == 2
+        chat = memory.context(agent=synthetic.AGENT, person=who.id, message="我妹妹叫什么")
+        group = memory.context(agent=synthetic.AGENT, person=who.id, space=GROUP, message="我妹妹叫什么")
+    for context in (chat, group):
+        assert len(context.working) == 24 and len(context.overview) == 10
+        assert "温柔的画家" in context.text and context.overview[0].text in context.text
+    assert f"{who.name}，说" in chat.text  # the person's own human block
+    assert {m.space for m in chat.working} != {m.space for m in group.working}
 
 
 def test_first_recall_in_a_fresh_process(tmp_path: Path) -> None:

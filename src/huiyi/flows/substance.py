@@ -49,6 +49,7 @@ class Days:
 
     words: dict[date, set[str]] = field(default_factory=dict)
     names: tuple[str, ...] = ()  # who spoke: 木木说 says nothing of a day
+    _cut: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, said: Iterable[tuple[date, str]], names: Iterable[str] = ()) -> Days:
@@ -59,7 +60,10 @@ class Days:
         return days
 
     def words_of(self, text: str) -> list[str]:
-        return [word.casefold() for word in content_words(text, self.names)]
+        # each event's text is cut once per Days (of(), then novelty()); rjieba's words may grow, so not longer
+        if (known := self._cut.get(text)) is None:
+            known = self._cut[text] = [word.casefold() for word in content_words(text, self.names)]
+        return known
 
     def _others(self, day: date) -> list[set[str]]:
         return [words for other, words in self.words.items() if other != day]

@@ -26,6 +26,7 @@ from huiyi.model import (
     MemoryKind,
     Message,
     MessageIn,
+    Scope,
 )
 from huiyi.store.base import MemoryFilter, Writes
 from huiyi.store.pages import JobMark
@@ -346,10 +347,14 @@ class Ingest(Care):
         routine of every day, not the agent's lines alone), oldest first; with ``now``, as of then (a replay,
         the debugger at a chosen time): events said after it are not known yet."""
         scope = _chat_of(agent, person, space)
-        where = MemoryFilter(kinds=(MemoryKind.EVENT,), said_by=self.wall(now))
+        return await self._read(self._overview, agent, scope, self.wall(now))
+
+    def _overview(self, agent: str, scope: Scope, said_by: datetime | None) -> list[MemoryItem]:
+        """:meth:`overview` of one conversation, on the calling thread."""
+        where = MemoryFilter(kinds=(MemoryKind.EVENT,), said_by=said_by)
         size = self.config.overview.size
-        latest = await self._read(self.store.find_memories, [scope], where, size * RECAP_DEPTH)
+        latest = self.store.find_memories([scope], where, size * RECAP_DEPTH)
         cited = list(dict.fromkeys(source for item in latest for source in item.sources))
-        said = await self._read(self.store.get_messages, agent, cited) if cited else []
+        said = self.store.get_messages(agent, cited) if cited else []
         by_agent = {m.id: m.role == "assistant" for m in said}  # an LLM's 祈煜叮嘱…
         return recap(latest, agent, size, by_agent, self._tz)

@@ -324,8 +324,11 @@ class Items(Indexing):
 
     async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
         """The core blocks in the prompt of ``agent`` talking with ``person``: shared, the agent's, the person's."""
+        return await self._read(self._core_blocks, agent, person)
+
+    def _core_blocks(self, agent: str, person: str | None) -> list[CoreBlock]:
         _visible(agent, person, None)  # ids as every other call checks them: a person block is keyed by them
-        return await self._read(self.core_memory.blocks, agent, person)
+        return self.core_memory.blocks(agent, person)
 
     async def core_block_append(self, label: str, text: str, *, agent: str, person: str | None = None) -> CoreBlock:
         """Add a line to a core block the caller owns: the person's own (``human``), or the agent's if allowed."""

@@ -187,17 +187,51 @@ class Recall(Ingest):
         of :mod:`huiyi.recall.budget`.
         """
         budget = check_budget(self.config.context.max_chars if max_chars is None else max_chars)
+        return await self._read(
+            self.context_blocking,
+            agent=agent,
+            person=person,
+            space=space,
+            message=message,
+            last_reply=last_reply,
+            limit=limit,
+            shown=shown,
+            now=now,
+            recipe=recipe,
+            explain=explain,
+            max_chars=budget,
+        )
+
+    def context_blocking(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        message: str = "",
+        last_reply: str = "",
+        limit: int | None = None,
+        shown: Sequence[str] = (),
+        now: datetime | None = None,
+        recipe: RecallRecipe | str | None = None,
+        explain: bool = False,
+        max_chars: int | None = None,
+    ) -> Context:
+        """``context`` on the calling thread: its reads one after the other, without a hop to a read thread
+        and back for each (the synchronous face runs it on the caller's thread, as recall; issue 15)."""
+        self._check_open()
+        budget = check_budget(self.config.context.max_chars if max_chars is None else max_chars)
         now = self.wall(now)
-        space_id = _chat_of(agent, person, space).space_id
-        recent = await self._read(fold.working_memory, self.store, agent, space_id, self.config)
-        overview = await self.overview(agent=agent, person=person, space=space, now=now)
+        chat = _chat_of(agent, person, space)
+        recent = fold.working_memory(self.store, agent, chat.space_id, self.config)
+        overview = self._overview(agent, chat, self.wall(now))
         if not isinstance(message, str) or not isinstance(last_reply, str):
             raise InvalidInput("message and last_reply are texts")
         query = "\n".join(part for part in (last_reply, message) if part.strip())
         recalled = None
         items: list[MemoryItem] = []
         if query:
-            recalled = await self.recall(
+            recalled = self.recall_blocking(
                 query[-self.config.recall.max_query_chars :],
                 agent=agent,
                 person=person,
@@ -207,15 +241,15 @@ class Recall(Ingest):
                 recipe=recipe,
                 explain=explain,
             )
-            items = await self._read(self.store.get_memories, agent, [hit.id for hit in recalled.hits])
-        known = await self._read(self.store.get_person, agent, person) if person else None
+            items = self.store.get_memories(agent, [hit.id for hit in recalled.hits])
+        known = self.store.get_person(agent, person) if person else None
         history = set(recalled.info.get("superseded", ())) if recalled else set()  # an older value (recall.current)
         parts = ContextParts(
             agent=agent,
             person=person,
             now=now or self.now(),
             language=self.config.language,
-            core_blocks=await self.core_blocks_for(agent=agent, person=person),
+            core_blocks=self._core_blocks(agent, person),
             overview=overview,
             facts=[
                 item

@@ -21,7 +21,7 @@ from huiyi.config.recall import RecallRecipe
 from huiyi.errors import StoreError
 from huiyi.flows.extract import Extractor
 from huiyi.memory.async_memory import AsyncMemory
-from huiyi.memory.common import MessageLike
+from huiyi.memory.common import Context, MessageLike
 from huiyi.memory.pages import walk_blocking
 from huiyi.model import Entity, Job, JobState, MemoryItem, MemoryKind, Message, RecallResult
 from huiyi.providers.embed import Embedder
@@ -229,7 +229,39 @@ class Memory:
     messages = _blocking(AsyncMemory.messages)
     memories = _blocking(AsyncMemory.memories)
     memories_page = _blocking(AsyncMemory.memories_page)
-    context = _blocking(AsyncMemory.context)
+
+    def context(
+        self,
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+        message: str = "",
+        last_reply: str = "",
+        limit: int | None = None,
+        shown: Sequence[str] = (),
+        now: datetime | None = None,
+        recipe: RecallRecipe | str | None = None,
+        explain: bool = False,
+        max_chars: int | None = None,
+    ) -> Context:
+        # on the caller's thread, as recall: no hop to the loop and to a read thread per read (issue 15)
+        with self._calls.call():
+            return self.core.context_blocking(
+                agent=agent,
+                person=person,
+                space=space,
+                message=message,
+                last_reply=last_reply,
+                limit=limit,
+                shown=shown,
+                now=now,
+                recipe=recipe,
+                explain=explain,
+                max_chars=max_chars,
+            )
+
+    context.__doc__ = AsyncMemory.context.__doc__
     feedback = _blocking(AsyncMemory.feedback)
     expand = _blocking(AsyncMemory.expand)
     consolidate = _blocking(AsyncMemory.consolidate)

@@ -39,6 +39,8 @@ def mentioned(entities: Sequence[Entity], text: str) -> list[Entity]:
     taken: list[tuple[int, int]] = []
     found: dict[str, Entity] = {}
     for name, entity in names:
+        if name not in lowered:  # most names are not in the text: no pattern to build and run for them
+            continue
         # a Latin name ends where Latin letters and digits do: “NekoChan下礼拜六” names NekoChan, though
         # \b sees no boundary between n and 下
         pattern = re.escape(name) if tokens.has_cjk(name) else rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"

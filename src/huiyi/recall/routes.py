@@ -14,6 +14,7 @@ added to the fused candidates by weight are listed in :data:`LATE_ROUTES`.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import weakref
@@ -192,18 +193,41 @@ def named_people(ask: Ask) -> list[str]:
     """Every name of each person the query names, the caller excluded (苏霓 and 霓霓): the scopes' person
     entities (客体; a place or thing is no speaker), and the persons with the aliases a user set."""
     entities = [e for e in scope_entities(ask.store, ask.scopes) if e.type is EntityType.OBJECT]
-    persons = [
-        Entity(scope=ask.scopes[0], name=p.id, aliases=[n for n in (p.name, *p.aliases) if n and n != p.id])
-        for p in ask.store.list_persons(ask.agent)
-        if p.name or p.aliases
-    ]
+    known = tuple((p.id, (p.name, *p.aliases)) for p in ask.store.list_persons(ask.agent) if p.name or p.aliases)
+    persons = _person_entities(ask.scopes[0], known)
     # persons apart: a stray entity of one name (霓霓, not yet merged) must not hide the person it names
     found = [*links.mentioned(persons, ask.query), *links.mentioned(entities, ask.query)]
     # a nickname no one taught (川哥, 桐桐) names them too, also beside their name (好几天没见顾哥冒泡了 /
     # 顾北辰这趟…): left in the keyword query it matches every line that calls them so
-    found += links.mentioned(_nicknamed([*persons, *entities]), ask.query)
+    found += links.mentioned(_nicknamed_of(ask.scopes[0], known, entities), ask.query)
     named = [e for e in found if not set(e.names) & set(ask.drop)]
     return list(dict.fromkeys(n for e in named for n in e.names))
+
+
+@functools.lru_cache(maxsize=64)
+def _person_entities(scope: Scope, persons: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[Entity, ...]:
+    """The agent's persons as entities of ``scope``, made once per list of persons (every recall asks; a
+    group's hundreds of members cost milliseconds to make again)."""
+    return tuple(Entity(scope=scope, name=id_, aliases=[n for n in names if n and n != id_]) for id_, names in persons)
+
+
+_NICKNAMED: dict[tuple[Scope, tuple[Any, ...], tuple[Any, ...]], list[Entity]] = {}
+_NICKNAMED_LOCK = threading.Lock()
+
+
+def _nicknamed_of(scope: Scope, known: tuple[tuple[str, tuple[str, ...]], ...], entities: list[Entity]) -> list[Entity]:
+    """:func:`_nicknamed` of the persons ``known`` (as :func:`_person_entities` makes them) and the scopes'
+    entities, kept for the latest few such lists."""
+    key = (scope, known, tuple((e.id, tuple(e.names)) for e in entities))
+    with _NICKNAMED_LOCK:
+        found = _NICKNAMED.get(key)
+    if found is None:
+        found = _nicknamed([*_person_entities(scope, known), *entities])
+        with _NICKNAMED_LOCK:
+            if len(_NICKNAMED) >= 64:
+                _NICKNAMED.pop(next(iter(_NICKNAMED)))
+            _NICKNAMED[key] = found
+    return found
 
 
 def _nicknamed(people: Sequence[Entity]) -> list[Entity]:

@@ -33,6 +33,7 @@ from huiyi.config import Config
 from huiyi.evaluation import synthetic
 from huiyi.evaluation.bench import stats as bench_stats
 from huiyi.evaluation.bench.build import Pool, Probe, VectorCache, build_store, describe
+from huiyi.evaluation.bench.context import context_latencies, seed_chats, with_core_blocks
 from huiyi.evaluation.bench.goals import serving_rss
 from huiyi.memory import Memory
 from huiyi.model import Scope
@@ -46,12 +47,14 @@ Say = Callable[[str], None]
 
 
 class SwitchEmbedder:
-    """The live embedder, or (``precomputed = True``) vectors looked up by query text."""
+    """The live embedder, or (``precomputed = True``) vectors looked up by query text; with ``remember``
+    the live embedder's vectors are kept to be looked up later (the texts context's recall asks for)."""
 
     def __init__(self, inner: Embedder, queries: dict[str, Vectors] | None = None) -> None:
         self.inner = inner
         self.queries: dict[str, Vectors] = queries or {}
         self.precomputed = False
+        self.remember = False
 
     @property
     def name(self) -> str:
@@ -64,7 +67,10 @@ class SwitchEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         if self.precomputed:
             return np.stack([self.queries[t] for t in texts]).astype(np.float32)
-        return self.inner.embed_queries(texts)
+        vectors = self.inner.embed_queries(texts)
+        if self.remember:
+            self.queries.update(zip(texts, vectors, strict=True))
+        return vectors
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         return self.inner.embed_passages(texts)
@@ -262,7 +268,8 @@ def _bench_size(
     agent = synthetic.AGENT
     store_name = pg.name if pg else "sqlite"
     switch = SwitchEmbedder(embedder)
-    memory = Memory(location, config=config, embedder=switch)
+    blocks = Path(tempfile.mkdtemp(prefix="huiyi-bench-blocks-"))  # the core blocks context() shows
+    memory = Memory(location, config=with_core_blocks(config, blocks), embedder=switch)
     report: dict[str, Any] = {"size": size, "label": size_label(size), "scope": scope_size, "backend": store_name}
     probes: list[Probe] = []
     try:
@@ -312,8 +319,13 @@ def _bench_size(
             # no cold runs: every scope is loaded by now
             tidied["latency"] = _latencies(memory, switch, probes, agent, config, floors, n_queries, 0)
             report["after_maintenance"] = tidied
+        # last, so the recall figures above are of the store as built: this adds chats and their events
+        say(f"{size_label(size)} {store_name}: the context of a turn, in a chat and in a group")
+        seed_chats(memory, probes, pool, agent, seed)
+        report["context"] = context_latencies(memory, switch, probes, n_queries, agent)
     finally:
         memory.close()
+        shutil.rmtree(blocks, ignore_errors=True)
     count = report.get("build", {}).get("memories", 0) or 1
     if pg is not None and isinstance(location, str):
         report["disk"] = pg.disk(location, count)

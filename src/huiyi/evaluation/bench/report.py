@@ -29,6 +29,7 @@ def _rate(value: Any) -> str:
 def render(report: dict[str, Any], console: Console) -> None:
     if report.get("recall"):
         _latency(report, console)
+        _context(report, console)
         _stages(report, console)
         _store(report, console)
     if report.get("keyword"):
@@ -148,6 +149,27 @@ def _latency(report: dict[str, Any], console: Console) -> None:
             for label in scaling.get("with_embed", {})
         ]
         console.print(f"[dim]p50 vs {scaling.get('baseline_size')} (with / without embed): {', '.join(parts)}[/dim]")
+
+
+def _context(report: dict[str, Any], console: Console) -> None:
+    """Memory.context of a turn beside Memory.recall in the same loop, both without the embedding."""
+    sizes = [size for size in report["recall"] if size.get("context")]
+    if not sizes:
+        return
+    table = Table(title="context of a turn beside recall, same loop, no embedding (ms; CPU: the process's)")
+    for name in ("size", "chat", "context p50", "p95", "CPU p50", "recall p50", "p95", "CPU p50"):
+        table.add_column(name, justify="right")
+    for size in sizes:
+        for chat, figures in size["context"].items():
+            table.add_row(
+                size["label"],
+                chat,
+                *(_ms(figures.get(key, {}).get(q)) for key, q in (("context", "p50"), ("context", "p95"))),
+                _ms(figures.get("context_cpu", {}).get("p50")),
+                *(_ms(figures.get(key, {}).get(q)) for key, q in (("recall", "p50"), ("recall", "p95"))),
+                _ms(figures.get("recall_cpu", {}).get("p50")),
+            )
+    console.print(table)
 
 
 def _stages(report: dict[str, Any], console: Console) -> None:

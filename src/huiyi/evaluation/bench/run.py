@@ -9,7 +9,9 @@ One run, one process, one report (a dict, printed as tables or JSON):
   each): p50/p95/p99 of ``Memory.recall`` with the query embedding and without it, cold and warm,
   against the bare embedder and a brute-force numpy scan measured in the same loop; the time each
   stage took; hit rate of planted facts; bytes on disk per memory; resident memory; the time a fresh
-  process takes from start to its first recall (see ``bench.recall``, ``bench.build``).
+  process takes from start to its first recall (see ``bench.recall``, ``bench.build``); and last,
+  ``Memory.context`` of a turn in a chat and in a group, beside recall in the same loop, both
+  without the embedding (see ``bench.context``).
 - **ingest**: messages durably accepted per second apart from indexing, and indexing throughput as a
   share of the bare embedder's on the same texts (see ``bench.ingest``).
 - **load**: recall p50/p95 idle and while writer threads add messages steadily, in one process, and
