@@ -150,6 +150,23 @@ def test_a_cut_never_parts_a_character_from_its_marks(text: str) -> None:
     assert text.startswith(head) and text.endswith(tail)
 
 
+@pytest.mark.parametrize(
+    "flood",
+    [
+        "Z" + "\u0301" * 50_000,  # one letter under fifty thousand accents ("Zalgo" text)
+        "x\u200d" * 25_000,  # every character joined to the next
+        "👍" + "\U0001f3fb" * 30_000,  # skin tones with nothing to tone
+    ],
+)
+def test_a_flood_of_marks_is_cut_all_the_same(flood: str) -> None:
+    cut = cut_text(flood, 100, lambda n: "<cut>")
+    assert len(cut) <= 105 and flood.startswith(cut.split("<cut>")[0])
+    working = [turn(0, "你好"), turn(1, "嗯"), turn(2, flood), turn(3, "好"), turn(4, "最后一句")]
+    parts = ContextParts(agent="祈煜", person="木木", now=NOW, working=working)
+    rendered = render_within(parts, ZH, 2_000)
+    assert len(rendered.text) <= 2_000 and rendered.text.endswith("木木: 最后一句")
+
+
 def test_english_marks_what_it_left_out() -> None:
     parts = ContextParts(
         agent="Ava",

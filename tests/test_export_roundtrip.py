@@ -202,3 +202,26 @@ def test_a_link_to_a_chunk_reaches_the_rebuilt_chunk_of_its_own_scope_only(tmp_p
             assert len(await target.links([note.id], agent=AGENT)) == 1
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("first", ["g0", "gone"])
+def test_a_working_line_naming_no_message_of_its_chat_is_refused_before_any_write(first: str, tmp_path: Path) -> None:
+    """A hand-edited working line that names another chat's message (or none in the file) made every message
+    of its chat history: nothing left in working memory and nothing extracted, without a word."""
+    chat = {"agent": AGENT, "person": "木木"}
+    lines: list[dict[str, Any]] = [{"type": "export", "version": 3, **chat}]
+    lines += [
+        {"type": "message", **chat, "text": f"第{n}句", "id": f"mu{n}", "time": f"2025-06-01T20:0{n}:00"}
+        for n in range(3)
+    ]
+    lines += [{"type": "message", "agent": AGENT, "space": "读书会", "speaker": "苏霓", "text": "读书", "id": "g0"}]
+    lines += [{"type": "working", **chat, "first": first}]
+    text = "\n".join(json.dumps(line, ensure_ascii=False) for line in lines)
+
+    async def run() -> None:
+        async with open_memory("sqlite", tmp_path / "st") as memory:
+            with pytest.raises(InvalidInput, match=f"working line of person:木木 names message '{first}'"):
+                await apply_plan(memory, read_text(text, "edited.jsonl", None, None, None, []))
+            assert await memory.messages(["mu0", "g0"], agent=AGENT) == []
+
+    asyncio.run(run())

@@ -44,6 +44,12 @@ async def check_plan(memory: AsyncMemory, plan: Plan) -> None:
         for message in batch.messages:
             if message.get("id"):
                 _claim(messages, batch.agent, str(message["id"]), tag, "message")
+    for (agent, tag), first in plan.working.items():
+        if first is not None and messages.get((agent, first)) != tag:  # else the whole chat came in as history
+            raise InvalidInput(
+                f"the working line of {tag} names message {first!r}, which is no message of that chat in the file; "
+                "nothing was imported"
+            )
     memories: dict[tuple[str, str], str] = {}
     for agent, line in plan.memories:
         if line.id and line.kind is not MemoryKind.CHUNK:  # chunks are rebuilt from messages, not written

@@ -15,7 +15,8 @@ Core blocks are never cut or dropped (seed 002 §3.6: always in context), nor ar
 the top recalled memory. A context whose core blocks alone pass the budget comes back over it, with a
 warning in the log. Texts are cut before they are rendered, so a cut never falls inside a speaker's
 prefix or a template's words; it falls between characters, never inside a character's combining marks
-or an emoji's joined sequence.
+or an emoji's joined sequence — unless that run passes ``LONGEST_CLUSTER`` characters (a flood of marks
+a hostile text can hold), which is cut where it falls.
 """
 
 from __future__ import annotations
@@ -29,13 +30,15 @@ from huiyi.errors import InvalidInput
 from huiyi.model import MemoryItem, Message
 from huiyi.recall.render import ContextParts, Dropped, RenderedContext, Templates, _by_time, render
 
-__all__ = ["LATEST_TURNS", "MIN_CUT", "check_budget", "cut_text", "render_within"]
+__all__ = ["LATEST_TURNS", "LONGEST_CLUSTER", "MIN_CUT", "check_budget", "cut_text", "render_within"]
 
 log = logging.getLogger(__name__)
 
 LATEST_TURNS = 4  # never dropped: the person's latest message and the three turns before it
 MIN_CUT = 60  # a cut text keeps at least this many characters of its head and tail
 _MOST = 2**31 - 1
+# Unicode's stream-safe text holds at most 30 marks in a row: a longer run is no character to keep whole
+LONGEST_CLUSTER = 32
 _OVER = "over the context budget (context.max_chars)"
 
 
@@ -59,7 +62,10 @@ def _joined(text: str, at: int) -> bool:
 
 
 def _boundary(text: str, at: int) -> int:
+    start = at
     while 0 < at < len(text) and _joined(text, at):
+        if start - at >= LONGEST_CLUSTER:
+            return start
         at -= 1
     return at
 
