@@ -1,4 +1,5 @@
-"""The README and docs/ as a new developer copies them: every Python block runs as a script."""
+"""The README and docs/ as a new developer copies them: every Python block runs as a script, and the CLI's
+command list is the app's."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from huiyi.faces.cli import app
 
 ROOT = Path(__file__).parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -24,3 +27,13 @@ def python_blocks() -> list[tuple[str, str]]:
 def test_python_block_compiles_as_a_script(name: str, source: str) -> None:
     # a block pasted into a file must run there: top-level await or async with is a SyntaxError outside a REPL
     compile(source, name, "exec")
+
+
+def test_cli_list_names_every_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = re.search(r"^`huiyi (demo \|[^`]*)`", readme, re.M | re.S)
+    assert listed, "the README's CLI section lists the commands as `huiyi demo | serve | …`"
+    names = {name.strip() for name in listed.group(1).split("|")}
+    commands = {command.name for command in app.registered_commands}
+    groups = {group.name for group in app.registered_groups}
+    assert names == commands | groups
