@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from huiyi.faces.cli import app
+from huiyi.store.sqlite.schema import MIGRATIONS
 
 ROOT = Path(__file__).parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -37,3 +38,10 @@ def test_cli_list_names_every_command() -> None:
     commands = {command.name for command in app.registered_commands}
     groups = {group.name for group in app.registered_groups}
     assert names == commands | groups
+
+
+def test_health_example_names_this_schema_version() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r'"schema_version":(\d+)', readme)
+    assert shown, "the README's HTTP session shows /health"
+    assert int(shown.group(1)) == len(MIGRATIONS)
