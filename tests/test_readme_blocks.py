@@ -45,3 +45,11 @@ def test_health_example_names_this_schema_version() -> None:
     shown = re.search(r'"schema_version":(\d+)', readme)
     assert shown, "the README's HTTP session shows /health"
     assert int(shown.group(1)) == len(MIGRATIONS)
+
+
+def test_layout_names_every_face() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## Layout") : readme.index("## Development")]
+    faces = ROOT / "src" / "huiyi" / "faces"
+    modules = {path.stem for path in faces.glob("*.py") if path.stem != "__init__"}
+    assert {name for name in modules if not re.search(rf"\b{name}\b", layout)} == set()
