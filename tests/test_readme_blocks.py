@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from huiyi import Memory
+from huiyi.client import Client
 from huiyi.faces.cli import app
 from huiyi.store.sqlite.schema import MIGRATIONS
 
@@ -53,3 +55,11 @@ def test_layout_names_every_face() -> None:
     faces = ROOT / "src" / "huiyi" / "faces"
     modules = {path.stem for path in faces.glob("*.py") if path.stem != "__init__"}
     assert {name for name in modules if not re.search(rf"\b{name}\b", layout)} == set()
+
+
+def test_client_section_names_every_shared_method() -> None:
+    # the Python client is sold as Memory's methods over HTTP: each it shares with Memory should be named
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Clients") : readme.index("**TypeScript**")]
+    shared = {name for name in dir(Client) if not name.startswith("_") and hasattr(Memory, name)} - {"close"}
+    assert {name for name in shared if not re.search(rf"\b{name}\b", section)} == set()
