@@ -163,3 +163,14 @@ def test_a_model_that_keeps_calling_memory_tools_is_made_to_answer(with_tools: L
     sent = with_tools.upstream.chat_requests
     assert len(sent) == 5 and sent[-1].json["tool_choice"] == "none"
     assert all("tool_choice" not in request.json for request in sent[:-1])
+
+
+@pytest.mark.parametrize(
+    ("user", "headers"),
+    [("木\u200b木", {}), (" 木木", {}), ("木木", {"x-huiyi-person": "%E2%80%AE%E6%9C%A8"}), ("e\u0301", {})],
+)
+def test_a_name_refused_as_an_id_anywhere_is_refused_by_the_proxy(user: str, headers: dict[str, str]) -> None:
+    # README: the proxy refuses what every face refuses as an id (invisible marks, padding, not NFC)
+    body = {"model": "m", "user": user, "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(InvalidInput):
+        read_turn(body, headers, CONFIG)
