@@ -227,3 +227,18 @@ def test_every_face_takes_a_budget(tmp_path: Path, hash_embedder: Embedder) -> N
         assert len(client.context(**who, message="你好", max_chars=2_000).text) <= 2_000
         assert client.context(**who, message="你好", max_chars=0).text == unbounded
     asyncio.run(core.close())
+
+
+def test_in_a_busy_group_the_message_being_answered_is_never_trimmed(tmp_path: Path, hash_embedder: Embedder) -> None:
+    """The latest turns are kept, but in a group five others may speak after the member the bot answers:
+    a budget that kept only those pushed the question itself out of the prompt."""
+    config = Config(worker={"enabled": False})
+    with Memory(tmp_path, embedder=hash_embedder, config=config) as memory:
+        chatter = [{"speaker": f"u{n % 7}", "text": f"第{n}条闲聊，今天天气不错，大家都在摸鱼。"} for n in range(20)]
+        question = {"speaker": "木木", "text": "祈煜，你还记得我上次说想去哪里旅行吗？"}
+        after = [{"speaker": f"v{n}", "text": f"+{n}"} for n in range(5)]
+        memory.add([*chatter, question, *after], agent="祈煜", space="g1")
+        # room for the question and the latest four turns, not for the one between them
+        asked = memory.context(agent="祈煜", space="g1", message=question["text"], max_chars=95).text
+        turns = asked.split("对话上下文：")[1]
+        assert f"木木: {question['text']}" in turns and len(asked) <= 95

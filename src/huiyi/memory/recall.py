@@ -260,6 +260,7 @@ class Recall(Ingest):
             working=recent,
             person_names=[known.name, *known.aliases] if known and known.name else [],
             shown_elsewhere=frozenset(m.id for m in recent if m.text in set(shown)),
+            answering=next((m.id for m in reversed(recent) if message.strip() and m.text == message), None),
             zone=self._tz,
             ranking=[hit.id for hit in recalled.hits] if recalled else [],
         )

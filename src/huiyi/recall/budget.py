@@ -5,7 +5,8 @@ A context over its budget is rendered again with less in it, each step only whil
 1. every over-long text (a working-memory message, a recalled memory, an overview event) keeps its head
    and tail around a marked cut (template ``cut``): the longest are cut only as far as needed, none to
    less than a tenth of the budget;
-2. the oldest working-memory turns go, all but the latest ``LATEST_TURNS``; a line (template ``earlier``)
+2. the oldest working-memory turns go, all but the latest ``LATEST_TURNS`` and the turn being answered
+   (``ContextParts.answering``: in a busy group others may speak after it); a line (template ``earlier``)
    says how many;
 3. recalled memories go, lowest-ranked first, all but the top one;
 4. overview events go, oldest first;
@@ -94,8 +95,10 @@ class _Fitter:
         self.parts, self.t, self.max_chars = parts, templates, max_chars
         shown = parts.shown_elsewhere
         # turns another part of the prompt shows render nothing and stay, for de-duplication
-        self.turns = [m.id for m in parts.working if m.id not in shown]
-        self.droppable_turns = max(0, len(self.turns) - LATEST_TURNS)
+        turns = [m.id for m in parts.working if m.id not in shown]
+        # oldest first; in a busy group more than the latest turns may follow the one being answered
+        self.turns = [t for t in turns[: max(0, len(turns) - LATEST_TURNS)] if t != parts.answering]
+        self.droppable_turns = len(self.turns)
         present = {item.id for item in (*parts.facts, *parts.events)}
         order = [*parts.ranking, *(item.id for item in (*parts.facts, *parts.events))]
         self.ranked = [i for i in dict.fromkeys(order) if i in present]

@@ -240,6 +240,7 @@ class ContextParts:
     zone: tzinfo = UTC  # whose wall clock ``now`` and the memories' times are; ``created_at`` is UTC
     ranking: Sequence[str] = ()  # recalled ids, best first: the context budget drops from the end
     earlier_turns: int = 0  # working-memory turns before ``working`` the context budget left out
+    answering: str | None = None  # the working-memory turn being answered, which the budget never drops
 
 
 @dataclass(frozen=True)
