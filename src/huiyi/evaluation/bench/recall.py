@@ -319,13 +319,8 @@ def _bench_size(
             # no cold runs: every scope is loaded by now
             tidied["latency"] = _latencies(memory, switch, probes, agent, config, floors, n_queries, 0)
             report["after_maintenance"] = tidied
-        # last, so the recall figures above are of the store as built: this adds chats and their events
-        say(f"{size_label(size)} {store_name}: the context of a turn, in a chat and in a group")
-        seed_chats(memory, probes, pool, agent, seed)
-        report["context"] = context_latencies(memory, switch, probes, n_queries, agent)
     finally:
         memory.close()
-        shutil.rmtree(blocks, ignore_errors=True)
     count = report.get("build", {}).get("memories", 0) or 1
     if pg is not None and isinstance(location, str):
         report["disk"] = pg.disk(location, count)
@@ -370,6 +365,16 @@ def _bench_size(
     if startup_runs and probes and pg is None:
         say(f"{size_label(size)} {store_name}: peak RSS of a fresh process recalling in every scope")
         report["serving"] = serving_rss(location, agent, [(p.person.id, p.query) for p in probes], child_env)
+    # last, so every figure above is of the store as built (the start-up and serving ones too): this adds
+    # chats and their events
+    say(f"{size_label(size)} {store_name}: the context of a turn, in a chat and in a group")
+    memory = Memory(location, config=with_core_blocks(config, blocks), embedder=switch)
+    try:
+        seed_chats(memory, probes, pool, agent, seed)
+        report["context"] = context_latencies(memory, switch, probes, n_queries, agent)
+    finally:
+        memory.close()
+        shutil.rmtree(blocks, ignore_errors=True)
     if pg is not None:
         if keep and pg.server is None and isinstance(location, str):
             report["store"] = location
