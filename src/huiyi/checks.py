@@ -140,8 +140,8 @@ def check_data(data: dict[str, object]) -> None:
         raise ValueError(f"memory data: space is a conversation's id, a text, not {space!r}"[:200])
 
 
-MAX_DATA_DEPTH = 32  # as deep as the HTTP face lets a body nest (faces.http_guard.MAX_DEPTH)
-_INT64 = 2**63
+MAX_DATA_DEPTH = 32  # how deep a memory's data, and an HTTP body (faces.http_guard), may nest
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what both stores keep as an integer
 
 
 def check_json(value: object, what: str) -> None:
@@ -155,7 +155,7 @@ def check_json(value: object, what: str) -> None:
             if isinstance(item, str):
                 check_storable(item, where)
         elif isinstance(item, int):
-            if not -_INT64 <= item < _INT64:
+            if not INT64_MIN <= item <= INT64_MAX:
                 raise ValueError(f"{where} is {item}, past a 64-bit integer")
         elif isinstance(item, float):
             if item != item or item in (float("inf"), float("-inf")):

@@ -18,9 +18,10 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from huiyi.faces.http_models import INT64_MAX, INT64_MIN, error_responses
+from huiyi.checks import INT64_MAX, INT64_MIN, MAX_DATA_DEPTH
+from huiyi.faces.http_models import error_responses
 
-MAX_DEPTH = 32
+MAX_DEPTH = MAX_DATA_DEPTH  # one bound for a body and for a memory's data given in Python
 _INT64_DIGITS = 19
 
 

@@ -9,11 +9,10 @@ from fastapi import Query
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from huiyi.checks import TimeIn
+from huiyi.checks import INT64_MAX, INT64_MIN, TimeIn
 from huiyi.memory.pages import CURSOR_CHARS
 from huiyi.model import FactKind, MemoryItem, MemoryKind, Message, MessageIn
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 OUT_OF_RANGE = "int64_range"  # the HTTP face answers 400 to this error: no store could take the value
 
 
