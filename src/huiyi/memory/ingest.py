@@ -191,13 +191,14 @@ class Ingest(Care):
     ) -> list[Job]:
         """Fold all of a space's working memory now (call it on a scene change, or before a pause).
 
-        Returns the space's fold jobs that this call planned, queued again (a fold that failed for good
-        and is planned again is retried) or found still pending or running; [] when nothing is left to
-        fold. With ``wait`` they run before this returns, as far as this process can run them, and each
-        is returned as it then stands: one whose ``state`` is not ``DONE`` is what could not be done —
-        ``FAILED`` (``last_error`` says why; ``retry_job`` queues it again), ``PENDING`` (it failed and is
-        retried at ``run_after``) or ``RUNNING`` (another process's worker holds it, or this process's
-        was still at it after ``worker.wait_seconds``). Without ``wait`` the background worker takes them.
+        Returns the space's fold jobs that this call planned, queued again (a fold of the space that
+        failed for good is retried, unless a fold still to run takes its messages) or found still pending
+        or running; [] when nothing is left to fold. With ``wait`` they run before this returns, as far
+        as this process can run them, and each is returned as it then stands: one whose ``state`` is not
+        ``DONE`` is what could not be done — ``FAILED`` (``last_error`` says why; ``retry_job`` queues it
+        again), ``PENDING`` (it failed and is retried at ``run_after``) or ``RUNNING`` (another process's
+        worker holds it, or this process's was still at it after ``worker.wait_seconds``). Without
+        ``wait`` the background worker takes them.
         """
         space_id = _chat_of(agent, person, space).space_id
         await self._behind_done()  # the folds adds planned behind them first
