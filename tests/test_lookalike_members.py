@@ -56,3 +56,12 @@ def test_the_plainest_name_keeps_its_form_and_a_mark_is_no_other_members_name() 
     # a member literally named "Alice (2)" keeps it; the look-alike takes the next number
     assert marks([CYRILLIC_ALICE, "Alice (2)", "Alice"], agent="bot") == {CYRILLIC_ALICE: f"{CYRILLIC_ALICE} (3)"}
     assert marks(["Alice", "Alicia", "bot"], agent="bot") == {}
+
+
+def test_a_fact_said_of_one_member_is_never_filed_under_a_member_named_alike(tmp_path: Path) -> None:
+    with _open(tmp_path) as memory:
+        _say(memory, [("Bob", "我喜欢猫"), ("bob", "我喜欢狗"), ("阿杰", "bob是护士"), ("阿杰", "Bob是老师")])
+        memory.flush(agent="bot", space="g", wait=True)
+        facts = {item.text: item.fact.subject for item in memory.memories(agent="bot", space="g") if item.fact.subject}
+        assert facts["bob是护士"] == "bob" and facts["Bob是老师"] == "Bob"
+        assert facts["bob喜欢狗"] == "bob" and facts["Bob喜欢猫"] == "Bob"
