@@ -113,7 +113,10 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
         for i, m in enumerate(messages)
         if i > last_assistant and m.get("role") == "user" and _text(m.get("content"))
     ]
-    named = [_checked(m["name"], "a user message's 'name'") if m.get("name") else None for _, m in trailing]
+    named = [
+        _checked(m["name"], "a user message's 'name' as a speaker", check_id) if m.get("name") else None
+        for _, m in trailing
+    ]
     header = _header(headers, "x-huiyi-speaker")  # who says every line of this request, when the bot knows
     speaker = header or next((n for n in reversed(named) if n), None)
     if space:
