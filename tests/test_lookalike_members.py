@@ -65,3 +65,26 @@ def test_a_fact_said_of_one_member_is_never_filed_under_a_member_named_alike(tmp
         facts = {item.text: item.fact.subject for item in memory.memories(agent="bot", space="g") if item.fact.subject}
         assert facts["bob是护士"] == "bob" and facts["Bob是老师"] == "Bob"
         assert facts["bob喜欢狗"] == "bob" and facts["Bob喜欢猫"] == "Bob"
+
+
+def test_members_whose_names_fold_alike_keep_their_own_entities_and_nicknames(tmp_path: Path) -> None:
+    """``Bob`` and ``bob`` (or ``小雨`` and ``⼩雨``) are two ids: bob's 叫我老K names bob, never Bob, in this
+    fold, a later one, and after consolidation, which merges entities by a normalised name."""
+    for first, second in (("Bob", "bob"), ("小雨", KANGXI_XIAOYU)):
+        with _open(tmp_path / first) as memory:
+            _say(memory, [(first, "我喜欢猫"), (second, "以后叫我老K"), ("阿杰", "哈哈")])
+            memory.flush(agent="bot", space="g", wait=True)
+            memory.add([{"id": "n1", "speaker": second, "text": "我住在北京"}], agent="bot", space="g")
+            memory.add([{"id": "n2", "speaker": first, "text": "大家都叫我小B"}], agent="bot", space="g")
+            memory.flush(agent="bot", space="g", wait=True)
+            memory.consolidate(agent="bot", space="g")
+            aliases = {e.name: e.aliases for e in memory.entities(agent="bot", space="g")}
+            assert "老K" in aliases[second] and "老K" not in aliases[first], aliases
+
+
+def test_forgetting_bob_takes_his_nickname_and_leaves_bobs_entity(tmp_path: Path) -> None:
+    with _open(tmp_path) as memory:
+        _say(memory, [("Bob", "我喜欢猫"), ("bob", "以后叫我老K"), ("阿杰", "哈哈")])
+        memory.flush(agent="bot", space="g", wait=True)
+        memory.forget_person("bob", agent="bot")
+        assert {e.name: e.aliases for e in memory.entities(agent="bot", space="g")} == {"Bob": [], "阿杰": []}
