@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 from huiyi.errors import InvalidInput
 from huiyi.model import MemoryItem, Message
+from huiyi.recall.lookalikes import told_apart
 from huiyi.recall.render import ContextParts, Dropped, RenderedContext, Templates, _by_time, render
 
 __all__ = ["LATEST_TURNS", "LONGEST_CLUSTER", "MIN_CUT", "check_budget", "cut_text", "render_within"]
@@ -212,7 +213,8 @@ class _Fitter:
 
 def render_within(parts: ContextParts, templates: Templates, max_chars: int) -> RenderedContext:
     """The prompt context of ``parts`` in at most ``max_chars`` characters where it can be (0: no bound),
-    trimmed in the order of this module's docstring."""
+    trimmed in the order of this module's docstring; members whose names print alike are told apart first."""
+    parts = told_apart(parts)
     rendered = render(parts, templates)
     if not max_chars or len(rendered.text) <= max_chars:
         return rendered
