@@ -6,34 +6,65 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
+import threading
 from datetime import datetime, timedelta
 from pathlib import Path
+
+import pytest
 
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.providers.embed import HashEmbedder
+from huiyi.recall import routes
 
 T0 = datetime(2024, 11, 1, 20, 0)
 QUIET = Config(worker={"enabled": False})
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-# the other process: opens the same store, runs the code given, closes
+# the other process: opens the same store, runs each line it is sent, answers "done" (or dies on an error)
 _OTHER = """
+import datetime
 import sys
-from datetime import datetime, timedelta
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.providers.embed import HashEmbedder
-T0 = datetime(2024, 11, 1, 20, 0)
 with Memory(sys.argv[1], embedder=HashEmbedder(32), config=Config(worker={"enabled": False})) as memory:
+    for line in sys.stdin:
+        exec(line)
+        print("done", flush=True)
 """
 
 
-def _in_other_process(store: Path, code: str) -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-    script = _OTHER + textwrap.indent(textwrap.dedent(code), "    ")
-    subprocess.run([sys.executable, "-c", script, str(store)], env=env, check=True, timeout=120)
+class _Other:
+    """A second process on the store, kept open across steps (one start-up), killed after a minute at most."""
+
+    def __init__(self, store: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _OTHER, str(store)],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._watchdog = threading.Timer(60, self.process.kill)
+        self._watchdog.start()
+
+    def run(self, code: str) -> None:
+        """Run one line of Python there (``memory`` is its Memory) and wait until it is done."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(code + "\n")
+        self.process.stdin.flush()
+        assert self.process.stdout.readline().strip() == "done", f"the other process failed at {code!r}"
+
+    def __enter__(self) -> _Other:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+        self._watchdog.cancel()
 
 
 def _texts(memory: Memory, query: str, person: str) -> list[str]:
@@ -49,18 +80,40 @@ def test_a_person_erased_and_back_in_another_process_never_brings_their_old_memo
             line = {"text": f"我的暗号是 QZXSECRET{i}", "time": T0 + timedelta(minutes=i)}
             memory.add([line], agent="a", person="bob")
         assert any("QZXSECRET1" in text for text in _texts(memory, "暗号 QZXSECRET1", "bob"))  # caches warm
-        _in_other_process(
-            store,
-            """
-            memory.forget_person("bob", agent="a")
+        with _Other(store) as other:
+            other.run('memory.forget_person("bob", agent="a")')
             for i in range(3):
                 line = {"text": f"今天天气不错 QZXNEW{i}", "time": T0 + timedelta(days=1, minutes=i)}
-                memory.add([line], agent="a", person="bob")
-            """,
-        )
+                other.run(f"memory.add([{line!r}], agent='a', person='bob')")
         seen = _texts(memory, "暗号 QZXSECRET1", "bob")
         assert not any("QZXSECRET" in text for text in seen)
         assert any("QZXNEW2" in text for text in _texts(memory, "天气 QZXNEW2", "bob"))
         context = memory.context(agent="a", person="bob", message="暗号 QZXSECRET1")
         assert "QZXSECRET" not in context.text and context.recall is not None
         assert not any("QZXSECRET" in hit.text for hit in context.recall.hits)
+
+
+def _entities_seen(memory: Memory, query: str) -> tuple[list[str], object]:
+    found = memory.recall(query, agent="a", person="bob", limit=5)
+    return [hit.text for hit in found.hits], found.info.get("entities")
+
+
+def test_an_entity_corrected_or_deleted_in_another_process_is_seen_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # however long a process keeps the entity lists it read, another process's edit shows at its next recall
+    monkeypatch.setattr(routes, "_ENTITY_TTL", 1e9, raising=False)
+    store = tmp_path / "store"
+    with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory, _Other(store) as other:
+        entity = memory.create_entity("苏霓", agent="a", person="bob", aliases=["霓霓"])
+        memory.remember("苏霓喜欢画画", agent="a", person="bob")
+        assert _entities_seen(memory, "霓霓喜欢什么")[1] == ["苏霓"]  # caches warm
+        other.run(f"memory.update_entity({entity.id!r}, {{'aliases': ['QZXNINI']}}, agent='a')")
+        assert _entities_seen(memory, "霓霓喜欢什么")[1] is None  # the alias taken back no longer names her
+        assert _entities_seen(memory, "QZXNINI喜欢什么")[1] == ["苏霓"]  # the one given does
+        other.run(f"memory.delete_entity({entity.id!r}, agent='a')")
+        assert _entities_seen(memory, "QZXNINI喜欢什么")[1] is None
+        memory.create_entity("QZXBOBCAT", agent="a", person="bob", aliases=["QZXCATALIAS"])
+        assert _entities_seen(memory, "QZXCATALIAS")[1] == ["QZXBOBCAT"]
+        other.run('memory.forget_person("bob", agent="a")')
+        assert _entities_seen(memory, "QZXCATALIAS")[1] is None  # an erased person's entities are gone

@@ -639,6 +639,39 @@ def test_entities_merge_and_unmerge(store: Store) -> None:
     assert store.list_entities([Scope.of_space("qy", "g2")]) == []
 
 
+def test_every_entity_write_moves_the_scopes_entities_version(store: Store) -> None:
+    """Recall keeps a scope's entity list while this version stands (recall.routes): every write moves it,
+    and an erasure that empties the scope never lets it start again at a number read before."""
+    scope, other = Scope.of_person("qy", "mumu"), Scope.of_space("qy", "g1")
+    seen = [store.entities_version([scope])]
+
+    def moved() -> None:
+        seen.append(store.entities_version([scope]))
+        assert seen[-1] > seen[-2]
+
+    suni = Entity(scope=scope, name="苏霓", type=EntityType.OBJECT)
+    nini = Entity(scope=scope, name="霓霓", type=EntityType.OBJECT)
+    for entity in (suni, nini):
+        store.upsert_entity(entity, EMB.embed_passages([entity.name])[0])
+        moved()
+    store.upsert_entity(suni.model_copy(update={"aliases": ["小霓"]}), EMB.embed_passages([suni.name])[0])
+    moved()
+    merge = store.merge_entities("qy", nini.id, suni.id, "similar name", T0)
+    moved()
+    store.undo_merge("qy", merge.id)
+    moved()
+    store.delete_entities("qy", [nini.id])
+    moved()
+    before_other = store.entities_version([other])
+    store.upsert_entity(Entity(scope=other, name="团子"), EMB.embed_passages(["团子"])[0])
+    assert store.entities_version([scope]) == seen[-1]  # another scope's write leaves this one's be
+    assert store.entities_version([other]) > before_other
+    store.erase("qy", [], person="mumu")
+    moved()
+    store.upsert_entity(suni, EMB.embed_passages([suni.name])[0])
+    moved()
+
+
 def test_undoing_one_merge_keeps_a_later_merge_s_names(store: Store) -> None:
     """Undo takes back the names its merge added, not the target's aliases as they were then: that
     dropped 小霓's names, merged later and still merged, so 霓宝 named nobody."""

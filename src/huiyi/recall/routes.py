@@ -134,30 +134,29 @@ def keyword(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:
     return Hits(searches=[(found, 1.0)], ms={"keyword": found.ms})
 
 
-_ENTITY_TTL = 5.0  # seconds an entity list may be reused before it is read again
 _ScopeSet = tuple[tuple[str, str, str], ...]
 # one cache per live store object: a store created later can never read an earlier one's entries,
 # even when it reuses the freed object's id()
-_entity_caches: weakref.WeakKeyDictionary[Store, dict[_ScopeSet, tuple[float, list[Entity]]]] = (
+_entity_caches: weakref.WeakKeyDictionary[Store, dict[_ScopeSet, tuple[int, list[Entity]]]] = (
     weakref.WeakKeyDictionary()
 )
 _entity_lock = threading.Lock()
 
 
 def scope_entities(store: Store, scopes: Sequence[Scope]) -> list[Entity]:
-    """The entities of the scopes, read at most every few seconds per store and scope set."""
+    """The entities of the scopes, read again only once a write (in any process) moved their version."""
     key = tuple(sorted((s.agent, s.kind.value, s.key) for s in scopes))
-    now = time.monotonic()
+    version = store.entities_version(scopes)  # before the list: a write between them only reads it again
     with _entity_lock:
         cached = _entity_caches.get(store, {}).get(key)
-        if cached is not None and now - cached[0] < _ENTITY_TTL:
+        if cached is not None and cached[0] == version:
             return cached[1]
     found = store.list_entities(scopes)
     with _entity_lock:
         cache = _entity_caches.setdefault(store, {})
         if len(cache) > 4096:
             cache.clear()
-        cache[key] = (now, found)
+        cache[key] = (version, found)
     return found
 
 

@@ -443,6 +443,8 @@ class GraphStore(Protocol):
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]: ...
 
+    def entities_version(self, scopes: Sequence[Scope]) -> int: ...  # grows at each write to their entities, anywhere
+
     def page_entities(
         self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
     ) -> list[EntityMarked]:

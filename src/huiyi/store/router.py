@@ -368,6 +368,10 @@ class RoutedStore:
         store = self._by_scopes(scopes)
         return store.list_entities(scopes, include_merged) if store is not None else []
 
+    def entities_version(self, scopes: Sequence[Scope]) -> int:
+        store = self._by_scopes(scopes)
+        return store.entities_version(scopes) if store is not None else 0
+
     def page_entities(
         self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
     ) -> list[EntityMarked]:
