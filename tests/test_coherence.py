@@ -117,3 +117,27 @@ def test_an_entity_corrected_or_deleted_in_another_process_is_seen_at_once(
         assert _entities_seen(memory, "QZXCATALIAS")[1] == ["QZXBOBCAT"]
         other.run('memory.forget_person("bob", agent="a")')
         assert _entities_seen(memory, "QZXCATALIAS")[1] is None  # an erased person's entities are gone
+
+
+_ADD_AND_DIE = """
+import datetime, os, sys
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+config = Config(worker={"enabled": False}, ingest={"index": "background"})
+memory = Memory(sys.argv[1], embedder=HashEmbedder(32), config=config)
+memory.add([{"text": "我刚买了新车 QZXNEWCAR", "time": datetime.datetime(2024, 11, 2)}], agent="a", person="bob")
+os._exit(0)  # stored, not yet indexed: as a process still embedding it, or one killed before it could
+"""
+
+
+def test_a_message_another_process_stored_is_found_by_keyword_before_it_is_indexed(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory:
+        memory.add([{"text": "我住在上海 QZXHOME", "time": T0}], agent="a", person="bob")
+        assert _texts(memory, "QZXHOME", "bob")  # caches warm
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+        subprocess.run([sys.executable, "-c", _ADD_AND_DIE, str(store)], env=env, check=True, timeout=120)
+        assert memory.store.unindexed_messages(10)  # the other process never indexed it
+        assert any("QZXNEWCAR" in text for text in _texts(memory, "QZXNEWCAR 新车", "bob"))
+        assert not _texts(memory, "QZXNEWCAR 新车", "alice")  # another person's recall never sees it

@@ -119,6 +119,20 @@ def test_unindexed_messages_until_memories_mark_them(store: Store) -> None:
     assert [m.id for m in store.unindexed_messages(10)] == ["m2"]
 
 
+def test_unindexed_messages_of_some_scopes_are_their_newest(store: Store) -> None:
+    """Recall's keyword tail (memory.indexing): only the scopes asked, the newest ``limit``, oldest first."""
+    mumu, other = Scope.of_person("qy", "mumu"), Scope.of_person("qy", "xiao")
+    store.append_messages([message(1), message(2), message(3)])
+    store.append_messages([message(4, space="person:xiao", person="xiao")])
+    store.append_messages([message(5, agent="zz")])  # another agent's, under a scope of the same name
+    assert [m.id for m in store.unindexed_messages(2, [mumu])] == ["m2", "m3"]
+    assert [m.id for m in store.unindexed_messages(10, [Scope.official("qy"), other])] == ["m4"]
+    assert store.unindexed_messages(10, []) == []
+    item = memory_item("第3句话", mumu, sources=["m3"])
+    store.add_memories([item], EMB.embed_passages([item.text]), [Terms(["第", "3"], [])], [("qy", "m3")])
+    assert [m.id for m in store.unindexed_messages(10, [mumu])] == ["m1", "m2"]
+
+
 def test_claiming_unindexed_messages_is_exclusive(store: Store) -> None:
     store.append_messages([message(1), message(2), message(3)])
     assert [m.id for m in store.claim_unindexed("w1", T0, 60, 2)] == ["m1", "m2"]
