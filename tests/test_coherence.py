@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
+import pg_server
 from huiyi import Memory
+from huiyi.client import Client
 from huiyi.config import Config
-from huiyi.providers.embed import HashEmbedder
+from huiyi.providers.embed import Embedder, HashEmbedder
 from huiyi.recall import routes
+from huiyi_serve import HuiyiServe
 
 T0 = datetime(2024, 11, 1, 20, 0)
 QUIET = Config(worker={"enabled": False})
@@ -38,10 +41,10 @@ with Memory(sys.argv[1], embedder=HashEmbedder(32), config=Config(worker={"enabl
 class _Other:
     """A second process on the store, kept open across steps (one start-up), killed after a minute at most."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: str) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
         self.process = subprocess.Popen(
-            [sys.executable, "-c", _OTHER, str(store)],
+            [sys.executable, "-c", _OTHER, store],
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -67,14 +70,19 @@ class _Other:
         self._watchdog.cancel()
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where both processes open the store: a directory, or a new PostgreSQL database."""
+    return str(tmp_path / "store") if request.param == "sqlite" else pg_server.fresh_dsn()
+
+
 def _texts(memory: Memory, query: str, person: str) -> list[str]:
     return [hit.text for hit in memory.recall(query, agent="a", person=person, limit=20).hits]
 
 
-def test_a_person_erased_and_back_in_another_process_never_brings_their_old_memories_back(tmp_path: Path) -> None:
+def test_a_person_erased_and_back_in_another_process_never_brings_their_old_memories_back(store: str) -> None:
     # erasing a person's last memory drops their partition; its version must not start again where a
     # warm process's cache of the erased rows was read, or that process serves them as current
-    store = tmp_path / "store"
     with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory:
         for i in range(3):
             line = {"text": f"我的暗号是 QZXSECRET{i}", "time": T0 + timedelta(minutes=i)}
@@ -99,11 +107,10 @@ def _entities_seen(memory: Memory, query: str) -> tuple[list[str], object]:
 
 
 def test_an_entity_corrected_or_deleted_in_another_process_is_seen_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # however long a process keeps the entity lists it read, another process's edit shows at its next recall
     monkeypatch.setattr(routes, "_ENTITY_TTL", 1e9, raising=False)
-    store = tmp_path / "store"
     with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory, _Other(store) as other:
         entity = memory.create_entity("苏霓", agent="a", person="bob", aliases=["霓霓"])
         memory.remember("苏霓喜欢画画", agent="a", person="bob")
@@ -131,13 +138,40 @@ os._exit(0)  # stored, not yet indexed: as a process still embedding it, or one 
 """
 
 
-def test_a_message_another_process_stored_is_found_by_keyword_before_it_is_indexed(tmp_path: Path) -> None:
-    store = tmp_path / "store"
+def test_a_message_another_process_stored_is_found_by_keyword_before_it_is_indexed(store: str) -> None:
     with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory:
         memory.add([{"text": "我住在上海 QZXHOME", "time": T0}], agent="a", person="bob")
         assert _texts(memory, "QZXHOME", "bob")  # caches warm
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
-        subprocess.run([sys.executable, "-c", _ADD_AND_DIE, str(store)], env=env, check=True, timeout=120)
+        subprocess.run([sys.executable, "-c", _ADD_AND_DIE, store], env=env, check=True, timeout=120)
         assert memory.store.unindexed_messages(10)  # the other process never indexed it
         assert any("QZXNEWCAR" in text for text in _texts(memory, "QZXNEWCAR 新车", "bob"))
         assert not _texts(memory, "QZXNEWCAR 新车", "alice")  # another person's recall never sees it
+
+
+@pytest.mark.slow
+def test_the_http_service_sees_what_a_library_process_erased_or_corrected(tmp_path: Path, e5: Embedder) -> None:
+    with HuiyiServe(tmp_path) as server:
+        client = Client(server.url, api_key=server.key)
+        for i in range(3):
+            line = {"text": f"我的暗号是 QZXSECRET{i}", "time": (T0 + timedelta(minutes=i)).isoformat()}
+            client.add([line], agent="a", person="bob", index=True)
+        entity = client.create_entity("苏霓", agent="a", space="g1", aliases=["霓霓"])
+        client.remember("苏霓喜欢画画", agent="a", space="g1")
+
+        def served(query: str, **where: str) -> tuple[list[str], object]:
+            found = client.recall(query, agent="a", limit=20, **where)
+            return [hit.text for hit in found.hits], found.info.get("entities")
+
+        assert any("QZXSECRET1" in text for text in served("暗号 QZXSECRET1", person="bob")[0])  # caches warm
+        assert served("霓霓喜欢什么", space="g1")[1] == ["苏霓"]
+        with Memory(tmp_path / "store", embedder=e5, config=QUIET) as library:
+            library.update_entity(entity.id, {"aliases": []}, agent="a")
+            library.forget_person("bob", agent="a")
+            for i in range(3):
+                line = {"text": f"今天天气不错 QZXNEW{i}", "time": T0 + timedelta(days=1, minutes=i)}
+                library.add([line], agent="a", person="bob", index=True)
+        assert served("霓霓喜欢什么", space="g1")[1] is None
+        assert not any("QZXSECRET" in text for text in served("暗号 QZXSECRET1", person="bob")[0])
+        assert "QZXSECRET" not in client.context(agent="a", person="bob", message="暗号是什么").text
+        client.close()
