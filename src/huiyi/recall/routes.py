@@ -72,6 +72,11 @@ class Ask:
     def agent(self) -> str:
         return self.scopes[0].agent if self.scopes else ""
 
+    @functools.cached_property
+    def entities(self) -> list[Entity]:
+        """The scopes' entities (:func:`scope_entities`): their version read once a query, whichever routes ask."""
+        return scope_entities(self.store, self.scopes)
+
 
 @dataclass
 class Hits:
@@ -164,9 +169,7 @@ def entity(ask: Ask, limit: int) -> Hits:
     """Memories naming an entity the query mentions by another of its names (霓霓 asked, 苏霓 said);
     the caller's own names are excluded."""
     started = time.perf_counter()
-    named = [
-        e for e in links.mentioned(scope_entities(ask.store, ask.scopes), ask.query) if not set(e.names) & set(ask.drop)
-    ]
+    named = [e for e in links.mentioned(ask.entities, ask.query) if not set(e.names) & set(ask.drop)]
     out = Hits(info={"entities": [e.name for e in named]} if named else {})
     # the names the query did not use: the keyword route already searches the ones it did
     folded = ask.query.casefold()
@@ -191,7 +194,7 @@ def in_group(ask: Ask) -> bool:
 def named_people(ask: Ask) -> list[str]:
     """Every name of each person the query names, the caller excluded (苏霓 and 霓霓): the scopes' person
     entities (客体; a place or thing is no speaker), and the persons with the aliases a user set."""
-    entities = [e for e in scope_entities(ask.store, ask.scopes) if e.type is EntityType.OBJECT]
+    entities = [e for e in ask.entities if e.type is EntityType.OBJECT]
     known = tuple((p.id, (p.name, *p.aliases)) for p in ask.store.list_persons(ask.agent) if p.name or p.aliases)
     persons = _person_entities(ask.scopes[0], known)
     # persons apart: a stray entity of one name (霓霓, not yet merged) must not hide the person it names
