@@ -145,13 +145,12 @@ class Ingest(Care):
         space: str | None,
         extract: bool,
     ) -> tuple[list[Message], _Plan | None]:
-        """``add`` without indexing, on a thread that may block: the messages stored (durable, and held as
-        pending for recall when this returns), and the space whose folds to plan behind it, if any."""
+        """``add`` without indexing, on a thread that may block: the messages stored (durable, and found by
+        recall's keyword tail when this returns), and the space whose folds to plan behind it, if any."""
         prepared, stored = self._append(messages, agent, person, space)
         if not prepared:
             return [], None
         self._last_add = time.monotonic()
-        self._hold_pending(stored)
         if not extract:
             self._settle(prepared, stored, agent, person, space, extract)
             return stored, None

@@ -48,6 +48,12 @@ class PostgresGraph(PostgresConnection):
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         return [entity for entity, _ in self._entities(scopes, include_merged, None, None)]
 
+    def entities_version(self, scopes: Sequence[Scope]) -> int:
+        found = self._rows(
+            "SELECT COALESCE(SUM(version), 0) FROM entity_versions WHERE part = ANY(%s)", (partition_keys(scopes),)
+        )
+        return int(found[0][0])
+
     def page_entities(
         self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
     ) -> list[EntityMarked]:

@@ -52,6 +52,13 @@ class SQLiteGraph(SQLiteConnection):
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         return [entity for entity, _ in self.page_entities(scopes, include_merged, -1, None)]
 
+    def entities_version(self, scopes: Sequence[Scope]) -> int:
+        parts = partition_keys(scopes)
+        if not parts:
+            return 0
+        sql = f"SELECT COALESCE(SUM(version), 0) FROM entity_versions WHERE part IN ({marks(len(parts))})"
+        return int(self._conn().execute(sql, parts).fetchone()[0])
+
     def page_entities(
         self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
     ) -> list[EntityMarked]:
