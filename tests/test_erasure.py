@@ -17,8 +17,9 @@ from conftest import STORE_FACTORIES
 from huiyi import Memory, MemoryKind, Person
 from huiyi.config import Config
 from huiyi.faces.http import create_app
-from huiyi.model import EntityType
+from huiyi.model import EntityType, Scope
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.rows import partition_key
 
 T0 = datetime(2024, 11, 1, 20, 0)
 BOB = ["QZXBOBPRIVATE1", "鲍勃的秘密暗号七三九", "QZXBOBGROUP2", "QZXBOBFACT3", "QZXBOBBLOCK4"]
@@ -76,7 +77,9 @@ def test_a_forgotten_person_leaves_no_byte_in_the_store_files(tmp_path: Path) ->
         assert memory.get_person("bob", agent="a") is None
         assert memory.working_memory(agent="a", person="bob") == []
         assert not memory.core_blocks_for(agent="a", person="bob")
-    leftovers = _files_holding(store, [*BOB, "QZXBOBALIAS5"])
+    # nor their partition's key, which a guess at their id would confirm (the entities' version row had it)
+    bobs_part = partition_key("a", Scope.of_person("a", "bob", stored=True))
+    leftovers = _files_holding(store, [*BOB, "QZXBOBALIAS5", bobs_part])
     assert leftovers == []
     assert _files_holding(store, [ALICE])
 
@@ -87,6 +90,7 @@ import os, sys
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.rows import partition_key
 from huiyi.store.sqlite.erase import SQLiteErase
 
 SQLiteErase._purge = lambda self: os._exit(9)
@@ -115,6 +119,7 @@ import os, sys
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.rows import partition_key
 import psycopg
 
 execute = psycopg.Cursor.execute

@@ -18,7 +18,7 @@ from huiyi.errors import StoreError
 from huiyi.model import Scope
 from huiyi.store.erasure import Erasure
 from huiyi.store.postgres.memories import DELETE_MEMORIES, PostgresMemories
-from huiyi.store.rows import partition_key
+from huiyi.store.rows import BUMP_ENTITIES_EPOCH, partition_key
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +200,9 @@ class PostgresErase(PostgresMemories):
                     "DELETE FROM partitions WHERE part = %s AND NOT EXISTS (SELECT 1 FROM memories WHERE part = %s)",
                     (part, part),
                 )
+                # their entities' version row goes too, under a new epoch (rows.ENTITIES_EPOCH)
+                cur.execute("DELETE FROM entity_versions WHERE part = %s", (part,))
+                cur.execute(BUMP_ENTITIES_EPOCH)
         if done.memories:
             self._own.clear()  # the own-line vectors recall read of the memories that went
         self._vacuum([mark])
