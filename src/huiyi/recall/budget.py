@@ -141,12 +141,7 @@ class _Fitter:
 
     def parts_for(self, cuts: _Cuts) -> ContextParts:
         """``parts`` with what ``cuts`` leaves out gone and its memories cut; turns are cut as _Trial renders them."""
-        parts, keep = self.parts, cuts.keep
-        gone = set(self.turns[: cuts.earlier])
-        if cuts.recalled is not None:
-            gone.update(self.ranked[cuts.recalled :])
-        if cuts.overview is not None:
-            gone.update(self.overview_order[: len(self.overview_order) - cuts.overview])
+        parts, keep, gone = self.parts, cuts.keep, self.gone(cuts)
 
         def items(found: Sequence[MemoryItem]) -> list[MemoryItem]:
             kept = [item for item in found if item.id not in gone]
@@ -163,6 +158,15 @@ class _Fitter:
             earlier_turns=parts.earlier_turns + cuts.earlier,
         )
 
+    def gone(self, cuts: _Cuts) -> set[str]:
+        """The ids of the turns and memories ``cuts`` leaves out."""
+        gone = set(self.turns[: cuts.earlier])
+        if cuts.recalled is not None:
+            gone.update(self.ranked[cuts.recalled :])
+        if cuts.overview is not None:
+            gone.update(self.overview_order[: len(self.overview_order) - cuts.overview])
+        return gone
+
     def render(self, cuts: _Cuts) -> RenderedContext:
         return _Trial(self.parts_for(cuts), self.t, cuts.keep, self).render()
 
@@ -175,7 +179,7 @@ class _Fitter:
         context are decided so, without rendering it."""
         if not self.bounded:
             return False
-        gone, shown = set(self.turns[: cuts.earlier]), self.parts.shown_elsewhere
+        gone, shown = self.gone(cuts), self.parts.shown_elsewhere  # as parts_for leaves them out
         kept = (m for m in self.parts.working if m.id not in gone and m.id not in shown)
         return sum(self.solid(m, cuts.keep) for m in kept) > self.max_chars
 
