@@ -15,7 +15,7 @@ from huiyi.errors import InvalidInput, NotFound, StillRunning
 from huiyi.flows import ingest
 from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
-from huiyi.flows.substance import RECAP_DEPTH, recap
+from huiyi.flows.substance import RECAP_DEPTH
 from huiyi.memory.care import Care
 from huiyi.memory.common import MAX_LISTED, MessageLike, _chat_of, _looked_up
 from huiyi.memory.pages import JobPage, job_cursor, job_mark, walk
@@ -354,7 +354,8 @@ class Ingest(Care):
         where = MemoryFilter(kinds=(MemoryKind.EVENT,), said_by=said_by)
         size = self.config.overview.size
         latest = self.store.find_memories([scope], where, size * RECAP_DEPTH)
-        cited = list(dict.fromkeys(source for item in latest for source in item.sources))
-        said = self.store.get_messages(agent, cited) if cited else []
-        by_agent = {m.id: m.role == "assistant" for m in said}  # an LLM's 祈煜叮嘱…
-        return recap(latest, agent, size, by_agent, self._tz)
+
+        def by_agent(cited: list[str]) -> dict[str, bool]:  # an LLM's 祈煜叮嘱…
+            return {m.id: m.role == "assistant" for m in self.store.get_messages(agent, cited)}
+
+        return self.recaps.recap(agent, scope, latest, size, self._tz, by_agent)  # read again as events change

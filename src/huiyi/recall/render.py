@@ -392,12 +392,11 @@ class _Renderer:
         ]
         return self.block("events", lines, "items")
 
+    def turn(self, m: Message) -> str:
+        return self.t.fill("turn", speaker=defang(m.speaker), text=_one_line(m.text), time=self.when(m.time))
+
     def working(self) -> str:
-        turns = [
-            self.t.fill("turn", speaker=defang(m.speaker), text=_one_line(m.text), time=self.when(m.time))
-            for m in self.parts.working
-            if m.id not in self.parts.shown_elsewhere
-        ]
+        turns = [self.turn(m) for m in self.parts.working if m.id not in self.parts.shown_elsewhere]
         earlier = self.parts.earlier_turns
         if turns and (note := _one_line(self.t.fill("earlier", count=str(earlier))) if earlier else ""):
             turns.insert(0, note)
