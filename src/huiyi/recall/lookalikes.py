@@ -23,7 +23,7 @@ from huiyi.recall.render import ContextParts
 from huiyi.text.lookalike import name_key
 from huiyi.text.tokens import has_cjk
 
-__all__ = ["marks", "told_apart"]
+__all__ = ["marker", "marks", "names_of", "told_apart"]
 
 # a letter or digit of a script that parts its words with spaces: a Latin name inside "malice" is no name
 _LETTER = r"[^\W\u2e80-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
@@ -59,12 +59,25 @@ def _marked(name: str, number: int) -> str:
     return f"{name}（{number}）" if has_cjk(name) else f"{name} ({number})"
 
 
+def names_of(item: MemoryItem) -> list[str]:
+    """The people a memory shows: its participants and, for a fact, its subject and object."""
+    if item.kind is not MemoryKind.FACT:
+        return list(item.participants)
+    return [*item.participants, *(str(item.data.get(end) or "") for end in ("subject", "object"))]
+
+
+def marker(names: Iterable[str], *, agent: str) -> Callable[[str], str] | None:
+    """What marks each name of ``names`` that prints as another in a text, as :func:`told_apart` does;
+    None when none collide, so a text with no look-alikes is handed on as it is."""
+    shown = marks(names, agent=agent)
+    return _swapper(shown) if shown else None
+
+
 def told_apart(parts: ContextParts) -> ContextParts:
     """``parts`` with every name that prints as another one the context shows replaced by its mark: in
     the speakers and texts of working memory and in the texts, participants and fact ends of memories."""
     items = [*parts.overview, *parts.facts, *parts.events]
-    names = [parts.agent, *(m.speaker for m in parts.working), *(n for item in items for n in item.participants)]
-    names += [str(item.data.get(end) or "") for item in parts.facts for end in ("subject", "object")]
+    names = [parts.agent, *(m.speaker for m in parts.working), *(n for item in items for n in names_of(item))]
     shown = marks(names, agent=parts.agent)
     if not shown:
         return parts
