@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 from huiyi.checks import is_blank
 from huiyi.config import Config
 from huiyi.flows.chatter import people_of
-from huiyi.flows.extract import Extraction, Fold
+from huiyi.flows.extract import Extraction, FactDraft, Fold
 from huiyi.flows.extract.closes import called_off, open_pets
+from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.ingest import memory_terms
 from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
@@ -282,6 +283,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
         said = max(times) if times else fallback_time
         return said if about is not None and said is not None and said.date() != about.date() else None
 
+    roster = Roster.of(fold)
     items: list[MemoryItem] = []
     # a draft with no text (an emoji-only turn condensed to nothing) is dropped: as a memory it would
     # fail validation and keep the whole fold pending forever
@@ -311,6 +313,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
             continue
         confidence = min(1.0, max(0.0, fact.confidence))
         said = said_at(fact.sources, fact.time)
+        told = told_by(fact, fold, roster)
         items.append(
             MemoryItem(
                 id=_stable_id("fa", job_id, index),
@@ -333,10 +336,32 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                     keyword=fact.keyword,
                     valid_from=fact.time,
                     confidence=confidence,
-                ).into({"space": fold.space, **({"about": fact.about} if said and fact.about else {})}),
+                ).into(
+                    {
+                        "space": fold.space,
+                        **({"about": fact.about} if said and fact.about else {}),
+                        **({"told_by": told} if told else {}),
+                    }
+                ),
             )
         )
     return items
+
+
+def told_by(fact: FactDraft, fold: Fold, roster: Roster) -> list[str]:
+    """Who told a group a fact about one of its members or the agent when none of its lines is that one's
+    own or the agent's: 阿杰's 小雨是骗子 is his word about her, not her attribute. Empty otherwise (a thing,
+    an outsider, a private chat, where the person telling of a friend is the usual case)."""
+    if fold.scope.kind is not ScopeKind.SPACE:
+        return []
+    subject = roster.resolve(fact.subject)
+    if subject is None:
+        return []
+    sources = set(fact.sources)
+    tellers = [roster.name_of(m.speaker) for m in fold.messages if m.id in sources]
+    if not tellers or subject in tellers or roster.agent_name in tellers:
+        return []
+    return list(dict.fromkeys(tellers))
 
 
 def writes_of(items: Sequence[MemoryItem], embedder: Embedder, fold: Fold, to_seq: int) -> Writes:
