@@ -20,13 +20,13 @@ AGENT = "祈煜"
 T0 = datetime(2024, 11, 4, 20, 0)
 
 
-def _add(memory: Memory, lines: list[tuple[str, str]], prefix: str, space: str = "g1") -> None:
+def _add(memory: Memory, lines: list[tuple[str, str]], prefix: str, start: int = 0) -> None:
     messages = [
-        {"id": f"{prefix}{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=i)}
+        {"id": f"{prefix}{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=start + i)}
         for i, (who, text) in enumerate(lines)
     ]
-    memory.add(messages, agent=AGENT, space=space)
-    memory.flush(agent=AGENT, space=space)
+    memory.add(messages, agent=AGENT, space="g1")
+    memory.flush(agent=AGENT, space="g1")
 
 
 def _fragments(memory: Memory, message: str, **where: str) -> list[str]:
@@ -135,9 +135,63 @@ def test_one_members_word_said_twice_stays_theirs_when_consolidation_merges_it(t
     config = Config(worker={"enabled": False}, recall={"reinforce": False})
     with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
         _add(memory, [("小雨", "大家好"), ("bob", "你好"), ("阿杰", "小雨是骗子")], "a")
-        _add(memory, [("阿杰", "我再说一遍，小雨是骗子"), ("bob", "别吵了")], "b")
+        _add(memory, [("阿杰", "我再说一遍，小雨是骗子"), ("bob", "别吵了")], "b", start=10)
         memory.consolidate(agent=AGENT, space="g1")
         facts = [f for f in memory.memories(agent=AGENT, space="g1", kinds=["fact"]) if f.valid_to is None]
         shown = _fragments(memory, "小雨是什么样的人", space="g1")
     assert [f.data.get("merged_from") is not None for f in facts] == [True], [f.text for f in facts]
     assert "阿杰说：小雨是骗子" in shown, shown
+
+
+def _llm_memory(tmp_path: Path, server: FakeOpenAI, now: datetime) -> Memory:
+    config = Config(
+        llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 0},
+        worker={"enabled": False},
+        recall={"reinforce": False},
+        consolidate={"supersede": {"llm_max_pairs": 0}, "describe": {"llm_max_groups": 0}},
+    )
+    return Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: now)
+
+
+def test_a_members_word_does_not_close_what_another_member_said_of_herself(tmp_path: Path) -> None:
+    own = {
+        "events": [_event("小雨说她住在北京，生日是5月1日", ["m1"])],
+        "facts": [_fact("我", "住在", "北京", "m1"), _fact("我", "生日是", "5月1日", "m1")],
+        "entities": [],
+    }
+    claim = {
+        "events": [_event("阿杰说小雨住在上海，生日是6月1日", ["m1"])],
+        "facts": [_fact("小雨", "住在", "上海", "m1"), _fact("小雨", "生日是", "6月1日", "m1")],
+        "entities": [],
+    }
+    with FakeOpenAI() as server:
+        server.script_chat(json_content=own)
+        server.script_chat(json_content=claim)
+        with _llm_memory(tmp_path, server, T0 + timedelta(days=1)) as memory:
+            _add(memory, [("小雨", "我住在北京，生日是5月1日"), ("bob", "好的")], "a")
+            _add(memory, [("阿杰", "小雨住在上海，生日是6月1日"), ("bob", "是吗")], "b", start=10)
+            memory.consolidate(agent=AGENT, space="g1")  # 生日是 holds one value: consolidation's rule
+            facts = memory.memories(agent=AGENT, space="g1", kinds=["fact"])
+    still_open = {f.text for f in facts if f.valid_to is None}
+    assert {"小雨住在北京", "小雨生日是5月1日"} <= still_open, [(f.text, f.valid_to) for f in facts]
+
+
+def test_her_own_new_word_still_closes_her_old_one_and_a_members_claim(tmp_path: Path) -> None:
+    claim = {
+        "events": [_event("阿杰说小雨住在上海", ["m1"])],
+        "facts": [_fact("小雨", "住在", "上海", "m1")],
+        "entities": [],
+    }
+    own = {
+        "events": [_event("小雨说她住在杭州", ["m1"])],
+        "facts": [_fact("我", "住在", "杭州", "m1")],
+        "entities": [],
+    }
+    with FakeOpenAI() as server:
+        server.script_chat(json_content=claim)
+        server.script_chat(json_content=own)
+        with _llm_memory(tmp_path, server, T0 + timedelta(days=1)) as memory:
+            _add(memory, [("小雨", "大家好"), ("阿杰", "小雨住在上海")], "a")
+            _add(memory, [("小雨", "我住在杭州"), ("bob", "好的")], "b", start=10)
+            facts = memory.memories(agent=AGENT, space="g1", kinds=["fact"])
+    assert {f.text for f in facts if f.valid_to is None} == {"小雨住在杭州"}, [(f.text, f.valid_to) for f in facts]

@@ -106,7 +106,7 @@ def group_facts(
 
 def tellers(data: Mapping[str, Any], joiner: str) -> str:
     """The members who told a group a fact about another member or the agent (``told_by``, written by
-    :func:`huiyi.flows.extract.fold.told_by`), joined for the prompt; empty for anyone's own word."""
+    :func:`huiyi.flows.extract.hearsay.told_by`), joined for the prompt; empty for anyone's own word."""
     told = data.get("told_by")
     if not isinstance(told, list):
         return ""

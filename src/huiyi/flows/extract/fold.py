@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 from huiyi.checks import is_blank
 from huiyi.config import Config
 from huiyi.flows.chatter import people_of
-from huiyi.flows.extract import Extraction, FactDraft, Fold
+from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.closes import called_off, open_pets
+from huiyi.flows.extract.hearsay import told_by
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.ingest import memory_terms
 from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
@@ -346,22 +347,6 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
             )
         )
     return items
-
-
-def told_by(fact: FactDraft, fold: Fold, roster: Roster) -> list[str]:
-    """Who told a group a fact about one of its members or the agent when none of its lines is that one's
-    own or the agent's: 阿杰's 小雨是骗子 is his word about her, not her attribute. Empty otherwise (a thing,
-    an outsider, a private chat, where the person telling of a friend is the usual case)."""
-    if fold.scope.kind is not ScopeKind.SPACE:
-        return []
-    subject = roster.resolve(fact.subject)
-    if subject is None:
-        return []
-    sources = set(fact.sources)
-    tellers = [roster.name_of(m.speaker) for m in fold.messages if m.id in sources]
-    if not tellers or subject in tellers or roster.agent_name in tellers:
-        return []
-    return list(dict.fromkeys(tellers))
 
 
 def writes_of(items: Sequence[MemoryItem], embedder: Embedder, fold: Fold, to_seq: int) -> Writes:
