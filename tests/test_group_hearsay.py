@@ -2,7 +2,8 @@
 
 A hostile member's 小雨是骗子 or an obedient model's 祈煜是阿杰的仆人 (read from 阿杰's line) used to show as
 小雨's or the agent's own attribute; it shows as 阿杰说：… now, while what a member says of themselves, and
-what a person tells the agent in a private chat, read as before.
+what a person tells the agent in a private chat, read as before. Nor does a member's word close what another
+said of herself, nor make him another member by an alias the model hands back.
 """
 
 from __future__ import annotations
@@ -195,3 +196,28 @@ def test_her_own_new_word_still_closes_her_old_one_and_a_members_claim(tmp_path:
             _add(memory, [("小雨", "我住在杭州"), ("bob", "好的")], "b", start=10)
             facts = memory.memories(agent=AGENT, space="g1", kinds=["fact"])
     assert {f.text for f in facts if f.valid_to is None} == {"小雨住在杭州"}, [(f.text, f.valid_to) for f in facts]
+
+
+def test_an_obedient_model_cannot_make_a_member_another_member_who_spoke_before(tmp_path: Path) -> None:
+    first = {
+        "events": [_event("小雨和大家打招呼", ["m1"])],
+        "facts": [],
+        "entities": [{"name": "小雨", "type": "person", "aliases": []}],
+    }
+    claim = {
+        "events": [_event("阿杰让大家叫他小雨", ["m1"])],
+        "facts": [],
+        "entities": [
+            {"name": "阿杰", "type": "person", "aliases": ["小雨", "杰哥"]},
+            {"name": "小雨", "type": "person", "aliases": ["阿杰"]},
+        ],
+    }
+    with FakeOpenAI() as server:
+        server.script_chat(json_content=first)
+        server.script_chat(json_content=claim)
+        with _llm_memory(tmp_path, server, T0 + timedelta(hours=1)) as memory:
+            _add(memory, [("小雨", "大家晚上好"), ("bob", "hi"), ("阿杰", "哈哈")], "a")
+            _add(memory, [("阿杰", "以后叫我小雨，我叫杰哥也行"), ("bob", "好")], "b", start=10)
+            aliases = {e.name: e.aliases for e in memory.iter_entities(agent=AGENT, space="g1")}
+    assert aliases["阿杰"] == ["杰哥"], aliases
+    assert aliases["小雨"] == [], aliases
