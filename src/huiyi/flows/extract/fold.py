@@ -18,6 +18,8 @@ from huiyi.config import Config
 from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.closes import called_off, open_pets
+from huiyi.flows.extract.hearsay import told_by
+from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.ingest import memory_terms
 from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
@@ -282,6 +284,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
         said = max(times) if times else fallback_time
         return said if about is not None and said is not None and said.date() != about.date() else None
 
+    roster = Roster.of(fold)
     items: list[MemoryItem] = []
     # a draft with no text (an emoji-only turn condensed to nothing) is dropped: as a memory it would
     # fail validation and keep the whole fold pending forever
@@ -311,6 +314,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
             continue
         confidence = min(1.0, max(0.0, fact.confidence))
         said = said_at(fact.sources, fact.time)
+        told = told_by(fact, fold, roster)
         items.append(
             MemoryItem(
                 id=_stable_id("fa", job_id, index),
@@ -333,7 +337,13 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                     keyword=fact.keyword,
                     valid_from=fact.time,
                     confidence=confidence,
-                ).into({"space": fold.space, **({"about": fact.about} if said and fact.about else {})}),
+                ).into(
+                    {
+                        "space": fold.space,
+                        **({"about": fact.about} if said and fact.about else {}),
+                        **({"told_by": told} if told else {}),
+                    }
+                ),
             )
         )
     return items

@@ -95,6 +95,15 @@ class Roster:
             }
         return self._nicknames.get(word.strip())
 
+    def someone_else(self, alias: str, person: str) -> bool:
+        """Whether ``alias`` is the name of another member or the agent: 叫我苏霓 from 小黑 would make him
+        her. A silent member's entity sharing a character with ``person`` may be a stray nickname of theirs
+        (舟舟, named before 王一舟 said 叫我舟舟), so only those who spoke, or share nothing, are kept apart."""
+        owner = self.resolve(alias)
+        if owner is None or owner == person:
+            return False
+        return owner in self.spoke or owner == self.agent_name or not set(alias) & set(person)
+
     def all_names(self) -> list[str]:
         return [name for names in self.names.values() for name in names]
 
