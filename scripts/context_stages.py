@@ -10,6 +10,7 @@ and every query vector context's recall asks for are kept beside it.
     PYTHONPATH=src python scripts/context_stages.py time /tmp/store-100k 400      # wall/CPU p50, p95
     BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 all  # base vs this code
     BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 ctx  # base's budget, overview
+    BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 wm   # base's working memory
 
 ``dump`` of two versions must give identical files when a change is meant to leave the context alone.
 """
@@ -134,15 +135,19 @@ async def _old_context(
 
 def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> None:
     """``which`` of the cuts undone in the A calls: hop, names, mentioned, recap, or all; ctx: the base's context
-    budget and overview (its checkout's ``render_within`` and ``_overview``); B is this code."""
+    budget and overview (its checkout's ``render_within`` and ``_overview``); wm: the base's working memory
+    (its ``fold.working_memory``); B is this code."""
     from types import MethodType
 
     from huiyi.flows import substance
+    from huiyi.flows.extract import fold
     from huiyi.memory import recall as memory_recall
     from huiyi.recall import graph, routes
     from huiyi.text.tokens import content_words
 
     new_within = memory_recall.render_within
+    new_working = fold.working_memory
+    base_working = _base("huiyi.flows.extract.fold").working_memory if which == "wm" else new_working
     if which == "ctx":
         base_within = _base("huiyi.recall.budget").render_within
         base_overview = MethodType(_base("huiyi.memory.ingest").Ingest._overview, memory.core)
@@ -160,6 +165,7 @@ def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> 
                 memory.core._overview = base_overview  # type: ignore[method-assign]
             else:
                 memory.core.__dict__.pop("_overview", None)
+        fold.working_memory = base_working if old else new_working
         routes.named_people = base_names if old and which in ("names", "all") else new_names
         graph.mentioned = base_mentioned if old and which in ("mentioned", "all") else new_mentioned
         substance.Days.words_of = old_words if old and which in ("recap", "all") else new_words  # type: ignore[method-assign]
@@ -198,6 +204,7 @@ def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> 
     routes.named_people, graph.mentioned = new_names, new_mentioned
     substance.Days.words_of = new_words  # type: ignore[method-assign]
     memory_recall.render_within = new_within  # type: ignore[attr-defined]
+    fold.working_memory = new_working
     memory.core.__dict__.pop("_overview", None)
 
 

@@ -6,6 +6,7 @@ import asyncio
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,6 +91,27 @@ def test_twenty_rounds_fold_the_oldest_ten(tmp_path: Path) -> None:
         assert event.kind is MemoryKind.EVENT
         assert event.sources == ["u0", "a9"]  # the id not in the fold was dropped
         assert event.text == "从「第0轮木木说」聊到「第9轮祈煜答」"
+
+
+def test_working_memory_reads_no_message_before_its_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The messages a fold extracted are left in the store, not read and dropped on every turn."""
+    with open_memory(tmp_path, ScriptedExtractor()) as memory:
+        memory.add(conversation(20), agent="祈煜", person="木木")
+        assert memory.run_jobs() == 1
+        space = Scope.of_person("祈煜", "木木").space_id
+        start = memory.store.working_start("祈煜", space)
+        read: list[Message] = []
+        recent = memory.store.recent_messages
+
+        def recording(*args: Any, **kwargs: Any) -> list[Message]:
+            found = recent(*args, **kwargs)
+            read.extend(found)
+            return found
+
+        monkeypatch.setattr(memory.store, "recent_messages", recording)
+        working = memory.working_memory(agent="祈煜", person="木木")
+        assert [m.id for m in working] == [f"{r}{i}" for i in range(10, 20) for r in "ua"]
+        assert min(m.seq for m in read) == start == 21
 
 
 def test_forty_rounds_fold_three_times_and_keep_ten(tmp_path: Path) -> None:

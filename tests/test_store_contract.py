@@ -87,6 +87,21 @@ def test_messages_are_appended_once_with_sequence(store: Store) -> None:
     assert store.get_messages("other-agent", ["m1"]) == []
 
 
+def test_recent_messages_from_a_seq_reads_none_before_it(store: Store) -> None:
+    store.append_messages([message(i) for i in range(1, 7)])
+    store.append_messages([message(9, space="person:ann", person="ann")])
+
+    def ids(limit: int, before_seq: int | None = None, from_seq: int | None = None) -> list[str]:
+        return [m.id for m in store.recent_messages("qy", "person:mumu", limit, before_seq, from_seq=from_seq)]
+
+    assert ids(10, from_seq=4) == ["m4", "m5", "m6"]
+    assert ids(2, from_seq=2) == ["m5", "m6"]  # still the newest
+    assert ids(10, before_seq=5, from_seq=3) == ["m3", "m4"]
+    assert ids(10, from_seq=1) == ids(10) == [f"m{i}" for i in range(1, 7)]
+    assert ids(10, from_seq=7) == []
+    assert ids(10, before_seq=3, from_seq=3) == []
+
+
 def test_who_spoke_in_a_space_is_told_by_its_messages_alone(store: Store) -> None:
     store.append_messages([message(1), message(2, person="ann", space="person:ann")])
     assert store.spoke_in("qy", "person:mumu", ["mumu", "ann", "nobody"]) == {"mumu"}

@@ -291,8 +291,11 @@ class MessageStore(Protocol):
 
     def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]: ...
 
-    def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
-        """The last ``limit`` messages of a space (before ``before_seq`` if given), oldest first."""
+    def recent_messages(
+        self, agent: str, space: str, limit: int, before_seq: int | None = None, *, from_seq: int | None = None
+    ) -> list[Message]:
+        """The last ``limit`` messages of a space (before ``before_seq``, from ``from_seq`` on, if given),
+        oldest first."""
 
     def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
         """Those of ``speakers`` with a message in ``space``: the members of a group among them."""

@@ -162,8 +162,10 @@ class RoutedStore:
     def get_messages(self, agent: str, ids: Sequence[str]) -> list[Message]:
         return self.store_for(agent).get_messages(agent, ids)
 
-    def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
-        return self.store_for(agent).recent_messages(agent, space, limit, before_seq)
+    def recent_messages(
+        self, agent: str, space: str, limit: int, before_seq: int | None = None, *, from_seq: int | None = None
+    ) -> list[Message]:
+        return self.store_for(agent).recent_messages(agent, space, limit, before_seq, from_seq=from_seq)
 
     def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
         if scopes is not None:

@@ -71,7 +71,7 @@ def working_memory(store: Store, agent: str, space: str, config: Config) -> list
     those of its folds not extracted yet that a later fold's commit moved the start past."""
     limit = config.window.fold_at * 8
     start = store.working_start(agent, space)  # first: a fold done after it is read has been extracted
-    recent = [m for m in store.recent_messages(agent, space, limit) if m.seq >= start]
+    recent = store.recent_messages(agent, space, limit, from_seq=start)
     return [*_outrun(store, agent, space, start), *recent][-limit:]
 
 

@@ -115,11 +115,13 @@ class PostgresMessages(PostgresConnection):
         by_id = {row[1]: rows.message(row, NATIVE) for row in found}
         return [by_id[i] for i in ids if i in by_id]
 
-    def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
+    def recent_messages(
+        self, agent: str, space: str, limit: int, before_seq: int | None = None, *, from_seq: int | None = None
+    ) -> list[Message]:
         found = self._rows(
-            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND space = %s AND seq < %s"
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND space = %s AND seq < %s AND seq >= %s"
             " ORDER BY seq DESC LIMIT %s",
-            (agent, space, before_seq if before_seq is not None else 2**62, limit),
+            (agent, space, before_seq if before_seq is not None else 2**62, from_seq or 0, limit),
         )
         return [rows.message(row, NATIVE) for row in reversed(found)]
 

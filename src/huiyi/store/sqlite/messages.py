@@ -150,13 +150,15 @@ class SQLiteMessages(SQLiteConnection):
             found.update((row[1], rows.message(row, TEXT)) for row in cursor)
         return [found[i] for i in ids if i in found]
 
-    def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
+    def recent_messages(
+        self, agent: str, space: str, limit: int, before_seq: int | None = None, *, from_seq: int | None = None
+    ) -> list[Message]:
         found = (
             self._conn()
             .execute(
-                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ? AND space = ? AND seq < ? "
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ? AND space = ? AND seq < ? AND seq >= ? "
                 "ORDER BY seq DESC LIMIT ?",
-                (agent, space, before_seq if before_seq is not None else 2**62, limit),
+                (agent, space, before_seq if before_seq is not None else 2**62, from_seq or 0, limit),
             )
             .fetchall()
         )
