@@ -350,3 +350,29 @@ def test_http_messages_index_option(tmp_path: Path) -> None:
         body = {**body, "index": True, "messages": [{"id": "h2", "text": "周五回来"}]}
         assert client.post("/v1/messages", json=body).status_code == 200
         assert "h2" in chunks_of(memory)
+
+
+def test_the_async_recall_reads_the_pending_tail_off_the_event_loop(tmp_path: Path) -> None:
+    """The not-yet-indexed tail is a store read (a round trip on PostgreSQL): on the loop's thread it held
+    up every other coroutine of the application for it."""
+
+    async def scenario() -> tuple[set[int], int]:
+        memory = AsyncMemory(tmp_path / "store", embedder=HashEmbedder(32), config=CONFIG)
+        readers: set[int] = set()
+        read = memory.store.unindexed_messages
+
+        def watched(*args: object, **kwargs: object) -> object:
+            readers.add(threading.get_ident())
+            return read(*args, **kwargs)  # type: ignore[arg-type]
+
+        memory.store.unindexed_messages = watched  # type: ignore[method-assign]
+        try:
+            await memory.add({"text": "我下周三要考驾照"}, agent=AGENT, person=PERSON)
+            found = await memory.recall("驾照", agent=AGENT, person=PERSON)
+            assert any("驾照" in hit.text for hit in found.hits)
+            return readers, threading.get_ident()
+        finally:
+            await memory.close()
+
+    readers, loop_thread = asyncio.run(scenario())
+    assert readers and loop_thread not in readers

@@ -57,9 +57,8 @@ class Recall(Ingest):
         chosen, request = self._recall_request(
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
-        # taken before the routes run: a message indexed meanwhile is found by one or the other
-        pending = self._pending_hits(query, request)
-        result = await self._read(self._ranked, chosen, request)
+        # on a read thread, not the loop: the pending tail is a store read (a round trip on PostgreSQL)
+        pending, result = await self._read(self._pending_then_ranked, query, chosen, request)
         return _with_pending(_asked_as(result, query), pending, request.limit)
 
     def recall_blocking(
@@ -86,6 +85,13 @@ class Recall(Ingest):
         )
         pending = self._pending_hits(query, request)
         return _with_pending(_asked_as(self._ranked(chosen, request), query), pending, request.limit)
+
+    def _pending_then_ranked(
+        self, query: str, recipe: RecallRecipe, request: pipeline.RecallRequest
+    ) -> tuple[list[RecallHit], RecallResult]:
+        # the pending tail taken before the routes run: a message indexed meanwhile is found by one or the other
+        pending = self._pending_hits(query, request)
+        return pending, self._ranked(recipe, request)
 
     def _ranked(self, recipe: RecallRecipe, request: pipeline.RecallRequest) -> RecallResult:
         """:func:`pipeline.run` in one read snapshot of the store (store.reading), on the calling thread:
