@@ -81,8 +81,21 @@ def _old_store(path: Path) -> tuple[Scope, Scope]:
     return mine, other
 
 
+def back_to_schema_14(conn: sqlite3.Connection) -> None:
+    """Undo schema 15 (its columns cannot be added twice)."""
+    conn.execute("DROP TABLE memory_fts_instances")
+    for table, columns in (
+        ("memories", ("words_len", "chars_len")),
+        ("partitions", ("docs", "words_total", "chars_total")),
+    ):
+        for column in columns:
+            conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    conn.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
+
+
 def back_to_schema_9(conn: sqlite3.Connection) -> None:
-    """Undo what later migrations did that cannot run twice (schema 14's columns)."""
+    """Undo what later migrations did that cannot run twice (schema 14's and 15's columns)."""
+    back_to_schema_14(conn)
     conn.execute("DROP INDEX jobs_space")
     conn.execute("ALTER TABLE jobs DROP COLUMN space")
     conn.execute("ALTER TABLE jobs DROP COLUMN folded_by")
@@ -99,6 +112,9 @@ def test_opening_a_schema_9_store_codes_its_keyword_rows(tmp_path: Path) -> None
             assert _ranked(store, mine, Terms([], ["图", "书"])) == ["a1"]
             assert _ranked(store, other, Terms(["hike"], [])) == ["b0"]
             conn = store._conn()
+            counted = conn.execute("SELECT sum(docs), sum(words_total) FROM partitions").fetchone()
+            assert counted == conn.execute("SELECT count(*), sum(words_len) FROM memories").fetchone()
+            assert counted[1] > 0  # the old rows' lengths, counted from the index
             words = dict(conn.execute("SELECT part, words FROM memory_fts WHERE rowid = 1").fetchall())
             code = scope_code(partition_key("qy", mine))
             assert words == {

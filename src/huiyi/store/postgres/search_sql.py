@@ -17,12 +17,8 @@ normalised on its own (BM25F-like) and weighted by the SQLite store's numbers: w
 IDF is ``ln(1 + (N − df + 0.5) / (df + 0.5))``, always positive, so every hit scores above zero.
 The statistics are those of the caller's scopes, as README and docs/scaling.md promise.
 
-SQLite's ``bm25()`` scores the same hits otherwise (tests/test_keyword_scores.py, xfail): its df is
-each partition's (the code-prefixed tokens, ``sqlite.fts``), but N and the mean length are the whole
-table's, a row's length is over all its columns, the weights scale tf before saturation, each repeat
-of a query term counts again, and IDF is ``ln((N − df + 0.5) / (df + 0.5))`` floored at 1e-6, so a term
-in half the table weighs nothing. FTS5 cannot be given a scope's N, so fused rankings may differ after
-a store moves between backends.
+The SQLite store computes the same BM25 in numpy (``store.bm25``, ``sqlite.keyword``), to 1e-4
+(tests/test_keyword_scores.py).
 
 Phrases, as in the SQLite store: adjacent query words (their last and first lexemes, in the words
 field) and the character bigrams of each CJK query word (in the characters field, only when the query
@@ -45,12 +41,8 @@ from typing import Any
 import numpy as np
 
 from huiyi.store.base import TURN_VECTOR
+from huiyi.store.bm25 import CHAR_WEIGHT, K1, WORD_WEIGHT, B
 from huiyi.store.phrases import cjk_pairs
-
-K1 = 1.2
-B = 0.75
-WORD_WEIGHT = 1.0
-CHAR_WEIGHT = 0.5
 
 DENSE = """
 SELECT v.rowid, m.id, v.distance

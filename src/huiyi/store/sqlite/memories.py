@@ -82,9 +82,9 @@ class SQLiteMemories(SQLiteConnection):
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO memories (id, agent, scope, part, kind, text, time, place, participants,"
                     " keywords, insight, importance, strength, access_count, last_access, created_at, sources, data,"
-                    " feedback, valid_to, said_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    _memory_row(item, part, now),
+                    " feedback, valid_to, said_at, words_len, chars_len)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*_memory_row(item, part, now), len(term.words), len(term.chars)),
                 )
                 if not cursor.rowcount:
                     continue  # already stored by an earlier run of the same work
@@ -108,6 +108,8 @@ class SQLiteMemories(SQLiteConnection):
                 entry[2].append(index)
             for part, (_, rowids, indexes) in list(added.items()):
                 added[part] = (_bump_version(conn, part), rowids, indexes)
+                words, chars = sum(len(terms[i].words) for i in indexes), sum(len(terms[i].chars) for i in indexes)
+                _count(conn, part, len(indexes), words, chars)
             for agent, message_id in writes.indexed_messages:
                 conn.execute("UPDATE messages SET indexed = 1 WHERE agent = ? AND id = ?", (agent, message_id))
             for agent, space, start_seq in writes.fold_points:
@@ -352,24 +354,30 @@ def delete_memory_rows(conn: sqlite3.Connection, agent: str, ids: Sequence[str])
     Returns part -> (its version before, rowids removed), for the vector cache once committed.
     """
     removed: dict[str, tuple[int, list[int]]] = {}
+    lengths: dict[str, list[int]] = {}  # part -> its rows' words and chars, for its counters
     for chunk in chunks(ids, 500):
         chunk_marks = marks(len(chunk))
         found = conn.execute(
-            f"SELECT rowid, part FROM memories WHERE agent = ? AND id IN ({chunk_marks})", (agent, *chunk)
+            f"SELECT rowid, part, words_len, chars_len FROM memories WHERE agent = ? AND id IN ({chunk_marks})",
+            (agent, *chunk),
         ).fetchall()
         # a forgotten memory takes its links with it
         conn.execute(
             f"DELETE FROM links WHERE agent = ? AND (source IN ({chunk_marks}) OR target IN ({chunk_marks}))",
             (agent, *chunk, *chunk),
         )
-        for rowid, part in found:
+        for rowid, part, words, chars in found:
             removed.setdefault(part, (0, []))[1].append(rowid)
+            counted = lengths.setdefault(part, [0, 0])
+            counted[0] += words
+            counted[1] += chars
             conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memory_own_vectors WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
     for part, (_, rowids) in list(removed.items()):
         removed[part] = (_bump_version(conn, part), rowids)
+        _count(conn, part, -len(rowids), -lengths[part][0], -lengths[part][1])
     return removed
 
 
@@ -391,6 +399,15 @@ def _bump_version(conn: sqlite3.Connection, part: str) -> int:
     old = conn.execute("SELECT version FROM partitions WHERE part = ?", (part,)).fetchone()[0]
     conn.execute("UPDATE partitions SET version = version + 1 WHERE part = ?", (part,))
     return int(old)
+
+
+def _count(conn: sqlite3.Connection, part: str, docs: int, words: int, chars: int) -> None:
+    """Add to a partition's counts of documents and tokens, its BM25 statistics (``sqlite.keyword``)."""
+    conn.execute(
+        "UPDATE partitions SET docs = docs + ?, words_total = words_total + ?, chars_total = chars_total + ?"
+        " WHERE part = ?",
+        (docs, words, chars, part),
+    )
 
 
 def _column_value(name: str, value: Any) -> Any:
