@@ -84,12 +84,9 @@ def _old_store(path: Path) -> tuple[Scope, Scope]:
 def back_to_schema_14(conn: sqlite3.Connection) -> None:
     """Undo schema 15 (its columns cannot be added twice)."""
     conn.execute("DROP TABLE memory_fts_instances")
-    for table, columns in (
-        ("memories", ("words_len", "chars_len")),
-        ("partitions", ("docs", "words_total", "chars_total")),
-    ):
-        for column in columns:
-            conn.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    conn.execute("DROP TABLE memory_fts_lengths")
+    for column in ("docs", "fts_total"):
+        conn.execute(f"ALTER TABLE partitions DROP COLUMN {column}")
     conn.execute("UPDATE meta SET value = '14' WHERE key = 'schema_version'")
 
 
@@ -112,9 +109,11 @@ def test_opening_a_schema_9_store_codes_its_keyword_rows(tmp_path: Path) -> None
             assert _ranked(store, mine, Terms([], ["图", "书"])) == ["a1"]
             assert _ranked(store, other, Terms(["hike"], [])) == ["b0"]
             conn = store._conn()
-            counted = conn.execute("SELECT sum(docs), sum(words_total) FROM partitions").fetchone()
-            assert counted == conn.execute("SELECT count(*), sum(words_len) FROM memories").fetchone()
-            assert counted[1] > 0  # the old rows' lengths, counted from the index
+            counted = conn.execute("SELECT sum(docs), sum(fts_total) FROM partitions").fetchone()
+            assert counted == conn.execute("SELECT count(*), sum(tokens) FROM memory_fts_lengths").fetchone()
+            assert counted[0] == conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+            # the old rows' lengths, as FTS5 counts them: every token of every column
+            assert counted[1] == conn.execute("SELECT count(*) FROM memory_fts_instances").fetchone()[0] > 0
             words = dict(conn.execute("SELECT part, words FROM memory_fts WHERE rowid = 1").fetchall())
             code = scope_code(partition_key("qy", mine))
             assert words == {

@@ -78,20 +78,22 @@ def test_forgetting_and_erasing_keep_the_scopes_counts(tmp_path: Path) -> None:
     try:
         assert isinstance(store, SQLiteStore)
 
-        def counted() -> dict[str, tuple[int, int, int]]:
-            rows = store._conn().execute("SELECT scope, docs, words_total, chars_total FROM partitions")
-            return {scope: (docs, words, chars) for scope, docs, words, chars in rows}
+        def counted() -> dict[str, tuple[int, int]]:
+            rows = store._conn().execute("SELECT scope, docs, fts_total FROM partitions")
+            return {scope: (docs, tokens) for scope, docs, tokens in rows}
 
-        def recounted() -> dict[str, tuple[int, int, int]]:
+        def recounted() -> dict[str, tuple[int, int]]:
             rows = store._conn().execute(
-                "SELECT scope, count(*), sum(words_len), sum(chars_len) FROM memories GROUP BY part"
+                "SELECT m.scope, count(*), sum(l.tokens) FROM memories m JOIN memory_fts_lengths l USING (rowid)"
+                " GROUP BY m.part"
             )
-            return {scope: (docs, words, chars) for scope, docs, words, chars in rows}
+            return {scope: (docs, tokens) for scope, docs, tokens in rows}
 
-        assert counted()[MUMU.tag] == (
-            4,
-            *(sum(len(getattr(_terms(t), f)) for t in MEMORIES[MUMU]) for f in ("words", "chars")),
+        held = store._conn().execute(  # every token FTS5 holds for the scope's rows, the part's own too
+            "SELECT count(*) FROM memory_fts_instances WHERE doc IN (SELECT rowid FROM memories WHERE scope = ?)",
+            (MUMU.tag,),
         )
+        assert counted()[MUMU.tag] == (4, held.fetchone()[0]) == recounted()[MUMU.tag]
         before = _scores(store, QUERIES[0])
         store.delete_memories("qy", ["s1-0"])
         assert counted() == recounted() and counted()[MUMU.tag][0] == 3
@@ -100,7 +102,3 @@ def test_forgetting_and_erasing_keep_the_scopes_counts(tmp_path: Path) -> None:
         assert set(_scores(store, QUERIES[0])) == set(before) - {"s1-0"}
     finally:
         store.close()
-
-
-def _terms(text: str) -> Terms:
-    return Terms(tokens.words(text), tokens.chars(text))

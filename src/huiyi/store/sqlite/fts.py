@@ -58,13 +58,29 @@ def scoped_for_part(part: str, text: str) -> str:
     return scoped(scope_code(part), text or "")
 
 
-def run_count(text: str | None) -> int:
-    """How many tokens ``scoped`` text holds: a row's field length, for the migration that counts old rows.
+def docsize_tokens(docsize: bytes | None) -> int:
+    """A row's tokens over all its columns from its ``memory_fts_docsize`` record, one SQLite varint per
+    column: the length FTS5's ``bm25()`` normalises by.
 
-    >>> run_count("bbbbbbbbbbi bbbbbbbbbbm bbbbbbbbbbgoing")
-    3
+    >>> docsize_tokens(bytes([1, 0x81, 0x00, 3]))
+    132
     """
-    return len(_RUN.findall(text or ""))
+    total, value, width = 0, 0, 0
+    for byte in docsize or b"":
+        width += 1
+        if width == 9:  # a ninth byte keeps all its eight bits
+            total, value, width = total + (value << 8 | byte), 0, 0
+            continue
+        value = value << 7 | (byte & 0x7F)
+        if byte < 0x80:
+            total, value, width = total + value, 0, 0
+    return total
+
+
+def count_row_tokens(conn: sqlite3.Connection, rowid: int) -> int:
+    """How many tokens ``memory_fts`` holds for a row, counted by FTS5 itself."""
+    found = conn.execute("SELECT sz FROM memory_fts_docsize WHERE id = ?", (rowid,)).fetchone()
+    return docsize_tokens(found[0]) if found else 0
 
 
 @lru_cache(maxsize=65536)

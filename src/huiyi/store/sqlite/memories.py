@@ -24,7 +24,7 @@ from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
-from huiyi.store.sqlite.fts import scope_code, scoped
+from huiyi.store.sqlite.fts import count_row_tokens, scope_code, scoped
 from huiyi.store.sqlite.jobs import record_folded
 from huiyi.store.vectors import Places
 
@@ -61,6 +61,7 @@ class SQLiteMemories(SQLiteConnection):
             raise StoreError("add_memories needs one own vector per memory, or none")
         now = to_epoch(self.clock())
         added: dict[str, tuple[int, list[int], list[int]]] = {}  # part -> (old version, rowids, item index)
+        tokens: dict[str, int] = {}  # part -> its new rows' tokens, for its counters
         with self._write() as conn:
             if complete_job is not None:
                 job_id, worker = complete_job
@@ -82,9 +83,9 @@ class SQLiteMemories(SQLiteConnection):
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO memories (id, agent, scope, part, kind, text, time, place, participants,"
                     " keywords, insight, importance, strength, access_count, last_access, created_at, sources, data,"
-                    " feedback, valid_to, said_at, words_len, chars_len)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*_memory_row(item, part, now), len(term.words), len(term.chars)),
+                    " feedback, valid_to, said_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    _memory_row(item, part, now),
                 )
                 if not cursor.rowcount:
                     continue  # already stored by an earlier run of the same work
@@ -103,13 +104,17 @@ class SQLiteMemories(SQLiteConnection):
                     "INSERT INTO memory_fts (rowid, part, words, chars) VALUES (?, ?, ?, ?)",
                     (rowid, part, scoped(code, " ".join(term.words)), scoped(code, " ".join(term.chars))),
                 )
+                length = count_row_tokens(conn, rowid)
+                conn.execute(
+                    "INSERT INTO memory_fts_lengths (rowid, part, tokens) VALUES (?, ?, ?)", (rowid, part, length)
+                )
+                tokens[part] = tokens.get(part, 0) + length
                 entry = added.setdefault(part, (0, [], []))
                 entry[1].append(rowid)
                 entry[2].append(index)
             for part, (_, rowids, indexes) in list(added.items()):
                 added[part] = (_bump_version(conn, part), rowids, indexes)
-                words, chars = sum(len(terms[i].words) for i in indexes), sum(len(terms[i].chars) for i in indexes)
-                _count(conn, part, len(indexes), words, chars)
+                _count(conn, part, len(indexes), tokens[part])
             for agent, message_id in writes.indexed_messages:
                 conn.execute("UPDATE messages SET indexed = 1 WHERE agent = ? AND id = ?", (agent, message_id))
             for agent, space, start_seq in writes.fold_points:
@@ -354,11 +359,12 @@ def delete_memory_rows(conn: sqlite3.Connection, agent: str, ids: Sequence[str])
     Returns part -> (its version before, rowids removed), for the vector cache once committed.
     """
     removed: dict[str, tuple[int, list[int]]] = {}
-    lengths: dict[str, list[int]] = {}  # part -> its rows' words and chars, for its counters
+    tokens: dict[str, int] = {}  # part -> its rows' tokens, for its counters
     for chunk in chunks(ids, 500):
         chunk_marks = marks(len(chunk))
         found = conn.execute(
-            f"SELECT rowid, part, words_len, chars_len FROM memories WHERE agent = ? AND id IN ({chunk_marks})",
+            "SELECT m.rowid, m.part, COALESCE(l.tokens, 0) FROM memories m LEFT JOIN memory_fts_lengths l"
+            f" ON l.rowid = m.rowid WHERE m.agent = ? AND m.id IN ({chunk_marks})",
             (agent, *chunk),
         ).fetchall()
         # a forgotten memory takes its links with it
@@ -366,18 +372,17 @@ def delete_memory_rows(conn: sqlite3.Connection, agent: str, ids: Sequence[str])
             f"DELETE FROM links WHERE agent = ? AND (source IN ({chunk_marks}) OR target IN ({chunk_marks}))",
             (agent, *chunk, *chunk),
         )
-        for rowid, part, words, chars in found:
+        for rowid, part, length in found:
             removed.setdefault(part, (0, []))[1].append(rowid)
-            counted = lengths.setdefault(part, [0, 0])
-            counted[0] += words
-            counted[1] += chars
+            tokens[part] = tokens.get(part, 0) + length
             conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
+            conn.execute("DELETE FROM memory_fts_lengths WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memory_own_vectors WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
     for part, (_, rowids) in list(removed.items()):
         removed[part] = (_bump_version(conn, part), rowids)
-        _count(conn, part, -len(rowids), -lengths[part][0], -lengths[part][1])
+        _count(conn, part, -len(rowids), -tokens[part])
     return removed
 
 
@@ -401,12 +406,10 @@ def _bump_version(conn: sqlite3.Connection, part: str) -> int:
     return int(old)
 
 
-def _count(conn: sqlite3.Connection, part: str, docs: int, words: int, chars: int) -> None:
+def _count(conn: sqlite3.Connection, part: str, docs: int, tokens: int) -> None:
     """Add to a partition's counts of documents and tokens, its BM25 statistics (``sqlite.keyword``)."""
     conn.execute(
-        "UPDATE partitions SET docs = docs + ?, words_total = words_total + ?, chars_total = chars_total + ?"
-        " WHERE part = ?",
-        (docs, words, chars, part),
+        "UPDATE partitions SET docs = docs + ?, fts_total = fts_total + ? WHERE part = ?", (docs, tokens, part)
     )
 
 

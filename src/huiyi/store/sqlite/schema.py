@@ -1,8 +1,8 @@
 """The embedded store's schema, as numbered migrations applied in order and never edited once shipped.
 
 ``statements`` cuts a migration script into the statements SQLite executes one at a time. Scripts may
-call ``huiyi_scoped(part, text)`` (``fts.scoped_for_part``) and ``huiyi_run_count(text)`` (``fts.run_count``),
-which the migrating connection defines.
+call ``huiyi_scoped(part, text)`` (``fts.scoped_for_part``) and ``huiyi_docsize_tokens(sz)``
+(``fts.docsize_tokens``), which the migrating connection defines.
 """
 
 from __future__ import annotations
@@ -278,21 +278,22 @@ MIGRATIONS: list[str] = [
         ORDER BY d.created_at, d.id LIMIT 1)
     WHERE space IS NOT NULL AND state <> 'done';
     """,
-    # 15: BM25 with the statistics of the caller's scopes (sqlite.keyword): each row's field lengths and
-    # each partition's documents and tokens, counted from the index for rows written before (their
-    # terms are gone: a word cut at an apostrophe counts twice); and the index's token instances by term
+    # 15: FTS5's BM25 with the statistics of the caller's scopes (sqlite.keyword): each row's partition
+    # and tokens over all its columns, as FTS5 counted them (a narrow table: the route reads it once per
+    # hit, at a third of the cost of a memories row), each partition's documents and tokens, and the
+    # index's token instances by term
     """
-    ALTER TABLE memories ADD COLUMN words_len INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE memories ADD COLUMN chars_len INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE memory_fts_lengths (
+        rowid INTEGER PRIMARY KEY,
+        part TEXT NOT NULL,
+        tokens INTEGER NOT NULL
+    );
+    INSERT INTO memory_fts_lengths (rowid, part, tokens)
+        SELECT m.rowid, m.part, huiyi_docsize_tokens(d.sz) FROM memories m JOIN memory_fts_docsize d ON d.id = m.rowid;
     ALTER TABLE partitions ADD COLUMN docs INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE partitions ADD COLUMN words_total INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE partitions ADD COLUMN chars_total INTEGER NOT NULL DEFAULT 0;
-    UPDATE memories SET (words_len, chars_len) = (
-        SELECT huiyi_run_count(f.words), huiyi_run_count(f.chars) FROM memory_fts f WHERE f.rowid = memories.rowid)
-        WHERE EXISTS (SELECT 1 FROM memory_fts f WHERE f.rowid = memories.rowid);
-    UPDATE partitions SET (docs, words_total, chars_total) = (
-        SELECT count(*), COALESCE(sum(words_len), 0), COALESCE(sum(chars_len), 0) FROM memories m
-        WHERE m.part = partitions.part);
+    ALTER TABLE partitions ADD COLUMN fts_total INTEGER NOT NULL DEFAULT 0;
+    UPDATE partitions SET (docs, fts_total) = (
+        SELECT count(*), COALESCE(sum(tokens), 0) FROM memory_fts_lengths l WHERE l.part = partitions.part);
     CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts_instances USING fts5vocab (memory_fts, instance);
     """,
 ]
