@@ -19,6 +19,7 @@ from huiyi.model import Job, JobState
 from huiyi.store.base import Store, Writes
 from huiyi.store.postgres import PostgresStore
 from huiyi.store.sqlite import SQLiteStore
+from test_keyword_scope import back_to_schema_15
 
 AGENT, SPACE, OTHER = "祈煜", "person:木木", "space:群"
 NOT_DONE = [JobState.PENDING, JobState.RUNNING, JobState.FAILED]
@@ -102,6 +103,7 @@ def test_a_store_made_before_the_space_column_gets_it_and_the_verdicts_when_it_o
     store.close()
     if backend == "sqlite":  # back to schema 13, as such a store is
         with sqlite3.connect(where) as conn:
+            back_to_schema_15(conn)
             conn.execute("DROP INDEX jobs_space")
             conn.execute("ALTER TABLE jobs DROP COLUMN space")
             conn.execute("ALTER TABLE jobs DROP COLUMN folded_by")

@@ -26,6 +26,7 @@ from huiyi.providers.embed import HashEmbedder
 from huiyi.store.base import Store, Vectors
 from huiyi.store.postgres import PostgresStore
 from huiyi.store.sqlite import SQLiteStore
+from test_keyword_scope import back_to_schema_15
 
 SPAWN = multiprocessing.get_context("spawn")
 AGENT, PERSON = "qy", "mumu"
@@ -137,6 +138,7 @@ def test_migration_6_removes_the_duplicate_chunks_of_a_sqlite_store(tmp_path: Pa
         conn.execute("ALTER TABLE messages DROP COLUMN claim_until")
         conn.execute("ALTER TABLE jobs DROP COLUMN claims")  # schema 7 goes back too
         conn.execute("ALTER TABLE memories DROP COLUMN said_at")  # and schema 8
+        back_to_schema_15(conn)  # and schema 16
         conn.execute("DROP INDEX jobs_space")  # and schema 14
         conn.execute("ALTER TABLE jobs DROP COLUMN space")
         conn.execute("ALTER TABLE jobs DROP COLUMN folded_by")

@@ -81,8 +81,18 @@ def _old_store(path: Path) -> tuple[Scope, Scope]:
     return mine, other
 
 
+def back_to_schema_15(conn: sqlite3.Connection) -> None:
+    """Undo schema 16 (its columns cannot be added twice)."""
+    conn.execute("DROP TABLE memory_fts_instances")
+    conn.execute("DROP TABLE memory_fts_lengths")
+    for column in ("docs", "fts_total"):
+        conn.execute(f"ALTER TABLE partitions DROP COLUMN {column}")
+    conn.execute("UPDATE meta SET value = '15' WHERE key = 'schema_version'")
+
+
 def back_to_schema_9(conn: sqlite3.Connection) -> None:
-    """Undo what later migrations did that cannot run twice (schema 14's columns)."""
+    """Undo what later migrations did that cannot run twice (schema 14's and 16's columns)."""
+    back_to_schema_15(conn)
     conn.execute("DROP INDEX jobs_space")
     conn.execute("ALTER TABLE jobs DROP COLUMN space")
     conn.execute("ALTER TABLE jobs DROP COLUMN folded_by")
@@ -99,6 +109,11 @@ def test_opening_a_schema_9_store_codes_its_keyword_rows(tmp_path: Path) -> None
             assert _ranked(store, mine, Terms([], ["图", "书"])) == ["a1"]
             assert _ranked(store, other, Terms(["hike"], [])) == ["b0"]
             conn = store._conn()
+            counted = conn.execute("SELECT sum(docs), sum(fts_total) FROM partitions").fetchone()
+            assert counted == conn.execute("SELECT count(*), sum(tokens) FROM memory_fts_lengths").fetchone()
+            assert counted[0] == conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+            # the old rows' lengths, as FTS5 counts them: every token of every column
+            assert counted[1] == conn.execute("SELECT count(*) FROM memory_fts_instances").fetchone()[0] > 0
             words = dict(conn.execute("SELECT part, words FROM memory_fts WHERE rowid = 1").fetchall())
             code = scope_code(partition_key("qy", mine))
             assert words == {

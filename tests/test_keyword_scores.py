@@ -2,8 +2,7 @@
 scope's scores follow what the scopes searched hold (README, docs/scaling.md: the statistics are the
 scope's), so a store moved from SQLite to PostgreSQL fuses its routes as before.
 
-Both fail on SQLite today: FTS5's bm25() takes N and the mean length from the whole table, and the
-row's length over all its columns; it cannot be given a scope's (see ``huiyi.store.postgres.search_sql``).
+SQLite scores with its own BM25 over the ``partitions`` counters (``huiyi.store.sqlite.keyword``).
 """
 
 from __future__ import annotations
@@ -27,10 +26,6 @@ MEMORIES = {
     MUMU: ["木木喜欢莫兰迪色系", "木木下周三要考驾照科目二", "木木 went hiking with her support group", "木木喜欢猫"],
 }
 QUERIES = ["木木喜欢莫兰迪色系", "hiking support group", "顾北辰 咖啡馆"]
-FTS5_STATISTICS = (
-    "FTS5's bm25() takes N and the mean length from the whole table (and a row's length over all its"
-    " columns, the weights inside the tf): SQLite would need its own BM25 with per-scope counters"
-)
 
 
 def _add(store: Store, scope: Scope, texts: list[str], prefix: str) -> None:
@@ -54,7 +49,6 @@ def _filled(make: Callable[[Path], Store], path: Path) -> Store:
     return store
 
 
-@pytest.mark.xfail(strict=True, reason=FTS5_STATISTICS)
 def test_every_backend_scores_the_same_memories_and_query_alike(tmp_path: Path) -> None:
     by_backend: dict[str, list[dict[str, float]]] = {}
     for backend, make in sorted(STORE_FACTORIES.items()):
@@ -69,9 +63,7 @@ def test_every_backend_scores_the_same_memories_and_query_alike(tmp_path: Path) 
         assert other == [pytest.approx(found, rel=1e-4) for found in first]
 
 
-def test_a_scope_s_scores_do_not_follow_what_other_scopes_hold(store: Store, request: pytest.FixtureRequest) -> None:
-    if isinstance(store, SQLiteStore):
-        request.applymarker(pytest.mark.xfail(strict=True, reason=FTS5_STATISTICS))
+def test_a_scope_s_scores_do_not_follow_what_other_scopes_hold(store: Store) -> None:
     for n, (scope, texts) in enumerate(MEMORIES.items()):
         _add(store, scope, texts, f"s{n}-")
     before = [_scores(store, query) for query in QUERIES]
@@ -79,3 +71,34 @@ def test_a_scope_s_scores_do_not_follow_what_other_scopes_hold(store: Store, req
 
     _add(store, AMY, [f"阿哲第{i}次去咖啡馆 hiking again" for i in range(30)], "amy-")
     assert [_scores(store, query) for query in QUERIES] == [pytest.approx(found, rel=1e-4) for found in before]
+
+
+def test_forgetting_and_erasing_keep_the_scopes_counts(tmp_path: Path) -> None:
+    store = _filled(STORE_FACTORIES["sqlite"], tmp_path / "sqlite")
+    try:
+        assert isinstance(store, SQLiteStore)
+
+        def counted() -> dict[str, tuple[int, int]]:
+            rows = store._conn().execute("SELECT scope, docs, fts_total FROM partitions")
+            return {scope: (docs, tokens) for scope, docs, tokens in rows}
+
+        def recounted() -> dict[str, tuple[int, int]]:
+            rows = store._conn().execute(
+                "SELECT m.scope, count(*), sum(l.tokens) FROM memories m JOIN memory_fts_lengths l USING (rowid)"
+                " GROUP BY m.part"
+            )
+            return {scope: (docs, tokens) for scope, docs, tokens in rows}
+
+        held = store._conn().execute(  # every token FTS5 holds for the scope's rows, the part's own too
+            "SELECT count(*) FROM memory_fts_instances WHERE doc IN (SELECT rowid FROM memories WHERE scope = ?)",
+            (MUMU.tag,),
+        )
+        assert counted()[MUMU.tag] == (4, held.fetchone()[0]) == recounted()[MUMU.tag]
+        before = _scores(store, QUERIES[0])
+        store.delete_memories("qy", ["s1-0"])
+        assert counted() == recounted() and counted()[MUMU.tag][0] == 3
+        store.erase("qy", [], person="amy")
+        assert AMY.tag not in counted() and counted() == recounted()
+        assert set(_scores(store, QUERIES[0])) == set(before) - {"s1-0"}
+    finally:
+        store.close()

@@ -1,8 +1,8 @@
 """The character pairs both keyword searches add to a query: the CJK bigrams within each query word.
 
 A CJK word cut one way at write time and another at query time still shares its character bigrams, so
-研究生 finds 研究 + 生命. The SQLite store ORs the pairs into its FTS5 query as they come; the
-PostgreSQL store counts each distinct pair once as a BM25 term.
+研究生 finds 研究 + 生命. Both stores score each pair as a phrase of the query, a pair it holds twice
+counting twice (``store.bm25``).
 """
 
 from __future__ import annotations

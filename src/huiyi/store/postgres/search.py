@@ -7,6 +7,7 @@ The SQL and why it is shaped as it is live in ``search_sql``; this module runs i
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from huiyi.model import Scope
 from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors
+from huiyi.store.phrases import cjk_pairs
 from huiyi.store.postgres import search_sql as sql
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.rows import partition_keys
@@ -57,22 +59,26 @@ class PostgresSearch(PostgresConnection):
             text = {"words": " ".join(query.words), "chars": " ".join(query.chars), "parts": parts}
             row = cur.execute(sql.LEXEMES, {**text, "each": list(query.words)})
             wlex, clex, docs, firsts, lasts = row.fetchone() or ([], [], 0, [], [])
-            # as the SQLite store: adjacent words as phrases; CJK bigrams only beside the characters
+            # as FTS5 reads the query (store.bm25): adjacent words and each word's CJK bigrams as phrases,
+            # and a term the query holds twice counts twice
             wpairs = sql.word_pairs(firsts, lasts)
-            cpairs = sql.cjk_bigrams(query.words) if query.chars else []
+            cpairs = Counter(cjk_pairs(query.words))
+            wrep, crep = sql.word_repeats(firsts, lasts), Counter(query.chars)
             wkeep = sorted({*wlex, *(x for pair in wpairs for x in pair)})
             ckeep = sorted({*clex, *(x for pair in cpairs for x in pair)})
-            pairs = [("w", a, b) for a, b in wpairs] + [("c", a, b) for a, b in cpairs]
+            pairs = [("w", a, b, n) for (a, b), n in wpairs.items()] + [("c", a, b, n) for (a, b), n in cpairs.items()]
             # a phrase is matched through its lexemes; only one with a lexeme outside them needs <->
             args = {
                 "parts": parts,
-                "wlex": wlex,
-                "clex": clex,
+                "lfield": ["w"] * len(wlex) + ["c"] * len(clex),
+                "lex": [*wlex, *clex],
+                "lrep": [float(wrep[x] or 1) for x in wlex] + [float(crep[x] or 1) for x in clex],
                 "wkeep": wkeep,
                 "ckeep": ckeep,
                 "pfield": [p[0] for p in pairs],
                 "pleft": [p[1] for p in pairs],
                 "pright": [p[2] for p in pairs],
+                "prep": [float(p[3]) for p in pairs],
                 "wq": sql.any_of(wlex, [p for p in wpairs if not set(p) <= set(wlex)]),
                 "cq": sql.any_of(clex, [p for p in cpairs if not set(p) <= set(clex)]),
                 "limit": limit,

@@ -7,26 +7,22 @@ gets almost nothing back. Scores are cosine similarities (1 − cosine distance)
 over every scope of one agent (an operator's search, outside the contract), is the one query that an
 HNSW index serves (``PostgresStore.create_hnsw_index``).
 
-Keyword: real BM25 (k1 = 1.2, b = 0.75), computed in SQL over the scopes a query may see, not
-``ts_rank_cd`` (which has no inverse document frequency, so a common character such as 的 would weigh
-as much as a rare name). The GIN indexes find the candidates (``words @@ q OR chars @@ q``); each
-candidate's term frequencies come from the positions in its tsvector; a term's document frequency is
-the number of candidates holding it, which is exact, since every document holding a query term is a
-candidate; N and the mean lengths come from the ``partitions`` counters. Each field is length-
-normalised on its own (BM25F-like) and weighted by the SQLite store's numbers: words 1.0, characters 0.5.
-IDF is ``ln(1 + (N − df + 0.5) / (df + 0.5))``, always positive, so every hit scores above zero.
-The statistics are those of the caller's scopes, as README and docs/scaling.md promise.
-
-SQLite's ``bm25()`` scores the same hits otherwise (tests/test_keyword_scores.py, xfail): its df is
-each partition's (the code-prefixed tokens, ``sqlite.fts``), but N and the mean length are the whole
-table's, a row's length is over all its columns, the weights scale tf before saturation, each repeat
-of a query term counts again, and IDF is ``ln((N − df + 0.5) / (df + 0.5))`` floored at 1e-6, so a term
-in half the table weighs nothing. FTS5 cannot be given a scope's N, so fused rankings may differ after
-a store moves between backends.
+Keyword: real BM25, FTS5's ``bm25()`` formula (``store.bm25``: k1 = 1.2, b = 0.75, the field weights
+words 1.0 / characters 0.5 inside the saturation, a row's length over all its fields plus the one
+token of SQLite's partition column, IDF ``ln((N − df + 0.5) / (df + 0.5))`` floored at 1e-6, a term the
+query holds twice counting twice), computed in SQL over the scopes a query may see, not ``ts_rank_cd``
+(which has no inverse document frequency, so a common character such as 的 would weigh as much as a
+rare name). The GIN indexes find the candidates (``words @@ q OR chars @@ q``); each candidate's term
+frequencies come from the positions in its tsvector; a term's document frequency is the number of
+candidates holding it, which is exact, since every document holding a query term is a candidate; N
+and the mean length come from the ``partitions`` counters: the statistics of the caller's scopes, as
+README and docs/scaling.md promise. The SQLite store computes the same in numpy (``sqlite.keyword``;
+tests/test_keyword_scores.py, tests/test_keyword_fts5.py), but for words cut at an apostrophe: FTS5
+counts ``i'm`` as two tokens and reads it as a phrase of two, a row's ``words_len`` here counts one word.
 
 Phrases, as in the SQLite store: adjacent query words (their last and first lexemes, in the words
-field) and the character bigrams of each CJK query word (in the characters field, only when the query
-asks for characters) are BM25 terms of their own, so "support group" outscores "support" … "group" and
+field) and the character bigrams of each CJK query word (in the characters field) are BM25 terms of
+their own, so "support group" outscores "support" … "group" and
 研究生 still finds 研究 + 生命. A phrase's tf is counted from the positions of its two lexemes that the
 candidates' tsvectors already hold (right = left + 1), not with ``@@ 'a' <-> 'b'``: that only says
 whether a phrase occurs, where BM25 (and FTS5) needs how often, and it would evaluate one more tsquery
@@ -39,18 +35,14 @@ characters make ~9,000 candidates 27–67 ms before, 36–89 ms after (+30–45 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from huiyi.store.base import TURN_VECTOR
-from huiyi.store.phrases import cjk_pairs
-
-K1 = 1.2
-B = 0.75
-WORD_WEIGHT = 1.0
-CHAR_WEIGHT = 0.5
+from huiyi.store.bm25 import CHAR_WEIGHT, IDF_FLOOR, K1, PART_TOKENS, WORD_WEIGHT, B
 
 DENSE = """
 SELECT v.rowid, m.id, v.distance
@@ -143,46 +135,51 @@ _SCANNED = "(COALESCE(words @@ %(wq)s::tsquery, false) OR COALESCE(chars @@ %(cq
 # wq / cq: the query terms OR-ed as tsqueries, given as constants so the planner can weigh the GIN
 # indexes against the partition btree. ts_filter(setweight(...)) keeps only the lexemes the query
 # needs (wkeep / ckeep: its single terms and the halves of its phrases). A term is a single lexeme
-# (wlex / clex) or a phrase of two (field, left, right): its tf is how often the right lexeme stands
-# at the position right after the left one, counted from the positions already unnested.
+# (lfield, lex, lrep) or a phrase of two (pfield, pleft, pright, prep), with how often the query holds
+# it: a phrase's tf is how often the right lexeme stands at the position right after the left one,
+# counted from the positions already unnested.
 _KEYWORD = f"""
 WITH stats AS (
     SELECT GREATEST(sum(docs), 1)::float8 AS n,
-           GREATEST(sum(words_total)::float8 / GREATEST(sum(docs), 1), 1) AS wavg,
-           GREATEST(sum(chars_total)::float8 / GREATEST(sum(docs), 1), 1) AS cavg
+           GREATEST(({PART_TOKENS} * sum(docs) + sum(words_total) + sum(chars_total))::float8
+                    / GREATEST(sum(docs), 1), 1) AS avg_len
     FROM partitions WHERE part = ANY(%(parts)s)
 ), cand AS MATERIALIZED (
-    SELECT rowid, words_len, chars_len,
+    SELECT rowid, {PART_TOKENS} + words_len + chars_len AS len,
            ts_filter(setweight(words, 'A', %(wkeep)s::text[]), '{{a}}') AS w,
            ts_filter(setweight(chars, 'A', %(ckeep)s::text[]), '{{a}}') AS c
     FROM memories
     WHERE part = ANY(%(parts)s) AND {{match}}
 ), terms AS MATERIALIZED (
-    SELECT rowid, 'w' AS field, {WORD_WEIGHT}::float8 AS weight, words_len::float8 / s.wavg AS rel_len,
+    SELECT rowid, 'w' AS field, {WORD_WEIGHT}::float8 AS weight, len::float8 / s.avg_len AS rel_len,
            t.lexeme, t.positions
     FROM cand CROSS JOIN stats s CROSS JOIN LATERAL unnest(cand.w) t
     UNION ALL
-    SELECT rowid, 'c', {CHAR_WEIGHT}::float8, chars_len::float8 / s.cavg, t.lexeme, t.positions
+    SELECT rowid, 'c', {CHAR_WEIGHT}::float8, len::float8 / s.avg_len, t.lexeme, t.positions
     FROM cand CROSS JOIN stats s CROSS JOIN LATERAL unnest(cand.c) t
 ), tf AS (
-    SELECT rowid, field, weight, rel_len, lexeme AS term, cardinality(positions)::float8 AS tf
-    FROM terms
-    WHERE lexeme = ANY(CASE field WHEN 'w' THEN %(wlex)s::text[] ELSE %(clex)s::text[] END)
+    SELECT t.rowid, t.field, t.weight, t.rel_len, t.lexeme AS term, q.rep,
+           t.weight * cardinality(t.positions) AS w
+    FROM unnest(%(lfield)s::text[], %(lex)s::text[], %(lrep)s::float8[]) AS q (field, lexeme, rep)
+    JOIN terms t ON t.field = q.field AND t.lexeme = q.lexeme
     UNION ALL
     SELECT * FROM (
-        SELECT a.rowid, a.field, a.weight, a.rel_len, p.l || ' ' || p.r,
-               (SELECT count(*) FROM unnest(a.positions) AS x WHERE x + 1 = ANY(b.positions))::float8 AS tf
-        FROM unnest(%(pfield)s::text[], %(pleft)s::text[], %(pright)s::text[]) AS p (field, l, r)
+        SELECT a.rowid, a.field, a.weight, a.rel_len, p.l || ' ' || p.r, p.rep,
+               a.weight * (SELECT count(*) FROM unnest(a.positions) AS x WHERE x + 1 = ANY(b.positions)) AS w
+        FROM unnest(%(pfield)s::text[], %(pleft)s::text[], %(pright)s::text[], %(prep)s::float8[])
+             AS p (field, l, r, rep)
         JOIN terms a ON a.field = p.field AND a.lexeme = p.l
         JOIN terms b ON b.rowid = a.rowid AND b.field = p.field AND b.lexeme = p.r
-    ) phrases WHERE tf > 0
+    ) phrases WHERE w > 0
 ), scored AS (
-    SELECT rowid, weight, tf, rel_len, count(*) OVER (PARTITION BY field, term)::float8 AS df FROM tf
+    SELECT rowid, rep, w, rel_len, ln((s.n - count(*) OVER (PARTITION BY field, term) + 0.5)
+                                      / (count(*) OVER (PARTITION BY field, term) + 0.5)) AS idf
+    FROM tf CROSS JOIN stats s
 ), top AS (
     SELECT rowid, sum(
-        weight * ln(1 + (s.n - df + 0.5) / (df + 0.5)) * tf * {K1 + 1} / (tf + {K1} * (1 - {B} + {B} * rel_len))
+        rep * CASE WHEN idf > 0 THEN idf ELSE {IDF_FLOOR} END * w * {K1 + 1} / (w + {K1} * (1 - {B} + {B} * rel_len))
     ) AS score
-    FROM scored CROSS JOIN stats s
+    FROM scored
     GROUP BY rowid
     ORDER BY score DESC, rowid
     LIMIT %(limit)s
@@ -195,15 +192,15 @@ KEYWORD_INDEXED = _KEYWORD.replace("{match}", _INDEXED)
 KEYWORD_SCANNED = _KEYWORD.replace("{match}", _SCANNED)
 
 
-def word_pairs(firsts: Sequence[str | None], lasts: Sequence[str | None]) -> list[tuple[str, str]]:
-    """Adjacent query words as phrases of lexemes: one word's last lexeme, the next word's first."""
-    pairs = [(a, b) for a, b in zip(lasts, firsts[1:], strict=False) if a is not None and b is not None]
-    return list(dict.fromkeys(pairs))
+def word_pairs(firsts: Sequence[str | None], lasts: Sequence[str | None]) -> Counter[tuple[str, str]]:
+    """Adjacent query words as phrases of lexemes (one word's last lexeme, the next word's first), and
+    how often the query holds each."""
+    return Counter((a, b) for a, b in zip(lasts, firsts[1:], strict=False) if a is not None and b is not None)
 
 
-def cjk_bigrams(words: Sequence[str]) -> list[tuple[str, str]]:
-    """The adjacent CJK characters within each query word, as the SQLite store pairs them."""
-    return list(dict.fromkeys(cjk_pairs(words)))
+def word_repeats(firsts: Sequence[str | None], lasts: Sequence[str | None]) -> Counter[str]:
+    """How often the query holds each word of one lexeme (a word of several counts each once)."""
+    return Counter(a for a, b in zip(firsts, lasts, strict=True) if a is not None and a == b)
 
 
 def _quote(lexeme: str) -> str:

@@ -23,7 +23,7 @@ from huiyi.store.base import RankRow
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
 from huiyi.store.rows import Kept, now, wall_epoch
-from huiyi.store.sqlite.fts import scoped_for_part
+from huiyi.store.sqlite.fts import docsize_tokens, scoped_for_part
 from huiyi.store.sqlite.schema import MIGRATIONS, statements
 from huiyi.store.vectors import ExactIndex
 
@@ -156,6 +156,7 @@ class SQLiteConnection:
     def _migrate(self) -> None:
         # the migration that prefixes keyword tokens (10) needs the same cutting as new writes
         self._conn().create_function("huiyi_scoped", 2, scoped_for_part, deterministic=True)
+        self._conn().create_function("huiyi_docsize_tokens", 1, docsize_tokens, deterministic=True)  # 15 counts rows
         with self._write() as conn:
             has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone()
             current = 0

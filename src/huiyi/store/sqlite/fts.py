@@ -3,9 +3,9 @@
 FTS5 keeps one posting list per token across the whole table and reads a query term's list in full
 before it narrows to the scope's rows, so a term's cost followed the store, not the scope (issue 15:
 33.8 ms at a 1,000-memory scope of a 1M store against 1.86 ms of a 10k store). Prefixing each token
-with a short code of its partition (``bcdf…`` + ``word``) gives each scope its own posting lists, and
-BM25 its document frequencies within the scope (N and the mean length stay the whole table's: FTS5's
-``bm25()`` takes no others). Phrases still work: adjacent tokens carry one code.
+with a short code of its partition (``bcdf…`` + ``word``) gives each scope its own posting lists:
+the keyword route (``sqlite.keyword``) reads a query term's instances in the scope alone, through the
+``fts5vocab`` table ``memory_fts_instances``. Adjacent tokens carry one code, so phrases are found too.
 
 The code is made of consonants other than w, x and y, so the porter stemmer sees the same measure
 and vowels in a prefixed word as in the bare one. Two partitions may share a code (one in ~10¹² per
@@ -18,13 +18,11 @@ so that each run gets the prefix, not only the first.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import sqlite3
+import threading
 from functools import lru_cache
-from itertools import pairwise
 
-from huiyi.store.base import Terms
-from huiyi.store.phrases import cjk_pairs
-
+TOKENIZE = "porter unicode61 remove_diacritics 2"  # memory_fts's tokenizer (migrations 1 and 10)
 _ALPHABET = "bcdfghjklmnpqrstvz"
 CODE_LENGTH = 10
 _RUN = re.compile(r"[^\W_]+")
@@ -60,30 +58,59 @@ def scoped_for_part(part: str, text: str) -> str:
     return scoped(scope_code(part), text or "")
 
 
-def match_query(parts: Sequence[str], query: Terms, *, part_clause: bool = True) -> str | None:
-    """The FTS5 query over ``parts`` for ``query``'s terms, or None when nothing can match.
+def docsize_tokens(docsize: bytes | None) -> int:
+    """A row's tokens over all its columns from its ``memory_fts_docsize`` record, one SQLite varint per
+    column: the length FTS5's ``bm25()`` normalises by.
 
-    Each term goes in once per partition, in that partition's code; adjacent query words and the
-    CJK bigrams of each word go in as phrases too, so "support group" outscores "support" … "group"
-    and 研究生 still finds 研究 + 生命 cut another way. Without ``part_clause`` the query leaves out
-    ``part : (…)``: the caller then keeps to ``parts`` in SQL (the clause's column weighs 0 in bm25,
-    so the scores are the same; merging its posting lists cost a tenth of the search).
+    >>> docsize_tokens(bytes([1, 0x81, 0x00, 3]))
+    132
     """
-    words = [*query.words, *(f"{a} {b}" for a, b in pairwise(query.words))]
-    chars = [*query.chars, *(f"{a} {b}" for a, b in cjk_pairs(query.words))]
-    clauses = []
-    for column, terms in (("words", words), ("chars", chars)):
-        # repeats stay, as they always have: a word asked twice weighs twice in bm25()
-        phrases = [p for part in parts for term in terms if (p := scoped(scope_code(part), term))]
-        if phrases:
-            clauses.append(f"{column} : (" + " OR ".join(_quote(p) for p in phrases) + ")")
-    if not parts or not clauses:
-        return None
-    if not part_clause:
-        return " OR ".join(clauses)
-    return "part : (" + " OR ".join(parts) + ") AND (" + " OR ".join(clauses) + ")"
+    total, value, width = 0, 0, 0
+    for byte in docsize or b"":
+        width += 1
+        if width == 9:  # a ninth byte keeps all its eight bits
+            total, value, width = total + (value << 8 | byte), 0, 0
+            continue
+        value = value << 7 | (byte & 0x7F)
+        if byte < 0x80:
+            total, value, width = total + value, 0, 0
+    return total
 
 
-def _quote(term: str) -> str:
-    """A term as an FTS5 string: in double quotes, its own double quotes doubled."""
-    return '"' + term.replace('"', '""') + '"'
+def count_row_tokens(conn: sqlite3.Connection, rowid: int) -> int:
+    """How many tokens ``memory_fts`` holds for a row, counted by FTS5 itself."""
+    found = conn.execute("SELECT sz FROM memory_fts_docsize WHERE id = ?", (rowid,)).fetchone()
+    return docsize_tokens(found[0]) if found else 0
+
+
+@lru_cache(maxsize=65536)
+def index_tokens(word: str) -> tuple[str, ...]:
+    """``word``'s tokens as ``memory_fts`` holds them, without the code: cut, folded and stemmed by FTS5's
+    own tokenizer, with a code in front as when stored (the stemmer sees the word as it saw it; any code
+    gives the same tokens, all being consonants of one alphabet).
+
+    >>> index_tokens("Hiking i'm")
+    ('hike', 'i', 'm')
+    """
+    conn = _tokenizer()
+    conn.execute("INSERT INTO cut (rowid, text) VALUES (1, ?)", (scoped(_ANY_CODE, word),))
+    try:
+        found = conn.execute("SELECT term FROM cut_tokens ORDER BY offset").fetchall()
+    finally:
+        conn.execute("DELETE FROM cut")
+    return tuple(str(term)[len(_ANY_CODE) :] for (term,) in found)
+
+
+_ANY_CODE = "b" * CODE_LENGTH
+_local = threading.local()
+
+
+def _tokenizer() -> sqlite3.Connection:
+    """This thread's in-memory FTS5 table, cut as ``memory_fts`` is, and its tokens in order."""
+    conn: sqlite3.Connection | None = getattr(_local, "conn", None)
+    if conn is None:
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn.execute(f"CREATE VIRTUAL TABLE cut USING fts5 (text, tokenize = '{TOKENIZE}')")
+        conn.execute("CREATE VIRTUAL TABLE cut_tokens USING fts5vocab (cut, instance)")
+        _local.conn = conn
+    return conn

@@ -24,7 +24,7 @@ from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
-from huiyi.store.sqlite.fts import scope_code, scoped
+from huiyi.store.sqlite.fts import count_row_tokens, scope_code, scoped
 from huiyi.store.sqlite.jobs import record_folded
 from huiyi.store.vectors import Places
 
@@ -61,6 +61,7 @@ class SQLiteMemories(SQLiteConnection):
             raise StoreError("add_memories needs one own vector per memory, or none")
         now = to_epoch(self.clock())
         added: dict[str, tuple[int, list[int], list[int]]] = {}  # part -> (old version, rowids, item index)
+        tokens: dict[str, int] = {}  # part -> its new rows' tokens, for its counters
         with self._write() as conn:
             if complete_job is not None:
                 job_id, worker = complete_job
@@ -103,11 +104,17 @@ class SQLiteMemories(SQLiteConnection):
                     "INSERT INTO memory_fts (rowid, part, words, chars) VALUES (?, ?, ?, ?)",
                     (rowid, part, scoped(code, " ".join(term.words)), scoped(code, " ".join(term.chars))),
                 )
+                length = count_row_tokens(conn, rowid)
+                conn.execute(
+                    "INSERT INTO memory_fts_lengths (rowid, part, tokens) VALUES (?, ?, ?)", (rowid, part, length)
+                )
+                tokens[part] = tokens.get(part, 0) + length
                 entry = added.setdefault(part, (0, [], []))
                 entry[1].append(rowid)
                 entry[2].append(index)
             for part, (_, rowids, indexes) in list(added.items()):
                 added[part] = (_bump_version(conn, part), rowids, indexes)
+                _count(conn, part, len(indexes), tokens[part])
             for agent, message_id in writes.indexed_messages:
                 conn.execute("UPDATE messages SET indexed = 1 WHERE agent = ? AND id = ?", (agent, message_id))
             for agent, space, start_seq in writes.fold_points:
@@ -352,24 +359,30 @@ def delete_memory_rows(conn: sqlite3.Connection, agent: str, ids: Sequence[str])
     Returns part -> (its version before, rowids removed), for the vector cache once committed.
     """
     removed: dict[str, tuple[int, list[int]]] = {}
+    tokens: dict[str, int] = {}  # part -> its rows' tokens, for its counters
     for chunk in chunks(ids, 500):
         chunk_marks = marks(len(chunk))
         found = conn.execute(
-            f"SELECT rowid, part FROM memories WHERE agent = ? AND id IN ({chunk_marks})", (agent, *chunk)
+            "SELECT m.rowid, m.part, COALESCE(l.tokens, 0) FROM memories m LEFT JOIN memory_fts_lengths l"
+            f" ON l.rowid = m.rowid WHERE m.agent = ? AND m.id IN ({chunk_marks})",
+            (agent, *chunk),
         ).fetchall()
         # a forgotten memory takes its links with it
         conn.execute(
             f"DELETE FROM links WHERE agent = ? AND (source IN ({chunk_marks}) OR target IN ({chunk_marks}))",
             (agent, *chunk, *chunk),
         )
-        for rowid, part in found:
+        for rowid, part, length in found:
             removed.setdefault(part, (0, []))[1].append(rowid)
+            tokens[part] = tokens.get(part, 0) + length
             conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (rowid,))
+            conn.execute("DELETE FROM memory_fts_lengths WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memory_vectors WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memory_own_vectors WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
     for part, (_, rowids) in list(removed.items()):
         removed[part] = (_bump_version(conn, part), rowids)
+        _count(conn, part, -len(rowids), -tokens[part])
     return removed
 
 
@@ -409,6 +422,13 @@ def _bump_version(conn: sqlite3.Connection, part: str) -> int:
     old = conn.execute("SELECT version FROM partitions WHERE part = ?", (part,)).fetchone()[0]
     conn.execute("UPDATE partitions SET version = version + 1 WHERE part = ?", (part,))
     return int(old)
+
+
+def _count(conn: sqlite3.Connection, part: str, docs: int, tokens: int) -> None:
+    """Add to a partition's counts of documents and tokens, its BM25 statistics (``sqlite.keyword``)."""
+    conn.execute(
+        "UPDATE partitions SET docs = docs + ?, fts_total = fts_total + ? WHERE part = ?", (docs, tokens, part)
+    )
 
 
 def _column_value(name: str, value: Any) -> Any:

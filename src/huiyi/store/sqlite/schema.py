@@ -1,7 +1,8 @@
 """The embedded store's schema, as numbered migrations applied in order and never edited once shipped.
 
 ``statements`` cuts a migration script into the statements SQLite executes one at a time. Scripts may
-call ``huiyi_scoped(part, text)`` (``fts.scoped_for_part``), which the migrating connection defines.
+call ``huiyi_scoped(part, text)`` (``fts.scoped_for_part``) and ``huiyi_docsize_tokens(sz)``
+(``fts.docsize_tokens``), which the migrating connection defines.
 """
 
 from __future__ import annotations
@@ -294,6 +295,24 @@ MIGRATIONS: list[str] = [
         INSERT INTO entity_versions (part, version) VALUES (OLD.part, 1)
             ON CONFLICT (part) DO UPDATE SET version = version + 1;
     END;
+    """,
+    # 16: FTS5's BM25 with the statistics of the caller's scopes (sqlite.keyword): each row's partition
+    # and tokens over all its columns, as FTS5 counted them (a narrow table: the route reads it once per
+    # hit, at a third of the cost of a memories row), each partition's documents and tokens, and the
+    # index's token instances by term
+    """
+    CREATE TABLE memory_fts_lengths (
+        rowid INTEGER PRIMARY KEY,
+        part TEXT NOT NULL,
+        tokens INTEGER NOT NULL
+    );
+    INSERT INTO memory_fts_lengths (rowid, part, tokens)
+        SELECT m.rowid, m.part, huiyi_docsize_tokens(d.sz) FROM memories m JOIN memory_fts_docsize d ON d.id = m.rowid;
+    ALTER TABLE partitions ADD COLUMN docs INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE partitions ADD COLUMN fts_total INTEGER NOT NULL DEFAULT 0;
+    UPDATE partitions SET (docs, fts_total) = (
+        SELECT count(*), COALESCE(sum(tokens), 0) FROM memory_fts_lengths l WHERE l.part = partitions.part);
+    CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts_instances USING fts5vocab (memory_fts, instance);
     """,
 ]
 

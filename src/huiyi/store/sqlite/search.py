@@ -1,9 +1,8 @@
 """The embedded store's two search routes: exact vectors through the in-process cache, BM25 through FTS5.
 
 Dense search scans the scopes' partitions in memory (``huiyi.store.vectors``), loading a partition
-again when its version in ``partitions`` moved on. Keyword search is one FTS5 ``MATCH`` limited to the
-scopes' partition tokens, in terms that carry each partition's code (``fts``), so it reads the scopes'
-posting lists only; adjacent query words and CJK bigrams go in as extra phrases.
+again when its version in ``partitions`` moved on. Keyword search is BM25 with the scopes' own
+statistics over the scopes' posting lists only (``keyword``).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from huiyi.model import Scope
 from huiyi.store.base import TURN_VECTOR, RouteHits, ScoredId, Terms, Vectors, scored_ids
 from huiyi.store.rows import partition_keys
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
-from huiyi.store.sqlite.fts import match_query
+from huiyi.store.sqlite.keyword import keyword_scores
 from huiyi.store.vectors import Matrix, Places, RowIds
 
 MERGE_PAGES = 1000  # pages merged per step: well under a second at 1M memories
@@ -94,23 +93,9 @@ class SQLiteSearch(SQLiteConnection):
 
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
         started = time.perf_counter()
-        parts = partition_keys(scopes)
-        # the scopes' codes narrow the terms; the row's own part keeps a shared code out
-        match = match_query(parts, query, part_clause=False)
-        if match is None:
-            return RouteHits([], (time.perf_counter() - started) * 1000)
-        found = (
-            self._conn()
-            .execute(
-                "SELECT m.id, -bm25(memory_fts, 0.0, 1.0, 0.5) AS score, f.rowid FROM memory_fts f"
-                f" JOIN memories m ON m.rowid = f.rowid WHERE memory_fts MATCH ? AND m.part IN ({marks(len(parts))})"
-                # by the column: ordering by bm25() again ran the function twice per matched row
-                " ORDER BY score DESC LIMIT ?",
-                (match, *parts, limit),
-            )
-            .fetchall()
-        )
-        hits = scored_ids(found)  # (id, score, rowid): TEXT, REAL and INTEGER columns as SQLite gives them
+        found = keyword_scores(self._conn(), partition_keys(scopes), query, limit)
+        ids = self._ids_of([rowid for rowid, _ in found])
+        hits = scored_ids((ids[rowid], score, rowid) for rowid, score in found if rowid in ids)
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
 
     def tidy_keywords(self, max_steps: int = 16) -> int:

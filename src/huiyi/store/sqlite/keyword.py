@@ -1,0 +1,123 @@
+"""The embedded store's keyword route: FTS5's BM25 with the statistics of the caller's scopes (``store.bm25``).
+
+FTS5's ``bm25()`` takes N and the mean length from the whole table, so one person's memories moved how
+another's recall ranked. Here the scopes' N and mean row length come from the ``partitions`` counters,
+each row's length from ``memory_fts_lengths`` (FTS5's own count), and the query's tokens from the
+``fts5vocab`` table ``memory_fts_instances``, looked up by the token with each scope's code (``fts``):
+a posting list of the scope alone, with no ``MATCH``. A token's tf is how many instances a row holds, a
+phrase's how often its tokens stand one right after another. (Counting per row in SQL, ``GROUP BY``,
+was slower: nearly every row holds a token once, so the sort saved no rows.)
+The phrases are those of the ``MATCH`` query this route ran before: each query word and each pair of
+adjacent words in the words field, each query character and each CJK bigram of a word in the
+characters field, cut by FTS5's tokenizer, repeats kept.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+
+from huiyi.store.base import Terms
+from huiyi.store.bm25 import CHAR_WEIGHT, WORD_WEIGHT, Array, bm25
+from huiyi.store.phrases import cjk_pairs
+from huiyi.store.sqlite.connection import marks
+from huiyi.store.sqlite.fts import index_tokens, scope_code
+
+_WEIGHTS = {"words": WORD_WEIGHT, "chars": CHAR_WEIGHT}
+Phrase = tuple[str, tuple[str, ...]]  # (column, its tokens as the index holds them, without the code)
+
+
+def query_phrases(query: Terms) -> Counter[Phrase]:
+    """The query's phrases and how often it holds each."""
+    words = [*query.words, *(f"{a} {b}" for a, b in pairwise(query.words))]
+    chars = [*query.chars, *(f"{a} {b}" for a, b in cjk_pairs(query.words))]
+    return Counter(
+        (column, cut)
+        for column, terms in (("words", words), ("chars", chars))
+        for term in terms
+        if (cut := index_tokens(term))
+    )
+
+
+def keyword_scores(conn: sqlite3.Connection, parts: Sequence[str], query: Terms, limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` (rowid, score) of the scopes' memories for ``query``, best first, ties by rowid."""
+    phrases = query_phrases(query)
+    if not parts or limit <= 0 or not phrases:
+        return []
+    n, total = conn.execute(
+        "SELECT COALESCE(sum(docs), 0), COALESCE(sum(fts_total), 0) FROM partitions"
+        f" WHERE part IN ({marks(len(parts))})",
+        list(parts),
+    ).fetchone()
+    numbers: dict[tuple[str, str], int] = {}
+    for column, cut in phrases:
+        for token in cut:
+            numbers.setdefault((column, token), len(numbers))
+    found = _instances(conn, parts, numbers) if n else []
+    if not found:
+        return []
+    rows = np.array(found, dtype=np.int64)
+    number = rows[:, 0]
+    rowids, doc = np.unique(rows[:, 1], return_inverse=True)
+    doc_len = np.zeros(len(rowids))
+    doc_len[doc] = rows[:, 3]
+    # a token's hits in each row, by (row, token) key; each phrase's tokens' places, by (row, offset) key
+    hits = np.bincount(doc * len(numbers) + number, minlength=len(rowids) * len(numbers))
+    places = doc * _SPAN + rows[:, 2]
+    docs, tf = [], []
+    for column, cut in phrases:
+        tokens = [numbers[column, token] for token in cut]
+        if len(tokens) == 1:
+            held = np.flatnonzero(hits[tokens[0] :: len(numbers)])
+            docs.append(held)
+            tf.append(hits[held * len(numbers) + tokens[0]])
+        else:
+            counts = _phrase_counts([np.sort(places[number == token]) for token in tokens], len(rowids))
+            docs.append(np.flatnonzero(counts))
+            tf.append(counts[docs[-1]])
+    terms = np.repeat(np.arange(len(phrases)), [len(d) for d in docs])
+    weights = np.array([(_WEIGHTS[column], repeats) for (column, _), repeats in phrases.items()], dtype=np.float64)
+    every = np.concatenate(docs)
+    scores = bm25(every, terms, np.concatenate(tf).astype(np.float64), doc_len, (n, total / n), weights)
+    held = np.flatnonzero(np.bincount(every, minlength=len(rowids)))  # a phrase's half alone is no hit
+    order = held[np.lexsort((rowids[held], -scores[held]))][:limit]
+    return list(zip(rowids[order].tolist(), scores[order].tolist(), strict=True))
+
+
+_SPAN = 1 << 32  # more than any row's offsets
+
+
+def _instances(conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[str, str], int]) -> list[Any]:
+    """(token number, rowid, offset, row length) of each instance of the tokens in the scopes' rows."""
+    wanted = [
+        x
+        for part in parts
+        for (column, token), number in numbers.items()
+        for x in (scope_code(part) + token, column, number)
+    ]
+    # the wanted tokens first (CROSS JOIN keeps the order), so each is one lookup of its posting list; the
+    # row's part keeps out a partition that shares a scope's code
+    return conn.execute(
+        f"WITH q (term, col, number) AS (VALUES {', '.join(['(?, ?, ?)'] * (len(wanted) // 3))})"
+        " SELECT q.number, v.doc, v.offset, l.tokens FROM q CROSS JOIN memory_fts_instances v"
+        " CROSS JOIN memory_fts_lengths l"
+        f" WHERE v.term = q.term AND v.col = q.col AND l.rowid = v.doc AND l.part IN ({marks(len(parts))})",
+        [*wanted, *parts],
+    ).fetchall()
+
+
+def _phrase_counts(keys: list[Array], n_docs: int) -> Array:
+    """How often each row holds the tokens in order, one right after another, from each token's sorted
+    (row · span + offset) keys."""
+    start = keys[0]
+    for step, following in enumerate(keys[1:], start=1):
+        if not len(following) or not len(start):
+            return np.zeros(n_docs, dtype=np.int64)
+        wanted = start + step
+        start = start[following[np.minimum(np.searchsorted(following, wanted), len(following) - 1)] == wanted]
+    return np.bincount(start // _SPAN, minlength=n_docs)
