@@ -294,8 +294,7 @@ class MessageStore(Protocol):
     def recent_messages(
         self, agent: str, space: str, limit: int, before_seq: int | None = None, *, from_seq: int | None = None
     ) -> list[Message]:
-        """The last ``limit`` messages of a space (before ``before_seq``, from ``from_seq`` on, if given),
-        oldest first."""
+        """A space's last ``limit`` messages (before ``before_seq``, from ``from_seq`` on), oldest first."""
 
     def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
         """Those of ``speakers`` with a message in ``space``: the members of a group among them."""
@@ -304,10 +303,8 @@ class MessageStore(Protocol):
         """Messages not yet made memories, oldest first; with ``scopes``, the newest ``limit`` of those."""
 
     def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
-        """Atomically take up to ``limit`` unindexed messages nobody holds (or whose claim expired).
-
-        Two callers never get the same message while its claim holds. Oldest first.
-        """
+        """Atomically take up to ``limit`` unindexed messages nobody holds (or whose claim expired), oldest
+        first: two callers never get the same message while its claim holds."""
 
     def release_messages(self, worker: str, messages: Sequence[tuple[str, str]]) -> None:
         """Give back (agent, message id) claims of ``worker`` not yet indexed, e.g. after a failure."""

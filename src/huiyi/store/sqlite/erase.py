@@ -16,7 +16,8 @@ from huiyi.model import Scope
 from huiyi.store.erasure import Erasure
 from huiyi.store.rows import BUMP_ENTITIES_EPOCH, partition_key
 from huiyi.store.sqlite.connection import chunks, marks
-from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows, drop_partition
+from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows
+from huiyi.store.sqlite.partitions import drop_partition
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from huiyi.store.rows import (
     to_epoch,
 )
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
-from huiyi.store.sqlite.memories import ensure_partition
+from huiyi.store.sqlite.partitions import ensure_partition
 
 
 class SQLiteGraph(SQLiteConnection):

@@ -22,10 +22,11 @@ from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, OwnVectors, R
 from huiyi.store.owncache import own_vectors
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
-from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_key, partition_keys, to_epoch
+from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import count_row_tokens, scope_code, scoped
 from huiyi.store.sqlite.jobs import record_folded
+from huiyi.store.sqlite.partitions import bump_version, count_in, ensure_partition, part_versions
 from huiyi.store.vectors import Places
 
 _LIST_KEY = list_key("huiyi_wall(created_at)")  # the connection's function: created_at on the zone's clock
@@ -113,8 +114,8 @@ class SQLiteMemories(SQLiteConnection):
                 entry[1].append(rowid)
                 entry[2].append(index)
             for part, (_, rowids, indexes) in list(added.items()):
-                added[part] = (_bump_version(conn, part), rowids, indexes)
-                _count(conn, part, len(indexes), tokens[part])
+                added[part] = (bump_version(conn, part), rowids, indexes)
+                count_in(conn, part, len(indexes), tokens[part])
             for agent, message_id in writes.indexed_messages:
                 conn.execute("UPDATE messages SET indexed = 1 WHERE agent = ? AND id = ?", (agent, message_id))
             for agent, space, start_seq in writes.fold_points:
@@ -347,7 +348,7 @@ class SQLiteMemories(SQLiteConnection):
                     where = conn.execute("SELECT part FROM memories WHERE agent = ? AND id = ?", (agent, memory_id))
                     touched.update(str(part) for (part,) in where)
             # the rank rows cached of these partitions, in any process, are stale now (store.rankcache)
-            bumped = {part: _bump_version(conn, part) for part in touched}
+            bumped = {part: bump_version(conn, part) for part in touched}
         for part, old in bumped.items():
             self._vectors.touched(part, old)
         return changed
@@ -381,54 +382,9 @@ def delete_memory_rows(conn: sqlite3.Connection, agent: str, ids: Sequence[str])
             conn.execute("DELETE FROM memory_own_vectors WHERE rowid = ?", (rowid,))
             conn.execute("DELETE FROM memories WHERE rowid = ?", (rowid,))
     for part, (_, rowids) in list(removed.items()):
-        removed[part] = (_bump_version(conn, part), rowids)
-        _count(conn, part, -len(rowids), -tokens[part])
+        removed[part] = (bump_version(conn, part), rowids)
+        count_in(conn, part, -len(rowids), -tokens[part])
     return removed
-
-
-def ensure_partition(conn: sqlite3.Connection, agent: str, scope: Scope) -> str:
-    """The scope's partition key, with its row in ``partitions`` created if it is the first write.
-
-    A new row starts past every version a dropped partition had (``drop_partition``): another process
-    may still cache rows under such a version, and must not take them for this partition's."""
-    part = partition_key(agent, scope)
-    conn.execute(
-        "INSERT OR IGNORE INTO partitions (part, agent, scope, version) VALUES (?, ?, ?, "
-        "COALESCE((SELECT CAST(value AS INTEGER) + 1 FROM meta WHERE key = 'dropped_version'), 0))",
-        (part, agent, scope.tag),
-    )
-    return part
-
-
-def drop_partition(conn: sqlite3.Connection, part: str) -> None:
-    """Delete a partition left without memories, keeping its version as the floor new partitions start past."""
-    empty = "part = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE part = ?)"
-    conn.execute(
-        f"INSERT INTO meta (key, value) SELECT 'dropped_version', version FROM partitions WHERE {empty} "
-        "ON CONFLICT (key) DO UPDATE SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
-        (part, part),
-    )
-    conn.execute(f"DELETE FROM partitions WHERE {empty}", (part, part))
-
-
-def part_versions(conn: sqlite3.Connection, parts: Sequence[str]) -> dict[str, int]:
-    """Each partition's version, as the database has it now."""
-    found = conn.execute(f"SELECT part, version FROM partitions WHERE part IN ({marks(len(parts))})", list(parts))
-    return {str(part): int(version) for part, version in found}
-
-
-def _bump_version(conn: sqlite3.Connection, part: str) -> int:
-    """Move a partition to its next version; returns the version it had."""
-    old = conn.execute("SELECT version FROM partitions WHERE part = ?", (part,)).fetchone()[0]
-    conn.execute("UPDATE partitions SET version = version + 1 WHERE part = ?", (part,))
-    return int(old)
-
-
-def _count(conn: sqlite3.Connection, part: str, docs: int, tokens: int) -> None:
-    """Add to a partition's counts of documents and tokens, its BM25 statistics (``sqlite.keyword``)."""
-    conn.execute(
-        "UPDATE partitions SET docs = docs + ?, fts_total = fts_total + ? WHERE part = ?", (docs, tokens, part)
-    )
 
 
 def _column_value(name: str, value: Any) -> Any:
