@@ -294,8 +294,8 @@ class MessageStore(Protocol):
     def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
         """The last ``limit`` messages of a space (before ``before_seq`` if given), oldest first."""
 
-    def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
-        """Those of ``speakers`` with a message in ``space``: the members of a group among them."""
+    def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
+        """Those of ``speakers`` (everyone, if None) with a message in ``space``: a group's members among them."""
 
     def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
         """Messages not yet made memories, oldest first; with ``scopes``, the newest ``limit`` of those."""
