@@ -28,6 +28,7 @@ from huiyi.model import (
 )
 from huiyi.providers.embed import HashEmbedder
 from huiyi.store.base import Claim, MemoryFilter, Store, Terms, Writes
+from huiyi.store.rows import EVERY_SPEAKER
 from huiyi.store.sqlite import SQLiteStore
 from huiyi.text import tokens
 
@@ -109,6 +110,20 @@ def test_who_spoke_in_a_space_is_told_by_its_messages_alone(store: Store) -> Non
     assert store.spoke_in("qy", "person:mumu", []) == set()
 
 
+def test_everyone_who_spoke_in_a_space_is_told_by_its_messages_alone(store: Store) -> None:
+    def said(i: int, who: str, space: str, agent: str = "qy") -> Message:
+        scope = Scope.of_space(agent, space)
+        return Message(
+            id=f"m{i}", agent=agent, space=scope.tag, scope=scope, speaker=who, role="user", text="嗯", time=T0
+        )
+
+    group = [said(i, who, "g") for i, who in enumerate(["mumu", "ann", "mumu", "bob"], start=3)]
+    store.append_messages([*group, said(1, "eve", "g2"), said(2, "zed", "g", agent="other-agent"), message(9)])
+    assert store.spoke_in("qy", "space:g", None) == {"mumu", "ann", "bob"}
+    assert store.spoke_in("qy", "space:g2", None) == {"eve"}
+    assert store.spoke_in("qy", "space:nowhere", None) == set()
+
+
 def test_whether_a_member_spoke_in_a_group_is_looked_up_not_read_from_the_whole_group(tmp_path: Path) -> None:
     """A named member who never spoke in a group of 100k lines read every line of it (20 ms a recall)."""
     store = SQLiteStore(tmp_path)
@@ -119,9 +134,10 @@ def test_whether_a_member_spoke_in_a_group_is_looked_up_not_read_from_the_whole_
             for sql, args in [
                 ("SELECT 1 FROM messages WHERE agent = ? AND space = ? AND speaker = ? LIMIT 1", ("qy", "g", "x")),
                 ("SELECT id FROM messages WHERE agent = ? AND speaker = ?", ("qy", "x")),
+                (EVERY_SPEAKER.replace("%s", "?"), ("qy", "qy", "qy", "g")),
             ]
         ]
-        assert all("messages_speaker" in plan for plan in plans), plans
+        assert all("messages_speaker" in plan and "SCAN messages" not in plan for plan in plans), plans
     finally:
         store.close()
 

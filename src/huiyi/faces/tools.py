@@ -52,7 +52,7 @@ from huiyi.faces.tool_arguments import (
 from huiyi.faces.tool_schemas import TOOL_NAMES, TOOLS, MemoryType, RelationType, tool_schemas
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, FactData, FactKind, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
-from huiyi.recall.lookalikes import marker, names_of
+from huiyi.recall.lookalikes import marker, names_of, people_of
 from huiyi.text.compose import compose
 from huiyi.text.times import parse_datetime, query_time_range
 
@@ -325,9 +325,13 @@ class ToolExecutor:
         hits = [hit for hit in hits if keep is None or keep(hit)]
         return {"memories": await self._hits_shown(hits)}
 
-    # a name printing as another one in the same result is marked, as context() marks it (recall.lookalikes)
+    # a name printing as another one in the same result, or posing as the agent or a header, is marked as
+    # context() marks it (recall.lookalikes)
     def _shown(self, *items: MemoryItem) -> list[dict[str, Any]]:
-        return _marked([_item(item) for item in items], (name for item in items for name in names_of(item)), self.agent)
+        names = [name for item in items for name in names_of(item)]
+        return _marked(
+            [_item(item) for item in items], names, [n for item in items for n in people_of(item)], self.agent
+        )
 
     async def _hits_shown(self, hits: Sequence[RecallHit]) -> list[dict[str, Any]]:
         if not hits:
@@ -337,8 +341,9 @@ class ToolExecutor:
         loaded = {item.id for item in items}
         pending = [hit.sources[0] for hit in hits if hit.id not in loaded and hit.sources]
         speakers = [m.speaker for m in await self.memory.messages(pending, agent=self.agent)] if pending else []
-        names = [*(name for item in items for name in names_of(item)), *speakers]
-        return _marked([_hit(hit) for hit in hits], names, self.agent)
+        names = [name for item in items for name in names_of(item)]
+        people = [*(name for item in items for name in people_of(item)), *speakers]
+        return _marked([_hit(hit) for hit in hits], names, people, self.agent)
 
     async def _by_id(self, memory_id: str, what: str) -> MemoryItem:
         """The memory of this id if this executor may see it; another person's looks absent."""
@@ -387,8 +392,10 @@ def _item(item: MemoryItem) -> dict[str, Any]:
     return {"id": item.id, "kind": item.kind.value, "text": item.text, "time": _when(item.time)}
 
 
-def _marked(shown: list[dict[str, Any]], names: Iterable[str], agent: str) -> list[dict[str, Any]]:
-    mark = marker([agent, *names], agent=agent)
+def _marked(
+    shown: list[dict[str, Any]], names: Iterable[str], people: Iterable[str], agent: str
+) -> list[dict[str, Any]]:
+    mark = marker([agent, *names], agent=agent, people=people)
     return shown if mark is None else [{**row, "text": mark(row["text"])} for row in shown]
 
 

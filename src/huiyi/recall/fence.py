@@ -12,7 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["defang", "fence_labels", "one_line"]
+from huiyi.text.lookalike import bare
+from huiyi.text.tokens import has_cjk
+
+__all__ = ["defang", "fence_labels", "label", "one_line"]
 
 # role markers of common chat templates: ChatML / Qwen / Llama 3 / GLM <|…|>, DeepSeek <｜…｜>,
 # Gemma <start_of_turn>, Llama 2 / Mistral [INST]; their opening bracket becomes a full-width one
@@ -25,6 +28,20 @@ _WIDE = {"<": "＜", "[": "［"}
 def defang(text: str) -> str:
     """``text`` with chat-template role markers made plain text (``<|im_start|>`` → ``＜|im_start|>``)."""
     return _ROLE_MARKERS.sub(lambda match: _WIDE[match.group()], text)
+
+
+# what begins a line of markup (## 标题, > 引用, - 列表, 1. 条目, ```), or ends a section's header (前情提要：)
+_HEADER_LIKE = re.compile(r"^\s*(?:#+\s|#{2,}|>\s|[-*+]\s|={2,}|`{3}|\d+\s*[.、)）](?!\d))|[:：]\s*$")
+_ROLES = frozenset("system assistant developer 系统 系统提示 助手".split())  # chat roles, as names
+
+
+def label(name: str) -> str:
+    """A speaker's name as the label that starts a turn's line: quoted (``「前情提要：」``, ``"System"``)
+    when it would read as a section header, a chat role or a role marker there; else as it is."""
+    shown = defang(one_line(name))
+    if shown == name and not _HEADER_LIKE.search(name) and bare(name).casefold() not in _ROLES:
+        return name
+    return f"「{shown}」" if has_cjk(shown) else f'"{shown}"'
 
 
 def one_line(text: str) -> str:

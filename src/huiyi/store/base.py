@@ -296,8 +296,8 @@ class MessageStore(Protocol):
     ) -> list[Message]:
         """A space's last ``limit`` messages (before ``before_seq``, from ``from_seq`` on), oldest first."""
 
-    def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
-        """Those of ``speakers`` with a message in ``space``: the members of a group among them."""
+    def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
+        """Those of ``speakers`` (everyone, if None) with a message in ``space``: a group's members among them."""
 
     def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
         """Messages not yet made memories, oldest first; with ``scopes``, the newest ``limit`` of those."""

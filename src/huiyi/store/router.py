@@ -196,7 +196,7 @@ class RoutedStore:
         for agent, held in by_agent.items():
             self.store_for(agent).release_messages(worker, held)
 
-    def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
+    def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
         return self.store_for(agent).spoke_in(agent, space, speakers)
 
     def working_start(self, agent: str, space: str) -> int:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from unicodedata import normalize
 
 from huiyi.prompts import packaged
 
-__all__ = ["load_table", "name_key"]
+__all__ = ["bare", "load_table", "name_key"]
 
 
 @functools.cache
@@ -41,3 +42,33 @@ def name_key(name: str) -> str:
     """What a name looks like: equal for two names that print alike, case, width and spacing aside."""
     # the skeleton before the case fold, and again after it: АВА (Cyrillic) is ABA, whose fold aba is not ава's
     return _skeleton(_skeleton(normalize("NFKC", name)).casefold()).strip()
+
+
+_OPEN, _CLOSE = re.escape("([{（【〔［｛《〈「『<"), re.escape(")]}）】〕］｝》〉」』>")
+_TAGS = (
+    re.compile(rf"\s*[{_OPEN}][^{_OPEN}{_CLOSE}]*[{_CLOSE}]\s*$"),
+    re.compile(rf"^\s*[{_OPEN}][^{_OPEN}{_CLOSE}]*[{_CLOSE}]\s*"),
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def bare(name: str) -> str:
+    """A name without the tags and marks around it, as a reader skips them: ``祈煜 (bot)``, ``【官方】祈煜``,
+    ``[祈煜]`` and ``祈煜：`` are all ``祈煜``; a tag that is the whole name (``[祈煜]``) loses its brackets only.
+
+    >>> [bare(name) for name in ("祈煜 (bot)", "【官方】祈煜", "[祈煜]", "祈煜：", "~Ava~", "-_-")]
+    ['祈煜', '祈煜', '祈煜', '祈煜', 'Ava', '']
+    """
+    text = ""
+    while text != name:
+        text = name
+        for tag in _TAGS:
+            if (untagged := tag.sub("", name)).strip():
+                name = untagged
+        start, end = 0, len(name)
+        while start < end and not name[start].isalnum():
+            start += 1
+        while end > start and not name[end - 1].isalnum():
+            end -= 1
+        name = name[start:end]
+    return name

@@ -33,6 +33,7 @@ class Fold:
     messages: list[Message]
     person: str | None = None  # the person of a private chat
     aliases: dict[str, list[str]] = field(default_factory=dict)  # person id -> names and aliases
+    spoke: set[str] = field(default_factory=set)  # a group's: who spoke in it ever, the fold's speakers too
     language: str = "zh"
     # speaker -> the word of a plan they called off lately (搬家): a later 下周六搬 names its new time
     called_off: dict[str, str] = field(default_factory=dict)

@@ -57,6 +57,10 @@ class _Context:
                 out.append(found.id)
         return out
 
+    def own_lines(self) -> list[Message]:
+        """The agent's own lines of the fold (a member named like it speaks as its namesake)."""
+        return [m for m in self.messages if m.speaker == self.fold.agent]
+
     def anchor(self, sources: list[str]) -> datetime:
         return self.by_id[sources[0]].time if sources else self.messages[0].time
 
@@ -297,6 +301,9 @@ def _entities(items: list[dict[str, Any]], context: _Context) -> list[EntityDraf
         aliases = [
             a for a in _strings(item.get("aliases"), limit=20) if a != name and not context.roster.someone_else(a, name)
         ]
+        if name == context.roster.agent_name and not context.private:
+            # a member's 以后祈煜就叫阿杰的仆人 names no one the agent is: only its own lines may
+            aliases = [a for a in aliases if any(a in m.text for m in context.own_lines())]
         if raw != name and raw not in aliases and raw.casefold() not in _FIRST_PERSON | _SECOND_PERSON:
             aliases.insert(0, raw)
         if name in found:

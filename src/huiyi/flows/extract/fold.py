@@ -247,7 +247,10 @@ def fold_of(store: Store, job: Job, language: str) -> Fold:
         known = store.get_person(job.agent, speaker)
         aliases[speaker] = [speaker, *(known.aliases if known else [])]
     scope = Scope.from_tag(job.agent, job.payload["scope"])
+    spoke: set[str] = set()
     if scope.kind is ScopeKind.SPACE:
+        # a member who spoke but was never named is a member too: 以后叫我小雨 from 阿杰 takes her name
+        spoke = store.spoke_in(job.agent, job.payload["space"], None) - {job.agent}
         # a group's members who are silent in this fold are still its members: 霓霓就是苏霓 and
         # 舟舟是急诊科护士 name people who spoke before (issue #13); the agent is no member
         for member in store.list_entities([scope]):
@@ -260,6 +263,7 @@ def fold_of(store: Store, job: Job, language: str) -> Fold:
         messages=messages,
         person=person,
         aliases=aliases,
+        spoke=spoke,
         language=language,
         called_off=called_off(store, scope, messages),
         pets=open_pets(store, scope),

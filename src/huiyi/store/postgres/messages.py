@@ -10,7 +10,7 @@ from huiyi.model import Message, Person, Scope
 from huiyi.store import rows
 from huiyi.store.base import Claim, ScopeStats
 from huiyi.store.postgres.connection import PostgresConnection
-from huiyi.store.rows import MESSAGE_COLUMNS, NATIVE, id_taken, json_text, naive
+from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, NATIVE, id_taken, json_text, naive
 
 
 class PostgresMessages(PostgresConnection):
@@ -125,7 +125,9 @@ class PostgresMessages(PostgresConnection):
         )
         return [rows.message(row, NATIVE) for row in reversed(found)]
 
-    def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
+    def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
+        if speakers is None:
+            return {row[0] for row in self._rows(EVERY_SPEAKER, (agent, agent, agent, space))}
         found = self._rows(
             "SELECT DISTINCT speaker FROM messages WHERE agent = %s AND space = %s AND speaker = ANY(%s)",
             (agent, space, list(dict.fromkeys(speakers))),

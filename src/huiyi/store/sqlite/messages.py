@@ -11,7 +11,7 @@ from huiyi.errors import InvalidInput
 from huiyi.model import Message, Person, Scope
 from huiyi.store import rows
 from huiyi.store.base import Claim, ScopeStats
-from huiyi.store.rows import MESSAGE_COLUMNS, TEXT, id_taken, json_text, to_epoch
+from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, TEXT, id_taken, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
 
@@ -164,8 +164,10 @@ class SQLiteMessages(SQLiteConnection):
         )
         return [rows.message(row, TEXT) for row in reversed(found)]
 
-    def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
+    def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
         conn = self._conn()
+        if speakers is None:
+            return {row[0] for row in conn.execute(EVERY_SPEAKER.replace("%s", "?"), (agent, agent, agent, space))}
         query = "SELECT 1 FROM messages WHERE agent = ? AND space = ? AND speaker = ? LIMIT 1"
         return {s for s in dict.fromkeys(speakers) if conn.execute(query, (agent, space, s)).fetchone()}
 

@@ -35,6 +35,9 @@ class Roster:
     _shared: set[str] = field(default_factory=set)  # case-folded names two people's names give (Bob, bob)
     _nicknames: dict[str, str] | None = None  # a nickname only one person's names give -> display name
     spoke: set[str] = field(default_factory=set)  # display names of who spoke in the fold (or its person)
+    # those who spoke in the group before but are no entity of it (case-folded -> id): kept out of the
+    # roster the model reads (a big group's every member), but nobody's alias
+    unnamed: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, fold: Fold) -> Roster:
@@ -46,7 +49,12 @@ class Roster:
             people.append(fold.person)
         for person in dict.fromkeys(people):
             roster._add(person, fold.aliases.get(person, []))
-        roster.spoke = {roster.display[p] for p in (*(m.speaker for m in fold.messages), fold.person) if p}
+        for speaker in (*(m.speaker for m in fold.messages), fold.person, *sorted(fold.spoke)):
+            shown = (roster.display.get(speaker) or roster.resolve(speaker)) if speaker else None
+            if shown is not None:
+                roster.spoke.add(shown)
+            elif speaker:
+                roster.unnamed[speaker.casefold()] = speaker
         return roster
 
     def _add(self, person: str, aliases: Sequence[str]) -> None:
@@ -98,9 +106,12 @@ class Roster:
     def someone_else(self, alias: str, person: str) -> bool:
         """Whether ``alias`` is the name of another member or the agent: 叫我苏霓 from 小黑 would make him
         her. A silent member's entity sharing a character with ``person`` may be a stray nickname of theirs
-        (舟舟, named before 王一舟 said 叫我舟舟), so only those who spoke, or share nothing, are kept apart."""
+        (舟舟, named before 王一舟 said 叫我舟舟), so only those who spoke, or share nothing, are kept apart.
+        Whoever spoke in the group ever counts, named in it or not (``Fold.spoke``)."""
         owner = self.resolve(alias)
-        if owner is None or owner == person:
+        if owner is None:
+            return self.unnamed.get(alias.strip().casefold(), person) != person
+        if owner == person:
             return False
         return owner in self.spoke or owner == self.agent_name or not set(alias) & set(person)
 
