@@ -26,15 +26,14 @@ from huiyi.store.base import RankRow, RunReport, ScopeStats
 Row = Sequence[Any]
 
 MESSAGE_COLUMNS = "agent, id, space, scope, speaker, role, text, time, seq"
-# everyone who spoke in a space (agent, agent, agent, space): the agent's speakers one index step each on
-# messages_speaker (agent, speaker, space), a seek per speaker for the space; not a read of the space's lines
+# everyone who spoke in a space (agent, space, agent, space): one seek per speaker of the space on
+# messages_space_speaker (agent, space, speaker), not a read of the space's lines nor of the agent's speakers
 EVERY_SPEAKER = (
     "WITH RECURSIVE who(speaker) AS ("
-    " SELECT MIN(speaker) FROM messages WHERE agent = %s"
-    " UNION ALL SELECT (SELECT MIN(speaker) FROM messages WHERE agent = %s AND speaker > who.speaker)"
+    " SELECT MIN(speaker) FROM messages WHERE agent = %s AND space = %s"
+    " UNION ALL SELECT (SELECT MIN(speaker) FROM messages WHERE agent = %s AND space = %s AND speaker > who.speaker)"
     " FROM who WHERE who.speaker IS NOT NULL)"
     " SELECT speaker FROM who WHERE speaker IS NOT NULL"
-    " AND EXISTS (SELECT 1 FROM messages WHERE agent = %s AND speaker = who.speaker AND space = %s)"
 )
 JOB_COLUMNS = (
     "id, kind, agent, key, payload, state, attempts, last_error, run_after, lease_until, worker, created_at, claims"

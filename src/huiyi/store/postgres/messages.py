@@ -127,7 +127,7 @@ class PostgresMessages(PostgresConnection):
 
     def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
         if speakers is None:
-            return {row[0] for row in self._rows(EVERY_SPEAKER, (agent, agent, agent, space))}
+            return {row[0] for row in self._rows(EVERY_SPEAKER, (agent, space, agent, space))}
         found = self._rows(
             "SELECT DISTINCT speaker FROM messages WHERE agent = %s AND space = %s AND speaker = ANY(%s)",
             (agent, space, list(dict.fromkeys(speakers))),

@@ -314,4 +314,7 @@ MIGRATIONS: list[str] = [
     CREATE TRIGGER entities_deleted AFTER DELETE ON entities
         REFERENCING OLD TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION entities_written();
     """,
+    # 15: a space's speakers in order, so a group fold learns everyone who spoke there (the alias check) with a
+    # seek per member, not a walk over every speaker the agent has had in all its chats
+    "CREATE INDEX IF NOT EXISTS messages_space_speaker ON messages (agent, space, speaker);",
 ]

@@ -167,7 +167,7 @@ class SQLiteMessages(SQLiteConnection):
     def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
         conn = self._conn()
         if speakers is None:
-            return {row[0] for row in conn.execute(EVERY_SPEAKER.replace("%s", "?"), (agent, agent, agent, space))}
+            return {row[0] for row in conn.execute(EVERY_SPEAKER.replace("%s", "?"), (agent, space, agent, space))}
         query = "SELECT 1 FROM messages WHERE agent = ? AND space = ? AND speaker = ? LIMIT 1"
         return {s for s in dict.fromkeys(speakers) if conn.execute(query, (agent, space, s)).fetchone()}
 

@@ -314,6 +314,9 @@ MIGRATIONS: list[str] = [
         SELECT count(*), COALESCE(sum(tokens), 0) FROM memory_fts_lengths l WHERE l.part = partitions.part);
     CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts_instances USING fts5vocab (memory_fts, instance);
     """,
+    # 17: a space's speakers in order, so a group fold learns everyone who spoke there (the alias check) with a
+    # seek per member, not a walk over every speaker the agent has had in all its chats
+    "CREATE INDEX IF NOT EXISTS messages_space_speaker ON messages (agent, space, speaker);",
 ]
 
 
