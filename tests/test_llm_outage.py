@@ -20,6 +20,7 @@ from huiyi.flows.extract.rules import RuleExtractor
 from huiyi.model import JobState, MemoryKind
 from huiyi.providers.embed import HashEmbedder
 from huiyi.providers.llm import OpenAIChat
+from test_extract import event
 
 AGENT, PERSON = "祈煜", "木木"
 T0 = datetime(2024, 9, 1, 20, 0)
@@ -179,16 +180,3 @@ def test_flush_extracts_a_fold_failed_for_good_in_an_outage_once_the_server_is_b
             assert memory.working_memory(agent=AGENT, person=PERSON) == []
             events = [e.text for e in memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.EVENT])]
             assert "木木养了一只猫叫团子" in events
-
-
-def event(text: str, sources: list[str]) -> dict[str, object]:
-    return {
-        "text": text,
-        "time": "",
-        "place": "",
-        "participants": [],
-        "keywords": [],
-        "insight": "",
-        "importance": 0.5,
-        "sources": sources,
-    }
