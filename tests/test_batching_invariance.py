@@ -97,6 +97,7 @@ def _split(run: Sequence[ProbeMessage], cut: Callable[[ProbeMessage, ProbeMessag
 @dataclass(frozen=True)
 class Outcome:
     extracted: list[tuple[str, str, str]]  # scope, kind, text of every memory but the verbatim chunks
+    entities: list[tuple[str, str, str, tuple[str, ...]]]  # scope, type, name, aliases
     recalled: dict[str, list[tuple[str, str]]]  # probe (and where asked) -> kind, text of the top ten
     contexts: dict[str, str]
 
@@ -131,12 +132,15 @@ def ingest(directory: Path, case: Case, chunking: Chunking, asked: Sequence[tupl
         memory.maintain(catch_up=True)
         memory.indexed()
         extracted: list[tuple[str, str, str]] = []
+        entities: list[tuple[str, str, str, tuple[str, ...]]] = []
         members = sorted({m.speaker for m in case.messages if m.role == "user"})
         scopes = [{"space": s} for s in spaces if s not in private] + [{"person": p} for p in members] + [{}]
         for scope in scopes:
             for item in memory.iter_memories(agent=case.agent, **scope):
                 if item.kind.value != "chunk":
                     extracted.append((item.scope.tag, item.kind.value, item.text))
+            for entity in memory.iter_entities(agent=case.agent, **scope):
+                entities.append((entity.scope.tag, entity.type.value, entity.name, tuple(sorted(entity.aliases))))
         recalled: dict[str, list[tuple[str, str]]] = {}
         contexts: dict[str, str] = {}
         for key, probe, space in asked:
@@ -145,7 +149,7 @@ def ingest(directory: Path, case: Case, chunking: Chunking, asked: Sequence[tupl
             recalled[key] = [(hit.kind.value, hit.text) for hit in found.hits]
             context = memory.context(agent=case.agent, message=probe.query, now=probe.time, **where)
             contexts[key] = context.text
-    return Outcome(sorted(extracted), recalled, contexts)
+    return Outcome(sorted(extracted), sorted(entities), recalled, contexts)
 
 
 def _asked(case: Case) -> list[tuple[str, Probe, str]]:
@@ -167,6 +171,7 @@ def assert_alike(case: Case, chunkings: dict[str, Chunking]) -> None:
     first, *others = chunkings
     for other in others:
         assert outcomes[other].extracted == outcomes[first].extracted, f"extraction: {other} against {first}"
+        assert outcomes[other].entities == outcomes[first].entities, f"entities: {other} against {first}"
         for key, _, _ in asked:
             assert outcomes[other].recalled[key] == outcomes[first].recalled[key], f"recall {key}: {other}"
             assert outcomes[other].contexts[key] == outcomes[first].contexts[key], f"context {key}: {other}"
