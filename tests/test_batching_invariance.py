@@ -202,13 +202,18 @@ def interleaved(case: Case) -> Case:
 FOUR = {"whole": whole, "day": by_day, "message": by_message, "random": at_random(7)}
 
 
+def _cut(case: Case, messages: int, probes: int) -> Case:
+    """The case's first messages and probes (a fast variant of a whole set)."""
+    return case.model_copy(update={"messages": case.messages[:messages], "probes": case.probes[:probes]})
+
+
 def test_a_companion_week_recalls_alike_however_batched() -> None:
-    assert_alike(_days(_case("probes_companion_month"), 5), FOUR)
+    assert_alike(_cut(_days(_case("probes_companion_month"), 4), 200, 15), FOUR)
 
 
 def test_interleaved_groups_recall_alike_per_message_or_per_chat() -> None:
-    case = interleaved(_case("probes_group_day"))
-    assert_alike(_days(case, 1), {"message": by_message, "chat": by_chat})
+    # the morning 柯凯 joins and is called 老K in both groups
+    assert_alike(_cut(interleaved(_case("probes_group_day")), 170, 10), {"message": by_message, "chat": by_chat})
 
 
 @pytest.mark.slow
