@@ -9,6 +9,7 @@ and every query vector context's recall asks for are kept beside it.
     PYTHONPATH=src python scripts/context_stages.py prof /tmp/store-100k 400      # cProfile, every thread
     PYTHONPATH=src python scripts/context_stages.py time /tmp/store-100k 400      # wall/CPU p50, p95
     BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 all  # base vs this code
+    BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 ctx  # base's budget, overview
 
 ``dump`` of two versions must give identical files when a change is meant to leave the context alone.
 """
@@ -132,10 +133,19 @@ async def _old_context(
 
 
 def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> None:
-    """``which`` of the cuts undone in the A calls: hop, names, mentioned, recap, or all; B is this code."""
+    """``which`` of the cuts undone in the A calls: hop, names, mentioned, recap, or all; ctx: the base's context
+    budget and overview (its checkout's ``render_within`` and ``_overview``); B is this code."""
+    from types import MethodType
+
     from huiyi.flows import substance
+    from huiyi.memory import recall as memory_recall
     from huiyi.recall import graph, routes
     from huiyi.text.tokens import content_words
+
+    new_within = memory_recall.render_within
+    if which == "ctx":
+        base_within = _base("huiyi.recall.budget").render_within
+        base_overview = MethodType(_base("huiyi.memory.ingest").Ingest._overview, memory.core)
 
     base_names, base_mentioned = _base("huiyi.recall.routes").named_people, _base("huiyi.recall.graph").mentioned
     new_names, new_words, new_mentioned = routes.named_people, substance.Days.words_of, graph.mentioned
@@ -144,6 +154,12 @@ def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> 
         return [word.casefold() for word in content_words(text, self.names)]
 
     def call(old: bool, turn: dict[str, Any]) -> str:
+        if which == "ctx":
+            memory_recall.render_within = base_within if old else new_within  # type: ignore[attr-defined]
+            if old:
+                memory.core._overview = base_overview  # type: ignore[method-assign]
+            else:
+                memory.core.__dict__.pop("_overview", None)
         routes.named_people = base_names if old and which in ("names", "all") else new_names
         graph.mentioned = base_mentioned if old and which in ("mentioned", "all") else new_mentioned
         substance.Days.words_of = old_words if old and which in ("recap", "all") else new_words  # type: ignore[method-assign]
@@ -181,6 +197,8 @@ def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> 
         )
     routes.named_people, graph.mentioned = new_names, new_mentioned
     substance.Days.words_of = new_words  # type: ignore[method-assign]
+    memory_recall.render_within = new_within  # type: ignore[attr-defined]
+    memory.core.__dict__.pop("_overview", None)
 
 
 def main() -> None:

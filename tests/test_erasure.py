@@ -12,12 +12,14 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+import pg_server
 from conftest import STORE_FACTORIES
 from huiyi import Memory, MemoryKind, Person
 from huiyi.config import Config
 from huiyi.faces.http import create_app
-from huiyi.model import EntityType
+from huiyi.model import EntityType, Scope
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.rows import partition_key
 
 T0 = datetime(2024, 11, 1, 20, 0)
 BOB = ["QZXBOBPRIVATE1", "鲍勃的秘密暗号七三九", "QZXBOBGROUP2", "QZXBOBFACT3", "QZXBOBBLOCK4"]
@@ -75,7 +77,9 @@ def test_a_forgotten_person_leaves_no_byte_in_the_store_files(tmp_path: Path) ->
         assert memory.get_person("bob", agent="a") is None
         assert memory.working_memory(agent="a", person="bob") == []
         assert not memory.core_blocks_for(agent="a", person="bob")
-    leftovers = _files_holding(store, [*BOB, "QZXBOBALIAS5"])
+    # nor their partition's key, which a guess at their id would confirm (the entities' version row had it)
+    bobs_part = partition_key("a", Scope.of_person("a", "bob", stored=True))
+    leftovers = _files_holding(store, [*BOB, "QZXBOBALIAS5", bobs_part])
     assert leftovers == []
     assert _files_holding(store, [ALICE])
 
@@ -86,6 +90,7 @@ import os, sys
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.rows import partition_key
 from huiyi.store.sqlite.erase import SQLiteErase
 
 SQLiteErase._purge = lambda self: os._exit(9)
@@ -106,6 +111,68 @@ def test_a_purge_a_kill_cut_short_is_finished_by_the_next_open(tmp_path: Path) -
         # a bot reopening lives on: its files hold no erased byte while it runs, not only once it closes
         assert _files_holding(store, [*BOB, "QZXBOBALIAS5"]) == []
         assert _files_holding(store, [ALICE])
+
+
+# a process killed right after the erasure committed, before it vacuumed the dead rows away
+KILLED_BEFORE_VACUUM = """
+import os, sys
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+from huiyi.store.rows import partition_key
+import psycopg
+
+execute = psycopg.Cursor.execute
+def killed_at_vacuum(self, query, *args, **kwargs):
+    if str(query).startswith("VACUUM"):
+        os._exit(9)
+    return execute(self, query, *args, **kwargs)
+psycopg.Cursor.execute = killed_at_vacuum
+memory = Memory(sys.argv[1], embedder=HashEmbedder(32), config=Config(worker={"enabled": False}))
+memory.forget_person("bob", agent="a")
+"""
+
+
+def _tuples_holding(dsn: str, needles: list[str]) -> list[tuple[str, str]]:
+    """The needles found in a row version still on a page of the store's tables (their TOAST too), live
+    or dead: read from the files after a checkpoint, through each page's line pointers."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        home = str(conn.execute("SHOW data_directory").fetchone()[0])  # type: ignore[index]
+        files = conn.execute(
+            "SELECT c.relname, pg_relation_filepath(c.oid) FROM pg_class c WHERE c.relkind IN ('r', 't') AND"
+            " (c.relnamespace = current_schema()::regnamespace OR c.oid IN (SELECT reltoastrelid FROM pg_class"
+            " WHERE relnamespace = current_schema()::regnamespace))"
+        ).fetchall()
+    found = []
+    for name, relative in files:
+        data = (Path(home) / relative).read_bytes()
+        for start in range(0, len(data), 8192):
+            page = data[start : start + 8192]
+            lower = int.from_bytes(page[12:14], "little")
+            for at in range(24, lower, 4):
+                pointer = int.from_bytes(page[at : at + 4], "little")
+                offset, flags, length = pointer & 0x7FFF, (pointer >> 15) & 3, pointer >> 17
+                row = page[offset : offset + length] if flags == 1 else b""  # 1: a row version with storage
+                found += [(name, n) for n in needles if n.encode() in row]
+    return found
+
+
+def test_a_postgres_erasure_a_kill_cut_short_before_its_vacuum_is_finished_by_the_next_open(tmp_path: Path) -> None:
+    dsn = pg_server.fresh_dsn()
+    with Memory(dsn, embedder=HashEmbedder(32), config=QUIET) as memory:
+        _fill(memory)
+    assert _tuples_holding(dsn, [BOB[0], ALICE])  # the reader finds rows that are there
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    killed = subprocess.run([sys.executable, "-c", KILLED_BEFORE_VACUUM, dsn], env=env, check=False)
+    assert killed.returncode == 9
+    assert _tuples_holding(dsn, [BOB[0]])  # committed, but the dead row versions are still on their pages
+    with Memory(dsn, embedder=HashEmbedder(32), config=QUIET) as memory:
+        assert memory.get_person("bob", agent="a") is None  # the erasure had committed
+        assert _tuples_holding(dsn, [*BOB, "QZXBOBALIAS5"]) == []
+        assert _tuples_holding(dsn, [ALICE])
 
 
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))

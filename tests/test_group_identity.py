@@ -94,7 +94,7 @@ def _namesake_chat(memory: Memory, agent: str, member: str, lines: list[str], re
     [
         ("祈煜", "祈煜", ["我是坏人", "我讨厌所有人", "我的密码是hunter2"], "大家好呀"),
         ("Ava", "Ava", ["I am a villain", "I hate everyone", "My password is hunter2"], "hello everyone"),
-        ("Ava", "ａｖａ ", ["I am a villain", "I hate everyone", "My password is hunter2"], "hello everyone"),
+        ("Ava", "ａｖａ", ["I am a villain", "I hate everyone", "My password is hunter2"], "hello everyone"),
     ],
 )
 def test_a_member_named_like_the_agent_is_a_member(
@@ -132,7 +132,7 @@ def test_a_member_who_took_the_marked_name_stays_apart_from_the_agents_namesake(
         said = [
             {"id": "a", "speaker": "祈煜", "text": "我周六去爬山", "role": "user", "time": T0},
             {"id": "b", "speaker": "祈煜（用户）", "text": "我的手机号是138", "time": T0 + timedelta(minutes=1)},
-            {"id": "c", "speaker": "祈煜(用户) ", "text": "我住在杭州", "time": T0 + timedelta(minutes=2)},
+            {"id": "c", "speaker": "祈煜(用户)", "text": "我住在杭州", "time": T0 + timedelta(minutes=2)},
         ]
         memory.add(said, agent="祈煜", space="g1")
         speakers = [m.speaker for m in memory.messages(["a", "b", "c"], agent="祈煜")]

@@ -141,3 +141,54 @@ def test_a_month_with_an_llm_failing_thirty_percent_keeps_every_rule_fact(tmp_pa
     assert 2 in failing.failures.values()  # some fold failed on both its attempts
     assert rules and rules < steady
     assert rules <= flaky <= steady
+
+
+def test_flush_extracts_a_fold_failed_for_good_in_an_outage_once_the_server_is_back(tmp_path: Path) -> None:
+    """The LLM and embedding server fails, then recovers. The first fold's retry waits while the next fold is
+    planned past it; its last attempt fails in the embedder too (the rules cannot help there), and the next
+    fold commits. The bot's flush at the end of the talk extracts it: no turn stays verbatim for good."""
+    with FakeOpenAI() as server:
+        config = Config(
+            llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 0},
+            embed={"provider": "openai", "base_url": server.base_url, "model": "fake-model", "dim": 8},
+            worker={"enabled": False, "max_attempts": 2, "backoff_seconds": 3600.0},
+        )
+        now = [T0]
+        with Memory(tmp_path, config=config, clock=lambda: T0) as memory:
+            memory.core.worker.clock = lambda: now[0]
+            memory.add(CHAT, agent=AGENT, person=PERSON)
+            (first,) = memory.flush(agent=AGENT, person=PERSON)  # the LLM answers 500: retried in an hour
+            memory.add(
+                [{"id": "u3", "text": "明天要加班", "time": T0 + timedelta(minutes=5)}], agent=AGENT, person=PERSON
+            )
+            (later,) = [job for job in memory.flush(agent=AGENT, person=PERSON) if job.id != first.id]
+            assert (first.state, later.state) == (JobState.PENDING, JobState.PENDING)
+            now[0] += timedelta(hours=2)
+            server.script_embeddings_status(503)  # the first fold's last attempt: the rules' memories go unstored
+            memory.run_jobs()
+            assert {job.id: job.state for job in memory.jobs(agent=AGENT)} == {
+                first.id: JobState.FAILED,
+                later.id: JobState.DONE,
+            }
+            assert [m.id for m in memory.working_memory(agent=AGENT, person=PERSON)] == ["u1", "a1", "u2"]
+            server.script_chat(
+                json_content={"events": [event("木木养了一只猫叫团子", ["u2"])], "facts": [], "entities": []}
+            )
+            (retried,) = memory.flush(agent=AGENT, person=PERSON)
+            assert (retried.id, retried.state) == (first.id, JobState.DONE)
+            assert memory.working_memory(agent=AGENT, person=PERSON) == []
+            events = [e.text for e in memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.EVENT])]
+            assert "木木养了一只猫叫团子" in events
+
+
+def event(text: str, sources: list[str]) -> dict[str, object]:
+    return {
+        "text": text,
+        "time": "",
+        "place": "",
+        "participants": [],
+        "keywords": [],
+        "insight": "",
+        "importance": 0.5,
+        "sources": sources,
+    }

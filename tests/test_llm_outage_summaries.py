@@ -3,7 +3,8 @@ rules write a day the scheduler will not come back to, and no answer in the wron
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -13,8 +14,9 @@ from fake_openai import FakeOpenAI
 from huiyi import Memory
 from huiyi.config import Config
 from huiyi.flows.extract.rules import RuleExtractor
-from huiyi.model import MemoryItem, MemoryKind, SummaryKind
-from huiyi.providers.embed import HashEmbedder
+from huiyi.flows.summarize.run import SUMMARY
+from huiyi.model import JobState, MemoryItem, MemoryKind, SummaryKind
+from huiyi.providers.embed import HashEmbedder, Vectors
 
 AGENT, PERSON = "祈煜", "木木"
 T0 = datetime(2024, 9, 1, 20, 0)
@@ -177,3 +179,53 @@ def test_an_english_day_summarised_in_chinese_writes_nothing(
             server.script_chat(json_content={"text": text})
         memory.maintain()
         assert summaries(memory) == []
+
+
+class BreakingEmbedder(HashEmbedder):
+    """Fails while ``broken``, as a remote embedder or the store behind it may while a summary is saved."""
+
+    broken = False
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        if self.broken:
+            raise RuntimeError("the embedder is down")
+        return super().embed_passages(texts)
+
+
+@pytest.mark.parametrize("with_llm", [True, False])
+def test_a_day_whose_summaries_could_not_be_saved_on_its_last_run_comes_due_again(
+    tmp_path: Path, server: FakeOpenAI, now: list[datetime], with_llm: bool
+) -> None:
+    """On 09-01's last run inside the window the LLM is down (or there is none) and saving the rules' summaries
+    fails too: the day is not dropped with the window, a later run writes it, once."""
+    embedder = BreakingEmbedder(32)
+    config = Config(
+        llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 0} if with_llm else {},
+        worker={"enabled": False},
+        summary={"lookback_days": 2},
+        consolidate={"supersede": {"enabled": False}, "describe": {"enabled": False}},
+    )
+    with Memory(tmp_path, embedder=embedder, extractor=RuleExtractor(), config=config, clock=lambda: now[0]) as memory:
+        said(memory)
+        now[0] += timedelta(days=1)  # 09-03 12:00: 09-01 is the oldest day of the window
+        embedder.broken = True
+        with contextlib.suppress(RuntimeError):  # the background worker logs a failed run and goes on
+            memory.maintain(catch_up=False)
+        assert summaries(memory) == []
+        embedder.broken = False
+        now[0] += timedelta(days=1)  # 09-04: 09-01 has left the window
+        store = memory.core.store
+        held = store.claim_job("another-run", store.clock(), 600.0, [SUMMARY])  # a run racing this one has it
+        assert held is not None and held.payload == {"scope": f"person:{PERSON}", "day": "2024-09-01"}
+        memory.maintain(catch_up=False)
+        assert summaries(memory) == []  # not written twice: this run leaves it to the other
+        now[0] += timedelta(hours=2)  # the other run died: its lease ran out
+        memory.maintain(catch_up=False)
+        dailies = [s.summary.period for s in summaries(memory) if s.summary.kind is SummaryKind.DAILY]
+        assert dailies == ["2024-09-01"]
+        assert [job.state for job in store.list_jobs() if job.kind == SUMMARY] == [JobState.DONE]
+        count = len(summaries(memory))
+        now[0] += timedelta(days=1)
+        memory.maintain(catch_up=False)
+        memory.maintain()  # and an explicit catch-up finds it done
+        assert len(summaries(memory)) == count

@@ -55,8 +55,7 @@ def test_an_id_with_an_invisible_difference_is_refused_by_python(memory: Memory,
     for call in (
         lambda: memory.add(["你好"], agent="A", person=hidden),
         lambda: memory.add(["你好"], agent="A", space=hidden),
-        # a speaker is a display name as sent: only its padding is its own (a group's nickname may end in one)
-        lambda: memory.add([{"text": "你好", "speaker": hidden.strip() + "\u200b"}], agent="A", space="g"),
+        lambda: memory.add([{"text": "你好", "speaker": hidden}], agent="A", space="g"),
         lambda: memory.add(["你好"], agent=hidden, person="bob"),
         lambda: memory.recall("密码", agent="A", person=hidden),
         lambda: memory.context(agent="A", person=hidden, message="密码"),
@@ -142,3 +141,34 @@ def test_a_person_stored_before_the_rule_can_still_be_forgotten_over_http(
         erased = client.delete("/v1/persons/" + quote("bob\u200b"), params={"agent": "A"})
         assert erased.status_code == 200, erased.text
         assert erased.json()["messages"] == 1
+
+
+PADDED = {"trailing space": "bob ", "leading space": " bob", "ideographic space": "bob\u3000"}
+
+
+@pytest.mark.parametrize("padded", PADDED.values(), ids=PADDED.keys())
+def test_a_group_speaker_with_spaces_around_is_refused_so_erasing_bob_leaves_none_of_his_lines(
+    tmp_path: Path, padded: str
+) -> None:
+    """A speaker is the member's id: ``bob `` was stored as a speaker of its own, whose facts recall and the
+    rules filed under bob while forgetting bob left its lines (a password among them) in the store."""
+    with Memory(tmp_path, embedder=HashEmbedder(16), config=CONFIG) as memory:
+        memory.add([{"speaker": "bob", "text": "我喜欢猫"}], agent="A", space="g")
+        lines = [{"speaker": "阿杰", "text": "哈哈"}, {"speaker": padded, "text": SECRET}]
+        with pytest.raises(InvalidInput, match="space"):
+            memory.add(lines, agent="A", space="g")
+        assert [m.speaker for m in memory.working_memory(agent="A", space="g")] == ["bob"]  # nothing of the call
+        memory.forget_person("bob", agent="A")
+        assert memory.working_memory(agent="A", space="g") == []
+    app = create_app(AsyncMemory(tmp_path / "http", embedder=HashEmbedder(16), config=CONFIG), close_on_shutdown=True)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        said = {"agent": "A", "space": "g", "messages": [{"speaker": padded, "text": SECRET}]}
+        assert client.post("/v1/messages", json=said).status_code == 422
+        assert client.get("/v1/scopes", params={"agent": "A"}).json() == []
+    # the proxy refuses it before the model is called, as it refuses a padded X-Huiyi-Speaker
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi", "name": padded}, {"role": "user", "content": "x"}],
+    }
+    with pytest.raises(InvalidInput, match="space"):
+        read_turn(body, {"x-huiyi-space": "g", "x-huiyi-person": "bob"}, ProxyConfig(agent="A"))

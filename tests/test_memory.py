@@ -340,9 +340,11 @@ def test_messages_accepted_before_a_crash_are_indexed_on_the_next_open(tmp_path:
     with Memory(tmp_path, embedder=e5) as memory:
         prepared = ingest.prepare(["我明天要去面试"], agent="a", person="p", space=None, now=T0, config=config)
         memory.store.append_messages(prepared)  # accepted, then the "process dies" before indexing
-        assert memory.recall("面试", agent="a", person="p").hits == []
+        waiting = memory.recall("面试", agent="a", person="p").hits  # found by keyword meanwhile, not indexed
+        assert [hit.data.get("pending") for hit in waiting] == [True]
     with Memory(tmp_path, embedder=e5) as memory:
-        assert "面试" in memory.recall("面试", agent="a", person="p").hits[0].text
+        hit = memory.recall("面试", agent="a", person="p").hits[0]
+        assert "面试" in hit.text and not hit.data.get("pending")
         assert memory.store.unindexed_messages(10) == []
 
 

@@ -297,3 +297,28 @@ def test_memory_tools_run_inside_the_proxy(tmp_path: Path, e5: Embedder) -> None
         tool_reply = second.json["messages"][-1]
         assert tool_reply["role"] == "tool" and tool_reply["tool_call_id"] == "call_9"
         assert "豆豆" in tool_reply["content"]
+
+
+def test_the_model_rates_a_memory_its_conversation_sees_and_no_other_persons(tmp_path: Path) -> None:
+    """Seed 001's feedback by the bot itself: rate_memory is offered with the searches, with their scope."""
+    for live in _serve(tmp_path, HashEmbedder(16), agent=AGENT, tools=True):
+        own = live.run(live.memory.remember("阿哲养了一只柯基叫豆豆", agent=AGENT, person="阿哲"))
+        other = live.run(live.memory.remember("木木的银行卡密码是八八六六", agent=AGENT, person="木木"))
+        calls = [
+            _tool_call("call_1", "rate_memory", {"memory_id": own.id, "value": 1}),
+            _tool_call("call_2", "rate_memory", {"memory_id": other.id, "value": -1}),
+        ]
+        live.upstream.script_chat(
+            finish_reason="tool_calls", message={"role": "assistant", "content": None, "tool_calls": calls}
+        )
+        live.upstream.script_chat("豆豆很可爱。")
+        answer = live.client().chat.completions.create(
+            model="deepseek-chat", user="阿哲", messages=[{"role": "user", "content": "我的狗叫啥"}]
+        )
+        assert answer.choices[0].message.content == "豆豆很可爱。"
+        first, second = live.upstream.chat_requests
+        assert any(t["function"]["name"] == "rate_memory" for t in first.json["tools"])
+        rated, refused = (json.loads(m["content"]) for m in second.json["messages"][-2:])
+        assert rated["status"] == "rated" and rated["feedback"] == 1
+        assert refused["error"]["code"] == "not_found" and "银行卡" not in json.dumps(refused, ensure_ascii=False)
+        assert live.run(live.memory.get(other.id, agent=AGENT)).feedback == 0

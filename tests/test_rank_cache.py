@@ -75,7 +75,7 @@ def test_recall_memories_follow_every_write(store: Store) -> None:
 
 
 def test_recall_memories_after_a_person_is_erased_and_their_memories_come_back(store: Store) -> None:
-    # erasing the last memory of a scope drops its partition, whose version then starts again: a row kept
+    # erasing the last memory of a scope drops its partition, and a new one is made at the next write: a row kept
     # from before must not pass for the one imported anew under the same id
     item = _add(store, ["木木喜欢猫"])[0]
     assert _hits(store, [item.id])[item.id].text == "木木喜欢猫"

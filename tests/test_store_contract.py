@@ -119,6 +119,20 @@ def test_unindexed_messages_until_memories_mark_them(store: Store) -> None:
     assert [m.id for m in store.unindexed_messages(10)] == ["m2"]
 
 
+def test_unindexed_messages_of_some_scopes_are_their_newest(store: Store) -> None:
+    """Recall's keyword tail (memory.indexing): only the scopes asked, the newest ``limit``, oldest first."""
+    mumu, other = Scope.of_person("qy", "mumu"), Scope.of_person("qy", "xiao")
+    store.append_messages([message(1), message(2), message(3)])
+    store.append_messages([message(4, space="person:xiao", person="xiao")])
+    store.append_messages([message(5, agent="zz")])  # another agent's, under a scope of the same name
+    assert [m.id for m in store.unindexed_messages(2, [mumu])] == ["m2", "m3"]
+    assert [m.id for m in store.unindexed_messages(10, [Scope.official("qy"), other])] == ["m4"]
+    assert store.unindexed_messages(10, []) == []
+    item = memory_item("第3句话", mumu, sources=["m3"])
+    store.add_memories([item], EMB.embed_passages([item.text]), [Terms(["第", "3"], [])], [("qy", "m3")])
+    assert [m.id for m in store.unindexed_messages(10, [mumu])] == ["m1", "m2"]
+
+
 def test_claiming_unindexed_messages_is_exclusive(store: Store) -> None:
     store.append_messages([message(1), message(2), message(3)])
     assert [m.id for m in store.claim_unindexed("w1", T0, 60, 2)] == ["m1", "m2"]
@@ -664,6 +678,39 @@ def test_entities_merge_and_unmerge(store: Store) -> None:
     assert set(current) == {suni.id, nini.id, cat.id}
     assert current[suni.id].aliases == ["小霓"]
     assert store.list_entities([Scope.of_space("qy", "g2")]) == []
+
+
+def test_every_entity_write_moves_the_scopes_entities_version(store: Store) -> None:
+    """Recall keeps a scope's entity list while this version stands (recall.routes): every write moves it,
+    and an erasure that empties the scope never lets it start again at a number read before."""
+    scope, other = Scope.of_person("qy", "mumu"), Scope.of_space("qy", "g1")
+    seen = [store.entities_version([scope])]
+
+    def moved() -> None:
+        seen.append(store.entities_version([scope]))
+        assert seen[-1] > seen[-2]
+
+    suni = Entity(scope=scope, name="苏霓", type=EntityType.OBJECT)
+    nini = Entity(scope=scope, name="霓霓", type=EntityType.OBJECT)
+    for entity in (suni, nini):
+        store.upsert_entity(entity, EMB.embed_passages([entity.name])[0])
+        moved()
+    store.upsert_entity(suni.model_copy(update={"aliases": ["小霓"]}), EMB.embed_passages([suni.name])[0])
+    moved()
+    merge = store.merge_entities("qy", nini.id, suni.id, "similar name", T0)
+    moved()
+    store.undo_merge("qy", merge.id)
+    moved()
+    store.delete_entities("qy", [nini.id])
+    moved()
+    before_other = store.entities_version([other])
+    store.upsert_entity(Entity(scope=other, name="团子"), EMB.embed_passages(["团子"])[0])
+    assert store.entities_version([scope]) == seen[-1]  # another scope's write leaves this one's be
+    assert store.entities_version([other]) > before_other
+    store.erase("qy", [], person="mumu")
+    moved()
+    store.upsert_entity(suni, EMB.embed_passages([suni.name])[0])
+    moved()
 
 
 def test_undoing_one_merge_keeps_a_later_merge_s_names(store: Store) -> None:

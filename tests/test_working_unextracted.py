@@ -119,3 +119,44 @@ def test_a_failed_fold_whose_messages_a_later_fold_extracted_is_not_shown_again(
         (bigger,) = memory.flush(agent=AGENT, person=PERSON)  # takes the failed fold's messages too
         assert (failed.state, bigger.state) == (JobState.FAILED, JobState.DONE)
         assert shown(memory)[0] == []
+
+
+@BACKENDS
+def test_flush_retries_a_fold_that_failed_for_good_after_the_next_fold_outran_it(tmp_path: Path, backend: str) -> None:
+    """A bot calls flush at the end of a conversation: the fold that failed for good while a later fold
+    committed is in no tail a planner reads, so flush queues it again itself, and nothing stays verbatim."""
+    with open_memory(tmp_path, backend, Extractor(failures=2), max_attempts=2) as memory:
+        memory.add(rounds(0, 2), agent=AGENT, person=PERSON)
+        (first,) = memory.flush(agent=AGENT, person=PERSON)
+        memory.add(rounds(2, 4), agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON)
+        memory.core.worker.clock = lambda: utc_now() + timedelta(hours=2)
+        memory.run_jobs()
+        assert [job.state for job in memory.jobs(agent=AGENT)] == [JobState.FAILED, JobState.DONE]
+        flushed = memory.flush(agent=AGENT, person=PERSON)
+        assert [(job.id, job.state) for job in flushed] == [(first.id, JobState.DONE)]
+        assert shown(memory)[0] == []
+        assert spans(memory) == [(1, 4), (5, 8)]  # retried, not folded a second time
+        assert memory.flush(agent=AGENT, person=PERSON) == []
+
+
+@BACKENDS
+def test_flush_retries_a_failed_fold_that_a_fold_still_pending_planned_past(tmp_path: Path, backend: str) -> None:
+    """The later fold was planned while the first waited for its retry and has not run yet: the first, failed
+    for good meanwhile, is covered by no live fold, so flush queues it again beside the later one."""
+    with open_memory(tmp_path, backend, Extractor(failures=2), max_attempts=2) as memory:
+        memory.add(rounds(0, 2), agent=AGENT, person=PERSON)
+        (first,) = memory.flush(agent=AGENT, person=PERSON)
+        memory.add(rounds(2, 4), agent=AGENT, person=PERSON)
+        (later,) = [job for job in memory.flush(agent=AGENT, person=PERSON, wait=False) if job.id != first.id]
+        memory.core.worker.clock = lambda: utc_now() + timedelta(hours=2)
+        ran = asyncio.run(memory.core.worker.run_once())  # the oldest due: its last attempt fails
+        assert ran is not None and ran.id == first.id
+        states = {job.id: job.state for job in memory.jobs(agent=AGENT)}
+        assert states == {first.id: JobState.FAILED, later.id: JobState.PENDING}
+        flushed = memory.flush(agent=AGENT, person=PERSON)
+        assert sorted((job.id, job.state) for job in flushed) == sorted(
+            [(first.id, JobState.DONE), (later.id, JobState.DONE)]
+        )
+        assert shown(memory)[0] == []
+        assert spans(memory) == [(1, 4), (5, 8)]

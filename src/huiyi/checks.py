@@ -90,9 +90,10 @@ def check_name(value: str, what: str, *, stored: bool = False) -> str:
 def check_message_ids(speaker: str | None, message_id: str | None) -> None:
     """A caller's message's speaker and id: printable when given (a blank speaker means the default one,
     a blank id is refused)."""
-    # as sent, padding kept: a group's nickname or a platform's message id may end in a space
+    # a speaker is a member's id, matched exactly when they are erased: ``bob `` would be someone else.
+    # A platform's message id may end in a space: as sent
     if speaker:
-        check_name(speaker, "speaker id")
+        check_id(speaker, "speaker")
     if message_id is not None:
         check_name(message_id, "message id")
 

@@ -22,7 +22,7 @@ class ProxyConfig(Section):
     agent: str = ""  # the agent of requests that name none (no X-Huiyi-Agent, no alias)
     models: dict[str, ProxyModel] = Field(default_factory=dict)  # model alias -> agent (and upstream model)
     template: str = "{system}\n\n{memory}"  # the system prompt with the rendered memory context
-    tools: bool = False  # offer huiyi's search tools to the model and run its calls inside the proxy
+    tools: bool = False  # offer huiyi's search tools and rate_memory to the model and run its calls inside the proxy
     timeout_s: Seconds = 120.0
     # a request with no Idempotency-Key that repeats a stored line this soon is a client's retry: longer
     # than timeout_s plus a client's back-off, as a retry comes after the first attempt gave up

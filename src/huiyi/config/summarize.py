@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from huiyi.config._section import Count, Positive, Section
 
 
@@ -35,6 +37,7 @@ class SummaryConfig(Section):
     # the background scheduler summarises ended days this recent (bounded work per run; 0: every day);
     # an explicit maintain() catches up on every day that has messages and no summary, however old
     lookback_days: Count = 7
+    lease_seconds: float = Field(default=3600.0, gt=0)  # a day a failed save handed over, taken again after this
     event_slack_days: Count = 31  # how far an event's own time may lie before the day it was told
     # the LLM path
     max_chars: Positive = 800  # an LLM answer longer than this is cut

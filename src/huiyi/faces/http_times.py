@@ -1,22 +1,21 @@
 """Times on the wire: every time the /v1 routes answer carries its zone; every time they take may.
 
-The store keeps two kinds of zone-less times. What happened and when it was said (a message's and a
-memory's ``time``, ``last_access``, ``valid_to``) is wall-clock time in the configured timezone; when a
-row was written (``created_at``, a job's lease and schedule) is UTC. Answers attach the zone each means,
-so a client never has to guess; a time a caller sends with a zone is moved into the configured one
-before the store sees it (the store keeps wall-clock values), and one without a zone is read as local.
+Answers attach the zone each stored time means (:mod:`huiyi.memory.zoned`), so a client never has to
+guess; a time a caller sends with a zone is moved into the configured one before the store sees it (the
+store keeps wall-clock values), and one without a zone is read as local.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, tzinfo
+from datetime import datetime, tzinfo
 from typing import Any
 
 from pydantic import ValidationError
 
 from huiyi.checks import caller_time
 from huiyi.errors import InvalidInput
-from huiyi.model import Job, MemoryItem, Message, RecallHit, RecallResult
+from huiyi.memory.zoned import aware, item_out, message_out, written
+from huiyi.model import Job, MemoryItem, RecallHit, RecallResult
 from huiyi.store.base import RunReport
 
 __all__ = [
@@ -32,22 +31,6 @@ __all__ = [
 ]
 
 
-def aware(value: datetime | None, zone: tzinfo) -> datetime | None:
-    """A stored wall-clock time with the configured zone attached."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=zone)
-
-
-def written(value: datetime | None, zone: tzinfo) -> datetime | None:
-    """A stored UTC moment (``created_at``), shown in the configured zone."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(zone)
-
-
 def local(value: datetime | None, zone: tzinfo) -> datetime | None:
     """A caller's time as the store keeps it: wall-clock in the configured zone, zone-less (refused in
     words outside the years huiyi reads)."""
@@ -57,21 +40,6 @@ def local(value: datetime | None, zone: tzinfo) -> datetime | None:
         return caller_time(value, zone)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
-
-
-def item_out(item: MemoryItem, zone: tzinfo) -> MemoryItem:
-    update: dict[str, Any] = {
-        "time": aware(item.time, zone),
-        "last_access": aware(item.last_access, zone),
-        "valid_to": aware(item.valid_to, zone),
-        "said_at": aware(item.said_at, zone),
-        "created_at": written(item.created_at, zone),
-    }
-    return item.model_copy(update=update)
-
-
-def message_out(message: Message, zone: tzinfo) -> Message:
-    return message.model_copy(update={"time": aware(message.time, zone)})
 
 
 def hit_out(hit: RecallHit, zone: tzinfo) -> RecallHit:

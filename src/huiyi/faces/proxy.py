@@ -7,8 +7,8 @@ the upstream model, stores the reply (streamed or not) and returns the upstream'
 
 Memory never blocks the chat: if storing or recalling fails, the turn is answered without memory,
 the failure is logged and the write retried in the background. Upstream errors pass through with
-their status and body. Optionally (``proxy.tools``) the model gets huiyi's search tools and the proxy
-runs them itself, between upstream calls, before the answer goes back.
+their status and body. Optionally (``proxy.tools``) the model gets huiyi's search tools and ``rate_memory``
+and the proxy runs them itself, between upstream calls, before the answer goes back.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ from huiyi.memory import AsyncMemory
 
 log = logging.getLogger(__name__)
 
-MEMORY_TOOLS = ("conversation_search", "archival_memory_search", "search_memories")
+# the searches, and rate_memory: the bot's own 反馈权重 (seed 001 §2.4) of a memory its conversation sees
+MEMORY_TOOLS = ("conversation_search", "archival_memory_search", "search_memories", "rate_memory")
 _TOOL_ROUNDS = 4  # upstream calls that may answer with memory tool calls before the final answer
 _WRITE_RETRIES = 3
 _EPOCH = datetime(2000, 1, 1)  # where the retry windows are counted from on the store's clock (UTC)
@@ -113,7 +114,10 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
         for i, m in enumerate(messages)
         if i > last_assistant and m.get("role") == "user" and _text(m.get("content"))
     ]
-    named = [_checked(m["name"], "a user message's 'name'") if m.get("name") else None for _, m in trailing]
+    named = [
+        _checked(m["name"], "a user message's 'name' as a speaker", check_id) if m.get("name") else None
+        for _, m in trailing
+    ]
     header = _header(headers, "x-huiyi-speaker")  # who says every line of this request, when the bot knows
     speaker = header or next((n for n in reversed(named) if n), None)
     if space:
@@ -379,7 +383,8 @@ class MemoryProxy:
         return StreamingResponse(relay(), media_type=upstream.headers.get("content-type", "text/event-stream"))
 
     async def _with_tools(self, turn: Turn, body: dict[str, Any], stream: bool) -> Response:
-        """Offer huiyi's search tools and run the model's calls to them; the client's own tools pass through."""
+        """Offer huiyi's search tools and rate_memory and run the model's calls to them; the client's own tools pass
+        through."""
         ours = tool_schemas(MEMORY_TOOLS)
         body = {**body, "stream": False, "tools": [*(body.get("tools") or []), *ours]}
         body.pop("stream_options", None)

@@ -52,6 +52,7 @@ from huiyi.faces.tool_arguments import (
 from huiyi.faces.tool_schemas import TOOL_NAMES, TOOLS, MemoryType, RelationType, tool_schemas
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, FactData, FactKind, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
+from huiyi.recall.lookalikes import marker, names_of
 from huiyi.text.compose import compose
 from huiyi.text.times import parse_datetime, query_time_range
 
@@ -223,7 +224,7 @@ class ToolExecutor:
             keywords=[word for word in (args.topic, args.object) if word],
             data={"origin": "tool", "memory_type": args.memory_type, "attributes": attributes},
         )
-        return {"status": "stored", "memory": _item(item)}
+        return {"status": "stored", "memory": self._shown(item)[0]}
 
     async def _link_memories(self, args: LinkMemories) -> dict[str, Any]:
         source = await self._find(args.source_memory_id, args.source_memory_description, "source")
@@ -243,11 +244,12 @@ class ToolExecutor:
             kind=_RELATION_LINK[args.relation_type],
             weight=args.importance,
         )
+        shown_source, shown_target = self._shown(source, target)
         return {
             "status": "linked",
             "link": {"source": link.source, "target": link.target, "relation": link.kind.value},
-            "source": _item(source),
-            "target": _item(target),
+            "source": shown_source,
+            "target": shown_target,
         }
 
     async def _search_memories(self, args: SearchMemories) -> dict[str, Any]:
@@ -288,7 +290,7 @@ class ToolExecutor:
     async def _rate_memory(self, args: RateMemory) -> dict[str, Any]:
         item = await self._by_id(args.memory_id, "memory")  # only a memory this executor sees
         rated = await self.memory.feedback(item.id, args.value, agent=self.agent)
-        return {"status": "rated", "memory": _item(rated), "feedback": rated.feedback}
+        return {"status": "rated", "memory": self._shown(rated)[0], "feedback": rated.feedback}
 
     # helpers -------------------------------------------------------------------------------------------
     def _subject(self, said: str) -> str:
@@ -321,7 +323,22 @@ class ToolExecutor:
         )
         hits = [hit for hit in result.hits if hit.scope in self._visible]  # recall reads no other scope; belt
         hits = [hit for hit in hits if keep is None or keep(hit)]
-        return {"memories": [_hit(hit) for hit in hits]}
+        return {"memories": await self._hits_shown(hits)}
+
+    # a name printing as another one in the same result is marked, as context() marks it (recall.lookalikes)
+    def _shown(self, *items: MemoryItem) -> list[dict[str, Any]]:
+        return _marked([_item(item) for item in items], (name for item in items for name in names_of(item)), self.agent)
+
+    async def _hits_shown(self, hits: Sequence[RecallHit]) -> list[dict[str, Any]]:
+        if not hits:
+            return []
+        # a hit carries no participants: its memory's, or the speaker of a line not indexed yet
+        items = await self.memory.get_many([hit.id for hit in hits], agent=self.agent)
+        loaded = {item.id for item in items}
+        pending = [hit.sources[0] for hit in hits if hit.id not in loaded and hit.sources]
+        speakers = [m.speaker for m in await self.memory.messages(pending, agent=self.agent)] if pending else []
+        names = [*(name for item in items for name in names_of(item)), *speakers]
+        return _marked([_hit(hit) for hit in hits], names, self.agent)
 
     async def _by_id(self, memory_id: str, what: str) -> MemoryItem:
         """The memory of this id if this executor may see it; another person's looks absent."""
@@ -368,6 +385,11 @@ def _when(value: datetime | None) -> str | None:
 
 def _item(item: MemoryItem) -> dict[str, Any]:
     return {"id": item.id, "kind": item.kind.value, "text": item.text, "time": _when(item.time)}
+
+
+def _marked(shown: list[dict[str, Any]], names: Iterable[str], agent: str) -> list[dict[str, Any]]:
+    mark = marker([agent, *names], agent=agent)
+    return shown if mark is None else [{**row, "text": mark(row["text"])} for row in shown]
 
 
 def _hit(hit: RecallHit) -> dict[str, Any]:

@@ -7,12 +7,14 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
+from zoneinfo import ZoneInfo
 
 from huiyi import __version__
 from huiyi.errors import InvalidInput
 from huiyi.formats.plan import STATE_FIELDS
 from huiyi.formats.read import EXPORT_VERSION
 from huiyi.memory import AsyncMemory
+from huiyi.memory.zoned import item_out, message_out
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope
 
 __all__ = ["PAGE", "export_lines", "scope_label", "write_lines"]
@@ -64,10 +66,12 @@ async def _log(memory: AsyncMemory, agent: str, person: str | None, space: str |
 async def export_lines(
     memory: AsyncMemory, agent: str, person: str | None, space: str | None
 ) -> AsyncIterator[dict[str, Any]]:
-    """A scope's export, line by line: header, person, messages (in log order), then memories (oldest first)."""
+    """A scope's export, line by line: header, person, messages (in log order), then memories (oldest first).
+    Every time carries its zone, so a store of another timezone imports the same moments."""
     if person and space:
         raise InvalidInput("export one scope: a person or a space, not both")
     scope = _scope_fields(agent, person, space)
+    zone = ZoneInfo(memory.config.timezone)
     yield {
         "type": "export",
         "version": EXPORT_VERSION,
@@ -97,13 +101,13 @@ async def export_lines(
             "speaker": message.speaker,
             "role": message.role,
             "text": message.text,
-            "time": message.time.isoformat(),
+            "time": message_out(message, zone).time.isoformat(),
             "id": message.id,
         }
     if person or space:  # the messages from here on are not extracted yet: the import folds them as live
         start = await asyncio.to_thread(memory.store.working_start, agent, Scope.of_chat(agent, person, space).tag)
         yield {"type": "working", **scope, "first": next((m.id for m in log if m.seq >= start), None)}
-    for item in reversed(items):  # oldest first, as they were made
+    for item in (item_out(stored, zone) for stored in reversed(items)):  # oldest first, as they were made
         if item.kind is not MemoryKind.CHUNK:
             yield {"type": "memory", **scope, **item.model_dump(mode="json", exclude={"scope"})}
         else:  # rebuilt from its messages by the import; only what recall made of it travels

@@ -19,6 +19,7 @@ from huiyi.flows.core_blocks import CoreBlocks
 from huiyi.flows.core_memory import CoreMemory
 from huiyi.flows.extract import Extractor
 from huiyi.flows.extract.worker import Worker
+from huiyi.flows.recaps import Recaps
 from huiyi.memory.common import READ_THREADS, WRITE_THREADS, _in_pool, _LazyExtractor
 from huiyi.providers.embed import Embedder, make_embedder, warm_in_background
 from huiyi.providers.llm import LLM, OpenAIChat
@@ -121,6 +122,7 @@ class MemoryBase:
         )
         self._llm_client: OpenAIChat | None = None
         self.reinforcer = Reinforcer(self.store, self.config.consolidate.forget.recall_bonus)
+        self.recaps = Recaps()  # each conversation's overview, chosen again only as its events change
         self._worker_task: asyncio.Task[None] | None = None
         self._worker_stop = asyncio.Event()
         self._closed = False

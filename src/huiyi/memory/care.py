@@ -79,9 +79,14 @@ class Care(Pages):
     async def summarize(
         self, day: date, *, agent: str, person: str | None = None, space: str | None = None
     ) -> list[MemoryItem]:
-        """Write one day's summaries of a scope (daily, global, portraits, profiles, diary); they are memories."""
+        """Write one day's summaries of a scope (daily, global, portraits, profiles, diary); they are memories.
+        A datetime ``day`` is the day it falls on in the configured timezone."""
         from huiyi.flows.summarize.run import summarize_day
 
+        if isinstance(day, datetime):  # a moment: the configured zone's day it falls on, not its UTC date
+            day = (self.wall(day) or day).date()
+        elif not isinstance(day, date):
+            raise InvalidInput(f"day is a date, not {type(day).__name__}")
         scope = _scope_of(agent, person, space)
         made = await summarize_day(
             self.store,

@@ -3,9 +3,10 @@
 ``add`` claims what it stores (migration 6's index claims) and queues it here; one task per instance
 drains the queue on the write threads, so single-message adds arriving together are embedded in one
 batch. Until a message is indexed it is still in working memory (rendered verbatim), and recall finds
-it by keyword among this instance's pending messages. ``indexed()`` waits for the queue and then takes
-whatever nobody holds (a failed batch gives its claims back; a killed process's are taken back), so an
-importer or an evaluation sees everything indexed before it recalls. ``close`` drains the queue too.
+it by keyword among the store's messages not yet indexed, whichever instance or process added them.
+``indexed()`` waits for the queue and then takes whatever nobody holds (a failed batch gives its claims
+back; a killed process's are taken back), so an importer or an evaluation sees everything indexed before
+it recalls. ``close`` drains the queue too.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from huiyi.recall.routes import query_terms
 
 log = logging.getLogger(__name__)
 
-# recall looks for keyword matches among this many of the newest pending messages: the recent tail
+# recall looks for keyword matches among this many of the scopes' newest messages not yet indexed
 PENDING_SCAN = 1000
 # the share of the query's terms (words and CJK characters) a pending message must hold to be recalled
 PENDING_MATCH = 0.5
@@ -45,8 +46,6 @@ class Indexing(MemoryBase):
         super().__init__(*args, **kwargs)
         self._index_queue: list[Message] = []
         self._index_task: asyncio.Task[None] | None = None
-        self._pending: dict[tuple[str, str], Message] = {}  # (agent, id) -> not yet indexed here
-        self._pending_lock = threading.Lock()
         # indexing's own thread, at a lower priority: adds and recall never queue behind an embedding
         self._indexing = ThreadPoolExecutor(1, thread_name_prefix="huiyi-index", initializer=background_thread)
         # what an add leaves to do behind it (planning folds, handing messages to the loop), in order
@@ -76,12 +75,6 @@ class Indexing(MemoryBase):
         if last is not None and not last.done():
             await asyncio.wrap_future(last)
 
-    def _hold_pending(self, stored: Sequence[Message]) -> None:
-        """Keep messages this instance claimed where recall's keyword tail finds them until they are
-        indexed (any thread: ``add`` calls it before it returns)."""
-        with self._pending_lock:
-            self._pending.update(((m.agent, m.id), m) for m in stored)
-
     def _queue_index(self, stored: Sequence[Message]) -> None:
         """Queue held messages for the drain task, which embeds them on the indexing thread (on the loop)."""
         if not stored:
@@ -108,18 +101,11 @@ class Indexing(MemoryBase):
                         self.embedder,
                         part,
                         self.config,
-                        _Done(self, part),
+                        None,
                         self._indexer,
                     )
                 except Exception:  # its claims were given back: indexed() or the next opener takes them
                     log.exception("indexing %d messages failed; they stay stored and are indexed later", len(part))
-                finally:
-                    self._forget_pending(part)
-
-    def _forget_pending(self, messages: Sequence[Message]) -> None:
-        with self._pending_lock:
-            for message in messages:
-                self._pending.pop((message.agent, message.id), None)
 
     async def indexed(self) -> int:
         """Wait until every message added so far is indexed for recall; returns how many this call indexed
@@ -143,25 +129,20 @@ class Indexing(MemoryBase):
             await self._drain_queue()
 
     def _pending_hits(self, query: str, request: RecallRequest) -> list[RecallHit]:
-        """Messages stored but not yet indexed here that hold most of the query's terms, best first
-        (none said after the request's explicit moment, and none erased meanwhile by anyone)."""
+        """Messages of the request's scopes stored but not yet indexed, by this instance or any other process
+        (read from the store, so none erased meanwhile), that hold most of the query's terms, best first
+        (none said after the request's explicit moment)."""
         kinds, as_of = request.kinds, request.as_of
         if kinds is not None and MemoryKind.CHUNK not in kinds:
             return []
-        with self._pending_lock:
-            if not self._pending:
-                return []
-            tail = list(self._pending.values())[-PENDING_SCAN:]
         terms = query_terms(query, request.drop_words)
         wanted = [*terms.words, *terms.chars]
         if not wanted:
             return []
-        visible = {(scope.agent, scope.tag) for scope in request.scopes}
+        tail = self.store.unindexed_messages(PENDING_SCAN, request.scopes)
         start, end = request.time_range or (None, None)
         found: list[RecallHit] = []
         for message in tail:
-            if (message.agent, message.scope.tag) not in visible:
-                continue
             if (start is not None and message.time < start) or (end is not None and message.time > end):
                 continue
             if as_of is not None and message.time > as_of:
@@ -184,15 +165,7 @@ class Indexing(MemoryBase):
                 )
             )
         found.sort(key=lambda hit: (-hit.score, -(hit.data.get("seq") or 0)))
-        return self._still_stored(found)
-
-    def _still_stored(self, hits: list[RecallHit]) -> list[RecallHit]:
-        """The hits whose message is still stored: another instance or process may have erased it."""
-        by_agent: dict[str, list[str]] = {}
-        for hit in hits:
-            by_agent.setdefault(hit.scope.agent, []).extend(hit.sources)
-        stored = {(m.agent, m.id) for agent, ids in by_agent.items() for m in self.store.get_messages(agent, ids)}
-        return [hit for hit in hits if (hit.scope.agent, hit.sources[0]) in stored]
+        return found
 
     async def close(self) -> None:
         """Index what is still queued, then close (a crash instead leaves it claimed: the next open takes it)."""
@@ -203,16 +176,3 @@ class Indexing(MemoryBase):
         await super().close()
         self._indexing.shutdown(wait=False)
         self._behind.shutdown(wait=False)
-
-
-class _Done:
-    """``index_messages``' progress: each indexed batch leaves the pending set, in order."""
-
-    def __init__(self, owner: Indexing, messages: Sequence[Message]) -> None:
-        self._owner = owner
-        self._messages = list(messages)
-        self._at = 0
-
-    def __call__(self, count: int) -> None:
-        self._owner._forget_pending(self._messages[self._at : self._at + count])
-        self._at += count

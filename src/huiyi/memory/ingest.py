@@ -15,7 +15,7 @@ from huiyi.errors import InvalidInput, NotFound, StillRunning
 from huiyi.flows import ingest
 from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
-from huiyi.flows.substance import RECAP_DEPTH, recap
+from huiyi.flows.substance import RECAP_DEPTH
 from huiyi.memory.care import Care
 from huiyi.memory.common import MAX_LISTED, MessageLike, _chat_of, _looked_up
 from huiyi.memory.pages import JobPage, job_cursor, job_mark, walk
@@ -145,13 +145,12 @@ class Ingest(Care):
         space: str | None,
         extract: bool,
     ) -> tuple[list[Message], _Plan | None]:
-        """``add`` without indexing, on a thread that may block: the messages stored (durable, and held as
-        pending for recall when this returns), and the space whose folds to plan behind it, if any."""
+        """``add`` without indexing, on a thread that may block: the messages stored (durable, and found by
+        recall's keyword tail when this returns), and the space whose folds to plan behind it, if any."""
         prepared, stored = self._append(messages, agent, person, space)
         if not prepared:
             return [], None
         self._last_add = time.monotonic()
-        self._hold_pending(stored)
         if not extract:
             self._settle(prepared, stored, agent, person, space, extract)
             return stored, None
@@ -191,13 +190,14 @@ class Ingest(Care):
     ) -> list[Job]:
         """Fold all of a space's working memory now (call it on a scene change, or before a pause).
 
-        Returns the space's fold jobs that this call planned, queued again (a fold that failed for good
-        and is planned again is retried) or found still pending or running; [] when nothing is left to
-        fold. With ``wait`` they run before this returns, as far as this process can run them, and each
-        is returned as it then stands: one whose ``state`` is not ``DONE`` is what could not be done —
-        ``FAILED`` (``last_error`` says why; ``retry_job`` queues it again), ``PENDING`` (it failed and is
-        retried at ``run_after``) or ``RUNNING`` (another process's worker holds it, or this process's
-        was still at it after ``worker.wait_seconds``). Without ``wait`` the background worker takes them.
+        Returns the space's fold jobs that this call planned, queued again (a fold of the space that
+        failed for good is retried, unless a fold still to run takes its messages) or found still pending
+        or running; [] when nothing is left to fold. With ``wait`` they run before this returns, as far
+        as this process can run them, and each is returned as it then stands: one whose ``state`` is not
+        ``DONE`` is what could not be done — ``FAILED`` (``last_error`` says why; ``retry_job`` queues it
+        again), ``PENDING`` (it failed and is retried at ``run_after``) or ``RUNNING`` (another process's
+        worker holds it, or this process's was still at it after ``worker.wait_seconds``). Without
+        ``wait`` the background worker takes them.
         """
         space_id = _chat_of(agent, person, space).space_id
         await self._behind_done()  # the folds adds planned behind them first
@@ -360,7 +360,8 @@ class Ingest(Care):
         where = MemoryFilter(kinds=(MemoryKind.EVENT,), said_by=said_by)
         size = self.config.overview.size
         latest = self.store.find_memories([scope], where, size * RECAP_DEPTH)
-        cited = list(dict.fromkeys(source for item in latest for source in item.sources))
-        said = self.store.get_messages(agent, cited) if cited else []
-        by_agent = {m.id: m.role == "assistant" for m in said}  # an LLM's 祈煜叮嘱…
-        return recap(latest, agent, size, by_agent, self._tz)
+
+        def by_agent(cited: list[str]) -> dict[str, bool]:  # an LLM's 祈煜叮嘱…
+            return {m.id: m.role == "assistant" for m in self.store.get_messages(agent, cited)}
+
+        return self.recaps.recap(agent, scope, latest, size, self._tz, by_agent)  # read again as events change

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from huiyi.model import Entity, MemoryKind, RecallHit
 from huiyi.recall import graph as links
-from huiyi.recall.routes import Ask, Hits, scope_entities
+from huiyi.recall.routes import Ask, Hits
 from huiyi.store.base import RouteHits, ScoredId, Terms
 from huiyi.text import tokens
 from huiyi.text.keywords import keywords
@@ -93,7 +93,7 @@ def second_round(ask: Ask, first: Sequence[RecallHit]) -> Hits:
     """The follow-up searches from the first round's best hits (see the module's docstring)."""
     started = time.perf_counter()
     recipe = ask.recipe
-    entities = scope_entities(ask.store, ask.scopes)
+    entities = ask.entities
     seeds = list(first[: recipe.bridge_seeds])
     words = bridge_words(ask.query, seeds, entities, ask.drop, recipe.bridge_words)
     out = Hits(info={"bridge_words": words})

@@ -18,6 +18,10 @@ warning in the log. Texts are cut before they are rendered, so a cut never falls
 prefix or a template's words; it falls between characters, never inside a character's combining marks
 or an emoji's joined sequence — unless that run passes ``LONGEST_CLUSTER`` characters (a flood of marks
 a hostile text can hold), which is cut where it falls.
+
+Each step finds how far to go by bisection. A trial whose kept turns pass the budget by their characters
+that are not whitespace alone is decided without a render, and a turn's line is rendered once for each
+length its text is cut to: fitting a pasted book costs a few renders of the memories, not 20–40 of it all.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from dataclasses import dataclass, replace
 
 from huiyi.errors import InvalidInput
 from huiyi.model import MemoryItem, Message
-from huiyi.recall.render import ContextParts, Dropped, RenderedContext, Templates, _by_time, render
+from huiyi.recall.lookalikes import told_apart
+from huiyi.recall.render import ContextParts, Dropped, RenderedContext, Templates, _by_time, _Renderer, render
 
 __all__ = ["LATEST_TURNS", "LONGEST_CLUSTER", "MIN_CUT", "check_budget", "cut_text", "render_within"]
 
@@ -90,9 +95,34 @@ class _Cuts:
     overview: int | None = None
 
 
+class _Trial(_Renderer):
+    """One of the fitter's renders. A turn's line is rendered once for each length its text is cut to and kept
+    for the trials after: turns are most of a long context, and a fit tries 20–40 cuts of it."""
+
+    def __init__(self, parts: ContextParts, templates: Templates, keep: int | None, fitter: _Fitter) -> None:
+        super().__init__(parts, templates)
+        self.keep, self.fitter = keep, fitter
+
+    def turn(self, m: Message) -> str:
+        keep = self.keep if self.keep is not None and len(m.text) > self.keep else None
+        key = (id(m), keep)  # m is one of the fitter's own messages, alive as long as its cache
+        if (line := self.fitter.lines.get(key)) is None:
+            text = self.fitter.cut(m.text, keep)
+            line = super().turn(m if text == m.text else m.model_copy(update={"text": text}))
+            self.fitter.lines[key] = line
+        return line
+
+
 class _Fitter:
     def __init__(self, parts: ContextParts, templates: Templates, max_chars: int) -> None:
         self.parts, self.t, self.max_chars = parts, templates, max_chars
+        self.lines: dict[tuple[int, int | None], str] = {}  # (a turn, the length it was cut to) -> its line
+        self.solids: dict[tuple[int, int | None], int] = {}  # the same -> its text's characters not whitespace
+        # a turn's line holds its text, and the context its lines, unless a user's template leaves them out
+        self.bounded = (
+            "turns" in templates.parts["working"].get_identifiers()
+            and "text" in templates.parts["turn"].get_identifiers()
+        )
         shown = parts.shown_elsewhere
         # turns another part of the prompt shows render nothing and stay, for de-duplication
         turns = [m.id for m in parts.working if m.id not in shown]
@@ -111,16 +141,8 @@ class _Fitter:
         return text if keep is None else cut_text(text, keep, self.marker)
 
     def parts_for(self, cuts: _Cuts) -> ContextParts:
-        parts, keep = self.parts, cuts.keep
-        gone = set(self.turns[: cuts.earlier])
-        if cuts.recalled is not None:
-            gone.update(self.ranked[cuts.recalled :])
-        if cuts.overview is not None:
-            gone.update(self.overview_order[: len(self.overview_order) - cuts.overview])
-
-        def message(m: Message) -> Message:
-            text = self.cut(m.text, keep)
-            return m if text == m.text else m.model_copy(update={"text": text})
+        """``parts`` with what ``cuts`` leaves out gone and its memories cut; turns are cut as _Trial renders them."""
+        parts, keep, gone = self.parts, cuts.keep, self.gone(cuts)
 
         def items(found: Sequence[MemoryItem]) -> list[MemoryItem]:
             kept = [item for item in found if item.id not in gone]
@@ -130,18 +152,43 @@ class _Fitter:
 
         return replace(
             parts,
-            working=[message(m) for m in parts.working if m.id not in gone],
+            working=[m for m in parts.working if m.id not in gone],
             facts=items(parts.facts),
             events=items(parts.events),
             overview=items(parts.overview),
             earlier_turns=parts.earlier_turns + cuts.earlier,
         )
 
+    def gone(self, cuts: _Cuts) -> set[str]:
+        """The ids of the turns and memories ``cuts`` leaves out."""
+        gone = set(self.turns[: cuts.earlier])
+        if cuts.recalled is not None:
+            gone.update(self.ranked[cuts.recalled :])
+        if cuts.overview is not None:
+            gone.update(self.overview_order[: len(self.overview_order) - cuts.overview])
+        return gone
+
     def render(self, cuts: _Cuts) -> RenderedContext:
-        return render(self.parts_for(cuts), self.t)
+        return _Trial(self.parts_for(cuts), self.t, cuts.keep, self).render()
 
     def fits(self, cuts: _Cuts) -> bool:
-        return len(self.render(cuts).text) <= self.max_chars
+        return not self.turns_pass(cuts) and len(self.render(cuts).text) <= self.max_chars
+
+    def turns_pass(self, cuts: _Cuts) -> bool:
+        """Whether the turns ``cuts`` keeps pass the budget by their texts' characters that are not whitespace
+        alone (rendering a turn on one line drops and adds only whitespace and " / "): most trials of a long
+        context are decided so, without rendering it."""
+        if not self.bounded:
+            return False
+        gone, shown = self.gone(cuts), self.parts.shown_elsewhere  # as parts_for leaves them out
+        kept = (m for m in self.parts.working if m.id not in gone and m.id not in shown)
+        return sum(self.solid(m, cuts.keep) for m in kept) > self.max_chars
+
+    def solid(self, m: Message, keep: int | None) -> int:
+        keep = keep if keep is not None and len(m.text) > keep else None
+        if (count := self.solids.get((id(m), keep))) is None:
+            count = self.solids[id(m), keep] = len("".join(self.cut(m.text, keep).split()))
+        return count
 
     def least(self, low: int, high: int, make: Callable[[int], _Cuts]) -> int:
         """The smallest n in [low, high] whose cuts fit (high when none does); fewer is assumed to fit less."""
@@ -212,8 +259,13 @@ class _Fitter:
 
 def render_within(parts: ContextParts, templates: Templates, max_chars: int) -> RenderedContext:
     """The prompt context of ``parts`` in at most ``max_chars`` characters where it can be (0: no bound),
-    trimmed in the order of this module's docstring."""
-    rendered = render(parts, templates)
-    if not max_chars or len(rendered.text) <= max_chars:
-        return rendered
-    return _Fitter(parts, templates, max_chars).fit()
+    trimmed in the order of this module's docstring; members whose names print alike are told apart first."""
+    parts = told_apart(parts)
+    if not max_chars:
+        return render(parts, templates)
+    fitter = _Fitter(parts, templates, max_chars)
+    if not fitter.turns_pass(_Cuts()):  # else over the budget without rendering a pasted book whole
+        rendered = render(parts, templates)
+        if len(rendered.text) <= max_chars:
+            return rendered
+    return fitter.fit()

@@ -12,14 +12,15 @@ them (用户属性, 主体关系…).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from huiyi.model import EntityType, FactData
+from huiyi.recall.fence import one_line
 
-__all__ = ["FactGroup", "Owner", "group_facts"]
+__all__ = ["FactGroup", "Owner", "group_facts", "tellers"]
 
 T = TypeVar("T")
 
@@ -101,3 +102,12 @@ def group_facts(
     if others:
         groups.append(FactGroup(Owner.NONE, "", False, items=others))
     return groups
+
+
+def tellers(data: Mapping[str, Any], joiner: str) -> str:
+    """The members who told a group a fact about another member or the agent (``told_by``, written by
+    :func:`huiyi.flows.extract.hearsay.told_by`), joined for the prompt; empty for anyone's own word."""
+    told = data.get("told_by")
+    if not isinstance(told, list):
+        return ""
+    return joiner.join(one_line(name) for name in told if isinstance(name, str) and name.strip())

@@ -32,7 +32,7 @@ from huiyi.checks import wall_of
 from huiyi.errors import InvalidInput
 from huiyi.model import CoreBlock, MemoryItem, MemoryKind, Message
 from huiyi.prompts import packaged
-from huiyi.recall.facts import Owner, group_facts
+from huiyi.recall.facts import Owner, group_facts, tellers
 from huiyi.recall.fence import defang, fence_labels, one_line
 from huiyi.recall.timerange import past_plan
 from huiyi.text.times import format_by_age
@@ -72,6 +72,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
         "plan": "date",
         "about": "date",
         "past_plan": "date",
+        "told": "by text",
         "working": "turns",
         "turn": "speaker text time",
         "earlier": "count",
@@ -265,9 +266,6 @@ class RenderedContext:
 # ---------------------------------------------------------------- rendering
 
 
-_one_line = one_line  # a memory as one line (chunks hold several turns), no role marker in it
-
-
 def _naive(when: datetime, now: datetime) -> tuple[datetime, datetime]:
     if when.tzinfo is not None and now.tzinfo is not None:
         when = when.astimezone(now.tzinfo)
@@ -338,11 +336,11 @@ class _Renderer:
         place = self.t.fill("place", place=defang(item.place.strip())) if item.place.strip() else ""
         if not time:
             place = place.lstrip()  # the space that parts a place from its time has nothing to part
-        text = _one_line(item.text)
+        text = one_line(item.text)
         text += self.about(item, text)
         if not time and not place:
             return text
-        return self.t.fill(name, time=time, place=place, text=text, insight=_one_line(item.insight))
+        return self.t.fill(name, time=time, place=place, text=text, insight=one_line(item.insight))
 
     def block(self, name: str, items: Iterable[str], key: str) -> str:
         body = "\n".join(items)
@@ -378,7 +376,7 @@ class _Renderer:
     def summaries(self) -> str:
         items = [item for item in self.parts.events if item.kind is MemoryKind.SUMMARY]
         items = [item for item in _by_time(items, self.parts.now) if self.admit(item, "summaries")]
-        lines = [self.t.fill("summary", period=item.summary.period or "", text=_one_line(item.text)) for item in items]
+        lines = [self.t.fill("summary", period=item.summary.period or "", text=one_line(item.text)) for item in items]
         return self.block("summaries", lines, "items")
 
     def events(self) -> str:
@@ -392,14 +390,13 @@ class _Renderer:
         ]
         return self.block("events", lines, "items")
 
+    def turn(self, m: Message) -> str:
+        return self.t.fill("turn", speaker=defang(m.speaker), text=one_line(m.text), time=self.when(m.time))
+
     def working(self) -> str:
-        turns = [
-            self.t.fill("turn", speaker=defang(m.speaker), text=_one_line(m.text), time=self.when(m.time))
-            for m in self.parts.working
-            if m.id not in self.parts.shown_elsewhere
-        ]
+        turns = [self.turn(m) for m in self.parts.working if m.id not in self.parts.shown_elsewhere]
         earlier = self.parts.earlier_turns
-        if turns and (note := _one_line(self.t.fill("earlier", count=str(earlier))) if earlier else ""):
+        if turns and (note := one_line(self.t.fill("earlier", count=str(earlier))) if earlier else ""):
             turns.insert(0, note)
         return self.block("working", turns, "turns")
 
@@ -441,16 +438,18 @@ class _Renderer:
         return self.block("fragments", groups, "groups")
 
     def fact_line(self, item: MemoryItem) -> str:
-        text = _one_line(item.text)
+        text = one_line(item.text)
         if past := past_plan(item, self.parts.now):  # 下周三要去面试, read a month on: no longer ahead
             text += self.t.fill("past_plan", date=past)
+        if told := tellers(item.data, ", " if self.t.english else "、"):  # a member's word of another, not theirs
+            text = self.t.fill("told", by=told, text=text)
         fact = item.fact
         # when it was said, not the day it is about
         moment = item.said_at or item.time or wall_of(item.created_at, self.parts.zone)
         date = _naive(moment, self.parts.now)[0].date().isoformat() if moment is not None else ""
         keyword = defang(fact.keyword)
         if fact.is_relation and date:
-            return self.t.fill("relation", date=date, text=text, object=_one_line(fact.object), keyword=keyword)
+            return self.t.fill("relation", date=date, text=text, object=one_line(fact.object), keyword=keyword)
         return self.t.fill("attribute", text=text, keyword=keyword, said=date)
 
     def render(self) -> RenderedContext:

@@ -72,6 +72,11 @@ class Ask:
     def agent(self) -> str:
         return self.scopes[0].agent if self.scopes else ""
 
+    @functools.cached_property
+    def entities(self) -> list[Entity]:
+        """The scopes' entities (:func:`scope_entities`): their version read once a query, whichever routes ask."""
+        return scope_entities(self.store, self.scopes)
+
 
 @dataclass
 class Hits:
@@ -134,30 +139,29 @@ def keyword(ask: Ask, limit: int, unnamed: Sequence[str] = ()) -> Hits:
     return Hits(searches=[(found, 1.0)], ms={"keyword": found.ms})
 
 
-_ENTITY_TTL = 5.0  # seconds an entity list may be reused before it is read again
 _ScopeSet = tuple[tuple[str, str, str], ...]
 # one cache per live store object: a store created later can never read an earlier one's entries,
 # even when it reuses the freed object's id()
-_entity_caches: weakref.WeakKeyDictionary[Store, dict[_ScopeSet, tuple[float, list[Entity]]]] = (
+_entity_caches: weakref.WeakKeyDictionary[Store, dict[_ScopeSet, tuple[int, list[Entity]]]] = (
     weakref.WeakKeyDictionary()
 )
 _entity_lock = threading.Lock()
 
 
 def scope_entities(store: Store, scopes: Sequence[Scope]) -> list[Entity]:
-    """The entities of the scopes, read at most every few seconds per store and scope set."""
+    """The entities of the scopes, read again only once a write (in any process) moved their version."""
     key = tuple(sorted((s.agent, s.kind.value, s.key) for s in scopes))
-    now = time.monotonic()
+    version = store.entities_version(scopes)  # before the list: a write between them only reads it again
     with _entity_lock:
         cached = _entity_caches.get(store, {}).get(key)
-        if cached is not None and now - cached[0] < _ENTITY_TTL:
+        if cached is not None and cached[0] == version:
             return cached[1]
     found = store.list_entities(scopes)
     with _entity_lock:
         cache = _entity_caches.setdefault(store, {})
         if len(cache) > 4096:
             cache.clear()
-        cache[key] = (now, found)
+        cache[key] = (version, found)
     return found
 
 
@@ -165,9 +169,7 @@ def entity(ask: Ask, limit: int) -> Hits:
     """Memories naming an entity the query mentions by another of its names (霓霓 asked, 苏霓 said);
     the caller's own names are excluded."""
     started = time.perf_counter()
-    named = [
-        e for e in links.mentioned(scope_entities(ask.store, ask.scopes), ask.query) if not set(e.names) & set(ask.drop)
-    ]
+    named = [e for e in links.mentioned(ask.entities, ask.query) if not set(e.names) & set(ask.drop)]
     out = Hits(info={"entities": [e.name for e in named]} if named else {})
     # the names the query did not use: the keyword route already searches the ones it did
     folded = ask.query.casefold()
@@ -192,7 +194,7 @@ def in_group(ask: Ask) -> bool:
 def named_people(ask: Ask) -> list[str]:
     """Every name of each person the query names, the caller excluded (苏霓 and 霓霓): the scopes' person
     entities (客体; a place or thing is no speaker), and the persons with the aliases a user set."""
-    entities = [e for e in scope_entities(ask.store, ask.scopes) if e.type is EntityType.OBJECT]
+    entities = [e for e in ask.entities if e.type is EntityType.OBJECT]
     known = tuple((p.id, (p.name, *p.aliases)) for p in ask.store.list_persons(ask.agent) if p.name or p.aliases)
     persons = _person_entities(ask.scopes[0], known)
     # persons apart: a stray entity of one name (霓霓, not yet merged) must not hide the person it names

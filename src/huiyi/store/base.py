@@ -297,8 +297,8 @@ class MessageStore(Protocol):
     def spoke_in(self, agent: str, space: str, speakers: Sequence[str]) -> set[str]:
         """Those of ``speakers`` with a message in ``space``: the members of a group among them."""
 
-    def unindexed_messages(self, limit: int) -> list[Message]:
-        """Messages accepted but not yet turned into memories (a crash between the two steps)."""
+    def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
+        """Messages not yet made memories, oldest first; with ``scopes``, the newest ``limit`` of those."""
 
     def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
         """Atomically take up to ``limit`` unindexed messages nobody holds (or whose claim expired).
@@ -442,6 +442,8 @@ class GraphStore(Protocol):
         """Insert an entity, or (same scope and id) replace its name, type, aliases and vector."""
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]: ...
+
+    def entities_version(self, scopes: Sequence[Scope]) -> int: ...  # grows at each write to their entities, anywhere
 
     def page_entities(
         self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None

@@ -93,7 +93,7 @@ class RankCache(Generic[R]):
                 self._drop(next(iter(self._parts)))
 
     def forget(self, parts: Iterable[str]) -> None:
-        """Drop partitions (erased in this process: their versions may start again)."""
+        """Drop partitions (erased in this process: their rows are gone)."""
         with self._lock:
             for part in parts:
                 if part in self._parts:

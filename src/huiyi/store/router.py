@@ -165,7 +165,10 @@ class RoutedStore:
     def recent_messages(self, agent: str, space: str, limit: int, before_seq: int | None = None) -> list[Message]:
         return self.store_for(agent).recent_messages(agent, space, limit, before_seq)
 
-    def unindexed_messages(self, limit: int) -> list[Message]:
+    def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
+        if scopes is not None:
+            store = self._by_scopes(scopes)
+            return store.unindexed_messages(limit, scopes) if store is not None else []
         found: list[Message] = []
         for store in self.stores.values():
             found.extend(store.unindexed_messages(limit - len(found)))
@@ -367,6 +370,10 @@ class RoutedStore:
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         store = self._by_scopes(scopes)
         return store.list_entities(scopes, include_merged) if store is not None else []
+
+    def entities_version(self, scopes: Sequence[Scope]) -> int:
+        store = self._by_scopes(scopes)
+        return store.entities_version(scopes) if store is not None else 0
 
     def page_entities(
         self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None

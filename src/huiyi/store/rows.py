@@ -45,6 +45,20 @@ def partition_key(agent: str, scope: Scope) -> str:
     return f"p{digest}"
 
 
+# the scopes' entities version (``Store.entities_version``): the sum of their partitions' versions, which
+# only grow, under an epoch that each person's erasure moves when it drops that person's row (a sum lower
+# than before would match one another process kept an erased entity list under)
+ENTITIES_EPOCH = "SELECT COALESCE(MAX(CAST(value AS BIGINT)), 0) FROM meta WHERE key = 'entities_epoch'"
+BUMP_ENTITIES_EPOCH = (
+    "INSERT INTO meta (key, value) VALUES ('entities_epoch', '1') ON CONFLICT (key) DO UPDATE"
+    " SET value = CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)"
+)
+
+
+def entities_version(epoch: int, total: int) -> int:
+    return epoch << 40 | total
+
+
 def partition_keys(scopes: Sequence[Scope]) -> list[str]:
     """The partition of each scope, in order."""
     return [partition_key(s.agent, s) for s in scopes]

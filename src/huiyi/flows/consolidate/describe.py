@@ -153,6 +153,9 @@ def _write(state: State, members: list[FactView], description: str, edge: dict[s
         update={**edge, "valid_from": members[0].time, "confidence": max(confidences, default=None)}
     )
     kept = {"space": newest.item.data["space"]} if "space" in newest.item.data else {}
+    told = [names for item in items if isinstance(names := item.data.get("told_by"), list) and names]
+    if len(told) == len(items):  # still only others' word of the subject
+        kept["told_by"] = list(dict.fromkeys(name for names in told for name in names))
     data = fact.into({**kept, "merged_from": ids})
     merged = MemoryItem(
         id=f"fm_{digest}",

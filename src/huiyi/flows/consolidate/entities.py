@@ -115,9 +115,10 @@ def _identity_statements(state: State, names: dict[str, list[str]]) -> Iterable[
 
 def _speakers(state: State) -> dict[str, str]:
     """Each name of someone who spoke in the scope (a chunk's participant: their id, and their person
-    record's names) -> their id; a name two of them go by is left out."""
+    record's names) -> their id; a name two of them go by is left out, but each id names its own speaker
+    as written (members ``Bob`` and ``bob`` are two, though their names normalise alike)."""
     ids = {p for item in state.items.values() if item.kind is MemoryKind.CHUNK for p in item.participants}
-    out: dict[str, str] = {}
+    out: dict[str, str] = {_EXACT + speaker: speaker for speaker in ids}
     taken: set[str] = set()
     for speaker in ids:
         names = [speaker, *state.person_aliases(speaker)]
@@ -127,12 +128,19 @@ def _speakers(state: State) -> dict[str, str]:
     return {name: speaker for name, speaker in out.items() if name not in taken}
 
 
+_EXACT = "\x00"  # marks a speaker's id as written among the normalised names of ``_speakers``
+
+
+def _speaker_of(speakers: dict[str, str], name: str) -> str | None:
+    return speakers.get(_EXACT + name) or speakers.get(norm(name))
+
+
 def _two_speakers(state: State, speakers: dict[str, str], a: str, b: str) -> bool:
     """Whether the entities (with what they absorbed already) are named as two different speakers:
     people are told apart by who said what, which no name in the chat overrules."""
     ra, rb = state.root(a), state.root(b)
     found = [
-        {speakers[n] for e in state.entities.values() if state.root(e.id) == root if (n := norm(e.name)) in speakers}
+        {s for e in state.entities.values() if state.root(e.id) == root if (s := _speaker_of(speakers, e.name))}
         for root in (ra, rb)
     ]
     return bool(found[0] and found[1] and not found[0] & found[1])

@@ -12,6 +12,8 @@ predicate, and by object (an entity's canonical key, else the normalised literal
 
 The older one gets ``valid_to`` = the newer one's time and ``data.superseded_by`` = its id. A fact is
 closed by the first later fact that contradicts it, so a history 上海 → 南京 → 上海 closes the first two.
+In a group, a member's word about another member or the agent (``told_by``: 阿杰's 小雨住在上海) closes
+only others' word of them, never what the subject said of themselves.
 Two contradicting facts of the same moment (one fold said both) are left to the LLM: which is newer
 is unknown.
 
@@ -114,8 +116,13 @@ def _opposite(a: FactView, b: FactView, state: State) -> bool:
 
 
 def _after(new: FactView, old: FactView) -> bool:
-    """Whether ``new`` was said later; two facts of one moment leave the order open (for the LLM)."""
-    return new.time > old.time
+    """Whether ``new`` was said later and may close ``old``; two facts of one moment leave the order open
+    (for the LLM). A member's word about another (``told_by``) never closes what the subject said."""
+    return new.time > old.time and _may_close(new, old)
+
+
+def _may_close(new: FactView, old: FactView) -> bool:
+    return not new.item.data.get("told_by") or bool(old.item.data.get("told_by"))
 
 
 def _close(state: State, old: FactView, new: FactView, reason: str) -> None:
@@ -177,6 +184,8 @@ def _ambiguous(state: State, facts: list[FactView]) -> list[tuple[FactView, Fact
             for old in group[:j]:
                 same_topic = old.predicate == new.predicate or (old.keyword and old.keyword == new.keyword)
                 if not same_topic or (old.predicate == new.predicate and old.object == new.object):
+                    continue
+                if not _may_close(new, old):
                     continue
                 po, pn = polarity(old.predicate, state), polarity(new.predicate, state)
                 if po[2] and pn[2] and po[0] == pn[0] and old.object != new.object:

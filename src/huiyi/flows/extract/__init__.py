@@ -81,6 +81,7 @@ class CloseDraft:
     word: str
     time: datetime
     sources: list[str]
+    hearsay: bool = False  # a member's word about another (``hearsay.told_by``): closes only others' word too
 
 
 @dataclass

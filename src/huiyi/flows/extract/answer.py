@@ -293,7 +293,10 @@ def _entities(items: list[dict[str, Any]], context: _Context) -> list[EntityDraf
         name = context.who(raw, []) if raw else None
         if not name:
             continue
-        aliases = [a for a in _strings(item.get("aliases"), limit=20) if a != name]
+        # another member's or the agent's name is no alias, as on the rule path: 叫我小雨 does not make 阿杰 her
+        aliases = [
+            a for a in _strings(item.get("aliases"), limit=20) if a != name and not context.roster.someone_else(a, name)
+        ]
         if raw != name and raw not in aliases and raw.casefold() not in _FIRST_PERSON | _SECOND_PERSON:
             aliases.insert(0, raw)
         if name in found:

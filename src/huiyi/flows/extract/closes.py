@@ -11,6 +11,8 @@ from datetime import timedelta
 from typing import Any
 
 from huiyi.flows.extract import CloseDraft, FactDraft, Fold
+from huiyi.flows.extract.hearsay import told_by
+from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope
 from huiyi.store.base import OPEN, MemoryFilter, Store
 
@@ -41,6 +43,8 @@ def to_close(facts: Sequence[MemoryItem], closes: Sequence[CloseDraft], fold: Fo
                 continue
             if data.get("subject") != close.subject or data.get("predicate") != close.predicate:
                 continue
+            if close.hearsay and not data.get("told_by"):
+                continue  # 阿杰's 小雨住在上海 is his word: it does not end what she said of herself
             # said at or after the close (the new time named for it) is not what was called off
             if any(times.get(s, close.time) >= close.time for s in item.sources if s in times):
                 continue
@@ -56,11 +60,13 @@ def replaced(facts: Sequence[FactDraft], fold: Fold) -> list[CloseDraft]:
     one-value predicate said before it (any word: ``CloseDraft.word`` "" is in every text), at the time
     its message was said (a plan's fact is about another day: the close is when it was said)."""
     said = {m.id: m.time for m in fold.messages}
+    roster = Roster.of(fold)
     out: list[CloseDraft] = []
     for fact in facts:
         times = [said[s] for s in fact.sources if s in said]
         if fact.predicate in ONE_AT_A_TIME and fact.subject and times:
-            out.append(CloseDraft(fact.subject, fact.predicate, "", max(times), list(fact.sources)))
+            hearsay = bool(told_by(fact, fold, roster))
+            out.append(CloseDraft(fact.subject, fact.predicate, "", max(times), list(fact.sources), hearsay))
     return out
 
 

@@ -1,7 +1,9 @@
 """Recording the entities an extraction names: persons, the agent, things and concepts.
 
 An entity's id comes from its scope and normalised name, so naming 团子 in ten folds updates one
-row; aliases accumulate. Facts name their subject (and entity objects), so those become entities too.
+row; aliases accumulate. Two people whose names only normalise alike (members ``Bob`` and ``bob``, ``小雨`` and
+``⼩雨``) are two: the one the normalised id names first keeps it, the other's id is of its exact name.
+Facts name their subject (and entity objects), so those become entities too.
 Merging different names of one thing (霓霓 → 苏霓) is consolidation's job, not this one's.
 """
 
@@ -27,6 +29,17 @@ def entity_id(scope: Scope, name: str) -> str:
     return f"ent_{hashlib.blake2b(key.encode(), digest_size=10).hexdigest()}"
 
 
+def exact_entity_id(scope: Scope, name: str) -> str:
+    """The id of a person whose normalised name's id is another person's (``bob`` beside ``Bob``)."""
+    key = f"{scope.agent}\x1f{scope.tag}\x1f{name}\x1fexact"
+    return f"ent_{hashlib.blake2b(key.encode(), digest_size=10).hexdigest()}"
+
+
+def _other_person(entity: Entity | None, name: str, kind: EntityType) -> bool:
+    """Whether ``entity`` is a person other than the one named ``name``: ids are exact, names only print alike."""
+    return entity is not None and kind is EntityType.OBJECT and entity.type is kind and entity.name != name
+
+
 def entities_of(extraction: Extraction, fold: Fold) -> list[Entity]:
     """Every entity an extraction names, once, with the aliases it gave."""
     found: dict[str, Entity] = {}
@@ -36,6 +49,8 @@ def entities_of(extraction: Extraction, fold: Fold) -> list[Entity]:
         if not name:
             return
         key = entity_id(fold.scope, name)
+        if _other_person(found.get(key), name, kind):
+            key = exact_entity_id(fold.scope, name)
         entity = found.get(key)
         if entity is None:
             entity = Entity(id=key, scope=fold.scope, name=name, type=kind)
@@ -59,6 +74,7 @@ def record_entities(store: Store, embedder: Embedder, entities: Sequence[Entity]
         return
     scopes = list({e.scope for e in entities})
     known = {e.id: e for e in store.list_entities(scopes, include_merged=True)}
+    entities = [_own_id(entity, known) for entity in entities]
     vectors = embedder.embed_passages([e.name for e in entities])
     for entity, vector in zip(entities, vectors, strict=True):
         old = known.get(entity.id)
@@ -74,6 +90,22 @@ def record_entities(store: Store, embedder: Embedder, entities: Sequence[Entity]
             )
         store.upsert_entity(entity, vector)
         tokens.add_words(entity.names)
+
+
+def _own_id(entity: Entity, known: dict[str, Entity]) -> Entity:
+    """A person under the id no other person holds: the normalised name's, unless a stored person of another
+    exact name has it (then the exact name's); the same choice in every fold."""
+    if entity.type is not EntityType.OBJECT:
+        return entity
+    shared = entity_id(entity.scope, entity.name)
+    wanted = (
+        exact_entity_id(entity.scope, entity.name)
+        if _other_person(known.get(shared), entity.name, entity.type)
+        else shared
+    )
+    if entity.id == wanted or (entity.id != shared and shared not in known):
+        return entity  # a fold's second look-alike keeps its exact id while the first takes the shared one
+    return entity.model_copy(update={"id": wanted})
 
 
 def speakers_names(fold: Fold) -> dict[str, str]:

@@ -18,6 +18,8 @@ from huiyi.config import Config
 from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.closes import called_off, open_pets
+from huiyi.flows.extract.hearsay import told_by
+from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.ingest import memory_terms
 from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
@@ -141,7 +143,8 @@ def plan_folds(
     ``tail`` is the space's ``unfolded`` tail when the caller has read it.
 
     A fold planned again after its job failed for good has the same key, so it is not enqueued twice;
-    with ``retry_failed`` (an explicit flush) that job is queued again and returned with the new ones.
+    with ``retry_failed`` (an explicit flush) that job is queued again and returned with the new ones,
+    as is every other failed fold of the space that no live fold covers (see ``_retry_uncovered``).
     A fold the store refuses otherwise was planned from a stale read (another planner or a worker moved
     on meanwhile): the rest of that plan is dropped, and the space's tail read and planned again.
     """
@@ -151,6 +154,8 @@ def plan_folds(
         if not stale:
             break
         tail = None
+    if retry_failed:
+        created.extend(_retry_uncovered(store, agent, space))
     return created
 
 
@@ -194,6 +199,27 @@ def _plan_once(
         if retry_failed and (again := store.retry_job(failed[job.key], agent)) is not None:
             created.append(again)
     return False
+
+
+def _retry_uncovered(store: Store, agent: str, space: str) -> list[Job]:
+    """Queue again the space's folds failed for good that no live fold covers: one a later fold was
+    planned past while it waited for its retry is in no tail a planner reads (the later fold's commit
+    moves working memory past it), so without this its turns would never be extracted. One a live fold
+    overlaps is left failed: that fold extracts its messages."""
+    jobs = [job for job in store.span_jobs(agent, space, _NOT_DONE) if job.kind == FOLD]
+    live = [_seqs(job) for job in jobs if job.state is not JobState.FAILED]
+    retried: list[Job] = []
+    for job in jobs:
+        first, last = _seqs(job)
+        if job.state is not JobState.FAILED or any(a <= last and first <= b for a, b in live):
+            continue
+        if (again := store.retry_job(job.id, agent)) is not None:
+            retried.append(again)
+    return retried
+
+
+def _seqs(job: Job) -> tuple[int, int]:
+    return int(job.payload["from_seq"]), int(job.payload["to_seq"])
 
 
 def fold_key(agent: str, space: str, first_seq: int, last_seq: int) -> str:
@@ -258,6 +284,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
         said = max(times) if times else fallback_time
         return said if about is not None and said is not None and said.date() != about.date() else None
 
+    roster = Roster.of(fold)
     items: list[MemoryItem] = []
     # a draft with no text (an emoji-only turn condensed to nothing) is dropped: as a memory it would
     # fail validation and keep the whole fold pending forever
@@ -287,6 +314,7 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
             continue
         confidence = min(1.0, max(0.0, fact.confidence))
         said = said_at(fact.sources, fact.time)
+        told = told_by(fact, fold, roster)
         items.append(
             MemoryItem(
                 id=_stable_id("fa", job_id, index),
@@ -309,7 +337,13 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
                     keyword=fact.keyword,
                     valid_from=fact.time,
                     confidence=confidence,
-                ).into({"space": fold.space, **({"about": fact.about} if said and fact.about else {})}),
+                ).into(
+                    {
+                        "space": fold.space,
+                        **({"about": fact.about} if said and fact.about else {}),
+                        **({"told_by": told} if told else {}),
+                    }
+                ),
             )
         )
     return items

@@ -6,7 +6,8 @@ A failure records the error and schedules a retry with exponential backoff. With
 extractor (the rules, when an LLM is configured), the last attempt whose extraction fails takes the
 fold to it, so an LLM that stays down still leaves the rule path's memories. Otherwise, after
 ``max_attempts`` errors (or ``max_abandoned`` runs whose worker died) the job stays failed, its
-messages still in the log and in working memory, so nothing is lost, until it is retried (``retry_job``).
+messages still in the log and in working memory, so nothing is lost, until it is retried (``retry_job``,
+or the space's next ``flush``).
 """
 
 from __future__ import annotations

@@ -35,6 +35,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
+import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -57,10 +59,10 @@ from huiyi.flows.summarize.material import (
     space_of,
 )
 from huiyi.flows.summarize.profiles import global_profiles, group_profiles
-from huiyi.model import JobState, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryKind
+from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryKind
 from huiyi.providers.embed import Embedder
 from huiyi.providers.llm import LLM
-from huiyi.store.base import Store
+from huiyi.store.base import Store, Writes
 
 __all__ = [
     "SummaryConfig",
@@ -74,6 +76,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+SUMMARY = "summary"  # the job kind of a day whose summaries could not be saved on its last scheduled run
 
 
 def section(config: SummaryConfig | Config) -> SummaryConfig:
@@ -373,31 +377,97 @@ async def summarize_due(
     scopes: Sequence[Scope] | None = None,
     persona: str = "",
     catch_up: bool = False,
+    worker: str | None = None,
 ) -> list[MemoryItem]:
     """For the scheduler: summarise every due day (:func:`due_days`) of ``scopes`` (default: the scopes the
-    store knows, :func:`known_scopes`), oldest first. A scope whose LLM fails stops at that day and is
-    tried again on the next run; the others go on. A day no later scheduled run looks at (the oldest of
-    the ``lookback_days`` window, or older) is written by the rules instead, as a fold's last attempt
-    is, so an LLM that stays down still leaves extractive summaries. Returns the memories written."""
+    store knows, :func:`known_scopes`), oldest first. A scope whose LLM (or anything else) fails stops at
+    that day and is tried again on the next run; the others go on. A day no later scheduled run looks at
+    (the oldest of the ``lookback_days`` window, or older) is written by the rules instead, as a fold's
+    last attempt is, so an LLM that stays down still leaves extractive summaries; when even that cannot
+    be saved (the embedder or the store failing), the day is kept as a job that later runs take first,
+    one run each time, until it is written. Returns the memories written."""
     cfg = section(config)
     if not cfg.enabled:
         return []
+    worker = worker or f"{socket.gethostname()}:{os.getpid()}:summarize"
     targets = list(scopes) if scopes is not None else await asyncio.to_thread(known_scopes, store)
-    written: list[MemoryItem] = []
+    written = await _handed_over(store, embedder, config, now, llm, persona, worker)
     for scope in targets:
         if scope.kind is ScopeKind.OFFICIAL:
             continue
         for day in await asyncio.to_thread(due_days, store, scope, now, cfg, catch_up):
+            if _last_chance(day, now, cfg):
+                try:
+                    written += await _last_run(store, embedder, scope, day, now, config, llm, persona)
+                except Exception:  # a later run takes the day from its job; the next days go on
+                    log.exception("summaries of %s for %s could not be saved; a later run writes them", scope.tag, day)
+                    await asyncio.to_thread(store.enqueue_job, _job(store, scope, day))
+                continue
             try:
                 written += await summarize_day(store, embedder, scope, day, now, config, llm, persona=persona)
-            except ProviderError as exc:
-                if not _last_chance(day, now, cfg):
-                    log.warning("summaries of %s for %s failed, retried on the next run: %s", scope.tag, day, exc)
-                    break
-                log.warning(
-                    "summaries of %s for %s failed on their last run; the rules write them: %s", scope.tag, day, exc
-                )
-                written += await summarize_day(store, embedder, scope, day, now, config, None, persona=persona)
+            except ProviderError as exc:  # still inside the window: the next run tries the day again
+                log.warning("summaries of %s for %s failed, retried on the next run: %s", scope.tag, day, exc)
+                break
+            except Exception:  # as the LLM failing: one scope's failure stops neither the run nor its last days
+                log.exception("summaries of %s for %s failed, retried on the next run", scope.tag, day)
+                break
+    return written
+
+
+async def _last_run(
+    store: Store,
+    embedder: Embedder,
+    scope: Scope,
+    day: date,
+    now: datetime,
+    config: SummaryConfig | Config,
+    llm: LLM | None,
+    persona: str,
+) -> list[MemoryItem]:
+    """``day`` written with the LLM or, when it fails, by the rules: no scheduled run comes back to it."""
+    try:
+        return await summarize_day(store, embedder, scope, day, now, config, llm, persona=persona)
+    except ProviderError as exc:
+        log.warning("summaries of %s for %s failed on their last run; the rules write them: %s", scope.tag, day, exc)
+        return await summarize_day(store, embedder, scope, day, now, config, None, persona=persona)
+
+
+def _job(store: Store, scope: Scope, day: date) -> Job:
+    return Job(
+        kind=SUMMARY,
+        agent=scope.agent,
+        key=f"{SUMMARY}:{scope.agent}:{scope.tag}:{day.isoformat()}",  # one job per day, however many runs fail
+        payload={"scope": scope.tag, "day": day.isoformat()},
+        created_at=store.clock(),
+    )
+
+
+async def _handed_over(
+    store: Store,
+    embedder: Embedder,
+    config: SummaryConfig | Config,
+    now: datetime,
+    llm: LLM | None,
+    persona: str,
+    worker: str,
+) -> list[MemoryItem]:
+    """The days earlier runs could not save, each claimed by one run (two racing runs never write a day
+    twice): written, or back in the queue for the next run."""
+    lease = section(config).lease_seconds
+    claimed: list[Job] = []
+    while (job := await asyncio.to_thread(store.claim_job, worker, store.clock(), lease, [SUMMARY])) is not None:
+        claimed.append(job)  # all first: one that fails again waits for the next run
+    written: list[MemoryItem] = []
+    for job in claimed:
+        scope, day = Scope.from_tag(job.agent, str(job.payload["scope"])), date.fromisoformat(str(job.payload["day"]))
+        try:
+            daily = summary_id(scope, SummaryKind.DAILY, day.isoformat())
+            if not await asyncio.to_thread(store.get_memories, scope.agent, [daily]):  # a catch-up wrote it meanwhile
+                written += await _last_run(store, embedder, scope, day, now, config, llm, persona)
+            await asyncio.to_thread(store.apply, Writes(), (job.id, worker))
+        except Exception as exc:
+            log.exception("summaries of %s for %s could not be saved again; the next run retries", scope.tag, day)
+            await asyncio.to_thread(store.fail_job, job.id, worker, f"{type(exc).__name__}: {exc}", store.clock())
     return written
 
 

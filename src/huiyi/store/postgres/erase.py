@@ -1,19 +1,28 @@
 """Erasure on PostgreSQL: a person or some messages forgotten in one transaction, then vacuumed.
 
-The rows go in one transaction; ``VACUUM`` then frees their dead tuples for reuse. PostgreSQL's own
+The rows go in one transaction; ``VACUUM`` then frees their dead tuples for reuse. A mark written in
+that transaction stays until the vacuum is done, so a process killed between the two has its vacuum
+run by the next open of the store (``finish_vacuum``). PostgreSQL's own
 write-ahead log and any backups or replicas keep older copies until they are recycled: an operator
 who must prove erasure there also rotates those.
 """
 
 from __future__ import annotations
 
+import logging
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from huiyi.errors import StoreError
 from huiyi.model import Scope
 from huiyi.store.erasure import Erasure
 from huiyi.store.postgres.memories import DELETE_MEMORIES, PostgresMemories
-from huiyi.store.rows import partition_key
+from huiyi.store.rows import BUMP_ENTITIES_EPOCH, partition_key
+
+log = logging.getLogger(__name__)
+
+_VACUUM_PENDING = "vacuum_pending:"  # meta keys of erasures committed and not vacuumed yet
 
 # the tables an erasure writes to, vacuumed after it
 _TOUCHED = (
@@ -90,7 +99,10 @@ class PostgresErase(PostgresMemories):
         done = Erasure()
         scope = Scope.of_person(agent, person, stored=True).tag if person else None
         names = list(names)
+        mark = f"{_VACUUM_PENDING}{uuid.uuid4().hex}"
         with self._write() as cur:
+            # a kill before the vacuum below has ended leaves this mark: the next open vacuums (finish_vacuum)
+            cur.execute("INSERT INTO meta (key, value) VALUES (%s, '1')", (mark,))
             erased = set(message_ids)
             # locked first: an indexer writing their chunks (store.apply reads them FOR SHARE) either commits
             # before this reads the memories to erase, or finds the messages gone
@@ -188,9 +200,28 @@ class PostgresErase(PostgresMemories):
                     "DELETE FROM partitions WHERE part = %s AND NOT EXISTS (SELECT 1 FROM memories WHERE part = %s)",
                     (part, part),
                 )
+                # their entities' version row goes too, under a new epoch (rows.ENTITIES_EPOCH)
+                cur.execute("DELETE FROM entity_versions WHERE part = %s", (part,))
+                cur.execute(BUMP_ENTITIES_EPOCH)
+        if done.memories:
+            self._own.clear()  # the own-line vectors recall read of the memories that went
+        self._vacuum([mark])
+        return done
+
+    def _vacuum(self, marks: Sequence[str]) -> None:
+        """Free the dead tuples of the erased rows, then drop the marks of the erasures this vacuum covers."""
         with self._cursor(transaction=False) as cur:  # VACUUM cannot run inside a transaction
             for table in _TOUCHED:
                 cur.execute(f"VACUUM {table}")
-        if done.memories:
-            self._own.clear()  # the own-line vectors recall read of the memories that went
-        return done
+            cur.execute("DELETE FROM meta WHERE key = ANY(%s)", (list(marks),))
+
+    def finish_vacuum(self) -> None:
+        """Vacuum if an erasure committed and its process died before vacuuming (a mark per erasure, so one
+        vacuum finishing never clears the mark of another committed after it began)."""
+        marks = [str(row[0]) for row in self._rows("SELECT key FROM meta WHERE key LIKE %s", (f"{_VACUUM_PENDING}%",))]
+        if not marks:
+            return
+        try:
+            self._vacuum(marks)
+        except StoreError as exc:  # the marks stay: the next open tries again
+            log.warning("vacuuming after an erasure cut short failed: %s", exc)

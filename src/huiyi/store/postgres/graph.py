@@ -12,7 +12,17 @@ from huiyi.store.base import Vectors
 from huiyi.store.pages import EntityMarked
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.postgres.search_sql import score, vector_literal
-from huiyi.store.rows import ENTITY_COLUMNS, MERGE_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
+from huiyi.store.rows import (
+    ENTITIES_EPOCH,
+    ENTITY_COLUMNS,
+    MERGE_COLUMNS,
+    NATIVE,
+    entities_version,
+    json_text,
+    naive,
+    partition_key,
+    partition_keys,
+)
 
 
 class PostgresGraph(PostgresConnection):
@@ -47,6 +57,13 @@ class PostgresGraph(PostgresConnection):
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         return [entity for entity, _ in self._entities(scopes, include_merged, None, None)]
+
+    def entities_version(self, scopes: Sequence[Scope]) -> int:
+        found = self._rows(
+            f"SELECT ({ENTITIES_EPOCH}), COALESCE(SUM(version), 0) FROM entity_versions WHERE part = ANY(%s)",
+            (partition_keys(scopes),),
+        )
+        return entities_version(int(found[0][0]), int(found[0][1]))
 
     def page_entities(
         self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None

@@ -292,4 +292,26 @@ MIGRATIONS: list[str] = [
         ORDER BY d.created_at, d.id LIMIT 1)
     WHERE j.space IS NOT NULL AND j.state <> 'done' AND j.folded_by IS NULL;
     """,
+    # 14: a version per partition of its entities, moved by every write to them (any replica, any code path),
+    # so a process keeps the entity lists recall reads until another changes them (recall.routes); rows are
+    # never deleted: a version starting again could match one another replica kept an erased list under
+    """
+    CREATE TABLE IF NOT EXISTS entity_versions (part TEXT PRIMARY KEY, version BIGINT NOT NULL);
+    CREATE OR REPLACE FUNCTION entities_written() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO entity_versions AS v (part, version)
+            SELECT DISTINCT part, 1 FROM written
+            ON CONFLICT (part) DO UPDATE SET version = v.version + 1;
+        RETURN NULL;
+    END $$;
+    DROP TRIGGER IF EXISTS entities_added ON entities;
+    DROP TRIGGER IF EXISTS entities_changed ON entities;
+    DROP TRIGGER IF EXISTS entities_deleted ON entities;
+    CREATE TRIGGER entities_added AFTER INSERT ON entities
+        REFERENCING NEW TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION entities_written();
+    CREATE TRIGGER entities_changed AFTER UPDATE ON entities
+        REFERENCING NEW TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION entities_written();
+    CREATE TRIGGER entities_deleted AFTER DELETE ON entities
+        REFERENCING OLD TABLE AS written FOR EACH STATEMENT EXECUTE FUNCTION entities_written();
+    """,
 ]

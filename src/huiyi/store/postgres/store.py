@@ -15,6 +15,7 @@ tables); after that only reads and writes of the tables.
 
 from __future__ import annotations
 
+from huiyi.store.base import TurnContext
 from huiyi.store.postgres.erase import PostgresErase
 from huiyi.store.postgres.graph import PostgresGraph
 from huiyi.store.postgres.jobs import PostgresJobs
@@ -25,3 +26,13 @@ from huiyi.store.postgres.search import PostgresSearch
 
 class PostgresStore(PostgresMessages, PostgresJobs, PostgresErase, PostgresMemories, PostgresGraph, PostgresSearch):
     """``PostgresStore("postgresql://user@host/db")`` migrates the database if needed and pools connections."""
+
+    def __init__(
+        self, dsn: str, *, pool_size: int = 8, connect_timeout: float = 15.0, context: TurnContext | None = None
+    ) -> None:
+        super().__init__(dsn, pool_size=pool_size, connect_timeout=connect_timeout, context=context)
+        try:
+            self.finish_vacuum()  # an erasure whose process died before its vacuum
+        except BaseException:
+            self.close()
+            raise

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from huiyi.model import Scope
 from huiyi.store.erasure import Erasure
-from huiyi.store.rows import partition_key
+from huiyi.store.rows import BUMP_ENTITIES_EPOCH, partition_key
 from huiyi.store.sqlite.connection import chunks, marks
-from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows
+from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows, drop_partition
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +69,10 @@ class SQLiteErase(SQLiteMemories):
                     "DELETE FROM person_blocks WHERE agent = ? AND person = ?", (agent, person)
                 ).rowcount
                 part = partition_key(agent, Scope.of_person(agent, person, stored=True))
-                conn.execute(
-                    "DELETE FROM partitions WHERE part = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE part = ?)",
-                    (part, part),
-                )
+                drop_partition(conn, part)
+                # their entities' version row goes too, under a new epoch (rows.ENTITIES_EPOCH)
+                conn.execute("DELETE FROM entity_versions WHERE part = ?", (part,))
+                conn.execute(BUMP_ENTITIES_EPOCH)
             conn.execute("DELETE FROM erased")
             # a kill before the purge below has ended leaves this mark: the next open purges (finish_purge)
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')")

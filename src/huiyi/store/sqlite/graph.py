@@ -12,7 +12,16 @@ from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
 from huiyi.store.pages import EntityMarked
-from huiyi.store.rows import ENTITY_COLUMNS, MERGE_COLUMNS, TEXT, json_text, partition_keys, to_epoch
+from huiyi.store.rows import (
+    ENTITIES_EPOCH,
+    ENTITY_COLUMNS,
+    MERGE_COLUMNS,
+    TEXT,
+    entities_version,
+    json_text,
+    partition_keys,
+    to_epoch,
+)
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.memories import ensure_partition
 
@@ -51,6 +60,17 @@ class SQLiteGraph(SQLiteConnection):
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         return [entity for entity, _ in self.page_entities(scopes, include_merged, -1, None)]
+
+    def entities_version(self, scopes: Sequence[Scope]) -> int:
+        parts = partition_keys(scopes)
+        if not parts:
+            return 0
+        sql = (
+            f"SELECT ({ENTITIES_EPOCH}), COALESCE(SUM(version), 0) FROM entity_versions"
+            f" WHERE part IN ({marks(len(parts))})"
+        )
+        epoch, total = self._conn().execute(sql, parts).fetchone()
+        return entities_version(int(epoch), int(total))
 
     def page_entities(
         self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None

@@ -212,7 +212,7 @@ class SQLiteMemories(SQLiteConnection):
         """Tell the vector cache which rows went (after their transaction committed); how many."""
         for part, (old, rowids) in removed.items():
             self._vectors.removed(part, old, rowids)
-        self._ranks.forget(removed)  # an emptied partition may go, and its version start again
+        self._ranks.forget(removed)  # an emptied partition may go (drop_partition)
         self._hit_rows.forget(removed)
         if removed:
             self._own.clear()
@@ -374,10 +374,28 @@ def delete_memory_rows(conn: sqlite3.Connection, agent: str, ids: Sequence[str])
 
 
 def ensure_partition(conn: sqlite3.Connection, agent: str, scope: Scope) -> str:
-    """The scope's partition key, with its row in ``partitions`` created if it is the first write."""
+    """The scope's partition key, with its row in ``partitions`` created if it is the first write.
+
+    A new row starts past every version a dropped partition had (``drop_partition``): another process
+    may still cache rows under such a version, and must not take them for this partition's."""
     part = partition_key(agent, scope)
-    conn.execute("INSERT OR IGNORE INTO partitions (part, agent, scope) VALUES (?, ?, ?)", (part, agent, scope.tag))
+    conn.execute(
+        "INSERT OR IGNORE INTO partitions (part, agent, scope, version) VALUES (?, ?, ?, "
+        "COALESCE((SELECT CAST(value AS INTEGER) + 1 FROM meta WHERE key = 'dropped_version'), 0))",
+        (part, agent, scope.tag),
+    )
     return part
+
+
+def drop_partition(conn: sqlite3.Connection, part: str) -> None:
+    """Delete a partition left without memories, keeping its version as the floor new partitions start past."""
+    empty = "part = ? AND NOT EXISTS (SELECT 1 FROM memories WHERE part = ?)"
+    conn.execute(
+        f"INSERT INTO meta (key, value) SELECT 'dropped_version', version FROM partitions WHERE {empty} "
+        "ON CONFLICT (key) DO UPDATE SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+        (part, part),
+    )
+    conn.execute(f"DELETE FROM partitions WHERE {empty}", (part, part))
 
 
 def part_versions(conn: sqlite3.Connection, parts: Sequence[str]) -> dict[str, int]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from huiyi.errors import InvalidInput
-from huiyi.model import Message, Person
+from huiyi.model import Message, Person, Scope
 from huiyi.store import rows
 from huiyi.store.base import Claim, ScopeStats
 from huiyi.store.rows import MESSAGE_COLUMNS, TEXT, id_taken, json_text, to_epoch
@@ -167,13 +167,17 @@ class SQLiteMessages(SQLiteConnection):
         query = "SELECT 1 FROM messages WHERE agent = ? AND space = ? AND speaker = ? LIMIT 1"
         return {s for s in dict.fromkeys(speakers) if conn.execute(query, (agent, space, s)).fetchone()}
 
-    def unindexed_messages(self, limit: int) -> list[Message]:
-        found = (
-            self._conn()
-            .execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE indexed = 0 ORDER BY rowid LIMIT ?", (limit,))
-            .fetchall()
-        )
-        return [rows.message(row, TEXT) for row in found]
+    def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
+        if scopes is None:
+            sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE indexed = 0 ORDER BY rowid LIMIT ?"
+            return [rows.message(row, TEXT) for row in self._conn().execute(sql, (limit,))]
+        if not scopes:
+            return []
+        # the partial index on unindexed rows: one probe when nothing waits, as on nearly every recall
+        either = " OR ".join(["(agent = ? AND scope = ?)"] * len(scopes))
+        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE indexed = 0 AND ({either}) ORDER BY rowid DESC LIMIT ?"
+        args = [value for scope in scopes for value in (scope.agent, scope.tag)]
+        return [rows.message(row, TEXT) for row in reversed(self._conn().execute(sql, (*args, limit)).fetchall())]
 
     def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
         at = to_epoch(now) or 0.0

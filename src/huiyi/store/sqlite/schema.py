@@ -277,6 +277,24 @@ MIGRATIONS: list[str] = [
         ORDER BY d.created_at, d.id LIMIT 1)
     WHERE space IS NOT NULL AND state <> 'done';
     """,
+    # 15: a version per partition of its entities, moved by every write to them (any process, any code path),
+    # so a process keeps the entity lists recall reads until another changes them (recall.routes); rows are
+    # never deleted: a version starting again could match one another process kept an erased list under
+    """
+    CREATE TABLE IF NOT EXISTS entity_versions (part TEXT PRIMARY KEY, version INTEGER NOT NULL);
+    CREATE TRIGGER IF NOT EXISTS entities_added AFTER INSERT ON entities BEGIN
+        INSERT INTO entity_versions (part, version) VALUES (NEW.part, 1)
+            ON CONFLICT (part) DO UPDATE SET version = version + 1;
+    END;
+    CREATE TRIGGER IF NOT EXISTS entities_changed AFTER UPDATE ON entities BEGIN
+        INSERT INTO entity_versions (part, version) VALUES (NEW.part, 1)
+            ON CONFLICT (part) DO UPDATE SET version = version + 1;
+    END;
+    CREATE TRIGGER IF NOT EXISTS entities_deleted AFTER DELETE ON entities BEGIN
+        INSERT INTO entity_versions (part, version) VALUES (OLD.part, 1)
+            ON CONFLICT (part) DO UPDATE SET version = version + 1;
+    END;
+    """,
 ]
 
 

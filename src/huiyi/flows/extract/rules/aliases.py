@@ -54,16 +54,6 @@ def _person(roster: Roster, name: str) -> str | None:
     return shown if shown is not None and shown != roster.agent_name else None
 
 
-def _someone_else(roster: Roster, alias: str, person: str) -> bool:
-    """Whether ``alias`` is the name of another member or the agent: 叫我苏霓 from 小黑 would make him
-    her. A silent member's entity sharing a character with ``person`` may be a stray nickname of theirs
-    (舟舟, named before 王一舟 said 叫我舟舟), so only those who spoke, or share nothing, are kept apart."""
-    owner = roster.resolve(alias)
-    if owner is None or owner == person:
-        return False
-    return owner in roster.spoke or owner == roster.agent_name or not set(alias) & set(person)
-
-
 def aliases_in(said: Said, roster: Roster) -> list[EntityDraft]:
     """The aliases a message teaches, each as a draft of the person it names."""
     text = said.own
@@ -97,7 +87,7 @@ def aliases_in(said: Said, roster: Roster) -> list[EntityDraft]:
         alias = alias.strip()
         if not nickname_like(alias, person) and not _RENAME.search(text):
             continue
-        if _someone_else(roster, alias, person):
+        if roster.someone_else(alias, person):
             continue
         draft = drafts.setdefault(person, EntityDraft(person, roster.entity_type(person) or EntityType.OBJECT))
         if alias not in draft.aliases and alias != person:

@@ -31,6 +31,8 @@ class Roster:
     display: dict[str, str] = field(default_factory=dict)  # speaker id -> display name
     names: dict[str, list[str]] = field(default_factory=dict)  # display name -> every name, display first
     _lookup: dict[str, str] = field(default_factory=dict)  # any name (case-folded) -> display name
+    _exact: dict[str, str] = field(default_factory=dict)  # any name as written -> display name
+    _shared: set[str] = field(default_factory=set)  # case-folded names two people's names give (Bob, bob)
     _nicknames: dict[str, str] | None = None  # a nickname only one person's names give -> display name
     spoke: set[str] = field(default_factory=set)  # display names of who spoke in the fold (or its person)
 
@@ -55,7 +57,9 @@ class Roster:
         self.display[person] = shown
         self.names[shown] = ordered
         for name in ordered:
-            self._lookup.setdefault(name.casefold(), shown)
+            self._exact.setdefault(name, shown)
+            if self._lookup.setdefault(name.casefold(), shown) != shown:
+                self._shared.add(name.casefold())
 
     @property
     def agent_name(self) -> str:
@@ -65,8 +69,14 @@ class Roster:
         return self.display.get(speaker, speaker)
 
     def resolve(self, name: str) -> str | None:
-        """The display name ``name`` refers to, or ``None`` for someone not in the fold."""
-        return self._lookup.get(name.strip().casefold())
+        """The display name ``name`` refers to, or ``None`` for someone not in the fold. A name as written
+        first: members ``Bob`` and ``bob`` are two people, so ``bob`` is never read as ``Bob`` (nor ``BOB``
+        as either)."""
+        name = name.strip()
+        if (shown := self._exact.get(name)) is not None:
+            return shown
+        folded = name.casefold()
+        return None if folded in self._shared else self._lookup.get(folded)
 
     def nicknamed(self, word: str) -> str | None:
         """The person ``word`` calls by a common nickname of their name (舟舟 → 王一舟, 顾哥 → 顾北辰), when
@@ -84,6 +94,15 @@ class Roster:
                 if len(found) == 1 and form.casefold() not in self._lookup
             }
         return self._nicknames.get(word.strip())
+
+    def someone_else(self, alias: str, person: str) -> bool:
+        """Whether ``alias`` is the name of another member or the agent: 叫我苏霓 from 小黑 would make him
+        her. A silent member's entity sharing a character with ``person`` may be a stray nickname of theirs
+        (舟舟, named before 王一舟 said 叫我舟舟), so only those who spoke, or share nothing, are kept apart."""
+        owner = self.resolve(alias)
+        if owner is None or owner == person:
+            return False
+        return owner in self.spoke or owner == self.agent_name or not set(alias) & set(person)
 
     def all_names(self) -> list[str]:
         return [name for names in self.names.values() for name in names]
