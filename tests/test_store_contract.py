@@ -539,6 +539,33 @@ def test_jobs_are_enqueued_once_by_key_and_claimed_once(store: Store) -> None:
     assert store.claim_job("w2", T0, 60) is None  # leased to w1
 
 
+def test_a_spaces_folds_are_taken_one_at_a_time_in_order(store: Store) -> None:
+    """A fold reads what the space's earlier folds wrote (entities and their aliases, plans called off,
+    pets): two workers extracting two folds of one space at once (the background worker and a flush's
+    drain, after an add that planned several) lost an alias one wrote to the other's write."""
+
+    def fold_job(space: str, first: int, seconds: int) -> Job:
+        span = {"space": space, "from_seq": first, "to_seq": first + 9}
+        return Job(
+            kind="fold", agent="qy", key=f"{space}:{first}", payload=span, created_at=T0 + timedelta(seconds=seconds)
+        )
+
+    a1, a2, b1 = fold_job("g1", 1, 0), fold_job("g1", 11, 1), fold_job("g2", 1, 2)
+    for job in (a1, a2, b1):
+        assert store.enqueue_job(job)
+    taken = store.claim_job("w1", T0, 60)
+    assert taken is not None and taken.id == a1.id
+    other = store.claim_job("w2", T0, 60)
+    assert other is not None and other.id == b1.id  # another space's fold runs alongside
+    assert store.claim_job("w3", T0, 60) is None  # g1's next fold waits for the one running
+    assert store.claim_job("w3", T0 + timedelta(seconds=61), 60) is not None  # a dead worker's fold comes first
+    (again,) = [j for j in store.list_jobs("qy", [JobState.RUNNING]) if j.worker == "w3"]
+    assert again.id == a1.id
+    store.apply(Writes(), complete_job=(a1.id, "w3"))
+    last = store.claim_job("w3", T0 + timedelta(seconds=62), 60)
+    assert last is not None and last.id == a2.id
+
+
 def test_an_expired_lease_lets_another_worker_take_the_job(store: Store) -> None:
     store.enqueue_job(Job(kind="fold", agent="qy", key="k"))
     job = store.claim_job("w1", T0, 60)

@@ -246,7 +246,14 @@ class Ingest(Care):
         ran = await self.worker.drain()
         deadline = time.monotonic() + self.config.worker.wait_seconds
         pause = 0.02
-        while running := await self._run(self._running_here):
+        while True:
+            if not (running := await self._run(self._running_here)):
+                # a space's next fold waits while another worker here runs its fold: due once that is done
+                more = await self.worker.drain()
+                ran += more
+                if not more and not await self._run(self._running_here):
+                    return ran
+                continue
             if time.monotonic() >= deadline:
                 raise StillRunning(
                     f"{len(running)} extraction job(s) of this process still running after "
@@ -255,7 +262,6 @@ class Ingest(Care):
             await asyncio.sleep(pause)
             pause = min(pause * 2, 0.5)
             ran += await self.worker.drain()  # a job let go of meanwhile, or due since, runs here
-        return ran
 
     def _running_here(self) -> list[Job]:
         """Jobs a worker of this process holds with a live lease (a worker that died holds none: its lease

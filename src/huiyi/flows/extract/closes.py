@@ -70,17 +70,25 @@ def replaced(facts: Sequence[FactDraft], fold: Fold) -> list[CloseDraft]:
     return out
 
 
-def close_facts(store: Store, fold: Fold, closes: Sequence[CloseDraft]) -> int:
-    """Close the stored facts of the fold's scope that ``closes`` name; returns how many were closed. Only
-    the open facts of each subject and predicate named are read, not the scope's every fact."""
+def close_facts(
+    store: Store, fold: Fold, closes: Sequence[CloseDraft], new: Sequence[MemoryItem] = ()
+) -> list[MemoryItem]:
+    """Close the stored facts of the fold's scope that ``closes`` name, and the fold's own ``new`` memories
+    not stored yet; returns ``new`` with those closed. Only the open facts of each subject and predicate
+    named are read, not the scope's every fact."""
     if not closes:
-        return 0
-    facts: dict[str, MemoryItem] = {}
+        return list(new)
+    facts: dict[str, MemoryItem] = {item.id: item for item in new if item.kind is MemoryKind.FACT}
+    stored: set[str] = set()
     for subject, predicate in dict.fromkeys((c.subject, c.predicate) for c in closes):
         where = MemoryFilter(kinds=(MemoryKind.FACT,), subject=subject, predicates=(predicate,), open_at=OPEN)
-        facts.update((item.id, item) for item in store.find_memories([fold.scope], where, _OPEN_READ))
-    changes = to_close(list(facts.values()), closes, fold)
-    return store.update_memories(fold.agent, changes) if changes else 0
+        found = store.find_memories([fold.scope], where, _OPEN_READ)
+        facts.update((item.id, item) for item in found)
+        stored.update(item.id for item in found)
+    changes = dict(to_close(list(facts.values()), closes, fold))
+    if updates := [(key, change) for key, change in changes.items() if key in stored]:
+        store.update_memories(fold.agent, updates)
+    return [item.model_copy(update=changes[item.id]) if item.id in changes else item for item in new]
 
 
 def called_off(store: Store, scope: Scope, messages: Sequence[Message]) -> dict[str, str]:

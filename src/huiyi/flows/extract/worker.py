@@ -113,18 +113,19 @@ class Worker:
                 return
             fold = await asyncio.to_thread(fold_of, self.store, job, self.config.language)
             extraction = await self._extract(job, fold)
+            # everything the fold writes lands while it holds its job: the space's next fold, claimed only
+            # once this one is done, reads its entities, names and closes (written after the commit, the next
+            # fold's entities, read before, were written over them). All are idempotent: a run again after a
+            # crash writes the same. A plan called off (搬家泡汤) closes the plan fact said before, a new home
+            # or job the old one, the fold's own among them
+            closes = [*extraction.closes, *replaced(extraction.facts, fold)]
             items = memories_of(extraction, fold, job.id)
+            items = await asyncio.to_thread(close_facts, self.store, fold, closes, items)
+            await asyncio.to_thread(record_entities, self.store, self.embedder, entities_of(extraction, fold))
+            await asyncio.to_thread(release_names, self.store, self.embedder, fold)
             writes = await asyncio.to_thread(writes_of, items, self.embedder, fold, to_seq)
             finishing.set()
             await asyncio.to_thread(self.store.apply, writes, (job.id, self.name))
-            # entities are upserted by stable ids after the commit: a crash here is repaired by the next
-            # fold that names them, and never duplicates anything
-            await asyncio.to_thread(record_entities, self.store, self.embedder, entities_of(extraction, fold))
-            await asyncio.to_thread(release_names, self.store, self.embedder, fold)
-            # a plan called off (搬家泡汤) closes the plan fact said before, a new home or job the old one;
-            # run again, it closes the same
-            closes = [*extraction.closes, *replaced(extraction.facts, fold)]
-            await asyncio.to_thread(close_facts, self.store, fold, closes)
             log.info("job %s: %d memories from %d messages", job.id, len(items), len(fold.messages))
         except Exception as exc:  # any failure: record it, retry later, lose nothing
             errors = job.attempts + 1

@@ -44,6 +44,7 @@ from datetime import date, datetime, timedelta
 from huiyi.config import Config
 from huiyi.config.summarize import SummaryConfig
 from huiyi.errors import InvalidInput, ProviderError
+from huiyi.flows.extract.fold import FOLD
 from huiyi.flows.ingest import terms_of
 from huiyi.flows.summarize import rules
 from huiyi.flows.summarize.llm import SummaryError, SummaryWriter
@@ -58,7 +59,7 @@ from huiyi.flows.summarize.material import (
     space_of,
 )
 from huiyi.flows.summarize.profiles import global_profiles, group_profiles
-from huiyi.model import Job, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryKind
+from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryKind
 from huiyi.providers.embed import Embedder
 from huiyi.providers.llm import LLM
 from huiyi.store.base import Store, Writes
@@ -309,7 +310,8 @@ async def summarize_day(
 
 def due_days(store: Store, scope: Scope, now: datetime, cfg: SummaryConfig, catch_up: bool = False) -> list[date]:
     """Days of the last ``lookback_days`` that ended (``settle_minutes`` ago), hold messages of the scope's
-    space and have no daily summary yet, oldest first."""
+    space and have no daily summary yet, oldest first; a day whose messages (or an earlier day's) a fold
+    still waits to extract comes once it is done, unless no later scheduled run looks at it."""
     last = (now - timedelta(minutes=cfg.settle_minutes)).date() - timedelta(days=1)
     bounded = cfg.lookback_days > 0 and not catch_up
     first = now.date() - timedelta(days=cfg.lookback_days) if bounded else date(1970, 1, 2)
@@ -325,7 +327,28 @@ def due_days(store: Store, scope: Scope, now: datetime, cfg: SummaryConfig, catc
         if len(page) < PAGE or (page[-1].time is not None and page[-1].time < day_start(first)):
             break
         offset += PAGE
-    return [d for d in active if d.isoformat() not in done]
+    waits_from = _unextracted_since(store, scope)
+    return [
+        d
+        for d in active
+        if d.isoformat() not in done and (waits_from is None or waits_from >= day_end(d) or _last_chance(d, now, cfg))
+    ]
+
+
+def _unextracted_since(store: Store, scope: Scope) -> datetime | None:
+    """When the first message a fold of the scope's space still waits to extract was said (None: none waits).
+
+    Summarised before, the day was read by rules from its loose messages and its neighbours' events were
+    missing, and the summary stayed: whether a worker's run came between an add and its extraction (as
+    adds one message at a time let it) changed what the day's summary said.
+    """
+    waiting = [
+        job
+        for job in store.span_jobs(scope.agent, space_of(scope), [JobState.PENDING, JobState.RUNNING])
+        if job.kind == FOLD and job.payload.get("message_ids")
+    ]
+    firsts = [str(job.payload["message_ids"][0]) for job in waiting]
+    return min((m.time for m in store.get_messages(scope.agent, firsts)), default=None) if firsts else None
 
 
 def known_scopes(store: Store) -> list[Scope]:

@@ -13,6 +13,18 @@ from huiyi.store.pages import JobMark, ReportMark
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
 from huiyi.store.rows import JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
 
+# one fold of a space at a time, in order: a fold reads what the earlier ones wrote (entities and their
+# aliases, plans called off, pets); none while another of the space runs, nor while an earlier one is due
+# (one another worker holds locked still reads as due here, so two claims at once cannot both pass it)
+_SPACE_FREE = (
+    "(space IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS other WHERE other.agent = jobs.agent"
+    " AND other.space = jobs.space AND other.kind = jobs.kind AND other.id != jobs.id"
+    " AND ((other.state = 'running' AND other.lease_until >= %(at)s)"
+    " OR ((other.created_at, other.id) < (jobs.created_at, jobs.id)"
+    " AND ((other.state = 'pending' AND COALESCE(other.run_after, '-infinity') <= %(at)s)"
+    " OR (other.state = 'running' AND other.lease_until < %(at)s))))))"
+)
+
 
 class PostgresJobs(PostgresConnection):
     """``JobStore`` on PostgreSQL; finishing a job is part of ``apply`` (``PostgresMemories``)."""
@@ -46,7 +58,7 @@ class PostgresJobs(PostgresConnection):
                 f" lease_until = %(at)s + make_interval(secs => %(lease)s)"
                 f" WHERE id = (SELECT id FROM jobs WHERE state IN ('pending', 'running')"
                 f" AND ((state = 'pending' AND COALESCE(run_after, '-infinity') <= %(at)s)"
-                f" OR (state = 'running' AND lease_until < %(at)s)){kind_filter}"
+                f" OR (state = 'running' AND lease_until < %(at)s)){kind_filter} AND {_SPACE_FREE}"
                 f" ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
                 f" RETURNING {JOB_COLUMNS}",
                 {"worker": worker, "at": at, "lease": lease_seconds, "kinds": list(kinds)},

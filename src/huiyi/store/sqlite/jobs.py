@@ -15,6 +15,17 @@ from huiyi.store.pages import JobMark, ReportMark
 from huiyi.store.rows import JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
 
+# one fold of a space at a time, in order: a fold reads what the earlier ones wrote (entities and their
+# aliases, plans called off, pets); none while another of the space runs, nor while an earlier one is due
+_SPACE_FREE = (
+    "(space IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS other WHERE other.agent = jobs.agent"
+    " AND other.space = jobs.space AND other.kind = jobs.kind AND other.id != jobs.id"
+    " AND ((other.state = 'running' AND other.lease_until >= ?)"
+    " OR ((other.created_at, other.id) < (jobs.created_at, jobs.id)"
+    " AND ((other.state = 'pending' AND COALESCE(other.run_after, 0) <= ?)"
+    " OR (other.state = 'running' AND other.lease_until < ?))))))"
+)
+
 
 class SQLiteJobs(SQLiteConnection):
     """``JobStore`` on SQLite; finishing a job is part of ``apply`` (``SQLiteMemories``)."""
@@ -45,8 +56,9 @@ class SQLiteJobs(SQLiteConnection):
         with self._write() as conn:
             row = conn.execute(
                 f"SELECT {JOB_COLUMNS} FROM jobs WHERE ((state = 'pending' AND COALESCE(run_after, 0) <= ?)"
-                f" OR (state = 'running' AND lease_until < ?)){kind_filter} ORDER BY created_at, id LIMIT 1",
-                (at, at, *kinds),
+                f" OR (state = 'running' AND lease_until < ?)){kind_filter} AND {_SPACE_FREE}"
+                " ORDER BY created_at, id LIMIT 1",
+                (at, at, *kinds, at, at, at),
             ).fetchone()
             if row is None:
                 return None
