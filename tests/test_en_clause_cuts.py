@@ -22,7 +22,17 @@ def test_and_i_splits_where_it_did(text: str, parts: list[str]) -> None:
 
 @pytest.mark.parametrize(
     ("value", "cut"),
-    [("green tea but not coffee", "green tea"), ("jazz   so much", "jazz"), ("tennis", "tennis"), ("butter", "butter")],
+    [
+        ("green tea but not coffee", "green tea"),
+        ("jazz   so much", "jazz"),
+        ("tennis", "tennis"),
+        ("butter", "butter"),
+        # a comma before a clause of its own: what follows is no part of the object
+        ("St. Mary's hospital, night shifts are killing me", "St. Mary's hospital"),
+        ("Denver, it's freezing", "Denver"),
+        ("Austin, Texas", "Austin, Texas"),
+        ("cats, dogs and rabbits", "cats, dogs and rabbits"),
+    ],
 )
 def test_object_cut_drops_what_follows(value: str, cut: str) -> None:
     assert EN_OBJECT_CUT.sub("", value) == cut
