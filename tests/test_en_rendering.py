@@ -26,3 +26,9 @@ def test_a_span_in_an_english_event_is_written_with_to(tmp_path: Path) -> None:
         context = memory.context(agent="Ava", person="Mia", message="how was the move?").text
     assert events == ["Mia said: I moved to Denver last week (2024-10-28 to 2024-11-03), still unpacking."]
     assert "～" not in context and "2024-10-28 to 2024-11-03" in context
+
+
+def test_a_place_named_with_an_abbreviation_keeps_its_name(tmp_path: Path) -> None:
+    with english_chat(tmp_path, ["I had a long shift at St. Mary's hospital today"]) as memory:
+        places = [event.place for event in memory.memories(agent="Ava", person="Mia", kinds=["event"])]
+    assert places == ["St. Mary's"]
