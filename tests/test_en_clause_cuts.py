@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from huiyi.flows.extract.rules.objects import trim_en
 from huiyi.flows.extract.rules.patterns import EN_AND_I, EN_OBJECT_CUT
 
 
@@ -44,3 +45,10 @@ def test_a_long_run_of_spaces_returns() -> None:
     text = "I really love green tea" + " " * 200_000 + "ok"
     assert EN_OBJECT_CUT.sub("", text) == text
     assert EN_AND_I.split(text) == [text]
+
+
+@pytest.mark.parametrize(
+    ("value", "trimmed"), [("Toronto btw", "Toronto"), ("green tea lol", "green tea"), ("Lol Cafe", "Lol Cafe")]
+)
+def test_a_chat_filler_after_the_object_is_no_part_of_it(value: str, trimmed: str) -> None:
+    assert trim_en(value) == trimmed
