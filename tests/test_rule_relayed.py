@@ -59,6 +59,7 @@ PASSED_ON = [
     "看看这个\n[转发] 小林: 我最喜欢的电影是《繁花》",
     "[Chat History]\nLin: I live in Paris",
     "Forwarded from Lin\nI love jazz",
+    "Forwarded message from Lin: I love jazz",  # Messenger's and Gmail's label
     "FYI\n---------- Forwarded message ----------\nFrom: Lin\nI love jazz",
     "> I love jazz\nno way",
     ">>> I live in Paris\nand I love jazz",  # Discord: the rest of the message is quoted

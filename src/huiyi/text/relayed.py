@@ -1,12 +1,13 @@
 """Words a speaker passes on rather than says: forwards, chat records and quoted lines.
 
 A chat line may carry someone else's words: a forward (``[转发] 工作群 小林: 我喜欢喝美式咖啡``,
-Telegram's ``Forwarded from 小林``, a mail's ``---------- Forwarded message ----------``), a bundle of
-chat records (``[聊天记录]``, ``【聊天记录】``, ``[Chat History]``) or a quote the speaker replies to (QQ's
-``[回复 小林: 我是程序员] 哈哈``, WeChat's ``「小林：我是程序员」`` above a line of dashes, ``> 我是程序员``
-lines of Telegram, Discord and bots). :func:`relay_of` splits such a line into the speaker's own words
-and what they passed on, so that a passed-on 我 is never read as the speaker's; :func:`note` writes the
-passed-on words as a marked note (``（转发：…）``, `` (quoting: …)``), as events and LLM prompts show them.
+Telegram's ``Forwarded from 小林``, Messenger's ``Forwarded message from 小林``, a mail's
+``---------- Forwarded message ----------``), a bundle of chat records (``[聊天记录]``, ``【聊天记录】``,
+``[Chat History]``) or a quote the speaker replies to (QQ's ``[回复 小林: 我是程序员] 哈哈``, WeChat's
+``「小林：我是程序员」`` above a line of dashes, ``> 我是程序员`` lines of Telegram, Discord and bots).
+:func:`relay_of` splits such a line into the speaker's own words and what they passed on, so that a
+passed-on 我 is never read as the speaker's; :func:`note` writes the passed-on words as a marked note
+(``（转发：…）``, `` (quoting: …)``), as events and LLM prompts show them.
 
 A forward or a chat record runs from its marker to the end of the line (what comes after cannot be
 told from it); the words before the marker are the speaker's own.
@@ -21,7 +22,7 @@ __all__ = ["Relay", "for_prompt", "note", "relay_of"]
 
 _FORWARD = re.compile(
     r"[\[【](?:转发|合并转发|转发消息|聊天记录|forwarded(?: message)?|chat history)[\]】]"
-    r"|^[ \t]*(?:forwarded from\b|-{2,}\s*forwarded message\s*-{2,}|begin forwarded message:)",
+    r"|^[ \t]*(?:forwarded(?: message)? from\b|-{2,}\s*forwarded message\s*-{2,}|begin forwarded message:)",
     re.IGNORECASE | re.MULTILINE,
 )
 # QQ (and bots after it): the quoted line in brackets at the start, the reply after it

@@ -107,6 +107,15 @@ def query_time_range(text: str, now: datetime) -> TimeSpan | None:
     )
 
 
+def span_label(label: str, lang: str = "zh") -> str:
+    """A stored span label ("start～last day", the form extraction keeps) as a text of ``lang`` shows it.
+
+    >>> span_label("2024-10-28～2024-11-03", "en"), span_label("2024-10-28～2024-11-03")
+    ('2024-10-28 to 2024-11-03', '2024-10-28～2024-11-03')
+    """
+    return label.replace("～", " to ") if lang.lower().startswith("en") else label
+
+
 def _period(hour: int, english: bool) -> str:
     """06–12 上午, 12–18 下午, 18–06 晚上 (spec seed 000 §7)."""
     if 6 <= hour < 12:

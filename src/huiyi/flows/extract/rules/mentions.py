@@ -80,7 +80,10 @@ _POINTS_AT_PLACE = frozenset(
     }
 )
 _NAME_END = frozenset("路街站村镇湖山")  # 之江 + 路: jieba cuts a street's name from its 路
-_EN_PLACE = re.compile(r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})")
+# St. Mary's, Mt. Fuji: an abbreviation's full stop is inside the name
+_EN_PLACE = re.compile(
+    r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>(?:(?:St|Mt|Ft)\.\s*)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})"
+)
 _SURNAMES = frozenset(
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石"
     "廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁"

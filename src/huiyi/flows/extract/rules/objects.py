@@ -22,6 +22,8 @@ def trim_zh(value: str) -> str:
 
 # "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds
 _EN_NOW_END = re.compile(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
+# "I live in Toronto btw": a chat filler after the object is said about the chat, not the home
+_EN_FILLER_END = re.compile(r"(?<!\s)\s+(?:btw|lol|lmao|tbh|imo|haha+|fyi)$", re.IGNORECASE)
 
 
 EN_NOT_THERE = re.compile(r",\s*not\s+.*$", re.IGNORECASE)
@@ -30,7 +32,7 @@ EN_FOR_NOW = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening
 
 def trim_en(value: str) -> str:
     value = EN_OBJECT_CUT.sub("", value.strip())
-    value = _EN_NOW_END.sub("", value.strip(" ,.;:!?\"'“”"))
+    value = _EN_NOW_END.sub("", _EN_FILLER_END.sub("", value.strip(" ,.;:!?\"'“”")))
     words = value.split()
     return " ".join(words[:8])
 

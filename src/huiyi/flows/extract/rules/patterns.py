@@ -410,7 +410,8 @@ EN_PRONOUNS = frozenset(
 EN_OBJECT_CUT = re.compile(
     r"(?:(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too"
     r"|and\s+(?:work|study|teach|live|have|am)s?)"
-    r"|,\s*(?:my|his|her|their|our|he|she|they|we))\b.*$",  # cats, my boyfriend isn't
+    # cats, my boyfriend isn't; St. Mary's hospital, night shifts are killing me: a clause of its own
+    r"|,\s*(?:my|his|her|their|our|he|she|they|we|it|(?:[\w'-]+\s+){1,3}(?:is|are|was|were)))\b.*$",
     re.IGNORECASE,
 )
 # "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")
