@@ -23,6 +23,13 @@ class GraphStore(Protocol):
     def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
         """Insert an entity, or (same scope and id) replace its name, type, aliases and vector."""
 
+    def add_entity_names(self, entity: Entity, vector: Vectors) -> Entity:
+        """Insert an entity, or (same scope and id) add its aliases and sources to the stored ones in one
+        write, keeping the stored name, type, merge and every name given meanwhile; returns it as stored."""
+
+    def drop_entity_aliases(self, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
+        """Take ``names`` off the entity's aliases in one write (others given meanwhile stay); None if unknown."""
+
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]: ...
 
     def entities_version(self, scopes: Sequence[Scope]) -> int: ...  # grows at each write to their entities, anywhere
