@@ -763,6 +763,37 @@ def test_undoing_one_merge_keeps_a_later_merge_s_names(store: Store) -> None:
     assert {e.id: e.aliases for e in store.list_entities([scope])}[suni.id] == ["阿霓"]
 
 
+def test_entity_names_are_added_and_dropped_in_the_store_s_write(store: Store) -> None:
+    """add_entity_names adds to the names stored, not to those its caller read: the stored name, type and
+    merge stay, and so does an alias given meanwhile; drop_entity_aliases takes off only the names it is given."""
+    scope = Scope.of_space("qy", "g1")
+    suni = Entity(scope=scope, name="苏霓", type=EntityType.OBJECT, aliases=["小霓"], sources=["m1"])
+    assert store.add_entity_names(suni, EMB.embed_passages([suni.name])[0]) == suni  # new: stored as given
+    nini = Entity(scope=scope, name="霓霓", type=EntityType.OBJECT)
+    store.upsert_entity(nini, EMB.embed_passages([nini.name])[0])
+    store.merge_entities("qy", nini.id, suni.id, "similar name", T0)
+    seen = Entity(id=suni.id, scope=scope, name="苏妮", type=EntityType.SPECIFIC, aliases=["阿霓"], sources=["m2"])
+    added = store.add_entity_names(seen, EMB.embed_passages([seen.name])[0])
+    assert (added.name, added.type, added.aliases, added.sources) == (
+        "苏霓",
+        EntityType.OBJECT,
+        ["小霓", "霓霓", "阿霓"],
+        ["m1", "m2"],
+    )
+    assert store.get_entities("qy", [suni.id]) == [added]
+    store.add_entity_names(nini.model_copy(update={"aliases": ["霓宝"]}), EMB.embed_passages([nini.name])[0])
+    assert store.get_entities("qy", [nini.id])[0].merged_into == suni.id  # a merged entity stays merged
+    dropped = store.drop_entity_aliases("qy", suni.id, ["小霓", "没有的"])
+    assert dropped is not None and dropped.aliases == ["霓霓", "阿霓"]
+    assert store.get_entities("qy", [suni.id])[0].aliases == ["霓霓", "阿霓"]
+    assert store.drop_entity_aliases("qy", "ent_nobody", ["霓霓"]) is None
+    assert store.drop_entity_aliases("other", suni.id, ["霓霓"]) is None  # another agent's id is nobody
+    stranger = Entity(id=suni.id, scope=Scope.of_person("qy", "mallory"), name="MALLORY", aliases=["苏霓"])
+    with pytest.raises(InvalidInput, match="another scope"):
+        store.add_entity_names(stranger, EMB.embed_passages([stranger.name])[0])
+    assert store.get_entities("qy", [suni.id])[0].aliases == ["霓霓", "阿霓"]
+
+
 def test_an_entity_never_crosses_scopes(store: Store) -> None:
     """An id another scope or agent holds is refused, not renamed; a merge across scopes is refused,
     since it gives the target the source's names (an import's hostile lines did both)."""

@@ -5,8 +5,8 @@ vectors arrive computed. Every read is bound to an agent and a list of scopes, s
 another person's or group's memories.
 
 The contract is split by aggregate (``Lifecycle``, ``MessageStore``, ``JobStore``, ``MemoryStore``,
-``GraphStore``, ``SearchStore``, and ``EraseStore`` in ``huiyi.store.erasure``) so a reader sees each part
-alone; ``Store`` is all of them, and every backend implements the whole of it.
+``SearchStore``, ``GraphStore`` in ``huiyi.store.graph`` and ``EraseStore`` in ``huiyi.store.erasure``)
+so a reader sees each part alone; ``Store`` is all of them, and every backend implements the whole of it.
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, MemoryKind, Message, Person, Scope, new_id
+from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope, new_id
 from huiyi.store.erasure import EraseStore
-from huiyi.store.pages import EntityMarked, JobMark, ListMark, Marked, ReportMark
+from huiyi.store.graph import GraphStore
+from huiyi.store.pages import JobMark, ListMark, Marked, ReportMark
 
 if TYPE_CHECKING:
     import numpy as np
@@ -432,46 +433,6 @@ class MemoryStore(Protocol):
 
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
         """Change fields (only those in ``UPDATABLE``) of the agent's memories; returns how many changed."""
-
-
-@runtime_checkable
-class GraphStore(Protocol):
-    """Entities, their merges, and links between memories."""
-
-    def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
-        """Insert an entity, or (same scope and id) replace its name, type, aliases and vector."""
-
-    def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]: ...
-
-    def entities_version(self, scopes: Sequence[Scope]) -> int: ...  # grows at each write to their entities, anywhere
-
-    def page_entities(
-        self, scopes: Sequence[Scope], include_merged: bool, limit: int, after: int | None
-    ) -> list[EntityMarked]:
-        """``list_entities`` from just after the row number ``after`` (None: the first), each with its own."""
-
-    def similar_entities(self, scopes: Sequence[Scope], vector: Vectors, limit: int) -> list[tuple[Entity, float]]:
-        """The entities (not merged away) of the scopes nearest to ``vector``: a bounded merge candidate set."""
-
-    def merge_entities(self, agent: str, source: str, target: str, reason: str, when: datetime) -> EntityMerge:
-        """Merge ``source`` into ``target``: the target gains the source's names; the merge is recorded."""
-
-    def undo_merge(self, agent: str, merge_id: str) -> EntityMerge:
-        """Split a merged entity back out, restoring both entities' names as they were."""
-
-    def list_merges(self, agent: str) -> list[EntityMerge]: ...
-
-    def get_entities(self, agent: str, ids: Sequence[str]) -> list[Entity]:
-        """The agent's entities by id (merged-away ones too), in the order asked; unknown ids are left out."""
-
-    def delete_entities(self, agent: str, ids: Sequence[str]) -> int:
-        """Delete the agent's entities and every merge that names one of them; returns how many went."""
-
-    def add_links(self, agent: str, links: Sequence[Link]) -> int:
-        """Add memory-to-memory links (existing ones are kept); returns how many are new."""
-
-    def links_of(self, agent: str, ids: Sequence[str]) -> list[Link]:
-        """Every link touching these memories, in either direction."""
 
 
 @runtime_checkable

@@ -369,6 +369,12 @@ class RoutedStore:
     def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
         return self.store_for(entity.scope.agent).upsert_entity(entity, vector)
 
+    def add_entity_names(self, entity: Entity, vector: Vectors) -> Entity:
+        return self.store_for(entity.scope.agent).add_entity_names(entity, vector)
+
+    def drop_entity_aliases(self, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
+        return self.store_for(agent).drop_entity_aliases(agent, entity_id, names)
+
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         store = self._by_scopes(scopes)
         return store.list_entities(scopes, include_merged) if store is not None else []

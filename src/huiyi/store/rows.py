@@ -425,3 +425,14 @@ def aliases_after_undo(target: Entity, before: Sequence[str], gone: Entity, stay
         kept.update(other.names)
     added = {name for name in gone.names if name not in kept and name != target.name}
     return [name for name in target.aliases if name not in added]
+
+
+def with_names(stored: Entity, given: Entity) -> Entity:
+    """``stored`` with the aliases and sources ``given`` adds (its last 50 sources): its name, type and
+    merge stay. ``add_entity_names`` does this inside its write, so no name given meanwhile is lost."""
+    return stored.model_copy(
+        update={
+            "aliases": list(dict.fromkeys([*stored.aliases, *given.aliases])),
+            "sources": list(dict.fromkeys([*stored.sources, *given.sources]))[-50:],
+        }
+    )

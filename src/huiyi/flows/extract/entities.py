@@ -69,7 +69,8 @@ def entities_of(extraction: Extraction, fold: Fold) -> list[Entity]:
 
 
 def record_entities(store: Store, embedder: Embedder, entities: Sequence[Entity]) -> None:
-    """Upsert entities, keeping names and aliases already known (idempotent)."""
+    """Add entities, keeping names and aliases already known (idempotent). The store adds the names in its
+    write: read here and written whole, a name a merge or another writer gave meanwhile was lost."""
     if not entities:
         return
     scopes = list({e.scope for e in entities})
@@ -77,19 +78,8 @@ def record_entities(store: Store, embedder: Embedder, entities: Sequence[Entity]
     entities = [_own_id(entity, known) for entity in entities]
     vectors = embedder.embed_passages([e.name for e in entities])
     for entity, vector in zip(entities, vectors, strict=True):
-        old = known.get(entity.id)
-        if old is not None:
-            entity = entity.model_copy(
-                update={
-                    "name": old.name,
-                    "type": old.type,
-                    "aliases": list(dict.fromkeys([*old.aliases, *entity.aliases])),
-                    "sources": list(dict.fromkeys([*old.sources, *entity.sources]))[-50:],
-                    "merged_into": old.merged_into,
-                }
-            )
-        store.upsert_entity(entity, vector)
-        tokens.add_words(entity.names)
+        stored = store.add_entity_names(entity, vector)
+        tokens.add_words(stored.names)
 
 
 def _own_id(entity: Entity, known: dict[str, Entity]) -> Entity:
@@ -127,15 +117,12 @@ def _unclaimed(name: str, aliases: Sequence[str], claimed: dict[str, str]) -> li
     return [a for a in aliases if claimed.get(normalise_name(a), own) == own]
 
 
-def release_names(store: Store, embedder: Embedder, fold: Fold) -> None:
-    """Take the fold's speakers' names off the aliases other entities of its scope hold (see ``_unclaimed``)."""
+def release_names(store: Store, fold: Fold) -> None:
+    """Take the fold's speakers' names off the aliases other entities of its scope hold (see ``_unclaimed``);
+    only those names go, so an alias given since the read stays."""
     claimed = speakers_names(fold)
-    changed = []
     for entity in store.list_entities([fold.scope]):
-        kept = _unclaimed(entity.name, entity.aliases, claimed)
-        if kept != entity.aliases:
-            changed.append(entity.model_copy(update={"aliases": kept}))
-    if changed:
-        vectors = embedder.embed_passages([e.name for e in changed])
-        for entity, vector in zip(changed, vectors, strict=True):
-            store.upsert_entity(entity, vector)
+        kept = set(_unclaimed(entity.name, entity.aliases, claimed))
+        released = [a for a in entity.aliases if a not in kept]
+        if released:
+            store.drop_entity_aliases(fold.agent, entity.id, released)

@@ -122,7 +122,7 @@ class Worker:
             items = memories_of(extraction, fold, job.id)
             items = await asyncio.to_thread(close_facts, self.store, fold, closes, items)
             await asyncio.to_thread(record_entities, self.store, self.embedder, entities_of(extraction, fold))
-            await asyncio.to_thread(release_names, self.store, self.embedder, fold)
+            await asyncio.to_thread(release_names, self.store, fold)
             writes = await asyncio.to_thread(writes_of, items, self.embedder, fold, to_seq)
             finishing.set()
             await asyncio.to_thread(self.store.apply, writes, (job.id, self.name))

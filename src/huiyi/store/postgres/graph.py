@@ -10,7 +10,7 @@ from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
 from huiyi.store.pages import EntityMarked
-from huiyi.store.postgres.connection import PostgresConnection
+from huiyi.store.postgres.connection import Cursor, PostgresConnection
 from huiyi.store.postgres.search_sql import score, vector_literal
 from huiyi.store.rows import (
     ENTITIES_EPOCH,
@@ -24,36 +24,70 @@ from huiyi.store.rows import (
     partition_keys,
 )
 
+_REPLACE = (
+    "DO UPDATE SET name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
+    " sources = excluded.sources, vector = excluded.vector"
+    # an id another scope holds is not this entity: never rename it nor move names across scopes
+    " WHERE entities.agent = excluded.agent AND entities.scope = excluded.scope"
+)
+
 
 class PostgresGraph(PostgresConnection):
     """``GraphStore`` on PostgreSQL; similar entities are an exact cosine scan of the scopes in SQL."""
 
     def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
         with self._write() as cur:
-            written = cur.execute(
-                "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
-                " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::halfvec, %s) ON CONFLICT (id) DO UPDATE"
-                " SET name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
-                " sources = excluded.sources, vector = excluded.vector"
-                # an id another scope holds is not this entity: never rename it nor move names across scopes
-                " WHERE entities.agent = excluded.agent AND entities.scope = excluded.scope",
-                (
-                    entity.id,
-                    entity.scope.agent,
-                    entity.scope.tag,
-                    partition_key(entity.scope.agent, entity.scope),
-                    entity.name,
-                    entity.type.value,
-                    json_text(entity.aliases),
-                    json_text(entity.sources),
-                    entity.merged_into,
-                    vector_literal(vector),
-                    self.clock(),
-                ),
-            ).rowcount
-            if not written:
-                raise InvalidInput(f"entity id {entity.id!r} is held by another scope or agent")
+            self._put(cur, entity, vector, _REPLACE)
         return entity
+
+    def add_entity_names(self, entity: Entity, vector: Vectors) -> Entity:
+        with self._write() as cur:
+            if self._put(cur, entity, vector, "DO NOTHING"):
+                return entity
+            # the row is locked from this read to the write: no name given meanwhile is lost
+            sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = %s FOR UPDATE"
+            row = cur.execute(sql, (entity.id,)).fetchone()
+            stored = rows.entity(row, NATIVE) if row is not None else None
+            if stored is not None and stored.scope == entity.scope:
+                entity = rows.with_names(stored, entity)
+            self._put(cur, entity, vector, _REPLACE)
+        return entity
+
+    def drop_entity_aliases(self, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
+        with self._write() as cur:
+            row = cur.execute(
+                f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = %s AND id = %s FOR UPDATE", (agent, entity_id)
+            ).fetchone()
+            if row is None:
+                return None
+            entity, dropped = rows.entity(row, NATIVE), set(names)
+            kept = [a for a in entity.aliases if a not in dropped]
+            if kept != entity.aliases:
+                cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (json_text(kept), entity_id))
+        return entity.model_copy(update={"aliases": kept})
+
+    def _put(self, cur: Cursor, entity: Entity, vector: Vectors, on_conflict: str) -> int:
+        """Insert the entity, or do ``on_conflict``; how many rows were written. Replacing, 0 is refused."""
+        written = cur.execute(
+            "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
+            " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::halfvec, %s) ON CONFLICT (id) " + on_conflict,
+            (
+                entity.id,
+                entity.scope.agent,
+                entity.scope.tag,
+                partition_key(entity.scope.agent, entity.scope),
+                entity.name,
+                entity.type.value,
+                json_text(entity.aliases),
+                json_text(entity.sources),
+                entity.merged_into,
+                vector_literal(vector),
+                self.clock(),
+            ),
+        ).rowcount
+        if not written and on_conflict == _REPLACE:
+            raise InvalidInput(f"entity id {entity.id!r} is held by another scope or agent")
+        return written
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         return [entity for entity, _ in self._entities(scopes, include_merged, None, None)]

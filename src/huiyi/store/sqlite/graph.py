@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -30,33 +31,31 @@ class SQLiteGraph(SQLiteConnection):
     """``GraphStore`` on SQLite; similar entities are found with numpy over the scopes' entity vectors."""
 
     def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
-        blob = np.asarray(vector, dtype=np.float16).reshape(-1).tobytes()
         with self._write() as conn:
-            part = ensure_partition(conn, entity.scope.agent, entity.scope)
-            written = conn.execute(
-                "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET"
-                " name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
-                " sources = excluded.sources, vector = excluded.vector"
-                # an id another scope holds is not this entity: never rename it nor move names across scopes
-                " WHERE entities.agent = excluded.agent AND entities.scope = excluded.scope",
-                (
-                    entity.id,
-                    entity.scope.agent,
-                    entity.scope.tag,
-                    part,
-                    entity.name,
-                    entity.type.value,
-                    json_text(entity.aliases),
-                    json_text(entity.sources),
-                    entity.merged_into,
-                    blob,
-                    to_epoch(self.clock()),
-                ),
-            ).rowcount
-            if not written:
-                raise InvalidInput(f"entity id {entity.id!r} is held by another scope or agent")
+            _put(conn, entity, vector, to_epoch(self.clock()))
         return entity
+
+    def add_entity_names(self, entity: Entity, vector: Vectors) -> Entity:
+        with self._write() as conn:  # read and written under the write lock: no name given meanwhile is lost
+            row = conn.execute(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = ?", (entity.id,)).fetchone()
+            stored = rows.entity(row, TEXT) if row is not None else None
+            if stored is not None and stored.scope == entity.scope:
+                entity = rows.with_names(stored, entity)
+            _put(conn, entity, vector, to_epoch(self.clock()))
+        return entity
+
+    def drop_entity_aliases(self, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
+        with self._write() as conn:
+            row = conn.execute(
+                f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = ? AND id = ?", (agent, entity_id)
+            ).fetchone()
+            if row is None:
+                return None
+            entity, dropped = rows.entity(row, TEXT), set(names)
+            kept = [a for a in entity.aliases if a not in dropped]
+            if kept != entity.aliases:
+                conn.execute("UPDATE entities SET aliases = ? WHERE id = ?", (json_text(kept), entity_id))
+        return entity.model_copy(update={"aliases": kept})
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         return [entity for entity, _ in self.page_entities(scopes, include_merged, -1, None)]
@@ -200,3 +199,32 @@ class SQLiteGraph(SQLiteConnection):
             )
             out.extend(Link(source=r[0], target=r[1], kind=LinkKind(r[2]), weight=r[3]) for r in found)
         return list({(link.source, link.target, link.kind): link for link in out}.values())
+
+
+def _put(conn: sqlite3.Connection, entity: Entity, vector: Vectors, now: float | None) -> None:
+    """Insert the entity, or replace its name, type, aliases, sources and vector (same scope only)."""
+    blob = np.asarray(vector, dtype=np.float16).reshape(-1).tobytes()
+    part = ensure_partition(conn, entity.scope.agent, entity.scope)
+    written = conn.execute(
+        "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET"
+        " name = excluded.name, type = excluded.type, aliases = excluded.aliases,"
+        " sources = excluded.sources, vector = excluded.vector"
+        # an id another scope holds is not this entity: never rename it nor move names across scopes
+        " WHERE entities.agent = excluded.agent AND entities.scope = excluded.scope",
+        (
+            entity.id,
+            entity.scope.agent,
+            entity.scope.tag,
+            part,
+            entity.name,
+            entity.type.value,
+            json_text(entity.aliases),
+            json_text(entity.sources),
+            entity.merged_into,
+            blob,
+            now,
+        ),
+    ).rowcount
+    if not written:
+        raise InvalidInput(f"entity id {entity.id!r} is held by another scope or agent")
