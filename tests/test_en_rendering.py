@@ -20,12 +20,14 @@ def english_chat(path: Path, lines: list[str], now: datetime = MONDAY) -> Memory
     return memory
 
 
-def test_a_span_in_an_english_event_is_written_with_to(tmp_path: Path) -> None:
+def test_a_span_in_an_english_prompt_is_written_with_to(tmp_path: Path) -> None:
+    """The event keeps the span as extraction writes every span (it is embedded and indexed so, in every
+    language: written "to", LoCoMo dev lost 0.3 points of R@10); the English prompt shows "to"."""
     with english_chat(tmp_path, ["I moved to Denver last week, still unpacking"]) as memory:
         events = [event.text for event in memory.memories(agent="Ava", person="Mia", kinds=["event"])]
         context = memory.context(agent="Ava", person="Mia", message="how was the move?").text
-    assert events == ["Mia said: I moved to Denver last week (2024-10-28 to 2024-11-03), still unpacking."]
-    assert "～" not in context and "2024-10-28 to 2024-11-03" in context
+    assert events == ["Mia said: I moved to Denver last week (2024-10-28～2024-11-03), still unpacking."]
+    assert "～" not in context and "last week (2024-10-28 to 2024-11-03)" in context
 
 
 def test_a_place_named_with_an_abbreviation_keeps_its_name(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ from huiyi.prompts import packaged
 from huiyi.recall.facts import Owner, group_facts, tellers
 from huiyi.recall.fence import defang, fence_labels, one_line
 from huiyi.recall.timerange import past_plan
-from huiyi.text.times import format_by_age, span_label
+from huiyi.text.times import format_by_age, span_label, spans_shown
 
 __all__ = ["SECTIONS", "ContextParts", "Dropped", "RenderedContext", "Templates", "render"]
 
@@ -336,7 +336,7 @@ class _Renderer:
         place = self.t.fill("place", place=defang(item.place.strip())) if item.place.strip() else ""
         if not time:
             place = place.lstrip()  # the space that parts a place from its time has nothing to part
-        text = one_line(item.text)
+        text = spans_shown(one_line(item.text), self.time_language)
         text += self.about(item, text)
         if not time and not place:
             return text
@@ -438,7 +438,7 @@ class _Renderer:
         return self.block("fragments", groups, "groups")
 
     def fact_line(self, item: MemoryItem) -> str:
-        text = one_line(item.text)
+        text = spans_shown(one_line(item.text), self.time_language)
         if past := past_plan(item, self.parts.now):  # 下周三要去面试, read a month on: no longer ahead
             text += self.t.fill("past_plan", date=span_label(past, self.time_language))
         if told := tellers(item.data, ", " if self.t.english else "、"):  # a member's word of another, not theirs

@@ -116,6 +116,19 @@ def span_label(label: str, lang: str = "zh") -> str:
     return label.replace("～", " to ") if lang.lower().startswith("en") else label
 
 
+_DATE_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)～(\d{4}-\d{2}-\d{2})")
+
+
+def spans_shown(text: str, lang: str = "zh") -> str:
+    """``text`` with the date spans extraction wrote into it ("(2024-10-28～2024-11-03)", the form kept and
+    indexed) as a text of ``lang`` shows them.
+
+    >>> spans_shown("I quit coffee last week (2024-10-28～2024-11-03)", "en")
+    'I quit coffee last week (2024-10-28 to 2024-11-03)'
+    """
+    return _DATE_SPAN.sub(r"\1 to \2", text) if lang.lower().startswith("en") and "～" in text else text
+
+
 def _period(hour: int, english: bool) -> str:
     """06–12 上午, 12–18 下午, 18–06 晚上 (spec seed 000 §7)."""
     if 6 <= hour < 12:

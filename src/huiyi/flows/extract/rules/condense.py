@@ -7,7 +7,7 @@ import unicodedata
 from datetime import datetime, timedelta
 
 from huiyi.flows.extract.rules.said import Said
-from huiyi.text.times import TimeSpan, span_label
+from huiyi.text.times import TimeSpan
 from huiyi.text.times_en import MONTHS
 
 _REPEAT = re.compile(r"([哈呵嘿嘻呜啊嗯哦~～!！?？.。…])\1{2,}")
@@ -32,15 +32,15 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip("，,、 ") + "…"
 
 
-def absolute(span: TimeSpan, lang: str = "zh") -> str:
-    """A span as the dates it covers: one day, a minute, or "start～last day" ("start to last day" in English)."""
+def absolute(span: TimeSpan) -> str:
+    """A span as the dates it covers: one day, a minute, or "start～last day"."""
     length = span.end - span.start
     if length <= timedelta(days=1) and span.start.time() == datetime.min.time() and length == timedelta(days=1):
         return span.start.strftime("%Y-%m-%d")
     if length < timedelta(days=1):
         return span.start.strftime("%Y-%m-%d %H:%M")
     last = span.end - timedelta(days=1) if span.end.time() == datetime.min.time() else span.end
-    return span_label(f"{span.start:%Y-%m-%d}～{last:%Y-%m-%d}", lang)
+    return f"{span.start:%Y-%m-%d}～{last:%Y-%m-%d}"
 
 
 # a phrase that names its calendar day (十月五号, May 5, 2024年) means the same day whenever it is read again
@@ -62,7 +62,7 @@ def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
         if at < 0 or _CALENDAR.search(span.phrase) or any(word in MONTHS for word in words):
             continue
         end = at + len(span.phrase)
-        shown = absolute(span, lang)
+        shown = absolute(span)
         text = text[:end] + (f" ({shown})" if lang == "en" else f"（{shown}）") + text[end:]
     return text
 
@@ -81,7 +81,7 @@ def annotate(said: Said, text: str | None = None) -> str:
         cursor = end
         if said.message.time in span or re.search(r"\d{4}", span.phrase):
             continue  # 今天, 最近, 2023年5月: nothing to add
-        shown = absolute(span, said.lang)
+        shown = absolute(span)
         out.append(f" ({shown})" if said.lang == "en" else f"（{shown}）")
     out.append(text[cursor:])
     return "".join(out)
