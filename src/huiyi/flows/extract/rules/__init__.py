@@ -93,7 +93,24 @@ Everything is deterministic: the same fold gives the same drafts.
 
 from __future__ import annotations
 
-from huiyi.flows.extract.rules.extractor import RuleExtractor
-from huiyi.flows.extract.rules.roster import Roster
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from huiyi.flows.extract.rules.extractor import RuleExtractor
+    from huiyi.flows.extract.rules.roster import Roster
 
 __all__ = ["Roster", "RuleExtractor"]
+
+
+def __getattr__(name: str) -> Any:
+    # loaded when first asked for: the fold flow needs the light roster at import, and the rules' hundreds
+    # of patterns cost ~70 ms that `from huiyi import Memory` paid before a fold ever ran (issue 15)
+    if name == "RuleExtractor":
+        from huiyi.flows.extract.rules.extractor import RuleExtractor
+
+        return RuleExtractor
+    if name == "Roster":
+        from huiyi.flows.extract.rules.roster import Roster
+
+        return Roster
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
