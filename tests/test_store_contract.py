@@ -166,6 +166,21 @@ def test_unindexed_messages_of_some_scopes_are_their_newest(store: Store) -> Non
     assert [m.id for m in store.unindexed_messages(10, [mumu])] == ["m1", "m2"]
 
 
+def test_unindexed_messages_kept_by_their_text_are_the_only_ones_read_whole(store: Store) -> None:
+    """Recall reads a thousand waiting lines' texts and decodes only those holding its terms."""
+    mumu = Scope.of_person("qy", "mumu")
+    store.append_messages([message(1), message(2), message(3), message(4)])
+    texts: list[str] = []
+
+    def keep(text: str) -> bool:
+        texts.append(text)
+        return text != store.get_messages("qy", ["m3"])[0].text
+
+    assert [m.id for m in store.unindexed_messages(3, [mumu], keep)] == ["m2", "m4"]
+    assert len(texts) == 3  # the newest three, each looked at once
+    assert store.unindexed_messages(3, [mumu], lambda text: False) == []
+
+
 def test_claiming_unindexed_messages_is_exclusive(store: Store) -> None:
     store.append_messages([message(1), message(2), message(3)])
     assert [m.id for m in store.claim_unindexed("w1", T0, 60, 2)] == ["m1", "m2"]

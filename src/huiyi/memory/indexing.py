@@ -139,7 +139,14 @@ class Indexing(MemoryBase):
         wanted = [*terms.words, *terms.chars]
         if not wanted:
             return []
-        tail = self.store.unindexed_messages(PENDING_SCAN, request.scopes)
+        lowered = [term.lower() for term in wanted]
+
+        def share_of(text: str) -> float:
+            text = text.lower()
+            return sum(term in text for term in lowered) / len(lowered)
+
+        # only the lines holding enough of the terms are read whole (a thousand may wait after an import)
+        tail = self.store.unindexed_messages(PENDING_SCAN, request.scopes, lambda t: share_of(t) >= PENDING_MATCH)
         start, end = request.time_range or (None, None)
         found: list[RecallHit] = []
         for message in tail:
@@ -147,9 +154,7 @@ class Indexing(MemoryBase):
                 continue
             if as_of is not None and message.time > as_of:
                 continue
-            text = message.text.lower()
-            share = sum(term.lower() in text for term in wanted) / len(wanted)
-            if share < PENDING_MATCH:
+            if (share := share_of(message.text)) < PENDING_MATCH:
                 continue
             found.append(
                 RecallHit(

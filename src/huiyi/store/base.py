@@ -300,8 +300,11 @@ class MessageStore(Protocol):
     def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
         """Those of ``speakers`` (everyone, if None) with a message in ``space``: a group's members among them."""
 
-    def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
-        """Messages not yet made memories, oldest first; with ``scopes``, the newest ``limit`` of those."""
+    def unindexed_messages(
+        self, limit: int, scopes: Sequence[Scope] | None = None, keep: Callable[[str], bool] | None = None
+    ) -> list[Message]:
+        """Messages not yet made memories, oldest first; with ``scopes``, those of the newest ``limit`` whose
+        text ``keep`` accepts (read and decoded only then: recall's keyword tail looks at a thousand)."""
 
     def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
         """Atomically take up to ``limit`` unindexed messages nobody holds (or whose claim expired), oldest

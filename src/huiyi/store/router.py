@@ -167,10 +167,12 @@ class RoutedStore:
     ) -> list[Message]:
         return self.store_for(agent).recent_messages(agent, space, limit, before_seq, from_seq=from_seq)
 
-    def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
+    def unindexed_messages(
+        self, limit: int, scopes: Sequence[Scope] | None = None, keep: Callable[[str], bool] | None = None
+    ) -> list[Message]:
         if scopes is not None:
             store = self._by_scopes(scopes)
-            return store.unindexed_messages(limit, scopes) if store is not None else []
+            return store.unindexed_messages(limit, scopes, keep) if store is not None else []
         found: list[Message] = []
         for store in self.stores.values():
             found.extend(store.unindexed_messages(limit - len(found)))

@@ -134,7 +134,9 @@ class PostgresMessages(PostgresConnection):
         )
         return {row[0] for row in found}
 
-    def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
+    def unindexed_messages(
+        self, limit: int, scopes: Sequence[Scope] | None = None, keep: Callable[[str], bool] | None = None
+    ) -> list[Message]:
         if scopes is None:
             sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE NOT indexed ORDER BY rowid LIMIT %s"
             return [rows.message(row, NATIVE) for row in self._rows(sql, (limit,))]
@@ -142,8 +144,13 @@ class PostgresMessages(PostgresConnection):
             return []
         # the partial index on unindexed rows: one probe when nothing waits, as on nearly every recall
         either = " OR ".join(["(agent = %s AND scope = %s)"] * len(scopes))
-        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE NOT indexed AND ({either}) ORDER BY rowid DESC LIMIT %s"
         args = [value for scope in scopes for value in (scope.agent, scope.tag)]
+        if keep is not None:
+            sql = f"SELECT rowid, text FROM messages WHERE NOT indexed AND ({either}) ORDER BY rowid DESC LIMIT %s"
+            kept = [rowid for rowid, text in self._rows(sql, (*args, limit)) if keep(text)]
+            sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE rowid = ANY(%s) ORDER BY rowid"
+            return [rows.message(row, NATIVE) for row in self._rows(sql, (kept,))] if kept else []
+        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE NOT indexed AND ({either}) ORDER BY rowid DESC LIMIT %s"
         return [rows.message(row, NATIVE) for row in reversed(self._rows(sql, (*args, limit)))]
 
     def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:

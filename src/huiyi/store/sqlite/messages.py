@@ -171,7 +171,9 @@ class SQLiteMessages(SQLiteConnection):
         query = "SELECT 1 FROM messages WHERE agent = ? AND space = ? AND speaker = ? LIMIT 1"
         return {s for s in dict.fromkeys(speakers) if conn.execute(query, (agent, space, s)).fetchone()}
 
-    def unindexed_messages(self, limit: int, scopes: Sequence[Scope] | None = None) -> list[Message]:
+    def unindexed_messages(
+        self, limit: int, scopes: Sequence[Scope] | None = None, keep: Callable[[str], bool] | None = None
+    ) -> list[Message]:
         if scopes is None:
             sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE indexed = 0 ORDER BY rowid LIMIT ?"
             return [rows.message(row, TEXT) for row in self._conn().execute(sql, (limit,))]
@@ -179,9 +181,15 @@ class SQLiteMessages(SQLiteConnection):
             return []
         # the partial index on unindexed rows: one probe when nothing waits, as on nearly every recall
         either = " OR ".join(["(agent = ? AND scope = ?)"] * len(scopes))
-        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE indexed = 0 AND ({either}) ORDER BY rowid DESC LIMIT ?"
         args = [value for scope in scopes for value in (scope.agent, scope.tag)]
-        return [rows.message(row, TEXT) for row in reversed(self._conn().execute(sql, (*args, limit)).fetchall())]
+        conn = self._conn()
+        if keep is not None:
+            sql = f"SELECT rowid, text FROM messages WHERE indexed = 0 AND ({either}) ORDER BY rowid DESC LIMIT ?"
+            kept = [rowid for rowid, text in conn.execute(sql, (*args, limit)) if keep(text)]
+            sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE rowid IN ({marks(len(kept))}) ORDER BY rowid"
+            return [rows.message(row, TEXT) for row in conn.execute(sql, kept)] if kept else []
+        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE indexed = 0 AND ({either}) ORDER BY rowid DESC LIMIT ?"
+        return [rows.message(row, TEXT) for row in reversed(conn.execute(sql, (*args, limit)).fetchall())]
 
     def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
         at = to_epoch(now) or 0.0
