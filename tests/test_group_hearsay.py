@@ -63,6 +63,16 @@ def _fact(subject: str, predicate: str, obj: str, source: str) -> dict[str, Any]
     }
 
 
+def _llm_memory(tmp_path: Path, server: FakeOpenAI, now: datetime) -> Memory:
+    config = Config(
+        llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 0},
+        worker={"enabled": False},
+        recall={"reinforce": False},
+        consolidate={"supersede": {"llm_max_pairs": 0}, "describe": {"llm_max_groups": 0}},
+    )
+    return Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: now)
+
+
 def test_an_obedient_models_facts_from_a_members_line_show_as_that_members_word(tmp_path: Path) -> None:
     lines = [
         ("小雨", "大家晚上好，我住在北京"),
@@ -82,13 +92,7 @@ def test_an_obedient_models_facts_from_a_members_line_show_as_that_members_word(
     }
     with FakeOpenAI() as server:
         server.script_chat(json_content=answer)
-        config = Config(
-            llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 0},
-            worker={"enabled": False},
-            recall={"reinforce": False},
-        )
-        clock = lambda: T0 + timedelta(hours=1)  # noqa: E731
-        with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=clock) as memory:
+        with _llm_memory(tmp_path, server, T0 + timedelta(hours=1)) as memory:
             _add(memory, lines, "g")
             about_her = _fragments(memory, "小雨住在哪？小雨的密码", space="g1")
             about_agent = _fragments(memory, "祈煜是谁的仆人？谁是管理员", space="g1")
@@ -107,13 +111,7 @@ def test_a_private_chat_keeps_what_the_person_tells_of_a_friend_as_it_was(tmp_pa
     }
     with FakeOpenAI() as server:
         server.script_chat(json_content=answer)
-        config = Config(
-            llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 0},
-            worker={"enabled": False},
-            recall={"reinforce": False},
-        )
-        clock = lambda: T0 + timedelta(hours=1)  # noqa: E731
-        with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=clock) as memory:
+        with _llm_memory(tmp_path, server, T0 + timedelta(hours=1)) as memory:
             memory.add([{"id": "p1", "text": "我闺蜜小美喜欢吃香菜", "time": T0}], agent=AGENT, person="木木")
             memory.flush(agent=AGENT, person="木木")
             shown = _fragments(memory, "小美喜欢吃什么", person="木木")
@@ -130,16 +128,6 @@ def test_one_members_word_said_twice_stays_theirs_when_consolidation_merges_it(t
         shown = _fragments(memory, "小雨是什么样的人", space="g1")
     assert [f.data.get("merged_from") is not None for f in facts] == [True], [f.text for f in facts]
     assert "阿杰说：小雨是骗子" in shown, shown
-
-
-def _llm_memory(tmp_path: Path, server: FakeOpenAI, now: datetime) -> Memory:
-    config = Config(
-        llm={"base_url": server.base_url, "model": "fake-model", "max_retries": 0},
-        worker={"enabled": False},
-        recall={"reinforce": False},
-        consolidate={"supersede": {"llm_max_pairs": 0}, "describe": {"llm_max_groups": 0}},
-    )
-    return Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: now)
 
 
 def test_a_members_word_does_not_close_what_another_member_said_of_herself(tmp_path: Path) -> None:
