@@ -35,7 +35,7 @@ from huiyi.prompts import packaged
 from huiyi.recall.facts import Owner, group_facts, tellers
 from huiyi.recall.fence import defang, fence_labels, one_line
 from huiyi.recall.timerange import past_plan
-from huiyi.text.times import format_by_age, span_label, spans_shown
+from huiyi.text.times import format_by_age, spans_shown
 
 __all__ = ["SECTIONS", "ContextParts", "Dropped", "RenderedContext", "Templates", "render"]
 
@@ -326,7 +326,7 @@ class _Renderer:
             return ""
         said, _ = _naive(item.said_at, self.parts.now)
         about, _ = _naive(item.time, self.parts.now)
-        label = span_label(str(item.data.get("about") or ""), self.time_language) or self.when(item.time)
+        label = spans_shown(str(item.data.get("about") or ""), self.time_language) or self.when(item.time)
         if not label or label in text or said.date() == about.date():
             return ""  # the text already writes it out (the rules annotate "下个月（2024-12-01～…）")
         return self.t.fill("plan" if about > said else "about", date=label)
@@ -440,7 +440,7 @@ class _Renderer:
     def fact_line(self, item: MemoryItem) -> str:
         text = spans_shown(one_line(item.text), self.time_language)
         if past := past_plan(item, self.parts.now):  # 下周三要去面试, read a month on: no longer ahead
-            text += self.t.fill("past_plan", date=span_label(past, self.time_language))
+            text += self.t.fill("past_plan", date=spans_shown(past, self.time_language))
         if told := tellers(item.data, ", " if self.t.english else "、"):  # a member's word of another, not theirs
             text = self.t.fill("told", by=told, text=text)
         fact = item.fact

@@ -107,26 +107,19 @@ def query_time_range(text: str, now: datetime) -> TimeSpan | None:
     )
 
 
-def span_label(label: str, lang: str = "zh") -> str:
-    """A stored span label ("start～last day", the form extraction keeps) as a text of ``lang`` shows it.
-
-    >>> span_label("2024-10-28～2024-11-03", "en"), span_label("2024-10-28～2024-11-03")
-    ('2024-10-28 to 2024-11-03', '2024-10-28～2024-11-03')
-    """
-    return label.replace("～", " to ") if lang.lower().startswith("en") else label
-
-
-_DATE_SPAN = re.compile(r"(\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)～(\d{4}-\d{2}-\d{2})")
+_SPAN_MARK = re.compile(r"(?<=\d)～(?=\d)")  # between the dates of a span: 2024-10-28～2024-11-03
 
 
 def spans_shown(text: str, lang: str = "zh") -> str:
-    """``text`` with the date spans extraction wrote into it ("(2024-10-28～2024-11-03)", the form kept and
-    indexed) as a text of ``lang`` shows them.
+    """``text`` (an event or fact, or a stored span label) with the date spans extraction writes
+    ("2024-10-28～2024-11-03", the form kept and indexed) as a text of ``lang`` shows them.
 
     >>> spans_shown("I quit coffee last week (2024-10-28～2024-11-03)", "en")
     'I quit coffee last week (2024-10-28 to 2024-11-03)'
+    >>> spans_shown("2024-10-28～2024-11-03")
+    '2024-10-28～2024-11-03'
     """
-    return _DATE_SPAN.sub(r"\1 to \2", text) if lang.lower().startswith("en") and "～" in text else text
+    return _SPAN_MARK.sub(" to ", text) if "～" in text and lang.lower().startswith("en") else text
 
 
 def _period(hour: int, english: bool) -> str:
