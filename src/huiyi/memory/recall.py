@@ -192,7 +192,6 @@ class Recall(Ingest):
         ``max_chars`` bounds the text (default ``context.max_chars``; 0: no bound), trimmed in the order
         of :mod:`huiyi.recall.budget`.
         """
-        budget = check_budget(self.config.context.max_chars if max_chars is None else max_chars)
         return await self._read(
             self.context_blocking,
             agent=agent,
@@ -205,7 +204,7 @@ class Recall(Ingest):
             now=now,
             recipe=recipe,
             explain=explain,
-            max_chars=budget,
+            max_chars=max_chars,
         )
 
     def context_blocking(
