@@ -376,3 +376,21 @@ def test_the_async_recall_reads_the_pending_tail_off_the_event_loop(tmp_path: Pa
 
     readers, loop_thread = asyncio.run(scenario())
     assert readers and loop_thread not in readers
+
+
+def test_the_keyword_tail_cuts_the_query_only_when_a_line_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recall cuts the query for its routes; the tail of unindexed lines cut it again on every recall."""
+    import huiyi.memory.indexing as indexing
+
+    cuts: list[str] = []
+    cut = indexing.query_terms
+    monkeypatch.setattr(indexing, "query_terms", lambda query, drop=(): cuts.append(query) or cut(query, drop))
+    with Memory(tmp_path / "store", embedder=HashEmbedder(32), config=CONFIG) as memory:
+        memory.add({"text": "我下周三要考驾照"}, agent=AGENT, person=PERSON, index=True)
+        memory.recall("驾照", agent=AGENT, person=PERSON)
+        assert cuts == []  # everything indexed: no line waits
+        memory.add({"text": "周末去爬山"}, agent=AGENT, person=PERSON)  # indexed behind the call
+        found = memory.recall("爬山", agent=AGENT, person=PERSON)
+    assert any("爬山" in hit.text for hit in found.hits)

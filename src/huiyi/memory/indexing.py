@@ -12,6 +12,7 @@ it recalls. ``close`` drains the queue too.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 import time
@@ -135,15 +136,17 @@ class Indexing(MemoryBase):
         kinds, as_of = request.kinds, request.as_of
         if kinds is not None and MemoryKind.CHUNK not in kinds:
             return []
-        terms = query_terms(query, request.drop_words)
-        wanted = [*terms.words, *terms.chars]
-        if not wanted:
-            return []
-        lowered = [term.lower() for term in wanted]
+
+        @functools.cache
+        def lowered() -> list[str]:  # the query cut only when a line waits: on nearly every recall none does
+            terms = query_terms(query, request.drop_words)
+            return [term.lower() for term in (*terms.words, *terms.chars)]
 
         def share_of(text: str) -> float:
+            if not (terms := lowered()):
+                return 0.0
             text = text.lower()
-            return sum(term in text for term in lowered) / len(lowered)
+            return sum(term in text for term in terms) / len(terms)
 
         # only the lines holding enough of the terms are read whole (a thousand may wait after an import)
         tail = self.store.unindexed_messages(PENDING_SCAN, request.scopes, lambda t: share_of(t) >= PENDING_MATCH)
