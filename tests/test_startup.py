@@ -201,6 +201,73 @@ def test_importing_the_engine_leaves_the_rule_patterns_for_the_first_fold() -> N
     assert loaded(modules, (*later, "huiyi.flows.extract.rules.extractor", "huiyi.flows.extract.rules.patterns")) == []
 
 
+def test_importing_the_engine_leaves_the_llm_client_the_word_associations_and_toml_for_their_first_use() -> None:
+    """A memory with no LLM, a recall with no 联想词, bridge words or weighted score and a config with no
+    file never use them (issue 15)."""
+    modules = modules_after("from huiyi import AsyncMemory, Config, Memory, RecallResult")
+    later = (
+        "huiyi.providers.llm",
+        "huiyi.providers.json_schema",
+        "huiyi.text.expand",
+        "huiyi.text.lexicon",
+        "huiyi.text.keywords",
+        "huiyi.recall.score",
+    )
+    assert loaded(modules, (*later, "tomllib", "difflib")) == []
+
+
+def test_importing_the_engine_compiles_none_of_its_patterns() -> None:
+    """A module's patterns compile at their first use: compiled at import they cost every start ~25 ms,
+    most of it for patterns that process may never run (issue 15)."""
+    code = (
+        "import re, sys\n"
+        "from huiyi import AsyncMemory, Config, Memory, RecallResult\n"
+        "from huiyi.patterns import _Lazy, compiled\n"
+        "mine = [(n, vars(m)) for n, m in list(sys.modules.items()) if n.startswith('huiyi')]\n"
+        "eager = [f'{n}.{k}' for n, names in mine for k, v in names.items()"
+        " if isinstance(v, re.Pattern) or (isinstance(v, _Lazy) and compiled(v))]\n"
+        "print(eager)"
+    )
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split("\n")[0] == "[]"
+
+
+def test_a_lazy_pattern_compiles_once_at_its_first_use() -> None:
+    import re
+
+    from huiyi.patterns import compiled, lazy
+
+    word = lazy(r"[a-z]+", re.IGNORECASE)
+    assert not compiled(word)
+    assert word.findall("Hi there") == ["Hi", "there"] and word.pattern == "[a-z]+"
+    assert compiled(word) and word.flags & re.IGNORECASE
+    assert word.sub("_", "ab1") == "_1" and word.fullmatch("x") is not None
+    assert compiled(re.compile("x"))
+
+
+def test_opening_a_memory_compiles_the_patterns_off_the_first_recall_path(tmp_path: Path) -> None:
+    """The patterns the import left uncompiled are compiled on a thread of the open: a bot's first add
+    and recall find them ready, as they did when the import compiled them."""
+    code = (
+        "import time\n"
+        "from huiyi import Config, Memory\n"
+        "from huiyi.patterns import compiled\n"
+        "from huiyi.providers.embed import HashEmbedder\n"
+        "from huiyi.text import times_zh, tokens\n"
+        "assert not compiled(tokens._SEGMENT) and not compiled(times_zh.ZH_ATOM)\n"
+        f"m = Memory({str(tmp_path)!r}, embedder=HashEmbedder(32), config=Config(worker={{'enabled': False}}))\n"
+        "deadline = time.monotonic() + 60\n"
+        "while not (compiled(tokens._SEGMENT) and compiled(times_zh.ZH_ATOM)) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.01)\n"
+        "print(compiled(tokens._SEGMENT), compiled(times_zh.ZH_ATOM))\n"
+        "m.close()"
+    )
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["True", "True"]
+
+
 def test_the_helpers_that_check_module_sets_can_fail() -> None:
     modules = modules_after("import huiyi, json.decoder")
     assert loaded(modules, ("json",)) != []

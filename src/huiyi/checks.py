@@ -9,9 +9,11 @@ from typing import Annotated
 
 from pydantic import BeforeValidator
 
+from huiyi.patterns import lazy
+
 MAX_ID_CHARS = 200
 # ISO 8601 as written, extended or basic: datetime.fromisoformat alone also reads "1" * 20000 as a time
-ISO_TIME = re.compile(
+ISO_TIME = lazy(
     r"\d{4}(?:-?\d{2}-?\d{2}|-?W\d{2}(?:-?\d)?)"
     r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?",
     re.IGNORECASE,
@@ -20,7 +22,7 @@ LONGEST_TIME = 64  # the longest form read, LoCoMo's, is some 35 characters
 # the years a chat, and a time asked about it, can be in: far from the calendar's ends (1 and 9999),
 # where a day's or a year's arithmetic overflows, and refusing what a slip makes (a year 1111)
 EARLIEST_TIME, LATEST_TIME = datetime(1900, 1, 1), datetime(2200, 1, 1)
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_NUMBER = lazy(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
 _ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")  # a text of these and spaces says nothing
 
 

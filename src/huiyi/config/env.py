@@ -17,7 +17,6 @@ about a tenth of the engine's import (issue 15); this is the part of it huiyi us
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from collections.abc import Mapping, Sequence, Set
@@ -97,6 +96,8 @@ def _refuse_unknown(model: type[BaseModel], env: Mapping[str, str]) -> None:
         head, delimiter, rest = variable.partition(DELIMITER)
         if not variable.startswith(PREFIX) or head in fields or variable in NOT_SETTINGS:
             continue
+        import difflib  # here: only a refusal needs it (issue 15)
+
         close = difflib.get_close_matches(head, fields, n=1)
         hint = (
             f"did you mean {(close[0] + delimiter + rest).upper()}?" if close else f"one of {', '.join(fields).upper()}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -14,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from huiyi.config.consolidate import ConsolidateConfig
 from huiyi.config.core import (
+    BookkeepingConfig,
     ChunkConfig,
     ContextConfig,
     EmbedConfig,
@@ -62,6 +62,7 @@ class Config(BaseModel):
     store: StoreConfig = Field(default_factory=StoreConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     worker: WorkerConfig = Field(default_factory=WorkerConfig)
+    bookkeeping: BookkeepingConfig = Field(default_factory=BookkeepingConfig)
     overview: OverviewConfig = Field(default_factory=OverviewConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
@@ -96,6 +97,8 @@ class Config(BaseModel):
         """Read a TOML file (if given), let the environment override it, then ``overrides``."""
         data: dict[str, Any] = {}
         if path is not None:
+            import tomllib  # here: most processes read no file (issue 15)
+
             try:
                 data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
             except (OSError, tomllib.TOMLDecodeError) as exc:

@@ -26,11 +26,12 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from huiyi.model import MemoryKind
+from huiyi.patterns import lazy
 
 __all__ = ["is_chatter", "last_turn", "people_of", "said_lines", "said_text"]
 
-_PLACEHOLDER = re.compile(r"\[[^\[\]\n]{1,8}\]")  # [图片] [表情] [动画表情] [语音] [捂脸]
-_PLUS_ONE = re.compile(r"[+＋]\s*[1１]")
+_PLACEHOLDER = lazy(r"\[[^\[\]\n]{1,8}\]")  # [图片] [表情] [动画表情] [语音] [捂脸]
+_PLUS_ONE = lazy(r"[+＋]\s*[1１]")
 # reactions, greetings and laughter that carry no content; longest first, so 好的 goes before 好
 _REACTIONS = sorted(
     """
@@ -66,10 +67,10 @@ def _reaction_pattern(words: Sequence[str]) -> str:
     return "|".join(parts)
 
 
-_REACTION = re.compile(_reaction_pattern(_REACTIONS))
-_LAUGH = re.compile(r"[哈呵嘿嘻h]{2,}|2{1,2}3{2,}|[hx]{3,}|(?:ha){2,}", re.IGNORECASE)
+_REACTION = lazy(_reaction_pattern(_REACTIONS))
+_LAUGH = lazy(r"[哈呵嘿嘻h]{2,}|2{1,2}3{2,}|[hx]{3,}|(?:ha){2,}", re.IGNORECASE)
 # what is left of a reaction addressed to someone: 霓霓, 老K, 小黑, 苏老师, 川哥
-_ADDRESS = re.compile(r"(.)\1|[小老阿][\w]{1,2}|[\w]{1,2}(?:老师|哥|姐|总|叔|姨)|[A-Za-z]{1,12}")
+_ADDRESS = lazy(r"(.)\1|[小老阿][\w]{1,2}|[\w]{1,2}(?:老师|哥|姐|总|叔|姨)|[A-Za-z]{1,12}")
 
 
 def people_of(kind: MemoryKind, participants: Sequence[str], subject: object) -> list[str]:
@@ -113,7 +114,7 @@ def _unprefixed(line: str, prefixes: tuple[str, ...]) -> str:
 
 
 # a sentence ends where whitespace follows its mark: "3.5 km", "e.g.x" and unspaced Chinese stay whole
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？…])\s+")
+_SENTENCE_END = lazy(r"(?<=[.!?。！？…])\s+")
 
 
 def spoken_text(text: str, speakers: Iterable[str]) -> str:
@@ -152,11 +153,11 @@ def said_text(text: str, speakers: Iterable[str]) -> str:
 # letters a reaction or a laugh may take away; more than four of any other letter are content for sure,
 # which settles most lines before the reaction pattern runs (recall checks every candidate)
 _REMOVABLE = sorted(set("".join(_REACTIONS).casefold()) | set("哈呵嘿嘻hx23a"))
-_FIVE_CONTENT = re.compile("(?:.*?[^\\W_" + "".join(re.escape(ch) for ch in _REMOVABLE) + "]){5}", re.DOTALL)
+_FIVE_CONTENT = lazy("(?:.*?[^\\W_" + "".join(re.escape(ch) for ch in _REMOVABLE) + "]){5}", re.DOTALL)
 
 
 # what ``ch.isalnum() or ch.isspace()`` drops (regex \\w is isalnum plus "_"; checked on every code point)
-_NOT_ALNUM = re.compile(r"[^\w\s]|_")
+_NOT_ALNUM = lazy(r"[^\w\s]|_")
 
 
 @lru_cache(maxsize=256)

@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import stat
 import threading
 from collections.abc import Callable
@@ -42,6 +41,7 @@ from typing import Any
 from huiyi.checks import check_storable
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import CoreBlock
+from huiyi.patterns import lazy
 
 __all__ = ["CoreBlocks", "Edit", "appending", "block_text", "check_limit", "replacing"]
 
@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 
 _FENCE_OPEN = "---"
 _FENCE_CLOSE = ("---", "...")
-_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+_LEADING_BLANK_LINES = lazy(r"\A(?:[ \t]*\n)+")
 
 _Signature = tuple[int, int, int]  # mtime_ns, size, inode
 

@@ -15,7 +15,6 @@ import contextlib
 import hashlib
 import logging
 import os
-import re
 import socket
 import threading
 from collections.abc import Callable, Sequence
@@ -29,6 +28,7 @@ from huiyi.errors import InvalidInput, said
 from huiyi.flows.chatter import said_text, spoken_text
 from huiyi.flows.message_in import message_in, stored_message
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
+from huiyi.patterns import lazy
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
 from huiyi.text import tokens
@@ -191,8 +191,8 @@ def is_group(turns: Sequence[Message]) -> bool:
 
 # a question for a piece of information (where, what, when, how much): its answer carries what the
 # question lacks and shares no word with it; a yes/no question (一起吗) is answered by a reaction (我去！)
-_ASKS = re.compile(r"在哪|哪里|哪儿|哪家|哪天|什么|几点|几号|多少|怎么走|叫啥|是啥|啥时候")
-_QUESTION = re.compile(r"[？?]\s*$|[吗呢][？?～~！!。\s]*$")
+_ASKS = lazy(r"在哪|哪里|哪儿|哪家|哪天|什么|几点|几号|多少|怎么走|叫啥|是啥|啥时候")
+_QUESTION = lazy(r"[？?]\s*$|[吗呢][？?～~！!。\s]*$")
 ANSWER_CHARS = 40  # a reply longer than this says more than the answer
 
 
@@ -234,7 +234,7 @@ def replies(message: Message, before: Message) -> bool:
     )
 
 
-_SENTENCE = re.compile(r"[^.!?。！？…~～\n]*[.!?。！？…~～]*")
+_SENTENCE = lazy(r"[^.!?。！？…~～\n]*[.!?。！？…~～]*")
 
 
 def asked_part(text: str) -> str:

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 from zoneinfo import ZoneInfo
 
+from huiyi import patterns
 from huiyi.checks import caller_time, utc_of, wall_clock
 from huiyi.config import Config
 from huiyi.errors import ConfigError, EmbedderMismatch, InvalidInput, StoreError
@@ -22,13 +23,15 @@ from huiyi.flows.extract.worker import Worker
 from huiyi.flows.recaps import Recaps
 from huiyi.memory.common import READ_THREADS, WRITE_THREADS, _in_pool, _LazyExtractor
 from huiyi.providers.embed import Embedder, make_embedder, warm_in_background
-from huiyi.providers.llm import LLM, OpenAIChat
 from huiyi.providers.priority import RecallFirst
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.render import Templates
 from huiyi.store import open_store, rows
 from huiyi.store.base import Store, TurnContext
 from huiyi.text import lookalike, tokens
+
+if TYPE_CHECKING:
+    from huiyi.providers.llm import LLM, OpenAIChat
 
 T = TypeVar("T")
 
@@ -93,6 +96,7 @@ class MemoryBase:
         # for both, one after a pause for neither
         if self.config.language == "zh":  # an English bot loads it at its first Chinese text, if any
             tokens.warm_in_background()
+        patterns.warm_in_background()
         lookalike.load_table()  # ~1 ms, here rather than at the first user line (a member named like the agent)
         self.embedder: Embedder = RecallFirst(embedder or make_embedder(self.config.embed))
         self._warming = warm_in_background(self.embedder)
@@ -185,6 +189,8 @@ class MemoryBase:
         if not self.config.llm.base_url:
             return None
         if self._llm_client is None:
+            from huiyi.providers.llm import OpenAIChat  # here: a memory with no LLM never loads its client
+
             self._llm_client = OpenAIChat(self.config.llm)
         return self._llm_client
 

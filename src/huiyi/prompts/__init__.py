@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from huiyi.errors import ConfigError
+from huiyi.patterns import lazy
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-LEADING_COMMENT = re.compile(r"\A\s*<!--.*?-->\s*", re.DOTALL)
-USER_MARKER = re.compile(r"^[ \t]*<!--\s*user\s*-->[ \t]*$", re.MULTILINE)
-_PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
+LEADING_COMMENT = lazy(r"\A\s*<!--.*?-->\s*", re.DOTALL)
+USER_MARKER = lazy(r"^[ \t]*<!--\s*user\s*-->[ \t]*$", re.MULTILINE)
+_PLACEHOLDER = lazy(r"\{\{\s*(\w+)\s*\}\}")
 _PACKAGE = Path(__file__).resolve().parent.parent  # the huiyi package's folder
 
 

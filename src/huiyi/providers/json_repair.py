@@ -11,10 +11,12 @@ import json
 import re
 from typing import Any
 
+from huiyi.patterns import lazy
+
 __all__ = ["repair_json", "strip_think"]
 
-_THINK = re.compile(r"<think>.*?(</think>|\Z)", re.DOTALL)
-_FENCE = re.compile(r"```[ \t]*(?:json5?|JSON)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+_THINK = lazy(r"<think>.*?(</think>|\Z)", re.DOTALL)
+_FENCE = lazy(r"```[ \t]*(?:json5?|JSON)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 _PY_LITERALS = {"True": "true", "False": "false", "None": "null"}
 _Stack = tuple[str, "_Stack"] | None
 

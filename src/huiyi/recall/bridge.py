@@ -25,7 +25,6 @@ from huiyi.recall import graph as links
 from huiyi.recall.routes import Ask, Hits
 from huiyi.store.base import RouteHits, ScoredId, Terms
 from huiyi.text import tokens
-from huiyi.text.keywords import keywords
 
 __all__ = ["bridge_words", "second_round", "walk"]
 
@@ -42,6 +41,8 @@ def bridge_words(
     >>> bridge_words("木木借了什么书", [hit], [], ["木木"], 4)
     ['南京', '百年孤独', '南京大学', '图书馆']
     """
+    from huiyi.text.keywords import keywords  # here: only a recipe with a bridge weight asks (issue 15)
+
     asked = query.casefold()
     dropped = {d.casefold() for d in drop}
     out: list[str] = []

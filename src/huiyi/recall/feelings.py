@@ -17,21 +17,21 @@ are a plain lexicon of feelings, not a model: a line that says one in other word
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from huiyi.model import MemoryKind
+from huiyi.patterns import lazy
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
 
 __all__ = ["asks", "gains", "says"]
 
-_ASKS = re.compile(
+_ASKS = lazy(
     r"心情|感受|什么感觉|情绪|状态(?:特别|很|好|那么)?(?:差|糟|不好)|狼狈|(?:紧张|高兴|开心|难过|激动|害怕|伤心|崩溃|慌|急|气|疯)(?:成|得)"
     r"|(?:成|得)什么样|有多(?:难过|开心|高兴|狼狈|紧张|惨|崩溃|激动|害怕|伤心)|那种(?:恐惧|感觉|心情|害怕)"
 )
 # feelings and their signs, as people say them in a chat
-_FEELS = re.compile(
+_FEELS = lazy(
     r"开心|快乐|高兴|兴奋|激动|幸福|感动|安心|难过|伤心|心碎|痛苦|失落|沮丧|郁闷|烦死|焦虑|紧张|害怕|恐惧|担心|"
     r"心慌|慌了|委屈|生气|气死|愤怒|崩溃|绝望|孤独|寂寞|空荡|空落落|想家|哭|泪|心跳|出汗|发抖|腿软|脸红|失眠|"
     r"睡不着|尖叫|叫出来|跳起来|蹦|一片空白|喘不过气|发紧|头皮发麻|吓死|吓坏"

@@ -12,11 +12,12 @@ import re
 from collections.abc import Sequence
 
 from huiyi.model import Entity, Link
+from huiyi.patterns import lazy
 from huiyi.store.base import Store
 from huiyi.text import tokens
 
-CAUSAL = re.compile(r"为什么|为何|因为|所以|导致|原因|怎么会|结果|\bwhy\b|\bbecause\b|\bcaused?\b|\breason\b", re.I)
-RELATION = re.compile(r"有关|关于|相关|关系|联系|\babout\b|\brelated\b|\bregarding\b|\brelationship\b", re.I)
+CAUSAL = lazy(r"为什么|为何|因为|所以|导致|原因|怎么会|结果|\bwhy\b|\bbecause\b|\bcaused?\b|\breason\b", re.I)
+RELATION = lazy(r"有关|关于|相关|关系|联系|\babout\b|\brelated\b|\bregarding\b|\brelationship\b", re.I)
 
 
 def mentioned(entities: Sequence[Entity], text: str) -> list[Entity]:

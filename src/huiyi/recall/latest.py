@@ -26,10 +26,10 @@ it led "这周六夜里去看流星，几点在哪儿集合", and "最后去的�
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 
 from huiyi.model import MemoryKind
+from huiyi.patterns import lazy
 from huiyi.store.base import RankRow
 
 __all__ = ["arranges", "asks_final", "changes", "inherited", "revises", "speaker_of"]
@@ -37,17 +37,15 @@ __all__ = ["arranges", "asks_final", "changes", "inherited", "revises", "speaker
 Window = list[tuple[int, tuple[float, dict[str, float]]]]
 
 # how a thing ended: 最后/最终/到底/后来, 改到哪/改成啥, 定的/定了 (in a question)
-_FINAL = re.compile(r"最后|最终|到底|后来|结果|改到|改成|改去|改在|定的|定了|定在|敲定")
-_NOW = re.compile(r"现在|目前|如今|最新")
-_ASKS = re.compile(r"[?？]|吗|呢|什么|啥|哪|几|多少|怎么|怎样|谁")
+_FINAL = lazy(r"最后|最终|到底|后来|结果|改到|改成|改去|改在|定的|定了|定在|敲定")
+_NOW = lazy(r"现在|目前|如今|最新")
+_ASKS = lazy(r"[?？]|吗|呢|什么|啥|哪|几|多少|怎么|怎样|谁")
 # a line that changes or settles an arrangement
-_REVISES = re.compile(
+_REVISES = lazy(
     r"改到|改成|改去|改在|改为|改了|换到|换成|换去|换了|推迟|推到|往后推|延期|延后|提前到|提前了|"
     r"定了|定在|敲定|更正|取消|泡汤|不去了|作废"
 )
-_CLOCK = re.compile(
-    r"(?:\d{1,2}|[一二三四五六七八九十两]{1,3})[点時时](?:半|\d{1,2}分?|[一二三四五]刻)?|\d{1,2}[:：]\d{2}"
-)
+_CLOCK = lazy(r"(?:\d{1,2}|[一二三四五六七八九十两]{1,3})[点時时](?:半|\d{1,2}分?|[一二三四五]刻)?|\d{1,2}[:：]\d{2}")
 INHERIT_DEPTH = 30  # the best candidates a plan's arrangements are looked for among
 STEP = 1e-3  # how far above the plan's best the newest arrangement goes
 

@@ -23,25 +23,26 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from huiyi.patterns import lazy
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
 
 __all__ = ["about", "asks", "gains", "gives"]
 
-_ASKS = re.compile(
+_ASKS = lazy(
     r"叫(?:什么|啥)(?:名字|名儿|名)?(?:来着|啊|呀|呢|？|\?|$)|名字(?:是|叫)?(?:什么|啥)|叫个?(?:什么|啥)名"
     r"|\bwhat(?:'s| is| was)(?: the| its| his| her| their)? name\b|\bcalled what\b",
     re.IGNORECASE,
 )
-_GIVES = re.compile(
+_GIVES = lazy(
     r"[“「『《\"][^”」』》\"\n]{1,20}[”」』》\"]|(?:叫|名叫|叫做|名字是|名字叫)[\u4e00-\u9fffA-Za-z]{1,8}"
     r"|\b(?:called|named)\s+[A-Z][\w'-]+",
 )
 
 # what precedes the thing named: 那家 / 她的 / 我们 ... (the thing is what follows the last of them)
-_BEFORE_THING = re.compile(r"[的那这哪他她它你我们家只个位条本部首间座款]")
+_BEFORE_THING = lazy(r"[的那这哪他她它你我们家只个位条本部首间座款]")
 _NEAR = 4  # characters between a name and the thing it names, in one clause (“巴渝老灶”火锅, 火锅店名字叫…)
-_CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
+_CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
 
 
 def asks(line: str) -> bool:

@@ -31,6 +31,7 @@ from pathlib import Path
 from huiyi.checks import wall_of
 from huiyi.errors import InvalidInput
 from huiyi.model import CoreBlock, MemoryItem, MemoryKind, Message
+from huiyi.patterns import lazy
 from huiyi.prompts import packaged
 from huiyi.recall.facts import Owner, group_facts, tellers
 from huiyi.recall.fence import defang, fence_labels, one_line
@@ -80,7 +81,7 @@ PLACEHOLDERS: dict[str, frozenset[str]] = {
     }.items()
 }
 
-_MARKER = re.compile(r"^===[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*===[ \t]*$")
+_MARKER = lazy(r"^===[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*===[ \t]*$")
 
 
 # ---------------------------------------------------------------- templates

@@ -19,13 +19,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from huiyi.model import MemoryKind
+from huiyi.patterns import lazy
 from huiyi.store.base import RankRow
 
 __all__ = ["asks_past", "closed_moves", "is_closed"]
 
 # words that ask how things were: 以前住哪, 原来那家, 之前/本来/起初/当初/一开始打算, 上次说的, 曾经
-_PAST_ZH = re.compile(r"以前|之前|原来|原先|原本|本来|起初|当初|一开始|最早|最初|上次|上回|曾经|过去")
-_PAST_EN = re.compile(r"\b(?:before|used to|previous(?:ly)?|former(?:ly)?|original(?:ly)?|at first|back then)\b", re.I)
+_PAST_ZH = lazy(r"以前|之前|原来|原先|原本|本来|起初|当初|一开始|最早|最初|上次|上回|曾经|过去")
+_PAST_EN = lazy(r"\b(?:before|used to|previous(?:ly)?|former(?:ly)?|original(?:ly)?|at first|back then)\b", re.I)
 
 
 def asks_past(query: str) -> bool:

@@ -22,11 +22,11 @@ Large 词群 (up to 2,102 words: every province and county) are lists, not assoc
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from huiyi.errors import ConfigError
+from huiyi.patterns import lazy
 from huiyi.text.dictionary import Association, is_associate_form
 
 CILIN_SYNONYM = 8
@@ -36,7 +36,7 @@ CILIN_GROUP = 3
 CILIN_GROUP_MAX_WORDS = 60
 CILIN_NEAR_LINES = 2
 
-_CILIN_CODE = re.compile(r"[A-L][a-z]\d\d[A-Z]\d\d[=#@]")
+_CILIN_CODE = lazy(r"[A-L][a-z]\d\d[A-Z]\d\d[=#@]")
 
 
 def cilin_path() -> Path:

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import re
 
+from huiyi.patterns import lazy
+
 __all__ = ["about_asker", "asks_who", "says_i", "unframed"]
 
 # at a line's start: (请问/那/所以) (是/到底是/还记得是) 谁 + a verb of saying (说过, 提到, 讲的…);
 # 谁说得 / 谁说的对 ask whose view is right, not who said something
-_WHO = re.compile(
+_WHO = lazy(
     r"^(?:请问|那|所以|话说)?(?:是|到底是|还记得是|你记得是)?"
     r"谁(?:说到|讲到|提到|提起|聊到|说|讲|提|聊|发)(?:过|了)?(?!得|的?对)(?:的是|的)?",
     re.MULTILINE,
@@ -33,7 +35,7 @@ _WHO = re.compile(
 
 # 谁 asking for a person anywhere in the question (今天一大早是谁说…, 谁家的狗…, 傍晚谁拍了…); 谁说得对 asks
 # whose view is right, 谁都/谁也 mean anyone
-_ASKS_WHO = re.compile(r"谁(?!说得|说的对|都|也)")
+_ASKS_WHO = lazy(r"谁(?!说得|说的对|都|也)")
 
 
 def asks_who(query: str) -> bool:

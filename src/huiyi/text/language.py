@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from huiyi.model import Message
+from huiyi.patterns import lazy
 
 __all__ = ["CJK", "CJK_RUN", "LATIN_WORD", "conversation_language", "text_language"]
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+LATIN_WORD = lazy(r"[A-Za-z][A-Za-z'’-]*")
 # one compiled CJK class for all (huiyi.text.tokens too): re walks its 28 000 code points at each compile,
 # ~1.5 ms of every start
-CJK_RUN = re.compile(f"[{CJK}]+")
+CJK_RUN = lazy(f"[{CJK}]+")
 
 
 def conversation_language(messages: Iterable[Message], default: str = "zh") -> str:

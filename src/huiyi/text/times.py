@@ -30,6 +30,7 @@ from datetime import datetime, timedelta, tzinfo
 
 from huiyi.checks import ISO_TIME, LONGEST_TIME, read_iso, wall_clock
 from huiyi.errors import InvalidInput
+from huiyi.patterns import lazy
 from huiyi.text.periods import Range
 from huiyi.text.times_en import MONTHS, clock_span, english_phrases
 from huiyi.text.times_zh import ZH_ATOM, chinese_phrases
@@ -107,7 +108,7 @@ def query_time_range(text: str, now: datetime) -> TimeSpan | None:
     )
 
 
-_SPAN_MARK = re.compile(r"(?<=\d)～(?=\d)")  # between the dates of a span: 2024-10-28～2024-11-03
+_SPAN_MARK = lazy(r"(?<=\d)～(?=\d)")  # between the dates of a span: 2024-10-28～2024-11-03
 
 
 def spans_shown(text: str, lang: str = "zh") -> str:
@@ -162,17 +163,17 @@ def format_by_age(when: datetime, now: datetime, lang: str = "zh") -> str:
     return day
 
 
-_LOCOMO = re.compile(
+_LOCOMO = lazy(
     r"(?P<hour>\d{1,2}):(?P<minute>\d{2})\s*(?P<ampm2>[ap]\.?\s*m\.?)\s+on\s+(?P<day>\d{1,2})\s+"
     r"(?P<month>[a-z]+)\.?,?\s+(?P<year>\d{4})",
     re.IGNORECASE,
 )
-_NUMERIC = re.compile(
+_NUMERIC = lazy(
     r"(?P<year>\d{4})\s*[-/.年]\s*(?P<month>\d{1,2})\s*[-/.月]\s*(?P<day>\d{1,2})\s*[日号]?"
     r"(?:(?:\s*|T)(?P<hour>\d{1,2})\s*[:：时点]\s*(?:(?P<minute>\d{1,2})\s*分?)?(?:[:：](?P<second>\d{2}))?)?",
     re.IGNORECASE,
 )
-_WORDY = re.compile(
+_WORDY = lazy(
     r"(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>[a-z]+)\.?"
     r"|(?P<month2>[a-z]+)\.?\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?),?\s+(?P<year>\d{4})",
     re.IGNORECASE,

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 
+from huiyi.patterns import lazy
 from huiyi.text.periods import (
     DAY,
     Range,
@@ -163,13 +164,13 @@ def _en_season(match: re.Match[str], now: datetime) -> Range:
 
 
 # a clause that says its day is still to come, and one that says it happened (I was going to…)
-_TO_COME = re.compile(
+_TO_COME = lazy(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
     r"|can't\s+wait|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing)\b|'ll\b",
     re.IGNORECASE,
 )
-_SAID_DONE = re.compile(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
+_SAID_DONE = lazy(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
+_CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
 
 
 def _still_to_come(match: re.Match[str]) -> bool:
@@ -293,7 +294,7 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
 # A day phrase may be narrowed by what follows it: “yesterday morning”, “on Monday at 8 pm”.
 _EN_SUFFIX = rf"\s+(?:(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night)|at\s+{_CLOCK_RE})(?![\w-])"
 # every rule holds a letter or a digit (as IGNORECASE and \d read them): text with neither has no English time
-_MAY_HOLD = re.compile(r"[a-z\d]", re.IGNORECASE)
+_MAY_HOLD = lazy(r"[a-z\d]", re.IGNORECASE)
 
 
 @functools.cache

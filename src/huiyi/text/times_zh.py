@@ -13,6 +13,7 @@ import threading
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from huiyi.patterns import lazy
 from huiyi.text.periods import (
     Range,
     just_now,
@@ -49,11 +50,11 @@ _ZH_ATOMS = [
     rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
     r"春节|元旦|除夕|元宵节?|清明节|端午节?|中秋节?|国庆节?|劳动节|圣诞节?|平安夜|情人节|七夕节?|儿童节|教师节",
 ]
-ZH_ATOM = re.compile("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
+ZH_ATOM = lazy("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
 _ZH_GLUE = frozenset({"", "的"})
 _ZH_MAX_ATOMS = 6  # longer runs are split; keeps the longest-first search small
-_ZH_AMBIGUOUS_CLOCK = re.compile(r"[一两几]点")  # 好一点, 两点 (points) — not a time on their own
-_ZH_CLOCK = re.compile(_ZH_ATOMS[-2])  # a clock time alone: 七点, 七点半, 19:30
+_ZH_AMBIGUOUS_CLOCK = lazy(r"[一两几]点")  # 好一点, 两点 (points) — not a time on their own
+_ZH_CLOCK = lazy(_ZH_ATOMS[-2])  # a clock time alone: 七点, 七点半, 19:30
 
 _ZH_ALIASES = [
     ("的", ""),
@@ -75,11 +76,11 @@ _ZH_ALIASES = [
     ("这月", "本月"),
 ]
 
-_ZH_VAGUE_AGO = re.compile(r"(?:好)?几个?(天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)")
+_ZH_VAGUE_AGO = lazy(r"(?:好)?几个?(天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)")
 _ZH_UNIT = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 _ZH_UNIT |= {"小时": "hour", "钟头": "hour"}
 _ZH_MONTH_PART = {"月初": 1, "月中": 11, "月底": 21, "月末": 21}  # the day each part starts on
-_ZH_WEEKEND = re.compile(r"(上上|下下|上一?个?|下一?个?|这一?个?|本)?(?:周|星期|礼拜)末")
+_ZH_WEEKEND = lazy(r"(上上|下下|上一?个?|下一?个?|这一?个?|本)?(?:周|星期|礼拜)末")
 
 
 def _zh_rule(phrase: str, now: datetime) -> Range | None:
@@ -147,7 +148,7 @@ def _jionlp(phrase: str, now: datetime) -> Range | None:
 
 
 # a whole date in digits, in the years jionlp reads as written (it reads 3000年 or 9999年 otherwise)
-_ZH_DATE = re.compile(r"(19[0-9]{2}|20[0-9]{2})年(0?[1-9]|1[0-2])月(0?[1-9]|[12][0-9]|3[01])[日号]")
+_ZH_DATE = lazy(r"(19[0-9]{2}|20[0-9]{2})年(0?[1-9]|1[0-2])月(0?[1-9]|[12][0-9]|3[01])[日号]")
 
 
 def _whole_date(phrase: str) -> Range | None:
@@ -202,12 +203,12 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
     return _clocks_on_their_day(text, _bare_weekdays_ahead(text, _bare_days_by_tense(text, found, now), now), now)
 
 
-_ZH_BARE_DAY = re.compile(rf"{_NUM}[日号]")  # a day of the month without its month
-_ZH_CLAUSE_END = re.compile(r"[，。！？；,.!?;\n]")
+_ZH_BARE_DAY = lazy(rf"{_NUM}[日号]")  # a day of the month without its month
+_ZH_CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
 # a bare day in a clause without 了 or 过 is more often one to come; 那天 says it happened (了 alone does
 # not: 二十号就到了 is a day to come)
-_ZH_SAID_DONE = re.compile(r"了|过")
-_ZH_PAST = re.compile(r"那天|那次|那会|那晚|那时")
+_ZH_SAID_DONE = lazy(r"了|过")
+_ZH_PAST = lazy(r"那天|那次|那会|那晚|那时")
 _ZH_SETTLED = timedelta(days=7)  # a bare day this recent is still this month's: 十五号的会取消 on the 16th
 
 
@@ -242,8 +243,8 @@ def _bare_days_by_tense(text: str, found: list[tuple[int, int, Range]], now: dat
     return out
 
 
-_ZH_BARE_WEEKDAY = re.compile(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
-_ZH_TO_COME = re.compile(r"要|打算|准备|计划|想去|想要|记得|别忘")  # not 会: 周一的会 is a meeting
+_ZH_BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
+_ZH_TO_COME = lazy(r"要|打算|准备|计划|想去|想要|记得|别忘")  # not 会: 周一的会 is a meeting
 
 
 def _clause(text: str, at: int, stops: list[int]) -> str:

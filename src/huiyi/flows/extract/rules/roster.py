@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from huiyi.flows.extract import Fold
 from huiyi.model import EntityType
+from huiyi.patterns import lazy
 from huiyi.text.nicknames import nickname_forms
 from huiyi.text.tokens import has_cjk
 
-_ID_LIKE = re.compile(r"[\w.-]*\d[\w.-]*|[\w-]*_[\w-]*")
+_ID_LIKE = lazy(r"[\w.-]*\d[\w.-]*|[\w-]*_[\w-]*")
 
 
 def name_like(value: str) -> bool:
