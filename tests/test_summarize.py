@@ -24,11 +24,11 @@ from huiyi.flows.summarize.run import (
     summarize_due,
     summary_id,
 )
-from huiyi.model import MemoryItem, MemoryKind, Message, Person, Scope, SummaryKind
+from huiyi.flows.summarize.words import first_person
+from huiyi.model import Entity, MemoryItem, MemoryKind, Message, Person, Scope, SummaryKind
 from huiyi.providers.embed import HashEmbedder
 from huiyi.providers.llm import OpenAIChat
 from huiyi.store.sqlite import SQLiteStore
-from huiyi.text import tokens
 
 AGENT = "祈煜"
 MUMU = Scope.of_person(AGENT, "木木")
@@ -40,15 +40,6 @@ EMBEDDER = HashEmbedder(64)
 
 
 # ---------------------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(autouse=True)
-def _tokenizer_words() -> None:
-    """The tokenizer's dictionary is shared by the process, and recording entities teaches it names
-    (橘猫, 科目二…) as other tests run; teaching this file's names first keeps its keywords exact."""
-    tokens.add_words(
-        ["木木", "祈煜", "许仙", "苏霓", "霓霓", "橘猫", "咪咪", "科目二", "倒车入库", "南京大学", "百年孤独"]
-    )
 
 
 @pytest.fixture
@@ -142,6 +133,9 @@ def private_day1(store: SQLiteStore) -> None:
             fact(MUMU, "fa2", "木木", "木木在学车", at(DAY1, 20, 5), ["m3"], 0.8),
         ],
     )
+    # what extraction records of these talks: the scope's entities are its topics' words (科目二, not 科目)
+    for name in ("科目二", "倒车入库", "橘猫", "咪咪", "南京大学", "百年孤独"):
+        store.upsert_entity(Entity(scope=MUMU, name=name), EMBEDDER.embed_passages([name])[0])
 
 
 def private_day(store: SQLiteStore, day: date, rows: Sequence[tuple[str, str, str]]) -> None:
@@ -339,6 +333,17 @@ def test_the_diary_is_written_in_the_first_person(store: SQLiteStore) -> None:
     assert "我记住了：木木在学车。" in diary.text
     assert diary.text.endswith("木木今天有点紧张，我要多关心木木。")
     assert diary.sources == ["m1", "m2", "m3", "m4", "m5", "m6"]
+
+
+def test_the_diary_keeps_the_words_said_as_they_were_said() -> None:
+    """Only who spoke becomes 我 / I: inside someone's words the agent's name stays, or 祈煜's own
+    我是祈煜 reads 我是我 and 木木's 晚安祈煜 reads 晚安我 (seen in a half year's diary)."""
+    text = "木木说：你好呀，晚安祈煜。祈煜说：你好木木！我是祈煜，以后都记着。"
+    mine = "木木说：你好呀，晚安祈煜。我说：你好木木！我是祈煜，以后都记着。"
+    assert first_person(text, [AGENT], "zh", ["木木"]) == mine
+    said = "Anna said: Night, Qiyu. Qiyu said: Hi Anna, I'm Qiyu."
+    assert first_person(said, ["Qiyu"], "en", ["Anna"]) == "Anna said: Night, Qiyu. I said: Hi Anna, I'm Qiyu."
+    assert first_person("祈煜鼓励木木", [AGENT], "zh", ["木木"]) == "我鼓励木木"  # no words quoted: all of it
 
 
 def test_the_diary_keeps_a_member_whose_name_holds_the_agents(store: SQLiteStore) -> None:

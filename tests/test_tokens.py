@@ -1,4 +1,4 @@
-"""The segmenter is shared by every thread: cuts and tags must never collide with a word being added."""
+"""The segmenter is shared by every thread: cuts and tags, each with its own names, never collide."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from huiyi.text import tokens
 from huiyi.text.language import CJK
 
 
-def test_cutting_while_names_are_added_never_fails() -> None:
+def test_cutting_with_many_sets_of_names_from_many_threads_never_fails() -> None:
     errors: list[BaseException] = []
     stop = threading.Event()
 
@@ -28,14 +28,26 @@ def test_cutting_while_names_are_added_never_fails() -> None:
     for thread in threads:
         thread.start()
     try:
-        for i in range(400):  # new names, each a dictionary write
-            tokens.add_words([f"测名{chr(0x4E00 + i)}{chr(0x4E80 + i)}"])
+        for i in range(400):  # new sets of names, each a pattern made
+            name = f"测名{chr(0x4E00 + i)}{chr(0x4E80 + i)}"
+            assert tokens.words(f"{name}加油", names=[name, "霓霓"])[0] == name
+            with tokens.naming([name]):
+                assert tokens.tag(f"我和{name}")[-1] == (name, "nr")
     finally:
         stop.set()
         for thread in threads:
             thread.join(timeout=30)
     assert errors == []
-    assert tokens.words("霓霓加油")  # still cuts after the writes
+    assert tokens.words("霓霓加油") == tokens.cut("霓霓加油")  # no name outlives its call
+
+
+def test_a_name_is_cut_whole_at_its_longest_and_one_character_is_no_name() -> None:
+    assert tokens.words("苏霓虹灯下的苏霓", names=["苏霓", "霓虹灯"]) == ["苏霓", "虹灯", "下", "的", "苏霓"]
+    assert tokens.words("我想去杭州那家游戏公司", names=["杭州", "杭州那家游戏公司"])[-1] == "杭州那家游戏公司"
+    assert tokens.words("agent0的猫叫团子", names=["猫", "Ann"]) == ["agent0", "的", "猫叫", "团子"]
+    with tokens.naming(["陈大川"]):
+        assert tokens.content_words("陈大川和李星辰", drop=["李星辰"], names=["李星辰"]) == ["陈大川"]
+    assert tokens.words("陈大川") == ["陈", "大川"]  # outside the block, the dictionary's own cut
 
 
 # the patterns as they were before one CJK class was dropped (issue 15: each costs ~1.5 ms at start)

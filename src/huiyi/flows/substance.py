@@ -60,9 +60,9 @@ class Days:
         return days
 
     def words_of(self, text: str) -> list[str]:
-        # each event's text is cut once per Days (of(), then novelty()); rjieba's words may grow, so not longer
+        # each event's text is cut once per Days (of(), then novelty()); the speakers' names whole, then out
         if (known := self._cut.get(text)) is None:
-            known = self._cut[text] = [word.casefold() for word in content_words(text, self.names)]
+            known = self._cut[text] = [word.casefold() for word in content_words(text, self.names, self.names)]
         return known
 
     def _others(self, day: date) -> list[set[str]]:

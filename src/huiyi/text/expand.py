@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from huiyi.errors import InvalidInput
@@ -80,7 +80,7 @@ def idf(word: str) -> float:
     return math.log(JIEBA_TOTAL_FREQ / freq)
 
 
-def base_words(tokens: list[str], text: str, drop: Iterable[str] = (), limit: int = BASE_WORDS) -> list[str]:
+def base_words(tokens: list[str], text: str, drop: Sequence[str] = (), limit: int = BASE_WORDS) -> list[str]:
     """The ``limit`` content words of ``text`` with the highest TF-IDF; ties keep reading order.
 
     Content words: :func:`~huiyi.text.tokens.content_words` (no stopwords, no names in ``drop``),
@@ -89,7 +89,7 @@ def base_words(tokens: list[str], text: str, drop: Iterable[str] = (), limit: in
     counts = Counter(tokens)
     candidates = [
         w
-        for w in content_words(text, drop)
+        for w in content_words(text, drop, names=drop)
         if w not in STOPWORDS and not w.isdigit() and word_tag(w) not in FUNCTION_POS
     ]
     scored = sorted(enumerate(candidates), key=lambda item: (-counts[item[1]] * idf(item[1]), item[0]))
@@ -166,7 +166,7 @@ def expand(
         raise InvalidInput(f"max_words must be >= 0, not {max_words}")
     started = time.perf_counter()
     dropped = [d for d in drop]
-    tokens = words(text)
+    tokens = words(text, dropped)  # the caller's names whole, as recall's query cuts them
     bases = base_words(tokens, text, dropped)
     tokenized = time.perf_counter()
 

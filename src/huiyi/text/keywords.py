@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from huiyi.patterns import lazy
 from huiyi.prompts import packaged
 from huiyi.text import tokens
 from huiyi.text.language import LATIN_WORD
@@ -21,7 +22,7 @@ from huiyi.text.tokens import EN_STOPWORDS, ZH_STOPWORDS, has_cjk
 __all__ = ["EN_PROPER_STOP", "PLACEHOLDER", "TITLE", "idf", "keywords", "load_idf"]
 
 # what chat apps put for what is not text ([图片], [动画表情], [CQ:face,id=1]): never a keyword or a topic
-PLACEHOLDER = re.compile(
+PLACEHOLDER = lazy(
     r"\[(?:CQ:[^\]]*|[^\[\]\s]{0,8}(?:图片|表情|贴纸|语音|视频|文件|链接|红包|位置|名片|转账|闪照|戳一戳|拍一拍|消息)"
     r"(?:[:：][^\[\]]{0,20})?|image|photo|sticker|emoji|voice|video|file)\]",
     re.IGNORECASE,
@@ -94,7 +95,7 @@ EN_PROPER_STOP = frozenset(
     " monday tuesday wednesday thursday friday saturday sunday january february march april may june july august"
     " september october november december".split()
 )
-TITLE = re.compile(r"《([^《》]{1,30})》")
+TITLE = lazy(r"《([^《》]{1,30})》")
 
 
 @dataclass(frozen=True)
@@ -104,12 +105,13 @@ class _Word:
     position: int
 
 
-def _tag(text: str) -> list[_Word]:
-    """rjieba's (word, flag) pairs for Chinese text; Latin words as ``eng``. Positions are offsets."""
+def _tag(text: str, names: frozenset[str]) -> list[_Word]:
+    """rjieba's (word, flag) pairs for Chinese text, ``names`` whole; Latin words as ``eng``. Positions are
+    offsets."""
     out: list[_Word] = []
     if has_cjk(text):
         position = 0
-        for word, flag in tokens.tag(text):
+        for word, flag in tokens.tag(text, names):
             out.append(_Word(word, flag, position))
             position += len(word)
     else:
@@ -140,6 +142,7 @@ def keywords(
     texts: Sequence[str],
     *,
     drop: Iterable[str] = (),
+    names: Iterable[str] = (),
     limit: int = 6,
     idf_path: str | Path | None = None,
     skip_spans: Sequence[Sequence[tuple[int, int]]] = (),
@@ -148,15 +151,18 @@ def keywords(
 ) -> list[str]:
     """The ``limit`` best keywords of ``texts`` by TF-IDF, best first; ties keep reading order.
 
-    ``drop`` holds names (or any words) never to return; ``skip_spans[i]`` holds character ranges of
-    ``texts[i]`` (time phrases) whose words are not keywords. ``extra`` holds terms known to matter
+    ``drop`` holds names (or any words) never to return; ``names`` and ``drop`` are cut whole (a scope's
+    entities: 科目二, not 科目); ``skip_spans[i]`` holds character ranges of ``texts[i]`` (time phrases)
+    whose words are not keywords. ``extra`` holds terms known to matter
     (entities read by the fact patterns: 猫, 咪咪); each counts twice and may be one character long.
     ``weigh`` multiplies a word's score (a day's topics weigh down the words of the person's other days).
 
         >>> keywords(["木木说她昨天在南京大学图书馆借了一本《百年孤独》，图书馆真安静"], drop=["木木"])
         ['百年孤独', '图书馆', '南京大学', '安静']
     """
-    dropped = {d.casefold() for d in drop if d}
+    drop = [d for d in drop if d]
+    dropped = {d.casefold() for d in drop}
+    whole = frozenset([*drop, *names])  # 陈大川 dropped whole, not 陈 and 大川 left behind
     scores: dict[str, float] = {}
     order: dict[str, int] = {}
     counts: dict[str, int] = {}
@@ -188,7 +194,7 @@ def keywords(
             name = title.group(1).strip()
             if name and name.casefold() not in dropped:
                 add(name.casefold(), name, 2.0, boost=2)
-        for word in _tag(text):
+        for word in _tag(text, whole):
             end = word.position + len(word.text)
             if skipped.overlap(word.position, end):
                 continue

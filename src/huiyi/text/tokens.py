@@ -12,21 +12,33 @@ Chinese chat memory (eval README).
     ['agent0', '的', '猫叫', '团子']
     >>> chars("去图书馆 ok")
     ['去', '图', '书', '馆']
+
+The dictionary is rjieba's own and never learns: a cut depends on the text and on the names it is given
+(a scope's people, a fold's roster), each kept one word, never on what else the process has seen.
+
+    >>> words("阿杰说杭州那家游戏公司离他家很远", names=["杭州那家游戏公司"])
+    ['阿杰', '说', '杭州那家游戏公司', '离', '他家', '很', '远']
+    >>> words("阿杰说杭州那家游戏公司离他家很远")
+    ['阿杰', '说', '杭州', '那', '家', '游戏', '公司', '离', '他家', '很', '远']
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import ModuleType
 
+from huiyi.patterns import lazy
 from huiyi.text.language import CJK, CJK_RUN
 
 # CJK runs (group 1), or runs of other letters and digits (CJK excluded, so "agent0的猫" splits at 的).
 # Each CJK class costs ~1.5 ms to compile (re walks its 28 000 code points), paid at every start: few here
-_SEGMENT = re.compile(rf"([{CJK}]+)|[^\W_{CJK}]+(?:['’][^\W_{CJK}]+)*", re.UNICODE)
+_SEGMENT = lazy(rf"([{CJK}]+)|[^\W_{CJK}]+(?:['’][^\W_{CJK}]+)*", re.UNICODE)
 
 ZH_STOPWORDS = frozenset(
     "的 了 是 在 我 你 他 她 它 们 我们 你们 他们 她们 这 那 这个 那个 就 都 也 还 和 与 跟 吗 呢 吧 啊 呀 哦 嗯"
@@ -43,10 +55,10 @@ EN_STOPWORDS = frozenset(
 )
 STOPWORDS = ZH_STOPWORDS | EN_STOPWORDS
 
-# rjieba's dictionary is one shared Rust object: a cut while another thread adds a word fails with
-# "Already borrowed", so every use of it goes through this lock (cuts take microseconds)
+# rjieba's dictionary is one shared Rust object: one cut at a time
 _dictionary_lock = threading.RLock()
-_known_words: set[str] = set()
+# the names of the scope being worked on (a fold's roster), for the cuts made inside :func:`naming`
+_scope_names: ContextVar[frozenset[str]] = ContextVar("huiyi_scope_names", default=frozenset())
 
 
 def _rjieba() -> ModuleType:
@@ -66,14 +78,83 @@ def warm_in_background() -> None:
         threading.Thread(target=cut, args=("预热",), name="huiyi-warm-tokens", daemon=True).start()
 
 
-def cut(text: str) -> list[str]:
-    """rjieba's cut of ``text``, safe to call from any thread."""
+def cut(text: str, names: Iterable[str] = ()) -> list[str]:
+    """rjieba's cut of ``text``, each of ``names`` (and of :func:`naming`'s) one word; safe from any thread."""
+    return _cut_named(text, _names_pattern(_names(names)))
+
+
+def tag(text: str, names: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """rjieba's words of ``text`` with their part-of-speech flags, each name one word (:func:`_name_flag`)."""
+    pattern = _names_pattern(_names(names))
+    if pattern is None:
+        return _tag(text)
+    out: list[tuple[str, str]] = []
+    for piece, named in _pieces(text, pattern):
+        out.extend([(piece, _name_flag(piece))] if named else _tag(piece))
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_flag(name: str) -> str:
+    """A name's flag: the dictionary's for a word it holds (咪咪 o, 吉他 ns), else ``nr`` (a person's name)."""
+    with _dictionary_lock:
+        rjieba = _rjieba()
+        own = rjieba.tag(name) if rjieba.has_word(name) else []
+    return str(own[0][1]) if len(own) == 1 else "nr"
+
+
+@contextmanager
+def naming(names: Iterable[str]) -> Iterator[None]:
+    """Within the block (this thread or task only), every cut keeps ``names`` whole, as if given them."""
+    token = _scope_names.set(frozenset(names))
+    try:
+        yield
+    finally:
+        _scope_names.reset(token)
+
+
+def _names(names: Iterable[str]) -> frozenset[str]:
+    scoped = _scope_names.get()
+    return scoped.union(names) if names else scoped  # the scope's own set, its hash kept, when none given
+
+
+@functools.lru_cache(maxsize=256)
+def _names_pattern(names: frozenset[str]) -> re.Pattern[str] | None:
+    """The longest of ``names`` at each place, compiled once per set of names. Only Chinese names of two
+    characters or more: one character is a word already, and kept whole it would cut 熊猫 and 猫叫."""
+    kept = {n for n in (name.strip() for name in names) if len(n) > 1 and has_cjk(n)}
+    if not kept:
+        return None
+    return re.compile("|".join(re.escape(n) for n in sorted(kept, key=lambda n: (-len(n), n))))
+
+
+def _pieces(text: str, pattern: re.Pattern[str]) -> Iterator[tuple[str, bool]]:
+    """``text`` in order as (piece, whether it is a name): the names, and what lies between them."""
+    at = 0
+    for match in pattern.finditer(text):
+        if match.start() > at:
+            yield text[at : match.start()], False
+        yield match.group(), True
+        at = match.end()
+    if at < len(text):
+        yield text[at:], False
+
+
+def _cut_named(text: str, pattern: re.Pattern[str] | None) -> list[str]:
+    if pattern is None:
+        return _cut(text)
+    out: list[str] = []
+    for piece, named in _pieces(text, pattern):
+        out.extend([piece] if named else _cut(piece))
+    return out
+
+
+def _cut(text: str) -> list[str]:
     with _dictionary_lock:
         return list(_rjieba().cut(text))
 
 
-def tag(text: str) -> list[tuple[str, str]]:
-    """rjieba's words of ``text`` with their part-of-speech flags, safe to call from any thread."""
+def _tag(text: str) -> list[tuple[str, str]]:
     with _dictionary_lock:
         return [(str(word), str(flag)) for word, flag in _rjieba().tag(text)]
 
@@ -87,28 +168,14 @@ def all_cjk(text: str) -> bool:
     return CJK_RUN.fullmatch(text) is not None
 
 
-def add_words(names: Iterable[str]) -> None:
-    """Teach the segmenter names and aliases so that 苏霓 or 霓霓 stay one word."""
-    # only Chinese names need it: English ones never load the dictionary (~90 ms holding the GIL)
-    fresh = [n for n in (name.strip() for name in names) if len(n) > 1 and n not in _known_words and has_cjk(n)]
-    if not fresh:
-        return
-    with _dictionary_lock:
-        rjieba = _rjieba()
-        for name in fresh:
-            # one character is a word already; weighted as a name it would cut 熊猫 and 猫叫 around it
-            if name not in _known_words:
-                rjieba.add_word(name, 100000, "nr")
-                _known_words.add(name)
-
-
-def words(text: str) -> list[str]:
-    """Words in reading order: rjieba cuts for Chinese runs, lower-cased words otherwise."""
+def words(text: str, names: Iterable[str] = ()) -> list[str]:
+    """Words in reading order: rjieba cuts for Chinese runs (``names`` whole), lower-cased words otherwise."""
+    pattern = _names_pattern(_names(names))
     out: list[str] = []
     for match in _SEGMENT.finditer(text):
         segment = match.group()
         if match.group(1) is not None:  # a CJK run
-            out.extend(w for w in cut(segment) if w.strip())
+            out.extend(w for w in _cut_named(segment, pattern) if w.strip())
         else:
             out.append(segment.lower().replace("’", "'"))
     return out
@@ -119,12 +186,13 @@ def chars(text: str) -> list[str]:
     return [char for run in CJK_RUN.findall(text) for char in run]
 
 
-def content_words(text: str, drop: Iterable[str] = ()) -> list[str]:
-    """Words without stopwords, single Latin letters or the names in ``drop``; first occurrence kept."""
+def content_words(text: str, drop: Iterable[str] = (), names: Iterable[str] = ()) -> list[str]:
+    """Words (``names`` whole) without stopwords, single Latin letters or the names in ``drop``; first
+    occurrence kept."""
     dropped = {d.lower() for d in drop}
     seen: set[str] = set()
     out: list[str] = []
-    for word in words(text):
+    for word in words(text, names):
         if word in STOPWORDS or word in dropped or word in seen:
             continue
         if len(word) == 1 and not has_cjk(word) and not word.isdigit():

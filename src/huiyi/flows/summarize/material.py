@@ -83,6 +83,7 @@ class DayMaterial:
     display: dict[str, str]  # speaker id -> shown name
     names: dict[str, list[str]]  # speaker id -> every name: id, name, aliases
     days: Days = field(default_factory=Days)  # the words of the scope's events by day, to tell routine apart
+    things: frozenset[str] = frozenset()  # the scope's entity names: each one word in the day's topics
 
     @property
     def start(self) -> datetime:
@@ -244,7 +245,10 @@ def gather(store: Store, scope: Scope, day: date, cfg: SummaryConfig, default_la
             )
     language = cfg.language if cfg.language != "auto" else conversation_language(messages, default_language)
     days = Days.of(spoken, [n for ns in names.values() for n in ns])
-    material = DayMaterial(agent, scope, space, day, language, person, messages, events, facts, display, names, days)
+    things = frozenset(n for entity in store.list_entities([scope]) for n in entity.names)
+    material = DayMaterial(
+        agent, scope, space, day, language, person, messages, events, facts, display, names, days, things
+    )
     _read_loose(material)
     return material
 

@@ -72,7 +72,11 @@ def topics_of(m: DayMaterial, texts: Sequence[str], limit: int) -> list[str]:
     """The day's TF-IDF keywords, a word said on the scope's other days weighing less (有点咸 every day)."""
     if not texts:
         return []
-    return keywords(list(texts), drop=m.all_names(), limit=limit, weigh=lambda word: m.days.rarity(word, m.day))
+
+    def rarity(word: str) -> float:
+        return m.days.rarity(word, m.day)
+
+    return keywords(list(texts), drop=m.all_names(), names=m.things, limit=limit, weigh=rarity)
 
 
 def cap(ids: Iterable[str], limit: int) -> list[str]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from huiyi.flows.extract.rules.condense import END_PUNCT
+
 __all__ = [
     "WEEKDAYS",
     "WORDS",
@@ -177,15 +179,32 @@ def who_of(names: Sequence[str], lang: str, most: int = 3) -> str:
 def first_person(text: str, names: Iterable[str], lang: str, others: Iterable[str] = ()) -> str:
     """The agent's names become 我 / I (diary); a Latin name only as a whole word, in Chinese text too
     (an agent called ``a`` turned alice说 into 我lice说), and never inside ``others``, the names of
-    the people of the day (a member called 祈煜粉丝 or 祈煜（用户） stays themself).
+    the people of the day (a member called 祈煜粉丝 or 祈煜（用户） stays themself), nor inside the words
+    an event quotes (``木木说：晚安祈煜``): they are kept as they were said.
 
     >>> first_person("祈煜陪alice去了Ann家", ["祈煜", "a"], "zh"), first_person("Ann met Anna", ["Ann"], "en")
     ('我陪alice去了Ann家', 'I met Anna')
-    >>> first_person("祈煜粉丝说：祈煜好帅", ["祈煜"], "zh", ["祈煜粉丝"])
-    '祈煜粉丝说：我好帅'
+    >>> first_person("祈煜粉丝夸祈煜好帅", ["祈煜"], "zh", ["祈煜粉丝"])
+    '祈煜粉丝夸我好帅'
+    >>> first_person("祈煜说：我是祈煜。木木说：晚安祈煜", ["祈煜"], "zh", ["木木"])
+    '我说：我是祈煜。木木说：晚安祈煜'
     """
     mine = {n for n in names if n}
     if not mine:
+        return text
+    spoken = _speaker_tags(sorted({*mine, *(o for o in others if o)}, key=len, reverse=True), lang)
+    tags = list(spoken.finditer(text))
+    if tags:  # an event's turns: each speaker's tag is read, the words after it kept
+        cuts = [0, *(t.start() for t in tags), len(text)]
+        pieces = [text[: cuts[1]], *(text[t.start() : t.end()] for t in tags)]
+        quoted = [text[t.end() : cuts[i + 2]] for i, t in enumerate(tags)]
+        heads = [_as_me(piece, mine, lang, others) for piece in pieces]
+        return heads[0] + "".join(head + words for head, words in zip(heads[1:], quoted, strict=True))
+    return _as_me(text, mine, lang, others)
+
+
+def _as_me(text: str, mine: set[str], lang: str, others: Iterable[str]) -> str:
+    if not text:
         return text
     kept = sorted({o for o in others if o and o not in mine and any(n in o for n in mine)}, key=len, reverse=True)
     alternatives = [re.escape(name) for name in kept]
@@ -199,6 +218,14 @@ def first_person(text: str, names: Iterable[str], lang: str, others: Iterable[st
     # one pass, other people's longer names tried first at each place: what they hold is theirs
     pattern = re.compile("|".join(alternatives))
     return pattern.sub(lambda match: WORDS[lang]["I"] if match.lastgroup else match.group(), text)
+
+
+def _speaker_tags(names: Sequence[str], lang: str) -> re.Pattern[str]:
+    """Where an event's turn starts: a name and its verb (木木说：, Anna said: ), as rules.extractor writes it."""
+    who = "|".join(re.escape(name) for name in names)
+    if lang == "zh":
+        return re.compile(rf"(?:^|(?<=[{re.escape(END_PUNCT)}；;\s]))(?:{who})(?:说|转发|引用)[：:]")
+    return re.compile(rf"(?:^|(?<=\s))(?:{who}) (?:said|forwarded|quoted): ")
 
 
 def moods(texts: Iterable[str], lang: str) -> dict[str, int]:
