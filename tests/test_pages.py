@@ -24,7 +24,7 @@ from huiyi.memory import AsyncMemory
 from huiyi.memory.pages import cursor_after, mark_of
 from huiyi.model import Job, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store.base import RunReport
+from huiyi.store.jobs import RunReport
 from huiyi.store.pages import ListMark
 
 KEYS = {"key-qy": ["祈煜", "别人"]}

@@ -7,7 +7,8 @@ from datetime import datetime, timedelta
 
 from huiyi.model import Entity, Job, JobState, MemoryItem, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.store.base import RunReport, Store, Terms
+from huiyi.store.base import Store, Terms
+from huiyi.store.jobs import RunReport
 from huiyi.store.pages import ListMark
 from huiyi.text import tokens
 

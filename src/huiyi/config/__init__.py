@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from huiyi.config.consolidate import ConsolidateConfig, DescribeConfig, EntityMergeConfig, LinkConfig, SupersedeConfig
 from huiyi.config.core import (
+    BookkeepingConfig,
     ChunkConfig,
     ContextConfig,
     EmbedConfig,
@@ -34,6 +35,7 @@ from huiyi.config.settings import Config
 from huiyi.config.summarize import SummaryConfig
 
 __all__ = [
+    "BookkeepingConfig",
     "ChunkConfig",
     "Config",
     "ConsolidateConfig",

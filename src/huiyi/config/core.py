@@ -58,6 +58,11 @@ class WorkerConfig(Section):
     max_attempts: Positive = 5  # runs that end in an error before the job fails for good
     max_abandoned: Positive = 5  # runs whose worker died or lost the lease before it fails for good
     backoff_seconds: float = Field(default=30.0, ge=0)  # doubled per failed attempt
+    # a fold that failed for good on errors (an embedder or store down past its backoff) is queued again by
+    # the worker this long after, one attempt each time (the rules take it if the LLM fails), at most
+    # failed_retries times; 0: only flush and retry_job queue it. One whose workers died is never retried so
+    failed_retry_minutes: float = Field(default=30.0, ge=0)
+    failed_retries: int = Field(default=3, ge=0)
     # how long run_jobs() and flush(wait=True) wait for jobs this process's other workers run (an LLM
     # fold takes up to llm.timeout_s per try)
     wait_seconds: Seconds = 600.0
@@ -68,6 +73,21 @@ class WorkerConfig(Section):
     # process still has Python's 5 ms: at 5 ms a busy background thread (indexing, extraction) held up each
     # GIL hand-over of an add or a recall by up to 5 ms, the tail of a one-message add (issue 15); 0: leave it
     switch_interval_ms: float = Field(default=0.5, ge=0)
+
+
+_CENTURY = 36_500  # days: a longer keep is forever, and a date that far back overflows
+
+
+class BookkeepingConfig(Section):
+    """What maintenance (``Memory.maintain``, the worker's scheduled run) keeps of finished work; 0: forever."""
+
+    # done jobs queued longer ago go (never one pending, running or failed, nor a scope's newest of a kind:
+    # its last consolidation, the fold that makes a group known); a month shows what the worker did lately
+    jobs_days: int = Field(default=30, ge=0, le=_CENTURY)
+    # maintenance reports (~7 kB each) go once older than this and not among the newest reports_keep of
+    # their scope, so a quiet scope still shows its last runs
+    reports_days: int = Field(default=30, ge=0, le=_CENTURY)
+    reports_keep: Count = 20
 
 
 class OverviewConfig(Section):

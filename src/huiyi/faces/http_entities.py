@@ -18,7 +18,7 @@ from huiyi.faces.http_models import NEXT_CURSOR, NEXT_CURSOR_HEADER, Cursor, Who
 from huiyi.faces.http_times import report_out
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, EntityType
-from huiyi.store.base import RunReport
+from huiyi.store.jobs import RunReport
 
 __all__ = ["entities_router"]
 

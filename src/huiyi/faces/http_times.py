@@ -16,7 +16,7 @@ from huiyi.checks import caller_time
 from huiyi.errors import InvalidInput
 from huiyi.memory.zoned import aware, item_out, message_out, written
 from huiyi.model import Job, MemoryItem, RecallHit, RecallResult
-from huiyi.store.base import RunReport
+from huiyi.store.jobs import RunReport
 
 __all__ = [
     "aware",

@@ -9,7 +9,7 @@ import logging
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import fields
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from huiyi.checks import check_scope
@@ -102,7 +102,8 @@ class Care(Pages):
         return made
 
     async def maintain(self, *, catch_up: bool = True) -> tuple[list[Report], list[MemoryItem]]:
-        """Consolidate every due scope and summarise every day that has messages and no summary yet.
+        """Consolidate every due scope and summarise every day that has messages and no summary yet; then
+        delete the done jobs and reports past their time (``bookkeeping``).
 
         The background worker runs it with ``catch_up=False``: only the last ``summary.lookback_days``.
         """
@@ -119,7 +120,19 @@ class Care(Pages):
             self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona(), catch_up=catch_up
         )
         await self._write(self.store.tidy_keywords)  # keyword search costs what its segments hold
+        await self._write(self._prune_bookkeeping)
         return reports, summaries
+
+    def _prune_bookkeeping(self) -> None:
+        """Done jobs and reports past their time go (``bookkeeping``), so the store grows with memories only."""
+        keep = self.config.bookkeeping
+        jobs = reports = 0
+        if keep.jobs_days:  # jobs are stamped by the store's clock (UTC), reports by the wall clock
+            jobs = self.store.prune_jobs(self.written_now() - timedelta(days=keep.jobs_days))
+        if keep.reports_days:
+            reports = self.store.prune_reports(self.now() - timedelta(days=keep.reports_days), keep.reports_keep)
+        if jobs or reports:
+            log.info("maintenance deleted %d done job(s) and %d report(s) past their time", jobs, reports)
 
     def _wake_worker(self) -> None:
         if not self.config.worker.enabled:
@@ -195,3 +208,8 @@ class Care(Pages):
         self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         return done
+
+    async def compact(self) -> None:
+        """Rewrite the store's files so no freed byte of an erased row is left, at a time the operator picks:
+        on PostgreSQL ``VACUUM FULL`` locks each table (reads and writes wait) while it is copied."""
+        await self._run(self.store.compact)

@@ -22,7 +22,7 @@ from huiyi.errors import InvalidInput
 from huiyi.memory.common import MAX_LISTED, _kinds, _scope_of
 from huiyi.memory.items import Items
 from huiyi.model import Entity, Job, MemoryItem, MemoryKind, Scope
-from huiyi.store.base import RunReport
+from huiyi.store.jobs import RunReport
 from huiyi.store.pages import JobMark, ListMark, Marked, ReportMark
 
 CURSOR_CHARS = 2000  # far more than any cursor huiyi makes

@@ -25,7 +25,8 @@ from huiyi.memory.common import Context, MessageLike
 from huiyi.memory.pages import walk_blocking
 from huiyi.model import Entity, Job, JobState, MemoryItem, MemoryKind, Message, RecallResult
 from huiyi.providers.embed import Embedder
-from huiyi.store.base import RunReport, Store
+from huiyi.store.base import Store
+from huiyi.store.jobs import RunReport
 
 log = logging.getLogger(__name__)
 
@@ -281,6 +282,7 @@ class Memory:
     overview = _blocking(AsyncMemory.overview)
     forget_person = _blocking(AsyncMemory.forget_person)
     forget_messages = _blocking(AsyncMemory.forget_messages)
+    compact = _blocking(AsyncMemory.compact)
     core_blocks_for = _blocking(AsyncMemory.core_blocks_for)
     core_block_append = _blocking(AsyncMemory.core_block_append)
     core_block_replace = _blocking(AsyncMemory.core_block_replace)

@@ -19,12 +19,11 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from huiyi.model import Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope, new_id
+from huiyi.model import Entity, MemoryItem, MemoryKind, Message, Person, Scope
 from huiyi.store.erasure import EraseStore
 from huiyi.store.graph import GraphStore
-from huiyi.store.pages import JobMark, ListMark, Marked, ReportMark
+from huiyi.store.jobs import JobStore
+from huiyi.store.pages import ListMark, Marked
 
 if TYPE_CHECKING:
     import numpy as np
@@ -130,6 +129,13 @@ def _no_scores(keys: Sequence[int]) -> list[float]:
     return [0.0] * len(keys)
 
 
+class NameVersions(NamedTuple):
+    """What recall's cached names are checked against: the scopes' entities version, their agent's persons'."""
+
+    entities: int
+    persons: int
+
+
 @dataclass(frozen=True)
 class Claim:
     """Indexing work held by ``worker`` until ``until`` (UTC wall clock); then anyone may take it."""
@@ -157,6 +163,15 @@ class Writes:
     # (agent, memory id) deleted before ``memories`` are written, their links kept: a corrected memory
     # is replaced under its id in one transaction, never lost half-way
     replaced: Sequence[tuple[str, str]] = ()
+    # a fold's closes, entity names and released aliases land with its memories: a fold whose commit
+    # failed leaves none of them for its retry, which may read the fold otherwise, to contradict.
+    # ``updates``: (agent, memory id, fields) as ``update_memories``, before ``memories`` are written;
+    # ``entities`` with one ``entity_vectors`` row each, as ``add_entity_names``; ``dropped_aliases``:
+    # (agent, entity id, names) as ``drop_entity_aliases``, after the entities
+    updates: Sequence[tuple[str, str, dict[str, Any]]] = ()
+    entities: Sequence[Entity] = ()
+    entity_vectors: Vectors | None = None
+    dropped_aliases: Sequence[tuple[str, str, Sequence[str]]] = ()
 
 
 # fields of a stored memory that ``update_memories`` may change; text, scope and kind never change
@@ -226,22 +241,6 @@ class ScopeStats:
     last_written: datetime | None = None
 
 
-class RunReport(BaseModel):
-    """What one maintenance run did to a scope (a consolidation, a dry run of one, or a day's summaries),
-    kept so a console can show the last ones."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True)  # built at first use, not at import (issue 15)
-
-    id: str = Field(default_factory=lambda: new_id("rep"))
-    agent: str
-    scope: str  # the scope's tag: official, person:<id> or space:<id>
-    kind: str  # consolidate or summarize
-    at: datetime
-    dry_run: bool = False
-    counts: dict[str, int] = Field(default_factory=dict)  # changes (or summaries) by kind
-    body: dict[str, Any] = Field(default_factory=dict)  # the report itself, as JSON
-
-
 @runtime_checkable
 class Lifecycle(Protocol):
     """Closing the store, its schema version, which embedder's vectors it holds, its clock and zone."""
@@ -271,6 +270,8 @@ class MessageStore(Protocol):
     def get_person(self, agent: str, person_id: str) -> Person | None: ...
 
     def list_persons(self, agent: str) -> list[Person]: ...
+
+    def persons_version(self, agent: str) -> int: ...  # grows at each write to the agent's persons' names, anywhere
 
     # core blocks of one person (seed 002's human block), apart from the shared Markdown files
     def person_blocks(self, agent: str, person: str) -> dict[str, str]:
@@ -322,54 +323,6 @@ class MessageStore(Protocol):
 
     def scope_stats(self, agent: str | None = None) -> list[ScopeStats]:
         """Every scope holding messages or memories (of one agent, or all): counts and last activity."""
-
-
-@runtime_checkable
-class JobStore(Protocol):
-    """Durable jobs, taken by workers under a lease."""
-
-    def enqueue_job(self, job: Job) -> bool:
-        """Store a pending job; False (and nothing written) when a job with its key exists.
-
-        A job whose payload spans seqs of a space (``space``, ``from_seq``, ``to_seq``: a fold) is also
-        refused when those seqs left working memory already or a pending or running job of its kind
-        holds any of them: its planner read the space before another planner (or a worker) moved on.
-        """
-
-    def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
-        """Take the oldest runnable job: pending and due, or running with an expired lease.
-
-        Counts a claim, never an attempt: a worker that dies holding a job leaves no error.
-        """
-
-    def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
-        """Extend the lease of a job ``worker`` is running to ``until``; False when it no longer holds
-        it (lease taken by another worker, or the job finished), and the worker must stop."""
-
-    def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
-        """Record a failed attempt; pending again at ``retry_at``, or failed for good when it is None."""
-
-    def retry_job(self, job_id: str, agent: str | None = None) -> Job | None:
-        """Queue a failed job again, attempts and claims back to 0 (its last error kept); returns it as
-        stored, or None when no failed job has that id (of ``agent``, when given)."""
-
-    def list_jobs(
-        self, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100, after: JobMark | None = None
-    ) -> list[Job]:
-        """Jobs, oldest first (by creation, then id); with ``after`` (a job's created_at and id), those after it."""
-
-    def span_jobs(self, agent: str, space: str, states: Sequence[JobState]) -> list[Job]:
-        """The space's jobs of a span (folds) in ``states``, oldest first, one indexed read of them alone;
-        without those a later span job, when it was done, took seqs of (nothing left for them to extract)."""
-
-    def add_report(self, report: RunReport) -> None:
-        """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them)."""
-
-    def list_reports(
-        self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None
-    ) -> list[RunReport]:
-        """An agent's reports (of one scope tag, or all), newest first (by time, then id): a row number
-        would move when a report is kept again. With ``after`` (a report's at and id), those after it."""
 
 
 @runtime_checkable
@@ -461,3 +414,11 @@ class SearchStore(Protocol):
 @runtime_checkable
 class Store(Lifecycle, MessageStore, JobStore, MemoryStore, GraphStore, SearchStore, EraseStore, Protocol):
     """A durable home for messages, memories and their indexes: the whole contract, one aggregate each."""
+
+    def unindexed_with_versions(
+        self, limit: int, scopes: Sequence[Scope], keep: Callable[[str], bool] | None = None
+    ) -> tuple[list[Message], NameVersions]:
+        """``unindexed_messages(limit, scopes, keep)``, ``entities_version(scopes)`` and the scopes' agent's
+        ``persons_version``, as the three calls answer them, in one round trip where a backend has round
+        trips: recall's first reads (its keyword tail, and the versions its cached entity lists and person
+        names are checked against; issue 15)."""

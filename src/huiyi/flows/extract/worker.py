@@ -7,7 +7,9 @@ extractor (the rules, when an LLM is configured), the last attempt whose extract
 fold to it, so an LLM that stays down still leaves the rule path's memories. Otherwise, after
 ``max_attempts`` errors (or ``max_abandoned`` runs whose worker died) the job stays failed, its
 messages still in the log and in working memory, so nothing is lost, until it is retried (``retry_job``,
-or the space's next ``flush``).
+or the space's next ``flush``). One failed on errors the worker also queues again by itself, after
+``failed_retry_minutes``, one attempt at a time, ``failed_retries`` times: an outage longer than the
+backoff leaves no turn un-extracted in a chat that is never flushed.
 """
 
 from __future__ import annotations
@@ -18,18 +20,21 @@ import logging
 import os
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from huiyi.config import Config
 from huiyi.flows.extract import Extraction, Extractor, Fold
 from huiyi.flows.extract.closes import close_facts, replaced
-from huiyi.flows.extract.entities import entities_of, record_entities, release_names
+from huiyi.flows.extract.entities import entities_of, entity_names, released_names
 from huiyi.flows.extract.fold import FOLD, fold_of, folded_by_another, memories_of, writes_of
 from huiyi.model import Job
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
 
 log = logging.getLogger(__name__)
+
+REQUEUE_EVERY = timedelta(minutes=1)  # how often a worker looks for failed folds due to be tried again
 
 
 def utc_now() -> datetime:
@@ -56,10 +61,12 @@ class Worker:
         self.fallback = fallback  # takes a fold whose last attempt's extraction failed
         # awaited before each job the background loop runs (not by drain): the owner's chance to hold it back
         self.before_job: Callable[[], Awaitable[None]] | None = None
+        self._requeued_at: datetime | None = None  # when failed folds due again were last queued
 
     async def run_once(self) -> Job | None:
         """Run one due job, if any; returns it (done, failed, or lost to another worker), or None when none was due."""
         settings = self.config.worker
+        await self._requeue_failed()
         job = await asyncio.to_thread(self.store.claim_job, self.name, self.clock(), settings.lease_seconds, [FOLD])
         if job is None:
             return None
@@ -81,6 +88,17 @@ class Worker:
         if work.cancelled():
             log.warning("job %s: worker %s lost its lease; another worker runs it", job.id, self.name)
         return job
+
+    async def _requeue_failed(self) -> None:
+        """Queue the folds failed for good whose time to be tried again has come; looked at once a minute."""
+        now = self.clock()
+        if not self.config.worker.failed_retry_minutes:
+            return
+        if self._requeued_at is not None and self._requeued_at <= now < self._requeued_at + REQUEUE_EVERY:
+            return
+        self._requeued_at = now
+        if again := await asyncio.to_thread(self.store.requeue_failed, [FOLD], now):
+            log.info("worker %s: %d failed fold(s) queued again", self.name, again)
 
     async def _heartbeat(self, job: Job, work: asyncio.Task[None], finishing: asyncio.Event) -> None:
         """Renew the job's lease every third of it while it runs; stop the work when the lease is lost."""
@@ -113,27 +131,34 @@ class Worker:
                 return
             fold = await asyncio.to_thread(fold_of, self.store, job, self.config.language)
             extraction = await self._extract(job, fold)
-            # everything the fold writes lands while it holds its job: the space's next fold, claimed only
-            # once this one is done, reads its entities, names and closes (written after the commit, the next
-            # fold's entities, read before, were written over them). All are idempotent: a run again after a
-            # crash writes the same. A plan called off (搬家泡汤) closes the plan fact said before, a new home
-            # or job the old one, the fold's own among them
+            # everything the fold writes lands in the commit that completes its job: the space's next fold,
+            # claimed only once this one is done, reads its entities, names and closes, and a fold whose
+            # commit fails leaves none of them for its retry (an LLM may read it otherwise) to contradict.
+            # A plan called off (搬家泡汤) closes the plan fact said before, a new home or job the old one,
+            # the fold's own among them
             closes = [*extraction.closes, *replaced(extraction.facts, fold)]
             items = memories_of(extraction, fold, job.id)
-            items = await asyncio.to_thread(close_facts, self.store, fold, closes, items)
-            await asyncio.to_thread(record_entities, self.store, self.embedder, entities_of(extraction, fold))
-            await asyncio.to_thread(release_names, self.store, fold)
+            items, updates = await asyncio.to_thread(close_facts, self.store, fold, closes, items)
+            named = entities_of(extraction, fold)
+            entities, vectors = await asyncio.to_thread(entity_names, self.store, self.embedder, named)
+            released = await asyncio.to_thread(released_names, self.store, fold)
             writes = await asyncio.to_thread(writes_of, items, self.embedder, fold, to_seq)
+            writes = replace(
+                writes, updates=updates, entities=entities, entity_vectors=vectors, dropped_aliases=released
+            )
             finishing.set()
             await asyncio.to_thread(self.store.apply, writes, (job.id, self.name))
             log.info("job %s: %d memories from %d messages", job.id, len(items), len(fold.messages))
         except Exception as exc:  # any failure: record it, retry later, lose nothing
             errors = job.attempts + 1
-            retry_at = None
+            retry_at = again_at = None
             if errors < settings.max_attempts:
                 retry_at = self.clock() + timedelta(seconds=settings.backoff_seconds * 2 ** (errors - 1))
+            elif settings.failed_retry_minutes and errors < settings.max_attempts + settings.failed_retries:
+                again_at = self.clock() + timedelta(minutes=settings.failed_retry_minutes)
             log.warning("job %s attempt %d failed: %s", job.id, errors, exc)
-            await asyncio.to_thread(self.store.fail_job, job.id, self.name, f"{type(exc).__name__}: {exc}", retry_at)
+            error = f"{type(exc).__name__}: {exc}"
+            await asyncio.to_thread(self.store.fail_job, job.id, self.name, error, retry_at, again_at)
 
     async def _extract(self, job: Job, fold: Fold) -> Extraction:
         try:

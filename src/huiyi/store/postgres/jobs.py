@@ -8,14 +8,14 @@ from typing import Any
 
 from huiyi.model import Job, JobState
 from huiyi.store import rows
-from huiyi.store.base import RunReport
+from huiyi.store.jobs import RunReport
 from huiyi.store.pages import JobMark, ReportMark
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
 from huiyi.store.rows import JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
 
 # one fold of a space at a time, in order: a fold reads what the earlier ones wrote (entities and their
-# aliases, plans called off, pets); none while another of the space runs, nor while an earlier one is due
-# (one another worker holds locked still reads as due here, so two claims at once cannot both pass it)
+# aliases, plans called off, pets, partners); none while another of the space runs, nor while an earlier one
+# is due (one another worker holds locked still reads as due here, so two claims at once cannot both pass it)
 _SPACE_FREE = (
     "(space IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS other WHERE other.agent = jobs.agent"
     " AND other.space = jobs.space AND other.kind = jobs.kind AND other.id != jobs.id"
@@ -65,13 +65,23 @@ class PostgresJobs(PostgresConnection):
             ).fetchone()
         return rows.job(row, NATIVE) if row else None
 
-    def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
+    def fail_job(
+        self, job_id: str, worker: str, error: str, retry_at: datetime | None, again_at: datetime | None = None
+    ) -> None:
         with self._write() as cur:
             cur.execute(
                 "UPDATE jobs SET state = %s, last_error = %s, run_after = %s, lease_until = NULL,"
                 " attempts = attempts + 1 WHERE id = %s AND worker = %s AND state = 'running'",
-                ("pending" if retry_at else "failed", error[:2000], naive(retry_at), job_id, worker),
+                ("pending" if retry_at else "failed", error[:2000], naive(retry_at or again_at), job_id, worker),
             )
+
+    def requeue_failed(self, kinds: Sequence[str], now: datetime) -> int:
+        with self._write() as cur:
+            return cur.execute(
+                "UPDATE jobs SET state = 'pending', run_after = NULL, worker = ''"
+                " WHERE state = 'failed' AND run_after <= %s AND kind = ANY(%s)",
+                (naive(now), list(kinds)),
+            ).rowcount
 
     def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
         with self._write() as cur:
@@ -120,6 +130,27 @@ class PostgresJobs(PostgresConnection):
         )
         return [rows.job(row, NATIVE) for row in self._rows(sql, (agent, space, [s.value for s in states]))]
 
+    def prune_jobs(self, before: datetime) -> int:
+        with self._write() as cur:
+            return cur.execute(
+                "DELETE FROM jobs WHERE state = 'done' AND created_at < %s AND EXISTS (SELECT 1 FROM jobs AS newer"
+                " WHERE newer.state = 'done' AND newer.agent = jobs.agent AND newer.kind = jobs.kind"
+                f" AND {_scope_of('newer')} = {_scope_of('jobs')}"
+                " AND (newer.created_at, newer.id) > (jobs.created_at, jobs.id))",
+                (naive(before),),
+            ).rowcount
+
+    def prune_reports(self, before: datetime, keep: int) -> int:
+        newest = (  # the keep-th newest of the scope: older ones are past the newest ``keep``
+            " AND (at, id) < (SELECT kept.at, kept.id FROM reports AS kept WHERE kept.agent = reports.agent"
+            " AND kept.scope = reports.scope ORDER BY kept.at DESC, kept.id DESC OFFSET %s LIMIT 1)"
+        )
+        with self._write() as cur:
+            return cur.execute(
+                "DELETE FROM reports WHERE at < %s" + (newest if keep else ""),
+                (naive(before), *([keep - 1] if keep else [])),
+            ).rowcount
+
     def add_report(self, report: RunReport) -> None:
         with self._write() as cur:
             cur.execute(
@@ -150,6 +181,11 @@ class PostgresJobs(PostgresConnection):
             args.extend([after[0], after[1]])
         sql += " ORDER BY at DESC, id DESC LIMIT %s"
         return [rows.report(row, NATIVE) for row in self._rows(sql, (*args, limit))]
+
+
+def _scope_of(table: str) -> str:
+    """A job's payload scope as the index ``jobs_done_scope`` (schema 18) holds it."""
+    return f"COALESCE({table}.payload->>'scope', '')"
 
 
 def record_folded(cur: Cursor, job_id: str) -> None:

@@ -10,13 +10,14 @@ from typing import Any
 
 from huiyi.model import Job, JobState
 from huiyi.store import rows
-from huiyi.store.base import RunReport
+from huiyi.store.jobs import RunReport
 from huiyi.store.pages import JobMark, ReportMark
 from huiyi.store.rows import JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
 
 # one fold of a space at a time, in order: a fold reads what the earlier ones wrote (entities and their
-# aliases, plans called off, pets); none while another of the space runs, nor while an earlier one is due
+# aliases, plans called off, pets, partners); none while another of the space runs, nor while an earlier one
+# is due
 _SPACE_FREE = (
     "(space IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS other WHERE other.agent = jobs.agent"
     " AND other.space = jobs.space AND other.kind = jobs.kind AND other.id != jobs.id"
@@ -96,13 +97,25 @@ class SQLiteJobs(SQLiteConnection):
             row = conn.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
         return rows.job(row, TEXT)
 
-    def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
+    def fail_job(
+        self, job_id: str, worker: str, error: str, retry_at: datetime | None, again_at: datetime | None = None
+    ) -> None:
         with self._write() as conn:
             conn.execute(
                 "UPDATE jobs SET state = ?, last_error = ?, run_after = ?, lease_until = NULL,"
                 " attempts = attempts + 1 WHERE id = ? AND worker = ? AND state = 'running'",
-                ("pending" if retry_at else "failed", error[:2000], to_epoch(retry_at), job_id, worker),
+                ("pending" if retry_at else "failed", error[:2000], to_epoch(retry_at or again_at), job_id, worker),
             )
+
+    def requeue_failed(self, kinds: Sequence[str], now: datetime) -> int:
+        due = f"state = 'failed' AND run_after <= ? AND kind IN ({marks(len(kinds))})"
+        args = (to_epoch(now), *kinds)
+        if self._conn().execute(f"SELECT 1 FROM jobs WHERE {due} LIMIT 1", args).fetchone() is None:
+            return 0  # nearly always: no write lock taken from the adds
+        with self._write() as conn:
+            return conn.execute(
+                f"UPDATE jobs SET state = 'pending', run_after = NULL, worker = '' WHERE {due}", args
+            ).rowcount
 
     def list_jobs(
         self,
@@ -133,6 +146,27 @@ class SQLiteJobs(SQLiteConnection):
         )
         return [rows.job(row, TEXT) for row in self._conn().execute(sql, (agent, space, *(s.value for s in states)))]
 
+    def prune_jobs(self, before: datetime) -> int:
+        with self._write() as conn:
+            return conn.execute(
+                "DELETE FROM jobs WHERE state = 'done' AND created_at < ? AND EXISTS (SELECT 1 FROM jobs AS newer"
+                " WHERE newer.state = 'done' AND newer.agent = jobs.agent AND newer.kind = jobs.kind"
+                f" AND {_scope_of('newer')} = {_scope_of('jobs')}"
+                " AND (newer.created_at, newer.id) > (jobs.created_at, jobs.id))",
+                (to_epoch(before),),
+            ).rowcount
+
+    def prune_reports(self, before: datetime, keep: int) -> int:
+        newest = (  # the keep-th newest of the scope: older ones are past the newest ``keep``
+            " AND (at, id) < (SELECT kept.at, kept.id FROM reports AS kept WHERE kept.agent = reports.agent"
+            " AND kept.scope = reports.scope ORDER BY kept.at DESC, kept.id DESC LIMIT 1 OFFSET ?)"
+        )
+        with self._write() as conn:
+            return conn.execute(
+                "DELETE FROM reports WHERE at < ?" + (newest if keep else ""),
+                (to_epoch(before), *([keep - 1] if keep else [])),
+            ).rowcount
+
     def add_report(self, report: RunReport) -> None:
         with self._write() as conn:
             conn.execute(
@@ -162,6 +196,11 @@ class SQLiteJobs(SQLiteConnection):
             args.extend([to_epoch(after[0]), after[1]])
         sql += " ORDER BY at DESC, id DESC LIMIT ?"
         return [rows.report(row, TEXT) for row in self._conn().execute(sql, (*args, limit))]
+
+
+def _scope_of(table: str) -> str:
+    """A job's payload scope as the index ``jobs_done_scope`` (schema 19) holds it."""
+    return f"COALESCE(json_extract({table}.payload, '$.scope'), '')"
 
 
 def record_folded(conn: sqlite3.Connection, job_id: str) -> None:
