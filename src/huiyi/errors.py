@@ -63,6 +63,12 @@ class StoreError(HuiyiError):
     code = "store_error"
 
 
+class StoreFull(StoreError):
+    """The store's disk (or database) is full: nothing of the call was written; free space, then retry."""
+
+    code = "store_full"
+
+
 class SchemaTooNew(StoreError):
     """The store was written by a newer huiyi than this one."""
 

@@ -25,6 +25,7 @@ from huiyi.errors import (
     SchemaTooNew,
     ScopeError,
     StoreError,
+    StoreFull,
     UnnamedConversation,
 )
 from huiyi.model import Entity, Job, MemoryItem, Message, RecallResult
@@ -148,6 +149,7 @@ SHARED: dict[str, type[HuiyiError]] = {
         EmbedderMismatch,
         SchemaTooNew,
         ProviderError,
+        StoreFull,
         StoreError,
         ConfigError,
     )

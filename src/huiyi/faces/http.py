@@ -31,6 +31,7 @@ from huiyi.errors import (
     SchemaTooNew,
     ScopeError,
     StoreError,
+    StoreFull,
     UnnamedConversation,
 )
 from huiyi.faces.console import mount_console
@@ -80,6 +81,7 @@ STATUS: dict[type[HuiyiError], int] = {
     NotConfigured: 409,
     EmbedderMismatch: 409,
     SchemaTooNew: 409,
+    StoreFull: 507,
     ProviderError: 502,
     ConfigError: 500,
     StoreError: 500,

@@ -6,7 +6,8 @@ batch. Until a message is indexed it is still in working memory (rendered verbat
 it by keyword among the store's messages not yet indexed, whichever instance or process added them.
 ``indexed()`` waits for the queue and then takes whatever nobody holds (a failed batch gives its claims
 back; a killed process's are taken back), so an importer or an evaluation sees everything indexed before
-it recalls. ``close`` drains the queue too.
+it recalls. A failed batch is also tried again by the instance's next drain (behind its next add), so a
+bot that goes on running indexes it once the store has room. ``close`` drains the queue too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from huiyi.model import MemoryKind, Message, RecallHit
 from huiyi.providers.priority import background_thread
 from huiyi.recall.pipeline import RecallRequest
 from huiyi.recall.routes import query_terms
+from huiyi.store.base import NameVersions
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,10 @@ class Indexing(MemoryBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._index_queue: list[Message] = []
+        # messages whose indexing failed (a full disk): the next drain takes them first, so a running bot
+        # indexes them once the store has room, not at its next restart (their claims may still be held)
+        self._index_retry: list[Message] = []
+        self._retries_indexed = 0  # of those, how many a later drain indexed (``indexed()`` counts them)
         self._index_task: asyncio.Task[None] | None = None
         # indexing's own thread, at a lower priority: adds and recall never queue behind an embedding
         self._indexing = ThreadPoolExecutor(1, thread_name_prefix="huiyi-index", initializer=background_thread)
@@ -88,6 +94,9 @@ class Indexing(MemoryBase):
             self._index_task = loop.create_task(self._drain_queue())
 
     async def _drain_queue(self) -> None:
+        retry, self._index_retry = self._index_retry, []
+        self._index_queue[:0] = retry
+        retried = {(m.agent, m.id) for m in retry}
         while self._index_queue:
             taken, self._index_queue = self._index_queue, []
             by_agent: dict[str, list[Message]] = {}  # a routed store writes one agent per call
@@ -105,18 +114,22 @@ class Indexing(MemoryBase):
                         None,
                         self._indexer,
                     )
-                except Exception:  # its claims were given back: indexed() or the next opener takes them
+                    self._retries_indexed += sum((m.agent, m.id) in retried for m in part)
+                except Exception:  # tried again at the next drain; indexed() or the next opener takes them too
                     log.exception("indexing %d messages failed; they stay stored and are indexed later", len(part))
+                    self._index_retry.extend(part)
 
     async def indexed(self) -> int:
         """Wait until every message added so far is indexed for recall; returns how many this call indexed
-        beyond what ``add`` had queued (claims given back after a failure, or left by a killed process).
+        beyond what ``add`` had queued (a batch that had failed, or claims left by a killed process).
 
         ``add`` returns once messages are durable and indexes them behind; an importer or an evaluation
         that recalls right after adding calls this first (or passes ``index=True`` to ``add``).
         """
+        before = self._retries_indexed
         await self._drained()
-        return await self._write(ingest.index_pending, self.store, self.embedder, self.config, self._indexer)
+        pending = await self._write(ingest.index_pending, self.store, self.embedder, self.config, self._indexer)
+        return self._retries_indexed - before + pending
 
     async def _drained(self) -> None:
         """Wait for this instance's queue to be indexed (and for what adds left behind them)."""
@@ -126,16 +139,17 @@ class Indexing(MemoryBase):
                 self._index_task = None
                 break
             await asyncio.shield(task)
-        if self._index_queue:
+        if self._index_queue or self._index_retry:
             await self._drain_queue()
 
-    def _pending_hits(self, query: str, request: RecallRequest) -> list[RecallHit]:
+    def _pending_hits(self, query: str, request: RecallRequest) -> tuple[list[RecallHit], NameVersions | None]:
         """Messages of the request's scopes stored but not yet indexed, by this instance or any other process
         (read from the store, so none erased meanwhile), that hold most of the query's terms, best first
-        (none said after the request's explicit moment)."""
+        (none said after the request's explicit moment); and the versions of the scopes' entities and of their
+        agent's persons, read with them in one round trip (None when no chunk is asked for, and so no tail read)."""
         kinds, as_of = request.kinds, request.as_of
         if kinds is not None and MemoryKind.CHUNK not in kinds:
-            return []
+            return [], None
 
         @functools.cache
         def lowered() -> list[str]:  # the query cut only when a line waits: on nearly every recall none does
@@ -149,7 +163,9 @@ class Indexing(MemoryBase):
             return sum(term in text for term in terms) / len(terms)
 
         # only the lines holding enough of the terms are read whole (a thousand may wait after an import)
-        tail = self.store.unindexed_messages(PENDING_SCAN, request.scopes, lambda t: share_of(t) >= PENDING_MATCH)
+        tail, versions = self.store.unindexed_with_versions(
+            PENDING_SCAN, request.scopes, lambda t: share_of(t) >= PENDING_MATCH
+        )
         start, end = request.time_range or (None, None)
         found: list[RecallHit] = []
         for message in tail:
@@ -173,7 +189,7 @@ class Indexing(MemoryBase):
                 )
             )
         found.sort(key=lambda hit: (-hit.score, -(hit.data.get("seq") or 0)))
-        return found
+        return found, versions
 
     async def close(self) -> None:
         """Index what is still queued, then close (a crash instead leaves it claimed: the next open takes it)."""

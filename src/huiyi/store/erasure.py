@@ -45,3 +45,7 @@ class EraseStore(Protocol):
         turn, or embedded one (the ``window`` turns after it in its space), lose those chunks and are
         marked for indexing again. ``speaker``: the name their group lines are stored under (default
         ``person``; a member called like the agent speaks as ``flows.ingest.namesake``)."""
+
+    def compact(self) -> None:
+        """Rewrite the files so no freed byte of an erased row is left: the operator's call, as it may lock
+        the store (PostgreSQL rewrites each table its erasures write; SQLite's erasures already did)."""

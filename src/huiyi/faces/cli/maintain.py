@@ -1,4 +1,5 @@
-"""``huiyi consolidate / summarize / forget / migrate / lexicon-build``: upkeep of a store and its word tables."""
+"""``huiyi consolidate / summarize / forget / compact / migrate / lexicon-build``: upkeep of a store and its
+word tables."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ from huiyi.errors import InvalidInput
 from huiyi.faces.cli.options import ConfigOption, StoreOption, open_memory
 from huiyi.faces.cli.printing import out
 
-__all__ = ["consolidate", "forget", "lexicon_build", "migrate", "summarize"]
+__all__ = ["compact", "consolidate", "forget", "lexicon_build", "migrate", "summarize"]
+
+# what a compaction locks, said where the operator chooses it
+_COMPACT_HELP = (
+    "Then rewrite the store's tables so no freed byte of an erased row is left (PostgreSQL: VACUUM FULL,"
+    " which blocks reads and writes of each table while it is copied)."
+)
 
 
 def lexicon_build(
@@ -78,6 +85,7 @@ def forget(
         list[str] | None, typer.Option("--message", "-m", help="Forget this message (repeatable).")
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Do it without asking.")] = False,
+    compact_after: Annotated[bool, typer.Option("--compact", help=_COMPACT_HELP)] = False,
     store: StoreOption = ".huiyi",
     config: ConfigOption = None,
 ) -> None:
@@ -92,8 +100,18 @@ def forget(
         reports = [memory.forget_person(person, agent=agent)] if person else []
         if message:
             reports.append(memory.forget_messages(message, agent=agent))
+        if compact_after:
+            memory.compact()
     totals = {name: sum(getattr(r, name) for r in reports) for name in vars(reports[0])}
     out.print(", ".join(f"{name} {count}" for name, count in totals.items()), highlight=False)
+
+
+def compact(store: StoreOption = ".huiyi", config: ConfigOption = None) -> None:
+    """Rewrite the store's tables so no freed byte of an erased row is left, at a quiet time: on PostgreSQL
+    VACUUM FULL, which blocks reads and writes of each table while it is copied; SQLite's erasures already did."""
+    with open_memory(store, config) as memory:
+        memory.compact()
+    out.print("compacted", highlight=False)
 
 
 def migrate(store: StoreOption = ".huiyi", config: ConfigOption = None) -> None:

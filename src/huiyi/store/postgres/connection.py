@@ -20,7 +20,7 @@ from psycopg.errors import QueryCanceled
 from psycopg.rows import TupleRow
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from huiyi.errors import SchemaTooNew, StoreError
+from huiyi.errors import SchemaTooNew, StoreError, StoreFull
 from huiyi.store.base import TurnContext
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, VERSION_TABLE
@@ -84,6 +84,8 @@ class PostgresConnection:
                         yield cur
                 finally:
                     setattr(conn, _USED, time.monotonic())
+        except psycopg.errors.DiskFull as exc:  # a bot's add sees a huiyi error it can act on
+            raise StoreFull(f"PostgreSQL: the disk is full; nothing of this call was written: {exc}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL: {exc}") from exc
 

@@ -1,10 +1,12 @@
 """Erasure on PostgreSQL: a person or some messages forgotten in one transaction, then vacuumed.
 
-The rows go in one transaction; ``VACUUM`` then frees their dead tuples for reuse. A mark written in
-that transaction stays until the vacuum is done, so a process killed between the two has its vacuum
-run by the next open of the store (``finish_vacuum``). PostgreSQL's own
-write-ahead log and any backups or replicas keep older copies until they are recycled: an operator
-who must prove erasure there also rotates those.
+The rows go in one transaction; ``VACUUM`` then frees their dead tuples for reuse, and the keyword
+indexes are rebuilt concurrently (a GIN index keeps a key no row holds any more). A mark written in
+that transaction stays until both are done, so a process killed between has them run by the next
+open of the store (``finish_vacuum``). A vacuum frees the rows' space without zeroing it: their bytes
+stay on the pages until overwritten, unless the operator compacts (``compact``, ``VACUUM FULL``, which
+locks each table while it is copied). PostgreSQL's own write-ahead log and any backups or replicas keep
+older copies until they are recycled: an operator who must prove erasure there also rotates those.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import logging
 import uuid
 from collections.abc import Sequence
 from typing import Any
+
+from psycopg import sql
 
 from huiyi.errors import StoreError
 from huiyi.model import Scope
@@ -27,8 +31,32 @@ _VACUUM_PENDING = "vacuum_pending:"  # meta keys of erasures committed and not v
 # the tables an erasure writes to, vacuumed after it
 _TOUCHED = (
     *("messages", "memories", "memory_vectors", "memory_own_vectors", "links", "entities", "entity_merges", "jobs"),
-    *("working_memory", "persons", "person_blocks", "partitions", "reports"),
+    *("working_memory", "persons", "person_blocks", "partitions", "entity_versions", "reports"),
 )
+
+# GIN indexes: vacuum takes an erased row out of a key's list but leaves the key, a word only the erased said
+_KEYWORD_INDEXES = ("memories_words", "memories_chars")
+# copies a rebuild cut short left behind: invalid, yet written on every insert, and holding the old keys
+_LEFT_BY_REBUILD = (
+    "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+    " WHERE i.indrelid = 'memories'::regclass AND NOT i.indisvalid AND c.relname ~ %s"
+)
+_REBUILD_LOCK = "SELECT pg_advisory_lock(hashtextextended('huiyi keyword rebuild ' || current_schema(), 0))"
+_REBUILD_UNLOCK = "SELECT pg_advisory_unlock(hashtextextended('huiyi keyword rebuild ' || current_schema(), 0))"
+
+
+def _rebuild_keyword_indexes(cur: Any) -> None:
+    """REINDEX CONCURRENTLY the keyword indexes: reads and writes go on (SHARE UPDATE EXCLUSIVE), one
+    process at a time, so a copy left invalid is one a process died building, never one being built."""
+    cur.execute(_REBUILD_LOCK)
+    try:
+        pattern = f"^({'|'.join(_KEYWORD_INDEXES)})_cc(new|old)[0-9]*$"
+        for (name,) in cur.execute(_LEFT_BY_REBUILD, (pattern,)).fetchall():
+            cur.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(name)))
+        for index in _KEYWORD_INDEXES:
+            cur.execute(sql.SQL("REINDEX INDEX CONCURRENTLY {}").format(sql.Identifier(index)))
+    finally:
+        cur.execute(_REBUILD_UNLOCK)
 
 
 def _derived(cur: Any, agent: str, memory_ids: Sequence[str]) -> list[str]:
@@ -205,15 +233,29 @@ class PostgresErase(PostgresMemories):
                 cur.execute(BUMP_ENTITIES_EPOCH)
         if done.memories:
             self._own.clear()  # the own-line vectors recall read of the memories that went
-        self._vacuum([mark])
+        self._vacuum([mark], rebuild=done.memories > 0)
         return done
 
-    def _vacuum(self, marks: Sequence[str]) -> None:
-        """Free the dead tuples of the erased rows, then drop the marks of the erasures this vacuum covers."""
-        with self._cursor(transaction=False) as cur:  # VACUUM cannot run inside a transaction
+    def _vacuum(self, marks: Sequence[str], *, rebuild: bool) -> None:
+        """Free the dead tuples of the erased rows, with ``rebuild`` rebuild the keyword indexes that held
+        their words, then drop the marks of the erasures this covers."""
+        with self._cursor(transaction=False) as cur:  # neither VACUUM nor REINDEX CONCURRENTLY runs in a transaction
             for table in _TOUCHED:
                 cur.execute(f"VACUUM {table}")
+            if rebuild:
+                _rebuild_keyword_indexes(cur)
             cur.execute("DELETE FROM meta WHERE key = ANY(%s)", (list(marks),))
+
+    def compact(self) -> None:
+        """``VACUUM FULL`` of each table erasures write: a new copy of it, its TOAST and its indexes holding
+        only live rows, the old files removed. Each holds its table's ACCESS EXCLUSIVE lock while it is
+        copied (reads and writes of that table wait), so the operator picks the time. It covers every
+        erasure committed before it: their marks go."""
+        marks = [str(row[0]) for row in self._rows("SELECT key FROM meta WHERE key LIKE %s", (f"{_VACUUM_PENDING}%",))]
+        with self._cursor(transaction=False) as cur:
+            for table in _TOUCHED:
+                cur.execute(f"VACUUM FULL {table}")
+            cur.execute("DELETE FROM meta WHERE key = ANY(%s)", (marks,))
 
     def finish_vacuum(self) -> None:
         """Vacuum if an erasure committed and its process died before vacuuming (a mark per erasure, so one
@@ -222,6 +264,6 @@ class PostgresErase(PostgresMemories):
         if not marks:
             return
         try:
-            self._vacuum(marks)
+            self._vacuum(marks, rebuild=True)  # whether memories went is not known here
         except StoreError as exc:  # the marks stay: the next open tries again
             log.warning("vacuuming after an erasure cut short failed: %s", exc)

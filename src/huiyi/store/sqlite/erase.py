@@ -92,6 +92,9 @@ class SQLiteErase(SQLiteMemories):
             conn.execute("DELETE FROM meta WHERE key = 'purge_pending'")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def compact(self) -> None:
+        """Nothing to do: each erasure has rewritten the file (``_purge``)."""
+
     def finish_purge(self) -> None:
         """Purge the files if an erasure committed and its process died before purging them."""
         if self._conn().execute("SELECT 1 FROM meta WHERE key = 'purge_pending'").fetchone() is None:

@@ -1,0 +1,69 @@
+"""A store whose disk is full answers with a huiyi error a bot can act on (``StoreFull``, HTTP 507
+``store_full``), not SQLite's ``OperationalError`` or a bare 500, and keeps nothing of the refused call."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from huiyi.client import Client
+from huiyi.config import Config
+from huiyi.errors import StoreError, StoreFull
+from huiyi.faces.http import create_app
+from huiyi.memory import AsyncMemory
+from huiyi.model import Message, Scope
+from huiyi.providers.embed import HashEmbedder
+from huiyi.store.sqlite import SQLiteStore
+
+SCOPE = Scope.of_person("bot", "bob")
+T0 = datetime(2024, 3, 1, 9)
+
+
+def _message(i: int, text: str) -> Message:
+    return Message(
+        id=f"m{i}", agent="bot", space=SCOPE.space_id, scope=SCOPE, speaker="bob", role="user", text=text, time=T0
+    )
+
+
+def test_a_write_the_disk_cannot_hold_is_store_full_and_leaves_nothing(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path)
+    try:
+        store.append_messages([_message(0, "我住在上海")])
+        conn = store._conn()  # this thread's connection: the store's calls below run on it
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")  # a full disk, as SQLite meets one (SQLITE_FULL)
+        with pytest.raises(StoreFull) as refused:  # one message: its own statement, no transaction of ours
+            store.append_messages([_message(1, "很长的一句话" * 20_000)])
+        assert isinstance(refused.value, StoreError) and refused.value.code == "store_full"
+        with pytest.raises(StoreFull) as refused:  # a batch: in a transaction, rolled back whole
+            store.append_messages([_message(2, "短"), _message(3, "很长的一句话" * 20_000)])
+        assert isinstance(refused.value, StoreError) and refused.value.code == "store_full"
+        conn.execute("PRAGMA max_page_count = 1073741823")  # room again
+        assert [m.id for m in store.get_messages("bot", ["m0", "m1", "m2", "m3"])] == ["m0"]  # nothing refused
+        store.append_messages([_message(1, "又有地方了")])
+        assert [m.id for m in store.get_messages("bot", ["m0", "m1"])] == ["m0", "m1"]
+    finally:
+        store.close()
+
+
+def test_a_full_store_over_http_is_507_store_full_and_the_client_raises_store_full(tmp_path: Path) -> None:
+    core = AsyncMemory(tmp_path, embedder=HashEmbedder(32), config=Config(worker={"enabled": False}))
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise StoreFull("the disk is full; nothing of this call was written")
+
+    core.store.append_messages = full  # type: ignore[method-assign]
+    app = create_app(core)
+    try:
+        with TestClient(app) as test:  # the answer itself: its status and code
+            raw = test.post("/v1/messages", json={"agent": "bot", "person": "bob", "messages": [{"text": "你好"}]})
+        assert raw.status_code == 507 and raw.json()["error"]["code"] == "store_full"
+        with Client("http://huiyi.test", transport=httpx.ASGITransport(app=app)) as client, pytest.raises(StoreFull):
+            client.add([{"text": "你好"}], agent="bot", person="bob")
+    finally:
+        asyncio.run(core.close())
