@@ -81,8 +81,17 @@ def _old_store(path: Path) -> tuple[Scope, Scope]:
     return mine, other
 
 
+def back_to_schema_17(conn: sqlite3.Connection) -> None:
+    """Undo schema 18 (its columns cannot be added twice)."""
+    conn.execute("ALTER TABLE messages DROP COLUMN time_fold")
+    for column in ("time_fold", "said_at_fold"):
+        conn.execute(f"ALTER TABLE memories DROP COLUMN {column}")
+    conn.execute("UPDATE meta SET value = '17' WHERE key = 'schema_version'")
+
+
 def back_to_schema_15(conn: sqlite3.Connection) -> None:
-    """Undo schema 16 (its columns cannot be added twice)."""
+    """Undo schemas 18 and 16 (their columns cannot be added twice)."""
+    back_to_schema_17(conn)
     conn.execute("DROP TABLE memory_fts_instances")
     conn.execute("DROP TABLE memory_fts_lengths")
     for column in ("docs", "fts_total"):

@@ -17,33 +17,53 @@ memory. Events and facts may carry their own time in ``data["about"]`` (ISO star
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from contextlib import suppress
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Protocol
 
 from huiyi.model import MemoryItem, MemoryKind
+from huiyi.patterns import lazy
+from huiyi.text import tokens
 from huiyi.text.times import TimeSpan, find_time_phrases
 
-__all__ = ["WHEN", "about", "after", "known", "past_plan", "when_bonus", "within"]
+__all__ = ["WHEN", "about", "after", "known", "moment_words", "past_plan", "when_bonus", "within"]
 
 Window = list[tuple[int, tuple[float, dict[str, float]]]]
 
 
-def after(when: datetime | None, moment: datetime) -> bool:
-    """Whether ``when`` comes after ``moment`` (either may carry a timezone; naive times are local).
+def after(when: datetime | None, moment: datetime, zone: tzinfo | None = None) -> bool:
+    """Whether ``when`` comes after ``moment`` (either may carry a timezone; naive times are local: in
+    ``zone``, if given, the second of the two 01:10s of the hour it repeats, ``fold=1``, is the later).
 
     >>> after(datetime(2024, 4, 10), datetime(2024, 3, 20)), after(None, datetime(2024, 3, 20))
     (True, False)
+    >>> from zoneinfo import ZoneInfo
+    >>> after(datetime(2026, 11, 1, 1, 50), datetime(2026, 11, 1, 1, 10, fold=1), ZoneInfo("America/Los_Angeles"))
+    False
     """
     if when is None:
         return False
     if when.tzinfo is not None and moment.tzinfo is not None:
         return when > moment
-    return when.replace(tzinfo=None) > moment.replace(tzinfo=None)
+    when, moment = when.replace(tzinfo=None), moment.replace(tzinfo=None)
+    if zone is not None and (when.fold or moment.fold):  # comparing zone-less times ignores the fold
+        return when.replace(tzinfo=zone).astimezone(UTC) > moment.replace(tzinfo=zone).astimezone(UTC)
+    return when > moment
+
+
+MOMENT = timedelta(hours=6)  # the longest span read as one moment of a day (上午, 傍晚, 昨晚)
+
+
+def moment_words(span: TimeSpan | None, now: datetime | None) -> list[str]:
+    """The words of a past moment the query names (中午, 上午, this morning): the time bonus reads them, and as
+    keywords they would lift every line that says them ("中午吃啥"). A span to come (后天), or a long one
+    (白天, 昨天: often habitual or a topic), keeps its words."""
+    if span is None or now is None or span.end - span.start > MOMENT:
+        return []
+    return tokens.words(span.phrase) if span.end <= now.replace(tzinfo=span.end.tzinfo) else []
 
 
 def known(item: MemoryItem) -> datetime | None:
@@ -99,12 +119,33 @@ def about(item: Said) -> list[tuple[datetime, datetime]]:
         if found is not None:
             _about_cache.move_to_end(key)
     if found is None:
-        found = [(s.start, s.end) for s in find_time_phrases(item.text, item.time)]
+        found = [(s.start, s.end) for s in find_time_phrases(item.text, item.time) if not _written_out(s, item.text)]
         with _about_lock:
             _about_cache[key] = found
             if len(_about_cache) > _CACHE_LIMIT:
                 _about_cache.popitem(last=False)
     return spans + found
+
+
+_ISO_DAY = lazy(r"\d{4}-\d{2}-\d{2}")
+
+
+def _written_out(span: TimeSpan, text: str) -> bool:
+    """Whether extraction wrote the date a relative phrase meant after it (下周三（2024-11-06）, next month
+    (2023-09-01～2023-09-30)): that date is read itself, and the phrase read again against the memory's time
+    (a plan's is the day it is about, not when it was said) would name another day.
+
+    >>> span = TimeSpan(datetime(2024, 11, 13), datetime(2024, 11, 14), "下周三")
+    >>> _written_out(span, "木木下周三（2024-11-06）要去面试"), _written_out(span, "木木下周三要去面试")
+    (True, False)
+    """
+    at = text.find(span.phrase)
+    while at >= 0:
+        rest = text[at + len(span.phrase) :].lstrip()
+        if rest[:1] in ("（", "(") and _ISO_DAY.match(rest, 1):
+            return True
+        at = text.find(span.phrase, at + 1)
+    return False
 
 
 def past_plan(item: MemoryItem, now: datetime) -> str:
@@ -153,7 +194,7 @@ def within(item: Said, span: TimeSpan) -> bool:
     return any(start < span.end and span.start < end for start, end in about(item))
 
 
-WHEN = re.compile(
+WHEN = lazy(
     r"^\s*when\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|哪一天|几号|何时|哪年|几月"
 )
 

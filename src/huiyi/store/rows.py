@@ -19,13 +19,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from huiyi.checks import wall_of
-from huiyi.errors import StoreError
+from huiyi.errors import InvalidInput, StoreError
 from huiyi.model import Entity, EntityMerge, EntityType, Job, JobState, MemoryItem, MemoryKind, Message, Person, Scope
-from huiyi.store.base import RankRow, RunReport, ScopeStats
+from huiyi.store.base import RankRow, ScopeStats
+from huiyi.store.graph import EntityEdit
+from huiyi.store.jobs import RunReport
 
 Row = Sequence[Any]
 
-MESSAGE_COLUMNS = "agent, id, space, scope, speaker, role, text, time, seq"
+MESSAGE_COLUMNS = "agent, id, space, scope, speaker, role, text, time, seq, time_fold"
 # everyone who spoke in a space (agent, space, agent, space): one seek per speaker of the space on
 # messages_space_speaker (agent, space, speaker), not a read of the space's lines nor of the agent's speakers
 EVERY_SPEAKER = (
@@ -43,7 +45,8 @@ MERGE_COLUMNS = "id, agent, source, target, reason, at, undone"
 REPORT_COLUMNS = "id, agent, scope, kind, at, dry_run, counts, body"
 MEMORY_COLUMNS = (
     "rowid, id, agent, scope, kind, text, time, place, participants, keywords, insight,"
-    " importance, strength, access_count, last_access, created_at, sources, data, feedback, valid_to, said_at"
+    " importance, strength, access_count, last_access, created_at, sources, data, feedback, valid_to, said_at,"
+    " time_fold, said_at_fold"
 )
 
 
@@ -93,6 +96,21 @@ def to_epoch(value: datetime | None) -> float | None:
 
 
 _EPOCH = datetime(1970, 1, 1)
+
+
+def fold_of(value: datetime | None) -> int | None:
+    """What a ``*_fold`` column keeps of a wall-clock time: 1 for the second of a repeated hour (clocks
+    turned back: the zone's later offset, ``fold=1``), else NULL, as in every row written before.
+
+    >>> fold_of(datetime(2026, 11, 1, 1, 10, fold=1)), fold_of(datetime(2026, 11, 1, 1, 10))
+    (1, None)
+    """
+    return 1 if value is not None and value.fold else None
+
+
+def folded(value: datetime | None, fold: Any) -> datetime | None:
+    """A stored wall-clock time with the fold its ``*_fold`` column kept (NULL or 0: the first)."""
+    return value.replace(fold=1) if fold and value is not None else value
 
 
 def wall_epoch(written: float | None, zone: tzinfo) -> float | None:
@@ -155,11 +173,12 @@ def person(row: Row, codec: Codec) -> Person:
 
 def message(row: Row, codec: Codec) -> Message:
     """A message from ``MESSAGE_COLUMNS``."""
-    agent, id_, space, scope, speaker, role, text, when, seq = row
+    agent, id_, space, scope, speaker, role, text, when, seq, when_fold = row
     # stored by huiyi from a checked message: made as the hits are, without building the validator, which
     # cost the indexing of a new process's first add ~20 ms of the GIL beside the bot's next call (issue 15)
     fields = {"id": id_, "agent": agent, "space": space, "scope": _scope(agent, scope), "speaker": speaker}
-    return trusted(Message, fields | {"role": role, "text": text, "time": codec.time(when) or datetime.min, "seq": seq})
+    said = folded(codec.time(when), when_fold) or datetime.min
+    return trusted(Message, fields | {"role": role, "text": text, "time": said, "seq": seq})
 
 
 def job(row: Row, codec: Codec) -> Job:
@@ -294,6 +313,8 @@ def memory_fields(row: Row, codec: Codec, decoded: Sequence[Any] | None = None) 
         feedback,
         valid_to,
         said_at,
+        time_fold,
+        said_at_fold,
     ) = row
     if decoded is None:
         decoded = [codec.json(participants), codec.json(keywords), codec.json(sources), codec.json(data)]
@@ -302,7 +323,7 @@ def memory_fields(row: Row, codec: Codec, decoded: Sequence[Any] | None = None) 
         "scope": _scope(agent, scope),
         "kind": KINDS[kind],
         "text": text,
-        "time": codec.time(when),
+        "time": folded(codec.time(when), time_fold),
         "place": place,
         "participants": decoded[0],
         "keywords": decoded[1],
@@ -316,7 +337,7 @@ def memory_fields(row: Row, codec: Codec, decoded: Sequence[Any] | None = None) 
         "data": decoded[3],
         "feedback": float(feedback),
         "valid_to": codec.time(valid_to),
-        "said_at": codec.time(said_at),
+        "said_at": folded(codec.time(said_at), said_at_fold),
     }
 
 
@@ -434,5 +455,28 @@ def with_names(stored: Entity, given: Entity) -> Entity:
         update={
             "aliases": list(dict.fromkeys([*stored.aliases, *given.aliases])),
             "sources": list(dict.fromkeys([*stored.sources, *given.sources]))[-50:],
+        }
+    )
+
+
+def edited(stored: Entity, edit: EntityEdit) -> Entity:
+    """``stored`` with a correction by hand, applied to it as it is now (see ``EntityEdit``): the aliases
+    the editor added or kept in the editor's order, then those another writer gave since the read. One
+    merged away since the read is refused: its names are its target's now."""
+    if stored.merged_into:
+        raise InvalidInput(f"entity {stored.id!r} is merged into {stored.merged_into!r}: undo the merge to edit it")
+    name = edit.name if edit.name is not None else stored.name
+    aliases = stored.aliases
+    if edit.aliases is not None:
+        wanted, read, now = set(edit.aliases), set(edit.aliases_read), set(stored.aliases)
+        aliases = [
+            *(a for a in edit.aliases if a in now or a not in read),
+            *(a for a in stored.aliases if a not in wanted and a not in read),
+        ]
+    return stored.model_copy(
+        update={
+            "name": name,
+            "type": edit.type if edit.type is not None else stored.type,
+            "aliases": [a for a in dict.fromkeys(aliases) if a != name],
         }
     )

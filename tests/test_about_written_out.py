@@ -1,0 +1,30 @@
+"""A memory's time words are read against its time; a plan's time is the day it is about, so a relative
+phrase whose date extraction wrote after it (下周三（2024-11-06）) would name a week later if read again."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from huiyi.model import MemoryItem, MemoryKind, Scope, ScopeKind
+from huiyi.recall import timerange
+
+
+def _fact(text: str, time: datetime) -> MemoryItem:
+    scope = Scope(agent="a", kind=ScopeKind.PERSON, key="p")
+    return MemoryItem(id=f"f{len(text)}", scope=scope, kind=MemoryKind.FACT, text=text, time=time)
+
+
+def test_a_phrase_followed_by_its_written_date_names_that_date_only() -> None:
+    plan = _fact("木木下周三（2024-11-06）要去面试", datetime(2024, 11, 6))
+    days = {start.date() for start, _ in timerange.about(plan)}
+    assert days == {date(2024, 11, 6)}  # not 11-13, 下周三 read against the plan's own day
+
+
+def test_an_english_span_written_after_its_phrase_names_no_month_after_it() -> None:
+    plan = _fact("Nate has got a gaming tournament next month (2022-05-01～2022-05-31)", datetime(2022, 5, 1))
+    assert {start.date() for start, _ in timerange.about(plan)} == {date(2022, 5, 1), date(2022, 5, 31)}  # no June
+
+
+def test_a_phrase_with_no_date_after_it_is_still_read() -> None:
+    event = _fact("木木下周三要去面试", datetime(2024, 10, 30))
+    assert date(2024, 11, 6) in {start.date() for start, _ in timerange.about(event)}
