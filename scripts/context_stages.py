@@ -11,6 +11,7 @@ and every query vector context's recall asks for are kept beside it.
     BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 all  # base vs this code
     BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 ctx  # base's budget, overview
     BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 wm   # base's working memory
+    BASE=/tmp/base PYTHONPATH=src python scripts/context_stages.py ab /tmp/store-100k 400 turn  # base's recall routes
 
 ``dump`` of two versions must give identical files when a change is meant to leave the context alone.
 """
@@ -26,6 +27,7 @@ import pstats
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -136,7 +138,10 @@ async def _old_context(
 def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> None:
     """``which`` of the cuts undone in the A calls: hop, names, mentioned, recap, or all; ctx: the base's context
     budget and overview (its checkout's ``render_within`` and ``_overview``); wm: the base's working memory
-    (its ``fold.working_memory``); B is this code."""
+    (its ``fold.working_memory``); turn: the base's pipeline, views' keyword route, keyword scores and
+    ``context_blocking``; B is this code. The A and B calls' texts must be the same."""
+    if which == "turn":
+        return _ab_turn(memory, sequence, now)
     from types import MethodType
 
     from huiyi.flows import substance
@@ -184,28 +189,66 @@ def ab(memory: Memory, sequence: list[dict[str, Any]], now: Any, which: str) -> 
                 return memory._loop.run(coroutine).text
         return memory.context(agent=AGENT, now=now, **turn).text
 
+    _interleaved(sequence, call, which)  # the same prompt, byte for byte
+    routes.named_people, graph.mentioned = new_names, new_mentioned
+    substance.Days.words_of = new_words  # type: ignore[method-assign]
+    memory_recall.render_within = new_within  # type: ignore[attr-defined]
+    fold.working_memory = new_working
+    memory.core.__dict__.pop("_overview", None)
+
+
+def _interleaved(sequence: list[dict[str, Any]], call: Callable[[bool, dict[str, Any]], Any], undone: str) -> None:
+    """Each turn by the base (``call(True, …)``) and by this code, in turns, the answers asserted equal; the
+    medians and p95 of each printed."""
     wall: dict[bool, list[float]] = {True: [], False: []}
     cpu: dict[bool, list[float]] = {True: [], False: []}
     for n, turn in enumerate(sequence):
-        texts = []
+        answers = []
         for old in (True, False) if n % 2 else (False, True):  # the first of a pair may meet colder caches
             started, used = time.perf_counter(), time.process_time()
-            texts.append(call(old, turn))
+            answers.append(call(old, turn))
             wall[old].append((time.perf_counter() - started) * 1e3)
             cpu[old].append((time.process_time() - used) * 1e3)
-        assert texts[0] == texts[1], turn  # the same prompt, byte for byte
-    for old, name in ((True, f"before ({which} undone)"), (False, "after")):
+        assert answers[0] == answers[1], turn
+    for old, name in ((True, f"before ({undone} undone)"), (False, "after")):
         w, c = sorted(wall[old]), sorted(cpu[old])
         p95 = int(len(w) * 0.95)
         print(
             f"{name}: wall p50 {statistics.median(w):.3f} p95 {w[p95]:.3f} "
             f"process CPU p50 {statistics.median(c):.3f} p95 {c[p95]:.3f} (n {len(w)})"
         )
-    routes.named_people, graph.mentioned = new_names, new_mentioned
-    substance.Days.words_of = new_words  # type: ignore[method-assign]
-    memory_recall.render_within = new_within  # type: ignore[attr-defined]
-    fold.working_memory = new_working
-    memory.core.__dict__.pop("_overview", None)
+
+
+def _ab_turn(memory: Memory, sequence: list[dict[str, Any]], now: Any) -> None:
+    """A: the base's recall pipeline, dialogue keyword route, SQLite keyword scores and context; B: this
+    code's; alternating per turn, the rendered text and the hits (ids and scores) asserted identical."""
+    from types import MethodType
+
+    from huiyi.memory import recall as memory_recall
+    from huiyi.recall import views
+    from huiyi.store.sqlite import search
+
+    base_pipeline, base_views = _base("huiyi.recall.pipeline"), _base("huiyi.recall.views")
+    base_scores = _base("huiyi.store.sqlite.keyword").keyword_scores
+    base_context = MethodType(_base("huiyi.memory.recall").Recall.context_blocking, memory.core)
+    new_pipeline, new_keyword, new_scores = memory_recall.pipeline, views.keyword, search.keyword_scores
+
+    def old_scores(conn: Any, parts: Any, totals: Any, query: Any, limit: int, postings: Any = None) -> Any:
+        return base_scores(conn, parts, totals, query, limit)
+
+    def call(old: bool, turn: dict[str, Any]) -> tuple[str, list[tuple[str, float]]]:
+        memory_recall.pipeline = base_pipeline if old else new_pipeline  # type: ignore[attr-defined]
+        views.keyword = base_views.keyword if old else new_keyword  # type: ignore[attr-defined]
+        search.keyword_scores = old_scores if old else new_scores  # type: ignore[attr-defined]
+        if old:
+            memory.core.context_blocking = base_context  # type: ignore[method-assign]
+        else:
+            memory.core.__dict__.pop("context_blocking", None)
+        got = memory.context(agent=AGENT, now=now, **turn)
+        return got.text, [(hit.id, hit.score) for hit in got.recall.hits] if got.recall else []
+
+    _interleaved(sequence, call, "turn")  # the same prompt and hits, byte for byte
+    call(False, sequence[0])
 
 
 def main() -> None:

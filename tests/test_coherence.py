@@ -16,6 +16,7 @@ import pg_server
 from huiyi import Memory
 from huiyi.client import Client
 from huiyi.config import Config
+from huiyi.model import Person
 from huiyi.providers.embed import Embedder, HashEmbedder
 from huiyi.recall import routes
 from huiyi_serve import HuiyiServe
@@ -30,6 +31,7 @@ import datetime
 import sys
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.model import Person
 from huiyi.providers.embed import HashEmbedder
 with Memory(sys.argv[1], embedder=HashEmbedder(32), config=Config(worker={"enabled": False})) as memory:
     for line in sys.stdin:
@@ -124,6 +126,27 @@ def test_an_entity_corrected_or_deleted_in_another_process_is_seen_at_once(
         assert _entities_seen(memory, "QZXCATALIAS")[1] == ["QZXBOBCAT"]
         other.run('memory.forget_person("bob", agent="a")')
         assert _entities_seen(memory, "QZXCATALIAS")[1] is None  # an erased person's entities are gone
+
+
+def _people_named(memory: Memory, query: str) -> object:
+    return memory.recall(query, agent="a", space="g1", limit=5).info.get("people")
+
+
+def test_a_person_renamed_or_erased_in_another_process_is_seen_at_once(store: str) -> None:
+    # however long a process keeps the agent's persons it read, another process's write shows at its next recall
+    with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory, _Other(store) as other:
+        memory.set_person(Person(id="bob", name="鲍勃", aliases=["QZXBOBBY"]), agent="a")
+        lines = [("bob", "我周末去爬山"), ("alice", "我在学吉他"), ("carol", "明天下雨")]
+        said = [{"speaker": s, "text": t, "time": T0 + timedelta(minutes=i)} for i, (s, t) in enumerate(lines)]
+        memory.add(said, agent="a", space="g1", index=True)
+        assert _people_named(memory, "QZXBOBBY在忙什么") == ["bob", "鲍勃", "QZXBOBBY"]  # caches warm
+        other.run("memory.set_person(Person(id='bob', name='鲍勃', aliases=['QZXBOBCAT']), agent='a')")
+        assert _people_named(memory, "QZXBOBBY在忙什么") is None  # the alias taken back no longer names him
+        assert _people_named(memory, "QZXBOBCAT在忙什么") == ["bob", "鲍勃", "QZXBOBCAT"]
+        other.run("memory.set_person(Person(id='carol', name='QZXCAROL'), agent='a')")
+        assert _people_named(memory, "QZXCAROL在忙什么") == ["carol", "QZXCAROL"]  # one added is named
+        other.run('memory.forget_person("bob", agent="a")')
+        assert _people_named(memory, "QZXBOBCAT在忙什么") is None  # an erased person is no one's name
 
 
 _ADD_AND_DIE = """

@@ -102,3 +102,26 @@ def test_forgetting_and_erasing_keep_the_scopes_counts(tmp_path: Path) -> None:
         assert set(_scores(store, QUERIES[0])) == set(before) - {"s1-0"}
     finally:
         store.close()
+
+
+def test_a_search_in_a_snapshot_reads_no_posting_list_twice_and_scores_as_alone(tmp_path: Path) -> None:
+    # a turn's keyword route searches its exchange, then its latest line, whose words the exchange holds
+    store = _filled(STORE_FACTORIES["sqlite"], tmp_path / "sqlite")
+    try:
+        assert isinstance(store, SQLiteStore)
+        exchange, latest = "今天好累\n木木喜欢莫兰迪色系", "木木喜欢莫兰迪色系"
+        queries = [exchange, latest, "木木喜欢猫", "hiking boots 咖啡馆", "没有的词"]
+        alone = [_scores(store, query) for query in queries]
+        statements: list[str] = []
+        with store.reading("qy"):
+            _scores(store, queries[0])
+            store._conn().set_trace_callback(statements.append)
+            try:
+                again = [_scores(store, query) for query in queries[1:]]
+            finally:
+                store._conn().set_trace_callback(None)
+        assert again == alone[1:] and alone[1]  # the same scores, however the posting lists were read
+        reads = [sql for sql in statements if "memory_fts_instances" in sql]
+        assert len(reads) == 3  # the latest line's words were all read with the exchange; the others were not
+    finally:
+        store.close()

@@ -181,6 +181,57 @@ def test_unindexed_messages_kept_by_their_text_are_the_only_ones_read_whole(stor
     assert store.unindexed_messages(3, [mumu], lambda text: False) == []
 
 
+def test_unindexed_with_versions_answers_as_the_three_reads(store: Store) -> None:
+    """Recall's first read (memory.indexing): its keyword tail, its entities version and its agent's persons
+    version, in one round trip."""
+    mumu, group = Scope.of_person("qy", "mumu"), Scope.of_space("qy", "g1")
+    scopes = [Scope.official("qy"), mumu, group]
+    assert store.unindexed_with_versions(10, scopes) == ([], (store.entities_version(scopes), 0))
+    store.upsert_entity(Entity(scope=mumu, name="团子"), EMB.embed_passages(["团子"])[0])
+    store.upsert_person("qy", Person(id="mumu", name="木木"))
+    store.upsert_person("zz", Person(id="mumu", name="木木"))
+    store.append_messages([message(1), message(2), message(3)])
+    store.append_messages([message(4, agent="zz")])  # another agent's, under a scope of the same name
+    keep = lambda text: text != store.get_messages("qy", ["m2"])[0].text  # noqa: E731
+    for limit, kept in [(10, None), (2, None), (10, keep), (3, lambda text: False)]:
+        found, versions = store.unindexed_with_versions(limit, scopes, kept)
+        assert found == store.unindexed_messages(limit, scopes, kept)
+        assert versions == (store.entities_version(scopes), store.persons_version("qy"))
+    assert [m.id for m in store.unindexed_with_versions(10, scopes, keep)[0]] == ["m1", "m3"]
+    assert store.unindexed_with_versions(10, []) == ([], (store.entities_version([]), 0))
+
+
+def test_every_write_to_a_persons_names_moves_the_agents_persons_version(store: Store) -> None:
+    """Recall keeps an agent's persons while this version stands (recall.people): a person added, renamed,
+    given or taken an alias, or erased moves it; a write that changes no name, or another agent's, does not."""
+    seen = [store.persons_version("qy")]
+
+    def moved(by: bool = True) -> None:
+        seen.append(store.persons_version("qy"))
+        assert seen[-1] > seen[-2] if by else seen[-1] == seen[-2]
+
+    store.upsert_person("qy", Person(id="mumu", name="木木"))
+    moved()
+    store.upsert_person("qy", Person(id="mumu", name="木木"))
+    moved(by=False)  # the same names again: an import sends every speaker each time
+    store.upsert_person("qy", Person(id="mumu", name="木木", platform_ids={"qq": "123"}))
+    moved(by=False)
+    store.upsert_person("qy", Person(id="mumu", name="木木", aliases=["木头"], platform_ids={"qq": "123"}))
+    moved()
+    store.upsert_person("qy", Person(id="mumu", name="林木", aliases=["木头"], platform_ids={"qq": "123"}))
+    moved()
+    store.upsert_person("qy", Person(id="suni", name="苏霓"))
+    moved()
+    store.upsert_person("zz", Person(id="mumu", name="别人"))
+    moved(by=False)
+    store.erase("qy", [], person="mumu")
+    moved()
+    store.erase("qy", [], person="nobody")  # no record went
+    moved(by=False)
+    store.upsert_person("qy", Person(id="mumu", name="木木"))
+    moved()
+
+
 def test_claiming_unindexed_messages_is_exclusive(store: Store) -> None:
     store.append_messages([message(1), message(2), message(3)])
     assert [m.id for m in store.claim_unindexed("w1", T0, 60, 2)] == ["m1", "m2"]
@@ -944,3 +995,35 @@ def test_taken_ids_are_those_another_agent_holds(store: Store) -> None:
     assert store.taken_ids("qy", ["m-mine", "m-theirs", "m-none", "m-theirs"]) == ["m-theirs"]
     assert store.taken_ids("qy", ["e-theirs", "m-theirs"], entities=True) == ["e-theirs"]
     assert store.taken_ids("other", ["m-theirs", "e-theirs"]) == []
+
+
+def test_a_units_updates_entity_names_and_dropped_aliases_land_with_its_job_or_not_at_all(store: Store) -> None:
+    scope = Scope.of_person("qy", "mumu")
+    old = memory_item("木木住在北京", scope)
+    add(store, [old])
+    store.add_entity_names(
+        Entity(id="ent_xh", scope=scope, name="小黑", aliases=["苏霓"]), EMB.embed_passages(["小黑"])[0]
+    )
+    new = memory_item("木木住在上海", scope)
+    writes = Writes(
+        memories=[new],
+        vectors=EMB.embed_passages([new.text]),
+        terms=[Terms(tokens.words(new.text), tokens.chars(new.text))],
+        updates=[("qy", old.id, {"valid_to": T0})],
+        entities=[Entity(id="ent_sh", scope=scope, name="上海", aliases=["魔都"])],
+        entity_vectors=EMB.embed_passages(["上海"]),
+        dropped_aliases=[("qy", "ent_xh", ["苏霓"])],
+    )
+    job = Job(kind="fold", agent="qy", key="k1", created_at=T0)
+    assert store.enqueue_job(job)
+    with pytest.raises(StoreError):  # not running for this worker: nothing of the unit lands
+        store.apply(writes, (job.id, "w1"))
+    assert [m.valid_to for m in store.get_memories("qy", [old.id, new.id])] == [None]
+    assert {e.id: e.aliases for e in store.list_entities([scope])} == {"ent_xh": ["苏霓"]}
+    claimed = store.claim_job("w1", T0, 60.0)
+    assert claimed is not None and claimed.id == job.id
+    store.apply(writes, (job.id, "w1"))
+    assert [m.valid_to is not None for m in store.get_memories("qy", [old.id, new.id])] == [True, False]
+    assert {e.id: e.aliases for e in store.list_entities([scope])} == {"ent_xh": [], "ent_sh": ["魔都"]}
+    [done] = store.list_jobs("qy")
+    assert done.state is JobState.DONE

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from huiyi.store.base import OwnVectors
@@ -45,3 +47,34 @@ def test_own_vectors_answer_as_a_mapping_empty_or_not() -> None:
     found = OwnVectors(["m1", "m2"], matrix)
     assert "m2" in found and found.get("m3") is None and list(found) == ["m1", "m2"]
     assert np.array_equal(found["m2"], matrix[1])
+
+
+class _WriteAfterRowsAreRead:
+    """The index's lock, with a write landing right after search has read the partition's rows: the
+    background indexer appending a chunk while a recall of the same chat scores it."""
+
+    def __init__(self, write: object) -> None:
+        self._lock = threading.Lock()
+        self._write = write
+        self.exits_before_write = 2  # the partition looked up, then its rows read
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, *_: object) -> None:
+        self._lock.release()
+        self.exits_before_write -= 1
+        if self.exits_before_write == 0:
+            self._write()  # type: ignore[operator]
+
+
+def test_a_write_landing_during_a_search_scores_the_rows_it_read() -> None:
+    # a half-year companion chat crashed in context(): IndexError, index 1983 out of bounds for size 1983
+    vectors = np.eye(4, dtype=np.float32)[:3]
+    index = ExactIndex(lambda key: (0, np.asarray([1, 2, 3], dtype=np.int64), vectors))
+    query = np.ones(4, np.float32) / 2
+    assert sorted(index.search(query, ["p"], {"p": 0}, 10).rowids) == [1, 2, 3]  # loaded
+    index._lock = _WriteAfterRowsAreRead(lambda: index.added("p", 0, [4], np.eye(4, dtype=np.float32)[3:]))  # type: ignore[assignment]
+    found = index.search(query, ["p"], {"p": 0}, 10)
+    assert sorted(found.rowids) == [1, 2, 3] and len(found.all_scores) == len(found.all_rowids) == 3
+    assert sorted(index.search(query, ["p"], {"p": 1}, 10).rowids) == [1, 2, 3, 4]  # the write is kept

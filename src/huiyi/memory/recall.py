@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from huiyi.checks import check_storable
 from huiyi.config.recall import RecallRecipe
@@ -16,9 +18,9 @@ from huiyi.recall import pipeline, views
 from huiyi.recall.budget import check_budget, render_within
 from huiyi.recall.recipes import recipe_for
 from huiyi.recall.render import ContextParts
-from huiyi.text.expand import Expansion
-from huiyi.text.expand import expand as expand_words
-from huiyi.text.lexicon import lexicon_for
+
+if TYPE_CHECKING:
+    from huiyi.text.expand import Expansion
 
 
 class Recall(Ingest):
@@ -76,21 +78,28 @@ class Recall(Ingest):
         recipe: RecallRecipe | str | None = None,
         explain: bool = False,
         dialogue: Sequence[str] | None = None,
+        speaker: str | None = None,
     ) -> RecallResult:
         """``recall`` for the synchronous face, on the caller's thread: the same ranking without the hops
-        to the event loop and to a read thread and back, each a wake-up of its own (issue 15)."""
+        to the event loop and to a read thread and back, each a wake-up of its own (issue 15). ``speaker``:
+        in a group, who asks (context's answered turn), whom the question's 我 names."""
         self._check_open()
         chosen, request = self._recall_request(
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
-        pending = self._pending_hits(query, request)
-        return _with_pending(_asked_as(self._ranked(chosen, request), query), pending, request.limit)
+        if speaker and space:
+            request = replace(request, asker=speaker)
+        pending, result = self._pending_then_ranked(query, chosen, request)
+        return _with_pending(_asked_as(result, query), pending, request.limit)
 
     def _pending_then_ranked(
         self, query: str, recipe: RecallRecipe, request: pipeline.RecallRequest
     ) -> tuple[list[RecallHit], RecallResult]:
-        # the pending tail taken before the routes run: a message indexed meanwhile is found by one or the other
-        pending = self._pending_hits(query, request)
+        # the pending tail taken before the routes run: a message indexed meanwhile is found by one or the other;
+        # the versions of the scopes' entities and of the agent's persons come with it, so the routes do not read them
+        pending, versions = self._pending_hits(query, request)
+        if versions is not None:
+            request = replace(request, entities_version=versions.entities, persons_version=versions.persons)
         return pending, self._ranked(recipe, request)
 
     def _ranked(self, recipe: RecallRecipe, request: pipeline.RecallRequest) -> RecallResult:
@@ -233,6 +242,7 @@ class Recall(Ingest):
         if not isinstance(message, str) or not isinstance(last_reply, str):
             raise InvalidInput("message and last_reply are texts")
         query = "\n".join(part for part in (last_reply, message) if part.strip())
+        answering = next((m for m in reversed(recent) if message.strip() and m.text == message), None)
         recalled = None
         items: list[MemoryItem] = []
         if query:
@@ -245,8 +255,10 @@ class Recall(Ingest):
                 now=now,
                 recipe=recipe,
                 explain=explain,
+                speaker=answering.speaker if answering and answering.role == "user" else None,
             )
-            items = self.store.get_memories(agent, [hit.id for hit in recalled.hits])
+            # as recall's hits loaded them a moment ago (kept rows): what a hit's rendering shows, without a read
+            items = self.store.recall_memories(agent, [hit.id for hit in recalled.hits])
         known = self.store.get_person(agent, person) if person else None
         history = set(recalled.info.get("superseded", ())) if recalled else set()  # an older value (recall.current)
         parts = ContextParts(
@@ -265,7 +277,7 @@ class Recall(Ingest):
             working=recent,
             person_names=[known.name, *known.aliases] if known and known.name else [],
             shown_elsewhere=frozenset(m.id for m in recent if m.text in set(shown)),
-            answering=next((m.id for m in reversed(recent) if message.strip() and m.text == message), None),
+            answering=answering.id if answering else None,
             zone=self._tz,
             ranking=[hit.id for hit in recalled.hits] if recalled else [],
         )
@@ -285,6 +297,9 @@ class Recall(Ingest):
     ) -> Expansion:
         """联想词: words associated with ``text`` (synonyms from Cilin, neighbours of the embedding model),
         each with a level; the names of the agent and the person are never expanded (seed 000 v22)."""
+        from huiyi.text.expand import expand as expand_words  # here: loaded by its first caller (issue 15)
+        from huiyi.text.lexicon import lexicon_for
+
         settings = self.config.expand
         lexicon = await self._run(lexicon_for, settings.neighbours, settings.cache_dir or None)
         return await self._run(

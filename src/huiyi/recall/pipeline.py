@@ -30,19 +30,19 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, tzinfo
 
 from huiyi.config.recall import RecallRecipe
-from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope
-from huiyi.providers.embed import Embedder, cached_queries
+from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope, ScopeKind
+from huiyi.providers.embed import Embedder
 from huiyi.recall import anchor, bridge, current, feelings, names, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse, unscored
 from huiyi.recall.hits import RouteScores, hit_of
 from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, said_within, tier
-from huiyi.recall.score import ScorePreset, roulette, score_memories
+from huiyi.recall.roulette import roulette
 from huiyi.store.base import RankRow, Store
-from huiyi.text import frames, tokens
+from huiyi.text import frames
 from huiyi.text.times import TimeSpan, query_time_range
 
 __all__ = ["RecallRequest", "run"]
@@ -64,9 +64,11 @@ class RecallRequest:
     time_range: tuple[datetime | None, datetime | None] | None = None
     dialogue: Sequence[str] = field(default_factory=tuple)  # the chat lines before, oldest first (recall.views)
     explain: bool = False  # every route's candidates, the fusion and the bonuses in ``info`` (the debugger)
-    asker: str | None = None  # in a private chat, whom their 我 names (``我当时什么心情`` asks for their lines)
+    asker: str | None = None  # whom the question's 我 names (``我当时什么心情`` asks for their lines)
     as_of: datetime | None = None  # a caller's explicit ``now``: what was said after it is not known yet
     zone: tzinfo = UTC  # the configured timezone: ``now`` is its wall clock, a memory's ``created_at`` is UTC
+    entities_version: int | None = None  # the scopes', read with the pending tail (None: the routes read it)
+    persons_version: int | None = None  # the agent's, read with the pending tail (None: the routes read it)
 
 
 @dataclass(slots=True)
@@ -103,7 +105,8 @@ def run(
     """The memories the recipe finds for the request, best first."""
     started = time.perf_counter()
     span = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
-    terms = routes.query_terms(request.query, [*request.drop_words, *_moment_words(span, request.now)])
+    moments = timerange.moment_words(span, request.now)
+    terms = routes.query_terms(request.query, [*request.drop_words, *moments], names=request.drop_words)
     timings = {"tokenize": (time.perf_counter() - started) * 1000}
     ask = routes.Ask(
         store,
@@ -116,6 +119,8 @@ def run(
         recipe,
         lexicon,
         request.zone,
+        request.entities_version,
+        request.persons_version,
     )
     widens = _widens(recipe)
     limit = request.limit
@@ -150,18 +155,6 @@ def run(
     )
 
 
-MOMENT = timedelta(hours=6)  # the longest span read as one moment of a day (上午, 傍晚, 昨晚)
-
-
-def _moment_words(span: TimeSpan | None, now: datetime | None) -> list[str]:
-    """The words of a past moment the query names (中午, 上午, this morning): the time bonus reads them, and as
-    keywords they would lift every line that says them ("中午吃啥"). A span to come (后天), or a long one
-    (白天, 昨天: often habitual or a topic), keeps its words."""
-    if span is None or now is None or span.end - span.start > MOMENT:
-        return []
-    return tokens.words(span.phrase) if span.end <= now.replace(tzinfo=span.end.tzinfo) else []
-
-
 def _widens(recipe: RecallRecipe) -> bool:
     """Whether anything beyond the fused dense and keyword candidates is asked for."""
     late = any(_weight(recipe, name) for name in routes.LATE_ROUTES)
@@ -193,13 +186,16 @@ def _fused(
     # the people the query names are found by the speaker field
     named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
     # in a group (more than two speakers) names are a field, not words: the keyword query loses them too
-    by_name = named if recipe.speaker_weight and recipe.speaker_route and named and routes.in_group(ask) else []
-    if not seen and cached_queries(ask.embedder, [ask.query]) is not None:
-        # the query's vector is known (a repeated query): no embedding to hide the keyword search behind,
-        # and handing it to a thread and back cost more than it ran alongside
+    # 我之前说过啥 in a group: the asker's own lines, by their speaker field too
+    asking = [request.asker] if request.asker and frames.says_i(request.query) else []
+    by_field = bool(recipe.speaker_weight and recipe.speaker_route and (named or asking)) and ask.in_group
+    by_name = [*named, *asking] if by_field else []
+    if views.embedded(ask, seen):
+        # every vector is known (a repeated query, a turn's views): no embedding to hide the keyword search
+        # behind, and handing it to a thread and back cost more than it ran alongside
         keyword = views.keyword(ask, seen, candidates, by_name, recipe.keyword_latest)
         spoken = routes.speaker(ask, candidates, by_name) if by_name else routes.Hits()
-        dense_views = [routes.dense(ask, candidates)]
+        dense_views = views.dense_views(ask, seen, candidates) if seen else [routes.dense(ask, candidates)]
     else:
         keyword_future = _pool.submit(views.keyword, ask, seen, candidates, by_name, recipe.keyword_latest)
         speaker_future = _pool.submit(routes.speaker, ask, candidates, by_name) if by_name else None
@@ -215,7 +211,7 @@ def _fused(
     fuse_started = time.perf_counter()
     first = views.pooled([found.first for found in dense_views], recipe.view_pool) if seen else dense.first
     own_read: dict[str, float] = {}  # own-line similarities by memory id, for the anchor stage after
-    if recipe.own_floor and not routes.in_group(ask):  # a line that says it by itself leads (recall.anchor)
+    if recipe.own_floor and not ask.in_group:  # a line that says it by itself leads (recall.anchor)
         vectors = [view.vector for view in dense_views]
         first, own_read = anchor.own_floor(ask.store, ask.agent, vectors, first, recipe)
     fusion = fuse(first, keyword.first, recipe, spoken.first, detail=request.explain)
@@ -237,7 +233,8 @@ def _fused(
         window += [pair for pair in ranked[depth:] if pair[0] in by_speaker]
     said_by = spoken.info.get("speakers")
     speakers = [str(name) for name in said_by] if isinstance(said_by, list) else []
-    if request.asker and frames.about_asker(request.query):
+    private = all(scope.kind is not ScopeKind.SPACE for scope in request.scopes)  # a group's asker: by_name
+    if request.asker and private and frames.about_asker(request.query):
         speakers.append(request.asker)
     found: dict[str, RankRow] = {}
     if reranking and span is not None and recipe.time_reach:  # said then: reranked wherever fusion put it
@@ -265,7 +262,7 @@ def _fused(
     if recipe.name_weight and names.asks(request.query):  # 那家火锅叫什么名字
         giving = names.gains(window, rows, recipe.name_weight, names.about(request.query))
         window = _lifted(window, boosts, "name", giving)
-    carry = recipe.carriers and not routes.in_group(ask)
+    carry = recipe.carriers and not ask.in_group
     if recipe.anchor_weight or recipe.anchor_demote or carry:  # the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]
         dense_scores = raw.get("dense", {})
@@ -290,6 +287,7 @@ def _fused(
     # says what is wanted by itself)
     nothing = unscored(fusion, by_speaker) if request.time_range is None else set()
     chosen: list[Candidate] = []
+    as_of = request.as_of  # other kinds than chunks may be dated by what they are about, not when said
     for key, (score, _) in window:
         row = rows[key]
         if row is None or (wanted_kinds and row.kind not in wanted_kinds):
@@ -298,8 +296,8 @@ def _fused(
             continue
         if row.scope not in visible:  # the store is trusted, but a leak here would be the worst bug
             continue
-        if request.as_of is not None and row.kind is MemoryKind.CHUNK and timerange.after(row.time, request.as_of):
-            continue  # a chunk's time is when it was said; other kinds may be dated by what they are about
+        if as_of is not None and row.kind is MemoryKind.CHUNK and timerange.after(row.time, as_of, ask.zone):
+            continue  # when a chunk was said (with no fold: a repeated hour's first; _hits reads the fold)
         chosen.append(Candidate(row.id, round(score, 6), RouteScores(raw, key), row.time))
         if len(chosen) >= limit:
             break
@@ -412,9 +410,9 @@ def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = Fals
         items = {i.id: i for i in ask.store.get_memories(ask.agent, list(relevance)) if i.scope in scopes}
         items = {i: items[i] for i in relevance if i in items}
         times = {i: item.time for i, item in items.items()}
-        preset = ScorePreset(name=recipe.recipe, weights=recipe.score_weights)
-        scored = score_memories(items, relevance, distances, preset, ask.now, ask.zone)
-        final = {i: total for i, (total, _) in scored.items()}
+        from huiyi.recall.score import weighted_totals  # here: only a weighted recipe loads it (issue 15)
+
+        final = weighted_totals(items, relevance, distances, recipe, ask.now, ask.zone)
     else:  # relevance alone: only the new candidates need a look, to keep what the scopes may see
         visible = _visible(ask)
         new = [i for i in relevance if i not in known]
@@ -486,7 +484,7 @@ def _hits(ask: routes.Ask, ranking: Ranking, as_of: datetime | None = None) -> l
     started = time.perf_counter()
     items = {item.id: item for item in ask.store.recall_memories(ask.agent, [c.id for c in ranking.candidates])}
     if as_of is not None:
-        items = {i: item for i, item in items.items() if not timerange.after(timerange.known(item), as_of)}
+        items = {i: item for i, item in items.items() if not timerange.after(timerange.known(item), as_of, ask.zone)}
     hits = [hit_of(items[c.id], c.score, c.route_scores) for c in ranking.candidates if c.id in items]
     ranking.timings["hits"] = (time.perf_counter() - started) * 1000
     return hits

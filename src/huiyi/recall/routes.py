@@ -18,23 +18,23 @@ import functools
 import threading
 import time
 import weakref
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.ingest import GROUP_LOOKBACK, is_group, speaker_term
 from huiyi.model import Entity, EntityType, MemoryItem, MemoryKind, Scope, ScopeKind, SummaryData, SummaryKind
 from huiyi.providers.embed import Embedder
 from huiyi.recall import graph as links
+from huiyi.recall.people import people_of
 from huiyi.store.base import RouteHits, Store, Terms
 from huiyi.text import tokens
-from huiyi.text.expand import expand as expand_words
 from huiyi.text.frames import unframed
-from huiyi.text.lexicon import lexicon_for
-from huiyi.text.nicknames import nickname_forms
+
+if TYPE_CHECKING:
+    from huiyi.text.lexicon import Lexicon
 
 __all__ = [
     "LATE_ROUTES",
@@ -67,15 +67,27 @@ class Ask:
     recipe: RecallRecipe
     lexicon: str = "auto"  # where 联想词 come from (the expand section's neighbours)
     zone: tzinfo = UTC  # whose wall clock ``now`` and the memories' times are; ``created_at`` is UTC
+    entities_version: int | None = None  # the scopes' entities version, when the caller read it already
+    persons_version: int | None = None  # the agent's persons version, when the caller read it already
 
     @property
     def agent(self) -> str:
         return self.scopes[0].agent if self.scopes else ""
 
     @functools.cached_property
+    def in_group(self) -> bool:
+        """Whether the query is asked in a group chat (:func:`~huiyi.flows.ingest.is_group` on its latest
+        turns), read once a query: only there are names out of the keyword text, so out of the query."""
+        return any(
+            is_group(self.store.recent_messages(self.agent, scope.space_id, GROUP_LOOKBACK))
+            for scope in self.scopes
+            if scope.kind is ScopeKind.SPACE
+        )
+
+    @functools.cached_property
     def entities(self) -> list[Entity]:
         """The scopes' entities (:func:`scope_entities`): their version read once a query, whichever routes ask."""
-        return scope_entities(self.store, self.scopes)
+        return scope_entities(self.store, self.scopes, self.entities_version)
 
 
 @dataclass
@@ -98,10 +110,11 @@ class Hits:
         return self.searches[0][0] if self.searches else RouteHits()
 
 
-def query_terms(query: str, drop_words: Sequence[str] = ()) -> Terms:
+def query_terms(query: str, drop_words: Sequence[str] = (), names: Sequence[str] | None = None) -> Terms:
     """Content words plus the CJK characters of the content words (stopwords out); a who-question's
-    frame (是谁说…) is no content (:mod:`huiyi.text.frames`)."""
-    words = tokens.content_words(unframed(query), drop=drop_words)
+    frame (是谁说…) is no content (:mod:`huiyi.text.frames`). ``names`` (default: the drop words, the
+    caller's names) are cut whole, so that 陈大川 goes as one word rather than leave 陈 and 大川 behind."""
+    words = tokens.content_words(unframed(query), drop=drop_words, names=drop_words if names is None else names)
     chars: list[str] = []
     for word in words:
         for char in tokens.chars(word):
@@ -148,10 +161,12 @@ _entity_caches: weakref.WeakKeyDictionary[Store, dict[_ScopeSet, tuple[int, list
 _entity_lock = threading.Lock()
 
 
-def scope_entities(store: Store, scopes: Sequence[Scope]) -> list[Entity]:
-    """The entities of the scopes, read again only once a write (in any process) moved their version."""
+def scope_entities(store: Store, scopes: Sequence[Scope], version: int | None = None) -> list[Entity]:
+    """The entities of the scopes, read again only once a write (in any process) moved their version
+    (``version``: as the caller read it, with the pending tail, earlier in the same recall)."""
     key = tuple(sorted((s.agent, s.kind.value, s.key) for s in scopes))
-    version = store.entities_version(scopes)  # before the list: a write between them only reads it again
+    if version is None:  # before the list: a write between them only reads it again
+        version = store.entities_version(scopes)
     with _entity_lock:
         cached = _entity_caches.get(store, {}).get(key)
         if cached is not None and cached[0] == version:
@@ -181,68 +196,18 @@ def entity(ask: Ask, limit: int) -> Hits:
     return out
 
 
-def in_group(ask: Ask) -> bool:
-    """Whether the query is asked in a group chat (:func:`~huiyi.flows.ingest.is_group` on its latest
-    turns): only there are names out of the keyword text, so only there are they out of the query."""
-    return any(
-        is_group(ask.store.recent_messages(ask.agent, scope.space_id, GROUP_LOOKBACK))
-        for scope in ask.scopes
-        if scope.kind is ScopeKind.SPACE
-    )
-
-
 def named_people(ask: Ask) -> list[str]:
     """Every name of each person the query names, the caller excluded (苏霓 and 霓霓): the scopes' person
     entities (客体; a place or thing is no speaker), and the persons with the aliases a user set."""
     entities = [e for e in ask.entities if e.type is EntityType.OBJECT]
-    known = tuple((p.id, (p.name, *p.aliases)) for p in ask.store.list_persons(ask.agent) if p.name or p.aliases)
-    persons = _person_entities(ask.scopes[0], known)
+    people = people_of(ask.store, ask.agent, ask.persons_version)
     # persons apart: a stray entity of one name (霓霓, not yet merged) must not hide the person it names
-    found = [*links.mentioned(persons, ask.query), *links.mentioned(entities, ask.query)]
+    found = [*people.mentioned(ask.scopes[0], ask.query), *links.mentioned(entities, ask.query)]
     # a nickname no one taught (川哥, 桐桐) names them too, also beside their name (好几天没见顾哥冒泡了 /
     # 顾北辰这趟…): left in the keyword query it matches every line that calls them so
-    found += links.mentioned(_nicknamed_of(ask.scopes[0], known, entities), ask.query)
+    found += people.nicknamed(ask.scopes[0], entities, ask.query)
     named = [e for e in found if not set(e.names) & set(ask.drop)]
     return list(dict.fromkeys(n for e in named for n in e.names))
-
-
-@functools.lru_cache(maxsize=64)
-def _person_entities(scope: Scope, persons: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[Entity, ...]:
-    """The agent's persons as entities of ``scope``, made once per list of persons (every recall asks; a
-    group's hundreds of members cost milliseconds to make again)."""
-    return tuple(Entity(scope=scope, name=id_, aliases=[n for n in names if n and n != id_]) for id_, names in persons)
-
-
-_NICKNAMED: dict[tuple[Scope, tuple[Any, ...], tuple[Any, ...]], list[Entity]] = {}
-_NICKNAMED_LOCK = threading.Lock()
-
-
-def _nicknamed_of(scope: Scope, known: tuple[tuple[str, tuple[str, ...]], ...], entities: list[Entity]) -> list[Entity]:
-    """:func:`_nicknamed` of the persons ``known`` (as :func:`_person_entities` makes them) and the scopes'
-    entities, kept for the latest few such lists."""
-    key = (scope, known, tuple((e.id, tuple(e.names)) for e in entities))
-    with _NICKNAMED_LOCK:
-        found = _NICKNAMED.get(key)
-    if found is None:
-        found = _nicknamed([*_person_entities(scope, known), *entities])
-        with _NICKNAMED_LOCK:
-            if len(_NICKNAMED) >= 64:
-                _NICKNAMED.pop(next(iter(_NICKNAMED)))
-            _NICKNAMED[key] = found
-    return found
-
-
-def _nicknamed(people: Sequence[Entity]) -> list[Entity]:
-    """The people with the nicknames of their names as their only aliases; a nickname two people's
-    names could give, or that is someone's name already, is nobody's."""
-    known = {name for person in people for name in person.names}
-    forms = {person.id: [f for name in person.names for f in nickname_forms(name)] for person in people}
-    count = Counter(form for found in forms.values() for form in dict.fromkeys(found))
-    return [
-        person.model_copy(update={"aliases": kept})
-        for person in people
-        if (kept := [f for f in dict.fromkeys(forms[person.id]) if count[f] == 1 and f not in known])
-    ]
 
 
 def speaker(ask: Ask, limit: int, names: Sequence[str] = ()) -> Hits:
@@ -295,9 +260,18 @@ def absent_profiles(ask: Ask, names: Sequence[str]) -> list[MemoryItem]:
 LEVEL_BANDS = ((7, 99), (5, 6), (0, 4))  # high, middle and low association levels, searched apart
 
 
+def lexicon_for(neighbours: str) -> Lexicon:
+    """The config's lexicon, its modules loaded at the first expansion (issue 15)."""
+    from huiyi.text.lexicon import lexicon_for as loaded
+
+    return loaded(neighbours)
+
+
 def expand(ask: Ask, limit: int) -> Hits:
     """Memories holding the query's associated words, one search per band of levels so that a memory
     found through a likelier association weighs more (level / 9, below the query's own words at 1)."""
+    from huiyi.text.expand import expand as expand_words  # here: a recall without 联想词 never loads them
+
     started = time.perf_counter()
     found = expand_words(ask.query, max_words=ask.recipe.expand_words, drop=ask.drop, lexicon=lexicon_for(ask.lexicon))
     out = Hits(info={"base_words": found.base_words, "expanded_words": [{w: level} for w, level in found.expanded]})

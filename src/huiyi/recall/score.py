@@ -10,7 +10,7 @@ says what each feature contributed. Three presets:
 - ``SEED_001``: seed 001 §2.4.2–2.4.3, six factors: importance 0.3, time distance 0.2, use count 0.1,
   neighbour use (邻用, recently used → lower) 0.2, content 0.1, feedback 0.1.
 
-:func:`roulette` is seed 001 §2.4.4's roulette wheel over the top results, for variety.
+:func:`roulette` (:mod:`huiyi.recall.roulette`) is seed 001 §2.4.4's roulette wheel over the top results.
 
     >>> f = Features(relevance=0.8, importance=0.5, graph=1.0, time_decay=0.6, access=0.5)
     >>> round(score(f, SEED_004)[0], 4)  # 0.32 + 0.1 + 0.2 + 0.06 + 0.05
@@ -22,17 +22,17 @@ says what each feature contributed. Three presets:
 from __future__ import annotations
 
 import math
-import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import TypeVar, get_args
+from typing import get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from huiyi.checks import wall_of
-from huiyi.config.recall import SEED001_WEIGHTS, SEED004_WEIGHTS, FeatureName
+from huiyi.config.recall import SEED001_WEIGHTS, SEED004_WEIGHTS, FeatureName, RecallRecipe
 from huiyi.model import MemoryItem
+from huiyi.recall.roulette import roulette  # its home until it had one of its own
 from huiyi.strength import SEED004_DECAY_RATES, DecayType, decay_type_of, time_factor
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "roulette",
     "score",
     "score_memories",
+    "weighted_totals",
 ]
 
 FEATURES: tuple[FeatureName, ...] = get_args(FeatureName)
@@ -279,43 +280,14 @@ def score_memories(
     return out
 
 
-# ---------------------------------------------------------------------------------------------------
-# Roulette wheel (seed 001 §2.4.4)
-
-T = TypeVar("T")
-
-
-def roulette(items: Sequence[T], weights: Sequence[float], k: int, rng: random.Random) -> list[T]:
-    """Draw ``k`` items without replacement, each draw with probability proportional to its weight.
-
-    Seed 001 §2.4.4 spins the wheel once over the retrieved results; spinning again over what is left
-    gives k. Deterministic for a seeded ``rng``. An item of weight 0 is never drawn while an item of
-    positive weight remains; once only zero weights are left they follow in the given order, so the
-    result always has ``min(k, len(items))`` items.
-
-    >>> roulette(["a", "b", "c"], [0.0, 1.0, 0.0], 2, random.Random(7))
-    ['b', 'a']
-    """
-    if len(items) != len(weights):
-        raise ValueError("items and weights differ in length")
-    for weight in weights:
-        if not (math.isfinite(weight) and weight >= 0):
-            raise ValueError(f"weights must be finite and not negative, got {weight}")
-    left = list(range(len(items)))
-    chosen: list[T] = []
-    while left and len(chosen) < k:
-        total = math.fsum(weights[i] for i in left)
-        if total <= 0:
-            chosen.extend(items[i] for i in left[: k - len(chosen)])
-            break
-        point = rng.random() * total
-        pick = next((i for i in reversed(left) if weights[i] > 0), left[-1])  # if rounding overshoots
-        running = 0.0
-        for i in left:
-            running += weights[i]
-            if point < running and weights[i] > 0:
-                pick = i
-                break
-        left.remove(pick)
-        chosen.append(items[pick])
-    return chosen
+def weighted_totals(
+    items: Mapping[str, MemoryItem],
+    relevance: Mapping[str, float],
+    distances: Mapping[str, int],
+    recipe: RecallRecipe,
+    now: datetime,
+    zone: tzinfo = UTC,
+) -> dict[str, float]:
+    """The total of each memory under the recipe's ``score_weights`` (:func:`score_memories`)."""
+    preset = ScorePreset(name=recipe.recipe, weights=recipe.score_weights)
+    return {i: total for i, (total, _) in score_memories(items, relevance, distances, preset, now, zone).items()}

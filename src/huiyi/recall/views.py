@@ -32,11 +32,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from huiyi.config.recall import DEFAULT_VIEWS
+from huiyi.providers.embed import cached_queries
 from huiyi.recall import routes
 from huiyi.recall.routes import Ask, Hits, query_terms
 from huiyi.store.base import RouteHits, ScoredId
 
-__all__ = ["RECENT", "View", "dense_views", "keyword", "keyword_ask", "pooled", "split", "views_of"]
+__all__ = ["RECENT", "View", "dense_views", "embedded", "keyword", "keyword_ask", "pooled", "split", "views_of"]
 
 RECENT = 3  # lines in the recent view: the latest line and the exchange before it
 
@@ -60,6 +61,11 @@ def views_of(query: str, dialogue: Sequence[str], max_chars: int, names: Sequenc
     if len(lines) > 1:
         every.append(View("dialogue", "\n".join([*lines, query.strip()])[-max_chars:]))
     return [view for view in every if view.name in names] or every[-1:]
+
+
+def embedded(ask: Ask, views: Sequence[View]) -> bool:
+    """Whether the embedder holds every vector the dense route asks for: the views', or the query's."""
+    return cached_queries(ask.embedder, [view.text for view in views] if views else [ask.query]) is not None
 
 
 def dense_views(ask: Ask, views: Sequence[View], limit: int) -> list[Hits]:
@@ -118,10 +124,11 @@ def keyword(ask: Ask, views: Sequence[View], limit: int, unnamed: Sequence[str],
     words of earlier lines (阳台, 奶茶, 纸箱) are the topic the talk came from, and alone they outweigh it."""
     if not views:
         return routes.keyword(ask, limit, unnamed)
-    widest = routes.keyword(keyword_ask(ask, views, ask.drop), limit, unnamed)
     if latest <= 0 or views[-1].text.strip() == ask.query.strip():
-        return widest
-    own = routes.keyword(ask, limit, unnamed)
+        return routes.keyword(keyword_ask(ask, views, ask.drop), limit, unnamed)
+    with ask.store.reading(ask.agent):  # one snapshot: the latest line's words are read with the widest view's
+        widest = routes.keyword(keyword_ask(ask, views, ask.drop), limit, unnamed)
+        own = routes.keyword(ask, limit, unnamed)
     scores: dict[int, float] = {hit.key: hit.score for hit in widest.first.hits}
     ids = {hit.key: hit.id for found in (widest.first, own.first) for hit in found.hits}
     for hit in own.first.hits:

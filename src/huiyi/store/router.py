@@ -29,10 +29,10 @@ from huiyi.model import Entity, EntityMerge, Job, JobState, Link, MemoryItem, Me
 from huiyi.store.base import (
     Claim,
     MemoryFilter,
+    NameVersions,
     OwnVectors,
     RankRow,
     RouteHits,
-    RunReport,
     ScopeStats,
     Store,
     Terms,
@@ -40,6 +40,8 @@ from huiyi.store.base import (
     Writes,
 )
 from huiyi.store.erasure import Erasure
+from huiyi.store.graph import EntityEdit
+from huiyi.store.jobs import RunReport
 from huiyi.store.pages import EntityMarked, JobMark, ListMark, Marked, ReportMark
 
 
@@ -135,6 +137,9 @@ class RoutedStore:
     def list_persons(self, agent: str) -> list[Person]:
         return self.store_for(agent).list_persons(agent)
 
+    def persons_version(self, agent: str) -> int:
+        return self.store_for(agent).persons_version(agent)
+
     def erase(
         self,
         agent: str,
@@ -148,6 +153,10 @@ class RoutedStore:
         return self.store_for(agent).erase(
             agent, message_ids, person=person, names=names, window=window, speaker=speaker
         )
+
+    def compact(self) -> None:
+        for store in self.stores.values():
+            store.compact()
 
     def person_blocks(self, agent: str, person: str) -> dict[str, str]:
         return self.store_for(agent).person_blocks(agent, person)
@@ -179,6 +188,12 @@ class RoutedStore:
             if len(found) >= limit:
                 break
         return found
+
+    def unindexed_with_versions(
+        self, limit: int, scopes: Sequence[Scope], keep: Callable[[str], bool] | None = None
+    ) -> tuple[list[Message], NameVersions]:
+        store = self._by_scopes(scopes)
+        return store.unindexed_with_versions(limit, scopes, keep) if store is not None else ([], NameVersions(0, 0))
 
     def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
         found: list[Message] = []
@@ -269,11 +284,16 @@ class RoutedStore:
                 return job
         return None
 
-    def fail_job(self, job_id: str, worker: str, error: str, retry_at: datetime | None) -> None:
+    def fail_job(
+        self, job_id: str, worker: str, error: str, retry_at: datetime | None, again_at: datetime | None = None
+    ) -> None:
         home = self._home_of(job_id)
         # an update that matches nothing is harmless, so a job of unknown home is failed everywhere
         for name in [home] if home is not None else list(self.stores):
-            self.stores[name].fail_job(job_id, worker, error, retry_at)
+            self.stores[name].fail_job(job_id, worker, error, retry_at, again_at)
+
+    def requeue_failed(self, kinds: Sequence[str], now: datetime) -> int:
+        return sum(store.requeue_failed(kinds, now) for store in self.stores.values())
 
     def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
         home = self._home_of(job_id)
@@ -304,6 +324,12 @@ class RoutedStore:
 
     def span_jobs(self, agent: str, space: str, states: Sequence[JobState]) -> list[Job]:
         return self.store_for(agent).span_jobs(agent, space, states)
+
+    def prune_jobs(self, before: datetime) -> int:
+        return sum(store.prune_jobs(before) for store in self.stores.values())
+
+    def prune_reports(self, before: datetime, keep: int) -> int:
+        return sum(store.prune_reports(before, keep) for store in self.stores.values())
 
     def add_report(self, report: RunReport) -> None:
         self.store_for(report.agent).add_report(report)
@@ -376,6 +402,9 @@ class RoutedStore:
 
     def drop_entity_aliases(self, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
         return self.store_for(agent).drop_entity_aliases(agent, entity_id, names)
+
+    def edit_entity(self, agent: str, entity_id: str, edit: EntityEdit, vector: Vectors | None) -> Entity | None:
+        return self.store_for(agent).edit_entity(agent, entity_id, edit, vector)
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         store = self._by_scopes(scopes)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Protocol
@@ -251,10 +251,11 @@ class ExactIndex:
         parts = [p for p in parts if len(p.rowids)]
         if not parts:
             return DenseHits([], [], np.zeros(0, np.int64), np.zeros(0, np.float32))
-        with self._lock:  # a write changes a partition's rowids and ids together
+        with self._lock:  # a write replaces a partition's rowids, ids and vectors together: scored as read
             rows = [(p.rowids, p.ids) for p in parts]
+            held = [p.vectors for p in parts]
         rowids = np.concatenate([r for r, _ in rows])
-        scores = np.concatenate([self._scores(p, query) for p in parts])
+        scores = np.concatenate([self._scores(p, vectors, query) for p, vectors in zip(parts, held, strict=True)])
         k = min(limit, len(scores))
         top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
         top = top[np.argsort(-scores[top], kind="stable")].tolist()
@@ -264,8 +265,25 @@ class ExactIndex:
             ids = [every[i] for i in top] if every is not None else None
         return DenseHits(rowids[top].tolist(), scores[top].tolist(), rowids, scores, ids)
 
-    def _scores(self, part: Partition, query: Matrix) -> Matrix:
-        scores = bfloat16_dot(part.vectors, query)
+    def ids_of(self, rowids: Sequence[int], versions: Mapping[str, int]) -> dict[int, str]:
+        """The memory ids of those ``rowids`` that a partition loaded at its version in ``versions`` (read
+        in the snapshot the rowids came from) holds; the others are the caller's to read."""
+        wanted = np.asarray(rowids, dtype=np.int64)
+        found: dict[int, str] = {}
+        with self._lock:
+            for key, version in versions.items():
+                part = self._parts.get(key)
+                if part is None or part.version != version or part.ids is None or not len(part.rowids):
+                    continue
+                # rowids are loaded in order and grow as rows are added; a row out of order is a miss
+                pos = np.minimum(np.searchsorted(part.rowids, wanted), len(part.rowids) - 1)
+                held = np.flatnonzero(part.rowids[pos] == wanted)
+                ids = part.ids
+                found.update(zip(wanted[held].tolist(), [ids[i] for i in pos[held].tolist()], strict=True))
+        return found
+
+    def _scores(self, part: Partition, vectors: Halves, query: Matrix) -> Matrix:
+        scores = bfloat16_dot(vectors, query)
         chat = part.chat
         context = chat.context_rows(len(self.context.weights)) if chat is not None else None
         # a write landing meanwhile may have grown one array and not yet the other: own scores then

@@ -20,10 +20,11 @@ from huiyi.store import rows
 from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.owncache import own_vectors
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
-from huiyi.store.postgres.connection import PostgresConnection
+from huiyi.store.postgres.connection import Cursor, PostgresConnection
+from huiyi.store.postgres.graph import add_names, drop_aliases
 from huiyi.store.postgres.jobs import record_folded
 from huiyi.store.postgres.search_sql import vector_literal
-from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, json_text, naive, partition_key, partition_keys
+from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, fold_of, json_text, naive, partition_key, partition_keys
 
 JSON_FIELDS = frozenset({"keywords", "data", "participants", "sources"})
 # created_at (UTC) on the wall clock of the zone given as its parameter: the store's zone, by name
@@ -39,18 +40,18 @@ WITH batch AS (
         %(access_count)s::int[], %(last_access)s::timestamp[], %(created_at)s::timestamp[],
         %(sources)s::text[], %(data)s::text[], %(embedding)s::text[], %(words)s::text[], %(chars)s::text[],
         %(words_len)s::int[], %(chars_len)s::int[], %(feedback)s::float8[], %(valid_to)s::timestamp[],
-        %(said_at)s::timestamp[], %(own)s::text[]
+        %(said_at)s::timestamp[], %(own)s::text[], %(time_fold)s::smallint[], %(said_at_fold)s::smallint[]
     ) AS b (id, agent, scope, part, kind, text, time, place, participants, keywords, insight, importance,
             strength, access_count, last_access, created_at, sources, data, embedding, words, chars,
-            words_len, chars_len, feedback, valid_to, said_at, own)
+            words_len, chars_len, feedback, valid_to, said_at, own, time_fold, said_at_fold)
 ), inserted AS (
     INSERT INTO memories (id, agent, scope, part, kind, text, time, place, participants, keywords, insight,
         importance, strength, access_count, last_access, created_at, sources, data, words, chars,
-        words_len, chars_len, feedback, valid_to, said_at)
+        words_len, chars_len, feedback, valid_to, said_at, time_fold, said_at_fold)
     SELECT id, agent, scope, part, kind, text, time, place, participants::jsonb, keywords::jsonb, insight,
         importance, strength, access_count, last_access, created_at, sources::jsonb, data::jsonb,
         to_tsvector('huiyi_words', words), to_tsvector('simple', chars), words_len, chars_len, feedback, valid_to,
-        said_at
+        said_at, time_fold, said_at_fold
     FROM batch
     ON CONFLICT (id) DO NOTHING
     RETURNING rowid, id, part, agent, scope, words_len, chars_len
@@ -106,6 +107,10 @@ class PostgresMemories(PostgresConnection):
             raise StoreError("add_memories needs one vector and one Terms per memory")
         if writes.own_vectors is not None and len(writes.own_vectors) != len(items):
             raise StoreError("add_memories needs one own vector per memory, or none")
+        _check_updatable([(memory_id, fields) for _, memory_id, fields in writes.updates])
+        entity_vectors = writes.entity_vectors if writes.entity_vectors is not None else np.zeros((0, 0), np.float32)
+        if len(entity_vectors) != len(writes.entities):
+            raise StoreError("apply needs one vector per entity")
         with self._write() as cur:
             if complete_job is not None:
                 job_id, worker = complete_job
@@ -118,6 +123,11 @@ class PostgresMemories(PostgresConnection):
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
                 record_folded(cur, job_id)
             links = _take_out(cur, writes.replaced)
+            _update_rows(cur, writes.updates)
+            for entity, vector in zip(writes.entities, entity_vectors, strict=True):
+                add_names(cur, entity, vector, self.clock())
+            for agent, entity_id, names in writes.dropped_aliases:
+                drop_aliases(cur, agent, entity_id, names)
             by_agent: dict[str, list[str]] = {}
             for agent, message_id in writes.indexed_messages:
                 by_agent.setdefault(agent, []).append(message_id)
@@ -148,6 +158,8 @@ class PostgresMemories(PostgresConnection):
             self._own.clear()  # once committed: a recall may read the rows until then
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        if not ids:  # recall asks for none when it found none: no round trip for that
+            return []
         found = self._rows(
             f"SELECT {MEMORY_COLUMNS} FROM memories WHERE agent = %s AND id = ANY(%s)", (agent, list(ids))
         )
@@ -178,6 +190,8 @@ class PostgresMemories(PostgresConnection):
         return own_vectors(self._own, agent, ids, read)
 
     def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
+        if not ids:  # the late routes added no candidate, as on most recalls: no round trip for that
+            return []
         found = self._rows(
             "SELECT id, scope, kind, time, participants, sources, data->'space', data->'seq',"
             " text, importance, data->>'subject', data->'about', valid_to"
@@ -283,25 +297,29 @@ class PostgresMemories(PostgresConnection):
             )
 
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
-        for _, fields in changes:
-            unknown = set(fields) - UPDATABLE
-            if unknown:
-                raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
-        changed = 0
+        _check_updatable(changes)
         with self._write() as cur:
-            for memory_id, fields in changes:
-                if not fields:
-                    continue
-                # names come from UPDATABLE only, so they are safe inside the statement
-                assignments = ", ".join(
-                    f"{name} = %s::jsonb" if name in JSON_FIELDS else f"{name} = %s" for name in fields
-                )
-                values = [column_value(name, value) for name, value in fields.items()]
-                cur.execute(
-                    f"UPDATE memories SET {assignments} WHERE agent = %s AND id = %s", (*values, agent, memory_id)
-                )
-                changed += cur.rowcount
-        return changed
+            return _update_rows(cur, [(agent, memory_id, fields) for memory_id, fields in changes])
+
+
+def _check_updatable(changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    for _, fields in changes:
+        if unknown := set(fields) - UPDATABLE:
+            raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
+
+
+def _update_rows(cur: Cursor, changes: Sequence[tuple[str, str, dict[str, Any]]]) -> int:
+    """(agent, id, fields) updated in the caller's transaction; how many rows."""
+    changed = 0
+    for agent, memory_id, fields in changes:
+        if not fields:
+            continue
+        # names come from UPDATABLE only, so they are safe inside the statement
+        assignments = ", ".join(f"{name} = %s::jsonb" if name in JSON_FIELDS else f"{name} = %s" for name in fields)
+        values = [column_value(name, value) for name, value in fields.items()]
+        cur.execute(f"UPDATE memories SET {assignments} WHERE agent = %s AND id = %s", (*values, agent, memory_id))
+        changed += cur.rowcount
+    return changed
 
 
 def column_value(name: str, value: Any) -> Any:
@@ -350,6 +368,8 @@ def memory_columns(
         "valid_to": [naive(i.valid_to) for i in items],
         "said_at": [naive(i.said_at) for i in items],
         "own": [vector_literal(v) for v in own] if own is not None else [None] * len(items),
+        "time_fold": [fold_of(i.time) for i in items],
+        "said_at_fold": [fold_of(i.said_at) for i in items],
     }
 
 

@@ -10,7 +10,19 @@ from huiyi.model import Message, Person, Scope
 from huiyi.store import rows
 from huiyi.store.base import Claim, ScopeStats
 from huiyi.store.postgres.connection import PostgresConnection
-from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, NATIVE, id_taken, json_text, naive
+from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, NATIVE, fold_of, id_taken, json_text, naive
+
+# the newest unindexed rows' texts of some scopes (``of_scopes``), through the partial index on unindexed
+# rows: one probe when nothing waits, as on nearly every recall
+UNINDEXED_TEXTS = "SELECT rowid, text FROM messages WHERE NOT indexed AND ({either}) ORDER BY rowid DESC LIMIT %s"
+# the agent's persons version (no row: none of its persons was ever written)
+PERSONS_VERSION = "SELECT COALESCE((SELECT version FROM person_versions WHERE agent = %s), 0)"
+
+
+def of_scopes(scopes: Sequence[Scope]) -> tuple[str, list[str]]:
+    """A test of a message's agent and scope tag against ``scopes``, and its arguments."""
+    either = " OR ".join(["(agent = %s AND scope = %s)"] * len(scopes))
+    return either, [value for scope in scopes for value in (scope.agent, scope.tag)]
 
 
 class PostgresMessages(PostgresConnection):
@@ -35,6 +47,9 @@ class PostgresMessages(PostgresConnection):
     def list_persons(self, agent: str) -> list[Person]:
         found = self._rows("SELECT id, name, aliases, platform_ids FROM persons WHERE agent = %s ORDER BY id", (agent,))
         return [rows.person(row, NATIVE) for row in found]
+
+    def persons_version(self, agent: str) -> int:
+        return int(self._rows(PERSONS_VERSION, (agent,))[0][0])
 
     # person blocks -------------------------------------------------------------------------------
     def person_blocks(self, agent: str, person: str) -> dict[str, str]:
@@ -81,7 +96,7 @@ class PostgresMessages(PostgresConnection):
                 seq = next_seq[(message.agent, message.space)]
                 cur.execute(
                     "INSERT INTO messages (agent, id, space, scope, speaker, role, text, time, seq, claimed_by,"
-                    " claim_until) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    " claim_until, time_fold) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
                     " ON CONFLICT (agent, id) DO NOTHING",
                     (
                         message.agent,
@@ -95,6 +110,7 @@ class PostgresMessages(PostgresConnection):
                         seq,
                         claimed_by,
                         claim_until,
+                        fold_of(message.time),
                     ),
                 )
                 if cur.rowcount:
@@ -142,16 +158,18 @@ class PostgresMessages(PostgresConnection):
             return [rows.message(row, NATIVE) for row in self._rows(sql, (limit,))]
         if not scopes:
             return []
-        # the partial index on unindexed rows: one probe when nothing waits, as on nearly every recall
-        either = " OR ".join(["(agent = %s AND scope = %s)"] * len(scopes))
-        args = [value for scope in scopes for value in (scope.agent, scope.tag)]
+        either, args = of_scopes(scopes)
         if keep is not None:
-            sql = f"SELECT rowid, text FROM messages WHERE NOT indexed AND ({either}) ORDER BY rowid DESC LIMIT %s"
-            kept = [rowid for rowid, text in self._rows(sql, (*args, limit)) if keep(text)]
-            sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE rowid = ANY(%s) ORDER BY rowid"
-            return [rows.message(row, NATIVE) for row in self._rows(sql, (kept,))] if kept else []
+            texts = self._rows(UNINDEXED_TEXTS.format(either=either), (*args, limit))
+            return self.kept_messages(texts, keep)
         sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE NOT indexed AND ({either}) ORDER BY rowid DESC LIMIT %s"
         return [rows.message(row, NATIVE) for row in reversed(self._rows(sql, (*args, limit)))]
+
+    def kept_messages(self, texts: Sequence[tuple[object, ...]], keep: Callable[[str], bool]) -> list[Message]:
+        """The messages of the (rowid, text) rows whose text ``keep`` accepts, read whole, oldest first."""
+        kept = [rowid for rowid, text in texts if rowid is not None and keep(str(text))]
+        sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE rowid = ANY(%s) ORDER BY rowid"
+        return [rows.message(row, NATIVE) for row in self._rows(sql, (kept,))] if kept else []
 
     def claim_unindexed(self, worker: str, now: datetime, lease_seconds: float, limit: int) -> list[Message]:
         at = naive(now)

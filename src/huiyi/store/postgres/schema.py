@@ -317,4 +317,51 @@ MIGRATIONS: list[str] = [
     # 15: a space's speakers in order, so a group fold learns everyone who spoke there (the alias check) with a
     # seek per member, not a walk over every speaker the agent has had in all its chats
     "CREATE INDEX IF NOT EXISTS messages_space_speaker ON messages (agent, space, speaker);",
+    # 16: which of a repeated hour's two wall clocks a time is (daylight saving time ending: 01:10 PDT, then
+    # 01:10 PST), 1 for the second (``fold``); NULL for the first and in every row written before
+    """
+    ALTER TABLE messages ADD COLUMN IF NOT EXISTS time_fold SMALLINT;
+    ALTER TABLE memories ADD COLUMN IF NOT EXISTS time_fold SMALLINT, ADD COLUMN IF NOT EXISTS said_at_fold SMALLINT;
+    """,
+    # 17: the failed jobs due to be tried again (the worker's once-a-minute requeue), found without reading
+    # every job the store ever ran
+    "CREATE INDEX IF NOT EXISTS jobs_failed ON jobs (run_after) WHERE state = 'failed';",
+    # 18: maintenance deletes done jobs and reports past their time (bookkeeping): the old ones found without
+    # reading the kept, a scope's newest done job of a kind and newest reports by a seek; the last index
+    # takes over from reports_scope, whose seq no read orders by
+    """
+    CREATE INDEX IF NOT EXISTS jobs_aged ON jobs (state, created_at);
+    CREATE INDEX IF NOT EXISTS jobs_done_scope ON jobs (agent, kind, (COALESCE(payload->>'scope', '')), created_at, id)
+        WHERE state = 'done';
+    CREATE INDEX IF NOT EXISTS reports_at ON reports (at);
+    CREATE INDEX IF NOT EXISTS reports_newest ON reports (agent, scope, at, id);
+    DROP INDEX IF EXISTS reports_scope;
+    """,
+    # 19: a version per agent of its persons' names, moved by every write that adds, renames or removes one (any
+    # replica, any code path), so a process keeps the name index recall reads until another changes it
+    # (recall.people); keyed by the agent, never by a person, and never deleted: it only grows
+    """
+    CREATE TABLE IF NOT EXISTS person_versions (agent TEXT PRIMARY KEY, version BIGINT NOT NULL);
+    CREATE OR REPLACE FUNCTION persons_written() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP <> 'INSERT' THEN
+            INSERT INTO person_versions AS v (agent, version) VALUES (OLD.agent, 1)
+                ON CONFLICT (agent) DO UPDATE SET version = v.version + 1;
+        END IF;
+        IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW.agent IS DISTINCT FROM OLD.agent) THEN
+            INSERT INTO person_versions AS v (agent, version) VALUES (NEW.agent, 1)
+                ON CONFLICT (agent) DO UPDATE SET version = v.version + 1;
+        END IF;
+        RETURN NULL;
+    END $$;
+    DROP TRIGGER IF EXISTS persons_added ON persons;
+    DROP TRIGGER IF EXISTS persons_renamed ON persons;
+    DROP TRIGGER IF EXISTS persons_deleted ON persons;
+    CREATE TRIGGER persons_added AFTER INSERT ON persons FOR EACH ROW EXECUTE FUNCTION persons_written();
+    CREATE TRIGGER persons_renamed AFTER UPDATE ON persons FOR EACH ROW
+        WHEN (OLD.agent IS DISTINCT FROM NEW.agent OR OLD.id IS DISTINCT FROM NEW.id
+              OR OLD.name IS DISTINCT FROM NEW.name OR OLD.aliases IS DISTINCT FROM NEW.aliases)
+        EXECUTE FUNCTION persons_written();
+    CREATE TRIGGER persons_deleted AFTER DELETE ON persons FOR EACH ROW EXECUTE FUNCTION persons_written();
+    """,
 ]

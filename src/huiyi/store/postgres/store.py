@@ -10,18 +10,29 @@ Times are stored as ``timestamp`` (no zone), the wall-clock value the caller gav
 The database user needs ``CREATE`` on the database the first time (``CREATE EXTENSION vector`` and the
 tables); after that only reads and writes of the tables.
 
-``PostgresStore`` is composed of one part per aggregate, each a mixin over ``PostgresConnection``.
+``PostgresStore`` is composed of one part per aggregate, each a mixin over ``PostgresConnection``; it
+holds the one read of two aggregates, recall's first (``unindexed_with_versions``).
 """
 
 from __future__ import annotations
 
-from huiyi.store.base import TurnContext
+from collections.abc import Callable, Sequence
+
+from huiyi.model import Message, Scope
+from huiyi.store.base import NameVersions, TurnContext
 from huiyi.store.postgres.erase import PostgresErase
-from huiyi.store.postgres.graph import PostgresGraph
+from huiyi.store.postgres.graph import ENTITIES_VERSION, PostgresGraph
 from huiyi.store.postgres.jobs import PostgresJobs
 from huiyi.store.postgres.memories import PostgresMemories
-from huiyi.store.postgres.messages import PostgresMessages
+from huiyi.store.postgres.messages import PERSONS_VERSION, UNINDEXED_TEXTS, PostgresMessages, of_scopes
 from huiyi.store.postgres.search import PostgresSearch
+from huiyi.store.rows import entities_version, partition_keys
+
+# the scopes' entities version and their agent's persons version beside their newest unindexed texts, in one
+# statement (one snapshot): the versions' one row, joined to each text, or alone when nothing waits
+_VERSIONS_AND_TEXTS = (
+    f"SELECT v.*, ({PERSONS_VERSION}), t.* FROM ({ENTITIES_VERSION}) v LEFT JOIN LATERAL ({UNINDEXED_TEXTS}) t ON true"
+)
 
 
 class PostgresStore(PostgresMessages, PostgresJobs, PostgresErase, PostgresMemories, PostgresGraph, PostgresSearch):
@@ -36,3 +47,14 @@ class PostgresStore(PostgresMessages, PostgresJobs, PostgresErase, PostgresMemor
         except BaseException:
             self.close()
             raise
+
+    def unindexed_with_versions(
+        self, limit: int, scopes: Sequence[Scope], keep: Callable[[str], bool] | None = None
+    ) -> tuple[list[Message], NameVersions]:
+        if not scopes:
+            return [], NameVersions(self.entities_version(scopes), 0)
+        either, args = of_scopes(scopes)
+        sql = _VERSIONS_AND_TEXTS.format(either=either)
+        found = self._rows(sql, (scopes[0].agent, partition_keys(scopes), *args, limit))
+        versions = NameVersions(entities_version(int(found[0][0]), int(found[0][1])), int(found[0][2]))
+        return self.kept_messages([row[3:] for row in found], keep or (lambda _: True)), versions

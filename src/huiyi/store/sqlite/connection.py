@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from huiyi.errors import SchemaTooNew, StoreError
+from huiyi.errors import SchemaTooNew, StoreError, StoreFull
 from huiyi.store.base import RankRow
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
@@ -30,6 +30,7 @@ from huiyi.store.vectors import ExactIndex
 log = logging.getLogger(__name__)
 
 DB_NAME = "huiyi.sqlite"
+PartRow = tuple[int, int, int]  # a partition's version, documents and keyword tokens (``partitions``)
 SYNCHRONOUS = ("normal", "full")
 
 
@@ -111,27 +112,60 @@ class SQLiteConnection:
             return
         conn.execute("BEGIN")
         self._local.reading = True
+        self._local.parts = {}  # the partitions' rows read in this snapshot (_part_rows)
+        self._local.postings = {}  # and the keyword index's posting lists (sqlite.keyword)
         try:
             yield
         finally:
             self._local.reading = False
+            self._local.parts = self._local.postings = None
             if conn.in_transaction:
                 conn.execute("COMMIT")
+
+    def _part_rows(self, parts: Sequence[str]) -> dict[str, PartRow]:
+        """Each partition's (version, documents, tokens) as the database has it now. In a snapshot of
+        :meth:`reading` each is read once, as nothing can change it there: a recall's routes and caches
+        asked for the same ones four times."""
+        held: dict[str, PartRow | None] | None = getattr(self._local, "parts", None)
+        wanted = [part for part in parts if held is None or part not in held]
+        found: dict[str, PartRow] = {}
+        if wanted:
+            rows = self._conn().execute(
+                f"SELECT part, version, docs, fts_total FROM partitions WHERE part IN ({marks(len(wanted))})", wanted
+            )
+            found = {str(part): (int(version), int(docs), int(tokens)) for part, version, docs, tokens in rows}
+        if held is None:
+            return {part: found[part] for part in parts if part in found}
+        held.update((part, found.get(part)) for part in wanted)
+        return {part: row for part in parts if (row := held[part]) is not None}
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         conn = self._conn()
-        with self._write_lock:
+        with self._write_lock, self._room():
+            self._local.parts = self._local.postings = None  # what the thread read may change now
             if conn.in_transaction and getattr(self._local, "reading", False):
                 conn.execute("COMMIT")  # the thread's read snapshot ends here: a write needs the newest state
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            else:
                 conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+    @contextmanager
+    def _room(self) -> Iterator[None]:
+        """A write the disk could not hold (SQLITE_FULL) as ``StoreFull``: a bot's add sees a huiyi error it
+        can act on, not SQLite's."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            code = getattr(exc, "sqlite_errorcode", None)
+            if code is not None and code & 0xFF == sqlite3.SQLITE_FULL:
+                raise StoreFull(f"{self.path}: the disk is full; nothing of this call was written") from exc
+            raise
 
     def close(self) -> None:
         self._close_connections()

@@ -30,6 +30,9 @@ from huiyi.store.sqlite.fts import index_tokens, scope_code
 
 _WEIGHTS = {"words": WORD_WEIGHT, "chars": CHAR_WEIGHT}
 Phrase = tuple[str, tuple[str, ...]]  # (column, its tokens as the index holds them, without the code)
+# the reads of a snapshot, by the partitions: each read's tokens (column, token) -> its number, and its
+# (number, rowid, offset, row length) rows as read
+Postings = dict[tuple[str, ...], list[tuple[dict[tuple[str, str], int], Array]]]
 
 
 def query_phrases(query: Terms) -> Counter[Phrase]:
@@ -44,24 +47,28 @@ def query_phrases(query: Terms) -> Counter[Phrase]:
     )
 
 
-def keyword_scores(conn: sqlite3.Connection, parts: Sequence[str], query: Terms, limit: int) -> list[tuple[int, float]]:
-    """The best ``limit`` (rowid, score) of the scopes' memories for ``query``, best first, ties by rowid."""
+def keyword_scores(
+    conn: sqlite3.Connection,
+    parts: Sequence[str],
+    totals: tuple[int, int],
+    query: Terms,
+    limit: int,
+    postings: Postings | None = None,
+) -> list[tuple[int, float]]:
+    """The best ``limit`` (rowid, score) of the scopes' memories for ``query``, best first, ties by rowid;
+    ``totals`` are the scopes' documents and tokens (``partitions``, read in the caller's snapshot);
+    ``postings``: the posting lists read before in that snapshot (:func:`_instances`)."""
     phrases = query_phrases(query)
     if not parts or limit <= 0 or not phrases:
         return []
-    n, total = conn.execute(
-        "SELECT COALESCE(sum(docs), 0), COALESCE(sum(fts_total), 0) FROM partitions"
-        f" WHERE part IN ({marks(len(parts))})",
-        list(parts),
-    ).fetchone()
+    n, total = totals
     numbers: dict[tuple[str, str], int] = {}
     for column, cut in phrases:
         for token in cut:
             numbers.setdefault((column, token), len(numbers))
-    found = _instances(conn, parts, numbers) if n else []
-    if not found:
+    rows = _instances(conn, parts, numbers, postings) if n else np.zeros((0, 4), dtype=np.int64)
+    if not len(rows):
         return []
-    rows = np.array(found, dtype=np.int64)
     number = rows[:, 0]
     rowids, doc = np.unique(rows[:, 1], return_inverse=True)
     doc_len = np.zeros(len(rowids))
@@ -92,7 +99,38 @@ def keyword_scores(conn: sqlite3.Connection, parts: Sequence[str], query: Terms,
 _SPAN = 1 << 32  # more than any row's offsets
 
 
-def _instances(conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[str, str], int]) -> list[Any]:
+def _instances(
+    conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[str, str], int], held: Postings | None
+) -> Array:
+    """(token number, rowid, offset, row length) of each instance of the tokens in the scopes' rows, in no
+    particular order. ``held`` keeps the snapshot's reads as they came: a turn's second search (its latest
+    line, beside the exchange: recall.views) takes the tokens the first read from them, and a search whose
+    tokens none read pays nothing for it (one search a recall, most recalls)."""
+    if held is None:
+        return _array(_read(conn, parts, numbers))
+    reads = held.setdefault(tuple(parts), [])
+    pieces: list[Array] = []
+    missing: dict[tuple[str, str], int] = {}
+    for token, number in numbers.items():
+        read = next(((index[token], rows) for index, rows in reads if token in index), None)
+        if read is None:
+            missing[token] = number
+        else:
+            rows = read[1][read[1][:, 0] == read[0]].copy()
+            rows[:, 0] = number
+            pieces.append(rows)
+    if missing:
+        found = _array(_read(conn, parts, missing))
+        reads.append((missing, found))
+        pieces.append(found)
+    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
+
+def _array(found: list[Any]) -> Array:
+    return np.array(found, dtype=np.int64).reshape(-1, 4)
+
+
+def _read(conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[str, str], int]) -> list[Any]:
     """(token number, rowid, offset, row length) of each instance of the tokens in the scopes' rows."""
     wanted = [
         x

@@ -22,11 +22,12 @@ from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, OwnVectors, R
 from huiyi.store.owncache import own_vectors
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
-from huiyi.store.rows import MEMORY_COLUMNS, TEXT, json_text, partition_keys, to_epoch
+from huiyi.store.rows import MEMORY_COLUMNS, TEXT, fold_of, json_text, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import count_row_tokens, scope_code, scoped
+from huiyi.store.sqlite.graph import add_names, drop_aliases
 from huiyi.store.sqlite.jobs import record_folded
-from huiyi.store.sqlite.partitions import bump_version, count_in, ensure_partition, part_versions
+from huiyi.store.sqlite.partitions import bump_version, count_in, ensure_partition
 from huiyi.store.vectors import Places
 
 _LIST_KEY = list_key("huiyi_wall(created_at)")  # the connection's function: created_at on the zone's clock
@@ -60,6 +61,10 @@ class SQLiteMemories(SQLiteConnection):
         own = writes.own_vectors
         if own is not None and len(own) != len(items):
             raise StoreError("add_memories needs one own vector per memory, or none")
+        _check_updatable([(memory_id, fields) for _, memory_id, fields in writes.updates])
+        entity_vectors = writes.entity_vectors if writes.entity_vectors is not None else np.zeros((0, 0), np.float32)
+        if len(entity_vectors) != len(writes.entities):
+            raise StoreError("apply needs one vector per entity")
         now = to_epoch(self.clock())
         added: dict[str, tuple[int, list[int], list[int]]] = {}  # part -> (old version, rowids, item index)
         tokens: dict[str, int] = {}  # part -> its new rows' tokens, for its counters
@@ -75,6 +80,11 @@ class SQLiteMemories(SQLiteConnection):
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
                 record_folded(conn, job_id)
             links, removed = _take_out(conn, writes.replaced)
+            _, touched = _update_rows(conn, writes.updates)
+            for entity, vector in zip(writes.entities, entity_vectors, strict=True):
+                add_names(conn, entity, vector, now)
+            for agent, entity_id, names in writes.dropped_aliases:
+                drop_aliases(conn, agent, entity_id, names)
             # read in the write transaction, so an erasure is wholly before it or after it
             gone = _erased(conn, writes.indexed_messages)
             for index, (item, term) in enumerate(zip(items, terms, strict=True)):
@@ -84,8 +94,8 @@ class SQLiteMemories(SQLiteConnection):
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO memories (id, agent, scope, part, kind, text, time, place, participants,"
                     " keywords, insight, importance, strength, access_count, last_access, created_at, sources, data,"
-                    " feedback, valid_to, said_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " feedback, valid_to, said_at, time_fold, said_at_fold)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     _memory_row(item, part, now),
                 )
                 if not cursor.rowcount:
@@ -128,6 +138,8 @@ class SQLiteMemories(SQLiteConnection):
                 "INSERT OR IGNORE INTO links (agent, source, target, kind, weight) VALUES (?, ?, ?, ?, ?)", links
             )
         self._uncache(removed)  # first: the versions the rows added were cached at follow the removal's
+        for part, old in touched.items():
+            self._vectors.touched(part, old)
         for part, (old, rowids, indexes) in added.items():
             matrix = np.asarray(vectors[indexes], dtype=np.float16).astype(np.float32)
             chosen = [items[i] for i in indexes]
@@ -137,7 +149,8 @@ class SQLiteMemories(SQLiteConnection):
         """The rows ``cache`` holds of ``ids`` whose partition's version in the database is still theirs,
         and the ids to read."""
         known = cache.parts_of(agent, ids)
-        return cache.get(agent, ids, part_versions(self._conn(), sorted(known)) if known else {})
+        versions = {part: row[0] for part, row in self._part_rows(sorted(known)).items()} if known else {}
+        return cache.get(agent, ids, versions)
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         found: dict[str, MemoryItem] = {}
@@ -327,31 +340,41 @@ class SQLiteMemories(SQLiteConnection):
                 )
 
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
-        for _, fields in changes:
-            unknown = set(fields) - UPDATABLE
-            if unknown:
-                raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
-        changed = 0
-        touched: set[str] = set()
+        _check_updatable(changes)
         with self._write() as conn:
-            for memory_id, fields in changes:
-                if not fields:
-                    continue
-                values = [_column_value(name, value) for name, value in fields.items()]
-                # names come from UPDATABLE only, so they are safe inside the statement
-                assignments = ", ".join(f"{name} = ?" for name in fields)
-                cursor = conn.execute(
-                    f"UPDATE memories SET {assignments} WHERE agent = ? AND id = ?", (*values, agent, memory_id)
-                )
-                if cursor.rowcount:
-                    changed += cursor.rowcount
-                    where = conn.execute("SELECT part FROM memories WHERE agent = ? AND id = ?", (agent, memory_id))
-                    touched.update(str(part) for (part,) in where)
-            # the rank rows cached of these partitions, in any process, are stale now (store.rankcache)
-            bumped = {part: bump_version(conn, part) for part in touched}
+            changed, bumped = _update_rows(conn, [(agent, memory_id, fields) for memory_id, fields in changes])
         for part, old in bumped.items():
             self._vectors.touched(part, old)
         return changed
+
+
+def _check_updatable(changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    for _, fields in changes:
+        if unknown := set(fields) - UPDATABLE:
+            raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
+
+
+def _update_rows(
+    conn: sqlite3.Connection, changes: Sequence[tuple[str, str, dict[str, Any]]]
+) -> tuple[int, dict[str, int]]:
+    """(agent, id, fields) updated in the caller's transaction: how many rows, and part -> its version
+    before, for the vector cache once committed."""
+    changed = 0
+    touched: set[str] = set()
+    for agent, memory_id, fields in changes:
+        if not fields:
+            continue
+        values = [_column_value(name, value) for name, value in fields.items()]
+        # names come from UPDATABLE only, so they are safe inside the statement
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        sql = f"UPDATE memories SET {assignments} WHERE agent = ? AND id = ?"
+        cursor = conn.execute(sql, (*values, agent, memory_id))
+        if cursor.rowcount:
+            changed += cursor.rowcount
+            where = conn.execute("SELECT part FROM memories WHERE agent = ? AND id = ?", (agent, memory_id))
+            touched.update(str(part) for (part,) in where)
+    # the rank rows cached of these partitions, in any process, are stale now (store.rankcache)
+    return changed, {part: bump_version(conn, part) for part in touched}
 
 
 def delete_memory_rows(conn: sqlite3.Connection, agent: str, ids: Sequence[str]) -> dict[str, tuple[int, list[int]]]:
@@ -419,6 +442,8 @@ def _memory_row(item: MemoryItem, part: str, now: float | None) -> tuple[Any, ..
         item.feedback,
         to_epoch(item.valid_to),
         to_epoch(item.said_at),
+        fold_of(item.time),
+        fold_of(item.said_at),
     )
 
 

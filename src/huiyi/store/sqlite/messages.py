@@ -11,7 +11,7 @@ from huiyi.errors import InvalidInput
 from huiyi.model import Message, Person, Scope
 from huiyi.store import rows
 from huiyi.store.base import Claim, ScopeStats
-from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, TEXT, id_taken, json_text, to_epoch
+from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, TEXT, fold_of, id_taken, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
 
@@ -45,6 +45,10 @@ class SQLiteMessages(SQLiteConnection):
             .fetchall()
         )
         return [rows.person(row, TEXT) for row in found]
+
+    def persons_version(self, agent: str) -> int:
+        row = self._conn().execute("SELECT version FROM person_versions WHERE agent = ?", (agent,)).fetchone()
+        return int(row[0]) if row else 0
 
     # person blocks -------------------------------------------------------------------------------
     def person_blocks(self, agent: str, person: str) -> dict[str, str]:
@@ -88,7 +92,7 @@ class SQLiteMessages(SQLiteConnection):
                 seq = next_seq[space_key]
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO messages (agent, id, space, scope, speaker, role, text, time, seq,"
-                    " claimed_by, claim_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " claimed_by, claim_until, time_fold) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         message.agent,
                         message.id,
@@ -101,6 +105,7 @@ class SQLiteMessages(SQLiteConnection):
                         seq,
                         claimed_by,
                         claim_until,
+                        fold_of(message.time),
                     ),
                 )
                 if cursor.rowcount:
@@ -115,10 +120,10 @@ class SQLiteMessages(SQLiteConnection):
         before it reads, so the next seq it reads is the one it writes. Each statement lets go of the GIL
         and waits to take it back, on a busy process several ms: four made the tail of an add (issue 15)."""
         conn = self._conn()
-        with self._write_lock:
+        with self._write_lock, self._room():
             row = conn.execute(
                 "INSERT OR IGNORE INTO messages (agent, id, space, scope, speaker, role, text, time, seq,"
-                " claimed_by, claim_until) SELECT ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?"
+                " claimed_by, claim_until, time_fold) SELECT ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?"
                 " FROM messages WHERE agent = ? AND space = ? RETURNING seq",
                 (
                     message.agent,
@@ -131,6 +136,7 @@ class SQLiteMessages(SQLiteConnection):
                     to_epoch(message.time),
                     claimed_by,
                     claim_until,
+                    fold_of(message.time),
                     message.agent,
                     message.space,
                 ),

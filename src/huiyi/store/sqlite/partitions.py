@@ -4,11 +4,9 @@ and its BM25 counters (``sqlite.keyword``)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
 
 from huiyi.model import Scope
 from huiyi.store.rows import partition_key
-from huiyi.store.sqlite.connection import marks
 
 
 def ensure_partition(conn: sqlite3.Connection, agent: str, scope: Scope) -> str:
@@ -34,12 +32,6 @@ def drop_partition(conn: sqlite3.Connection, part: str) -> None:
         (part, part),
     )
     conn.execute(f"DELETE FROM partitions WHERE {empty}", (part, part))
-
-
-def part_versions(conn: sqlite3.Connection, parts: Sequence[str]) -> dict[str, int]:
-    """Each partition's version, as the database has it now."""
-    found = conn.execute(f"SELECT part, version FROM partitions WHERE part IN ({marks(len(parts))})", list(parts))
-    return {str(part): int(version) for part, version in found}
 
 
 def bump_version(conn: sqlite3.Connection, part: str) -> int:

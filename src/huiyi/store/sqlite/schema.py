@@ -317,6 +317,47 @@ MIGRATIONS: list[str] = [
     # 17: a space's speakers in order, so a group fold learns everyone who spoke there (the alias check) with a
     # seek per member, not a walk over every speaker the agent has had in all its chats
     "CREATE INDEX IF NOT EXISTS messages_space_speaker ON messages (agent, space, speaker);",
+    # 18: which of a repeated hour's two wall clocks a time is (daylight saving time ending: 01:10 PDT, then
+    # 01:10 PST), 1 for the second (``fold``); NULL for the first and in every row written before
+    """
+    ALTER TABLE messages ADD COLUMN time_fold INTEGER;
+    ALTER TABLE memories ADD COLUMN time_fold INTEGER;
+    ALTER TABLE memories ADD COLUMN said_at_fold INTEGER;
+    """,
+    # 19: maintenance deletes done jobs and reports past their time (bookkeeping): the old ones found without
+    # reading the kept (jobs_aged whole: with no statistics the planner took jobs_runnable's state over a
+    # partial index), a scope's newest done job of a kind and newest reports by a seek; the last index
+    # takes over from reports_scope, of which it is a longer form
+    """
+    CREATE INDEX IF NOT EXISTS jobs_aged ON jobs (state, created_at);
+    CREATE INDEX IF NOT EXISTS jobs_done_scope ON jobs (agent, kind, COALESCE(json_extract(payload, '$.scope'), ''),
+        created_at, id) WHERE state = 'done';
+    CREATE INDEX IF NOT EXISTS reports_at ON reports (at);
+    CREATE INDEX IF NOT EXISTS reports_newest ON reports (agent, scope, at, id);
+    DROP INDEX IF EXISTS reports_scope;
+    """,
+    # 20: a version per agent of its persons' names, moved by every write that adds, renames or removes one (any
+    # process, any code path), so a process keeps the name index recall reads until another changes it
+    # (recall.people); keyed by the agent, never by a person, and never deleted: it only grows
+    """
+    CREATE TABLE IF NOT EXISTS person_versions (agent TEXT PRIMARY KEY, version INTEGER NOT NULL);
+    CREATE TRIGGER IF NOT EXISTS persons_added AFTER INSERT ON persons BEGIN
+        INSERT INTO person_versions (agent, version) VALUES (NEW.agent, 1)
+            ON CONFLICT (agent) DO UPDATE SET version = version + 1;
+    END;
+    CREATE TRIGGER IF NOT EXISTS persons_renamed AFTER UPDATE ON persons
+        WHEN OLD.agent IS NOT NEW.agent OR OLD.id IS NOT NEW.id OR OLD.name IS NOT NEW.name
+            OR OLD.aliases IS NOT NEW.aliases BEGIN
+        INSERT INTO person_versions (agent, version) VALUES (OLD.agent, 1)
+            ON CONFLICT (agent) DO UPDATE SET version = version + 1;
+        INSERT INTO person_versions (agent, version) VALUES (NEW.agent, 1)
+            ON CONFLICT (agent) DO UPDATE SET version = version + 1;
+    END;
+    CREATE TRIGGER IF NOT EXISTS persons_deleted AFTER DELETE ON persons BEGIN
+        INSERT INTO person_versions (agent, version) VALUES (OLD.agent, 1)
+            ON CONFLICT (agent) DO UPDATE SET version = version + 1;
+    END;
+    """,
 ]
 
 

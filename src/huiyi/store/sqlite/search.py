@@ -61,10 +61,7 @@ class SQLiteSearch(SQLiteConnection):
         return version, np.asarray(rowids, dtype=np.int64), matrix, places, ids
 
     def _versions(self, parts: Sequence[str]) -> dict[str, int]:
-        found = self._conn().execute(
-            f"SELECT part, version FROM partitions WHERE part IN ({marks(len(parts))})", list(parts)
-        )
-        return {part: int(version) for part, version in found}
+        return {part: row[0] for part, row in self._part_rows(parts).items()}
 
     def _ids_of(self, rowids: Sequence[int]) -> dict[int, str]:
         if not rowids:
@@ -93,8 +90,17 @@ class SQLiteSearch(SQLiteConnection):
 
     def search_keyword(self, scopes: Sequence[Scope], query: Terms, limit: int) -> RouteHits:
         started = time.perf_counter()
-        found = keyword_scores(self._conn(), partition_keys(scopes), query, limit)
-        ids = self._ids_of([rowid for rowid, _ in found])
+        # one snapshot: the versions the cached partitions are checked by are those of the rows found
+        with self.reading():
+            parts = self._part_rows(partition_keys(scopes))
+            totals = sum(row[1] for row in parts.values()), sum(row[2] for row in parts.values())
+            held = getattr(self._local, "postings", None)  # the snapshot's posting lists read so far
+            found = keyword_scores(self._conn(), list(parts), totals, query, limit, held)
+            versions = {part: row[0] for part, row in parts.items()}
+            rowids = [rowid for rowid, _ in found]
+            ids = self._vectors.ids_of(rowids, versions)  # the dense route's partitions know most rows' ids
+            if len(ids) < len(rowids):
+                ids.update(self._ids_of([rowid for rowid in rowids if rowid not in ids]))
         hits = scored_ids((ids[rowid], score, rowid) for rowid, score in found if rowid in ids)
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
 

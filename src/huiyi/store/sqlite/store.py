@@ -7,9 +7,11 @@ its own.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from huiyi.store.base import TurnContext
+from huiyi.model import Message, Scope
+from huiyi.store.base import NameVersions, TurnContext
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
 from huiyi.store.rows import Kept
@@ -41,6 +43,12 @@ class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLit
         self._hit_rows: RankCache[Kept] = RankCache(budget=2_000, key=_kept_id)
         self._own = OwnVectorCache()
         self.finish_purge()
+
+    def unindexed_with_versions(
+        self, limit: int, scopes: Sequence[Scope], keep: Callable[[str], bool] | None = None
+    ) -> tuple[list[Message], NameVersions]:
+        persons = self.persons_version(scopes[0].agent) if scopes else 0
+        return self.unindexed_messages(limit, scopes, keep), NameVersions(self.entities_version(scopes), persons)
 
 
 def _kept_id(row: Kept) -> str:
