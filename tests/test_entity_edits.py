@@ -18,7 +18,8 @@ from huiyi.faces.http import create_app
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, EntityType, MemoryKind, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.store.base import RunReport, Store
+from huiyi.store.base import Store
+from huiyi.store.jobs import RunReport
 
 A, P = "祈煜", "木木"
 VECTOR = np.ones(64, dtype=np.float32) / 8

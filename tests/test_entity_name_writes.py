@@ -8,12 +8,12 @@ and the write was written over and lost (苏霓 lost 霓霓, merged into her mea
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from datetime import datetime
 
 import pytest
 
+from held import held_after_read
 from huiyi.flows.extract import Fold
 from huiyi.flows.extract.entities import entity_id, record_entities, release_names
 from huiyi.model import Entity, EntityType, Message, Scope
@@ -23,7 +23,6 @@ from huiyi.store.base import Store
 T0 = datetime(2024, 11, 14, 9, 30)
 SCOPE = Scope.of_person("qy", "mumu")
 EMB = HashEmbedder(64)
-WAIT = 10.0  # seconds a held thread waits at most: a broken hold fails the test, never hangs it
 
 
 def _person(name: str, *aliases: str) -> Entity:
@@ -39,32 +38,7 @@ def _held_after_read(
     store: Store, monkeypatch: pytest.MonkeyPatch, write: Callable[[], None], meanwhile: Callable[[], None]
 ) -> None:
     """Run ``write`` in a thread held just after it read the entities, and ``meanwhile`` in that gap."""
-    listing = store.list_entities
-    read, release = threading.Event(), threading.Event()
-    failed: list[BaseException] = []
-
-    def read_then_wait(*args: object, **kwargs: object) -> list[Entity]:
-        known = listing(*args, **kwargs)  # type: ignore[arg-type]
-        if threading.current_thread() is writer:
-            read.set()
-            assert release.wait(WAIT)
-        return known
-
-    def run() -> None:
-        try:
-            write()
-        except BaseException as exc:  # reraised in the test's thread
-            failed.append(exc)
-
-    monkeypatch.setattr(store, "list_entities", read_then_wait)
-    writer = threading.Thread(target=run)
-    writer.start()
-    try:
-        assert read.wait(WAIT)
-        meanwhile()
-    finally:
-        release.set()
-        writer.join(WAIT)
+    failed = held_after_read(store, "list_entities", monkeypatch, write, meanwhile)
     assert not failed, failed
 
 

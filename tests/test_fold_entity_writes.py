@@ -1,4 +1,4 @@
-"""A fold's entities, names and closes land before its job is done, so a space's next fold reads them.
+"""A fold's entities, names and closes land with the commit that completes its job, so a space's next fold reads them.
 
 A space's folds are claimed one at a time, in order (test_store_contract), but a fold recorded its
 entities after its commit had marked it done: the next fold, taken then, read the entities before they
@@ -21,7 +21,7 @@ from huiyi.flows.extract.fold import FOLD
 from huiyi.flows.extract.rules.extractor import RuleExtractor
 from huiyi.flows.extract.worker import Worker
 from huiyi.model import Entity, Job, Message, Scope
-from huiyi.providers.embed import Embedder, HashEmbedder
+from huiyi.providers.embed import Embedder, HashEmbedder, Vectors
 from huiyi.store.base import Store
 
 T0 = datetime(2024, 11, 14, 9, 30)
@@ -67,16 +67,18 @@ def test_a_spaces_next_fold_waits_for_the_entities_of_the_one_before(
     first, second = (
         Worker(store, embedder, RuleExtractor(), config, name=name, clock=lambda: T0) for name in ("w1", "w2")
     )
-    record = worker_module.record_entities
+    record = worker_module.entity_names
     held, release, landed = threading.Event(), threading.Event(), threading.Event()
 
-    def held_record(store: Store, embedder: Embedder, entities: Sequence[Entity]) -> None:
-        if not held.is_set():  # the first fold: held before its entities are written
+    def held_record(
+        store: Store, embedder: Embedder, entities: Sequence[Entity]
+    ) -> tuple[list[Entity], Vectors | None]:
+        if not held.is_set():  # the first fold: held before its entities are written (with its commit)
             held.set()
             assert release.wait(WAIT)
-            record(store, embedder, entities)
+            named = record(store, embedder, entities)
             landed.set()
-            return
+            return named
         # the next fold: the first one's entities land between its read of them and its write
         listing = store.list_entities
 
@@ -88,9 +90,9 @@ def test_a_spaces_next_fold_waits_for_the_entities_of_the_one_before(
             return known
 
         monkeypatch.setattr(store, "list_entities", read_then_let_land)
-        record(store, embedder, entities)
+        return record(store, embedder, entities)
 
-    monkeypatch.setattr(worker_module, "record_entities", held_record)
+    monkeypatch.setattr(worker_module, "entity_names", held_record)
 
     async def scenario() -> Job | None:
         running = asyncio.create_task(first.run_once())

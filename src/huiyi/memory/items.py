@@ -30,9 +30,10 @@ from huiyi.model import (
     Scope,
     new_id,
 )
-from huiyi.store.base import MemoryFilter, RunReport, ScopeStats, Writes
+from huiyi.store.base import MemoryFilter, ScopeStats, Writes
+from huiyi.store.graph import EntityEdit
+from huiyi.store.jobs import RunReport
 from huiyi.store.pages import ReportMark
-from huiyi.text import tokens
 
 log = logging.getLogger(__name__)
 
@@ -134,12 +135,12 @@ class Items(Indexing):
         return next((m for m in found if alike(m, item)), None)
 
     async def set_person(self, person: Person, *, agent: str) -> None:
-        """Record a person and their aliases; names become single words for the tokenizer. These aliases are
-        the developer's: they name the person in every chat of the agent, private or group (a nickname
-        extraction learns stays in the chat that taught it)."""
+        """Record a person and their aliases. These aliases are the developer's: they name the person in
+        every chat of the agent, private or group (a nickname extraction learns stays in the chat that taught
+        it)."""
         if not isinstance(person, Person):
             raise InvalidInput(f"person is a Person, not {type(person).__name__}")
-        try:  # names reach every prompt and the segmenter: printable and bounded, as ids are
+        try:  # names reach every prompt: printable and bounded, as ids are
             check_id(agent, "agent")
             check_id(person.id, "person")
             for name in [*([person.name] if person.name else []), *person.aliases]:
@@ -149,7 +150,6 @@ class Items(Indexing):
         except ValueError as exc:
             raise InvalidInput(said(exc)) from exc
         await self._run(self.store.upsert_person, agent, person)
-        tokens.add_words([person.id, person.name, *person.aliases])
 
     async def get_person(self, person_id: str, *, agent: str) -> Person | None:
         return await self._run(self.store.get_person, agent, _looked_up(person_id, "person id"))
@@ -370,7 +370,10 @@ class Items(Indexing):
         return await self._put_checked(_cleaned(entity))
 
     async def update_entity(self, entity_id: str, changes: Mapping[str, Any], *, agent: str) -> Entity:
-        """Correct an entity: its name, type or aliases (replaced as given); the rest stays."""
+        """Correct an entity: its name, type or aliases (replaced as given); the rest stays.
+
+        The store applies the change to the entity as it is when it writes: an alias a fold or a merge
+        gave since this call read it stays, and so do its sources."""
         unknown = set(changes) - ENTITY_EDITABLE
         if unknown:
             raise InvalidInput(f"these entity fields cannot be edited: {sorted(unknown)}")
@@ -381,7 +384,19 @@ class Items(Indexing):
             new = Entity.model_validate({**entity.model_dump(), **changes})
         except ValueError as exc:
             raise InvalidInput(said(exc)) from exc
-        return await self._put_checked(_cleaned(new))
+        new = _cleaned(new)
+        await self._check_names(new)
+        edit = EntityEdit(
+            name=new.name if "name" in changes else None,
+            type=new.type if "type" in changes else None,
+            aliases=tuple(new.aliases) if "aliases" in changes else None,
+            aliases_read=tuple(entity.aliases),
+        )
+        vector = await self._run(self.embedder.embed_passages, [new.name]) if "name" in changes else None
+        stored = await self._run(self.store.edit_entity, agent, entity_id, edit, None if vector is None else vector[0])
+        if stored is None:
+            raise NotFound(f"no entity {entity_id!r} for agent {agent!r}")
+        return stored
 
     async def delete_entity(self, entity_id: str, *, agent: str) -> int:
         """Delete an entity, with the entities merged into it and every merge naming them; facts stay.
@@ -401,16 +416,18 @@ class Items(Indexing):
 
     async def _put_checked(self, entity: Entity) -> Entity:
         """Store an entity whose names no other entity of its scope holds."""
+        await self._check_names(entity)
+        vector = await self._run(self.embedder.embed_passages, [entity.name])
+        return await self._run(self.store.upsert_entity, entity, vector[0])
+
+    async def _check_names(self, entity: Entity) -> None:
+        """Refuse an entity one of whose names another entity of its scope holds."""
         others = await self._run(self.store.list_entities, [entity.scope], True)
         mine = {e.id for e in others if e.merged_into == entity.id} | {entity.id}
         taken = {n: e for e in others if e.id not in mine and not e.merged_into for n in e.names}
         for name in entity.names:
             if name in taken:
                 raise InvalidInput(f"{name!r} already names entity {taken[name].id!r} ({taken[name].name}) here")
-        vector = await self._run(self.embedder.embed_passages, [entity.name])
-        stored = await self._run(self.store.upsert_entity, entity, vector[0])
-        tokens.add_words(entity.names)
-        return stored
 
     # maintenance reports -------------------------------------------------------------------------
     async def reports(self, *, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:

@@ -21,7 +21,9 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from huiyi.flows.extract.rules.roster import name_like
 from huiyi.model import MemoryItem, MemoryKind, Scope
+from huiyi.patterns import lazy
 from huiyi.store.base import OPEN, MemoryFilter, Store
 
 __all__ = ["SLOTS", "asked", "current"]
@@ -47,12 +49,12 @@ SLOTS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
 }
-_PAST = re.compile(
+_PAST = lazy(
     r"以前|之前|原来|当初|过去|那时|小时候|上一份|老家"
     r"|\b(?:used\s+to|before|previous(?:ly)?|back\s+then|(?:did|was)\s+I)\b",
     re.IGNORECASE,
 )
-_ME = re.compile(r"我(?!们)|\bI\b|\b[Mm]y\b")
+_ME = lazy(r"我(?!们)|\bI\b|\b[Mm]y\b")
 
 
 def asked(line: str) -> str | None:
@@ -72,10 +74,20 @@ def current(store: Store, scopes: Sequence[Scope], person: str, slot: str, as_of
     found by the store among all the scopes' facts: a home said years of facts ago is still the home."""
     where = MemoryFilter(
         kinds=(MemoryKind.FACT,),
-        subject=person,
+        subject=_filed_as(store, scopes[0].agent, person) if scopes else person,
         keywords=(slot,),
         said_by=as_of,
         open_at=as_of or OPEN,  # closed after ``as_of``: still true then
     )
     found = store.find_memories(scopes, where, limit=1)  # newest first: the store orders by when each was said
     return found[0] if found else None
+
+
+def _filed_as(store: Store, agent: str, person: str) -> str:
+    """The name a fold files the person's facts under (rules.roster): their id if it reads as a name,
+    else the first of their record's aliases and then its name that does (``u42`` is 木木)."""
+    if name_like(person):
+        return person
+    known = store.get_person(agent, person)
+    names = [*known.aliases, known.name] if known else []
+    return next((name for name in names if name.strip() and name_like(name)), person)

@@ -6,14 +6,27 @@ Apart from ``huiyi.store.base`` (which joins it into ``Store``) only for the len
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from huiyi.model import Entity, EntityMerge, Link, Scope
+from huiyi.model import Entity, EntityMerge, EntityType, Link, Scope
 from huiyi.store.pages import EntityMarked
 
 if TYPE_CHECKING:
     from huiyi.store.base import Vectors
+
+
+@dataclass(frozen=True)
+class EntityEdit:
+    """A correction by hand: a new name or type (None: as stored), and the aliases wanted (None: as
+    stored) instead of ``aliases_read``, the ones the editor saw. The store applies it to the row as it is
+    when it writes: an alias given since the read stays, one taken off since stays off."""
+
+    name: str | None = None
+    type: EntityType | None = None
+    aliases: tuple[str, ...] | None = None
+    aliases_read: tuple[str, ...] = ()
 
 
 @runtime_checkable
@@ -29,6 +42,10 @@ class GraphStore(Protocol):
 
     def drop_entity_aliases(self, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
         """Take ``names`` off the entity's aliases in one write (others given meanwhile stay); None if unknown."""
+
+    def edit_entity(self, agent: str, entity_id: str, edit: EntityEdit, vector: Vectors | None) -> Entity | None:
+        """Apply ``edit`` to the entity in one write (``vector``: its new name's, None to keep the stored one);
+        returns it as stored, None if unknown. One merged into another is refused (``InvalidInput``)."""
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]: ...
 

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.model import Entity, EntityType, Scope
 from huiyi.providers.embed import Embedder
-from huiyi.store.base import Store
-from huiyi.text import tokens
+from huiyi.store.base import Store, Vectors
 
 
 def normalise_name(name: str) -> str:
@@ -71,15 +70,22 @@ def entities_of(extraction: Extraction, fold: Fold) -> list[Entity]:
 def record_entities(store: Store, embedder: Embedder, entities: Sequence[Entity]) -> None:
     """Add entities, keeping names and aliases already known (idempotent). The store adds the names in its
     write: read here and written whole, a name a merge or another writer gave meanwhile was lost."""
-    if not entities:
+    named, vectors = entity_names(store, embedder, entities)
+    if vectors is None:
         return
+    for entity, vector in zip(named, vectors, strict=True):
+        store.add_entity_names(entity, vector)
+
+
+def entity_names(store: Store, embedder: Embedder, entities: Sequence[Entity]) -> tuple[list[Entity], Vectors | None]:
+    """The entities under the ids they are stored by, and their vectors (None: no entity), for
+    ``add_entity_names`` (or ``Writes.entities``, which adds them the same way in a fold's commit)."""
+    if not entities:
+        return [], None
     scopes = list({e.scope for e in entities})
     known = {e.id: e for e in store.list_entities(scopes, include_merged=True)}
     entities = [_own_id(entity, known) for entity in entities]
-    vectors = embedder.embed_passages([e.name for e in entities])
-    for entity, vector in zip(entities, vectors, strict=True):
-        stored = store.add_entity_names(entity, vector)
-        tokens.add_words(stored.names)
+    return entities, embedder.embed_passages([e.name for e in entities])
 
 
 def _own_id(entity: Entity, known: dict[str, Entity]) -> Entity:
@@ -120,9 +126,17 @@ def _unclaimed(name: str, aliases: Sequence[str], claimed: dict[str, str]) -> li
 def release_names(store: Store, fold: Fold) -> None:
     """Take the fold's speakers' names off the aliases other entities of its scope hold (see ``_unclaimed``);
     only those names go, so an alias given since the read stays."""
+    for agent, entity_id, names in released_names(store, fold):
+        store.drop_entity_aliases(agent, entity_id, names)
+
+
+def released_names(store: Store, fold: Fold) -> list[tuple[str, str, list[str]]]:
+    """(agent, entity id, aliases) that ``release_names`` takes off, for ``drop_entity_aliases`` (or
+    ``Writes.dropped_aliases``, which drops them the same way in a fold's commit)."""
     claimed = speakers_names(fold)
+    out: list[tuple[str, str, list[str]]] = []
     for entity in store.list_entities([fold.scope]):
         kept = set(_unclaimed(entity.name, entity.aliases, claimed))
-        released = [a for a in entity.aliases if a not in kept]
-        if released:
-            store.drop_entity_aliases(fold.agent, entity.id, released)
+        if released := [a for a in entity.aliases if a not in kept]:
+            out.append((fold.agent, entity.id, released))
+    return out

@@ -17,7 +17,7 @@ from huiyi.checks import is_blank
 from huiyi.config import Config
 from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
-from huiyi.flows.extract.closes import called_off, open_pets
+from huiyi.flows.extract.closes import called_off, open_partners, open_pets
 from huiyi.flows.extract.hearsay import told_by
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.ingest import memory_terms
@@ -245,7 +245,9 @@ def fold_of(store: Store, job: Job, language: str) -> Fold:
     aliases: dict[str, list[str]] = {}
     for speaker in {m.speaker for m in messages if m.role == "user"} | ({person} if person else set()):
         known = store.get_person(job.agent, speaker)
-        aliases[speaker] = [speaker, *(known.aliases if known else [])]
+        # the record's name after its aliases: a QQ number is called 小林, and a rename that keeps the old
+        # name as an alias keeps the name the speaker's facts are filed under
+        aliases[speaker] = [speaker, *known.aliases, known.name] if known else [speaker]  # a blank name is skipped
     scope = Scope.from_tag(job.agent, job.payload["scope"])
     spoke: set[str] = set()
     if scope.kind is ScopeKind.SPACE:
@@ -267,6 +269,7 @@ def fold_of(store: Store, job: Job, language: str) -> Fold:
         language=language,
         called_off=called_off(store, scope, messages),
         pets=open_pets(store, scope),
+        partners=open_partners(store, scope),
     )
 
 

@@ -9,6 +9,7 @@ from huiyi.errors import InvalidInput, StoreError
 from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
+from huiyi.store.graph import EntityEdit
 from huiyi.store.pages import EntityMarked
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
 from huiyi.store.postgres.search_sql import score, vector_literal
@@ -32,71 +33,53 @@ _REPLACE = (
 )
 
 
+# the epoch and the sum of the partitions' versions (rows.entities_version makes the version of them)
+ENTITIES_VERSION = f"SELECT ({ENTITIES_EPOCH}), COALESCE(SUM(version), 0) FROM entity_versions WHERE part = ANY(%s)"
+
+
 class PostgresGraph(PostgresConnection):
     """``GraphStore`` on PostgreSQL; similar entities are an exact cosine scan of the scopes in SQL."""
 
     def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
         with self._write() as cur:
-            self._put(cur, entity, vector, _REPLACE)
+            put_entity(cur, entity, vector, _REPLACE, self.clock())
         return entity
 
     def add_entity_names(self, entity: Entity, vector: Vectors) -> Entity:
         with self._write() as cur:
-            if self._put(cur, entity, vector, "DO NOTHING"):
-                return entity
-            # the row is locked from this read to the write: no name given meanwhile is lost
-            sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = %s FOR UPDATE"
-            row = cur.execute(sql, (entity.id,)).fetchone()
-            stored = rows.entity(row, NATIVE) if row is not None else None
-            if stored is not None and stored.scope == entity.scope:
-                entity = rows.with_names(stored, entity)
-            self._put(cur, entity, vector, _REPLACE)
-        return entity
+            return add_names(cur, entity, vector, self.clock())
 
     def drop_entity_aliases(self, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
         with self._write() as cur:
+            return drop_aliases(cur, agent, entity_id, names)
+
+    def edit_entity(self, agent: str, entity_id: str, edit: EntityEdit, vector: Vectors | None) -> Entity | None:
+        with self._write() as cur:
+            # the row is locked from this read to the write: no name given meanwhile is lost
             row = cur.execute(
                 f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = %s AND id = %s FOR UPDATE", (agent, entity_id)
             ).fetchone()
             if row is None:
                 return None
-            entity, dropped = rows.entity(row, NATIVE), set(names)
-            kept = [a for a in entity.aliases if a not in dropped]
-            if kept != entity.aliases:
-                cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (json_text(kept), entity_id))
-        return entity.model_copy(update={"aliases": kept})
-
-    def _put(self, cur: Cursor, entity: Entity, vector: Vectors, on_conflict: str) -> int:
-        """Insert the entity, or do ``on_conflict``; how many rows were written. Replacing, 0 is refused."""
-        written = cur.execute(
-            "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
-            " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::halfvec, %s) ON CONFLICT (id) " + on_conflict,
-            (
-                entity.id,
-                entity.scope.agent,
-                entity.scope.tag,
-                partition_key(entity.scope.agent, entity.scope),
-                entity.name,
-                entity.type.value,
-                json_text(entity.aliases),
-                json_text(entity.sources),
-                entity.merged_into,
-                vector_literal(vector),
-                self.clock(),
-            ),
-        ).rowcount
-        if not written and on_conflict == _REPLACE:
-            raise InvalidInput(f"entity id {entity.id!r} is held by another scope or agent")
-        return written
+            entity = rows.edited(rows.entity(row, NATIVE), edit)
+            cur.execute(
+                "UPDATE entities SET name = %s, type = %s, aliases = %s,"
+                " vector = COALESCE(%s::halfvec, vector) WHERE id = %s",
+                (
+                    entity.name,
+                    entity.type.value,
+                    json_text(entity.aliases),
+                    None if vector is None else vector_literal(vector),
+                    entity_id,
+                ),
+            )
+        return entity
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         return [entity for entity, _ in self._entities(scopes, include_merged, None, None)]
 
     def entities_version(self, scopes: Sequence[Scope]) -> int:
-        found = self._rows(
-            f"SELECT ({ENTITIES_EPOCH}), COALESCE(SUM(version), 0) FROM entity_versions WHERE part = ANY(%s)",
-            (partition_keys(scopes),),
-        )
+        found = self._rows(ENTITIES_VERSION, (partition_keys(scopes),))
         return entities_version(int(found[0][0]), int(found[0][1]))
 
     def page_entities(
@@ -211,3 +194,54 @@ class PostgresGraph(PostgresConnection):
             {"agent": agent, "ids": list(ids)},
         )
         return [Link(source=r[0], target=r[1], kind=LinkKind(r[2]), weight=r[3]) for r in found]
+
+
+def add_names(cur: Cursor, entity: Entity, vector: Vectors, now: datetime) -> Entity:
+    """``add_entity_names`` in the caller's write transaction; the entity as stored."""
+    if put_entity(cur, entity, vector, "DO NOTHING", now):
+        return entity
+    # the row is locked from this read to the write: no name given meanwhile is lost
+    row = cur.execute(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = %s FOR UPDATE", (entity.id,)).fetchone()
+    stored = rows.entity(row, NATIVE) if row is not None else None
+    if stored is not None and stored.scope == entity.scope:
+        entity = rows.with_names(stored, entity)
+    put_entity(cur, entity, vector, _REPLACE, now)
+    return entity
+
+
+def drop_aliases(cur: Cursor, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
+    """``drop_entity_aliases`` in the caller's write transaction."""
+    row = cur.execute(
+        f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = %s AND id = %s FOR UPDATE", (agent, entity_id)
+    ).fetchone()
+    if row is None:
+        return None
+    entity, dropped = rows.entity(row, NATIVE), set(names)
+    kept = [a for a in entity.aliases if a not in dropped]
+    if kept != entity.aliases:
+        cur.execute("UPDATE entities SET aliases = %s WHERE id = %s", (json_text(kept), entity_id))
+    return entity.model_copy(update={"aliases": kept})
+
+
+def put_entity(cur: Cursor, entity: Entity, vector: Vectors, on_conflict: str, now: datetime) -> int:
+    """Insert the entity, or do ``on_conflict``; how many rows were written. Replacing, 0 is refused."""
+    written = cur.execute(
+        "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
+        " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::halfvec, %s) ON CONFLICT (id) " + on_conflict,
+        (
+            entity.id,
+            entity.scope.agent,
+            entity.scope.tag,
+            partition_key(entity.scope.agent, entity.scope),
+            entity.name,
+            entity.type.value,
+            json_text(entity.aliases),
+            json_text(entity.sources),
+            entity.merged_into,
+            vector_literal(vector),
+            now,
+        ),
+    ).rowcount
+    if not written and on_conflict == _REPLACE:
+        raise InvalidInput(f"entity id {entity.id!r} is held by another scope or agent")
+    return written

@@ -12,6 +12,7 @@ from huiyi.errors import InvalidInput, StoreError
 from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
+from huiyi.store.graph import EntityEdit
 from huiyi.store.pages import EntityMarked
 from huiyi.store.rows import (
     ENTITIES_EPOCH,
@@ -37,25 +38,25 @@ class SQLiteGraph(SQLiteConnection):
 
     def add_entity_names(self, entity: Entity, vector: Vectors) -> Entity:
         with self._write() as conn:  # read and written under the write lock: no name given meanwhile is lost
-            row = conn.execute(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = ?", (entity.id,)).fetchone()
-            stored = rows.entity(row, TEXT) if row is not None else None
-            if stored is not None and stored.scope == entity.scope:
-                entity = rows.with_names(stored, entity)
-            _put(conn, entity, vector, to_epoch(self.clock()))
-        return entity
+            return add_names(conn, entity, vector, to_epoch(self.clock()))
 
     def drop_entity_aliases(self, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
         with self._write() as conn:
+            return drop_aliases(conn, agent, entity_id, names)
+
+    def edit_entity(self, agent: str, entity_id: str, edit: EntityEdit, vector: Vectors | None) -> Entity | None:
+        with self._write() as conn:  # read and written under the write lock: no name given meanwhile is lost
             row = conn.execute(
                 f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = ? AND id = ?", (agent, entity_id)
             ).fetchone()
             if row is None:
                 return None
-            entity, dropped = rows.entity(row, TEXT), set(names)
-            kept = [a for a in entity.aliases if a not in dropped]
-            if kept != entity.aliases:
-                conn.execute("UPDATE entities SET aliases = ? WHERE id = ?", (json_text(kept), entity_id))
-        return entity.model_copy(update={"aliases": kept})
+            entity = rows.edited(rows.entity(row, TEXT), edit)
+            conn.execute(
+                "UPDATE entities SET name = ?, type = ?, aliases = ?, vector = COALESCE(?, vector) WHERE id = ?",
+                (entity.name, entity.type.value, json_text(entity.aliases), _blob(vector), entity_id),
+            )
+        return entity
 
     def list_entities(self, scopes: Sequence[Scope], include_merged: bool = False) -> list[Entity]:
         return [entity for entity, _ in self.page_entities(scopes, include_merged, -1, None)]
@@ -201,9 +202,32 @@ class SQLiteGraph(SQLiteConnection):
         return list({(link.source, link.target, link.kind): link for link in out}.values())
 
 
+def add_names(conn: sqlite3.Connection, entity: Entity, vector: Vectors, now: float | None) -> Entity:
+    """``add_entity_names`` in the caller's write transaction; the entity as stored."""
+    row = conn.execute(f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = ?", (entity.id,)).fetchone()
+    stored = rows.entity(row, TEXT) if row is not None else None
+    if stored is not None and stored.scope == entity.scope:
+        entity = rows.with_names(stored, entity)
+    _put(conn, entity, vector, now)
+    return entity
+
+
+def drop_aliases(conn: sqlite3.Connection, agent: str, entity_id: str, names: Sequence[str]) -> Entity | None:
+    """``drop_entity_aliases`` in the caller's write transaction."""
+    sql = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE agent = ? AND id = ?"
+    row = conn.execute(sql, (agent, entity_id)).fetchone()
+    if row is None:
+        return None
+    entity, dropped = rows.entity(row, TEXT), set(names)
+    kept = [a for a in entity.aliases if a not in dropped]
+    if kept != entity.aliases:
+        conn.execute("UPDATE entities SET aliases = ? WHERE id = ?", (json_text(kept), entity_id))
+    return entity.model_copy(update={"aliases": kept})
+
+
 def _put(conn: sqlite3.Connection, entity: Entity, vector: Vectors, now: float | None) -> None:
     """Insert the entity, or replace its name, type, aliases, sources and vector (same scope only)."""
-    blob = np.asarray(vector, dtype=np.float16).reshape(-1).tobytes()
+    blob = _blob(vector)
     part = ensure_partition(conn, entity.scope.agent, entity.scope)
     written = conn.execute(
         "INSERT INTO entities (id, agent, scope, part, name, type, aliases, sources, merged_into, vector,"
@@ -228,3 +252,8 @@ def _put(conn: sqlite3.Connection, entity: Entity, vector: Vectors, now: float |
     ).rowcount
     if not written:
         raise InvalidInput(f"entity id {entity.id!r} is held by another scope or agent")
+
+
+def _blob(vector: Vectors | None) -> bytes | None:
+    """An entity's vector as stored: half floats."""
+    return None if vector is None else np.asarray(vector, dtype=np.float16).reshape(-1).tobytes()
