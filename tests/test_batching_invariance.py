@@ -6,12 +6,9 @@ message per call against one call per chat); every background job is done before
 Then what extraction made (events, facts, summaries, profiles: by text, as ids are generated), recall's
 top ten of every probe (by kind and text) and ``context()``'s rendered text must be the same.
 
-Two things are held equal on purpose, since they are no part of batching:
-- the segmenter is one per process and learns the names extraction finds (``tokens.add_words``), so a
-  store ingested after another cuts some words otherwise; one ingest before the comparison teaches it
-  every name of the conversation, so all the stores compared cut alike;
-- summaries are written once at the end (``maintain``), not by the background worker, whose runs fall
-  wherever the adds pause (what a summary may read when it is written is tested on its own below).
+One thing is held equal on purpose, since it is no part of batching: summaries are written once at the
+end (``maintain``), not by the background worker, whose runs fall wherever the adds pause (what a summary
+may read when it is written is tested on its own below).
 """
 
 from __future__ import annotations
@@ -166,7 +163,6 @@ def _asked(case: Case) -> list[tuple[str, Probe, str]]:
 def assert_alike(case: Case, chunkings: dict[str, Chunking]) -> None:
     asked = _asked(case)
     with tempfile.TemporaryDirectory(prefix="huiyi-batching-") as tmp:
-        ingest(Path(tmp) / "names", case, whole, [])  # teaches the process's segmenter every name (docstring)
         outcomes = {name: ingest(Path(tmp) / name, case, chunking, asked) for name, chunking in chunkings.items()}
     first, *others = chunkings
     for other in others:

@@ -155,3 +155,12 @@ def test_a_moved_plan_with_its_own_i_is_one_plan_fact() -> None:
     found = extract(("陈大川", "我这周六搬家"), ("陈大川", "搬家泡汤了"), ("陈大川", "我改到下周六"))
     plans = [f.description for f in found.facts if f.predicate == "计划" and f.sources == ["m2"]]
     assert plans == ["陈大川搬家，我改到下周六（2024-11-23）"]
+
+
+@pytest.mark.parametrize("text", ["成都去不成了，项目上线要加班，机票也退了", "成都去不成", "成都没去成，临时加班"])
+def test_a_trip_the_speaker_cannot_go_on_is_called_off(text: str) -> None:
+    """去不成了 / 没去成 call a trip off as 去不了了 does: the month's plan is not left open, shown as past."""
+    found = extract(("陈大川", text))
+    assert [(c.subject, c.word) for c in found.closes] == [("陈大川", "成都")]
+    stored = [plan("陈大川下个月（2024-12-01～2024-12-31）打算去成都看熊猫", source="x")]
+    assert [i for i, _ in to_close(stored, found.closes, fold())] == ["fa_x"]

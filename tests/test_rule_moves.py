@@ -9,28 +9,15 @@ from datetime import datetime, timedelta
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.closes import to_close
 from huiyi.flows.extract.rules.extractor import RuleExtractor
-from huiyi.model import FactData, MemoryItem, MemoryKind, Message, Scope
+from huiyi.model import FactData, MemoryItem, MemoryKind, Scope
+from rule_lines import private_fold
 
 SCOPE = Scope.of_person("祈煜", "木木")
 T0 = datetime(2024, 4, 5, 22, 0)
 
 
 def fold(*texts: str) -> Fold:
-    messages = [
-        Message(
-            id=f"m{i}",
-            agent="祈煜",
-            space=SCOPE.space_id,
-            scope=SCOPE,
-            speaker="木木",
-            role="user",
-            text=text,
-            time=T0 + timedelta(minutes=i),
-            seq=i,
-        )
-        for i, text in enumerate(texts)
-    ]
-    return Fold(agent="祈煜", space=SCOPE.space_id, scope=SCOPE, messages=messages, person="木木")
+    return private_fold(SCOPE, texts, T0)
 
 
 def extract(*texts: str) -> Extraction:

@@ -7,31 +7,17 @@ from datetime import datetime
 
 import pytest
 
-from huiyi.flows.extract import Extraction, Fold
-from huiyi.flows.extract.rules.extractor import RuleExtractor
-from huiyi.model import Message, Scope, ScopeKind
+from huiyi.flows.extract import Extraction
+from huiyi.model import Scope, ScopeKind
 from huiyi.text import tokens
 from huiyi.text.keywords import keywords
+from rule_lines import extract_private
 
 SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
 
 
 def extract(*texts: str) -> Extraction:
-    messages = [
-        Message(
-            id=f"m{i}",
-            agent="祈煜",
-            space="person:木木",
-            scope=SCOPE,
-            speaker="木木",
-            role="user",
-            text=text,
-            time=datetime(2024, 11, 15, 20, i),
-        )
-        for i, text in enumerate(texts)
-    ]
-    fold = Fold(agent="祈煜", space="person:木木", scope=SCOPE, messages=messages, person="木木")
-    return RuleExtractor().extract_sync(fold)
+    return extract_private(SCOPE, texts, datetime(2024, 11, 15, 20, 0))
 
 
 def described(extraction: Extraction) -> set[str]:
@@ -112,11 +98,10 @@ def test_chat_placeholders_are_never_topics() -> None:
     assert keywords(texts, limit=5) == ["电影", "好看"]
 
 
-def test_a_one_character_entity_does_not_recut_the_segmenter() -> None:
-    # a pet entity "猫" taught as a heavy dictionary word cut 猫叫 and 熊猫 around it for the whole process
+def test_a_one_character_name_does_not_recut_the_text() -> None:
+    # a pet "猫" kept whole as a name cut 猫叫 and 熊猫 around it
     before = tokens.words("agent0的猫叫团子")
-    tokens.add_words(["猫"])
-    assert tokens.words("agent0的猫叫团子") == before == ["agent0", "的", "猫叫", "团子"]
+    assert tokens.words("agent0的猫叫团子", names=["猫"]) == before == ["agent0", "的", "猫叫", "团子"]
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,8 @@ class Fold:
     called_off: dict[str, str] = field(default_factory=dict)
     # the scope's open pet facts (豆豆是木木的狗, 木木养了一只狗): a pet's death said in the fold closes them
     pets: list[FactDraft] = field(default_factory=list)
+    # the scope's open partner facts (阿杰是木木的男朋友): a later 我们分手了 names whom it parts from
+    partners: list[FactDraft] = field(default_factory=list)
 
 
 @dataclass

@@ -6,7 +6,7 @@ Nothing is deleted; a history question still finds the old value, the context le
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -16,7 +16,16 @@ from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope
 from huiyi.store.base import OPEN, MemoryFilter, Store
 
-__all__ = ["ONE_AT_A_TIME", "called_off", "close_facts", "open_pets", "replaced", "to_close"]
+__all__ = [
+    "ONE_AT_A_TIME",
+    "PARTNERS_ZH",
+    "called_off",
+    "close_facts",
+    "open_partners",
+    "open_pets",
+    "replaced",
+    "to_close",
+]
 
 # predicates that hold one value at a time: a new home, job or partner ends the old one (recall.current
 # prefers the newest open one where an old one was never closed)
@@ -26,6 +35,9 @@ ONE_AT_A_TIME = frozenset(
         *("lives in", "works at", "works as", "partner is", "boyfriend is", "girlfriend is"),
     }
 )
+# the partner facts of the rules (rules.relations: 陈屿是木木的男朋友) and an LLM's: a new partner or a breakup
+# ends them whatever word they were said with (对象 then 男朋友)
+PARTNERS_ZH = tuple(f"{word}是" for word in "男朋友 女朋友 男友 女友 对象 老公 老婆 未婚夫 未婚妻 恋人 伴侣".split())
 _OPEN_READ = 500  # a subject's open facts of one predicate read to close them: a handful, unless broken
 _RECENT = 200  # called_off reads this many of the scope's newest facts
 _PET_KEYWORDS = ("宠物", "pet")  # the keyword of the rules' pet facts
@@ -72,12 +84,12 @@ def replaced(facts: Sequence[FactDraft], fold: Fold) -> list[CloseDraft]:
 
 def close_facts(
     store: Store, fold: Fold, closes: Sequence[CloseDraft], new: Sequence[MemoryItem] = ()
-) -> list[MemoryItem]:
-    """Close the stored facts of the fold's scope that ``closes`` name, and the fold's own ``new`` memories
-    not stored yet; returns ``new`` with those closed. Only the open facts of each subject and predicate
-    named are read, not the scope's every fact."""
+) -> tuple[list[MemoryItem], list[tuple[str, str, dict[str, Any]]]]:
+    """The fold's own ``new`` memories with those ``closes`` name closed, and the updates (agent, id,
+    fields) that close the stored facts of the fold's scope they name, written with the fold's commit.
+    Only the open facts of each subject and predicate named are read, not the scope's every fact."""
     if not closes:
-        return list(new)
+        return list(new), []
     facts: dict[str, MemoryItem] = {item.id: item for item in new if item.kind is MemoryKind.FACT}
     stored: set[str] = set()
     for subject, predicate in dict.fromkeys((c.subject, c.predicate) for c in closes):
@@ -86,9 +98,8 @@ def close_facts(
         facts.update((item.id, item) for item in found)
         stored.update(item.id for item in found)
     changes = dict(to_close(list(facts.values()), closes, fold))
-    if updates := [(key, change) for key, change in changes.items() if key in stored]:
-        store.update_memories(fold.agent, updates)
-    return [item.model_copy(update=changes[item.id]) if item.id in changes else item for item in new]
+    updates = [(fold.agent, key, change) for key, change in changes.items() if key in stored]
+    return [item.model_copy(update=changes[item.id]) if item.id in changes else item for item in new], updates
 
 
 def called_off(store: Store, scope: Scope, messages: Sequence[Message]) -> dict[str, str]:
@@ -112,12 +123,26 @@ def open_pets(store: Store, scope: Scope) -> list[FactDraft]:
     """The scope's open pet facts (keyword 宠物 / pet: 木木养了一只狗, 豆豆是木木的狗) as drafts whose
     description is the stored text: a pet's death said in a later fold closes them by that text."""
     where = MemoryFilter(kinds=(MemoryKind.FACT,), keywords=_PET_KEYWORDS, open_at=OPEN)
-    out: list[FactDraft] = []
+    return [
+        FactDraft(*triple, item.text, list(item.sources), keyword=str(item.data.get("keyword")))
+        for item, triple in _open_facts(store, scope, where)
+    ]
+
+
+def open_partners(store: Store, scope: Scope) -> list[FactDraft]:
+    """The scope's open partner facts (阿杰是木木的男朋友) as drafts with their time: a breakup said in a later
+    fold (我们分手了) parts from the newest of its speaker's."""
+    where = MemoryFilter(kinds=(MemoryKind.FACT,), predicates=PARTNERS_ZH, open_at=OPEN)
+    return [
+        FactDraft(*triple, item.text, list(item.sources), time=item.time)
+        for item, triple in _open_facts(store, scope, where)
+    ]
+
+
+def _open_facts(store: Store, scope: Scope, where: MemoryFilter) -> Iterator[tuple[MemoryItem, tuple[str, str, str]]]:
+    """The open facts ``where`` finds, each with its subject, predicate and object (one lacking them left out)."""
     for item in store.find_memories([scope], where, _OPEN_READ):
         data = item.data
         subject, predicate, obj = data.get("subject"), data.get("predicate"), data.get("object")
         if isinstance(subject, str) and isinstance(predicate, str) and isinstance(obj, str):
-            out.append(
-                FactDraft(subject, predicate, obj, item.text, list(item.sources), keyword=str(data.get("keyword")))
-            )
-    return out
+            yield item, (subject, predicate, obj)

@@ -48,10 +48,15 @@ When no LLM endpoint is configured, a fold still becomes memories:
   我的生日是… / 我生日在… / 后天是我生日              my birthday is …, tomorrow  attribute 生日 (a relative day
                                                 is my birthday              keeps its date)
   我今年…岁 / 我…岁了                            I'm N (years old)           attribute 年龄
-  我养了一只…（，叫…）/ 我家有只猫（，它叫…）    I have a dog (named …)      relation 养了 (+ the pet's name)
+  我养了一只…（，叫…）/ 我家有只猫（，它叫…）    I have a dog (named …),     relation 养了 (+ the pet's name)
+  / 我家的猫叫…                                 my cat is called …
   我对…过敏                                     I'm allergic to …           attribute 过敏
   我和小雨是室友 / 小雨是我室友 / 小雨和我们是同事    Mia and I are roommates,    relation 室友是 / roommate is
   (同学, 大学同学, 同事, 邻居, 好朋友, 闺蜜…)           Mia is my roommate          (the other, named, is the object)
+  陈屿是我男朋友 / 我男朋友叫陈屿 / 我男朋友陈屿…     Jake is my boyfriend        relation 男朋友是 / boyfriend is
+  / 我有新男朋友了，叫陈屿 (对象, 女朋友, 未婚夫…;                                  (one at a time: a new partner,
+  老公 / 老婆 only with 叫: 我老公彭于晏 is a fan's)                                with any word, closes the old)
+  我前男友叫阿杰 / 阿杰是我前任                      —                           relation 前男友是 (a past tie)
   ==========================================  ==========================  =================================
 
   Questions (？, 吗), hypotheticals and reported speech (如果我是…, 他说我喜欢…), what a joke takes back
@@ -64,10 +69,19 @@ When no LLM endpoint is configured, a fold still becomes memories:
 * **Forwarded and quoted words** (:mod:`huiyi.text.relayed`: ``[转发]``, ``【聊天记录】``, ``Forwarded from``,
   ``[回复 小林: …]``, WeChat's ``「小林：…」`` over a line of dashes, ``> …`` lines) are someone else's: facts,
   aliases, plans, quits, losses, cancels and group plans are read from the speaker's own words only, and
-  the event says ``ajie2转发：…`` or ``ajie2说：…（引用：…）``.
+  the event says ``ajie2转发：…`` or ``ajie2说：…（引用：…）``. In a group, a 复读 (one of the last five lines,
+  another member's, repeated word for word) is read as a quote too: ``王一舟引用：我喜欢爬山``.
 * **Habits given up** (:mod:`~huiyi.flows.extract.rules.quits`): 我戒烟了, 我不喝咖啡了, 以前喜欢喝咖啡，现在戒
   了，改喝茶了, I quit coffee, I don't drink coffee anymore: a fact of what stopped (and of what replaced it),
   and the speaker's open likes naming it are closed (``valid_to``), as a move closes the old home.
+* **Plans said in English** (:mod:`~huiyi.flows.extract.rules.plans_en`): I'm flying to Osaka next Monday, My
+  sister Emma is getting married next Saturday: a plan fact of the speaker or of the one named, dated by the day
+  it names, as 我下周一飞大阪 is (:mod:`~huiyi.flows.extract.rules.plans`).
+* **A partner parted from** (:mod:`~huiyi.flows.extract.rules.breakups`): Jake and I broke up, I broke up with
+  Jake, 我和阿杰分手了, 阿杰把我甩了, 我们分手了 (of the speaker's newest open partner, stored or said earlier in the
+  fold; none known, nothing read): a fact (Mia broke up with Jake, 木木和阿杰分手了), and the speaker's open partner
+  facts naming him are closed, as an ex named does (我前男友阿杰…). 差点 / 要 / 没分手, a question, and 我和小美掰了
+  or 分开了 of someone who is no partner are none.
 * **A pet that died** (:mod:`~huiyi.flows.extract.rules.losses`): 豆豆今天走了, 豆豆去世了, Our dog passed away,
   of a pet the speaker named before (stored or earlier in the fold): its pet facts are closed and the death
   is a fact (木木的狗豆豆去世了). 走了 of anyone else (我先走了) or not ending the clause (走丢了) is no death.

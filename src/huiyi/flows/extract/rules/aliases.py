@@ -15,11 +15,19 @@ from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType
+from huiyi.text.keywords import EN_PROPER_STOP
 
 _NAME = r"[\w\u4e00-\u9fff·]{1,8}?"
 _EDGE = r"(?=$|[，,。.！!？?；;、\s~～]|是|了|就|吧|呀|啊)"
 _IS = re.compile(rf"(?:^|(?<=[，,。.！!？?；;\s]))(?P<a>{_NAME})就是(?P<b>{_NAME}){_EDGE}")
 _CALL_ME = re.compile(rf"(?:叫|喊)我(?P<a>{_NAME})(?:就行|就好|就可以|好了|吧|{_EDGE})")
+# you can call me M, everyone calls me Kit: a capitalised word is name-shaped in English; don't call me…, a
+# question (can you call me Monday?) and a word no one is named (call me Friday) give none
+_EN_CALL_ME = re.compile(
+    r"(?<![\w'])(?P<no>(?:don't|do\s+not|never|not)\s+)?call(?:s|ed)?\s+me\s+(?P<a>(?-i:[A-Z][\w'-]*))(?![\w'])"
+    r"(?P<end>[^.!?\n]*[.!?\n]?)",
+    re.IGNORECASE,
+)
 _CALL_THEM = re.compile(rf"(?:叫|喊|称)(?:他|她)(?:为)?(?P<a>{_NAME}){_EDGE}")
 _AT = re.compile(r"@(?P<p>[^\s@，,：:]{1,20})")
 _AT_NICK = re.compile(rf"@(?P<p>[^\s@，,：:]{{1,20}})\s+(?P<a>{_NAME})[，,：:]")
@@ -66,8 +74,11 @@ def aliases_in(said: Said, roster: Roster) -> list[EntityDraft]:
                 found.append((person, other))
                 break
     speaker = _person(roster, said.speaker)
+    english: list[str] = []  # you can call me M: a name the speaker gives themself
     if speaker is not None:
         found += [(speaker, m.group("a")) for m in _CALL_ME.finditer(text)]
+        english = [m.group("a") for m in _EN_CALL_ME.finditer(text) if _named_by(m)]
+        found += [(speaker, alias) for alias in english]
         for match in _RENAME.finditer(text):
             found += [(speaker, match.group("old")), (speaker, match.group("new"))]
     at = [p for p in (_person(roster, m.group("p")) for m in _AT.finditer(text)) if p is not None]
@@ -85,7 +96,7 @@ def aliases_in(said: Said, roster: Roster) -> list[EntityDraft]:
     drafts: dict[str, EntityDraft] = {}
     for person, alias in found:
         alias = alias.strip()
-        if not nickname_like(alias, person) and not _RENAME.search(text):
+        if not nickname_like(alias, person) and not _RENAME.search(text) and alias not in english:
             continue
         if roster.someone_else(alias, person):
             continue
@@ -93,3 +104,9 @@ def aliases_in(said: Said, roster: Roster) -> list[EntityDraft]:
         if alias not in draft.aliases and alias != person:
             draft.aliases.append(alias)
     return list(drafts.values())
+
+
+def _named_by(match: re.Match[str]) -> bool:
+    """Whether "call me X" gives the speaker a name: not denied, not asked, and X no word like Monday."""
+    alias = match.group("a")
+    return not match.group("no") and not match.group("end").endswith("?") and alias.lower() not in EN_PROPER_STOP

@@ -25,7 +25,7 @@ from huiyi.text import tokens
 __all__ = ["Cancels"]
 
 _CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
-_OFF = re.compile(r"泡汤了?|取消了|不去了|去不了了|黄了|改到|推迟到|延期到|改成")
+_OFF = re.compile(r"泡汤了?|取消了|不去了|去不了了|去不成了?|没去成|黄了|改到|推迟到|延期到|改成")
 _MOVED = re.compile(r"改到|推迟到|延期到|改成")  # these name the new time themselves
 # what keeps a plan on: almost (差点泡汤), maybe or feared (可能要黄了, 怕是去不了了), or a condition
 _NOT_OFF = re.compile(r"差点|差一点|险些|几乎|可能|也许|怕|担心|万一|如果|要是|会不会|是不是|快要?|不会|没")

@@ -20,12 +20,25 @@ FILLER = re.compile(
     re.IGNORECASE,
 )
 END_PUNCT = "。！？!?.…~～」”\"'）)"
+# what an emoji leaves once its pictograph (So) is taken out: a presentation selector (❤️), a keycap's frame,
+# a skin tone (👍🏽) and a flag's tags; a joiner (👨‍👩‍👧) goes with the pictograph before it
+_EMOJI_PARTS = re.compile("[\ufe0e\ufe0f\u20e3\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
 
 
 def condense(text: str) -> str:
     text = " ".join(text.split())
     text = _REPEAT.sub(r"\1\1", text)
-    return "".join(ch for ch in text if unicodedata.category(ch) not in ("So", "Cs", "Co"))
+    kept: list[str] = []
+    dropped = False
+    for ch in text:
+        dropped = (
+            unicodedata.category(ch) in ("So", "Cs", "Co")
+            or bool(_EMOJI_PARTS.match(ch))
+            or (dropped and ch == "\u200d")
+        )
+        if not dropped:
+            kept.append(ch)
+    return "".join(kept)
 
 
 def cut(text: str, limit: int) -> str:

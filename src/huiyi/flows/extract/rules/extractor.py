@@ -13,6 +13,7 @@ from pathlib import Path
 from huiyi.flows.chatter import is_chatter
 from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
 from huiyi.flows.extract.rules.aliases import aliases_in
+from huiyi.flows.extract.rules.breakups import Breakups, partners_replaced
 from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut, dated
 from huiyi.flows.extract.rules.facts import FactReader
@@ -22,15 +23,16 @@ from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.moves import moved
 from huiyi.flows.extract.rules.pet_names import PetNames
 from huiyi.flows.extract.rules.plans import plans_in
+from huiyi.flows.extract.rules.plans_en import english_plans_in
 from huiyi.flows.extract.rules.quits import quits_in
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, Message
 from huiyi.text.keywords import keywords, load_idf
 from huiyi.text.language import LATIN_WORD, conversation_language
-from huiyi.text.relayed import note, relay_of
+from huiyi.text.relayed import Relay, note, relay_of
 from huiyi.text.times import find_time_phrases
-from huiyi.text.tokens import add_words, has_cjk
+from huiyi.text.tokens import has_cjk, naming
 
 # 麻烦你 is a please, 时间紧张 a tight week, 系统崩溃 a crash, 开心果 a pistachio
 _NOT_NERVES = "".join(f"(?<!{word})" for word in ("时间", "资金", "经费", "关系", "局势"))
@@ -98,20 +100,28 @@ class RuleExtractor:
         if not messages:
             return Extraction()
         roster = Roster.of(fold)
-        add_words(roster.all_names())
+        with naming(roster.all_names()):  # the fold's people whole in every cut of its rules, no one else
+            return self._extract(fold, messages, roster)
+
+    def _extract(self, fold: Fold, messages: list[Message], roster: Roster) -> Extraction:
         drop = [name for name in roster.all_names() if name]
         private = fold.person is not None or len(roster.names) <= 2
         reader = FactReader(roster, private)
         default_lang = conversation_language(messages, fold.language)
-        saids = [self._read(m, roster, reader, default_lang, drop) for m in messages]
+        echoes = set() if private else _echoes(messages)  # a group's 复读: another's line said again
+        saids = [self._read(m, roster, reader, default_lang, drop, m.id in echoes) for m in messages]
         cancels = Cancels(roster, fold.called_off)  # 搬家泡汤 closes the plan said before; 下周六搬 is the new one
         losses = Losses(roster, fold.pets)  # 豆豆去世了 closes 豆豆是木木的狗, said in this fold or before
         pet_names = PetNames(roster)  # 我养了只小猫。… 它叫团子: the pet just told of is named
+        breakups = Breakups(roster, fold.partners)  # 我们分手了 ends 阿杰是木木的男朋友, said in this fold or before
         for said in saids:
             pet_names.read(said)
             said.facts.extend(cancels.read(said))
             died, ended = losses.read(said)
             said.facts.extend(died)
+            said.closes.extend(ended)
+            parted, ended = breakups.read(said)  # Jake and I broke up ends Jake is Mia's boyfriend
+            said.facts.extend(parted)
             said.closes.extend(ended)
         missed = [*drop, *losses.names()]  # 还是很想豆豆 misses a pet known by name
         events = [self._event(segment, roster, drop, missed) for segment in self._segments(saids)]
@@ -124,9 +134,12 @@ class RuleExtractor:
 
     # --- reading one message
 
-    def _read(self, message: Message, roster: Roster, reader: FactReader, default_lang: str, drop: list[str]) -> Said:
+    def _read(
+        self, message: Message, roster: Roster, reader: FactReader, default_lang: str, drop: list[str], echo: bool
+    ) -> Said:
         text = message.text
-        relay = relay_of(text)  # forwarded or quoted words are someone else's: no fact of the speaker's
+        # forwarded, quoted or echoed words are someone else's: no fact of the speaker's
+        relay = Relay(own="", relayed=text, forwarded=False) if echo else relay_of(text)
         spoken = relay.own if relay and relay.own else text  # a reply's language is its own
         lang = "zh" if has_cjk(spoken) else ("en" if LATIN_WORD.search(spoken) else default_lang)
         spans = find_time_phrases(text, message.time)
@@ -156,9 +169,10 @@ class RuleExtractor:
         spans = [span for span in spans if not any(span.phrase in d for d in dates)]
         said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities, relay=relay)
         said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
-        said.facts.extend(plans_in(said, roster))  # 我下周一飞大阪 (issue #13)
+        said.facts.extend(plans_in(said, roster) + english_plans_in(said, roster))  # 我下周一飞大阪 (issue #13)
         quit_facts, said.closes = quits_in(said, roster)  # 我戒烟了 ends 木木爱抽烟
         said.facts.extend(quit_facts)
+        said.closes.extend(partners_replaced(said))  # 陈屿是我男朋友 ends 阿杰是木木的对象
         return said
 
     # --- grouping
@@ -272,6 +286,20 @@ def _turn_piece(said: Said, english: bool) -> tuple[str, str]:
         return label, passed.relayed
     shown = own + note(passed, "en" if english else "zh") if passed.relayed else own
     return ("said" if english else "说"), shown
+
+
+ECHO_REACH = 5  # how many lines back a 复读 repeats (a chain of repeats goes on for a few)
+
+
+def _echoes(messages: list[Message]) -> set[str]:
+    """The ids of the members' lines that repeat, word for word, one of the few lines before by someone else."""
+    found: set[str] = set()
+    for at, message in enumerate(messages):
+        said = message.text.strip()
+        before = messages[max(0, at - ECHO_REACH) : at]
+        if message.role == "user" and any(m.text.strip() == said and m.speaker != message.speaker for m in before):
+            found.add(message.id)
+    return found
 
 
 def _size(said: Said) -> int:

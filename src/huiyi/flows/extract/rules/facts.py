@@ -23,6 +23,7 @@ from huiyi.flows.extract.rules.patterns import (
     EN_BIRTHDAY_FIRST,
     EN_HEDGE,
     EN_PET,
+    EN_PET_NAMED,
     EN_PRONOUNS,
     EN_RULES,
     EN_SPEAKER_FIRST,
@@ -35,6 +36,7 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_JOB_MOVE,
     ZH_LEAD,
     ZH_NAME_RULE,
+    ZH_NAMING,
     ZH_OFFER,
     ZH_OFFER_PLACE,
     ZH_OFFER_RULE,
@@ -42,7 +44,6 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_PET,
     ZH_PET_HAS,
     ZH_PET_NAMED,
-    ZH_PET_NAMING,
     ZH_PRONOUNS,
     ZH_REPORTED,
     ZH_RULES,
@@ -51,7 +52,7 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import pet_name_fact
-from huiyi.flows.extract.rules.relations import relations_in
+from huiyi.flows.extract.rules.relations import partner_told, relations_in
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
 from huiyi.text.times import find_time_phrases
@@ -86,7 +87,7 @@ def _pet_named_after(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
     """我养了一只狗，叫豆豆: the clause that names a pet is read with the clause that told of it."""
     out: list[tuple[str, bool]] = []
     for clause, unsure in clauses:
-        if out and not unsure and not out[-1][1] and ZH_PET_NAMING.match(clause) and _nameless_pet(out[-1][0]):
+        if out and not unsure and not out[-1][1] and ZH_NAMING.match(clause) and _nameless_pet(out[-1][0]):
             out[-1] = (f"{out[-1][0]}，{clause}", False)
         else:
             out.append((clause, unsure))
@@ -126,6 +127,7 @@ class FactReader:
         led = False  # the previous clause was about the speaker: 我是护士，在鼓楼医院上班
         topic = ""  # the previous clause named its own subject: 我家的猫叫团子，是一只橘猫 (团子 is)
         offered = False  # an offer with no workplace yet: 拿到offer了！！杭州那家游戏公司，…
+        partner = ""  # a partner told of with no name yet: 我有新男朋友了，叫陈屿
         # 我喜欢猫，开玩笑的: what a retraction takes back is not read
         clauses = _clauses(message.text[joke_end(message.text) :], english)
         for clause, unsure in clauses if english else _pet_named_after(clauses):
@@ -133,6 +135,9 @@ class FactReader:
                 if not unsure:
                     self._english(clause, message, speaker, facts, entities)
                 continue
+            if partner and not unsure and (naming := ZH_NAMING.match(clause)):
+                clause = f"我的{partner}叫{naming['name']}"
+            partner = "" if unsure else partner_told(clause)
             if offered and not unsure and (place := ZH_OFFER_PLACE.match(clause)):
                 self._fact(ZH_OFFER_RULE, place, message, speaker, False, facts, entities)
                 offered = False
@@ -456,7 +461,7 @@ class FactReader:
         if hedge := EN_HEDGE.match(clause):  # I think I'm allergic to peanuts
             self._tentative("I'm " + clause[hedge.end() :], "may be", message, speaker, True, facts)
             return
-        pet = EN_PET.match(clause)
+        pet = EN_PET.match(clause) or EN_PET_NAMED.match(clause.rstrip(" .!~"))
         if pet:
             self._pet(pet, message, speaker, True, facts, entities)
             return

@@ -11,7 +11,7 @@ from huiyi.model import EntityType
 from huiyi.text import tokens
 from huiyi.text.keywords import EN_PROPER_STOP, TITLE
 from huiyi.text.language import CJK_RUN
-from huiyi.text.tokens import has_cjk
+from huiyi.text.tokens import EN_STOPWORDS, has_cjk
 
 _PLACE_SUFFIX = re.compile(
     r"(?:馆|店|园|院|场|站|厅|楼|室|街|路|城|市|省|县|区|镇|村|山|湖|河|海|岛|家|校|学|吧|寺|庙|宫|塔|桥|港|屋|房|所|司|厂"
@@ -91,6 +91,19 @@ _SURNAMES = frozenset(
     "尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛"
     "仲虞敖巩明佘池查麻苑迟邝".replace(" ", "")
 )
+
+
+def _no_name(words: list[str]) -> bool:
+    """Whether a run of capitalised words names nothing: it starts with a word that is never a name (Also I,
+    So we, Mondays, Friday's), or it is one word all in capitals, an abbreviation (PR, TV, OMG), which names
+    a thing only when a fact or a place says so.
+
+        >>> [_no_name(w.split()) for w in ["Also I", "Mondays", "PR", "Emma", "New York", "A"]]
+        [True, True, True, False, False, True]
+    """
+    first = words[0].lower().removesuffix("'s")
+    never = EN_PROPER_STOP | EN_STOPWORDS
+    return first in never or first.removesuffix("s") in EN_PROPER_STOP or (len(words) == 1 and words[0].isupper())
 
 
 def _starts_sentence(text: str, at: int) -> bool:
@@ -196,7 +209,7 @@ def mentions(said: Said, roster: Roster) -> tuple[list[str], list[EntityDraft]]:
             if _starts_sentence(text, match.start()) and " " not in phrase:
                 continue  # a capital at the start of a sentence says nothing
             words = phrase.split()
-            if words[0].lower() in EN_PROPER_STOP or roster.resolve(phrase):
+            if _no_name(words) or roster.resolve(phrase):
                 continue
             things.append(EntityDraft(phrase, EntityType.SPECIFIC))
     return people, things

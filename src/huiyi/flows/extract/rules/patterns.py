@@ -252,11 +252,16 @@ ZH_PET = re.compile(
 ZH_PET_HAS = re.compile(
     rf"我(?:家)?有(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹)(?P<pet>{_ZH_ANIMALS}){_ZH_PET_NAME}"
 )
-# 叫豆豆, 它叫团子, 名字叫团子: a clause that names the pet the clause before it told of
-ZH_PET_NAMING = re.compile(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)[{CJK}A-Za-z]{{1,8}}$")
+# 叫豆豆, 它叫团子, 名字叫团子, 他叫陈屿: a clause that names the pet or partner the clause before it told of
+ZH_NAMING = re.compile(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}})$")
 
 _EN_PREFIX = r"(?:(?:oh|well|and|but|so|actually|honestly|yeah|yes|also|haha|lol|btw|um|hey|hmm|ok|okay)[,!.]?\s+)*"
 _EN_ADV = r"(?:really\s+|totally\s+|absolutely\s+|just\s+|also\s+|kinda\s+|so\s+|truly\s+|do\s+|still\s+)*"
+# I'm also / really / severely allergic to…: how much, or that it is one more
+_EN_DEGREE = (
+    r"(?:(?:also|really|very|so|super|severely|seriously|deathly|highly|extremely|quite|pretty|mildly|slightly"
+    r"|a\s+bit|a\s+little|kind\s+of|kinda)\s+)*"
+)
 _EN_PETS = (
     r"dogs?|cats?|pupp(?:y|ies)|kittens?|hamsters?|rabbits?|bunn(?:y|ies)|birds?|parrots?|fish|goldfish|turtles?|"
     r"tortoises?|snakes?|lizards?|horses?|guinea\s+pigs?|ferrets?|chinchillas?|hedgehogs?"
@@ -362,7 +367,7 @@ EN_RULES: tuple[FactRule, ...] = (
         "{s} is {o} years old",
     ),
     FactRule(
-        en_rule(r"(?:I'm|I\s+am)\s+allergic\s+to\s+(?P<o>.+)"),
+        en_rule(rf"(?:I'm|I\s+am)\s+{_EN_DEGREE}allergic\s+to\s+(?P<o>.+)"),
         "allergic to",
         FactKind.ATTRIBUTE,
         "health",
@@ -400,6 +405,11 @@ EN_PET = en_rule(
     rf"I\s+(?:have|have\s+got|'ve\s+got|got|own|adopted|just\s+adopted|just\s+got)\s+"
     rf"(?P<num>an?|one|two|three|four|\d+)\s+(?P<pet>(?:[a-z]+\s+)?(?:{_EN_PETS}))\b"
     rf"(?:[\s,]+(?:named|called)\s+(?P<name>(?-i:[A-Z][\w'-]*)))?"
+)
+# My cat is called Mochi, Our dog's name is Rex: a pet named with no "have", as 我家的猫叫团子
+EN_PET_NAMED = en_rule(
+    rf"(?:my|our)\s+(?P<num>)(?P<pet>(?:[a-z]+\s+)?(?:{_EN_PETS}))(?:'s\s+name\s+is|\s+is\s+(?:called|named)"
+    rf"|'s\s+(?:called|named))\s+(?P<name>(?-i:[A-Z][\w'-]*))$"
 )
 EN_PRONOUNS = frozenset(
     "it this that these those them him her you everything anything something nothing one ones".split()

@@ -27,7 +27,7 @@ from huiyi.text import tokens
 from huiyi.text.periods import midnight
 from huiyi.text.times import TimeSpan
 
-__all__ = ["plans_in"]
+__all__ = ["plan_fact", "plans_in", "to_come"]
 
 _CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
 # what a plan's 我 is followed by: a verb, or a word that leads to one (要去, 跟几个老伙计去, 打算)
@@ -48,7 +48,7 @@ _DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)�
 def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
     """The plans the message's speaker states, one fact each (see the module docstring)."""
     message = said.message
-    coming = _to_come(said.spans, message.time)
+    coming = to_come(said.spans, message.time)
     # the agent's own lines echo what it was asked (好的，明晚六点半我会提醒): its plans are the persona's business
     if said.lang != "zh" or not coming or said.speaker == roster.agent_name:
         return []
@@ -101,7 +101,7 @@ def plan_fact(said: Said, roster: Roster, obj: str, shown: str, span: TimeSpan, 
     )
 
 
-def _to_come(spans: list[TimeSpan], now: datetime) -> list[TimeSpan]:
+def to_come(spans: list[TimeSpan], now: datetime) -> list[TimeSpan]:
     """The spans still to come: those that start after ``now``, and of a period's end already begun (月底
     said on the 25th) the days after today, when there are any left."""
     out: list[TimeSpan] = []

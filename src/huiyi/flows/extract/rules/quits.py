@@ -13,6 +13,8 @@ wish (要是戒了…就好了) or a failure (戒不掉) stops nothing.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from datetime import datetime
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.jokes import joke_end
@@ -107,8 +109,10 @@ def _english(said: Said, roster: Roster, text: str) -> tuple[list[FactDraft], li
         clause = part.strip(" ,")
         if not clause or clause.endswith("?"):
             continue
+        when = said.message.time
         if found := _EN_QUIT.match(clause):
             obj, shown, predicate = found.group("o"), f"quit {found.group('o')}", "quit"
+            obj, when = _undated(obj, said)
         elif found := _EN_NO_MORE.match(clause):
             verb = found.group("v") or found.group("v2")
             obj = found.group("o") or found.group("o2")
@@ -119,8 +123,17 @@ def _english(said: Said, roster: Roster, text: str) -> tuple[list[FactDraft], li
         if _EN_NOT_A_TASTE.match(obj):
             continue
         closes += [_close(said, like, obj) for like in _EN_LIKES]
-        facts.append(_fact(said, roster, predicate, obj, f"{said.speaker} {shown}"))
+        facts.append(replace(_fact(said, roster, predicate, obj, f"{said.speaker} {shown}"), time=when))
     return facts, closes
+
+
+def _undated(obj: str, said: Said) -> tuple[str, datetime]:
+    """(what was given up, when) for an object that ends with a time phrase (coffee last week): the time is
+    the fact's, not part of what stopped."""
+    for span in said.spans:
+        if obj.casefold().endswith(" " + span.phrase.casefold()):
+            return obj[: -len(span.phrase)].rstrip(), span.start
+    return obj, said.message.time
 
 
 def _other(clause: str, roster: Roster) -> bool:

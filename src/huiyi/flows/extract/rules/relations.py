@@ -1,13 +1,18 @@
 """Relations between the speaker and someone named: 我和小雨是室友, 我跟小雨是大学同学, 小雨是我室友,
-小雨和我们是同事, Mia and I are roommates, Mia is my roommate. (我的室友叫小美 is left to the LLM: the clause
-after it, 是四川人, is 小美's, and rules.facts reads it as nobody's.)
+小雨和我们是同事, 陈屿是我男朋友, 我男朋友叫陈屿, 我男朋友陈屿今天来看我了, 我前男友叫阿杰, Mia and I are roommates,
+Mia is my roommate, Jake is my boyfriend, my sister Emma (…is getting married: the clause goes on about her).
+(我的室友叫小美 is left to the LLM: the clause after it, 是四川人, is 小美's, and rules.facts reads it as nobody's.)
 
 Each is a relation fact with the other person as object, speaker —室友是→ 小雨 (``roommate is``), the shape
-of the partner facts an LLM writes (男朋友是); none is in ``ONE_AT_A_TIME``: a new roommate or colleague ends
-no other. The other must be named (:func:`~huiyi.flows.extract.rules.objects.person_named`, or someone the
-fold knows, or 你 in a private chat): 我们是同事 and 我和男朋友是同学 say of whom too little. The patterns
-take the whole clause with only 也/都/一直 between the name and 是, so 不是, 可能是, 如果…, 他说… and …就好了
-match none; questions and laughed-off clauses are never read (``FactReader``)."""
+of the partner facts an LLM writes (男朋友是); a peer's is in no ``ONE_AT_A_TIME``: a new roommate or colleague
+ends no other. A partner is one at a time: :mod:`~huiyi.flows.extract.rules.breakups` closes the old one, said
+with any partner word (对象 then 男朋友); an ex (前男友, 前任) is a past tie, no partner. 老公 / 老婆 are what a fan
+calls an idol too (我老公彭于晏), so only naming them (我老公叫王磊) tells of a spouse. The other must be named
+(:func:`~huiyi.flows.extract.rules.objects.person_named`, or someone the fold knows, or 你 in a private chat):
+我们是同事 and 我和男朋友是同学 say of whom too little. The patterns take the whole clause with only 也/都/一直
+between the name and 是, so 不是, 可能是, 如果…, 他说… and …就好了 match none; a partner named as the clause goes on
+(我男朋友陈屿今天…) must be cut as one name by the tagger, with a time, an adverb or a verb of its own after it;
+questions and laughed-off clauses are never read (``FactReader``)."""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ import re
 
 from huiyi.flows.extract.rules.patterns import ZH_END_PARTICLES, ZH_HEDGE, ZH_UNREAL, FactRule, en_rule
 from huiyi.model import EntityType, FactKind
+from huiyi.text import tokens
 from huiyi.text.language import CJK
 
 _ZH_PEERS = (
@@ -28,9 +34,9 @@ _ZH_OTHER = rf"(?P<o>[{CJK}A-Za-z·]{{1,6}}?)"
 _ZH_WITH = "(?:和|跟|与)"
 
 
-def _zh(pattern: str, description: str) -> FactRule:
+def _zh(pattern: str, description: str, end: str = _ZH_END) -> FactRule:
     return FactRule(
-        re.compile(_ZH_LEAD + pattern + _ZH_END),
+        re.compile(_ZH_LEAD + pattern + end),
         "{x}是",
         FactKind.RELATION,
         "人际",
@@ -40,17 +46,75 @@ def _zh(pattern: str, description: str) -> FactRule:
     )
 
 
+_ZH_PARTNERS = "男朋友|女朋友|男友|女友|对象|未婚夫|未婚妻"
+_ZH_SPOUSES = "老公|老婆"  # a fan's idol too: only named with 叫
+_ZH_EXES = "前男朋友|前女朋友|前男友|前女友|前任|前夫|前妻"
+_ZH_CALLED = "(?:的名字)?(?:叫做?|名叫|名字叫)"
+ZH_PARTNER_WORDS = (*_ZH_PARTNERS.split("|"), *_ZH_SPOUSES.split("|"))
+ZH_EXES = tuple(_ZH_EXES.split("|"))
+# 陈屿曾经是我男朋友, 陈屿不是…, 陈屿会是…: a name the tagger may not cut from the word after it (陈屿曾经 looks
+# like a name) that makes the tie past, denied or to come
+_ZH_NOT_NOW = "".join(
+    f"(?<!{word})"
+    for word in "不 没 曾经 以前 之前 原来 本来 从前 过去 当年 不再 再也 根本 会 要 算 差点 假装 装".split()
+)
+# 陈屿已经是我男朋友了: what may stand between a partner's name and 是
+_ZH_STILL = "(?:也|都|还|一直|就|已经|现在|终于|早就|真的)*"
+# 陈屿是我男朋友吧 is a guess
+_ZH_SURE_END = rf"(?:了|[{ZH_END_PARTICLES.replace('吧', '')}])*$"
+# 我有新男朋友了, 我交了个女朋友, 我终于有对象了: a partner told of, named in the clause or the next
+_ZH_NEW = rf"我{_ZH_ALSO}(?:终于)?(?:有|交|谈|找)(?:了|到了)?(?:一个|个|一位|位)?(?:新的?)?"
+# what may follow a partner's name as the clause goes on (我男朋友陈屿今天来看我了): a time, an adverb, a verb
+_ZH_GOES_ON = (
+    "今天|昨天|前天|明天|今晚|昨晚|刚刚?|刚才|最近|上周|下周|周末|今年|去年|说|也|又|还|在|跟|和|给|带|请|送|约"
+    "|已经|终于|突然|居然|竟然|一直|每天|总是|特别|非常|很|超|真的|是|从|要|会|不|没|对|他|她"
+)
+_ZH_PARTNER_RULES = (
+    _zh(  # 你是我男朋友, said to the agent, is play: no partner who ends the one the speaker has
+        rf"(?!你|您){_ZH_OTHER}{_ZH_NOT_NOW}{_ZH_STILL}是我的?(?P<x>{_ZH_PARTNERS}|{_ZH_EXES})",
+        "{o}是{s}的{x}",
+        _ZH_SURE_END,
+    ),
+    _zh(rf"我的?(?P<x>{_ZH_PARTNERS}|{_ZH_SPOUSES}|{_ZH_EXES}){_ZH_CALLED}{_ZH_OTHER}", "{o}是{s}的{x}", _ZH_SURE_END),
+    _zh(
+        rf"{_ZH_NEW}(?P<x>{_ZH_PARTNERS}|{_ZH_SPOUSES})(?:了|啦)?(?:他|她)?{_ZH_CALLED}{_ZH_OTHER}",
+        "{o}是{s}的{x}",
+        _ZH_SURE_END,
+    ),
+)
 ZH_RELATIONS: tuple[FactRule, ...] = (
     _zh(rf"我们?{_ZH_WITH}{_ZH_OTHER}{_ZH_ALSO}是(?P<x>{_ZH_PEERS})", "{s}和{o}是{x}"),
     _zh(rf"{_ZH_OTHER}{_ZH_WITH}我们?{_ZH_ALSO}是(?P<x>{_ZH_PEERS})", "{s}和{o}是{x}"),
     _zh(rf"{_ZH_OTHER}{_ZH_ALSO}是我的?(?P<x>{_ZH_PEERS})", "{o}是{s}的{x}"),
+    *_ZH_PARTNER_RULES,
 )
+# 我男朋友陈屿, 我男朋友陈屿今天来看我了: the name is cut by the tagger alone, as one name (我男朋友张口就来 names
+# nobody), and ends the clause or the clause goes on about him
+_ZH_NAMED_PARTNER = FactRule(
+    re.compile(
+        rf"{_ZH_LEAD}我的?(?P<x>{_ZH_PARTNERS}|{_ZH_EXES})(?P<o>[{CJK}]{{2,3}}?)(?:(?={_ZH_GOES_ON})|{_ZH_SURE_END})"
+    ),
+    "{x}是",
+    FactKind.RELATION,
+    "人际",
+    "{o}是{s}的{x}",
+    object_type=EntityType.SPECIFIC,
+    person_object=True,
+)
+_ZH_PARTNER_TOLD = re.compile(rf"{_ZH_LEAD}{_ZH_NEW}(?P<x>{_ZH_PARTNERS}|{_ZH_SPOUSES}){_ZH_SURE_END}")
+_NAME_TAGS = ("nr", "nrfg", "nrt")
 
 _EN_PEERS = (
     r"(?:(?:best|close|good|old)\s+)?(?:(?:room|flat|house|class|school|team)mate|colleague|co-?worker"
     r"|neighbou?r|friend|bestie)"
 )
 _EN_OTHER = r"(?P<o>(?-i:[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?))"
+# a partner or family, one person each (Jake is my boyfriend, my sister Emma): never said as "X and I are …s"
+EN_KIN = (
+    r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?"
+    r"|(?:(?:older|younger|big|little|baby|twin)\s+)?(?:sister|brother)|mom|mum|mother|dad|father|son|daughter"
+    r"|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew)"
+)
 _EN_END = r"(?:\s+(?:too|now))?$"
 
 
@@ -69,13 +133,36 @@ def _en(pattern: str, description: str) -> FactRule:
 EN_RELATIONS: tuple[FactRule, ...] = (
     _en(rf"{_EN_OTHER}\s+and\s+(?:I|me)\s+are\s+(?:both\s+|also\s+)?(?P<x>{_EN_PEERS})s", "{s} and {o} are {x}s"),
     _en(rf"(?:I|me)\s+and\s+{_EN_OTHER}\s+are\s+(?:both\s+|also\s+)?(?P<x>{_EN_PEERS})s", "{s} and {o} are {x}s"),
-    _en(rf"{_EN_OTHER}(?:\s+is|'s)\s+(?:also\s+)?my\s+(?P<x>{_EN_PEERS})", "{o} is {s}'s {x}"),
+    _en(rf"{_EN_OTHER}(?:\s+is|'s)\s+(?:also\s+)?my\s+(?P<x>{_EN_PEERS}|{EN_KIN})", "{o} is {s}'s {x}"),
+)
+# My sister Emma is getting married: the clause goes on about the one it names, who is the speaker's sister
+EN_NAMED_KIN = FactRule(
+    en_rule(rf"my\s+(?P<x>{_EN_PEERS}|{EN_KIN}),?\s+(?P<o>(?-i:[A-Z][a-z-]+(?:\s+[A-Z][a-z-]+)?))(?!\w|'(?!s\b))"),
+    "{x} is",
+    FactKind.RELATION,
+    "people",
+    "{o} is {s}'s {x}",
+    object_type=EntityType.SPECIFIC,
+    person_object=True,
 )
 
 
 def relations_in(clause: str, english: bool) -> list[tuple[FactRule, re.Match[str]]]:
-    """The relation rules ``clause`` matches whole; none for a wish or a guess (我和小雨是室友就好了)."""
+    """The relation rules ``clause`` matches whole (my sister Emma…: begins with); none for a wish or a guess
+    (我和小雨是室友就好了)."""
     if not english and (ZH_UNREAL.search(clause) or ZH_HEDGE.search(clause)):
         return []
-    rules = EN_RELATIONS if english else ZH_RELATIONS
-    return [(rule, match) for rule in rules if (match := rule.pattern.match(clause))]
+    rules = (*EN_RELATIONS, EN_NAMED_KIN) if english else ZH_RELATIONS
+    found = [(rule, match) for rule in rules if (match := rule.pattern.match(clause))]
+    if not english and (named := _ZH_NAMED_PARTNER.pattern.match(clause)):
+        cut = [(word, flag) for word, flag in tokens.tag(clause[named.start("o") :]) if word.strip()]
+        if cut and cut[0][0] == named["o"] and cut[0][1] in _NAME_TAGS:
+            found.append((_ZH_NAMED_PARTNER, named))
+    return found
+
+
+def partner_told(clause: str) -> str:
+    """The partner word of a clause that tells of a partner not named yet (我有新男朋友了 → 男朋友): the next
+    clause may name them (叫陈屿); "" for any other clause."""
+    found = _ZH_PARTNER_TOLD.match(clause)
+    return found["x"] if found else ""

@@ -1,0 +1,141 @@
+"""Plans said in English with a time still to come: I'm flying to Osaka next Monday, I have a dentist
+appointment tomorrow, My sister Emma is getting married next Saturday (Emma's plan; that she is the speaker's
+sister is :mod:`~huiyi.flows.extract.rules.relations`'). The English side of :mod:`~huiyi.flows.extract.rules.plans`.
+
+The subject is the speaker (I, I'm, I'll…) or someone named at the clause's start (Emma, my sister Emma); the
+fact is theirs, dated by the first phrase still to come, its text the clause with "I" made the speaker's name
+and each relative phrase followed by its date: ``Emma is getting married next Saturday (2024-11-16)``.
+Questions, negations (I'm not going tomorrow), suppositions and someone's words (if…, she said…) are no plan;
+one said unsure (I might fly to Osaka next Monday) is tentative. Nor is a state (I'm busy next week: only doing
+counts, as 是 does not in the Chinese rule), a suggestion (Let's…), or a time said in a clause with a subject of
+its own (I'm a guard and our opener is next week).
+"""
+
+from __future__ import annotations
+
+import re
+
+from huiyi.flows.extract import FactDraft
+from huiyi.flows.extract.rules.condense import absolute, dated
+from huiyi.flows.extract.rules.jokes import joke_end
+from huiyi.flows.extract.rules.objects import person_named
+from huiyi.flows.extract.rules.patterns import TENTATIVE, en_rule
+from huiyi.flows.extract.rules.plans import to_come
+from huiyi.flows.extract.rules.relations import EN_KIN
+from huiyi.flows.extract.rules.roster import Roster
+from huiyi.flows.extract.rules.said import Said
+from huiyi.model import EntityType, FactKind
+from huiyi.text.times import TimeSpan
+
+__all__ = ["english_plans_in"]
+
+_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
+_MAX_CHARS = 100  # a longer clause is a story, not a plan
+_SUBJECT = en_rule(
+    r"(?:(?P<i>I)(?:\s+(?P<be>am|will|have)\b|(?P<short>'m|'ll|'ve)|(?=\s+[a-z]))"
+    rf"|my\s+(?:{EN_KIN}),?\s+(?P<kin>(?-i:[A-Z][a-z-]+))"
+    r"|(?!let's)(?P<name>(?-i:[A-Z][a-z-]+))(?=\s+(?:is|will|has)\b|'s\s|'ll\s))"  # Let's…: a suggestion
+)
+_VERBS = {"am": "is", "m": "is", "will": "will", "ll": "will", "have": "has", "ve": "has"}
+_NOT = re.compile(
+    r"n't\b|\b(?:not|no|never|if|unless|wish|hope|hoped|hoping|said|says|told|asked|supposed|was\s+going|were)\b",
+    re.IGNORECASE,
+)
+_OWN_SUBJECT = re.compile(
+    r",?\s+(?:and|but|so|because|while|though)\s+(?=(?:I|(?i:we|you|he|she|they|it|our|my|your|his|her|their))\b)"
+)
+# what a plan's "is" is followed by: something being done (flying, getting married, off to…, so excited to fly);
+# I'm busy, I'm a guard says how one is, as 是 does in the Chinese rule
+_ACTING = re.compile(
+    r"\s*(?:is|'s|am)\s+(?!\w+ing\b|(?:off|away|out|back|gonna|about|got)\b|(?:\w+\s+)?\w+\s+to\s+[a-z])",
+    re.IGNORECASE,
+)
+_MODALS = frozenset("might may can could would should must shall".split())
+_UNSURE = re.compile(r"\b(?:might|may|maybe|probably|perhaps|possibly)\b", re.IGNORECASE)
+
+
+def english_plans_in(said: Said, roster: Roster) -> list[FactDraft]:
+    """The plans an English message states, one fact each (see the module docstring)."""
+    message = said.message
+    coming = to_come(said.spans, message.time)
+    if said.lang != "en" or not coming or said.speaker == roster.agent_name:
+        return []
+    text = said.own.replace("’", "'")
+    out: list[FactDraft] = []
+    sentences = [match.group().strip() for match in _CLAUSE.finditer(text, joke_end(text))]
+    # a clause with a subject of its own is another statement: …, but I'm hoping…, and our opener is next week
+    clauses = [
+        clause for sentence in sentences if not sentence.endswith("?") for clause in _OWN_SUBJECT.split(sentence)
+    ]
+    for clause in clauses:
+        spans = [span for span in coming if span.phrase.casefold() in clause.casefold()]
+        if not spans or len(clause) > _MAX_CHARS or _NOT.search(clause):
+            continue
+        lead = next((span.phrase for span in spans if clause.casefold().startswith(span.phrase.casefold())), "")
+        found = _SUBJECT.match(clause[len(lead) :].lstrip(" ,").rstrip(".!;\n "))  # Tomorrow, I fly…
+        if found is None:
+            continue
+        who, rest = _whose(found, said.speaker, roster)
+        if who is None or not rest.strip() or not _acts(rest):
+            continue
+        shown = dated(" ".join([f"{who}{rest}".rstrip(".!;\n ,"), lead[:1].lower() + lead[1:]]).strip(), spans, "en")
+        out.append(_fact(said, roster, who, shown, spans, TENTATIVE if _UNSURE.search(clause) else 0.6))
+    return out
+
+
+def _acts(rest: str) -> bool:
+    """Whether the clause after its subject does something ("is flying", "will fly", "has a recital"), not
+    only says how the subject is ("is busy", "is a guard")."""
+    return _ACTING.match(rest) is None
+
+
+def _whose(found: re.Match[str], speaker: str, roster: Roster) -> tuple[str | None, str]:
+    """(whose plan, the clause after its subject) — "I'm flying" reads "Mia is flying"."""
+    rest = found.string[found.end() :]
+    if found["i"]:
+        verb = found["be"] or found["short"]
+        return speaker, (" " + _VERBS[verb.lstrip("'")] + rest if verb else _third_person(rest))
+    name = found["kin"] or found["name"]
+    known = roster.resolve(name)
+    if known is None and not person_named(name):
+        return None, ""
+    return known or name, rest
+
+
+def _third_person(rest: str) -> str:
+    """ " fly to Osaka" → " flies to Osaka": the speaker's first verb said of them."""
+    verb, _, after = rest.strip().partition(" ")
+    irregular = {"have": "has", "do": "does", "go": "goes", "am": "is"}
+    if verb in _MODALS:
+        pass
+    elif verb in irregular:
+        verb = irregular[verb]
+    elif re.search(r"[^aeiou]y$", verb):
+        verb = verb[:-1] + "ies"
+    elif verb.endswith(("s", "sh", "ch", "x", "o")):
+        verb += "es"
+    else:
+        verb += "s"
+    return f" {verb} {after}".rstrip()
+
+
+def _fact(said: Said, roster: Roster, who: str, shown: str, spans: list[TimeSpan], confidence: float) -> FactDraft:
+    """``who``'s plan: its object what they will do, its time the first phrase's, its text ``shown``."""
+    span = spans[0]
+    what = re.sub(r"\s*\([^()]*\)", "", shown[len(who) :])  # the dates written out
+    for phrase in (s.phrase for s in spans):
+        what = re.sub(re.escape(phrase), "", what, flags=re.IGNORECASE)
+    return FactDraft(
+        subject=who,
+        predicate="plans",
+        object=" ".join(what.split()),
+        description=shown,
+        sources=[said.message.id],
+        kind=FactKind.ATTRIBUTE,
+        keyword="plan",
+        subject_type=roster.entity_type(who) or (EntityType.OBJECT if who == said.speaker else EntityType.SPECIFIC),
+        object_type=None,
+        time=span.start,
+        confidence=confidence,
+        about=absolute(span),
+    )

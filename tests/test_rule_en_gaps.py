@@ -1,0 +1,190 @@
+"""English rule-path gaps (no LLM): a pet named with "is called", an allergy said with an adverb, an alias
+asked for mid-sentence (you can call me M), a habit given up with its time said (the time is the fact's,
+not its object's), capitalised words that name nothing, and an emoji's leftover variation selector."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.flows.extract import Extraction
+from huiyi.model import Scope, ScopeKind
+from huiyi.providers.embed import HashEmbedder
+from rule_lines import extract_private
+
+AGENT, PERSON = "Kai", "Mia"
+SCOPE = Scope(agent=AGENT, kind=ScopeKind.PERSON, key=PERSON)
+MONDAY = datetime(2024, 11, 4, 10, 0)
+
+
+def extract(*texts: str) -> Extraction:
+    return extract_private(SCOPE, texts, MONDAY, "en")
+
+
+def facts(*texts: str) -> set[str]:
+    return {fact.description for fact in extract(*texts).facts}
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("My cat is called Mochi", {"Mia has a cat named Mochi", "Mochi is Mia's cat"}),
+        ("Our dog's name is Rex", {"Mia has a dog named Rex", "Rex is Mia's dog"}),
+        ("my kitten is named Luna", {"Mia has a kitten named Luna", "Luna is Mia's kitten"}),
+    ],
+)
+def test_a_pet_named_with_no_have_is_the_speakers_pet(text: str, described: set[str]) -> None:
+    assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    "text", ["My cat is called Mochi?", "My sister's cat is called Mochi", "My cat is called a lot"]
+)
+def test_no_pet_of_the_speakers_from_a_question_or_someone_elses(text: str) -> None:
+    assert not any("has a" in fact for fact in facts(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm also allergic to peanuts", "I'm really allergic to peanuts", "I am severely allergic to peanuts"]
+)
+def test_an_allergy_said_with_an_adverb_is_one(text: str) -> None:
+    assert facts(text) == {"Mia is allergic to peanuts"}
+
+
+@pytest.mark.parametrize("text", ["you can call me M", "Just call me M", "Everyone calls me M, btw"])
+def test_call_me_mid_sentence_is_an_alias_of_the_speaker(text: str) -> None:
+    mia = [entity for entity in extract(text).entities if entity.name == PERSON]
+    assert mia and mia[0].aliases == ["M"]
+
+
+@pytest.mark.parametrize("text", ["Don't call me M", "Never call me M again", "Can you call me Monday?"])
+def test_call_me_that_gives_no_name_is_no_alias(text: str) -> None:
+    mia = [entity for entity in extract(text).entities if entity.name == PERSON]
+    assert mia and mia[0].aliases == []
+
+
+def test_the_time_a_habit_was_given_up_is_the_facts_time_not_its_object() -> None:
+    quit_fact = next(fact for fact in extract("I quit coffee last week").facts if fact.predicate == "quit")
+    assert (quit_fact.object, quit_fact.description) == ("coffee", "Mia quit coffee last week")
+    assert quit_fact.time == datetime(2024, 10, 28)
+    assert {close.word for close in extract("I quit coffee last week").closes} == {"coffee"}
+
+
+def test_capitalised_words_that_name_nothing_are_no_entities() -> None:
+    names = {
+        entity.name for entity in extract("Also I went out with Emma. I hate Mondays. I opened a PR today").entities
+    }
+    assert names == {"Mia", "Emma"}
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("Jake is my boyfriend", "Jake is Mia's boyfriend"),
+        ("Linda is my mom", "Linda is Mia's mom"),
+        ("My sister Emma is getting married next Saturday", "Emma is Mia's sister"),
+        ("my best friend, Lily, moved away", "Lily is Mia's best friend"),
+        ("My mom Linda's cat is sick", "Linda is Mia's mom"),
+    ],
+)
+def test_a_partner_or_family_member_named_is_a_relation(text: str, described: str) -> None:
+    assert described in facts(text)
+
+
+@pytest.mark.parametrize("text", ["My sister is getting married", "Is Jake my boyfriend?", "My boss Tom is mean"])
+def test_no_relation_without_a_name_or_a_known_tie(text: str) -> None:
+    assert not [fact for fact in extract(text).facts if fact.predicate.endswith(" is")]
+
+
+def test_an_emoji_leaves_no_variation_selector_in_the_event() -> None:
+    text = extract("I love this song ❤️ so much, thumbs up 👍🏽 and family 👨‍👩‍👧").events[0].text
+    assert not any(ch in text for ch in "\ufe0f\u200d\U0001f3fd"), repr(text)
+
+
+def test_a_breakup_closes_the_partner_fact_said_before(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    later = MONDAY + timedelta(days=3)
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: later) as memory:
+        for i, (text, when) in enumerate([("Jake is my boyfriend", MONDAY), ("Jake and I broke up", later)]):
+            memory.add([{"id": f"m{i}", "text": text, "time": when}], agent=AGENT, person=PERSON, index=True)
+            memory.flush(agent=AGENT, person=PERSON)
+        facts = {f.text: f.valid_to for f in memory.memories(agent=AGENT, person=PERSON, kinds=["fact"])}
+    assert facts == {"Jake is Mia's boyfriend": later, "Mia broke up with Jake": None}
+
+
+@pytest.mark.parametrize(
+    "text", ["Jake and I almost broke up", "Did Jake and I break up?", "I think Jake and I broke up", "We broke up"]
+)
+def test_no_breakup_from_a_near_miss_a_question_a_guess_or_no_name(text: str) -> None:
+    extraction = extract("Jake is my boyfriend", text)
+    assert (extraction.closes, [f.predicate for f in extraction.facts]) == ([], ["boyfriend is"])
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "described", "day"),
+    [
+        (
+            "My sister Emma is getting married next Saturday",
+            "Emma",
+            "Emma is getting married next Saturday (2024-11-16)",
+            datetime(2024, 11, 16),
+        ),
+        (
+            "I'm flying to Osaka next Monday",
+            PERSON,
+            "Mia is flying to Osaka next Monday (2024-11-11)",
+            datetime(2024, 11, 11),
+        ),
+        ("Tomorrow I fly to Rome", PERSON, "Mia flies to Rome tomorrow (2024-11-05)", datetime(2024, 11, 5)),
+    ],
+)
+def test_a_plan_said_in_english_is_a_fact_dated_by_its_day(
+    text: str, subject: str, described: str, day: datetime
+) -> None:
+    (plan,) = [fact for fact in extract(text).facts if fact.predicate == "plans"]
+    assert (plan.subject, plan.description, plan.time) == (subject, described, day)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm not going tomorrow", "Are you flying tomorrow?", "If I go tomorrow, fine", "The weather tomorrow is bad"],
+)
+def test_no_plan_from_a_negation_a_question_a_supposition_or_no_one(text: str) -> None:
+    assert not [fact for fact in extract(text).facts if fact.predicate == "plans"]
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        (
+            "I'm putting together an art show next month and I'm gonna show my paintings",
+            "Mia is putting together an art show next month (2024-12-01～2024-12-31)",
+        ),
+        (
+            "I've got a gaming tournament next month and I'm feeling good about it",
+            "Mia has got a gaming tournament next month (2024-12-01～2024-12-31)",
+        ),
+        ("I'm off to Ireland next month", "Mia is off to Ireland next month (2024-12-01～2024-12-31)"),
+        ("I'm so excited to fly to Osaka next Monday", "Mia is so excited to fly to Osaka next Monday (2024-11-11)"),
+    ],
+)
+def test_a_plan_is_its_own_clause_not_the_next_subjects(text: str, described: str) -> None:
+    (plan,) = [fact for fact in extract(text).facts if fact.predicate == "plans"]
+    assert plan.description == described
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Let's make tomorrow unforgettable, Gina",
+        "I'm busy at the shelter getting ready for a fundraiser next week",
+        "I'm a shooting guard for the team and our season opener is next week",
+        "I have no big events coming up, but I'm hoping to attend a book conference next month",
+    ],
+)
+def test_no_plan_from_a_suggestion_a_state_or_another_subjects_time(text: str) -> None:
+    assert not [fact for fact in extract(text).facts if fact.predicate == "plans"]
