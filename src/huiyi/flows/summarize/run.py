@@ -259,20 +259,22 @@ async def _reword(plan: _Plan, writer: SummaryWriter, cfg: SummaryConfig) -> Non
 # ---------------------------------------------------------------------------------------- writing
 
 
-def _write(store: Store, embedder: Embedder, plan: _Plan) -> list[MemoryItem]:
+def _write(store: Store, embedder: Embedder, plan: _Plan, complete_job: tuple[str, str] | None) -> list[MemoryItem]:
+    """Save the plan's summaries, each replacing its stored one in one transaction with ``complete_job``
+    (job id, worker) marked done, so a crash leaves the old summaries or the new ones, and the job while
+    they are not saved."""
     drafts = plan.drafts()
-    if not drafts and not plan.deletes:
-        return []
+    agent = plan.material.agent
     ids = [summary_id(d.scope, d.kind, d.key) for d in drafts]
-    stored = {item.id: item for item in store.get_memories(plan.material.agent, ids)}
+    stored = {item.id: item for item in store.get_memories(agent, ids)} if ids else {}
     items = [_as_item(d, stored.get(i)) for d, i in zip(drafts, ids, strict=True)]
-    vectors = embedder.embed_passages([item.text for item in items])
+    vectors = embedder.embed_passages([item.text for item in items]) if items else None
     terms = [terms_of(" ".join([item.text, *item.keywords])) for item in items]
-    # replace: the store contract has no delete-and-insert in one transaction yet (see the report);
-    # a crash in between leaves the day without its summaries, which summarize_due then writes again
-    store.delete_memories(plan.material.agent, [item.id for item in items] + plan.deletes)
-    if items:
-        store.add_memories(items, vectors, terms)
+    if plan.deletes:  # taken back first: a crash before the rest is saved leaves the day due (or its job)
+        store.delete_memories(agent, plan.deletes)
+    if items or complete_job is not None:
+        replaced = [(agent, item.id) for item in items]
+        store.apply(Writes(memories=items, vectors=vectors, terms=terms, replaced=replaced), complete_job)
     return items
 
 
@@ -289,12 +291,14 @@ async def summarize_day(
     llm: LLM | None = None,
     *,
     persona: str = "",
+    complete_job: tuple[str, str] | None = None,
 ) -> list[MemoryItem]:
     """Write (or rewrite) the summaries of ``scope`` for ``day``; returns the memories written.
 
     ``persona`` is the agent's background (its persona core block) for the diary's LLM prompt. With
     ``llm`` every text is written by it, and a failed or unusable answer raises (``ProviderError``,
-    ``SummaryError``) before anything is written.
+    ``SummaryError``) before anything is written. ``complete_job`` (job id, worker) is marked done in
+    the transaction that saves the summaries.
     """
     cfg = section(config)
     space_of(scope)  # refuses the official scope
@@ -305,7 +309,7 @@ async def summarize_day(
     plan = await asyncio.to_thread(_plan, store, material, cfg)
     if llm is not None and plan.daily is not None:
         await _reword(plan, SummaryWriter(llm, cfg, persona), cfg)
-    return await asyncio.to_thread(_write, store, embedder, plan)
+    return await asyncio.to_thread(_write, store, embedder, plan, complete_job)
 
 
 def due_days(store: Store, scope: Scope, now: datetime, cfg: SummaryConfig, catch_up: bool = False) -> list[date]:
@@ -385,24 +389,26 @@ async def summarize_due(
     (the oldest of the ``lookback_days`` window, or older) is written by the rules instead, as a fold's
     last attempt is, so an LLM that stays down still leaves extractive summaries; when even that cannot
     be saved (the embedder or the store failing), the day is kept as a job that later runs take first,
-    one run each time, until it is written. Returns the memories written."""
+    one run each time, until it is written. A day on its last chance is kept as such a job before it
+    is written, and the job is done in the transaction that saves it, so a run killed at any point leaves
+    the day saved or its job. Returns the memories written."""
     cfg = section(config)
     if not cfg.enabled:
         return []
     worker = worker or f"{socket.gethostname()}:{os.getpid()}:summarize"
     targets = list(scopes) if scopes is not None else await asyncio.to_thread(known_scopes, store)
-    written = await _handed_over(store, embedder, config, now, llm, persona, worker)
+    later: list[tuple[Scope, list[date]]] = []
     for scope in targets:
         if scope.kind is ScopeKind.OFFICIAL:
             continue
-        for day in await asyncio.to_thread(due_days, store, scope, now, cfg, catch_up):
-            if _last_chance(day, now, cfg):
-                try:
-                    written += await _last_run(store, embedder, scope, day, now, config, llm, persona)
-                except Exception:  # a later run takes the day from its job; the next days go on
-                    log.exception("summaries of %s for %s could not be saved; a later run writes them", scope.tag, day)
-                    await asyncio.to_thread(store.enqueue_job, _job(store, scope, day))
-                continue
+        days = await asyncio.to_thread(due_days, store, scope, now, cfg, catch_up)
+        for day in days:
+            if _last_chance(day, now, cfg):  # a job before any work: a run killed while saving leaves it
+                await asyncio.to_thread(store.enqueue_job, _job(store, scope, day))
+        later.append((scope, [day for day in days if not _last_chance(day, now, cfg)]))
+    written = await _handed_over(store, embedder, config, now, llm, persona, worker)
+    for scope, days in later:
+        for day in days:
             try:
                 written += await summarize_day(store, embedder, scope, day, now, config, llm, persona=persona)
             except ProviderError as exc:  # still inside the window: the next run tries the day again
@@ -423,13 +429,15 @@ async def _last_run(
     config: SummaryConfig | Config,
     llm: LLM | None,
     persona: str,
+    job: tuple[str, str],
 ) -> list[MemoryItem]:
-    """``day`` written with the LLM or, when it fails, by the rules: no scheduled run comes back to it."""
+    """``day`` written with the LLM or, when it fails, by the rules: no scheduled run comes back to it;
+    ``job`` (id, worker) is done with the save."""
     try:
-        return await summarize_day(store, embedder, scope, day, now, config, llm, persona=persona)
+        return await summarize_day(store, embedder, scope, day, now, config, llm, persona=persona, complete_job=job)
     except ProviderError as exc:
         log.warning("summaries of %s for %s failed on their last run; the rules write them: %s", scope.tag, day, exc)
-        return await summarize_day(store, embedder, scope, day, now, config, None, persona=persona)
+        return await summarize_day(store, embedder, scope, day, now, config, None, persona=persona, complete_job=job)
 
 
 def _job(store: Store, scope: Scope, day: date) -> Job:
@@ -451,20 +459,21 @@ async def _handed_over(
     persona: str,
     worker: str,
 ) -> list[MemoryItem]:
-    """The days earlier runs could not save, each claimed by one run (two racing runs never write a day
-    twice): written, or back in the queue for the next run."""
+    """The days on their last chance and those earlier runs could not save, oldest first, each claimed by
+    one run (two racing runs never write a day twice): written, or back in the queue for the next run."""
     lease = section(config).lease_seconds
     claimed: list[Job] = []
     while (job := await asyncio.to_thread(store.claim_job, worker, store.clock(), lease, [SUMMARY])) is not None:
         claimed.append(job)  # all first: one that fails again waits for the next run
     written: list[MemoryItem] = []
-    for job in claimed:
+    for job in sorted(claimed, key=lambda job: str(job.payload["day"])):  # a global summary rolls day by day
         scope, day = Scope.from_tag(job.agent, str(job.payload["scope"])), date.fromisoformat(str(job.payload["day"]))
         try:
             daily = summary_id(scope, SummaryKind.DAILY, day.isoformat())
-            if not await asyncio.to_thread(store.get_memories, scope.agent, [daily]):  # a catch-up wrote it meanwhile
-                written += await _last_run(store, embedder, scope, day, now, config, llm, persona)
-            await asyncio.to_thread(store.apply, Writes(), (job.id, worker))
+            if await asyncio.to_thread(store.get_memories, scope.agent, [daily]):  # a catch-up wrote it meanwhile
+                await asyncio.to_thread(store.apply, Writes(), (job.id, worker))
+            else:
+                written += await _last_run(store, embedder, scope, day, now, config, llm, persona, (job.id, worker))
         except Exception as exc:
             log.exception("summaries of %s for %s could not be saved again; the next run retries", scope.tag, day)
             await asyncio.to_thread(store.fail_job, job.id, worker, f"{type(exc).__name__}: {exc}", store.clock())
