@@ -610,6 +610,21 @@ def test_an_inactive_person_keeps_the_minimum(sqlite: Store) -> None:
     assert "inactive since 2024-05-01" in report.of("delete")[0].reason
 
 
+def test_an_inactive_persons_minimum_is_of_memories_that_may_go(sqlite: Store) -> None:
+    """Summaries and facts never go, so they do not fill the minimum: a companion's three summaries a
+    day passed 1 000 within a year, and a month's silence then forgot every chat line, event and note."""
+    old = at(1, 9)
+    items = [chunk(f"c{i}", at(1, 9, i), f"第{i}句", scope=MUMU, importance=0.1 * (i + 1)) for i in range(4)]
+    items += [
+        MemoryItem(id=f"s{i}", scope=MUMU, kind=MemoryKind.SUMMARY, text=f"总结{i}", time=old, created_at=old)
+        for i in range(3)
+    ]
+    put(sqlite, HASH, items)
+    config = ConsolidateConfig(forget=ForgetConfig(minimum=2, inactive_days=30), links={"enabled": False})
+    report = run(sqlite, MUMU, config, now=at(1, 9) + timedelta(days=40))
+    assert [c.ids[0] for c in report.of("delete")] == ["c0", "c1"]
+
+
 def test_forget_below_is_seed_000_s_limit(sqlite: Store) -> None:
     put(sqlite, HASH, [event("weak", at(1, 9), "w", [], importance=0.1), event("fine", at(10, 9), "f", [])])
     report = run(sqlite, config=ConsolidateConfig(forget_below=0.1, forget=ForgetConfig(minimum=0)))

@@ -72,7 +72,8 @@ class ForgetConfig(Section):
 
     total_limit: int = Field(default=20000, ge=1)  # seed 000 §八 记忆清理 5: cleanup when a scope reaches 20 000
     share: float = Field(default=0.2, ge=0.0, le=1.0)  # seed 000 §八 记忆清理 5: delete the weakest 20 % (待定)
-    # seed 000 §八 记忆的清理 4: 长期不活跃用户 keep a minimum capacity; the seed gives no number, 1000 is ours
+    # seed 000 §八 记忆的清理 4: 长期不活跃用户 keep a minimum capacity (of memories that may go: summaries
+    # and facts never do); the seed gives no number, 1000 is ours
     minimum: int = Field(default=1000, ge=0)
     inactive_days: int = Field(default=30, ge=1)  # seed 000 §八 记忆的清理 1 (当日有登录 = active); 30 days is ours
     every_days: int = Field(default=1, ge=1)  # seed 000 §八 记忆的清理 1: 每N天清理一次; N is ours

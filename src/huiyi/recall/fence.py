@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from huiyi.patterns import lazy
 from huiyi.text.lookalike import bare
 from huiyi.text.tokens import has_cjk
 
@@ -19,9 +20,7 @@ __all__ = ["defang", "fence_labels", "label", "one_line"]
 
 # role markers of common chat templates: ChatML / Qwen / Llama 3 / GLM <|…|>, DeepSeek <｜…｜>,
 # Gemma <start_of_turn>, Llama 2 / Mistral [INST]; their opening bracket becomes a full-width one
-_ROLE_MARKERS = re.compile(
-    r"<(?=\s*[|｜])|<(?=/?\s*(?:start_of_turn|end_of_turn)\b)|\[(?=\s*/?\s*INST\s*\])", re.IGNORECASE
-)
+_ROLE_MARKERS = lazy(r"<(?=\s*[|｜])|<(?=/?\s*(?:start_of_turn|end_of_turn)\b)|\[(?=\s*/?\s*INST\s*\])", re.IGNORECASE)
 _WIDE = {"<": "＜", "[": "［"}
 
 
@@ -31,15 +30,29 @@ def defang(text: str) -> str:
 
 
 # what begins a line of markup (## 标题, > 引用, - 列表, 1. 条目, ```), or ends a section's header (前情提要：)
-_HEADER_LIKE = re.compile(r"^\s*(?:#+\s|#{2,}|>\s|[-*+]\s|={2,}|`{3}|\d+\s*[.、)）](?!\d))|[:：]\s*$")
+_HEADER_LIKE = lazy(r"^\s*(?:#+\s|#{2,}|>\s|[-*+]\s|={2,}|`{3}|\d+\s*[.、)）](?!\d))|[:：]\s*$")
 _ROLES = frozenset("system assistant developer 系统 系统提示 助手".split())  # chat roles, as names
+# the packaged templates' section titles: a member named 前情提要 speaks as ``前情提要: …``, the section's own
+# first line (a test keeps this list equal to the templates')
+SECTION_TITLES = frozenset(
+    title.casefold()
+    for title in (
+        *"前情提要 对话上下文 脑海中回忆起的事件 脑海中回想起的片段 脑海中的总结与印象".split(),
+        "The story so far",
+        "Fragments that come to mind",
+        "What you have come to know over time",
+        "Events you remember",
+        "Current conversation",
+    )
+)
 
 
 def label(name: str) -> str:
-    """A speaker's name as the label that starts a turn's line: quoted (``「前情提要：」``, ``"System"``)
-    when it would read as a section header, a chat role or a role marker there; else as it is."""
+    """A speaker's name as the label that starts a turn's line: quoted (``「前情提要：」``, ``「对话上下文」``,
+    ``"System"``) when it would read as a section header, a chat role or a role marker there; else as it is."""
     shown = defang(one_line(name))
-    if shown == name and not _HEADER_LIKE.search(name) and bare(name).casefold() not in _ROLES:
+    plain = " ".join(bare(name).split()).casefold()
+    if shown == name and not _HEADER_LIKE.search(name) and plain not in _ROLES and plain not in SECTION_TITLES:
         return name
     return f"「{shown}」" if has_cjk(shown) else f'"{shown}"'
 

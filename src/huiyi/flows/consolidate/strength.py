@@ -11,9 +11,9 @@
    computed, not stored: it ranks memories for forgetting.
 3. **Capacity** (§八 记忆清理 5 and 记忆的清理 4; ``capacity_victims``): once a scope holds
    ``total_limit`` memories (20 000) the weakest ``share`` (20 %) by retained strength are deleted; a
-   person inactive for ``inactive_days`` keeps only the ``minimum`` strongest. Only forgettable
-   memories go (``forget_kinds``: chunks, events, notes; closed or valid facts only when configured);
-   the others count towards the total but are never chosen. The official scope never loses anything.
+   person inactive for ``inactive_days`` keeps only the ``minimum`` strongest of the memories that may
+   go. Only forgettable memories go (``forget_kinds``: chunks, events, notes; closed or valid facts only
+   when configured); the others count towards the total but are never chosen. The official scope never loses anything.
    With ``forget_below`` set (§八 记忆的清理 3), forgettable memories retained below it go as well.
 """
 
@@ -149,7 +149,9 @@ def forget(state: State) -> int:
         and activity is not None
         and state.now - activity > timedelta(days=settings.inactive_days)
     )
-    victims = capacity_victims(ranked, settings.total_limit, settings.share, settings.minimum, inactive=inactive)
+    # an inactive person keeps the minimum of what may go: summaries and facts, which never go, would fill it
+    pool = [pair for pair in ranked if math.isfinite(pair[1])] if inactive else ranked
+    victims = capacity_victims(pool, settings.total_limit, settings.share, settings.minimum, inactive=inactive)
     values = dict(ranked)
     victims = [v for v in victims if math.isfinite(values[v])]
     if inactive:
