@@ -31,6 +31,8 @@ MODULES = [
     "huiyi.recall.who",
     "huiyi.recall.latest",
     "huiyi.recall.slots",
+    "huiyi.recall.speakers",
+    "huiyi.flows.extract.rules.roster",
     "huiyi.recall.validity",
     "huiyi.recall.timerange",
     "huiyi.text.frames",

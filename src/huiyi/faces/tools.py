@@ -53,6 +53,7 @@ from huiyi.faces.tool_schemas import TOOL_NAMES, TOOLS, MemoryType, RelationType
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, FactData, FactKind, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
 from huiyi.recall.lookalikes import marker, names_of, people_of
+from huiyi.recall.speakers import relabeled, renamed_chunk
 from huiyi.text.compose import compose
 from huiyi.text.times import parse_datetime, query_time_range
 
@@ -224,7 +225,7 @@ class ToolExecutor:
             keywords=[word for word in (args.topic, args.object) if word],
             data={"origin": "tool", "memory_type": args.memory_type, "attributes": attributes},
         )
-        return {"status": "stored", "memory": self._shown(item)[0]}
+        return {"status": "stored", "memory": (await self._shown(item))[0]}
 
     async def _link_memories(self, args: LinkMemories) -> dict[str, Any]:
         source = await self._find(args.source_memory_id, args.source_memory_description, "source")
@@ -244,7 +245,7 @@ class ToolExecutor:
             kind=_RELATION_LINK[args.relation_type],
             weight=args.importance,
         )
-        shown_source, shown_target = self._shown(source, target)
+        shown_source, shown_target = await self._shown(source, target)
         return {
             "status": "linked",
             "link": {"source": link.source, "target": link.target, "relation": link.kind.value},
@@ -290,7 +291,7 @@ class ToolExecutor:
     async def _rate_memory(self, args: RateMemory) -> dict[str, Any]:
         item = await self._by_id(args.memory_id, "memory")  # only a memory this executor sees
         rated = await self.memory.feedback(item.id, args.value, agent=self.agent)
-        return {"status": "rated", "memory": self._shown(rated)[0], "feedback": rated.feedback}
+        return {"status": "rated", "memory": (await self._shown(rated))[0], "feedback": rated.feedback}
 
     # helpers -------------------------------------------------------------------------------------------
     def _subject(self, said: str) -> str:
@@ -325,25 +326,40 @@ class ToolExecutor:
         hits = [hit for hit in hits if keep is None or keep(hit)]
         return {"memories": await self._hits_shown(hits)}
 
-    # a name printing as another one in the same result, or posing as the agent or a header, is marked as
-    # context() marks it (recall.lookalikes)
-    def _shown(self, *items: MemoryItem) -> list[dict[str, Any]]:
-        names = [name for item in items for name in names_of(item)]
+    # turns are shown under their speakers' names (10001 → 小林, recall.speakers), and a name printing as
+    # another one in the same result, or posing as the agent or a header, is marked: as context() shows them
+    async def _shown(self, *items: MemoryItem) -> list[dict[str, Any]]:
+        turns = [p for item in items if item.kind is MemoryKind.CHUNK for p in item.participants]
+        names = await self.memory.speaker_names(turns, agent=self.agent) if turns else {}
+        items = tuple(renamed_chunk(item, names) for item in items)
         return _marked(
-            [_item(item) for item in items], names, [n for item in items for n in people_of(item)], self.agent
+            [_item(item) for item in items],
+            [name for item in items for name in names_of(item)],
+            [n for item in items for n in people_of(item)],
+            self.agent,
         )
 
     async def _hits_shown(self, hits: Sequence[RecallHit]) -> list[dict[str, Any]]:
         if not hits:
             return []
         # a hit carries no participants: its memory's, or the speaker of a line not indexed yet
-        items = await self.memory.get_many([hit.id for hit in hits], agent=self.agent)
-        loaded = {item.id for item in items}
-        pending = [hit.sources[0] for hit in hits if hit.id not in loaded and hit.sources]
-        speakers = [m.speaker for m in await self.memory.messages(pending, agent=self.agent)] if pending else []
-        names = [name for item in items for name in names_of(item)]
-        people = [*(name for item in items for name in people_of(item)), *speakers]
-        return _marked([_hit(hit) for hit in hits], names, people, self.agent)
+        items = {item.id: item for item in await self.memory.get_many([hit.id for hit in hits], agent=self.agent)}
+        pending = [hit.sources[0] for hit in hits if hit.id not in items and hit.sources]
+        said = {m.id: m.speaker for m in await self.memory.messages(pending, agent=self.agent)} if pending else {}
+
+        def speakers(hit: RecallHit) -> list[str]:
+            if hit.kind is not MemoryKind.CHUNK:
+                return []
+            item = items.get(hit.id)
+            return list(item.participants) if item else [said[s] for s in hit.sources[:1] if s in said]
+
+        turns = {hit.id: speakers(hit) for hit in hits}
+        names = await self.memory.speaker_names([p for found in turns.values() for p in found], agent=self.agent)
+        shown = [_hit(hit, relabeled(hit.text, turns[hit.id], names)) for hit in hits]
+        known = [renamed_chunk(item, names) for item in items.values()]
+        people = [name for item in known for name in people_of(item)]
+        people += [names.get(speaker, speaker) for speaker in said.values()]
+        return _marked(shown, [name for item in known for name in names_of(item)], people, self.agent)
 
     async def _by_id(self, memory_id: str, what: str) -> MemoryItem:
         """The memory of this id if this executor may see it; another person's looks absent."""
@@ -399,11 +415,11 @@ def _marked(
     return shown if mark is None else [{**row, "text": mark(row["text"])} for row in shown]
 
 
-def _hit(hit: RecallHit) -> dict[str, Any]:
+def _hit(hit: RecallHit, text: str) -> dict[str, Any]:
     return {
         "id": hit.id,
         "kind": hit.kind.value,
-        "text": hit.text,
+        "text": text,
         "time": _when(hit.time),
         "score": round(hit.score, 3),
     }

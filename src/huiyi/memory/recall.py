@@ -14,8 +14,9 @@ from huiyi.flows.extract import fold
 from huiyi.memory.common import MAX_LISTED, Context, _chat_of, _kinds, _visible
 from huiyi.memory.ingest import Ingest
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult
-from huiyi.recall import pipeline, views
+from huiyi.recall import pipeline, speakers, views
 from huiyi.recall.budget import check_budget, render_within
+from huiyi.recall.people import people_of
 from huiyi.recall.recipes import recipe_for
 from huiyi.recall.render import ContextParts
 
@@ -60,7 +61,7 @@ class Recall(Ingest):
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
         # on a read thread, not the loop: the pending tail is a store read (a round trip on PostgreSQL)
-        pending, result = await self._read(self._pending_then_ranked, query, chosen, request)
+        pending, result, _ = await self._read(self._pending_then_ranked, query, chosen, request)
         return _with_pending(_asked_as(result, query), pending, request.limit)
 
     def recall_blocking(
@@ -83,24 +84,57 @@ class Recall(Ingest):
         """``recall`` for the synchronous face, on the caller's thread: the same ranking without the hops
         to the event loop and to a read thread and back, each a wake-up of its own (issue 15). ``speaker``:
         in a group, who asks (context's answered turn), whom the question's 我 names."""
+        return self._recalled(
+            query,
+            agent,
+            person,
+            space,
+            limit,
+            score_threshold,
+            kinds,
+            now,
+            time_range,
+            recipe,
+            explain,
+            dialogue,
+            speaker,
+        )[0]
+
+    def _recalled(
+        self,
+        query: str,
+        agent: str,
+        person: str | None,
+        space: str | None,
+        limit: int | None,
+        score_threshold: float | None,
+        kinds: Sequence[MemoryKind | str] | None,
+        now: datetime | None,
+        time_range: tuple[datetime | None, datetime | None] | None,
+        recipe: RecallRecipe | str | None,
+        explain: bool,
+        dialogue: Sequence[str] | None,
+        speaker: str | None,
+    ) -> tuple[RecallResult, int | None]:
+        """``recall_blocking``'s result and the agent's persons version read with it (None: none was read)."""
         self._check_open()
         chosen, request = self._recall_request(
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
         if speaker and space:
             request = replace(request, asker=speaker)
-        pending, result = self._pending_then_ranked(query, chosen, request)
-        return _with_pending(_asked_as(result, query), pending, request.limit)
+        pending, result, persons = self._pending_then_ranked(query, chosen, request)
+        return _with_pending(_asked_as(result, query), pending, request.limit), persons
 
     def _pending_then_ranked(
         self, query: str, recipe: RecallRecipe, request: pipeline.RecallRequest
-    ) -> tuple[list[RecallHit], RecallResult]:
+    ) -> tuple[list[RecallHit], RecallResult, int | None]:
         # the pending tail taken before the routes run: a message indexed meanwhile is found by one or the other;
         # the versions of the scopes' entities and of the agent's persons come with it, so the routes do not read them
         pending, versions = self._pending_hits(query, request)
         if versions is not None:
             request = replace(request, entities_version=versions.entities, persons_version=versions.persons)
-        return pending, self._ranked(recipe, request)
+        return pending, self._ranked(recipe, request), versions.persons if versions is not None else None
 
     def _ranked(self, recipe: RecallRecipe, request: pipeline.RecallRequest) -> RecallResult:
         """:func:`pipeline.run` in one read snapshot of the store (store.reading), on the calling thread:
@@ -243,18 +277,22 @@ class Recall(Ingest):
             raise InvalidInput("message and last_reply are texts")
         query = "\n".join(part for part in (last_reply, message) if part.strip())
         answering = next((m for m in reversed(recent) if message.strip() and m.text == message), None)
-        recalled = None
+        recalled, persons = None, None
         items: list[MemoryItem] = []
         if query:
-            recalled = self.recall_blocking(
+            recalled, persons = self._recalled(
                 query[-self.config.recall.max_query_chars :],
                 agent=agent,
                 person=person,
                 space=space,
                 limit=limit or self.config.context.recall_limit,
+                score_threshold=None,
+                kinds=None,
                 now=now,
+                time_range=None,
                 recipe=recipe,
                 explain=explain,
+                dialogue=None,
                 speaker=answering.speaker if answering and answering.role == "user" else None,
             )
             # as recall's hits loaded them a moment ago (kept rows): what a hit's rendering shows, without a read
@@ -281,9 +319,20 @@ class Recall(Ingest):
             zone=self._tz,
             ranking=[hit.id for hit in recalled.hits] if recalled else [],
         )
+        # the people's turns under their names (10001 → 小林), from the persons index recall read
+        parts = speakers.named(parts, people_of(self.store, agent, persons).filed)
         return Context(
             rendered=render_within(parts, self.templates, budget), recall=recalled, working=recent, overview=overview
         )
+
+    async def speaker_names(self, ids: Sequence[str], *, agent: str) -> dict[str, str]:
+        """Each of the speakers ``ids`` (of the turns one result shows) that the prompt shows by a name ->
+        that name, as ``context`` shows it (:func:`huiyi.recall.speakers.shown`: ``10001`` → 小林); the
+        agent's persons are read from the index recall keeps."""
+        if not ids:
+            return {}
+        people = await self._read(people_of, self.store, agent)
+        return speakers.shown(people.filed, ids, agent=agent)
 
     async def expand(
         self,

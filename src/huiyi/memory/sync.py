@@ -288,6 +288,7 @@ class Memory:
     core_block_replace = _blocking(AsyncMemory.core_block_replace)
     update = _blocking(AsyncMemory.update)
     get_many = _blocking(AsyncMemory.get_many)
+    speaker_names = _blocking(AsyncMemory.speaker_names)
     scopes = _blocking(AsyncMemory.scopes)
     persons = _blocking(AsyncMemory.persons)
     entities = _blocking(AsyncMemory.entities)

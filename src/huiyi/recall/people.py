@@ -14,6 +14,7 @@ import weakref
 from collections import Counter
 from collections.abc import Sequence
 
+from huiyi.flows.extract.rules.roster import filed_as, record_names
 from huiyi.model import Entity, Person, Scope
 from huiyi.recall import graph as links
 from huiyi.store.base import Store
@@ -65,13 +66,15 @@ def nicknames(people: Sequence[Sequence[str]]) -> list[list[str]]:
 
 class People:
     """The persons of one agent at one persons version: each as its id and names (id first, then its
-    name and aliases), indexed; and the nicknames they go by beside some list of the scopes' entities."""
+    name and aliases), indexed; the name each goes by where their id is none (``filed``: ``10001`` → 小林,
+    as the folds file them); and the nicknames they go by beside some list of the scopes' entities."""
 
     def __init__(self, version: int, persons: Sequence[Person]) -> None:
         self.version = version
         self.names = [
             (p.id, *(n for n in (p.name, *p.aliases) if n and n != p.id)) for p in persons if p.name or p.aliases
         ]
+        self.filed = {p.id: name for p in persons if (name := filed_as(p.id, record_names(p.id, p))) != p.id}
         self.index = NameIndex(self.names)
         self._nicknamed: dict[tuple[object, ...], tuple[list[Entity], NameIndex]] = {}
         self._lock = threading.Lock()

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from huiyi.flows.extract.rules.roster import name_like
+from huiyi.flows.extract.rules.roster import filed_as, name_like, record_names
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.patterns import lazy
 from huiyi.store.base import OPEN, MemoryFilter, Store
@@ -86,8 +86,6 @@ def current(store: Store, scopes: Sequence[Scope], person: str, slot: str, as_of
 def _filed_as(store: Store, agent: str, person: str) -> str:
     """The name a fold files the person's facts under (rules.roster): their id if it reads as a name,
     else the first of their record's aliases and then its name that does (``u42`` is 木木)."""
-    if name_like(person):
+    if name_like(person):  # no record to read
         return person
-    known = store.get_person(agent, person)
-    names = [*known.aliases, known.name] if known else []
-    return next((name for name in names if name.strip() and name_like(name)), person)
+    return filed_as(person, record_names(person, store.get_person(agent, person)))

@@ -19,7 +19,7 @@ from huiyi.flows.chatter import people_of
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.closes import called_off, open_partners, open_pets
 from huiyi.flows.extract.hearsay import told_by
-from huiyi.flows.extract.rules.roster import Roster
+from huiyi.flows.extract.rules.roster import Roster, record_names
 from huiyi.flows.ingest import memory_terms
 from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
@@ -244,10 +244,8 @@ def fold_of(store: Store, job: Job, language: str) -> Fold:
     person = job.payload.get("person")
     aliases: dict[str, list[str]] = {}
     for speaker in {m.speaker for m in messages if m.role == "user"} | ({person} if person else set()):
-        known = store.get_person(job.agent, speaker)
-        # the record's name after its aliases: a QQ number is called 小林, and a rename that keeps the old
-        # name as an alias keeps the name the speaker's facts are filed under
-        aliases[speaker] = [speaker, *known.aliases, known.name] if known else [speaker]  # a blank name is skipped
+        # a QQ number is called 小林 (a blank name is skipped)
+        aliases[speaker] = record_names(speaker, store.get_person(job.agent, speaker))
     scope = Scope.from_tag(job.agent, job.payload["scope"])
     spoke: set[str] = set()
     if scope.kind is ScopeKind.SPACE:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from huiyi.flows.extract import Fold
-from huiyi.model import EntityType
+from huiyi.model import EntityType, Person
 from huiyi.patterns import lazy
 from huiyi.text.nicknames import nickname_forms
 from huiyi.text.tokens import has_cjk
@@ -17,6 +17,22 @@ _ID_LIKE = lazy(r"[\w.-]*\d[\w.-]*|[\w-]*_[\w-]*")
 def name_like(value: str) -> bool:
     """``苏霓``, ``Alice`` — not ``u42`` or ``qq_10086``."""
     return bool(value) and (has_cjk(value) or not _ID_LIKE.fullmatch(value))
+
+
+def record_names(person: str, known: Person | None) -> list[str]:
+    """A person's names in the order :func:`filed_as` reads them: their id, their record's aliases, then its
+    name (a rename that keeps the old 群名片 as an alias keeps the name their facts are filed under)."""
+    return [person, *known.aliases, known.name] if known else [person]
+
+
+def filed_as(person: str, names: Sequence[str]) -> str:
+    """The one name a person goes by in what is made of their lines (a fold's facts and events, the turns
+    the prompt shows): the first of ``names`` (:func:`record_names`) that reads as a name, else the id.
+
+    >>> filed_as("10001", ["10001", "小林"]), filed_as("阿杰", ["阿杰", "小杰"]), filed_as("u42", ["u42", ""])
+    ('小林', '阿杰', 'u42')
+    """
+    return next((name.strip() for name in names if name_like(name.strip())), person)
 
 
 @dataclass
@@ -60,7 +76,7 @@ class Roster:
     def _add(self, person: str, aliases: Sequence[str]) -> None:
         names = [n.strip() for n in [person, *aliases] if n and n.strip()]
         names = list(dict.fromkeys(names))
-        shown = next((n for n in names if name_like(n)), person)
+        shown = filed_as(person, names)
         ordered = [shown, *(n for n in names if n != shown)]
         self.display[person] = shown
         self.names[shown] = ordered
