@@ -68,6 +68,7 @@ class SQLiteErase(SQLiteMemories):
             named = _names_apart(conn, agent, scope, person, names, speaker or person)
             memory_ids = _memories_to_erase(conn, agent, scope, person, named) + _chunks_near(conn, agent, window)
             memory_ids += _derived(conn, agent, memory_ids)
+            changes = conn.total_changes  # from here on, writes to the store's own tables only
             done.reindexed = _reindex_others(conn, agent, memory_ids)
             removed = delete_memory_rows(conn, agent, memory_ids)
             done.jobs = conn.execute(
@@ -88,15 +89,18 @@ class SQLiteErase(SQLiteMemories):
                 ).rowcount
                 part = partition_key(agent, Scope.of_person(agent, person, stored=True))
                 drop_partition(conn, part)
-                # their entities' version row goes too, under a new epoch (rows.ENTITIES_EPOCH)
+                # their entities' version row goes too, under a new epoch (rows.ENTITIES_EPOCH, below)
                 conn.execute("DELETE FROM entity_versions WHERE part = ?", (part,))
+            wrote = conn.total_changes > changes  # a retry, or a person never seen, leaves nothing to purge
+            if person is not None:
                 conn.execute(BUMP_ENTITIES_EPOCH)
             conn.execute("DELETE FROM erased")
-            # stays until the purge has run: a kill before has the next open purge (finish_purge)
-            keywords = "1" if removed else "0"
-            conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (f"purge_pending:{uuid.uuid4().hex}", keywords))
+            if wrote:  # stays until the purge has run: a kill before has the next open purge (finish_purge)
+                mark, keywords = f"purge_pending:{uuid.uuid4().hex}", "1" if removed else "0"
+                conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (mark, keywords))
         done.memories = self._uncache(removed)
-        self._purges.ask()
+        if wrote:
+            self._purges.ask()
         return done
 
     def purged(self, timeout: float | None = None) -> bool:
