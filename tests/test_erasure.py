@@ -93,9 +93,10 @@ from huiyi.providers.embed import HashEmbedder
 from huiyi.store.rows import partition_key
 from huiyi.store.sqlite.erase import SQLiteErase
 
-SQLiteErase._purge = lambda self: os._exit(9)
+SQLiteErase._purge_marked = lambda self: os._exit(9)
 memory = Memory(sys.argv[1], embedder=HashEmbedder(32), config=Config(worker={"enabled": False}))
 memory.forget_person("bob", agent="a")
+memory.purged()  # the purge behind the call starts, and the process is killed in it
 """
 
 
@@ -106,9 +107,11 @@ def test_a_purge_a_kill_cut_short_is_finished_by_the_next_open(tmp_path: Path) -
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
     killed = subprocess.run([sys.executable, "-c", KILLED_BEFORE_PURGE, str(store)], env=env, check=False)
     assert killed.returncode == 9
+    assert _files_holding(store, [BOB[0]])  # committed, but not purged
     with Memory(store, embedder=HashEmbedder(32), config=QUIET) as memory:
         assert memory.get_person("bob", agent="a") is None  # the erasure had committed
         # a bot reopening lives on: its files hold no erased byte while it runs, not only once it closes
+        assert memory.purged(timeout=60)  # the open asked for the purge; it runs behind it
         assert _files_holding(store, [*BOB, "QZXBOBALIAS5"]) == []
         assert _files_holding(store, [ALICE])
 
@@ -130,6 +133,7 @@ def killed_at_vacuum(self, query, *args, **kwargs):
 psycopg.Cursor.execute = killed_at_vacuum
 memory = Memory(sys.argv[1], embedder=HashEmbedder(32), config=Config(worker={"enabled": False}))
 memory.forget_person("bob", agent="a")
+memory.purged()  # the purge behind the call starts, and the process is killed in it
 """
 
 
@@ -171,6 +175,7 @@ def test_a_postgres_erasure_a_kill_cut_short_before_its_vacuum_is_finished_by_th
     assert _tuples_holding(dsn, [BOB[0]])  # committed, but the dead row versions are still on their pages
     with Memory(dsn, embedder=HashEmbedder(32), config=QUIET) as memory:
         assert memory.get_person("bob", agent="a") is None  # the erasure had committed
+        assert memory.purged(timeout=60)  # the open asked for the vacuum; it runs behind it
         assert _tuples_holding(dsn, [*BOB, "QZXBOBALIAS5"]) == []
         assert _tuples_holding(dsn, [ALICE])
 

@@ -51,7 +51,7 @@ def test_no_index_keeps_a_word_of_a_forgotten_person() -> None:
     with Memory(dsn, embedder=HashEmbedder(32), config=QUIET) as memory:
         _fill(memory)
         assert ("memories_words", BOB[0]) in _relation_files_holding(dsn, [BOB[0]], kinds="i")
-        memory.forget_person("bob", agent="a")
+        assert memory.forget_person("bob", agent="a", purge="wait").purged
         assert _relation_files_holding(dsn, [*BOB, "QZXBOBALIAS5"], kinds="i") == []
         assert _relation_files_holding(dsn, [ALICE], kinds="i")  # alice's words are still found
         hits = memory.recall(ALICE, agent="a", space="g1", person="alice", limit=10).hits
@@ -69,7 +69,7 @@ def test_a_keyword_index_rebuild_a_kill_cut_short_leaves_no_copy_behind() -> Non
         with psycopg.connect(dsn, autocommit=True) as conn, pytest.raises(psycopg.errors.UniqueViolation):
             # a build that fails half way leaves its index invalid, as a killed rebuild does
             conn.execute("CREATE UNIQUE INDEX CONCURRENTLY memories_words_ccnew ON memories (agent)")
-        memory.forget_person("bob", agent="a")
+        memory.forget_person("bob", agent="a", purge="wait")
         with psycopg.connect(dsn, autocommit=True) as conn:
             names = {str(row[0]) for row in conn.execute(_INDEXES_OF_MEMORIES).fetchall()}
         assert "memories_words" in names and not {n for n in names if "_cc" in n}

@@ -109,7 +109,8 @@ export declare class HuiyiClient {
   consolidate(body: Body<"/v1/consolidate", "post">): Promise<Record<string, unknown>>;
   /** queue a failed job again (attempts back to 0); not_found unless it failed */
   retryJob(jobId: string, agent: string): Promise<Job>;
-  forgetPerson(personId: string, agent: string): Promise<ErasureReport>;
+  /** purge "wait": answer once the server's files hold none of it (``purged``); default "behind" */
+  forgetPerson(personId: string, agent: string, purge?: "behind" | "wait"): Promise<ErasureReport>;
   forgetMessages(body: Body<"/v1/messages/forget", "post">): Promise<ErasureReport>;
   coreBlocksFor(query: Query<"/v1/core_blocks">): Promise<CoreBlock[]>;
   workingMemory(query: Query<"/v1/working_memory">): Promise<Message[]>;

@@ -330,8 +330,8 @@ export class HuiyiClient {
     return this.request("POST", "/v1/flush", { body });
   }
 
-  forgetPerson(personId, agent) {
-    return this.request("DELETE", `/v1/persons/${encodeURIComponent(personId)}`, { query: { agent } });
+  forgetPerson(personId, agent, purge) {
+    return this.request("DELETE", `/v1/persons/${encodeURIComponent(personId)}`, { query: { agent, purge } });
   }
 
   forgetMessages(body) {

@@ -461,7 +461,8 @@ export interface paths {
         put?: never;
         /**
          * Forget Messages
-         * @description Forget messages and what was made from them, purged from the store's files.
+         * @description Forget messages and what was made from them, purged from the store's files (behind the answer, or
+         *     before it with ``purge: "wait"``).
          */
         post: operations["forget_messages_v1_messages_forget_post"];
         delete?: never;
@@ -634,7 +635,8 @@ export interface paths {
         /**
          * Forget Person
          * @description Forget a person for good (GDPR-style erasure): their messages, memories, facts, entity, jobs,
-         *     working memory and core blocks, in one transaction, and purged from the store's files.
+         *     working memory and core blocks, in one transaction, and purged from the store's files: behind the
+         *     answer, or before it with ``purge=wait`` (``purged`` says which).
          */
         delete: operations["forget_person_v1_persons__person_id__delete"];
         options?: never;
@@ -654,7 +656,8 @@ export interface paths {
         post?: never;
         /**
          * Forget Message
-         * @description Forget one message and what was made from it (chunks, events, facts), purged from the files.
+         * @description Forget one message and what was made from it (chunks, events, facts), purged from the files (behind
+         *     the answer, or before it with ``purge=wait``).
          */
         delete: operations["forget_message_v1_messages__message_id__delete"];
         options?: never;
@@ -1020,7 +1023,8 @@ export interface components {
         EntityType: "主体" | "客体" | "具体实体" | "泛化实体";
         /**
          * ErasureReport
-         * @description What an erasure removed, by kind (``reindexed``: other people's messages indexed again).
+         * @description What an erasure removed, by kind (``reindexed``: other people's messages indexed again); ``purged``:
+         *     whether the store's files held none of it when the answer was sent (``purge=wait`` waits for that).
          */
         ErasureReport: {
             /** Messages */
@@ -1037,6 +1041,8 @@ export interface components {
             blocks: number;
             /** Reindexed */
             reindexed: number;
+            /** Purged */
+            purged: boolean;
         };
         /**
          * ErrorBody
@@ -1132,6 +1138,12 @@ export interface components {
             agent: string;
             /** Ids */
             ids: string[];
+            /**
+             * Purge
+             * @default behind
+             * @enum {string}
+             */
+            purge?: "behind" | "wait";
         };
         /** Found */
         Found: {
@@ -4556,6 +4568,7 @@ export interface operations {
         parameters: {
             query: {
                 agent: string;
+                purge?: "behind" | "wait";
             };
             header?: {
                 authorization?: string | null;
@@ -4618,6 +4631,7 @@ export interface operations {
         parameters: {
             query: {
                 agent: string;
+                purge?: "behind" | "wait";
             };
             header?: {
                 authorization?: string | null;

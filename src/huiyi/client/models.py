@@ -87,7 +87,8 @@ class EntityPage(BaseModel):
 
 
 class Erasure(BaseModel):
-    """What an erasure removed, by kind (the fields of the store's ``Erasure``)."""
+    """What an erasure removed, by kind, and whether the server's files held none of it when it answered
+    (the fields of the store's ``Erasure``)."""
 
     messages: int = 0
     memories: int = 0
@@ -96,6 +97,7 @@ class Erasure(BaseModel):
     persons: int = 0
     blocks: int = 0
     reindexed: int = 0
+    purged: bool = False
 
 
 class Report(BaseModel):

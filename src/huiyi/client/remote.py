@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 from pydantic import BaseModel
@@ -37,6 +37,8 @@ from huiyi.model import (
 )
 
 __all__ = ["DEFAULT_URL", "AsyncClient", "MessageLike"]
+
+Purge = Literal["behind", "wait"]  # an erasure's purge of the server's files: behind the answer, or waited for
 
 MessageLike = MessageIn | dict[str, Any] | str
 
@@ -320,12 +322,15 @@ class AsyncClient(Listings):
         except NotFound:
             return None
 
-    async def forget_person(self, person: str, *, agent: str) -> Erasure:
-        """Forget a person for good (GDPR-style erasure) on the server."""
-        return await self._model(Erasure, "DELETE", f"/v1/persons/{quote(person, safe='')}", params={"agent": agent})
+    async def forget_person(self, person: str, *, agent: str, purge: Purge = "behind") -> Erasure:
+        """Forget a person for good (GDPR-style erasure) on the server; ``purge="wait"`` answers once its files
+        hold none of it (``Erasure.purged``), else their purge runs behind the answer."""
+        path = f"/v1/persons/{quote(person, safe='')}"
+        return await self._model(Erasure, "DELETE", path, params={"agent": agent, "purge": purge})
 
-    async def forget_messages(self, ids: Sequence[str], *, agent: str) -> Erasure:
-        return await self._model(Erasure, "POST", "/v1/messages/forget", json={"agent": agent, "ids": list(ids)})
+    async def forget_messages(self, ids: Sequence[str], *, agent: str, purge: Purge = "behind") -> Erasure:
+        body = {"agent": agent, "ids": list(ids), "purge": purge}
+        return await self._model(Erasure, "POST", "/v1/messages/forget", json=body)
 
     # life ----------------------------------------------------------------------------------------
     async def close(self) -> None:

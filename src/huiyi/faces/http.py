@@ -60,6 +60,7 @@ from huiyi.faces.http_models import (
     MessagesResponse,
     NewMemory,
     PersonBody,
+    Purge,
     QueryBody,
     QueryResponse,
     error_responses,
@@ -317,20 +318,22 @@ def create_app(
     # an erasure is idempotent (a retry, or a person never seen, erases nothing: 200 with zeros), so no 404
     @app.delete("/v1/persons/{person_id}", response_model=ErasureReport, responses=ERASE)
     async def forget_person(
-        person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]
+        person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)], purge: Purge = "behind"
     ) -> ErasureReport:
         """Forget a person for good (GDPR-style erasure): their messages, memories, facts, entity, jobs,
-        working memory and core blocks, in one transaction, and purged from the store's files."""
+        working memory and core blocks, in one transaction, and purged from the store's files: behind the
+        answer, or before it with ``purge=wait`` (``purged`` says which)."""
         check(agents, agent)
-        return ErasureReport(**vars(await memory.forget_person(person_id, agent=agent)))
+        return ErasureReport(**vars(await memory.forget_person(person_id, agent=agent, purge=purge)))
 
     @app.delete("/v1/messages/{message_id}", response_model=ErasureReport, responses=BY_ID)
     async def forget_message(
-        message_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]
+        message_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)], purge: Purge = "behind"
     ) -> ErasureReport:
-        """Forget one message and what was made from it (chunks, events, facts), purged from the files."""
+        """Forget one message and what was made from it (chunks, events, facts), purged from the files (behind
+        the answer, or before it with ``purge=wait``)."""
         check(agents, agent)
-        done = await memory.forget_messages([message_id], agent=agent)
+        done = await memory.forget_messages([message_id], agent=agent, purge=purge)
         if not done.messages:
             raise NotFound(f"no message {message_id!r} for agent {agent!r}")
         return ErasureReport(**vars(done))

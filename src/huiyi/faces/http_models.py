@@ -228,8 +228,13 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorBody, "description": ERRORS[code]} for code in codes}
 
 
+# an erasure's purge of the store's files: behind the answer (the default), or waited for
+Purge = Literal["behind", "wait"]
+
+
 class ErasureReport(BaseModel):
-    """What an erasure removed, by kind (``reindexed``: other people's messages indexed again)."""
+    """What an erasure removed, by kind (``reindexed``: other people's messages indexed again); ``purged``:
+    whether the store's files held none of it when the answer was sent (``purge=wait`` waits for that)."""
 
     messages: int
     memories: int
@@ -238,3 +243,4 @@ class ErasureReport(BaseModel):
     persons: int
     blocks: int
     reindexed: int
+    purged: bool

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from huiyi.checks import TimeIn
 from huiyi.faces.http_auth import allowed_agents
 from huiyi.faces.http_guard import GuardedRoute
-from huiyi.faces.http_models import ContextBody, ErasureReport, QueryBody, Who, _Body, error_responses
+from huiyi.faces.http_models import ContextBody, ErasureReport, Purge, QueryBody, Who, _Body, error_responses
 from huiyi.faces.http_times import item_out, job_out, local, message_out, result_out
 from huiyi.memory import AsyncMemory
 from huiyi.model import Job, Link, LinkKind, MemoryItem, Message, RecallResult
@@ -67,6 +67,7 @@ class FullContext(BaseModel):
 class ForgetMessagesBody(_Body):
     agent: str = Field(min_length=1)
     ids: list[str] = Field(min_length=1, max_length=1000)
+    purge: Purge = "behind"  # "wait": answer once the store's files hold none of it
 
 
 class FlushBody(Who):
@@ -141,9 +142,10 @@ def v1_router(memory: AsyncMemory, check: Check) -> APIRouter:
 
     @router.post("/v1/messages/forget", response_model=ErasureReport, responses=BODY)
     async def forget_messages(body: ForgetMessagesBody, request: Request) -> ErasureReport:
-        """Forget messages and what was made from them, purged from the store's files."""
+        """Forget messages and what was made from them, purged from the store's files (behind the answer, or
+        before it with ``purge: "wait"``)."""
         await check(request, body.agent)
-        return ErasureReport(**vars(await memory.forget_messages(body.ids, agent=body.agent)))
+        return ErasureReport(**vars(await memory.forget_messages(body.ids, agent=body.agent, purge=body.purge)))
 
     @router.post("/v1/flush", response_model=list[Job], responses=BODY)
     async def flush(body: FlushBody, request: Request) -> list[Job]:

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import fields
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from huiyi.checks import check_scope
 from huiyi.errors import InvalidInput
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from huiyi.flows.consolidate.report import Report
 
 log = logging.getLogger(__name__)
+
+Purge = Literal["behind", "wait"]  # an erasure's purge of the files: behind the call, or waited for
 
 
 class Care(Pages):
@@ -161,14 +163,19 @@ class Care(Pages):
                 await asyncio.wait_for(stop.wait(), timeout=minutes * 60)
         await extraction
 
-    async def forget_person(self, person: str, *, agent: str) -> Erasure:
+    async def forget_person(self, person: str, *, agent: str, purge: Purge = "behind") -> Erasure:
         """Forget a person for good (GDPR-style erasure), in one transaction, and purge the store's files.
 
         Goes: every message of their private chat and every group message they said; memories of their
         scope and memories made from those messages (chunks, events, summaries); facts about them and
         their entity with its aliases; links, merges and jobs that name any of it; their working memory,
         record and core blocks. Other people's messages whose chunks held their turns are indexed again.
+
+        None of it is recalled once this returns. The purge of the files (no byte of it left in them)
+        runs behind the call, in short steps, unless ``purge="wait"``; ``purged()`` waits for it later.
+        ``Erasure.purged`` says whether it had run when the call returned.
         """
+        _check_purge(purge)
         try:  # a valid person id, or one stored before ids had to print alike: it must be erasable too
             check_scope(agent, "person", person, stored=True)
         except ValueError as exc:
@@ -189,27 +196,52 @@ class Care(Pages):
             before = await self._run(
                 functools.partial(self.store.erase, agent, (), person=person, window=self._window())
             )
-            done = Erasure(**{f.name: getattr(done, f.name) + getattr(before, f.name) for f in fields(Erasure)})
+            counts = (f.name for f in fields(Erasure) if f.name != "purged")
+            done = Erasure(**{name: getattr(done, name) + getattr(before, name) for name in counts})
         self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
+        done.purged = await self._purge_done(purge)
         log.info("forgot person %r of agent %r: %s", person, agent, done)
         return done
+
+    async def _purge_done(self, purge: Purge) -> bool:
+        """Whether the files hold none of what went: waited for with ``purge="wait"``, else as it is now."""
+        if purge == "wait":
+            return await self._run(self.store.purged)
+        return self.store.purged(0)
+
+    async def purged(self, timeout: float | None = None) -> bool:
+        """Wait until the store's files hold no byte of what this instance's erasures removed (their purge runs
+        behind them): True then; False after ``timeout`` seconds (None: no bound) or if the purge failed (it is
+        tried again, and by the store's next open if this process ends first)."""
+        if timeout is not None and timeout < 0:
+            raise InvalidInput(f"timeout is seconds from now, not {timeout}")
+        return await self._run(self.store.purged, timeout)
 
     def _window(self) -> int:
         """How many turns after a message its neighbours' chunks hold or embed it."""
         return max(0, self.config.chunk.turns - 1) + max(0, self.config.chunk.context_turns)
 
-    async def forget_messages(self, ids: Sequence[str], *, agent: str) -> Erasure:
-        """Forget messages and everything made from them, and purge the store's files."""
+    async def forget_messages(self, ids: Sequence[str], *, agent: str, purge: Purge = "behind") -> Erasure:
+        """Forget messages and everything made from them, and purge the store's files (behind the call unless
+        ``purge="wait"``, as ``forget_person``)."""
         if not agent:
             raise InvalidInput("agent is required")
+        _check_purge(purge)
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(functools.partial(self.store.erase, agent, _id_list(ids), window=self._window()))
         self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
+        done.purged = await self._purge_done(purge)
         return done
 
     async def compact(self) -> None:
-        """Rewrite the store's files so no freed byte of an erased row is left, at a time the operator picks:
-        on PostgreSQL ``VACUUM FULL`` locks each table (reads and writes wait) while it is copied."""
+        """Rewrite the store's files so no freed byte of an erased row is left and the space goes back, at a
+        time the operator picks: the erasures' purges finish, then PostgreSQL's ``VACUUM FULL`` locks each
+        table (reads and writes wait) while it is copied, SQLite's ``VACUUM`` the whole file."""
         await self._run(self.store.compact)
+
+
+def _check_purge(purge: str) -> None:
+    if purge not in ("behind", "wait"):
+        raise InvalidInput(f"purge is 'behind' (files purged behind the call, the default) or 'wait', not {purge!r}")

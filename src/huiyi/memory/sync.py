@@ -283,6 +283,7 @@ class Memory:
     forget_person = _blocking(AsyncMemory.forget_person)
     forget_messages = _blocking(AsyncMemory.forget_messages)
     compact = _blocking(AsyncMemory.compact)
+    purged = _blocking(AsyncMemory.purged)
     core_blocks_for = _blocking(AsyncMemory.core_blocks_for)
     core_block_append = _blocking(AsyncMemory.core_block_append)
     core_block_replace = _blocking(AsyncMemory.core_block_replace)

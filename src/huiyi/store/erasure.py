@@ -12,7 +12,9 @@ from typing import Protocol, runtime_checkable
 
 @dataclass
 class Erasure:
-    """What one erasure removed, by kind; ``reindexed`` counts others' messages whose chunks held erased turns."""
+    """What one erasure removed, by kind; ``reindexed`` counts others' messages whose chunks held erased turns;
+    ``purged``: whether the store's files held none of its bytes when the call returned (the purge runs
+    behind the call unless the caller waited for it)."""
 
     messages: int = 0
     memories: int = 0
@@ -21,6 +23,7 @@ class Erasure:
     persons: int = 0
     blocks: int = 0
     reindexed: int = 0
+    purged: bool = False
 
 
 @runtime_checkable
@@ -44,8 +47,18 @@ class EraseStore(Protocol):
         goes by too only in the scopes they talk in). Other people's messages whose chunks held an erased
         turn, or embedded one (the ``window`` turns after it in its space), lose those chunks and are
         marked for indexing again. ``speaker``: the name their group lines are stored under (default
-        ``person``; a member called like the agent speaks as ``flows.ingest.namesake``)."""
+        ``person``; a member called like the agent speaks as ``flows.ingest.namesake``).
+
+        Nothing erased is read again once it returns. The purge of the files (no byte of the rows left
+        in them) runs behind it, in short steps (``purged`` waits for it); a mark written in the
+        erasure's transaction has the store's next open run it if this process dies first."""
+
+    def purged(self, timeout: float | None = None) -> bool:
+        """Wait until the files hold no byte of the erasures made through this store object (and of those a
+        dead process left unpurged when it opened): True then; False once ``timeout`` seconds have passed
+        (None: no bound) or a purge failed (it is tried again)."""
 
     def compact(self) -> None:
         """Rewrite the files so no freed byte of an erased row is left: the operator's call, as it may lock
-        the store (PostgreSQL rewrites each table its erasures write; SQLite's erasures already did)."""
+        the store (PostgreSQL rewrites each table its erasures write; SQLite's purges already did, and this
+        waits for the pending ones)."""

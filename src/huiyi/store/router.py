@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -153,6 +154,14 @@ class RoutedStore:
         return self.store_for(agent).erase(
             agent, message_ids, person=person, names=names, window=window, speaker=speaker
         )
+
+    def purged(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        done = True
+        for store in self.stores.values():  # each waited for, within what is left of the timeout
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            done = store.purged(left) and done
+        return done
 
     def compact(self) -> None:
         for store in self.stores.values():

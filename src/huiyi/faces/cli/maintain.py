@@ -17,8 +17,9 @@ __all__ = ["compact", "consolidate", "forget", "lexicon_build", "migrate", "summ
 
 # what a compaction locks, said where the operator chooses it
 _COMPACT_HELP = (
-    "Then rewrite the store's tables so no freed byte of an erased row is left (PostgreSQL: VACUUM FULL,"
-    " which blocks reads and writes of each table while it is copied)."
+    "Then rewrite the store's files so no freed byte of an erased row is left and the space goes back (PostgreSQL:"
+    " VACUUM FULL, which blocks reads and writes of each table while it is copied; SQLite: VACUUM, which blocks"
+    " writes while it copies the file)."
 )
 
 
@@ -90,25 +91,28 @@ def forget(
     config: ConfigOption = None,
 ) -> None:
     """Erase for good (GDPR-style): a person's messages, memories, facts, entity, jobs and core blocks, or
-    single messages and what was made from them; then purge the store's files. Prints what went."""
+    single messages and what was made from them; then purge the store's files (waited for). Prints what went."""
     if not person and not message:
         raise typer.BadParameter("name a --person or at least one --message")
     what = f"person {person!r}" if person else f"{len(message or [])} message(s)"
     if not yes and not typer.confirm(f"Erase {what} of agent {agent!r} for good?"):
         raise typer.Exit(1)
     with open_memory(store, config) as memory:
-        reports = [memory.forget_person(person, agent=agent)] if person else []
+        reports = [memory.forget_person(person, agent=agent, purge="wait")] if person else []
         if message:
-            reports.append(memory.forget_messages(message, agent=agent))
+            reports.append(memory.forget_messages(message, agent=agent, purge="wait"))
         if compact_after:
             memory.compact()
-    totals = {name: sum(getattr(r, name) for r in reports) for name in vars(reports[0])}
+    totals = {name: sum(getattr(r, name) for r in reports) for name in vars(reports[0]) if name != "purged"}
     out.print(", ".join(f"{name} {count}" for name, count in totals.items()), highlight=False)
+    if not all(r.purged for r in reports):  # the erasure holds; its mark has the store's next open purge
+        out.print("the files' purge failed and is tried again at the store's next open", highlight=False)
 
 
 def compact(store: StoreOption = ".huiyi", config: ConfigOption = None) -> None:
-    """Rewrite the store's tables so no freed byte of an erased row is left, at a quiet time: on PostgreSQL
-    VACUUM FULL, which blocks reads and writes of each table while it is copied; SQLite's erasures already did."""
+    """Rewrite the store's files so no freed byte of an erased row is left and the space goes back, at a quiet
+    time: VACUUM FULL on PostgreSQL (reads and writes of each table wait while it is copied), VACUUM on SQLite
+    (writes wait while the file is copied)."""
     with open_memory(store, config) as memory:
         memory.compact()
     out.print("compacted", highlight=False)

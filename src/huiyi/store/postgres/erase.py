@@ -1,16 +1,19 @@
 """Erasure on PostgreSQL: a person or some messages forgotten in one transaction, then vacuumed.
 
-The rows go in one transaction; ``VACUUM`` then frees their dead tuples for reuse, and the keyword
-indexes are rebuilt concurrently (a GIN index keeps a key no row holds any more). A mark written in
-that transaction stays until both are done, so a process killed between has them run by the next
-open of the store (``finish_vacuum``). A vacuum frees the rows' space without zeroing it: their bytes
-stay on the pages until overwritten, unless the operator compacts (``compact``, ``VACUUM FULL``, which
-locks each table while it is copied). PostgreSQL's own write-ahead log and any backups or replicas keep
-older copies until they are recycled: an operator who must prove erasure there also rotates those.
+The rows go in one transaction; behind the call (``Purges``), ``VACUUM`` of the tables it deleted rows
+from frees their dead tuples for reuse, and the keyword indexes are rebuilt concurrently (a GIN index
+keeps a key no row holds any more). Neither blocks reads or writes; both take time that grows with the
+tables, which the caller no longer waits for. A mark written in the erasure's transaction names those
+tables and stays until both are done, so a process killed between has them run after the next open of
+the store (``finish_vacuum``). A vacuum frees the rows' space without zeroing it: their bytes stay on the
+pages until overwritten, unless the operator compacts (``compact``, ``VACUUM FULL``, which locks each
+table while it is copied). PostgreSQL's own write-ahead log and any backups or replicas keep older
+copies until they are recycled: an operator who must prove erasure there also rotates those.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from collections.abc import Sequence
@@ -18,17 +21,19 @@ from typing import Any
 
 from psycopg import sql
 
-from huiyi.errors import StoreError
 from huiyi.model import Scope
 from huiyi.store.erasure import Erasure
 from huiyi.store.postgres.memories import DELETE_MEMORIES, PostgresMemories
+from huiyi.store.purges import Purges
 from huiyi.store.rows import BUMP_ENTITIES_EPOCH, partition_key
 
 log = logging.getLogger(__name__)
 
-_VACUUM_PENDING = "vacuum_pending:"  # meta keys of erasures committed and not vacuumed yet
+# meta keys of erasures committed and not vacuumed yet; the value names the tables to vacuum and whether
+# the keyword indexes are to be rebuilt (JSON), or is '1' (written before: all of them, rebuilt)
+_VACUUM_PENDING = "vacuum_pending:"
 
-# the tables an erasure writes to, vacuumed after it
+# the tables an erasure may delete rows from
 _TOUCHED = (
     *("messages", "memories", "memory_vectors", "memory_own_vectors", "links", "entities", "entity_merges", "jobs"),
     *("working_memory", "persons", "person_blocks", "partitions", "entity_versions", "reports"),
@@ -114,6 +119,8 @@ _THEIRS = (
 class PostgresErase(PostgresMemories):
     """``EraseStore`` on PostgreSQL."""
 
+    _purges: Purges  # set by the store: runs ``_purge_marked`` behind the erasures
+
     def erase(
         self,
         agent: str,
@@ -127,10 +134,14 @@ class PostgresErase(PostgresMemories):
         done = Erasure()
         scope = Scope.of_person(agent, person, stored=True).tag if person else None
         names = list(names)
-        mark = f"{_VACUUM_PENDING}{uuid.uuid4().hex}"
+        wrote: set[str] = set()  # the tables rows were deleted from: their dead tuples hold the erased bytes
+
+        def deleted(count: int, *tables: str) -> int:
+            if count:
+                wrote.update(tables)
+            return count
+
         with self._write() as cur:
-            # a kill before the vacuum below has ended leaves this mark: the next open vacuums (finish_vacuum)
-            cur.execute("INSERT INTO meta (key, value) VALUES (%s, '1')", (mark,))
             erased = set(message_ids)
             # locked first: an indexer writing their chunks (store.apply reads them FOR SHARE) either commits
             # before this reads the memories to erase, or finds the messages gone
@@ -180,24 +191,28 @@ class PostgresErase(PostgresMemories):
                 (agent, ids, agent, memory_ids),
             ).rowcount
             row = cur.execute(DELETE_MEMORIES, (agent, memory_ids)).fetchone()
-            done.memories = int(row[0]) if row else 0
-            cur.execute(
+            done.memories = deleted(int(row[0]) if row else 0, "memories", "memory_vectors", "memory_own_vectors")
+            links = cur.execute(
                 "DELETE FROM links WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
                 (agent, memory_ids, memory_ids),
             )
+            deleted(links.rowcount, "links")
             done.jobs = cur.execute(
                 "DELETE FROM jobs WHERE agent = %s AND (payload->>'scope' = %s OR "
                 "COALESCE(payload->'message_ids', '[]'::jsonb) ?| %s::text[])",
                 (agent, scope, ids),
             ).rowcount
+            deleted(done.jobs, "jobs")
             # maintenance reports that may quote what goes: of the erased messages' scopes, or naming the person
-            cur.execute(
+            reports = cur.execute(
                 "DELETE FROM reports WHERE agent = %s AND (scope = %s OR scope IN"
                 " (SELECT scope FROM messages WHERE agent = %s AND id = ANY(%s))"
                 " OR EXISTS (SELECT 1 FROM unnest(%s::text[]) n WHERE n <> '' AND strpos(body::text, n) > 0))",
                 (agent, scope, agent, ids, names),
             )
-            done.messages = cur.execute("DELETE FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, ids)).rowcount
+            deleted(reports.rowcount, "reports")
+            messages = cur.execute("DELETE FROM messages WHERE agent = %s AND id = ANY(%s)", (agent, ids))
+            done.messages = deleted(messages.rowcount, "messages")
             # entities of their scope, named by them, or named only by erased messages (a place their words made)
             entity_ids = [
                 str(r[0])
@@ -210,60 +225,87 @@ class PostgresErase(PostgresMemories):
                     (agent, scope, own, own, shared, shared, scopes, ids),
                 ).fetchall()
             ]
-            cur.execute(
+            merges = cur.execute(
                 "DELETE FROM entity_merges WHERE agent = %s AND (source = ANY(%s) OR target = ANY(%s))",
                 (agent, entity_ids, entity_ids),
             )
-            done.entities = cur.execute(
-                "DELETE FROM entities WHERE agent = %s AND id = ANY(%s)", (agent, entity_ids)
-            ).rowcount
+            deleted(merges.rowcount, "entity_merges")
+            entities = cur.execute("DELETE FROM entities WHERE agent = %s AND id = ANY(%s)", (agent, entity_ids))
+            done.entities = deleted(entities.rowcount, "entities")
             if person is not None:
-                cur.execute("DELETE FROM working_memory WHERE agent = %s AND space = %s", (agent, scope))
-                done.persons = cur.execute("DELETE FROM persons WHERE agent = %s AND id = %s", (agent, person)).rowcount
-                done.blocks = cur.execute(
-                    "DELETE FROM person_blocks WHERE agent = %s AND person = %s", (agent, person)
-                ).rowcount
+                working = cur.execute("DELETE FROM working_memory WHERE agent = %s AND space = %s", (agent, scope))
+                deleted(working.rowcount, "working_memory")
+                persons = cur.execute("DELETE FROM persons WHERE agent = %s AND id = %s", (agent, person))
+                done.persons = deleted(persons.rowcount, "persons")
+                blocks = cur.execute("DELETE FROM person_blocks WHERE agent = %s AND person = %s", (agent, person))
+                done.blocks = deleted(blocks.rowcount, "person_blocks")
                 part = partition_key(agent, Scope.of_person(agent, person, stored=True))
-                cur.execute(
+                parts = cur.execute(
                     "DELETE FROM partitions WHERE part = %s AND NOT EXISTS (SELECT 1 FROM memories WHERE part = %s)",
                     (part, part),
                 )
+                deleted(parts.rowcount, "partitions")
                 # their entities' version row goes too, under a new epoch (rows.ENTITIES_EPOCH)
-                cur.execute("DELETE FROM entity_versions WHERE part = %s", (part,))
+                versions = cur.execute("DELETE FROM entity_versions WHERE part = %s", (part,))
+                deleted(versions.rowcount, "entity_versions")
                 cur.execute(BUMP_ENTITIES_EPOCH)
+            if wrote:  # stays until the vacuum has run: a kill before has the next open vacuum (finish_vacuum)
+                plan = json.dumps({"tables": sorted(wrote), "rebuild": done.memories > 0})
+                mark = f"{_VACUUM_PENDING}{uuid.uuid4().hex}"
+                cur.execute("INSERT INTO meta (key, value) VALUES (%s, %s)", (mark, plan))
         if done.memories:
             self._own.clear()  # the own-line vectors recall read of the memories that went
-        self._vacuum([mark], rebuild=done.memories > 0)
+        if wrote:
+            self._purges.ask()
         return done
 
-    def _vacuum(self, marks: Sequence[str], *, rebuild: bool) -> None:
-        """Free the dead tuples of the erased rows, with ``rebuild`` rebuild the keyword indexes that held
-        their words, then drop the marks of the erasures this covers."""
+    def purged(self, timeout: float | None = None) -> bool:
+        return self._purges.wait(timeout)
+
+    def _pending(self) -> list[tuple[str, str]]:
+        """The marks of erasures not vacuumed yet, with their plans."""
+        found = self._rows("SELECT key, value FROM meta WHERE key LIKE %s", (f"{_VACUUM_PENDING}%",))
+        return [(str(key), str(value)) for key, value in found]
+
+    def _purge_marked(self) -> bool:
+        """Vacuum the tables every erasure marked now deleted rows from, rebuild the keyword indexes if one
+        deleted memories, then drop those marks (one written since stays: its vacuum runs next)."""
+        pending = self._pending()
+        if not pending:
+            return True
+        tables: set[str] = set()
+        rebuild = False
+        for _, value in pending:
+            plan: dict[str, Any] = json.loads(value) if value.startswith("{") else {"tables": _TOUCHED, "rebuild": True}
+            tables.update(table for table in plan["tables"] if table in _TOUCHED)  # names from the store's own list
+            rebuild = rebuild or bool(plan["rebuild"])
         with self._cursor(transaction=False) as cur:  # neither VACUUM nor REINDEX CONCURRENTLY runs in a transaction
-            for table in _TOUCHED:
+            for table in sorted(tables):
                 cur.execute(f"VACUUM {table}")
             if rebuild:
                 _rebuild_keyword_indexes(cur)
-            cur.execute("DELETE FROM meta WHERE key = ANY(%s)", (list(marks),))
+            cur.execute("DELETE FROM meta WHERE key = ANY(%s)", ([key for key, _ in pending],))
+        return True
 
     def compact(self) -> None:
-        """``VACUUM FULL`` of each table erasures write: a new copy of it, its TOAST and its indexes holding
-        only live rows, the old files removed. Each holds its table's ACCESS EXCLUSIVE lock while it is
-        copied (reads and writes of that table wait), so the operator picks the time. It covers every
-        erasure committed before it: their marks go."""
-        marks = [str(row[0]) for row in self._rows("SELECT key FROM meta WHERE key LIKE %s", (f"{_VACUUM_PENDING}%",))]
+        """Let the erasures' vacuums finish, then ``VACUUM FULL`` of each table erasures write: a new copy of
+        it, its TOAST and its indexes holding only live rows, the old files removed. Each holds its table's
+        ACCESS EXCLUSIVE lock while it is copied (reads and writes of that table wait), so the operator picks
+        the time. It covers every erasure committed before it: their marks go."""
+        self.finish_vacuum()
+        self.purged()
+        marks = [key for key, _ in self._pending()]
         with self._cursor(transaction=False) as cur:
             for table in _TOUCHED:
                 cur.execute(f"VACUUM FULL {table}")
             cur.execute("DELETE FROM meta WHERE key = ANY(%s)", (marks,))
 
     def finish_vacuum(self) -> None:
-        """Vacuum if an erasure committed and its process died before vacuuming (a mark per erasure, so one
-        vacuum finishing never clears the mark of another committed after it began)."""
-        marks = [str(row[0]) for row in self._rows("SELECT key FROM meta WHERE key LIKE %s", (f"{_VACUUM_PENDING}%",))]
-        if not marks:
-            return
-        try:
-            self._vacuum(marks, rebuild=True)  # whether memories went is not known here
-        except StoreError as exc:  # the marks stay: the next open tries again
-            log.warning("vacuuming after an erasure cut short failed: %s", exc)
+        """Vacuum behind the open if an erasure committed and its process died before vacuuming (a mark per
+        erasure, so one vacuum finishing never clears the mark of another committed after it began)."""
+        if self._pending():
+            self._purges.ask()
+
+    def close(self) -> None:
+        self._purges.close()  # the vacuum asked runs before the pool goes
+        super().close()

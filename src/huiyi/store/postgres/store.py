@@ -26,6 +26,7 @@ from huiyi.store.postgres.jobs import PostgresJobs
 from huiyi.store.postgres.memories import PostgresMemories
 from huiyi.store.postgres.messages import PERSONS_VERSION, UNINDEXED_TEXTS, PostgresMessages, of_scopes
 from huiyi.store.postgres.search import PostgresSearch
+from huiyi.store.purges import Purges
 from huiyi.store.rows import entities_version, partition_keys
 
 # the scopes' entities version and their agent's persons version beside their newest unindexed texts, in one
@@ -41,9 +42,10 @@ class PostgresStore(PostgresMessages, PostgresJobs, PostgresErase, PostgresMemor
     def __init__(
         self, dsn: str, *, pool_size: int = 8, connect_timeout: float = 15.0, context: TurnContext | None = None
     ) -> None:
+        self._purges = Purges(self._purge_marked, "PostgreSQL")  # before the open, which may ask for one
         super().__init__(dsn, pool_size=pool_size, connect_timeout=connect_timeout, context=context)
         try:
-            self.finish_vacuum()  # an erasure whose process died before its vacuum
+            self.finish_vacuum()  # an erasure whose process died before its vacuum: behind the open
         except BaseException:
             self.close()
             raise

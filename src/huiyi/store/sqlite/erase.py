@@ -1,29 +1,46 @@
 """Erasure on SQLite: a person or some messages forgotten in one transaction, then purged from the files.
 
-Rows go in one ``BEGIN IMMEDIATE`` transaction (with ``secure_delete`` on, freed content is zeroed);
-the keyword index is then rebuilt so no old segment keeps a term, the WAL is checkpointed and
-truncated, and the file is vacuumed, so no page of the database or its WAL holds the erased text.
+Rows go in one ``BEGIN IMMEDIATE`` transaction, with ``secure_delete`` on (``connection``), so the cells
+and pages they freed are zeroed in it. Copies outlive that: the keyword index's segments written before
+keep an erased row's terms (a delete adds a marker; the term goes when a merge into the oldest segment
+passes it); a page that b-tree balancing rebuilt keeps, in its unused space, bytes of cells it moved
+away, which ``secure_delete`` never zeroes (SQLite 3.40 has no call that rewrites one page); and the WAL
+keeps pages as they were. So the purge merges the segments, vacuums (the file rewritten from its live
+rows) and truncates the WAL. It runs behind the call (``Purges``), once for all the erasures pending:
+the merge in steps that each hold the write lock for ``MERGE_PAGES`` pages, the vacuum in one hold. A
+mark per erasure, written in its transaction, stays until its purge has run, so a process killed first
+has it run after the next open.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from huiyi.model import Scope
 from huiyi.store.erasure import Erasure
+from huiyi.store.purges import Purges
 from huiyi.store.rows import BUMP_ENTITIES_EPOCH, partition_key
 from huiyi.store.sqlite.connection import chunks, marks
 from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows
 from huiyi.store.sqlite.partitions import drop_partition
+from huiyi.store.sqlite.search import MERGE_PAGES
 
 log = logging.getLogger(__name__)
+
+# meta keys of erasures committed and not purged yet: ``purge_pending:<id>``, or ``purge_pending`` as
+# written before there was one per erasure; the value says whether keyword rows went ('1') or not ('0')
+_PENDING = "SELECT key, value FROM meta WHERE key = 'purge_pending' OR key LIKE 'purge_pending:%'"
+_MAX_MERGE_STEPS = 100_000  # a merge still going after this many steps is given up and tried again later
 
 
 class SQLiteErase(SQLiteMemories):
     """``EraseStore`` on SQLite."""
+
+    _purges: Purges  # set by the store: runs ``_purge_marked`` behind the erasures
 
     def erase(
         self,
@@ -51,6 +68,7 @@ class SQLiteErase(SQLiteMemories):
             named = _names_apart(conn, agent, scope, person, names, speaker or person)
             memory_ids = _memories_to_erase(conn, agent, scope, person, named) + _chunks_near(conn, agent, window)
             memory_ids += _derived(conn, agent, memory_ids)
+            changes = conn.total_changes  # from here on, writes to the store's own tables only
             done.reindexed = _reindex_others(conn, agent, memory_ids)
             removed = delete_memory_rows(conn, agent, memory_ids)
             done.jobs = conn.execute(
@@ -71,38 +89,81 @@ class SQLiteErase(SQLiteMemories):
                 ).rowcount
                 part = partition_key(agent, Scope.of_person(agent, person, stored=True))
                 drop_partition(conn, part)
-                # their entities' version row goes too, under a new epoch (rows.ENTITIES_EPOCH)
+                # their entities' version row goes too, under a new epoch (rows.ENTITIES_EPOCH, below)
                 conn.execute("DELETE FROM entity_versions WHERE part = ?", (part,))
+            wrote = conn.total_changes > changes  # a retry, or a person never seen, leaves nothing to purge
+            if person is not None:
                 conn.execute(BUMP_ENTITIES_EPOCH)
             conn.execute("DELETE FROM erased")
-            # a kill before the purge below has ended leaves this mark: the next open purges (finish_purge)
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')")
-            # rebuild the keyword index's segments: a deleted row's terms stay in old segments until merged
-            conn.execute("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')")
+            if wrote:  # stays until the purge has run: a kill before has the next open purge (finish_purge)
+                mark, keywords = f"purge_pending:{uuid.uuid4().hex}", "1" if removed else "0"
+                conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (mark, keywords))
         done.memories = self._uncache(removed)
-        self._purge()
+        if wrote:
+            self._purges.ask()
         return done
 
-    def _purge(self) -> None:
-        """Leave no erased byte in the database file or its WAL."""
-        conn = self._conn()
+    def purged(self, timeout: float | None = None) -> bool:
+        return self._purges.wait(timeout)
+
+    def _purge_marked(self) -> bool:
+        """Purge the files of every erasure marked now; True when none of their bytes is left in them."""
+        pending = self._conn().execute(_PENDING).fetchall()
+        if not pending:
+            return True
+        if any(value != "0" for _, value in pending) and not self._merge_keywords():
+            return False
+        with self._write_lock:  # adds wait: the one step whose cost follows the file's size
+            self._conn().execute("VACUUM")
+            if not self._checkpoint():
+                return False
+        with self._write() as conn:  # a mark written since stays: its erasure's purge runs next
+            conn.executemany("DELETE FROM meta WHERE key = ?", [(key,) for key, _ in pending])
+        return True
+
+    def _merge_keywords(self) -> bool:
+        """Merge every segment of the keyword index into one, a step of ``MERGE_PAGES`` pages per transaction
+        (adds wait for one step at most): the segments written before an erasure keep its rows' terms,
+        deleted only by markers, until a merge into the oldest segment passes them. False if it never ends."""
+        with self._write() as conn:
+            # a positive count merges levels of at least this many segments, or carries on a merge begun
+            conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('usermerge', 2)")
+        self._merge_step(-MERGE_PAGES)  # negative: every segment, the markers' too, gathered into one merge
+        for _ in range(_MAX_MERGE_STEPS):
+            # positive: a negative count would gather again the segments adds wrote since, and start over
+            if not self._merge_step(MERGE_PAGES):
+                return True
+        log.warning("merging the keyword index of %s did not end; the purge is tried again", self.path)
+        return False
+
+    def _merge_step(self, pages: int) -> bool:
+        """One merge of up to ``pages`` pages in a transaction of its own: whether there was anything to merge."""
+        with self._write() as conn:
+            before = conn.total_changes
+            conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('merge', ?)", (pages,))
+            return conn.total_changes - before >= 2  # FTS5's sign that it merged something
+
+    def _checkpoint(self) -> bool:
+        """Copy the WAL into the database file and truncate it: its frames held the pages as they were."""
         with self._write_lock:
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            conn.execute("VACUUM")
-            conn.execute("DELETE FROM meta WHERE key = 'purge_pending'")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            busy, _, _ = self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:  # a reader of another process on an older snapshot: tried again
+            log.info("the WAL of %s is still read by another process; its purge is tried again", self.path)
+        return not busy
 
     def compact(self) -> None:
-        """Nothing to do: each erasure has rewritten the file (``_purge``)."""
+        """Let the erasures' purges finish: each has rewritten the file (``_purge_marked``)."""
+        self.finish_purge()
+        self.purged()
 
     def finish_purge(self) -> None:
-        """Purge the files if an erasure committed and its process died before purging them."""
-        if self._conn().execute("SELECT 1 FROM meta WHERE key = 'purge_pending'").fetchone() is None:
-            return
-        try:
-            self._purge()
-        except sqlite3.OperationalError as exc:  # another process keeps the file busy: the next open tries again
-            log.warning("purging %s after an erasure cut short failed: %s", self.path, exc)
+        """Purge behind the open if an erasure committed and its process died before purging the files."""
+        if self._conn().execute(_PENDING).fetchone() is not None:
+            self._purges.ask()
+
+    def close(self) -> None:
+        self._purges.close()  # the purge asked runs before the connections go
+        super().close()
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from pathlib import Path
 from huiyi.model import Message, Scope
 from huiyi.store.base import NameVersions, TurnContext
 from huiyi.store.owncache import OwnVectorCache
+from huiyi.store.purges import Purges
 from huiyi.store.rankcache import RankCache
 from huiyi.store.rows import Kept
 from huiyi.store.sqlite.erase import SQLiteErase
@@ -36,6 +37,7 @@ class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLit
         synchronous: str = "normal",
         context: TurnContext | None = None,
     ) -> None:
+        self._purges = Purges(self._purge_marked, str(directory))  # before the open, which may ask for one
         super().__init__(directory, busy_timeout_ms=busy_timeout_ms, synchronous=synchronous)
         self._vectors = ExactIndex(self._load_partition, vector_cache_mb * 2**20, context)
         self._ranks = RankCache()
