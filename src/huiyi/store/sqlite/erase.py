@@ -250,8 +250,8 @@ def _made_from(conn: sqlite3.Connection, agent: str, erased: str) -> list[str]:
     """Memories with a source in the temp table ``erased``, by a seek per id in ``memory_sources``
     (schema 21), not a read of every memory of the agent."""
     rows = conn.execute(
-        f"SELECT DISTINCT m.id FROM {erased} e JOIN memory_sources s ON s.agent = ? AND s.source = e.id "
-        "JOIN memories m ON m.rowid = s.memory",
+        f"SELECT DISTINCT m.id FROM {erased} e CROSS JOIN memory_sources s ON s.agent = ? AND s.source = e.id "
+        "CROSS JOIN memories m ON m.rowid = s.memory",
         (agent,),
     )
     return [str(row[0]) for row in rows]
@@ -261,13 +261,14 @@ def _chunks_near(conn: sqlite3.Connection, agent: str, window: int) -> list[str]
     """Chunks of others' messages up to ``window`` turns after an erased one: their vectors embedded it."""
     if window <= 0:
         return []
+    # CROSS JOIN keeps this order: unanalysed, the planner would start from all the agent's memory_sources
     rows = conn.execute(
-        "SELECT c.id FROM messages e JOIN messages m ON m.agent = e.agent AND m.space = e.space "
-        "AND m.seq > e.seq AND m.seq <= e.seq + ? "
-        "JOIN memory_sources s ON s.agent = m.agent AND s.source = m.id "
-        "JOIN memories c ON c.rowid = s.memory AND c.kind = 'chunk' AND json_extract(c.sources, '$[0]') = m.id "
-        "WHERE e.agent = ? AND e.id IN (SELECT id FROM erased) AND m.id NOT IN (SELECT id FROM erased)",
-        (window, agent),
+        "SELECT c.id FROM erased x CROSS JOIN messages e ON e.agent = ? AND e.id = x.id "
+        "CROSS JOIN messages m ON m.agent = e.agent AND m.space = e.space AND m.seq > e.seq AND m.seq <= e.seq + ? "
+        "CROSS JOIN memory_sources s ON s.agent = m.agent AND s.source = m.id "
+        "CROSS JOIN memories c ON c.rowid = s.memory AND c.kind = 'chunk' AND json_extract(c.sources, '$[0]') = m.id "
+        "WHERE m.id NOT IN (SELECT id FROM erased)",
+        (agent, window),
     )
     return [str(row[0]) for row in rows]
 
