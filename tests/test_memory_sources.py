@@ -106,7 +106,7 @@ def test_a_store_of_schema_20_has_its_memories_sources_filled_when_opened(tmp_pa
     for _ in range(2):  # a second run of the migration (a store rolled back, as tests do) adds nothing twice
         store = SQLiteStore(tmp_path)
         try:
-            assert store.schema_version() == 21
+            assert store.schema_version() >= 21
             assert _side(store._conn()) == {("qy", "m1", "a"), ("qy", "m2", "a"), ("qy", "m2", "b"), ("zz", "m1", "z")}
             with store._write() as write:
                 write.execute("UPDATE meta SET value = '20' WHERE key = 'schema_version'")
