@@ -98,7 +98,7 @@ def test_a_store_of_schema_20_has_its_memories_sources_filled_when_opened(tmp_pa
     _add(store, [_item("a", ["m1", "m2"]), _item("b", ["m2"]), _item("z", ["m1"], OTHERS)])
     store.close()
     conn = sqlite3.connect(tmp_path / DB_NAME, isolation_level=None)
-    for trigger in ("added", "changed", "deleted"):
+    for trigger in ("changed", "deleted"):
         conn.execute(f"DROP TRIGGER memory_sources_{trigger}")
     conn.execute("DROP TABLE memory_sources")
     conn.execute("UPDATE meta SET value = '20' WHERE key = 'schema_version'")
