@@ -154,31 +154,35 @@ class PostgresErase(PostgresMemories):
                 erased.update(str(row[0]) for row in found)
             ids = sorted(erased)
             own, shared, scopes = _names_apart(cur, agent, scope, person, names, ids, speaker or person)
-            made_from = "sources ?| %(ids)s::text[]"
+            # apart from the rest, so the planner can take memories_sources (schema 20) for it
+            made_from = "SELECT id FROM memories WHERE agent = %(agent)s AND sources ?| %(ids)s::text[]"
             about = (
-                " OR scope = %(scope)s OR (kind = 'fact' AND (data->>'subject' = ANY(%(own)s)"
+                " UNION SELECT id FROM memories WHERE agent = %(agent)s AND (scope = %(scope)s"
+                " OR (kind = 'fact' AND (data->>'subject' = ANY(%(own)s)"
                 f" OR (data->>'subject' = ANY(%(shared)s) AND scope = ANY(%(scopes)s) AND NOT {_THEIRS})))"
-                " OR (kind = 'summary' AND data->>'person' = %(person)s)"
+                " OR (kind = 'summary' AND data->>'person' = %(person)s))"
                 if person is not None
                 else ""
             )
             args = {"agent": agent, "ids": ids, "scope": scope, "person": person}
             args.update(own=own, shared=shared, scopes=scopes)
-            memory_ids = [
-                str(row[0])
-                for row in cur.execute(
-                    f"SELECT id FROM memories WHERE agent = %(agent)s AND ({made_from}{about})", args
-                ).fetchall()
-            ]
+            memory_ids = [str(row[0]) for row in cur.execute(made_from + about, args).fetchall()]
             if window > 0:  # others' chunks whose vectors embedded an erased turn
+                near = cur.execute(
+                    "SELECT DISTINCT m.id FROM messages e JOIN messages m ON m.agent = e.agent AND m.space = e.space"
+                    " AND m.seq > e.seq AND m.seq <= e.seq + %s WHERE e.agent = %s AND e.id = ANY(%s)"
+                    " AND NOT (m.id = ANY(%s))",
+                    (window, agent, ids, ids),
+                ).fetchall()
+                # their chunks by the ids as constants, which memories_sources answers; joined, the planner
+                # read every memory
+                turns = [str(row[0]) for row in near]
                 memory_ids += [
                     str(row[0])
                     for row in cur.execute(
-                        "SELECT c.id FROM messages e JOIN messages m ON m.agent = e.agent AND m.space = e.space"
-                        " AND m.seq > e.seq AND m.seq <= e.seq + %s"
-                        " JOIN memories c ON c.agent = m.agent AND c.kind = 'chunk' AND c.sources->>0 = m.id"
-                        " WHERE e.agent = %s AND e.id = ANY(%s) AND NOT (m.id = ANY(%s))",
-                        (window, agent, ids, ids),
+                        "SELECT id FROM memories WHERE agent = %s AND kind = 'chunk' AND sources ?| %s::text[]"
+                        " AND sources->>0 = ANY(%s)",
+                        (agent, turns, turns),
                     ).fetchall()
                 ]
             memory_ids += _derived(cur, agent, memory_ids)

@@ -234,15 +234,25 @@ def _memories_to_erase(
     conn: sqlite3.Connection, agent: str, scope: str | None, person: str | None, named: _Named
 ) -> list[str]:
     """Memories made from an erased message; with a person also their scope's, and facts and profiles about them."""
-    made_from = "EXISTS (SELECT 1 FROM json_each(memories.sources) s JOIN erased e ON e.id = s.value)"
+    made = _made_from(conn, agent, "erased")
     if person is None:
-        rows = conn.execute(f"SELECT id FROM memories WHERE agent = ? AND {made_from}", (agent,))
-        return [str(row[0]) for row in rows]
+        return made
     subject, names = named.where("json_extract(data, '$.subject') IN ({names})", _THEIRS)
     rows = conn.execute(
-        f"SELECT id FROM memories WHERE agent = ? AND (scope = ? OR {made_from} OR (kind = 'fact' AND {subject}) OR "
+        f"SELECT id FROM memories WHERE agent = ? AND (scope = ? OR (kind = 'fact' AND {subject}) OR "
         "(kind = 'summary' AND json_extract(data, '$.person') = ?))",
         (agent, scope, *names, person),
+    )
+    return list(dict.fromkeys([*made, *(str(row[0]) for row in rows)]))
+
+
+def _made_from(conn: sqlite3.Connection, agent: str, erased: str) -> list[str]:
+    """Memories with a source in the temp table ``erased``, by a seek per id in ``memory_sources``
+    (schema 21), not a read of every memory of the agent."""
+    rows = conn.execute(
+        f"SELECT DISTINCT m.id FROM {erased} e CROSS JOIN memory_sources s ON s.agent = ? AND s.source = e.id "
+        "CROSS JOIN memories m ON m.rowid = s.memory",
+        (agent,),
     )
     return [str(row[0]) for row in rows]
 
@@ -251,12 +261,14 @@ def _chunks_near(conn: sqlite3.Connection, agent: str, window: int) -> list[str]
     """Chunks of others' messages up to ``window`` turns after an erased one: their vectors embedded it."""
     if window <= 0:
         return []
+    # CROSS JOIN keeps this order: unanalysed, the planner would start from all the agent's memory_sources
     rows = conn.execute(
-        "SELECT c.id FROM messages e JOIN messages m ON m.agent = e.agent AND m.space = e.space "
-        "AND m.seq > e.seq AND m.seq <= e.seq + ? "
-        "JOIN memories c ON c.agent = m.agent AND c.kind = 'chunk' AND json_extract(c.sources, '$[0]') = m.id "
-        "WHERE e.agent = ? AND e.id IN (SELECT id FROM erased) AND m.id NOT IN (SELECT id FROM erased)",
-        (window, agent),
+        "SELECT c.id FROM erased x CROSS JOIN messages e ON e.agent = ? AND e.id = x.id "
+        "CROSS JOIN messages m ON m.agent = e.agent AND m.space = e.space AND m.seq > e.seq AND m.seq <= e.seq + ? "
+        "CROSS JOIN memory_sources s ON s.agent = m.agent AND s.source = m.id "
+        "CROSS JOIN memories c ON c.rowid = s.memory AND c.kind = 'chunk' AND json_extract(c.sources, '$[0]') = m.id "
+        "WHERE m.id NOT IN (SELECT id FROM erased)",
+        (agent, window),
     )
     return [str(row[0]) for row in rows]
 
@@ -283,14 +295,10 @@ def _derived(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) ->
     conn.executemany("INSERT OR IGNORE INTO erased_memories VALUES (?)", [(i,) for i in memory_ids])
     found: list[str] = []
     while True:  # each round one step further from the messages; ends when a round finds nothing new
-        rows = conn.execute(
-            "SELECT id FROM memories WHERE agent = ? AND id NOT IN (SELECT id FROM erased_memories) AND EXISTS "
-            "(SELECT 1 FROM json_each(memories.sources) s JOIN erased_memories e ON e.id = s.value)",
-            (agent,),
-        ).fetchall()
-        if not rows:
+        known = set(memory_ids) | set(found)
+        step = [i for i in _made_from(conn, agent, "erased_memories") if i not in known]
+        if not step:
             break
-        step = [str(row[0]) for row in rows]
         conn.executemany("INSERT OR IGNORE INTO erased_memories VALUES (?)", [(i,) for i in step])
         found += step
     conn.execute("DELETE FROM erased_memories")

@@ -101,6 +101,12 @@ class SQLiteMemories(SQLiteConnection):
                 if not cursor.rowcount:
                     continue  # already stored by an earlier run of the same work
                 rowid = int(cursor.lastrowid or 0)
+                # here, not by a trigger: a trigger gives the insert a statement savepoint, at which FTS5 writes
+                # out its pending rows, a keyword segment per memory instead of one per transaction
+                conn.executemany(
+                    "INSERT OR IGNORE INTO memory_sources (agent, source, memory) VALUES (?, ?, ?)",
+                    [(item.scope.agent, source, rowid) for source in item.sources],
+                )
                 conn.execute(
                     "INSERT INTO memory_vectors (rowid, part, vector) VALUES (?, ?, ?)",
                     (rowid, part, np.asarray(vectors[index], dtype=np.float16).tobytes()),
