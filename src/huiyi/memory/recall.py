@@ -84,46 +84,20 @@ class Recall(Ingest):
         """``recall`` for the synchronous face, on the caller's thread: the same ranking without the hops
         to the event loop and to a read thread and back, each a wake-up of its own (issue 15). ``speaker``:
         in a group, who asks (context's answered turn), whom the question's 我 names."""
-        return self._recalled(
-            query,
-            agent,
-            person,
-            space,
-            limit,
-            score_threshold,
-            kinds,
-            now,
-            time_range,
-            recipe,
-            explain,
-            dialogue,
-            speaker,
-        )[0]
-
-    def _recalled(
-        self,
-        query: str,
-        agent: str,
-        person: str | None,
-        space: str | None,
-        limit: int | None,
-        score_threshold: float | None,
-        kinds: Sequence[MemoryKind | str] | None,
-        now: datetime | None,
-        time_range: tuple[datetime | None, datetime | None] | None,
-        recipe: RecallRecipe | str | None,
-        explain: bool,
-        dialogue: Sequence[str] | None,
-        speaker: str | None,
-    ) -> tuple[RecallResult, int | None]:
-        """``recall_blocking``'s result and the agent's persons version read with it (None: none was read)."""
         self._check_open()
         chosen, request = self._recall_request(
             query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
         )
-        if speaker and space:
-            request = replace(request, asker=speaker)
-        pending, result, persons = self._pending_then_ranked(query, chosen, request)
+        return self._recalled(query, chosen, request, speaker if space else None)[0]
+
+    def _recalled(
+        self, query: str, recipe: RecallRecipe, request: pipeline.RecallRequest, asker: str | None
+    ) -> tuple[RecallResult, int | None]:
+        """The ranked result with the pending tail, and the agent's persons version read with it (None: none
+        was read), which context() names the turns' speakers by."""
+        if asker:
+            request = replace(request, asker=asker)
+        pending, result, persons = self._pending_then_ranked(query, recipe, request)
         return _with_pending(_asked_as(result, query), pending, request.limit), persons
 
     def _pending_then_ranked(
@@ -280,21 +254,23 @@ class Recall(Ingest):
         recalled, persons = None, None
         items: list[MemoryItem] = []
         if query:
-            recalled, persons = self._recalled(
-                query[-self.config.recall.max_query_chars :],
-                agent=agent,
-                person=person,
-                space=space,
-                limit=limit or self.config.context.recall_limit,
-                score_threshold=None,
-                kinds=None,
-                now=now,
-                time_range=None,
-                recipe=recipe,
-                explain=explain,
-                dialogue=None,
-                speaker=answering.speaker if answering and answering.role == "user" else None,
+            asked = query[-self.config.recall.max_query_chars :]
+            chosen, request = self._recall_request(
+                asked,
+                agent,
+                person,
+                space,
+                limit or self.config.context.recall_limit,
+                None,
+                None,
+                now,
+                None,
+                recipe,
+                explain,
+                None,
             )
+            asker = answering.speaker if answering and answering.role == "user" and space else None
+            recalled, persons = self._recalled(asked, chosen, request, asker)
             # as recall's hits loaded them a moment ago (kept rows): what a hit's rendering shows, without a read
             items = self.store.recall_memories(agent, [hit.id for hit in recalled.hits])
         known = self.store.get_person(agent, person) if person else None
