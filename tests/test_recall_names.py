@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from huiyi import Memory
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryKind
 from huiyi.recall import anchor, names
@@ -60,3 +61,29 @@ def test_a_name_given_to_something_else_beside_the_thing_asked_gains_nothing() -
     assert names.gains(window, rows_, 0.2, thing) == {2: 0.2}
     assert names.gains(window, rows_, 0.2) == {2: 0.2, 4: 0.2}  # a question that does not say what it names
     assert names.gives("火锅店名字叫“巴渝老灶”", "火锅") and names.gives("我家猫叫团子", "猫")
+
+
+def test_asked_the_name_of_ones_husband_a_line_naming_a_boyfriend_gains_nothing() -> None:
+    assert names.about("我老公叫什么名字") == "老公"
+    assert not names.gives("我男朋友叫陈一鸣，是个程序员", "老公")  # someone else the speaker has
+    assert names.gives("王磊是我老公，他在银行上班", "老公") and names.gives("我跟我老公王磊去吃了火锅", "老公")
+    assert not names.gives("我老公今天去上班了", "老公")  # 今天去 is no name
+    assert names.gives("我家的猫叫团子", "老公")  # a name beside no one else the speaker has may be of them
+
+
+def test_a_companion_asked_her_husbands_name_recalls_the_line_that_names_him(memory: Memory) -> None:
+    said = [
+        "今天加班到九点，好累",
+        "我男朋友叫陈一鸣，是个程序员",
+        "王磊是我老公，他在银行上班",
+        "我闺蜜小雨下周结婚，我要去当伴娘",
+        "周末想去西湖边走走",
+        "我妹妹叫林小满，在读高三",
+        "楼下新开了一家奶茶店",
+    ]
+    for i, text in enumerate(said):
+        memory.add({"text": text, "role": "user", "id": f"m{i}"}, agent="祈煜", person="木木", index=True)
+    first = memory.recall("我老公叫什么名字", agent="祈煜", person="木木").hits[0]
+    assert "王磊" in first.text
+    first = memory.recall("我妹妹叫啥来着", agent="祈煜", person="木木").hits[0]
+    assert "林小满" in first.text

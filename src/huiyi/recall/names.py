@@ -16,6 +16,16 @@ something else beside it (换到“老街烧烤”，火锅那家我已经退了
     ('火锅', '猫', None)
     >>> gives("武林路有家“巴渝老灶”火锅", "火锅"), gives("换到“老街烧烤”，火锅那家我已经退了", "火锅")
     (True, False)
+
+Asked the name of someone the asker has (我老公, 她妹妹), a line that names another of them (我男朋友叫陈一鸣)
+gains nothing; one that says who is that one does (王磊是我老公, 我老公王磊):
+
+    >>> gives("我男朋友叫陈一鸣，是个程序员", "老公"), gives("王磊是我老公，他在银行上班", "老公")
+    (False, True)
+    >>> gives("我跟我老公王磊去吃了火锅", "老公"), gives("我妹妹叫小雨", "妹妹"), gives("我家的猫叫团子", "老公")
+    (True, True, True)
+    >>> gives("我老公今天去上班了", "老公"), gives("他们都说是我老公的错", "老公")
+    (False, False)
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from huiyi.flows.extract.rules.objects import person_named
 from huiyi.patterns import lazy
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
@@ -41,6 +52,13 @@ _GIVES = lazy(
 
 # what precedes the thing named: 那家 / 她的 / 我们 ... (the thing is what follows the last of them)
 _BEFORE_THING = lazy(r"[的那这哪他她它你我们家只个位条本部首间座款]")
+# someone a person has: a line that gives the name of one of them does not answer for another
+_KIN = (
+    "老公 老婆 丈夫 妻子 媳妇 男朋友 女朋友 男友 女友 对象 前男友 前女友 前任 未婚夫 未婚妻 爸爸 妈妈 爸 妈 父亲 母亲"
+    " 哥哥 姐姐 弟弟 妹妹 哥 姐 弟 妹 儿子 女儿 爷爷 奶奶 外公 外婆 姥姥 姥爷 叔叔 阿姨 舅舅 姑姑 表哥 表姐 表弟 表妹"
+    " 堂哥 堂姐 堂弟 堂妹 室友 舍友 同事 同学 同桌 闺蜜 发小 好朋友 朋友 老板 领导 上司 老师 邻居"
+).split()
+_KIN_RE = lazy("|".join(sorted(_KIN, key=len, reverse=True)))
 _NEAR = 4  # characters between a name and the thing it names, in one clause (“巴渝老灶”火锅, 火锅店名字叫…)
 _CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
 
@@ -65,10 +83,29 @@ def gives(text: str, thing: str | None = None) -> bool:
     """Whether a memory's text gives a name: quoted, in title marks, or after 叫 / named; when ``thing``
     is said in the text, a name beside it."""
     names = [match.span() for match in _GIVES.finditer(text)]
+    if thing in _KIN:
+        return _gives_kin(text, thing, names)
     if not names or not thing or thing not in text:
         return bool(names)
     places = [found.span() for found in re.finditer(re.escape(thing), text)]
     return any(_beside(text, name, place) for name in names for place in places)
+
+
+def _gives_kin(text: str, kin: str, names: list[tuple[int, int]]) -> bool:
+    """Whether the text names ``kin`` (王磊是我老公, 我老公王磊, 我老公叫王磊), or gives a name beside none of
+    the other people one has (我家的猫叫团子: perhaps said of them)."""
+    said = rf"(?P<a>[\u4e00-\u9fff]{{2,4}})是(?:我|你|他|她)(?:们)?的?{kin}|{kin}(?P<b>[\u4e00-\u9fff]{{2,3}})"
+    for found in re.finditer(said, text):
+        if found.group("a") and any(person_named(found.group("a")[-size:]) for size in (2, 3, 4)):
+            return True
+        if found.group("b") and any(person_named(found.group("b")[:size]) for size in (2, 3)):
+            return True
+    others = [found.span() for found in _KIN_RE.finditer(text) if found.group(0) != kin]
+    mine = [found.span() for found in re.finditer(re.escape(kin), text)]
+    return any(
+        any(_beside(text, name, place) for place in mine) or not any(_beside(text, name, place) for place in others)
+        for name in names
+    )
 
 
 def _beside(text: str, name: tuple[int, int], thing: tuple[int, int]) -> bool:
