@@ -33,7 +33,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from huiyi.flows.extract.rules.objects import person_named
 from huiyi.patterns import lazy
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
@@ -94,6 +93,8 @@ def gives(text: str, thing: str | None = None) -> bool:
 def _gives_kin(text: str, kin: str, names: list[tuple[int, int]]) -> bool:
     """Whether the text names ``kin`` (王磊是我老公, 我老公王磊, 我老公叫王磊), or gives a name beside none of
     the other people one has (我家的猫叫团子: perhaps said of them)."""
+    from huiyi.flows.extract.rules.objects import person_named  # the rules' patterns load at a fold, not here
+
     said = rf"(?P<a>[\u4e00-\u9fff]{{2,4}})是(?:我|你|他|她)(?:们)?的?{kin}|{kin}(?P<b>[\u4e00-\u9fff]{{2,3}})"
     for found in re.finditer(said, text):
         if found.group("a") and any(person_named(found.group("a")[-size:]) for size in (2, 3, 4)):
