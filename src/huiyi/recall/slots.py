@@ -30,20 +30,20 @@ __all__ = ["SLOTS", "asked", "current"]
 
 # the kind of fact (its keyword) and how a question asks for its value now
 SLOTS: dict[str, re.Pattern[str]] = {
-    "住址": re.compile(
+    "住址": lazy(
         r"住(?:在)?哪|住的地方|家在哪|人在哪|(?:在|住)哪(?:座|个|一座|一个)城市|现在在哪(?:儿|里)?(?:[呢啊呀]|$)"
     ),
-    "工作": re.compile(
+    "工作": lazy(
         r"(?:做|干)(?:的)?(?:是)?什么工作|什么工作|在哪(?:儿|里)?(?:上班|工作)|(?:是|在)?(?:做|干)什么的|"
         r"这份(?:工作|活儿?)|(?:工作|职业|岗位)是(?:什么|啥)"
     ),
     # the English rules' keywords (I live in…: home; I work at/as…: work)
-    "home": re.compile(
+    "home": lazy(
         r"\bwhere\s+(?:do|am)\s+I\s+(?:live|living|staying)\b|\bwhere(?:'s|\s+is)\s+my\s+(?:home|place|apartment|flat)\b"
         r"|\bwhat\s+city\s+(?:do\s+I\s+live|am\s+I)\b",
         re.IGNORECASE,
     ),
-    "work": re.compile(
+    "work": lazy(
         r"\bwhere\s+(?:do|am)\s+I\s+(?:work|working)\b|\bwhat(?:'s|\s+is)\s+my\s+(?:job|work)\b"
         r"|\bwhat\s+do\s+I\s+do\s+for\s+(?:a\s+living|work)\b|\bwho\s+do\s+I\s+work\s+for\b",
         re.IGNORECASE,

@@ -18,6 +18,7 @@ import json
 import re
 from unicodedata import normalize
 
+from huiyi.patterns import lazy
 from huiyi.prompts import packaged
 
 __all__ = ["bare", "load_table", "name_key"]
@@ -46,8 +47,8 @@ def name_key(name: str) -> str:
 
 _OPEN, _CLOSE = re.escape("([{（【〔［｛《〈「『<"), re.escape(")]}）】〕］｝》〉」』>")
 _TAGS = (
-    re.compile(rf"\s*[{_OPEN}][^{_OPEN}{_CLOSE}]*[{_CLOSE}]\s*$"),
-    re.compile(rf"^\s*[{_OPEN}][^{_OPEN}{_CLOSE}]*[{_CLOSE}]\s*"),
+    lazy(rf"\s*[{_OPEN}][^{_OPEN}{_CLOSE}]*[{_CLOSE}]\s*$"),
+    lazy(rf"^\s*[{_OPEN}][^{_OPEN}{_CLOSE}]*[{_CLOSE}]\s*"),
 )
 
 

@@ -20,10 +20,11 @@ over-weights shared characters (灯笼 → 蒸笼), and character-level BM25 fin
 Median centred cosines over the 20k vocabulary: 0.67 for the nearest neighbour, 0.49 for the 10th,
 0.40 for the 30th. Cilin synonyms (8) outrank every neighbour (≤ 7) on purpose: they are curated.
 
-The table is built on first use or explicitly with :func:`build_neighbours`, on one model handle per core
-(20k words: about 100 s of embedding on two cores of the 2026 CI machine, 215 s on one handle, and 10 s of
-neighbour search; three to four times that when the cores are shared), and cached (11 MB, int8) under :func:`cache_dir`, keyed by model name, model version,
-vocabulary hash and table format; loading it takes about 20 ms.
+The table is built on first use or explicitly with :func:`build_neighbours`, on one model handle per
+core (20k words: about 100 s of embedding on two cores of the 2026 CI machine, 215 s on one handle, and
+10 s of neighbour search; three to four times that when the cores are shared), and cached (11 MB,
+int8) under :func:`cache_dir`, keyed by model name, model version, vocabulary hash and table format;
+loading it takes about 20 ms.
 """
 
 from __future__ import annotations

@@ -18,22 +18,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from huiyi.patterns import lazy
+
 __all__ = ["Relay", "for_prompt", "note", "relay_of"]
 
-_FORWARD = re.compile(
+_FORWARD = lazy(
     r"[\[【](?:转发|合并转发|转发消息|聊天记录|forwarded(?: message)?|chat history)[\]】]"
     r"|^[ \t]*(?:forwarded(?: message)? from\b|-{2,}\s*forwarded message\s*-{2,}|begin forwarded message:)",
     re.IGNORECASE | re.MULTILINE,
 )
 # QQ (and bots after it): the quoted line in brackets at the start, the reply after it
-_REPLY = re.compile(
-    r"\A\s*[\[【](?:回复|引用|reply(?:ing)? to|in reply to)\s*(?P<quoted>[^\]】]*)[\]】]", re.IGNORECASE
-)
+_REPLY = lazy(r"\A\s*[\[【](?:回复|引用|reply(?:ing)? to|in reply to)\s*(?P<quoted>[^\]】]*)[\]】]", re.IGNORECASE)
 # WeChat: 「name：quoted」, a line of dashes, then the reply
-_WECHAT = re.compile(r"\A\s*「(?P<quoted>.*)」[ \t]*\n[ \t]*(?:[-－—][ \t]*){5,}\n?", re.DOTALL)
+_WECHAT = lazy(r"\A\s*「(?P<quoted>.*)」[ \t]*\n[ \t]*(?:[-－—][ \t]*){5,}\n?", re.DOTALL)
 # Markdown-style quote lines (> text); Discord's >>> quotes the rest of the message. ">_<" is a face.
-_QUOTE_LINE = re.compile(r"^[ \t]*[>＞]{1,2}(?:[ \t]|$)")
-_QUOTE_REST = re.compile(r"^[ \t]*>>>(?:[ \t]|$)", re.MULTILINE)
+_QUOTE_LINE = lazy(r"^[ \t]*[>＞]{1,2}(?:[ \t]|$)")
+_QUOTE_REST = lazy(r"^[ \t]*>>>(?:[ \t]|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)

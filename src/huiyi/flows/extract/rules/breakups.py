@@ -25,6 +25,7 @@ from huiyi.flows.extract.rules.relations import ZH_EXES, ZH_PARTNER_WORDS
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
+from huiyi.patterns import lazy
 from huiyi.text.language import CJK
 
 __all__ = ["Breakups", "partners_replaced"]
@@ -63,7 +64,7 @@ def _english(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseDra
     return facts, closes
 
 
-_ZH_CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
+_ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
 _ZH_LEAD = "^(?:其实|但是|不过|可是|而且|因为|所以|对了|说实话|老实说|唉|哎)?"
 _ZH_WHEN = "(?:今天|昨天|前天|昨晚|前几天|上周|上个?月|上礼拜|上星期|去年|刚刚?|刚才|已经|终于|还是|正式|彻底|早就|也)*"
 _ZH_OTHER = rf"(?P<o>[{CJK}A-Za-z·]{{1,6}}?)"
@@ -74,7 +75,7 @@ _ZH_PART = "分手|离婚|分开|掰|分"
 _ZH_SURE = ("分手", "离婚", "甩")  # said of a partner only (分开, 掰 and 分 part friends too)
 _ZH_DONE = rf"(?P<v>{_ZH_PART}){_ZH_SINCE}了{_ZH_OVER}"
 _ZH_PARTINGS = tuple(
-    re.compile(_ZH_LEAD + pattern)
+    lazy(_ZH_LEAD + pattern)
     for pattern in (
         rf"我{_ZH_WHEN}(?:和|跟|与){_ZH_OTHER}{_ZH_WHEN}{_ZH_DONE}",  # 我和阿杰分手了, 我跟阿杰分了
         rf"(?P<we>我们|我){_ZH_WHEN}{_ZH_DONE}",  # 我们分手了: the speaker's partner

@@ -8,20 +8,21 @@ from huiyi.flows.extract import EntityDraft
 from huiyi.flows.extract.rules.roster import Roster, name_like
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType
+from huiyi.patterns import lazy
 from huiyi.text import tokens
 from huiyi.text.keywords import EN_PROPER_STOP, TITLE
 from huiyi.text.language import CJK_RUN
 from huiyi.text.tokens import EN_STOPWORDS, has_cjk
 
-_PLACE_SUFFIX = re.compile(
+_PLACE_SUFFIX = lazy(
     r"(?:馆|店|园|院|场|站|厅|楼|室|街|路|城|市|省|县|区|镇|村|山|湖|河|海|岛|家|校|学|吧|寺|庙|宫|塔|桥|港|屋|房|所|司|厂"
     r"|中心|广场|大学|超市|餐厅|医院|公园|酒店|机场|车站|家里|里|上|边|旁|外|内)$"
 )
 # a locative ending alone (床上, 桌子上, 手里) makes no place: the stem must be one (学校里, 西湖边) or 家
-_LOCATIVE = re.compile(r"(?:里|上|边|旁|外|内)$")
+_LOCATIVE = lazy(r"(?:里|上|边|旁|外|内)$")
 # the tagger's dictionary calls some phrases places (太冷/ns, 离半马/ns, 东西/ns "things"): a degree word,
 # a preposition or a 了 ends that
-_NOT_PLACE = re.compile(r"^(?:太|很|好|真|挺|超|最|更|特|蛮|越|离|往|从|到)|了$|^东西$")
+_NOT_PLACE = lazy(r"^(?:太|很|好|真|挺|超|最|更|特|蛮|越|离|往|从|到)|了$|^东西$")
 _PLACE_FLAGS = frozenset({"ns", "nt", "nz", "s", "n", "nr", "nrt", "f", "ng"})
 _STRONG_PLACE_FLAGS = frozenset({"ns", "nt"})
 # a place name outside 在… needs a word that goes somewhere before it (去杭州, 刚来上海, 从成都, 飞大阪)
@@ -81,9 +82,7 @@ _POINTS_AT_PLACE = frozenset(
 )
 _NAME_END = frozenset("路街站村镇湖山")  # 之江 + 路: jieba cuts a street's name from its 路
 # St. Mary's, Mt. Fuji: an abbreviation's full stop is inside the name
-_EN_PLACE = re.compile(
-    r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>(?:(?:St|Mt|Ft)\.\s*)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})"
-)
+_EN_PLACE = lazy(r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>(?:(?:St|Mt|Ft)\.\s*)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})")
 _SURNAMES = frozenset(
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石"
     "廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁"

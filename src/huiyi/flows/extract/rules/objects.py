@@ -7,11 +7,12 @@ import re
 
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import EN_OBJECT_CUT, ZH_END_PARTICLES
+from huiyi.patterns import lazy
 from huiyi.text import tokens
 from huiyi.text.tokens import has_cjk
 
 # 我喜欢爬山但讨厌跑步: what follows a but is another clause (不但 is no but; 但丁 starts the object)
-_ZH_BUT = re.compile(r"(?<=[^不])(?:但是?|可是|然而|却)")
+_ZH_BUT = lazy(r"(?<=[^不])(?:但是?|可是|然而|却)")
 
 
 def trim_zh(value: str) -> str:
@@ -21,13 +22,13 @@ def trim_zh(value: str) -> str:
 
 
 # "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds
-_EN_NOW_END = re.compile(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
+_EN_NOW_END = lazy(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
 # "I live in Toronto btw": a chat filler after the object is said about the chat, not the home
-_EN_FILLER_END = re.compile(r"(?<!\s)\s+(?:btw|lol|lmao|tbh|imo|haha+|fyi)$", re.IGNORECASE)
+_EN_FILLER_END = lazy(r"(?<!\s)\s+(?:btw|lol|lmao|tbh|imo|haha+|fyi)$", re.IGNORECASE)
 
 
-EN_NOT_THERE = re.compile(r",\s*not\s+.*$", re.IGNORECASE)
-EN_FOR_NOW = re.compile(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|week))$", re.IGNORECASE)
+EN_NOT_THERE = lazy(r",\s*not\s+.*$", re.IGNORECASE)
+EN_FOR_NOW = lazy(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|week))$", re.IGNORECASE)
 
 
 def trim_en(value: str) -> str:
@@ -59,7 +60,7 @@ def first_noun_ok(obj: str) -> bool:
     return last.startswith("n") or last == "eng"
 
 
-_EN_NAME = re.compile(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?")
+_EN_NAME = lazy(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?")
 _EN_NOT_NAMES = frozenset("she he they we it this that my our his her their everyone someone nobody".split())
 
 

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from huiyi.model import EntityType, FactKind
+from huiyi.patterns import lazy
 from huiyi.text.language import CJK
 
 _ZH_ADV = (
@@ -14,16 +15,16 @@ _ZH_ADV = (
 ZH_END_PARTICLES = "啦呀啊哦嘛吧喔哈耶哟噢呐咯~～"
 # before a clause's 我: someone else's words, a supposition, a wish, a dream, a game or a song (梦里我是…,
 # 希望我住在上海, 歌词：我是一只小小鸟): what follows is not what the speaker is
-ZH_REPORTED = re.compile(
+ZH_REPORTED = lazy(
     r"说|觉得|以为|如果|假如|要是|万一|听说|据说|是不是|难道|他|她|别人|谁|假设|梦|希望|但愿|想象|幻想"
     r"|上辈子|下辈子|前世|来世|游戏里|游戏中|唱|歌词|台词"
 )
 # after a clause's 我: a dream or a wish (我梦到我明天去北京, 我住在上海就好了, 该多好)
-ZH_UNREAL = re.compile(r"梦到|梦见|如果|假如|要是|万一|假设|就好了|多好")
-ZH_TELL = re.compile(r"(?:跟|和|对|给)?你说|告诉你")
+ZH_UNREAL = lazy(r"梦到|梦见|如果|假如|要是|万一|假设|就好了|多好")
+ZH_TELL = lazy(r"(?:跟|和|对|给)?你说|告诉你")
 # a guess about oneself (我可能…, 我好像…, I think I'm…, I might be…): no fact of who one is, only a possible
 # allergy or a plan with its day, kept as tentative: its text says the hedge, its confidence below any plain one
-ZH_HEDGE = re.compile(r"可能|也许|或许|大概|好像|似乎|应该|估计|说不定|八成")
+ZH_HEDGE = lazy(r"可能|也许|或许|大概|好像|似乎|应该|估计|说不定|八成")
 TENTATIVE = 0.4
 ZH_PRONOUNS = frozenset(
     "你 你们 他 她 它 他们 她们 它们 这 那 这个 那个 这些 那些 这样 那样 什么 谁 哪 自己 大家".split()
@@ -52,7 +53,7 @@ class FactRule:
 
 
 def _zh(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+    return lazy(pattern)
 
 
 # 拿到字节的offer了, 收到了一家外企的录用通知: a job taken (the workplace may follow: ZH_OFFER_PLACE)
@@ -244,16 +245,16 @@ ZH_BIRTHDAY_FIRST = FactRule(
 _ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
 _ZH_PET_NAME = rf"(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}))?(?=[，,。.！!？?~～\s]|$)"
 # the pet rule reads three parts, so it is applied on its own
-ZH_PET = re.compile(
+ZH_PET = lazy(
     rf"我(?:家)?(?:养了|养着|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
     rf"(?P<pet>(?![了着过])[{CJK}]{{1,5}}?){_ZH_PET_NAME}"
 )
 # 我家有只猫: 有 tells of a pet only with an animal's measure word and an animal (我有一个问题 is none)
-ZH_PET_HAS = re.compile(
+ZH_PET_HAS = lazy(
     rf"我(?:家)?有(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹)(?P<pet>{_ZH_ANIMALS}){_ZH_PET_NAME}"
 )
 # 叫豆豆, 它叫团子, 名字叫团子, 他叫陈屿: a clause that names the pet or partner the clause before it told of
-ZH_NAMING = re.compile(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}})$")
+ZH_NAMING = lazy(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}})$")
 
 _EN_PREFIX = r"(?:(?:oh|well|and|but|so|actually|honestly|yeah|yes|also|haha|lol|btw|um|hey|hmm|ok|okay)[,!.]?\s+)*"
 _EN_ADV = r"(?:really\s+|totally\s+|absolutely\s+|just\s+|also\s+|kinda\s+|so\s+|truly\s+|do\s+|still\s+)*"
@@ -269,7 +270,7 @@ _EN_PETS = (
 
 
 def en_rule(pattern: str) -> re.Pattern[str]:
-    return re.compile(rf"^{_EN_PREFIX}{pattern}", re.IGNORECASE)
+    return lazy(rf"^{_EN_PREFIX}{pattern}", re.IGNORECASE)
 
 
 EN_RULES: tuple[FactRule, ...] = (
@@ -417,7 +418,7 @@ EN_PRONOUNS = frozenset(
 # (?<!\s): a match starts where its run of spaces does. Tried from every space of a long run, the
 # search was quadratic (20 000 spaces in an English line: 21 s); the matches are the same.
 # what follows an object: a reason, a condition, an intensifier, or a second verb of the same I (… and work at…)
-EN_OBJECT_CUT = re.compile(
+EN_OBJECT_CUT = lazy(
     r"(?:(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too"
     r"|and\s+(?:work|study|teach|live|have|am)s?)"
     # cats, my boyfriend isn't; St. Mary's hospital, night shifts are killing me: a clause of its own
@@ -425,38 +426,36 @@ EN_OBJECT_CUT = re.compile(
     re.IGNORECASE,
 )
 # "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")
-EN_AND_VERB = re.compile(r",?(?<!\s)\s+and\s+(?=(?:work|study|teach|live|have|am)\b)", re.IGNORECASE)
+EN_AND_VERB = lazy(r",?(?<!\s)\s+and\s+(?=(?:work|study|teach|live|have|am)\b)", re.IGNORECASE)
 EN_SPEAKER_FIRST = en_rule(r"I(?:'m|\s+am)?\b")
 EN_HEDGE = en_rule(
     r"(?:(?:I\s+think|I\s+guess|maybe|probably|perhaps),?\s+(?:I'm|I\s+am)|I\s+(?:might|may|could)\s+be"
     r"|(?:I'm|I\s+am)\s+(?:probably|maybe|possibly))\s+"
 )
 # not "Mia and I are roommates": one subject of two people (rules.relations)
-EN_AND_I = re.compile(
+EN_AND_I = lazy(
     r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)(?!I\s+are\b)"
     r"|,\s+(?=I'm\b|I\s+am\b)",  # …, I'm a paramedic
     re.IGNORECASE,
 )
 # a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker
-ZH_OWN_SUBJECT = re.compile(
+ZH_OWN_SUBJECT = lazy(
     r"^(?:其实|但是|不过|可是|而且|因为|所以|对了|现在|平时|目前)?我(?:家|的|们家|妈|爸|哥|姐|弟|妹|老公|老婆|男朋友|女朋友"
     r"|对象|室友|同事|朋友|儿子|女儿|爷爷|奶奶|外公|外婆|姥姥|姥爷|闺蜜|同学|老板|领导)"
 )
 # 我家的猫叫团子: a pet named with no 养; the name then is the subject of a clause that has none (，是一只橘猫)
-ZH_PET_NAMED = re.compile(
+ZH_PET_NAMED = lazy(
     rf"^我(?:家)?(?:的)?(?P<num>)(?P<mw>)(?P<pet>{_ZH_ANIMALS})"
     rf"(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}?)(?:[呀啊呢哦吧]|$)"
 )
-ZH_LEAD = re.compile(r"^(?:其实|但是|不过|可是|而且|因为|所以|嗯+|哈+|对了|说实话|老实说|现在|平时|目前)?我(?!们)")
-ZH_CONTINUE = re.compile(
-    r"^(?:也|还|又|就|现在|目前|平时)?(?:在|住|家在|养|今年|最|喜欢|爱|讨厌|不喜欢|对.{1,10}过敏|是)"
-)
+ZH_LEAD = lazy(r"^(?:其实|但是|不过|可是|而且|因为|所以|嗯+|哈+|对了|说实话|老实说|现在|平时|目前)?我(?!们)")
+ZH_CONTINUE = lazy(r"^(?:也|还|又|就|现在|目前|平时)?(?:在|住|家在|养|今年|最|喜欢|爱|讨厌|不喜欢|对.{1,10}过敏|是)")
 # a clause of one's own with 我 left out that moves house (今天正式搬到杭州了): as ZH_JOB_MOVE
-ZH_HOME_MOVE = re.compile(rf"^(?:{_ZH_DONE})*搬(?:家)?(?:到|去|回)")
+ZH_HOME_MOVE = lazy(rf"^(?:{_ZH_DONE})*搬(?:家)?(?:到|去|回)")
 # an offer with no workplace in its clause (拿到offer了！！杭州那家游戏公司，…): the next clause that is one
-ZH_OFFER = re.compile(r"^(?:我)?(?:终于|也|刚刚?|已经)?(?:拿到|收到|接到)了?(?:offer|Offer|OFFER|录用通知)")
-ZH_OFFER_PLACE = re.compile(rf"^(?P<o>[^，。！？]{{1,14}}?(?:{_WORKPLACE}))$")
+ZH_OFFER = lazy(r"^(?:我)?(?:终于|也|刚刚?|已经)?(?:拿到|收到|接到)了?(?:offer|Offer|OFFER|录用通知)")
+ZH_OFFER_PLACE = lazy(rf"^(?P<o>[^，。！？]{{1,14}}?(?:{_WORKPLACE}))$")
 # a clause of one's own message with 我 left out that moves to a workplace (…离职申请交了，下个月去宁波一家…公司):
 # in a chat people drop 我 when announcing it, and nobody else's move is said that way
-ZH_JOB_MOVE = re.compile(rf"^(?:{_ZH_SOON})?{_ZH_MOVE}[^，。！？]{{0,12}}?一家")
-QUESTION_END = re.compile(r"(?:吗|么|呢|嘛|不|没)\s*$")
+ZH_JOB_MOVE = lazy(rf"^(?:{_ZH_SOON})?{_ZH_MOVE}[^，。！？]{{0,12}}?一家")
+QUESTION_END = lazy(r"(?:吗|么|呢|嘛|不|没)\s*$")

@@ -20,6 +20,7 @@ import re
 
 from huiyi.flows.extract.rules.patterns import ZH_END_PARTICLES, ZH_HEDGE, ZH_UNREAL, FactRule, en_rule
 from huiyi.model import EntityType, FactKind
+from huiyi.patterns import lazy
 from huiyi.text import tokens
 from huiyi.text.language import CJK
 
@@ -36,7 +37,7 @@ _ZH_WITH = "(?:和|跟|与)"
 
 def _zh(pattern: str, description: str, end: str = _ZH_END) -> FactRule:
     return FactRule(
-        re.compile(_ZH_LEAD + pattern + end),
+        lazy(_ZH_LEAD + pattern + end),
         "{x}是",
         FactKind.RELATION,
         "人际",
@@ -91,9 +92,7 @@ ZH_RELATIONS: tuple[FactRule, ...] = (
 # 我男朋友陈屿, 我男朋友陈屿今天来看我了: the name is cut by the tagger alone, as one name (我男朋友张口就来 names
 # nobody), and ends the clause or the clause goes on about him
 _ZH_NAMED_PARTNER = FactRule(
-    re.compile(
-        rf"{_ZH_LEAD}我的?(?P<x>{_ZH_PARTNERS}|{_ZH_EXES})(?P<o>[{CJK}]{{2,3}}?)(?:(?={_ZH_GOES_ON})|{_ZH_SURE_END})"
-    ),
+    lazy(rf"{_ZH_LEAD}我的?(?P<x>{_ZH_PARTNERS}|{_ZH_EXES})(?P<o>[{CJK}]{{2,3}}?)(?:(?={_ZH_GOES_ON})|{_ZH_SURE_END})"),
     "{x}是",
     FactKind.RELATION,
     "人际",
@@ -101,7 +100,7 @@ _ZH_NAMED_PARTNER = FactRule(
     object_type=EntityType.SPECIFIC,
     person_object=True,
 )
-_ZH_PARTNER_TOLD = re.compile(rf"{_ZH_LEAD}{_ZH_NEW}(?P<x>{_ZH_PARTNERS}|{_ZH_SPOUSES}){_ZH_SURE_END}")
+_ZH_PARTNER_TOLD = lazy(rf"{_ZH_LEAD}{_ZH_NEW}(?P<x>{_ZH_PARTNERS}|{_ZH_SPOUSES}){_ZH_SURE_END}")
 _NAME_TAGS = ("nr", "nrfg", "nrt")
 
 _EN_PEERS = (
