@@ -1027,3 +1027,22 @@ def test_a_units_updates_entity_names_and_dropped_aliases_land_with_its_job_or_n
     assert {e.id: e.aliases for e in store.list_entities([scope])} == {"ent_xh": [], "ent_sh": ["魔都"]}
     [done] = store.list_jobs("qy")
     assert done.state is JobState.DONE
+
+
+def test_own_vectors_read_by_the_dense_routes_keys_are_those_read_by_id(store: Store) -> None:
+    """recall.anchor passes the dense hits' row numbers along: a backend may read by them, never other rows."""
+    other = message(9, space="person:xiaoyu", person="xiaoyu")
+    stored = store.append_messages([message(1), message(2), message(3), other])
+    ingest.index_messages(store, EMB, stored, Config(chunk={"own_vector": True}))
+    scope = Scope.of_person("qy", "mumu")
+    hits = store.search_dense([scope], EMB.embed_queries(["hello"])[0], 3).hits
+    elsewhere = [m.id for m in store.list_memories([Scope.of_person("qy", "xiaoyu")], [MemoryKind.CHUNK])]
+
+    def forget_one() -> None:  # a deletion empties the process's cache: the next read goes to the tables
+        store.delete_memories("qy", [elsewhere.pop()])
+
+    by_key = store.own_vectors("qy", [h.id for h in hits], [h.key for h in hits])
+    assert sorted(by_key) == sorted(h.id for h in hits)
+    forget_one()
+    by_id = store.own_vectors("qy", [h.id for h in hits])
+    assert all(np.array_equal(by_key[i], by_id[i]) for i in by_id) and sorted(by_id) == sorted(by_key)

@@ -144,7 +144,7 @@ def own_floor(
     queries = [query for query in queries if query is not None]
     # a hit that matched nothing (a hashing embedder's 0) is padding, its place among equals arbitrary
     top = [hit for hit in first.hits[: recipe.own_floor] if hit.score > 0]
-    stored = store.own_vectors(agent, [hit.id for hit in top]) if queries and top else {}
+    stored = store.own_vectors(agent, [hit.id for hit in top], [hit.key for hit in top]) if queries and top else {}
     if not stored:  # indexed without own vectors (chunk.own_vector off, or before it)
         return first, {}
     own = similarities(queries, stored, recipe.view_pool)

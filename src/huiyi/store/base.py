@@ -361,8 +361,10 @@ class MemoryStore(Protocol):
         """The memories recall returns, as ``get_memories``, except that strength, access count and last
         access (which no hit shows) may be as an earlier read found them: a backend may keep the rows."""
 
-    def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
-        """The own-turn vectors of these memories (chunks whose turn was embedded alone too), by id."""
+    def own_vectors(self, agent: str, ids: Sequence[str], keys: Sequence[int] = ()) -> OwnVectors:
+        """The own-turn vectors of these memories (chunks whose turn was embedded alone too), by id.
+        ``keys``: the row numbers a route gave with the ids (``ScoredId.key``, 0 where unknown), in order;
+        a backend may read by them instead."""
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int: ...
 

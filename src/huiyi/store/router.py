@@ -364,8 +364,8 @@ class RoutedStore:
     def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         return self.store_for(agent).recall_memories(agent, ids)
 
-    def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
-        return self.store_for(agent).own_vectors(agent, ids)
+    def own_vectors(self, agent: str, ids: Sequence[str], keys: Sequence[int] = ()) -> OwnVectors:
+        return self.store_for(agent).own_vectors(agent, ids, keys)
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         return self.store_for(agent).delete_memories(agent, ids)

@@ -177,7 +177,7 @@ class PostgresMemories(PostgresConnection):
     def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         return self.get_memories(agent, ids)
 
-    def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
+    def own_vectors(self, agent: str, ids: Sequence[str], keys: Sequence[int] = ()) -> OwnVectors:
         def read(missing: list[str]) -> dict[str, bytes]:
             found = self._rows(
                 "SELECT m.id, o.embedding::text FROM memories m JOIN memory_own_vectors o ON o.rowid = m.rowid"

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from huiyi.errors import SchemaTooNew, StoreError, StoreFull
@@ -231,7 +232,10 @@ class SQLiteConnection:
             )
 
 
-def chunks(values: Sequence[str], size: int) -> Iterator[list[str]]:
+T = TypeVar("T")
+
+
+def chunks(values: Sequence[T], size: int) -> Iterator[list[T]]:
     """Values in lists of at most ``size``, to keep ``IN (...)`` under SQLite's parameter limit."""
     values = list(values)
     for start in range(0, len(values), size):

@@ -18,8 +18,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
-from huiyi.store.owncache import own_vectors
+from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, fold_of, json_text, partition_keys, to_epoch
@@ -214,21 +213,6 @@ class SQLiteMemories(SQLiteConnection):
                 [(raw[13], int(raw[14]), row) for raw, row in zip(read, ranked, strict=True) if raw[14] is not None],
             )
         return [found[i] for i in ids if i in found]
-
-    def own_vectors(self, agent: str, ids: Sequence[str]) -> OwnVectors:
-        def read(missing: list[str]) -> dict[str, bytes]:
-            found: dict[str, bytes] = {}
-            for chunk in chunks(missing, 500):
-                cursor = self._conn().execute(
-                    # CROSS JOIN keeps memories outer: ANALYZE'd small stores were planned as a scan of every vector
-                    "SELECT m.id, o.vector FROM memories m CROSS JOIN memory_own_vectors o ON o.rowid = m.rowid"
-                    f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
-                    (agent, *chunk),
-                )
-                found.update((str(i), bytes(blob)) for i, blob in cursor)
-            return found
-
-        return own_vectors(self._own, agent, ids, read, bfloat16=True)  # as the partitions hold them
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as conn:

@@ -1,4 +1,5 @@
-"""The embedded store's two search routes: exact vectors through the in-process cache, BM25 through FTS5.
+"""The embedded store's two search routes: exact vectors through the in-process cache, BM25 through FTS5; and the
+own-line vectors recall reads of the dense route's best, by the rowids it found.
 
 Dense search scans the scopes' partitions in memory (``huiyi.store.vectors``), loading a partition
 again when its version in ``partitions`` moved on. Keyword search is BM25 with the scopes' own
@@ -13,9 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from huiyi.model import Scope
-from huiyi.store.base import TURN_VECTOR, RouteHits, ScoredId, Terms, Vectors, scored_ids
+from huiyi.store.base import TURN_VECTOR, OwnVectors, RouteHits, ScoredId, Terms, Vectors, scored_ids
+from huiyi.store.owncache import own_vectors
 from huiyi.store.rows import partition_keys
-from huiyi.store.sqlite.connection import SQLiteConnection, marks
+from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.keyword import keyword_scores
 from huiyi.store.vectors import Matrix, Places, RowIds
 
@@ -24,6 +26,30 @@ MERGE_PAGES = 1000  # pages merged per step: well under a second at 1M memories
 
 class SQLiteSearch(SQLiteConnection):
     """``SearchStore`` on SQLite, and the loader of the vector cache's partitions."""
+
+    def own_vectors(self, agent: str, ids: Sequence[str], keys: Sequence[int] = ()) -> OwnVectors:
+        # by the dense route's rowids where given: one seek each in the own vectors' table, where by id two
+        rowid_of = {i: key for i, key in zip(ids, keys, strict=False) if key > 0}
+
+        def read(missing: list[str]) -> dict[str, bytes]:
+            found: dict[str, bytes] = {}
+            by_rowid = {rowid_of[i]: i for i in missing if i in rowid_of}
+            for rowids in chunks(list(by_rowid), 500):
+                cursor = self._conn().execute(
+                    f"SELECT rowid, vector FROM memory_own_vectors WHERE rowid IN ({marks(len(rowids))})", rowids
+                )
+                found.update((by_rowid[rowid], bytes(blob)) for rowid, blob in cursor)
+            for chunk in chunks([i for i in missing if i not in rowid_of], 500):
+                cursor = self._conn().execute(
+                    # CROSS JOIN keeps memories outer: ANALYZE'd small stores were planned as a scan of every vector
+                    "SELECT m.id, o.vector FROM memories m CROSS JOIN memory_own_vectors o ON o.rowid = m.rowid"
+                    f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
+                    (agent, *chunk),
+                )
+                found.update((str(i), bytes(blob)) for i, blob in cursor)
+            return found
+
+        return own_vectors(self._own, agent, ids, read, bfloat16=True)  # as the partitions hold them
 
     def _load_partition(self, part: str) -> tuple[int, RowIds, Matrix, Places, list[str]]:
         conn = self._conn()
