@@ -83,31 +83,17 @@ def own_vectors(
 ) -> OwnVectors:
     """``Store.own_vectors`` through ``cache``: ``read`` gives the float16 bytes of the ids not cached
     (those it leaves out have none), and every row found becomes float32 in one matrix. ``bfloat16``:
-    kept and returned rounded as the embedded store's partitions hold vectors (store.vectors), so a line
-    whose own vector is its chunk's scores the same by both (recall.anchor compares them to 1e-4)."""
+    rounded as the embedded store's partitions hold vectors (store.vectors), so a line whose own vector is
+    its chunk's scores the same by both (recall.anchor compares them to 1e-4): the matrix is rounded
+    whole, after the join, where rounding each row as it was read cost a conversion and a copy per row."""
     found, missing = cache.get(agent, ids)
     if missing:
         read_now = dict(read(missing))
-        if bfloat16 and read_now:
-            read_now = _rounded(read_now)
         cache.put(agent, {i: read_now.get(i, _NONE) for i in missing})
         found.update(read_now)
     kept = [i for i, blob in found.items() if blob]
     if not kept:
         return OwnVectors([])
     joined = b"".join(found.values())  # a memory without one adds no bytes
-    if bfloat16:
-        matrix = from_bfloat16(np.frombuffer(joined, dtype=np.uint16).reshape(len(kept), -1))
-    else:
-        matrix = np.frombuffer(joined, dtype=np.float16).reshape(len(kept), -1).astype(np.float32)
-    return OwnVectors(kept, matrix)
-
-
-def _rounded(rows: Mapping[str, bytes]) -> dict[str, bytes]:
-    """float16 rows as bfloat16 bytes, all in one conversion (rows without a vector dropped)."""
-    present = [i for i, blob in rows.items() if blob]
-    if not present:
-        return {}
-    joined = b"".join(rows[i] for i in present)
-    halves = to_bfloat16(np.frombuffer(joined, dtype=np.float16).reshape(len(present), -1).astype(np.float32))
-    return {i: halves[n].tobytes() for n, i in enumerate(present)}
+    matrix = np.frombuffer(joined, dtype=np.float16).reshape(len(kept), -1).astype(np.float32)
+    return OwnVectors(kept, from_bfloat16(to_bfloat16(matrix)) if bfloat16 else matrix)
