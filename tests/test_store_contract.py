@@ -1046,3 +1046,27 @@ def test_own_vectors_read_by_the_dense_routes_keys_are_those_read_by_id(store: S
     forget_one()
     by_id = store.own_vectors("qy", [h.id for h in hits])
     assert all(np.array_equal(by_key[i], by_id[i]) for i in by_id) and sorted(by_id) == sorted(by_key)
+
+
+def test_rank_rows_read_by_the_routes_keys_are_the_rows_asked_for(store: Store) -> None:
+    """recall passes the routes' row numbers along: read by them, a row still comes only under its own id."""
+    stored = store.append_messages([message(1), message(2), message(3), message(9, space="person:xy", person="xy")])
+    ingest.index_messages(store, EMB, stored, Config())
+    query = EMB.embed_queries(["hello"])[0]
+    hits = store.search_dense([Scope.of_person("qy", "mumu")], query, 3).hits
+    other = store.search_dense([Scope.of_person("qy", "xy")], query, 1).hits[0]
+    # a key that is another memory's row: the row asked for, by its id, never the other one
+    (first,) = store.rank_rows("qy", [hits[0].id], [other.key])
+    assert first.id == hits[0].id and first.scope == "person:mumu"
+    assert store.rank_rows("another-agent", [h.id for h in hits], [h.key for h in hits]) == []
+    ranked = store.rank_rows("qy", [h.id for h in hits], [h.key for h in hits])
+    stored_items = {item.id: item for item in store.get_memories("qy", [h.id for h in hits])}
+    assert [row.id for row in ranked] == [h.id for h in hits]
+    for row in ranked:
+        item = stored_items[row.id]
+        assert (row.text, row.scope, row.kind, row.sources) == (
+            item.text,
+            item.scope.tag,
+            item.kind,
+            tuple(item.sources),
+        )

@@ -239,8 +239,8 @@ def _fused(
     found: dict[str, RankRow] = {}
     if reranking and span is not None and recipe.time_reach:  # said then: reranked wherever fusion put it
         window, found = _reach_span(ask, window, ranked[depth:], ids_by_key, span, recipe)
-    wanted = [ids_by_key[key] for key, _ in window if ids_by_key[key] not in found]
-    found.update({row.id: row for row in ask.store.rank_rows(ask.agent, wanted)})
+    wanted = [key for key, _ in window if ids_by_key[key] not in found]  # read by the routes' rowids too
+    found.update({row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[k] for k in wanted], wanted)})
     rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
     boosts: dict[int, dict[str, float]] = {}
     if reranking:

@@ -354,8 +354,10 @@ class MemoryStore(Protocol):
 
     def taken_ids(self, agent: str, ids: Sequence[str], entities: bool = False) -> list[str]: ...  # by other agents
 
-    def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
-        """What ranking reads of these memories (as ``get_memories``, far cheaper to load)."""
+    def rank_rows(self, agent: str, ids: Sequence[str], keys: Sequence[int] = ()) -> list[RankRow]:
+        """What ranking reads of these memories (as ``get_memories``, far cheaper to load). ``keys``: the
+        row numbers the routes gave with the ids (``ScoredId.key``, 0 where unknown), in order; a backend may
+        read by them, keeping only rows whose id is the one asked for."""
 
     def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         """The memories recall returns, as ``get_memories``, except that strength, access count and last

@@ -358,8 +358,8 @@ class RoutedStore:
     def reading(self, agent: str) -> AbstractContextManager[None]:
         return self.store_for(agent).reading(agent)
 
-    def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
-        return self.store_for(agent).rank_rows(agent, ids)
+    def rank_rows(self, agent: str, ids: Sequence[str], keys: Sequence[int] = ()) -> list[RankRow]:
+        return self.store_for(agent).rank_rows(agent, ids, keys)
 
     def recall_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         return self.store_for(agent).recall_memories(agent, ids)

@@ -189,7 +189,7 @@ class PostgresMemories(PostgresConnection):
 
         return own_vectors(self._own, agent, ids, read)
 
-    def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
+    def rank_rows(self, agent: str, ids: Sequence[str], keys: Sequence[int] = ()) -> list[RankRow]:
         if not ids:  # the late routes added no candidate, as on most recalls: no round trip for that
             return []
         found = self._rows(

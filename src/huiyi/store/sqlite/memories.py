@@ -191,28 +191,37 @@ class SQLiteMemories(SQLiteConnection):
         # their JSON decoded anew on each call: a caller may change a hit's data or sources, never the cache
         return rows.from_kept([found[i] for i in ids if i in found])
 
-    def rank_rows(self, agent: str, ids: Sequence[str]) -> list[RankRow]:
+    def rank_rows(self, agent: str, ids: Sequence[str], keys: Sequence[int] = ()) -> list[RankRow]:
         # rows read before serve while their partition's version in the database is unchanged (store.rankcache)
         found, missing = self._cached(self._ranks, agent, ids)
-        for chunk in chunks(missing, 500):
-            # one statement: each row's partition version is read in the same snapshot as the row
-            cursor = self._conn().execute(
-                "SELECT m.id, m.scope, m.kind, m.time, m.participants, m.sources, json_extract(m.data, '$.space'),"
-                " json_extract(m.data, '$.seq'), m.text, m.importance, json_extract(m.data, '$.subject'),"
-                # as JSON text whatever it holds (json_quote leaves what a JSON function returned as it is)
-                " json_quote(json_extract(m.data, '$.about')), m.valid_to, m.part, p.version"
-                " FROM memories m LEFT JOIN partitions p ON p.part = m.part"
-                f" WHERE m.agent = ? AND m.id IN ({marks(len(chunk))})",
-                (agent, *chunk),
-            )
-            read = cursor.fetchall()
-            ranked = rows.rank_rows(read, TEXT)
-            found.update((row.id, row) for row in ranked)
-            self._ranks.put(
-                agent,
-                [(raw[13], int(raw[14]), row) for raw, row in zip(read, ranked, strict=True) if raw[14] is not None],
-            )
+        wanted = set(missing)
+        # by the routes' rowids, one seek each where by id it was two (a row comes back under its own id,
+        # whatever it was asked for under), then by id what they did not give
+        rowids = [key for i, key in zip(ids, keys, strict=False) if key > 0 and i in wanted]
+        for chunk in chunks(rowids, 500):
+            self._read_ranks(agent, "m.rowid", chunk, found)
+        for left in chunks([i for i in missing if i not in found], 500):
+            self._read_ranks(agent, "m.id", left, found)
         return [found[i] for i in ids if i in found]
+
+    def _read_ranks(self, agent: str, column: str, values: Sequence[object], found: dict[str, RankRow]) -> None:
+        """The rank rows whose ``column`` is among ``values`` into ``found`` and the rank cache."""
+        # one statement: each row's partition version is read in the same snapshot as the row
+        cursor = self._conn().execute(
+            "SELECT m.id, m.scope, m.kind, m.time, m.participants, m.sources, json_extract(m.data, '$.space'),"
+            " json_extract(m.data, '$.seq'), m.text, m.importance, json_extract(m.data, '$.subject'),"
+            # as JSON text whatever it holds (json_quote leaves what a JSON function returned as it is)
+            " json_quote(json_extract(m.data, '$.about')), m.valid_to, m.part, p.version"
+            " FROM memories m LEFT JOIN partitions p ON p.part = m.part"
+            f" WHERE m.agent = ? AND {column} IN ({marks(len(values))})",
+            (agent, *values),
+        )
+        read = cursor.fetchall()
+        ranked = rows.rank_rows(read, TEXT)
+        found.update((row.id, row) for row in ranked)
+        self._ranks.put(
+            agent, [(raw[13], int(raw[14]), row) for raw, row in zip(read, ranked, strict=True) if raw[14] is not None]
+        )
 
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as conn:
