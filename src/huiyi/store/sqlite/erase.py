@@ -291,15 +291,14 @@ def _reindex_others(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[s
 def _derived(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> list[str]:
     """Memories made from memories that go (a daily summary of events, a global one of dailies): they quote them."""
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS erased_memories (id TEXT PRIMARY KEY)")
-    conn.execute("DELETE FROM erased_memories")
-    conn.executemany("INSERT OR IGNORE INTO erased_memories VALUES (?)", [(i,) for i in memory_ids])
+    gone = set(memory_ids)
     found: list[str] = []
-    while True:  # each round one step further from the messages; ends when a round finds nothing new
-        known = set(memory_ids) | set(found)
-        step = [i for i in _made_from(conn, agent, "erased_memories") if i not in known]
-        if not step:
-            break
+    step = sorted(gone)
+    while step:  # each round looks up only what the one before found, one step further from the messages
+        conn.execute("DELETE FROM erased_memories")
         conn.executemany("INSERT OR IGNORE INTO erased_memories VALUES (?)", [(i,) for i in step])
+        step = [i for i in _made_from(conn, agent, "erased_memories") if i not in gone]
+        gone.update(step)
         found += step
     conn.execute("DELETE FROM erased_memories")
     return found
