@@ -58,7 +58,18 @@ class Recall(Ingest):
         are its dialogue (so the chat's time words and names do not stand for the question's).
         """
         chosen, request = self._recall_request(
-            query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
+            query,
+            agent=agent,
+            person=person,
+            space=space,
+            limit=limit,
+            score_threshold=score_threshold,
+            kinds=kinds,
+            now=now,
+            time_range=time_range,
+            recipe=recipe,
+            explain=explain,
+            dialogue=dialogue,
         )
         # on a read thread, not the loop: the pending tail is a store read (a round trip on PostgreSQL)
         pending, result, _ = await self._read(self._pending_then_ranked, query, chosen, request)
@@ -86,7 +97,18 @@ class Recall(Ingest):
         in a group, who asks (context's answered turn), whom the question's 我 names."""
         self._check_open()
         chosen, request = self._recall_request(
-            query, agent, person, space, limit, score_threshold, kinds, now, time_range, recipe, explain, dialogue
+            query,
+            agent=agent,
+            person=person,
+            space=space,
+            limit=limit,
+            score_threshold=score_threshold,
+            kinds=kinds,
+            now=now,
+            time_range=time_range,
+            recipe=recipe,
+            explain=explain,
+            dialogue=dialogue,
         )
         return self._recalled(query, chosen, request, speaker if space else None)[0]
 
@@ -126,6 +148,7 @@ class Recall(Ingest):
     def _recall_request(
         self,
         query: str,
+        *,
         agent: str,
         person: str | None,
         space: str | None,
@@ -257,17 +280,17 @@ class Recall(Ingest):
             asked = query[-self.config.recall.max_query_chars :]
             chosen, request = self._recall_request(
                 asked,
-                agent,
-                person,
-                space,
-                limit or self.config.context.recall_limit,
-                None,
-                None,
-                now,
-                None,
-                recipe,
-                explain,
-                None,
+                agent=agent,
+                person=person,
+                space=space,
+                limit=limit or self.config.context.recall_limit,
+                score_threshold=None,
+                kinds=None,
+                now=now,
+                time_range=None,
+                recipe=recipe,
+                explain=explain,
+                dialogue=None,
             )
             asker = answering.speaker if answering and answering.role == "user" and space else None
             recalled, persons = self._recalled(asked, chosen, request, asker)
