@@ -51,7 +51,9 @@ def test_the_current_home_and_job_lead_a_question_about_them(tmp_path: Path) -> 
 def test_history_other_people_and_other_questions_are_left_to_the_ranking(tmp_path: Path) -> None:
     with open_memory(tmp_path) as memory:
         chat(memory)
-        for query in ("我以前住在哪座城市", "城市的夜晚", "他现在住哪"):
+        # 我妈住哪 and 我闺蜜是做什么的 ask about the asker's people, whose home and job the asker's facts are not
+        others = ("我妈住哪", "我闺蜜是做什么的", "我男朋友在哪上班")
+        for query in ("我以前住在哪座城市", "城市的夜晚", "他现在住哪", *others):
             assert "slot" not in memory.recall(query, agent="bot", person="u1").info, query
         # asked before the move was said, the move is not known yet: the home then leads
         early = memory.recall("我现在住哪", agent="bot", person="u1", now=T0 + timedelta(days=2))

@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from huiyi.patterns import lazy
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
+from huiyi.text.kin import KIN, KIN_WORDS
 
 __all__ = ["about", "asks", "gains", "gives"]
 
@@ -51,13 +52,6 @@ _GIVES = lazy(
 
 # what precedes the thing named: 那家 / 她的 / 我们 ... (the thing is what follows the last of them)
 _BEFORE_THING = lazy(r"[的那这哪他她它你我们家只个位条本部首间座款]")
-# someone a person has: a line that gives the name of one of them does not answer for another
-_KIN = (
-    "老公 老婆 丈夫 妻子 媳妇 男朋友 女朋友 男友 女友 对象 前男友 前女友 前任 未婚夫 未婚妻 爸爸 妈妈 爸 妈 父亲 母亲"
-    " 哥哥 姐姐 弟弟 妹妹 哥 姐 弟 妹 儿子 女儿 爷爷 奶奶 外公 外婆 姥姥 姥爷 叔叔 阿姨 舅舅 姑姑 表哥 表姐 表弟 表妹"
-    " 堂哥 堂姐 堂弟 堂妹 室友 舍友 同事 同学 同桌 闺蜜 发小 好朋友 朋友 老板 领导 上司 老师 邻居"
-).split()
-_KIN_RE = lazy("|".join(sorted(_KIN, key=len, reverse=True)))
 _NEAR = 4  # characters between a name and the thing it names, in one clause (“巴渝老灶”火锅, 火锅店名字叫…)
 _CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
 
@@ -82,7 +76,7 @@ def gives(text: str, thing: str | None = None) -> bool:
     """Whether a memory's text gives a name: quoted, in title marks, or after 叫 / named; when ``thing``
     is said in the text, a name beside it."""
     names = [match.span() for match in _GIVES.finditer(text)]
-    if thing in _KIN:
+    if thing in KIN_WORDS:
         return _gives_kin(text, thing, names)
     if not names or not thing or thing not in text:
         return bool(names)
@@ -101,7 +95,7 @@ def _gives_kin(text: str, kin: str, names: list[tuple[int, int]]) -> bool:
             return True
         if found.group("b") and any(person_named(found.group("b")[:size]) for size in (2, 3)):
             return True
-    others = [found.span() for found in _KIN_RE.finditer(text) if found.group(0) != kin]
+    others = [found.span() for found in KIN.finditer(text) if found.group(0) != kin]
     mine = [found.span() for found in re.finditer(re.escape(kin), text)]
     return any(
         any(_beside(text, name, place) for place in mine) or not any(_beside(text, name, place) for place in others)

@@ -5,12 +5,15 @@ job), not for a line that shares its words: every line of the month that says �
 木木搬到杭州住 by meaning and words. So when the line asked is the asker's own (我…) and asks where they
 live or what their work is, their newest open fact of that kind (``住址``: 住在; ``工作``: 工作于, 职业是)
 leads. A history question (以前, 之前, 原来… in the clause that asks) wants the old value and is left to
-the ranking; so is a question about someone else (他在哪上班: no 我), and one that names no such slot.
+the ranking; so is a question about someone else (他在哪上班: no 我; 我妈住哪, 我闺蜜是做什么的: one of the
+asker's people), and one that names no such slot.
 
     >>> asked("你说我现在人在哪座城市，可别跟以前的搞混了"), asked("我现在这份活儿到底是做什么的")
     ('住址', '工作')
     >>> asked("我以前住哪来着"), asked("他在哪上班"), asked("我想去哪座城市旅游"), asked("我之前在哪上班")
     (None, None, None, None)
+    >>> asked("我妈住哪"), asked("我闺蜜是做什么的"), asked("我男朋友在哪上班"), asked("我现在住哪？我妈也问")
+    (None, None, None, '住址')
     >>> asked("Where do I live now?"), asked("What's my job again?"), asked("Where did I live before?")
     ('home', 'work', None)
 """
@@ -25,6 +28,7 @@ from huiyi.flows.extract.rules.roster import filed_as, name_like, record_names
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.patterns import lazy
 from huiyi.store.base import OPEN, MemoryFilter, Store
+from huiyi.text.kin import without_mine
 
 __all__ = ["SLOTS", "asked", "current"]
 
@@ -60,7 +64,7 @@ _ME = lazy(r"我(?!们)|\bI\b|\b[Mm]y\b")
 def asked(line: str) -> str | None:
     """The slot the asker's own question asks for now (``住址``, ``工作``), or None. A past word counts in
     the clause that asks (我以前住哪), not in another (…，可别跟以前的搞混了 asks for now)."""
-    if not _ME.search(line):
+    if not _ME.search(without_mine(line)):  # 我妈住哪 asks about the mother
         return None
     for clause in re.split(r"[，,。！？!?；;\n]", line):
         for slot, pattern in SLOTS.items():

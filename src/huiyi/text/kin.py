@@ -1,0 +1,34 @@
+"""The people one has, as a Chinese speaker names them: 我老公, 我妹妹, 我闺蜜, 我老板.
+
+A question about one of them is not a question about the asker (我妈住哪 asks where the mother lives), and
+a line naming one of them does not name another (recall.names, recall.slots).
+
+    >>> bool(KIN.fullmatch("男朋友")), bool(KIN.fullmatch("火锅"))
+    (True, False)
+    >>> without_mine("我妈住哪"), without_mine("我现在住哪，我的室友也问")
+    ('住哪', '我现在住哪，也问')
+"""
+
+from __future__ import annotations
+
+from huiyi.patterns import lazy
+
+__all__ = ["KIN", "KIN_WORDS", "without_mine"]
+
+KIN_WORDS = frozenset(
+    (
+        "老公 老婆 丈夫 妻子 媳妇 男朋友 女朋友 男友 女友 对象 前男友 前女友 前任 未婚夫 未婚妻"
+        " 爸爸 妈妈 爸 妈 父亲 母亲 哥哥 姐姐 弟弟 妹妹 哥 姐 弟 妹 儿子 女儿 爷爷 奶奶 外公 外婆 姥姥 姥爷"
+        " 叔叔 阿姨 舅舅 姑姑 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹"
+        " 室友 舍友 同事 同学 同桌 闺蜜 发小 好朋友 朋友 老板 领导 上司 老师 邻居"
+    ).split()
+)
+# longest first, so 男朋友 is read whole rather than as 朋友 after 男
+_ALTERNATION = "|".join(sorted(KIN_WORDS, key=len, reverse=True))
+KIN = lazy(_ALTERNATION)
+_MY_KIN = lazy(rf"我(?:的)?(?:{_ALTERNATION})")
+
+
+def without_mine(text: str) -> str:
+    """``text`` without the asker's people (我妈, 我的室友): what is left of it is about the asker."""
+    return _MY_KIN.sub("", text)
