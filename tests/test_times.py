@@ -348,6 +348,26 @@ def test_a_bare_day_of_the_month_is_read_by_its_tense(text: str, now: datetime, 
     assert [str(span[0].date()) for *_, span in chinese_phrases(text, now)] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "now", "expected"),
+    [
+        # every month named alone is read, 三月 too (jionlp reads it as no time)
+        ("三月发生了什么", datetime(2025, 3, 25, 21), [("2025-03-01", "2025-04-01")]),
+        ("二月份我干嘛了", datetime(2025, 3, 25, 21), [("2025-02-01", "2025-03-01")]),
+        # its first, middle or last ten days, as 月初 / 月底 alone are
+        ("三月初发生了什么", datetime(2025, 3, 25, 21), [("2025-03-01", "2025-03-11")]),
+        ("二月底我干嘛了", datetime(2025, 3, 25, 21), [("2025-02-21", "2025-03-01")]),
+        ("十月中旬见", datetime(2025, 3, 25, 21), [("2025-10-11", "2025-10-21")]),
+        # a month to come, said of what happened: last year's; of a plan: this year's
+        ("十二月发生了什么", datetime(2025, 3, 25, 21), [("2024-12-01", "2025-01-01")]),
+        ("十二月我要去哈尔滨", datetime(2025, 3, 25, 21), [("2025-12-01", "2026-01-01")]),
+        ("去年三月", datetime(2025, 3, 25, 21), [("2024-03-01", "2024-04-01")]),
+    ],
+)
+def test_a_month_named_alone(text: str, now: datetime, expected: list[tuple[str, str]]) -> None:
+    assert [(str(a.date()), str(b.date())) for *_, (a, b) in chinese_phrases(text, now)] == expected
+
+
 def test_a_phrase_said_again_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from huiyi.text import times_zh
 

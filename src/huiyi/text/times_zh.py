@@ -37,7 +37,7 @@ _ZH_ATOMS = [
     rf"(?:最近|过去|近)的?{_NUM}个?(?:天|周|星期|礼拜|月|年|小时)",
     rf"(?:{_NUM}个?半?|半个?)(?:天|日|周|星期|礼拜|月|年|小时|钟头|分钟)半?(?:以前|之前|前|以后|之后|后)",
     rf"{_NUM}年(?![级代纪])",
-    rf"{_NUM}月份?",
+    rf"{_NUM}月(?:份|[初中底末]|[上中下]旬)?",
     rf"{_NUM}[日号](?![线楼房床门机车位子])",
     r"大前天|大后天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿|后天",
     r"昨晚|今晚|明晚|昨夜|今夜|今早|昨早|明早",
@@ -164,9 +164,30 @@ def _whole_date(phrase: str) -> Range | None:
         return None
 
 
+# a month named alone (三月, 十二月份): jionlp reads every one but 三月, which it takes for no time
+_ZH_BARE_MONTH = lazy(r"(十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(份|[初中底末]|[上中下]旬)?")
+# a part of a month, by the day it starts on (三月初, 二月底, 十月中旬): its first, middle or last ten days
+_ZH_TENTHS = {"初": 1, "上旬": 1, "中": 11, "中旬": 11, "底": 21, "末": 21, "下旬": 21}
+_ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
+
+
+def _month_number(numeral: str) -> int:
+    if numeral.isdigit():
+        return int(numeral)
+    return 10 + _ZH_DIGITS.get(numeral[1:], 0) if numeral.startswith("十") else _ZH_DIGITS[numeral]
+
+
 def _resolve_zh(phrase: str, now: datetime) -> Range | None:
     for old, new in _ZH_ALIASES:
         phrase = phrase.replace(old, new)
+    if month := _ZH_BARE_MONTH.fullmatch(phrase):
+        phrase = f"{_month_number(month.group(1))}月"
+        whole = _jionlp(phrase, now)
+        part = _ZH_TENTHS.get(month.group(2) or "")
+        if whole is None or part is None:
+            return whole
+        first = whole[0].replace(day=part)
+        return first, whole[1] if part == 21 else first + timedelta(days=10)
     try:
         return _zh_rule(phrase, now) or _whole_date(phrase) or _jionlp(phrase, now)
     except (ValueError, OverflowError):
@@ -200,7 +221,8 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                     break
             else:
                 first += 1
-    return _clocks_on_their_day(text, _bare_weekdays_ahead(text, _bare_days_by_tense(text, found, now), now), now)
+    found = _bare_months_by_tense(text, _bare_days_by_tense(text, found, now), now)
+    return _clocks_on_their_day(text, _bare_weekdays_ahead(text, found, now), now)
 
 
 _ZH_BARE_DAY = lazy(rf"{_NUM}[日号]")  # a day of the month without its month
@@ -240,6 +262,31 @@ def _bare_days_by_tense(text: str, found: list[tuple[int, int, Range]], now: dat
             elif past and span[0] > now:
                 shift = -1
         out.append((start, end, _month_shifted(span, shift) or span) if shift else (start, end, span))
+    return out
+
+
+def _bare_months_by_tense(
+    text: str, found: list[tuple[int, int, Range]], now: datetime
+) -> list[tuple[int, int, Range]]:
+    """A month named alone (十二月) is read as this year's. Asked in March, "十二月发生了什么" means last
+    December: a month still to come, in a clause that says it happened, is last year's.
+
+        >>> march = datetime(2025, 3, 25, 21, 0)
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("十二月发生了什么，三月呢，十二月我要去哈尔滨", march)]
+        ['2024-12-01', '2025-03-01', '2025-12-01']
+        >>> [(str(a.date()), str(b.date())) for *_, (a, b) in chinese_phrases("三月初，二月底，十月中旬", march)]
+        [('2025-03-01', '2025-03-11'), ('2025-02-21', '2025-03-01'), ('2025-10-11', '2025-10-21')]
+    """
+    out: list[tuple[int, int, Range]] = []
+    stops: list[int] | None = None
+    for start, end, span in found:
+        if span[0] > now and _ZH_BARE_MONTH.fullmatch(text[start:end]):
+            if stops is None:
+                stops = [m.start() for m in _ZH_CLAUSE_END.finditer(text)]
+            clause = _clause(text, start, stops)
+            if _ZH_SAID_DONE.search(clause) or _ZH_PAST.search(clause):
+                span = _month_shifted(span, -12) or span
+        out.append((start, end, span))
     return out
 
 
