@@ -37,6 +37,10 @@ _ZH_MOVE = "(?:要|准备|打算|将|会)?(?:跳槽到|跳槽去|跳到|换到|�
 _ZH_DONE = "今天|昨天|前天|刚刚?|已经|正式|终于|总算|也|上周|上个月"
 # where people work, as the last word of a place said before what they do there
 _WORKPLACE = "公司|医院|诊所|学校|小学|初中|中学|高中|大学|幼儿园|店|馆|厂|银行|少年宫|工作室|中心|机构|事务所|单位"
+# what one does once at a workplace, not one's work there: 在医院做了个胃镜, 在咖啡店写论文, 在医院做检查
+_ONE_OFF = "了|个|一|完|着|作业|论文|功课|笔记|检查|体检|复查|核酸|胃镜|B超|CT"
+# the end of a job title: 设计师, 产品经理, 护士, 实习生
+_TITLE = "师|员|经理|总监|主管|专员|助理|顾问|医生|护士|编辑|记者|策划|运营|会计|销售|实习生|店长|老板"
 
 
 @dataclass(frozen=True)
@@ -133,9 +137,11 @@ ZH_RULES: tuple[FactRule, ...] = (
         object_type=EntityType.SPECIFIC,
     ),
     FactRule(
-        # 过: a job once held (我在谷歌工作过三年) is no workplace now
+        # 过: a job once held (我在谷歌工作过三年) is no workplace now; 的: a job said of someone else
+        # (我在医院上班的闺蜜) or of a time (我在医院上班的时候)
         _zh(
-            r"我(?:现在|目前|一直)?在(?P<o>[^，。！？]{1,15}?)(?:(?:工作|上班|实习|打工|任职)(?!过)|当(?!过)[^，。！？]{1,8})"
+            r"我(?:现在|目前|一直)?在(?P<o>[^，。！？]{1,15}?)"
+            r"(?:(?:工作|上班|实习|打工|任职)(?!过|的)|当(?!过|了)[^，。！？]{1,8})"
         ),
         "工作于",
         FactKind.RELATION,
@@ -147,12 +153,25 @@ ZH_RULES: tuple[FactRule, ...] = (
     FactRule(
         _zh(
             rf"我(?:现在|目前|一直|平时|白天)?在(?P<o>[^，。！？]{{0,12}}?(?:{_WORKPLACE}))"
-            r"(?P<p>做|教|卖|当|管|带|修|负责|写|画|设计|开发)(?!过)(?P<x>[^，。！？]{1,10})"
+            rf"(?P<p>做|教|卖|当|管|带|修|负责|写|画|设计|开发)(?!过)(?!{_ONE_OFF})(?P<x>[^，。！？]{{1,10}})"
         ),
         "工作于",
         FactKind.RELATION,
         "工作",
         "{s}在{o}{p}{x}",
+        confidence=0.7,
+    ),
+    # 我在网易做UI设计师, 我在字节跳动当产品经理: a workplace by its name, known by the title held there
+    FactRule(
+        _zh(
+            r"我(?:现在|目前|一直)?在(?P<o>[^，。！？的]{1,12}?)(?:做|当|担任)(?!过)"
+            rf"(?P<x>[^，。！？]{{0,8}}?(?:{_TITLE}))(?![^，。！？]*(?:的时候|那会))"
+        ),
+        "工作于",
+        FactKind.RELATION,
+        "工作",
+        "{s}在{o}工作",
+        object_type=EntityType.SPECIFIC,
         confidence=0.7,
     ),
     # 下个月去宁波一家做新能源车的公司, 我跳槽到一家外企: a move to a new workplace is the job from now on
