@@ -107,6 +107,8 @@ def run(
     span = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
     moments = timerange.moment_words(span, request.now)
     terms = routes.query_terms(request.query, [*request.drop_words, *moments], names=request.drop_words)
+    if span is not None:
+        terms = routes.without_time_chars(terms, span.phrase)
     timings = {"tokenize": (time.perf_counter() - started) * 1000}
     ask = routes.Ask(
         store,

@@ -148,7 +148,9 @@ def rerank(
                     bonus["neighbour"] = recipe.neighbour_weight * support
             if key in closed:
                 bonus["closed"] = closed[key]
-            if asked and item.kind is MemoryKind.CHUNK:
+            # 前天谁找我了 asks who did it then: a line from another day that says 找 is not the answer
+            in_span = span is None or _within(key, item, span, whole)
+            if asked and item.kind is MemoryKind.CHUNK and in_span:
                 share = max(coverage(asked, line) for line in said_lines(item.text, item.participants))
                 if share:
                     bonus["said"] = recipe.who_weight * share

@@ -123,6 +123,13 @@ def query_terms(query: str, drop_words: Sequence[str] = (), names: Sequence[str]
     return Terms(words=words, chars=chars)
 
 
+def without_time_chars(terms: Terms, phrase: str) -> Terms:
+    """``terms`` without the characters of the query's time phrase (前天, 上周二), unless another of its
+    words has them: 天 of 前天 matched every 今天, 周 of 上周二 every 小周; the phrase's words stay."""
+    kept = {char for word in terms.words if word not in phrase for char in tokens.chars(word)}
+    return Terms(words=terms.words, chars=[char for char in terms.chars if char in kept])
+
+
 def _unnamed(query: str, names: Sequence[str]) -> str:
     """The query without the names of the people it names (longest first, so 苏霓 before 霓)."""
     for name in sorted(names, key=len, reverse=True):
