@@ -473,6 +473,17 @@ def test_a_chunk_is_left_out_when_a_memory_made_from_its_messages_is_in() -> Non
     assert "马拉松" in rendered.sections["events"] and "今天好冷" not in rendered.text
 
 
+def test_a_summary_made_from_a_chunks_messages_leaves_the_chunk_in() -> None:
+    # a member's profile cites all their lines and says a few words of them: the line a question recalled
+    # (双十一) is what the context must keep
+    profile = event(
+        "小林（群）：自述：小林在滨江的网易工作；常聊闹钟", NOW, id="s2", sources=["m1", "m2"], kind=MemoryKind.SUMMARY
+    )
+    line = event("小林: 最近在忙双十一大促的项目", NOW, id="c2", sources=["m2"], kind=MemoryKind.CHUNK)
+    rendered = render(parts(events=[profile, line]))
+    assert not rendered.dropped and "双十一" in rendered.text and "滨江" in rendered.text
+
+
 def test_summaries_have_their_own_section() -> None:
     daily = event("2024-09-29，今天我陪木木复习了一晚上。", datetime(2024, 9, 29), id="s1", kind=MemoryKind.SUMMARY)
     rendered = render(parts(events=[daily, event("木木说想去看海。", NOW, id="e1")]))

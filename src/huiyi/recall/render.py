@@ -283,7 +283,9 @@ class _Renderer:
         self.overview_sources = {source for item in parts.overview for source in item.sources}
         self.seen_ids: set[str] = set()
         self.seen_texts: set[str] = set()
-        # messages a fact, event or summary already in the context was made from: their chunks would repeat it
+        # messages a fact or event already in the context was made from: their chunks would repeat it. Not a
+        # summary's (a day's, a member's profile): it tells dozens of lines in a few words, and the line a
+        # question recalled is often one it leaves out
         self.covered_sources: set[str] = set()
         self.dropped: list[Dropped] = []
 
@@ -307,7 +309,7 @@ class _Renderer:
             return False
         self.seen_ids.add(item.id)
         self.seen_texts.add(text_key)
-        if item.kind is not MemoryKind.CHUNK:
+        if item.kind not in (MemoryKind.CHUNK, MemoryKind.SUMMARY):
             self.covered_sources.update(item.sources)
         return True
 
