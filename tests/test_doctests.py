@@ -36,6 +36,7 @@ MODULES = [
     "huiyi.recall.validity",
     "huiyi.recall.timerange",
     "huiyi.text.frames",
+    "huiyi.text.kin",
     "huiyi.text.lookalike",
     "huiyi.text.nicknames",
     "huiyi.text.tokens",

@@ -4,6 +4,8 @@ statement taught it; nothing is stored.
 
     >>> nickname_forms("陈大川")
     ['大川', '川哥', '川姐', '陈哥', '陈姐', '陈叔', '陈姨', '老陈', '小川', '阿川', '川川']
+    >>> nickname_forms("大川")  # 大 is no surname: 大哥, 大姐 and 老大 are everyone's
+    ['川哥', '川姐', '小川', '阿川', '川川']
     >>> "好好" in nickname_forms("郑好"), "圆圆" in nickname_forms("方圆")  # 好好 is a word, 圆圆 a name
     (False, True)
     >>> nickname_forms("NekoChan"), nickname_forms("欧阳娜娜娜"), nickname_forms("阿木"), nickname_forms("苏老师")
@@ -13,6 +15,7 @@ statement taught it; nothing is stored.
 from __future__ import annotations
 
 from huiyi.text import tokens
+from huiyi.text.surnames import SURNAMES
 
 __all__ = ["nickname_forms"]
 
@@ -28,9 +31,13 @@ def nickname_forms(name: str) -> list[str]:
     if name.endswith(_TITLES):
         return []  # 苏老师, 顾哥: a way to address someone, not a name (its "given name" 老师 is no one's)
     surname, given, last = name[0], name[1:], name[-1]
+    if surname not in SURNAMES:  # a name that is no surname and given name (大川, 蓝天白): only its last
+        surname, given = "", ""
     forms = [given] if len(given) == 2 else []
-    forms += [last + "哥", last + "姐", surname + "哥", surname + "姐", surname + "叔", surname + "姨"]
-    forms += ["老" + surname, "小" + last, "阿" + last]
+    forms += [last + "哥", last + "姐"]
+    if surname:
+        forms += [surname + "哥", surname + "姐", surname + "叔", surname + "姨", "老" + surname]
+    forms += ["小" + last, "阿" + last]
     doubled = last * 2
     tags = tokens.tag(doubled)
     if not (len(tags) == 1 and tags[0][1].startswith(_WORDISH)):

@@ -12,6 +12,7 @@ from huiyi.patterns import lazy
 from huiyi.text import tokens
 from huiyi.text.keywords import EN_PROPER_STOP, TITLE
 from huiyi.text.language import CJK_RUN
+from huiyi.text.surnames import SURNAMES
 from huiyi.text.tokens import EN_STOPWORDS, has_cjk
 
 _PLACE_SUFFIX = lazy(
@@ -83,13 +84,6 @@ _POINTS_AT_PLACE = frozenset(
 _NAME_END = frozenset("路街站村镇湖山")  # 之江 + 路: jieba cuts a street's name from its 路
 # St. Mary's, Mt. Fuji: an abbreviation's full stop is inside the name
 _EN_PLACE = lazy(r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>(?:(?:St|Mt|Ft)\.\s*)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})")
-_SURNAMES = frozenset(
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石"
-    "廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁"
-    "岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾"
-    "尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛"
-    "仲虞敖巩明佘池查麻苑迟邝".replace(" ", "")
-)
 
 
 def _no_name(words: list[str]) -> bool:
@@ -174,7 +168,7 @@ def name_shaped(word: str) -> bool:
     """Whether a word jieba tagged ``nr`` looks like a person's name: 小明, 王芳, 阿强, 霓霓."""
     if not 2 <= len(word) <= 4 or not CJK_RUN.fullmatch(word):
         return False
-    return word[0] in _SURNAMES or word[0] in "小老阿" or (len(word) == 2 and word[0] == word[1])
+    return word[0] in SURNAMES or word[0] in "小老阿" or (len(word) == 2 and word[0] == word[1])
 
 
 def mentions(said: Said, roster: Roster) -> tuple[list[str], list[EntityDraft]]:
