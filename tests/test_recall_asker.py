@@ -6,8 +6,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from huiyi import Memory
 from huiyi.config import Config
+from huiyi.errors import InvalidInput
 from huiyi.providers.embed import HashEmbedder
 
 T0 = datetime(2024, 3, 10, 10, 0)
@@ -42,3 +45,56 @@ def test_a_question_that_does_not_address_the_agent_is_about_the_asker(tmp_path:
 def test_a_question_to_the_agent_is_not(tmp_path: Path) -> None:
     got = bonuses(tmp_path / "c", "那次你是怎么说的")
     assert not any("speaker" in b for b in got.values())
+
+
+GROUP_DAY = [
+    ("小林", "我在滨江的网易上班，今天要早点去公司"),
+    ("Kevin", "我在外企上班，天天开会"),
+    ("阿木", "哈哈哈"),
+]
+
+
+def group_memory(path: Path) -> Memory:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    memory = Memory(path, embedder=HashEmbedder(256), config=config, clock=lambda: T0 + timedelta(days=1))
+    messages = [
+        {"id": f"g{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=i)}
+        for i, (who, text) in enumerate(GROUP_DAY)
+    ]
+    memory.add(messages, agent="小忆", space="群", index=True, extract=False)
+    return memory
+
+
+def test_recall_in_a_group_reads_the_questions_i_as_the_speaker(tmp_path: Path) -> None:
+    with group_memory(tmp_path) as memory:
+        for who, line in (("Kevin", "g1"), ("小林", "g0")):
+            found = memory.recall("我在哪上班", agent="小忆", space="群", speaker=who, explain=True, limit=3)
+            given = found.info["bonuses"]
+            assert [hit.sources for hit in found.hits if "speaker" in given.get(hit.id, {})] == [[line]], who
+        kevin = memory.recall("我在哪上班", agent="小忆", space="群", speaker="Kevin", limit=3)
+        assert kevin.hits[0].sources == ["g1"]
+        # without it, the question's 我 is no one in a group
+        nobody = memory.recall("我在哪上班", agent="小忆", space="群", explain=True, limit=3)
+        assert not any("speaker" in bonus for bonus in nobody.info["bonuses"].values())
+
+
+def test_the_speaker_is_checked_as_an_id_and_only_read_in_a_group(tmp_path: Path) -> None:
+    with group_memory(tmp_path) as memory:
+        for bad in ("", " Kevin", "a\nb", "x" * 201):
+            with pytest.raises(InvalidInput):
+                memory.recall("我在哪上班", agent="小忆", space="群", speaker=bad)
+        # a private chat's asker is its person: a speaker there changes nothing
+        alone = memory.recall("我在哪上班", agent="小忆", person="Kevin", speaker="小林", explain=True)
+        assert alone.info == memory.recall("我在哪上班", agent="小忆", person="Kevin", explain=True).info
+
+
+def test_the_speaker_over_http(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from huiyi.faces.http import create_app
+
+    with group_memory(tmp_path) as memory, TestClient(create_app(memory.core)) as http:
+        body = {"agent": "小忆", "space": "群", "query": "我在哪上班", "speaker": "Kevin", "limit": 3}
+        answer = http.post("/v1/recall", json=body)
+        assert answer.status_code == 200 and answer.json()["hits"][0]["sources"] == ["g1"]
+        assert http.post("/v1/recall", json={**body, "speaker": " Kevin"}).status_code in (400, 422)

@@ -291,9 +291,11 @@ class AsyncClient(Listings):
         time_range: tuple[datetime | None, datetime | None] | None = None,
         recipe: str | None = None,
         dialogue: Sequence[str] | None = None,
+        speaker: str | None = None,
     ) -> RecallResult:
         """The memories most relevant to ``query`` that this person or space may see, best first;
-        ``dialogue``: the chat lines before ``query``, oldest first, searched as views."""
+        ``dialogue``: the chat lines before ``query``, oldest first, searched as views; ``speaker``: in a
+        group, who asks (whom the question's 我 names)."""
         start, end = time_range or (None, None)
         body = {
             "query": query,
@@ -308,6 +310,7 @@ class AsyncClient(Listings):
             "time_to": end.isoformat() if end else None,
             "recipe": recipe,
             "dialogue": list(dialogue) if dialogue else None,
+            "speaker": speaker,
         }
         return await self._model(RecallResult, "POST", "/v1/recall", json=drop_none(body))
 

@@ -45,6 +45,8 @@ class RecallBody(QueryBody):
     recipe: str | None = Field(default=None, max_length=100)
     # the chat lines before the query, oldest first: recall searches several views of them
     dialogue: list[str] = Field(default_factory=list, max_length=200)
+    # in a group, who asks: whom the question's 我 names (person would add their private chat)
+    speaker: str | None = Field(default=None, max_length=200)
 
 
 class FullContextBody(ContextBody):
@@ -105,6 +107,7 @@ def v1_router(memory: AsyncMemory, check: Check) -> APIRouter:
             time_range=span if span != (None, None) else None,
             recipe=body.recipe,
             dialogue=body.dialogue,
+            speaker=body.speaker,
         )
         return result_out(found, zone)
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from huiyi.checks import check_storable
+from huiyi.checks import check_id, check_storable
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import fold
@@ -42,6 +42,7 @@ class Recall(Ingest):
         recipe: RecallRecipe | str | None = None,
         explain: bool = False,
         dialogue: Sequence[str] | None = None,
+        speaker: str | None = None,
     ) -> RecallResult:
         """The memories most relevant to ``query`` that this person/space may see.
 
@@ -56,6 +57,9 @@ class Recall(Ingest):
         the latest line, the latest exchange and the whole dialogue are then searched as views and fused.
         Without it, a query of several lines is read as one: its last line is asked, the lines before
         are its dialogue (so the chat's time words and names do not stand for the question's).
+        ``speaker``: in a group (``space``), who asks, whom the question's 我 names (我在哪上班 asks for
+        their job); ``person`` would add their private chat to what the group may see. In a private chat
+        the person asks.
         """
         chosen, request = self._recall_request(
             query,
@@ -71,6 +75,9 @@ class Recall(Ingest):
             explain=explain,
             dialogue=dialogue,
         )
+        asker = _asker(speaker, space)
+        if asker:
+            request = replace(request, asker=asker)
         # on a read thread, not the loop: the pending tail is a store read (a round trip on PostgreSQL)
         pending, result, _ = await self._read(self._pending_then_ranked, query, chosen, request)
         return _with_pending(_asked_as(result, query), pending, request.limit)
@@ -93,8 +100,7 @@ class Recall(Ingest):
         speaker: str | None = None,
     ) -> RecallResult:
         """``recall`` for the synchronous face, on the caller's thread: the same ranking without the hops
-        to the event loop and to a read thread and back, each a wake-up of its own (issue 15). ``speaker``:
-        in a group, who asks (context's answered turn), whom the question's 我 names."""
+        to the event loop and to a read thread and back, each a wake-up of its own (issue 15)."""
         self._check_open()
         chosen, request = self._recall_request(
             query,
@@ -110,7 +116,7 @@ class Recall(Ingest):
             explain=explain,
             dialogue=dialogue,
         )
-        return self._recalled(query, chosen, request, speaker if space else None)[0]
+        return self._recalled(query, chosen, request, _asker(speaker, space))[0]
 
     def _recalled(
         self, query: str, recipe: RecallRecipe, request: pipeline.RecallRequest, asker: str | None
@@ -380,3 +386,14 @@ def _with_pending(result: RecallResult, pending: list[RecallHit], limit: int) ->
 def _asked_as(result: RecallResult, query: str) -> RecallResult:
     """The result under the query as the caller gave it (a query of several lines is searched by its last)."""
     return result if result.query == query else result.model_copy(update={"query": query})
+
+
+def _asker(speaker: str | None, space: str | None) -> str | None:
+    """Who asks in a group, checked as an id (None in a private chat, where the person asks)."""
+    if speaker is None:
+        return None
+    try:
+        check_id(speaker, "speaker")
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+    return speaker if space else None

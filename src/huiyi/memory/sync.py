@@ -206,6 +206,7 @@ class Memory:
         recipe: RecallRecipe | str | None = None,
         explain: bool = False,
         dialogue: Sequence[str] | None = None,
+        speaker: str | None = None,
     ) -> RecallResult:
         # on the caller's thread: no hop to the loop and to a read thread and back (issue 15)
         with self._calls.call():
@@ -222,6 +223,7 @@ class Memory:
                 recipe=recipe,
                 explain=explain,
                 dialogue=dialogue,
+                speaker=speaker,
             )
 
     recall.__doc__ = AsyncMemory.recall.__doc__
