@@ -321,6 +321,31 @@ def test_erased_messages_take_their_own_vectors_out_of_recall(store: Store) -> N
     assert chunks["m2"] not in left and chunks["m1"] in left
 
 
+def test_a_memory_made_from_what_an_erasure_took_meanwhile_is_not_written(store: Store) -> None:
+    """A merge or summary planned from what it read before an erasure (another process's) must not write the
+    erased back: each of its sources must still be a message or a memory when it lands."""
+    scope = Scope.of_person("qy", "mumu")
+    store.append_messages([message(1), message(2), message(3)])
+    store.erase("qy", ["m2"])  # after the merge below read m2
+    merged = memory_item("木木喜欢猫，也喜欢狗", scope, sources=["m1", "m2"])
+    summary = memory_item("木木聊了猫", scope, sources=["m1", "m3"])
+    of_merged = memory_item("木木的总结", scope, sources=[merged.id])  # made from the merge: goes with it
+    ahead = memory_item("同一批里的", scope, sources=[summary.id])  # made from a memory of the same batch
+    items = [merged, summary, of_merged, ahead]
+    terms = [Terms(tokens.words(i.text), tokens.chars(i.text)) for i in items]
+    made_from = [item.sources for item in items]
+    writes = Writes(
+        memories=items, vectors=EMB.embed_passages([i.text for i in items]), terms=terms, made_from=made_from
+    )
+    store.apply(writes)
+    kept = {m.id for m in store.list_memories([scope])}
+    assert merged.id not in kept and of_merged.id not in kept and summary.id in kept and ahead.id in kept
+    # a caller's own sources are not checked: they may name what the store never held
+    note = memory_item("外部的", scope, sources=["elsewhere:42"])
+    add(store, [note])
+    assert note.id in {m.id for m in store.list_memories([scope])}
+
+
 def test_turn_alone_chunks_and_other_memories_have_no_own_vector(store: Store) -> None:
     stored = store.append_messages([message(1), message(2)])
     ingest.index_messages(store, EMB, stored, Config(chunk={"context": "turn", "own_vector": True}))

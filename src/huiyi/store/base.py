@@ -172,6 +172,11 @@ class Writes:
     entities: Sequence[Entity] = ()
     entity_vectors: Vectors | None = None
     dropped_aliases: Sequence[tuple[str, str, Sequence[str]]] = ()
+    # per memory, the stored messages or memories it was made from (a merge's facts, a summary's events), read
+    # before: each must still be stored, or made in this unit, when it is written. One an erasure took
+    # meanwhile leaves it unwritten, and what was made from it, so the erased does not come back. None: not
+    # checked (a caller's own sources, as remember's, may name what the store never held)
+    made_from: Sequence[Sequence[str]] | None = None
 
 
 # fields of a stored memory that ``update_memories`` may change; text, scope and kind never change

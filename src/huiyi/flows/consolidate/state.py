@@ -241,7 +241,10 @@ class State:
         if inserts:
             texts = [" ".join(filter(None, [item.text, item.insight])) for item in inserts]
             terms = [terms_of(" ".join([item.text, item.place, *item.keywords])) for item in inserts]
-            self.store.apply(Writes(memories=inserts, vectors=self.embedder.embed_passages(texts), terms=terms))
+            vectors = self.embedder.embed_passages(texts)
+            # planned from what was read before: a merge of facts an erasure took since is not written
+            made_from = [item.data.get("merged_from") or [] for item in inserts]
+            self.store.apply(Writes(memories=inserts, vectors=vectors, terms=terms, made_from=made_from))
         if updates:
             self.store.update_memories(self.agent, list(updates.items()))
         if links:

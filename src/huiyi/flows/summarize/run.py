@@ -274,7 +274,11 @@ def _write(store: Store, embedder: Embedder, plan: _Plan, complete_job: tuple[st
         store.delete_memories(agent, plan.deletes)
     if items or complete_job is not None:
         replaced = [(agent, item.id) for item in items]
-        store.apply(Writes(memories=items, vectors=vectors, terms=terms, replaced=replaced), complete_job)
+        # summaries of what was read before: one of what an erasure took since is not written
+        made_from = [item.sources for item in items]  # the messages and memories read to write them
+        store.apply(
+            Writes(memories=items, vectors=vectors, terms=terms, replaced=replaced, made_from=made_from), complete_job
+        )
     return items
 
 

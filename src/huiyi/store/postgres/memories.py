@@ -133,8 +133,11 @@ class PostgresMemories(PostgresConnection):
                 by_agent.setdefault(agent, []).append(message_id)
             own = writes.own_vectors
             # read in the write transaction (the rows locked), so an erasure is wholly before it or after it
-            if gone := _erased(cur, by_agent):  # chunks of messages erased while they were embedded
-                kept = [i for i, item in enumerate(items) if gone.isdisjoint(item.sources)]
+            gone = _erased(cur, by_agent)  # chunks of messages erased while they were embedded
+            # a merge or summary of what an erasure took since it was read
+            unmade = _unmade(cur, items, writes.made_from) if writes.made_from is not None else set()
+            if gone or unmade:
+                kept = [i for i, item in enumerate(items) if gone.isdisjoint(item.sources) and item.id not in unmade]
                 items, vectors, terms = [items[i] for i in kept], vectors[kept], [terms[i] for i in kept]
                 own = None if own is None else own[kept]
             if items:
@@ -380,6 +383,39 @@ def _erased(cur: Any, by_agent: dict[str, list[str]]) -> set[str]:
         cur.execute("SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) FOR SHARE", (agent, ids))
         gone.update(set(ids) - {str(row[0]) for row in cur.fetchall()})
     return gone
+
+
+def _unmade(cur: Any, items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]]) -> set[str]:
+    """The ids of ``items`` made from what is no longer stored (``made_from``: one list per item), directly or
+    through another of ``items`` (read with the rows locked, so an erasure is wholly before or after)."""
+    if len(made_from) != len(items):
+        raise StoreError("made_from needs one list per memory")
+    wanted: dict[str, set[str]] = {}
+    for item, ids in zip(items, made_from, strict=True):
+        wanted.setdefault(item.scope.agent, set()).update(ids)
+    written = {item.id for item in items}
+    missing: set[str] = set()
+    for agent, agents_ids in wanted.items():
+        asked = sorted(agents_ids - written)
+        if not asked:
+            continue
+        cur.execute("SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) FOR SHARE", (agent, asked))
+        found = {str(row[0]) for row in cur.fetchall()}
+        cur.execute("SELECT id FROM memories WHERE agent = %s AND id = ANY(%s) FOR SHARE", (agent, asked))
+        found |= {str(row[0]) for row in cur.fetchall()}
+        missing.update(set(asked) - found)
+    return _with_made_from(items, made_from, missing) - missing
+
+
+def _with_made_from(items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]], missing: set[str]) -> set[str]:
+    """``missing`` and the ids of the ``items`` made from it, however many steps away: a summary of a merge
+    that is not written goes with it."""
+    missing = set(missing)
+    while True:
+        dropped = {item.id for item, ids in zip(items, made_from, strict=True) if not missing.isdisjoint(ids)} - missing
+        if not dropped:
+            return missing
+        missing |= dropped
 
 
 def _take_out(cur: Any, memories: Sequence[tuple[str, str]]) -> list[Any]:

@@ -86,9 +86,12 @@ class SQLiteMemories(SQLiteConnection):
                 drop_aliases(conn, agent, entity_id, names)
             # read in the write transaction, so an erasure is wholly before it or after it
             gone = _erased(conn, writes.indexed_messages)
+            unmade = _unmade(conn, items, writes.made_from) if writes.made_from is not None else set()
             for index, (item, term) in enumerate(zip(items, terms, strict=True)):
                 if gone and not gone.isdisjoint(item.sources):
                     continue  # a chunk of a message erased while it was embedded (by another instance)
+                if item.id in unmade:
+                    continue  # a merge or summary of what an erasure took since it was read
                 part = ensure_partition(conn, item.scope.agent, item.scope)
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO memories (id, agent, scope, part, kind, text, time, place, participants,"
@@ -471,6 +474,38 @@ def _erased(conn: sqlite3.Connection, messages: Sequence[tuple[str, str]]) -> se
             )
             gone.update(set(chunk) - {str(row[0]) for row in found})
     return gone
+
+
+def _unmade(conn: sqlite3.Connection, items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]]) -> set[str]:
+    """The ids of ``items`` made from what is no longer stored (``made_from``: one list per item), directly or
+    through another of ``items``."""
+    if len(made_from) != len(items):
+        raise StoreError("made_from needs one list per memory")
+    wanted: dict[str, set[str]] = {}
+    for item, ids in zip(items, made_from, strict=True):
+        wanted.setdefault(item.scope.agent, set()).update(ids)
+    written = {item.id for item in items}
+    missing: set[str] = set()
+    for agent, agents_ids in wanted.items():
+        for chunk in chunks(sorted(agents_ids - written), 400):
+            found = conn.execute(
+                f"SELECT id FROM messages WHERE agent = ? AND id IN ({marks(len(chunk))})"
+                f" UNION SELECT id FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
+                (agent, *chunk, agent, *chunk),
+            )
+            missing.update(set(chunk) - {str(row[0]) for row in found})
+    return _with_made_from(items, made_from, missing) - missing
+
+
+def _with_made_from(items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]], missing: set[str]) -> set[str]:
+    """``missing`` and the ids of the ``items`` made from it, however many steps away: a summary of a merge
+    that is not written goes with it."""
+    missing = set(missing)
+    while True:
+        dropped = {item.id for item, ids in zip(items, made_from, strict=True) if not missing.isdisjoint(ids)} - missing
+        if not dropped:
+            return missing
+        missing |= dropped
 
 
 def _take_out(conn: sqlite3.Connection, memories: Sequence[tuple[str, str]]) -> tuple[list[Any], dict[str, Any]]:
