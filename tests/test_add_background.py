@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
@@ -220,13 +221,50 @@ def killed_before_indexing(path: str) -> None:
         os.kill(child.pid or 0, signal.SIGKILL)
         child.join(30)
     embedder = GatedEmbedder()
-    with Memory(path, config=CONFIG, embedder=embedder) as reopened:  # opening takes the dead process's claims
+    embedder.gate.clear()
+    # opening takes the dead process's claims behind it: a restarted bot waits for none of the embedding
+    with Memory(path, config=CONFIG, embedder=embedder) as reopened:
+        assert chunks_of(reopened) == []
+        # meanwhile recall finds them by keyword
+        assert [hit.data.get("pending") for hit in reopened.recall("被杀之前的第3句", agent=AGENT, person=PERSON).hits][
+            :1
+        ] == [True]
+        embedder.gate.set()
+        deadline = time.monotonic() + 60
+        while len(chunks_of(reopened)) < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)  # no indexed() call: the open alone indexes them
         assert len(chunks_of(reopened)) == 5
     assert len(embedder.passages) == 5
 
 
 def test_kill_9_between_add_and_indexing_sqlite(tmp_path: Path) -> None:
     killed_before_indexing(str(tmp_path / "s"))
+
+
+def test_a_running_instance_takes_over_what_a_killed_process_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot that goes on running indexes the messages another process stored and died before indexing (behind
+    its own adds), not only the next process to open the store."""
+    from huiyi.memory import indexing
+
+    monkeypatch.setattr(indexing, "LEFTOVERS_EVERY", 0.0)
+    path = str(tmp_path / "s")
+    embedder = GatedEmbedder()
+    with Memory(path, config=CONFIG, embedder=embedder) as running:
+        added = SPAWN.Event()
+        child = SPAWN.Process(target=stuck_adder, args=(path, added))
+        child.start()
+        try:
+            assert added.wait(120)
+        finally:
+            os.kill(child.pid or 0, signal.SIGKILL)
+            child.join(30)
+        running.add("我还在", agent=AGENT, person=PERSON)  # its indexing looks for leftovers behind it
+        deadline = time.monotonic() + 60
+        while len(chunks_of(running)) < 6 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(chunks_of(running)) == 6
 
 
 def test_kill_9_between_add_and_indexing_postgres() -> None:

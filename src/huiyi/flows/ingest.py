@@ -423,18 +423,22 @@ class Interrupted(Exception):
     """Indexing was told to stop; what it had not indexed is left for the next opener."""
 
 
-def index_pending(store: Store, embedder: Embedder, config: Config, worker: str | None = None) -> int:
+def index_pending(
+    store: Store, embedder: Embedder, config: Config, worker: str | None = None, stop: threading.Event | None = None
+) -> int:
     """Index messages that were accepted but never indexed (e.g. the process died in between).
 
     Only messages nobody holds are claimed, a batch at a time: a message another process is indexing
-    right now is left to it.
+    right now is left to it. ``stop``: set, no further batch is claimed (a closing instance holds none).
     """
     worker = worker or f"{indexer_name()}:pending"
     batch = max(1, config.embed.batch_size)
     total = 0
     # a process of this machine that died holding a claim will never index it: take it now, not after the lease
     store.release_claims(dead_here)
-    while claimed := store.claim_unindexed(worker, datetime.now(UTC), INDEX_LEASE_SECONDS, batch):
+    while not (stop is not None and stop.is_set()) and (
+        claimed := store.claim_unindexed(worker, datetime.now(UTC), INDEX_LEASE_SECONDS, batch)
+    ):
         by_agent: dict[str, list[Message]] = {}  # a routed store writes one agent per call
         for message in claimed:
             by_agent.setdefault(message.agent, []).append(message)

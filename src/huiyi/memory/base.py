@@ -108,7 +108,6 @@ class MemoryBase:
             raise
         # this instance's name on the indexing work it claims, apart from other processes and instances
         self._indexer = f"{ingest.indexer_name()}:{id(self):x}"
-        ingest.index_pending(self.store, self.embedder, self.config, self._indexer)
         self.templates = Templates.load(self.config.language, self.config.context.templates or None)
         self.core_blocks = CoreBlocks(self.config.context.core_blocks) if self.config.context.core_blocks else None
         self.core_memory = CoreMemory(

@@ -37,6 +37,9 @@ log = logging.getLogger(__name__)
 PENDING_SCAN = 1000
 # the share of the query's terms (words and CJK characters) a pending message must hold to be recalled
 PENDING_MATCH = 0.5
+# how often, at most, an instance that goes on adding looks for messages another process stored and left
+# unindexed (killed before it embedded them): the open looks once, and a running bot takes them over too
+LEFTOVERS_EVERY = 60.0
 # extraction and maintenance start once adds have paused this long (waiting at most ADDS_PAUSE_MAX in all)
 ADDS_PAUSE = 0.05
 ADDS_PAUSE_MAX = 1.0
@@ -62,6 +65,28 @@ class Indexing(MemoryBase):
         self._last_add = 0.0  # time.monotonic() of the latest add's append
         # which adds can have made a fold due: the others plan nothing behind them (issue 15)
         self._fold_watch = FoldWatch(self.config)
+        # messages a killed process stored and never indexed, taken behind the open (its backlog may take
+        # minutes to embed: a bot's restart waits for none of it; recall finds them by keyword meanwhile)
+        self._closing = threading.Event()
+        # a thread of their own, so the adds' indexing does not queue behind a backlog
+        self._catching_up = ThreadPoolExecutor(1, thread_name_prefix="huiyi-leftovers", initializer=background_thread)
+        self._leftovers_at = time.monotonic()
+        self._leftovers: Future[int] = self._catching_up.submit(self._index_leftovers)
+
+    def _index_leftovers(self) -> int:
+        """``index_pending`` on its own thread; a failure leaves the messages to the next look."""
+        try:
+            return ingest.index_pending(self.store, self.embedder, self.config, self._indexer, self._closing)
+        except Exception:
+            log.exception("indexing messages left unindexed by an earlier run failed; tried again later")
+            return 0
+
+    def _look_for_leftovers(self) -> None:
+        """Look again for messages others left unindexed, once ``LEFTOVERS_EVERY`` has passed (behind a drain)."""
+        now = time.monotonic()
+        if now - self._leftovers_at >= LEFTOVERS_EVERY and self._leftovers.done() and not self._closing.is_set():
+            self._leftovers_at = now
+            self._leftovers = self._catching_up.submit(self._index_leftovers)
 
     def _behind_add(self, call: Callable[[], None]) -> None:
         """Run ``call`` on the thread behind ``add``, after everything queued there before (any thread)."""
@@ -118,6 +143,7 @@ class Indexing(MemoryBase):
                 except Exception:  # tried again at the next drain; indexed() or the next opener takes them too
                     log.exception("indexing %d messages failed; they stay stored and are indexed later", len(part))
                     self._index_retry.extend(part)
+        self._look_for_leftovers()
 
     async def indexed(self) -> int:
         """Wait until every message added so far is indexed for recall; returns how many this call indexed
@@ -132,8 +158,11 @@ class Indexing(MemoryBase):
         return self._retries_indexed - before + pending
 
     async def _drained(self) -> None:
-        """Wait for this instance's queue to be indexed (and for what adds left behind them)."""
+        """Wait for this instance's queue to be indexed (and for what adds left behind them, and for the look
+        for others' leftovers under way)."""
         await self._behind_done()
+        if not self._leftovers.done():
+            await asyncio.wrap_future(self._leftovers)
         while (task := self._index_task) is not None and not task.done():
             if task.get_loop() is not asyncio.get_running_loop():  # its loop is gone: drain here
                 self._index_task = None
@@ -193,10 +222,12 @@ class Indexing(MemoryBase):
 
     async def close(self) -> None:
         """Index what is still queued, then close (a crash instead leaves it claimed: the next open takes it)."""
+        self._closing.set()  # others' leftovers: the batch under way ends, the next open takes the rest
         try:
             await self._drained()
         except Exception:  # closing anyway; the messages are durable and the next open indexes them
             log.exception("indexing at close failed")
         await super().close()
         self._indexing.shutdown(wait=False)
+        self._catching_up.shutdown(wait=False)
         self._behind.shutdown(wait=False)
