@@ -238,8 +238,12 @@ class RuleExtractor:
 
         when = segment[0].message.time
         about = ""
-        for said in segment:
-            moving = [span for span in said.spans if said.message.time not in span]
+        for at, said in enumerate(segment):
+            said_at = said.message.time
+            if any(said_at in span for span in said.spans):
+                break  # said of its own time (今天晚上去上了陶艺课): the event is then, whatever follows
+            # a time to come said after the first line is what follows it (老师说两周后烧好可以取), not when it was
+            moving = [span for span in said.spans if said_at not in span and (at == 0 or span.start <= said_at)]
             if moving:
                 when, about = moving[0].start, absolute(moving[0])
                 break

@@ -1,0 +1,33 @@
+"""When a rule-made event happened: the time its first line names, or when it was said; not a time to come that a
+later line names (issue 17, a companion month tried as an app would: 今天晚上去上了陶艺课 … 老师说两周后烧好
+可以取 was dated two weeks on, so 上周二我干嘛了 never found it)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from huiyi.model import Scope, ScopeKind
+from rule_lines import extract_private
+
+SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
+SAID = datetime(2025, 3, 18, 21, 10)  # a Tuesday evening
+
+
+def event_times(*texts: str) -> list[tuple[datetime | None, str]]:
+    return [(event.time, event.about) for event in extract_private(SCOPE, texts, SAID).events]
+
+
+def test_an_event_said_of_its_own_time_stays_then() -> None:
+    assert event_times("今天晚上去上了陶艺课", "捏了一个歪歪扭扭的杯子", "老师说两周后烧好可以取") == [(SAID, "")]
+
+
+def test_a_time_to_come_in_a_later_line_does_not_date_what_happened() -> None:
+    [(when, about)] = event_times("我辞职了！", "下个月去新公司报到")
+    assert when == SAID and about == ""
+
+
+def test_a_past_time_in_a_later_line_and_a_plan_in_the_first_still_date_it() -> None:
+    [(when, _)] = event_times("我跟你说个事", "昨天我去医院拔了智齿")
+    assert when is not None and when.date() == datetime(2025, 3, 17).date()
+    [(when, _)] = event_times("下周三我要考驾照", "好紧张")
+    assert when is not None and when.date() == datetime(2025, 3, 26).date()
