@@ -332,6 +332,23 @@ def _month_shifted(span: Range, months: int) -> Range | None:
     return first, first + (span[1] - span[0])
 
 
+def _nearer_half_of_the_day(span: Range, now: datetime) -> Range:
+    """A bare clock time (九点) at whichever of its two hours is nearer to when it is said: 加班到九点 at 21:09
+    is 21:00, not that morning's 09:00; 七点就醒了 at 12:30 stays 07:00. 零点 and 07:30 say which they are.
+
+        >>> [str(span[0]) for *_, span in chinese_phrases("天天加班到九点", datetime(2025, 3, 20, 21, 9))]
+        ['2025-03-20 21:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("七点就醒了", datetime(2025, 3, 20, 12, 30))]
+        ['2025-03-20 07:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("07:30到的，零点睡", datetime(2025, 3, 20, 21, 0))]
+        ['2025-03-20 07:30:00', '2025-03-20 00:00:00']
+    """
+    if span[0].hour >= 12 or span[0].hour == 0:
+        return span
+    later = (span[0] + timedelta(hours=12), span[1] + timedelta(hours=12))
+    return later if abs(later[0] - now) < abs(span[0] - now) else span
+
+
 def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
     """A bare clock time after a day not yet over, in one message, is on that day: in "明晚的事定了…时间
     还是七点" the 七点 is tomorrow evening's, not this morning's. Only a day to come anchors it: a plan
@@ -351,7 +368,7 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
         phrase = text[start:end]
         if _ZH_CLOCK.fullmatch(phrase):
             joined = _resolve_zh(anchor + phrase, now) if anchor else None
-            out.append((start, end, joined or span))
+            out.append((start, end, joined or (_nearer_half_of_the_day(span, now) if "点" in phrase else span)))
             continue
         day = _ZH_CLOCK.sub("", phrase)  # 明晚七点 anchors a later 八点 as 明晚
         to_come = span[1] > now and span[1] - span[0] <= timedelta(days=1)  # a day, or part of one, not yet over
