@@ -27,6 +27,7 @@ MODULES = [
     "huiyi.evaluation.runner",
     "huiyi.recall.routes",
     "huiyi.recall.names",
+    "huiyi.recall.polarity",
     "huiyi.recall.feelings",
     "huiyi.recall.who",
     "huiyi.recall.latest",

@@ -103,6 +103,8 @@ class RecallRecipe(Section):
     feeling_weight: float = Field(default=0.2, ge=0.0)
     # 那家店叫什么名字: lines that give a name (“巴渝老灶”, 叫团子) gain this (recall.names)
     name_weight: float = Field(default=0.2, ge=0.0)
+    # 我喜欢吃什么: lines and facts that say a like of the sign asked (not 不喜欢) gain this (recall.polarity)
+    polarity_weight: float = Field(default=0.2, ge=0.0)
     # in a group, a named person's memories are also searched by the index's speaker field (issue #13)
     speaker_route: bool = True
     time_weight: float = 0.3  # the memory's time lies in the span the query's time words name (+0.013)

@@ -13,8 +13,7 @@ by :func:`run`; a new stage is one more such function and one line there:
 2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
    roulette): late routes and tiers add bonuses, the graph walks from the best, the recipe's score
    weighs the result, and roulette may sample among the best.
-3. ``_with_profiles``: in a group, the global profile of a member the query names joins
-   (``absent_profiles``).
+3. ``_with_profiles``: in a group, the global profile of a member the query names joins (``absent_profiles``).
 4. ``_in_range``: a time range keeps what lies inside it; the limit cuts.
 5. ``_hits``: the memories returned are loaded whole and reinforced.
 
@@ -35,7 +34,7 @@ from datetime import UTC, datetime, tzinfo
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
-from huiyi.recall import anchor, bridge, current, feelings, names, routes, slots, timerange, units, views
+from huiyi.recall import anchor, bridge, current, feelings, names, polarity, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse, unscored
 from huiyi.recall.hits import RouteScores, hit_of
 from huiyi.recall.reinforce import Reinforcer
@@ -264,6 +263,8 @@ def _fused(
     if recipe.name_weight and names.asks(request.query):  # 那家火锅叫什么名字
         giving = names.gains(window, rows, recipe.name_weight, names.about(request.query))
         window = _lifted(window, boosts, "name", giving)
+    if recipe.polarity_weight and (sign := polarity.asked(request.query)):  # 我喜欢吃什么, not 不喜欢的
+        window = _lifted(window, boosts, "polarity", polarity.gains(window, rows, recipe.polarity_weight, sign))
     carry = recipe.carriers and not ask.in_group
     if recipe.anchor_weight or recipe.anchor_demote or carry:  # the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]

@@ -1,0 +1,57 @@
+"""Likes and dislikes: "我喜欢吃什么" asks for what one likes, and 木木不喜欢吃辣 is its opposite.
+
+Meaning and words score 我不喜欢香菜 as close to 我喜欢吃什么 as 我最喜欢吃火锅了 (the same 喜欢, the same 吃), so
+a dislike led a question about likes. When the line asked asks what someone likes (or dislikes), the candidate
+lines and facts that say a like of that sign gain ``polarity_weight``; those that say the other sign, or both,
+gain nothing.
+
+    >>> asked("我喜欢吃什么"), asked("我有什么不喜欢吃的"), asked("我讨厌什么来着"), asked("我喜欢你")
+    (1, -1, -1, 0)
+    >>> said("今天中午吃了火锅，我最喜欢吃火锅了"), said("木木不喜欢吃辣"), said("不喜欢榴莲，但喜欢芒果")
+    (1, -1, 0)
+    >>> said("I love hiking"), said("I don't like cilantro"), asked("What food do I like?")
+    (1, -1, 1)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from huiyi.patterns import lazy
+from huiyi.recall.rerank import Window
+from huiyi.store.base import RankRow
+
+__all__ = ["asked", "gains", "said"]
+
+_LIKE = r"喜欢|爱吃|爱喝|爱玩|爱看|爱听|最爱|偏爱|\blike\b|\blove\b|\benjoy\b|\bfavou?rite\b"
+_UNLIKE = (
+    r"(?:不|没那么|不太|不怎么|并不)(?:喜欢|爱吃|爱喝|爱玩|爱看|爱听)|讨厌|受不了|反感|吃不了|喝不了"
+    r"|\b(?:don't|do not|doesn't|does not|never|didn't)\s+(?:really\s+)?(?:like|love|enjoy)\b|\bhate\b|\bdislike\b"
+)
+_UNLIKES = lazy(_UNLIKE, re.IGNORECASE)
+_LIKES = lazy(_LIKE, re.IGNORECASE)
+_QUESTION = lazy(r"什么|哪|啥|吗|？|\?|\bwhat\b|\bwhich\b", re.IGNORECASE)
+_AT_SOMEONE = lazy(r"喜欢(?:你|我|他|她)(?![们的]?(?:吃|喝|玩|看|听|做|去))")  # 我喜欢你: no taste asked
+
+
+def said(text: str) -> int:
+    """+1 where the text says a like and no dislike, -1 a dislike and no other like, 0 neither or both."""
+    unlikes = len(_UNLIKES.findall(text))
+    likes = len(_LIKES.findall(_UNLIKES.sub(" ", text)))
+    if unlikes and not likes:
+        return -1
+    return 1 if likes and not unlikes else 0
+
+
+def asked(query: str) -> int:
+    """+1 where the line asked asks what someone likes, -1 what they dislike, 0 neither."""
+    line = query.strip().rsplit("\n", 1)[-1]
+    if not _QUESTION.search(line) or _AT_SOMEONE.search(line):
+        return 0
+    return said(line)
+
+
+def gains(window: Window, rows: Mapping[int, RankRow | None], weight: float, sign: int) -> dict[int, float]:
+    """What the lines and facts in the window that say a like of ``sign`` gain."""
+    return {key: weight for key, _ in window if (row := rows.get(key)) is not None and said(row.text) == sign}
