@@ -274,7 +274,11 @@ class Recall(Ingest):
         budget = check_budget(self.config.context.max_chars if max_chars is None else max_chars)
         now = self.wall(now)
         chat = _chat_of(agent, person, space)
-        recent = fold.working_memory(self.store, agent, chat.space_id, self.config)
+        # in the order they were said, as the chat shows them: a line delivered late (a platform's catch-up)
+        # stood after the change that overrode it (七点 after 改到七点半)
+        recent = sorted(
+            fold.working_memory(self.store, agent, chat.space_id, self.config), key=lambda m: (m.time, m.seq)
+        )
         overview = self._overview(agent, chat, self.wall(now))
         if not isinstance(message, str) or not isinstance(last_reply, str):
             raise InvalidInput("message and last_reply are texts")
