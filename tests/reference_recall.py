@@ -57,6 +57,10 @@ def run(
     """The memories the recipe finds for the request, best first."""
     started = time.perf_counter()
     terms = routes.query_terms(request.query, request.drop_words)
+    # a time phrase's characters match no line (as the pipeline reads the query since)
+    named = query_time_range(request.query, request.now) if request.now and recipe.time_weight else None
+    if named is not None:
+        terms = routes.without_time_chars(terms, named.phrase)
     timings = {"tokenize": (time.perf_counter() - started) * 1000}
     ask = routes.Ask(
         store, embedder, request.scopes, request.query, terms, request.drop_words, request.now, recipe, lexicon

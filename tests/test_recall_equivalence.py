@@ -148,7 +148,8 @@ def test_the_pipeline_ranks_as_the_reference_does(store: Store, overrides: dict[
     # and group recall's speaker route, chatter weight and absent profiles (tests/test_group_recall.py)
     # and the demotion of closed facts (tests/test_closed_facts.py)
     # and a named time's reach below the window (tests/test_recall_time_reach.py)
-    v3_off = {"events_lend": False, "time_about": False, "tiers": "bonus", "time_reach": 0}
+    # and likes and dislikes (tests/test_recall_polarity.py)
+    v3_off = {"events_lend": False, "time_about": False, "tiers": "bonus", "time_reach": 0, "polarity_weight": 0.0}
     v3_off |= {"speaker_route": False, "chatter_weight": 1.0, "absent_profiles": False, "closed_weight": 0.0}
     recipe = RecallRecipe.model_validate(expand_recipe({"reinforce": False, **v3_off, **overrides}, {}))
     embedder = HashEmbedder(64)

@@ -1752,6 +1752,8 @@ export interface components {
             recipe?: string | null;
             /** Dialogue */
             dialogue?: string[];
+            /** Speaker */
+            speaker?: string | null;
         };
         /**
          * RecallHit
