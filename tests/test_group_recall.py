@@ -293,3 +293,27 @@ def test_group_recall_does_not_depend_on_how_messages_are_batched(tmp_path: Path
             found = memory.recall("林晚晴 周日去哪", agent="bot", space="g1", kinds=["chunk"], limit=12)
             ranked.append([(hit.sources[0], hit.route_scores) for hit in found.hits])
     assert ranked[0] == ranked[1]
+
+
+def test_a_members_line_about_the_one_asked_about_gains_as_theirs_do(tmp_path: Path) -> None:
+    """In a group, 阿杰's 小雨最近在学车 tells of 小雨 as much as her own lines: it gains the speaker bonus
+    at ``mention_weight`` (issue 17, a group day tried as a bot would: 小雨's 你闭嘴😤 led 小雨学车怎么样了)."""
+    chat = [
+        ("小雨", "@阿杰 你闭嘴😤"),
+        ("阿杰", "小雨最近在学车，科目二挂了一次"),
+        ("胖虎", "周末去爬山吗"),
+        ("小雨", "去"),
+    ]
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        lines = [
+            {"id": f"x{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=i)}
+            for i, (who, text) in enumerate(chat)
+        ]
+        memory.add(lines, agent="bot", space="g1", index=True)
+        memory.flush(agent="bot", space="g1")  # its members become the group's people
+        found = memory.recall("小雨学车怎么样了", agent="bot", space="g1", kinds=["chunk"], explain=True, limit=4)
+        given = found.info["bonuses"]
+        lifted = {hit.sources[0]: given.get(hit.id, {}).get("speaker", 0.0) for hit in found.hits}
+        assert lifted["x1"] > 0 and lifted["x2"] == 0.0
+        assert lifted["x1"] < lifted["x0"]  # less than her own line's

@@ -99,6 +99,8 @@ class RecallRecipe(Section):
     # bonuses on the best fused candidates (0 turns a bonus off)
     rerank_depth: Count = 100  # how many of the best fused candidates the bonuses may reorder
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
+    # in a group, a member's line that names the one asked about gains this times speaker_weight
+    mention_weight: float = Field(default=0.5, ge=0.0)
     # 我当时什么心情: the asker's lines that say a feeling gain this (recall.feelings)
     feeling_weight: float = Field(default=0.2, ge=0.0)
     # 那家店叫什么名字: lines that give a name (“巴渝老灶”, 叫团子) gain this (recall.names)

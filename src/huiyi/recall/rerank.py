@@ -134,6 +134,14 @@ def rerank(
                 # a fact about the named person is what "what does 苏霓 do" asks: it leads their lines
                 about = facts_lead and item.kind is MemoryKind.FACT and item.subject in named
                 bonus["speaker"] = recipe.speaker_weight * ((2.0 if about else 1.0) + theirs.get(key, 0.0))
+            elif (  # in a group, another member's line about them (小雨最近在学车) tells of them too
+                facts_lead
+                and recipe.mention_weight
+                and item.kind is MemoryKind.CHUNK
+                and key not in chatter
+                and any(name in item.text.split(": ", 1)[-1] for name in named)
+            ):
+                bonus["speaker"] = recipe.speaker_weight * recipe.mention_weight
             if time_bonus and item.time is not None and span is not None and _within(key, item, span, whole):
                 bonus["time"] = time_bonus
             if placed and item.kind is MemoryKind.CHUNK and item.seq is not None:
