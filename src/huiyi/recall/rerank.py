@@ -51,6 +51,21 @@ def mentioned(query: str, names: Iterable[str]) -> set[str]:
     return found
 
 
+def _tells_of(line: str, names: Iterable[str]) -> bool:
+    """Whether a line names one of ``names``, other than to take the name (以后叫我苏霓吧, 苏霓就是小黑: a member's
+    claim to another's name lifts none of their lines, recall.lookalikes).
+
+        >>> [_tells_of(line, ["苏霓"]) for line in ("苏霓最近在学车", "以后叫我苏霓吧", "苏霓就是小黑")]
+        [True, False, False]
+    """
+    for name in names:
+        if name and name in line:
+            said = re.escape(name)
+            if not re.search(rf"(?:叫我|我叫|我(?:就)?是){said}|{said}就是", line):
+                return True
+    return False
+
+
 def rerank(
     window: Window,
     items: dict[int, RankRow | None],
@@ -139,7 +154,7 @@ def rerank(
                 and recipe.mention_weight
                 and item.kind is MemoryKind.CHUNK
                 and key not in chatter
-                and any(name in item.text.split(": ", 1)[-1] for name in named)
+                and _tells_of(item.text.split(": ", 1)[-1], named)
             ):
                 bonus["speaker"] = recipe.speaker_weight * recipe.mention_weight
             if time_bonus and item.time is not None and span is not None and _within(key, item, span, whole):

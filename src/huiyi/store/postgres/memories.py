@@ -18,6 +18,7 @@ from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
+from huiyi.store.madefrom import made_from_gone
 from huiyi.store.owncache import own_vectors
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
@@ -404,18 +405,7 @@ def _unmade(cur: Any, items: Sequence[MemoryItem], made_from: Sequence[Sequence[
         cur.execute("SELECT id FROM memories WHERE agent = %s AND id = ANY(%s) FOR SHARE", (agent, asked))
         found |= {str(row[0]) for row in cur.fetchall()}
         missing.update(set(asked) - found)
-    return _with_made_from(items, made_from, missing) - missing
-
-
-def _with_made_from(items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]], missing: set[str]) -> set[str]:
-    """``missing`` and the ids of the ``items`` made from it, however many steps away: a summary of a merge
-    that is not written goes with it."""
-    missing = set(missing)
-    while True:
-        dropped = {item.id for item, ids in zip(items, made_from, strict=True) if not missing.isdisjoint(ids)} - missing
-        if not dropped:
-            return missing
-        missing |= dropped
+    return made_from_gone(items, made_from, missing) - missing
 
 
 def _take_out(cur: Any, memories: Sequence[tuple[str, str]]) -> list[Any]:

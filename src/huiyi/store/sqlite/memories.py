@@ -24,6 +24,7 @@ from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, fold_of, json_text, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import count_row_tokens, scope_code, scoped
+from huiyi.store.sqlite.gone import erased, unmade_ids
 from huiyi.store.sqlite.graph import add_names, drop_aliases
 from huiyi.store.sqlite.jobs import record_folded
 from huiyi.store.sqlite.partitions import bump_version, count_in, ensure_partition
@@ -85,8 +86,8 @@ class SQLiteMemories(SQLiteConnection):
             for agent, entity_id, names in writes.dropped_aliases:
                 drop_aliases(conn, agent, entity_id, names)
             # read in the write transaction, so an erasure is wholly before it or after it
-            gone = _erased(conn, writes.indexed_messages)
-            unmade = _unmade(conn, items, writes.made_from) if writes.made_from is not None else set()
+            gone = erased(conn, writes.indexed_messages)
+            unmade = unmade_ids(conn, items, writes.made_from) if writes.made_from is not None else set()
             for index, (item, term) in enumerate(zip(items, terms, strict=True)):
                 if gone and not gone.isdisjoint(item.sources):
                     continue  # a chunk of a message erased while it was embedded (by another instance)
@@ -459,53 +460,6 @@ def places_of(items: Sequence[MemoryItem]) -> Places:
         [int(q) if c and isinstance(q, int) else None for q, c in zip(seqs, chunk, strict=True)],
         [c and item.data.get("vector") == TURN_VECTOR for item, c in zip(items, chunk, strict=True)],
     )
-
-
-def _erased(conn: sqlite3.Connection, messages: Sequence[tuple[str, str]]) -> set[str]:
-    """The ids of these (agent, id) messages that are no longer stored: their chunks must not be written."""
-    by_agent: dict[str, list[str]] = {}
-    for agent, message_id in messages:
-        by_agent.setdefault(agent, []).append(message_id)
-    gone: set[str] = set()
-    for agent, ids in by_agent.items():
-        for chunk in chunks(ids, 500):
-            found = conn.execute(
-                f"SELECT id FROM messages WHERE agent = ? AND id IN ({marks(len(chunk))})", (agent, *chunk)
-            )
-            gone.update(set(chunk) - {str(row[0]) for row in found})
-    return gone
-
-
-def _unmade(conn: sqlite3.Connection, items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]]) -> set[str]:
-    """The ids of ``items`` made from what is no longer stored (``made_from``: one list per item), directly or
-    through another of ``items``."""
-    if len(made_from) != len(items):
-        raise StoreError("made_from needs one list per memory")
-    wanted: dict[str, set[str]] = {}
-    for item, ids in zip(items, made_from, strict=True):
-        wanted.setdefault(item.scope.agent, set()).update(ids)
-    written = {item.id for item in items}
-    missing: set[str] = set()
-    for agent, agents_ids in wanted.items():
-        for chunk in chunks(sorted(agents_ids - written), 400):
-            found = conn.execute(
-                f"SELECT id FROM messages WHERE agent = ? AND id IN ({marks(len(chunk))})"
-                f" UNION SELECT id FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
-                (agent, *chunk, agent, *chunk),
-            )
-            missing.update(set(chunk) - {str(row[0]) for row in found})
-    return _with_made_from(items, made_from, missing) - missing
-
-
-def _with_made_from(items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]], missing: set[str]) -> set[str]:
-    """``missing`` and the ids of the ``items`` made from it, however many steps away: a summary of a merge
-    that is not written goes with it."""
-    missing = set(missing)
-    while True:
-        dropped = {item.id for item, ids in zip(items, made_from, strict=True) if not missing.isdisjoint(ids)} - missing
-        if not dropped:
-            return missing
-        missing |= dropped
 
 
 def _take_out(conn: sqlite3.Connection, memories: Sequence[tuple[str, str]]) -> tuple[list[Any], dict[str, Any]]:
