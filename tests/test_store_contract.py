@@ -346,6 +346,31 @@ def test_a_memory_made_from_what_an_erasure_took_meanwhile_is_not_written(store:
     assert note.id in {m.id for m in store.list_memories([scope])}
 
 
+def test_two_writers_indexing_the_same_messages_at_once_both_finish(store: Store) -> None:
+    """An opener taking over a backlog may index what another writer is indexing: on PostgreSQL two share
+    locks upgraded at the indexed flag deadlocked, and one writer failed."""
+    stored = store.append_messages([message(i) for i in range(40)])
+    failures: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def index() -> None:
+        start.wait()
+        try:
+            for at in range(0, len(stored), 4):
+                ingest.index_messages(store, EMB, stored[at : at + 4], Config())
+        except BaseException as exc:
+            failures.append(exc)
+
+    writers = [threading.Thread(target=index) for _ in range(2)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(120)
+    assert not failures
+    chunks = store.list_memories([Scope.of_person("qy", "mumu")], [MemoryKind.CHUNK], limit=1000)
+    assert sorted(c.sources[0] for c in chunks) == sorted(m.id for m in stored)
+
+
 def test_turn_alone_chunks_and_other_memories_have_no_own_vector(store: Store) -> None:
     stored = store.append_messages([message(1), message(2)])
     ingest.index_messages(store, EMB, stored, Config(chunk={"context": "turn", "own_vector": True}))

@@ -143,7 +143,7 @@ class PostgresErase(PostgresMemories):
 
         with self._write() as cur:
             erased = set(message_ids)
-            # locked first: an indexer writing their chunks (store.apply reads them FOR SHARE) either commits
+            # locked first: an indexer writing their chunks (store.apply locks them) either commits
             # before this reads the memories to erase, or finds the messages gone
             cur.execute("SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) FOR UPDATE", (agent, sorted(erased)))
             if person is not None:

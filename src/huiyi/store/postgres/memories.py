@@ -381,7 +381,11 @@ def _erased(cur: Any, by_agent: dict[str, list[str]]) -> set[str]:
     """The ids of these messages (by agent) that are no longer stored: their chunks must not be written."""
     gone: set[str] = set()
     for agent, ids in by_agent.items():
-        cur.execute("SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) FOR SHARE", (agent, ids))
+        # FOR UPDATE, in one order: two writers of one message's chunk (its indexer and an opener taking over
+        # the backlog) each holding a share lock would deadlock at the indexed flag's update
+        cur.execute(
+            "SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) ORDER BY id FOR UPDATE", (agent, sorted(ids))
+        )
         gone.update(set(ids) - {str(row[0]) for row in cur.fetchall()})
     return gone
 
