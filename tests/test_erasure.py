@@ -401,3 +401,25 @@ def test_forgetting_a_lookalike_member_takes_the_lines_stored_under_their_name_b
         assert memory.forget_person("\u0410va", agent="Ava").messages == 2
         assert [m.id for m in memory.messages(["n0", "n1", "n2"], agent="Ava")] == ["n1"]
         assert all("QZXBEFORE" not in m.text for m in memory.memories(agent="Ava", limit=50))
+
+
+def test_a_consolidation_an_erasure_overtook_keeps_no_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process forgets bob while this one consolidates: the run's report, written after, may quote what
+    went, so it is not kept (a run with no erasure meanwhile keeps one)."""
+    from huiyi.flows.consolidate import run
+
+    with Memory(tmp_path / "s", embedder=HashEmbedder(64), config=QUIET) as memory:
+        _fill(memory)
+        memory.consolidate(agent="a", space="g1")
+        assert [r.kind for r in memory.reports(agent="a")] == ["consolidate"]
+        consolidate = run.consolidate
+
+        async def overtaken(*args: object, **kwargs: object) -> object:
+            report = await consolidate(*args, **kwargs)  # type: ignore[arg-type]
+            memory.store.erase("a", [], person="bob", names=["bob", "鲍勃"])  # as another process would
+            return report
+
+        monkeypatch.setattr(run, "consolidate", overtaken)
+        memory.consolidate(agent="a", space="g1")
+        # the erasure took the first run's report (bob spoke in g1), and the second's is not kept
+        assert memory.reports(agent="a") == []

@@ -28,6 +28,7 @@ from huiyi.model import (
 )
 from huiyi.providers.embed import HashEmbedder
 from huiyi.store.base import Claim, MemoryFilter, Store, Terms, Writes
+from huiyi.store.jobs import RunReport
 from huiyi.store.rows import EVERY_SPEAKER
 from huiyi.store.sqlite import SQLiteStore
 from huiyi.text import tokens
@@ -369,6 +370,21 @@ def test_two_writers_indexing_the_same_messages_at_once_both_finish(store: Store
     assert not failures
     chunks = store.list_memories([Scope.of_person("qy", "mumu")], [MemoryKind.CHUNK], limit=1000)
     assert sorted(c.sources[0] for c in chunks) == sorted(m.id for m in stored)
+
+
+def test_a_report_of_a_run_that_an_erasure_overtook_is_not_kept(store: Store) -> None:
+    """A consolidation or summary that read what an erasure (in another process) then took may quote it in its
+    report: a report is kept only if no erasure ran since its run began."""
+    store.append_messages([message(1), message(2)])
+    before = store.erasures()
+    store.erase("qy", ["m1"])
+    assert store.erasures() == before + 1
+    late = RunReport(agent="qy", scope="person:mumu", kind="consolidate", at=T0, body={"quote": "第1句话"})
+    assert store.add_report(late, before) is False
+    assert store.list_reports("qy") == []
+    kept = RunReport(agent="qy", scope="person:mumu", kind="consolidate", at=T0, body={"quote": "第2句话"})
+    assert store.add_report(kept, store.erasures()) is True and store.add_report(kept.model_copy(), None) is True
+    assert [r.id for r in store.list_reports("qy")] == [kept.id]
 
 
 def test_turn_alone_chunks_and_other_memories_have_no_own_vector(store: Store) -> None:

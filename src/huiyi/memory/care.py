@@ -47,6 +47,7 @@ class Care(Pages):
 
         scope = _scope_of(agent, person, space)
         now = self.wall(now)  # an aware moment (UTC) as the store keeps times, as recall reads it
+        erasures = await self._run(self.store.erasures)  # before the run reads: its report then quotes none
         since = await self._run(last_run, self.store, scope)
         report = await consolidate(
             self.store,
@@ -59,14 +60,15 @@ class Care(Pages):
             since=since,
             zone=self._tz,
         )
-        await self._keep_consolidation(report)
+        await self._keep_consolidation(report, erasures)
         return report
 
-    async def _keep_consolidation(self, report: Report) -> None:
+    async def _keep_consolidation(self, report: Report, erasures: int) -> None:
         body = report.model_dump(mode="json", exclude={"scope"})
-        await self._keep_report("consolidate", report.scope, report.now, report.counts(), body, report.dry_run)
+        counts = report.counts()
+        await self._keep_report("consolidate", report.scope, report.now, counts, body, report.dry_run, erasures)
 
-    async def _keep_summaries(self, scope: Scope, day: date, made: Sequence[MemoryItem]) -> None:
+    async def _keep_summaries(self, scope: Scope, day: date, made: Sequence[MemoryItem], erasures: int) -> None:
         counts = dict(Counter(str(item.summary.kind or "summary") for item in made))
         try:  # as stored: the store stamped their created_at
             found = await self._run(self.store.get_memories, scope.agent, [item.id for item in made])
@@ -76,7 +78,7 @@ class Care(Pages):
             stored = {}
         kept = [stored.get(item.id, item) for item in made]
         body = {"day": day.isoformat(), "summaries": [item.model_dump(mode="json") for item in kept]}
-        await self._keep_report("summarize", scope, self.now(), counts, body)
+        await self._keep_report("summarize", scope, self.now(), counts, body, erasures=erasures)
 
     async def summarize(
         self, day: date, *, agent: str, person: str | None = None, space: str | None = None
@@ -90,6 +92,7 @@ class Care(Pages):
         elif not isinstance(day, date):
             raise InvalidInput(f"day is a date, not {type(day).__name__}")
         scope = _scope_of(agent, person, space)
+        erasures = await self._run(self.store.erasures)  # before the day is read: its report then quotes none
         made = await summarize_day(
             self.store,
             self.embedder,
@@ -100,7 +103,7 @@ class Care(Pages):
             self._llm(),
             persona=self._persona(agent),
         )
-        await self._keep_summaries(scope, day, made)
+        await self._keep_summaries(scope, day, made, erasures)
         return made
 
     async def maintain(self, *, catch_up: bool = True) -> tuple[list[Report], list[MemoryItem]]:
@@ -112,12 +115,13 @@ class Care(Pages):
         from huiyi.flows.consolidate.run import consolidate_due
         from huiyi.flows.summarize.run import summarize_due
 
+        erasures = await self._run(self.store.erasures)  # before the runs read: their reports then quote none
         reports = await consolidate_due(
             self.store, self.embedder, self.config.consolidate, self.now(), self._llm(), zone=self._tz
         )
         for report in reports:
             if report.changes or report.errors:  # a quiet scheduled run is not worth a report
-                await self._keep_consolidation(report)
+                await self._keep_consolidation(report, erasures)
         summaries = await summarize_due(
             self.store, self.embedder, self.config, self.now(), self._llm(), persona=self._persona(), catch_up=catch_up
         )

@@ -448,16 +448,25 @@ class Items(Indexing):
         return await self._run(self.store.list_reports, agent, scope, limit, after)
 
     async def _keep_report(
-        self, kind: str, scope: Scope, at: Any, counts: dict[str, int], body: dict[str, Any], dry_run: bool = False
+        self,
+        kind: str,
+        scope: Scope,
+        at: Any,
+        counts: dict[str, int],
+        body: dict[str, Any],
+        dry_run: bool = False,
+        erasures: int | None = None,
     ) -> None:
-        """Keep a run's report; a store that fails here costs the run nothing but its report."""
+        """Keep a run's report; a store that fails here costs the run nothing but its report. ``erasures``: the
+        store's count as the run began; one since, the report is not kept (it may quote what went)."""
         if isinstance(body.get("changes"), list) and len(body["changes"]) > REPORT_CHANGES:
             body = {**body, "changes": body["changes"][:REPORT_CHANGES], "changes_cut": len(body["changes"])}
         report = RunReport(
             agent=scope.agent, scope=scope.tag, kind=kind, at=at, dry_run=dry_run, counts=counts, body=body
         )
         try:
-            await self._run(self.store.add_report, report)
+            if not await self._run(self.store.add_report, report, erasures):
+                log.info("the %s report of %s is not kept: an erasure ran meanwhile", kind, scope.tag)
         except Exception:
             log.exception("keeping a %s report of %s failed", kind, scope.tag)
 

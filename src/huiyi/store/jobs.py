@@ -87,8 +87,13 @@ class JobStore(Protocol):
         """Delete the reports dated before ``before`` that are not among the newest ``keep`` (0: none kept
         by count) of their agent and scope. Returns how many went."""
 
-    def add_report(self, report: RunReport) -> None:
-        """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them)."""
+    def erasures(self) -> int:
+        """How many erasures the store has seen: a maintenance run reads it as it begins (``add_report``)."""
+
+    def add_report(self, report: RunReport, erasures: int | None = None) -> bool:
+        """Keep what a maintenance run did (erasing a person drops the reports of their scopes or naming them).
+        ``erasures``: as ``erasures()`` read when the run began; if one has happened since, the report, which
+        may quote what went, is not kept (False)."""
 
     def list_reports(
         self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None

@@ -340,8 +340,14 @@ class RoutedStore:
     def prune_reports(self, before: datetime, keep: int) -> int:
         return sum(store.prune_reports(before, keep) for store in self.stores.values())
 
-    def add_report(self, report: RunReport) -> None:
-        self.store_for(report.agent).add_report(report)
+    def erasures(self) -> int:
+        return sum(store.erasures() for store in self.stores.values())
+
+    def add_report(self, report: RunReport, erasures: int | None = None) -> bool:
+        # the sum over the stores, as read: an erasure in any since makes the report go
+        if erasures is not None and self.erasures() != erasures:
+            return False
+        return self.store_for(report.agent).add_report(report)
 
     def list_reports(
         self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None

@@ -67,6 +67,15 @@ BUMP_ENTITIES_EPOCH = (
 )
 
 
+# erasures the store has seen, moved by each in its transaction: a maintenance run that began before one
+# keeps no report (it may quote what went; ``add_report``)
+ERASURES = "SELECT COALESCE(MAX(CAST(value AS BIGINT)), 0) FROM meta WHERE key = 'erasures'"
+BUMP_ERASURES = (
+    "INSERT INTO meta (key, value) VALUES ('erasures', '1') ON CONFLICT (key) DO UPDATE"
+    " SET value = CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)"
+)
+
+
 def entities_version(epoch: int, total: int) -> int:
     return epoch << 40 | total
 

@@ -25,7 +25,7 @@ from huiyi.model import Scope
 from huiyi.store.erasure import Erasure
 from huiyi.store.postgres.memories import DELETE_MEMORIES, PostgresMemories
 from huiyi.store.purges import Purges
-from huiyi.store.rows import BUMP_ENTITIES_EPOCH, partition_key
+from huiyi.store.rows import BUMP_ENTITIES_EPOCH, BUMP_ERASURES, partition_key
 
 log = logging.getLogger(__name__)
 
@@ -253,6 +253,7 @@ class PostgresErase(PostgresMemories):
                 versions = cur.execute("DELETE FROM entity_versions WHERE part = %s", (part,))
                 deleted(versions.rowcount, "entity_versions")
                 cur.execute(BUMP_ENTITIES_EPOCH)
+            cur.execute(BUMP_ERASURES)  # a maintenance run that began before keeps no report (add_report)
             if wrote:  # stays until the vacuum has run: a kill before has the next open vacuum (finish_vacuum)
                 plan = json.dumps({"tables": sorted(wrote), "rebuild": done.memories > 0})
                 mark = f"{_VACUUM_PENDING}{uuid.uuid4().hex}"

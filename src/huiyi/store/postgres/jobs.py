@@ -11,7 +11,7 @@ from huiyi.store import rows
 from huiyi.store.jobs import RunReport
 from huiyi.store.pages import JobMark, ReportMark
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
-from huiyi.store.rows import JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
+from huiyi.store.rows import ERASURES, JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
 
 # one fold of a space at a time, in order: a fold reads what the earlier ones wrote (entities and their
 # aliases, plans called off, pets, partners); none while another of the space runs, nor while an earlier one
@@ -151,8 +151,18 @@ class PostgresJobs(PostgresConnection):
                 (naive(before), *([keep - 1] if keep else [])),
             ).rowcount
 
-    def add_report(self, report: RunReport) -> None:
+    def erasures(self) -> int:
+        return int(self._rows(ERASURES)[0][0])
+
+    def add_report(self, report: RunReport, erasures: int | None = None) -> bool:
         with self._write() as cur:
+            if erasures is not None:
+                # the row an erasure moves, there and locked FOR SHARE: one under way commits first, and one
+                # that begins after waits for this report, then drops it with the rest of the scope's
+                cur.execute("INSERT INTO meta (key, value) VALUES ('erasures', '0') ON CONFLICT (key) DO NOTHING")
+                seen = cur.execute("SELECT value FROM meta WHERE key = 'erasures' FOR SHARE").fetchone()
+                if seen is None or int(seen[0]) != erasures:
+                    return False  # an erasure since the run began: the report may quote what went
             cur.execute(
                 f"INSERT INTO reports ({REPORT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (id) DO NOTHING",
@@ -167,6 +177,7 @@ class PostgresJobs(PostgresConnection):
                     json_text(report.body),
                 ),
             )
+        return True
 
     def list_reports(
         self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from huiyi.model import Scope
 from huiyi.store.erasure import Erasure
 from huiyi.store.purges import Purges
-from huiyi.store.rows import BUMP_ENTITIES_EPOCH, partition_key
+from huiyi.store.rows import BUMP_ENTITIES_EPOCH, BUMP_ERASURES, partition_key
 from huiyi.store.sqlite.connection import chunks, marks
 from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows
 from huiyi.store.sqlite.partitions import drop_partition
@@ -92,6 +92,7 @@ class SQLiteErase(SQLiteMemories):
                 # their entities' version row goes too, under a new epoch (rows.ENTITIES_EPOCH, below)
                 conn.execute("DELETE FROM entity_versions WHERE part = ?", (part,))
             wrote = conn.total_changes > changes  # a retry, or a person never seen, leaves nothing to purge
+            conn.execute(BUMP_ERASURES)  # a maintenance run that began before keeps no report (add_report)
             if person is not None:
                 conn.execute(BUMP_ENTITIES_EPOCH)
             conn.execute("DELETE FROM erased")

@@ -12,7 +12,7 @@ from huiyi.model import Job, JobState
 from huiyi.store import rows
 from huiyi.store.jobs import RunReport
 from huiyi.store.pages import JobMark, ReportMark
-from huiyi.store.rows import JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
+from huiyi.store.rows import ERASURES, JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, marks
 
 # one fold of a space at a time, in order: a fold reads what the earlier ones wrote (entities and their
@@ -167,8 +167,13 @@ class SQLiteJobs(SQLiteConnection):
                 (to_epoch(before), *([keep - 1] if keep else [])),
             ).rowcount
 
-    def add_report(self, report: RunReport) -> None:
+    def erasures(self) -> int:
+        return int(self._conn().execute(ERASURES).fetchone()[0])
+
+    def add_report(self, report: RunReport, erasures: int | None = None) -> bool:
         with self._write() as conn:
+            if erasures is not None and int(conn.execute(ERASURES).fetchone()[0]) != erasures:
+                return False  # an erasure since the run began: the report may quote what went
             conn.execute(
                 f"INSERT OR REPLACE INTO reports ({REPORT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -182,6 +187,7 @@ class SQLiteJobs(SQLiteConnection):
                     json_text(report.body),
                 ),
             )
+        return True
 
     def list_reports(
         self, agent: str, scope: str | None = None, limit: int = 20, after: ReportMark | None = None
