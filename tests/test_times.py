@@ -368,6 +368,19 @@ def test_a_month_named_alone(text: str, now: datetime, expected: list[tuple[str,
     assert [(str(a.date()), str(b.date())) for *_, (a, b) in chinese_phrases(text, now)] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "now", "expected"),
+    [
+        ("天天加班到九点", datetime(2025, 3, 20, 21, 9), "2025-03-20 21:00:00"),  # the evening's, said then
+        ("七点就醒了", datetime(2025, 3, 20, 12, 30), "2025-03-20 07:00:00"),  # the morning's, nearer
+        ("九点集合", datetime(2025, 3, 20, 20, 0), "2025-03-20 21:00:00"),
+        ("09:30到的", datetime(2025, 3, 20, 21, 0), "2025-03-20 09:30:00"),  # a 24-hour clock says which
+    ],
+)
+def test_a_bare_clock_hour_is_the_nearer_of_its_two(text: str, now: datetime, expected: str) -> None:
+    assert [str(span[0]) for *_, span in chinese_phrases(text, now)] == [expected]
+
+
 def test_a_phrase_said_again_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from huiyi.text import times_zh
 
