@@ -86,7 +86,8 @@ def test_kill_9_while_adding_loses_and_duplicates_nothing(tmp_path: Path, backen
         opened += did_open
 
     config = Config(embed={"provider": "hash", "dim": 32}, worker={"enabled": False})
-    with Memory(store, config=config) as memory:  # opening indexes what was accepted but not indexed
+    with Memory(store, config=config) as memory:  # opening indexes what was accepted but not indexed, behind it
+        memory.indexed()  # waits for that, as an importer or an evaluation would
         scopes = [Scope.of_chat(AGENT, chat.get("person"), chat.get("space")) for chat in CHATS]
         messages = [m for s in scopes for m in memory.store.recent_messages(AGENT, s.space_id, 10**6)]
         chunks = memory.store.list_memories(scopes, [MemoryKind.CHUNK], 10**6)
