@@ -210,8 +210,8 @@ def stuck_adder(path: str, added: Event) -> None:
     threading.Event().wait(120)
 
 
-def killed_before_indexing(path: str) -> None:
-    Memory(path, config=CONFIG, embedder=GatedEmbedder()).close()  # migrate first
+def kill_a_stuck_adder(path: str) -> None:
+    """A process adds five messages to ``path`` and is killed before it indexes them."""
     added = SPAWN.Event()
     child = SPAWN.Process(target=stuck_adder, args=(path, added))
     child.start()
@@ -220,15 +220,19 @@ def killed_before_indexing(path: str) -> None:
     finally:
         os.kill(child.pid or 0, signal.SIGKILL)
         child.join(30)
+
+
+def killed_before_indexing(path: str) -> None:
+    Memory(path, config=CONFIG, embedder=GatedEmbedder()).close()  # migrate first
+    kill_a_stuck_adder(path)
     embedder = GatedEmbedder()
     embedder.gate.clear()
     # opening takes the dead process's claims behind it: a restarted bot waits for none of the embedding
     with Memory(path, config=CONFIG, embedder=embedder) as reopened:
         assert chunks_of(reopened) == []
         # meanwhile recall finds them by keyword
-        assert [hit.data.get("pending") for hit in reopened.recall("被杀之前的第3句", agent=AGENT, person=PERSON).hits][
-            :1
-        ] == [True]
+        found = reopened.recall("被杀之前的第3句", agent=AGENT, person=PERSON).hits
+        assert found[0].data.get("pending") is True and "第3句" in found[0].text
         embedder.gate.set()
         deadline = time.monotonic() + 60
         while len(chunks_of(reopened)) < 5 and time.monotonic() < deadline:
@@ -252,14 +256,7 @@ def test_a_running_instance_takes_over_what_a_killed_process_left(
     path = str(tmp_path / "s")
     embedder = GatedEmbedder()
     with Memory(path, config=CONFIG, embedder=embedder) as running:
-        added = SPAWN.Event()
-        child = SPAWN.Process(target=stuck_adder, args=(path, added))
-        child.start()
-        try:
-            assert added.wait(120)
-        finally:
-            os.kill(child.pid or 0, signal.SIGKILL)
-            child.join(30)
+        kill_a_stuck_adder(path)
         running.add("我还在", agent=AGENT, person=PERSON)  # its indexing looks for leftovers behind it
         deadline = time.monotonic() + 60
         while len(chunks_of(running)) < 6 and time.monotonic() < deadline:

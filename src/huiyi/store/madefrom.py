@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from huiyi.errors import StoreError
 from huiyi.model import MemoryItem
 
-__all__ = ["made_from_gone"]
+__all__ = ["made_from_gone", "to_look_up"]
+
+
+def to_look_up(items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]]) -> dict[str, list[str]]:
+    """By agent, what ``items`` were made from (``made_from``: one list per item) but themselves, sorted: the
+    ids a store looks up among its messages and memories."""
+    if len(made_from) != len(items):
+        raise StoreError("made_from needs one list per memory")
+    wanted: dict[str, set[str]] = {}
+    for item, ids in zip(items, made_from, strict=True):
+        wanted.setdefault(item.scope.agent, set()).update(ids)
+    written = {item.id for item in items}
+    return {agent: sorted(ids - written) for agent, ids in wanted.items() if ids - written}
 
 
 def made_from_gone(items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]], missing: set[str]) -> set[str]:

@@ -18,7 +18,7 @@ from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
-from huiyi.store.madefrom import made_from_gone
+from huiyi.store.madefrom import made_from_gone, to_look_up
 from huiyi.store.owncache import own_vectors
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
@@ -393,17 +393,8 @@ def _erased(cur: Any, by_agent: dict[str, list[str]]) -> set[str]:
 def _unmade(cur: Any, items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]]) -> set[str]:
     """The ids of ``items`` made from what is no longer stored (``made_from``: one list per item), directly or
     through another of ``items`` (read with the rows locked, so an erasure is wholly before or after)."""
-    if len(made_from) != len(items):
-        raise StoreError("made_from needs one list per memory")
-    wanted: dict[str, set[str]] = {}
-    for item, ids in zip(items, made_from, strict=True):
-        wanted.setdefault(item.scope.agent, set()).update(ids)
-    written = {item.id for item in items}
     missing: set[str] = set()
-    for agent, agents_ids in wanted.items():
-        asked = sorted(agents_ids - written)
-        if not asked:
-            continue
+    for agent, asked in to_look_up(items, made_from).items():
         cur.execute("SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) FOR SHARE", (agent, asked))
         found = {str(row[0]) for row in cur.fetchall()}
         cur.execute("SELECT id FROM memories WHERE agent = %s AND id = ANY(%s) FOR SHARE", (agent, asked))

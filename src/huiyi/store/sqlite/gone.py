@@ -7,9 +7,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from huiyi.errors import StoreError
 from huiyi.model import MemoryItem
-from huiyi.store.madefrom import made_from_gone
+from huiyi.store.madefrom import made_from_gone, to_look_up
 from huiyi.store.sqlite.connection import chunks, marks
 
 __all__ = ["erased", "unmade_ids"]
@@ -33,15 +32,9 @@ def erased(conn: sqlite3.Connection, messages: Sequence[tuple[str, str]]) -> set
 def unmade_ids(conn: sqlite3.Connection, items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]]) -> set[str]:
     """The ids of ``items`` made from what is no longer stored (``made_from``: one list per item), directly or
     through another of ``items``."""
-    if len(made_from) != len(items):
-        raise StoreError("made_from needs one list per memory")
-    wanted: dict[str, set[str]] = {}
-    for item, ids in zip(items, made_from, strict=True):
-        wanted.setdefault(item.scope.agent, set()).update(ids)
-    written = {item.id for item in items}
     missing: set[str] = set()
-    for agent, agents_ids in wanted.items():
-        for chunk in chunks(sorted(agents_ids - written), 400):
+    for agent, ids in to_look_up(items, made_from).items():
+        for chunk in chunks(ids, 400):
             found = conn.execute(
                 f"SELECT id FROM messages WHERE agent = ? AND id IN ({marks(len(chunk))})"
                 f" UNION SELECT id FROM memories WHERE agent = ? AND id IN ({marks(len(chunk))})",
