@@ -15,6 +15,7 @@ gain nothing.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -31,12 +32,16 @@ _UNLIKE = (
 )
 _UNLIKES = lazy(_UNLIKE, re.IGNORECASE)
 _LIKES = lazy(_LIKE, re.IGNORECASE)
+_EITHER = lazy(rf"{_LIKE}|讨厌|受不了|反感|吃不了|喝不了|\bhate\b|\bdislike\b", re.IGNORECASE)
 _QUESTION = lazy(r"什么|哪|啥|吗|？|\?|\bwhat\b|\bwhich\b", re.IGNORECASE)
 _AT_SOMEONE = lazy(r"喜欢(?:你|我|他|她)(?![们的]?(?:吃|喝|玩|看|听|做|去))")  # 我喜欢你: no taste asked
 
 
+@functools.lru_cache(maxsize=16_384)  # a scope's lines come back query after query (issue 15: 0.6 ms a window)
 def said(text: str) -> int:
     """+1 where the text says a like and no dislike, -1 a dislike and no other like, 0 neither or both."""
+    if not _EITHER.search(text):  # most lines say neither: one scan, not three
+        return 0
     unlikes = len(_UNLIKES.findall(text))
     likes = len(_LIKES.findall(_UNLIKES.sub(" ", text)))
     if unlikes and not likes:
