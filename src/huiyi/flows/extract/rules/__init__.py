@@ -74,6 +74,10 @@ When no LLM endpoint is configured, a fold still becomes memories:
 * **Habits given up** (:mod:`~huiyi.flows.extract.rules.quits`): 我戒烟了, 我不喝咖啡了, 以前喜欢喝咖啡，现在戒
   了，改喝茶了, I quit coffee, I don't drink coffee anymore: a fact of what stopped (and of what replaced it),
   and the speaker's open likes naming it are closed (``valid_to``), as a move closes the old home.
+* **A job left** (:mod:`~huiyi.flows.extract.rules.resigns`): 我辞职了, 我从网易离职了, 我把工作辞了, 我被裁员了,
+  I quit my job, I got laid off: a fact of the leaving (木木从网易离职了, keyword 工作), and the speaker's open
+  workplace facts are closed (those naming the place, where one is named); a trade (木木是护士) stays. 我想辞职,
+  差点被裁, 他辞职了 and questions are none.
 * **Plans said in English** (:mod:`~huiyi.flows.extract.rules.plans_en`): I'm flying to Osaka next Monday, My
   sister Emma is getting married next Saturday: a plan fact of the speaker or of the one named, dated by the day
   it names, as 我下周一飞大阪 is (:mod:`~huiyi.flows.extract.rules.plans`).

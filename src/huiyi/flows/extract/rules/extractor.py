@@ -25,6 +25,7 @@ from huiyi.flows.extract.rules.pet_names import PetNames
 from huiyi.flows.extract.rules.plans import plans_in
 from huiyi.flows.extract.rules.plans_en import english_plans_in
 from huiyi.flows.extract.rules.quits import quits_in
+from huiyi.flows.extract.rules.resigns import resigns_in
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, Message
@@ -172,6 +173,9 @@ class RuleExtractor:
         said.facts.extend(plans_in(said, roster) + english_plans_in(said, roster))  # 我下周一飞大阪 (issue #13)
         quit_facts, said.closes = quits_in(said, roster)  # 我戒烟了 ends 木木爱抽烟
         said.facts.extend(quit_facts)
+        left, ended = resigns_in(said, roster)  # 我辞职了 ends 木木在网易工作
+        said.facts.extend(left)
+        said.closes.extend(ended)
         said.closes.extend(partners_replaced(said))  # 陈屿是我男朋友 ends 阿杰是木木的对象
         return said
 
