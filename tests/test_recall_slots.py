@@ -74,3 +74,26 @@ def test_the_home_said_before_hundreds_of_other_facts_still_leads(tmp_path: Path
         home = memory.recall("我现在住哪", agent="bot", person="u1")
         assert home.hits[0].kind is MemoryKind.FACT and "上海" in home.hits[0].text
         assert home.info["slot"] == home.hits[0].id
+
+
+def test_after_a_breakup_the_parting_answers_who_my_partner_is(tmp_path: Path) -> None:
+    """我男朋友叫什么 after 我和陈屿分手了: the closed 陈屿是木木的男朋友 and the lines that say 男朋友 do not lead."""
+    lines = ["其实我有男朋友，叫陈屿", "快两年了，他是程序员", "我和陈屿分手了", "同事小周请我喝了奶茶"]
+    with open_memory(tmp_path) as memory:
+        messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(days=i)} for i, text in enumerate(lines)]
+        memory.add(messages, agent="bot", person="u1", index=True)
+        memory.flush(agent="bot", person="u1")
+        for query in ("我男朋友叫什么", "我现在有男朋友吗", "我还是单身吗"):
+            found = memory.recall(query, agent="bot", person="u1")
+            assert found.hits[0].sources == ["m2"] and "分手" in found.hits[0].text, query
+        # asked before the breakup was said, the partner then leads
+        before = memory.recall("我男朋友叫什么", agent="bot", person="u1", now=T0 + timedelta(days=1))
+        assert before.hits[0].kind is MemoryKind.FACT and before.hits[0].sources == ["m0"]
+        # the ex asked by name of the past is left to the ranking
+        assert "slot" not in memory.recall("我前男友叫什么", agent="bot", person="u1").info
+        # a new partner after the breakup leads
+        new = {"id": "m9", "text": "林深是我男朋友", "time": T0 + timedelta(days=9)}
+        memory.add(new, agent="bot", person="u1")
+        memory.flush(agent="bot", person="u1")
+        again = memory.recall("我男朋友是谁", agent="bot", person="u1")
+        assert again.hits[0].sources == ["m9"] and "林深" in again.hits[0].text

@@ -1,12 +1,16 @@
-"""Questions about where the asker lives or works now: their current fact of that kind answers them.
+"""Questions about where the asker lives or works now, or who their partner is: their current fact of that
+kind answers them.
 
 "你说我现在人在哪座城市" or "我现在这份活儿到底是做什么的" asks for one value that changes (a move, a new
 job), not for a line that shares its words: every line of the month that says 城市 or 活儿 outranks the fact
 木木搬到杭州住 by meaning and words. So when the line asked is the asker's own (我…) and asks where they
 live or what their work is, their newest open fact of that kind (``住址``: 住在; ``工作``: 工作于, 职业是)
-leads. A history question (以前, 之前, 原来… in the clause that asks) wants the old value and is left to
-the ranking; so is a question about someone else (他在哪上班: no 我; 我妈住哪, 我闺蜜是做什么的: one of the
-asker's people), and one that names no such slot.
+leads; a job left since (木木辞职了, ``rules.resigns``) is the newest fact of work and leads instead. 我男朋友叫什么
+or 我现在有对象吗 (``伴侣``) is answered by the newest of the asker's open partner facts and their partings: after
+我和陈屿分手了 the parting leads, not the closed 陈屿是木木的男朋友 whose line says 男朋友. A history question (以前,
+之前, 原来… in the clause that asks; 前男友) wants the old value and is left to the ranking; so is a question about
+someone else (他在哪上班: no 我; 我妈住哪, 我闺蜜是做什么的, 我男朋友在哪上班: one of the asker's people), and one
+that names no such slot.
 
     >>> asked("你说我现在人在哪座城市，可别跟以前的搞混了"), asked("我现在这份活儿到底是做什么的")
     ('住址', '工作')
@@ -14,8 +18,16 @@ asker's people), and one that names no such slot.
     (None, None, None, None)
     >>> asked("我妈住哪"), asked("我闺蜜是做什么的"), asked("我男朋友在哪上班"), asked("我现在住哪？我妈也问")
     (None, None, None, '住址')
+    >>> asked("我男朋友叫什么来着"), asked("我现在有对象吗"), asked("我前男友叫什么"), asked("我以前的男朋友是谁")
+    ('伴侣', '伴侣', None, None)
+    >>> asked("我男朋友是什么星座"), asked("我男朋友是做什么的"), asked("我男朋友是谁？我忘了")
+    (None, None, '伴侣')
+    >>> asked("我有男朋友了"), asked("我现在有没有对象"), asked("我还是单身吗")
+    (None, '伴侣', '伴侣')
     >>> asked("Where do I live now?"), asked("What's my job again?"), asked("Where did I live before?")
     ('home', 'work', None)
+    >>> asked("Who is my boyfriend?"), asked("Do I have a girlfriend?"), asked("Who was my boyfriend before?")
+    ('partner', 'partner', None)
 """
 
 from __future__ import annotations
@@ -24,6 +36,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from huiyi.flows.extract.closes import PARTINGS, PARTNERS, PARTNERS_ZH
 from huiyi.flows.extract.rules.roster import filed_as, name_like, record_names
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.patterns import lazy
@@ -53,6 +66,23 @@ SLOTS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
 }
+# the asker's partner: who it is, or whether there is one (a fact of its own kind: ``current`` reads it by predicate)
+_PARTNER_WORDS = "男朋友|女朋友|男友|女友|对象|老公|老婆|未婚夫|未婚妻|另一半"
+_PARTNER_WORDS_EN = "boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?"
+PARTNER_SLOTS: dict[str, re.Pattern[str]] = {
+    "伴侣": lazy(
+        rf"(?:我(?:的)?(?:现在的?)?(?:{_PARTNER_WORDS})(?:的名字|名字)?(?:叫|是)(?:什么名字|什么|啥名字|啥|谁|哪位)"
+        rf"|我(?:现在|目前)?还?有(?:{_PARTNER_WORDS})(?:了)?(?:吗|么|没|嘛|不)|我(?:现在|目前)?还?有没有(?:{_PARTNER_WORDS})"
+        rf"|我(?:现在|目前)?还?是单身(?:吗|么|嘛)|我(?:现在|目前)?还?是不是单身"
+        r"|我(?:现在|目前)?在?和谁(?:在一起|谈恋爱|交往))(?:来着|了)?[吗呢呀啊啦嘛]*\s*$"
+    ),
+    "partner": lazy(
+        rf"(?:\bwho(?:'s|\s+is)\s+my\s+(?:{_PARTNER_WORDS_EN})|\bwhat(?:'s|\s+is)\s+my\s+(?:{_PARTNER_WORDS_EN})'?s\s+name"
+        rf"|\bdo\s+I\s+(?:still\s+)?have\s+an?\s+(?:{_PARTNER_WORDS_EN})|\bam\s+I\s+(?:still\s+)?(?:single|seeing\s+anyone))"
+        r"(?:\s+(?:again|now|right\s+now|these\s+days))?\s*$",
+        re.IGNORECASE,
+    ),
+}
 _PAST = lazy(
     r"以前|之前|原来|当初|过去|那时|小时候|上一份|老家"
     r"|\b(?:used\s+to|before|previous(?:ly)?|back\s+then|(?:did|was)\s+I)\b",
@@ -62,11 +92,16 @@ _ME = lazy(r"我(?!们)|\bI\b|\b[Mm]y\b")
 
 
 def asked(line: str) -> str | None:
-    """The slot the asker's own question asks for now (``住址``, ``工作``), or None. A past word counts in
+    """The slot the asker's own question asks for now (``住址``, ``工作``, ``伴侣``…), or None. A past word counts in
     the clause that asks (我以前住哪), not in another (…，可别跟以前的搞混了 asks for now)."""
+    clauses = re.split(r"[，,。！？!?；;\n]", line)
+    for clause in clauses:  # 我男朋友叫什么: the partner, who is one of the asker's people
+        for slot, pattern in PARTNER_SLOTS.items():
+            if pattern.search(clause) and not _PAST.search(clause):
+                return slot
     if not _ME.search(without_mine(line)):  # 我妈住哪 asks about the mother
         return None
-    for clause in re.split(r"[，,。！？!?；;\n]", line):
+    for clause in clauses:
         for slot, pattern in SLOTS.items():
             if pattern.search(clause) and not _PAST.search(clause):
                 return slot
@@ -75,16 +110,35 @@ def asked(line: str) -> str | None:
 
 def current(store: Store, scopes: Sequence[Scope], person: str, slot: str, as_of: datetime | None) -> MemoryItem | None:
     """The person's newest open fact of ``slot`` (as of ``as_of``: said by then, and not closed by then),
-    found by the store among all the scopes' facts: a home said years of facts ago is still the home."""
+    found by the store among all the scopes' facts: a home said years of facts ago is still the home. For a
+    partner, the newer of their newest open partner fact and their newest parting (分手, 离婚)."""
+    subject = _filed_as(store, scopes[0].agent, person) if scopes else person
+    if slot in PARTNER_SLOTS:
+        partners = MemoryFilter(
+            kinds=(MemoryKind.FACT,),
+            subject=subject,
+            predicates=(*PARTNERS_ZH, *PARTNERS),
+            said_by=as_of,
+            open_at=as_of or OPEN,
+        )
+        partings = MemoryFilter(kinds=(MemoryKind.FACT,), subject=subject, predicates=PARTINGS, said_by=as_of)
+        found = [*store.find_memories(scopes, partners, limit=1), *store.find_memories(scopes, partings, limit=1)]
+        return max(found, key=_said, default=None)
     where = MemoryFilter(
         kinds=(MemoryKind.FACT,),
-        subject=_filed_as(store, scopes[0].agent, person) if scopes else person,
+        subject=subject,
         keywords=(slot,),
         said_by=as_of,
         open_at=as_of or OPEN,  # closed after ``as_of``: still true then
     )
     found = store.find_memories(scopes, where, limit=1)  # newest first: the store orders by when each was said
     return found[0] if found else None
+
+
+def _said(item: MemoryItem) -> datetime:
+    """When a fact was said (one store's wall clock), as ``find_memories`` orders them; unknown: first."""
+    when = item.said_at or item.time
+    return when.replace(tzinfo=None) if when else datetime.min
 
 
 def _filed_as(store: Store, agent: str, person: str) -> str:

@@ -18,6 +18,8 @@ from huiyi.store.base import OPEN, MemoryFilter, Store
 
 __all__ = [
     "ONE_AT_A_TIME",
+    "PARTINGS",
+    "PARTNERS",
     "PARTNERS_ZH",
     "called_off",
     "close_facts",
@@ -38,6 +40,11 @@ ONE_AT_A_TIME = frozenset(
 # the partner facts of the rules (rules.relations: 陈屿是木木的男朋友) and an LLM's: a new partner or a breakup
 # ends them whatever word they were said with (对象 then 男朋友)
 PARTNERS_ZH = tuple(f"{word}是" for word in "男朋友 女朋友 男友 女友 对象 老公 老婆 未婚夫 未婚妻 恋人 伴侣".split())
+PARTNERS = tuple(
+    f"{who} is" for who in ("boyfriend", "girlfriend", "partner", "husband", "wife", "fiance", "fiancé", "fiancée")
+)
+# the predicates of the partings rules.breakups writes (木木和阿杰分手了, Mia broke up with Jake)
+PARTINGS = ("分手", "离婚", "broke up with")
 _OPEN_READ = 500  # a subject's open facts of one predicate read to close them: a handful, unless broken
 _RECENT = 200  # called_off reads this many of the scope's newest facts
 _PET_KEYWORDS = ("宠物", "pet")  # the keyword of the rules' pet facts

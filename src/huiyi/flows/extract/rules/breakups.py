@@ -17,7 +17,7 @@ import re
 from datetime import datetime
 
 from huiyi.flows.extract import CloseDraft, FactDraft
-from huiyi.flows.extract.closes import PARTNERS_ZH
+from huiyi.flows.extract.closes import PARTNERS, PARTNERS_ZH
 from huiyi.flows.extract.rules.jokes import joke_end, laughs_off
 from huiyi.flows.extract.rules.objects import person_named
 from huiyi.flows.extract.rules.patterns import QUESTION_END, en_rule
@@ -42,10 +42,6 @@ _BREAKUPS = tuple(
         rf"{_OTHER}\s+(?:has\s+|'s\s+)?{_SO}(?:{_PART}\s+with|dumped|left|divorced)\s+me",
     )
 )
-# the partner facts a parting ends: the rules' (rules.relations) and an LLM's
-PARTNERS = tuple(
-    f"{who} is" for who in ("boyfriend", "girlfriend", "partner", "husband", "wife", "fiance", "fiancé", "fiancée")
-)
 
 
 def _english(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseDraft]]:
@@ -62,6 +58,7 @@ def _english(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseDra
         closes += _closes(said, other, PARTNERS)
         facts.append(_parted(said, roster, other, "broke up with", f"{said.speaker} broke up with {other}", "people"))
     return facts, closes
+
 
 
 _ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
