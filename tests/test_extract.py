@@ -426,6 +426,22 @@ def test_rules_read_no_place_from_a_verb_after_zai(said: str, place: str) -> Non
     assert event.place == place
 
 
+@pytest.mark.parametrize(
+    ("said", "place"),
+    [
+        ("考完想申请去英国读研", ""),
+        ("我想在杭州买房", ""),
+        ("以后有机会去日本玩", ""),
+        ("我在杭州，想去英国读研", "杭州"),
+        ("刚到北京，以后想在上海定居", "北京"),
+    ],
+)
+def test_rules_read_no_place_from_a_wish(said: str, place: str) -> None:
+    # the talk did not happen in 英国: only a place said before any wish in its clause is the event's
+    (event,) = rules(make_fold([("木木", said)])).events
+    assert event.place == place
+
+
 def test_rules_on_a_chinese_private_chat() -> None:
     extraction = rules(PRIVATE)
     assert_provenance(extraction, PRIVATE)
