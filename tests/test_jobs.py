@@ -121,6 +121,26 @@ def test_a_killed_workers_job_is_finished_by_another_process_within_a_lease(tmp_
         print(f"killed worker's job finished by another process {taken_after:.2f} s after the kill")
 
 
+def test_flush_takes_the_fold_of_a_process_killed_here_at_once(tmp_path: Path) -> None:
+    """A bot killed -9 mid-fold and restarted: its flush runs the fold now, not after the dead lease (300 s)."""
+    with open_memory(tmp_path, Extractor(), config(lease_seconds=300.0)) as memory:
+        memory.add(chat(), agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON, wait=False)
+        doomed = subprocess.Popen(
+            [sys.executable, "-c", HANGING_WORKER, str(tmp_path), "300"], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert doomed.stdout is not None and doomed.stdout.readline().strip() == "extracting"
+            os.kill(doomed.pid, signal.SIGKILL)
+        finally:
+            doomed.kill()
+            doomed.wait(10)
+        (flushed,) = memory.flush(agent=AGENT, person=PERSON)
+        (job,) = memory.jobs(agent=AGENT)
+        assert flushed.state is job.state is JobState.DONE and (job.attempts, job.claims) == (0, 2)
+        assert len(memory.overview(agent=AGENT, person=PERSON)) == 1
+
+
 def test_a_live_worker_keeps_a_job_longer_than_its_lease(tmp_path: Path) -> None:
     extractor = Extractor(seconds=2.0)
     with open_memory(tmp_path, extractor, config(lease_seconds=0.6)) as memory:

@@ -671,6 +671,27 @@ def test_jobs_are_enqueued_once_by_key_and_claimed_once(store: Store) -> None:
     assert store.claim_job("w2", T0, 60) is None  # leased to w1
 
 
+def test_the_jobs_of_a_dead_worker_are_taken_at_once(store: Store) -> None:
+    """A worker killed holding a fold: the next flush takes it now, not when its lease ends, and its space's
+    next fold is free to follow; a live worker's lease holds."""
+    span = {"space": "g1", "from_seq": 1, "to_seq": 10}
+    second = timedelta(seconds=1)
+    dead = Job(kind="fold", agent="qy", key="g1:1", payload=span, created_at=T0)
+    alive = Job(kind="fold", agent="qy", key="g2:1", payload={**span, "space": "g2"}, created_at=T0 + second)
+    next_span = {**span, "from_seq": 11, "to_seq": 20}
+    later = Job(kind="fold", agent="qy", key="g1:11", payload=next_span, created_at=T0 + 2 * second)
+    for job in (dead, later, alive):
+        assert store.enqueue_job(job)
+    assert store.claim_job("host:1:gone", T0, 300) is not None
+    assert store.claim_job("host:2:alive", T0, 300) is not None
+    assert store.claim_job("w", T0 + timedelta(seconds=1), 300) is None  # both leased
+    assert store.expire_leases(lambda worker: worker.endswith(":gone"), T0 + timedelta(seconds=1)) == 1
+    taken = store.claim_job("w", T0 + timedelta(seconds=1), 300)
+    assert taken is not None and taken.id == dead.id and taken.claims == 2  # claims kept
+    assert store.claim_job("w2", T0 + timedelta(seconds=1), 300) is None  # g1's next waits; g2's is leased
+    assert store.expire_leases(lambda worker: worker.endswith(":gone"), T0 + timedelta(seconds=2)) == 0
+
+
 def test_a_spaces_folds_are_taken_one_at_a_time_in_order(store: Store) -> None:
     """A fold reads what the space's earlier folds wrote (entities and their aliases, plans called off,
     pets): two workers extracting two folds of one space at once (the background worker and a flush's

@@ -5,7 +5,7 @@ Apart from ``huiyi.store.base`` (which joins it into ``Store``) only for the len
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -54,6 +54,10 @@ class JobStore(Protocol):
     def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
         """Extend the lease of a job ``worker`` is running to ``until``; False when it no longer holds
         it (lease taken by another worker, or the job finished), and the worker must stop."""
+
+    def expire_leases(self, dead: Callable[[str], bool], now: datetime) -> int:
+        """Run out, as of ``now``, the leases of the running jobs whose worker ``dead`` says is gone, so the
+        next claim takes them at once rather than when the lease ends (claims kept); returns how many."""
 
     def fail_job(
         self, job_id: str, worker: str, error: str, retry_at: datetime | None, again_at: datetime | None = None

@@ -304,6 +304,9 @@ class RoutedStore:
     def requeue_failed(self, kinds: Sequence[str], now: datetime) -> int:
         return sum(store.requeue_failed(kinds, now) for store in self.stores.values())
 
+    def expire_leases(self, dead: Callable[[str], bool], now: datetime) -> int:
+        return sum(store.expire_leases(dead, now) for store in self.stores.values())
+
     def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
         home = self._home_of(job_id)
         names = [home] if home is not None else list(self.stores)

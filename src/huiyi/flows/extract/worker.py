@@ -28,6 +28,7 @@ from huiyi.flows.extract import Extraction, Extractor, Fold
 from huiyi.flows.extract.closes import close_facts, replaced
 from huiyi.flows.extract.entities import entities_of, entity_names, released_names
 from huiyi.flows.extract.fold import FOLD, fold_of, folded_by_another, memories_of, writes_of
+from huiyi.flows.ingest import dead_here
 from huiyi.model import Job
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
@@ -90,15 +91,22 @@ class Worker:
         return job
 
     async def _requeue_failed(self) -> None:
-        """Queue the folds failed for good whose time to be tried again has come; looked at once a minute."""
+        """Queue the folds failed for good whose time to be tried again has come, and take back those a dead
+        process of this machine held; looked at once a minute."""
         now = self.clock()
-        if not self.config.worker.failed_retry_minutes:
-            return
         if self._requeued_at is not None and self._requeued_at <= now < self._requeued_at + REQUEUE_EVERY:
             return
         self._requeued_at = now
+        await self._expire_dead_leases()
+        if not self.config.worker.failed_retry_minutes:
+            return
         if again := await asyncio.to_thread(self.store.requeue_failed, [FOLD], now):
             log.info("worker %s: %d failed fold(s) queued again", self.name, again)
+
+    async def _expire_dead_leases(self) -> None:
+        """A process killed holding a fold never finishes it: run out its lease now, not in ``lease_seconds``."""
+        if gone := await asyncio.to_thread(self.store.expire_leases, dead_here, self.clock()):
+            log.info("worker %s: %d fold(s) of a process that died taken back", self.name, gone)
 
     async def _heartbeat(self, job: Job, work: asyncio.Task[None], finishing: asyncio.Event) -> None:
         """Renew the job's lease every third of it while it runs; stop the work when the lease is lost."""
@@ -170,7 +178,8 @@ class Worker:
             return await self.fallback.extract(fold)
 
     async def drain(self) -> int:
-        """Run due jobs until none is left; returns how many ran."""
+        """Run due jobs until none is left (a dead process's among them); returns how many ran."""
+        await self._expire_dead_leases()
         count = 0
         while await self.run_once() is not None:
             count += 1

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from huiyi.model import Job, JobState
@@ -82,6 +82,18 @@ class PostgresJobs(PostgresConnection):
                 " WHERE state = 'failed' AND run_after <= %s AND kind = ANY(%s)",
                 (naive(now), list(kinds)),
             ).rowcount
+
+    def expire_leases(self, dead: Callable[[str], bool], now: datetime) -> int:
+        held = self._rows("SELECT DISTINCT worker FROM jobs WHERE state = 'running'")
+        gone = [str(row[0]) for row in held if dead(str(row[0]))]
+        if not gone:
+            return 0
+        with self._write() as cur:
+            cur.execute(
+                "UPDATE jobs SET lease_until = %s WHERE state = 'running' AND worker = ANY(%s)",
+                (naive(now - timedelta(milliseconds=1)), gone),
+            )
+            return cur.rowcount
 
     def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
         with self._write() as cur:

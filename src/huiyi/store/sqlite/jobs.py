@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,7 +13,7 @@ from huiyi.store import rows
 from huiyi.store.jobs import RunReport
 from huiyi.store.pages import JobMark, ReportMark
 from huiyi.store.rows import ERASURES, JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
-from huiyi.store.sqlite.connection import SQLiteConnection, marks
+from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
 # one fold of a space at a time, in order: a fold reads what the earlier ones wrote (entities and their
 # aliases, plans called off, pets, partners); none while another of the space runs, nor while an earlier one
@@ -83,6 +83,18 @@ class SQLiteJobs(SQLiteConnection):
                 (to_epoch(until), job_id, worker),
             )
             return bool(cursor.rowcount)
+
+    def expire_leases(self, dead: Callable[[str], bool], now: datetime) -> int:
+        held = self._conn().execute("SELECT DISTINCT worker FROM jobs WHERE state = 'running'")
+        gone = [str(worker) for (worker,) in held if dead(str(worker))]
+        expired = 0
+        with self._write() as conn:
+            for chunk in chunks(gone, 500):
+                expired += conn.execute(
+                    f"UPDATE jobs SET lease_until = ? WHERE state = 'running' AND worker IN ({marks(len(chunk))})",
+                    ((to_epoch(now) or 0.0) - 0.001, *chunk),
+                ).rowcount
+        return expired
 
     def retry_job(self, job_id: str, agent: str | None = None) -> Job | None:
         agent_filter = " AND agent = ?" if agent is not None else ""
