@@ -60,7 +60,6 @@ def _english(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseDra
     return facts, closes
 
 
-
 _ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
 _ZH_LEAD = "^(?:其实|但是|不过|可是|而且|因为|所以|对了|说实话|老实说|唉|哎)?"
 _ZH_WHEN = "(?:今天|昨天|前天|昨晚|前几天|上周|上个?月|上礼拜|上星期|去年|刚刚?|刚才|已经|终于|还是|正式|彻底|早就|也)*"

@@ -37,10 +37,10 @@ _ZH_WHEN = (
 # 辞职两个月了: how long ago it was
 _ZH_SINCE = r"(?:(?:快|都|已经)?(?:[一二两三四五六七八九十半几]+|\d+)个?多?(?:天|周|星期|礼拜|月|年)多?)?"
 _ZH_OVER = "(?:了|[啦呀啊哦嘛喔耶呜～~])*$"
-_ZH_FROM = r"(?:从(?P<o>[^，。！？从]{1,12}?))?"
+_ZH_FROM = rf"(?:从(?P<o>[^，。！？从]{{1,12}}?){_ZH_WHEN})?"
 _ZH_LEFT = (
     # 我辞职了, 我今天从网易离职了, 我裸辞了, 辞职两个月了
-    rf"我?{_ZH_WHEN}{_ZH_FROM}{_ZH_WHEN}(?P<v>辞职|离职|裸辞|辞工){_ZH_SINCE}了{_ZH_OVER}",
+    rf"我?{_ZH_WHEN}{_ZH_FROM}(?P<v>辞职|离职|裸辞|辞工){_ZH_SINCE}了{_ZH_OVER}",
     # 我把工作辞了, 我把网易的工作辞了
     rf"我?{_ZH_WHEN}把(?:(?P<o2>[^，。！？]{{1,10}}?)的)?(?:这份|那份)?工作(?:给)?辞(?:掉)?了{_ZH_OVER}",
     # 我辞掉了工作, 我辞了网易的工作
@@ -50,6 +50,7 @@ _ZH_LEFT = (
     # 我失业了 (not 没工作了: a quiet day at work says that too)
     rf"我?{_ZH_WHEN}(?P<v>失业){_ZH_SINCE}了{_ZH_OVER}",
 )
+_LONGEST = 40  # characters of a clause that says a job was left: a longer one says more than that
 _ZH_RULES = tuple(lazy(_ZH_LEAD + pattern) for pattern in _ZH_LEFT)
 _ZH_SHOWN = {
     **dict.fromkeys(("裁", "裁员", "优化"), "被裁员了"),
@@ -106,7 +107,9 @@ def _chinese(text: str) -> tuple[str, str] | None:
     for match in _ZH_CLAUSE.finditer(text):
         clause = match.group().strip()
         end = text[match.end() : match.end() + 1]
-        if not clause or end in ("？", "?") or QUESTION_END.search(clause) or laughs_off(clause):
+        if not clause or len(clause) > _LONGEST or end in ("？", "?") or QUESTION_END.search(clause):
+            continue
+        if laughs_off(clause):
             continue
         if ZH_REPORTED.search(clause) or ZH_UNREAL.search(clause):
             continue
