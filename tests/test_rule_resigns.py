@@ -39,6 +39,7 @@ def chat(memory: Memory, lines: list[str]) -> dict[str, datetime | None]:
         ("我被公司开除了", "木木被开除了"),
         ("我失业了", "木木失业了"),
         ("我裸辞两个月了", "木木辞职了"),
+        ("终于辞职了！", "木木辞职了"),
     ],
 )
 def test_a_job_left_closes_the_workplace_and_is_a_fact(tmp_path: Path, said: str, fact: str) -> None:
@@ -76,6 +77,7 @@ def test_an_english_job_left(tmp_path: Path, lines: list[str], closed: str, fact
     [
         *("我想辞职", "我打算下个月离职", "他辞职了", "小美被裁了", "你辞职了吗", "我没辞职", "差点被裁了"),
         *("要是能辞职就好了", "我辞职了哈哈哈开玩笑的", "他说我被开除了"),
+        *("辞职了", "也辞职了", "已经被裁了", "I quit", "I quit!"),
         *("I want to quit my job", "Did I quit my job?", "My sister got laid off"),
     ],
 )

@@ -6,7 +6,8 @@ asker's job now finds it before the old workplace: ``recall.slots``), and it clo
 workplace facts (木木在网易工作: ``valid_to`` = when it was said), as a move closes the old home: those naming
 the place left where one is named (从网易离职), else every one. A trade is kept: 木木是护士 is still so.
 
-Only the speaker's own job: a clause with a subject of its own (他辞职了, 小美被裁了), a question (你辞职了吗),
+Only the speaker's own job, said with 我 or opening with its day (终于辞职了): a bare 辞职了 answers 小美呢？ as
+often, and I quit may be a game's. A clause with a subject of its own (他辞职了, 小美被裁了), a question (你辞职了吗),
 a wish or plan (我想辞职, 我打算下个月离职, 要是能辞职就好了), a near miss (差点被裁) or a negation (我没辞职) matches
 no pattern: each is read from the clause's start to its end; a clause laughter closes is no leaving.
 """
@@ -30,25 +31,25 @@ WORKPLACES = {"zh": ("工作于", "任职于", "就职于"), "en": ("works at",)
 
 _ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
 _ZH_LEAD = "^(?:其实|但是|不过|可是|而且|因为|所以|对了|说实话|老实说|唉|哎|嗯|是的|对)?"
-_ZH_WHEN = (
-    "(?:今天|昨天|前天|昨晚|前几天|上周[一二三四五六日天]?|上个?月|上礼拜|上星期|去年|刚刚?|刚才|已经|终于|还是|正式|"
-    "彻底|早就|也|现在|总算|上午|下午|中午)*"
-)
+_ZH_DAYS = "今天|昨天|前天|昨晚|前几天|上周[一二三四五六日天]?|上个?月|上礼拜|上星期|去年|刚刚?|刚才|终于|总算|正式|上午|下午|中午"
+_ZH_WHEN = f"(?:{_ZH_DAYS}|已经|还是|彻底|早就|也|现在)*"
+# the speaker: 我, or a clause that opens with its day (终于辞职了!); a bare 辞职了 answers 小美呢？ as often
+_ZH_ME = f"(?:我|(?={_ZH_DAYS})){_ZH_WHEN}"
 # 辞职两个月了: how long ago it was
 _ZH_SINCE = r"(?:(?:快|都|已经)?(?:[一二两三四五六七八九十半几]+|\d+)个?多?(?:天|周|星期|礼拜|月|年)多?)?"
 _ZH_OVER = "(?:了|[啦呀啊哦嘛喔耶呜～~])*$"
 _ZH_FROM = rf"(?:从(?P<o>[^，。！？从]{{1,12}}?){_ZH_WHEN})?"
 _ZH_LEFT = (
-    # 我辞职了, 我今天从网易离职了, 我裸辞了, 辞职两个月了
-    rf"我?{_ZH_WHEN}{_ZH_FROM}(?P<v>辞职|离职|裸辞|辞工){_ZH_SINCE}了{_ZH_OVER}",
+    # 我辞职了, 我今天从网易离职了, 我裸辞了, 终于辞职了, 我辞职两个月了
+    rf"{_ZH_ME}{_ZH_FROM}(?P<v>辞职|离职|裸辞|辞工){_ZH_SINCE}了{_ZH_OVER}",
     # 我把工作辞了, 我把网易的工作辞了
-    rf"我?{_ZH_WHEN}把(?:(?P<o2>[^，。！？]{{1,10}}?)的)?(?:这份|那份)?工作(?:给)?辞(?:掉)?了{_ZH_OVER}",
+    rf"{_ZH_ME}把(?:(?P<o2>[^，。！？]{{1,10}}?)的)?(?:这份|那份)?工作(?:给)?辞(?:掉)?了{_ZH_OVER}",
     # 我辞掉了工作, 我辞了网易的工作
-    rf"我?{_ZH_WHEN}辞(?:掉)?了(?:(?P<o3>[^，。！？]{{1,10}}?)的)?(?:这份|那份)?工作{_ZH_OVER}",
+    rf"{_ZH_ME}辞(?:掉)?了(?:(?P<o3>[^，。！？]{{1,10}}?)的)?(?:这份|那份)?工作{_ZH_OVER}",
     # 我被裁了, 我被公司裁员了, 我被开除了, 我被优化了
-    rf"我?{_ZH_WHEN}被(?:公司|老板|单位|领导)?(?P<v>裁员|裁|辞退|开除|炒鱿鱼|炒|优化)(?:掉)?了{_ZH_OVER}",
+    rf"{_ZH_ME}被(?:公司|老板|单位|领导)?(?P<v>裁员|裁|辞退|开除|炒鱿鱼|炒|优化)(?:掉)?了{_ZH_OVER}",
     # 我失业了 (not 没工作了: a quiet day at work says that too)
-    rf"我?{_ZH_WHEN}(?P<v>失业){_ZH_SINCE}了{_ZH_OVER}",
+    rf"{_ZH_ME}(?P<v>失业){_ZH_SINCE}了{_ZH_OVER}",
 )
 _LONGEST = 40  # characters of a clause that says a job was left: a longer one says more than that
 _ZH_RULES = tuple(lazy(_ZH_LEAD + pattern) for pattern in _ZH_LEFT)
@@ -64,7 +65,7 @@ _EN_RULES = tuple(
     en_rule(pattern + _EN_WHEN + r"$")
     for pattern in (
         rf"I\s+(?:have\s+|'ve\s+)?{_EN_SO}(?:quit|left)\s+my\s+job{_EN_FROM}",
-        rf"I\s+(?:have\s+|'ve\s+)?{_EN_SO}(?:resigned|quit){_EN_FROM}",
+        rf"I\s+(?:have\s+|'ve\s+)?{_EN_SO}resigned{_EN_FROM}",  # not a bare I quit: a game, a habit
         rf"I\s+(?:have\s+|'ve\s+)?{_EN_SO}(?:got|was|been|have\s+been)\s+(?P<v>laid\s+off|fired|let\s+go){_EN_FROM}",
         rf"I\s+(?:have\s+|'ve\s+)?{_EN_SO}lost\s+my\s+job{_EN_FROM}",
         rf"I(?:'m|\s+am)\s+{_EN_SO}(?:unemployed|out\s+of\s+(?:a\s+)?(?:job|work))(?:\s+now)?",
