@@ -223,6 +223,16 @@ def test_a_core_block_of_a_person_id_no_store_keeps_is_refused(h: Harness, perso
         ToolExecutor(h.memory, AGENT, person=person)
 
 
+@pytest.mark.parametrize("ids", [{"space": ""}, {"person": ""}, {"person": "木木", "space": ""}])
+def test_an_empty_chat_id_is_refused_not_read_as_the_official_memories(h: Harness, ids: dict[str, str]) -> None:
+    """A bot whose group id came out empty got an executor over the agent's official memories: its notes
+    reached every chat's recall."""
+    with pytest.raises(InvalidInput, match="id is empty"):
+        ToolExecutor(h.memory, AGENT, **ids)
+    with pytest.raises(InvalidInput, match="id is empty"):
+        h.run(h.memory.recall("密码", agent=AGENT, **ids))
+
+
 def test_core_memory_without_a_folder_keeps_person_blocks_only(h: Harness) -> None:
     appended = h.call("core_memory_append", {"label": "human", "content": "木木怕冷"})
     assert appended["block"] == {"label": "human", "text": "木木怕冷"}

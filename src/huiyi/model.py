@@ -107,11 +107,13 @@ class Scope(_Model):
 
 
 def visible_scopes(agent: str, person: str | None = None, space: str | None = None) -> list[Scope]:
-    """The scopes one recall may read: the agent's official memories plus the caller's own."""
+    """The scopes one recall may read: the agent's official memories plus the caller's own. An empty id is
+    refused (ValueError), not read as none: a bot whose group id came out empty would read and write the
+    official memories every chat sees."""
     scopes = [Scope.official(agent)]
-    if person:
+    if person is not None:
         scopes.append(Scope.of_person(agent, person))
-    if space:
+    if space is not None:
         scopes.append(Scope.of_space(agent, space))
     return scopes
 

@@ -140,8 +140,8 @@ class ToolExecutor:
         self.memory = memory
         self.zone = ZoneInfo(memory.config.timezone)  # an offset in a time argument moves it here, as HTTP does
         self.agent = agent
-        self.person = person or None
-        self.space = space or None
+        self.person = person
+        self.space = space
         try:
             self._visible = set(visible_scopes(agent, self.person, self.space))
         except ValueError as exc:  # a typed error, as every other bad id gets
