@@ -210,7 +210,7 @@ def _scopes_reached(memory: Memory) -> dict[str, str]:
 
 
 def test_a_group_question_reaches_an_absent_members_global_profile(tmp_path: Path) -> None:
-    with _group_with_profile(tmp_path) as memory:
+    with _group_with_profile(tmp_path, absent_profiles=True) as memory:
         profiles = [m for m in memory.memories(agent="bot", person="苏霓", kinds=["summary"])]
         assert profiles, "the day wrote 苏霓's global profile"
         reached = _scopes_reached(memory)
@@ -218,9 +218,27 @@ def test_a_group_question_reaches_an_absent_members_global_profile(tmp_path: Pat
         assert all("换工作" not in text for text in reached.values())
 
 
-def test_a_strict_setup_keeps_global_profiles_out_of_groups(tmp_path: Path) -> None:
-    with _group_with_profile(tmp_path, absent_profiles=False) as memory:
+def test_by_default_global_profiles_stay_out_of_groups(tmp_path: Path) -> None:
+    with _group_with_profile(tmp_path) as memory:
         assert "person:苏霓" not in _scopes_reached(memory)
+
+
+def test_what_a_member_said_in_one_group_stays_out_of_another_by_default(tmp_path: Path) -> None:
+    """阿杰 told group A where he works; in group B, where he spoke too, 阿杰在哪上班 found it through his
+    global profile."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        memory.set_person(Person(id="u2", name="阿杰"), agent="bot")
+        said = [("a", "gA", "u2", "我的生日是12月3日，我在字节跳动上班"), ("b", "gB", "u2", "大家好，我是新来的")]
+        for key, space, speaker, text in said:
+            memory.add({"id": key, "speaker": speaker, "text": text, "time": T0}, agent="bot", space=space)
+            memory.flush(agent="bot", space=space, wait=True)
+            memory.summarize(T0.date(), agent="bot", space=space)
+        assert any("字节" in m.text for m in memory.memories(agent="bot", person="u2", kinds=["summary"]))
+        found = memory.recall("阿杰在哪上班", agent="bot", space="gB", limit=20)
+        assert found.hits and not [hit.text for hit in found.hits if "字节" in hit.text or "12月3日" in hit.text]
+        context = memory.context(agent="bot", space="gB", message="阿杰在哪上班？")
+        assert "字节" not in context.text
 
 
 def test_a_latin_name_right_before_chinese_names_the_person(group: Memory) -> None:

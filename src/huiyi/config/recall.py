@@ -152,9 +152,10 @@ class RecallRecipe(Section):
     # ours (issue #13): a who-question (是谁说…, 谁家的狗…) adds this times the share of its words a line says
     who_weight: float = 0.3
     # ours (issue #13): a group question naming a member who is not the caller (你认识霓霓吗) reaches that
-    # member's global profile, which holds their self-statements only (seed 002 §3.11), in a group they spoke in;
-    # false for strict setups
-    absent_profiles: bool = True
+    # member's global profile, which holds their self-statements only (seed 002 §3.11), in a group they spoke in.
+    # Off by default: that profile gathers what they said in every group, so a word said in one group would
+    # reach another's recall (the group's own profile of them answers there); on for one community's groups
+    absent_profiles: bool = False
     # routes beyond dense + keyword, added to the fused candidates by weight (0 turns a route off)
     route_candidates: Count = 50  # per extra route, and the fused candidates they are added to
     entity_weight: float = 0.2  # names and aliases the query mentions (seed 002 §3.12)
