@@ -121,6 +121,13 @@ def test_the_speakers_own_words_around_a_quote_are_read(
     assert facts_of(memory) == {fact: None}
 
 
+def test_a_day_both_the_quote_and_the_reply_name_is_dated_once(chat: list[Memory], tmp_path: Path) -> None:
+    """The quote's 周六 and the reply's were two spans of one phrase: the plan read 周六（…）（…）."""
+    memory = group_chat(tmp_path, ["[回复 阿杰: 周六去爬山吗？] 去啊！我周六去爬香山"])
+    chat.append(memory)
+    assert list(facts_of(memory)) == ["ajie2周六（2024-11-09）去爬香山"]
+
+
 def test_a_forward_reaches_neither_the_global_profile_nor_another_group(chat: list[Memory], tmp_path: Path) -> None:
     """Seed 002 §3.11: only self-statements cross groups. A forward is no self-statement: ajie2's global
     profile, another group's prompt and the day's diary do not say ajie2 likes 美式咖啡."""

@@ -67,8 +67,14 @@ def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
     >>> span = TimeSpan(datetime(2024, 11, 22), datetime(2024, 11, 23), "后天")
     >>> dated("木木的生日是后天", [span], "zh"), dated("木木的生日是十月五号", [span], "zh")
     ('木木的生日是后天（2024-11-22）', '木木的生日是十月五号')
+    >>> dated("木木后天去", [span, span], "zh")  # said twice in the message (a quote's, then one's own): once
+    '木木后天（2024-11-22）去'
     """
+    seen: set[str] = set()
     for span in spans:
+        if span.phrase.lower() in seen:
+            continue
+        seen.add(span.phrase.lower())
         words = re.findall(r"[a-z]+", span.phrase.lower())
         # Tomorrow is my birthday: the phrase begins the sentence, and the fact writes it in lower case
         at = text.lower().find(span.phrase.lower())

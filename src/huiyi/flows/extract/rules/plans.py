@@ -59,7 +59,8 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         end = text[match.end() : match.end() + 1]
         if not clause or len(clause) > _MAX_CHARS or (end and end in "？?") or QUESTION_END.search(clause):
             continue
-        spans = [span for span in coming if span.phrase in clause]
+        # one span a phrase: a quote's 周六 beside one's own is the same day, dated once
+        spans = _first_of_each([span for span in coming if span.phrase in clause])
         at = _own_i(clause)
         if not spans or at is None:
             continue
@@ -76,7 +77,10 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
             continue
         shown = before + after + _chain(text, match.end(), roster, said.spans)
         # a phrase the chain adds is dated too, unless it is counted (住三个晚上: nights, not tonight)
-        spans += [span for span in coming if span not in spans and span.phrase in shown and not _counted(shown, span)]
+        known = {span.phrase for span in spans}
+        spans += _first_of_each(
+            [span for span in coming if span.phrase not in known and span.phrase in shown and not _counted(shown, span)]
+        )
         for span in spans:  # each phrase followed by the date it means, as in an event's text
             shown = shown.replace(span.phrase, f"{span.phrase}（{absolute(span)}）", 1)
         out.append(plan_fact(said, roster, rest.strip(), shown, spans[0], TENTATIVE if hedge else 0.6))
@@ -99,6 +103,14 @@ def plan_fact(said: Said, roster: Roster, obj: str, shown: str, span: TimeSpan, 
         confidence=confidence,
         about=absolute(span),
     )
+
+
+def _first_of_each(spans: list[TimeSpan]) -> list[TimeSpan]:
+    """The first span of each phrase, in order."""
+    first: dict[str, TimeSpan] = {}
+    for span in spans:
+        first.setdefault(span.phrase, span)
+    return list(first.values())
 
 
 def to_come(spans: list[TimeSpan], now: datetime) -> list[TimeSpan]:
