@@ -5,11 +5,17 @@ speaker's open fact of the same kind said before. Plans of a move (下个月搬�
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from pathlib import Path
 
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.closes import to_close
 from huiyi.flows.extract.rules.extractor import RuleExtractor
 from huiyi.model import FactData, MemoryItem, MemoryKind, Scope
+from huiyi.providers.embed import HashEmbedder
 from rule_lines import private_fold
 
 SCOPE = Scope.of_person("祈煜", "木木")
@@ -78,3 +84,24 @@ def test_a_move_closes_the_old_home_and_only_it() -> None:
     assert [fid for fid, _ in changes] == ["fa_x2"]
     # saying where one lives without moving closes nothing
     assert RuleExtractor().extract_sync(fold("我住在杭州")).closes == []
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "closed", "kept"),
+    [
+        ("我26岁，在杭州当产品经理", "说错了，我27岁", "木木今年26岁", "木木今年27岁"),
+        ("我生日是3月5号", "不对，我生日是3月6号", "木木的生日是3月5号", "木木的生日是3月6号"),
+        ("I'm 26 years old", "Sorry, I'm 27 years old", "木木 is 26 years old", "木木 is 27 years old"),
+    ],
+)
+def test_a_corrected_age_or_birthday_closes_the_old_one_as_it_is_said(
+    tmp_path: Path, first: str, then: str, closed: str, kept: str
+) -> None:
+    """Both ages stayed open until the hourly consolidation, and the bot said the wrong one first."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=2)) as memory:
+        for i, text in enumerate((first, then)):
+            memory.add({"id": f"m{i}", "text": text, "time": T0 + timedelta(days=i)}, agent="祈煜", person="木木")
+            memory.flush(agent="祈煜", person="木木")
+        facts = {f.text: f.valid_to for f in memory.memories(agent="祈煜", person="木木", kinds=["fact"])}
+    assert facts[closed] == T0 + timedelta(days=1) and facts[kept] is None

@@ -29,12 +29,14 @@ __all__ = [
     "to_close",
 ]
 
-# predicates that hold one value at a time: a new home, job or partner ends the old one (recall.current
+# predicates that hold one value at a time: a new home, job, partner or age ends the old one (recall.current
 # prefers the newest open one where an old one was never closed)
 ONE_AT_A_TIME = frozenset(
     {
         *"住在 家在 居住在 工作于 任职于 就职于 职业是 恋人是 伴侣是 对象是 男朋友是 女朋友是 老公是 老婆是".split(),
         *("lives in", "works at", "works as", "partner is", "boyfriend is", "girlfriend is"),
+        # 说错了，我27岁: a correction ends the old value as it is said, not at the next consolidation
+        *("年龄", "生日是", "age", "birthday is"),
     }
 )
 # the partner facts of the rules (rules.relations: 陈屿是木木的男朋友) and an LLM's: a new partner or a breakup
