@@ -94,11 +94,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get Memory */
+        /**
+         * Get Memory
+         * @description A memory; with ``person`` or ``space``, only one of that chat's (another's: 404).
+         */
         get: operations["get_memory_v1_memories__memory_id__get"];
         put?: never;
         post?: never;
-        /** Delete Memory */
+        /**
+         * Delete Memory
+         * @description Delete a memory; with ``person`` or ``space``, only one of that chat's (another's: 404).
+         */
         delete: operations["delete_memory_v1_memories__memory_id__delete"];
         options?: never;
         head?: never;
@@ -1117,6 +1123,10 @@ export interface components {
             memory_id: string;
             /** Value */
             value: number;
+            /** Person */
+            person?: string | null;
+            /** Space */
+            space?: string | null;
         };
         /** FlushBody */
         FlushBody: {
@@ -1478,6 +1488,10 @@ export interface components {
         MemoryPatch: {
             /** Agent */
             agent: string;
+            /** Person */
+            person?: string;
+            /** Space */
+            space?: string;
             /** Text */
             text?: string;
             /** Time */
@@ -2167,6 +2181,8 @@ export interface operations {
         parameters: {
             query: {
                 agent: string;
+                person?: string | null;
+                space?: string | null;
             };
             header?: {
                 authorization?: string | null;
@@ -2238,6 +2254,8 @@ export interface operations {
         parameters: {
             query: {
                 agent: string;
+                person?: string | null;
+                space?: string | null;
             };
             header?: {
                 authorization?: string | null;

@@ -202,12 +202,16 @@ class AsyncClient(Listings):
         }
         return await self._model(MemoryItem, "POST", "/v1/memories", json=drop_none(body))
 
-    async def get(self, memory_id: str, *, agent: str) -> MemoryItem:
+    async def get(
+        self, memory_id: str, *, agent: str, person: str | None = None, space: str | None = None
+    ) -> MemoryItem:
         path = f"/v1/memories/{quote(memory_id, safe='')}"
-        return await self._model(MemoryItem, "GET", path, params={"agent": agent})
+        params = drop_none({"agent": agent, "person": person, "space": space})
+        return await self._model(MemoryItem, "GET", path, params=params)
 
-    async def delete(self, memory_id: str, *, agent: str) -> None:
-        await self._call("DELETE", f"/v1/memories/{quote(memory_id, safe='')}", params={"agent": agent})
+    async def delete(self, memory_id: str, *, agent: str, person: str | None = None, space: str | None = None) -> None:
+        params = drop_none({"agent": agent, "person": person, "space": space})
+        await self._call("DELETE", f"/v1/memories/{quote(memory_id, safe='')}", params=params)
 
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
         """Stored messages by id; ids not stored are left out."""
@@ -217,8 +221,10 @@ class AsyncClient(Listings):
             found.extend(await self._list(Message, "GET", "/v1/messages", params=params))
         return found
 
-    async def feedback(self, memory_id: str, value: float, *, agent: str) -> MemoryItem:
-        body = {"agent": agent, "memory_id": memory_id, "value": value}
+    async def feedback(
+        self, memory_id: str, value: float, *, agent: str, person: str | None = None, space: str | None = None
+    ) -> MemoryItem:
+        body = drop_none({"agent": agent, "memory_id": memory_id, "value": value, "person": person, "space": space})
         return await self._model(MemoryItem, "POST", "/v1/feedback", json=body)
 
     async def link(
@@ -236,11 +242,20 @@ class AsyncClient(Listings):
         body |= {"target": target, "kind": LinkKind(kind).value, "weight": weight}
         return await self._model(Link, "POST", "/v1/links", json=drop_none(body))
 
-    async def update(self, memory_id: str, changes: Mapping[str, Any], *, agent: str) -> MemoryItem:
+    async def update(
+        self,
+        memory_id: str,
+        changes: Mapping[str, Any],
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+    ) -> MemoryItem:
         """Correct a memory: text, time, place, keywords, insight, importance; a fact's ``valid_to``."""
         body = {key: value.isoformat() if isinstance(value, datetime) else value for key, value in changes.items()}
         path = f"/v1/memories/{quote(memory_id, safe='')}"
-        return await self._model(MemoryItem, "PATCH", path, json={**body, "agent": agent})
+        who = drop_none({"agent": agent, "person": person, "space": space})
+        return await self._model(MemoryItem, "PATCH", path, json={**body, **who})
 
     # the graph -----------------------------------------------------------------------------------
     async def get_entity(self, entity_id: str, *, agent: str) -> Entity:

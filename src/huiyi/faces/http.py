@@ -297,14 +297,28 @@ def create_app(
         return item_out(await memory.get(made.id, agent=body.agent), zone)  # as stored, created_at set
 
     @app.get("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BY_ID)
-    async def get_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> MemoryItem:
+    async def get_memory(
+        memory_id: str,
+        agents: Agents,
+        agent: Annotated[str, Query(min_length=1)],
+        person: str | None = None,
+        space: str | None = None,
+    ) -> MemoryItem:
+        """A memory; with ``person`` or ``space``, only one of that chat's (another's: 404)."""
         check(agents, agent)
-        return item_out(await memory.get(memory_id, agent=agent), zone)
+        return item_out(await memory.get(memory_id, agent=agent, person=person, space=space), zone)
 
     @app.delete("/v1/memories/{memory_id}", status_code=204, responses=BY_ID)
-    async def delete_memory(memory_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Response:
+    async def delete_memory(
+        memory_id: str,
+        agents: Agents,
+        agent: Annotated[str, Query(min_length=1)],
+        person: str | None = None,
+        space: str | None = None,
+    ) -> Response:
+        """Delete a memory; with ``person`` or ``space``, only one of that chat's (another's: 404)."""
         check(agents, agent)
-        await memory.delete(memory_id, agent=agent)
+        await memory.delete(memory_id, agent=agent, person=person, space=space)
         return Response(status_code=204)
 
     @app.put("/v1/persons/{person_id}", response_model=Person, responses=BODY)
@@ -393,7 +407,9 @@ def create_app(
     async def feedback(body: FeedbackBody, agents: Agents) -> MemoryItem:
         """Judge a recalled memory; the sum weighs in the seed 001 scoring preset."""
         check(agents, body.agent)
-        return item_out(await memory.feedback(body.memory_id, body.value, agent=body.agent), zone)
+        person, space = body.person, body.space
+        judged = await memory.feedback(body.memory_id, body.value, agent=body.agent, person=person, space=space)
+        return item_out(judged, zone)
 
     @app.post("/v1/consolidate", responses=BODY)
     async def run_consolidate(body: ConsolidateBody, agents: Agents) -> dict[str, Any]:

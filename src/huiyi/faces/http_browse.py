@@ -57,13 +57,16 @@ class MemoryPatch(_Body):
     """The fields of a memory to change; those left out stay as they are."""
 
     agent: str = Field(min_length=1, max_length=200)
+    # the chat the memory must be of (an app's user): another's is not found (404)
+    person: Annotated[str, Field(max_length=200)] | SkipJsonSchema[None] = None
+    space: Annotated[str, Field(max_length=200)] | SkipJsonSchema[None] = None
     # optional but not nullable: a null text, place … is refused (422), so the schema does not offer it
     text: Annotated[str, Field(min_length=1, max_length=20000)] | SkipJsonSchema[None] = None
     time: TimeIn | None = None  # null: the memory is about no particular time
     place: Annotated[str, Field(max_length=2000)] | SkipJsonSchema[None] = None
     keywords: Annotated[list[str], Field(max_length=50)] | SkipJsonSchema[None] = None
     insight: Annotated[str, Field(max_length=20000)] | SkipJsonSchema[None] = None
-    importance: Annotated[float, Field(ge=0.0, le=1.0)] | SkipJsonSchema[None] = None
+    importance: Annotated[float, Field(ge=0.0, le=1.0, strict=True)] | SkipJsonSchema[None] = None
     valid_to: TimeIn | None = None  # a fact's: when it stopped being true (null opens it again)
 
 
@@ -212,11 +215,12 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
     async def patch_memory(memory_id: str, body: MemoryPatch, agents: Agents) -> MemoryItem:
         """Correct a memory: text, time, place, keywords, insight, importance (the rest stays)."""
         check(agents, body.agent)
-        changes = body.model_dump(exclude_unset=True, exclude={"agent"})
+        changes = body.model_dump(exclude_unset=True, exclude={"agent", "person", "space"})
         for name in ("time", "valid_to"):  # stored as wall-clock time in the configured zone
             if changes.get(name) is not None:
                 changes[name] = local(changes[name], zone)
-        return await memory.update(memory_id, changes, agent=body.agent)
+        updated = await memory.update(memory_id, changes, agent=body.agent, person=body.person, space=body.space)
+        return item_out(updated, zone)  # zoned, as every other route returns a memory
 
     @router.get("/v1/messages/{message_id}/chat", response_model=list[Message], responses=BY_ID)
     async def chat_around(

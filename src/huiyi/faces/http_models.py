@@ -185,7 +185,11 @@ class ExpandResponse(BaseModel):
 class FeedbackBody(_Body):
     agent: str = Field(min_length=1)
     memory_id: str = Field(min_length=1)
-    value: float = Field(ge=-1.0, le=1.0)  # -1 bad … +1 good (seed 001 §2.4 feedback weight)
+    # a number: true or "1" is refused, not read as 1
+    value: float = Field(ge=-1.0, le=1.0, strict=True)  # -1 bad … +1 good (seed 001 §2.4 feedback weight)
+    # the chat the memory must be of (an app's user): another's is not found (404)
+    person: str | None = Field(default=None, max_length=200)
+    space: str | None = Field(default=None, max_length=200)
 
 
 class ConsolidateBody(Who):

@@ -49,10 +49,10 @@ async def _in_pool(pool: ThreadPoolExecutor, function: Callable[..., T], *args: 
 
 def _scope_of(agent: str, person: str | None, space: str | None) -> Scope:
     """The one scope named: a space, a person, or the agent's official memories."""
-    if person and space:
+    if person is not None and space is not None:
         raise InvalidInput("a memory belongs to one scope: give a person or a space, not both")
-    try:
-        return Scope.of_chat(agent, person, space) if person or space else Scope.official(agent)
+    try:  # an empty id is refused, not read as the official memories
+        return Scope.of_chat(agent, person, space) if person is not None or space is not None else Scope.official(agent)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
 

@@ -154,17 +154,25 @@ class Items(Indexing):
     async def get_person(self, person_id: str, *, agent: str) -> Person | None:
         return await self._run(self.store.get_person, agent, _looked_up(person_id, "person id"))
 
-    async def get(self, memory_id: str, *, agent: str) -> MemoryItem:
+    async def get(
+        self, memory_id: str, *, agent: str, person: str | None = None, space: str | None = None
+    ) -> MemoryItem:
+        """A memory by id; with ``person`` or ``space``, only one of that chat's (another's is not found):
+        an app's "my memories" screen passes its user, so one user's request never reaches another's."""
+        owner = _scope_of(agent, person, space) if person is not None or space is not None else None
         found = await self._run(self.store.get_memories, agent, [_looked_up(memory_id, "memory id")])
-        if not found:
-            raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
+        if not found or (owner is not None and found[0].scope != owner):
+            raise NotFound(f"no memory {memory_id!r} for agent {agent!r}" + (f" in {owner.tag}" if owner else ""))
         return found[0]
 
     async def get_many(self, ids: Sequence[str], *, agent: str) -> list[MemoryItem]:
         """Memories by id, in the order asked; unknown ids are left out."""
         return await self._run(self.store.get_memories, agent, _id_list(ids))
 
-    async def delete(self, memory_id: str, *, agent: str) -> None:
+    async def delete(self, memory_id: str, *, agent: str, person: str | None = None, space: str | None = None) -> None:
+        """Delete a memory; with ``person`` or ``space``, only one of that chat's (as :meth:`get`)."""
+        if person is not None or space is not None:
+            await self.get(memory_id, agent=agent, person=person, space=space)
         if not await self._run(self.store.delete_memories, agent, [_looked_up(memory_id, "memory id")]):
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
 
@@ -189,16 +197,25 @@ class Items(Indexing):
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
         return await self._run(self.store.get_messages, agent, _id_list(ids))
 
-    async def update(self, memory_id: str, changes: Mapping[str, Any], *, agent: str) -> MemoryItem:
+    async def update(
+        self,
+        memory_id: str,
+        changes: Mapping[str, Any],
+        *,
+        agent: str,
+        person: str | None = None,
+        space: str | None = None,
+    ) -> MemoryItem:
         """Correct a memory: its text, time, place, keywords, insight or importance (seed 000's CRUD);
         a fact's ``valid_to`` closes it (None opens it again).
 
         A changed text, time, place or keywords re-indexes it under the same id, keeping its links,
-        strength and history; importance and insight alone are written in place."""
+        strength and history; importance and insight alone are written in place. With ``person`` or
+        ``space``, only one of that chat's (as :meth:`get`)."""
         unknown = set(changes) - EDITABLE - {"valid_to"}
         if unknown:
             raise InvalidInput(f"these memory fields cannot be edited: {sorted(unknown)}")
-        item = await self.get(memory_id, agent=agent)
+        item = await self.get(memory_id, agent=agent, person=person, space=space)
         if "valid_to" in changes and item.kind is not MemoryKind.FACT:
             raise InvalidInput("only a fact can be closed (valid_to)")
         new = self._changed(item, changes)
@@ -238,11 +255,14 @@ class Items(Indexing):
             )
         return new
 
-    async def feedback(self, memory_id: str, value: float, *, agent: str) -> MemoryItem:
-        """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory."""
+    async def feedback(
+        self, memory_id: str, value: float, *, agent: str, person: str | None = None, space: str | None = None
+    ) -> MemoryItem:
+        """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory. With
+        ``person`` or ``space``, only one of that chat's (as :meth:`get`)."""
         if not isinstance(value, int | float) or isinstance(value, bool) or not -1.0 <= value <= 1.0:
             raise InvalidInput(f"feedback is a number between -1 and 1, not {value!r}")
-        item = await self.get(memory_id, agent=agent)
+        item = await self.get(memory_id, agent=agent, person=person, space=space)
         await self._run(self.store.update_memories, agent, [(memory_id, {"feedback": item.feedback + value})])
         return item.model_copy(update={"feedback": item.feedback + value})
 
