@@ -60,9 +60,14 @@ def test_a_place_named_closes_only_the_workplace_it_names(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("lines", "closed", "fact"),
     [
-        (["I work at Acme", "I quit my job yesterday"], "木木 works at Acme", "木木 left their job"),
+        (["I work at Acme", "I quit my job yesterday"], "木木 works at Acme", "木木 left the job"),
         (["I work at Acme", "I got laid off"], "木木 works at Acme", "木木 was laid off"),
-        (["I work at Acme", "I just resigned from Acme"], "木木 works at Acme", "木木 left their job at Acme"),
+        (
+            ["I work at a bakery", "I quit my job at the bakery"],
+            "木木 works at a bakery",
+            "木木 left the job at the bakery",
+        ),
+        (["I work at Acme", "I just resigned from Acme"], "木木 works at Acme", "木木 left the job at Acme"),
     ],
 )
 def test_an_english_job_left(tmp_path: Path, lines: list[str], closed: str, fact: str) -> None:

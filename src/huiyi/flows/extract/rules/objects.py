@@ -24,7 +24,9 @@ def trim_zh(value: str) -> str:
 # "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds
 _EN_NOW_END = lazy(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
 # "I live in Toronto btw": a chat filler after the object is said about the chat, not the home
-_EN_FILLER_END = lazy(r"(?<!\s)\s+(?:btw|lol|lmao|tbh|imo|haha+|fyi)$", re.IGNORECASE)
+_EN_FILLER_END = lazy(
+    r"(?<!\s)(?:\s+(?:btw|lol|lmao|tbh|imo|haha+|fyi|actually|anyway|anyways|honestly|though|ok|okay))+$", re.IGNORECASE
+)
 
 
 EN_NOT_THERE = lazy(r",\s*not\s+.*$", re.IGNORECASE)

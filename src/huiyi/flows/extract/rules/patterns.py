@@ -275,7 +275,11 @@ ZH_PET_HAS = lazy(
 # 叫豆豆, 它叫团子, 名字叫团子, 他叫陈屿: a clause that names the pet or partner the clause before it told of
 ZH_NAMING = lazy(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}})$")
 
-_EN_PREFIX = r"(?:(?:oh|well|and|but|so|actually|honestly|yeah|yes|also|haha|lol|btw|um|hey|hmm|ok|okay)[,!.]?\s+)*"
+# lead words, and a name called before the words (Also Kai, actually I'm 27): the clause is the speaker's still
+_EN_PREFIX = (
+    r"(?:(?:oh|well|and|but|so|actually|honestly|yeah|yes|also|haha|lol|btw|um|hey|hmm|ok|okay|sorry)[,!.]?\s+"
+    r"|(?-i:[A-Z][a-z]+),\s+)*"
+)
 _EN_ADV = r"(?:really\s+|totally\s+|absolutely\s+|just\s+|also\s+|kinda\s+|so\s+|truly\s+|do\s+|still\s+)*"
 # I'm also / really / severely allergic to…: how much, or that it is one more
 _EN_DEGREE = (
@@ -441,7 +445,9 @@ EN_OBJECT_CUT = lazy(
     r"(?:(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much|too"
     r"|and\s+(?:work|study|teach|live|have|am)s?)"
     # cats, my boyfriend isn't; St. Mary's hospital, night shifts are killing me: a clause of its own
-    r"|,\s*(?:my|his|her|their|our|he|she|they|we|it|(?:[\w'-]+\s+){1,3}(?:is|are|was|were)))\b.*$",
+    r"|,\s*(?:my|his|her|their|our|he|she|they|we|it|(?:[\w'-]+\s+){1,3}(?:is|are|was|were)"
+    # cilantro, someone put it in my tacos; January 20th, so you can remember; Boston, at Emma's place for now
+    r"|someone|somebody|anyone|everyone|nobody|so|i|you|at|for|which|who|cause|cuz|because|as|then|plus|also))\b.*$",
     re.IGNORECASE,
 )
 # "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")

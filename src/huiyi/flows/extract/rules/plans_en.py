@@ -32,17 +32,29 @@ __all__ = ["english_plans_in"]
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
 _MAX_CHARS = 100  # a longer clause is a story, not a plan
 _SUBJECT = en_rule(
-    r"(?:(?P<i>I)(?:\s+(?P<be>am|will|have)\b|(?P<short>'m|'ll|'ve)|(?=\s+[a-z]))"
+    # Jake and I are going…
+    r"(?:(?P<with>(?-i:[A-Z][a-z-]+))\s+and\s+I(?:\s+(?P<we>are|will|have)\b|(?P<we_short>'re|'ll|'ve))"
+    r"|(?P<i>I)(?:\s+(?P<be>am|will|have)\b|(?P<short>'m|'ll|'ve)|(?=\s+[a-z]))"
     rf"|my\s+(?:{EN_KIN}),?\s+(?P<kin>(?-i:[A-Z][a-z-]+))"
     r"|(?!let's)(?P<name>(?-i:[A-Z][a-z-]+))(?=\s+(?:is|will|has)\b|'s\s|'ll\s))"  # Let's…: a suggestion
 )
 _VERBS = {"am": "is", "m": "is", "will": "will", "ll": "will", "have": "has", "ve": "has"}
+_WE_VERBS = {"are": "are", "re": "are", "will": "will", "ll": "will", "have": "have", "ve": "have"}
+# a verb said in the past (I booked a table for tomorrow) is said of the speaker as it is
+_PAST = frozenset(
+    "went had got made did was were saw took bought told said left came ran met found thought felt gave kept sent"
+    " spent paid won lost wrote ate drank flew drove rode swam began booked set put let cut read heard".split()
+)
 _NOT = re.compile(
     r"n't\b|\b(?:not|no|never|if|unless|wish|hope|hoped|hoping|said|says|told|asked|supposed|was\s+going|were)\b",
     re.IGNORECASE,
 )
 _OWN_SUBJECT = re.compile(
-    r",?\s+(?:and|but|so|because|while|though)\s+(?=(?:I|(?i:we|you|he|she|they|it|our|my|your|his|her|their))\b)"
+    r",?\s+(?:and|but|so|because|while|though)\s+"
+    # I went to the gym and tomorrow I have…: a time before the subject still starts a clause of its own
+    r"(?=(?:(?i:today|tomorrow|tonight|then|later|(?:next|this)\s+\w+),?\s+)?"
+    r"(?:I|(?i:we|you|he|she|they|it|our|my|your|his|her|their))\b)"
+    r"(?!I\s+(?:are|were)\b|I're\b)"  # Jake and I are going…: one subject of two
 )
 # what a plan's "is" is followed by: something being done (flying, getting married, off to…, so excited to fly);
 # I'm busy, I'm a guard says how one is, as 是 does in the Chinese rule
@@ -92,6 +104,9 @@ def _acts(rest: str) -> bool:
 def _whose(found: re.Match[str], speaker: str, roster: Roster) -> tuple[str | None, str]:
     """(whose plan, the clause after its subject) — "I'm flying" reads "Mia is flying"."""
     rest = found.string[found.end() :]
+    if found["with"]:  # Jake and I are going…: the speaker's plan, with Jake
+        verb = _WE_VERBS[(found["we"] or found["we_short"]).lstrip("'")]
+        return speaker, f" and {roster.resolve(found['with']) or found['with']} {verb}{rest}"
     if found["i"]:
         verb = found["be"] or found["short"]
         return speaker, (" " + _VERBS[verb.lstrip("'")] + rest if verb else _third_person(rest))
@@ -106,7 +121,7 @@ def _third_person(rest: str) -> str:
     """ " fly to Osaka" → " flies to Osaka": the speaker's first verb said of them."""
     verb, _, after = rest.strip().partition(" ")
     irregular = {"have": "has", "do": "does", "go": "goes", "am": "is"}
-    if verb in _MODALS:
+    if verb in _MODALS or verb in _PAST or verb.endswith("ed"):
         pass
     elif verb in irregular:
         verb = irregular[verb]

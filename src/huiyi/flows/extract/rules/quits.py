@@ -44,7 +44,8 @@ _ZH_LIKES = ("喜欢", "爱", "热爱", "迷上了", "只喝", "只吃")
 
 _EN_PREFIX = r"^(?:(?:oh|well|and|but|so|actually|honestly|yeah|also|btw)[,!]?\s+)*"
 _EN_QUIT = re.compile(
-    rf"{_EN_PREFIX}I\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+|officially\s+)*(?P<p>quit|gave\s+up|given\s+up|stopped)"
+    rf"{_EN_PREFIX}I(?:\s+(?:have\s+|'ve\s+)?|(?:'m|\s+am)\s+)(?:just\s+|finally\s+|officially\s+)*"
+    r"(?P<p>quit|gave\s+up|given\s+up|stopped|quitting|giving\s+up)"
     r"\s+(?:drinking\s+|eating\s+)?(?P<o>[a-z][a-z' -]{0,30}?)(?:\s+(?:for\s+good|now|already|today|yesterday))?$",
     re.IGNORECASE,
 )
@@ -52,6 +53,10 @@ _EN_NO_MORE = re.compile(
     rf"{_EN_PREFIX}I\s+(?:(?P<n>don't|do\s+not)\s+(?P<v>drink|eat|smoke)\s+(?P<o>[a-z][a-z' -]{{0,30}}?)\s+any\s*more"
     r"|no\s+longer\s+(?P<v2>drink|eat|smoke)\s+(?P<o2>[a-z][a-z' -]{0,30}?))$",
     re.IGNORECASE,
+)
+# sentences, and a comma's clause of its own (…anymore, it's been making me anxious)
+_EN_CLAUSE = re.compile(
+    r"[.!;\n]+|(?<=\?)|,\s*(?=(?:it|it's|i|i'm|my|he|she|they|we|so|because|cause|but|and)\b)", re.IGNORECASE
 )
 # I quit my job, I gave up on it: not a taste
 _EN_NOT_A_TASTE = re.compile(r"^(?:my|your|his|her|our|their|the|a|an|it|that|this|on|job|work|school)\b", re.I)
@@ -105,7 +110,7 @@ def quits_in(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseDra
 def _english(said: Said, roster: Roster, text: str) -> tuple[list[FactDraft], list[CloseDraft]]:
     facts: list[FactDraft] = []
     closes: list[CloseDraft] = []
-    for part in re.split(r"[.!;\n]+|(?<=\?)", text.replace("’", "'")):
+    for part in _EN_CLAUSE.split(text.replace("’", "'")):
         clause = part.strip(" ,")
         if not clause or clause.endswith("?"):
             continue

@@ -62,8 +62,9 @@ _ZH_SHOWN = {
 }
 
 _EN_SO = r"(?:just\s+|finally\s+|officially\s+|recently\s+|actually\s+)*"
-_EN_FROM = r"(?:\s+(?:from|at)\s+(?P<o>(?-i:[A-Z])[\w&.' -]{0,30}?))?"
+_EN_FROM = r"(?:\s+(?:from|at)\s+(?P<o>[\w&.' -]{1,30}?))?"
 _EN_WHEN = r"(?:\s+(?:today|yesterday|recently|last\s+\w+|this\s+\w+|\w+\s+\w+\s+ago))?"
+_EN_ARTICLE = lazy(r"^(?:the|a|an|my)\s+", re.IGNORECASE)
 _EN_RULES = tuple(
     en_rule(pattern + _EN_WHEN + r"$")
     for pattern in (
@@ -137,8 +138,9 @@ def _english(text: str) -> tuple[str, str] | None:
         found = next((m for pattern in _EN_RULES if (m := pattern.match(clause))), None)
         if found is None:
             continue
-        place = (found.groupdict().get("o") or "").strip()
+        named = (found.groupdict().get("o") or "").strip()
         how = found.groupdict().get("v")
-        shown = f"was {' '.join(how.split())}" if how else "left their job"
-        return place, f"{shown} at {place}" if place else shown
+        shown = f"was {' '.join(how.split())}" if how else "left the job"
+        # the bakery: the place a workplace fact names (a bakery called Sugar Loaf), without its article
+        return _EN_ARTICLE.sub("", named), f"{shown} at {named}" if named else shown
     return None
