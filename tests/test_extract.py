@@ -442,6 +442,22 @@ def test_rules_read_no_place_from_a_wish(said: str, place: str) -> None:
     assert event.place == place
 
 
+@pytest.mark.parametrize(
+    ("said", "place"),
+    [
+        ("Sarah thinks I should just move to Boston", ""),
+        ("Congratulations to Emma!", ""),
+        ("I talked to Jake about it", ""),
+        ("We went to the Museum of Fine Arts today", "Museum of Fine Arts"),
+        ("We flew to New York yesterday", "New York"),
+        ("I'm in Boston now", "Boston"),
+    ],
+)
+def test_rules_read_an_english_place_gone_to_or_been_in_only(said: str, place: str) -> None:
+    (event,) = rules(make_fold([("Mia", said)], agent="Kai", person="Mia", language="en")).events
+    assert event.place == place
+
+
 def test_rules_on_a_chinese_private_chat() -> None:
     extraction = rules(PRIVATE)
     assert_provenance(extraction, PRIVATE)

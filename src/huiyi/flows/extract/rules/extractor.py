@@ -258,7 +258,7 @@ class RuleExtractor:
             named, found = mentions(said, roster)
             people.update(dict.fromkeys(named))
             things.extend(found)
-        place = next((p for p in (place_of(s) for s in substantive) if p), "")
+        place = next((p for p in (place_of(s, people) for s in substantive) if p), "")
         texts = [s.message.text for s in segment]
         words = keywords(
             texts,

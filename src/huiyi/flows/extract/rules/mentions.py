@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Collection
 
 from huiyi.flows.extract import EntityDraft
 from huiyi.flows.extract.rules.roster import Roster, name_like
@@ -88,7 +89,21 @@ _NAME_END = frozenset("路街站村镇湖山")  # 之江 + 路: jieba cuts a str
 _WISH_REACH = 30  # characters before a place read for a wish: a clause with none is read this far back
 _CLAUSE_MARK = lazy(r"[，,。！？!?；;\n]")
 _WISH = lazy(r"想|希望|考虑|梦想|以后|将来|改天|有机会|如果|要是|假如|万一|梦到|梦见")
-_EN_PLACE = lazy(r"\b(?:in|at|to)\s+(?:the\s+)?(?P<place>(?:(?:St|Mt|Ft)\.\s*)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})")
+# in/at a place, or to one gone to (talk to Jake, congratulations to Emma go nowhere); Museum of Fine Arts whole
+_EN_GOING = (
+    r"(?:go|goes|going|gone|went|move|moves|moving|moved|fly|flies|flying|flew|drive|driving|drove|travel\w*|trip"
+    r"|head\w*|back|come|comes|coming|came|get|got|walk\w*|run|ran|return\w*)"
+)
+_EN_NAME_RUN = r"[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3}"
+_EN_PLACE = lazy(
+    rf"(?:\b(?:in|at)|\b{_EN_GOING}\s+to)\s+(?:the\s+)?"
+    rf"(?P<place>(?:(?:St|Mt|Ft)\.\s*)?{_EN_NAME_RUN}(?:\s+(?:of|on|de)(?:\s+the)?\s+{_EN_NAME_RUN})?)"
+)
+# a wish or another's counsel before the place (Sarah thinks I should just move to Boston): not where it happened
+_EN_WISH = lazy(
+    r"\b(?:should|would|could|might|want|wants|wanna|wish|hope|if|someday|maybe|thinks|plan(?:ning)?\s+to)\b",
+    re.IGNORECASE,
+)
 
 
 def _no_name(words: list[str]) -> bool:
@@ -136,14 +151,18 @@ def _breaks(text: str) -> list[int]:
     return [match.start() for match in _CLAUSE_MARK.finditer(text)]
 
 
-def place_of(said: Said) -> str:
+def place_of(said: Said, people: Collection[str] = ()) -> str:
     """Where the line says the talk's moment happened: the first 在X of a place, else a place gone to or from
-    (去英国), in a clause that wishes or plans nothing before it; "" if none."""
+    (去英国), in a clause that wishes or plans nothing before it; "" if none. ``people``: names that are no
+    place (at Emma's, to Jake)."""
     text = said.message.text
     if said.lang == "en" or not has_cjk(text):
         for match in _EN_PLACE.finditer(text):
             place = match.group("place")
-            if place.split()[0].lower() not in EN_PROPER_STOP:
+            sentence = max(text.rfind(mark, 0, match.start()) for mark in ".!?;\n") + 1
+            wished = _EN_WISH.search(text, max(sentence, match.start() - 40), match.start())
+            first = place.split()[0]
+            if first.lower() not in EN_PROPER_STOP and first.removesuffix("'s") not in people and not wished:
                 return place
         return ""
     words = [(w, f) for w, f in tokens.tag(text)]
