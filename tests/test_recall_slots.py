@@ -97,3 +97,28 @@ def test_after_a_breakup_the_parting_answers_who_my_partner_is(tmp_path: Path) -
         memory.flush(agent="bot", person="u1")
         again = memory.recall("我男朋友是谁", agent="bot", person="u1")
         assert again.hits[0].sources == ["m9"] and "林深" in again.hits[0].text
+
+
+def test_the_plans_still_to_come_answer_what_is_coming_up(tmp_path: Path) -> None:
+    """我最近有什么安排 shares no word with 木木下周一（…）飞大阪: the open plans dated ahead lead, soonest first; a plan
+    whose day has passed, or one called off, does not."""
+    lines = [
+        (0, "我明天去看牙医"),  # 3-02: passed by the question, asked on 3-06
+        (5, "我下周一飞大阪"),  # 3-11
+        (5, "我这周六去爬山"),  # 3-09
+        (5, "今天天气真好，出去走了走"),
+        (5, "下个月五号我要去面试"),  # 4-05
+    ]
+    with open_memory(tmp_path) as memory:
+        messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(days=day)} for i, (day, text) in enumerate(lines)]
+        memory.add(messages, agent="bot", person="u1", index=True)
+        memory.flush(agent="bot", person="u1")
+        now = T0 + timedelta(days=5, hours=1)  # 3-06
+        for query in ("我最近有什么安排", "我接下来要干嘛"):
+            found = memory.recall(query, agent="bot", person="u1", now=now)
+            assert [hit.sources for hit in found.hits[:3]] == [["m2"], ["m1"], ["m4"]], query
+            assert found.info["slot"] == found.hits[0].id
+        week = memory.recall("我下周有什么安排", agent="bot", person="u1", now=now)
+        assert week.hits[0].sources == ["m1"] and ["m4"] not in [hit.sources for hit in week.hits[:2]]
+        english = memory.recall("What plans do I have coming up?", agent="bot", person="u1", now=now)
+        assert english.hits[0].sources == ["m2"]

@@ -13,13 +13,12 @@ from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
 from huiyi.memory.common import EDITABLE, MAX_LISTED, _id_list, _kinds, _looked_up, _scope_of, _visible
 from huiyi.memory.edges import with_edge
-from huiyi.memory.indexing import Indexing
+from huiyi.memory.entity_edits import EntityEdits
 from huiyi.memory.notes import alike, caller_id, caller_words, note_id
 from huiyi.model import (
     CoreBlock,
     Entity,
     EntityMerge,
-    EntityType,
     FactKind,
     Link,
     LinkKind,
@@ -31,20 +30,15 @@ from huiyi.model import (
     new_id,
 )
 from huiyi.store.base import MemoryFilter, ScopeStats, Writes
-from huiyi.store.graph import EntityEdit
 from huiyi.store.jobs import RunReport
 from huiyi.store.pages import ReportMark
 
 log = logging.getLogger(__name__)
 
-# what ``update_entity`` may change of an entity
-ENTITY_EDITABLE = frozenset({"name", "type", "aliases"})
-NAME_CHARS = 200  # the longest entity name or alias
-MAX_ALIASES = 100
 REPORT_CHANGES = 300  # changes of one report kept in full; the counts cover the rest
 
 
-class Items(Indexing):
+class Items(EntityEdits):
     """Single memories, persons, the graph and core blocks."""
 
     async def remember(
@@ -362,93 +356,6 @@ class Items(Indexing):
         _visible(agent, person, None)
         return await self._run(functools.partial(self.core_memory.replace, label, old, new, agent=agent, person=person))
 
-    # entities by hand (seed 000's official CRUD) -------------------------------------------------
-    async def get_entity(self, entity_id: str, *, agent: str) -> Entity:
-        found = await self._run(self.store.get_entities, agent, [_looked_up(entity_id, "entity id")])
-        if not found:
-            raise NotFound(f"no entity {entity_id!r} for agent {agent!r}")
-        return found[0]
-
-    async def create_entity(
-        self,
-        name: str,
-        *,
-        agent: str,
-        person: str | None = None,
-        space: str | None = None,
-        type: EntityType | str = EntityType.SPECIFIC,
-        aliases: Sequence[str] = (),
-    ) -> Entity:
-        """Add an entity to a scope by hand (official when no person or space is named).
-
-        Its name and aliases must be new to the scope: facts reach an entity by name."""
-        scope = _scope_of(agent, person, space)
-        try:
-            entity = Entity(scope=scope, name=name, type=EntityType(type), aliases=list(aliases))
-        except ValueError as exc:
-            raise InvalidInput(said(exc)) from exc
-        return await self._put_checked(_cleaned(entity))
-
-    async def update_entity(self, entity_id: str, changes: Mapping[str, Any], *, agent: str) -> Entity:
-        """Correct an entity: its name, type or aliases (replaced as given); the rest stays.
-
-        The store applies the change to the entity as it is when it writes: an alias a fold or a merge
-        gave since this call read it stays, and so do its sources."""
-        unknown = set(changes) - ENTITY_EDITABLE
-        if unknown:
-            raise InvalidInput(f"these entity fields cannot be edited: {sorted(unknown)}")
-        entity = await self.get_entity(entity_id, agent=agent)
-        if entity.merged_into:
-            raise InvalidInput(f"entity {entity_id!r} is merged into {entity.merged_into!r}: undo the merge to edit it")
-        try:
-            new = Entity.model_validate({**entity.model_dump(), **changes})
-        except ValueError as exc:
-            raise InvalidInput(said(exc)) from exc
-        new = _cleaned(new)
-        await self._check_names(new)
-        edit = EntityEdit(
-            name=new.name if "name" in changes else None,
-            type=new.type if "type" in changes else None,
-            aliases=tuple(new.aliases) if "aliases" in changes else None,
-            aliases_read=tuple(entity.aliases),
-        )
-        vector = await self._run(self.embedder.embed_passages, [new.name]) if "name" in changes else None
-        stored = await self._run(self.store.edit_entity, agent, entity_id, edit, None if vector is None else vector[0])
-        if stored is None:
-            raise NotFound(f"no entity {entity_id!r} for agent {agent!r}")
-        return stored
-
-    async def delete_entity(self, entity_id: str, *, agent: str) -> int:
-        """Delete an entity, with the entities merged into it and every merge naming them; facts stay.
-
-        Returns how many entities went."""
-        entity = await self.get_entity(entity_id, agent=agent)
-        if entity.merged_into:
-            raise InvalidInput(f"entity {entity_id!r} is merged into {entity.merged_into!r}: undo the merge first")
-        scope_entities = await self._run(self.store.list_entities, [entity.scope], True)
-        gone = {entity.id}
-        while True:  # what was merged into it, and into those
-            more = {e.id for e in scope_entities if e.merged_into in gone} - gone
-            if not more:
-                break
-            gone |= more
-        return await self._run(self.store.delete_entities, agent, sorted(gone))
-
-    async def _put_checked(self, entity: Entity) -> Entity:
-        """Store an entity whose names no other entity of its scope holds."""
-        await self._check_names(entity)
-        vector = await self._run(self.embedder.embed_passages, [entity.name])
-        return await self._run(self.store.upsert_entity, entity, vector[0])
-
-    async def _check_names(self, entity: Entity) -> None:
-        """Refuse an entity one of whose names another entity of its scope holds."""
-        others = await self._run(self.store.list_entities, [entity.scope], True)
-        mine = {e.id for e in others if e.merged_into == entity.id} | {entity.id}
-        taken = {n: e for e in others if e.id not in mine and not e.merged_into for n in e.names}
-        for name in entity.names:
-            if name in taken:
-                raise InvalidInput(f"{name!r} already names entity {taken[name].id!r} ({taken[name].name}) here")
-
     # maintenance reports -------------------------------------------------------------------------
     async def reports(self, *, agent: str, scope: str | None = None, limit: int = 20) -> list[RunReport]:
         """The last reports of consolidations (dry runs too) and summaries, newest first; ``scope`` a tag
@@ -489,19 +396,3 @@ class Items(Indexing):
                 log.info("the %s report of %s is not kept: an erasure ran meanwhile", kind, scope.tag)
         except Exception:
             log.exception("keeping a %s report of %s failed", kind, scope.tag)
-
-
-def _cleaned(entity: Entity) -> Entity:
-    """An entity's names trimmed, checked and without repeats (the name is not its own alias)."""
-    name = entity.name.strip()
-    aliases = [a.strip() for a in entity.aliases]
-    if not name:
-        raise InvalidInput("an entity needs a name")
-    if any(not a for a in aliases):
-        raise InvalidInput("an alias is empty")
-    if len(aliases) > MAX_ALIASES:
-        raise InvalidInput(f"an entity has at most {MAX_ALIASES} aliases")
-    if any(len(n) > NAME_CHARS for n in [name, *aliases]):
-        raise InvalidInput(f"a name or alias has at most {NAME_CHARS} characters")
-    kept = [a for a in dict.fromkeys(aliases) if a != name]
-    return entity.model_copy(update={"name": name, "aliases": kept})

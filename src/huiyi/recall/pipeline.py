@@ -13,13 +13,12 @@ by :func:`run`; a new stage is one more such function and one line there:
 2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
    roulette): late routes and tiers add bonuses, the graph walks from the best, the recipe's score
    weighs the result, and roulette may sample among the best.
-3. ``_with_profiles``: in a group, the global profile of a member the query names joins (``absent_profiles``).
-4. ``_in_range``: a time range keeps what lies inside it; the limit cuts.
-5. ``_hits``: the memories returned are loaded whole and reinforced.
+3. ``_with_profiles``: in a group, the global profile of a member the query names joins (``absent_profiles``);
+   the asker's facts a slot question asks for lead (``recall.slots``: 我现在住哪, 我最近有什么安排).
+4. ``_in_range``: a time range keeps what lies inside it; the limit cuts. 5. ``_hits``: loaded whole, reinforced.
 
-Ranking reads only what it needs of each candidate (``Store.rank_rows``: kind, scope, time,
-participants, sources, place in the chat); text, keywords and data are loaded for the returned hits
-alone, since building a hundred whole memories per query used to cost more than both searches.
+Ranking reads only what it needs of each candidate (``Store.rank_rows``: kind, scope, time, participants,
+sources, place in the chat); text, keywords and data are loaded for the returned hits alone.
 """
 
 from __future__ import annotations
@@ -126,10 +125,8 @@ def run(
     widens = _widens(recipe)
     limit = request.limit
     # a time range filters afterwards, so more candidates go in; the late routes widen a fixed pool
-    if request.time_range is not None:
-        first = max(limit * 5, recipe.candidates)
-    else:
-        first = max(limit, recipe.route_candidates) if widens else limit
+    widened = max(limit, recipe.route_candidates) if widens else limit
+    first = max(limit * 5, recipe.candidates) if request.time_range is not None else widened
     ranking = _fused(ask, request, first, timings, span)
     if widens:
         ranking = _widened(ask, ranking, first if request.time_range is not None else limit, request.explain)
@@ -138,8 +135,9 @@ def run(
     if recipe.absent_profiles and named:
         ranking = _with_profiles(ask, ranking, named, limit)
     facts = not request.kinds or MemoryKind.FACT in request.kinds
-    if request.asker and facts and (slot := slots.asked(request.query)):  # 我现在住哪: its fact leads (recall.slots)
-        ranking = _led(ranking, slots.current(store, request.scopes, request.asker, slot, request.as_of), limit)
+    if request.asker and facts:  # 我现在住哪, 我最近有什么安排: the asker's facts of that kind lead (recall.slots)
+        asked = slots.Asked(request.query, request.asker, request.now, request.as_of, span)
+        ranking = _led(ranking, slots.leading(store, request.scopes, asked), limit)
     ranking = _in_range(ranking, request.time_range, limit)
     hits = _hits(ask, ranking, request.as_of)
     if facts and hits:  # of two open facts of one value (住在上海, 住在杭州) the newer leads (recall.current)
@@ -459,14 +457,15 @@ def _with_profiles(ask: routes.Ask, ranking: Ranking, named: Sequence[str], limi
     return Ranking(kept, {**ranking.info, "profiles": [c.id for c in added]}, ranking.timings)
 
 
-def _led(ranking: Ranking, item: MemoryItem | None, limit: int) -> Ranking:
-    """``item`` first (moved up if it is a candidate already), the rest after it."""
-    if item is None:
+def _led(ranking: Ranking, items: Sequence[MemoryItem], limit: int) -> Ranking:
+    """``items`` first, in order (moved up if candidates already), the rest after them."""
+    if not items:
         return ranking
     top = ranking.candidates[0].score if ranking.candidates else 1.0
-    rest = [c for c in ranking.candidates if c.id != item.id]
-    led = Candidate(item.id, round(top + 1e-6, 6), {"slot": 1.0}, item.time)
-    return Ranking([led, *rest][:limit], {**ranking.info, "slot": item.id}, ranking.timings)
+    ids = {item.id for item in items}
+    rest = [c for c in ranking.candidates if c.id not in ids]
+    led = [Candidate(i.id, round(top + (len(items) - n) * 1e-6, 6), {"slot": 1.0}, i.time) for n, i in enumerate(items)]
+    return Ranking([*led, *rest][:limit], {**ranking.info, "slot": items[0].id}, ranking.timings)
 
 
 def _in_range(ranking: Ranking, time_range: tuple[datetime | None, datetime | None] | None, limit: int) -> Ranking:

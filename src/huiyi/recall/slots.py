@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from huiyi.flows.extract.closes import PARTINGS, PARTNERS, PARTNERS_ZH
 from huiyi.flows.extract.rules.roster import filed_as, name_like, record_names
@@ -42,8 +43,9 @@ from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.patterns import lazy
 from huiyi.store.base import OPEN, MemoryFilter, Store
 from huiyi.text.kin import without_mine
+from huiyi.text.times import TimeSpan
 
-__all__ = ["SLOTS", "asked", "current"]
+__all__ = ["PLAN_SLOTS", "SLOTS", "Asked", "asked", "current", "leading", "upcoming"]
 
 # the kind of fact (its keyword) and how a question asks for its value now
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -83,6 +85,22 @@ PARTNER_SLOTS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
 }
+# the asker's plans still to come: 我最近有什么安排, what plans do I have coming up (``upcoming`` answers them)
+PLAN_SLOTS: dict[str, re.Pattern[str]] = {
+    "计划": lazy(
+        r"我(?:最近|接下来|之后|近期|这几天|这周|这个?星期|这个?礼拜|下周|下个?星期|下个?礼拜|这个?月|下个?月|周末|明天|后天)?"
+        r"(?:还|都)?有(?:什么|啥|哪些)(?:安排|计划|打算|行程|事要做|事情要做)|我的(?:安排|计划|日程|行程)"
+        r"|我(?:最近|接下来|之后|近期|这几天|这周|下周|这个?月|下个?月|周末|明天|后天)(?:都)?要(?:干|做)(?:什么|啥|嘛)"
+    ),
+    "plan": lazy(
+        r"\bwhat\s+(?:plans|do\s+I\s+have\s+(?:coming\s+up|planned|on))|\bwhat(?:'s|\s+is)\s+on\s+my\s+"
+        r"(?:schedule|calendar|agenda)|\bany\s+plans\s+coming\s+up|\bwhat\s+am\s+I\s+doing\s+(?:this|next)\s+\w+",
+        re.IGNORECASE,
+    ),
+}
+_PLAN_KEYWORDS = ("计划", "plan")  # the rules' plan facts (rules.plans, rules.plans_en)
+UPCOMING = 3  # plans led, soonest first
+_PLANS_READ = 50  # the asker's newest plan facts read to find those still to come
 _PAST = lazy(
     r"以前|之前|原来|当初|过去|那时|小时候|上一份|老家"
     r"|\b(?:used\s+to|before|previous(?:ly)?|back\s+then|(?:did|was)\s+I)\b",
@@ -96,7 +114,7 @@ def asked(line: str) -> str | None:
     the clause that asks (我以前住哪), not in another (…，可别跟以前的搞混了 asks for now)."""
     clauses = re.split(r"[，,。！？!?；;\n]", line)
     for clause in clauses:  # 我男朋友叫什么: the partner, who is one of the asker's people
-        for slot, pattern in PARTNER_SLOTS.items():
+        for slot, pattern in (*PARTNER_SLOTS.items(), *PLAN_SLOTS.items()):
             if pattern.search(clause) and not _PAST.search(clause):
                 return slot
     if not _ME.search(without_mine(line)):  # 我妈住哪 asks about the mother
@@ -106,6 +124,33 @@ def asked(line: str) -> str | None:
             if pattern.search(clause) and not _PAST.search(clause):
                 return slot
     return None
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A recall's question as the slots read it: its words, who asks, when, and the time it names."""
+
+    query: str
+    asker: str
+    now: datetime
+    as_of: datetime | None = None  # a caller's explicit now: what was said after it is not known yet
+    span: TimeSpan | None = None
+
+
+def leading(store: Store, scopes: Sequence[Scope], question: Asked) -> list[MemoryItem]:
+    """The facts that answer the question's slot, first first (none when it asks for none): the current one
+    of a value that changes, or the plans still to come (within the week 下周 names; 最近 reads as the days
+    just past, where no plan is)."""
+    slot = asked(question.query)
+    if slot is None:
+        return []
+    if slot in PLAN_SLOTS:
+        span, now = question.span, question.now.replace(tzinfo=None)
+        ahead = span is not None and span.end.replace(tzinfo=None) > now + timedelta(hours=1)
+        within = (span.start, span.end) if span is not None and ahead else None
+        return upcoming(store, scopes, question.asker, question.now, within)
+    found = current(store, scopes, question.asker, slot, question.as_of)
+    return [found] if found is not None else []
 
 
 def current(store: Store, scopes: Sequence[Scope], person: str, slot: str, as_of: datetime | None) -> MemoryItem | None:
@@ -133,6 +178,31 @@ def current(store: Store, scopes: Sequence[Scope], person: str, slot: str, as_of
     )
     found = store.find_memories(scopes, where, limit=1)  # newest first: the store orders by when each was said
     return found[0] if found else None
+
+
+def upcoming(
+    store: Store, scopes: Sequence[Scope], person: str, now: datetime, within: tuple[datetime, datetime] | None = None
+) -> list[MemoryItem]:
+    """The person's open plans still to come at ``now`` (within the span the question names, if any), soonest
+    first, at most ``UPCOMING``: a plan is dated by the day it is for, which its words rarely share with the
+    question (我最近有什么安排 and 木木下周一（…）飞大阪)."""
+    where = MemoryFilter(
+        kinds=(MemoryKind.FACT,),
+        subject=_filed_as(store, scopes[0].agent, person) if scopes else person,
+        keywords=_PLAN_KEYWORDS,
+        said_by=now,
+        open_at=now,
+    )
+    wall = now.replace(tzinfo=None)
+    start, end = (within[0].replace(tzinfo=None), within[1].replace(tzinfo=None)) if within else (wall, None)
+    ahead = [
+        item
+        for item in store.find_memories(scopes, where, limit=_PLANS_READ)
+        if item.time is not None
+        and item.time.replace(tzinfo=None) >= max(start, wall.replace(hour=0, minute=0, second=0, microsecond=0))
+        and (end is None or item.time.replace(tzinfo=None) < end)
+    ]
+    return sorted(ahead, key=lambda item: item.time.replace(tzinfo=None) if item.time else wall)[:UPCOMING]
 
 
 def _said(item: MemoryItem) -> datetime:
