@@ -100,8 +100,8 @@ def test_after_a_breakup_the_parting_answers_who_my_partner_is(tmp_path: Path) -
 
 
 def test_the_plans_still_to_come_answer_what_is_coming_up(tmp_path: Path) -> None:
-    """我最近有什么安排 shares no word with 木木下周一（…）飞大阪: the open plans dated ahead lead, soonest first; a plan
-    whose day has passed, or one called off, does not."""
+    """我最近有什么安排 shares no word with 木木下周一（…）飞大阪: the open plans dated ahead lead, soonest first;
+    a plan whose day has passed does not."""
     lines = [
         (0, "我明天去看牙医"),  # 3-02: passed by the question, asked on 3-06
         (5, "我下周一飞大阪"),  # 3-11
@@ -110,7 +110,9 @@ def test_the_plans_still_to_come_answer_what_is_coming_up(tmp_path: Path) -> Non
         (5, "下个月五号我要去面试"),  # 4-05
     ]
     with open_memory(tmp_path) as memory:
-        messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(days=day)} for i, (day, text) in enumerate(lines)]
+        messages = [
+            {"id": f"m{i}", "text": text, "time": T0 + timedelta(days=day)} for i, (day, text) in enumerate(lines)
+        ]
         memory.add(messages, agent="bot", person="u1", index=True)
         memory.flush(agent="bot", person="u1")
         now = T0 + timedelta(days=5, hours=1)  # 3-06

@@ -57,6 +57,10 @@ def days(text: str, now: datetime) -> list[str]:
         ("what did you do over the weekend", MONDAY, "11-02..11-03"),
         ("the week after next I fly to Rome", WEDNESDAY, "11-18..11-24"),
         ("Friday after next", MONDAY, "11-22..11-22"),
+        # a schedule said in the present: the coming one
+        ("They did bloodwork, results come back Monday.", WEDNESDAY, "11-11..11-11"),
+        ("the essay is due Monday", WEDNESDAY, "11-11..11-11"),
+        ("I saw him Monday", WEDNESDAY, "11-04..11-04"),
     ],
 )
 def test_english_weekdays_follow_one_rule(text: str, now: datetime, read: str) -> None:

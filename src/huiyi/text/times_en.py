@@ -166,7 +166,9 @@ def _en_season(match: re.Match[str], now: datetime) -> Range:
 # a clause that says its day is still to come, and one that says it happened (I was going to…)
 _TO_COME = lazy(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
-    r"|can't\s+wait|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing)\b|'ll\b",
+    r"|can't\s+wait|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing"
+    # a schedule said in the present (results come back Monday, the exam is due Friday, it opens Tuesday)
+    r"|comes?\s+back|(?:is|are)\s+due|due|starts?|begins?|opens?|arrives?|gets?\s+back|leaves?|flies|fly)\b|'ll\b",
     re.IGNORECASE,
 )
 _SAID_DONE = lazy(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
