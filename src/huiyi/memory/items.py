@@ -164,7 +164,8 @@ class Items(EntityEdits):
         return await self._run(self.store.get_memories, agent, _id_list(ids))
 
     async def delete(self, memory_id: str, *, agent: str, person: str | None = None, space: str | None = None) -> None:
-        """Delete a memory; with ``person`` or ``space``, only one of that chat's (as :meth:`get`)."""
+        """Delete a memory; with ``person`` or ``space``, only one of that chat's (as :meth:`get`). The messages
+        it was made from stay (a later summary or re-index reads them): ``forget_messages`` takes them back."""
         if person is not None or space is not None:
             await self.get(memory_id, agent=agent, person=person, space=space)
         if not await self._run(self.store.delete_memories, agent, [_looked_up(memory_id, "memory id")]):
