@@ -16,6 +16,7 @@ from huiyi.config import Config
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.faces.http import create_app
 from huiyi.memory import AsyncMemory
+from huiyi.model import MemoryKind
 from huiyi.providers.embed import HashEmbedder
 
 AGENT = "祈煜"
@@ -30,7 +31,8 @@ def config() -> Config:
 def ids(tmp_path: Path) -> dict[str, str]:
     """One fact each of 木木 and 阿哲, and the store they are in."""
     with Memory(tmp_path, embedder=HashEmbedder(32), config=config()) as memory:
-        mine = memory.remember("木木今年27岁", agent=AGENT, person="木木")
+        edge = {"subject": "木木", "predicate": "年龄", "object": "27岁"}
+        mine = memory.remember("木木今年27岁", agent=AGENT, person="木木", kind=MemoryKind.FACT, **edge)
         theirs = memory.remember("阿哲今年28岁", agent=AGENT, person="阿哲")
     return {"mine": mine.id, "theirs": theirs.id, "path": str(tmp_path)}
 
@@ -86,3 +88,18 @@ def test_http_edits_are_typed_and_answered_zoned(client: TestClient, ids: dict[s
     fetched = client.get(mine, params={"agent": AGENT}).json()
     assert patched["time"] == fetched["time"] == "2026-11-25T19:20:00+08:00"
     assert patched["created_at"] == fetched["created_at"] and patched["created_at"].endswith("+08:00")
+
+
+def test_a_corrected_fact_gets_its_edge_corrected_too(ids: dict[str, str], client: TestClient) -> None:
+    """The text said 27 and the object still 26: /query, the context's grouping and consolidation read the
+    edge. Subject, predicate and object are a fact's to correct; another kind of memory refuses them."""
+    mine = f"/v1/memories/{ids['mine']}"
+    body = {"agent": AGENT, "person": "木木", "text": "木木今年28岁", "object": "28岁"}
+    patched = client.patch(mine, json=body).json()
+    assert patched["text"] == "木木今年28岁" and patched["data"]["object"] == "28岁"
+    again = client.patch(mine, json={"agent": AGENT, "subject": "木木"}).json()
+    assert again["data"]["subject"] == "木木" and again["data"]["object"] == "28岁"
+    assert client.patch(mine, json={"agent": AGENT, "object": ""}).status_code == 422
+    note = client.post("/v1/memories", json={"agent": AGENT, "person": "木木", "text": "今天聊了天气"}).json()
+    refused = client.patch(f"/v1/memories/{note['id']}", json={"agent": AGENT, "object": "天气"})
+    assert refused.status_code == 422

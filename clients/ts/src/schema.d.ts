@@ -110,7 +110,8 @@ export interface paths {
         head?: never;
         /**
          * Patch Memory
-         * @description Correct a memory: text, time, place, keywords, insight, importance (the rest stays).
+         * @description Correct a memory: text, time, place, keywords, insight, importance; a fact's valid_to, subject,
+         *     predicate and object (the rest stays).
          */
         patch: operations["patch_memory_v1_memories__memory_id__patch"];
         trace?: never;
@@ -1506,6 +1507,12 @@ export interface components {
             importance?: number;
             /** Valid To */
             valid_to?: string | null;
+            /** Subject */
+            subject?: string;
+            /** Predicate */
+            predicate?: string;
+            /** Object */
+            object?: string;
         };
         /**
          * Message

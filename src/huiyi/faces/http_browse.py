@@ -68,6 +68,10 @@ class MemoryPatch(_Body):
     insight: Annotated[str, Field(max_length=20000)] | SkipJsonSchema[None] = None
     importance: Annotated[float, Field(ge=0.0, le=1.0, strict=True)] | SkipJsonSchema[None] = None
     valid_to: TimeIn | None = None  # a fact's: when it stopped being true (null opens it again)
+    # a fact's edge, corrected with its text (木木住在上海徐汇区: object 上海徐汇区)
+    subject: Annotated[str, Field(min_length=1, max_length=200)] | SkipJsonSchema[None] = None
+    predicate: Annotated[str, Field(min_length=1, max_length=200)] | SkipJsonSchema[None] = None
+    object: Annotated[str, Field(min_length=1, max_length=200)] | SkipJsonSchema[None] = None
 
 
 class Graph(BaseModel):
@@ -213,7 +217,8 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
 
     @router.patch("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BODY_BY_ID)
     async def patch_memory(memory_id: str, body: MemoryPatch, agents: Agents) -> MemoryItem:
-        """Correct a memory: text, time, place, keywords, insight, importance (the rest stays)."""
+        """Correct a memory: text, time, place, keywords, insight, importance; a fact's valid_to, subject,
+        predicate and object (the rest stays)."""
         check(agents, body.agent)
         changes = body.model_dump(exclude_unset=True, exclude={"agent", "person", "space"})
         for name in ("time", "valid_to"):  # stored as wall-clock time in the configured zone

@@ -39,6 +39,8 @@ WRITE_THREADS = 2
 # what ``update`` may change of a memory
 MAX_LISTED = 1_000_000  # rows one listing call returns at most (memories, jobs; turns either side of a message)
 EDITABLE = frozenset({"text", "time", "place", "keywords", "insight", "importance"})
+# a fact's edge, kept in its data: a corrected text (木木住在上海徐汇区) may need its object corrected too
+FACT_EDGE = frozenset({"subject", "predicate", "object"})
 
 
 async def _in_pool(pool: ThreadPoolExecutor, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:

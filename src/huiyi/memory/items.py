@@ -11,7 +11,7 @@ from typing import Any
 from huiyi.checks import check_id, check_json, check_name, check_storable
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
-from huiyi.memory.common import EDITABLE, MAX_LISTED, _id_list, _kinds, _looked_up, _scope_of, _visible
+from huiyi.memory.common import EDITABLE, FACT_EDGE, MAX_LISTED, _id_list, _kinds, _looked_up, _scope_of, _visible
 from huiyi.memory.edges import with_edge
 from huiyi.memory.entity_edits import EntityEdits
 from huiyi.memory.notes import alike, caller_id, caller_words, note_id
@@ -202,19 +202,22 @@ class Items(EntityEdits):
         space: str | None = None,
     ) -> MemoryItem:
         """Correct a memory: its text, time, place, keywords, insight or importance (seed 000's CRUD);
-        a fact's ``valid_to`` closes it (None opens it again).
+        a fact's ``valid_to`` closes it (None opens it again), and its ``subject``, ``predicate`` and
+        ``object`` correct its edge (the context files it under its subject; consolidation reads them).
 
         A changed text, time, place or keywords re-indexes it under the same id, keeping its links,
         strength and history; importance and insight alone are written in place. With ``person`` or
         ``space``, only one of that chat's (as :meth:`get`)."""
-        unknown = set(changes) - EDITABLE - {"valid_to"}
+        unknown = set(changes) - EDITABLE - FACT_EDGE - {"valid_to"}
         if unknown:
             raise InvalidInput(f"these memory fields cannot be edited: {sorted(unknown)}")
         item = await self.get(memory_id, agent=agent, person=person, space=space)
-        if "valid_to" in changes and item.kind is not MemoryKind.FACT:
-            raise InvalidInput("only a fact can be closed (valid_to)")
+        if ("valid_to" in changes or FACT_EDGE & set(changes)) and item.kind is not MemoryKind.FACT:
+            raise InvalidInput("only a fact can be closed (valid_to) or have its subject, predicate or object set")
         new = self._changed(item, changes)
         in_place = {name: getattr(new, name) for name in ("importance", "insight", "valid_to") if name in changes}
+        if FACT_EDGE & set(changes):
+            in_place["data"] = new.data
         if {"text", "time", "place", "keywords"} & set(changes):
             for _ in range(3):
                 vector = await self._run(self.embedder.embed_passages, [new.text])
@@ -236,8 +239,14 @@ class Items(EntityEdits):
         """``item`` with the caller's changes, checked as a stored memory is."""
         # an aware time as add stores one: the configured zone's wall clock
         moved = {name: self.wall(value) for name, value in changes.items() if isinstance(value, datetime)}
+        edge = {name: value for name, value in changes.items() if name in FACT_EDGE}
+        for name, value in edge.items():
+            if not isinstance(value, str) or not value.strip() or len(value) > 200:
+                raise InvalidInput(f"a fact's {name} is a text of 1 to 200 characters, not {value!r}")
+        fields = {name: value for name, value in changes.items() if name not in FACT_EDGE}
+        data = {**item.data, **{name: value.strip() for name, value in edge.items()}}
         try:
-            new = MemoryItem.model_validate({**item.model_dump(), **changes, **moved})
+            new = MemoryItem.model_validate({**item.model_dump(), **fields, **moved, "data": data})
         except ValueError as exc:
             raise InvalidInput(said(exc)) from exc
         if not new.text.strip():
