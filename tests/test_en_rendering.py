@@ -34,3 +34,20 @@ def test_a_place_named_with_an_abbreviation_keeps_its_name(tmp_path: Path) -> No
     with english_chat(tmp_path, ["I had a long shift at St. Mary's hospital today"]) as memory:
         places = [event.place for event in memory.memories(agent="Ava", person="Mia", kinds=["event"])]
     assert places == ["St. Mary's"]
+
+
+def test_on_the_defaults_the_context_speaks_the_chats_language(tmp_path: Path) -> None:
+    """Memory(path) with no language set gave an English chat 前情提要 and Chinese headings; a language the
+    config names is kept whatever the chat."""
+    for folder, language, lines, heading in (
+        ("en", None, ["I live in Austin and I have a dog named Biscuit"], "Fragments that come to mind"),
+        ("zh", None, ["我住在杭州，养了一只猫叫团子"], "脑海中回想起的片段"),
+        ("set", "zh", ["I live in Austin and I have a dog named Biscuit"], "脑海中回想起的片段"),
+    ):
+        settings = {"worker": {"enabled": False}, **({"language": language} if language else {})}
+        with Memory(tmp_path / folder, embedder=HashEmbedder(64), config=Config(**settings)) as memory:
+            memory.add([{"text": line, "time": MONDAY} for line in lines], agent="Ava", person="Mia", index=True)
+            memory.flush(agent="Ava", person="Mia")
+            question = "where do I live?" if lines[0].startswith("I") else "我住哪？"
+            text = memory.context(agent="Ava", person="Mia", message=question).text
+        assert heading in text, (folder, text)

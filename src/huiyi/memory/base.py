@@ -109,6 +109,7 @@ class MemoryBase:
         # this instance's name on the indexing work it claims, apart from other processes and instances
         self._indexer = f"{ingest.indexer_name()}:{id(self):x}"
         self.templates = Templates.load(self.config.language, self.config.context.templates or None)
+        self._other_templates: dict[str, Templates] = {}  # a chat in another language than configured
         self.core_blocks = CoreBlocks(self.config.context.core_blocks) if self.config.context.core_blocks else None
         self.core_memory = CoreMemory(
             self.core_blocks,

@@ -13,12 +13,13 @@ from huiyi.errors import InvalidInput
 from huiyi.flows.extract import fold
 from huiyi.memory.common import MAX_LISTED, Context, _chat_of, _kinds, _visible
 from huiyi.memory.ingest import Ingest
-from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult
+from huiyi.model import MemoryItem, MemoryKind, Message, RecallHit, RecallResult
 from huiyi.recall import pipeline, speakers, views
 from huiyi.recall.budget import check_budget, render_within
 from huiyi.recall.people import people_of
 from huiyi.recall.recipes import recipe_for
-from huiyi.recall.render import ContextParts
+from huiyi.recall.render import ContextParts, Templates
+from huiyi.text.language import text_language
 
 if TYPE_CHECKING:
     from huiyi.text.expand import Expansion
@@ -308,11 +309,12 @@ class Recall(Ingest):
             items = self.store.recall_memories(agent, [hit.id for hit in recalled.hits])
         known = self.store.get_person(agent, person) if person else None
         history = set(recalled.info.get("superseded", ())) if recalled else set()  # an older value (recall.current)
+        language = self._chat_language(recent, query)
         parts = ContextParts(
             agent=agent,
             person=person,
             now=now or self.now(),
-            language=self.config.language,
+            language=language,
             core_blocks=self._core_blocks(agent, person),
             overview=overview,
             facts=[
@@ -330,9 +332,24 @@ class Recall(Ingest):
         )
         # the people's turns under their names (10001 → 小林), from the persons index recall read
         parts = speakers.named(parts, people_of(self.store, agent, persons).filed)
+        templates = self._templates_in(language)
         return Context(
-            rendered=render_within(parts, self.templates, budget), recall=recalled, working=recent, overview=overview
+            rendered=render_within(parts, templates, budget), recall=recalled, working=recent, overview=overview
         )
+
+    def _chat_language(self, recent: Sequence[Message], query: str) -> str:
+        """The context's language: the configured one, or when none was set, the chat's own (an English bot
+        on the defaults got 前情提要 and Chinese headings)."""
+        if "language" in self.config.model_fields_set:
+            return self.config.language
+        return text_language("\n".join([*(m.text for m in recent[-20:]), query]), self.config.language)
+
+    def _templates_in(self, language: str) -> Templates:
+        if language == self.config.language:
+            return self.templates
+        if language not in self._other_templates:
+            self._other_templates[language] = Templates.load(language, self.config.context.templates or None)
+        return self._other_templates[language]
 
     async def speaker_names(self, ids: Sequence[str], *, agent: str) -> dict[str, str]:
         """Each of the speakers ``ids`` (of the turns one result shows) that the prompt shows by a name ->
