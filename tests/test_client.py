@@ -134,6 +134,8 @@ def test_the_client_has_the_methods_of_memory() -> None:
     embedded_only = {"progress", "extract", "now", "explain"}  # explain: the console's debugger, in process
     # a search page by page: the console's route, which Memory has no twin of
     remote_only = {"search_page", "iter_search"}
+    # a scope's export over HTTP; embedded, huiyi.formats.export_lines reads the store itself
+    remote_only |= {"export"}
     for name, method in inspect.getmembers(Client, inspect.isfunction):
         if name.startswith("_") or name in {"close", "health"} | remote_only:
             continue
@@ -194,3 +196,12 @@ def test_a_live_server_with_the_async_client_and_its_keys(served: HuiyiServe) ->
             assert await narrow.memories(agent="其他") == []
 
     asyncio.run(run())
+
+
+def test_the_client_exports_a_users_data_as_huiyi_export_writes_it(in_process: Client) -> None:
+    in_process.add([{"text": "我住在杭州", "time": SAID}, {"text": "我养了一只猫", "time": SAID}], agent=A, person=P)
+    lines = in_process.export(agent=A, person=P)
+    assert lines[0]["type"] == "export" and lines[0]["person"] == P
+    assert [line["text"] for line in lines if line["type"] == "message"] == ["我住在杭州", "我养了一只猫"]
+    with pytest.raises(InvalidInput):  # refused as the library refuses it
+        in_process.export(agent=A, person="")

@@ -4,6 +4,7 @@ answers are typed and zoned as every other route's."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -103,3 +104,15 @@ def test_a_corrected_fact_gets_its_edge_corrected_too(ids: dict[str, str], clien
     note = client.post("/v1/memories", json={"agent": AGENT, "person": "木木", "text": "今天聊了天气"}).json()
     refused = client.patch(f"/v1/memories/{note['id']}", json={"agent": AGENT, "object": "天气"})
     assert refused.status_code == 422
+
+
+def test_a_users_data_is_exported_over_http(client: TestClient, ids: dict[str, str]) -> None:
+    """A data-access request on the HTTP service: the scope whole, as huiyi export writes it."""
+    answer = client.get("/v1/export", params={"agent": AGENT, "person": "木木"})
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in answer.text.splitlines()]
+    assert lines[0]["type"] == "export" and lines[0]["person"] == "木木"
+    texts = [line.get("text") for line in lines]
+    assert "木木今年27岁" in texts and "阿哲今年28岁" not in texts
+    for bad in ({"person": ""}, {"person": "木木", "space": "g1"}, {}):
+        assert client.get("/v1/export", params={"agent": AGENT, **bad}).status_code == 422, bad

@@ -793,6 +793,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export
+         * @description One scope whole, as ``huiyi export`` writes it (JSON lines: header, person, blocks, messages,
+         *     memories): a user's data-access request, or the file ``huiyi import`` reads into another store.
+         */
+        get: operations["export_v1_export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5140,6 +5161,68 @@ export interface operations {
             };
             /** @description The body is larger than the configured limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is well-formed but breaks the route's rules. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    export_v1_export_get: {
+        parameters: {
+            query: {
+                agent: string;
+                person?: string | null;
+                space?: string | null;
+            };
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON lines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": unknown;
+                };
+            };
+            /** @description The request could not be read: not UTF-8 JSON, too deeply nested, or holding text or numbers no store can keep (lone surrogates, NUL, integers beyond 64 bits). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid API key: send 'Authorization: Bearer <key>'. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This API key may not use this agent. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

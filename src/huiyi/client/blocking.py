@@ -146,6 +146,7 @@ class Client:
     get_person = _blocking(AsyncClient.get_person)
     forget_person = _blocking(AsyncClient.forget_person)
     forget_messages = _blocking(AsyncClient.forget_messages)
+    export = _blocking(AsyncClient.export)
     jobs = _blocking(AsyncClient.jobs)
     jobs_page = _blocking(AsyncClient.jobs_page)
     reports_page = _blocking(AsyncClient.reports_page)

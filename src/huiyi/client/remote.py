@@ -213,6 +213,13 @@ class AsyncClient(Listings):
         params = drop_none({"agent": agent, "person": person, "space": space})
         await self._call("DELETE", f"/v1/memories/{quote(memory_id, safe='')}", params=params)
 
+    async def export(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[dict[str, Any]]:
+        """One scope whole, as ``huiyi export`` writes it, a dict a line (header, person, blocks, messages,
+        memories): a user's data-access request."""
+        params = {"agent": agent, "person": person, "space": space}
+        found, _ = await self._exchange("GET", "/v1/export", params=params, lines=True)
+        return list(found)
+
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
         """Stored messages by id; ids not stored are left out."""
         found: list[Message] = []

@@ -6,6 +6,7 @@ wrong one :func:`~huiyi.client.models.bad_answer`, no answer :class:`~huiyi.clie
 
 from __future__ import annotations
 
+import json as jsonlib
 import math
 from collections.abc import Mapping
 from functools import lru_cache
@@ -74,9 +75,15 @@ class Wire:
         return (await self._exchange(method, path, json=json, params=params))[0]
 
     async def _exchange(
-        self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+        lines: bool = False,
     ) -> tuple[Any, httpx.Headers]:
-        """The answer's JSON (None when empty) and its headers."""
+        """The answer's JSON (None when empty; with ``lines``, a list of its JSON lines) and its headers."""
         try:
             with anyio.fail_after(self.timeout):
                 response = await self._http.request(
@@ -99,8 +106,10 @@ class Wire:
                 f"{method} {path}: the server redirects ({status}) to {where!r}", status=status, code=f"http_{status}"
             )
         if status == 204 or not response.content:
-            return None, response.headers
+            return ([] if lines else None), response.headers
         try:
+            if lines:
+                return [jsonlib.loads(line) for line in response.text.splitlines() if line.strip()], response.headers
             return response.json(), response.headers
         except ValueError as exc:
             raise bad_answer(method, path, status, f"not JSON ({exc})") from exc

@@ -1,4 +1,4 @@
-"""The HTTP route that lists a scope's memories a page at a time.
+"""The HTTP routes that list a scope's memories a page at a time, and export a scope whole.
 
 A memory listing pages by cursor (:mod:`huiyi.memory.pages`): each page's ``next_cursor``, passed back as
 ``cursor``, goes on after the last memory shown, however many were written or forgotten meanwhile.
@@ -7,18 +7,22 @@ Like every route, each calls ``AsyncMemory`` and checks the caller's API key aga
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Query
+from fastapi.responses import StreamingResponse
 
 from huiyi.errors import InvalidInput
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Cursor, Int64, Page, error_responses
 from huiyi.faces.http_times import item_out
+from huiyi.formats import export_lines
 from huiyi.memory import AsyncMemory
-from huiyi.model import MemoryKind
+from huiyi.model import MemoryKind, Scope
 
 __all__ = ["lists_router"]
 
@@ -62,4 +66,33 @@ def lists_router(memory: AsyncMemory) -> APIRouter:
             items=[item_out(item, zone) for item in found[:limit]], limit=limit, offset=offset, next_offset=more
         )
 
+    @router.get(
+        "/v1/export",
+        responses={**QUERY, 200: {"content": {"application/x-ndjson": {}}, "description": "JSON lines"}},
+        response_class=StreamingResponse,
+    )
+    async def export(
+        agents: Agents, agent: Annotated[str, Query(min_length=1)], person: str | None = None, space: str | None = None
+    ) -> StreamingResponse:
+        """One scope whole, as ``huiyi export`` writes it (JSON lines: header, person, blocks, messages,
+        memories): a user's data-access request, or the file ``huiyi import`` reads into another store."""
+        check(agents, agent)
+        try:  # no scope, or an empty or padded id, is refused before the answer starts
+            Scope.of_chat(agent, person, space)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        lines = export_lines(memory, agent, person, space)
+        first = await anext(lines)  # a bad scope is refused (422) before the answer starts
+
+        async def body() -> AsyncIterator[str]:
+            yield _line(first)
+            async for line in lines:
+                yield _line(line)
+
+        return StreamingResponse(body(), media_type="application/x-ndjson")
+
     return router
+
+
+def _line(line: dict[str, Any]) -> str:
+    return json.dumps(line, ensure_ascii=False) + "\n"
