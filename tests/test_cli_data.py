@@ -294,8 +294,13 @@ def test_inspect_shows_a_table_a_page_at_a_time(tmp_path: Path) -> None:
     first = huiyi("inspect", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "st", "-n", "10").stdout
     assert "祈煜 · person:木木 · page 1 (rows 1–10)" in first and "more: --page 2" in first
     assert "第24条" in first and "第0条" not in first  # newest first
-    for column in ("id", "kind", "time", "imp", "str", "seen", "text"):
-        assert column in first
+    # 80 columns: each memory's text under its row, not squeezed out of a table
+    args = ["inspect", "-a", "祈煜", "-p", "木木", "-s", str(tmp_path / "st")]
+    narrow = runner.invoke(app, args, env={"COLUMNS": "80"}).stdout
+    assert "seen 0\n   木木喜欢莫兰迪色系" in narrow and "今天画了第24幅画" in narrow
+    wide = runner.invoke(app, args, env={"COLUMNS": "160"}).stdout
+    for column in ("id", "kind", "time", "imp", "str", "seen", "text", "今天画了第24幅画"):
+        assert column in wide
     last = huiyi("inspect", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "st", "-n", "10", "--page", "3").stdout
     assert "rows 21–26" in last and "第0条" in last and "more:" not in last
     facts = huiyi("inspect", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "st", "--kind", "fact").stdout

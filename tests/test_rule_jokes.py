@@ -128,6 +128,11 @@ def test_a_person_counted_as_a_person_still_is(text: str, fact: str) -> None:
     assert fact in described(text)
 
 
+def test_a_pet_told_of_is_not_the_speaker_when_its_kind_follows() -> None:
+    """我养了一只猫，叫团子，是只橘猫: the last clause, subject left out, is the cat's, not 木木是只橘猫."""
+    assert described("我养了一只猫，叫团子，是只橘猫") == {"木木养了一只猫，叫团子", "团子是木木的猫"}
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,7 +31,7 @@ from huiyi.faces.cli.printing import err, out, short, when_text
 from huiyi.formats import Counts, Plan, apply_plan, export_lines, scope_label, write_lines
 from huiyi.formats.choose import FORMATS, read_import
 from huiyi.memory import AsyncMemory
-from huiyi.model import JobState
+from huiyi.model import JobState, MemoryItem
 from huiyi.store import store_label
 
 __all__ = ["export_command", "import_command", "inspect_command"]
@@ -197,25 +197,37 @@ def inspect_command(
         out.print(f"{agent} {label}: no memories" + (f" on page {page}" if page > 1 else ""), highlight=False)
         return
     shown = f"page {page} (rows {offset + 1}–{offset + len(items)})" if cursor is None else "after the cursor"
-    table = Table(title=f"{agent} · {label} · {shown}")
+    if out.width < WIDE:  # 80 columns or piped: a table would leave the text no room
+        out.print(f"{agent} · {label} · {shown}", highlight=False)
+        for row, item in enumerate(items, start=offset + 1):
+            numbers = f"imp {item.importance:.2f} str {item.strength:.2f} seen {item.access_count}"
+            out.print(f"{row}. {item.id} {item.kind.value} {when_text(item.time)} {numbers}", highlight=False)
+            out.print(f"   {_text_of(item)}", highlight=False, soft_wrap=True)
+    else:
+        out.print(_table(items, offset, f"{agent} · {label} · {shown}"))
+    hints = ([f"--page {page + 1}"] if more else []) + ([f"--cursor {following}"] if following else [])
+    if hints:
+        out.print(f"[dim]more: {' or '.join(hints)}[/dim]", highlight=False, soft_wrap=True)  # a cursor copies whole
+
+
+WIDE = 120  # columns a table of memories needs to leave their text room
+
+
+def _table(items: Sequence[MemoryItem], offset: int, title: str) -> Table:
+    table = Table(title=title)
     table.add_column("#", justify="right", no_wrap=True)
     for name in ("id", "kind", "time"):
         table.add_column(name, no_wrap=True)
     for name in ("imp", "str", "seen"):
         table.add_column(name, justify="right", no_wrap=True)
-    table.add_column("text", overflow="fold", ratio=1)
+    table.add_column("text", overflow="fold", ratio=1, min_width=20)
     for row, item in enumerate(items, start=offset + 1):
-        table.add_row(
-            str(row),
-            item.id,
-            item.kind.value,
-            when_text(item.time),
-            f"{item.importance:.2f}",
-            f"{item.strength:.2f}",
-            str(item.access_count),
-            short(item.text),
-        )
-    out.print(table)
-    hints = ([f"--page {page + 1}"] if more else []) + ([f"--cursor {following}"] if following else [])
-    if hints:
-        out.print(f"[dim]more: {' or '.join(hints)}[/dim]", highlight=False, soft_wrap=True)  # a cursor copies whole
+        numbers = (f"{item.importance:.2f}", f"{item.strength:.2f}", str(item.access_count))
+        table.add_row(str(row), item.id, item.kind.value, when_text(item.time), *numbers, _text_of(item))
+    return table
+
+
+def _text_of(item: MemoryItem) -> str:
+    """A memory's text, shortened; a closed fact says since when it no longer holds."""
+    closed = f" [closed {when_text(item.valid_to)}]" if item.valid_to is not None else ""
+    return short(item.text) + closed

@@ -112,7 +112,7 @@ def _and_verb(part: str) -> list[str]:
 
 
 # the measure words of animals (一只, 一头, 一条, 一匹), never of people
-_ANIMAL_COUNT = re.compile(r"^[一两][只头条匹]")
+_ANIMAL_COUNT = re.compile(r"^[一两]?[只头条匹]")  # 是只橘猫 after 我养了一只猫: the cat, said without 一
 
 
 class FactReader:
