@@ -410,3 +410,13 @@ def test_the_hostile_corpus(served: tuple[TestClient, Path, str]) -> None:
     assert wrong == [], "\n".join(wrong)
     assert server_errors == 0
     assert snapshot(path) == start
+
+
+def test_a_json_body_sent_without_its_type_is_told_what_is_missing(served: tuple[TestClient, Path, str]) -> None:
+    """A valid JSON object without Content-Type was refused as "Input should be a valid dictionary"."""
+    client = served[0]
+    body = b'{"query": "hi", "agent": "A", "person": "p"}'
+    for headers in (A, {**A, "content-type": "text/plain"}):
+        answer = client.post("/v1/recall", content=body, headers=headers)
+        assert answer.status_code == 422 and "Content-Type: application/json" in answer.json()["error"]["message"]
+    assert client.post("/v1/recall", json={"query": "hi", "agent": "A", "person": "p"}, headers=A).status_code == 200

@@ -185,9 +185,14 @@ def create_app(
         return ErrorResponse(error_body("internal_error", "the server failed; see its log"), 500, headers=PRIVATE)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
         details = [{"loc": list(e.get("loc", ())), "msg": _reason(e)} for e in errors]
+        kind = request.headers.get("content-type", "")
+        if any(list(e.get("loc", ()))[:1] == ["body"] for e in errors) and "json" not in kind.lower():
+            # a JSON body sent without its type reads as no object at all: say what is missing
+            said = f"the body is read as JSON only with Content-Type: application/json (sent: {kind or 'none'})"
+            return ErrorResponse(error_body("invalid_input", said, details), status_code=422)
         if any(e.get("type") in MALFORMED for e in errors):
             return ErrorResponse(error_body("bad_request", "the request is malformed", details), status_code=400)
         return ErrorResponse(error_body("invalid_input", "the request is not valid", details), status_code=422)
