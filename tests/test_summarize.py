@@ -739,3 +739,16 @@ def test_a_rerun_takes_back_a_global_profile_left_without_self_statements(store:
     assert summaries(store, SU, SummaryKind.PROFILE) == []
     assert "自述" not in profile(store, GROUP, "u2").text
     assert profile(store, XU, "u1").text == "许仙的自述（来自群聊）：许仙在调 Ollama 的模型。"
+
+
+def test_a_group_plan_said_in_the_talk_is_told_once_in_the_day(tmp_path: Path) -> None:
+    """The group plan event repeats its line of the talk's event: the day said 聚餐定在周五… twice."""
+    config = Config(worker={"enabled": False})
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=config) as memory:
+        lines = [("u3", "上次聚餐定在海底捞望京店，这次换个地方吧"), ("u2", "聚餐定在周五晚上七点，在西贝莜面村")]
+        for i, (speaker, text) in enumerate([*lines, ("u1", "好的")]):
+            said = {"id": f"a{i}", "speaker": speaker, "text": text, "time": datetime(2024, 11, 6, 19, i)}
+            memory.add(said, agent="bot", space="g", index=True)
+        memory.flush(agent="bot", space="g", wait=True)
+        daily = next(s for s in memory.summarize(date(2024, 11, 6), agent="bot", space="g") if "聚餐" in s.text)
+    assert daily.text.count("聚餐定在周五晚上七点") == 1, daily.text

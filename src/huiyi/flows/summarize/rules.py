@@ -96,8 +96,21 @@ def _highlights(m: DayMaterial, cfg: SummaryConfig) -> list[Highlight]:
         weighed = weight(h.importance, m.days.novelty(h.text, m.day), agent_alone(h.text, agent, others, cited))
         return -round(weighed, 6), (-h.strength, -h.said_at.timestamp(), h.text)
 
-    chosen = sorted(m.events, key=rank)[: cfg.daily_items]
+    chosen: list[Highlight] = []
+    for event in sorted(m.events, key=rank):
+        if len(chosen) >= cfg.daily_items:
+            break
+        # a group's plan event repeats its line of the talk's event: told once (聚餐定在周五…；聚餐定在周五…)
+        if any(_within(event, other) for other in chosen):
+            continue
+        chosen = [other for other in chosen if not _within(other, event)] + [event]
     return sorted(chosen, key=lambda h: (h.said_at, h.text))
+
+
+def _within(small: Highlight, large: Highlight) -> bool:
+    """Whether ``large`` tells all ``small`` does: its text and its sources."""
+    core = small.text.strip().rstrip("。.！!")
+    return bool(core) and core in large.text and set(small.sources) <= set(large.sources)
 
 
 def _new_facts(m: DayMaterial, chosen: Sequence[Highlight], cfg: SummaryConfig) -> list[Said]:
