@@ -124,3 +124,23 @@ def test_the_plans_still_to_come_answer_what_is_coming_up(tmp_path: Path) -> Non
         assert week.hits[0].sources == ["m1"] and ["m4"] not in [hit.sources for hit in week.hits[:2]]
         english = memory.recall("What plans do I have coming up?", agent="bot", person="u1", now=now)
         assert english.hits[0].sources == ["m2"]
+
+
+def test_a_pets_name_question_finds_the_pet_asked_of(tmp_path: Path) -> None:
+    """我家狗叫什么 shares 狗 with every line about dogs, and nothing with 豆豆: the asker's pet fact of that
+    animal leads; in English too."""
+    lines = ["我养了一只猫，叫团子", "我家还有一只狗，叫豆豆", "楼下的狗好吵", "今天遛狗遇到一只大狗"]
+    lines.append("I have a dog named Biscuit")
+    with open_memory(tmp_path) as memory:
+        messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(days=i)} for i, text in enumerate(lines)]
+        memory.add(messages[:4], agent="bot", person="u1", index=True)
+        memory.add(messages[4:], agent="bot", person="u2", index=True)
+        memory.flush(agent="bot", person="u1")
+        memory.flush(agent="bot", person="u2")
+        dog = memory.recall("我家狗叫什么名字来着？", agent="bot", person="u1")
+        assert dog.hits[0].kind is MemoryKind.FACT and "豆豆" in dog.hits[0].text and dog.info["slot"]
+        cat = memory.recall("我家猫咪叫啥", agent="bot", person="u1")
+        assert "团子" in cat.hits[0].text
+        english = memory.recall("What's my dog's name again?", agent="bot", person="u2")
+        assert "Biscuit" in english.hits[0].text and english.hits[0].kind is MemoryKind.FACT
+        assert "slot" not in memory.recall("我家猫是什么品种", agent="bot", person="u1").info

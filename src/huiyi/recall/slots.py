@@ -1,5 +1,5 @@
-"""Questions about where the asker lives or works now, or who their partner is: their current fact of that
-kind answers them.
+"""Questions about where the asker lives or works now, who their partner is, what their pet is called or what
+is coming up: their current facts of that kind answer them.
 
 "你说我现在人在哪座城市" or "我现在这份活儿到底是做什么的" asks for one value that changes (a move, a new
 job), not for a line that shares its words: every line of the month that says 城市 or 活儿 outranks the fact
@@ -7,7 +7,9 @@ job), not for a line that shares its words: every line of the month that says �
 live or what their work is, their newest open fact of that kind (``住址``: 住在; ``工作``: 工作于, 职业是)
 leads; a job left since (木木辞职了, ``rules.resigns``) is the newest fact of work and leads instead. 我男朋友叫什么
 or 我现在有对象吗 (``伴侣``) is answered by the newest of the asker's open partner facts and their partings: after
-我和陈屿分手了 the parting leads, not the closed 陈屿是木木的男朋友 whose line says 男朋友. A history question (以前,
+我和陈屿分手了 the parting leads, not the closed 陈屿是木木的男朋友 whose line says 男朋友. 我家狗叫什么 (``宠物``)
+is answered by their newest open pet fact of that animal (the name shares no word with the question), and
+我最近有什么安排 (``计划``) by their open plans still to come, soonest first. A history question (以前,
 之前, 原来… in the clause that asks; 前男友) wants the old value and is left to the ranking; so is a question about
 someone else (他在哪上班: no 我; 我妈住哪, 我闺蜜是做什么的, 我男朋友在哪上班: one of the asker's people), and one
 that names no such slot.
@@ -45,7 +47,7 @@ from huiyi.store.base import OPEN, MemoryFilter, Store
 from huiyi.text.kin import without_mine
 from huiyi.text.times import TimeSpan
 
-__all__ = ["PLAN_SLOTS", "SLOTS", "Asked", "asked", "current", "leading", "upcoming"]
+__all__ = ["PET_SLOTS", "PLAN_SLOTS", "SLOTS", "Asked", "asked", "current", "leading", "pets", "upcoming"]
 
 # the kind of fact (its keyword) and how a question asks for its value now
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -85,6 +87,20 @@ PARTNER_SLOTS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
 }
+# the asker's pet's name: 我家猫叫什么来着, What's my dog's name again? (``current`` reads the pet facts, ``宠物``)
+_ZH_PET_KINDS = "猫咪|猫猫|小猫|猫|狗狗|小狗|狗|宠物|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫"
+_EN_PET_KINDS = "dog|cat|pet|puppy|kitten|hamster|rabbit|bunny|bird|parrot|fish|turtle|horse"
+PET_SLOTS: dict[str, re.Pattern[str]] = {
+    "宠物": lazy(
+        rf"我(?:家|的)?的?(?:(?P<kind>{_ZH_PET_KINDS})(?:叫(?:什么|啥)(?:名字)?|的?名字(?:是|叫)(?:什么|啥))"
+        rf"|(?P<kind2>{_ZH_PET_KINDS})的名字)(?:来着|了)?[吗呢呀啊嘛]*\s*$"
+    ),
+    "pet": lazy(
+        rf"\bwhat(?:'s|\s+is|\s+was)\s+my\s+(?P<kind>{_EN_PET_KINDS})(?:'s|s')\s+name\b"
+        rf"|\bwhat\s+did\s+I\s+(?:name|call)\s+my\s+(?P<kind2>{_EN_PET_KINDS})\b",
+        re.IGNORECASE,
+    ),
+}
 # the asker's plans still to come: 我最近有什么安排, what plans do I have coming up (``upcoming`` answers them)
 PLAN_SLOTS: dict[str, re.Pattern[str]] = {
     "计划": lazy(
@@ -100,12 +116,15 @@ PLAN_SLOTS: dict[str, re.Pattern[str]] = {
 }
 _PLAN_KEYWORDS = ("计划", "plan")  # the rules' plan facts (rules.plans, rules.plans_en)
 UPCOMING = 3  # plans led, soonest first
+_PET_KEYWORDS = ("宠物", "pet")  # the rules' pet facts (木木养了一只猫，叫团子; Biscuit is Mia's dog)
+_PETS_READ = 20
 _PLANS_READ = 50  # the asker's newest plan facts read to find those still to come
 _PAST = lazy(
     r"以前|之前|原来|当初|过去|那时|小时候|上一份|老家"
     r"|\b(?:used\s+to|before|previous(?:ly)?|back\s+then|(?:did|was)\s+I)\b",
     re.IGNORECASE,
 )
+_ZH_PAST = lazy(r"以前|之前|原来|当初|过去|那时|小时候")
 _ME = lazy(r"我(?!们)|\bI\b|\b[Mm]y\b")
 
 
@@ -114,8 +133,10 @@ def asked(line: str) -> str | None:
     the clause that asks (我以前住哪), not in another (…，可别跟以前的搞混了 asks for now)."""
     clauses = re.split(r"[，,。！？!?；;\n]", line)
     for clause in clauses:  # 我男朋友叫什么: the partner, who is one of the asker's people
-        for slot, pattern in (*PARTNER_SLOTS.items(), *PLAN_SLOTS.items()):
-            if pattern.search(clause) and not _PAST.search(clause):
+        for slot, pattern in (*PARTNER_SLOTS.items(), *PLAN_SLOTS.items(), *PET_SLOTS.items()):
+            # what did I name my dog: a pet's name is no value of the past (以前的猫 is)
+            past = _ZH_PAST if slot in PET_SLOTS else _PAST
+            if pattern.search(clause) and not past.search(clause):
                 return slot
     if not _ME.search(without_mine(line)):  # 我妈住哪 asks about the mother
         return None
@@ -144,6 +165,8 @@ def leading(store: Store, scopes: Sequence[Scope], question: Asked) -> list[Memo
     slot = asked(question.query)
     if slot is None:
         return []
+    if slot in PET_SLOTS:
+        return pets(store, scopes, question.asker, _pet_kind(question.query, slot), question.as_of)
     if slot in PLAN_SLOTS:
         span, now = question.span, question.now.replace(tzinfo=None)
         ahead = span is not None and span.end.replace(tzinfo=None) > now + timedelta(hours=1)
@@ -203,6 +226,31 @@ def upcoming(
         and (end is None or item.time.replace(tzinfo=None) < end)
     ]
     return sorted(ahead, key=lambda item: item.time.replace(tzinfo=None) if item.time else wall)[:UPCOMING]
+
+
+def pets(store: Store, scopes: Sequence[Scope], person: str, kind: str, as_of: datetime | None) -> list[MemoryItem]:
+    """The person's newest open pet fact, of the kind asked when one of theirs is (我家狗叫什么 with a cat and a
+    dog: the dog's); a pet's name shares no word with 我家猫叫什么来着 but 猫."""
+    where = MemoryFilter(
+        kinds=(MemoryKind.FACT,),
+        subject=_filed_as(store, scopes[0].agent, person) if scopes else person,
+        keywords=_PET_KEYWORDS,
+        said_by=as_of,
+        open_at=as_of or OPEN,
+    )
+    found = store.find_memories(scopes, where, limit=_PETS_READ)  # newest first
+    general = kind.lower() in ("", "宠物", "pet")
+    return next(([item] for item in found if general or kind.lower() in item.text.lower()), found[:1])
+
+
+def _pet_kind(query: str, slot: str) -> str:
+    """The animal a pet question names (猫 of 我家猫咪叫什么, dog of What's my dog's name)."""
+    clauses = re.split(r"[，,。！？!?；;\n]", query)
+    found = next((m for clause in clauses if (m := PET_SLOTS[slot].search(clause))), None)
+    kind = (found.group("kind") or found.group("kind2") or "") if found else ""
+    return {"猫咪": "猫", "猫猫": "猫", "小猫": "猫", "狗狗": "狗", "小狗": "狗", "puppy": "dog", "kitten": "cat"}.get(
+        kind.lower(), kind
+    )
 
 
 def _said(item: MemoryItem) -> datetime:

@@ -270,7 +270,7 @@ ZH_PET = lazy(
 )
 # 我家有只猫: 有 tells of a pet only with an animal's measure word and an animal (我有一个问题 is none)
 ZH_PET_HAS = lazy(
-    rf"我(?:家)?有(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹)(?P<pet>{_ZH_ANIMALS}){_ZH_PET_NAME}"
+    rf"我(?:家)?(?:还|也)?有(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹)(?P<pet>{_ZH_ANIMALS}){_ZH_PET_NAME}"
 )
 # 叫豆豆, 它叫团子, 名字叫团子, 他叫陈屿: a clause that names the pet or partner the clause before it told of
 ZH_NAMING = lazy(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}})$")
