@@ -16,7 +16,8 @@ from huiyi.store.base import Store
 
 AGENT = "祈煜"
 T0 = datetime(2024, 11, 4, 9, 0)
-QUIET = Config(worker={"enabled": False})
+# the global profile joining groups (off by default) is what these tests hold to its bounds
+QUIET = Config(worker={"enabled": False}, recall={"absent_profiles": True})
 HIKE_SELF = "QZHIKESELF"  # what 苏霓 said of herself in the hiking group
 SECRET = "QZSECRET"  # what she told the agent in private
 
