@@ -61,6 +61,10 @@ def days(text: str, now: datetime) -> list[str]:
         ("They did bloodwork, results come back Monday.", WEDNESDAY, "11-11..11-11"),
         ("the essay is due Monday", WEDNESDAY, "11-11..11-11"),
         ("I saw him Monday", WEDNESDAY, "11-04..11-04"),
+        # an English word in a Chinese line reads as the Chinese would (这周末, 上周末)
+        ("这个weekend一起去爬山吧", MONDAY, "11-09..11-10"),
+        ("weekend有空吗", MONDAY, "11-09..11-10"),
+        ("上个weekend去哪了", MONDAY, "11-02..11-03"),
     ],
 )
 def test_english_weekdays_follow_one_rule(text: str, now: datetime, read: str) -> None:

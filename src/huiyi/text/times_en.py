@@ -198,11 +198,28 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
 
 def _en_weekend(match: re.Match[str], now: datetime) -> Range:
     which = "after next" if match["after"] else (_group(match, "which") or "bare").lower()
+    if which == "bare" and (chinese := _zh_which(match)):  # 这个weekend, weekend有空吗: as 周末 reads
+        return weekend_span(now, chinese)
     if which == "coming":
         which = "this" if now.weekday() < 5 else "next"
     if which == "bare" and now.weekday() <= 2 and _still_to_come(match):
         which = "this"  # I'm going camping over the weekend, said on a Monday: the coming one
     return weekend_span(now, {"past": "last"}.get(which, which))
+
+
+def _zh_which(match: re.Match[str]) -> str | None:
+    """Which weekend a Chinese line's English word means, as its 周末 would: 上个 the last, 下个 the next,
+    else this week's; None in an English line."""
+    around = match.string[max(0, match.start() - 6) : match.end() + 6]
+    if not _CJK_CHAR.search(around):
+        return None
+    before = match.string[max(0, match.start() - 2) : match.start()].rstrip()
+    if before.endswith(("上个", "上")):
+        return "last"
+    return "next" if before.endswith(("下个", "下")) else "this"
+
+
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 
 
 def clock_span(match: re.Match[str], day: datetime) -> Range | None:
@@ -253,7 +270,8 @@ _EnRule = tuple[re.Pattern[str], _Resolve]
 
 
 def _rule(pattern: str, resolve: _Resolve) -> tuple[str, _Resolve]:
-    return rf"(?<![\w-]){pattern}(?![\w-])", resolve
+    # a Latin word's edges: a Chinese character beside it is one (这个weekend一起去)
+    return rf"(?<![A-Za-z0-9_-]){pattern}(?![A-Za-z0-9_-])", resolve
 
 
 # a clock needs am/pm or minutes: a bare “at 8” is too often not a time
