@@ -219,7 +219,7 @@ def _zh_which(match: re.Match[str]) -> str | None:
     return "next" if before.endswith(("下个", "下")) else "this"
 
 
-_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_CJK_CHAR = lazy(r"[\u4e00-\u9fff]")
 
 
 def clock_span(match: re.Match[str], day: datetime) -> Range | None:
