@@ -43,11 +43,23 @@ def test_array_fusion_matches_the_plain_one(seed: int) -> None:
     dense.score_of = lambda keys: [everyone[k] for k in keys]
     keyword = _route(rng, keyword_keys, tie)
     extra = RouteHits([ScoredId(f"m{k}", 1.0, k) for k in rng.sample(pool, 5)]) if seed % 2 else None
-    recipe = RecallRecipe(dense_min_span=rng.choice([0.0, 0.1, 5.0]))
+    recipe = RecallRecipe(
+        dense_min_span=rng.choice([0.0, 0.1, 5.0]), keyword_min_span_share=rng.choice([0.0, 0.5, 1.0])
+    )
     fast = fuse(dense, keyword, recipe, extra, detail=False)
     plain = fuse(dense, keyword, recipe, extra, detail=True)
     assert [(key, score) for key, (score, _) in fast.ranked] == [(key, score) for key, (score, _) in plain.ranked]
     assert fast.raw == plain.raw and fast.ids == plain.ids
+
+
+def test_a_keyword_floor_keeps_near_ties_near() -> None:
+    """Every candidate of 我的考试是什么时候 holds 考: min-max over them made 1.887 against 1.778 a third of
+    the keyword weight; scaled by the best alone (share 1) it is six hundredths, and meaning decides."""
+    dense = RouteHits([ScoredId("gold", 0.877, 1), ScoredId("other", 0.857, 2), ScoredId("low", 0.50, 3)])
+    keyword = RouteHits([ScoredId("other", 1.887, 2), ScoredId("gold", 1.778, 1), ScoredId("low", 1.70, 3)])
+    plain = fuse(dense, keyword, RecallRecipe(), detail=False)
+    floored = fuse(dense, keyword, RecallRecipe(keyword_min_span_share=1.0), detail=False)
+    assert plain.ranked[0][0] == 2 and floored.ranked[0][0] == 1
 
 
 def test_array_fusion_with_a_repeated_key_falls_back() -> None:

@@ -89,6 +89,8 @@ class RecallRecipe(Section):
     dense_weight: float = 0.7  # eval README: 0.3·BM25 + 0.7·dense beat either alone
     keyword_weight: float = 0.3
     dense_min_span: float = 0.05  # min-max: cosines closer than this stay close after scaling
+    # min-max: BM25 scores closer than this share of the best stay close (1: scaled by the best alone)
+    keyword_min_span_share: float = 0.0
     rrf_k: Count = 60
     # a dialogue's views (recall.views), their cosines pooled by mean or max; the default pair and pool
     # were chosen by 5-fold cross-validation on MADial zh dev (issue #17: R@5 0.481 held out, 0.441 plain)

@@ -114,21 +114,27 @@ def fuse(
     routes = {"dense": dense_ranked, "keyword": [(hit.key, hit.score) for hit in keyword.hits]}
     raw = {"dense": dict(routes["dense"]), "keyword": dict(routes["keyword"])}
     weights = {"dense": recipe.dense_weight, "keyword": recipe.keyword_weight}
+    spans = {"dense": recipe.dense_min_span, "keyword": _keyword_span(routes["keyword"], recipe)}
     if recipe.fusion == "minmax" and not detail:
-        scores = _minmax_scores(routes, weights, {"dense": recipe.dense_min_span})
+        scores = _minmax_scores(routes, weights, spans)
         ranked = [(key, (score, _NO_PARTS)) for key, score in sorted(scores.items(), key=_best_first)]
         return Fusion(ranked=ranked, raw=raw, ids=ids_by_key)
     dense_ranked.sort(key=lambda pair: -pair[1])
     fused = (
         rrf_fuse(routes, weights, recipe.rrf_k)
         if recipe.fusion == "rrf"
-        else minmax_fuse(routes, weights, {"dense": recipe.dense_min_span})
+        else minmax_fuse(routes, weights, spans)
     )
     ranked = sorted(fused.items(), key=lambda pair: (-pair[1][0], pair[0]))
     return Fusion(ranked=ranked, raw=raw, ids=ids_by_key)
 
 
 _NO_PARTS: dict[str, float] = {}
+
+
+def _keyword_span(ranked: Sequence[tuple[int, float]], recipe: RecallRecipe) -> float:
+    """The keyword route's minimum span: a share of its best score."""
+    return recipe.keyword_min_span_share * max((score for _, score in ranked), default=0.0)
 
 
 def _minmax_arrays(
@@ -161,7 +167,8 @@ def _minmax_arrays(
     if keyword_keys:
         where = dict(zip(keys, range(len(keys)), strict=True))
         at = np.fromiter(map(where.__getitem__, keyword_keys), dtype=np.int64, count=len(keyword_keys))
-        shares = _shares(np.asarray(keyword_scores, dtype=np.float64), recipe.keyword_weight / total, 0.0)
+        span = recipe.keyword_min_span_share * max(keyword_scores)
+        shares = _shares(np.asarray(keyword_scores, dtype=np.float64), recipe.keyword_weight / total, span)
         fused[at] = fused[at] + shares
     order = np.lexsort((np.asarray(keys, dtype=np.int64), -fused))
     ranked_keys: list[int] = np.asarray(keys, dtype=np.int64)[order].tolist()
