@@ -120,11 +120,7 @@ def fuse(
         ranked = [(key, (score, _NO_PARTS)) for key, score in sorted(scores.items(), key=_best_first)]
         return Fusion(ranked=ranked, raw=raw, ids=ids_by_key)
     dense_ranked.sort(key=lambda pair: -pair[1])
-    fused = (
-        rrf_fuse(routes, weights, recipe.rrf_k)
-        if recipe.fusion == "rrf"
-        else minmax_fuse(routes, weights, spans)
-    )
+    fused = rrf_fuse(routes, weights, recipe.rrf_k) if recipe.fusion == "rrf" else minmax_fuse(routes, weights, spans)
     ranked = sorted(fused.items(), key=lambda pair: (-pair[1][0], pair[0]))
     return Fusion(ranked=ranked, raw=raw, ids=ids_by_key)
 
