@@ -144,3 +144,5 @@ def test_a_pets_name_question_finds_the_pet_asked_of(tmp_path: Path) -> None:
         english = memory.recall("What's my dog's name again?", agent="bot", person="u2")
         assert "Biscuit" in english.hits[0].text and english.hits[0].kind is MemoryKind.FACT
         assert "slot" not in memory.recall("我家猫是什么品种", agent="bot", person="u1").info
+        # a pet of another animal is no answer: the cat's name never leads a question about a rabbit
+        assert "slot" not in memory.recall("我家兔子叫什么", agent="bot", person="u1").info

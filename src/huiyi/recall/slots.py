@@ -229,8 +229,8 @@ def upcoming(
 
 
 def pets(store: Store, scopes: Sequence[Scope], person: str, kind: str, as_of: datetime | None) -> list[MemoryItem]:
-    """The person's newest open pet fact, of the kind asked when one of theirs is (我家狗叫什么 with a cat and a
-    dog: the dog's); a pet's name shares no word with 我家猫叫什么来着 but 猫."""
+    """The person's newest open pet fact of the animal asked (我家狗叫什么 with a cat and a dog: the dog's; with
+    a cat only: none, not the cat's name); a pet's name shares no word with 我家猫叫什么来着 but 猫."""
     where = MemoryFilter(
         kinds=(MemoryKind.FACT,),
         subject=_filed_as(store, scopes[0].agent, person) if scopes else person,
@@ -240,7 +240,7 @@ def pets(store: Store, scopes: Sequence[Scope], person: str, kind: str, as_of: d
     )
     found = store.find_memories(scopes, where, limit=_PETS_READ)  # newest first
     general = kind.lower() in ("", "宠物", "pet")
-    return next(([item] for item in found if general or kind.lower() in item.text.lower()), found[:1])
+    return next(([item] for item in found if general or kind.lower() in item.text.lower()), [])
 
 
 def _pet_kind(query: str, slot: str) -> str:
