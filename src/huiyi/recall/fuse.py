@@ -114,7 +114,10 @@ def fuse(
     routes = {"dense": dense_ranked, "keyword": [(hit.key, hit.score) for hit in keyword.hits]}
     raw = {"dense": dict(routes["dense"]), "keyword": dict(routes["keyword"])}
     weights = {"dense": recipe.dense_weight, "keyword": recipe.keyword_weight}
-    spans = {"dense": recipe.dense_min_span, "keyword": _keyword_span(routes["keyword"], recipe)}
+    spans = {
+        "dense": recipe.dense_min_span,
+        "keyword": _keyword_span([score for _, score in routes["keyword"]], recipe),
+    }
     if recipe.fusion == "minmax" and not detail:
         scores = _minmax_scores(routes, weights, spans)
         ranked = [(key, (score, _NO_PARTS)) for key, score in sorted(scores.items(), key=_best_first)]
@@ -128,9 +131,10 @@ def fuse(
 _NO_PARTS: dict[str, float] = {}
 
 
-def _keyword_span(ranked: Sequence[tuple[int, float]], recipe: RecallRecipe) -> float:
-    """The keyword route's minimum span: a share of its best score."""
-    return recipe.keyword_min_span_share * max((score for _, score in ranked), default=0.0)
+def _keyword_span(scores: Sequence[float], recipe: RecallRecipe) -> float:
+    """The keyword route's minimum span: a share of its best score (0, and nothing read, when off)."""
+    share = recipe.keyword_min_span_share
+    return share * max(scores, default=0.0) if share else 0.0
 
 
 def _minmax_arrays(
@@ -163,7 +167,7 @@ def _minmax_arrays(
     if keyword_keys:
         where = dict(zip(keys, range(len(keys)), strict=True))
         at = np.fromiter(map(where.__getitem__, keyword_keys), dtype=np.int64, count=len(keyword_keys))
-        span = recipe.keyword_min_span_share * max(keyword_scores)
+        span = _keyword_span(keyword_scores, recipe)
         shares = _shares(np.asarray(keyword_scores, dtype=np.float64), recipe.keyword_weight / total, span)
         fused[at] = fused[at] + shares
     order = np.lexsort((np.asarray(keys, dtype=np.int64), -fused))
