@@ -472,13 +472,30 @@ def test_dense_search_is_exact_and_scoped(store: Store) -> None:
     add(store, [memory_item(t, other) for t in texts])
     query = EMB.embed_queries(["记忆7号"])[0]
     hits = store.search_dense([mine], query, 5).hits
-    assert len(hits) == 5
+    assert len(hits) == 3  # 记忆7号 and the two next to it; the next score is shared across the cut
     scores = [h.score for h in hits]
     assert scores == sorted(scores, reverse=True)
     found = store.get_memories("qy", [h.id for h in hits])
     assert all(m.scope == mine for m in found)
     assert found[0].text == "记忆7号"
     assert scores[0] == pytest.approx(1.0, abs=1e-2)  # float16 on disk
+
+
+def test_rows_that_score_alike_across_the_cut_are_all_left_out(store: Store) -> None:
+    """Which of several equal scores filled the tail followed the order the rows were written in, so a
+    chat added per message and per chat recalled differently; the scan keeps none of them."""
+    scope = Scope.of_person("qy", "mumu")
+    texts = ["记忆8号", "记忆7号", "记忆7号", "记忆7号", "今天下雨"]
+    for order in (texts, texts[::-1]):  # the same rows written the other way round: the same answer
+        store.delete_memories("qy", [m.id for m in store.list_memories([scope])])
+        add(store, [memory_item(t, scope) for t in order])
+        query = EMB.embed_queries(["记忆7号"])[0]
+        texts_of = {m.id: m.text for m in store.list_memories([scope])}
+        assert [texts_of[h.id] for h in store.search_dense([scope], query, 2).hits] == []
+        three = [texts_of[h.id] for h in store.search_dense([scope], query, 3).hits]
+        assert three == ["记忆7号"] * 3
+        four = [texts_of[h.id] for h in store.search_dense([scope], query, 4).hits]
+        assert four == ["记忆7号"] * 3 + ["记忆8号"]  # no tie at the cut: as many as asked
 
 
 def test_dense_scores_of_any_candidate(store: Store) -> None:

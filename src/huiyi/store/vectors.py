@@ -216,7 +216,9 @@ class VectorIndex(Protocol):
 class ExactIndex:
     """Exact cosine search over in-memory per-partition matrices (vectors are unit length).
 
-    ``search`` returns the top ``limit`` rowids with scores, and every scanned row's score.
+    ``search`` returns the top ``limit`` rowids with scores, and every scanned row's score. Rows that
+    score alike across the cut are all left out: which of them made it would follow the order the rows
+    were written in (a chat added per message or per chat, two indexing threads), and so would recall.
     """
 
     def __init__(self, loader: Loader, budget_bytes: int = 512 * 2**20, context: TurnContext | None = None) -> None:
@@ -257,7 +259,13 @@ class ExactIndex:
         rowids = np.concatenate([r for r, _ in rows])
         scores = np.concatenate([self._scores(p, vectors, query) for p, vectors in zip(parts, held, strict=True)])
         k = min(limit, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+        if 0 < k < len(scores):
+            placed = np.argpartition(-scores, [k - 1, k])  # the k-th best and the next in place
+            top = placed[:k]
+            if scores[placed[k - 1]] == scores[placed[k]]:  # equals straddle the cut: none of them
+                top = top[scores[top] > scores[placed[k]]]
+        else:
+            top = np.arange(k)
         top = top[np.argsort(-scores[top], kind="stable")].tolist()
         ids = None
         if len(scores) == len(rowids) and all(i is not None and len(i) == len(r) for r, i in rows):

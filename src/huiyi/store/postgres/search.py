@@ -31,8 +31,12 @@ class PostgresSearch(PostgresConnection):
         context = self.context
         # turn-alone chunks take their context turns' similarities (store.vectors); others keep theirs
         dense, of_keys = sql.dense_in_context(context.weights, context.floor) if context.weights else sql.DENSE_PAIR
-        found = self._rows(dense, {"q": q, "parts": parts, "limit": limit}) if parts and limit > 0 else []
+        # one past the cut: rows that score alike across it are all left out, as the exact index does
+        found = self._rows(dense, {"q": q, "parts": parts, "limit": limit + 1}) if parts and limit > 0 else []
         hits = [ScoredId(str(id_), sql.score(1.0 - distance), int(rowid)) for rowid, id_, distance in found]
+        if len(hits) > limit:
+            cut = hits[limit].score
+            hits = [hit for hit in hits[:limit] if hit.score > cut] if hits[limit - 1].score == cut else hits[:limit]
 
         def score_of(keys: Sequence[int]) -> list[float]:
             wanted = [int(k) for k in keys]
