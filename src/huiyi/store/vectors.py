@@ -260,10 +260,10 @@ class ExactIndex:
         scores = np.concatenate([self._scores(p, vectors, query) for p, vectors in zip(parts, held, strict=True)])
         k = min(limit, len(scores))
         if 0 < k < len(scores):
-            placed = np.argpartition(-scores, [k - 1, k])  # the k-th best and the next in place
-            top = placed[:k]
-            if scores[placed[k - 1]] == scores[placed[k]]:  # equals straddle the cut: none of them
-                top = top[scores[top] > scores[placed[k]]]
+            placed = np.argpartition(-scores, k)  # the best k before the next best (one kth: two cost 3× at 100k)
+            top, after = placed[:k], scores[placed[k]]
+            if scores[top].min() == after:  # equals straddle the cut: none of them
+                top = top[scores[top] > after]
         else:
             top = np.arange(k)
         top = top[np.argsort(-scores[top], kind="stable")].tolist()
