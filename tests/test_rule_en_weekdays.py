@@ -61,10 +61,16 @@ def days(text: str, now: datetime) -> list[str]:
         ("They did bloodwork, results come back Monday.", WEDNESDAY, "11-11..11-11"),
         ("the essay is due Monday", WEDNESDAY, "11-11..11-11"),
         ("I saw him Monday", WEDNESDAY, "11-04..11-04"),
-        # an English word in a Chinese line reads as the Chinese would (这周末, 上周末)
+        # an English word in a Chinese line reads as the Chinese 周末 would (times_zh's rules)
         ("这个weekend一起去爬山吧", MONDAY, "11-09..11-10"),
         ("weekend有空吗", MONDAY, "11-09..11-10"),
         ("上个weekend去哪了", MONDAY, "11-02..11-03"),
+        ("weekend去爬山了", MONDAY, "11-02..11-03"),  # 了: it happened, as 周末去爬山了 reads
+        ("上上个weekend去哪了", MONDAY, "10-26..10-27"),
+        ("下下个weekend见", MONDAY, "11-23..11-24"),
+        # and the Chinese word itself: free then is a time to come (周末有空吗 on a Monday)
+        ("周末有空吗", MONDAY, "11-09..11-10"),
+        ("周末去爬山了", MONDAY, "11-02..11-03"),
     ],
 )
 def test_english_weekdays_follow_one_rule(text: str, now: datetime, read: str) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 
 from huiyi.patterns import lazy
+from huiyi.text import times_zh
 from huiyi.text.periods import (
     DAY,
     Range,
@@ -198,8 +199,9 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
 
 def _en_weekend(match: re.Match[str], now: datetime) -> Range:
     which = "after next" if match["after"] else (_group(match, "which") or "bare").lower()
-    if which == "bare" and (chinese := _zh_which(match)):  # 这个weekend, weekend有空吗: as 周末 reads
-        return weekend_span(now, chinese)
+    near = match.string[max(0, match.start() - 6) : match.end() + 6]
+    if which == "bare" and _CJK_CHAR.search(near):  # 这个weekend, weekend去爬山了: as 周末 reads
+        return _as_zh_weekend(match, now)
     if which == "coming":
         which = "this" if now.weekday() < 5 else "next"
     if which == "bare" and now.weekday() <= 2 and _still_to_come(match):
@@ -207,16 +209,16 @@ def _en_weekend(match: re.Match[str], now: datetime) -> Range:
     return weekend_span(now, {"past": "last"}.get(which, which))
 
 
-def _zh_which(match: re.Match[str]) -> str | None:
-    """Which weekend a Chinese line's English word means, as its 周末 would: 上个 the last, 下个 the next,
-    else this week's; None in an English line."""
-    around = match.string[max(0, match.start() - 6) : match.end() + 6]
-    if not _CJK_CHAR.search(around):
-        return None
-    before = match.string[max(0, match.start() - 2) : match.start()].rstrip()
-    if before.endswith(("上个", "上")):
-        return "last"
-    return "next" if before.endswith(("下个", "下")) else "this"
+def _as_zh_weekend(match: re.Match[str], now: datetime) -> Range:
+    """An English weekend in a Chinese line, read by the Chinese rules for 周末: 上个/下下/这个 before it
+    name which, and a bare one already over is the coming one in a clause said of a time to come."""
+    before = match.string[: match.start()].rstrip()
+    if named := times_zh.WEEKEND_PREFIX.search(before):
+        return times_zh.weekend_named(named.group(0), now)
+    span = times_zh.weekend_named("", now)
+    if span[1] <= midnight(now.date()) and times_zh.to_come(times_zh.clause_around(match.string, match.start())):
+        return span[0] + timedelta(days=7), span[1] + timedelta(days=7)
+    return span
 
 
 _CJK_CHAR = lazy(r"[\u4e00-\u9fff]")

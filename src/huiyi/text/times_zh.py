@@ -80,7 +80,8 @@ _ZH_VAGUE_AGO = lazy(r"(?:好)?几个?(天|周|星期|礼拜|月|年|小时|钟�
 _ZH_UNIT = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 _ZH_UNIT |= {"小时": "hour", "钟头": "hour"}
 _ZH_MONTH_PART = {"月初": 1, "月中": 11, "月底": 21, "月末": 21}  # the day each part starts on
-_ZH_WEEKEND = lazy(r"(上上|下下|上一?个?|下一?个?|这一?个?|本)?(?:周|星期|礼拜)末")
+_WEEKEND_WHICH = r"上上个?|下下个?|上一?个?|下一?个?|这一?个?|本"  # 上个, 下下, 这一个, 本
+_ZH_WEEKEND = lazy(rf"({_WEEKEND_WHICH})?(?:周|星期|礼拜)末")
 
 
 def _zh_rule(phrase: str, now: datetime) -> Range | None:
@@ -106,15 +107,21 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
         end = month_span(now.year, now.month)[1] if part == 21 else midnight(first) + timedelta(days=10)
         return midnight(first), end
     weekend = _ZH_WEEKEND.fullmatch(phrase)
-    if weekend:
-        prefix = weekend.group(1) or ""
-        which = "bare" if not prefix else "last" if prefix.startswith("上") else "next"
-        which = "this" if prefix.startswith(("这", "本")) else which
-        if prefix in ("上上", "下下"):
-            monday = week_start(now.date()) + timedelta(days=-14 if prefix == "上上" else 14)
-            return whole_days(monday + timedelta(days=5), 2)
-        return weekend_span(now, which)
-    return None
+    return weekend_named(weekend.group(1) or "", now) if weekend else None
+
+
+def weekend_named(prefix: str, now: datetime) -> Range:
+    """The weekend 上个/下下/这个 (``prefix``) names; a bare one (no prefix) is the nearest, as 周末 reads."""
+    which = "bare" if not prefix else "last" if prefix.startswith("上") else "next"
+    which = "this" if prefix.startswith(("这", "本")) else which
+    prefix = prefix.removesuffix("个") if prefix.startswith(("上上", "下下")) else prefix
+    if prefix in ("上上", "下下"):
+        monday = week_start(now.date()) + timedelta(days=-14 if prefix == "上上" else 14)
+        return whole_days(monday + timedelta(days=5), 2)
+    return weekend_span(now, which)
+
+
+WEEKEND_PREFIX = lazy(rf"(?:{_WEEKEND_WHICH})$")  # at the end of what precedes an English weekend
 
 
 _jionlp_lock = threading.Lock()
@@ -291,7 +298,17 @@ def _bare_months_by_tense(
 
 
 _ZH_BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
-_ZH_TO_COME = lazy(r"要|打算|准备|计划|想去|想要|记得|别忘")  # not 会: 周一的会 is a meeting
+_ZH_TO_COME = lazy(r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间")  # not 会: 周一的会 is a meeting
+
+
+def to_come(clause: str) -> bool:
+    """Whether a Chinese clause says its time is still to come (要, 打算, 有空) and not that it happened."""
+    return bool(_ZH_TO_COME.search(clause)) and not _ZH_SAID_DONE.search(clause) and not _ZH_PAST.search(clause)
+
+
+def clause_around(text: str, at: int) -> str:
+    """The clause of ``text`` that holds position ``at``."""
+    return _clause(text, at, [m.start() for m in _ZH_CLAUSE_END.finditer(text)])
 
 
 def _clause(text: str, at: int, stops: list[int]) -> str:
@@ -315,8 +332,7 @@ def _bare_weekdays_ahead(text: str, found: list[tuple[int, int, Range]], now: da
         if _ZH_BARE_WEEKDAY.match(text, start) and span[1] <= midnight(now.date()):
             if stops is None:
                 stops = [m.start() for m in _ZH_CLAUSE_END.finditer(text)]
-            clause = _clause(text, start, stops)
-            if _ZH_TO_COME.search(clause) and not _ZH_SAID_DONE.search(clause) and not _ZH_PAST.search(clause):
+            if to_come(_clause(text, start, stops)):
                 span = (span[0] + timedelta(days=7), span[1] + timedelta(days=7))
         out.append((start, end, span))
     return out
