@@ -42,7 +42,8 @@ _ZH_ATOMS = [
     r"大前天|大后天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿|后天",
     r"昨晚|今晚|明晚|昨夜|今夜|今早|昨早|明早",
     r"大前年|大后年|前年|去年|今年|明年|后年|上半年|下半年|年初|年中|年底|年末",
-    r"(?:上上|下下|上一?个?|下一?个?|这一?个?|本)(?:周|星期|礼拜)[一二三四五六日天末1-7]?",
+    # not the 上 of 马上 (soon): 马上周末了 is the coming weekend, not the last
+    r"(?:(?<!马)上上个?|下下个?|(?<!马)上一?个?|下一?个?|这一?个?|本)(?:周|星期|礼拜)[一二三四五六日天末1-7]?",
     r"(?:周|星期|礼拜)[一二三四五六日天末1-7]",
     r"(?:上上|下下|上|下|这|本)个?月|月[初中底末]",
     r"[春夏秋冬](?:天|季)",
@@ -73,14 +74,20 @@ _ZH_ALIASES = [
     ("明日", "明天"),
     ("明儿", "明天"),
     ("这个月", "本月"),
+    ("上上个", "上上"),  # 上上个星期三: jionlp reads 上上 only
+    ("下下个", "下下"),
     ("这月", "本月"),
 ]
 
+# a part of the day before a bare weekday (早上周一) is read by jionlp as 上周一: said the usual way round
+_ZH_PART_FIRST = lazy(
+    r"(凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天)((?:周|星期|礼拜)[一二三四五六日天1-7])"
+)
 _ZH_VAGUE_AGO = lazy(r"(?:好)?几个?(天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)")
 _ZH_UNIT = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 _ZH_UNIT |= {"小时": "hour", "钟头": "hour"}
 _ZH_MONTH_PART = {"月初": 1, "月中": 11, "月底": 21, "月末": 21}  # the day each part starts on
-_WEEKEND_WHICH = r"上上个?|下下个?|上一?个?|下一?个?|这一?个?|本"  # 上个, 下下, 这一个, 本
+_WEEKEND_WHICH = r"(?<!马)上上个?|下下个?|(?<!马)上一?个?|下一?个?|这一?个?|本"  # 上个, 下下, 这一个, 本; not 马上
 _ZH_WEEKEND = lazy(rf"({_WEEKEND_WHICH})?(?:周|星期|礼拜)末")
 
 
@@ -106,6 +113,8 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
         first = now.date().replace(day=part)
         end = month_span(now.year, now.month)[1] if part == 21 else midnight(first) + timedelta(days=10)
         return midnight(first), end
+    if phrase in ("上上月", "下下月"):  # jionlp reads 上上个月 as 上个月
+        return month_span(*shift_month(now.year, now.month, -2 if phrase[0] == "上" else 2))
     weekend = _ZH_WEEKEND.fullmatch(phrase)
     return weekend_named(weekend.group(1) or "", now) if weekend else None
 
@@ -187,6 +196,8 @@ def _month_number(numeral: str) -> int:
 def _resolve_zh(phrase: str, now: datetime) -> Range | None:
     for old, new in _ZH_ALIASES:
         phrase = phrase.replace(old, new)
+    if swapped := _ZH_PART_FIRST.fullmatch(phrase):
+        phrase = swapped.group(2) + swapped.group(1)
     if month := _ZH_BARE_MONTH.fullmatch(phrase):
         phrase = f"{_month_number(month.group(1))}月"
         whole = _jionlp(phrase, now)
@@ -301,8 +312,15 @@ _ZH_BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]"
 _ZH_TO_COME = lazy(r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间")  # not 会: 周一的会 is a meeting
 
 
+# soon, whatever follows: 马上周末了, 快周末了 (its 了 says the time is near, not that it happened)
+_ZH_SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜)")
+
+
 def to_come(clause: str) -> bool:
-    """Whether a Chinese clause says its time is still to come (要, 打算, 有空) and not that it happened."""
+    """Whether a Chinese clause says its time is still to come (要, 打算, 有空, 马上) and not that it
+    happened."""
+    if _ZH_SOON.search(clause):
+        return True
     return bool(_ZH_TO_COME.search(clause)) and not _ZH_SAID_DONE.search(clause) and not _ZH_PAST.search(clause)
 
 
