@@ -76,8 +76,9 @@ class FactDraft:
 
 @dataclass
 class CloseDraft:
-    """A speaker's open facts that stop being true: subject and predicate match, ``word`` is in the text,
-    said before ``time`` (a plan called off: 搬家泡汤). The fold flow closes them at ``time``."""
+    """A speaker's open facts that stop being true: subject and predicate match (an empty subject: anyone's),
+    ``word`` is in the text, said before ``time`` (a plan called off: 搬家泡汤). The fold flow closes them at
+    ``time``."""
 
     subject: str
     predicate: str

@@ -62,7 +62,7 @@ def to_close(facts: Sequence[MemoryItem], closes: Sequence[CloseDraft], fold: Fo
             data = item.data
             if item.id in out or item.valid_to is not None or close.word not in item.text:
                 continue
-            if data.get("subject") != close.subject or data.get("predicate") != close.predicate:
+            if (close.subject and data.get("subject") != close.subject) or data.get("predicate") != close.predicate:
                 continue
             if close.hearsay and not data.get("told_by"):
                 continue  # 阿杰's 小雨住在上海 is his word: it does not end what she said of herself
@@ -102,7 +102,8 @@ def close_facts(
     facts: dict[str, MemoryItem] = {item.id: item for item in new if item.kind is MemoryKind.FACT}
     stored: set[str] = set()
     for subject, predicate in dict.fromkeys((c.subject, c.predicate) for c in closes):
-        where = MemoryFilter(kinds=(MemoryKind.FACT,), subject=subject, predicates=(predicate,), open_at=OPEN)
+        # no subject: anyone's (the wedding got moved, in a chat of two)
+        where = MemoryFilter(kinds=(MemoryKind.FACT,), subject=subject or None, predicates=(predicate,), open_at=OPEN)
         found = store.find_memories([fold.scope], where, _OPEN_READ)
         facts.update((item.id, item) for item in found)
         stored.update(item.id for item in found)

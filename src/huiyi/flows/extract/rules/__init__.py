@@ -95,6 +95,9 @@ When no LLM endpoint is configured, a fold still becomes memories:
 * **Plans called off** (:mod:`~huiyi.flows.extract.rules.cancels`): 搬家泡汤 / 取消了 / 改到下周六 by the
   speaker, with no subject of its own and no 差点 or question, closes the speaker's open plan facts naming
   the plan's word (the fold flow sets ``valid_to``); a new time named for it after (下周六搬) is a plan fact.
+  In English (:mod:`~huiyi.flows.extract.rules.cancels_en`): My flight got cancelled, I moved my dentist
+  appointment to Friday, The wedding is now on April 19th close the owner's open plans holding the plan's words
+  (in a chat of two, "the wedding" is anyone's told of); a new time still to come is a plan fact.
 * **Group plans** (:mod:`~huiyi.flows.extract.rules.gatherings`): in a group, a message that names a time
   still to come and a gathering (大家, 一起, 集合, 团建…) with no 我 of its own is an event of its own,
   dated by the day it names (林晚晴: 周六下午三点大家一起去爬山 → 林晚晴说：周六（2024-11-16）下午三点…).

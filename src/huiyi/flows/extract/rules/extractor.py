@@ -15,6 +15,7 @@ from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, 
 from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.breakups import Breakups, partners_replaced
 from huiyi.flows.extract.rules.cancels import Cancels
+from huiyi.flows.extract.rules.cancels_en import english_cancels
 from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut, dated
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.gatherings import gatherings_in
@@ -118,6 +119,9 @@ class RuleExtractor:
         for said in saids:
             pet_names.read(said)
             said.facts.extend(cancels.read(said))
+            moved_en, called_off_en = english_cancels(said, roster, private)  # My trip got cancelled, … moved to Friday
+            said.facts.extend(moved_en)
+            said.closes.extend(called_off_en)
             died, ended = losses.read(said)
             said.facts.extend(died)
             said.closes.extend(ended)

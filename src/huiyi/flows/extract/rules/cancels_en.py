@@ -1,0 +1,134 @@
+"""A plan called off or moved, said in English: My dentist appointment got cancelled, I had to cancel my trip
+to Osaka, The camping trip was postponed, Emma's wedding got moved to April 19th, The wedding is now on April
+19th. The English side of :mod:`~huiyi.flows.extract.rules.cancels`.
+
+The plan's words (dentist, appointment; a wedding's also married) close the open plan facts of its owner that
+hold one of them, said before (``valid_to`` = when it was called off): the speaker's (my, our, the, I, we),
+or a person's named with it (Emma's wedding). A new time still to come named in the clause (moved to Friday,
+is now on April 19th) becomes a plan of its own, ``Mia's dentist appointment moved to Friday (2024-11-22)``.
+A question, a negation or a doubt (didn't get cancelled, might be postponed, if it's cancelled) calls
+nothing off, nor does someone else's plan (his flight got cancelled); moving a thing with no time still to
+come (I moved the couch to the bedroom) is no plan moved.
+"""
+
+from __future__ import annotations
+
+import re
+
+from huiyi.flows.extract import CloseDraft, FactDraft
+from huiyi.flows.extract.rules.condense import absolute, dated
+from huiyi.flows.extract.rules.jokes import joke_end
+from huiyi.flows.extract.rules.objects import person_named
+from huiyi.flows.extract.rules.plans import to_come
+from huiyi.flows.extract.rules.roster import Roster
+from huiyi.flows.extract.rules.said import Said
+from huiyi.model import EntityType, FactKind
+from huiyi.patterns import lazy
+from huiyi.text.times import TimeSpan
+
+__all__ = ["english_cancels"]
+
+_SENTENCE = lazy(r"[^.!?;\n]+[.!?;\n]*")
+_OWNER = r"(?P<det>my|our|the|(?-i:(?P<name>[A-Z][a-z-]+))'s)"
+_WHAT = r"(?P<what>[\w-]+(?:\s+[\w-]+){0,3}?)"
+_OFF = r"cancell?ed|called\s+off|scrapped"
+_MOVED = r"moved|pushed(?:\s+back)?|postponed|rescheduled|bumped|delayed"
+# The camping trip got cancelled, Emma's wedding was moved to…, The wedding is now on April 19th
+_PASSIVE = lazy(
+    rf"\b{_OWNER}\s+{_WHAT}(?:\s+(?:got|was|were|is|are|(?:has|have|had)\s+been)|'s(?:\s+been)?|'ve\s+been)\s+"
+    r"(?:just\s+|now\s+been\s+|been\s+)?"
+    rf"(?:(?P<off>{_OFF})|(?P<moved>{_MOVED})|(?P<now>now)\b)",
+    re.IGNORECASE,
+)
+# I cancelled my trip, We had to call off the party, I moved my dentist appointment to Friday
+_ACTIVE = lazy(
+    r"\b(?:I|we)(?:'ve|\s+have|\s+had)?\s+(?:just\s+|finally\s+)?(?:(?:had|have|'ve\s+got|need)\s+to\s+)?"
+    r"(?:(?P<off>cancell?(?:ed)?|call(?:ed)?\s+off|scrap(?:ped)?)|(?P<moved>move[d]?|push(?:ed)?(?:\s+back)?"
+    rf"|postpone[d]?|reschedule[d]?|bump(?:ed)?|delay(?:ed)?))\s+{_OWNER}\s+{_WHAT}(?=\s+(?:to|till|until)\b|\s*[,.!;]|\s*$)",
+    re.IGNORECASE,
+)
+# didn't get cancelled, might be postponed, if it's cancelled, almost called off: nothing called off
+_DOUBT = lazy(
+    r"n't\b|\b(?:not|never|if|unless|might|may|maybe|could|would|should|hope|hoping|afraid|worried|almost|nearly"
+    r"|whether|thinking|think|considering)\b",
+    re.IGNORECASE,
+)
+_SOMEONE = lazy(r"\b(?:he|she|they|his|her|their|you|your)\b", re.IGNORECASE)
+_NOT_WORDS = frozenset("the my our this that his her their your a an to of for with and at on in".split())
+_ALSO = {"wedding": ("married",), "flight": ("flying", "fly"), "birthday": ("birthday",)}  # a plan said otherwise
+
+
+def english_cancels(said: Said, roster: Roster, private: bool) -> tuple[list[FactDraft], list[CloseDraft]]:
+    """The plans an English message calls off (their closes) and the new plans it names for them; the
+    plan facts the plan rules read of the same new time give way to them. ``private``: a chat of two, where
+    "the wedding" is whoever's wedding was told of (a group's is its speaker's)."""
+    if said.lang != "en" or said.speaker == roster.agent_name:
+        return [], []
+    text = said.own.replace("’", "'")
+    facts: list[FactDraft] = []
+    closes: list[CloseDraft] = []
+    for match in _SENTENCE.finditer(text, joke_end(text)):  # I cancelled it, jk: nothing
+        sentence = match.group().strip()
+        if not sentence or sentence.endswith("?"):
+            continue
+        found = _PASSIVE.search(sentence) or _ACTIVE.search(sentence)
+        if found is None or _DOUBT.search(sentence[: found.end()]) or _SOMEONE.search(sentence[: found.start()]):
+            continue
+        who = _owner(found, said.speaker, roster)
+        anyone = private and found["det"].lower() == "the"
+        what = found["what"]
+        after = sentence[found.end() :]
+        coming = [span for span in to_come(said.spans, said.message.time) if span.phrase.lower() in after.lower()]
+        # I moved the couch to the bedroom: no time, no plan moved; postponed alone calls it off
+        put_off = (found["moved"] or "").lower().startswith(("postpone", "delay"))
+        if found["off"] is None and not coming and not put_off:
+            continue
+        if who is None or not (words := _words(what)):
+            continue
+        closer = "" if anyone else who  # "": any subject's (closes.to_close)
+        closes.extend(CloseDraft(closer, "plans", word, said.message.time, [said.message.id]) for word in words)
+        if coming and found["off"] is None:
+            # I moved my dentist appointment to Friday: the plan rules read the same date as a plan of its own
+            said.facts[:] = [f for f in said.facts if f.predicate != "plans" or f.time != coming[0].start]
+            whose = f"{who} says the" if anyone else f"{who}'s"
+            facts.append(_moved(said, roster, who, f"{whose} {what}", found, after, coming))
+    return facts, closes
+
+
+def _owner(found: re.Match[str], speaker: str, roster: Roster) -> str | None:
+    """Whose plan: a person's named with it (Emma's wedding), else the speaker's."""
+    name = found["name"]
+    if not name:
+        return speaker
+    known = roster.resolve(name)
+    return known or (name if person_named(name) else None)
+
+
+def _words(what: str) -> list[str]:
+    """The plan's words a fact of it holds: dentist appointment → dentist, appointment."""
+    words = [w for w in re.findall(r"[A-Za-z][\w-]{2,}", what) if w.lower() not in _NOT_WORDS]
+    return list(dict.fromkeys([*words, *(also for w in words for also in _ALSO.get(w.lower(), ()))]))
+
+
+def _moved(
+    said: Said, roster: Roster, who: str, what: str, found: re.Match[str], after: str, spans: list[TimeSpan]
+) -> FactDraft:
+    """The plan at its new time: ``Mia's dentist appointment moved to Friday (2024-11-22)``, ``Mia says the
+    wedding is now on April 19th`` (``what``: the plan as the fact names it)."""
+    verb = "is now" if found.groupdict().get("now") else "moved"
+    when = re.split(r"[,;]", after, maxsplit=1)[0].strip().rstrip(".!")
+    shown = dated(f"{what} {verb} {when}".strip(), spans, "en")
+    return FactDraft(
+        subject=who,
+        predicate="plans",
+        object=f"{found['what']} {verb} {when}".strip(),
+        description=shown,
+        sources=[said.message.id],
+        kind=FactKind.ATTRIBUTE,
+        keyword="plan",
+        subject_type=roster.entity_type(who) or (EntityType.OBJECT if who == said.speaker else EntityType.SPECIFIC),
+        object_type=None,
+        time=spans[0].start,
+        confidence=0.6,
+        about=absolute(spans[0]),
+    )
