@@ -45,6 +45,10 @@ ADDS_PAUSE = 0.05
 ADDS_PAUSE_MAX = 1.0
 
 
+def _started() -> None:
+    """Nothing: submitted at the open, so the first add finds its thread running (~1 ms to start one)."""
+
+
 class Indexing(MemoryBase):
     """The queue of messages stored but not yet indexed by this instance, and the task draining it."""
 
@@ -60,7 +64,7 @@ class Indexing(MemoryBase):
         self._indexing = ThreadPoolExecutor(1, thread_name_prefix="huiyi-index", initializer=background_thread)
         # what an add leaves to do behind it (planning folds, handing messages to the loop), in order
         self._behind = ThreadPoolExecutor(1, thread_name_prefix="huiyi-behind")
-        self._behind_last: Future[None] | None = None
+        self._behind_last: Future[None] | None = self._behind.submit(_started)  # its thread up before the first add
         self._behind_lock = threading.Lock()
         self._last_add = 0.0  # time.monotonic() of the latest add's append
         # which adds can have made a fold due: the others plan nothing behind them (issue 15)
