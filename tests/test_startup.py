@@ -473,3 +473,15 @@ def test_warming_never_builds_the_graph_and_leaves_a_failure_to_the_first_text(
     assert failing._ort is None
     with pytest.raises(RuntimeError, match="could not load"):  # the first text reports it
         failing.embed_queries(["你好"])
+
+
+def test_opening_a_memory_starts_the_thread_behind_add_before_the_first_add(tmp_path: Path) -> None:
+    import threading
+
+    from huiyi import Config, Memory
+    from huiyi.providers.embed import HashEmbedder
+
+    before = set(threading.enumerate())
+    with Memory(tmp_path / "mem", embedder=HashEmbedder(32), config=Config(worker={"enabled": False})):
+        started = set(threading.enumerate()) - before  # no add yet: the first add finds it running
+        assert any(thread.name.startswith("huiyi-behind") for thread in started)
