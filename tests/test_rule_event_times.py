@@ -31,3 +31,18 @@ def test_a_past_time_in_a_later_line_and_a_plan_in_the_first_still_date_it() -> 
     assert when is not None and when.date() == datetime(2025, 3, 17).date()
     [(when, _)] = event_times("下周三我要考驾照", "好紧张")
     assert when is not None and when.date() == datetime(2025, 3, 26).date()
+
+
+def test_an_english_line_telling_what_was_done_is_not_dated_by_the_time_to_come_it_names() -> None:
+    english = Scope(agent="Kai", kind=ScopeKind.PERSON, key="Mia")
+
+    def times(*texts: str) -> list[datetime | None]:
+        return [event.time for event in extract_private(english, texts, SAID, "en").events]
+
+    # Biscuit's bloodwork was done when it was said; Monday is when its results come
+    assert times("The vet said Biscuit might have pancreatitis. They did bloodwork, results come back Monday.") == [
+        SAID
+    ]
+    # a plan said first still dates the event by its day
+    [when] = times("I'm flying to Osaka next Monday!", "So excited")
+    assert when is not None and when.date() == datetime(2025, 3, 24).date()

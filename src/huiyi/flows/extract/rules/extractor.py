@@ -252,6 +252,8 @@ class RuleExtractor:
                 break  # said of its own time (今天晚上去上了陶艺课): the event is then, whatever follows
             # a time to come said after the first line is what follows it (老师说两周后烧好可以取), not when it was
             moving = [span for span in said.spans if said_at not in span and (at == 0 or span.start <= said_at)]
+            if said.lang == "en":  # They did bloodwork, results come back Monday: told of what was done
+                moving = [span for span in moving if span.start <= said_at or not _told_done(said.own, span.phrase)]
             if moving:
                 when, about = moving[0].start, absolute(moving[0])
                 break
@@ -398,3 +400,19 @@ def _entities(saids: list[Said], roster: Roster) -> list[EntityDraft]:
         or roster.resolve(name)
         or not any(name != other and name in other and found[other].type is EntityType.SPECIFIC for other in names)
     ]
+
+
+_DONE = re.compile(
+    r"\b(?:said|did|was|were|went|had|got|told|took|saw|came|ran|found|ate|left|met|gave|heard|felt|made)\b",
+    re.IGNORECASE,
+)
+
+
+def _told_done(text: str, phrase: str) -> bool:
+    """Whether the sentence that holds ``phrase`` tells of something done (a verb in the past)."""
+    at = text.lower().find(phrase.lower())
+    if at < 0:
+        return False
+    start = max(text.rfind(mark, 0, at) for mark in ".!?\n") + 1
+    ends = [i for i in (text.find(mark, at) for mark in ".!?\n") if i >= 0]
+    return bool(_DONE.search(text, start, min(ends) if ends else len(text)))
