@@ -199,6 +199,23 @@ def test_forgetting_on_every_backend(tmp_path: Path, backend: str) -> None:
         assert all(ALICE not in h.text for h in memory.recall("别人的话", agent="a", person="carol", limit=20).hits)
 
 
+def test_an_id_add_refuses_with_nothing_under_it_is_an_error_and_one_stored_under_it_is_forgotten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huiyi.errors import InvalidInput
+
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=QUIET) as memory:
+        memory.add("我叫小雨", agent="a", person="u2")
+        with pytest.raises(InvalidInput, match="starts or ends with a space; nothing was stored"):
+            memory.forget_person("u2 ", agent="a")  # a typo: not a person who had nothing to forget
+        assert memory.forget_person("nobody", agent="a").messages == 0  # a valid id: zeros, as ever
+        assert memory.memories(agent="a", person="u2")  # nothing changed
+        with monkeypatch.context() as before_the_rule:  # an id stored before ids were checked as now
+            before_the_rule.setattr("huiyi.model.check_scope", lambda *args, **kwargs: None)
+            memory.add("旧的话", agent="a", person="u3 ")
+        assert memory.forget_person("u3 ", agent="a").messages == 1
+
+
 def test_http_forgets_a_person_and_a_message(tmp_path: Path) -> None:
     with Memory(tmp_path / "s", embedder=HashEmbedder(32), config=QUIET) as memory:
         _fill(memory)

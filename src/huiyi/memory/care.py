@@ -177,13 +177,16 @@ class Care(Pages):
 
         None of it is recalled once this returns. The purge of the files (no byte of it left in them)
         runs behind the call, in short steps, unless ``purge="wait"``; ``purged()`` waits for it later.
-        ``Erasure.purged`` says whether it had run when the call returned.
+        ``Erasure.purged`` says whether it had run when the call returned. An id ``add`` would refuse (``"u2 "``)
+        with nothing stored under it raises ``InvalidInput`` rather than report zeros; one stored before ids
+        were checked as now is erased as any other.
         """
         _check_purge(purge)
         try:  # a valid person id, or one stored before ids had to print alike: it must be erasable too
             check_scope(agent, "person", person, stored=True)
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
+        refused = _refused_id(agent, person)  # one add refuses: an error, unless something was stored under it
         known = await self.get_person(person, agent=agent)
         # a member called like the agent speaks as its namesake: the agent's own lines and facts stay
         said = [person, *([known.name] if known and known.name else []), *(known.aliases if known else [])]
@@ -202,6 +205,8 @@ class Care(Pages):
             )
             counts = (f.name for f in fields(Erasure) if f.name != "purged")
             done = Erasure(**{name: getattr(done, name) + getattr(before, name) for name in counts})
+        if refused and not any(getattr(done, f.name) for f in fields(Erasure) if f.name != "purged"):
+            raise InvalidInput(f"{refused}; nothing was stored under it, so nothing was forgotten")
         self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         done.purged = await self._purge_done(purge)
@@ -244,6 +249,15 @@ class Care(Pages):
         time the operator picks: the erasures' purges finish, then PostgreSQL's ``VACUUM FULL`` locks each
         table (reads and writes wait) while it is copied, SQLite's ``VACUUM`` the whole file."""
         await self._run(self.store.compact)
+
+
+def _refused_id(agent: str, person: str) -> str:
+    """Why ``add`` would refuse this person id today ("" when it would not)."""
+    try:
+        check_scope(agent, "person", person)
+    except ValueError as exc:
+        return str(exc)
+    return ""
 
 
 def _check_purge(purge: str) -> None:
