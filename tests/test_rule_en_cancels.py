@@ -37,6 +37,9 @@ def plans(text: str) -> list[str]:
         ("We called off our camping trip.", [("Mia", "camping"), ("Mia", "trip")]),
         ("Emma's wedding got moved to next Saturday.", [("Emma", "wedding"), ("Emma", "married")]),
         ("Ugh, my flight was postponed.", [("Mia", "flight"), ("Mia", "flying"), ("Mia", "fly")]),
+        ("Monday's meeting got cancelled.", [("Mia", "meeting")]),  # a day's, not a person's
+        ("Dinner with Jake got cancelled.", [("", "dinner"), ("", "Jake")]),  # no owner said: anyone's
+        ("Ugh, practice got moved to Friday", [("", "practice")]),
     ],
 )
 def test_a_plan_called_off_closes_its_owners_plans_by_its_words(said: str, closed: list[tuple[str, str]]) -> None:
@@ -54,6 +57,9 @@ def test_a_plan_called_off_closes_its_owners_plans_by_its_words(said: str, close
         "I moved the couch to the bedroom.",  # no time still to come: no plan moved
         "My mom was moved to a new ward",
         "My trip got cancelled lol jk",
+        "It got cancelled",
+        "Jake said dinner got cancelled",
+        "The weather is now colder",
     ],
 )
 def test_questions_doubts_others_and_things_moved_close_nothing(said: str) -> None:

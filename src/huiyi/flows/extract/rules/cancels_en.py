@@ -3,9 +3,11 @@ to Osaka, The camping trip was postponed, Emma's wedding got moved to April 19th
 19th. The English side of :mod:`~huiyi.flows.extract.rules.cancels`.
 
 The plan's words (dentist, appointment; a wedding's also married) close the open plan facts of its owner that
-hold one of them, said before (``valid_to`` = when it was called off): the speaker's (my, our, the, I, we),
-or a person's named with it (Emma's wedding). A new time still to come named in the clause (moved to Friday,
-is now on April 19th) becomes a plan of its own, ``Mia's dentist appointment moved to Friday (2024-11-22)``.
+hold one of them, said before (``valid_to`` = when it was called off): the speaker's (my, our, the, I, we;
+Monday's meeting is a day's), or a person's named with it (Emma's wedding); one named with no owner at a
+clause's start (Dinner with Jake got cancelled) is anyone's in a chat of two, as "the" is. A new time still
+to come named in the clause (moved to Friday, is now on April 19th) becomes a plan of its own, ``Mia's dentist
+appointment moved to Friday (2024-11-22)``.
 A question, a negation or a doubt (didn't get cancelled, might be postponed, if it's cancelled) calls
 nothing off, nor does someone else's plan (his flight got cancelled); moving a thing with no time still to
 come (I moved the couch to the bedroom) is no plan moved.
@@ -33,13 +35,15 @@ _OWNER = r"(?P<det>my|our|the|(?-i:(?P<name>[A-Z][a-z-]+))'s)"
 _WHAT = r"(?P<what>[\w-]+(?:\s+[\w-]+){0,3}?)"
 _OFF = r"cancell?ed|called\s+off|scrapped"
 _MOVED = r"moved|pushed(?:\s+back)?|postponed|rescheduled|bumped|delayed"
-# The camping trip got cancelled, Emma's wedding was moved to…, The wedding is now on April 19th
-_PASSIVE = lazy(
-    rf"\b{_OWNER}\s+{_WHAT}(?:\s+(?:got|was|were|is|are|(?:has|have|had)\s+been)|'s(?:\s+been)?|'ve\s+been)\s+"
+_PASSIVE_TAIL = (
+    rf"{_WHAT}(?:\s+(?:got|was|were|is|are|(?:has|have|had)\s+been)|'s(?:\s+been)?|'ve\s+been)\s+"
     r"(?:just\s+|now\s+been\s+|been\s+)?"
-    rf"(?:(?P<off>{_OFF})|(?P<moved>{_MOVED})|(?P<now>now)\b)",
-    re.IGNORECASE,
+    rf"(?:(?P<off>{_OFF})|(?P<moved>{_MOVED})|(?P<now>now)\b)"
 )
+# The camping trip got cancelled, Emma's wedding was moved to…, The wedding is now on April 19th
+_PASSIVE = lazy(rf"\b{_OWNER}\s+{_PASSIVE_TAIL}", re.IGNORECASE)
+# no owner, at a clause's start: Dinner with Jake got cancelled, ugh, practice got moved to Friday
+_BARE = lazy(rf"(?:^|(?<=[,:]\s)){_PASSIVE_TAIL}", re.IGNORECASE)
 # I cancelled my trip, We had to call off the party, I moved my dentist appointment to Friday
 _ACTIVE = lazy(
     r"\b(?:I|we)(?:'ve|\s+have|\s+had)?\s+(?:just\s+|finally\s+)?(?:(?:had|have|'ve\s+got|need)\s+to\s+)?"
@@ -52,6 +56,17 @@ _DOUBT = lazy(
     r"n't\b|\b(?:not|never|if|unless|might|may|maybe|could|would|should|hope|hoping|afraid|worried|almost|nearly"
     r"|whether|thinking|think|considering)\b",
     re.IGNORECASE,
+)
+# Monday's meeting, Tomorrow's dinner: the possessive of a day, not of a person
+_TIME_WORD = lazy(
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|(?:this|next|last)?week(?:end)?"
+    r"|january|february|march|april|may|june|july|august|september|october|november|december|christmas|easter",
+    re.IGNORECASE,
+)
+# what a clause's start is when it is no plan: It got cancelled, Jake said dinner got…, Everything was moved
+_NO_PLAN = frozenset(
+    "it that this these those everything something nothing all everyone someone he she they said says told think"
+    " heard guess apparently i we you his her their your its and but so the my our a an".split()
 )
 _SOMEONE = lazy(r"\b(?:he|she|they|his|her|their|you|your)\b", re.IGNORECASE)
 _NOT_WORDS = frozenset("the my our this that his her their your a an to of for with and at on in".split())
@@ -71,12 +86,17 @@ def english_cancels(said: Said, roster: Roster, private: bool) -> tuple[list[Fac
         sentence = match.group().strip()
         if not sentence or sentence.endswith("?"):
             continue
-        found = _PASSIVE.search(sentence) or _ACTIVE.search(sentence)
+        found = _PASSIVE.search(sentence) or _ACTIVE.search(sentence) or _BARE.search(sentence)
         if found is None or _DOUBT.search(sentence[: found.end()]) or _SOMEONE.search(sentence[: found.start()]):
             continue
-        who = _owner(found, said.speaker, roster)
-        anyone = private and found["det"].lower() == "the"
+        det = (found.groupdict().get("det") or "").lower()
         what = found["what"]
+        if not det:  # Dinner with Jake got cancelled: the clause's start is the plan, said as anyone's
+            if _NO_PLAN & {word.lower() for word in what.split()}:
+                continue
+            what = what[:1].lower() + what[1:]
+        who = _owner(found, said.speaker, roster)
+        anyone = private and det in ("the", "")
         after = sentence[found.end() :]
         coming = [span for span in to_come(said.spans, said.message.time) if span.phrase.lower() in after.lower()]
         # I moved the couch to the bedroom: no time, no plan moved; postponed alone calls it off
@@ -96,9 +116,9 @@ def english_cancels(said: Said, roster: Roster, private: bool) -> tuple[list[Fac
 
 
 def _owner(found: re.Match[str], speaker: str, roster: Roster) -> str | None:
-    """Whose plan: a person's named with it (Emma's wedding), else the speaker's."""
-    name = found["name"]
-    if not name:
+    """Whose plan: a person's named with it (Emma's wedding), else the speaker's (Monday's meeting: a day's)."""
+    name = found.groupdict().get("name")
+    if not name or _TIME_WORD.fullmatch(name):
         return speaker
     known = roster.resolve(name)
     return known or (name if person_named(name) else None)
