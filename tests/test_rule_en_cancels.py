@@ -40,6 +40,9 @@ def plans(text: str) -> list[str]:
         ("Monday's meeting got cancelled.", [("Mia", "meeting")]),  # a day's, not a person's
         ("Dinner with Jake got cancelled.", [("", "dinner"), ("", "Jake")]),  # no owner said: anyone's
         ("Ugh, practice got moved to Friday", [("", "practice")]),
+        # the speaker's going is off, not the party itself
+        ("I'm not going to the party anymore.", [("Mia", "party")]),
+        ("I can't make it to Jake's dinner on Friday", [("Mia", "dinner")]),
     ],
 )
 def test_a_plan_called_off_closes_its_owners_plans_by_its_words(said: str, closed: list[tuple[str, str]]) -> None:
@@ -60,6 +63,8 @@ def test_a_plan_called_off_closes_its_owners_plans_by_its_words(said: str, close
         "It got cancelled",
         "Jake said dinner got cancelled",
         "The weather is now colder",
+        "If I can't make it to the party I'll tell you",
+        "I'm not going to lie",
     ],
 )
 def test_questions_doubts_others_and_things_moved_close_nothing(said: str) -> None:

@@ -8,7 +8,9 @@ Monday's meeting is a day's), or a person's named with it (Emma's wedding); one 
 clause's start (Dinner with Jake got cancelled) is anyone's in a chat of two, as "the" is. A new time still
 to come named in the clause (moved to Friday, is now on April 19th) becomes a plan of its own, ``Mia's dentist
 appointment moved to Friday (2024-11-22)``.
-A question, a negation or a doubt (didn't get cancelled, might be postponed, if it's cancelled) calls
+The speaker saying they will not go (I'm not going to the party anymore, I can't make it to Jake's dinner)
+calls off their own plan of it, never the party's owner's. A question, a negation or a doubt (didn't get
+cancelled, might be postponed, if it's cancelled) calls
 nothing off, nor does someone else's plan (his flight got cancelled); moving a thing with no time still to
 come (I moved the couch to the bedroom) is no plan moved.
 """
@@ -51,6 +53,14 @@ _ACTIVE = lazy(
     rf"|postpone[d]?|reschedule[d]?|bump(?:ed)?|delay(?:ed)?))\s+{_OWNER}\s+{_WHAT}(?=\s+(?:to|till|until)\b|\s*[,.!;]|\s*$)",
     re.IGNORECASE,
 )
+# I'm not going to the party anymore, I can't make it to Jake's dinner: the speaker's plan is off (their no
+# is the point here, so only what comes before it is read for a doubt)
+_OUT = lazy(
+    r"\b(?:I|we)(?:'m|'re|\s+am|\s+are)?\s+(?P<off>not\s+going|no\s+longer\s+going|can't\s+(?:go|make\s+it)"
+    rf"|cannot\s+(?:go|make\s+it)|won't\s+(?:be\s+going|make\s+it))\s+to\s+{_OWNER}\s+{_WHAT}"
+    r"(?=\s+(?:anymore|any\s+more|after\s+all|tomorrow|tonight|on|this|next)\b|\s*[,.!;]|\s*$)",
+    re.IGNORECASE,
+)
 # didn't get cancelled, might be postponed, if it's cancelled, almost called off: nothing called off
 _DOUBT = lazy(
     r"n't\b|\b(?:not|never|if|unless|might|may|maybe|could|would|should|hope|hoping|afraid|worried|almost|nearly"
@@ -87,7 +97,10 @@ def english_cancels(said: Said, roster: Roster, private: bool) -> tuple[list[Fac
         if not sentence or sentence.endswith("?"):
             continue
         found = _PASSIVE.search(sentence) or _ACTIVE.search(sentence) or _BARE.search(sentence)
-        if found is None or _DOUBT.search(sentence[: found.end()]) or _SOMEONE.search(sentence[: found.start()]):
+        out = None if found is not None else _OUT.search(sentence)
+        found = found or out
+        doubted = sentence[: found.start() if out else found.end()] if found is not None else ""
+        if found is None or _DOUBT.search(doubted) or _SOMEONE.search(sentence[: found.start()]):
             continue
         det = (found.groupdict().get("det") or "").lower()
         what = found["what"]
@@ -95,12 +108,13 @@ def english_cancels(said: Said, roster: Roster, private: bool) -> tuple[list[Fac
             if _NO_PLAN & {word.lower() for word in what.split()}:
                 continue
             what = what[:1].lower() + what[1:]
-        who = _owner(found, said.speaker, roster)
-        anyone = private and det in ("the", "")
+        # I'm not going to Jake's party: the speaker's going is off, not Jake's party
+        who = said.speaker if out else _owner(found, said.speaker, roster)
+        anyone = private and det in ("the", "") and not out
         after = sentence[found.end() :]
         coming = [span for span in to_come(said.spans, said.message.time) if span.phrase.lower() in after.lower()]
         # I moved the couch to the bedroom: no time, no plan moved; postponed alone calls it off
-        put_off = (found["moved"] or "").lower().startswith(("postpone", "delay"))
+        put_off = (found.groupdict().get("moved") or "").lower().startswith(("postpone", "delay"))
         if found["off"] is None and not coming and not put_off:
             continue
         if who is None or not (words := _words(what)):
