@@ -54,3 +54,10 @@ def test_a_list_or_a_place_with_its_state_is_not_cut() -> None:
 )
 def test_a_plan_reads_as_english(said: str, plan: str) -> None:
     assert any(fact.startswith(plan) for fact in facts(said)), facts(said)
+
+
+def test_a_plan_at_a_clock_time_is_dated_as_any_other() -> None:
+    # the digits of 9am are a clock time, not a calendar day: read later, "tomorrow" must say which day
+    assert "Mia booked a vet appointment tomorrow at 9am (2025-02-16 09:00)" in facts(
+        "I booked a vet appointment tomorrow at 9am."
+    )

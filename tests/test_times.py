@@ -92,6 +92,9 @@ def test_chinese_phrases(text: str, phrase: str, start: str, end: str) -> None:
 
 EN_CASES = [
     ("What did we do yesterday?", "yesterday", "2023-05-09", "2023-05-10"),
+    # the sentence's full stop after 9am is not the clock's: the phrase must be found in the text again
+    ("I have a vet appointment tomorrow at 9am.", "tomorrow at 9am", "2023-05-11 09:00", "2023-05-11 10:00"),
+    ("see you at 7 p.m.", "at 7 p.m.", "2023-05-10 19:00", "2023-05-10 20:00"),
     ("today", "today", "2023-05-10", "2023-05-11"),
     ("see you tonight", "tonight", "2023-05-10 18:00", "2023-05-11"),
     ("last night was fun", "last night", "2023-05-09 18:00", "2023-05-10"),

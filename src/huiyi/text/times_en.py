@@ -277,7 +277,10 @@ def _rule(pattern: str, resolve: _Resolve) -> tuple[str, _Resolve]:
 
 
 # a clock needs am/pm or minutes: a bare “at 8” is too often not a time
-_CLOCK_RE = r"(?P<hour>[012]?\d)(?::(?P<minute>[0-5]\d)\s*(?P<ampm>[ap]\.?m\b\.?)?|\s*(?P<ampm2>[ap]\.?m\b\.?))"
+# a.m. keeps its last dot; 9am. leaves the sentence's to the sentence
+_CLOCK_RE = (
+    r"(?P<hour>[012]?\d)(?::(?P<minute>[0-5]\d)\s*(?P<ampm>[ap]\.m\b\.?|[ap]m\b)?|\s*(?P<ampm2>[ap]\.m\b\.?|[ap]m\b))"
+)
 # compiled at first use (most chat is Chinese: compiling them cost ~10 ms of every start, issue 15)
 _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(r"the\s+day\s+before\s+yesterday", _fixed(lambda now: whole_days(now.date() - 2 * DAY))),

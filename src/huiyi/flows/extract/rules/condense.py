@@ -58,6 +58,12 @@ def absolute(span: TimeSpan) -> str:
 
 # a phrase that names its calendar day (十月五号, May 5, 2024年) means the same day whenever it is read again
 _CALENDAR = re.compile(r"[0-9０-９月号年]|[〇零一二两三四五六七八九十]日")
+# a number that is a clock time or a distance (下午3点, at 3pm, 15:30, 3天后, in 2 days) names no calendar day
+_CLOCK_OR_DISTANCE = re.compile(
+    r"[0-9０-９]+\s*(?:[:：][0-5][0-9]|点|时|分|刻|(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b)"
+    r"|[0-9０-９]+\s*(?:天|周|星期|小时|分钟|(?:days?|weeks?|hours?|minutes?|mins?)\b)",
+    re.IGNORECASE,
+)
 
 
 def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
@@ -69,6 +75,9 @@ def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
     ('木木的生日是后天（2024-11-22）', '木木的生日是十月五号')
     >>> dated("木木后天去", [span, span], "zh")  # said twice in the message (a quote's, then one's own): once
     '木木后天（2024-11-22）去'
+    >>> three = TimeSpan(datetime(2024, 11, 22, 15), datetime(2024, 11, 22, 16), "后天下午3点")
+    >>> dated("木木后天下午3点去", [three], "zh")  # a clock time's digits name no calendar day
+    '木木后天下午3点（2024-11-22 15:00）去'
     """
     seen: set[str] = set()
     for span in spans:
@@ -78,7 +87,7 @@ def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
         words = re.findall(r"[a-z]+", span.phrase.lower())
         # Tomorrow is my birthday: the phrase begins the sentence, and the fact writes it in lower case
         at = text.lower().find(span.phrase.lower())
-        if at < 0 or _CALENDAR.search(span.phrase) or any(word in MONTHS for word in words):
+        if at < 0 or _CALENDAR.search(_CLOCK_OR_DISTANCE.sub("", span.phrase)) or any(w in MONTHS for w in words):
             continue
         end = at + len(span.phrase)
         shown = absolute(span)
