@@ -83,3 +83,45 @@ def test_a_question_about_the_day_finds_the_plan(tmp_path: Path, e5: Embedder) -
         # the overview tells the plan once: the stretch of talk that holds it tells it already
         context = memory.context(agent="bot", space="g1", message="周六有什么活动")
         assert context.text.count("老地方集合") == 1
+
+
+CHAT_EN = [
+    ("Nora", "Let's all meet at the park Saturday at 3pm for the picnic!"),
+    ("Leo", "lol"),
+    ("Sam", "Team dinner next Friday, don't be late"),
+    ("Ivy", "Is the park open Saturday?"),
+    ("Leo", "Tomorrow's lunch got cancelled"),
+    ("Sam", "We usually meet every Saturday anyway"),
+    ("Ivy", "I'm flying to Denver tomorrow"),  # her own plan: plans_en's
+]
+
+
+def english_plans() -> list[tuple[str, datetime | None, list[str]]]:
+    messages = [
+        Message(
+            id=f"e{i}",
+            agent="bot",
+            space=SCOPE.space_id,
+            scope=SCOPE,
+            speaker=who,
+            role="user",
+            text=text,
+            time=T0 + timedelta(minutes=5 * i),
+            seq=i + 1,
+        )
+        for i, (who, text) in enumerate(CHAT_EN)
+    ]
+    fold = Fold(agent="bot", space=SCOPE.space_id, scope=SCOPE, messages=messages, language="en")
+    events = RuleExtractor().extract_sync(fold).events
+    return [(e.text, e.time, e.sources) for e in events if len(e.sources) == 1]
+
+
+def test_an_english_announcement_is_a_plan_dated_by_the_day_it_names() -> None:
+    assert english_plans() == [
+        (
+            "Nora said: Let's all meet at the park Saturday at 3pm (2024-11-16 15:00) for the picnic!",
+            datetime(2024, 11, 16, 15),
+            ["e0"],
+        ),
+        ("Sam said: Team dinner next Friday (2024-11-22), don't be late", datetime(2024, 11, 22), ["e2"]),
+    ]

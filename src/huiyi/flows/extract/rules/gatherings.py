@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import EventDraft
-from huiyi.flows.extract.rules.condense import absolute, cut
+from huiyi.flows.extract.rules.condense import absolute, cut, dated
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.patterns import QUESTION_END
 from huiyi.flows.extract.rules.roster import Roster
@@ -36,12 +36,31 @@ _OFF = re.compile(r"取消|泡汤|不去了|去不了|来不了|不来了|算了
 # what is done now and then (周末偶尔带个骑行团) is a habit, not a plan
 _HABIT = re.compile(r"偶尔|经常|常常|往往|每周|每个|平时|一般|通常|有空")
 _MAX_CHARS = 60  # the announcement as shown; a longer message is cut
+# the same in English: Let's all meet at the park Saturday at 3, Team dinner next Friday, don't be late
+GATHER_EN = re.compile(
+    r"\b(?:let'?s|everyone|everybody|all\s+of\s+us|y'?all|together|meet(?:\s+up)?|meeting|gather|party|dinner"
+    r"|lunch|brunch|hang\s*out|get-together|potluck|rsvp|sign\s+up|don't\s+forget|don't\s+be\s+late|see\s+you\s+all)\b",
+    re.IGNORECASE,
+)
+_OFF_EN = re.compile(
+    r"\b(?:cancell?ed|called\s+off|postponed|not\s+going|can't\s+(?:make|come|go)|won't\s+(?:make|come)|rain\s+check)\b",
+    re.IGNORECASE,
+)
+_HABIT_EN = re.compile(
+    r"\b(?:usually|often|sometimes|always|normally|occasionally|every\s+(?:day|week|month|weekend|morning|night|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b",
+    re.IGNORECASE,
+)
+_MAX_CHARS_EN = 160
+_GROUP_EN = 3  # members besides the agent before an English line is read as the group's plan
 
 
 def gatherings_in(said: Said, roster: Roster) -> list[EventDraft]:
     """The group plan the message announces, as one event (see the module docstring), or none."""
     message = said.message
     text = said.own.strip()
+    if said.lang == "en":
+        return _english(said, roster)
     coming = [span for span in said.spans if span.start > message.time and span.phrase in text]
     if said.lang != "zh" or not coming or said.speaker == roster.agent_name:
         return []
@@ -64,6 +83,32 @@ def gatherings_in(said: Said, roster: Roster) -> list[EventDraft]:
     return [
         EventDraft(
             text=f"{said.speaker}说：{shown}",
+            sources=[message.id],
+            time=coming[0].start,
+            place=place_of(said),
+            participants=list(dict.fromkeys([said.speaker, *people])),
+            keywords=said.words[:6],
+            importance=0.6,
+            about=absolute(coming[0]),
+        )
+    ]
+
+
+def _english(said: Said, roster: Roster) -> list[EventDraft]:
+    """An English group plan: ``Nora said: Let's all meet at the park Saturday (2024-11-16) at 3``."""
+    message = said.message
+    text = said.own.strip().replace("’", "'")
+    coming = [span for span in said.spans if span.start > message.time and span.phrase.lower() in text.lower()]
+    if not coming or said.speaker == roster.agent_name or any(f.predicate == "plans" for f in said.facts):
+        return []  # the speaker's own plan: plans_en
+    if sum(1 for name in roster.names if name != roster.agent_name) < _GROUP_EN:
+        return []  # two people (LoCoMo's talks): "let's meet next week" is their exchange, told by its chunks
+    if not GATHER_EN.search(text) or _OFF_EN.search(text) or _HABIT_EN.search(text) or "?" in text:
+        return []
+    people, _ = mentions(said, roster)
+    return [
+        EventDraft(
+            text=f"{said.speaker} said: {dated(cut(text, _MAX_CHARS_EN), coming, 'en')}",
             sources=[message.id],
             time=coming[0].start,
             place=place_of(said),
