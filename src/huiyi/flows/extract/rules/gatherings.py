@@ -8,7 +8,9 @@ and a gathering (大家, 我们, 一起, 集合, 团建, 聚餐…) becomes an e
 phrase (what it is about; when it was said is kept apart, ``said_at``), the text is the announcement with
 the date each phrase means (``林晚晴说：周六（2024-11-16）下午三点大家一起去爬山，老地方集合``),
 the participants are the speaker and the members it names. A speaker's own plan read by ``plans`` is left
-to that rule.
+to that rule. In English (Let's all meet at the park Saturday at 3pm, Team dinner next Friday, don't be
+late) the same, in a group of three or more besides the agent: between two people, "let's meet next week"
+is their exchange, which its chunks tell.
 
     >>> bool(GATHER.search("下周五团建，别忘了")), bool(GATHER.search("周六下雨"))
     (True, False)
