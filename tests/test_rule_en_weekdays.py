@@ -35,6 +35,10 @@ def days(text: str, now: datetime) -> list[str]:
     ("text", "now", "read"),
     [
         ("I have a test next Wednesday", MONDAY, "11-13..11-13"),
+        # a day something was moved to is to come, whatever tense the move is told in
+        ("The meeting was moved to Monday", WEDNESDAY, "11-11..11-11"),
+        ("my dentist appointment got moved to Monday", WEDNESDAY, "11-11..11-11"),
+        ("I waited until Monday", WEDNESDAY, "11-04..11-04"),
         ("dinner next Friday", MONDAY, "11-15..11-15"),
         ("dinner next Friday", SATURDAY, "11-15..11-15"),
         ("next Monday", SATURDAY, "11-11..11-11"),

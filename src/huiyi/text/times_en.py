@@ -173,6 +173,12 @@ _TO_COME = lazy(
     re.IGNORECASE,
 )
 _SAID_DONE = lazy(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
+# a day something was moved to is still to come whatever tense the move is told in (the meeting was moved
+# to Monday, said on a Thursday: the coming Monday); "I waited until Monday" is not such a move
+_MOVED_TO = lazy(
+    r"\b(?:moved|pushed(?:\s+back)?|postponed|rescheduled|bumped|delayed|changed)\s+(?:to|till|until)\s+(?:on\s+)?$",
+    re.IGNORECASE,
+)
 _CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
 
 
@@ -183,6 +189,8 @@ def _still_to_come(match: re.Match[str]) -> bool:
     start = max((at for at in ends if at < match.start()), default=-1) + 1
     end = min((at for at in ends if at >= match.end()), default=len(text))
     clause = text[start:end]
+    if _MOVED_TO.search(text, start, match.start()):
+        return True
     return _TO_COME.search(clause) is not None and _SAID_DONE.search(clause) is None
 
 
