@@ -96,3 +96,41 @@ def test_the_worker_closes_a_plan_said_before_and_keeps_the_new_one(tmp_path: Pa
         assert facts["Mia is flying to Osaka next Monday (2024-11-18)"].valid_to == later
         assert facts["Emma is getting married next Saturday (2024-11-23)"].valid_to == later
         assert facts["Mia says the wedding is now on December 7th"].valid_to is None
+
+
+def test_in_a_group_a_plan_said_without_its_owner_is_told_by_the_speaker_and_closes_only_theirs() -> None:
+    from huiyi.flows.extract import Fold
+    from huiyi.flows.extract.rules.extractor import RuleExtractor
+    from huiyi.model import Message
+
+    group = Scope.of_space("Bot", "friends")
+    said = [("Nora", "Let's all meet at the park Saturday at 3pm!"), ("Sam", "I'm in"), ("Leo", "ok")]
+    said += [
+        ("Leo", "Picnic got moved to Sunday because of rain"),
+        ("Sam", "my dentist appointment got moved to Monday"),
+    ]
+    messages = [
+        Message(
+            id=f"g{i}",
+            agent="Bot",
+            space=group.space_id,
+            scope=group,
+            speaker=who,
+            role="user",
+            text=text,
+            time=THURSDAY + timedelta(minutes=i),
+            seq=i + 1,
+        )
+        for i, (who, text) in enumerate(said)
+    ]
+    found = RuleExtractor().extract_sync(Fold(agent="Bot", space=group.space_id, scope=group, messages=messages))
+    plans = [f.description for f in found.facts if f.predicate == "plans"]
+    assert plans == [
+        "Leo says the picnic moved to Sunday (2024-11-17) because of rain",
+        "Sam's dentist appointment moved to Monday (2024-11-18)",  # this week's Monday is over: the coming one
+    ]
+    assert {(c.subject, c.word) for c in found.closes} == {
+        ("Leo", "picnic"),
+        ("Sam", "dentist"),
+        ("Sam", "appointment"),
+    }

@@ -124,7 +124,7 @@ def english_cancels(said: Said, roster: Roster, private: bool) -> tuple[list[Fac
         if coming and found["off"] is None:
             # I moved my dentist appointment to Friday: the plan rules read the same date as a plan of its own
             said.facts[:] = [f for f in said.facts if f.predicate != "plans" or f.time != coming[0].start]
-            whose = f"{who} says the" if anyone else f"{who}'s"
+            whose = f"{who} says the" if det in ("the", "") else f"{who}'s"  # whose, it does not say
             facts.append(_moved(said, roster, who, f"{whose} {what}", found, after, coming))
     return facts, closes
 
