@@ -30,6 +30,9 @@ from huiyi.text.periods import (
 
 # Bounded, and digits never start mid-number, so a long digit run cannot make the scan quadratic.
 _NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})"
+# which week: 上个, 下下, 这一个, 本; not the 上 of 马上 (soon): 马上周末了 is the coming weekend, not the last
+_WEEKEND_WHICH = r"(?<!马)上上个?|下下个?|(?<!马)上一?个?|下一?个?|这一?个?|本"
+_DAY_PARTS = r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天"
 _ZH_ATOMS = [
     # vague phrases first, so 前几天 is not read as 前 + 几天
     r"刚才|刚刚|方才|最近|近来|近期|这几天|这两天|前几天|前两天|前些天|前些日子|前阵子|前段时间|这段时间|这阵子",
@@ -42,12 +45,11 @@ _ZH_ATOMS = [
     r"大前天|大后天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿|后天",
     r"昨晚|今晚|明晚|昨夜|今夜|今早|昨早|明早",
     r"大前年|大后年|前年|去年|今年|明年|后年|上半年|下半年|年初|年中|年底|年末",
-    # not the 上 of 马上 (soon): 马上周末了 is the coming weekend, not the last
-    r"(?:(?<!马)上上个?|下下个?|(?<!马)上一?个?|下一?个?|这一?个?|本)(?:周|星期|礼拜)[一二三四五六日天末1-7]?",
+    rf"(?:{_WEEKEND_WHICH})(?:周|星期|礼拜)[一二三四五六日天末1-7]?",
     r"(?:周|星期|礼拜)[一二三四五六日天末1-7]",
     r"(?:上上|下下|上|下|这|本)个?月|月[初中底末]",
     r"[春夏秋冬](?:天|季)",
-    r"(?:凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天)(?!好)",  # not 晚上好
+    rf"(?:{_DAY_PARTS})(?!好)",  # not 晚上好
     rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
     r"春节|元旦|除夕|元宵节?|清明节|端午节?|中秋节?|国庆节?|劳动节|圣诞节?|平安夜|情人节|七夕节?|儿童节|教师节",
 ]
@@ -80,14 +82,11 @@ _ZH_ALIASES = [
 ]
 
 # a part of the day before a bare weekday (早上周一) is read by jionlp as 上周一: said the usual way round
-_ZH_PART_FIRST = lazy(
-    r"(凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天)((?:周|星期|礼拜)[一二三四五六日天1-7])"
-)
+_ZH_PART_FIRST = lazy(rf"({_DAY_PARTS})((?:周|星期|礼拜)[一二三四五六日天1-7])")
 _ZH_VAGUE_AGO = lazy(r"(?:好)?几个?(天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)")
 _ZH_UNIT = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 _ZH_UNIT |= {"小时": "hour", "钟头": "hour"}
 _ZH_MONTH_PART = {"月初": 1, "月中": 11, "月底": 21, "月末": 21}  # the day each part starts on
-_WEEKEND_WHICH = r"(?<!马)上上个?|下下个?|(?<!马)上一?个?|下一?个?|这一?个?|本"  # 上个, 下下, 这一个, 本; not 马上
 _ZH_WEEKEND = lazy(rf"({_WEEKEND_WHICH})?(?:周|星期|礼拜)末")
 
 
