@@ -20,13 +20,13 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import CloseDraft, FactDraft
-from huiyi.flows.extract.rules.condense import absolute, dated
+from huiyi.flows.extract.rules.condense import dated
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import person_named
 from huiyi.flows.extract.rules.plans import to_come
+from huiyi.flows.extract.rules.plans_en import plan_fact_en
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
-from huiyi.model import EntityType, FactKind
 from huiyi.patterns import lazy
 from huiyi.text.times import TimeSpan
 
@@ -67,12 +67,6 @@ _DOUBT = lazy(
     r"|whether|thinking|think|considering)\b",
     re.IGNORECASE,
 )
-# Monday's meeting, Tomorrow's dinner: the possessive of a day, not of a person
-_TIME_WORD = lazy(
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|(?:this|next|last)?week(?:end)?"
-    r"|january|february|march|april|may|june|july|august|september|october|november|december|christmas|easter",
-    re.IGNORECASE,
-)
 # what a clause's start is when it is no plan: It got cancelled, Jake said dinner got…, Everything was moved
 _NO_PLAN = frozenset(
     "it that this these those everything something nothing all everyone someone he she they said says told think"
@@ -109,7 +103,7 @@ def english_cancels(said: Said, roster: Roster, private: bool) -> tuple[list[Fac
                 continue
             what = what[:1].lower() + what[1:]
         # I'm not going to Jake's party: the speaker's going is off, not Jake's party
-        who = said.speaker if out else _owner(found, said.speaker, roster)
+        who = said.speaker if out else _owner(found, said, roster)
         anyone = private and det in ("the", "") and not out
         after = sentence[found.end() :]
         coming = [span for span in to_come(said.spans, said.message.time) if span.phrase.lower() in after.lower()]
@@ -129,11 +123,12 @@ def english_cancels(said: Said, roster: Roster, private: bool) -> tuple[list[Fac
     return facts, closes
 
 
-def _owner(found: re.Match[str], speaker: str, roster: Roster) -> str | None:
-    """Whose plan: a person's named with it (Emma's wedding), else the speaker's (Monday's meeting: a day's)."""
+def _owner(found: re.Match[str], said: Said, roster: Roster) -> str | None:
+    """Whose plan: a person's named with it (Emma's wedding), else the speaker's: Monday's meeting, Tomorrow's
+    dinner are a day's, one of the message's time phrases."""
     name = found.groupdict().get("name")
-    if not name or _TIME_WORD.fullmatch(name):
-        return speaker
+    if not name or any(name.lower() in span.phrase.lower().split() for span in said.spans):
+        return said.speaker
     known = roster.resolve(name)
     return known or (name if person_named(name) else None)
 
@@ -152,17 +147,4 @@ def _moved(
     verb = "is now" if found.groupdict().get("now") else "moved"
     when = re.split(r"[,;]", after, maxsplit=1)[0].strip().rstrip(".!")
     shown = dated(f"{what} {verb} {when}".strip(), spans, "en")
-    return FactDraft(
-        subject=who,
-        predicate="plans",
-        object=f"{found['what']} {verb} {when}".strip(),
-        description=shown,
-        sources=[said.message.id],
-        kind=FactKind.ATTRIBUTE,
-        keyword="plan",
-        subject_type=roster.entity_type(who) or (EntityType.OBJECT if who == said.speaker else EntityType.SPECIFIC),
-        object_type=None,
-        time=spans[0].start,
-        confidence=0.6,
-        about=absolute(spans[0]),
-    )
+    return plan_fact_en(said, roster, who, shown, spans, 0.6, f"{found['what']} {verb} {when}".strip())

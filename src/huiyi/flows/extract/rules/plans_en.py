@@ -27,7 +27,7 @@ from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 from huiyi.text.times import TimeSpan
 
-__all__ = ["english_plans_in"]
+__all__ = ["english_plans_in", "plan_fact_en"]
 
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
 _MAX_CHARS = 100  # a longer clause is a story, not a plan
@@ -91,7 +91,7 @@ def english_plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         if who is None or not rest.strip() or not _acts(rest):
             continue
         shown = dated(" ".join([f"{who}{rest}".rstrip(".!;\n ,"), lead[:1].lower() + lead[1:]]).strip(), spans, "en")
-        out.append(_fact(said, roster, who, shown, spans, TENTATIVE if _UNSURE.search(clause) else 0.6))
+        out.append(plan_fact_en(said, roster, who, shown, spans, TENTATIVE if _UNSURE.search(clause) else 0.6))
     return out
 
 
@@ -134,12 +134,16 @@ def _third_person(rest: str) -> str:
     return f" {verb} {after}".rstrip()
 
 
-def _fact(said: Said, roster: Roster, who: str, shown: str, spans: list[TimeSpan], confidence: float) -> FactDraft:
-    """``who``'s plan: its object what they will do, its time the first phrase's, its text ``shown``."""
+def plan_fact_en(
+    said: Said, roster: Roster, who: str, shown: str, spans: list[TimeSpan], confidence: float, what: str = ""
+) -> FactDraft:
+    """``who``'s plan: its object what they will do (``what``, or ``shown`` after ``who`` without its times),
+    its time the first phrase's, its text ``shown``."""
     span = spans[0]
-    what = re.sub(r"\s*\([^()]*\)", "", shown[len(who) :])  # the dates written out
-    for phrase in (s.phrase for s in spans):
-        what = re.sub(re.escape(phrase), "", what, flags=re.IGNORECASE)
+    if not what:
+        what = re.sub(r"\s*\([^()]*\)", "", shown[len(who) :])  # the dates written out
+        for phrase in (s.phrase for s in spans):
+            what = re.sub(re.escape(phrase), "", what, flags=re.IGNORECASE)
     return FactDraft(
         subject=who,
         predicate="plans",
