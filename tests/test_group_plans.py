@@ -27,10 +27,10 @@ CHAT = [
 SCOPE = Scope.of_space("bot", "g1")
 
 
-def plans(private: bool = False) -> list[tuple[str, datetime | None, list[str], list[str]]]:
-    messages = [
+def said_in_the_group(chat: list[tuple[str, str]], prefix: str) -> list[Message]:
+    return [
         Message(
-            id=f"m{i}",
+            id=f"{prefix}{i}",
             agent="bot",
             space=SCOPE.space_id,
             scope=SCOPE,
@@ -40,8 +40,12 @@ def plans(private: bool = False) -> list[tuple[str, datetime | None, list[str], 
             time=T0 + timedelta(minutes=5 * i),
             seq=i + 1,
         )
-        for i, (who, text) in enumerate(CHAT)
+        for i, (who, text) in enumerate(chat)
     ]
+
+
+def plans(private: bool = False) -> list[tuple[str, datetime | None, list[str], list[str]]]:
+    messages = said_in_the_group(CHAT, "m")
     fold = Fold(agent="bot", space=SCOPE.space_id, scope=SCOPE, messages=messages, person="林晚晴" if private else None)
     events = RuleExtractor().extract_sync(fold).events
     return [(e.text, e.time, e.sources, e.participants) for e in events if len(e.sources) == 1]
@@ -97,20 +101,7 @@ CHAT_EN = [
 
 
 def english_plans() -> list[tuple[str, datetime | None, list[str]]]:
-    messages = [
-        Message(
-            id=f"e{i}",
-            agent="bot",
-            space=SCOPE.space_id,
-            scope=SCOPE,
-            speaker=who,
-            role="user",
-            text=text,
-            time=T0 + timedelta(minutes=5 * i),
-            seq=i + 1,
-        )
-        for i, (who, text) in enumerate(CHAT_EN)
-    ]
+    messages = said_in_the_group(CHAT_EN, "e")
     fold = Fold(agent="bot", space=SCOPE.space_id, scope=SCOPE, messages=messages, language="en")
     events = RuleExtractor().extract_sync(fold).events
     return [(e.text, e.time, e.sources) for e in events if len(e.sources) == 1]

@@ -26,6 +26,7 @@ from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.patterns import QUESTION_END
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
+from huiyi.text.times import TimeSpan
 
 __all__ = ["GATHER", "gatherings_in"]
 
@@ -59,10 +60,10 @@ _GROUP_EN = 3  # members besides the agent before an English line is read as the
 
 def gatherings_in(said: Said, roster: Roster) -> list[EventDraft]:
     """The group plan the message announces, as one event (see the module docstring), or none."""
-    message = said.message
-    text = said.own.strip()
     if said.lang == "en":
         return _english(said, roster)
+    message = said.message
+    text = said.own.strip()
     coming = [span for span in said.spans if span.start > message.time and span.phrase in text]
     if said.lang != "zh" or not coming or said.speaker == roster.agent_name:
         return []
@@ -81,19 +82,7 @@ def gatherings_in(said: Said, roster: Roster) -> list[EventDraft]:
     for span in coming:
         if span.phrase in shown:
             shown = shown.replace(span.phrase, f"{span.phrase}（{absolute(span)}）", 1)
-    people, _ = mentions(said, roster)
-    return [
-        EventDraft(
-            text=f"{said.speaker}说：{shown}",
-            sources=[message.id],
-            time=coming[0].start,
-            place=place_of(said),
-            participants=list(dict.fromkeys([said.speaker, *people])),
-            keywords=said.words[:6],
-            importance=0.6,
-            about=absolute(coming[0]),
-        )
-    ]
+    return [_announced(said, roster, f"{said.speaker}说：{shown}", coming)]
 
 
 def _english(said: Said, roster: Roster) -> list[EventDraft]:
@@ -107,16 +96,19 @@ def _english(said: Said, roster: Roster) -> list[EventDraft]:
         return []  # two people (LoCoMo's talks): "let's meet next week" is their exchange, told by its chunks
     if not GATHER_EN.search(text) or _OFF_EN.search(text) or _HABIT_EN.search(text) or "?" in text:
         return []
+    return [_announced(said, roster, f"{said.speaker} said: {dated(cut(text, _MAX_CHARS_EN), coming, 'en')}", coming)]
+
+
+def _announced(said: Said, roster: Roster, text: str, coming: list[TimeSpan]) -> EventDraft:
+    """The announcement as an event: dated by its first time to come, with the members it names."""
     people, _ = mentions(said, roster)
-    return [
-        EventDraft(
-            text=f"{said.speaker} said: {dated(cut(text, _MAX_CHARS_EN), coming, 'en')}",
-            sources=[message.id],
-            time=coming[0].start,
-            place=place_of(said),
-            participants=list(dict.fromkeys([said.speaker, *people])),
-            keywords=said.words[:6],
-            importance=0.6,
-            about=absolute(coming[0]),
-        )
-    ]
+    return EventDraft(
+        text=text,
+        sources=[said.message.id],
+        time=coming[0].start,
+        place=place_of(said),
+        participants=list(dict.fromkeys([said.speaker, *people])),
+        keywords=said.words[:6],
+        importance=0.6,
+        about=absolute(coming[0]),
+    )
