@@ -162,3 +162,31 @@ def test_the_readmes_host_config_starts_servers_two_of_which_share_a_store(tmp_p
             assert [m["text"] for m in found.structured_content["memories"]] == ["木木考驾照"]
 
     anyio.run(main)
+
+
+def test_tool_arguments_sent_as_json_text_are_refused_by_name_and_store_nothing(tmp_path: Path) -> None:
+    """Some hosts send ``arguments`` as the JSON text of the object; the SDK answered a bare "Invalid
+    request parameters" that named neither the field nor the fix."""
+    server = start(tmp_path / "store")
+    try:
+        session = Session(server)
+        saving = {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": "茉莉花茶"}
+        for arguments, problem in [
+            (json.dumps(saving, ensure_ascii=False), "not a string holding one: send the object itself"),
+            ("茉莉花茶", "not a string"),
+            (7, "not a number"),
+            (["茉莉花茶"], "not an array"),
+        ]:
+            answer = session.request("tools/call", {"name": "create_memory", "arguments": arguments})
+            assert answer["error"]["code"] == -32602
+            assert answer["error"]["message"] == f"the arguments of create_memory must be a JSON object, {problem}"
+            assert answer["error"]["data"] == {"field": "arguments", "tool": "create_memory"}
+        nameless = session.request("tools/call", {"arguments": saving})["error"]
+        assert (nameless["message"], nameless["data"]) == (
+            "tools/call needs the tool's name as a string",
+            {"field": "name"},
+        )
+        assert session.call("archival_memory_search", {"query": "茉莉花茶"})["memories"] == []
+    finally:
+        server.communicate(timeout=60)
+    assert server.returncode == 0

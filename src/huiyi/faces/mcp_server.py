@@ -22,6 +22,7 @@ closes the store each time; a tool that writes finishes first, whoever stops it.
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +30,7 @@ from typing import Any, Literal
 import anyio
 from mcp import MCPError, UriTemplate, types
 from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 
 from huiyi import __version__
 from huiyi.config import Config
@@ -85,6 +87,52 @@ def _tool(schema: dict[str, Any]) -> types.Tool:
             open_world_hint=False,
         ),
     )
+
+
+_JSON_TYPES = {str: "a string", bool: "a boolean", int: "a number", float: "a number", list: "an array"}
+
+
+def _call_shape(params: Any) -> tuple[str, dict[str, Any]] | None:
+    """Why a ``tools/call``'s params are not a name and an arguments object, with the field at fault; the
+    SDK's own check answers a bare "Invalid request parameters" that leaves a client guessing.
+
+    >>> _call_shape({"name": "archival_memory_search", "arguments": '{"query": "cat"}'})[0]
+    'the arguments of archival_memory_search must be a JSON object, not a string holding one: send the object itself'
+    >>> _call_shape({"name": "archival_memory_search", "arguments": {"query": "cat"}}) is None
+    True
+    """
+    if not isinstance(params, dict):
+        return "tools/call params must be a JSON object", {"field": "params"}
+    name = params.get("name")
+    if not isinstance(name, str):
+        return "tools/call needs the tool's name as a string", {"field": "name"}
+    arguments = params.get("arguments")
+    if arguments is None or isinstance(arguments, dict):
+        return None
+    kind = _JSON_TYPES.get(type(arguments), "not an object")
+    problem = f"the arguments of {name} must be a JSON object, not {kind}"
+    if isinstance(arguments, str) and isinstance(_decoded(arguments), dict):
+        problem = f"{problem} holding one: send the object itself"
+    return problem, {"field": "arguments", "tool": name}
+
+
+def _decoded(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+class _CallShape:
+    """Middleware (it runs before the SDK validates params) that refuses a malformed ``tools/call`` with
+    a message naming what is wrong; nothing is run."""
+
+    async def __call__(self, ctx: Context, call_next: CallNext) -> HandlerResult:
+        if ctx.method == "tools/call":
+            wrong = _call_shape(ctx.params)
+            if wrong is not None:
+                raise MCPError(types.INVALID_PARAMS, *wrong)
+        return await call_next(ctx)
 
 
 def _edits_core(schema: dict[str, Any]) -> bool:
@@ -180,7 +228,7 @@ def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]
         contents = types.TextResourceContents(uri=params.uri, text=context.text, mime_type="text/plain")
         return types.ReadResourceResult(contents=[contents])
 
-    return Server(
+    server = Server(
         name,
         version=__version__,
         title="huiyi 回忆",
@@ -192,6 +240,8 @@ def create_server(executor: ToolExecutor, *, name: str = "huiyi") -> Server[Any]
         on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
     )
+    server.middleware.append(_CallShape())
+    return server
 
 
 def _text(value: str | list[str] | None) -> str:
