@@ -46,3 +46,17 @@ def test_an_english_line_telling_what_was_done_is_not_dated_by_the_time_to_come_
     # a plan said first still dates the event by its day
     [when] = times("I'm flying to Osaka next Monday!", "So excited")
     assert when is not None and when.date() == datetime(2025, 3, 24).date()
+
+
+def test_a_later_line_naming_a_month_or_a_year_does_not_date_the_talk() -> None:
+    """A companion month: "My birthday was last month", said after news of the dog, filed that talk under
+    the whole of January (its first day at midnight)."""
+    english = Scope(agent="Kai", kind=ScopeKind.PERSON, key="Mia")
+    lines = ("Yes! He's eating again and wagging his tail.", "Also Kai, actually I'm 27. My birthday was last month")
+    assert [event.time for event in extract_private(english, lines, SAID, "en").events] == [SAID]
+    assert event_times("我跟你说个事", "去年我在杭州住过半年") == [(SAID, "")]
+    # a day is still when the talk's story happened, and a month in its first line dates it as before
+    [(when, _)] = event_times("我跟你说个事", "上周六我去医院拔了智齿")
+    assert when is not None and when.date() == datetime(2025, 3, 15).date()
+    [(when, _)] = event_times("上个月我去了趟日本", "玩得特别开心")
+    assert when is not None and (when.year, when.month) == (2025, 2)

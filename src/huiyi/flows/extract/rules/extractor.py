@@ -252,6 +252,8 @@ class RuleExtractor:
                 break  # said of its own time (今天晚上去上了陶艺课): the event is then, whatever follows
             # a time to come said after the first line is what follows it (老师说两周后烧好可以取), not when it was
             moving = [span for span in said.spans if said_at not in span and (at == 0 or span.start <= said_at)]
+            if at:  # a later line's month or year (My birthday was last month) tells of itself, not of the talk
+                moving = [span for span in moving if span.end - span.start <= _ONE_DAY]
             if said.lang == "en":  # They did bloodwork, results come back Monday: told of what was done
                 moving = [span for span in moving if span.start <= said_at or not _told_done(said.own, span.phrase)]
             if moving:
@@ -402,6 +404,7 @@ def _entities(saids: list[Said], roster: Roster) -> list[EntityDraft]:
     ]
 
 
+_ONE_DAY = timedelta(days=1)
 _DONE = re.compile(
     r"\b(?:said|did|was|were|went|had|got|told|took|saw|came|ran|found|ate|left|met|gave|heard|felt|made)\b",
     re.IGNORECASE,
