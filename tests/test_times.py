@@ -445,3 +445,48 @@ def test_parse_datetime_refuses_what_only_a_lenient_reading_accepts(value: str) 
 )
 def test_parse_datetime_keeps_the_iso_forms(value: str, expected: str) -> None:
     assert parse_datetime(value) == datetime.fromisoformat(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "expected"),
+    [
+        # said on a Thursday in November 2024: this year's, or the one its clause says
+        ("Christmas's party got cancelled", datetime(2024, 11, 14, 10), ["Christmas 2024-12-25"]),
+        ("on Christmas Eve at 8pm", datetime(2024, 11, 14, 10), ["Christmas Eve at 8pm 2024-12-24 20:00"]),
+        ("We had turkey for Thanksgiving", datetime(2024, 11, 14, 10), ["Thanksgiving 2023-11-23"]),
+        ("I'm flying home for Thanksgiving", datetime(2024, 11, 14, 10), ["Thanksgiving 2024-11-28"]),
+        ("last Christmas I gave you my heart", datetime(2024, 11, 14, 10), ["last Christmas 2023-12-25"]),
+        ("Happy Mother’s Day!", datetime(2025, 5, 11, 9), ["Mother’s Day 2025-05-11"]),
+        ("the St. Patrick's Day parade", datetime(2025, 3, 1), ["St. Patrick's Day 2025-03-17"]),
+        ("fireworks on the Fourth of July", datetime(2025, 3, 1), ["the Fourth of July 2025-07-04"]),
+        ("Easter egg hunt", datetime(2025, 3, 1), ["Easter 2025-04-20"]),
+        # said in January: the one just gone when told as done, the next when still to come
+        ("Christmas was great", datetime(2025, 1, 5, 10), ["Christmas 2024-12-25"]),
+        ("What did you do for Christmas?", datetime(2025, 1, 5, 10), ["Christmas 2024-12-25"]),
+        ("I'll fly home for Christmas", datetime(2025, 1, 5, 10), ["Christmas 2025-12-25"]),
+        # no holiday: a possessive day of a mother, a resolution
+        ("my mother's day was long", datetime(2025, 1, 5, 10), []),
+        ("my new year's resolution is to run", datetime(2025, 1, 5, 10), []),
+    ],
+)
+def test_english_holidays_by_name(text: str, now: datetime, expected: list[str]) -> None:
+    def shown(span: TimeSpan) -> str:
+        at = span.start
+        return f"{span.phrase} {at:%Y-%m-%d}" + (f" {at:%H:%M}" if at.time() != datetime.min.time() else "")
+
+    assert [shown(span) for span in find_time_phrases(text, now)] == expected
+
+
+def test_holiday_dates_and_doctests() -> None:
+    from huiyi.text import holidays
+
+    assert doctest.testmod(holidays).failed == 0
+    # Easter by the computus, against published dates
+    assert [str(holidays.easter(year)) for year in (2000, 2019, 2024, 2038)] == [
+        "2000-04-23",
+        "2019-04-21",
+        "2024-03-31",
+        "2038-04-25",
+    ]
+    assert str(holidays.nth_weekday(2024, 5, holidays.MON, -1)) == "2024-05-27"  # Memorial Day
+    assert str(holidays.nth_weekday(2024, 12, holidays.SUN, -1)) == "2024-12-29"  # a December's last

@@ -13,6 +13,7 @@ from datetime import date, datetime, time, timedelta
 
 from huiyi.patterns import lazy
 from huiyi.text import times_zh
+from huiyi.text.holidays import HOLIDAYS, holiday_named
 from huiyi.text.periods import (
     DAY,
     Range,
@@ -99,6 +100,22 @@ _DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR_RE = r"(?P<year>(?:1[89]|20|21)\d\d)"
 _WHICH_RE = r"(?:(?:the\s+|this\s+(?=coming))?(?P<which>last|this|next|past|coming)\s+)"
 _SEASON_RE = r"(?P<season>spring|summer|autumn|fall|winter)"
+# a holiday by its name; Mother's and Father's Day need a capital (my mother's day was long is no date)
+_HOLIDAY_RE = (
+    r"(?P<holiday>christmas\s+eve|(?:christmas|xmas)(?:\s+day)?|new\s+year['’]?s(?:\s+(?:eve|day))?(?!\s+resolution)"
+    r"|halloween|valentine['’]?s(?:\s+day)?|(?:st\.?|saint)\s+patrick['’]?s(?:\s+day)?|(?:the\s+)?(?:fourth|4th)\s+of\s+july"
+    r"|independence\s+day|boxing\s+day|thanksgiving(?:\s+day)?|easter(?:\s+sunday)?|memorial\s+day|labou?r\s+day"
+    r"|(?-i:(?:Mother|Father)['’]?s\s+[Dd]ay|(?:mother|father)['’]?s\s+Day))"
+)
+_HOLIDAY_NAMES = {  # spellings, without apostrophes, to the names of holidays.HOLIDAYS
+    **{name.replace("'", ""): name for name in HOLIDAYS},
+    **dict.fromkeys(["christmas day", "xmas", "xmas day"], "christmas"),
+    **dict.fromkeys(["new years", "new years day"], "new year's day"),
+    **dict.fromkeys(["valentines", "valentines day"], "valentine's day"),
+    **dict.fromkeys(["st patricks", "st patricks day"], "st patrick's day"),
+    **dict.fromkeys(["fourth of july", "4th of july", "the fourth of july", "the 4th of july"], "independence day"),
+    **{"thanksgiving day": "thanksgiving", "easter sunday": "easter", "labour day": "labor day"},
+}
 
 
 def _group(match: re.Match[str], name: str) -> str | None:
@@ -182,16 +199,30 @@ _MOVED_TO = lazy(
 _CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
 
 
-def _still_to_come(match: re.Match[str]) -> bool:
-    """Whether the clause around ``match`` says its time is still to come and not that it happened."""
+def _clause(match: re.Match[str]) -> tuple[str, int, int]:
+    """The text (curly apostrophes made straight) and the bounds of the clause around ``match``."""
     text = match.string.replace("’", "'")
     ends = [m.start() for m in _CLAUSE_END.finditer(text)]
     start = max((at for at in ends if at < match.start()), default=-1) + 1
-    end = min((at for at in ends if at >= match.end()), default=len(text))
-    clause = text[start:end]
+    return text, start, min((at for at in ends if at >= match.end()), default=len(text))
+
+
+def _still_to_come(match: re.Match[str]) -> bool:
+    """Whether the clause around ``match`` says its time is still to come and not that it happened."""
+    text, start, end = _clause(match)
     if _MOVED_TO.search(text, start, match.start()):
         return True
-    return _TO_COME.search(clause) is not None and _SAID_DONE.search(clause) is None
+    return _TO_COME.search(text, start, end) is not None and _SAID_DONE.search(text, start, end) is None
+
+
+def _en_holiday(match: re.Match[str], now: datetime) -> Range:
+    """See :func:`~huiyi.text.holidays.holiday_named`: a bare one is this year's unless its clause tells it
+    done (Christmas was great, said in January) or still to come (home for Thanksgiving, said in December)."""
+    text, start, end = _clause(match)
+    spelt = re.sub(r"\s+", " ", re.sub(r"['’.]", "", match["holiday"].lower()))
+    name = _HOLIDAY_NAMES[re.sub(r"^saint ", "st ", spelt)]
+    done = _SAID_DONE.search(text, start, end) is not None
+    return holiday_named(name, _which(match), now, to_come=_still_to_come(match), done=done)
 
 
 def _en_weekday(match: re.Match[str], now: datetime) -> Range:
@@ -321,6 +352,7 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(rf"{_WHICH_RE}{_SEASON_RE}", _en_season),
     _rule(rf"(?:in|during|over|through)\s+the\s+{_SEASON_RE}", _en_season),
     _rule(rf"(?:in|during|since|of|back\s+in)\s+{_YEAR_RE}", lambda m, now: year_span(int(m["year"]))),
+    _rule(rf"{_WHICH_RE}?{_HOLIDAY_RE}", _en_holiday),
     _rule(rf"at\s+{_CLOCK_RE}", lambda m, now: clock_span(m, midnight(now.date()))),
 ]
 
