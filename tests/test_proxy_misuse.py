@@ -66,6 +66,18 @@ def test_a_name_no_store_can_keep_is_refused_before_the_model(user: str, headers
         read_turn(body, headers, CONFIG)
 
 
+@pytest.mark.parametrize("header", ["x-huiyi-person", "x-huiyi-space", "x-huiyi-speaker", "x-huiyi-agent"])
+def test_percent_encoded_bytes_that_are_not_utf8_are_refused_not_merged(header: str) -> None:
+    """小明 and 小红 percent-encoded from GBK both decoded, with replacement characters, to one id: 小红's turn
+    was answered with 小明's memories."""
+    headers = {"x-huiyi-agent": "qiyu", "x-huiyi-space": "g1", header: "%D0%A1%C3%F7"}  # 小明 in GBK
+    body = {"model": "m", "user": "木木", "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(InvalidInput, match="not UTF-8"):
+        read_turn(body, headers, CONFIG)
+    headers[header] = "%E5%B0%8F%E6%98%8E"  # 小明 in UTF-8
+    read_turn(body, headers, CONFIG)
+
+
 def test_a_speaker_name_that_is_not_a_string_is_refused() -> None:
     body = {"model": "m", "messages": [{"role": "user", "name": {"id": 1}, "content": "hi"}]}
     with pytest.raises(InvalidInput, match="name"):

@@ -90,7 +90,10 @@ def _header(headers: Any, name: str) -> str:
             value = value.encode("latin-1").decode("utf-8")
         except UnicodeError:
             raise InvalidInput(f"the header {name} is not UTF-8; percent-encode it") from None
-    return unquote(value)
+    try:  # strictly: two GBK names decoded with replacement characters became one person (小明 = 小红)
+        return unquote(value, errors="strict")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"the header {name} is percent-encoded bytes that are not UTF-8; encode its UTF-8") from None
 
 
 def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyConfig) -> Turn:
