@@ -228,6 +228,25 @@ def test_http_forgets_a_person_and_a_message(tmp_path: Path) -> None:
             assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 
 
+def test_http_erases_an_id_with_a_slash_and_dot_ids_are_refused(tmp_path: Path) -> None:
+    """``wx/123`` was stored, but ``DELETE /v1/persons/wx%2F123`` reached no route (404) and its memories
+    stayed; ``.`` and ``..`` a client's URL resolves away before it is sent, so they are no ids."""
+    from huiyi.errors import InvalidInput
+
+    with Memory(tmp_path / "s", embedder=HashEmbedder(32), config=QUIET) as memory:
+        memory.add([{"text": "我的身份证号是 110101199001011234", "id": "wx/m1"}], agent="a", person="wx/123")
+        memory.add([{"text": "我的狗叫豆豆", "id": "wx/m2"}], agent="a", person="wx/124")
+        for dots in (".", ".."):
+            with pytest.raises(InvalidInput, match="not an id a URL can name"):
+                memory.add("你好", agent="a", person=dots)
+        with TestClient(create_app(memory.core)) as client:
+            gone = client.delete("/v1/persons/wx%2F123", params={"agent": "a"})
+            assert gone.status_code == 200 and gone.json()["messages"] == 1
+            assert client.delete("/v1/messages/wx%2Fm2", params={"agent": "a"}).json()["messages"] == 1
+        assert memory.recall("身份证号", agent="a", person="wx/123").hits == []
+        assert memory.memories(agent="a", person="wx/124") == []
+
+
 def test_the_cli_forgets_a_person(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

@@ -198,7 +198,8 @@ def route_cases() -> list[Case]:
     return [
         Case("console static traversal", "GET", "/console/static/..%2f..%2fhttp.py", 404),
         Case("unknown version", "GET", "/v2/memories", 404),
-        Case("too deep a path", "GET", "/v1/memories/x/y", 404),
+        Case("an id with a slash, unknown", "GET", "/v1/memories/x/y?agent=A", 404),
+        Case("too deep a path", "GET", "/v1/recall/x/y", 404),
         Case("traversal", "GET", "/..%2f..%2fetc%2fpasswd", 404),
         Case("invalid UTF-8 path", "GET", "/v1/%ff%fe", 404),
         Case("DELETE /health", "DELETE", "/health", 405),

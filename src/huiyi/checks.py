@@ -64,6 +64,8 @@ def check_id(value: str, what: str, *, stored: bool = False) -> str:
     check_name(value, f"{what} id", stored=stored)
     if not stored and value != value.strip():
         raise ValueError(f"{what} id {value!r} starts or ends with a space")
+    if not stored and value in (".", ".."):  # a URL's path reads them as "here" and "up": no route could erase it
+        raise ValueError(f"{what} id {value!r} is not an id a URL can name")
     return value
 
 

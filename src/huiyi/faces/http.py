@@ -301,7 +301,7 @@ def create_app(
         )
         return item_out(await memory.get(made.id, agent=body.agent), zone)  # as stored, created_at set
 
-    @app.get("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BY_ID)
+    @app.get("/v1/memories/{memory_id:path}", response_model=MemoryItem, responses=BY_ID)
     async def get_memory(
         memory_id: str,
         agents: Agents,
@@ -313,7 +313,7 @@ def create_app(
         check(agents, agent)
         return item_out(await memory.get(memory_id, agent=agent, person=person, space=space), zone)
 
-    @app.delete("/v1/memories/{memory_id}", status_code=204, responses=BY_ID)
+    @app.delete("/v1/memories/{memory_id:path}", status_code=204, responses=BY_ID)
     async def delete_memory(
         memory_id: str,
         agents: Agents,
@@ -326,7 +326,7 @@ def create_app(
         await memory.delete(memory_id, agent=agent, person=person, space=space)
         return Response(status_code=204)
 
-    @app.put("/v1/persons/{person_id}", response_model=Person, responses=BODY)
+    @app.put("/v1/persons/{person_id:path}", response_model=Person, responses=BODY)
     async def put_person(person_id: str, body: PersonBody, agents: Agents) -> Person:
         """Record a person's name and aliases (霓霓 → 苏霓)."""
         check(agents, body.agent)
@@ -335,7 +335,7 @@ def create_app(
         return person
 
     # an erasure is idempotent (a retry, or a person never seen, erases nothing: 200 with zeros), so no 404
-    @app.delete("/v1/persons/{person_id}", response_model=ErasureReport, responses=ERASE)
+    @app.delete("/v1/persons/{person_id:path}", response_model=ErasureReport, responses=ERASE)
     async def forget_person(
         person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)], purge: Purge = "behind"
     ) -> ErasureReport:
@@ -345,7 +345,7 @@ def create_app(
         check(agents, agent)
         return ErasureReport(**vars(await memory.forget_person(person_id, agent=agent, purge=purge)))
 
-    @app.delete("/v1/messages/{message_id}", response_model=ErasureReport, responses=BY_ID)
+    @app.delete("/v1/messages/{message_id:path}", response_model=ErasureReport, responses=BY_ID)
     async def forget_message(
         message_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)], purge: Purge = "behind"
     ) -> ErasureReport:
@@ -357,7 +357,7 @@ def create_app(
             raise NotFound(f"no message {message_id!r} for agent {agent!r}")
         return ErasureReport(**vars(done))
 
-    @app.get("/v1/persons/{person_id}", response_model=Person, responses=BY_ID)
+    @app.get("/v1/persons/{person_id:path}", response_model=Person, responses=BY_ID)
     async def get_person(person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Person:
         """A person's record, as PUT sets it (name, aliases, platform ids); messages and memories make none."""
         check(agents, agent)

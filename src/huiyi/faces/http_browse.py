@@ -215,7 +215,7 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         items = [item_out(item, zone) for item, _ in shown]
         return Found(items=items, total=len(matched), next_cursor=more)
 
-    @router.patch("/v1/memories/{memory_id}", response_model=MemoryItem, responses=BODY_BY_ID)
+    @router.patch("/v1/memories/{memory_id:path}", response_model=MemoryItem, responses=BODY_BY_ID)
     async def patch_memory(memory_id: str, body: MemoryPatch, agents: Agents) -> MemoryItem:
         """Correct a memory: text, time, place, keywords, insight, importance; a fact's valid_to, subject,
         predicate and object (the rest stays)."""
@@ -227,7 +227,7 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
         updated = await memory.update(memory_id, changes, agent=body.agent, person=body.person, space=body.space)
         return item_out(updated, zone)  # zoned, as every other route returns a memory
 
-    @router.get("/v1/messages/{message_id}/chat", response_model=list[Message], responses=BY_ID)
+    @router.get("/v1/messages/{message_id:path}/chat", response_model=list[Message], responses=BY_ID)
     async def chat_around(
         message_id: str,
         agents: Agents,
