@@ -36,3 +36,17 @@ def test_an_aware_now_is_the_same_moment_for_consolidation(tmp_path: Path) -> No
         memory.add(["我今天去看了樱花"], agent="bot", person="u1", index=True)
         report = memory.consolidate(agent="bot", person="u1", dry_run=True, now=datetime(2025, 3, 10, 4, 0, tzinfo=UTC))
         assert report.now == datetime(2025, 3, 10, 12, 0)
+
+
+def test_a_day_outside_the_years_huiyi_reads_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    """Year 1's first days made the day's window leave the calendar: an OverflowError, HTTP's 500."""
+    import pytest
+
+    from huiyi.errors import InvalidInput
+
+    with open_memory(tmp_path, SAID) as memory:
+        memory.add(["我今天去看了樱花"], agent="bot", person="u1", index=True)
+        for day in (date(1, 1, 1), date(1, 1, 10), date(1899, 12, 31), date(2200, 1, 1)):
+            with pytest.raises(InvalidInput, match="outside the years huiyi reads"):
+                memory.summarize(day, agent="bot", person="u1")
+        assert [item.kind.value for item in memory.memories(agent="bot", person="u1")] == ["chunk"]

@@ -9,10 +9,10 @@ import logging
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import fields
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Literal
 
-from huiyi.checks import check_scope
+from huiyi.checks import check_scope, in_years
 from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
 from huiyi.memory.common import _id_list, _scope_of
@@ -91,6 +91,10 @@ class Care(Pages):
             day = (self.wall(day) or day).date()
         elif not isinstance(day, date):
             raise InvalidInput(f"day is a date, not {type(day).__name__}")
+        try:  # the day's window reaches days around it: year 1's first days left the calendar (a 500)
+            in_years(datetime.combine(day, time()))
+        except ValueError as exc:
+            raise InvalidInput(f"day {day.isoformat()}: {exc}") from None
         scope = _scope_of(agent, person, space)
         erasures = await self._run(self.store.erasures)  # before the day is read: its report then quotes none
         made = await summarize_day(
