@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from huiyi.checks import check_name
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.memory.common import _looked_up, _scope_of
 from huiyi.memory.indexing import Indexing
@@ -120,5 +121,10 @@ def _cleaned(entity: Entity) -> Entity:
         raise InvalidInput(f"an entity has at most {MAX_ALIASES} aliases")
     if any(len(n) > NAME_CHARS for n in [name, *aliases]):
         raise InvalidInput(f"a name or alias has at most {NAME_CHARS} characters")
+    try:  # names reach prompts: printable and composed, as a person's are
+        for each in [name, *aliases]:
+            check_name(each, "an entity's name or alias")
+    except ValueError as exc:
+        raise InvalidInput(said(exc)) from exc
     kept = [a for a in dict.fromkeys(aliases) if a != name]
     return entity.model_copy(update={"name": name, "aliases": kept})

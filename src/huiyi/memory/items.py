@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from huiyi.checks import check_id, check_json, check_name, check_storable
+from huiyi.checks import check_id, check_json, check_name
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
 from huiyi.memory.common import EDITABLE, FACT_EDGE, MAX_LISTED, _id_list, _kinds, _looked_up, _scope_of, _visible
@@ -140,10 +140,11 @@ class Items(EntityEdits):
             for name in [*([person.name] if person.name else []), *person.aliases]:
                 check_name(name, "a person's name or alias")
             for name in [*person.platform_ids, *person.platform_ids.values()]:
-                check_storable(name, "a person's platform id")
+                check_name(name, "a person's platform or platform id")  # a bell or a direction mark prints nothing
         except ValueError as exc:
             raise InvalidInput(said(exc)) from exc
-        await self._run(self.store.upsert_person, agent, person)
+        aliases = list(dict.fromkeys(person.aliases))  # an alias given twice is one
+        await self._run(self.store.upsert_person, agent, person.model_copy(update={"aliases": aliases}))
 
     async def get_person(self, person_id: str, *, agent: str) -> Person | None:
         return await self._run(self.store.get_person, agent, _looked_up(person_id, "person id"))
