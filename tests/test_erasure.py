@@ -247,6 +247,32 @@ def test_http_erases_an_id_with_a_slash_and_dot_ids_are_refused(tmp_path: Path) 
         assert memory.memories(agent="a", person="wx/124") == []
 
 
+@pytest.mark.parametrize("erase", ["person", "message"])
+def test_a_place_only_the_erased_named_in_a_group_goes_with_them(tmp_path: Path, erase: str) -> None:
+    """An entity an extraction names (a place, a thing) was stored with no sources, so no erasure matched
+    it: 西湖, which only 木木 named, stayed in the group's entities, its export and the file."""
+    lines = [("木木", "大家好，我是木木"), ("阿哲", "你好木木，我是阿哲"), ("木木", "我周六要去西湖边跑步")]
+    with Memory(tmp_path / "s", embedder=HashEmbedder(32), config=QUIET) as memory:
+        memory.add(
+            [
+                {"speaker": who, "text": text, "time": T0 + timedelta(minutes=i), "id": f"g{i}"}
+                for i, (who, text) in enumerate(lines)
+            ],
+            agent="a",
+            space="g1",
+        )
+        memory.flush(agent="a", space="g1")
+        assert "西湖" in [entity.name for entity in memory.entities(agent="a", space="g1")]
+        if erase == "person":
+            memory.forget_person("木木", agent="a", purge="wait")
+        else:
+            memory.forget_messages(["g2"], agent="a", purge="wait")
+        left = [entity.name for entity in memory.entities(agent="a", space="g1")]
+        assert "西湖" not in left and "阿哲" in left
+        assert ("木木" in left) is (erase == "message")  # 阿哲 named 木木 too: a message's erasure keeps her
+    assert _files_holding(tmp_path / "s", ["西湖"]) == []
+
+
 def test_the_cli_forgets_a_person(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

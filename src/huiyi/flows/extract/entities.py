@@ -59,12 +59,20 @@ def entities_of(extraction: Extraction, fold: Fold) -> list[Entity]:
 
     claimed = speakers_names(fold)
     for draft in extraction.entities:
-        note(draft.name, draft.type, _unclaimed(draft.name, draft.aliases, claimed))
+        aliases = _unclaimed(draft.name, draft.aliases, claimed)
+        note(draft.name, draft.type, aliases, _naming(fold, [draft.name, *aliases]))
     for fact in extraction.facts:
         note(fact.subject, fact.subject_type, sources=fact.sources)
         if fact.object_type is not None:
             note(fact.object, fact.object_type, sources=fact.sources)
     return list(found.values())
+
+
+def _naming(fold: Fold, names: Sequence[str]) -> list[str]:
+    """The fold's messages that name the entity: erasing them all erases it (a place only 木木 named in a
+    group stayed, sourceless, after 木木 was forgotten)."""
+    names = [name.strip() for name in names if name.strip()]
+    return [message.id for message in fold.messages if any(name in message.text for name in names)]
 
 
 def record_entities(store: Store, embedder: Embedder, entities: Sequence[Entity]) -> None:
