@@ -490,3 +490,23 @@ def test_holiday_dates_and_doctests() -> None:
     ]
     assert str(holidays.nth_weekday(2024, 5, holidays.MON, -1)) == "2024-05-27"  # Memorial Day
     assert str(holidays.nth_weekday(2024, 12, holidays.SUN, -1)) == "2024-12-29"  # a December's last
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "expected"),
+    [
+        # 今天 anchors a bare clock to today, at the nearer of its two hours (it read 08:00 at 20:05)
+        ("今天好累啊，加班到八点才下班", datetime(2024, 11, 11, 20, 5), ["2024-11-11 00:00", "2024-11-11 20:00"]),
+        ("今天七点就醒了", datetime(2024, 11, 11, 12, 30), ["2024-11-11 07:00"]),
+        # a clock with its part of the day after a day to come is on that day (it was the day said, 08:00)
+        (
+            "周六一起去爬香山吧，早上八点在西门集合",
+            datetime(2024, 11, 14, 20, 3),
+            ["2024-11-16 00:00", "2024-11-16 08:00"],
+        ),
+        ("明天早上八点，下午三点开会", datetime(2024, 11, 14, 12), ["2024-11-15 08:00", "2024-11-15 15:00"]),
+        ("明天八点集合", datetime(2024, 11, 14, 20, 3), ["2024-11-15 08:00"]),  # as said, a day to come's
+    ],
+)
+def test_a_clock_after_a_day_is_on_that_day(text: str, now: datetime, expected: list[str]) -> None:
+    assert [f"{span[0]:%Y-%m-%d %H:%M}" for *_, span in chinese_phrases(text, now)] == expected

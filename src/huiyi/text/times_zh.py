@@ -58,6 +58,9 @@ _ZH_GLUE = frozenset({"", "的"})
 _ZH_MAX_ATOMS = 6  # longer runs are split; keeps the longest-first search small
 _ZH_AMBIGUOUS_CLOCK = lazy(r"[一两几]点")  # 好一点, 两点 (points) — not a time on their own
 _ZH_CLOCK = lazy(_ZH_ATOMS[-2])  # a clock time alone: 七点, 七点半, 19:30
+_ZH_PART_CLOCK = lazy(rf"(?:{_DAY_PARTS})(?:{_ZH_ATOMS[-2]})")  # a part of the day and its clock: 早上八点
+_DAY_PART = lazy(_DAY_PARTS)
+_PART_OF_DAY = lazy(rf"{_DAY_PARTS}|[早晚夜]")  # a phrase that names its part of the day: 今晚, 明早, 周六晚上
 
 _ZH_ALIASES = [
     ("的", ""),
@@ -394,14 +397,27 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
         ['2024-11-13 18:00:00', '2024-11-14 07:00:00']
         >>> [str(span[0]) for *_, span in chinese_phrases("今晚聚餐，地方老样子，八点半到", now)]
         ['2024-11-14 18:00:00', '2024-11-14 20:30:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("周六去爬山，早上八点西门集合", now)]
+        ['2024-11-16 00:00:00', '2024-11-16 08:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("今天加班到九点", datetime(2024, 11, 14, 21, 9))]
+        ['2024-11-14 00:00:00', '2024-11-14 21:00:00']
     """
     anchor = ""
     out: list[tuple[int, int, Range]] = []
     for start, end, span in found:
         phrase = text[start:end]
+        day_of = _DAY_PART.sub("", anchor)  # 明天 of 明天早上: a later 下午三点 is its afternoon
+        whole_day = bool(day_of) and _PART_OF_DAY.search(day_of) is None  # 周六, 今天: not 今晚, 明早
         if _ZH_CLOCK.fullmatch(phrase):
             joined = _resolve_zh(anchor + phrase, now) if anchor else None
+            today = joined is not None and joined[0].date() == now.date()
+            if joined is not None and today and whole_day and day_of == anchor and "点" in phrase:
+                joined = _nearer_half_of_the_day(joined, now)  # 今天…加班到八点, said at 20:05: the evening's
             out.append((start, end, joined or (_nearer_half_of_the_day(span, now) if "点" in phrase else span)))
+            continue
+        # 周六去爬山，早上八点集合: that Saturday's morning
+        if whole_day and _ZH_PART_CLOCK.fullmatch(phrase) and (joined := _resolve_zh(day_of + phrase, now)):
+            out.append((start, end, joined))
             continue
         day = _ZH_CLOCK.sub("", phrase)  # 明晚七点 anchors a later 八点 as 明晚
         to_come = span[1] > now and span[1] - span[0] <= timedelta(days=1)  # a day, or part of one, not yet over
