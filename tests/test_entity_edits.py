@@ -128,6 +128,20 @@ def test_a_fact_is_closed_and_opened_by_hand(memory: Memory) -> None:
         memory.update(note.id, {"valid_to": datetime(2024, 9, 21)}, agent=A)
 
 
+def test_a_facts_text_corrected_alone_drops_the_edge_it_no_longer_says(memory: Memory) -> None:
+    """A text-only correction kept the old object: the context filed 木木住在上海浦东 under 木木与杭州西湖区."""
+    edge = {"subject": P, "predicate": "住在", "object": "杭州西湖区"}
+    fact = memory.remember("木木住在杭州西湖区", agent=A, person=P, kind=MemoryKind.FACT, data=edge)
+    moved = memory.update(fact.id, {"text": "木木住在上海浦东"}, agent=A)
+    assert {name: moved.data.get(name) for name in edge} == {"subject": P, "predicate": "住在", "object": None}
+    context = memory.context(agent=A, person=P, message="我住哪来着").text
+    assert "木木住在上海浦东" in context and "杭州西湖区" not in context
+    # the edge given with the text is the caller's, kept as given; a text that still says it keeps it
+    given = memory.update(fact.id, {"text": "木木搬去了上海", "object": "上海"}, agent=A)
+    assert (given.data["predicate"], given.data["object"]) == ("住在", "上海")
+    assert memory.update(fact.id, {"text": "木木现在搬去了上海"}, agent=A).data["object"] == "上海"
+
+
 def test_an_update_that_cannot_be_stored_is_refused_and_the_memory_stays(memory: Memory) -> None:
     """It was deleted first and then failed to write: the memory and its links were gone."""
     note = memory.remember("阿哲对花生过敏", agent=A, person=P, keywords=["花生"])

@@ -246,6 +246,12 @@ class Items(EntityEdits):
                 raise InvalidInput(f"a fact's {name} is a text of 1 to 200 characters, not {value!r}")
         fields = {name: value for name, value in changes.items() if name not in FACT_EDGE}
         data = {**item.data, **{name: value.strip() for name, value in edge.items()}}
+        text = changes.get("text")
+        if item.kind is MemoryKind.FACT and isinstance(text, str) and not edge:
+            # 木木住在杭州 corrected to 木木住在上海: the old object no longer says what the fact does (the
+            # context filed the new text under 木木与杭州的关系); the subject stays whose fact it is
+            stale = {name for name in ("predicate", "object") if str(data.get(name, "")) not in text}
+            data = {name: value for name, value in data.items() if name not in stale}
         try:
             new = MemoryItem.model_validate({**item.model_dump(), **fields, **moved, "data": data})
         except ValueError as exc:
