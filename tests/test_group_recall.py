@@ -335,3 +335,32 @@ def test_a_members_line_about_the_one_asked_about_gains_as_theirs_do(tmp_path: P
         lifted = {hit.sources[0]: given.get(hit.id, {}).get("speaker", 0.0) for hit in found.hits}
         assert lifted["x1"] > 0 and lifted["x2"] == 0.0
         assert lifted["x1"] < lifted["x0"]  # less than her own line's
+
+
+def test_a_member_whose_name_holds_anothers_is_asked_about_alone(tmp_path: Path) -> None:
+    """小雨雨喜欢吃什么 named 小雨 too (her name is in 小雨雨's), so 小雨喜欢吃辣 took the named person's double
+    bonus and led; a fact about another member than the one asked about now keeps half its score."""
+    chat = [
+        ("wxid_m", "我家猫叫汤圆，是只橘猫"),
+        ("wxid_yy", "我家狗叫可乐，是只柯基"),
+        ("wxid_y", "我喜欢吃辣，巴渝老灶可以"),
+        ("wxid_m", "哈哈哈哈"),
+        ("wxid_yy", "我对芒果过敏，聚餐别点芒果的"),
+    ]
+    messages = [
+        {"id": f"m{i}", "speaker": who, "text": text, "time": T0 + timedelta(minutes=i)}
+        for i, (who, text) in enumerate(chat)
+    ]
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=1)) as memory:
+        for pid, name in [("wxid_m", "小明"), ("wxid_y", "小雨"), ("wxid_yy", "小雨雨")]:
+            memory.set_person(Person(id=pid, name=name), agent="bot")
+        memory.add(messages, agent="bot", space="g1")
+        memory.flush(agent="bot", space="g1", wait=True)
+        found = memory.recall("小雨雨喜欢吃什么", agent="bot", space="g1", person="wxid_m", limit=6, explain=True)
+        hers = memory.recall("小雨喜欢吃什么", agent="bot", space="g1", person="wxid_m", limit=6, explain=True)
+    facts = [hit for hit in found.hits if hit.kind.value == "fact"]
+    assert facts[0].data["subject"] == "小雨雨", [(h.text, found.info["bonuses"].get(h.id)) for h in found.hits]
+    spicy = next(hit for hit in found.hits if hit.text == "小雨喜欢吃辣")
+    assert "speaker" not in found.info["bonuses"][spicy.id] and found.info["bonuses"][spicy.id]["other"] < 0
+    assert hers.hits[0].text == "小雨喜欢吃辣"  # asked about her, her fact leads

@@ -103,6 +103,9 @@ class RecallRecipe(Section):
     speaker_weight: float = 0.2  # the query names someone who took part in the memory
     # in a group, a member's line that names the one asked about gains this times speaker_weight
     mention_weight: float = Field(default=0.5, ge=0.0)
+    # in a group, a fact about another member than the one asked about keeps this share of its score:
+    # 小雨喜欢吃辣 does not answer 小雨雨喜欢吃什么 (1 turns this off)
+    other_person_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     # 我当时什么心情: the asker's lines that say a feeling gain this (recall.feelings)
     feeling_weight: float = Field(default=0.2, ge=0.0)
     # 那家店叫什么名字: lines that give a name (“巴渝老灶”, 叫团子) gain this (recall.names)

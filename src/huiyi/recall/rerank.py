@@ -36,18 +36,24 @@ def mentioned(query: str, names: Iterable[str]) -> set[str]:
     ['Caroline']
     >>> mentioned("霓霓上周说了什么", ["霓霓", "木木"])
     {'霓霓'}
+
+    A longer name takes its words first: 小雨雨 does not name 小雨 too, though 小雨雨和小雨 names both.
+
+    >>> mentioned("小雨雨喜欢吃什么", ["小雨", "小雨雨"]), sorted(mentioned("小雨雨和小雨", ["小雨", "小雨雨"]))
+    ({'小雨雨'}, ['小雨', '小雨雨'])
     """
     found: set[str] = set()
     folded = query.casefold()
-    for name in names:
+    taken: list[tuple[int, int]] = []
+    for name in sorted(names, key=lambda name: -len(name.strip())):
         key = name.strip().casefold()
-        if len(key) < 2:
+        if len(key) < 2 or key not in folded:
             continue
-        if tokens.has_cjk(key):
-            if key in folded:
+        pattern = re.escape(key) if tokens.has_cjk(key) else rf"(?<!\w){re.escape(key)}(?!\w)"
+        for match in re.finditer(pattern, folded):
+            if not any(match.start() < end and start < match.end() for start, end in taken):
+                taken.append(match.span())
                 found.add(name)
-        elif re.search(rf"(?<!\w){re.escape(key)}(?!\w)", folded):
-            found.add(name)
     return found
 
 
@@ -64,6 +70,12 @@ def _tells_of(line: str, names: Iterable[str]) -> bool:
             if not re.search(rf"(?:叫我|我叫|我(?:就)?是){said}|{said}就是", line):
                 return True
     return False
+
+
+def _of_another(item: RankRow, names: set[str], named: set[str], people: Iterable[str]) -> bool:
+    """Whether ``item`` is a fact about a known person other than those the query names."""
+    subject = item.subject if item.kind is MemoryKind.FACT else None
+    return bool(subject) and subject in names and subject not in named and named.isdisjoint(people)
 
 
 def rerank(
@@ -179,6 +191,8 @@ def rerank(
                     bonus["said"] = recipe.who_weight * share
             if key in chatter:
                 bonus["chatter"] = -(1.0 - recipe.chatter_weight) * (score + sum(bonus.values()))
+            elif facts_lead and named and _of_another(item, names, named, people[key]):
+                bonus["other"] = -(1.0 - recipe.other_person_weight) * (score + sum(bonus.values()))
         if bonus:
             boosts[key] = bonus
             score += sum(bonus.values())
