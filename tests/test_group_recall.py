@@ -359,8 +359,12 @@ def test_a_member_whose_name_holds_anothers_is_asked_about_alone(tmp_path: Path)
         memory.flush(agent="bot", space="g1", wait=True)
         found = memory.recall("小雨雨喜欢吃什么", agent="bot", space="g1", person="wxid_m", limit=6, explain=True)
         hers = memory.recall("小雨喜欢吃什么", agent="bot", space="g1", person="wxid_m", limit=6, explain=True)
+        cat = memory.recall("小明家的猫怎么了", agent="bot", space="g1", person="wxid_y", limit=10, explain=True)
     facts = [hit for hit in found.hits if hit.kind.value == "fact"]
     assert facts[0].data["subject"] == "小雨雨", [(h.text, found.info["bonuses"].get(h.id)) for h in found.hits]
     spicy = next(hit for hit in found.hits if hit.text == "小雨喜欢吃辣")
     assert "speaker" not in found.info["bonuses"][spicy.id] and found.info["bonuses"][spicy.id]["other"] < 0
     assert hers.hits[0].text == "小雨喜欢吃辣"  # asked about her, her fact leads
+    # a fact about 小明's cat is no other member's: 汤圆 is no person, and 汤圆是小明的猫 names him
+    pets = [hit for hit in cat.hits if hit.kind.value == "fact" and hit.data.get("subject") == "汤圆"]
+    assert pets and all("other" not in cat.info["bonuses"].get(hit.id, {}) for hit in pets)

@@ -10,7 +10,7 @@ chat are candidates too). Then, over the candidates handed on: the extra routes'
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
 
@@ -72,10 +72,13 @@ def _tells_of(line: str, names: Iterable[str]) -> bool:
     return False
 
 
-def _of_another(item: RankRow, names: set[str], named: set[str], people: Iterable[str]) -> bool:
-    """Whether ``item`` is a fact about a known person other than those the query names."""
+def _of_another(item: RankRow, members: Collection[str], named: set[str], people: Iterable[str]) -> bool:
+    """Whether ``item`` is a fact about a member other than those the query names (a fact about a pet or a
+    place, 汤圆是只橘猫, is nobody's here), and names none of them (汤圆是小明的猫 is 小明's too)."""
     subject = item.subject if item.kind is MemoryKind.FACT else None
-    return bool(subject) and subject in names and subject not in named and named.isdisjoint(people)
+    if not subject or subject not in members or subject in named or not named.isdisjoint(people):
+        return False
+    return not any(name in item.text for name in named)
 
 
 def rerank(
@@ -89,6 +92,7 @@ def rerank(
     spoken: Mapping[int, float] | None = None,
     facts_lead: bool = False,
     now: datetime | None = None,
+    members: Collection[str] = (),
 ) -> tuple[Window, dict[int, dict[str, float]]]:
     """Add small bonuses to the fused scores of the best candidates, then sort again.
 
@@ -114,6 +118,8 @@ def rerank(
     ``closed_weight``, unless the question asks about the past (recall.validity).
     ``chatter``: a chunk that says nothing on its own (哈哈, +1, 晚安霓霓) keeps ``chatter_weight`` of its
     score and gets no speaker bonus; it still lends its neighbours support (reactions mark what mattered).
+    ``other``: in a group, asked about a member, a fact about another of the ``members`` (the people's names)
+    that names none asked about keeps ``other_person_weight`` of its score (小雨喜欢吃辣, asked 小雨雨…).
 
     ``whole``: the candidates' memories (whole, or their rank rows: the time test reads text, time and
     ``data.about``), given only when a time span is asked and ``time_about`` reads the times a memory's
@@ -191,7 +197,7 @@ def rerank(
                     bonus["said"] = recipe.who_weight * share
             if key in chatter:
                 bonus["chatter"] = -(1.0 - recipe.chatter_weight) * (score + sum(bonus.values()))
-            elif facts_lead and named and _of_another(item, names, named, people[key]):
+            elif facts_lead and named and _of_another(item, members, named, people[key]):
                 bonus["other"] = -(1.0 - recipe.other_person_weight) * (score + sum(bonus.values()))
         if bonus:
             boosts[key] = bonus
