@@ -82,6 +82,11 @@ ZH_CASES = [
     ("马上上周末的账要结", "上周末", "2023-05-06", "2023-05-08"),
     # a part of the day before a weekday is said of that weekday, not of the week before
     ("早上周一开会", "早上周一", "2023-05-08 06:00", "2023-05-08 10:00"),
+    # holidays jionlp does not know, by the calendar of their country (US Thanksgiving, Mother's Day)
+    ("感恩节我们吃火鸡", "感恩节", "2023-11-23", "2023-11-24"),
+    ("去年万圣节的派对", "去年万圣节", "2022-10-31", "2022-11-01"),
+    ("母亲节给妈妈买花", "母亲节", "2023-05-14", "2023-05-15"),
+    ("明年复活节", "明年复活节", "2024-03-31", "2024-04-01"),
 ]
 
 

@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from huiyi.patterns import lazy
+from huiyi.text import holidays
 from huiyi.text.periods import (
     Range,
     just_now,
@@ -51,7 +52,8 @@ _ZH_ATOMS = [
     r"[春夏秋冬](?:天|季)",
     rf"(?:{_DAY_PARTS})(?!好)",  # not 晚上好
     rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
-    r"春节|元旦|除夕|元宵节?|清明节|端午节?|中秋节?|国庆节?|劳动节|圣诞节?|平安夜|情人节|七夕节?|儿童节|教师节",
+    r"春节|元旦|除夕|元宵节?|清明节|端午节?|中秋节?|国庆节?|劳动节|圣诞节?|平安夜|情人节|七夕节?|儿童节|教师节"
+    r"|感恩节|万圣节|万圣夜|母亲节|父亲节|复活节",
 ]
 ZH_ATOM = lazy("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
 _ZH_GLUE = frozenset({"", "的"})
@@ -117,8 +119,22 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
         return midnight(first), end
     if phrase in ("上上月", "下下月"):  # jionlp reads 上上个月 as 上个月
         return month_span(*shift_month(now.year, now.month, -2 if phrase[0] == "上" else 2))
+    if holiday := _ZH_HOLIDAY.fullmatch(phrase):  # jionlp knows 圣诞节, not 感恩节 or 母亲节
+        year = now.year + {"去年": -1, "明年": 1}.get(holiday.group(1) or "", 0)
+        return whole_days(holidays.day(_ZH_HOLIDAYS[holiday.group(2)], year))
     weekend = _ZH_WEEKEND.fullmatch(phrase)
     return weekend_named(weekend.group(1) or "", now) if weekend else None
+
+
+_ZH_HOLIDAYS = {
+    "感恩节": "thanksgiving",
+    "万圣节": "halloween",
+    "万圣夜": "halloween",
+    "母亲节": "mother's day",
+    "父亲节": "father's day",
+    "复活节": "easter",
+}
+_ZH_HOLIDAY = lazy(rf"(去年|今年|明年)?({'|'.join(_ZH_HOLIDAYS)})")
 
 
 def weekend_named(prefix: str, now: datetime) -> Range:
