@@ -168,12 +168,23 @@ def join(items: Iterable[str], lang: str, key: str = "sep") -> str:
 
 
 def who_of(names: Sequence[str], lang: str, most: int = 3) -> str:
+    """The people of a summary, the first ``most`` by name: 甲、乙、丙等5人 counts them all, "and 2 others"
+    the rest.
+
+    >>> who_of(["mike", "jess", "dan", "tom", "priya"], "en"), who_of(["甲", "乙", "丙", "丁", "戊"], "zh")
+    ('mike, jess, dan and 2 others', '甲、乙、丙等5人')
+    >>> who_of(["mike", "jess", "dan", "tom"], "en")
+    'mike, jess, dan and 1 other'
+    """
     names = list(dict.fromkeys(names))
     if len(names) <= most:
         if lang == "en" and len(names) > 1:
             return ", ".join(names[:-1]) + " and " + names[-1]
         return join(names, lang)
-    return WORDS[lang]["others"].format(names=join(names[:most], lang), n=len(names))
+    shown = join(names[:most], lang)
+    if lang == "en" and len(names) == most + 1:
+        return f"{shown} and 1 other"
+    return WORDS[lang]["others"].format(names=shown, n=len(names) - most if lang == "en" else len(names))
 
 
 def first_person(text: str, names: Iterable[str], lang: str, others: Iterable[str] = ()) -> str:
