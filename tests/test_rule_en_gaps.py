@@ -117,11 +117,32 @@ def test_a_breakup_closes_the_partner_fact_said_before(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Jake and I almost broke up", "Did Jake and I break up?", "I think Jake and I broke up", "We broke up"]
+    "text",
+    ["Jake and I almost broke up", "Did Jake and I break up?", "I think Jake and I broke up", "Did we break up?"],
 )
 def test_no_breakup_from_a_near_miss_a_question_a_guess_or_no_name(text: str) -> None:
     extraction = extract("Jake is my boyfriend", text)
     assert (extraction.closes, [f.predicate for f in extraction.facts]) == ([], ["boyfriend is"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jake and I broke up tonight.",  # a time word after it hid the parting
+        "We broke up last night",  # we: the speaker's newest partner, as 我们分手了 reads
+        "My boyfriend and I split up a few days ago",
+        "we finally broke up",
+    ],
+)
+def test_a_breakup_with_its_time_or_with_we_closes_the_newest_partner(text: str) -> None:
+    extraction = extract("Tom was my boyfriend in college", "Jake is my boyfriend", text)
+    assert [(c.subject, c.word) for c in extraction.closes if c.word == "Jake"]
+    assert "Mia broke up with Jake" in {fact.description for fact in extraction.facts}
+
+
+def test_we_broke_up_with_no_partner_known_reads_nothing() -> None:
+    extraction = extract("We broke up last night")
+    assert (extraction.closes, extraction.facts) == ([], [])
 
 
 @pytest.mark.parametrize(

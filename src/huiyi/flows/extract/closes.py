@@ -141,8 +141,8 @@ def open_pets(store: Store, scope: Scope) -> list[FactDraft]:
 
 def open_partners(store: Store, scope: Scope) -> list[FactDraft]:
     """The scope's open partner facts (阿杰是木木的男朋友) as drafts with their time: a breakup said in a later
-    fold (我们分手了) parts from the newest of its speaker's."""
-    where = MemoryFilter(kinds=(MemoryKind.FACT,), predicates=PARTNERS_ZH, open_at=OPEN)
+    fold (我们分手了, we broke up) parts from the newest of its speaker's."""
+    where = MemoryFilter(kinds=(MemoryKind.FACT,), predicates=(*PARTNERS_ZH, *PARTNERS), open_at=OPEN)
     return [
         FactDraft(*triple, item.text, list(item.sources), time=item.time)
         for item, triple in _open_facts(store, scope, where)

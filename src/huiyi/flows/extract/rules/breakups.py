@@ -33,31 +33,39 @@ __all__ = ["Breakups", "partners_replaced"]
 _OTHER = r"(?P<o>(?-i:[A-Z][a-z-]+(?:\s+[A-Z][a-z-]+)?))"
 _SO = r"(?:just\s+|finally\s+|officially\s+|recently\s+)*"
 _PART = r"(?:broke\s+up|split\s+up|separated|got\s+divorced)"
-_WHEN = r"(?:\s+(?:today|yesterday|recently|last\s+\w+|this\s+\w+|\w+\s+\w+\s+ago))?$"
+_WHEN = (
+    r"(?:\s+(?:today|tonight|yesterday|recently|earlier(?:\s+today)?|last\s+\w+|this\s+\w+|on\s+\w+"
+    r"|(?:a\s+)?(?:few|couple(?:\s+of)?|\w+)\s+\w+\s+ago))?$"
+)
+_MINE = r"(?P<we>we|my\s+(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|bf|gf)\s+and\s+I)"
 _BREAKUPS = tuple(
     en_rule(pattern + _WHEN)
     for pattern in (
         rf"{_OTHER}\s+and\s+I\s+(?:have\s+|'ve\s+)?{_SO}{_PART}",
         rf"I\s+(?:have\s+|'ve\s+)?{_SO}(?:{_PART}\s+with|dumped|left|divorced)\s+{_OTHER}",
         rf"{_OTHER}\s+(?:has\s+|'s\s+)?{_SO}(?:{_PART}\s+with|dumped|left|divorced)\s+me",
+        # the speaker's partner, unnamed: the newest of their open partner facts, as 我们分手了 reads
+        rf"{_MINE}\s+(?:have\s+|'ve\s+)?{_SO}(?:{_PART}|got\s+divorced)",
     )
 )
 
 
-def _english(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseDraft]]:
-    """The partings the message's speaker states in English (facts) and the partner facts they close."""
+def _english(said: Said, roster: Roster, newest: str) -> list[str]:
+    """Whom the message's speaker says, in English, they parted from (``newest``: their newest open partner,
+    whom "we broke up" names; "" when they have none)."""
     text = said.own[joke_end(said.own) :].replace("’", "'")
-    facts: list[FactDraft] = []
-    closes: list[CloseDraft] = []
+    others: list[str] = []
     for part in re.split(r"[.!;\n]+|(?<=\?)", text):
         clause = part.strip(" ,")
         found = next((m for pattern in _BREAKUPS if (m := pattern.match(clause))), None)
-        if clause.endswith("?") or found is None or not person_named(found["o"]):
+        if clause.endswith("?") or found is None:
             continue
-        other = roster.resolve(found["o"]) or found["o"]
-        closes += _closes(said, other, PARTNERS)
-        facts.append(_parted(said, roster, other, "broke up with", f"{said.speaker} broke up with {other}", "people"))
-    return facts, closes
+        if found.groupdict().get("we"):
+            if newest:
+                others.append(newest)
+        elif person_named(found["o"]):
+            others.append(roster.resolve(found["o"]) or found["o"])
+    return others
 
 
 _ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
@@ -95,10 +103,19 @@ class Breakups:
         """The partings ``said`` states (facts) and the partner facts they and the exes it names close."""
         if said.speaker == self.roster.agent_name:
             return [], []
-        if said.lang == "en":
-            return _english(said, self.roster)
         facts: list[FactDraft] = []
         closes: list[CloseDraft] = []
+        if said.lang == "en":
+            for other in _english(said, self.roster, self._newest(said.speaker, PARTNERS)):
+                closes += _closes(said, other, PARTNERS)
+                facts.append(
+                    _parted(
+                        said, self.roster, other, "broke up with", f"{said.speaker} broke up with {other}", "people"
+                    )
+                )
+                self._forget(said.speaker, other)
+            self.partners += [f for f in said.facts if f.predicate in PARTNERS]
+            return facts, closes
         for other, predicate in self._partings(said):
             closes += _closes(said, other, PARTNERS_ZH)
             facts.append(_parted(said, self.roster, other, predicate, f"{said.speaker}和{other}{predicate}了", "人际"))
@@ -141,7 +158,11 @@ class Breakups:
         if named and named.removeprefix("我的").removeprefix("我") not in ZH_PARTNER_WORDS:
             known = self.roster.resolve(named)
             return known or (named if person_named(named) else "")
-        mine = [fact.object for fact in self.partners if fact.subject == speaker]
+        return self._newest(speaker, PARTNERS_ZH)
+
+    def _newest(self, speaker: str, predicates: tuple[str, ...]) -> str:
+        """The speaker's newest open partner of ``predicates``' language, "" if none."""
+        mine = [fact.object for fact in self.partners if fact.subject == speaker and fact.predicate in predicates]
         return mine[-1] if mine else ""
 
     def _partner_of(self, speaker: str, other: str) -> bool:
