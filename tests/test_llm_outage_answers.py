@@ -3,6 +3,7 @@ nothing twice, nothing huge, and a refused answer's job says why."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -146,3 +147,22 @@ def test_a_refused_answer_says_why_on_the_job_and_the_rules_keep_the_fold(
         texts = [m.text for m in memory.memories(agent=AGENT, space="g1", kinds=[MemoryKind.EVENT], limit=50)]
         assert len(texts) == 1 and "学做饭" in texts[0]  # the rules' one event, not two
         assert memory.working_memory(agent=AGENT, space="g1") == []
+
+
+def test_an_answer_with_characters_no_store_keeps_is_cleaned_not_retried_forever(
+    tmp_path: Path, server: FakeOpenAI
+) -> None:
+    """A NUL or a lone surrogate in an event, a fact's object or a keyword made the memory be refused after
+    the answer was read: the same answer failed every attempt and the fold was never extracted."""
+    dirty = event("许仙学做饭\x00", ["m1"], ["许仙"])
+    dirty["keywords"] = ["做饭\ud800"]
+    answer = {"events": [dirty], "facts": [fact("苏霓", "是", "护士\x00", ["m2"])], "entities": []}
+    with llm_memory(tmp_path, server) as memory:
+        raw = json.dumps(answer)  # ASCII: the surrogate travels escaped, as a model's JSON may send it
+        server.script_raw_content(raw).script_raw_content(raw)
+        fold(memory, G1, "g1")
+        (job,) = memory.jobs(agent=AGENT)
+        assert job.state is JobState.DONE and job.attempts == 0, job.last_error
+        kept = memory.memories(agent=AGENT, space="g1", kinds=[MemoryKind.EVENT, MemoryKind.FACT], limit=50)
+        assert sorted(m.text for m in kept) == ["苏霓是护士", "许仙学做饭"]
+        assert [m.keywords for m in kept if m.kind is MemoryKind.EVENT] == [["做饭"]]

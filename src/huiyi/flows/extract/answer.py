@@ -101,8 +101,17 @@ class _Context:
 MAX_TEXT_CHARS = 2000  # a field of the answer is cut to this: a runaway answer must not become a huge memory
 
 
+# what no store keeps: a memory holding one was refused after extraction, on every retry of the same answer
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
+
+
 def _text(value: Any) -> str:
-    text = " ".join(value.split()) if isinstance(value, str) else ""
+    """A text field of the answer: spaces collapsed, NULs and lone surrogates left out, bounded.
+
+    >>> _text("木木喜欢喝美式咖啡\x00"), _text("a\ud800b  c")
+    ('木木喜欢喝美式咖啡', 'ab c')
+    """
+    text = " ".join(_UNSTORABLE.sub("", value).split()) if isinstance(value, str) else ""
     return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - 1] + "…"
 
 

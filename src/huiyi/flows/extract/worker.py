@@ -29,7 +29,7 @@ from huiyi.flows.extract.closes import close_facts, replaced
 from huiyi.flows.extract.entities import entities_of, entity_names, released_names
 from huiyi.flows.extract.fold import FOLD, fold_of, folded_by_another, memories_of, writes_of
 from huiyi.flows.ingest import dead_here
-from huiyi.model import Job
+from huiyi.model import Job, MemoryItem
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
 
@@ -138,14 +138,13 @@ class Worker:
                 log.info("job %s: its messages were folded by another job", job.id)
                 return
             fold = await asyncio.to_thread(fold_of, self.store, job, self.config.language)
-            extraction = await self._extract(job, fold)
+            extraction, items = await self._extract(job, fold)
             # everything the fold writes lands in the commit that completes its job: the space's next fold,
             # claimed only once this one is done, reads its entities, names and closes, and a fold whose
             # commit fails leaves none of them for its retry (an LLM may read it otherwise) to contradict.
             # A plan called off (搬家泡汤) closes the plan fact said before, a new home or job the old one,
             # the fold's own among them
             closes = [*extraction.closes, *replaced(extraction.facts, fold)]
-            items = memories_of(extraction, fold, job.id)
             items, updates = await asyncio.to_thread(close_facts, self.store, fold, closes, items)
             named = entities_of(extraction, fold)
             entities, vectors = await asyncio.to_thread(entity_names, self.store, self.embedder, named)
@@ -168,14 +167,18 @@ class Worker:
             error = f"{type(exc).__name__}: {exc}"
             await asyncio.to_thread(self.store.fail_job, job.id, self.name, error, retry_at, again_at)
 
-    async def _extract(self, job: Job, fold: Fold) -> Extraction:
+    async def _extract(self, job: Job, fold: Fold) -> tuple[Extraction, list[MemoryItem]]:
+        """The fold's extraction and the memories it makes; on the last attempt, the rules' when the extractor
+        fails or answers what no memory can hold (the same answer would fail every retry)."""
         try:
-            return await self.extractor.extract(fold)
+            extraction = await self.extractor.extract(fold)
+            return extraction, memories_of(extraction, fold, job.id)
         except Exception as exc:
             if self.fallback is None or job.attempts + 1 < self.config.worker.max_attempts:
                 raise
             log.warning("job %s: last attempt's extraction failed (%s); the rule extractor takes the fold", job.id, exc)
-            return await self.fallback.extract(fold)
+            extraction = await self.fallback.extract(fold)
+            return extraction, memories_of(extraction, fold, job.id)
 
     async def drain(self) -> int:
         """Run due jobs until none is left (a dead process's among them); returns how many ran."""
