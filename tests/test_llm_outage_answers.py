@@ -166,3 +166,24 @@ def test_an_answer_with_characters_no_store_keeps_is_cleaned_not_retried_forever
         kept = memory.memories(agent=AGENT, space="g1", kinds=[MemoryKind.EVENT, MemoryKind.FACT], limit=50)
         assert sorted(m.text for m in kept) == ["苏霓是护士", "许仙学做饭"]
         assert [m.keywords for m in kept if m.kind is MemoryKind.EVENT] == [["做饭"]]
+
+
+def test_a_ref_the_model_was_shown_wins_over_a_message_id_spelt_the_same(tmp_path: Path, server: FakeOpenAI) -> None:
+    """The chat's own ids were m0 and m1; the model cited m1, the ref it was shown for 木木's line, and the
+    fact went to m1, the agent's reply: 祈煜喜欢喝美式咖啡."""
+    said = [
+        {"id": "m0", "text": "我喜欢喝美式咖啡", "time": T0},
+        {"id": "m1", "role": "assistant", "text": "记住啦，我更喜欢茶", "time": T0 + timedelta(minutes=1)},
+    ]
+    answer = {
+        "events": [event("木木说喜欢喝美式咖啡", ["m1", "m2"], ["木木"])],
+        "facts": [{**fact("我", "喜欢喝", "美式咖啡", ["m1"]), "description": ""}],
+        "entities": [],
+    }
+    with llm_memory(tmp_path, server) as memory:
+        server.script_chat(json_content=answer)
+        memory.add(said, agent=AGENT, person="木木")
+        memory.flush(agent=AGENT, person="木木", wait=False)
+        memory.run_jobs()
+        (kept,) = memory.memories(agent=AGENT, person="木木", kinds=[MemoryKind.FACT], limit=10)
+    assert (kept.text, kept.sources) == ("木木喜欢喝美式咖啡", ["m0"])

@@ -41,18 +41,17 @@ class _Context:
     private: bool
 
     def sources(self, value: Any) -> list[str]:
-        """The fold's message ids among ``value``; short refs (m3, [m3], 3) and real ids both count."""
+        """The fold's message ids among ``value``; short refs (m3, [m3], 3) and real ids both count. A ref
+        the model was shown wins over a real id spelt the same: a chat whose own ids are m0, m1… had every
+        source shifted one line (the agent's reply read as the user's)."""
         out: list[str] = []
         for item in value if isinstance(value, list) else [value]:
             if not isinstance(item, str | int) or isinstance(item, bool):
                 continue
             text = str(item).strip().strip("[]【】#").strip()
-            found = self.by_id.get(text)
-            if found is None:
-                match = _REF.match(text)
-                ref = f"m{int(match.group(1))}" if match else ""
-                message_id = self.by_ref.get(ref)
-                found = self.by_id.get(message_id) if message_id else None
+            match = _REF.match(text)
+            message_id = self.by_ref.get(f"m{int(match.group(1))}") if match else None
+            found = self.by_id.get(message_id or text)
             if found is not None and found.id not in out:
                 out.append(found.id)
         return out
