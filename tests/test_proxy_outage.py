@@ -4,6 +4,7 @@ upstream's error."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,3 +85,20 @@ def test_a_429_and_a_500_reach_the_client_with_the_users_words_kept_once(live: L
     answer = httpx.post(f"{live.url}/v1/chat/completions", json=body, headers=ENCODED, timeout=30)
     assert answer.status_code == 500 and answer.json()["error"]["message"] == "boom"
     assert said(live) == [("user", "我下周三考驾照")]
+
+
+@pytest.mark.parametrize("ending", ["error event", "no end"])
+def test_a_stream_ended_cleanly_but_early_keeps_no_half_reply(live: Live, ending: str) -> None:
+    """An upstream overloaded mid-reply sends an error event and ends the stream; another just ends it with
+    neither a finish reason nor [DONE]. No transport error either way, and half the reply was stored."""
+    from fake_openai import Scripted
+
+    events = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n".encode() for c in REPLY[:2]]
+    if ending == "error event":
+        events.append(b'data: {"error": {"message": "overloaded", "type": "server_error"}}\n\n')
+    live.upstream.script(Scripted(200, b"".join(events), {}, 0.0, "text/event-stream", None, 0.0))
+    with pytest.raises(openai.APIError, match="overloaded" if ending == "error event" else "ended early"):
+        streamed(live)
+    live.upstream.script_stream(REPLY)  # the client's retry brings the whole reply, stored once
+    assert streamed(live) == "下周三加油！"
+    assert until_replied(live) == [("user", "我下周三考驾照"), ("assistant", "下周三加油！")]

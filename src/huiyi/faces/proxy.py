@@ -32,7 +32,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from huiyi.checks import check_id, check_name, utc_of
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput, UnnamedConversation
-from huiyi.faces.proxy_stream import final_as_sse, sse_event, sse_reply_text
+from huiyi.faces.proxy_stream import final_as_sse, sse_event, sse_reply
 from huiyi.faces.tools import ToolExecutor, tool_schemas
 from huiyi.memory import AsyncMemory
 
@@ -379,9 +379,16 @@ class MemoryProxy:
                 return
             finally:
                 await upstream.aclose()
-            reply, completion_id = sse_reply_text(bytes(seen))
-            reply_id = turn.reply_id(completion_id, reply)
-            self._spawn(self._guarded("storing the streamed reply", lambda: self._store_reply(turn, reply, reply_id)))
+            reply = sse_reply(bytes(seen))
+            if not reply.whole:  # it ended early with an error event, or with no sign the client could see
+                log.warning("proxy: the upstream stream ended before its reply did; the part is not stored")
+                if not reply.errored:
+                    yield sse_event(
+                        _upstream_error("the upstream model's stream ended early", "upstream_stream_broken")
+                    )
+                return
+            text, reply_id = reply.text, turn.reply_id(reply.id, reply.text)
+            self._spawn(self._guarded("storing the streamed reply", lambda: self._store_reply(turn, text, reply_id)))
 
         return StreamingResponse(relay(), media_type=upstream.headers.get("content-type", "text/event-stream"))
 

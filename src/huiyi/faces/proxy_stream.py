@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from fastapi.responses import StreamingResponse
 
 
-def _events(raw: bytes) -> Iterator[dict[str, Any]]:
+def _events(raw: bytes) -> Iterator[dict[str, Any] | None]:
+    """The stream's JSON events in order, then ``None`` for its ``[DONE]`` if it came."""
     for line in raw.decode("utf-8", errors="replace").splitlines():
         line = line.strip()
         if not line.startswith("data:"):
             continue
         payload = line[5:].strip()
         if payload == "[DONE]":
+            yield None
             return
         try:
             event = json.loads(payload)
@@ -30,18 +32,45 @@ def _events(raw: bytes) -> Iterator[dict[str, Any]]:
             yield event
 
 
-def sse_reply_text(raw: bytes) -> tuple[str, str]:
-    """The assistant text of the first choice in a streamed completion, and the completion's id."""
+class StreamedReply(NamedTuple):
+    text: str  # the first choice's
+    id: str  # the completion's
+    whole: bool  # a finish reason or [DONE] came, and no error event
+    errored: bool  # the upstream sent an error event (the client saw it)
+
+
+def sse_reply(raw: bytes) -> StreamedReply:
+    """The reply of a streamed completion (an upstream overloaded mid-reply sends ``{"error": …}`` and stops;
+    a stream may also end with neither a finish reason nor ``[DONE]``).
+
+    >>> sse_reply(b'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "hi"}}]}\n\ndata: [DONE]\n\n')
+    StreamedReply(text='hi', id='c1', whole=True, errored=False)
+    >>> sse_reply(b'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "h"}}]}\n\n').whole
+    False
+    """
     parts: list[str] = []
     completion_id = ""
+    finished = broken = False
     for event in _events(raw):
+        if event is None:
+            finished = True
+            break
+        if "error" in event:
+            broken = True
         completion_id = completion_id or str(event.get("id") or "")
         for choice in event.get("choices") or []:
             if isinstance(choice, dict) and choice.get("index", 0) == 0:
                 delta = choice.get("delta") or {}
                 if isinstance(delta, dict) and isinstance(delta.get("content"), str):
                     parts.append(delta["content"])
-    return "".join(parts), completion_id
+                finished = finished or bool(choice.get("finish_reason"))
+    return StreamedReply("".join(parts), completion_id, finished and not broken, broken)
+
+
+def sse_reply_text(raw: bytes) -> tuple[str, str]:
+    """The assistant text of the first choice in a streamed completion, and the completion's id."""
+    reply = sse_reply(raw)
+    return reply.text, reply.id
 
 
 def sse_event(payload: dict[str, Any]) -> bytes:
