@@ -108,6 +108,17 @@ LOOKUPS: dict[str, Callable[[Memory, str], object]] = {
     "links": lambda m, v: m.links([v], agent="A"),
     "retry_job": lambda m, v: m.retry_job(v, agent="A"),
     "forget_messages": lambda m, v: m.forget_messages([v], agent="A"),
+    "link source": lambda m, v: m.link(v, "b", agent="A"),
+    "link target": lambda m, v: m.link("a", v, agent="A"),
+    # the agent a listing or lookup reads by (PostgreSQL answered a StoreError, SQLite an empty list)
+    "scopes of agent": lambda m, v: m.scopes(agent=v),
+    "persons of agent": lambda m, v: m.persons(agent=v),
+    "jobs of agent": lambda m, v: m.jobs(agent=v),
+    "merges of agent": lambda m, v: m.merges(agent=v),
+    "reports of agent": lambda m, v: m.reports(agent=v),
+    "get of agent": lambda m, v: m.get("x", agent=v),
+    "messages of agent": lambda m, v: m.messages(["x"], agent=v),
+    "forget_messages of agent": lambda m, v: m.forget_messages(["x"], agent=v),
 }
 
 
@@ -118,3 +129,14 @@ def test_an_id_no_store_holds_is_refused_not_a_store_error(memory: Memory, call:
     UnicodeEncodeError; it is the caller's mistake, said so."""
     with pytest.raises(InvalidInput, match=r"NUL|surrogate"):
         LOOKUPS[call](memory, value)
+
+
+@pytest.mark.parametrize("weight", [float("nan"), float("inf"), "1", True])
+def test_a_link_weight_that_is_no_finite_number_is_refused(memory: Memory, weight: object) -> None:
+    """A NaN weight was returned as linked, then dropped by SQLite and kept by PostgreSQL, and an export
+    wrote it as a bare NaN no JSON reader takes."""
+    first = memory.remember("木木养了一只猫", agent="A")
+    second = memory.remember("猫叫团子", agent="A")
+    with pytest.raises(InvalidInput, match="weight"):
+        memory.link(first.id, second.id, agent="A", weight=weight)  # type: ignore[arg-type]
+    assert memory.links([first.id], agent="A") == []

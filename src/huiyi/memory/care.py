@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from huiyi.checks import check_scope, in_years
 from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
-from huiyi.memory.common import _id_list, _scope_of
+from huiyi.memory.common import _agent, _id_list, _scope_of
 from huiyi.memory.pages import Pages
 from huiyi.model import MemoryItem, Scope
 from huiyi.store.erasure import Erasure
@@ -240,6 +240,7 @@ class Care(Pages):
         ``purge="wait"``, as ``forget_person``)."""
         if not agent:
             raise InvalidInput("agent is required")
+        agent = _agent(agent)
         _check_purge(purge)
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(functools.partial(self.store.erase, agent, _id_list(ids), window=self._window()))

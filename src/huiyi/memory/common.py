@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from huiyi.checks import check_storable
+from huiyi.checks import check_id, check_storable
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import Extraction, Extractor, Fold
@@ -83,6 +83,15 @@ def _looked_up(value: str, what: str) -> str:
         raise InvalidInput(f"{what} is a text, not {type(value).__name__}")
     try:
         return check_storable(value, what)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def _agent(agent: str) -> str:
+    """An agent id a listing or lookup reads by: printable as a stored one (a NUL was an empty answer on
+    SQLite and a StoreError on PostgreSQL, which a bot reads as the database being down)."""
+    try:
+        return check_id(agent, "agent", stored=True)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
 

@@ -17,7 +17,7 @@ from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
 from huiyi.flows.substance import RECAP_DEPTH
 from huiyi.memory.care import Care
-from huiyi.memory.common import MAX_LISTED, MessageLike, _chat_of, _looked_up
+from huiyi.memory.common import MAX_LISTED, MessageLike, _agent, _chat_of, _looked_up
 from huiyi.memory.pages import JobPage, job_cursor, job_mark, walk
 from huiyi.model import (
     Job,
@@ -303,7 +303,7 @@ class Ingest(Care):
         if not isinstance(limit, int) or not 1 <= limit <= MAX_LISTED:
             raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED}, not {limit!r}")
         await self._behind_done()  # with the folds the adds so far made due
-        return await self._run(self.store.list_jobs, agent, chosen, limit, after)
+        return await self._run(self.store.list_jobs, None if agent is None else _agent(agent), chosen, limit, after)
 
     async def jobs_page(
         self, *, agent: str, states: Sequence[JobState] = (), limit: int = 100, cursor: str | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -11,7 +12,17 @@ from typing import Any
 from huiyi.checks import check_id, check_json, check_name
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.flows import ingest
-from huiyi.memory.common import EDITABLE, FACT_EDGE, MAX_LISTED, _id_list, _kinds, _looked_up, _scope_of, _visible
+from huiyi.memory.common import (
+    EDITABLE,
+    FACT_EDGE,
+    MAX_LISTED,
+    _agent,
+    _id_list,
+    _kinds,
+    _looked_up,
+    _scope_of,
+    _visible,
+)
 from huiyi.memory.edges import with_edge
 from huiyi.memory.entity_edits import EntityEdits
 from huiyi.memory.notes import alike, caller_id, caller_words, note_id
@@ -110,7 +121,7 @@ class Items(EntityEdits):
         terms = ingest.terms_of(" ".join([text, *keywords]))
         await self._write(self.store.add_memories, [item], vector, [terms])
         # the store skips an id it holds: the very memory (a resend, or the other call of a pair) is the answer
-        stored = await self._run(self.store.get_memories, agent, [item.id])
+        stored = await self._run(self.store.get_memories, _agent(agent), [item.id])
         if id is not None:
             if not stored or (stored[0].scope, stored[0].kind, stored[0].text) != (item.scope, item.kind, item.text):
                 raise InvalidInput(f"memory id {id!r} is taken by another memory; choose another or none")
@@ -144,10 +155,10 @@ class Items(EntityEdits):
         except ValueError as exc:
             raise InvalidInput(said(exc)) from exc
         aliases = list(dict.fromkeys(person.aliases))  # an alias given twice is one
-        await self._run(self.store.upsert_person, agent, person.model_copy(update={"aliases": aliases}))
+        await self._run(self.store.upsert_person, _agent(agent), person.model_copy(update={"aliases": aliases}))
 
     async def get_person(self, person_id: str, *, agent: str) -> Person | None:
-        return await self._run(self.store.get_person, agent, _looked_up(person_id, "person id"))
+        return await self._run(self.store.get_person, _agent(agent), _looked_up(person_id, "person id"))
 
     async def get(
         self, memory_id: str, *, agent: str, person: str | None = None, space: str | None = None
@@ -155,21 +166,21 @@ class Items(EntityEdits):
         """A memory by id; with ``person`` or ``space``, only one of that chat's (another's is not found):
         an app's "my memories" screen passes its user, so one user's request never reaches another's."""
         owner = _scope_of(agent, person, space) if person is not None or space is not None else None
-        found = await self._run(self.store.get_memories, agent, [_looked_up(memory_id, "memory id")])
+        found = await self._run(self.store.get_memories, _agent(agent), [_looked_up(memory_id, "memory id")])
         if not found or (owner is not None and found[0].scope != owner):
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}" + (f" in {owner.tag}" if owner else ""))
         return found[0]
 
     async def get_many(self, ids: Sequence[str], *, agent: str) -> list[MemoryItem]:
         """Memories by id, in the order asked; unknown ids are left out."""
-        return await self._run(self.store.get_memories, agent, _id_list(ids))
+        return await self._run(self.store.get_memories, _agent(agent), _id_list(ids))
 
     async def delete(self, memory_id: str, *, agent: str, person: str | None = None, space: str | None = None) -> None:
         """Delete a memory; with ``person`` or ``space``, only one of that chat's (as :meth:`get`). The messages
         it was made from stay (a later summary or re-index reads them): ``forget_messages`` takes them back."""
         if person is not None or space is not None:
             await self.get(memory_id, agent=agent, person=person, space=space)
-        if not await self._run(self.store.delete_memories, agent, [_looked_up(memory_id, "memory id")]):
+        if not await self._run(self.store.delete_memories, _agent(agent), [_looked_up(memory_id, "memory id")]):
             raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
 
     async def memories(
@@ -191,7 +202,7 @@ class Items(EntityEdits):
         return await self._run(self.store.list_memories, [scope], _kinds(kinds), limit, offset)
 
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
-        return await self._run(self.store.get_messages, agent, _id_list(ids))
+        return await self._run(self.store.get_messages, _agent(agent), _id_list(ids))
 
     async def update(
         self,
@@ -233,7 +244,7 @@ class Items(EntityEdits):
             replace = Writes(memories=[new], vectors=vector, terms=[terms], replaced=[(agent, memory_id)])
             await self._run(self.store.apply, replace)
         elif in_place:
-            await self._run(self.store.update_memories, agent, [(memory_id, in_place)])
+            await self._run(self.store.update_memories, _agent(agent), [(memory_id, in_place)])
         return new
 
     def _changed(self, item: MemoryItem, changes: Mapping[str, Any]) -> MemoryItem:
@@ -274,7 +285,7 @@ class Items(EntityEdits):
         if not isinstance(value, int | float) or isinstance(value, bool) or not -1.0 <= value <= 1.0:
             raise InvalidInput(f"feedback is a number between -1 and 1, not {value!r}")
         item = await self.get(memory_id, agent=agent, person=person, space=space)
-        await self._run(self.store.update_memories, agent, [(memory_id, {"feedback": item.feedback + value})])
+        await self._run(self.store.update_memories, _agent(agent), [(memory_id, {"feedback": item.feedback + value})])
         return item.model_copy(update={"feedback": item.feedback + value})
 
     async def link(
@@ -292,24 +303,29 @@ class Items(EntityEdits):
 
         Both must be visible to the caller: official, or of the named person or space.
         """
+        source, target = _looked_up(source, "memory id"), _looked_up(target, "memory id")
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not math.isfinite(weight):
+            raise InvalidInput(f"a link's weight is a finite number, not {weight!r}")
         if source == target:
             raise InvalidInput(f"a memory is not linked to itself: {source}")
         visible = set(_visible(agent, person, space))
-        found = [m for m in await self._run(self.store.get_memories, agent, [source, target]) if m.scope in visible]
+        found = [
+            m for m in await self._run(self.store.get_memories, _agent(agent), [source, target]) if m.scope in visible
+        ]
         if len({item.id for item in found}) != len({source, target}):
             raise NotFound(
                 f"both memories must exist and be official or of the person or space the call names: {source}, {target}"
             )
         link = Link(source=source, target=target, kind=kind, weight=weight)
-        await self._run(self.store.add_links, agent, [link])
+        await self._run(self.store.add_links, _agent(agent), [link])
         return link
 
     async def scopes(self, *, agent: str | None = None) -> list[ScopeStats]:
         """Every scope holding messages or memories (of one agent, or all), with counts and last activity."""
-        return await self._run(self.store.scope_stats, agent)
+        return await self._run(self.store.scope_stats, None if agent is None else _agent(agent))
 
     async def persons(self, *, agent: str) -> list[Person]:
-        return await self._run(self.store.list_persons, agent)
+        return await self._run(self.store.list_persons, _agent(agent))
 
     async def entities(
         self, *, agent: str, person: str | None = None, space: str | None = None, merged: bool = False
@@ -319,7 +335,7 @@ class Items(EntityEdits):
 
     async def links(self, ids: Sequence[str], *, agent: str) -> list[Link]:
         """Every link touching these memories."""
-        return await self._run(self.store.links_of, agent, _id_list(ids))
+        return await self._run(self.store.links_of, _agent(agent), _id_list(ids))
 
     async def put_entity(self, entity: Entity) -> Entity:
         """Store an entity as given (an import): its name is embedded for merge candidates."""
@@ -328,30 +344,32 @@ class Items(EntityEdits):
 
     async def merge_entities(self, source: str, target: str, *, agent: str, reason: str, at: datetime) -> EntityMerge:
         """Merge ``source`` into ``target`` (an import replaying a merge); undo_merge splits them again."""
-        return await self._run(self.store.merge_entities, agent, source, target, reason, at)
+        return await self._run(self.store.merge_entities, _agent(agent), source, target, reason, at)
 
     async def add_links(self, links: Sequence[Link], *, agent: str) -> int:
         """Store links between the agent's memories as given (an import); returns how many are new."""
-        return await self._run(self.store.add_links, agent, list(links))
+        return await self._run(self.store.add_links, _agent(agent), list(links))
 
     async def chat_around(self, message_id: str, *, agent: str, turns: int = 4) -> list[Message]:
         """A message in its chat: up to ``turns`` messages either side of it, oldest first."""
         if not isinstance(turns, int) or not 0 <= turns <= MAX_LISTED:
             raise InvalidInput(f"turns is a whole number from 0 to {MAX_LISTED}, not {turns!r}")
-        found = await self._run(self.store.get_messages, agent, [_looked_up(message_id, "message id")])
+        found = await self._run(self.store.get_messages, _agent(agent), [_looked_up(message_id, "message id")])
         if not found:
             raise NotFound(f"no message {message_id!r} for agent {agent!r}")
         message = found[0]
-        return await self._run(self.store.recent_messages, agent, message.space, 2 * turns + 1, message.seq + turns + 1)
+        return await self._run(
+            self.store.recent_messages, _agent(agent), message.space, 2 * turns + 1, message.seq + turns + 1
+        )
 
     async def merges(self, *, agent: str) -> list[EntityMerge]:
-        return await self._run(self.store.list_merges, agent)
+        return await self._run(self.store.list_merges, _agent(agent))
 
     async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
         """Split a merged entity back out, restoring both entities' names as they were."""
         if not any(m.id == merge_id and not m.undone for m in await self.merges(agent=agent)):
             raise NotFound(f"no merge {merge_id!r} to undo for agent {agent!r}")
-        return await self._run(self.store.undo_merge, agent, merge_id)
+        return await self._run(self.store.undo_merge, _agent(agent), merge_id)
 
     async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
         """The core blocks in the prompt of ``agent`` talking with ``person``: shared, the agent's, the person's."""
@@ -389,7 +407,7 @@ class Items(EntityEdits):
                 Scope.from_tag(agent, scope)
             except ValueError as exc:
                 raise InvalidInput(said(exc)) from exc
-        return await self._run(self.store.list_reports, agent, scope, limit, after)
+        return await self._run(self.store.list_reports, _agent(agent), scope, limit, after)
 
     async def _keep_report(
         self,
