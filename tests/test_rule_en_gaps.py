@@ -209,3 +209,32 @@ def test_a_plan_is_its_own_clause_not_the_next_subjects(text: str, described: st
 )
 def test_no_plan_from_a_suggestion_a_state_or_another_subjects_time(text: str) -> None:
     assert not [fact for fact in extract(text).facts if fact.predicate == "plans"]
+
+
+def test_a_taste_that_ended_closes_the_like_and_a_laugh_at_a_later_clause_spares_the_first() -> None:
+    closes = extract("I love sushi", "I don't like sushi anymore, I got food poisoning from it.").closes
+    assert ("loves", "sushi") in {(c.predicate, c.word) for c in closes}
+    assert facts("My favorite color is green by the way.") == {"Mia's favourite color is green"}
+    # the laugh is at green, not at blue; a laugh that closes the whole clause still takes it back
+    assert facts("Actually my favorite color is blue now, green was a phase lol.") == {"Mia's favourite color is blue"}
+    assert facts("I'm a billionaire, lol") == set()
+
+
+def test_a_named_workplace_quit_closes_it_without_a_fact_of_its_own() -> None:
+    extraction = extract("I quit Blue Bottle today, my last shift was this morning.")
+    assert [(c.predicate, c.word) for c in extraction.closes if c.predicate == "works at"] == [
+        ("works at", "Blue Bottle")
+    ]
+    assert not [f for f in extraction.facts if f.predicate == "left job"]  # one quits Facebook or Coke too
+
+
+def test_a_new_favourite_closes_the_old_one(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    later = MONDAY + timedelta(days=3)
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: later) as memory:
+        said = [("My favorite color is green", MONDAY), ("Actually my favorite color is blue now", later)]
+        for i, (text, when) in enumerate(said):
+            memory.add([{"id": f"m{i}", "text": text, "time": when}], agent=AGENT, person=PERSON, index=True)
+            memory.flush(agent=AGENT, person=PERSON)
+        kept = {f.text: f.valid_to for f in memory.memories(agent=AGENT, person=PERSON, kinds=["fact"])}
+    assert kept == {"Mia's favourite color is green": later, "Mia's favourite color is blue": None}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from huiyi.flows.extract.closes import ONE_AT_A_TIME
+from huiyi.flows.extract.closes import one_at_a_time
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, Scope
 from huiyi.recall.hits import hit_of
 from huiyi.recall.validity import asks_past
@@ -75,6 +75,6 @@ def _slot(hit: RecallHit, as_of: datetime | None) -> tuple[str, str] | None:
     if hit.valid_to is not None and (as_of is None or hit.valid_to.replace(tzinfo=None) <= as_of.replace(tzinfo=None)):
         return None
     subject, predicate = hit.data.get("subject"), hit.data.get("predicate")
-    if not isinstance(subject, str) or not subject or predicate not in ONE_AT_A_TIME:
+    if not isinstance(subject, str) or not subject or not isinstance(predicate, str) or not one_at_a_time(predicate):
         return None
     return subject, str(predicate)

@@ -23,6 +23,7 @@ __all__ = [
     "PARTNERS_ZH",
     "called_off",
     "close_facts",
+    "one_at_a_time",
     "open_partners",
     "open_pets",
     "replaced",
@@ -39,6 +40,18 @@ ONE_AT_A_TIME = frozenset(
         *("年龄", "生日是", "age", "birthday is"),
     }
 )
+
+
+def one_at_a_time(predicate: str) -> bool:
+    """Whether a subject has one value of ``predicate`` at a time: a home, a job, an age, a favourite thing
+    (最喜欢的颜色, favourite color: blue now ends green).
+
+    >>> one_at_a_time("favourite color"), one_at_a_time("最喜欢的歌"), one_at_a_time("likes")
+    (True, True, False)
+    """
+    return predicate in ONE_AT_A_TIME or predicate.startswith(("favourite ", "最喜欢的"))
+
+
 # the partner facts of the rules (rules.relations: 陈屿是木木的男朋友) and an LLM's: a new partner or a breakup
 # ends them whatever word they were said with (对象 then 男朋友)
 PARTNERS_ZH = tuple(f"{word}是" for word in "男朋友 女朋友 男友 女友 对象 老公 老婆 未婚夫 未婚妻 恋人 伴侣".split())
@@ -85,7 +98,7 @@ def replaced(facts: Sequence[FactDraft], fold: Fold) -> list[CloseDraft]:
     out: list[CloseDraft] = []
     for fact in facts:
         times = [said[s] for s in fact.sources if s in said]
-        if fact.predicate in ONE_AT_A_TIME and fact.subject and times:
+        if one_at_a_time(fact.predicate) and fact.subject and times:
             hearsay = bool(told_by(fact, fold, roster))
             out.append(CloseDraft(fact.subject, fact.predicate, "", max(times), list(fact.sources), hearsay))
     return out

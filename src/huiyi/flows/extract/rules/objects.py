@@ -25,7 +25,8 @@ def trim_zh(value: str) -> str:
 _EN_NOW_END = lazy(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
 # "I live in Toronto btw": a chat filler after the object is said about the chat, not the home
 _EN_FILLER_END = lazy(
-    r"(?<!\s)(?:\s+(?:btw|lol|lmao|tbh|imo|haha+|fyi|actually|anyway|anyways|honestly|though|ok|okay))+$", re.IGNORECASE
+    r"(?<!\s)(?:\s+(?:btw|by\s+the\s+way|lol|lmao|tbh|imo|haha+|fyi|actually|anyway|anyways|honestly|though|ok|okay))+$",
+    re.IGNORECASE,
 )
 
 

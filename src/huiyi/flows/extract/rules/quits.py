@@ -50,8 +50,9 @@ _EN_QUIT = re.compile(
     re.IGNORECASE,
 )
 _EN_NO_MORE = re.compile(
-    rf"{_EN_PREFIX}I\s+(?:(?P<n>don't|do\s+not)\s+(?P<v>drink|eat|smoke)\s+(?P<o>[a-z][a-z' -]{{0,30}}?)\s+any\s*more"
-    r"|no\s+longer\s+(?P<v2>drink|eat|smoke)\s+(?P<o2>[a-z][a-z' -]{0,30}?))$",
+    rf"{_EN_PREFIX}I\s+(?:(?P<n>don't|do\s+not)\s+(?:really\s+)?(?P<v>drink|eat|smoke|like|love|enjoy)\s+"
+    r"(?P<o>[a-z][a-z' -]{0,30}?)\s+any\s*more"
+    r"|no\s+longer\s+(?P<v2>drink|eat|smoke|like|love|enjoy)\s+(?P<o2>[a-z][a-z' -]{0,30}?))$",
     re.IGNORECASE,
 )
 # sentences, and a comma's clause of its own (…anymore, it's been making me anxious)
@@ -128,7 +129,8 @@ def _english(said: Said, roster: Roster, text: str) -> tuple[list[FactDraft], li
         if _EN_NOT_A_TASTE.match(obj):
             continue
         closes += [_close(said, like, obj) for like in _EN_LIKES]
-        facts.append(replace(_fact(said, roster, predicate, obj, f"{said.speaker} {shown}"), time=when))
+        if not any(obj in f.object for f in said.facts):  # I don't like sushi anymore: read already
+            facts.append(replace(_fact(said, roster, predicate, obj, f"{said.speaker} {shown}"), time=when))
     return facts, closes
 
 

@@ -84,7 +84,9 @@ def resigns_in(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseD
     text = said.own
     found = _english(text) if said.lang == "en" else _chinese(text[joke_end(text) :])
     if found is None:
-        return [], []
+        # I quit Blue Bottle: no fact (one quits Facebook or Coke too), but the workplace it names is left
+        named = _quit_named(text) if said.lang == "en" else ""
+        return [], [CloseDraft(said.speaker, "works at", named, said.message.time, [said.message.id])] if named else []
     place, shown = found
     lang = "en" if said.lang == "en" else "zh"
     closes = [
@@ -128,6 +130,19 @@ def _chinese(text: str) -> tuple[str, str] | None:
             return "", _ZH_SHOWN[verb]
         return place, (f"从{place}" if place else "") + ("辞职了" if verb in ("辞职", "裸辞", "辞工") else "离职了")
     return None
+
+
+_EN_QUIT_NAMED = en_rule(
+    rf"I\s+(?:have\s+|'ve\s+)?{_EN_SO}quit\s+(?P<o>(?-i:[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){{0,3}})){_EN_WHEN}$"
+)
+
+
+def _quit_named(text: str) -> str:
+    """The name the speaker says they quit (I quit Blue Bottle today), "" if none."""
+    for part in re.split(r"[.!;,\n]+|(?<=\?)", text.replace("’", "'")):
+        if (found := _EN_QUIT_NAMED.match(part.strip())) is not None:
+            return found["o"]
+    return ""
 
 
 def _english(text: str) -> tuple[str, str] | None:
