@@ -134,3 +134,25 @@ def test_in_a_group_a_plan_said_without_its_owner_is_told_by_the_speaker_and_clo
         ("Sam", "dentist"),
         ("Sam", "appointment"),
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jake says the Montreal trip has to move to December 21st because of his work.",
+        "The Montreal trip needs to be moved to December 21st",
+        "the Montreal trip will be pushed back to December 21st",
+    ],
+)
+def test_a_plan_that_has_to_move_is_moved(text: str) -> None:
+    """Only the past (got moved) read as a move: "has to move to December 21st" left the December 14th
+    plan open, and the prompt gave the old date."""
+    extraction = extract_private(SCOPE, [text], THURSDAY, "en")
+    assert {c.word for c in extraction.closes} >= {"Montreal", "trip"}
+    [moved] = [f for f in extraction.facts if f.predicate == "plans"]
+    assert moved.description.startswith("Mia says the Montreal trip moved to December 21st")
+    assert moved.time == datetime(2024, 12, 21)
+
+
+def test_something_else_that_has_to_move_is_no_plan() -> None:
+    assert closes("the movers have to move the boxes to Sunday's truck") == []

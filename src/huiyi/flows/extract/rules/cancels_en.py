@@ -37,10 +37,16 @@ _OWNER = r"(?P<det>my|our|the|(?-i:(?P<name>[A-Z][a-z-]+))'s)"
 _WHAT = r"(?P<what>[\w-]+(?:\s+[\w-]+){0,3}?)"
 _OFF = r"cancell?ed|called\s+off|scrapped"
 _MOVED = r"moved|pushed(?:\s+back)?|postponed|rescheduled|bumped|delayed"
+# the trip has to move to…, needs to be pushed back to…, will be moved to…: moved, as said
+_MUST_MOVE = (
+    r"(?:(?:has|have|had|needs?)\s+to|will)(?:\s+be)?\s+"
+    r"(?:moved|move|pushed(?:\s+back)?|push(?:\s+back)?|postponed)(?=\s+(?:to|till|until)\b)"
+)
 _PASSIVE_TAIL = (
-    rf"{_WHAT}(?:\s+(?:got|was|were|is|are|(?:has|have|had)\s+been)|'s(?:\s+been)?|'ve\s+been)\s+"
+    rf"{_WHAT}(?:(?=\s+(?:(?:has|have|had|needs?)\s+to|will)\s)|\s+(?:got|was|were|is|are|(?:has|have|had)\s+been)"
+    r"|'s(?:\s+been)?|'ve\s+been)\s+"
     r"(?:just\s+|now\s+been\s+|been\s+)?"
-    rf"(?:(?P<off>{_OFF})|(?P<moved>{_MOVED})|(?P<now>now)\b)"
+    rf"(?:(?P<off>{_OFF})|(?P<moved>{_MOVED}|{_MUST_MOVE})|(?P<now>now)\b)"
 )
 # The camping trip got cancelled, Emma's wedding was moved to…, The wedding is now on April 19th
 _PASSIVE = lazy(rf"\b{_OWNER}\s+{_PASSIVE_TAIL}", re.IGNORECASE)
