@@ -238,3 +238,19 @@ def test_a_new_favourite_closes_the_old_one(tmp_path: Path) -> None:
             memory.flush(agent=AGENT, person=PERSON)
         kept = {f.text: f.valid_to for f in memory.memories(agent=AGENT, person=PERSON, kinds=["fact"])}
     assert kept == {"Mia's favourite color is green": later, "Mia's favourite color is blue": None}
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("I'm planning to spend Christmas with my sister Lily in Boston.", ""),  # a plan's place, far back
+        ("I'll be in Seattle for work", ""),
+        ("Jess works at Google right? she can bring the fancy snacks lol", ""),  # asked: nobody is there
+        ("I'm at Starbucks right now", "Starbucks"),
+        ("We had dinner at Nobu last night", "Nobu"),
+        ("Just landed in Tokyo!", "Tokyo"),
+    ],
+)
+def test_an_event_takes_the_place_where_it_happened_not_one_planned_or_asked_about(text: str, place: str) -> None:
+    """The context showed "at Boston" and "at Google" for talk that happened in neither."""
+    assert [event.place for event in extract(text).events] == [place]

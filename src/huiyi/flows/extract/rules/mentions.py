@@ -101,7 +101,8 @@ _EN_PLACE = lazy(
 )
 # a wish or another's counsel before the place (Sarah thinks I should just move to Boston): not where it happened
 _EN_WISH = lazy(
-    r"\b(?:should|would|could|might|want|wants|wanna|wish|hope|if|someday|maybe|thinks|plan(?:ning)?\s+to)\b",
+    r"\b(?:should|would|could|might|want|wants|wanna|wish|hope|if|someday|maybe|thinks|plan(?:ning)?\s+to|will"
+    r"|gonna|going\s+to\s+(?!the\b)\w+)\b|'ll\b",
     re.IGNORECASE,
 )
 
@@ -160,9 +161,13 @@ def place_of(said: Said, people: Collection[str] = ()) -> str:
         for match in _EN_PLACE.finditer(text):
             place = match.group("place")
             sentence = max(text.rfind(mark, 0, match.start()) for mark in ".!?;\n") + 1
-            wished = _EN_WISH.search(text, max(sentence, match.start() - 40), match.start())
+            ends = [at for at in (text.find(mark, match.end()) for mark in ".!?;\n") if at >= 0]
+            asked = bool(ends) and text[min(ends)] == "?"  # Jess works at Google right?: nobody is there
+            # I'm planning to spend Christmas with my sister in Boston: a plan's place, not the talk's
+            wished = _EN_WISH.search(text, max(sentence, match.start() - 80), match.start())
             first = place.split()[0]
-            if first.lower() not in EN_PROPER_STOP and first.removesuffix("'s") not in people and not wished:
+            named = first.lower() not in EN_PROPER_STOP and first.removesuffix("'s") not in people
+            if named and not wished and not asked:
                 return place
         return ""
     words = [(w, f) for w, f in tokens.tag(text)]
