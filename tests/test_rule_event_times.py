@@ -60,3 +60,11 @@ def test_a_later_line_naming_a_month_or_a_year_does_not_date_the_talk() -> None:
     assert when is not None and when.date() == datetime(2025, 3, 15).date()
     [(when, _)] = event_times("上个月我去了趟日本", "玩得特别开心")
     assert when is not None and (when.year, when.month) == (2025, 2)
+
+
+def test_a_day_inside_the_month_named_first_dates_the_event_by_the_day() -> None:
+    """"My birthday was last month, October 3rd" filed the talk under October's first midnight."""
+    english = Scope(agent="Kai", kind=ScopeKind.PERSON, key="Mia")
+    said = datetime(2024, 11, 14, 10, 0)
+    [event] = extract_private(english, ["My birthday was last month, October 3rd"], said, "en").events
+    assert event.time == datetime(2024, 10, 3)

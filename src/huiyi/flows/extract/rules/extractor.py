@@ -33,7 +33,7 @@ from huiyi.model import EntityType, Message
 from huiyi.text.keywords import keywords, load_idf
 from huiyi.text.language import LATIN_WORD, conversation_language
 from huiyi.text.relayed import Relay, note, relay_of
-from huiyi.text.times import find_time_phrases
+from huiyi.text.times import TimeSpan, find_time_phrases
 from huiyi.text.tokens import has_cjk, naming
 
 # 麻烦你 is a please, 时间紧张 a tight week, 系统崩溃 a crash, 开心果 a pistachio
@@ -257,7 +257,9 @@ class RuleExtractor:
             if said.lang == "en":  # They did bloodwork, results come back Monday: told of what was done
                 moving = [span for span in moving if span.start <= said_at or not _told_done(said.own, span.phrase)]
             if moving:
-                when, about = moving[0].start, absolute(moving[0])
+                # last month, October 3rd: the day inside the month says it more closely
+                first = min((s for s in moving if moving[0].start <= s.start and s.end <= moving[0].end), key=_length)
+                when, about = first.start, absolute(first)
                 break
         people: dict[str, None] = {}
         things: list[EntityDraft] = []
@@ -405,6 +407,12 @@ def _entities(saids: list[Said], roster: Roster) -> list[EntityDraft]:
 
 
 _ONE_DAY = timedelta(days=1)
+
+
+def _length(span: TimeSpan) -> timedelta:
+    return span.end - span.start
+
+
 _DONE = re.compile(
     r"\b(?:said|did|was|were|went|had|got|told|took|saw|came|ran|found|ate|left|met|gave|heard|felt|made)\b",
     re.IGNORECASE,
