@@ -70,7 +70,8 @@ def test_an_llm_down_for_an_hour_leaves_the_fold_to_the_rules(
             now[0] += timedelta(minutes=1)
         (job,) = memory.jobs(agent=AGENT)
         assert job.state is JobState.DONE
-        assert job.attempts == 2 and "non-JSON body" in job.last_error  # the LLM's failures stay on record
+        # the LLM's failures stay on record: the last, that sent the fold to the rules, as its last error
+        assert job.attempts == 2 and "HTTP 500" in job.last_error
         assert len(server.chat_requests) == 3 * 2  # three runs of the job, two tries each: bounded
         facts = [f.text for f in memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.FACT])]
         assert "木木喜欢莫兰迪色系" in " ".join(facts).replace("最", "")
@@ -180,3 +181,15 @@ def test_flush_extracts_a_fold_failed_for_good_in_an_outage_once_the_server_is_b
             assert memory.working_memory(agent=AGENT, person=PERSON) == []
             events = [e.text for e in memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.EVENT])]
             assert "木木养了一只猫叫团子" in events
+
+
+def test_a_fold_the_rules_took_at_its_only_attempt_keeps_the_llms_error(tmp_path: Path, server: FakeOpenAI) -> None:
+    """With one attempt, the rules took the fold and the job said nothing of why: the error was in the log only."""
+    server.script_status(500, "upstream down").script_status(500, "upstream down")
+    with llm_memory(tmp_path, server, max_attempts=1) as memory:
+        memory.add(CHAT, agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON)
+        (job,) = memory.jobs(agent=AGENT)
+        assert job.state is JobState.DONE and job.attempts == 0
+        assert "HTTP 500" in job.last_error and "upstream down" in job.last_error
+        assert memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.FACT])  # the rules' facts

@@ -63,7 +63,7 @@ def test_a_later_line_naming_a_month_or_a_year_does_not_date_the_talk() -> None:
 
 
 def test_a_day_inside_the_month_named_first_dates_the_event_by_the_day() -> None:
-    """"My birthday was last month, October 3rd" filed the talk under October's first midnight."""
+    """ "My birthday was last month, October 3rd" filed the talk under October's first midnight."""
     english = Scope(agent="Kai", kind=ScopeKind.PERSON, key="Mia")
     said = datetime(2024, 11, 14, 10, 0)
     [event] = extract_private(english, ["My birthday was last month, October 3rd"], said, "en").events

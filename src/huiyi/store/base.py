@@ -177,6 +177,8 @@ class Writes:
     # meanwhile leaves it unwritten, and what was made from it, so the erased does not come back. None: not
     # checked (a caller's own sources, as remember's, may name what the store never held)
     made_from: Sequence[Sequence[str]] | None = None
+    # the job this unit completes keeps this as its last error (the LLM's, when the rules took its fold)
+    job_error: str = ""
 
 
 # fields of a stored memory that ``update_memories`` may change; text, scope and kind never change

@@ -138,7 +138,7 @@ class Worker:
                 log.info("job %s: its messages were folded by another job", job.id)
                 return
             fold = await asyncio.to_thread(fold_of, self.store, job, self.config.language)
-            extraction, items = await self._extract(job, fold)
+            extraction, items, failed = await self._extract(job, fold)
             # everything the fold writes lands in the commit that completes its job: the space's next fold,
             # claimed only once this one is done, reads its entities, names and closes, and a fold whose
             # commit fails leaves none of them for its retry (an LLM may read it otherwise) to contradict.
@@ -151,7 +151,12 @@ class Worker:
             released = await asyncio.to_thread(released_names, self.store, fold)
             writes = await asyncio.to_thread(writes_of, items, self.embedder, fold, to_seq)
             writes = replace(
-                writes, updates=updates, entities=entities, entity_vectors=vectors, dropped_aliases=released
+                writes,
+                updates=updates,
+                entities=entities,
+                entity_vectors=vectors,
+                dropped_aliases=released,
+                job_error=failed,
             )
             finishing.set()
             await asyncio.to_thread(self.store.apply, writes, (job.id, self.name))
@@ -167,18 +172,19 @@ class Worker:
             error = f"{type(exc).__name__}: {exc}"
             await asyncio.to_thread(self.store.fail_job, job.id, self.name, error, retry_at, again_at)
 
-    async def _extract(self, job: Job, fold: Fold) -> tuple[Extraction, list[MemoryItem]]:
-        """The fold's extraction and the memories it makes; on the last attempt, the rules' when the extractor
-        fails or answers what no memory can hold (the same answer would fail every retry)."""
+    async def _extract(self, job: Job, fold: Fold) -> tuple[Extraction, list[MemoryItem], str]:
+        """The fold's extraction, the memories it makes, and the error the rules took over from (else ""): on
+        the last attempt the rules take the fold when the extractor fails or answers what no memory can hold
+        (the same answer would fail every retry)."""
         try:
             extraction = await self.extractor.extract(fold)
-            return extraction, memories_of(extraction, fold, job.id)
+            return extraction, memories_of(extraction, fold, job.id), ""
         except Exception as exc:
             if self.fallback is None or job.attempts + 1 < self.config.worker.max_attempts:
                 raise
             log.warning("job %s: last attempt's extraction failed (%s); the rule extractor takes the fold", job.id, exc)
             extraction = await self.fallback.extract(fold)
-            return extraction, memories_of(extraction, fold, job.id)
+            return extraction, memories_of(extraction, fold, job.id), f"{type(exc).__name__}: {exc}"
 
     async def drain(self) -> int:
         """Run due jobs until none is left (a dead process's among them); returns how many ran."""

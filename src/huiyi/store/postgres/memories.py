@@ -116,9 +116,10 @@ class PostgresMemories(PostgresConnection):
             if complete_job is not None:
                 job_id, worker = complete_job
                 cur.execute(
-                    "UPDATE jobs SET state = 'done', lease_until = NULL"
+                    "UPDATE jobs SET state = 'done', lease_until = NULL,"
+                    " last_error = COALESCE(NULLIF(%s, ''), last_error)"
                     " WHERE id = %s AND state = 'running' AND worker = %s",
-                    (job_id, worker),
+                    (writes.job_error, job_id, worker),
                 )
                 if not cur.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")

@@ -72,9 +72,10 @@ class SQLiteMemories(SQLiteConnection):
             if complete_job is not None:
                 job_id, worker = complete_job
                 done = conn.execute(
-                    "UPDATE jobs SET state = 'done', lease_until = NULL"
+                    "UPDATE jobs SET state = 'done', lease_until = NULL,"
+                    " last_error = COALESCE(NULLIF(?, ''), last_error)"
                     " WHERE id = ? AND state = 'running' AND worker = ?",
-                    (job_id, worker),
+                    (writes.job_error, job_id, worker),
                 )
                 if not done.rowcount:
                     raise StoreError(f"job {job_id} is not running for {worker}: its lease may have expired")
