@@ -515,3 +515,25 @@ def test_holiday_dates_and_doctests() -> None:
 )
 def test_a_clock_after_a_day_is_on_that_day(text: str, now: datetime, expected: list[str]) -> None:
     assert [f"{span[0]:%Y-%m-%d %H:%M}" for *_, span in chinese_phrases(text, now)] == expected
+
+
+def test_a_holiday_with_its_year_is_that_years() -> None:
+    now = datetime(2025, 1, 5, 10)
+    assert [(s.phrase, s.start) for s in find_time_phrases("Christmas 2023 was rough", now)] == [
+        ("Christmas 2023", datetime(2023, 12, 25))
+    ]
+    assert [s.start for s in find_time_phrases("Christmas of 2022", now)] == [datetime(2022, 12, 25)]
+
+
+def test_a_clause_is_read_near_its_time_not_across_the_whole_message() -> None:
+    """Each "Christmas" or "Monday" read the whole message for its clause: 30,000 characters took 34 s. Only
+    the reading near each match is checked here (timings are the bench's job): a clause past the reach
+    still ends where it did."""
+    from huiyi.text import times_en
+
+    text = "x. " * 2000 + "I will see you Monday, or on Christmas."
+    found = (m for pattern, _ in times_en._en_rules() for m in pattern.finditer(text))
+    match = next(m for m in found if m.group(0).endswith("Monday"))
+    near, start, end, at = times_en._clause(match)
+    assert len(near) <= 2 * times_en._REACH + len("Monday") and near[at : at + 6] == "Monday"
+    assert near[start:end].strip() == "I will see you Monday"

@@ -42,7 +42,7 @@ _REACTIONS = sorted(
     笑死 笑死我了 哭了 心疼 羡慕 可爱 好看 好好看 好美 好棒 棒 馋 晚安啦 睡了 路过 围观 前排 沙发 啦 呢 吧 嘛
     签到 大家 各位 可以 经典 原来如此 卧槽 我去 记下了 记住了 都记下了 没问题 下次一定
     ok okay lol lmao haha hahaha hi hello hey thanks thx ty yes yeah yep no nope wow nice cool gm gn omg
-    sure k kk yup lmfao rofl lolol hehe ikr np yw
+    sure yup lmfao rofl lolol hehe ikr np yw
     """.split(),
     key=len,
     reverse=True,

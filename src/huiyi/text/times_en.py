@@ -14,6 +14,7 @@ from datetime import date, datetime, time, timedelta
 from huiyi.patterns import lazy
 from huiyi.text import times_zh
 from huiyi.text.holidays import HOLIDAYS, holiday_named
+from huiyi.text.holidays import day as holiday_day
 from huiyi.text.periods import (
     DAY,
     Range,
@@ -199,28 +200,38 @@ _MOVED_TO = lazy(
 _CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
 
 
-def _clause(match: re.Match[str]) -> tuple[str, int, int]:
-    """The text (curly apostrophes made straight) and the bounds of the clause around ``match``."""
-    text = match.string.replace("’", "'")
-    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
-    start = max((at for at in ends if at < match.start()), default=-1) + 1
-    return text, start, min((at for at in ends if at >= match.end()), default=len(text))
+_REACH = 300  # characters either side a clause is looked for in: every match reads that much, not the text
+
+
+def _clause(match: re.Match[str]) -> tuple[str, int, int, int]:
+    """The text near ``match`` (curly apostrophes made straight), the bounds of the clause around it in that
+    text, and where the match starts there. Only ``_REACH`` characters either side are read: a message of
+    thousands of "Monday" or "Christmas" read the whole text for each (quadratic, seconds at 10k)."""
+    first = max(0, match.start() - _REACH)
+    text = match.string[first : match.end() + _REACH].replace("’", "'")
+    at, end_at = match.start() - first, match.end() - first
+    start = max((m.start() for m in _CLAUSE_END.finditer(text, 0, at)), default=-1) + 1
+    after = _CLAUSE_END.search(text, end_at)
+    return text, start, after.start() if after else len(text), at
 
 
 def _still_to_come(match: re.Match[str]) -> bool:
     """Whether the clause around ``match`` says its time is still to come and not that it happened."""
-    text, start, end = _clause(match)
-    if _MOVED_TO.search(text, start, match.start()):
+    text, start, end, at = _clause(match)
+    if _MOVED_TO.search(text, start, at):
         return True
     return _TO_COME.search(text, start, end) is not None and _SAID_DONE.search(text, start, end) is None
 
 
 def _en_holiday(match: re.Match[str], now: datetime) -> Range:
     """See :func:`~huiyi.text.holidays.holiday_named`: a bare one is this year's unless its clause tells it
-    done (Christmas was great, said in January) or still to come (home for Thanksgiving, said in December)."""
-    text, start, end = _clause(match)
+    done (Christmas was great, said in January) or still to come (home for Thanksgiving, said in December);
+    a year said with it (Christmas 2023) is that year's."""
     spelt = re.sub(r"\s+", " ", re.sub(r"['’.]", "", match["holiday"].lower()))
     name = _HOLIDAY_NAMES[re.sub(r"^saint ", "st ", spelt)]
+    if match["hyear"]:
+        return whole_days(holiday_day(name, int(match["hyear"])))
+    text, start, end, _ = _clause(match)
     done = _SAID_DONE.search(text, start, end) is not None
     return holiday_named(name, _which(match), now, to_come=_still_to_come(match), done=done)
 
@@ -352,7 +363,7 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(rf"{_WHICH_RE}{_SEASON_RE}", _en_season),
     _rule(rf"(?:in|during|over|through)\s+the\s+{_SEASON_RE}", _en_season),
     _rule(rf"(?:in|during|since|of|back\s+in)\s+{_YEAR_RE}", lambda m, now: year_span(int(m["year"]))),
-    _rule(rf"{_WHICH_RE}?{_HOLIDAY_RE}", _en_holiday),
+    _rule(rf"{_WHICH_RE}?{_HOLIDAY_RE}(?:,?\s+(?:of\s+)?(?P<hyear>(?:19|20)\d{{2}}))?", _en_holiday),
     _rule(rf"at\s+{_CLOCK_RE}", lambda m, now: clock_span(m, midnight(now.date()))),
 ]
 
