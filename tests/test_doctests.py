@@ -9,6 +9,11 @@ import pytest
 
 MODULES = [
     "huiyi.faces.cli.printing",
+    "huiyi.faces.proxy_stream",
+    "huiyi.faces.mcp_server",
+    "huiyi.flows.extract.answer",
+    "huiyi.flows.extract.closes",
+    "huiyi.text.holidays",
     "huiyi.config",
     "huiyi.memory",
     "huiyi.config.recall",

@@ -137,6 +137,15 @@ def test_a_facts_text_corrected_alone_drops_the_edge_it_no_longer_says(memory: M
     context = memory.context(agent=A, person=P, message="我住哪来着").text
     assert "木木住在上海浦东" in context and "杭州西湖区" not in context
     # the edge given with the text is the caller's, kept as given; a text that still says it keeps it
+    partner = memory.remember(
+        "阿杰是木木的男朋友",
+        agent=A,
+        person=P,
+        kind=MemoryKind.FACT,
+        data={"subject": P, "predicate": "男朋友是", "object": "阿杰"},
+    )
+    fixed = memory.update(partner.id, {"text": "阿杰是木木的男朋友。"}, agent=A)  # 男朋友是 is in no text: kept
+    assert (fixed.data["predicate"], fixed.data["object"]) == ("男朋友是", "阿杰")
     given = memory.update(fact.id, {"text": "木木搬去了上海", "object": "上海"}, agent=A)
     assert (given.data["predicate"], given.data["object"]) == ("住在", "上海")
     assert memory.update(fact.id, {"text": "木木现在搬去了上海"}, agent=A).data["object"] == "上海"

@@ -254,3 +254,30 @@ def test_a_new_favourite_closes_the_old_one(tmp_path: Path) -> None:
 def test_an_event_takes_the_place_where_it_happened_not_one_planned_or_asked_about(text: str, place: str) -> None:
     """The context showed "at Boston" and "at Google" for talk that happened in neither."""
     assert [event.place for event in extract(text).events] == [place]
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm a billionaire, obviously lol", "I'm a doctor, not really lol", "I live in Paris, France lol"]
+)
+def test_a_laugh_after_a_hedge_still_takes_the_clause_back(text: str) -> None:
+    assert facts(text) == set()
+
+
+@pytest.mark.parametrize("text", ["The trail forked. We split up.", "We separated at the mall"])
+def test_we_split_up_is_no_breakup(text: str) -> None:
+    assert extract("Jake is my boyfriend", text).closes == []
+
+
+def test_no_longer_loving_a_person_ends_no_taste() -> None:
+    assert extract("I love chimichangas", "I don't love him anymore").closes == []
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("Will and I had dinner at Nobu last night", "Nobu"),  # Will is a name, not a plan
+        ("I was going to cook but we ate at Nobu last night", "Nobu"),  # the plan was another clause's
+    ],
+)
+def test_a_plan_word_elsewhere_leaves_the_place(text: str, place: str) -> None:
+    assert [event.place for event in extract(text).events] == [place]

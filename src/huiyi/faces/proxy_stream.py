@@ -40,13 +40,15 @@ class StreamedReply(NamedTuple):
 
 
 def sse_reply(raw: bytes) -> StreamedReply:
-    """The reply of a streamed completion (an upstream overloaded mid-reply sends ``{"error": …}`` and stops;
+    r"""The reply of a streamed completion (an upstream overloaded mid-reply sends ``{"error": …}`` and stops;
     a stream may also end with neither a finish reason nor ``[DONE]``).
 
     >>> sse_reply(b'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "hi"}}]}\n\ndata: [DONE]\n\n')
     StreamedReply(text='hi', id='c1', whole=True, errored=False)
     >>> sse_reply(b'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "h"}}]}\n\n').whole
     False
+    >>> sse_reply(b'data: {"error": null, "choices": [{"delta": {"content": "h"}, "finish_reason": "stop"}]}\n\n').whole
+    True
     """
     parts: list[str] = []
     completion_id = ""
@@ -55,7 +57,7 @@ def sse_reply(raw: bytes) -> StreamedReply:
         if event is None:
             finished = True
             break
-        if "error" in event:
+        if event.get("error"):  # "error": null is none
             broken = True
         completion_id = completion_id or str(event.get("id") or "")
         for choice in event.get("choices") or []:

@@ -63,7 +63,7 @@ class EntityEdits(Indexing):
             new = Entity.model_validate({**entity.model_dump(), **changes})
         except ValueError as exc:
             raise InvalidInput(said(exc)) from exc
-        new = _cleaned(new)
+        new = _cleaned(new, known=set(entity.names))
         await self._check_names(new)
         edit = EntityEdit(
             name=new.name if "name" in changes else None,
@@ -109,8 +109,9 @@ class EntityEdits(Indexing):
                 raise InvalidInput(f"{name!r} already names entity {taken[name].id!r} ({taken[name].name}) here")
 
 
-def _cleaned(entity: Entity) -> Entity:
-    """An entity's names trimmed, checked and without repeats (the name is not its own alias)."""
+def _cleaned(entity: Entity, known: set[str] | frozenset[str] = frozenset()) -> Entity:
+    """An entity's names trimmed, checked and without repeats (the name is not its own alias); ``known``:
+    names it holds already, as extraction wrote them (Zoë spelt apart), which an edit of its type keeps."""
     name = entity.name.strip()
     aliases = [a.strip() for a in entity.aliases]
     if not name:
@@ -123,7 +124,8 @@ def _cleaned(entity: Entity) -> Entity:
         raise InvalidInput(f"a name or alias has at most {NAME_CHARS} characters")
     try:  # names reach prompts: printable and composed, as a person's are
         for each in [name, *aliases]:
-            check_name(each, "an entity's name or alias")
+            if each not in known:
+                check_name(each, "an entity's name or alias")
     except ValueError as exc:
         raise InvalidInput(said(exc)) from exc
     kept = [a for a in dict.fromkeys(aliases) if a != name]

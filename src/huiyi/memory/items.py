@@ -260,8 +260,8 @@ class Items(EntityEdits):
         text = changes.get("text")
         if item.kind is MemoryKind.FACT and isinstance(text, str) and not edge:
             # 木木住在杭州 corrected to 木木住在上海: the old object no longer says what the fact does (the
-            # context filed the new text under 木木与杭州的关系); the subject stays whose fact it is
-            stale = {name for name in ("predicate", "object") if str(data.get(name, "")) not in text}
+            # context filed the new text under 木木与杭州的关系); its subject and predicate stay
+            stale = {"object"} if str(data.get("object", "")) not in text else set()  # 男朋友是 is in no text
             data = {name: value for name, value in data.items() if name not in stale}
         try:
             new = MemoryItem.model_validate({**item.model_dump(), **fields, **moved, "data": data})

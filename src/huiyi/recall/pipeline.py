@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
 from huiyi.config.recall import RecallRecipe
-from huiyi.model import EntityType, MemoryItem, MemoryKind, RecallHit, RecallResult, Scope, ScopeKind
+from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
 from huiyi.recall import anchor, bridge, current, feelings, names, polarity, routes, slots, timerange, units, views
 from huiyi.recall.fuse import explain, fuse, unscored
@@ -165,11 +165,6 @@ def _weight(recipe: RecallRecipe, route: str) -> float:
     return float(getattr(recipe, f"{route}_weight"))
 
 
-def _members(ask: routes.Ask) -> set[str]:
-    """The names of the people (客体 entities) of the scopes: a fact about one of them is theirs."""
-    return {name for entity in ask.entities if entity.type is EntityType.OBJECT for name in entity.names}
-
-
 def _visible(ask: routes.Ask) -> set[str]:
     """The scope tags a row may carry to be returned (rows are read for ``ask.agent`` only)."""
     return {scope.tag for scope in ask.scopes if scope.agent == ask.agent}
@@ -258,7 +253,7 @@ def _fused(
             speakers,
             {hit.key: hit.score for hit in spoken.first.hits},
             facts_lead=bool(by_name),  # names asked in a group chat
-            members=_members(ask) if by_name else (),
+            members=ask.members if by_name else (),
             now=request.now,
         )
     if recipe.feeling_weight and request.asker and frames.says_i(request.query) and feelings.asks(request.query):

@@ -89,6 +89,11 @@ class Ask:
         """The scopes' entities (:func:`scope_entities`): their version read once a query, whichever routes ask."""
         return scope_entities(self.store, self.scopes, self.entities_version)
 
+    @functools.cached_property
+    def members(self) -> set[str]:
+        """The names of the scopes' people (客体 entities): a fact about one of them is theirs."""
+        return {name for entity in self.entities if entity.type is EntityType.OBJECT for name in entity.names}
+
 
 @dataclass
 class Hits:

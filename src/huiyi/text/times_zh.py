@@ -428,7 +428,9 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
             joined = _resolve_zh(anchor + phrase, now) if anchor else None
             today = joined is not None and joined[0].date() == now.date()
             if joined is not None and today and whole_day and day_of == anchor and "点" in phrase:
-                joined = _nearer_half_of_the_day(joined, now)  # 今天…加班到八点, said at 20:05: the evening's
+                # 今天…加班到八点, said at 20:05: the evening's; 今天七点就醒了 at 14:00 is not 19:00, to come
+                nearer = _nearer_half_of_the_day(joined, now)
+                joined = nearer if nearer[0] <= now else joined
             out.append((start, end, joined or (_nearer_half_of_the_day(span, now) if "点" in phrase else span)))
             continue
         # 周六去爬山，早上八点集合: that Saturday's morning

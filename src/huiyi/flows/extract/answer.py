@@ -105,7 +105,7 @@ _UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 
 
 def _text(value: Any) -> str:
-    """A text field of the answer: spaces collapsed, NULs and lone surrogates left out, bounded.
+    r"""A text field of the answer: spaces collapsed, NULs and lone surrogates left out, bounded.
 
     >>> _text("木木喜欢喝美式咖啡\x00"), _text("a\ud800b  c")
     ('木木喜欢喝美式咖啡', 'ab c')

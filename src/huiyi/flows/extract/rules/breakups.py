@@ -37,7 +37,7 @@ _WHEN = (
     r"(?:\s+(?:today|tonight|yesterday|recently|earlier(?:\s+today)?|last\s+\w+|this\s+\w+|on\s+\w+"
     r"|(?:a\s+)?(?:few|couple(?:\s+of)?|\w+)\s+\w+\s+ago))?$"
 )
-_MINE = r"(?P<we>we|my\s+(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|bf|gf)\s+and\s+I)"
+_MINE = r"(?P<we>my\s+(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|bf|gf)\s+and\s+I)"
 _BREAKUPS = tuple(
     en_rule(pattern + _WHEN)
     for pattern in (
@@ -45,7 +45,9 @@ _BREAKUPS = tuple(
         rf"I\s+(?:have\s+|'ve\s+)?{_SO}(?:{_PART}\s+with|dumped|left|divorced)\s+{_OTHER}",
         rf"{_OTHER}\s+(?:has\s+|'s\s+)?{_SO}(?:{_PART}\s+with|dumped|left|divorced)\s+me",
         # the speaker's partner, unnamed: the newest of their open partner facts, as 我们分手了 reads
-        rf"{_MINE}\s+(?:have\s+|'ve\s+)?{_SO}(?:{_PART}|got\s+divorced)",
+        # (we split up, we separated: a group on a trail does too; we broke up is a couple's)
+        rf"(?P<we>we)\s+(?:have\s+|'ve\s+)?{_SO}(?:broke\s+up|got\s+divorced)",
+        rf"{_MINE}\s+(?:have\s+|'ve\s+)?{_SO}{_PART}",
     )
 )
 

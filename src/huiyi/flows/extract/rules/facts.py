@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from huiyi.flows.extract import EntityDraft, FactDraft
-from huiyi.flows.extract.rules.jokes import joke_end, laughs_off, laughter_only
+from huiyi.flows.extract.rules.jokes import joke_end, laughed_part_off, laughs_off, laughter_only
 from huiyi.flows.extract.rules.objects import (
     EN_FOR_NOW,
     EN_NOT_THERE,
@@ -79,21 +79,8 @@ def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
     closed = [laughter_only(clause) for clause, _ in out[1:]]  # 我是亿万富翁，哈哈哈: by the clause after
     return [
         (clause, unsure or laughs_off(clause) or (at < len(closed) and closed[at]))
-        for at, (clause, unsure) in enumerate(_laughed_part_off(out) if english else out)
+        for at, (clause, unsure) in enumerate(laughed_part_off(out) if english else out)
     ]
-
-
-def _laughed_part_off(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
-    """English clauses without a last comma's part that laughter closes and that says something of its own:
-    in "my favorite color is blue now, green was a phase lol" the laugh is at green, not at blue ("I'm a
-    billionaire, lol" stays whole: the laugh closes it)."""
-    out: list[tuple[str, bool]] = []
-    for clause, unsure in clauses:
-        head, comma, tail = clause.rpartition(",")
-        if comma and head.strip() and laughs_off(clause) and not laughter_only(tail):
-            clause = head.strip()
-        out.append((clause, unsure))
-    return out
 
 
 def _pet_named_after(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["joke_end", "laughs_off", "laughter_only"]
+__all__ = ["joke_end", "laughed_part_off", "laughs_off", "laughter_only"]
 
 _END = r"(?=[\s，,。.！!？?；;~～)）]|$)"
 # a retraction closing its clause (我喜欢开玩笑, 开玩笑的人 are no retraction); 才怪 turns its own clause
@@ -67,3 +67,27 @@ def laughs_off(clause: str) -> bool:
 def laughter_only(clause: str) -> bool:
     """A clause of laughter alone (我是亿万富翁，哈哈哈): it closes the clause before."""
     return bool(clause.strip()) and not _LAUGH.sub("", clause).strip(_AFTER_LAUGH)
+
+
+def laughed_part_off(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """English clauses without a last comma's part that laughter closes and that says something of its own:
+    in "my favorite color is blue now, green was a phase lol" the laugh is at green, not at blue ("I'm a
+    billionaire, lol" stays whole: the laugh closes it)."""
+    out: list[tuple[str, bool]] = []
+    for clause, unsure in clauses:
+        head, comma, tail = clause.rpartition(",")
+        if comma and head.strip() and laughs_off(clause) and _says_its_own(tail):
+            clause = head.strip()
+        out.append((clause, unsure))
+    return out
+
+
+# a clause of its own after the comma: a subject and its verb (green was a phase lol), not a hedge on the
+# clause before (obviously lol, not really lol, France lol)
+_OWN_CLAUSE = re.compile(
+    r"^\s*(?!not\b|just\b|jk\b|kidding\b)\w+(?:\s+\w+)?\s+(?:is|was|were|are|am|'s|has|had|have)\b", re.I
+)
+
+
+def _says_its_own(tail: str) -> bool:
+    return not laughter_only(tail) and _OWN_CLAUSE.search(tail) is not None

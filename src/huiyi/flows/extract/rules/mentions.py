@@ -99,10 +99,11 @@ _EN_PLACE = lazy(
     rf"(?:\b(?:in|at)|\b{_EN_GOING}\s+to)\s+(?:the\s+)?"
     rf"(?P<place>(?:(?:St|Mt|Ft)\.\s*)?{_EN_NAME_RUN}(?:\s+(?:of|on|de)(?:\s+the)?\s+{_EN_NAME_RUN})?)"
 )
+_EN_CLAUSE_BREAK = lazy(r"[,;]|\bbut\b", re.IGNORECASE)  # I was going to cook but we ate at Nobu: another clause
 # a wish or another's counsel before the place (Sarah thinks I should just move to Boston): not where it happened
 _EN_WISH = lazy(
-    r"\b(?:should|would|could|might|want|wants|wanna|wish|hope|if|someday|maybe|thinks|plan(?:ning)?\s+to|will"
-    r"|gonna|going\s+to\s+(?!the\b)\w+)\b|'ll\b",
+    r"\b(?:should|would|could|might|want|wants|wanna|wish|hope|if|someday|maybe|thinks|plan(?:ning)?\s+to"
+    r"|(?-i:will)|gonna|going\s+to\s+(?!the\b)\w+)\b|'ll\b",
     re.IGNORECASE,
 )
 
@@ -164,7 +165,8 @@ def place_of(said: Said, people: Collection[str] = ()) -> str:
             ends = [at for at in (text.find(mark, match.end()) for mark in ".!?;\n") if at >= 0]
             asked = bool(ends) and text[min(ends)] == "?"  # Jess works at Google right?: nobody is there
             # I'm planning to spend Christmas with my sister in Boston: a plan's place, not the talk's
-            wished = _EN_WISH.search(text, max(sentence, match.start() - 80), match.start())
+            clause = max((m.end() for m in _EN_CLAUSE_BREAK.finditer(text, sentence, match.start())), default=sentence)
+            wished = _EN_WISH.search(text, max(clause, match.start() - 80), match.start())
             first = place.split()[0]
             named = first.lower() not in EN_PROPER_STOP and first.removesuffix("'s") not in people
             if named and not wished and not asked:

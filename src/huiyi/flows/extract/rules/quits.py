@@ -60,7 +60,11 @@ _EN_CLAUSE = re.compile(
     r"[.!;\n]+|(?<=\?)|,\s*(?=(?:it|it's|i|i'm|my|he|she|they|we|so|because|cause|but|and)\b)", re.IGNORECASE
 )
 # I quit my job, I gave up on it: not a taste
-_EN_NOT_A_TASTE = re.compile(r"^(?:my|your|his|her|our|their|the|a|an|it|that|this|on|job|work|school)\b", re.I)
+_EN_NOT_A_TASTE = re.compile(
+    r"^(?:my|your|his|her|our|their|the|a|an|it|that|this|on|job|work|school"
+    r"|him|them|you|me|us|he|she|they|people|anyone|someone|somebody|anybody|everyone)\b",
+    re.I,
+)
 _EN_LIKES = ("likes", "loves", "enjoys", "adores")
 
 
