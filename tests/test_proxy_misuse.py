@@ -15,7 +15,7 @@ import pytest
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput
 from huiyi.faces.proxy import read_turn
-from huiyi.faces.proxy_stream import final_as_sse, sse_reply_text
+from huiyi.faces.proxy_stream import final_as_sse, sse_reply
 from huiyi.providers.embed import Embedder
 from test_proxy import AGENT, Live, _serve, _stored
 
@@ -156,7 +156,7 @@ def test_with_tools_a_streamed_request_gets_the_unreadable_answer_too(with_tools
 def test_a_finished_answer_of_odd_shape_still_streams(choices: list[Any]) -> None:
     streamed = final_as_sse({"id": "c1", "choices": choices})
     body = b"".join(asyncio.run(_collect(streamed.body_iterator)))
-    assert sse_reply_text(body) == ("好", "c1") and body.endswith(b"data: [DONE]\n\n")
+    assert sse_reply(body)[:3] == ("好", "c1", True) and body.endswith(b"data: [DONE]\n\n")
 
 
 async def _collect(chunks: Any) -> list[bytes]:

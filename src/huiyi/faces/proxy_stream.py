@@ -69,12 +69,6 @@ def sse_reply(raw: bytes) -> StreamedReply:
     return StreamedReply("".join(parts), completion_id, finished and not broken, broken)
 
 
-def sse_reply_text(raw: bytes) -> tuple[str, str]:
-    """The assistant text of the first choice in a streamed completion, and the completion's id."""
-    reply = sse_reply(raw)
-    return reply.text, reply.id
-
-
 def sse_event(payload: dict[str, Any]) -> bytes:
     """One server-sent event; an ``{"error": …}`` one ends a stream as OpenAI's does (the SDKs raise it)."""
     return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()

@@ -215,9 +215,10 @@ def _clause(match: re.Match[str]) -> tuple[str, int, int, int]:
     return text, start, after.start() if after else len(text), at
 
 
-def _still_to_come(match: re.Match[str]) -> bool:
-    """Whether the clause around ``match`` says its time is still to come and not that it happened."""
-    text, start, end, at = _clause(match)
+def _still_to_come(match: re.Match[str], clause: tuple[str, int, int, int] | None = None) -> bool:
+    """Whether the clause around ``match`` (``clause``: it, when the caller read it) says its time is still to
+    come and not that it happened."""
+    text, start, end, at = clause or _clause(match)
     if _MOVED_TO.search(text, start, at):
         return True
     return _TO_COME.search(text, start, end) is not None and _SAID_DONE.search(text, start, end) is None
@@ -231,9 +232,10 @@ def _en_holiday(match: re.Match[str], now: datetime) -> Range:
     name = _HOLIDAY_NAMES[re.sub(r"^saint ", "st ", spelt)]
     if match["hyear"]:
         return whole_days(holiday_day(name, int(match["hyear"])))
-    text, start, end, _ = _clause(match)
+    clause = _clause(match)
+    text, start, end, _ = clause
     done = _SAID_DONE.search(text, start, end) is not None
-    return holiday_named(name, _which(match), now, to_come=_still_to_come(match), done=done)
+    return holiday_named(name, _which(match), now, to_come=_still_to_come(match, clause), done=done)
 
 
 def _en_weekday(match: re.Match[str], now: datetime) -> Range:
