@@ -5,9 +5,9 @@ by :func:`run`; a new stage is one more such function and one line there:
 
 1. ``_fused``: the dense and keyword routes run together (the keyword search while the query is
    embedded: both release the GIL), a chunk whose own line says it by itself lifted (recall.anchor), are
-   fused, cut by the score threshold, and the best get the rerank bonuses (speaker, time, neighbour,
-   chatter; a question naming a time reaches further down for what was said then); a kind filter and
-   the scope check keep what may be returned. A query naming someone in a group adds the speaker route
+   fused, and the best get the rerank bonuses (speaker, time, neighbour, chatter; a question naming a
+   time reaches further down for what was said then); a kind filter and the scope check keep what may
+   be returned. A query naming someone in a group adds the speaker route
    (their memories by the index's speaker field; the keyword query loses their names), and their
    memories are reranked wherever meaning and words put them.
 2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
@@ -138,7 +138,7 @@ def run(
     if request.asker and facts:  # 我现在住哪, 我最近有什么安排: the asker's facts of that kind lead (recall.slots)
         asked = slots.Asked(request.query, request.asker, request.now, request.as_of, span)
         ranking = _led(ranking, slots.leading(store, request.scopes, asked), limit)
-    ranking = _in_range(ranking, request.time_range, limit)
+    ranking = _in_range(ranking, request.time_range, limit, request.score_threshold)
     hits = _hits(ask, ranking, request.as_of)
     if facts and hits:  # of two open facts of one value (住在上海, 住在杭州) the newer leads (recall.current)
         hits = current.newest_first(store, request.scopes, request.query, hits, request.as_of, ranking.info)
@@ -173,8 +173,8 @@ def _visible(ask: routes.Ask) -> set[str]:
 def _fused(
     ask: routes.Ask, request: RecallRequest, limit: int, timings: dict[str, float], span: TimeSpan | None
 ) -> Ranking:
-    """Dense and keyword fused, thresholded, reranked by the bonuses, filtered and cut to ``limit``
-    (``span``: the query's time, read once by :func:`run`)."""
+    """Dense and keyword fused, reranked by the bonuses, filtered and cut to ``limit`` (``span``: the query's
+    time, read once by :func:`run`); the score threshold cuts the final scores (``_in_range``)."""
     recipe = ask.recipe
     candidates = max(recipe.candidates, limit)
     seen = (
@@ -215,7 +215,7 @@ def _fused(
         first, own_read = anchor.own_floor(ask.store, ask.agent, vectors, first, recipe)
     fusion = fuse(first, keyword.first, recipe, spoken.first, detail=request.explain)
     ids_by_key, raw = fusion.ids, fusion.raw
-    ranked = [pair for pair in fusion.ranked if pair[1][0] >= request.score_threshold]
+    ranked = fusion.ranked  # not cut by the threshold yet: a bonus or a late route may lift one above it
 
     wanted_kinds = set(request.kinds) if request.kinds else None
     visible = _visible(ask)
@@ -285,8 +285,7 @@ def _fused(
             boosts.setdefault(key, {})["evidence"] = gain
     if reranking:  # last, on what the turns lent: a plan's newest arrangement, the change asked for (recall.latest)
         window = latest(window, boosts, rows, request.query, recipe, span, request.now)
-    # found by no route and lifted by no bonus: no answer, even at threshold 0 (a caller's time range
-    # says what is wanted by itself)
+    # found by no route and lifted by no bonus: no answer, even at threshold 0 (unless a time range asks)
     nothing = unscored(fusion, by_speaker) if request.time_range is None else set()
     chosen: list[Candidate] = []
     as_of = request.as_of  # other kinds than chunks may be dated by what they are about, not when said
@@ -469,16 +468,18 @@ def _led(ranking: Ranking, items: Sequence[MemoryItem], limit: int) -> Ranking:
     return Ranking([*led, *rest][:limit], {**ranking.info, "slot": items[0].id}, ranking.timings)
 
 
-def _in_range(ranking: Ranking, time_range: tuple[datetime | None, datetime | None] | None, limit: int) -> Ranking:
-    """What lies inside the time range (all, without one), cut to ``limit``."""
-    kept = ranking.candidates
-    if time_range is not None:
-        start, end = time_range
-        kept = [
-            c
-            for c in kept
-            if c.time is not None and (start is None or c.time >= start) and (end is None or c.time <= end)
-        ]
+def _in_range(
+    ranking: Ranking, time_range: tuple[datetime | None, datetime | None] | None, limit: int, least: float
+) -> Ranking:
+    """What lies inside the time range (all, without one) and scores ``least`` at least, cut to ``limit``."""
+    start, end = time_range or (None, None)
+    kept = [
+        c
+        for c in ranking.candidates
+        if (least <= 0 or c.score >= least)
+        and (time_range is None or (c.time is not None and (start is None or c.time >= start)))
+        and (end is None or (c.time is not None and c.time <= end))
+    ]
     return Ranking(kept[:limit], ranking.info, ranking.timings)
 
 
