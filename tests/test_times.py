@@ -537,3 +537,26 @@ def test_a_clause_is_read_near_its_time_not_across_the_whole_message() -> None:
     near, start, end, at = times_en._clause(match)
     assert len(near) <= 2 * times_en._REACH + len("Monday") and near[at : at + 6] == "Monday"
     assert near[start:end].strip() == "I will see you Monday"
+
+
+# a companion's month of chat (issue 17's probes as an app ingests): 昨天…十一点半 and 中旬
+
+
+def _starts(text: str, now: datetime) -> list[tuple[str, str]]:
+    return [(span.phrase, str(span.start)) for span in find_time_phrases(text, now)]
+
+
+def test_a_clock_after_yesterday_in_its_clause_is_yesterdays_not_one_to_come() -> None:
+    nine = datetime(2025, 1, 11, 9, 0)
+    assert _starts("昨天的会开到十一点半", nine)[1] == ("十一点半", "2025-01-10 23:30:00")
+    assert _starts("昨天的会开到晚上十一点半", nine)[1] == ("晚上十一点半", "2025-01-10 23:30:00")
+    # another clause's clock is today's, and a clock already past today stays there
+    assert _starts("昨天说好了，下午三点开会", nine)[1] == ("下午三点", "2025-01-11 15:00:00")
+    assert _starts("昨晚没睡好，七点就醒了", datetime(2025, 1, 11, 12, 30))[1] == ("七点", "2025-01-11 07:00:00")
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"), [("2月中旬去", "2月中旬"), ("月中旬发工资", "月中旬"), ("三月下旬", "三月下旬")]
+)
+def test_a_tenth_of_a_month_is_read_whole(text: str, phrase: str) -> None:
+    assert [span.phrase for span in find_time_phrases(text, datetime(2025, 1, 11, 9, 0))] == [phrase]

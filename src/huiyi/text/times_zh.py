@@ -41,14 +41,14 @@ _ZH_ATOMS = [
     rf"(?:最近|过去|近)的?{_NUM}个?(?:天|周|星期|礼拜|月|年|小时)",
     rf"(?:{_NUM}个?半?|半个?)(?:天|日|周|星期|礼拜|月|年|小时|钟头|分钟)半?(?:以前|之前|前|以后|之后|后)",
     rf"{_NUM}年(?![级代纪])",
-    rf"{_NUM}月(?:份|[初中底末]|[上中下]旬)?",
+    rf"{_NUM}月(?:份|[上中下]旬|[初中底末])?",
     rf"{_NUM}[日号](?![线楼房床门机车位子])",
     r"大前天|大后天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿|后天",
     r"昨晚|今晚|明晚|昨夜|今夜|今早|昨早|明早",
     r"大前年|大后年|前年|去年|今年|明年|后年|上半年|下半年|年初|年中|年底|年末",
     rf"(?:{_WEEKEND_WHICH})(?:周|星期|礼拜)[一二三四五六日天末1-7]?",
     r"(?:周|星期|礼拜)[一二三四五六日天末1-7]",
-    r"(?:上上|下下|上|下|这|本)个?月|月[初中底末]",
+    r"(?:上上|下下|上|下|这|本)个?月|月(?:[上中下]旬|[初中底末])",
     r"[春夏秋冬](?:天|季)",
     rf"(?:{_DAY_PARTS})(?!好)",  # not 晚上好
     rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
@@ -91,7 +91,15 @@ _ZH_PART_FIRST = lazy(rf"({_DAY_PARTS})((?:周|星期|礼拜)[一二三四五六
 _ZH_VAGUE_AGO = lazy(r"(?:好)?几个?(天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)")
 _ZH_UNIT = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 _ZH_UNIT |= {"小时": "hour", "钟头": "hour"}
-_ZH_MONTH_PART = {"月初": 1, "月中": 11, "月底": 21, "月末": 21}  # the day each part starts on
+_ZH_MONTH_PART = {
+    "月初": 1,
+    "月中": 11,
+    "月底": 21,
+    "月末": 21,
+    "月上旬": 1,
+    "月中旬": 11,
+    "月下旬": 21,
+}  # the day each part starts on
 _ZH_WEEKEND = lazy(rf"({_WEEKEND_WHICH})?(?:周|星期|礼拜)末")
 
 
@@ -199,7 +207,7 @@ def _whole_date(phrase: str) -> Range | None:
 
 
 # a month named alone (三月, 十二月份): jionlp reads every one but 三月, which it takes for no time
-_ZH_BARE_MONTH = lazy(r"(十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(份|[初中底末]|[上中下]旬)?")
+_ZH_BARE_MONTH = lazy(r"(十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(份|[上中下]旬|[初中底末])?")
 # a part of a month, by the day it starts on (三月初, 二月底, 十月中旬): its first, middle or last ten days
 _ZH_TENTHS = {"初": 1, "上旬": 1, "中": 11, "中旬": 11, "底": 21, "末": 21, "下旬": 21}
 _ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
@@ -401,6 +409,15 @@ def _nearer_half_of_the_day(span: Range, now: datetime) -> Range:
     return later if abs(later[0] - now) < abs(span[0] - now) else span
 
 
+def _on_the_day_before(past: str, phrase: str, read: Range, now: datetime) -> Range:
+    """A clock time read as still to come, in a clause that named a past day before it (昨天的会开到十一点半,
+    said at nine): on that day, at whichever of its hours is nearer, if that is over by now."""
+    if not past or read[0] <= now or (back := _resolve_zh(past + phrase, now)) is None:
+        return read
+    back = _nearer_half_of_the_day(back, now) if _ZH_CLOCK.fullmatch(phrase) and "点" in phrase else back
+    return back if back[0] <= now else read
+
+
 def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
     """A bare clock time after a day not yet over, in one message, is on that day: in "明晚的事定了…时间
     还是七点" the 七点 is tomorrow evening's, not this morning's. Only a day to come anchors it: a plan
@@ -417,11 +434,16 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
         ['2024-11-16 00:00:00', '2024-11-16 08:00:00']
         >>> [str(span[0]) for *_, span in chinese_phrases("今天加班到九点", datetime(2024, 11, 14, 21, 9))]
         ['2024-11-14 00:00:00', '2024-11-14 21:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("昨天的会开到晚上十一点半", datetime(2024, 11, 14, 9))]
+        ['2024-11-13 00:00:00', '2024-11-13 23:30:00']
     """
-    anchor = ""
+    anchor = past = ""  # the day to come a clock time is on; the past day one said to come is on instead
+    past_end = 0
     out: list[tuple[int, int, Range]] = []
     for start, end, span in found:
         phrase = text[start:end]
+        if past and _ZH_CLAUSE_END.search(text, past_end, start):  # 昨天说好了，下午三点开会: today's
+            past = ""
         day_of = _DAY_PART.sub("", anchor)  # 明天 of 明天早上: a later 下午三点 is its afternoon
         whole_day = bool(day_of) and _PART_OF_DAY.search(day_of) is None  # 周六, 今天: not 今晚, 明早
         if _ZH_CLOCK.fullmatch(phrase):
@@ -431,14 +453,20 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
                 # 今天…加班到八点, said at 20:05: the evening's; 今天七点就醒了 at 14:00 is not 19:00, to come
                 nearer = _nearer_half_of_the_day(joined, now)
                 joined = nearer if nearer[0] <= now else joined
-            out.append((start, end, joined or (_nearer_half_of_the_day(span, now) if "点" in phrase else span)))
+            read = joined or (_nearer_half_of_the_day(span, now) if "点" in phrase else span)
+            out.append((start, end, _on_the_day_before(past, phrase, read, now)))
             continue
         # 周六去爬山，早上八点集合: that Saturday's morning
         if whole_day and _ZH_PART_CLOCK.fullmatch(phrase) and (joined := _resolve_zh(day_of + phrase, now)):
             out.append((start, end, joined))
             continue
+        if _ZH_PART_CLOCK.fullmatch(phrase):
+            out.append((start, end, _on_the_day_before(past, phrase, span, now)))
+            continue
         day = _ZH_CLOCK.sub("", phrase)  # 明晚七点 anchors a later 八点 as 明晚
         to_come = span[1] > now and span[1] - span[0] <= timedelta(days=1)  # a day, or part of one, not yet over
         anchor = day if to_come and day else ""
+        if span[1] <= now and span[1] - span[0] <= timedelta(days=1) and day:
+            past, past_end = _DAY_PART.sub("", day), end
         out.append((start, end, span))
     return out
