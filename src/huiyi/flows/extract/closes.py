@@ -68,9 +68,11 @@ _LATELY = timedelta(days=1)  # a plan called off this long before a fold may get
 
 def to_close(facts: Sequence[MemoryItem], closes: Sequence[CloseDraft], fold: Fold) -> list[tuple[str, dict[str, Any]]]:
     """The updates that close ``facts`` matched by ``closes`` (each fact once, at the earliest close)."""
-    times = {m.id: m.time for m in fold.messages}
+    # when each message was said, and where in the fold: two said in the same minute go by their order
+    said = {m.id: (m.time, at) for at, m in enumerate(fold.messages)}
     out: dict[str, dict[str, Any]] = {}
     for close in sorted(closes, key=lambda c: c.time):
+        closed_at = max((said[s] for s in close.sources if s in said), default=(close.time, -1))
         for item in facts:
             data = item.data
             if item.id in out or item.valid_to is not None or close.word not in item.text:
@@ -80,7 +82,7 @@ def to_close(facts: Sequence[MemoryItem], closes: Sequence[CloseDraft], fold: Fo
             if close.hearsay and not data.get("told_by"):
                 continue  # 阿杰's 小雨住在上海 is his word: it does not end what she said of herself
             # said at or after the close (the new time named for it) is not what was called off
-            if any(times.get(s, close.time) >= close.time for s in item.sources if s in times):
+            if any(said[s] >= closed_at for s in item.sources if s in said):
                 continue
             out[item.id] = {
                 "valid_to": close.time,

@@ -28,7 +28,7 @@ from huiyi.flows.extract.rules.plans_en import english_plans_in
 from huiyi.flows.extract.rules.quits import quits_in
 from huiyi.flows.extract.rules.resigns import resigns_in
 from huiyi.flows.extract.rules.roster import Roster
-from huiyi.flows.extract.rules.said import Said
+from huiyi.flows.extract.rules.said import Said, spaces_as_commas
 from huiyi.model import EntityType, Message
 from huiyi.text.keywords import keywords, load_idf
 from huiyi.text.language import LATIN_WORD, conversation_language
@@ -142,7 +142,8 @@ class RuleExtractor:
     def _read(
         self, message: Message, roster: Roster, reader: FactReader, default_lang: str, drop: list[str], echo: bool
     ) -> Said:
-        text = message.text
+        if (text := spaces_as_commas(message.text)) != message.text:  # 我不吃香菜 以后别推荐: two clauses
+            message = message.model_copy(update={"text": text})
         # forwarded, quoted or echoed words are someone else's: no fact of the speaker's
         relay = Relay(own="", relayed=text, forwarded=False) if echo else relay_of(text)
         spoken = relay.own if relay and relay.own else text  # a reply's language is its own

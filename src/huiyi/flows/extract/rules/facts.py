@@ -51,7 +51,7 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_UNREAL,
     FactRule,
 )
-from huiyi.flows.extract.rules.pet_names import pet_name_fact
+from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
 from huiyi.flows.extract.rules.relations import partner_told, relations_in
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
@@ -130,11 +130,13 @@ class FactReader:
         partner = ""  # a partner told of with no name yet: 我有新男朋友了，叫陈屿
         # 我喜欢猫，开玩笑的: what a retraction takes back is not read
         clauses = _clauses(message.text[joke_end(message.text) :], english)
+        supposed = False  # 如果我是富婆，我就天天躺平，养十只猫: what follows a supposition is supposed too
         for clause, unsure in clauses if english else _pet_named_after(clauses):
             if english:
                 if not unsure:
                     self._english(clause, message, speaker, facts, entities)
                 continue
+            unsure, supposed = unsure or supposed, supposed or ZH_UNREAL.search(clause) is not None
             if partner and not unsure and (naming := ZH_NAMING.match(clause)):
                 clause = f"我的{partner}叫{naming['name']}"
             partner = "" if unsure else partner_told(clause)
@@ -154,7 +156,7 @@ class FactReader:
                 clause = "我" + clause
             # 我家的猫…, 我妈…: the clause has its own subject, so what follows is not the speaker's either
             led = bool(ZH_LEAD.match(clause)) and not ZH_OWN_SUBJECT.match(clause)
-            named = ZH_PET_NAMED.match(clause)
+            named = ZH_PET_NAMED.match(clause) or apposed_pet(clause)
             topic = named.group("name") if named else ""
             if named and not unsure:
                 self._pet(named, message, speaker, False, facts, entities)

@@ -89,6 +89,7 @@ _NAME_END = frozenset("路街站村镇湖山")  # 之江 + 路: jieba cuts a str
 _WISH_REACH = 30  # characters before a place read for a wish: a clause with none is read this far back
 _CLAUSE_MARK = lazy(r"[，,。！？!?；;\n]")
 _WISH = lazy(r"想|希望|考虑|梦想|以后|将来|改天|有机会|如果|要是|假如|万一|梦到|梦见")
+_SUPPOSE = lazy(r"如果|要是|假如|假设|万一")
 # in/at a place, or to one gone to (talk to Jake, congratulations to Emma go nowhere); Museum of Fine Arts whole
 _EN_GOING = (
     r"(?:go|goes|going|gone|went|move|moves|moving|moved|fly|flies|flying|flew|drive|driving|drove|travel\w*|trip"
@@ -142,11 +143,17 @@ def _wished(text: str, at: int, breaks: list[int] | None = None) -> bool:
 
         >>> [_wished(t, t.index(p)) for t, p in [("考完想申请去英国读研", "英国"), ("我在杭州，想你", "杭州")]]
         [True, False]
+        >>> [_wished(t, t.index("三亚")) for t in ["要是我中了彩票，我就住在三亚", "要是下雨呢。我在三亚"]]
+        [True, False]
     """
     breaks = _breaks(text) if breaks is None else breaks
     before = bisect.bisect_left(breaks, at)
     start = breaks[before - 1] + 1 if before else 0
-    return bool(_WISH.search(text, max(start, at - _WISH_REACH), at))
+    if _WISH.search(text, max(start, at - _WISH_REACH), at):
+        return True
+    # 要是我中了彩票，我就住在三亚: a supposition holds to its sentence's end
+    sentence = max(text.rfind(mark, 0, at) for mark in "。！？!?\n") + 1
+    return _SUPPOSE.search(text, max(sentence, at - _WISH_REACH * 2), at) is not None
 
 
 def _breaks(text: str) -> list[int]:

@@ -16,12 +16,20 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import EntityDraft, FactDraft
+from huiyi.flows.extract.rules.patterns import ZH_ANIMALS
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind, Message
+from huiyi.patterns import lazy
+from huiyi.text import tokens
 from huiyi.text.language import CJK
 
-__all__ = ["PetNames", "pet_name_fact"]
+__all__ = ["PetNames", "apposed_pet", "pet_name_fact"]
+
+# 我家猫团子在催我喂饭了: a pet named right after its kind, the clause going on about it
+_GOES_ON = "在|又|把|今天|昨天|前天|刚|最近|一直|每天|总是|老是|天天|已经|也|还|超|特别|真|好|太|居然|竟然|突然|终于"
+_ZH_APPOSED = lazy(rf"^我家?的?(?P<num>)(?P<mw>)(?P<pet>{ZH_ANIMALS})(?P<name>[{CJK}]{{2,3}}?)(?={_GOES_ON})")
+_NAME_TAGS = frozenset(("n", "nr", "nrfg", "nrt", "nz", "o"))  # 今天, 真的, 最近 are no name
 
 _EN_NAMING = re.compile(
     r"^(?:and\s+|so\s+)?(?:(?:her|his|its)\s+name(?:'s|\s+is)|(?:she|he|it)(?:'s|\s+is)\s+(?:called|named)"
@@ -110,3 +118,19 @@ def pet_name_fact(speaker: str, pet: str, name: str, english: bool, message: Mes
         time=message.time,
         confidence=0.8,
     )
+
+
+def apposed_pet(clause: str) -> re.Match[str] | None:
+    """A pet named right after its kind in a clause of the speaker's (我家猫团子在催我喂饭了): the match has
+    ``ZH_PET_NAMED``'s groups. The tagger must cut the name as one noun (我家猫今天…, 我家猫真的… name none).
+
+    >>> apposed_pet("我家猫团子在催我喂饭了")["name"], apposed_pet("我家的狗豆豆今天生病了")["name"]
+    ('团子', '豆豆')
+    >>> apposed_pet("我家猫今天又拆家"), apposed_pet("我家猫咪真的好可爱"), apposed_pet("我家猫生病了")
+    (None, None, None)
+    """
+    found = _ZH_APPOSED.match(clause)
+    if found is None:
+        return None
+    cut = [(word, flag) for word, flag in tokens.tag(clause[found.start("name") :]) if word.strip()]
+    return found if cut and cut[0][0] == found["name"] and cut[0][1] in _NAME_TAGS else None

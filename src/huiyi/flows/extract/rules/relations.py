@@ -83,11 +83,25 @@ _ZH_PARTNER_RULES = (
         _ZH_SURE_END,
     ),
 )
+# 我和陈屿在一起了, 我跟陈屿在一起三年了: a couple, with no partner word said (对象 is the one that fits both)
+_ZH_TOGETHER = FactRule(
+    lazy(
+        rf"{_ZH_LEAD}我{_ZH_WITH}(?!我|你|您|他|她|大家){_ZH_OTHER}(?<!没)(?<!不)(?:正式|终于|已经|又)*在一起"
+        rf"(?:[一二三四五六七八九十两半几\d]+(?:年|个月|个多月|天|周))?{_ZH_SURE_END}"
+    ),
+    "对象是",
+    FactKind.RELATION,
+    "人际",
+    "{o}是{s}的对象",
+    object_type=EntityType.SPECIFIC,
+    person_object=True,
+)
 ZH_RELATIONS: tuple[FactRule, ...] = (
     _zh(rf"我们?{_ZH_WITH}{_ZH_OTHER}{_ZH_ALSO}是(?P<x>{_ZH_PEERS})", "{s}和{o}是{x}"),
     _zh(rf"{_ZH_OTHER}{_ZH_WITH}我们?{_ZH_ALSO}是(?P<x>{_ZH_PEERS})", "{s}和{o}是{x}"),
     _zh(rf"{_ZH_OTHER}{_ZH_ALSO}是我的?(?P<x>{_ZH_PEERS})", "{o}是{s}的{x}"),
     *_ZH_PARTNER_RULES,
+    _ZH_TOGETHER,
 )
 # 我男朋友陈屿, 我男朋友陈屿今天来看我了: the name is cut by the tagger alone, as one name (我男朋友张口就来 names
 # nobody), and ends the clause or the clause goes on about him
