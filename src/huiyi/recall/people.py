@@ -55,8 +55,10 @@ def nicknames(people: Sequence[Sequence[str]]) -> list[list[str]]:
     """For each person (their names), the nicknames of their names (:func:`nickname_forms`) that are theirs
     alone: a nickname two people's names could give, or that is someone's name already, is nobody's.
 
-    >>> nicknames([("陈大川",), ("陈小雨",), ("大川",)])[0][:3]
-    ['川哥', '川姐', '小川']
+    >>> nicknames([("陈大川",), ("陈小雨",)])[0][:3]
+    ['大川', '川哥', '川姐']
+    >>> nicknames([("陈大川",), ("陈小雨",), ("大川",)])[0]  # 大川 is someone's name, 川哥 both could go by
+    []
     """
     known = {name for names in people for name in names}
     forms = [list(dict.fromkeys(f for name in names for f in nickname_forms(name))) for names in people]
