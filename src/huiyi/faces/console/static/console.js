@@ -199,7 +199,7 @@ function memoryForm(m) {
     <label style="flex:1 1 100%">${t("text")}<textarea name="text" required>${esc(m ? m.text : "")}</textarea></label>
     <label>${t("time")}<input name="time" type="datetime-local" value="${esc(local)}"></label>
     ${m ? `<label>${t("place")}<input name="place" value="${esc(m.place)}"></label>` : `<label>${t("kind")}<select name="kind">${["note", "event", "fact"].map((k) => `<option>${k}</option>`).join("")}</select></label>`}
-    <label>${t("importance")}<input name="importance" type="number" min="0" max="1" step="0.05" required value="${m ? m.importance : 0.5}" style="width:6rem"></label>
+    <label>${t("importance")}<input name="importance" type="number" min="0" max="1" step="any" required value="${m ? m.importance : 0.5}" style="width:6rem"></label>
     <label style="flex:1 1 100%">${t("keywords")}<input name="keywords" value="${esc(m ? m.keywords.join(", ") : "")}"></label>
     ${m ? `<label style="flex:1 1 100%">${t("insight")}<input name="insight" value="${esc(m.insight)}"></label>` : ""}
     ${m && m.kind === "fact" ? `<label>${t("validTo")}<input name="valid_to" type="datetime-local" value="${esc(m.valid_to ? String(m.valid_to).slice(0, 16) : "")}"></label>` : ""}
@@ -215,6 +215,17 @@ function formFields(form) {
   if ("kind" in data) out.kind = data.kind;
   if ("valid_to" in data) out.valid_to = data.valid_to ? data.valid_to + ":00" : null;
   return out;
+}
+
+// the names of the fields the operator changed: an edit sends no other, so what the form cannot show as
+// stored (a time's seconds and zone, a keyword holding a comma, an importance of 0.72) stays as it is
+function edited(form) {
+  const changed = (el) => (el.tagName === "SELECT" ? [...el.options].some((o) => o.selected !== o.defaultSelected) : el.value !== el.defaultValue);
+  return new Set([...form.elements].filter((el) => el.name && changed(el)).map((el) => el.name));
+}
+function onlyEdited(form, fields) {
+  const names = edited(form);
+  return Object.fromEntries(Object.entries(fields).filter(([name]) => names.has(name)));
 }
 
 function newMemoryForm() {
@@ -246,7 +257,8 @@ async function memoryDetail(m) {
   box.scrollIntoView({ block: "nearest" });  // one column (a phone): the details sit below the list
   $("#memform").addEventListener("submit", (ev) => ev.preventDefault());
   $("#memform").addEventListener("submit", safely(async (ev) => {
-    const fields = formFields(ev.target);
+    const fields = onlyEdited(ev.target, formFields(ev.target));
+    if (!Object.keys(fields).length) { status(t("unchanged")); return; }
     const updated = await api("PATCH", "/v1/memories/" + encodeURIComponent(m.id), { agent: S.agent, ...fields });
     await listMemories();
     await memoryDetail(updated);

@@ -153,7 +153,10 @@ function entityForm(e, box = $("#nodedetail")) {
   $("#entityform").addEventListener("submit", (ev) => ev.preventDefault());
   $("#entityform").addEventListener("submit", safely(async (ev) => {
     const data = Object.fromEntries(new FormData(ev.target).entries());
-    const body = { agent: S.agent, name: data.name.trim(), type: data.type, aliases: data.aliases.split(/[,，、]/).map((a) => a.trim()).filter(Boolean) };
+    const fields = { name: data.name.trim(), type: data.type, aliases: data.aliases.split(/[,，、]/).map((a) => a.trim()).filter(Boolean) };
+    // an edit sends only what was changed: an alias holding a comma (Smith, John) is not split by a save of the type
+    const body = { agent: S.agent, ...(e ? onlyEdited(ev.target, fields) : fields) };
+    if (e && Object.keys(body).length === 1) { status(t("unchanged")); return; }
     const saved = e ? await api("PATCH", "/v1/entities/" + encodeURIComponent(e.id), body) : await api("POST", "/v1/entities", { ...body, ...scopeParams() });
     await viewGraph(saved.id);
     status(t(e ? "saved" : "created"));
