@@ -86,6 +86,21 @@ def test_no_pet_named_by_a_time_an_adverb_a_verb_or_it(text: str) -> None:
     assert facts(text) == set()
 
 
+def _closed_homes(*texts: str) -> list[tuple[str, str]]:
+    closes = extract_private(SCOPE, texts, MONDAY).closes
+    return [(close.subject, close.word) for close in closes if close.predicate == "住在"]
+
+
+@pytest.mark.parametrize("text", ["搬完家了！累瘫 新家能看到钱塘江", "终于搬好家了", "我们今天搬新家啦"])
+def test_a_move_done_with_no_place_named_ends_the_old_home(text: str) -> None:
+    assert _closed_homes(text) == [(PERSON, "")]
+
+
+@pytest.mark.parametrize("text", ["你搬完家了吗", "要是搬完家了就好了", "箱子搬完了", "他搬完家了", "我想搬家了"])
+def test_no_home_ends_by_a_question_a_wish_someone_elses_move_or_boxes(text: str) -> None:
+    assert _closed_homes(text) == []
+
+
 def _memory(path: Path) -> Memory:
     return Memory(path, config=Config(recall={"reinforce": False}), embedder=HashEmbedder(64))
 
@@ -104,6 +119,15 @@ def test_a_pet_named_in_passing_is_mourned_by_name(tmp_path: Path) -> None:
         found = _open_facts(memory)
     assert found.get("团子是小满的猫") is False  # closed by the death
     assert any("团子去世" in text and still for text, still in found.items())
+
+
+def test_the_home_before_a_move_told_without_its_place_is_closed(tmp_path: Path) -> None:
+    lines = ["我住在文三路，离公司就两站地铁", "新公司在滨江 我打算搬到滨江去住", "搬完家了！累瘫 新家能看到钱塘江"]
+    with _memory(tmp_path) as memory:
+        for days, text in enumerate(lines):
+            memory.add({"text": text, "time": MONDAY + timedelta(days=20 * days)}, agent=AGENT, person=PERSON)
+        memory.flush(agent=AGENT, person=PERSON, wait=True)
+        assert _open_facts(memory) == {"小满住在文三路": False}
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.gatherings import gatherings_in
 from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
-from huiyi.flows.extract.rules.moves import moved
+from huiyi.flows.extract.rules.moves import moved, moved_house
 from huiyi.flows.extract.rules.pet_names import PetNames
 from huiyi.flows.extract.rules.plans import plans_in
 from huiyi.flows.extract.rules.plans_en import english_plans_in
@@ -182,6 +182,7 @@ class RuleExtractor:
         said.facts.extend(left)
         said.closes.extend(ended)
         said.closes.extend(partners_replaced(said))  # 陈屿是我男朋友 ends 阿杰是木木的对象
+        said.closes.extend(moved_house(said, roster.agent_name))  # 搬完家了 ends 木木住在文三路
         return said
 
     # --- grouping

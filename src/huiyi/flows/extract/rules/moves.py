@@ -1,13 +1,17 @@
-"""A move to a new home or job (搬到杭州了, 拿到offer, 跳槽到一家外企) ends where one lived or worked before."""
+"""A move to a new home or job (搬到杭州了, 拿到offer, 跳槽到一家外企) ends where one lived or worked before; so
+does a move done with no place named (搬完家了！), the way a move is told after its plan named the place."""
 
 from __future__ import annotations
 
 import re
 
 from huiyi.flows.extract import CloseDraft, FactDraft
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED, ZH_UNREAL
+from huiyi.flows.extract.rules.said import Said
 from huiyi.model import Message
+from huiyi.patterns import lazy
 
-__all__ = ["moved"]
+__all__ = ["moved", "moved_house"]
 
 _MOVED = re.compile(r"^(?P<s>.+?)(?:搬到|换到)")
 _MOVES = ("住在", "工作于")
@@ -22,3 +26,29 @@ def moved(facts: list[FactDraft], message: Message) -> list[CloseDraft]:
         if fact.predicate in _MOVES and found and found.group("s") == fact.subject:
             out.append(CloseDraft(fact.subject, fact.predicate, "", message.time, [message.id]))
     return out
+
+
+_ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
+_ZH_WHEN = "今天|昨天|前天|周末|上周|终于|总算|刚刚?|已经|正式|也"
+# 搬完家了, 终于搬好家了, 我们今天搬新家啦: the speaker's own move, done; 家 says it is a home (箱子搬完了 is not)
+_ZH_MOVED_HOUSE = lazy(
+    rf"^(?:我们?|(?={_ZH_WHEN}))?(?:{_ZH_WHEN})*(?:搬完家|搬好家|搬家了|搬了家|搬新家|搬进新家|搬进了新家)"
+    r"(?:了|啦|咯|喽|[!！~～])*$"
+)
+
+
+def moved_house(said: Said, agent: str) -> list[CloseDraft]:
+    """The close of where the speaker lived, for a move done with no place named (搬完家了！累瘫): the
+    place named before (我打算搬到滨江去住) is no fact, but the old home is no longer where they live."""
+    if said.lang != "zh" or said.speaker == agent:
+        return []
+    text = said.own
+    for match in _ZH_CLAUSE.finditer(text):
+        clause, end = match.group().strip(), text[match.end() : match.end() + 1]
+        if not clause or end in ("？", "?") or QUESTION_END.search(clause):
+            continue
+        if ZH_REPORTED.search(clause) or ZH_UNREAL.search(clause):
+            continue
+        if _ZH_MOVED_HOUSE.match(clause):
+            return [CloseDraft(said.speaker, "住在", "", said.message.time, [said.message.id])]
+    return []
