@@ -223,3 +223,79 @@ def test_an_id_another_agent_holds_refuses_the_import_before_it_writes_anything(
             await memory.close()
 
     asyncio.run(run())
+
+
+def test_a_message_add_would_refuse_refuses_the_whole_file_by_its_id(tmp_path: Path) -> None:
+    """The checks ran on ids and scopes only: the chats before a line with an empty text (or a time in
+    year 9999) were stored when ``add`` met it."""
+    lines = [
+        {"agent": A, "person": "木木", "id": "p0", "text": "好的第0条", "time": "2024-05-01T10:00:00+08:00"},
+        {"agent": A, "person": "木木", "id": "p1", "text": "好的第1条", "time": "2024-05-01T10:01:00+08:00"},
+        {"agent": A, "person": "阿青", "id": "bad", "text": "", "time": "2024-05-02T10:00:00+08:00"},
+    ]
+    for broken, reason in (({"text": ""}, "empty"), ({"text": "ok", "time": "9999-05-02T10:00:00"}, "outside")):
+        text = "\n".join(json.dumps({**line, **(broken if line["id"] == "bad" else {})}) for line in lines)
+
+        async def run(text: str = text, reason: str = reason) -> None:
+            async with _memory(tmp_path / reason) as memory:
+                with pytest.raises(
+                    InvalidInput, match=rf"message 'bad' of person:阿青: .*{reason}.*nothing was imported"
+                ):
+                    await apply_plan(memory, read_text(text, "f.jsonl", None, None, None, []))
+                assert await memory.messages(["p0", "p1"], agent=A) == []
+
+        asyncio.run(run())
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "bad.txt",
+            "消息记录（此消息记录为文本格式）\n\n消息对象:小满\n2024-02-30 20:15:32 小满(10001)\n在吗\n",
+        ),
+        ("mb.json", '{"小七": {"name": "小七", "history": [["在吗"]]}}'),
+        ("mb2.json", '{"小七": {"name": "小七", "history": {"2024-05-01": ["在吗"]}}}'),
+    ],
+)
+def test_a_broken_record_of_a_chat_export_is_refused_not_raised(tmp_path: Path, name: str, text: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"not a \w+ file this huiyi can read"):
+        read_import(path, agent=A)
+
+
+def test_a_file_named_as_another_format_is_refused_not_imported_as_nothing() -> None:
+    with pytest.raises(InvalidInput, match="found nothing to import as qq; it reads as csv"):
+        read_import(DATA / "messages.csv", agent=A, format="qq")
+
+
+def test_an_export_with_a_merge_imports_again_as_a_no_op(tmp_path: Path) -> None:
+    """Run again, the import put the merged entity back without the names its merge gave it, then replayed
+    the merge, which was refused: the import failed halfway and could never be finished."""
+
+    async def source() -> None:
+        async with _memory(tmp_path / "source") as memory:
+            cat = await memory.create_entity("团子", agent=A, person="木木", aliases=["小团子"])
+            other = await memory.create_entity("团团", agent=A, person="木木", aliases=["胖团"])
+            await memory.merge_entities(other.id, cat.id, agent=A, reason="同一只猫", at=datetime(2024, 4, 1, 12))
+
+    asyncio.run(source())
+    exported = tmp_path / "export.jsonl"
+    args = ["export", "-a", A, "--person", "木木", "--store", str(tmp_path / "source"), "-o", str(exported)]
+    result = CliRunner().invoke(app, args, env={"HUIYI_EMBED__PROVIDER": "hash", "HUIYI_EMBED__DIM": "32"})
+    assert result.exit_code == 0, result.output
+
+    async def entities(memory: AsyncMemory) -> list[tuple[str, tuple[str, ...], bool]]:
+        found = await memory.entities(agent=A, person="木木")
+        return sorted((e.name, tuple(e.aliases), e.merged_into is not None) for e in found)
+
+    async def target() -> None:
+        async with _memory(tmp_path / "target") as memory:
+            await apply_plan(memory, read_import(exported))
+            first = await entities(memory)
+            again = await apply_plan(memory, read_import(exported))
+            assert await entities(memory) == first and (again.entities, again.merges) == (0, 0)
+        assert first == [("团子", ("小团子", "团团", "胖团"), False)]  # the merged 团团 is listed no more
+
+    asyncio.run(target())

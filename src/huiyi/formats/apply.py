@@ -123,6 +123,19 @@ def _state(memory: AsyncMemory, line: MemoryLine) -> dict[str, Any]:
     return state
 
 
+async def _stored_entities(memory: AsyncMemory, plan: Plan) -> dict[str, Entity]:
+    """The plan's entities the store holds already, by id."""
+    found: dict[str, Entity] = {}
+    ids: dict[str, list[str]] = {}
+    for agent, line in plan.entities:
+        ids.setdefault(agent, []).append(line.id)
+    for agent, wanted in ids.items():
+        for start in range(0, len(wanted), 500):
+            page = wanted[start : start + 500]
+            found.update({e.id: e for e in await asyncio.to_thread(memory.store.get_entities, agent, page)})
+    return found
+
+
 async def _restore_chunk(memory: AsyncMemory, agent: str, line: MemoryLine) -> bool:
     """Give the chunk its messages rebuilt the state the line records; whether there was one to give it.
 
@@ -152,14 +165,24 @@ async def _link_end(memory: AsyncMemory, agent: str, line: LinkLine, end: str, a
 
 
 async def _apply_graph(memory: AsyncMemory, plan: Plan, counts: Counts) -> None:
-    """Entities as they were before their merges, then the merges replayed (so undo still works), then links."""
-    live = [(agent, line) for agent, line in plan.merges if not line.undone]
+    """Entities as they were before their merges, then the merges replayed (so undo still works), then links.
+    An entity stored already, and a merge it is in already, stay as they are: an import run again stores
+    only what is missing (putting the merged entity again took back the names its merge gave it, and the
+    merge replayed was refused)."""
+    stored = await _stored_entities(memory, plan)
+    live = [
+        (agent, line)
+        for agent, line in plan.merges
+        if not line.undone and getattr(stored.get(line.source), "merged_into", None) != line.target
+    ]
     by_id = {line.id: line for _, line in plan.entities}
     gained: dict[str, set[str]] = {}  # target id -> names a merge gave it
     for _, merge in live:
         if (source := by_id.get(merge.source)) is not None:
             gained.setdefault(merge.target, set()).update([source.name, *source.aliases])
     for agent, line in plan.entities:
+        if line.id in stored:
+            continue
         scope = (
             Scope.of_chat(agent, None if line.space else line.person, line.space) if line.person or line.space else None
         )

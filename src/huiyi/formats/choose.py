@@ -102,24 +102,37 @@ def read_import_text(
         raise InvalidInput("--case applies to probe files only")
     who = Who(agent=agent, person=person, space=space, selves=frozenset(selves))
     zone = ZoneInfo(timezone)
-    title = Path(name).stem
     plan: Plan
     if chosen in ("jsonl", "probes"):
         plan = read_text(text, name, agent, person, space, cases)
     elif chosen == "csv":
         plan = read_text(_csv_as_lines(text, name), name, agent, person, space, [])
-    elif chosen == "qq":
-        plan = read_qq(text, who)
-    elif chosen == "wechat-csv":
-        plan = read_wechat_csv(text, title, who, zone)
-    elif chosen == "wechat-html":
-        plan = read_wechat_html(text, title, who, zone)
-    elif chosen == "mem0":
-        plan = read_mem0(text, who, zone)
     else:
-        plan = read_memorybank(text, who)
+        plan = _chat_export(chosen, text, name, who, zone)
+        if not plan.size and not plan.persons and format != "auto" and sniff(text, name) != chosen:
+            # a CSV named as QQ's text finds no chat in it: no "0 messages stored"
+            raise InvalidInput(f"{name}: found nothing to import as {chosen}; it reads as {sniff(text, name)}")
     plan.notes.insert(0, f"read {name} as {chosen}")
     return plan
+
+
+def _chat_export(chosen: str, text: str, name: str, who: Who, zone: ZoneInfo) -> Plan:
+    """Another app's export read into a plan; a file of the right shape but a broken record (a date 2024-02-30,
+    a turn that is a string) is refused as the user's input, not raised as a bug."""
+    try:
+        if chosen == "qq":
+            return read_qq(text, who)
+        if chosen == "wechat-csv":
+            return read_wechat_csv(text, Path(name).stem, who, zone)
+        if chosen == "wechat-html":
+            return read_wechat_html(text, Path(name).stem, who, zone)
+        if chosen == "mem0":
+            return read_mem0(text, who, zone)
+        return read_memorybank(text, who)
+    except InvalidInput:
+        raise
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as exc:
+        raise InvalidInput(f"{name}: not a {chosen} file this huiyi can read ({type(exc).__name__}: {exc})") from exc
 
 
 def _csv_as_lines(text: str, name: str) -> str:

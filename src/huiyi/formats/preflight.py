@@ -13,6 +13,7 @@ from collections import defaultdict
 
 from huiyi.checks import check_id, check_storable
 from huiyi.errors import InvalidInput, said
+from huiyi.flows.ingest import prepare
 from huiyi.formats.plan import Plan
 from huiyi.memory import AsyncMemory
 from huiyi.model import MemoryKind, Scope
@@ -37,7 +38,10 @@ def _claim(claims: dict[tuple[str, str], str], agent: str, key: str, tag: str, w
 
 
 async def check_plan(memory: AsyncMemory, plan: Plan) -> None:
-    """Raise ``InvalidInput`` if the plan gives an id to a scope other than the one the file or store holds it in."""
+    """Raise ``InvalidInput`` if a message of the plan is one ``add`` would refuse (an empty text, a time in
+    year 9999: the chats before it were stored when ``add`` met it), or if the plan gives an id to a scope
+    other than the one the file or store holds it in."""
+    _check_messages(memory, plan)
     messages: dict[tuple[str, str], str] = {}
     for batch in plan.batches:
         tag = line_tag(batch.agent, batch.person, batch.space)
@@ -62,6 +66,26 @@ async def check_plan(memory: AsyncMemory, plan: Plan) -> None:
     await _against_store(memory, memories, "memory")
     await _against_store(memory, entities, "entity")
     await _graph(memory, plan, messages, memories, entities)
+
+
+def _check_messages(memory: AsyncMemory, plan: Plan) -> None:
+    """Each batch's messages as ``add`` reads them, refused as ``add`` would refuse them, by their id."""
+    now, config, limit = memory.now(), memory.config, memory.config.ingest.max_batch
+    for batch in plan.batches:
+        where = {"agent": batch.agent, "person": batch.person, "space": batch.space, "now": now, "config": config}
+        for start in range(0, len(batch.messages), limit):
+            part = batch.messages[start : start + limit]
+            try:
+                prepare(part, **where)
+            except InvalidInput:
+                for message in part:  # which one, by the id the file gave it or its line's
+                    try:
+                        prepare([message], **where)
+                    except InvalidInput as exc:
+                        what = f"message {message.get('id')!r} of {line_tag(batch.agent, batch.person, batch.space)}"
+                        reason = str(exc).removeprefix("message 0: ").removeprefix("message 0 ")
+                        raise InvalidInput(f"{what}: {reason}; nothing was imported") from exc
+                raise
 
 
 async def _blocks(memory: AsyncMemory, plan: Plan) -> None:
