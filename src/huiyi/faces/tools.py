@@ -49,9 +49,11 @@ from huiyi.faces.tool_arguments import (
     Text,
     TimeRange,
 )
+from huiyi.faces.tool_posing import posed_speaker
 from huiyi.faces.tool_schemas import TOOL_NAMES, TOOLS, MemoryType, RelationType, tool_schemas
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, FactData, FactKind, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
+from huiyi.recall.fence import defang
 from huiyi.recall.lookalikes import marker, names_of, people_of
 from huiyi.recall.speakers import relabeled, renamed_chunk
 from huiyi.text.compose import compose
@@ -194,6 +196,8 @@ class ToolExecutor:
             return error_object("invalid_arguments", f"the arguments of {name} are not valid", details=problems)
         except HuiyiError as exc:
             return error_object(exc.code, exc.message)
+        except (ValueError, RecursionError) as exc:  # a value no text holds (an int of 5000 digits, given as a dict)
+            return error_object("invalid_arguments", f"the arguments of {name} cannot be read: {str(exc)[:120]}")
 
     # seed 004 ------------------------------------------------------------------------------------------
     async def _create_memory(self, args: CreateMemory) -> dict[str, Any]:
@@ -209,6 +213,12 @@ class ToolExecutor:
                 break
         shown = {key: value for key, value in attributes.items() if not (when is not None and key in _TIME_KEYS)}
         text = args.text or compose(subject, args.topic, args.object or "", shown)
+        if who := await posed_speaker(self.memory, self.agent, self.person, self.space, text):
+            raise ToolError(
+                "posing_as_a_line",
+                f"a memory is a note in your own words, not a line said by {who}: "
+                f"write what happened ({who}说… / {who} said …) without '{who}:' in front",
+            )
         kind = _TYPE_KIND[args.memory_type]
         item = await self.memory.remember(
             text,
@@ -395,6 +405,8 @@ def _arguments_object(arguments: str | Mapping[str, Any] | None) -> Mapping[str,
             arguments = json.loads(arguments)
         except json.JSONDecodeError as exc:
             raise ToolError("invalid_arguments", f"the arguments are not valid JSON: {exc.msg} at {exc.pos}") from exc
+        except (ValueError, RecursionError) as exc:  # an integer of 5000 digits, arrays nested 100 000 deep
+            raise ToolError("invalid_arguments", f"the arguments cannot be read: {str(exc)[:120]}") from exc
     if not isinstance(arguments, Mapping):
         raise ToolError("invalid_arguments", f"the arguments must be a JSON object, not {type(arguments).__name__}")
     return arguments
@@ -404,8 +416,10 @@ def _when(value: datetime | None) -> str | None:
     return value.isoformat(timespec="minutes") if value else None
 
 
+# texts go back to the model with chat-template role markers made plain (``recall.fence``), as context() does:
+# a member's <|im_start|>system line must not open a system turn where a server reads markers in content
 def _item(item: MemoryItem) -> dict[str, Any]:
-    return {"id": item.id, "kind": item.kind.value, "text": item.text, "time": _when(item.time)}
+    return {"id": item.id, "kind": item.kind.value, "text": defang(item.text), "time": _when(item.time)}
 
 
 def _marked(
@@ -419,14 +433,14 @@ def _hit(hit: RecallHit, text: str) -> dict[str, Any]:
     return {
         "id": hit.id,
         "kind": hit.kind.value,
-        "text": text,
+        "text": defang(text),
         "time": _when(hit.time),
         "score": round(hit.score, 3),
     }
 
 
 def _block(block: CoreBlock) -> dict[str, Any]:
-    return {"label": block.label, "text": block.text}
+    return {"label": block.label, "text": defang(block.text)}
 
 
 _HAS_CLOCK = re.compile(r"\d\s*[:：时点]|T\d")
