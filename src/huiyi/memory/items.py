@@ -280,13 +280,16 @@ class Items(EntityEdits):
     async def feedback(
         self, memory_id: str, value: float, *, agent: str, person: str | None = None, space: str | None = None
     ) -> MemoryItem:
-        """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory. With
-        ``person`` or ``space``, only one of that chat's (as :meth:`get`)."""
+        """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory, within
+        -1…1 (the range a score reads: thirty ratings of -1 are undone by two of +1, not thirty), and
+        judgements made at once all count. With ``person`` or ``space``, only one of that chat's (as :meth:`get`)."""
         if not isinstance(value, int | float) or isinstance(value, bool) or not -1.0 <= value <= 1.0:
             raise InvalidInput(f"feedback is a number between -1 and 1, not {value!r}")
         item = await self.get(memory_id, agent=agent, person=person, space=space)
-        await self._run(self.store.update_memories, _agent(agent), [(memory_id, {"feedback": item.feedback + value})])
-        return item.model_copy(update={"feedback": item.feedback + value})
+        total = await self._run(self.store.add_feedback, _agent(agent), memory_id, float(value))
+        if total is None:  # deleted since it was read
+            raise NotFound(f"no memory {memory_id!r} for agent {agent!r}")
+        return item.model_copy(update={"feedback": total})
 
     async def link(
         self,

@@ -401,6 +401,10 @@ class MemoryStore(Protocol):
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
         """Change fields (only those in ``UPDATABLE``) of the agent's memories; returns how many changed."""
 
+    def add_feedback(self, agent: str, memory_id: str, value: float) -> float | None:
+        """Add ``value`` to a memory's feedback in one statement (two raters at once both count), kept
+        within -1…1, the range a score reads; the new sum, or None when the agent has no such memory."""
+
 
 @runtime_checkable
 class SearchStore(Protocol):

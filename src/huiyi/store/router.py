@@ -411,6 +411,9 @@ class RoutedStore:
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
         return self.store_for(agent).update_memories(agent, changes)
 
+    def add_feedback(self, agent: str, memory_id: str, value: float) -> float | None:
+        return self.store_for(agent).add_feedback(agent, memory_id, value)
+
     # the graph -----------------------------------------------------------------------------------
     def upsert_entity(self, entity: Entity, vector: Vectors) -> Entity:
         return self.store_for(entity.scope.agent).upsert_entity(entity, vector)

@@ -306,6 +306,16 @@ class PostgresMemories(PostgresConnection):
         with self._write() as cur:
             return _update_rows(cur, [(agent, memory_id, fields) for memory_id, fields in changes])
 
+    def add_feedback(self, agent: str, memory_id: str, value: float) -> float | None:
+        with self._write() as cur:
+            cur.execute(
+                "UPDATE memories SET feedback = LEAST(1.0, GREATEST(-1.0, feedback + %s))"
+                " WHERE agent = %s AND id = %s RETURNING feedback",
+                (value, agent, memory_id),
+            )
+            row = cur.fetchone()
+        return None if row is None else float(row[0])
+
 
 def _check_updatable(changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
     for _, fields in changes:

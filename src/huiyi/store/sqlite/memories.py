@@ -351,6 +351,18 @@ class SQLiteMemories(SQLiteConnection):
             self._vectors.touched(part, old)
         return changed
 
+    def add_feedback(self, agent: str, memory_id: str, value: float) -> float | None:
+        with self._write() as conn:
+            row = conn.execute(
+                "UPDATE memories SET feedback = MIN(1.0, MAX(-1.0, feedback + ?)) WHERE agent = ? AND id = ?"
+                " RETURNING feedback, part",
+                (value, agent, memory_id),
+            ).fetchone()
+            bumped = {str(row[1]): bump_version(conn, str(row[1]))} if row is not None else {}
+        for part, old in bumped.items():
+            self._vectors.touched(part, old)
+        return None if row is None else float(row[0])
+
 
 def _check_updatable(changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
     for _, fields in changes:
