@@ -64,3 +64,31 @@ def test_an_export_moved_to_another_zone_keeps_its_moments(tmp_path: Path) -> No
 
     found = asyncio.run(imported())
     assert found and {when for _, when in found} == {datetime(2026, 3, 9, 13, 30)}  # Shanghai's wall clock
+
+
+def test_a_merge_keeps_its_moment_in_another_zone(tmp_path: Path) -> None:
+    """A merge's time was exported without its zone: a Shanghai store read Los Angeles's 22:30 as its own."""
+
+    async def run() -> None:
+        memory = open_memory(tmp_path / "la", "America/Los_Angeles")
+        try:
+            cat = await memory.create_entity("Toffee", agent=AGENT, person=PERSON)
+            other = await memory.create_entity("Toff", agent=AGENT, person=PERSON)
+            await memory.merge_entities(
+                other.id, cat.id, agent=AGENT, reason="same cat", at=datetime(2026, 3, 8, 22, 30)
+            )
+            handle = io.StringIO()
+            await write_lines(export_lines(memory, AGENT, PERSON, None), handle)
+        finally:
+            await memory.close()
+        merge = next(json.loads(line) for line in handle.getvalue().splitlines() if '"merge"' in line)
+        assert datetime.fromisoformat(merge["at"]) == SENT
+        memory = open_memory(tmp_path / "sh", "Asia/Shanghai")
+        try:
+            await apply_plan(memory, read_text(handle.getvalue(), "bot.jsonl", None, None, None, []))
+            (stored,) = await memory.merges(agent=AGENT)
+            assert stored.at == datetime(2026, 3, 9, 13, 30)  # Shanghai's wall clock at that moment
+        finally:
+            await memory.close()
+
+    asyncio.run(run())

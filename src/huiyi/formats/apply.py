@@ -8,7 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from huiyi.checks import caller_time
 from huiyi.flows.ingest import chunk_id
 from huiyi.formats.plan import Batch, LinkLine, MemoryLine, Plan
 from huiyi.formats.preflight import check_plan, line_tag
@@ -197,9 +199,9 @@ async def _apply_graph(memory: AsyncMemory, plan: Plan, counts: Counts) -> None:
         await memory.put_entity(entity)
         counts.entities += 1
     for agent, merge in live:
-        await memory.merge_entities(
-            merge.source, merge.target, agent=agent, reason=merge.reason, at=merge.at or memory.now()
-        )
+        # an export's merge time carries its zone: kept as this store's wall clock, as messages are
+        at = caller_time(merge.at, ZoneInfo(memory.config.timezone)) if merge.at else memory.now()
+        await memory.merge_entities(merge.source, merge.target, agent=agent, reason=merge.reason, at=at)
         counts.merges += 1
     for agent, link in plan.links:
         source_id = await _link_end(memory, agent, link, link.source, link.source_anchor)

@@ -14,7 +14,7 @@ from huiyi.errors import InvalidInput
 from huiyi.formats.plan import STATE_FIELDS
 from huiyi.formats.read import EXPORT_VERSION
 from huiyi.memory import AsyncMemory
-from huiyi.memory.zoned import item_out, message_out
+from huiyi.memory.zoned import aware, item_out, message_out
 from huiyi.model import MemoryItem, MemoryKind, Message, Scope
 
 __all__ = ["PAGE", "export_lines", "scope_label", "write_lines"]
@@ -150,7 +150,9 @@ async def _graph_lines(
     names = {entity.id for entity in entities}
     for merge in await memory.merges(agent=agent):
         if merge.source in names:
-            yield {"type": "merge", **scope, **merge.model_dump(mode="json", exclude={"agent"})}
+            # a merge's time is the store's wall clock, as a message's: it travels with its zone too
+            shown = merge.model_copy(update={"at": aware(merge.at, ZoneInfo(memory.config.timezone))})
+            yield {"type": "merge", **scope, **shown.model_dump(mode="json", exclude={"agent"})}
 
 
 async def write_lines(lines: AsyncIterator[dict[str, Any]], handle: TextIO) -> int:
