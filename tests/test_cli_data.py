@@ -427,3 +427,27 @@ def test_an_import_line_with_an_id_no_face_takes_is_refused_and_writes_nothing(t
     assert "person id" in result.exception.message
     with open_store(store) as memory:
         assert memory.messages(["x1"], agent="A") == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inspect", "-a", "祈煜", "-p", "木木"],
+        ["recall", "驾照", "-a", "祈煜", "-p", "木木"],
+        ["export", "-a", "祈煜", "-p", "木木"],
+        ["compact"],
+        ["jobs", "list", "-a", "祈煜"],
+        ["merges", "list", "-a", "祈煜"],
+    ],
+)
+def test_a_command_on_a_mistyped_store_says_so_and_makes_none(tmp_path: Path, args: list[str]) -> None:
+    # a typo of the folder read as an empty store: "no memories", "compacted", and a new store left there
+    typo = tmp_path / "typo" / "stroe"
+    result = runner.invoke(app, [*args, "--store", str(typo)])  # main() prints it as "error: …", exit 2
+    assert isinstance(result.exception, InvalidInput) and "there is no huiyi store in" in str(result.exception)
+    assert not (tmp_path / "typo").exists()
+
+
+def test_a_worker_count_below_one_is_refused(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["worker", "--count", "0", "--store", str(tmp_path / "s")])
+    assert result.exit_code == 2 and not (tmp_path / "s").exists()

@@ -53,6 +53,11 @@ def open_store(path: str | Path, config: StoreSettings, context: TurnContext | N
     )
 
 
+def names_postgres(path: str | Path, config: StoreSettings) -> bool:
+    """Whether ``open_store`` opens PostgreSQL for this path and config (else a SQLite folder)."""
+    return bool(_postgres_url(path, config))
+
+
 def store_label(path: str | Path, config: StoreSettings) -> str:
     """The store ``open_store`` opens, for people to read: the directory, or the DSN without its password."""
     url = _postgres_url(path, config)

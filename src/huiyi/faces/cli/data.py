@@ -25,6 +25,7 @@ from huiyi.faces.cli.options import (
     PersonOption,
     SpaceOption,
     StoreOption,
+    existing,
     open_memory,
 )
 from huiyi.faces.cli.printing import err, out, short, when_text
@@ -149,6 +150,7 @@ def export_command(
     Messages and memories; `huiyi import` reads the file back.
     """
     settings = Config.load(config, worker={"enabled": False})
+    existing(store, settings)
     count = asyncio.run(_export(store, settings, agent, person, space, output))
     if output is not None:
         err.print(f"exported {count} lines of {agent} {scope_label(person, space)} to {output}", highlight=False)

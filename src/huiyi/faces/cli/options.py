@@ -8,8 +8,11 @@ from typing import Annotated, Any
 import typer
 
 from huiyi.config import Config
+from huiyi.errors import InvalidInput
 from huiyi.memory import Memory
 from huiyi.model import MemoryKind
+from huiyi.store import names_postgres
+from huiyi.store.sqlite.connection import DB_NAME
 
 __all__ = [
     "AgentOption",
@@ -18,11 +21,15 @@ __all__ = [
     "PersonOption",
     "SpaceOption",
     "StoreOption",
+    "existing",
     "open_memory",
 ]
 
 StoreOption = Annotated[
-    str, typer.Option("--store", "-s", help="Store directory (created if missing), or a postgresql:// URL.")
+    str,
+    typer.Option(
+        "--store", "-s", help="Store directory, or a postgresql:// URL (import, serve and the like make a new one)."
+    ),
 ]
 ConfigOption = Annotated[Path | None, typer.Option("--config", "-c", help="A TOML config file.")]
 AgentOption = Annotated[str, typer.Option("--agent", "-a", help="The character whose memory this is.")]
@@ -33,6 +40,19 @@ KindOption = Annotated[
 ]
 
 
-def open_memory(store: str | Path, config: Path | None, **overrides: Any) -> Memory:
-    """The store at ``store`` with the config file ``config`` (or the defaults), ``overrides`` on top."""
-    return Memory(store, config=Config.load(config, **overrides))
+def open_memory(store: str | Path, config: Path | None, *, made: bool = True, **overrides: Any) -> Memory:
+    """The store at ``store`` with the config file ``config`` (or the defaults), ``overrides`` on top; with
+    ``made``, one that exists (a command that reads or tends a store, given a mistyped folder, made an
+    empty store there)."""
+    settings = Config.load(config, **overrides)
+    if made:
+        existing(store, settings)
+    return Memory(store, config=settings)
+
+
+def existing(store: str | Path, settings: Config) -> None:
+    """Raise ``InvalidInput`` if ``store`` names a folder that holds no store (PostgreSQL is not looked at)."""
+    if names_postgres(store, settings.store):
+        return
+    if not (Path(store) / DB_NAME).is_file():
+        raise InvalidInput(f"there is no huiyi store in {store} (no {DB_NAME}); `huiyi import` or `serve` makes one")

@@ -61,7 +61,7 @@ def expand(
     config: ConfigOption = None,
 ) -> None:
     """联想词: the words associated with a sentence, with their levels (seed 000 §11)."""
-    with open_memory(store, config) as memory:
+    with open_memory(store, config, made=False) as memory:  # the words of a lexicon: none built is the default
         found = memory.expand(sentence, max_words=max_words, strategy=strategy, filter_levels=filter_levels)
     out.print(f"words: {found.tokens}\nbase words: {found.base_words}", highlight=False)
     out.print(" ".join(f"{word}:{level}" for word, level in found.expanded), highlight=False)

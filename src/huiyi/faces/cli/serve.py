@@ -54,7 +54,7 @@ def serve(
 def worker(
     store: StoreOption = ".huiyi",
     config: ConfigOption = None,
-    count: Annotated[int, typer.Option(help="Workers in this process.")] = 1,
+    count: Annotated[int, typer.Option(help="Workers in this process (1 to 64).", min=1, max=64)] = 1,
 ) -> None:
     """Run extraction workers against a store until interrupted (any number of processes on PostgreSQL)."""
     from huiyi.memory import AsyncMemory
