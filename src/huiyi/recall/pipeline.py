@@ -263,7 +263,8 @@ def _fused(
         giving = names.gains(window, rows, recipe.name_weight, names.about(request.query))
         window = _lifted(window, boosts, "name", giving)
     if recipe.polarity_weight and (sign := polarity.asked(request.query)):  # 我喜欢吃什么, not 不喜欢的
-        window = _lifted(window, boosts, "polarity", polarity.gains(window, rows, recipe.polarity_weight, sign))
+        liked = polarity.gains(window, rows, recipe.polarity_weight, sign, request.query)
+        window = _lifted(window, boosts, "polarity", liked)
     carry = recipe.carriers and not ask.in_group
     if recipe.anchor_weight or recipe.anchor_demote or carry:  # the chunk's own line (recall.anchor)
         queries = [view.vector for view in dense_views if view.vector is not None]

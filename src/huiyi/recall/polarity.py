@@ -23,7 +23,7 @@ from huiyi.patterns import lazy
 from huiyi.recall.rerank import Window
 from huiyi.store.base import RankRow
 
-__all__ = ["asked", "gains", "said"]
+__all__ = ["asked", "gains", "others", "said"]
 
 _LIKE = r"喜欢|爱吃|爱喝|爱玩|爱看|爱听|最爱|偏爱|\blike\b|\blove\b|\benjoy\b|\bfavou?rite\b"
 _UNLIKE = (
@@ -57,6 +57,42 @@ def asked(query: str) -> int:
     return said(line)
 
 
-def gains(window: Window, rows: Mapping[int, RankRow | None], weight: float, sign: int) -> dict[int, float]:
-    """What the lines and facts in the window that say a like of ``sign`` gain."""
-    return {key: weight for key, _ in window if (row := rows.get(key)) is not None and said(row.text) == sign}
+# whose like a clause tells, when not the speaker's own: 还说她喜欢吃榴莲, 我妈喜欢…, my sister loves…
+_OTHERS = lazy(
+    r"她|他|它|妈|爸|哥|姐|弟|妹|爷|奶|老公|老婆|男朋友|女朋友|对象|朋友|同事|室友|闺蜜"
+    r"|\b(?:she|he|they|his|her|their|mom|mum|mother|dad|father|sister|brother|friend|boyfriend|girlfriend"
+    r"|husband|wife)\b",
+    re.IGNORECASE,
+)
+_ASKER = lazy(r"我|\b(?:I|my|me)\b")
+_CLAUSE_START = lazy(r".*[，,。.！!？?；;\n]", re.DOTALL)
+
+
+@functools.lru_cache(maxsize=16_384)
+def others(text: str) -> bool:
+    """Whether the clause of the text's first like or dislike tells someone else's (她喜欢吃榴莲, 我妈讨厌香菜),
+    not the speaker's own (我最喜欢吃火锅).
+
+    >>> others("我妈打电话来，还说她喜欢吃榴莲"), others("我最喜欢吃火锅"), others("What does my mom like?")
+    (True, False, True)
+    """
+    found = _EITHER.search(text)
+    if found is None:
+        return False
+    before = text[: found.start()]
+    start = _CLAUSE_START.match(before)
+    return _OTHERS.search(before[start.end() if start else 0 :]) is not None
+
+
+def gains(
+    window: Window, rows: Mapping[int, RankRow | None], weight: float, sign: int, query: str = ""
+) -> dict[int, float]:
+    """What the lines and facts in the window that say a like of ``sign`` gain; a question of the asker's own
+    likes (我喜欢吃什么) lifts the speakers' own, not one told of someone else (她喜欢吃榴莲, of Mum)."""
+    line = query.strip().rsplit("\n", 1)[-1]
+    own = _ASKER.search(line) is not None and not others(line)
+    return {
+        key: weight
+        for key, _ in window
+        if (row := rows.get(key)) is not None and said(row.text) == sign and not (own and others(row.text))
+    }
