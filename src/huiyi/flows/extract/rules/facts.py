@@ -47,12 +47,13 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_PRONOUNS,
     ZH_REPORTED,
     ZH_RULES,
+    ZH_SUPPOSE,
     ZH_TELL,
     ZH_UNREAL,
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
-from huiyi.flows.extract.rules.relations import partner_told, relations_in
+from huiyi.flows.extract.rules.relations import ZH_TOGETHER, partner_told, relations_in, together
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
 from huiyi.text.times import find_time_phrases
@@ -111,6 +112,8 @@ def _and_verb(part: str) -> list[str]:
     return [first, *(f"I {verb}" for verb in rest)]
 
 
+_SENTENCE_END = re.compile(r"[。！？!?\n]")
+_CONSEQUENCE = re.compile(r"就|会|才|肯定|一定|要|得")
 # the measure words of animals (一只, 一头, 一条, 一匹), never of people
 _ANIMAL_COUNT = re.compile(r"^[一两]?[只头条匹]")  # 是只橘猫 after 我养了一只猫: the cat, said without 一
 
@@ -129,14 +132,21 @@ class FactReader:
         offered = False  # an offer with no workplace yet: 拿到offer了！！杭州那家游戏公司，…
         partner = ""  # a partner told of with no name yet: 我有新男朋友了，叫陈屿
         # 我喜欢猫，开玩笑的: what a retraction takes back is not read
-        clauses = _clauses(message.text[joke_end(message.text) :], english)
-        supposed = False  # 如果我是富婆，我就天天躺平，养十只猫: what follows a supposition is supposed too
+        body = message.text[joke_end(message.text) :]
+        clauses = _clauses(body, english)
+        if not english and (couple := together(body)):  # 我和陈屿在一起了！: the whole message says it
+            self._fact(ZH_TOGETHER, couple, message, speaker, False, facts, entities)
+        supposed, cursor = False, 0  # 如果我是富婆，我就天天躺平，养十只猫: a supposition's sentence is supposed
         for clause, unsure in clauses if english else _pet_named_after(clauses):
             if english:
                 if not unsure:
                     self._english(clause, message, speaker, facts, entities)
                 continue
-            unsure, supposed = unsure or supposed, supposed or ZH_UNREAL.search(clause) is not None
+            if (at := body.find(clause, cursor)) >= 0:  # a new sentence supposes nothing yet
+                supposed, cursor = supposed and not _SENTENCE_END.search(body, cursor, at), at + len(clause)
+            # …可以找我，我住在西湖区: a clause of one's own with no 就/会/一定 is said, not supposed
+            supposed = supposed and not (clause.startswith("我") and not _CONSEQUENCE.search(clause))
+            unsure, supposed = unsure or supposed, supposed or ZH_SUPPOSE.search(clause) is not None
             if partner and not unsure and (naming := ZH_NAMING.match(clause)):
                 clause = f"我的{partner}叫{naming['name']}"
             partner = "" if unsure else partner_told(clause)

@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection
 
 from huiyi.flows.extract import EntityDraft
+from huiyi.flows.extract.rules.patterns import ZH_SUPPOSE
 from huiyi.flows.extract.rules.roster import Roster, name_like
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType
@@ -89,7 +90,6 @@ _NAME_END = frozenset("路街站村镇湖山")  # 之江 + 路: jieba cuts a str
 _WISH_REACH = 30  # characters before a place read for a wish: a clause with none is read this far back
 _CLAUSE_MARK = lazy(r"[，,。！？!?；;\n]")
 _WISH = lazy(r"想|希望|考虑|梦想|以后|将来|改天|有机会|如果|要是|假如|万一|梦到|梦见")
-_SUPPOSE = lazy(r"如果|要是|假如|假设|万一")
 # in/at a place, or to one gone to (talk to Jake, congratulations to Emma go nowhere); Museum of Fine Arts whole
 _EN_GOING = (
     r"(?:go|goes|going|gone|went|move|moves|moving|moved|fly|flies|flying|flew|drive|driving|drove|travel\w*|trip"
@@ -153,7 +153,7 @@ def _wished(text: str, at: int, breaks: list[int] | None = None) -> bool:
         return True
     # 要是我中了彩票，我就住在三亚: a supposition holds to its sentence's end
     sentence = max(text.rfind(mark, 0, at) for mark in "。！？!?\n") + 1
-    return _SUPPOSE.search(text, max(sentence, at - _WISH_REACH * 2), at) is not None
+    return ZH_SUPPOSE.search(text, max(sentence, at - _WISH_REACH * 2), at) is not None
 
 
 def _breaks(text: str) -> list[int]:

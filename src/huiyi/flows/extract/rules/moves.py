@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import CloseDraft, FactDraft
+from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED, ZH_UNREAL
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import Message
@@ -29,12 +30,16 @@ def moved(facts: list[FactDraft], message: Message) -> list[CloseDraft]:
 
 
 _ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
-_ZH_WHEN = "今天|昨天|前天|周末|上周|终于|总算|刚刚?|已经|正式|也"
-# 搬完家了, 终于搬好家了, 我们今天搬新家啦: the speaker's own move, done; 家 says it is a home (箱子搬完了 is not)
+_ZH_WHEN = "今天|昨天|前天|上周|终于|总算|刚刚?|已经|正式|也"
+# 搬完家了, 终于搬好家了, 我们今天搬新家啦: the speaker's own move, said done (周末搬新家 is still to come); 家 says
+# it is a home (箱子搬完了 is not)
 _ZH_MOVED_HOUSE = lazy(
-    rf"^(?:我们?|(?={_ZH_WHEN}))?(?:{_ZH_WHEN})*(?:搬完家|搬好家|搬家了|搬了家|搬新家|搬进新家|搬进了新家)"
+    rf"^(?:我们?|(?={_ZH_WHEN}))?(?:{_ZH_WHEN})*(?:(?:搬完家|搬好家|搬家|搬了家|搬进了?新家|搬新家)(?:了|啦)|搬完家|搬好家)"
     r"(?:了|啦|咯|喽|[!！~～])*$"
 )
+# what follows it says it is not done: 搬完家了 再说 (once it is), 搬完家了 哈哈 假的
+_THEN = lazy(r"[，,\s]*(?:再说|再|就|才|以后)")
+_TAKEN_BACK = lazy(r"开玩笑|骗你|骗人|假的|逗你")
 
 
 def moved_house(said: Said, agent: str) -> list[CloseDraft]:
@@ -42,13 +47,18 @@ def moved_house(said: Said, agent: str) -> list[CloseDraft]:
     place named before (我打算搬到滨江去住) is no fact, but the old home is no longer where they live."""
     if said.lang != "zh" or said.speaker == agent:
         return []
-    text = said.own
+    text = said.own[joke_end(said.own) :]  # 搬完家了 哈哈 假的: what a retraction takes back is not read
     for match in _ZH_CLAUSE.finditer(text):
         clause, end = match.group().strip(), text[match.end() : match.end() + 1]
-        if not clause or end in ("？", "?") or QUESTION_END.search(clause):
+        if not clause or end in ("？", "?") or QUESTION_END.search(clause) or _not_done(text, match.end()):
             continue
         if ZH_REPORTED.search(clause) or ZH_UNREAL.search(clause):
             continue
         if _ZH_MOVED_HOUSE.match(clause):
             return [CloseDraft(said.speaker, "住在", "", said.message.time, [said.message.id])]
     return []
+
+
+def _not_done(text: str, end: int) -> bool:
+    """Whether what follows a move's clause says it is not done yet or takes it back."""
+    return _THEN.match(text, end) is not None or _TAKEN_BACK.search(text, end) is not None

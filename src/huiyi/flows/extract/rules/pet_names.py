@@ -29,7 +29,13 @@ __all__ = ["PetNames", "apposed_pet", "pet_name_fact"]
 # 我家猫团子在催我喂饭了: a pet named right after its kind, the clause going on about it
 _GOES_ON = "在|又|把|今天|昨天|前天|刚|最近|一直|每天|总是|老是|天天|已经|也|还|超|特别|真|好|太|居然|竟然|突然|终于"
 _ZH_APPOSED = lazy(rf"^我家?的?(?P<num>)(?P<mw>)(?P<pet>{ZH_ANIMALS})(?P<name>[{CJK}]{{2,3}}?)(?={_GOES_ON})")
-_NAME_TAGS = frozenset(("n", "nr", "nrfg", "nrt", "nz", "o"))  # 今天, 真的, 最近 are no name
+_NAME_TAGS = frozenset(("nr", "nrfg", "nrt", "nz", "o"))  # a name (布丁, 小白), not 今天, 真的, 砂盆
+# pet names the tagger takes for plain nouns: doubled (豆豆) or made with 子/仔 (团子); not kin, not things
+_PET_SHAPED = lazy(r"^(?:(?P<a>[\u4e00-\u9fff])(?P=a)|[\u4e00-\u9fff]{1,2}[子仔])$")
+_NOT_PETS = frozenset(
+    "妈妈 爸爸 宝宝 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 绳子 链子 崽子 主子 盆子 笼子 爪子 鼻子 肚子 脑子 孩子 妹子 儿子"
+    " 房子 被子 毯子 垫子 窝子 牌子 样子 日子".split()
+)
 
 _EN_NAMING = re.compile(
     r"^(?:and\s+|so\s+)?(?:(?:her|his|its)\s+name(?:'s|\s+is)|(?:she|he|it)(?:'s|\s+is)\s+(?:called|named)"
@@ -122,15 +128,22 @@ def pet_name_fact(speaker: str, pet: str, name: str, english: bool, message: Mes
 
 def apposed_pet(clause: str) -> re.Match[str] | None:
     """A pet named right after its kind in a clause of the speaker's (我家猫团子在催我喂饭了): the match has
-    ``ZH_PET_NAMED``'s groups. The tagger must cut the name as one noun (我家猫今天…, 我家猫真的… name none).
+    ``ZH_PET_NAMED``'s groups. The tagger must cut the name as one word, a name or shaped as pets' are
+    (我家猫今天…, 我家猫真的…, 我家狗绳子…, 我家猫妈妈… name none).
 
     >>> apposed_pet("我家猫团子在催我喂饭了")["name"], apposed_pet("我家的狗豆豆今天生病了")["name"]
     ('团子', '豆豆')
     >>> apposed_pet("我家猫今天又拆家"), apposed_pet("我家猫咪真的好可爱"), apposed_pet("我家猫生病了")
     (None, None, None)
+    >>> [apposed_pet(t) for t in ("我家狗绳子又断了", "我家猫砂盆又在漏", "我家猫妈妈又生了一窝", "我家猫主子在睡觉")]
+    [None, None, None, None]
     """
     found = _ZH_APPOSED.match(clause)
     if found is None:
         return None
+    name = found["name"]
+    if name in _NOT_PETS:
+        return None
     cut = [(word, flag) for word, flag in tokens.tag(clause[found.start("name") :]) if word.strip()]
-    return found if cut and cut[0][0] == found["name"] and cut[0][1] in _NAME_TAGS else None
+    named = bool(cut) and cut[0][0] == name and (cut[0][1] in _NAME_TAGS or _PET_SHAPED.match(name) is not None)
+    return found if named else None

@@ -83,11 +83,13 @@ _ZH_PARTNER_RULES = (
         _ZH_SURE_END,
     ),
 )
-# 我和陈屿在一起了, 我跟陈屿在一起三年了: a couple, with no partner word said (对象 is the one that fits both)
-_ZH_TOGETHER = FactRule(
+# 我和陈屿在一起了！: a couple told without a partner word (对象 fits both), said as the whole message, of
+# someone the tagger takes for a name; 我和妈妈在一起 (with her now), …在一起了 在网吧开黑, …三年了，上个月分手了
+# or …在一起了 骗你们的 tell of no new partner
+ZH_TOGETHER = FactRule(
     lazy(
-        rf"{_ZH_LEAD}我{_ZH_WITH}(?!我|你|您|他|她|大家){_ZH_OTHER}(?<!没)(?<!不)(?:正式|终于|已经|又)*在一起"
-        rf"(?:[一二三四五六七八九十两半几\d]+(?:年|个月|个多月|天|周))?{_ZH_SURE_END}"
+        rf"^{_ZH_LEAD}我{_ZH_WITH}(?P<o>[{CJK}]{{2,3}})(?:正式|终于)*在一起(?:了|啦)"
+        r"(?:[!！~～。]|\[[^\]]{1,8}\]|[\U0001F300-\U0001FAFF\u2764\ufe0f])*$"
     ),
     "对象是",
     FactKind.RELATION,
@@ -96,12 +98,26 @@ _ZH_TOGETHER = FactRule(
     object_type=EntityType.SPECIFIC,
     person_object=True,
 )
+
+
+def together(text: str) -> re.Match[str] | None:
+    """The match of ``ZH_TOGETHER`` for a whole message that says the speaker got together with someone named.
+
+    >>> together("我和陈屿在一起了！")["o"], together("我和妈妈在一起了"), together("我和陈屿在一起了 骗你们的")
+    ('陈屿', None, None)
+    """
+    found = ZH_TOGETHER.pattern.match(text.strip())
+    if found is None:
+        return None
+    cut = [(word, flag) for word, flag in tokens.tag(text[found.start("o") :]) if word.strip()]
+    return found if cut and cut[0][0] == found["o"] and cut[0][1] in _NAME_TAGS else None
+
+
 ZH_RELATIONS: tuple[FactRule, ...] = (
     _zh(rf"我们?{_ZH_WITH}{_ZH_OTHER}{_ZH_ALSO}是(?P<x>{_ZH_PEERS})", "{s}和{o}是{x}"),
     _zh(rf"{_ZH_OTHER}{_ZH_WITH}我们?{_ZH_ALSO}是(?P<x>{_ZH_PEERS})", "{s}和{o}是{x}"),
     _zh(rf"{_ZH_OTHER}{_ZH_ALSO}是我的?(?P<x>{_ZH_PEERS})", "{o}是{s}的{x}"),
     *_ZH_PARTNER_RULES,
-    _ZH_TOGETHER,
 )
 # 我男朋友陈屿, 我男朋友陈屿今天来看我了: the name is cut by the tagger alone, as one name (我男朋友张口就来 names
 # nobody), and ends the clause or the clause goes on about him

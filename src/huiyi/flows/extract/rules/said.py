@@ -11,24 +11,42 @@ from huiyi.text.language import CJK
 from huiyi.text.relayed import Relay
 from huiyi.text.times import TimeSpan
 
-# a space between Chinese words where a chat puts a comma (我不吃香菜 以后别推荐); not after a word that
-# waits for its object (我喜欢 周杰伦, 我家猫叫 团子), nor before a particle (好 的)
-_OPEN_ENDS = "是在叫欢爱厌到和跟给对从往向把被让去住养吃喝看玩做当为的"
-_SPACE_AS_COMMA = lazy(rf"(?<=[{CJK}])(?<![{_OPEN_ENDS}])[ \u3000]+(?=[{CJK}])(?![的了吗呢吧啊呀哦嘛啦])")
+# a space between Chinese words that ends a clause, as a comma would (我不吃香菜 以后别推荐, 戒奶茶了 太胖了):
+# after a clause's closing particle or a lead-in (跟你说), or before a word that opens a clause (以后, 但是);
+# never after words that bring someone's words or thoughts (小雨说 我住在滨江 is hers) nor inside a clause
+# (我在杭州 工作, 我对花生 过敏, 我下周三 考驾照 stay whole)
+_SPACE = lazy(rf"(?<=[{CJK}])[ \u3000]+(?=[{CJK}])")
+_CLAUSE_DONE = lazy(r"[了啦呀吧哈嘛呢哦啊嗯呜]$")
+_LEAD_IN = lazy(r"(?:跟你说|和你说|告诉你|对了|话说|其实|说真的)$")
+_CLAUSE_OPENS = lazy(r"^(?:以后|现在|但是|但|不过|可是|所以|而且|然后)")
+_WORDS_OF = lazy(r"(?:说|问|讲|道|想|觉得|以为|听说|知道|发现|表示|称|喊|叫)$")
 
 
 def spaces_as_commas(text: str) -> str:
-    r"""A Chinese chat line with the spaces that stand for commas written as commas, for the rules to read
-    its clauses as a comma would part them.
+    r"""A Chinese chat line with the spaces that end a clause written as commas, for the rules to read its
+    clauses as a comma would part them.
 
     >>> spaces_as_commas("我不吃香菜 以后别推荐"), spaces_as_commas("跟你说 我男朋友阿杰送我花了")
     ('我不吃香菜，以后别推荐', '跟你说，我男朋友阿杰送我花了')
-    >>> spaces_as_commas("我喜欢 周杰伦"), spaces_as_commas("我在 Google 上班"), spaces_as_commas("好 的")
-    ('我喜欢 周杰伦', '我在 Google 上班', '好 的')
-    >>> spaces_as_commas("@小助手 今天天气怎么样")
-    '@小助手 今天天气怎么样'
+    >>> spaces_as_commas("最近戒奶茶了 太胖了 现在改喝美式了")
+    '最近戒奶茶了，太胖了，现在改喝美式了'
+    >>> [spaces_as_commas(t) for t in ("我在杭州 工作", "我对花生 过敏", "小雨说 我住在滨江", "我最喜欢的动物 是猫")]
+    ['我在杭州 工作', '我对花生 过敏', '小雨说 我住在滨江', '我最喜欢的动物 是猫']
+    >>> spaces_as_commas("@小助手 今天天气怎么样"), spaces_as_commas("我在 Google 上班")
+    ('@小助手 今天天气怎么样', '我在 Google 上班')
     """
-    return _SPACE_AS_COMMA.sub(lambda space: space.group() if _mention_ends(text, space.start()) else "，", text)
+    if " " not in text and "\u3000" not in text:
+        return text
+    return _SPACE.sub(lambda space: "，" if _ends_clause(text, space.start(), space.end()) else space.group(), text)
+
+
+def _ends_clause(text: str, start: int, end: int) -> bool:
+    before, after = text[max(0, start - 6) : start], text[end : end + 4]
+    if _mention_ends(text, start):
+        return False
+    if _LEAD_IN.search(before):
+        return True
+    return not _WORDS_OF.search(before) and bool(_CLAUSE_DONE.search(before) or _CLAUSE_OPENS.search(after))
 
 
 def _mention_ends(text: str, at: int) -> bool:
