@@ -553,6 +553,10 @@ def test_a_clock_after_yesterday_in_its_clause_is_yesterdays_not_one_to_come() -
     # another clause's clock is today's, and a clock already past today stays there
     assert _starts("昨天说好了，下午三点开会", nine)[1] == ("下午三点", "2025-01-11 15:00:00")
     assert _starts("昨晚没睡好，七点就醒了", datetime(2025, 1, 11, 12, 30))[1] == ("七点", "2025-01-11 07:00:00")
+    # the past day is when it was said or booked, or a day to come names the clock's
+    assert _starts("昨天群里说下午三点开会", nine)[1] == ("下午三点", "2025-01-11 15:00:00")
+    assert _starts("我昨天预约了十点的体检", nine)[1] == ("十点", "2025-01-11 10:00:00")
+    assert _starts("昨天他说明天的会八点开", nine)[2] == ("八点", "2025-01-12 08:00:00")
 
 
 @pytest.mark.parametrize(

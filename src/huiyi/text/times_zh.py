@@ -276,6 +276,7 @@ _ZH_CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
 _ZH_SAID_DONE = lazy(r"了|过")
 _ZH_PAST = lazy(r"那天|那次|那会|那晚|那时")
 _ZH_SETTLED = timedelta(days=7)  # a bare day this recent is still this month's: 十五号的会取消 on the 16th
+_ZH_TOLD = lazy(r"说|约|订|买|通知|定|讲|问|告诉|安排|提醒|报名|发")  # said or booked then: the time is another
 
 
 def _bare_days_by_tense(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
@@ -442,7 +443,8 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
     out: list[tuple[int, int, Range]] = []
     for start, end, span in found:
         phrase = text[start:end]
-        if past and _ZH_CLAUSE_END.search(text, past_end, start):  # 昨天说好了，下午三点开会: today's
+        # 昨天说好了，下午三点开会 (another clause), 昨天群里说下午三点开会 (the day it was said or booked): today's
+        if past and (_ZH_CLAUSE_END.search(text, past_end, start) or _ZH_TOLD.search(text, past_end, start)):
             past = ""
         day_of = _DAY_PART.sub("", anchor)  # 明天 of 明天早上: a later 下午三点 is its afternoon
         whole_day = bool(day_of) and _PART_OF_DAY.search(day_of) is None  # 周六, 今天: not 今晚, 明早
@@ -466,6 +468,7 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
         day = _ZH_CLOCK.sub("", phrase)  # 明晚七点 anchors a later 八点 as 明晚
         to_come = span[1] > now and span[1] - span[0] <= timedelta(days=1)  # a day, or part of one, not yet over
         anchor = day if to_come and day else ""
+        past = "" if to_come else past  # 昨天他说明天的会八点开: the day to come's
         if span[1] <= now and span[1] - span[0] <= timedelta(days=1) and day:
             past, past_end = _DAY_PART.sub("", day), end
         out.append((start, end, span))
