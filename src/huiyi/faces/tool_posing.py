@@ -15,17 +15,27 @@ from huiyi.text.lookalike import name_key
 
 __all__ = ["posed_speaker"]
 
-_LINE = lazy(r"^\s*(?P<who>[^\s:：,，。!！?？]{1,24})\s*[:：]")
+# a name, bracketed or with a note after it ([阿哲]:, 阿哲（群主）:), then a colon or one that looks like it
+_LINE = lazy(
+    r"^\s*[\[【(（<《]?(?P<who>[^\s:：︰∶꞉˸,，。!！?？\[\]【】()（）<>《》]{1,24})[\]】)）>》]?"
+    r"(?:[(（][^)）]{0,12}[)）])?\s*[:：︰∶꞉˸]"
+)
+_INVISIBLE = lazy(
+    r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]"
+)
 
 
 async def posed_speaker(memory: AsyncMemory, agent: str, person: str | None, space: str | None, text: str) -> str:
     """The speaker whose line ``text`` is written as (``阿哲: …``): the agent, the person of the chat, anyone
     with a record or a private chat of the agent's, or a speaker of the chat's recent turns; "" when it
     poses as no one."""
-    found = _LINE.match(text)
-    if found is None:
-        return ""
-    who = found["who"]
+    for line in _INVISIBLE.sub("", text).splitlines() or [""]:  # 阿\u200b哲: reads as 阿哲:; each line is one
+        if (found := _LINE.match(line)) and (who := await _speaker(memory, agent, person, space, found["who"])):
+            return who
+    return ""
+
+
+async def _speaker(memory: AsyncMemory, agent: str, person: str | None, space: str | None, who: str) -> str:
     key = name_key(who)
     if key in {name_key(agent), *(name_key(p) for p in [person] if p)}:
         return who
