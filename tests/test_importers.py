@@ -265,6 +265,17 @@ def test_a_broken_record_of_a_chat_export_is_refused_not_raised(tmp_path: Path, 
         read_import(path, agent=A)
 
 
+@pytest.mark.parametrize("format", ["auto", "qq"])
+@pytest.mark.parametrize(
+    "text", ['{"text": "hi", "n": ' + "1" * 5000 + "}\n", "[" * 100_000 + "]" * 100_000], ids=["digits", "deep"]
+)
+def test_json_no_reader_takes_is_refused_not_raised(tmp_path: Path, text: str, format: str) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InvalidInput):
+        read_import(path, agent=A, format=format)
+
+
 def test_a_file_named_as_another_format_is_refused_not_imported_as_nothing() -> None:
     with pytest.raises(InvalidInput, match="found nothing to import as qq; it reads as csv"):
         read_import(DATA / "messages.csv", agent=A, format="qq")

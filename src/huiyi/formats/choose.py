@@ -41,12 +41,20 @@ CSV_FIELDS = {"agent", "person", "space", "speaker", "role", "text", "time", "id
 
 
 def sniff(text: str, name: str = "") -> str:
-    """The format a file's text is in, by its content (and its name's ending, for CSV and HTML)."""
+    """The format a file's text is in, by its content (and its name's ending, for CSV and HTML); JSON that no
+    reader takes (an integer of 5000 digits, arrays 100 000 deep) is read as JSON lines, which names its line."""
+    try:
+        return _sniff(text, name)
+    except (ValueError, RecursionError):
+        return "jsonl"
+
+
+def _sniff(text: str, name: str) -> str:
     stripped = text.lstrip("\ufeff \t\r\n")
     if stripped.startswith("{") or stripped.startswith("["):
         try:
             whole = json.loads(stripped)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or JSON no reader takes (5000 digits, 100 000 deep)
             whole = None
         if isinstance(whole, dict) and "cases" in whole:
             return "probes"

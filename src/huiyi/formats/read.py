@@ -71,7 +71,7 @@ def _read_lines(text: str, agent: str | None, person: str | None, space: str | N
                 continue
             model = LINE_MODELS.get(kind, MessageLine)
             line = model.model_validate(record)
-        except (ValueError, InvalidInput) as exc:  # JSONDecodeError and ValidationError are ValueErrors
+        except (ValueError, InvalidInput, RecursionError) as exc:  # JSONDecodeError, ValidationError are ValueErrors
             raise InvalidInput(f"line {number}: {_reason(exc)}") from exc
         who = line.agent or agent
         if not who:
@@ -170,7 +170,7 @@ def read_text(text: str, name: str, agent: str | None, person: str | None, space
     """
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not one JSON document (JSON lines), or one no reader takes
         whole = None
     if isinstance(whole, dict) and "cases" in whole:
         try:
