@@ -281,7 +281,7 @@ class Items(EntityEdits):
         self, memory_id: str, value: float, *, agent: str, person: str | None = None, space: str | None = None
     ) -> MemoryItem:
         """Record a caller's judgement of a recalled memory (-1 bad … +1 good); it sums up per memory, within
-        -1…1 (the range a score reads: thirty ratings of -1 are undone by two of +1, not thirty), and
+        -1…1 (the range a score reads: thirty ratings of -1 are undone by one of +1, not thirty), and
         judgements made at once all count. With ``person`` or ``space``, only one of that chat's (as :meth:`get`)."""
         if not isinstance(value, int | float) or isinstance(value, bool) or not -1.0 <= value <= 1.0:
             raise InvalidInput(f"feedback is a number between -1 and 1, not {value!r}")
