@@ -182,8 +182,7 @@ def _fused(
         if request.dialogue
         else []
     )
-    # the people the query names are found by the speaker field
-    named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []
+    named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []  # by speaker field
     # in a group (more than two speakers) names are a field, not words: the keyword query loses them too
     # 我之前说过啥 in a group: the asker's own lines, by their speaker field too
     asking = [request.asker] if request.asker and frames.says_i(request.query) else []
