@@ -9,6 +9,7 @@ no line lands in another person's scope.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import defaultdict
 
 from huiyi.checks import check_id, check_storable
@@ -72,15 +73,15 @@ def _check_messages(memory: AsyncMemory, plan: Plan) -> None:
     """Each batch's messages as ``add`` reads them, refused as ``add`` would refuse them, by their id."""
     now, config, limit = memory.now(), memory.config, memory.config.ingest.max_batch
     for batch in plan.batches:
-        where = {"agent": batch.agent, "person": batch.person, "space": batch.space, "now": now, "config": config}
+        read = functools.partial(prepare, agent=batch.agent, person=batch.person, space=batch.space, now=now)
         for start in range(0, len(batch.messages), limit):
             part = batch.messages[start : start + limit]
             try:
-                prepare(part, **where)
+                read(part, config=config)
             except InvalidInput:
                 for message in part:  # which one, by the id the file gave it or its line's
                     try:
-                        prepare([message], **where)
+                        read([message], config=config)
                     except InvalidInput as exc:
                         what = f"message {message.get('id')!r} of {line_tag(batch.agent, batch.person, batch.space)}"
                         reason = str(exc).removeprefix("message 0: ").removeprefix("message 0 ")
