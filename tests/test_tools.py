@@ -416,3 +416,18 @@ def test_a_memory_written_as_someone_s_line_is_refused(h: Harness, text: str) ->
         tools=group,
     )
     assert note["status"] == "stored"
+
+
+def test_a_description_that_shares_no_word_with_any_memory_links_nothing(h: Harness) -> None:
+    # meaning alone ranks some memory first however unrelated: it was linked
+    mine = h.call("create_memory", {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": "海边"})
+    answer = h.call(
+        "link_memories",
+        {
+            "source_memory_id": mine["memory"]["id"],
+            "target_memory_description": "火星殖民计划的预算审批流程",
+            "relation_type": "相关",
+        },
+    )
+    assert answer["error"]["code"] == "not_found"
+    assert h.run(h.memory.links([mine["memory"]["id"]], agent=AGENT)) == []

@@ -390,9 +390,11 @@ class ToolExecutor:
             found = await self.memory.recall(
                 description, agent=self.agent, person=self.person, space=self.space, limit=1, kinds=kinds
             )
-            if found.hits and found.hits[0].scope in self._visible:
+            # the best match must share a word with the description: meaning alone ranks something first
+            # however unrelated (火星殖民计划的预算 linked 祈煜是一位画家)
+            if found.hits and found.hits[0].scope in self._visible and found.hits[0].route_scores.get("keyword"):
                 return await self.memory.get(found.hits[0].id, agent=self.agent)
-        raise ToolError("not_found", f"no memory matches the {end} description {description!r}")
+        raise ToolError("not_found", f"no memory matches the {end} description {description!r}; name it by its id")
 
 
 def _arguments_object(arguments: str | Mapping[str, Any] | None) -> Mapping[str, Any]:
