@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 from huiyi.checks import caller_time
 from huiyi.flows.ingest import chunk_id
 from huiyi.formats.plan import Batch, LinkLine, MemoryLine, Plan
-from huiyi.formats.preflight import check_plan, line_tag
+from huiyi.formats.preflight import check_plan, line_tag, stored_entities
 from huiyi.memory import AsyncMemory
 from huiyi.model import Entity, Link, MemoryKind, Scope
 
@@ -127,15 +127,10 @@ def _state(memory: AsyncMemory, line: MemoryLine) -> dict[str, Any]:
 
 async def _stored_entities(memory: AsyncMemory, plan: Plan) -> dict[str, Entity]:
     """The plan's entities the store holds already, by id."""
-    found: dict[str, Entity] = {}
     ids: dict[str, list[str]] = {}
     for agent, line in plan.entities:
         ids.setdefault(agent, []).append(line.id)
-    for agent, wanted in ids.items():
-        for start in range(0, len(wanted), 500):
-            page = wanted[start : start + 500]
-            found.update({e.id: e for e in await asyncio.to_thread(memory.store.get_entities, agent, page)})
-    return found
+    return {e.id: e for agent, wanted in ids.items() for e in await stored_entities(memory, agent, wanted)}
 
 
 async def _restore_chunk(memory: AsyncMemory, agent: str, line: MemoryLine) -> bool:

@@ -117,9 +117,9 @@ def read_import_text(
         plan = read_text(_csv_as_lines(text, name), name, agent, person, space, [])
     else:
         plan = _chat_export(chosen, text, name, who, zone)
-        if not plan.size and not plan.persons and format != "auto" and sniff(text, name) != chosen:
+        if not plan.size and not plan.persons and format != "auto" and (sniffed := sniff(text, name)) != chosen:
             # a CSV named as QQ's text finds no chat in it: no "0 messages stored"
-            raise InvalidInput(f"{name}: found nothing to import as {chosen}; it reads as {sniff(text, name)}")
+            raise InvalidInput(f"{name}: found nothing to import as {chosen}; it reads as {sniffed}")
     plan.notes.insert(0, f"read {name} as {chosen}")
     return plan
 

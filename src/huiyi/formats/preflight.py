@@ -17,9 +17,9 @@ from huiyi.errors import InvalidInput, said
 from huiyi.flows.ingest import prepare
 from huiyi.formats.plan import Plan
 from huiyi.memory import AsyncMemory
-from huiyi.model import MemoryKind, Scope
+from huiyi.model import Entity, MemoryKind, Scope
 
-__all__ = ["check_plan", "line_tag"]
+__all__ = ["check_plan", "line_tag", "stored_entities"]
 
 _PAGE = 500  # ids looked up per call
 
@@ -122,8 +122,15 @@ async def _stored_tags(memory: AsyncMemory, agent: str, ids: list[str], what: st
         elif what == "memory":
             found.update({m.id: m.scope.tag for m in await memory.get_many(page, agent=agent)})
         else:
-            entities = await asyncio.to_thread(memory.store.get_entities, agent, page)
-            found.update({e.id: e.scope.tag for e in entities})
+            found.update({e.id: e.scope.tag for e in await stored_entities(memory, agent, page)})
+    return found
+
+
+async def stored_entities(memory: AsyncMemory, agent: str, ids: list[str]) -> list[Entity]:
+    """The agent's entities of these ids that the store holds, looked up a page at a time."""
+    found: list[Entity] = []
+    for start in range(0, len(ids), _PAGE):
+        found += await asyncio.to_thread(memory.store.get_entities, agent, ids[start : start + _PAGE])
     return found
 
 

@@ -64,7 +64,7 @@ _OTHERS = lazy(
     r"|husband|wife)\b",
     re.IGNORECASE,
 )
-_ASKER = lazy(r"我|\b(?:I|my|me)\b")
+_ASKER = lazy(r"我|\b(?:I|my|me)\b", re.IGNORECASE)
 _CLAUSE_START = lazy(r".*[，,。.！!？?；;\n]", re.DOTALL)
 
 

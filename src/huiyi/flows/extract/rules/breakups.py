@@ -20,7 +20,7 @@ from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.closes import PARTNERS, PARTNERS_ZH
 from huiyi.flows.extract.rules.jokes import joke_end, laughs_off
 from huiyi.flows.extract.rules.objects import person_named
-from huiyi.flows.extract.rules.patterns import QUESTION_END, en_rule
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE, en_rule
 from huiyi.flows.extract.rules.relations import ZH_EXES, ZH_PARTNER_WORDS
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
@@ -70,7 +70,6 @@ def _english(said: Said, roster: Roster, newest: str) -> list[str]:
     return others
 
 
-_ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
 _ZH_LEAD = "^(?:其实|但是|不过|可是|而且|因为|所以|对了|说实话|老实说|唉|哎)?"
 _ZH_WHEN = "(?:今天|昨天|前天|昨晚|前几天|上周|上个?月|上礼拜|上星期|去年|刚刚?|刚才|已经|终于|还是|正式|彻底|早就|也)*"
 _ZH_OTHER = rf"(?P<o>[{CJK}A-Za-z·]{{1,6}}?)"
@@ -132,7 +131,7 @@ class Breakups:
         """(the other, 分手 or 离婚) for each clause of ``said`` that tells of a parting of the speaker's."""
         text = said.own
         out: list[tuple[str, str]] = []
-        for match in _ZH_CLAUSE.finditer(text, joke_end(text)):
+        for match in ZH_CLAUSE.finditer(text, joke_end(text)):
             clause = match.group().strip()
             end = text[match.end() : match.end() + 1]
             if not clause or end in ("？", "?") or QUESTION_END.search(clause) or laughs_off(clause):

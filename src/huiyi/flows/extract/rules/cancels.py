@@ -16,7 +16,7 @@ import re
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.condense import absolute
-from huiyi.flows.extract.rules.patterns import QUESTION_END
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE
 from huiyi.flows.extract.rules.plans import plan_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
@@ -24,7 +24,6 @@ from huiyi.text import tokens
 
 __all__ = ["Cancels"]
 
-_CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
 _OFF = re.compile(r"泡汤了?|取消了|不去了|去不了了|去不成了?|没去成|黄了|改到|推迟到|延期到|改成")
 _MOVED = re.compile(r"改到|推迟到|延期到|改成")  # these name the new time themselves
 # what keeps a plan on: almost (差点泡汤), maybe or feared (可能要黄了, 怕是去不了了), or a condition
@@ -54,7 +53,7 @@ class Cancels:
             self._open[said.speaker] = (pending[0], pending[1] - 1)
             if pending[1] <= 0:
                 del self._open[said.speaker]
-        for match in _CLAUSE.finditer(text):
+        for match in ZH_CLAUSE.finditer(text):
             clause = match.group().strip()
             end = text[match.end() : match.end() + 1]
             if not clause or (end and end in "？?") or QUESTION_END.search(clause) or self._other(clause):

@@ -17,14 +17,13 @@ from dataclasses import dataclass
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.jokes import joke_end
-from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE, ZH_REPORTED
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 
 __all__ = ["Losses"]
 
-_ZH_CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
 _ZH_DIED = re.compile(
     r"^(?P<mine>我家的?|我的)?(?P<who>[^，。！？\s]{1,6}?)"
     r"(?:今天|昨天|前天|昨晚|今早|今天早上|刚刚?|已经|上周|前几天|在医院|在家)*"
@@ -126,7 +125,7 @@ def _deaths(said: Said) -> list[tuple[str, bool]]:
                 who = found.group("name") or found.group("named") or found.group("kind")
                 out.append((who, found.group("mine") is not None and not found.group("named")))
         return out
-    for match in _ZH_CLAUSE.finditer(text, joke_end(text)):
+    for match in ZH_CLAUSE.finditer(text, joke_end(text)):
         clause = match.group().strip()
         end = text[match.end() : match.end() + 1]
         if not clause or (end and end in "？?") or QUESTION_END.search(clause):

@@ -7,7 +7,7 @@ import re
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.jokes import joke_end
-from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED, ZH_UNREAL
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE, ZH_REPORTED, ZH_UNREAL
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import Message
 from huiyi.patterns import lazy
@@ -29,7 +29,6 @@ def moved(facts: list[FactDraft], message: Message) -> list[CloseDraft]:
     return out
 
 
-_ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
 _ZH_WHEN = "今天|昨天|前天|上周|终于|总算|刚刚?|已经|正式|也"
 # 搬完家了, 终于搬好家了, 我们今天搬新家啦: the speaker's own move, said done (周末搬新家 is still to come); 家 says
 # it is a home (箱子搬完了 is not)
@@ -48,7 +47,7 @@ def moved_house(said: Said, agent: str) -> list[CloseDraft]:
     if said.lang != "zh" or said.speaker == agent:
         return []
     text = said.own[joke_end(said.own) :]  # 搬完家了 哈哈 假的: what a retraction takes back is not read
-    for match in _ZH_CLAUSE.finditer(text):
+    for match in ZH_CLAUSE.finditer(text):
         clause, end = match.group().strip(), text[match.end() : match.end() + 1]
         if not clause or end in ("？", "?") or QUESTION_END.search(clause) or _not_done(text, match.end()):
             continue

@@ -23,6 +23,7 @@ ZH_REPORTED = lazy(
 ZH_UNREAL = lazy(r"梦到|梦见|如果|假如|要是|万一|假设|就好了|多好")
 # a supposition whose sentence goes on supposed (如果我是富婆，我就…): not 主要是, 只要是, 千万一定
 ZH_SUPPOSE = lazy(r"如果|假如|假设|(?<![主重只需想还总])要是|(?<!千)万一")
+ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")  # a Chinese clause, between its marks
 ZH_TELL = lazy(r"(?:跟|和|对|给)?你说|告诉你")
 # a guess about oneself (我可能…, 我好像…, I think I'm…, I might be…): no fact of who one is, only a possible
 # allergy or a plan with its day, kept as tentative: its text says the hedge, its confidence below any plain one

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from huiyi.flows.extract import FactDraft
 from huiyi.flows.extract.rules.condense import absolute
 from huiyi.flows.extract.rules.jokes import joke_end
-from huiyi.flows.extract.rules.patterns import QUESTION_END, TENTATIVE, ZH_HEDGE, ZH_REPORTED, ZH_UNREAL
+from huiyi.flows.extract.rules.patterns import QUESTION_END, TENTATIVE, ZH_CLAUSE, ZH_HEDGE, ZH_REPORTED, ZH_UNREAL
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
@@ -29,7 +29,6 @@ from huiyi.text.times import TimeSpan
 
 __all__ = ["plan_fact", "plans_in", "to_come"]
 
-_CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
 # what a plan's 我 is followed by: a verb, or a word that leads to one (要去, 跟几个老伙计去, 打算)
 _LEADS = re.compile(
     r"^(?:要|想|打算|准备|计划|会|得|还得|还要|也要|就要|先|再|跟|和|同|带|一个人|自己|去|飞|回|搬|出发|到|考|参加"
@@ -54,7 +53,7 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         return []
     text = said.own
     out: list[FactDraft] = []
-    for match in _CLAUSE.finditer(text, joke_end(text)):  # 我明天去北京，骗你的: no plan
+    for match in ZH_CLAUSE.finditer(text, joke_end(text)):  # 我明天去北京，骗你的: no plan
         clause = match.group().strip()
         end = text[match.end() : match.end() + 1]
         if not clause or len(clause) > _MAX_CHARS or (end and end in "？?") or QUESTION_END.search(clause):
@@ -134,7 +133,7 @@ def _chain(text: str, start: int, roster: Roster, spans: list[TimeSpan]) -> str:
     out = ""
     at = start
     while at < len(text) and text[at] in "，,、" and len(out) < _CHAIN_CHARS:
-        match = _CLAUSE.match(text, at + 1)
+        match = ZH_CLAUSE.match(text, at + 1)
         if match is None:
             break
         clause = match.group().strip()

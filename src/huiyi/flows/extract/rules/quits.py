@@ -18,14 +18,13 @@ from datetime import datetime
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.jokes import joke_end
-from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED, ZH_UNREAL
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE, ZH_REPORTED, ZH_UNREAL
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 
 __all__ = ["quits_in"]
 
-_CLAUSE = re.compile(r"[^，,。！？!?；;~～\n]+")
 _SOON = r"(?:现在|已经|终于|早就?|也|今天|最近|这周|从今天起|开始)*"
 _FOR_GOOD = r"(?:现在|已经|早就?|也|以后|再也)*"  # not 今天: 我今天不喝咖啡了 is one day's
 # 以前喜欢喝咖啡, 我以前爱抽烟: what was liked before, for a clause after that gives it up
@@ -78,7 +77,7 @@ def quits_in(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseDra
     facts: list[FactDraft] = []
     closes: list[CloseDraft] = []
     before = ""  # 以前喜欢喝咖啡: the object a later clause may give up
-    for match in _CLAUSE.finditer(text, joke_end(text)):
+    for match in ZH_CLAUSE.finditer(text, joke_end(text)):
         clause = match.group().strip()
         end = text[match.end() : match.end() + 1]
         if not clause or (end and end in "？?") or QUESTION_END.search(clause) or _other(clause, roster):

@@ -18,7 +18,7 @@ import re
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.jokes import joke_end, laughs_off
-from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED, ZH_UNREAL, en_rule
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE, ZH_REPORTED, ZH_UNREAL, en_rule
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
@@ -29,7 +29,6 @@ __all__ = ["WORKPLACES", "resigns_in"]
 # the workplace facts a leaving ends (rules.patterns: 木木在网易工作, Mia works at Acme); not 职业是 / works as
 WORKPLACES = {"zh": ("工作于", "任职于", "就职于"), "en": ("works at",)}
 
-_ZH_CLAUSE = lazy(r"[^，,。！？!?；;~～\n]+")
 _ZH_LEAD = "^(?:其实|但是|不过|可是|而且|因为|所以|对了|说实话|老实说|唉|哎|嗯|是的|对)?"
 _ZH_DAYS = (
     "今天|昨天|前天|昨晚|前几天|上周[一二三四五六日天]?|上个?月|上礼拜|上星期|去年|"
@@ -111,7 +110,7 @@ def resigns_in(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseD
 
 def _chinese(text: str) -> tuple[str, str] | None:
     """(the place left or "", how it reads after the speaker's name) of the first clause that leaves a job."""
-    for match in _ZH_CLAUSE.finditer(text):
+    for match in ZH_CLAUSE.finditer(text):
         clause = match.group().strip()
         end = text[match.end() : match.end() + 1]
         if not clause or len(clause) > _LONGEST or end in ("？", "?") or QUESTION_END.search(clause):
