@@ -557,6 +557,9 @@ def test_a_clock_after_yesterday_in_its_clause_is_yesterdays_not_one_to_come() -
     assert _starts("昨天群里说下午三点开会", nine)[1] == ("下午三点", "2025-01-11 15:00:00")
     assert _starts("我昨天预约了十点的体检", nine)[1] == ("十点", "2025-01-11 10:00:00")
     assert _starts("昨天他说明天的会八点开", nine)[2] == ("八点", "2025-01-12 08:00:00")
+    # what is due by a clock is due ahead: yesterday's homework, handed in before ten today
+    assert _starts("昨天的作业十点前交", nine)[1] == ("十点", "2025-01-11 10:00:00")
+    assert _starts("昨天的报告下午三点之前发我", nine)[1] == ("下午三点", "2025-01-11 15:00:00")
 
 
 @pytest.mark.parametrize(
@@ -564,3 +567,19 @@ def test_a_clock_after_yesterday_in_its_clause_is_yesterdays_not_one_to_come() -
 )
 def test_a_tenth_of_a_month_is_read_whole(text: str, phrase: str) -> None:
     assert [span.phrase for span in find_time_phrases(text, datetime(2025, 1, 11, 9, 0))] == [phrase]
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("下个月中旬要考试", ("下个月中旬", "2025-02-11 00:00:00", "2025-02-21 00:00:00")),
+        ("上个月底搬的家", ("上个月底", "2024-12-21 00:00:00", "2025-01-01 00:00:00")),
+        ("这个月初发了奖金", ("这个月初", "2025-01-01 00:00:00", "2025-01-11 00:00:00")),
+        ("下下个月下旬出差", ("下下个月下旬", "2025-03-21 00:00:00", "2025-04-01 00:00:00")),
+        # a month and what happens during it: 中 is no tenth there
+        ("这个月中有三天下雨", ("这个月", "2025-01-01 00:00:00", "2025-02-01 00:00:00")),
+    ],
+)
+def test_a_tenth_of_a_month_named_from_this_one(text: str, span: tuple[str, str, str]) -> None:
+    found = find_time_phrases(text, datetime(2025, 1, 11, 9, 0))
+    assert [(s.phrase, str(s.start), str(s.end)) for s in found] == [span]

@@ -48,7 +48,7 @@ _ZH_ATOMS = [
     r"大前年|大后年|前年|去年|今年|明年|后年|上半年|下半年|年初|年中|年底|年末",
     rf"(?:{_WEEKEND_WHICH})(?:周|星期|礼拜)[一二三四五六日天末1-7]?",
     r"(?:周|星期|礼拜)[一二三四五六日天末1-7]",
-    r"(?:上上|下下|上|下|这|本)个?月|月(?:[上中下]旬|[初中底末])",
+    r"(?:上上|下下|上|下|这|本)个?月(?:[上中下]旬|[初底末]|中(?![的有间]))?|月(?:[上中下]旬|[初中底末])",
     r"[春夏秋冬](?:天|季)",
     rf"(?:{_DAY_PARTS})(?!好)",  # not 晚上好
     rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
@@ -101,6 +101,9 @@ _ZH_MONTH_PART = {
     "月下旬": 21,
 }  # the day each part starts on
 _ZH_WEEKEND = lazy(rf"({_WEEKEND_WHICH})?(?:周|星期|礼拜)末")
+# a part of a month named from this one (下个月中旬, 上个月底), once the aliases made 这个月 本月
+_ZH_SHIFTED_MONTH_PART = lazy(r"(上上|下下|上|下|本)个?月([上中下]旬|[初中底末])")
+_ZH_MONTH_SHIFT = {"上上": -2, "上": -1, "本": 0, "下": 1, "下下": 2}
 
 
 def _zh_rule(phrase: str, now: datetime) -> Range | None:
@@ -125,6 +128,11 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
         first = now.date().replace(day=part)
         end = month_span(now.year, now.month)[1] if part == 21 else midnight(first) + timedelta(days=10)
         return midnight(first), end
+    if shifted := _ZH_SHIFTED_MONTH_PART.fullmatch(phrase):
+        year, month = shift_month(now.year, now.month, _ZH_MONTH_SHIFT[shifted.group(1)])
+        first, end = month_span(year, month)
+        part = first.replace(day=_ZH_TENTHS[shifted.group(2)])
+        return part, end if part.day == 21 else part + timedelta(days=10)
     if phrase in ("上上月", "下下月"):  # jionlp reads 上上个月 as 上个月
         return month_span(*shift_month(now.year, now.month, -2 if phrase[0] == "上" else 2))
     if holiday := _ZH_HOLIDAY.fullmatch(phrase):  # jionlp knows 圣诞节, not 感恩节 or 母亲节
@@ -410,10 +418,14 @@ def _nearer_half_of_the_day(span: Range, now: datetime) -> Range:
     return later if abs(later[0] - now) < abs(span[0] - now) else span
 
 
-def _on_the_day_before(past: str, phrase: str, read: Range, now: datetime) -> Range:
+_ZH_BY = lazy(r"[之以]?前")  # after a clock: a deadline (十点前交)
+
+
+def _on_the_day_before(past: str, phrase: str, read: Range, now: datetime, deadline: bool = False) -> Range:
     """A clock time read as still to come, in a clause that named a past day before it (昨天的会开到十一点半,
-    said at nine): on that day, at whichever of its hours is nearer, if that is over by now."""
-    if not past or read[0] <= now or (back := _resolve_zh(past + phrase, now)) is None:
+    said at nine): on that day, at whichever of its hours is nearer, if that is over by now. Not a deadline
+    (昨天的作业十点前交): what is due by a clock is due ahead."""
+    if not past or deadline or read[0] <= now or (back := _resolve_zh(past + phrase, now)) is None:
         return read
     back = _nearer_half_of_the_day(back, now) if _ZH_CLOCK.fullmatch(phrase) and "点" in phrase else back
     return back if back[0] <= now else read
@@ -456,14 +468,14 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
                 nearer = _nearer_half_of_the_day(joined, now)
                 joined = nearer if nearer[0] <= now else joined
             read = joined or (_nearer_half_of_the_day(span, now) if "点" in phrase else span)
-            out.append((start, end, _on_the_day_before(past, phrase, read, now)))
+            out.append((start, end, _on_the_day_before(past, phrase, read, now, _ZH_BY.match(text, end) is not None)))
             continue
         # 周六去爬山，早上八点集合: that Saturday's morning
         if whole_day and _ZH_PART_CLOCK.fullmatch(phrase) and (joined := _resolve_zh(day_of + phrase, now)):
             out.append((start, end, joined))
             continue
         if _ZH_PART_CLOCK.fullmatch(phrase):
-            out.append((start, end, _on_the_day_before(past, phrase, span, now)))
+            out.append((start, end, _on_the_day_before(past, phrase, span, now, _ZH_BY.match(text, end) is not None)))
             continue
         day = _ZH_CLOCK.sub("", phrase)  # 明晚七点 anchors a later 八点 as 明晚
         to_come = span[1] > now and span[1] - span[0] <= timedelta(days=1)  # a day, or part of one, not yet over
