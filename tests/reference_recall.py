@@ -19,6 +19,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, mentioned
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RouteHits, Store
+from huiyi.store.bm25 import kept_with_ties
 from huiyi.text.times import TimeSpan, query_time_range
 
 __all__ = ["RecallRequest", "run"]
@@ -124,6 +125,7 @@ def _fused(
     reranking = bool(recipe.speaker_weight or recipe.neighbour_weight) or span is not None
     if reranking:
         depth = max(depth, recipe.rerank_depth)
+    depth = kept_with_ties([score for _, (score, _) in ranked[: 2 * depth]], depth)  # the ties at the cut too
     window = ranked[:depth]
     items = {item.id: item for item in ask.store.get_memories(ask.agent, [ids_by_key[key] for key, _ in window])}
     boosts: dict[int, dict[str, float]] = {}

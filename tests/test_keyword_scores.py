@@ -125,3 +125,15 @@ def test_a_search_in_a_snapshot_reads_no_posting_list_twice_and_scores_as_alone(
         assert len(reads) == 3  # the latest line's words were all read with the exchange; the others were not
     finally:
         store.close()
+
+
+def test_rows_tied_at_the_cut_are_all_kept_whatever_order_they_were_written_in(store: Store) -> None:
+    """Which of tied rows a cut kept followed their rowids: a batching of adds changed which came back."""
+    texts = [f"周末爬山 {w}" for w in ("alpha", "bravo", "delta", "echo", "golf", "hotel")]  # scores tie
+    _add(store, MUMU, texts[3:], "late-")  # written out of order
+    _add(store, MUMU, texts[:3], "early-")
+    terms = Terms(tokens.words("爬山"), tokens.chars("爬山"))
+    hits = store.search_keyword([MUMU], terms, 2).hits
+    assert len({hit.score for hit in hits}) == 1
+    assert len(hits) == 4  # twice the limit at most
+    assert len(store.search_keyword([MUMU], terms, 4).hits) == 6

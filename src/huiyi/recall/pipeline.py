@@ -40,6 +40,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, said_within, tier
 from huiyi.recall.roulette import roulette
 from huiyi.store.base import RankRow, Store
+from huiyi.store.bm25 import kept_with_ties
 from huiyi.text import frames
 from huiyi.text.times import TimeSpan, query_time_range
 
@@ -221,9 +222,9 @@ def _fused(
     # fetch a little more than asked, since a kind filter may drop some; more still when reranking
     depth = limit * (3 if wanted_kinds else 1)
     reranking = bool(recipe.speaker_weight or recipe.neighbour_weight or recipe.closed_weight) or span is not None
-    reranking = reranking or recipe.chatter_weight < 1
-    if reranking:
-        depth = max(depth, recipe.rerank_depth)
+    if reranking or recipe.chatter_weight < 1:
+        reranking, depth = True, max(depth, recipe.rerank_depth)
+    depth = kept_with_ties([score for _, (score, _) in ranked[: 2 * depth]], depth)  # and the ties at its cut
     window = ranked[:depth]
     # the named person's memories are reranked wherever meaning and words put them
     by_speaker = {hit.key for hit in spoken.first.hits}
@@ -277,8 +278,7 @@ def _fused(
         keyed = _items(ask, ids_by_key, window)
         window = _lifted(window, boosts, "when", timerange.when_bonus(window, keyed, request.query, recipe.time_weight))
     if recipe.events_lend and not wanted_kinds:  # events as keys of their turns (recall.units)
-        # in a group, someone else's turn beside the named person's is a bystander's (recall.units); between
-        # two people it is the other half of their exchange
+        # in a group, another's turn beside the named person's is a bystander's; between two, their exchange
         named_bonus = {key: bonus.get("speaker", 0.0) for key, bonus in boosts.items()} if by_name else None
         window, lent = units.lend(window, rows, named_bonus)
         for key, gain in lent.items():

@@ -15,6 +15,7 @@ import numpy as np
 
 from huiyi.model import Scope
 from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors
+from huiyi.store.bm25 import kept_with_ties
 from huiyi.store.phrases import cjk_pairs
 from huiyi.store.postgres import search_sql as sql
 from huiyi.store.postgres.connection import PostgresConnection
@@ -85,10 +86,11 @@ class PostgresSearch(PostgresConnection):
                 "prep": [float(p[3]) for p in pairs],
                 "wq": sql.any_of(wlex, [p for p in wpairs if not set(p) <= set(wlex)]),
                 "cq": sql.any_of(clex, [p for p in cpairs if not set(p) <= set(clex)]),
-                "limit": limit,
+                "limit": 2 * limit,  # cut below, keeping the rows tied with the last
             }
             statement = sql.KEYWORD_SCANNED if docs <= sql.SCAN_DOCS else sql.KEYWORD_INDEXED
             found = cur.execute(statement, args).fetchall() if docs and (args["wq"] or args["cq"]) else []
+            found = found[: kept_with_ties([float(row[2]) for row in found], limit)]
         hits = [ScoredId(str(id_), float(value), int(rowid)) for rowid, id_, value in found]
         return RouteHits(hits, (time.perf_counter() - started) * 1000)
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from huiyi.store.base import Terms
-from huiyi.store.bm25 import CHAR_WEIGHT, WORD_WEIGHT, Array, bm25
+from huiyi.store.bm25 import CHAR_WEIGHT, WORD_WEIGHT, Array, bm25, kept_with_ties
 from huiyi.store.phrases import cjk_pairs
 from huiyi.store.sqlite.connection import marks
 from huiyi.store.sqlite.fts import index_tokens, scope_code
@@ -55,7 +55,8 @@ def keyword_scores(
     limit: int,
     postings: Postings | None = None,
 ) -> list[tuple[int, float]]:
-    """The best ``limit`` (rowid, score) of the scopes' memories for ``query``, best first, ties by rowid;
+    """The best ``limit`` (rowid, score) of the scopes' memories for ``query``, best first, ties by rowid
+    (and more than ``limit`` when rows tie with the last);
     ``totals`` are the scopes' documents and tokens (``partitions``, read in the caller's snapshot);
     ``postings``: the posting lists read before in that snapshot (:func:`_instances`)."""
     phrases = query_phrases(query)
@@ -92,7 +93,8 @@ def keyword_scores(
     every = np.concatenate(docs)
     scores = bm25(every, terms, np.concatenate(tf).astype(np.float64), doc_len, (n, total / n), weights)
     held = np.flatnonzero(np.bincount(every, minlength=len(rowids)))  # a phrase's half alone is no hit
-    order = held[np.lexsort((rowids[held], -scores[held]))][:limit]
+    order = held[np.lexsort((rowids[held], -scores[held]))]
+    order = order[: kept_with_ties(scores[order[: 2 * limit]].tolist(), limit)]  # rows tied with the last kept too
     return list(zip(rowids[order].tolist(), scores[order].tolist(), strict=True))
 
 
