@@ -253,6 +253,7 @@ def test_the_model_rates_a_memory_over_mcp_only_its_own(tmp_path: Path) -> None:
     async def check(memory: AsyncMemory) -> None:
         cat = (await memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.FACT]))[0]
         secret = await memory.remember("阿哲的生日是三月三日", agent=AGENT, person="阿哲", kind=MemoryKind.FACT)
+        official = await memory.remember("祈煜是一位画家", agent=AGENT, kind=MemoryKind.FACT)
         async with Client(create_server(ToolExecutor(memory, AGENT, person=PERSON))) as client:
             tool = next(t for t in (await client.list_tools()).tools if t.name == "rate_memory")
             assert tool.annotations is not None
@@ -263,8 +264,11 @@ def test_the_model_rates_a_memory_over_mcp_only_its_own(tmp_path: Path) -> None:
             assert hidden.is_error and hidden.structured_content["error"]["code"] == "not_found"
             wild = await client.call_tool("rate_memory", {"memory_id": cat.id, "value": 5})
             assert wild.is_error and wild.structured_content["error"]["code"] == "invalid_arguments"
+            shared = await client.call_tool("rate_memory", {"memory_id": official.id, "value": -1})  # every chat's
+            assert shared.is_error and shared.structured_content["error"]["code"] == "read_only"
         assert (await memory.get(cat.id, agent=AGENT)).feedback == -0.5
         assert (await memory.get(secret.id, agent=AGENT)).feedback == 0.0
+        assert (await memory.get(official.id, agent=AGENT)).feedback == 0.0
 
     run(check, tmp_path / "store")
 

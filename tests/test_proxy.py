@@ -304,9 +304,11 @@ def test_the_model_rates_a_memory_its_conversation_sees_and_no_other_persons(tmp
     for live in _serve(tmp_path, HashEmbedder(16), agent=AGENT, tools=True):
         own = live.run(live.memory.remember("阿哲养了一只柯基叫豆豆", agent=AGENT, person="阿哲"))
         other = live.run(live.memory.remember("木木的银行卡密码是八八六六", agent=AGENT, person="木木"))
+        official = live.run(live.memory.remember("祈煜是一位画家", agent=AGENT))  # every person's recall reads it
         calls = [
             _tool_call("call_1", "rate_memory", {"memory_id": own.id, "value": 1}),
             _tool_call("call_2", "rate_memory", {"memory_id": other.id, "value": -1}),
+            _tool_call("call_3", "rate_memory", {"memory_id": official.id, "value": -1}),
         ]
         live.upstream.script_chat(
             finish_reason="tool_calls", message={"role": "assistant", "content": None, "tool_calls": calls}
@@ -318,7 +320,9 @@ def test_the_model_rates_a_memory_its_conversation_sees_and_no_other_persons(tmp
         assert answer.choices[0].message.content == "豆豆很可爱。"
         first, second = live.upstream.chat_requests
         assert any(t["function"]["name"] == "rate_memory" for t in first.json["tools"])
-        rated, refused = (json.loads(m["content"]) for m in second.json["messages"][-2:])
+        rated, refused, shared = (json.loads(m["content"]) for m in second.json["messages"][-3:])
         assert rated["status"] == "rated" and rated["feedback"] == 1
         assert refused["error"]["code"] == "not_found" and "银行卡" not in json.dumps(refused, ensure_ascii=False)
+        assert shared["error"]["code"] == "read_only"
         assert live.run(live.memory.get(other.id, agent=AGENT)).feedback == 0
+        assert live.run(live.memory.get(official.id, agent=AGENT)).feedback == 0

@@ -338,11 +338,45 @@ def test_rate_memory_lets_the_model_judge_a_memory_it_sees(h: Harness) -> None:
     assert rated["status"] == "rated" and rated["memory"]["id"] == memory_id and rated["feedback"] == 1.0
     assert h.call("rate_memory", {"memory_id": memory_id, "value": -0.25})["feedback"] == 0.75
     assert h.run(h.memory.get(memory_id, agent=AGENT)).feedback == 0.75  # summed, as Memory.feedback sums
-    official = h.run(h.memory.remember("祈煜是一位画家", agent=AGENT, kind=MemoryKind.FACT))
-    assert h.call("rate_memory", {"memory_id": official.id, "value": 0.5})["feedback"] == 0.5
-    group = ToolExecutor(h.memory, AGENT, space="g1")
+    # a group's memories are the group's own, as the memories its executor writes there are
+    group = ToolExecutor(h.memory, AGENT, person=PERSON, space="g1")
     said = h.call("create_memory", {"subject": "小明", "memory_type": "事件", "topic": "来了"}, tools=group)
     assert h.call("rate_memory", {"memory_id": said["memory"]["id"], "value": -1}, tools=group)["feedback"] == -1.0
+
+
+def test_a_chat_s_tools_cannot_rate_or_link_the_official_memories_every_chat_reads(h: Harness) -> None:
+    """木木's executor rated an official fact down thirty times and 阿哲's search ranked it lower, and linked
+    official memories to each other and to her own: what one person does changed what another is shown."""
+    monet = h.run(h.memory.remember("祈煜最喜欢的画家是莫奈", agent=AGENT, kind=MemoryKind.FACT))
+    gogh = h.run(h.memory.remember("祈煜最喜欢的画家是梵高", agent=AGENT, kind=MemoryKind.FACT))
+    for tools in (h.tools, ToolExecutor(h.memory, AGENT, space="g1"), ToolExecutor(h.memory, AGENT, PERSON, "g1")):
+        answer = h.call("rate_memory", {"memory_id": monet.id, "value": -1}, tools=tools)
+        assert answer["error"]["code"] == "read_only" and answer["error"]["memory"]["id"] == monet.id
+        mine = h.call("create_memory", {"subject": "我", "memory_type": "事件", "topic": "秘密"}, tools=tools)
+        mine_id = mine["memory"]["id"]  # the person's, or the group's
+        for ends in ((monet.id, gogh.id), (monet.id, mine_id), (mine_id, gogh.id)):
+            link = {"source_memory_id": ends[0], "target_memory_id": ends[1], "relation_type": "因为"}
+            assert h.call("link_memories", link, tools=tools)["error"]["code"] == "read_only"
+    mine = h.call("create_memory", {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": "画画"})
+    by_words = {
+        "source_memory_id": mine["memory"]["id"],
+        "target_memory_description": "最喜欢的画家莫奈",
+        "relation_type": "相关",
+    }
+    assert h.call("link_memories", by_words)["error"] == {
+        "code": "read_only",
+        "message": f"memory {monet.id!r} is one of 祈煜's official memories, which every chat reads; "
+        "tools cannot link it, only this chat's own",
+        "memory": {"id": monet.id, "kind": "fact", "text": "祈煜最喜欢的画家是莫奈", "time": None},
+    }
+    assert h.run(h.memory.get(monet.id, agent=AGENT)).feedback == 0.0
+    assert h.run(h.memory.links([monet.id, gogh.id], agent=AGENT)) == []
+    # the agent's own executor (no chat: it writes official memories) and the operator's API still may
+    agents = ToolExecutor(h.memory, AGENT)
+    assert h.call("rate_memory", {"memory_id": monet.id, "value": 0.5}, tools=agents)["feedback"] == 0.5
+    link = {"source_memory_id": monet.id, "target_memory_id": gogh.id, "relation_type": "相关"}
+    assert h.call("link_memories", link, tools=agents)["status"] == "linked"
+    assert h.run(h.memory.feedback(monet.id, -1, agent=AGENT)).feedback == -0.5
 
 
 @pytest.mark.parametrize("value", [1.5, -2, True, "0.5", None])

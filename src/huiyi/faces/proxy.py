@@ -38,7 +38,7 @@ from huiyi.memory import AsyncMemory
 
 log = logging.getLogger(__name__)
 
-# the searches, and rate_memory: the bot's own 反馈权重 (seed 001 §2.4) of a memory its conversation sees
+# the searches, and rate_memory: the bot's own 反馈权重 (seed 001 §2.4) of its conversation's memories
 MEMORY_TOOLS = ("conversation_search", "archival_memory_search", "search_memories", "rate_memory")
 _TOOL_ROUNDS = 4  # upstream calls that may answer with memory tool calls before the final answer
 _WRITE_RETRIES = 3

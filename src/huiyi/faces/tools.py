@@ -133,7 +133,8 @@ class ToolExecutor:
 
     ``person`` and ``space`` fix what the tools see: the agent's official memories plus that person's
     and that space's, as :meth:`AsyncMemory.recall` reads them. New memories go to the space when one
-    is set, else to the person, else to the agent's official memories.
+    is set, else to the person, else to the agent's official memories; those every chat reads are
+    ``read_only`` to ratings and links of an executor acting for a person or space.
     """
 
     def __init__(self, memory: AsyncMemory, agent: str, person: str | None = None, space: str | None = None) -> None:
@@ -148,6 +149,8 @@ class ToolExecutor:
             self._visible = set(visible_scopes(agent, self.person, self.space))
         except ValueError as exc:  # a typed error, as every other bad id gets
             raise InvalidInput(str(exc)) from exc
+        # one person's rating or link of an official memory would change what every other person is shown
+        self._own = self._visible - set(visible_scopes(agent)) if person or space else self._visible
         self._handlers: dict[str, Callable[[Any], Awaitable[dict[str, Any]]]] = {
             "create_memory": self._create_memory,
             "link_memories": self._link_memories,
@@ -246,6 +249,8 @@ class ToolExecutor:
                 "source and target are the same memory; name them more precisely or by id",
                 memory=_item(source),
             )
+        for end in (source, target):
+            self._changeable(end, "link")
         link = await self.memory.link(
             source.id,
             target.id,
@@ -300,6 +305,7 @@ class ToolExecutor:
     # seed 001 ------------------------------------------------------------------------------------------
     async def _rate_memory(self, args: RateMemory) -> dict[str, Any]:
         item = await self._by_id(args.memory_id, "memory")  # only a memory this executor sees
+        self._changeable(item, "rate")
         rated = await self.memory.feedback(item.id, args.value, agent=self.agent)
         return {"status": "rated", "memory": (await self._shown(rated))[0], "feedback": rated.feedback}
 
@@ -380,6 +386,12 @@ class ToolExecutor:
         if item is None or item.scope not in self._visible:
             raise ToolError("not_found", f"no {what} with id {memory_id!r}")
         return item
+
+    def _changeable(self, item: MemoryItem, verb: str) -> None:
+        """Refuse a memory this executor sees but may not change: an official one, for a chat's executor."""
+        if item.scope not in self._own:
+            told = f"memory {item.id!r} is one of {self.agent}'s official memories, which every chat reads"
+            raise ToolError("read_only", f"{told}; tools cannot {verb} it, only this chat's own", memory=_item(item))
 
     async def _find(self, memory_id: str | None, description: str | None, end: str) -> MemoryItem:
         """A memory this executor may see, by id or as the best match of a description."""
