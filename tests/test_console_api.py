@@ -138,6 +138,31 @@ def test_the_debugger_explains_recall_under_any_weights(client: TestClient) -> N
     assert client.get("/v1/console").json()["language"] == "zh"
 
 
+def test_the_debugger_explains_the_official_memories_alone(client: TestClient) -> None:
+    # the console's official scope sends no person and no space: every run answered 422 (a context needs a chat)
+    body = {
+        "agent": AGENT,
+        "message": "插画师也要考驾照吗？",
+        "last_reply": "我是画画的",
+        "time": "2024-09-27T09:00:00",
+    }
+    chat = client.post("/v1/debug/recall", json={**body, **P}).json()["recall"]["hits"]
+    assert {hit["scope"]["kind"] for hit in chat} == {"official", "person"}
+    run = client.post("/v1/debug/recall", json=body)
+    assert run.status_code == 200
+    found = run.json()
+    hits, info = found["recall"]["hits"], found["recall"]["info"]
+    assert hits[0]["text"] == "祈煜是一名住在上海的插画师，喜欢深夜画画。" and info["fused"]
+    assert {hit["scope"]["kind"] for hit in hits} == {"official"}  # no chat's memories, however they match
+    assert all(row[0] in found["texts"] for row in info["fused"])
+    assert found["recall"]["query"] == "我是画画的\n插画师也要考驾照吗？"  # as a chat's context asks it
+    assert found["context"] == "" and found["sections"] == {}  # no chat, so no prompt to render
+    asked = client.post("/v1/debug/recall", json={**body, "overrides": {"keyword_weight": 0}}).json()
+    assert asked["recipe"]["keyword_weight"] == 0 and asked["recall"]["hits"]
+    assert client.post("/v1/debug/recall", json={"agent": AGENT, "message": ""}).json()["recall"] is None
+    assert client.post("/v1/debug/recall", json={**body, "person": ""}).status_code == 422  # empty is not none
+
+
 def test_keys_see_only_their_agents(demo: Path, tmp_path: Path) -> None:
     memory = AsyncMemory(demo, config=Config.load(None, worker={"enabled": False}))
     app = create_app(memory, api_keys={"k1": ["别人"]}, close_on_shutdown=True)

@@ -424,6 +424,18 @@ def test_the_official_scope_offers_no_summaries_of_a_day(page: Any) -> None:
     expect(page.locator("#summarize")).to_be_visible()
 
 
+def test_the_debugger_explains_the_official_memories_alone(page: Any) -> None:
+    # the official scope was offered and every run answered 422: a context needs a chat
+    assert page.input_value("#scope") == "official"
+    open_tab(page, "debug")
+    page.fill("#dbgmessage", "插画师")
+    page.click("#runA")
+    page.wait_for_selector("#debugA .finalhits")
+    assert "插画师" in page.inner_text("#debugA .finalhits")
+    expect(page.locator("#debugA .no-chat")).to_be_visible()  # says why there is no context, not an empty box
+    assert page.locator("#debugA .rendered-context").count() == 0
+
+
 def test_a_refused_edit_says_why_and_changes_nothing(page: Any) -> None:
     # the form's handlers let the refusal escape as an uncaught error (the page's own error log)
     page.select_option("#scope", "person:木木")

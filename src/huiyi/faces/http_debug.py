@@ -8,7 +8,7 @@ Like every route, each calls ``AsyncMemory`` and checks the caller's API key aga
 from __future__ import annotations
 
 import asyncio
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
@@ -24,6 +24,7 @@ from huiyi.faces.http_guard import GuardedRoute
 from huiyi.faces.http_models import Who, error_responses
 from huiyi.faces.http_times import item_out, local
 from huiyi.memory import AsyncMemory
+from huiyi.memory.recall import context_query
 from huiyi.model import CoreBlock, MemoryItem, RecallResult
 from huiyi.recall.recipes import named, recipe_for
 
@@ -43,7 +44,8 @@ class ConsoleInfo(BaseModel):
 
 
 class DebugBody(Who):
-    """Ask as the chat would: the person's message, optionally the agent's last reply, at a moment."""
+    """Ask as the chat would: the person's message, optionally the agent's last reply, at a moment. With no
+    person and no space, the official memories alone are recalled, as every chat recalls them (no context)."""
 
     message: str = Field(default="", max_length=20000)
     last_reply: str = Field(default="", max_length=20000)
@@ -55,7 +57,7 @@ class DebugBody(Who):
 
 class DebugResponse(BaseModel):
     recall: RecallResult | None  # None when nothing was asked
-    context: str  # exactly as the chat model gets it
+    context: str  # exactly as the chat model gets it; empty for the official scope, which is no chat
     sections: dict[str, str]
     recipe: dict[str, Any]  # the recipe that ran, every field
     texts: dict[str, str]  # memory id -> text, for every candidate the explanation names
@@ -92,6 +94,17 @@ def _candidate_ids(info: dict[str, Any]) -> set[str]:
     return ids | {row[0] for row in info.get("fused", [])} | set(info.get("bonuses", {}))
 
 
+async def _official(
+    memory: AsyncMemory, body: DebugBody, recipe: RecallRecipe, now: datetime | None
+) -> RecallResult | None:
+    """The official memories alone, recalled as context() recalls them in a chat (None: nothing was asked)."""
+    query = context_query(body.message, body.last_reply)[-memory.config.recall.max_query_chars :]
+    if not query:
+        return None
+    limit = body.limit or memory.config.context.recall_limit  # context()'s default, as a chat's run has
+    return await memory.recall(query, agent=body.agent, limit=limit, now=now, recipe=recipe, explain=True)
+
+
 def debug_router(memory: AsyncMemory) -> APIRouter:
     """The routes over one store."""
     router = APIRouter(tags=["console"], route_class=GuardedRoute)
@@ -113,24 +126,31 @@ def debug_router(memory: AsyncMemory) -> APIRouter:
         timings per stage, and the context rendered exactly as the chat model would get it."""
         check(agents, body.agent)
         recipe = _recipe(memory, body.recipe, body.overrides)
-        found = await memory.context(
-            agent=body.agent,
-            person=body.person,
-            space=body.space,
-            message=body.message,
-            last_reply=body.last_reply,
-            limit=body.limit,
-            now=local(body.time, zone),  # moved into the configured zone, as every /v1 time is
-            recipe=recipe,
-            explain=True,
-        )
-        named = _candidate_ids(found.recall.info) if found.recall else set()
+        now = local(body.time, zone)  # moved into the configured zone, as every /v1 time is
+        recalled: RecallResult | None
+        context, sections = "", {}
+        if body.person is None and body.space is None:  # the console's official scope: a context needs a chat
+            recalled = await _official(memory, body, recipe, now)
+        else:
+            found = await memory.context(
+                agent=body.agent,
+                person=body.person,
+                space=body.space,
+                message=body.message,
+                last_reply=body.last_reply,
+                limit=body.limit,
+                now=now,
+                recipe=recipe,
+                explain=True,
+            )
+            recalled, context, sections = found.recall, found.text, found.rendered.sections
+        named = _candidate_ids(recalled.info) if recalled else set()
         items = await memory.get_many(sorted(named), agent=body.agent) if named else []
         return DebugResponse(
             texts={item.id: item.text for item in items},
-            recall=found.recall,
-            context=found.text,
-            sections=found.rendered.sections,
+            recall=recalled,
+            context=context,
+            sections=sections,
             recipe=recipe.model_dump(mode="json"),
         )
 

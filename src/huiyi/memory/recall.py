@@ -283,7 +283,7 @@ class Recall(Ingest):
         overview = self._overview(agent, chat, self.wall(now))
         if not isinstance(message, str) or not isinstance(last_reply, str):
             raise InvalidInput("message and last_reply are texts")
-        query = "\n".join(part for part in (last_reply, message) if part.strip())
+        query = context_query(message, last_reply)
         answering = next((m for m in reversed(recent) if message.strip() and m.text == message), None)
         recalled, persons = None, None
         items: list[MemoryItem] = []
@@ -386,6 +386,11 @@ class Recall(Ingest):
             [name for name in (agent, person) if name],
             lexicon,
         )
+
+
+def context_query(message: str, last_reply: str) -> str:
+    """What :meth:`Recall.context` recalls with: the agent's last reply, then the person's message (seed 000 §5)."""
+    return "\n".join(part for part in (last_reply, message) if part.strip())
 
 
 def _current(item: MemoryItem, now: datetime | None, superseded: set[str]) -> bool:

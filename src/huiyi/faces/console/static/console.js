@@ -319,6 +319,7 @@ async function viewDebug() {
   const run = async (target, withWeights) => {
     const data = Object.fromEntries(new FormData($("#debugform")).entries());
     const body = { agent: S.agent, ...scopeParams(), message: data.message, last_reply: data.last_reply, limit: Number(data.limit) || undefined };
+    const chat = Boolean(body.person || body.space); // the official scope is recalled alone: no chat, no context
     if (data.time) body.time = data.time + ":00";
     if (data.recipe) body.recipe = data.recipe;
     if (withWeights) {
@@ -329,13 +330,13 @@ async function viewDebug() {
     status(t("loading"));
     const result = await api("POST", "/v1/debug/recall", body);
     status("");
-    renderDebug($(target), result, withWeights ? "B" : "A");
+    renderDebug($(target), result, withWeights ? "B" : "A", chat);
   };
   $("#debugform").addEventListener("submit", (ev) => { ev.preventDefault(); run("#debugA", false).catch((e) => status(e.message, true)); });
   $("#runB").addEventListener("click", () => run("#debugB", true).catch((e) => status(e.message, true)));
 }
 
-function renderDebug(box, d, name) {
+function renderDebug(box, d, name, chat) {
   const r = d.recall;
   const text = (id) => bdi((Object.hasOwn(d.texts, id) && d.texts[id]) || (r && (r.hits.find((h) => h.id === id) || {}).text) || id);
   if (!r) { box.innerHTML = `<div class="card"><h3>${name}</h3><pre>${esc(d.context)}</pre></div>`; return; }
@@ -349,7 +350,7 @@ function renderDebug(box, d, name) {
     <h3>${t("fused")}</h3><div class="scroll"><table><tr><th>${t("rank")}</th><th>${t("text")}</th><th>${t("score")}</th><th>${t("raw")}</th></tr>
     ${(r.info.fused || []).slice(0, 15).map(([id, s, shares, raw], i) => `<tr><td>${i + 1}</td><td>${text(id)}</td><td class="num">${num(s)}</td><td class="small">${Object.entries(raw).map(([k, v]) => `${esc(k)} ${num(v)}`).join("<br>")}</td></tr>`).join("")}</table></div>
     <h3>${t("bonuses")}</h3>${Object.keys(bonuses).length ? `<table>${Object.entries(bonuses).map(([id, b]) => `<tr><td>${text(id)}</td><td class="small">${Object.entries(b).map(([k, v]) => `${esc(k)} +${num(v)}`).join(" ")}</td></tr>`).join("")}</table>` : `<p class="muted">${t("none")}</p>`}
-    <h3>${t("context")}</h3><pre class="rendered-context">${esc(d.context)}</pre></div>`;
+    <h3>${t("context")}</h3>${chat ? `<pre class="rendered-context">${esc(d.context)}</pre>` : `<p class="muted no-chat">${t("noChat")}</p>`}</div>`;
 }
 
 // jobs and maintenance ----------------------------------------------------------------------------
