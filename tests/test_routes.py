@@ -12,7 +12,7 @@ from huiyi import Memory
 from huiyi.config import Config
 from huiyi.model import Entity, EntityType, Link, LinkKind, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
-from huiyi.recall import routes
+from huiyi.recall import graph, routes
 from huiyi.text import tokens
 from huiyi.text.lexicon import Lexicon
 
@@ -132,6 +132,30 @@ def test_links_of_other_scopes_are_never_followed(tmp_path: Path) -> None:
         memory.store.add_links("a", [Link(source=mine.id, target=theirs.id, kind=LinkKind.CAUSE)])
         hits = memory.recall("为什么难过", agent="a", person="木木", limit=10).hits
     assert theirs.id not in {h.id for h in hits}
+
+
+def test_a_walk_goes_neither_through_nor_to_another_persons_memories(tmp_path: Path) -> None:
+    """Another person's memory filled the hop's limit and led on to one of the asker's own: their links
+    steered the asker's recall."""
+    with open_memory(tmp_path, graph_weight=1.0, graph_seeds=1, graph_limit=1, graph_depth=2) as memory:
+        mine = memory.remember("木木为什么难过：考试没过", agent="a", person="木木", kind=MemoryKind.EVENT)
+        theirs = memory.remember("阿哲的秘密", agent="a", person="阿哲", kind=MemoryKind.EVENT)
+        beyond = memory.remember("木木的闺蜜请她吃了火锅", agent="a", person="木木", kind=MemoryKind.EVENT)
+        near = memory.remember("木木晚上哭了一场", agent="a", person="木木", kind=MemoryKind.EVENT)
+        memory.store.add_links(
+            "a",
+            [
+                Link(source=mine.id, target=theirs.id, kind=LinkKind.CAUSE, weight=1.0),
+                Link(source=theirs.id, target=beyond.id, kind=LinkKind.CAUSE, weight=1.0),
+                Link(source=mine.id, target=near.id, kind=LinkKind.CAUSE, weight=0.5),
+            ],
+        )
+        visible = {Scope.official("a").tag, Scope.of_person("a", "木木").tag}
+        walked = graph.expand(memory.store, "a", [mine.id], 2, 1, visible)
+        found = {hit.id: hit for hit in memory.recall("为什么难过", agent="a", person="木木", limit=10).hits}
+    assert walked == {near.id: 1}
+    assert found[near.id].route_scores.get("graph", 0) > 0 and mine.id in found
+    assert beyond.id not in found or not found[beyond.id].route_scores.get("graph")
 
 
 def test_tag_matches_outrank_content_matches(tmp_path: Path) -> None:

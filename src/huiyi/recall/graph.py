@@ -9,7 +9,7 @@ even when that person has not spoken for a long time.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from huiyi.model import Entity, Link
 from huiyi.patterns import lazy
@@ -54,10 +54,14 @@ def mentioned(entities: Sequence[Entity], text: str) -> list[Entity]:
     return list(found.values())
 
 
-def expand(store: Store, agent: str, seeds: Sequence[str], depth: int, limit: int) -> dict[str, int]:
+def expand(
+    store: Store, agent: str, seeds: Sequence[str], depth: int, limit: int, visible: Collection[str] | None = None
+) -> dict[str, int]:
     """Memories reachable from ``seeds`` along links, breadth-first, with their distance (1 or 2).
 
-    Seeds themselves are left out; each hop is bounded by ``limit`` new memories.
+    Seeds themselves are left out; each hop is bounded by ``limit`` new memories. ``visible``: the scope
+    tags the asker may read; a memory of any other scope is neither reached nor walked through, so
+    someone else's private memories and their links never steer this recall (nor fill its ``limit``).
     """
     distance: dict[str, int] = {seed: 0 for seed in seeds}
     frontier = list(seeds)
@@ -65,11 +69,11 @@ def expand(store: Store, agent: str, seeds: Sequence[str], depth: int, limit: in
         if not frontier:
             break
         links: list[Link] = store.links_of(agent, frontier)
-        fresh: list[str] = []
-        for link in sorted(links, key=lambda x: -x.weight):
-            for other in (link.source, link.target):
-                if other not in distance and len(fresh) < limit:
-                    distance[other] = hop
-                    fresh.append(other)
-        frontier = fresh
+        ends = (other for link in sorted(links, key=lambda x: -x.weight) for other in (link.source, link.target))
+        fresh = list(dict.fromkeys(other for other in ends if other not in distance))
+        if visible is not None and fresh:
+            seen = {row.id for row in store.rank_rows(agent, fresh) if row.scope in visible}
+            fresh = [other for other in fresh if other in seen]
+        frontier = fresh[:limit]
+        distance.update((other, hop) for other in frontier)
     return {memory_id: d for memory_id, d in distance.items() if d > 0}

@@ -323,7 +323,10 @@ def graph_depth(query: str, recipe: RecallRecipe, best_similarity: float | None 
 def graph(ask: Ask, seeds: Sequence[str], depth: int) -> Hits:
     """Memories linked to the seeds within ``depth`` hops, with their distance."""
     started = time.perf_counter()
-    hops = links.expand(ask.store, ask.agent, seeds, depth, ask.recipe.graph_limit) if depth > 0 and seeds else {}
+    visible = {scope.tag for scope in ask.scopes if scope.agent == ask.agent}
+    hops = (
+        links.expand(ask.store, ask.agent, seeds, depth, ask.recipe.graph_limit, visible) if depth > 0 and seeds else {}
+    )
     return Hits(hops=hops, info={"expand_depth": depth}, ms={"graph": (time.perf_counter() - started) * 1000})
 
 
