@@ -112,6 +112,17 @@ def test_huiyi_csv_reads_as_json_lines_would() -> None:
     assert group.space == "g1" and group.messages[0]["text"] == "周末谁去看展, 我有两张票"
 
 
+@pytest.mark.parametrize(
+    ("header", "named"), [("text,text,person", "'text'"), ("person,text, person,space,space", "'person', 'space'")]
+)
+def test_a_csv_column_named_twice_is_refused_by_name(tmp_path: Path, header: str, named: str) -> None:
+    """Two text columns kept the last one's cells and dropped the first's without a word."""
+    path = tmp_path / "twice.csv"
+    path.write_text(f"{header}\n" + ",".join(["木木"] * (header.count(",") + 1)) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=rf"twice.csv: the header names {named} more than once"):
+        read_import(path, agent=A)
+
+
 def test_a_chat_export_needs_its_agent() -> None:
     with pytest.raises(InvalidInput, match="--agent"):
         read_import(DATA / "qq.txt")

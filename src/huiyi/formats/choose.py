@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo
@@ -146,11 +147,15 @@ def _chat_export(chosen: str, text: str, name: str, who: Who, zone: ZoneInfo) ->
 def _csv_as_lines(text: str, name: str) -> str:
     """huiyi's CSV as the JSON lines it stands for (empty cells left out), one line a row."""
     reader = csv.DictReader(io.StringIO(text))
-    columns = {c.strip() for c in reader.fieldnames or []}
-    if "text" not in columns:
+    named = Counter(c.strip() for c in reader.fieldnames or [])
+    if "text" not in named:
         raise InvalidInput(f"{name}: a CSV to import needs a header row with a 'text' column")
-    if unknown := columns - CSV_FIELDS:
+    if unknown := named.keys() - CSV_FIELDS:
         known = ", ".join(sorted(CSV_FIELDS))
         raise InvalidInput(f"{name}: unknown CSV columns {', '.join(sorted(unknown))}; the columns are {known}")
+    if twice := sorted(column for column, count in named.items() if count > 1):
+        # a row keeps one cell a name: the other column's cells would be dropped without a word
+        names = ", ".join(map(repr, twice))
+        raise InvalidInput(f"{name}: the header names {names} more than once; give each column once")
     rows = [{k.strip(): v for k, v in row.items() if k and v not in (None, "")} for row in reader]
     return "\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
