@@ -123,6 +123,48 @@ def test_a_csv_column_named_twice_is_refused_by_name(tmp_path: Path, header: str
         read_import(path, agent=A)
 
 
+def test_a_csv_error_names_the_file_line_its_row_starts_on(tmp_path: Path) -> None:
+    """Errors named the row (line 3 for the row on line 6): a quoted cell spans lines, a blank line is no row."""
+    path = tmp_path / "chat.csv"
+    rows = ["agent,person,text,time", "祈煜,木木,好,2024-05-01", "", '祈煜,木木,"两行', '的话",2024-05-01']
+    path.write_text("\n".join([*rows, "祈煜,木木,好,yesterday", "祈煜,木木,好,2024-05-01"]) + "\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"^line 6: time: cannot read 'yesterday'"):
+        read_import(path, agent=A)
+    path.write_text(
+        "\r\n".join([*rows, "祈煜,木木,", "祈煜,木木,好,2024-05-01"]) + "\r\n", encoding="utf-8", newline=""
+    )
+    with pytest.raises(InvalidInput, match=r"^line 6: text: Field required"):
+        read_import(path, agent=A)
+
+
+@pytest.mark.parametrize(
+    ("row", "error"),
+    [
+        ('祈煜,木木,"引号没有收尾\n祈煜,木木,好', r"^line 3: not a CSV row .*unexpected end of data"),
+        ("祈煜,木木,好,多出来的", r"^line 3: 4 cells, but the header names 3 columns"),
+        ("祈煜,木木," + "好" * 200_000, r"^line 3: not a CSV row .*field limit"),
+    ],
+    ids=["open-quote", "more-cells", "huge-cell"],
+)
+def test_a_csv_row_that_is_no_csv_is_refused_by_its_line(tmp_path: Path, row: str, error: str) -> None:
+    """A quote left open read the rest of the file as one message; a cell past the header was dropped
+    without a word; a cell over the csv module's limit was a traceback."""
+    path = tmp_path / "chat.csv"
+    path.write_text(f"agent,person,text\n祈煜,木木,好\n{row}\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=error):
+        read_import(path, agent=A)
+
+
+def test_a_csv_of_bare_carriage_returns_reads_a_row_a_line(tmp_path: Path) -> None:
+    """Old Mac line ends (\\r alone) were a traceback: a new-line character seen in an unquoted field."""
+    path = tmp_path / "mac.csv"
+    path.write_text(
+        "agent,person,text,time\r祈煜,木木,好,2024-05-01\r祈煜,木木,不好,2024-05-01,\r", encoding="utf-8", newline=""
+    )
+    (chat,) = read_import(path, agent=A).batches
+    assert [m["text"] for m in chat.messages] == ["好", "不好"]  # an empty cell past the header is nothing
+
+
 def test_a_chat_export_needs_its_agent() -> None:
     with pytest.raises(InvalidInput, match="--agent"):
         read_import(DATA / "qq.txt")

@@ -17,28 +17,25 @@ memorybank     MemoryBank's memory.json (users → history by day, summaries, pe
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo
 
 from huiyi.errors import InvalidInput
 from huiyi.formats.chat import Who
+from huiyi.formats.csvfile import csv_lines
 from huiyi.formats.mem0 import looks_like_mem0, read_mem0
 from huiyi.formats.memorybank import looks_like_memorybank, read_memorybank
 from huiyi.formats.plan import Plan
 from huiyi.formats.qq import looks_like_qq, read_qq
-from huiyi.formats.read import file_text, read_text
+from huiyi.formats.read import file_text, read_lines, read_text
 from huiyi.formats.wechat import looks_like_wechat_csv, looks_like_wechat_html, read_wechat_csv, read_wechat_html
 
 __all__ = ["FORMATS", "Format", "read_import", "sniff"]
 
 Format = Literal["auto", "jsonl", "probes", "csv", "qq", "wechat-csv", "wechat-html", "mem0", "memorybank"]
 FORMATS: tuple[str, ...] = ("auto", "jsonl", "probes", "csv", "qq", "wechat-csv", "wechat-html", "mem0", "memorybank")
-CSV_FIELDS = {"agent", "person", "space", "speaker", "role", "text", "time", "id"}
 
 
 def sniff(text: str, name: str = "") -> str:
@@ -115,7 +112,7 @@ def read_import_text(
     if chosen in ("jsonl", "probes"):
         plan = read_text(text, name, agent, person, space, cases)
     elif chosen == "csv":
-        plan = read_text(_csv_as_lines(text, name), name, agent, person, space, [])
+        plan = read_lines(csv_lines(text, name), agent, person, space, name)
     else:
         plan = _chat_export(chosen, text, name, who, zone)
         if not plan.size and not plan.persons and format != "auto" and (sniffed := sniff(text, name)) != chosen:
@@ -142,20 +139,3 @@ def _chat_export(chosen: str, text: str, name: str, who: Who, zone: ZoneInfo) ->
         raise
     except (ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError, RecursionError) as exc:
         raise InvalidInput(f"{name}: not a {chosen} file this huiyi can read ({type(exc).__name__}: {exc})") from exc
-
-
-def _csv_as_lines(text: str, name: str) -> str:
-    """huiyi's CSV as the JSON lines it stands for (empty cells left out), one line a row."""
-    reader = csv.DictReader(io.StringIO(text))
-    named = Counter(c.strip() for c in reader.fieldnames or [])
-    if "text" not in named:
-        raise InvalidInput(f"{name}: a CSV to import needs a header row with a 'text' column")
-    if unknown := named.keys() - CSV_FIELDS:
-        known = ", ".join(sorted(CSV_FIELDS))
-        raise InvalidInput(f"{name}: unknown CSV columns {', '.join(sorted(unknown))}; the columns are {known}")
-    if twice := sorted(column for column, count in named.items() if count > 1):
-        # a row keeps one cell a name: the other column's cells would be dropped without a word
-        names = ", ".join(map(repr, twice))
-        raise InvalidInput(f"{name}: the header names {names} more than once; give each column once")
-    rows = [{k.strip(): v for k, v in row.items() if k and v not in (None, "")} for row in reader]
-    return "\n".join(json.dumps(row, ensure_ascii=False) for row in rows)

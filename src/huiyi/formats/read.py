@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from huiyi.formats.plan import (
 from huiyi.formats.probes import ProbeSet
 from huiyi.model import MemoryKind, Person, Scope
 
-__all__ = ["EXPORT_VERSION", "file_text", "read_file", "read_text"]
+__all__ = ["EXPORT_VERSION", "file_text", "read_file", "read_lines", "read_text"]
 
 # 2: memories carry their state (strength, access count, feedback, when written), chunks their state
 # alone, person blocks and where each chat's working memory starts; version 1 files read as before
@@ -49,10 +50,13 @@ def _line_id(name: str, chat: tuple[str, str | None, str | None], line: MessageL
     return f"{Path(name).stem[:40]}:{digest}"
 
 
-def _read_lines(text: str, agent: str | None, person: str | None, space: str | None, name: str) -> Plan:
+def read_lines(
+    lines: Iterable[tuple[int, str]], agent: str | None, person: str | None, space: str | None, name: str
+) -> Plan:
+    """JSON lines, each with the number of the file line an error names, as a checked plan (see :func:`read_text`)."""
     plan = Plan()
     seen: Counter[str] = Counter()
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in lines:
         if not raw.strip():
             continue
         try:
@@ -179,7 +183,7 @@ def read_text(text: str, name: str, agent: str | None, person: str | None, space
             raise InvalidInput(f"{name} is not a valid probe file: {_reason(exc)}") from exc
     if cases:
         raise InvalidInput("--case applies to probe files only")
-    return _read_lines(text, agent, person, space, name)
+    return read_lines(enumerate(text.splitlines(), start=1), agent, person, space, name)
 
 
 def file_text(path: Path) -> str:
