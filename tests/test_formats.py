@@ -40,6 +40,17 @@ def test_text_read_into_a_plan_with_the_callers_scope() -> None:
         read_text(LINES, "chat.jsonl", None, "木木", None, [])
 
 
+def test_a_line_separator_inside_a_text_ends_no_line() -> None:
+    """JSON lines were cut with ``str.splitlines``, which breaks at U+2028, U+2029 and U+0085 too: ``json.dumps``
+    (so ``huiyi export``) writes them inside a text as they are, and such a message could not be imported."""
+    texts = ["第一段\u2028第二段", "甲\u2029乙", "丙\x85丁"]
+    lines = [json.dumps({"text": text}, ensure_ascii=False) for text in texts]
+    (chat,) = read_text("\r\n".join(lines), "chat.jsonl", "祈煜", "木木", None, []).batches
+    assert [m["text"] for m in chat.messages] == texts
+    with pytest.raises(InvalidInput, match=r"^line 4: "):  # lines counted as the file has them
+        read_text("\n".join([*lines, "{"]), "chat.jsonl", "祈煜", "木木", None, [])
+
+
 def test_a_plan_applied_then_exported_reads_back_as_an_export(tmp_path: Path) -> None:
     async def run() -> str:
         async with AsyncMemory(tmp_path / "st", config=Config.load()) as memory:

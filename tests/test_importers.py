@@ -165,6 +165,15 @@ def test_a_csv_of_bare_carriage_returns_reads_a_row_a_line(tmp_path: Path) -> No
     assert [m["text"] for m in chat.messages] == ["好", "不好"]  # an empty cell past the header is nothing
 
 
+def test_mem0_json_lines_keep_a_line_separator_inside_a_memory(tmp_path: Path) -> None:
+    """Cut at U+2028 as ``str.splitlines`` cuts, mem0's JSON lines were no mem0 file."""
+    texts = ["喜欢猫\u2028也喜欢狗", "住在杭州"]
+    records = [{"id": f"m{n}", "memory": text, "user_id": "木木"} for n, text in enumerate(texts)]
+    path = tmp_path / "mem0.jsonl"
+    path.write_text("\n".join(json.dumps(record, ensure_ascii=False) for record in records), encoding="utf-8")
+    assert [line.text for _, line in read_import(path, agent=A).memories] == texts
+
+
 def test_a_chat_export_needs_its_agent() -> None:
     with pytest.raises(InvalidInput, match="--agent"):
         read_import(DATA / "qq.txt")

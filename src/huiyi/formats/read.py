@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,12 +28,21 @@ from huiyi.formats.plan import (
 from huiyi.formats.probes import ProbeSet
 from huiyi.model import MemoryKind, Person, Scope
 
-__all__ = ["EXPORT_VERSION", "file_text", "read_file", "read_lines", "read_text"]
+__all__ = ["EXPORT_VERSION", "file_text", "json_lines", "read_file", "read_lines", "read_text"]
 
 # 2: memories carry their state (strength, access count, feedback, when written), chunks their state
 # alone, person blocks and where each chat's working memory starts; version 1 files read as before
 # 3: a link's chunk end also names the message the chunk is anchored at (an older reader would refuse it)
 EXPORT_VERSION = 3
+
+# a JSON line ends at \n (\r\n, \r), which no JSON text holds unescaped; never at U+2028, U+2029 or U+0085,
+# where str.splitlines also breaks, and which json.dumps (so huiyi export) writes inside a text as they are
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def json_lines(text: str) -> list[str]:
+    """A file's JSON lines, the n-th of them on the file's line n."""
+    return _LINE_END.split(text)
 
 
 def _message_dict(line: MessageLine, line_id: str) -> dict[str, Any]:
@@ -183,7 +193,7 @@ def read_text(text: str, name: str, agent: str | None, person: str | None, space
             raise InvalidInput(f"{name} is not a valid probe file: {_reason(exc)}") from exc
     if cases:
         raise InvalidInput("--case applies to probe files only")
-    return read_lines(enumerate(text.splitlines(), start=1), agent, person, space, name)
+    return read_lines(enumerate(json_lines(text), start=1), agent, person, space, name)
 
 
 def file_text(path: Path) -> str:
