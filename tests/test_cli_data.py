@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,10 @@ from typer.testing import CliRunner, Result
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.faces.cli import app
+from huiyi.faces.cli.data import _job_parts
 from huiyi.faces.tools import TOOL_NAMES
-from huiyi.memory import Memory
+from huiyi.formats.jobcount import JobTally
+from huiyi.memory import AsyncMemory, Memory
 from huiyi.model import MemoryKind, Person
 
 runner = CliRunner()
@@ -451,3 +454,82 @@ def test_a_command_on_a_mistyped_store_says_so_and_makes_none(tmp_path: Path, ar
 def test_a_worker_count_below_one_is_refused(tmp_path: Path) -> None:
     result = runner.invoke(app, ["worker", "--count", "0", "--store", str(tmp_path / "s")])
     assert result.exit_code == 2 and not (tmp_path / "s").exists()
+
+
+def _chat(path: Path, person: str) -> Path:
+    """Twelve turns of a private chat with ``person``, a round a day: each day a scene, folded once past."""
+    said = [
+        {
+            "person": person,
+            "role": role,
+            "text": f"{person}的第{n}句话",
+            "time": f"2025-11-{n // 2 + 1:02d}T20:0{n % 2}",
+        }
+        for n, role in zip(range(12), ["user", "assistant"] * 6, strict=True)
+    ]
+    return write_lines(path, said)
+
+
+def _folds(store: Path, person: str) -> dict[str, int]:
+    with open_store(store) as memory:
+        jobs = [job for job in memory.jobs(agent="祈煜", limit=1000) if job.payload["space"] == f"person:{person}"]
+    return {state: sum(job.state.value == state for job in jobs) for state in ("pending", "done")}
+
+
+def test_an_import_counts_the_extraction_jobs_the_background_worker_ran(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The import counted only the jobs its own drain ran: the background worker its adds woke had often
+    run them all first, and it said "0 extraction jobs run"."""
+    drain = AsyncMemory.run_jobs
+
+    async def run_by_another(memory: AsyncMemory) -> int:
+        await drain(memory)
+        return 0  # as when the background worker took every job first
+
+    monkeypatch.setattr(AsyncMemory, "run_jobs", run_by_another)
+    store = tmp_path / "st"
+    result = huiyi("import", _chat(tmp_path / "a.jsonl", "木木"), "-s", store, "-a", "祈煜")
+    folds = _folds(store, "木木")
+    assert folds["done"] > 0 and folds["pending"] == 0
+    assert f"{folds['done']} extraction jobs run" in result.stdout
+
+
+def test_an_import_counts_its_own_chats_extraction_jobs_and_those_it_finishes(tmp_path: Path) -> None:
+    """--no-extract counted every pending job of the store, another file's too; an import run again runs
+    the jobs its first run left queued, which it counts, and those of other chats, which it counts apart."""
+    store, first, other = tmp_path / "st", _chat(tmp_path / "a.jsonl", "木木"), _chat(tmp_path / "b.jsonl", "阿青")
+    left = huiyi("import", first, "-s", store, "-a", "祈煜", "--no-extract")
+    mine = _folds(store, "木木")["pending"]
+    assert mine > 0 and f"{mine} extraction jobs left queued" in left.stdout
+    theirs = huiyi("import", other, "-s", store, "-a", "祈煜", "--no-extract")
+    queued = _folds(store, "阿青")["pending"]
+    assert queued > 0 and f"{queued} extraction jobs left queued" in theirs.stdout
+    again = huiyi("import", first, "-s", store, "-a", "祈煜")
+    ran = (
+        f"0 messages stored, 12 already there, 0 memories, {mine} extraction jobs run, {queued} of other chats run too"
+    )
+    assert ran in again.stdout
+    assert _folds(store, "木木") == {"pending": 0, "done": mine} and _folds(store, "阿青")["done"] == queued
+
+
+def test_an_imports_jobs_not_done_are_counted_apart_with_where_to_look() -> None:
+    parts = _job_parts(JobTally(done=3, failed=1, waiting=2, others_done=4), extract=True)
+    assert parts == [
+        "3 extraction jobs run",
+        "4 of other chats run too",
+        "1 failed",
+        "2 not done yet (huiyi jobs list)",
+    ]
+    assert _job_parts(JobTally(waiting=2, others_done=4), extract=False) == ["2 extraction jobs left queued"]
+
+
+def test_the_readmes_import_line_is_what_the_import_prints(tmp_path: Path) -> None:
+    """The README quoted "4 extraction jobs run" long after the demo's import ran 8."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    quoted = re.search(r"^imported demo_zh\.jsonl into /tmp/curlstore: (.*)$", readme, re.MULTILINE)
+    assert quoted is not None
+    demo = Path(__file__).parents[1] / "src" / "huiyi" / "data" / "demo_zh.jsonl"
+    store = tmp_path / "curlstore"
+    result = huiyi("import", demo, "--agent", "祈煜", "--person", "木木", "--store", store)
+    assert result.stdout == f"imported demo_zh.jsonl into {store}: {quoted.group(1)}\n"

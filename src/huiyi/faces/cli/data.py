@@ -31,8 +31,9 @@ from huiyi.faces.cli.options import (
 from huiyi.faces.cli.printing import err, out, short, when_text
 from huiyi.formats import Counts, Plan, apply_plan, export_lines, scope_label, write_lines
 from huiyi.formats.choose import FORMATS, read_import
+from huiyi.formats.jobcount import JobTally, count_jobs, watch_jobs
 from huiyi.memory import AsyncMemory
-from huiyi.model import JobState, MemoryItem
+from huiyi.model import MemoryItem
 from huiyi.store import store_label
 
 __all__ = ["export_command", "import_command", "inspect_command"]
@@ -102,9 +103,7 @@ def import_command(
     ) as bar:
         task = bar.add_task("import", total=plan.size)
         try:
-            counts, extracted, queued = asyncio.run(
-                _import(store, settings, plan, extract, lambda n: bar.advance(task, n))
-            )
+            counts, jobs = asyncio.run(_import(store, settings, plan, extract, lambda n: bar.advance(task, n)))
         except KeyboardInterrupt:
             err.print(
                 "[yellow]interrupted:[/yellow] what was stored is kept (its indexing finishes at the next open); "
@@ -122,19 +121,37 @@ def import_command(
             parts.append(f"{value} {name}")
     if counts.chunks_skipped:
         parts.append(f"{counts.chunks_skipped} chunks left to be rebuilt from their messages")
-    parts.append(f"{extracted} extraction jobs run" if extract else f"{queued} extraction jobs left queued")
+    parts.extend(_job_parts(jobs, extract))
     out.print(f"imported {file.name} into {store_label(store, settings.store)}: " + ", ".join(parts), highlight=False)
 
 
 async def _import(
     store: str, settings: Config, plan: Plan, extract: bool, advance: Callable[[int], None]
-) -> tuple[Counts, int, int]:
-    """The plan written; then the extraction jobs run (``extract``) or counted as left queued."""
+) -> tuple[Counts, JobTally]:
+    """The plan written, its extraction jobs run (``extract``), and how they stand, whoever ran them."""
     async with AsyncMemory(store, config=settings) as memory:
+        watch = await watch_jobs(memory, plan)
         counts = await apply_plan(memory, plan, advance)
-        extracted = await memory.run_jobs() if extract else 0
-        queued = 0 if extract else len(await memory.jobs(states=[JobState.PENDING]))
-    return counts, extracted, queued
+        if extract:
+            await memory.run_jobs()  # counts only the jobs it ran: the background worker may have run them
+        jobs = await count_jobs(memory, watch)
+    return counts, jobs
+
+
+def _job_parts(jobs: JobTally, extract: bool) -> list[str]:
+    """What became of the import's extraction jobs, for its summary line."""
+    parts = [f"{jobs.done} extraction jobs run"] if extract or jobs.done else []
+    if extract and jobs.others_done:  # queued before in chats the file holds none of: the drain runs every due job
+        parts.append(f"{jobs.others_done} of other chats run too")
+    if jobs.failed:
+        parts.append(f"{jobs.failed} failed")
+    if not extract:
+        parts.append(f"{jobs.waiting} extraction jobs left queued")
+    elif jobs.waiting:
+        parts.append(f"{jobs.waiting} not done yet")
+    if jobs.failed or (extract and jobs.waiting):
+        parts[-1] += " (huiyi jobs list)"
+    return parts
 
 
 def export_command(
