@@ -309,6 +309,30 @@ def test_a_message_add_would_refuse_refuses_the_whole_file_by_its_id(tmp_path: P
         asyncio.run(run())
 
 
+@pytest.mark.parametrize(("suffix", "line"), [("csv", 5), ("jsonl", 7)])
+def test_a_message_add_would_refuse_is_named_by_its_line_too(tmp_path: Path, suffix: str, line: int) -> None:
+    """A line without an id was named by the id made for it (chat:a79331c5…), found in no line of the file."""
+    said = [("好", "2024-05-01"), ("两行\n的话", "2024-05-01"), ("   ", "2024-05-01")]
+    if suffix == "csv":
+        rows = [f'{A},木木,"{text}",{time}' for text, time in said]  # the second row takes lines 3 and 4
+        text = "agent,person,text,time\n" + "\n".join(rows) + "\n"
+    else:
+        records = [{"agent": A, "person": "木木", "text": text, "time": time} for text, time in said]
+        text = "\n\n\n".join(json.dumps(record, ensure_ascii=False) for record in records) + "\n"  # blank lines
+    path = tmp_path / f"chat.{suffix}"
+    path.write_text(text, encoding="utf-8")
+
+    async def run() -> None:
+        async with _memory(tmp_path / "st") as memory:
+            with pytest.raises(InvalidInput, match=rf"^line {line}: message 'chat:\w+' of person:木木: .*empty"):
+                await apply_plan(memory, read_import(path))
+            assert (
+                await memory.messages([m["id"] for b in read_import(path).batches for m in b.messages], agent=A) == []
+            )
+
+    asyncio.run(run())
+
+
 @pytest.mark.parametrize(
     ("name", "text"),
     [

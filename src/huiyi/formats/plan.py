@@ -150,6 +150,11 @@ class Batch:
     person: str | None
     space: str | None
     messages: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # each message's line in the file, from a reader that numbers them
+
+    def line_of(self, index: int) -> int | None:
+        """The file line of message ``index``, when its reader numbered them."""
+        return self.lines[index] if len(self.lines) == len(self.messages) else None
 
 
 @dataclass
@@ -172,9 +177,13 @@ class Plan:
     def size(self) -> int:
         return sum(len(b.messages) for b in self.batches) + len(self.memories)
 
-    def add_message(self, agent: str, person: str | None, space: str | None, message: dict[str, Any]) -> None:
+    def add_message(
+        self, agent: str, person: str | None, space: str | None, message: dict[str, Any], line: int | None = None
+    ) -> None:
         last = self.batches[-1] if self.batches else None
         if last is None or (last.agent, last.person, last.space) != (agent, person, space):
             last = Batch(agent, person, space)
             self.batches.append(last)
         last.messages.append(message)
+        if line is not None:
+            last.lines.append(line)

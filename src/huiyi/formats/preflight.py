@@ -79,11 +79,13 @@ def _check_messages(memory: AsyncMemory, plan: Plan) -> None:
             try:
                 read(part, config=config)
             except InvalidInput:
-                for message in part:  # which one, by the id the file gave it or its line's
+                for index, message in enumerate(part, start=start):  # which one, by its id and its line
                     try:
                         read([message], config=config)
                     except InvalidInput as exc:
                         what = f"message {message.get('id')!r} of {line_tag(batch.agent, batch.person, batch.space)}"
+                        if (line := batch.line_of(index)) is not None:  # an id made for it is in no line
+                            what = f"line {line}: {what}"
                         reason = str(exc).removeprefix("message 0: ").removeprefix("message 0 ")
                         raise InvalidInput(f"{what}: {reason}; nothing was imported") from exc
                 raise

@@ -115,7 +115,7 @@ def read_lines(
             if not chat_person and not chat_space:
                 raise InvalidInput(f"line {number}: no person or space; give one in the line or with --person/--space")
             chat = (who, None if chat_space else chat_person, chat_space)
-            plan.add_message(*chat, _message_dict(line, line.id or _line_id(name, chat, line, seen)))
+            plan.add_message(*chat, _message_dict(line, line.id or _line_id(name, chat, line, seen)), number)
     return plan
 
 
