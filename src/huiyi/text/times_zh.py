@@ -130,9 +130,9 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
         return midnight(first), end
     if shifted := _ZH_SHIFTED_MONTH_PART.fullmatch(phrase):
         year, month = shift_month(now.year, now.month, _ZH_MONTH_SHIFT[shifted.group(1)])
-        first, end = month_span(year, month)
-        part = first.replace(day=_ZH_TENTHS[shifted.group(2)])
-        return part, end if part.day == 21 else part + timedelta(days=10)
+        start, end = month_span(year, month)
+        tenth = start.replace(day=_ZH_TENTHS[shifted.group(2)])
+        return tenth, end if tenth.day == 21 else tenth + timedelta(days=10)
     if phrase in ("上上月", "下下月"):  # jionlp reads 上上个月 as 上个月
         return month_span(*shift_month(now.year, now.month, -2 if phrase[0] == "上" else 2))
     if holiday := _ZH_HOLIDAY.fullmatch(phrase):  # jionlp knows 圣诞节, not 感恩节 or 母亲节
