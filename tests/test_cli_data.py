@@ -432,6 +432,19 @@ def test_an_import_line_with_an_id_no_face_takes_is_refused_and_writes_nothing(t
         assert memory.messages(["x1"], agent="A") == []
 
 
+def test_a_refused_import_leaves_no_store_where_there_was_none(tmp_path: Path) -> None:
+    """A file refused before any write still made the folder --store named, and an empty store in it."""
+    lines = [{"agent": "A", "person": "bob", "text": "第一条"}, {"agent": "A", "person": "bob", "text": " "}]
+    file = write_lines(tmp_path / "in.jsonl", lines)
+    result = runner.invoke(app, ["import", str(file), "-s", str(tmp_path / "new" / "st")])
+    assert isinstance(result.exception, InvalidInput), result.exception
+    assert not (tmp_path / "new").exists()
+    huiyi("import", write_lines(tmp_path / "ok.jsonl", lines[:1]), "-s", tmp_path / "kept")
+    result = runner.invoke(app, ["import", str(file), "-s", str(tmp_path / "kept")])
+    assert isinstance(result.exception, InvalidInput), result.exception
+    assert (tmp_path / "kept" / "huiyi.sqlite").is_file()  # a store that was there stays
+
+
 @pytest.mark.parametrize(
     "args",
     [

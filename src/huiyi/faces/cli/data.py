@@ -7,6 +7,7 @@ calls it or :class:`~huiyi.memory.Memory`, and prints.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from huiyi.faces.cli.options import (
     SpaceOption,
     StoreOption,
     existing,
+    made_by_opening,
     open_memory,
 )
 from huiyi.faces.cli.printing import err, out, short, when_text
@@ -102,8 +104,13 @@ def import_command(
         disable=plan.size < PROGRESS_FROM,
     ) as bar:
         task = bar.add_task("import", total=plan.size)
+        fresh = made_by_opening(store, settings)
         try:
             counts, jobs = asyncio.run(_import(store, settings, plan, extract, lambda n: bar.advance(task, n)))
+        except InvalidInput:  # refused before any write: a mistyped --store is left as it was, not an empty store
+            if fresh is not None:
+                shutil.rmtree(fresh, ignore_errors=True)
+            raise
         except KeyboardInterrupt:
             err.print(
                 "[yellow]interrupted:[/yellow] what was stored is kept (its indexing finishes at the next open); "

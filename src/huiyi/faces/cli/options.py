@@ -50,6 +50,14 @@ def open_memory(store: str | Path, config: Path | None, *, made: bool = True, **
     return Memory(store, config=settings)
 
 
+def made_by_opening(store: str | Path, settings: Config) -> Path | None:
+    """The outermost folder opening ``store`` would create (None if it exists, or names PostgreSQL)."""
+    if names_postgres(store, settings.store):
+        return None
+    missing = [folder for folder in (Path(store), *Path(store).parents) if not folder.exists()]
+    return missing[-1] if missing else None
+
+
 def existing(store: str | Path, settings: Config) -> None:
     """Raise ``InvalidInput`` if ``store`` names a folder that holds no store (PostgreSQL is not looked at)."""
     if names_postgres(store, settings.store):
