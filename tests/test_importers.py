@@ -396,3 +396,11 @@ def test_an_export_with_a_merge_imports_again_as_a_no_op(tmp_path: Path) -> None
         assert first == [("团子", ("小团子", "团团", "胖团"), False)]  # the merged 团团 is listed no more
 
     asyncio.run(target())
+
+
+def test_a_csv_column_with_no_name_is_named_as_empty(tmp_path: Path) -> None:
+    """A header's trailing comma named a column '' that the error printed as nothing: "columns ; the…"."""
+    path = tmp_path / "trailing.csv"
+    path.write_text("person,text,\n木木,你好,\n", encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"unknown CSV columns ''; the columns are"):
+        read_import(path, agent=A)

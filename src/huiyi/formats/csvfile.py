@@ -28,7 +28,10 @@ def csv_lines(text: str, name: str) -> list[tuple[int, str]]:
         raise InvalidInput(f"{name}: a CSV to import needs a header row with a 'text' column")
     if unknown := named.keys() - CSV_FIELDS:
         known = ", ".join(sorted(CSV_FIELDS))
-        raise InvalidInput(f"{name}: unknown CSV columns {', '.join(sorted(unknown))}; the columns are {known}")
+        # quoted: a trailing comma names a column '' that would print as nothing
+        raise InvalidInput(
+            f"{name}: unknown CSV columns {', '.join(map(repr, sorted(unknown)))}; the columns are {known}"
+        )
     if twice := sorted(column for column, count in named.items() if count > 1):
         # a row keeps one cell a name: the other column's cells would be dropped without a word
         names = ", ".join(map(repr, twice))
