@@ -94,6 +94,17 @@ def tag(text: str, names: Iterable[str] = ()) -> list[tuple[str, str]]:
     return out
 
 
+def first_tag(text: str, word: str) -> str | None:
+    """The tagger's flag of ``word`` when it is the first word the tagger cuts from ``text``, else None: a
+    name a pattern matched counts only if the tagger cuts it whole, as a name.
+
+    >>> first_tag("陈屿今天来看我了", "陈屿"), first_tag("陈屿今天来看我了", "陈")
+    ('nr', None)
+    """
+    cut = [(piece, flag) for piece, flag in tag(text) if piece.strip()]
+    return cut[0][1] if cut and cut[0][0] == word else None
+
+
 @functools.lru_cache(maxsize=4096)
 def _name_flag(name: str) -> str:
     """A name's flag: the dictionary's for a word it holds (咪咪 o, 吉他 ns), else ``nr`` (a person's name)."""

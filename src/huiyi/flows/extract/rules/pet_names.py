@@ -31,7 +31,7 @@ _GOES_ON = "在|又|把|今天|昨天|前天|刚|最近|一直|每天|总是|老
 _ZH_APPOSED = lazy(rf"^我家?的?(?P<num>)(?P<mw>)(?P<pet>{ZH_ANIMALS})(?P<name>[{CJK}]{{2,3}}?)(?={_GOES_ON})")
 _NAME_TAGS = frozenset(("nr", "nrfg", "nrt", "nz", "o"))  # a name (布丁, 小白), not 今天, 真的, 砂盆
 # pet names the tagger takes for plain nouns: doubled (豆豆) or made with 子/仔 (团子); not kin, not things
-_PET_SHAPED = lazy(r"^(?:(?P<a>[\u4e00-\u9fff])(?P=a)|[\u4e00-\u9fff]{1,2}[子仔])$")
+_PET_SHAPED = lazy(rf"^(?:(?P<a>[{CJK}])(?P=a)|[{CJK}]{{1,2}}[子仔])$")
 _NOT_PETS = frozenset(
     "妈妈 爸爸 宝宝 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 绳子 链子 崽子 主子 盆子 笼子 爪子 鼻子 肚子 脑子 孩子 妹子 儿子"
     " 房子 被子 毯子 垫子 窝子 牌子 样子 日子".split()
@@ -144,6 +144,5 @@ def apposed_pet(clause: str) -> re.Match[str] | None:
     name = found["name"]
     if name in _NOT_PETS:
         return None
-    cut = [(word, flag) for word, flag in tokens.tag(clause[found.start("name") :]) if word.strip()]
-    named = bool(cut) and cut[0][0] == name and (cut[0][1] in _NAME_TAGS or _PET_SHAPED.match(name) is not None)
-    return found if named else None
+    flag = tokens.first_tag(clause[found.start("name") :], name)
+    return found if flag is not None and (flag in _NAME_TAGS or _PET_SHAPED.match(name) is not None) else None

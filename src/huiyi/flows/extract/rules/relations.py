@@ -109,8 +109,7 @@ def together(text: str) -> re.Match[str] | None:
     found = ZH_TOGETHER.pattern.match(text.strip())
     if found is None:
         return None
-    cut = [(word, flag) for word, flag in tokens.tag(text[found.start("o") :]) if word.strip()]
-    return found if cut and cut[0][0] == found["o"] and cut[0][1] in _NAME_TAGS else None
+    return found if tokens.first_tag(text[found.start("o") :], found["o"]) in _NAME_TAGS else None
 
 
 ZH_RELATIONS: tuple[FactRule, ...] = (
@@ -183,10 +182,9 @@ def relations_in(clause: str, english: bool) -> list[tuple[FactRule, re.Match[st
         return []
     rules = (*EN_RELATIONS, EN_NAMED_KIN) if english else ZH_RELATIONS
     found = [(rule, match) for rule in rules if (match := rule.pattern.match(clause))]
-    if not english and (named := _ZH_NAMED_PARTNER.pattern.match(clause)):
-        cut = [(word, flag) for word, flag in tokens.tag(clause[named.start("o") :]) if word.strip()]
-        if cut and cut[0][0] == named["o"] and cut[0][1] in _NAME_TAGS:
-            found.append((_ZH_NAMED_PARTNER, named))
+    named = None if english else _ZH_NAMED_PARTNER.pattern.match(clause)
+    if named and tokens.first_tag(clause[named.start("o") :], named["o"]) in _NAME_TAGS:
+        found.append((_ZH_NAMED_PARTNER, named))
     return found
 
 
