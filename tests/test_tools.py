@@ -400,6 +400,20 @@ def test_rate_memory_cannot_touch_another_person_s_memory(h: Harness) -> None:
     assert h.run(h.memory.get(secret.id, agent=AGENT)).feedback == 0.0
 
 
+def test_a_fault_of_ours_inside_a_tool_is_raised_not_blamed_on_the_arguments(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Any ValueError a tool raised was answered as invalid arguments, so the model retried a call that
+    was fine and the bug never reached the log."""
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise ValueError("a bug of ours")
+
+    monkeypatch.setattr(h.memory, "recall", broken)
+    with pytest.raises(ValueError, match="a bug of ours"):
+        h.call("search_memories", {"query": "猫"})
+
+
 def test_arguments_no_json_reader_takes_come_back_as_errors_not_raised(h: Harness) -> None:
     # an integer of 5001 digits and arrays nested past Python's recursion limit escaped call(): the proxy's
     # turn answered 500

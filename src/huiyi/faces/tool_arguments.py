@@ -35,7 +35,8 @@ class _Args(BaseModel):
 
 Text = Annotated[str, Field(min_length=1, max_length=_MAX_TEXT)]
 _Key = Annotated[str, Field(max_length=100)]
-_Value = Annotated[str, Field(max_length=_MAX_TEXT)] | int | float
+# an integer as a text would say it (one of 5000 digits has no text: str() refuses it)
+_Value = Annotated[str, Field(max_length=_MAX_TEXT)] | Annotated[int, Field(ge=-(10**18), le=10**18)] | float
 
 
 class TimeRange(_Args):

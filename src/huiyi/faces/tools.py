@@ -188,7 +188,6 @@ class ToolExecutor:
             return error_object("unknown_tool", f"there is no tool {name!r}", tools=list(TOOL_NAMES))
         try:
             args = ARGUMENTS[name].model_validate(_arguments_object(arguments))
-            return await handler(args)
         except ToolError as exc:
             return error_object(exc.code, exc.message, **exc.details)
         except ValidationError as exc:
@@ -197,10 +196,14 @@ class ToolExecutor:
                 for e in exc.errors(include_url=False, include_input=False)
             ]
             return error_object("invalid_arguments", f"the arguments of {name} are not valid", details=problems)
-        except HuiyiError as exc:
-            return error_object(exc.code, exc.message)
         except (ValueError, RecursionError) as exc:  # a value no text holds (an int of 5000 digits, given as a dict)
             return error_object("invalid_arguments", f"the arguments of {name} cannot be read: {str(exc)[:120]}")
+        try:  # a ValueError from here on is a fault of ours, raised as such, not blamed on the arguments
+            return await handler(args)
+        except ToolError as exc:
+            return error_object(exc.code, exc.message, **exc.details)
+        except HuiyiError as exc:
+            return error_object(exc.code, exc.message)
 
     # seed 004 ------------------------------------------------------------------------------------------
     async def _create_memory(self, args: CreateMemory) -> dict[str, Any]:
