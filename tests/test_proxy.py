@@ -326,3 +326,26 @@ def test_the_model_rates_a_memory_its_conversation_sees_and_no_other_persons(tmp
         assert shared["error"]["code"] == "read_only"
         assert live.run(live.memory.get(other.id, agent=AGENT)).feedback == 0
         assert live.run(live.memory.get(official.id, agent=AGENT)).feedback == 0
+
+
+def test_a_memory_tool_that_fails_is_told_to_the_model_and_the_chat_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool's failure (the store down) escaped the turn: the client got a 500 instead of an answer."""
+    for live in _serve(tmp_path, HashEmbedder(16), agent=AGENT, tools=True):
+
+        def down(*_: Any, **__: Any) -> Any:
+            raise OSError("disk I/O error")
+
+        monkeypatch.setattr(live.memory, "recall", down)
+        call = _tool_call("call_1", "search_memories", {"query": "狗叫什么"})
+        live.upstream.script_chat(
+            finish_reason="tool_calls", message={"role": "assistant", "content": None, "tool_calls": [call]}
+        )
+        live.upstream.script_chat("我有点想不起来了。")
+        answer = live.client().chat.completions.create(
+            model="deepseek-chat", user="阿哲", messages=[{"role": "user", "content": "我的狗叫啥"}]
+        )
+        assert answer.choices[0].message.content == "我有点想不起来了。"
+        told = json.loads(live.upstream.chat_requests[1].json["messages"][-1]["content"])
+        assert told["error"]["code"] == "internal_error" and "disk" not in json.dumps(told)

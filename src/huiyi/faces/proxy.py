@@ -33,7 +33,7 @@ from huiyi.checks import check_id, check_name, utc_of
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput, UnnamedConversation
 from huiyi.faces.proxy_stream import final_as_sse, sse_event, sse_reply
-from huiyi.faces.tools import ToolExecutor, tool_schemas
+from huiyi.faces.tools import ToolExecutor, dumps, error_object, tool_schemas
 from huiyi.memory import AsyncMemory
 
 log = logging.getLogger(__name__)
@@ -408,11 +408,7 @@ class MemoryProxy:
             if message is None or calls is None:
                 break
             results = [
-                {
-                    "role": "tool",
-                    "tool_call_id": call.get("id", ""),
-                    "content": await executor.call(call["function"]["name"], call["function"].get("arguments")),
-                }
+                {"role": "tool", "tool_call_id": call.get("id", ""), "content": await _answered(executor, call)}
                 for call in calls
             ]
             body = {**body, "messages": [*body["messages"], message, *results]}
@@ -489,3 +485,12 @@ def proxy_router(proxy: MemoryProxy, check: Callable[[Request, str], Awaitable[N
 
 
 __all__ = ["MEMORY_TOOLS", "MemoryProxy", "Turn", "proxy_router", "read_turn"]
+
+
+async def _answered(executor: ToolExecutor, call: dict[str, Any]) -> str:
+    """A memory tool's answer; a failure of ours (the store down) is told to the model, as MCP does, and logged."""
+    try:
+        return await executor.call(call["function"]["name"], call["function"].get("arguments"))
+    except Exception:
+        log.exception("proxy: memory tool %s failed; the model is told", call["function"]["name"])
+        return dumps(error_object("internal_error", "the memory tool failed; answer without it"))
