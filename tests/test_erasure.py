@@ -335,6 +335,35 @@ def test_anothers_lines_whose_chunks_went_are_indexed_again_at_once(tmp_path: Pa
 
 
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_the_others_talk_in_a_group_keeps_its_events_when_a_member_is_forgotten(tmp_path: Path, backend: str) -> None:
+    """Events of a group's talk hold every member's turns: forgetting one took them all, and the others'
+    lines were never extracted again (12 events of a group's evening became 1)."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "我最近在学吉他"), ("cat", "我养了一只猫叫团子")]
+        said = [
+            {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
+            for round_ in range(12)
+            for i, (who, text) in enumerate(lines)
+        ]
+        memory.add(said, agent="a", space="g")
+        memory.flush(agent="a", space="g")
+
+        def events() -> list[str]:
+            return [m.text for m in memory.memories(agent="a", space="g", kinds=[MemoryKind.EVENT], limit=100)]
+
+        before = events()
+        assert len(before) > 1 and all("QZXANNCITY" in text for text in before)
+        memory.forget_person("ann", agent="a")
+        memory.run_jobs()
+        after = events()
+        assert not any("QZXANNCITY" in text for text in after)
+        # every line of ben's and cat's is in an event again
+        told = " ".join(after)
+        assert all(f"{text}，第{round_}次" in told for round_ in range(12) for who, text in lines if who != "ann")
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
 def test_a_name_another_person_goes_by_takes_only_what_is_said_where_the_erased_one_talks(
     tmp_path: Path, backend: str
 ) -> None:

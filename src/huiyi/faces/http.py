@@ -343,7 +343,7 @@ def create_app(
         working memory and core blocks, in one transaction, and purged from the store's files: behind the
         answer, or before it with ``purge=wait`` (``purged`` says which)."""
         check(agents, agent)
-        return ErasureReport(**vars(await memory.forget_person(person_id, agent=agent, purge=purge)))
+        return ErasureReport.of(await memory.forget_person(person_id, agent=agent, purge=purge))
 
     @app.delete("/v1/messages/{message_id:path}", response_model=ErasureReport, responses=BY_ID)
     async def forget_message(
@@ -355,7 +355,7 @@ def create_app(
         done = await memory.forget_messages([message_id], agent=agent, purge=purge)
         if not done.messages:
             raise NotFound(f"no message {message_id!r} for agent {agent!r}")
-        return ErasureReport(**vars(done))
+        return ErasureReport.of(done)
 
     @app.get("/v1/persons/{person_id:path}", response_model=Person, responses=BY_ID)
     async def get_person(person_id: str, agents: Agents, agent: Annotated[str, Query(min_length=1)]) -> Person:

@@ -12,6 +12,7 @@ from pydantic_core import PydanticCustomError
 from huiyi.checks import INT64_MAX, INT64_MIN, TimeIn
 from huiyi.memory.pages import CURSOR_CHARS
 from huiyi.model import FactKind, MemoryItem, MemoryKind, Message, MessageIn
+from huiyi.store.erasure import Erasure
 
 OUT_OF_RANGE = "int64_range"  # the HTTP face answers 400 to this error: no store could take the value
 
@@ -248,3 +249,7 @@ class ErasureReport(BaseModel):
     blocks: int
     reindexed: int
     purged: bool
+
+    @classmethod
+    def of(cls, done: Erasure) -> ErasureReport:
+        return cls(**done.counts(), purged=done.purged)

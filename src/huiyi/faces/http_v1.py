@@ -148,7 +148,7 @@ def v1_router(memory: AsyncMemory, check: Check) -> APIRouter:
         """Forget messages and what was made from them, purged from the store's files (behind the answer, or
         before it with ``purge: "wait"``)."""
         await check(request, body.agent)
-        return ErasureReport(**vars(await memory.forget_messages(body.ids, agent=body.agent, purge=body.purge)))
+        return ErasureReport.of(await memory.forget_messages(body.ids, agent=body.agent, purge=body.purge))
 
     @router.post("/v1/flush", response_model=list[Job], responses=BODY)
     async def flush(body: FlushBody, request: Request) -> list[Job]:

@@ -8,13 +8,13 @@ import functools
 import logging
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import fields
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from huiyi.checks import check_scope, in_years
 from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
+from huiyi.flows.extract.fold import refold
 from huiyi.memory.common import _agent, _id_list, _scope_of
 from huiyi.memory.pages import Pages
 from huiyi.model import MemoryItem, Scope
@@ -207,15 +207,24 @@ class Care(Pages):
             before = await self._run(
                 functools.partial(self.store.erase, agent, (), person=person, window=self._window())
             )
-            counts = (f.name for f in fields(Erasure) if f.name != "purged")
-            done = Erasure(**{name: getattr(done, name) + getattr(before, name) for name in counts})
-        if refused and not any(getattr(done, f.name) for f in fields(Erasure) if f.name != "purged"):
+            done = done + before
+        if refused and not any(done.counts().values()):
             raise InvalidInput(f"{refused}; nothing was stored under it, so nothing was forgotten")
         self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
+        await self._extract_again(agent, done.refold)
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         done.purged = await self._purge_done(purge)
         log.info("forgot person %r of agent %r: %s", person, agent, done)
         return done
+
+    async def _extract_again(self, agent: str, message_ids: Sequence[str]) -> None:
+        """Others' messages whose events or facts went with the erased turns they were made from too are
+        extracted again by the worker (``flush`` or ``run_jobs`` when it is off): the rest of a group's
+        talk keeps its events. Their chunks were indexed again already."""
+        if message_ids:
+            queued = await self._run(refold, self.store, agent, message_ids, self.config)
+            if queued:
+                self._wake_worker()
 
     async def _purge_done(self, purge: Purge) -> bool:
         """Whether the files hold none of what went: waited for with ``purge="wait"``, else as it is now."""
@@ -245,6 +254,7 @@ class Care(Pages):
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done = await self._run(functools.partial(self.store.erase, agent, _id_list(ids), window=self._window()))
         self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
+        await self._extract_again(agent, done.refold)
         await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         done.purged = await self._purge_done(purge)
         return done

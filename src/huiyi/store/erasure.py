@@ -6,7 +6,7 @@ Apart from ``huiyi.store.base`` (which joins it into ``Store``) only for the len
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Protocol, runtime_checkable
 
 
@@ -24,6 +24,20 @@ class Erasure:
     blocks: int = 0
     reindexed: int = 0
     purged: bool = False
+    # others' messages an event or fact that went was made from too: the memory layer has them extracted
+    # again, so a group keeps its events when one member is forgotten (no count: no part of any report)
+    refold: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    def counts(self) -> dict[str, int]:
+        """What went, by kind: every field but ``purged`` and ``refold``."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("purged", "refold")}
+
+    def __add__(self, other: Erasure) -> Erasure:
+        """Two erasures of one call as one (``purged`` as this one's)."""
+        summed = Erasure(purged=self.purged, refold=(*self.refold, *other.refold))
+        for name, count in self.counts().items():
+            setattr(summed, name, count + getattr(other, name))
+        return summed
 
 
 @runtime_checkable

@@ -103,7 +103,7 @@ def forget(
             reports.append(memory.forget_messages(message, agent=agent, purge="wait"))
         if compact_after:
             memory.compact()
-    totals = {name: sum(getattr(r, name) for r in reports) for name in vars(reports[0]) if name != "purged"}
+    totals = {name: sum(r.counts()[name] for r in reports) for name in reports[0].counts()}
     out.print(", ".join(f"{name} {count}" for name, count in totals.items()), highlight=False)
     if not all(r.purged for r in reports):  # the erasure holds; its mark has the store's next open purge
         out.print("the files' purge failed and is tried again at the store's next open", highlight=False)

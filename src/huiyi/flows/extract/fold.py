@@ -201,6 +201,38 @@ def _plan_once(
     return False
 
 
+def refold(store: Store, agent: str, message_ids: Sequence[str], config: Config) -> list[Job]:
+    """Queue extraction again for messages folded long ago whose events or facts an erasure took, since
+    those were made from erased turns too (``Erasure.refold``): a group keeps its events when one member
+    is forgotten. Each space's messages fold as a tail would; the jobs say ``again``, as their seqs left
+    working memory before, and a key of their own, as the fold their messages first had may be done."""
+    by_space: dict[str, list[Message]] = {}
+    for message in sorted(store.get_messages(agent, list(message_ids)), key=lambda m: m.seq):
+        by_space.setdefault(message.space, []).append(message)
+    created: list[Job] = []
+    for space, messages in by_space.items():
+        scope = messages[0].scope
+        for folded in folds(messages, config, everything=True):
+            first, last = folded[0].seq, folded[-1].seq
+            job = Job(
+                kind=FOLD,
+                agent=agent,
+                key=f"{fold_key(agent, space, first, last)}:again:{folded[0].id}",
+                payload={
+                    "space": space,
+                    "scope": scope.tag,
+                    "person": scope.key if scope.kind is ScopeKind.PERSON else None,
+                    "from_seq": first,
+                    "to_seq": last,
+                    "message_ids": [m.id for m in folded],
+                    "again": True,
+                },
+            )
+            if store.enqueue_job(job):
+                created.append(job)
+    return created
+
+
 def _retry_uncovered(store: Store, agent: str, space: str) -> list[Job]:
     """Queue again the space's folds failed for good that no live fold covers: one a later fold was
     planned past while it waited for its retry is in no tail a planner reads (the later fold's commit

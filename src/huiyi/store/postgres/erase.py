@@ -194,6 +194,15 @@ class PostgresErase(PostgresMemories):
                 "(SELECT sources->>0 FROM memories WHERE agent = %s AND kind = 'chunk' AND id = ANY(%s))",
                 (agent, ids, agent, memory_ids),
             ).rowcount
+            done.refold = tuple(
+                str(row[0])
+                for row in cur.execute(
+                    "SELECT DISTINCT s.id FROM memories m CROSS JOIN jsonb_array_elements_text(m.sources) AS s (id)"
+                    " WHERE m.agent = %s AND m.kind IN ('event', 'fact') AND m.id = ANY(%s) AND NOT (s.id = ANY(%s))"
+                    " AND EXISTS (SELECT 1 FROM messages g WHERE g.agent = m.agent AND g.id = s.id) ORDER BY s.id",
+                    (agent, memory_ids, ids),
+                ).fetchall()
+            )
             row = cur.execute(DELETE_MEMORIES, (agent, memory_ids)).fetchone()
             done.memories = deleted(int(row[0]) if row else 0, "memories", "memory_vectors", "memory_own_vectors")
             links = cur.execute(

@@ -228,6 +228,8 @@ def record_folded(cur: Cursor, job_id: str) -> None:
 def _stale_span(cur: Cursor, job: Job, space: str, first: int, last: int) -> bool:
     """Whether a span's seqs left working memory or another live job of its kind holds one of them;
     planners of one space take a lock first, so none enqueues between this check and the insert."""
+    if job.payload.get("again"):  # extracted again after an erasure: long out of working memory, in no live fold
+        return False
     cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (f"{job.agent}\x1f{space}",))
     start = cur.execute(
         "SELECT start_seq FROM working_memory WHERE agent = %s AND space = %s", (job.agent, space)

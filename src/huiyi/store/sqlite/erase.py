@@ -70,6 +70,7 @@ class SQLiteErase(SQLiteMemories):
             memory_ids += _derived(conn, agent, memory_ids)
             changes = conn.total_changes  # from here on, writes to the store's own tables only
             done.reindexed = _reindex_others(conn, agent, memory_ids)
+            done.refold = _made_into_too(conn, agent, memory_ids)
             removed = delete_memory_rows(conn, agent, memory_ids)
             done.jobs = conn.execute(
                 "DELETE FROM jobs WHERE agent = ? AND (json_extract(payload, '$.scope') IS ? OR EXISTS "
@@ -287,6 +288,23 @@ def _reindex_others(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[s
             (agent, agent, *chunk),
         ).rowcount
     return marked
+
+
+def _made_into_too(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> tuple[str, ...]:
+    """Others' messages that events or facts going now were made from too (``Erasure.refold``)."""
+    found: set[str] = set()
+    for chunk in chunks(memory_ids, 500):
+        found.update(
+            str(row[0])
+            for row in conn.execute(
+                "SELECT DISTINCT s.value FROM memories m, json_each(m.sources) s WHERE m.agent = ?"
+                f" AND m.kind IN ('event', 'fact') AND m.id IN ({marks(len(chunk))})"
+                " AND s.value NOT IN (SELECT id FROM erased)"
+                " AND EXISTS (SELECT 1 FROM messages g WHERE g.agent = m.agent AND g.id = s.value)",
+                (agent, *chunk),
+            )
+        )
+    return tuple(sorted(found))
 
 
 def _derived(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> list[str]:

@@ -238,6 +238,8 @@ def record_folded(conn: sqlite3.Connection, job_id: str) -> None:
 def _stale_span(conn: sqlite3.Connection, job: Job, space: str, first: int, last: int) -> bool:
     """Whether a span's seqs left working memory or another live job of its kind holds one of them
     (read inside the write lock, so no other planner can enqueue between this check and the insert)."""
+    if job.payload.get("again"):  # extracted again after an erasure: long out of working memory, in no live fold
+        return False
     row = conn.execute("SELECT start_seq FROM working_memory WHERE agent = ? AND space = ?", (job.agent, space))
     start = row.fetchone()
     if start is not None and first < int(start[0]):
