@@ -19,7 +19,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, mentioned
 from huiyi.recall.score import ScorePreset, roulette, score_memories
 from huiyi.store.base import RouteHits, Store
-from huiyi.store.bm25 import kept_with_ties
+from huiyi.store.ties import kept_with_ties
 from huiyi.text.times import TimeSpan, query_time_range
 
 __all__ = ["RecallRequest", "run"]

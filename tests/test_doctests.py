@@ -86,7 +86,7 @@ MODULES = [
     "huiyi.text.compose",
     "huiyi.text.expand",
     "huiyi.text.keywords",
-    "huiyi.store.bm25",
+    "huiyi.store.ties",
     "huiyi.text.lexicon",
 ]
 

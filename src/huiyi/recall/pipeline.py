@@ -40,7 +40,7 @@ from huiyi.recall.reinforce import Reinforcer
 from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, said_within, tier
 from huiyi.recall.roulette import roulette
 from huiyi.store.base import RankRow, Store
-from huiyi.store.bm25 import kept_with_ties
+from huiyi.store.ties import kept_with_ties
 from huiyi.text import frames
 from huiyi.text.times import TimeSpan, query_time_range
 

@@ -12,7 +12,6 @@ are those of the caller's scopes, not the whole table's. PostgreSQL computes it 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -39,20 +38,3 @@ def bm25(docs: Array, phrases: Array, tf: Array, doc_len: Array, stats: tuple[fl
     weighted = query[phrases, 0] * tf
     saturated = weighted * (K1 + 1) / (weighted + K1 * (1 - B + B * doc_len[docs] / mean_len))
     return np.bincount(docs, query[phrases, 1] * idf[phrases] * saturated, minlength=len(doc_len))
-
-
-def kept_with_ties(scores: Sequence[float], limit: int) -> int:
-    """How many of ``scores`` (best first) a cut at ``limit`` keeps: the rows tied with the last kept too,
-    up to twice ``limit``. Which of tied rows a plain cut keeps follows their rowids, the order they were
-    written in (how a caller batched its adds), not what they say.
-
-    >>> kept_with_ties([3.0, 2.0, 2.0, 2.0, 1.0], 2), kept_with_ties([3.0, 2.0, 1.0], 2), kept_with_ties([1.0] * 9, 2)
-    (4, 2, 4)
-    """
-    if len(scores) <= limit or limit <= 0:
-        return min(len(scores), max(0, limit))
-    floor = (
-        scores[limit - 1] - abs(scores[limit - 1]) * 1e-9
-    )  # tied to the last bit: sums in another order differ there (PostgreSQL)
-    tied = limit + next((i for i, score in enumerate(scores[limit:]) if score < floor), len(scores) - limit)
-    return min(tied, 2 * limit)

@@ -15,11 +15,11 @@ import numpy as np
 
 from huiyi.model import Scope
 from huiyi.store.base import RouteHits, ScoredId, Terms, Vectors
-from huiyi.store.bm25 import kept_with_ties
 from huiyi.store.phrases import cjk_pairs
 from huiyi.store.postgres import search_sql as sql
 from huiyi.store.postgres.connection import PostgresConnection
 from huiyi.store.rows import partition_keys
+from huiyi.store.ties import kept_with_ties
 
 
 class PostgresSearch(PostgresConnection):

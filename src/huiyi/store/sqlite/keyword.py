@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 
 from huiyi.store.base import Terms
-from huiyi.store.bm25 import CHAR_WEIGHT, WORD_WEIGHT, Array, bm25, kept_with_ties
+from huiyi.store.bm25 import CHAR_WEIGHT, WORD_WEIGHT, Array, bm25
 from huiyi.store.phrases import cjk_pairs
 from huiyi.store.sqlite.connection import marks
 from huiyi.store.sqlite.fts import index_tokens, scope_code
+from huiyi.store.ties import kept_with_ties
 
 _WEIGHTS = {"words": WORD_WEIGHT, "chars": CHAR_WEIGHT}
 Phrase = tuple[str, tuple[str, ...]]  # (column, its tokens as the index holds them, without the code)
