@@ -200,6 +200,11 @@ class MemoryBase:
         return "\n".join(block.text for block in self.core_blocks.blocks(agent) if block.label == "persona")
 
     async def close(self) -> None:
+        await self._stop_calls()
+        await self._close_store()
+
+    async def _stop_calls(self) -> None:
+        """Stop the worker, refuse new calls and wait for those under way on the pools."""
         if self._worker_task is not None:
             self._worker_stop.set()
             await self._worker_task
@@ -210,6 +215,8 @@ class MemoryBase:
         self._closed = True  # from here every call is refused in words
         for pool in (self._reads, self._writes):  # what they run ends before the store closes under it
             await asyncio.to_thread(pool.shutdown, wait=True)
+
+    async def _close_store(self) -> None:
         await asyncio.to_thread(self.store.close)
         await asyncio.to_thread(self._warming.join)
 

@@ -145,7 +145,7 @@ class Care(Pages):
             log.info("maintenance deleted %d done job(s) and %d report(s) past their time", jobs, reports)
 
     def _wake_worker(self) -> None:
-        if not self.config.worker.enabled:
+        if not self.config.worker.enabled or self._closed:  # a plan behind an add may land as it closes
             return
         if self._worker_task is None or self._worker_task.done():
             self._worker_stop = asyncio.Event()

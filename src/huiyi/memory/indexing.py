@@ -224,14 +224,19 @@ class Indexing(MemoryBase):
         found.sort(key=lambda hit: (-hit.score, -(hit.data.get("seq") or 0)))
         return found, versions
 
-    async def close(self) -> None:
-        """Index what is still queued, then close (a crash instead leaves it claimed: the next open takes it)."""
-        self._closing.set()  # others' leftovers: the batch under way ends, the next open takes the rest
+    async def _drain_to_close(self) -> None:
         try:
             await self._drained()
         except Exception:  # closing anyway; the messages are durable and the next open indexes them
             log.exception("indexing at close failed")
-        await super().close()
+
+    async def close(self) -> None:
+        """Index what is still queued, then close (a crash instead leaves it claimed: the next open takes it)."""
+        self._closing.set()  # others' leftovers: the batch under way ends, the next open takes the rest
+        await self._drain_to_close()
+        await self._stop_calls()
+        await self._drain_to_close()  # what adds under way stored while their threads ended
+        await self._close_store()
         self._indexing.shutdown(wait=False)
         self._catching_up.shutdown(wait=False)
         self._behind.shutdown(wait=False)

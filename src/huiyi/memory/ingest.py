@@ -67,26 +67,15 @@ class Ingest(Care):
         """
         if progress is not None and not callable(progress):  # found out only after the messages were stored
             raise InvalidInput(f"progress is a function of the count indexed, not {type(progress).__name__}")
+        loop = asyncio.get_running_loop()
         if not self._indexes_now(index):
-            stored, plan = await self._write(self._accept, messages, agent, person, space, extract)
-            self._queue_index(stored)
-            if plan is not None:
-                self._behind_add(functools.partial(self._plan_behind, asyncio.get_running_loop(), *plan))
-            return stored
-        prepared, stored = await self._write(self._append, messages, agent, person, space)
-        if not prepared:
-            return []
+            return await self._write(self._accept_behind, loop, messages, agent, person, space, extract)
         stop = threading.Event()
         try:
-            await self._write(
-                ingest.index_messages, self.store, self.embedder, stored, self.config, progress, self._indexer, stop
-            )
+            return await self._write(self._add_indexed, loop, messages, agent, person, space, extract, progress, stop)
         except asyncio.CancelledError:  # the caller gave up (Ctrl-C): indexing ends after its batch under way
             stop.set()
             raise
-        if await self._write(self._settle, prepared, stored, agent, person, space, extract):
-            self._wake_worker()
-        return stored
 
     def add_blocking(
         self,
@@ -104,6 +93,19 @@ class Ingest(Care):
         busy machine each hop or GIL hand-over costs several ms, and those made the tail of a bot's add
         (issue 15). Appends still take the store's write lock in turn."""
         self._check_open()
+        return self._accept_behind(loop, messages, agent, person, space, extract)
+
+    def _accept_behind(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        messages: Sequence[MessageLike] | MessageLike,
+        agent: str,
+        person: str | None,
+        space: str | None,
+        extract: bool,
+    ) -> list[Message]:
+        """``_accept``, then its messages handed on from this thread (not from the awaiting task): an async
+        caller that gave up while they were stored (``wait_for``) left them claimed and never indexed."""
         stored, plan = self._accept(messages, agent, person, space, extract)
         if stored or plan is not None:
             # a queue put, which never lets go of the GIL (a wake-up of the loop through its socket does)
@@ -111,11 +113,42 @@ class Ingest(Care):
         return stored
 
     def _accepted(self, loop: asyncio.AbstractEventLoop, stored: Sequence[Message], plan: _Plan | None) -> None:
-        """Behind a synchronous add: queue its messages' indexing on the loop, then plan their folds."""
+        """Behind an add: queue its messages' indexing on the loop, then plan their folds."""
         if stored:
-            loop.call_soon_threadsafe(self._queue_index, stored)
+            try:
+                loop.call_soon_threadsafe(self._queue_index, stored)
+            except RuntimeError:  # its loop has closed (asyncio.run ended): the next drain, on any loop, takes them
+                self._index_retry.extend(stored)
         if plan is not None:
             self._plan_behind(loop, *plan)
+
+    def _add_indexed(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        messages: Sequence[MessageLike] | MessageLike,
+        agent: str,
+        person: str | None,
+        space: str | None,
+        extract: bool,
+        progress: Callable[[int], None] | None,
+        stop: threading.Event,
+    ) -> list[Message]:
+        """``add(index=True)`` on a write thread: appended, indexed, then settled, settled even when indexing
+        stops or fails, as the messages are stored either way (a cancelled add left its folds unplanned and,
+        with ``extract=False``, its messages in working memory to be extracted)."""
+        prepared, stored = self._append(messages, agent, person, space)
+        if not prepared:
+            return []
+        try:
+            ingest.index_messages(self.store, self.embedder, stored, self.config, progress, self._indexer, stop)
+        except BaseException:
+            with contextlib.suppress(Exception):  # the indexing's failure is the one to tell
+                self._settle(prepared, stored, agent, person, space, extract)
+            raise
+        if self._settle(prepared, stored, agent, person, space, extract):
+            with contextlib.suppress(RuntimeError):  # its loop has closed: no worker to wake there
+                loop.call_soon_threadsafe(self._wake_worker)
+        return stored
 
     def _plan_behind(
         self, loop: asyncio.AbstractEventLoop, agent: str, space: str, person: str | None, upto: int

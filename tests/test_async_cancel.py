@@ -1,0 +1,124 @@
+"""An asyncio bot gives up on calls (``wait_for``, a cancelled task) and runs its memory on more than one loop.
+
+A call given up on leaves nothing half done: an add's messages are stored and handed on (indexed, their
+folds planned) or not stored at all; a flush's fold is given back for the next flush to run at once; and
+``close`` works on a loop other than the one the background worker ran on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from huiyi import AsyncMemory
+from huiyi.config import Config
+from huiyi.model import MemoryKind, Scope
+from huiyi.providers.embed import HashEmbedder
+
+AGENT, PERSON = "qy", "mumu"
+CONFIG = Config(worker={"enabled": False}, ingest={"index": "background"})
+
+
+def chunks_of(memory: AsyncMemory) -> list[str]:
+    found = memory.store.list_memories([Scope.of_person(AGENT, PERSON)], [MemoryKind.CHUNK], limit=100)
+    return sorted(chunk.sources[0] for chunk in found)
+
+
+async def cancelled_while_appending(memory: AsyncMemory, add: Callable[[], Any]) -> None:
+    """Run ``add`` and cancel it while its messages are being appended on their thread."""
+    append, entered, gate = memory.store.append_messages, threading.Event(), threading.Event()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        gate.wait(30)
+        return append(*args, **kwargs)
+
+    memory.store.append_messages = held  # type: ignore[method-assign]
+    adding = asyncio.create_task(add())
+    await asyncio.to_thread(entered.wait, 30)
+    adding.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await adding
+    gate.set()  # the append goes on after its caller gave up
+
+
+def test_an_add_cancelled_while_its_messages_are_stored_still_indexes_them(tmp_path: Path) -> None:
+    """The append ran on; its messages were stored, claimed by the instance and never queued: nothing
+    indexed them (``indexed()`` and the next open in the process left them to the claim's 5 minutes)."""
+
+    async def run() -> list[str]:
+        memory = AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32))
+        await cancelled_while_appending(
+            memory, lambda: memory.add({"id": "m1", "text": "我家的猫叫团子"}, agent=AGENT, person=PERSON)
+        )
+        await memory.close()  # waits for the append under way and indexes what it stored
+        async with AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32)) as reopened:
+            again = await reopened.add({"id": "m1", "text": "我家的猫叫团子"}, agent=AGENT, person=PERSON)
+            assert again == []  # stored once: the caller tells by sending it again
+            await reopened.indexed()
+            return chunks_of(reopened)
+
+    assert asyncio.run(run()) == ["m1"]
+
+
+def test_an_indexing_add_cancelled_while_its_messages_are_stored_settles_them(tmp_path: Path) -> None:
+    """``add(index=True, extract=False)`` given up on during its append: its history stayed in working
+    memory, to be folded and extracted again, and claimed, so no ``indexed()`` of the process indexed it."""
+
+    async def run() -> tuple[list[str], list[str]]:
+        memory = AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32))
+        said = {"id": "h1", "text": "去年我养了一只猫"}
+        await cancelled_while_appending(
+            memory, lambda: memory.add(said, agent=AGENT, person=PERSON, index=True, extract=False)
+        )
+        await memory.close()
+        async with AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32)) as reopened:
+            await reopened.indexed()
+            working = await reopened.working_memory(agent=AGENT, person=PERSON)
+            return [m.id for m in working], chunks_of(reopened)
+
+    working, chunks = asyncio.run(run())
+    assert working == []
+    assert chunks == ["h1"]
+
+
+def test_adds_under_way_as_the_memory_closes_are_indexed_before_it_closes(tmp_path: Path) -> None:
+    """``async with`` left while add tasks ran: their appends ended as the pools wound down, after the
+    close had drained the queue, so 200 adds acknowledged were left claimed and never indexed."""
+
+    async def run() -> tuple[list[str], list[str]]:
+        memory = AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32))
+        append, entered, gate = memory.store.append_messages, threading.Event(), threading.Event()
+
+        def held(*args: Any, **kwargs: Any) -> Any:
+            entered.set()
+            gate.wait(30)
+            return append(*args, **kwargs)
+
+        memory.store.append_messages = held  # type: ignore[method-assign]
+        shutdown = memory._writes.shutdown
+
+        def opened(*args: Any, **kwargs: Any) -> None:  # the appends end while close waits for them
+            gate.set()
+            shutdown(*args, **kwargs)
+
+        memory._writes.shutdown = opened  # type: ignore[method-assign]
+        adds = [
+            asyncio.create_task(memory.add({"id": f"m{i}", "text": f"第{i}句"}, agent=AGENT, person=PERSON))
+            for i in range(6)
+        ]
+        await asyncio.to_thread(entered.wait, 30)
+        await memory.close()
+        acked = sorted(m.id for stored in await asyncio.gather(*adds) for m in stored)
+        async with AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32)) as reopened:
+            await reopened.indexed()
+            return acked, chunks_of(reopened)
+
+    acked, chunks = asyncio.run(run())
+    assert acked == [f"m{i}" for i in range(6)]
+    assert chunks == acked
