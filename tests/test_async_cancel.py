@@ -17,6 +17,9 @@ import pytest
 
 from huiyi import AsyncMemory
 from huiyi.config import Config
+from huiyi.flows.extract import Extraction, Fold
+from huiyi.flows.extract.fold import FOLD
+from huiyi.flows.extract.rules import RuleExtractor
 from huiyi.model import MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
 
@@ -122,3 +125,36 @@ def test_adds_under_way_as_the_memory_closes_are_indexed_before_it_closes(tmp_pa
     acked, chunks = asyncio.run(run())
     assert acked == [f"m{i}" for i in range(6)]
     assert chunks == acked
+
+
+class HangsOnce(RuleExtractor):
+    """The first fold's extraction never answers (an LLM gone quiet); the rules take the later ones."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = asyncio.Event()
+
+    async def extract(self, fold: Fold) -> Extraction:
+        if not self.entered.is_set():
+            self.entered.set()
+            await asyncio.Event().wait()
+        return await super().extract(fold)
+
+
+def test_a_cancelled_flush_gives_its_fold_back_at_once(tmp_path: Path) -> None:
+    """The fold kept its lease: the space's next flush waited it out (30 s) on a run nobody was making."""
+
+    async def run() -> None:
+        extractor = HangsOnce()
+        async with AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32), extractor=extractor) as memory:
+            await memory.add(["我住在杭州", "我喜欢喝龙井"], agent=AGENT, person=PERSON)
+            flushing = asyncio.create_task(memory.flush(agent=AGENT, person=PERSON))
+            await extractor.entered.wait()
+            flushing.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await flushing
+            worker = memory.worker
+            again = await asyncio.to_thread(memory.store.claim_job, "another", worker.clock(), 30, [FOLD])
+            assert again is not None and again.state.value == "running"  # claimable now, not after the lease
+
+    asyncio.run(run())

@@ -83,12 +83,27 @@ class Worker:
         beat = asyncio.create_task(self._heartbeat(job, work, finishing))
         try:
             await asyncio.wait({work})
+        except asyncio.CancelledError:  # its caller gave up (a flush under wait_for, Ctrl-C)
+            beat.cancel()
+            work.cancel()
+            if not finishing.is_set():  # no commit under way: the next run takes the job now, not after its lease
+                await self._give_back(job)
+            raise
         finally:
             beat.cancel()
-            work.cancel()  # only when this task itself is cancelled: the job then waits out its lease
+            work.cancel()
         if work.cancelled():
             log.warning("job %s: worker %s lost its lease; another worker runs it", job.id, self.name)
         return job
+
+    async def _give_back(self, job: Job) -> None:
+        """Run out the lease of a job this worker stopped: a cancelled flush's fold held the space's next
+        flush for a whole lease (``lease_seconds``), waiting on a run nobody was making."""
+        until = self.clock() - timedelta(milliseconds=1)
+        try:
+            await asyncio.to_thread(self.store.renew_lease, job.id, self.name, until)
+        except Exception as exc:  # the lease then runs out by itself
+            log.warning("job %s: giving it back failed: %s", job.id, exc)
 
     async def _requeue_failed(self) -> None:
         """Queue the folds failed for good whose time to be tried again has come, and take back those a dead
