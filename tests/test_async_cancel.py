@@ -17,6 +17,7 @@ import pytest
 
 from huiyi import AsyncMemory
 from huiyi.config import Config
+from huiyi.errors import StoreError
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.fold import FOLD
 from huiyi.flows.extract.rules import RuleExtractor
@@ -158,3 +159,19 @@ def test_a_cancelled_flush_gives_its_fold_back_at_once(tmp_path: Path) -> None:
             assert again is not None and again.state.value == "running"  # claimable now, not after the lease
 
     asyncio.run(run())
+
+
+def test_close_on_another_loop_than_the_background_worker_ran_on(tmp_path: Path) -> None:
+    """A bot's handlers ran in one ``asyncio.run``, its shutdown in another: awaiting the worker task the
+    first loop had cancelled raised CancelledError out of ``close``, which left the store open."""
+    memory = AsyncMemory(tmp_path / "s", config=Config(), embedder=HashEmbedder(32))
+
+    async def serve() -> None:
+        await memory.add(["我住在杭州", "我喜欢喝龙井"], agent=AGENT, person=PERSON)
+        await memory.flush(agent=AGENT, person=PERSON, wait=False)  # the background worker starts here
+
+    asyncio.run(serve())
+    assert memory._worker_task is not None
+    asyncio.run(memory.close())
+    with pytest.raises(StoreError, match="closed"):
+        asyncio.run(memory.recall("杭州", agent=AGENT, person=PERSON))

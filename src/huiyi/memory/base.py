@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from huiyi.providers.llm import LLM, OpenAIChat
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 PYTHON_SWITCH_INTERVAL = 0.005  # sys.getswitchinterval() of a process that never set it
 
@@ -60,6 +62,20 @@ def _rules_if_llm(config: Config) -> Extractor | None:
     from huiyi.flows.extract.rules import RuleExtractor  # here, as make_extractor does: opening stays cheap
 
     return RuleExtractor()
+
+
+async def _stop_worker(task: asyncio.Task[None], stop: asyncio.Event) -> None:
+    """Stop the background worker and wait for it, on whichever loop it runs: one an earlier ``asyncio.run``
+    started was cancelled as that loop ended, and awaiting it raised CancelledError out of ``close``."""
+    loop = task.get_loop()
+    if loop is asyncio.get_running_loop():
+        stop.set()
+        await asyncio.wait({task})  # its end, not its outcome: a cancelled worker has stopped too
+    elif loop.is_running():  # a loop of another thread: told and waited for there
+        loop.call_soon_threadsafe(stop.set)
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(asyncio.wait({task}), loop))
+    if task.done() and not task.cancelled() and (error := task.exception()) is not None:
+        log.error("the background worker failed", exc_info=error)
 
 
 class MemoryBase:
@@ -206,8 +222,7 @@ class MemoryBase:
     async def _stop_calls(self) -> None:
         """Stop the worker, refuse new calls and wait for those under way on the pools."""
         if self._worker_task is not None:
-            self._worker_stop.set()
-            await self._worker_task
+            await _stop_worker(self._worker_task, self._worker_stop)
             self._worker_task = None
         if self._llm_client is not None:
             await self._llm_client.aclose()
