@@ -17,7 +17,7 @@ import pytest
 
 from huiyi import AsyncMemory
 from huiyi.config import Config
-from huiyi.errors import StoreError
+from huiyi.errors import InvalidInput, StoreError
 from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.fold import FOLD
 from huiyi.flows.extract.rules import RuleExtractor
@@ -175,3 +175,17 @@ def test_close_on_another_loop_than_the_background_worker_ran_on(tmp_path: Path)
     asyncio.run(memory.close())
     with pytest.raises(StoreError, match="closed"):
         asyncio.run(memory.recall("杭州", agent=AGENT, person=PERSON))
+
+
+@pytest.mark.parametrize("threshold", ["0.5", float("nan"), True])
+def test_a_score_threshold_that_is_no_number_is_refused_in_words(tmp_path: Path, threshold: Any) -> None:
+    """A text reached the ranking as a TypeError (with a hit to compare); NaN returned nothing, silently."""
+
+    async def run() -> None:
+        async with AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32)) as memory:
+            await memory.add("我喜欢喝龙井茶", agent=AGENT, person=PERSON, index=True)
+            with pytest.raises(InvalidInput, match="score_threshold"):
+                await memory.recall("龙井茶", agent=AGENT, person=PERSON, score_threshold=threshold)
+            assert (await memory.recall("龙井茶", agent=AGENT, person=PERSON, score_threshold=0.0)).hits
+
+    asyncio.run(run())

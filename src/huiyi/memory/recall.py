@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from numbers import Real
 from typing import TYPE_CHECKING
 
 from huiyi.checks import check_id, check_storable
@@ -186,6 +188,10 @@ class Recall(Ingest):
         # bounded as a listing is: a limit past 64 bits reached the store as an OverflowError, not a refusal
         if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LISTED:
             raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED}, not {limit!r}")
+        threshold = chosen.score_threshold if score_threshold is None else score_threshold
+        # a text ("0.5") reached the ranking's comparison as a TypeError; NaN returned nothing, silently
+        if isinstance(threshold, bool) or not isinstance(threshold, Real) or math.isnan(threshold):
+            raise InvalidInput(f"score_threshold is a number on the final score's 0–1 scale, not {threshold!r}"[:200])
         now = self.wall(now)
         if dialogue is not None and (isinstance(dialogue, str) or not all(isinstance(line, str) for line in dialogue)):
             raise InvalidInput("dialogue is a list of the chat's lines, each a text")
@@ -201,7 +207,7 @@ class Recall(Ingest):
             query=asked,
             scopes=_visible(agent, person, space),
             limit=limit,
-            score_threshold=chosen.score_threshold if score_threshold is None else score_threshold,
+            score_threshold=threshold,
             now=now or self.now(),
             kinds=_kinds(kinds),
             drop_words=[agent, *([person] if person else [])],
