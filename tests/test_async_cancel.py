@@ -189,3 +189,47 @@ def test_a_score_threshold_that_is_no_number_is_refused_in_words(tmp_path: Path,
             assert (await memory.recall("龙井茶", agent=AGENT, person=PERSON, score_threshold=0.0)).hits
 
     asyncio.run(run())
+
+
+def test_a_person_forgotten_by_a_call_given_up_on_has_their_next_chat_folded(tmp_path: Path) -> None:
+    """The erasure ran on in its thread, but forget_person's steps after it did not: the fold watch kept the
+    erased chat's window, and when the person talked again (seqs given again from 1) no fold was planned."""
+    config = Config(worker={"enabled": False}, ingest={"index": "background"}, window={"fold_at": 4, "keep_min": 1})
+
+    def rounds(count: int) -> list[dict[str, str]]:
+        return [
+            line for i in range(count) for line in ({"text": f"我喜欢喝茶{i}"}, {"text": "好", "role": "assistant"})
+        ]
+
+    async def run() -> list[str]:
+        async with AsyncMemory(tmp_path / "s", config=config, embedder=HashEmbedder(32)) as memory:
+            for line in rounds(6):
+                await memory.add(line, agent=AGENT, person=PERSON)
+            await memory.run_jobs()
+            erase, entered, gate, forgot = memory.store.erase, threading.Event(), threading.Event(), threading.Event()
+
+            def held(*args: Any, **kwargs: Any) -> Any:
+                entered.set()
+                gate.wait(30)
+                return erase(*args, **kwargs)
+
+            forget = memory._fold_watch.forget
+
+            def watched(agent: str | None = None) -> None:
+                forget(agent)
+                forgot.set()
+
+            memory.store.erase = held  # type: ignore[method-assign]
+            memory._fold_watch.forget = watched  # type: ignore[method-assign]
+            forgetting = asyncio.create_task(memory.forget_person(PERSON, agent=AGENT))
+            await asyncio.to_thread(entered.wait, 30)
+            forgetting.cancel()
+            gate.set()
+            with pytest.raises(asyncio.CancelledError):
+                await forgetting
+            assert await asyncio.to_thread(forgot.wait, 10)
+            for line in rounds(5):
+                await memory.add(line, agent=AGENT, person=PERSON)
+            return [job.state.value for job in await memory.jobs(agent=AGENT)]
+
+    assert asyncio.run(run()) == ["pending"]

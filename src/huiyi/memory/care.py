@@ -6,8 +6,9 @@ import asyncio
 import contextlib
 import functools
 import logging
+import operator
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Literal
 
@@ -177,7 +178,8 @@ class Care(Pages):
         Goes: every message of their private chat and every group message they said; memories of their
         scope and memories made from those messages (chunks, events, summaries); facts about them and
         their entity with its aliases; links, merges and jobs that name any of it; their working memory,
-        record and core blocks. Other people's messages whose chunks held their turns are indexed again.
+        record and core blocks. Other people's messages whose chunks held their turns are indexed again, and
+        those whose events or facts held them are extracted again (by the worker; ``run_jobs`` when it is off).
 
         None of it is recalled once this returns. The purge of the files (no byte of it left in them)
         runs behind the call, in short steps, unless ``purge="wait"``; ``purged()`` waits for it later.
@@ -199,32 +201,33 @@ class Care(Pages):
         erase = functools.partial(
             self.store.erase, agent, (), person=person, names=names, window=self._window(), speaker=speaker
         )
-        await self._drained()  # a chunk indexed after the erasure would bring the words back
-        done = await self._run(erase)
+        erasures = [erase]
         if person != agent and name_key(person) == name_key(agent):
             # their lines from before names that only print as the agent's were marked went by the name as sent,
             # which is neither the agent's (its lines go by its id) nor, unmarked, any member's namesake
-            before = await self._run(
-                functools.partial(self.store.erase, agent, (), person=person, window=self._window())
-            )
-            done = done + before
+            erasures.append(functools.partial(self.store.erase, agent, (), person=person, window=self._window()))
+        await self._drained()  # a chunk indexed after the erasure would bring the words back
+        done, queued = await self._run(self._erased, agent, erasures)
+        if queued:
+            self._wake_worker()
         if refused and not any(done.counts().values()):
             raise InvalidInput(f"{refused}; nothing was stored under it, so nothing was forgotten")
-        self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
-        await self._extract_again(agent, done.refold)
-        await self._run(ingest.index_pending, self.store, self.embedder, self.config)
         done.purged = await self._purge_done(purge)
         log.info("forgot person %r of agent %r: %s", person, agent, done)
         return done
 
-    async def _extract_again(self, agent: str, message_ids: Sequence[str]) -> None:
-        """Others' messages whose events or facts went with the erased turns they were made from too are
-        extracted again by the worker (``flush`` or ``run_jobs`` when it is off): the rest of a group's
-        talk keeps its events. Their chunks were indexed again already."""
-        if message_ids:
-            queued = await self._run(refold, self.store, agent, message_ids, self.config)
-            if queued:
-                self._wake_worker()
+    def _erased(self, agent: str, erasures: Sequence[Callable[[], Erasure]]) -> tuple[Erasure, bool]:
+        """The erasures, then what they leave to do, on one thread: a caller that gave up on one (wait_for)
+        left the fold watch with the erased chat's window, and no fold was planned till its seqs passed it.
+        Also whether folds were queued again: of others' messages whose events or facts went with erased
+        turns they were made from too, so the rest of a group's talk keeps its events."""
+        try:
+            done = functools.reduce(operator.add, [erase() for erase in erasures])
+        finally:
+            self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
+        # other people's messages whose chunks held the erased turns, indexed again
+        ingest.index_pending(self.store, self.embedder, self.config)
+        return done, bool(done.refold and refold(self.store, agent, done.refold, self.config))
 
     async def _purge_done(self, purge: Purge) -> bool:
         """Whether the files hold none of what went: waited for with ``purge="wait"``, else as it is now."""
@@ -251,11 +254,11 @@ class Care(Pages):
             raise InvalidInput("agent is required")
         agent = _agent(agent)
         _check_purge(purge)
+        erase = functools.partial(self.store.erase, agent, _id_list(ids), window=self._window())
         await self._drained()  # a chunk indexed after the erasure would bring the words back
-        done = await self._run(functools.partial(self.store.erase, agent, _id_list(ids), window=self._window()))
-        self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
-        await self._extract_again(agent, done.refold)
-        await self._run(ingest.index_pending, self.store, self.embedder, self.config)
+        done, queued = await self._run(self._erased, agent, [erase])
+        if queued:
+            self._wake_worker()
         done.purged = await self._purge_done(purge)
         return done
 
