@@ -233,3 +233,50 @@ def test_a_person_forgotten_by_a_call_given_up_on_has_their_next_chat_folded(tmp
             return [job.state.value for job in await memory.jobs(agent=AGENT)]
 
     assert asyncio.run(run()) == ["pending"]
+
+
+class HeldEmbedder(HashEmbedder):
+    """Passages holding a key wait for its gate; ``entered`` is set as one of them arrives."""
+
+    def __init__(self, gates: dict[str, threading.Event]) -> None:
+        super().__init__(32)
+        self.gates = gates
+        self.entered = {key: threading.Event() for key in gates}
+
+    def embed_passages(self, texts: Any) -> Any:
+        for key, gate in self.gates.items():
+            if any(key in text for text in texts):
+                self.entered[key].set()
+                gate.wait(30)
+        return super().embed_passages(texts)
+
+
+def test_messages_queued_for_indexing_when_their_loop_ends_are_indexed_on_the_next(tmp_path: Path) -> None:
+    """asyncio.run returned while the indexing queue held two agents' messages: the drain task was cancelled
+    in the first agent's part and the second's, taken with it, were dropped, claimed and never indexed."""
+    config = Config(worker={"enabled": False}, ingest={"index": "background"}, chunk={"own_vector": False})
+    first, second = threading.Event(), threading.Event()
+    embedder = HeldEmbedder({"零号": first, "一号": second})
+    memory = AsyncMemory(tmp_path / "s", config=config, embedder=embedder)
+
+    async def serve() -> None:
+        await memory.add("零号的话", agent="a0", person=PERSON)  # the drain takes it and waits at its gate
+        await asyncio.to_thread(embedder.entered["零号"].wait, 30)
+        await memory.add("一号的话", agent="a1", person=PERSON)
+        await memory.add("二号的话", agent="a2", person=PERSON)
+        await memory.jobs()  # with what the adds left behind them: both queued
+        first.set()  # the drain takes a1's and a2's together and waits in a1's
+        await asyncio.to_thread(embedder.entered["一号"].wait, 30)
+
+    asyncio.run(serve())  # ends with the drain task cancelled in a1's part
+    second.set()
+
+    async def later() -> list[str]:
+        await memory.indexed()
+        try:
+            scopes = [Scope.of_person(agent, PERSON) for agent in ("a0", "a1", "a2")]
+            return sorted(m.text for scope in scopes for m in memory.store.list_memories([scope], [MemoryKind.CHUNK]))
+        finally:
+            await memory.close()
+
+    assert asyncio.run(later()) == ["mumu: 一号的话", "mumu: 二号的话", "mumu: 零号的话"]

@@ -60,6 +60,7 @@ class Indexing(MemoryBase):
         self._index_retry: list[Message] = []
         self._retries_indexed = 0  # of those, how many a later drain indexed (``indexed()`` counts them)
         self._index_task: asyncio.Task[None] | None = None
+        self._queue_lock = threading.Lock()  # the queues are filled from the thread behind add, too
         # indexing's own thread, at a lower priority: adds and recall never queue behind an embedding
         self._indexing = ThreadPoolExecutor(1, thread_name_prefix="huiyi-index", initializer=background_thread)
         # what an add leaves to do behind it (planning folds, handing messages to the loop), in order
@@ -111,11 +112,13 @@ class Indexing(MemoryBase):
         if last is not None and not last.done():
             await asyncio.wrap_future(last)
 
-    def _queue_index(self, stored: Sequence[Message]) -> None:
-        """Queue held messages for the drain task, which embeds them on the indexing thread (on the loop)."""
-        if not stored:
-            return
-        self._index_queue.extend(stored)
+    def _hold(self, stored: Sequence[Message]) -> None:
+        """Queue stored messages for indexing (any thread): the next drain, on any loop, takes them."""
+        with self._queue_lock:
+            self._index_queue.extend(stored)
+
+    def _start_drain(self) -> None:
+        """Start the drain task, which embeds the queue on the indexing thread (on the loop)."""
         loop = asyncio.get_running_loop()
         task = self._index_task
         # a task of a loop that has gone (asyncio.run called again) never runs: start one on this loop
@@ -123,15 +126,18 @@ class Indexing(MemoryBase):
             self._index_task = loop.create_task(self._drain_queue())
 
     async def _drain_queue(self) -> None:
-        retry, self._index_retry = self._index_retry, []
-        self._index_queue[:0] = retry
+        with self._queue_lock:
+            retry, self._index_retry = self._index_retry, []
+            self._index_queue[:0] = retry
         retried = {(m.agent, m.id) for m in retry}
         while self._index_queue:
-            taken, self._index_queue = self._index_queue, []
+            with self._queue_lock:
+                taken, self._index_queue = self._index_queue, []
             by_agent: dict[str, list[Message]] = {}  # a routed store writes one agent per call
             for message in taken:
                 by_agent.setdefault(message.agent, []).append(message)
-            for part in by_agent.values():
+            parts = list(by_agent.values())
+            for at, part in enumerate(parts):
                 try:
                     await _in_pool(
                         self._indexing,
@@ -144,9 +150,14 @@ class Indexing(MemoryBase):
                         self._indexer,
                     )
                     self._retries_indexed += sum((m.agent, m.id) in retried for m in part)
+                except asyncio.CancelledError:  # its loop ends (asyncio.run returned): the next drain takes them
+                    with self._queue_lock:  # the part under way too: it may not have started (a chunk is kept once)
+                        self._index_retry.extend(m for rest in parts[at:] for m in rest)
+                    raise
                 except Exception:  # tried again at the next drain; indexed() or the next opener takes them too
                     log.exception("indexing %d messages failed; they stay stored and are indexed later", len(part))
-                    self._index_retry.extend(part)
+                    with self._queue_lock:
+                        self._index_retry.extend(part)
         self._look_for_leftovers()
 
     async def indexed(self) -> int:

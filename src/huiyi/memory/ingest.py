@@ -115,10 +115,10 @@ class Ingest(Care):
     def _accepted(self, loop: asyncio.AbstractEventLoop, stored: Sequence[Message], plan: _Plan | None) -> None:
         """Behind an add: queue its messages' indexing on the loop, then plan their folds."""
         if stored:
-            try:
-                loop.call_soon_threadsafe(self._queue_index, stored)
-            except RuntimeError:  # its loop has closed (asyncio.run ended): the next drain, on any loop, takes them
-                self._index_retry.extend(stored)
+            # queued here, not by a call on the loop: one its loop never runs (asyncio.run ending) lost them
+            self._hold(stored)
+            with contextlib.suppress(RuntimeError):  # its loop has closed: the next drain, on any loop, takes them
+                loop.call_soon_threadsafe(self._start_drain)
         if plan is not None:
             self._plan_behind(loop, *plan)
 
