@@ -161,6 +161,37 @@ def test_a_cancelled_flush_gives_its_fold_back_at_once(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+class Hangs(RuleExtractor):
+    """An LLM that never answers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = asyncio.Event()
+
+    async def extract(self, fold: Fold) -> Extraction:
+        self.entered.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never answered")
+
+
+def test_close_does_not_wait_for_an_extraction_that_never_ends_and_gives_its_fold_back(tmp_path: Path) -> None:
+    """The background worker's fold waited on an LLM that did not answer, and close waited on the fold: up
+    to llm.timeout_s times its retries for an LLM, forever for an extractor that never returns."""
+
+    async def run() -> bool:
+        extractor = Hangs()
+        memory = AsyncMemory(tmp_path / "s", config=Config(), embedder=HashEmbedder(32), extractor=extractor)
+        await memory.add(["我住在杭州", "我喜欢喝龙井"], agent=AGENT, person=PERSON)
+        await memory.flush(agent=AGENT, person=PERSON, wait=False)
+        await extractor.entered.wait()
+        await asyncio.wait_for(memory.close(), 60)  # a bound against the hang only
+        async with AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32)) as reopened:
+            taken = await asyncio.to_thread(reopened.store.claim_job, "another", reopened.worker.clock(), 30, [FOLD])
+            return taken is not None  # given back: not held by its lease (the process is alive)
+
+    assert asyncio.run(run())
+
+
 def test_close_on_another_loop_than_the_background_worker_ran_on(tmp_path: Path) -> None:
     """A bot's handlers ran in one ``asyncio.run``, its shutdown in another: awaiting the worker task the
     first loop had cancelled raised CancelledError out of ``close``, which left the store open."""

@@ -64,15 +64,18 @@ def _rules_if_llm(config: Config) -> Extractor | None:
     return RuleExtractor()
 
 
-async def _stop_worker(task: asyncio.Task[None], stop: asyncio.Event) -> None:
+async def _stop_worker(task: asyncio.Task[None], stop: asyncio.Event, worker: Worker) -> None:
     """Stop the background worker and wait for it, on whichever loop it runs: one an earlier ``asyncio.run``
-    started was cancelled as that loop ended, and awaiting it raised CancelledError out of ``close``."""
+    started was cancelled as that loop ended, and awaiting it raised CancelledError out of ``close``. An
+    extraction under way gives its fold back (a maintenance run under way ends as it would)."""
     loop = task.get_loop()
     if loop is asyncio.get_running_loop():
         stop.set()
+        worker.halt()
         await asyncio.wait({task})  # its end, not its outcome: a cancelled worker has stopped too
     elif loop.is_running():  # a loop of another thread: told and waited for there
         loop.call_soon_threadsafe(stop.set)
+        loop.call_soon_threadsafe(worker.halt)
         await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(asyncio.wait({task}), loop))
     if task.done() and not task.cancelled() and (error := task.exception()) is not None:
         log.error("the background worker failed", exc_info=error)
@@ -222,7 +225,7 @@ class MemoryBase:
     async def _stop_calls(self) -> None:
         """Stop the worker, refuse new calls and wait for those under way on the pools."""
         if self._worker_task is not None:
-            await _stop_worker(self._worker_task, self._worker_stop)
+            await _stop_worker(self._worker_task, self._worker_stop, self.worker)
             self._worker_task = None
         if self._llm_client is not None:
             await self._llm_client.aclose()

@@ -63,6 +63,16 @@ class Worker:
         # awaited before each job the background loop runs (not by drain): the owner's chance to hold it back
         self.before_job: Callable[[], Awaitable[None]] | None = None
         self._requeued_at: datetime | None = None  # when failed folds due again were last queued
+        self._runs: dict[str, tuple[asyncio.Task[None], asyncio.Event]] = {}  # job id: its work, its commit begun
+        self._halted = False
+
+    def halt(self) -> None:
+        """Stop for good, on the worker's loop: the extractions under way whose commit has not begun stop and
+        give their jobs back, and none starts after (a closing memory waited out an LLM that did not answer)."""
+        self._halted = True
+        for work, finishing in self._runs.values():
+            if not finishing.is_set():
+                work.cancel()
 
     async def run_once(self) -> Job | None:
         """Run one due job, if any; returns it (done, failed, or lost to another worker), or None when none was due."""
@@ -70,6 +80,9 @@ class Worker:
         await self._requeue_failed()
         job = await asyncio.to_thread(self.store.claim_job, self.name, self.clock(), settings.lease_seconds, [FOLD])
         if job is None:
+            return None
+        if self._halted:  # claimed as it halted: for the next run, at once
+            await self._give_back(job)
             return None
         abandoned = job.claims - 1 - job.attempts  # earlier runs that ended in neither success nor an error
         if abandoned >= settings.max_abandoned:
@@ -81,6 +94,7 @@ class Worker:
         finishing = asyncio.Event()
         work = asyncio.create_task(self._run(job, finishing))
         beat = asyncio.create_task(self._heartbeat(job, work, finishing))
+        self._runs[job.id] = (work, finishing)
         try:
             await asyncio.wait({work})
         except asyncio.CancelledError:  # its caller gave up (a flush under wait_for, Ctrl-C)
@@ -92,7 +106,10 @@ class Worker:
         finally:
             beat.cancel()
             work.cancel()
-        if work.cancelled():
+            self._runs.pop(job.id, None)
+        if work.cancelled() and self._halted:
+            await self._give_back(job)  # a lease another worker took is not given back: it is no longer ours
+        elif work.cancelled():
             log.warning("job %s: worker %s lost its lease; another worker runs it", job.id, self.name)
         return job
 
