@@ -411,3 +411,20 @@ def test_fake_embeddings(server: FakeOpenAI) -> None:
         assert limited.status_code == 429 and limited.headers["retry-after"] == "1"
         assert client.post("/embeddings", json={"input": "x"}).status_code == 200
     assert len(server.embedding_requests) == 5
+
+
+def test_one_client_serves_one_event_loop_after_another(server: FakeOpenAI) -> None:
+    """A memory used from a second asyncio.run reached its LLM with the first loop's connections: every call
+    failed with RuntimeError('Event loop is closed'), not even a ProviderError."""
+    server.script_raw_content("一")
+    server.script_raw_content("二")
+    llm = OpenAIChat(LLMConfig(base_url=server.base_url, model="fake-model", max_retries=0))
+    assert asyncio.run(llm.complete(MESSAGES)) == "一"  # the loop ends without aclose, as asyncio.run does
+
+    async def again() -> str:
+        try:
+            return await llm.complete(MESSAGES)
+        finally:
+            await llm.aclose()
+
+    assert asyncio.run(again()) == "二"

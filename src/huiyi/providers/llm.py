@@ -22,6 +22,7 @@ import logging
 import random
 import re
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
@@ -149,10 +150,12 @@ class OpenAIChat:
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self._own_client = client is None
-        import httpx  # here, not at import: `import huiyi` stays light (issue 15)
-
-        self._client = client or httpx.AsyncClient(timeout=httpx.Timeout(config.timeout_s))
+        self._given = client
+        # our own client per event loop: an earlier loop's connections (asyncio.run called again) failed every
+        # call of the next with "Event loop is closed"; one of a loop that has gone goes with it
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
         self._headers = headers
         self._mode: JsonMode = "json_schema"
         self._prompt_tokens = 0
@@ -172,9 +175,21 @@ class OpenAIChat:
         """How structured output is asked for now; drops from ``json_schema`` when a server refuses it."""
         return self._mode
 
+    def _client(self) -> httpx.AsyncClient:
+        """The HTTP client for the running event loop: the one given, else ours for this loop."""
+        if self._given is not None:
+            return self._given
+        loop = asyncio.get_running_loop()
+        if (client := self._clients.get(loop)) is None:
+            import httpx  # here, not at import: `import huiyi` stays light (issue 15)
+
+            client = self._clients[loop] = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout_s))
+        return client
+
     async def aclose(self) -> None:
-        if self._own_client:
-            await self._client.aclose()
+        """Close our client of the running loop (those of loops that have gone went with them)."""
+        if (client := self._clients.pop(asyncio.get_running_loop(), None)) is not None:
+            await client.aclose()
 
     async def __aenter__(self) -> OpenAIChat:
         return self
@@ -338,7 +353,7 @@ class OpenAIChat:
         import httpx
 
         try:
-            response = await self._client.post(self.url, json=body, headers=self._headers)
+            response = await self._client().post(self.url, json=body, headers=self._headers)
         except httpx.TimeoutException:
             raise _Transient(f"no answer within {self.timeout_s:g}s", timeout=True) from None
         except httpx.UnsupportedProtocol as exc:
