@@ -205,3 +205,26 @@ def test_the_client_exports_a_users_data_as_huiyi_export_writes_it(in_process: C
     assert [line["text"] for line in lines if line["type"] == "message"] == ["我住在杭州", "我养了一只猫"]
     with pytest.raises(InvalidInput):  # refused as the library refuses it
         in_process.export(agent=A, person="")
+
+
+def test_one_async_client_serves_one_event_loop_after_another() -> None:
+    """Used from a second asyncio.run, the client sent on the first loop's connections: every call failed
+    with RuntimeError('Event loop is closed') instead of reaching the server."""
+    from fake_openai import FakeOpenAI  # any HTTP server: its answer to /v1/recall is an error either way
+
+    with FakeOpenAI(embed_dim=8) as server:
+        client = AsyncClient(server.base_url.rsplit("/v1", 1)[0])
+
+        async def ask() -> None:
+            with pytest.raises(RemoteError, match="no route"):
+                await client.recall("猫", agent="阿离", person="小七")
+
+        asyncio.run(ask())  # the loop ends without close, as asyncio.run does
+
+        async def again() -> None:
+            try:
+                await ask()
+            finally:
+                await client.close()
+
+        asyncio.run(again())

@@ -359,7 +359,7 @@ class AsyncClient(Listings):
 
     # life ----------------------------------------------------------------------------------------
     async def close(self) -> None:
-        await self._http.aclose()
+        await self._close_http()
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -6,8 +6,10 @@ wrong one :func:`~huiyi.client.models.bad_answer`, no answer :class:`~huiyi.clie
 
 from __future__ import annotations
 
+import asyncio
 import json as jsonlib
 import math
+import weakref
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -69,7 +71,36 @@ class Wire:
         self.base_url = base_url.rstrip("/")
         # httpx's timeout is per read, so a server that trickles bytes never trips it; this bounds the whole call
         self.timeout = float(timeout)
-        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout, transport=transport)
+        self._headers = headers
+        self._transport = transport
+        # a client per event loop: an earlier loop's connections (asyncio.run called again) failed every call of
+        # the next with "Event loop is closed"; one of a loop that has gone goes with it. A transport given is
+        # the caller's, kept by one client (closing a client closes its transport)
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._given = None if transport is None else self._new_client()
+
+    def _new_client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            base_url=self.base_url, headers=self._headers, timeout=self.timeout, transport=self._transport
+        )
+
+    @property
+    def _http(self) -> httpx.AsyncClient:
+        """The HTTP client for the running event loop."""
+        if self._given is not None:
+            return self._given
+        loop = asyncio.get_running_loop()
+        if (client := self._clients.get(loop)) is None:
+            client = self._clients[loop] = self._new_client()
+        return client
+
+    async def _close_http(self) -> None:
+        """Close the client of the running loop (those of loops that have gone went with them)."""
+        client = self._given or self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
 
     async def _call(self, method: str, path: str, *, json: Any = None, params: Mapping[str, Any] | None = None) -> Any:
         return (await self._exchange(method, path, json=json, params=params))[0]
