@@ -140,3 +140,12 @@ def test_a_link_weight_that_is_no_finite_number_is_refused(memory: Memory, weigh
     with pytest.raises(InvalidInput, match="weight"):
         memory.link(first.id, second.id, agent="A", weight=weight)  # type: ignore[arg-type]
     assert memory.links([first.id], agent="A") == []
+
+
+def test_shown_as_one_string_is_refused_not_read_as_its_characters(memory: Memory) -> None:
+    """``shown="我家的猫叫团子"`` was read as its characters: no line of the prompt was left out, silently."""
+    with pytest.raises(InvalidInput, match="shown"):
+        memory.context(agent="A", person="p", message="猫叫什么", shown="我家的猫叫团子")
+    assert (
+        "我家的猫叫团子" not in memory.context(agent="A", person="p", message="猫叫什么", shown=["我家的猫叫团子"]).text
+    )

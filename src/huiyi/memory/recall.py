@@ -289,6 +289,8 @@ class Recall(Ingest):
         overview = self._overview(agent, chat, self.wall(now))
         if not isinstance(message, str) or not isinstance(last_reply, str):
             raise InvalidInput("message and last_reply are texts")
+        if isinstance(shown, str | bytes):  # its characters were taken for the texts: nothing was left out
+            raise InvalidInput("shown is a list of the texts the prompt carries, not one string")
         query = context_query(message, last_reply)
         answering = next((m for m in reversed(recent) if message.strip() and m.text == message), None)
         recalled, persons = None, None
