@@ -3,6 +3,7 @@ success, a raw parse error or a wait without end."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -130,3 +131,66 @@ def test_a_closed_client_says_so() -> None:
     client.close()
     with pytest.raises(RemoteError, match="closed"):
         client.health()
+
+
+# the caller's own mistakes: Memory's InvalidInput, in words that name them ------------------------------
+def test_a_refusal_names_the_field_and_the_rule() -> None:
+    # the server's 422 says only "the request is not valid"; its details say what to fix
+    details = [{"loc": ["body", "limit"], "msg": "Input should be less than or equal to 100"}]
+    details += [{"loc": ["body", "keywords"], "msg": f"rule {i}"} for i in range(6)]
+    refused = {"error": {"code": "invalid_input", "message": "the request is not valid", "details": details}}
+    with client_of(lambda _: httpx.Response(422, json=refused)) as client, pytest.raises(InvalidInput) as caught:
+        client.recall("考试", agent="a", person="p", limit=1000)
+    assert str(caught.value).startswith("the request is not valid (limit: Input should be less than or equal to 100;")
+    assert str(caught.value).endswith("keywords: rule 3; and 2 more)")
+
+
+def _never(request: httpx.Request) -> httpx.Response:
+    raise AssertionError(f"nothing should be sent: {request.method} {request.url}")
+
+
+def test_what_no_json_carries_is_invalid_input_before_anything_is_sent() -> None:
+    with client_of(_never) as client:
+        for call, where in (
+            (lambda: client.feedback("n1", float("nan"), agent="a"), "value"),
+            (lambda: client.update("n1", {"importance": float("inf")}, agent="a"), "importance"),
+            (lambda: client.recall("考试", agent="a", person="p", score_threshold=float("-inf")), "score_threshold"),
+        ):
+            with pytest.raises(InvalidInput, match=f"^{where} is not a finite number"):
+                call()
+
+
+def test_arguments_memory_refuses_the_client_refuses_alike() -> None:
+    with client_of(_never) as client:
+        with pytest.raises(InvalidInput, match="the kinds are chunk, event, fact"):
+            client.recall("考试", agent="a", person="p", kinds=["notes"])
+        with pytest.raises(InvalidInput, match="the kinds are"):
+            client.memories(agent="a", person="p", kinds=["nope"])
+        for limit, offset in ((0, 0), (-1, 0), (1_000_001, 0), (10, -1), (True, 0)):
+            with pytest.raises(InvalidInput, match="limit is a whole number from 1 to 1000000"):
+                client.memories(agent="a", person="p", limit=limit, offset=offset)
+        with pytest.raises(InvalidInput) as caught:
+            client.add([{"text": ""}], agent="a", person="p")
+        assert str(caught.value) == "message 0: text: message text is empty"  # Memory.add's words, not pydantic's
+        for ids in ("m1", b"m1"):
+            with pytest.raises(InvalidInput, match="not one string"):
+                client.forget_messages(ids, agent="a")  # type: ignore[arg-type]
+            with pytest.raises(InvalidInput, match="not one string"):
+                client.messages(ids, agent="a")  # type: ignore[arg-type]
+        assert client.forget_messages([], agent="a").purged  # Memory forgets nothing and says so
+
+
+def test_forgetting_more_messages_than_one_call_takes() -> None:
+    # the server takes 1000 ids a call, Memory any number: a user's 2500 messages went as one 422
+    sent: list[list[str]] = []
+
+    def forget(request: httpx.Request) -> httpx.Response:
+        ids = json.loads(request.content)["ids"]
+        assert len(ids) <= 1000
+        sent.append(ids)
+        return httpx.Response(200, json={"messages": len(ids), "memories": 1, "purged": len(sent) != 2})
+
+    with client_of(forget) as client:
+        erased = client.forget_messages([f"m{i}" for i in range(2500)], agent="a")
+    assert [len(part) for part in sent] == [1000, 1000, 500] and sent[2][-1] == "m2499"
+    assert (erased.messages, erased.memories, erased.purged) == (2500, 3, False)

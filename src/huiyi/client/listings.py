@@ -28,6 +28,7 @@ __all__ = ["Listings"]
 PAGE = 500  # memories, or matches of a search
 JOBS_PAGE = 1000
 REPORTS_PAGE = 200
+MAX_LISTED = 1_000_000  # Memory.memories' largest limit
 
 T = TypeVar("T")
 Read = Callable[[int, str | None], Awaitable[tuple[list[T], str | None]]]  # (size, cursor) -> (items, next cursor)
@@ -47,7 +48,10 @@ class _Found(BaseModel):
 
 
 def kinds_of(kinds: Sequence[MemoryKind | str] | None) -> list[str] | None:
-    return None if kinds is None else [MemoryKind(kind).value for kind in kinds]
+    try:  # Memory's InvalidInput, not the enum's bare ValueError
+        return None if kinds is None else [MemoryKind(kind).value for kind in kinds]
+    except ValueError as exc:
+        raise InvalidInput(f"{exc}; the kinds are {', '.join(k.value for k in MemoryKind)}") from exc
 
 
 def _states(states: Sequence[JobState | str]) -> list[str]:
@@ -99,6 +103,10 @@ class Listings(Wire):
         offset: int = 0,
     ) -> list[MemoryItem]:
         """One scope's memories, newest first, up to ``limit``: pages that follow the server's cursor."""
+        # checked as Memory checks them: a limit of 0 asked the server nothing and answered [] as if empty
+        whole = not any(isinstance(n, bool) or not isinstance(n, int) for n in (limit, offset))
+        if not whole or not 1 <= limit <= MAX_LISTED or offset < 0:
+            raise InvalidInput(f"limit is a whole number from 1 to {MAX_LISTED} and offset one from 0")
         found: list[MemoryItem] = []
         at: dict[str, Any] | None = {"offset": offset}
         while at is not None and len(found) < limit:

@@ -138,6 +138,8 @@ class Unreachable(RemoteError):
         super().__init__(message, status=0, code="unreachable")
 
 
+MAX_DETAILS = 5  # of a 422's details in its message; the rest are counted
+
 # every error an embedded Memory raises, by the code the HTTP face sends
 SHARED: dict[str, type[HuiyiError]] = {
     kind.code: kind
@@ -170,8 +172,25 @@ def error_of(status: int, body: Any) -> HuiyiError:
     info = body.get("error") if isinstance(body, dict) else None
     code = str(info.get("code", "")) if isinstance(info, dict) else ""
     message = str(info.get("message", "")) if isinstance(info, dict) else ""
-    message = message or f"the server answered {status}"
+    message = (message or f"the server answered {status}") + _details(info)
     kind = SHARED.get(code)
     if kind is not None:
         return kind(message)
     return RemoteError(message, status=status, code=code or f"http_{status}")
+
+
+def _details(info: Any) -> str:
+    """What the server's ``details`` name, as the message's end: a 422 says only "the request is not valid",
+    and which field broke which rule is in its details (``limit: Input should be less than or equal to 1000``)."""
+    details = info.get("details") if isinstance(info, dict) else None
+    if not isinstance(details, list):
+        return ""
+    said = []
+    for detail in details[:MAX_DETAILS]:
+        if not isinstance(detail, dict):
+            continue
+        loc = detail.get("loc")
+        where = [str(part) for part in (loc if isinstance(loc, list) else []) if part not in ("body", "query", "path")]
+        said.append(f"{'.'.join(where) or 'the request'}: {detail.get('msg', '')}")
+    more = f"; and {len(details) - MAX_DETAILS} more" if len(details) > MAX_DETAILS else ""
+    return f" ({'; '.join(said)}{more})" if said else ""

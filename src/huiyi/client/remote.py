@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from huiyi.client.listings import PAGE, Listings, kinds_of
 from huiyi.client.models import Context, Erasure
 from huiyi.client.wire import DEFAULT_URL, adapter, drop_none
-from huiyi.errors import InvalidInput, NotFound
+from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.model import (
     CoreBlock,
     Entity,
@@ -41,14 +41,16 @@ __all__ = ["DEFAULT_URL", "AsyncClient", "MessageLike"]
 Purge = Literal["behind", "wait"]  # an erasure's purge of the server's files: behind the answer, or waited for
 
 MessageLike = MessageIn | dict[str, Any] | str
+FORGET_PAGE = 1000  # ids of one POST /v1/messages/forget, the server's limit
+_COUNTS = ("messages", "memories", "entities", "jobs", "persons", "blocks", "reindexed")
 
 
 def _message(position: int, item: MessageLike) -> dict[str, Any]:
     """A message as JSON, checked as ``Memory.add`` checks it."""
     try:
         message = MessageIn(text=item) if isinstance(item, str) else MessageIn.model_validate(item)
-    except ValueError as exc:
-        raise InvalidInput(f"message {position}: {exc}") from exc
+    except ValueError as exc:  # in Memory.add's words, not pydantic's framing
+        raise InvalidInput(f"message {position}: {said(exc)}") from exc
     return message.model_dump(mode="json", exclude_none=True)
 
 
@@ -222,6 +224,8 @@ class AsyncClient(Listings):
 
     async def messages(self, ids: Sequence[str], *, agent: str) -> list[Message]:
         """Stored messages by id; ids not stored are left out."""
+        if isinstance(ids, str | bytes):  # one id would be asked for as its characters
+            raise InvalidInput("ids are a list of ids, not one string")
         found: list[Message] = []
         for start in range(0, len(ids), PAGE):
             params = {"agent": agent, "id": list(ids[start : start + PAGE])}
@@ -354,8 +358,17 @@ class AsyncClient(Listings):
         return await self._model(Erasure, "DELETE", path, params={"agent": agent, "purge": purge})
 
     async def forget_messages(self, ids: Sequence[str], *, agent: str, purge: Purge = "behind") -> Erasure:
-        body = {"agent": agent, "ids": list(ids), "purge": purge}
-        return await self._model(Erasure, "POST", "/v1/messages/forget", json=body)
+        """Forget messages by id, and what was drawn from them. The server takes 1000 ids a call, Memory any
+        number (none too): sent in parts, what each erased is summed; a failed part is safe to send again."""
+        if isinstance(ids, str | bytes):
+            raise InvalidInput("ids are a list of ids, not one string")
+        erased = Erasure(purged=True)  # nothing named: nothing to purge, as Memory answers
+        for start in range(0, len(ids), FORGET_PAGE):
+            body = {"agent": agent, "ids": list(ids[start : start + FORGET_PAGE]), "purge": purge}
+            part = await self._model(Erasure, "POST", "/v1/messages/forget", json=body)
+            counts = {name: getattr(erased, name) + getattr(part, name) for name in _COUNTS}
+            erased = Erasure(**counts, purged=erased.purged and part.purged)
+        return erased
 
     # life ----------------------------------------------------------------------------------------
     async def close(self) -> None:

@@ -34,6 +34,27 @@ def drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
+def _encoded(body: Any) -> bytes:
+    """A request's JSON body. NaN and infinity are no JSON: httpx's ValueError would reach the caller bare,
+    where ``Memory`` raises InvalidInput for the same value."""
+    try:
+        return jsonlib.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    except ValueError as exc:
+        raise InvalidInput(f"{_not_finite(body) or 'a number'} is not a finite number, which JSON can carry") from exc
+
+
+def _not_finite(value: Any, where: str = "") -> str | None:
+    """Where in ``value`` a NaN or an infinity sits (``value``, ``changes.importance``), to name it."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "a number"
+    pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
+    for key, item in pairs:
+        found = _not_finite(item, f"{where}.{key}" if where else str(key))
+        if found:
+            return found
+    return None
+
+
 @lru_cache(maxsize=64)
 def adapter(shape: Any) -> TypeAdapter[Any]:
     """One validator per answer shape: building a TypeAdapter builds its validator, which no call should repeat."""
@@ -115,10 +136,15 @@ class Wire:
         lines: bool = False,
     ) -> tuple[Any, httpx.Headers]:
         """The answer's JSON (None when empty; with ``lines``, a list of its JSON lines) and its headers."""
+        content, headers = (None, None) if json is None else (_encoded(json), {"Content-Type": "application/json"})
         try:
             with anyio.fail_after(self.timeout):
                 response = await self._http.request(
-                    method, path, json=json, params=drop_none(params) if params is not None else None
+                    method,
+                    path,
+                    content=content,
+                    headers=headers,
+                    params=drop_none(params) if params is not None else None,
                 )
         except httpx.TransportError as exc:
             raise Unreachable(f"{method} {self.base_url}{path}: {exc!r}") from exc
