@@ -4,10 +4,12 @@ success, a raw parse error or a wait without end."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime
 
 import httpx
 import pytest
@@ -149,15 +151,33 @@ def _never(request: httpx.Request) -> httpx.Response:
     raise AssertionError(f"nothing should be sent: {request.method} {request.url}")
 
 
-def test_what_no_json_carries_is_invalid_input_before_anything_is_sent() -> None:
+def test_what_no_json_or_url_carries_is_invalid_input_before_anything_is_sent() -> None:
+    # httpx raised a bare ValueError, TypeError or UnicodeEncodeError, or sent a string as its characters
     with client_of(_never) as client:
-        for call, where in (
-            (lambda: client.feedback("n1", float("nan"), agent="a"), "value"),
-            (lambda: client.update("n1", {"importance": float("inf")}, agent="a"), "importance"),
-            (lambda: client.recall("考试", agent="a", person="p", score_threshold=float("-inf")), "score_threshold"),
+        for call, said in (
+            (lambda: client.feedback("n1", float("nan"), agent="a"), "value is nan, not a finite number"),
+            (lambda: client.update("n1", {"importance": float("inf")}, agent="a"), "importance is inf"),
+            (lambda: client.remember("x", agent="a", data={"at": datetime(2024, 1, 1)}), "data.at holds a datetime"),
+            (lambda: client.recall("考\ud800", agent="a", person="p"), "query contains a lone surrogate"),
+            (lambda: client.get("m\ud800", agent="a"), "memory id contains a lone surrogate"),
+            (lambda: client.memories(agent="a\ud800"), "agent contains a lone surrogate"),
+            (lambda: client.get_person("p\x00", agent="a"), "person id contains a NUL"),
+            (lambda: client.remember("x", agent="a", keywords="生日"), "keywords are a list, not one string"),
+            (lambda: client.create_entity("豆包", agent="a", aliases="包包"), "aliases are a list"),
+            (lambda: client.remember("x", agent="a", kind="notes"), "not a valid MemoryKind; the choices are"),
+            (lambda: client.link("m1", "m2", agent="a", kind="causes"), "not a valid LinkKind"),
+            (lambda: client.recall("考试", agent="a", now="2024-05-01"), "a time is a datetime, not str"),
         ):
-            with pytest.raises(InvalidInput, match=f"^{where} is not a finite number"):
+            with pytest.raises(InvalidInput, match=re.escape(said)):
                 call()
+
+
+def test_a_bad_request_is_invalid_input_and_a_remote_error() -> None:
+    # a 400 (an integer past 64 bits in data) is what Memory refuses as InvalidInput
+    refused = {"error": {"code": "bad_request", "message": "the request is malformed"}}
+    with client_of(lambda _: httpx.Response(400, json=refused)) as client, pytest.raises(InvalidInput) as caught:
+        client.remember("x", agent="a", data={"n": 2**62})
+    assert isinstance(caught.value, RemoteError) and caught.value.status == 400
 
 
 def test_arguments_memory_refuses_the_client_refuses_alike() -> None:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from huiyi.client.models import EntityPage, JobPage, MemoryPage, Report, ReportPage, SearchPage
-from huiyi.client.wire import Wire
+from huiyi.client.wire import Wire, iso
 from huiyi.errors import InvalidInput
 from huiyi.model import Entity, Job, JobState, MemoryItem, MemoryKind
 
@@ -240,8 +240,8 @@ class Listings(Wire):
             "space": space,
             "q": query or None,
             "kind": kinds_of(kinds),
-            "since": since.isoformat() if since else None,
-            "until": until.isoformat() if until else None,
+            "since": iso(since),
+            "until": iso(until),
             "valid": valid,
             "min_strength": min_strength,
             "source": source or None,

@@ -31,6 +31,7 @@ from huiyi.errors import (
 from huiyi.model import Entity, Job, MemoryItem, Message, RecallResult
 
 __all__ = [
+    "BadRequest",
     "Context",
     "EntityPage",
     "Erasure",
@@ -140,6 +141,12 @@ class Unreachable(RemoteError):
 
 MAX_DETAILS = 5  # of a 422's details in its message; the rest are counted
 
+
+class BadRequest(RemoteError, InvalidInput):
+    """A 400 ``bad_request``: the body held what no store keeps (an integer past 64 bits, data nested past 32
+    levels), which Memory refuses as InvalidInput; a RemoteError too, as every code only HTTP has."""
+
+
 # every error an embedded Memory raises, by the code the HTTP face sends
 SHARED: dict[str, type[HuiyiError]] = {
     kind.code: kind
@@ -173,6 +180,8 @@ def error_of(status: int, body: Any) -> HuiyiError:
     code = str(info.get("code", "")) if isinstance(info, dict) else ""
     message = str(info.get("message", "")) if isinstance(info, dict) else ""
     message = (message or f"the server answered {status}") + _details(info)
+    if code == "bad_request":
+        return BadRequest(message, status=status, code=code)
     kind = SHARED.get(code)
     if kind is not None:
         return kind(message)

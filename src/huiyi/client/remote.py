@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from enum import Enum
 from types import TracebackType
-from typing import Any, Literal
-from urllib.parse import quote
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
 from huiyi.client.listings import PAGE, Listings, kinds_of
 from huiyi.client.models import Context, Erasure
-from huiyi.client.wire import DEFAULT_URL, adapter, drop_none
+from huiyi.client.wire import DEFAULT_URL, adapter, drop_none, iso, segment
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.model import (
     CoreBlock,
@@ -41,8 +41,31 @@ __all__ = ["DEFAULT_URL", "AsyncClient", "MessageLike"]
 Purge = Literal["behind", "wait"]  # an erasure's purge of the server's files: behind the answer, or waited for
 
 MessageLike = MessageIn | dict[str, Any] | str
+E = TypeVar("E", bound=Enum)
 FORGET_PAGE = 1000  # ids of one POST /v1/messages/forget, the server's limit
 _COUNTS = ("messages", "memories", "entities", "jobs", "persons", "blocks", "reindexed")
+
+
+def listed(values: Sequence[str], what: str) -> list[str]:
+    """A list argument; one string would be sent as its characters (keywords="猫" as ["猫"], "abc" as 3)."""
+    if isinstance(values, str | bytes):
+        raise InvalidInput(f"{what} are a list, not one string")
+    return list(values)
+
+
+def moment(when: datetime | None) -> datetime | None:
+    """A recall's time, refused as Memory refuses it: ``now="2024"`` is no moment (and was an AttributeError)."""
+    if when is not None and not isinstance(when, datetime):
+        raise InvalidInput(f"a time is a datetime, not {type(when).__name__}")
+    return when
+
+
+def member(kind: type[E], value: object) -> str:
+    """An enum's value as sent; one it does not have is Memory's InvalidInput, not the enum's ValueError."""
+    try:
+        return str(kind(value).value)
+    except ValueError as exc:
+        raise InvalidInput(f"{exc}; the choices are {', '.join(str(m.value) for m in kind)}") from exc
 
 
 def _message(position: int, item: MessageLike) -> dict[str, Any]:
@@ -186,17 +209,17 @@ class AsyncClient(Listings):
             "person": person,
             "space": space,
             "text": text,
-            "kind": MemoryKind(kind).value,
-            "time": time.isoformat() if time else None,
-            "said_at": said_at.isoformat() if said_at else None,
+            "kind": member(MemoryKind, kind),
+            "time": iso(time),
+            "said_at": iso(said_at),
             "importance": importance,
-            "keywords": list(keywords),
-            "sources": list(sources),
+            "keywords": listed(keywords, "keywords"),
+            "sources": listed(sources, "sources"),
             "data": data,
             "id": id,
             "place": place,
             "insight": insight,
-            "participants": list(participants),
+            "participants": listed(participants, "participants"),
             "subject": subject,
             "predicate": predicate,
             "object": object,
@@ -207,13 +230,13 @@ class AsyncClient(Listings):
     async def get(
         self, memory_id: str, *, agent: str, person: str | None = None, space: str | None = None
     ) -> MemoryItem:
-        path = f"/v1/memories/{quote(memory_id, safe='')}"
+        path = f"/v1/memories/{segment(memory_id, 'memory id')}"
         params = drop_none({"agent": agent, "person": person, "space": space})
         return await self._model(MemoryItem, "GET", path, params=params)
 
     async def delete(self, memory_id: str, *, agent: str, person: str | None = None, space: str | None = None) -> None:
         params = drop_none({"agent": agent, "person": person, "space": space})
-        await self._call("DELETE", f"/v1/memories/{quote(memory_id, safe='')}", params=params)
+        await self._call("DELETE", f"/v1/memories/{segment(memory_id, 'memory id')}", params=params)
 
     async def export(self, *, agent: str, person: str | None = None, space: str | None = None) -> list[dict[str, Any]]:
         """One scope whole, as ``huiyi export`` writes it, a dict a line (header, person, blocks, messages,
@@ -250,7 +273,7 @@ class AsyncClient(Listings):
         weight: float = 1.0,
     ) -> Link:
         body: dict[str, Any] = {"agent": agent, "person": person, "space": space, "source": source}
-        body |= {"target": target, "kind": LinkKind(kind).value, "weight": weight}
+        body |= {"target": target, "kind": member(LinkKind, kind), "weight": weight}
         return await self._model(Link, "POST", "/v1/links", json=drop_none(body))
 
     async def update(
@@ -263,14 +286,14 @@ class AsyncClient(Listings):
         space: str | None = None,
     ) -> MemoryItem:
         """Correct a memory: text, time, place, keywords, insight, importance; a fact's ``valid_to``."""
-        body = {key: value.isoformat() if isinstance(value, datetime) else value for key, value in changes.items()}
-        path = f"/v1/memories/{quote(memory_id, safe='')}"
+        body = {key: iso(value) for key, value in changes.items()}
+        path = f"/v1/memories/{segment(memory_id, 'memory id')}"
         who = drop_none({"agent": agent, "person": person, "space": space})
         return await self._model(MemoryItem, "PATCH", path, json={**body, **who})
 
     # the graph -----------------------------------------------------------------------------------
     async def get_entity(self, entity_id: str, *, agent: str) -> Entity:
-        path = f"/v1/entities/{quote(entity_id, safe='')}"
+        path = f"/v1/entities/{segment(entity_id, 'entity id')}"
         return await self._model(Entity, "GET", path, params={"agent": agent})
 
     async def create_entity(
@@ -284,22 +307,22 @@ class AsyncClient(Listings):
         aliases: Sequence[str] = (),
     ) -> Entity:
         body: dict[str, Any] = {"agent": agent, "person": person, "space": space, "name": name}
-        body |= {"type": EntityType(type).value, "aliases": list(aliases)}
+        body |= {"type": member(EntityType, type), "aliases": listed(aliases, "aliases")}
         return await self._model(Entity, "POST", "/v1/entities", json=drop_none(body))
 
     async def update_entity(self, entity_id: str, changes: Mapping[str, Any], *, agent: str) -> Entity:
-        path = f"/v1/entities/{quote(entity_id, safe='')}"
+        path = f"/v1/entities/{segment(entity_id, 'entity id')}"
         return await self._model(Entity, "PATCH", path, json={**changes, "agent": agent})
 
     async def delete_entity(self, entity_id: str, *, agent: str) -> int:
-        path = f"/v1/entities/{quote(entity_id, safe='')}"
+        path = f"/v1/entities/{segment(entity_id, 'entity id')}"
         return (await self._model(_Deleted, "DELETE", path, params={"agent": agent})).deleted
 
     async def merges(self, *, agent: str) -> list[EntityMerge]:
         return await self._list(EntityMerge, "GET", "/v1/merges", params={"agent": agent})
 
     async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
-        path = f"/v1/merges/{quote(merge_id, safe='')}/undo"
+        path = f"/v1/merges/{segment(merge_id, 'merge id')}/undo"
         return await self._model(EntityMerge, "POST", path, params={"agent": agent})
 
     # recall ------------------------------------------------------------------------------------
@@ -331,11 +354,11 @@ class AsyncClient(Listings):
             "limit": limit,
             "score_threshold": score_threshold,
             "kinds": kinds_of(kinds),
-            "now": now.isoformat() if now else None,
-            "time_from": start.isoformat() if start else None,
-            "time_to": end.isoformat() if end else None,
+            "now": iso(moment(now)),
+            "time_from": iso(moment(start)),
+            "time_to": iso(moment(end)),
             "recipe": recipe,
-            "dialogue": list(dialogue) if dialogue else None,
+            "dialogue": listed(dialogue, "dialogue") if dialogue else None,
             "speaker": speaker,
         }
         return await self._model(RecallResult, "POST", "/v1/recall", json=drop_none(body))
@@ -343,18 +366,20 @@ class AsyncClient(Listings):
     # persons and erasure -------------------------------------------------------------------------
     async def set_person(self, person: Person, *, agent: str) -> None:
         body = {"agent": agent, "name": person.name, "aliases": person.aliases, "platform_ids": person.platform_ids}
-        await self._call("PUT", f"/v1/persons/{quote(person.id, safe='')}", json=body)
+        await self._call("PUT", f"/v1/persons/{segment(person.id, 'person id')}", json=body)
 
     async def get_person(self, person_id: str, *, agent: str) -> Person | None:
         try:
-            return await self._model(Person, "GET", f"/v1/persons/{quote(person_id, safe='')}", params={"agent": agent})
+            return await self._model(
+                Person, "GET", f"/v1/persons/{segment(person_id, 'person id')}", params={"agent": agent}
+            )
         except NotFound:
             return None
 
     async def forget_person(self, person: str, *, agent: str, purge: Purge = "behind") -> Erasure:
         """Forget a person for good (GDPR-style erasure) on the server; ``purge="wait"`` answers once its files
         hold none of it (``Erasure.purged``), else their purge runs behind the answer."""
-        path = f"/v1/persons/{quote(person, safe='')}"
+        path = f"/v1/persons/{segment(person, 'person id')}"
         return await self._model(Erasure, "DELETE", path, params={"agent": agent, "purge": purge})
 
     async def forget_messages(self, ids: Sequence[str], *, agent: str, purge: Purge = "behind") -> Erasure:

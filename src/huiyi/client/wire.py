@@ -11,17 +11,20 @@ import json as jsonlib
 import math
 import weakref
 from collections.abc import Mapping
+from datetime import date
 from functools import lru_cache
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 import anyio
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from huiyi.checks import check_json, check_storable
 from huiyi.client.models import RemoteError, Unreachable, bad_answer, error_of
 from huiyi.errors import InvalidInput
 
-__all__ = ["DEFAULT_URL", "NEXT_CURSOR", "Wire", "drop_none"]
+__all__ = ["DEFAULT_URL", "NEXT_CURSOR", "Wire", "drop_none", "iso", "segment"]
 
 DEFAULT_URL = "http://127.0.0.1:8765"
 NEXT_CURSOR = "Huiyi-Next-Cursor"  # where a listing answered as a bare list names its next page
@@ -35,24 +38,42 @@ def drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _encoded(body: Any) -> bytes:
-    """A request's JSON body. NaN and infinity are no JSON: httpx's ValueError would reach the caller bare,
-    where ``Memory`` raises InvalidInput for the same value."""
+    """A request's JSON body, checked as Memory checks a memory's data: a NaN, a datetime in ``data`` or a
+    lone surrogate reached the caller as httpx's bare ValueError, TypeError or UnicodeEncodeError."""
     try:
-        return jsonlib.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        for key, value in body.items() if isinstance(body, dict) else [("body", body)]:
+            check_json(value, str(key))
     except ValueError as exc:
-        raise InvalidInput(f"{_not_finite(body) or 'a number'} is not a finite number, which JSON can carry") from exc
+        raise InvalidInput(str(exc)) from exc
+    return jsonlib.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
-def _not_finite(value: Any, where: str = "") -> str | None:
-    """Where in ``value`` a NaN or an infinity sits (``value``, ``changes.importance``), to name it."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return where or "a number"
-    pairs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
-    for key, item in pairs:
-        found = _not_finite(item, f"{where}.{key}" if where else str(key))
-        if found:
-            return found
-    return None
+def _checked_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Query parameters without None, refused as Memory refuses them when no URL can carry them."""
+    kept = drop_none(params)
+    try:
+        for key, value in kept.items():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str):
+                    check_storable(item, key)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+    return kept
+
+
+def segment(value: str, what: str) -> str:
+    """An id as one segment of a path: ``/`` and ``?`` quoted, what no URL carries refused in words."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} is a text, not {type(value).__name__}")
+    try:
+        return quote(check_storable(value, what), safe="")
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def iso(value: Any) -> Any:
+    """A time as JSON: a date or datetime in ISO form, anything else as given, for the server to judge."""
+    return value.isoformat() if isinstance(value, date) else value
 
 
 @lru_cache(maxsize=64)
@@ -144,7 +165,7 @@ class Wire:
                     path,
                     content=content,
                     headers=headers,
-                    params=drop_none(params) if params is not None else None,
+                    params=_checked_params(params) if params is not None else None,
                 )
         except httpx.TransportError as exc:
             raise Unreachable(f"{method} {self.base_url}{path}: {exc!r}") from exc
