@@ -67,6 +67,8 @@ def test_entities_are_created_edited_and_deleted_by_hand(memory: Memory) -> None
     assert memory.create_entity("魔都", agent=A, person=P).scope.key == P  # names are per scope
     with pytest.raises(InvalidInput, match="already names"):
         memory.create_entity("团团", agent=A, person=P)
+    with pytest.raises(InvalidInput, match="aliases are a list"):  # list("包包") made 包 an alias
+        memory.create_entity("豆包", agent=A, person=P, aliases="包包")  # type: ignore[arg-type]
     for bad in ({"name": "  "}, {"type": "星球"}, {"aliases": [""]}, {"scope": "official"}, {"name": "魔都"}):
         with pytest.raises(InvalidInput):
             memory.update_entity(mine.id, bad, agent=A)

@@ -42,6 +42,8 @@ class EntityEdits(Indexing):
 
         Its name and aliases must be new to the scope: facts reach an entity by name."""
         scope = _scope_of(agent, person, space)
+        if isinstance(aliases, str | bytes):  # list("包包") would make 包 and 包 two aliases
+            raise InvalidInput("aliases are a list, not one string")
         try:
             entity = Entity(scope=scope, name=name, type=EntityType(type), aliases=list(aliases))
         except ValueError as exc:
