@@ -3,6 +3,8 @@ success, a raw parse error or a wait without end."""
 
 from __future__ import annotations
 
+import asyncio
+import http.server
 import json
 import re
 import socket
@@ -14,7 +16,7 @@ from datetime import datetime
 import httpx
 import pytest
 
-from huiyi.client import Client, RemoteError
+from huiyi.client import AsyncClient, Client, RemoteError
 from huiyi.errors import InvalidInput
 from huiyi.model import Person
 
@@ -214,3 +216,34 @@ def test_forgetting_more_messages_than_one_call_takes() -> None:
         erased = client.forget_messages([f"m{i}" for i in range(2500)], agent="a")
     assert [len(part) for part in sent] == [1000, 1000, 500] and sent[2][-1] == "m2499"
     assert (erased.messages, erased.memories, erased.purged) == (2500, 3, False)
+
+
+class _Health(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: the client pools the connection, as with huiyi serve
+
+    def do_GET(self) -> None:
+        body = b'{"status": "ok"}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+def test_an_async_client_serves_one_event_loop_after_another() -> None:
+    # AsyncMemory does; the client's pooled connection belonged to the first loop: "Event loop is closed"
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Health)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = AsyncClient(f"http://127.0.0.1:{server.server_address[1]}", timeout=5)
+        for _ in range(2):
+            assert asyncio.run(client.health()) == {"status": "ok"}
+        asyncio.run(client.close())
+        with pytest.raises(RemoteError, match="closed"):  # not httpx's RuntimeError
+            asyncio.run(client.health())
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -122,6 +122,7 @@ class Wire:
             weakref.WeakKeyDictionary()
         )
         self._given = None if transport is None else self._new_client()
+        self._closed = False
 
     def _new_client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(
@@ -131,6 +132,8 @@ class Wire:
     @property
     def _http(self) -> httpx.AsyncClient:
         """The HTTP client for the running event loop."""
+        if self._closed:  # as the blocking Client says it, not httpx's RuntimeError
+            raise RemoteError("this client is closed", status=0, code="closed")
         if self._given is not None:
             return self._given
         loop = asyncio.get_running_loop()
@@ -140,6 +143,7 @@ class Wire:
 
     async def _close_http(self) -> None:
         """Close the client of the running loop (those of loops that have gone went with them)."""
+        self._closed = True
         client = self._given or self._clients.pop(asyncio.get_running_loop(), None)
         if client is not None:
             await client.aclose()
