@@ -247,3 +247,11 @@ def test_an_async_client_serves_one_event_loop_after_another() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_an_export_line_may_hold_a_line_separator() -> None:
+    # the server writes U+2028 and U+0085 inside a text as they are; str.splitlines ended the line there
+    rows = [{"type": "export", "agent": "a"}, {"type": "message", "text": "第一行\u2028第二行\x85第三行\r"}]
+    body = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    with client_of(lambda _: httpx.Response(200, text=body)) as client:
+        assert client.export(agent="a", person="p") == rows

@@ -191,7 +191,9 @@ class Wire:
             return ([] if lines else None), response.headers
         try:
             if lines:
-                return [jsonlib.loads(line) for line in response.text.splitlines() if line.strip()], response.headers
+                # lines end at \n: splitlines also ends one at U+2028 or U+0085, which a JSON string holds as is
+                rows = response.text.split("\n")
+                return [jsonlib.loads(line) for line in rows if line.strip()], response.headers
             return response.json(), response.headers
         except ValueError as exc:
             raise bad_answer(method, path, status, f"not JSON ({exc})") from exc
