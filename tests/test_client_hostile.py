@@ -169,6 +169,12 @@ def test_what_no_json_or_url_carries_is_invalid_input_before_anything_is_sent() 
             (lambda: client.remember("x", agent="a", kind="notes"), "not a valid MemoryKind; the choices are"),
             (lambda: client.link("m1", "m2", agent="a", kind="causes"), "not a valid LinkKind"),
             (lambda: client.recall("考试", agent="a", now="2024-05-01"), "a time is a datetime, not str"),
+            # read as the call's scope beside the changes, where Memory refuses them as no field it edits
+            (lambda: client.update("n1", {"text": "改", "person": "p"}, agent="a"), "cannot be edited: ['person']"),
+            (
+                lambda: client.update_entity("e1", {"agent": "b"}, agent="a"),
+                "entity fields cannot be edited: ['agent']",
+            ),
         ):
             with pytest.raises(InvalidInput, match=re.escape(said)):
                 call()

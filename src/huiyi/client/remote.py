@@ -68,6 +68,15 @@ def member(kind: type[E], value: object) -> str:
         raise InvalidInput(f"{exc}; the choices are {', '.join(str(m.value) for m in kind)}") from exc
 
 
+def _edits(changes: Mapping[str, Any], what: str, scope: set[str]) -> Mapping[str, Any]:
+    """An edit's changes, sent beside the call's scope in one body: {"person": …} was read as the scope the
+    call names (or dropped), where Memory refuses it as no field an edit changes."""
+    named = sorted(set(changes) & scope)
+    if named:
+        raise InvalidInput(f"these {what} fields cannot be edited: {named}")
+    return changes
+
+
 def _message(position: int, item: MessageLike) -> dict[str, Any]:
     """A message as JSON, checked as ``Memory.add`` checks it."""
     try:
@@ -286,7 +295,7 @@ class AsyncClient(Listings):
         space: str | None = None,
     ) -> MemoryItem:
         """Correct a memory: text, time, place, keywords, insight, importance; a fact's ``valid_to``."""
-        body = {key: iso(value) for key, value in changes.items()}
+        body = {key: iso(value) for key, value in _edits(changes, "memory", {"agent", "person", "space"}).items()}
         path = f"/v1/memories/{segment(memory_id, 'memory id')}"
         who = drop_none({"agent": agent, "person": person, "space": space})
         return await self._model(MemoryItem, "PATCH", path, json={**body, **who})
@@ -312,7 +321,7 @@ class AsyncClient(Listings):
 
     async def update_entity(self, entity_id: str, changes: Mapping[str, Any], *, agent: str) -> Entity:
         path = f"/v1/entities/{segment(entity_id, 'entity id')}"
-        return await self._model(Entity, "PATCH", path, json={**changes, "agent": agent})
+        return await self._model(Entity, "PATCH", path, json={**_edits(changes, "entity", {"agent"}), "agent": agent})
 
     async def delete_entity(self, entity_id: str, *, agent: str) -> int:
         path = f"/v1/entities/{segment(entity_id, 'entity id')}"
