@@ -150,6 +150,26 @@ def test_the_client_has_the_methods_of_memory() -> None:
     assert mirrored <= set(dir(Client)) and mirrored <= set(dir(AsyncClient))
 
 
+def test_a_base_url_past_the_root_is_no_memory_missing(tmp_path: Path, hash_embedder: Embedder) -> None:
+    # …/v1, as the proxy's OpenAI clients take it: every route 404'd as not_found, which the client raised as
+    # NotFound (a memory missing) and get_person answered None (a person with no record)
+    core = AsyncMemory(tmp_path / "served", embedder=hash_embedder, config=Config(worker={"enabled": False}))
+    transport = httpx.ASGITransport(app=create_app(core))
+    with (
+        Client("http://huiyi.test/v1", transport=transport) as wrong,
+        Client("http://huiyi.test", transport=transport) as right,
+    ):
+        for call in (lambda: wrong.get_person(P, agent=A), lambda: wrong.add(["你好"], agent=A, person=P)):
+            with pytest.raises(RemoteError) as caught:
+                call()
+            assert caught.value.status == 404 and caught.value.code == "no_route"
+            assert "/v1/v1/" in str(caught.value) and not isinstance(caught.value, NotFound)
+        assert right.get_person(P, agent=A) is None
+        with pytest.raises(NotFound):
+            right.get("n1", agent=A)
+    asyncio.run(core.close())
+
+
 def test_an_unreachable_server_is_a_typed_error() -> None:
     with Client(f"http://127.0.0.1:{_closed_port()}", timeout=2) as client, pytest.raises(RemoteError) as caught:
         client.health()

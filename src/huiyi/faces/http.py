@@ -100,7 +100,9 @@ def status_of(error: HuiyiError) -> int:
     return 500
 
 
-HTTP_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+# 404 from routing is no_route, not not_found: a client at a wrong base URL (…/v1) took "no such route" for
+# "no such memory", and its get_person answered None
+HTTP_CODES = {400: "bad_request", 404: "no_route", 405: "method_not_allowed", 413: "too_large"}
 
 # validation errors that mean the request could not be read as values at all: 400, not 422
 MALFORMED = frozenset({"json_invalid", OUT_OF_RANGE})
@@ -174,10 +176,13 @@ def create_app(
         return ErrorResponse(error_body(exc.code, exc.message), status_code=status_of(exc), headers=challenge)
 
     @app.exception_handler(HTTPException)
-    async def _http_error(_: Request, exc: HTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
         """Starlette's own errors (unknown route, wrong method, …) in the typed shape."""
         code = HTTP_CODES.get(exc.status_code, "http_error")
-        return ErrorResponse(error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers)
+        said = str(exc.detail)
+        if exc.status_code == 404:
+            said = f"nothing is served at {request.method} {request.url.path[:200]}: the routes are listed at /docs"
+        return ErrorResponse(error_body(code, said), status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
