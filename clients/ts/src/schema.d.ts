@@ -936,7 +936,8 @@ export interface components {
         };
         /**
          * DebugBody
-         * @description Ask as the chat would: the person's message, optionally the agent's last reply, at a moment.
+         * @description Ask as the chat would: the person's message, optionally the agent's last reply, at a moment. With no
+         *     person and no space, the official memories alone are recalled, as every chat recalls them (no context).
          */
         DebugBody: {
             /** Agent */
