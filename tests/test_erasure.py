@@ -340,27 +340,30 @@ def test_the_others_talk_in_a_group_keeps_its_events_when_a_member_is_forgotten(
     lines were never extracted again (12 events of a group's evening became 1)."""
     make: Callable[[Path], object] = STORE_FACTORIES[backend]
     with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
-        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "我最近在学吉他"), ("cat", "我养了一只猫叫团子")]
+        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "我最近在学吉他"), ("cat", "今天好冷啊")]
         said = [
             {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
+            | {"id": f"{who}{round_}"}
             for round_ in range(12)
             for i, (who, text) in enumerate(lines)
         ]
         memory.add(said, agent="a", space="g")
         memory.flush(agent="a", space="g")
 
-        def events() -> list[str]:
-            return [m.text for m in memory.memories(agent="a", space="g", kinds=[MemoryKind.EVENT], limit=100)]
+        def extracted() -> tuple[list[str], set[str]]:
+            made = memory.memories(agent="a", space="g", kinds=[MemoryKind.EVENT, MemoryKind.FACT], limit=500)
+            events = [m.text for m in made if m.kind is MemoryKind.EVENT]
+            return events, {source for m in made for source in m.sources}
 
-        before = events()
+        before, _ = extracted()
         assert len(before) > 1 and all("QZXANNCITY" in text for text in before)
         memory.forget_person("ann", agent="a")
         memory.run_jobs()
-        after = events()
-        assert not any("QZXANNCITY" in text for text in after)
-        # every line of ben's and cat's is in an event again
-        told = " ".join(after)
-        assert all(f"{text}，第{round_}次" in told for round_ in range(12) for who, text in lines if who != "ann")
+        after, sources = extracted()
+        assert after and not any("QZXANNCITY" in text for text in after)
+        # every line of ben's and cat's is extracted again: none is left as if never said
+        assert {line["id"] for line in said if line["speaker"] != "ann"} <= sources
+        assert any("今天好冷啊" in text for text in after)
 
 
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))

@@ -24,8 +24,9 @@ class Erasure:
     blocks: int = 0
     reindexed: int = 0
     purged: bool = False
-    # others' messages an event or fact that went was made from too: the memory layer has them extracted
-    # again, so a group keeps its events when one member is forgotten (no count: no part of any report)
+    # others' messages an event or fact that went was made from too, and of which nothing extracted is left:
+    # the memory layer has them extracted again, so a group keeps its events when one member is forgotten
+    # (no count: no part of any report)
     refold: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def counts(self) -> dict[str, int]:

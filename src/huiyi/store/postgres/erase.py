@@ -199,8 +199,11 @@ class PostgresErase(PostgresMemories):
                 for row in cur.execute(
                     "SELECT DISTINCT s.id FROM memories m CROSS JOIN jsonb_array_elements_text(m.sources) AS s (id)"
                     " WHERE m.agent = %s AND m.kind IN ('event', 'fact') AND m.id = ANY(%s) AND NOT (s.id = ANY(%s))"
-                    " AND EXISTS (SELECT 1 FROM messages g WHERE g.agent = m.agent AND g.id = s.id) ORDER BY s.id",
-                    (agent, memory_ids, ids),
+                    " AND EXISTS (SELECT 1 FROM messages g WHERE g.agent = m.agent AND g.id = s.id)"
+                    # one another event or fact is left of, extracted again, would have it twice
+                    " AND NOT EXISTS (SELECT 1 FROM memories k WHERE k.agent = m.agent AND k.kind IN ('event', 'fact')"
+                    " AND k.sources ? s.id AND NOT (k.id = ANY(%s))) ORDER BY s.id",
+                    (agent, memory_ids, ids, memory_ids),
                 ).fetchall()
             )
             row = cur.execute(DELETE_MEMORIES, (agent, memory_ids)).fetchone()

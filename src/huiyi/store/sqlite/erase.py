@@ -291,7 +291,9 @@ def _reindex_others(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[s
 
 
 def _made_into_too(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> tuple[str, ...]:
-    """Others' messages that events or facts going now were made from too (``Erasure.refold``)."""
+    """Others' messages that events or facts going now were made from too, and of which no other event or
+    fact is left (``Erasure.refold``): extracted again, one that kept a fact would have it twice."""
+    going = set(memory_ids)
     found: set[str] = set()
     for chunk in chunks(memory_ids, 500):
         found.update(
@@ -304,7 +306,18 @@ def _made_into_too(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[st
                 (agent, *chunk),
             )
         )
-    return tuple(sorted(found))
+    kept: set[str] = set()
+    for chunk in chunks(sorted(found), 500):  # by a seek per id in memory_sources, as _made_from reads
+        kept.update(
+            str(source)
+            for source, memory_id in conn.execute(
+                "SELECT s.source, m.id FROM memory_sources s CROSS JOIN memories m ON m.rowid = s.memory"
+                f" WHERE s.agent = ? AND s.source IN ({marks(len(chunk))}) AND m.kind IN ('event', 'fact')",
+                (agent, *chunk),
+            )
+            if memory_id not in going
+        )
+    return tuple(sorted(found - kept))
 
 
 def _derived(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> list[str]:
