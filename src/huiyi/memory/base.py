@@ -64,6 +64,9 @@ def _rules_if_llm(config: Config) -> Extractor | None:
     return RuleExtractor()
 
 
+CLOSE_GRACE_S = 5.0  # how long close lets an extraction under way finish before its fold is given back
+
+
 async def _stop_worker(task: asyncio.Task[None], stop: asyncio.Event, worker: Worker) -> None:
     """Stop the background worker and wait for it, on whichever loop it runs: one an earlier ``asyncio.run``
     started was cancelled as that loop ended, and awaiting it raised CancelledError out of ``close``. An
@@ -71,11 +74,16 @@ async def _stop_worker(task: asyncio.Task[None], stop: asyncio.Event, worker: Wo
     loop = task.get_loop()
     if loop is asyncio.get_running_loop():
         stop.set()
-        worker.halt()
+        # an extraction under way ends first if it can (the rules take milliseconds; a fold given back is
+        # the next open's to do), an LLM that does not answer is cut short
+        if not (await asyncio.wait({task}, timeout=CLOSE_GRACE_S))[0]:
+            worker.halt()
         await asyncio.wait({task})  # its end, not its outcome: a cancelled worker has stopped too
     elif loop.is_running():  # a loop of another thread: told and waited for there
         loop.call_soon_threadsafe(stop.set)
-        loop.call_soon_threadsafe(worker.halt)
+        waited = asyncio.run_coroutine_threadsafe(asyncio.wait({task}, timeout=CLOSE_GRACE_S), loop)
+        if not (await asyncio.wrap_future(waited))[0]:
+            loop.call_soon_threadsafe(worker.halt)
         await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(asyncio.wait({task}), loop))
     if task.done() and not task.cancelled() and (error := task.exception()) is not None:
         log.error("the background worker failed", exc_info=error)
