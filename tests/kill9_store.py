@@ -124,7 +124,7 @@ def stored_ids(store: str) -> list[str]:
 
 def assert_clean(store: str, *, but: str = "") -> None:
     damage = {kind: shown for kind, shown in audit(store).items() if shown and kind != but}
-    assert damage == {}
+    assert damage == {}, {kind: str(shown)[:300] for kind, shown in damage.items()}  # CI shows what it was
 
 
 def assert_sane_contexts(store: str) -> None:
