@@ -340,7 +340,7 @@ def test_the_others_talk_in_a_group_keeps_its_events_when_a_member_is_forgotten(
     lines were never extracted again (12 events of a group's evening became 1)."""
     make: Callable[[Path], object] = STORE_FACTORIES[backend]
     with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
-        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "我最近在学吉他"), ("cat", "今天好冷啊")]
+        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "这周末有人去看电影吗"), ("cat", "今天好冷啊")]
         said = [
             {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
             | {"id": f"{who}{round_}"}
@@ -364,6 +364,12 @@ def test_the_others_talk_in_a_group_keeps_its_events_when_a_member_is_forgotten(
         # every line of ben's and cat's is extracted again: none is left as if never said
         assert {line["id"] for line in said if line["speaker"] != "ann"} <= sources
         assert any("今天好冷啊" in text for text in after)
+        # and again when a second member goes: the events made anew held cat's lines too
+        memory.forget_person("cat", agent="a")
+        memory.run_jobs()
+        last, sources = extracted()
+        assert last and not any("今天好冷啊" in text for text in last)
+        assert {line["id"] for line in said if line["speaker"] == "ben"} <= sources
 
 
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))

@@ -21,7 +21,7 @@ from huiyi.flows.extract.closes import called_off, open_partners, open_pets
 from huiyi.flows.extract.hearsay import told_by
 from huiyi.flows.extract.rules.roster import Roster, record_names
 from huiyi.flows.ingest import memory_terms
-from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind
+from huiyi.model import EntityType, FactData, Job, JobState, MemoryItem, MemoryKind, Message, Scope, ScopeKind, new_id
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
 
@@ -176,19 +176,7 @@ def _plan_once(
     """One read and plan of the space's tail, its jobs added to ``created``; whether it was stale."""
     failed: dict[str, str] | None = None
     for folded in folds(unfolded(store, agent, space) if tail is None else tail, config, everything=everything):
-        job = Job.model_construct(  # of checked parts: no validator built behind a new process's add (issue 15)
-            kind=FOLD,
-            agent=agent,
-            key=fold_key(agent, space, folded[0].seq, folded[-1].seq),
-            payload={
-                "space": space,
-                "scope": folded[0].scope.tag,
-                "person": person,
-                "from_seq": folded[0].seq,
-                "to_seq": folded[-1].seq,
-                "message_ids": [m.id for m in folded],
-            },
-        )
+        job = _fold_job(agent, space, person, folded, fold_key(agent, space, folded[0].seq, folded[-1].seq))
         if store.enqueue_job(job):
             created.append(job)
             continue
@@ -212,25 +200,30 @@ def refold(store: Store, agent: str, message_ids: Sequence[str], config: Config)
     created: list[Job] = []
     for space, messages in by_space.items():
         scope = messages[0].scope
+        person = scope.key if scope.kind is ScopeKind.PERSON else None
         for folded in folds(messages, config, everything=True):
-            first, last = folded[0].seq, folded[-1].seq
-            job = Job(
-                kind=FOLD,
-                agent=agent,
-                key=f"{fold_key(agent, space, first, last)}:again:{folded[0].id}",
-                payload={
-                    "space": space,
-                    "scope": scope.tag,
-                    "person": scope.key if scope.kind is ScopeKind.PERSON else None,
-                    "from_seq": first,
-                    "to_seq": last,
-                    "message_ids": [m.id for m in folded],
-                    "again": True,
-                },
-            )
+            # a key no fold had: a later erasure may take these lines' new events, and queue them again
+            job = _fold_job(agent, space, person, folded, new_id(f"{FOLD}:again"), again=True)
             if store.enqueue_job(job):
                 created.append(job)
     return created
+
+
+def _fold_job(
+    agent: str, space: str, person: str | None, folded: Sequence[Message], key: str, *, again: bool = False
+) -> Job:
+    """The job extracting ``folded``, of checked parts: no validator built behind a new process's add (issue 15)."""
+    payload: dict[str, object] = {
+        "space": space,
+        "scope": folded[0].scope.tag,
+        "person": person,
+        "from_seq": folded[0].seq,
+        "to_seq": folded[-1].seq,
+        "message_ids": [m.id for m in folded],
+    }
+    if again:
+        payload["again"] = True
+    return Job.model_construct(kind=FOLD, agent=agent, key=key, payload=payload)
 
 
 def _retry_uncovered(store: Store, agent: str, space: str) -> list[Job]:
