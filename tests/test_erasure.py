@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -17,7 +17,8 @@ from conftest import STORE_FACTORIES
 from huiyi import Memory, MemoryKind, Person
 from huiyi.config import Config
 from huiyi.faces.http import create_app
-from huiyi.model import EntityType, Scope
+from huiyi.flows.extract.fold import refolds
+from huiyi.model import EntityType, Job, JobState, Message, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.store.rows import partition_key
 
@@ -370,6 +371,50 @@ def test_the_others_talk_in_a_group_keeps_its_events_when_a_member_is_forgotten(
         last, sources = extracted()
         assert last and not any("今天好冷啊" in text for text in last)
         assert {line["id"] for line in said if line["speaker"] == "ben"} <= sources
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_the_folds_extracting_the_others_lines_again_are_queued_in_the_erasures_transaction(
+    tmp_path: Path, backend: str
+) -> None:
+    """They were queued after the erasure's commit, so a kill between the two left ben's and cat's lines with no
+    event and no fold ever to make one. The store now plans them inside its transaction: a planner that fails
+    leaves everything as it was, and the jobs are pending the moment ``erase`` returns."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "这周末有人去看电影吗"), ("cat", "今天好冷啊")]
+        said = [
+            {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
+            | {"id": f"{who}{round_}"}
+            for round_ in range(6)
+            for i, (who, text) in enumerate(lines)
+        ]
+        memory.add(said, agent="a", space="g")
+        memory.flush(agent="a", space="g")
+        store = memory.store
+        kept = len(memory.memories(agent="a", space="g", limit=500))
+
+        def fails(messages: Sequence[Message]) -> list[Job]:
+            raise RuntimeError("planner failed")
+
+        with pytest.raises(RuntimeError):
+            store.erase("a", (), person="ann", refold=fails)
+        assert len(memory.memories(agent="a", space="g", limit=500)) == kept
+        assert len(store.get_messages("a", [line["id"] for line in said])) == len(said)
+
+        planned: list[Job] = []
+
+        def plan(messages: Sequence[Message]) -> list[Job]:
+            planned.extend(refolds("a", memory.config)(messages))
+            return planned
+
+        done = store.erase("a", (), person="ann", refold=plan)
+        assert done.refold and planned
+        others = {line["id"] for line in said if line["speaker"] != "ann"}
+        assert set(done.refold) <= others
+        queued = [job for job in store.list_jobs("a", [JobState.PENDING], limit=100) if job.payload.get("again")]
+        assert sorted(job.key for job in queued) == sorted(job.key for job in planned)
+        assert {i for job in queued for i in job.payload["message_ids"]} == set(done.refold)
 
 
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))

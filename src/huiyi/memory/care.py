@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from huiyi.checks import check_scope, in_years
 from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
-from huiyi.flows.extract.fold import refold
+from huiyi.flows.extract.fold import refolds
 from huiyi.memory.common import _agent, _id_list, _scope_of
 from huiyi.memory.pages import Pages
 from huiyi.model import MemoryItem, Scope
@@ -198,14 +198,12 @@ class Care(Pages):
         said = [person, *([known.name] if known and known.name else []), *(known.aliases if known else [])]
         names = sorted({ingest.user_speaker(name, agent) for name in said})
         speaker = ingest.user_speaker(person, agent)
-        erase = functools.partial(
-            self.store.erase, agent, (), person=person, names=names, window=self._window(), speaker=speaker
-        )
-        erasures = [erase]
+        erase = functools.partial(self.store.erase, agent, (), person=person, refold=refolds(agent, self.config))
+        erasures = [functools.partial(erase, names=names, window=self._window(), speaker=speaker)]
         if person != agent and name_key(person) == name_key(agent):
             # their lines from before names that only print as the agent's were marked went by the name as sent,
             # which is neither the agent's (its lines go by its id) nor, unmarked, any member's namesake
-            erasures.append(functools.partial(self.store.erase, agent, (), person=person, window=self._window()))
+            erasures.append(functools.partial(erase, window=self._window()))
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done, queued = await self._run(self._erased, agent, erasures)
         if queued:
@@ -219,15 +217,14 @@ class Care(Pages):
     def _erased(self, agent: str, erasures: Sequence[Callable[[], Erasure]]) -> tuple[Erasure, bool]:
         """The erasures, then what they leave to do, on one thread: a caller that gave up on one (wait_for)
         left the fold watch with the erased chat's window, and no fold was planned till its seqs passed it.
-        Also whether folds were queued again: of others' messages whose events or facts went with erased
-        turns they were made from too, so the rest of a group's talk keeps its events."""
+        Also whether the erasures queued folds again (``Erasure.refold``), for the worker to be woken."""
         try:
             done = functools.reduce(operator.add, [erase() for erase in erasures])
         finally:
             self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
         # other people's messages whose chunks held the erased turns, indexed again
         ingest.index_pending(self.store, self.embedder, self.config)
-        return done, bool(done.refold and refold(self.store, agent, done.refold, self.config))
+        return done, bool(done.refold)
 
     async def _purge_done(self, purge: Purge) -> bool:
         """Whether the files hold none of what went: waited for with ``purge="wait"``, else as it is now."""
@@ -254,7 +251,9 @@ class Care(Pages):
             raise InvalidInput("agent is required")
         agent = _agent(agent)
         _check_purge(purge)
-        erase = functools.partial(self.store.erase, agent, _id_list(ids), window=self._window())
+        erase = functools.partial(
+            self.store.erase, agent, _id_list(ids), window=self._window(), refold=refolds(agent, self.config)
+        )
         await self._drained()  # a chunk indexed after the erasure would bring the words back
         done, queued = await self._run(self._erased, agent, [erase])
         if queued:

@@ -5,9 +5,15 @@ Apart from ``huiyi.store.base`` (which joins it into ``Store``) only for the len
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Protocol, runtime_checkable
+
+from huiyi.model import Job, Message
+
+# the folds that extract messages again, planned inside the erasure's transaction: a kill after its commit
+# cannot leave a group's lines unextracted
+Refold = Callable[[Sequence[Message]], Sequence[Job]]
 
 
 @dataclass
@@ -25,8 +31,8 @@ class Erasure:
     reindexed: int = 0
     purged: bool = False
     # others' messages an event or fact that went was made from too, and of which nothing extracted is left:
-    # the memory layer has them extracted again, so a group keeps its events when one member is forgotten
-    # (no count: no part of any report)
+    # folds of them were queued again in the erasure's transaction (``refold``), so a group keeps its events
+    # when one member is forgotten (no count: no part of any report)
     refold: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def counts(self) -> dict[str, int]:
@@ -54,6 +60,7 @@ class EraseStore(Protocol):
         names: Sequence[str] = (),
         window: int = 0,
         speaker: str | None = None,
+        refold: Refold | None = None,
     ) -> Erasure:
         """Forget messages and everything made from them (memories whose sources hold one, jobs that name
         one); with ``person`` also everything of that person: every message they sent or received in
@@ -62,7 +69,8 @@ class EraseStore(Protocol):
         goes by too only in the scopes they talk in). Other people's messages whose chunks held an erased
         turn, or embedded one (the ``window`` turns after it in its space), lose those chunks and are
         marked for indexing again. ``speaker``: the name their group lines are stored under (default
-        ``person``; a member called like the agent speaks as ``flows.ingest.namesake``).
+        ``person``; a member called like the agent speaks as ``flows.ingest.namesake``). ``refold`` plans
+        the jobs extracting ``Erasure.refold`` again; they are queued in the same transaction.
 
         Nothing erased is read again once it returns. The purge of the files (no byte of the rows left
         in them) runs behind it, in short steps (``purged`` waits for it); a mark written in the

@@ -40,7 +40,7 @@ from huiyi.store.base import (
     Vectors,
     Writes,
 )
-from huiyi.store.erasure import Erasure
+from huiyi.store.erasure import Erasure, Refold
 from huiyi.store.graph import EntityEdit
 from huiyi.store.jobs import RunReport
 from huiyi.store.pages import EntityMarked, JobMark, ListMark, Marked, ReportMark
@@ -150,9 +150,10 @@ class RoutedStore:
         names: Sequence[str] = (),
         window: int = 0,
         speaker: str | None = None,
+        refold: Refold | None = None,
     ) -> Erasure:
         return self.store_for(agent).erase(
-            agent, message_ids, person=person, names=names, window=window, speaker=speaker
+            agent, message_ids, person=person, names=names, window=window, speaker=speaker, refold=refold
         )
 
     def purged(self, timeout: float | None = None) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from huiyi.checks import is_blank
@@ -189,24 +189,27 @@ def _plan_once(
     return False
 
 
-def refold(store: Store, agent: str, message_ids: Sequence[str], config: Config) -> list[Job]:
-    """Queue extraction again for messages folded long ago whose events or facts an erasure took, since
-    those were made from erased turns too (``Erasure.refold``): a group keeps its events when one member
-    is forgotten. Each space's messages fold as a tail would; the jobs say ``again``, as their seqs left
-    working memory before, and a key of their own, as the fold their messages first had may be done."""
-    by_space: dict[str, list[Message]] = {}
-    for message in sorted(store.get_messages(agent, list(message_ids)), key=lambda m: m.seq):
-        by_space.setdefault(message.space, []).append(message)
-    created: list[Job] = []
-    for space, messages in by_space.items():
-        scope = messages[0].scope
-        person = scope.key if scope.kind is ScopeKind.PERSON else None
-        for folded in folds(messages, config, everything=True):
-            # a key no fold had: a later erasure may take these lines' new events, and queue them again
-            job = _fold_job(agent, space, person, folded, new_id(f"{FOLD}:again"), again=True)
-            if store.enqueue_job(job):
-                created.append(job)
-    return created
+def refolds(agent: str, config: Config) -> Callable[[Sequence[Message]], list[Job]]:
+    """The planner an erasure calls in its transaction (``Erasure.refold``): folds of messages folded long ago
+    whose events or facts it took, since those were made from erased turns too, so a group keeps its events
+    when one member is forgotten. Each space's messages fold as a tail would; the jobs say ``again``, as
+    their seqs left working memory before, and a key of their own, as the fold their messages first had may
+    be done."""
+
+    def plan(messages: Sequence[Message]) -> list[Job]:
+        by_space: dict[str, list[Message]] = {}
+        for message in sorted(messages, key=lambda m: m.seq):
+            by_space.setdefault(message.space, []).append(message)
+        jobs: list[Job] = []
+        for space, said in by_space.items():
+            scope = said[0].scope
+            person = scope.key if scope.kind is ScopeKind.PERSON else None
+            for folded in folds(said, config, everything=True):
+                # a key no fold had: a later erasure may take these lines' new events, and queue them again
+                jobs.append(_fold_job(agent, space, person, folded, new_id(f"{FOLD}:again"), again=True))
+        return jobs
+
+    return plan
 
 
 def _fold_job(

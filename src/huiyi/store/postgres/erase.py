@@ -22,10 +22,12 @@ from typing import Any
 from psycopg import sql
 
 from huiyi.model import Scope
-from huiyi.store.erasure import Erasure
+from huiyi.store import rows
+from huiyi.store.erasure import Erasure, Refold
+from huiyi.store.postgres.jobs import insert_job
 from huiyi.store.postgres.memories import DELETE_MEMORIES, PostgresMemories
 from huiyi.store.purges import Purges
-from huiyi.store.rows import BUMP_ENTITIES_EPOCH, BUMP_ERASURES, partition_key
+from huiyi.store.rows import BUMP_ENTITIES_EPOCH, BUMP_ERASURES, MESSAGE_COLUMNS, NATIVE, partition_key
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +132,7 @@ class PostgresErase(PostgresMemories):
         names: Sequence[str] = (),
         window: int = 0,
         speaker: str | None = None,
+        refold: Refold | None = None,
     ) -> Erasure:
         done = Erasure()
         scope = Scope.of_person(agent, person, stored=True).tag if person else None
@@ -219,6 +222,13 @@ class PostgresErase(PostgresMemories):
                 (agent, scope, ids),
             ).rowcount
             deleted(done.jobs, "jobs")
+            if refold is not None and done.refold:  # queued in this transaction: a kill after it loses none
+                found = cur.execute(
+                    f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND id = ANY(%s)",
+                    (agent, list(done.refold)),
+                ).fetchall()
+                for job in refold([rows.message(row, NATIVE) for row in found]):
+                    insert_job(cur, job)
             # maintenance reports that may quote what goes: of the erased messages' scopes, or naming the person
             reports = cur.execute(
                 "DELETE FROM reports WHERE agent = %s AND (scope = %s OR scope IN"

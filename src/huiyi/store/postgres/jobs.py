@@ -26,6 +26,26 @@ _SPACE_FREE = (
 )
 
 
+def insert_job(cur: Cursor, job: Job) -> bool:
+    """Queue ``job`` in the caller's transaction; False if one of its key is queued or done already."""
+    span = rows.job_span(job)
+    cur.execute(
+        "INSERT INTO jobs (id, kind, agent, key, payload, state, run_after, created_at, space)"
+        " VALUES (%s, %s, %s, %s, %s, 'pending', %s, %s, %s) ON CONFLICT DO NOTHING",
+        (
+            job.id,
+            job.kind,
+            job.agent,
+            job.key,
+            json_text(job.payload),
+            naive(job.run_after),
+            naive(job.created_at) or rows.now(),
+            span[0] if span is not None else None,
+        ),
+    )
+    return bool(cur.rowcount)
+
+
 class PostgresJobs(PostgresConnection):
     """``JobStore`` on PostgreSQL; finishing a job is part of ``apply`` (``PostgresMemories``)."""
 
@@ -33,21 +53,7 @@ class PostgresJobs(PostgresConnection):
         with self._write() as cur:
             if (span := rows.job_span(job)) is not None and _stale_span(cur, job, *span):
                 return False
-            cur.execute(
-                "INSERT INTO jobs (id, kind, agent, key, payload, state, run_after, created_at, space)"
-                " VALUES (%s, %s, %s, %s, %s, 'pending', %s, %s, %s) ON CONFLICT DO NOTHING",
-                (
-                    job.id,
-                    job.kind,
-                    job.agent,
-                    job.key,
-                    json_text(job.payload),
-                    naive(job.run_after),
-                    naive(job.created_at) or rows.now(),
-                    span[0] if span is not None else None,
-                ),
-            )
-            return bool(cur.rowcount)
+            return insert_job(cur, job)
 
     def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
         at = naive(now)

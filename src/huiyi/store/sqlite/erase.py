@@ -21,10 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from huiyi.model import Scope
-from huiyi.store.erasure import Erasure
+from huiyi.store import rows
+from huiyi.store.erasure import Erasure, Refold
 from huiyi.store.purges import Purges
-from huiyi.store.rows import BUMP_ENTITIES_EPOCH, BUMP_ERASURES, partition_key
+from huiyi.store.rows import BUMP_ENTITIES_EPOCH, BUMP_ERASURES, MESSAGE_COLUMNS, TEXT, partition_key
 from huiyi.store.sqlite.connection import chunks, marks
+from huiyi.store.sqlite.jobs import insert_job
 from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows
 from huiyi.store.sqlite.partitions import drop_partition
 from huiyi.store.sqlite.search import MERGE_PAGES
@@ -51,6 +53,7 @@ class SQLiteErase(SQLiteMemories):
         names: Sequence[str] = (),
         window: int = 0,
         speaker: str | None = None,
+        refold: Refold | None = None,
     ) -> Erasure:
         done = Erasure()
         with self._write() as conn:
@@ -82,6 +85,8 @@ class SQLiteErase(SQLiteMemories):
                 "DELETE FROM messages WHERE agent = ? AND id IN (SELECT id FROM erased)", (agent,)
             ).rowcount
             done.entities = _erase_entities(conn, agent, scope, named)
+            if refold is not None and done.refold:
+                _queue_refolds(conn, agent, done.refold, refold)
             if person is not None:
                 conn.execute("DELETE FROM working_memory WHERE agent = ? AND space = ?", (agent, scope))
                 done.persons = conn.execute("DELETE FROM persons WHERE agent = ? AND id = ?", (agent, person)).rowcount
@@ -318,6 +323,17 @@ def _made_into_too(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[st
             if memory_id not in going
         )
     return tuple(sorted(found - kept))
+
+
+def _queue_refolds(conn: sqlite3.Connection, agent: str, message_ids: Sequence[str], refold: Refold) -> None:
+    """The folds extracting ``message_ids`` again, queued in the erasure's transaction."""
+    found = []
+    for chunk in chunks(message_ids, 500):
+        found += conn.execute(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ? AND id IN ({marks(len(chunk))})", (agent, *chunk)
+        ).fetchall()
+    for job in refold([rows.message(row, TEXT) for row in found]):
+        insert_job(conn, job)
 
 
 def _derived(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> list[str]:

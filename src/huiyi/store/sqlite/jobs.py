@@ -28,6 +28,26 @@ _SPACE_FREE = (
 )
 
 
+def insert_job(conn: sqlite3.Connection, job: Job) -> bool:
+    """Queue ``job`` in the caller's transaction; False if one of its key is queued or done already."""
+    span = rows.job_span(job)
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO jobs (id, kind, agent, key, payload, state, run_after, created_at, space)"
+        " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
+        (
+            job.id,
+            job.kind,
+            job.agent,
+            job.key,
+            json.dumps(job.payload, ensure_ascii=False),
+            to_epoch(job.run_after),
+            to_epoch(job.created_at or datetime.now(UTC)),
+            span[0] if span is not None else None,
+        ),
+    )
+    return bool(cursor.rowcount)
+
+
 class SQLiteJobs(SQLiteConnection):
     """``JobStore`` on SQLite; finishing a job is part of ``apply`` (``SQLiteMemories``)."""
 
@@ -35,21 +55,7 @@ class SQLiteJobs(SQLiteConnection):
         with self._write() as conn:
             if (span := rows.job_span(job)) is not None and _stale_span(conn, job, *span):
                 return False
-            cursor = conn.execute(
-                "INSERT OR IGNORE INTO jobs (id, kind, agent, key, payload, state, run_after, created_at, space)"
-                " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
-                (
-                    job.id,
-                    job.kind,
-                    job.agent,
-                    job.key,
-                    json.dumps(job.payload, ensure_ascii=False),
-                    to_epoch(job.run_after),
-                    to_epoch(job.created_at or datetime.now(UTC)),
-                    span[0] if span is not None else None,
-                ),
-            )
-            return bool(cursor.rowcount)
+            return insert_job(conn, job)
 
     def claim_job(self, worker: str, now: datetime, lease_seconds: float, kinds: Sequence[str] = ()) -> Job | None:
         at = to_epoch(now) or 0.0
