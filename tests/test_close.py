@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import subprocess
 import sys
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from huiyi import AsyncMemory, Memory
-from huiyi.errors import StoreError
+from huiyi import AsyncMemory, Memory, MemoryKind
+from huiyi.config import Config
+from huiyi.errors import InvalidInput, StoreError
 from huiyi.providers.embed import HashEmbedder
+from huiyi.store.base import Vectors
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -88,3 +93,53 @@ def test_a_closed_async_memory_refuses_every_call_in_words(tmp_path: Path) -> No
             await memory.recall("猫", agent="a", person="p")
 
     asyncio.run(run())
+
+
+class _BlockedEmbedder(HashEmbedder):
+    """Embeds one batch, then the next only once ``go`` is set: a large import's queue still being indexed when
+    the service is stopped."""
+
+    def __init__(self) -> None:
+        super().__init__(32)
+        self.go = threading.Event()
+        self.batches = 0
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        self.batches += 1
+        if self.batches > 1:
+            self.go.wait(30)
+        return super().embed_passages(texts)
+
+
+def test_a_bounded_close_gives_back_what_it_did_not_index_and_the_next_open_indexes_it(tmp_path: Path) -> None:
+    """``huiyi serve`` indexed its whole queue after SIGTERM, which after an import took minutes (past the kill
+    that follows SIGTERM, leaving the messages claimed for the lease's length). ``close(index_for=…)`` ends
+    after the batch under way and gives the rest back."""
+    embedder = _BlockedEmbedder()
+    memory = Memory(tmp_path, embedder=embedder, config=Config(worker={"enabled": False}, embed={"batch_size": 8}))
+    embedder.go = memory.core._index_stop  # the second batch goes on once the bound has passed
+    said = [f"第{i}句：QZX{i}号话题" for i in range(200)]
+    memory.add(said, agent="a", person="p", extract=False, index=False)
+    memory.close(index_for=0.05)
+    db = sqlite3.connect(tmp_path / "huiyi.sqlite")
+    left, claimed = db.execute(
+        "SELECT count(*), count(NULLIF(claimed_by, '')) FROM messages WHERE indexed = 0"
+    ).fetchone()
+    db.close()
+    assert left > 100 and claimed == 0  # given back: the next open takes them at once, not after the lease
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=Config(worker={"enabled": False})) as again:
+        again.indexed()
+        chunks = again.memories(agent="a", person="p", kinds=[MemoryKind.CHUNK], limit=1000)
+        assert len(chunks) == len(said)
+        assert [hit.text for hit in again.recall("QZX199号话题", agent="a", person="p", limit=1).hits] == [
+            "p: 第199句：QZX199号话题"
+        ]
+
+
+@pytest.mark.parametrize("index_for", [-1, float("nan"), float("inf"), "5", True])
+def test_close_refuses_a_bound_that_is_no_seconds(tmp_path: Path, index_for: object) -> None:
+    memory = Memory(tmp_path, embedder=HashEmbedder(32))
+    with pytest.raises(InvalidInput, match="index_for"):
+        memory.close(index_for=index_for)  # type: ignore[arg-type]
+    memory.add("还开着", agent="a", person="p")  # refused: nothing was closed
+    memory.close()

@@ -140,9 +140,11 @@ def create_app(
     max_body_bytes: int = 2 * 2**20,
     close_on_shutdown: bool = False,
     workers: int = 0,
+    index_for: float | None = None,
 ) -> FastAPI:
     """The ASGI app over one store. ``huiyi serve`` runs it with uvicorn; ``workers`` extraction
-    workers run beside it for as long as it does."""
+    workers run beside it for as long as it does. ``index_for``: with ``close_on_shutdown``, how long
+    the close goes on indexing what is queued (``AsyncMemory.close``)."""
 
     proxy = _make_proxy(memory)
     zone = ZoneInfo(memory.config.timezone)
@@ -158,7 +160,7 @@ def create_app(
         if proxy is not None:
             await proxy.aclose()
         if close_on_shutdown:
-            await memory.close()
+            await memory.close(index_for)
 
     app = FastAPI(
         title="huiyi",

@@ -250,6 +250,11 @@ def _text(value: str | list[str] | None) -> str:
     return value if isinstance(value, str) else " ".join(value)
 
 
+# a client stopping its MCP server, like a supervisor stopping a service, kills it a few seconds later: what is
+# stored and not yet indexed by then is left to the next start
+CLOSE_INDEX_SECONDS = 5.0
+
+
 async def serve(
     store: str | Path,
     *,
@@ -260,9 +265,12 @@ async def serve(
     transport: Transport = "stdio",
     host: str = "127.0.0.1",
     port: int = DEFAULT_PORT,
+    index_for: float | None = CLOSE_INDEX_SECONDS,
 ) -> None:
-    """Open the store and serve until the client leaves (stdio) or the process is stopped (HTTP)."""
-    async with AsyncMemory(store, config=config) as memory:
+    """Open the store and serve until the client leaves (stdio) or the process is stopped (HTTP); the close
+    goes on indexing what is queued for ``index_for`` seconds at most (``AsyncMemory.close``)."""
+    memory = AsyncMemory(store, config=config)
+    try:
         server = create_server(ToolExecutor(memory, agent, person=person, space=space))
         if transport == "stdio":
             await serve_stdio(server)
@@ -271,3 +279,5 @@ async def serve(
 
         app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
         await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()
+    finally:
+        await memory.close(index_for)

@@ -49,6 +49,14 @@ async def _in_pool(pool: ThreadPoolExecutor, function: Callable[..., T], *args: 
     return await asyncio.get_running_loop().run_in_executor(pool, call)
 
 
+def _check_seconds(name: str, value: object) -> None:
+    """A bound in seconds, or None for none: bad input is refused before anything is done."""
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf")
+    ):
+        raise InvalidInput(f"{name} is seconds, at least 0, not {value!r}")
+
+
 def _scope_of(agent: str, person: str | None, space: str | None) -> Scope:
     """The one scope named: a space, a person, or the agent's official memories."""
     if person is not None and space is not None:

@@ -24,7 +24,7 @@ from typing import Any
 from huiyi.flows import ingest
 from huiyi.flows.extract.watch import FoldWatch
 from huiyi.memory.base import MemoryBase
-from huiyi.memory.common import _in_pool
+from huiyi.memory.common import _check_seconds, _in_pool
 from huiyi.model import MemoryKind, Message, RecallHit
 from huiyi.providers.priority import background_thread
 from huiyi.recall.pipeline import RecallRequest
@@ -73,6 +73,8 @@ class Indexing(MemoryBase):
         # messages a killed process stored and never indexed, taken behind the open (its backlog may take
         # minutes to embed: a bot's restart waits for none of it; recall finds them by keyword meanwhile)
         self._closing = threading.Event()
+        # set by a close given a bound: the batch under way ends, the rest is given back for the next open
+        self._index_stop = threading.Event()
         # a thread of their own, so the adds' indexing does not queue behind a backlog
         self._catching_up = ThreadPoolExecutor(1, thread_name_prefix="huiyi-leftovers", initializer=background_thread)
         self._leftovers_at = time.monotonic()
@@ -148,8 +150,21 @@ class Indexing(MemoryBase):
                         self.config,
                         None,
                         self._indexer,
+                        self._index_stop,
                     )
                     self._retries_indexed += sum((m.agent, m.id) in retried for m in part)
+                except ingest.Interrupted:  # a bounded close: the part's claims are given back, then the rest's
+                    with self._queue_lock:
+                        rest = [m for later in parts[at + 1 :] for m in later] + self._index_queue + self._index_retry
+                        self._index_queue, self._index_retry = [], []
+                    await _in_pool(
+                        self._indexing, self.store.release_messages, self._indexer, [(m.agent, m.id) for m in rest]
+                    )
+                    log.info(
+                        "closing: indexing stopped; the next open indexes what is left of %d messages",
+                        len(part) + len(rest),
+                    )
+                    return
                 except asyncio.CancelledError:  # its loop ends (asyncio.run returned): the next drain takes them
                     with self._queue_lock:  # the part under way too: it may not have started (a chunk is kept once)
                         self._index_retry.extend(m for rest in parts[at:] for m in rest)
@@ -241,12 +256,22 @@ class Indexing(MemoryBase):
         except Exception:  # closing anyway; the messages are durable and the next open indexes them
             log.exception("indexing at close failed")
 
-    async def close(self) -> None:
-        """Index what is still queued, then close (a crash instead leaves it claimed: the next open takes it)."""
+    async def close(self, index_for: float | None = None) -> None:
+        """Index what is still queued, then close (a crash instead leaves it claimed: the next open takes it).
+
+        ``index_for``: seconds to go on indexing at most (a service stopped by SIGTERM is killed a few seconds
+        later, and after a large import its queue may take minutes); what is left then is given back, stored
+        and found by keyword, and the next open indexes it."""
+        _check_seconds("index_for", index_for)
         self._closing.set()  # others' leftovers: the batch under way ends, the next open takes the rest
-        await self._drain_to_close()
-        await self._stop_calls()
-        await self._drain_to_close()  # what adds under way stored while their threads ended
+        bound = None if index_for is None else asyncio.get_running_loop().call_later(index_for, self._index_stop.set)
+        try:
+            await self._drain_to_close()
+            await self._stop_calls()
+            await self._drain_to_close()  # what adds under way stored while their threads ended
+        finally:
+            if bound is not None:
+                bound.cancel()
         await self._close_store()
         self._indexing.shutdown(wait=False)
         self._catching_up.shutdown(wait=False)

@@ -21,7 +21,7 @@ from huiyi.config.recall import RecallRecipe
 from huiyi.errors import StoreError
 from huiyi.flows.extract import Extractor
 from huiyi.memory.async_memory import AsyncMemory
-from huiyi.memory.common import Context, MessageLike
+from huiyi.memory.common import Context, MessageLike, _check_seconds
 from huiyi.memory.pages import walk_blocking
 from huiyi.model import Entity, Job, JobState, MemoryItem, MemoryKind, Message, RecallResult
 from huiyi.providers.embed import Embedder
@@ -345,14 +345,17 @@ class Memory:
             )
         )
 
-    def close(self) -> None:
+    def close(self, index_for: float | None = None) -> None:
+        """Index what is still queued (for at most ``index_for`` seconds: the rest is indexed by the next open),
+        then close."""
         if self._closed:
             return
+        _check_seconds("index_for", index_for)
         self._closed = True
         _unclosed.discard(self)
         if not self._calls.close(CLOSE_WAIT_SECONDS):
             log.warning("closing a memory while calls are still running; they meet a closed store")
-        self._loop.run(self.core.close())
+        self._loop.run(self.core.close(index_for))
         self._loop.stop()
 
     def __enter__(self) -> Memory:

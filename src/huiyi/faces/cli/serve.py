@@ -27,6 +27,15 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Interface to listen on (default from config: 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(min=0, max=65535, help="Port (default from config: 8765).")] = None,
     workers: Annotated[int, typer.Option(help="Extraction workers to run beside the API.")] = 1,
+    index_for: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            max=86_400,
+            help="On SIGTERM or Ctrl-C, seconds to go on indexing messages stored but not yet indexed; the rest "
+            "is indexed by the next start (stored meanwhile, and found by keyword).",
+        ),
+    ] = 5.0,
 ) -> None:
     """Run the HTTP service (OpenAPI at /docs) over a store; the embedded store needs no set-up."""
     import uvicorn
@@ -44,6 +53,7 @@ def serve(
         max_body_bytes=settings.http.max_body_bytes,
         close_on_shutdown=True,
         workers=workers,
+        index_for=index_for,
     )
     guard_hosts(api, settings.http.api_keys)
     bind_host, bind_port = host or settings.http.host, port or settings.http.port
