@@ -143,3 +143,13 @@ def test_close_refuses_a_bound_that_is_no_seconds(tmp_path: Path, index_for: obj
         memory.close(index_for=index_for)  # type: ignore[arg-type]
     memory.add("还开着", agent="a", person="p")  # refused: nothing was closed
     memory.close()
+
+
+@pytest.mark.parametrize("path", [None, 123, b"store"])
+def test_a_store_path_of_another_type_is_refused_in_words_and_leaves_no_thread(path: object) -> None:
+    """``AsyncMemory(None)`` raised os.fspath's TypeError, naming no argument of huiyi's."""
+    before = threading.active_count()
+    for make in (AsyncMemory, Memory):
+        with pytest.raises(InvalidInput, match="path is the store's folder"):
+            make(path)  # type: ignore[arg-type]
+    assert threading.active_count() == before

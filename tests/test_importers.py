@@ -44,6 +44,17 @@ def test_every_fixture_is_sniffed_as_its_format() -> None:
         assert sniff((DATA / name).read_text(encoding="utf-8-sig"), name) == format, name
 
 
+def test_a_qq_message_keeps_the_line_separators_it_holds(tmp_path: Path) -> None:
+    """The reader split lines where str.splitlines does, so a message's U+2028 (or U+2029, U+0085) came back as
+    a newline, and a separator before text shaped like a header started a message of a speaker never there."""
+    said = "周六见\u20282024-05-01 20:16:01 冒名(99999)\u2029带伞\x85好"
+    text = (DATA / "qq.txt").read_text(encoding="utf-8").replace("周六去爬山吗？我想去香山", said, 1)
+    (tmp_path / "qq.txt").write_text(text, encoding="utf-8")
+    group = read_import(tmp_path / "qq.txt", agent=A, selves=["90000"]).batches[0]
+    assert group.messages[0]["text"] == said
+    assert [m["speaker"] for m in group.messages] == ["10001", "10002", "10001", A]
+
+
 def test_qq_speakers_become_persons_and_the_group_a_space() -> None:
     plan = plan_of("qq.txt", selves=["90000"])
     group, private = plan.batches

@@ -38,6 +38,11 @@ FIELD = re.compile(r"^消息(?P<key>分组|对象)\s*[:：]\s*(?P<value>.*)$")
 RULE = re.compile(r"^=+$")
 
 
+# a line of the export ends at \n (\r\n, \r) only: U+2028, U+2029 and U+0085, where str.splitlines also breaks, are
+# characters of a message (a phone keyboard's line separator), kept as they were sent
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def looks_like_qq(text: str) -> bool:
     head = text[:4000]
     return "消息对象" in head or ("消息记录" in head and any(HEADER.match(line) for line in head.splitlines()))
@@ -63,8 +68,7 @@ def read_qq(text: str, who: Who) -> Plan:
                 current.lines.append(ChatLine(time=when, speaker=speaker.strip(), nickname=nick, text=message))
         header, body = None, []
 
-    for raw in text.splitlines():
-        line = raw.rstrip("\r")
+    for line in _LINE_END.split(text):
         field = FIELD.match(line.strip())
         if field:
             close_message()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -104,6 +105,9 @@ class MemoryBase:
     ) -> None:
         if config is not None and not isinstance(config, Config):  # a dict raised AttributeError deep in here
             raise ConfigError(f"config is a huiyi.Config, not {type(config).__name__}: make one with Config(**values)")
+        if store is None and (isinstance(path, bytes) or not isinstance(path, str | os.PathLike)):
+            # None read as "no path": os.fspath's TypeError named no argument of ours
+            raise InvalidInput(f"path is the store's folder (a str or Path), not {type(path).__name__}")
         self.config = config or Config.load()
         _hand_the_gil_over_sooner(self.config.worker.switch_interval_ms)
         self._tz = ZoneInfo(self.config.timezone)
