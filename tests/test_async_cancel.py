@@ -161,6 +161,48 @@ def test_a_cancelled_flush_gives_its_fold_back_at_once(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+class HangsTimes(RuleExtractor):
+    """The first ``times`` extractions never answer (an LLM gone quiet); the rules take the later ones."""
+
+    def __init__(self, times: int) -> None:
+        super().__init__()
+        self.left = times
+        self.entered = asyncio.Event()
+
+    async def extract(self, fold: Fold) -> Extraction:
+        if self.left > 0:
+            self.left -= 1
+            self.entered.set()
+            await asyncio.Event().wait()
+        return await super().extract(fold)
+
+
+def test_flushes_given_up_on_are_no_abandoned_runs(tmp_path: Path) -> None:
+    """Each cancelled flush's run counted as one that ended with its worker gone, so after five (a bot's
+    ``wait_for`` against a slow LLM) the fold failed as "Abandoned" and its lines were not extracted."""
+
+    async def run() -> list[str]:
+        extractor = HangsTimes(CONFIG.worker.max_abandoned + 2)
+        async with AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32), extractor=extractor) as memory:
+            await memory.add(["我住在杭州", "我喜欢喝龙井"], agent=AGENT, person=PERSON)
+            while extractor.left:
+                extractor.entered.clear()
+                flushing = asyncio.create_task(memory.flush(agent=AGENT, person=PERSON))
+                await asyncio.wait(
+                    {flushing, asyncio.ensure_future(extractor.entered.wait())}, return_when="FIRST_COMPLETED"
+                )
+                assert not flushing.done(), flushing.result()  # it ran: failed as abandoned, it would not
+                flushing.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await flushing
+            jobs = await memory.flush(agent=AGENT, person=PERSON)
+            assert [job.state.value for job in jobs] == ["done"], [job.last_error for job in jobs]
+            facts = await memory.memories(agent=AGENT, person=PERSON, kinds=[MemoryKind.FACT])
+            return [fact.text for fact in facts]
+
+    assert any("杭州" in text for text in asyncio.run(run()))
+
+
 class Hangs(RuleExtractor):
     """An LLM that never answers."""
 

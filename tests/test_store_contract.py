@@ -797,6 +797,19 @@ def test_a_renewed_lease_keeps_the_job_from_other_workers(store: Store) -> None:
     assert not store.renew_lease(job.id, "w2", T0 + timedelta(seconds=40))  # done jobs have no lease
 
 
+def test_a_job_given_back_is_claimable_at_once_and_its_claim_not_counted(store: Store) -> None:
+    store.enqueue_job(Job(kind="fold", agent="qy", key="k"))
+    job = store.claim_job("w1", T0, 600)
+    assert job is not None and job.claims == 1
+    assert not store.give_back_job(job.id, "w2")  # not w2's job
+    assert store.give_back_job(job.id, "w1")
+    assert not store.give_back_job(job.id, "w1")  # no longer held
+    (pending,) = store.list_jobs("qy")
+    assert (pending.state, pending.claims, pending.worker) == (JobState.PENDING, 0, "")
+    taken = store.claim_job("w2", T0 + timedelta(seconds=1), 600)  # within the first lease
+    assert taken is not None and taken.id == job.id and taken.claims == 1
+
+
 def test_completing_a_job_writes_its_memories_and_fold_point_together(store: Store) -> None:
     scope = Scope.of_person("qy", "mumu")
     store.enqueue_job(Job(kind="fold", agent="qy", key="k"))

@@ -55,6 +55,11 @@ class JobStore(Protocol):
         """Extend the lease of a job ``worker`` is running to ``until``; False when it no longer holds
         it (lease taken by another worker, or the job finished), and the worker must stop."""
 
+    def give_back_job(self, job_id: str, worker: str) -> bool:
+        """Queue again a job ``worker`` stopped running on purpose (its caller gave up, the instance closes),
+        its claim not counted: such runs are no sign of a job that kills its worker (``max_abandoned``).
+        False when ``worker`` no longer holds it."""
+
     def expire_leases(self, dead: Callable[[str], bool], now: datetime) -> int:
         """Run out, as of ``now``, the leases of the running jobs whose worker ``dead`` says is gone, so the
         next claim takes them at once rather than when the lease ends (claims kept); returns how many."""

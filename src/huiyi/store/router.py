@@ -308,6 +308,11 @@ class RoutedStore:
     def expire_leases(self, dead: Callable[[str], bool], now: datetime) -> int:
         return sum(store.expire_leases(dead, now) for store in self.stores.values())
 
+    def give_back_job(self, job_id: str, worker: str) -> bool:
+        home = self._home_of(job_id)
+        names = [home] if home is not None else list(self.stores)
+        return any([self.stores[name].give_back_job(job_id, worker) for name in names])
+
     def renew_lease(self, job_id: str, worker: str, until: datetime) -> bool:
         home = self._home_of(job_id)
         names = [home] if home is not None else list(self.stores)

@@ -114,11 +114,11 @@ class Worker:
         return job
 
     async def _give_back(self, job: Job) -> None:
-        """Run out the lease of a job this worker stopped: a cancelled flush's fold held the space's next
-        flush for a whole lease (``lease_seconds``), waiting on a run nobody was making."""
-        until = self.clock() - timedelta(milliseconds=1)
+        """Queue again a job this worker stopped: a cancelled flush's fold held the space's next flush for a
+        whole lease (``lease_seconds``), waiting on a run nobody was making; and such runs counted as
+        abandoned, so five flushes given up on failed the fold as if it killed its worker."""
         try:
-            await asyncio.to_thread(self.store.renew_lease, job.id, self.name, until)
+            await asyncio.to_thread(self.store.give_back_job, job.id, self.name)
         except Exception as exc:  # the lease then runs out by itself
             log.warning("job %s: giving it back failed: %s", job.id, exc)
 

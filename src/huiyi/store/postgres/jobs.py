@@ -109,6 +109,15 @@ class PostgresJobs(PostgresConnection):
             )
             return bool(cur.rowcount)
 
+    def give_back_job(self, job_id: str, worker: str) -> bool:
+        with self._write() as cur:
+            cur.execute(
+                "UPDATE jobs SET state = 'pending', claims = GREATEST(claims - 1, 0), lease_until = NULL, worker = ''"
+                " WHERE id = %s AND worker = %s AND state = 'running'",
+                (job_id, worker),
+            )
+            return bool(cur.rowcount)
+
     def retry_job(self, job_id: str, agent: str | None = None) -> Job | None:
         with self._write() as cur:
             row = cur.execute(

@@ -90,6 +90,15 @@ class SQLiteJobs(SQLiteConnection):
             )
             return bool(cursor.rowcount)
 
+    def give_back_job(self, job_id: str, worker: str) -> bool:
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE jobs SET state = 'pending', claims = MAX(claims - 1, 0), lease_until = NULL, worker = ''"
+                " WHERE id = ? AND worker = ? AND state = 'running'",
+                (job_id, worker),
+            )
+            return bool(cursor.rowcount)
+
     def expire_leases(self, dead: Callable[[str], bool], now: datetime) -> int:
         held = self._conn().execute("SELECT DISTINCT worker FROM jobs WHERE state = 'running'")
         gone = [str(worker) for (worker,) in held if dead(str(worker))]
