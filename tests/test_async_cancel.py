@@ -353,3 +353,26 @@ def test_messages_queued_for_indexing_when_their_loop_ends_are_indexed_on_the_ne
             await memory.close()
 
     assert asyncio.run(later()) == ["mumu: 一号的话", "mumu: 二号的话", "mumu: 零号的话"]
+
+
+def test_workers_stopped_cut_an_extraction_that_never_ends_short_and_give_its_fold_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run_workers`` (``huiyi serve --workers``, ``huiyi worker``) waited for the extraction under way once
+    stopped: an LLM that did not answer held the service's shutdown for its timeout times its retries."""
+    monkeypatch.setattr("huiyi.memory.ingest.CLOSE_GRACE_S", 0.1, raising=False)
+
+    async def run() -> bool:
+        extractor = Hangs()
+        async with AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32), extractor=extractor) as memory:
+            await memory.add(["我住在杭州", "我喜欢喝龙井"], agent=AGENT, person=PERSON)
+            await memory.flush(agent=AGENT, person=PERSON, wait=False)
+            stop = asyncio.Event()
+            running = asyncio.create_task(memory.run_workers(2, stop))
+            await extractor.entered.wait()
+            stop.set()
+            await asyncio.wait_for(running, 20)  # a bound against the hang only
+            taken = await asyncio.to_thread(memory.store.claim_job, "another", memory.worker.clock(), 30, [FOLD])
+            return taken is not None and taken.claims == 1  # given back, and its cut run not counted
+
+    assert asyncio.run(run())

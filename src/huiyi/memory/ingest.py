@@ -16,6 +16,7 @@ from huiyi.flows import ingest
 from huiyi.flows.extract import fold
 from huiyi.flows.extract.worker import Worker
 from huiyi.flows.substance import RECAP_DEPTH
+from huiyi.memory.base import CLOSE_GRACE_S
 from huiyi.memory.care import Care
 from huiyi.memory.common import MAX_LISTED, MessageLike, _agent, _chat_of, _looked_up
 from huiyi.memory.pages import JobPage, job_cursor, job_mark, walk
@@ -308,6 +309,8 @@ class Ingest(Care):
         """Run ``count`` extraction workers until ``stop`` is set (``huiyi worker``, ``serve --workers``).
 
         With PostgreSQL any number of processes may do this against one database: leases keep them apart.
+        Once ``stop`` is set, extractions under way get ``CLOSE_GRACE_S`` to finish; then they are cut short
+        and their folds given back (an LLM that does not answer held ``huiyi serve``'s shutdown for minutes).
         """
         workers = [
             Worker(
@@ -320,7 +323,19 @@ class Ingest(Care):
             )
             for i in range(max(1, count))
         ]
-        await asyncio.gather(*(worker.run(stop) for worker in workers))
+        runs = asyncio.gather(*(worker.run(stop) for worker in workers))
+
+        async def halt_when_late() -> None:
+            await stop.wait()
+            if not (await asyncio.wait({runs}, timeout=CLOSE_GRACE_S))[0]:
+                for worker in workers:
+                    worker.halt()
+
+        halting = asyncio.create_task(halt_when_late())
+        try:
+            await runs
+        finally:
+            halting.cancel()
 
     async def jobs(self, *, agent: str | None = None, states: Sequence[JobState] = (), limit: int = 100) -> list[Job]:
         """Background jobs, oldest first: of one agent, or of all; of the given states, or of any."""
