@@ -374,6 +374,32 @@ def test_the_others_talk_in_a_group_keeps_its_events_when_a_member_is_forgotten(
 
 
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_a_second_member_forgotten_before_the_first_erasures_folds_ran_leaves_the_rest_extracted(
+    tmp_path: Path, backend: str
+) -> None:
+    """Forgetting cat deleted the fold queued again by ann's erasure, as it named cat's lines; ben's lines, whose
+    events went with ann, were in no other job and never extracted again."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
+        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "这周末有人去看电影吗"), ("cat", "今天好冷啊")]
+        said = [
+            {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
+            | {"id": f"{who}{round_}"}
+            for round_ in range(8)
+            for i, (who, text) in enumerate(lines)
+        ]
+        memory.add(said, agent="a", space="g")
+        memory.flush(agent="a", space="g")
+        memory.forget_person("ann", agent="a")
+        memory.forget_person("cat", agent="a")  # before the worker ran ann's erasure's folds
+        memory.run_jobs()
+        made = memory.memories(agent="a", space="g", kinds=[MemoryKind.EVENT, MemoryKind.FACT], limit=500)
+        sources = {source for m in made for source in m.sources}
+        assert {line["id"] for line in said if line["speaker"] == "ben"} <= sources
+        assert not [m.text for m in made if "QZXANNCITY" in m.text or "今天好冷啊" in m.text]
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
 def test_the_folds_extracting_the_others_lines_again_are_queued_in_the_erasures_transaction(
     tmp_path: Path, backend: str
 ) -> None:

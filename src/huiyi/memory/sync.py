@@ -348,9 +348,9 @@ class Memory:
     def close(self, index_for: float | None = None) -> None:
         """Index what is still queued (for at most ``index_for`` seconds: the rest is indexed by the next open),
         then close."""
+        _check_seconds("index_for", index_for)
         if self._closed:
             return
-        _check_seconds("index_for", index_for)
         self._closed = True
         _unclosed.discard(self)
         if not self._calls.close(CLOSE_WAIT_SECONDS):

@@ -209,6 +209,15 @@ class PostgresErase(PostgresMemories):
                     (agent, memory_ids, ids, memory_ids),
                 ).fetchall()
             )
+            # others' messages of folds queued again by an earlier erasure that this one deletes (they name an
+            # erased turn too): in no working memory a fold is planned from, they are queued again with the rest
+            again = cur.execute(
+                "SELECT DISTINCT j.id FROM jobs CROSS JOIN jsonb_array_elements_text(jobs.payload->'message_ids')"
+                " AS j (id) WHERE jobs.agent = %s AND (jobs.payload->>'again')::boolean AND jobs.state <> 'done'"
+                " AND NOT (j.id = ANY(%s)) AND jobs.payload->'message_ids' ?| %s::text[]",
+                (agent, ids, ids),
+            ).fetchall()
+            done.refold = tuple(sorted({*done.refold, *(str(row[0]) for row in again)}))
             row = cur.execute(DELETE_MEMORIES, (agent, memory_ids)).fetchone()
             done.memories = deleted(int(row[0]) if row else 0, "memories", "memory_vectors", "memory_own_vectors")
             links = cur.execute(

@@ -73,7 +73,7 @@ class SQLiteErase(SQLiteMemories):
             memory_ids += _derived(conn, agent, memory_ids)
             changes = conn.total_changes  # from here on, writes to the store's own tables only
             done.reindexed = _reindex_others(conn, agent, memory_ids)
-            done.refold = _made_into_too(conn, agent, memory_ids)
+            done.refold = tuple(sorted({*_made_into_too(conn, agent, memory_ids), *_again_of_others(conn, agent)}))
             removed = delete_memory_rows(conn, agent, memory_ids)
             done.jobs = conn.execute(
                 "DELETE FROM jobs WHERE agent = ? AND (json_extract(payload, '$.scope') IS ? OR EXISTS "
@@ -334,6 +334,23 @@ def _queue_refolds(conn: sqlite3.Connection, agent: str, message_ids: Sequence[s
         ).fetchall()
     for job in refold([rows.message(row, TEXT) for row in found]):
         insert_job(conn, job)
+
+
+def _again_of_others(conn: sqlite3.Connection, agent: str) -> list[str]:
+    """Others' messages of folds queued again by an earlier erasure that this one deletes (they name an erased
+    turn too): their events went with that erasure, and they are in no working memory a fold is planned from,
+    so they are queued again with the rest."""
+    return [
+        str(row[0])
+        for row in conn.execute(
+            "SELECT DISTINCT j.value FROM jobs, json_each(jobs.payload, '$.message_ids') j"
+            " WHERE jobs.agent = ? AND json_extract(jobs.payload, '$.again') AND jobs.state <> 'done'"
+            " AND j.value NOT IN (SELECT id FROM erased)"
+            " AND EXISTS (SELECT 1 FROM json_each(jobs.payload, '$.message_ids') e"
+            " WHERE e.value IN (SELECT id FROM erased))",
+            (agent,),
+        )
+    ]
 
 
 def _derived(conn: sqlite3.Connection, agent: str, memory_ids: Sequence[str]) -> list[str]:
