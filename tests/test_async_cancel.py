@@ -8,6 +8,7 @@ folds planned) or not stored at all; a flush's fold is given back for the next f
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -376,3 +377,27 @@ def test_workers_stopped_cut_an_extraction_that_never_ends_short_and_give_its_fo
             return taken is not None and taken.claims == 1  # given back, and its cut run not counted
 
     assert asyncio.run(run())
+
+
+def test_a_close_while_a_flush_waits_on_the_llm_gives_the_fold_back_before_the_store_closes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Close went on past a flush under way: when the flush was cut, its give-back met a closed store, and the
+    fold stayed running under this process (held for its lease, its claim counted as an abandoned run)."""
+    monkeypatch.setattr("huiyi.memory.base.CLOSE_GRACE_S", 0.1)
+
+    async def run() -> None:
+        extractor = Hangs()
+        memory = AsyncMemory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32), extractor=extractor)
+        await memory.add(["我住在杭州", "我喜欢喝龙井"], agent=AGENT, person=PERSON)
+        flushing = asyncio.create_task(memory.flush(agent=AGENT, person=PERSON))
+        await extractor.entered.wait()
+        await asyncio.wait_for(memory.close(), 20)  # a bound against the hang only
+        with pytest.raises(StoreError, match="closed"):  # the flush was cut by the close
+            await asyncio.wait_for(flushing, 20)
+
+    asyncio.run(run())
+    db = sqlite3.connect(tmp_path / "s" / "huiyi.sqlite")
+    jobs = db.execute("SELECT state, claims, worker FROM jobs").fetchall()
+    db.close()
+    assert jobs == [("pending", 0, "")]

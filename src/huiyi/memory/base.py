@@ -239,6 +239,7 @@ class MemoryBase:
         if self._worker_task is not None:
             await _stop_worker(self._worker_task, self._worker_stop, self.worker)
             self._worker_task = None
+        await self.worker.stop_runs(CLOSE_GRACE_S)  # flushes under way
         if self._llm_client is not None:
             await self._llm_client.aclose()
         await asyncio.to_thread(self.reinforcer.close)

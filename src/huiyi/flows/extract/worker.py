@@ -65,6 +65,7 @@ class Worker:
         self._requeued_at: datetime | None = None  # when failed folds due again were last queued
         self._runs: dict[str, tuple[asyncio.Task[None], asyncio.Event]] = {}  # job id: its work, its commit begun
         self._halted = False
+        self._under_way: set[asyncio.Future[None]] = set()  # one per run_once going on (a flush's, the loop's)
 
     def halt(self) -> None:
         """Stop for good, on the worker's loop: the extractions under way whose commit has not begun stop and
@@ -76,6 +77,32 @@ class Worker:
 
     async def run_once(self) -> Job | None:
         """Run one due job, if any; returns it (done, failed, or lost to another worker), or None when none was due."""
+        ended = asyncio.get_running_loop().create_future()
+        self._under_way.add(ended)
+        try:
+            return await self._run_one()
+        finally:
+            self._under_way.discard(ended)
+            ended.set_result(None)
+
+    async def stop_runs(self, grace: float) -> None:
+        """Let the runs under way on this loop (a flush's) end for ``grace`` seconds, then halt: those still
+        waiting (on an LLM that does not answer) have given their jobs back when this returns. A close that
+        went on past them left the job held, and its give-back met a closed store."""
+        loop = asyncio.get_running_loop()
+        under_way = [ended for ended in self._under_way if ended.get_loop() is loop]
+        if not under_way:
+            return
+        _, late = await asyncio.wait(under_way, timeout=grace)
+        if late:
+            self.halt()
+            # a flush's next run may have started meanwhile: halted, it claims nothing
+            while late := {ended for ended in self._under_way if ended.get_loop() is loop}:
+                await asyncio.wait(late)
+
+    async def _run_one(self) -> Job | None:
+        if self._halted:
+            return None
         settings = self.config.worker
         await self._requeue_failed()
         job = await asyncio.to_thread(self.store.claim_job, self.name, self.clock(), settings.lease_seconds, [FOLD])
