@@ -20,7 +20,7 @@ import pytest
 from huiyi import AsyncMemory, Memory, MemoryKind
 from huiyi.config import Config
 from huiyi.errors import InvalidInput, StoreError
-from huiyi.providers.embed import HashEmbedder
+from huiyi.providers.embed import HashEmbedder, lanes_of
 from huiyi.store.base import Vectors
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
@@ -153,3 +153,32 @@ def test_a_store_path_of_another_type_is_refused_in_words_and_leaves_no_thread(p
         with pytest.raises(InvalidInput, match="path is the store's folder"):
             make(path)  # type: ignore[arg-type]
     assert threading.active_count() == before
+
+
+class _CountingEmbedder(HashEmbedder):
+    """Sets ``stop`` in its first call (the bound passing inside a batch) and counts the calls made after."""
+
+    def __init__(self) -> None:
+        super().__init__(32)
+        self.stop = threading.Event()
+        self.after_stop = 0
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        if self.stop.is_set():
+            self.after_stop += 1
+        self.stop.set()
+        return super().embed_passages(texts)
+
+
+def test_a_bounded_close_stops_inside_a_batch_not_after_it(tmp_path: Path) -> None:
+    """The bound was looked at between batches only, and a batch of 32 passages goes to the embedder two at a
+    time: with 0.2 s a call, ``close(index_for=0.5)`` took 6.4 s. Now the pieces not begun are not embedded."""
+    embedder = _CountingEmbedder()
+    memory = Memory(tmp_path, embedder=embedder, config=Config(worker={"enabled": False}, embed={"batch_size": 32}))
+    embedder.stop = memory.core._index_stop
+    memory.add([f"第{i}句：QZX{i}号话题" for i in range(64)], agent="a", person="p", extract=False, index=False)
+    memory.close(index_for=30)  # the bound is the embedder's stop, set in its first call
+    assert embedder.after_stop <= lanes_of(embedder)  # the pieces already under way, one per lane
+    with Memory(tmp_path, embedder=HashEmbedder(32), config=Config(worker={"enabled": False})) as again:
+        again.indexed()
+        assert len(again.memories(agent="a", person="p", kinds=[MemoryKind.CHUNK], limit=100)) == 64

@@ -30,6 +30,7 @@ from huiyi.flows.message_in import message_in, stored_message
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
 from huiyi.patterns import lazy
 from huiyi.providers.embed import Embedder, Vectors
+from huiyi.providers.priority import PASSAGES_STOP, PassagesStopped
 from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
 from huiyi.text import tokens
 from huiyi.text.lookalike import name_key
@@ -377,6 +378,7 @@ def index_messages(
     """
     done = 0
     batch = max(1, config.embed.batch_size)
+    stopping = PASSAGES_STOP.set(stop)
     try:
         for start in range(0, len(messages), batch):
             if stop is not None and stop.is_set():
@@ -411,11 +413,15 @@ def index_messages(
                 done += len(part[at:end])
                 if progress:
                     progress(len(part[at:end]))
-    except BaseException:
+    except BaseException as exc:
         if worker is not None:
             with contextlib.suppress(Exception):  # the original failure matters more
                 store.release_messages(worker, [(m.agent, m.id) for m in messages[done:]])
+        if isinstance(exc, PassagesStopped):  # told to stop inside a batch, between its pieces
+            raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages") from exc
         raise
+    finally:
+        PASSAGES_STOP.reset(stopping)
     return done
 
 
