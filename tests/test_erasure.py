@@ -17,7 +17,9 @@ from conftest import STORE_FACTORIES
 from huiyi import Memory, MemoryKind, Person
 from huiyi.config import Config
 from huiyi.faces.http import create_app
+from huiyi.flows.extract import Extraction, Fold
 from huiyi.flows.extract.fold import refolds
+from huiyi.flows.extract.rules import RuleExtractor
 from huiyi.model import EntityType, Job, JobState, Message, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.store.rows import partition_key
@@ -399,6 +401,51 @@ def test_a_second_member_forgotten_before_the_first_erasures_folds_ran_leaves_th
         assert not [m.text for m in made if "QZXANNCITY" in m.text or "今天好冷啊" in m.text]
 
 
+class _FailsFirst(RuleExtractor):
+    """The first fold's extraction fails (an LLM down), the rules take the later ones."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    async def extract(self, fold: Fold) -> Extraction:
+        self.calls += 1
+        if self.calls == 1:
+            raise RuntimeError("LLM down")
+        return await super().extract(fold)
+
+
+@pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
+def test_a_member_forgotten_from_a_failed_fold_planned_past_leaves_its_other_lines_extracted(
+    tmp_path: Path, backend: str
+) -> None:
+    """A fold failed for good that later folds were planned past is retried later; the erasure deleted it (it
+    named ann's lines), and ben's and cat's lines in it, behind working memory, were never extracted."""
+    make: Callable[[Path], object] = STORE_FACTORIES[backend]
+    config = Config(worker={"enabled": False, "max_attempts": 1, "failed_retry_minutes": 0})
+    store = make(tmp_path / "s")
+    with Memory(tmp_path, store=store, embedder=HashEmbedder(32), config=config, extractor=_FailsFirst()) as memory:  # type: ignore[arg-type]
+        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "这周末有人去看电影吗"), ("cat", "今天好冷啊")]
+        said = [
+            {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
+            | {"id": f"{who}{round_}"}
+            for round_ in range(20)
+            for i, (who, text) in enumerate(lines)
+        ]
+        memory.add(said[:30], agent="a", space="g")
+        memory.run_jobs()  # the first fold fails
+        memory.add(said[30:], agent="a", space="g")
+        memory.run_jobs()  # later folds are done past it
+        states = sorted(job.state.value for job in memory.jobs(agent="a"))
+        assert "failed" in states and "done" in states
+        memory.forget_person("ann", agent="a")
+        memory.flush(agent="a", space="g")  # working memory's tail too
+        made = memory.memories(agent="a", space="g", kinds=[MemoryKind.EVENT, MemoryKind.FACT], limit=500)
+        sources = {source for m in made for source in m.sources}
+        assert {line["id"] for line in said if line["speaker"] != "ann"} <= sources
+        assert not [m.text for m in made if "QZXANNCITY" in m.text]
+
+
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
 def test_the_folds_extracting_the_others_lines_again_are_queued_in_the_erasures_transaction(
     tmp_path: Path, backend: str
@@ -426,7 +473,7 @@ def test_the_folds_extracting_the_others_lines_again_are_queued_in_the_erasures_
         with pytest.raises(RuntimeError):
             store.erase("a", (), person="ann", refold=fails)
         assert len(memory.memories(agent="a", space="g", limit=500)) == kept
-        assert len(store.get_messages("a", [line["id"] for line in said])) == len(said)
+        assert len(store.get_messages("a", [str(line["id"]) for line in said])) == len(said)
 
         planned: list[Job] = []
 

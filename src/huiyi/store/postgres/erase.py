@@ -209,12 +209,16 @@ class PostgresErase(PostgresMemories):
                     (agent, memory_ids, ids, memory_ids),
                 ).fetchall()
             )
-            # others' messages of folds queued again by an earlier erasure that this one deletes (they name an
-            # erased turn too): in no working memory a fold is planned from, they are queued again with the rest
+            # others' messages of folds not done that this erasure deletes (they name an erased turn too) and that
+            # working memory has passed (queued again by an earlier erasure, or failed for good and planned past):
+            # no fold is planned from them again, so they are queued again with the rest
             again = cur.execute(
                 "SELECT DISTINCT j.id FROM jobs CROSS JOIN jsonb_array_elements_text(jobs.payload->'message_ids')"
-                " AS j (id) WHERE jobs.agent = %s AND (jobs.payload->>'again')::boolean AND jobs.state <> 'done'"
-                " AND NOT (j.id = ANY(%s)) AND jobs.payload->'message_ids' ?| %s::text[]",
+                " AS j (id) JOIN messages g ON g.agent = jobs.agent AND g.id = j.id"
+                " WHERE jobs.agent = %s AND jobs.kind = 'fold' AND jobs.state <> 'done'"
+                " AND NOT (j.id = ANY(%s)) AND jobs.payload->'message_ids' ?| %s::text[]"
+                " AND g.seq < COALESCE((SELECT w.start_seq FROM working_memory w"
+                " WHERE w.agent = g.agent AND w.space = g.space), 1)",
                 (agent, ids, ids),
             ).fetchall()
             done.refold = tuple(sorted({*done.refold, *(str(row[0]) for row in again)}))

@@ -337,17 +337,21 @@ def _queue_refolds(conn: sqlite3.Connection, agent: str, message_ids: Sequence[s
 
 
 def _again_of_others(conn: sqlite3.Connection, agent: str) -> list[str]:
-    """Others' messages of folds queued again by an earlier erasure that this one deletes (they name an erased
-    turn too): their events went with that erasure, and they are in no working memory a fold is planned from,
-    so they are queued again with the rest."""
+    """Others' messages of folds not done that this erasure deletes (they name an erased turn too) and that
+    working memory has passed: a fold queued again by an earlier erasure, or one failed for good that a later
+    fold was planned past. No fold is planned from them again, so they are queued again with the rest (those
+    still in working memory are planned again from it)."""
     return [
         str(row[0])
         for row in conn.execute(
             "SELECT DISTINCT j.value FROM jobs, json_each(jobs.payload, '$.message_ids') j"
-            " WHERE jobs.agent = ? AND json_extract(jobs.payload, '$.again') AND jobs.state <> 'done'"
+            " JOIN messages g ON g.agent = jobs.agent AND g.id = j.value"
+            " WHERE jobs.agent = ? AND jobs.kind = 'fold' AND jobs.state <> 'done'"
             " AND j.value NOT IN (SELECT id FROM erased)"
             " AND EXISTS (SELECT 1 FROM json_each(jobs.payload, '$.message_ids') e"
-            " WHERE e.value IN (SELECT id FROM erased))",
+            " WHERE e.value IN (SELECT id FROM erased))"
+            " AND g.seq < COALESCE((SELECT w.start_seq FROM working_memory w"
+            " WHERE w.agent = g.agent AND w.space = g.space), 1)",
             (agent,),
         )
     ]
