@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -337,19 +338,28 @@ def test_anothers_lines_whose_chunks_went_are_indexed_again_at_once(tmp_path: Pa
         assert not any("爬山" in text for text in chunks)
 
 
+def _evening(rounds: int) -> list[dict[str, Any]]:
+    """A group's evening: ann, ben and cat each say a line a round, three minutes apart; ids ``ann0``, ``ben0``…"""
+    lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "这周末有人去看电影吗"), ("cat", "今天好冷啊")]
+    return [
+        {
+            "text": f"{text}，第{round_}次",
+            "speaker": who,
+            "time": T0 + timedelta(minutes=3 * round_ + i),
+            "id": f"{who}{round_}",
+        }
+        for round_ in range(rounds)
+        for i, (who, text) in enumerate(lines)
+    ]
+
+
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
 def test_the_others_talk_in_a_group_keeps_its_events_when_a_member_is_forgotten(tmp_path: Path, backend: str) -> None:
     """Events of a group's talk hold every member's turns: forgetting one took them all, and the others'
     lines were never extracted again (12 events of a group's evening became 1)."""
     make: Callable[[Path], object] = STORE_FACTORIES[backend]
     with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
-        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "这周末有人去看电影吗"), ("cat", "今天好冷啊")]
-        said = [
-            {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
-            | {"id": f"{who}{round_}"}
-            for round_ in range(12)
-            for i, (who, text) in enumerate(lines)
-        ]
+        said = _evening(12)
         memory.add(said, agent="a", space="g")
         memory.flush(agent="a", space="g")
 
@@ -383,13 +393,7 @@ def test_a_second_member_forgotten_before_the_first_erasures_folds_ran_leaves_th
     events went with ann, were in no other job and never extracted again."""
     make: Callable[[Path], object] = STORE_FACTORIES[backend]
     with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
-        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "这周末有人去看电影吗"), ("cat", "今天好冷啊")]
-        said = [
-            {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
-            | {"id": f"{who}{round_}"}
-            for round_ in range(8)
-            for i, (who, text) in enumerate(lines)
-        ]
+        said = _evening(8)
         memory.add(said, agent="a", space="g")
         memory.flush(agent="a", space="g")
         memory.forget_person("ann", agent="a")
@@ -425,13 +429,7 @@ def test_a_member_forgotten_from_a_failed_fold_planned_past_leaves_its_other_lin
     config = Config(worker={"enabled": False, "max_attempts": 1, "failed_retry_minutes": 0})
     store = make(tmp_path / "s")
     with Memory(tmp_path, store=store, embedder=HashEmbedder(32), config=config, extractor=_FailsFirst()) as memory:  # type: ignore[arg-type]
-        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "这周末有人去看电影吗"), ("cat", "今天好冷啊")]
-        said = [
-            {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
-            | {"id": f"{who}{round_}"}
-            for round_ in range(20)
-            for i, (who, text) in enumerate(lines)
-        ]
+        said = _evening(20)
         memory.add(said[:30], agent="a", space="g")
         memory.run_jobs()  # the first fold fails
         memory.add(said[30:], agent="a", space="g")
@@ -455,13 +453,7 @@ def test_the_folds_extracting_the_others_lines_again_are_queued_in_the_erasures_
     leaves everything as it was, and the jobs are pending the moment ``erase`` returns."""
     make: Callable[[Path], object] = STORE_FACTORIES[backend]
     with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
-        lines = [("ann", "我下周三要去QZXANNCITY出差"), ("ben", "这周末有人去看电影吗"), ("cat", "今天好冷啊")]
-        said = [
-            {"text": f"{text}，第{round_}次", "speaker": who, "time": T0 + timedelta(minutes=3 * round_ + i)}
-            | {"id": f"{who}{round_}"}
-            for round_ in range(6)
-            for i, (who, text) in enumerate(lines)
-        ]
+        said = _evening(6)
         memory.add(said, agent="a", space="g")
         memory.flush(agent="a", space="g")
         store = memory.store
