@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from pathlib import Path
 from typing import Any, Literal
 
@@ -278,6 +279,10 @@ async def serve(
         import uvicorn
 
         app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
-        await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()
+        # calls under way are cut after the grace (uvicorn waited for them before returning)
+        grace = max(1, math.ceil(index_for or 0))
+        await uvicorn.Server(
+            uvicorn.Config(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=grace)
+        ).serve()
     finally:
         await memory.close(index_for)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 from typing import Annotated
 
 import typer
@@ -58,7 +59,11 @@ def serve(
     guard_hosts(api, settings.http.api_keys)
     bind_host, bind_port = host or settings.http.host, port or settings.http.port
     out.print(f"huiyi serving {store_label(store, settings.store)} on http://{bind_host}:{bind_port} (docs at /docs)")
-    uvicorn.run(api, host=bind_host, port=bind_port, log_level="warning")
+    # requests under way (a flush waiting on an LLM that does not answer) get as long as indexing does, then
+    # are cut, their folds given back: uvicorn waited for them before the shutdown that closes the store
+    uvicorn.run(
+        api, host=bind_host, port=bind_port, log_level="warning", timeout_graceful_shutdown=max(1, math.ceil(index_for))
+    )
 
 
 def worker(
