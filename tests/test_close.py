@@ -114,7 +114,7 @@ class _BlockedEmbedder(HashEmbedder):
 def test_a_bounded_close_gives_back_what_it_did_not_index_and_the_next_open_indexes_it(tmp_path: Path) -> None:
     """``huiyi serve`` indexed its whole queue after SIGTERM, which after an import took minutes (past the kill
     that follows SIGTERM, leaving the messages claimed for the lease's length). ``close(index_for=…)`` ends
-    after the batch under way and gives the rest back."""
+    once the bound has passed, at the piece of a batch under way, and gives the rest back."""
     embedder = _BlockedEmbedder()
     memory = Memory(tmp_path, embedder=embedder, config=Config(worker={"enabled": False}, embed={"batch_size": 8}))
     embedder.go = memory.core._index_stop  # the second batch goes on once the bound has passed
