@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import math
+import signal
 from typing import Annotated
 
 import typer
@@ -80,6 +81,11 @@ def worker(
     async def run() -> None:
         async with AsyncMemory(store, config=settings) as memory:
             stop = asyncio.Event()
+            # SIGTERM (a deploy, systemd, Kubernetes) stops them as Ctrl-C does: an extraction under way gets its
+            # grace and gives its fold back; killed outright, another machine's worker waited out its lease
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                with contextlib.suppress(NotImplementedError, RuntimeError):  # no signal handlers on this loop
+                    asyncio.get_running_loop().add_signal_handler(signum, stop.set)
             try:
                 await memory.run_workers(count, stop)
             finally:
