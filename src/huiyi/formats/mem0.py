@@ -15,7 +15,7 @@ from typing import Any
 from huiyi.errors import InvalidInput
 from huiyi.formats.chat import Who
 from huiyi.formats.plan import MemoryLine, Plan
-from huiyi.formats.read import json_lines
+from huiyi.formats.read import file_lines
 from huiyi.model import MemoryKind, Person
 from huiyi.text.times import read_iso
 
@@ -27,7 +27,7 @@ def _records(text: str) -> list[Any] | None:
         whole = json.loads(text)
     except json.JSONDecodeError:
         try:
-            return [json.loads(line) for line in json_lines(text) if line.strip()]
+            return [json.loads(line) for line in file_lines(text) if line.strip()]
         except json.JSONDecodeError:
             return None
     if isinstance(whole, dict):

@@ -27,6 +27,7 @@ from datetime import datetime
 
 from huiyi.formats.chat import ChatLine, Conversation, Who, chat_plan
 from huiyi.formats.plan import Plan
+from huiyi.formats.read import file_lines
 
 __all__ = ["looks_like_qq", "read_qq"]
 
@@ -36,11 +37,6 @@ HEADER = re.compile(
 )
 FIELD = re.compile(r"^消息(?P<key>分组|对象)\s*[:：]\s*(?P<value>.*)$")
 RULE = re.compile(r"^=+$")
-
-
-# a line of the export ends at \n (\r\n, \r) only: U+2028, U+2029 and U+0085, where str.splitlines also breaks, are
-# characters of a message (a phone keyboard's line separator), kept as they were sent
-_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def looks_like_qq(text: str) -> bool:
@@ -68,7 +64,7 @@ def read_qq(text: str, who: Who) -> Plan:
                 current.lines.append(ChatLine(time=when, speaker=speaker.strip(), nickname=nick, text=message))
         header, body = None, []
 
-    for line in _LINE_END.split(text):
+    for line in file_lines(text):  # not str.splitlines: a message's U+2028 is a character of it
         field = FIELD.match(line.strip())
         if field:
             close_message()

@@ -28,20 +28,21 @@ from huiyi.formats.plan import (
 from huiyi.formats.probes import ProbeSet
 from huiyi.model import MemoryKind, Person, Scope
 
-__all__ = ["EXPORT_VERSION", "file_text", "json_lines", "read_file", "read_lines", "read_text"]
+__all__ = ["EXPORT_VERSION", "file_lines", "file_text", "read_file", "read_lines", "read_text"]
 
 # 2: memories carry their state (strength, access count, feedback, when written), chunks their state
 # alone, person blocks and where each chat's working memory starts; version 1 files read as before
 # 3: a link's chunk end also names the message the chunk is anchored at (an older reader would refuse it)
 EXPORT_VERSION = 3
 
-# a JSON line ends at \n (\r\n, \r), which no JSON text holds unescaped; never at U+2028, U+2029 or U+0085,
-# where str.splitlines also breaks, and which json.dumps (so huiyi export) writes inside a text as they are
+# a line ends at \n (\r\n, \r), which no JSON text holds unescaped; never at U+2028, U+2029 or U+0085, where
+# str.splitlines also breaks, which json.dumps (so huiyi export) writes inside a text as they are, and which a
+# chat app's export keeps inside a message (a phone keyboard's line separator)
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def json_lines(text: str) -> list[str]:
-    """A file's JSON lines, the n-th of them on the file's line n."""
+def file_lines(text: str) -> list[str]:
+    """A file's lines, the n-th of them on the file's line n."""
     return _LINE_END.split(text)
 
 
@@ -193,7 +194,7 @@ def read_text(text: str, name: str, agent: str | None, person: str | None, space
             raise InvalidInput(f"{name} is not a valid probe file: {_reason(exc)}") from exc
     if cases:
         raise InvalidInput("--case applies to probe files only")
-    return read_lines(enumerate(json_lines(text), start=1), agent, person, space, name)
+    return read_lines(enumerate(file_lines(text), start=1), agent, person, space, name)
 
 
 def file_text(path: Path) -> str:

@@ -323,17 +323,14 @@ class Ingest(Care):
             )
             for i in range(max(1, count))
         ]
-        runs = asyncio.gather(*(worker.run(stop) for worker in workers))
 
         async def halt_when_late() -> None:
             await stop.wait()
-            if not (await asyncio.wait({runs}, timeout=CLOSE_GRACE_S))[0]:
-                for worker in workers:
-                    worker.halt()
+            await asyncio.gather(*(worker.stop_runs(CLOSE_GRACE_S) for worker in workers))
 
         halting = asyncio.create_task(halt_when_late())
         try:
-            await runs
+            await asyncio.gather(*(worker.run(stop) for worker in workers))
         finally:
             halting.cancel()
 
