@@ -289,11 +289,16 @@ def test_a_first_add_in_a_fresh_process_is_timed_beside_the_second_and_its_goal(
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src")
     added = first_add(1, env, pause=0.0)
     assert added["runs"] == 1 and added["first_ms_median"] > 0 and added["second_ms_median"] > 0
+    # the machine's own first step after the same wait, from the same process, and the add over it
+    assert added["baseline_insert_ms_median"] > 0
+    ratio = added["first_ms_median"] / added["baseline_insert_ms_median"]  # of rounded figures: near
+    assert added["first_over_baseline"] == pytest.approx(ratio, rel=0.05)
     rows = run_goals({"startup": {"first_add": added}})
     assert [(r["goal"], r["target"]) for r in rows] == [("first add in a fresh process, median ms", 2.0)]
     out = io.StringIO()
     render_startup({"first_add": added}, Console(file=out, width=160))
     assert "first add in a fresh process" in out.getvalue()
+    assert "a bare SQLite insert after the same wait" in out.getvalue()
 
 
 def test_cli_json(tmp_path: Path) -> None:
