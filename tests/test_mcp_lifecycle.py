@@ -130,6 +130,59 @@ def test_what_the_client_asked_to_save_before_it_closed_stdin_is_saved(tmp_path:
     assert saved == {f"木木喜欢第{number}种茶" for number in range(5)}
 
 
+def test_every_request_sent_before_stdin_closed_is_answered(tmp_path: Path) -> None:
+    """At stdin's end the SDK closed its output with the calls still running: a host that sent 30 saves and
+    closed stdin (as ``cat calls.jsonl | huiyi mcp`` does) read 3 answers, and a host that re-sends what
+    went unanswered would save the rest twice. Each request gets its answer before the server exits."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    for number in range(30):
+        arguments = {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": f"第{number}种茶"}
+        call = {"name": "create_memory", "arguments": arguments}
+        messages.append({"jsonrpc": "2.0", "id": f"save-{number}", "method": "tools/call", "params": call})
+    messages.append({"jsonrpc": "2.0", "id": 99, "method": "ping"})
+    server = start(tmp_path / "store")
+    lines = b"".join(json.dumps(message, ensure_ascii=False).encode() + b"\n" for message in messages)
+    out, _ = server.communicate(lines, timeout=60)
+    assert server.returncode == 0
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert sorted(map(str, (answer["id"] for answer in answers))) == sorted(
+        ["0", "99", *(f"save-{number}" for number in range(30))]
+    )
+    assert all(not answer["result"].get("isError") for answer in answers if "save" in str(answer["id"]))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"id": 5, "method": "ping"},  # no "jsonrpc": the SDK drops it unanswered
+        {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},  # a float id: read as a notification
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "x"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 12}},
+    ],
+)
+def test_a_line_the_sdk_answers_never_does_not_hold_the_end(tmp_path: Path, line: dict[str, Any]) -> None:
+    """Stdin's end waits for answers only to what the SDK reads as a request: a line it drops unanswered
+    held the exit for the whole wait (30 s), past the host's patience."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    messages = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        line,
+    ]
+    server = start(tmp_path / "store")
+    lines = b"".join(json.dumps(message).encode() + b"\n" for message in messages)
+    try:
+        out, _ = server.communicate(lines, timeout=20)  # well inside the 30 s a request would get
+    finally:
+        server.kill()
+    assert server.returncode == 0
+    assert [json.loads(answer)["id"] for answer in out.splitlines()] == [0]
+
+
 def test_a_store_that_cannot_open_is_an_error_on_stderr_never_on_the_protocol_stream(tmp_path: Path) -> None:
     """The error line went to stdout, where the host reads JSON-RPC: it saw a parse error, not the reason."""
     not_a_folder = tmp_path / "memories"

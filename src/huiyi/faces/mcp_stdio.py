@@ -2,7 +2,9 @@
 
 The SDK's ``stdio_server`` with a stdin of our own: the SDK reads stdin in an anyio worker thread, which a
 cancel cannot end and the exit waits for, so a stop while stdin stayed open hung (Ctrl-C) or had to kill
-the process before the store closed (SIGTERM's default).
+the process before the store closed (SIGTERM's default). Its end reaches the SDK only once every request
+read has been answered (or ``ANSWER_AT_END_S`` has passed): at the end the SDK closes its output with the
+calls still running, so a host that sent 30 saves and then closed stdin read 3 answers.
 """
 
 from __future__ import annotations
@@ -13,13 +15,17 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import Any, BinaryIO
 
 import anyio
+from mcp import types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
 __all__ = ["serve_stdio"]
+
+ANSWER_AT_END_S = 30.0  # how long stdin's end waits for the answers to the requests read before it
 
 
 async def serve_stdio(server: Server[Any]) -> None:
@@ -28,12 +34,14 @@ async def serve_stdio(server: Server[Any]) -> None:
     A stop cancels the serving only, so the caller still closes the store (SIGTERM's default killed the process
     first, losing what recall had noted; Ctrl-C waited for stdin to close).
     """
+    asked = _Asked()
     async with anyio.create_task_group() as group:
         # only the main thread may take signals, and Windows' event loop takes none
         if sys.platform != "win32" and threading.current_thread() is threading.main_thread():
             group.start_soon(_stop_on_signal, group.cancel_scope)
-        async with stdio_server(stdin=_Stdin()) as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with stdio_server(stdin=_Stdin(asked)) as (read_stream, write_stream):
+            answers = _Answers(write_stream, asked)
+            await server.run(read_stream, answers, server.create_initialization_options())
         group.cancel_scope.cancel()
 
 
@@ -44,12 +52,71 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
             return
 
 
-class _Stdin(anyio.AsyncFile[str]):
-    """stdin's lines, read by a daemon thread: a stop leaves its read of a line that may never come behind
-    (the SDK reads in an anyio worker thread, which the exit waits for, and which a cancel cannot end)."""
+class _Asked:
+    """The ids of the client's requests read and not yet answered (a JSON-RPC id is a number or a string)."""
 
     def __init__(self) -> None:
+        self._open: set[str] = set()
+        self._changed = asyncio.Event()
+
+    def read(self, line: str) -> None:
+        """Note the request ``line`` is, read as the SDK reads it (a line it cannot read, or reads as a
+        notification, gets no answer to wait for), and drop one a ``notifications/cancelled`` gives up on."""
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValueError:  # pydantic's ValidationError is one
+            return
+        if isinstance(message, types.JSONRPCRequest):
+            self._open.add(str(message.id))
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            params = message.params or {}
+            self.answered(params.get("requestId") if isinstance(params, dict) else None)
+
+    def answered(self, request_id: object) -> None:
+        self._open.discard(str(request_id))
+        self._changed.set()
+
+    async def all_answered(self, seconds: float) -> None:
+        """Return once every request read is answered, or after ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while self._open and (left := deadline - time.monotonic()) > 0:
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+
+
+class _Answers:
+    """The SDK's write stream, noting each answer it carries (a result or an error with the request's id)."""
+
+    def __init__(self, inner: Any, asked: _Asked) -> None:
+        self._inner = inner
+        self._asked = asked
+
+    async def send(self, item: Any) -> None:
+        await self._inner.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self._asked.answered(message.id)
+
+    async def __aenter__(self) -> _Answers:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _Stdin(anyio.AsyncFile[str]):
+    """stdin's lines, read by a daemon thread: a stop leaves its read of a line that may never come behind
+    (the SDK reads in an anyio worker thread, which the exit waits for, and which a cancel cannot end).
+    Its end comes once the requests read before it are answered."""
+
+    def __init__(self, asked: _Asked) -> None:
         super().__init__(sys.stdin)
+        self._asked = asked
         self._lines: asyncio.Queue[str] | None = None
 
     async def readline(self) -> str:
@@ -62,7 +129,12 @@ class _Stdin(anyio.AsyncFile[str]):
                 daemon=True,
             )
             reader.start()
-        return await self._lines.get()
+        line = await self._lines.get()
+        if line:
+            self._asked.read(line)
+        else:
+            await self._asked.all_answered(ANSWER_AT_END_S)
+        return line
 
 
 def _own_stdin() -> BinaryIO:
