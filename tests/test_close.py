@@ -145,6 +145,18 @@ def test_close_refuses_a_bound_that_is_no_seconds(tmp_path: Path, index_for: obj
     memory.close()
 
 
+@pytest.mark.parametrize("path", ["", "  "])
+def test_an_empty_store_path_is_refused_and_writes_nothing_in_the_working_folder(
+    path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Memory(os.environ.get("STORE", ""))`` with the variable unset put the store in the working folder."""
+    monkeypatch.chdir(tmp_path)
+    for make in (AsyncMemory, Memory):
+        with pytest.raises(InvalidInput, match="path is empty"):
+            make(path, embedder=HashEmbedder(32))
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("path", [None, 123, b"store"])
 def test_a_store_path_of_another_type_is_refused_in_words_and_leaves_no_thread(path: object) -> None:
     """``AsyncMemory(None)`` raised os.fspath's TypeError, naming no argument of huiyi's."""

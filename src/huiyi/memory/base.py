@@ -108,6 +108,8 @@ class MemoryBase:
         if store is None and (isinstance(path, bytes) or not isinstance(path, str | os.PathLike)):
             # None read as "no path": os.fspath's TypeError named no argument of ours
             raise InvalidInput(f"path is the store's folder (a str or Path), not {type(path).__name__}")
+        if store is None and not str(path).strip():  # an unset variable's "": the store went into the working folder
+            raise InvalidInput("path is empty: name the store's folder (the default is .huiyi)")
         self.config = config or Config.load()
         _hand_the_gil_over_sooner(self.config.worker.switch_interval_ms)
         self._tz = ZoneInfo(self.config.timezone)

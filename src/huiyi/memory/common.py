@@ -57,6 +57,13 @@ def _check_seconds(name: str, value: object) -> None:
         raise InvalidInput(f"{name} is seconds, at least 0, not {value!r}")
 
 
+def _check_flags(**flags: object) -> None:
+    """Switches that are True or False (None where the config decides): ``extract="no"`` read as true."""
+    for name, value in flags.items():
+        if value is not None and not isinstance(value, bool):
+            raise InvalidInput(f"{name} is True or False, not {value!r}")
+
+
 def _scope_of(agent: str, person: str | None, space: str | None) -> Scope:
     """The one scope named: a space, a person, or the agent's official memories."""
     if person is not None and space is not None:

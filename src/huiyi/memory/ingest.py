@@ -18,7 +18,7 @@ from huiyi.flows.extract.worker import Worker
 from huiyi.flows.substance import RECAP_DEPTH
 from huiyi.memory.base import CLOSE_GRACE_S
 from huiyi.memory.care import Care
-from huiyi.memory.common import MAX_LISTED, MessageLike, _agent, _chat_of, _looked_up
+from huiyi.memory.common import MAX_LISTED, MessageLike, _agent, _chat_of, _check_flags, _looked_up
 from huiyi.memory.pages import JobPage, job_cursor, job_mark, walk
 from huiyi.model import (
     Job,
@@ -68,6 +68,7 @@ class Ingest(Care):
         """
         if progress is not None and not callable(progress):  # found out only after the messages were stored
             raise InvalidInput(f"progress is a function of the count indexed, not {type(progress).__name__}")
+        _check_flags(extract=extract, index=index)
         loop = asyncio.get_running_loop()
         if not self._indexes_now(index):
             return await self._write(self._accept_behind, loop, messages, agent, person, space, extract)

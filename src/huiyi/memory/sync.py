@@ -21,7 +21,7 @@ from huiyi.config.recall import RecallRecipe
 from huiyi.errors import StoreError
 from huiyi.flows.extract import Extractor
 from huiyi.memory.async_memory import AsyncMemory
-from huiyi.memory.common import Context, MessageLike, _check_seconds
+from huiyi.memory.common import Context, MessageLike, _check_flags, _check_seconds
 from huiyi.memory.pages import walk_blocking
 from huiyi.model import Entity, Job, JobState, MemoryItem, MemoryKind, Message, RecallResult
 from huiyi.providers.embed import Embedder
@@ -168,6 +168,7 @@ class Memory:
         extract: bool = True,
         index: bool | None = None,
     ) -> list[Message]:
+        _check_flags(extract=extract, index=index)
         with self._calls.call():
             if self.core._indexes_now(index):
                 return self._loop.run(
