@@ -122,7 +122,9 @@ def main() -> None:
         pipeline.run = profiled  # type: ignore[assignment]
         for probe in sequence:
             ask(probe)
-        pstats.Stats(profile).sort_stats(os.environ.get("PROF_SORT", "tottime")).print_stats(int(os.environ.get("PROF_LINES", "40")))
+        pstats.Stats(profile).sort_stats(os.environ.get("PROF_SORT", "tottime")).print_stats(
+            int(os.environ.get("PROF_LINES", "40"))
+        )
     elif command == "dump":
         hits = [[(h.id, h.score, h.route_scores) for h in ask(probe).hits] for probe in probes]
         Path(sys.argv[3]).write_text(json.dumps(hits))
