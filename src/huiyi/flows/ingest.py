@@ -382,7 +382,7 @@ def index_messages(
     try:
         for start in range(0, len(messages), batch):
             if stop is not None and stop.is_set():
-                raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages")
+                raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages", messages[done:])
             part = messages[start : start + batch]
             own: Vectors | None = None
             if config.chunk.context == "vector":
@@ -418,7 +418,7 @@ def index_messages(
             with contextlib.suppress(Exception):  # the original failure matters more
                 store.release_messages(worker, [(m.agent, m.id) for m in messages[done:]])
         if isinstance(exc, PassagesStopped):  # told to stop inside a batch, between its pieces
-            raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages") from exc
+            raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages", messages[done:]) from exc
         raise
     finally:
         PASSAGES_STOP.reset(stopping)
@@ -426,7 +426,12 @@ def index_messages(
 
 
 class Interrupted(Exception):
-    """Indexing was told to stop; what it had not indexed is left for the next opener."""
+    """Indexing was told to stop; what it had not indexed (``left``, its claims given back) is left for the
+    next opener, or for whoever queues it again."""
+
+    def __init__(self, message: str, left: Sequence[Message] = ()) -> None:
+        super().__init__(message)
+        self.left = list(left)
 
 
 def index_pending(

@@ -143,9 +143,15 @@ class Ingest(Care):
             return []
         try:
             ingest.index_messages(self.store, self.embedder, stored, self.config, progress, self._indexer, stop)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(Exception):  # the indexing's failure is the one to tell
                 self._settle(prepared, stored, agent, person, space, extract)
+            if isinstance(exc, ingest.Interrupted) and exc.left and not self._closing.is_set():
+                # the caller gave up (a wait_for's timeout): what it left, given back, waited for indexed(), a
+                # reopen or the next look for leftovers, 60 s on; that look, now, ends as a close begins
+                self._leftovers_at = float("-inf")
+                with contextlib.suppress(RuntimeError):  # its loop has closed: the next open takes them
+                    loop.call_soon_threadsafe(self._look_for_leftovers)
             raise
         if self._settle(prepared, stored, agent, person, space, extract):
             with contextlib.suppress(RuntimeError):  # its loop has closed: no worker to wake there
