@@ -49,6 +49,7 @@ MODULES = [
     "huiyi.text.times",
     "huiyi.text.times_zh",
     "huiyi.store.vectors",
+    "huiyi.store.owncache",
     # modules whose examples no test ran until the review of stop 42 (one had gone stale: recall.people)
     "huiyi.config.consolidate",
     "huiyi.config.summarize",

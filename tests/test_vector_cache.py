@@ -7,7 +7,8 @@ import threading
 import numpy as np
 
 from huiyi.store.base import OwnVectors
-from huiyi.store.vectors import BLOCK, ExactIndex
+from huiyi.store.owncache import OwnVectorCache, own_vectors
+from huiyi.store.vectors import BLOCK, ExactIndex, from_bfloat16, to_bfloat16
 
 
 def test_a_partition_first_loaded_empty_takes_its_first_vectors() -> None:
@@ -78,3 +79,17 @@ def test_a_write_landing_during_a_search_scores_the_rows_it_read() -> None:
     found = index.search(query, ["p"], {"p": 0}, 10)
     assert sorted(found.rowids) == [1, 2, 3] and len(found.all_scores) == len(found.all_rowids) == 3
     assert sorted(index.search(query, ["p"], {"p": 1}, 10).rowids) == [1, 2, 3, 4]  # the write is kept
+
+
+def test_own_vectors_round_to_bfloat16_as_the_matrix_conversion_did() -> None:
+    # the own-line rows are widened and rounded by one lookup of each float16 (store.owncache): every
+    # float16 there is, infinities, NaNs and subnormals too, must come out as converting the joined
+    # matrix to float32 and rounding it to bfloat16 gave, bit for bit (issue 15: rankings unchanged)
+    every = np.arange(1 << 16, dtype=np.uint16)
+    rows = {f"m{i}": every[i * 256 : (i + 1) * 256].tobytes() for i in range(256)}  # each one once
+    rows["none"] = b""  # a memory without one: no row
+    found = own_vectors(OwnVectorCache(), "a", list(rows), lambda missing: {i: rows[i] for i in missing}, True)
+    joined = np.frombuffer(b"".join(rows.values()), dtype=np.float16).reshape(len(rows) - 1, -1)
+    expected = from_bfloat16(to_bfloat16(joined.astype(np.float32)))
+    assert found.matrix is not None and list(found) == [i for i in rows if i != "none"]
+    assert np.array_equal(found.matrix.view(np.uint32), expected.view(np.uint32))

@@ -15,12 +15,12 @@ import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
 from huiyi.store.base import OwnVectors
-from huiyi.store.vectors import from_bfloat16, to_bfloat16
+from huiyi.store.vectors import Matrix, from_bfloat16, to_bfloat16
 
 __all__ = ["OwnVectorCache", "own_vectors"]
 
@@ -95,5 +95,23 @@ def own_vectors(
     if not kept:
         return OwnVectors([])
     joined = b"".join(found.values())  # a memory without one adds no bytes
-    matrix = np.frombuffer(joined, dtype=np.float16).reshape(len(kept), -1).astype(np.float32)
-    return OwnVectors(kept, from_bfloat16(to_bfloat16(matrix)) if bfloat16 else matrix)
+    if bfloat16:  # each float16 looked up widened and rounded: one step, where converting took four
+        wide = np.take(_bfloat16_table(), np.frombuffer(joined, np.uint16))
+        return OwnVectors(kept, wide.view(np.float32).reshape(len(kept), -1))
+    return OwnVectors(kept, np.frombuffer(joined, dtype=np.float16).reshape(len(kept), -1).astype(np.float32))
+
+
+_tables: list[np.ndarray[Any, np.dtype[np.uint32]]] = []  # built at first use: 256 KB
+
+
+def _bfloat16_table() -> np.ndarray[Any, np.dtype[np.uint32]]:
+    """Every float16's bits to the float32 bits of its bfloat16 rounding (``to_bfloat16``): the values the
+    rows' matrix was converted to, widened and rounded, bit for bit.
+
+    >>> _bfloat16_table()[np.asarray([0x3C00, 0x2E66], np.uint16)].view(np.float32).tolist()  # 1.0, 0.1
+    [1.0, 0.10009765625]
+    """
+    if not _tables:
+        every: Matrix = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
+        _tables.append(from_bfloat16(to_bfloat16(every)).view(np.uint32))
+    return _tables[0]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import chain, pairwise
 from typing import Any
 
 import numpy as np
@@ -130,7 +130,8 @@ def _instances(
 
 
 def _array(found: list[Any]) -> Array:
-    return np.array(found, dtype=np.int64).reshape(-1, 4)
+    # the rows' numbers in one flat run: half the time of np.array's walk over a list of tuples
+    return np.fromiter(chain.from_iterable(found), np.int64, count=4 * len(found)).reshape(-1, 4)
 
 
 def _read(conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[str, str], int]) -> list[Any]:

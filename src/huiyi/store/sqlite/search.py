@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.keyword import keyword_scores
 from huiyi.store.vectors import Matrix, Places, RowIds
 
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 MERGE_PAGES = 1000  # pages merged per step: well under a second at 1M memories
 
 
@@ -38,7 +40,8 @@ class SQLiteSearch(SQLiteConnection):
                 cursor = self._conn().execute(
                     f"SELECT rowid, vector FROM memory_own_vectors WHERE rowid IN ({marks(len(rowids))})", rowids
                 )
-                found.update((by_rowid[rowid], bytes(blob)) for rowid, blob in cursor)
+                rows = cursor.fetchall()  # bytes already: the ids and blobs paired in C
+                found.update(zip(map(by_rowid.__getitem__, map(_FIRST, rows)), map(_SECOND, rows), strict=True))
             for chunk in chunks([i for i in missing if i not in rowid_of], 500):
                 cursor = self._conn().execute(
                     # CROSS JOIN keeps memories outer: ANALYZE'd small stores were planned as a scan of every vector
