@@ -158,6 +158,22 @@ def _plain_chatter_keys(items: dict[int, RankRow | None], names: list[str]) -> s
     return out
 
 
+def test_rank_rows_read_apart_share_their_scope_space_and_names(tmp_path: Path) -> None:
+    # the rank cache holds 18,000 rows in what 15,000 took (issue 15): each row's scope, space and
+    # participants' names are one string for every row of the partition, however many reads brought them
+    store = SQLiteStore(tmp_path)
+    try:
+        texts = ["木木: 我喜欢猫", "木木: 我住在杭州"]
+        items = [MemoryItem(scope=SCOPE, kind=MemoryKind.CHUNK, text=t, participants=["木木"]) for t in texts]
+        store.add_memories(items, HashEmbedder(16).embed_passages(texts), [terms_of(text) for text in texts])
+        first, second = (store.rank_rows("bot", [item.id]) for item in items)
+        assert first[0].scope == second[0].scope == SCOPE.tag and first[0].scope is second[0].scope
+        assert first[0].space is second[0].space
+        assert first[0].participants == ("木木",) and first[0].participants[0] is second[0].participants[0]
+    finally:
+        store.close()
+
+
 def test_chatter_keys_answer_as_the_uncached_test() -> None:
     # names missing from a text are left out of the cache's key: the answer must not move, even where
     # taking one name out leaves another (with a space) behind, or a placeholder's removal joins one

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import lru_cache
+from sys import intern
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -353,6 +354,10 @@ def memory_fields(row: Row, codec: Codec, decoded: Sequence[Any] | None = None) 
 KINDS = {kind.value: kind for kind in MemoryKind}
 
 
+def _shared(value: Any) -> Any:
+    return intern(value) if type(value) is str else value
+
+
 def rank_rows(found: Sequence[Row], codec: Codec) -> list[RankRow]:
     """What ranking reads of each memory, from ``id, scope, kind, time, participants, sources``, then
     ``data``'s space and seq, then ``text, importance`` and ``data``'s subject and about, then ``valid_to``
@@ -366,12 +371,12 @@ def rank_rows(found: Sequence[Row], codec: Codec) -> list[RankRow]:
     return [
         RankRow(
             row[0],
-            row[1],
+            intern(row[1]),
             KINDS[row[2]],
             codec.time(row[3]),
-            tuple(lists[3 * i]),
+            tuple(map(_shared, lists[3 * i])),
             tuple(lists[3 * i + 1]),
-            str(row[6]),
+            intern(str(row[6])),
             row[7] if isinstance(row[7], int) else None,  # a seq stored as anything else is no place in a chat
             row[8],
             float(row[9]),
