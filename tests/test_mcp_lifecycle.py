@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,27 @@ def stored(store: Path, memory_id: str) -> Any:
         return memory.get(memory_id, agent=AGENT)
 
 
+def piped(calls: list[dict[str, Any]]) -> bytes:
+    """A host's whole stdin at once: the handshake, ``calls``, then (as ``communicate`` sends it) its end."""
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *calls,
+    ]
+    return b"".join(json.dumps(message, ensure_ascii=False).encode() + b"\n" for message in messages)
+
+
+def saves(count: int, ids: Callable[[int], object]) -> list[dict[str, Any]]:
+    """``count`` create_memory calls, the n-th with id ``ids(n)``."""
+    calls = []
+    for number in range(count):
+        arguments = {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": f"第{number}种茶"}
+        call = {"name": "create_memory", "arguments": arguments}
+        calls.append({"jsonrpc": "2.0", "id": ids(number), "method": "tools/call", "params": call})
+    return calls
+
+
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_the_server_as_closing_stdin_does(tmp_path: Path, stop: signal.Signals) -> None:
     """SIGTERM killed the process before the store closed, dropping what recall had noted (a search's
@@ -111,17 +133,8 @@ def test_closing_stdin_stops_the_server_and_keeps_what_it_stored(tmp_path: Path)
 def test_what_the_client_asked_to_save_before_it_closed_stdin_is_saved(tmp_path: Path) -> None:
     """At stdin's end the SDK cancels the requests still running: saves the model had asked for were lost
     (here, most of five), though a host closes stdin as it quits, maybe right after a call."""
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
-    messages: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    for number in range(5):
-        arguments = {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": f"第{number}种茶"}
-        call = {"name": "create_memory", "arguments": arguments}
-        messages.append({"jsonrpc": "2.0", "id": number + 1, "method": "tools/call", "params": call})
     server = start(tmp_path / "store")
-    lines = b"".join(json.dumps(message, ensure_ascii=False).encode() + b"\n" for message in messages)
+    lines = piped(saves(5, lambda number: number + 1))
     server.communicate(lines, timeout=60)  # everything at once, then stdin's end
     assert server.returncode == 0
     config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
@@ -134,18 +147,8 @@ def test_every_request_sent_before_stdin_closed_is_answered(tmp_path: Path) -> N
     """At stdin's end the SDK closed its output with the calls still running: a host that sent 30 saves and
     closed stdin (as ``cat calls.jsonl | huiyi mcp`` does) read 3 answers, and a host that re-sends what
     went unanswered would save the rest twice. Each request gets its answer before the server exits."""
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
-    messages: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
-    for number in range(30):
-        arguments = {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": f"第{number}种茶"}
-        call = {"name": "create_memory", "arguments": arguments}
-        messages.append({"jsonrpc": "2.0", "id": f"save-{number}", "method": "tools/call", "params": call})
-    messages.append({"jsonrpc": "2.0", "id": 99, "method": "ping"})
     server = start(tmp_path / "store")
-    lines = b"".join(json.dumps(message, ensure_ascii=False).encode() + b"\n" for message in messages)
+    lines = piped([*saves(30, lambda number: f"save-{number}"), {"jsonrpc": "2.0", "id": 99, "method": "ping"}])
     out, _ = server.communicate(lines, timeout=60)
     assert server.returncode == 0
     answers = [json.loads(line) for line in out.splitlines()]
@@ -167,14 +170,8 @@ def test_every_request_sent_before_stdin_closed_is_answered(tmp_path: Path) -> N
 def test_a_line_the_sdk_answers_never_does_not_hold_the_end(tmp_path: Path, line: dict[str, Any]) -> None:
     """Stdin's end waits for answers only to what the SDK reads as a request: a line it drops unanswered
     held the exit for the whole wait (30 s), past the host's patience."""
-    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
-    messages = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        line,
-    ]
     server = start(tmp_path / "store")
-    lines = b"".join(json.dumps(message).encode() + b"\n" for message in messages)
+    lines = piped([line])
     try:
         out, _ = server.communicate(lines, timeout=20)  # well inside the 30 s a request would get
     finally:
