@@ -158,6 +158,19 @@ def test_every_request_sent_before_stdin_closed_is_answered(tmp_path: Path) -> N
     assert all(not answer["result"].get("isError") for answer in answers if "save" in str(answer["id"]))
 
 
+def test_ids_alike_and_ids_repeated_each_get_their_answers(tmp_path: Path) -> None:
+    """1 and "1" are two JSON-RPC ids, and a client that repeats an id is still owed an answer each time: the
+    wait at stdin's end read them as one, so 20 saves (ids 0–19) answered none once 20 pings ("0"–"19") had
+    been, and of 20 saves sent as id 7 one was answered."""
+    pings = [{"jsonrpc": "2.0", "id": str(number), "method": "ping"} for number in range(20)]
+    calls = [*saves(20, lambda number: number), *pings, *saves(5, lambda number: 7)]
+    server = start(tmp_path / "store")
+    out, _ = server.communicate(piped(calls), timeout=60)
+    assert server.returncode == 0
+    ids = [json.loads(line)["id"] for line in out.splitlines()]
+    assert sorted(ids, key=repr) == sorted([0, *range(20), *(str(n) for n in range(20)), *[7] * 5], key=repr)
+
+
 @pytest.mark.parametrize(
     "line",
     [

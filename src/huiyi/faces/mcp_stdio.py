@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from typing import Any, BinaryIO
 
 import anyio
@@ -53,10 +54,11 @@ async def _stop_on_signal(scope: anyio.CancelScope) -> None:
 
 
 class _Asked:
-    """The ids of the client's requests read and not yet answered (a JSON-RPC id is a number or a string)."""
+    """How many of the client's requests read are not yet answered, by id. An id is a number or a string, and
+    1 and "1" are two ids; a client that sends one id twice is owed two answers."""
 
     def __init__(self) -> None:
-        self._open: set[str] = set()
+        self._open: Counter[tuple[type, object]] = Counter()
         self._changed = asyncio.Event()
 
     def read(self, line: str) -> None:
@@ -67,13 +69,19 @@ class _Asked:
         except ValueError:  # pydantic's ValidationError is one
             return
         if isinstance(message, types.JSONRPCRequest):
-            self._open.add(str(message.id))
+            self._open[_key(message.id)] += 1
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             params = message.params or {}
-            self.answered(params.get("requestId") if isinstance(params, dict) else None)
+            if isinstance(params, dict):  # a cancelled request is owed no answer
+                self._open.pop(_key(params.get("requestId")), None)
+                self._changed.set()
 
     def answered(self, request_id: object) -> None:
-        self._open.discard(str(request_id))
+        key = _key(request_id)
+        if self._open[key] > 1:
+            self._open[key] -= 1
+        else:
+            self._open.pop(key, None)
         self._changed.set()
 
     async def all_answered(self, seconds: float) -> None:
@@ -83,6 +91,10 @@ class _Asked:
             self._changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), left)
+
+
+def _key(request_id: object) -> tuple[type, object]:
+    return type(request_id), request_id
 
 
 class _Answers:
