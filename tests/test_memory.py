@@ -152,7 +152,7 @@ def test_misused_calls_are_refused_before_they_change_anything(memory: Memory) -
     with pytest.raises(InvalidInput, match="agent"):
         memory.add(["我家的猫叫团子"], agent=1, person="木木")  # type: ignore[arg-type]
     # a switch that is no bool: extract="no" was read as true, and the line went to extraction
-    for switch in ({"extract": "no"}, {"extract": 0}, {"index": "yes"}):
+    for switch in ({"extract": "no"}, {"extract": 0}, {"extract": None}, {"index": "yes"}):
         with pytest.raises(InvalidInput, match=f"{next(iter(switch))} is True or False"):
             memory.add(["我家的猫叫团子"], agent="祈煜", person="木木", **switch)  # type: ignore[arg-type]
         with pytest.raises(InvalidInput, match="is True or False"):  # the async face checks on its own

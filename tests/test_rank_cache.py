@@ -4,6 +4,7 @@ chatter test kept per chunk, and the one-thread path taken when the query's vect
 from __future__ import annotations
 
 import random
+import sqlite3
 import subprocess
 import sys
 from datetime import datetime
@@ -12,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from huiyi import Memory
+from huiyi.config import Config
 from huiyi.flows import chatter
 from huiyi.flows.ingest import terms_of
 from huiyi.model import MemoryItem, MemoryKind, Scope
@@ -222,3 +224,16 @@ def test_a_read_snapshot_sees_one_moment_and_a_write_on_its_thread_ends_it(tmp_p
     finally:
         reader.close()
         writer.close()
+
+
+def test_a_scope_stored_as_bytes_by_another_writer_fails_no_recall(tmp_path: Path) -> None:
+    # the interning of rank rows' strings (issue 15) raised TypeError on a scope another program had written
+    # as a BLOB, and every recall over it failed (helper); such a row is no row of the asked scope
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
+    with Memory(tmp_path / "s", config=config) as memory:
+        memory.add("我喜欢乌龙茶", agent="a", person="p")
+        memory.indexed()
+    with sqlite3.connect(tmp_path / "s" / "huiyi.sqlite") as conn:
+        conn.execute("UPDATE memories SET scope = CAST(scope AS BLOB)")
+    with Memory(tmp_path / "s", config=config) as memory:
+        assert memory.recall("乌龙茶", agent="a", person="p").hits == []

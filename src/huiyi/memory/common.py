@@ -57,10 +57,11 @@ def _check_seconds(name: str, value: object) -> None:
         raise InvalidInput(f"{name} is seconds, at least 0, not {value!r}")
 
 
-def _check_flags(**flags: object) -> None:
-    """Switches that are True or False (None where the config decides): ``extract="no"`` read as true."""
-    for name, value in flags.items():
-        if value is not None and not isinstance(value, bool):
+def _check_flags(*, extract: object, index: object) -> None:
+    """add's switches: True or False (``index`` None too, where the config decides). ``extract="no"`` read
+    as true, and ``extract=None`` as false."""
+    for name, value, unset in (("extract", extract, False), ("index", index, True)):
+        if not isinstance(value, bool) and not (unset and value is None):
             raise InvalidInput(f"{name} is True or False, not {value!r}")
 
 

@@ -371,7 +371,7 @@ def rank_rows(found: Sequence[Row], codec: Codec) -> list[RankRow]:
     return [
         RankRow(
             row[0],
-            intern(row[1]),
+            _shared(row[1]),
             KINDS[row[2]],
             codec.time(row[3]),
             tuple(map(_shared, lists[3 * i])),
