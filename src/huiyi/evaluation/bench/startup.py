@@ -136,7 +136,7 @@ def first_add(runs: int, env: Mapping[str, str], pause: float = 1.0) -> dict[str
         "first_ms_max": round(max(firsts), 2),
         "second_ms_median": round(bench_stats.median(seconds), 2),
         # a bare SQLite insert after the same wait, in the same processes: what the machine's idling costs
-        "baseline_insert_ms_median": round(baseline_ms, 3),
+        "baseline_insert_ms_median": round(baseline_ms, 4),
         "first_over_baseline": round(bench_stats.median(firsts) / baseline_ms, 2) if baseline_ms > 0 else None,
         "goal_ms": GOALS["add_ms"],  # the one-message add's (p95 there)
     }
