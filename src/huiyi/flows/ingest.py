@@ -382,7 +382,7 @@ def index_messages(
     try:
         for start in range(0, len(messages), batch):
             if stop is not None and stop.is_set():
-                raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages", messages[done:])
+                raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages")
             part = messages[start : start + batch]
             own: Vectors | None = None
             if config.chunk.context == "vector":
@@ -418,7 +418,7 @@ def index_messages(
             with contextlib.suppress(Exception):  # the original failure matters more
                 store.release_messages(worker, [(m.agent, m.id) for m in messages[done:]])
         if isinstance(exc, PassagesStopped):  # told to stop inside a batch, between its pieces
-            raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages", messages[done:]) from exc
+            raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages") from exc
         raise
     finally:
         PASSAGES_STOP.reset(stopping)
@@ -426,12 +426,8 @@ def index_messages(
 
 
 class Interrupted(Exception):
-    """Indexing was told to stop; what it had not indexed (``left``, its claims given back) is left for the
-    next opener, or for whoever queues it again."""
-
-    def __init__(self, message: str, left: Sequence[Message] = ()) -> None:
-        super().__init__(message)
-        self.left = list(left)
+    """Indexing was told to stop; what it had not indexed (its claims given back) is left for the next opener,
+    or for the next look for leftovers."""
 
 
 def index_pending(

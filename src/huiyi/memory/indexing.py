@@ -88,10 +88,12 @@ class Indexing(MemoryBase):
             log.exception("indexing messages left unindexed by an earlier run failed; tried again later")
             return 0
 
-    def _look_for_leftovers(self) -> None:
-        """Look again for messages others left unindexed, once ``LEFTOVERS_EVERY`` has passed (behind a drain)."""
+    def _look_for_leftovers(self, at_once: bool = False) -> None:
+        """Look again for messages others left unindexed, once ``LEFTOVERS_EVERY`` has passed (behind a drain),
+        or ``at_once`` (an add that indexed gave up part of its messages)."""
         now = time.monotonic()
-        if now - self._leftovers_at >= LEFTOVERS_EVERY and self._leftovers.done() and not self._closing.is_set():
+        due = at_once or now - self._leftovers_at >= LEFTOVERS_EVERY
+        if due and self._leftovers.done() and not self._closing.is_set():
             self._leftovers_at = now
             self._leftovers = self._catching_up.submit(self._index_leftovers)
 

@@ -146,12 +146,11 @@ class Ingest(Care):
         except BaseException as exc:
             with contextlib.suppress(Exception):  # the indexing's failure is the one to tell
                 self._settle(prepared, stored, agent, person, space, extract)
-            if isinstance(exc, ingest.Interrupted) and exc.left and not self._closing.is_set():
+            if isinstance(exc, ingest.Interrupted):
                 # the caller gave up (a wait_for's timeout): what it left, given back, waited for indexed(), a
                 # reopen or the next look for leftovers, 60 s on; that look, now, ends as a close begins
-                self._leftovers_at = float("-inf")
                 with contextlib.suppress(RuntimeError):  # its loop has closed: the next open takes them
-                    loop.call_soon_threadsafe(self._look_for_leftovers)
+                    loop.call_soon_threadsafe(self._look_for_leftovers, True)
             raise
         if self._settle(prepared, stored, agent, person, space, extract):
             with contextlib.suppress(RuntimeError):  # its loop has closed: no worker to wake there

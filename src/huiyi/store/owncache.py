@@ -11,6 +11,7 @@ score, never a text, since the candidate itself is read fresh.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
@@ -101,9 +102,7 @@ def own_vectors(
     return OwnVectors(kept, np.frombuffer(joined, dtype=np.float16).reshape(len(kept), -1).astype(np.float32))
 
 
-_tables: list[np.ndarray[Any, np.dtype[np.uint32]]] = []  # built at first use: 256 KB
-
-
+@functools.cache  # built at first use: 256 KB
 def _bfloat16_table() -> np.ndarray[Any, np.dtype[np.uint32]]:
     """Every float16's bits to the float32 bits of its bfloat16 rounding (``to_bfloat16``): the values the
     rows' matrix was converted to, widened and rounded, bit for bit.
@@ -111,7 +110,6 @@ def _bfloat16_table() -> np.ndarray[Any, np.dtype[np.uint32]]:
     >>> _bfloat16_table()[np.asarray([0x3C00, 0x2E66], np.uint16)].view(np.float32).tolist()  # 1.0, 0.1
     [1.0, 0.10009765625]
     """
-    if not _tables:
-        every: Matrix = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
-        _tables.append(from_bfloat16(to_bfloat16(every)).view(np.uint32))
-    return _tables[0]
+    every: Matrix = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
+    table: np.ndarray[Any, np.dtype[np.uint32]] = from_bfloat16(to_bfloat16(every)).view(np.uint32)
+    return table
