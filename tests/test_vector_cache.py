@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+from pathlib import Path
 
 import numpy as np
+import pytest
 
+from huiyi import Memory
+from huiyi.config import Config
 from huiyi.store.base import OwnVectors
 from huiyi.store.owncache import OwnVectorCache, own_vectors
 from huiyi.store.vectors import BLOCK, ExactIndex, from_bfloat16, to_bfloat16
@@ -93,3 +98,38 @@ def test_own_vectors_round_to_bfloat16_as_the_matrix_conversion_did() -> None:
     expected = from_bfloat16(to_bfloat16(joined.astype(np.float32)))
     assert found.matrix is not None and list(found) == [i for i in rows if i != "none"]
     assert np.array_equal(found.matrix.view(np.uint32), expected.view(np.uint32))
+
+
+def test_own_vector_cache_keeps_the_most_recently_used_and_each_agent_its_own() -> None:
+    # recall reads through it on every question: what it keeps and evicts is least-recently-used, by agent
+    cache = OwnVectorCache(budget=3)
+    cache.put("a", {"m1": b"1", "m2": b"2", "m3": b"3"})
+    assert cache.get("a", ["m1", "m9"]) == ({"m1": b"1"}, ["m9"])  # m1 used: m2 is now the oldest
+    cache.put("a", {"m4": b"4"})
+    assert cache.get("a", ["m2", "m3", "m1", "m4"]) == ({"m3": b"3", "m1": b"1", "m4": b"4"}, ["m2"])
+    assert cache.get("b", ["m3", "m1"]) == ({}, ["m3", "m1"])  # another agent's ids are misses
+    cache.put("b", {"m3": b"b3"})  # replaces a's row, no more rows: nothing goes
+    assert cache.get("a", ["m1", "m3", "m4"]) == ({"m1": b"1", "m4": b"4"}, ["m3"])
+    assert cache.get("b", ["m3"]) == ({"m3": b"b3"}, [])
+    cache.put("a", {"m5": b"5", "m6": b"6", "m7": b"7", "m8": b"8"})  # more than the budget: m1, m4, m3 go too
+    assert cache.get("a", ["m5", "m6", "m7", "m8"]) == ({"m6": b"6", "m7": b"7", "m8": b"8"}, ["m5"])
+
+
+@pytest.mark.parametrize("size", [3, 100, 256])
+@pytest.mark.parametrize("rows", ["one", "every"])
+def test_an_own_line_vector_of_the_wrong_size_fails_no_recall(tmp_path: Path, size: int, rows: str) -> None:
+    # a blob another program wrote at the wrong length failed every recall that read it (a reshape's
+    # ValueError); the line is still found, by its chunk's vector and its words
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
+    said = ["我家猫叫布丁", "今天好累啊", "明天去爬山", "我喜欢吃火锅"]
+    with Memory(tmp_path / "s", config=config) as memory:
+        memory.add([{"speaker": "小明", "text": text} for text in said], agent="a", person="p")
+        memory.indexed()
+        before = [hit.id for hit in memory.recall("猫叫什么", agent="a", person="p").hits]
+    with sqlite3.connect(tmp_path / "s" / "huiyi.sqlite") as conn:
+        assert conn.execute("SELECT count(*), min(length(vector)) FROM memory_own_vectors").fetchone() == (4, 128)
+        which = "" if rows == "every" else " WHERE rowid = (SELECT min(rowid) FROM memory_own_vectors)"
+        conn.execute(f"UPDATE memory_own_vectors SET vector = zeroblob({size}){which}")
+    with Memory(tmp_path / "s", config=config) as memory:
+        hits = memory.recall("猫叫什么", agent="a", person="p").hits
+    assert before[0] == hits[0].id and "布丁" in hits[0].text

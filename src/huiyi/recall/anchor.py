@@ -145,7 +145,7 @@ def own_floor(
     # a hit that matched nothing (a hashing embedder's 0) is padding, its place among equals arbitrary
     top = [hit for hit in first.hits[: recipe.own_floor] if hit.score > 0]
     stored = store.own_vectors(agent, [hit.id for hit in top], [hit.key for hit in top]) if queries and top else {}
-    if not stored:  # indexed without own vectors (chunk.own_vector off, or before it)
+    if not _fits(stored, queries):  # indexed without own vectors (chunk.own_vector off, or before it)
         return first, {}
     own = similarities(queries, stored, recipe.view_pool)
     lifted = [own[hit.id] for hit in top if own.get(hit.id, -1.0) > hit.score + EPSILON]
@@ -220,6 +220,7 @@ def anchored(
     ids = {rows[key].id: key for key in top}  # type: ignore[union-attr]
     unread = [i for i in ids if i not in known]
     stored = store.own_vectors(agent, unread) if queries and unread else {}
+    stored = stored if _fits(stored, queries) else {}
     own = {ids[i]: score for i, score in similarities(queries, stored, recipe.view_pool).items()}
     own.update((ids[i], score) for i, score in known.items() if i in ids)
     fallback = {key: dense.get(key, 0.0) for key in top}  # memories whose vector is their own text alone
@@ -255,6 +256,12 @@ def apply(window: Window, gains: Mapping[int, float]) -> Window:
         ((key, (score + gains.get(key, 0.0), parts)) for key, (score, parts) in window),
         key=lambda pair: (-pair[1][0], pair[0]),
     )
+
+
+def _fits(stored: Mapping[str, Any], queries: Sequence[Any]) -> bool:
+    """Whether there are own-line vectors of the queries' size (none of another program's making)."""
+    matrix = getattr(stored, "matrix", None)
+    return bool(stored) and (matrix is None or not queries or matrix.shape[-1] == len(queries[0]))
 
 
 def similarities(queries: Sequence[Any], vectors: Mapping[K, Any], pool: str = "max") -> dict[K, float]:
