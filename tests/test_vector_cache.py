@@ -117,19 +117,21 @@ def test_own_vector_cache_keeps_the_most_recently_used_and_each_agent_its_own() 
 
 @pytest.mark.parametrize("size", [3, 100, 256])
 @pytest.mark.parametrize("rows", ["one", "every"])
-def test_an_own_line_vector_of_the_wrong_size_fails_no_recall(tmp_path: Path, size: int, rows: str) -> None:
+@pytest.mark.parametrize("table", ["memory_own_vectors", "memory_vectors"])
+def test_a_vector_of_the_wrong_size_fails_no_recall(tmp_path: Path, size: int, rows: str, table: str) -> None:
     # a blob another program wrote at the wrong length failed every recall that read it (a reshape's
-    # ValueError); the line is still found, by its chunk's vector and its words
+    # ValueError, or a product's of the wrong width); the line is still found, by its words
     config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
     said = ["我家猫叫布丁", "今天好累啊", "明天去爬山", "我喜欢吃火锅"]
     with Memory(tmp_path / "s", config=config) as memory:
         memory.add([{"speaker": "小明", "text": text} for text in said], agent="a", person="p")
         memory.indexed()
-        before = [hit.id for hit in memory.recall("猫叫什么", agent="a", person="p").hits]
     with sqlite3.connect(tmp_path / "s" / "huiyi.sqlite") as conn:
-        assert conn.execute("SELECT count(*), min(length(vector)) FROM memory_own_vectors").fetchone() == (4, 128)
-        which = "" if rows == "every" else " WHERE rowid = (SELECT min(rowid) FROM memory_own_vectors)"
-        conn.execute(f"UPDATE memory_own_vectors SET vector = zeroblob({size}){which}")
+        assert conn.execute(f"SELECT count(*), min(length(vector)) FROM {table}").fetchone() == (4, 128)
+        which = "" if rows == "every" else f" WHERE rowid = (SELECT min(rowid) FROM {table})"
+        conn.execute(f"UPDATE {table} SET vector = zeroblob({size}){which}")
     with Memory(tmp_path / "s", config=config) as memory:
-        hits = memory.recall("猫叫什么", agent="a", person="p").hits
-    assert before[0] == hits[0].id and "布丁" in hits[0].text
+        hits = memory.recall("猫叫布丁", agent="a", person="p").hits
+    assert "布丁" in hits[0].text
+    # with no chunk vector left to match, only the keyword route finds lines: the one holding the words
+    assert len(hits) == (1 if (table, rows) == ("memory_vectors", "every") else 4)

@@ -250,7 +250,8 @@ class ExactIndex:
 
     def search(self, query: Matrix, partitions: Sequence[str], versions: dict[str, int], limit: int) -> DenseHits:
         parts = [self._partition(key, versions.get(key, 0)) for key in partitions]
-        parts = [p for p in parts if len(p.rowids)]
+        # a partition of another width (vectors another program wrote) has nothing to match the query
+        parts = [p for p in parts if len(p.rowids) and p.vectors.shape[-1] == query.shape[-1]]
         if not parts:
             return DenseHits([], [], np.zeros(0, np.int64), np.zeros(0, np.float32))
         with self._lock:  # a write replaces a partition's rowids, ids and vectors together: scored as read
