@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -156,6 +157,52 @@ def test_every_request_sent_before_stdin_closed_is_answered(tmp_path: Path) -> N
         ["0", "99", *(f"save-{number}" for number in range(30))]
     )
     assert all(not answer["result"].get("isError") for answer in answers if "save" in str(answer["id"]))
+
+
+def test_a_host_that_stops_reading_first_still_has_what_it_sent_carried_out(tmp_path: Path) -> None:
+    """A host that closed its end of our stdout and then sent calls and closed stdin: the SDK's writer raised
+    BrokenPipeError, the server exited with code 1 and a traceback, and the saves it had not read were lost."""
+    server = start(tmp_path / "store")
+    assert server.stdout is not None and server.stdin is not None and server.stderr is not None
+    server.stdout.close()
+    with contextlib.suppress(BrokenPipeError):  # the server may be gone: the assertions say so
+        server.stdin.write(piped(saves(40, lambda number: number + 1)))
+        server.stdin.close()
+    assert server.wait(timeout=60) == 0
+    assert "Traceback" not in (errors := server.stderr.read().decode()) and "closed its end of stdout" in errors
+    config = Config(worker={"enabled": False}, embed={"provider": "hash", "dim": 64})
+    with Memory(tmp_path / "store", config=config) as memory:
+        saved = {item.text for item in memory.memories(agent=AGENT, person=PERSON)}
+    assert saved == {f"木木喜欢第{number}种茶" for number in range(40)}
+
+
+def test_what_a_library_prints_while_serving_misses_the_protocol_stream(tmp_path: Path) -> None:
+    """The answers go out on a descriptor of their own; stdout itself points at stderr meanwhile, as the SDK's
+    own claim had it, so a stray print cannot break a host's JSON-RPC reading."""
+    code = (  # a print on every line read, while the server runs
+        "import runpy, sys\n"
+        "from huiyi.faces import mcp_stdio\n"
+        "plain = mcp_stdio._Asked.read\n"
+        "def noisy(self, line):\n"
+        "    print('stray line from a library', flush=True)\n"
+        "    return plain(self, line)\n"
+        "mcp_stdio._Asked.read = noisy\n"
+        "sys.argv = ['huiyi', 'mcp', '-a', sys.argv[1], '-p', sys.argv[2], '-s', sys.argv[3]]\n"
+        "runpy.run_module('huiyi.faces.cli', run_name='__main__')\n"
+    )
+    search = {"name": "search_memories", "arguments": {"query": "茶"}}
+    calls = [{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": search}]
+    server = subprocess.Popen(
+        [sys.executable, "-c", code, AGENT, PERSON, str(tmp_path / "store")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENVIRONMENT,
+    )
+    out, errors = server.communicate(piped(calls), timeout=60)
+    assert server.returncode == 0
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [0, 1]
+    assert b"stray line from a library" in errors
 
 
 def test_ids_alike_and_ids_repeated_each_get_their_answers(tmp_path: Path) -> None:

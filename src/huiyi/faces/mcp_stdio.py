@@ -4,27 +4,34 @@ The SDK's ``stdio_server`` with a stdin of our own: the SDK reads stdin in an an
 cancel cannot end and the exit waits for, so a stop while stdin stayed open hung (Ctrl-C) or had to kill
 the process before the store closed (SIGTERM's default). Its end reaches the SDK only once every request
 read has been answered (or ``ANSWER_AT_END_S`` has passed): at the end the SDK closes its output with the
-calls still running, so a host that sent 30 saves and then closed stdin read 3 answers.
+calls still running, so a host that sent 30 saves and then closed stdin read 3 answers. The answers go out
+through a wire of our own (``_Wire``): a host that closed its end of stdout made the SDK's writer raise
+BrokenPipeError, which ended the server with code 1 and dropped the requests it had sent and not yet read.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import sys
 import threading
 import time
 from collections import Counter
-from typing import Any, BinaryIO
+from collections.abc import Iterator
+from typing import Any, BinaryIO, cast
 
 import anyio
+import anyio.to_thread
 from mcp import types
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
 __all__ = ["serve_stdio"]
+
+log = logging.getLogger(__name__)
 
 ANSWER_AT_END_S = 30.0  # how long stdin's end waits for the answers to the requests read before it
 
@@ -40,9 +47,10 @@ async def serve_stdio(server: Server[Any]) -> None:
         # only the main thread may take signals, and Windows' event loop takes none
         if sys.platform != "win32" and threading.current_thread() is threading.main_thread():
             group.start_soon(_stop_on_signal, group.cancel_scope)
-        async with stdio_server(stdin=_Stdin(asked)) as (read_stream, write_stream):
-            answers = _Answers(write_stream, asked)
-            await server.run(read_stream, answers, server.create_initialization_options())
+        with _Wire.claimed() as wire:
+            async with stdio_server(stdin=_Stdin(asked), stdout=cast(Any, wire)) as (read_stream, write_stream):
+                answers = _Answers(write_stream, asked)
+                await server.run(read_stream, answers, server.create_initialization_options())
         group.cancel_scope.cancel()
 
 
@@ -166,3 +174,51 @@ def _read_lines(source: BinaryIO, loop: asyncio.AbstractEventLoop, lines: asynci
         except (OSError, ValueError):  # stdin closed under the read: its end
             pass
         loop.call_soon_threadsafe(lines.put_nowait, "")
+
+
+class _Wire:
+    """stdout as the SDK writes its answers to it, each line whole, unbuffered; once the host has closed its
+    end (BrokenPipeError) the rest are dropped, and the requests it sent are still carried out."""
+
+    def __init__(self, fd: int | None) -> None:
+        self._fd = fd
+        self.gone = False
+
+    @classmethod
+    @contextlib.contextmanager
+    def claimed(cls) -> Iterator[_Wire]:
+        """The wire on a copy of stdout's descriptor, with the descriptor itself on stderr while serving, as
+        the SDK's own claim had it: what a library prints misses the wire. Restored at the end."""
+        try:
+            sys.stdout.flush()
+            wire = os.dup(sys.stdout.fileno())
+        except (AttributeError, OSError, ValueError):  # no descriptor: a stdout replaced in-process
+            yield cls(None)
+            return
+        os.dup2(sys.stderr.fileno(), 1)
+        try:
+            yield cls(wire)
+        finally:
+            os.dup2(wire, 1)
+            os.close(wire)
+
+    async def write(self, text: str) -> int:
+        if not self.gone:
+            await anyio.to_thread.run_sync(self._write, text.encode("utf-8"))
+        return len(text)
+
+    async def flush(self) -> None:  # each write went out whole
+        return
+
+    def _write(self, data: bytes) -> None:
+        if self._fd is None:
+            sys.stdout.write(data.decode("utf-8"))
+            sys.stdout.flush()
+            return
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view) :]
+        except (BrokenPipeError, ConnectionResetError):
+            self.gone = True
+            log.warning("the host closed its end of stdout: the requests it sent are carried out unanswered")
