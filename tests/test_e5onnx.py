@@ -326,7 +326,13 @@ def test_the_ingest_baseline_embeds_todays_texts_on_the_baseline_embedder(tmp_pa
 
     config = Config(embed={"provider": "hash", "dim": 16}, worker={"enabled": False})
     report = bench_ingest(
-        embedder=HashEmbedder(16), baseline=Counting(16), config=config, directory=tmp_path, n_messages=10, single=2
+        embedder=HashEmbedder(16),
+        baseline=Counting(16),
+        config=config,
+        directory=tmp_path,
+        n_messages=10,
+        single=2,
+        bot_adds=2,
     )
     assert Counting.passages >= 10 and report["baseline_passages_per_s"] > 0
 
