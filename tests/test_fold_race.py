@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from huiyi.config import Config
 from huiyi.flows.extract import fold
 from huiyi.model import JobState, Message, Scope
-from huiyi.store.base import Store
+from huiyi.store.base import Store, Writes
 
 T0 = datetime(2024, 9, 20, 19, 0)
 CONFIG = Config(worker={"enabled": False})
@@ -70,3 +70,17 @@ def test_a_stale_plan_leaves_no_gap_behind_a_shorter_fold(store: Store) -> None:
     assert [i for i, n in folded.items() if n > 1] == []
     order = sorted(folded, key=lambda i: int(i[1:]))
     assert order == [f"u{i}" for i in range(len(order))]  # every message up to the last fold, no gap
+
+
+def test_a_message_added_after_the_newest_folded_ones_were_forgotten_is_in_working_memory(store: Store) -> None:
+    # forgetting a chat's newest messages after a fold had taken them gave the next message a seq that fold had
+    # covered: it was then neither in working memory nor in any fold, and nothing was ever extracted from it
+    _add(store, 0, 3)
+    store.apply(Writes(fold_points=[("a", SCOPE.space_id, 4)]))  # a fold took seqs 1-3
+    store.erase("a", ["u2"])
+    _add(store, 3, 1)  # one message (SQLite writes it in a statement of its own)
+    assert [(m.id, m.seq) for m in fold.unfolded(store, "a", SCOPE.space_id)] == [("u3", 4)]
+    store.apply(Writes(fold_points=[("a", SCOPE.space_id, 5)]))
+    store.erase("a", ["u3"])
+    _add(store, 4, 2)
+    assert [(m.id, m.seq) for m in fold.unfolded(store, "a", SCOPE.space_id)] == [("u4", 5), ("u5", 6)]

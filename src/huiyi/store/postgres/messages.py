@@ -88,8 +88,12 @@ class PostgresMessages(PostgresConnection):
             # one writer per space at a time, locked in a fixed order so two batches cannot deadlock
             for agent, space in sorted({(m.agent, m.space) for m in messages}):
                 cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"{agent}\x1f{space}",))
+                # never below the start of working memory: the chat's newest messages forgotten, a seq a fold
+                # covered given out again left the new message out of working memory and of every fold
                 row = cur.execute(
-                    "SELECT COALESCE(max(seq), 0) FROM messages WHERE agent = %s AND space = %s", (agent, space)
+                    "SELECT GREATEST(COALESCE(max(seq), 0), COALESCE((SELECT w.start_seq - 1 FROM working_memory w"
+                    " WHERE w.agent = %s AND w.space = %s), 0)) FROM messages WHERE agent = %s AND space = %s",
+                    (agent, space, agent, space),
                 ).fetchone()
                 next_seq[(agent, space)] = int(row[0] if row else 0) + 1
             for message in messages:

@@ -14,6 +14,14 @@ from huiyi.store.base import Claim, ScopeStats
 from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, TEXT, fold_of, id_taken, json_text, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
+# a space's last seq given out, as the messages' MAX(seq) read with it (its agent and space bound before the
+# messages'): never below the start of working memory, so a message added after the chat's newest ones were
+# forgotten takes no seq a fold has covered (it was then neither in working memory nor ever folded)
+_LAST_SEQ = (
+    "MAX(COALESCE(MAX(seq), 0), COALESCE("
+    "(SELECT w.start_seq - 1 FROM working_memory w WHERE w.agent = ? AND w.space = ?), 0))"
+)
+
 
 class SQLiteMessages(SQLiteConnection):
     """``MessageStore`` on SQLite."""
@@ -86,7 +94,7 @@ class SQLiteMessages(SQLiteConnection):
                 space_key = (message.agent, message.space)
                 if space_key not in next_seq:
                     row = conn.execute(
-                        "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE agent = ? AND space = ?", space_key
+                        f"SELECT {_LAST_SEQ} FROM messages WHERE agent = ? AND space = ?", space_key * 2
                     ).fetchone()
                     next_seq[space_key] = int(row[0]) + 1
                 seq = next_seq[space_key]
@@ -123,7 +131,7 @@ class SQLiteMessages(SQLiteConnection):
         with self._write_lock, self._room():
             row = conn.execute(
                 "INSERT OR IGNORE INTO messages (agent, id, space, scope, speaker, role, text, time, seq,"
-                " claimed_by, claim_until, time_fold) SELECT ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?"
+                f" claimed_by, claim_until, time_fold) SELECT ?, ?, ?, ?, ?, ?, ?, ?, {_LAST_SEQ} + 1, ?, ?, ?"
                 " FROM messages WHERE agent = ? AND space = ? RETURNING seq",
                 (
                     message.agent,
@@ -134,6 +142,8 @@ class SQLiteMessages(SQLiteConnection):
                     message.role,
                     message.text,
                     to_epoch(message.time),
+                    message.agent,
+                    message.space,
                     claimed_by,
                     claim_until,
                     fold_of(message.time),
