@@ -238,3 +238,14 @@ def test_a_search_whose_range_ends_before_it_starts_is_refused(client: TestClien
     params = {**P, "since": "2024-09-26T00:00:00", "until": "2024-09-25T23:59:59"}
     answer = client.get("/v1/search", params=params)
     assert answer.status_code == 422 and "before" in answer.json()["error"]["message"]
+
+
+def test_a_search_by_source_takes_the_whole_message_id(client: TestClient) -> None:
+    # it matched any memory one of whose sources held the text: m1 found what m10 and xm1 made
+    fact = client.get("/v1/search", params={**P, "q": "养了一只猫", "kind": "fact"}).json()["items"][0]
+    source = fact["sources"][0]
+    found = client.get("/v1/search", params={**P, "source": source, "limit": 500}).json()["items"]
+    assert fact["id"] in {m["id"] for m in found} and all(source in m["sources"] for m in found)
+    for part in (source[:-1], source[1:]):
+        found = client.get("/v1/search", params={**P, "source": part, "limit": 500}).json()["items"]
+        assert all(part in m["sources"] for m in found) and fact["id"] not in {m["id"] for m in found}

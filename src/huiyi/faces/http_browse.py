@@ -202,7 +202,7 @@ def browse_router(memory: AsyncMemory) -> APIRouter:
                 return False
             if min_strength is not None and item.strength < min_strength:
                 return False
-            return not source or any(source in s for s in item.sources)
+            return not source or source in item.sources
 
         matched = [(item, mark) for item, mark in marked if keep(item)]
         shown = matched[offset : offset + limit]
