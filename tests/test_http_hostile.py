@@ -191,6 +191,10 @@ def encoding_cases() -> list[Case]:
         Case("NUL in a path", "GET", "/v1/memories/%00", 400, params={"agent": "A"}),
         Case("NUL in a query", "GET", mem, 400, params={"agent": "A\x00"}),
         Case("NUL in a person id", "PUT", "/v1/persons/p%00", 400, json={"agent": "A", "name": "x"}),
+        # read as U+FFFD, %FF and %FE named one person
+        Case("an escape of no UTF-8 in a path", "PUT", "/v1/persons/%FF", 400, json={"agent": "A", "name": "x"}),
+        Case("an escaped lone surrogate in a path", "GET", "/v1/persons/%ED%A0%80", 400, params={"agent": "A"}),
+        Case("an escape of no UTF-8 in a query", "GET", "/v1/search?agent=A&person=%FE", 400),
     ]
 
 

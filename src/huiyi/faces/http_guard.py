@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Callable, Coroutine
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from fastapi import Request, Response
 from fastapi.responses import JSONResponse
@@ -127,9 +128,23 @@ class GuardedRoute(APIRoute):
             query = request.query_params.multi_items()
             if "\x00" in request.scope["path"] or any("\x00" in key + value for key, value in query):
                 raise HTTPException(400, "the path or query holds a NUL character")
+            if not _utf8(request.scope):
+                raise HTTPException(400, "the path or query is not UTF-8 once its %-escapes are decoded")
             return await handler(StrictRequest(request.scope, request.receive))
 
         return strict
+
+
+def _utf8(scope: Scope) -> bool:
+    """Whether the path and query as sent are UTF-8 with their %-escapes decoded: the server reads %FF (or an
+    escaped lone surrogate) as U+FFFD, so /v1/persons/%FF and /v1/persons/%FE named one person, "\ufffd"."""
+    raw_path = scope.get("raw_path") or scope["path"].encode("utf-8", "surrogatepass")
+    try:
+        for raw in (raw_path, scope.get("query_string", b"")):
+            unquote_to_bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class BodyTooLarge(HTTPException):
