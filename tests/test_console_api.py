@@ -249,3 +249,13 @@ def test_a_search_by_source_takes_the_whole_message_id(client: TestClient) -> No
     for part in (source[:-1], source[1:]):
         found = client.get("/v1/search", params={**P, "source": part, "limit": 500}).json()["items"]
         assert all(part in m["sources"] for m in found) and fact["id"] not in {m["id"] for m in found}
+
+
+def test_head_is_answered_as_get_without_the_body(client: TestClient) -> None:
+    # the routes answered HEAD with 405, where monitors and load balancers send it (helper)
+    for path, params in (("/health", {}), ("/v1/search", P), ("/console", {})):
+        got, head = client.get(path, params=params), client.head(path, params=params)
+        assert head.status_code == got.status_code == 200 and head.content == b""
+        assert head.headers["content-type"] == got.headers["content-type"]
+        assert head.headers.get("cache-control") == got.headers.get("cache-control")
+    assert client.head("/query_simple").status_code == 405  # a route that takes no GET takes no HEAD

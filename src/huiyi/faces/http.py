@@ -40,7 +40,7 @@ from huiyi.faces.http_browse import browse_router
 from huiyi.faces.http_debug import debug_router
 from huiyi.faces.http_entities import entities_router
 from huiyi.faces.http_guard import BodyLimit, ErrorResponse, GuardedRoute, error_body
-from huiyi.faces.http_headers import PRIVATE, SecurityHeaders
+from huiyi.faces.http_headers import PRIVATE, HeadAsGet, SecurityHeaders
 from huiyi.faces.http_hosts import SameOrigin
 from huiyi.faces.http_lists import lists_router
 from huiyi.faces.http_models import (
@@ -208,6 +208,7 @@ def create_app(
     if not api_keys:  # with keys a page holds none to send; inside SecurityHeaders, so a refusal carries them
         app.add_middleware(SameOrigin)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(HeadAsGet)  # outermost: every layer inside sees the GET
 
     async def check_request(request: Request, agent: str) -> None:
         check(allowed_agents(request, request.headers.get("authorization")), agent)

@@ -10,7 +10,7 @@ import re
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["CSP", "PRIVATE", "SecurityHeaders", "csp_with_inline_scripts"]
+__all__ = ["CSP", "PRIVATE", "HeadAsGet", "SecurityHeaders", "csp_with_inline_scripts"]
 
 # no inline script: text a chat member wrote can only ever become text; styles stay inline (style="…")
 CSP = (
@@ -56,3 +56,23 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+class HeadAsGet:
+    """ASGI middleware: a HEAD answered as the GET would be, its headers without the body (RFC 9110): the
+    routes answer only the methods they name, so a load balancer's or monitor's HEAD got 405."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
