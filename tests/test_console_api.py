@@ -259,3 +259,13 @@ def test_head_is_answered_as_get_without_the_body(client: TestClient) -> None:
         assert head.headers["content-type"] == got.headers["content-type"]
         assert head.headers.get("cache-control") == got.headers.get("cache-control")
     assert client.head("/query_simple").status_code == 405  # a route that takes no GET takes no HEAD
+
+
+def test_a_patch_refused_says_why_of_the_field_alone(client: TestClient) -> None:
+    # an importance of 5 answered "Input should be None" too, under locs naming pydantic's union members
+    fact = client.get("/v1/search", params={**P, "kind": "fact"}).json()["items"][0]
+    for field, value, said in (("importance", 5, "less than or equal to 1"), ("text", "", "at least 1 character")):
+        answer = client.patch(f"/v1/memories/{fact['id']}", json={"agent": AGENT, field: value})
+        details = answer.json()["error"]["details"]
+        assert answer.status_code == 422 and [d["loc"] for d in details] == [["body", field]]
+        assert said in details[0]["msg"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
@@ -108,6 +108,22 @@ HTTP_CODES = {400: "bad_request", 404: "no_route", 405: "method_not_allowed", 41
 MALFORMED = frozenset({"json_invalid", OUT_OF_RANGE})
 
 
+def _as_fields(errors: Sequence[Any]) -> list[Any]:
+    """An optional field's errors as the field's own: pydantic reports ``X | None`` member by member, so an
+    importance of 5 answered "Input should be None" (though null is refused too) beside X's reason, under
+    locs naming its members (``constrained-float``, ``none``)."""
+    optional = {tuple(e["loc"][:-1]) for e in errors if e.get("type") == "none_required" and len(e["loc"]) > 1}
+    out = []
+    for error in errors:
+        loc = tuple(error.get("loc", ()))
+        if loc[:-1] in optional and len(loc) > 1:
+            if error.get("type") == "none_required":
+                continue  # the field is not nullable to a caller: null is refused after validation
+            error = {**error, "loc": loc[:-1]}
+        out.append(error)
+    return out or list(errors)
+
+
 def _reason(error: Any) -> str:
     """A validation error's message; for undecodable JSON, why it could not be decoded."""
     ctx = error.get("ctx") or {}
@@ -193,7 +209,7 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = exc.errors()
+        errors = _as_fields(exc.errors())
         details = [{"loc": list(e.get("loc", ())), "msg": _reason(e)} for e in errors]
         kind = request.headers.get("content-type", "")
         if any(list(e.get("loc", ()))[:1] == ["body"] for e in errors) and "json" not in kind.lower():
