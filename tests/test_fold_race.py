@@ -84,3 +84,15 @@ def test_a_message_added_after_the_newest_folded_ones_were_forgotten_is_in_worki
     store.erase("a", ["u3"])
     _add(store, 4, 2)
     assert [(m.id, m.seq) for m in fold.unfolded(store, "a", SCOPE.space_id)] == [("u4", 5), ("u5", 6)]
+
+
+def test_a_plan_read_before_an_erasure_queues_no_fold_of_the_erased_messages(store: Store) -> None:
+    # another process's add planned its folds from a tail read before this one's forget_person: hundreds of
+    # folds of erased messages were queued after the erasure, and their commits brought the chat back (helper)
+    _add(store, 0, 25)
+    stale = fold.unfolded(store, "a", SCOPE.space_id)
+    store.erase("a", ["u3", "u4"])
+    _plan(store, everything=True, tail=stale)
+    folded = _folded(store)
+    assert "u3" not in folded and "u4" not in folded
+    assert sorted(folded, key=lambda i: int(i[1:])) == [f"u{i}" for i in range(25) if i not in (3, 4)]

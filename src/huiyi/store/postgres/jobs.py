@@ -242,7 +242,16 @@ def record_folded(cur: Cursor, job_id: str) -> None:
 
 def _stale_span(cur: Cursor, job: Job, space: str, first: int, last: int) -> bool:
     """Whether a span's seqs left working memory or another live job of its kind holds one of them;
-    planners of one space take a lock first, so none enqueues between this check and the insert."""
+    planners of one space take a lock first, so none enqueues between this check and the insert. Or one of its
+    messages is no longer stored: a plan read before another process's erasure queued folds of the erased
+    messages. Their rows are locked to the commit: an erasure under way (it locks them for update) is waited
+    for, and one that comes after finds this job to delete."""
+    ids = sorted({str(i) for i in job.payload.get("message_ids") or ()})
+    kept = cur.execute(
+        "SELECT id FROM messages WHERE agent = %s AND id = ANY(%s) FOR SHARE", (job.agent, ids)
+    ).fetchall()
+    if len(kept) < len(ids):
+        return True
     if job.payload.get("again"):  # extracted again after an erasure: long out of working memory, in no live fold
         return False
     cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (f"{job.agent}\x1f{space}",))

@@ -252,7 +252,18 @@ def record_folded(conn: sqlite3.Connection, job_id: str) -> None:
 
 def _stale_span(conn: sqlite3.Connection, job: Job, space: str, first: int, last: int) -> bool:
     """Whether a span's seqs left working memory or another live job of its kind holds one of them
-    (read inside the write lock, so no other planner can enqueue between this check and the insert)."""
+    (read inside the write lock, so no other planner can enqueue between this check and the insert), or
+    one of its messages is no longer stored: a plan read before another process's erasure queued folds of
+    the erased messages, whose commits brought the erased chat's working memory back."""
+    ids = sorted({str(i) for i in job.payload.get("message_ids") or ()})
+    kept = sum(
+        conn.execute(
+            f"SELECT COUNT(*) FROM messages WHERE agent = ? AND id IN ({marks(len(part))})", (job.agent, *part)
+        ).fetchone()[0]
+        for part in chunks(ids, 500)
+    )
+    if kept < len(ids):
+        return True
     if job.payload.get("again"):  # extracted again after an erasure: long out of working memory, in no live fold
         return False
     row = conn.execute("SELECT start_seq FROM working_memory WHERE agent = ? AND space = ?", (job.agent, space))
