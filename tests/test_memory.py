@@ -163,6 +163,12 @@ def test_misused_calls_are_refused_before_they_change_anything(memory: Memory) -
         with pytest.raises(InvalidInput, match="not one string"):
             call("m1", agent="祈煜")  # type: ignore[operator]
     assert memory.messages(["m1"], agent="祈煜") == stored
+    # kinds="chunk" was read for its characters ("'c' is not a valid MemoryKind"), and kinds="" as every kind
+    for kinds in ("chunk", "", MemoryKind.CHUNK):
+        with pytest.raises(InvalidInput, match="kinds are a list of kinds"):
+            memory.recall("团子", agent="祈煜", person="木木", kinds=kinds)  # type: ignore[arg-type]
+        with pytest.raises(InvalidInput, match="kinds are a list of kinds"):
+            memory.memories(agent="祈煜", person="木木", kinds=kinds)  # type: ignore[arg-type]
     for agent, person in (("祈煜", Person(id="")), ("祈煜", Person(id="a\nb")), ("", Person(id="木木"))):
         with pytest.raises(InvalidInput):
             memory.set_person(person, agent=agent)

@@ -79,6 +79,8 @@ def _kinds(kinds: Sequence[MemoryKind | str] | None) -> list[MemoryKind] | None:
     """Kinds as given by a caller: members of MemoryKind or their names ("event")."""
     if kinds is None:
         return None
+    if isinstance(kinds, str | bytes):  # read for its characters: "chunk" was "'c' is not a valid MemoryKind"
+        raise InvalidInput(f"kinds are a list of kinds ([{str(kinds)!r}]), not one string")
     try:
         return [MemoryKind(kind) for kind in kinds]
     except ValueError as exc:
