@@ -33,14 +33,12 @@ from huiyi.checks import check_id, check_name, utc_of
 from huiyi.config import ProxyConfig
 from huiyi.errors import InvalidInput, UnnamedConversation
 from huiyi.faces.proxy_stream import final_as_sse, sse_event, sse_reply
-from huiyi.faces.tools import ToolExecutor, dumps, error_object, tool_schemas
+from huiyi.faces.proxy_tools import MEMORY_TOOLS, first_message, for_client, offered, run_rounds
+from huiyi.faces.tools import ToolExecutor
 from huiyi.memory import AsyncMemory
 
 log = logging.getLogger(__name__)
 
-# the searches, and rate_memory: the bot's own 反馈权重 (seed 001 §2.4) of its conversation's memories
-MEMORY_TOOLS = ("conversation_search", "archival_memory_search", "search_memories", "rate_memory")
-_TOOL_ROUNDS = 4  # upstream calls that may answer with memory tool calls before the final answer
 _WRITE_RETRIES = 3
 _EPOCH = datetime(2000, 1, 1)  # where the retry windows are counted from on the store's clock (UTC)
 
@@ -70,7 +68,9 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+        # a part whose text is null or no string says nothing (str() made "None" of it)
+        parts = (p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return "\n".join(text for text in parts if isinstance(text, str))
     return ""
 
 
@@ -297,8 +297,10 @@ class MemoryProxy:
         if not memory_text:
             return messages
         first = messages[0] if messages else None
-        if first is not None and first.get("role") in ("system", "developer") and isinstance(first.get("content"), str):
-            system = self.config.template.format(system=first["content"], memory=memory_text)
+        if first is not None and first.get("role") in ("system", "developer") and _all_text(first.get("content")):
+            # a prompt sent as text parts is merged as one sent as a string: a second system message put ahead
+            # of it moved the bot's own instructions to second place
+            system = self.config.template.format(system=_text(first["content"]), memory=memory_text)
             return [{**first, "content": system}, *messages[1:]]
         system = self.config.template.format(system="", memory=memory_text).strip()
         return [{"role": "system", "content": system}, *messages]
@@ -344,7 +346,17 @@ class MemoryProxy:
         try:
             return await self.client.post(f"{self.base}/chat/completions", json=body, headers=headers)
         except httpx.HTTPError as exc:
-            return httpx.Response(502, json=_upstream_error(f"the upstream model could not be reached: {exc}"))
+            status, answer = self._failed(exc)
+            return httpx.Response(status, json=answer)
+
+    def _failed(self, exc: httpx.HTTPError) -> tuple[int, dict[str, Any]]:
+        """The status and body a bot gets for an upstream that could not be reached, or did not answer in time
+        (a 502 that said "could not be reached: " and no reason, for a model that was reached and was slow)."""
+        if isinstance(exc, httpx.TimeoutException):
+            said = f"the upstream model did not answer within {self.config.timeout_s:g} s ({type(exc).__name__})"
+            return 504, _upstream_error(said, "upstream_timeout")
+        said = f"the upstream model could not be reached: {exc or type(exc).__name__}"
+        return 502, _upstream_error(said)
 
     async def _stream(self, turn: Turn, body: dict[str, Any]) -> Response:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -352,7 +364,8 @@ class MemoryProxy:
         try:
             upstream = await self.client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            return JSONResponse(_upstream_error(f"the upstream model could not be reached: {exc}"), status_code=502)
+            status, answer = self._failed(exc)
+            return JSONResponse(answer, status_code=status)
         if upstream.status_code != 200:
             raw = await upstream.aread()
             await upstream.aclose()
@@ -366,7 +379,7 @@ class MemoryProxy:
         async def relay() -> AsyncIterator[bytes]:
             seen = bytearray()
             try:
-                async for chunk in upstream.aiter_raw():
+                async for chunk in upstream.aiter_bytes():  # decoded: a gzipped stream reached the bot as bytes
                     seen += chunk
                     yield chunk
             except httpx.HTTPError as exc:
@@ -393,53 +406,27 @@ class MemoryProxy:
         return StreamingResponse(relay(), media_type=upstream.headers.get("content-type", "text/event-stream"))
 
     async def _with_tools(self, turn: Turn, body: dict[str, Any], stream: bool) -> Response:
-        """Offer huiyi's search tools and rate_memory and run the model's calls to them; the client's own tools pass
-        through."""
-        ours = tool_schemas(MEMORY_TOOLS)
-        body = {**body, "stream": False, "tools": [*(body.get("tools") or []), *ours]}
-        body.pop("stream_options", None)
+        """Offer huiyi's search tools and rate_memory and run the model's calls to them (``proxy_tools``); the
+        client's own tools pass through, and calls of huiyi's never reach it."""
+        asked, names = offered(body)
         executor = ToolExecutor(self.memory, turn.agent, person=turn.person, space=turn.space)
-        response = await self._post(body)
-        for round_ in range(1, _TOOL_ROUNDS + 1):
-            if response.status_code != 200:
-                return _passthrough(response)
-            message = _first_message(response)
-            calls = _memory_calls(message)
-            if message is None or calls is None:
-                break
-            results = [
-                {"role": "tool", "tool_call_id": call.get("id", ""), "content": await _answered(executor, call)}
-                for call in calls
-            ]
-            body = {**body, "messages": [*body["messages"], message, *results]}
-            # the last round must answer in words: calls to tools the client never declared would break it
-            response = await self._post({**body, "tool_choice": "none"} if round_ == _TOOL_ROUNDS else body)
-        if response.status_code != 200 or _first_message(response) is None:
+        response = await run_rounds(self._post, executor, asked, names)
+        if response.status_code != 200 or first_message(response) is None:
             return _passthrough(response)  # an answer we cannot read goes back as the model sent it
-        self._remember_completion(turn, response.content)
-        return final_as_sse(response.json()) if stream else _passthrough(response)
+        completion = for_client(response.json(), names)
+        raw = response.content if completion is None else json.dumps(completion, ensure_ascii=False).encode()
+        self._remember_completion(turn, raw)
+        if stream:
+            return final_as_sse(completion or response.json())
+        return _passthrough(response) if completion is None else JSONResponse(completion)
 
 
-def _first_message(response: httpx.Response) -> dict[str, Any] | None:
-    """The first choice's message of a completion, or None when the upstream sent something else."""
-    try:
-        choices = response.json().get("choices")
-        message = choices[0]["message"]
-    except (ValueError, AttributeError, LookupError, TypeError):
-        return None
-    return message if isinstance(message, dict) else None
-
-
-def _memory_calls(message: dict[str, Any] | None) -> list[dict[str, Any]] | None:
-    """The message's tool calls when all are well-formed calls of memory tools, which the proxy runs."""
-    calls = message.get("tool_calls") if message else None
-    if not calls or not isinstance(calls, list):
-        return None
-    for call in calls:
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict) or function.get("name") not in MEMORY_TOOLS:
-            return None
-    return calls
+def _all_text(content: Any) -> bool:
+    """Whether a message's content is a string or text parts only (what a template can hold)."""
+    parts = content if isinstance(content, list) else None
+    return isinstance(content, str) or (
+        bool(parts) and all(isinstance(p, dict) and p.get("type") == "text" for p in parts or ())
+    )
 
 
 def _upstream_error(message: str, code: str = "upstream_unreachable") -> dict[str, Any]:
@@ -485,12 +472,3 @@ def proxy_router(proxy: MemoryProxy, check: Callable[[Request, str], Awaitable[N
 
 
 __all__ = ["MEMORY_TOOLS", "MemoryProxy", "Turn", "proxy_router", "read_turn"]
-
-
-async def _answered(executor: ToolExecutor, call: dict[str, Any]) -> str:
-    """A memory tool's answer; a failure of ours (the store down) is told to the model, as MCP does, and logged."""
-    try:
-        return await executor.call(call["function"]["name"], call["function"].get("arguments"))
-    except Exception:
-        log.exception("proxy: memory tool %s failed; the model is told", call["function"]["name"])
-        return dumps(error_object("internal_error", "the memory tool failed; answer without it"))
