@@ -428,6 +428,12 @@ def test_arguments_no_json_reader_takes_come_back_as_errors_not_raised(h: Harnes
         "create_memory", {"subject": "我", "memory_type": "事实", "topic": "x", "attributes": {"k": 10**5000}}
     )
     assert made["error"]["code"] == "invalid_arguments"
+    # keys blank once stripped, or the same once stripped, were one key: a value was lost unsaid (helper)
+    for attributes in ({" ": "x", "  ": "y"}, {"地点": "家", " 地点 ": "店"}, {"": "x"}):
+        made = h.call(
+            "create_memory", {"subject": "我", "memory_type": "事件", "topic": "吃饭", "attributes": attributes}
+        )
+        assert made["error"]["code"] == "invalid_arguments", attributes
 
 
 def test_tool_results_make_role_markers_plain_as_the_context_does(h: Harness) -> None:

@@ -4,9 +4,9 @@ unknown fields (so no scope can be smuggled in) and bound every text a model wri
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from huiyi.faces.tool_schemas import MemoryType, RelationType
 
@@ -34,7 +34,7 @@ class _Args(BaseModel):
 
 
 Text = Annotated[str, Field(min_length=1, max_length=_MAX_TEXT)]
-_Key = Annotated[str, Field(max_length=100)]
+_Key = Annotated[str, Field(min_length=1, max_length=100)]  # stripped first: " " is no key
 # an integer as a text would say it (one of 5000 digits has no text: str() refuses it)
 _Value = Annotated[str, Field(max_length=_MAX_TEXT)] | Annotated[int, Field(ge=-(10**18), le=10**18)] | float
 
@@ -53,6 +53,16 @@ class CreateMemory(_Args):
     attributes: dict[_Key, _Value] = Field(default_factory=dict, max_length=20)
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     text: str | None = Field(default=None, max_length=_MAX_TEXT)
+
+    @field_validator("attributes", mode="before")
+    @classmethod
+    def _keys_apart(cls, value: Any) -> Any:
+        """Keys that strip to one ("a", " a") were one key, and all but the last value were lost unsaid."""
+        if isinstance(value, dict):
+            keys = [key.strip() if isinstance(key, str) else key for key in value]
+            if len(set(keys)) < len(keys):
+                raise ValueError("two attribute keys are the same once the spaces around them are stripped")
+        return value
 
 
 class LinkMemories(_Args):
