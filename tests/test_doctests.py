@@ -9,6 +9,7 @@ import pytest
 
 MODULES = [
     "huiyi.faces.cli.printing",
+    "huiyi.faces.terminal",
     "huiyi.faces.proxy_stream",
     "huiyi.faces.mcp_server",
     "huiyi.flows.extract.answer",

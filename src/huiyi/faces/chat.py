@@ -12,6 +12,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.panel import Panel
 
+from huiyi.faces.terminal import shown
 from huiyi.memory import AsyncMemory, Context
 from huiyi.providers.llm import LLM, OpenAIChat
 
@@ -28,12 +29,12 @@ async def reply(llm: LLM | None, agent: str, language: str, context: Context, me
 
 def show(console: Console, context: Context) -> None:
     if context.recall is not None:
-        lines = [f"{hit.score:.3f} [{hit.kind.value}] {hit.text}" for hit in context.recall.hits] or [
+        lines = [shown(f"{hit.score:.3f} [{hit.kind.value}] {hit.text}") for hit in context.recall.hits] or [
             "(nothing recalled)"
         ]
         timing = context.recall.timings_ms.get("total", 0.0)
         console.print(Panel("\n".join(lines), title=f"recalled in {timing:.1f} ms", border_style="dim"))
-    console.print(Panel(context.text or "(empty)", title="rendered context", border_style="dim"))
+    console.print(Panel(shown(context.text) or "(empty)", title="rendered context", border_style="dim"))
 
 
 async def chat(
@@ -50,7 +51,9 @@ async def chat(
     language = memory.config.language
     last_reply = ""
     turns = 0
-    console.print(f"[bold]huiyi chat[/bold] — {agent} × {person}. /flush folds working memory, /quit ends.")
+    console.print(
+        f"[bold]huiyi chat[/bold] — {shown(agent)} × {shown(person)}. /flush folds working memory, /quit ends."
+    )
     try:
         while True:
             try:
@@ -70,7 +73,7 @@ async def chat(
                 show(console, context)
             answer = await reply(llm, agent, language, context, message)
             await memory.add([{"text": message}, {"text": answer, "role": "assistant"}], agent=agent, person=person)
-            console.print(f"[bold]{agent}[/bold]: {answer}")
+            console.print(f"[bold]{shown(agent)}[/bold]: {shown(answer)}")
             last_reply = answer
             turns += 1
     finally:

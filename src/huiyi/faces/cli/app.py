@@ -17,7 +17,7 @@ from huiyi.faces.cli.bench import app as bench_app
 from huiyi.faces.cli.eval import app as eval_app
 from huiyi.faces.cli.jobs import app as jobs_app
 from huiyi.faces.cli.merges import app as merges_app
-from huiyi.faces.cli.printing import err
+from huiyi.faces.cli.printing import err, shown
 
 __all__ = ["app", "main"]
 
@@ -66,9 +66,9 @@ def main() -> None:
     try:
         app()
     except HuiyiError as exc:
-        err.print(f"[red]error:[/red] {exc.message}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {shown(exc.message)}", soft_wrap=True)
         raise SystemExit(2) from exc
     except OSError as exc:  # a path that cannot be read or written, a port taken: the user's to fix, no traceback
         where = f": {exc.filename}" if exc.filename else ""
-        err.print(f"[red]error:[/red] {exc.strerror or exc}{where}", markup=True, highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {shown(exc.strerror or exc)}{shown(where)}", highlight=False, soft_wrap=True)
         raise SystemExit(2) from exc

@@ -30,7 +30,7 @@ from huiyi.faces.cli.options import (
     made_by_opening,
     open_memory,
 )
-from huiyi.faces.cli.printing import err, out, short, when_text
+from huiyi.faces.cli.printing import err, out, short, shown, when_text
 from huiyi.formats import Counts, Plan, apply_plan, export_lines, scope_label, write_lines
 from huiyi.formats.choose import FORMATS, read_import
 from huiyi.formats.jobcount import JobTally, count_jobs, watch_jobs
@@ -119,7 +119,7 @@ def import_command(
             )
             raise SystemExit(130) from None
     for note in plan.notes:
-        err.print(f"[dim]note: {note}[/dim]", highlight=False)
+        err.print(f"[dim]note: {shown(note)}[/dim]", highlight=False)
     parts = [f"{counts.stored} messages stored", f"{counts.skipped} already there", f"{counts.memories} memories"]
     if counts.persons:
         parts.append(f"{counts.persons} person" + ("s" if counts.persons > 1 else ""))
@@ -129,7 +129,8 @@ def import_command(
     if counts.chunks_skipped:
         parts.append(f"{counts.chunks_skipped} chunks left to be rebuilt from their messages")
     parts.extend(_job_parts(jobs, extract))
-    out.print(f"imported {file.name} into {store_label(store, settings.store)}: " + ", ".join(parts), highlight=False)
+    where = shown(f"{file.name} into {store_label(store, settings.store)}")
+    out.print(f"imported {where}: " + ", ".join(parts), highlight=False)
 
 
 async def _import(
@@ -177,7 +178,7 @@ def export_command(
     existing(store, settings)
     count = asyncio.run(_export(store, settings, agent, person, space, output))
     if output is not None:
-        err.print(f"exported {count} lines of {agent} {scope_label(person, space)} to {output}", highlight=False)
+        err.print(shown(f"exported {count} lines of {agent} {scope_label(person, space)} to {output}"), highlight=False)
 
 
 async def _export(
@@ -218,19 +219,19 @@ def inspect_command(
             found = memory.memories_page(**where, limit=page_size, cursor=cursor)
             items, following = found.items, found.next_cursor
             more = following is not None and cursor is None  # --page 2 follows page 1, not a cursor's page
-    label = scope_label(person, space)
+    who, label = shown(agent), shown(scope_label(person, space))
     if not items:
-        out.print(f"{agent} {label}: no memories" + (f" on page {page}" if page > 1 else ""), highlight=False)
+        out.print(f"{who} {label}: no memories" + (f" on page {page}" if page > 1 else ""), highlight=False)
         return
-    shown = f"page {page} (rows {offset + 1}–{offset + len(items)})" if cursor is None else "after the cursor"
+    where_in = f"page {page} (rows {offset + 1}–{offset + len(items)})" if cursor is None else "after the cursor"
     if out.width < WIDE:  # 80 columns or piped: a table would leave the text no room
-        out.print(f"{agent} · {label} · {shown}", highlight=False)
+        out.print(f"{who} · {label} · {where_in}", highlight=False)
         for row, item in enumerate(items, start=offset + 1):
             numbers = f"imp {item.importance:.2f} str {item.strength:.2f} seen {item.access_count}"
-            out.print(f"{row}. {item.id} {item.kind.value} {when_text(item.time)} {numbers}", highlight=False)
+            out.print(f"{row}. {shown(item.id)} {item.kind.value} {when_text(item.time)} {numbers}", highlight=False)
             out.print(f"   {_text_of(item)}", highlight=False, soft_wrap=True)
     else:
-        out.print(_table(items, offset, f"{agent} · {label} · {shown}"))
+        out.print(_table(items, offset, f"{who} · {label} · {where_in}"))
     hints = ([f"--page {page + 1}"] if more else []) + ([f"--cursor {following}"] if following else [])
     if hints:
         out.print(f"[dim]more: {' or '.join(hints)}[/dim]", highlight=False, soft_wrap=True)  # a cursor copies whole
@@ -249,11 +250,11 @@ def _table(items: Sequence[MemoryItem], offset: int, title: str) -> Table:
     table.add_column("text", overflow="fold", ratio=1, min_width=20)
     for row, item in enumerate(items, start=offset + 1):
         numbers = (f"{item.importance:.2f}", f"{item.strength:.2f}", str(item.access_count))
-        table.add_row(str(row), item.id, item.kind.value, when_text(item.time), *numbers, _text_of(item))
+        table.add_row(str(row), shown(item.id), item.kind.value, when_text(item.time), *numbers, _text_of(item))
     return table
 
 
 def _text_of(item: MemoryItem) -> str:
-    """A memory's text, shortened; a closed fact says since when it no longer holds."""
+    """A memory's text, shortened and safe to print; a closed fact says since when it no longer holds."""
     closed = f" [closed {when_text(item.valid_to)}]" if item.valid_to is not None else ""
-    return short(item.text) + closed
+    return shown(short(item.text) + closed)

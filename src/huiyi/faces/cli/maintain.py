@@ -11,7 +11,7 @@ import typer
 from huiyi.config import Config
 from huiyi.errors import InvalidInput
 from huiyi.faces.cli.options import ConfigOption, StoreOption, open_memory
-from huiyi.faces.cli.printing import out
+from huiyi.faces.cli.printing import out, shown
 
 __all__ = ["compact", "consolidate", "forget", "lexicon_build", "migrate", "summarize"]
 
@@ -76,7 +76,7 @@ def summarize(
         raise InvalidInput(f"the day is a date such as 2024-09-01, not {day!r}") from None
     with open_memory(store, config) as memory:
         for item in memory.summarize(when, agent=agent, person=person, space=space):
-            out.print(f"[bold]{item.data.get('summary_kind')}[/bold] {item.text}", highlight=False)
+            out.print(f"[bold]{shown(item.data.get('summary_kind'))}[/bold] {shown(item.text)}", highlight=False)
 
 
 def forget(

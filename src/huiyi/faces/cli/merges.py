@@ -9,7 +9,7 @@ from rich.table import Table
 
 from huiyi.errors import InvalidInput
 from huiyi.faces.cli.options import AgentOption, ConfigOption, StoreOption, open_memory
-from huiyi.faces.cli.printing import out
+from huiyi.faces.cli.printing import out, shown
 
 __all__ = ["app"]
 
@@ -24,7 +24,8 @@ def list_merges(agent: AgentOption, store: StoreOption = ".huiyi", config: Confi
     table = Table("id", "merged away", "kept", "reason", "at", "undone")
     for merge in merges:
         when = merge.at.isoformat(timespec="seconds") if merge.at else ""
-        table.add_row(merge.id, merge.source, merge.target, merge.reason, when, "yes" if merge.undone else "")
+        names = (shown(merge.id), shown(merge.source), shown(merge.target), shown(merge.reason))
+        table.add_row(*names, when, "yes" if merge.undone else "")
     out.print(table if merges else "no merges")
 
 
@@ -41,4 +42,4 @@ def undo(
         if merge_id not in known or known[merge_id].undone:
             raise InvalidInput(f"no merge {merge_id!r} to undo for agent {agent!r}")
         merge = memory.undo_merge(merge_id, agent=agent)
-    out.print(f"undone: {merge.source} is apart from {merge.target} again")
+    out.print(f"undone: {shown(merge.source)} is apart from {shown(merge.target)} again")

@@ -6,9 +6,10 @@ from datetime import datetime
 
 from rich.console import Console
 
+from huiyi.faces.terminal import shown
 from huiyi.model import RecallResult
 
-__all__ = ["err", "out", "print_recall", "short", "when_text"]
+__all__ = ["err", "out", "print_recall", "short", "shown", "when_text"]
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True)
@@ -16,13 +17,13 @@ err = Console(stderr=True)
 
 def print_recall(result: RecallResult, title: str = "") -> None:
     """One line a hit: rank, fused score, each route's raw score, time, text."""
-    out.print(f"[bold]{title or 'recall: ' + result.query}[/bold]")
+    out.print(f"[bold]{shown(title or 'recall: ' + result.query)}[/bold]")
     for rank, hit in enumerate(result.hits, start=1):
         routes = " · ".join(f"{name} {score:.3f}" for name, score in hit.route_scores.items())
         when = when_text(hit.time)
-        out.print(f"  {rank}. {hit.score:.3f} [dim]({routes})[/dim] {when} {hit.text}", highlight=False)
+        out.print(f"  {rank}. {hit.score:.3f} [dim]({routes})[/dim] {when} {shown(hit.text)}", highlight=False)
     timings = ", ".join(f"{name} {ms:.1f}" for name, ms in result.timings_ms.items())
-    out.print(f"  [dim]words {result.info.get('words')} · ms: {timings}[/dim]", highlight=False)
+    out.print(f"  [dim]words {shown(result.info.get('words'))} · ms: {timings}[/dim]", highlight=False)
 
 
 def when_text(when: datetime | None) -> str:
