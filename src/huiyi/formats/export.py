@@ -79,21 +79,25 @@ async def export_lines(
         "scope": scope_label(person, space),
         **scope,
     }
-    if person and not space and (known := await memory.get_person(person, agent=agent)) is not None:
-        yield {
-            "type": "person",
-            "agent": agent,
-            "id": known.id,
-            "name": known.name,
-            "aliases": known.aliases,
-            "platform_ids": known.platform_ids,
-        }
+    items = await _all_memories(memory, agent, person, space)
+    log = await _log(memory, agent, person, space)
+    # a person's record, and in a space every member's who spoke there (their names and platform ids: a
+    # group's export imported elsewhere had none, so a member known by a QQ number alone lost their name)
+    people = [person] if person and not space else sorted({m.speaker for m in log if m.role == "user"})
+    for who in people:
+        if (known := await memory.get_person(who, agent=agent)) is not None:
+            yield {
+                "type": "person",
+                "agent": agent,
+                "id": known.id,
+                "name": known.name,
+                "aliases": known.aliases,
+                "platform_ids": known.platform_ids,
+            }
     if person and not space:
         blocks = await asyncio.to_thread(memory.store.person_blocks, agent, person)
         for label, text in sorted(blocks.items()):
             yield {"type": "block", **scope, "label": label, "text": text}
-    items = await _all_memories(memory, agent, person, space)
-    log = await _log(memory, agent, person, space)
     for message in log:
         yield {
             "type": "message",
