@@ -94,7 +94,7 @@ def test_a_chat_api_message_is_taken_as_it_is(memory: Memory) -> None:
         ([""], {"person": "木木"}, "empty"),
         (["hi"], {}, "person"),
         (["x" * 20001], {"person": "木木"}, "20001 characters"),
-        ([{"text": "a", "id": "same"}, {"text": "b", "id": "same"}], {"person": "木木"}, "share an id"),
+        ([{"text": "a", "id": "same"}, {"text": "b", "id": "same"}], {"person": "木木"}, "share the id 'same'"),
         ([{"text": "a", "role": "robot"}], {"person": "木木"}, "message 0"),
         ([{"role": "system", "content": "你是祈煜"}], {"person": "木木"}, "message 0"),
         ([{"role": "user", "content": [{"type": "text", "text": "hi"}]}], {"person": "木木"}, "message 0"),

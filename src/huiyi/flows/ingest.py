@@ -125,9 +125,11 @@ def prepare(
             out.append(stored_message(message, id=message.id or new_id("msg"), scope=scope, speaker=speaker, when=when))
         except ValueError as exc:
             raise InvalidInput(f"message {position}: {said(exc)}") from exc
-    ids = [m.id for m in out]
-    if len(set(ids)) != len(ids):
-        raise InvalidInput("two messages in one call share an id")
+    seen: set[str] = set()
+    for kept in out:
+        if kept.id in seen:  # named, so an import's line with it can be found
+            raise InvalidInput(f"two messages in one call share the id {kept.id!r}")
+        seen.add(kept.id)
     return out
 
 
