@@ -279,6 +279,8 @@ def test_export_then_import_gives_the_same_memories(tmp_path: Path) -> None:
         assert [m.id for m in memory.working_memory(agent="祈煜", person="木木")] == ["k1", "k2", "k3"]
     assert after == before  # chunks included: rebuilt from the same messages
     assert kept_ids == {r["id"] for r in records if r["type"] == "memory" and r["kind"] != "chunk"}
+    # imported again: nothing is stored twice, and the count says so (it said "2 memories" again; helper)
+    assert "0 messages stored, 3 already there, 0 memories," in huiyi("import", exported, "-s", tmp_path / "b").stdout
 
     stdout = huiyi("export", "-a", "祈煜", "-p", "木木", "-s", tmp_path / "b").stdout  # to stdout this time
     again = tmp_path / "again.jsonl"

@@ -72,6 +72,8 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
             if not await _restore_chunk(memory, agent, line):
                 counts.chunks_skipped += 1
         else:
+            # one imported before is remembered again as it was (its id), and not counted as stored again
+            there = line.id is not None and bool(await asyncio.to_thread(memory.store.get_memories, agent, [line.id]))
             made = await memory.remember(
                 line.text,
                 agent=agent,
@@ -93,7 +95,7 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
                 await memory.update(made.id, {"valid_to": line.valid_to}, agent=agent)
             if state := _state(memory, line):
                 await asyncio.to_thread(memory.store.update_memories, agent, [(made.id, state)])
-            counts.memories += 1
+            counts.memories += not there
         advance(1)
     await _apply_graph(memory, plan, counts)
     return counts
