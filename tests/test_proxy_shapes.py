@@ -108,3 +108,11 @@ def test_a_bots_tool_named_as_one_of_huiyis_stays_the_bots(with_tools: Live) -> 
     assert sorted(names) == sorted(set(names)) and names[0] == "search_memories"
     assert len(with_tools.upstream.chat_requests) == 1  # its call went to the bot, not run by huiyi
     assert answer.json()["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "search_memories"
+
+
+@pytest.mark.parametrize("stream", ["false", 0, "true"])
+def test_a_stream_switch_that_is_no_bool_is_refused_before_anything_is_stored(live: Live, stream: object) -> None:
+    # "false" was read as true: the bot that asked for one answer got a stream back
+    answer = _ask(live, [{"role": "user", "content": "你好"}], stream=stream)
+    assert answer.status_code == 422 and "'stream' is true or false" in answer.json()["error"]["message"]
+    assert live.upstream.chat_requests == [] and _stored(live, 0, person="mumu") == []

@@ -101,6 +101,8 @@ def read_turn(body: dict[str, Any], headers: httpx.Headers | Any, config: ProxyC
     messages = body.get("messages")
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise UnnamedConversation("'messages' must be a list of chat messages")
+    if not isinstance(body.get("stream"), bool | None):  # "false", a string, was read as true: a stream came back
+        raise InvalidInput(f"'stream' is true or false, not {type(body['stream']).__name__}")
     model = str(body.get("model") or "")
     alias = config.models.get(model)
     agent = _header(headers, "x-huiyi-agent") or (alias.agent if alias else "") or config.agent
