@@ -12,6 +12,7 @@ MODULES = [
     "huiyi.faces.terminal",
     "huiyi.faces.proxy_stream",
     "huiyi.faces.mcp_server",
+    "huiyi.faces.mcp_stdio",
     "huiyi.flows.extract.answer",
     "huiyi.flows.extract.closes",
     "huiyi.text.holidays",

@@ -219,15 +219,17 @@ def test_ids_alike_and_ids_repeated_each_get_their_answers(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(
-    "line",
+    ("line", "answered"),
     [
-        {"id": 5, "method": "ping"},  # no "jsonrpc": the SDK drops it unanswered
-        {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},  # a float id: read as a notification
-        {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "x"},
-        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 12}},
+        ({"id": 5, "method": "ping"}, [0, 5]),  # no "jsonrpc": the SDK drops it; we answer it an error
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, [0]),  # a float id: read as a notification
+        ({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "x"}, [0, 7]),
+        ({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 12}}, [0]),
     ],
 )
-def test_a_line_the_sdk_answers_never_does_not_hold_the_end(tmp_path: Path, line: dict[str, Any]) -> None:
+def test_a_line_the_sdk_answers_never_does_not_hold_the_end(
+    tmp_path: Path, line: dict[str, Any], answered: list[int]
+) -> None:
     """Stdin's end waits for answers only to what the SDK reads as a request: a line it drops unanswered
     held the exit for the whole wait (30 s), past the host's patience."""
     server = start(tmp_path / "store")
@@ -237,7 +239,22 @@ def test_a_line_the_sdk_answers_never_does_not_hold_the_end(tmp_path: Path, line
     finally:
         server.kill()
     assert server.returncode == 0
-    assert [json.loads(answer)["id"] for answer in out.splitlines()] == [0]
+    assert sorted(json.loads(answer)["id"] for answer in out.splitlines()) == answered  # in any order
+
+
+def test_a_request_the_sdk_cannot_read_is_answered_an_error_by_its_id(tmp_path: Path) -> None:
+    """A request holding a 5,000-digit number or arrays nested 100,000 deep failed the SDK's reader, which
+    dropped it with no answer and nothing on stderr: the host waited for it for ever (helper)."""
+    huge = '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "x", "n": ' + "9" * 5000 + "}}\n"
+    deep = (
+        '{"jsonrpc": "2.0", "id": "deep", "method": "ping", "params": {"a": ' + "[" * 100_000 + "]" * 100_000 + "}}\n"
+    )
+    ping = json.dumps({"jsonrpc": "2.0", "id": 6, "method": "ping"}) + "\n"
+    server = start(tmp_path / "store")
+    out, _ = server.communicate(piped([]) + (huge + deep + ping).encode(), timeout=60)
+    answers = {answer["id"]: answer for answer in map(json.loads, out.splitlines())}
+    assert server.returncode == 0 and sorted(answers, key=str) == [0, 5, 6, "deep"]
+    assert answers[5]["error"]["code"] == answers["deep"]["error"]["code"] == -32600 and "result" in answers[6]
 
 
 def test_a_store_that_cannot_open_is_an_error_on_stderr_never_on_the_protocol_stream(tmp_path: Path) -> None:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -48,7 +50,7 @@ async def serve_stdio(server: Server[Any]) -> None:
         if sys.platform != "win32" and threading.current_thread() is threading.main_thread():
             group.start_soon(_stop_on_signal, group.cancel_scope)
         with _Wire.claimed() as wire:
-            async with stdio_server(stdin=_Stdin(asked), stdout=cast(Any, wire)) as (read_stream, write_stream):
+            async with stdio_server(stdin=_Stdin(asked, wire), stdout=cast(Any, wire)) as (read_stream, write_stream):
                 answers = _Answers(write_stream, asked)
                 await server.run(read_stream, answers, server.create_initialization_options())
         group.cancel_scope.cancel()
@@ -134,9 +136,10 @@ class _Stdin(anyio.AsyncFile[str]):
     (the SDK reads in an anyio worker thread, which the exit waits for, and which a cancel cannot end).
     Its end comes once the requests read before it are answered."""
 
-    def __init__(self, asked: _Asked) -> None:
+    def __init__(self, asked: _Asked, wire: _Wire) -> None:
         super().__init__(sys.stdin)
         self._asked = asked
+        self._wire = wire
         self._lines: asyncio.Queue[str] | None = None
 
     async def readline(self) -> str:
@@ -152,9 +155,68 @@ class _Stdin(anyio.AsyncFile[str]):
         line = await self._lines.get()
         if line:
             self._asked.read(line)
+            if (refused := _unreadable_request(line)) is not None:
+                await self._wire.write(refused)
         else:
             await self._asked.all_answered(ANSWER_AT_END_S)
         return line
+
+
+def _unreadable_request(line: str) -> str | None:
+    """The error answer owed to a request the SDK cannot read, or None. A line of valid JSON with an id that
+    holds a 5,000-digit number or arrays nested 100,000 deep failed the SDK's reader, which drops it unanswered:
+    the host waited for ever. Its id is read from the top level alone, without parsing the values."""
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError:
+        request_id = _top_level_id(line)
+        if request_id is None or '"method"' not in line:
+            return None
+        error = {
+            "code": types.INVALID_REQUEST,
+            "message": "the request cannot be read (a number too long or nesting too deep)",
+        }
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}, ensure_ascii=False) + "\n"
+    return None
+
+
+_TOKEN = re.compile(r'["{}\[\],]')  # what moves the top level's place: a string, a bracket, a comma
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_ID_VALUE = re.compile(r'\s*:\s*(?:("(?:[^"\\]|\\.)*")|(-?\d{1,18})(?![\d.eE]))')
+
+
+def _top_level_id(line: str) -> str | int | None:
+    r"""The ``id`` of a JSON object's top level when it is a string or an integer, found by its tokens alone.
+
+    >>> _top_level_id('{"jsonrpc": "2.0", "params": {"id": 1, "x": [[["]"]]]}, "id": "a\\"b", "method": "m"}')
+    'a"b'
+    >>> _top_level_id('{"id": 7, "params": [' + "[" * 5 + "]" * 5 + "]}"), _top_level_id('{"id": true}')
+    (7, None)
+    """
+    depth, at, key_next = 0, 0, False
+    while (found := _TOKEN.search(line, at)) is not None:
+        at = found.start()
+        char = line[at]
+        if char == '"':
+            string = _STRING.match(line, at)
+            if string is None:
+                return None
+            if depth == 1 and key_next and string.group() == '"id"':
+                value = _ID_VALUE.match(line, string.end())
+                if value is None:
+                    return None
+                return str(json.loads(value.group(1))) if value.group(1) else int(value.group(2))
+            at, key_next = string.end(), False
+            continue
+        if char in "{[":
+            depth += 1
+            key_next = char == "{" and depth == 1
+        elif char in "}]":
+            depth -= 1
+        else:
+            key_next = depth == 1
+        at += 1
+    return None
 
 
 def _own_stdin() -> BinaryIO:
@@ -183,6 +245,7 @@ class _Wire:
     def __init__(self, fd: int | None) -> None:
         self._fd = fd
         self.gone = False
+        self._lock = threading.Lock()  # the SDK's answers and ours (``_unreadable_request``), each line whole
 
     @classmethod
     @contextlib.contextmanager
@@ -217,8 +280,9 @@ class _Wire:
             return
         view = memoryview(data)
         try:
-            while view:
-                view = view[os.write(self._fd, view) :]
+            with self._lock:
+                while view:
+                    view = view[os.write(self._fd, view) :]
         except (BrokenPipeError, ConnectionResetError):
             self.gone = True
             log.warning("the host closed its end of stdout: the requests it sent are carried out unanswered")
