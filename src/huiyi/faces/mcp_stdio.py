@@ -71,13 +71,14 @@ class _Asked:
         self._open: Counter[tuple[type, object]] = Counter()
         self._changed = asyncio.Event()
 
-    def read(self, line: str) -> None:
+    def read(self, line: str) -> bool:
         """Note the request ``line`` is, read as the SDK reads it (a line it cannot read, or reads as a
-        notification, gets no answer to wait for), and drop one a ``notifications/cancelled`` gives up on."""
+        notification, gets no answer to wait for), and drop one a ``notifications/cancelled`` gives up on;
+        whether the SDK can read the line."""
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValueError:  # pydantic's ValidationError is one
-            return
+            return False
         if isinstance(message, types.JSONRPCRequest):
             self._open[_key(message.id)] += 1
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
@@ -85,6 +86,7 @@ class _Asked:
             if isinstance(params, dict):  # a cancelled request is owed no answer
                 self._open.pop(_key(params.get("requestId")), None)
                 self._changed.set()
+        return True
 
     def answered(self, request_id: object) -> None:
         key = _key(request_id)
@@ -154,30 +156,26 @@ class _Stdin(anyio.AsyncFile[str]):
             reader.start()
         line = await self._lines.get()
         if line:
-            self._asked.read(line)
-            if (refused := _unreadable_request(line)) is not None:
+            if not self._asked.read(line) and (refused := _refusal(line)) is not None:
                 await self._wire.write(refused)
         else:
             await self._asked.all_answered(ANSWER_AT_END_S)
         return line
 
 
-def _unreadable_request(line: str) -> str | None:
-    """The error answer owed to a request the SDK cannot read, or None. A line of valid JSON with an id that
-    holds a 5,000-digit number or arrays nested 100,000 deep failed the SDK's reader, which drops it unanswered:
-    the host waited for ever. Its id is read from the top level alone, without parsing the values."""
-    try:
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValueError:
-        request_id = _top_level_id(line)
-        if request_id is None or '"method"' not in line:
-            return None
-        error = {
-            "code": types.INVALID_REQUEST,
-            "message": "the request cannot be read (a number too long or nesting too deep)",
-        }
-        return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}, ensure_ascii=False) + "\n"
-    return None
+def _refusal(line: str) -> str | None:
+    """The error answer owed to a line the SDK cannot read when it is a request with an id, or None. A line of
+    valid JSON with an id that holds a 5,000-digit number or arrays nested 100,000 deep failed the SDK's reader,
+    which drops it unanswered: the host waited for ever. Its id is read from the top level alone, without
+    parsing the values."""
+    request_id = _top_level_id(line)
+    if request_id is None or '"method"' not in line:
+        return None
+    error = {
+        "code": types.INVALID_REQUEST,
+        "message": "the request cannot be read (a number too long or nesting too deep)",
+    }
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}, ensure_ascii=False) + "\n"
 
 
 _TOKEN = re.compile(r'["{}\[\],]')  # what moves the top level's place: a string, a bracket, a comma
@@ -245,7 +243,7 @@ class _Wire:
     def __init__(self, fd: int | None) -> None:
         self._fd = fd
         self.gone = False
-        self._lock = threading.Lock()  # the SDK's answers and ours (``_unreadable_request``), each line whole
+        self._lock = threading.Lock()  # the SDK's answers and ours (``_refusal``), each line whole
 
     @classmethod
     @contextlib.contextmanager

@@ -67,13 +67,12 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
             counts.stored += len(stored)
             counts.skipped += len(part) - len(stored)
             advance(len(part) - len(stored))  # skipped messages are not indexed, so not reported by add
+    there = await _stored_already(memory, plan)
     for agent, line in plan.memories:
         if line.kind is MemoryKind.CHUNK:  # chunks are rebuilt from their messages; their state is restored
             if not await _restore_chunk(memory, agent, line):
                 counts.chunks_skipped += 1
         else:
-            # one imported before is remembered again as it was (its id), and not counted as stored again
-            there = line.id is not None and bool(await asyncio.to_thread(memory.store.get_memories, agent, [line.id]))
             made = await memory.remember(
                 line.text,
                 agent=agent,
@@ -95,10 +94,23 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
                 await memory.update(made.id, {"valid_to": line.valid_to}, agent=agent)
             if state := _state(memory, line):
                 await asyncio.to_thread(memory.store.update_memories, agent, [(made.id, state)])
-            counts.memories += not there
+            counts.memories += (agent, line.id) not in there
         advance(1)
     await _apply_graph(memory, plan, counts)
     return counts
+
+
+async def _stored_already(memory: AsyncMemory, plan: Plan) -> set[tuple[str, str | None]]:
+    """The plan's memories (not chunks) the store holds already, as (agent, id): one imported before is
+    remembered again as it was, and counted as stored again ("2 memories" on every re-import)."""
+    ids: dict[str, list[str]] = {}
+    for agent, line in plan.memories:
+        if line.kind is not MemoryKind.CHUNK and line.id is not None:
+            ids.setdefault(agent, []).append(line.id)
+    found: set[tuple[str, str | None]] = set()
+    for agent, wanted in ids.items():
+        found.update((agent, item.id) for item in await asyncio.to_thread(memory.store.get_memories, agent, wanted))
+    return found
 
 
 def _parts(plan: Plan, batch: Batch, limit: int) -> list[tuple[list[dict[str, Any]], bool]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from collections import Counter, OrderedDict, deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any, cast
@@ -22,7 +22,7 @@ from typing import Any, cast
 import numpy as np
 
 from huiyi.store.base import OwnVectors
-from huiyi.store.vectors import Matrix, from_bfloat16, to_bfloat16
+from huiyi.store.vectors import Matrix, from_bfloat16, to_bfloat16, well_sized
 
 __all__ = ["OwnVectorCache", "own_vectors"]
 
@@ -94,8 +94,12 @@ def own_vectors(
     if missing:
         read_now = dict(read(missing))
         found.update(read_now)
-        if len(sizes := set(map(len, found.values())) - {0}) > 1 or any(size % 2 for size in sizes):
-            _drop_misshapen(found, read_now)
+        if (keep := well_sized(found.values())) is not None:  # a blob of another program's making
+            bad = [i for i, kept in zip(found, keep, strict=True) if not kept and found[i]]
+            log.warning("%d own-line vectors of the wrong size are left out (%s …)", len(bad), bad[0])
+            for i in bad:
+                found[i] = _NONE
+                read_now[i] = _NONE
         cache.put(agent, {i: read_now.get(i, _NONE) for i in missing})
     kept = [i for i, blob in found.items() if blob]
     if not kept:
@@ -105,16 +109,6 @@ def own_vectors(
         wide = np.take(_bfloat16_table(), np.frombuffer(joined, np.uint16))
         return OwnVectors(kept, wide.view(np.float32).reshape(len(kept), -1))
     return OwnVectors(kept, np.frombuffer(joined, dtype=np.float16).reshape(len(kept), -1).astype(np.float32))
-
-
-def _drop_misshapen(found: dict[str, bytes], read_now: dict[str, bytes]) -> None:
-    """Rows of another length than most (or of an odd one) as no row: a blob another program wrote
-    wrongly failed every recall that read it, where the line is still found by its chunk's vector."""
-    width = Counter(size for size in map(len, found.values()) if size and not size % 2).most_common(1)
-    bad = [i for i, blob in read_now.items() if blob and (not width or len(blob) != width[0][0])]
-    log.warning("%d own-line vectors of the wrong size are left out (%s …)", len(bad), bad[0])
-    for i in bad:
-        found[i] = read_now[i] = _NONE
 
 
 @functools.cache  # built at first use: 256 KB

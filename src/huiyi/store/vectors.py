@@ -13,8 +13,8 @@ mix into its score (:func:`with_context`) at the cost of a few array operations,
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Protocol
@@ -41,6 +41,21 @@ def to_bfloat16(vectors: Matrix) -> Halves:
     rounded = bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))  # to nearest, ties to even
     halves: Halves = (rounded >> np.uint32(16)).astype(np.uint16)
     return halves
+
+
+def well_sized(blobs: Iterable[bytes]) -> list[bool] | None:
+    """None when every stored float16 row in ``blobs`` (empty: no row) has one even length, as ever but where
+    another program wrote one wrongly; else which to keep: those of the length most have. A row of another
+    length failed every recall that read it, where its line is still found by its words.
+
+    >>> well_sized([b"ab", b"", b"cd"]), well_sized([b"ab", b"abc", b"cd"])
+    (None, [True, False, True])
+    """
+    sizes = [len(blob) for blob in blobs]
+    if len(widths := set(sizes) - {0}) <= 1 and not any(width % 2 for width in widths):
+        return None
+    common = Counter(size for size in sizes if size and not size % 2).most_common(1)
+    return [bool(common) and size == common[0][0] for size in sizes]
 
 
 def from_bfloat16(halves: Halves) -> Matrix:

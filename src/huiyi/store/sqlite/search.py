@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from collections.abc import Sequence
 from itertools import compress
 from operator import itemgetter
@@ -23,7 +22,7 @@ from huiyi.store.owncache import own_vectors
 from huiyi.store.rows import partition_keys
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.keyword import keyword_scores
-from huiyi.store.vectors import Matrix, Places, RowIds
+from huiyi.store.vectors import Matrix, Places, RowIds, well_sized
 
 log = logging.getLogger(__name__)
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
@@ -88,8 +87,9 @@ class SQLiteSearch(SQLiteConnection):
             if begun:
                 conn.execute("COMMIT")
         version = int(row[0]) if row else 0
-        if len(sizes := set(map(len, blobs))) > 1 or any(size % 2 for size in sizes):
-            rowids, ids, blobs, places = _well_shaped(part, rowids, ids, blobs, places)
+        if (keep := well_sized(blobs)) is not None:  # a blob of another program's making
+            log.warning("partition %s: %d vectors of the wrong size are left out", part, keep.count(False))
+            rowids, ids, blobs, places = _kept(keep, rowids, ids, blobs, places)
         if not blobs:
             return version, np.zeros(0, np.int64), np.zeros((0, 0), np.float32), places, ids
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(np.float32)
@@ -153,14 +153,9 @@ class SQLiteSearch(SQLiteConnection):
         return done
 
 
-def _well_shaped(
-    part: str, rowids: list[int], ids: list[str], blobs: list[bytes], places: Places
+def _kept(
+    keep: list[bool], rowids: list[int], ids: list[str], blobs: list[bytes], places: Places
 ) -> tuple[list[int], list[str], list[bytes], Places]:
-    """The rows whose vector has the length most have (an even one): a blob another program wrote at
-    another length failed every recall of the scope, where the line is still found by its words."""
-    width = Counter(size for size in map(len, blobs) if size and not size % 2).most_common(1)
-    keep = [bool(width) and len(blob) == width[0][0] for blob in blobs]
-    log.warning("partition %s: %d vectors of the wrong size are left out", part, keep.count(False))
     kept = Places.none(0)
     for field in ("spaces", "seqs", "turns"):
         getattr(kept, field).extend(compress(getattr(places, field), keep))
