@@ -8,7 +8,8 @@ code on the same store (issue 15): run it with ``PYTHONPATH`` pointing at each c
     PYTHONPATH=src python scripts/recall_stages.py dump /tmp/store-1m out.json  # every probe's hits, scores
     PYTHONPATH=src python scripts/recall_stages.py tidy /tmp/store-1m       # keyword segments merged, as maintain()
     PYTHONPATH=src python scripts/recall_stages.py prof /tmp/store-1m 400   # cProfile of pipeline.run
-    (PROF_SORT, PROF_LINES and PROF_CALLERS, a pattern naming functions whose callers to print, shape it)
+    (PROF_SORT, PROF_LINES, PROF_CALLERS, a pattern naming functions whose callers to print, and PROF_REPEAT,
+    each recall asked once unprofiled before, shape it)
 
 The store is built as ``huiyi bench run`` builds it (scopes of 1 000, 200 probes, seed 0); the probes and
 their query vectors are kept beside it. Each recall goes through ``Memory.recall`` with the vector looked
@@ -122,6 +123,10 @@ def main() -> None:
 
         pipeline.run = profiled  # type: ignore[assignment]
         for probe in sequence:
+            if os.environ.get("PROF_REPEAT"):  # each profiled recall asked once before, as ``repeat`` times
+                pipeline.run = plain  # type: ignore[assignment]
+                ask(probe)
+                pipeline.run = profiled  # type: ignore[assignment]
             ask(probe)
         stats = pstats.Stats(profile).sort_stats(os.environ.get("PROF_SORT", "tottime"))
         stats.print_stats(int(os.environ.get("PROF_LINES", "40")))

@@ -185,6 +185,20 @@ def test_mem0_json_lines_keep_a_line_separator_inside_a_memory(tmp_path: Path) -
     assert [line.text for _, line in read_import(path, agent=A).memories] == texts
 
 
+@pytest.mark.parametrize("cut", [120, 300, -3])
+def test_a_json_file_cut_short_says_so(tmp_path: Path, cut: int) -> None:
+    """A mem0 export cut short was read as JSON lines: "line 1: expecting property name … column 2"."""
+    whole = (DATA / "mem0.json").read_text(encoding="utf-8")
+    path = tmp_path / "cut.json"
+    path.write_text(whole[:cut], encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"^cut.json ends before its JSON does \(cut short\?\): .* at line \d+$"):
+        read_import(path, agent=A)
+    lines = tmp_path / "lines.jsonl"  # JSON lines with a line cut short still name the line
+    lines.write_text('{"type": "message", "person": "木木", "text": "好"}\n{"type": "mess', encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"^line 2: "):
+        read_import(lines, agent=A)
+
+
 def test_a_chat_export_needs_its_agent() -> None:
     with pytest.raises(InvalidInput, match="--agent"):
         read_import(DATA / "qq.txt")

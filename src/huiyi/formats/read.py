@@ -185,7 +185,13 @@ def read_text(text: str, name: str, agent: str | None, person: str | None, space
     """
     try:
         whole = json.loads(text)
-    except (ValueError, RecursionError):  # not one JSON document (JSON lines), or one no reader takes
+    except json.JSONDecodeError as exc:  # not one JSON document (JSON lines), or one cut short
+        ended = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        if ended and "\n" in text.strip():  # read to its end and still open: a JSON file, not JSON lines
+            said = exc.msg.removesuffix(" starting at").lower()
+            raise InvalidInput(f"{name} ends before its JSON does (cut short?): {said} at line {exc.lineno}") from exc
+        whole = None
+    except (ValueError, RecursionError):  # one no reader takes
         whole = None
     if isinstance(whole, dict) and "cases" in whole:
         try:
