@@ -27,6 +27,7 @@ MODULES = [
     "huiyi.flows.summarize.words",
     "huiyi.flows.substance",
     "huiyi.flows.extract.rules.aliases",
+    "huiyi.recall.fence",
     "huiyi.recall.fuse",
     "huiyi.recall.graph",
     "huiyi.recall.recipes",

@@ -709,6 +709,21 @@ def test_chat_template_role_markers_in_memories_are_plain_text(marker: str) -> N
     assert marker.replace("<", "").replace("[", "") in plain
 
 
+def test_control_characters_in_memories_do_not_reach_the_prompt() -> None:
+    """ESC, BEL and C1 codes in what someone said were stored as said and rendered raw (helper)."""
+    said = "清屏\x1b[2J\x1b]52;c;aGk=\x07响铃\x9b31m\t好"
+    rendered = render(
+        parts(
+            core_blocks=[CoreBlock(label="human", text=said)],
+            facts=[fact("木木说" + said, "木木", time=NOW - timedelta(days=2))],
+            events=[event(said, NOW - timedelta(days=3), place="家\x1b[0m", id="ev")],
+            working=[turn("m1", "阿狸", said)],
+        )
+    )
+    assert not any((ord(ch) < 32 and ch not in "\n\t") or 0x7F <= ord(ch) <= 0x9F for ch in rendered.text)
+    assert rendered.text.count("清屏[2J]52;c;aGk=响铃31m\t好") == 4  # the words and the tab stay
+
+
 def test_a_core_block_cannot_close_its_fence_or_open_another() -> None:
     """A tool writes the human block from a person's words; ``</human><persona>`` in them stays inside."""
     blocks = [
