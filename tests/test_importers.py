@@ -103,6 +103,56 @@ def test_mem0_memories_become_notes_of_their_user() -> None:
     assert second.data["mem0"]["metadata"] == {"source": "chat"}
 
 
+_TWO_FRIENDS = """消息分组:我的好友
+================================================================
+消息对象:阿青
+================================================================
+
+2024-05-02 09:00:00 阿青(10002)
+我下周三要考驾照
+
+================================================================
+消息对象:小满
+================================================================
+
+2024-05-03 21:00:00 小满(10001)
+我的银行卡密码是紫罗兰暗号，千万别告诉阿青
+"""
+
+
+@pytest.mark.parametrize("flag", [{"person": "10002"}, {"space": "g1"}])
+def test_one_name_for_a_file_of_several_chats_is_refused(tmp_path: Path, flag: dict[str, str]) -> None:
+    """--person put every friend's private chat under that one person, as their words; --space put them in the
+    group: 小满's secret reached 阿青's recall (helper)."""
+    path = tmp_path / "friends.txt"
+    path.write_text(_TWO_FRIENDS, encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"holds 2 chats \('阿青', '小满'\); --person and --space"):
+        read_import(path, agent=A, **flag)  # type: ignore[arg-type]
+    plan = read_import(path, agent=A)  # without them each chat is its friend's
+    assert [(chat.person, chat.space) for chat in plan.batches] == [("10002", None), ("10001", None)]
+    one = tmp_path / "one.txt"  # a file of one chat takes either
+    one.write_text(
+        _TWO_FRIENDS.split("================================================================\n消息对象:小满")[0]
+    )
+    assert [chat.person for chat in read_import(one, agent=A, person="木木").batches] == ["木木"]
+    assert [chat.space for chat in read_import(one, agent=A, space="g1").batches] == ["g1"]
+
+
+@pytest.mark.parametrize("flag", [{"person": "木木"}, {"space": "g1"}])
+def test_one_name_for_a_mem0_export_of_several_users_is_refused(tmp_path: Path, flag: dict[str, str]) -> None:
+    """--person filed every user's memories under that person (helper)."""
+    records = [
+        {"id": "1", "memory": "喜欢莫兰迪色系", "user_id": "木木"},
+        {"id": "2", "memory": "密码", "user_id": "阿哲"},
+    ]
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps({"results": records}, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"memories of 2 users \('木木', '阿哲'\); --person and --space"):
+        read_import(path, agent=A, **flag)  # type: ignore[arg-type]
+    assert [line.person for _, line in read_import(path, agent=A).memories] == ["木木", "阿哲"]
+    assert [line.person for _, line in plan_of("mem0.json", person="小木").memories] == ["小木", "小木"]  # one user
+
+
 def test_memorybank_history_summaries_and_personalities() -> None:
     plan = plan_of("memorybank.json")
     (chat,) = plan.batches

@@ -45,9 +45,9 @@ async def apply_plan(memory: AsyncMemory, plan: Plan, advance: Callable[[int], N
     await check_plan(memory, plan)  # a file that would be refused halfway changes nothing
     counts = Counts()
     for agent, person in plan.persons:
-        held = await memory.get_person(person.id, agent=agent)
+        known = await memory.get_person(person.id, agent=agent)
         await memory.set_person(person, agent=agent)
-        counts.persons += held != await memory.get_person(person.id, agent=agent)  # one imported again is no news
+        counts.persons += known != await memory.get_person(person.id, agent=agent)  # one imported again is no news
     for agent, block in plan.blocks:
         held = (await asyncio.to_thread(memory.store.person_blocks, agent, block.person)).get(block.label)
         if held != block.text:  # the preflight refused another text; None: not there yet

@@ -41,8 +41,8 @@ class Who:
     """What the caller tells an import of chats: whose memory, who the agent is, where it goes."""
 
     agent: str | None
-    person: str | None = None  # the private chat's person, instead of the other speaker's id
-    space: str | None = None  # the group's space id, instead of its title
+    person: str | None = None  # the private chat's person, instead of the other speaker's id (one chat only)
+    space: str | None = None  # the group's space id, instead of its title (one chat only)
     selves: frozenset[str] = frozenset()  # ids or nicknames of the agent's own account
 
     def need_agent(self, what: str) -> str:
@@ -62,6 +62,13 @@ def message_id(source: str, chat: str, line: ChatLine, seen: Counter[str]) -> st
 def chat_plan(conversations: list[Conversation], who: Who, *, source: str, platform: str | None) -> Plan:
     """The plan of these conversations: persons first, then each conversation's messages in time order."""
     agent = who.need_agent(source)
+    chats = [conversation for conversation in conversations if conversation.lines]
+    if (who.person or who.space) and len(chats) > 1:  # one person's name over every friend's chat: a leak
+        titles = ", ".join(repr(conversation.title) for conversation in chats[:3]) + (", …" if len(chats) > 3 else "")
+        raise InvalidInput(
+            f"{source}: the file holds {len(chats)} chats ({titles}); --person and --space name the chat of a file"
+            " that holds one. Import it without them: each private chat is then its friend's, each group a space"
+        )
     plan = Plan()
     names: dict[str, list[str]] = {}
     for conversation in conversations:

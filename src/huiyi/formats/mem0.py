@@ -44,6 +44,13 @@ def read_mem0(text: str, who: Who, zone: tzinfo) -> Plan:
     records = _records(text)
     if records is None:
         raise InvalidInput("not a mem0 export: expected {'results': [...]}, a list, or JSON lines of memories")
+    named = {str(r["user_id"]) for r in records if isinstance(r, dict) and r.get("user_id")}
+    if (who.person or who.space) and len(named) > 1:  # one person's name over every user's memories: a leak
+        users = ", ".join(map(repr, sorted(named)[:3])) + (", …" if len(named) > 3 else "")
+        raise InvalidInput(
+            f"the mem0 export holds the memories of {len(named)} users ({users}); --person and --space name the"
+            " one whose memories a file holds. Import it without them: each user's memories are then theirs"
+        )
     plan = Plan()
     persons: set[tuple[str, str]] = set()
     for number, record in enumerate(records, start=1):

@@ -48,8 +48,16 @@ def import_command(
     store: StoreOption = ".huiyi",
     config: ConfigOption = None,
     agent: Annotated[str | None, typer.Option("--agent", "-a", help="Agent of lines that name none.")] = None,
-    person: Annotated[str | None, typer.Option("--person", "-p", help="Person of lines that name none.")] = None,
-    space: Annotated[str | None, typer.Option("--space", help="Group space of lines that name none.")] = None,
+    person: Annotated[
+        str | None,
+        typer.Option(
+            "--person", "-p", help="Person of lines that name none; a chat export's or mem0's of its one chat."
+        ),
+    ] = None,
+    space: Annotated[
+        str | None,
+        typer.Option("--space", help="Group space of lines that name none; a chat export's of its one chat."),
+    ] = None,
     case: Annotated[list[str] | None, typer.Option("--case", help="Probe files: only this case (repeatable).")] = None,
     format: Annotated[
         str, typer.Option("--format", "-f", help=f"One of {', '.join(FORMATS)}; auto sniffs the file.")
