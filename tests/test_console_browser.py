@@ -195,6 +195,25 @@ def test_more_goes_on_after_the_memories_shown(page: Any) -> None:
     assert shown[:2] == first and len(set(shown)) == 4
 
 
+def test_more_goes_on_after_the_summaries_shown(page: Any) -> None:
+    # the tab showed the newest 500 and nothing said more were kept (helper); pages of one here
+    page.route("**/v1/search?*", lambda route: route.continue_(url=route.request.url.replace("limit=500", "limit=1")))
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "summaries")
+    summaries = page.locator("#view-summaries pre")
+    expect(page.locator("#summarymore")).to_be_visible()
+    expect(summaries).to_have_count(1)
+    first = summaries.all_inner_texts()
+    page.click("#summarymore")
+    expect(summaries).to_have_count(2)
+    assert set(first) < set(summaries.all_inner_texts())
+    while page.locator("#summarymore").is_visible():
+        count = summaries.count()
+        page.click("#summarymore")
+        expect(summaries).to_have_count(count + 1)
+    assert summaries.count() >= 3 and "/" not in page.inner_text("#view-summaries .card h3")  # all: no "n / total"
+
+
 def test_undo_a_wrong_merge(page: Any) -> None:
     page.select_option("#scope", "person:木木")
     open_tab(page, "graph")
@@ -276,6 +295,24 @@ def test_more_goes_on_after_the_reports_shown(page: Any) -> None:
         expect(reports).to_have_count(shown)
     expect(page.locator("#reportmore")).to_be_hidden()
     assert reports.evaluate_all("(rows) => rows.map((r) => r.dataset.report)") == every
+
+
+def test_a_node_of_a_long_object_opens(page: Any) -> None:
+    # a fact's object may hold 2 000 characters; its node searched by all of them, past the search's 200 (helper)
+    long = "一只很会撒娇的橘猫🐱" * 25  # 250 characters, an emoji each tenth: no half of one is sent
+
+    def longer(route: Any) -> None:
+        graph = route.fetch().json()
+        fact = next(f for f in graph["facts"] if f["data"]["subject"] == "团子")
+        graph["facts"].append({**fact, "id": "long_fact", "data": {**fact["data"], "object": long}, "valid_to": None})
+        route.fulfill(json=graph)
+
+    page.route("**/v1/graph?*", longer)
+    page.select_option("#scope", "person:木木")
+    open_tab(page, "graph")
+    page.click(f"#graphbox .node[data-id='lit:{long}'] circle")
+    expect(page.locator("#nodememories")).not_to_have_text("加载中…")
+    assert "error" not in (page.locator("#status").get_attribute("class") or "")
 
 
 def test_edit_an_entity_and_its_facts_by_hand(page: Any) -> None:

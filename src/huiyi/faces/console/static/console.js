@@ -430,17 +430,23 @@ function reportBody(r, head) {
 }
 
 // summaries ----------------------------------------------------------------------------------------
-async function viewSummaries() {
+// the scope's summaries by day, newest first, a page at a time: "more" follows the page's cursor, and the
+// days of every page read so far are drawn again (a day's summaries may straddle two pages)
+async function viewSummaries(next, shown = []) {
   const box = $("#view-summaries");
-  const found = await api("GET", "/v1/search?" + withScope({ kind: "summary", limit: 500 }));
+  const found = await api("GET", "/v1/search?" + withScope({ kind: "summary", limit: 500, ...(next ? { cursor: next } : {}) }));
+  const items = [...shown, ...found.items];
   const byDay = new Map();  // not a plain object: a period is the caller's text, and may be "constructor"
-  found.items.forEach((m) => {
+  items.forEach((m) => {
     const day = String((m.data || {}).period || fmt(m.time).slice(0, 10) || "—");
     byDay.set(day, [...(byDay.get(day) || []), m]);
   });
   const days = [...byDay.keys()].sort().reverse();
-  box.innerHTML = `<div class="card"><h3>${t("summaries")} · ${bdi(scopeLabel(S.scope))}</h3>${days.length ? "" : `<p class="muted">${t("nothing")}</p>`}</div>` +
-    days.map((day) => `<div class="card"><h3>${bdi(day)}</h3>${byDay.get(day).map((m) => `<div style="margin-bottom:.5rem"><span class="tag">${bdi((m.data || {}).summary_kind || "summary")}</span>${(m.data || {}).person ? `<span class="tag">${bdi(m.data.person)}</span>` : ""}<pre>${esc(m.text)}</pre></div>`).join("")}</div>`).join("");
+  const count = found.total > items.length ? ` · ${items.length} / ${found.total}` : "";
+  box.innerHTML = `<div class="card"><h3>${t("summaries")} · ${bdi(scopeLabel(S.scope))}${count}</h3>${days.length ? "" : `<p class="muted">${t("nothing")}</p>`}</div>` +
+    days.map((day) => `<div class="card"><h3>${bdi(day)}</h3>${byDay.get(day).map((m) => `<div style="margin-bottom:.5rem"><span class="tag">${bdi((m.data || {}).summary_kind || "summary")}</span>${(m.data || {}).person ? `<span class="tag">${bdi(m.data.person)}</span>` : ""}<pre>${esc(m.text)}</pre></div>`).join("")}</div>`).join("") +
+    `<p><button type="button" id="summarymore" ${found.next_cursor ? "" : "hidden"}>${t("more")}</button></p>`;
+  $("#summarymore").onclick = safely(() => viewSummaries(found.next_cursor, items));
 }
 
 // core blocks --------------------------------------------------------------------------------------

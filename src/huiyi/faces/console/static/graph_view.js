@@ -107,7 +107,8 @@ async function nodeDetail(n, g) {
     ev.preventDefault();
     addFact(e, Object.fromEntries(new FormData(ev.target).entries()), g).then(redraw("created")).catch((x) => status(x.message, true));
   });
-  const found = await api("GET", "/v1/search?" + withScope({ q: n.label, limit: 20 }));
+  // a search takes 200 characters (a fact's object may hold 2 000): its first 200, whole characters
+  const found = await api("GET", "/v1/search?" + withScope({ q: Array.from(n.label).slice(0, 200).join(""), limit: 20 }));
   $("#nodememories").innerHTML = found.items.filter((m) => m.kind !== "fact").map((m) => `<div><span class="tag">${esc(m.kind)}</span>${bdi(m.text)}</div>`).join("") || t("none");
 }
 
