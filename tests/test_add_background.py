@@ -83,6 +83,21 @@ def test_add_returns_before_indexing_and_recall_finds_the_message_meanwhile(tmp_
         assert hits[0].sources[0] == "m2" and "pending" not in hits[0].data
 
 
+def test_pending_messages_fill_the_room_the_ranked_hits_leave(tmp_path: Path) -> None:
+    """At most half the limit went to messages not yet indexed, even with the rest of the list empty: of two
+    lines naming 团子, recall(limit=3) gave one until indexing caught up (helper)."""
+    embedder = GatedEmbedder()
+    with Memory(tmp_path / "s", config=CONFIG, embedder=embedder) as memory:
+        embedder.gate.clear()
+        memory.add(["我家的猫叫团子", "团子今天把耳机线咬断了", "中午吃了米线"], agent=AGENT, person=PERSON)
+        for limit in (1, 2, 3):
+            result = memory.recall("团子", agent=AGENT, person=PERSON, limit=limit)
+            assert len(result.hits) == min(limit, 2) and all("团子" in hit.text for hit in result.hits)
+            assert result.info["pending"] == len(result.hits)
+        embedder.gate.set()
+        memory.indexed()
+
+
 def test_the_synchronous_add_does_not_wait_for_the_event_loop(tmp_path: Path) -> None:
     """A bot's add is durable on its own thread; the loop only queues the indexing after (issue 15)."""
     embedder = GatedEmbedder()

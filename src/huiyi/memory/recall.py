@@ -412,9 +412,11 @@ def _with_pending(result: RecallResult, pending: list[RecallHit], limit: int) ->
     if not pending:
         return result
     known = {hit.id for hit in result.hits}
-    fresh = [hit for hit in pending if hit.id not in known][: max(1, limit // 2)]
-    hits = [*fresh, *result.hits][:limit]
-    return result.model_copy(update={"hits": hits, "info": {**result.info, "pending": len(fresh)}})
+    fresh = [hit for hit in pending if hit.id not in known]
+    first = max(1, limit // 2)  # at most half before what the routes ranked; the rest fill the room left after it
+    hits = [*fresh[:first], *result.hits, *fresh[first:]][:limit]
+    shown = len(hits) - len([hit for hit in hits if hit.id in known])
+    return result.model_copy(update={"hits": hits, "info": {**result.info, "pending": shown}})
 
 
 def _asked_as(result: RecallResult, query: str) -> RecallResult:
