@@ -4,6 +4,7 @@ its job by renewing the lease, only errors count as attempts, and failed jobs ar
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import subprocess
@@ -404,3 +405,39 @@ async def with_a_fold_taken(
             await scenario(memory, extractor)
         finally:
             extractor.gate.set()  # closing waits for the background worker's job
+
+
+@pytest.mark.parametrize("index", ["sync", "background"])
+@pytest.mark.parametrize("after_open", [False, True])
+def test_an_instance_that_adds_takes_a_dead_process_s_job_once_its_lease_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, after_open: bool, index: str
+) -> None:
+    """The worker started only once this instance planned a fold of its own: one that went on adding below a fold
+    left a fold whose process was killed mid-extraction unextracted for good, past its lease (helper)."""
+    monkeypatch.setattr("huiyi.memory.indexing.LEFTOVERS_EVERY", 0.0)  # each add's drain looks (60 s in use)
+
+    def killed_mid_fold() -> str:  # a process planned a fold, took it, and died: its lease runs out
+        with open_memory(tmp_path / "s", Extractor()) as dead:
+            dead.add(chat(), agent=AGENT, person=PERSON)
+            (job,) = dead.flush(agent=AGENT, person=PERSON, wait=False)
+            assert dead.store.claim_job("killed", utc_now(), 0.01) is not None and job.state is JobState.PENDING
+            return job.id
+
+    folded = "" if after_open else killed_mid_fold()
+    extractor = Extractor()
+    settings = Config(worker={"backoff_seconds": 0.0, "poll_seconds": 0.05}, ingest={"index": index})
+    with open_memory(tmp_path / "s", extractor, settings) as live:
+        if after_open:
+            live.add("早上好", agent=AGENT, person="阿哲")
+            live.indexed()
+            folded = killed_mid_fold()
+        deadline = time.monotonic() + 20
+        for n in itertools.count():  # one line a chat: no fold of its own to plan
+            live.add("在吗", agent=AGENT, person=f"p{n}")
+            live.indexed()
+            if extractor.runs or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert extractor.runs == 1  # the background worker took it (run_jobs would have, too)
+        live.run_jobs()
+        assert {job.id: job.state for job in live.jobs(agent=AGENT)}[folded] is JobState.DONE

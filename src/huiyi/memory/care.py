@@ -145,6 +145,12 @@ class Care(Pages):
         if jobs or reports:
             log.info("maintenance deleted %d done job(s) and %d report(s) past their time", jobs, reports)
 
+    def _look_for_leftovers(self, at_once: bool = False) -> None:
+        if self._jobs_left and self._leftovers.done():  # the worker takes them, a dead one's once its lease ends
+            self._jobs_left = False
+            self._wake_worker()
+        super()._look_for_leftovers(at_once)
+
     def _wake_worker(self) -> None:
         if not self.config.worker.enabled or self._closed:  # a plan behind an add may land as it closes
             return

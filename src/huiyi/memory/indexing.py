@@ -25,7 +25,7 @@ from huiyi.flows import ingest
 from huiyi.flows.extract.watch import FoldWatch
 from huiyi.memory.base import MemoryBase
 from huiyi.memory.common import _check_seconds, _in_pool
-from huiyi.model import MemoryKind, Message, RecallHit
+from huiyi.model import JobState, MemoryKind, Message, RecallHit
 from huiyi.providers.priority import background_thread
 from huiyi.recall.pipeline import RecallRequest
 from huiyi.recall.routes import query_terms
@@ -78,12 +78,18 @@ class Indexing(MemoryBase):
         # a thread of their own, so the adds' indexing does not queue behind a backlog
         self._catching_up = ThreadPoolExecutor(1, thread_name_prefix="huiyi-leftovers", initializer=background_thread)
         self._leftovers_at = time.monotonic()
+        # whether the last look found extraction jobs queued or running (another process's, or a killed one's):
+        # the background worker starts only once this instance plans a fold, so an instance that went on adding
+        # below a fold left a dead process's fold unextracted for good, past its lease
+        self._jobs_left = False
         self._leftovers: Future[int] = self._catching_up.submit(self._index_leftovers)
 
     def _index_leftovers(self) -> int:
-        """``index_pending`` on its own thread; a failure leaves the messages to the next look."""
+        """``index_pending`` on its own thread, and whether jobs are left; a failure leaves both to the next look."""
         try:
-            return ingest.index_pending(self.store, self.embedder, self.config, self._indexer, self._closing)
+            indexed = ingest.index_pending(self.store, self.embedder, self.config, self._indexer, self._closing)
+            self._jobs_left = bool(self.store.list_jobs(None, [JobState.PENDING, JobState.RUNNING], 1))
+            return indexed
         except Exception:
             log.exception("indexing messages left unindexed by an earlier run failed; tried again later")
             return 0

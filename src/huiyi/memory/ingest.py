@@ -74,10 +74,12 @@ class Ingest(Care):
             return await self._write(self._accept_behind, loop, messages, agent, person, space, extract)
         stop = threading.Event()
         try:
-            return await self._write(self._add_indexed, loop, messages, agent, person, space, extract, progress, stop)
+            stored = await self._write(self._add_indexed, loop, messages, agent, person, space, extract, progress, stop)
         except asyncio.CancelledError:  # the caller gave up (Ctrl-C): indexing ends after its batch under way
             stop.set()
             raise
+        self._look_for_leftovers()  # as a drain behind an add does: what others left, indexed and extracted
+        return stored
 
     def add_blocking(
         self,
