@@ -61,6 +61,11 @@ def by_day(messages: Sequence[ProbeMessage]) -> Batches:
     return [part for run in _chats(messages) for part in _split(run, lambda a, b: a.time.date() != b.time.date())]
 
 
+def by_day_newest_first(messages: Sequence[ProbeMessage]) -> Batches:
+    """A day a call, each newest first, as a chat API pages its history (every line carries its time)."""
+    return [part[::-1] for part in by_day(messages)]
+
+
 def by_message(messages: Sequence[ProbeMessage]) -> Batches:
     return [[message] for message in messages]
 
@@ -205,6 +210,14 @@ def _cut(case: Case, messages: int, probes: int) -> Case:
 
 def test_a_companion_week_recalls_alike_however_batched() -> None:
     assert_alike(_cut(_days(_case("probes_companion_month"), 4), 200, 15), FOUR)
+
+
+def test_a_day_sent_newest_first_recalls_as_sent_in_order() -> None:
+    # stored in the order given, a reply was folded and extracted before what it answered (helper)
+    assert_alike(
+        _cut(_days(_case("probes_companion_month"), 2), 120, 8),
+        {"message": by_message, "newest first": by_day_newest_first},
+    )
 
 
 def test_interleaved_groups_recall_alike_per_message_or_per_chat() -> None:

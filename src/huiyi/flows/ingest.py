@@ -130,7 +130,19 @@ def prepare(
         if kept.id in seen:  # named, so an import's line with it can be found
             raise InvalidInput(f"two messages in one call share the id {kept.id!r}")
         seen.add(kept.id)
+    if all(_said_when(item) for item in raw):
+        # a history paged newest first, as chat APIs give it: stored in the order said, so folds, extraction and
+        # summaries read replies after what they answer, as one add per message would have them (helper). A
+        # batch with an untimed line keeps its order: that line's time is now, which a skewed clock may misplace
+        out.sort(key=lambda kept: kept.time)  # stable: lines of one moment keep the caller's order
     return out
+
+
+def _said_when(item: MessageIn | dict[str, object] | str) -> bool:
+    """Whether a caller's message names its own time."""
+    if isinstance(item, MessageIn):
+        return item.time is not None
+    return isinstance(item, dict) and item.get("time") is not None
 
 
 def namesake(name: str) -> str:
