@@ -367,6 +367,24 @@ def test_no_member_takes_the_agents_name_from_an_llm_answer() -> None:
     assert member.aliases == ["老K"]
 
 
+def test_a_fact_s_description_about_another_member_is_not_kept_under_its_subject() -> None:
+    """An answer with subject 我 on 陈大川's line and the description 木木住在火星 was stored as his own
+    fact, 陈大川的属性：木木住在火星, past the hearsay mark a fact about another member gets (helper)."""
+    fold = make_fold(
+        [("陈大川", "我跟你们说个秘密"), ("木木", "什么秘密"), ("陈大川", "我住在火星")], person=None, space="g1"
+    )
+    said = answer(
+        events=[event("陈大川说了个秘密。", ["m1", "m2", "m3"])],
+        facts=[
+            fact_item("我", "住在", "火星", ["m3"], description="木木住在火星"),
+            fact_item("我", "住在", "火星基地", ["m3"], description="陈大川住在火星基地，木木也知道"),  # his name too
+            fact_item("木木", "问了", "秘密", ["m2"], description="她问了是什么秘密"),  # no one else named
+        ],
+    )
+    descriptions = [fact.description for fact in parse_extraction(said, fold).facts]
+    assert descriptions == ["陈大川住在火星", "陈大川住在火星基地，木木也知道", "她问了是什么秘密"]
+
+
 def test_prompt_files_and_overrides(tmp_path: Path) -> None:
     for language in ("zh", "en"):
         prompt = load_prompt(language)

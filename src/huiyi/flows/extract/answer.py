@@ -267,7 +267,9 @@ def _facts(items: list[dict[str, Any]], context: _Context) -> list[FactDraft]:
             kind = FactKind(str(item.get("kind", "")).strip().lower())
         except ValueError:
             kind = FactKind.ATTRIBUTE
-        description = _text(item.get("description")) or _join(subject, predicate, obj)
+        description = _text(item.get("description"))
+        if not description or _names_another(description, subject, obj, context.roster):
+            description = _join(subject, predicate, obj)
         out.append(
             FactDraft(
                 subject=subject,
@@ -284,6 +286,21 @@ def _facts(items: list[dict[str, Any]], context: _Context) -> list[FactDraft]:
             )
         )
     return out
+
+
+def _names_another(description: str, subject: str, obj: str, roster: Roster) -> bool:
+    """Whether a fact's description names someone in the fold other than its subject and object, and not
+    its subject: the model's 木木住在火星 on 陈大川's line with subject 我 was kept as 陈大川's own fact,
+    under his name and without the hearsay mark a fact about another member gets (helper)."""
+    if any(name in description for name in roster.names.get(subject, [subject]) if len(name) > 1):
+        return False
+    return any(
+        name in description
+        for shown, names in roster.names.items()
+        if shown not in (subject, obj)
+        for name in names
+        if len(name) > 1
+    )
 
 
 def _passed_on(text: str) -> bool:
