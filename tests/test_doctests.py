@@ -28,6 +28,7 @@ MODULES = [
     "huiyi.flows.substance",
     "huiyi.flows.extract.rules.aliases",
     "huiyi.recall.fence",
+    "huiyi.store.postgres.connection",
     "huiyi.recall.fuse",
     "huiyi.recall.graph",
     "huiyi.recall.recipes",

@@ -871,6 +871,17 @@ def test_update_memories_changes_only_allowed_fields(store: Store) -> None:
         store.update_memories("qy", [(item.id, {"text": "changed"})])
 
 
+def test_a_memory_s_numbers_come_back_as_written(store: Store) -> None:
+    """PostgreSQL's jsonb gave 1e20 back as a 21-digit integer, which an export of it could not import (helper)."""
+    numbers = {"big": 1e20, "small": 2.5e-3, "whole": 3.0, "int": 2**63 - 1, "least": -(2**63), "deep": [{"x": -1e300}]}
+    item = memory_item("木木的分数", Scope.of_person("qy", "mumu"), data=numbers)
+    add(store, [item])
+    (got,) = store.get_memories("qy", [item.id])
+    assert got.data == numbers
+    assert [type(got.data[key]) for key in ("big", "small", "whole", "int")] == [float, float, float, int]
+    assert type(got.data["deep"][0]["x"]) is float
+
+
 def test_entities_merge_and_unmerge(store: Store) -> None:
     scope = Scope.of_space("qy", "g1")
     suni = Entity(scope=scope, name="苏霓", type=EntityType.OBJECT, aliases=["小霓"])

@@ -6,6 +6,7 @@ share one database: nothing is cached in-process, so nothing goes stale.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -18,8 +19,10 @@ from zoneinfo import ZoneInfo
 import psycopg
 from psycopg.errors import QueryCanceled
 from psycopg.rows import TupleRow
+from psycopg.types.json import set_json_loads
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from huiyi.checks import INT64_MAX, INT64_MIN
 from huiyi.errors import SchemaTooNew, StoreError, StoreFull
 from huiyi.store.base import TurnContext
 from huiyi.store.owncache import OwnVectorCache
@@ -177,6 +180,20 @@ def _dropped(exc: BaseException) -> bool:
     return cause.sqlstate is None or cause.sqlstate.startswith(("08", "57P"))  # connection or shutdown
 
 
+def _number(text: str) -> int | float:
+    """A JSON integer as jsonb gives it back: one past 64 bits was a float (1e20 comes back as its 21 digits,
+    which the store never takes as an integer: checks.check_json), read as SQLite's JSON gives it.
+
+    >>> _number("42"), _number("100000000000000000000")
+    (42, 1e+20)
+    """
+    value = int(text)
+    return value if INT64_MIN <= value <= INT64_MAX else float(text)
+
+
 def _configure(conn: psycopg.Connection[TupleRow]) -> None:
+    # jsonb keeps numbers as numeric: 1e20 read back as a 21-digit integer, which an export of it then could not
+    # import (helper); only integers in 64 bits are integers
+    set_json_loads(functools.partial(json.loads, parse_int=_number), conn)
     # JIT compiling a vector scan costs more than the scan
     conn.execute("SET jit = off")
