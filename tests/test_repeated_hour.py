@@ -130,3 +130,18 @@ def test_recall_as_of_a_moment_in_the_repeated_hour_knows_what_was_said_before_i
         memory.add([{"id": "m1", "text": "I walked the dog", "time": said}], agent=AGENT, person=PERSON)
         hits = memory.recall("dog", agent=AGENT, person=PERSON, now=now).hits
         assert [h.text for h in hits] == (["bob: I walked the dog"] if known else [])
+
+
+def test_a_chat_across_the_repeated_hour_keeps_the_order_it_was_said(tmp_path: Path) -> None:
+    """Sorted by wall clock, 01:20 PST (said last) went before 01:40 PDT, in a batch put in time order and in the
+    context's current conversation: naive times compare without ``fold`` (helper)."""
+    config = Config(timezone="America/Los_Angeles", language="en", worker={"enabled": False})
+    said = ["I can't sleep", "What happened?", "The cat threw up", "Take him to the vet", "ok, thanks"]
+    start = datetime(2026, 11, 1, 8, 40, tzinfo=UTC)  # 01:40 PDT; at 09:00 UTC the clocks go back to 01:00 PST
+    lines = [{"id": f"m{i}", "text": text, "time": start + timedelta(minutes=10 * i)} for i, text in enumerate(said)]
+    for batch in (lines, lines[::-1]):  # as said, and newest first
+        with Memory(tmp_path / f"s{len(batch)}{batch[0]['id']}", config=config, embedder=HashEmbedder(64)) as memory:
+            memory.add(batch, agent=AGENT, person=PERSON)
+            assert [m.text for m in memory.working_memory(agent=AGENT, person=PERSON)] == said
+            shown = memory.context(agent=AGENT, person=PERSON, message="ok, thanks").rendered.sections["working"]
+            assert [line.split(": ", 1)[1] for line in shown.splitlines()[1:]] == said

@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from unicodedata import normalize
 from zoneinfo import ZoneInfo
 
-from huiyi.checks import caller_time
+from huiyi.checks import caller_time, utc_of
 from huiyi.config import Config
 from huiyi.errors import InvalidInput, said
 from huiyi.flows.chatter import said_text, spoken_text
@@ -134,7 +134,10 @@ def prepare(
         # a history paged newest first, as chat APIs give it: stored in the order said, so folds, extraction and
         # summaries read replies after what they answer, as one add per message would have them (helper). A
         # batch with an untimed line keeps its order: that line's time is now, which a skewed clock may misplace
-        out.sort(key=lambda kept: kept.time)  # stable: lines of one moment keep the caller's order
+        # by the instant: naive times compare without ``fold``, so in the hour a clock falls back 01:50 EDT went
+        # after 01:10 EST (helper). Stable: lines of one moment keep the caller's order
+        zone = ZoneInfo(config.timezone)
+        out.sort(key=lambda kept: utc_of(kept.time, zone))
     return out
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from numbers import Real
 from typing import TYPE_CHECKING
 
-from huiyi.checks import check_id, check_storable
+from huiyi.checks import check_id, check_storable, utc_of
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import fold
@@ -282,9 +282,11 @@ class Recall(Ingest):
         now = self.wall(now)
         chat = _chat_of(agent, person, space)
         # in the order they were said, as the chat shows them: a line delivered late (a platform's catch-up)
-        # stood after the change that overrode it (七点 after 改到七点半)
+        # stood after the change that overrode it (七点 after 改到七点半); by the instant, as wall clocks in the
+        # hour a clock falls back put 01:10 EST before 01:50 EDT (helper)
         recent = sorted(
-            fold.working_memory(self.store, agent, chat.space_id, self.config), key=lambda m: (m.time, m.seq)
+            fold.working_memory(self.store, agent, chat.space_id, self.config),
+            key=lambda m: (utc_of(m.time, self._tz), m.seq),
         )
         overview = self._overview(agent, chat, self.wall(now))
         if not isinstance(message, str) or not isinstance(last_reply, str):
