@@ -353,6 +353,9 @@ def test_undoing_a_merge_restores_both_entities(sqlite: Store) -> None:
     alive = {e.name: e for e in sqlite.list_entities([GROUP])}
     assert alive["苏霓"].aliases == [] and alive["霓霓"].merged_into is None
     assert sqlite.list_merges(AGENT)[0].undone
+    # the next run merged them again on the same evidence (helper): an operator's undo stands
+    assert run(sqlite).of("merge_entity") == []
+    assert all(e.merged_into is None for e in sqlite.list_entities([GROUP])) and len(sqlite.list_merges(AGENT)) == 1
 
 
 def test_a_second_run_changes_nothing_more(sqlite: Store) -> None:

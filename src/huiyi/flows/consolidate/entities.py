@@ -46,15 +46,17 @@ def merge_duplicate_entities(state: State, probe_names: Iterable[str] | None = N
         return 0
     merged = 0
     speakers = _speakers(state)
+    # an operator's undo stands: the next run merged the two again on the same evidence (helper)
+    undone = {frozenset((m.source, m.target)) for m in state.store.list_merges(state.agent) if m.undone}
     for source, target, reason in _strong_pairs(state):
         if _two_speakers(state, speakers, source, target):
             # issue: 小黑 saying 苏霓就是小黑 (or 叫我苏霓 before she spoke) must not make two members one
             log.debug("not merging %s and %s (%s): two people who spoke", source, target, reason)
             continue
-        merged += _merge(state, source, target, reason)
+        merged += _merge(state, source, target, reason, undone)
     neighbours = _neighbours(state)
     for source, target, reason in _similar_pairs(state, neighbours, probe_names):
-        merged += _merge(state, source, target, reason)
+        merged += _merge(state, source, target, reason, undone)
     log.info("consolidate %s: %d entity merges", state.scope.tag, merged)
     return merged
 
@@ -264,9 +266,12 @@ def _rank(state: State, entity: Entity) -> tuple[int, int, int, int]:
     return (int(norm(entity.name) in own), _TYPE_RANK[entity.type], int(plain), len(entity.sources))
 
 
-def _merge(state: State, a: str, b: str, reason: str) -> int:
+def _merge(state: State, a: str, b: str, reason: str, undone: set[frozenset[str]]) -> int:
     ra, rb = state.root(a), state.root(b)
     if ra == rb:
+        return 0
+    if frozenset((a, b)) in undone or frozenset((ra, rb)) in undone:
+        log.debug("not merging %s and %s (%s): a merge of them was undone", a, b, reason)
         return 0
     first, second = state.entities[ra], state.entities[rb]
     rank_a, rank_b = _rank(state, first), _rank(state, second)
