@@ -590,6 +590,23 @@ def test_strength_grows_by_the_gap_since_the_last_update(sqlite: Store) -> None:
     assert {c.ids[0]: (c.before, c.after) for c in report.of("strength")} == {"b": (8.0, 11.0)}
 
 
+def test_a_recall_while_the_run_goes_on_keeps_its_bonus(sqlite: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The strength step wrote back what the run read at its start plus the step: a recall's +15 meanwhile
+    (the bot answering while its worker consolidates) was lost (helper)."""
+    put(sqlite, HASH, [event("a", at(1, 9), "a", [], last_access=at(1, 20), access_count=1)])  # 11 hours: +1
+    links = importlib.import_module("huiyi.flows.consolidate.run").discover_links
+
+    def links_then_a_recall(state: Any, last: Any) -> int:
+        sqlite.record_access(AGENT, ["a"], at(1, 21), strength_bonus=15)
+        return int(links(state, last))
+
+    monkeypatch.setattr("huiyi.flows.consolidate.run.discover_links", links_then_a_recall)
+    report = run(sqlite)
+    (got,) = sqlite.get_memories(AGENT, ["a"])
+    assert got.access_count == 2 and got.strength == 1.0 + 15 + 1  # the recall's bonus, then the step of the gap
+    assert [(c.before, c.after) for c in report.of("strength")] == [(16.0, 17.0)]
+
+
 def test_capacity_never_takes_facts_official_or_summaries(sqlite: Store) -> None:
     old = at(1, 9) - timedelta(days=300)
     items = [chunk(f"c{i}", old, f"闲聊{i}", scope=MUMU) for i in range(3)]

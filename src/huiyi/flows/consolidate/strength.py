@@ -75,7 +75,12 @@ def update_strength(state: State) -> int:
     grown = 0
     if state.config.forget.model == "memorybank":
         return 0
-    for item in list(state.items.values()):
+    recalled = [item.id for item in state.items.values() if _recalled_since_update(item, state.zone)]
+    # read again now, not as the run began: a recall meanwhile (the bot answering while its worker consolidates)
+    # added its +15 to the row, and the strength written from the run's first read took it away (helper)
+    fresh = state.store.get_memories(state.agent, recalled) if recalled else []
+    state.items.update((item.id, item) for item in fresh)
+    for item in fresh:
         last = _last_update(item, state.zone)
         if item.last_access is None or last is None or item.last_access <= last:
             continue
@@ -95,6 +100,11 @@ def update_strength(state: State) -> int:
         grown += 1
     log.info("consolidate %s: %d memories strengthened", state.scope.tag, grown)
     return grown
+
+
+def _recalled_since_update(item: MemoryItem, zone: tzinfo) -> bool:
+    last = _last_update(item, zone)
+    return item.last_access is not None and last is not None and item.last_access > last
 
 
 def forgettable(item: MemoryItem, config: ConsolidateConfig) -> bool:
