@@ -89,6 +89,23 @@ def test_messages_are_appended_once_with_sequence(store: Store) -> None:
     assert store.get_messages("other-agent", ["m1"]) == []
 
 
+def test_messages_between_are_found_by_when_they_were_said(store: Store) -> None:
+    """A day's summary paged back from the newest seq and stopped at history imported after the chat: older
+    lines under newer seqs hid the day (helper). Found by time, in the order stored."""
+    store.append_messages([message(i) for i in (5, 6, 7)])  # the chat, then its history imported
+    store.append_messages([message(i).model_copy(update={"time": T0 - timedelta(days=30, minutes=-i)}) for i in (1, 2)])
+    store.append_messages([message(9, space="person:ann", person="ann")])
+
+    def ids(start: datetime, end: datetime) -> list[str]:
+        return [m.id for m in store.messages_between("qy", "person:mumu", start, end)]
+
+    assert ids(T0, T0 + timedelta(days=1)) == ["m5", "m6", "m7"]
+    assert ids(T0 + timedelta(minutes=6), T0 + timedelta(minutes=7)) == ["m6"]  # from start, to before end
+    assert ids(T0 - timedelta(days=31), T0) == ["m1", "m2"]
+    assert ids(T0 - timedelta(days=31), T0 + timedelta(days=1)) == ["m5", "m6", "m7", "m1", "m2"]
+    assert store.messages_between("other-agent", "person:mumu", T0, T0 + timedelta(days=1)) == []
+
+
 def test_recent_messages_from_a_seq_reads_none_before_it(store: Store) -> None:
     store.append_messages([message(i) for i in range(1, 7)])
     store.append_messages([message(9, space="person:ann", person="ann")])

@@ -752,3 +752,27 @@ def test_a_group_plan_said_in_the_talk_is_told_once_in_the_day(tmp_path: Path) -
         memory.flush(agent="bot", space="g", wait=True)
         daily = next(s for s in memory.summarize(date(2024, 11, 6), agent="bot", space="g") if "聚餐" in s.text)
     assert daily.text.count("聚餐定在周五晚上七点") == 1, daily.text
+
+
+def test_a_day_is_summarised_after_older_history_is_imported(tmp_path: Path) -> None:
+    """The day's messages were read by paging back from the newest seq, which stopped at history imported after
+    the chat (older lines under newer seqs): the nightly run never summarised the day, and an asked summary of
+    it read the agent's lines alone (helper)."""
+    now = [datetime(2024, 3, 10, 20, 0)]
+    config = Config(worker={"enabled": False})
+    with Memory(tmp_path / "s", config=config, embedder=HashEmbedder(32), clock=lambda: now[0]) as memory:
+        live = ["今天去医院拔了智齿，好疼", "医生说一周不能吃辣", "晚上只能喝粥了"]
+        rows = [{"text": text, "id": f"live{i}", "time": now[0] + timedelta(minutes=i)} for i, text in enumerate(live)]
+        memory.add(rows, agent="祈煜", person="木木")
+        memory.flush(agent="祈煜", person="木木")
+        now[0] = datetime(2024, 3, 11, 1, 0)
+        february = datetime(2024, 2, 1, 9)
+        history = [
+            {"text": f"二月的闲聊第{i}句", "id": f"old{i}", "time": february + timedelta(minutes=i)} for i in range(600)
+        ]
+        memory.add(history, agent="祈煜", person="木木", extract=False)
+        now[0] = datetime(2024, 3, 11, 3, 0)
+        _, made = memory.maintain(catch_up=False)  # the worker's nightly run
+        daily = [s for s in made if s.summary is not None and s.summary.kind is SummaryKind.DAILY]
+        assert [s.summary.period for s in daily if s.summary is not None] == ["2024-03-10"]
+        assert "智齿" in daily[0].text and "木木" in daily[0].text

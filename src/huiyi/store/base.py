@@ -305,6 +305,9 @@ class MessageStore(Protocol):
     ) -> list[Message]:
         """A space's last ``limit`` messages (before ``before_seq``, from ``from_seq`` on), oldest first."""
 
+    def messages_between(self, agent: str, space: str, start: datetime, end: datetime) -> list[Message]:
+        """A space's messages said from ``start`` to before ``end`` (wall clocks), in the order stored."""
+
     def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
         """Those of ``speakers`` (everyone, if None) with a message in ``space``: a group's members among them."""
 

@@ -186,6 +186,9 @@ class RoutedStore:
     ) -> list[Message]:
         return self.store_for(agent).recent_messages(agent, space, limit, before_seq, from_seq=from_seq)
 
+    def messages_between(self, agent: str, space: str, start: datetime, end: datetime) -> list[Message]:
+        return self.store_for(agent).messages_between(agent, space, start, end)
+
     def unindexed_messages(
         self, limit: int, scopes: Sequence[Scope] | None = None, keep: Callable[[str], bool] | None = None
     ) -> list[Message]:

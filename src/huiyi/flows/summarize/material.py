@@ -168,16 +168,9 @@ def space_of(scope: Scope) -> str:
 
 
 def messages_between(store: Store, agent: str, space: str, start: datetime, end: datetime) -> list[Message]:
-    """The space's messages with ``start <= time < end``, paging back through the log from the end."""
-    out: list[Message] = []
-    before: int | None = None
-    while True:
-        batch = store.recent_messages(agent, space, PAGE, before)
-        out.extend(m for m in batch if start <= m.time < end)
-        if len(batch) < PAGE or batch[0].time < start:
-            break
-        before = batch[0].seq
-    return sorted(out, key=lambda m: m.seq)
+    """The space's messages with ``start <= time < end``, in the order stored: found by when they were said, as
+    paging back from the newest stopped at history imported after the chat (older lines, newer seqs)."""
+    return store.messages_between(agent, space, start, end)
 
 
 def _stored(store: Store, scope: Scope, kinds: list[MemoryKind], floor: datetime) -> list[MemoryItem]:

@@ -145,6 +145,14 @@ class PostgresMessages(PostgresConnection):
         )
         return [rows.message(row, NATIVE) for row in reversed(found)]
 
+    def messages_between(self, agent: str, space: str, start: datetime, end: datetime) -> list[Message]:
+        found = self._rows(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = %s AND space = %s AND time >= %s AND time < %s"
+            " ORDER BY seq",
+            (agent, space, start, end),
+        )
+        return [rows.message(row, NATIVE) for row in found]
+
     def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
         if speakers is None:
             return {row[0] for row in self._rows(EVERY_SPEAKER, (agent, space, agent, space))}

@@ -369,4 +369,7 @@ MIGRATIONS: list[str] = [
     # GIN's pending list (up to 4 MB, until a vacuum) are read whole by every lookup, 0.2 s at 100k memories. Not
     # CONCURRENTLY, which cannot run inside the migration's transaction: writes to memories wait for the build once
     "CREATE INDEX IF NOT EXISTS memories_sources ON memories USING gin (sources) WITH (fastupdate = off);",
+    # 21: a space's messages by when they were said: a day's summary read them by paging back from the newest seq,
+    # and stopped at history imported after the chat, older lines under newer seqs (helper)
+    "CREATE INDEX IF NOT EXISTS messages_space_time ON messages (agent, space, time);",
 ]

@@ -180,6 +180,14 @@ class SQLiteMessages(SQLiteConnection):
         )
         return [rows.message(row, TEXT) for row in reversed(found)]
 
+    def messages_between(self, agent: str, space: str, start: datetime, end: datetime) -> list[Message]:
+        found = self._conn().execute(
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE agent = ? AND space = ? AND time >= ? AND time < ?"
+            " ORDER BY seq",
+            (agent, space, to_epoch(start), to_epoch(end)),
+        )
+        return [rows.message(row, TEXT) for row in found.fetchall()]
+
     def spoke_in(self, agent: str, space: str, speakers: Sequence[str] | None) -> set[str]:
         conn = self._conn()
         if speakers is None:

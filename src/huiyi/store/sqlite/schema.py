@@ -382,6 +382,9 @@ MIGRATIONS: list[str] = [
             AND source IN (SELECT value FROM json_each(OLD.sources));
     END;
     """,
+    # 22: a space's messages by when they were said: a day's summary read them by paging back from the newest seq,
+    # and stopped at history imported after the chat, older lines under newer seqs (helper)
+    "CREATE INDEX IF NOT EXISTS messages_space_time ON messages (agent, space, time);",
 ]
 
 
