@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -75,3 +75,31 @@ def test_http_lists_and_undoes_a_merge(tmp_path: Path) -> None:
         assert _apart(memory.store)
         unknown = client.post("/v1/merges/merge_nope/undo", params={"agent": AGENT}, headers=mine)
         assert unknown.status_code == 404
+
+
+def test_undoing_a_merge_reopens_the_facts_it_closed(tmp_path: Path) -> None:
+    """霓霓住在杭州 stayed closed, superseded by 苏霓住在上海, once the merge that made them one person was undone
+    (helper); a fact closed by its own side's newer one stays closed."""
+    now = [datetime(2024, 3, 1, 20, 0)]
+    with Memory(tmp_path / "s", config=Config(), embedder=HashEmbedder(64), clock=lambda: now[0]) as memory:
+        where = {"agent": AGENT, "person": "木木"}
+        memory.add([{"text": "霓霓就是苏霓啦", "id": "m1", "time": now[0]}], index=True, **where)
+        memory.flush(**where)
+        memory.create_entity("苏霓", **where)
+        memory.create_entity("霓霓", **where)
+
+        def fact(subject: str, place: str) -> str:
+            now[0] += timedelta(hours=1)
+            said = f"{subject}住在{place}"
+            return memory.remember(said, kind="fact", subject=subject, predicate="住在", object=place, **where).id
+
+        hangzhou, suzhou, shanghai = fact("霓霓", "杭州"), fact("苏霓", "苏州"), fact("苏霓", "上海")
+        now[0] += timedelta(days=1)
+        memory.consolidate(**where)
+        assert all(memory.get(i, agent=AGENT).valid_to is not None for i in (hangzhou, suzhou))
+        (merge,) = memory.merges(agent=AGENT)
+        memory.undo_merge(merge.id, agent=AGENT)
+        reopened = memory.get(hangzhou, agent=AGENT)
+        assert reopened.valid_to is None and "superseded_by" not in reopened.data
+        assert memory.get(suzhou, agent=AGENT).valid_to is not None  # 苏霓 moved: her own newer fact
+        assert memory.get(shanghai, agent=AGENT).valid_to is None

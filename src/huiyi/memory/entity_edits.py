@@ -3,6 +3,7 @@ checked against the scope's other entities (facts reach an entity by name)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,13 +11,14 @@ from huiyi.checks import check_name
 from huiyi.errors import InvalidInput, NotFound, said
 from huiyi.memory.common import _looked_up, _scope_of
 from huiyi.memory.indexing import Indexing
-from huiyi.model import Entity, EntityType
+from huiyi.model import Entity, EntityMerge, EntityType, MemoryItem, MemoryKind
 from huiyi.store.graph import EntityEdit
 
 # what ``update_entity`` may change of an entity
 ENTITY_EDITABLE = frozenset({"name", "type", "aliases"})
 NAME_CHARS = 200  # the longest entity name or alias
 MAX_ALIASES = 100
+PAGE = 500  # facts read at a time
 
 
 class EntityEdits(Indexing):
@@ -109,6 +111,30 @@ class EntityEdits(Indexing):
         for name in entity.names:
             if name in taken:
                 raise InvalidInput(f"{name!r} already names entity {taken[name].id!r} ({taken[name].name}) here")
+
+    def _reopen_split_facts(self, agent: str, merge: EntityMerge) -> int:
+        """Reopen the facts a merge closed: one side's fact superseded by the other side's (霓霓住在杭州 by
+        苏霓住在上海 once they were one), once the undo makes them two again; returns how many (helper)."""
+        entities = {e.id: e for e in self.store.get_entities(agent, [merge.source, merge.target])}
+        if len(entities) < 2:
+            return 0
+        side = {name: e.id for e in entities.values() for name in e.names}
+        facts: list[MemoryItem] = []
+        for offset in itertools.count(0, PAGE):  # the scope's facts, closed ones among them
+            page = self.store.list_memories([entities[merge.target].scope], [MemoryKind.FACT], PAGE, offset)
+            facts.extend(page)
+            if len(page) < PAGE:
+                break
+        by_id = {fact.id: fact for fact in facts}
+        reopened = [
+            (fact.id, {"valid_to": None, "data": {k: v for k, v in fact.data.items() if k != "superseded_by"}})
+            for fact in facts
+            if fact.valid_to is not None
+            and (newer := by_id.get(str(fact.data.get("superseded_by", "")))) is not None
+            and side.get(fact.fact.subject) not in (None, side.get(newer.fact.subject))
+            and newer.fact.subject in side
+        ]
+        return self.store.update_memories(agent, reopened) if reopened else 0
 
 
 def _cleaned(entity: Entity, known: set[str] | frozenset[str] = frozenset()) -> Entity:

@@ -369,10 +369,14 @@ class Items(EntityEdits):
         return await self._run(self.store.list_merges, _agent(agent))
 
     async def undo_merge(self, merge_id: str, *, agent: str) -> EntityMerge:
-        """Split a merged entity back out, restoring both entities' names as they were."""
-        if not any(m.id == merge_id and not m.undone for m in await self.merges(agent=agent)):
+        """Split a merged entity back out, restoring both entities' names as they were, and reopen the facts of
+        one that the merge had closed as contradicted by the other's."""
+        merge = next((m for m in await self.merges(agent=agent) if m.id == merge_id and not m.undone), None)
+        if merge is None:
             raise NotFound(f"no merge {merge_id!r} to undo for agent {agent!r}")
-        return await self._run(self.store.undo_merge, _agent(agent), merge_id)
+        undone = await self._run(self.store.undo_merge, _agent(agent), merge_id)
+        await self._run(self._reopen_split_facts, agent, merge)
+        return undone
 
     async def core_blocks_for(self, *, agent: str, person: str | None = None) -> list[CoreBlock]:
         """The core blocks in the prompt of ``agent`` talking with ``person``: shared, the agent's, the person's."""
