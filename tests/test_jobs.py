@@ -441,3 +441,32 @@ def test_an_instance_that_adds_takes_a_dead_process_s_job_once_its_lease_ends(
         assert extractor.runs == 1  # the background worker took it (run_jobs would have, too)
         live.run_jobs()
         assert {job.id: job.state for job in live.jobs(agent=AGENT)}[folded] is JobState.DONE
+
+
+def test_a_closing_instance_starts_no_worker_for_the_jobs_left(tmp_path: Path) -> None:
+    """The close's last drain looked for leftovers too, and started the worker (and its maintenance) for the jobs
+    the open had found, only to stop it (helper)."""
+    with open_memory(tmp_path / "s", Extractor()) as first:
+        first.add(chat(), agent=AGENT, person=PERSON)
+        first.flush(agent=AGENT, person=PERSON, wait=False)  # a job left queued
+
+    async def add_then_close() -> list[bool]:
+        settings = Config(worker={"backoff_seconds": 0.0, "poll_seconds": 0.05}, ingest={"index": "background"})
+        memory = AsyncMemory(tmp_path / "s", embedder=HashEmbedder(32), extractor=Extractor(), config=settings)
+        started: list[bool] = []  # whether the instance was closing, at each start of its worker
+        wake = memory._wake_worker
+
+        def watched() -> None:
+            before = memory._worker_task
+            wake()
+            if memory._worker_task is not before:
+                started.append(memory._closing.is_set())
+
+        memory._wake_worker = watched  # type: ignore[method-assign]
+        await asyncio.wrap_future(memory._leftovers)  # the open's look: it finds the job
+        assert memory._jobs_left
+        await memory.add("在吗", agent=AGENT, person="p1")  # indexed behind: its drain runs in the close
+        await memory.close()
+        return started
+
+    assert True not in asyncio.run(add_then_close())

@@ -146,7 +146,8 @@ class Care(Pages):
             log.info("maintenance deleted %d done job(s) and %d report(s) past their time", jobs, reports)
 
     def _look_for_leftovers(self, at_once: bool = False) -> None:
-        if self._jobs_left and self._leftovers.done():  # the worker takes them, a dead one's once its lease ends
+        # the worker takes them (a dead one's once its lease ends); not for a close's last drain (helper)
+        if self._jobs_left and self._leftovers.done() and not self._closing.is_set():
             self._jobs_left = False
             self._wake_worker()
         super()._look_for_leftovers(at_once)
