@@ -103,3 +103,14 @@ def test_undoing_a_merge_reopens_the_facts_it_closed(tmp_path: Path) -> None:
         assert reopened.valid_to is None and "superseded_by" not in reopened.data
         assert memory.get(suzhou, agent=AGENT).valid_to is not None  # 苏霓 moved: her own newer fact
         assert memory.get(shanghai, agent=AGENT).valid_to is None
+        # merged again by hand, 霓霓 moves on: 上海 is closed by her 北京; the undo reopens 上海, and 杭州 stays
+        # closed, her own newer home taking its place (it was reopened: two homes; helper's review)
+        memory.store.merge_entities(AGENT, merge.source, merge.target, "by hand", now[0])
+        beijing = fact("霓霓", "北京")
+        now[0] += timedelta(days=1)
+        memory.consolidate(**where)
+        assert memory.get(shanghai, agent=AGENT).valid_to is not None
+        (again,) = [m for m in memory.merges(agent=AGENT) if not m.undone]
+        memory.undo_merge(again.id, agent=AGENT)
+        opened = {i for i in (hangzhou, suzhou, shanghai, beijing) if memory.get(i, agent=AGENT).valid_to is None}
+        assert opened == {shanghai, beijing}

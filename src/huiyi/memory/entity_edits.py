@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from huiyi.checks import check_name
@@ -126,6 +127,17 @@ class EntityEdits(Indexing):
             if len(page) < PAGE:
                 break
         by_id = {fact.id: fact for fact in facts}
+
+        def said(fact: MemoryItem) -> datetime:
+            return fact.said_at or fact.time or fact.created_at or datetime.min
+
+        def replaced_by_its_own(fact: MemoryItem) -> bool:  # its side said something newer of the same kind
+            own, predicate = side.get(fact.fact.subject), fact.fact.predicate
+            return any(
+                side.get(other.fact.subject) == own and other.fact.predicate == predicate and said(other) > said(fact)
+                for other in facts
+            )
+
         reopened = [
             (fact.id, {"valid_to": None, "data": {k: v for k, v in fact.data.items() if k != "superseded_by"}})
             for fact in facts
@@ -133,6 +145,7 @@ class EntityEdits(Indexing):
             and (newer := by_id.get(str(fact.data.get("superseded_by", "")))) is not None
             and side.get(fact.fact.subject) not in (None, side.get(newer.fact.subject))
             and newer.fact.subject in side
+            and not replaced_by_its_own(fact)
         ]
         return self.store.update_memories(agent, reopened) if reopened else 0
 
