@@ -212,6 +212,21 @@ def test_a_companion_week_recalls_alike_however_batched() -> None:
     assert_alike(_cut(_days(_case("probes_companion_month"), 4), 200, 15), FOUR)
 
 
+def test_a_minute_s_lines_sent_newest_first_are_stored_as_said(tmp_path: Path) -> None:
+    """Lines of one minute (a chat API's precision), paged newest first, kept the caller's order at their tie:
+    each reply before its question (helper's review)."""
+    minute = datetime(2024, 5, 1, 20, 15)
+    said = [("q1", "user", minute), ("r1", "assistant", minute), ("q2", "user", minute + timedelta(minutes=1))]
+    said.append(("r2", "assistant", minute + timedelta(minutes=1)))
+    rows = [{"id": i, "role": role, "text": f"第{i}句", "time": when} for i, role, when in said]
+    with Memory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(64)) as memory:
+        stored = memory.add(rows[::-1], agent="祈煜", person="木木")
+        assert [m.id for m in stored] == ["q1", "r1", "q2", "r2"]
+        mixed = [{**row, "id": f"b{row['id']}"} for row in (rows[1], rows[0], rows[3], rows[2])]
+        # not newest first throughout: at a tie, the caller's order
+        assert [m.id for m in memory.add(mixed, agent="祈煜", person="阿哲")] == ["br1", "bq1", "br2", "bq2"]
+
+
 def test_a_day_sent_newest_first_recalls_as_sent_in_order() -> None:
     # stored in the order given, a reply was folded and extracted before what it answered (helper)
     assert_alike(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import logging
 import os
 import socket
@@ -137,7 +138,14 @@ def prepare(
         # by the instant: naive times compare without ``fold``, so in the hour a clock falls back 01:50 EDT went
         # after 01:10 EST (helper). Stable: lines of one moment keep the caller's order
         zone = ZoneInfo(config.timezone)
-        out.sort(key=lambda kept: utc_of(kept.time, zone))
+        moments = [utc_of(kept.time, zone) for kept in out]
+        if moments[0] > moments[-1] and all(a >= b for a, b in itertools.pairwise(moments)):
+            # newest first throughout: lines of one second or minute (a chat API's precision) were kept in the
+            # caller's order, each reply before its question (helper's review)
+            out.reverse()
+            moments.reverse()
+        order = sorted(range(len(out)), key=moments.__getitem__)  # stable: a moment's lines keep their order
+        out = [out[i] for i in order]
     return out
 
 

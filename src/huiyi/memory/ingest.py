@@ -57,8 +57,8 @@ class Ingest(Care):
         ``person`` alone means the private chat with that person; ``space`` means a group chat, where
         each message names its ``speaker``. Messages whose ``id`` was stored before are skipped, so
         re-sending a batch is safe. Returns the messages newly stored, in the order stored: a batch whose
-        messages all carry their ``time`` is stored in the order said (a history paged newest first); send
-        the batches of a history oldest first.
+        messages all carry their ``time`` is stored in the order said (a history paged newest first, its
+        lines of one moment too); send the batches of a history oldest first.
 
         ``extract=False`` is for importing history whose memories exist already: the messages become
         recallable but leave working memory at once and are never handed to extraction.
