@@ -383,6 +383,17 @@ def test_a_fact_s_description_about_another_member_is_not_kept_under_its_subject
     )
     descriptions = [fact.description for fact in parse_extraction(said, fold).facts]
     assert descriptions == ["陈大川住在火星", "陈大川住在火星基地，木木也知道", "她问了是什么秘密"]
+    # the agent is no member to mislabel; an English name is a word of its own (helper's review)
+    english = make_fold([("Bob", "I go to the annual meetup"), ("Ann", "nice")], person=None, space="g2")
+    said = answer(
+        events=[event("Bob goes to a meetup.", ["m1"])],
+        facts=[
+            fact_item("我", "会去", "聚会", ["m1"], description="每年都和祈煜聊起聚会"),
+            fact_item("I", "goes to", "the annual meetup", ["m1"], description="Goes to the annual meetup"),
+        ],
+    )
+    kept = [fact.description for fact in parse_extraction(said, english).facts]
+    assert kept == ["每年都和祈煜聊起聚会", "Goes to the annual meetup"]
 
 
 def test_prompt_files_and_overrides(tmp_path: Path) -> None:

@@ -289,18 +289,32 @@ def _facts(items: list[dict[str, Any]], context: _Context) -> list[FactDraft]:
 
 
 def _names_another(description: str, subject: str, obj: str, roster: Roster) -> bool:
-    """Whether a fact's description names someone in the fold other than its subject and object, and not
+    """Whether a fact's description names a member of the fold other than its subject and object, and not
     its subject: the model's 木木住在火星 on 陈大川's line with subject 我 was kept as 陈大川's own fact,
-    under his name and without the hearsay mark a fact about another member gets (helper)."""
-    if any(name in description for name in roster.names.get(subject, [subject]) if len(name) > 1):
+    under his name and without the hearsay mark a fact about another member gets (helper). The agent is no
+    such member; a name of one character is too often part of a word to tell."""
+    if any(_named(name, description) for name in roster.names.get(subject, [subject])):
         return False
     return any(
-        name in description
+        _named(name, description)
         for shown, names in roster.names.items()
-        if shown not in (subject, obj)
+        if shown not in (subject, obj, roster.agent_name)
         for name in names
-        if len(name) > 1
     )
+
+
+def _named(name: str, text: str) -> bool:
+    """Whether ``text`` names ``name``: a name of letters as a word of its own (not Ann in "annual" nor in
+    "Anna's"), one of Chinese characters as it is written.
+
+    >>> _named("Ann", "Ann's cat"), _named("Ann", "Anna's cat"), _named("Ann", "annual"), _named("木木", "木木住在火星")
+    (True, False, False, True)
+    """
+    if len(name) < 2:
+        return False
+    if has_cjk(name):
+        return name in text
+    return re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text) is not None
 
 
 def _passed_on(text: str) -> bool:
