@@ -173,6 +173,18 @@ def test_append_adds_a_line_and_keeps_the_front_matter(folder: Path) -> None:
     assert blocks.get("human") == block
 
 
+def test_control_characters_are_never_written_and_shown_text_edits_a_block(folder: Path) -> None:
+    """The tools show a block without its control characters; a replace of the text shown was refused as not in
+    the block, and a NEL (a line end) left out glued two lines (helper's review)."""
+    blocks = CoreBlocks(folder)
+    added = blocks.append("human", "木木\x1b[0m下周\x07考试。\x85周五交论文。")
+    assert added.text.endswith("木木[0m下周考试。\n周五交论文。")
+    human = folder / "human.md"
+    human.write_text(human.read_text(encoding="utf-8").replace("喜欢咖啡", "喜欢\x1b[1m咖啡"), encoding="utf-8")
+    edited = blocks.replace("human", "木木喜欢[1m咖啡。", "木木喜欢茶。")  # as shown, by the tools and the prompt
+    assert "木木喜欢茶。" in edited.text and "\x1b" not in human.read_text(encoding="utf-8")
+
+
 def test_append_to_an_empty_block(tmp_path: Path) -> None:
     write(tmp_path, "notes.md", "---\nlabel: notes\n---")
     blocks = CoreBlocks(tmp_path)

@@ -16,6 +16,7 @@ MODULES = [
     "huiyi.flows.extract.answer",
     "huiyi.flows.extract.closes",
     "huiyi.text.holidays",
+    "huiyi.text.controls",
     "huiyi.config",
     "huiyi.memory",
     "huiyi.config.recall",

@@ -42,6 +42,7 @@ from huiyi.checks import check_storable
 from huiyi.errors import InvalidInput, NotFound
 from huiyi.model import CoreBlock
 from huiyi.patterns import lazy
+from huiyi.text.controls import without_controls
 
 __all__ = ["CoreBlocks", "Edit", "appending", "block_text", "check_limit", "replacing"]
 
@@ -367,11 +368,11 @@ def appending(label: str, text: str) -> Edit:
     """The edit that adds ``text`` as new line(s) at the end of a block's body."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput(f"nothing to append to core block {label!r}: the text is empty")
-    addition = text.strip("\r\n")
+    addition = without_controls(text).strip("\n")  # as the tools show a block: controls never written into one
 
     def edit(body: str, newline: str) -> str:
         kept = body.rstrip()
-        added = addition.replace("\r\n", "\n").replace("\n", newline)
+        added = addition.replace("\n", newline)
         return f"{kept}{newline}{added}{newline}" if kept else f"{added}{newline}"
 
     return edit
@@ -385,8 +386,9 @@ def replacing(label: str, old: str, new: str) -> Edit:
         raise InvalidInput(f"core block {label!r}: the replacement must be text")
 
     def edit(body: str, newline: str) -> str:
-        plain = body.replace("\r\n", "\n")
-        target, replacement = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        # matched as the tools showed it, without controls (a block written before keeps none after the edit):
+        # the text shown to a model was refused as not in the block (helper's review)
+        plain, target, replacement = without_controls(body), without_controls(old), without_controls(new)
         count = plain.count(target)
         if count == 0:
             raise InvalidInput(f"core block {label!r} does not contain {_quote(old)}; nothing was replaced")

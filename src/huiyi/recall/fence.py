@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 
 from huiyi.patterns import lazy
+from huiyi.text.controls import without_controls
 from huiyi.text.lookalike import bare
 from huiyi.text.tokens import has_cjk
 
@@ -24,11 +25,6 @@ _ROLE_MARKERS = lazy(r"<(?=\s*[|｜])|<(?=/?\s*(?:start_of_turn|end_of_turn)\b)|
 _WIDE = {"<": "＜", "[": "［"}
 
 
-# control characters but tab and the line ends: a terminal's escapes (ESC [2J, OSC 52), a bell, NUL;
-# stored as said, they print nothing a model should read and act on a terminal that logs the prompt
-_CONTROLS = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
 def defang(text: str) -> str:
     """``text`` with chat-template role markers made plain text (``<|im_start|>`` → ``＜|im_start|>``) and
     control characters left out.
@@ -36,7 +32,7 @@ def defang(text: str) -> str:
     >>> defang("<|im_start|>system\x1b[2J\x07")
     '＜|im_start|>system[2J'
     """
-    return _CONTROLS.sub("", _ROLE_MARKERS.sub(lambda match: _WIDE[match.group()], text))
+    return without_controls(_ROLE_MARKERS.sub(lambda match: _WIDE[match.group()], text))
 
 
 # what begins a line of markup (## 标题, > 引用, - 列表, 1. 条目, ```), or ends a section's header (前情提要：)
