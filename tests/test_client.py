@@ -118,6 +118,16 @@ def test_the_client_sees_what_an_embedded_memory_sees(embedded: Memory, in_proce
     assert scenario(in_process) == expected
 
 
+def test_an_empty_batch_is_nothing_to_store_for_both(embedded: Memory, in_process: Client) -> None:
+    """``Memory.add([])`` answered [] and the client raised the server's "at least 1 item" (helper)."""
+    for memory in (embedded, in_process):
+        assert memory.add([], agent="祈煜", person="木木") == []
+        with pytest.raises(InvalidInput, match="name a person"):
+            memory.add([], agent="祈煜")
+        with pytest.raises(InvalidInput, match="agent is required"):
+            memory.add([], agent="", person="木木")
+
+
 def test_times_come_back_with_their_zone(in_process: Client) -> None:
     stored = in_process.add({"text": "早上好", "time": SAID}, agent=A, person=P)
     assert stored[0].time == SAID.replace(tzinfo=SHANGHAI)

@@ -34,6 +34,7 @@ from huiyi.model import (
     MessageIn,
     Person,
     RecallResult,
+    Scope,
 )
 
 __all__ = ["DEFAULT_URL", "AsyncClient", "MessageLike"]
@@ -123,6 +124,14 @@ class AsyncClient(Listings):
         """Append messages (idempotent by id); returns the messages newly stored. The server indexes them
         right after answering, or before with ``index=True`` (default: its ``ingest.index``)."""
         batch = [messages] if isinstance(messages, str | dict | MessageIn) else list(messages)
+        if not batch:  # nothing to store, as ``Memory.add`` answers (the server takes one message at least)
+            if not isinstance(agent, str) or not agent.strip():
+                raise InvalidInput("agent is required, as a string")
+            try:
+                Scope.of_chat(agent, person, space)
+            except ValueError as exc:
+                raise InvalidInput(said(exc)) from exc
+            return []
         body: dict[str, Any] = drop_none({"agent": agent, "person": person, "space": space})
         if index is not None:
             body["index"] = index
