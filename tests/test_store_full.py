@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from datetime import datetime
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from huiyi.client import Client
 from huiyi.config import Config
-from huiyi.errors import StoreError, StoreFull
+from huiyi.errors import StoreBusy, StoreError, StoreFull
 from huiyi.faces.http import create_app
 from huiyi.memory import AsyncMemory
 from huiyi.model import Message, Scope
@@ -66,4 +67,25 @@ def test_a_full_store_over_http_is_507_store_full_and_the_client_raises_store_fu
         with Client("http://huiyi.test", transport=httpx.ASGITransport(app=app)) as client, pytest.raises(StoreFull):
             client.add([{"text": "你好"}], agent="bot", person="bob")
     finally:
+        asyncio.run(core.close())
+
+
+def test_a_store_another_program_holds_locked_is_store_busy_and_503(tmp_path: Path) -> None:
+    """A backup or a ``sqlite3`` shell holding the lock past the busy timeout raised SQLite's OperationalError
+    ("database is locked"), a 500 internal_error over HTTP that a bot could not tell from a crash (helper)."""
+    config = Config(worker={"enabled": False}, store={"busy_timeout_ms": 50})
+    core = AsyncMemory(tmp_path, embedder=HashEmbedder(32), config=config)
+    app = create_app(core)
+    other = sqlite3.connect(tmp_path / "huiyi.sqlite", isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+        with TestClient(app) as test:
+            raw = test.post("/v1/messages", json={"agent": "bot", "person": "bob", "messages": [{"text": "你好"}]})
+        assert raw.status_code == 503 and raw.json()["error"]["code"] == "store_busy"
+        with Client("http://huiyi.test", transport=httpx.ASGITransport(app=app)) as client, pytest.raises(StoreBusy):
+            client.add([{"text": "你好"}], agent="bot", person="bob")
+        other.execute("ROLLBACK")
+        assert asyncio.run(core.add("你好", agent="bot", person="bob"))  # once it lets go
+    finally:
+        other.close()
         asyncio.run(core.close())

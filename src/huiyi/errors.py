@@ -69,6 +69,13 @@ class StoreFull(StoreError):
     code = "store_full"
 
 
+class StoreBusy(StoreError):
+    """Another program holds the store's lock past the busy timeout (a backup, a ``sqlite3`` shell): nothing of the
+    call was written; retry once it lets go."""
+
+    code = "store_busy"
+
+
 class SchemaTooNew(StoreError):
     """The store was written by a newer huiyi than this one."""
 

@@ -24,6 +24,7 @@ from huiyi.errors import (
     ReadOnly,
     SchemaTooNew,
     ScopeError,
+    StoreBusy,
     StoreError,
     StoreFull,
     UnnamedConversation,
@@ -161,6 +162,7 @@ SHARED: dict[str, type[HuiyiError]] = {
         SchemaTooNew,
         ProviderError,
         StoreFull,
+        StoreBusy,
         StoreError,
         ConfigError,
     )

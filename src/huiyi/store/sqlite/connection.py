@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
-from huiyi.errors import SchemaTooNew, StoreError, StoreFull
+from huiyi.errors import SchemaTooNew, StoreBusy, StoreError, StoreFull
 from huiyi.store.base import RankRow
 from huiyi.store.owncache import OwnVectorCache
 from huiyi.store.rankcache import RankCache
@@ -158,14 +158,20 @@ class SQLiteConnection:
 
     @contextmanager
     def _room(self) -> Iterator[None]:
-        """A write the disk could not hold (SQLITE_FULL) as ``StoreFull``: a bot's add sees a huiyi error it
-        can act on, not SQLite's."""
+        """A write the disk could not hold (SQLITE_FULL) as ``StoreFull``, one another program's lock kept out
+        past the busy timeout (SQLITE_BUSY, SQLITE_LOCKED) as ``StoreBusy``: a bot's add sees a huiyi error it
+        can act on, not SQLite's (over HTTP a 500 "internal_error" it could not tell from a crash)."""
         try:
             yield
         except sqlite3.OperationalError as exc:
             code = getattr(exc, "sqlite_errorcode", None)
             if code is not None and code & 0xFF == sqlite3.SQLITE_FULL:
                 raise StoreFull(f"{self.path}: the disk is full; nothing of this call was written") from exc
+            if code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise StoreBusy(
+                    f"{self.path}: another program holds the store's lock past the busy timeout"
+                    f" ({self._busy_timeout_ms:g} ms); nothing of this call was written, retry"
+                ) from exc
             raise
 
     def close(self) -> None:
