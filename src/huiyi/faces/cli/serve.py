@@ -28,7 +28,14 @@ def serve(
     config: ConfigOption = None,
     host: Annotated[str | None, typer.Option(help="Interface to listen on (default from config: 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(min=0, max=65535, help="Port (default from config: 8765).")] = None,
-    workers: Annotated[int, typer.Option(help="Extraction workers to run beside the API.")] = 1,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Extraction workers to run beside the API; 0: none in this process, not even the store's own"
+            " background worker (an API-only replica, `huiyi worker` processes extract).",
+        ),
+    ] = 1,
     index_for: Annotated[
         float,
         typer.Option(
@@ -47,7 +54,8 @@ def serve(
     from huiyi.memory import AsyncMemory
     from huiyi.store import store_label
 
-    settings = Config.load(config)
+    # --workers 0 left the store's own worker on, so an API-only replica still called the LLM (helper)
+    settings = Config.load(config, **({"worker": {"enabled": False}} if workers == 0 else {}))
     memory = AsyncMemory(store, config=settings)
     api = create_app(
         memory,
