@@ -89,3 +89,24 @@ def test_a_store_another_program_holds_locked_is_store_busy_and_503(tmp_path: Pa
     finally:
         other.close()
         asyncio.run(core.close())
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_store_file_deleted_under_the_process_refuses_writes(tmp_path: Path, how: str) -> None:
+    """Its connections wrote on to the unlinked file: every add answered as stored and was gone at the restart,
+    and /health said ok (helper)."""
+    store = SQLiteStore(tmp_path / "s")
+    try:
+        store.append_messages([_message(0, "我住在上海")])
+        (tmp_path / "s" / "huiyi.sqlite").unlink()
+        if how == "replaced":  # a backup put back: another file under the same name
+            SQLiteStore(tmp_path / "s").close()
+        for write in (
+            lambda: store.append_messages([_message(1, "删除后的消息")]),
+            lambda: store.append_messages([_message(2, "一"), _message(3, "二")]),
+            store.schema_version,  # what /health reads
+        ):
+            with pytest.raises(StoreError, match="was deleted or replaced while this process had it open"):
+                write()
+    finally:
+        store.close()

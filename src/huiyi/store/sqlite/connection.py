@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 import weakref
@@ -71,11 +72,13 @@ class SQLiteConnection:
         self._connections_lock = threading.Lock()
         self._write_lock = threading.RLock()
         self._closed = False
+        self._file: tuple[int, int] | None = None  # the file opened: its device and inode, once the open made it
         try:
             self._migrate()
         except sqlite3.DatabaseError as exc:  # e.g. "file is not a database": someone else's file, or a broken one
             self._close_connections()  # the caches are not made yet
             raise StoreError(f"{self.path} cannot be opened as a huiyi store: {exc}") from exc
+        self._file = _identity(self.path)
 
     # connections -----------------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -161,6 +164,7 @@ class SQLiteConnection:
         """A write the disk could not hold (SQLITE_FULL) as ``StoreFull``, one another program's lock kept out
         past the busy timeout (SQLITE_BUSY, SQLITE_LOCKED) as ``StoreBusy``: a bot's add sees a huiyi error it
         can act on, not SQLite's (over HTTP a 500 "internal_error" it could not tell from a crash)."""
+        self._still_there()
         try:
             yield
         except sqlite3.OperationalError as exc:
@@ -218,7 +222,17 @@ class SQLiteConnection:
                     (str(version),),
                 )
 
+    def _still_there(self) -> None:
+        """Refuse to go on with a file deleted or replaced under this process: its connections wrote on to the
+        unlinked file, each add answered as stored and lost at the restart, and /health said ok (helper)."""
+        if self._file is not None and _identity(self.path) != self._file:
+            raise StoreError(
+                f"{self.path} was deleted or replaced while this process had it open: nothing of this call was"
+                " written; restart on the store as it is now"
+            )
+
     def schema_version(self) -> int:
+        self._still_there()  # /health asks this
         row = self._conn().execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         return int(row[0]) if row else 0
 
@@ -251,3 +265,12 @@ def chunks(values: Sequence[T], size: int) -> Iterator[list[T]]:
 def marks(count: int) -> str:
     """``?,?,…`` for ``count`` parameters."""
     return ",".join("?" * count)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` (device, inode), or None when there is none."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
