@@ -98,6 +98,21 @@ def test_pending_messages_fill_the_room_the_ranked_hits_leave(tmp_path: Path) ->
         memory.indexed()
 
 
+def test_the_line_just_asked_is_not_its_own_answer(tmp_path: Path) -> None:
+    """A bot adds the user's line, then recalls for it: the line came back first, above the memory that answers
+    it (helper). An older line said as the query is still found."""
+    embedder = GatedEmbedder()
+    with Memory(tmp_path / "s", config=CONFIG, embedder=embedder) as memory:
+        embedder.gate.clear()
+        memory.add(["我家的猫叫团子", "团子叫什么来着"], agent=AGENT, person=PERSON)
+        hits = memory.recall("团子叫什么来着", agent=AGENT, person=PERSON).hits
+        assert [hit.sources for hit in hits] == [[memory.working_memory(agent=AGENT, person=PERSON)[0].id]]
+        memory.add("嗯", agent=AGENT, person=PERSON)  # no longer the newest: said as asked, it is found
+        assert "团子叫什么来着" in memory.recall("团子叫什么来着", agent=AGENT, person=PERSON).hits[0].text
+        embedder.gate.set()
+        memory.indexed()
+
+
 def test_the_synchronous_add_does_not_wait_for_the_event_loop(tmp_path: Path) -> None:
     """A bot's add is durable on its own thread; the loop only queues the indexing after (issue 15)."""
     embedder = GatedEmbedder()

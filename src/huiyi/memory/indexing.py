@@ -234,9 +234,14 @@ class Indexing(MemoryBase):
             PENDING_SCAN, request.scopes, lambda t: share_of(t) >= PENDING_MATCH
         )
         start, end = request.time_range or (None, None)
+        # the line being asked is no answer to itself: a bot adds the user's line, then recalls for it, and the
+        # line came back first, above the memory that answers it (helper); its chat's newest, said as asked
+        asked = {" ".join(query.split()), " ".join(query.strip().splitlines()[-1].split()) if query.strip() else ""}
         found: list[RecallHit] = []
         for message in tail:
             if (start is not None and message.time < start) or (end is not None and message.time > end):
+                continue
+            if " ".join(message.text.split()) in asked and self._newest_of_its_chat(message):
                 continue
             if as_of is not None and message.time > as_of:
                 continue
@@ -257,6 +262,9 @@ class Indexing(MemoryBase):
             )
         found.sort(key=lambda hit: (-hit.score, -(hit.data.get("seq") or 0)))
         return found, versions
+
+    def _newest_of_its_chat(self, message: Message) -> bool:
+        return [m.id for m in self.store.recent_messages(message.agent, message.space, 1)] == [message.id]
 
     async def _drain_to_close(self) -> None:
         try:
