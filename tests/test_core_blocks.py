@@ -183,6 +183,8 @@ def test_control_characters_are_never_written_and_shown_text_edits_a_block(folde
     human.write_text(human.read_text(encoding="utf-8").replace("喜欢咖啡", "喜欢\x1b[1m咖啡"), encoding="utf-8")
     edited = blocks.replace("human", "木木喜欢[1m咖啡。", "木木喜欢茶。")  # as shown, by the tools and the prompt
     assert "木木喜欢茶。" in edited.text and "\x1b" not in human.read_text(encoding="utf-8")
+    with pytest.raises(InvalidInput, match="the text is empty"):  # it answered "appended", writing nothing
+        blocks.append("human", "\x1b\x07\x85")
 
 
 def test_append_to_an_empty_block(tmp_path: Path) -> None:

@@ -366,9 +366,10 @@ def _same_owner(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 def appending(label: str, text: str) -> Edit:
     """The edit that adds ``text`` as new line(s) at the end of a block's body."""
-    if not isinstance(text, str) or not text.strip():
+    # as the tools show a block: controls are never written into one (text of controls alone is empty)
+    addition = without_controls(text).strip("\n") if isinstance(text, str) else ""
+    if not addition.strip():
         raise InvalidInput(f"nothing to append to core block {label!r}: the text is empty")
-    addition = without_controls(text).strip("\n")  # as the tools show a block: controls never written into one
 
     def edit(body: str, newline: str) -> str:
         kept = body.rstrip()
