@@ -15,10 +15,13 @@ from huiyi.text.lookalike import name_key
 
 __all__ = ["posed_speaker"]
 
+# colons and what looks like one: full-width, presentation forms (﹕ ︓ ︰, NFKC's colons), ratio, modifier letters
+# (꞉ ˸ ː), Hebrew sof pasuq, Mongolian, two-dot punctuation (﹕ and ︓ were missed: helper)
+_COLONS = ":：︰﹕︓∶꞉˸ː׃᠄⁚"
 # a name, bracketed or with a note after it ([阿哲]:, 阿哲（群主）:), then a colon or one that looks like it
 _LINE = lazy(
-    r"^\s*[\[【(（<《]?(?P<who>[^\s:：︰∶꞉˸,，。!！?？\[\]【】()（）<>《》]{1,24})[\]】)）>》]?"
-    r"(?:[(（][^)）]{0,12}[)）])?\s*[:：︰∶꞉˸]"
+    rf"^\s*[\[【(（<《]?(?P<who>[^\s{_COLONS},，。!！?？\[\]【】()（）<>《》]{{1,24}})[\]】)）>》]?"
+    rf"(?:[(（][^)）]{{0,12}}[)）])?\s*[{_COLONS}]"
 )
 _INVISIBLE = lazy(
     r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]"
