@@ -135,12 +135,12 @@ def test_python_refuses_absurd_times_as_http_does(memory: Memory, when: datetime
 def test_tools_refuse_absurd_times_in_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import asyncio
 
-    from huiyi.faces import tools
+    from huiyi.faces import tool_times
     from huiyi.faces.tools import ToolExecutor
 
     read: list[int] = []
-    phrases = tools.query_time_range
-    monkeypatch.setattr(tools, "query_time_range", lambda text, now: read.append(len(text)) or phrases(text, now))
+    phrases = tool_times.query_time_range
+    monkeypatch.setattr(tool_times, "query_time_range", lambda text, now: read.append(len(text)) or phrases(text, now))
 
     async def run() -> list[dict[str, Any]]:
         async with AsyncMemory(tmp_path / "tools", embedder=HashEmbedder(64)) as mem:

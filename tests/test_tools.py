@@ -476,6 +476,17 @@ def test_a_memory_written_as_someone_s_line_is_refused(h: Harness, text: str) ->
     assert note["status"] == "stored"
 
 
+def test_a_fact_about_me_in_a_group_names_the_member(h: Harness) -> None:
+    """'我' means the user talked with; a group has none, and the fact was kept about an entity called 我, in the
+    group's prompt as 我的属性：我喜欢猫 (helper)."""
+    group = ToolExecutor(h.memory, AGENT, space="g1")
+    args = {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": "猫"}
+    assert h.call("create_memory", args, tools=group)["error"]["code"] == "unnamed_subject"
+    assert h.run(h.memory.memories(agent=AGENT, space="g1", kinds=[MemoryKind.FACT])) == []
+    assert h.call("create_memory", {**args, "subject": "阿哲"}, tools=group)["status"] == "stored"
+    assert h.call("create_memory", args)["status"] == "stored"  # a private chat's 我 is its person
+
+
 def test_a_description_that_shares_no_word_with_any_memory_links_nothing(h: Harness) -> None:
     # meaning alone ranks some memory first however unrelated: it was linked
     mine = h.call("create_memory", {"subject": "我", "memory_type": "事实", "topic": "喜欢", "object": "海边"})

@@ -126,3 +126,13 @@ ARGUMENTS: dict[str, type[_Args]] = {
     "core_memory_replace": CoreMemoryReplace,
     "rate_memory": RateMemory,
 }
+
+
+class ToolError(Exception):
+    """A refusal with a stable code, returned to the model as ``{"error": …}``."""
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details

@@ -26,15 +26,13 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from datetime import datetime, time, timedelta, tzinfo
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from pydantic import ValidationError
 
-from huiyi.checks import in_years
 from huiyi.errors import HuiyiError, InvalidInput, NotFound
 from huiyi.faces.tool_arguments import (
     ARGUMENTS,
@@ -48,22 +46,23 @@ from huiyi.faces.tool_arguments import (
     SearchMemories,
     Text,
     TimeRange,
+    ToolError,
 )
 from huiyi.faces.tool_posing import posed_speaker
 from huiyi.faces.tool_schemas import TOOL_NAMES, TOOLS, MemoryType, RelationType, tool_schemas
+from huiyi.faces.tool_times import resolve_time, time_bounds
 from huiyi.memory import AsyncMemory
 from huiyi.model import CoreBlock, FactData, FactKind, LinkKind, MemoryItem, MemoryKind, RecallHit, visible_scopes
 from huiyi.recall.fence import defang
 from huiyi.recall.lookalikes import marker, names_of, people_of
 from huiyi.recall.speakers import relabeled, renamed_chunk
 from huiyi.text.compose import compose
-from huiyi.text.times import parse_datetime, query_time_range
 
 __all__ = ["TOOLS", "TOOL_NAMES", "ToolExecutor", "tool_schemas"]
 # defined in the schema and argument modules and importable from here, as they always were
 __all__ += ["ARGUMENTS", "ArchivalMemorySearch", "ConversationSearch", "CoreMemoryAppend", "CoreMemoryReplace"]
 __all__ += ["CreateMemory", "LinkMemories", "MemoryType", "RateMemory", "RelationType", "SearchMemories", "Text"]
-__all__ += ["TimeRange"]
+__all__ += ["TimeRange", "ToolError"]
 
 log = logging.getLogger(__name__)
 
@@ -107,16 +106,6 @@ _AGENT_WORDS = {"你", "助手", "ai", "assistant", "you", "the assistant"}
 _TIME_KEYS = ("时间", "time", "when", "date", "日期")
 
 # the executor ------------------------------------------------------------------------------------------
-
-
-class ToolError(Exception):
-    """A refusal with a stable code, returned to the model as ``{"error": …}``."""
-
-    def __init__(self, code: str, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.details = details
 
 
 def error_object(code: str, message: str, **details: Any) -> dict[str, Any]:
@@ -213,7 +202,7 @@ class ToolExecutor:
         when: datetime | None = None
         for key in _TIME_KEYS:
             if key in attributes:
-                when = _resolve_time(attributes[key], now, self.zone)
+                when = resolve_time(attributes[key], now, self.zone)
                 if when is not None:
                     attributes[key] = when.isoformat(timespec="minutes")
                 break
@@ -226,6 +215,8 @@ class ToolExecutor:
                 f"write what happened ({who}说… / {who} said …) without '{who}:' in front",
             )
         kind = _TYPE_KIND[args.memory_type]
+        if kind is MemoryKind.FACT and subject.lower() in _USER_WORDS:  # a group's 我 is no one: 我的属性：我喜欢猫
+            raise ToolError("unnamed_subject", f"in a group '{subject}' names no one: give the member's name")
         item = await self.memory.remember(
             text,
             subject=subject,  # a fact's edge; another memory keeps what it is about as plain keys
@@ -330,7 +321,7 @@ class ToolExecutor:
         keep: Callable[[RecallHit], bool] | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
-        bounds = _time_bounds(time_range, self.memory.now(), self.zone) if time_range else None
+        bounds = time_bounds(time_range, self.memory.now(), self.zone) if time_range else None
         result = await self.memory.recall(
             query,
             agent=self.agent,
@@ -458,43 +449,3 @@ def _hit(hit: RecallHit, text: str) -> dict[str, Any]:
 
 def _block(block: CoreBlock) -> dict[str, Any]:
     return {"label": block.label, "text": defang(block.text)}
-
-
-_HAS_CLOCK = re.compile(r"\d\s*[:：时点]|T\d")
-
-
-def _resolve_time(said: str, now: datetime, zone: tzinfo) -> datetime | None:
-    """A time as said ('今天', '2025-11-05 08:00', 'last Friday') as a datetime of ``zone``, or None."""
-    try:
-        return parse_datetime(said, zone)
-    except ValueError as exc:  # an offset no date of the zone matches
-        raise ToolError("invalid_arguments", f"time: {exc}") from None
-    except InvalidInput:
-        span = query_time_range(said, now)
-        return span.start if span else None
-
-
-def _time_bounds(window: TimeRange, now: datetime, zone: tzinfo) -> tuple[datetime | None, datetime | None]:
-    start = _bound(window.start, now, zone, end=False) if window.start else None
-    end = _bound(window.end, now, zone, end=True) if window.end else None
-    if start and end and start > end:
-        raise ToolError("invalid_arguments", f"time_range starts ({start}) after it ends ({end})")
-    return start, end
-
-
-def _bound(said: str, now: datetime, zone: tzinfo, *, end: bool) -> datetime:
-    try:
-        moment = in_years(parse_datetime(said, zone))  # a date at the calendar's end has no whole day after it
-    except ValueError as exc:
-        raise ToolError("invalid_arguments", f"time_range: {exc}") from None
-    except InvalidInput:
-        span = query_time_range(said, now)
-        if span is None:
-            raise ToolError(
-                "invalid_arguments",
-                f"cannot read {said!r} as a time; use an ISO date ('2025-11-04') or date-time ('2025-11-04T08:00')",
-            ) from None
-        return span.end - timedelta(microseconds=1) if end else span.start
-    if end and moment.time() == time() and not _HAS_CLOCK.search(said):  # a date: the whole day
-        return moment + timedelta(days=1) - timedelta(microseconds=1)
-    return moment
