@@ -162,6 +162,12 @@ def test_conversation_search_finds_a_message(h: Harness) -> None:
     assert [m["text"] for m in dated["memories"]] == ["木木: 周末我想去海边看日出"]  # the end date is a whole day
     empty = h.call("conversation_search", {"query": "海边", "time_range": {"end": "2025-11-02T00:00"}})
     assert all("海边" not in m["text"] for m in empty["memories"])
+    # a side of a day in Chinese: 5日前 was read as "five days ago", a range that bounded nothing (helper)
+    for before in ("2025年11月2日前", "2025年11月2号之前"):
+        earlier = h.call("conversation_search", {"query": "海边", "time_range": {"end": before}})
+        assert all("海边" not in m["text"] for m in earlier["memories"]), before
+    later = h.call("conversation_search", {"query": "海边", "time_range": {"start": "2025年11月1日以后"}})
+    assert [m["text"] for m in later["memories"]] == ["木木: 周末我想去海边看日出"]
 
 
 def test_archival_search_sees_distilled_memories_only(h: Harness) -> None:

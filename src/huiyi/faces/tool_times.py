@@ -35,7 +35,14 @@ def time_bounds(window: TimeRange, now: datetime, zone: tzinfo) -> tuple[datetim
     return start, end
 
 
+# a dated day and a side of it: 2024年3月5日前, 3月5号以后 (read whole, 5日前 was "five days ago": helper)
+_SIDE_OF_A_DAY = re.compile(r"(?P<day>.*[年月].*[日号])\s*[之以]?(?P<side>[前后])")
+
+
 def _bound(said: str, now: datetime, zone: tzinfo, *, end: bool) -> datetime:
+    if (side := _SIDE_OF_A_DAY.fullmatch(said.strip())) and (day := query_time_range(side["day"], now)):
+        edge = day.start if side["side"] == "前" else day.end  # before the day, or after it
+        return edge - timedelta(microseconds=1) if end else edge
     try:
         moment = in_years(parse_datetime(said, zone))  # a date at the calendar's end has no whole day after it
     except ValueError as exc:
