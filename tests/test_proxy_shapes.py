@@ -97,6 +97,24 @@ def test_calls_of_huiyis_tools_beside_the_bots_never_reach_the_bot(with_tools: L
     assert "tool_calls" not in choice["message"] and choice["message"]["content"] == "晴"  # past the last round
 
 
+def test_every_choice_loses_its_calls_of_huiyis_tools() -> None:
+    """With ``n`` = 2 only the first choice was cleaned: the second's call of conversation_search reached the bot
+    (helper)."""
+    from huiyi.faces.proxy_tools import MEMORY_TOOLS, for_client
+
+    def choice(i: int, *calls: dict[str, Any]) -> dict[str, Any]:
+        message = {"role": "assistant", "content": None, "tool_calls": list(calls)}
+        return {"index": i, "message": message, "finish_reason": "tool_calls"}
+
+    first, second = choice(0, _call("get_weather")), choice(1, _call("conversation_search"), _call("get_weather"))
+    cleaned = for_client({"choices": [first, second, choice(2, _call("rate_memory"))]}, MEMORY_TOOLS)
+    assert cleaned is not None and cleaned["choices"][0] is first
+    names = [[call["function"]["name"] for call in c["message"].get("tool_calls", [])] for c in cleaned["choices"]]
+    assert names == [["get_weather"], ["get_weather"], []]
+    assert cleaned["choices"][2]["finish_reason"] == "stop"
+    assert for_client({"choices": [first, {"index": 1}]}, MEMORY_TOOLS) is None  # a choice of no message is its own
+
+
 def test_a_bots_tool_named_as_one_of_huiyis_stays_the_bots(with_tools: Live) -> None:
     # both went upstream under one name, which OpenAI-style servers refuse (400)
     own = {"type": "function", "function": {"name": "search_memories", "parameters": {"type": "object"}}}

@@ -58,18 +58,28 @@ async def run_rounds(
 def for_client(completion: dict[str, Any], names: Collection[str]) -> dict[str, Any] | None:
     """The completion without its calls of huiyi's tools, or None when it makes none: a message that called
     them beside the bot's own tools (or past the last round) reached the bot whole, with calls of tools it
-    never declared. Left with no call, the message ends as an answer (``finish_reason`` "stop")."""
-    choice = completion["choices"][0]
-    calls = choice["message"].get("tool_calls")
-    if not isinstance(calls, list) or not any(_ours(call, names) for call in calls):
+    never declared, as did every choice past the first (``n`` > 1; helper). Left with no call, a message ends
+    as an answer (``finish_reason`` "stop")."""
+    choices = [_without_ours(choice, names) for choice in completion["choices"]]
+    if all(new is old for new, old in zip(choices, completion["choices"], strict=True)):
         return None
+    return {**completion, "choices": choices}
+
+
+def _without_ours(choice: Any, names: Collection[str]) -> Any:
+    """One choice without its calls of huiyi's tools; the choice itself when it makes none."""
+    if not isinstance(choice, dict) or not isinstance(said := choice.get("message"), dict):
+        return choice
+    calls = said.get("tool_calls")
+    if not isinstance(calls, list) or not any(_ours(call, names) for call in calls):
+        return choice
     kept = [call for call in calls if not _ours(call, names)]
-    message = {key: value for key, value in choice["message"].items() if key != "tool_calls" or kept}
+    message = {key: value for key, value in said.items() if key != "tool_calls" or kept}
     if kept:
         message["tool_calls"] = kept
     elif choice.get("finish_reason") == "tool_calls":
         choice = {**choice, "finish_reason": "stop"}
-    return {**completion, "choices": [{**choice, "message": message}, *completion["choices"][1:]]}
+    return {**choice, "message": message}
 
 
 def first_message(response: httpx.Response) -> dict[str, Any] | None:
