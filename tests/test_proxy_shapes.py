@@ -66,6 +66,19 @@ def test_a_system_prompt_in_text_parts_stays_first_with_the_memory_in_it(live: L
     assert sent[0]["content"].startswith("You are Qiyu.") and "我叫小明" in sent[0]["content"]
 
 
+def test_a_stream_answered_whole_reaches_the_bot_as_a_stream_and_its_reply_is_kept(live: Live) -> None:
+    # an upstream that ignores "stream" answered JSON: the bot got it with an error event glued on (neither JSON
+    # nor a stream), and the reply was not kept (helper)
+    live.upstream.script_chat("好的")
+    answer = _ask(live, [{"role": "user", "content": "你好"}], stream=True)
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/event-stream")
+    events = [line.removeprefix("data: ") for line in answer.text.splitlines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]" and "upstream_stream_broken" not in answer.text
+    said = "".join(c["choices"][0]["delta"].get("content") or "" for c in map(json.loads, events[:-1]) if c["choices"])
+    assert said == "好的"
+    assert [m.text for m in _stored(live, 2, person="mumu")] == ["你好", "好的"]
+
+
 def test_a_slow_upstream_is_a_timeout_not_an_unreachable_one(live: Live) -> None:
     # a 502 "could not be reached: " with no reason, for a model that was reached and was slow
     live.upstream.script_delay(3.0, content="迟到")

@@ -368,9 +368,15 @@ class MemoryProxy:
         except httpx.HTTPError as exc:
             status, answer = self._failed(exc)
             return JSONResponse(answer, status_code=status)
-        if upstream.status_code != 200:
+        if upstream.status_code != 200 or "event-stream" not in upstream.headers.get("content-type", "event-stream"):
             raw = await upstream.aread()
             await upstream.aclose()
+            completion = _json_object(raw) if upstream.status_code == 200 else None
+            if completion is not None and isinstance(completion.get("choices"), list):
+                # an upstream that ignores "stream" answers whole: sent on as the stream asked for, reply kept,
+                # where the bot got the completion with an error event glued on and nothing stored (helper)
+                self._remember_completion(turn, raw)
+                return final_as_sse(completion)
             return Response(
                 raw,
                 status_code=upstream.status_code,
@@ -429,6 +435,14 @@ def _all_text(content: Any) -> bool:
     return isinstance(content, str) or (
         bool(parts) and all(isinstance(p, dict) and p.get("type") == "text" for p in parts or ())
     )
+
+
+def _json_object(raw: bytes) -> dict[str, Any] | None:
+    try:
+        found = json.loads(raw)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def _upstream_error(message: str, code: str = "upstream_unreachable") -> dict[str, Any]:
