@@ -250,11 +250,16 @@ def test_a_request_the_sdk_cannot_read_is_answered_an_error_by_its_id(tmp_path: 
         '{"jsonrpc": "2.0", "id": "deep", "method": "ping", "params": {"a": ' + "[" * 100_000 + "]" * 100_000 + "}}\n"
     )
     ping = json.dumps({"jsonrpc": "2.0", "id": 6, "method": "ping"}) + "\n"
+    cut = '{"jsonrpc": "2.0", "id": 8, "method": "ping", "params": {\n'  # each told its own fault (helper)
+    old = '{"jsonrpc": "1.0", "id": 9, "method": "ping"}\n'
     server = start(tmp_path / "store")
-    out, _ = server.communicate(piped([]) + (huge + deep + ping).encode(), timeout=60)
+    out, _ = server.communicate(piped([]) + (huge + deep + ping + cut + old).encode(), timeout=60)
     answers = {answer["id"]: answer for answer in map(json.loads, out.splitlines())}
-    assert server.returncode == 0 and sorted(answers, key=str) == [0, 5, 6, "deep"]
+    assert server.returncode == 0 and sorted(answers, key=str) == [0, 5, 6, 8, 9, "deep"]
     assert answers[5]["error"]["code"] == answers["deep"]["error"]["code"] == -32600 and "result" in answers[6]
+    said = {key: answers[key]["error"]["message"] for key in (5, "deep", 8, 9)}
+    assert "digits" in said[5] and "nested too deep" in said["deep"] and "not a JSON-RPC 2.0 request" in said[9]
+    assert answers[8]["error"]["code"] == -32700 and said[8].startswith("the line is not JSON")
 
 
 def test_a_store_that_cannot_open_is_an_error_on_stderr_never_on_the_protocol_stream(tmp_path: Path) -> None:

@@ -171,11 +171,21 @@ def _refusal(line: str) -> str | None:
     request_id = _top_level_id(line)
     if request_id is None or '"method"' not in line:
         return None
-    error = {
-        "code": types.INVALID_REQUEST,
-        "message": "the request cannot be read (a number too long or nesting too deep)",
-    }
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}, ensure_ascii=False) + "\n"
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": _why(line)}, ensure_ascii=False) + "\n"
+
+
+def _why(line: str) -> dict[str, object]:
+    """The JSON-RPC error of a request the SDK could not read, saying what is wrong with it: every one was told
+    "a number too long or nesting too deep", a line cut short and a wrong "jsonrpc" too (helper)."""
+    try:
+        json.loads(line)
+    except json.JSONDecodeError as exc:
+        return {"code": types.PARSE_ERROR, "message": f"the line is not JSON: {exc.msg} at character {exc.pos}"}
+    except RecursionError:
+        return {"code": types.INVALID_REQUEST, "message": "the request is nested too deep to read"}
+    except ValueError as exc:  # an integer past Python's digit limit
+        return {"code": types.INVALID_REQUEST, "message": f"the request cannot be read: {exc}"[:200]}
+    return {"code": types.INVALID_REQUEST, "message": "the request is not a JSON-RPC 2.0 request this server reads"}
 
 
 _TOKEN = re.compile(r'["{}\[\],]')  # what moves the top level's place: a string, a bracket, a comma
