@@ -139,6 +139,28 @@ def test_english_phrases(text: str, phrase: str, start: str, end: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a clock before its day, or the day at the sentence's start: each clock was put on today (helper)
+        ("I'm seeing the doctor at 3pm next Friday.", [("at 3pm", "2023-05-19 15:00"), ("next Friday", "2023-05-19")]),
+        ("I have a meeting at 9am tomorrow", [("at 9am", "2023-05-11 09:00"), ("tomorrow", "2023-05-11")]),
+        ("Tomorrow I'm meeting Sarah at 1pm", [("Tomorrow", "2023-05-11"), ("at 1pm", "2023-05-11 13:00")]),
+        ("Tomorrow is busy. Lunch at 1pm", [("Tomorrow", "2023-05-11"), ("at 1pm", "2023-05-10 13:00")]),
+        # a part of the day, then its clock: stopped at the morning's 06:00; an evening's 7:30 is 19:30
+        ("I'm meeting Bob tomorrow morning at 8:30", [("tomorrow morning at 8:30", "2023-05-11 08:30")]),
+        ("dinner this evening at 7:30", [("this evening at 7:30", "2023-05-10 19:30")]),
+        # a US month and day by numbers, after a word that dates or with a year; a bare 3/4 is a fraction
+        ("My meeting is on 3/4 at 9am", [("on 3/4 at 9am", "2023-03-04 09:00")]),
+        ("due 12/25/2024", [("due 12/25/2024", "2024-12-25")]),
+        ("I ate 3/4 of the cake", []),
+    ],
+)
+def test_english_clocks_take_the_day_their_sentence_names(text: str, expected: list[tuple[str, str]]) -> None:
+    found = [(span.phrase, span.start) for span in find_time_phrases(text, NOW)]
+    assert found == [(phrase, d(start)) for phrase, start in expected]
+
+
+@pytest.mark.parametrize(
     "text",
     ["", "hello there", "我好一点了", "晚上好", "两点之间直线最短", "坐3号线", "三年级", "我们认识三年了",
      "I may go", "this may hurt", "I sat down in the sun", "\x00\ud7ff"],

@@ -307,11 +307,18 @@ def _en_earlier_this(match: re.Match[str], now: datetime) -> Range:
     return start, now + timedelta(seconds=1)
 
 
+def _en_numeric(match: re.Match[str], now: datetime) -> Range | None:
+    if not match["prep"] and not match["yy"]:
+        return None
+    return whole_days(date(int(match["yy"] or now.year), int(match["mon"]), int(match["day"])))
+
+
 def _en_iso(match: re.Match[str], now: datetime) -> Range:
     return whole_days(date(int(match.group("yy")), int(match.group("mon")), int(match.group("day"))))
 
 
 _PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 24)}
+_PART_SPANS = {(first, last - first) for first, last in _PARTS.values()}  # (start hour, hours) of each part
 
 
 def _part_of_day(day: datetime, part: str) -> Range:
@@ -366,8 +373,16 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(rf"(?:in|during|over|through)\s+the\s+{_SEASON_RE}", _en_season),
     _rule(rf"(?:in|during|since|of|back\s+in)\s+{_YEAR_RE}", lambda m, now: year_span(int(m["year"]))),
     _rule(rf"{_WHICH_RE}?{_HOLIDAY_RE}(?:,?\s+(?:of\s+)?(?P<hyear>(?:19|20)\d{{2}}))?", _en_holiday),
+    # a month and day by numbers, as the US writes them (3/4 is March 4): after a word that dates, or with a year,
+    # as a bare 3/4 is as often a fraction or a score
+    _rule(
+        r"(?:(?P<prep>on|by|until|till|before|after|since|due)\s+)?(?P<mon>1[0-2]|0?[1-9])/(?P<day>3[01]|[12]\d|0?[1-9])"
+        r"(?:/(?P<yy>(?:19|20)\d\d))?(?![/\d])",
+        lambda m, now: _en_numeric(m, now),
+    ),
     _rule(rf"at\s+{_CLOCK_RE}", lambda m, now: clock_span(m, midnight(now.date()))),
 ]
+_CLOCK_RULE = len(_EN_RULE_PATTERNS) - 1  # a clock alone: on today, unless its sentence names the day
 
 # A day phrase may be narrowed by what follows it: “yesterday morning”, “on Monday at 8 pm”.
 _EN_SUFFIX = rf"\s+(?:(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night)|at\s+{_CLOCK_RE})(?![\w-])"
@@ -386,20 +401,36 @@ def _en_suffix() -> re.Pattern[str]:
 
 
 def _narrow_en(text: str, end: int, span: Range) -> tuple[int, Range]:
-    if span[1] - span[0] != DAY or span[0].time() != time():
+    if span[1] - span[0] == DAY and span[0].time() == time():
+        suffix = _en_suffix().match(text, end)
+        if suffix is None:
+            return end, span
+        if not suffix["part"]:
+            narrowed = clock_span(suffix, span[0])
+            return (end, span) if narrowed is None else (suffix.end(), narrowed)
+        span, end = _part_of_day(span[0], suffix["part"]), suffix.end()
+    elif (span[0].hour, (span[1] - span[0]) // timedelta(hours=1)) not in _PART_SPANS or span[0].minute:
         return end, span
-    suffix = _en_suffix().match(text, end)
-    if suffix is None:
+    # a part of a day and then its clock, "tomorrow morning at 8:30": the clock (it stopped at 06:00: helper)
+    clock = _en_suffix().match(text, end)
+    day = midnight(span[0].date())
+    if clock is None or clock["part"] or (at := clock_span(clock, day)) is None:
         return end, span
-    narrowed = _part_of_day(span[0], suffix["part"]) if suffix["part"] else clock_span(suffix, span[0])
-    return (end, span) if narrowed is None else (suffix.end(), narrowed)
+    if not (_group(clock, "ampm") or _group(clock, "ampm2")) and span[0].hour >= 12 > at[0].hour:
+        at = at[0] + timedelta(hours=12), at[1] + timedelta(hours=12)  # "this evening at 7:30" is 19:30
+    return clock.end(), at
+
+
+# what ends a sentence: a clock alone takes the day its sentence names, before or after it
+_SENTENCE_END = lazy(r"[.!?;\n。！？；]")
 
 
 def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
     found: list[tuple[int, int, Range]] = []
+    clocks: list[int] = []  # which of found are a clock alone
     if not _MAY_HOLD.search(text):
         return found
-    for pattern, resolve in _en_rules():
+    for rule, (pattern, resolve) in enumerate(_en_rules()):
         for match in pattern.finditer(text):
             try:
                 span = resolve(match, now)
@@ -408,5 +439,28 @@ def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                 end, span = _narrow_en(text, match.end(), span)
             except (ValueError, OverflowError, KeyError):
                 continue
+            if rule == _CLOCK_RULE:
+                clocks.append(len(found))
             found.append((match.start(), end, span))
+    for at in clocks:
+        found[at] = _on_its_day(text, found[at], found, midnight(now.date()))
     return found
+
+
+def _on_its_day(
+    text: str, clock: tuple[int, int, Range], found: list[tuple[int, int, Range]], today: datetime
+) -> tuple[int, int, Range]:
+    """A clock alone ("at 3pm") on the day its sentence names, the nearest whole day said there: "at 3pm next
+    Friday", "Tomorrow I'm meeting Sarah at 1pm" were put on today (helper)."""
+    start, end, span = clock
+    left = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
+    right = next((m.start() for m in _SENTENCE_END.finditer(text, end)), len(text))
+    days = [
+        (min(abs(s - end), abs(start - e)), day)
+        for s, e, (day, until) in found
+        if left <= s and e <= right and until - day == DAY and day.time() == time() and not s <= start < e
+    ]
+    if not days:
+        return clock
+    _, day = min(days, key=lambda pair: pair[0])
+    return start, end, (day + (span[0] - today), day + (span[1] - today))
