@@ -281,3 +281,15 @@ def test_no_longer_loving_a_person_ends_no_taste() -> None:
 )
 def test_a_plan_word_elsewhere_leaves_the_place(text: str, place: str) -> None:
     assert [event.place for event in extract(text).events] == [place]
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I hate my boss.", "Mia hates Mia's boss"),
+        ("I'm taking my dog to the vet tomorrow.", "Mia is taking Mia's dog to the vet tomorrow (2024-11-05)"),
+    ],
+)
+def test_my_in_a_fact_is_the_speakers(text: str, described: str) -> None:
+    """Kept as said, "Mia hates my boss" in the agent's prompt reads as the agent's boss (helper)."""
+    assert described in facts(text) and not any(" my " in f" {fact} ".lower() for fact in facts(text))

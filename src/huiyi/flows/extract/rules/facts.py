@@ -240,6 +240,8 @@ class FactReader:
                 return other, self.roster.entity_type(other)
             if low.startswith(("your ", "ur ")) and other:
                 return f"{other}'s {value.split(' ', 1)[1]}", None
+            if low.startswith("my "):  # the speaker's: in the agent's prompt "my boss" reads as its own (helper)
+                return f"{self.roster.name_of(speaker)}'s {value.split(' ', 1)[1]}", None
             if low in EN_PRONOUNS or low.split()[0] in ("it", "that", "this", "them", "you"):
                 return None
         else:
@@ -247,6 +249,8 @@ class FactReader:
                 return other, self.roster.entity_type(other)
             if value.startswith("你的") and other and len(value) > 2:
                 return f"{other}的{value[2:]}", None
+            if value.startswith("我的") and len(value) > 2:
+                return f"{self.roster.name_of(speaker)}的{value[2:]}", None
             if value in ZH_PRONOUNS or value.startswith(("你", "他", "她", "它", "这", "那", "的", "了", "着", "过")):
                 return None
         known = self.roster.resolve(value)

@@ -95,6 +95,9 @@ def english_plans_in(said: Said, roster: Roster) -> list[FactDraft]:
     return out
 
 
+_MY = re.compile(r"\b[Mm]y\b")
+
+
 def _acts(rest: str) -> bool:
     """Whether the clause after its subject does something ("is flying", "will fly", "has a recital"), not
     only says how the subject is ("is busy", "is a guard")."""
@@ -109,6 +112,7 @@ def _whose(found: re.Match[str], speaker: str, roster: Roster) -> tuple[str | No
         return speaker, f" and {roster.resolve(found['with']) or found['with']} {verb}{rest}"
     if found["i"]:
         verb = found["be"] or found["short"]
+        rest = _MY.sub(f"{speaker}'s", rest)  # the speaker's: in the agent's prompt "my dog" is its own (helper)
         return speaker, (" " + _VERBS[verb.lstrip("'")] + rest if verb else _third_person(rest))
     name = found["kin"] or found["name"]
     known = roster.resolve(name)
