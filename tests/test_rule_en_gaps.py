@@ -293,3 +293,16 @@ def test_a_plan_word_elsewhere_leaves_the_place(text: str, place: str) -> None:
 def test_my_in_a_fact_is_the_speakers(text: str, described: str) -> None:
     """Kept as said, "Mia hates my boss" in the agent's prompt reads as the agent's boss (helper)."""
     assert described in facts(text) and not any(" my " in f" {fact} ".lower() for fact in facts(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("Now I work at Microsoft.", "Mia works at Microsoft"),
+        ("Currently I work at Google.", "Mia works at Google"),
+        ("These days I live in Boston", "Mia lives in Boston"),
+    ],
+)
+def test_the_present_said_first_still_makes_the_fact(text: str, described: str) -> None:
+    """ "Now I work at Microsoft." made no fact, so "where do I work now?" was answered by the job she left (helper)."""
+    assert facts(text) == {described}
