@@ -776,3 +776,19 @@ def test_a_day_is_summarised_after_older_history_is_imported(tmp_path: Path) -> 
         daily = [s for s in made if s.summary is not None and s.summary.kind is SummaryKind.DAILY]
         assert [s.summary.period for s in daily if s.summary is not None] == ["2024-03-10"]
         assert "智齿" in daily[0].text and "木木" in daily[0].text
+
+
+def test_an_english_overall_summary_of_one_day_says_one_day(tmp_path: Path) -> None:
+    """It said "(1 days)" (helper)."""
+    now = [datetime(2026, 3, 2, 20, 0)]
+    config = Config(language="en", timezone="America/New_York", worker={"enabled": False})
+    with Memory(tmp_path / "s", config=config, embedder=HashEmbedder(32), clock=lambda: now[0]) as memory:
+        lines = ["I adopted a puppy named Rex today", "He chewed my shoes already", "Rex sleeps on my bed"]
+        memory.add(
+            [{"text": t, "time": now[0] + timedelta(minutes=i)} for i, t in enumerate(lines)], agent="Ava", person="liz"
+        )
+        memory.flush(agent="Ava", person="liz")
+        now[0] = datetime(2026, 3, 3, 3, 0)
+        _, made = memory.maintain(catch_up=False)
+        (overall,) = [s for s in made if s.summary is not None and s.summary.kind is SummaryKind.GLOBAL]
+        assert "(1 day)" in overall.text and "days)" not in overall.text

@@ -201,7 +201,8 @@ def global_summary(dailies: Sequence[MemoryItem], scope: Scope, lang: str, cfg: 
     picked = sorted(picked[: cfg.global_items], key=lambda p: (p[0], str(p[1].get("said_at"))))
     span = span_of(first, last, lang)
     who = who_of(people, lang)
-    head = w["global" if topics else "global_plain"].format(span=span, n=len(days), who=who, topics=join(topics, lang))
+    count = w["one_day"] if len(days) == 1 else w["days"].format(n=len(days))  # "(1 days)" in English (helper)
+    head = w["global" if topics else "global_plain"].format(span=span, days=count, who=who, topics=join(topics, lang))
     parts = [head]
     if picked:
         parts.append(w["moments"].format(items=join((f"{day} {h['text']}" for day, h in picked), lang, "list")))
