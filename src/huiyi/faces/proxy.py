@@ -368,7 +368,7 @@ class MemoryProxy:
         except httpx.HTTPError as exc:
             status, answer = self._failed(exc)
             return JSONResponse(answer, status_code=status)
-        if upstream.status_code != 200 or "event-stream" not in upstream.headers.get("content-type", "event-stream"):
+        if upstream.status_code != 200 or "json" in upstream.headers.get("content-type", ""):
             raw = await upstream.aread()
             await upstream.aclose()
             completion = _json_object(raw) if upstream.status_code == 200 else None

@@ -35,13 +35,16 @@ def time_bounds(window: TimeRange, now: datetime, zone: tzinfo) -> tuple[datetim
     return start, end
 
 
-# a dated day and a side of it: 2024年3月5日前, 3月5号以后 (read whole, 5日前 was "five days ago": helper)
-_SIDE_OF_A_DAY = re.compile(r"(?P<day>.*[年月].*[日号])\s*[之以]?(?P<side>[前后])")
+# a dated day or month and a side of it: 2024年3月5日前, 3月5号以后, 2024年3月前, 2024-03-05前 (read whole, 5日前
+# was "five days ago": helper)
+_SIDE_OF_A_DAY = re.compile(
+    r"(?P<day>(?:.*[年月].*[日号月]|\d{4}-\d{1,2}(?:-\d{1,2})?|\d{4}年))\s*[之以]?(?P<side>[前后])"
+)
 
 
 def _bound(said: str, now: datetime, zone: tzinfo, *, end: bool) -> datetime:
-    if (side := _SIDE_OF_A_DAY.fullmatch(said.strip())) and (day := query_time_range(side["day"], now)):
-        edge = day.start if side["side"] == "前" else day.end  # before the day, or after it
+    if (side := _SIDE_OF_A_DAY.fullmatch(said.strip())) and (day := _span(side["day"], now, zone)):
+        edge = day[0] if side["side"] == "前" else day[1]  # before the day (or month), or after it
         return edge - timedelta(microseconds=1) if end else edge
     try:
         moment = in_years(parse_datetime(said, zone))  # a date at the calendar's end has no whole day after it
@@ -58,3 +61,15 @@ def _bound(said: str, now: datetime, zone: tzinfo, *, end: bool) -> datetime:
     if end and moment.time() == time() and not _HAS_CLOCK.search(said):  # a date: the whole day
         return moment + timedelta(days=1) - timedelta(microseconds=1)
     return moment
+
+
+def _span(said: str, now: datetime, zone: tzinfo) -> tuple[datetime, datetime] | None:
+    """The day (or month, or year) ``said`` names, ISO or in words."""
+    if re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", said):
+        try:
+            start = in_years(parse_datetime(said, zone))
+        except (ValueError, InvalidInput):
+            return None
+        return start, start + timedelta(days=1)
+    span = query_time_range(said.replace("-", "年", 1) + "月" if re.fullmatch(r"\d{4}-\d{1,2}", said) else said, now)
+    return (span.start, span.end) if span else None

@@ -64,7 +64,8 @@ class SQLiteConnection:
             files = (p for p in (self.directory, *self.directory.parents) if p.exists() and not p.is_dir())
             file = next(files, self.directory)
             raise StoreError(f"{file} is a file, not a folder: a huiyi store is a folder ({DB_NAME} in it)") from None
-        self.path = self.directory / DB_NAME
+        # absolute: a connection a thread opens after a chdir (a daemon's to /) opened another path, or none
+        self.path = Path(os.path.abspath(self.directory / DB_NAME))
         self._busy_timeout_ms = busy_timeout_ms
         self._local = threading.local()
         # a caller's own thread may write too (the synchronous add): its connection goes when the thread does
