@@ -79,6 +79,17 @@ def test_a_stream_answered_whole_reaches_the_bot_as_a_stream_and_its_reply_is_ke
     assert [m.text for m in _stored(live, 2, person="mumu")] == ["你好", "好的"]
 
 
+def test_a_stream_labelled_plain_text_is_still_relayed_and_kept(live: Live) -> None:
+    # buffered as a whole answer that was no JSON, and its reply not kept (helper's review)
+    chunks = [{"id": "c2", "choices": [{"index": 0, "delta": {"content": "流式回答"}, "finish_reason": None}]}]
+    chunks.append({"id": "c2", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    sse = b"".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
+    live.upstream.script(Scripted(200, sse, {}, 0.0, "text/plain; charset=utf-8"))
+    answer = _ask(live, [{"role": "user", "content": "你好"}], stream=True)
+    assert answer.status_code == 200 and answer.content == sse
+    assert [m.text for m in _stored(live, 2, person="mumu")] == ["你好", "流式回答"]
+
+
 def test_a_slow_upstream_is_a_timeout_not_an_unreachable_one(live: Live) -> None:
     # a 502 "could not be reached: " with no reason, for a model that was reached and was slow
     live.upstream.script_delay(3.0, content="迟到")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from datetime import datetime
 from pathlib import Path
 
@@ -108,5 +109,22 @@ def test_a_store_file_deleted_under_the_process_refuses_writes(tmp_path: Path, h
         ):
             with pytest.raises(StoreError, match="was deleted or replaced while this process had it open"):
                 write()
+    finally:
+        store.close()
+
+
+def test_a_store_opened_by_a_relative_path_survives_a_chdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A daemon that changes to / after the open was told its file was deleted, and a thread's new connection
+    opened another path (helper's review)."""
+    monkeypatch.chdir(tmp_path)
+    store = SQLiteStore("s")
+    try:
+        store.append_messages([_message(0, "我住在上海")])
+        monkeypatch.chdir("/")
+        store.append_messages([_message(1, "搬到杭州了")])
+        done = threading.Thread(target=lambda: store.append_messages([_message(2, "新线程")]))
+        done.start()
+        done.join()
+        assert [m.id for m in store.recent_messages("bot", SCOPE.space_id, 10)] == ["m0", "m1", "m2"]
     finally:
         store.close()

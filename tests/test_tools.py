@@ -168,6 +168,11 @@ def test_conversation_search_finds_a_message(h: Harness) -> None:
         assert all("海边" not in m["text"] for m in earlier["memories"]), before
     later = h.call("conversation_search", {"query": "海边", "time_range": {"start": "2025年11月1日以后"}})
     assert [m["text"] for m in later["memories"]] == ["木木: 周末我想去海边看日出"]
+    for before in ("2025年11月前", "2025-11-02前"):  # a month, an ISO day (helper's review)
+        earlier = h.call("conversation_search", {"query": "海边", "time_range": {"end": before}})
+        assert all("海边" not in m["text"] for m in earlier["memories"]), before
+    after_october = h.call("conversation_search", {"query": "海边", "time_range": {"start": "2025年10月后"}})
+    assert "木木: 周末我想去海边看日出" in [m["text"] for m in after_october["memories"]]
 
 
 def test_archival_search_sees_distilled_memories_only(h: Harness) -> None:
