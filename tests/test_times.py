@@ -146,6 +146,14 @@ def test_english_phrases(text: str, phrase: str, start: str, end: str) -> None:
         ("I have a meeting at 9am tomorrow", [("at 9am", "2023-05-11 09:00"), ("tomorrow", "2023-05-11")]),
         ("Tomorrow I'm meeting Sarah at 1pm", [("Tomorrow", "2023-05-11"), ("at 1pm", "2023-05-11 13:00")]),
         ("Tomorrow is busy. Lunch at 1pm", [("Tomorrow", "2023-05-11"), ("at 1pm", "2023-05-10 13:00")]),
+        ("Tomorrow, I'm meeting Sarah at 1pm", [("Tomorrow", "2023-05-11"), ("at 1pm", "2023-05-11 13:00")]),
+        # not across a clause: a day ruled out, or another clause's (helper's review)
+        ("I'll call you at 5pm, not tomorrow", [("at 5pm", "2023-05-10 17:00"), ("tomorrow", "2023-05-11")]),
+        ("Can't make it tomorrow, but I'm free at 5pm", [("tomorrow", "2023-05-11"), ("at 5pm", "2023-05-10 17:00")]),
+        (
+            "I woke at 7am and tomorrow I'll wake at 6am",
+            [("at 7am", "2023-05-10 07:00"), ("tomorrow", "2023-05-11"), ("at 6am", "2023-05-11 06:00")],
+        ),
         # a part of the day, then its clock: stopped at the morning's 06:00; an evening's 7:30 is 19:30
         ("I'm meeting Bob tomorrow morning at 8:30", [("tomorrow morning at 8:30", "2023-05-11 08:30")]),
         ("dinner this evening at 7:30", [("this evening at 7:30", "2023-05-10 19:30")]),
@@ -153,6 +161,8 @@ def test_english_phrases(text: str, phrase: str, start: str, end: str) -> None:
         ("My meeting is on 3/4 at 9am", [("on 3/4 at 9am", "2023-03-04 09:00")]),
         ("due 12/25/2024", [("due 12/25/2024", "2024-12-25")]),
         ("I ate 3/4 of the cake", []),
+        ("The score was 10/12 after 3/4 of the game", []),
+        ("Play it on 1/2 speed", []),
     ],
 )
 def test_english_clocks_take_the_day_their_sentence_names(text: str, expected: list[tuple[str, str]]) -> None:
