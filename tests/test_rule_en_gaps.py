@@ -298,6 +298,19 @@ def test_my_in_a_fact_is_the_speakers(text: str, described: str) -> None:
 @pytest.mark.parametrize(
     ("text", "described"),
     [
+        ("My favourite song is My Way", "Mia's favourite song is My Way"),
+        ("I'm watching My Little Pony tomorrow", "Mia is watching My Little Pony tomorrow (2024-11-05)"),
+        ('I\'m going to say "oh my god" tomorrow', 'Mia is going to say "oh my god" tomorrow (2024-11-05)'),
+    ],
+)
+def test_my_in_a_title_or_a_quote_stays_as_said(text: str, described: str) -> None:
+    """ "My Way" became "Mia's Way" (helper's review)."""
+    assert described in facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
         ("Now I work at Microsoft.", "Mia works at Microsoft"),
         ("Currently I work at Google.", "Mia works at Google"),
         ("These days I live in Boston", "Mia lives in Boston"),

@@ -95,7 +95,8 @@ def english_plans_in(said: Said, roster: Roster) -> list[FactDraft]:
     return out
 
 
-_MY = re.compile(r"\b[Mm]y\b")
+# "my" before what someone has, not in a title ("My Little Pony") nor "oh my god" (helper's review)
+_MY = re.compile(r"(?<!oh )(?<![\w\"“'])my(?=\s+(?:[a-z]+\s+)?[a-z])(?![^\"”]*[\"”])")
 
 
 def _acts(rest: str) -> bool:
