@@ -111,6 +111,11 @@ def test_the_line_just_asked_is_not_its_own_answer(tmp_path: Path) -> None:
         assert "团子叫什么来着" in memory.recall("团子叫什么来着", agent=AGENT, person=PERSON).hits[0].text
         embedder.gate.set()
         memory.indexed()
+        # indexed, and in a group after another member spoke, as pending (helper's review)
+        group = [{"text": "我家的猫叫团子", "speaker": "mumu"}, {"text": "团子叫什么来着", "speaker": "mumu"}]
+        memory.add([*group, {"text": "哈哈", "speaker": "ali"}], agent=AGENT, space="g1", index=True)
+        hits = memory.recall("团子叫什么来着", agent=AGENT, space="g1").hits
+        assert hits and all("团子叫什么来着" not in hit.text for hit in hits)
 
 
 def test_the_synchronous_add_does_not_wait_for_the_event_loop(tmp_path: Path) -> None:

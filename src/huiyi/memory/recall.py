@@ -83,7 +83,7 @@ class Recall(Ingest):
             request = replace(request, asker=asker)
         # on a read thread, not the loop: the pending tail is a store read (a round trip on PostgreSQL)
         pending, result, _ = await self._read(self._pending_then_ranked, query, chosen, request)
-        return _with_pending(_asked_as(result, query), pending, request.limit)
+        return await self._read(self._answered, _with_pending(_asked_as(result, query), pending, request.limit), query)
 
     def recall_blocking(
         self,
@@ -129,7 +129,12 @@ class Recall(Ingest):
         if asker:
             request = replace(request, asker=asker)
         pending, result, persons = self._pending_then_ranked(query, recipe, request)
-        return _with_pending(_asked_as(result, query), pending, request.limit), persons
+        return self._answered(_with_pending(_asked_as(result, query), pending, request.limit), query), persons
+
+    def _answered(self, result: RecallResult, query: str) -> RecallResult:
+        """``result`` without the line being asked (``Indexing._without_the_asked_line``)."""
+        hits = self._without_the_asked_line(result.hits, query)
+        return result if hits is result.hits else result.model_copy(update={"hits": hits})
 
     def _pending_then_ranked(
         self, query: str, recipe: RecallRecipe, request: pipeline.RecallRequest
