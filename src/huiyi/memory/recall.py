@@ -119,7 +119,7 @@ class Recall(Ingest):
             explain=explain,
             dialogue=dialogue,
         )
-        return self._recalled(query, chosen, request, _asker(speaker, space))[0]
+        return self._answered(self._recalled(query, chosen, request, _asker(speaker, space))[0], query)
 
     def _recalled(
         self, query: str, recipe: RecallRecipe, request: pipeline.RecallRequest, asker: str | None
@@ -129,7 +129,9 @@ class Recall(Ingest):
         if asker:
             request = replace(request, asker=asker)
         pending, result, persons = self._pending_then_ranked(query, recipe, request)
-        return self._answered(_with_pending(_asked_as(result, query), pending, request.limit), query), persons
+        # the context keeps the line being answered in its turns, and shows no recalled memory twice: the asked
+        # line is left out by recall alone (``_answered``), where a context's budget would refill its place
+        return _with_pending(_asked_as(result, query), pending, request.limit), persons
 
     def _answered(self, result: RecallResult, query: str) -> RecallResult:
         """``result`` without the line being asked (``Indexing._without_the_asked_line``)."""

@@ -423,9 +423,8 @@ def _narrow_en(text: str, end: int, span: Range) -> tuple[int, Range]:
     return clock.end(), at
 
 
-# what ends a sentence, and a clause in it: a clock alone takes the day its clause names, before or after it, or
-# the day that opens its sentence ("Tomorrow, I'm meeting Sarah at 1pm"); not one across "not", "but", "and" or a
-# comma ("I'll call you at 5pm, not tomorrow": helper's review)
+# what ends a sentence, and a clause in it: a clock alone takes its clause's day, or the one opening its sentence
+# (Tomorrow, I'm meeting Sarah at 1pm); never across not, but, and or a comma (at 5pm, not tomorrow: helper's review)
 _SENTENCE_END = lazy(r"[.!?;\n。！？；]")
 _CLOCK_CLAUSE_END = lazy(r"[,，:：—]|\b(?:and|but|or|not|though|although|because|so)\b|n['’]t\b", re.IGNORECASE)
 
@@ -456,8 +455,7 @@ def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
 
 
 class _Bounds:
-    """Where the text's sentences and clauses end, found once for all its clocks (40 000 clocks in one text
-    read the text once each: minutes)."""
+    """Where the text's sentences and clauses end, found once for all its clocks (not read again for each)."""
 
     def __init__(self, text: str) -> None:
         self.text = text

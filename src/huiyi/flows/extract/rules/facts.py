@@ -27,6 +27,8 @@ from huiyi.flows.extract.rules.patterns import (
     EN_PRONOUNS,
     EN_RULES,
     EN_SPEAKER_FIRST,
+    MY_THING,
+    MY_THING_ZH,
     QUESTION_END,
     TENTATIVE,
     ZH_BIRTHDAY_FIRST,
@@ -101,13 +103,6 @@ def _nameless_pet(clause: str) -> bool:
 
 
 _EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
-# "my" and 我的 before what people have, made the speaker's; not in a title ("My Way", 我的世界 is Minecraft,
-# 我的前半生 a novel) nor an exclamation (oh my god): those stay as said (helper's review)
-_MY_THING = re.compile(r"my\s+(?:[a-z]+\s+)?[a-z]")
-_MY_THING_ZH = re.compile(
-    r"我的(?:新|前|老|小|大)?(?:老板|领导|上司|同事|朋友|好朋友|闺蜜|兄弟|男朋友|女朋友|对象|老公|老婆|妈妈|爸爸|父母|家人"
-    r"|孩子|儿子|女儿|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|室友|同学|老师|猫|狗|宠物|工作|公司|学校|车|房子)"
-)
 
 
 def _and_verb(part: str) -> list[str]:
@@ -247,7 +242,7 @@ class FactReader:
                 return other, self.roster.entity_type(other)
             if low.startswith(("your ", "ur ")) and other:
                 return f"{other}'s {value.split(' ', 1)[1]}", None
-            if _MY_THING.match(value):  # the speaker's: in the agent's prompt "my boss" reads as its own (helper)
+            if MY_THING.match(value):  # the speaker's: in the agent's prompt "my boss" reads as its own (helper)
                 return f"{self.roster.name_of(speaker)}'s {value.split(' ', 1)[1]}", None
             if low in EN_PRONOUNS or low.split()[0] in ("it", "that", "this", "them", "you"):
                 return None
@@ -256,7 +251,7 @@ class FactReader:
                 return other, self.roster.entity_type(other)
             if value.startswith("你的") and other and len(value) > 2:
                 return f"{other}的{value[2:]}", None
-            if _MY_THING_ZH.match(value):
+            if MY_THING_ZH.match(value):
                 return f"{self.roster.name_of(speaker)}的{value[2:]}", None
             if value in ZH_PRONOUNS or value.startswith(("你", "他", "她", "它", "这", "那", "的", "了", "着", "过")):
                 return None

@@ -489,3 +489,11 @@ ZH_OFFER_PLACE = lazy(rf"^(?P<o>[^，。！？]{{1,14}}?(?:{_WORKPLACE}))$")
 # in a chat people drop 我 when announcing it, and nobody else's move is said that way
 ZH_JOB_MOVE = lazy(rf"^(?:{_ZH_SOON})?{_ZH_MOVE}[^，。！？]{{0,12}}?一家")
 QUESTION_END = lazy(r"(?:吗|么|呢|嘛|不|没)\s*$")
+
+# "my" and 我的 before what people have, made the speaker's; not in a title ("My Way", 我的世界 is Minecraft,
+# 我的前半生 a novel) nor an exclamation (oh my god): those stay as said (helper's review)
+MY_THING = lazy(r"my\s+(?:[a-z]+\s+)?[a-z]")
+MY_THING_ZH = lazy(
+    r"我的(?:新|前|老|小|大)?(?:老板|领导|上司|同事|朋友|好朋友|闺蜜|兄弟|男朋友|女朋友|对象|老公|老婆|妈妈|爸爸|父母|家人"
+    r"|孩子|儿子|女儿|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|室友|同学|老师|猫|狗|宠物|工作|公司|学校|车|房子)"
+)
