@@ -134,9 +134,8 @@ def prepare(
     if all(_said_when(item) for item in raw):
         # a history paged newest first, as chat APIs give it: stored in the order said, so folds, extraction and
         # summaries read replies after what they answer, as one add per message would have them (helper). A
-        # batch with an untimed line keeps its order: that line's time is now, which a skewed clock may misplace
-        # by the instant: naive times compare without ``fold``, so in the hour a clock falls back 01:50 EDT went
-        # after 01:10 EST (helper). Stable: lines of one moment keep the caller's order
+        # batch with an untimed line keeps its order: that line's time is now, which a skewed clock may misplace.
+        # Sorted by the instant: naive times compare without ``fold`` (01:50 EDT went after 01:10 EST: helper)
         zone = ZoneInfo(config.timezone)
         moments = [utc_of(kept.time, zone) for kept in out]
         if moments[0] > moments[-1] and all(a >= b for a, b in itertools.pairwise(moments)):

@@ -258,24 +258,6 @@ class Indexing(MemoryBase):
         found.sort(key=lambda hit: (-hit.score, -(hit.data.get("seq") or 0)))
         return found, versions
 
-    def _without_the_asked_line(self, hits: list[RecallHit], query: str) -> list[RecallHit]:
-        """``hits`` without the line being asked: a bot adds the user's line, then recalls for it, and the line
-        came back first, above the memory that answers it (helper), pending or indexed (``index=True``), and
-        in a group after others spoke (helper's review). A line said as the query is left out when it is its
-        speaker's newest in its chat; an older one, said again, is found."""
-        asked = {" ".join(query.split()), " ".join(query.strip().splitlines()[-1].split()) if query.strip() else ""}
-        echoes = [hit for hit in hits if hit.kind is MemoryKind.CHUNK and _line_of(hit) in asked and hit.sources]
-        dropped: set[str] = set()
-        for hit in echoes:
-            said = self.store.get_messages(hit.scope.agent, hit.sources[:1])
-            if not said:
-                continue
-            recent = self.store.recent_messages(said[0].agent, said[0].space, 50)
-            own = [m.id for m in recent if m.speaker == said[0].speaker]
-            if own and own[-1] == said[0].id:
-                dropped.add(hit.id)
-        return [hit for hit in hits if hit.id not in dropped] if dropped else hits
-
     async def _drain_to_close(self) -> None:
         try:
             await self._drained()
@@ -302,9 +284,3 @@ class Indexing(MemoryBase):
         self._indexing.shutdown(wait=False)
         self._catching_up.shutdown(wait=False)
         self._behind.shutdown(wait=False)
-
-
-def _line_of(hit: RecallHit) -> str:
-    """A chunk's own line as said, without its speaker's name before it."""
-    text = hit.text.split(": ", 1)[1] if ": " in hit.text else hit.text
-    return " ".join(text.split())

@@ -134,9 +134,24 @@ class Recall(Ingest):
         return _with_pending(_asked_as(result, query), pending, request.limit), persons
 
     def _answered(self, result: RecallResult, query: str) -> RecallResult:
-        """``result`` without the line being asked (``Indexing._without_the_asked_line``)."""
-        hits = self._without_the_asked_line(result.hits, query)
-        return result if hits is result.hits else result.model_copy(update={"hits": hits})
+        """``result`` without the line being asked: a bot adds the user's line, then recalls for it, and the line
+        came back first, above the memory that answers it (helper), pending or indexed (``index=True``), and
+        in a group after others spoke (helper's review). A line said as the query is left out when it is its
+        speaker's newest in its chat; an older one, said again, is found."""
+        asked = {" ".join(query.split()), " ".join(query.strip().splitlines()[-1].split()) if query.strip() else ""}
+        echoes = [hit for hit in result.hits if hit.kind is MemoryKind.CHUNK and _line_of(hit) in asked and hit.sources]
+        dropped: set[str] = set()
+        for hit in echoes:  # a store read only when a line is said as the query
+            said = self.store.get_messages(hit.scope.agent, hit.sources[:1])
+            if not said:
+                continue
+            recent = self.store.recent_messages(said[0].agent, said[0].space, 50)
+            own = [m.id for m in recent if m.speaker == said[0].speaker]
+            if own and own[-1] == said[0].id:
+                dropped.add(hit.id)
+        if not dropped:
+            return result
+        return result.model_copy(update={"hits": [hit for hit in result.hits if hit.id not in dropped]})
 
     def _pending_then_ranked(
         self, query: str, recipe: RecallRecipe, request: pipeline.RecallRequest
@@ -442,3 +457,9 @@ def _asker(speaker: str | None, space: str | None) -> str | None:
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
     return speaker if space else None
+
+
+def _line_of(hit: RecallHit) -> str:
+    """A chunk's own line as said, without its speaker's name before it."""
+    text = hit.text.split(": ", 1)[1] if ": " in hit.text else hit.text
+    return " ".join(text.split())

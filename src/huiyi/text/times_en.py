@@ -380,7 +380,7 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
         r"(?:(?P<prep>on|by|until|till|before|after|since|due)\s+)?(?P<mon>1[0-2]|0?[1-9])/(?P<day>3[01]|[12]\d|0?[1-9])"
         # not a fraction of something: "after 3/4 of the game", "on 1/2 speed" (helper's review)
         r"(?:/(?P<yy>(?:19|20)\d\d))?(?![/\d])(?!\s+(?:of|speed|scale|size|times|cups?|off|the\s+way)\b)",
-        lambda m, now: _en_numeric(m, now),
+        _en_numeric,
     ),
     _rule(rf"at\s+{_CLOCK_RE}", lambda m, now: clock_span(m, midnight(now.date()))),
 ]
