@@ -11,6 +11,7 @@ import importlib.util
 import io
 import json
 import os
+import resource
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -538,3 +539,21 @@ def test_a_store_maintenance_tidied_is_timed_again(monkeypatch: pytest.MonkeyPat
     out = io.StringIO()
     render(report, Console(file=out, width=200))
     assert "200, maintained" in out.getvalue()
+
+
+def test_embed_server_starts_when_the_process_holds_many_descriptors() -> None:
+    # a long-lived bench or test process past 1023 open files: select() raised "filedescriptor out of range"
+    from huiyi.evaluation.bench.server import EmbedServer
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"this machine allows {hard} open files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        server = EmbedServer(threads=1).start()
+        server.stop()
+    finally:
+        for descriptor in held:
+            os.close(descriptor)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -73,7 +73,9 @@ class EmbedServer:
         self._process = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env)
         assert self._process.stdout is not None
         deadline = time.monotonic() + self.start_timeout_s
-        ready, _, _ = select.select([self._process.stdout], [], [], self.start_timeout_s)
+        with selectors.DefaultSelector() as waiting:  # select() fails on a descriptor past 1023
+            waiting.register(self._process.stdout, selectors.EVENT_READ)
+            ready = waiting.select(self.start_timeout_s)
         line = self._process.stdout.readline() if ready else ""  # one line when listening, or EOF if it died
         if not line.startswith("PORT "):
             self.stop()
