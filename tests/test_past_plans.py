@@ -40,3 +40,14 @@ def test_a_plan_over_days_is_past_only_after_its_last(tmp_path: Path) -> None:
     text = "我下个月要去云南旅游"  # 2024-11-01～2024-11-30
     assert "已经过去" not in plan_line(tmp_path, text, datetime(2024, 11, 28, 20), "我最近要干嘛")
     assert "已经过去" in plan_line(tmp_path / "later", text, datetime(2024, 12, 1, 10), "我最近要干嘛")
+
+
+@pytest.mark.parametrize(
+    ("now", "past"),
+    [(datetime(2024, 10, 31, 9), True), (datetime(2024, 10, 30, 22), True), (datetime(2024, 10, 30, 21, 30), False)],
+)
+def test_a_plan_for_later_the_same_day_is_past_after_its_hour(tmp_path: Path, now: datetime, past: bool) -> None:
+    # said at 20:00 for 21:00 the same day: its said time was dropped as "the same day", so never past
+    line = plan_line(tmp_path, "我今晚九点要去看电影", now, "我最近要干嘛")
+    assert line.startswith("木木今晚九点（2024-10-30 21:00）要去看电影")
+    assert ("已经过去" in line) is past

@@ -222,7 +222,7 @@ class MemoryItem(_Model):
     data: dict[str, Any] = Field(default_factory=dict)
     feedback: float = 0.0  # the sum of callers' feedback on this memory (seed 001 §2.4)
     valid_to: datetime | None = None  # facts: when a newer contradicting fact closed this one
-    said_at: datetime | None = None  # when said, if ``time`` is another day it is about (a plan); else None
+    said_at: datetime | None = None  # when said, if ``time`` is another day or a later hour (a plan); else None
 
     @field_validator("text")
     @classmethod

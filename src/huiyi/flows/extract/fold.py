@@ -312,10 +312,14 @@ def memories_of(extraction: Extraction, fold: Fold, job_id: str) -> list[MemoryI
 
     def said_at(sources: Sequence[str], about: datetime | None) -> datetime | None:
         """When the draft was said (its last source message), if that is another day than the one it is
-        about: "下个月的马拉松" said on 11-15 is about December, said in November."""
+        about or an hour still to come: "下个月的马拉松" said on 11-15 is about December, said in November,
+        and 今晚八点 said at 10:00 is a plan that is over by the next day."""
         times = [said_times[s] for s in sources if s in said_times]
         said = max(times) if times else fallback_time
-        return said if about is not None and said is not None and said.date() != about.date() else None
+        if about is None or said is None:
+            return None
+        ahead = (about.tzinfo is None) == (said.tzinfo is None) and about > said
+        return said if said.date() != about.date() or ahead else None
 
     roster = Roster.of(fold)
     items: list[MemoryItem] = []
