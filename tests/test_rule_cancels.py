@@ -164,3 +164,27 @@ def test_a_trip_the_speaker_cannot_go_on_is_called_off(text: str) -> None:
     assert [(c.subject, c.word) for c in found.closes] == [("陈大川", "成都")]
     stored = [plan("陈大川下个月（2024-12-01～2024-12-31）打算去成都看熊猫", source="x")]
     assert [i for i, _ in to_close(stored, found.closes, fold())] == ["fa_x"]
+
+
+def test_a_one_word_thing_moved_is_known_by_its_time() -> None:
+    """三点的会改到明天了: 会 alone is too common a word (我会去) to close plans by; with its time it is one plan."""
+    lines = [
+        ("陈大川", "我下午三点要开会"),
+        ("陈大川", "我下周五会去面试"),
+        ("陈大川", "三点的会改到明天了"),
+        ("陈大川", "明天会早点到"),
+    ]
+    found = extract(*lines)
+    assert [(c.word, c.about) for c in found.closes] == [("会", datetime(2024, 11, 14, 15))]
+    assert [f.description for f in found.facts if f.sources == ["m2"]] == ["陈大川三点的会改到明天（2024-11-15）了"]
+    meeting = plan("陈大川下午三点（2024-11-14 15:00）要开会", source="m0").model_copy(
+        update={"time": datetime(2024, 11, 14, 15)}
+    )
+    interview = plan("陈大川下周五（2024-11-22）会去面试", source="m1")
+    changes = to_close([meeting, interview], found.closes, fold(*lines))
+    assert [i for i, _ in changes] == ["fa_m0"]
+
+
+@pytest.mark.parametrize("text", ["会改到明天了", "开的会改到明天了", "三点的会差点改到明天"])
+def test_a_one_word_thing_without_its_time_closes_nothing(text: str) -> None:
+    assert extract(("陈大川", "我下午三点要开会"), ("陈大川", text)).closes == []

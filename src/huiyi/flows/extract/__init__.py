@@ -86,6 +86,7 @@ class CloseDraft:
     time: datetime
     sources: list[str]
     hearsay: bool = False  # a member's word about another (``hearsay.told_by``): closes only others' word too
+    about: datetime | None = None  # only the facts about this time: 三点的会 is the plan for 15:00, not any 会
 
 
 @dataclass

@@ -79,6 +79,8 @@ def to_close(facts: Sequence[MemoryItem], closes: Sequence[CloseDraft], fold: Fo
                 continue
             if (close.subject and data.get("subject") != close.subject) or data.get("predicate") != close.predicate:
                 continue
+            if close.about is not None and item.time != close.about:
+                continue
             if close.hearsay and not data.get("told_by"):
                 continue  # 阿杰's 小雨住在上海 is his word: it does not end what she said of herself
             # said at or after the close (the new time named for it) is not what was called off

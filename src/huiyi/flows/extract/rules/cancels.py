@@ -13,6 +13,7 @@ business; questions (搬家泡汤了？), near misses (差点泡汤) and fears (
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.condense import absolute
@@ -30,6 +31,8 @@ _MOVED = re.compile(r"改到|推迟到|延期到|改成")  # these name the new 
 _NOT_OFF = re.compile(r"差点|差一点|险些|几乎|可能|也许|怕|担心|万一|如果|要是|会不会|是不是|快要?|不会|没")
 _OTHER = re.compile(r"你|他|她|它|咱|大家|谁|我们")
 _FOLLOW = 3  # how many of the speaker's later messages may name the new time
+# a planned thing said in one character, after its time: 三点的会, 周五的课, 明晚的饭, 周六的局
+_THING = re.compile(r"(?<=的)[会课饭局约]$")
 
 
 class Cancels:
@@ -60,20 +63,23 @@ class Cancels:
                 continue
             off = _OFF.search(clause)
             if off is not None and not _NOT_OFF.search(clause[: off.start()]):
-                word = _word(clause[: off.start()])
+                word, about = _word(clause[: off.start()]), None
+                if word is None:  # 三点的会改到明天: a one-word thing, known by its time
+                    word, about = self._timed_thing(said, clause[: off.start()])
                 if word is not None:
-                    self._close(said, word)
+                    self._close(said, word, about)
                 elif said.speaker in self._open and _MOVED.match(off.group()):
                     word = self._open[said.speaker][0]  # 周六不用了，改到下周: the plan just called off
                 else:
                     continue
-                self._open[said.speaker] = (word, _FOLLOW)
-                if _MOVED.match(off.group()) and (found := self._plan(said, clause, word)):
+                if about is None:  # a later 明天会… is no new time for 三点的会
+                    self._open[said.speaker] = (word, _FOLLOW)
+                if _MOVED.match(off.group()) and (found := self._plan(said, clause, word, off.end())):
                     # 我改到下周六: the plan rules read the same date without the plan's word; this one replaces it
                     dates = {f.time for f in found}
                     said.facts[:] = [f for f in said.facts if f.predicate != "计划" or f.time not in dates]
                     out.extend(found)
-                    named = word
+                    named = "" if about else word  # a word known only by its time closes nothing more
                 continue
             known = self._open.get(said.speaker)
             read = any(f.predicate == "计划" for f in said.facts)  # 我下周六搬: the plan rules read it
@@ -90,10 +96,19 @@ class Cancels:
             self._close(said, named)
         return out
 
-    def _close(self, said: Said, word: str) -> None:
-        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id])
+    def _close(self, said: Said, word: str, about: datetime | None = None) -> None:
+        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id], about=about)
         if close not in self.closes:
             self.closes.append(close)
+
+    def _timed_thing(self, said: Said, before: str) -> tuple[str | None, datetime | None]:
+        """A one-character thing (会, 课, 饭) and the time it was planned at, when ``before`` names both
+        (三点的会, 周五的课): the word alone is too common to close plans by, the time with it is not."""
+        thing = _THING.search(before)
+        spans = [span for span in said.spans if span.phrase in before]
+        if thing is None or not spans:
+            return None, None
+        return thing.group(), spans[0].start
 
     def _other(self, clause: str) -> bool:
         """Whether the clause has a subject of its own: a pronoun or a member's name."""
@@ -101,9 +116,10 @@ class Cancels:
             len(name) > 1 and name in clause for name in self.roster.all_names() if name
         )
 
-    def _plan(self, said: Said, clause: str, word: str) -> list[FactDraft]:
+    def _plan(self, said: Said, clause: str, word: str, start: int = 0) -> list[FactDraft]:
+        """The new plan the clause names from ``start`` on (改到明天 after 三点的会: not the 三点 before it)."""
         message = said.message
-        spans = [span for span in said.spans if span.start > message.time and span.phrase in clause]
+        spans = [span for span in said.spans if span.start > message.time and span.phrase in clause[start:]]
         if not spans:
             return []
         shown = clause.replace(spans[0].phrase, f"{spans[0].phrase}（{absolute(spans[0])}）", 1)
