@@ -23,6 +23,7 @@ from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.moves import moved, moved_house
 from huiyi.flows.extract.rules.pet_names import PetNames
+from huiyi.flows.extract.rules.pet_renames import renamed_pets
 from huiyi.flows.extract.rules.plans import plans_in
 from huiyi.flows.extract.rules.plans_en import english_plans_in
 from huiyi.flows.extract.rules.quits import quits_in
@@ -122,6 +123,9 @@ class RuleExtractor:
             moved_en, called_off_en = english_cancels(said, roster, private)  # My trip got cancelled, … moved to Friday
             said.facts.extend(moved_en)
             said.closes.extend(called_off_en)
+            renamed, ended = renamed_pets(said, losses)  # 我家猫改名叫年糕了 ends 团子是木木的猫
+            said.facts.extend(renamed)
+            said.closes.extend(ended)
             died, ended = losses.read(said)
             said.facts.extend(died)
             said.closes.extend(ended)

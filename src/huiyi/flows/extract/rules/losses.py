@@ -22,7 +22,7 @@ from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 
-__all__ = ["Losses"]
+__all__ = ["Losses", "Pet"]
 
 _ZH_DIED = re.compile(
     r"^(?P<mine>我家的?|我的)?(?P<who>[^，。！？\s]{1,6}?)"
@@ -39,7 +39,7 @@ _DIED = ("去世", "died")  # the death's fact: 木木的狗豆豆去世了
 
 
 @dataclass(frozen=True)
-class _Pet:
+class Pet:
     owner: str
     kind: str  # 狗, dog
     name: str  # 豆豆, Max; "" when only the owner's fact says it
@@ -58,10 +58,10 @@ class Losses:
         closes: list[CloseDraft] = []
         if said.speaker != self.roster.agent_name:
             for who, mine in _deaths(said):
-                pet = self._pet(said.speaker, who, mine)
+                pet = self.pet_of(said.speaker, who, mine)
                 if pet is None:
                     continue
-                for fact in self._facts_of(pet):
+                for fact in self.facts_of(pet):
                     closes.append(
                         CloseDraft(fact.subject, fact.predicate, fact.description, said.message.time, [said.message.id])
                     )
@@ -69,19 +69,23 @@ class Losses:
         self.known += [fact for fact in said.facts if fact.keyword in ("宠物", "pet")]
         return facts, closes
 
+    def forget(self, facts: list[FactDraft]) -> None:
+        """Leave out facts that no longer hold (a pet's old name): 我家的猫 is then the renamed cat alone."""
+        self.known = [fact for fact in self.known if not any(fact is gone for gone in facts)]
+
     def names(self) -> list[str]:
         """The names of the pets known (豆豆), living or not."""
         return [fact.subject for fact in self.known if fact.predicate in (*_IS, *_DIED)]
 
-    def _names(self, owner: str) -> list[_Pet]:
+    def _names(self, owner: str) -> list[Pet]:
         out = []
         for fact in self.known:
             for prefix in (f"{owner}的", f"{owner}'s "):
                 if fact.predicate in _IS and fact.object.startswith(prefix):
-                    out.append(_Pet(owner, fact.object[len(prefix) :], fact.subject))
+                    out.append(Pet(owner, fact.object[len(prefix) :], fact.subject))
         return out
 
-    def _pet(self, owner: str, who: str, mine: bool) -> _Pet | None:
+    def pet_of(self, owner: str, who: str, mine: bool) -> Pet | None:
         """The speaker's pet ``who`` names: by its name, or (with 我家 / my) by its kind when only one is known."""
         named = [pet for pet in self._names(owner) if pet.name == who]
         if named:
@@ -96,9 +100,9 @@ class Losses:
         same = {pet.name for pet in self._names(owner) if _kind(pet.kind) == _kind(who)}
         if not owned or len(same) > 1:
             return None  # not a pet of theirs, or which one?
-        return _Pet(owner, owned[0], "".join(same))
+        return Pet(owner, owned[0], "".join(same))
 
-    def _facts_of(self, pet: _Pet) -> list[FactDraft]:
+    def facts_of(self, pet: Pet) -> list[FactDraft]:
         """The known facts that say the pet lives with its owner."""
         others = {p.name for p in self._names(pet.owner) if p.name != pet.name}
         named = [f for f in self.known if f.predicate in _IS and pet.name and f.subject == pet.name]
@@ -145,7 +149,7 @@ def _kind(word: str) -> str:
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
 
 
-def _death(said: Said, roster: Roster, pet: _Pet) -> FactDraft:
+def _death(said: Said, roster: Roster, pet: Pet) -> FactDraft:
     english = said.lang == "en"
     if english:
         description = f"{pet.owner}'s {pet.kind}" + (f" {pet.name}" if pet.name else "") + " died"

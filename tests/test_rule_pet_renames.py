@@ -1,0 +1,70 @@
+"""A pet given a new name (我家猫改名叫年糕了, We renamed Max to Bean) is known by it: the facts that gave the old
+name are closed, the new name is a fact that keeps the old one, and a later death finds the pet by either way
+of naming it. Only a pet the person named before; a question, a person or someone else's words rename nothing."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+
+T0 = datetime(2024, 11, 4, 20, 0)
+
+
+def chat(path: Path, lines: list[str], *, folds: bool = True) -> tuple[dict[str, datetime | None], str]:
+    """Each line a day apart (each its own fold with ``folds``); the facts (text -> valid_to) and the context."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(path, embedder=HashEmbedder(256), config=config, clock=lambda: T0 + timedelta(days=7)) as memory:
+        messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(days=i)} for i, text in enumerate(lines)]
+        for batch in [[m] for m in messages] if folds else [messages]:
+            memory.add(batch, agent="祈煜", person="木木", index=True)
+            memory.flush(agent="祈煜", person="木木")
+        facts = {f.text: f.valid_to for f in memory.memories(agent="祈煜", person="木木", kinds=["fact"])}
+        context = memory.context(agent="祈煜", person="木木", message="我家猫现在叫什么").text
+    return facts, context
+
+
+@pytest.mark.parametrize("folds", [False, True])
+@pytest.mark.parametrize(
+    "rename",
+    [
+        "我家猫改名叫年糕了",
+        "团子改名叫年糕了",
+        "我给团子改了个名字，叫年糕",
+        "我把团子改名为年糕",
+        "我家的猫现在叫年糕了",
+    ],
+)
+def test_a_renamed_pet_is_known_by_its_new_name(tmp_path: Path, rename: str, folds: bool) -> None:
+    facts, context = chat(tmp_path, ["我养了一只猫，叫团子", "今天天气不错", rename], folds=folds)
+    renamed = T0 + timedelta(days=2)
+    assert facts["木木养了一只猫，叫团子"] == renamed and facts["团子是木木的猫"] == renamed
+    assert facts["年糕是木木的猫，原来叫团子"] is None and facts["木木养了一只猫，叫年糕"] is None
+    assert "年糕是木木的猫" in context and "团子是木木的猫" not in context
+
+
+def test_a_renamed_pet_that_died_is_found_by_its_kind(tmp_path: Path) -> None:
+    facts, _ = chat(tmp_path, ["我养了一只猫，叫团子", "我家猫改名叫年糕了", "我家猫昨天走了"])
+    died = T0 + timedelta(days=2)
+    assert facts["年糕是木木的猫，原来叫团子"] == died and facts["木木养了一只猫，叫年糕"] == died
+    assert facts["木木的猫年糕去世了"] is None
+
+
+def test_an_english_pet_renamed(tmp_path: Path) -> None:
+    facts, _ = chat(tmp_path, ["I have a dog named Max", "We renamed Max to Bean"])
+    assert facts["Max is 木木's dog"] == T0 + timedelta(days=1)
+    assert facts["Bean is 木木's dog, formerly Max"] is None
+
+
+@pytest.mark.parametrize(
+    "later", ["团子改名叫什么好？", "小王改名叫王大锤了", "他说团子改名叫年糕了", "花花改名叫年糕了", "它改名叫年糕了"]
+)
+def test_no_rename_without_a_known_pet_and_a_new_name(tmp_path: Path, later: str) -> None:
+    facts, _ = chat(tmp_path, ["我养了一只猫，叫团子", later])
+    assert facts["木木养了一只猫，叫团子"] is None and facts["团子是木木的猫"] is None
+    assert not any("年糕" in text or "王大锤" in text for text in facts)
