@@ -140,6 +140,24 @@ def test_integers_beyond_64_bits_are_a_400(client: TestClient) -> None:
     assert response.status_code == 400 and response.json()["error"]["code"] == "bad_request"
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/query", {"person": "木木", "query": "x", "limit": True}, "limit"),
+        ("/context", {"person": "木木", "message": "x", "max_chars": True}, "max_chars"),
+        ("/v1/memories", {"text": "x", "importance": True}, "importance"),
+        ("/v1/recall", {"person": "木木", "query": "x", "limit": True}, "limit"),
+        ("/expand_words", {"sentence": "x", "chinese_rd_count": True}, "chinese_rd_count"),
+    ],
+)
+def test_true_is_no_number_in_a_body(client: TestClient, path: str, body: dict[str, object], field: str) -> None:
+    # Python's bool is an int: pydantic read true as 1 (a limit of 1, an importance of 1.0) and stored it
+    response = client.post(path, json={"agent": "祈煜", **body}, headers=QY)
+    assert response.status_code == 422, response.text
+    assert [field] == [detail["loc"][-1] for detail in response.json()["error"]["details"]]
+    assert client.get("/v1/memories", params={"agent": "祈煜"}, headers=QY).json()["items"] == []
+
+
 def test_bodies_that_are_not_json_are_a_typed_400(client: TestClient) -> None:
     json_type = {**QY, "content-type": "application/json"}
     deep = b"[" * 10_000 + b"]" * 10_000

@@ -261,6 +261,21 @@ def test_core_memory_without_a_folder_keeps_person_blocks_only(h: Harness) -> No
         ("search_memories", {"query": "   "}, "query"),
         ("search_memories", {"query": "x", "max_results": 0}, "max_results"),
         ("search_memories", {"query": "x", "expand_depth": 3}, "expand_depth"),
+        # true is no number, though Python's bool is an int: it was read as 1
+        ("search_memories", {"query": "x", "max_results": True}, "max_results"),
+        ("search_memories", {"query": "x", "expand_depth": False}, "expand_depth"),
+        ("conversation_search", {"query": "x", "max_results": True}, "max_results"),
+        ("create_memory", {"subject": "我", "memory_type": "事件", "topic": "x", "importance": True}, "importance"),
+        (
+            "create_memory",
+            {"subject": "我", "memory_type": "事实", "topic": "x", "attributes": {"岁": True}},
+            "attributes.岁",
+        ),
+        (
+            "link_memories",
+            {"relation_type": "导致", "source_memory_id": "a", "target_memory_id": "b", "importance": True},
+            "importance",
+        ),
         ("search_memories", {"query": "x", "memory_types": ["梦境"]}, "memory_types.0"),
         ("search_memories", {"query": "x", "time_range": {"start": "2025", "stop": "x"}}, "time_range.stop"),
         ("create_memory", {"subject": "我", "memory_type": "事件"}, "topic"),

@@ -251,3 +251,16 @@ def caller_time(when: datetime, zone: tzinfo) -> datetime:
 
 # a time a caller sends, read alike by every face (Python, HTTP, tools' stores, import files)
 TimeIn = Annotated[datetime, BeforeValidator(read_time)]
+
+
+def no_truth_value(value: object) -> object:
+    """A caller's number as every face reads it: ``true`` is no number, though Python's bool is an int
+    (pydantic read ``max_results: true`` as 1 and ``importance: true`` as 1.0)."""
+    if isinstance(value, bool):
+        raise ValueError(f"a number, not {str(value).lower()}")
+    return value
+
+
+# the whole numbers and numbers a caller sends (tools' arguments, HTTP bodies)
+Whole = Annotated[int, BeforeValidator(no_truth_value)]
+Number = Annotated[float, BeforeValidator(no_truth_value)]

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, ValidationError
 
 from huiyi import __version__
-from huiyi.checks import TimeIn
+from huiyi.checks import TimeIn, Whole
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
 from huiyi.faces.http_auth import Agents, check
@@ -52,7 +52,7 @@ class DebugBody(Who):
     time: TimeIn | None = None  # when it is asked (default: now)
     recipe: str | None = Field(default=None, max_length=200)  # a named recipe (default: the config's)
     overrides: dict[str, Any] = Field(default_factory=dict)  # recipe fields changed for this run
-    limit: int | None = Field(default=None, ge=1, le=100)
+    limit: Whole | None = Field(default=None, ge=1, le=100)
 
 
 class DebugResponse(BaseModel):

@@ -9,7 +9,7 @@ from fastapi import Query
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from huiyi.checks import INT64_MAX, INT64_MIN, TimeIn
+from huiyi.checks import INT64_MAX, INT64_MIN, Number, TimeIn, Whole
 from huiyi.memory.pages import CURSOR_CHARS
 from huiyi.model import FactKind, MemoryItem, MemoryKind, Message, MessageIn
 from huiyi.store.erasure import Erasure
@@ -50,9 +50,9 @@ class Who(_Body):
 
 class QueryBody(Who):
     query: str = Field(min_length=1, max_length=2000)
-    limit: int = Field(default=5, ge=1, le=100)
+    limit: Whole = Field(default=5, ge=1, le=100)
     # seed 000 §12: events below this similarity (huiyi.recall.similarity) are left out; unset: http.query_threshold
-    score_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    score_threshold: Number | None = Field(default=None, ge=0.0, le=1.0)
     kinds: list[MemoryKind] | None = None
 
 
@@ -118,7 +118,7 @@ class ContextBody(Who):
     message: str = Field(default="", max_length=20000)
     last_reply: str = Field(default="", max_length=20000)
     # the text's bound in characters, trimmed as huiyi.recall.budget says (0: none; absent: context.max_chars)
-    max_chars: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    max_chars: Whole | None = Field(default=None, ge=0, le=2**31 - 1)
 
 
 class NewMemory(Who):
@@ -126,7 +126,7 @@ class NewMemory(Who):
     kind: MemoryKind = MemoryKind.NOTE
     time: TimeIn | None = None
     said_at: TimeIn | None = None  # when it was said, if ``time`` is the day it is about (a plan)
-    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    importance: Number = Field(default=0.5, ge=0.0, le=1.0)
     keywords: list[str] = Field(default_factory=list, max_length=50)
     sources: list[str] = Field(default_factory=list, max_length=1000)
     id: str | None = Field(default=None, min_length=1, max_length=200)  # an id stored before: nothing is written
@@ -169,9 +169,9 @@ class ExpandBody(_Body):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     sentence: str = Field(min_length=1, max_length=2000)
-    max_words: int = Field(default=100, ge=0, le=1000, alias="chinese_rd_count")
-    strategy: int | Literal["first", "second"] = Field(default=1, alias="logic_type")
-    filter_levels: list[int] = Field(default_factory=lambda: [0], alias="filter_values")
+    max_words: Whole = Field(default=100, ge=0, le=1000, alias="chinese_rd_count")
+    strategy: Whole | Literal["first", "second"] = Field(default=1, alias="logic_type")
+    filter_levels: list[Whole] = Field(default_factory=lambda: [0], alias="filter_values")
     agent: str = ""
     person: str | None = None
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from huiyi.checks import Number, Whole, no_truth_value
 from huiyi.faces.tool_schemas import MemoryType, RelationType
 
 __all__ = [
@@ -36,7 +37,11 @@ class _Args(BaseModel):
 Text = Annotated[str, Field(min_length=1, max_length=_MAX_TEXT)]
 _Key = Annotated[str, Field(min_length=1, max_length=100)]  # stripped first: " " is no key
 # an integer as a text would say it (one of 5000 digits has no text: str() refuses it)
-_Value = Annotated[str, Field(max_length=_MAX_TEXT)] | Annotated[int, Field(ge=-(10**18), le=10**18)] | float
+# true is no value in words: it was written 1
+_Value = Annotated[
+    Annotated[str, Field(max_length=_MAX_TEXT)] | Annotated[int, Field(ge=-(10**18), le=10**18)] | float,
+    BeforeValidator(no_truth_value),
+]
 
 
 class TimeRange(_Args):
@@ -51,7 +56,7 @@ class CreateMemory(_Args):
     object: str | None = Field(default=None, max_length=_MAX_TEXT)
     # keys and values go into the memory's text: bounded like every other text a model writes
     attributes: dict[_Key, _Value] = Field(default_factory=dict, max_length=20)
-    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    importance: Number = Field(default=0.5, ge=0.0, le=1.0)
     text: str | None = Field(default=None, max_length=_MAX_TEXT)
 
     @field_validator("attributes", mode="before")
@@ -71,7 +76,7 @@ class LinkMemories(_Args):
     source_memory_id: str | None = Field(default=None, max_length=100)
     target_memory_id: str | None = Field(default=None, max_length=100)
     relation_type: RelationType
-    importance: float = Field(default=0.6, ge=0.0, le=1.0)
+    importance: Number = Field(default=0.6, ge=0.0, le=1.0)
 
     @model_validator(mode="after")
     def _both_ends(self) -> LinkMemories:
@@ -85,14 +90,14 @@ class SearchMemories(_Args):
     query: Text
     memory_types: list[MemoryType] | None = Field(default=None, max_length=8)
     time_range: TimeRange | None = None
-    max_results: int = Field(default=10, ge=1, le=50)
-    expand_depth: int = Field(default=1, ge=0, le=2)
+    max_results: Whole = Field(default=10, ge=1, le=50)
+    expand_depth: Whole = Field(default=1, ge=0, le=2)
 
 
 class ConversationSearch(_Args):
     query: Text
     time_range: TimeRange | None = None
-    max_results: int = Field(default=5, ge=1, le=50)
+    max_results: Whole = Field(default=5, ge=1, le=50)
 
 
 class ArchivalMemorySearch(ConversationSearch):
