@@ -158,6 +158,16 @@ def test_true_is_no_number_in_a_body(client: TestClient, path: str, body: dict[s
     assert client.get("/v1/memories", params={"agent": "祈煜"}, headers=QY).json()["items"] == []
 
 
+@pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"-Infinity", b"1e999"])
+def test_a_data_value_that_is_no_finite_number_is_refused(client: TestClient, number: bytes) -> None:
+    # no store keeps NaN: it must not come back as the text "nan", nor anything be stored
+    raw = b'{"agent": "\\u7948\\u715c", "text": "x", "data": {"attributes": {"cm": ' + number + b"}}}"
+    response = client.post("/v1/memories", content=raw, headers={**QY, "content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "bad_request"
+    assert client.get("/v1/memories", params={"agent": "祈煜"}, headers=QY).json()["items"] == []
+
+
 def test_bodies_that_are_not_json_are_a_typed_400(client: TestClient) -> None:
     json_type = {**QY, "content-type": "application/json"}
     deep = b"[" * 10_000 + b"]" * 10_000

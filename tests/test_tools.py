@@ -255,6 +255,24 @@ def test_core_memory_without_a_folder_keeps_person_blocks_only(h: Harness) -> No
 
 
 @pytest.mark.parametrize(
+    "arguments",
+    [
+        {"subject": "木木", "memory_type": "事实", "topic": "身高", "attributes": {"厘米": float("nan")}},
+        {"subject": "木木", "memory_type": "事实", "topic": "身高", "attributes": {"厘米": float("-inf")}},
+        '{"subject": "木木", "memory_type": "事实", "topic": "身高", "attributes": {"厘米": NaN}}',
+        '{"subject": "木木", "memory_type": "事实", "topic": "身高", "attributes": {"厘米": Infinity}}',
+    ],
+)
+def test_an_attribute_that_is_no_finite_number_is_refused(h: Harness, arguments: str | dict[str, Any]) -> None:
+    # NaN and inf are no measure: the memory read 木木身高（厘米：nan）
+    before = h.run(h.memory.memories(agent=AGENT, person=PERSON))
+    answer = h.call("create_memory", arguments)
+    assert answer["error"]["code"] == "invalid_arguments"
+    assert [detail["field"] for detail in answer["error"]["details"]] == ["attributes.厘米"]
+    assert h.run(h.memory.memories(agent=AGENT, person=PERSON)) == before
+
+
+@pytest.mark.parametrize(
     ("name", "arguments", "field"),
     [
         ("search_memories", {}, "query"),

@@ -4,6 +4,7 @@ unknown fields (so no scope can be smuggled in) and bound every text a model wri
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
@@ -36,11 +37,20 @@ class _Args(BaseModel):
 
 Text = Annotated[str, Field(min_length=1, max_length=_MAX_TEXT)]
 _Key = Annotated[str, Field(min_length=1, max_length=100)]  # stripped first: " " is no key
+
+
+def _plain_value(value: object) -> object:
+    """An attribute's value as words can say it: true was written 1, and NaN or inf (a JSON NaN token,
+    which ``json`` reads) nan, a measure of nothing. Refused before the union, so with one reason."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{value} is not a finite number")
+    return no_truth_value(value)
+
+
 # an integer as a text would say it (one of 5000 digits has no text: str() refuses it)
-# true is no value in words: it was written 1
 _Value = Annotated[
     Annotated[str, Field(max_length=_MAX_TEXT)] | Annotated[int, Field(ge=-(10**18), le=10**18)] | float,
-    BeforeValidator(no_truth_value),
+    BeforeValidator(_plain_value),
 ]
 
 
