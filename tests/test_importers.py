@@ -153,6 +153,23 @@ def test_one_name_for_a_mem0_export_of_several_users_is_refused(tmp_path: Path, 
     assert [line.person for _, line in plan_of("mem0.json", person="小木").memories] == ["小木", "小木"]  # one user
 
 
+@pytest.mark.parametrize("flag", [{"person": "木木"}, {"space": "g1"}])
+def test_one_name_for_a_mem0_export_of_a_user_and_no_user_is_refused(tmp_path: Path, flag: dict[str, str]) -> None:
+    """--person filed the memories of no user_id under that person too, though the file names another user for
+    the rest: whose they are it does not say, as a file of several users."""
+    records = [
+        {"id": "1", "memory": "喜欢莫兰迪色系", "user_id": "阿哲"},
+        {"id": "2", "memory": "公司年会定在下周五"},
+    ]
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps({"results": records}, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(InvalidInput, match=r"the user '阿哲' and 1 of no user_id.*--person and --space"):
+        read_import(path, agent=A, **flag)  # type: ignore[arg-type]
+    assert [line.person for _, line in read_import(path, agent=A).memories] == ["阿哲", None]
+    path.write_text(json.dumps({"results": records[1:]}, ensure_ascii=False), encoding="utf-8")
+    assert [line.person for _, line in read_import(path, agent=A, person="木木").memories] == ["木木"]  # no user
+
+
 def test_memorybank_history_summaries_and_personalities() -> None:
     plan = plan_of("memorybank.json")
     (chat,) = plan.batches

@@ -3,7 +3,8 @@ JSON lines, each ``{"id", "memory", "user_id", "agent_id", "created_at", "update
 "categories"}``.
 
 Each becomes a note of the person ``user_id`` (or, with neither a user nor ``--person``, an official
-memory), timed when mem0 made it; its id becomes ``mem0:<id>``, so a second import writes nothing new.
+memory; a file naming a user beside records of none takes neither flag), timed when mem0 made it; its
+id becomes ``mem0:<id>``, so a second import writes nothing new.
 """
 
 from __future__ import annotations
@@ -50,6 +51,14 @@ def read_mem0(text: str, who: Who, zone: tzinfo) -> Plan:
         raise InvalidInput(
             f"the mem0 export holds the memories of {len(named)} users ({users}); --person and --space name the"
             " one whose memories a file holds. Import it without them: each user's memories are then theirs"
+        )
+    unnamed = sum(1 for r in records if isinstance(r, dict) and not r.get("user_id"))
+    if (who.person or who.space) and named and unnamed:  # whose those are the file does not say: not the user's
+        (user,) = named
+        raise InvalidInput(
+            f"the mem0 export holds memories of the user {user!r} and {unnamed} of no user_id, which are not known"
+            " to be theirs; --person and --space name the one whose memories a file holds. Import it without"
+            " them (those of no user are then the agent's official memories), or give them their user_id"
         )
     plan = Plan()
     persons: set[tuple[str, str]] = set()
