@@ -168,6 +168,20 @@ def test_a_data_value_that_is_no_finite_number_is_refused(client: TestClient, nu
     assert client.get("/v1/memories", params={"agent": "祈煜"}, headers=QY).json()["items"] == []
 
 
+def test_a_zone_offset_keeps_its_seconds(client: TestClient) -> None:
+    # an offset to the second was refused as no time, and an answer's cut to minutes (Shanghai's local mean
+    # time, +08:05:43 until 1901, went out as +08:05): the time sent back was 43 seconds off
+    def stored(time: str) -> str:
+        response = client.post("/v1/memories", json={"agent": "祈煜", "text": time, "time": time}, headers=QY)
+        assert response.status_code == 201, response.text
+        return str(response.json()["time"])
+
+    assert stored("2024-03-05T10:00:00+05:30:15") == "2024-03-05T12:29:45+08:00"
+    assert stored("1900-06-01T12:00:00") == "1900-06-01T12:00:00+08:05:43"
+    assert stored("1900-06-01T12:00:00+08:05:43") == "1900-06-01T12:00:00+08:05:43"
+    assert stored("2024-03-05T04:29:45Z") == "2024-03-05T12:29:45+08:00"
+
+
 def test_bodies_that_are_not_json_are_a_typed_400(client: TestClient) -> None:
     json_type = {**QY, "content-type": "application/json"}
     deep = b"[" * 10_000 + b"]" * 10_000

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Annotated
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, PlainSerializer
 
 from huiyi.patterns import lazy
 
@@ -15,7 +15,8 @@ MAX_ID_CHARS = 200
 # ISO 8601 as written, extended or basic: datetime.fromisoformat alone also reads "1" * 20000 as a time
 ISO_TIME = lazy(
     r"\d{4}(?:-?\d{2}-?\d{2}|-?W\d{2}(?:-?\d)?)"
-    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?",
+    # an offset to the second, as a zone's local mean time had one (Shanghai's +08:05:43 until 1901)
+    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2}(?::?\d{2})?)?)?)?",
     re.IGNORECASE,
 )
 LONGEST_TIME = 64  # the longest form read, LoCoMo's, is some 35 characters
@@ -249,8 +250,17 @@ def caller_time(when: datetime, zone: tzinfo) -> datetime:
     return in_years(when if when.tzinfo is None else wall_clock(when, zone))
 
 
+def _written_to_the_second(value: datetime) -> str:
+    """A time in JSON as pydantic writes one (UTC as Z), but its offset whole: pydantic cut it to minutes,
+    and 1900-06-01T12:00+08:05:43 (Shanghai's local mean time) went out 43 seconds from the moment kept."""
+    text = value.isoformat()
+    return text[:-6] + "Z" if value.utcoffset() == timedelta(0) and text.endswith("+00:00") else text
+
+
+# a time as every model writes it in JSON
+Time = Annotated[datetime, PlainSerializer(_written_to_the_second, when_used="json")]
 # a time a caller sends, read alike by every face (Python, HTTP, tools' stores, import files)
-TimeIn = Annotated[datetime, BeforeValidator(read_time)]
+TimeIn = Annotated[Time, BeforeValidator(read_time)]
 
 
 def no_truth_value(value: object) -> object:

@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from huiyi.checks import TimeIn, check_data, check_message_ids, check_scope, check_storable, check_text
+from huiyi.checks import Time, TimeIn, check_data, check_message_ids, check_scope, check_storable, check_text
 
 Role = Literal["user", "assistant"]
 
@@ -180,7 +180,7 @@ class Message(_Model):
     speaker: str
     role: Role
     text: str
-    time: datetime
+    time: Time
     seq: int = 0  # position in the space's log
 
     @model_validator(mode="after")
@@ -208,7 +208,7 @@ class MemoryItem(_Model):
     scope: Scope
     kind: MemoryKind
     text: str
-    time: datetime | None = None  # when it happened (events) or was said (chunks)
+    time: Time | None = None  # when it happened (events) or was said (chunks)
     place: str = ""
     participants: list[str] = Field(default_factory=list)
     keywords: list[str] = Field(default_factory=list)
@@ -216,13 +216,13 @@ class MemoryItem(_Model):
     importance: float = Field(default=0.5, ge=0.0, le=1.0)
     strength: float = 1.0
     access_count: int = 0
-    last_access: datetime | None = None
-    created_at: datetime | None = None
+    last_access: Time | None = None
+    created_at: Time | None = None
     sources: list[str] = Field(default_factory=list)  # message ids or external ids (provenance)
     data: dict[str, Any] = Field(default_factory=dict)
     feedback: float = 0.0  # the sum of callers' feedback on this memory (seed 001 §2.4)
-    valid_to: datetime | None = None  # facts: when a newer contradicting fact closed this one
-    said_at: datetime | None = None  # when said, if ``time`` is another day or a later hour (a plan); else None
+    valid_to: Time | None = None  # facts: when a newer contradicting fact closed this one
+    said_at: Time | None = None  # when said, if ``time`` is another day or a later hour (a plan); else None
 
     @field_validator("text")
     @classmethod
@@ -277,7 +277,7 @@ class EntityMerge(_Model):
     source: str  # entity id merged away
     target: str  # entity id kept
     reason: str = ""
-    at: datetime | None = None
+    at: Time | None = None
     undone: bool = False
 
 
@@ -322,8 +322,8 @@ class FactData(BaseModel):
     object_type: EntityType | None = None  # None: the object is a literal, not an entity
     kind: FactKind | None = Field(default=None, validation_alias="fact_kind")
     keyword: str = ""
-    valid_from: datetime | None = None  # when it became true, if said
-    valid_to: datetime | None = None  # when a newer contradicting fact closed it
+    valid_from: Time | None = None  # when it became true, if said
+    valid_to: Time | None = None  # when a newer contradicting fact closed it
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)  # None: stored before it was kept
 
     @field_validator("subject", "predicate", "object", "keyword", mode="before")
@@ -466,10 +466,10 @@ class Job(_Model):
     state: JobState = JobState.PENDING
     attempts: int = 0  # runs that ended in an error; a worker that died mid-run costs none
     last_error: str = ""
-    run_after: datetime | None = None
-    lease_until: datetime | None = None
+    run_after: Time | None = None
+    lease_until: Time | None = None
     worker: str = ""
-    created_at: datetime | None = None
+    created_at: Time | None = None
     claims: int = 0  # times a worker took it: more than attempts + 1 means workers died holding it
 
 
@@ -481,15 +481,15 @@ class RecallHit(_Model):
     text: str
     score: float
     route_scores: dict[str, float] = Field(default_factory=dict)
-    time: datetime | None = None
+    time: Time | None = None
     scope: Scope
     sources: list[str] = Field(default_factory=list)
     place: str = ""
     keywords: list[str] = Field(default_factory=list)
     insight: str = ""
     data: dict[str, Any] = Field(default_factory=dict)
-    valid_to: datetime | None = None  # a fact a newer one closed: history, not how things are now
-    said_at: datetime | None = None  # when it was said, if ``time`` is another moment it is about
+    valid_to: Time | None = None  # a fact a newer one closed: history, not how things are now
+    said_at: Time | None = None  # when it was said, if ``time`` is another moment it is about
 
 
 class RecallResult(_Model):

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import Query
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from huiyi.checks import INT64_MAX, INT64_MIN, Number, TimeIn, Whole
+from huiyi.checks import INT64_MAX, INT64_MIN, Number, Time, TimeIn, Whole
 from huiyi.memory.pages import CURSOR_CHARS
 from huiyi.model import FactKind, MemoryItem, MemoryKind, Message, MessageIn
 from huiyi.store.erasure import Erasure
@@ -64,7 +63,7 @@ class MemoryEvent(BaseModel):
     description: str
     deepinsight: str = ""
     place: str = ""
-    updatetime: datetime | None = None
+    updatetime: Time | None = None
     keyword: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
     route_scores: dict[str, float] = Field(default_factory=dict)
@@ -78,7 +77,7 @@ class MemoryEntity(BaseModel):
     score: float
     index: str
     description: str
-    updatetime: datetime | None = None
+    updatetime: Time | None = None
     # seed 000 §12: the searched words (the query's own, and its 联想词 when that route runs) found in the
     # fact's text or keyword
     matched_keywords: list[str] = Field(default_factory=list)

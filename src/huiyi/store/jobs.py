@@ -11,6 +11,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from huiyi.checks import Time
 from huiyi.model import Job, JobState, new_id
 from huiyi.store.pages import JobMark, ReportMark
 
@@ -27,7 +28,7 @@ class RunReport(BaseModel):
     agent: str
     scope: str  # the scope's tag: official, person:<id> or space:<id>
     kind: str  # consolidate or summarize
-    at: datetime
+    at: Time
     dry_run: bool = False
     counts: dict[str, int] = Field(default_factory=dict)  # changes (or summaries) by kind
     body: dict[str, Any] = Field(default_factory=dict)  # the report itself, as JSON
