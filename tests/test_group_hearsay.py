@@ -47,6 +47,38 @@ def test_a_members_word_about_another_member_says_whose_it_is(tmp_path: Path) ->
     assert "小雨喜欢吃火锅" in shown, shown  # her own word reads as before
 
 
+def _add_said(memory: Memory, lines: list[tuple[str, str]]) -> None:
+    """Lines of members and of the agent itself (who is ``AGENT``)."""
+    messages = [
+        {"id": f"a{i}", "text": text, "time": T0 + timedelta(minutes=i)}
+        | ({"role": "assistant"} if who == AGENT else {"speaker": who})
+        for i, (who, text) in enumerate(lines)
+    ]
+    memory.add(messages, agent=AGENT, space="g1")
+    memory.flush(agent=AGENT, space="g1")
+
+
+def test_the_agents_word_about_a_member_is_its_own_and_its_guess_is_none(tmp_path: Path) -> None:
+    """The bot's 小雨喜欢吃辣 was shown as 小雨's own attribute, and its guess 阿杰是程序员吧 as his."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    lines = [("阿杰", "我是阿杰，做设计的"), ("小雨", "我是小雨"), (AGENT, "阿杰是程序员吧"), (AGENT, "小雨喜欢吃辣。")]
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(hours=1)) as memory:
+        _add_said(memory, lines)
+        facts = {f.text: f.data.get("told_by") for f in memory.memories(agent=AGENT, space="g1", kinds=["fact"])}
+        shown = _fragments(memory, "小雨喜欢吃什么？阿杰是做什么的", space="g1")
+    assert facts.get("小雨喜欢吃辣") == [AGENT]
+    assert "阿杰是程序员" not in facts
+    assert f"{AGENT}说：小雨喜欢吃辣" in shown, shown
+    assert "小雨喜欢吃辣" not in shown, shown
+
+
+def test_a_members_guess_about_another_is_no_fact(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(hours=1)) as memory:
+        _add(memory, [("小雨", "我是小雨"), ("阿杰", "小雨是老师吧"), ("阿杰", "我是程序员吧，算是")], "g")
+        assert memory.memories(agent=AGENT, space="g1", kinds=["fact"]) == []
+
+
 def _fact(subject: str, predicate: str, obj: str, source: str) -> dict[str, Any]:
     return {
         "subject": subject,

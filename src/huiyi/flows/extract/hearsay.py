@@ -12,8 +12,9 @@ __all__ = ["told_by"]
 
 def told_by(fact: FactDraft, fold: Fold, roster: Roster | None = None) -> list[str]:
     """Who told a group a fact about one of its members or the agent when none of its lines is that one's
-    own or the agent's: 阿杰's 小雨是骗子 is his word about her, not her attribute. Empty otherwise (a thing,
-    an outsider, a private chat, where the person telling of a friend is the usual case)."""
+    own: 阿杰's 小雨是骗子 is his word about her, not her attribute, and the agent's 阿杰是程序员 is its own
+    guess. Empty otherwise (a thing, an outsider, a private chat, where the person telling of a friend is
+    the usual case)."""
     if fold.scope.kind is not ScopeKind.SPACE:
         return []
     roster = roster or Roster.of(fold)
@@ -22,6 +23,6 @@ def told_by(fact: FactDraft, fold: Fold, roster: Roster | None = None) -> list[s
         return []
     sources = set(fact.sources)
     tellers = [roster.name_of(m.speaker) for m in fold.messages if m.id in sources]
-    if not tellers or subject in tellers or roster.agent_name in tellers:
+    if not tellers or subject in tellers:
         return []
     return list(dict.fromkeys(tellers))

@@ -6,7 +6,8 @@ import re
 from dataclasses import replace
 
 from huiyi.flows.extract import EntityDraft, FactDraft
-from huiyi.flows.extract.rules.jokes import joke_end, laughed_part_off, laughs_off, laughter_only
+from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
+from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import (
     EN_FOR_NOW,
     EN_NOT_THERE,
@@ -18,18 +19,14 @@ from huiyi.flows.extract.rules.objects import (
     trim_zh,
 )
 from huiyi.flows.extract.rules.patterns import (
-    EN_AND_I,
-    EN_AND_VERB,
     EN_BIRTHDAY_FIRST,
     EN_HEDGE,
     EN_PET,
     EN_PET_NAMED,
     EN_PRONOUNS,
     EN_RULES,
-    EN_SPEAKER_FIRST,
     MY_THING,
     MY_THING_ZH,
-    QUESTION_END,
     TENTATIVE,
     ZH_BIRTHDAY_FIRST,
     ZH_CONTINUE,
@@ -61,57 +58,7 @@ from huiyi.model import EntityType, FactKind, Message
 from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import has_cjk
 
-# a full stop ends an English clause, but not an abbreviation's (St. Mary's, Dr. Lee)
-_EN_STOPS = r"(?:(?<!\bSt)(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bMrs)(?<!\bJr)(?<!\bSr)(?<!\bMt)\.|[!?;\n！？。；])"
-
-
-def _clauses(text: str, english: bool) -> list[tuple[str, bool]]:
-    """(clause, unsure) pairs: unsure for a question or a clause laughter closes (我是亿万富翁哈哈哈,
-    我是亿万富翁，哈哈哈), read for what follows but no fact. English keeps commas inside a clause but
-    splits ``…, and I …``; Chinese splits on commas too."""
-    stops = _EN_STOPS if english else r"[，,。！？!?；;~～\n]"
-    out: list[tuple[str, bool]] = []
-    for match in re.finditer(rf"([^\n]*?)({stops}+|$)", text):
-        clause, end = match.group(1).strip(), match.group(2)
-        if clause:
-            question = "?" in end or "？" in end or (not english and bool(QUESTION_END.search(clause)))
-            parts = [verb for part in EN_AND_I.split(clause) for verb in _and_verb(part)] if english else [clause]
-            out.extend((part.strip(), question) for part in parts if part.strip())
-        if not match.group(0):
-            break
-    closed = [laughter_only(clause) for clause, _ in out[1:]]  # 我是亿万富翁，哈哈哈: by the clause after
-    return [
-        (clause, unsure or laughs_off(clause) or (at < len(closed) and closed[at]))
-        for at, (clause, unsure) in enumerate(laughed_part_off(out) if english else out)
-    ]
-
-
-def _pet_named_after(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
-    """我养了一只狗，叫豆豆: the clause that names a pet is read with the clause that told of it."""
-    out: list[tuple[str, bool]] = []
-    for clause, unsure in clauses:
-        if out and not unsure and not out[-1][1] and ZH_NAMING.match(clause) and _nameless_pet(out[-1][0]):
-            out[-1] = (f"{out[-1][0]}，{clause}", False)
-        else:
-            out.append((clause, unsure))
-    return out
-
-
-def _nameless_pet(clause: str) -> bool:
-    found = [m for pattern in (ZH_PET, ZH_PET_HAS) if (m := pattern.search(clause))]
-    return any(m.end() == len(clause) and not m.group("name") for m in found)
-
-
 _EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
-
-
-def _and_verb(part: str) -> list[str]:
-    """A speaker's clause with a second verb after "and" as two: "I live in Boston and work at …" reads as
-    "I live in Boston" and "I work at …". Someone else's clause (My sister lives…) is left whole."""
-    if not EN_SPEAKER_FIRST.match(part):
-        return [part]
-    first, *rest = EN_AND_VERB.split(part)
-    return [first, *(f"I {verb}" for verb in rest)]
 
 
 _SENTENCE_END = re.compile(r"[。！？!?\n]")
@@ -135,11 +82,11 @@ class FactReader:
         partner = ""  # a partner told of with no name yet: 我有新男朋友了，叫陈屿
         # 我喜欢猫，开玩笑的: what a retraction takes back is not read
         body = message.text[joke_end(message.text) :]
-        clauses = _clauses(body, english)
+        clauses = clauses_of(body, english)
         if not english and (couple := together(body)):  # 我和陈屿在一起了！: the whole message says it
             self._fact(ZH_TOGETHER, couple, message, speaker, False, facts, entities)
         supposed, cursor = False, 0  # 如果我是富婆，我就天天躺平，养十只猫: a supposition's sentence is supposed
-        for clause, unsure in clauses if english else _pet_named_after(clauses):
+        for clause, unsure in clauses if english else pet_named_after(clauses):
             if english:
                 if not unsure:
                     self._english(clause, message, speaker, facts, entities)

@@ -1,0 +1,75 @@
+"""A message cut into the clauses the fact rules read, each marked unsure when it states nothing for
+certain: a question, a guess (阿杰是程序员吧) or a boast laughter takes back (我是亿万富翁哈哈哈)."""
+
+from __future__ import annotations
+
+import re
+
+from huiyi.flows.extract.rules.jokes import laughed_part_off, laughs_off, laughter_only
+from huiyi.flows.extract.rules.patterns import (
+    EN_AND_I,
+    EN_AND_VERB,
+    EN_SPEAKER_FIRST,
+    QUESTION_END,
+    ZH_NAMING,
+    ZH_PET,
+    ZH_PET_HAS,
+)
+
+__all__ = ["clauses_of", "pet_named_after"]
+
+# a full stop ends an English clause, but not an abbreviation's (St. Mary's, Dr. Lee)
+_EN_STOPS = r"(?:(?<!\bSt)(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bMrs)(?<!\bJr)(?<!\bSr)(?<!\bMt)\.|[!?;\n！？。；])"
+
+_GUESS = re.compile(r"吧\s*$")
+
+
+def clauses_of(text: str, english: bool) -> list[tuple[str, bool]]:
+    """(clause, unsure) pairs: unsure for a question or a clause laughter closes (我是亿万富翁哈哈哈,
+    我是亿万富翁，哈哈哈), read for what follows but no fact. English keeps commas inside a clause but
+    splits ``…, and I …``; Chinese splits on commas too."""
+    stops = _EN_STOPS if english else r"[，,。！？!?；;~～\n]"
+    out: list[tuple[str, bool]] = []
+    for match in re.finditer(rf"([^\n]*?)({stops}+|$)", text):
+        clause, end = match.group(1).strip(), match.group(2)
+        if clause:
+            # a question, or a guess: 阿杰是程序员吧 says what one supposes, not what is
+            unsure = (
+                "?" in end
+                or "？" in end
+                or (not english and bool(QUESTION_END.search(clause) or _GUESS.search(clause)))
+            )
+            parts = [verb for part in EN_AND_I.split(clause) for verb in _and_verb(part)] if english else [clause]
+            out.extend((part.strip(), unsure) for part in parts if part.strip())
+        if not match.group(0):
+            break
+    closed = [laughter_only(clause) for clause, _ in out[1:]]  # 我是亿万富翁，哈哈哈: by the clause after
+    return [
+        (clause, unsure or laughs_off(clause) or (at < len(closed) and closed[at]))
+        for at, (clause, unsure) in enumerate(laughed_part_off(out) if english else out)
+    ]
+
+
+def pet_named_after(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """我养了一只狗，叫豆豆: the clause that names a pet is read with the clause that told of it."""
+    out: list[tuple[str, bool]] = []
+    for clause, unsure in clauses:
+        if out and not unsure and not out[-1][1] and ZH_NAMING.match(clause) and _nameless_pet(out[-1][0]):
+            out[-1] = (f"{out[-1][0]}，{clause}", False)
+        else:
+            out.append((clause, unsure))
+    return out
+
+
+def _nameless_pet(clause: str) -> bool:
+    found = [m for pattern in (ZH_PET, ZH_PET_HAS) if (m := pattern.search(clause))]
+    return any(m.end() == len(clause) and not m.group("name") for m in found)
+
+
+def _and_verb(part: str) -> list[str]:
+    """A speaker's clause with a second verb after "and" as two: "I live in Boston and work at …" reads as
+    "I live in Boston" and "I work at …". Someone else's clause (My sister lives…) is left whole."""
+    if not EN_SPEAKER_FIRST.match(part):
+        return [part]
+    first, *rest = EN_AND_VERB.split(part)
+    return [first, *(f"I {verb}" for verb in rest)]
