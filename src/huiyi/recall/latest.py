@@ -114,14 +114,16 @@ def inherited(
 
 
 def changes(keys: Sequence[int], rows: Mapping[int, RankRow | None], weight: float) -> dict[int, float]:
-    """``weight`` for each candidate whose own words change or settle an arrangement (:func:`revises`); not
-    a closed fact (搬家，改到下周, called off since): it was a change once, it is not how things ended."""
+    """``weight`` for each candidate whose own words change or settle an arrangement (:func:`revises`), or
+    that was said when a candidate fact was closed (我不喜欢咖啡了 ended 木木喜欢喝咖啡); not a closed fact
+    (搬家，改到下周, called off since): it was a change once, it is not how things ended."""
+    ends = {row.valid_to for key in keys if (row := rows.get(key)) is not None and row.valid_to is not None}
     out: dict[int, float] = {}
     for key in keys:
         row = rows.get(key)
         if row is None or row.valid_to is not None:
             continue
         speaker = speaker_of(row)
-        if revises(_line(row, speaker) if speaker else row.text):
+        if revises(_line(row, speaker) if speaker else row.text) or row.time in ends:
             out[key] = weight
     return out

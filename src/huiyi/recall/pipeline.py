@@ -263,7 +263,8 @@ def _fused(
         giving = names.gains(window, rows, recipe.name_weight, names.about(request.query))
         window = _lifted(window, boosts, "name", giving)
     if recipe.polarity_weight and (sign := polarity.asked(request.query)):  # 我喜欢吃什么, not 不喜欢的
-        liked = polarity.gains(window, rows, recipe.polarity_weight, sign, request.query)
+        closed = {key for key, bonus in boosts.items() if "closed" in bonus}  # a like that ended is none now
+        liked = polarity.gains(window, rows, recipe.polarity_weight, sign, request.query, closed)
         window = _lifted(window, boosts, "polarity", liked)
     carry = recipe.carriers and not ask.in_group
     if recipe.anchor_weight or recipe.anchor_demote or carry:  # the chunk's own line (recall.anchor)
@@ -280,7 +281,8 @@ def _fused(
     if recipe.events_lend and not wanted_kinds:  # events as keys of their turns (recall.units)
         # in a group, another's turn beside the named person's is a bystander's; between two, their exchange
         named_bonus = {key: bonus.get("speaker", 0.0) for key, bonus in boosts.items()} if by_name else None
-        window, lent = units.lend(window, rows, named_bonus)
+        demoted = {key: bonus["closed"] for key, bonus in boosts.items() if "closed" in bonus}
+        window, lent = units.lend(window, rows, named_bonus, demoted)
         for key, gain in lent.items():
             boosts.setdefault(key, {})["evidence"] = gain
     if reranking:  # last, on what the turns lent: a plan's newest arrangement, the change asked for (recall.latest)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from huiyi.patterns import lazy
 from huiyi.recall.rerank import Window
@@ -85,14 +85,23 @@ def others(text: str) -> bool:
 
 
 def gains(
-    window: Window, rows: Mapping[int, RankRow | None], weight: float, sign: int, query: str = ""
+    window: Window,
+    rows: Mapping[int, RankRow | None],
+    weight: float,
+    sign: int,
+    query: str = "",
+    ended: Collection[int] = (),
 ) -> dict[int, float]:
     """What the lines and facts in the window that say a like of ``sign`` gain; a question of the asker's own
-    likes (我喜欢吃什么) lifts the speakers' own, not one told of someone else (她喜欢吃榴莲, of Mum)."""
+    likes (我喜欢吃什么) lifts the speakers' own, not one told of someone else (她喜欢吃榴莲, of Mum). A like
+    that ``ended`` (a closed fact, the line that said it) gains nothing."""
     line = query.strip().rsplit("\n", 1)[-1]
     own = _ASKER.search(line) is not None and not others(line)
     return {
         key: weight
         for key, _ in window
-        if (row := rows.get(key)) is not None and said(row.text) == sign and not (own and others(row.text))
+        if key not in ended
+        and (row := rows.get(key)) is not None
+        and said(row.text) == sign
+        and not (own and others(row.text))
     }

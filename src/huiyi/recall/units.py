@@ -32,7 +32,10 @@ Window = list[tuple[int, tuple[float, dict[str, float]]]]
 
 
 def lend(
-    window: Window, items: Mapping[int, MemoryItem | RankRow | None], speaker: Mapping[int, float] | None = None
+    window: Window,
+    items: Mapping[int, MemoryItem | RankRow | None],
+    speaker: Mapping[int, float] | None = None,
+    demoted: Mapping[int, float] | None = None,
 ) -> tuple[Window, dict[int, float]]:
     """The window with each event's score lent to its candidate turns and the lending events left out;
     and what each turn gained, by key.
@@ -40,10 +43,14 @@ def lend(
     ``speaker``: the speaker bonus each candidate got (the query names someone who took part). An
     event earns it for the named person's part; a turn that got none (someone else's line in the same
     stretch of chat) borrows the event's score without it, or a bystander's 我就说！ would outrank the
-    named person's own account (issue #13)."""
+    named person's own account (issue #13).
+
+    ``demoted``: what a turn lost for what it says (the line of a closed fact, 我喜欢喝咖啡 after 我不喜欢咖啡了):
+    it loses that from what it borrows too, or the event it belongs to would undo the loss."""
     if not any(item is not None and item.kind is MemoryKind.EVENT for item in items.values()):
         return sorted(window, key=lambda pair: (-pair[1][0], pair[0])), {}  # no event: nothing lends
     speaker = speaker or {}
+    demoted = demoted or {}
     turn_of: dict[str, int] = {}  # a chunk's own message (its anchor) → its key
     own: dict[int, float] = {}
     for key, (score, _) in window:
@@ -65,7 +72,7 @@ def lend(
         for turn in turns:
             share = own[turn] / best if best > 0 else 1.0
             earned = score if speaker.get(turn) else score - speaker.get(key, 0.0)
-            lifted[turn] = max(lifted.get(turn, 0.0), earned * share)
+            lifted[turn] = max(lifted.get(turn, 0.0), earned * share + demoted.get(turn, 0.0))
     gained: dict[int, float] = {}
     out: Window = []
     for key, (score, parts) in window:

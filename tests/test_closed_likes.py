@@ -1,0 +1,35 @@
+"""A like that ended (我不喜欢咖啡了 after 我喜欢喝咖啡) is not what is liked now: asked 我现在喜欢喝什么, the line
+that ended it leads, and the old like gains nothing for being a like, not even from the event it is part of."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+
+T0 = datetime(2024, 11, 1, 20, 0)
+
+
+def _recall(path: Path, question: str) -> tuple[list[str], dict[str, dict[str, float]]]:
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(path, config=config, clock=lambda: T0 + timedelta(days=8)) as memory:
+        for day, text in ((0, "我喜欢喝咖啡"), (7, "我不喜欢咖啡了")):
+            memory.add([{"text": text, "time": T0 + timedelta(days=day)}], agent="祈煜", person="木木", index=True)
+            memory.flush(agent="祈煜", person="木木")
+        found = memory.recall(question, agent="祈煜", person="木木", limit=4, explain=True)
+    bonuses = found.info["bonuses"]
+    assert isinstance(bonuses, dict)
+    texts = {hit.id: hit.text for hit in found.hits}
+    return [hit.text for hit in found.hits], {texts.get(key, key): value for key, value in bonuses.items()}
+
+
+@pytest.mark.parametrize("question", ["我现在喜欢喝什么", "我现在还喜欢喝咖啡吗"])
+def test_the_line_that_ended_a_like_leads_a_question_about_now(tmp_path: Path, question: str) -> None:
+    hits, bonuses = _recall(tmp_path, question)
+    assert hits[0] == "木木: 我不喜欢咖啡了", hits
+    assert "polarity" not in bonuses.get("木木: 我喜欢喝咖啡", {})
+    assert "polarity" not in bonuses.get("木木喜欢喝咖啡", {})
