@@ -86,6 +86,7 @@ MODULES = [
     "huiyi.recall.units",
     "huiyi.recall.views",
     "huiyi.store.phrases",
+    "huiyi.store.jsontext",
     "huiyi.store.rows",
     "huiyi.store.sqlite.fts",
     "huiyi.strength",

@@ -890,13 +890,24 @@ def test_update_memories_changes_only_allowed_fields(store: Store) -> None:
 
 def test_a_memory_s_numbers_come_back_as_written(store: Store) -> None:
     """PostgreSQL's jsonb gave 1e20 back as a 21-digit integer, which an export of it could not import (helper)."""
-    numbers = {"big": 1e20, "small": 2.5e-3, "whole": 3.0, "int": 2**63 - 1, "least": -(2**63), "deep": [{"x": -1e300}]}
+    numbers = {
+        "big": 1e20,
+        "small": 2.5e-3,
+        "whole": 3.0,
+        "int": 2**63 - 1,
+        "least": -(2**63),
+        "deep": [{"x": -1e300}],
+        "whole64": 1e16,  # jsonb gave these back as integers: Python writes them 1e+16, with no point
+        "whole64_neg": -9e18,
+        "said": "1e+16",
+    }
     item = memory_item("木木的分数", Scope.of_person("qy", "mumu"), data=numbers)
     add(store, [item])
     (got,) = store.get_memories("qy", [item.id])
     assert got.data == numbers
     assert [type(got.data[key]) for key in ("big", "small", "whole", "int")] == [float, float, float, int]
     assert type(got.data["deep"][0]["x"]) is float
+    assert type(got.data["whole64"]) is float and type(got.data["whole64_neg"]) is float
 
 
 def test_entities_merge_and_unmerge(store: Store) -> None:

@@ -154,11 +154,6 @@ def from_epoch(value: float | None) -> datetime | None:
 
 
 # JSON --------------------------------------------------------------------------------------------
-def json_text(value: Any) -> str:
-    """JSON as both stores write it: readable non-ASCII, anything unknown as its string."""
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
 def _same(value: Any) -> Any:
     return value
 

@@ -10,6 +10,7 @@ from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
 from huiyi.store.graph import EntityEdit
+from huiyi.store.jsontext import json_text
 from huiyi.store.pages import EntityMarked
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
 from huiyi.store.postgres.search_sql import score, vector_literal
@@ -19,7 +20,6 @@ from huiyi.store.rows import (
     MERGE_COLUMNS,
     NATIVE,
     entities_version,
-    json_text,
     naive,
     partition_key,
     partition_keys,

@@ -9,9 +9,10 @@ from typing import Any
 from huiyi.model import Job, JobState
 from huiyi.store import rows
 from huiyi.store.jobs import RunReport
+from huiyi.store.jsontext import json_text
 from huiyi.store.pages import JobMark, ReportMark
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
-from huiyi.store.rows import ERASURES, JOB_COLUMNS, NATIVE, REPORT_COLUMNS, json_text, naive
+from huiyi.store.rows import ERASURES, JOB_COLUMNS, NATIVE, REPORT_COLUMNS, naive
 
 # one fold of a space at a time, in order: a fold reads what the earlier ones wrote (entities and their
 # aliases, plans called off, pets, partners); none while another of the space runs, nor while an earlier one

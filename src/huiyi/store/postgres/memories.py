@@ -18,6 +18,7 @@ from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
+from huiyi.store.jsontext import json_text
 from huiyi.store.madefrom import made_from_gone, to_look_up
 from huiyi.store.owncache import own_vectors
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
@@ -25,7 +26,7 @@ from huiyi.store.postgres.connection import Cursor, PostgresConnection
 from huiyi.store.postgres.graph import add_names, drop_aliases
 from huiyi.store.postgres.jobs import record_folded
 from huiyi.store.postgres.search_sql import vector_literal
-from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, fold_of, json_text, naive, partition_key, partition_keys
+from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, fold_of, naive, partition_key, partition_keys
 
 JSON_FIELDS = frozenset({"keywords", "data", "participants", "sources"})
 # created_at (UTC) on the wall clock of the zone given as its parameter: the store's zone, by name

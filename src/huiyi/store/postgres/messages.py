@@ -9,8 +9,9 @@ from huiyi.errors import InvalidInput
 from huiyi.model import Message, Person, Scope
 from huiyi.store import rows
 from huiyi.store.base import Claim, ScopeStats
+from huiyi.store.jsontext import json_text
 from huiyi.store.postgres.connection import PostgresConnection
-from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, NATIVE, fold_of, id_taken, json_text, naive
+from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, NATIVE, fold_of, id_taken, naive
 
 # the newest unindexed rows' texts of some scopes (``of_scopes``), through the partial index on unindexed
 # rows: one probe when nothing waits, as on nearly every recall

@@ -13,6 +13,7 @@ from huiyi.model import Entity, EntityMerge, Link, LinkKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import Vectors
 from huiyi.store.graph import EntityEdit
+from huiyi.store.jsontext import json_text
 from huiyi.store.pages import EntityMarked
 from huiyi.store.rows import (
     ENTITIES_EPOCH,
@@ -20,7 +21,6 @@ from huiyi.store.rows import (
     MERGE_COLUMNS,
     TEXT,
     entities_version,
-    json_text,
     partition_keys,
     to_epoch,
 )

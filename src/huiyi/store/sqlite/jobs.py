@@ -11,8 +11,9 @@ from typing import Any
 from huiyi.model import Job, JobState
 from huiyi.store import rows
 from huiyi.store.jobs import RunReport
+from huiyi.store.jsontext import json_text
 from huiyi.store.pages import JobMark, ReportMark
-from huiyi.store.rows import ERASURES, JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, json_text, to_epoch
+from huiyi.store.rows import ERASURES, JOB_COLUMNS, REPORT_COLUMNS, TEXT, from_epoch, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
 # one fold of a space at a time, in order: a fold reads what the earlier ones wrote (entities and their

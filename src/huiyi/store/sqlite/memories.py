@@ -19,9 +19,10 @@ from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
+from huiyi.store.jsontext import json_text
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
-from huiyi.store.rows import MEMORY_COLUMNS, TEXT, fold_of, json_text, partition_keys, to_epoch
+from huiyi.store.rows import MEMORY_COLUMNS, TEXT, fold_of, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 from huiyi.store.sqlite.fts import count_row_tokens, scope_code, scoped
 from huiyi.store.sqlite.gone import erased, unmade_ids

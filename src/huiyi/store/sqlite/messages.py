@@ -11,7 +11,8 @@ from huiyi.errors import InvalidInput
 from huiyi.model import Message, Person, Scope
 from huiyi.store import rows
 from huiyi.store.base import Claim, ScopeStats
-from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, TEXT, fold_of, id_taken, json_text, to_epoch
+from huiyi.store.jsontext import json_text
+from huiyi.store.rows import EVERY_SPEAKER, MESSAGE_COLUMNS, TEXT, fold_of, id_taken, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
 
 # a space's last seq given out, as the messages' MAX(seq) read with it (its agent and space bound before the
