@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -24,7 +25,10 @@ os.environ.setdefault("HUIYI_INGEST__INDEX", "sync")
 # table) go to a directory of this session, which child processes inherit: never into the user's cache,
 # so runs one after another or side by side share nothing
 _OWN_CACHE = tempfile.mkdtemp(prefix="huiyi-test-cache-")
-os.environ.setdefault("HUIYI_CACHE_DIR", _OWN_CACHE)
+if os.environ.setdefault("HUIYI_CACHE_DIR", _OWN_CACHE) == _OWN_CACHE:
+    atexit.register(shutil.rmtree, _OWN_CACHE, ignore_errors=True)  # the session's own: gone with it
+else:
+    os.rmdir(_OWN_CACHE)  # a parent session's is used
 
 
 @pytest.fixture(scope="session")
