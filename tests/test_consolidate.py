@@ -645,6 +645,15 @@ def test_an_inactive_persons_minimum_is_of_memories_that_may_go(sqlite: Store) -
     assert [c.ids[0] for c in report.of("delete")] == ["c0", "c1"]
 
 
+def test_of_memories_equally_strong_an_inactive_person_loses_the_chatter_first(sqlite: Store) -> None:
+    """Ties went by id: 在吗 (c0) outlived 我奶奶昨天去世了 (c1), said the same minute, equally important."""
+    lines = ["在吗", "我奶奶昨天去世了，我一直在哭", "哈哈哈", "嗯"]
+    put(sqlite, HASH, [chunk(f"c{i}", at(1, 9), f"木木: {text}", scope=MUMU) for i, text in enumerate(lines)])
+    config = ConsolidateConfig(forget=ForgetConfig(minimum=1, inactive_days=30), links={"enabled": False})
+    report = run(sqlite, MUMU, config, now=at(1, 9) + timedelta(days=40))
+    assert sorted(c.ids[0] for c in report.of("delete")) == ["c0", "c2", "c3"]
+
+
 def test_forget_below_is_seed_000_s_limit(sqlite: Store) -> None:
     put(sqlite, HASH, [event("weak", at(1, 9), "w", [], importance=0.1), event("fine", at(10, 9), "f", [])])
     report = run(sqlite, config=ConsolidateConfig(forget_below=0.1, forget=ForgetConfig(minimum=0)))

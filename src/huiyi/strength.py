@@ -22,8 +22,9 @@ Worked examples (each one is also a test):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
+from typing import Any
 
 from huiyi.config.forget import SEED000_INCREMENTS, SEED000_RECALL_BONUS, SEED004_DECAY_RATES, DecayType
 from huiyi.model import FactKind, MemoryItem, MemoryKind
@@ -181,6 +182,7 @@ def capacity_victims(
     minimum: int = 1000,
     *,
     inactive: bool = False,
+    ties: Callable[[str], Any] | None = None,
 ) -> list[str]:
     """The ids to delete from one scope, weakest first.
 
@@ -189,8 +191,9 @@ def capacity_victims(
     Inactive person (seed 000 §八 记忆的清理 4, 长期不活跃用户): everything beyond the ``minimum`` strongest goes.
     Either way at least ``minimum`` memories stay.
 
-    Ties in strength are broken by id (the smaller id goes first), so the same input always gives the
-    same victims whatever order the store returned the rows in.
+    Ties in strength are broken by ``ties(id)`` (the smaller goes first; the caller's say on what matters
+    less), then by id, so the same input always gives the same victims whatever order the store returned
+    the rows in.
 
     >>> capacity_victims([("a", 1), ("b", 5), ("c", 1), ("d", 9), ("e", 3)], total_limit=5, share=0.4, minimum=0)
     ['a', 'c']
@@ -211,5 +214,8 @@ def capacity_victims(
     for key, strength in strengths:
         if math.isnan(strength):
             raise ValueError(f"strength of {key!r} is NaN")
-    ranked = sorted(strengths, key=lambda pair: (pair[1], pair[0]))
+    if ties is None:
+        ranked = sorted(strengths, key=lambda pair: (pair[1], pair[0]))
+    else:
+        ranked = sorted(strengths, key=lambda pair: (pair[1], ties(pair[0]), pair[0]))
     return [key for key, _ in ranked[:count]]

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from huiyi.checks import wall_of
 from huiyi.config.consolidate import ConsolidateConfig
+from huiyi.flows.chatter import is_chatter
 from huiyi.flows.consolidate.state import State, when
 from huiyi.model import MemoryItem, MemoryKind, ScopeKind
 from huiyi.strength import capacity_victims, decay_type_of, retention, seed000_increment, type_decay
@@ -141,6 +143,18 @@ def _current(item: MemoryItem, marks: set[str]) -> bool:
     return item.id in marks or bool(marks.intersection(item.sources))
 
 
+def _says_less(state: State) -> Callable[[str], tuple[bool, int]]:
+    """Of memories equally strong, which goes first: chatter (在吗, 哈哈), then the shorter. By id alone, 在吗
+    outlived a line about a grandmother's death said the same evening."""
+
+    def key(memory_id: str) -> tuple[bool, int]:
+        item = state.items[memory_id]
+        said = item.text.split(": ", 1)[-1] if item.kind is MemoryKind.CHUNK else item.text
+        return not is_chatter(said, item.participants), len(said)
+
+    return key
+
+
 def forget(state: State) -> int:
     """Delete by capacity (and ``forget_below``); returns how many memories go."""
     config, settings = state.config, state.config.forget
@@ -161,7 +175,9 @@ def forget(state: State) -> int:
     )
     # an inactive person keeps the minimum of what may go: summaries and facts, which never go, would fill it
     pool = [pair for pair in ranked if math.isfinite(pair[1])] if inactive else ranked
-    victims = capacity_victims(pool, settings.total_limit, settings.share, settings.minimum, inactive=inactive)
+    victims = capacity_victims(
+        pool, settings.total_limit, settings.share, settings.minimum, inactive=inactive, ties=_says_less(state)
+    )
     values = dict(ranked)
     victims = [v for v in victims if math.isfinite(values[v])]
     if inactive:
