@@ -15,6 +15,7 @@ MODULES = [
     "huiyi.faces.mcp_stdio",
     "huiyi.flows.extract.answer",
     "huiyi.flows.extract.closes",
+    "huiyi.flows.extract.rules.jobs_en",
     "huiyi.text.holidays",
     "huiyi.text.controls",
     "huiyi.config",
