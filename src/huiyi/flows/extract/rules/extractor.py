@@ -179,7 +179,8 @@ class RuleExtractor:
         spans = [span for span in spans if not any(span.phrase in d for d in dates)]
         said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities, relay=relay)
         said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
-        said.facts.extend(plans_in(said, roster) + english_plans_in(said, roster))  # 我下周一飞大阪 (issue #13)
+        # 我下周一飞大阪 (issue #13); in a private chat "I'll see you" sees the other party
+        said.facts.extend(plans_in(said, roster) + english_plans_in(said, roster, reader.private))
         quit_facts, said.closes = quits_in(said, roster)  # 我戒烟了 ends 木木爱抽烟
         said.facts.extend(quit_facts)
         left, ended = resigns_in(said, roster)  # 我辞职了 ends 木木在网易工作

@@ -66,8 +66,9 @@ _MODALS = frozenset("might may can could would should must shall".split())
 _UNSURE = re.compile(r"\b(?:might|may|maybe|probably|perhaps|possibly)\b", re.IGNORECASE)
 
 
-def english_plans_in(said: Said, roster: Roster) -> list[FactDraft]:
-    """The plans an English message states, one fact each (see the module docstring)."""
+def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[FactDraft]:
+    """The plans an English message states, one fact each (see the module docstring); in a ``private`` chat
+    "you" is the other party, named (I'm going to see you tomorrow: Mia is going to see Ava tomorrow)."""
     message = said.message
     coming = to_come(said.spans, message.time)
     if said.lang != "en" or not coming or said.speaker == roster.agent_name:
@@ -90,6 +91,8 @@ def english_plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         who, rest = _whose(found, said.speaker, roster)
         if who is None or not rest.strip() or not _acts(rest):
             continue
+        if other := roster.other_party(said.speaker, private):  # in a group nobody can tell who "you" is
+            rest = _YOU.sub(lambda you: other if you.group() == "you" else f"{other}'s", rest)
         shown = dated(" ".join([f"{who}{rest}".rstrip(".!;\n ,"), lead[:1].lower() + lead[1:]]).strip(), spans, "en")
         out.append(plan_fact_en(said, roster, who, shown, spans, TENTATIVE if _UNSURE.search(clause) else 0.6))
     return out
@@ -97,6 +100,13 @@ def english_plans_in(said: Said, roster: Roster) -> list[FactDraft]:
 
 # "my" before what someone has, not in a title ("My Little Pony") nor "oh my god" (helper's review)
 _MY = re.compile(r"(?<!oh )(?<![\w\"“'])my(?=\s+(?:[a-z]+\s+)?[a-z])(?![^\"”]*[\"”])")
+
+
+# "you", "your", "yours" said to the other party: in the agent's prompt "see you" reads as the agent seeing
+# itself; not "you know", "you guys", nor a title ("You" the show)
+_YOU = re.compile(
+    r"(?<![\w\"“'])(?:you(?!\s+(?:know|guys|all|both|two|see)\b|')|your(?=\s+[a-z])|yours)\b(?![^\"”]*[\"”])"
+)
 
 
 def _acts(rest: str) -> bool:

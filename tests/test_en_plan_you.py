@@ -1,0 +1,51 @@
+"""A plan said to the agent in a private chat keeps no "you": "I'm going to see you tomorrow" is stored as
+"Liz is going to see Ava tomorrow", since in the agent's prompt "you" reads as whoever it is talking to. In a
+group nobody can tell who "you" is, and "you know", "you guys" and a title in quotes stay as said."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+
+MONDAY = datetime(2026, 3, 2, 10, 0)
+
+
+def _plans(tmp_path: Path, line: str, group: bool = False) -> list[str]:
+    config = Config(language="en", worker={"enabled": False}, recall={"reinforce": False})
+    where = {"space": "g1"} if group else {"person": "Liz"}
+    with Memory(tmp_path, embedder=HashEmbedder(256), config=config, clock=lambda: MONDAY) as memory:
+        said = [{"id": "m0", "text": line, "time": MONDAY, "speaker": "Liz"}]
+        if group:
+            said.append({"id": "m1", "text": "ok", "time": MONDAY, "speaker": "Bob"})
+        memory.add(said, agent="Ava", index=True, **where)
+        memory.flush(agent="Ava", **where)
+        facts = memory.memories(agent="Ava", kinds=["fact"], **where)
+    return [fact.text for fact in facts if fact.data.get("keyword") == "plan"]
+
+
+@pytest.mark.parametrize(
+    ("line", "plan"),
+    [
+        ("I'm going to see you tomorrow", "Liz is going to see Ava tomorrow (2026-03-03)"),
+        ("Jake is going to see you tomorrow", "Jake is going to see Ava tomorrow (2026-03-03)"),
+        ("I'm meeting your sister tomorrow", "Liz is meeting Ava's sister tomorrow (2026-03-03)"),
+        # not the agent: a phrase, a crowd, a title
+        ("I'm going to see you know who tomorrow", "Liz is going to see you know who tomorrow (2026-03-03)"),
+        ("I will call you guys tomorrow", "Liz will call you guys tomorrow (2026-03-03)"),
+        ('I\'m watching "Thank You" tomorrow', 'Liz is watching "Thank You" tomorrow (2026-03-03)'),
+    ],
+)
+def test_you_in_a_private_plan_is_the_agent(tmp_path: Path, line: str, plan: str) -> None:
+    assert _plans(tmp_path, line) == [plan]
+
+
+def test_you_in_a_group_plan_stays(tmp_path: Path) -> None:
+    assert _plans(tmp_path, "I'm going to see you tomorrow", group=True) == [
+        "Liz is going to see you tomorrow (2026-03-03)"
+    ]
