@@ -31,8 +31,9 @@ from datetime import datetime, timedelta, tzinfo
 from huiyi.checks import ISO_TIME, LONGEST_TIME, read_iso, wall_clock
 from huiyi.errors import InvalidInput
 from huiyi.patterns import lazy
+from huiyi.text.clock_en import clock_span
 from huiyi.text.periods import Range
-from huiyi.text.times_en import MONTHS, clock_span, english_phrases
+from huiyi.text.times_en import MONTHS, english_phrases
 from huiyi.text.times_zh import ZH_ATOM, chinese_phrases
 
 __all__ = ["TimeSpan", "find_time_phrases", "format_by_age", "parse_datetime", "query_time_range", "read_iso"]

@@ -1,12 +1,11 @@
 """English time phrases: the rules that find “last Saturday”, “two weeks ago” or “May 8 at 8 pm”
 in text and resolve each against a clock to a half-open range (see :mod:`huiyi.text.periods`).
 
-Also the month names and the clock reading that :func:`huiyi.text.times.parse_datetime` shares.
+Also the month names that :func:`huiyi.text.times.parse_datetime` shares; clocks are :mod:`huiyi.text.clock_en`'s.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Callable
@@ -14,6 +13,7 @@ from datetime import date, datetime, time, timedelta
 
 from huiyi.patterns import lazy
 from huiyi.text import times_zh
+from huiyi.text.clock_en import CLOCK_RE, Bounds, clock_span, narrow, on_its_day, part_of_day
 from huiyi.text.holidays import HOLIDAYS, holiday_named
 from huiyi.text.holidays import day as holiday_day
 from huiyi.text.periods import (
@@ -277,23 +277,6 @@ def _as_zh_weekend(match: re.Match[str], now: datetime) -> Range:
 _CJK_CHAR = lazy(r"[\u4e00-\u9fff]")
 
 
-def clock_span(match: re.Match[str], day: datetime) -> Range | None:
-    """The hour (or minute, if given) a clock match names on ``day``: ``8 pm``, ``20:15``."""
-    hour = int(match.group("hour"))
-    ampm = _group(match, "ampm") or _group(match, "ampm2")
-    if ampm:
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if ampm.lower().startswith("p") else 0)
-    if hour > 23:
-        return None
-    if match.group("minute"):
-        start = day + timedelta(hours=hour, minutes=int(match.group("minute")))
-        return start, start + timedelta(minutes=1)
-    start = day + timedelta(hours=hour)
-    return start, start + timedelta(hours=1)
-
-
 def _fixed(build: Callable[[datetime], Range]) -> Callable[[re.Match[str], datetime], Range]:
     return lambda _match, now: build(now)
 
@@ -318,15 +301,6 @@ def _en_iso(match: re.Match[str], now: datetime) -> Range:
     return whole_days(date(int(match.group("yy")), int(match.group("mon")), int(match.group("day"))))
 
 
-_PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 24)}
-_PART_SPANS = {(first, last - first) for first, last in _PARTS.values()}  # (start hour, hours) of each part
-
-
-def _part_of_day(day: datetime, part: str) -> Range:
-    first, last = _PARTS[part.lower()]
-    return day + timedelta(hours=first), day + timedelta(hours=last)
-
-
 _Resolve = Callable[[re.Match[str], datetime], Range | None]
 _EnRule = tuple[re.Pattern[str], _Resolve]
 
@@ -336,11 +310,6 @@ def _rule(pattern: str, resolve: _Resolve) -> tuple[str, _Resolve]:
     return rf"(?<![A-Za-z0-9_-]){pattern}(?![A-Za-z0-9_-])", resolve
 
 
-# a clock needs am/pm or minutes: a bare “at 8” is too often not a time
-# a.m. keeps its last dot; 9am. leaves the sentence's to the sentence
-_CLOCK_RE = (
-    r"(?P<hour>[012]?\d)(?::(?P<minute>[0-5]\d)\s*(?P<ampm>[ap]\.m\b\.?|[ap]m\b)?|\s*(?P<ampm2>[ap]\.m\b\.?|[ap]m\b))"
-)
 # compiled at first use (most chat is Chinese: compiling them cost ~10 ms of every start, issue 15)
 _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(r"the\s+day\s+before\s+yesterday", _fixed(lambda now: whole_days(now.date() - 2 * DAY))),
@@ -349,9 +318,9 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(r"today", _fixed(lambda now: whole_days(now.date()))),
     _rule(r"tomorrow", _fixed(lambda now: whole_days(now.date() + DAY))),
     _rule(r"earlier\s+today", _fixed(lambda now: (midnight(now.date()), now + timedelta(seconds=1)))),
-    _rule(r"tonight", _fixed(lambda now: _part_of_day(midnight(now.date()), "night"))),
-    _rule(r"last\s+night", _fixed(lambda now: _part_of_day(midnight(now.date() - DAY), "night"))),
-    _rule(r"this\s+(?P<part>morning|afternoon|evening)", lambda m, now: _part_of_day(midnight(now.date()), m["part"])),
+    _rule(r"tonight", _fixed(lambda now: part_of_day(midnight(now.date()), "night"))),
+    _rule(r"last\s+night", _fixed(lambda now: part_of_day(midnight(now.date() - DAY), "night"))),
+    _rule(r"this\s+(?P<part>morning|afternoon|evening)", lambda m, now: part_of_day(midnight(now.date()), m["part"])),
     _rule(r"just\s+now|a\s+moment\s+ago", _fixed(just_now)),
     _rule(r"recently|lately|these\s+days", _fixed(lambda now: recent(now, 30))),
     _rule(r"the\s+other\s+day", _fixed(lambda now: vague_ago(now, "day", 2, 5))),
@@ -382,12 +351,10 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
         r"(?:/(?P<yy>(?:19|20)\d\d))?(?![/\d])(?!\s+(?:of|speed|scale|size|times|cups?|off|the\s+way)\b)",
         _en_numeric,
     ),
-    _rule(rf"at\s+{_CLOCK_RE}", lambda m, now: clock_span(m, midnight(now.date()))),
+    _rule(rf"at\s+{CLOCK_RE}", lambda m, now: clock_span(m, midnight(now.date()))),
 ]
 _CLOCK_RULE = len(_EN_RULE_PATTERNS) - 1  # a clock alone: on today, unless its sentence names the day
 
-# A day phrase may be narrowed by what follows it: “yesterday morning”, “on Monday at 8 pm”.
-_EN_SUFFIX = rf"\s+(?:(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night)|at\s+{_CLOCK_RE})(?![\w-])"
 # every rule holds a letter or a digit (as IGNORECASE and \d read them): text with neither has no English time
 _MAY_HOLD = lazy(r"[a-z\d]", re.IGNORECASE)
 
@@ -395,38 +362,6 @@ _MAY_HOLD = lazy(r"[a-z\d]", re.IGNORECASE)
 @functools.cache
 def _en_rules() -> list[_EnRule]:
     return [(re.compile(pattern, re.IGNORECASE), resolve) for pattern, resolve in _EN_RULE_PATTERNS]
-
-
-@functools.cache
-def _en_suffix() -> re.Pattern[str]:
-    return re.compile(_EN_SUFFIX, re.IGNORECASE)
-
-
-def _narrow_en(text: str, end: int, span: Range) -> tuple[int, Range]:
-    if span[1] - span[0] == DAY and span[0].time() == time():
-        suffix = _en_suffix().match(text, end)
-        if suffix is None:
-            return end, span
-        if not suffix["part"]:
-            narrowed = clock_span(suffix, span[0])
-            return (end, span) if narrowed is None else (suffix.end(), narrowed)
-        span, end = _part_of_day(span[0], suffix["part"]), suffix.end()
-    elif (span[0].hour, (span[1] - span[0]) // timedelta(hours=1)) not in _PART_SPANS or span[0].minute:
-        return end, span
-    # a part of a day and then its clock, "tomorrow morning at 8:30": the clock (it stopped at 06:00: helper)
-    clock = _en_suffix().match(text, end)
-    day = midnight(span[0].date())
-    if clock is None or clock["part"] or (at := clock_span(clock, day)) is None:
-        return end, span
-    if not (_group(clock, "ampm") or _group(clock, "ampm2")) and span[0].hour >= 12 > at[0].hour:
-        at = at[0] + timedelta(hours=12), at[1] + timedelta(hours=12)  # "this evening at 7:30" is 19:30
-    return clock.end(), at
-
-
-# what ends a sentence, and a clause in it: a clock alone takes its clause's day, or the one opening its sentence
-# (Tomorrow, I'm meeting Sarah at 1pm); never across not, but, and or a comma (at 5pm, not tomorrow: helper's review)
-_SENTENCE_END = lazy(r"[.!?;\n。！？；]")
-_CLOCK_CLAUSE_END = lazy(r"[,，:：—]|\b(?:and|but|or|not|though|although|because|so)\b|n['’]t\b", re.IGNORECASE)
 
 
 def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
@@ -440,7 +375,7 @@ def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                 span = resolve(match, now)
                 if span is None:
                     continue
-                end, span = _narrow_en(text, match.end(), span)
+                end, span = narrow(text, match.end(), span)
             except (ValueError, OverflowError, KeyError):
                 continue
             if rule == _CLOCK_RULE:
@@ -448,53 +383,7 @@ def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
             found.append((match.start(), end, span))
     days = sorted((s, e, day) for s, e, (day, until) in found if until - day == DAY and day.time() == time())
     if clocks and days:
-        bounds = _Bounds(text)
+        bounds = Bounds(text)
         for at in clocks:
-            found[at] = _on_its_day(found[at], days, bounds, midnight(now.date()))
+            found[at] = on_its_day(found[at], days, bounds, midnight(now.date()))
     return found
-
-
-class _Bounds:
-    """Where the text's sentences and clauses end, found once for all its clocks (not read again for each)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.sentence_ends = [m.start() for m in _SENTENCE_END.finditer(text)]
-        self.clause_ends = [(m.start(), m.end()) for m in _CLOCK_CLAUSE_END.finditer(text)]
-        self.clause_starts = [start for start, _ in self.clause_ends]
-
-    def sentence(self, start: int, end: int) -> tuple[int, int]:
-        before = bisect.bisect_left(self.sentence_ends, start)
-        left = self.sentence_ends[before - 1] + 1 if before else 0
-        after = bisect.bisect_left(self.sentence_ends, end)
-        return left, self.sentence_ends[after] if after < len(self.sentence_ends) else len(self.text)
-
-    def clause(self, start: int, end: int, left: int, right: int) -> tuple[int, int]:
-        before = bisect.bisect_left(self.clause_starts, start)
-        clause_left = max(left, self.clause_ends[before - 1][1]) if before else left
-        after = bisect.bisect_left(self.clause_starts, end)
-        return clause_left, min(right, self.clause_starts[after]) if after < len(self.clause_starts) else right
-
-
-def _on_its_day(
-    clock: tuple[int, int, Range], days: list[tuple[int, int, datetime]], bounds: _Bounds, today: datetime
-) -> tuple[int, int, Range]:
-    """A clock alone ("at 3pm") on the day its clause names, the nearest whole day said there, or the day that
-    opens its sentence: "at 3pm next Friday", "Tomorrow I'm meeting Sarah at 1pm" were put on today (helper)."""
-    start, end, span = clock
-    left, right = bounds.sentence(start, end)
-    opening = re.match(r"\s*(?:on\s+)?", bounds.text[left:]).end() + left  # type: ignore[union-attr]
-    clause_left, clause_right = bounds.clause(start, end, left, right)
-    first = bisect.bisect_left(days, (left,))
-    near = []
-    for s, e, day in days[first:]:
-        if s > right:
-            break
-        if s <= start < e:
-            continue
-        if (clause_left <= s and e <= clause_right) or (s == opening and e < start):
-            near.append((min(abs(s - end), abs(start - e)), day))
-    if not near:
-        return clock
-    _, day = min(near, key=lambda pair: pair[0])
-    return start, end, (day + (span[0] - today), day + (span[1] - today))

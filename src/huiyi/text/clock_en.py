@@ -1,0 +1,137 @@
+"""English clocks: the hour a clock names (``8 pm``, ``20:15``), a day narrowed by the part or clock said after it
+("yesterday morning", "on Monday at 8 pm"), and a clock said alone put on the day its clause names ("at 3pm
+next Friday"). Read by :mod:`huiyi.text.times_en` and :func:`huiyi.text.times.parse_datetime`."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from datetime import datetime, time, timedelta
+
+from huiyi.patterns import lazy
+from huiyi.text.periods import DAY, Range, midnight
+
+__all__ = ["CLOCK_RE", "PARTS", "Bounds", "clock_span", "narrow", "on_its_day", "part_of_day"]
+
+
+def _group(match: re.Match[str], name: str) -> str | None:
+    """A named group, or ``None`` when the pattern has no such group."""
+    return match.groupdict().get(name)
+
+
+# a clock needs am/pm or minutes: a bare “at 8” is too often not a time
+# a.m. keeps its last dot; 9am. leaves the sentence's to the sentence
+CLOCK_RE = (
+    r"(?P<hour>[012]?\d)(?::(?P<minute>[0-5]\d)\s*(?P<ampm>[ap]\.m\b\.?|[ap]m\b)?|\s*(?P<ampm2>[ap]\.m\b\.?|[ap]m\b))"
+)
+
+
+def clock_span(match: re.Match[str], day: datetime) -> Range | None:
+    """The hour (or minute, if given) a clock match names on ``day``: ``8 pm``, ``20:15``."""
+    hour = int(match.group("hour"))
+    ampm = _group(match, "ampm") or _group(match, "ampm2")
+    if ampm:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if ampm.lower().startswith("p") else 0)
+    if hour > 23:
+        return None
+    if match.group("minute"):
+        start = day + timedelta(hours=hour, minutes=int(match.group("minute")))
+        return start, start + timedelta(minutes=1)
+    start = day + timedelta(hours=hour)
+    return start, start + timedelta(hours=1)
+
+
+PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 24)}
+_PART_SPANS = {(first, last - first) for first, last in PARTS.values()}  # (start hour, hours) of each part
+
+
+def part_of_day(day: datetime, part: str) -> Range:
+    """The hours of ``part`` (morning, afternoon, evening, night) of ``day``."""
+    first, last = PARTS[part.lower()]
+    return day + timedelta(hours=first), day + timedelta(hours=last)
+
+
+# A day phrase may be narrowed by what follows it: “yesterday morning”, “on Monday at 8 pm”.
+_SUFFIX = rf"\s+(?:(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night)|at\s+{CLOCK_RE})(?![\w-])"
+
+
+@functools.cache
+def _suffix() -> re.Pattern[str]:
+    return re.compile(_SUFFIX, re.IGNORECASE)
+
+
+def narrow(text: str, end: int, span: Range) -> tuple[int, Range]:
+    """A day narrowed by the part or clock that follows it at ``end`` (the phrase's new end with it)."""
+    if span[1] - span[0] == DAY and span[0].time() == time():
+        suffix = _suffix().match(text, end)
+        if suffix is None:
+            return end, span
+        if not suffix["part"]:
+            narrowed = clock_span(suffix, span[0])
+            return (end, span) if narrowed is None else (suffix.end(), narrowed)
+        span, end = part_of_day(span[0], suffix["part"]), suffix.end()
+    elif (span[0].hour, (span[1] - span[0]) // timedelta(hours=1)) not in _PART_SPANS or span[0].minute:
+        return end, span
+    # a part of a day and then its clock, "tomorrow morning at 8:30": the clock (it stopped at 06:00: helper)
+    clock = _suffix().match(text, end)
+    day = midnight(span[0].date())
+    if clock is None or clock["part"] or (at := clock_span(clock, day)) is None:
+        return end, span
+    if not (_group(clock, "ampm") or _group(clock, "ampm2")) and span[0].hour >= 12 > at[0].hour:
+        at = at[0] + timedelta(hours=12), at[1] + timedelta(hours=12)  # "this evening at 7:30" is 19:30
+    return clock.end(), at
+
+
+# what ends a sentence, and a clause in it: a clock alone takes its clause's day, or the one opening its sentence
+# (Tomorrow, I'm meeting Sarah at 1pm); never across not, but, and or a comma (at 5pm, not tomorrow: helper's review)
+_SENTENCE_END = lazy(r"[.!?;\n。！？；]")
+_CLOCK_CLAUSE_END = lazy(r"[,，:：—]|\b(?:and|but|or|not|though|although|because|so)\b|n['’]t\b", re.IGNORECASE)
+
+
+class Bounds:
+    """Where the text's sentences and clauses end, found once for all its clocks (not read again for each)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sentence_ends = [m.start() for m in _SENTENCE_END.finditer(text)]
+        self.clause_ends = [(m.start(), m.end()) for m in _CLOCK_CLAUSE_END.finditer(text)]
+        self.clause_starts = [start for start, _ in self.clause_ends]
+
+    def sentence(self, start: int, end: int) -> tuple[int, int]:
+        before = bisect.bisect_left(self.sentence_ends, start)
+        left = self.sentence_ends[before - 1] + 1 if before else 0
+        after = bisect.bisect_left(self.sentence_ends, end)
+        return left, self.sentence_ends[after] if after < len(self.sentence_ends) else len(self.text)
+
+    def clause(self, start: int, end: int, left: int, right: int) -> tuple[int, int]:
+        before = bisect.bisect_left(self.clause_starts, start)
+        clause_left = max(left, self.clause_ends[before - 1][1]) if before else left
+        after = bisect.bisect_left(self.clause_starts, end)
+        return clause_left, min(right, self.clause_starts[after]) if after < len(self.clause_starts) else right
+
+
+def on_its_day(
+    clock: tuple[int, int, Range], days: list[tuple[int, int, datetime]], bounds: Bounds, today: datetime
+) -> tuple[int, int, Range]:
+    """A clock alone ("at 3pm") on the day its clause names, the nearest whole day said there, or the day that
+    opens its sentence: "at 3pm next Friday", "Tomorrow I'm meeting Sarah at 1pm" were put on today (helper)."""
+    start, end, span = clock
+    left, right = bounds.sentence(start, end)
+    opening = re.match(r"\s*(?:on\s+)?", bounds.text[left:]).end() + left  # type: ignore[union-attr]
+    clause_left, clause_right = bounds.clause(start, end, left, right)
+    first = bisect.bisect_left(days, (left,))
+    near = []
+    for s, e, day in days[first:]:
+        if s > right:
+            break
+        if s <= start < e:
+            continue
+        if (clause_left <= s and e <= clause_right) or (s == opening and e < start):
+            near.append((min(abs(s - end), abs(start - e)), day))
+    if not near:
+        return clock
+    _, day = min(near, key=lambda pair: pair[0])
+    return start, end, (day + (span[0] - today), day + (span[1] - today))
