@@ -17,6 +17,7 @@ MODULES = [
     "huiyi.flows.extract.closes",
     "huiyi.flows.extract.rules.jobs_en",
     "huiyi.text.holidays",
+    "huiyi.text.clock_en",
     "huiyi.text.controls",
     "huiyi.config",
     "huiyi.memory",

@@ -22,13 +22,26 @@ def _group(match: re.Match[str], name: str) -> str | None:
 
 # a clock needs am/pm or minutes: a bare “at 8” is too often not a time
 # a.m. keeps its last dot; 9am. leaves the sentence's to the sentence
+# noon, midday and midnight are clocks of their own (at noon was read as no time: the day's 00:00)
+_NAMED = r"(?:12\s+)?(?:noon|midday|midnight)"
 CLOCK_RE = (
-    r"(?P<hour>[012]?\d)(?::(?P<minute>[0-5]\d)\s*(?P<ampm>[ap]\.m\b\.?|[ap]m\b)?|\s*(?P<ampm2>[ap]\.m\b\.?|[ap]m\b))"
+    r"(?:(?P<hour>[012]?\d)(?::(?P<minute>[0-5]\d)\s*(?P<ampm>[ap]\.m\b\.?|[ap]m\b)?|\s*(?P<ampm2>[ap]\.m\b\.?|[ap]m\b))"
+    r"|(?:12\s+)?(?P<named>noon|midday|midnight))"
 )
 
 
 def clock_span(match: re.Match[str], day: datetime) -> Range | None:
-    """The hour (or minute, if given) a clock match names on ``day``: ``8 pm``, ``20:15``."""
+    """The hour (or minute, if given) a clock match names on ``day``: ``8 pm``, ``20:15``; noon (midday) is
+    12:00, midnight the day's end (24:00), each a minute.
+
+    >>> import re
+    >>> day = datetime(2026, 3, 9)
+    >>> [f"{clock_span(m, day)[0]:%d %H:%M}" for m in re.finditer(CLOCK_RE, "8 pm, 20:15, noon, 12 midnight")]
+    ['09 20:00', '09 20:15', '09 12:00', '10 00:00']
+    """
+    if named := _group(match, "named"):
+        start = day + timedelta(hours=24 if named.lower() == "midnight" else 12)
+        return start, start + timedelta(minutes=1)
     hour = int(match.group("hour"))
     ampm = _group(match, "ampm") or _group(match, "ampm2")
     if ampm:
@@ -55,7 +68,10 @@ def part_of_day(day: datetime, part: str) -> Range:
 
 
 # A day phrase may be narrowed by what follows it: “yesterday morning”, “on Monday at 8 pm”.
-_SUFFIX = rf"\s+(?:(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night)|at\s+{CLOCK_RE})(?![\w-])"
+# "tomorrow noon" says its clock without "at"
+_SUFFIX = (
+    rf"\s+(?:(?:in\s+the\s+)?(?P<part>morning|afternoon|evening|night)|(?:at\s+|(?={_NAMED}))(?:{CLOCK_RE}))(?![\w-])"
+)
 
 
 @functools.cache
@@ -80,7 +96,8 @@ def narrow(text: str, end: int, span: Range) -> tuple[int, Range]:
     day = midnight(span[0].date())
     if clock is None or clock["part"] or (at := clock_span(clock, day)) is None:
         return end, span
-    if not (_group(clock, "ampm") or _group(clock, "ampm2")) and span[0].hour >= 12 > at[0].hour:
+    said_half = _group(clock, "ampm") or _group(clock, "ampm2") or _group(clock, "named")  # tonight at midnight
+    if not said_half and span[0].hour >= 12 > at[0].hour:
         at = at[0] + timedelta(hours=12), at[1] + timedelta(hours=12)  # "this evening at 7:30" is 19:30
     return clock.end(), at
 
