@@ -631,3 +631,29 @@ def test_rules_end_to_end_through_memory(tmp_path: Path) -> None:
         events = memory.recall("海底捞", agent="祈煜", person="木木", kinds=[MemoryKind.EVENT]).hits
         assert events and events[0].time == datetime(2023, 5, 9, 20, 0)
         assert events[0].text.startswith("木木说：我昨天晚上八点（2023-05-09 20:00）去吃了海底捞。")
+
+
+def test_a_common_word_opening_a_question_names_no_member() -> None:
+    """A description that opens with "Will you…" in a group with a member called Will was taken to name Will
+    and replaced by the bare triple; a common word that opens a sentence and asks of someone is that word.
+    Will named as Will (Will is coming, Will's dog, …, Will, you…) still counts."""
+    fold = make_fold(
+        [("Bob", "Will you come to the hike on Sunday?"), ("Will", "maybe"), ("May", "ok")], person=None, space="g1"
+    )
+    descriptions = [
+        "Will you come to the hike? Bob asked everyone",  # Bob is named: kept, as before
+        "Will you come to the hike on Sunday?",
+        "Hike on Sunday. May I bring snacks?",
+        "Will is coming to the hike",
+        "Will's dog is coming to the hike",
+        "Will, you should come to the hike",
+    ]
+    said = answer(
+        events=[event("Bob asks about the hike.", ["m1"])],
+        facts=[
+            fact_item("I", f"asks {at}", "the hike", ["m1"], description=description)
+            for at, description in enumerate(descriptions)
+        ],
+    )
+    kept = [fact.description for fact in parse_extraction(said, fold).facts]
+    assert kept == [*descriptions[:3], *(f"Bob asks {at} the hike" for at in (3, 4, 5))]

@@ -19,7 +19,7 @@ from huiyi.model import EntityType, FactKind, Message
 from huiyi.text.language import conversation_language
 from huiyi.text.relayed import relay_of
 from huiyi.text.times import find_time_phrases, parse_datetime
-from huiyi.text.tokens import has_cjk
+from huiyi.text.tokens import EN_STOPWORDS, has_cjk
 
 __all__ = ["parse_extraction"]
 
@@ -309,12 +309,36 @@ def _named(name: str, text: str) -> bool:
 
     >>> _named("Ann", "Ann's cat"), _named("Ann", "Anna's cat"), _named("Ann", "annual"), _named("木木", "木木住在火星")
     (True, False, False, True)
+
+    A common word that opens a sentence and asks of someone is that word, not the name (Will you come?):
+
+    >>> _named("Will", "Will you come?"), _named("May", "Fine. May I join?"), _named("Will", "Will is coming")
+    (False, False, True)
     """
     if len(name) < 2:
         return False
     if has_cjk(name):
         return name in text
-    return re.search(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text) is not None
+    for match in re.finditer(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text):
+        if not (name.lower() in EN_STOPWORDS and _opens_a_question(text, match.start(), match.end())):
+            return True
+    return False
+
+
+# who or what a sentence's opening auxiliary asks about (Will you…, May I…, Can the hike…): a name is followed
+# by its verb instead (Will is coming)
+_ASKED_OF = frozenset(
+    "i you he she it we they there this that these those the a an my your his her our their anyone anybody"
+    " someone somebody everyone everybody".split()
+)
+
+
+def _opens_a_question(text: str, start: int, end: int) -> bool:
+    """Whether the word at ``start``:``end`` opens its sentence and is followed by whom it asks of."""
+    before = text[:start].rstrip(" \t\"'“‘(")
+    after = text[end:].split(maxsplit=1)
+    opens = not before or before[-1] in ".!?\n。！？"
+    return opens and bool(after) and after[0].lower() in _ASKED_OF
 
 
 def _passed_on(text: str) -> bool:
