@@ -12,6 +12,7 @@ import io
 import json
 import os
 import resource
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -358,7 +359,7 @@ def _check_side_by_side(report: dict[str, Any], pg_name: str) -> None:
     assert "side by side" in out.getvalue()
 
 
-def test_cli_throwaway_postgres_side_by_side(tmp_path: Path) -> None:
+def test_cli_throwaway_postgres_side_by_side(monkeypatch: pytest.MonkeyPatch) -> None:
     import pg_server
     from huiyi.evaluation.pg_throwaway import find_binaries
 
@@ -366,15 +367,24 @@ def test_cli_throwaway_postgres_side_by_side(tmp_path: Path) -> None:
         find_binaries()
     except RuntimeError as exc:
         pg_server.unavailable(str(exc))
-    before = set(Path(tempfile.gettempdir()).glob("huiyi-bench-pg-*"))
+    # a folder of this test's own for the server: another test session's bench on the machine makes its own
+    own = Path(tempfile.mkdtemp(prefix="huiyi-bench-test-"))
+    own.chmod(0o755)  # the server may run as nobody
+    monkeypatch.setattr(tempfile, "tempdir", str(own))
+    try:
+        _run_throwaway_side_by_side(own)
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
+
+
+def _run_throwaway_side_by_side(own: Path) -> None:
     args = ["bench", "run", "--sizes", "100", "--scope", "50", "--queries", "3", "--cold", "1", "--startup-runs", "0"]
     args += ["--ingest", "10", "--ingest-batch", "5", "--embedder", "hash", "--no-cache", "--json", "--store", "pg"]
     args += ["--load", "0"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     _check_side_by_side(json.loads(result.stdout.strip().splitlines()[-1]), "pg")
-    # the server stopped and is gone (another process's throwaway server may have gone meanwhile too)
-    assert set(Path(tempfile.gettempdir()).glob("huiyi-bench-pg-*")) <= before
+    assert not list(own.glob("huiyi-bench-pg-*"))  # the server stopped and is gone
 
 
 def test_postgres_url_side_by_side_leaves_no_schema() -> None:
