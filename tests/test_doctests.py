@@ -15,7 +15,7 @@ MODULES = [
     "huiyi.faces.mcp_stdio",
     "huiyi.flows.extract.answer",
     "huiyi.flows.extract.closes",
-    "huiyi.flows.extract.rules.jobs_en",
+    "huiyi.flows.extract.rules.jobs",
     "huiyi.text.holidays",
     "huiyi.text.clock_en",
     "huiyi.text.controls",

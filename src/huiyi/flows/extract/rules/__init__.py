@@ -45,8 +45,8 @@ When no LLM endpoint is configured, a fold still becomes memories:
   (我)拿到(…的)offer(，<workplace>)               —                           relation 工作于 (closes the old)
   (我)(今天/已经…)搬到/搬去…了                       I (just) moved to …         relation 住在 (closes the old)
   我开花店的 / 我是卖车的                          —                           attribute 职业是
-  —                                             I'm a lawyer (a job:        attribute works as (closes the
-                                                rules.jobs_en)              old job)
+  我(现在)是律师 (a job: rules.jobs)              I'm a lawyer (a job:        attribute 职业是 / works as
+                                                rules.jobs)                 (closes the old job)
   我的生日是… / 我生日在… / 后天是我生日              my birthday is …, tomorrow  attribute 生日 (a relative day
                                                 is my birthday              keeps its date)
   我今年…岁 / 我…岁了                            I'm N (years old)           attribute 年龄

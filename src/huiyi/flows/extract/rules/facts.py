@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
-from huiyi.flows.extract.rules.jobs_en import job_rule
+from huiyi.flows.extract.rules.jobs import job_rule
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import (
     EN_FOR_NOW,
@@ -236,6 +236,8 @@ class FactReader:
         if rule.keyword in ("身份", "identity") and obj_type is not None:
             return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
         rule = job_rule(rule, obj)  # I'm a lawyer now: a job, which ends the old one (closes.ONE_AT_A_TIME)
+        if match.groupdict().get("now") and rule.keyword == "身份":
+            return False  # 我现在是一个人: a state of now; 我现在是律师 is a job
         if rule.person_object and obj_type is None and not person_named(obj):
             return False  # 我和男朋友是同学: of whom?
         if third and (one_proper_noun(obj) or self.roster.nicknamed(obj)):

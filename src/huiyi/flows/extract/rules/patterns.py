@@ -246,7 +246,8 @@ ZH_RULES: tuple[FactRule, ...] = (
         "{s}对{o}过敏",
     ),
     FactRule(
-        _zh(r"我(?:是|算是)(?P<o>.{1,15})"),
+        # 我现在是律师: read for a job only (rules.jobs); 我现在是一个人 is how things are now
+        _zh(r"我(?P<now>现在|目前|如今)?(?:是|算是)(?P<o>.{1,15})"),
         "是",
         FactKind.ATTRIBUTE,
         "身份",

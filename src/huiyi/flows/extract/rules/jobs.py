@@ -1,0 +1,88 @@
+"""I'm a lawyer, 我是律师: an English "I'm a …" whose noun is a job is the speaker's job, a fact of the kind
+"I work as a teacher" says (``works as``), so a new one ends the old (closes.ONE_AT_A_TIME), as 我在律所当律师
+ends 我在学校当老师. Other things one is (a vegetarian, a mess, a night owl) stay who one is.
+
+>>> job_title("a lawyer"), job_title("an ER nurse"), job_title("a vegetarian"), job_title("a night owl")
+(True, True, False, False)
+>>> job_title("a teacher at Lincoln High"), job_title("lawyer"), job_title("a big fan of lawyers")
+(True, False, False)
+
+Chinese alike: 我是律师 after 我是老师 is a new job (``职业是``), 我是急诊科护士 too; 我是学生, 我是会员 and
+我是一个人 are who one is, not a job (a student may work besides: nothing of theirs is closed).
+
+>>> zh_job_title("一名律师"), zh_job_title("急诊科护士"), zh_job_title("程序员了"), zh_job_title("学生")
+(True, True, True, False)
+>>> zh_job_title("会员"), zh_job_title("一个人"), zh_job_title("老师的好朋友"), zh_job_title("律师事务所的")
+(False, False, False, False)
+"""
+
+from __future__ import annotations
+
+import re
+
+from huiyi.flows.extract.rules.patterns import FactRule
+from huiyi.model import FactKind
+
+__all__ = ["EN_JOBS", "ZH_JOBS", "job_rule", "job_title", "zh_job_title"]
+
+# the last word of a job said as "a …": a small list, not every "-er" (a runner, a gamer and a mother are none)
+EN_JOBS = frozenset(
+    """
+    accountant actor actress analyst architect artist attorney baker banker barber barista bartender carpenter
+    cashier chef cleaner clerk coach consultant cook counselor dentist designer developer doctor driver economist
+    editor electrician engineer farmer firefighter journalist judge lawyer lecturer librarian manager mechanic
+    midwife musician nurse paralegal paramedic pharmacist photographer physician physiotherapist pilot plumber
+    policeman policewoman professor programmer psychologist realtor receptionist reporter researcher salesman
+    saleswoman scientist secretary surgeon tailor teacher technician therapist translator tutor veterinarian vet
+    waiter waitress writer
+    """.split()
+)
+# what 我是… ends with when it is a job: a list too (我是会员, 我是学生 and 我是一个人 are none)
+ZH_JOBS = tuple(
+    sorted(
+        """
+        老师 教师 律师 医生 大夫 护士 程序员 工程师 设计师 会计 会计师 出纳 司机 厨师 记者 警察 编辑 作家 画家 歌手 演员
+        模特 主播 教授 讲师 公务员 服务员 销售 店员 收银员 快递员 外卖员 骑手 保安 保姆 月嫂 翻译 药剂师 药师 兽医 牙医
+        建筑师 摄影师 理发师 化妆师 咨询师 分析师 产品经理 经理 总监 老板 农民 工人 电工 木匠 法官 检察官 飞行员 机长
+        空姐 空乘 导游 教练 研究员 科学家 消防员 军人 律所合伙人 幼师 心理咨询师 营养师 策划 运营 测试 前端 后端 后厨
+        """.split(),
+        key=len,
+        reverse=True,
+    )
+)
+_ZH_TAIL = re.compile(r"[了啦呀啊哦嘛呢~～]+$")
+# "a teacher at Lincoln High": the job is said before where
+_WHERE = re.compile(r"\s+(?:at|for|in|with)\s+.*$", re.IGNORECASE)
+
+
+def job_title(obj: str) -> bool:
+    """Whether ``obj`` (an "I'm …" object, article and all) is a job: "a"/"an" and a noun of ``EN_JOBS`` last."""
+    words = _WHERE.sub("", obj).split()
+    return len(words) >= 2 and words[0].lower() in ("a", "an") and words[-1].lower() in EN_JOBS
+
+
+def zh_job_title(obj: str) -> bool:
+    """Whether ``obj`` (a 我是… object) ends with a job of ``ZH_JOBS``, what goes before it naming which
+    (一名, 急诊科, 前端): not a job's belongings (律师事务所的) nor someone else's (老师的好朋友)."""
+    words = _ZH_TAIL.sub("", obj)
+    return "的" not in words and any(words.endswith(job) for job in ZH_JOBS)
+
+
+def job_rule(rule: FactRule, obj: str) -> FactRule:
+    """``rule`` as a job's (``works as`` / ``职业是``, keyword work / 工作) when it read who one is (identity,
+    身份) and ``obj`` is a job; its text stays as said (Mia is a lawyer, 木木是律师)."""
+    if rule.keyword == "identity" and job_title(obj):
+        predicate, keyword = "works as", "work"
+    elif rule.keyword == "身份" and zh_job_title(obj):
+        predicate, keyword = "职业是", "工作"
+    else:
+        return rule
+    return FactRule(
+        rule.pattern,
+        predicate,
+        FactKind.ATTRIBUTE,
+        keyword,
+        rule.description,
+        confidence=rule.confidence,
+        noun_object=rule.noun_object,
+    )

@@ -1,0 +1,47 @@
+"""A new job said in Chinese ends the old one: 我是老师 then 我是律师 (or 我现在是律师了) leaves the teacher fact
+closed, as a new workplace ends the old. Who one is otherwise (学生, 会员) ends no job, and 我现在是一个人 is no
+fact at all."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+
+T0 = datetime(2026, 3, 2, 10, 0)
+
+
+def _facts(tmp_path: Path, lines: list[str]) -> dict[str, bool]:
+    """Each fact's text -> whether it is still open."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(days=30)) as memory:
+        for at, text in enumerate(lines):
+            message = {"id": f"m{at}", "text": text, "time": T0 + timedelta(days=5 * at)}
+            memory.add([message], agent="祈煜", person="木木", index=True)
+            memory.flush(agent="祈煜", person="木木")
+        return {
+            fact.text: fact.valid_to is None for fact in memory.memories(agent="祈煜", person="木木", kinds=["fact"])
+        }
+
+
+@pytest.mark.parametrize(
+    ("lines", "old", "new"),
+    [
+        (["我是老师", "我是律师"], "木木是老师", "木木是律师"),
+        (["我是一名小学老师", "我现在是律师了"], "木木是一名小学老师", "木木是律师"),
+        (["我开花店的", "我现在是程序员"], "木木是开花店的", "木木是程序员"),
+    ],
+)
+def test_a_new_job_closes_the_old(tmp_path: Path, lines: list[str], old: str, new: str) -> None:
+    facts = _facts(tmp_path, lines)
+    assert facts[old] is False and facts[new] is True
+
+
+def test_what_one_is_besides_a_job_ends_no_job(tmp_path: Path) -> None:
+    facts = _facts(tmp_path, ["我是老师", "我是学生家长", "我现在是一个人"])
+    assert facts == {"木木是老师": True, "木木是学生家长": True}
