@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import sys
@@ -16,6 +15,7 @@ from zoneinfo import ZoneInfo
 from huiyi import patterns
 from huiyi.checks import caller_time, utc_of, wall_clock
 from huiyi.config import Config
+from huiyi.deferred import deferred
 from huiyi.errors import ConfigError, EmbedderMismatch, InvalidInput, StoreError
 from huiyi.flows import ingest
 from huiyi.flows.core_blocks import CoreBlocks
@@ -33,7 +33,11 @@ from huiyi.store.base import Store, TurnContext
 from huiyi.text import lookalike, tokens
 
 if TYPE_CHECKING:
+    import asyncio
+
     from huiyi.providers.llm import LLM, OpenAIChat
+else:
+    asyncio = deferred("asyncio", globals())  # loaded when a memory opens, not at import (issue 15)
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

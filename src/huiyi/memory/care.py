@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import logging
@@ -13,6 +12,7 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from huiyi.checks import check_scope, in_years
+from huiyi.deferred import deferred
 from huiyi.errors import InvalidInput
 from huiyi.flows import ingest
 from huiyi.flows.extract.fold import refolds
@@ -23,7 +23,11 @@ from huiyi.store.erasure import Erasure
 from huiyi.text.lookalike import name_key
 
 if TYPE_CHECKING:
+    import asyncio
+
     from huiyi.flows.consolidate.report import Report
+else:
+    asyncio = deferred("asyncio", globals())  # loaded when a memory opens, not at import (issue 15)
 
 log = logging.getLogger(__name__)
 

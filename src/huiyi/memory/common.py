@@ -4,16 +4,16 @@ rendered context they return, and the extractor chosen by the config.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import functools
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from huiyi.checks import check_id, check_storable
 from huiyi.config import Config
+from huiyi.deferred import deferred
 from huiyi.errors import InvalidInput
 from huiyi.flows.extract import Extraction, Extractor, Fold
 from huiyi.model import (
@@ -26,6 +26,11 @@ from huiyi.model import (
     visible_scopes,
 )
 from huiyi.recall.render import RenderedContext
+
+if TYPE_CHECKING:
+    import asyncio
+else:
+    asyncio = deferred("asyncio", globals())  # loaded when a memory opens, not at import (issue 15)
 
 T = TypeVar("T")
 

@@ -12,15 +12,15 @@ bot that goes on running indexes it once the store has room. ``close`` drains th
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from huiyi.deferred import deferred
 from huiyi.flows import ingest
 from huiyi.flows.extract.watch import FoldWatch
 from huiyi.memory.base import MemoryBase
@@ -30,6 +30,11 @@ from huiyi.providers.priority import background_thread
 from huiyi.recall.pipeline import RecallRequest
 from huiyi.recall.routes import query_terms
 from huiyi.store.base import NameVersions
+
+if TYPE_CHECKING:
+    import asyncio
+else:
+    asyncio = deferred("asyncio", globals())  # loaded when a memory opens, not at import (issue 15)
 
 log = logging.getLogger(__name__)
 

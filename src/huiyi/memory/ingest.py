@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import logging
@@ -10,7 +9,9 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from huiyi.deferred import deferred
 from huiyi.errors import InvalidInput, NotFound, StillRunning
 from huiyi.flows import ingest
 from huiyi.flows.extract import fold
@@ -31,6 +32,11 @@ from huiyi.model import (
 )
 from huiyi.store.base import MemoryFilter, Writes
 from huiyi.store.pages import JobMark
+
+if TYPE_CHECKING:
+    import asyncio
+else:
+    asyncio = deferred("asyncio", globals())  # loaded when a memory opens, not at import (issue 15)
 
 log = logging.getLogger(__name__)
 

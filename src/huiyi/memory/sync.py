@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import functools
@@ -14,10 +13,11 @@ from concurrent.futures import Future
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from huiyi.config import Config
 from huiyi.config.recall import RecallRecipe
+from huiyi.deferred import deferred
 from huiyi.errors import StoreError
 from huiyi.flows.extract import Extractor
 from huiyi.memory.async_memory import AsyncMemory
@@ -27,6 +27,11 @@ from huiyi.model import Entity, Job, JobState, MemoryItem, MemoryKind, Message, 
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store
 from huiyi.store.jobs import RunReport
+
+if TYPE_CHECKING:
+    import asyncio
+else:
+    asyncio = deferred("asyncio", globals())  # loaded when a memory opens, not at import (issue 15)
 
 log = logging.getLogger(__name__)
 

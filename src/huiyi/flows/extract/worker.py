@@ -14,7 +14,6 @@ backoff leaves no turn un-extracted in a chat that is never flushed.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -22,8 +21,10 @@ import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from huiyi.config import Config
+from huiyi.deferred import deferred
 from huiyi.flows.extract import Extraction, Extractor, Fold
 from huiyi.flows.extract.closes import close_facts, replaced
 from huiyi.flows.extract.entities import entities_of, entity_names, released_names
@@ -32,6 +33,11 @@ from huiyi.flows.ingest import dead_here
 from huiyi.model import Job, MemoryItem
 from huiyi.providers.embed import Embedder
 from huiyi.store.base import Store, Writes
+
+if TYPE_CHECKING:
+    import asyncio
+else:
+    asyncio = deferred("asyncio", globals())  # loaded when a memory opens, not at import (issue 15)
 
 log = logging.getLogger(__name__)
 
