@@ -16,15 +16,16 @@ import hashlib
 import itertools
 import logging
 import os
-import socket
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 from unicodedata import normalize
 from zoneinfo import ZoneInfo
 
 from huiyi.checks import caller_time, utc_of
 from huiyi.config import Config
+from huiyi.deferred import deferred
 from huiyi.errors import InvalidInput, said
 from huiyi.flows.chatter import said_text, spoken_text
 from huiyi.flows.message_in import message_in, stored_message
@@ -35,6 +36,11 @@ from huiyi.providers.priority import PASSAGES_STOP, PassagesStopped
 from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
 from huiyi.text import tokens
 from huiyi.text.lookalike import name_key
+
+if TYPE_CHECKING:
+    import socket
+else:
+    socket = deferred("socket", globals())  # for the host's name, at a memory's open (issue 15)
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -36,8 +35,10 @@ from huiyi.store.base import Store, Writes
 
 if TYPE_CHECKING:
     import asyncio
+    import socket
 else:
     asyncio = deferred("asyncio", globals())  # loaded when a memory opens, not at import (issue 15)
+    socket = deferred("socket", globals())
 
 log = logging.getLogger(__name__)
 
