@@ -28,6 +28,7 @@ FLOORS = {
     "errors": 0,
     "checks": 0,  # what ids and texts may hold, below the models that use it
     "patterns": 0,  # regular expressions compiled at their first use, for every floor
+    "deferred": 0,  # modules imported at their first use, for every floor
     "config": 1,
     "strength": 2,  # the seeds' strength and decay formulas, shared by forgetting and scoring
     "prompts": 2,  # the prompt files and their reader
