@@ -7,9 +7,8 @@ by :func:`run`; a new stage is one more such function and one line there:
    embedded: both release the GIL), a chunk whose own line says it by itself lifted (recall.anchor), are
    fused, and the best get the rerank bonuses (speaker, time, neighbour, chatter; a question naming a
    time reaches further down for what was said then); a kind filter and the scope check keep what may
-   be returned. A query naming someone in a group adds the speaker route
-   (their memories by the index's speaker field; the keyword query loses their names), and their
-   memories are reranked wherever meaning and words put them.
+   be returned. A query naming someone in a group adds the speaker route (their memories by the index's
+   speaker field; the keyword query loses their names); they are reranked wherever found.
 2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
    roulette): late routes and tiers add bonuses, the graph walks from the best, the recipe's score
    weighs the result, and roulette may sample among the best.
@@ -256,6 +255,7 @@ def _fused(
             members=ask.members if by_name else (),
             now=request.now,
         )
+    closed = {key: bonus["closed"] for key, bonus in boosts.items() if "closed" in bonus}  # what ended gains no like
     if recipe.feeling_weight and request.asker and frames.says_i(request.query) and feelings.asks(request.query):
         felt = feelings.gains(window, rows, request.asker, recipe.feeling_weight)  # 我当时什么心情
         window = _lifted(window, boosts, "feeling", felt)
@@ -263,7 +263,6 @@ def _fused(
         giving = names.gains(window, rows, recipe.name_weight, names.about(request.query))
         window = _lifted(window, boosts, "name", giving)
     if recipe.polarity_weight and (sign := polarity.asked(request.query)):  # 我喜欢吃什么, not 不喜欢的
-        closed = {key for key, bonus in boosts.items() if "closed" in bonus}  # a like that ended is none now
         liked = polarity.gains(window, rows, recipe.polarity_weight, sign, request.query, closed)
         window = _lifted(window, boosts, "polarity", liked)
     carry = recipe.carriers and not ask.in_group
@@ -281,8 +280,7 @@ def _fused(
     if recipe.events_lend and not wanted_kinds:  # events as keys of their turns (recall.units)
         # in a group, another's turn beside the named person's is a bystander's; between two, their exchange
         named_bonus = {key: bonus.get("speaker", 0.0) for key, bonus in boosts.items()} if by_name else None
-        demoted = {key: bonus["closed"] for key, bonus in boosts.items() if "closed" in bonus}
-        window, lent = units.lend(window, rows, named_bonus, demoted)
+        window, lent = units.lend(window, rows, named_bonus, closed)
         for key, gain in lent.items():
             boosts.setdefault(key, {})["evidence"] = gain
     if reranking:  # last, on what the turns lent: a plan's newest arrangement, the change asked for (recall.latest)
