@@ -32,6 +32,7 @@ def facts(text: str, when: datetime = SATURDAY) -> list[str]:
             "Mia doesn't drink coffee anymore",
         ),
         ("Also I'm quitting coffee.", "Mia quit coffee"),
+        ("Thank you, I live in Boston now.", "Mia lives in Boston"),
     ],
 )
 def test_the_fact_keeps_its_object_and_not_the_chat_around_it(said: str, fact: str) -> None:
@@ -50,6 +51,9 @@ def test_a_list_or_a_place_with_its_state_is_not_cut() -> None:
         ("Jake and I are going to have dinner next Friday.", "Mia and Jake are going to have dinner next Friday"),
         ("I went to the gym and tomorrow I have a dentist appointment.", "Mia has a dentist appointment tomorrow"),
         ("I fly to Osaka next Monday", "Mia flies to Osaka next Monday"),
+        # thanks said first hid the plan (helper)
+        ("Thank you, I'm flying to Osaka next Monday.", "Mia is flying to Osaka next Monday"),
+        ("Thanks, I fly to Osaka next Monday", "Mia flies to Osaka next Monday"),
     ],
 )
 def test_a_plan_reads_as_english(said: str, plan: str) -> None:
