@@ -7,7 +7,6 @@ longest reading first, to a half-open range (see :mod:`huiyi.text.periods`).
 
 from __future__ import annotations
 
-import bisect
 import re
 import threading
 from datetime import date, datetime, timedelta
@@ -28,6 +27,9 @@ from huiyi.text.periods import (
     while_ago,
     whole_days,
 )
+from huiyi.text.tense_zh import BARE_MONTH, CLAUSE_END, FESTIVALS, TOLD, by_tense
+from huiyi.text.tense_zh import clause_around as clause_around  # read by times_en
+from huiyi.text.tense_zh import to_come as to_come
 
 # Bounded, and digits never start mid-number, so a long digit run cannot make the scan quadratic.
 _NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})"
@@ -39,7 +41,7 @@ _ZH_ATOMS = [
     r"刚才|刚刚|方才|最近|近来|近期|这几天|这两天|前几天|前两天|前些天|前些日子|前阵子|前段时间|这段时间|这阵子",
     r"(?:好)?几个?(?:天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)",
     rf"(?:最近|过去|近)的?{_NUM}个?(?:天|周|星期|礼拜|月|年|小时)",
-    rf"(?:{_NUM}个?半?|半个?)(?:天|日|周|星期|礼拜|月|年|小时|钟头|分钟)半?(?:以前|之前|前|以后|之后|后)",
+    rf"(?<!月)(?:{_NUM}个?半?|半个?)(?:天|日|周|星期|礼拜|月|年|小时|钟头|分钟)半?(?:以前|之前|前|以后|之后|后)",
     rf"{_NUM}年(?![级代纪])",
     rf"{_NUM}月(?:份|[上中下]旬|[初中底末])?",
     rf"{_NUM}[日号](?![线楼房床门机车位子])",
@@ -52,8 +54,7 @@ _ZH_ATOMS = [
     r"[春夏秋冬](?:天|季)",
     rf"(?:{_DAY_PARTS})(?!好)",  # not 晚上好
     rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
-    r"春节|元旦|除夕|元宵节?|清明节|端午节?|中秋节?|国庆节?|劳动节|圣诞节?|平安夜|情人节|七夕节?|儿童节|教师节"
-    r"|感恩节|万圣节|万圣夜|母亲节|父亲节|复活节",
+    FESTIVALS,
 ]
 ZH_ATOM = lazy("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
 _ZH_GLUE = frozenset({"", "的"})
@@ -214,8 +215,6 @@ def _whole_date(phrase: str) -> Range | None:
         return None
 
 
-# a month named alone (三月, 十二月份): jionlp reads every one but 三月, which it takes for no time
-_ZH_BARE_MONTH = lazy(r"(十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(份|[上中下]旬|[初中底末])?")
 # a part of a month, by the day it starts on (三月初, 二月底, 十月中旬): its first, middle or last ten days
 _ZH_TENTHS = {"初": 1, "上旬": 1, "中": 11, "中旬": 11, "底": 21, "末": 21, "下旬": 21}
 _ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
@@ -232,7 +231,7 @@ def _resolve_zh(phrase: str, now: datetime) -> Range | None:
         phrase = phrase.replace(old, new)
     if swapped := _ZH_PART_FIRST.fullmatch(phrase):
         phrase = swapped.group(2) + swapped.group(1)
-    if month := _ZH_BARE_MONTH.fullmatch(phrase):
+    if month := BARE_MONTH.fullmatch(phrase):
         phrase = f"{_month_number(month.group(1))}月"
         whole = _jionlp(phrase, now)
         part = _ZH_TENTHS.get(month.group(2) or "")
@@ -273,132 +272,7 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                     break
             else:
                 first += 1
-    found = _bare_months_by_tense(text, _bare_days_by_tense(text, found, now), now)
-    return _clocks_on_their_day(text, _bare_weekdays_ahead(text, found, now), now)
-
-
-_ZH_BARE_DAY = lazy(rf"{_NUM}[日号]")  # a day of the month without its month
-_ZH_CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
-# a bare day in a clause without 了 or 过 is more often one to come; 那天 says it happened (了 alone does
-# not: 二十号就到了 is a day to come)
-_ZH_SAID_DONE = lazy(r"了|过")
-_ZH_PAST = lazy(r"那天|那次|那会|那晚|那时")
-_ZH_SETTLED = timedelta(days=7)  # a bare day this recent is still this month's: 十五号的会取消 on the 16th
-_ZH_TOLD = lazy(r"说|约|订|买|通知|定|讲|问|告诉|安排|提醒|报名|发")  # said or booked then: the time is another
-
-
-def _bare_days_by_tense(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
-    """A bare day of the month (四号) is read by jionlp as this month's. Said on the 16th, "清明是四号到六号
-    吧" means next month's 4th, and "二十号那天我们吵架了" last month's 20th: a day long past in this month,
-    in a clause that says nothing happened, is next month's; a day to come in a clause that says it
-    happened is last month's.
-
-        >>> now = datetime(2024, 3, 16, 20, 0)
-        >>> [str(span[0].date()) for *_, span in chinese_phrases("清明是四号到六号吧", now)]
-        ['2024-04-04', '2024-04-06']
-        >>> [str(span[0].date()) for *_, span in chinese_phrases("二十号那天我们吵架了，四号我就到了", now)]
-        ['2024-02-20', '2024-03-04']
-        >>> [str(span[0].date()) for *_, span in chinese_phrases("十二号的会取消，二十号就到了", now)]
-        ['2024-03-12', '2024-03-20']
-    """
-    out: list[tuple[int, int, Range]] = []
-    stops: list[int] | None = None  # where clauses end, found once: a scan per phrase would be quadratic
-    for start, end, span in found:
-        shift = 0
-        if _ZH_BARE_DAY.fullmatch(text[start:end]) and span[0].month == now.month and span[0].year == now.year:
-            if stops is None:
-                stops = [m.start() for m in _ZH_CLAUSE_END.finditer(text)]
-            clause = _clause(text, start, stops)
-            past = _ZH_PAST.search(clause) is not None
-            if not past and not _ZH_SAID_DONE.search(clause) and span[1] <= midnight(now.date()) - _ZH_SETTLED:
-                shift = 1
-            elif past and span[0] > now:
-                shift = -1
-        out.append((start, end, _month_shifted(span, shift) or span) if shift else (start, end, span))
-    return out
-
-
-def _bare_months_by_tense(
-    text: str, found: list[tuple[int, int, Range]], now: datetime
-) -> list[tuple[int, int, Range]]:
-    """A month named alone (十二月) is read as this year's. Asked in March, "十二月发生了什么" means last
-    December: a month still to come, in a clause that says it happened, is last year's.
-
-        >>> march = datetime(2025, 3, 25, 21, 0)
-        >>> [str(span[0].date()) for *_, span in chinese_phrases("十二月发生了什么，三月呢，十二月我要去哈尔滨", march)]
-        ['2024-12-01', '2025-03-01', '2025-12-01']
-        >>> [(str(a.date()), str(b.date())) for *_, (a, b) in chinese_phrases("三月初，二月底，十月中旬", march)]
-        [('2025-03-01', '2025-03-11'), ('2025-02-21', '2025-03-01'), ('2025-10-11', '2025-10-21')]
-    """
-    out: list[tuple[int, int, Range]] = []
-    stops: list[int] | None = None
-    for start, end, span in found:
-        if span[0] > now and _ZH_BARE_MONTH.fullmatch(text[start:end]):
-            if stops is None:
-                stops = [m.start() for m in _ZH_CLAUSE_END.finditer(text)]
-            clause = _clause(text, start, stops)
-            if _ZH_SAID_DONE.search(clause) or _ZH_PAST.search(clause):
-                span = _month_shifted(span, -12) or span
-        out.append((start, end, span))
-    return out
-
-
-_ZH_BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
-_ZH_TO_COME = lazy(r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间")  # not 会: 周一的会 is a meeting
-
-
-# soon, whatever follows: 马上周末了, 快周末了 (its 了 says the time is near, not that it happened)
-_ZH_SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜)")
-
-
-def to_come(clause: str) -> bool:
-    """Whether a Chinese clause says its time is still to come (要, 打算, 有空, 马上) and not that it
-    happened."""
-    if _ZH_SOON.search(clause):
-        return True
-    return bool(_ZH_TO_COME.search(clause)) and not _ZH_SAID_DONE.search(clause) and not _ZH_PAST.search(clause)
-
-
-def clause_around(text: str, at: int) -> str:
-    """The clause of ``text`` that holds position ``at``."""
-    return _clause(text, at, [m.start() for m in _ZH_CLAUSE_END.finditer(text)])
-
-
-def _clause(text: str, at: int, stops: list[int]) -> str:
-    """The clause of ``text`` around position ``at``, given where clauses end."""
-    i = bisect.bisect_left(stops, at)
-    return text[stops[i - 1] + 1 if i else 0 : stops[i] if i < len(stops) else len(text)]
-
-
-def _bare_weekdays_ahead(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
-    """A bare weekday (周一, 周末) is read as this week's. Said on a Friday, "我周一要去体检" means the
-    coming Monday: a day already over this week, in a clause that says it is still to come and not
-    that it happened, is next week's.
-
-        >>> friday = datetime(2024, 11, 22, 20, 0)
-        >>> [str(span[0].date()) for *_, span in chinese_phrases("我周一要去体检，周一那天好累", friday)]
-        ['2024-11-25', '2024-11-18']
-    """
-    out: list[tuple[int, int, Range]] = []
-    stops: list[int] | None = None
-    for start, end, span in found:
-        if _ZH_BARE_WEEKDAY.match(text, start) and span[1] <= midnight(now.date()):
-            if stops is None:
-                stops = [m.start() for m in _ZH_CLAUSE_END.finditer(text)]
-            if to_come(_clause(text, start, stops)):
-                span = (span[0] + timedelta(days=7), span[1] + timedelta(days=7))
-        out.append((start, end, span))
-    return out
-
-
-def _month_shifted(span: Range, months: int) -> Range | None:
-    """The same days ``months`` later (or earlier); None where that month has no such day (31号)."""
-    year, month = shift_month(span[0].year, span[0].month, months)
-    try:
-        first = span[0].replace(year=year, month=month)
-    except ValueError:
-        return None
-    return first, first + (span[1] - span[0])
+    return _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh), now)
 
 
 def _nearer_half_of_the_day(span: Range, now: datetime) -> Range:
@@ -456,7 +330,7 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
     for start, end, span in found:
         phrase = text[start:end]
         # 昨天说好了，下午三点开会 (another clause), 昨天群里说下午三点开会 (the day it was said or booked): today's
-        if past and (_ZH_CLAUSE_END.search(text, past_end, start) or _ZH_TOLD.search(text, past_end, start)):
+        if past and (CLAUSE_END.search(text, past_end, start) or TOLD.search(text, past_end, start)):
             past = ""
         day_of = _DAY_PART.sub("", anchor)  # 明天 of 明天早上: a later 下午三点 is its afternoon
         whole_day = bool(day_of) and _PART_OF_DAY.search(day_of) is None  # 周六, 今天: not 今晚, 明早

@@ -1,0 +1,211 @@
+"""Which reading of a Chinese time word its clause means: jionlp reads a bare day of the month (四号), month
+(十二月), date (3月5日), festival (春节) or weekday (周日) as this month's, year's or week's, and the words
+around it (要, 打算 still to come; 了, 过, 那天 done) say whether the one gone or the one to come is meant.
+
+The passes here take the phrases :func:`huiyi.text.times_zh.chinese_phrases` found, as (start, end, range)
+in reading order, and return them re-read; they know nothing of how a phrase was found.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from huiyi.patterns import lazy
+from huiyi.text.periods import Range, midnight, shift_month
+
+__all__ = ["BARE_MONTH", "CLAUSE_END", "FESTIVALS", "TOLD", "by_tense", "clause_around", "to_come"]
+
+Found = list[tuple[int, int, Range]]
+Resolve = Callable[[str, datetime], Range | None]
+
+# a month named alone (三月, 十二月份): jionlp reads every one but 三月, which it takes for no time
+BARE_MONTH = lazy(r"(十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(份|[上中下]旬|[初中底末])?")
+# a date without its year: 3月5日, 三月五号
+_MONTH_DAY = lazy(
+    r"(?:十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号]"
+)
+FESTIVALS = (
+    r"春节|元旦|除夕|元宵节?|清明节|端午节?|中秋节?|国庆节?|劳动节|圣诞节?|平安夜|情人节|七夕节?|儿童节|教师节"
+    r"|感恩节|万圣节|万圣夜|母亲节|父亲节|复活节"
+)
+_FESTIVAL = lazy(FESTIVALS)
+_BARE_DAY = lazy(r"(?:[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})[日号]")  # a day without its month
+CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
+# a bare day in a clause without 了 or 过 is more often one to come; 那天 says it happened (了 alone does
+# not: 二十号就到了 is a day to come)
+_SAID_DONE = lazy(r"了|过")
+_PAST = lazy(r"那天|那次|那会|那晚|那时")
+_SETTLED = timedelta(days=7)  # a bare day this recent is still this month's: 十五号的会取消 on the 16th
+TOLD = lazy(r"说|约|订|买|通知|定|讲|问|告诉|安排|提醒|报名|发")  # said or booked then: the time is another
+_BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
+_TO_COME = lazy(r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间")  # not 会: 周一的会 is a meeting
+# 会 as "will" after a festival (春节我会回家), not a meeting (中秋的会, 开会, 年会, 会议)
+_WILL = lazy(r"(?<![的开年例聚晚班])会(?![议员场所上])")
+# soon, whatever follows: 马上周末了, 快周末了 (its 了 says the time is near, not that it happened)
+_SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜)")
+# a weekday's 了 that still speaks of the days ahead: 周五就到了, 周五的会取消了 (the day's thing changed),
+# 周日下雨了 (a forecast is as often said so); 过 of 过生日, 过来 is a verb, not "done"
+_NOT_DONE = lazy(r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止")
+_DONE_GUO = lazy(r"过(?![来去生节年日])")
+
+
+def to_come(clause: str) -> bool:
+    """Whether a Chinese clause says its time is still to come (要, 打算, 有空, 马上) and not that it
+    happened."""
+    if _SOON.search(clause):
+        return True
+    return bool(_TO_COME.search(clause)) and not _SAID_DONE.search(clause) and not _PAST.search(clause)
+
+
+def clause_around(text: str, at: int) -> str:
+    """The clause of ``text`` that holds position ``at``."""
+    return _Clauses(text).around(at)
+
+
+class _Clauses:
+    """The clauses of a text, its stops found once: a scan per phrase would be quadratic."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._stops: list[int] | None = None
+
+    def around(self, at: int) -> str:
+        if self._stops is None:
+            self._stops = [m.start() for m in CLAUSE_END.finditer(self.text)]
+        i = bisect.bisect_left(self._stops, at)
+        stops = self._stops
+        return self.text[stops[i - 1] + 1 if i else 0 : stops[i] if i < len(stops) else len(self.text)]
+
+
+def by_tense(text: str, found: Found, now: datetime, resolve: Resolve) -> Found:
+    """``found`` with each bare day, month, date, festival and weekday read by its clause's tense;
+    ``resolve`` reads a phrase (明年春节) as the finder does."""
+    clauses = _Clauses(text)
+    out: Found = []
+    for start, end, span in found:
+        phrase = text[start:end]
+        if _BARE_DAY.fullmatch(phrase):
+            span = _bare_day(span, clauses.around(start), now)
+        elif BARE_MONTH.fullmatch(phrase) or _MONTH_DAY.fullmatch(phrase):
+            span = _in_year(span, clauses.around(start), now)
+        elif _FESTIVAL.fullmatch(phrase):
+            span = _festival(phrase, span, clauses.around(start), now, resolve)
+        elif _BARE_WEEKDAY.match(text, start):
+            span = _weekday(text[end : end + 1], span, clauses.around(start), now)
+        out.append((start, end, span))
+    return out
+
+
+def _bare_day(span: Range, clause: str, now: datetime) -> Range:
+    """A bare day of the month (四号) is read by jionlp as this month's. Said on the 16th, "清明是四号到六号
+    吧" means next month's 4th, and "二十号那天我们吵架了" last month's 20th: a day long past in this month,
+    in a clause that says nothing happened, is next month's; a day to come in a clause that says it
+    happened is last month's.
+
+        >>> from huiyi.text.times_zh import chinese_phrases
+        >>> now = datetime(2024, 3, 16, 20, 0)
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("清明是四号到六号吧", now)]
+        ['2024-04-04', '2024-04-06']
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("二十号那天我们吵架了，四号我就到了", now)]
+        ['2024-02-20', '2024-03-04']
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("十二号的会取消，二十号就到了", now)]
+        ['2024-03-12', '2024-03-20']
+    """
+    if span[0].month != now.month or span[0].year != now.year:
+        return span
+    past = _PAST.search(clause) is not None
+    if not past and not _SAID_DONE.search(clause) and span[1] <= midnight(now.date()) - _SETTLED:
+        return _month_shifted(span, 1) or span
+    if past and span[0] > now:
+        return _month_shifted(span, -1) or span
+    return span
+
+
+def _in_year(span: Range, clause: str, now: datetime) -> Range:
+    """A month named alone (十二月) or a date without its year (3月5日) is read as this year's. Asked in
+    March, "十二月发生了什么" means last December: one still to come, in a clause that says it happened, is
+    last year's. Said in November, "3月5日前我要交报告" means next March: one gone by, in a clause that says
+    it is to come, is next year's when that is the nearer of the two (十月我要… said in November is as
+    often "had to", and stays October).
+
+        >>> from huiyi.text.times_zh import chinese_phrases
+        >>> march = datetime(2025, 3, 25, 21, 0)
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("十二月发生了什么，三月呢，十二月我要去哈尔滨", march)]
+        ['2024-12-01', '2025-03-01', '2025-12-01']
+        >>> [(str(a.date()), str(b.date())) for *_, (a, b) in chinese_phrases("三月初，二月底，十月中旬", march)]
+        [('2025-03-01', '2025-03-11'), ('2025-02-21', '2025-03-01'), ('2025-10-11', '2025-10-21')]
+        >>> november = datetime(2024, 11, 13, 10, 0)
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("3月5日前我要交报告，十月我要交的没交", november)]
+        ['2025-03-05', '2024-10-01']
+    """
+    if span[0] > now and (_SAID_DONE.search(clause) or _PAST.search(clause)):
+        return _month_shifted(span, -12) or span
+    if span[1] <= now and to_come(clause) and (ahead := _month_shifted(span, 12)) and ahead[0] - now < now - span[1]:
+        return ahead
+    return span
+
+
+def _festival(phrase: str, span: Range, clause: str, now: datetime, resolve: Resolve) -> Range:
+    """A festival named alone is this year's (jionlp's reading, or :mod:`huiyi.text.holidays`'), as a month
+    is. Said in November, "春节我要去三亚玩" means the coming one: one over, in a clause that says it is to
+    come (要, 打算, 会), is next year's; one ahead, in a clause that says it happened, last year's.
+
+        >>> from huiyi.text.times_zh import chinese_phrases
+        >>> november = datetime(2024, 11, 13, 10, 0)
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("春节我要去三亚玩，中秋节我会回家", november)]
+        ['2025-01-29', '2025-10-06']
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("春节我去了三亚，圣诞节我们去了哈尔滨", november)]
+        ['2024-02-10', '2023-12-25']
+    """
+    done = _SAID_DONE.search(clause) is not None or _PAST.search(clause) is not None
+    if span[1] <= now and (to_come(clause) or (_WILL.search(clause) is not None and not done)):
+        years = 1
+    elif span[0] > now and done:
+        years = -1
+    else:
+        return span
+    # jionlp reads 明年春节 by the lunar calendar, but 明年清明节 as this year's: checked, else the same day
+    again = resolve(("明年" if years > 0 else "去年") + phrase, now)
+    if again is not None and again[0].year == span[0].year + years:
+        return again
+    return _month_shifted(span, 12 * years) or span
+
+
+def _weekday(after: str, span: Range, clause: str, now: datetime) -> Range:
+    """A bare weekday (周一, 周末) is read as this week's. Said on a Friday, "我周一要去体检" means the coming
+    Monday: a day already over this week, in a clause that says it is still to come, is next week's. Said
+    on a Wednesday, "周日我去爬山了" means the Sunday just gone: a day still ahead this week, in a clause
+    that says it is done (了, 过, 那天) and nothing to come, is last week's.
+
+        >>> from huiyi.text.times_zh import chinese_phrases
+        >>> friday = datetime(2024, 11, 22, 20, 0)
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("我周一要去体检，周一那天好累", friday)]
+        ['2024-11-25', '2024-11-18']
+        >>> wednesday = datetime(2024, 11, 13, 10, 0)
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("周日我去爬山了，累死了", wednesday)]
+        ['2024-11-10']
+        >>> said = "周日我要去爬山了。周五的会取消了。周五就到了"
+        >>> [str(span[0].date()) for *_, span in chinese_phrases(said, wednesday)]
+        ['2024-11-17', '2024-11-15', '2024-11-15']
+    """
+    if span[1] <= midnight(now.date()):
+        return (span[0] + timedelta(days=7), span[1] + timedelta(days=7)) if to_come(clause) else span
+    # 周日我要去爬山了: 要 before 了 still speaks of the day ahead
+    ahead = _TO_COME.search(clause) or _SOON.search(clause) or _NOT_DONE.search(clause) or _WILL.search(clause)
+    if span[0] <= now or after == "的" or ahead:
+        return span
+    if _PAST.search(clause) or "了" in clause or _DONE_GUO.search(clause):
+        return span[0] - timedelta(days=7), span[1] - timedelta(days=7)
+    return span
+
+
+def _month_shifted(span: Range, months: int) -> Range | None:
+    """The same days ``months`` later (or earlier); None where that month has no such day (31号)."""
+    year, month = shift_month(span[0].year, span[0].month, months)
+    try:
+        first = span[0].replace(year=year, month=month)
+    except ValueError:
+        return None
+    return first, first + (span[1] - span[0])

@@ -1,0 +1,103 @@
+"""Chinese time words read by what their sentence says (rules path, no LLM): a festival or a date said as
+still to come (春节我要去三亚玩, 3月5日前我要交报告, said in November) is the coming one, and one said done the
+one gone; 3月5日前 is the day 3月5日, not March and "five days ago"; a bare weekday said done (周日我去爬山了,
+on a Wednesday) is the one just gone, and no plan. Each table also holds the readings that must not change."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from huiyi.model import Scope, ScopeKind
+from huiyi.text.times import find_time_phrases
+from rule_lines import extract_private
+
+WEDNESDAY = datetime(2024, 11, 13, 10, 0)  # this Friday is 11-15, this Sunday 11-17, the last one 11-10
+SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
+
+
+def read(text: str, now: datetime = WEDNESDAY) -> list[tuple[str, str]]:
+    return [(span.phrase, f"{span.start:%Y-%m-%d %H:%M}") for span in find_time_phrases(text, now)]
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        ("中秋节我要回家", "2025-10-06"),
+        ("春节我要去三亚玩", "2025-01-29"),
+        ("元旦我要去哈尔滨", "2025-01-01"),
+        ("情人节我打算去约会", "2025-02-14"),
+        ("清明节我准备回老家扫墓", "2025-04-04"),
+        ("母亲节我会给妈妈买花", "2025-05-11"),
+        # unchanged: said done or with nothing of its tense, still ahead, or with its year
+        ("春节我去了三亚", "2024-02-10"),
+        ("中秋节过得怎么样", "2024-09-17"),
+        ("春节那次我们见过", "2024-02-10"),
+        ("圣诞节我要去哈尔滨", "2024-12-25"),
+        ("今年春节我要去三亚", "2024-02-10"),
+        ("春节的年会我要去", "2025-01-29"),
+    ],
+)
+def test_a_festival_said_to_come_is_the_coming_one(said: str, day: str) -> None:
+    assert [start[:10] for _, start in read(said)] == [day]
+
+
+def test_a_festival_still_ahead_said_done_is_last_years() -> None:
+    march = datetime(2025, 3, 20, 10, 0)
+    assert read("圣诞节我们去了哈尔滨", march) == [("圣诞节", "2024-12-25 00:00")]
+    assert read("中秋节我去了杭州", march) == [("中秋节", "2024-09-17 00:00")]
+    assert read("中秋节我要去杭州", march) == [("中秋节", "2025-10-06 00:00")]
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("3月5日前我要交报告", [("3月5日", "2025-03-05 00:00")]),
+        ("三月五号之前我要搬家", [("三月五号", "2025-03-05 00:00")]),
+        ("3月5日以后我要去上海", [("3月5日", "2025-03-05 00:00")]),
+        ("3月5日我要交报告", [("3月5日", "2025-03-05 00:00")]),
+        ("三月我要去日本", [("三月", "2025-03-01 00:00")]),
+        # unchanged: a date alone or said done, one just gone (要 may be "had to"), one with its year
+        ("3月5日", [("3月5日", "2024-03-05 00:00")]),
+        ("3月5日前我交了报告", [("3月5日", "2024-03-05 00:00")]),
+        ("10月20日我要交报告，结果忘了", [("10月20日", "2024-10-20 00:00")]),
+        ("2024年3月5日前我要交报告", [("2024年3月5日", "2024-03-05 00:00")]),
+        ("十二月我要去哈尔滨", [("十二月", "2024-12-01 00:00")]),
+    ],
+)
+def test_a_date_before_or_after_is_read_whole_and_to_come(said: str, reading: list[tuple[str, str]]) -> None:
+    assert read(said) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        ("周日我去爬山了，累死了", "2024-11-10"),
+        ("星期六我们去吃了火锅", "2024-11-09"),
+        ("周五那天我请假了", "2024-11-08"),
+        ("周六我去过那家店", "2024-11-09"),
+        # unchanged: said to come, the day's thing changed, 就…了, a forecast, nothing said of its tense
+        ("周日我要去爬山了", "2024-11-17"),
+        ("周日要去爬山", "2024-11-17"),
+        ("周五的会取消了", "2024-11-15"),
+        ("周五就到了", "2024-11-15"),
+        ("周六降温了", "2024-11-16"),
+        ("周六过生日", "2024-11-16"),
+        ("周日去爬山", "2024-11-17"),
+        ("周一我去爬山了", "2024-11-11"),
+    ],
+)
+def test_a_bare_weekday_said_done_is_the_one_just_gone(said: str, day: str) -> None:
+    assert [start[:10] for _, start in read(said)] == [day]
+
+
+def plans(*texts: str) -> list[str]:
+    return [f.description for f in extract_private(SCOPE, texts, WEDNESDAY).facts if f.predicate == "计划"]
+
+
+def test_a_weekend_done_is_no_plan_and_one_to_come_is() -> None:
+    assert plans("周日我去爬山了，累死了") == []
+    assert plans("周日我要去爬山") == ["木木周日（2024-11-17）要去爬山"]
+    assert plans("3月5日前我要交报告") == ["木木3月5日（2025-03-05）前要交报告"]
+    assert plans("春节我要去三亚玩") == ["木木春节（2025-01-29）要去三亚玩"]
