@@ -1,0 +1,50 @@
+"""A bare small hour after a day (明天三点, 周五四点) is the afternoon's, on the rules path: jionlp read 03:00,
+and a plan said so was dated to the night. A part of the day said, a morning hour, noon, midnight, a 24-hour
+clock, a clock alone and today's clock read as before."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from huiyi.model import Scope, ScopeKind
+from huiyi.text.times import find_time_phrases
+from rule_lines import extract_private
+
+WEDNESDAY = datetime(2024, 11, 13, 10, 0)
+SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
+
+
+def read(text: str, now: datetime = WEDNESDAY) -> list[tuple[str, str]]:
+    return [(span.phrase, f"{span.start:%Y-%m-%d %H:%M}") for span in find_time_phrases(text, now)]
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("明天三点我要开会", [("明天三点", "2024-11-14 15:00")]),
+        ("后天四点见", [("后天四点", "2024-11-15 16:00")]),
+        ("周五三点开会", [("周五三点", "2024-11-15 15:00")]),
+        ("下周五3点半面试", [("下周五3点半", "2024-11-22 15:30")]),
+        ("明天的事定了，时间还是三点", [("明天", "2024-11-14 00:00"), ("三点", "2024-11-14 15:00")]),
+        # unchanged: a part of the day said, a morning hour, noon, midnight, a 24-hour clock, a clock alone, today
+        ("明天凌晨三点的飞机", [("明天凌晨三点", "2024-11-14 03:00")]),
+        ("明天下午三点开会", [("明天下午三点", "2024-11-14 15:00")]),
+        ("明早六点出发", [("明早六点", "2024-11-14 06:00")]),
+        ("明天晚上三点", [("明天晚上三点", "2024-11-14 03:00")]),  # jionlp: the night after
+        ("后天七点见", [("后天七点", "2024-11-15 07:00")]),
+        ("明天十二点吃饭", [("明天十二点", "2024-11-14 12:00")]),
+        ("明天零点", [("明天零点", "2024-11-14 00:00")]),
+        ("明天3:00", [("明天3:00", "2024-11-14 03:00")]),
+        ("三点开会", [("三点", "2024-11-13 15:00")]),
+        ("今天三点", [("今天三点", "2024-11-13 03:00")]),
+    ],
+)
+def test_a_bare_small_hour_after_a_day_is_the_afternoons(said: str, reading: list[tuple[str, str]]) -> None:
+    assert read(said) == reading
+
+
+def test_a_plan_at_a_bare_small_hour_after_a_day_is_dated_to_the_afternoon() -> None:
+    found = extract_private(SCOPE, ("明天三点我要开会",), WEDNESDAY).facts
+    assert [f.description for f in found if f.predicate == "计划"] == ["木木明天三点（2024-11-14 15:00）要开会"]
