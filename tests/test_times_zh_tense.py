@@ -48,6 +48,7 @@ def test_a_festival_still_ahead_said_done_is_last_years() -> None:
     assert read("圣诞节我们去了哈尔滨", march) == [("圣诞节", "2024-12-25 00:00")]
     assert read("中秋节我去了杭州", march) == [("中秋节", "2024-09-17 00:00")]
     assert read("中秋节我要去杭州", march) == [("中秋节", "2025-10-06 00:00")]
+    assert read("圣诞节的机票我订了", march) == [("圣诞节", "2025-12-25 00:00")]
 
 
 @pytest.mark.parametrize(
@@ -64,6 +65,7 @@ def test_a_festival_still_ahead_said_done_is_last_years() -> None:
         ("10月20日我要交报告，结果忘了", [("10月20日", "2024-10-20 00:00")]),
         ("2024年3月5日前我要交报告", [("2024年3月5日", "2024-03-05 00:00")]),
         ("十二月我要去哈尔滨", [("十二月", "2024-12-01 00:00")]),
+        ("我报了十二月八号的半马，中签了", [("十二月八号", "2024-12-08 00:00")]),
     ],
 )
 def test_a_date_before_or_after_is_read_whole_and_to_come(said: str, reading: list[tuple[str, str]]) -> None:
@@ -82,6 +84,7 @@ def test_a_date_before_or_after_is_read_whole_and_to_come(said: str, reading: li
         ("周日要去爬山", "2024-11-17"),
         ("周五的会取消了", "2024-11-15"),
         ("周五就到了", "2024-11-15"),
+        ("周五我约了医生", "2024-11-15"),
         ("周六降温了", "2024-11-16"),
         ("周六过生日", "2024-11-16"),
         ("周日去爬山", "2024-11-17"),

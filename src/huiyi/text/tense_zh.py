@@ -45,9 +45,9 @@ _TO_COME = lazy(r"要|打算|准备|计划|想去|想要|记得|别忘|有空|�
 _WILL = lazy(r"(?<![的开年例聚晚班])会(?![议员场所上])")
 # soon, whatever follows: 马上周末了, 快周末了 (its 了 says the time is near, not that it happened)
 _SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜)")
-# a weekday's 了 that still speaks of the days ahead: 周五就到了, 周五的会取消了 (the day's thing changed),
-# 周日下雨了 (a forecast is as often said so); 过 of 过生日, 过来 is a verb, not "done"
-_NOT_DONE = lazy(r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止")
+# a 了 that still speaks of the days ahead: 周五就到了, 周五的会取消了 (the day's thing changed), 我报了四月
+# 二十一号的半马 (booked), 周日下雨了 (a forecast is as often said so); 过 of 过生日, 过来 is a verb, not "done"
+_NOT_DONE = lazy(r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止|报|订|买|约|抢|定|挂号|中签|安排|通知")
 _DONE_GUO = lazy(r"过(?![来去生节年日])")
 
 
@@ -140,7 +140,7 @@ def _in_year(span: Range, clause: str, now: datetime) -> Range:
         >>> [str(span[0].date()) for *_, span in chinese_phrases("3月5日前我要交报告，十月我要交的没交", november)]
         ['2025-03-05', '2024-10-01']
     """
-    if span[0] > now and (_SAID_DONE.search(clause) or _PAST.search(clause)):
+    if span[0] > now and (_SAID_DONE.search(clause) or _PAST.search(clause)) and not _NOT_DONE.search(clause):
         return _month_shifted(span, -12) or span
     if span[1] <= now and to_come(clause) and (ahead := _month_shifted(span, 12)) and ahead[0] - now < now - span[1]:
         return ahead
@@ -162,7 +162,7 @@ def _festival(phrase: str, span: Range, clause: str, now: datetime, resolve: Res
     done = _SAID_DONE.search(clause) is not None or _PAST.search(clause) is not None
     if span[1] <= now and (to_come(clause) or (_WILL.search(clause) is not None and not done)):
         years = 1
-    elif span[0] > now and done:
+    elif span[0] > now and done and not _NOT_DONE.search(clause):
         years = -1
     else:
         return span
