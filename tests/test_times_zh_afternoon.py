@@ -1,6 +1,6 @@
 """A bare small hour after a day (明天三点, 周五四点) is the afternoon's, on the rules path: jionlp read 03:00,
 and a plan said so was dated to the night. A part of the day said, a morning hour, noon, midnight, a 24-hour
-clock, a clock alone and today's clock read as before."""
+clock and a clock alone read as before; today's small hour is the afternoon's unless said in the night."""
 
 from __future__ import annotations
 
@@ -38,11 +38,16 @@ def read(text: str, now: datetime = WEDNESDAY) -> list[tuple[str, str]]:
         ("明天零点", [("明天零点", "2024-11-14 00:00")]),
         ("明天3:00", [("明天3:00", "2024-11-14 03:00")]),
         ("三点开会", [("三点", "2024-11-13 15:00")]),
-        ("今天三点", [("今天三点", "2024-11-13 03:00")]),
+        # today's, said in the morning: the afternoon too (it was 03:00, gone seven hours)
+        ("今天三点开会", [("今天三点", "2024-11-13 15:00")]),
     ],
 )
 def test_a_bare_small_hour_after_a_day_is_the_afternoons(said: str, reading: list[tuple[str, str]]) -> None:
     assert read(said) == reading
+
+
+def test_today_s_small_hour_said_in_the_night_is_the_night_s() -> None:
+    assert read("今天三点才睡", datetime(2024, 11, 13, 1, 30)) == [("今天三点", "2024-11-13 03:00")]
 
 
 def test_a_plan_at_a_bare_small_hour_after_a_day_is_dated_to_the_afternoon() -> None:

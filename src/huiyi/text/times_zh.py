@@ -252,18 +252,21 @@ _SMALL_HOURS = range(1, 7)  # 1–6 点 after a day is the afternoon's; 七点 t
 
 
 def _afternoon_after_a_day(phrase: str, read: Range, now: datetime) -> Range:
-    """A bare small hour after a day not today (明天三点, 周五四点) is the afternoon's: the night's is said
-    凌晨三点, and jionlp reads 03:00. A part of the day said (明天凌晨三点, 明早六点) is kept as read, and so
-    is today's (今天三点), which the clock rules read by the time it is said.
+    """A bare small hour after a day (明天三点, 周五四点) is the afternoon's: the night's is said 凌晨三点, and
+    jionlp reads 03:00. A part of the day said (明天凌晨三点, 明早六点) is kept as read, and so is today's said
+    before seven in the morning (今天三点 at 01:00 is the night just ahead or gone).
 
         >>> now = datetime(2024, 11, 13, 10, 0)
         >>> [str(span[0]) for *_, span in chinese_phrases("明天三点开会，周五凌晨三点的飞机，后天七点见", now)]
         ['2024-11-14 15:00:00', '2024-11-15 03:00:00', '2024-11-15 07:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("今天三点开会", now)]
+        ['2024-11-13 15:00:00']
     """
     clock = _ZH_END_CLOCK.search(phrase)
     if clock is None or not clock.start() or _PART_OF_DAY.search(phrase, 0, clock.start()):
         return read
-    if read[0].hour not in _SMALL_HOURS or read[0].date() == now.date() or read[1] - read[0] > timedelta(hours=1):
+    night = read[0].date() == now.date() and now.hour < _SMALL_HOURS.stop
+    if read[0].hour not in _SMALL_HOURS or night or read[1] - read[0] > timedelta(hours=1):
         return read
     return read[0] + timedelta(hours=12), read[1] + timedelta(hours=12)
 
