@@ -104,3 +104,19 @@ def test_a_weekend_done_is_no_plan_and_one_to_come_is() -> None:
     assert plans("周日我要去爬山") == ["木木周日（2024-11-17）要去爬山"]
     assert plans("3月5日前我要交报告") == ["木木3月5日（2025-03-05）前要交报告"]
     assert plans("春节我要去三亚玩") == ["木木春节（2025-01-29）要去三亚玩"]
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        ("明年清明节我要回老家", "2025-04-04"),  # jionlp read this year's
+        ("后年端午节", "2026-06-19"),
+        ("去年春节我在三亚", "2023-01-22"),
+        ("除夕我要回家", "2025-01-28"),  # jionlp read none: the eve of 春节, the coming one
+        ("除夕那天我们吃了饺子", "2024-02-09"),
+        ("平安夜我要去约会", "2024-12-24"),
+        ("去年平安夜", "2023-12-24"),
+    ],
+)
+def test_a_festival_of_the_year_said_and_the_eves_jionlp_misses(said: str, day: str) -> None:
+    assert [when[:10] for _, when in read(said)] == [day]

@@ -136,6 +136,8 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
         return tenth, end if tenth.day == 21 else tenth + timedelta(days=10)
     if phrase in ("上上月", "下下月"):  # jionlp reads 上上个月 as 上个月
         return month_span(*shift_month(now.year, now.month, -2 if phrase[0] == "上" else 2))
+    if festival := _ZH_FESTIVAL.fullmatch(phrase):
+        return _festival_of(festival.group(2), now.year + _ZH_YEARS.get(festival.group(1) or "", 0))
     if holiday := _ZH_HOLIDAY.fullmatch(phrase):  # jionlp knows 圣诞节, not 感恩节 or 母亲节
         year = now.year + {"去年": -1, "明年": 1}.get(holiday.group(1) or "", 0)
         return whole_days(holidays.day(_ZH_HOLIDAYS[holiday.group(2)], year))
@@ -152,6 +154,25 @@ _ZH_HOLIDAYS = {
     "复活节": "easter",
 }
 _ZH_HOLIDAY = lazy(rf"(去年|今年|明年)?({'|'.join(_ZH_HOLIDAYS)})")
+_ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}
+# a festival jionlp knows by name, of the year said: it read 明年清明节 as this year's, and 除夕 as none
+_ZH_FESTIVAL = lazy(rf"(前年|去年|今年|明年|后年)?(除夕|{FESTIVALS})")
+
+
+def _festival_of(name: str, year: int) -> Range | None:
+    """``name``'s day in ``year``: jionlp's reading with a base in that year; 除夕 is the eve of 春节, 平安夜
+    of Christmas (jionlp reads neither).
+
+    >>> [str(_festival_of(name, 2025)[0].date()) for name in ("清明节", "除夕", "春节", "中秋", "平安夜")]
+    ['2025-04-04', '2025-01-28', '2025-01-29', '2025-10-06', '2025-12-24']
+    """
+    if name == "平安夜":
+        return whole_days(date(year, 12, 24))
+    if name == "除夕":
+        spring = _festival_of("春节", year)
+        return (spring[0] - timedelta(days=1), spring[0]) if spring else None
+    read = _jionlp(name, datetime(year, 6, 1))
+    return read if read is not None and read[0].year == year else None
 
 
 def weekend_named(prefix: str, now: datetime) -> Range:
