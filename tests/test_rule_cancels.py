@@ -188,3 +188,27 @@ def test_a_one_word_thing_moved_is_known_by_its_time() -> None:
 @pytest.mark.parametrize("text", ["会改到明天了", "开的会改到明天了", "三点的会差点改到明天"])
 def test_a_one_word_thing_without_its_time_closes_nothing(text: str) -> None:
     assert extract(("陈大川", "我下午三点要开会"), ("陈大川", text)).closes == []
+
+
+@pytest.mark.parametrize(
+    ("said", "called_off", "kept"),
+    [
+        (
+            "周五的课取消了",
+            "陈大川周五下午两点（2024-11-15 14:00）要上课",
+            "陈大川周六下午两点（2024-11-16 14:00）要上课",
+        ),
+        ("明晚的饭不去了", "陈大川明晚七点（2024-11-15 19:00）要去吃饭", "陈大川今晚七点（2024-11-14 19:00）要去吃饭"),
+        ("三点的会取消了", "陈大川下午三点半（2024-11-14 15:30）要开会", "陈大川下午五点（2024-11-14 17:00）要开会"),
+    ],
+)
+def test_a_one_word_thing_closes_the_plan_at_any_hour_of_its_time(said: str, called_off: str, kept: str) -> None:
+    """周五的课 is the class at 14:00 that Friday: the plan's time was matched to the span's start (midnight) alone."""
+    found = extract(("陈大川", said))
+
+    def at(text: str, source: str) -> MemoryItem:
+        when = datetime.fromisoformat(text.split("（")[1].split("）")[0])
+        return plan(text, source=source).model_copy(update={"time": when})
+
+    changes = to_close([at(called_off, "a"), at(kept, "b")], found.closes, fold(("陈大川", said)))
+    assert [i for i, _ in changes] == ["fa_a"]

@@ -7,7 +7,7 @@ Nothing is deleted; a history question still finds the old value, the context le
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from huiyi.flows.extract import CloseDraft, FactDraft, Fold
@@ -79,7 +79,7 @@ def to_close(facts: Sequence[MemoryItem], closes: Sequence[CloseDraft], fold: Fo
                 continue
             if (close.subject and data.get("subject") != close.subject) or data.get("predicate") != close.predicate:
                 continue
-            if close.about is not None and item.time != close.about:
+            if close.about is not None and not _about(item.time, close):
                 continue
             if close.hearsay and not data.get("told_by"):
                 continue  # 阿杰's 小雨住在上海 is his word: it does not end what she said of herself
@@ -91,6 +91,15 @@ def to_close(facts: Sequence[MemoryItem], closes: Sequence[CloseDraft], fold: Fo
                 "data": {**data, "closed_by": close.sources, "closed_word": close.word},
             }
     return list(out.items())
+
+
+def _about(time: datetime | None, close: CloseDraft) -> bool:
+    """Whether a fact's time is the one ``close`` is about: its start, or within its span when it has one."""
+    if time is None or close.about is None:
+        return False
+    if close.about_end is None or (time.tzinfo is None) != (close.about.tzinfo is None):
+        return time == close.about
+    return close.about <= time < close.about_end
 
 
 def replaced(facts: Sequence[FactDraft], fold: Fold) -> list[CloseDraft]:

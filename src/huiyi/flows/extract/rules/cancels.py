@@ -13,7 +13,6 @@ business; questions (搬家泡汤了？), near misses (差点泡汤) and fears (
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.condense import absolute
@@ -22,6 +21,7 @@ from huiyi.flows.extract.rules.plans import plan_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.text import tokens
+from huiyi.text.times import TimeSpan
 
 __all__ = ["Cancels"]
 
@@ -96,19 +96,20 @@ class Cancels:
             self._close(said, named)
         return out
 
-    def _close(self, said: Said, word: str, about: datetime | None = None) -> None:
-        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id], about=about)
+    def _close(self, said: Said, word: str, about: TimeSpan | None = None) -> None:
+        start, end = (about.start, about.end) if about else (None, None)
+        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id], about=start, about_end=end)
         if close not in self.closes:
             self.closes.append(close)
 
-    def _timed_thing(self, said: Said, before: str) -> tuple[str | None, datetime | None]:
+    def _timed_thing(self, said: Said, before: str) -> tuple[str | None, TimeSpan | None]:
         """A one-character thing (会, 课, 饭) and the time it was planned at, when ``before`` names both
         (三点的会, 周五的课): the word alone is too common to close plans by, the time with it is not."""
         thing = _THING.search(before)
         spans = [span for span in said.spans if span.phrase in before]
         if thing is None or not spans:
             return None, None
-        return thing.group(), spans[0].start
+        return thing.group(), spans[0]  # the whole span: 周五的课 is the class at 14:00 that Friday too
 
     def _other(self, clause: str) -> bool:
         """Whether the clause has a subject of its own: a pronoun or a member's name."""
