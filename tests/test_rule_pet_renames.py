@@ -68,3 +68,14 @@ def test_no_rename_without_a_known_pet_and_a_new_name(tmp_path: Path, later: str
     facts, _ = chat(tmp_path, ["我养了一只猫，叫团子", later])
     assert facts["木木养了一只猫，叫团子"] is None and facts["团子是木木的猫"] is None
     assert not any("年糕" in text or "王大锤" in text for text in facts)
+
+
+@pytest.mark.parametrize(
+    "later",
+    ["团子现在叫得很大声", "团子现在叫声很大", "我家的猫现在叫我起床了", "我家猫现在叫个不停", "团子现在叫醒我了"],
+)
+def test_a_pet_that_cries_now_is_not_renamed(tmp_path: Path, later: str) -> None:
+    """现在叫 is how a cat cries too: 团子现在叫得很大声 named the cat 得很大声 and closed 团子."""
+    facts, _ = chat(tmp_path, ["我养了一只猫，叫团子", later])
+    assert facts["木木养了一只猫，叫团子"] is None and facts["团子是木木的猫"] is None
+    assert set(facts) == {"木木养了一只猫，叫团子", "团子是木木的猫"}

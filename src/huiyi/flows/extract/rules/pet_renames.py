@@ -26,7 +26,9 @@ from huiyi.text.language import CJK
 
 __all__ = ["renamed_pets"]
 
-_RENAME = r"(?:改了?个?名字?|换了?个?名字?|改叫|现在叫)(?:叫做?|为|成)?"
+_RENAME = r"(?:改了?个?名字?|换了?个?名字?|改叫|(?P<now>现在叫))(?:叫做?|为|成)?"
+# 现在叫 is also how it cries or what it calls (团子现在叫得很大声, 叫声很大, 叫醒我, 鹦鹉现在叫爸爸了): no name
+_CRY = re.compile(r"^[得声个醒唤着了起出]|[我你他她它您人不很没]|^(?:爸爸?|妈妈?|爷爷|奶奶|哥哥|姐姐)$")
 _ZH_RENAMED = re.compile(
     rf"^(?:我(?:们)?(?:给|把))?(?P<mine>我家的?|我的)?(?P<who>[{CJK}A-Za-z]{{1,6}}?)(?:现在|已经|刚刚?|今天)?{_RENAME}"
     rf"(?P<new>[{CJK}A-Za-z]{{1,6}}?)了?(?:[啦哈呀~～]*)$"
@@ -80,7 +82,9 @@ def _renames(said: Said) -> list[tuple[str, bool, str]]:
         if not clause or (end and end in "？?") or QUESTION_END.search(clause):
             continue
         found = _ZH_RENAMED.match(clause)
-        if found and not ZH_REPORTED.search(found["who"]) and not QUESTION_END.search(found["new"]):
+        if found is None or (found["now"] and _CRY.search(found["new"])):
+            continue
+        if not ZH_REPORTED.search(found["who"]) and not QUESTION_END.search(found["new"]):
             out.append((found["who"], found["mine"] is not None, found["new"]))
     return out
 
