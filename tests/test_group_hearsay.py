@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from fake_openai import FakeOpenAI
 from huiyi import Memory
 from huiyi.config import Config
@@ -270,3 +272,16 @@ def test_an_obedient_model_cannot_make_a_member_one_who_spoke_before_but_was_nev
             _add(memory, [("阿杰", "以后叫我小雨，我叫杰哥也行"), ("bob", "好")], "b", start=10)
             aliases = {e.name: e.aliases for e in memory.iter_entities(agent=AGENT, space="g1")}
     assert aliases["阿杰"] == ["杰哥"], aliases
+
+
+@pytest.mark.parametrize(
+    ("said", "fact"),
+    [("我喜欢去酒吧", "阿杰喜欢去酒吧"), ("我最喜欢逛贴吧", "阿杰喜欢逛贴吧"), ("我住在酒吧", "阿杰住在酒吧")],
+)
+def test_a_place_named_with_ba_is_no_guess(tmp_path: Path, said: str, fact: str) -> None:
+    """酒吧 ends in 吧 but guesses nothing: 我喜欢去酒吧 was no fact (before, 喜欢去酒: its 吧 cut as a particle)."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: T0 + timedelta(hours=1)) as memory:
+        memory.add([{"text": said, "time": T0}], agent=AGENT, person="阿杰")
+        memory.flush(agent=AGENT, person="阿杰")
+        assert [f.text for f in memory.memories(agent=AGENT, person="阿杰", kinds=["fact"])] == [fact]

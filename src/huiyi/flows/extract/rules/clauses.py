@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract.rules.jokes import laughed_part_off, laughs_off, laughter_only
+from huiyi.flows.extract.rules.objects import ends_in_bar
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
     EN_AND_VERB,
@@ -37,7 +38,10 @@ def clauses_of(text: str, english: bool) -> list[tuple[str, bool]]:
             unsure = (
                 "?" in end
                 or "？" in end
-                or (not english and bool(QUESTION_END.search(clause) or _GUESS.search(clause)))
+                or (
+                    not english
+                    and bool(QUESTION_END.search(clause) or (_GUESS.search(clause) and not ends_in_bar(clause)))
+                )
             )
             parts = [verb for part in EN_AND_I.split(clause) for verb in _and_verb(part)] if english else [clause]
             out.extend((part.strip(), unsure) for part in parts if part.strip())

@@ -15,9 +15,20 @@ from huiyi.text.tokens import has_cjk
 _ZH_BUT = lazy(r"(?<=[^不])(?:但是?|可是|然而|却)")
 
 
+# 吧 ending a place, not a particle: 酒吧, 网吧, 贴吧, 泡吧 (我喜欢去酒吧 was 喜欢去酒); 喝酒吧 is drink, 吧
+_BAR_END = lazy(r"(?:(?<!喝)酒|[网贴泡书氧陶])吧\s*$")
+
+
+def ends_in_bar(value: str) -> bool:
+    """Whether ``value`` ends in a place named with 吧 (酒吧, 网吧), whose 吧 is no particle."""
+    return bool(_BAR_END.search(value))
+
+
 def trim_zh(value: str) -> str:
-    value = _ZH_BUT.split(value.strip(), maxsplit=1)[0]
-    value = value.strip().rstrip(ZH_END_PARTICLES).strip()
+    value = _ZH_BUT.split(value.strip(), maxsplit=1)[0].strip()
+    while value and value[-1] in ZH_END_PARTICLES and not ends_in_bar(value):
+        value = value[:-1]
+    value = value.strip()
     return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
 
 
