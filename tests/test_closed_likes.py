@@ -33,3 +33,19 @@ def test_the_line_that_ended_a_like_leads_a_question_about_now(tmp_path: Path, q
     assert hits[0] == "木木: 我不喜欢咖啡了", hits
     assert "polarity" not in bonuses.get("木木: 我喜欢喝咖啡", {})
     assert "polarity" not in bonuses.get("木木喜欢喝咖啡", {})
+
+
+def test_the_old_like_said_the_same_minute_as_its_end_is_no_change(tmp_path: Path) -> None:
+    """Lines stored with the same time (one add with no times, minute-stamped imports): the old like's own line
+    was said 'when the fact was closed' too, and counted as the change a now-question asks for."""
+    config = Config(worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, config=config, clock=lambda: T0 + timedelta(days=8)) as memory:
+        for text in ("我喜欢喝咖啡", "我不喜欢咖啡了"):
+            memory.add([{"text": text, "time": T0}], agent="祈煜", person="木木", index=True)
+            memory.flush(agent="祈煜", person="木木")
+        found = memory.recall("我现在喜欢喝什么", agent="祈煜", person="木木", limit=4, explain=True)
+    bonuses = found.info["bonuses"]
+    assert isinstance(bonuses, dict)
+    texts = {hit.id: hit.text for hit in found.hits}
+    named = {texts.get(key, key): value for key, value in bonuses.items()}
+    assert "change" not in named.get("木木: 我喜欢喝咖啡", {}), named
