@@ -135,3 +135,13 @@ def test_a_memory_posted_with_when_it_was_said_keeps_it(client: TestClient) -> N
     body = {"agent": A, "person": "木木", "text": "木木下周三要考驾照", "kind": "fact", "time": "2024-10-02T00:00:00"}
     made = client.post("/v1/memories", json={**body, "said_at": "2024-09-26T18:20:00+08:00"}).json()
     assert made["said_at"].startswith("2024-09-26T18:20:00")
+
+
+def test_an_answers_times_are_date_times_in_the_schema(client: TestClient) -> None:
+    """Written whole by a serializer, every answer's time was a plain string in /openapi.json (no format):
+    a client generated from it read none as a time."""
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    date_time = {"type": "string", "format": "date-time"}
+    assert date_time in schemas["MemoryItem"]["properties"]["said_at"]["anyOf"]
+    assert date_time in schemas["RecallHit"]["properties"]["time"]["anyOf"]
+    assert schemas["Message"]["properties"]["time"]["format"] == "date-time"

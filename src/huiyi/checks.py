@@ -7,7 +7,7 @@ import unicodedata
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Annotated
 
-from pydantic import BeforeValidator, PlainSerializer
+from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
 
 from huiyi.patterns import lazy
 
@@ -257,8 +257,13 @@ def _written_to_the_second(value: datetime) -> str:
     return text[:-6] + "Z" if value.utcoffset() == timedelta(0) and text.endswith("+00:00") else text
 
 
-# a time as every model writes it in JSON
-Time = Annotated[datetime, PlainSerializer(_written_to_the_second, when_used="json")]
+# a time as every model writes it in JSON; its schema still says date-time (the serializer's str alone made
+# every answer's time a plain string in /openapi.json, and clients generated from it parsed none)
+Time = Annotated[
+    datetime,
+    PlainSerializer(_written_to_the_second, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization"),
+]
 # a time a caller sends, read alike by every face (Python, HTTP, tools' stores, import files)
 TimeIn = Annotated[Time, BeforeValidator(read_time)]
 
