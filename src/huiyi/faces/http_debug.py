@@ -16,12 +16,12 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, ValidationError
 
 from huiyi import __version__
-from huiyi.checks import TimeIn, Whole
+from huiyi.checks import TimeIn
 from huiyi.config.recall import RecallRecipe
 from huiyi.errors import InvalidInput
 from huiyi.faces.http_auth import Agents, check
 from huiyi.faces.http_guard import GuardedRoute
-from huiyi.faces.http_models import Who, error_responses
+from huiyi.faces.http_models import Limit, Who, error_responses
 from huiyi.faces.http_times import item_out, local
 from huiyi.memory import AsyncMemory
 from huiyi.memory.recall import context_query
@@ -52,7 +52,7 @@ class DebugBody(Who):
     time: TimeIn | None = None  # when it is asked (default: now)
     recipe: str | None = Field(default=None, max_length=200)  # a named recipe (default: the config's)
     overrides: dict[str, Any] = Field(default_factory=dict)  # recipe fields changed for this run
-    limit: Whole | None = Field(default=None, ge=1, le=100)
+    limit: Limit | None = None
 
 
 class DebugResponse(BaseModel):

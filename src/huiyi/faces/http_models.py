@@ -5,15 +5,22 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import Query
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from huiyi.checks import INT64_MAX, INT64_MIN, Number, Time, TimeIn, Whole
+from huiyi.checks import INT64_MAX, INT64_MIN, Number, Time, TimeIn, Whole, no_truth_value
 from huiyi.memory.pages import CURSOR_CHARS
 from huiyi.model import FactKind, MemoryItem, MemoryKind, Message, MessageIn
 from huiyi.store.erasure import Erasure
 
 OUT_OF_RANGE = "int64_range"  # the HTTP face answers 400 to this error: no store could take the value
+
+
+# an optional number's bounds inside its type: given beside "| None", pydantic wrote them into /openapi.json as
+# its own ge/le keys, not minimum/maximum (helper's review); ``true`` is refused as in Whole and Number
+Limit = Annotated[int, Field(ge=1, le=100), BeforeValidator(no_truth_value)]
+Share = Annotated[float, Field(ge=0.0, le=1.0), BeforeValidator(no_truth_value)]
+Chars = Annotated[int, Field(ge=0, le=2**31 - 1), BeforeValidator(no_truth_value)]
 
 
 def _int64(value: int) -> int:
@@ -51,7 +58,7 @@ class QueryBody(Who):
     query: str = Field(min_length=1, max_length=2000)
     limit: Whole = Field(default=5, ge=1, le=100)
     # seed 000 §12: events below this similarity (huiyi.recall.similarity) are left out; unset: http.query_threshold
-    score_threshold: Number | None = Field(default=None, ge=0.0, le=1.0)
+    score_threshold: Share | None = None
     kinds: list[MemoryKind] | None = None
 
 
@@ -117,7 +124,7 @@ class ContextBody(Who):
     message: str = Field(default="", max_length=20000)
     last_reply: str = Field(default="", max_length=20000)
     # the text's bound in characters, trimmed as huiyi.recall.budget says (0: none; absent: context.max_chars)
-    max_chars: Whole | None = Field(default=None, ge=0, le=2**31 - 1)
+    max_chars: Chars | None = None
 
 
 class NewMemory(Who):

@@ -15,10 +15,20 @@ from zoneinfo import ZoneInfo
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
-from huiyi.checks import Number, TimeIn, Whole
+from huiyi.checks import Number, TimeIn
 from huiyi.faces.http_auth import allowed_agents
 from huiyi.faces.http_guard import GuardedRoute
-from huiyi.faces.http_models import ContextBody, ErasureReport, Purge, QueryBody, Who, _Body, error_responses
+from huiyi.faces.http_models import (
+    ContextBody,
+    ErasureReport,
+    Limit,
+    Purge,
+    QueryBody,
+    Share,
+    Who,
+    _Body,
+    error_responses,
+)
 from huiyi.faces.http_times import item_out, job_out, local, message_out, result_out
 from huiyi.memory import AsyncMemory
 from huiyi.model import Job, Link, LinkKind, MemoryItem, Message, RecallResult
@@ -36,9 +46,9 @@ AgentParam = Annotated[str, Query(min_length=1)]
 class RecallBody(QueryBody):
     """``Memory.recall``: unset ``limit`` and ``score_threshold`` take the recipe's."""
 
-    limit: Whole | None = Field(default=None, ge=1, le=100)  # type: ignore[assignment]
+    limit: Limit | None = None  # type: ignore[assignment]
     # on the recipe's fused scale, not /query's similarity scale
-    score_threshold: Number | None = Field(default=None, ge=0.0, le=1.0)
+    score_threshold: Share | None = None
     now: TimeIn | None = None  # when the query is asked; its time words are read against this
     time_from: TimeIn | None = None  # keep memories whose time is at or after this
     time_to: TimeIn | None = None  # … and at or before this
@@ -50,7 +60,7 @@ class RecallBody(QueryBody):
 
 
 class FullContextBody(ContextBody):
-    limit: Whole | None = Field(default=None, ge=1, le=100)
+    limit: Limit | None = None
     shown: list[str] = Field(default_factory=list, max_length=1000)
     recipe: str | None = Field(default=None, max_length=100)  # a named recall recipe for this turn
     now: TimeIn | None = None  # the moment of the turn (a replay): recall and overview as of then
