@@ -53,3 +53,24 @@ def test_today_s_small_hour_said_in_the_night_is_the_night_s() -> None:
 def test_a_plan_at_a_bare_small_hour_after_a_day_is_dated_to_the_afternoon() -> None:
     found = extract_private(SCOPE, ("明天三点我要开会",), WEDNESDAY).facts
     assert [f.description for f in found if f.predicate == "计划"] == ["木木明天三点（2024-11-14 15:00）要开会"]
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("我五点要去接孩子", [("五点", "2024-11-13 17:00")]),  # was 05:00, gone: a plan dated before it was said
+        ("三点的会改到五点了", [("三点", "2024-11-13 15:00"), ("五点", "2024-11-13 17:00")]),
+        ("会议推迟到四点", [("四点", "2024-11-13 16:00")]),
+        # unchanged: what was done, and a morning hour to come (tomorrow's as likely as tonight's)
+        ("五点就醒了", [("五点", "2024-11-13 05:00")]),
+        ("我七点要起床", [("七点", "2024-11-13 07:00")]),
+    ],
+)
+def test_a_small_hour_to_come_or_moved_to_is_the_afternoons(said: str, reading: list[tuple[str, str]]) -> None:
+    assert read(said, datetime(2024, 11, 13, 10, 30)) == reading
+
+
+def test_a_meeting_moved_to_a_bare_small_hour_is_a_plan_then() -> None:
+    lines = ("我下午三点要开会", "三点的会改到五点了")
+    found = extract_private(SCOPE, lines, datetime(2024, 11, 13, 10, 30)).facts
+    assert "木木三点的会改到五点（2024-11-13 17:00）了" in [f.description for f in found]

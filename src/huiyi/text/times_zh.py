@@ -352,6 +352,24 @@ def _on_the_day_before(past: str, phrase: str, read: Range, now: datetime, deadl
     return back if back[0] <= now else read
 
 
+_MOVED_TO = lazy(r"(?:改|推迟|推|延|延期|提前|挪|换|定|约)(?:到|在)$")  # 改到五点: the new time is ahead
+
+
+def _ahead(text: str, start: int, read: Range, now: datetime) -> bool:
+    """Whether a bare small hour read as gone (我五点要去接孩子 at 10:30: 05:00) is the afternoon's: its clause
+    says it is to come, or it is what a thing was moved to (改到五点), and the evening's is ahead.
+
+        >>> now = datetime(2024, 11, 13, 10, 30)
+        >>> [str(span[0]) for *_, span in chinese_phrases("我五点要去接孩子，会议推迟到四点", now)]
+        ['2024-11-13 17:00:00', '2024-11-13 16:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("五点就醒了", now)]
+        ['2024-11-13 05:00:00']
+    """
+    if not (read[0] <= now < read[0] + timedelta(hours=12)) or read[0].hour not in _SMALL_HOURS:
+        return False  # 我七点要起床 at 10:30 is tomorrow morning's as likely as tonight's: left as read
+    return to_come(clause_around(text, start)) or _MOVED_TO.search(text, max(0, start - 4), start) is not None
+
+
 def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
     """A bare clock time after a day not yet over, in one message, is on that day: in "明晚的事定了…时间
     还是七点" the 七点 is tomorrow evening's, not this morning's. Only a day to come anchors it: a plan
@@ -389,6 +407,8 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
                 nearer = _nearer_half_of_the_day(joined, now)
                 joined = nearer if nearer[0] <= now else joined
             read = joined or (_nearer_half_of_the_day(span, now) if "点" in phrase else span)
+            if not joined and "点" in phrase and _ahead(text, start, read, now):
+                read = read[0] + timedelta(hours=12), read[1] + timedelta(hours=12)
             out.append((start, end, _on_the_day_before(past, phrase, read, now, _ZH_BY.match(text, end) is not None)))
             continue
         # 周六去爬山，早上八点集合: that Saturday's morning
