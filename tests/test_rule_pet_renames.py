@@ -79,3 +79,11 @@ def test_a_pet_that_cries_now_is_not_renamed(tmp_path: Path, later: str) -> None
     facts, _ = chat(tmp_path, ["我养了一只猫，叫团子", later])
     assert facts["木木养了一只猫，叫团子"] is None and facts["团子是木木的猫"] is None
     assert set(facts) == {"木木养了一只猫，叫团子", "团子是木木的猫"}
+
+
+def test_a_second_pet_is_known_and_renamed_alone(tmp_path: Path) -> None:
+    """我又养了一只猫 told of no pet (又 before 养), so the second cat could be neither known nor renamed."""
+    facts, _ = chat(tmp_path, ["我养了一只猫，叫团子", "我又养了一只猫，叫花花", "花花改名叫年糕了"])
+    renamed = T0 + timedelta(days=2)
+    assert facts["花花是木木的猫"] == renamed and facts["木木养了一只猫，叫花花"] == renamed
+    assert facts["年糕是木木的猫，原来叫花花"] is None and facts["团子是木木的猫"] is None
