@@ -49,3 +49,23 @@ def test_the_old_like_said_the_same_minute_as_its_end_is_no_change(tmp_path: Pat
     texts = {hit.id: hit.text for hit in found.hits}
     named = {texts.get(key, key): value for key, value in bonuses.items()}
     assert "change" not in named.get("木木: 我喜欢喝咖啡", {}), named
+
+
+def test_only_the_subjects_own_line_said_when_a_fact_closed_is_the_change() -> None:
+    """In a group others speak the minute a like ends: 小雨's 我也是 then is no change of 木木's."""
+    from huiyi.model import MemoryKind
+    from huiyi.recall.latest import changes
+    from huiyi.store.base import RankRow
+
+    then = T0 + timedelta(days=7)
+
+    def row(id_: str, kind: MemoryKind, text: str, who: str, closed: datetime | None = None) -> RankRow:
+        subject = who if kind is MemoryKind.FACT else None
+        return RankRow(id_, "s", kind, then, (who,), (id_,), "g", 1, text, 0.5, subject, None, closed)
+
+    rows = {
+        1: row("f_old", MemoryKind.FACT, "木木喜欢喝咖啡", "木木", closed=then),
+        2: row("c_mumu", MemoryKind.CHUNK, "木木: 我不喜欢咖啡了", "木木"),
+        3: row("c_xiaoyu", MemoryKind.CHUNK, "小雨: 我也是", "小雨"),
+    }
+    assert changes([1, 2, 3], rows, 0.35) == {2: 0.35}

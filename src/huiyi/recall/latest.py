@@ -118,7 +118,7 @@ def changes(keys: Sequence[int], rows: Mapping[int, RankRow | None], weight: flo
     that was said when a candidate fact was closed (我不喜欢咖啡了 ended 木木喜欢喝咖啡); not a closed fact
     (搬家，改到下周, called off since): it was a change once, it is not how things ended."""
     closed = [row for key in keys if (row := rows.get(key)) is not None and row.valid_to is not None]
-    ends = {row.valid_to for row in closed}
+    ends = {(row.valid_to, row.subject) for row in closed}  # whose: in a group others speak that minute too
     # the closed facts' own lines: said the same minute as their end (one add with no times), not the change
     told = {source for row in closed for source in row.sources}
     out: dict[int, float] = {}
@@ -127,7 +127,7 @@ def changes(keys: Sequence[int], rows: Mapping[int, RankRow | None], weight: flo
         if row is None or row.valid_to is not None:
             continue
         speaker = speaker_of(row)
-        ended = row.time in ends and told.isdisjoint(row.sources)
+        ended = (row.time, speaker or row.subject) in ends and told.isdisjoint(row.sources)
         if revises(_line(row, speaker) if speaker else row.text) or ended:
             out[key] = weight
     return out
