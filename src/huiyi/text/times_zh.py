@@ -136,11 +136,11 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
         return tenth, end if tenth.day == 21 else tenth + timedelta(days=10)
     if phrase in ("上上月", "下下月"):  # jionlp reads 上上个月 as 上个月
         return month_span(*shift_month(now.year, now.month, -2 if phrase[0] == "上" else 2))
-    if festival := _ZH_FESTIVAL.fullmatch(phrase):
-        return _festival_of(festival.group(2), now.year + _ZH_YEARS.get(festival.group(1) or "", 0))
     if holiday := _ZH_HOLIDAY.fullmatch(phrase):  # jionlp knows 圣诞节, not 感恩节 or 母亲节
         year = now.year + {"去年": -1, "明年": 1}.get(holiday.group(1) or "", 0)
         return whole_days(holidays.day(_ZH_HOLIDAYS[holiday.group(2)], year))
+    if festival := _ZH_FESTIVAL.fullmatch(phrase):
+        return _festival_of(festival.group(2), now.year + _ZH_YEARS.get(festival.group(1) or "", 0))
     weekend = _ZH_WEEKEND.fullmatch(phrase)
     return weekend_named(weekend.group(1) or "", now) if weekend else None
 
@@ -172,7 +172,8 @@ def _festival_of(name: str, year: int) -> Range | None:
         spring = _festival_of("春节", year)
         return (spring[0] - timedelta(days=1), spring[0]) if spring else None
     read = _jionlp(name, datetime(year, 6, 1))
-    return read if read is not None and read[0].year == year else None
+    # a name jionlp does not know as a day (复活节 is read by holidays) comes back as the whole year
+    return read if read is not None and read[0].year == year and read[1] - read[0] < timedelta(days=31) else None
 
 
 def weekend_named(prefix: str, now: datetime) -> Range:
@@ -365,8 +366,10 @@ def _ahead(text: str, start: int, read: Range, now: datetime) -> bool:
         >>> [str(span[0]) for *_, span in chinese_phrases("五点就醒了", now)]
         ['2024-11-13 05:00:00']
     """
-    if not (read[0] <= now < read[0] + timedelta(hours=12)) or read[0].hour not in _SMALL_HOURS:
+    if not timedelta(0) <= now - read[0] < timedelta(hours=12) or read[0].hour not in _SMALL_HOURS:
         return False  # 我七点要起床 at 10:30 is tomorrow morning's as likely as tonight's: left as read
+    if read[1] > datetime.max - timedelta(hours=12):
+        return False  # the last day there is
     return to_come(clause_around(text, start)) or _MOVED_TO.search(text, max(0, start - 4), start) is not None
 
 
