@@ -120,3 +120,42 @@ def test_a_weekend_done_is_no_plan_and_one_to_come_is() -> None:
 )
 def test_a_festival_of_the_year_said_and_the_eves_jionlp_misses(said: str, day: str) -> None:
     assert [when[:10] for _, when in read(said)] == [day]
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        # 过 before a festival or weekend is to spend it (过圣诞节, 度过…周末), not "done": read last year's/week's
+        ("今年我们班要一起过圣诞节", WEDNESDAY, [("今年", "2024-01-01 00:00"), ("圣诞节", "2024-12-25 00:00")]),
+        ("过春节我要回老家", WEDNESDAY, [("春节", "2025-01-29 00:00")]),
+        (
+            "今年我们班要一起过圣诞节",
+            datetime(2024, 12, 28, 15, 0),
+            [("今年", "2024-01-01 00:00"), ("圣诞节", "2024-12-25 00:00")],
+        ),
+        (
+            "去年你装饰圣诞树时也用了这些吗",
+            datetime(2025, 1, 3, 10, 0),
+            [("去年", "2024-01-01 00:00"), ("圣诞", "2024-12-25 00:00")],
+        ),
+        ("希望你度过一个愉快的星期天", WEDNESDAY, [("星期天", "2024-11-17 00:00")]),
+        ("希望你度过一个愉快的星期天", datetime(2024, 12, 28, 15, 0), [("星期天", "2024-12-29 00:00")]),
+        # 不…了 is a plan given up, of the day ahead (周六不用了 said on a Wednesday: this Saturday)
+        ("周六不用了，改到下周", WEDNESDAY, [("周六", "2024-11-16 00:00"), ("下周", "2024-11-18 00:00")]),
+        ("周日我不去爬山了", WEDNESDAY, [("周日", "2024-11-17 00:00")]),
+        # 得/该 say what must come: 周六我得加班了 is this Saturday
+        ("周六我得加班了", WEDNESDAY, [("周六", "2024-11-16 00:00")]),
+        ("周六该去体检了", WEDNESDAY, [("周六", "2024-11-16 00:00")]),
+        # unchanged: done, 过 of having done, 玩得 (a 得 after its verb)
+        ("周日我去爬山了", WEDNESDAY, [("周日", "2024-11-10 00:00")]),
+        ("周六我们玩得很开心了", WEDNESDAY, [("周六", "2024-11-09 00:00")]),
+        ("周六我不小心摔了一跤", WEDNESDAY, [("周六", "2024-11-09 00:00")]),
+        ("周日我们一起过过生日了", WEDNESDAY, [("周日", "2024-11-10 00:00")]),
+        ("圣诞节我们去过哈尔滨", datetime(2024, 11, 13, 10, 0), [("圣诞节", "2023-12-25 00:00")]),
+        ("平安夜我们去吃了火锅", datetime(2025, 1, 3, 10, 0), [("平安夜", "2024-12-24 00:00")]),
+    ],
+)
+def test_a_verb_of_spending_or_giving_up_keeps_the_day_ahead(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    assert read(said, now) == reading

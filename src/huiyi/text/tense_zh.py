@@ -35,20 +35,30 @@ _BARE_DAY = lazy(r"(?:[0-9０-９]{1,4}|[零〇一二两三四五六七八九十
 CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
 # a bare day in a clause without 了 or 过 is more often one to come; 那天 says it happened (了 alone does
 # not: 二十号就到了 is a day to come)
-_SAID_DONE = lazy(r"了|过")
+# 过 of a time passed (去过); not the verb of 过生日, 过来, 过春节, 度过周末, 过个好年
+_GUO_DONE = r"(?<![度经通难])过(?![来去生节年日春元除清端中国劳圣平情七儿教感万母父复周星礼个]|一个)"
+_SAID_DONE = lazy(rf"了|{_GUO_DONE}")
 _PAST = lazy(r"那天|那次|那会|那晚|那时")
 _SETTLED = timedelta(days=7)  # a bare day this recent is still this month's: 十五号的会取消 on the 16th
 TOLD = lazy(r"说|约|订|买|通知|定|讲|问|告诉|安排|提醒|报名|发")  # said or booked then: the time is another
 _BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
-_TO_COME = lazy(r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间")  # not 会: 周一的会 is a meeting
+# not 会 (周一的会 is a meeting); 得 and 该 of must (我得加班, 该去体检), not 玩得, 得了 or 应该
+_TO_COME = lazy(
+    r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间|(?<=[我你他她们还又就都也])得(?![了到很太好挺真还])|(?<!应)该"
+)
 # 会 as "will" after a festival (春节我会回家), not a meeting (中秋的会, 开会, 年会, 会议)
+_YEAR_SAID = lazy(r"前年|去年|今年|明年|后年")
 _WILL = lazy(r"(?<![的开年例聚晚班])会(?![议员场所上])")
 # soon, whatever follows: 马上周末了, 快周末了 (its 了 says the time is near, not that it happened)
 _SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜)")
 # a 了 that still speaks of the days ahead: 周五就到了, 周五的会取消了 (the day's thing changed), 我报了四月
 # 二十一号的半马 (booked), 周日下雨了 (a forecast is as often said so); 过 of 过生日, 过来 is a verb, not "done"
-_NOT_DONE = lazy(r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止|报|订|买|约|抢|定|挂号|中签|安排|通知")
-_DONE_GUO = lazy(r"过(?![来去生节年日])")
+# 不…了 gives up what was ahead (周六不用了, 周日我不去爬山了), not 不小心摔了
+_NOT_DONE = lazy(
+    r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止|报|订|买|约|抢|定|挂号|中签|安排|通知"
+    r"|不(?:用|去|来|回|要|想|能|上|开|办|考|参加|出|走|做|约)"
+)
+_DONE_GUO = lazy(_GUO_DONE)
 
 
 def to_come(clause: str) -> bool:
@@ -159,6 +169,8 @@ def _festival(phrase: str, span: Range, clause: str, now: datetime, resolve: Res
         >>> [str(span[0].date()) for *_, span in chinese_phrases("春节我去了三亚，圣诞节我们去了哈尔滨", november)]
         ['2024-02-10', '2023-12-25']
     """
+    if year := _YEAR_SAID.search(clause):  # 今年我们要一起过圣诞节: the year said, whatever the tense
+        return resolve(year.group() + phrase, now) or span
     done = _SAID_DONE.search(clause) is not None or _PAST.search(clause) is not None
     if span[1] <= now and (to_come(clause) or (_WILL.search(clause) is not None and not done)):
         years = 1
