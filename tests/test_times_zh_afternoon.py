@@ -74,3 +74,39 @@ def test_a_meeting_moved_to_a_bare_small_hour_is_a_plan_then() -> None:
     lines = ("我下午三点要开会", "三点的会改到五点了")
     found = extract_private(SCOPE, lines, datetime(2024, 11, 13, 10, 30)).facts
     assert "木木三点的会改到五点（2024-11-13 17:00）了" in [f.description for f in found]
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        # sleep and waking are the small hours' or the morning's: 明天六点起床 is not 18:00
+        ("明天六点起床赶飞机", datetime(2024, 11, 13, 10, 30), [("明天六点", "2024-11-14 06:00")]),
+        ("明天五点就要起床去机场", datetime(2024, 11, 13, 10, 30), [("明天五点", "2024-11-14 05:00")]),
+        ("昨天三点才睡", datetime(2024, 11, 13, 10, 30), [("昨天三点", "2024-11-12 03:00")]),
+        ("我今天五点就醒了", datetime(2024, 11, 13, 10, 30), [("今天五点", "2024-11-13 05:00")]),
+        ("我六点要起床", datetime(2024, 11, 13, 10, 30), [("六点", "2024-11-13 06:00")]),
+        (
+            "明天我六点要起床",
+            datetime(2024, 11, 13, 20, 0),
+            [("明天", "2024-11-14 00:00"), ("六点", "2024-11-14 06:00")],
+        ),
+        (
+            "周六一早五点要出发",
+            datetime(2024, 11, 13, 10, 30),
+            [("周六", "2024-11-16 00:00"), ("五点", "2024-11-16 05:00")],
+        ),
+        # unchanged: the afternoon's when nothing says night or morning
+        ("明天三点我要开会", datetime(2024, 11, 13, 10, 30), [("明天三点", "2024-11-14 15:00")]),
+        ("我五点要去接孩子", datetime(2024, 11, 13, 10, 30), [("五点", "2024-11-13 17:00")]),
+        ("我五点要下班回家睡觉", datetime(2024, 11, 13, 10, 30), [("五点", "2024-11-13 17:00")]),
+        (
+            "明天午觉睡到三点",
+            datetime(2024, 11, 13, 10, 30),
+            [("明天", "2024-11-14 00:00"), ("三点", "2024-11-14 15:00")],
+        ),
+    ],
+)
+def test_a_small_hour_of_sleep_or_waking_stays_the_nights(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    assert read(said, now) == reading

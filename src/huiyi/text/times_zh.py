@@ -320,7 +320,32 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                     break
             else:
                 first += 1
-    return _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh), now)
+    return _small_hours_of_sleep(text, _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh), now))
+
+
+# sleep and waking are of the night and early morning; 午觉, 下班, 下午 say the afternoon's
+_SLEEP = lazy(r"睡|醒|起床|早起|熬夜|失眠|通宵|闹钟|一早|天亮")
+_AFTERNOON_SAID = lazy(r"午|下班|放学")
+_SMALL_CLOCK = lazy(rf"(?<![0-9０-９十])(?:[一二两三四五六]|0?[1-6])点(?:{_NUM}分|半|一刻|三刻|钟|整)?$")
+
+
+def _small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]]) -> list[tuple[int, int, Range]]:
+    """A bare small hour read as the afternoon's (明天六点, 我五点要…) is the morning's when its clause speaks
+    of sleep or waking: 明天六点起床 is not 18:00, nor 昨天三点才睡 15:00.
+
+        >>> now = datetime(2024, 11, 13, 10, 30)
+        >>> [str(span[0]) for *_, span in chinese_phrases("明天六点起床，我今天五点就醒了，明天三点开会", now)]
+        ['2024-11-14 06:00:00', '2024-11-13 05:00:00', '2024-11-14 15:00:00']
+    """
+    out: list[tuple[int, int, Range]] = []
+    for start, end, span in found:
+        clock = _SMALL_CLOCK.search(text, start, end)
+        if clock and 13 <= span[0].hour <= 18 and not _PART_OF_DAY.search(text, start, clock.start()):
+            clause = clause_around(text, start)
+            if _SLEEP.search(clause) and not _AFTERNOON_SAID.search(clause):
+                span = span[0] - timedelta(hours=12), span[1] - timedelta(hours=12)
+        out.append((start, end, span))
+    return out
 
 
 def _nearer_half_of_the_day(span: Range, now: datetime) -> Range:
