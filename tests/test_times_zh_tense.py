@@ -159,3 +159,17 @@ def test_a_verb_of_spending_or_giving_up_keeps_the_day_ahead(
     said: str, now: datetime, reading: list[tuple[str, str]]
 ) -> None:
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize("said", ["周日我不去爬山了", "我明天不去上班了", "我周六没空"])
+def test_a_plan_given_up_is_no_plan(said: str) -> None:
+    found = extract_private(SCOPE, (said,), WEDNESDAY).facts
+    assert [f.description for f in found if f.predicate == "计划"] == []
+
+
+def test_a_plan_said_with_must_is_still_one() -> None:
+    found = extract_private(SCOPE, ("周六我得加班了", "我明天要去医院"), WEDNESDAY).facts
+    assert [f.description for f in found if f.predicate == "计划"] == [
+        "木木周六（2024-11-16）得加班了",
+        "木木明天（2024-11-14）要去医院",
+    ]

@@ -35,6 +35,7 @@ _LEADS = re.compile(
     r"|报|约|订)"
 )
 _ADVERBS = re.compile(r"^(?:还|也|都|就|又|已经|一定|真的|其实)+")  # 我还打算…, 我也要去…
+_GIVEN_UP = re.compile(r"^(?:不(?!得不)|没)")  # 我周日不去爬山了, 我明天没空: nothing planned
 _MAX_CHARS = 40  # a longer clause is a story, not a plan
 _CHAIN_CHARS = 30  # at most this much of the clauses that continue a plan
 # a clause with a subject of its own ends the chain: a pronoun or a question word
@@ -165,7 +166,7 @@ def _own_i(clause: str) -> int | None:
 def _acts(rest: str) -> bool:
     """Whether what follows 我 (and the time) starts with doing something: a verb or a word leading to one."""
     rest = _ADVERBS.sub("", rest.strip())
-    if not rest:
+    if not rest or _GIVEN_UP.match(rest):
         return False
     if _LEADS.match(rest):
         return True
