@@ -45,3 +45,9 @@ def test_a_new_job_closes_the_old(tmp_path: Path, lines: list[str], old: str, ne
 def test_what_one_is_besides_a_job_ends_no_job(tmp_path: Path) -> None:
     facts = _facts(tmp_path, ["我是老师", "我是学生家长", "我现在是一个人"])
     assert facts == {"木木是老师": True, "木木是学生家长": True}
+
+
+@pytest.mark.parametrize("said", ["开车这事我是老司机了", "我是新手司机"])
+def test_how_one_drives_ends_no_job(tmp_path: Path, said: str) -> None:
+    facts = _facts(tmp_path, ["我是老师", said])
+    assert facts["木木是老师"] is True

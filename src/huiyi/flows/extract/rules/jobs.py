@@ -14,6 +14,8 @@ Chinese alike: 我是律师 after 我是老师 is a new job (``职业是``), 我
 (True, True, True, False)
 >>> zh_job_title("会员"), zh_job_title("一个人"), zh_job_title("老师的好朋友"), zh_job_title("律师事务所的")
 (False, False, False, False)
+>>> zh_job_title("老司机了"), zh_job_title("新手司机"), zh_job_title("滴滴司机")
+(False, False, True)
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ ZH_JOBS = tuple(
     )
 )
 _ZH_TAIL = re.compile(r"[了啦呀啊哦嘛呢~～]+$")
+# a driver of some years or none is how one drives, not a job: 开车我是老司机了 ends no teacher's job
+_ZH_NO_JOB = re.compile(r"(?:老|新手|新)司机$")
 # "a teacher at Lincoln High": the job is said before where
 _WHERE = re.compile(r"\s+(?:at|for|in|with)\s+.*$", re.IGNORECASE)
 
@@ -65,7 +69,9 @@ def zh_job_title(obj: str) -> bool:
     """Whether ``obj`` (a 我是… object) ends with a job of ``ZH_JOBS``, what goes before it naming which
     (一名, 急诊科, 前端): not a job's belongings (律师事务所的) nor someone else's (老师的好朋友)."""
     words = _ZH_TAIL.sub("", obj)
-    return "的" not in words and any(words.endswith(job) for job in ZH_JOBS)
+    if "的" in words or _ZH_NO_JOB.search(words):
+        return False
+    return any(words.endswith(job) for job in ZH_JOBS)
 
 
 def job_rule(rule: FactRule, obj: str) -> FactRule:
