@@ -212,3 +212,16 @@ def test_a_one_word_thing_closes_the_plan_at_any_hour_of_its_time(said: str, cal
 
     changes = to_close([at(called_off, "a"), at(kept, "b")], found.closes, fold(("陈大川", said)))
     assert [i for i, _ in changes] == ["fa_a"]
+
+
+@pytest.mark.parametrize("text", ["周日我不去爬山了", "我不打算爬山了", "爬山我不想去爬山了"])
+def test_a_plan_given_up_by_its_doing_closes_it(text: str) -> None:
+    """周日我不去爬山了: the thing given up follows 不去, where 搬家泡汤 says it first (helper's review)."""
+    found = extract(("陈大川", "周日我要去爬山"), ("陈大川", text))
+    assert [(c.word, c.sources) for c in found.closes] == [("爬山", ["m1"])]
+
+
+def test_giving_up_another_thing_closes_nothing() -> None:
+    found = extract(("陈大川", "周日我要去爬山"), ("陈大川", "我不去看电影了"))
+    stored = [plan("陈大川周日（2024-11-17）要去爬山", source="m0")]
+    assert to_close(stored, found.closes, fold(*[("陈大川", "")] * 2)) == []

@@ -25,7 +25,10 @@ from huiyi.text.times import TimeSpan
 
 __all__ = ["Cancels"]
 
-_OFF = re.compile(r"泡汤了?|取消了|不去了|去不了了|去不成了?|没去成|黄了|改到|推迟到|延期到|改成")
+_OFF = re.compile(
+    r"泡汤了?|取消了|不去了|去不了了|去不成了?|没去成|黄了|改到|推迟到|延期到|改成"
+    r"|不(?:去|打算|想去|再去)(?=(?P<thing>[^，。！？了]{2,6})了$)"  # 周日我不去爬山了: the thing follows
+)
 _MOVED = re.compile(r"改到|推迟到|延期到|改成")  # these name the new time themselves
 # what keeps a plan on: almost (差点泡汤), maybe or feared (可能要黄了, 怕是去不了了), or a condition
 _NOT_OFF = re.compile(r"差点|差一点|险些|几乎|可能|也许|怕|担心|万一|如果|要是|会不会|是不是|快要?|不会|没")
@@ -63,7 +66,7 @@ class Cancels:
                 continue
             off = _OFF.search(clause)
             if off is not None and not _NOT_OFF.search(clause[: off.start()]):
-                word, about = _word(clause[: off.start()]), None
+                word, about = _word(clause[: off.start()]) or (off["thing"] and _word(off["thing"])), None
                 if word is None:  # 三点的会改到明天: a one-word thing, known by its time
                     word, about = self._timed_thing(said, clause[: off.start()])
                 if word is not None:
