@@ -47,3 +47,22 @@ def test_a_new_job_closes_the_old(tmp_path: Path, lines: list[str], old: str, ne
 def test_what_one_is_besides_a_job_ends_no_job(tmp_path: Path) -> None:
     facts, _ = _facts(tmp_path, ["I work as a teacher.", "I'm a vegetarian now."])
     assert facts == {"Liz works as a teacher": True, "Liz is a vegetarian": True}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I'm a terrible cook.",  # how well one does a thing, not one's work
+        "I'm a good driver.",
+        "I'm a former teacher.",  # a job one left, or has not yet
+        "I'm a retired nurse.",
+        "I'm an aspiring writer.",
+        "I'm a big fan of the writer.",  # the job is someone else's
+        "I'm a friend of a lawyer.",
+    ],
+)
+def test_a_job_word_that_is_not_ones_job_ends_no_job(tmp_path: Path, line: str) -> None:
+    """Said after "I work as a teacher", "I'm a terrible cook" closed it: a job noun last was taken for a new job
+    even when said of how one cooks, of a job left or wished for, or of someone else ("a fan of the writer")."""
+    facts, _ = _facts(tmp_path, ["I work as a teacher.", line])
+    assert facts.get("Liz works as a teacher") is True, facts

@@ -7,6 +7,13 @@ ends 我在学校当老师. Other things one is (a vegetarian, a mess, a night o
 >>> job_title("a teacher at Lincoln High"), job_title("lawyer"), job_title("a big fan of lawyers")
 (True, False, False)
 
+Nor is how well one does a thing, a job left or wished for, or someone else's ("a fan of the writer"):
+
+>>> job_title("a terrible cook"), job_title("a retired nurse"), job_title("a friend of a lawyer")
+(False, False, False)
+>>> job_title("a professor of biology"), job_title("a freelance writer")
+(True, True)
+
 Chinese alike: 我是律师 after 我是老师 is a new job (``职业是``), 我是急诊科护士 too; 我是学生, 我是会员 and
 我是一个人 are who one is, not a job (a student may work besides: nothing of theirs is closed).
 
@@ -55,14 +62,28 @@ ZH_JOBS = tuple(
 _ZH_TAIL = re.compile(r"[了啦呀啊哦嘛呢~～]+$")
 # a driver of some years or none is how one drives, not a job: 开车我是老司机了 ends no teacher's job
 _ZH_NO_JOB = re.compile(r"(?:老|新手|新)司机$")
-# "a teacher at Lincoln High": the job is said before where
-_WHERE = re.compile(r"\s+(?:at|for|in|with)\s+.*$", re.IGNORECASE)
+# "a teacher at Lincoln High", "a professor of biology": the job is said before where or of what; "a fan of
+# the writer" is then no job
+_WHERE = re.compile(r"\s+(?:at|for|in|with|of)\s+.*$", re.IGNORECASE)
+# words before the job that make it none of one's work now: how well (I'm a terrible cook, a good driver), or a
+# job left or not yet had (a former teacher, a retired nurse, an aspiring writer): "works as" would end the job
+_NOT_WORK = frozenset(
+    """
+    good bad terrible awful horrible lousy decent great amazing excellent fantastic better worse best worst
+    born natural fast slow careful careless crazy backseat former ex retired aspiring wannabe would-be future
+    """.split()
+)
 
 
 def job_title(obj: str) -> bool:
     """Whether ``obj`` (an "I'm …" object, article and all) is a job: "a"/"an" and a noun of ``EN_JOBS`` last."""
-    words = _WHERE.sub("", obj).split()
-    return len(words) >= 2 and words[0].lower() in ("a", "an") and words[-1].lower() in EN_JOBS
+    words = [word.lower() for word in _WHERE.sub("", obj).split()]
+    return (
+        len(words) >= 2
+        and words[0] in ("a", "an")
+        and words[-1] in EN_JOBS
+        and not any(word in _NOT_WORK or word.startswith("ex-") for word in words[1:-1])
+    )
 
 
 def zh_job_title(obj: str) -> bool:
