@@ -49,3 +49,24 @@ def test_you_in_a_group_plan_stays(tmp_path: Path) -> None:
     assert _plans(tmp_path, "I'm going to see you tomorrow", group=True) == [
         "Liz is going to see you tomorrow (2026-03-03)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "plan"),
+    [
+        (
+            "I'm going to the gym tomorrow, see you later!",
+            "Liz is going to the gym tomorrow (2026-03-03), see you later",
+        ),
+        ("I'll call you tomorrow, love you", "Liz will call Ava tomorrow (2026-03-03), love you"),
+        (
+            "I'm going to the zoo tomorrow, thank you for asking",
+            "Liz is going to the zoo tomorrow (2026-03-03), thank you for asking",
+        ),
+    ],
+)
+def test_a_goodbye_or_thanks_after_a_plan_keeps_its_you(tmp_path: Path, line: str, plan: str) -> None:
+    """A sign-off after the plan was named too: "see Ava later" reads as a second plan, to meet the agent, and
+    "love Ava", "thank Ava for asking" as things said of the agent; "see you", "love you" opening a clause and
+    "thank you" are said to the one who hears them."""
+    assert _plans(tmp_path, line) == [plan]

@@ -103,9 +103,11 @@ _MY = re.compile(r"(?<!oh )(?<![\w\"“'])my(?=\s+(?:[a-z]+\s+)?[a-z])(?![^\"”
 
 
 # "you", "your", "yours" said to the other party: in the agent's prompt "see you" reads as the agent seeing
-# itself; not "you know", "you guys", nor a title ("You" the show)
+# itself; not "you know", "you guys", nor a title ("You" the show), nor a thanks or a goodbye after a plan
+# (", see you later", ", love you", "thank you for asking"): "see Ava later" would read as a second plan
 _YOU = re.compile(
-    r"(?<![\w\"“'])(?:you(?!\s+(?:know|guys|all|both|two|see)\b|')|your(?=\s+[a-z])|yours)\b(?![^\"”]*[\"”])"
+    r"(?<![\w\"“'])(?<![Tt]hank )(?<![,!.] see )(?<![,!.] love )(?<![,!.] miss )"
+    r"(?:you(?!\s+(?:know|guys|all|both|two|see)\b|')|your(?=\s+[a-z])|yours)\b(?![^\"”]*[\"”])"
 )
 
 
