@@ -54,3 +54,22 @@ def test_a_plan_at_noon_is_dated_at_noon(tmp_path: Path) -> None:
     assert [(plan.text, f"{plan.time:%m-%d %H:%M}") for plan in plans] == [
         ("Liz is flying to Osaka next Monday at noon (2026-03-09 12:00)", "03-09 12:00")
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [
+        ("I went to bed at midnight last night", ("at midnight", "03-02 00:00")),
+        ("Last night I fell asleep at midnight", ("at midnight", "03-02 00:00")),
+        ("I went to bed at 11 pm last night", ("at 11 pm", "03-01 23:00")),
+        ("I woke up at 2:30 last night", ("at 2:30", "03-02 02:30")),  # the small hours after the night
+        ("I got home at 7:30 last night", ("at 7:30", "03-01 19:30")),
+        ("Yesterday afternoon I left work at 3:30", ("at 3:30", "03-01 15:30")),
+        ("I'll go to bed at midnight tonight", ("at midnight", "03-03 00:00")),
+    ],
+)
+def test_a_clock_alone_is_on_the_night_said(text: str, clock: tuple[str, str]) -> None:
+    """Said on Monday morning, "I went to bed at midnight last night" put midnight on today, the coming night
+    (Tuesday 00:00), and the line was stored as a plan: a part of a day (last night, yesterday afternoon) gave a
+    clock alone no day, as a whole day does; the small hours are after the night, a bare 7:30 in its evening."""
+    assert clock in read(text)

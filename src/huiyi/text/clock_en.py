@@ -12,7 +12,7 @@ from datetime import datetime, time, timedelta
 from huiyi.patterns import lazy
 from huiyi.text.periods import DAY, Range, midnight
 
-__all__ = ["CLOCK_RE", "PARTS", "Bounds", "clock_span", "narrow", "on_its_day", "part_of_day"]
+__all__ = ["CLOCK_RE", "PARTS", "Bounds", "clock_span", "day_said", "narrow", "on_its_day", "part_of_day"]
 
 
 def _group(match: re.Match[str], name: str) -> str | None:
@@ -133,8 +133,9 @@ class Bounds:
 def on_its_day(
     clock: tuple[int, int, Range], days: list[tuple[int, int, datetime]], bounds: Bounds, today: datetime
 ) -> tuple[int, int, Range]:
-    """A clock alone ("at 3pm") on the day its clause names, the nearest whole day said there, or the day that
-    opens its sentence: "at 3pm next Friday", "Tomorrow I'm meeting Sarah at 1pm" were put on today (helper)."""
+    """A clock alone ("at 3pm") on the day its clause names, the nearest whole day (or part of one) said there, or
+    the day that opens its sentence: "at 3pm next Friday", "Tomorrow I'm meeting Sarah at 1pm" were put on today
+    (helper)."""
     start, end, span = clock
     left, right = bounds.sentence(start, end)
     opening = re.match(r"\s*(?:on\s+)?", bounds.text[left:]).end() + left  # type: ignore[union-attr]
@@ -151,4 +152,19 @@ def on_its_day(
     if not near:
         return clock
     _, day = min(near, key=lambda pair: pair[0])
-    return start, end, (day + (span[0] - today), day + (span[1] - today))
+    at = span[0] - today
+    if day.hour >= 12 and at < timedelta(hours=12):  # a part of the day said: "at 7:30 last night" is 19:30,
+        at += timedelta(hours=24 if day.hour >= 18 and at < timedelta(hours=6) else 12)  # "at 2:30" after it
+    start_of_day = day - timedelta(hours=day.hour)
+    return start, end, (start_of_day + at, start_of_day + at + (span[1] - span[0]))
+
+
+def day_said(span: Range) -> bool:
+    """Whether ``span`` is a day a clock alone may be put on: a whole day, or a part of one ("last night",
+    "yesterday afternoon": at midnight last night was put on today, the coming night)."""
+    day, until = span
+    if day.time() == time() and until - day == DAY:
+        return True
+    return not day.minute and any(
+        day.hour == first and until - day == timedelta(hours=hours) for first, hours in _PART_SPANS
+    )

@@ -9,11 +9,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
 from huiyi.patterns import lazy
 from huiyi.text import times_zh
-from huiyi.text.clock_en import CLOCK_RE, Bounds, clock_span, narrow, on_its_day, part_of_day
+from huiyi.text.clock_en import CLOCK_RE, Bounds, clock_span, day_said, narrow, on_its_day, part_of_day
 from huiyi.text.holidays import HOLIDAYS, holiday_named
 from huiyi.text.holidays import day as holiday_day
 from huiyi.text.periods import (
@@ -381,7 +381,7 @@ def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
             if rule == _CLOCK_RULE:
                 clocks.append(len(found))
             found.append((match.start(), end, span))
-    days = sorted((s, e, day) for s, e, (day, until) in found if until - day == DAY and day.time() == time())
+    days = sorted((s, e, span[0]) for s, e, span in found if day_said(span))
     if clocks and days:
         bounds = Bounds(text)
         for at in clocks:
