@@ -33,6 +33,7 @@ def facts(text: str, when: datetime = SATURDAY) -> list[str]:
         ),
         ("Also I'm quitting coffee.", "Mia quit coffee"),
         ("Thank you, I live in Boston now.", "Mia lives in Boston"),
+        ("Thank you very much, I live in Boston now.", "Mia lives in Boston"),  # as plain thanks (helper)
     ],
 )
 def test_the_fact_keeps_its_object_and_not_the_chat_around_it(said: str, fact: str) -> None:
@@ -54,6 +55,8 @@ def test_a_list_or_a_place_with_its_state_is_not_cut() -> None:
         # thanks said first hid the plan (helper)
         ("Thank you, I'm flying to Osaka next Monday.", "Mia is flying to Osaka next Monday"),
         ("Thanks, I fly to Osaka next Monday", "Mia flies to Osaka next Monday"),
+        ("Thank you so much, I'm flying to Osaka next Monday.", "Mia is flying to Osaka next Monday"),
+        ("Thanks a lot, I fly to Osaka next Monday", "Mia flies to Osaka next Monday"),
     ],
 )
 def test_a_plan_reads_as_english(said: str, plan: str) -> None:

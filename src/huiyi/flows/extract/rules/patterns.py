@@ -281,9 +281,9 @@ ZH_NAMING = lazy(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}
 
 # lead words, and a name called before the words (Also Kai, actually I'm 27): the clause is the speaker's still
 _EN_PREFIX = (
-    r"(?:(?:oh|well|and|but|so|actually|honestly|yeah|yes|also|haha|lol|btw|um|hey|hmm|ok|okay|sorry|thanks|thx"
+    r"(?:(?:oh|well|and|but|so|actually|honestly|yeah|yes|also|haha|lol|btw|um|hey|hmm|ok|okay|sorry|thx"
     # the present said first, "Now I work at Microsoft", or thanks: no fact was made of it (helpers)
-    r"|thank\s+you|now|currently|nowadays|right\s+now|these\s+days)[,!.]?\s+"
+    r"|thank(?:s|\s+you)(?:\s+(?:so|very)\s+much|\s+a\s+lot)?|now|currently|nowadays|right\s+now|these\s+days)[,!.]?\s+"
     r"|(?-i:[A-Z][a-z]+),\s+)*"
 )
 _EN_ADV = r"(?:really\s+|totally\s+|absolutely\s+|just\s+|also\s+|kinda\s+|so\s+|truly\s+|do\s+|still\s+)*"
