@@ -657,3 +657,19 @@ def test_a_common_word_opening_a_question_names_no_member() -> None:
     )
     kept = [fact.description for fact in parse_extraction(said, fold).facts]
     assert kept == [*descriptions[:3], *(f"Bob asks {at} the hike" for at in (3, 4, 5))]
+
+
+def test_a_question_quoted_after_a_colon_names_no_member() -> None:
+    """A description of Bob's question that names not Bob, "He asked: Will you come?", still named the member
+    Will, as a colon was not read as opening what is asked; it was replaced by the bare triple (helper's review
+    of d02413f)."""
+    fold = make_fold([("Bob", "Will you come to the hike on Sunday?"), ("Will", "maybe")], person=None, space="g1")
+    descriptions = ["He asked: Will you come to the hike?", "He asked everyone: “Will you come to the hike?”"]
+    said = answer(
+        events=[event("Bob asks about the hike.", ["m1"])],
+        facts=[
+            fact_item("I", f"asks {at}", "the hike", ["m1"], description=description)
+            for at, description in enumerate(descriptions)
+        ],
+    )
+    assert [fact.description for fact in parse_extraction(said, fold).facts] == descriptions

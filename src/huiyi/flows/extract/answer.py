@@ -334,10 +334,11 @@ _ASKED_OF = frozenset(
 
 
 def _opens_a_question(text: str, start: int, end: int) -> bool:
-    """Whether the word at ``start``:``end`` opens its sentence and is followed by whom it asks of."""
+    """Whether the word at ``start``:``end`` opens its sentence (or what a colon quotes) and is followed by whom
+    it asks of."""
     before = text[:start].rstrip(" \t\"'“‘(")
     after = text[end:].split(maxsplit=1)
-    opens = not before or before[-1] in ".!?\n。！？"
+    opens = not before or before[-1] in ".!?:\n。！？："  # He asked: Will you come?
     return opens and bool(after) and after[0].lower() in _ASKED_OF
 
 
