@@ -70,3 +70,10 @@ def test_a_goodbye_or_thanks_after_a_plan_keeps_its_you(tmp_path: Path, line: st
     "love Ava", "thank Ava for asking" as things said of the agent; "see you", "love you" opening a clause and
     "thank you" are said to the one who hears them."""
     assert _plans(tmp_path, line) == [plan]
+
+
+def test_you_and_i_is_the_agent_and_the_speaker(tmp_path: Path) -> None:
+    """ "You and I are going…" read "Liz and You are going…", You taken for someone's name (helper's review)."""
+    line = "You and I are going to the movies tomorrow"
+    assert _plans(tmp_path, line) == ["Liz and Ava are going to the movies tomorrow (2026-03-03)"]
+    assert _plans(tmp_path / "he", "He and I are going to the movies tomorrow") == []  # with whom?

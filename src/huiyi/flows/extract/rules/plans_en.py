@@ -117,11 +117,16 @@ def _acts(rest: str) -> bool:
     return _ACTING.match(rest) is None
 
 
+_PRONOUNS = frozenset("You He She They It We".split())
+
+
 def _whose(found: re.Match[str], speaker: str, roster: Roster) -> tuple[str | None, str]:
     """(whose plan, the clause after its subject) — "I'm flying" reads "Mia is flying"."""
     rest = found.string[found.end() :]
     if found["with"]:  # Jake and I are going…: the speaker's plan, with Jake
         verb = _WE_VERBS[(found["we"] or found["we_short"]).lstrip("'")]
+        if found["with"] in _PRONOUNS:  # You and I…: "you" as below; He and I…: whom? (it read "Liz and You")
+            return (speaker, f" and you {verb}{rest}") if found["with"] == "You" else (None, "")
         return speaker, f" and {roster.resolve(found['with']) or found['with']} {verb}{rest}"
     if found["i"]:
         verb = found["be"] or found["short"]
