@@ -55,6 +55,7 @@ def test_a_list_or_a_place_with_its_state_is_not_cut() -> None:
         # thanks said first hid the plan (helper)
         ("Thank you, I'm flying to Osaka next Monday.", "Mia is flying to Osaka next Monday"),
         ("Thanks, I fly to Osaka next Monday", "Mia flies to Osaka next Monday"),
+        ("Thank you for the tips, I'm flying to Osaka next Monday.", "Mia is flying to Osaka next Monday"),
         ("Thank you so much, I'm flying to Osaka next Monday.", "Mia is flying to Osaka next Monday"),
         ("Thanks a lot, I fly to Osaka next Monday", "Mia flies to Osaka next Monday"),
     ],

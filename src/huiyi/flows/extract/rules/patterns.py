@@ -267,8 +267,7 @@ ZH_BIRTHDAY_FIRST = FactRule(
 )
 ZH_ANIMALS = _ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
 _ZH_PET_NAME = rf"(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}))?(?=[，,。.！!？?~～\s]|$)"
-# the pet rule reads three parts, so it is applied on its own
-ZH_PET = lazy(
+ZH_PET = lazy(  # three parts: applied on its own
     rf"我(?:家)?(?:又|还|也)?(?:养了|养着|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
     rf"(?P<pet>(?![了着过它他她])[{CJK}]{{1,5}}?){_ZH_PET_NAME}"
 )
@@ -282,8 +281,9 @@ ZH_NAMING = lazy(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}
 # lead words, and a name called before the words (Also Kai, actually I'm 27): the clause is the speaker's still
 _EN_PREFIX = (
     r"(?:(?:oh|well|and|but|so|actually|honestly|yeah|yes|also|haha|lol|btw|um|hey|hmm|ok|okay|sorry|thx"
-    # the present said first, "Now I work at Microsoft", or thanks: no fact was made of it (helpers)
-    r"|thank(?:s|\s+you)(?:\s+(?:so|very)\s+much|\s+a\s+lot)?|now|currently|nowadays|right\s+now|these\s+days)[,!.]?\s+"
+    # the present said first, "Now I work at Microsoft", or thanks (for the tips): no fact was made of it (helpers)
+    r"|thank(?:s|\s+you)(?:\s+(?:so|very)\s+much|\s+a\s+lot)?(?:\s+for\s+[^,.!?]{1,40})?"
+    r"|now|currently|nowadays|right\s+now|these\s+days)[,!.]?\s+"
     r"|(?-i:[A-Z][a-z]+),\s+)*"
 )
 _EN_ADV = r"(?:really\s+|totally\s+|absolutely\s+|just\s+|also\s+|kinda\s+|so\s+|truly\s+|do\s+|still\s+)*"
