@@ -46,8 +46,8 @@ _BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  
 _TO_COME = lazy(
     r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间|(?<=[我你他她们还又就都也])得(?![了到很太好挺真还])|(?<!应)该"
 )
-# 会 as "will" after a festival (春节我会回家), not a meeting (中秋的会, 开会, 年会, 会议)
 _YEAR_SAID = lazy(r"前年|去年|今年|明年|后年")
+# 会 as "will" after a festival (春节我会回家), not a meeting (中秋的会, 开会, 年会, 会议)
 _WILL = lazy(r"(?<![的开年例聚晚班])会(?![议员场所上])")
 # soon, whatever follows: 马上周末了, 快周末了 (its 了 says the time is near, not that it happened)
 _SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜)")

@@ -16,10 +16,9 @@ import re
 from dataclasses import dataclass
 
 from huiyi.flows.extract import CloseDraft, FactDraft
-from huiyi.flows.extract.rules.jokes import joke_end
-from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE, ZH_REPORTED
+from huiyi.flows.extract.rules.patterns import ZH_REPORTED
 from huiyi.flows.extract.rules.roster import Roster
-from huiyi.flows.extract.rules.said import Said
+from huiyi.flows.extract.rules.said import Said, stated
 from huiyi.model import EntityType, FactKind
 
 __all__ = ["Losses", "Pet"]
@@ -119,23 +118,13 @@ class Losses:
 
 def _deaths(said: Said) -> list[tuple[str, bool]]:
     """(who, said as mine) for each clause that tells a death."""
-    text = said.own
     out: list[tuple[str, bool]] = []
-    if said.lang == "en":
-        for part in re.split(r"[.!;\n]+|(?<=\?)", text.replace("’", "'")):
-            clause = part.strip(" ,")
-            found = _EN_DIED.match(clause[:1].lower() + clause[1:] if clause.startswith(("My ", "Our ")) else clause)
-            if found and not clause.endswith("?"):
+    for clause in stated(said):
+        if said.lang == "en":
+            if found := _EN_DIED.match(clause):
                 who = found.group("name") or found.group("named") or found.group("kind")
                 out.append((who, found.group("mine") is not None and not found.group("named")))
-        return out
-    for match in ZH_CLAUSE.finditer(text, joke_end(text)):
-        clause = match.group().strip()
-        end = text[match.end() : match.end() + 1]
-        if not clause or (end and end in "？?") or QUESTION_END.search(clause):
-            continue
-        found = _ZH_DIED.match(clause)
-        if found and not ZH_REPORTED.search(found.group("who")):
+        elif (found := _ZH_DIED.match(clause)) and not ZH_REPORTED.search(found.group("who")):
             out.append((found.group("who"), found.group("mine") is not None))
     return out
 

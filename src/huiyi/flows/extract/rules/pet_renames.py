@@ -17,11 +17,10 @@ import re
 from dataclasses import replace
 
 from huiyi.flows.extract import CloseDraft, FactDraft
-from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.losses import Losses, Pet
-from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE, ZH_REPORTED
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_REPORTED
 from huiyi.flows.extract.rules.pet_names import pet_name_fact
-from huiyi.flows.extract.rules.said import Said
+from huiyi.flows.extract.rules.said import Said, stated
 from huiyi.text.language import CJK
 
 __all__ = ["renamed_pets"]
@@ -64,22 +63,13 @@ def renamed_pets(said: Said, losses: Losses) -> tuple[list[FactDraft], list[Clos
 
 def _renames(said: Said) -> list[tuple[str, bool, str]]:
     """(who, said as mine, the new name) for each clause that renames something."""
-    text = said.own
     out: list[tuple[str, bool, str]] = []
-    if said.lang == "en":
-        for part in re.split(r"[.!;\n]+|(?<=\?)", text.replace("’", "'")):
-            clause = part.strip(" ,")
-            found = _EN_RENAMED.match(clause[:1].lower() + clause[1:] if clause.startswith(("My ", "Our ")) else clause)
-            if found and not clause.endswith("?"):
-                mine = found["mine"] or found["mine2"]
+    english = said.lang == "en"
+    for clause in stated(said, said.own if english else _NAMED_AFTER.sub(r"\1", said.own)):  # 改了个名字，叫年糕
+        if english:
+            if found := _EN_RENAMED.match(clause):
                 who = found["name"] or found["name2"] or found["kind"] or found["kind2"]
-                out.append((who, mine is not None, found["new"] or found["new2"]))
-        return out
-    text = _NAMED_AFTER.sub(r"\1", text)  # 我给团子改了个名字，叫年糕: one clause
-    for match in ZH_CLAUSE.finditer(text, joke_end(text)):
-        clause = match.group().strip()
-        end = text[match.end() : match.end() + 1]
-        if not clause or (end and end in "？?") or QUESTION_END.search(clause):
+                out.append((who, (found["mine"] or found["mine2"]) is not None, found["new"] or found["new2"]))
             continue
         found = _ZH_RENAMED.match(clause)
         if found is None or (found["now"] and _CRY.search(found["new"])):

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from huiyi.flows.extract import CloseDraft, EntityDraft, FactDraft
+from huiyi.flows.extract.rules.jokes import joke_end
+from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE
 from huiyi.model import Message
 from huiyi.patterns import lazy
 from huiyi.text.language import CJK
@@ -75,3 +79,21 @@ class Said:
     def own(self) -> str:
         """The speaker's own words, the only ones facts, aliases, plans, quits and losses are read from."""
         return self.relay.own if self.relay else self.message.text
+
+
+def stated(said: Said, text: str | None = None) -> Iterator[str]:
+    """The clauses of ``text`` (the speaker's own words) that state something: no question and none a joke
+    takes back (…，骗你的). An English one that opens with My or Our has it lowercased, so that a rule reads
+    "my cat" however the sentence starts."""
+    text = said.own if text is None else text
+    if said.lang == "en":
+        for part in re.split(r"[.!;\n]+|(?<=\?)", text.replace("’", "'")):
+            clause = part.strip(" ,")
+            if clause and not clause.endswith("?"):
+                yield clause[:1].lower() + clause[1:] if clause.startswith(("My ", "Our ")) else clause
+        return
+    for match in ZH_CLAUSE.finditer(text, joke_end(text)):
+        clause = match.group().strip()
+        end = text[match.end() : match.end() + 1]
+        if clause and not (end and end in "？?") and not QUESTION_END.search(clause):
+            yield clause
