@@ -116,6 +116,8 @@ def test_a_weekend_done_is_no_plan_and_one_to_come_is() -> None:
         ("除夕那天我们吃了饺子", "2024-02-09"),
         ("平安夜我要去约会", "2024-12-24"),
         ("去年平安夜", "2023-12-24"),
+        ("后年感恩节", "2026-11-26"),  # the holidays read by our calendar took 去年/今年/明年 only
+        ("前年复活节", "2022-04-17"),
     ],
 )
 def test_a_festival_of_the_year_said_and_the_eves_jionlp_misses(said: str, day: str) -> None:

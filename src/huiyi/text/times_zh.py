@@ -137,7 +137,7 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
     if phrase in ("上上月", "下下月"):  # jionlp reads 上上个月 as 上个月
         return month_span(*shift_month(now.year, now.month, -2 if phrase[0] == "上" else 2))
     if holiday := _ZH_HOLIDAY.fullmatch(phrase):  # jionlp knows 圣诞节, not 感恩节 or 母亲节
-        year = now.year + {"去年": -1, "明年": 1}.get(holiday.group(1) or "", 0)
+        year = now.year + _ZH_YEARS.get(holiday.group(1) or "", 0)
         return whole_days(holidays.day(_ZH_HOLIDAYS[holiday.group(2)], year))
     if festival := _ZH_FESTIVAL.fullmatch(phrase):
         return _festival_of(festival.group(2), now.year + _ZH_YEARS.get(festival.group(1) or "", 0))
@@ -153,10 +153,10 @@ _ZH_HOLIDAYS = {
     "父亲节": "father's day",
     "复活节": "easter",
 }
-_ZH_HOLIDAY = lazy(rf"(去年|今年|明年)?({'|'.join(_ZH_HOLIDAYS)})")
 _ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "明年": 1, "后年": 2}
+_ZH_HOLIDAY = lazy(rf"({'|'.join(_ZH_YEARS)})?({'|'.join(_ZH_HOLIDAYS)})")
 # a festival jionlp knows by name, of the year said: it read 明年清明节 as this year's, and 除夕 as none
-_ZH_FESTIVAL = lazy(rf"(前年|去年|今年|明年|后年)?(除夕|{FESTIVALS})")
+_ZH_FESTIVAL = lazy(rf"({'|'.join(_ZH_YEARS)})?(除夕|{FESTIVALS})")
 
 
 def _festival_of(name: str, year: int) -> Range | None:
