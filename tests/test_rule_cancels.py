@@ -175,7 +175,7 @@ def test_a_one_word_thing_moved_is_known_by_its_time() -> None:
         ("陈大川", "明天会早点到"),
     ]
     found = extract(*lines)
-    assert [(c.word, c.about) for c in found.closes] == [("会", datetime(2024, 11, 14, 15))]
+    assert [(c.word, c.about and c.about[0]) for c in found.closes] == [("会", datetime(2024, 11, 14, 15))]
     assert [f.description for f in found.facts if f.sources == ["m2"]] == ["陈大川三点的会改到明天（2024-11-15）了"]
     meeting = plan("陈大川下午三点（2024-11-14 15:00）要开会", source="m0").model_copy(
         update={"time": datetime(2024, 11, 14, 15)}

@@ -86,9 +86,9 @@ class CloseDraft:
     time: datetime
     sources: list[str]
     hearsay: bool = False  # a member's word about another (``hearsay.told_by``): closes only others' word too
-    about: datetime | None = None  # only the facts about this time: 三点的会 is the plan for 15:00, not any 会
-    # ...or any time up to this end: 周五的课 is the class at 14:00 that Friday, 明晚的饭 the dinner at 19:00
-    about_end: datetime | None = None
+    # only the facts about a time in this span (start, end): 三点的会 is the plan for 15:00, not any 会; 周五的课
+    # the class at 14:00 that Friday, 明晚的饭 the dinner at 19:00
+    about: tuple[datetime, datetime] | None = None
 
 
 @dataclass

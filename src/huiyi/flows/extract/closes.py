@@ -94,12 +94,13 @@ def to_close(facts: Sequence[MemoryItem], closes: Sequence[CloseDraft], fold: Fo
 
 
 def _about(time: datetime | None, close: CloseDraft) -> bool:
-    """Whether a fact's time is the one ``close`` is about: its start, or within its span when it has one."""
+    """Whether a fact's time lies in the span ``close`` is about (三点的会: 15:00 to 16:00)."""
     if time is None or close.about is None:
         return False
-    if close.about_end is None or (time.tzinfo is None) != (close.about.tzinfo is None):
-        return time == close.about
-    return close.about <= time < close.about_end
+    start, end = close.about
+    if (time.tzinfo is None) != (start.tzinfo is None):
+        return False
+    return start <= time < end
 
 
 def replaced(facts: Sequence[FactDraft], fold: Fold) -> list[CloseDraft]:

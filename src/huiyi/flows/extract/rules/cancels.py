@@ -100,8 +100,8 @@ class Cancels:
         return out
 
     def _close(self, said: Said, word: str, about: TimeSpan | None = None) -> None:
-        start, end = (about.start, about.end) if about else (None, None)
-        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id], about=start, about_end=end)
+        span = (about.start, about.end) if about else None
+        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id], about=span)
         if close not in self.closes:
             self.closes.append(close)
 
