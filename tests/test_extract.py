@@ -447,10 +447,29 @@ def assert_provenance(extraction: Extraction, fold: Fold) -> None:
 
 @pytest.mark.parametrize(
     ("said", "place"),
-    [("我最近在学画画", ""), ("我在学英语", ""), ("她在学校等我", "学校"), ("我在南京大学图书馆", "南京大学图书馆")],
+    [("我最近在学画画", ""), ("我在学英语", ""), ("我在学校等她", "学校"), ("我在南京大学图书馆", "南京大学图书馆")],
 )
 def test_rules_read_no_place_from_a_verb_after_zai(said: str, place: str) -> None:
     # 在学画画 is "learning to paint": jieba tags 学 a noun, and 学 alone is no school (大学, 学校 are)
+    (event,) = rules(make_fold([("木木", said)])).events
+    assert event.place == place
+
+
+@pytest.mark.parametrize(
+    ("said", "place"),
+    [
+        ("小鹿在上海给我发训练计划", ""),
+        ("他在深圳上班，我们异地快一年了", ""),
+        ("我妈在成都", ""),
+        ("我的室友在北京实习", ""),
+        ("她在学校等我", ""),
+        ("我和小鹿在上海吃火锅", "上海"),
+        ("我妈和我在成都", "成都"),
+        ("其实我在上海", "上海"),
+    ],
+)
+def test_rules_read_no_place_where_someone_else_is(said: str, place: str) -> None:
+    # the place is where the talk happened: a friend in 上海 who sends a plan does not put the talk there
     (event,) = rules(make_fold([("木木", said)])).events
     assert event.place == place
 

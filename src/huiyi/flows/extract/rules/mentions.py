@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from huiyi.flows.extract import EntityDraft
-from huiyi.flows.extract.rules.patterns import ZH_SUPPOSE
+from huiyi.flows.extract.rules.patterns import ZH_OWN_SUBJECT, ZH_SUPPOSE
 from huiyi.flows.extract.rules.roster import Roster, name_like
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType
@@ -64,6 +64,8 @@ _NOT_MOTION = frozenset(
     }
 )
 _FROM = frozenset({"在", "从", "于", "往", "向", "到"})
+_FIRST_PERSON = frozenset({"我", "我们", "咱", "咱们", "俺", "俺们"})
+_THIRD_PERSON = frozenset({"他", "她", "它", "他们", "她们", "它们", "人家"})
 _POINTS_AT_PLACE = frozenset(
     {
         "边",
@@ -184,8 +186,9 @@ def place_of(said: Said, people: Collection[str] = ()) -> str:
     starts = [0]  # each word's offset in the text
     for word, _ in words:
         starts.append(starts[-1] + len(word))
+    others = {i for i, (w, f) in enumerate(words) if w == "在" and f == "p" and _someone_elses(words, i, said, people)}
     for index, (word, flag) in enumerate(words):
-        if word != "在" or flag != "p" or _wished(text, starts[index], breaks):
+        if word != "在" or flag != "p" or index in others or _wished(text, starts[index], breaks):
             continue
         run: list[tuple[str, str]] = []
         for next_word, next_flag in words[index + 1 :]:
@@ -200,12 +203,34 @@ def place_of(said: Said, people: Collection[str] = ()) -> str:
     for index, (word, flag) in enumerate(words):
         if flag != "ns" or len(word) < 2 or _NOT_PLACE.search(word) or _wished(text, starts[index], breaks):
             continue
+        if index - 1 in others:  # 小鹿在上海: where she is, not the talk
+            continue
         before, before_flag = words[index - 1] if index else ("", "")
         after = words[index + 1][0] if index + 1 < len(words) else ""
         goes = before_flag == "p" or before in _FROM or (before[-1:] in _MOTION_END and before not in _NOT_MOTION)
         if goes or after in _POINTS_AT_PLACE or after[:1] == "边":  # 西湖边雾: jieba glues 边 to what follows
             return word + after if after in _NAME_END else word
     return ""
+
+
+def _someone_elses(words: Sequence[tuple[str, str]], at: int, said: Said, people: Collection[str]) -> bool:
+    """Whether the 在 at ``at`` tells where someone other than the speaker is (小鹿在上海给我发计划, 他在深圳上班,
+    我妈在成都): a third person just before it, with no 我/我们 among its clause's subjects (我和小鹿在上海)."""
+    start = max((i for i in range(at) if _CLAUSE_MARK.fullmatch(words[i][0])), default=-1) + 1
+    subjects = words[start:at]
+    if not subjects:
+        return False
+    # 我的室友在北京: the 我 is whose; 我妈和我在成都: the speaker is there too
+    own = ZH_OWN_SUBJECT.match("".join(w for w, _ in subjects))
+    rest, length = list(subjects), 0
+    while own and rest and length < own.end():
+        length += len(rest.pop(0)[0])
+    if any(w in _FIRST_PERSON for w, _ in rest):
+        return False
+    word, flag = subjects[-1]
+    if own or word in _THIRD_PERSON or (word in people and word != said.speaker):
+        return True
+    return flag == "nr" and name_shaped(word)
 
 
 def _placey(word: str, flag: str, after_noun: bool = False) -> bool:
