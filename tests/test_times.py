@@ -179,6 +179,23 @@ def test_nothing_found(text: str) -> None:
     assert find_time_phrases(text, NOW) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "phrases"),
+    [
+        ("书和冬天的衣服先打包", []),
+        ("我最喜欢秋天", []),
+        ("我讨厌夏天的蚊子", []),
+        ("冬天我要去哈尔滨", ["冬天"]),
+        ("冬天的时候去哈尔滨", ["冬天"]),
+        ("去年冬天的衣服", ["去年冬天"]),
+        ("夏天的晚上很凉快", ["夏天", "晚上"]),
+    ],
+)
+def test_a_season_naming_a_kind_or_a_liking_is_no_time(text: str, phrases: list[str]) -> None:
+    # winter clothes are no date: read so, 冬天（2023-11-08～2024-02-04） stood beside them in the prompt
+    assert [span.phrase for span in find_time_phrases(text, NOW)] == phrases
+
+
 def test_several_phrases_in_reading_order_longest_wins() -> None:
     spans = find_time_phrases("昨天和前天, and the day before yesterday", NOW)
     assert [s.phrase for s in spans] == ["昨天", "前天", "the day before yesterday"]

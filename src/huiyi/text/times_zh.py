@@ -309,7 +309,7 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
             for last in range(len(run) - 1, first - 1, -1):
                 start, end = run[first].start(), run[last].end()
                 phrase = text[start:end]
-                if first == last and _ZH_AMBIGUOUS_CLOCK.fullmatch(phrase):
+                if first == last and (_ZH_AMBIGUOUS_CLOCK.fullmatch(phrase) or _season_as_kind(text, start, end)):
                     continue
                 if phrase not in readings:
                     readings[phrase] = _resolve_zh(phrase, now)
@@ -321,6 +321,24 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
             else:
                 first += 1
     return _small_hours_of_sleep(text, _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh), now))
+
+
+_BARE_SEASON = lazy(r"[春夏秋冬](?:天|季)")
+_KIND_AFTER = lazy(r"的(?!时候|时|那|这|一|某|第|头|尾|末|初|假|开头|结尾)")  # 冬天的衣服; 冬天的时候 is a time
+_LIKED_BEFORE = lazy(r"(?:喜欢|爱|讨厌|怕|享受|受不了)(?:的是)?$")
+
+
+def _season_as_kind(text: str, start: int, end: int) -> bool:
+    """A season with no year that names a kind or a liking, not a time: 冬天的衣服先打包, 我最喜欢秋天.
+    Read as a time they put 冬天（2024-11-07～2025-02-04） into the prompt beside winter clothes.
+
+    >>> _season_as_kind("书和冬天的衣服先打包", 2, 4), _season_as_kind("冬天的时候去哈尔滨", 0, 2)
+    (True, False)
+    """
+    if not _BARE_SEASON.fullmatch(text, start, end):
+        return False
+    kind = _KIND_AFTER.match(text, end) is not None and ZH_ATOM.match(text, end + 1) is None  # 夏天的晚上: a time
+    return kind or _LIKED_BEFORE.search(text, max(0, start - 6), start) is not None
 
 
 # sleep and waking are of the night and early morning; 午觉, 下班, 下午 say the afternoon's
