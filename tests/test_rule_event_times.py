@@ -68,3 +68,18 @@ def test_a_day_inside_the_month_named_first_dates_the_event_by_the_day() -> None
     said = datetime(2024, 11, 14, 10, 0)
     [event] = extract_private(english, ["My birthday was last month, October 3rd"], said, "en").events
     assert event.time == datetime(2024, 10, 3)
+
+
+def test_a_part_of_a_day_is_shown_by_its_date_not_an_hour_nobody_set() -> None:
+    # 明晚（2025-03-19 18:00） read to the chat model as a time agreed on; the phrase says the evening
+    said = datetime(2025, 3, 18, 10, 0)
+    zh = extract_private(SCOPE, ("我明晚要去看电影", "明天下午三点还要开会"), said)
+    texts = [event.text for event in zh.events] + [fact.description for fact in zh.facts]
+    assert any("明晚（2025-03-19）" in text for text in texts), texts
+    assert any("明天下午三点（2025-03-19 15:00）" in text for text in texts), texts
+    assert not any("18:00" in text for text in texts), texts
+    en = extract_private(
+        Scope(agent="Ava", kind=ScopeKind.PERSON, key="Liz"), ("I'm seeing a movie tomorrow evening",), said, "en"
+    )
+    texts = [event.text for event in en.events] + [fact.description for fact in en.facts]
+    assert any("tomorrow evening (2025-03-19)" in text for text in texts), texts

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import CloseDraft, FactDraft
-from huiyi.flows.extract.rules.condense import absolute
+from huiyi.flows.extract.rules.condense import label
 from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE
 from huiyi.flows.extract.rules.plans import plan_fact
 from huiyi.flows.extract.rules.roster import Roster
@@ -126,7 +126,7 @@ class Cancels:
         spans = [span for span in said.spans if span.start > message.time and span.phrase in clause[start:]]
         if not spans:
             return []
-        shown = clause.replace(spans[0].phrase, f"{spans[0].phrase}（{absolute(spans[0])}）", 1)
+        shown = clause.replace(spans[0].phrase, f"{spans[0].phrase}（{label(spans[0])}）", 1)
         if word not in shown:  # the plan's word, which closes it again when a newer time is named
             shown = f"{word}，{shown}"
         return [plan_fact(said, self.roster, shown, shown, spans[0])]

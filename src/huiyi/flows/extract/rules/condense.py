@@ -56,6 +56,21 @@ def absolute(span: TimeSpan) -> str:
     return f"{span.start:%Y-%m-%d}～{last:%Y-%m-%d}"
 
 
+def label(span: TimeSpan) -> str:
+    """How a span reads beside its phrase in a memory's text: as ``absolute``, but a part of a day (今晚,
+    明天下午, tomorrow evening) by its date alone, since the phrase says the part and "18:00" would read
+    as an hour agreed.
+
+    >>> label(TimeSpan(datetime(2024, 11, 15, 18), datetime(2024, 11, 16), "明晚"))
+    '2024-11-15'
+    >>> label(TimeSpan(datetime(2024, 11, 15, 15), datetime(2024, 11, 15, 16), "明天下午三点"))
+    '2024-11-15 15:00'
+    """
+    if timedelta(hours=1) < span.end - span.start < timedelta(days=1):
+        return f"{span.start:%Y-%m-%d}"
+    return absolute(span)
+
+
 # a phrase that names its calendar day (十月五号, May 5, 2024年) means the same day whenever it is read again
 _CALENDAR = re.compile(r"[0-9０-９月号年]|[〇零一二两三四五六七八九十]日")
 # a number that is a clock time or a distance (下午3点, at 3pm, 15:30, 3天后, in 2 days) names no calendar day
@@ -90,7 +105,7 @@ def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
         if at < 0 or _CALENDAR.search(_CLOCK_OR_DISTANCE.sub("", span.phrase)) or any(w in MONTHS for w in words):
             continue
         end = at + len(span.phrase)
-        shown = absolute(span)
+        shown = label(span)
         text = text[:end] + (f" ({shown})" if lang == "en" else f"（{shown}）") + text[end:]
     return text
 
@@ -109,7 +124,7 @@ def annotate(said: Said, text: str | None = None) -> str:
         cursor = end
         if said.message.time in span or re.search(r"\d{4}", span.phrase):
             continue  # 今天, 最近, 2023年5月: nothing to add
-        shown = absolute(span)
+        shown = label(span)
         out.append(f" ({shown})" if said.lang == "en" else f"（{shown}）")
     out.append(text[cursor:])
     return "".join(out)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import EventDraft
-from huiyi.flows.extract.rules.condense import absolute, cut, dated
+from huiyi.flows.extract.rules.condense import absolute, cut, dated, label
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.patterns import QUESTION_END
 from huiyi.flows.extract.rules.roster import Roster
@@ -81,7 +81,7 @@ def gatherings_in(said: Said, roster: Roster) -> list[EventDraft]:
     shown = cut(text, _MAX_CHARS)
     for span in coming:
         if span.phrase in shown:
-            shown = shown.replace(span.phrase, f"{span.phrase}（{absolute(span)}）", 1)
+            shown = shown.replace(span.phrase, f"{span.phrase}（{label(span)}）", 1)
     return [_announced(said, roster, f"{said.speaker}说：{shown}", coming)]
 
 

@@ -17,7 +17,7 @@ import re
 from datetime import datetime, timedelta
 
 from huiyi.flows.extract import FactDraft
-from huiyi.flows.extract.rules.condense import absolute
+from huiyi.flows.extract.rules.condense import absolute, label
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.patterns import QUESTION_END, TENTATIVE, ZH_CLAUSE, ZH_HEDGE, ZH_REPORTED, ZH_UNREAL
 from huiyi.flows.extract.rules.roster import Roster
@@ -82,7 +82,7 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
             [span for span in coming if span.phrase not in known and span.phrase in shown and not _counted(shown, span)]
         )
         for span in spans:  # each phrase followed by the date it means, as in an event's text
-            shown = shown.replace(span.phrase, f"{span.phrase}（{absolute(span)}）", 1)
+            shown = shown.replace(span.phrase, f"{span.phrase}（{label(span)}）", 1)
         out.append(plan_fact(said, roster, rest.strip(), shown, spans[0], TENTATIVE if hedge else 0.6))
     return out
 
