@@ -499,6 +499,12 @@ def test_rules_read_no_place_from_a_wish(said: str, place: str) -> None:
         ("We went to the Museum of Fine Arts today", "Museum of Fine Arts"),
         ("We flew to New York yesterday", "New York"),
         ("I'm in Boston now", "Boston"),
+        ("My sister Emma lives in Boston so I can stay with her", ""),
+        ("He is in Paris this week", ""),
+        ("I'm quitting my job at Acme next Friday", ""),
+        ("Got back to Seattle last night", "Seattle"),
+        ("Dinner with my mom at Nobu", "Nobu"),
+        ("Me and Jake went to Miami", "Miami"),
     ],
 )
 def test_rules_read_an_english_place_gone_to_or_been_in_only(said: str, place: str) -> None:

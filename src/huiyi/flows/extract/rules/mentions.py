@@ -102,6 +102,11 @@ _EN_PLACE = lazy(
     rf"(?:\b(?:in|at)|\b{_EN_GOING}\s+to)\s+(?:the\s+)?"
     rf"(?P<place>(?:(?:St|Mt|Ft)\.\s*)?{_EN_NAME_RUN}(?:\s+(?:of|on|de)(?:\s+the)?\s+{_EN_NAME_RUN})?)"
 )
+_EN_FIRST_PERSON = lazy(r"\b(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|us|me)\b", re.IGNORECASE)
+_EN_OTHER_SUBJECT = lazy(
+    r"\s*(?:(?i:he|she|they)\b|(?i:my|his|her|their)\s+[a-z]+\b|(?P<name>[A-Z][a-z]+)\s+(?:is|was|has|had|[a-z]+s)\b)"
+)
+_EN_WORKPLACE = lazy(r"\b(?:job|work|works|working|worked|intern\w*|employed)\s*$", re.IGNORECASE)
 _EN_CLAUSE_BREAK = lazy(r"[,;]|\bbut\b", re.IGNORECASE)  # I was going to cook but we ate at Nobu: another clause
 # a wish or another's counsel before the place (Sarah thinks I should just move to Boston): not where it happened
 _EN_WISH = lazy(
@@ -109,6 +114,16 @@ _EN_WISH = lazy(
     r"|(?-i:will)|gonna|going\s+to\s+(?!the\b)\w+)\b|'ll\b",
     re.IGNORECASE,
 )
+
+
+def _someone_else_en(before: str, people: Collection[str]) -> bool:
+    """Whether the clause before a place opens with someone else as its subject: He is in Paris, My sister
+    Emma lives in Boston, Jake works in Denver (not Got back to Seattle, Dinner with my mom at Nobu)."""
+    opening = _EN_OTHER_SUBJECT.match(before)
+    if opening is None:
+        return False
+    name = opening.group("name")
+    return name is None or name in people or not _no_name([name])
 
 
 def _no_name(words: list[str]) -> bool:
@@ -178,7 +193,12 @@ def place_of(said: Said, people: Collection[str] = ()) -> str:
             wished = _EN_WISH.search(text, max(clause, match.start() - 80), match.start())
             first = place.split()[0]
             named = first.lower() not in EN_PROPER_STOP and first.removesuffix("'s") not in people
-            if named and not wished and not asked:
+            # My sister Emma lives in Boston, my job at Acme: where another is, or a workplace, not the talk's
+            before = text[clause : match.start()]
+            elsewhere = _EN_WORKPLACE.search(before) is not None or (
+                not _EN_FIRST_PERSON.search(before) and _someone_else_en(before, people)
+            )
+            if named and not wished and not asked and not elsewhere:
                 return place
         return ""
     words = [(w, f) for w, f in tokens.tag(text)]
