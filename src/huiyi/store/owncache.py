@@ -39,7 +39,9 @@ class OwnVectorCache:
     bytes, so it is not asked for again. Bytes, not arrays: a tenth of the overhead per row, and rows read
     together become one matrix in one step."""
 
-    def __init__(self, budget: int = 6_000) -> None:  # 384 dims: ~5 MB at most (peak RSS, issue 15)
+    # 384 dims: ~30 MB at most (peak RSS, issue 15: 218 -> 237 MB at 100k). 6 000 rows held 30 recalls'
+    # 200: asked in turn in more scopes than that (bench's 200 probes in 100), every row was read again
+    def __init__(self, budget: int = 40_000) -> None:
         self._budget = budget
         # by memory id, each row with its agent: a string key hashes once, where a tuple key hashed on
         # every one of the 200 look-ups a recall makes (ids are unique; another agent's id is a miss)
