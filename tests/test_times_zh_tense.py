@@ -43,6 +43,26 @@ def test_a_festival_said_to_come_is_the_coming_one(said: str, day: str) -> None:
     assert [start[:10] for _, start in read(said)] == [day]
 
 
+@pytest.mark.parametrize(
+    ("said", "now", "day"),
+    [
+        # one gone, with no word of its tense: the nearer of this year's and the next
+        ("元旦我们去哪玩", datetime(2024, 12, 28, 15, 0), "2025-01-01"),
+        ("除夕我们一起吃年夜饭", WEDNESDAY, "2025-01-28"),
+        # 那天 beside 要 is the day ahead
+        ("元旦那天我要加班", datetime(2024, 12, 28, 15, 0), "2025-01-01"),
+        # unchanged: the nearer is this year's, the tense is said, or it is still ahead
+        ("圣诞节我们去哈尔滨玩", datetime(2024, 11, 13, 10, 0), "2024-12-25"),
+        ("中秋节我们吃月饼", WEDNESDAY, "2024-09-17"),
+        ("元旦那天我们吵架了", datetime(2024, 12, 28, 15, 0), "2024-01-01"),
+        ("除夕那天好热闹", WEDNESDAY, "2024-02-09"),
+        ("在元旦晚会上，我们一起做了灯笼", datetime(2024, 12, 28, 15, 0), "2024-01-01"),
+    ],
+)
+def test_a_festival_with_no_tense_said_is_the_nearer_one(said: str, now: datetime, day: str) -> None:
+    assert [start[:10] for _, start in read(said, now)] == [day]
+
+
 def test_a_festival_still_ahead_said_done_is_last_years() -> None:
     march = datetime(2025, 3, 20, 10, 0)
     assert read("圣诞节我们去了哈尔滨", march) == [("圣诞节", "2024-12-25 00:00")]

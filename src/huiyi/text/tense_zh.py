@@ -33,6 +33,7 @@ FESTIVALS = (
 _FESTIVAL = lazy(FESTIVALS)
 _BARE_DAY = lazy(r"(?:[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})[日号]")  # a day without its month
 CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
+_SENTENCE_END = lazy(r"[。！？；!?;\n]")
 # a bare day in a clause without 了 or 过 is more often one to come; 那天 says it happened (了 alone does
 # not: 二十号就到了 is a day to come)
 # 过 of a time passed (去过); not the verb of 过生日, 过来, 过春节, 度过周末, 过个好年
@@ -101,7 +102,7 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve) -> Found:
         elif BARE_MONTH.fullmatch(phrase) or _MONTH_DAY.fullmatch(phrase):
             span = _in_year(span, clauses.around(start), now)
         elif _FESTIVAL.fullmatch(phrase):
-            span = _festival(phrase, span, clauses.around(start), now, resolve)
+            span = _festival(phrase, span, clauses.around(start), _sentence_around(text, start), now, resolve)
         elif _BARE_WEEKDAY.match(text, start):
             span = _weekday(text[end : end + 1], span, clauses.around(start), now)
         out.append((start, end, span))
@@ -157,10 +158,19 @@ def _in_year(span: Range, clause: str, now: datetime) -> Range:
     return span
 
 
-def _festival(phrase: str, span: Range, clause: str, now: datetime, resolve: Resolve) -> Range:
+def _sentence_around(text: str, at: int) -> str:
+    first = max((m.end() for m in _SENTENCE_END.finditer(text, max(0, at - 200), at)), default=0)
+    last = _SENTENCE_END.search(text, at)
+    return text[first : last.start() if last else len(text)]
+
+
+def _festival(phrase: str, span: Range, clause: str, sentence: str, now: datetime, resolve: Resolve) -> Range:
     """A festival named alone is this year's (jionlp's reading, or :mod:`huiyi.text.holidays`'), as a month
     is. Said in November, "春节我要去三亚玩" means the coming one: one over, in a clause that says it is to
-    come (要, 打算, 会), is next year's; one ahead, in a clause that says it happened, last year's.
+    come (要, 打算, 会), is next year's; one ahead, in a clause that says it happened, last year's. One over,
+    with no word of its tense in its sentence (元旦我们去哪玩, on 28 December; not 在元旦晚会上，我们做了灯笼),
+    is the nearer of the two: not the one 361 days gone when the next is days ahead (one ahead stays:
+    感恩节我们吃火鸡 in May). 那天 says a day gone, but not beside 要: 元旦那天我要加班 is to come.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> november = datetime(2024, 11, 13, 10, 0)
@@ -168,21 +178,31 @@ def _festival(phrase: str, span: Range, clause: str, now: datetime, resolve: Res
         ['2025-01-29', '2025-10-06']
         >>> [str(span[0].date()) for *_, span in chinese_phrases("春节我去了三亚，圣诞节我们去了哈尔滨", november)]
         ['2024-02-10', '2023-12-25']
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("除夕我们吃年夜饭，中秋节吃月饼", november)]
+        ['2025-01-28', '2024-09-17']
     """
     if year := _YEAR_SAID.search(clause):  # 今年我们要一起过圣诞节: the year said, whatever the tense
         return resolve(year.group() + phrase, now) or span
-    done = _SAID_DONE.search(clause) is not None or _PAST.search(clause) is not None
-    if span[1] <= now and (to_come(clause) or (_WILL.search(clause) is not None and not done)):
+    said_done = _SAID_DONE.search(clause) is not None
+    done = said_done or _PAST.search(clause) is not None
+    ahead = to_come(clause) or (_TO_COME.search(clause) is not None and not said_done)
+    ahead = ahead or (_WILL.search(clause) is not None and not done)
+    untold = not ahead and not done  # no tense in its clause, nor a done one in its sentence: the nearer
+    if untold and (_SAID_DONE.search(sentence) or _PAST.search(sentence)):
+        return span
+    if span[1] <= now and (ahead or untold):
         years = 1
-    elif span[0] > now and done and not _NOT_DONE.search(clause):
+    elif span[0] > now and done and not ahead and not _NOT_DONE.search(clause):
         years = -1
     else:
         return span
     # jionlp reads 明年春节 by the lunar calendar, but 明年清明节 as this year's: checked, else the same day
     again = resolve(("明年" if years > 0 else "去年") + phrase, now)
-    if again is not None and again[0].year == span[0].year + years:
-        return again
-    return _month_shifted(span, 12 * years) or span
+    if again is None or again[0].year != span[0].year + years:
+        again = _month_shifted(span, 12 * years)
+    if again is None or not untold:
+        return again or span
+    return again if abs(again[0] - now) < abs(span[0] - now) else span
 
 
 def _weekday(after: str, span: Range, clause: str, now: datetime) -> Range:
