@@ -60,6 +60,8 @@ _NOT_DONE = lazy(
     r"|不(?:用|去|来|回|要|想|能|上|开|办|考|参加|出|走|做|约)"
 )
 _DONE_GUO = lazy(_GUO_DONE)
+# booked before the time: 我报了三月的马拉松, 订了五月的机票 (the time of what is booked, not of the booking)
+_BOOKED = lazy(r"报名|(?<![汇播预])报了|预?订|预约|(?<![大隐])约|抢|挂号|买了")
 
 
 def to_come(clause: str) -> bool:
@@ -83,11 +85,18 @@ class _Clauses:
         self._stops: list[int] | None = None
 
     def around(self, at: int) -> str:
+        stops, i = self._at(at)
+        return self.text[stops[i - 1] + 1 if i else 0 : stops[i] if i < len(stops) else len(self.text)]
+
+    def before(self, at: int) -> str:
+        """The clause holding ``at``, up to ``at``."""
+        stops, i = self._at(at)
+        return self.text[stops[i - 1] + 1 if i else 0 : at]
+
+    def _at(self, at: int) -> tuple[list[int], int]:
         if self._stops is None:
             self._stops = [m.start() for m in CLAUSE_END.finditer(self.text)]
-        i = bisect.bisect_left(self._stops, at)
-        stops = self._stops
-        return self.text[stops[i - 1] + 1 if i else 0 : stops[i] if i < len(stops) else len(self.text)]
+        return self._stops, bisect.bisect_left(self._stops, at)
 
 
 def by_tense(text: str, found: Found, now: datetime, resolve: Resolve) -> Found:
@@ -100,9 +109,11 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve) -> Found:
         if _BARE_DAY.fullmatch(phrase):
             span = _bare_day(span, clauses.around(start), now)
         elif BARE_MONTH.fullmatch(phrase) or _MONTH_DAY.fullmatch(phrase):
-            span = _in_year(span, clauses.around(start), now)
+            span = _in_year(span, clauses.around(start), now, _BOOKED.search(clauses.before(start)) is not None)
         elif _FESTIVAL.fullmatch(phrase):
-            span = _festival(phrase, span, clauses.around(start), _sentence_around(text, start), now, resolve)
+            sentence = _sentence_around(text, start)
+            booked = _BOOKED.search(clauses.before(start)) is not None
+            span = _festival(phrase, span, clauses.around(start), sentence, now, resolve, booked)
         elif _BARE_WEEKDAY.match(text, start):
             span = _weekday(text[end : end + 1], span, clauses.around(start), now)
         out.append((start, end, span))
@@ -134,12 +145,13 @@ def _bare_day(span: Range, clause: str, now: datetime) -> Range:
     return span
 
 
-def _in_year(span: Range, clause: str, now: datetime) -> Range:
+def _in_year(span: Range, clause: str, now: datetime, booked: bool = False) -> Range:
     """A month named alone (十二月) or a date without its year (3月5日) is read as this year's. Asked in
     March, "十二月发生了什么" means last December: one still to come, in a clause that says it happened, is
     last year's. Said in November, "3月5日前我要交报告" means next March: one gone by, in a clause that says
     it is to come, is next year's when that is the nearer of the two (十月我要… said in November is as
-    often "had to", and stays October).
+    often "had to", and stays October). So is one booked (我报了三月的马拉松): what is booked is ahead; not
+    the month it was booked in (我三月报了名).
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> march = datetime(2025, 3, 25, 21, 0)
@@ -150,10 +162,13 @@ def _in_year(span: Range, clause: str, now: datetime) -> Range:
         >>> november = datetime(2024, 11, 13, 10, 0)
         >>> [str(span[0].date()) for *_, span in chinese_phrases("3月5日前我要交报告，十月我要交的没交", november)]
         ['2025-03-05', '2024-10-01']
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("我报了三月的马拉松，我三月报了名", november)]
+        ['2025-03-01', '2024-03-01']
     """
     if span[0] > now and (_SAID_DONE.search(clause) or _PAST.search(clause)) and not _NOT_DONE.search(clause):
         return _month_shifted(span, -12) or span
-    if span[1] <= now and to_come(clause) and (ahead := _month_shifted(span, 12)) and ahead[0] - now < now - span[1]:
+    coming = booked or to_come(clause)
+    if span[1] <= now and coming and (ahead := _month_shifted(span, 12)) and ahead[0] - now < now - span[1]:
         return ahead
     return span
 
@@ -164,7 +179,9 @@ def _sentence_around(text: str, at: int) -> str:
     return text[first : last.start() if last else len(text)]
 
 
-def _festival(phrase: str, span: Range, clause: str, sentence: str, now: datetime, resolve: Resolve) -> Range:
+def _festival(
+    phrase: str, span: Range, clause: str, sentence: str, now: datetime, resolve: Resolve, booked: bool = False
+) -> Range:
     """A festival named alone is this year's (jionlp's reading, or :mod:`huiyi.text.holidays`'), as a month
     is. Said in November, "春节我要去三亚玩" means the coming one: one over, in a clause that says it is to
     come (要, 打算, 会), is next year's; one ahead, in a clause that says it happened, last year's. One over,
@@ -185,7 +202,7 @@ def _festival(phrase: str, span: Range, clause: str, sentence: str, now: datetim
         return resolve(year.group() + phrase, now) or span
     said_done = _SAID_DONE.search(clause) is not None
     done = said_done or _PAST.search(clause) is not None
-    ahead = to_come(clause) or (_TO_COME.search(clause) is not None and not said_done)
+    ahead = booked or to_come(clause) or (_TO_COME.search(clause) is not None and not said_done)
     ahead = ahead or (_WILL.search(clause) is not None and not done)
     untold = not ahead and not done  # no tense in its clause, nor a done one in its sentence: the nearer
     if untold and (_SAID_DONE.search(sentence) or _PAST.search(sentence)):
