@@ -54,10 +54,11 @@ _WILL = lazy(r"(?<![的开年例聚晚班])会(?![议员场所上])")
 _SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜)")
 # a 了 that still speaks of the days ahead: 周五就到了, 周五的会取消了 (the day's thing changed), 我报了四月
 # 二十一号的半马 (booked), 周日下雨了 (a forecast is as often said so); 过 of 过生日, 过来 is a verb, not "done"
-# 不…了 gives up what was ahead (周六不用了, 周日我不去爬山了), not 不小心摔了
+# 不…了 gives up what was ahead (周六不用了, 周日我不去爬山了), not 不小心摔了; 请好/准备好…了 is ready for it
 _NOT_DONE = lazy(
     r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止|报|订|买|约|抢|定|挂号|中签|安排|通知"
     r"|不(?:用|去|来|回|要|想|能|上|开|办|考|参加|出|走|做|约)"
+    r"|请好|准备好|收拾好"  # prepared for the day: 周五我请好假了
 )
 _DONE_GUO = lazy(_GUO_DONE)
 # booked before the time: 我报了三月的马拉松, 订了五月的机票 (the time of what is booked, not of the booking)
