@@ -112,6 +112,8 @@ def test_a_date_before_or_after_is_read_whole_and_to_come(said: str, reading: li
         ("周五就到了", "2024-11-15"),
         ("周五我约了医生", "2024-11-15"),
         ("周五我请好假了", "2024-11-15"),  # prepared, not done
+        ("祝你周末愉快", "2024-11-16"),  # a wish: the weekend ahead, not the one gone (the nearer at 10:00)
+        ("祝你周一面试顺利", "2024-11-18"),
         ("周六的东西我准备好了", "2024-11-16"),
         ("周六降温了", "2024-11-16"),
         ("周六过生日", "2024-11-16"),

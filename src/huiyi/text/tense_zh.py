@@ -43,9 +43,11 @@ _PAST = lazy(r"那天|那次|那会|那晚|那时")
 _SETTLED = timedelta(days=7)  # a bare day this recent is still this month's: 十五号的会取消 on the 16th
 TOLD = lazy(r"说|约|订|买|通知|定|讲|问|告诉|安排|提醒|报名|发")  # said or booked then: the time is another
 _BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
-# not 会 (周一的会 is a meeting); 得 and 该 of must (我得加班, 该去体检), not 玩得, 得了 or 应该
+# not 会 (周一的会 is a meeting); 得 and 该 of must (我得加班, 该去体检), not 玩得, 得了 or 应该; a wish (祝你周末愉快)
+# is for the days ahead
 _TO_COME = lazy(
     r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间|(?<=[我你他她们还又就都也])得(?![了到很太好挺真还])|(?<!应)该"
+    r"|(?<!庆)祝"
 )
 _YEAR_SAID = lazy(r"前年|去年|今年|明年|后年")
 # 会 as "will" after a festival (春节我会回家), not a meeting (中秋的会, 开会, 年会, 会议)
