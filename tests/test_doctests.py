@@ -56,6 +56,7 @@ MODULES = [
     "huiyi.text.times",
     "huiyi.text.times_zh",
     "huiyi.text.tense_zh",
+    "huiyi.text.hours_zh",
     "huiyi.store.vectors",
     "huiyi.store.owncache",
     # modules whose examples no test ran until the review of stop 42 (one had gone stale: recall.people)

@@ -14,6 +14,7 @@ from typing import Any
 
 from huiyi.patterns import lazy
 from huiyi.text import holidays
+from huiyi.text.hours_zh import half_of_the_day
 from huiyi.text.periods import (
     Range,
     just_now,
@@ -270,7 +271,6 @@ def _resolve_zh(phrase: str, now: datetime) -> Range | None:
 
 # a clock at the end of a phrase, by the hour: 三点, 4点半 (not 15:00, which says its half of the day)
 _ZH_END_CLOCK = lazy(rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?$")
-_SMALL_HOURS = range(1, 7)  # 1–6 点 after a day is the afternoon's; 七点 to 十一点 stay the morning's
 
 
 def _afternoon_after_a_day(phrase: str, read: Range, now: datetime) -> Range:
@@ -287,10 +287,7 @@ def _afternoon_after_a_day(phrase: str, read: Range, now: datetime) -> Range:
     clock = _ZH_END_CLOCK.search(phrase)
     if clock is None or not clock.start() or _PART_OF_DAY.search(phrase, 0, clock.start()):
         return read
-    night = read[0].date() == now.date() and now.hour < _SMALL_HOURS.stop
-    if read[0].hour not in _SMALL_HOURS or night or read[1] - read[0] > timedelta(hours=1):
-        return read
-    return read[0] + timedelta(hours=12), read[1] + timedelta(hours=12)
+    return half_of_the_day(read, now, "after a day")
 
 
 def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
@@ -320,7 +317,7 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                     break
             else:
                 first += 1
-    return _small_hours_of_sleep(text, _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh), now))
+    return _small_hours_of_sleep(text, _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh), now), now)
 
 
 _BARE_SEASON = lazy(r"[春夏秋冬](?:天|季)")
@@ -347,7 +344,9 @@ _AFTERNOON_SAID = lazy(r"午|下班|放学")
 _SMALL_CLOCK = lazy(rf"(?<![0-9０-９十])(?:[一二两三四五六]|0?[1-6])点(?:{_NUM}分|半|一刻|三刻|钟|整)?$")
 
 
-def _small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]]) -> list[tuple[int, int, Range]]:
+def _small_hours_of_sleep(
+    text: str, found: list[tuple[int, int, Range]], now: datetime
+) -> list[tuple[int, int, Range]]:
     """A bare small hour read as the afternoon's (明天六点, 我五点要…) is the morning's when its clause speaks
     of sleep or waking: 明天六点起床 is not 18:00, nor 昨天三点才睡 15:00.
 
@@ -358,29 +357,12 @@ def _small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]]) -> lis
     out: list[tuple[int, int, Range]] = []
     for start, end, span in found:
         clock = _SMALL_CLOCK.search(text, start, end)
-        if clock and 13 <= span[0].hour <= 18 and not _PART_OF_DAY.search(text, start, clock.start()):
+        if clock and not _PART_OF_DAY.search(text, start, clock.start()):
             clause = clause_around(text, start)
             if _SLEEP.search(clause) and not _AFTERNOON_SAID.search(clause):
-                span = span[0] - timedelta(hours=12), span[1] - timedelta(hours=12)
+                span = half_of_the_day(span, now, "sleep")
         out.append((start, end, span))
     return out
-
-
-def _nearer_half_of_the_day(span: Range, now: datetime) -> Range:
-    """A bare clock time (九点) at whichever of its two hours is nearer to when it is said: 加班到九点 at 21:09
-    is 21:00, not that morning's 09:00; 七点就醒了 at 12:30 stays 07:00. 零点 and 07:30 say which they are.
-
-        >>> [str(span[0]) for *_, span in chinese_phrases("天天加班到九点", datetime(2025, 3, 20, 21, 9))]
-        ['2025-03-20 21:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("七点就醒了", datetime(2025, 3, 20, 12, 30))]
-        ['2025-03-20 07:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("07:30到的，零点睡", datetime(2025, 3, 20, 21, 0))]
-        ['2025-03-20 07:30:00', '2025-03-20 00:00:00']
-    """
-    if span[0].hour >= 12 or span[0].hour == 0:
-        return span
-    later = (span[0] + timedelta(hours=12), span[1] + timedelta(hours=12))
-    return later if abs(later[0] - now) < abs(span[0] - now) else span
 
 
 _ZH_BY = lazy(r"[之以]?前")  # after a clock: a deadline (十点前交)
@@ -392,27 +374,15 @@ def _on_the_day_before(past: str, phrase: str, read: Range, now: datetime, deadl
     (昨天的作业十点前交): what is due by a clock is due ahead."""
     if not past or deadline or read[0] <= now or (back := _resolve_zh(past + phrase, now)) is None:
         return read
-    back = _nearer_half_of_the_day(back, now) if _ZH_CLOCK.fullmatch(phrase) and "点" in phrase else back
+    back = half_of_the_day(back, now, "alone") if _ZH_CLOCK.fullmatch(phrase) and "点" in phrase else back
     return back if back[0] <= now else read
 
 
 _MOVED_TO = lazy(r"(?:改|推迟|推|延|延期|提前|挪|换|定|约)(?:到|在)$")  # 改到五点: the new time is ahead
 
 
-def _ahead(text: str, start: int, read: Range, now: datetime) -> bool:
-    """Whether a bare small hour read as gone (我五点要去接孩子 at 10:30: 05:00) is the afternoon's: its clause
-    says it is to come, or it is what a thing was moved to (改到五点), and the evening's is ahead.
-
-        >>> now = datetime(2024, 11, 13, 10, 30)
-        >>> [str(span[0]) for *_, span in chinese_phrases("我五点要去接孩子，会议推迟到四点", now)]
-        ['2024-11-13 17:00:00', '2024-11-13 16:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("五点就醒了", now)]
-        ['2024-11-13 05:00:00']
-    """
-    if not timedelta(0) <= now - read[0] < timedelta(hours=12) or read[0].hour not in _SMALL_HOURS:
-        return False  # 我七点要起床 at 10:30 is tomorrow morning's as likely as tonight's: left as read
-    if read[1] > datetime.max - timedelta(hours=12):
-        return False  # the last day there is
+def _said_ahead(text: str, start: int) -> bool:
+    """Whether the clause of a clock says it is to come, or it is what a thing was moved to (改到五点)."""
     return to_come(clause_around(text, start)) or _MOVED_TO.search(text, max(0, start - 4), start) is not None
 
 
@@ -450,11 +420,14 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
             today = joined is not None and joined[0].date() == now.date()
             if joined is not None and today and whole_day and day_of == anchor and "点" in phrase:
                 # 今天…加班到八点, said at 20:05: the evening's; 今天七点就醒了 at 14:00 is not 19:00, to come
-                nearer = _nearer_half_of_the_day(joined, now)
+                nearer = half_of_the_day(joined, now, "alone")
                 joined = nearer if nearer[0] <= now else joined
-            read = joined or (_nearer_half_of_the_day(span, now) if "点" in phrase else span)
-            if not joined and "点" in phrase and _ahead(text, start, read, now):
-                read = read[0] + timedelta(hours=12), read[1] + timedelta(hours=12)
+            if joined is not None:
+                read = joined
+            elif "点" in phrase:  # no day said: 九点 at 21:09 is 21:00, 我五点要去接孩子 at 10:30 17:00
+                read = half_of_the_day(span, now, "to come" if _said_ahead(text, start) else "alone")
+            else:
+                read = span
             out.append((start, end, _on_the_day_before(past, phrase, read, now, _ZH_BY.match(text, end) is not None)))
             continue
         # 周六去爬山，早上八点集合: that Saturday's morning
