@@ -15,9 +15,10 @@ from huiyi.text.periods import Range
 
 __all__ = ["SMALL_HOURS", "Case", "half_of_the_day"]
 
-Case = Literal["after a day", "alone", "to come", "sleep"]
+Case = Literal["after a day", "alone", "to come", "sleep", "sleep to come", "alarm"]
 SMALL_HOURS = range(1, 7)  # 1–6 点: the afternoon's after a day, the night's in sleep; 七点 on are the morning's
 _HALF = timedelta(hours=12)
+_DAY = timedelta(days=1)
 
 
 def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
@@ -31,7 +32,10 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
     ``alone``         加班到九点 at 21:09, 七点就醒了    1–11   the nearer of the two to ``now``
     ``to come``       我五点要去接孩子, 改到五点          1–6    the afternoon's when the morning's went by in the last
                                                              12 h (at 10:30: 17:00); else the nearer, as ``alone``
-    ``sleep``         明天六点起床, 昨天三点才睡          1–6    the morning's: sleep and waking are of the small hours
+    ``sleep``         明天六点起床, 昨天三点才睡          1–11   the morning's: sleep is of the small hours, waking of
+                                                             the morning (the reader sends 7–11 of waking only)
+    ``sleep to come`` 我六点要起床 (no day said)          1–11   the morning's, today's or tomorrow's, the nearer
+    ``alarm``         我订了六点的闹钟 (no day said)      1–11   the next morning one: an alarm rings ahead
     ================  ==============================  =====  ====================================================
 
     Any other hour is kept as read: 七点 after a day (后天七点见) is the morning's, 十五点 the afternoon's.
@@ -41,8 +45,8 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         >>> [str(half_of_the_day(three, now, case)[0]) for case in ("after a day", "alone", "sleep")]
         ['2024-11-14 15:00:00', '2024-11-14 03:00:00', '2024-11-14 03:00:00']
         >>> five = (datetime(2024, 11, 13, 5), datetime(2024, 11, 13, 6))
-        >>> [str(half_of_the_day(five, now, case)[0]) for case in ("alone", "to come")]
-        ['2024-11-13 05:00:00', '2024-11-13 17:00:00']
+        >>> [str(half_of_the_day(five, now, case)[0]) for case in ("alone", "to come", "sleep to come", "alarm")]
+        ['2024-11-13 05:00:00', '2024-11-13 17:00:00', '2024-11-13 05:00:00', '2024-11-14 05:00:00']
 
     As the readers ask it:
 
@@ -61,8 +65,11 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         return read
     evening = morning[0] + _HALF, morning[1] + _HALF
     hour = morning[0].hour
-    if case == "sleep":
-        return morning if hour in SMALL_HOURS else read
+    if case in ("sleep", "sleep to come", "alarm"):
+        tomorrow = morning[0] + _DAY, morning[1] + _DAY
+        if morning[0] > now or case == "sleep" or morning[1] > datetime.max - _DAY:
+            return morning
+        return tomorrow if case == "alarm" or tomorrow[0] - now < now - morning[0] else morning
     if case == "after a day":
         night = morning[0].date() == now.date() and now.hour < SMALL_HOURS.stop
         return evening if hour in SMALL_HOURS and not night else read

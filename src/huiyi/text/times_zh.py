@@ -14,7 +14,7 @@ from typing import Any
 
 from huiyi.patterns import lazy
 from huiyi.text import holidays
-from huiyi.text.hours_zh import half_of_the_day
+from huiyi.text.hours_zh import SMALL_HOURS, Case, half_of_the_day
 from huiyi.text.periods import (
     Range,
     just_now,
@@ -338,31 +338,52 @@ def _season_as_kind(text: str, start: int, end: int) -> bool:
     return kind or _LIKED_BEFORE.search(text, max(0, start - 6), start) is not None
 
 
-# sleep and waking are of the night and early morning; 午觉, 下班, 下午 say the afternoon's
-_SLEEP = lazy(r"睡|醒|起床|早起|熬夜|失眠|通宵|闹钟|一早|天亮")
+# waking is of the morning (七点起床); sleep of the night too (十一点睡), so only its small hours are the morning's;
+# the verb 起 after must, will or then (五点就得起), not 一起, 买得起, 起来; 午觉, 下班, 下午 say the afternoon's
+_WAKING = lazy(
+    r"醒|起床|早起|闹钟|一早|天亮|(?:(?<![买看对付经禁赔担受玩吃住用租瞧])得|[要就才该])起(?![来码初身飞草])"
+)
+_SLEEP = lazy(r"睡|熬夜|失眠|通宵")
+_ALARM_SET = lazy(r"[定订设调上].{0,6}闹钟|闹钟.{0,2}[定订设调]")  # 订了六点的闹钟: the next 06:00
 _AFTERNOON_SAID = lazy(r"午|下班|放学")
-_SMALL_CLOCK = lazy(rf"(?<![0-9０-９十])(?:[一二两三四五六]|0?[1-6])点(?:{_NUM}分|半|一刻|三刻|钟|整)?$")
+_BARE_HOUR = lazy(
+    rf"(?<![0-9０-９十])(?:十一?|[一二两三四五六七八九]|0?[1-9]|1[01])点(?:{_NUM}分|半|一刻|三刻|钟|整)?$"
+)
 
 
 def _small_hours_of_sleep(
     text: str, found: list[tuple[int, int, Range]], now: datetime
 ) -> list[tuple[int, int, Range]]:
-    """A bare small hour read as the afternoon's (明天六点, 我五点要…) is the morning's when its clause speaks
-    of sleep or waking: 明天六点起床 is not 18:00, nor 昨天三点才睡 15:00.
+    """A bare hour read as the afternoon's or evening's (明天六点, 我五点要…) is the morning's when its clause
+    speaks of sleep (its small hours) or waking: 明天六点起床 is not 18:00, nor 昨天三点才睡 15:00. Said alone,
+    an alarm set (订了六点的闹钟) is the next of that hour, and one to come (我六点要起床 at 20:00) tomorrow's
+    when that is the nearer.
 
         >>> now = datetime(2024, 11, 13, 10, 30)
         >>> [str(span[0]) for *_, span in chinese_phrases("明天六点起床，我今天五点就醒了，明天三点开会", now)]
         ['2024-11-14 06:00:00', '2024-11-13 05:00:00', '2024-11-14 15:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("我明天要早起，五点就得起。我订了六点的闹钟", now)]
+        ['2024-11-14 00:00:00', '2024-11-14 05:00:00', '2024-11-14 06:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("我六点要起床，七点要起床", datetime(2024, 11, 13, 20))]
+        ['2024-11-14 06:00:00', '2024-11-14 07:00:00']
     """
     out: list[tuple[int, int, Range]] = []
     for start, end, span in found:
-        clock = _SMALL_CLOCK.search(text, start, end)
+        clock = _BARE_HOUR.search(text, start, end)
         if clock and not _PART_OF_DAY.search(text, start, clock.start()):
             clause = clause_around(text, start)
-            if _SLEEP.search(clause) and not _AFTERNOON_SAID.search(clause):
-                span = half_of_the_day(span, now, "sleep")
+            small = (span[0].hour % 12) in SMALL_HOURS
+            if not _AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
+                span = half_of_the_day(span, now, _sleep_case(clause) if clock.start() == start else "sleep")
         out.append((start, end, span))
     return out
+
+
+def _sleep_case(clause: str) -> Case:
+    """The case of a clock said alone (no day before it) in a clause of sleep or waking."""
+    if _ALARM_SET.search(clause):
+        return "alarm"
+    return "sleep to come" if to_come(clause) else "sleep"
 
 
 _ZH_BY = lazy(r"[之以]?前")  # after a clock: a deadline (十点前交)
