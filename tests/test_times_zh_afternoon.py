@@ -123,3 +123,29 @@ def test_a_small_hour_of_sleep_or_waking_stays_the_nights(
     said: str, now: datetime, reading: list[tuple[str, str]]
 ) -> None:
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        # a bare 一点 or 两点 where the words around it say a time
+        ("我两点要去开会", [("两点", "2024-11-13 14:00")]),
+        ("两点见", [("两点", "2024-11-13 14:00")]),
+        ("我们一点在门口集合", [("一点", "2024-11-13 13:00")]),
+        ("我两点的飞机", [("两点", "2024-11-13 14:00")]),
+        # unchanged: a bit, two points
+        ("有一点累", []),
+        ("吃了两点东西", []),
+        ("这两点要注意", []),
+        ("我有两点要求", []),
+        ("还有一点要补充", []),
+        ("我一点都不累", []),
+        ("好一点了吗", []),
+        ("再吃一点去睡", []),
+        ("我有一点在意", []),
+    ],
+)
+def test_a_bare_one_or_two_o_clock_is_read_where_its_words_say_a_time(
+    said: str, reading: list[tuple[str, str]]
+) -> None:
+    assert read(said, datetime(2024, 11, 13, 10, 30)) == reading

@@ -61,6 +61,12 @@ ZH_ATOM = lazy("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
 _ZH_GLUE = frozenset({"", "的"})
 _ZH_MAX_ATOMS = 6  # longer runs are split; keeps the longest-first search small
 _ZH_AMBIGUOUS_CLOCK = lazy(r"[一两几]点")  # 好一点, 两点 (points) — not a time on their own
+# …unless what is around it says a time: 我两点要去开会, 一点见 (not 有一点累, 吃了两点东西, 这两点要注意)
+_CLOCK_BEFORE = lazy(r"[，。！？；,.!?;\s我你他她们咱在到约是等从改推挪换定]")
+_CLOCK_AFTER = lazy(
+    r"(?:就|才|还|准时|左右|整)?(?:要(?!求)|得|去|来|回|开|见|到|前|之前|以前|以后|之后|后|的[会课车票飞]"
+    r"|在(?![意乎])|出发|集合|上课|下课|上班|下班|起床|睡|醒|吃饭|碰头|结束|有[会课事])"
+)
 _ZH_CLOCK = lazy(_ZH_ATOMS[-2])  # a clock time alone: 七点, 七点半, 19:30
 _ZH_PART_CLOCK = lazy(rf"(?:{_DAY_PARTS})(?:{_ZH_ATOMS[-2]})")  # a part of the day and its clock: 早上八点
 _DAY_PART = lazy(_DAY_PARTS)
@@ -290,6 +296,12 @@ def _afternoon_after_a_day(phrase: str, read: Range, now: datetime) -> Range:
     return half_of_the_day(read, now, "after a day")
 
 
+def _said_a_clock(text: str, start: int, end: int) -> bool:
+    """Whether 一点 or 两点 at ``text[start:end]`` is a clock by the words either side: 我两点要去开会."""
+    before = not start or _CLOCK_BEFORE.match(text, start - 1) is not None
+    return before and _CLOCK_AFTER.match(text, end) is not None
+
+
 def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
     runs: list[list[re.Match[str]]] = []
     for atom in ZH_ATOM.finditer(text):
@@ -306,7 +318,8 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
             for last in range(len(run) - 1, first - 1, -1):
                 start, end = run[first].start(), run[last].end()
                 phrase = text[start:end]
-                if first == last and (_ZH_AMBIGUOUS_CLOCK.fullmatch(phrase) or _season_as_kind(text, start, end)):
+                ambiguous = _ZH_AMBIGUOUS_CLOCK.fullmatch(phrase) and not _said_a_clock(text, start, end)
+                if first == last and (ambiguous or _season_as_kind(text, start, end)):
                     continue
                 if phrase not in readings:
                     readings[phrase] = _resolve_zh(phrase, now)
