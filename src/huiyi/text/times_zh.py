@@ -54,7 +54,7 @@ _ZH_ATOMS = [
     r"(?:上上|下下|上|下|这|本)个?月(?:[上中下]旬|[初底末]|中(?![的有间]))?|月(?:[上中下]旬|[初中底末])",
     r"[春夏秋冬](?:天|季)",
     rf"(?:{_DAY_PARTS})(?!好)",  # not 晚上好
-    rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
+    rf"(?:差(?:一刻|{_NUM}分钟?))?{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
     FESTIVALS,
 ]
 ZH_ATOM = lazy("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
@@ -255,9 +255,39 @@ def _month_number(numeral: str) -> int:
     return 10 + _ZH_DIGITS.get(numeral[1:], 0) if numeral.startswith("十") else _ZH_DIGITS[numeral]
 
 
+# a quarter or minutes before the hour (差一刻三点), which jionlp does not read: said as 2点45分
+_ZH_TO_THE_HOUR = lazy(rf"差(一刻|{_NUM})分?钟?({_NUM})点")
+_ZH_UNITS = {c: i for i, c in enumerate("零一二三四五六七八九", start=0)} | {"两": 2, "〇": 0}
+
+
+def _small_number(numeral: str) -> int | None:
+    """0–99 in digits or Chinese numerals (二十五, 十, 两); None for anything else."""
+    if numeral.isdigit():
+        return int(numeral)
+    tens, ten, ones = numeral.partition("十")
+    if not ten:
+        return _ZH_UNITS.get(numeral) if len(numeral) == 1 else None
+    high = _ZH_UNITS.get(tens, -100) if tens else 1
+    low = _ZH_UNITS.get(ones, -100) if ones else 0
+    return high * 10 + low if high >= 0 and low >= 0 else None
+
+
+def _to_the_hour(phrase: str) -> str:
+    """明天差一刻三点 as 明天2点45分; the phrase as it was when it says no such time."""
+    found = _ZH_TO_THE_HOUR.search(phrase)
+    if found is None:
+        return phrase
+    before = 15 if found.group(1) == "一刻" else _small_number(found.group(1))
+    hour = _small_number(found.group(2))
+    if before is None or hour is None or not 0 < before < 60 or not 0 < hour <= 24:
+        return phrase
+    return f"{phrase[: found.start()]}{hour - 1}点{60 - before}分{phrase[found.end() :]}"
+
+
 def _resolve_zh(phrase: str, now: datetime) -> Range | None:
     for old, new in _ZH_ALIASES:
         phrase = phrase.replace(old, new)
+    phrase = _to_the_hour(phrase)
     if swapped := _ZH_PART_FIRST.fullmatch(phrase):
         phrase = swapped.group(2) + swapped.group(1)
     if month := BARE_MONTH.fullmatch(phrase):
