@@ -302,7 +302,25 @@ def _resolve_zh(phrase: str, now: datetime) -> Range | None:
         read = _zh_rule(phrase, now) or _whole_date(phrase) or _jionlp(phrase, now)
     except (ValueError, OverflowError):
         return None
-    return _afternoon_after_a_day(phrase, read, now) if read else None
+    return _afternoon_after_a_day(phrase, _night_after_evening(phrase, read, now), now) if read else None
+
+
+_ZH_EVENING_CLOCK = lazy(rf"(?:晚上|夜里|夜间|半夜|深夜)(?:差(?:一刻|{_NUM})分?钟?)?{_NUM}点")
+
+
+def _night_after_evening(phrase: str, read: Range, now: datetime) -> Range:
+    """A small hour of an evening (明天晚上两点, 昨晚两点才睡) is in the night after it: jionlp reads the small
+    hours of the day itself, a day early. Said before six in the morning, today's is the night under way.
+
+        >>> now = datetime(2024, 11, 13, 10, 30)
+        >>> [str(span[0]) for *_, span in chinese_phrases("明天晚上两点还在加班，昨晚两点才睡", now)]
+        ['2024-11-15 02:00:00', '2024-11-13 02:00:00']
+    """
+    if not 1 <= read[0].hour < 6 or read[1] > datetime.max - timedelta(days=1):
+        return read
+    if not _ZH_EVENING_CLOCK.search(phrase) or (read[0].date() == now.date() and now.hour < 6):
+        return read
+    return read[0] + timedelta(days=1), read[1] + timedelta(days=1)
 
 
 # a clock at the end of a phrase, by the hour: 三点, 4点半 (not 15:00, which says its half of the day)
