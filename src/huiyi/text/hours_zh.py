@@ -1,6 +1,7 @@
-"""Which of its two hours a Chinese clock said by a bare hour means: 三点 is 03:00 or 15:00, 九点 09:00 or
-21:00. jionlp reads the morning's; the readers of :mod:`huiyi.text.times_zh` know what the words around the
-clock say (a day before it, 要, 起床) and ask :func:`half_of_the_day` with the case those words make.
+"""The hour a Chinese clock says: its numerals and parts of the day, and which of its two hours a bare hour
+means (三点 is 03:00 or 15:00, 九点 09:00 or 21:00). jionlp reads the morning's; the readers of
+:mod:`huiyi.text.times_zh` know what the words around the clock say (a day before it, 要, 起床) and ask
+:func:`half_of_the_day` with the case those words make; :func:`small_hours_of_sleep` is the reader of sleep.
 
 A part of the day said (凌晨三点, 下午三点, 明早六点), 零点, 十二点 and later, and a 24-hour clock (07:30)
 say their half themselves and never come here.
@@ -11,9 +12,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Literal
 
+from huiyi.patterns import lazy
 from huiyi.text.periods import Range
+from huiyi.text.tense_zh import clause_around, to_come
 
-__all__ = ["SMALL_HOURS", "Case", "half_of_the_day"]
+__all__ = ["DAY_PARTS", "NUM", "PART_OF_DAY", "SMALL_HOURS", "Case", "half_of_the_day", "small_hours_of_sleep"]
+
+# Bounded, and digits never start mid-number, so a long digit run cannot make the scan quadratic.
+NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})"
+DAY_PARTS = r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天"
+PART_OF_DAY = lazy(rf"{DAY_PARTS}|[早晚夜]")  # a phrase that names its part of the day: 今晚, 明早, 周六晚上
 
 Case = Literal["after a day", "alone", "to come", "sleep", "sleep to come", "alarm"]
 SMALL_HOURS = range(1, 7)  # 1–6 点: the afternoon's after a day, the night's in sleep; 七点 on are the morning's
@@ -87,3 +95,48 @@ def _morning_of(read: Range) -> Range | None:
     if read[1] - read[0] > timedelta(hours=1) or read[0].hour % 12 == 0 or read[1] > datetime.max - _HALF:
         return None
     return read if read[0].hour < 12 else (read[0] - _HALF, read[1] - _HALF)
+
+
+# waking is of the morning (七点起床); sleep of the night too (十一点睡), so only its small hours are the morning's;
+# the verb 起 after must, will or then (五点就得起), not 一起, 买得起, 起来; 午觉, 下班, 下午 say the afternoon's
+_WAKING = lazy(
+    r"醒|起床|早起|闹钟|一早|天亮|(?:(?<![买看对付经禁赔担受玩吃住用租瞧])得|[要就才该])起(?![来码初身飞草])"
+)
+_SLEEP = lazy(r"睡|熬夜|失眠|通宵")
+_ALARM_SET = lazy(r"[定订设调上].{0,6}闹钟|闹钟.{0,2}[定订设调]")  # 订了六点的闹钟: the next 06:00
+_AFTERNOON_SAID = lazy(r"午|下班|放学")
+_BARE_HOUR = lazy(rf"(?<![0-9０-９十])(?:十一?|[一二两三四五六七八九]|0?[1-9]|1[01])点(?:{NUM}分|半|一刻|三刻|钟|整)?$")
+
+
+def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
+    """A bare hour read as the afternoon's or evening's (明天六点, 我五点要…) is the morning's when its clause
+    speaks of sleep (its small hours) or waking: 明天六点起床 is not 18:00, nor 昨天三点才睡 15:00. Said alone,
+    an alarm set (订了六点的闹钟) is the next of that hour, and one to come (我六点要起床 at 20:00) tomorrow's
+    when that is the nearer.
+
+        >>> from huiyi.text.times_zh import chinese_phrases
+        >>> now = datetime(2024, 11, 13, 10, 30)
+        >>> [str(span[0]) for *_, span in chinese_phrases("明天六点起床，我今天五点就醒了，明天三点开会", now)]
+        ['2024-11-14 06:00:00', '2024-11-13 05:00:00', '2024-11-14 15:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("我明天要早起，五点就得起。我订了六点的闹钟", now)]
+        ['2024-11-14 00:00:00', '2024-11-14 05:00:00', '2024-11-14 06:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("我六点要起床，七点要起床", datetime(2024, 11, 13, 20))]
+        ['2024-11-14 06:00:00', '2024-11-14 07:00:00']
+    """
+    out: list[tuple[int, int, Range]] = []
+    for start, end, span in found:
+        clock = _BARE_HOUR.search(text, start, end)
+        if clock and not PART_OF_DAY.search(text, start, clock.start()):
+            clause = clause_around(text, start)
+            small = (span[0].hour % 12) in SMALL_HOURS
+            if not _AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
+                span = half_of_the_day(span, now, _sleep_case(clause) if clock.start() == start else "sleep")
+        out.append((start, end, span))
+    return out
+
+
+def _sleep_case(clause: str) -> Case:
+    """The case of a clock said alone (no day before it) in a clause of sleep or waking."""
+    if _ALARM_SET.search(clause):
+        return "alarm"
+    return "sleep to come" if to_come(clause) else "sleep"

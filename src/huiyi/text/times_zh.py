@@ -14,7 +14,7 @@ from typing import Any
 
 from huiyi.patterns import lazy
 from huiyi.text import holidays
-from huiyi.text.hours_zh import SMALL_HOURS, Case, half_of_the_day
+from huiyi.text.hours_zh import DAY_PARTS, NUM, PART_OF_DAY, half_of_the_day, small_hours_of_sleep
 from huiyi.text.periods import (
     Range,
     just_now,
@@ -32,20 +32,17 @@ from huiyi.text.tense_zh import BARE_MONTH, CLAUSE_END, FESTIVALS, TOLD, by_tens
 from huiyi.text.tense_zh import clause_around as clause_around  # read by times_en
 from huiyi.text.tense_zh import to_come as to_come
 
-# Bounded, and digits never start mid-number, so a long digit run cannot make the scan quadratic.
-_NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})"
 # which week: 上个, 下下, 这一个, 本; not the 上 of 马上 (soon): 马上周末了 is the coming weekend, not the last
 _WEEKEND_WHICH = r"(?<!马)上上个?|下下个?|(?<!马)上一?个?|下一?个?|这一?个?|本"
-_DAY_PARTS = r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天"
 _ZH_ATOMS = [
     # vague phrases first, so 前几天 is not read as 前 + 几天
     r"刚才|刚刚|方才|最近|近来|近期|这几天|这两天|前几天|前两天|前些天|前些日子|前阵子|前段时间|这段时间|这阵子",
     r"(?:好)?几个?(?:天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)",
-    rf"(?:最近|过去|近)的?{_NUM}个?(?:天|周|星期|礼拜|月|年|小时)",
-    rf"(?<!月)(?:{_NUM}个?半?|半个?)(?:天|日|周|星期|礼拜|月|年|小时|钟头|分钟)半?(?:以前|之前|前|以后|之后|后)",
-    rf"{_NUM}年(?![级代纪])",
-    rf"{_NUM}月(?:份|[上中下]旬|[初中底末])?",
-    rf"{_NUM}[日号](?![线楼房床门机车位子])",
+    rf"(?:最近|过去|近)的?{NUM}个?(?:天|周|星期|礼拜|月|年|小时)",
+    rf"(?<!月)(?:{NUM}个?半?|半个?)(?:天|日|周|星期|礼拜|月|年|小时|钟头|分钟)半?(?:以前|之前|前|以后|之后|后)",
+    rf"{NUM}年(?![级代纪])",
+    rf"{NUM}月(?:份|[上中下]旬|[初中底末])?",
+    rf"{NUM}[日号](?![线楼房床门机车位子])",
     r"大前天|大后天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿|后天",
     r"昨晚|今晚|明晚|昨夜|今夜|今早|昨早|明早",
     r"大前年|大后年|前年|去年|今年|明年|后年|上半年|下半年|年初|年中|年底|年末",
@@ -53,8 +50,8 @@ _ZH_ATOMS = [
     r"(?:周|星期|礼拜)[一二三四五六日天末1-7]",
     r"(?:上上|下下|上|下|这|本)个?月(?:[上中下]旬|[初底末]|中(?![的有间]))?|月(?:[上中下]旬|[初中底末])",
     r"[春夏秋冬](?:天|季)",
-    rf"(?:{_DAY_PARTS})(?!好)",  # not 晚上好
-    rf"(?:差(?:一刻|{_NUM}分钟?))?{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
+    rf"(?:{DAY_PARTS})(?!好)",  # not 晚上好
+    rf"(?:差(?:一刻|{NUM}分钟?))?{NUM}点(?:{NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
     FESTIVALS,
 ]
 ZH_ATOM = lazy("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
@@ -68,9 +65,8 @@ _CLOCK_AFTER = lazy(
     r"|在(?![意乎])|出发|集合|上课|下课|上班|下班|起床|睡|醒|吃饭|碰头|结束|有[会课事])"
 )
 _ZH_CLOCK = lazy(_ZH_ATOMS[-2])  # a clock time alone: 七点, 七点半, 19:30
-_ZH_PART_CLOCK = lazy(rf"(?:{_DAY_PARTS})(?:{_ZH_ATOMS[-2]})")  # a part of the day and its clock: 早上八点
-_DAY_PART = lazy(_DAY_PARTS)
-_PART_OF_DAY = lazy(rf"{_DAY_PARTS}|[早晚夜]")  # a phrase that names its part of the day: 今晚, 明早, 周六晚上
+_ZH_PART_CLOCK = lazy(rf"(?:{DAY_PARTS})(?:{_ZH_ATOMS[-2]})")  # a part of the day and its clock: 早上八点
+_DAY_PART = lazy(DAY_PARTS)
 
 _ZH_ALIASES = [
     ("的", ""),
@@ -95,7 +91,7 @@ _ZH_ALIASES = [
 ]
 
 # a part of the day before a bare weekday (早上周一) is read by jionlp as 上周一: said the usual way round
-_ZH_PART_FIRST = lazy(rf"({_DAY_PARTS})((?:周|星期|礼拜)[一二三四五六日天1-7])")
+_ZH_PART_FIRST = lazy(rf"({DAY_PARTS})((?:周|星期|礼拜)[一二三四五六日天1-7])")
 _ZH_VAGUE_AGO = lazy(r"(?:好)?几个?(天|周|星期|礼拜|月|年|小时|钟头)(?:以前|之前|前)")
 _ZH_UNIT = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 _ZH_UNIT |= {"小时": "hour", "钟头": "hour"}
@@ -256,7 +252,7 @@ def _month_number(numeral: str) -> int:
 
 
 # a quarter or minutes before the hour (差一刻三点), which jionlp does not read: said as 2点45分
-_ZH_TO_THE_HOUR = lazy(rf"差(一刻|{_NUM})分?钟?({_NUM})点")
+_ZH_TO_THE_HOUR = lazy(rf"差(一刻|{NUM})分?钟?({NUM})点")
 _ZH_UNITS = {c: i for i, c in enumerate("零一二三四五六七八九", start=0)} | {"两": 2, "〇": 0}
 
 
@@ -305,7 +301,7 @@ def _resolve_zh(phrase: str, now: datetime) -> Range | None:
     return _afternoon_after_a_day(phrase, _night_after_evening(phrase, read, now), now) if read else None
 
 
-_ZH_EVENING_CLOCK = lazy(rf"(?:晚上|夜里|夜间|半夜|深夜)(?:差(?:一刻|{_NUM})分?钟?)?{_NUM}点")
+_ZH_EVENING_CLOCK = lazy(rf"(?:晚上|夜里|夜间|半夜|深夜)(?:差(?:一刻|{NUM})分?钟?)?{NUM}点")
 
 
 def _night_after_evening(phrase: str, read: Range, now: datetime) -> Range:
@@ -324,7 +320,7 @@ def _night_after_evening(phrase: str, read: Range, now: datetime) -> Range:
 
 
 # a clock at the end of a phrase, by the hour: 三点, 4点半 (not 15:00, which says its half of the day)
-_ZH_END_CLOCK = lazy(rf"{_NUM}点(?:{_NUM}分|半|一刻|三刻|钟|整)?$")
+_ZH_END_CLOCK = lazy(rf"{NUM}点(?:{NUM}分|半|一刻|三刻|钟|整)?$")
 
 
 def _afternoon_after_a_day(phrase: str, read: Range, now: datetime) -> Range:
@@ -339,7 +335,7 @@ def _afternoon_after_a_day(phrase: str, read: Range, now: datetime) -> Range:
         ['2024-11-13 15:00:00']
     """
     clock = _ZH_END_CLOCK.search(phrase)
-    if clock is None or not clock.start() or _PART_OF_DAY.search(phrase, 0, clock.start()):
+    if clock is None or not clock.start() or PART_OF_DAY.search(phrase, 0, clock.start()):
         return read
     return half_of_the_day(read, now, "after a day")
 
@@ -378,7 +374,7 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                     break
             else:
                 first += 1
-    return _small_hours_of_sleep(text, _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh), now), now)
+    return small_hours_of_sleep(text, _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh), now), now)
 
 
 _BARE_SEASON = lazy(r"[春夏秋冬](?:天|季)")
@@ -397,54 +393,6 @@ def _season_as_kind(text: str, start: int, end: int) -> bool:
         return False
     kind = _KIND_AFTER.match(text, end) is not None and ZH_ATOM.match(text, end + 1) is None  # 夏天的晚上: a time
     return kind or _LIKED_BEFORE.search(text, max(0, start - 6), start) is not None
-
-
-# waking is of the morning (七点起床); sleep of the night too (十一点睡), so only its small hours are the morning's;
-# the verb 起 after must, will or then (五点就得起), not 一起, 买得起, 起来; 午觉, 下班, 下午 say the afternoon's
-_WAKING = lazy(
-    r"醒|起床|早起|闹钟|一早|天亮|(?:(?<![买看对付经禁赔担受玩吃住用租瞧])得|[要就才该])起(?![来码初身飞草])"
-)
-_SLEEP = lazy(r"睡|熬夜|失眠|通宵")
-_ALARM_SET = lazy(r"[定订设调上].{0,6}闹钟|闹钟.{0,2}[定订设调]")  # 订了六点的闹钟: the next 06:00
-_AFTERNOON_SAID = lazy(r"午|下班|放学")
-_BARE_HOUR = lazy(
-    rf"(?<![0-9０-９十])(?:十一?|[一二两三四五六七八九]|0?[1-9]|1[01])点(?:{_NUM}分|半|一刻|三刻|钟|整)?$"
-)
-
-
-def _small_hours_of_sleep(
-    text: str, found: list[tuple[int, int, Range]], now: datetime
-) -> list[tuple[int, int, Range]]:
-    """A bare hour read as the afternoon's or evening's (明天六点, 我五点要…) is the morning's when its clause
-    speaks of sleep (its small hours) or waking: 明天六点起床 is not 18:00, nor 昨天三点才睡 15:00. Said alone,
-    an alarm set (订了六点的闹钟) is the next of that hour, and one to come (我六点要起床 at 20:00) tomorrow's
-    when that is the nearer.
-
-        >>> now = datetime(2024, 11, 13, 10, 30)
-        >>> [str(span[0]) for *_, span in chinese_phrases("明天六点起床，我今天五点就醒了，明天三点开会", now)]
-        ['2024-11-14 06:00:00', '2024-11-13 05:00:00', '2024-11-14 15:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("我明天要早起，五点就得起。我订了六点的闹钟", now)]
-        ['2024-11-14 00:00:00', '2024-11-14 05:00:00', '2024-11-14 06:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("我六点要起床，七点要起床", datetime(2024, 11, 13, 20))]
-        ['2024-11-14 06:00:00', '2024-11-14 07:00:00']
-    """
-    out: list[tuple[int, int, Range]] = []
-    for start, end, span in found:
-        clock = _BARE_HOUR.search(text, start, end)
-        if clock and not _PART_OF_DAY.search(text, start, clock.start()):
-            clause = clause_around(text, start)
-            small = (span[0].hour % 12) in SMALL_HOURS
-            if not _AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
-                span = half_of_the_day(span, now, _sleep_case(clause) if clock.start() == start else "sleep")
-        out.append((start, end, span))
-    return out
-
-
-def _sleep_case(clause: str) -> Case:
-    """The case of a clock said alone (no day before it) in a clause of sleep or waking."""
-    if _ALARM_SET.search(clause):
-        return "alarm"
-    return "sleep to come" if to_come(clause) else "sleep"
 
 
 _ZH_BY = lazy(r"[之以]?前")  # after a clock: a deadline (十点前交)
@@ -496,7 +444,7 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
         if past and (CLAUSE_END.search(text, past_end, start) or TOLD.search(text, past_end, start)):
             past = ""
         day_of = _DAY_PART.sub("", anchor)  # 明天 of 明天早上: a later 下午三点 is its afternoon
-        whole_day = bool(day_of) and _PART_OF_DAY.search(day_of) is None  # 周六, 今天: not 今晚, 明早
+        whole_day = bool(day_of) and PART_OF_DAY.search(day_of) is None  # 周六, 今天: not 今晚, 明早
         if _ZH_CLOCK.fullmatch(phrase):
             joined = _resolve_zh(anchor + phrase, now) if anchor else None
             today = joined is not None and joined[0].date() == now.date()
