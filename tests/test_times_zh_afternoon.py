@@ -157,3 +157,8 @@ def test_a_bare_one_or_two_o_clock_is_read_where_its_words_say_a_time(
     said: str, reading: list[tuple[str, str]]
 ) -> None:
     assert read(said, datetime(2024, 11, 13, 10, 30)) == reading
+
+
+def test_a_bare_hour_as_near_ahead_as_gone_is_the_one_ahead() -> None:
+    assert read("两点见", datetime(2024, 6, 15, 8, 0)) == [("两点", "2024-06-15 14:00")]
+    assert read("三点开会", datetime(2024, 6, 15, 9, 0)) == [("三点", "2024-06-15 15:00")]

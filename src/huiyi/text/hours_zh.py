@@ -83,7 +83,8 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         return evening if hour in SMALL_HOURS and not night else read
     if read[0].hour >= 12:
         return read  # 十五点 says its half
-    nearer = evening if abs(evening[0] - now) < abs(morning[0] - now) else morning
+    # as near as each other (两点见 at 08:00): the one ahead
+    nearer = evening if abs(evening[0] - now) <= abs(morning[0] - now) else morning
     if case == "to come" and nearer is morning and hour in SMALL_HOURS and timedelta(0) <= now - morning[0] < _HALF:
         return evening  # 我七点要起床 at 10:30 stays the morning's: tomorrow's as likely as tonight's
     return nearer
