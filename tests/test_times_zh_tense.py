@@ -5,12 +5,12 @@ on a Wednesday) is the one just gone, and no plan. Each table also holds the rea
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 import pytest
 
 from huiyi.model import Scope, ScopeKind
-from huiyi.text.times import find_time_phrases
+from huiyi.text.times import find_time_phrases, query_time_range
 from rule_lines import extract_private
 
 WEDNESDAY = datetime(2024, 11, 13, 10, 0)  # this Friday is 11-15, this Sunday 11-17, the last one 11-10
@@ -206,3 +206,17 @@ def test_a_plan_said_with_must_is_still_one() -> None:
         "木木周六（2024-11-16）得加班了",
         "木木明天（2024-11-14）要去医院",
     ]
+
+
+@pytest.mark.parametrize(
+    ("query", "day"),
+    [
+        ("春节的时候你送我的礼物是什么", date(2024, 2, 10)),
+        ("元旦我们去哪玩来着", date(2024, 1, 1)),
+        ("元旦我们要去哪玩", date(2025, 1, 1)),
+    ],
+)
+def test_a_recall_query_asks_of_the_festival_gone_unless_it_says_to_come(query: str, day: date) -> None:
+    # the nearer festival is for a line said (元旦我们去哪玩 on 28 December); a query asks of memories
+    span = query_time_range(query, datetime(2024, 12, 28, 20))
+    assert span is not None and span.start.date() == day

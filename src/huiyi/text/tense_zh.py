@@ -102,9 +102,9 @@ class _Clauses:
         return self._stops, bisect.bisect_left(self._stops, at)
 
 
-def by_tense(text: str, found: Found, now: datetime, resolve: Resolve) -> Found:
+def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bool = False) -> Found:
     """``found`` with each bare day, month, date, festival and weekday read by its clause's tense;
-    ``resolve`` reads a phrase (明年春节) as the finder does."""
+    ``resolve`` reads a phrase (明年春节) as the finder does; ``asked``: a recall query (see find_time_phrases)."""
     clauses = _Clauses(text)
     out: Found = []
     for start, end, span in found:
@@ -116,7 +116,7 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve) -> Found:
         elif _FESTIVAL.fullmatch(phrase):
             sentence = _sentence_around(text, start)
             booked = _BOOKED.search(clauses.before(start)) is not None
-            span = _festival(phrase, span, clauses.around(start), sentence, now, resolve, booked)
+            span = _festival(phrase, span, clauses.around(start), sentence, now, resolve, booked, asked)
         elif _BARE_WEEKDAY.match(text, start):
             span = _weekday(text[end : end + 1], span, clauses.around(start), now)
         out.append((start, end, span))
@@ -183,7 +183,14 @@ def _sentence_around(text: str, at: int) -> str:
 
 
 def _festival(
-    phrase: str, span: Range, clause: str, sentence: str, now: datetime, resolve: Resolve, booked: bool = False
+    phrase: str,
+    span: Range,
+    clause: str,
+    sentence: str,
+    now: datetime,
+    resolve: Resolve,
+    booked: bool = False,
+    asked: bool = False,
 ) -> Range:
     """A festival named alone is this year's (jionlp's reading, or :mod:`huiyi.text.holidays`'), as a month
     is. Said in November, "春节我要去三亚玩" means the coming one: one over, in a clause that says it is to
@@ -208,7 +215,7 @@ def _festival(
     ahead = booked or to_come(clause) or (_TO_COME.search(clause) is not None and not said_done)
     ahead = ahead or (_WILL.search(clause) is not None and not done)
     untold = not ahead and not done  # no tense in its clause, nor a done one in its sentence: the nearer
-    if untold and (_SAID_DONE.search(sentence) or _PAST.search(sentence)):
+    if untold and (asked or _SAID_DONE.search(sentence) or _PAST.search(sentence)):
         return span
     if span[1] <= now and (ahead or untold):
         years = 1

@@ -55,8 +55,12 @@ class TimeSpan:
 # ---------------------------------------------------------------- public API
 
 
-def find_time_phrases(text: str, now: datetime) -> list[TimeSpan]:
+def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[TimeSpan]:
     """Every time phrase in ``text``, in reading order, resolved against ``now``.
+
+    ``asked``: ``text`` is a recall query, which asks of what was said before: a festival with no word of its
+    tense is the one of this year (春节的时候你送我的礼物, asked in November), not the nearer one a line
+    telling of it would mean (元旦我们去哪玩, said on 28 December).
 
     Overlapping readings keep the longest (“the day before yesterday” over “yesterday”). Never raises
     on odd text; returns ``[]`` when nothing is found.
@@ -71,7 +75,7 @@ def find_time_phrases(text: str, now: datetime) -> list[TimeSpan]:
         return []
     candidates = english_phrases(text, now)
     if ZH_ATOM.search(text):
-        candidates += chinese_phrases(text, now)
+        candidates += chinese_phrases(text, now, asked=asked)
     candidates.sort(key=lambda c: (c[0] - c[1], c[0]))
     # taken spans never overlap, so the one starting last before a candidate ends is the only one that
     # can overlap it: a bisection, not a scan of all taken (quadratic in a text of thousands of times)
@@ -97,7 +101,7 @@ def query_time_range(text: str, now: datetime) -> TimeSpan | None:
         >>> span.start.date().isoformat(), span.end.date().isoformat()
         ('2023-05-01', '2023-05-08')
     """
-    spans = find_time_phrases(text, now)
+    spans = find_time_phrases(text, now, asked=True)
     if not spans:
         return None
     if len(spans) == 1:

@@ -346,7 +346,7 @@ def _said_a_clock(text: str, start: int, end: int) -> bool:
     return before and _CLOCK_AFTER.match(text, end) is not None
 
 
-def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
+def chinese_phrases(text: str, now: datetime, *, asked: bool = False) -> list[tuple[int, int, Range]]:
     runs: list[list[re.Match[str]]] = []
     for atom in ZH_ATOM.finditer(text):
         if runs and len(runs[-1]) < _ZH_MAX_ATOMS and text[runs[-1][-1].end() : atom.start()] in _ZH_GLUE:
@@ -374,7 +374,9 @@ def chinese_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                     break
             else:
                 first += 1
-    return small_hours_of_sleep(text, _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh), now), now)
+    return small_hours_of_sleep(
+        text, _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh, asked), now), now
+    )
 
 
 _BARE_SEASON = lazy(r"[春夏秋冬](?:天|季)")
