@@ -51,3 +51,27 @@ def test_what_one_is_besides_a_job_ends_no_job(tmp_path: Path) -> None:
 def test_how_one_drives_ends_no_job(tmp_path: Path, said: str) -> None:
     facts = _facts(tmp_path, ["我是老师", said])
     assert facts["木木是老师"] is True
+
+
+@pytest.mark.parametrize(
+    ("lines", "old", "new"),
+    [
+        (["我是老师", "我在律所当律师"], "木木是老师", "木木是律师"),
+        (["我是老师", "我转行做律师了"], "木木是老师", "木木是律师"),
+    ],
+)
+def test_a_job_held_closes_the_old(tmp_path: Path, lines: list[str], old: str, new: str) -> None:
+    """当律师 and 转行做律师 say a job, as 我是律师 does."""
+    facts = _facts(tmp_path, lines)
+    assert facts[old] is False and facts[new] is True
+
+
+def test_a_job_held_at_a_workplace_keeps_the_workplace(tmp_path: Path) -> None:
+    facts = _facts(tmp_path, ["我在律所当律师"])
+    assert facts == {"木木是律师": True, "木木在律所工作": True}
+
+
+@pytest.mark.parametrize("said", ["我当过护士", "我想当医生", "我当了三年医生"])
+def test_a_job_had_or_wished_for_ends_no_job(tmp_path: Path, said: str) -> None:
+    facts = _facts(tmp_path, ["我是老师", said])
+    assert facts["木木是老师"] is True

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
-from huiyi.flows.extract.rules.jobs import job_rule
+from huiyi.flows.extract.rules.jobs import ZH_JOB_AS, job_rule, zh_job_as
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import (
     EN_FOR_NOW,
@@ -394,6 +394,8 @@ class FactReader:
             if pet:
                 self._pet(pet, message, speaker, False, facts, entities)
                 return
+            if job := zh_job_as(rest):  # 我在律所当律师: the job, and the workplace too (ZH_RULES)
+                self._fact(ZH_JOB_AS, job, message, speaker, False, facts, entities)
             for rule in ZH_RULES:
                 match = rule.pattern.match(rest)
                 if match and self._fact(rule, match, message, speaker, False, facts, entities):

@@ -32,7 +32,7 @@ import re
 from huiyi.flows.extract.rules.patterns import FactRule
 from huiyi.model import FactKind
 
-__all__ = ["EN_JOBS", "ZH_JOBS", "job_rule", "job_title", "zh_job_title"]
+__all__ = ["EN_JOBS", "ZH_JOBS", "ZH_JOB_AS", "job_rule", "job_title", "zh_job_as", "zh_job_title"]
 
 # the last word of a job said as "a …": a small list, not every "-er" (a runner, a gamer and a mother are none)
 EN_JOBS = frozenset(
@@ -93,6 +93,35 @@ def zh_job_title(obj: str) -> bool:
     if "的" in words or _ZH_NO_JOB.search(words):
         return False
     return any(words.endswith(job) for job in ZH_JOBS)
+
+
+# 我在律所当律师, 我转行做律师了, 我现在当护士长: the job held, said with a verb (the workplace, if any, is
+# 工作于's too); 当过, 当了三年 and 想当 are a job had or wished for, and a title with what follows (当老师的时候)
+# is no job (zh_job_title)
+ZH_JOB_AS = FactRule(
+    re.compile(
+        r"我(?:现在|目前|如今|已经|也)*(?:在[^，。！？的]{1,12}?)?"
+        r"(?:(?:转行|改行|转岗)(?:去|来)?(?:做|当)了?|(?:做|当|担任)(?!过|了))"
+        r"(?P<o>[^，。！？]{1,10}?)[了啦呀啊]*$"
+    ),
+    "职业是",
+    FactKind.ATTRIBUTE,
+    "工作",
+    "{s}是{o}",
+    confidence=0.7,
+)
+
+
+def zh_job_as(clause: str) -> re.Match[str] | None:
+    """The match of ``ZH_JOB_AS`` in ``clause`` (from its 我) when what is held is a job.
+
+    >>> [bool(zh_job_as(c)) for c in ("我在律所当律师", "我转行做律师了", "我现在当医生", "我在家做饭")]
+    [True, True, True, False]
+    >>> [bool(zh_job_as(c)) for c in ("我当过老师", "我当了三年老师", "我想当老师", "我当老师的时候")]
+    [False, False, False, False]
+    """
+    match = ZH_JOB_AS.pattern.match(clause)
+    return match if match and zh_job_title(match["o"]) else None
 
 
 def job_rule(rule: FactRule, obj: str) -> FactRule:
