@@ -75,3 +75,26 @@ def test_a_job_held_at_a_workplace_keeps_the_workplace(tmp_path: Path) -> None:
 def test_a_job_had_or_wished_for_ends_no_job(tmp_path: Path, said: str) -> None:
     facts = _facts(tmp_path, ["我是老师", said])
     assert facts["木木是老师"] is True
+
+
+@pytest.mark.parametrize(
+    ("lines", "old", "new"),
+    [
+        (["我是护士", "我现在是护士长了"], "木木是护士", "木木是护士长"),
+        (["我是老师", "我是一名美甲师"], "木木是老师", "木木是一名美甲师"),
+        (["我是律师", "我是新来的老师"], "木木是律师", "木木是新来的老师"),
+        (["我是老师", "我现在当护士长"], "木木是老师", "木木是护士长"),
+    ],
+)
+def test_a_title_off_the_list_closes_the_old(tmp_path: Path, lines: list[str], old: str, new: str) -> None:
+    """护士长 and 美甲师 are titles by how they end; 新来的 says which teacher, not whose."""
+    facts = _facts(tmp_path, lines)
+    assert facts[old] is False and facts[new] is True
+
+
+@pytest.mark.parametrize(
+    "said", ["我是超级会员", "我是班长", "我是退休老师", "我是你的老师", "我是打工人", "我当你老师"]
+)
+def test_who_one_is_in_a_club_or_to_someone_ends_no_job(tmp_path: Path, said: str) -> None:
+    facts = _facts(tmp_path, ["我是老师", said])
+    assert facts["木木是老师"] is True

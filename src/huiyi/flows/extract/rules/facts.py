@@ -235,7 +235,9 @@ class FactReader:
             return False  # I'm a mess today: a mood, not who one is
         if rule.keyword in ("身份", "identity") and obj_type is not None:
             return obj == speaker  # 我是苏霓 said by 苏霓: nothing new; said by anyone else: not read
-        rule = job_rule(rule, obj)  # I'm a lawyer now: a job, which ends the old one (closes.ONE_AT_A_TIME)
+        # I'm a lawyer now: a job, which ends the old one (closes.ONE_AT_A_TIME); 我是你的老师 as said, not as
+        # 祈煜的老师: whose it is makes it none
+        rule = job_rule(rule, obj if english else trim_zh(match.group("o")))
         if match.groupdict().get("now") and rule.keyword == "身份":
             return False  # 我现在是一个人: a state of now; 我现在是律师 is a job
         if rule.person_object and obj_type is None and not person_named(obj):

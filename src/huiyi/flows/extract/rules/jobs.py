@@ -23,6 +23,20 @@ Chinese alike: 我是律师 after 我是老师 is a new job (``职业是``), 我
 (False, False, False, False)
 >>> zh_job_title("老司机了"), zh_job_title("新手司机"), zh_job_title("滴滴司机")
 (False, False, True)
+
+A title the list has not, by how titles end: one in charge (护士长, 店长), a trade in 师 or 员 (美甲师, 调酒师,
+售货员); not who one is in a club, a party or a game (会员, 队员, 党员, 召唤师), a school's head of class (班长)
+nor a job left or to come (退休老师, 准医生). Who one is said with 的 is a job where 的 tells which (新来的老师,
+三甲医院的医生), not whose (你的老师):
+
+>>> zh_job_title("护士长"), zh_job_title("美甲师"), zh_job_title("售货员"), zh_job_title("店长了")
+(True, True, True, True)
+>>> zh_job_title("超级会员"), zh_job_title("召唤师"), zh_job_title("班长"), zh_job_title("团队的一员")
+(False, False, False, False)
+>>> zh_job_title("退休老师"), zh_job_title("准医生"), zh_job_title("前端"), zh_job_title("学生会的")
+(False, False, True, False)
+>>> zh_job_title("新来的老师"), zh_job_title("三甲医院的医生"), zh_job_title("你的老师"), zh_job_title("家长")
+(True, True, False, False)
 """
 
 from __future__ import annotations
@@ -59,9 +73,17 @@ ZH_JOBS = tuple(
         reverse=True,
     )
 )
+# the heads of a workplace or of its part, whose title ends in 长 (班长, 家长, 学长 are none)
+_ZH_HEADS = "护士长 厨师长 店长 校长 院长 园长 厂长 行长 所长 科长 处长 局长 部长 董事长 列车长 船长 站长 社长".split()
+# titles in 师 or 员 that are no work: a club's, a party's, a game's or a master's (不是工作的"师""员")
+_ZH_NOT_TRADE = re.compile(r"(?:会员|成员|党员|团员|队员|学员|社员|组员|群员|一员|大师|法师|召唤师|军师|宗师|祖师)$")
+# a job left or not yet had: 退休老师, 以前是护士 (said 以前), 准医生, 前同事; 前端 and 前台 are jobs
+_ZH_NOT_NOW = re.compile(r"退休|离职|曾经|以前|过去|未来|将来|梦想|^(?:一名|一个|一位)?(?:前(?![端台])|准)")
+_ZH_WHOSE = re.compile(r"^(?:你|他|她|它|我|咱|人家|别人)")
 _ZH_TAIL = re.compile(r"[了啦呀啊哦嘛呢~～]+$")
-# a driver of some years or none is how one drives, not a job: 开车我是老司机了 ends no teacher's job
-_ZH_NO_JOB = re.compile(r"(?:老|新手|新)司机$")
+# a driver of some years or none is how one drives, not a job: 开车我是老司机了 ends no teacher's job; an
+# 打工人 is anyone who works
+_ZH_NO_JOB = re.compile(r"(?:老|新手|新)司机$|打工人$")
 # "a teacher at Lincoln High", "a professor of biology": the job is said before where or of what; "a fan of
 # the writer" is then no job
 _WHERE = re.compile(r"\s+(?:at|for|in|with|of)\s+.*$", re.IGNORECASE)
@@ -90,9 +112,14 @@ def zh_job_title(obj: str) -> bool:
     """Whether ``obj`` (a 我是… object) ends with a job of ``ZH_JOBS``, what goes before it naming which
     (一名, 急诊科, 前端): not a job's belongings (律师事务所的) nor someone else's (老师的好朋友)."""
     words = _ZH_TAIL.sub("", obj)
-    if "的" in words or _ZH_NO_JOB.search(words):
+    which, of, words = words.rpartition("的")
+    if (of and not which) or _ZH_WHOSE.match(which or words):
+        return False  # 律师事务所的, 你的老师, 你老师: whose, not which
+    if _ZH_NO_JOB.search(words) or _ZH_NOT_NOW.search(which + words) or _ZH_NOT_TRADE.search(words):
         return False
-    return any(words.endswith(job) for job in ZH_JOBS)
+    if any(words.endswith(job) for job in (*ZH_JOBS, *_ZH_HEADS)):
+        return True
+    return len(words) >= 2 and words[-1] in "师员"
 
 
 # 我在律所当律师, 我转行做律师了, 我现在当护士长: the job held, said with a verb (the workplace, if any, is
@@ -115,10 +142,10 @@ ZH_JOB_AS = FactRule(
 def zh_job_as(clause: str) -> re.Match[str] | None:
     """The match of ``ZH_JOB_AS`` in ``clause`` (from its 我) when what is held is a job.
 
-    >>> [bool(zh_job_as(c)) for c in ("我在律所当律师", "我转行做律师了", "我现在当医生", "我在家做饭")]
+    >>> [bool(zh_job_as(c)) for c in ("我在律所当律师", "我转行做律师了", "我现在当护士长", "我在家做饭")]
     [True, True, True, False]
-    >>> [bool(zh_job_as(c)) for c in ("我当过老师", "我当了三年老师", "我想当老师", "我当老师的时候")]
-    [False, False, False, False]
+    >>> [bool(zh_job_as(c)) for c in ("我当过老师", "我当了三年老师", "我想当老师", "我当老师的时候", "我当你老师")]
+    [False, False, False, False, False]
     """
     match = ZH_JOB_AS.pattern.match(clause)
     return match if match and zh_job_title(match["o"]) else None
@@ -140,5 +167,6 @@ def job_rule(rule: FactRule, obj: str) -> FactRule:
         keyword,
         rule.description,
         confidence=rule.confidence,
-        noun_object=rule.noun_object,
+        # a job of the list is a noun phrase whatever goes before it (新来的老师 opens with a verb)
+        noun_object=rule.noun_object and keyword != "工作",
     )
