@@ -106,3 +106,18 @@ def test_the_job_left_answers_where_i_work_now(tmp_path: Path) -> None:
         memory.flush(agent="祈煜", person="木木")
         later = memory.recall("我现在在哪上班", agent="祈煜", person="木木")
         assert later.hits[0].text == "木木在字节工作"
+
+
+def test_a_retirement_ends_the_trade_and_the_workplace(tmp_path: Path) -> None:
+    """我退休了 after 我是老师: the teacher fact stayed open and nothing was read; retired is the job now."""
+    with open_memory(tmp_path) as memory:
+        facts = chat(memory, ["我是老师", "我在实验小学上班", "我去年就退休了"])
+    assert facts["木木是老师"] is not None and facts["木木在实验小学工作"] is not None
+    assert facts["木木退休了"] is None
+
+
+@pytest.mark.parametrize("said", ["我快退休了", "我爸退休了", "我想退休了"])
+def test_a_retirement_not_yet_or_not_ones_own_ends_no_job(tmp_path: Path, said: str) -> None:
+    with open_memory(tmp_path) as memory:
+        facts = chat(memory, ["我是老师", said])
+    assert facts["木木是老师"] is None

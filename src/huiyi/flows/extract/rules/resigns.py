@@ -4,7 +4,9 @@ from Acme, I got laid off.
 The leaving is a fact of its own (木木辞职了, 木木从网易离职了: keyword 工作 / work, so a question about the
 asker's job now finds it before the old workplace: ``recall.slots``), and it closes the speaker's open
 workplace facts (木木在网易工作: ``valid_to`` = when it was said), as a move closes the old home: those naming
-the place left where one is named (从网易离职), else every one. A trade is kept: 木木是护士 is still so.
+the place left where one is named (从网易离职), else every one. A trade is kept: 木木是护士 is still so. A
+retirement (我退休了, 我退休两年了) ends the trade too: its fact is the job now (职业是 退休, 木木退休了), which
+ends 木木是老师 as a new job would (closes.ONE_AT_A_TIME); 我快退休了 and 我明年退休 are not yet.
 
 Only the speaker's own job, said with 我 or opening with its day (终于辞职了): a bare 辞职了 answers 小美呢？ as
 often, and I quit may be a game's. A clause with a subject of its own (他辞职了, 小美被裁了), a question (你辞职了吗),
@@ -52,12 +54,16 @@ _ZH_LEFT = (
     rf"{_ZH_ME}被(?:公司|老板|单位|领导)?(?P<v>裁员|裁|辞退|开除|炒鱿鱼|炒|优化)(?:掉)?了{_ZH_OVER}",
     # 我失业了 (not 没工作了: a quiet day at work says that too)
     rf"{_ZH_ME}(?P<v>失业){_ZH_SINCE}了{_ZH_OVER}",
+    # 我退休了, 我去年就退休了, 我从学校退休两年了
+    rf"{_ZH_ME}{_ZH_FROM}(?:就)?(?P<v>退休){_ZH_SINCE}了{_ZH_OVER}",
 )
+_ZH_RETIRED = "退休了"
 _LONGEST = 40  # characters of a clause that says a job was left: a longer one says more than that
 _ZH_RULES = tuple(lazy(_ZH_LEAD + pattern) for pattern in _ZH_LEFT)
 _ZH_SHOWN = {
     **dict.fromkeys(("裁", "裁员", "优化"), "被裁员了"),
     **{"辞退": "被辞退了", "开除": "被开除了", "炒鱿鱼": "被炒鱿鱼了", "炒": "被炒鱿鱼了", "失业": "失业了"},
+    "退休": _ZH_RETIRED,
 }
 
 _EN_SO = r"(?:just\s+|finally\s+|officially\s+|recently\s+|actually\s+)*"
@@ -92,16 +98,17 @@ def resigns_in(said: Said, roster: Roster) -> tuple[list[FactDraft], list[CloseD
         CloseDraft(said.speaker, predicate, place, said.message.time, [said.message.id])
         for predicate in WORKPLACES[lang]
     ]
+    retired = shown == _ZH_RETIRED  # the job now: 职业是 退休 ends 木木是老师 (closes.ONE_AT_A_TIME)
     fact = FactDraft(
         subject=said.speaker,
-        predicate="left job" if lang == "en" else "离职",
-        object=place or ("job" if lang == "en" else "工作"),
+        predicate="职业是" if retired else "left job" if lang == "en" else "离职",
+        object="退休" if retired else place or ("job" if lang == "en" else "工作"),
         description=f"{said.speaker} {shown}" if lang == "en" else f"{said.speaker}{shown}",
         sources=[said.message.id],
         kind=FactKind.ATTRIBUTE,
         keyword="work" if lang == "en" else "工作",
         subject_type=roster.entity_type(said.speaker) or EntityType.OBJECT,
-        object_type=EntityType.SPECIFIC if place else None,
+        object_type=EntityType.SPECIFIC if place and not retired else None,
         time=said.message.time,
         confidence=0.7,
     )
