@@ -77,3 +77,27 @@ def test_you_and_i_is_the_agent_and_the_speaker(tmp_path: Path) -> None:
     line = "You and I are going to the movies tomorrow"
     assert _plans(tmp_path, line) == ["Liz and Ava are going to the movies tomorrow (2026-03-03)"]
     assert _plans(tmp_path / "he", "He and I are going to the movies tomorrow") == []  # with whom?
+
+
+@pytest.mark.parametrize(
+    ("line", "plan"),
+    [
+        (
+            "Tomorrow I'm going to a place where you can see the whole city",
+            "Liz is going to a place where you can see the whole city tomorrow (2026-03-03)",
+        ),
+        (
+            "I'm going to a cafe tomorrow where you get free refills",
+            "Liz is going to a cafe tomorrow (2026-03-03) where you get free refills",
+        ),
+        (
+            "Tomorrow I'll go somewhere you can see stars",
+            "Liz will go somewhere you can see stars tomorrow (2026-03-03)",
+        ),
+        ("I'm going hiking with you tomorrow", "Liz is going hiking with Ava tomorrow (2026-03-03)"),
+    ],
+)
+def test_a_generic_you_is_not_the_agent(tmp_path: Path, line: str, plan: str) -> None:
+    """ "where you can see the whole city" read "where Ava can see…": anyone who goes there, not the agent; the
+    one the plan is with or for still is."""
+    assert _plans(tmp_path, line) == [plan]

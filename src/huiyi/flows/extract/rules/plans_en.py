@@ -92,7 +92,7 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
         if who is None or not rest.strip() or not _acts(rest):
             continue
         if other := roster.other_party(said.speaker, private):  # in a group nobody can tell who "you" is
-            rest = _YOU.sub(lambda you: other if you.group() == "you" else f"{other}'s", rest)
+            rest = _YOU.sub(lambda you: _named_you(you, other), rest)
         shown = dated(" ".join([f"{who}{rest}".rstrip(".!;\n ,"), lead[:1].lower() + lead[1:]]).strip(), spans, "en")
         out.append(plan_fact_en(said, roster, who, shown, spans, TENTATIVE if _UNSURE.search(clause) else 0.6))
     return out
@@ -109,6 +109,27 @@ _YOU = re.compile(
     r"(?<![\w\"“'])(?<![Tt]hank )(?<![,!.] see )(?<![,!.] love )(?<![,!.] miss )"
     r"(?:you(?!\s+(?:know|guys|all|both|two|see)\b|')|your(?=\s+[a-z])|yours)\b(?![^\"”]*[\"”])"
 )
+
+
+# "a place where you can see the whole city", "if you like hiking": "you" anyone, the subject of what can be
+# done there, not the agent; only "you" whom the plan is with or for (see you, with you, call you) is
+_GENERIC_BEFORE = re.compile(r"\b(?:where|wherever|when|whenever|if|unless|so|that|which|because|once)\s+$", re.I)
+_GENERIC_AFTER = re.compile(
+    r"^\s+(?:can|can't|cannot|could|will|won't|would|should|must|might|may|need|have\s+to|get|gotta)\b",
+    re.I,
+)
+
+
+def _named_you(you: re.Match[str], other: str) -> str:
+    """``you`` as the other party (Ava, Ava's), or as said where it is anyone (where you can see…)."""
+    before = you.string[: you.start()]
+    after = you.string[you.end() :]
+    # "You and I will go…", "…and you can come too": the agent with the speaker, not anyone
+    if you.group() == "you" and (
+        _GENERIC_BEFORE.search(before) or (_GENERIC_AFTER.match(after) and not before.endswith("and "))
+    ):
+        return you.group()
+    return other if you.group() == "you" else f"{other}'s"
 
 
 def _acts(rest: str) -> bool:
