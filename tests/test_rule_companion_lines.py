@@ -36,6 +36,10 @@ def facts_of(path: Path, line: str) -> set[str]:
         ("I'm a mess today.", set()),
         ("I'm not a nurse, I'm a paramedic.", {"木木 is a paramedic"}),
         ("I work as a nurse at St. Mary's.", {"木木 works as a nurse", "木木 works at St. Mary's"}),
+        # the object of "I'm a …" was cut at the title's or the initial's full stop ("a nurse at St")
+        ("I'm a nurse at St. Mary's", {"木木 is a nurse at St. Mary's"}),
+        ("I'm a banker at J.P. Morgan. I love it", {"木木 is a banker at J.P. Morgan"}),
+        ("I'm a fan of Dr. Lee. She is great", {"木木 is a fan of Dr. Lee"}),
         ("我对猫过敏，我男朋友不过敏", {"木木对猫过敏"}),
         ("我男朋友对猫过敏", set()),
         ("我不对任何东西过敏", set()),

@@ -7,9 +7,15 @@ from collections.abc import Iterable
 from huiyi.model import Message
 from huiyi.patterns import lazy
 
-__all__ = ["CJK", "CJK_RUN", "LATIN_WORD", "conversation_language", "text_language"]
+__all__ = ["CJK", "CJK_RUN", "EN_ABBREVIATION_DOT", "LATIN_WORD", "conversation_language", "text_language"]
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# a full stop that ends no sentence: a title's (St. Mary's, Dr. Lee, Mt. Fuji) or an initial's (J.P. Morgan,
+# U.S.); a pattern's piece, as a regex string
+EN_ABBREVIATION_DOT = (
+    r"(?:(?<=\bSt)|(?<=\bMr)|(?<=\bMs)|(?<=\bDr)|(?<=\bMrs)|(?<=\bJr)|(?<=\bSr)|(?<=\bMt))\."
+    r"|(?-i:(?<=\b[A-Z])\.(?=[A-Z]\.)|(?<=\b[A-Z]\.[A-Z])\.)"
+)
 LATIN_WORD = lazy(r"[A-Za-z][A-Za-z'’-]*")
 # one compiled CJK class for all (huiyi.text.tokens too): re walks its 28 000 code points at each compile,
 # ~1.5 ms of every start

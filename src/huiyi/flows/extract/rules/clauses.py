@@ -16,11 +16,12 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_PET,
     ZH_PET_HAS,
 )
+from huiyi.text.language import EN_ABBREVIATION_DOT
 
 __all__ = ["clauses_of", "pet_named_after"]
 
-# a full stop ends an English clause, but not an abbreviation's (St. Mary's, Dr. Lee)
-_EN_STOPS = r"(?:(?<!\bSt)(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bMrs)(?<!\bJr)(?<!\bSr)(?<!\bMt)\.|[!?;\n！？。；])"
+# a full stop ends an English clause, but not an abbreviation's (St. Mary's, Dr. Lee, J.P. Morgan)
+_EN_STOPS = rf"(?:(?!{EN_ABBREVIATION_DOT})\.|[!?;\n！？。；])"
 
 _GUESS = re.compile(r"吧\s*$")
 

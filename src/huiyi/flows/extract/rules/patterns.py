@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from huiyi.model import EntityType, FactKind
 from huiyi.patterns import lazy
-from huiyi.text.language import CJK
+from huiyi.text.language import CJK, EN_ABBREVIATION_DOT
 
 _ZH_ADV = (
     r"(?:也|还|就|都|最|很|超|超级|特别|非常|真的|真|挺|蛮|好|比较|一直|从小就?|其实|可|老|太|更|尤其|十分|贼|巨)*"
@@ -413,7 +413,7 @@ EN_RULES: tuple[FactRule, ...] = (
     ),
     FactRule(
         en_rule(
-            r"(?:I'm|I\s+am)\s+(?P<o>(?:an?\s+(?!little\b|bit\b|lot\b|few\b)[^,.;!?]+)"
+            rf"(?:I'm|I\s+am)\s+(?P<o>(?:an?\s+(?!little\b|bit\b|lot\b|few\b)(?:[^,.;!?]|{EN_ABBREVIATION_DOT})+)"
             r"|vegetarian|vegan|single|married|divorced|engaged|retired|pregnant|left-handed)"
         ),
         "is",
