@@ -153,3 +153,16 @@ def test_earnest_words_just_before_a_retraction_still_count() -> None:
     assert joke_end("I live in Paris, I'm not just kidding") == 0
     assert joke_end("我住在上海，" + "真的" * 100 + "，不是开玩笑的") == 0
     assert joke_end("I live in Paris, jk. I live in Rome") == len("I live in Paris, jk.")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm a doctor lol", "木木 is a doctor"),
+        ("I'm a nurse, haha", "木木 is a nurse"),
+        ("我是老师哈哈哈", "木木是老师"),
+    ],
+)
+def test_an_everyday_job_said_with_a_laugh_is_said_in_earnest(text: str, fact: str) -> None:
+    """ "I'm a doctor lol" was no fact: a laugh after a job is a tone, a billionaire's is a joke."""
+    assert described(text) == {fact}

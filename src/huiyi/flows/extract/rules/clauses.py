@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from huiyi.flows.extract.rules.jokes import laughed_part_off, laughs_off, laughter_only
+from huiyi.flows.extract.rules.jobs import job_title, zh_job_title
+from huiyi.flows.extract.rules.jokes import before_laugh, laughed_part_off, laughs_off, laughter_only
 from huiyi.flows.extract.rules.objects import ends_in_bar
 from huiyi.flows.extract.rules.patterns import (
     EN_AND_I,
@@ -50,9 +51,23 @@ def clauses_of(text: str, english: bool) -> list[tuple[str, bool]]:
             break
     closed = [laughter_only(clause) for clause, _ in out[1:]]  # 我是亿万富翁，哈哈哈: by the clause after
     return [
-        (clause, unsure or laughs_off(clause) or (at < len(closed) and closed[at]))
+        (clause, unsure or ((laughs_off(clause) or (at < len(closed) and closed[at])) and not _a_job(clause)))
         for at, (clause, unsure) in enumerate(laughed_part_off(out) if english else out)
     ]
+
+
+# I'm a nurse lol, 我是老师哈哈哈: an everyday job is nothing to boast of, so a laugh after it is a tone, not a
+# joke (I'm a billionaire lol, 我是秦始皇哈哈哈 are laughed off)
+_EN_I_AM = re.compile(r"^I(?:'m|\s+am)\s+(?P<o>an?\s+[^,;!?]+)$", re.IGNORECASE)
+_ZH_I_AM = re.compile(r"^我(?:现在|目前)?是(?P<o>[^，,。！？]+)$")
+
+
+def _a_job(clause: str) -> bool:
+    """Whether ``clause``, its laughter left out, says the speaker's job and no more."""
+    said = before_laugh(clause)
+    if found := _EN_I_AM.match(said):
+        return job_title(found["o"])
+    return (found := _ZH_I_AM.match(said)) is not None and zh_job_title(found["o"])
 
 
 def pet_named_after(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:

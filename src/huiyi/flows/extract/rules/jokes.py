@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["joke_end", "laughed_part_off", "laughs_off", "laughter_only"]
+__all__ = ["before_laugh", "joke_end", "laughed_part_off", "laughs_off", "laughter_only"]
 
 _END = r"(?=[\s，,。.！!？?；;~～)）]|$)"
 # a retraction closing its clause (我喜欢开玩笑, 开玩笑的人 are no retraction); 才怪 turns its own clause
@@ -62,6 +62,13 @@ def laughs_off(clause: str) -> bool:
     """Whether laughter closes the clause: what it says is laughed at, not meant (哈哈，我住在上海 is:
     laughter that opens a clause answers what came before)."""
     return _LAUGH_AT_END.search(clause.rstrip(_AFTER_LAUGH)[-_TAIL:]) is not None
+
+
+def before_laugh(clause: str) -> str:
+    """The clause without the laughter that closes it (我是老师哈哈哈: 我是老师)."""
+    head = clause.rstrip(_AFTER_LAUGH)
+    found = _LAUGH_AT_END.search(head[-_TAIL:])
+    return head[: len(head) - len(found.group())].rstrip(_AFTER_LAUGH) if found else clause
 
 
 def laughter_only(clause: str) -> bool:
