@@ -684,6 +684,29 @@ def test_a_common_word_opening_a_question_names_no_member() -> None:
     assert kept == [*descriptions[:3], *(f"Bob asks {at} the hike" for at in (3, 4, 5))]
 
 
+def test_a_month_or_an_order_names_no_member() -> None:
+    """A description "In May I will travel" in a group with a member called May was taken to name May and
+    replaced by the bare triple, as was "Mark my words" with a member Mark; May and Mark said as names (May is
+    coming, Mark's bike, ask Mark) still count."""
+    fold = make_fold([("Bob", "In May I will travel"), ("May", "nice"), ("Mark", "ok")], person=None, space="g1")
+    descriptions = [
+        "In May I will travel",
+        "Until June 5th I stay home. Mark my words",
+        "May is coming along",
+        "Mark's bike is coming along",
+        "We will ask Mark",
+    ]
+    said = answer(
+        events=[event("Bob tells of a trip.", ["m1"])],
+        facts=[
+            fact_item("I", f"plans {at}", "a trip", ["m1"], description=description)
+            for at, description in enumerate(descriptions)
+        ],
+    )
+    kept = [fact.description for fact in parse_extraction(said, fold).facts]
+    assert kept == [*descriptions[:2], *(f"Bob plans {at} a trip" for at in (2, 3, 4))]
+
+
 def test_a_question_quoted_after_a_colon_names_no_member() -> None:
     """A description of Bob's question that names not Bob, "He asked: Will you come?", still named the member
     Will, as a colon was not read as opening what is asked; it was replaced by the bare triple (helper's review

@@ -19,6 +19,7 @@ from huiyi.model import EntityType, FactKind, Message
 from huiyi.text.language import conversation_language
 from huiyi.text.relayed import relay_of
 from huiyi.text.times import find_time_phrases, parse_datetime
+from huiyi.text.times_en import MONTHS
 from huiyi.text.tokens import EN_STOPWORDS, has_cjk
 
 __all__ = ["parse_extraction"]
@@ -314,15 +315,54 @@ def _named(name: str, text: str) -> bool:
 
     >>> _named("Will", "Will you come?"), _named("May", "Fine. May I join?"), _named("Will", "Will is coming")
     (False, False, True)
+
+    Nor is a month said as one (In May, by June 5th), nor a word that opens an order (Mark my words):
+
+    >>> _named("May", "In May I will travel"), _named("June", "See you June 5th"), _named("May", "May is coming")
+    (False, False, True)
+    >>> _named("May", "a gift of May's")
+    True
+    >>> _named("Mark", "Mark my words"), _named("Mark", "Mark's bike"), _named("Mark", "Ask Mark")
+    (False, True, True)
     """
     if len(name) < 2:
         return False
     if has_cjk(name):
         return name in text
     for match in re.finditer(rf"(?<![^\W_]){re.escape(name)}(?![^\W_])", text):
-        if not (name.lower() in EN_STOPWORDS and _opens_a_question(text, match.start(), match.end())):
-            return True
+        start, end = match.start(), match.end()
+        if name.lower() in EN_STOPWORDS and _opens_a_question(text, start, end):
+            continue
+        if (name.lower() in MONTHS and _a_month(text, start, end)) or _opens_an_order(text, start, end):
+            continue
+        return True
     return False
+
+
+# a month said as one: after a word of when (in May, until June) or before its day or year (June 5th)
+_BEFORE_MONTH = re.compile(
+    r"\b(?:in|on|by|since|until|till|of|before|after|during|through|from|early|late|mid|next|last|this|every)\W*$",
+    re.IGNORECASE,
+)
+_AFTER_MONTH = re.compile(r"^\s+(?:[0-3]?\d(?:st|nd|rd|th)?|\d{4})\b")
+# whom or what an order is given about (Mark my words, Bill me later): a name is followed by its verb or 's
+_ORDERED = frozenset("my your his her our their me him us them it this that these those the".split())
+
+
+def _a_month(text: str, start: int, end: int) -> bool:
+    """(a friend of May's is May's, not a month's)"""
+    if text[end : end + 2] in ("'s", "’s"):
+        return False
+    return bool(_BEFORE_MONTH.search(text[:start]) or _AFTER_MONTH.match(text[end:]))
+
+
+def _opens_an_order(text: str, start: int, end: int) -> bool:
+    """Whether the word at ``start``:``end`` opens its sentence as a verb does an order: what follows is
+    whom or what it is done to (Mark my words), not the name's verb (Mark is coming) nor 's."""
+    before = text[:start].rstrip(" \t\"'“‘(")
+    after = text[end:].split(maxsplit=1)
+    opens = not before or before[-1] in ".!?:\n。！？："
+    return opens and bool(after) and after[0].lower() in _ORDERED
 
 
 # who or what a sentence's opening auxiliary asks about (Will you…, May I…, Can the hike…): a name is followed
