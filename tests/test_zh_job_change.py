@@ -98,3 +98,9 @@ def test_a_title_off_the_list_closes_the_old(tmp_path: Path, lines: list[str], o
 def test_who_one_is_in_a_club_or_to_someone_ends_no_job(tmp_path: Path, said: str) -> None:
     facts = _facts(tmp_path, ["我是老师", said])
     assert facts["木木是老师"] is True
+
+
+def test_the_field_one_works_in_is_no_second_job(tmp_path: Path) -> None:
+    """我是程序员，在杭州做后端: 做后端 read as a job 后端 closed the programmer's one, in the same line."""
+    facts = _facts(tmp_path, ["我是程序员，在杭州做后端"])
+    assert facts["木木是程序员"] is True and "木木是后端" not in facts

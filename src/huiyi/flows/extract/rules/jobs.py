@@ -125,10 +125,12 @@ def zh_job_title(obj: str) -> bool:
 # 我在律所当律师, 我转行做律师了, 我现在当护士长: the job held, said with a verb (the workplace, if any, is
 # 工作于's too); 当过, 当了三年 and 想当 are a job had or wished for, and a title with what follows (当老师的时候)
 # is no job (zh_job_title)
+# what one does as well as who does it: 在杭州做后端 is the work one does (a 程序员's), not a second job
+_ZH_FIELD = re.compile(r"(?:前端|后端|测试|运营|策划|销售|翻译|编辑|会计|后厨)$")
 ZH_JOB_AS = FactRule(
     re.compile(
         r"我(?:现在|目前|如今|已经|也)*(?:在[^，。！？的]{1,12}?)?"
-        r"(?:(?:转行|改行|转岗)(?:去|来)?(?:做|当)了?|(?:做|当|担任)(?!过|了))"
+        r"(?:(?:转行|改行|转岗)(?:去|来)?(?:做|当)了?|(?P<v>做|当|担任)(?!过|了))"
         r"(?P<o>[^，。！？]{1,10}?)[了啦呀啊]*$"
     ),
     "职业是",
@@ -144,11 +146,15 @@ def zh_job_as(clause: str) -> re.Match[str] | None:
 
     >>> [bool(zh_job_as(c)) for c in ("我在律所当律师", "我转行做律师了", "我现在当护士长", "我在家做饭")]
     [True, True, True, False]
+    >>> [bool(zh_job_as(c)) for c in ("我在杭州做后端", "我转行做后端了", "我在公司当会计")]
+    [False, True, True]
     >>> [bool(zh_job_as(c)) for c in ("我当过老师", "我当了三年老师", "我想当老师", "我当老师的时候", "我当你老师")]
     [False, False, False, False, False]
     """
     match = ZH_JOB_AS.pattern.match(clause)
-    return match if match and zh_job_title(match["o"]) else None
+    if match is None or not zh_job_title(match["o"]):
+        return None
+    return None if match["v"] == "做" and _ZH_FIELD.search(match["o"]) else match
 
 
 def job_rule(rule: FactRule, obj: str) -> FactRule:
