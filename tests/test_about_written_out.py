@@ -28,3 +28,11 @@ def test_an_english_span_written_after_its_phrase_names_no_month_after_it() -> N
 def test_a_phrase_with_no_date_after_it_is_still_read() -> None:
     event = _fact("木木下周三要去面试", datetime(2024, 10, 30))
     assert date(2024, 11, 6) in {start.date() for start, _ in timerange.about(event)}
+
+
+def test_a_part_of_a_day_written_by_its_date_names_that_part_of_the_date() -> None:
+    # 明晚（2024-11-15）: the date alone is written (5c9f525), but the memory is of the evening, not the whole day
+    event = _fact("小满说：明晚（2024-11-15）带一盒去烧烤", datetime(2024, 11, 14, 18))
+    assert timerange.about(event) == [(datetime(2024, 11, 15, 18), datetime(2024, 11, 16))]
+    morning = _fact("江橘说：我帮你挂个早上（2024-11-14）的号", datetime(2024, 11, 13, 19))
+    assert timerange.about(morning) == [(datetime(2024, 11, 14, 6), datetime(2024, 11, 14, 10))]

@@ -119,7 +119,7 @@ def about(item: Said) -> list[tuple[datetime, datetime]]:
         if found is not None:
             _about_cache.move_to_end(key)
     if found is None:
-        found = [(s.start, s.end) for s in find_time_phrases(item.text, item.time) if not _written_out(s, item.text)]
+        found = _own_spans(item.text, item.time)
         with _about_lock:
             _about_cache[key] = found
             if len(_about_cache) > _CACHE_LIMIT:
@@ -128,6 +128,34 @@ def about(item: Said) -> list[tuple[datetime, datetime]]:
 
 
 _ISO_DAY = lazy(r"\d{4}-\d{2}-\d{2}")
+_DAY_ONLY = lazy(r"[（(](\d{4}-\d{2}-\d{2})[）)]")
+
+
+def _own_spans(text: str, said: datetime) -> list[tuple[datetime, datetime]]:
+    """The spans ``text`` names, read against ``said``; a relative phrase whose date extraction wrote after
+    it is read by that date: a day or more as written, a part of a day (明晚（2024-11-15）) as that part of
+    the date written, not the whole day.
+
+    >>> [f"{a:%d %H}-{b:%d %H}" for a, b in _own_spans("明晚（2024-11-15）带一盒", datetime(2024, 11, 13, 19))]
+    ['15 18-16 00']
+    """
+    spans = find_time_phrases(text, said)
+    out: list[tuple[datetime, datetime]] = []
+    taken: list[str] = []  # the written dates read with their phrase
+    for span in spans:
+        if taken and span.phrase == taken[0]:
+            taken.pop(0)
+            continue
+        if not _written_out(span, text):
+            out.append((span.start, span.end))
+            continue
+        written = _DAY_ONLY.match(text, text.find(span.phrase) + len(span.phrase))
+        if written and span.end - span.start < timedelta(days=1):
+            day = datetime.fromisoformat(written.group(1)).replace(tzinfo=span.start.tzinfo)
+            start = day + (span.start - span.start.replace(hour=0, minute=0, second=0, microsecond=0))
+            out.append((start, start + (span.end - span.start)))
+            taken.append(written.group(1))
+    return out
 
 
 def _written_out(span: TimeSpan, text: str) -> bool:
