@@ -461,12 +461,18 @@ class Interrupted(Exception):
 
 
 def index_pending(
-    store: Store, embedder: Embedder, config: Config, worker: str | None = None, stop: threading.Event | None = None
+    store: Store,
+    embedder: Embedder,
+    config: Config,
+    worker: str | None = None,
+    stop: threading.Event | None = None,
+    taken: Callable[[Sequence[Message]], None] | None = None,
 ) -> int:
     """Index messages that were accepted but never indexed (e.g. the process died in between).
 
     Only messages nobody holds are claimed, a batch at a time: a message another process is indexing
     right now is left to it. ``stop``: set, no further batch is claimed (a closing instance holds none).
+    ``taken`` is told each batch before it is embedded (the process that died may not have planned its folds).
     """
     worker = worker or f"{indexer_name()}:pending"
     batch = max(1, config.embed.batch_size)
@@ -480,6 +486,8 @@ def index_pending(
         for message in claimed:
             by_agent.setdefault(message.agent, []).append(message)
         for part in by_agent.values():
+            if taken is not None:
+                taken(part)
             total += index_messages(store, embedder, part, config, worker=worker)
     if total:
         log.info("indexed %d messages left over from an earlier run", total)
