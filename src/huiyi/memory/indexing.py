@@ -12,6 +12,7 @@ bot that goes on running indexes it once the store has room. ``close`` drains th
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import threading
@@ -54,6 +55,13 @@ def _started() -> None:
     """Nothing: submitted at the open, so the first add finds its thread running (~1 ms to start one)."""
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # built outside a loop (the synchronous face tells its own, ``_runs_on``)
+        return None
+
+
 class Indexing(MemoryBase):
     """The queue of messages stored but not yet indexed by this instance, and the task draining it."""
 
@@ -87,7 +95,23 @@ class Indexing(MemoryBase):
         # the background worker starts only once this instance plans a fold, so an instance that went on adding
         # below a fold left a dead process's fold unextracted for good, past its lease
         self._jobs_left = False
+        # the loop this instance's worker runs on, once known: the open's look wakes it for the jobs it found,
+        # else a restarted bot left a killed process's folds pending till someone wrote to it
+        self._home = _running_loop()
         self._leftovers: Future[int] = self._catching_up.submit(self._index_leftovers)
+        self._leftovers.add_done_callback(self._looked_at_open)
+
+    def _runs_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The loop the synchronous face runs this instance on, known only after it is built."""
+        self._home = loop
+        if self._leftovers.done():  # the open's look ended before the loop was known
+            self._looked_at_open(self._leftovers)
+
+    def _looked_at_open(self, _: Future[int]) -> None:
+        """Behind the open's look for leftovers (any thread): its finding acted on, on the instance's loop."""
+        if (home := self._home) is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has closed
+                home.call_soon_threadsafe(self._look_for_leftovers)
 
     def _index_leftovers(self) -> int:
         """``index_pending`` on its own thread, and whether jobs are left; a failure leaves both to the next look."""

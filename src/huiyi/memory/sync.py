@@ -146,6 +146,7 @@ class Memory:
     ) -> None:
         self.core = AsyncMemory(path, config=config, embedder=embedder, store=store, extractor=extractor, clock=clock)
         self._loop = _LoopThread()
+        self.core._runs_on(self._loop.loop)
         self._calls = _InFlight()
         self._closed = False
         _close_at_exit(self)
