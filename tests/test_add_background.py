@@ -245,20 +245,6 @@ def stuck_adder(path: str, added: Event) -> None:
     threading.Event().wait(120)
 
 
-def unplanned_adder(path: str, added: Event) -> None:
-    """Adds a history of 40 rounds, whose folds the thread behind the add never gets to plan."""
-    from huiyi.flows.extract.watch import FoldWatch
-
-    FoldWatch.plan = lambda *args, **kwargs: threading.Event().wait(120)  # type: ignore[method-assign]
-    embedder = GatedEmbedder()
-    embedder.gate.clear()
-    memory = Memory(path, config=CONFIG, embedder=embedder)
-    history = [{"text": f"以前的第{i}句", "role": "user" if i % 2 == 0 else "assistant"} for i in range(80)]
-    memory.add(history, agent=AGENT, person=PERSON)
-    added.set()
-    threading.Event().wait(120)
-
-
 def kill_a_stuck_adder(path: str, adder: Callable[[str, Event], None] = stuck_adder) -> None:
     """A process adds messages to ``path`` (five: ``stuck_adder``) and is killed before it indexes them."""
     added = SPAWN.Event()
@@ -311,19 +297,6 @@ def test_a_running_instance_takes_over_what_a_killed_process_left(
         while len(chunks_of(running)) < 6 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert len(chunks_of(running)) == 6
-
-
-def test_a_history_killed_before_its_folds_were_planned_is_folded_after_the_next_open(tmp_path: Path) -> None:
-    """A bulk add killed before the thread behind it planned the folds: the next open, taking over its
-    messages, plans them too, so they are extracted without waiting for that chat's next add or flush."""
-    path = str(tmp_path / "s")
-    Memory(path, config=CONFIG, embedder=GatedEmbedder()).close()  # migrate first
-    kill_a_stuck_adder(path, unplanned_adder)
-    with Memory(path, config=CONFIG, embedder=GatedEmbedder()) as reopened:
-        assert len(reopened.working_memory(agent=AGENT, person=PERSON)) == 80
-        reopened.indexed()
-        reopened.run_jobs()
-        assert len(reopened.working_memory(agent=AGENT, person=PERSON)) < 40
 
 
 def test_kill_9_between_add_and_indexing_postgres() -> None:

@@ -142,38 +142,6 @@ def test_flush_takes_the_fold_of_a_process_killed_here_at_once(tmp_path: Path) -
         assert len(memory.overview(agent=AGENT, person=PERSON)) == 1
 
 
-def test_a_restarted_bot_extracts_the_folds_left_pending_before_anyone_writes(tmp_path: Path) -> None:
-    """Folds a killed process left pending are taken by the restarted bot's worker behind the open: before,
-    only its first add woke the worker, so a bot nobody wrote to after its restart left them pending."""
-    with open_memory(tmp_path, Extractor()) as memory:  # worker off: the fold stays pending, as a kill leaves it
-        memory.add(chat(), agent=AGENT, person=PERSON)
-        memory.flush(agent=AGENT, person=PERSON, wait=False)
-
-    def restarted_extracts(extractor: Extractor) -> bool:
-        deadline = time.monotonic() + 30
-        while not extractor.runs and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return extractor.runs == 1
-
-    extractor = Extractor()
-    with open_memory(tmp_path, extractor, config(enabled=True)):
-        assert restarted_extracts(extractor)
-
-    with open_memory(tmp_path, Extractor()) as memory:  # a second fold left pending, for the async face
-        memory.add(chat(4)[4:], agent=AGENT, person=PERSON)
-        memory.flush(agent=AGENT, person=PERSON, wait=False)
-
-    async def reopened_in_a_loop() -> bool:  # built on the loop it runs on
-        again = Extractor()
-        memory = AsyncMemory(tmp_path, embedder=HashEmbedder(32), extractor=again, config=config(enabled=True))
-        try:
-            return await asyncio.to_thread(restarted_extracts, again)
-        finally:
-            await memory.close()
-
-    assert asyncio.run(reopened_in_a_loop())
-
-
 def test_a_live_worker_keeps_a_job_longer_than_its_lease(tmp_path: Path) -> None:
     extractor = Extractor(seconds=2.0)
     with open_memory(tmp_path, extractor, config(lease_seconds=0.6)) as memory:
