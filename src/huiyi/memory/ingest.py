@@ -172,8 +172,9 @@ class Ingest(Care):
     ) -> None:
         """Plan the folds an add made due (on the thread behind ``add``) and wake the worker for them.
 
-        Planning reads the space's unfolded tail, so a plan lost to a crash is made by the space's next
-        add or flush: the messages wait in working memory meanwhile, never lost."""
+        Planning reads the space's unfolded tail, so a plan lost to a crash is made by the next open (which
+        takes over the messages left unindexed) or the space's next add or flush: the messages wait in working
+        memory meanwhile, never lost."""
         try:
             planned = self._fold_watch.plan(self.store, agent, space, person, upto)
         except Exception:  # the next add of the space plans them again
