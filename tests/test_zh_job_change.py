@@ -104,3 +104,19 @@ def test_the_field_one_works_in_is_no_second_job(tmp_path: Path) -> None:
     """我是程序员，在杭州做后端: 做后端 read as a job 后端 closed the programmer's one, in the same line."""
     facts = _facts(tmp_path, ["我是程序员，在杭州做后端"])
     assert facts["木木是程序员"] is True and "木木是后端" not in facts
+
+
+@pytest.mark.parametrize(
+    "said", ["我当面问了老师", "我当时在学校当老师", "我做梦都想当医生", "我当天就找了律师", "我当众表扬了老师"]
+)
+def test_when_and_face_to_face_are_no_job_held(tmp_path: Path, said: str) -> None:
+    """当面, 当时, 当天 and 做梦 are other words than 当/做 of a job: 我当面问了老师 was read as a job held,
+    木木是面问了老师, and closed the teacher's."""
+    facts = _facts(tmp_path, ["我是老师", said])
+    assert facts == {"木木是老师": True}
+
+
+def test_a_job_risen_to_closes_the_old(tmp_path: Path) -> None:
+    """我当上了经理 was 木木是上了经理."""
+    facts = _facts(tmp_path, ["我是程序员", "我当上了经理"])
+    assert facts["木木是程序员"] is False and facts["木木是经理"] is True

@@ -125,13 +125,16 @@ def zh_job_title(obj: str) -> bool:
 # 我在律所当律师, 我转行做律师了, 我现在当护士长: the job held, said with a verb (the workplace, if any, is
 # 工作于's too); 当过, 当了三年 and 想当 are a job had or wished for, and a title with what follows (当老师的时候)
 # is no job (zh_job_title)
+# 当 and 做 of other words (当面, 当时, 当然, 做梦, 做完), and a held that names another deed (我当面问了老师, 我做梦
+# 都想当老师) are no job; 当上了经理 is
+_NOT_AS = "面|时|场|初|然|天|晚|众|真|作|成|心|地|即|年|着|梦|完|饭"
 # what one does as well as who does it: 在杭州做后端 is the work one does (a 程序员's), not a second job
 _ZH_FIELD = re.compile(r"(?:前端|后端|测试|运营|策划|销售|翻译|编辑|会计|后厨)$")
 ZH_JOB_AS = FactRule(
     re.compile(
         r"我(?:现在|目前|如今|已经|也)*(?:在[^，。！？的]{1,12}?)?"
-        r"(?:(?:转行|改行|转岗)(?:去|来)?(?:做|当)了?|(?P<v>做|当|担任)(?!过|了))"
-        r"(?P<o>[^，。！？]{1,10}?)[了啦呀啊]*$"
+        rf"(?:(?:转行|改行|转岗)(?:去|来)?(?:做|当)了?|当上了?|(?P<v>做|当|担任)(?!过|了|{_NOT_AS}))"
+        r"(?P<o>(?:(?![了是想就都把被给以])[^，。！？]){1,10}?)[了啦呀啊]*$"
     ),
     "职业是",
     FactKind.ATTRIBUTE,
