@@ -75,8 +75,11 @@ ZH_JOBS = tuple(
 )
 # the heads of a workplace or of its part, whose title ends in 长 (班长, 家长, 学长 are none)
 _ZH_HEADS = "护士长 厨师长 店长 校长 院长 园长 厂长 行长 所长 科长 处长 局长 部长 董事长 列车长 船长 站长 社长".split()
-# titles in 师 or 员 that are no work: a club's, a party's, a game's or a master's (不是工作的"师""员")
-_ZH_NOT_TRADE = re.compile(r"(?:会员|成员|党员|团员|队员|学员|社员|组员|群员|一员|大师|法师|召唤师|军师|宗师|祖师)$")
+# titles in 师 or 员 that are no work: a club's, a party's, a game's, a master's, a class's or a chat group's
+# (学习委员, 群管理员: a group chat's admin says so often, and it ended the job)
+_ZH_NOT_TRADE = re.compile(
+    r"(?:会员|成员|党员|团员|队员|学员|社员|组员|群员|一员|委员|大师|法师|巫师|召唤师|军师|宗师|祖师)$|群管理?员$"
+)
 # a job left or not yet had: 退休老师, 以前是护士 (said 以前), 准医生, 前同事; 前端 and 前台 are jobs
 _ZH_NOT_NOW = re.compile(r"退休|离职|曾经|以前|过去|未来|将来|梦想|^(?:一名|一个|一位)?(?:前(?![端台])|准)")
 _ZH_WHOSE = re.compile(r"^(?:你|他|她|它|我|咱|人家|别人)")
