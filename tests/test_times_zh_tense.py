@@ -220,3 +220,21 @@ def test_a_recall_query_asks_of_the_festival_gone_unless_it_says_to_come(query: 
     # the nearer festival is for a line said (元旦我们去哪玩 on 28 December); a query asks of memories
     span = query_time_range(query, datetime(2024, 12, 28, 20))
     assert span is not None and span.start.date() == day
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "day"),
+    [
+        # said in the days after it: the one just had, not next year's
+        ("祝你春节快乐，新年发财", datetime(2025, 2, 3, 11, 0), "2025-01-29"),
+        ("我订了春节的机票，结果航班取消了", datetime(2025, 2, 3, 11, 0), "2025-01-29"),
+        ("祝你中秋快乐", datetime(2024, 9, 20, 9, 0), "2024-09-17"),
+        # unchanged: weeks before it, or long after, the coming one
+        ("祝你春节快乐", WEDNESDAY, "2025-01-29"),
+        ("我订了春节的机票", datetime(2025, 7, 1, 9, 0), "2026-02-17"),
+        ("我订了元旦的酒店", datetime(2024, 12, 28, 15, 0), "2025-01-01"),
+    ],
+)
+def test_a_festival_booked_or_wished_just_after_it_is_the_one_had(said: str, now: datetime, day: str) -> None:
+    """A wish (祝) or a booking said with 春节 sent it a year ahead, even in the days right after it."""
+    assert [start[:10] for _, start in read(said, now)][-1:] == [day]

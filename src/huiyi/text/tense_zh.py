@@ -49,6 +49,10 @@ _TO_COME = lazy(
     r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间|(?<=[我你他她们还又就都也])得(?![了到很太好挺真还])|(?<!应)该"
     r"|(?<!庆)祝"
 )
+_WISH = lazy(r"(?<!庆)祝")
+# a festival at most this long gone is still the one talked of when booked or wished (祝你春节快乐 on its sixth
+# day, 我订了春节的机票，结果航班取消了), not the one a year ahead
+_JUST_GONE = timedelta(days=30)
 _YEAR_SAID = lazy(r"前年|去年|今年|明年|后年")
 # 会 as "will" after a festival (春节我会回家), not a meeting (中秋的会, 开会, 年会, 会议)
 _WILL = lazy(r"(?<![的开年例聚晚班])会(?![议员场所上])")
@@ -197,7 +201,8 @@ def _festival(
     come (要, 打算, 会), is next year's; one ahead, in a clause that says it happened, last year's. One over,
     with no word of its tense in its sentence (元旦我们去哪玩, on 28 December; not 在元旦晚会上，我们做了灯笼),
     is the nearer of the two: not the one 361 days gone when the next is days ahead (one ahead stays:
-    感恩节我们吃火鸡 in May). 那天 says a day gone, but not beside 要: 元旦那天我要加班 is to come.
+    感恩节我们吃火鸡 in May). 那天 says a day gone, but not beside 要: 元旦那天我要加班 is to come. One booked
+    or wished (我订了春节的机票, 祝你春节快乐) is the coming one, unless the last is at most a month gone.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> november = datetime(2024, 11, 13, 10, 0)
@@ -207,13 +212,20 @@ def _festival(
         ['2024-02-10', '2023-12-25']
         >>> [str(span[0].date()) for *_, span in chinese_phrases("除夕我们吃年夜饭，中秋节吃月饼", november)]
         ['2025-01-28', '2024-09-17']
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("祝你春节快乐，我订了春节的机票", november)]
+        ['2025-01-29', '2025-01-29']
+        >>> [str(span[0].date()) for *_, span in chinese_phrases("祝你春节快乐", datetime(2025, 2, 3, 10))]
+        ['2025-01-29']
     """
     if year := _YEAR_SAID.search(clause):  # 今年我们要一起过圣诞节: the year said, whatever the tense
         return resolve(year.group() + phrase, now) or span
     said_done = _SAID_DONE.search(clause) is not None
     done = said_done or _PAST.search(clause) is not None
-    ahead = booked or to_come(clause) or (_TO_COME.search(clause) is not None and not said_done)
-    ahead = ahead or (_WILL.search(clause) is not None and not done)
+    plain = _WISH.sub("", clause)  # a plan's words, not a wish's
+    firm = to_come(plain) or (_TO_COME.search(plain) is not None and not said_done)
+    firm = firm or (_WILL.search(clause) is not None and not done)
+    soft = not firm and (booked or (_WISH.search(clause) is not None and not said_done))
+    ahead = firm or soft
     untold = not ahead and not done  # no tense in its clause, nor a done one in its sentence: the nearer
     if untold and (asked or _SAID_DONE.search(sentence) or _PAST.search(sentence)):
         return span
@@ -227,8 +239,10 @@ def _festival(
     again = resolve(("明年" if years > 0 else "去年") + phrase, now)
     if again is None or again[0].year != span[0].year + years:
         again = _month_shifted(span, 12 * years)
-    if again is None or not untold:
+    if again is None or firm or years < 0:
         return again or span
+    if soft:
+        return span if now - span[0] <= _JUST_GONE else again
     return again if abs(again[0] - now) < abs(span[0] - now) else span
 
 
