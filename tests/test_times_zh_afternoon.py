@@ -58,6 +58,24 @@ def test_today_s_small_hour_said_in_the_night_is_the_night_s() -> None:
     assert read("今天三点才睡", datetime(2024, 11, 13, 1, 30)) == [("今天三点", "2024-11-13 03:00")]
 
 
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        # was the 14th's 02:00, half an hour ahead: the night before the one under way
+        ("昨晚两点才睡", datetime(2024, 11, 14, 1, 30), [("昨晚两点", "2024-11-13 02:00")]),
+        # no day said, in the morning: last night's (was tonight's, 18 hours ahead)
+        ("晚上两点了还不睡", datetime(2024, 11, 13, 8, 0), [("晚上两点", "2024-11-13 02:00")]),
+        # unchanged: in the evening, tonight's
+        ("晚上两点了还不睡", datetime(2024, 11, 13, 20, 30), [("晚上两点", "2024-11-14 02:00")]),
+        ("今晚两点睡", datetime(2024, 11, 14, 1, 30), [("今晚两点", "2024-11-14 02:00")]),
+    ],
+)
+def test_an_evening_s_small_hour_is_never_a_gone_night_ahead(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    assert read(said, now) == reading
+
+
 def test_a_plan_at_a_bare_small_hour_after_a_day_is_dated_to_the_afternoon() -> None:
     found = extract_private(SCOPE, ("明天三点我要开会",), WEDNESDAY).facts
     assert [f.description for f in found if f.predicate == "计划"] == ["木木明天三点（2024-11-14 15:00）要开会"]

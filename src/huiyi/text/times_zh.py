@@ -301,22 +301,35 @@ def _resolve_zh(phrase: str, now: datetime) -> Range | None:
     return _afternoon_after_a_day(phrase, _night_after_evening(phrase, read, now), now) if read else None
 
 
+_ZH_GONE_DAY = lazy(r"昨|前天|大前天")
 _ZH_EVENING_CLOCK = lazy(rf"(?:晚上|夜里|夜间|半夜|深夜)(?:差(?:一刻|{NUM})分?钟?)?{NUM}点")
 
 
 def _night_after_evening(phrase: str, read: Range, now: datetime) -> Range:
     """A small hour of an evening (明天晚上两点, 昨晚两点才睡) is in the night after it: jionlp reads the small
-    hours of the day itself, a day early. Said before six in the morning, today's is the night under way.
+    hours of the day itself, a day early. Said before six in the morning, today's is the night under way, and
+    yesterday's the night before it (昨晚两点才睡 at 01:30 is not half an hour ahead); with no day said
+    (晚上两点了还不睡), the nearer of the two nights.
 
         >>> now = datetime(2024, 11, 13, 10, 30)
         >>> [str(span[0]) for *_, span in chinese_phrases("明天晚上两点还在加班，昨晚两点才睡", now)]
         ['2024-11-15 02:00:00', '2024-11-13 02:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("昨晚两点才睡", datetime(2024, 11, 14, 1, 30))]
+        ['2024-11-13 02:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("晚上两点了还不睡", datetime(2024, 11, 13, 8))]
+        ['2024-11-13 02:00:00']
     """
     if not 1 <= read[0].hour < 6 or read[1] > datetime.max - timedelta(days=1):
         return read
-    if not _ZH_EVENING_CLOCK.search(phrase) or (read[0].date() == now.date() and now.hour < 6):
+    evening = _ZH_EVENING_CLOCK.search(phrase)
+    if evening is None or (read[0].date() == now.date() and now.hour < 6):
         return read
-    return read[0] + timedelta(days=1), read[1] + timedelta(days=1)
+    after = read[0] + timedelta(days=1), read[1] + timedelta(days=1)
+    if after[0] > now and _ZH_GONE_DAY.match(phrase):
+        return read
+    if evening.start() == 0 and now - read[0] < after[0] - now:
+        return read
+    return after
 
 
 # a clock at the end of a phrase, by the hour: 三点, 4点半 (not 15:00, which says its half of the day)
