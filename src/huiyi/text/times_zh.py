@@ -280,10 +280,14 @@ def _to_the_hour(phrase: str) -> str:
     return f"{phrase[: found.start()]}{hour - 1}点{60 - before}分{phrase[found.end() :]}"
 
 
+# 周五六点 is Friday at six: jionlp read 五六点, "five or six", and gave 05:00 (周六七点 06:00)
+_ZH_WEEKDAY_HOUR = lazy(r"((?:周|星期|礼拜)[一二三四五六日天])([一二两三四五六七八九十]{1,3})(?=点)")
+
+
 def _resolve_zh(phrase: str, now: datetime) -> Range | None:
     for old, new in _ZH_ALIASES:
         phrase = phrase.replace(old, new)
-    phrase = _to_the_hour(phrase)
+    phrase = _ZH_WEEKDAY_HOUR.sub(lambda m: m[1] + str(_small_number(m[2]) or m[2]), _to_the_hour(phrase))
     if swapped := _ZH_PART_FIRST.fullmatch(phrase):
         phrase = swapped.group(2) + swapped.group(1)
     if month := BARE_MONTH.fullmatch(phrase):
