@@ -183,6 +183,7 @@ def test_nothing_found(text: str) -> None:
     ("text", "phrases"),
     [
         ("书和冬天的衣服先打包", []),
+        ("夏天的确很热", ["夏天"]),  # 的确 is "indeed": the summer is a time (was none)
         ("我最喜欢秋天", []),
         ("我讨厌夏天的蚊子", []),
         ("冬天我要去哈尔滨", ["冬天"]),

@@ -397,7 +397,9 @@ def chinese_phrases(text: str, now: datetime, *, asked: bool = False) -> list[tu
 
 
 _BARE_SEASON = lazy(r"[春夏秋冬](?:天|季)")
-_KIND_AFTER = lazy(r"的(?!时候|时|那|这|一|某|第|头|尾|末|初|假|开头|结尾)")  # 冬天的衣服; 冬天的时候 is a time
+_KIND_AFTER = lazy(
+    r"的(?!时候|时|那|这|一|某|第|头|尾|末|初|假|开头|结尾|确)"
+)  # 冬天的衣服; 冬天的时候, 的确 (indeed) not
 _LIKED_BEFORE = lazy(r"(?:喜欢|爱|讨厌|怕|享受|受不了)(?:的是)?$")
 
 
