@@ -184,3 +184,24 @@ def test_a_bare_one_or_two_o_clock_is_read_where_its_words_say_a_time(
 def test_a_bare_hour_as_near_ahead_as_gone_is_the_one_ahead() -> None:
     assert read("两点见", datetime(2024, 6, 15, 8, 0)) == [("两点", "2024-06-15 14:00")]
     assert read("三点开会", datetime(2024, 6, 15, 9, 0)) == [("三点", "2024-06-15 15:00")]
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("两点到三点开会", datetime(2024, 11, 13, 8), [("两点", "2024-11-13 14:00"), ("三点", "2024-11-13 15:00")]),
+        ("下午两点到五点", datetime(2024, 11, 13, 8), [("下午两点", "2024-11-13 14:00"), ("五点", "2024-11-13 17:00")]),
+        ("晚上八点到十点", datetime(2024, 11, 13, 8), [("晚上八点", "2024-11-13 20:00"), ("十点", "2024-11-13 22:00")]),
+        ("十点到十二点", datetime(2024, 11, 13, 20), [("十点", "2024-11-13 22:00"), ("十二点", "2024-11-14 00:00")]),
+        (
+            "明天九点到三点考试",
+            datetime(2024, 11, 13, 8),
+            [("明天九点", "2024-11-14 09:00"), ("三点", "2024-11-14 15:00")],
+        ),
+    ],
+)
+def test_the_clock_that_ends_a_range_is_the_first_such_hour_after_its_start(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    # 两点到三点 read alone each: 14:00 to 03:00, a range that ends before it starts
+    assert read(said, now) == reading

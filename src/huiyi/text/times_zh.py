@@ -14,7 +14,7 @@ from typing import Any
 
 from huiyi.patterns import lazy
 from huiyi.text import holidays
-from huiyi.text.hours_zh import DAY_PARTS, NUM, PART_OF_DAY, half_of_the_day, small_hours_of_sleep
+from huiyi.text.hours_zh import DAY_PARTS, NUM, PART_OF_DAY, half_of_the_day, range_ends, small_hours_of_sleep
 from huiyi.text.periods import (
     Range,
     just_now,
@@ -391,9 +391,8 @@ def chinese_phrases(text: str, now: datetime, *, asked: bool = False) -> list[tu
                     break
             else:
                 first += 1
-    return small_hours_of_sleep(
-        text, _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh, asked), now), now
-    )
+    read = _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh, asked), now)
+    return range_ends(text, small_hours_of_sleep(text, read, now))
 
 
 _BARE_SEASON = lazy(r"[春夏秋冬](?:天|季)")
