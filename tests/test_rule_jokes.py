@@ -166,3 +166,18 @@ def test_earnest_words_just_before_a_retraction_still_count() -> None:
 def test_an_everyday_job_said_with_a_laugh_is_said_in_earnest(text: str, fact: str) -> None:
     """ "I'm a doctor lol" was no fact: a laugh after a job is a tone, a billionaire's is a joke."""
     assert described(text) == {fact}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm a doctor hahaha", "木木 is a doctor"),
+        ("I'm a teacher lmfao", "木木 is a teacher"),
+        ("I'm a nurse 😂", "木木 is a nurse"),
+        ("I'm an engineer hehe", "木木 is an engineer"),
+        ("I'm a teacher xD", "木木 is a teacher"),
+    ],
+)
+def test_the_laugh_after_a_job_kept_is_not_in_the_job(text: str, fact: str) -> None:
+    """ "I'm a doctor hahaha" was kept as 木木 is "a doctor hahaha": the clause was kept for its job, laugh and all."""
+    assert described(text) == {fact}

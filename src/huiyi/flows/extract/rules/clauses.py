@@ -50,10 +50,15 @@ def clauses_of(text: str, english: bool) -> list[tuple[str, bool]]:
         if not match.group(0):
             break
     closed = [laughter_only(clause) for clause, _ in out[1:]]  # 我是亿万富翁，哈哈哈: by the clause after
-    return [
-        (clause, unsure or ((laughs_off(clause) or (at < len(closed) and closed[at])) and not _a_job(clause)))
-        for at, (clause, unsure) in enumerate(laughed_part_off(out) if english else out)
-    ]
+    read: list[tuple[str, bool]] = []
+    for at, (clause, unsure) in enumerate(laughed_part_off(out) if english else out):
+        if laughs_off(clause) or (at < len(closed) and closed[at]):
+            if not _a_job(clause):
+                unsure = True
+            else:  # I'm a doctor hahaha: the job without the laugh, which would stay in its object
+                clause = before_laugh(clause)
+        read.append((clause, unsure))
+    return read
 
 
 # I'm a nurse lol, 我是老师哈哈哈: an everyday job is nothing to boast of, so a laugh after it is a tone, not a
