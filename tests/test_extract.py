@@ -512,6 +512,25 @@ def test_rules_read_an_english_place_gone_to_or_been_in_only(said: str, place: s
     assert event.place == place
 
 
+@pytest.mark.parametrize(
+    ("said", "place"),
+    [
+        ("My flight landed in Boston an hour ago", "Boston"),
+        ("My birthday dinner at Nobu was lovely", "Nobu"),
+        ("My day at Disneyland was so much fun", "Disneyland"),
+        ("Lunch was amazing at Nobu", "Nobu"),
+        ("Today was great in Boston", "Boston"),
+        ("My coworker Dave was at Nobu too", ""),
+        ("My parents live in Ohio", ""),
+    ],
+)
+def test_rules_keep_the_place_of_the_speakers_own_thing(said: str, place: str) -> None:
+    # since e96938a any "my <word>" or capitalised word with a verb opened someone else's clause, so my flight
+    # or Lunch was…: only a person (my sister, my coworker, Jake works…) is someone else
+    (event,) = rules(make_fold([("Mia", said)], agent="Kai", person="Mia", language="en")).events
+    assert event.place == place
+
+
 def test_rules_on_a_chinese_private_chat() -> None:
     extraction = rules(PRIVATE)
     assert_provenance(extraction, PRIVATE)

@@ -8,6 +8,7 @@ from collections.abc import Collection, Sequence
 
 from huiyi.flows.extract import EntityDraft
 from huiyi.flows.extract.rules.patterns import ZH_OWN_SUBJECT, ZH_SUPPOSE
+from huiyi.flows.extract.rules.relations import EN_KIN, EN_PEERS
 from huiyi.flows.extract.rules.roster import Roster, name_like
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType
@@ -103,8 +104,16 @@ _EN_PLACE = lazy(
     rf"(?P<place>(?:(?:St|Mt|Ft)\.\s*)?{_EN_NAME_RUN}(?:\s+(?:of|on|de)(?:\s+the)?\s+{_EN_NAME_RUN})?)"
 )
 _EN_FIRST_PERSON = lazy(r"\b(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|us|me)\b", re.IGNORECASE)
+# my sister, his kids (not my flight, my birthday dinner: the speaker's own, whose place is the talk's)
+_EN_SOMEONE_OF = rf"(?:{EN_KIN}|{EN_PEERS}|boss|manager|kid|child|children|parent|family|folks)s?"
 _EN_OTHER_SUBJECT = lazy(
-    r"\s*(?:(?i:he|she|they)\b|(?i:my|his|her|their)\s+[a-z]+\b|(?P<name>[A-Z][a-z]+)\s+(?:is|was|has|had|[a-z]+s)\b)"
+    rf"\s*(?:(?i:he|she|they)\b|(?i:(?:my|his|her|their)\s+{_EN_SOMEONE_OF})\b"
+    r"|(?P<name>[A-Z][a-z]+)\s+(?:is|was|has|had|[a-z]+s)\b)"
+)
+# a sentence's everyday subject, which names no one (Lunch was amazing at Nobu, Today was great in Boston)
+_EN_NO_ONE = frozenset(
+    "today tonight yesterday everything nothing life work school class lunch dinner breakfast brunch weather"
+    " traffic food coffee party game trip flight day night morning evening weekend week".split()
 )
 _EN_WORKPLACE = lazy(r"\b(?:job|work|works|working|worked|intern\w*|employed)\s*$", re.IGNORECASE)
 _EN_CLAUSE_BREAK = lazy(r"[,;]|\bbut\b", re.IGNORECASE)  # I was going to cook but we ate at Nobu: another clause
@@ -123,7 +132,7 @@ def _someone_else_en(before: str, people: Collection[str]) -> bool:
     if opening is None:
         return False
     name = opening.group("name")
-    return name is None or name in people or not _no_name([name])
+    return name is None or name in people or not (_no_name([name]) or name.lower() in _EN_NO_ONE)
 
 
 def _no_name(words: list[str]) -> bool:

@@ -132,7 +132,7 @@ _ZH_NAMED_PARTNER = FactRule(
 _ZH_PARTNER_TOLD = lazy(rf"{_ZH_LEAD}{_ZH_NEW}(?P<x>{_ZH_PARTNERS}|{_ZH_SPOUSES}){_ZH_SURE_END}")
 _NAME_TAGS = ("nr", "nrfg", "nrt")
 
-_EN_PEERS = (
+EN_PEERS = (
     r"(?:(?:best|close|good|old)\s+)?(?:(?:room|flat|house|class|school|team)mate|colleague|co-?worker"
     r"|neighbou?r|friend|bestie)"
 )
@@ -159,13 +159,13 @@ def _en(pattern: str, description: str) -> FactRule:
 
 
 EN_RELATIONS: tuple[FactRule, ...] = (
-    _en(rf"{_EN_OTHER}\s+and\s+(?:I|me)\s+are\s+(?:both\s+|also\s+)?(?P<x>{_EN_PEERS})s", "{s} and {o} are {x}s"),
-    _en(rf"(?:I|me)\s+and\s+{_EN_OTHER}\s+are\s+(?:both\s+|also\s+)?(?P<x>{_EN_PEERS})s", "{s} and {o} are {x}s"),
-    _en(rf"{_EN_OTHER}(?:\s+is|'s)\s+(?:also\s+)?my\s+(?P<x>{_EN_PEERS}|{EN_KIN})", "{o} is {s}'s {x}"),
+    _en(rf"{_EN_OTHER}\s+and\s+(?:I|me)\s+are\s+(?:both\s+|also\s+)?(?P<x>{EN_PEERS})s", "{s} and {o} are {x}s"),
+    _en(rf"(?:I|me)\s+and\s+{_EN_OTHER}\s+are\s+(?:both\s+|also\s+)?(?P<x>{EN_PEERS})s", "{s} and {o} are {x}s"),
+    _en(rf"{_EN_OTHER}(?:\s+is|'s)\s+(?:also\s+)?my\s+(?P<x>{EN_PEERS}|{EN_KIN})", "{o} is {s}'s {x}"),
 )
 # My sister Emma is getting married: the clause goes on about the one it names, who is the speaker's sister
 EN_NAMED_KIN = FactRule(
-    en_rule(rf"my\s+(?P<x>{_EN_PEERS}|{EN_KIN}),?\s+(?P<o>(?-i:[A-Z][a-z-]+(?:\s+[A-Z][a-z-]+)?))(?!\w|'(?!s\b))"),
+    en_rule(rf"my\s+(?P<x>{EN_PEERS}|{EN_KIN}),?\s+(?P<o>(?-i:[A-Z][a-z-]+(?:\s+[A-Z][a-z-]+)?))(?!\w|'(?!s\b))"),
     "{x} is",
     FactKind.RELATION,
     "people",
