@@ -36,3 +36,11 @@ def test_a_part_of_a_day_written_by_its_date_names_that_part_of_the_date() -> No
     assert timerange.about(event) == [(datetime(2024, 11, 15, 18), datetime(2024, 11, 16))]
     morning = _fact("江橘说：我帮你挂个早上（2024-11-14）的号", datetime(2024, 11, 13, 19))
     assert timerange.about(morning) == [(datetime(2024, 11, 14, 6), datetime(2024, 11, 14, 10))]
+
+
+def test_an_english_part_of_a_day_written_by_its_date_names_that_part() -> None:
+    # English writes a space before its date (tomorrow evening (2025-03-19)): it was read as the whole day
+    plan = _fact("Liz is meeting Jake tomorrow evening (2025-03-19)", datetime(2025, 3, 19, 18))
+    assert timerange.about(plan) == [(datetime(2025, 3, 19, 18), datetime(2025, 3, 20))]
+    event = _fact("Liz said: Last night (2025-03-17) was amazing", datetime(2025, 3, 18, 19, 30))
+    assert timerange.about(event) == [(datetime(2025, 3, 17, 18), datetime(2025, 3, 18))]

@@ -128,7 +128,7 @@ def about(item: Said) -> list[tuple[datetime, datetime]]:
 
 
 _ISO_DAY = lazy(r"\d{4}-\d{2}-\d{2}")
-_DAY_ONLY = lazy(r"[（(](\d{4}-\d{2}-\d{2})[）)]")
+_DAY_ONLY = lazy(r"\s*[（(](\d{4}-\d{2}-\d{2})[）)]")  # English puts a space before it
 
 
 def _own_spans(text: str, said: datetime) -> list[tuple[datetime, datetime]]:
