@@ -39,6 +39,8 @@ def facts_of(path: Path, line: str) -> set[str]:
         # the object of "I'm a …" was cut at the title's or the initial's full stop ("a nurse at St")
         ("I'm a nurse at St. Mary's", {"木木 is a nurse at St. Mary's"}),
         ("I'm a banker at J.P. Morgan. I love it", {"木木 is a banker at J.P. Morgan"}),
+        # …but a sentence that opens after the initials is not theirs ("a teacher in the U.S. I love it")
+        ("I'm a teacher in the U.S. I love it", {"木木 is a teacher in the U.S"}),
         ("I'm a fan of Dr. Lee. She is great", {"木木 is a fan of Dr. Lee"}),
         ("我对猫过敏，我男朋友不过敏", {"木木对猫过敏"}),
         ("我男朋友对猫过敏", set()),

@@ -11,10 +11,11 @@ __all__ = ["CJK", "CJK_RUN", "EN_ABBREVIATION_DOT", "LATIN_WORD", "conversation_
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # a full stop that ends no sentence: a title's (St. Mary's, Dr. Lee, Mt. Fuji) or an initial's (J.P. Morgan,
-# U.S.); a pattern's piece, as a regex string
+# U.S.), unless a sentence plainly opens after the initials (…in the U.S. I love it); a regex string
 EN_ABBREVIATION_DOT = (
     r"(?:(?<=\bSt)|(?<=\bMr)|(?<=\bMs)|(?<=\bDr)|(?<=\bMrs)|(?<=\bJr)|(?<=\bSr)|(?<=\bMt))\."
-    r"|(?-i:(?<=\b[A-Z])\.(?=[A-Z]\.)|(?<=\b[A-Z]\.[A-Z])\.)"
+    r"|(?-i:(?<=\b[A-Z])\.(?=[A-Z](?:\.|\b))"  # U.S, its last stop taken as the sentence's
+    r"|(?<=\b[A-Z]\.[A-Z])\.(?!\s+(?:I|We|He|She|They|It|My|Our|The|This|That|But|So|And|Then)\b))"
 )
 LATIN_WORD = lazy(r"[A-Za-z][A-Za-z'’-]*")
 # one compiled CJK class for all (huiyi.text.tokens too): re walks its 28 000 code points at each compile,
