@@ -726,6 +726,29 @@ def test_a_month_or_an_order_names_no_member() -> None:
     assert kept == [*descriptions[:2], *(f"Bob plans {at} a trip" for at in (2, 3, 4))]
 
 
+def test_a_member_after_a_word_of_when_is_still_named() -> None:
+    """Since c89cf4c a name after from/by/before/until was read as a month: "I got a letter from May" and
+    "Before May moved to Boston she lived in Austin" were kept as Bob's own facts in a group with May; a
+    month said as one (in May, since May, the 5th of May) still names no one."""
+    fold = make_fold([("Bob", "In May I will travel"), ("May", "nice"), ("June", "ok")], person=None, space="g1")
+    descriptions = [
+        "Since May, I have been working remotely",
+        "On the 5th of May I fly",
+        "I got a letter from May",
+        "Before May moved to Boston she lived in Austin",
+        "I wait until June arrives",
+    ]
+    said = answer(
+        events=[event("Bob tells of a trip.", ["m1"])],
+        facts=[
+            fact_item("I", f"says {at}", "a thing", ["m1"], description=description)
+            for at, description in enumerate(descriptions)
+        ],
+    )
+    kept = [fact.description for fact in parse_extraction(said, fold).facts]
+    assert kept == [*descriptions[:2], *(f"Bob says {at} a thing" for at in (2, 3, 4))]
+
+
 def test_a_question_quoted_after_a_colon_names_no_member() -> None:
     """A description of Bob's question that names not Bob, "He asked: Will you come?", still named the member
     Will, as a colon was not read as opening what is asked; it was replaced by the bare triple (helper's review

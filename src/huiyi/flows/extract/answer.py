@@ -324,6 +324,11 @@ def _named(name: str, text: str) -> bool:
     True
     >>> _named("Mark", "Mark my words"), _named("Mark", "Mark's bike"), _named("Mark", "Ask Mark")
     (False, True, True)
+
+    A member after a word that could say a month is still named when no month is said (helper):
+
+    >>> _named("May", "a letter from May"), _named("May", "Before May moved"), _named("June", "until June arrives")
+    (True, True, True)
     """
     if len(name) < 2:
         return False
@@ -339,21 +344,35 @@ def _named(name: str, text: str) -> bool:
     return False
 
 
-# a month said as one: after a word of when (in May, until June) or before its day or year (June 5th)
+# a month said as one: after a word of when and before a new subject, a comma or the end (in May I will…,
+# since May, she…), or before its day or year (June 5th, on May 5, the 5th of May); after from/by/of or
+# before a verb it is the member (a letter from May, before May moved, until June arrives)
 _BEFORE_MONTH = re.compile(
-    r"\b(?:in|on|by|since|until|till|of|before|after|during|through|from|early|late|mid|next|last|this|every)\W*$",
+    r"(?:\b(?:in|since|until|till|before|after|during|through|early|late|mid|next|last|this|every)"
+    r"|\d(?:st|nd|rd|th)?\s+of)\W*$",
     re.IGNORECASE,
 )
 _AFTER_MONTH = re.compile(r"^\s+(?:[0-3]?\d(?:st|nd|rd|th)?|\d{4})\b")
+_AFTER_A_MONTH = re.compile(
+    r"^(?:\s*(?:[,.;:!?)\]]|$)|\s+(?:i|you|he|she|it|we|they|the|a|an|this|that|my|your|his|her|our|their"
+    r"|and|or|but|when|while|so|because|to|for|at|on|in)\b)",
+    re.IGNORECASE,
+)
 # whom or what an order is given about (Mark my words, Bill me later): a name is followed by its verb or 's
 _ORDERED = frozenset("my your his her our their me him us them it this that these those the".split())
 
 
 def _a_month(text: str, start: int, end: int) -> bool:
-    """(a friend of May's is May's, not a month's)"""
+    """(a friend of May's is May's, not a month's)
+
+    >>> _a_month("Since May, she works", 6, 9), _a_month("the 5th of May", 11, 14), _a_month("from May", 5, 8)
+    (True, True, False)
+    """
     if text[end : end + 2] in ("'s", "’s"):
         return False
-    return bool(_BEFORE_MONTH.search(text[:start]) or _AFTER_MONTH.match(text[end:]))
+    if _AFTER_MONTH.match(text[end:]):
+        return True
+    return bool(_BEFORE_MONTH.search(text[:start]) and _AFTER_A_MONTH.match(text[end:]))
 
 
 def _opens_an_order(text: str, start: int, end: int) -> bool:
