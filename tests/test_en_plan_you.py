@@ -101,3 +101,38 @@ def test_a_generic_you_is_not_the_agent(tmp_path: Path, line: str, plan: str) ->
     """ "where you can see the whole city" read "where Ava can see…": anyone who goes there, not the agent; the
     one the plan is with or for still is."""
     assert _plans(tmp_path, line) == [plan]
+
+
+@pytest.mark.parametrize(
+    ("line", "plan"),
+    [
+        (
+            "Tomorrow I'm going to the spot that you recommended",
+            "Liz is going to the spot that Ava recommended tomorrow (2026-03-03)",
+        ),
+        (
+            "I'm going to cook the pasta you will love tomorrow",
+            "Liz is going to cook the pasta Ava will love tomorrow (2026-03-03)",
+        ),
+        (
+            "I'm going to make sure you get the package tomorrow",
+            "Liz is going to make sure Ava get the package tomorrow (2026-03-03)",
+        ),
+        (
+            "I'm going to visit the cafe you can see from your window tomorrow",
+            "Liz is going to visit the cafe Ava can see from Ava's window tomorrow (2026-03-03)",
+        ),
+        (
+            "I'll show you the pictures tomorrow once you have time",
+            "Liz will show Ava the pictures tomorrow (2026-03-03) once Ava have time",
+        ),
+        (
+            "I'm going to tell you tomorrow whether you can come",
+            "Liz is going to tell Ava tomorrow (2026-03-03) whether Ava can come",
+        ),
+    ],
+)
+def test_a_you_addressed_in_a_plan_is_the_agent(tmp_path: Path, line: str, plan: str) -> None:
+    """Since bc76b68 any you after that/once/if… or before will/get/can was kept as you, though in a chat it is
+    mostly the agent: "the spot that you recommended" read, in the prompt, as recommended by the user."""
+    assert _plans(tmp_path, line) == [plan]

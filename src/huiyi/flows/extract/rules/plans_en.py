@@ -111,23 +111,25 @@ _YOU = re.compile(
 )
 
 
-# "a place where you can see the whole city", "if you like hiking": "you" anyone, the subject of what can be
-# done there, not the agent; only "you" whom the plan is with or for (see you, with you, call you) is
-_GENERIC_BEFORE = re.compile(r"\b(?:where|wherever|when|whenever|if|unless|so|that|which|because|once)\s+$", re.I)
-_GENERIC_AFTER = re.compile(
-    r"^\s+(?:can|can't|cannot|could|will|won't|would|should|must|might|may|need|have\s+to|get|gotta)\b",
-    re.I,
+# "a place where you can see the whole city", "the app you need a code for": "you" anyone, the subject of what
+# can be done there, not the agent; the you a plan is with or for (see you, with you, call you), and the you
+# of once/if/so/that… in a chat (once you have time, so you can try it, the spot that you recommended) is
+_GENERIC_BEFORE = re.compile(r"\b(?:where|wherever)\s+$", re.I)
+_GENERIC_AFTER = re.compile(r"^\s+(?:can|can't|cannot|need|needs|have\s+to|get\s+to|gotta)\b", re.I)
+# …whether you can come, I hope you can make it, so you can try it: said to the agent
+_ADDRESSED_BEFORE = re.compile(
+    r"\b(?:and|or|whether|if|so|because|once|when|whenever|unless|until|since|sure|hope|think|know|bet)\s+$", re.I
 )
+# …the park where you and I met, the cafe you can see from your window: the agent's own
+_ADDRESSED_AFTER = re.compile(r"^\s+and\s+(?:I|me)\b|^[^,.;!?]*\byour\b", re.I)
 
 
 def _named_you(you: re.Match[str], other: str) -> str:
     """``you`` as the other party (Ava, Ava's), or as said where it is anyone (where you can see…)."""
     before = you.string[: you.start()]
     after = you.string[you.end() :]
-    # "You and I will go…", "…and you can come too": the agent with the speaker, not anyone
-    if you.group() == "you" and (
-        _GENERIC_BEFORE.search(before) or (_GENERIC_AFTER.match(after) and not before.endswith("and "))
-    ):
+    generic = _GENERIC_BEFORE.search(before) or (_GENERIC_AFTER.match(after) and not _ADDRESSED_BEFORE.search(before))
+    if you.group() == "you" and generic and not _ADDRESSED_AFTER.match(after):
         return you.group()
     return other if you.group() == "you" else f"{other}'s"
 
