@@ -502,6 +502,7 @@ def test_rules_read_no_place_from_a_wish(said: str, place: str) -> None:
         ("My sister Emma lives in Boston so I can stay with her", ""),
         ("He is in Paris this week", ""),
         ("I'm quitting my job at Acme next Friday", ""),
+        ("I'm working in Seattle this week", "Seattle"),
         ("Got back to Seattle last night", "Seattle"),
         ("Dinner with my mom at Nobu", "Nobu"),
         ("Me and Jake went to Miami", "Miami"),

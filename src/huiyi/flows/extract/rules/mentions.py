@@ -202,11 +202,11 @@ def place_of(said: Said, people: Collection[str] = ()) -> str:
             wished = _EN_WISH.search(text, max(clause, match.start() - 80), match.start())
             first = place.split()[0]
             named = first.lower() not in EN_PROPER_STOP and first.removesuffix("'s") not in people
-            # My sister Emma lives in Boston, my job at Acme: where another is, or a workplace, not the talk's
+            # My sister Emma lives in Boston, my job at Acme: where another is, or an employer, not the talk's
+            # (I'm working in Seattle this week is where the talk is)
             before = text[clause : match.start()]
-            elsewhere = _EN_WORKPLACE.search(before) is not None or (
-                not _EN_FIRST_PERSON.search(before) and _someone_else_en(before, people)
-            )
+            at_work = match.group().lower().startswith("at") and _EN_WORKPLACE.search(before) is not None
+            elsewhere = at_work or (not _EN_FIRST_PERSON.search(before) and _someone_else_en(before, people))
             if named and not wished and not asked and not elsewhere:
                 return place
         return ""
