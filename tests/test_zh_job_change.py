@@ -96,7 +96,7 @@ def test_a_title_off_the_list_closes_the_old(tmp_path: Path, lines: list[str], o
     "said",
     [
         *("我是超级会员", "我是班长", "我是退休老师", "我是你的老师", "我是打工人", "我当你老师"),
-        *("我是群管理员", "我是这个群的管理员", "我是学习委员", "我是巫师"),
+        *("我是群管理员", "我是这个群的管理员", "我是学习委员", "我是巫师", "我在群里当管理员"),
     ],
 )
 def test_who_one_is_in_a_club_or_to_someone_ends_no_job(tmp_path: Path, said: str) -> None:

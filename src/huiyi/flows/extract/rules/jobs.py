@@ -133,9 +133,11 @@ def zh_job_title(obj: str) -> bool:
 _NOT_AS = "面|时|场|初|然|天|晚|众|真|作|成|心|地|即|年|着|梦|完|饭"
 # what one does as well as who does it: 在杭州做后端 is the work one does (a 程序员's), not a second job
 _ZH_FIELD = re.compile(r"(?:前端|后端|测试|运营|策划|销售|翻译|编辑|会计|后厨)$")
+# a role held in a chat group, a class or a game (我在群里当管理员) is no job
+_NOT_A_WORKPLACE = re.compile(r"群|班里|班上|游戏|社团|学生会|宿舍|家里")
 ZH_JOB_AS = FactRule(
     re.compile(
-        r"我(?:现在|目前|如今|已经|也)*(?:在[^，。！？的]{1,12}?)?"
+        r"我(?:现在|目前|如今|已经|也)*(?P<at>在[^，。！？的]{1,12}?)?"
         rf"(?:(?:转行|改行|转岗)(?:去|来)?(?:做|当)了?|当上了?|(?P<v>做|当|担任)(?!过|了|{_NOT_AS}))"
         r"(?P<o>(?:(?![了是想就都把被给以])[^，。！？]){1,10}?)[了啦呀啊]*$"
     ),
@@ -152,13 +154,13 @@ def zh_job_as(clause: str) -> re.Match[str] | None:
 
     >>> [bool(zh_job_as(c)) for c in ("我在律所当律师", "我转行做律师了", "我现在当护士长", "我在家做饭")]
     [True, True, True, False]
-    >>> [bool(zh_job_as(c)) for c in ("我在杭州做后端", "我转行做后端了", "我在公司当会计")]
-    [False, True, True]
+    >>> [bool(zh_job_as(c)) for c in ("我在杭州做后端", "我转行做后端了", "我在公司当会计", "我在群里当管理员")]
+    [False, True, True, False]
     >>> [bool(zh_job_as(c)) for c in ("我当过老师", "我当了三年老师", "我想当老师", "我当老师的时候", "我当你老师")]
     [False, False, False, False, False]
     """
     match = ZH_JOB_AS.pattern.match(clause)
-    if match is None or not zh_job_title(match["o"]):
+    if match is None or not zh_job_title(match["o"]) or _NOT_A_WORKPLACE.search(match["at"] or ""):
         return None
     return None if match["v"] == "做" and _ZH_FIELD.search(match["o"]) else match
 
