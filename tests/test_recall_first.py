@@ -95,3 +95,16 @@ def test_passages_run_at_background_priority_whichever_thread_asks() -> None:
     gate.embed_passages([f"第{i}句" for i in range(5)])
     assert niceness == [max(asking, BACKGROUND_NICE)] * 4  # one batch, then three of two
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == asking  # the caller's own is untouched
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's scheduling policy is Linux's")
+def test_the_threads_an_add_wakes_never_take_its_core(tmp_path: Path) -> None:
+    """Waking the thread behind ``add`` (or the indexer) made the adding thread give up its core and queue
+    for one on a busy machine: they run under SCHED_BATCH, whose wake-ups never preempt (issue 15)."""
+    asking = os.sched_getscheduler(0)
+    with Memory(tmp_path / "m", config=Config(worker={"enabled": False}, embed={"provider": "hash"})) as memory:
+        memory.add("我家的猫叫团子", agent="a", person="p")
+        core = memory.core
+        policies = [pool.submit(os.sched_getscheduler, 0).result() for pool in (core._behind, core._indexing)]
+    assert policies == [os.SCHED_BATCH] * 2
+    assert os.sched_getscheduler(0) == asking  # the caller's own thread is untouched

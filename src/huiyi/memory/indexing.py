@@ -27,7 +27,7 @@ from huiyi.flows.extract.watch import FoldWatch
 from huiyi.memory.base import MemoryBase
 from huiyi.memory.common import _check_seconds, _in_pool
 from huiyi.model import JobState, MemoryKind, Message, RecallHit, ScopeKind
-from huiyi.providers.priority import background_thread
+from huiyi.providers.priority import background_thread, behind_thread
 from huiyi.recall.pipeline import RecallRequest
 from huiyi.recall.routes import query_terms
 from huiyi.store.base import NameVersions
@@ -77,7 +77,8 @@ class Indexing(MemoryBase):
         # indexing's own thread, at a lower priority: adds and recall never queue behind an embedding
         self._indexing = ThreadPoolExecutor(1, thread_name_prefix="huiyi-index", initializer=background_thread)
         # what an add leaves to do behind it (planning folds, handing messages to the loop), in order
-        self._behind = ThreadPoolExecutor(1, thread_name_prefix="huiyi-behind")
+        # which never preempts on waking: the add that wakes it keeps its core (issue 15)
+        self._behind = ThreadPoolExecutor(1, thread_name_prefix="huiyi-behind", initializer=behind_thread)
         self._behind_last: Future[None] | None = self._behind.submit(_started)  # its thread up before the first add
         self._behind_lock = threading.Lock()
         self._last_add = 0.0  # time.monotonic() of the latest add's append

@@ -21,11 +21,24 @@ from huiyi.providers.embed import Embedder, Vectors, cached_queries, lanes_of, w
 
 def background_thread() -> None:
     """Lower the calling thread's CPU priority (Linux: per thread), so a busy indexer leaves the cores
-    to recall and to ``add`` first; elsewhere, or when not allowed, nothing changes."""
+    to recall and to ``add`` first, and make it one that never preempts on waking (``behind_thread``);
+    elsewhere, or when not allowed, nothing changes."""
+    behind_thread()
     with contextlib.suppress(AttributeError, OSError):
         thread = threading.get_native_id()
         # never above the process's own niceness: a process run under ``nice 19`` keeps its threads there
         os.setpriority(os.PRIO_PROCESS, thread, max(os.getpriority(os.PRIO_PROCESS, thread), BACKGROUND_NICE))
+
+
+def behind_thread() -> None:
+    """Make the calling thread one whose wake-ups never preempt a running thread (Linux's SCHED_BATCH: its
+    share of the CPU unchanged, it waits for the next tick or a free core instead). Waking the thread
+    behind ``add`` made the adding thread give up its core there and queue for one, ~10 ms on a busy
+    2-core machine: the tail of a one-message add (issue 15). Elsewhere, or when not allowed, nothing."""
+    with contextlib.suppress(AttributeError, OSError):
+        thread = threading.get_native_id()
+        if os.sched_getscheduler(thread) == os.SCHED_OTHER:  # a thread set to real time or idle is left so
+            os.sched_setscheduler(thread, os.SCHED_BATCH, os.sched_param(0))
 
 
 BACKGROUND_NICE = 10
