@@ -157,3 +157,23 @@ def test_tidying_the_keyword_index_merges_its_segments_and_changes_no_hit(store:
     assert store.tidy_keywords() == 0  # nothing is left to merge
     after = [[(h.id, round(h.score, 6)) for h in store.search_keyword([mine], q, 50).hits] for q in queries]
     assert after == before
+
+
+def _segments(store: SQLiteStore) -> int:
+    with sqlite3.connect(store.path) as conn:
+        return int(conn.execute("SELECT count(DISTINCT segid) FROM memory_fts_idx").fetchone()[0])
+
+
+def test_memories_written_one_at_a_time_leave_few_keyword_segments(tmp_path: Path) -> None:
+    # each write leaves a segment and a search looks its terms up in each; FTS5 alone let 15 pile up
+    store = SQLiteStore(tmp_path / DB_NAME)
+    try:
+        mine = Scope.of_person("qy", "mumu")
+        for i in range(40):
+            _add(store, mine, [f"hiking trip {i}"], f"m{i}-")
+        assert _segments(store) <= 6
+        assert _ranked(store, mine, Terms(["trip", "39"], []))[0] == "m39-0"
+        store.delete_memories("qy", [f"m{i}-0" for i in range(0, 40, 2)])
+        assert _segments(store) <= 6
+    finally:
+        store.close()

@@ -24,7 +24,7 @@ from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, fold_of, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
-from huiyi.store.sqlite.fts import count_row_tokens, scope_code, scoped
+from huiyi.store.sqlite.fts import count_row_tokens, merge_step, scope_code, scoped
 from huiyi.store.sqlite.gone import erased, unmade_ids
 from huiyi.store.sqlite.graph import add_names, drop_aliases
 from huiyi.store.sqlite.jobs import record_folded
@@ -137,6 +137,8 @@ class SQLiteMemories(SQLiteConnection):
             for part, (_, rowids, indexes) in list(added.items()):
                 added[part] = (bump_version(conn, part), rowids, indexes)
                 count_in(conn, part, len(indexes), tokens[part])
+            if added or removed:
+                merge_step(conn)
             for agent, message_id in writes.indexed_messages:
                 conn.execute("UPDATE messages SET indexed = 1 WHERE agent = ? AND id = ?", (agent, message_id))
             for agent, space, start_seq in writes.fold_points:
@@ -232,6 +234,8 @@ class SQLiteMemories(SQLiteConnection):
     def delete_memories(self, agent: str, ids: Sequence[str]) -> int:
         with self._write() as conn:
             removed = delete_memory_rows(conn, agent, ids)
+            if removed:
+                merge_step(conn)
         return self._uncache(removed)
 
     def _uncache(self, removed: dict[str, tuple[int, list[int]]]) -> int:

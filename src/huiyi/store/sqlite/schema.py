@@ -385,6 +385,8 @@ MIGRATIONS: list[str] = [
     # 22: a space's messages by when they were said: a day's summary read them by paging back from the newest seq,
     # and stopped at history imported after the chat, older lines under newer seqs (helper)
     "CREATE INDEX IF NOT EXISTS messages_space_time ON messages (agent, space, time);",
+    # 23: the merge step after each write (fts.merge_step) merges any level of two keyword segments, not of four
+    "INSERT INTO memory_fts (memory_fts, rank) VALUES ('usermerge', 2);",
 ]
 
 
