@@ -124,7 +124,11 @@ def test_a_generic_you_is_not_the_agent(tmp_path: Path, line: str, plan: str) ->
         ),
         (
             "I'll show you the pictures tomorrow once you have time",
-            "Liz will show Ava the pictures tomorrow (2026-03-03) once Ava have time",
+            "Liz will show Ava the pictures tomorrow (2026-03-03) once Ava has time",
+        ),
+        (
+            "I'll pick up the cake tomorrow, make sure you are home",
+            "Liz will pick up the cake tomorrow (2026-03-03), make sure Ava is home",
         ),
         (
             "I'm going to tell you tomorrow whether you can come",

@@ -92,7 +92,7 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
         if who is None or not rest.strip() or not _acts(rest):
             continue
         if other := roster.other_party(said.speaker, private):  # in a group nobody can tell who "you" is
-            rest = _YOU.sub(lambda you: _named_you(you, other), rest)
+            rest = _agreed(_YOU.sub(lambda you: _named_you(you, other), rest), other)
         shown = dated(" ".join([f"{who}{rest}".rstrip(".!;\n ,"), lead[:1].lower() + lead[1:]]).strip(), spans, "en")
         out.append(plan_fact_en(said, roster, who, shown, spans, TENTATIVE if _UNSURE.search(clause) else 0.6))
     return out
@@ -132,6 +132,23 @@ def _named_you(you: re.Match[str], other: str) -> str:
     if you.group() == "you" and generic and not _ADDRESSED_AFTER.match(after):
         return you.group()
     return other if you.group() == "you" else f"{other}'s"
+
+
+_THIRD_PERSON_VERB = {"have": "has", "are": "is", "were": "was", "do": "does", "don't": "doesn't", "haven't": "hasn't"}
+
+
+def _agreed(text: str, other: str) -> str:
+    """``text`` with the verb after the other party's name, put for "you", agreeing with it (once Ava has
+    time, not "once Ava have time"); not after "and" (Liz and Ava are going).
+
+    >>> _agreed("is going to call once Ava have time, if Ava are free", "Ava")
+    'is going to call once Ava has time, if Ava is free'
+    >>> _agreed("and Ava are going to the movies", "Ava")
+    'and Ava are going to the movies'
+    """
+    verbs = "|".join(map(re.escape, _THIRD_PERSON_VERB))
+    agree = re.compile(rf"(?<!\band )\b{re.escape(other)} ({verbs})\b")
+    return agree.sub(lambda m: f"{other} {_THIRD_PERSON_VERB[m.group(1)]}", text)
 
 
 def _acts(rest: str) -> bool:
