@@ -238,3 +238,17 @@ def test_a_recall_query_asks_of_the_festival_gone_unless_it_says_to_come(query: 
 def test_a_festival_booked_or_wished_just_after_it_is_the_one_had(said: str, now: datetime, day: str) -> None:
     """A wish (祝) or a booking said with 春节 sent it a year ahead, even in the days right after it."""
     assert [start[:10] for _, start in read(said, now)][-1:] == [day]
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        ("上次约了元旦吃饭结果没去成", "2024-01-01"),
+        ("当时元旦我们在哈尔滨", "2024-01-01"),
+        ("我订了春节的机票", "2025-01-29"),
+    ],
+)
+def test_a_festival_said_of_a_time_gone_is_not_the_coming_one(said: str, day: str) -> None:
+    # 上次/当时 tell of a time gone: a booking then (约了元旦) is of last 元旦, not the coming one (reviewer's find)
+    (span,) = find_time_phrases(said, datetime(2024, 11, 13, 10))
+    assert f"{span.start:%Y-%m-%d}" == day

@@ -40,6 +40,7 @@ _SENTENCE_END = lazy(r"[。！？；!?;\n]")
 _GUO_DONE = r"(?<![度经通难])过(?![来去生节年日春元除清端中国劳圣平情七儿教感万母父复周星礼个]|一个)"
 _SAID_DONE = lazy(rf"了|{_GUO_DONE}")
 _PAST = lazy(r"那天|那次|那会|那晚|那时")
+_BOOKED_BEFORE = lazy(r"上次|上回|当时|那次|那时")  # 上次约了元旦吃饭, 当时元旦…: a festival gone
 _SETTLED = timedelta(days=7)  # a bare day this recent is still this month's: 十五号的会取消 on the 16th
 TOLD = lazy(r"说|约|订|买|通知|定|讲|问|告诉|安排|提醒|报名|发")  # said or booked then: the time is another
 _BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
@@ -220,11 +221,13 @@ def _festival(
     if year := _YEAR_SAID.search(clause):  # 今年我们要一起过圣诞节: the year said, whatever the tense
         return resolve(year.group() + phrase, now) or span
     said_done = _SAID_DONE.search(clause) is not None
-    done = said_done or _PAST.search(clause) is not None
+    done = said_done or _PAST.search(clause) is not None or _BOOKED_BEFORE.search(clause) is not None
     plain = _WISH.sub("", clause)  # a plan's words, not a wish's
     firm = to_come(plain) or (_TO_COME.search(plain) is not None and not said_done)
     firm = firm or (_WILL.search(clause) is not None and not done)
-    soft = not firm and (booked or (_WISH.search(clause) is not None and not said_done))
+    soft = not firm and (
+        (booked and not _BOOKED_BEFORE.search(clause)) or (_WISH.search(clause) is not None and not said_done)
+    )
     ahead = firm or soft
     untold = not ahead and not done  # no tense in its clause, nor a done one in its sentence: the nearer
     if untold and (asked or _SAID_DONE.search(sentence) or _PAST.search(sentence)):
