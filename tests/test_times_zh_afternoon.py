@@ -198,6 +198,11 @@ def test_a_bare_hour_as_near_ahead_as_gone_is_the_one_ahead() -> None:
             datetime(2024, 11, 13, 8),
             [("明天九点", "2024-11-14 09:00"), ("三点", "2024-11-14 15:00")],
         ),
+        (
+            "明天十一点到一点",
+            datetime(2024, 11, 13, 8),
+            [("明天十一点", "2024-11-14 11:00"), ("一点", "2024-11-14 13:00")],
+        ),
     ],
 )
 def test_the_clock_that_ends_a_range_is_the_first_such_hour_after_its_start(

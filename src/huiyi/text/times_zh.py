@@ -64,6 +64,7 @@ _CLOCK_AFTER = lazy(
     r"(?:就|才|还|准时|左右|整)?(?:要(?!求)|得|去|来|回|开|见|到|前|之前|以前|以后|之后|后|的[会课车票飞]"
     r"|在(?![意乎])|出发|集合|上课|下课|上班|下班|起床|睡|醒|吃饭|碰头|结束|有[会课事])"
 )
+_RANGE_FROM_A_CLOCK = lazy(r"(?:点|点半|点钟|[0-9][:：][0-5][0-9])\s*(?:到|至|-|－|~|～)\s*$")
 _ZH_CLOCK = lazy(_ZH_ATOMS[-2])  # a clock time alone: 七点, 七点半, 19:30
 _ZH_PART_CLOCK = lazy(rf"(?:{DAY_PARTS})(?:{_ZH_ATOMS[-2]})")  # a part of the day and its clock: 早上八点
 _DAY_PART = lazy(DAY_PARTS)
@@ -359,6 +360,8 @@ def _afternoon_after_a_day(phrase: str, read: Range, now: datetime) -> Range:
 
 def _said_a_clock(text: str, start: int, end: int) -> bool:
     """Whether 一点 or 两点 at ``text[start:end]`` is a clock by the words either side: 我两点要去开会."""
+    if _RANGE_FROM_A_CLOCK.search(text, max(0, start - 8), start):  # 十一点到一点: the end of a range of hours
+        return True
     before = not start or _CLOCK_BEFORE.match(text, start - 1) is not None
     return before and _CLOCK_AFTER.match(text, end) is not None
 
