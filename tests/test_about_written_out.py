@@ -44,3 +44,12 @@ def test_an_english_part_of_a_day_written_by_its_date_names_that_part() -> None:
     assert timerange.about(plan) == [(datetime(2025, 3, 19, 18), datetime(2025, 3, 20))]
     event = _fact("Liz said: Last night (2025-03-17) was amazing", datetime(2025, 3, 18, 19, 30))
     assert timerange.about(event) == [(datetime(2025, 3, 17, 18), datetime(2025, 3, 18))]
+
+
+def test_each_phrase_is_read_where_it_is_said() -> None:
+    # the first 晚上 has no date after it and is the evening said; the second is the one written (reviewer's find)
+    event = _fact("木木说：晚上吃饭，晚上（2024-11-14）看电影", datetime(2024, 11, 13, 9))
+    assert timerange.about(event) == [
+        (datetime(2024, 11, 13, 18), datetime(2024, 11, 14)),
+        (datetime(2024, 11, 14, 18), datetime(2024, 11, 15)),
+    ]

@@ -127,53 +127,42 @@ def about(item: Said) -> list[tuple[datetime, datetime]]:
     return spans + found
 
 
-_ISO_DAY = lazy(r"\d{4}-\d{2}-\d{2}")
-_DAY_ONLY = lazy(r"\s*[（(](\d{4}-\d{2}-\d{2})[）)]")  # English puts a space before it
+# the date extraction wrote after a phrase; English puts a space before it
+_WRITTEN = lazy(r"\s*[（(](?P<day>\d{4}-\d{2}-\d{2})(?P<day_only>[）)])?")
 
 
 def _own_spans(text: str, said: datetime) -> list[tuple[datetime, datetime]]:
     """The spans ``text`` names, read against ``said``; a relative phrase whose date extraction wrote after
     it is read by that date: a day or more as written, a part of a day (明晚（2024-11-15）) as that part of
-    the date written, not the whole day.
+    the date written, not the whole day. Each phrase is taken where it is said, in reading order.
 
     >>> [f"{a:%d %H}-{b:%d %H}" for a, b in _own_spans("明晚（2024-11-15）带一盒", datetime(2024, 11, 13, 19))]
     ['15 18-16 00']
+    >>> [f"{a:%d %H}" for a, b in _own_spans("晚上吃饭，晚上（2024-11-14）看电影", datetime(2024, 11, 13, 9))]
+    ['13 18', '14 18']
     """
-    spans = find_time_phrases(text, said)
     out: list[tuple[datetime, datetime]] = []
-    taken: list[str] = []  # the written dates read with their phrase
-    for span in spans:
-        if taken and span.phrase == taken[0]:
-            taken.pop(0)
+    cursor = 0
+    skip_to = -1  # the end of a written date already read with its phrase
+    for span in find_time_phrases(text, said):
+        at = text.find(span.phrase, cursor)
+        if at < 0:
             continue
-        if not _written_out(span, text):
+        cursor = at + len(span.phrase)
+        if at < skip_to:
+            continue
+        written = _WRITTEN.match(text, cursor)
+        if written is None:
             out.append((span.start, span.end))
             continue
-        written = _DAY_ONLY.match(text, text.find(span.phrase) + len(span.phrase))
-        if written and span.end - span.start < timedelta(days=1):
-            day = datetime.fromisoformat(written.group(1)).replace(tzinfo=span.start.tzinfo)
+        skip_to = written.end()
+        if written.group("day_only") and span.end - span.start < timedelta(days=1):
+            day = datetime.fromisoformat(written.group("day")).replace(tzinfo=span.start.tzinfo)
             start = day + (span.start - span.start.replace(hour=0, minute=0, second=0, microsecond=0))
             out.append((start, start + (span.end - span.start)))
-            taken.append(written.group(1))
+        else:  # the written date itself is read as it comes next
+            skip_to = -1
     return out
-
-
-def _written_out(span: TimeSpan, text: str) -> bool:
-    """Whether extraction wrote the date a relative phrase meant after it (下周三（2024-11-06）, next month
-    (2023-09-01～2023-09-30)): that date is read itself, and the phrase read again against the memory's time
-    (a plan's is the day it is about, not when it was said) would name another day.
-
-    >>> span = TimeSpan(datetime(2024, 11, 13), datetime(2024, 11, 14), "下周三")
-    >>> _written_out(span, "木木下周三（2024-11-06）要去面试"), _written_out(span, "木木下周三要去面试")
-    (True, False)
-    """
-    at = text.find(span.phrase)
-    while at >= 0:
-        rest = text[at + len(span.phrase) :].lstrip()
-        if rest[:1] in ("（", "(") and _ISO_DAY.match(rest, 1):
-            return True
-        at = text.find(span.phrase, at + 1)
-    return False
 
 
 def past_plan(item: MemoryItem, now: datetime) -> str:
