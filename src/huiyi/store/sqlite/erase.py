@@ -26,6 +26,7 @@ from huiyi.store.erasure import Erasure, Refold
 from huiyi.store.purges import Purges
 from huiyi.store.rows import BUMP_ENTITIES_EPOCH, BUMP_ERASURES, MESSAGE_COLUMNS, TEXT, partition_key
 from huiyi.store.sqlite.connection import chunks, marks
+from huiyi.store.sqlite.fts import merge_step
 from huiyi.store.sqlite.jobs import insert_job
 from huiyi.store.sqlite.memories import SQLiteMemories, delete_memory_rows
 from huiyi.store.sqlite.partitions import drop_partition
@@ -132,9 +133,7 @@ class SQLiteErase(SQLiteMemories):
         """Merge every segment of the keyword index into one, a step of ``MERGE_PAGES`` pages per transaction
         (adds wait for one step at most): the segments written before an erasure keep its rows' terms,
         deleted only by markers, until a merge into the oldest segment passes them. False if it never ends."""
-        with self._write() as conn:
-            # a positive count merges levels of at least this many segments, or carries on a merge begun
-            conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('usermerge', 2)")
+        # a positive count merges levels of two segments (usermerge 2, schema 23) or carries on a merge begun
         self._merge_step(-MERGE_PAGES)  # negative: every segment, the markers' too, gathered into one merge
         for _ in range(_MAX_MERGE_STEPS):
             # positive: a negative count would gather again the segments adds wrote since, and start over
@@ -146,9 +145,7 @@ class SQLiteErase(SQLiteMemories):
     def _merge_step(self, pages: int) -> bool:
         """One merge of up to ``pages`` pages in a transaction of its own: whether there was anything to merge."""
         with self._write() as conn:
-            before = conn.total_changes
-            conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('merge', ?)", (pages,))
-            return conn.total_changes - before >= 2  # FTS5's sign that it merged something
+            return merge_step(conn, pages)
 
     def _checkpoint(self) -> bool:
         """Copy the WAL into the database file and truncate it: its frames held the pages as they were."""

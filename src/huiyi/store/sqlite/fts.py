@@ -61,13 +61,16 @@ def scoped_for_part(part: str, text: str) -> str:
 MERGE_STEP_PAGES = 64  # FTS5's own work unit: ~256 KB, a few ms at most in the writing transaction
 
 
-def merge_step(conn: sqlite3.Connection) -> None:
+def merge_step(conn: sqlite3.Connection, pages: int = MERGE_STEP_PAGES) -> bool:
     """A bounded step of merging the keyword index's segments, after a write: every write leaves a segment,
     and keyword search looks each query term up in every one. FTS5 alone merged a level once it held 16
     small segments, so a store written a memory at a time held ~13 (25 at most; 0.6 ms a search at 100k
     against 0.42 merged into one); merging any level of two (``usermerge`` 2, schema 23) keeps ~5
-    (0.46 ms), for ~0.1 ms more a write. ``Store.tidy_keywords`` merges everything into one."""
-    conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('merge', ?)", (MERGE_STEP_PAGES,))
+    (0.46 ms), for ~0.1 ms more a write. ``Store.tidy_keywords`` merges everything into one, by steps of a
+    negative ``pages`` (any segments, not only full levels). Whether the step merged anything."""
+    before = conn.total_changes
+    conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('merge', ?)", (pages,))
+    return conn.total_changes - before >= 2  # FTS5's sign that it merged something
 
 
 def docsize_tokens(docsize: bytes | None) -> int:

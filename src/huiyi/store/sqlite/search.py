@@ -21,6 +21,7 @@ from huiyi.store.base import TURN_VECTOR, OwnVectors, RouteHits, ScoredId, Terms
 from huiyi.store.owncache import own_vectors
 from huiyi.store.rows import partition_keys
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
+from huiyi.store.sqlite.fts import merge_step
 from huiyi.store.sqlite.keyword import keyword_scores
 from huiyi.store.vectors import Matrix, Places, RowIds, well_sized
 
@@ -145,9 +146,7 @@ class SQLiteSearch(SQLiteConnection):
             # one bounded step per transaction, so adds wait for one step at most; a negative page count
             # merges whatever segments there are, not only full levels (FTS5's 'merge' command)
             with self._write() as conn:
-                before = conn.total_changes
-                conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('merge', ?)", (-MERGE_PAGES,))
-                if conn.total_changes - before < 2:  # FTS5's sign that the step found nothing to merge
+                if not merge_step(conn, -MERGE_PAGES):
                     break
             done += 1
         return done
