@@ -243,14 +243,6 @@ def _whole_date(phrase: str) -> Range | None:
 
 # a part of a month, by the day it starts on (三月初, 二月底, 十月中旬): its first, middle or last ten days
 _ZH_TENTHS = {"初": 1, "上旬": 1, "中": 11, "中旬": 11, "底": 21, "末": 21, "下旬": 21}
-_ZH_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九十", start=1)}
-
-
-def _month_number(numeral: str) -> int:
-    if numeral.isdigit():
-        return int(numeral)
-    return 10 + _ZH_DIGITS.get(numeral[1:], 0) if numeral.startswith("十") else _ZH_DIGITS[numeral]
-
 
 # a quarter or minutes before the hour (差一刻三点), which jionlp does not read: said as 2点45分
 _ZH_TO_THE_HOUR = lazy(rf"差(一刻|{NUM})分?钟?({NUM})点")
@@ -292,7 +284,7 @@ def _resolve_zh(phrase: str, now: datetime) -> Range | None:
     if swapped := _ZH_PART_FIRST.fullmatch(phrase):
         phrase = swapped.group(2) + swapped.group(1)
     if month := BARE_MONTH.fullmatch(phrase):
-        phrase = f"{_month_number(month.group(1))}月"
+        phrase = f"{_small_number(month.group(1))}月"  # BARE_MONTH's numerals are 1–12
         whole = _jionlp(phrase, now)
         part = _ZH_TENTHS.get(month.group(2) or "")
         if whole is None or part is None:
@@ -358,6 +350,13 @@ def _afternoon_after_a_day(phrase: str, read: Range, now: datetime) -> Range:
     return half_of_the_day(read, now, "after a day")
 
 
+def _unread_alone(text: str, start: int, end: int) -> bool:
+    """Whether one atom alone is no time where it stands: 有一点累 (a bit), 冬天的衣服 (a kind)."""
+    if _ZH_AMBIGUOUS_CLOCK.fullmatch(text, start, end):
+        return not _said_a_clock(text, start, end)
+    return _season_as_kind(text, start, end)
+
+
 def _said_a_clock(text: str, start: int, end: int) -> bool:
     """Whether 一点 or 两点 at ``text[start:end]`` is a clock by the words either side: 我两点要去开会."""
     if _RANGE_FROM_A_CLOCK.search(text, max(0, start - 8), start):  # 十一点到一点: the end of a range of hours
@@ -382,8 +381,7 @@ def chinese_phrases(text: str, now: datetime, *, asked: bool = False) -> list[tu
             for last in range(len(run) - 1, first - 1, -1):
                 start, end = run[first].start(), run[last].end()
                 phrase = text[start:end]
-                ambiguous = _ZH_AMBIGUOUS_CLOCK.fullmatch(phrase) and not _said_a_clock(text, start, end)
-                if first == last and (ambiguous or _season_as_kind(text, start, end)):
+                if first == last and _unread_alone(text, start, end):
                     continue
                 if phrase not in readings:
                     readings[phrase] = _resolve_zh(phrase, now)
