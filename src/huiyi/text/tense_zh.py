@@ -46,11 +46,12 @@ TOLD = lazy(r"说|约|订|买|通知|定|讲|问|告诉|安排|提醒|报名|发
 _BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
 # not 会 (周一的会 is a meeting); 得 and 该 of must (我得加班, 该去体检), not 玩得, 得了 or 应该; a wish (祝你周末愉快)
 # is for the days ahead
+_WISHED = r"(?<!庆)祝"
 _TO_COME = lazy(
     r"要|打算|准备|计划|想去|想要|记得|别忘|有空|有时间|(?<=[我你他她们还又就都也])得(?![了到很太好挺真还])|(?<!应)该"
-    r"|(?<!庆)祝"
+    rf"|{_WISHED}"
 )
-_WISH = lazy(r"(?<!庆)祝")
+_WISH = lazy(_WISHED)
 # a festival at most this long gone is still the one talked of when booked or wished (祝你春节快乐 on its sixth
 # day, 我订了春节的机票，结果航班取消了), not the one a year ahead
 _JUST_GONE = timedelta(days=30)
