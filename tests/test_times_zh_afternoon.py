@@ -210,3 +210,9 @@ def test_the_clock_that_ends_a_range_is_the_first_such_hour_after_its_start(
 ) -> None:
     # 两点到三点 read alone each: 14:00 to 03:00, a range that ends before it starts
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize("now", [datetime.min, datetime.max])
+def test_a_range_of_hours_at_the_ends_of_time_reads_without_error(now: datetime) -> None:
+    # the end of a range is put on the hours after its start: at datetime.max there are none (OverflowError)
+    assert isinstance(read("两点到三点开会，明天十一点到一点", now), list)

@@ -172,6 +172,8 @@ def range_ends(text: str, found: list[tuple[int, int, Range]]) -> list[tuple[int
         joined = _TO.fullmatch(text, first_end, start)
         if not joined or not _END_CLOCK.fullmatch(text, start, end) or first[1] - first[0] > _DAY / 4:
             continue
+        if first[0] > datetime.max - 2 * _DAY:  # the last days there are: no hour after to read
+            continue
         length = last[1] - last[0]
         day = first[0].replace(hour=0, minute=0, second=0, microsecond=0)
         clock = last[0] - last[0].replace(hour=0, minute=0, second=0, microsecond=0)
