@@ -90,6 +90,8 @@ _ZH_NO_JOB = re.compile(r"(?:老|新手|新)司机$|打工人$")
 # "a teacher at Lincoln High", "a professor of biology": the job is said before where or of what; "a fan of
 # the writer" is then no job
 _WHERE = re.compile(r"\s+(?:at|for|in|with|of)\s+.*$", re.IGNORECASE)
+# what may follow the job and leave it one (I'm a teacher now lol)
+_SINCE = re.compile(r"(?:\s+(?:now|nowadays|these\s+days|again|too|as\s+well|full[- ]time|part[- ]time))+$", re.I)
 # words before the job that make it none of one's work now: how well (I'm a terrible cook, a good driver), or a
 # job left or not yet had (a former teacher, a retired nurse, an aspiring writer): "works as" would end the job
 _NOT_WORK = frozenset(
@@ -102,7 +104,7 @@ _NOT_WORK = frozenset(
 
 def job_title(obj: str) -> bool:
     """Whether ``obj`` (an "I'm …" object, article and all) is a job: "a"/"an" and a noun of ``EN_JOBS`` last."""
-    words = [word.lower() for word in _WHERE.sub("", obj).split()]
+    words = [word.lower() for word in _SINCE.sub("", _WHERE.sub("", obj)).split()]
     return (
         len(words) >= 2
         and words[0] in ("a", "an")
