@@ -88,7 +88,17 @@ def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[
         at = bisect.bisect_right(starts, candidate[0], hi=at)
         starts.insert(at, candidate[0])
         taken.insert(at, candidate)
-    return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in taken if start < end]
+    return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in taken if start < end and not _recurring(text, a)]
+
+
+# 每周二, 每天早上, 每个月15号, every Tuesday, each Friday night: a habit's time, which no one day is (我每周二
+# （2025-02-25）去游泳 told the chat model of one swim)
+_EVERY = lazy(r"(?:每(?:一?个|逢|到)?(?:天|日|周|星期|礼拜|月|年|晚|早)?的?|\b(?:every|each)(?:\s+other)?\s+)$", re.I)
+
+
+def _recurring(text: str, at: int) -> bool:
+    """Whether the time phrase at ``at`` follows 每 or "every": a time that comes back, not a time."""
+    return _EVERY.search(text, max(0, at - 12), at) is not None
 
 
 def query_time_range(text: str, now: datetime) -> TimeSpan | None:

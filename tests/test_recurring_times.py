@@ -1,0 +1,50 @@
+"""A habit's time (每周二, 每天早上, every Tuesday) is no one day: 我每周二去游泳 was written 我每周二（2025-02-25）
+去游泳, and the chat model was told of one swim on the Tuesday gone. A time said beside it still reads."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from huiyi import Memory
+from huiyi.config import Config
+from huiyi.providers.embed import HashEmbedder
+from huiyi.text.times import find_time_phrases
+
+SATURDAY = datetime(2025, 3, 1, 10, 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我每周二去游泳",
+        "我们每周五晚上聚餐",
+        "每天晚上十点睡觉",
+        "每个周末都去爬山",
+        "每个月15号发工资",
+        "每年春节回老家",
+        "每逢周二",
+        "I go swimming every Tuesday",
+        "Each Friday night we play cards",
+        "we meet every other Monday",
+    ],
+)
+def test_a_time_that_comes_back_is_no_time(text: str) -> None:
+    assert find_time_phrases(text, SATURDAY) == []
+
+
+def test_a_time_beside_a_habit_still_reads() -> None:
+    assert [s.phrase for s in find_time_phrases("我每天都在想昨天的事", SATURDAY)] == ["昨天"]
+    assert [s.phrase for s in find_time_phrases("every day last week was rainy", SATURDAY)] == ["last week"]
+    assert [s.phrase for s in find_time_phrases("上周二去游泳", SATURDAY)] == ["上周二"]
+
+
+def test_a_habit_is_told_without_a_date(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False})
+    with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: SATURDAY) as memory:
+        memory.add([{"text": "我每周二去游泳", "time": SATURDAY}], agent="祈煜", person="木木", index=True)
+        memory.flush(agent="祈煜", person="木木")
+        items = memory.memories(agent="祈煜", person="木木", kinds=["fact", "event"])
+    assert items and not any("2025-02-25" in item.text or item.data.get("about") for item in items), items
