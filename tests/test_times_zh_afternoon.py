@@ -91,9 +91,9 @@ def test_a_plan_at_a_bare_small_hour_after_a_day_is_dated_to_the_afternoon() -> 
         ("我五点要去接孩子", [("五点", "2024-11-13 17:00")]),  # was 05:00, gone: a plan dated before it was said
         ("三点的会改到五点了", [("三点", "2024-11-13 15:00"), ("五点", "2024-11-13 17:00")]),
         ("会议推迟到四点", [("四点", "2024-11-13 16:00")]),
-        # unchanged: what was done, and a morning hour to come (tomorrow's as likely as tonight's)
+        # what was done stays; a morning hour to come is the morning's, tomorrow's once today's is gone
         ("五点就醒了", [("五点", "2024-11-13 05:00")]),
-        ("我七点要起床", [("七点", "2024-11-13 07:00")]),
+        ("我七点要起床", [("七点", "2024-11-14 07:00")]),
     ],
 )
 def test_a_small_hour_to_come_or_moved_to_is_the_afternoons(said: str, reading: list[tuple[str, str]]) -> None:
@@ -216,3 +216,23 @@ def test_the_clock_that_ends_a_range_is_the_first_such_hour_after_its_start(
 def test_a_range_of_hours_at_the_ends_of_time_reads_without_error(now: datetime) -> None:
     # the end of a range is put on the hours after its start: at datetime.max there are none (OverflowError)
     assert isinstance(read("两点到三点开会，明天十一点到一点", now), list)
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("三点见", datetime(2024, 11, 13, 20, 30), [("三点", "2024-11-14 15:00")]),
+        ("我两点要去开会", datetime(2024, 11, 13, 20, 30), [("两点", "2024-11-14 14:00")]),
+        ("我们九点要出发", datetime(2024, 11, 13, 22, 0), [("九点", "2024-11-14 09:00")]),
+        ("会议推迟到四点", datetime(2024, 11, 13, 20, 30), [("四点", "2024-11-14 16:00")]),
+        # ahead today, or done: today's
+        ("九点见", datetime(2024, 11, 13, 20, 0), [("九点", "2024-11-13 21:00")]),
+        ("三点见了个客户", datetime(2024, 11, 13, 20, 0), [("三点", "2024-11-13 15:00")]),
+        ("我三点开完会了", datetime(2024, 11, 13, 20, 0), [("三点", "2024-11-13 15:00")]),
+    ],
+)
+def test_a_clock_to_come_whose_two_hours_are_gone_today_is_tomorrows(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """三点见 said at 20:30 read 15:00 that day, gone five hours before it was said."""
+    assert read(said, now) == reading

@@ -24,6 +24,7 @@ __all__ = [
     "Case",
     "half_of_the_day",
     "range_ends",
+    "said_ahead",
     "small_hours_of_sleep",
 ]
 
@@ -48,7 +49,9 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
                                                              said before 07:00 (今天三点才睡 at 01:30) the night's
     ``alone``         加班到九点 at 21:09, 七点就醒了    1–11   the nearer of the two to ``now``
     ``to come``       我五点要去接孩子, 改到五点          1–6    the afternoon's when the morning's went by in the last
-                                                             12 h (at 10:30: 17:00); else the nearer, as ``alone``
+                                                             12 h (at 10:30: 17:00); else the nearer, as ``alone``;
+                                                             tomorrow's when both of today's are gone (三点见 at
+                                                             20:00: 15:00 tomorrow; 九点见 at 22:00: 09:00)
     ``sleep``         明天六点起床, 昨天三点才睡          1–11   the morning's: sleep is of the small hours, waking of
                                                              the morning (the reader sends 7–11 of waking only)
     ``sleep to come`` 我六点要起床 (no day said)          1–11   the morning's, today's or tomorrow's, the nearer
@@ -96,6 +99,9 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
     nearer = evening if abs(evening[0] - now) <= abs(morning[0] - now) else morning
     if case == "to come" and nearer is morning and hour in SMALL_HOURS and timedelta(0) <= now - morning[0] < _HALF:
         return evening  # 我七点要起床 at 10:30 stays the morning's: tomorrow's as likely as tonight's
+    if case == "to come" and nearer[1] <= now and evening[1] <= datetime.max - _DAY:
+        # both gone today (三点见 said at 20:00): tomorrow's, the afternoon's of a small hour
+        return (evening[0] + _DAY, evening[1] + _DAY) if hour in SMALL_HOURS else (morning[0] + _DAY, morning[1] + _DAY)
     return nearer
 
 
@@ -184,3 +190,17 @@ def range_ends(text: str, found: list[tuple[int, int, Range]]) -> list[tuple[int
         if after is not None:
             out[at] = (start, end, (after, after + length))
     return out
+
+
+_MOVED_TO = lazy(r"(?:改|推迟|推|延|延期|提前|挪|换|定|约)(?:到|在)$")  # 改到五点: the new time is ahead
+
+
+_MEET_AT = lazy(r"(?:见|集合|碰头)(?![过了])")  # 三点见: a meeting set
+
+
+def said_ahead(text: str, start: int, end: int) -> bool:
+    """Whether the clause of a clock says it is to come, it is what a thing was moved to (改到五点), or a
+    meeting's (三点见)."""
+    if _MEET_AT.match(text, end) and "了" not in clause_around(text, start):
+        return True
+    return to_come(clause_around(text, start)) or _MOVED_TO.search(text, max(0, start - 4), start) is not None

@@ -14,7 +14,15 @@ from typing import Any
 
 from huiyi.patterns import lazy
 from huiyi.text import holidays
-from huiyi.text.hours_zh import DAY_PARTS, NUM, PART_OF_DAY, half_of_the_day, range_ends, small_hours_of_sleep
+from huiyi.text.hours_zh import (
+    DAY_PARTS,
+    NUM,
+    PART_OF_DAY,
+    half_of_the_day,
+    range_ends,
+    said_ahead,
+    small_hours_of_sleep,
+)
 from huiyi.text.periods import (
     Range,
     just_now,
@@ -429,14 +437,6 @@ def _on_the_day_before(past: str, phrase: str, read: Range, now: datetime, deadl
     return back if back[0] <= now else read
 
 
-_MOVED_TO = lazy(r"(?:改|推迟|推|延|延期|提前|挪|换|定|约)(?:到|在)$")  # 改到五点: the new time is ahead
-
-
-def _said_ahead(text: str, start: int) -> bool:
-    """Whether the clause of a clock says it is to come, or it is what a thing was moved to (改到五点)."""
-    return to_come(clause_around(text, start)) or _MOVED_TO.search(text, max(0, start - 4), start) is not None
-
-
 def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
     """A bare clock time after a day not yet over, in one message, is on that day: in "明晚的事定了…时间
     还是七点" the 七点 is tomorrow evening's, not this morning's. Only a day to come anchors it: a plan
@@ -476,7 +476,7 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
             if joined is not None:
                 read = joined
             elif "点" in phrase:  # no day said: 九点 at 21:09 is 21:00, 我五点要去接孩子 at 10:30 17:00
-                read = half_of_the_day(span, now, "to come" if _said_ahead(text, start) else "alone")
+                read = half_of_the_day(span, now, "to come" if said_ahead(text, start, end) else "alone")
             else:
                 read = span
             out.append((start, end, _on_the_day_before(past, phrase, read, now, _ZH_BY.match(text, end) is not None)))
