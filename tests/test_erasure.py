@@ -323,9 +323,10 @@ def test_summaries_of_summaries_and_the_things_their_words_named_go_with_them(tm
 
 
 @pytest.mark.parametrize("backend", sorted(STORE_FACTORIES))
-def test_anothers_lines_whose_chunks_went_are_indexed_again_at_once(tmp_path: Path, backend: str) -> None:
-    """Ben's turns right after ann's embedded hers, so their chunks go with her; they are his own lines
-    and come back in the same call, though the claims of their first indexing have not expired yet."""
+def test_anothers_lines_whose_chunks_went_are_indexed_again_behind_the_call(tmp_path: Path, backend: str) -> None:
+    """Ben's turns right after ann's embedded hers, so their chunks go with her; they are his own lines,
+    found by keyword at once and indexed again behind the call, though the claims of their first indexing
+    have not expired yet."""
     make: Callable[[Path], object] = STORE_FACTORIES[backend]
     with Memory(tmp_path, store=make(tmp_path / "s"), embedder=HashEmbedder(32), config=QUIET) as memory:  # type: ignore[arg-type]
         lines = [("ann", "我喜欢爬山"), ("ben", "我家的猫叫QZXBENCAT"), ("ben", "我住在QZXBENHOME"), ("cat", "好呀")]
@@ -333,6 +334,8 @@ def test_anothers_lines_whose_chunks_went_are_indexed_again_at_once(tmp_path: Pa
         memory.add(said, agent="a", space="g")
         done = memory.forget_person("ann", agent="a")
         assert done.reindexed >= 2
+        assert any("QZXBENCAT" in hit.text for hit in memory.recall("QZXBENCAT", agent="a", space="g").hits)
+        memory.indexed()
         chunks = [m.text for m in memory.memories(agent="a", space="g", kinds=[MemoryKind.CHUNK], limit=50)]
         assert any("QZXBENCAT" in text for text in chunks) and any("QZXBENHOME" in text for text in chunks), chunks
         assert not any("爬山" in text for text in chunks)

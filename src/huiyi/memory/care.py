@@ -189,8 +189,9 @@ class Care(Pages):
         Goes: every message of their private chat and every group message they said; memories of their
         scope and memories made from those messages (chunks, events, summaries); facts about them and
         their entity with its aliases; links, merges and jobs that name any of it; their working memory,
-        record and core blocks. Other people's messages whose chunks held their turns are indexed again, and
-        those whose events or facts held them are extracted again (by the worker; ``run_jobs`` when it is off).
+        record and core blocks. Other people's messages whose chunks held their turns are indexed again behind
+        the call (found by keyword until then; ``indexed()`` waits for them), and those whose events or facts
+        held them are extracted again (by the worker; ``run_jobs`` when it is off).
 
         None of it is recalled once this returns. The purge of the files (no byte of it left in them)
         runs behind the call, in short steps, unless ``purge="wait"``; ``purged()`` waits for it later.
@@ -233,8 +234,7 @@ class Care(Pages):
             done = functools.reduce(operator.add, [erase() for erase in erasures])
         finally:
             self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
-        # other people's messages whose chunks held the erased turns, indexed again
-        ingest.index_pending(self.store, self.embedder, self.config)
+        self._index_made_again()  # other people's messages whose chunks held the erased turns
         return done, bool(done.refold)
 
     async def _purge_done(self, purge: Purge) -> bool:

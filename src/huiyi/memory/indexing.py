@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 PENDING_SCAN = 1000
 # the share of the query's terms (words and CJK characters) a pending message must hold to be recalled
 PENDING_MATCH = 0.5
+# a pending message this near its chat's newest is the tail just said, recalled before what the routes rank;
+# an older one (a neighbour an erasure left to index again, a killed import's backlog) after it
+PENDING_TAIL = 50
 # how often, at most, an instance that goes on adding looks for messages another process stored and left
 # unindexed (killed before it embedded them): the open looks once, and a running bot takes them over too
 LEFTOVERS_EVERY = 60.0
@@ -125,6 +128,15 @@ class Indexing(MemoryBase):
         except Exception:
             log.exception("indexing messages left unindexed by an earlier run failed; tried again later")
             return 0
+
+    def _index_made_again(self) -> None:
+        """Index behind the call the lines an erasure left unindexed (others', whose chunks held the erased
+        turns): re-embedding a group's neighbours inside it made ``forget_person`` take seconds. On the
+        leftovers' thread, after any look under way there; recall finds them by keyword meanwhile."""
+        if self._closing.is_set():  # the next open takes them
+            return
+        self._leftovers_at = time.monotonic()
+        self._leftovers = self._catching_up.submit(self._index_leftovers)
 
     def _plan_taken_over(self, messages: Sequence[Message]) -> None:
         """Plan the folds of the chats whose messages another process stored and left unindexed: it was killed
@@ -305,6 +317,13 @@ class Indexing(MemoryBase):
                 )
             )
         found.sort(key=lambda hit: (-hit.score, -(hit.data.get("seq") or 0)))
+        newest: dict[tuple[str, str], int] = {}
+        for hit in found:  # a store read a chat, and only when a pending line matched
+            chat = (hit.scope.agent, hit.data["space"])
+            if chat not in newest:
+                last = self.store.recent_messages(*chat, 1)
+                newest[chat] = last[-1].seq if last else 0
+            hit.data["tail"] = hit.data["seq"] > newest[chat] - PENDING_TAIL
         return found, versions
 
     async def _drain_to_close(self) -> None:

@@ -432,13 +432,20 @@ def _current(item: MemoryItem, now: datetime | None, superseded: set[str]) -> bo
 
 
 def _with_pending(result: RecallResult, pending: list[RecallHit], limit: int) -> RecallResult:
-    """Messages added but not yet indexed that match the query go first (they are the newest)."""
+    """Messages added but not yet indexed that match the query: the chat's newest go first, older ones (an
+    erasure's neighbours indexed again, a killed import's backlog) after the first half of what the routes
+    ranked."""
     if not pending:
         return result
     known = {hit.id for hit in result.hits}
-    fresh = [hit for hit in pending if hit.id not in known]
+    fresh: list[RecallHit] = []
+    older: list[RecallHit] = []
+    for hit in pending:
+        if hit.id not in known:
+            (fresh if hit.data.pop("tail", True) else older).append(hit)
     first = max(1, limit // 2)  # at most half before what the routes ranked; the rest fill the room left after it
-    hits = [*fresh[:first], *result.hits, *fresh[first:]][:limit]
+    ranked = result.hits
+    hits = [*fresh[:first], *ranked[:first], *older[:first], *ranked[first:], *fresh[first:], *older[first:]][:limit]
     shown = len(hits) - len([hit for hit in hits if hit.id in known])
     return result.model_copy(update={"hits": hits, "info": {**result.info, "pending": shown}})
 
