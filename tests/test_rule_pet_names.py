@@ -87,6 +87,7 @@ def test_a_pet_named_in_the_next_message_is_named(
 )
 def test_no_pet_name_without_a_pet_just_told(tmp_path: Path, lines: list[str | dict[str, str]]) -> None:
     facts, _ = chat(tmp_path, lines)
+    facts = [text for text in facts if text != "小美是木木的妈妈"]  # 我妈妈叫小美 names the mother, not the cat
     assert not any(
         text.startswith(("Lily is", "小美是", "什么")) or "named" in text or "，叫" in text for text in facts
     )

@@ -111,3 +111,35 @@ def test_a_member_of_the_group_keeps_their_type() -> None:
 )
 def test_no_relation_without_a_plain_statement_about_someone_named(text: str) -> None:
     assert relations(text) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "other", "description"),
+    [
+        ("我妹妹叫小雨", "妹妹是", "小雨", "小雨是木木的妹妹"),
+        ("我妹妹叫小雨，在读高三", "妹妹是", "小雨", "小雨是木木的妹妹"),
+        ("林晚晴是我姐姐", "姐姐是", "林晚晴", "林晚晴是木木的姐姐"),
+        ("我妈妈叫张丽，今年五十岁", "妈妈是", "张丽", "张丽是木木的妈妈"),
+        ("我表哥陈凯在深圳上班", "表哥是", "陈凯", "陈凯是木木的表哥"),
+        ("我妹妹小雨今天来看我了", "妹妹是", "小雨", "小雨是木木的妹妹"),
+    ],
+)
+def test_family_named_is_a_fact(text: str, predicate: str, other: str, description: str) -> None:
+    """我妹妹叫小雨 was stored as nothing but its event: the partner and the roommate were facts, family none."""
+    assert relations(text) == {(PERSON, predicate, other, description)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我妈叫我回家吃饭",
+        "我奶奶叫我小宝",
+        "她是我妈",
+        "你是我爸爸",
+        "陈凯是我表哥吗",
+        "小雨是我妹妹的同学",
+        "小雨不是我妹妹",
+    ],
+)
+def test_no_family_fact_without_a_name_said_as_such(text: str) -> None:
+    assert relations(text) == set()

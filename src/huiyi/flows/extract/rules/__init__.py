@@ -59,6 +59,8 @@ When no LLM endpoint is configured, a fold still becomes memories:
   / 我有新男朋友了，叫陈屿 (对象, 女朋友, 未婚夫…;                                  (one at a time: a new partner,
   老公 / 老婆 only with 叫: 我老公彭于晏 is a fan's)                                with any word, closes the old)
   我前男友叫阿杰 / 阿杰是我前任                      —                           relation 前男友是 (a past tie)
+  我妹妹叫小雨 / 小雨是我妹妹 / 我妹妹小雨…          Emma is my sister, my       relation 妹妹是 / sister is
+  (妈妈, 表哥, 外婆…: many at a time)                sister Emma                 (family, named)
   ==========================================  ==========================  =================================
 
   Questions (？, 吗), hypotheticals and reported speech (如果我是…, 他说我喜欢…), what a joke takes back
