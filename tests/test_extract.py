@@ -461,6 +461,8 @@ def test_rules_read_no_place_from_a_verb_after_zai(said: str, place: str) -> Non
         ("小鹿在上海给我发训练计划", ""),
         ("他在深圳上班，我们异地快一年了", ""),
         ("我妈在成都", ""),
+        ("我表哥陈凯在深圳上班", ""),  # family the old list of 我妈/我哥 left out
+        ("我舅舅在成都开了家店", ""),
         ("我的室友在北京实习", ""),
         ("她在学校等我", ""),
         ("我和小鹿在上海吃火锅", "上海"),

@@ -13,20 +13,32 @@ from __future__ import annotations
 
 from huiyi.patterns import lazy
 
-__all__ = ["KIN", "KIN_WORDS", "without_mine"]
+__all__ = ["FAMILY", "FAMILY_WORDS", "KIN", "KIN_ALTERNATION", "KIN_WORDS", "without_mine"]
 
-KIN_WORDS = frozenset(
+FAMILY_WORDS = frozenset(
+    (
+        "爸爸 妈妈 爸 妈 父亲 母亲 哥哥 姐姐 弟弟 妹妹 哥 姐 弟 妹 儿子 女儿 爷爷 奶奶 外公 外婆 姥姥 姥爷"
+        " 叔叔 阿姨 舅舅 舅妈 姑姑 姑父 婶婶 姨妈 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 侄子 侄女 外甥 外甥女"
+        " 孙子 孙女 嫂子 姐夫 妹夫 弟妹 公公 婆婆 岳父 岳母"
+    ).split()
+)
+KIN_WORDS = FAMILY_WORDS | frozenset(
     (
         "老公 老婆 丈夫 妻子 媳妇 男朋友 女朋友 男友 女友 对象 前男友 前女友 前任 未婚夫 未婚妻"
-        " 爸爸 妈妈 爸 妈 父亲 母亲 哥哥 姐姐 弟弟 妹妹 哥 姐 弟 妹 儿子 女儿 爷爷 奶奶 外公 外婆 姥姥 姥爷"
-        " 叔叔 阿姨 舅舅 姑姑 表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹"
         " 室友 舍友 同事 同学 同桌 闺蜜 发小 好朋友 朋友 老板 领导 上司 老师 邻居"
     ).split()
 )
-# longest first, so 男朋友 is read whole rather than as 朋友 after 男
-_ALTERNATION = "|".join(sorted(KIN_WORDS, key=len, reverse=True))
-KIN = lazy(_ALTERNATION)
-_MY_KIN = lazy(rf"我(?:的)?(?:{_ALTERNATION})")
+
+
+def _longest_first(words: frozenset[str]) -> str:
+    """An alternation that reads 男朋友 whole rather than as 朋友 after 男."""
+    return "|".join(sorted(words, key=lambda word: (-len(word), word)))
+
+
+KIN_ALTERNATION = _longest_first(KIN_WORDS)
+FAMILY = _longest_first(FAMILY_WORDS)  # an alternation, for patterns that name one's family
+KIN = lazy(KIN_ALTERNATION)
+_MY_KIN = lazy(rf"我(?:的)?(?:{KIN_ALTERNATION})")
 
 
 def without_mine(text: str) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from huiyi.model import EntityType, FactKind
 from huiyi.patterns import lazy
+from huiyi.text.kin import KIN_ALTERNATION
 from huiyi.text.language import CJK, EN_ABBREVIATION_DOT
 
 _ZH_ADV = (
@@ -471,8 +472,7 @@ EN_AND_I = lazy(
 )
 # a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker
 ZH_OWN_SUBJECT = lazy(
-    r"^(?:其实|但是|不过|可是|而且|因为|所以|对了|现在|平时|目前)?我(?:家|的|们家|妈|爸|哥|姐|弟|妹|老公|老婆|男朋友|女朋友"
-    r"|对象|室友|同事|朋友|儿子|女儿|爷爷|奶奶|外公|外婆|姥姥|姥爷|闺蜜|同学|老板|领导)"
+    rf"^(?:其实|但是|不过|可是|而且|因为|所以|对了|现在|平时|目前)?我(?:家|的|们家|{KIN_ALTERNATION})"
 )
 # 我家的猫叫团子: a pet named with no 养; the name then is the subject of a clause that has none (，是一只橘猫)
 ZH_PET_NAMED = lazy(

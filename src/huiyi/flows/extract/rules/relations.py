@@ -22,6 +22,7 @@ from huiyi.flows.extract.rules.patterns import ZH_END_PARTICLES, ZH_HEDGE, ZH_UN
 from huiyi.model import EntityType, FactKind
 from huiyi.patterns import lazy
 from huiyi.text import tokens
+from huiyi.text.kin import FAMILY
 from huiyi.text.language import CJK
 
 _ZH_PEERS = (
@@ -119,20 +120,15 @@ ZH_RELATIONS: tuple[FactRule, ...] = (
     *_ZH_PARTNER_RULES,
 )
 # family, one person each and many at once (a new sister ends no other): 小雨是我妹妹, 我妹妹叫小雨, 我妹妹小雨…
-_ZH_KIN = (
-    "妈妈|爸爸|妈|爸|母亲|父亲|姐姐|妹妹|哥哥|弟弟|儿子|女儿|表姐|表妹|表哥|表弟|堂姐|堂妹|堂哥|堂弟"
-    "|爷爷|奶奶|外公|外婆|姥姥|姥爷|舅舅|舅妈|姑姑|姑父|叔叔|婶婶|阿姨|姨妈|侄子|侄女|外甥女|外甥|孙子|孙女"
-    "|嫂子|姐夫|妹夫|弟妹|公公|婆婆|岳父|岳母"
-)
 ZH_KIN_RULES = (
-    _zh(rf"(?!你|您){_ZH_OTHER}{_ZH_NOT_NOW}{_ZH_STILL}是我的?(?P<x>{_ZH_KIN})", "{o}是{s}的{x}", _ZH_SURE_END),
-    _zh(rf"我的?(?P<x>{_ZH_KIN}){_ZH_CALLED}{_ZH_OTHER}", "{o}是{s}的{x}", _ZH_SURE_END),
+    _zh(rf"(?!你|您){_ZH_OTHER}{_ZH_NOT_NOW}{_ZH_STILL}是我的?(?P<x>{FAMILY})", "{o}是{s}的{x}", _ZH_SURE_END),
+    _zh(rf"我的?(?P<x>{FAMILY}){_ZH_CALLED}{_ZH_OTHER}", "{o}是{s}的{x}", _ZH_SURE_END),
 )
 # 我男朋友陈屿, 我男朋友陈屿今天来看我了: the name is cut by the tagger alone, as one name (我男朋友张口就来 names
 # nobody), and ends the clause or the clause goes on about him
 _ZH_NAMED_PARTNER = FactRule(
     lazy(
-        rf"{_ZH_LEAD}我的?(?P<x>{_ZH_PARTNERS}|{_ZH_EXES}|{_ZH_KIN})(?P<o>[{CJK}]{{2,3}}?)(?:(?={_ZH_GOES_ON})|{_ZH_SURE_END})"
+        rf"{_ZH_LEAD}我的?(?P<x>{_ZH_PARTNERS}|{_ZH_EXES}|{FAMILY})(?P<o>[{CJK}]{{2,3}}?)(?:(?={_ZH_GOES_ON})|{_ZH_SURE_END})"
     ),
     "{x}是",
     FactKind.RELATION,
