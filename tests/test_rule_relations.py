@@ -122,16 +122,22 @@ def test_no_relation_without_a_plain_statement_about_someone_named(text: str) ->
         ("我妈妈叫张丽，今年五十岁", "妈妈是", "张丽", "张丽是木木的妈妈"),
         ("我表哥陈凯在深圳上班", "表哥是", "陈凯", "陈凯是木木的表哥"),
         ("我妹妹小雨今天来看我了", "妹妹是", "小雨", "小雨是木木的妹妹"),
+        ("My sister's name is Emma", "sister is", "Emma", "Emma is 木木's sister"),
+        ("My mom is called Linda", "mom is", "Linda", "Linda is 木木's mom"),
     ],
 )
 def test_family_named_is_a_fact(text: str, predicate: str, other: str, description: str) -> None:
-    """我妹妹叫小雨 was stored as nothing but its event: the partner and the roommate were facts, family none."""
+    """我妹妹叫小雨 and "my sister's name is Emma" were stored as nothing but their event: "Emma is my sister" was a
+    fact, and in Chinese the partner and the roommate, family none."""
     assert relations(text) == {(PERSON, predicate, other, description)}
 
 
 @pytest.mark.parametrize(
     "text",
     [
+        "My sister's name is Emma?",
+        "My friend's name is hard to spell",
+        "my sister is named after my grandma",
         "我妈叫我回家吃饭",
         "我奶奶叫我小宝",
         "她是我妈",

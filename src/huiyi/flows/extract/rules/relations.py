@@ -170,6 +170,10 @@ EN_RELATIONS: tuple[FactRule, ...] = (
     _en(rf"{_EN_OTHER}\s+and\s+(?:I|me)\s+are\s+(?:both\s+|also\s+)?(?P<x>{EN_PEERS})s", "{s} and {o} are {x}s"),
     _en(rf"(?:I|me)\s+and\s+{_EN_OTHER}\s+are\s+(?:both\s+|also\s+)?(?P<x>{EN_PEERS})s", "{s} and {o} are {x}s"),
     _en(rf"{_EN_OTHER}(?:\s+is|'s)\s+(?:also\s+)?my\s+(?P<x>{EN_PEERS}|{EN_KIN})", "{o} is {s}'s {x}"),
+    # my sister's name is Emma, my mom is called Linda
+    _en(
+        rf"my\s+(?P<x>{EN_PEERS}|{EN_KIN})(?:'s\s+name\s+is|\s+is\s+(?:called|named))\s+{_EN_OTHER}", "{o} is {s}'s {x}"
+    ),
 )
 # My sister Emma is getting married: the clause goes on about the one it names, who is the speaker's sister
 EN_NAMED_KIN = FactRule(
