@@ -42,6 +42,15 @@ def test_a_job_by_its_place_or_its_title(text: str, fact: str) -> None:
     assert fact in jobs(text), jobs(text)
 
 
-@pytest.mark.parametrize("text", ["我在网易做过UI设计师", "我在家做饭", "我在家当了一天保姆的时候"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我在网易做过UI设计师",
+        "我在家做饭",
+        "我在家当了一天保姆的时候",
+        # the 做 of what the company does: the fact was 木木在一家给美妆品牌工作
+        "我在一家给美妆品牌做代运营的公司，天天写小红书文案",
+    ],
+)
 def test_no_title_or_a_past_one_is_no_job(text: str) -> None:
     assert not jobs(text), jobs(text)

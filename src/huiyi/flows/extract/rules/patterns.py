@@ -165,11 +165,11 @@ ZH_RULES: tuple[FactRule, ...] = (
         "{s}在{o}{p}{x}",
         confidence=0.7,
     ),
-    # 我在网易做UI设计师, 我在字节跳动当产品经理: a workplace by its name, known by the title held there
+    # 我在网易做UI设计师: a workplace by its name, known by the title held there (not 我在一家…做代运营的公司)
     FactRule(
         _zh(
             r"我(?:现在|目前|一直)?在(?P<o>[^，。！？的]{1,12}?)(?:做|当|担任)(?!过)"
-            rf"(?P<x>[^，。！？]{{0,8}}?(?:{_TITLE}))(?![^，。！？]*(?:的时候|那会))"
+            rf"(?P<x>[^，。！？]{{0,8}}?(?:{_TITLE}))(?!的)(?![^，。！？]*(?:的时候|那会))"
         ),
         "工作于",
         FactKind.RELATION,
