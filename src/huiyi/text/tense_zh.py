@@ -31,6 +31,20 @@ FESTIVALS = (
     r"|感恩节|万圣节|万圣夜|母亲节|父亲节|复活节"
 )
 _FESTIVAL = lazy(FESTIVALS)
+# what is named after a festival and is no time of it: 圣诞树, 圣诞老人, 中秋月饼 (装饰圣诞树时 is the festival's)
+_THING_AFTER = lazy(r"(?:树|老人|老爷爷|帽|袜|歌|贺卡|卡片|装饰|花环|彩灯|毛衣|月饼|对联|灯笼)(?!时|的时候|那)")
+
+
+def festival_as_thing(text: str, start: int, end: int) -> bool:
+    """Whether the festival at ``text[start:end]`` names a thing (我喜欢装饰圣诞树): it was dated, and the event
+    read 装饰圣诞（2025-12-25）树.
+
+    >>> festival_as_thing("我喜欢装饰圣诞树", 5, 7), festival_as_thing("装饰圣诞树时", 2, 4)
+    (True, False)
+    """
+    return _FESTIVAL.fullmatch(text, start, end) is not None and _THING_AFTER.match(text, end) is not None
+
+
 _BARE_DAY = lazy(r"(?:[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})[日号]")  # a day without its month
 CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
 _SENTENCE_END = lazy(r"[。！？；!?;\n]")

@@ -29,7 +29,16 @@ def trim_zh(value: str) -> str:
     while value and value[-1] in ZH_END_PARTICLES and not ends_in_bar(value):
         value = value[:-1]
     value = value.strip()
+    if value.endswith("的") and len(value) > 2 and _a_deed(value[:-1]):
+        value = value[:-1]  # 我超喜欢做实验的: the 的 stresses the liking, and the fact read 喜欢做实验的
     return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
+
+
+def _a_deed(value: str) -> bool:
+    """Whether ``value`` says a deed with its verb first (做实验, 吃冰淇淋), which a 的 after it does not make a
+    kind of thing (红色的, 安静的 stay)."""
+    tags = [flag for word, flag in tokens.tag(value) if word.strip()]
+    return len(tags) > 1 and tags[0] == "v"
 
 
 # "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds

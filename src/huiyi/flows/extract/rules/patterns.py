@@ -269,8 +269,8 @@ ZH_BIRTHDAY_FIRST = FactRule(
 ZH_ANIMALS = _ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
 _ZH_PET_NAME = rf"(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}))?(?=[，,。.！!？?~～\s]|$)"
 ZH_PET = lazy(  # three parts: applied on its own
-    rf"我(?:家)?(?:又|还|也)?(?:养了|养着|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
-    rf"(?P<pet>(?![了着过它他她])[{CJK}]{{1,5}}?){_ZH_PET_NAME}"
+    rf"我(?:家)?(?:又|还|也)?(?:养了|养着|养的(?=(?:{_ZH_ANIMALS})(?:[，,]?[它他她]?叫|[，,。.！!？?~～\s]|$))|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
+    rf"(?P<pet>(?![了着过它他她的])[{CJK}]{{1,5}}?){_ZH_PET_NAME}"
 )
 # 我家有只猫: 有 tells of a pet only with an animal's measure word and an animal (我有一个问题 is none)
 ZH_PET_HAS = lazy(

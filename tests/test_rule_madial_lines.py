@@ -1,0 +1,39 @@
+"""Facts the rules read wrong from MADial-Bench's Chinese dialogue lines (dev file), as a companion would be told
+them: a 的 of stress in the object, a hypothetical 养的话 taken for a pet, a Christmas tree dated."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from huiyi.text.times import find_time_phrases
+from test_rule_subjects import described, extract
+
+SAID_AT = datetime(2024, 11, 15, 20, 0)  # as test_rule_subjects.extract says them
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我超喜欢做实验的！", "木木喜欢做实验"),  # was 木木喜欢做实验的
+        ("真的吗？我超级喜欢吃冰淇淋的！", "木木喜欢吃冰淇淋"),
+        ("我喜欢红色的", "木木喜欢红色的"),  # a kind of thing keeps its 的
+        ("我养的猫叫豆豆", "豆豆是木木的猫"),  # was 豆豆是木木的的猫
+    ],
+)
+def test_the_fact_a_line_says(text: str, fact: str) -> None:
+    assert fact in described(extract(text))
+
+
+@pytest.mark.parametrize("text", ["可是我养的话，狗狗还能那样温顺吗？", "我养的狗很乖"])
+def test_no_pet_of_a_hypothetical_or_a_clause_about_it(text: str) -> None:
+    """可是我养的话 was 木木养了一只的话."""
+    assert not [fact for fact in described(extract(text)) if "养了" in fact or "的狗" in fact]
+
+
+@pytest.mark.parametrize("text", ["我喜欢装饰圣诞树", "圣诞老人会来吗", "中秋月饼好吃"])
+def test_a_thing_named_after_a_festival_is_no_time(text: str) -> None:
+    """我喜欢装饰圣诞树 was the fact 木木喜欢装饰圣诞（2025-12-25）树."""
+    assert find_time_phrases(text, SAID_AT) == []
+    assert not any("（" in fact for fact in described(extract(text)))
