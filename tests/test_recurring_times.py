@@ -1,5 +1,6 @@
 """A habit's time (每周二, 每天早上, every Tuesday) is no one day: 我每周二去游泳 was written 我每周二（2025-02-25）
-去游泳, and the chat model was told of one swim on the Tuesday gone. A time said beside it still reads."""
+去游泳, and the chat model was told of one swim on the Tuesday gone. Nor is a day told of before (那天晚上, 那年夏天)
+today's or this year's. A time said beside them still reads."""
 
 from __future__ import annotations
 
@@ -48,3 +49,11 @@ def test_a_habit_is_told_without_a_date(tmp_path: Path) -> None:
         memory.flush(agent="祈煜", person="木木")
         items = memory.memories(agent="祈煜", person="木木", kinds=["fact", "event"])
     assert items and not any("2025-02-25" in item.text or item.data.get("about") for item in items), items
+
+
+@pytest.mark.parametrize(
+    "text", ["那天早晨真的特别美好", "记得那次周末早上咱俩一起吃早餐吗", "那年夏天我们去了海边", "我特别期待那天晚上"]
+)
+def test_a_day_told_of_before_is_not_read_as_today(text: str) -> None:
+    """那年夏天 said in March was the summer ahead, and 那天晚上 said in the morning this evening (MADial dev lines)."""
+    assert find_time_phrases(text, SATURDAY) == []

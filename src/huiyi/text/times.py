@@ -92,12 +92,18 @@ def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[
 
 
 # 每周二, 每天早上, 每个月15号, every Tuesday, each Friday night: a habit's time, which no one day is (我每周二
-# （2025-02-25）去游泳 told the chat model of one swim)
-_EVERY = lazy(r"(?:每(?:一?个|逢|到)?(?:天|日|周|星期|礼拜|月|年|晚|早)?的?|\b(?:every|each)(?:\s+other)?\s+)$", re.I)
+# （2025-02-25）去游泳 told the chat model of one swim); 那天早晨, 那次周末早上, 那年夏天: a day told of before, not
+# today's morning or this summer (那年夏天我们去了海边 was dated to the summer ahead)
+_EVERY = lazy(
+    r"(?:每(?:一?个|逢|到)?(?:天|日|周|星期|礼拜|月|年|晚|早)?的?|那(?:天|日|次|回|年|晚|夜|阵子?|段时间)的?"
+    r"|\b(?:every|each)(?:\s+other)?\s+)$",
+    re.I,
+)
 
 
 def _recurring(text: str, at: int) -> bool:
-    """Whether the time phrase at ``at`` follows 每 or "every": a time that comes back, not a time."""
+    """Whether the time phrase at ``at`` follows 每 or "every" (a time that comes back) or 那天 (a day told of
+    before): not a time of its own."""
     return _EVERY.search(text, max(0, at - 12), at) is not None
 
 
