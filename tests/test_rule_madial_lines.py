@@ -37,3 +37,12 @@ def test_a_thing_named_after_a_festival_is_no_time(text: str) -> None:
     """我喜欢装饰圣诞树 was the fact 木木喜欢装饰圣诞（2025-12-25）树."""
     assert find_time_phrases(text, SAID_AT) == []
     assert not any("（" in fact for fact in described(extract(text)))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [("我喜欢我妈做的红烧肉", "木木喜欢木木的妈做的红烧肉"), ("我喜欢和我的妹妹去爬山", "木木喜欢和木木的妹妹去爬山")],
+)
+def test_the_speakers_own_inside_an_object_is_theirs(text: str, fact: str) -> None:
+    """木木喜欢我妈做的红烧肉, in the agent's prompt, is the agent's mother's cooking."""
+    assert fact in described(extract(text))

@@ -53,9 +53,11 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
+from huiyi.flows.extract.rules.plans_en import SPEAKERS_MY
 from huiyi.flows.extract.rules.relations import ZH_TOGETHER, partner_told, relations_in, together
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
+from huiyi.text.kin import KIN_ALTERNATION
 from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import has_cjk
 
@@ -63,6 +65,7 @@ _EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
 
 
 _SENTENCE_END = re.compile(r"[。！？!?\n]")
+_ZH_MINE = re.compile(rf"(?<![自忘唯本])我(?:的|(?=(?:{KIN_ALTERNATION})))")  # 我的猫, 我妈; not 自我
 _CONSEQUENCE = re.compile(r"就|会|才|肯定|一定|要|得")
 # the measure words of animals (一只, 一头, 一条, 一匹), never of people
 _ANIMAL_COUNT = re.compile(r"^[一两]?[只头条匹]")  # 是只橘猫 after 我养了一只猫: the cat, said without 一
@@ -190,8 +193,11 @@ class FactReader:
                 return other, self.roster.entity_type(other)
             if low.startswith(("your ", "ur ")) and other:
                 return f"{other}'s {value.split(' ', 1)[1]}", None
-            if MY_THING.match(value):  # the speaker's: in the agent's prompt "my boss" reads as its own (helper)
-                return f"{self.roster.name_of(speaker)}'s {value.split(' ', 1)[1]}", None
+            # the speaker's: in the agent's prompt "my boss" or "hiking with my sister" reads as its own (helper)
+            mine = SPEAKERS_MY.sub(lambda _: f"{self.roster.name_of(speaker)}'s", value)
+            if MY_THING.match(value):
+                return mine, None
+            value = mine
             if low in EN_PRONOUNS or low.split()[0] in ("it", "that", "this", "them", "you"):
                 return None
         else:
@@ -199,8 +205,11 @@ class FactReader:
                 return other, self.roster.entity_type(other)
             if value.startswith("你的") and other and len(value) > 2:
                 return f"{other}的{value[2:]}", None
+            # 我喜欢我妈做的红烧肉: the speaker's mother, where the agent's prompt would read its own
+            mine = _ZH_MINE.sub(f"{self.roster.name_of(speaker)}的", value)
             if MY_THING_ZH.match(value):
-                return f"{self.roster.name_of(speaker)}的{value[2:]}", None
+                return mine, None
+            value = mine
             if value in ZH_PRONOUNS or value.startswith(("你", "他", "她", "它", "这", "那", "的", "了", "着", "过")):
                 return None
         known = self.roster.resolve(value)

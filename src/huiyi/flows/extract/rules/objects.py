@@ -54,11 +54,23 @@ EN_NOT_THERE = lazy(r",\s*not\s+.*$", re.IGNORECASE)
 EN_FOR_NOW = lazy(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening|week))$", re.IGNORECASE)
 
 
+# words an object cut at its length may end on, which then says nothing (loves how it's both … and a)
+_EN_DANGLING = frozenset(
+    "a an the and or but of to with for from in on at by as like my your his her our their both".split()
+)
+EN_OBJECT_WORDS = 12  # an object longer than this is cut, at a word that ends a phrase
+
+
 def trim_en(value: str) -> str:
     value = EN_OBJECT_CUT.sub("", value.strip())
     value = _EN_NOW_END.sub("", _EN_FILLER_END.sub("", value.strip(" ,.;:!?\"'“”")))
     words = value.split()
-    return " ".join(words[:8])
+    if len(words) <= EN_OBJECT_WORDS:
+        return " ".join(words)
+    words = words[:EN_OBJECT_WORDS]
+    while len(words) > 1 and words[-1].casefold().strip(",;:") in _EN_DANGLING:
+        words.pop()
+    return " ".join(words).rstrip(",;:")
 
 
 def is_name(obj: str) -> bool:

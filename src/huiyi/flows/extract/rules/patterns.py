@@ -454,7 +454,7 @@ EN_OBJECT_CUT = lazy(
     # cats, my boyfriend isn't; St. Mary's hospital, night shifts are killing me: a clause of its own
     r"|,\s*(?:my|his|her|their|our|he|she|they|we|it|(?:[\w'-]+\s+){1,3}(?:is|are|was|were)"
     # cilantro, someone put it in my tacos; January 20th, so you can remember; Boston, at Emma's place for now
-    r"|someone|somebody|anyone|everyone|nobody|so|i|you|at|for|which|who|cause|cuz|because|as|then|plus|also))\b.*$",
+    r"|someone|somebody|anyone|everyone|nobody|so|i|you|at|for|which|who|'?cause|cuz|because|as|then|plus|also))\b.*$",
     re.IGNORECASE,
 )
 # "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")

@@ -99,7 +99,7 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
 
 
 # "my" before what someone has, not in a title ("My Little Pony") nor "oh my god" (helper's review)
-_MY = re.compile(r"(?<!oh )(?<![\w\"“'])my(?=\s+(?:[a-z]+\s+)?[a-z])(?![^\"”]*[\"”])")
+SPEAKERS_MY = re.compile(r"(?<!oh )(?<![\w\"“'])my(?=\s+(?:[a-z]+\s+)?[a-z])(?![^\"”]*[\"”])")
 
 
 # "you", "your", "yours" said to the other party: in the agent's prompt "see you" reads as the agent seeing
@@ -170,7 +170,9 @@ def _whose(found: re.Match[str], speaker: str, roster: Roster) -> tuple[str | No
         return speaker, f" and {roster.resolve(found['with']) or found['with']} {verb}{rest}"
     if found["i"]:
         verb = found["be"] or found["short"]
-        rest = _MY.sub(f"{speaker}'s", rest)  # the speaker's: in the agent's prompt "my dog" is its own (helper)
+        rest = SPEAKERS_MY.sub(
+            f"{speaker}'s", rest
+        )  # the speaker's: in the agent's prompt "my dog" is its own (helper)
         return speaker, (" " + _VERBS[verb.lstrip("'")] + rest if verb else _third_person(rest))
     name = found["kin"] or found["name"]
     known = roster.resolve(name)

@@ -1,0 +1,32 @@
+"""An English liking's object as LoCoMo's dev lines said it: cut at eight words mid-phrase ("Melanie loves how it's
+both a creative outlet and a"), past a 'cause, and with the speaker's "my" left inside it, which the agent's
+prompt reads as its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_rule_en_gaps import facts
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        (
+            "I love how it's both a creative outlet and a form of therapy.",
+            "Mia loves how it's both a creative outlet and a form of therapy",
+        ),
+        (
+            "I'm a fan of both classical like Bach and Mozart, as well as modern music",
+            "Mia is a fan of both classical like Bach and Mozart",
+        ),
+        ("I love camping trips with my fam, 'cause nature brings such peace", "Mia loves camping trips with Mia's fam"),
+        ("I like hiking with my sister", "Mia likes hiking with Mia's sister"),
+        (  # longer than twelve words: cut where a phrase ends, not on "in"
+            "I love going on long walks along the beach near my parents' old house in the early morning",
+            "Mia loves going on long walks along the beach near Mia's parents' old house",
+        ),
+    ],
+)
+def test_a_liking_is_said_whole_and_as_the_speakers(text: str, described: str) -> None:
+    assert described in facts(text), facts(text)
