@@ -30,3 +30,11 @@ from test_rule_en_gaps import facts
 )
 def test_a_liking_is_said_whole_and_as_the_speakers(text: str, described: str) -> None:
     assert described in facts(text), facts(text)
+
+
+def test_a_dash_ends_the_object_and_a_bare_to_is_none() -> None:
+    """ "Melanie is a big fan of pottery - the creativity and skill is awesome", and "Yeah, I love to." was
+    "Melanie loves to" (LoCoMo dev lines)."""
+    assert "Mia is a big fan of pottery" in facts("I'm a big fan of pottery - the creativity and skill is awesome.")
+    assert facts("Yeah, I love to. It's peaceful and special.") == set()
+    assert "Mia loves spider-man" in facts("I love spider-man")

@@ -61,10 +61,15 @@ _EN_DANGLING = frozenset(
 EN_OBJECT_WORDS = 12  # an object longer than this is cut, at a word that ends a phrase
 
 
+_EN_DASH = lazy(r"\s+[-–—]+\s+")  # pottery - the creativity and skill is awesome: a clause of its own
+
+
 def trim_en(value: str) -> str:
-    value = EN_OBJECT_CUT.sub("", value.strip())
+    value = EN_OBJECT_CUT.sub("", _EN_DASH.split(value.strip(), maxsplit=1)[0])
     value = _EN_NOW_END.sub("", _EN_FILLER_END.sub("", value.strip(" ,.;:!?\"'“”")))
     words = value.split()
+    if len(words) == 1 and words[0].casefold() in _EN_DANGLING:
+        return ""  # "Yeah, I love to.": what is loved was said before
     if len(words) <= EN_OBJECT_WORDS:
         return " ".join(words)
     words = words[:EN_OBJECT_WORDS]
