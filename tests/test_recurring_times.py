@@ -57,3 +57,16 @@ def test_a_habit_is_told_without_a_date(tmp_path: Path) -> None:
 def test_a_day_told_of_before_is_not_read_as_today(text: str) -> None:
     """那年夏天 said in March was the summer ahead, and 那天晚上 said in the morning this evening (MADial dev lines)."""
     assert find_time_phrases(text, SATURDAY) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Time flies- feels like just yesterday I put this dress on", []),  # LoCoMo dev: dated the day before
+        ("It seems like only yesterday we met", []),
+        ("I remember it like it was yesterday", []),
+        ("I feel like yesterday was a long day", ["yesterday"]),
+    ],
+)
+def test_like_yesterday_said_as_a_figure_is_no_day(text: str, read: list[str]) -> None:
+    assert [span.phrase for span in find_time_phrases(text, SATURDAY)] == read

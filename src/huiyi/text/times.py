@@ -101,9 +101,15 @@ _EVERY = lazy(
 )
 
 
+# "feels like just yesterday", "seems like only yesterday": long ago, said as a figure
+_LIKE_YESTERDAY = lazy(r"\blike\s+(?:just|only|it\s+was)\s+$", re.I)
+
+
 def _recurring(text: str, at: int) -> bool:
-    """Whether the time phrase at ``at`` follows 每 or "every" (a time that comes back) or 那天 (a day told of
-    before): not a time of its own."""
+    """Whether the time phrase at ``at`` follows 每 or "every" (a time that comes back), 那天 (a day told of
+    before) or is "like yesterday" (a figure): not a time of its own."""
+    if text[at : at + 9].casefold() == "yesterday" and _LIKE_YESTERDAY.search(text, max(0, at - 20), at):
+        return True
     return _EVERY.search(text, max(0, at - 12), at) is not None
 
 
