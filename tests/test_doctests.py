@@ -79,6 +79,7 @@ MODULES = [
     "huiyi.flows.extract.rules.plans_en",
     "huiyi.flows.extract.rules.pet_names",
     "huiyi.flows.extract.rules.said",
+    "huiyi.flows.answers",
     "huiyi.flows.ingest",
     "huiyi.providers.llm",
     "huiyi.recall.anchor",

@@ -4,15 +4,18 @@ Until then recall finds them by keyword, after what the routes ranked: they are 
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import pg_server
 from huiyi import Memory
 from huiyi.memory.indexing import Indexing
-from huiyi.providers.embed import HashEmbedder
+from huiyi.providers.embed import HashEmbedder, Vectors
 from test_erasure import QUIET, T0
 
 
@@ -46,3 +49,44 @@ def test_forgetting_returns_before_the_neighbours_are_indexed_and_indexed_waits_
         memory.indexed()
         assert not memory.store.unindexed_messages(1000)
         assert not any("QZXBOB" in hit.text for hit in memory.recall("QZXBOB bob", agent="a", space="g").hits)
+
+
+class _HeldEmbedder(HashEmbedder):
+    """Holds the passages it is given once armed until told to go on: the erasure's neighbours read, not written."""
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.armed = False
+        self.entered = threading.Event()
+        self.go = threading.Event()
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        if self.armed:
+            self.entered.set()
+            self.go.wait(30)
+        return super().embed_passages(texts)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_line_another_process_erases_while_the_neighbours_are_embedded_stays_out_of_their_chunks(
+    tmp_path: Path, backend: str
+) -> None:
+    """Carol's question was in the context of the line after bob's when the first instance read it to index it
+    again behind forget_person; a second process forgot carol before that chunk was written. The chunk
+    carried her words (its vector, and its keys as the answer to her question): it is read again instead."""
+    lines = {5: ("carol", "QZXCAROL 托尼老师店在哪？"), 6: ("bob", "bob随口一句"), 7: ("alice", "文二路和学院路交叉口")}
+    held = _HeldEmbedder()
+    path = str(tmp_path / "s") if backend == "sqlite" else pg_server.fresh_dsn()
+    with Memory(path, embedder=held, config=QUIET) as first:
+        first.add(_group(lines, count=10), agent="a", space="g", index=True)
+        held.armed = True
+        first.forget_person("bob", agent="a")
+        assert held.entered.wait(30)  # the neighbours read, bob gone and carol still there
+        with Memory(path, embedder=HashEmbedder(64), config=QUIET) as second:
+            assert second.forget_person("carol", agent="a").messages == 1
+        held.armed = False
+        held.go.set()
+        first.indexed()
+        hits = first.recall("QZXCAROL 托尼老师店在哪", agent="a", space="g").hits
+        assert not any(hit.route_scores.get("keyword") for hit in hits), [(hit.text, hit.route_scores) for hit in hits]
+        assert not first.store.unindexed_messages(1000)

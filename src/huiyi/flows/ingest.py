@@ -27,10 +27,10 @@ from huiyi.checks import caller_time, utc_of
 from huiyi.config import Config
 from huiyi.deferred import deferred
 from huiyi.errors import InvalidInput, said
+from huiyi.flows.answers import answers, asked_part, replies
 from huiyi.flows.chatter import said_text, spoken_text
 from huiyi.flows.message_in import message_in, stored_message
 from huiyi.model import MemoryItem, MemoryKind, Message, MessageIn, Scope, new_id
-from huiyi.patterns import lazy
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.providers.priority import PASSAGES_STOP, PassagesStopped
 from huiyi.store.base import TURN_VECTOR, Claim, Store, Terms
@@ -220,62 +220,6 @@ def is_group(turns: Sequence[Message]) -> bool:
     return len({m.speaker for m in turns}) > 2
 
 
-# a question for a piece of information (where, what, when, how much): its answer carries what the
-# question lacks and shares no word with it; a yes/no question (一起吗) is answered by a reaction (我去！)
-_ASKS = lazy(r"在哪|哪里|哪儿|哪家|哪天|什么|几点|几号|多少|怎么走|叫啥|是啥|啥时候")
-_QUESTION = lazy(r"[？?]\s*$|[吗呢][？?～~！!。\s]*$")
-ANSWER_CHARS = 40  # a reply longer than this says more than the answer
-
-
-def asks(line: str) -> bool:
-    """Whether a line asks anything (…吗？, What books do you enjoy? I'm always up for tips.): its words
-    echo a question's, so they match one without answering it.
-
-    >>> asks("What books do you enjoy? I love tips."), asks("我家的猫叫布丁"), asks("去不去呢")
-    (True, False, True)
-    """
-    return "?" in line or "？" in line or bool(_QUESTION.search(line))
-
-
-def answers(message: Message, before: Message) -> bool:
-    """Whether ``message`` reads as the answer to ``before``: someone else asked for something (托尼老师店在哪)
-    and this short line, no question itself, replies (文二路和学院路交叉口). The answer shares no word with
-    the question, so in a group the question's words are matched for it too."""
-    return (
-        before.speaker != message.speaker
-        and bool(_ASKS.search(before.text))
-        and not _ASKS.search(message.text)
-        and not _QUESTION.search(message.text)
-        and len(message.text) <= ANSWER_CHARS
-    )
-
-
-def replies(message: Message, before: Message) -> bool:
-    """Whether ``message`` replies to a person's question in a chat of two: "What did you paint?" — "A
-    sunset over the lake". What the reply names is what was asked about, in the asker's words, so the
-    question's words are matched for the reply too. Between two people the next line of the other is
-    the reply, whatever its length; a question back is no reply. The agent's own questions are left out:
-    they keep the user talking and echo what the user said before them (周末出去跑一跑…江边风大不大？), so
-    their words would key the reply with the earlier turn's (the companion probes lost a first hit)."""
-    return (
-        before.speaker != message.speaker
-        and before.role != "assistant"
-        and bool(_QUESTION.search(before.text) or _ASKS.search(before.text))
-        and not _QUESTION.search(message.text)
-    )
-
-
-_SENTENCE = lazy(r"[^.!?。！？…~～\n]*[.!?。！？…~～]*")
-
-
-def asked_part(text: str) -> str:
-    """The sentences of ``text`` that ask: "Wow, that's cool! What did you paint?" → "What did you paint?";
-    the rest of a question's turn (often the asker's echo of what was said before it) is no key of the
-    reply."""
-    asking = [s.strip() for s in _SENTENCE.findall(text) if s.strip() and (_QUESTION.search(s) or _ASKS.search(s))]
-    return " ".join(asking) or text
-
-
 def chunk_memories(
     store: Store, messages: Sequence[Message], config: Config
 ) -> tuple[list[MemoryItem], list[str], list[str]]:
@@ -285,21 +229,26 @@ def chunk_memories(
 
     The anchor message comes first in a chunk's provenance, the older turns after it.
     """
-    items, contexts, keyword_texts = chunk_windows(store, messages, config)
-    embed_texts = ["\n".join([*extra, item.text]) for item, extra in zip(items, contexts, strict=True)]
-    return items, embed_texts, keyword_texts
+    items, contexts, keyword_texts, _ = chunk_windows(store, messages, config)
+    return items, _embed_texts(items, contexts), keyword_texts
+
+
+def _embed_texts(items: Sequence[MemoryItem], contexts: Sequence[Sequence[str]]) -> list[str]:
+    return ["\n".join([*extra, item.text]) for item, extra in zip(items, contexts, strict=True)]
 
 
 def chunk_windows(
     store: Store, messages: Sequence[Message], config: Config
-) -> tuple[list[MemoryItem], list[list[str]], list[str]]:
-    """One chunk per new message, the earlier turns (``speaker: text``) embedded with it, and its
-    keyword text."""
+) -> tuple[list[MemoryItem], list[list[str]], list[str], list[list[str]]]:
+    """One chunk per new message, the earlier turns (``speaker: text``) embedded with it, its keyword text,
+    and the ids of the messages it was made of (context turns too: one erased before it is written keeps it
+    out, its words in the vector)."""
     window = max(1, config.chunk.turns)
     context = max(0, config.chunk.context_turns)
     items: list[MemoryItem] = []
     contexts: list[list[str]] = []
     keyword_texts: list[str] = []
+    read: list[list[str]] = []
     history: dict[tuple[str, str], list[Message]] = {}
     lookback: dict[tuple[str, str], list[Message]] = {}
     for message in messages:
@@ -344,9 +293,10 @@ def chunk_windows(
                 keyword_texts.append(text + "\n" + asked_part(asked.text))
             else:
                 keyword_texts.append(text)
+        read.append([message.id, *(m.id for m in earlier)])
         earlier.append(message)
         del earlier[: max(0, len(earlier) - (window - 1 + context))]
-    return items, contexts, keyword_texts
+    return items, contexts, keyword_texts, read
 
 
 def _with_own(
@@ -415,16 +365,15 @@ def index_messages(
                 raise Interrupted(f"indexing stopped after {done} of {len(messages)} messages")
             part = messages[start : start + batch]
             own: Vectors | None = None
+            items, contexts, keyword_texts, read = chunk_windows(store, part, config)
             if config.chunk.context == "vector":
-                items, contexts, keyword_texts = chunk_windows(store, part, config)
                 vectors, turns = chunk_vectors(embedder, items, contexts)
                 own = turns if config.chunk.own_vector else None
             elif config.chunk.context == "turn":  # the context joins at query time (store.vectors)
-                items, _, keyword_texts = chunk_windows(store, part, config)
                 items = [item.model_copy(update={"data": {**item.data, "vector": TURN_VECTOR}}) for item in items]
                 vectors = embedder.embed_passages([item.text for item in items])
             else:
-                items, embed_texts, keyword_texts = chunk_memories(store, part, config)
+                embed_texts = _embed_texts(items, contexts)
                 vectors, own = _with_own(
                     embedder, items, embed_texts, config.chunk.own_vector, config.chunk.own_sentences
                 )
@@ -433,12 +382,16 @@ def index_messages(
             # of them (32 held it ~4 ms of CPU, far longer on a busy machine; issue 15)
             for at in range(0, len(part), WRITE_SLICE):
                 end = at + WRITE_SLICE
+                # a chunk whose turns an erasure took since they were read is not written, its message left
+                # unindexed: indexed again, it reads the turns now stored (forget_person returns before the
+                # neighbours of what it took are indexed again, and another process may erase meanwhile)
                 store.add_memories(
                     items[at:end],
                     vectors[at:end],
                     terms[at:end],
                     indexed_messages=[(m.agent, m.id) for m in part[at:end]],
                     own_vectors=None if own is None else own[at:end],
+                    made_from=read[at:end],
                 )
                 done += len(part[at:end])
                 if progress:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from huiyi.config.recall import RecallRecipe
+from huiyi.flows.answers import asks
 from huiyi.flows.chatter import last_turn
-from huiyi.flows.ingest import asks
 from huiyi.model import MemoryKind
 from huiyi.recall.rerank import Window
 from huiyi.store.base import OwnVectors, RankRow, RouteHits, ScoredId, Store

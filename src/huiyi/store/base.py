@@ -352,11 +352,13 @@ class MemoryStore(Protocol):
         terms: Sequence[Terms],
         indexed_messages: Sequence[tuple[str, str]] = (),
         own_vectors: Vectors | None = None,
+        made_from: Sequence[Sequence[str]] | None = None,
     ) -> None:
         """Insert memories with their vectors and keyword terms in one transaction.
 
         ``indexed_messages`` (agent, message id) are marked indexed in the same transaction, so a
-        crash leaves either both or neither. ``own_vectors``: each chunk's turn embedded alone.
+        crash leaves either both or neither. ``own_vectors``: each chunk's turn embedded alone. ``made_from``:
+        as ``Writes.made_from``; a chunk left unwritten leaves its message unindexed and unclaimed.
         """
 
     def get_memories(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:

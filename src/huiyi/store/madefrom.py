@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem
 
-__all__ = ["made_from_gone", "to_look_up"]
+__all__ = ["left_unindexed", "made_from_gone", "to_look_up"]
 
 
 def to_look_up(items: Sequence[MemoryItem], made_from: Sequence[Sequence[str]]) -> dict[str, list[str]]:
@@ -31,3 +31,13 @@ def made_from_gone(items: Sequence[MemoryItem], made_from: Sequence[Sequence[str
         if not dropped:
             return missing
         missing |= dropped
+
+
+def left_unindexed(
+    items: Sequence[MemoryItem], unmade: set[str], indexed: Sequence[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """The (agent, id) of ``indexed`` messages whose chunk is left unwritten (``unmade``: made of turns an erasure
+    took since they were read, its words in the vector): they stay unindexed and unclaimed, and are indexed again
+    from the turns stored then. A chunk's anchor message is its first source."""
+    anchors = {(item.scope.agent, item.sources[0]) for item in items if item.id in unmade and item.sources}
+    return anchors.intersection(indexed)

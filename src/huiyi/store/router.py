@@ -275,10 +275,16 @@ class RoutedStore:
         terms: Sequence[Terms],
         indexed_messages: Sequence[tuple[str, str]] = (),
         own_vectors: Vectors | None = None,
+        made_from: Sequence[Sequence[str]] | None = None,
     ) -> None:
         self.apply(
             Writes(
-                memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages, own_vectors=own_vectors
+                memories=items,
+                vectors=vectors,
+                terms=terms,
+                indexed_messages=indexed_messages,
+                own_vectors=own_vectors,
+                made_from=made_from,
             )
         )
 

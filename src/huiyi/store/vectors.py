@@ -21,7 +21,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from huiyi.store.base import TurnContext
+from huiyi.model import MemoryItem, MemoryKind
+from huiyi.store.base import TURN_VECTOR, TurnContext
 
 Matrix = np.ndarray[Any, np.dtype[np.float32]]
 RowIds = np.ndarray[Any, np.dtype[np.int64]]
@@ -374,3 +375,15 @@ class ExactIndex:
     def clear(self) -> None:
         with self._lock:
             self._parts.clear()
+
+
+def places_of(items: Sequence[MemoryItem]) -> Places:
+    """The memories' places in their chats, as the vector cache reads them (``_load_partition``)."""
+    chunk = [item.kind is MemoryKind.CHUNK for item in items]
+    spaces = [item.data.get("space") for item in items]
+    seqs = [item.data.get("seq") for item in items]
+    return Places(
+        [str(s) if c and s is not None else None for s, c in zip(spaces, chunk, strict=True)],
+        [int(q) if c and isinstance(q, int) else None for q, c in zip(seqs, chunk, strict=True)],
+        [c and item.data.get("vector") == TURN_VECTOR for item, c in zip(items, chunk, strict=True)],
+    )

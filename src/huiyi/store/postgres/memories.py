@@ -19,7 +19,7 @@ from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
 from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.jsontext import json_text
-from huiyi.store.madefrom import made_from_gone, to_look_up
+from huiyi.store.madefrom import left_unindexed, made_from_gone, to_look_up
 from huiyi.store.owncache import own_vectors
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.postgres.connection import Cursor, PostgresConnection
@@ -95,10 +95,16 @@ class PostgresMemories(PostgresConnection):
         terms: Sequence[Terms],
         indexed_messages: Sequence[tuple[str, str]] = (),
         own_vectors: Vectors | None = None,
+        made_from: Sequence[Sequence[str]] | None = None,
     ) -> None:
         self.apply(
             Writes(
-                memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages, own_vectors=own_vectors
+                memories=items,
+                vectors=vectors,
+                terms=terms,
+                indexed_messages=indexed_messages,
+                own_vectors=own_vectors,
+                made_from=made_from,
             )
         )
 
@@ -139,6 +145,7 @@ class PostgresMemories(PostgresConnection):
             gone = _erased(cur, by_agent)  # chunks of messages erased while they were embedded
             # a merge or summary of what an erasure took since it was read
             unmade = _unmade(cur, items, writes.made_from) if writes.made_from is not None else set()
+            again = left_unindexed(items, unmade, writes.indexed_messages)  # made of turns erased since read
             if gone or unmade:
                 kept = [i for i, item in enumerate(items) if gone.isdisjoint(item.sources) and item.id not in unmade]
                 items, vectors, terms = [items[i] for i in kept], vectors[kept], [terms[i] for i in kept]
@@ -146,7 +153,15 @@ class PostgresMemories(PostgresConnection):
             if items:
                 cur.execute(INSERT_MEMORIES, memory_columns(items, vectors, terms, own, created=self.clock()))
             for agent, ids in by_agent.items():
-                cur.execute("UPDATE messages SET indexed = true WHERE agent = %s AND id = ANY(%s)", (agent, ids))
+                cur.execute(
+                    "UPDATE messages SET indexed = true WHERE agent = %s AND id = ANY(%s)",
+                    (agent, [i for i in ids if (agent, i) not in again]),
+                )
+            for agent, message_id in again:
+                cur.execute(
+                    "UPDATE messages SET claimed_by = '', claim_until = NULL WHERE agent = %s AND id = %s",
+                    (agent, message_id),
+                )
             for agent, space, start_seq in writes.fold_points:
                 cur.execute(
                     "INSERT INTO working_memory (agent, space, start_seq) VALUES (%s, %s, %s)"

@@ -18,8 +18,9 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import TURN_VECTOR, UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
+from huiyi.store.base import UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
 from huiyi.store.jsontext import json_text
+from huiyi.store.madefrom import left_unindexed
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, fold_of, partition_keys, to_epoch
@@ -29,7 +30,7 @@ from huiyi.store.sqlite.gone import erased, unmade_ids
 from huiyi.store.sqlite.graph import add_names, drop_aliases
 from huiyi.store.sqlite.jobs import record_folded
 from huiyi.store.sqlite.partitions import bump_version, count_in, ensure_partition
-from huiyi.store.vectors import Places
+from huiyi.store.vectors import places_of
 
 _LIST_KEY = list_key("huiyi_wall(created_at)")  # the connection's function: created_at on the zone's clock
 
@@ -47,10 +48,16 @@ class SQLiteMemories(SQLiteConnection):
         terms: Sequence[Terms],
         indexed_messages: Sequence[tuple[str, str]] = (),
         own_vectors: Vectors | None = None,
+        made_from: Sequence[Sequence[str]] | None = None,
     ) -> None:
         self.apply(
             Writes(
-                memories=items, vectors=vectors, terms=terms, indexed_messages=indexed_messages, own_vectors=own_vectors
+                memories=items,
+                vectors=vectors,
+                terms=terms,
+                indexed_messages=indexed_messages,
+                own_vectors=own_vectors,
+                made_from=made_from,
             )
         )
 
@@ -139,8 +146,10 @@ class SQLiteMemories(SQLiteConnection):
                 count_in(conn, part, len(indexes), tokens[part])
             if added or removed:
                 merge_step(conn)
+            again = left_unindexed(items, unmade, writes.indexed_messages)  # made of turns erased since read
             for agent, message_id in writes.indexed_messages:
-                conn.execute("UPDATE messages SET indexed = 1 WHERE agent = ? AND id = ?", (agent, message_id))
+                marked = "claimed_by = '', claim_until = NULL" if (agent, message_id) in again else "indexed = 1"
+                conn.execute(f"UPDATE messages SET {marked} WHERE agent = ? AND id = ?", (agent, message_id))
             for agent, space, start_seq in writes.fold_points:
                 conn.execute(
                     "INSERT INTO working_memory (agent, space, start_seq) VALUES (?, ?, ?) "
@@ -465,18 +474,6 @@ def _memory_row(item: MemoryItem, part: str, now: float | None) -> tuple[Any, ..
         to_epoch(item.said_at),
         fold_of(item.time),
         fold_of(item.said_at),
-    )
-
-
-def places_of(items: Sequence[MemoryItem]) -> Places:
-    """The memories' places in their chats, as the vector cache reads them (``_load_partition``)."""
-    chunk = [item.kind is MemoryKind.CHUNK for item in items]
-    spaces = [item.data.get("space") for item in items]
-    seqs = [item.data.get("seq") for item in items]
-    return Places(
-        [str(s) if c and s is not None else None for s, c in zip(spaces, chunk, strict=True)],
-        [int(q) if c and isinstance(q, int) else None for q, c in zip(seqs, chunk, strict=True)],
-        [c and item.data.get("vector") == TURN_VECTOR for item, c in zip(items, chunk, strict=True)],
     )
 
 
