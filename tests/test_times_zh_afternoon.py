@@ -236,3 +236,23 @@ def test_a_clock_to_come_whose_two_hours_are_gone_today_is_tomorrows(
 ) -> None:
     """三点见 said at 20:30 read 15:00 that day, gone five hours before it was said."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我本来要三点去的", datetime(2024, 11, 13, 20, 30), [("三点", "2024-11-13 15:00")]),
+        ("三点见的他", datetime(2024, 11, 13, 20, 30), [("三点", "2024-11-13 15:00")]),
+        ("我们三点见面聊的", datetime(2024, 11, 13, 22, 0), [("三点", "2024-11-13 15:00")]),
+        ("三点集合的，结果没人来", datetime(2024, 11, 13, 20, 30), [("三点", "2024-11-13 15:00")]),
+        # still to come: the afternoon's at 10:30, tomorrow's when today's are gone
+        ("我本来要五点去的", datetime(2024, 11, 13, 10, 30), [("五点", "2024-11-13 17:00")]),
+        ("三点见面", datetime(2024, 11, 13, 20, 30), [("三点", "2024-11-14 15:00")]),
+    ],
+)
+def test_a_clock_told_as_done_or_given_up_is_not_tomorrows(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """我本来要三点去的 and 三点见的他 said at 20:30 read 15:00 of the next day: a plan given up, and a 是…的 of
+    when it was done, are of the day they were said."""
+    assert read(said, now) == reading

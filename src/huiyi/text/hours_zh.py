@@ -22,9 +22,9 @@ __all__ = [
     "PART_OF_DAY",
     "SMALL_HOURS",
     "Case",
+    "clock_case",
     "half_of_the_day",
     "range_ends",
-    "said_ahead",
     "small_hours_of_sleep",
 ]
 
@@ -33,7 +33,7 @@ NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八
 DAY_PARTS = r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天"
 PART_OF_DAY = lazy(rf"{DAY_PARTS}|[早晚夜]")  # a phrase that names its part of the day: 今晚, 明早, 周六晚上
 
-Case = Literal["after a day", "alone", "to come", "sleep", "sleep to come", "alarm"]
+Case = Literal["after a day", "alone", "to come", "was to come", "sleep", "sleep to come", "alarm"]
 SMALL_HOURS = range(1, 7)  # 1–6 点: the afternoon's after a day, the night's in sleep; 七点 on are the morning's
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
@@ -52,6 +52,8 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
                                                              12 h (at 10:30: 17:00); else the nearer, as ``alone``;
                                                              tomorrow's when both of today's are gone (三点见 at
                                                              20:00: 15:00 tomorrow; 九点见 at 22:00: 09:00)
+    ``was to come``   我本来要三点去的                    1–6    as ``to come``, but never tomorrow's: a plan told as
+                                                             given up is of a day under way
     ``sleep``         明天六点起床, 昨天三点才睡          1–11   the morning's: sleep is of the small hours, waking of
                                                              the morning (the reader sends 7–11 of waking only)
     ``sleep to come`` 我六点要起床 (no day said)          1–11   the morning's, today's or tomorrow's, the nearer
@@ -97,7 +99,12 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         return read  # 十五点 says its half
     # as near as each other (两点见 at 08:00): the one ahead
     nearer = evening if abs(evening[0] - now) <= abs(morning[0] - now) else morning
-    if case == "to come" and nearer is morning and hour in SMALL_HOURS and timedelta(0) <= now - morning[0] < _HALF:
+    if (
+        case in ("to come", "was to come")
+        and nearer is morning
+        and hour in SMALL_HOURS
+        and timedelta(0) <= now - morning[0] < _HALF
+    ):
         return evening  # 我七点要起床 at 10:30 stays the morning's: tomorrow's as likely as tonight's
     if case == "to come" and nearer[1] <= now and evening[1] <= datetime.max - _DAY:
         # both gone today (三点见 said at 20:00): tomorrow's, the afternoon's of a small hour
@@ -195,12 +202,20 @@ def range_ends(text: str, found: list[tuple[int, int, Range]]) -> list[tuple[int
 _MOVED_TO = lazy(r"(?:改|推迟|推|延|延期|提前|挪|换|定|约)(?:到|在)$")  # 改到五点: the new time is ahead
 
 
-_MEET_AT = lazy(r"(?:见|集合|碰头)(?![过了])")  # 三点见: a meeting set
+_MEET_AT = lazy(r"(?:见|集合|碰头)(?![过了到的着])")  # 三点见: a meeting set; not 三点见到他, 三点见的他
+# 我们三点见面聊的, 三点集合的: a 是…的 tells when a thing was done
+_DONE_AT = lazy(r"的[啊呀吧呢哦嘛]*$")
+# 我本来要三点去的: a plan given up, told of the day it was for
+_GIVEN_UP = lazy(r"本来|原本|原来|本打算")
 
 
-def said_ahead(text: str, start: int, end: int) -> bool:
-    """Whether the clause of a clock says it is to come, it is what a thing was moved to (改到五点), or a
-    meeting's (三点见)."""
-    if _MEET_AT.match(text, end) and "了" not in clause_around(text, start):
-        return True
-    return to_come(clause_around(text, start)) or _MOVED_TO.search(text, max(0, start - 4), start) is not None
+def clock_case(text: str, start: int, end: int) -> Case:
+    """How a bare clock's clause reads it: ``to come`` when it says so (要), it is what a thing was moved to
+    (改到五点) or a meeting's (三点见); ``was to come`` when that plan is told as given up (我本来要三点去的);
+    else ``alone``."""
+    clause = clause_around(text, start)
+    if _MEET_AT.match(text, end) and "了" not in clause and not _DONE_AT.search(clause):
+        return "was to come" if _GIVEN_UP.search(clause) else "to come"
+    if to_come(clause) or _MOVED_TO.search(text, max(0, start - 4), start) is not None:
+        return "was to come" if _GIVEN_UP.search(clause) else "to come"
+    return "alone"

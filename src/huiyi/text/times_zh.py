@@ -18,9 +18,9 @@ from huiyi.text.hours_zh import (
     DAY_PARTS,
     NUM,
     PART_OF_DAY,
+    clock_case,
     half_of_the_day,
     range_ends,
-    said_ahead,
     small_hours_of_sleep,
 )
 from huiyi.text.periods import (
@@ -476,7 +476,7 @@ def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: da
             if joined is not None:
                 read = joined
             elif "点" in phrase:  # no day said: 九点 at 21:09 is 21:00, 我五点要去接孩子 at 10:30 17:00
-                read = half_of_the_day(span, now, "to come" if said_ahead(text, start, end) else "alone")
+                read = half_of_the_day(span, now, clock_case(text, start, end))
             else:
                 read = span
             out.append((start, end, _on_the_day_before(past, phrase, read, now, _ZH_BY.match(text, end) is not None)))
