@@ -42,6 +42,39 @@ def test_a_time_beside_a_habit_still_reads() -> None:
     assert [s.phrase for s in find_time_phrases("上周二去游泳", SATURDAY)] == ["上周二"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我每周二和周四去游泳",
+        "每周二、周四去游泳",
+        "每天早上和晚上都吃药",
+        "every Tuesday and Thursday I swim",
+        "every Monday, Wednesday and Friday",
+        "我每次周末都去爬山",
+        "每当周末就去钓鱼",
+        "every single Tuesday",
+        "每两周一次",
+    ],
+)
+def test_the_days_joined_to_a_habit_and_a_habit_said_otherwise_are_no_time(text: str) -> None:
+    """每周二和周四去游泳 was read as one swim on the Thursday gone: only the first day after 每 was a habit's."""
+    assert find_time_phrases(text, SATURDAY) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("We had two beers each last night", "last night"),
+        ("They gave us $20 each last Friday", "last Friday"),
+        ("他们每个昨天都来了", "昨天"),
+        ("每周二去游泳，这周二没去", "这周二"),
+    ],
+)
+def test_a_day_after_each_alone_is_one_day(text: str, phrase: str) -> None:
+    """ "two beers each last night" lost last night: each is a share there, and last night no habit."""
+    assert [s.phrase for s in find_time_phrases(text, SATURDAY)] == [phrase]
+
+
 def test_a_habit_is_told_without_a_date(tmp_path: Path) -> None:
     config = Config(worker={"enabled": False})
     with Memory(tmp_path, embedder=HashEmbedder(64), config=config, clock=lambda: SATURDAY) as memory:

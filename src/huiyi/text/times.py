@@ -88,29 +88,54 @@ def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[
         at = bisect.bisect_right(starts, candidate[0], hi=at)
         starts.insert(at, candidate[0])
         taken.insert(at, candidate)
-    return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in taken if start < end and not _recurring(text, a)]
+    return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in _one_offs(text, taken) if start < end]
 
 
-# 每周二, 每天早上, 每个月15号, every Tuesday, each Friday night: a habit's time, which no one day is (我每周二
-# （2025-02-25）去游泳 told the chat model of one swim); 那天早晨, 那次周末早上, 那年夏天: a day told of before, not
-# today's morning or this summer (那年夏天我们去了海边 was dated to the summer ahead)
+# 每周二, 每天早上, 每个月15号, 每次周末, every Tuesday, each Friday night: a habit's time, which no one day is
+# (我每周二（2025-02-25）去游泳 told the chat model of one swim); 每两周一次 is no Monday
 _EVERY = lazy(
-    r"(?:每(?:一?个|逢|到)?(?:天|日|周|星期|礼拜|月|年|晚|早)?的?|那(?:天|日|次|回|年|晚|夜|阵子?|段时间)的?"
-    r"|\b(?:every|each)(?:\s+other)?\s+)$",
+    r"(?:每(?:隔)?(?:[两二三四五六七八九十几半\d]+)?(?:一?个|逢|到|当|次)?(?:天|日|周|星期|礼拜|月|年|晚|早)?的?"
+    r"|\b(?:every|each)(?:\s+(?:other|single|second|third))?\s+)$",
     re.I,
 )
-
-
+# each, 每个 with no time after it: "two beers each last night", 他们每个昨天都来了 (a share, not a habit)
+_EACH_ALONE = lazy(r"(?:每(?:一?个|人|次)?|\b(?:every|each)\s+)$", re.I)
+# 那天早晨, 那次周末早上, 那年夏天: a day told of before, not today's morning or this summer (那年夏天我们去了海边
+# was dated to the summer ahead)
+_TOLD_BEFORE = lazy(r"那(?:天|日|次|回|年|晚|夜|阵子?|段时间)的?$")
 # "feels like just yesterday", "seems like only yesterday": long ago, said as a figure
 _LIKE_YESTERDAY = lazy(r"\blike\s+(?:just|only|it\s+was)\s+$", re.I)
+# a time of one day: last night, 昨天, 这周二 (每年的今天 is a habit: its 年 says what comes back)
+_ONE_DAY = lazy(r"昨|今|明|前天|后天|上|下|这|本|去年|last\b|this\b|next\b|yesterday|today|tonight|tomorrow", re.I)
+# 每周二和周四, every Monday, Wednesday and Friday, 每天早上和晚上: the days joined to a habit's are the habit's
+_JOINED = lazy(r"\s*(?:和|与|跟|及|或|、|，|,|/|&|and\b|or\b)\s*(?:(?:and|or)\s+)?", re.I)
 
 
-def _recurring(text: str, at: int) -> bool:
-    """Whether the time phrase at ``at`` follows 每 or "every" (a time that comes back), 那天 (a day told of
-    before) or is "like yesterday" (a figure): not a time of its own."""
+def _one_offs(text: str, taken: list[tuple[int, int, Range]]) -> list[tuple[int, int, Range]]:
+    """The phrases that are no habit's: not after 每 or "every", nor joined to one that is."""
+    kept: list[tuple[int, int, Range]] = []
+    habit_end = -1  # where the last habit's phrase ended
+    for a, b, span in taken:
+        if _told_before(text, a):
+            habit_end = -1
+            continue
+        one_day = _ONE_DAY.match(text, a) is not None
+        recurring = _EVERY.search(text, max(0, a - 24), a) is not None
+        if one_day and _EACH_ALONE.search(text, max(0, a - 12), a) is not None:
+            recurring = False
+        elif not recurring and not one_day and habit_end >= 0:
+            recurring = _JOINED.fullmatch(text, habit_end, a) is not None
+        habit_end = b if recurring else -1
+        if not recurring:
+            kept.append((a, b, span))
+    return kept
+
+
+def _told_before(text: str, at: int) -> bool:
+    """Whether the phrase at ``at`` follows 那天 (a day told of before) or is "like just yesterday" (a figure)."""
     if text[at : at + 9].casefold() == "yesterday" and _LIKE_YESTERDAY.search(text, max(0, at - 20), at):
         return True
-    return _EVERY.search(text, max(0, at - 12), at) is not None
+    return _TOLD_BEFORE.search(text, max(0, at - 6), at) is not None
 
 
 def query_time_range(text: str, now: datetime) -> TimeSpan | None:
