@@ -178,6 +178,8 @@ def test_an_everyday_job_said_with_a_laugh_is_said_in_earnest(text: str, fact: s
         ("I'm a teacher xD", "木木 is a teacher"),
         ("I'm a teacher now lol", "木木 is a teacher"),
         ("I'm a nurse these days haha", "木木 is a nurse"),
+        ("I'm a teacher again lol", "木木 is a teacher"),
+        ("I'm a nurse as well haha", "木木 is a nurse"),
     ],
 )
 def test_the_laugh_after_a_job_kept_is_not_in_the_job(text: str, fact: str) -> None:

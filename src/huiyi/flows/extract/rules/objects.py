@@ -41,8 +41,11 @@ def _a_deed(value: str) -> bool:
     return len(tags) > 1 and tags[0] == "v"
 
 
-# "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds
-_EN_NOW_END = lazy(r"\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment)$", re.IGNORECASE)
+# "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds;
+# again and as well say it of before or of another ("I'm a teacher again lol" was "is a teacher again")
+_EN_NOW_END = lazy(
+    r"(?:\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment|again|as\s+well))+$", re.IGNORECASE
+)
 # "I live in Toronto btw": a chat filler after the object is said about the chat, not the home
 _EN_FILLER_END = lazy(
     r"(?<!\s)(?:\s+(?:btw|by\s+the\s+way|lol|lmao|tbh|imo|haha+|fyi|actually|anyway|anyways|honestly|though|ok|okay))+$",
