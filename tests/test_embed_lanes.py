@@ -64,7 +64,7 @@ def test_context_as_vectors_embeds_each_turn_once(tmp_path: Path) -> None:
     embedder = Counting()
     ingest.index_messages(store, embedder, store.append_messages(prepared), config)
     assert sorted(embedder.texts) == sorted(f"p: {line}" for line in lines)  # each turn once, alone
-    items, contexts, _ = ingest.chunk_windows(store, store.recent_messages("a", "person:p", 10)[-1:], config)
+    items, contexts, _, _ = ingest.chunk_windows(store, store.recent_messages("a", "person:p", 10)[-1:], config)
     assert contexts == [["p: 叫团子", "p: 几岁了？"]]
     parts = HashEmbedder(32).embed_passages(["p: 叫团子", "p: 几岁了？", "p: 三岁"])
     summed = sum(len(t) * v for t, v in zip(["p: 叫团子", "p: 几岁了？", "p: 三岁"], parts, strict=True))
