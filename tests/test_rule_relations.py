@@ -149,3 +149,24 @@ def test_family_named_is_a_fact(text: str, predicate: str, other: str, descripti
 )
 def test_no_family_fact_without_a_name_said_as_such(text: str) -> None:
     assert relations(text) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我儿子叫爸爸了",  # he said it: 爸爸 was 木木's son
+        "我妹妹叫哥哥",
+        "我哥叫爽",
+        "明天是我爸",  # who comes then: 明天 was 木木's dad
+        "周末是我妈",
+        "明天是我男朋友",
+        "my dad is called Dad",
+        "My mom is called Mama",
+    ],
+)
+def test_no_family_fact_for_a_word_that_is_no_name(text: str) -> None:
+    assert relations(text) == set()
+
+
+def test_a_name_that_looks_like_a_time_word_is_still_a_name() -> None:
+    assert relations("我妹妹叫明明") == {(PERSON, "妹妹是", "明明", "明明是木木的妹妹")}

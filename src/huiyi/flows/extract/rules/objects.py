@@ -4,11 +4,14 @@ phrase or not, a name or not."""
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from huiyi.flows.extract.rules.mentions import name_shaped
 from huiyi.flows.extract.rules.patterns import EN_OBJECT_CUT, ZH_END_PARTICLES
 from huiyi.patterns import lazy
 from huiyi.text import tokens
+from huiyi.text.kin import KIN_WORDS
+from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import has_cjk
 
 # 我喜欢爬山但讨厌跑步: what follows a but is another clause (不但 is no but; 但丁 starts the object)
@@ -112,7 +115,16 @@ def person_named(obj: str) -> bool:
     小雨家, 他说小雨) nor a pronoun (She)."""
     if not has_cjk(obj):
         return bool(_EN_NAME.fullmatch(obj)) and obj.split()[0].casefold() not in _EN_NOT_NAMES
+    if len(obj) < 2 or obj in KIN_WORDS:
+        return False  # 我儿子叫爸爸了 (he said it), 我哥叫爽: no name
     tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
+    if len(tags) == 1 and tags[0][1] == "t" and _a_time(obj):
+        return False  # 明天是我爸, 周末是我妈: who comes then, and 明 and 周 are surnames
     if len(tags) == 1 and (tags[0][1] in ("nr", "nrt", "nrfg") or (tags[0][1] == "j" and name_shaped(obj))):
         return True
     return name_shaped(obj) and obj[0] not in "小老阿"  # a surname first: 林晚晴 is cut 林 / 晚晴
+
+
+def _a_time(word: str) -> bool:
+    """Whether ``word`` is read whole as a time (明天, 周末; 明明 and 冬冬 are names)."""
+    return any(span.phrase == word for span in find_time_phrases(word, datetime(2024, 1, 1)))

@@ -125,10 +125,10 @@ ZH_KIN_RULES = (
     _zh(rf"我的?(?P<x>{FAMILY}){_ZH_CALLED}{_ZH_OTHER}", "{o}是{s}的{x}", _ZH_SURE_END),
 )
 # 我男朋友陈屿, 我男朋友陈屿今天来看我了: the name is cut by the tagger alone, as one name (我男朋友张口就来 names
-# nobody), and ends the clause or the clause goes on about him
+# nobody), and ends the clause or the clause goes on about him; 我哥叫爽 is no 叫爽 (叫 is a surname)
 _ZH_NAMED_PARTNER = FactRule(
     lazy(
-        rf"{_ZH_LEAD}我的?(?P<x>{_ZH_PARTNERS}|{_ZH_EXES}|{FAMILY})(?P<o>[{CJK}]{{2,3}}?)(?:(?={_ZH_GOES_ON})|{_ZH_SURE_END})"
+        rf"{_ZH_LEAD}我的?(?P<x>{_ZH_PARTNERS}|{_ZH_EXES}|{FAMILY})(?!叫)(?P<o>[{CJK}]{{2,3}}?)(?:(?={_ZH_GOES_ON})|{_ZH_SURE_END})"
     ),
     "{x}是",
     FactKind.RELATION,
@@ -144,7 +144,9 @@ EN_PEERS = (
     r"(?:(?:best|close|good|old)\s+)?(?:(?:room|flat|house|class|school|team)mate|colleague|co-?worker"
     r"|neighbou?r|friend|bestie)"
 )
-_EN_OTHER = r"(?P<o>(?-i:[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?))"
+# my dad is called Dad, my mom is called Mama: what one calls them, no name
+_EN_CALLING = r"(?:Mom|Mum|Mommy|Mummy|Mama|Ma|Dad|Daddy|Papa|Pa|Bro|Sis|Grandma|Grandpa|Granny|Nana|Baby)\b"
+_EN_OTHER = rf"(?P<o>(?-i:(?!{_EN_CALLING})[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?))"
 # a partner or family, one person each (Jake is my boyfriend, my sister Emma): never said as "X and I are …s"
 EN_KIN = (
     r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?"
