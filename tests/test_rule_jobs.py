@@ -54,3 +54,18 @@ def test_a_job_by_its_place_or_its_title(text: str, fact: str) -> None:
 )
 def test_no_title_or_a_past_one_is_no_job(text: str) -> None:
     assert not jobs(text), jobs(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        # a 的 that stresses the job (是…的) left 我在网易做设计师的 and its like with no workplace
+        ("我在网易做设计师的", "木木在网易工作"),
+        ("我在腾讯做运营的呀", "木木在腾讯工作"),
+        ("我在阿里做程序员的，很累", "木木在阿里工作"),
+        # the workplace was 字节做产品经理的
+        ("我在字节做产品经理的工作", "木木在字节工作"),
+    ],
+)
+def test_a_job_told_with_a_closing_de_is_still_the_job(text: str, fact: str) -> None:
+    assert jobs(text) == {fact}, jobs(text)

@@ -141,11 +141,10 @@ ZH_RULES: tuple[FactRule, ...] = (
         object_type=EntityType.SPECIFIC,
     ),
     FactRule(
-        # 过: a job once held (我在谷歌工作过三年) is no workplace now; 的: a job said of someone else
-        # (我在医院上班的闺蜜) or of a time (我在医院上班的时候)
+        # 过: a job once held (在谷歌工作过); 的: someone else's (在医院上班的闺蜜), a time's, a title's (做…的工作)
         _zh(
             r"我(?:现在|目前|一直)?在(?P<o>[^，。！？]{1,15}?)"
-            r"(?:(?:工作|上班|实习|打工|任职)(?!过|的)|当(?!过|了)[^，。！？]{1,8})"
+            r"(?:(?<!的)(?:工作|上班|实习|打工|任职)(?!过|的)|当(?!过|了)[^，。！？]{1,8})"
         ),
         "工作于",
         FactKind.RELATION,
@@ -165,11 +164,12 @@ ZH_RULES: tuple[FactRule, ...] = (
         "{s}在{o}{p}{x}",
         confidence=0.7,
     ),
-    # 我在网易做UI设计师: a workplace by its name, known by the title held there (not 我在一家…做代运营的公司)
+    # 我在网易做UI设计师(的): a workplace by its name, known by the title held there (not 做代运营的公司)
     FactRule(
         _zh(
             r"我(?:现在|目前|一直)?在(?P<o>[^，。！？的]{1,12}?)(?:做|当|担任)(?!过)"
-            rf"(?P<x>[^，。！？]{{0,8}}?(?:{_TITLE}))(?!的)(?![^，。！？]*(?:的时候|那会))"
+            rf"(?P<x>[^，。！？]{{0,8}}?(?:{_TITLE}))"
+            rf"(?!的(?!工作|[{ZH_END_PARTICLES}呢]*(?:[，。！？]|$))|[^，。！？]*(?:的时候|那会))"
         ),
         "工作于",
         FactKind.RELATION,
