@@ -46,3 +46,16 @@ def test_a_thing_named_after_a_festival_is_no_time(text: str) -> None:
 def test_the_speakers_own_inside_an_object_is_theirs(text: str, fact: str) -> None:
     """木木喜欢我妈做的红烧肉, in the agent's prompt, is the agent's mother's cooking."""
     assert fact in described(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我喜欢会做饭的", "木木喜欢会做饭的"),  # one who cooks: was 木木喜欢会做饭
+        ("我喜欢吃妈妈做的", "木木喜欢吃妈妈做的"),  # what she makes: was 吃妈妈做
+        ("我喜欢看恐怖的", "木木喜欢看恐怖的"),  # scary films: was 看恐怖
+        ("我喜欢吃甜的", "木木喜欢吃甜的"),
+    ],
+)
+def test_a_de_that_names_what_is_liked_stays(text: str, fact: str) -> None:
+    assert fact in described(extract(text)), described(extract(text))

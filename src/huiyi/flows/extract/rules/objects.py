@@ -39,9 +39,18 @@ def trim_zh(value: str) -> str:
 
 def _a_deed(value: str) -> bool:
     """Whether ``value`` says a deed with its verb first (做实验, 吃冰淇淋), which a 的 after it does not make a
-    kind of thing (红色的, 安静的 stay)."""
-    tags = [flag for word, flag in tokens.tag(value) if word.strip()]
-    return len(tags) > 1 and tags[0] == "v"
+    kind of thing (红色的, 安静的 stay), nor one whose 的 names whom or what it is done by or to: 会做饭的 (a
+    person who can cook), 吃妈妈做的 (what she makes), 看恐怖的 (films that scare)."""
+    tagged = [(word, flag) for word, flag in tokens.tag(value) if word.strip()]
+    return (
+        len(tagged) > 1
+        and tagged[0][1] == "v"
+        and tagged[0][0] not in _ABLE
+        and (tagged[-1][1].startswith("n") or tagged[-1][1] == "vn")
+    )
+
+
+_ABLE = frozenset("会 能 可以 要 想 敢 肯 愿意".split())
 
 
 # "I live in Chicago now": the home is Chicago; now says when, and would stay in the fact when it no longer holds;
