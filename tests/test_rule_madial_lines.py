@@ -59,3 +59,9 @@ def test_the_speakers_own_inside_an_object_is_theirs(text: str, fact: str) -> No
 )
 def test_a_de_that_names_what_is_liked_stays(text: str, fact: str) -> None:
     assert fact in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize(("text", "phrase"), [("圣诞节装饰房间", "圣诞节"), ("我们春节装饰一下家里", "春节")])
+def test_a_festival_before_a_deed_of_decorating_is_its_time(text: str, phrase: str) -> None:
+    """装饰 as a verb after the festival: the time was lost with 圣诞装饰 (a thing)."""
+    assert [span.phrase for span in find_time_phrases(text, SAID_AT)] == [phrase]
