@@ -103,3 +103,12 @@ def test_a_day_told_of_before_is_not_read_as_today(text: str) -> None:
 )
 def test_like_yesterday_said_as_a_figure_is_no_day(text: str, read: list[str]) -> None:
     assert [span.phrase for span in find_time_phrases(text, SATURDAY)] == read
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [("那年2019年我们去了日本", ["2019年"]), ("那天10月1号我们去爬山", ["10月1号"]), ("那次3月1日的聚会", ["3月1日"])],
+)
+def test_a_day_told_of_before_with_its_own_date_keeps_it(text: str, read: list[str]) -> None:
+    """After 那年/那天 a phrase that names its year or day says which: it was dropped with 那年夏天."""
+    assert [span.phrase for span in find_time_phrases(text, SATURDAY)] == read

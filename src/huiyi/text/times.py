@@ -103,6 +103,10 @@ _EACH_ALONE = lazy(r"(?:每(?:一?个|人|次)?|\b(?:every|each)\s+)$", re.I)
 # 那天早晨, 那次周末早上, 那年夏天: a day told of before, not today's morning or this summer (那年夏天我们去了海边
 # was dated to the summer ahead)
 _TOLD_BEFORE = lazy(r"那(?:天|日|次|回|年|晚|夜|阵子?|段时间)的?$")
+# …that names its own year or day: 那年2019年, 那天10月1号 say which (那年12月 does not)
+_OWN_DATE = lazy(
+    r"\s*(?:[0-9０-９]{4}|[零〇一二三四五六七八九]{4})\s*年|.*月\s*[0-9０-９一二三四五六七八九十]+\s*[日号]"
+)
 # "feels like just yesterday", "seems like only yesterday": long ago, said as a figure
 _LIKE_YESTERDAY = lazy(r"\blike\s+(?:just|only|it\s+was)\s+$", re.I)
 # a time of one day: last night, 昨天, 这周二 (每年的今天 is a habit: its 年 says what comes back)
@@ -116,7 +120,7 @@ def _one_offs(text: str, taken: list[tuple[int, int, Range]]) -> list[tuple[int,
     kept: list[tuple[int, int, Range]] = []
     habit_end = -1  # where the last habit's phrase ended
     for a, b, span in taken:
-        if _told_before(text, a):
+        if _told_before(text, a, b):
             habit_end = -1
             continue
         one_day = _ONE_DAY.match(text, a) is not None
@@ -131,11 +135,11 @@ def _one_offs(text: str, taken: list[tuple[int, int, Range]]) -> list[tuple[int,
     return kept
 
 
-def _told_before(text: str, at: int) -> bool:
+def _told_before(text: str, at: int, end: int) -> bool:
     """Whether the phrase at ``at`` follows 那天 (a day told of before) or is "like just yesterday" (a figure)."""
     if text[at : at + 9].casefold() == "yesterday" and _LIKE_YESTERDAY.search(text, max(0, at - 20), at):
         return True
-    return _TOLD_BEFORE.search(text, max(0, at - 6), at) is not None
+    return _TOLD_BEFORE.search(text, max(0, at - 6), at) is not None and not _OWN_DATE.match(text, at, end)
 
 
 def query_time_range(text: str, now: datetime) -> TimeSpan | None:
