@@ -99,6 +99,9 @@ def test_a_day_told_of_before_is_not_read_as_today(text: str) -> None:
         ("It seems like only yesterday we met", []),
         ("I remember it like it was yesterday", []),
         ("I feel like yesterday was a long day", ["yesterday"]),
+        # like as a filler, no figure: the day was lost
+        ("I saw her like just yesterday lol", ["yesterday"]),
+        ("She texted me like only yesterday", ["yesterday"]),
     ],
 )
 def test_like_yesterday_said_as_a_figure_is_no_day(text: str, read: list[str]) -> None:

@@ -107,8 +107,12 @@ _TOLD_BEFORE = lazy(r"那(?:天|日|次|回|年|晚|夜|阵子?|段时间)的?$"
 _OWN_DATE = lazy(
     r"\s*(?:[0-9０-９]{4}|[零〇一二三四五六七八九]{4})\s*年|.*月\s*[0-9０-９一二三四五六七八九十]+\s*[日号]"
 )
-# "feels like just yesterday", "seems like only yesterday": long ago, said as a figure
-_LIKE_YESTERDAY = lazy(r"\blike\s+(?:just|only|it\s+was)\s+$", re.I)
+# "feels like just yesterday", "seems like only yesterday": long ago, said as a figure ("I saw her like just
+# yesterday" is the day: no seeming before it)
+_LIKE_YESTERDAY = lazy(
+    r"(?:\b(?:feels?|felt|seems?|seemed|looks?|looked|is|was)|'s)\s+like\s+(?:just|only)\s+$|\blike\s+it\s+was\s+$",
+    re.I,
+)
 # a time of one day: last night, 昨天, 这周二 (每年的今天 is a habit: its 年 says what comes back)
 _ONE_DAY = lazy(r"昨|今|明|前天|后天|上|下|这|本|去年|last\b|this\b|next\b|yesterday|today|tonight|tomorrow", re.I)
 # 每周二和周四, every Monday, Wednesday and Friday, 每天早上和晚上: the days joined to a habit's are the habit's
@@ -137,7 +141,7 @@ def _one_offs(text: str, taken: list[tuple[int, int, Range]]) -> list[tuple[int,
 
 def _told_before(text: str, at: int, end: int) -> bool:
     """Whether the phrase at ``at`` follows 那天 (a day told of before) or is "like just yesterday" (a figure)."""
-    if text[at : at + 9].casefold() == "yesterday" and _LIKE_YESTERDAY.search(text, max(0, at - 20), at):
+    if text[at : at + 9].casefold() == "yesterday" and _LIKE_YESTERDAY.search(text, max(0, at - 24), at):
         return True
     return _TOLD_BEFORE.search(text, max(0, at - 6), at) is not None and not _OWN_DATE.match(text, at, end)
 
