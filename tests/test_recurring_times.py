@@ -115,3 +115,9 @@ def test_like_yesterday_said_as_a_figure_is_no_day(text: str, read: list[str]) -
 def test_a_day_told_of_before_with_its_own_date_keeps_it(text: str, read: list[str]) -> None:
     """After 那年/那天 a phrase that names its year or day says which: it was dropped with 那年夏天."""
     assert [span.phrase for span in find_time_phrases(text, SATURDAY)] == read
+
+
+@pytest.mark.parametrize("text", ["我每周一到周五都上班", "我每周一至周五上班", "every Monday through Friday I work"])
+def test_a_habit_told_as_a_run_of_days_has_no_one_day(text: str) -> None:
+    """每周一到周五 read the coming Friday: a run of days is the habit's as a list of them is."""
+    assert find_time_phrases(text, SATURDAY) == []

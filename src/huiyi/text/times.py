@@ -115,8 +115,12 @@ _LIKE_YESTERDAY = lazy(
 )
 # a time of one day: last night, 昨天, 这周二 (每年的今天 is a habit: its 年 says what comes back)
 _ONE_DAY = lazy(r"昨|今|明|前天|后天|上|下|这|本|去年|last\b|this\b|next\b|yesterday|today|tonight|tomorrow", re.I)
-# 每周二和周四, every Monday, Wednesday and Friday, 每天早上和晚上: the days joined to a habit's are the habit's
-_JOINED = lazy(r"\s*(?:和|与|跟|及|或|、|，|,|/|&|and\b|or\b)\s*(?:(?:and|or)\s+)?", re.I)
+# 每周二和周四, every Monday, Wednesday and Friday, 每天早上和晚上, 每周一到周五: the days joined to a habit's
+# are the habit's
+_JOINED = lazy(
+    r"\s*(?:和|与|跟|及|或|到|至|、|，|,|/|&|~|～|-|–|—|and\b|or\b|through\b|to\b|till\b|until\b)\s*(?:(?:and|or)\s+)?",
+    re.I,
+)
 
 
 def _one_offs(text: str, taken: list[tuple[int, int, Range]]) -> list[tuple[int, int, Range]]:
