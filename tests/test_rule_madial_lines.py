@@ -65,3 +65,11 @@ def test_a_de_that_names_what_is_liked_stays(text: str, fact: str) -> None:
 def test_a_festival_before_a_deed_of_decorating_is_its_time(text: str, phrase: str) -> None:
     """装饰 as a verb after the festival: the time was lost with 圣诞装饰 (a thing)."""
     assert [span.phrase for span in find_time_phrases(text, SAID_AT)] == [phrase]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"), [("我喜欢我家的猫", "木木喜欢木木家的猫"), ("我喜欢回我家", "木木喜欢回木木家")]
+)
+def test_the_speakers_home_inside_an_object_is_theirs(text: str, fact: str) -> None:
+    """木木喜欢我家的猫, in the agent's prompt, is the agent's own cat at home: 我家 was left as said."""
+    assert fact in described(extract(text)), described(extract(text))

@@ -65,7 +65,9 @@ _EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
 
 
 _SENTENCE_END = re.compile(r"[。！？!?\n]")
-_ZH_MINE = re.compile(rf"(?<![自忘唯本])我(?:的|(?=(?:{KIN_ALTERNATION})))")  # 我的猫, 我妈; not 自我
+_ZH_MINE = re.compile(
+    rf"(?<![自忘唯本])我(?:的|(?=(?:{KIN_ALTERNATION}))|(?P<home>(?=家)))"
+)  # 我的猫, 我妈, 我家; not 自我
 _CONSEQUENCE = re.compile(r"就|会|才|肯定|一定|要|得")
 # the measure words of animals (一只, 一头, 一条, 一匹), never of people
 _ANIMAL_COUNT = re.compile(r"^[一两]?[只头条匹]")  # 是只橘猫 after 我养了一只猫: the cat, said without 一
@@ -206,7 +208,7 @@ class FactReader:
             if value.startswith("你的") and other and len(value) > 2:
                 return f"{other}的{value[2:]}", None
             # 我喜欢我妈做的红烧肉: the speaker's mother, where the agent's prompt would read its own
-            mine = _ZH_MINE.sub(f"{self.roster.name_of(speaker)}的", value)
+            mine = _ZH_MINE.sub(lambda m: self.roster.name_of(speaker) + ("" if m["home"] is not None else "的"), value)
             if MY_THING_ZH.match(value):
                 return mine, None
             value = mine
