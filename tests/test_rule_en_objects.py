@@ -38,3 +38,8 @@ def test_a_dash_ends_the_object_and_a_bare_to_is_none() -> None:
     assert "Mia is a big fan of pottery" in facts("I'm a big fan of pottery - the creativity and skill is awesome.")
     assert facts("Yeah, I love to. It's peaceful and special.") == set()
     assert "Mia loves spider-man" in facts("I love spider-man")
+
+
+def test_it_with_a_comma_after_is_no_object() -> None:
+    """ "I love it, oh my god" was the fact "Mia loves it, oh my god": "it," was not taken for it."""
+    assert facts("I love it, oh my god") == set()

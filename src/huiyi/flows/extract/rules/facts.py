@@ -200,7 +200,7 @@ class FactReader:
             if MY_THING.match(value):
                 return mine, None
             value = mine
-            if low in EN_PRONOUNS or low.split()[0] in ("it", "that", "this", "them", "you"):
+            if low in EN_PRONOUNS or low.split()[0].rstrip(",;:") in ("it", "that", "this", "them", "you"):
                 return None
         else:
             if value in ("你",) and other:
