@@ -266,6 +266,36 @@ def test_the_context_part_gives_a_turn_every_block_of_its_prompt(tmp_path: Path)
     assert {m.space for m in chat.working} != {m.space for m in group.working}
 
 
+def test_the_context_part_seeds_its_chats_after_the_opens_look_for_leftovers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine the open's look for messages left unindexed ran between the seeding's direct writes,
+    took the chat's log over and planned its folds: the working memory held 26 messages, not 24 (CI)."""
+    import time
+
+    from huiyi.config import Config, EmbedConfig
+    from huiyi.evaluation.bench.build import Probe
+    from huiyi.evaluation.bench.context import seed_chats
+    from huiyi.memory import Memory
+    from huiyi.memory.indexing import Indexing
+
+    seen: list[int] = []
+    look = Indexing._index_leftovers
+
+    def a_late_look(self: Indexing) -> int:
+        time.sleep(0.3)  # as a loaded machine starts it
+        seen.append(len(self.store.unindexed_messages(1000)))
+        return look(self)
+
+    monkeypatch.setattr(Indexing, "_index_leftovers", a_late_look)
+    embedder = HashEmbedder(384)
+    pool = Pool.build(VectorCache(embedder, None), 1, 0)
+    config = Config(embed=EmbedConfig(provider="hash", dim=384), worker={"enabled": False})
+    with Memory(tmp_path / "store", config=config, embedder=embedder) as memory:
+        seed_chats(memory, [Probe(synthetic.person(0), "我妹妹叫什么", "syn", "family")], pool)
+        assert seen == [0]  # the look was over before the first write
+
+
 def test_first_recall_in_a_fresh_process(tmp_path: Path) -> None:
     report = run_bench(BenchOptions(**{**TINY, "startup_runs": 1, "ingest_messages": 0, "queries": 2}))  # type: ignore[arg-type]
     first = report["recall"][0]["first_recall"]

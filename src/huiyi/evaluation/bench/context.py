@@ -128,6 +128,9 @@ def seed_chats(memory: Memory, probes: Sequence[Probe], pool: Pool, agent: str =
     """Give every probed person a chat, events, a person record and a ``human`` block, and the first
     ``GROUP_MEMBERS`` of them a group; the number of chats made."""
     persons = list({probe.person.id: probe.person for probe in probes}.values())
+    # the open's look for messages left unindexed must be over: one that ran between the writes below took the
+    # chat's log over and planned its folds, and the chat's working memory held 26 or 82 messages, not 24
+    memory.indexed()
     for who in persons:
         memory.store.upsert_person(agent, Person(id=who.id, name=who.name))
         memory.store.set_person_block(
