@@ -350,6 +350,7 @@ def test_a_store_refuses_another_embedders_vectors(tmp_path: Path, e5: Embedder)
 def test_messages_accepted_before_a_crash_are_indexed_on_the_next_open(tmp_path: Path, e5: Embedder) -> None:
     config = Config()
     with Memory(tmp_path, embedder=e5) as memory:
+        memory.indexed()  # the open's look for leftovers over: run late (a loaded machine), it would take this one
         prepared = ingest.prepare(["我明天要去面试"], agent="a", person="p", space=None, now=T0, config=config)
         memory.store.append_messages(prepared)  # accepted, then the "process dies" before indexing
         waiting = memory.recall("面试", agent="a", person="p").hits  # found by keyword meanwhile, not indexed
