@@ -73,3 +73,9 @@ def test_a_festival_before_a_deed_of_decorating_is_its_time(text: str, phrase: s
 def test_the_speakers_home_inside_an_object_is_theirs(text: str, fact: str) -> None:
     """木木喜欢我家的猫, in the agent's prompt, is the agent's own cat at home: 我家 was left as said."""
     assert fact in described(extract(text)), described(extract(text))
+
+
+def test_living_at_ones_own_home_is_no_home() -> None:
+    """我住在我家 was 木木住在木木家, a home that would close the one the speaker told of."""
+    assert not [fact for fact in described(extract("我住在我家")) if "住在" in fact]
+    assert "木木住在木木家附近" in described(extract("我住在我家附近"))
