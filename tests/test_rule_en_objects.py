@@ -43,3 +43,21 @@ def test_a_dash_ends_the_object_and_a_bare_to_is_none() -> None:
 def test_it_with_a_comma_after_is_no_object() -> None:
     """ "I love it, oh my god" was the fact "Mia loves it, oh my god": "it," was not taken for it."""
     assert facts("I love it, oh my god") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I love spending time with the friends I have", "Mia loves spending time with the friends"),
+        (
+            "I like having these little ones around to keep me calm",
+            "Mia likes having these little ones around to keep Mia calm",
+        ),
+        ("I love your turtles", "Mia loves Kai's turtles"),
+        ("I love when you try something new and it works out", "Mia loves when you try something new and it works out"),
+    ],
+)
+def test_me_i_and_your_inside_a_liking_are_whose_they_are(text: str, described: str) -> None:
+    """LoCoMo dev lines gave "Maria loves spending time with the friends I have", "Nate likes … to keep me calm"
+    and "Joanna loves your turtles", each read in the agent's prompt as the agent's friends, calm or turtles."""
+    assert described in facts(text), facts(text)

@@ -53,7 +53,7 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
-from huiyi.flows.extract.rules.plans_en import SPEAKERS_MY
+from huiyi.flows.extract.rules.plans_en import I_CLAUSE, OTHERS_YOUR, SPEAKERS_ME, SPEAKERS_MY
 from huiyi.flows.extract.rules.relations import ZH_TOGETHER, partner_told, relations_in, together
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
@@ -196,9 +196,15 @@ class FactReader:
             if low.startswith(("your ", "ur ")) and other:
                 return f"{other}'s {value.split(' ', 1)[1]}", None
             # the speaker's: in the agent's prompt "my boss" or "hiking with my sister" reads as its own (helper)
-            mine = SPEAKERS_MY.sub(lambda _: f"{self.roster.name_of(speaker)}'s", value)
+            name = self.roster.name_of(speaker)
+            mine = SPEAKERS_MY.sub(f"{name}'s", I_CLAUSE.sub("", value))
+            mine = mine if '"' in mine or "“" in mine else SPEAKERS_ME.sub(name, mine)
             if MY_THING.match(value):
                 return mine, None
+            if OTHERS_YOUR.search(mine):  # "loves your turtles": the other party's; with no other, nobody's known
+                if not other:
+                    return None
+                mine = OTHERS_YOUR.sub(f"{other}'s", mine)
             value = mine
             if low in EN_PRONOUNS or low.split()[0].rstrip(",;:") in ("it", "that", "this", "them", "you"):
                 return None

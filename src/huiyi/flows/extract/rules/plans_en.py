@@ -100,6 +100,12 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
 
 # "my" before what someone has, not in a title ("My Little Pony") nor "oh my god" (helper's review)
 SPEAKERS_MY = re.compile(r"(?<!oh )(?<![\w\"“'])my(?=\s+(?:[a-z]+\s+)?[a-z])(?![^\"”]*[\"”])")
+# "me" of the speaker (keeps me calm, reminds me), not in a quote; and a clause of "I" after a noun (the friends I
+# have, a movie I really enjoy), which would read as the agent's
+SPEAKERS_ME = re.compile(r"(?<![\w\"“'])me\b(?![^\"”]*[\"”])")
+# "your" before what the other party has (loves your turtles); a bare "you" may be anyone's (loves when you try)
+OTHERS_YOUR = re.compile(r"(?<![\w\"“'])your(?=\s+[a-z])(?![^\"”]*[\"”])")
+I_CLAUSE = re.compile(r"\s+I(?:'m|'ve|'d)?\s+.*$")
 
 
 # "you", "your", "yours" said to the other party: in the agent's prompt "see you" reads as the agent seeing
