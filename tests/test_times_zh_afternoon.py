@@ -256,3 +256,19 @@ def test_a_clock_told_as_done_or_given_up_is_not_tomorrows(
     """我本来要三点去的 and 三点见的他 said at 20:30 read 15:00 of the next day: a plan given up, and a 是…的 of
     when it was done, are of the day they were said."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("我三点要去开会，结果取消了", [("三点", "2024-11-13 15:00")]),  # was tomorrow's: the plan is off
+        ("三点改到四点了", [("三点", "2024-11-13 15:00"), ("四点", "2024-11-13 16:00")]),  # 四点 was tomorrow's
+        ("会议推迟到四点", [("四点", "2024-11-14 16:00")]),  # a move still to come: tomorrow's, as before
+    ],
+)
+def test_a_plan_called_off_or_a_move_told_done_is_on_the_day_it_was_said(
+    said: str, reading: list[tuple[str, str]]
+) -> None:
+    """Said at 20:30, 我三点要去开会，结果取消了 read 15:00 tomorrow, and 三点改到四点了 put 三点 today and 四点
+    tomorrow (helper's review)."""
+    assert read(said, datetime(2024, 11, 13, 20, 30)) == reading

@@ -207,6 +207,10 @@ _MEET_AT = lazy(r"(?:见|集合|碰头)(?![过了到的着])")  # 三点见: a m
 _DONE_AT = lazy(r"的[啊呀吧呢哦嘛]*$")
 # 我本来要三点去的: a plan given up, told of the day it was for
 _GIVEN_UP = lazy(r"本来|原本|原来|本打算")
+# 我三点要去开会，结果取消了: a later clause of the sentence tells the plan is off
+_CALLED_OFF_AFTER = lazy(
+    r"[^。！？!?\n]{0,30}?(?:结果|后来|但是|可是|不过|没想到)[^。！？!?\n]{0,10}?(?:取消|没去|泡汤|黄了|算了|没成)"
+)
 
 
 def clock_case(text: str, start: int, end: int) -> Case:
@@ -214,8 +218,12 @@ def clock_case(text: str, start: int, end: int) -> Case:
     (改到五点) or a meeting's (三点见); ``was to come`` when that plan is told as given up (我本来要三点去的);
     else ``alone``."""
     clause = clause_around(text, start)
+    given_up = _GIVEN_UP.search(clause) is not None or _CALLED_OFF_AFTER.match(text, end) is not None
     if _MEET_AT.match(text, end) and "了" not in clause and not _DONE_AT.search(clause):
-        return "was to come" if _GIVEN_UP.search(clause) else "to come"
-    if to_come(clause) or _MOVED_TO.search(text, max(0, start - 4), start) is not None:
-        return "was to come" if _GIVEN_UP.search(clause) else "to come"
+        return "was to come" if given_up else "to come"
+    if _MOVED_TO.search(text, max(0, start - 4), start) is not None:
+        # 三点改到四点了: moved, as told once done, on the day of the 三点 it was moved from
+        return "was to come" if given_up or "了" in text[end : end + 2] else "to come"
+    if to_come(clause):
+        return "was to come" if given_up else "to come"
     return "alone"
