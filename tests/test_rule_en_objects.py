@@ -61,3 +61,18 @@ def test_me_i_and_your_inside_a_liking_are_whose_they_are(text: str, described: 
     """LoCoMo dev lines gave "Maria loves spending time with the friends I have", "Nate likes … to keep me calm"
     and "Joanna loves your turtles", each read in the agent's prompt as the agent's friends, calm or turtles."""
     assert described in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I like what I see", set()),
+        ("I love how I feel after a run", set()),
+        ("I love movies where I can laugh", {"Mia loves movies"}),
+        ("I love a coffee before I go to work", {"Mia loves a coffee"}),
+    ],
+)
+def test_a_clause_of_i_goes_with_the_word_that_opens_it(text: str, described: set[str]) -> None:
+    """05e5070 cut only from the I on, so the liking read "Mia likes what", "Mia loves how" and "Mia loves movies
+    where"; the word that opens the clause goes with it, and a liking that was all the clause is none."""
+    assert facts(text) == described

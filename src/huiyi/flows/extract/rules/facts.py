@@ -199,6 +199,8 @@ class FactReader:
             name = self.roster.name_of(speaker)
             mine = SPEAKERS_MY.sub(f"{name}'s", I_CLAUSE.sub("", value))
             mine = mine if '"' in mine or "“" in mine else SPEAKERS_ME.sub(name, mine)
+            if not mine:
+                return None  # "I like what I see": what is liked was the clause of I
             if MY_THING.match(value):
                 return mine, None
             if OTHERS_YOUR.search(mine):  # "loves your turtles": the other party's; with no other, nobody's known

@@ -105,7 +105,11 @@ SPEAKERS_MY = re.compile(r"(?<!oh )(?<![\w\"“'])my(?=\s+(?:[a-z]+\s+)?[a-z])(?
 SPEAKERS_ME = re.compile(r"(?<![\w\"“'])me\b(?![^\"”]*[\"”])")
 # "your" before what the other party has (loves your turtles); a bare "you" may be anyone's (loves when you try)
 OTHERS_YOUR = re.compile(r"(?<![\w\"“'])your(?=\s+[a-z])(?![^\"”]*[\"”])")
-I_CLAUSE = re.compile(r"\s+I(?:'m|'ve|'d)?\s+.*$")
+# with the word that opens it (movies where I can laugh: movies; how I feel after a run: nothing is left)
+I_CLAUSE = re.compile(
+    r"(?:^|\s+)(?:(?:when|whenever|where|how|what|that|which|who|whom|if|because|'cause|as|while|since|once"
+    r"|after|before|until)\s+)?I(?:'m|'ve|'d|'ll)?\s+.*$"
+)
 
 
 # "you", "your", "yours" said to the other party: in the agent's prompt "see you" reads as the agent seeing
