@@ -76,3 +76,15 @@ def test_a_clause_of_i_goes_with_the_word_that_opens_it(text: str, described: se
     """05e5070 cut only from the I on, so the liking read "Mia likes what", "Mia loves how" and "Mia loves movies
     where"; the word that opens the clause goes with it, and a liking that was all the clause is none."""
     assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("I love the song I Will Survive", "I Will Survive"),
+        ('I love the book "Everything I Never Told You"', "Everything I Never Told You"),
+    ],
+)
+def test_an_i_in_a_title_is_kept(text: str, kept: str) -> None:
+    """05e5070 cut the title at its I: "Mia loves the song" and 'Mia loves the book "Everything'."""
+    assert any(kept in fact for fact in facts(text)), facts(text)

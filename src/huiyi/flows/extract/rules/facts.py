@@ -197,8 +197,8 @@ class FactReader:
                 return f"{other}'s {value.split(' ', 1)[1]}", None
             # the speaker's: in the agent's prompt "my boss" or "hiking with my sister" reads as its own (helper)
             name = self.roster.name_of(speaker)
-            mine = SPEAKERS_MY.sub(f"{name}'s", I_CLAUSE.sub("", value))
-            mine = mine if '"' in mine or "“" in mine else SPEAKERS_ME.sub(name, mine)
+            quoted = '"' in value or "“" in value  # a title's I and me are not the speaker's
+            mine = SPEAKERS_MY.sub(f"{name}'s", value if quoted else SPEAKERS_ME.sub(name, I_CLAUSE.sub("", value)))
             if not mine:
                 return None  # "I like what I see": what is liked was the clause of I
             if MY_THING.match(value):

@@ -105,10 +105,11 @@ SPEAKERS_MY = re.compile(r"(?<!oh )(?<![\w\"“'])my(?=\s+(?:[a-z]+\s+)?[a-z])(?
 SPEAKERS_ME = re.compile(r"(?<![\w\"“'])me\b(?![^\"”]*[\"”])")
 # "your" before what the other party has (loves your turtles); a bare "you" may be anyone's (loves when you try)
 OTHERS_YOUR = re.compile(r"(?<![\w\"“'])your(?=\s+[a-z])(?![^\"”]*[\"”])")
-# with the word that opens it (movies where I can laugh: movies; how I feel after a run: nothing is left)
+# with the word that opens it (movies where I can laugh: movies; how I feel after a run: nothing is left); not an
+# I of a title (the song I Will Survive)
 I_CLAUSE = re.compile(
     r"(?:^|\s+)(?:(?:when|whenever|where|how|what|that|which|who|whom|if|because|'cause|as|while|since|once"
-    r"|after|before|until)\s+)?I(?:'m|'ve|'d|'ll)?\s+.*$"
+    r"|after|before|until)\s+)?I(?:'m|'ve|'d|'ll)?\s+(?=[a-z]).*$"
 )
 
 
