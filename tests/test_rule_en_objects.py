@@ -88,3 +88,10 @@ def test_a_clause_of_i_goes_with_the_word_that_opens_it(text: str, described: se
 def test_an_i_in_a_title_is_kept(text: str, kept: str) -> None:
     """05e5070 cut the title at its I: "Mia loves the song" and 'Mia loves the book "Everything'."""
     assert any(kept in fact for fact in facts(text)), facts(text)
+
+
+@pytest.mark.parametrize("text", ["I love me time", "I love my me-time on Sundays"])
+def test_me_time_is_no_name(text: str) -> None:
+    """05e5070 made the me of "me time" the speaker: "Mia loves Mia time", "Mia loves Mia's Mia-time"."""
+    assert not any("Mia time" in fact or "Mia-time" in fact for fact in facts(text)), facts(text)
+    assert facts(text)

@@ -102,7 +102,7 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
 SPEAKERS_MY = re.compile(r"(?<!oh )(?<![\w\"“'])my(?=\s+(?:[a-z]+\s+)?[a-z])(?![^\"”]*[\"”])")
 # "me" of the speaker (keeps me calm, reminds me), not in a quote; and a clause of "I" after a noun (the friends I
 # have, a movie I really enjoy), which would read as the agent's
-SPEAKERS_ME = re.compile(r"(?<![\w\"“'])me\b(?![^\"”]*[\"”])")
+SPEAKERS_ME = re.compile(r"(?<![\w\"“'])me\b(?![\s-]+time\b)(?![^\"”]*[\"”])")  # not "me time"
 # "your" before what the other party has (loves your turtles); a bare "you" may be anyone's (loves when you try)
 OTHERS_YOUR = re.compile(r"(?<![\w\"“'])your(?=\s+[a-z])(?![^\"”]*[\"”])")
 # with the word that opens it (movies where I can laugh: movies; how I feel after a run: nothing is left); not an
