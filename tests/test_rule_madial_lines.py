@@ -79,3 +79,10 @@ def test_living_at_ones_own_home_is_no_home() -> None:
     """我住在我家 was 木木住在木木家, a home that would close the one the speaker told of."""
     assert not [fact for fact in described(extract("我住在我家")) if "住在" in fact]
     assert "木木住在木木家附近" in described(extract("我住在我家附近"))
+
+
+@pytest.mark.parametrize(("text", "fact"), [("我喜欢我家", "木木喜欢木木家"), ("我讨厌我家", "木木讨厌木木家")])
+def test_a_liking_of_ones_own_home_is_kept(text: str, fact: str) -> None:
+    """e0ebcde dropped 我家 as a whole object for every rule, so 我喜欢我家 and 我讨厌我家 gave no fact; only a
+    home (住在我家) says no place."""
+    assert fact in described(extract(text)), described(extract(text))

@@ -215,8 +215,6 @@ class FactReader:
                 return other, self.roster.entity_type(other)
             if value.startswith("你的") and other and len(value) > 2:
                 return f"{other}的{value[2:]}", None
-            if value in ("我家", "我家里"):
-                return None  # 我住在我家: says no place
             # 我喜欢我妈做的红烧肉: the speaker's mother, where the agent's prompt would read its own
             mine = _ZH_MINE.sub(lambda m: self.roster.name_of(speaker) + ("" if m["home"] is not None else "的"), value)
             if MY_THING_ZH.match(value):
@@ -241,6 +239,8 @@ class FactReader:
         third: bool = False,
     ) -> bool:
         """``third``: ``speaker`` is the person a clause names, not who said it."""
+        if rule.keyword == "住址" and trim_zh(match.group("o")) in ("我家", "我家里"):
+            return False  # 我住在我家: says no place (我喜欢我家 is a liking of it)
         resolved = self._object(match.group("o"), speaker, english)
         if resolved is None:
             return False
