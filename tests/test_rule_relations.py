@@ -170,3 +170,12 @@ def test_no_family_fact_for_a_word_that_is_no_name(text: str) -> None:
 
 def test_a_name_that_looks_like_a_time_word_is_still_a_name() -> None:
     assert relations("我妹妹叫明明") == {(PERSON, "妹妹是", "明明", "明明是木木的妹妹")}
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kin"), [("我女儿叫夏天", "夏天", "女儿"), ("我男朋友叫做明天", "明天", "男朋友")]
+)
+def test_a_time_word_said_after_jiao_is_a_name(text: str, name: str, kin: str) -> None:
+    """929b15a took any word read whole as a time for no name, so 我女儿叫夏天 (夏 a surname) lost the daughter;
+    明天是我爸 is who comes then, but after 叫 the word names someone."""
+    assert relations(text) == {(PERSON, f"{kin}是", name, f"{name}是木木的{kin}")}

@@ -261,7 +261,8 @@ class FactReader:
         rule = job_rule(rule, obj if english else trim_zh(match.group("o")))
         if match.groupdict().get("now") and rule.keyword == "身份":
             return False  # 我现在是一个人: a state of now; 我现在是律师 is a job
-        if rule.person_object and obj_type is None and not person_named(obj):
+        called = match.string[: match.start("o")].endswith(("叫", "叫做"))
+        if rule.person_object and obj_type is None and not person_named(obj, called):
             return False  # 我和男朋友是同学: of whom?
         if third and (one_proper_noun(obj) or self.roster.nicknamed(obj)):
             return False  # 霓霓是小苏: another name, and not one the person gave

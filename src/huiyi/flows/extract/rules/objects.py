@@ -119,16 +119,16 @@ _EN_NAME = lazy(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?")
 _EN_NOT_NAMES = frozenset("she he they we it this that my our his her their everyone someone nobody".split())
 
 
-def person_named(obj: str) -> bool:
+def person_named(obj: str, called: bool = False) -> bool:
     """Whether ``obj`` is someone's name (小雨, 林晚晴, 莉莉, Mia), not a description of someone (男朋友,
-    小雨家, 他说小雨) nor a pronoun (She)."""
+    小雨家, 他说小雨) nor a pronoun (She); ``called``: said after 叫, where a word of time names someone too."""
     if not has_cjk(obj):
         return bool(_EN_NAME.fullmatch(obj)) and obj.split()[0].casefold() not in _EN_NOT_NAMES
     if len(obj) < 2 or obj in KIN_WORDS:
         return False  # 我儿子叫爸爸了 (he said it), 我哥叫爽: no name
     tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
-    if len(tags) == 1 and tags[0][1] == "t" and _a_time(obj):
-        return False  # 明天是我爸, 周末是我妈: who comes then, and 明 and 周 are surnames
+    if not called and len(tags) == 1 and tags[0][1] == "t" and _a_time(obj):
+        return False  # 明天是我爸, 周末是我妈: who comes then (明, 周 are surnames); 我女儿叫夏天 names her
     if len(tags) == 1 and (tags[0][1] in ("nr", "nrt", "nrfg") or (tags[0][1] == "j" and name_shaped(obj))):
         return True
     return name_shaped(obj) and obj[0] not in "小老阿"  # a surname first: 林晚晴 is cut 林 / 晚晴
