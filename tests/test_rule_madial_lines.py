@@ -61,7 +61,10 @@ def test_a_de_that_names_what_is_liked_stays(text: str, fact: str) -> None:
     assert fact in described(extract(text)), described(extract(text))
 
 
-@pytest.mark.parametrize(("text", "phrase"), [("圣诞节装饰房间", "圣诞节"), ("我们春节装饰一下家里", "春节")])
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [("圣诞节装饰房间", "圣诞节"), ("我们春节装饰一下家里", "春节"), ("我们圣诞节装饰圣诞树", "圣诞节")],
+)
 def test_a_festival_before_a_deed_of_decorating_is_its_time(text: str, phrase: str) -> None:
     """装饰 as a verb after the festival: the time was lost with 圣诞装饰 (a thing)."""
     assert [span.phrase for span in find_time_phrases(text, SAID_AT)] == [phrase]

@@ -32,9 +32,9 @@ FESTIVALS = (
 )
 _FESTIVAL = lazy(FESTIVALS)
 # what is named after a festival and is no time of it: 圣诞树, 圣诞老人, 中秋月饼 (装饰圣诞树时 is the festival's,
-# and so is 圣诞节装饰房间: 装饰 done then)
+# and so is 圣诞节装饰房间 or 圣诞节装饰圣诞树: 装饰 done then)
 _THING_AFTER = lazy(
-    r"(?:树|老人|老爷爷|帽|袜|歌|贺卡|卡片|装饰(?!一下|一番|了|得|着|过|[房家屋客宿教店门窗墙])|花环|彩灯|毛衣"
+    r"(?:树|老人|老爷爷|帽|袜|歌|贺卡|卡片|装饰(?!一下|一番|了|得|着|过|圣诞树|树|院子|阳台|[房家屋客宿教店门窗墙])|花环|彩灯|毛衣"
     r"|月饼|对联|灯笼)(?!时|的时候|那)"
 )
 
