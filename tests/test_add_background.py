@@ -299,6 +299,28 @@ def test_a_running_instance_takes_over_what_a_killed_process_left(
         assert len(chunks_of(running)) == 6
 
 
+def test_lines_given_back_while_a_look_runs_are_looked_for_after_it(tmp_path: Path) -> None:
+    """An add that indexed and gave up (its caller's timeout) gives its lines back while the look for leftovers
+    may be past them: a look after it takes them, not the one 60 s on (it was skipped while one ran)."""
+    from concurrent.futures import Future
+
+    with Memory(tmp_path / "s", config=CONFIG, embedder=HashEmbedder(32)) as memory:
+        memory.indexed()
+        core = memory.core
+        under_way: Future[int] = Future()
+        under_way.set_running_or_notify_cancel()
+        core._leftovers = under_way
+        try:
+            core._look_for_leftovers(at_once=True)
+            assert core._leftovers is not under_way  # queued behind the one under way
+            queued = core._leftovers
+            core._look_for_leftovers(at_once=True)  # one queued and not begun will see them: no second
+            assert core._leftovers is queued or queued.running() or queued.done()
+        finally:
+            under_way.set_result(0)  # the close waits for it
+        assert queued.result(timeout=30) == 0
+
+
 def test_kill_9_between_add_and_indexing_postgres() -> None:
     killed_before_indexing(pg_server.fresh_dsn())
 

@@ -29,7 +29,7 @@ def _group(lines: dict[int, tuple[str, str]], count: int = 120) -> list[dict[str
 def test_an_old_line_left_to_index_again_is_recalled_after_the_ranked_ones(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(Indexing, "_index_made_again", lambda self: None)  # the neighbours stay pending
+    monkeypatch.setattr(Indexing, "_look_again", lambda self: None)  # the neighbours stay pending
     lines = {3: ("bob", "bob的秘密"), 4: ("carol", "QZXFERRY 渡轮很好玩"), 100: ("alice", "QZXFERRY 渡轮很贵")}
     with Memory(tmp_path / "s", embedder=HashEmbedder(64), config=QUIET) as memory:
         memory.add(_group(lines), agent="a", space="g", index=True)

@@ -234,7 +234,7 @@ class Care(Pages):
             done = functools.reduce(operator.add, [erase() for erase in erasures])
         finally:
             self._fold_watch.forget(agent)  # seqs freed at a space's end are given again
-        self._index_made_again()  # other people's messages whose chunks held the erased turns
+        self._look_again()  # other people's messages whose chunks held the erased turns, behind the call
         return done, bool(done.refold)
 
     async def _purge_done(self, purge: Purge) -> bool:

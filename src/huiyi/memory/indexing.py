@@ -129,14 +129,15 @@ class Indexing(MemoryBase):
             log.exception("indexing messages left unindexed by an earlier run failed; tried again later")
             return 0
 
-    def _index_made_again(self) -> None:
-        """Index behind the call the lines an erasure left unindexed (others', whose chunks held the erased
-        turns): re-embedding a group's neighbours inside it made ``forget_person`` take seconds. On the
-        leftovers' thread, after any look under way there; recall finds them by keyword meanwhile."""
+    def _look_again(self) -> None:
+        """Look for leftovers after any look under way (any thread), which may have passed the lines just left:
+        an erasure's (others', whose chunks held the erased turns; re-embedded inside the call, a group's took
+        seconds) or those an add that indexed gave back. A look queued and not yet begun will see them."""
         if self._closing.is_set():  # the next open takes them
             return
-        self._leftovers_at = time.monotonic()
-        self._leftovers = self._catching_up.submit(self._index_leftovers)
+        if self._leftovers.done() or self._leftovers.running():
+            self._leftovers_at = time.monotonic()
+            self._leftovers = self._catching_up.submit(self._index_leftovers)
 
     def _plan_taken_over(self, messages: Sequence[Message]) -> None:
         """Plan the folds of the chats whose messages another process stored and left unindexed: it was killed
@@ -154,13 +155,10 @@ class Indexing(MemoryBase):
                 log.exception("planning the folds of %s left by an earlier run failed", space)
 
     def _look_for_leftovers(self, at_once: bool = False) -> None:
-        """Look again for messages others left unindexed, once ``LEFTOVERS_EVERY`` has passed (behind a drain),
-        or ``at_once`` (an add that indexed gave up part of its messages)."""
-        now = time.monotonic()
-        due = at_once or now - self._leftovers_at >= LEFTOVERS_EVERY
-        if due and self._leftovers.done() and not self._closing.is_set():
-            self._leftovers_at = now
-            self._leftovers = self._catching_up.submit(self._index_leftovers)
+        """Look again for messages others left unindexed, once ``LEFTOVERS_EVERY`` has passed and no look is
+        under way (behind a drain), or ``at_once`` (an add that indexed gave up part of its messages)."""
+        if at_once or (self._leftovers.done() and time.monotonic() - self._leftovers_at >= LEFTOVERS_EVERY):
+            self._look_again()
 
     def _behind_add(self, call: Callable[[], None]) -> None:
         """Run ``call`` on the thread behind ``add``, after everything queued there before (any thread)."""
