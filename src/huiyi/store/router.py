@@ -44,9 +44,10 @@ from huiyi.store.erasure import Erasure, Refold
 from huiyi.store.graph import EntityEdit
 from huiyi.store.jobs import RunReport
 from huiyi.store.pages import EntityMarked, JobMark, ListMark, Marked, ReportMark
+from huiyi.store.writing import AddsByApply
 
 
-class RoutedStore:
+class RoutedStore(AddsByApply):
     """``RoutedStore({"pg1": PostgresStore(dsn1), "pg2": PostgresStore(dsn2)})``; names must never change."""
 
     def __init__(self, stores: Mapping[str, Store], pins: Mapping[str, str] | None = None) -> None:
@@ -267,26 +268,6 @@ class RoutedStore:
             except StoreError as exc:
                 errors.append(exc)
         raise errors[0]
-
-    def add_memories(
-        self,
-        items: Sequence[MemoryItem],
-        vectors: Vectors,
-        terms: Sequence[Terms],
-        indexed_messages: Sequence[tuple[str, str]] = (),
-        own_vectors: Vectors | None = None,
-        made_from: Sequence[Sequence[str]] | None = None,
-    ) -> None:
-        self.apply(
-            Writes(
-                memories=items,
-                vectors=vectors,
-                terms=terms,
-                indexed_messages=indexed_messages,
-                own_vectors=own_vectors,
-                made_from=made_from,
-            )
-        )
 
     def enqueue_job(self, job: Job) -> bool:
         name = self.name_for(job.agent)

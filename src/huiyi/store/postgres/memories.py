@@ -17,7 +17,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import UPDATABLE, MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
+from huiyi.store.base import MemoryFilter, OwnVectors, RankRow, Terms, Vectors, Writes
 from huiyi.store.jsontext import json_text
 from huiyi.store.madefrom import left_unindexed, made_from_gone, to_look_up
 from huiyi.store.owncache import own_vectors
@@ -27,6 +27,7 @@ from huiyi.store.postgres.graph import add_names, drop_aliases
 from huiyi.store.postgres.jobs import record_folded
 from huiyi.store.postgres.search_sql import vector_literal
 from huiyi.store.rows import MEMORY_COLUMNS, NATIVE, fold_of, naive, partition_key, partition_keys
+from huiyi.store.writing import AddsByApply, check_updatable, checked_vectors
 
 JSON_FIELDS = frozenset({"keywords", "data", "participants", "sources"})
 # created_at (UTC) on the wall clock of the zone given as its parameter: the store's zone, by name
@@ -85,40 +86,12 @@ SELECT COALESCE(sum(docs), 0) FROM counted
 """
 
 
-class PostgresMemories(PostgresConnection):
+class PostgresMemories(AddsByApply, PostgresConnection):
     """``MemoryStore`` on PostgreSQL."""
-
-    def add_memories(
-        self,
-        items: Sequence[MemoryItem],
-        vectors: Vectors,
-        terms: Sequence[Terms],
-        indexed_messages: Sequence[tuple[str, str]] = (),
-        own_vectors: Vectors | None = None,
-        made_from: Sequence[Sequence[str]] | None = None,
-    ) -> None:
-        self.apply(
-            Writes(
-                memories=items,
-                vectors=vectors,
-                terms=terms,
-                indexed_messages=indexed_messages,
-                own_vectors=own_vectors,
-                made_from=made_from,
-            )
-        )
 
     def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
         items, terms = writes.memories, writes.terms
-        vectors = writes.vectors if writes.vectors is not None else np.zeros((0, 0), np.float32)
-        if not (len(items) == len(vectors) == len(terms)):
-            raise StoreError("add_memories needs one vector and one Terms per memory")
-        if writes.own_vectors is not None and len(writes.own_vectors) != len(items):
-            raise StoreError("add_memories needs one own vector per memory, or none")
-        _check_updatable([(memory_id, fields) for _, memory_id, fields in writes.updates])
-        entity_vectors = writes.entity_vectors if writes.entity_vectors is not None else np.zeros((0, 0), np.float32)
-        if len(entity_vectors) != len(writes.entities):
-            raise StoreError("apply needs one vector per entity")
+        vectors, entity_vectors = checked_vectors(writes)
         with self._write() as cur:
             if complete_job is not None:
                 job_id, worker = complete_job
@@ -318,7 +291,7 @@ class PostgresMemories(PostgresConnection):
             )
 
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
-        _check_updatable(changes)
+        check_updatable(changes)
         with self._write() as cur:
             return _update_rows(cur, [(agent, memory_id, fields) for memory_id, fields in changes])
 
@@ -331,12 +304,6 @@ class PostgresMemories(PostgresConnection):
             )
             row = cur.fetchone()
         return None if row is None else float(row[0])
-
-
-def _check_updatable(changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    for _, fields in changes:
-        if unknown := set(fields) - UPDATABLE:
-            raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
 
 
 def _update_rows(cur: Cursor, changes: Sequence[tuple[str, str, dict[str, Any]]]) -> int:

@@ -18,7 +18,7 @@ import numpy as np
 from huiyi.errors import StoreError
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.store import rows
-from huiyi.store.base import UPDATABLE, MemoryFilter, RankRow, Terms, Vectors, Writes
+from huiyi.store.base import MemoryFilter, RankRow, Writes
 from huiyi.store.jsontext import json_text
 from huiyi.store.madefrom import left_unindexed
 from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
@@ -31,6 +31,7 @@ from huiyi.store.sqlite.graph import add_names, drop_aliases
 from huiyi.store.sqlite.jobs import record_folded
 from huiyi.store.sqlite.partitions import bump_version, count_in, ensure_partition
 from huiyi.store.vectors import places_of
+from huiyi.store.writing import AddsByApply, check_updatable, checked_vectors
 
 _LIST_KEY = list_key("huiyi_wall(created_at)")  # the connection's function: created_at on the zone's clock
 
@@ -38,41 +39,13 @@ _LIST_KEY = list_key("huiyi_wall(created_at)")  # the connection's function: cre
 _JOINED_COLUMNS = ", ".join(f"m.{name.strip()}" for name in MEMORY_COLUMNS.split(","))
 
 
-class SQLiteMemories(SQLiteConnection):
+class SQLiteMemories(AddsByApply, SQLiteConnection):
     """``MemoryStore`` on SQLite."""
-
-    def add_memories(
-        self,
-        items: Sequence[MemoryItem],
-        vectors: Vectors,
-        terms: Sequence[Terms],
-        indexed_messages: Sequence[tuple[str, str]] = (),
-        own_vectors: Vectors | None = None,
-        made_from: Sequence[Sequence[str]] | None = None,
-    ) -> None:
-        self.apply(
-            Writes(
-                memories=items,
-                vectors=vectors,
-                terms=terms,
-                indexed_messages=indexed_messages,
-                own_vectors=own_vectors,
-                made_from=made_from,
-            )
-        )
 
     def apply(self, writes: Writes, complete_job: tuple[str, str] | None = None) -> None:
         items, terms = writes.memories, writes.terms
-        vectors = writes.vectors if writes.vectors is not None else np.zeros((0, 0), np.float32)
-        if not (len(items) == len(vectors) == len(terms)):
-            raise StoreError("add_memories needs one vector and one Terms per memory")
+        vectors, entity_vectors = checked_vectors(writes)
         own = writes.own_vectors
-        if own is not None and len(own) != len(items):
-            raise StoreError("add_memories needs one own vector per memory, or none")
-        _check_updatable([(memory_id, fields) for _, memory_id, fields in writes.updates])
-        entity_vectors = writes.entity_vectors if writes.entity_vectors is not None else np.zeros((0, 0), np.float32)
-        if len(entity_vectors) != len(writes.entities):
-            raise StoreError("apply needs one vector per entity")
         now = to_epoch(self.clock())
         added: dict[str, tuple[int, list[int], list[int]]] = {}  # part -> (old version, rowids, item index)
         tokens: dict[str, int] = {}  # part -> its new rows' tokens, for its counters
@@ -358,7 +331,7 @@ class SQLiteMemories(SQLiteConnection):
                 )
 
     def update_memories(self, agent: str, changes: Sequence[tuple[str, dict[str, Any]]]) -> int:
-        _check_updatable(changes)
+        check_updatable(changes)
         with self._write() as conn:
             changed, bumped = _update_rows(conn, [(agent, memory_id, fields) for memory_id, fields in changes])
         for part, old in bumped.items():
@@ -376,12 +349,6 @@ class SQLiteMemories(SQLiteConnection):
         for part, old in bumped.items():
             self._vectors.touched(part, old)
         return None if row is None else float(row[0])
-
-
-def _check_updatable(changes: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    for _, fields in changes:
-        if unknown := set(fields) - UPDATABLE:
-            raise StoreError(f"these memory fields cannot be updated: {sorted(unknown)}")
 
 
 def _update_rows(
