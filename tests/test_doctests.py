@@ -57,6 +57,7 @@ MODULES = [
     "huiyi.text.times_zh",
     "huiyi.text.tense_zh",
     "huiyi.text.hours_zh",
+    "huiyi.text.habits",
     "huiyi.store.vectors",
     "huiyi.store.owncache",
     # modules whose examples no test ran until the review of stop 42 (one had gone stale: recall.people)

@@ -121,3 +121,61 @@ def test_a_day_told_of_before_with_its_own_date_keeps_it(text: str, read: list[s
 def test_a_habit_told_as_a_run_of_days_has_no_one_day(text: str) -> None:
     """每周一到周五 read the coming Friday: a run of days is the habit's as a list of them is."""
     assert find_time_phrases(text, SATURDAY) == []
+
+
+WEDNESDAY_EVENING = datetime(2025, 3, 5, 20, 30)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # 天天 before a time of day, or in a clause of 都/会/要: every day's, as 每天 is
+        ("天天早上我都去跑步", []),
+        ("天天早上来找我", []),
+        ("我天天七点会起床", []),
+        ("天天都要晚上十点睡", []),
+        # 天天 the name (我家天天, 和天天), one morning told as done, or no habit word: the day read
+        ("我家天天早上来找我", ["早上"]),
+        ("我和天天早上去跑步了", ["早上"]),
+        ("天天早上来找我了", ["早上"]),
+        ("天天都在想昨天的事", ["昨天"]),
+        ("今天天气好，晚上去散步", ["今天", "晚上"]),
+    ],
+)
+def test_every_day_said_as_tiantian_is_a_habit_and_the_name_is_not(text: str, read: list[str]) -> None:
+    """天天早上我都去跑步 was dated to this morning (06–10): 天天 is 每天 said again, but also a child's name."""
+    assert [s.phrase for s in find_time_phrases(text, WEDNESDAY_EVENING)] == read
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("一到周末就睡懒觉", []),
+        ("一到周末我就去钓鱼", []),
+        ("逢周末睡懒觉", []),
+        ("每天早上和下午都吃药", []),  # 下午 was read as one day by its 下 (as 下周)
+        ("每个下午都去图书馆", []),
+    ],
+)
+def test_each_time_it_comes_is_a_habit(text: str, read: list[str]) -> None:
+    """一到周末就睡懒觉 was the weekend just gone (03-01..03-03): 一到…就 and 逢 say each time it comes."""
+    assert [s.phrase for s in find_time_phrases(text, WEDNESDAY_EVENING)] == read
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("每周二去游泳，周四去跑步", []),
+        ("每周二我去游泳，我周四去跑步，周六休息", []),
+        # a clause with its own day, tense or kind of time: one day
+        ("每周二去游泳，明天去跑步", ["明天"]),
+        ("每周二去游泳，这周四没去", ["这周四"]),
+        ("每周二去游泳，周四去了北京", ["周四"]),
+        ("每周二去游泳，周四要去北京", ["周四"]),
+        ("每天早上跑步，周四我要去北京", ["周四"]),
+        ("每周二去游泳。周四去跑步", ["周四"]),  # another sentence
+    ],
+)
+def test_a_habit_s_list_goes_on_across_a_comma(text: str, read: list[str]) -> None:
+    """每周二去游泳，周四去跑步 dated the Thursday (2025-03-06): the next clause lists the same habit."""
+    assert [s.phrase for s in find_time_phrases(text, WEDNESDAY_EVENING)] == read

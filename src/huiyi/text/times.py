@@ -32,6 +32,7 @@ from huiyi.checks import ISO_TIME, LONGEST_TIME, read_iso, wall_clock
 from huiyi.errors import InvalidInput
 from huiyi.patterns import lazy
 from huiyi.text.clock_en import clock_span
+from huiyi.text.habits import one_offs
 from huiyi.text.periods import Range
 from huiyi.text.times_en import MONTHS, english_phrases
 from huiyi.text.times_zh import ZH_ATOM, chinese_phrases
@@ -88,66 +89,7 @@ def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[
         at = bisect.bisect_right(starts, candidate[0], hi=at)
         starts.insert(at, candidate[0])
         taken.insert(at, candidate)
-    return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in _one_offs(text, taken) if start < end]
-
-
-# 每周二, 每天早上, 每个月15号, 每次周末, every Tuesday, each Friday night: a habit's time, which no one day is
-# (我每周二（2025-02-25）去游泳 told the chat model of one swim); 每两周一次 is no Monday
-_EVERY = lazy(
-    r"(?:每(?:隔)?(?:[两二三四五六七八九十几半\d]+)?(?:一?个|逢|到|当|次)?(?:天|日|周|星期|礼拜|月|年|晚|早)?的?"
-    r"|\b(?:every|each)(?:\s+(?:other|single|second|third))?\s+)$",
-    re.I,
-)
-# each, 每个 with no time after it: "two beers each last night", 他们每个昨天都来了 (a share, not a habit)
-_EACH_ALONE = lazy(r"(?:每(?:一?个|人|次)?|\b(?:every|each)\s+)$", re.I)
-# 那天早晨, 那次周末早上, 那年夏天: a day told of before, not today's morning or this summer (那年夏天我们去了海边
-# was dated to the summer ahead)
-_TOLD_BEFORE = lazy(r"那(?:天|日|次|回|年|晚|夜|阵子?|段时间)的?$")
-# …that names its own year or day: 那年2019年, 那天10月1号 say which (那年12月 does not)
-_OWN_DATE = lazy(
-    r"\s*(?:[0-9０-９]{4}|[零〇一二三四五六七八九]{4})\s*年|.*月\s*[0-9０-９一二三四五六七八九十]+\s*[日号]"
-)
-# "feels like just yesterday", "seems like only yesterday": long ago, said as a figure ("I saw her like just
-# yesterday" is the day: no seeming before it)
-_LIKE_YESTERDAY = lazy(
-    r"(?:\b(?:feels?|felt|seems?|seemed|looks?|looked|is|was)|'s)\s+like\s+(?:just|only)\s+$|\blike\s+it\s+was\s+$",
-    re.I,
-)
-# a time of one day: last night, 昨天, 这周二 (每年的今天 is a habit: its 年 says what comes back)
-_ONE_DAY = lazy(r"昨|今|明|前天|后天|上|下|这|本|去年|last\b|this\b|next\b|yesterday|today|tonight|tomorrow", re.I)
-# 每周二和周四, every Monday, Wednesday and Friday, 每天早上和晚上, 每周一到周五: the days joined to a habit's
-# are the habit's
-_JOINED = lazy(
-    r"\s*(?:和|与|跟|及|或|到|至|、|，|,|/|&|~|～|-|–|—|and\b|or\b|through\b|to\b|till\b|until\b)\s*(?:(?:and|or)\s+)?",
-    re.I,
-)
-
-
-def _one_offs(text: str, taken: list[tuple[int, int, Range]]) -> list[tuple[int, int, Range]]:
-    """The phrases that are no habit's: not after 每 or "every", nor joined to one that is."""
-    kept: list[tuple[int, int, Range]] = []
-    habit_end = -1  # where the last habit's phrase ended
-    for a, b, span in taken:
-        if _told_before(text, a, b):
-            habit_end = -1
-            continue
-        one_day = _ONE_DAY.match(text, a) is not None
-        recurring = _EVERY.search(text, max(0, a - 24), a) is not None
-        if one_day and _EACH_ALONE.search(text, max(0, a - 12), a) is not None:
-            recurring = False
-        elif not recurring and not one_day and habit_end >= 0:
-            recurring = _JOINED.fullmatch(text, habit_end, a) is not None
-        habit_end = b if recurring else -1
-        if not recurring:
-            kept.append((a, b, span))
-    return kept
-
-
-def _told_before(text: str, at: int, end: int) -> bool:
-    """Whether the phrase at ``at`` follows 那天 (a day told of before) or is "like just yesterday" (a figure)."""
-    if text[at : at + 9].casefold() == "yesterday" and _LIKE_YESTERDAY.search(text, max(0, at - 24), at):
-        return True
-    return _TOLD_BEFORE.search(text, max(0, at - 6), at) is not None and not _OWN_DATE.match(text, at, end)
+    return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in one_offs(text, taken) if start < end]
 
 
 def query_time_range(text: str, now: datetime) -> TimeSpan | None:
