@@ -58,6 +58,7 @@ MODULES = [
     "huiyi.text.tense_zh",
     "huiyi.text.hours_zh",
     "huiyi.text.habits",
+    "huiyi.text.ranges_zh",
     "huiyi.store.vectors",
     "huiyi.store.owncache",
     # modules whose examples no test ran until the review of stop 42 (one had gone stale: recall.people)

@@ -252,3 +252,22 @@ def test_a_festival_said_of_a_time_gone_is_not_the_coming_one(said: str, day: st
     # 上次/当时 tell of a time gone: a booking then (约了元旦) is of last 元旦, not the coming one (reviewer's find)
     (span,) = find_time_phrases(said, datetime(2024, 11, 13, 10))
     assert f"{span.start:%Y-%m-%d}" == day
+
+
+@pytest.mark.parametrize(
+    ("said", "days"),
+    [
+        ("下周一到周五我出差", ["2025-03-10", "2025-03-14"]),
+        ("下周三到周五", ["2025-03-12", "2025-03-14"]),
+        ("上周一到周三", ["2025-02-24", "2025-02-26"]),
+        ("下周一早上到周五晚上", ["2025-03-10", "2025-03-14"]),
+        ("下周五到周末", ["2025-03-14", "2025-03-15"]),
+        ("周一到周五我要出差", ["2025-03-10", "2025-03-14"]),  # the Monday gone, to come: next week's, and so on
+        # unchanged: an end that names its week, a start of more than a day
+        ("下周一到这周五", ["2025-03-10", "2025-03-07"]),
+        ("今天到周五", ["2025-03-05", "2025-03-07"]),
+    ],
+)
+def test_a_bare_weekday_that_ends_a_range_is_in_its_start_s_week(said: str, days: list[str]) -> None:
+    """下周一到周五我出差 read the Friday of this week (03-07), before the trip began."""
+    assert [start[:10] for _, start in read(said, datetime(2025, 3, 5, 20, 30))] == days

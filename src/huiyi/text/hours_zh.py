@@ -24,7 +24,6 @@ __all__ = [
     "Case",
     "clock_case",
     "half_of_the_day",
-    "range_ends",
     "small_hours_of_sleep",
 ]
 
@@ -163,40 +162,6 @@ def _sleep_case(clause: str) -> Case:
     if _ALARM_SET.search(clause):
         return "alarm"
     return "sleep to come" if to_come(clause) else "sleep"
-
-
-_TO = lazy(r"\s*(?:到|至|~|～|-|－|—)\s*")  # 两点到三点, 2点-5点
-_END_CLOCK = lazy(rf"(?:{NUM}|十[一二]?)点(?:{NUM}分|半|一刻|三刻|钟|整)?")
-
-
-def range_ends(text: str, found: list[tuple[int, int, Range]]) -> list[tuple[int, int, Range]]:
-    """The bare clock that ends a range (两点到三点, 晚上八点到十点) is the first hour after its start, on the
-    start's day: read alone it took a half of its own (14:00 to 03:00, 20:00 to 10:00).
-
-        >>> now = datetime(2024, 11, 13, 8)
-        >>> found = [(0, 2, (datetime(2024, 11, 13, 14), datetime(2024, 11, 13, 15))),
-        ...          (3, 5, (datetime(2024, 11, 13, 3), datetime(2024, 11, 13, 4)))]
-        >>> [str(span[0]) for *_, span in range_ends("两点到三点开会", found)]
-        ['2024-11-13 14:00:00', '2024-11-13 15:00:00']
-    """
-    out = list(found)
-    for at in range(1, len(out)):
-        (_, first_end, first), (start, end, last) = out[at - 1], out[at]
-        joined = _TO.fullmatch(text, first_end, start)
-        if not joined or not _END_CLOCK.fullmatch(text, start, end) or first[1] - first[0] > _DAY / 4:
-            continue
-        if first[0] > datetime.max - 2 * _DAY:  # the last days there are: no hour after to read
-            continue
-        length = last[1] - last[0]
-        day = first[0].replace(hour=0, minute=0, second=0, microsecond=0)
-        clock = last[0] - last[0].replace(hour=0, minute=0, second=0, microsecond=0)
-        if clock >= _HALF:
-            clock -= _HALF
-        ends = [day + clock + k * _HALF for k in range(3)]  # 十点到十二点 at night: midnight
-        after = next((e for e in ends if e > first[0]), None)
-        if after is not None:
-            out[at] = (start, end, (after, after + length))
-    return out
 
 
 _MOVED_TO = lazy(r"(?:改|推迟|推|延|延期|提前|挪|换|定|约)(?:到|在)$")  # 改到五点: the new time is ahead

@@ -20,7 +20,6 @@ from huiyi.text.hours_zh import (
     PART_OF_DAY,
     clock_case,
     half_of_the_day,
-    range_ends,
     small_hours_of_sleep,
 )
 from huiyi.text.periods import (
@@ -36,6 +35,7 @@ from huiyi.text.periods import (
     while_ago,
     whole_days,
 )
+from huiyi.text.ranges_zh import range_ends
 from huiyi.text.tense_zh import BARE_MONTH, CLAUSE_END, FESTIVALS, TOLD, by_tense, festival_as_thing
 from huiyi.text.tense_zh import clause_around as clause_around  # read by times_en
 from huiyi.text.tense_zh import to_come as to_come
