@@ -272,3 +272,24 @@ def test_a_plan_called_off_or_a_move_told_done_is_on_the_day_it_was_said(
     """Said at 20:30, 我三点要去开会，结果取消了 read 15:00 tomorrow, and 三点改到四点了 put 三点 today and 四点
     tomorrow (helper's review)."""
     assert read(said, datetime(2024, 11, 13, 20, 30)) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("三点见", [("三点", "2025-03-05 15:00")]),
+        ("我五点要去接孩子", [("五点", "2025-03-05 17:00")]),
+        ("会议推迟到四点", [("四点", "2025-03-05 16:00")]),
+        ("三点的会改到五点了", [("三点", "2025-03-05 15:00"), ("五点", "2025-03-05 17:00")]),  # both, not one
+        # the night said, sleep or waking, a morning hour: as before
+        ("凌晨三点见", [("凌晨三点", "2025-03-05 03:00")]),
+        ("半夜三点见", [("半夜三点", "2025-03-05 03:00")]),
+        ("我六点要起床", [("六点", "2025-03-05 06:00")]),
+        ("七点见", [("七点", "2025-03-05 07:00")]),
+    ],
+)
+def test_a_plan_at_a_small_hour_said_after_midnight_is_the_afternoons(
+    said: str, reading: list[tuple[str, str]]
+) -> None:
+    """三点见 said at 00:30 read 03:00 that night: the nearer hour, though a meeting at 03:00 is said 凌晨三点."""
+    assert read(said, datetime(2025, 3, 5, 0, 30)) == reading

@@ -47,10 +47,10 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
     ``after a day``   明天三点, 周五四点开会             1–6    the afternoon's (the night's is said 凌晨三点); today's
                                                              said before 07:00 (今天三点才睡 at 01:30) the night's
     ``alone``         加班到九点 at 21:09, 七点就醒了    1–11   the nearer of the two to ``now``
-    ``to come``       我五点要去接孩子, 改到五点          1–6    the afternoon's when the morning's went by in the last
-                                                             12 h (at 10:30: 17:00); else the nearer, as ``alone``;
-                                                             tomorrow's when both of today's are gone (三点见 at
-                                                             20:00: 15:00 tomorrow; 九点见 at 22:00: 09:00)
+    ``to come``       我五点要去接孩子, 改到五点          1–6    the afternoon's (at 10:30 or at 00:30: 17:00); of
+                                                             7–11 the nearer, as ``alone``; tomorrow's when both
+                                                             of today's are gone (三点见 at 20:00: 15:00 tomorrow;
+                                                             九点见 at 22:00: 09:00)
     ``was to come``   我本来要三点去的                    1–6    as ``to come``, but never tomorrow's: a plan told as
                                                              given up is of a day under way
     ``sleep``         明天六点起床, 昨天三点才睡          1–11   the morning's: sleep is of the small hours, waking of
@@ -98,13 +98,10 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         return read  # 十五点 says its half
     # as near as each other (两点见 at 08:00): the one ahead
     nearer = evening if abs(evening[0] - now) <= abs(morning[0] - now) else morning
-    if (
-        case in ("to come", "was to come")
-        and nearer is morning
-        and hour in SMALL_HOURS
-        and timedelta(0) <= now - morning[0] < _HALF
-    ):
-        return evening  # 我七点要起床 at 10:30 stays the morning's: tomorrow's as likely as tonight's
+    if case in ("to come", "was to come") and hour in SMALL_HOURS:
+        # a plan at a small hour is the afternoon's, said at 10:30 or at 00:30 (the night's is said 凌晨三点);
+        # 我七点要起床 at 10:30 stays the morning's: tomorrow's as likely as tonight's
+        nearer = evening
     if case == "to come" and nearer[1] <= now and evening[1] <= datetime.max - _DAY:
         # both gone today (三点见 said at 20:00): tomorrow's, the afternoon's of a small hour
         return (evening[0] + _DAY, evening[1] + _DAY) if hour in SMALL_HOURS else (morning[0] + _DAY, morning[1] + _DAY)
@@ -165,6 +162,8 @@ def _sleep_case(clause: str) -> Case:
 
 
 _MOVED_TO = lazy(r"(?:改|推迟|推|延|延期|提前|挪|换|定|约)(?:到|在)$")  # 改到五点: the new time is ahead
+# 三点的会改到五点: the time a plan was moved from is a plan's time too (not 03:00 said at 08:00)
+_MOVED_FROM = lazy(r"(?:的[^，。！？；,.!?;\n\d]{0,3})?(?:改|推迟|推|延|延期|提前|挪|换)(?:到|在)")
 
 
 _MEET_AT = lazy(r"(?:见|集合|碰头)(?![过了到的着])")  # 三点见: a meeting set; not 三点见到他, 三点见的他
@@ -180,8 +179,8 @@ _CALLED_OFF_AFTER = lazy(
 
 def clock_case(text: str, start: int, end: int) -> Case:
     """How a bare clock's clause reads it: ``to come`` when it says so (要), it is what a thing was moved to
-    (改到五点) or a meeting's (三点见); ``was to come`` when that plan is told as given up (我本来要三点去的);
-    else ``alone``."""
+    (改到五点) or a meeting's (三点见); ``was to come`` when that plan is told as given up (我本来要三点去的), it is
+    the time a plan was moved from (三点的会改到五点); else ``alone``."""
     clause = clause_around(text, start)
     given_up = _GIVEN_UP.search(clause) is not None or _CALLED_OFF_AFTER.match(text, end) is not None
     if _MEET_AT.match(text, end) and "了" not in clause and not _DONE_AT.search(clause):
@@ -189,6 +188,8 @@ def clock_case(text: str, start: int, end: int) -> Case:
     if _MOVED_TO.search(text, max(0, start - 4), start) is not None:
         # 三点改到四点了: moved, as told once done, on the day of the 三点 it was moved from
         return "was to come" if given_up or "了" in text[end : end + 2] else "to come"
+    if _MOVED_FROM.match(text, end) is not None:  # a plan's time, of the day it is told on (差点改到明天)
+        return "was to come"
     if to_come(clause):
         return "was to come" if given_up else "to come"
     return "alone"
