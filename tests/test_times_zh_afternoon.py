@@ -293,3 +293,23 @@ def test_a_plan_at_a_small_hour_said_after_midnight_is_the_afternoons(
 ) -> None:
     """三点见 said at 00:30 read 03:00 that night: the nearer hour, though a meeting at 03:00 is said 凌晨三点."""
     assert read(said, datetime(2025, 3, 5, 0, 30)) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("昨天说好三点见", datetime(2025, 3, 5, 20, 30), [("昨天", "2025-03-04 00:00"), ("三点", "2025-03-05 15:00")]),
+        ("约好三点见", datetime(2025, 3, 5, 20, 30), [("三点", "2025-03-05 15:00")]),
+        ("我们约好了在三点碰头", datetime(2025, 3, 5, 20, 30), [("三点", "2025-03-05 15:00")]),
+        ("说好了三点见", datetime(2025, 3, 5, 0, 30), [("三点", "2025-03-05 15:00")]),
+        # its day said: that day's
+        ("明天说好三点见", datetime(2025, 3, 5, 20, 30), [("明天", "2025-03-06 00:00"), ("三点", "2025-03-06 15:00")]),
+        ("说好明天三点见", datetime(2025, 3, 5, 20, 30), [("明天三点", "2025-03-06 15:00")]),
+    ],
+)
+def test_a_meeting_agreed_on_with_no_day_said_is_not_tomorrows(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """昨天说好三点见 said at 20:30 read 15:00 tomorrow: a meeting agreed on before may be one gone today, and read
+    as one ahead it is a false reminder."""
+    assert read(said, now) == reading

@@ -51,8 +51,8 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
                                                              7–11 the nearer, as ``alone``; tomorrow's when both
                                                              of today's are gone (三点见 at 20:00: 15:00 tomorrow;
                                                              九点见 at 22:00: 09:00)
-    ``was to come``   我本来要三点去的                    1–6    as ``to come``, but never tomorrow's: a plan told as
-                                                             given up is of a day under way
+    ``was to come``   我本来要三点去的, 说好三点见         1–6    as ``to come``, but never tomorrow's: a plan told as
+                                                             given up or agreed on is of a day under way
     ``sleep``         明天六点起床, 昨天三点才睡          1–11   the morning's: sleep is of the small hours, waking of
                                                              the morning (the reader sends 7–11 of waking only)
     ``sleep to come`` 我六点要起床 (no day said)          1–11   the morning's, today's or tomorrow's, the nearer
@@ -177,10 +177,19 @@ _CALLED_OFF_AFTER = lazy(
 )
 
 
+# 说好三点见, 昨天约好了在三点: a plan agreed on before, whose day is not said
+_AGREED = lazy(r"(?:说|约|讲|商量|谈|定)好了?[^，。！？；,.!?;\n]{0,8}$")
+
+
 def clock_case(text: str, start: int, end: int) -> Case:
     """How a bare clock's clause reads it: ``to come`` when it says so (要), it is what a thing was moved to
     (改到五点) or a meeting's (三点见); ``was to come`` when that plan is told as given up (我本来要三点去的), it is
-    the time a plan was moved from (三点的会改到五点); else ``alone``."""
+    the time a plan was moved from (三点的会改到五点) or one agreed on (说好三点见); else ``alone``.
+
+    A plan agreed on with no day said (昨天说好三点见, said at 20:30) is read as today's, gone, and not as
+    tomorrow's: it may have been met already, and a meeting gone read as one ahead is a false reminder."""
+    if _AGREED.search(text, max(0, start - 12), start):
+        return "was to come"
     clause = clause_around(text, start)
     given_up = _GIVEN_UP.search(clause) is not None or _CALLED_OFF_AFTER.match(text, end) is not None
     if _MEET_AT.match(text, end) and "了" not in clause and not _DONE_AT.search(clause):
