@@ -174,6 +174,11 @@ def test_each_time_it_comes_is_a_habit(text: str, read: list[str]) -> None:
         ("每周二去游泳，周四要去北京", ["周四"]),
         ("每天早上跑步，周四我要去北京", ["周四"]),
         ("每周二去游泳。周四去跑步", ["周四"]),  # another sentence
+        ("每周二去游泳，周四我们去看电影吧", ["周四"]),  # proposed, or asked of: one day
+        ("每周二去游泳，周四有空吗？", ["周四"]),
+        # a time of day goes on the list with 也, 都 or 总 only: a bare 晚上 is as often tonight
+        ("天天早上我都去跑步，晚上也跑", []),
+        ("每天早上跑步，晚上我去你家", ["晚上"]),
     ],
 )
 def test_a_habit_s_list_goes_on_across_a_comma(text: str, read: list[str]) -> None:

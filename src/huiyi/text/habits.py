@@ -52,6 +52,11 @@ _KINDS = (
     lazy(rf"{DAY_PARTS}|{NUM}点|\d{{1,2}}[:：][0-5]\d"),
     lazy(rf"{NUM}[日号]"),
 )
+_TIME_KIND = 1
+# what a habit's next time of day wants to be on its list: 天天早上都去跑步，晚上也跑
+_TOO = lazy(r"也|都|总")
+# a day proposed or asked of is one day: 每周二去游泳，周四去看电影吧 / 周四有空吗？
+_ONE_ASKED = lazy(r"[吧吗呢？?]")  # its last word or stop
 _LIST_REACH = 30  # characters from a habit's phrase to the next day of its list
 # 那天早晨, 那次周末早上, 那年夏天: a day told of before, not today's morning or this summer (那年夏天我们去了海边
 # was dated to the summer ahead)
@@ -134,7 +139,8 @@ def _daily(text: str, at: int, end: int) -> bool:
 def _listed_with(text: str, habit: tuple[int, int], at: int) -> bool:
     """Whether the phrase at ``at`` goes on the list of the habit's phrase at ``habit``: joined to it (每周二和周四),
     or the next clause of the sentence naming a day of its kind with none of its own anchor or tense
-    (每周二去游泳，周四去跑步; not 每周二去游泳，周四去了北京, a day told as done)."""
+    (每周二去游泳，周四去跑步; not 每周二去游泳，周四去了北京, a day told as done, nor 周四去看电影吧, one proposed);
+    a time of day only with 也, 都 or 总 (天天早上都去跑步，晚上也跑)."""
     if _JOINED.fullmatch(text, habit[1], at):
         return True
     stops = list(CLAUSE_END.finditer(text, habit[1], at))
@@ -142,8 +148,11 @@ def _listed_with(text: str, habit: tuple[int, int], at: int) -> bool:
         return False
     if not _SUBJECT.fullmatch(text, stops[0].end(), at) or _kind(text, at) != _kind(text, habit[0]):
         return False
-    clause = text[at : _clause_end(text, at)]
-    if _DONE.search(clause) or _OWN_ANCHOR.search(clause):
+    clause_end = _clause_end(text, at)
+    clause = text[at:clause_end]
+    if _DONE.search(clause) or _OWN_ANCHOR.search(clause) or _ONE_ASKED.search(text, clause_end - 1, clause_end + 1):
+        return False
+    if _kind(text, at) == _TIME_KIND and not _TOO.search(clause):  # 每天早上跑步，晚上去你家: as often tonight
         return False
     return not to_come(clause) or to_come(text[_clause_start(text, habit[0]) : stops[0].start()])
 
