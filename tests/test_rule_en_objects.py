@@ -95,3 +95,20 @@ def test_me_time_is_no_name(text: str) -> None:
     """05e5070 made the me of "me time" the speaker: "Mia loves Mia time", "Mia loves Mia's Mia-time"."""
     assert not any("Mia time" in fact or "Mia-time" in fact for fact in facts(text)), facts(text)
     assert facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ('I love the song "Bohemian Rhapsody"', 'Mia loves the song "Bohemian Rhapsody"'),
+        ("I love the song “Hey Jude”!", "Mia loves the song “Hey Jude”"),
+        ("I love the movie 'The Notebook'", "Mia loves the movie 'The Notebook'"),
+        ('I love "Frozen" and "Moana"', 'Mia loves "Frozen" and "Moana"'),
+        ('My favorite song is "Let It Be" by the Beatles', 'Mia\'s favourite song is "Let It Be" by the Beatles'),
+        ('My favorite book is "The Little Prince"', "Mia's favourite book is The Little Prince"),
+    ],
+)
+def test_a_quoted_title_keeps_both_quotes_or_neither(text: str, described: str) -> None:
+    """A quote at an end of the object was stripped whatever it closed: 'Mia loves the song "Bohemian Rhapsody',
+    'Mia's favourite song is Let It Be" by the Beatles', 'Mia loves Frozen" and "Moana'."""
+    assert described in facts(text), facts(text)

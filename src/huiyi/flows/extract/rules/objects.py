@@ -81,7 +81,7 @@ _EN_DASH = lazy(r"\s+[-–—]+\s+")  # pottery - the creativity and skill is aw
 
 def trim_en(value: str) -> str:
     value = EN_OBJECT_CUT.sub("", _EN_DASH.split(value.strip(), maxsplit=1)[0])
-    value = _EN_NOW_END.sub("", _EN_FILLER_END.sub("", value.strip(" ,.;:!?\"'“”")))
+    value = _EN_NOW_END.sub("", _EN_FILLER_END.sub("", _unquoted_ends(value)))
     words = value.split()
     if len(words) == 1 and words[0].casefold() in _EN_DANGLING:
         return ""  # "Yeah, I love to.": what is loved was said before
@@ -91,6 +91,55 @@ def trim_en(value: str) -> str:
     while len(words) > 1 and words[-1].casefold().strip(",;:") in _EN_DANGLING:
         words.pop()
     return " ".join(words).rstrip(",;:")
+
+
+_EN_EDGE = " ,.;:!?"
+# the quotes an object may open or close; a ' opens before a word and closes after one (not Grey's)
+_EN_OPENED = {'"': lazy(r'"'), "“": lazy("“"), "'": lazy(r"(?<!\S)'(?=\S)")}
+_EN_CLOSED = {'"': lazy(r'"'), "”": lazy("”"), "'": lazy(r"(?<=\S)'(?!\w)")}
+_EN_PAIRS = {'"': '"', "“": "”", "'": "'"}
+
+
+def _unquoted_ends(value: str) -> str:
+    """``value`` without the punctuation at its ends, nor a quote there that pairs with none inside it: the song
+    "Bohemian Rhapsody" keeps both of its quotes (it lost the closing one), "Frozen" and "Moana" all four, and
+    a title quoted whole ("The Little Prince") neither.
+
+    >>> _unquoted_ends('the song "Bohemian Rhapsody".')
+    'the song "Bohemian Rhapsody"'
+    >>> _unquoted_ends('"Let It Be" by the Beatles'), _unquoted_ends("“The Little Prince”!")
+    ('"Let It Be" by the Beatles', 'The Little Prince')
+    >>> _unquoted_ends("the movie 'The Notebook'"), _unquoted_ends("my parents'")
+    ("the movie 'The Notebook'", 'my parents')
+    """
+    while True:
+        trimmed = value.strip(_EN_EDGE)
+        opening, closing = trimmed[:1], trimmed[-1:]
+        if len(trimmed) > 1 and _EN_PAIRS.get(opening) == closing and closing not in trimmed[1:-1]:
+            trimmed = trimmed[1:-1]  # a title quoted whole
+        if closing in _EN_CLOSED and trimmed.endswith(closing) and not _opens(trimmed[:-1], closing):
+            trimmed = trimmed[:-1]
+        if opening in _EN_OPENED and trimmed.startswith(opening) and not _closes(trimmed[1:], opening):
+            trimmed = trimmed[1:]
+        if trimmed == value:
+            return value
+        value = trimmed
+
+
+def _opens(value: str, closing: str) -> bool:
+    """Whether ``value`` has a quote open that ``closing`` closes."""
+    opening = next(mark for mark, pair in _EN_PAIRS.items() if pair == closing)
+    if opening == closing == '"':
+        return value.count('"') % 2 == 1
+    return len(_EN_OPENED[opening].findall(value)) > len(_EN_CLOSED[closing].findall(value))
+
+
+def _closes(value: str, opening: str) -> bool:
+    """Whether ``value`` closes a quote that ``opening`` opens."""
+    closing = _EN_PAIRS[opening]
+    if opening == closing == '"':
+        return value.count('"') % 2 == 1
+    return len(_EN_CLOSED[closing].findall(value)) > len(_EN_OPENED[opening].findall(value))
 
 
 def is_name(obj: str) -> bool:
