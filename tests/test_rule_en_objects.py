@@ -100,6 +100,19 @@ def test_me_time_is_no_name(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "described"),
     [
+        ("I love when people tell me I'm pretty", "Mia loves when people tell Mia that Mia is pretty"),
+        ("I love hearing people say I really inspire them", "Mia loves hearing people say Mia really inspires them"),
+    ],
+)
+def test_an_i_told_of_is_said_of_the_speaker(text: str, described: str) -> None:
+    """The I after "tell me" or "say" was cut as a clause of I: "Mia loves when people tell Mia" and "Mia loves
+    hearing people say", what was told lost."""
+    assert described in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
         ('I love the song "Bohemian Rhapsody"', 'Mia loves the song "Bohemian Rhapsody"'),
         ("I love the song “Hey Jude”!", "Mia loves the song “Hey Jude”"),
         ("I love the movie 'The Notebook'", "Mia loves the movie 'The Notebook'"),

@@ -53,7 +53,7 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
-from huiyi.flows.extract.rules.plans_en import I_CLAUSE, OTHERS_YOUR, SPEAKERS_ME, SPEAKERS_MY
+from huiyi.flows.extract.rules.plans_en import I_CLAUSE, OTHERS_YOUR, SPEAKERS_ME, SPEAKERS_MY, told_of_speaker
 from huiyi.flows.extract.rules.relations import ZH_TOGETHER, partner_told, relations_in, together
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.model import EntityType, FactKind, Message
@@ -198,7 +198,8 @@ class FactReader:
             # the speaker's: in the agent's prompt "my boss" or "hiking with my sister" reads as its own (helper)
             name = self.roster.name_of(speaker)
             quoted = '"' in value or "“" in value  # a title's I and me are not the speaker's
-            mine = SPEAKERS_MY.sub(f"{name}'s", value if quoted else SPEAKERS_ME.sub(name, I_CLAUSE.sub("", value)))
+            unquoted = SPEAKERS_ME.sub(name, I_CLAUSE.sub("", told_of_speaker(value, name)))
+            mine = SPEAKERS_MY.sub(f"{name}'s", value if quoted else unquoted)
             if not mine:
                 return None  # "I like what I see": what is liked was the clause of I
             if MY_THING.match(value):

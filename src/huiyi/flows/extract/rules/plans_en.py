@@ -27,7 +27,7 @@ from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 from huiyi.text.times import TimeSpan
 
-__all__ = ["english_plans_in", "plan_fact_en"]
+__all__ = ["english_plans_in", "plan_fact_en", "told_of_speaker"]
 
 _CLAUSE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
 _MAX_CHARS = 100  # a longer clause is a story, not a plan
@@ -111,6 +111,42 @@ I_CLAUSE = re.compile(
     r"(?:^|\s+)(?:(?:when|whenever|where|how|what|that|which|who|whom|if|because|'cause|as|while|since|once"
     r"|after|before|until)\s+)?I(?:'m|'ve|'d|'ll)?\s+(?=[a-z]).*$"
 )
+
+# an I told of after "me" or a verb of saying or knowing (tell me I'm pretty, people say I inspire them): what is
+# said of the speaker, so it is said of their name; cut as a clause of I it left "Mia loves when people tell Mia"
+_TOLD_I = re.compile(
+    r"\b(?P<told>me|say|says|said|saying|tell|tells|told|think|thinks|thought|know|knows|knew|believe|believes"
+    r"|feel|feels|felt|hear|hears|heard|realize|realizes|realized|notice|notices|noticed)\s+(?P<that>that\s+)?"
+    r"I(?:(?P<short>'m|'ve|'d|'ll)|\s+(?P<how>(?:(?:\w+ly|always|never|just|still|also|even|often|sometimes)\s+)*)"
+    r"(?P<verb>[a-z][\w']*))(?=\s+[a-z])"
+)
+_SHORT_VERBS = {"'m": "is", "'ve": "has", "'d": "would", "'ll": "will"}
+
+
+def told_of_speaker(value: str, name: str) -> str:
+    """``value`` with an I told of said of ``name``, its verb agreeing; a "that" after "me" keeps the two names
+    apart (tell me I'm pretty: tell me that Mia is pretty).
+
+    >>> told_of_speaker("when people tell me I'm pretty", "Mia")
+    'when people tell me that Mia is pretty'
+    >>> told_of_speaker("hearing people say I really inspire them", "Mia")
+    'hearing people say Mia really inspires them'
+    >>> told_of_speaker("when they say I don't look my age", "Mia")
+    "when they say Mia doesn't look my age"
+    """
+
+    def said_of(told: re.Match[str]) -> str:
+        verb = told["verb"] or ""
+        if told["short"]:
+            verb = _SHORT_VERBS[told["short"]]
+        elif verb == "don't":
+            verb = "doesn't"
+        elif not verb.endswith("n't"):
+            verb = _third_person(" " + verb).strip()
+        that = told["that"] or ("that " if told["told"] == "me" else "")
+        return f"{told['told']} {that}{name} {told['how'] or ''}{verb}"
+
+    return _TOLD_I.sub(said_of, value)
 
 
 # "you", "your", "yours" said to the other party: in the agent's prompt "see you" reads as the agent seeing
