@@ -125,3 +125,20 @@ def test_a_quoted_title_keeps_both_quotes_or_neither(text: str, described: str) 
     """A quote at an end of the object was stripped whatever it closed: 'Mia loves the song "Bohemian Rhapsody',
     'Mia's favourite song is Let It Be" by the Beatles', 'Mia loves Frozen" and "Moana'."""
     assert described in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        (
+            "I like to just take a look at the sunset- it reminds me to enjoy the small things in life.",
+            {"Mia likes to just take a look at the sunset"},
+        ),
+        ("I'm a fan of pottery—the skill is awesome", {"Mia is a fan of pottery"}),
+        ("I love spider-man", {"Mia loves spider-man"}),
+    ],
+)
+def test_a_dash_at_a_word_ends_the_object(text: str, described: set[str]) -> None:
+    """A dash with no space before it ("sunset- it") or none on either side ("pottery—the") was no end: "Mia likes
+    to just take a look at the sunset- it reminds Mia" (a LoCoMo dev line, cut at twelve words)."""
+    assert facts(text) == described

@@ -76,7 +76,8 @@ _EN_DANGLING = frozenset(
 EN_OBJECT_WORDS = 12  # an object longer than this is cut, at a word that ends a phrase
 
 
-_EN_DASH = lazy(r"\s+[-–—]+\s+")  # pottery - the creativity and skill is awesome: a clause of its own
+# pottery - the creativity and skill is awesome, the sunset- it reminds me…, pottery—the skill: a clause of its own
+_EN_DASH = lazy(r"\s*[-–—]+\s+|\s+[-–—]+\s*|—")
 
 
 def trim_en(value: str) -> str:
