@@ -142,3 +142,14 @@ def test_a_dash_at_a_word_ends_the_object(text: str, described: set[str]) -> Non
     """A dash with no space before it ("sunset- it") or none on either side ("pottery—the") was no end: "Mia likes
     to just take a look at the sunset- it reminds Mia" (a LoCoMo dev line, cut at twelve words)."""
     assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm a huge fan of it, that's why I go!", "I'm a big fan of them and thought it would be a fun idea"],
+)
+def test_a_fan_of_a_pronoun_is_no_fact(text: str) -> None:
+    """ "I love it" says nothing, but "I'm a huge fan of it" was "Mia is a huge fan of it", and "Mia is a big fan of
+    them and thought it would be a fun" (LoCoMo dev lines); a fan of that band or of those shows stays."""
+    assert facts(text) == set()
+    assert facts("I'm a fan of that band") == {"Mia is a fan of that band"}

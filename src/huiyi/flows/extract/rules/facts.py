@@ -10,6 +10,7 @@ from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
 from huiyi.flows.extract.rules.jobs import ZH_JOB_AS, job_rule, zh_job_as
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import (
+    EN_FAN_OF_PRONOUN,
     EN_FOR_NOW,
     EN_NOT_THERE,
     first_noun_ok,
@@ -210,6 +211,8 @@ class FactReader:
                 mine = OTHERS_YOUR.sub(f"{other}'s", mine)
             value = mine
             if low in EN_PRONOUNS or low.split()[0].rstrip(",;:") in ("it", "that", "this", "them", "you"):
+                return None
+            if EN_FAN_OF_PRONOUN.match(low):
                 return None
         else:
             if value in ("你",) and other:

@@ -80,6 +80,10 @@ EN_OBJECT_WORDS = 12  # an object longer than this is cut, at a word that ends a
 _EN_DASH = lazy(r"\s*[-–—]+\s+|\s+[-–—]+\s*|—")
 
 
+# "I'm a huge fan of it": of what was said before, as "I love it" is (that band, those shows say what)
+EN_FAN_OF_PRONOUN = lazy(r"(?:an?\s+)?(?:\w+\s+)?fans?\s+of\s+(?:(?:it|them)\b|(?:that|this)\s*(?:[,.;!?]|$))")
+
+
 def trim_en(value: str) -> str:
     value = EN_OBJECT_CUT.sub("", _EN_DASH.split(value.strip(), maxsplit=1)[0])
     value = _EN_NOW_END.sub("", _EN_FILLER_END.sub("", _unquoted_ends(value)))
