@@ -153,3 +153,18 @@ def test_a_fan_of_a_pronoun_is_no_fact(text: str) -> None:
     them and thought it would be a fun" (LoCoMo dev lines); a fan of that band or of those shows stays."""
     assert facts(text) == set()
     assert facts("I'm a fan of that band") == {"Mia is a fan of that band"}
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I love when it's too hot", {"Mia loves when it's too hot"}),
+        ("I hate when people tell me I'm too young", {"Mia hates when people tell Mia that Mia is too young"}),
+        ("I love pizza too!", {"Mia loves pizza"}),
+        ("I love pizza too much", {"Mia loves pizza"}),
+    ],
+)
+def test_a_too_inside_the_object_stays(text: str, described: set[str]) -> None:
+    """Any too cut the object, there for "I love pizza too": "Mia loves when it's", "Mia hates when people tell
+    Mia I'm"."""
+    assert facts(text) == described
