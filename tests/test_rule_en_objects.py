@@ -102,11 +102,12 @@ def test_me_time_is_no_name(text: str) -> None:
     [
         ("I love when people tell me I'm pretty", "Mia loves when people tell Mia that Mia is pretty"),
         ("I love hearing people say I really inspire them", "Mia loves hearing people say Mia really inspires them"),
+        ("I love knowing I can help", "Mia loves knowing Mia can help"),
     ],
 )
 def test_an_i_told_of_is_said_of_the_speaker(text: str, described: str) -> None:
-    """The I after "tell me" or "say" was cut as a clause of I: "Mia loves when people tell Mia" and "Mia loves
-    hearing people say", what was told lost."""
+    """The I after "tell me", "say" or "knowing" was cut as a clause of I: "Mia loves when people tell Mia", "Mia
+    loves hearing people say", "Mia loves knowing", what was told lost."""
     assert described in facts(text), facts(text)
 
 

@@ -115,8 +115,9 @@ I_CLAUSE = re.compile(
 # an I told of after "me" or a verb of saying or knowing (tell me I'm pretty, people say I inspire them): what is
 # said of the speaker, so it is said of their name; cut as a clause of I it left "Mia loves when people tell Mia"
 _TOLD_I = re.compile(
-    r"\b(?P<told>me|say|says|said|saying|tell|tells|told|think|thinks|thought|know|knows|knew|believe|believes"
-    r"|feel|feels|felt|hear|hears|heard|realize|realizes|realized|notice|notices|noticed)\s+(?P<that>that\s+)?"
+    r"\b(?P<told>me|say|says|said|saying|tell|tells|told|telling|think|thinks|thought|thinking|know|knows|knew"
+    r"|knowing|believe|believes|believing|feel|feels|felt|feeling|hear|hears|heard|hearing|realize|realizes"
+    r"|realized|realizing|notice|notices|noticed|noticing)\s+(?P<that>that\s+)?"
     r"I(?:(?P<short>'m|'ve|'d|'ll)|\s+(?P<how>(?:(?:\w+ly|always|never|just|still|also|even|often|sometimes)\s+)*)"
     r"(?P<verb>[a-z][\w']*))(?=\s+[a-z])"
 )
