@@ -1,0 +1,27 @@
+"""Facts the rules read wrong or not at all from plain Chinese chat lines: a pet told of with 那只, the speaker
+among two who work somewhere, a job of years gone by, 叫 that tells someone to do something."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_rule_subjects import described, extract
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("我养的那只猫叫豆豆", {"木木养了一只猫，叫豆豆", "豆豆是木木的猫"}),
+        ("我家那只狗叫旺财", {"木木养了一只狗，叫旺财", "旺财是木木的狗"}),
+        ("我家的那只猫叫咪咪", {"木木养了一只猫，叫咪咪", "咪咪是木木的猫"}),
+        ("我养的那条狗", {"木木养了一条狗"}),
+    ],
+)
+def test_a_pet_told_of_with_that_one_is_a_pet(text: str, facts: set[str]) -> None:
+    """那只 between 养的 / 我家 and the animal read no pet, where 我养的猫叫豆豆 did."""
+    assert facts <= described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize("text", ["我养的那只狗很乖", "我家那只猫"])
+def test_that_one_alone_or_a_clause_about_it_is_no_pet(text: str) -> None:
+    assert not any("养了" in fact for fact in described(extract(text))), described(extract(text))
