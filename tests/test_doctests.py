@@ -30,6 +30,7 @@ MODULES = [
     "huiyi.flows.summarize.words",
     "huiyi.flows.substance",
     "huiyi.flows.extract.rules.aliases",
+    "huiyi.flows.extract.rules.pairs",
     "huiyi.recall.fence",
     "huiyi.store.postgres.connection",
     "huiyi.recall.fuse",

@@ -25,3 +25,22 @@ def test_a_pet_told_of_with_that_one_is_a_pet(text: str, facts: set[str]) -> Non
 @pytest.mark.parametrize("text", ["我养的那只狗很乖", "我家那只猫"])
 def test_that_one_alone_or_a_clause_about_it_is_no_pet(text: str) -> None:
     assert not any("养了" in fact for fact in described(extract(text))), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我同学和我都在上海上班", "木木在上海工作"),
+        ("我和我同学都在上海上班", "木木在上海工作"),
+        ("小雨和我都住在杭州", "木木住在杭州"),
+        ("我妈和我都是老师", "木木是老师"),
+    ],
+)
+def test_what_the_speaker_and_another_both_do_is_the_speakers(text: str, fact: str) -> None:
+    """The 我 read first was the one of 我同学, or 和我同学都 stood between 我 and what was done."""
+    assert fact in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize("text", ["我同学在上海上班", "我妈和我说她喜欢猫", "我和朋友去成都玩"])
+def test_what_another_does_is_not_the_speakers(text: str) -> None:
+    assert not any(fact.startswith("木木") for fact in described(extract(text))), described(extract(text))

@@ -20,6 +20,7 @@ from huiyi.flows.extract.rules.objects import (
     trim_en,
     trim_zh,
 )
+from huiyi.flows.extract.rules.pairs import speakers_part
 from huiyi.flows.extract.rules.patterns import (
     EN_BIRTHDAY_FIRST,
     EN_HEDGE,
@@ -412,7 +413,9 @@ class FactReader:
             prefix = ZH_TELL.sub("", clause[:at])
             if ZH_REPORTED.search(prefix):
                 continue
-            rest = clause[at:]
+            rest = speakers_part(clause, at)  # 我同学和我都在上海上班: the speaker's too (我在上海上班)
+            if rest is None:
+                continue
             if ZH_UNREAL.search(rest):
                 return  # 我住在上海就好了: a wish
             if hedge := ZH_HEDGE.match(rest, 1):  # 我好像对猫毛过敏
