@@ -31,6 +31,7 @@ MODULES = [
     "huiyi.flows.substance",
     "huiyi.flows.extract.rules.aliases",
     "huiyi.flows.extract.rules.pairs",
+    "huiyi.flows.extract.rules.bygone",
     "huiyi.recall.fence",
     "huiyi.store.postgres.connection",
     "huiyi.recall.fuse",

@@ -44,3 +44,31 @@ def test_what_the_speaker_and_another_both_do_is_the_speakers(text: str, fact: s
 @pytest.mark.parametrize("text", ["我同学在上海上班", "我妈和我说她喜欢猫", "我和朋友去成都玩"])
 def test_what_another_does_is_not_the_speakers(text: str) -> None:
     assert not any(fact.startswith("木木") for fact in described(extract(text))), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我在腾讯当产品经理的那几年",
+        "我在腾讯上班那会儿",
+        "我在腾讯当产品经理的时候",
+        "以前我在腾讯工作",
+        "那时候我在腾讯上班",
+        "小时候我住在北京",
+    ],
+)
+def test_a_job_or_home_of_a_time_gone_by_is_none_now(text: str) -> None:
+    """Each was 木木在腾讯工作 (or 木木住在北京): told to the chat model as the job now, closing the one held."""
+    assert not any("腾讯" in fact or "北京" in fact for fact in described(extract(text))), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我在腾讯当产品经理", "木木在腾讯工作"),
+        ("我在腾讯工作比以前累", "木木在腾讯工作"),
+        ("睡觉之前我喜欢看书", "木木喜欢看书"),
+    ],
+)
+def test_a_job_now_and_a_habit_stay(text: str, fact: str) -> None:
+    assert fact in described(extract(text)), described(extract(text))

@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 
 from huiyi.flows.extract import EntityDraft, FactDraft
+from huiyi.flows.extract.rules.bygone import THEN_NOT_NOW, held_then, said_then
 from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
 from huiyi.flows.extract.rules.jobs import ZH_JOB_AS, job_rule, zh_job_as
 from huiyi.flows.extract.rules.jokes import joke_end
@@ -411,7 +412,7 @@ class FactReader:
             if clause[at + 1 : at + 2] == "们" or (at and clause[at - 1] in "自忘唯本"):
                 continue
             prefix = ZH_TELL.sub("", clause[:at])
-            if ZH_REPORTED.search(prefix):
+            if ZH_REPORTED.search(prefix) or said_then(prefix):  # 他说我…, 以前我…: not the speaker now
                 continue
             rest = speakers_part(clause, at)  # 我同学和我都在上海上班: the speaker's too (我在上海上班)
             if rest is None:
@@ -428,6 +429,8 @@ class FactReader:
             if job := zh_job_as(rest):  # 我在律所当律师: the job, and the workplace too (ZH_RULES)
                 self._fact(ZH_JOB_AS, job, message, speaker, False, facts, entities)
             for rule in ZH_RULES:
+                if rule.keyword in THEN_NOT_NOW and held_then(rest):
+                    continue  # 我在腾讯上班那会儿: a job of then
                 match = rule.pattern.match(rest)
                 if match and self._fact(rule, match, message, speaker, False, facts, entities):
                     return
