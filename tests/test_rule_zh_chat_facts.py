@@ -72,3 +72,21 @@ def test_a_job_or_home_of_a_time_gone_by_is_none_now(text: str) -> None:
 )
 def test_a_job_now_and_a_habit_stay(text: str, fact: str) -> None:
     assert fact in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["我爸叫周末回家", "我妈叫明天过来", "我哥叫周一回来", "我爸叫我回家", "我妈叫我早点睡"]
+)
+def test_told_to_do_something_is_no_name(text: str) -> None:
+    """叫 is "told to": 我爸叫周末回家 was 周末回家是木木的爸 (周 is a surname, so it looked like a name)."""
+    assert not any(fact.endswith(("的爸", "的妈", "的哥")) for fact in described(extract(text))), described(
+        extract(text)
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [("我爸叫王建国", "王建国是木木的爸"), ("我妹妹叫小雨", "小雨是木木的妹妹"), ("我女儿叫夏天", "夏天是木木的女儿")],
+)
+def test_a_family_members_name_stays(text: str, fact: str) -> None:
+    assert fact in described(extract(text)), described(extract(text))

@@ -181,6 +181,8 @@ def person_named(obj: str, called: bool = False) -> bool:
     if len(obj) < 2 or obj in KIN_WORDS:
         return False  # 我儿子叫爸爸了 (he said it), 我哥叫爽: no name
     tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
+    if len(tags) > 1 and tags[0][1] == "t" and _a_time(tags[0][0]):
+        return False  # 我爸叫周末回家, 我妈叫明天过来: 叫 tells them to (周, 明 are surnames)
     if not called and len(tags) == 1 and tags[0][1] == "t" and _a_time(obj):
         return False  # 明天是我爸, 周末是我妈: who comes then (明, 周 are surnames); 我女儿叫夏天 names her
     if len(tags) == 1 and (tags[0][1] in ("nr", "nrt", "nrfg") or (tags[0][1] == "j" and name_shaped(obj))):
