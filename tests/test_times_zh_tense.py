@@ -125,6 +125,22 @@ def test_a_bare_weekday_said_done_is_the_one_just_gone(said: str, day: str) -> N
     assert [start[:10] for _, start in read(said)] == [day]
 
 
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        ("周末去爬山吧", "2024-11-16"),  # proposed on a Wednesday: the weekend ahead, not the one gone
+        ("周末一起吃饭吧~", "2024-11-16"),
+        ("周末好好休息吧！", "2024-11-16"),
+        ("周末很累吧", "2024-11-09"),  # a guess at how it went
+        ("周末玩得开心吧", "2024-11-09"),
+        ("周末去爬山了吧", "2024-11-09"),
+        ("周末去爬山", "2024-11-09"),  # no tense: the nearer one, as before
+    ],
+)
+def test_a_weekend_proposed_early_in_the_week_is_the_coming_one(said: str, day: str) -> None:
+    assert [start[:10] for _, start in read(said)] == [day]
+
+
 def plans(*texts: str) -> list[str]:
     return [f.description for f in extract_private(SCOPE, texts, WEDNESDAY).facts if f.predicate == "计划"]
 

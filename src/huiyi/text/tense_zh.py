@@ -78,6 +78,10 @@ _YEAR_SAID = lazy(r"前年|去年|今年|明年|后年")
 _WILL = lazy(r"(?<![的开年例聚晚班])会(?![议员场所上])")
 # soon, whatever follows: 马上周末了, 快周末了 (its 了 says the time is near, not that it happened)
 _SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜)")
+# a clause that ends proposing (周末去爬山吧, 周五一起吃饭吧~), not a guess at how it went (周末很累吧, 玩得开心吧)
+# nor a question (周末在家吧？)
+_PROPOSED = lazy(r"吧[\s~～!！。.…]*$")
+_GUESSED = lazy(r"很|挺|太|真|得|累|开心|好玩|难受|辛苦")
 # a 了 that still speaks of the days ahead: 周五就到了, 周五的会取消了 (the day's thing changed), 我报了四月
 # 二十一号的半马 (booked), 周日下雨了 (a forecast is as often said so); 过 of 过生日, 过来 is a verb, not "done"
 # 不…了 gives up what was ahead (周六不用了, 周日我不去爬山了), not 不小心摔了; 请好/准备好…了 is ready for it
@@ -96,7 +100,9 @@ def to_come(clause: str) -> bool:
     happened."""
     if _SOON.search(clause):
         return True
-    return bool(_TO_COME.search(clause)) and not _SAID_DONE.search(clause) and not _PAST.search(clause)
+    if _SAID_DONE.search(clause) or _PAST.search(clause):
+        return False
+    return bool(_TO_COME.search(clause) or (_PROPOSED.search(clause) and not _GUESSED.search(clause)))
 
 
 _CLAUSE_REACH = 120  # characters read each way for a clause's ends: a text of no stops has no longer clause
