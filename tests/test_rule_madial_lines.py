@@ -89,3 +89,16 @@ def test_a_liking_of_ones_own_home_is_kept(text: str, fact: str) -> None:
     """e0ebcde dropped 我家 as a whole object for every rule, so 我喜欢我家 and 我讨厌我家 gave no fact; only a
     home (住在我家) says no place."""
     assert fact in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "phrases"),
+    [
+        ("我女儿叫夏天", []),  # read 我女儿叫夏天（2025-05-05～2025-08-06） into the event
+        ("她小名叫周末。", []),
+        ("我姐叫周末，我爸叫周末回家", ["周末"]),  # the second the weekend he told of
+        ("我叫明天再来", ["明天"]),
+    ],
+)
+def test_a_word_someone_is_called_by_is_no_time(text: str, phrases: list[str]) -> None:
+    assert [span.phrase for span in find_time_phrases(text, SAID_AT)] == phrases

@@ -52,6 +52,22 @@ def festival_as_thing(text: str, start: int, end: int) -> bool:
 _BARE_DAY = lazy(r"(?:[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})[日号]")  # a day without its month
 CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
 _SENTENCE_END = lazy(r"[。！？；!?;\n]")
+
+# 我女儿叫夏天, 小名叫周末: a word a person is called by that ends its clause is a name, no time (我爸叫周末回家
+# is one: the weekend he told of)
+_CALLED = lazy(r"(?:叫|叫做|名叫|名字是|小名是|外号是)$")
+
+
+def called_by(text: str, start: int, end: int) -> bool:
+    """Whether the word at ``text[start:end]`` is what someone is called: 我女儿叫夏天 read 夏天（…～…）.
+
+    >>> called_by("我女儿叫夏天", 4, 6), called_by("我爸叫周末回家", 3, 5)
+    (True, False)
+    """
+    named = _CALLED.search(text, max(0, start - 3), start) is not None
+    return named and (end == len(text) or CLAUSE_END.match(text, end) is not None)
+
+
 # a bare day in a clause without 了 or 过 is more often one to come; 那天 says it happened (了 alone does
 # not: 二十号就到了 is a day to come)
 # 过 of a time passed (去过); not the verb of 过生日, 过来, 过春节, 度过周末, 过个好年

@@ -36,7 +36,7 @@ from huiyi.text.periods import (
     whole_days,
 )
 from huiyi.text.ranges_zh import range_ends
-from huiyi.text.tense_zh import BARE_MONTH, CLAUSE_END, FESTIVALS, TOLD, by_tense, festival_as_thing
+from huiyi.text.tense_zh import BARE_MONTH, CLAUSE_END, FESTIVALS, TOLD, by_tense, called_by, festival_as_thing
 from huiyi.text.tense_zh import clause_around as clause_around  # read by times_en
 from huiyi.text.tense_zh import to_come as to_come
 
@@ -359,10 +359,11 @@ def _afternoon_after_a_day(phrase: str, read: Range, now: datetime) -> Range:
 
 
 def _unread_alone(text: str, start: int, end: int) -> bool:
-    """Whether one atom alone is no time where it stands: 有一点累 (a bit), 冬天的衣服 (a kind), 圣诞树 (a thing)."""
+    """Whether one atom alone is no time where it stands: 有一点累 (a bit), 冬天的衣服 (a kind), 圣诞树 (a thing),
+    我女儿叫夏天 (a name)."""
     if _ZH_AMBIGUOUS_CLOCK.fullmatch(text, start, end):
         return not _said_a_clock(text, start, end)
-    return _season_as_kind(text, start, end) or festival_as_thing(text, start, end)
+    return _season_as_kind(text, start, end) or festival_as_thing(text, start, end) or called_by(text, start, end)
 
 
 def _said_a_clock(text: str, start: int, end: int) -> bool:
