@@ -169,3 +169,16 @@ def test_a_too_inside_the_object_stays(text: str, described: set[str]) -> None:
     """Any too cut the object, there for "I love pizza too": "Mia loves when it's", "Mia hates when people tell
     Mia I'm"."""
     assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("My favorite show is 'Grey's Anatomy'!", "Mia's favourite show is Grey's Anatomy"),
+        ("I love 'Ocean's Eleven'", "Mia loves Ocean's Eleven"),
+    ],
+)
+def test_a_title_quoted_whole_with_an_apostrophe_loses_both_quotes(text: str, described: str) -> None:
+    """The apostrophe of Grey's was taken for a quote inside, so the title was not quoted whole and kept its quotes:
+    "Mia's favourite show is 'Grey's Anatomy'", where 'Friends' is "Mia loves Friends"."""
+    assert described in facts(text), facts(text)

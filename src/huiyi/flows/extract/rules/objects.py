@@ -114,14 +114,14 @@ def _unquoted_ends(value: str) -> str:
     'the song "Bohemian Rhapsody"'
     >>> _unquoted_ends('"Let It Be" by the Beatles'), _unquoted_ends("“The Little Prince”!")
     ('"Let It Be" by the Beatles', 'The Little Prince')
-    >>> _unquoted_ends("the movie 'The Notebook'"), _unquoted_ends("my parents'")
-    ("the movie 'The Notebook'", 'my parents')
+    >>> _unquoted_ends("the movie 'The Notebook'"), _unquoted_ends("my parents'"), _unquoted_ends("'Grey's Anatomy'")
+    ("the movie 'The Notebook'", 'my parents', "Grey's Anatomy")
     """
     while True:
         trimmed = value.strip(_EN_EDGE)
         opening, closing = trimmed[:1], trimmed[-1:]
-        if len(trimmed) > 1 and _EN_PAIRS.get(opening) == closing and closing not in trimmed[1:-1]:
-            trimmed = trimmed[1:-1]  # a title quoted whole
+        if len(trimmed) > 1 and _EN_PAIRS.get(opening) == closing and not _EN_CLOSED[closing].search(trimmed[1:-1]):
+            trimmed = trimmed[1:-1]  # a title quoted whole, an apostrophe inside it no quote ('Grey's Anatomy')
         if closing in _EN_CLOSED and trimmed.endswith(closing) and not _opens(trimmed[:-1], closing):
             trimmed = trimmed[:-1]
         if opening in _EN_OPENED and trimmed.startswith(opening) and not _closes(trimmed[1:], opening):
