@@ -182,3 +182,15 @@ def test_a_title_quoted_whole_with_an_apostrophe_loses_both_quotes(text: str, de
     """The apostrophe of Grey's was taken for a quote inside, so the title was not quoted whole and kept its quotes:
     "Mia's favourite show is 'Grey's Anatomy'", where 'Friends' is "Mia loves Friends"."""
     assert described in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I love when it's -5 outside", {"Mia loves when it's -5 outside"}),
+        ("I love 5 -10 minute walks in the morning", {"Mia loves 5 -10 minute walks in the morning"}),
+    ],
+)
+def test_a_minus_is_no_dash(text: str, described: set[str]) -> None:
+    """989fb33 ended the object at a dash with a space before it, a minus too: "Mia loves when it's", "Mia loves 5"."""
+    assert facts(text) == described

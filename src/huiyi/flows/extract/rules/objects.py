@@ -76,8 +76,9 @@ _EN_DANGLING = frozenset(
 EN_OBJECT_WORDS = 12  # an object longer than this is cut, at a word that ends a phrase
 
 
-# pottery - the creativity and skill is awesome, the sunset- it reminds me…, pottery—the skill: a clause of its own
-_EN_DASH = lazy(r"\s*[-–—]+\s+|\s+[-–—]+\s*|—")
+# pottery - the creativity and skill is awesome, the sunset- it reminds me…, pottery—the skill: a clause of its own;
+# not a minus (it's -5 outside, 5 -10 minute walks)
+_EN_DASH = lazy(r"\s*[-–—]+\s+|\s+[-–—]+(?![-–—\d])|—")
 
 
 # "I'm a huge fan of it": of what was said before, as "I love it" is (that band, those shows say what)
