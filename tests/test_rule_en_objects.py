@@ -194,3 +194,17 @@ def test_a_title_quoted_whole_with_an_apostrophe_loses_both_quotes(text: str, de
 def test_a_minus_is_no_dash(text: str, described: set[str]) -> None:
     """989fb33 ended the object at a dash with a space before it, a minus too: "Mia loves when it's", "Mia loves 5"."""
     assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I love pre- and post-workout snacks", {"Mia loves pre- and post-workout snacks"}),
+        ("I love teaching 3- and 4-year-olds", {"Mia loves teaching 3- and 4-year-olds"}),
+        ("I love the sunset-  it's gorgeous", {"Mia loves the sunset"}),
+    ],
+)
+def test_a_hyphen_waiting_for_its_word_is_no_dash(text: str, described: set[str]) -> None:
+    """989fb33 ended the object at a dash with a space after it, the hyphen of "pre- and post-workout" too: "Mia
+    loves pre", "Mia loves teaching 3"."""
+    assert facts(text) == described

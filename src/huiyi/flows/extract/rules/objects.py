@@ -77,8 +77,8 @@ EN_OBJECT_WORDS = 12  # an object longer than this is cut, at a word that ends a
 
 
 # pottery - the creativity and skill is awesome, the sunset- it reminds me…, pottery—the skill: a clause of its own;
-# not a minus (it's -5 outside, 5 -10 minute walks)
-_EN_DASH = lazy(r"\s*[-–—]+\s+|\s+[-–—]+(?![-–—\d])|—")
+# not a minus (it's -5 outside, 5 -10 minute walks), nor a hyphen that waits for its word (pre- and post-workout)
+_EN_DASH = lazy(r"\s*[-–—]+\s+(?!\s|(?:and|or|to|&)\s+[\w']+-\w)|\s+[-–—]+(?![-–—\d])|—")
 
 
 # "I'm a huge fan of it": of what was said before, as "I love it" is (that band, those shows say what)
