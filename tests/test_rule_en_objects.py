@@ -208,3 +208,17 @@ def test_a_hyphen_waiting_for_its_word_is_no_dash(text: str, described: set[str]
     """989fb33 ended the object at a dash with a space after it, the hyphen of "pre- and post-workout" too: "Mia
     loves pre", "Mia loves teaching 3"."""
     assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I love my dog too ❤️", {"Mia loves Mia's dog"}),
+        ("I love Jon too :)", {"Mia loves Jon"}),
+        ("I love summer too tbh", {"Mia loves summer"}),
+        ("I love summer too though", {"Mia loves summer"}),
+    ],
+)
+def test_a_too_before_an_emoji_or_a_filler_ends_the_object(text: str, described: set[str]) -> None:
+    """54c2dc6 cut a too only before punctuation or the end: "Mia loves Mia's dog too ❤️", "Mia loves summer too"."""
+    assert facts(text) == described

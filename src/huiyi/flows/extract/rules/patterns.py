@@ -450,7 +450,7 @@ EN_PRONOUNS = frozenset(
 # what follows an object: a reason, a condition, an intensifier (a too at its end only), or a second verb (and work…)
 EN_OBJECT_CUT = lazy(
     r"(?:(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much"
-    r"|too(?=\s*(?:much\b|[,.;!?]|$))|and\s+(?:work|study|teach|live|have|am)s?)"
+    r"|too(?=\s*(?:much\b|[^\w\s]|$))|and\s+(?:work|study|teach|live|have|am)s?)"
     # cats, my boyfriend isn't; St. Mary's hospital, night shifts are killing me: a clause of its own
     r"|,\s*(?:my|his|her|their|our|he|she|they|we|it|(?:[\w'-]+\s+){1,3}(?:is|are|was|were)"
     # cilantro, someone put it in my tacos; January 20th, so you can remember; Boston, at Emma's place for now
