@@ -222,3 +222,24 @@ def test_a_hyphen_waiting_for_its_word_is_no_dash(text: str, described: set[str]
 def test_a_too_before_an_emoji_or_a_filler_ends_the_object(text: str, described: set[str]) -> None:
     """54c2dc6 cut a too only before punctuation or the end: "Mia loves Mia's dog too ❤️", "Mia loves summer too"."""
     assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I hate when people think I'd forgotten them", "Mia hates when people think Mia had forgotten them"),
+        (
+            "I hate when people tell me I'd better smile more",
+            "Mia hates when people tell Mia that Mia had better smile more",
+        ),
+        ("I hate when people think I haven't tried", "Mia hates when people think Mia hasn't tried"),
+        (
+            "I love when people tell me I'd make a great mom",
+            "Mia loves when people tell Mia that Mia would make a great mom",
+        ),
+    ],
+)
+def test_the_verb_of_an_i_told_of_agrees(text: str, described: str) -> None:
+    """d6de5e9 read every I'd as I would and kept haven't as it was: "Mia hates when people think Mia would forgotten
+    them", "Mia haven't tried"."""
+    assert described in facts(text), facts(text)

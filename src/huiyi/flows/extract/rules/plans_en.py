@@ -122,6 +122,13 @@ _TOLD_I = re.compile(
     r"(?P<verb>[a-z][\w']*))(?=\s+[a-z])"
 )
 _SHORT_VERBS = {"'m": "is", "'ve": "has", "'d": "would", "'ll": "will"}
+_NOT_VERBS = {"don't": "doesn't", "haven't": "hasn't"}
+# a participle after I'd makes it I had (people said I'd changed, I'd better), not would; not read, set, put, let, cut
+_PARTICIPLE = re.compile(
+    r"\s+(?:(?:\w+ly|always|never|just|already|ever|even|still|also)\s+)*(?:\w+(?<!e)ed|been|gone|done|seen|known"
+    r"|grown|given|taken|forgotten|gotten|become|better|eaten|written|chosen|broken|fallen|driven|spoken|had|got|made"
+    r"|told|said|left|met|found|thought|felt|kept|sent|spent|paid|won|lost|heard|bought|brought|taught)\b"
+)
 
 
 def told_of_speaker(value: str, name: str) -> str:
@@ -134,14 +141,18 @@ def told_of_speaker(value: str, name: str) -> str:
     'hearing people say Mia really inspires them'
     >>> told_of_speaker("when they say I don't look my age", "Mia")
     "when they say Mia doesn't look my age"
+    >>> told_of_speaker("when people said I'd changed a lot", "Mia"), told_of_speaker("saying I'd make it", "Mia")
+    ('when people said Mia had changed a lot', 'saying Mia would make it')
     """
 
     def said_of(told: re.Match[str]) -> str:
         verb = told["verb"] or ""
-        if told["short"]:
+        if told["short"] == "'d" and _PARTICIPLE.match(told.string, told.end()):
+            verb = "had"
+        elif told["short"]:
             verb = _SHORT_VERBS[told["short"]]
-        elif verb == "don't":
-            verb = "doesn't"
+        elif verb in _NOT_VERBS:
+            verb = _NOT_VERBS[verb]
         elif not verb.endswith("n't"):
             verb = _third_person(" " + verb).strip()
         that = told["that"] or ("that " if told["told"] == "me" else "")
