@@ -243,3 +243,16 @@ def test_the_verb_of_an_i_told_of_agrees(text: str, described: str) -> None:
     """d6de5e9 read every I'd as I would and kept haven't as it was: "Mia hates when people think Mia would forgotten
     them", "Mia haven't tried"."""
     assert described in facts(text), facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I love the feeling I get knowing I helped", {"Mia loves the feeling Mia gets knowing Mia helped"}),
+        ("I love hearing I passed!", {"Mia loves hearing Mia passed"}),
+    ],
+)
+def test_an_i_told_of_may_end_the_object(text: str, described: set[str]) -> None:
+    """An I told of was said of the name only with a word after its verb; the last one was cut as a clause of I, so
+    "Mia loves the feeling Mia gets knowing" dangled (and "I love hearing I passed" was "Mia loves hearing")."""
+    assert facts(text) == described

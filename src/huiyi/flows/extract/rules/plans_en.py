@@ -118,8 +118,9 @@ _TOLD_I = re.compile(
     r"\b(?P<told>me|say|says|said|saying|tell|tells|told|telling|think|thinks|thought|thinking|know|knows|knew"
     r"|knowing|believe|believes|believing|feel|feels|felt|feeling|hear|hears|heard|hearing|realize|realizes"
     r"|realized|realizing|notice|notices|noticed|noticing)\s+(?P<that>that\s+)?"
-    r"I(?:(?P<short>'m|'ve|'d|'ll)|\s+(?P<how>(?:(?:\w+ly|always|never|just|still|also|even|often|sometimes)\s+)*)"
-    r"(?P<verb>[a-z][\w']*))(?=\s+[a-z])"
+    r"I(?:(?P<short>'m|'ve|'d|'ll)(?=\s+[a-z])|\s+(?P<how>(?:(?:\w+ly|always|never|just|still|also|even|often"
+    # a verb may end the object (knowing I helped): left as a clause of I, it was cut to "the feeling Mia gets knowing"
+    r"|sometimes)\s+)*)(?P<verb>[a-z][\w']*)(?=\s+[a-z]|\W*$))"
 )
 _SHORT_VERBS = {"'m": "is", "'ve": "has", "'d": "would", "'ll": "will"}
 _NOT_VERBS = {"don't": "doesn't", "haven't": "hasn't"}
