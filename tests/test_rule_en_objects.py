@@ -256,3 +256,18 @@ def test_an_i_told_of_may_end_the_object(text: str, described: set[str]) -> None
     """An I told of was said of the name only with a word after its verb; the last one was cut as a clause of I, so
     "Mia loves the feeling Mia gets knowing" dangled (and "I love hearing I passed" was "Mia loves hearing")."""
     assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I love pizza too Mel!", {"Mia loves pizza"}),
+        ("I love hiking too Jon 😊", {"Mia loves hiking"}),
+        ("I love you too Kai ❤️", {"Mia loves Kai"}),
+        ("I love the Too Faced palette", {"Mia loves the Too Faced palette"}),
+    ],
+)
+def test_a_too_before_a_name_of_address_ends_the_object(text: str, described: set[str]) -> None:
+    """54c2dc6 kept a too with a word after it, the name the line was said to as well: "Mia loves pizza too Mel",
+    and "I love you too Kai" was no fact."""
+    assert facts(text) == described

@@ -87,8 +87,12 @@ _EN_DASH = lazy(r"\s*[-–—]+\s+(?!\s|(?:and|or|to|&)\s+[\w']+-\w)|\s+[-–—
 EN_FAN_OF_PRONOUN = lazy(r"(?:an?\s+)?(?:\w+\s+)?fans?\s+of\s+(?:(?:it|them)\b|(?:that|this)\s*(?:[,.;!?]|$))")
 
 
+# "I love pizza too Mel": a name of address after an ending too, which then ends the object as a too at the end does
+_EN_TOO_NAMED = lazy(r"(?<=\stoo)\s+[A-Z][\w'-]*(?=[^\w]*$)")
+
+
 def trim_en(value: str) -> str:
-    value = EN_OBJECT_CUT.sub("", _EN_DASH.split(value.strip(), maxsplit=1)[0])
+    value = EN_OBJECT_CUT.sub("", _EN_TOO_NAMED.sub("", _EN_DASH.split(value.strip(), maxsplit=1)[0]))
     value = _EN_NOW_END.sub("", _EN_FILLER_END.sub("", _unquoted_ends(value)))
     words = value.split()
     if len(words) == 1 and words[0].casefold() in _EN_DANGLING:
