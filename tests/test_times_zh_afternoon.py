@@ -313,3 +313,15 @@ def test_a_meeting_agreed_on_with_no_day_said_is_not_tomorrows(
     """昨天说好三点见 said at 20:30 read 15:00 tomorrow: a meeting agreed on before may be one gone today, and read
     as one ahead it is a false reminder."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("听说好像三点要停电", [("三点", "2025-03-06 15:00")]),
+        ("据说好像三点要开会", [("三点", "2025-03-06 15:00")]),
+    ],
+)
+def test_said_and_good_that_agree_on_nothing_read_as_a_plan(said: str, reading: list[tuple[str, str]]) -> None:
+    """听说好像三点要停电 said at 20:30 read 15:00 that afternoon, gone: its 说好 was taken for an agreement."""
+    assert read(said, datetime(2025, 3, 5, 20, 30)) == reading

@@ -177,8 +177,9 @@ _CALLED_OFF_AFTER = lazy(
 )
 
 
-# 说好三点见, 昨天约好了在三点: a plan agreed on before, whose day is not said
-_AGREED = lazy(r"(?:说|约|讲|商量|谈|定)好了?[^，。！？；,.!?;\n]{0,8}$")
+# 说好三点见, 昨天约好了在三点: a plan agreed on before, whose day is not said; not 听说好像
+# (heard it seems), 说好看, 说好好干
+_AGREED = lazy(r"(?<![听据])(?:说|约|讲|商量|谈|定)好(?![像看听吃玩好])了?[^，。！？；,.!?;\n]{0,8}$")
 
 
 def clock_case(text: str, start: int, end: int) -> Case:
