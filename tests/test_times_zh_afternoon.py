@@ -325,3 +325,18 @@ def test_a_meeting_agreed_on_with_no_day_said_is_not_tomorrows(
 def test_said_and_good_that_agree_on_nothing_read_as_a_plan(said: str, reading: list[tuple[str, str]]) -> None:
     """听说好像三点要停电 said at 20:30 read 15:00 that afternoon, gone: its 说好 was taken for an agreement."""
     assert read(said, datetime(2025, 3, 5, 20, 30)) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("说好三点见，别迟到啊", [("三点", "2025-03-06 15:00")]),
+        ("说好三点见，不见不散", [("三点", "2025-03-06 15:00")]),
+        ("约好三点见，到时候我去接你", [("三点", "2025-03-06 15:00")]),
+        # no reminder: an agreement told of, today's (3f17e22)
+        ("我们说好三点见的，结果他没来", [("三点", "2025-03-05 15:00")]),
+    ],
+)
+def test_a_meeting_agreed_on_with_a_reminder_after_is_ahead(said: str, reading: list[tuple[str, str]]) -> None:
+    """说好三点见，别迟到啊 said at 20:30 read 15:00 that afternoon, gone: a reminder says the meeting is ahead."""
+    assert read(said, datetime(2025, 3, 5, 20, 30)) == reading

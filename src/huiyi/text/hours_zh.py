@@ -180,6 +180,8 @@ _CALLED_OFF_AFTER = lazy(
 # 说好三点见, 昨天约好了在三点: a plan agreed on before, whose day is not said; not 听说好像
 # (heard it seems), 说好看, 说好好干
 _AGREED = lazy(r"(?<![听据])(?:说|约|讲|商量|谈|定)好(?![像看听吃玩好])了?[^，。！？；,.!?;\n]{0,8}$")
+# 说好三点见，别迟到啊: a reminder after it says the meeting is ahead (at 20:30, tomorrow's)
+_REMINDED_AFTER = lazy(r"[^。！？!?\n]{0,20}?(?:别迟到|不要迟到|别忘|不要忘|不见不散|准时|到时候?|记得)")
 
 
 def clock_case(text: str, start: int, end: int) -> Case:
@@ -189,7 +191,7 @@ def clock_case(text: str, start: int, end: int) -> Case:
 
     A plan agreed on with no day said (昨天说好三点见, said at 20:30) is read as today's, gone, and not as
     tomorrow's: it may have been met already, and a meeting gone read as one ahead is a false reminder."""
-    if _AGREED.search(text, max(0, start - 12), start):
+    if _AGREED.search(text, max(0, start - 12), start) and not _REMINDED_AFTER.match(text, end):
         return "was to come"
     clause = clause_around(text, start)
     given_up = _GIVEN_UP.search(clause) is not None or _CALLED_OFF_AFTER.match(text, end) is not None
