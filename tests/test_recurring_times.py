@@ -165,6 +165,22 @@ def test_each_time_it_comes_is_a_habit(text: str, read: list[str]) -> None:
 @pytest.mark.parametrize(
     ("text", "read"),
     [
+        ("他一到下周就走", ["下周"]),
+        ("一到明天就出发", ["明天"]),
+        ("等他一到周五就出发", ["周五"]),
+        ("等我们一到周末就去爬山", ["周末"]),
+        ("一到下午就犯困", []),  # a time of day, no day's own: still the habit
+    ],
+)
+def test_once_it_comes_is_one_day(text: str, read: list[str]) -> None:
+    """他一到下周就走 and 等他一到周五就出发 dated no day after 6c0ba65: a day of its own, or one waited for,
+    comes once."""
+    assert [s.phrase for s in find_time_phrases(text, WEDNESDAY_EVENING)] == read
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
         ("每周二去游泳，周四去跑步", []),
         ("每周二我去游泳，我周四去跑步，周六休息", []),
         # a clause with its own day, tense or kind of time: one day

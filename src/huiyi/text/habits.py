@@ -32,6 +32,8 @@ _EVERY = lazy(
 # each, 每个 with no time after it: "two beers each last night", 他们每个昨天都来了 (a share, not a habit)
 _EACH_ALONE = lazy(r"(?:每(?:一?个|人|次)?|\b(?:every|each)\s+)$", re.I)
 # 一到周末就睡懒觉, 逢周末: each time it comes; not the 一 of 下周一到周五 (a run of days) nor 等一到周末就去 (once)
+# 等他一到周五就出发: waiting for it to come, once
+_WAIT_FOR = lazy(r"等(?:我们|你们|他们|她们|咱们|[我你他她它])$")
 _EACH_TIME = lazy(r"(?:(?<![周期拜日号月年点等0-9０-９零〇一二两三四五六七八九十])一到|(?<![相重每])逢)$")
 # 天天 and 每天 say every day, so only a time of day is theirs (天天都在想昨天的事 keeps 昨天); 天天 is also a
 # name, said so after a word that takes a person (我家天天, 和天天早上去) and never the 天天 of 今天天气
@@ -92,7 +94,8 @@ def one_offs(text: str, taken: Found) -> Found:
             habit = (-1, -1)
             continue
         one_day = _ONE_DAY.match(text, a) is not None and not _TIME_OF_DAY.fullmatch(text, a, b)
-        recurring = _EVERY.search(text, max(0, a - 24), a) is not None or _each_time(text, a)
+        # 一到下周就走, 他明天一到就: a day of its own comes once
+        recurring = _EVERY.search(text, max(0, a - 24), a) is not None or (not one_day and _each_time(text, a))
         if one_day and _EACH_ALONE.search(text, max(0, a - 12), a) is not None:
             recurring = False
         elif not recurring and not one_day:
@@ -115,7 +118,7 @@ def _clause_start(text: str, at: int) -> int:
 def _each_time(text: str, at: int) -> bool:
     """Whether the phrase at ``at`` comes back each time: 逢周末, 一到周末就睡懒觉 (一到 wants its 就)."""
     found = _EACH_TIME.search(text, max(0, at - 3), at)
-    if found is None:
+    if found is None or _WAIT_FOR.search(text, max(0, found.start() - 3), found.start()):
         return False
     return found.group().startswith("逢") or "就" in text[at : _clause_end(text, at)]
 
