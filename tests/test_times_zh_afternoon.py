@@ -340,3 +340,22 @@ def test_said_and_good_that_agree_on_nothing_read_as_a_plan(said: str, reading: 
 def test_a_meeting_agreed_on_with_a_reminder_after_is_ahead(said: str, reading: list[tuple[str, str]]) -> None:
     """说好三点见，别迟到啊 said at 20:30 read 15:00 that afternoon, gone: a reminder says the meeting is ahead."""
     assert read(said, datetime(2025, 3, 5, 20, 30)) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我六点要去赶飞机", datetime(2025, 3, 5, 5, 30), [("六点", "2025-03-05 06:00")]),
+        ("等会三点要交接班", datetime(2025, 3, 5, 2, 30), [("三点", "2025-03-05 03:00")]),
+        ("我五点要出门", datetime(2025, 3, 5, 4, 0), [("五点", "2025-03-05 05:00")]),
+        # further ahead: the afternoon's (4f8e784)
+        ("三点见", datetime(2025, 3, 5, 0, 30), [("三点", "2025-03-05 15:00")]),
+        ("我五点要出门", datetime(2025, 3, 5, 3, 30), [("五点", "2025-03-05 17:00")]),
+    ],
+)
+def test_a_plan_at_a_small_hour_within_the_hour_is_the_nights(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """我六点要去赶飞机 said at 05:30 read 18:00 after 4f8e784: a plan said half an hour before its small hour is
+    that hour's, not the afternoon's."""
+    assert read(said, now) == reading

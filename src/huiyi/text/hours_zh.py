@@ -36,6 +36,7 @@ Case = Literal["after a day", "alone", "to come", "was to come", "sleep", "sleep
 SMALL_HOURS = range(1, 7)  # 1–6 点: the afternoon's after a day, the night's in sleep; 七点 on are the morning's
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
+_SOON = timedelta(hours=1)  # a plan's small hour this near ahead is the night's: 六点 said at 05:30
 
 
 def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
@@ -47,10 +48,11 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
     ``after a day``   明天三点, 周五四点开会             1–6    the afternoon's (the night's is said 凌晨三点); today's
                                                              said before 07:00 (今天三点才睡 at 01:30) the night's
     ``alone``         加班到九点 at 21:09, 七点就醒了    1–11   the nearer of the two to ``now``
-    ``to come``       我五点要去接孩子, 改到五点          1–6    the afternoon's (at 10:30 or at 00:30: 17:00); of
-                                                             7–11 the nearer, as ``alone``; tomorrow's when both
-                                                             of today's are gone (三点见 at 20:00: 15:00 tomorrow;
-                                                             九点见 at 22:00: 09:00)
+    ``to come``       我五点要去接孩子, 改到五点          1–6    the afternoon's (at 10:30 or at 00:30: 17:00), but
+                                                             the morning's within the hour ahead (at 04:30:
+                                                             05:00); of 7–11 the nearer, as ``alone``; tomorrow's
+                                                             when both of today's are gone (三点见 at 20:00: 15:00
+                                                             tomorrow; 九点见 at 22:00: 09:00)
     ``was to come``   我本来要三点去的, 说好三点见         1–6    as ``to come``, but never tomorrow's: a plan told as
                                                              given up or agreed on is of a day under way
     ``sleep``         明天六点起床, 昨天三点才睡          1–11   the morning's: sleep is of the small hours, waking of
@@ -98,9 +100,10 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         return read  # 十五点 says its half
     # as near as each other (两点见 at 08:00): the one ahead
     nearer = evening if abs(evening[0] - now) <= abs(morning[0] - now) else morning
-    if case in ("to come", "was to come") and hour in SMALL_HOURS:
+    if case in ("to come", "was to come") and hour in SMALL_HOURS and not timedelta(0) < morning[0] - now <= _SOON:
         # a plan at a small hour is the afternoon's, said at 10:30 or at 00:30 (the night's is said 凌晨三点);
-        # 我七点要起床 at 10:30 stays the morning's: tomorrow's as likely as tonight's
+        # not one within the hour (我六点要去赶飞机 at 05:30: up for it); 我七点要起床 at 10:30 stays the
+        # morning's: tomorrow's as likely as tonight's
         nearer = evening
     if case == "to come" and nearer[1] <= now and evening[1] <= datetime.max - _DAY:
         # both gone today (三点见 said at 20:00): tomorrow's, the afternoon's of a small hour
