@@ -359,3 +359,19 @@ def test_a_plan_at_a_small_hour_within_the_hour_is_the_nights(
     """我六点要去赶飞机 said at 05:30 read 18:00 after 4f8e784: a plan said half an hour before its small hour is
     that hour's, not the afternoon's."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我要加班到三点", datetime(2025, 3, 5, 0, 30), [("三点", "2025-03-05 03:00")]),
+        ("我还要写论文写到四点", datetime(2025, 3, 5, 0, 30), [("四点", "2025-03-05 04:00")]),
+        ("我要加班到五点", datetime(2025, 3, 5, 10, 30), [("五点", "2025-03-05 17:00")]),
+        ("我要加班到三点", datetime(2025, 3, 5, 20, 30), [("三点", "2025-03-06 15:00")]),  # as before 4f8e784
+    ],
+)
+def test_a_stretch_to_come_until_a_small_hour_ends_at_the_nearer(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """我要加班到三点 said at 00:30 read 15:00 after 4f8e784: overtime under way ends at the three ahead, 03:00."""
+    assert read(said, now) == reading

@@ -32,7 +32,7 @@ NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八
 DAY_PARTS = r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天"
 PART_OF_DAY = lazy(rf"{DAY_PARTS}|[早晚夜]")  # a phrase that names its part of the day: 今晚, 明早, 周六晚上
 
-Case = Literal["after a day", "alone", "to come", "was to come", "sleep", "sleep to come", "alarm"]
+Case = Literal["after a day", "alone", "to come", "until", "was to come", "sleep", "sleep to come", "alarm"]
 SMALL_HOURS = range(1, 7)  # 1–6 点: the afternoon's after a day, the night's in sleep; 七点 on are the morning's
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
@@ -53,6 +53,9 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
                                                              05:00); of 7–11 the nearer, as ``alone``; tomorrow's
                                                              when both of today's are gone (三点见 at 20:00: 15:00
                                                              tomorrow; 九点见 at 22:00: 09:00)
+    ``until``         我要加班到三点                      1–6    the nearer, but the afternoon's when the morning's
+                                                             went by in the last 12 h (at 00:30: 03:00; at 10:30:
+                                                             15:00); tomorrow's when both are gone, as ``to come``
     ``was to come``   我本来要三点去的, 说好三点见         1–6    as ``to come``, but never tomorrow's: a plan told as
                                                              given up or agreed on is of a day under way
     ``sleep``         明天六点起床, 昨天三点才睡          1–11   the morning's: sleep is of the small hours, waking of
@@ -105,7 +108,9 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         # not one within the hour (我六点要去赶飞机 at 05:30: up for it); 我七点要起床 at 10:30 stays the
         # morning's: tomorrow's as likely as tonight's
         nearer = evening
-    if case == "to come" and nearer[1] <= now and evening[1] <= datetime.max - _DAY:
+    if case == "until" and nearer is morning and hour in SMALL_HOURS and timedelta(0) <= now - morning[0] < _HALF:
+        nearer = evening  # 我要加班到五点 at 10:30: 17:00
+    if case in ("to come", "until") and nearer[1] <= now and evening[1] <= datetime.max - _DAY:
         # both gone today (三点见 said at 20:00): tomorrow's, the afternoon's of a small hour
         return (evening[0] + _DAY, evening[1] + _DAY) if hour in SMALL_HOURS else (morning[0] + _DAY, morning[1] + _DAY)
     return nearer
@@ -164,6 +169,7 @@ def _sleep_case(clause: str) -> Case:
     return "sleep to come" if to_come(clause) else "sleep"
 
 
+_UNTIL = lazy(r"(?<![一等])到$")  # 加班到三点, 要忙到两点: not 一到三点就 (each time), 等到 (a wait)
 _MOVED_TO = lazy(r"(?:改|推迟|推|延|延期|提前|挪|换|定|约)(?:到|在)$")  # 改到五点: the new time is ahead
 # 三点的会改到五点: the time a plan was moved from is a plan's time too (not 03:00 said at 08:00)
 _MOVED_FROM = lazy(r"(?:的[^，。！？；,.!?;\n\d]{0,3})?(?:改|推迟|推|延|延期|提前|挪|换)(?:到|在)")
@@ -206,5 +212,8 @@ def clock_case(text: str, start: int, end: int) -> Case:
     if _MOVED_FROM.match(text, end) is not None:  # a plan's time, of the day it is told on (差点改到明天)
         return "was to come"
     if to_come(clause):
-        return "was to come" if given_up else "to come"
+        if given_up:
+            return "was to come"
+        # 我要加班到三点 at 00:30: a stretch under way ends at the nearer three, 03:00
+        return "until" if _UNTIL.search(text, max(0, start - 2), start) else "to come"
     return "alone"
