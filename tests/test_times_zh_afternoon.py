@@ -375,3 +375,19 @@ def test_a_stretch_to_come_until_a_small_hour_ends_at_the_nearer(
 ) -> None:
     """我要加班到三点 said at 00:30 read 15:00 after 4f8e784: overtime under way ends at the three ahead, 03:00."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("四点要起来", datetime(2025, 3, 5, 0, 30), [("四点", "2025-03-05 04:00")]),
+        ("我们三点要去看日出", datetime(2025, 3, 5, 0, 30), [("三点", "2025-03-05 03:00")]),
+        ("我们四点要出发去看日出", datetime(2025, 3, 5, 20, 30), [("四点", "2025-03-06 04:00")]),
+        ("我明天五点就起来了", datetime(2025, 3, 5, 20, 30), [("明天五点", "2025-03-06 05:00")]),
+        ("他三点要站起来发言", datetime(2025, 3, 5, 10, 0), [("三点", "2025-03-05 15:00")]),  # no waking
+    ],
+)
+def test_getting_up_and_a_sunrise_are_the_mornings(said: str, now: datetime, reading: list[tuple[str, str]]) -> None:
+    """四点要起来 and 三点要去看日出 said at 00:30 read 16:00 and 15:00 after 4f8e784: 起来 and 日出 are of the
+    morning, as 起床 is."""
+    assert read(said, now) == reading

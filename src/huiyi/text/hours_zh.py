@@ -125,9 +125,11 @@ def _morning_of(read: Range) -> Range | None:
 
 
 # waking is of the morning (七点起床); sleep of the night too (十一点睡), so only its small hours are the morning's;
-# the verb 起 after must, will or then (五点就得起), not 一起, 买得起, 起来; 午觉, 下班, 下午 say the afternoon's
+# the verb 起 after must, will or then (五点就得起, 四点要起来), not 一起, 买得起, 站起来; a sunrise (看日出) is of the
+# morning too; 午觉, 下班, 下午 say the afternoon's
 _WAKING = lazy(
-    r"醒|起床|早起|闹钟|一早|天亮|(?:(?<![买看对付经禁赔担受玩吃住用租瞧])得|[要就才该])起(?![来码初身飞草])"
+    r"醒|起床|早起|闹钟|一早|天亮|日出|[要就才该]起来|"
+    r"(?:(?<![买看对付经禁赔担受玩吃住用租瞧])得|[要就才该])起(?![来码初身飞草])"
 )
 _SLEEP = lazy(r"睡|熬夜|失眠|通宵")
 _ALARM_SET = lazy(r"[定订设调上].{0,6}闹钟|闹钟.{0,2}[定订设调]")  # 订了六点的闹钟: the next 06:00
