@@ -391,3 +391,23 @@ def test_getting_up_and_a_sunrise_are_the_mornings(said: str, now: datetime, rea
     """四点要起来 and 三点要去看日出 said at 00:30 read 16:00 and 15:00 after 4f8e784: 起来 and 日出 are of the
     morning, as 起床 is."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("今天三点见", [("今天三点", "2025-03-05 15:00")]),
+        ("今天三点要去接孩子", [("今天三点", "2025-03-05 15:00")]),
+        ("周三三点见", [("周三三点", "2025-03-05 15:00")]),  # said on Wednesday
+        ("今天有事，三点见", [("今天", "2025-03-05 00:00"), ("三点", "2025-03-05 15:00")]),
+        # no plan, sleep, or within the hour: the night's, as before
+        ("今天三点才睡", [("今天三点", "2025-03-05 03:00")]),
+        ("今天三点的飞机", [("今天三点", "2025-03-05 03:00")]),
+        ("今天一点要去值班", [("今天一点", "2025-03-05 01:00")]),
+    ],
+)
+def test_todays_plan_at_a_small_hour_said_after_midnight_is_the_afternoons(
+    said: str, reading: list[tuple[str, str]]
+) -> None:
+    """今天三点见 said at 00:30 read 03:00 while 三点见 read 15:00: today's plan is read as the bare one is."""
+    assert read(said, datetime(2025, 3, 5, 0, 30)) == reading

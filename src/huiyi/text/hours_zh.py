@@ -24,6 +24,7 @@ __all__ = [
     "Case",
     "clock_case",
     "half_of_the_day",
+    "small_hours_of_plans",
     "small_hours_of_sleep",
 ]
 
@@ -47,6 +48,7 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
     ================  ==============================  =====  ====================================================
     ``after a day``   明天三点, 周五四点开会             1–6    the afternoon's (the night's is said 凌晨三点); today's
                                                              said before 07:00 (今天三点才睡 at 01:30) the night's
+                                                             (a plan's: see :func:`small_hours_of_plans`)
     ``alone``         加班到九点 at 21:09, 七点就醒了    1–11   the nearer of the two to ``now``
     ``to come``       我五点要去接孩子, 改到五点          1–6    the afternoon's (at 10:30 or at 00:30: 17:00), but
                                                              the morning's within the hour ahead (at 04:30:
@@ -160,6 +162,27 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
             small = (span[0].hour % 12) in SMALL_HOURS
             if not _AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
                 span = half_of_the_day(span, now, _sleep_case(clause) if clock.start() == start else "sleep")
+        out.append((start, end, span))
+    return out
+
+
+def small_hours_of_plans(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
+    """Today's small hour of a plan (今天三点见, 今天有事，三点见) said in the night is the afternoon's, as a bare
+    plan's is (三点见 at 00:30 is 15:00): after a day the night's was kept for 今天三点才睡.
+
+        >>> from huiyi.text.times_zh import chinese_phrases
+        >>> now = datetime(2025, 3, 5, 0, 30)
+        >>> [str(span[0]) for *_, span in chinese_phrases("今天三点见，今天三点才睡", now)]
+        ['2025-03-05 15:00:00', '2025-03-05 03:00:00']
+    """
+    out: list[tuple[int, int, Range]] = []
+    for start, end, span in found:
+        clock = _BARE_HOUR.search(text, start, end)
+        night = span[0].date() == now.date() and now.hour < SMALL_HOURS.stop and span[0].hour in SMALL_HOURS
+        if clock and night and not PART_OF_DAY.search(text, start, clock.start()):
+            case = clock_case(text, clock.start(), end)
+            if case in ("to come", "was to come", "until"):
+                span = half_of_the_day(span, now, case)
         out.append((start, end, span))
     return out
 

@@ -20,6 +20,7 @@ from huiyi.text.hours_zh import (
     PART_OF_DAY,
     clock_case,
     half_of_the_day,
+    small_hours_of_plans,
     small_hours_of_sleep,
 )
 from huiyi.text.periods import (
@@ -402,7 +403,7 @@ def chinese_phrases(text: str, now: datetime, *, asked: bool = False) -> list[tu
             else:
                 first += 1
     read = _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh, asked), now)
-    return range_ends(text, small_hours_of_sleep(text, read, now))
+    return range_ends(text, small_hours_of_sleep(text, small_hours_of_plans(text, read, now), now))
 
 
 _BARE_SEASON = lazy(r"[春夏秋冬](?:天|季)")
