@@ -200,3 +200,19 @@ def test_once_it_comes_is_one_day(text: str, read: list[str]) -> None:
 def test_a_habit_s_list_goes_on_across_a_comma(text: str, read: list[str]) -> None:
     """每周二去游泳，周四去跑步 dated the Thursday (2025-03-06): the next clause lists the same habit."""
     assert [s.phrase for s in find_time_phrases(text, WEDNESDAY_EVENING)] == read
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("每周五开会，周六我搬家", ["周六"]),
+        ("每周二游泳，周五去面试，紧张", ["周五"]),
+        ("我每周二去游泳，周四带孩子去打疫苗", ["周四"]),
+        ("每个月15号发工资，20号我生日", ["20号"]),
+        ("每周二去游泳，周四去跑步", []),  # a habit's list still
+    ],
+)
+def test_a_thing_done_once_is_no_habit_s_list(text: str, read: list[str]) -> None:
+    """每周五开会，周六我搬家 dated no Saturday after 6c0ba65: a move, an interview, a jab, a birthday are done
+    once, not listed with the weekly habit."""
+    assert [s.phrase for s in find_time_phrases(text, WEDNESDAY_EVENING)] == read
