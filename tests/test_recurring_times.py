@@ -192,6 +192,8 @@ def test_once_it_comes_is_one_day(text: str, read: list[str]) -> None:
         ("每周二去游泳。周四去跑步", ["周四"]),  # another sentence
         ("每周二去游泳，周四我们去看电影吧", ["周四"]),  # proposed, or asked of: one day
         ("每周二去游泳，周四有空吗？", ["周四"]),
+        ("我们每周一开例会，周三聚餐你来不来", ["周三"]),  # asked as A-not-A
+        ("每周二去游泳，周四有没有空", ["周四"]),
         # a time of day goes on the list with 也, 都 or 总 only: a bare 晚上 is as often tonight
         ("天天早上我都去跑步，晚上也跑", []),
         ("每天早上跑步，晚上我去你家", ["晚上"]),

@@ -59,6 +59,7 @@ _TIME_KIND = 1
 _TOO = lazy(r"也|都|总")
 # a day proposed or asked of is one day: 每周二去游泳，周四去看电影吧 / 周四有空吗？
 _ONE_ASKED = lazy(r"[吧吗呢？?]")  # its last word or stop
+_ASKED_EITHER = lazy(r"(\w)[不没]\1")  # 周三聚餐你来不来, 周四有没有空: asked with no 吗
 # what is done once, not weekly: 每周五开会，周六我搬家 / 周五去面试 (one Saturday, one Friday)
 _ONCE = lazy(r"搬家|面试|笔试|复试|婚礼|结婚|手术|生日|答辩|疫苗|体检|毕业|入职|离职|住院|出院|相亲|签证")
 _LIST_REACH = 30  # characters from a habit's phrase to the next day of its list
@@ -157,7 +158,7 @@ def _listed_with(text: str, habit: tuple[int, int], at: int) -> bool:
     clause = text[at:clause_end]
     if _DONE.search(clause) or _OWN_ANCHOR.search(clause) or _ONCE.search(clause):
         return False
-    if _ONE_ASKED.search(text, clause_end - 1, clause_end + 1):
+    if _ONE_ASKED.search(text, clause_end - 1, clause_end + 1) or _ASKED_EITHER.search(clause):
         return False
     if _kind(text, at) == _TIME_KIND and not _TOO.search(clause):  # 每天早上跑步，晚上去你家: as often tonight
         return False
