@@ -411,3 +411,19 @@ def test_todays_plan_at_a_small_hour_said_after_midnight_is_the_afternoons(
 ) -> None:
     """今天三点见 said at 00:30 read 03:00 while 三点见 read 15:00: today's plan is read as the bare one is."""
     assert read(said, datetime(2025, 3, 5, 0, 30)) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("五点的航班，四点要出门", [("五点", "2025-03-05 05:00"), ("四点", "2025-03-05 04:00")]),
+        ("我三点下班，四点要去吃宵夜", [("三点", "2025-03-05 03:00"), ("四点", "2025-03-05 04:00")]),
+        ("凌晨五点的飞机，四点要出门", [("凌晨五点", "2025-03-05 05:00"), ("四点", "2025-03-05 04:00")]),
+        # sleep is no night's plan: the afternoon's
+        ("我三点才睡，五点要去接孩子", [("三点", "2025-03-05 03:00"), ("五点", "2025-03-05 17:00")]),
+    ],
+)
+def test_a_plan_beside_a_thing_of_the_night_ahead_is_the_nights(said: str, reading: list[tuple[str, str]]) -> None:
+    """五点的航班，四点要出门 said at 00:30 left at 16:00 for a 05:00 flight after 4f8e784: a plan's small hour
+    beside one of the night ahead is that night's."""
+    assert read(said, datetime(2025, 3, 5, 0, 30)) == reading

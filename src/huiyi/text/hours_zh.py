@@ -168,23 +168,48 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
 
 def small_hours_of_plans(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
     """Today's small hour of a plan (今天三点见, 今天有事，三点见) said in the night is the afternoon's, as a bare
-    plan's is (三点见 at 00:30 is 15:00): after a day the night's was kept for 今天三点才睡.
+    plan's is (三点见 at 00:30 is 15:00): after a day the night's was kept for 今天三点才睡. But beside a thing
+    of the night ahead (五点的航班, 我三点下班), a plan's small hour still ahead is that night's too.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> now = datetime(2025, 3, 5, 0, 30)
         >>> [str(span[0]) for *_, span in chinese_phrases("今天三点见，今天三点才睡", now)]
         ['2025-03-05 15:00:00', '2025-03-05 03:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("五点的航班，四点要出门", now)]
+        ['2025-03-05 05:00:00', '2025-03-05 04:00:00']
     """
+    if now.hour >= SMALL_HOURS.stop:
+        return found
+    cases = [_plan_case(text, start, end, span, now) for start, end, span in found]
+    tonight = any(
+        case is None and _of_the_night_ahead(text, start, span, now)
+        for (start, _, span), case in zip(found, cases, strict=True)
+    )
     out: list[tuple[int, int, Range]] = []
-    for start, end, span in found:
-        clock = _BARE_HOUR.search(text, start, end)
-        night = span[0].date() == now.date() and now.hour < SMALL_HOURS.stop and span[0].hour in SMALL_HOURS
-        if clock and night and not PART_OF_DAY.search(text, start, clock.start()):
-            case = clock_case(text, clock.start(), end)
-            if case in ("to come", "was to come", "until"):
-                span = half_of_the_day(span, now, case)
+    for (start, end, span), case in zip(found, cases, strict=True):
+        if case is not None and (morning := _morning_of(span)) is not None:
+            span = morning if tonight and morning[0] > now else half_of_the_day(morning, now, case)
         out.append((start, end, span))
     return out
+
+
+def _plan_case(text: str, start: int, end: int, span: Range, now: datetime) -> Case | None:
+    """The case of a plan's bare small hour of today at ``text[start:end]`` (三点见, 今天三点要去), else None."""
+    clock = _BARE_HOUR.search(text, start, end)
+    morning = _morning_of(span)
+    if clock is None or morning is None or PART_OF_DAY.search(text, start, clock.start()):
+        return None
+    if morning[0].date() != now.date() or morning[0].hour not in SMALL_HOURS:
+        return None
+    case = clock_case(text, clock.start(), end)
+    return case if case in ("to come", "was to come", "until") else None
+
+
+def _of_the_night_ahead(text: str, start: int, span: Range, now: datetime) -> bool:
+    """Whether ``span`` is a small hour of the night under way, not yet come, and no sleep or waking's."""
+    night = span[0] > now and span[0].date() == now.date() and span[0].hour in SMALL_HOURS
+    clause = clause_around(text, start)
+    return night and span[1] - span[0] <= timedelta(hours=1) and not (_SLEEP.search(clause) or _WAKING.search(clause))
 
 
 def _sleep_case(clause: str) -> Case:
