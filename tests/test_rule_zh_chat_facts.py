@@ -90,3 +90,16 @@ def test_told_to_do_something_is_no_name(text: str) -> None:
 )
 def test_a_family_members_name_stays(text: str, fact: str) -> None:
     assert fact in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("过去三年我一直住在杭州", "木木住在杭州"),
+        ("过去两年我在字节工作", "木木在字节工作"),
+        ("过去的一年我一直在腾讯上班", "木木在腾讯工作"),
+    ],
+)
+def test_a_span_of_time_that_runs_to_now_keeps_the_job_or_home(text: str, fact: str) -> None:
+    """过去三年 is the three years up to now, read as 过去 (in the past) it made the home or job none."""
+    assert fact in described(extract(text)), described(extract(text))

@@ -7,6 +7,8 @@ job or home then, as 我喜欢那时候的自己 is a liking now.
 
     >>> [said_then(p) for p in ("以前", "那时候", "其实小时候", "睡觉之前", "下雨的时候", "")]
     [True, True, True, False, False, False]
+    >>> [said_then(p) for p in ("过去", "过去那几年", "过去三年", "过去的一年", "过去这几年")]
+    [True, True, False, False, False]
     >>> [held_then(r) for r in ("我在腾讯当产品经理的那几年", "我在腾讯上班那会儿", "我在腾讯工作比以前累")]
     [True, True, False]
     >>> [held_then(r) for r in ("我在腾讯当产品经理的时候", "我在公司上班的时候不能看手机")]
@@ -19,10 +21,11 @@ from huiyi.patterns import lazy
 
 __all__ = ["THEN_NOT_NOW", "held_then", "said_then"]
 
-# what a clause first says (其实以前我…); 睡觉之前我… and 下雨的时候我… are when, often, not then
+# what a clause first says (其实以前我…); 睡觉之前我… and 下雨的时候我… are when, often, not then; 过去三年我…
+# is a span that runs to now
 _SAID_THEN = lazy(
     r"^(?:其实|但是|不过|可是|而且|因为|所以|记得|还记得)?"
-    r"(?:以前|之前|曾经|当年|当初|那时|那会|那几年|那些年|那段时间|从前|过去|小时候)"
+    r"(?:以前|之前|曾经|当年|当初|那时|那会|那几年|那些年|那段时间|从前|过去(?!的?(?:这|[一两二三四五六七八九十几半\d]))|小时候)"
 )
 # after the deed: 的那几年, 那会儿, 期间, 当产品经理的时候 (as 当老师的时候 is no job: rules.jobs); not 以前 of a
 # comparison (比以前累), nor 上班的时候 of what one does at work now
