@@ -103,3 +103,21 @@ def test_a_family_members_name_stays(text: str, fact: str) -> None:
 def test_a_span_of_time_that_runs_to_now_keeps_the_job_or_home(text: str, fact: str) -> None:
     """过去三年 is the three years up to now, read as 过去 (in the past) it made the home or job none."""
     assert fact in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("之前跟你说过我在腾讯上班", "木木在腾讯工作"),
+        ("之前忘了跟你说我住在杭州", "木木住在杭州"),
+        ("以前没告诉你我住在杭州", "木木住在杭州"),
+        ("之前跟你提过我养了一只猫", "木木养了一只猫"),
+    ],
+)
+def test_a_time_gone_by_of_the_telling_keeps_what_was_told(text: str, fact: str) -> None:
+    """之前 told when it was said, not when it held; it made the job, home or pet none."""
+    assert fact in described(extract(text)), described(extract(text))
+
+
+def test_a_time_gone_by_after_a_telling_still_makes_it_then() -> None:
+    assert not any("腾讯" in fact for fact in described(extract("跟你说以前我在腾讯工作")))

@@ -9,6 +9,8 @@ job or home then, as 我喜欢那时候的自己 is a liking now.
     [True, True, True, False, False, False]
     >>> [said_then(p) for p in ("过去", "过去那几年", "过去三年", "过去的一年", "过去这几年")]
     [True, True, False, False, False]
+    >>> [said_then(p) for p in ("之前跟你说过", "以前没告诉你", "之前跟你提过", "跟你说以前", "告诉你小时候")]
+    [False, False, False, True, True]
     >>> [held_then(r) for r in ("我在腾讯当产品经理的那几年", "我在腾讯上班那会儿", "我在腾讯工作比以前累")]
     [True, True, False]
     >>> [held_then(r) for r in ("我在腾讯当产品经理的时候", "我在公司上班的时候不能看手机")]
@@ -24,9 +26,11 @@ __all__ = ["THEN_NOT_NOW", "held_then", "said_then"]
 # what a clause first says (其实以前我…); 睡觉之前我… and 下雨的时候我… are when, often, not then; 过去三年我…
 # is a span that runs to now
 _SAID_THEN = lazy(
-    r"^(?:其实|但是|不过|可是|而且|因为|所以|记得|还记得)?"
+    r"^(?:(?:跟|和|对|给)?你说|告诉你)?(?:其实|但是|不过|可是|而且|因为|所以|记得|还记得)?"
     r"(?:以前|之前|曾经|当年|当初|那时|那会|那几年|那些年|那段时间|从前|过去(?!的?(?:这|[一两二三四五六七八九十几半\d]))|小时候)"
 )
+# 之前跟你说过我…: the time of the telling, not of what was told
+_TOLD = lazy(r"说|告诉|讲|提|问|聊")
 # after the deed: 的那几年, 那会儿, 期间, 当产品经理的时候 (as 当老师的时候 is no job: rules.jobs); not 以前 of a
 # comparison (比以前累), nor 上班的时候 of what one does at work now
 _HELD_THEN = lazy(r"那几年|那些年|那段时间|那段日子|那阵子|那时候?|那会儿?|期间|[当做][^，。！？]{1,8}?的时候")
@@ -35,7 +39,8 @@ THEN_NOT_NOW = frozenset(("工作", "住址"))  # the keywords of the facts a ti
 
 def said_then(prefix: str) -> bool:
     """Whether the words before a clause's 我 put it in a time gone by."""
-    return _SAID_THEN.match(prefix) is not None
+    then = _SAID_THEN.match(prefix)
+    return then is not None and not _TOLD.search(prefix, then.end())
 
 
 def held_then(rest: str) -> bool:

@@ -412,7 +412,7 @@ class FactReader:
             if clause[at + 1 : at + 2] == "们" or (at and clause[at - 1] in "自忘唯本"):
                 continue
             prefix = ZH_TELL.sub("", clause[:at])
-            if ZH_REPORTED.search(prefix) or said_then(prefix):  # 他说我…, 以前我…: not the speaker now
+            if ZH_REPORTED.search(prefix) or said_then(clause[:at]):  # 他说我…, 以前我…: not the speaker now
                 continue
             rest = speakers_part(clause, at)  # 我同学和我都在上海上班: the speaker's too (我在上海上班)
             if rest is None:
