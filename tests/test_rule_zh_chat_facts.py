@@ -121,3 +121,17 @@ def test_a_time_gone_by_of_the_telling_keeps_what_was_told(text: str, fact: str)
 
 def test_a_time_gone_by_after_a_telling_still_makes_it_then() -> None:
     assert not any("腾讯" in fact for fact in described(extract("跟你说以前我在腾讯工作")))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("以前那家公司倒闭了我现在在腾讯上班", "木木在腾讯工作"),
+        ("之前的工作太累了我现在在字节上班", "木木在字节工作"),
+        ("以前我在北京上班现在我在上海上班", "木木在上海工作"),
+    ],
+)
+def test_a_time_gone_by_of_a_clause_before_keeps_the_job_now(text: str, fact: str) -> None:
+    """Chat runs clauses on with no comma: the 以前 of the first made the job now, said after it, none."""
+    facts = described(extract(text))
+    assert fact in facts and not any("北京" in each for each in facts), facts

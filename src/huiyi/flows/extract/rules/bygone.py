@@ -11,6 +11,8 @@ job or home then, as 我喜欢那时候的自己 is a liking now.
     [True, True, False, False, False]
     >>> [said_then(p) for p in ("之前跟你说过", "以前没告诉你", "之前跟你提过", "跟你说以前", "告诉你小时候")]
     [False, False, False, True, True]
+    >>> [said_then(p) for p in ("以前那家公司倒闭了", "以前我在北京上班现在", "以前在北京的时候")]
+    [False, False, True]
     >>> [held_then(r) for r in ("我在腾讯当产品经理的那几年", "我在腾讯上班那会儿", "我在腾讯工作比以前累")]
     [True, True, False]
     >>> [held_then(r) for r in ("我在腾讯当产品经理的时候", "我在公司上班的时候不能看手机")]
@@ -31,6 +33,8 @@ _SAID_THEN = lazy(
 )
 # 之前跟你说过我…: the time of the telling, not of what was told
 _TOLD = lazy(r"说|告诉|讲|提|问|聊")
+# 以前那家公司倒闭了我现在…, 以前我在北京上班现在我…: a clause of its own ended (no comma) between the time and 我
+_OWN_CLAUSE = lazy(r"了|现在|目前|如今")
 # after the deed: 的那几年, 那会儿, 期间, 当产品经理的时候 (as 当老师的时候 is no job: rules.jobs); not 以前 of a
 # comparison (比以前累), nor 上班的时候 of what one does at work now
 _HELD_THEN = lazy(r"那几年|那些年|那段时间|那段日子|那阵子|那时候?|那会儿?|期间|[当做][^，。！？]{1,8}?的时候")
@@ -40,7 +44,7 @@ THEN_NOT_NOW = frozenset(("工作", "住址"))  # the keywords of the facts a ti
 def said_then(prefix: str) -> bool:
     """Whether the words before a clause's 我 put it in a time gone by."""
     then = _SAID_THEN.match(prefix)
-    return then is not None and not _TOLD.search(prefix, then.end())
+    return then is not None and not _TOLD.search(prefix, then.end()) and not _OWN_CLAUSE.search(prefix, then.end())
 
 
 def held_then(rest: str) -> bool:
