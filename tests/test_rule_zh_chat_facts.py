@@ -135,3 +135,9 @@ def test_a_time_gone_by_of_a_clause_before_keeps_the_job_now(text: str, fact: st
     """Chat runs clauses on with no comma: the 以前 of the first made the job now, said after it, none."""
     facts = described(extract(text))
     assert fact in facts and not any("北京" in each for each in facts), facts
+
+
+@pytest.mark.parametrize("text", ["我跟男朋友都住在一起了", "我和他都住一起两年了", "我室友和我都住一块"])
+def test_what_two_do_together_is_no_home(text: str) -> None:
+    """都 here is "already": read as the speaker's alone it stored 木木住在一起."""
+    assert not any("一起" in fact or "一块" in fact for fact in described(extract(text))), described(extract(text))
