@@ -141,3 +141,22 @@ def test_a_time_gone_by_of_a_clause_before_keeps_the_job_now(text: str, fact: st
 def test_what_two_do_together_is_no_home(text: str) -> None:
     """都 here is "already": read as the speaker's alone it stored 木木住在一起."""
     assert not any("一起" in fact or "一块" in fact for fact in described(extract(text))), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我老公叫周一鸣", "周一鸣是木木的老公"),
+        ("我儿子叫周一航", "周一航是木木的儿子"),
+        ("我老婆叫夏天宇", "夏天宇是木木的老婆"),
+    ],
+)
+def test_a_name_that_begins_with_a_time_stays(text: str, fact: str) -> None:
+    """周一鸣 is cut 周一 (Monday) and 鸣: taken for a time and more, as 周末回家, the name was lost."""
+    assert fact in described(extract(text)), described(extract(text))
+
+
+def test_a_time_and_a_coming_is_no_name() -> None:
+    assert not any(fact.endswith("的妈") for fact in described(extract("我妈叫周日来"))), described(
+        extract("我妈叫周日来")
+    )

@@ -188,13 +188,19 @@ def person_named(obj: str, called: bool = False) -> bool:
     if len(obj) < 2 or obj in KIN_WORDS:
         return False  # 我儿子叫爸爸了 (he said it), 我哥叫爽: no name
     tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
-    if len(tags) > 1 and tags[0][1] == "t" and _a_time(tags[0][0]):
+    if len(tags) > 1 and tags[0][1] == "t" and _a_time(tags[0][0]) and not _time_then_given(obj, tags[0][0]):
         return False  # 我爸叫周末回家, 我妈叫明天过来: 叫 tells them to (周, 明 are surnames)
     if not called and len(tags) == 1 and tags[0][1] == "t" and _a_time(obj):
         return False  # 明天是我爸, 周末是我妈: who comes then (明, 周 are surnames); 我女儿叫夏天 names her
     if len(tags) == 1 and (tags[0][1] in ("nr", "nrt", "nrfg") or (tags[0][1] == "j" and name_shaped(obj))):
         return True
     return name_shaped(obj) and obj[0] not in "小老阿"  # a surname first: 林晚晴 is cut 林 / 晚晴
+
+
+def _time_then_given(obj: str, time: str) -> bool:
+    """Whether a time and one more character are a surname and given name (周一鸣, 夏天宇), not a time and
+    a coming (明天来, 周日去)."""
+    return len(obj) == len(time) + 1 and obj[-1] not in "来去回走到见"
 
 
 def _a_time(word: str) -> bool:
