@@ -160,3 +160,25 @@ def test_a_time_and_a_coming_is_no_name() -> None:
     assert not any(fact.endswith("的妈") for fact in described(extract("我妈叫周日来"))), described(
         extract("我妈叫周日来")
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我家那只猫叫了一晚上",
+        "我养的那只狗叫个不停",
+        "我家那只狗叫得好凶",
+        "我养的那只猫叫什么来着",
+        "我养的猫叫了一晚上",
+        "我家有只狗叫个不停",
+        "我养的猫叫声很好听",
+    ],
+)
+def test_an_animals_cry_is_no_name(text: str) -> None:
+    """叫 is the cry: 我家那只猫叫了一晚上 was 了一晚上是木木的猫, or the pet 狗叫个不停."""
+    facts = described(extract(text))
+    assert not any("是木木的" in fact or "叫" in fact for fact in facts), facts
+
+
+def test_a_pet_named_after_that_one_still_is() -> None:
+    assert "豆豆是木木的猫" in described(extract("我家那只猫叫豆豆"))

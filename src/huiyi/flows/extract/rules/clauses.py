@@ -14,9 +14,8 @@ from huiyi.flows.extract.rules.patterns import (
     EN_SPEAKER_FIRST,
     QUESTION_END,
     ZH_NAMING,
-    ZH_PET,
-    ZH_PET_HAS,
 )
+from huiyi.flows.extract.rules.pet_patterns import ZH_PET, ZH_PET_HAS
 from huiyi.text.language import EN_ABBREVIATION_DOT
 
 __all__ = ["clauses_of", "pet_named_after"]

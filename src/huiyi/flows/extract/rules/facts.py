@@ -44,9 +44,6 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_OFFER_PLACE,
     ZH_OFFER_RULE,
     ZH_OWN_SUBJECT,
-    ZH_PET,
-    ZH_PET_HAS,
-    ZH_PET_NAMED,
     ZH_PRONOUNS,
     ZH_REPORTED,
     ZH_RULES,
@@ -56,6 +53,7 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
+from huiyi.flows.extract.rules.pet_patterns import ZH_PET, ZH_PET_HAS, ZH_PET_NAMED
 from huiyi.flows.extract.rules.plans_en import I_CLAUSE, OTHERS_YOUR, SPEAKERS_ME, SPEAKERS_MY, told_of_speaker
 from huiyi.flows.extract.rules.relations import ZH_TOGETHER, partner_told, relations_in, together
 from huiyi.flows.extract.rules.roster import Roster

@@ -266,16 +266,6 @@ ZH_BIRTHDAY_FIRST = FactRule(
     "生日",
     "{s}的生日是{o}",
 )
-ZH_ANIMALS = _ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
-_ZH_PET_NAME = rf"(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}))?(?=[，,。.！!？?~～\s]|$)"
-ZH_PET = lazy(  # three parts: applied on its own
-    rf"我(?:家)?(?:又|还|也)?(?:养了|养着|养的(?=(?:[那这][只条头匹])?(?:{_ZH_ANIMALS})(?:[，,]?[它他她]?叫|[，,。.！!？?~～\s]|$))(?:[那这](?=[只条头匹]))?|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
-    rf"(?P<pet>(?![了着过它他她的])[{CJK}]{{1,5}}?){_ZH_PET_NAME}"
-)
-# 我家有只猫: 有 tells of a pet only with an animal's measure word and an animal (我有一个问题 is none)
-ZH_PET_HAS = lazy(
-    rf"我(?:家)?(?:还|也)?有(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹)(?P<pet>{_ZH_ANIMALS}){_ZH_PET_NAME}"
-)
 # 叫豆豆, 它叫团子, 名字叫团子, 他叫陈屿: a clause that names the pet or partner the clause before it told of
 ZH_NAMING = lazy(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}})$")
 
@@ -473,11 +463,6 @@ EN_AND_I = lazy(
 # a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker
 ZH_OWN_SUBJECT = lazy(
     rf"^(?:其实|但是|不过|可是|而且|因为|所以|对了|现在|平时|目前)?我(?:家|的|们家|{KIN_ALTERNATION})"
-)
-# 我家的猫叫团子, 我家那只狗叫旺财: a pet named with no 养; the name is the subject of a clause with none (，是橘猫)
-ZH_PET_NAMED = lazy(
-    rf"^我(?:家)?(?:的)?(?P<num>)(?:[那这](?P<mw>只|条|头|匹))?(?P<pet>{_ZH_ANIMALS})"
-    rf"(?:叫做?|名叫|名字叫)(?P<name>[{CJK}A-Za-z]{{1,8}}?)(?:[呀啊呢哦吧]|$)"
 )
 ZH_LEAD = lazy(r"^(?:其实|但是|不过|可是|而且|因为|所以|嗯+|哈+|对了|说实话|老实说|现在|平时|目前)?我(?!们)")
 ZH_CONTINUE = lazy(r"^(?:也|还|又|就|现在|目前|平时)?(?:在|住|家在|养|今年|最|喜欢|爱|讨厌|不喜欢|对.{1,10}过敏|是)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import EntityDraft, FactDraft
-from huiyi.flows.extract.rules.patterns import ZH_ANIMALS
+from huiyi.flows.extract.rules.pet_patterns import ZH_ANIMALS
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind, Message
