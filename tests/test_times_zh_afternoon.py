@@ -427,3 +427,24 @@ def test_a_plan_beside_a_thing_of_the_night_ahead_is_the_nights(said: str, readi
     """五点的航班，四点要出门 said at 00:30 left at 16:00 for a 05:00 flight after 4f8e784: a plan's small hour
     beside one of the night ahead is that night's."""
     assert read(said, datetime(2025, 3, 5, 0, 30)) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        # going to bed at 8–11 is the evening's: 我十点要睡觉 at 15:00 read 10:00 tomorrow
+        ("我十点要睡觉", datetime(2025, 3, 5, 15, 0), [("十点", "2025-03-05 22:00")]),
+        ("我十一点要睡了", datetime(2025, 3, 5, 15, 0), [("十一点", "2025-03-05 23:00")]),
+        ("我九点半要睡觉", datetime(2025, 3, 5, 15, 0), [("九点半", "2025-03-05 21:30")]),
+        ("昨天十一点才睡", datetime(2025, 3, 5, 15, 0), [("昨天十一点", "2025-03-04 23:00")]),
+        ("我十一点才睡", datetime(2025, 3, 5, 10, 0), [("十一点", "2025-03-04 23:00")]),
+        ("我十点就睡了", datetime(2025, 3, 5, 23, 30), [("十点", "2025-03-05 22:00")]),
+        # when sleep ends, or a nap, is not
+        ("我睡到十点", datetime(2025, 3, 5, 15, 0), [("十点", "2025-03-05 10:00")]),
+        ("我十点才睡醒", datetime(2025, 3, 5, 15, 0), [("十点", "2025-03-05 10:00")]),
+    ],
+)
+def test_going_to_bed_at_eight_to_eleven_is_the_evenings(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    assert read(said, now) == reading

@@ -136,6 +136,9 @@ _WAKING = lazy(
 _SLEEP = lazy(r"睡|熬夜|失眠|通宵")
 _ALARM_SET = lazy(r"[定订设调上].{0,6}闹钟|闹钟.{0,2}[定订设调]")  # 订了六点的闹钟: the next 06:00
 _AFTERNOON_SAID = lazy(r"午|下班|放学")
+_BEDTIME = range(8, 12)  # 八点 to 十一点 of going to bed are the evening's (十点睡); of waking the morning's
+_GOING_TO = lazy(r"要|得|该|准备|打算")
+_SLEPT_IN = lazy(r"(?:睡|一觉|躺)到$|懒觉")  # 睡到十点: when sleep ended
 _BARE_HOUR = lazy(rf"(?<![0-9０-９十])(?:十一?|[一二两三四五六七八九]|0?[1-9]|1[01])点(?:{NUM}分|半|一刻|三刻|钟|整)?$")
 
 
@@ -162,8 +165,36 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
             small = (span[0].hour % 12) in SMALL_HOURS
             if not _AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
                 span = half_of_the_day(span, now, _sleep_case(clause) if clock.start() == start else "sleep")
+            elif (bedtime := _bedtime(text, clause, clock.start(), span)) is not None:
+                ahead = to_come(clause) or _GOING_TO.search(clause) is not None  # 要睡了: about to, not done
+                span = _evening_of_sleep(bedtime, now, bare=clock.start() == start, ahead=ahead)
         out.append((start, end, span))
     return out
+
+
+def _bedtime(text: str, clause: str, at: int, span: Range) -> Range | None:
+    """The morning one of a clock of 8–11 in ``clause`` when it says when someone goes to bed (我十点要睡觉,
+    昨天十一点才睡), not when sleep ends (睡到十点, 十点才睡醒) or a nap (午觉); else None."""
+    morning = _morning_of(span)
+    if morning is None or morning[0].hour not in _BEDTIME or _SLEPT_IN.search(text, max(0, at - 3), at):
+        return None
+    if not _SLEEP.search(clause) or _WAKING.search(clause) or _AFTERNOON_SAID.search(clause):
+        return None
+    return morning
+
+
+def _evening_of_sleep(morning: Range, now: datetime, *, bare: bool, ahead: bool) -> Range:
+    """A bedtime's evening: of the day said (昨天十一点才睡: 23:00 yesterday); said alone, the next one when it is
+    still to come (我十点要睡觉, 我十一点要睡了 at 15:00: 22:00, 23:00), else the nearer of last night's and
+    tonight's (我十一点才睡: at 10:00 last night's, at 20:00 tonight's)."""
+    evening = morning[0] + _HALF, morning[1] + _HALF
+    if not bare or evening[1] > datetime.max - _DAY:
+        return evening
+    today = evening if evening[0].date() == now.date() else (evening[0] - _DAY, evening[1] - _DAY)
+    if ahead:
+        return today if today[1] > now else (today[0] + _DAY, today[1] + _DAY)
+    last_night = today[0] - _DAY, today[1] - _DAY
+    return today if abs(today[0] - now) <= abs(now - last_night[0]) else last_night
 
 
 def small_hours_of_plans(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
