@@ -182,3 +182,21 @@ def test_an_animals_cry_is_no_name(text: str) -> None:
 
 def test_a_pet_named_after_that_one_still_is() -> None:
     assert "豆豆是木木的猫" in described(extract("我家那只猫叫豆豆"))
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("我养的猫咪叫团子呀", {"团子是木木的猫咪"}),  # was 团子呀是木木的猫咪
+        ("我养了一只狗，叫旺财哈", {"旺财是木木的狗"}),
+        ("我养了一只猫，叫了一晚上", {"木木养了一只猫"}),  # was 了一晚上是木木的猫
+    ],
+)
+def test_a_pet_s_name_is_neither_its_particle_nor_its_cry(text: str, facts: set[str]) -> None:
+    found = described(extract(text))
+    assert facts <= found and not any(fact.startswith(("了", "团子呀", "旺财哈")) for fact in found), found
+
+
+def test_a_pet_calling_someone_is_no_name() -> None:
+    """我养的那只鹦鹉叫我妈 was 我妈是木木的鹦鹉."""
+    assert not any(fact.startswith("我妈") for fact in described(extract("我养的那只鹦鹉叫我妈")))

@@ -45,7 +45,7 @@ _EN_NAMING = re.compile(
 )
 _ZH_NAMING = re.compile(
     rf"^(?:我们?给(?:它|他|她)|(?:它|他|她)(?:的名字)?|名字)?(?:取名|起名|叫做?|名叫|名字叫|名字是)(?:叫|为)?"
-    rf"(?P<name>[{CJK}A-Za-z]{{1,8}}?)[呀啊呢哦吧啦哈]*$"
+    rf"(?!了|得|个|着|过|起|不|声|我|你)(?P<name>[{CJK}A-Za-z]{{1,8}}?)[呀啊呢哦吧啦哈]*$"
 )
 _NOT_NAMES = re.compile(r"什么|啥|哪|谁|怎么")
 _EN_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
