@@ -55,6 +55,7 @@ def test_what_another_does_is_not_the_speakers(text: str) -> None:
         "以前我在腾讯工作",
         "那时候我在腾讯上班",
         "小时候我住在北京",
+        "我住在北京的时候很开心",  # was 木木住在北京的时候很开心
     ],
 )
 def test_a_job_or_home_of_a_time_gone_by_is_none_now(text: str) -> None:

@@ -15,8 +15,8 @@ job or home then, as 我喜欢那时候的自己 is a liking now.
     [False, False, True]
     >>> [held_then(r) for r in ("我在腾讯当产品经理的那几年", "我在腾讯上班那会儿", "我在腾讯工作比以前累")]
     [True, True, False]
-    >>> [held_then(r) for r in ("我在腾讯当产品经理的时候", "我在公司上班的时候不能看手机")]
-    [True, False]
+    >>> [held_then(r) for r in ("我在腾讯当产品经理的时候", "我在公司上班的时候不能看手机", "我住在北京的时候很开心")]
+    [True, False, True]
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ _TOLD = lazy(r"说|告诉|讲|提|问|聊")
 _OWN_CLAUSE = lazy(r"了|现在|目前|如今")
 # after the deed: 的那几年, 那会儿, 期间, 当产品经理的时候 (as 当老师的时候 is no job: rules.jobs); not 以前 of a
 # comparison (比以前累), nor 上班的时候 of what one does at work now
-_HELD_THEN = lazy(r"那几年|那些年|那段时间|那段日子|那阵子|那时候?|那会儿?|期间|[当做][^，。！？]{1,8}?的时候")
+# 我住在北京的时候: a home told as when something was (it was 木木住在北京的时候很开心)
+_HELD_THEN = lazy(r"那几年|那些年|那段时间|那段日子|那阵子|那时候?|那会儿?|期间|[当做住][^，。！？]{1,8}?的时候")
 THEN_NOT_NOW = frozenset(("工作", "住址"))  # the keywords of the facts a time after the deed makes past
 
 
