@@ -201,3 +201,17 @@ def test_a_pet_s_name_is_neither_its_particle_nor_its_cry(text: str, facts: set[
 def test_a_pet_calling_someone_is_no_name() -> None:
     """我养的那只鹦鹉叫我妈 was 我妈是木木的鹦鹉."""
     assert not any(fact.startswith("我妈") for fact in described(extract("我养的那只鹦鹉叫我妈")))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我都在上海工作三年了", "木木在上海工作"),  # 都/已经: already, and no job was read
+        ("我已经在腾讯上班两年了", "木木在腾讯工作"),
+        ("我都住在杭州十年了", "木木住在杭州"),
+        ("我住在杭州十年了", "木木住在杭州"),  # was 木木住在杭州十年
+    ],
+)
+def test_a_job_or_home_held_for_years_is_held_now(text: str, fact: str) -> None:
+    found = described(extract(text))
+    assert fact in found and not any("年" in f for f in found), found

@@ -34,7 +34,14 @@ def trim_zh(value: str) -> str:
     value = value.strip()
     if value.endswith("的") and len(value) > 2 and _a_deed(value[:-1]):
         value = value[:-1]  # 我超喜欢做实验的: the 的 stresses the liking, and the fact read 喜欢做实验的
-    return value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
+    value = value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
+    return _ZH_HOW_LONG.sub("", value) or value  # 我住在杭州十年了: 杭州, not 杭州十年
+
+
+# a span it has lasted, at the end of what is liked or held (住在杭州十年, 喜欢她三年多)
+_ZH_HOW_LONG = lazy(
+    r"(?<=[\u4e00-\u9fff])(?:已经|都)?[一两二三四五六七八九十几半\d]+多?(?:年|个多?月|天|周|个?星期|个?礼拜)多?$"
+)
 
 
 def _a_deed(value: str) -> bool:
