@@ -448,3 +448,20 @@ def test_going_to_bed_at_eight_to_eleven_is_the_evenings(
     said: str, now: datetime, reading: list[tuple[str, str]]
 ) -> None:
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        # gone to bed already, told in the afternoon: last night's, not tonight's still ahead
+        ("我十点就睡了", datetime(2025, 3, 5, 15, 0), [("十点", "2025-03-04 22:00")]),
+        ("十点多睡的", datetime(2025, 3, 5, 15, 0), [("十点", "2025-03-04 22:00")]),
+        ("我十一点睡的", datetime(2025, 3, 5, 15, 0), [("十一点", "2025-03-04 23:00")]),
+        # back to sleep after waking is the morning's
+        ("我十点睡了个回笼觉", datetime(2025, 3, 5, 15, 0), [("十点", "2025-03-05 10:00")]),
+    ],
+)
+def test_a_bedtime_told_as_done_or_a_morning_nap_is_not_tonights(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    assert read(said, now) == reading

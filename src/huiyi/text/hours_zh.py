@@ -139,6 +139,8 @@ _AFTERNOON_SAID = lazy(r"午|下班|放学")
 _BEDTIME = range(8, 12)  # 八点 to 十一点 of going to bed are the evening's (十点睡); of waking the morning's
 _GOING_TO = lazy(r"要|得|该|准备|打算")
 _SLEPT_IN = lazy(r"(?:睡|一觉|躺)到$|懒觉")  # 睡到十点: when sleep ended
+_BACK_TO_SLEEP = lazy(r"回笼觉")  # 我十点睡了个回笼觉: back to sleep after waking, a morning's
+_FELL_ASLEEP = lazy(r"睡[着下]?[了的]")  # 我十点就睡了, 十点多睡的: gone to bed already, not tonight
 _BARE_HOUR = lazy(rf"(?<![0-9０-９十])(?:十一?|[一二两三四五六七八九]|0?[1-9]|1[01])点(?:{NUM}分|半|一刻|三刻|钟|整)?$")
 
 
@@ -167,7 +169,8 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
                 span = half_of_the_day(span, now, _sleep_case(clause) if clock.start() == start else "sleep")
             elif (bedtime := _bedtime(text, clause, clock.start(), span)) is not None:
                 ahead = to_come(clause) or _GOING_TO.search(clause) is not None  # 要睡了: about to, not done
-                span = _evening_of_sleep(bedtime, now, bare=clock.start() == start, ahead=ahead)
+                done = not ahead and _FELL_ASLEEP.search(clause) is not None
+                span = _evening_of_sleep(bedtime, now, bare=clock.start() == start, ahead=ahead, done=done)
         out.append((start, end, span))
     return out
 
@@ -180,13 +183,14 @@ def _bedtime(text: str, clause: str, at: int, span: Range) -> Range | None:
         return None
     if not _SLEEP.search(clause) or _WAKING.search(clause) or _AFTERNOON_SAID.search(clause):
         return None
-    return morning
+    return None if _BACK_TO_SLEEP.search(clause) else morning
 
 
-def _evening_of_sleep(morning: Range, now: datetime, *, bare: bool, ahead: bool) -> Range:
+def _evening_of_sleep(morning: Range, now: datetime, *, bare: bool, ahead: bool, done: bool = False) -> Range:
     """A bedtime's evening: of the day said (昨天十一点才睡: 23:00 yesterday); said alone, the next one when it is
-    still to come (我十点要睡觉, 我十一点要睡了 at 15:00: 22:00, 23:00), else the nearer of last night's and
-    tonight's (我十一点才睡: at 10:00 last night's, at 20:00 tonight's)."""
+    still to come (我十点要睡觉, 我十一点要睡了 at 15:00: 22:00, 23:00), the last one begun when told as done
+    (我十点就睡了 at 15:00: last night's), else the nearer of last night's and tonight's (我十一点才睡: at 10:00
+    last night's, at 20:00 tonight's)."""
     evening = morning[0] + _HALF, morning[1] + _HALF
     if not bare or evening[1] > datetime.max - _DAY:
         return evening
@@ -194,6 +198,8 @@ def _evening_of_sleep(morning: Range, now: datetime, *, bare: bool, ahead: bool)
     if ahead:
         return today if today[1] > now else (today[0] + _DAY, today[1] + _DAY)
     last_night = today[0] - _DAY, today[1] - _DAY
+    if done:
+        return today if today[0] <= now else last_night
     return today if abs(today[0] - now) <= abs(now - last_night[0]) else last_night
 
 
