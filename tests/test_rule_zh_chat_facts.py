@@ -215,3 +215,17 @@ def test_a_pet_calling_someone_is_no_name() -> None:
 def test_a_job_or_home_held_for_years_is_held_now(text: str, fact: str) -> None:
     found = described(extract(text))
     assert fact in found and not any("年" in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("我养了一只哈士奇，叫二哈", "二哈是木木的哈士奇"),  # was 二是木木的哈士奇: 哈 taken for a particle
+        ("我养了一只猫，叫啦啦", "啦啦是木木的猫"),  # was 啦是木木的猫
+        ("我养了一只猫，它叫起司呀", "起司是木木的猫"),  # was no name: 叫起 taken for a cry
+        ("我养的猫叫起司", "起司是木木的猫"),
+    ],
+)
+def test_a_pet_s_name_ending_in_a_particle_s_letter_or_starting_with_qi_is_whole(text: str, name: str) -> None:
+    found = described(extract(text))
+    assert name in found, found

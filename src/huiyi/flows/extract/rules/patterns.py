@@ -270,7 +270,7 @@ ZH_BIRTHDAY_FIRST = FactRule(
 )
 # 叫豆豆, 它叫团子, 名字叫团子, 他叫陈屿: a clause that names the pet or partner the clause before it told of
 ZH_NAMING = lazy(
-    rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?!了|得|个|着|过|起|不|声|什么|啥|我|你)(?P<name>[{CJK}A-Za-z]{{1,8}}?)[呀啊呢哦吧啦哈]*$"
+    rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?!了|得|个|着|过|起来|不|声|什么|啥|我|你)(?P<name>[{CJK}A-Za-z]{{2,8}}?|[{CJK}A-Za-z])[呀啊呢哦吧啦哈]*$"
 )
 
 # lead words, and a name called before the words (Also Kai, actually I'm 27): the clause is the speaker's still

@@ -9,11 +9,12 @@ __all__ = ["ZH_ANIMALS", "ZH_PET", "ZH_PET_HAS", "ZH_PET_NAMED"]
 
 ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
 # 叫了一晚上, 叫得很凶, 叫个不停, 叫声, 叫什么: the animal's cry or a question, no name after 叫
-_ZH_CRIED = "(?!了|得|个|着|过|起|不|声|什么|啥)"
-# a name is no 我妈 (the parrot calls out), and a particle after it is not its own (叫团子呀)
+_ZH_CRIED = "(?!了|得|个|着|过|起来|不|声|什么|啥)"  # 叫起司 is a name, 叫起来 a cry
+# a name is no 我妈 (the parrot calls out), and a particle after it is not its own (叫团子呀), unless it
+# would leave one character: 二哈, 啦啦 are names
 _ZH_PARTICLES = "[呀啊呢哦吧啦哈]*"
 _ZH_PET_NAME = (
-    rf"(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫){_ZH_CRIED}(?![我你])(?P<name>[{CJK}A-Za-z]{{1,8}}?){_ZH_PARTICLES})?"
+    rf"(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫){_ZH_CRIED}(?![我你])(?P<name>[{CJK}A-Za-z]{{2,8}}?|[{CJK}A-Za-z]){_ZH_PARTICLES})?"
     rf"(?=[，,。.！!？?~～\s]|$)"
 )
 ZH_PET = lazy(  # three parts: applied on its own
