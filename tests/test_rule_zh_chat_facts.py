@@ -229,3 +229,14 @@ def test_a_job_or_home_held_for_years_is_held_now(text: str, fact: str) -> None:
 def test_a_pet_s_name_ending_in_a_particle_s_letter_or_starting_with_qi_is_whole(text: str, name: str) -> None:
     found = described(extract(text))
     assert name in found, found
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我在酒店上班住宿舍的时候很方便", "木木在酒店工作"),  # a stay told of at a job now, not the job's then
+        ("我在北京工作出差住酒店的时候可以报销", "木木在北京工作"),
+    ],
+)
+def test_a_stay_told_as_a_time_does_not_make_the_job_past(text: str, fact: str) -> None:
+    assert fact in described(extract(text))

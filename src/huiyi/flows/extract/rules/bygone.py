@@ -37,8 +37,12 @@ _TOLD = lazy(r"说|告诉|讲|提|问|聊")
 _OWN_CLAUSE = lazy(r"了|现在|目前|如今")
 # after the deed: 的那几年, 那会儿, 期间, 当产品经理的时候 (as 当老师的时候 is no job: rules.jobs); not 以前 of a
 # comparison (比以前累), nor 上班的时候 of what one does at work now
-# 我住在北京的时候: a home told as when something was (it was 木木住在北京的时候很开心)
-_HELD_THEN = lazy(r"那几年|那些年|那段时间|那段日子|那阵子|那时候?|那会儿?|期间|[当做住][^，。！？]{1,8}?的时候")
+# 我住在北京的时候: a home told as when something was (it was 木木住在北京的时候很开心); its own 住, after 我:
+# 我在酒店上班住宿舍的时候很方便 is a job now
+_HELD_THEN = lazy(
+    r"那几年|那些年|那段时间|那段日子|那阵子|那时候?|那会儿?|期间|[当做][^，。！？]{1,8}?的时候"
+    r"|^我[^，。！？]{0,3}?住[^，。！？]{1,8}?的时候"
+)
 THEN_NOT_NOW = frozenset(("工作", "住址"))  # the keywords of the facts a time after the deed makes past
 
 
