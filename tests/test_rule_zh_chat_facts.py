@@ -240,3 +240,15 @@ def test_a_pet_s_name_ending_in_a_particle_s_letter_or_starting_with_qi_is_whole
 )
 def test_a_stay_told_as_a_time_does_not_make_the_job_past(text: str, fact: str) -> None:
     assert fact in described(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我叫王一天", "木木说自己叫王一天"),  # was 木木说自己叫王: 一天 cut as how long
+        ("我女朋友叫李一天", "李一天是木木的女朋友"),  # was no fact
+        ("我最喜欢的歌是陈奕迅的十年", "木木最喜欢的歌是陈奕迅的十年"),  # a song, was 陈奕迅的
+    ],
+)
+def test_a_name_or_title_ending_in_a_span_keeps_it(text: str, fact: str) -> None:
+    assert fact in described(extract(text))

@@ -34,13 +34,18 @@ def trim_zh(value: str) -> str:
     value = value.strip()
     if value.endswith("的") and len(value) > 2 and _a_deed(value[:-1]):
         value = value[:-1]  # 我超喜欢做实验的: the 的 stresses the liking, and the fact read 喜欢做实验的
-    value = value[:-1].strip() if value.endswith("了") and len(value) > 2 else value
-    return _ZH_HOW_LONG.sub("", value) or value  # 我住在杭州十年了: 杭州, not 杭州十年
+    lasted = value.endswith("了")  # 十年了: how long it has lasted; 王一天, 陈奕迅的十年 are a name, a song
+    value = value[:-1].strip() if lasted and len(value) > 2 else value
+    how_long = _ZH_HOW_LONG.search(value)
+    if how_long and (lasted or how_long.group("already")):
+        return value[: how_long.start()] or value  # 我住在杭州十年了: 杭州, not 杭州十年
+    return value
 
 
-# a span it has lasted, at the end of what is liked or held (住在杭州十年, 喜欢她三年多)
+# a span it has lasted, at the end of what is liked or held (住在杭州十年了, 喜欢她三年多了); not after 的
 _ZH_HOW_LONG = lazy(
-    r"(?<=[\u4e00-\u9fff])(?:已经|都)?[一两二三四五六七八九十几半\d]+多?(?:年|个多?月|天|周|个?星期|个?礼拜)多?$"
+    r"(?<=[\u4e00-\u9fff])(?<!的)(?P<already>已经|都)?[一两二三四五六七八九十几半\d]+多?"
+    r"(?:年|个多?月|天|周|个?星期|个?礼拜)多?$"
 )
 
 
