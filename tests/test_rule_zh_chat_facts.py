@@ -252,3 +252,12 @@ def test_a_stay_told_as_a_time_does_not_make_the_job_past(text: str, fact: str) 
 )
 def test_a_name_or_title_ending_in_a_span_keeps_it(text: str, fact: str) -> None:
     assert fact in described(extract(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["我还在找工作", "我已经在准备找工作了", "我还在考虑换工作", "我都在网上找工作", "我都住腻了", "我已经住习惯了"],
+)
+def test_job_hunting_or_being_tired_of_a_place_is_no_job_or_home(text: str) -> None:
+    """Since 都/已经/还 may come before 在 and 住: 我还在找工作 was the job 找, 我都住腻了 the home 腻了."""
+    assert not any(fact.startswith(("木木在", "木木住在")) for fact in described(extract(text)))

@@ -132,9 +132,9 @@ ZH_RULES: tuple[FactRule, ...] = (
         confidence=0.8,
     ),
     FactRule(
-        # 住院 is a hospital stay, 住了两晚 or 住得远 no place
+        # 住院 is a hospital stay, 住了两晚, 住得远 or 住腻了, 住习惯了 no place
         _zh(
-            r"我(?:现在|目前|一直|平时|还|都|已经)*(?:住在|住|家在|家住在?)(?P<o>(?!在|院|了|过|着|得|的|不|惯|几|两).+)"
+            r"我(?:现在|目前|一直|平时|还|都|已经)*(?:住在|住|家在|家住在?)(?P<o>(?!在|院|了|过|着|得|的|不|惯|几|两|腻|够|习惯|久).+)"
         ),
         "住在",
         FactKind.RELATION,
@@ -143,10 +143,11 @@ ZH_RULES: tuple[FactRule, ...] = (
         object_type=EntityType.SPECIFIC,
     ),
     FactRule(
-        # 过: a job once held (在谷歌工作过); 的: someone else's (在医院上班的闺蜜), a time's, a title's (做…的工作)
+        # 过: a job once held (在谷歌工作过); 的: someone else's (在医院上班的闺蜜), a time's, a title's (做…的工作);
+        # 我还在找工作, 在考虑换工作: no job held
         _zh(
             r"我(?:现在|目前|一直|还|都|已经)*在(?P<o>[^，。！？]{1,15}?)"
-            r"(?:(?<!的)(?:工作|上班|实习|打工|任职)(?!过|的)|当(?!过|了)[^，。！？]{1,8})"
+            r"(?:(?<![的找换辞丢])(?:工作|上班|实习|打工|任职)(?!过|的)|当(?!过|了)[^，。！？]{1,8})"
         ),
         "工作于",
         FactKind.RELATION,
