@@ -269,10 +269,13 @@ ZH_BIRTHDAY_FIRST = FactRule(
     "生日",
     "{s}的生日是{o}",
 )
+# after 叫: no animal's cry or question (叫了一晚上, 叫个不停, 叫什么; 叫起司 is a name, 叫起来 a cry), nor whom it
+# calls (鹦鹉叫我妈)
+ZH_NOT_CRIED = "(?!了|得|个|着|过|起来|不|声|什么|啥|我|你)"
+# the name called, without a particle after it (叫团子呀) unless that would leave one character (二哈, 啦啦)
+ZH_CALLED_NAME = rf"(?P<name>[{CJK}A-Za-z]{{2,8}}?|[{CJK}A-Za-z])[呀啊呢哦吧啦哈]*"
 # 叫豆豆, 它叫团子, 名字叫团子, 他叫陈屿: a clause that names the pet or partner the clause before it told of
-ZH_NAMING = lazy(
-    rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫)(?!了|得|个|着|过|起来|不|声|什么|啥|我|你)(?P<name>[{CJK}A-Za-z]{{2,8}}?|[{CJK}A-Za-z])[呀啊呢哦吧啦哈]*$"
-)
+ZH_NAMING = lazy(rf"^(?:它|他|她)?(?:叫做?|名叫|名字叫){ZH_NOT_CRIED}{ZH_CALLED_NAME}$")
 
 # lead words, and a name called before the words (Also Kai, actually I'm 27): the clause is the speaker's still
 _EN_PREFIX = (

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import EntityDraft, FactDraft
+from huiyi.flows.extract.rules.patterns import ZH_CALLED_NAME, ZH_NOT_CRIED
 from huiyi.flows.extract.rules.pet_patterns import ZH_ANIMALS
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
@@ -45,7 +46,7 @@ _EN_NAMING = re.compile(
 )
 _ZH_NAMING = re.compile(
     rf"^(?:我们?给(?:它|他|她)|(?:它|他|她)(?:的名字)?|名字)?(?:取名|起名|叫做?|名叫|名字叫|名字是)(?:叫|为)?"
-    rf"(?!了|得|个|着|过|起来|不|声|我|你)(?P<name>[{CJK}A-Za-z]{{2,8}}?|[{CJK}A-Za-z])[呀啊呢哦吧啦哈]*$"
+    rf"{ZH_NOT_CRIED}{ZH_CALLED_NAME}$"
 )
 _NOT_NAMES = re.compile(r"什么|啥|哪|谁|怎么")
 _EN_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;\n]*")

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
+from huiyi.flows.extract.rules.patterns import ZH_CALLED_NAME, ZH_NOT_CRIED
 from huiyi.patterns import lazy
 from huiyi.text.language import CJK
 
 __all__ = ["ZH_ANIMALS", "ZH_PET", "ZH_PET_HAS", "ZH_PET_NAMED"]
 
 ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
-# 叫了一晚上, 叫得很凶, 叫个不停, 叫声, 叫什么: the animal's cry or a question, no name after 叫
-_ZH_CRIED = "(?!了|得|个|着|过|起来|不|声|什么|啥)"  # 叫起司 is a name, 叫起来 a cry
-# a name is no 我妈 (the parrot calls out), and a particle after it is not its own (叫团子呀), unless it
-# would leave one character: 二哈, 啦啦 are names
-_ZH_PARTICLES = "[呀啊呢哦吧啦哈]*"
-_ZH_PET_NAME = (
-    rf"(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫){_ZH_CRIED}(?![我你])(?P<name>[{CJK}A-Za-z]{{2,8}}?|[{CJK}A-Za-z]){_ZH_PARTICLES})?"
-    rf"(?=[，,。.！!？?~～\s]|$)"
-)
+_ZH_PET_NAME = rf"(?:[，,]?(?:它|他|她)?(?:叫做?|名叫|名字叫){ZH_NOT_CRIED}{ZH_CALLED_NAME})?(?=[，,。.！!？?~～\s]|$)"
 ZH_PET = lazy(  # three parts: applied on its own
     rf"我(?:家)?(?:又|还|也)?(?:养了|养着|养的(?=(?:[那这][只条头匹])?(?:{ZH_ANIMALS})(?:[，,]?[它他她]?叫|[，,。.！!？?~～\s]|$))(?:[那这](?=[只条头匹]))?|养)(?P<num>[一两二三四五六七八九十几\d]+)?(?P<mw>只|条|头|匹|个|缸|窝)?"
     rf"(?P<pet>(?![了着过它他她的])(?:(?!叫)[{CJK}]){{1,5}}?){_ZH_PET_NAME}"
@@ -28,5 +21,5 @@ ZH_PET_HAS = lazy(
 # 我家的猫叫团子, 我家那只狗叫旺财: a pet named with no 养; the name is the subject of a clause with none (，是橘猫)
 ZH_PET_NAMED = lazy(
     rf"^我(?:家)?(?:的)?(?P<num>)(?:[那这](?P<mw>只|条|头|匹))?(?P<pet>{ZH_ANIMALS})"
-    rf"(?:叫做?|名叫|名字叫){_ZH_CRIED}(?![我你])(?P<name>[{CJK}A-Za-z]{{1,8}}?)(?:[呀啊呢哦吧]|$)"
+    rf"(?:叫做?|名叫|名字叫){ZH_NOT_CRIED}(?P<name>[{CJK}A-Za-z]{{1,8}}?)(?:[呀啊呢哦吧]|$)"
 )

@@ -230,9 +230,8 @@ def _whose(found: re.Match[str], speaker: str, roster: Roster) -> tuple[str | No
         return speaker, f" and {roster.resolve(found['with']) or found['with']} {verb}{rest}"
     if found["i"]:
         verb = found["be"] or found["short"]
-        rest = SPEAKERS_MY.sub(
-            f"{speaker}'s", rest
-        )  # the speaker's: in the agent's prompt "my dog" is its own (helper)
+        # the speaker's: in the agent's prompt "my dog" is its own (helper)
+        rest = SPEAKERS_MY.sub(f"{speaker}'s", rest)
         return speaker, (" " + _VERBS[verb.lstrip("'")] + rest if verb else _third_person(rest))
     name = found["kin"] or found["name"]
     known = roster.resolve(name)
