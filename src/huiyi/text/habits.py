@@ -16,7 +16,7 @@ import re
 from huiyi.patterns import lazy
 from huiyi.text.hours_zh import DAY_PARTS, NUM
 from huiyi.text.periods import Range
-from huiyi.text.tense_zh import CLAUSE_END, to_come
+from huiyi.text.tense_zh import CLAUSE_END, WEEKDAY_ZH, to_come
 
 __all__ = ["one_offs"]
 
@@ -50,7 +50,7 @@ _OWN_ANCHOR = lazy(r"[昨今明]|前天|后天|[上下这本那]一?个?(?:周|�
 _SUBJECT = lazy(r"\s*(?:我们|你们|他们|她们|咱们|[我你他她])?")
 # the kinds a habit's list names alike: weekdays, times of day, days of the month
 _KINDS = (
-    lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]"),
+    lazy(WEEKDAY_ZH),
     lazy(rf"{DAY_PARTS}|{NUM}点|\d{{1,2}}[:：][0-5]\d"),
     lazy(rf"{NUM}[日号]"),
 )

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from huiyi.patterns import lazy
 from huiyi.text.hours_zh import NUM
 from huiyi.text.periods import Range
+from huiyi.text.tense_zh import WEEKDAY_ZH
 
 __all__ = ["range_ends"]
 
@@ -20,7 +21,7 @@ _DAY = timedelta(days=1)
 _TO = lazy(r"\s*(?:到|至|~|～|-|－|—)\s*")  # 两点到三点, 2点-5点
 _END_CLOCK = lazy(rf"(?:{NUM}|十[一二]?)点(?:{NUM}分|半|一刻|三刻|钟|整)?")
 # a weekday with no week of its own (周五, 周五晚上, not 下周五): the week is its start's
-_END_WEEKDAY = lazy(r"(?:周|星期|礼拜)([一二三四五六日天末1-7])")
+_END_WEEKDAY = lazy(WEEKDAY_ZH)
 _WEEKDAY = {
     name: day for day, names in enumerate(("一1", "二2", "三3", "四4", "五5", "六6末", "日天7")) for name in names
 }

@@ -15,7 +15,18 @@ from datetime import datetime, timedelta
 from huiyi.patterns import lazy
 from huiyi.text.periods import Range, midnight, shift_month
 
-__all__ = ["BARE_MONTH", "CLAUSE_END", "FESTIVALS", "TOLD", "by_tense", "clause_around", "to_come"]
+__all__ = [
+    "BARE_MONTH",
+    "CLAUSE_END",
+    "FESTIVALS",
+    "TOLD",
+    "WEEKDAY_ZH",
+    "by_tense",
+    "called_by",
+    "clause_around",
+    "festival_as_thing",
+    "to_come",
+]
 
 Found = list[tuple[int, int, Range]]
 Resolve = Callable[[str, datetime], Range | None]
@@ -77,7 +88,8 @@ _PAST = lazy(r"那天|那次|那会|那晚|那时")
 _BOOKED_BEFORE = lazy(r"上次|上回|当时|那次|那时")  # 上次约了元旦吃饭, 当时元旦…: a festival gone
 _SETTLED = timedelta(days=7)  # a bare day this recent is still this month's: 十五号的会取消 on the 16th
 TOLD = lazy(r"说|约|订|买|通知|定|讲|问|告诉|安排|提醒|报名|发")  # said or booked then: the time is another
-_BARE_WEEKDAY = lazy(r"(?:周|星期|礼拜)[一二三四五六日天末1-7]")  # no 上/下/这 before it
+WEEKDAY_ZH = r"(?:周|星期|礼拜)([一二三四五六日天末1-7])"  # a weekday, its day in group 1
+_BARE_WEEKDAY = lazy(WEEKDAY_ZH)  # no 上/下/这 before it
 # not 会 (周一的会 is a meeting); 得 and 该 of must (我得加班, 该去体检), not 玩得, 得了 or 应该; a wish (祝你周末愉快)
 # is for the days ahead
 _WISHED = r"(?<!庆)祝"
