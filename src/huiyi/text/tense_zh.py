@@ -150,7 +150,9 @@ def clause_around(text: str, at: int) -> str:
 
 
 class _Clauses:
-    """The clauses of a text, its stops found once: a scan per phrase would be quadratic."""
+    """The clauses of a text, its stops found once: a scan per phrase would be quadratic. Each is read at most
+    ``_CLAUSE_REACH`` characters each way, as :func:`clause_around` reads: a text of no stops (下周一到周五 said
+    a thousand times) made every phrase's clause the whole text, and its reading quadratic (3.4 s at 16 k)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -158,12 +160,13 @@ class _Clauses:
 
     def around(self, at: int) -> str:
         stops, i = self._at(at)
-        return self.text[stops[i - 1] + 1 if i else 0 : stops[i] if i < len(stops) else len(self.text)]
+        first = max(stops[i - 1] + 1 if i else 0, at - _CLAUSE_REACH)
+        return self.text[first : min(stops[i] if i < len(stops) else len(self.text), at + _CLAUSE_REACH)]
 
     def before(self, at: int) -> str:
         """The clause holding ``at``, up to ``at``."""
         stops, i = self._at(at)
-        return self.text[stops[i - 1] + 1 if i else 0 : at]
+        return self.text[max(stops[i - 1] + 1 if i else 0, at - _CLAUSE_REACH) : at]
 
     def _at(self, at: int) -> tuple[list[int], int]:
         if self._stops is None:
