@@ -766,3 +766,34 @@ def test_a_question_quoted_after_a_colon_names_no_member() -> None:
         ],
     )
     assert [fact.description for fact in parse_extraction(said, fold).facts] == descriptions
+
+
+@pytest.mark.parametrize(
+    ("rows", "language", "expected"),
+    [
+        (
+            [("木木", "二面约在后天下午两点"), ("祈煜", "到时候我提醒你")],
+            "zh",
+            "木木说：二面约在后天下午两点（2023-05-12 14:00）。祈煜说：到时候我提醒你。",
+        ),
+        (
+            [("木木", "二面约在后天下午两点"), ("木木", "紧张")],
+            "zh",
+            "木木说：二面约在后天下午两点（2023-05-12 14:00），紧张。",
+        ),
+        ([("木木", "他说“好的”"), ("祈煜", "那你同意了吗")], "zh", "木木说：他说“好的”。祈煜说：那你同意了吗。"),
+        (
+            [("Mia", "My interview is on Friday"), ("Kai", "I will remind you that morning")],
+            "en",
+            "Mia said: My interview is on Friday (2023-05-12). Kai said: I will remind you that morning.",
+        ),
+    ],
+)
+def test_rules_end_a_turn_whose_last_words_are_a_times_annotation(
+    rows: list[tuple[str, str]], language: str, expected: str
+) -> None:
+    # the closing bracket of a time's annotation was taken for a stop: 两点（…）祈煜说 ran the turns on
+    agent = "Kai" if language == "en" else "祈煜"
+    person = "Mia" if language == "en" else "木木"
+    (event,) = rules(make_fold(rows, agent=agent, person=person, language=language)).events
+    assert event.text.startswith(expected)

@@ -20,6 +20,22 @@ FILLER = re.compile(
     re.IGNORECASE,
 )
 END_PUNCT = "。！？!?.…~～」”\"'）)"
+_STOPS = "。！？!?.…~～"
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether ``text`` ends its sentence: with a stop, or a closing quote or bracket right after one. A time's
+    annotation ends no sentence, so the turn after it is not run on (两点（2025-04-01 14:00）木木说).
+
+    >>> ends_sentence("好的。"), ends_sentence("他说“好的。”"), ends_sentence("下午两点（2025-04-01 14:00）")
+    (True, True, False)
+    >>> ends_sentence("他说“好的”"), ends_sentence("See you then (2025-04-01)."), ends_sentence(")")
+    (False, True, False)
+    """
+    core = text.rstrip("」”\"'）)』")
+    return bool(core) and core[-1] in _STOPS
+
+
 # what an emoji leaves once its pictograph (So) is taken out: a presentation selector (❤️), a keycap's frame,
 # a skin tone (👍🏽) and a flag's tags; a joiner (👨‍👩‍👧) goes with the pictograph before it
 _EMOJI_PARTS = re.compile("[\ufe0e\ufe0f\u20e3\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")

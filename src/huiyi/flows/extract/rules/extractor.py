@@ -16,7 +16,7 @@ from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.breakups import Breakups, partners_replaced
 from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.cancels_en import english_cancels
-from huiyi.flows.extract.rules.condense import END_PUNCT, FILLER, absolute, annotate, condense, cut, dated
+from huiyi.flows.extract.rules.condense import FILLER, absolute, annotate, condense, cut, dated, ends_sentence
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.gatherings import gatherings_in
 from huiyi.flows.extract.rules.losses import Losses
@@ -240,13 +240,13 @@ class RuleExtractor:
         for speaker, verb, pieces in turns:
             joined = ""
             for piece in pieces:
-                if joined and joined[-1] not in END_PUNCT + "，,":
+                if joined and not ends_sentence(joined) and joined[-1] not in "，,":
                     joined += ", " if english else "，"
                 elif joined and english:
                     joined += " "
                 joined += piece
             joined = cut(joined, int(self.turn_chars * (2.5 if english else 1)))
-            if joined[-1] not in END_PUNCT:
+            if not ends_sentence(joined):
                 joined += "." if english else "。"
             parts.append(f"{speaker} {verb}: {joined}" if english else f"{speaker}{verb}：{joined}")
         text = (" " if english else "").join(parts) or condense(segment[0].message.text)
