@@ -119,9 +119,25 @@ def test_a_plan_carries_on_in_the_clauses_that_drop_its_subject(text: str, plan:
 
 
 @pytest.mark.parametrize(
+    ("text", "plan"),
+    [
+        # an aside that opens the line stayed in the fact (顾北辰对了下个月…), and 话说's 说 read as reported speech
+        ("对了我下个月要搬去杭州了", "顾北辰下个月（2024-12-01～2024-12-31）要搬去杭州了"),
+        ("话说我下周要去北京", "顾北辰下周（2024-11-18～2024-11-24）要去北京"),
+        ("嗯嗯我周日去爬山", "顾北辰周日（2024-11-17）去爬山"),
+        # an emoji is the line's tone, not the plan
+        ("我周六要加班去不了😭", "顾北辰周六（2024-11-16）要加班去不了"),
+    ],
+)
+def test_a_plan_is_told_without_the_asides_and_emoji_of_its_line(text: str, plan: str) -> None:
+    assert set(plans_of(("顾北辰", text))) == {plan}
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "下周六杭州中到大雨",  # no 我: whose plan?
+        "话说他下周一要去北京",  # 他: someone else's
         "我们下周六去九溪",  # 我们: the group's
         "下周一你飞大阪吗",  # a question
         "他说下周一我得去接他",  # reported

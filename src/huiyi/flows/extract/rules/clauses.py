@@ -23,6 +23,11 @@ __all__ = ["clauses_of", "pet_named_after"]
 # a full stop ends an English clause, but not an abbreviation's (St. Mary's, Dr. Lee, J.P. Morgan)
 _EN_STOPS = rf"(?:(?!{EN_ABBREVIATION_DOT})\.|[!?;\n！？。；])"
 
+# an emoji ends a clause as a stop would (我女朋友叫小雨❤️), a laughing one aside: it takes back what it closes
+_EMOJI_STOP = "(?![😂🤣😆😝😜🤪🙃])[\U0001f300-\U0001faff\u2600-\u27bf\u200d\ufe0f]"
+
+_ZH_STOPS = r"[，,。！？!?；;~～\n]"
+
 _GUESS = re.compile(r"吧\s*$")
 
 
@@ -30,7 +35,7 @@ def clauses_of(text: str, english: bool) -> list[tuple[str, bool]]:
     """(clause, unsure) pairs: unsure for a question or a clause laughter closes (我是亿万富翁哈哈哈,
     我是亿万富翁，哈哈哈), read for what follows but no fact. English keeps commas inside a clause but
     splits ``…, and I …``; Chinese splits on commas too."""
-    stops = _EN_STOPS if english else r"[，,。！？!?；;~～\n]"
+    stops = f"(?:{_EN_STOPS if english else _ZH_STOPS}|{_EMOJI_STOP})"
     out: list[tuple[str, bool]] = []
     for match in re.finditer(rf"([^\n]*?)({stops}+|$)", text):
         clause, end = match.group(1).strip(), match.group(2)

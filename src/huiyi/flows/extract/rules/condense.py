@@ -42,8 +42,18 @@ _EMOJI_PARTS = re.compile("[\ufe0e\ufe0f\u20e3\U0001f3fb-\U0001f3ff\U000e0020-\U
 
 
 def condense(text: str) -> str:
-    text = " ".join(text.split())
-    text = _REPEAT.sub(r"\1\1", text)
+    return without_emoji(_REPEAT.sub(r"\1\1", text))
+
+
+def without_emoji(text: str) -> str:
+    """``text`` without its emoji and the marks that shape them, its runs of spaces as one: a fact says what
+    was said, not its tone (木木喜欢猫😍 made the thing liked 猫😍).
+
+    >>> without_emoji("木木喜欢猫😍"), without_emoji("Liz works at Google 👍 "), without_emoji("I love 😍 cats")
+    ('木木喜欢猫', 'Liz works at Google', 'I love cats')
+    >>> without_emoji("我们一家👨‍👩‍👧去了❤️西湖")
+    '我们一家去了西湖'
+    """
     kept: list[str] = []
     dropped = False
     for ch in text:
@@ -54,7 +64,7 @@ def condense(text: str) -> str:
         )
         if not dropped:
             kept.append(ch)
-    return "".join(kept)
+    return " ".join("".join(kept).split())
 
 
 def cut(text: str, limit: int) -> str:

@@ -16,7 +16,16 @@ from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.breakups import Breakups, partners_replaced
 from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.cancels_en import english_cancels
-from huiyi.flows.extract.rules.condense import FILLER, absolute, annotate, condense, cut, dated, ends_sentence
+from huiyi.flows.extract.rules.condense import (
+    FILLER,
+    absolute,
+    annotate,
+    condense,
+    cut,
+    dated,
+    ends_sentence,
+    without_emoji,
+)
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.gatherings import gatherings_in
 from huiyi.flows.extract.rules.losses import Losses
@@ -188,6 +197,10 @@ class RuleExtractor:
         said.closes.extend(ended)
         said.closes.extend(partners_replaced(said))  # 陈屿是我男朋友 ends 阿杰是木木的对象
         said.closes.extend(moved_house(said, roster.agent_name))  # 搬完家了 ends 木木住在文三路
+        # an emoji is the line's tone: 木木喜欢猫😍 likes 猫, and the prompt tells of it in words
+        said.facts = [
+            replace(f, object=without_emoji(f.object), description=without_emoji(f.description)) for f in said.facts
+        ]
         return said
 
     # --- grouping
