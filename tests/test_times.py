@@ -633,3 +633,15 @@ def test_a_tenth_of_a_month_is_read_whole(text: str, phrase: str) -> None:
 def test_a_tenth_of_a_month_named_from_this_one(text: str, span: tuple[str, str, str]) -> None:
     found = find_time_phrases(text, datetime(2025, 1, 11, 9, 0))
     assert [(s.phrase, str(s.start), str(s.end)) for s in found] == [span]
+
+
+def test_a_clock_aware_now_reads_in_its_own_zone() -> None:
+    """An aware ``now`` raised TypeError (offset-naive against offset-aware) though odd input never raises: it
+    is read as the wall clock of its own zone, and spans come back naive."""
+    from zoneinfo import ZoneInfo
+
+    aware = datetime(2026, 12, 2, 15, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    naive = datetime(2026, 12, 2, 15, 0)
+    for text in ("四点要起来", "昨天晚上八点我们见过", "we met yesterday at 5 pm", "上周"):
+        assert find_time_phrases(text, aware) == find_time_phrases(text, naive)
+    assert query_time_range("上周我们去哪儿吃饭了", aware) == query_time_range("上周我们去哪儿吃饭了", naive)

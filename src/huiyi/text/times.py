@@ -64,7 +64,8 @@ def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[
     telling of it would mean (元旦我们去哪玩, said on 28 December).
 
     Overlapping readings keep the longest (“the day before yesterday” over “yesterday”). Never raises
-    on odd text; returns ``[]`` when nothing is found.
+    on odd text; returns ``[]`` when nothing is found. An aware ``now`` is read as the wall clock of its own
+    zone (its offset dropped, as :func:`parse_datetime` drops one given no zone), and the spans are naive.
 
         >>> now = datetime(2023, 5, 10, 14, 30)
         >>> [(s.phrase, str(s.start), str(s.end)) for s in find_time_phrases("昨天晚上八点我们见过", now)]
@@ -74,6 +75,7 @@ def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[
     """
     if not isinstance(text, str) or not text:
         return []
+    now = now.replace(tzinfo=None)  # an aware now was compared with the naive readings: TypeError
     candidates = english_phrases(text, now)
     if ZH_ATOM.search(text):
         candidates += chinese_phrases(text, now, asked=asked)
