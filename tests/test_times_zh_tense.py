@@ -135,6 +135,12 @@ def test_a_bare_weekday_said_done_is_the_one_just_gone(said: str, day: str) -> N
         ("周末玩得开心吧", "2024-11-09"),
         ("周末去爬山了吧", "2024-11-09"),
         ("周末去爬山", "2024-11-09"),  # no tense: the nearer one, as before
+        # waited for (等…一到), or finally possible: the weekend ahead
+        ("等我们一到周末就去爬山", "2024-11-16"),
+        ("等周末再说", "2024-11-16"),
+        ("天天要上课，周末终于能休息了", "2024-11-16"),
+        ("上周末我们去爬山了", "2024-11-09"),
+        ("周末终于休息了", "2024-11-09"),
     ],
 )
 def test_a_weekend_proposed_early_in_the_week_is_the_coming_one(said: str, day: str) -> None:
@@ -298,3 +304,7 @@ def test_a_clause_with_no_stops_is_read_near_its_phrase_only() -> None:
     clauses = _Clauses(text)
     assert len(clauses.around(3000)) <= 2 * _CLAUSE_REACH and len(clauses.before(3000)) <= _CLAUSE_REACH
     assert clauses.around(3) == text[: 3 + _CLAUSE_REACH]
+
+
+def test_a_weekend_one_waits_for_to_come_is_no_habit() -> None:
+    assert read("一到周末就睡懒觉") == []

@@ -120,6 +120,9 @@ _NOT_DONE = lazy(
 )
 _DONE_GUO = lazy(_GUO_DONE)
 # booked before the time: 我报了三月的马拉松, 订了五月的机票 (the time of what is booked, not of the booking)
+# waited for (等我们一到周末就去爬山, 等周末再说) or at last possible (周末终于能休息了): a day ahead
+_WAITED_FOR = lazy(r"等(?:我们|你们|他们|她们|咱们|[我你他她它])?(?:一到|到)?$")
+_FINALLY = lazy(r"终于(?:能|可以)")
 _BOOKED = lazy(r"报名|(?<![汇播预])报了|预?订|预约|(?<![大隐])约|抢|挂号|买了")
 
 
@@ -190,7 +193,9 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bo
             booked = _BOOKED.search(clauses.before(start)) is not None
             span = _festival(phrase, span, clauses.around(start), sentence, now, resolve, booked, asked)
         elif _BARE_WEEKDAY.match(text, start):
-            span = _weekday(text[end : end + 1], span, clauses.around(start), now)
+            clause = clauses.around(start)
+            awaited = _WAITED_FOR.search(clauses.before(start)) is not None or _FINALLY.search(clause) is not None
+            span = _weekday(text[end : end + 1], span, clause, now, awaited)
         out.append((start, end, span))
     return out
 
@@ -316,11 +321,12 @@ def _festival(
     return again if abs(again[0] - now) < abs(span[0] - now) else span
 
 
-def _weekday(after: str, span: Range, clause: str, now: datetime) -> Range:
+def _weekday(after: str, span: Range, clause: str, now: datetime, awaited: bool = False) -> Range:
     """A bare weekday (周一, 周末) is read as this week's. Said on a Friday, "我周一要去体检" means the coming
     Monday: a day already over this week, in a clause that says it is still to come, is next week's. Said
     on a Wednesday, "周日我去爬山了" means the Sunday just gone: a day still ahead this week, in a clause
-    that says it is done (了, 过, 那天) and nothing to come, is last week's.
+    that says it is done (了, 过, 那天) and nothing to come, is last week's. One ``awaited`` (等我们一到周末就去,
+    周末终于能休息了) is ahead, whatever 了 says.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> friday = datetime(2024, 11, 22, 20, 0)
@@ -334,10 +340,10 @@ def _weekday(after: str, span: Range, clause: str, now: datetime) -> Range:
         ['2024-11-17', '2024-11-15', '2024-11-15']
     """
     if span[1] <= midnight(now.date()):
-        return (span[0] + timedelta(days=7), span[1] + timedelta(days=7)) if to_come(clause) else span
+        return (span[0] + timedelta(days=7), span[1] + timedelta(days=7)) if to_come(clause) or awaited else span
     # 周日我要去爬山了: 要 before 了 still speaks of the day ahead
     ahead = _TO_COME.search(clause) or _SOON.search(clause) or _NOT_DONE.search(clause) or _WILL.search(clause)
-    if span[0] <= now or after == "的" or ahead:
+    if span[0] <= now or after == "的" or ahead or awaited:
         return span
     if _PAST.search(clause) or "了" in clause or _DONE_GUO.search(clause):
         return span[0] - timedelta(days=7), span[1] - timedelta(days=7)
