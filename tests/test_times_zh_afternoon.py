@@ -465,3 +465,20 @@ def test_a_bedtime_told_as_done_or_a_morning_nap_is_not_tonights(
     said: str, now: datetime, reading: list[tuple[str, str]]
 ) -> None:
     assert read(said, now) == reading
+
+
+WEDNESDAY_AFTERNOON = datetime(2026, 12, 2, 15, 0)
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("我十点睡到十一点", [("十点", "2026-12-02 22:00"), ("十一点", "2026-12-02 23:00")]),
+        ("我十点睡到十点半", [("十点", "2026-12-02 22:00"), ("十点半", "2026-12-02 22:30")]),
+        # unchanged: an end already after its start
+        ("我两点开会到四点", [("两点", "2026-12-02 14:00"), ("四点", "2026-12-02 16:00")]),
+    ],
+)
+def test_a_clock_a_doing_runs_until_comes_after_its_start(said: str, reading: list[tuple[str, str]]) -> None:
+    """我十点睡到十一点 at 15:00 read 22:00 to 11:00 that morning, an end before its start."""
+    assert read(said, WEDNESDAY_AFTERNOON) == reading

@@ -288,6 +288,9 @@ def test_a_festival_said_of_a_time_gone_is_not_the_coming_one(said: str, day: st
         # unchanged: an end that names its week, a start of more than a day
         ("下周一到这周五", ["2025-03-10", "2025-03-07"]),
         ("今天到周五", ["2025-03-05", "2025-03-07"]),
+        # 从…开始到, 起到: the range said so too (its Friday read this week's, 03-07)
+        ("从下周二开始到周五都请假", ["2025-03-11", "2025-03-14"]),
+        ("下周二起到周五", ["2025-03-11", "2025-03-14"]),
     ],
 )
 def test_a_bare_weekday_that_ends_a_range_is_in_its_start_s_week(said: str, days: list[str]) -> None:
@@ -304,6 +307,22 @@ def test_a_clause_with_no_stops_is_read_near_its_phrase_only() -> None:
     clauses = _Clauses(text)
     assert len(clauses.around(3000)) <= 2 * _CLAUSE_REACH and len(clauses.before(3000)) <= _CLAUSE_REACH
     assert clauses.around(3) == text[: 3 + _CLAUSE_REACH]
+
+
+@pytest.mark.parametrize(
+    ("said", "days"),
+    [
+        ("下个月1号到5号我出差", ["2025-04-01", "2025-04-05"]),
+        ("下个月28号到3号", ["2025-04-28", "2025-05-03"]),
+        ("三月二十八号到四号", ["2025-03-28", "2025-04-04"]),
+        # unchanged: both in this month
+        ("1号到5号我出差", ["2025-03-01", "2025-03-05"]),
+        ("十号到十五号我出差", ["2025-03-10", "2025-03-15"]),
+    ],
+)
+def test_a_bare_day_that_ends_a_range_is_in_its_start_s_month(said: str, days: list[str]) -> None:
+    """下个月1号到5号我出差 read the 5th of this month (03-05), before the trip began."""
+    assert [start[:10] for _, start in read(said, datetime(2025, 3, 5, 20, 30))] == days
 
 
 def test_a_weekend_one_waits_for_to_come_is_no_habit() -> None:

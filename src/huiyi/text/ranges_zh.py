@@ -1,6 +1,6 @@
 """The bare end of a Chinese range of times, read from its start: 两点到三点 (the hour after two), 下周一到周五
-(the Friday of that week). Read alone, each end took a reading of its own: 14:00 to 03:00, next Monday to
-this Friday.
+(the Friday of that week), 下个月1号到5号 (the 5th of that month). Read alone, each end took a reading of its
+own: 14:00 to 03:00, next Monday to this Friday, 1 January to 5 December.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
 from huiyi.text.hours_zh import NUM
-from huiyi.text.periods import Range
+from huiyi.text.periods import Range, shift_month
 from huiyi.text.tense_zh import WEEKDAY_ZH
 
 __all__ = ["range_ends"]
@@ -18,10 +18,13 @@ Found = list[tuple[int, int, Range]]
 
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
-_TO = lazy(r"\s*(?:到|至|~|～|-|－|—)\s*")  # 两点到三点, 2点-5点
+_TO = lazy(r"\s*(?:开始|起)?\s*(?:到|至|~|～|-|－|—)\s*")  # 两点到三点, 2点-5点, 从下周二开始到周五
+# 十点睡到十一点, 九点开会到十一点: a doing between a clock and the clock it runs until (not 一到, 等到, a stop)
+_DOING_TO = lazy(r"[^\s，。！？；,.!?;\d点]{1,3}(?<![一等])到\s*")
 _END_CLOCK = lazy(rf"(?:{NUM}|十[一二]?)点(?:{NUM}分|半|一刻|三刻|钟|整)?")
 # a weekday with no week of its own (周五, 周五晚上, not 下周五): the week is its start's
 _END_WEEKDAY = lazy(WEEKDAY_ZH)
+_END_DAY = lazy(rf"{NUM}[日号]")  # a day with no month of its own (5号, 五号): the month is its start's
 _WEEKDAY = {
     name: day for day, names in enumerate(("一1", "二2", "三3", "四4", "五5", "六6末", "日天7")) for name in names
 }
@@ -30,8 +33,10 @@ _WEEKDAY = {
 def range_ends(text: str, found: Found) -> Found:
     """``found`` with the bare clock or weekday that ends a range read from the range's start.
 
-    A clock (两点到三点, 晚上八点到十点) is the first such hour after its start, on the start's day; a weekday
-    (下周一到周五, 下周一早上到周五晚上) the first such day after a start of a day or less, 周末 its weekend.
+    A clock (两点到三点, 晚上八点到十点) is the first such hour after its start, on the start's day, and so is one a
+    doing runs until when it was read before its start (我十点睡到十一点: not 11:00 that morning); a weekday
+    (下周一到周五, 下周一早上到周五晚上) the first such day after a start of a day or less, 周末 its weekend; a day
+    of the month (下个月1号到5号) the first such day after its start.
 
         >>> now = datetime(2024, 11, 13, 8)
         >>> found = [(0, 2, (datetime(2024, 11, 13, 14), datetime(2024, 11, 13, 15))),
@@ -45,16 +50,44 @@ def range_ends(text: str, found: Found) -> Found:
     out = list(found)
     for at in range(1, len(out)):
         (_, first_end, first), (start, end, last) = out[at - 1], out[at]
-        # no end read after the last days there are
-        if not _TO.fullmatch(text, first_end, start) or first[0] > datetime.max - 9 * _DAY:
+        # no end read after the last days there are (a day of the month may move a month on)
+        if first[0] > datetime.max - 40 * _DAY:
             continue
-        if _END_CLOCK.fullmatch(text, start, end) and first[1] - first[0] <= _DAY / 4:
+        if not _TO.fullmatch(text, first_end, start):
+            if (
+                last[0] < first[0]
+                and _DOING_TO.fullmatch(text, first_end, start)
+                and _is_clock_end(text, start, end, first)
+            ):
+                out[at] = (start, end, _clock_after(first, last))
+            continue
+        if _is_clock_end(text, start, end, first):
             out[at] = (start, end, _clock_after(first, last))
         elif (weekday := _END_WEEKDAY.match(text, start, end)) and first[1] - first[0] <= _DAY:
             ahead = (_WEEKDAY[weekday.group(1)] - first[0].weekday()) % 7 or 7
             moved = first[0].date() + ahead * _DAY - last[0].date()  # 周五晚上 keeps its evening
             out[at] = (start, end, (last[0] + moved, last[1] + moved))
+        elif _END_DAY.fullmatch(text, start, end) and first[1] - first[0] <= _DAY:
+            out[at] = (start, end, _day_after(first, last))
     return out
+
+
+def _is_clock_end(text: str, start: int, end: int, first: Range) -> bool:
+    return _END_CLOCK.fullmatch(text, start, end) is not None and first[1] - first[0] <= _DAY / 4
+
+
+def _day_after(first: Range, last: Range) -> Range:
+    """``last``'s day of the month in ``first``'s month, or the next month's when that is before ``first``;
+    ``last`` as read where that month has no such day (31号)."""
+    for months in (0, 1):
+        year, month = shift_month(first[0].year, first[0].month, months)
+        try:
+            day = last[0].replace(year=year, month=month)
+        except ValueError:
+            return last
+        if day.date() >= first[0].date():
+            return day, day + (last[1] - last[0])
+    return last
 
 
 def _clock_after(first: Range, last: Range) -> Range:
