@@ -114,7 +114,6 @@ def test_a_meeting_moved_to_a_bare_small_hour_is_a_plan_then() -> None:
         ("明天五点就要起床去机场", datetime(2024, 11, 13, 10, 30), [("明天五点", "2024-11-14 05:00")]),
         ("昨天三点才睡", datetime(2024, 11, 13, 10, 30), [("昨天三点", "2024-11-12 03:00")]),
         ("我今天五点就醒了", datetime(2024, 11, 13, 10, 30), [("今天五点", "2024-11-13 05:00")]),
-        ("我六点要起床", datetime(2024, 11, 13, 10, 30), [("六点", "2024-11-13 06:00")]),
         (
             "明天我六点要起床",
             datetime(2024, 11, 13, 20, 0),
@@ -468,6 +467,49 @@ def test_a_bedtime_told_as_done_or_a_morning_nap_is_not_tonights(
 
 
 WEDNESDAY_AFTERNOON = datetime(2026, 12, 2, 15, 0)
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("四点要起来", WEDNESDAY_AFTERNOON, [("四点", "2026-12-03 04:00")]),
+        ("我五点就得起", WEDNESDAY_AFTERNOON, [("五点", "2026-12-03 05:00")]),
+        ("我六点要起床", datetime(2024, 11, 13, 10, 30), [("六点", "2024-11-14 06:00")]),
+        ("我准备六点起床", datetime(2024, 11, 13, 10, 30), [("六点", "2024-11-14 06:00")]),
+        # unchanged: still ahead today, given up, told as done, no plan
+        ("四点要起来", datetime(2025, 3, 5, 0, 30), [("四点", "2025-03-05 04:00")]),
+        ("我本来六点要起床的", datetime(2024, 11, 13, 10, 30), [("六点", "2024-11-13 06:00")]),
+        ("我六点就起床了", datetime(2024, 11, 13, 10, 30), [("六点", "2024-11-13 06:00")]),
+        ("闹钟六点没响", datetime(2024, 11, 13, 10, 30), [("六点", "2024-11-13 06:00")]),
+        # a day said keeps its hour: 周六 said on that Saturday
+        (
+            "周六一早五点要出发",
+            datetime(2024, 12, 28, 15, 0),
+            [("周六", "2024-12-28 00:00"), ("五点", "2024-12-28 05:00")],
+        ),
+    ],
+)
+def test_a_waking_hour_to_come_already_gone_today_is_tomorrows(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """四点要起来 said at 15:00 read 04:00 that morning, gone: a plan's hour passed today is its next one (我七点要
+    起床 at 10:30 already read tomorrow's; 我六点要起床 read today's only because 06:00 was the nearer)."""
+    assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("我九点睡午觉", [("九点", "2026-12-02 09:00")]),
+        ("我一点睡午觉", [("一点", "2026-12-02 13:00")]),
+        ("两点午休", [("两点", "2026-12-02 14:00")]),
+        ("我三点午睡", [("三点", "2026-12-02 15:00")]),
+        ("十二点睡午觉", [("十二点", "2026-12-02 12:00")]),
+    ],
+)
+def test_the_hour_of_a_nap_is_the_half_nearer_noon(said: str, reading: list[tuple[str, str]]) -> None:
+    """我九点睡午觉 at 15:00 read 21:00, and 两点午休 no time at all: a midday nap is taken near noon."""
+    assert read(said, WEDNESDAY_AFTERNOON) == reading
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,7 @@ Case = Literal["after a day", "alone", "to come", "until", "was to come", "sleep
 SMALL_HOURS = range(1, 7)  # 1–6 点: the afternoon's after a day, the night's in sleep; 七点 on are the morning's
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
+_HOUR = timedelta(hours=1)
 _SOON = timedelta(hours=1)  # a plan's small hour this near ahead is the night's: 六点 said at 05:30
 
 
@@ -62,7 +63,9 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
                                                              given up or agreed on is of a day under way
     ``sleep``         明天六点起床, 昨天三点才睡          1–11   the morning's: sleep is of the small hours, waking of
                                                              the morning (the reader sends 7–11 of waking only)
-    ``sleep to come`` 我六点要起床 (no day said)          1–11   the morning's, today's or tomorrow's, the nearer
+    ``sleep to come`` 我六点要起床 (no day said)          1–11   the morning's, today's while ahead, else tomorrow's:
+                                                             a plan's hour gone is its next (at 15:00: 06:00
+                                                             tomorrow)
     ``alarm``         我订了六点的闹钟 (no day said)      1–11   the next morning one: an alarm rings ahead
     ================  ==============================  =====  ====================================================
 
@@ -74,7 +77,7 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         ['2024-11-14 15:00:00', '2024-11-14 03:00:00', '2024-11-14 03:00:00']
         >>> five = (datetime(2024, 11, 13, 5), datetime(2024, 11, 13, 6))
         >>> [str(half_of_the_day(five, now, case)[0]) for case in ("alone", "to come", "sleep to come", "alarm")]
-        ['2024-11-13 05:00:00', '2024-11-13 17:00:00', '2024-11-13 05:00:00', '2024-11-14 05:00:00']
+        ['2024-11-13 05:00:00', '2024-11-13 17:00:00', '2024-11-14 05:00:00', '2024-11-14 05:00:00']
 
     As the readers ask it:
 
@@ -94,10 +97,10 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
     evening = morning[0] + _HALF, morning[1] + _HALF
     hour = morning[0].hour
     if case in ("sleep", "sleep to come", "alarm"):
-        tomorrow = morning[0] + _DAY, morning[1] + _DAY
         if morning[0] > now or case == "sleep" or morning[1] > datetime.max - _DAY:
             return morning
-        return tomorrow if case == "alarm" or tomorrow[0] - now < now - morning[0] else morning
+        # 我六点要起床 at 10:30 was today's 06:00, the nearer, while 七点 was tomorrow's: to come is ahead
+        return morning[0] + _DAY, morning[1] + _DAY
     if case == "after a day":
         night = morning[0].date() == now.date() and now.hour < SMALL_HOURS.stop
         return evening if hour in SMALL_HOURS and not night else read
@@ -136,6 +139,8 @@ _WAKING = lazy(
 _SLEEP = lazy(r"睡|熬夜|失眠|通宵")
 _ALARM_SET = lazy(r"[定订设调上].{0,6}闹钟|闹钟.{0,2}[定订设调]")  # 订了六点的闹钟: the next 06:00
 _AFTERNOON_SAID = lazy(r"午|下班|放学")
+_NAP = lazy(r"午[觉休睡]")  # 睡午觉, 午休: a midday nap
+_HALF_OF_NOON = 6  # a nap's 七点 to 十一点 are the morning's (nearer noon), 一点 to 六点 the afternoon's
 _BEDTIME = range(8, 12)  # 八点 to 十一点 of going to bed are the evening's (十点睡); of waking the morning's
 _GOING_TO = lazy(r"要|得|该|准备|打算")
 _SLEPT_IN = lazy(r"(?:睡|一觉|躺)到$|懒觉")  # 睡到十点: when sleep ended
@@ -147,8 +152,8 @@ _BARE_HOUR = lazy(rf"(?<![0-9０-９十])(?:十一?|[一二两三四五六七八
 def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
     """A bare hour read as the afternoon's or evening's (明天六点, 我五点要…) is the morning's when its clause
     speaks of sleep (its small hours) or waking: 明天六点起床 is not 18:00, nor 昨天三点才睡 15:00. Said alone,
-    an alarm set (订了六点的闹钟) is the next of that hour, and one to come (我六点要起床 at 20:00) tomorrow's
-    when that is the nearer.
+    an alarm set (订了六点的闹钟) is the next of that hour, and so is one to come (我六点要起床 at 10:30: tomorrow's).
+    A clock of a nap (两点午休, 我九点睡午觉) is the half nearer noon.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> now = datetime(2024, 11, 13, 10, 30)
@@ -165,14 +170,32 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
         if clock and not PART_OF_DAY.search(text, start, clock.start()):
             clause = clause_around(text, start)
             small = (span[0].hour % 12) in SMALL_HOURS
-            if not _AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
-                span = half_of_the_day(span, now, _sleep_case(clause) if clock.start() == start else "sleep")
+            if _NAP.search(clause):
+                span = _nearer_noon(span)
+            elif not _AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
+                alone = clock.start() == start and not _on_a_day_said(span, out)
+                span = half_of_the_day(span, now, _sleep_case(clause) if alone else "sleep")
             elif (bedtime := _bedtime(text, clause, clock.start(), span)) is not None:
                 ahead = to_come(clause) or _GOING_TO.search(clause) is not None  # 要睡了: about to, not done
                 done = not ahead and _FELL_ASLEEP.search(clause) is not None
                 span = _evening_of_sleep(bedtime, now, bare=clock.start() == start, ahead=ahead, done=done)
         out.append((start, end, span))
     return out
+
+
+def _on_a_day_said(span: Range, before: list[tuple[int, int, Range]]) -> bool:
+    """Whether ``span`` lies in a day (or part of one) read before it: 周六一早五点要出发 is that Saturday's, even
+    said on it at 15:00, not the next 05:00 a plan with no day has."""
+    return any(day[0] <= span[0] and span[1] <= day[1] and _HOUR < day[1] - day[0] <= _DAY for *_, day in before)
+
+
+def _nearer_noon(read: Range) -> Range:
+    """Of ``read``'s two hours the one nearer noon, the afternoon's when as near (六点): a nap is taken about
+    midday, so 我九点睡午觉 is not 21:00, nor 两点午休 02:00."""
+    morning = _morning_of(read)
+    if morning is None:
+        return read
+    return morning if morning[0].hour > _HALF_OF_NOON else (morning[0] + _HALF, morning[1] + _HALF)
 
 
 def _bedtime(text: str, clause: str, at: int, span: Range) -> Range | None:
@@ -250,9 +273,12 @@ def _of_the_night_ahead(text: str, start: int, span: Range, now: datetime) -> bo
 
 
 def _sleep_case(clause: str) -> Case:
-    """The case of a clock said alone (no day before it) in a clause of sleep or waking."""
+    """The case of a clock said alone (no day before it) in a clause of sleep or waking; a plan given up
+    (我本来六点要起床的) is of the day it was for."""
     if _ALARM_SET.search(clause):
         return "alarm"
+    if _GIVEN_UP.search(clause):
+        return "sleep"
     return "sleep to come" if to_come(clause) else "sleep"
 
 
