@@ -261,3 +261,18 @@ def test_a_name_or_title_ending_in_a_span_keeps_it(text: str, fact: str) -> None
 def test_job_hunting_or_being_tired_of_a_place_is_no_job_or_home(text: str) -> None:
     """Since 都/已经/还 may come before 在 and 住: 我还在找工作 was the job 找, 我都住腻了 the home 腻了."""
     assert not any(fact.startswith(("木木在", "木木住在")) for fact in described(extract(text)))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我住在杭州十年啦", "木木住在杭州"),  # was 木木住在杭州十年
+        ("我住在杭州十年", "木木住在杭州"),
+        ("我住在上海好多年了", "木木住在上海"),
+        ("我在北京工作两个月啦", "木木在北京工作"),
+        ("我都在上海工作三年了", "木木在上海工作"),
+    ],
+)
+def test_how_long_a_home_or_job_has_lasted_is_not_its_place(text: str, fact: str) -> None:
+    found = described(extract(text))
+    assert fact in found and not any("年" in f or "月" in f for f in found), found

@@ -37,14 +37,19 @@ def trim_zh(value: str) -> str:
     lasted = value.endswith("了")  # 十年了: how long it has lasted; 王一天, 陈奕迅的十年 are a name, a song
     value = value[:-1].strip() if lasted and len(value) > 2 else value
     how_long = _ZH_HOW_LONG.search(value)
-    if how_long and (lasted or how_long.group("already")):
+    if how_long is None:
+        return value
+    # 杭州十年啦, 杭州十年: a span after a place of two characters or more is how long too; after one it
+    # may end a name (张三年), and 一天 ends many (王一天, 欧阳一天)
+    bare = how_long.start() >= 2 and not how_long.group().startswith("一天")
+    if lasted or how_long.group("already") or bare:
         return value[: how_long.start()] or value  # 我住在杭州十年了: 杭州, not 杭州十年
     return value
 
 
 # a span it has lasted, at the end of what is liked or held (住在杭州十年了, 喜欢她三年多了); not after 的
 _ZH_HOW_LONG = lazy(
-    r"(?<=[\u4e00-\u9fff])(?<!的)(?P<already>已经|都)?[一两二三四五六七八九十几半\d]+多?"
+    r"(?<=[\u4e00-\u9fff])(?<!的)(?P<already>已经|都)?(?:[一两二三四五六七八九十几半\d]+多?|好几|好多|很多|许多)"
     r"(?:年|个多?月|天|周|个?星期|个?礼拜)多?$"
 )
 
