@@ -264,6 +264,19 @@ def test_job_hunting_or_being_tired_of_a_place_is_no_job_or_home(text: str) -> N
 
 
 @pytest.mark.parametrize(
+    "text", ["我在家上班", "我现在在家办公", "我在家工作", "我在家里上班", "我在宿舍上班", "我一直在家工作"]
+)
+def test_working_from_home_is_no_workplace(text: str) -> None:
+    """我在家上班 was 木木在家工作 with 工作于 家: where one works from, not whom for."""
+    found = extract(text).facts
+    assert not any(fact.predicate == "工作于" for fact in found), described(extract(text))
+
+
+def test_a_workplace_near_home_still_is_one() -> None:
+    assert "木木在家附近的医院工作" in described(extract("我在家附近的医院上班"))
+
+
+@pytest.mark.parametrize(
     ("text", "fact"),
     [
         ("我住在杭州十年啦", "木木住在杭州"),  # was 木木住在杭州十年

@@ -8,7 +8,7 @@ from dataclasses import replace
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.bygone import THEN_NOT_NOW, held_then, said_then
 from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
-from huiyi.flows.extract.rules.jobs import ZH_JOB_AS, job_rule, zh_job_as
+from huiyi.flows.extract.rules.jobs import AT_HOME, ZH_JOB_AS, job_rule, zh_job_as
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import (
     EN_FAN_OF_PRONOUN,
@@ -245,6 +245,8 @@ class FactReader:
         """``third``: ``speaker`` is the person a clause names, not who said it."""
         if rule.keyword == "住址" and trim_zh(match.group("o")) in ("我家", "我家里"):
             return False  # 我住在我家: says no place (我喜欢我家 is a liking of it)
+        if rule.predicate == "工作于" and AT_HOME.fullmatch(trim_zh(match.group("o"))):
+            return False  # 我在家上班: works from home, for nobody named
         resolved = self._object(match.group("o"), speaker, english)
         if resolved is None:
             return False

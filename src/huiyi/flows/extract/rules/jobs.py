@@ -46,7 +46,7 @@ import re
 from huiyi.flows.extract.rules.patterns import FactRule
 from huiyi.model import FactKind
 
-__all__ = ["EN_JOBS", "ZH_JOBS", "ZH_JOB_AS", "job_rule", "job_title", "zh_job_as", "zh_job_title"]
+__all__ = ["AT_HOME", "EN_JOBS", "ZH_JOBS", "ZH_JOB_AS", "job_rule", "job_title", "zh_job_as", "zh_job_title"]
 
 # the last word of a job said as "a …": a small list, not every "-er" (a runner, a gamer and a mother are none)
 EN_JOBS = frozenset(
@@ -137,6 +137,8 @@ _NOT_AS = "面|时|场|初|然|天|晚|众|真|作|成|心|地|即|年|着|梦|�
 _ZH_FIELD = re.compile(r"(?:前端|后端|测试|运营|策划|销售|翻译|编辑|会计|后厨)$")
 # a role held in a chat group, a class or a game (我在群里当管理员) is no job
 _NOT_A_WORKPLACE = re.compile(r"群|班里|班上|游戏|社团|学生会|宿舍|家里")
+# 我在家上班, 在宿舍办公: working from where one lives says no employer nor place of work
+AT_HOME = re.compile(r"(?:自己)?(?:家|家里|家中|宿舍|寝室|出租屋|屋里)")
 ZH_JOB_AS = FactRule(
     re.compile(
         r"我(?:现在|目前|如今|已经|也)*(?P<at>在[^，。！？的]{1,12}?)?"
