@@ -263,6 +263,12 @@ def test_job_hunting_or_being_tired_of_a_place_is_no_job_or_home(text: str) -> N
     assert not any(fact.startswith(("木木在", "木木住在")) for fact in described(extract(text)))
 
 
+@pytest.mark.parametrize("text", ["我和你都是人", "我是人", "我只是个普通人", "我是个正常人", "我跟你都是学生"])
+def test_being_human_or_alike_the_listener_is_no_identity(text: str) -> None:
+    """我和你都是人 was 木木是人: what the speaker shares with the one spoken to is a likeness, not who one is."""
+    assert not any(fact.startswith("木木是") for fact in described(extract(text))), described(extract(text))
+
+
 @pytest.mark.parametrize(
     "text", ["我在家上班", "我现在在家办公", "我在家工作", "我在家里上班", "我在宿舍上班", "我一直在家工作"]
 )

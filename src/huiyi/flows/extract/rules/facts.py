@@ -72,6 +72,8 @@ _ZH_MINE = re.compile(
 _CONSEQUENCE = re.compile(r"就|会|才|肯定|一定|要|得")
 # the measure words of animals (一只, 一头, 一条, 一匹), never of people
 _ANIMAL_COUNT = re.compile(r"^[一两]?[只头条匹]")  # 是只橘猫 after 我养了一只猫: the cat, said without 一
+# 我是人, 我是个正常人: being human says nothing of who one is
+_JUST_HUMAN = re.compile(r"(?:一个|一|个)?(?:普通|正常|平凡|平常|真)?(?:的)?(?:人|人类|凡人)")
 
 
 class FactReader:
@@ -256,6 +258,8 @@ class FactReader:
         age = re.search(r"\d+", obj) if rule.keyword in ("年龄", "age") else None
         if age and not 0 < int(age.group()) <= 150:
             return False  # 我今年300岁: a joke
+        if rule.keyword == "身份" and _JUST_HUMAN.fullmatch(obj):
+            return False
         if rule.keyword == "身份" and _ANIMAL_COUNT.match(obj):
             return False  # 我是一只小小鸟, 我是一条咸鱼: nobody is counted as an animal but in a figure of speech
         if rule.keyword == "identity" and EN_FOR_NOW.search(obj):
