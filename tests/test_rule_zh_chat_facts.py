@@ -263,6 +263,23 @@ def test_job_hunting_or_being_tired_of_a_place_is_no_job_or_home(text: str) -> N
     assert not any(fact.startswith(("木木在", "木木住在")) for fact in described(extract(text)))
 
 
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("以前我就喜欢猫，现在也喜欢", "木木喜欢猫"),  # was no fact: 以前 made it a liking gone by
+        ("以前我喜欢猫，现在还是很喜欢", "木木喜欢猫"),
+        ("以前我在腾讯上班，现在也在", "木木在腾讯工作"),
+    ],
+)
+def test_a_then_the_clause_after_says_still_holds_is_now(text: str, fact: str) -> None:
+    assert fact in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize("text", ["以前我喜欢猫，现在不喜欢了", "以前我喜欢猫，现在也没那么喜欢了", "以前我喜欢猫"])
+def test_a_then_not_said_to_hold_still_is_no_liking_now(text: str) -> None:
+    assert not any(fact.startswith("木木喜欢") for fact in described(extract(text))), described(extract(text))
+
+
 @pytest.mark.parametrize("text", ["我和你都是人", "我是人", "我只是个普通人", "我是个正常人", "我跟你都是学生"])
 def test_being_human_or_alike_the_listener_is_no_identity(text: str) -> None:
     """我和你都是人 was 木木是人: what the speaker shares with the one spoken to is a likeness, not who one is."""

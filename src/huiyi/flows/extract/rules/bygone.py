@@ -17,13 +17,24 @@ job or home then, as 我喜欢那时候的自己 is a liking now.
     [True, True, False]
     >>> [held_then(r) for r in ("我在腾讯当产品经理的时候", "我在公司上班的时候不能看手机", "我住在北京的时候很开心")]
     [True, False, True]
+
+A clause after it that says it holds still (以前我就喜欢猫，现在也喜欢) makes the time gone by one that runs
+to now, and the clause is read from its 我; a clause of its own (现在也在上海上班) or one that says it ended
+(现在不喜欢了) leaves it then:
+
+    >>> [still_now("以前我就喜欢猫", f) for f in ("现在也喜欢", "现在还是很喜欢", "现在也一样", "但是现在也喜欢呀")]
+    ['我就喜欢猫', '我就喜欢猫', '我就喜欢猫', '我就喜欢猫']
+    >>> [still_now("以前我喜欢猫", f) for f in ("现在不喜欢了", "现在也没那么喜欢了", "现在也很开心", "")]
+    ['以前我喜欢猫', '以前我喜欢猫', '以前我喜欢猫', '以前我喜欢猫']
+    >>> still_now("以前我在腾讯上班", "现在也在"), still_now("以前我在北京上班", "现在也在上海上班")
+    ('我在腾讯上班', '以前我在北京上班')
 """
 
 from __future__ import annotations
 
 from huiyi.patterns import lazy
 
-__all__ = ["THEN_NOT_NOW", "held_then", "said_then"]
+__all__ = ["THEN_NOT_NOW", "held_then", "said_then", "still_now"]
 
 # what a clause first says (其实以前我…); 睡觉之前我… and 下雨的时候我… are when, often, not then; 过去三年我…
 # is a span that runs to now
@@ -43,6 +54,12 @@ _HELD_THEN = lazy(
     r"那几年|那些年|那段时间|那段日子|那阵子|那时候?|那会儿?|期间|[当做][^，。！？]{1,8}?的时候"
     r"|^我[^，。！？]{0,3}?住[^，。！？]{1,8}?的时候"
 )
+# 现在也喜欢, 现在还是很喜欢, 现在也一样: it holds still, said with no object of its own (a deed of two
+# characters at most, which the clause before must have said too)
+_STILL = lazy(
+    r"^(?:但是?|不过|可是|而且)?我?(?:现在|如今|目前|至今|到现在)我?(?:也|还|依然|仍然|依旧|照样|一直)+是?"
+    r"(?:很|超|特别|挺|蛮|非常|一样|如此|这样)?(?P<deed>(?![不没])[\u4e00-\u9fff]{0,2}?)[了啦呀啊呢哦~～!！]*$"
+)
 THEN_NOT_NOW = frozenset(("工作", "住址"))  # the keywords of the facts a time after the deed makes past
 
 
@@ -55,3 +72,14 @@ def said_then(prefix: str) -> bool:
 def held_then(rest: str) -> bool:
     """Whether a clause, from its 我 on, puts the job or home it tells of in a time gone by."""
     return _HELD_THEN.search(rest) is not None
+
+
+def still_now(clause: str, following: str) -> str:
+    """``clause`` from its 我 on when a time gone by starts it and ``following`` says it holds still; else
+    ``clause`` as it is."""
+    at = clause.find("我")
+    still = _STILL.match(following)
+    if at < 0 or still is None or not said_then(clause[:at]):
+        return clause
+    deed = still.group("deed")
+    return clause if deed and deed[0] not in clause[at:] else clause[at:]

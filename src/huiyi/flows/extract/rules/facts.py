@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from huiyi.flows.extract import EntityDraft, FactDraft
-from huiyi.flows.extract.rules.bygone import THEN_NOT_NOW, held_then, said_then
+from huiyi.flows.extract.rules.bygone import THEN_NOT_NOW, held_then, said_then, still_now
 from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
 from huiyi.flows.extract.rules.jobs import AT_HOME, ZH_JOB_AS, job_rule, zh_job_as
 from huiyi.flows.extract.rules.jokes import joke_end
@@ -95,13 +95,16 @@ class FactReader:
         if not english and (couple := together(body)):  # 我和陈屿在一起了！: the whole message says it
             self._fact(ZH_TOGETHER, couple, message, speaker, False, facts, entities)
         supposed, cursor = False, 0  # 如果我是富婆，我就天天躺平，养十只猫: a supposition's sentence is supposed
-        for clause, unsure in clauses if english else pet_named_after(clauses):
+        read_clauses = clauses if english else pet_named_after(clauses)
+        for index, (clause, unsure) in enumerate(read_clauses):
             if english:
                 if not unsure:
                     self._english(clause, message, speaker, facts, entities)
                 continue
             if (at := body.find(clause, cursor)) >= 0:  # a new sentence supposes nothing yet
                 supposed, cursor = supposed and not _SENTENCE_END.search(body, cursor, at), at + len(clause)
+            # 以前我就喜欢猫，现在也喜欢: a then that holds still is now
+            clause = still_now(clause, read_clauses[index + 1][0] if index + 1 < len(read_clauses) else "")
             # …可以找我，我住在西湖区: a clause of one's own with no 就/会/一定 is said, not supposed
             supposed = supposed and not (clause.startswith("我") and not _CONSEQUENCE.search(clause))
             unsure, supposed = unsure or supposed, supposed or ZH_SUPPOSE.search(clause) is not None
