@@ -3,9 +3,12 @@ among two who work somewhere, a job of years gone by, 叫 that tells someone to 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
-from test_rule_subjects import described, extract
+from rule_lines import extract_private
+from test_rule_subjects import SCOPE, described, extract
 
 
 @pytest.mark.parametrize(
@@ -312,3 +315,13 @@ def test_a_workplace_near_home_still_is_one() -> None:
 def test_how_long_a_home_or_job_has_lasted_is_not_its_place(text: str, fact: str) -> None:
     found = described(extract(text))
     assert fact in found and not any("年" in f or "月" in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [("我养的猫叫了一晚上", "木木养了一只猫"), ("我养的那只狗叫个不停", "木木养了一只狗")],
+)
+def test_a_pet_crying_is_still_a_pet(text: str, fact: str) -> None:
+    """我养的猫叫了一晚上 read no pet, and at ten in the morning the plan 养的猫叫了一晚上 (its 晚上 counted)."""
+    found = extract_private(SCOPE, [text], datetime(2024, 11, 15, 10, 0)).facts
+    assert fact in {f.description for f in found} and not any(f.predicate == "计划" for f in found), found

@@ -64,8 +64,9 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         end = text[match.end() : match.end() + 1]
         if not clause or len(clause) > _MAX_CHARS or (end and end in "？?") or QUESTION_END.search(clause):
             continue
-        # one span a phrase: a quote's 周六 beside one's own is the same day, dated once
-        spans = _first_of_each([span for span in coming if span.phrase in clause])
+        # one span a phrase: a quote's 周六 beside one's own is the same day, dated once; a counted one is how
+        # long (猫叫了一晚上), not when
+        spans = _first_of_each([span for span in coming if span.phrase in clause and not _counted(clause, span)])
         at = _own_i(clause)
         if not spans or at is None:
             continue
