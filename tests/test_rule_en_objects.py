@@ -271,3 +271,20 @@ def test_a_too_before_a_name_of_address_ends_the_object(text: str, described: se
     """54c2dc6 kept a too with a word after it, the name the line was said to as well: "Mia loves pizza too Mel",
     and "I love you too Kai" was no fact."""
     assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("I really like ‘Dune’ a lot", {"Mia likes Dune"}),
+        ("I love the movie ‘The Notebook’", {"Mia loves the movie 'The Notebook'"}),
+        ("My favorite show is ‘Grey’s Anatomy’", {"Mia's favourite show is Grey's Anatomy"}),
+        ("I like Rock’n’roll", {"Mia likes Rock'n'roll"}),
+        ("I love Grey’s Anatomy", {"Mia loves Grey's Anatomy"}),
+        ("I'm watching ‘Dune’ tomorrow", {"Mia is watching 'Dune' tomorrow (2024-11-05)"}),
+    ],
+)
+def test_a_title_in_curly_single_quotes_is_quoted_whole(text: str, described: set[str]) -> None:
+    """Only the closing ’ was made a straight quote, so ‘Dune’ lost it alone: "Mia likes ‘Dune", and a plan
+    read "Mia is watching ‘Dune' tomorrow"."""
+    assert facts(text) == described

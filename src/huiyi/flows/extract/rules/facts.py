@@ -465,7 +465,7 @@ class FactReader:
     def _english(
         self, clause: str, message: Message, speaker: str, facts: list[FactDraft], entities: list[EntityDraft]
     ) -> None:
-        clause = clause.replace("’", "'")
+        clause = clause.replace("’", "'").replace("‘", "'")  # ‘Dune’ quoted whole, as 'Dune' is
         if self._day_first(EN_BIRTHDAY_FIRST, clause, message, speaker, True, facts, entities):
             return
         if self._relation(clause, message, speaker, True, facts, entities):

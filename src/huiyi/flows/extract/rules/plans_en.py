@@ -73,7 +73,7 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
     coming = to_come(said.spans, message.time)
     if said.lang != "en" or not coming or said.speaker == roster.agent_name:
         return []
-    text = said.own.replace("’", "'")
+    text = said.own.replace("’", "'").replace("‘", "'")
     out: list[FactDraft] = []
     sentences = [match.group().strip() for match in _CLAUSE.finditer(text, joke_end(text))]
     # a clause with a subject of its own is another statement: …, but I'm hoping…, and our opener is next week
