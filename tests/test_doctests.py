@@ -82,6 +82,7 @@ MODULES = [
     "huiyi.flows.extract.rules.mentions",
     "huiyi.flows.extract.rules.objects",
     "huiyi.flows.extract.rules.plans_en",
+    "huiyi.flows.extract.rules.parties_en",
     "huiyi.flows.extract.rules.pet_names",
     "huiyi.flows.extract.rules.said",
     "huiyi.flows.answers",

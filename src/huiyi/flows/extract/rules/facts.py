@@ -22,6 +22,7 @@ from huiyi.flows.extract.rules.objects import (
     trim_zh,
 )
 from huiyi.flows.extract.rules.pairs import speakers_part
+from huiyi.flows.extract.rules.parties_en import parties_named
 from huiyi.flows.extract.rules.patterns import (
     EN_BIRTHDAY_FIRST,
     EN_HEDGE,
@@ -201,8 +202,11 @@ class FactReader:
                 return other, self.roster.entity_type(other)
             if low.startswith(("your ", "ur ")) and other:
                 return f"{other}'s {value.split(' ', 1)[1]}", None
-            # the speaker's: in the agent's prompt "my boss" or "hiking with my sister" reads as its own (helper)
             name = self.roster.name_of(speaker)
+            if (ours := parties_named(value, name, other)) is None:
+                return None  # I love how we laugh: who "we" are, nobody can tell
+            value = ours  # our garden: the speaker's, as "my" below
+            # the speaker's: in the agent's prompt "my boss" or "hiking with my sister" reads as its own (helper)
             quoted = '"' in value or "“" in value  # a title's I and me are not the speaker's
             unquoted = SPEAKERS_ME.sub(name, I_CLAUSE.sub("", told_of_speaker(value, name)))
             mine = SPEAKERS_MY.sub(f"{name}'s", value if quoted else unquoted)

@@ -19,6 +19,7 @@ from huiyi.flows.extract import FactDraft
 from huiyi.flows.extract.rules.condense import absolute, dated
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import person_named
+from huiyi.flows.extract.rules.parties_en import parties_named
 from huiyi.flows.extract.rules.patterns import TENTATIVE, en_rule
 from huiyi.flows.extract.rules.plans import to_come
 from huiyi.flows.extract.rules.relations import EN_KIN
@@ -91,6 +92,10 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
         who, rest = _whose(found, said.speaker, roster)
         if who is None or not rest.strip() or not _acts(rest):
             continue
+        ours = parties_named(rest, said.speaker, None)  # our cabin: the speaker's
+        if ours is None:
+            continue  # I'm booking a table for us: with whom, nobody can tell
+        rest = ours
         if other := roster.other_party(said.speaker, private):  # in a group nobody can tell who "you" is
             rest = _agreed(_YOU.sub(lambda you: _named_you(you, other), rest), other)
         shown = dated(" ".join([f"{who}{rest}".rstrip(".!;\n ,"), lead[:1].lower() + lead[1:]]).strip(), spans, "en")
