@@ -1,7 +1,7 @@
 """An English fact keeps no "our", "us", "we" nor a "you" said to the agent: in the agent's prompt "Liz loves our
 garden" reads as the agent's garden too, "Liz loves talking to you" as talk with whoever it now speaks to. "our"
 is the speaker's (as "Our dog's name is Rex" already was), "you" the other party of a private chat, and a fact of
-"us" or "we" is none (who they are, the text does not say)."""
+"us" or "we" is none (who they are, the text does not say). "I love you Kai": the name says whom "you" is to."""
 
 from __future__ import annotations
 
@@ -40,6 +40,31 @@ MONDAY = datetime(2026, 3, 2, 10, 0)
 )
 def test_we_and_you_in_a_private_fact_are_said_as_whose(text: str, described: set[str]) -> None:
     assert facts(text) == described
+
+
+@pytest.mark.parametrize("text", ["I love you Kai", "I love you, Kai!", "I love you Leo", "I love you"])
+def test_a_name_after_you_is_whom_you_is_said_to(text: str) -> None:
+    """ "I love you" is "Mia loves Kai", a feeling for the agent; with the agent's name, or another name it is
+    called by, after it, it was no fact at all ("you Kai" read as a pronoun)."""
+    assert facts(text) == {"Mia loves Kai"}
+
+
+def _group_facts(tmp_path: Path, line: str) -> set[str]:
+    config = Config(language="en", worker={"enabled": False}, recall={"reinforce": False})
+    with Memory(tmp_path, embedder=HashEmbedder(256), config=config, clock=lambda: MONDAY) as memory:
+        said = [
+            {"id": "m0", "text": "hi all", "time": MONDAY, "speaker": "Bob"},
+            {"id": "m1", "text": line, "time": MONDAY, "speaker": "Liz"},
+        ]
+        memory.add(said, agent="Ava", index=True, space="g1")
+        memory.flush(agent="Ava", space="g1")
+        return {fact.text for fact in memory.memories(agent="Ava", kinds=["fact"], space="g1")}
+
+
+def test_a_name_after_you_in_a_group_is_the_member_it_names(tmp_path: Path) -> None:
+    """In a group nobody can tell whom a bare "you" is said to, but "you Bob" names him; an unknown name, none."""
+    assert "Liz loves Bob" in _group_facts(tmp_path / "bob", "I love you Bob")
+    assert not any("love" in fact for fact in _group_facts(tmp_path / "leo", "I love you Leo"))
 
 
 def _plans(tmp_path: Path, line: str) -> list[str]:

@@ -22,7 +22,7 @@ from huiyi.flows.extract.rules.objects import (
     trim_zh,
 )
 from huiyi.flows.extract.rules.pairs import speakers_part
-from huiyi.flows.extract.rules.parties_en import parties_named
+from huiyi.flows.extract.rules.parties_en import addressed, parties_named
 from huiyi.flows.extract.rules.patterns import (
     EN_BIRTHDAY_FIRST,
     EN_HEDGE,
@@ -203,6 +203,8 @@ class FactReader:
             if low.startswith(("your ", "ur ")) and other:
                 return f"{other}'s {value.split(' ', 1)[1]}", None
             name = self.roster.name_of(speaker)
+            if (whom := addressed(value, self.roster.resolve, other)) and whom != name:
+                return whom, self.roster.entity_type(whom)  # I love you Kai: a feeling for whom it is said to
             if (ours := parties_named(value, name, other)) is None:
                 return None  # I love how we laugh: who "we" are, nobody can tell
             value = ours  # our garden: the speaker's, as "my" below

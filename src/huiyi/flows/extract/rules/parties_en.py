@@ -7,9 +7,11 @@ them is none. Nothing inside a double quote is read (the song "Our House")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from huiyi.patterns import lazy
 
-__all__ = ["parties_named"]
+__all__ = ["addressed", "parties_named"]
 
 _NOT_QUOTED = r"(?![^\"”]*[\"”])"
 # what the speaker and the one they talk to share, whose "our" is both of theirs
@@ -28,6 +30,20 @@ _YOU_DONE_TO = lazy(
     r"|meet|call|text|visit|hug|help|show|tell|miss|love|have|\w+ing(?<!thing)))\s+(?:you|u)\b"
     rf"(?!\s+(?:know|guys|all|both|two)\b)(?!'){_NOT_QUOTED}"
 )
+# "you Kai", "you, Kai": the name says whom "you" is said to
+_YOU_NAMED = lazy(r"(?:you|u),?\s+(?P<name>[A-Z][\w'-]*)")
+
+
+def addressed(value: str, resolve: Callable[[str], str | None], other: str | None) -> str | None:
+    """Whom an object of "you" and a name after it names: the person the name is, else the ``other`` party of
+    a private chat, called by another name; ``None`` for any other object.
+
+    >>> known = {"Bob": "Bob"}.get
+    >>> addressed("you Bob", known, None), addressed("you, Leo", known, "Ava"), addressed("you Leo", known, None)
+    ('Bob', 'Ava', None)
+    """
+    found = _YOU_NAMED.fullmatch(value)
+    return (resolve(found["name"]) or other) if found else None
 
 
 def parties_named(value: str, speaker: str, other: str | None) -> str | None:
