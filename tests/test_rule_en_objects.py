@@ -288,3 +288,10 @@ def test_a_title_in_curly_single_quotes_is_quoted_whole(text: str, described: se
     """Only the closing ’ was made a straight quote, so ‘Dune’ lost it alone: "Mia likes ‘Dune", and a plan
     read "Mia is watching ‘Dune' tomorrow"."""
     assert facts(text) == described
+
+
+@pytest.mark.parametrize("text", ["I like 'em", "I like ‘em", "I love em"])
+def test_em_is_them(text: str) -> None:
+    """ "I like 'em" was "Mia likes em": the quote of 'em taken for an opening one, "em" left as a thing liked;
+    it is "them", said before, as "I like them" is no fact."""
+    assert facts(text) == set()

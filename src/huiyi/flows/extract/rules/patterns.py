@@ -441,7 +441,7 @@ EN_PET_NAMED = en_rule(
     rf"|'s\s+(?:called|named))\s+(?P<name>(?-i:[A-Z][\w'-]*))$"
 )
 EN_PRONOUNS = frozenset(
-    "it this that these those them him her you yours everything anything something nothing one ones".split()
+    "it this that these those them em him her you yours everything anything something nothing one ones".split()
 )
 # (?<!\s): a match starts where its run of spaces does. Tried from every space of a long run, the
 # search was quadratic (20 000 spaces in an English line: 21 s); the matches are the same.
