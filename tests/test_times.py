@@ -579,13 +579,13 @@ def test_a_clause_is_read_near_its_time_not_across_the_whole_message() -> None:
     """Each "Christmas" or "Monday" read the whole message for its clause: 30,000 characters took 34 s. Only
     the reading near each match is checked here (timings are the bench's job): a clause past the reach
     still ends where it did."""
-    from huiyi.text import times_en
+    from huiyi.text import tense_en, times_en
 
     text = "x. " * 2000 + "I will see you Monday, or on Christmas."
     found = (m for pattern, _ in times_en._en_rules() for m in pattern.finditer(text))
     match = next(m for m in found if m.group(0).endswith("Monday"))
-    near, start, end, at = times_en._clause(match)
-    assert len(near) <= 2 * times_en._REACH + len("Monday") and near[at : at + 6] == "Monday"
+    near, start, end, at = tense_en.clause(match)
+    assert len(near) <= 2 * tense_en.REACH + len("Monday") and near[at : at + 6] == "Monday"
     assert near[start:end].strip() == "I will see you Monday"
 
 

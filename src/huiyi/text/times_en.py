@@ -34,6 +34,7 @@ from huiyi.text.periods import (
     whole_days,
     year_span,
 )
+from huiyi.text.tense_en import SAID_DONE, clause, still_to_come, told_done
 
 MONTHS = {
     name: number
@@ -183,48 +184,6 @@ def _en_season(match: re.Match[str], now: datetime) -> Range:
     return season_span(name, int(year)) if year else season_named(name, _which(match), now)
 
 
-# a clause that says its day is still to come, and one that says it happened (I was going to…)
-_TO_COME = lazy(
-    r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
-    r"|can't\s+wait|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing"
-    # a schedule said in the present (results come back Monday, the exam is due Friday, it opens Tuesday)
-    r"|comes?\s+back|(?:is|are)\s+due|due|starts?|begins?|opens?|arrives?|gets?\s+back|leaves?|flies|fly)\b|'ll\b",
-    re.IGNORECASE,
-)
-_SAID_DONE = lazy(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
-# a day something was moved to is still to come whatever tense the move is told in (the meeting was moved
-# to Monday, said on a Thursday: the coming Monday); "I waited until Monday" is not such a move
-_MOVED_TO = lazy(
-    r"\b(?:moved|pushed(?:\s+back)?|postponed|rescheduled|bumped|delayed|changed)\s+(?:to|till|until)\s+(?:on\s+)?$",
-    re.IGNORECASE,
-)
-_CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
-
-
-_REACH = 300  # characters either side a clause is looked for in: every match reads that much, not the text
-
-
-def _clause(match: re.Match[str]) -> tuple[str, int, int, int]:
-    """The text near ``match`` (curly apostrophes made straight), the bounds of the clause around it in that
-    text, and where the match starts there. Only ``_REACH`` characters either side are read: a message of
-    thousands of "Monday" or "Christmas" read the whole text for each (quadratic, seconds at 10k)."""
-    first = max(0, match.start() - _REACH)
-    text = match.string[first : match.end() + _REACH].replace("’", "'")
-    at, end_at = match.start() - first, match.end() - first
-    start = max((m.start() for m in _CLAUSE_END.finditer(text, 0, at)), default=-1) + 1
-    after = _CLAUSE_END.search(text, end_at)
-    return text, start, after.start() if after else len(text), at
-
-
-def _still_to_come(match: re.Match[str], clause: tuple[str, int, int, int] | None = None) -> bool:
-    """Whether the clause around ``match`` (``clause``: it, when the caller read it) says its time is still to
-    come and not that it happened."""
-    text, start, end, at = clause or _clause(match)
-    if _MOVED_TO.search(text, start, at):
-        return True
-    return _TO_COME.search(text, start, end) is not None and _SAID_DONE.search(text, start, end) is None
-
-
 def _en_holiday(match: re.Match[str], now: datetime) -> Range:
     """See :func:`~huiyi.text.holidays.holiday_named`: a bare one is this year's unless its clause tells it
     done (Christmas was great, said in January) or still to come (home for Thanksgiving, said in December);
@@ -233,10 +192,10 @@ def _en_holiday(match: re.Match[str], now: datetime) -> Range:
     name = _HOLIDAY_NAMES[re.sub(r"^saint ", "st ", spelt)]
     if match["hyear"]:
         return whole_days(holiday_day(name, int(match["hyear"])))
-    clause = _clause(match)
-    text, start, end, _ = clause
-    done = _SAID_DONE.search(text, start, end) is not None
-    return holiday_named(name, _which(match), now, to_come=_still_to_come(match, clause), done=done)
+    around = clause(match)
+    text, start, end, _ = around
+    done = SAID_DONE.search(text, start, end) is not None
+    return holiday_named(name, _which(match), now, to_come=still_to_come(match, around), done=done)
 
 
 def _en_weekday(match: re.Match[str], now: datetime) -> Range:
@@ -245,21 +204,28 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
     weekday = _WEEKDAYS[match.group("weekday").lower()]
     which = (_group(match, "which") or "this").lower()
     which = "after next" if match["after"] else {"past": "last"}.get(which, which)
-    if which == "this" and weekday < now.weekday() and _still_to_come(match):
+    if which == "this" and weekday < now.weekday() and still_to_come(match):
         which = "next"
     return weekday_named(weekday, which, now)
 
 
-def _en_weekend(match: re.Match[str], now: datetime) -> Range:
+def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
     which = "after next" if match["after"] else (_group(match, "which") or "bare").lower()
     near = match.string[max(0, match.start() - 6) : match.end() + 6]
+    if which == "bare" and _ANY_ONE.search(match.string, max(0, match.start() - 7), match.start()):
+        return None  # a weekend yoga class, every weekend: no one weekend
     if which == "bare" and _CJK_CHAR.search(near):  # 这个weekend, weekend去爬山了: as 周末 reads
         return _as_zh_weekend(match, now)
     if which == "coming":
         which = "this" if now.weekday() < 5 else "next"
-    if which == "bare" and now.weekday() <= 2 and _still_to_come(match):
+    if which in ("bare", "this") and now.weekday() < 5 and told_done(match):
+        which = "last"  # we watched Dune 2 over the weekend, said on a Thursday: the one gone, not the coming one
+    if which == "bare" and now.weekday() <= 2 and still_to_come(match):
         which = "this"  # I'm going camping over the weekend, said on a Monday: the coming one
     return weekend_span(now, {"past": "last"}.get(which, which))
+
+
+_ANY_ONE = lazy(r"\b(?:a|an|every|each|any)\s+$", re.IGNORECASE)
 
 
 def _as_zh_weekend(match: re.Match[str], now: datetime) -> Range:

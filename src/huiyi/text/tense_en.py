@@ -1,0 +1,76 @@
+"""The tense of an English time phrase's clause: whether it says its time is still to come (I'll call on Monday)
+or tells it done (we watched Dune 2 over the weekend). Read by :mod:`huiyi.text.times_en` and
+:mod:`huiyi.text.month_days_en` to pick which of two days a bare name means."""
+
+from __future__ import annotations
+
+import re
+
+from huiyi.patterns import lazy
+
+__all__ = ["REACH", "SAID_DONE", "Clause", "clause", "still_to_come", "told_done"]
+
+Clause = tuple[str, int, int, int]
+
+# a clause that says its day is still to come, and one that says it happened (I was going to…)
+TO_COME = lazy(
+    r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
+    r"|can't\s+wait|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing"
+    # a schedule said in the present (results come back Monday, the exam is due Friday, it opens Tuesday)
+    r"|comes?\s+back|(?:is|are)\s+due|due|starts?|begins?|opens?|arrives?|gets?\s+back|leaves?|flies|fly)\b|'ll\b",
+    re.IGNORECASE,
+)
+SAID_DONE = lazy(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
+# a day something was moved to is still to come whatever tense the move is told in (the meeting was moved
+# to Monday, said on a Thursday: the coming Monday); "I waited until Monday" is not such a move
+MOVED_TO = lazy(
+    r"\b(?:moved|pushed(?:\s+back)?|postponed|rescheduled|bumped|delayed|changed)\s+(?:to|till|until)\s+(?:on\s+)?$",
+    re.IGNORECASE,
+)
+CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
+
+
+REACH = 300  # characters either side a clause is looked for in: every match reads that much, not the text
+
+
+def clause(match: re.Match[str]) -> Clause:
+    """The text near ``match`` (curly apostrophes made straight), the bounds of the clause around it in that
+    text, and where the match starts there. Only ``REACH`` characters either side are read: a message of
+    thousands of "Monday" or "Christmas" read the whole text for each (quadratic, seconds at 10k)."""
+    first = max(0, match.start() - REACH)
+    text = match.string[first : match.end() + REACH].replace("’", "'")
+    at, end_at = match.start() - first, match.end() - first
+    start = max((m.start() for m in CLAUSE_END.finditer(text, 0, at)), default=-1) + 1
+    after = CLAUSE_END.search(text, end_at)
+    return text, start, after.start() if after else len(text), at
+
+
+def still_to_come(match: re.Match[str], around: Clause | None = None) -> bool:
+    """Whether the clause around ``match`` (``around``: it, when the caller read it) says its time is still to
+    come and not that it happened."""
+    text, start, end, at = around or clause(match)
+    if MOVED_TO.search(text, start, at):
+        return True
+    return TO_COME.search(text, start, end) is not None and SAID_DONE.search(text, start, end) is None
+
+
+# a verb told in the past: was, went, saw…, or a word in -ed right after who did it (Emma and I watched, Liz
+# hosted); not one that leads to what is planned (we decided to go), nor need or feed
+_TOLD_IN_PAST = lazy(
+    r"(?i:\b(?:was|were|did|didn't|had|went|ago|saw|took|came|met|ate|spent|bought|caught|felt|slept|found|gave"
+    r"|won|lost|drove|flew|wrote|swam|brought|began|kept|sang|wore|threw|held|built|sold|sent|paid|rode|fell|broke"
+    r"|woke|drank|ran|made)\b)"
+    r"|\b(?:(?i:I|we|he|she|it|they|you)|[A-Z][a-z]+)\s+(?i:(?:just|also|all|both|\w+ly)\s+)?(?i:[a-z]*[a-df-z]ed)\b"
+    r"(?!\s+to\b)"
+)
+# a time something is readied for or waited till is still to come (I booked a hotel for the weekend)
+_AWAITED = lazy(r"\b(?:for|until|till|before|by)\s+$", re.IGNORECASE)
+
+
+def told_done(match: re.Match[str], around: Clause | None = None) -> bool:
+    """Whether the clause around ``match`` tells its time in the past (we watched Dune 2 over the weekend), and
+    says nothing of a time to come: which weekend or day of a month a bare name means (the one gone)."""
+    text, start, end, at = around or clause(match)
+    if MOVED_TO.search(text, start, at) or _AWAITED.search(text, start, at) or TO_COME.search(text, start, end):
+        return False
+    return _TOLD_IN_PAST.search(text, start, end) is not None
