@@ -18,6 +18,7 @@ MODULES = [
     "huiyi.flows.extract.rules.jobs",
     "huiyi.text.holidays",
     "huiyi.text.clock_en",
+    "huiyi.text.month_days_en",
     "huiyi.text.controls",
     "huiyi.config",
     "huiyi.memory",

@@ -56,3 +56,48 @@ def test_a_weekend_told_in_the_past_is_the_one_gone(text: str, now: datetime, da
 def test_a_weekend_of_no_one_date(text: str) -> None:
     # was the coming weekend, or once told in the past the last one: neither is the yoga class's
     assert _days(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the whole next month was read, with no day
+        ("I start on the 15th of next month", [("the 15th of next month", "04-15", "04-16")]),
+        ("next month on the 15th", [("next month on the 15th", "04-15", "04-16")]),
+        ("it was the 3rd of last month", [("the 3rd of last month", "02-03", "02-04")]),
+        # a day of a month with none named was no time: this month's, the next one's when said of a time to come
+        # and already past, the last one's when told done and still to come
+        ("my exam is on the 20th", [("on the 20th", "03-20", "03-21")]),
+        ("my exam was on the 5th", [("on the 5th", "03-05", "03-06")]),
+        ("I'll be back on the 5th", [("on the 5th", "04-05", "04-06")]),
+        ("the party was on the 20th", [("on the 20th", "02-20", "02-21")]),
+        ("I need it by the 21st", [("by the 21st", "03-21", "03-22")]),
+        # an ordinal naming no day
+        ("this is my 5th time here", []),
+        ("a book on the 20th century", []),
+        ("his 20th birthday", []),
+        ("we're celebrating his 15th anniversary", []),
+        ("she finished on the 5th lap", []),
+    ],
+)
+def test_a_day_of_a_month(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert _days(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # early = days 1–10, mid = 11–20, late and the end = 21 to the month's last day
+        ("I'm moving mid-April", [("mid-April", "04-11", "04-21")]),
+        ("I'm moving in mid April", [("in mid April", "04-11", "04-21")]),
+        ("early next month", [("early next month", "04-01", "04-11")]),
+        ("rent is due at the end of the month", [("the end of the month", "03-21", "04-01")]),
+        ("by the end of next month", [("by the end of next month", "04-21", "05-01")]),
+        ("late May", [("late May", "05-21", "06-01")]),
+        ("in early June", [("in early June", "06-01", "06-11")]),
+        ("at the beginning of February 2024", [("the beginning of February 2024", "02-01", "02-11")]),
+        ("the middle of last month", [("the middle of last month", "02-11", "02-21")]),
+    ],
+)
+def test_a_part_of_a_month(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert _days(text) == expected

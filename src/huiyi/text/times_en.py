@@ -16,6 +16,10 @@ from huiyi.text import times_zh
 from huiyi.text.clock_en import CLOCK_RE, Bounds, clock_span, day_said, narrow, on_its_day, part_of_day
 from huiyi.text.holidays import HOLIDAYS, holiday_named
 from huiyi.text.holidays import day as holiday_day
+from huiyi.text.month_days_en import MONTH_RE as _MONTH_RE
+from huiyi.text.month_days_en import MONTHS as MONTHS  # read by parse_datetime and extraction
+from huiyi.text.month_days_en import RULES as MONTH_DAY_RULES
+from huiyi.text.month_days_en import YEAR_RE as _YEAR_RE
 from huiyi.text.periods import (
     DAY,
     Range,
@@ -36,27 +40,6 @@ from huiyi.text.periods import (
 )
 from huiyi.text.tense_en import SAID_DONE, clause, still_to_come, told_done
 
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sept", "sep"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
 _WEEKDAYS = {  # no abbreviations: sat, sun and wed are English words
     name: number
     for number, names in enumerate(
@@ -92,7 +75,6 @@ _VAGUE = {"couple": (2, 3), "few": (2, 5), "several": (3, 7)}
 _UNITS = {"minute": "minute", "min": "minute", "hour": "hour", "day": "day", "week": "week"}
 _UNITS |= {"month": "month", "year": "year"}
 
-_MONTH_RE = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _WEEKDAY_RE = r"(?P<weekday>" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")"
 _COUNT_RE = (
     r"(?P<count>\d{1,3}|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + r"|(?:a\s+)?(?P<vague>couple"
@@ -100,7 +82,6 @@ _COUNT_RE = (
 )
 _UNIT_RE = r"(?P<unit>minute|min|hour|day|week|month|year)s?"
 _DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
-_YEAR_RE = r"(?P<year>(?:1[89]|20|21)\d\d)"
 _WHICH_RE = r"(?:(?:the\s+|this\s+(?=coming))?(?P<which>last|this|next|past|coming)\s+)"
 _SEASON_RE = r"(?P<season>spring|summer|autumn|fall|winter)"
 # a holiday by its name; Mother's and Father's Day need a capital (my mother's day was long is no date)
@@ -302,8 +283,9 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(r"(?P<yy>\d{4})(?P<sep>[-/.])(?P<mon>[01]?\d)(?P=sep)(?P<day>[0-3]?\d)", _en_iso),
     _rule(rf"(?:the\s+)?{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+{_YEAR_RE})?", _en_date),
     _rule(rf"{_MONTH_RE}\s+(?:the\s+)?{_DAY_RE}(?:,?\s+{_YEAR_RE})?(?!\s*:)", _en_date),
+    *(_rule(pattern, resolve) for pattern, resolve in MONTH_DAY_RULES),
     _rule(rf"(?:(?:in|during|since|until|of)\s+)?{_MONTH_RE},?\s+(?:of\s+)?{_YEAR_RE}", _en_month),
-    _rule(rf"(?:(?:in|during|since|until|of)\s+(?:early\s+|late\s+|mid-?)?|{_WHICH_RE}){_MONTH_RE}", _en_month),
+    _rule(rf"(?:(?:in|during|since|until|of)\s+|{_WHICH_RE}){_MONTH_RE}", _en_month),
     _rule(rf"(?:(?:in|during)\s+(?:the\s+)?)?{_SEASON_RE},?\s+(?:of\s+)?{_YEAR_RE}", _en_season),
     _rule(rf"{_WHICH_RE}{_SEASON_RE}", _en_season),
     _rule(rf"(?:in|during|over|through)\s+the\s+{_SEASON_RE}", _en_season),
