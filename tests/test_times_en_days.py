@@ -101,3 +101,21 @@ def test_a_day_of_a_month(text: str, expected: list[tuple[str, str, str]]) -> No
 )
 def test_a_part_of_a_month(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert _days(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the clock after tonight or a part of a day needs no am/pm: tonight at 8 read all evening
+        ("tonight at 8", [("tonight at 8", "03-13 20:00", "03-13 21:00")]),
+        ("See you tonight at 8.", [("tonight at 8", "03-13 20:00", "03-13 21:00")]),
+        ("tonight at 1:30", [("tonight at 1:30", "03-14 01:30", "03-14 01:31")]),  # was 13:30
+        ("let's meet this evening at 7", [("this evening at 7", "03-13 19:00", "03-13 20:00")]),
+        ("tomorrow morning at 7", [("tomorrow morning at 7", "03-14 07:00", "03-14 08:00")]),
+        ("tonight at 12", [("tonight at 12", "03-14 00:00", "03-14 01:00")]),
+        ("tomorrow at 7pm", [("tomorrow at 7pm", "03-14 19:00", "03-14 20:00")]),
+        ("tonight at 8 o'clock", [("tonight at 8 o'clock", "03-13 20:00", "03-13 21:00")]),
+    ],
+)
+def test_a_bare_clock_after_a_part_of_a_day(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert _read(text) == expected

@@ -91,15 +91,30 @@ def narrow(text: str, end: int, span: Range) -> tuple[int, Range]:
         span, end = part_of_day(span[0], suffix["part"]), suffix.end()
     elif (span[0].hour, (span[1] - span[0]) // timedelta(hours=1)) not in _PART_SPANS or span[0].minute:
         return end, span
-    # a part of a day and then its clock, "tomorrow morning at 8:30": the clock (it stopped at 06:00: helper)
-    clock = _suffix().match(text, end)
+    # a part of a day and then its clock, "tomorrow morning at 8:30": the clock (it stopped at 06:00: helper);
+    # the part says which half, so a bare hour is a clock there (tonight at 8 read the whole evening)
     day = midnight(span[0].date())
-    if clock is None or clock["part"] or (at := clock_span(clock, day)) is None:
+    clock = _suffix().match(text, end) or _bare_hour().match(text, end)
+    if clock is None or _group(clock, "part"):
+        return end, span
+    if _group(clock, "bare"):
+        at: Range | None = day + timedelta(hours=int(clock["bare"])), day + timedelta(hours=int(clock["bare"]) + 1)
+    else:
+        at = clock_span(clock, day)
+    if at is None:
         return end, span
     said_half = _group(clock, "ampm") or _group(clock, "ampm2") or _group(clock, "named")  # tonight at midnight
-    if not said_half and span[0].hour >= 12 > at[0].hour:
-        at = at[0] + timedelta(hours=12), at[1] + timedelta(hours=12)  # "this evening at 7:30" is 19:30
+    hour, evening = at[0].hour, span[0].hour >= 18
+    if not said_half and span[0].hour >= 12 and (hour < 12 or (hour == 12 and evening)):
+        # "this evening at 7:30" is 19:30; tonight at 12 is midnight, tonight at 1:30 the night's 01:30
+        shift = timedelta(hours=24 if evening and hour < 6 else 12)
+        at = at[0] + shift, at[1] + shift
     return clock.end(), at
+
+
+@functools.cache
+def _bare_hour() -> re.Pattern[str]:
+    return re.compile(r"\s+at\s+(?P<bare>1[0-2]|0?[1-9])(?:\s*o['’]clock)?(?![\w:'’-]|\.\d)", re.IGNORECASE)
 
 
 # what ends a sentence, and a clause in it: a clock alone takes its clause's day, or the one opening its sentence
