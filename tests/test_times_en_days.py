@@ -119,3 +119,17 @@ def test_a_part_of_a_month(text: str, expected: list[tuple[str, str, str]]) -> N
 )
 def test_a_bare_clock_after_a_part_of_a_day(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert _read(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I met her two weekends ago", [("two weekends ago", "03-01", "03-03")]),
+        ("a weekend ago", [("a weekend ago", "03-08", "03-10")]),
+        ("a couple of weekends ago", [("a couple of weekends ago", "02-22", "03-03")]),
+        ("in a fortnight", [("in a fortnight", "03-27", "03-28")]),
+        ("a fortnight ago", [("a fortnight ago", "02-27", "02-28")]),
+    ],
+)
+def test_weekends_and_fortnights_counted(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert _days(text) == expected

@@ -73,14 +73,14 @@ _COUNTS = {
 }
 _VAGUE = {"couple": (2, 3), "few": (2, 5), "several": (3, 7)}
 _UNITS = {"minute": "minute", "min": "minute", "hour": "hour", "day": "day", "week": "week"}
-_UNITS |= {"month": "month", "year": "year"}
+_UNITS |= {"month": "month", "year": "year", "fortnight": "fortnight"}
 
 _WEEKDAY_RE = r"(?P<weekday>" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")"
 _COUNT_RE = (
     r"(?P<count>\d{1,3}|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + r"|(?:a\s+)?(?P<vague>couple"
     r"(?:\s+of)?|few|several))"
 )
-_UNIT_RE = r"(?P<unit>minute|min|hour|day|week|month|year)s?"
+_UNIT_RE = r"(?P<unit>minute|min|hour|day|week|fortnight|month|year)s?"
 _DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _WHICH_RE = r"(?:(?:the\s+|this\s+(?=coming))?(?P<which>last|this|next|past|coming)\s+)"
 _SEASON_RE = r"(?P<season>spring|summer|autumn|fall|winter)"
@@ -122,12 +122,25 @@ def _which(match: re.Match[str]) -> str:
     return {"past": "last", "coming": "next"}.get(which, which)
 
 
-def _en_ago(match: re.Match[str], now: datetime) -> Range:
+def _unit_count(match: re.Match[str]) -> tuple[str, int, int]:
+    """The unit a phrase counts in and its (low, high) count; a fortnight is 14 days (in a fortnight: that day)."""
     lo, hi = _count(match)
     unit = _UNITS[match.group("unit").lower()]
+    return ("day", 14 * lo, 14 * hi) if unit == "fortnight" else (unit, lo, hi)
+
+
+def _en_ago(match: re.Match[str], now: datetime) -> Range:
+    unit, lo, hi = _unit_count(match)
     if match.group("later"):
         lo, hi = -hi, -lo
     return vague_ago(now, unit, lo, hi)
+
+
+def _en_weekends_ago(match: re.Match[str], now: datetime) -> Range:
+    """“two weekends ago”: the weekend before the last one (a weekend ago is the last one)."""
+    lo, hi = _count(match)
+    start, end = weekend_span(now, "last")
+    return start - timedelta(days=7 * (hi - 1)), end - timedelta(days=7 * (lo - 1))
 
 
 def _en_past_n(match: re.Match[str], now: datetime) -> Range:
@@ -137,7 +150,9 @@ def _en_past_n(match: re.Match[str], now: datetime) -> Range:
     if unit in ("hour", "minute"):
         start = now - timedelta(**{unit + "s": n})
     else:
-        start = midnight(now.date() - timedelta(days={"day": 1, "week": 7, "month": 30, "year": 365}[unit] * n))
+        start = midnight(
+            now.date() - timedelta(days={"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}[unit] * n)
+        )
     return start, now + timedelta(seconds=1)
 
 
@@ -229,8 +244,8 @@ def _fixed(build: Callable[[datetime], Range]) -> Callable[[re.Match[str], datet
 
 
 def _en_ago_future(match: re.Match[str], now: datetime) -> Range:
-    lo, hi = _count(match)
-    return vague_ago(now, _UNITS[match.group("unit").lower()], -hi, -lo)
+    unit, lo, hi = _unit_count(match)
+    return vague_ago(now, unit, -hi, -lo)
 
 
 def _en_earlier_this(match: re.Match[str], now: datetime) -> Range:
@@ -278,6 +293,7 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(r"(?P<which>last|this|next|past|coming)\s+(?P<unit>week|month|year)", _en_relative_period),
     _rule(r"earlier\s+this\s+(?P<unit>week|month|year)", _en_earlier_this),
     _rule(r"(?:the\s+)?week\s+after\s+next", _fixed(lambda now: units_ago(now, "week", -2))),
+    _rule(rf"{_COUNT_RE}\s+weekends?\s+ago", _en_weekends_ago),
     _rule(rf"{_WHICH_RE}?(?:the\s+)?weekend(?P<after>\s+after\s+next)?", _en_weekend),
     _rule(rf"{_WHICH_RE}?{_WEEKDAY_RE}(?P<after>\s+after\s+next)?", _en_weekday),
     _rule(r"(?P<yy>\d{4})(?P<sep>[-/.])(?P<mon>[01]?\d)(?P=sep)(?P<day>[0-3]?\d)", _en_iso),
