@@ -133,3 +133,19 @@ def test_a_bare_clock_after_a_part_of_a_day(text: str, expected: list[tuple[str,
 )
 def test_weekends_and_fortnights_counted(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert _days(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("I saw him on Friday", "03-07"),  # was 03-14, tomorrow
+        ("We went to the beach on Saturday", "03-08"),
+        ("I saw him on Monday", "03-10"),
+        ("I'll see him on Monday", "03-17"),
+        ("I'll see him on Friday", "03-14"),
+        ("the party is on Saturday", "03-15"),
+        ("I moved my dentist appointment to Friday", "03-14"),  # what was moved is still to come
+    ],
+)
+def test_a_weekday_told_done_is_the_one_gone(text: str, day: str) -> None:
+    assert [span[1] for span in _days(text)] == [day]

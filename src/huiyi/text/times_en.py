@@ -196,12 +196,15 @@ def _en_holiday(match: re.Match[str], now: datetime) -> Range:
 
 def _en_weekday(match: re.Match[str], now: datetime) -> Range:
     """See :func:`~huiyi.text.periods.weekday_named`; this week's day already over, said of a time to come
-    (I'll call mom on Monday, said on a Wednesday), is next week's, as 我周一要去体检 is."""
+    (I'll call mom on Monday, said on a Wednesday), is next week's, as 我周一要去体检 is; one still to come this
+    week, told done (I saw him on Friday, said on a Thursday), is last week's."""
     weekday = _WEEKDAYS[match.group("weekday").lower()]
     which = (_group(match, "which") or "this").lower()
     which = "after next" if match["after"] else {"past": "last"}.get(which, which)
     if which == "this" and weekday < now.weekday() and still_to_come(match):
         which = "next"
+    elif which == "this" and weekday > now.weekday() and told_done(match):
+        which = "last"  # I saw him on Friday, said on a Thursday: the one gone, not tomorrow
     return weekday_named(weekday, which, now)
 
 
