@@ -17,6 +17,7 @@ from huiyi.text.periods import Range
 from huiyi.text.tense_zh import clause_around, to_come
 
 __all__ = [
+    "BARE_HOUR",
     "DAY_PARTS",
     "NUM",
     "PART_OF_DAY",
@@ -33,7 +34,7 @@ NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八
 DAY_PARTS = r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天"
 PART_OF_DAY = lazy(rf"{DAY_PARTS}|[早晚夜]")  # a phrase that names its part of the day: 今晚, 明早, 周六晚上
 
-Case = Literal["after a day", "alone", "to come", "until", "was to come", "sleep", "sleep to come", "alarm"]
+Case = Literal["after a day", "alone", "plan", "to come", "until", "was to come", "sleep", "sleep to come", "alarm"]
 SMALL_HOURS = range(1, 7)  # 1–6 点: the afternoon's after a day, the night's in sleep; 七点 on are the morning's
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
@@ -51,14 +52,16 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
                                                              said before 07:00 (今天三点才睡 at 01:30) the night's
                                                              (a plan's: see :func:`small_hours_of_plans`)
     ``alone``         加班到九点 at 21:09, 七点就醒了    1–11   the nearer of the two to ``now``
+    ``plan``          我九点上线, 我三点过去             1–11   the nearer, but the one ahead when the nearer is gone
+                                                             and the other still ahead (at 11:15: 21:00)
     ``to come``       我五点要去接孩子, 改到五点          1–6    the afternoon's (at 10:30 or at 00:30: 17:00), but
                                                              the morning's within the hour ahead (at 04:30:
-                                                             05:00); of 7–11 the nearer, as ``alone``; tomorrow's
+                                                             05:00); of 7–11 the nearer, as ``plan``; tomorrow's
                                                              when both of today's are gone (三点见 at 20:00: 15:00
                                                              tomorrow; 九点见 at 22:00: 09:00)
     ``until``         我要加班到三点                      1–6    the nearer, but the afternoon's when the morning's
                                                              went by in the last 12 h (at 00:30: 03:00; at 10:30:
-                                                             15:00); tomorrow's when both are gone, as ``to come``
+                                                             15:00); as ``to come`` when it is gone
     ``was to come``   我本来要三点去的, 说好三点见         1–6    as ``to come``, but never tomorrow's: a plan told as
                                                              given up or agreed on is of a day under way
     ``sleep``         明天六点起床, 昨天三点才睡          1–11   the morning's: sleep is of the small hours, waking of
@@ -115,6 +118,9 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         nearer = evening
     if case == "until" and nearer is morning and hour in SMALL_HOURS and timedelta(0) <= now - morning[0] < _HALF:
         nearer = evening  # 我要加班到五点 at 10:30: 17:00
+    if case in ("to come", "until", "plan") and nearer[1] <= now < evening[0]:
+        # 我九点上线 at 11:15: the evening's, still ahead, not the morning's gone (nor, said 要, tomorrow's)
+        return evening
     if case in ("to come", "until") and nearer[1] <= now and evening[1] <= datetime.max - _DAY:
         # both gone today (三点见 said at 20:00): tomorrow's, the afternoon's of a small hour
         return (evening[0] + _DAY, evening[1] + _DAY) if hour in SMALL_HOURS else (morning[0] + _DAY, morning[1] + _DAY)
@@ -146,7 +152,8 @@ _GOING_TO = lazy(r"要|得|该|准备|打算")
 _SLEPT_IN = lazy(r"(?:睡|一觉|躺)到$|懒觉")  # 睡到十点: when sleep ended
 _BACK_TO_SLEEP = lazy(r"回笼觉")  # 我十点睡了个回笼觉: back to sleep after waking, a morning's
 _FELL_ASLEEP = lazy(r"睡[着下]?[了的]")  # 我十点就睡了, 十点多睡的: gone to bed already, not tonight
-_BARE_HOUR = lazy(rf"(?<![0-9０-９十])(?:十一?|[一二两三四五六七八九]|0?[1-9]|1[01])点(?:{NUM}分|半|一刻|三刻|钟|整)?$")
+# 九点, 十一点半, 3点: a clock of 1–11 that says no half of its own
+BARE_HOUR = lazy(rf"(?<![0-9０-９十])(?:十一?|[一二两三四五六七八九]|0?[1-9]|1[01])点(?:{NUM}分|半|一刻|三刻|钟|整)?$")
 
 
 def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
@@ -166,7 +173,7 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
     """
     out: list[tuple[int, int, Range]] = []
     for start, end, span in found:
-        clock = _BARE_HOUR.search(text, start, end)
+        clock = BARE_HOUR.search(text, start, end)
         if clock and not PART_OF_DAY.search(text, start, clock.start()):
             clause = clause_around(text, start)
             small = (span[0].hour % 12) in SMALL_HOURS
@@ -255,7 +262,7 @@ def small_hours_of_plans(text: str, found: list[tuple[int, int, Range]], now: da
 
 def _plan_case(text: str, start: int, end: int, span: Range, now: datetime) -> Case | None:
     """The case of a plan's bare small hour of today at ``text[start:end]`` (三点见, 今天三点要去), else None."""
-    clock = _BARE_HOUR.search(text, start, end)
+    clock = BARE_HOUR.search(text, start, end)
     morning = _morning_of(span)
     if clock is None or morning is None or PART_OF_DAY.search(text, start, clock.start()):
         return None
@@ -306,9 +313,20 @@ _AGREED = lazy(r"(?<![听据])(?:说|约|讲|商量|谈|定)好(?![像看听吃�
 _REMINDED_AFTER = lazy(r"[^。！？!?\n]{0,20}?(?:别迟到|不要迟到|别忘|不要忘|不见不散|准时|到时候?|记得)")
 
 
+# 我九点上线, 我八点到, 我三点过去: a going or starting right after the clock, with no 要, is a plan as often; not
+# 九点到五点, 十点到晚六点 (a range), 九点来着 (a recall)
+_DOING_AT = lazy(
+    rf"(?:就|再|准时|左右|前后|整)?(?:到(?!\s*(?:{NUM}|[0-9０-９]|{DAY_PARTS}|[早晚夜今明后周]|星期|礼拜|下周|下个))"
+    r"|上线|过去|过来|出门|出发|动身|走|回来|回去|回家|开始|开播|开黑|下楼|上车|去|来(?!着))"
+)
+# 我九点就到了, 九点才到 (not until then: as often told of what was), 已经, 刚
+_TOLD_DONE = lazy(r"了|(?<![度经通难])过(?![来去])|才|已经|刚")
+
+
 def clock_case(text: str, start: int, end: int) -> Case:
     """How a bare clock's clause reads it: ``to come`` when it says so (要), it is what a thing was moved to
-    (改到五点) or a meeting's (三点见); ``was to come`` when that plan is told as given up (我本来要三点去的), it is
+    (改到五点) or a meeting's (三点见); ``plan`` when a going or starting follows it, told neither done nor
+    given up (我九点上线); ``was to come`` when that plan is told as given up (我本来要三点去的), it is
     the time a plan was moved from (三点的会改到五点) or one agreed on (说好三点见); else ``alone``.
 
     A plan agreed on with no day said (昨天说好三点见, said at 20:30) is read as today's, gone, and not as
@@ -329,4 +347,6 @@ def clock_case(text: str, start: int, end: int) -> Case:
             return "was to come"
         # 我要加班到三点 at 00:30: a stretch under way ends at the nearer three, 03:00
         return "until" if _UNTIL.search(text, max(0, start - 2), start) else "to come"
+    if _DOING_AT.match(text, end) and not (given_up or _TOLD_DONE.search(clause) or _DONE_AT.search(clause)):
+        return "plan"
     return "alone"

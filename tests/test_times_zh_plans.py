@@ -1,0 +1,49 @@
+"""A bare clock of a plan or a working day: 我九点上线 said at 11:15 read 09:00, gone two hours, and 我九点上班到五点
+said at 15:00 ran from 21:00 to 05:00. A clock told as done, a meeting agreed on and a night said read as before."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from huiyi.text.times import find_time_phrases
+
+MORNING = datetime(2025, 3, 5, 11, 15)  # a Wednesday
+AFTERNOON = datetime(2025, 3, 5, 15, 0)
+
+
+def read(text: str, now: datetime) -> list[tuple[str, str]]:
+    return [(span.phrase, f"{span.start:%m-%d %H:%M}") for span in find_time_phrases(text, now)]
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我九点上线", MORNING, [("九点", "03-05 21:00")]),
+        ("我八点到", MORNING, [("八点", "03-05 20:00")]),
+        ("我七点出门", MORNING, [("七点", "03-05 19:00")]),
+        ("我三点过去", datetime(2025, 3, 5, 8), [("三点", "03-05 15:00")]),
+        # said to come (要), or a stretch to come until it: tonight's, not tomorrow morning's
+        ("我九点要上线", MORNING, [("九点", "03-05 21:00")]),
+        ("我要加班到九点", MORNING, [("九点", "03-05 21:00")]),
+        # unchanged: the morning's still ahead, told as done, a 是…的, 才, a meeting agreed on that is gone
+        ("我九点上线", datetime(2025, 3, 5, 8), [("九点", "03-05 09:00")]),
+        ("我九点就到了", MORNING, [("九点", "03-05 09:00")]),
+        ("我九点到家了", MORNING, [("九点", "03-05 09:00")]),
+        ("我九点起的", MORNING, [("九点", "03-05 09:00")]),
+        ("我九点才到", MORNING, [("九点", "03-05 09:00")]),
+        ("说好三点见", datetime(2025, 3, 5, 20, 30), [("三点", "03-05 15:00")]),
+        ("我九点上线", datetime(2025, 3, 5, 22), [("九点", "03-05 21:00")]),
+    ],
+)
+def test_a_bare_plan_whose_morning_hour_is_gone_is_the_evenings(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    assert read(said, now) == reading
+
+
+def test_a_clock_that_starts_a_range_is_no_arrival() -> None:
+    """十点 of 早十点到晚六点 read 22:00 once 到 was taken for an arrival: a range's 到 is followed by its end."""
+    said = "客服工作时间改为早十点到晚六点"
+    assert read(said, AFTERNOON) == [("十点", "03-05 10:00"), ("六点", "03-05 18:00")]
