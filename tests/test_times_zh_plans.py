@@ -43,6 +43,31 @@ def test_a_bare_plan_whose_morning_hour_is_gone_is_the_evenings(
     assert read(said, now) == reading
 
 
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我九点上班到五点", AFTERNOON, [("九点", "03-05 09:00"), ("五点", "03-05 17:00")]),
+        ("九点到五点", AFTERNOON, [("九点", "03-05 09:00"), ("五点", "03-05 17:00")]),
+        ("营业时间十点到两点", datetime(2025, 3, 5, 22), [("十点", "03-05 10:00"), ("两点", "03-05 14:00")]),
+        ("我九点上班到五点", datetime(2025, 3, 5, 8), [("九点", "03-05 09:00"), ("五点", "03-05 17:00")]),
+        # unchanged: a night said, a sleep, a part of the day or a day said, an end after its start
+        ("晚上九点到五点", AFTERNOON, [("晚上九点", "03-05 21:00"), ("五点", "03-06 05:00")]),
+        ("我上夜班，九点到五点", AFTERNOON, [("九点", "03-05 21:00"), ("五点", "03-06 05:00")]),
+        ("我十点睡到五点", AFTERNOON, [("十点", "03-05 22:00"), ("五点", "03-06 05:00")]),
+        ("明天九点到五点", AFTERNOON, [("明天九点", "03-06 09:00"), ("五点", "03-06 17:00")]),
+        ("两点到三点开会", AFTERNOON, [("两点", "03-05 14:00"), ("三点", "03-05 15:00")]),
+    ],
+)
+def test_a_range_of_bare_hours_ending_on_a_smaller_one_is_a_days(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    assert read(said, now) == reading
+
+
+def test_a_night_said_after_a_range_keeps_it_the_nights() -> None:
+    assert read("九点到五点的夜班", AFTERNOON) == [("九点", "03-05 21:00"), ("五点", "03-06 05:00")]
+
+
 def test_a_clock_that_starts_a_range_is_no_arrival() -> None:
     """十点 of 早十点到晚六点 read 22:00 once 到 was taken for an arrival: a range's 到 is followed by its end."""
     said = "客服工作时间改为早十点到晚六点"

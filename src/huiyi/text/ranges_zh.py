@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
-from huiyi.text.hours_zh import NUM
-from huiyi.text.periods import Range, shift_month
+from huiyi.text.hours_zh import BARE_HOUR, NUM
+from huiyi.text.periods import Range, midnight, shift_month
 from huiyi.text.tense_zh import WEEKDAY_ZH
 
 __all__ = ["range_ends"]
@@ -25,6 +25,11 @@ _END_CLOCK = lazy(rf"(?:{NUM}|十[一二]?)点(?:{NUM}分|半|一刻|三刻|钟|
 # a weekday with no week of its own (周五, 周五晚上, not 下周五): the week is its start's
 _END_WEEKDAY = lazy(WEEKDAY_ZH)
 _END_DAY = lazy(rf"{NUM}[日号]")  # a day with no month of its own (5号, 五号): the month is its start's
+# 九点到五点 is a working day's (09:00 to 17:00), but not 夜班, 通宵, 晚上…, 睡, 加班 (after the day's work)
+_OF_THE_NIGHT = lazy(r"晚|夜|宵|凌晨|睡|熬|加班")
+# the words of a range's sentence either side of it that may say night (我上夜班，九点到五点; 九点到五点的夜班)
+_SENTENCE_BEFORE = lazy(r"[^。！？；!?;\n]{0,20}$")
+_SENTENCE_AFTER = lazy(r"[^。！？；!?;\n]{0,8}")
 _WEEKDAY = {
     name: day for day, names in enumerate(("一1", "二2", "三3", "四4", "五5", "六6末", "日天7")) for name in names
 }
@@ -34,9 +39,10 @@ def range_ends(text: str, found: Found) -> Found:
     """``found`` with the bare clock or weekday that ends a range read from the range's start.
 
     A clock (两点到三点, 晚上八点到十点) is the first such hour after its start, on the start's day, and so is one a
-    doing runs until when it was read before its start (我十点睡到十一点: not 11:00 that morning); a weekday
-    (下周一到周五, 下周一早上到周五晚上) the first such day after a start of a day or less, 周末 its weekend; a day
-    of the month (下个月1号到5号) the first such day after its start.
+    doing runs until when it was read before its start (我十点睡到十一点: not 11:00 that morning); two bare hours
+    whose end is the smaller (九点到五点, 我九点上班到五点) a day's, morning to afternoon, unless night is said;
+    a weekday (下周一到周五, 下周一早上到周五晚上) the first such day after a start of a day or less, 周末 its
+    weekend; a day of the month (下个月1号到5号) the first such day after its start.
 
         >>> now = datetime(2024, 11, 13, 8)
         >>> found = [(0, 2, (datetime(2024, 11, 13, 14), datetime(2024, 11, 13, 15))),
@@ -49,9 +55,13 @@ def range_ends(text: str, found: Found) -> Found:
     """
     out = list(found)
     for at in range(1, len(out)):
-        (_, first_end, first), (start, end, last) = out[at - 1], out[at]
+        (first_start, first_end, first), (start, end, last) = out[at - 1], out[at]
         # no end read after the last days there are (a day of the month may move a month on)
         if first[0] > datetime.max - 40 * _DAY:
+            continue
+        joined = _TO.fullmatch(text, first_end, start) or _DOING_TO.fullmatch(text, first_end, start)
+        if joined and (day := _working_day(text, (first_start, first_end, first), (start, end, last))):
+            out[at - 1], out[at] = (first_start, first_end, day[0]), (start, end, day[1])
             continue
         if not _TO.fullmatch(text, first_end, start):
             if (
@@ -70,6 +80,28 @@ def range_ends(text: str, found: Found) -> Found:
         elif _END_DAY.fullmatch(text, start, end) and first[1] - first[0] <= _DAY:
             out[at] = (start, end, _day_after(first, last))
     return out
+
+
+def _working_day(text: str, first: tuple[int, int, Range], last: tuple[int, int, Range]) -> tuple[Range, Range] | None:
+    """A range of two bare hours that ends on a smaller one (九点到五点, 我九点上班到五点) read as the morning of
+    ``first``'s day to that afternoon: as near as each other at 15:00 it read 21:00 to 05:00, a night's work.
+    None when either says its half (晚上九点, 21点), the end comes after the start, or the words say night."""
+    (first_start, first_end, start), (last_start, last_end, end) = first, last
+    if not (BARE_HOUR.fullmatch(text, first_start, first_end) and BARE_HOUR.fullmatch(text, last_start, last_end)):
+        return None
+    if start[1] - start[0] > timedelta(hours=1) or start[0] > datetime.max - _DAY:
+        return None
+    day = midnight(start[0])
+    begins, ends = (start[0] - day) % _HALF, (end[0] - midnight(end[0])) % _HALF
+    if not timedelta(0) < ends < begins:
+        return None
+    before = _SENTENCE_BEFORE.search(text, max(0, first_start - 20), first_start)
+    after = _SENTENCE_AFTER.match(text, last_end)
+    said = (before.group() if before else "") + text[first_start:last_end] + (after.group() if after else "")
+    if _OF_THE_NIGHT.search(said):
+        return None
+    morning, afternoon = day + begins, day + ends + _HALF
+    return (morning, morning + (start[1] - start[0])), (afternoon, afternoon + (end[1] - end[0]))
 
 
 def _is_clock_end(text: str, start: int, end: int, first: Range) -> bool:
