@@ -72,3 +72,17 @@ def test_a_clock_that_starts_a_range_is_no_arrival() -> None:
     """十点 of 早十点到晚六点 read 22:00 once 到 was taken for an arrival: a range's 到 is followed by its end."""
     said = "客服工作时间改为早十点到晚六点"
     assert read(said, AFTERNOON) == [("十点", "03-05 10:00"), ("六点", "03-05 18:00")]
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("我九点起的", [("九点", "03-05 09:00")]),
+        ("我们九点多到的", [("九点", "03-05 09:00")]),
+        # unchanged: a 的 of the clock itself tells no doing (the nine o'clock one)
+        ("车是九点的", [("九点", "03-05 21:00")]),
+    ],
+)
+def test_a_clock_a_shi_de_tells_done_is_not_the_one_ahead(said: str, reading: list[tuple[str, str]]) -> None:
+    """Said at 15:00, 09:00 and 21:00 are as near as each other, and the one ahead was taken for a thing done."""
+    assert read(said, AFTERNOON) == reading

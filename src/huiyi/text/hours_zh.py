@@ -34,7 +34,9 @@ NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八
 DAY_PARTS = r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天"
 PART_OF_DAY = lazy(rf"{DAY_PARTS}|[早晚夜]")  # a phrase that names its part of the day: 今晚, 明早, 周六晚上
 
-Case = Literal["after a day", "alone", "plan", "to come", "until", "was to come", "sleep", "sleep to come", "alarm"]
+Case = Literal[
+    "after a day", "alone", "told done", "plan", "to come", "until", "was to come", "sleep", "sleep to come", "alarm"
+]
 SMALL_HOURS = range(1, 7)  # 1–6 点: the afternoon's after a day, the night's in sleep; 七点 on are the morning's
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
@@ -52,6 +54,8 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
                                                              said before 07:00 (今天三点才睡 at 01:30) the night's
                                                              (a plan's: see :func:`small_hours_of_plans`)
     ``alone``         加班到九点 at 21:09, 七点就醒了    1–11   the nearer of the two to ``now``
+    ``told done``     我九点起的, 九点多到的           1–11   the nearer, but the morning's when it has begun and
+                                                             the evening's is ahead (at 15:00: 09:00, not 21:00)
     ``plan``          我九点上线, 我三点过去             1–11   the nearer, but the one ahead when the nearer is gone
                                                              and the other still ahead (at 11:15: 21:00)
     ``to come``       我五点要去接孩子, 改到五点          1–6    the afternoon's (at 10:30 or at 00:30: 17:00), but
@@ -118,6 +122,8 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         nearer = evening
     if case == "until" and nearer is morning and hour in SMALL_HOURS and timedelta(0) <= now - morning[0] < _HALF:
         nearer = evening  # 我要加班到五点 at 10:30: 17:00
+    if case == "told done" and morning[0] <= now < nearer[0]:
+        return morning  # 我九点起的 at 15:00, as near as 21:00: what was done is not ahead
     if case in ("to come", "until", "plan") and nearer[1] <= now < evening[0]:
         # 我九点上线 at 11:15: the evening's, still ahead, not the morning's gone (nor, said 要, tomorrow's)
         return evening
@@ -326,8 +332,9 @@ _TOLD_DONE = lazy(r"了|(?<![度经通难])过(?![来去])|才|已经|刚")
 def clock_case(text: str, start: int, end: int) -> Case:
     """How a bare clock's clause reads it: ``to come`` when it says so (要), it is what a thing was moved to
     (改到五点) or a meeting's (三点见); ``plan`` when a going or starting follows it, told neither done nor
-    given up (我九点上线); ``was to come`` when that plan is told as given up (我本来要三点去的), it is
-    the time a plan was moved from (三点的会改到五点) or one agreed on (说好三点见); else ``alone``.
+    given up (我九点上线); ``was to come`` when a plan is told as given up (我本来要三点去的), it is the time a
+    plan was moved from (三点的会改到五点) or one agreed on (说好三点见); ``told done`` when a 是…的 tells when a
+    thing was done (我九点起的); else ``alone``.
 
     A plan agreed on with no day said (昨天说好三点见, said at 20:30) is read as today's, gone, and not as
     tomorrow's: it may have been met already, and a meeting gone read as one ahead is a false reminder."""
@@ -349,4 +356,6 @@ def clock_case(text: str, start: int, end: int) -> Case:
         return "until" if _UNTIL.search(text, max(0, start - 2), start) else "to come"
     if _DOING_AT.match(text, end) and not (given_up or _TOLD_DONE.search(clause) or _DONE_AT.search(clause)):
         return "plan"
+    if _DONE_AT.search(clause) and not given_up and text[end : end + 1] != "的":  # 车是九点的 tells no doing
+        return "told done"
     return "alone"
