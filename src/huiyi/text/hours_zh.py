@@ -18,6 +18,7 @@ from huiyi.text.tense_zh import clause_around, to_come
 
 __all__ = [
     "BARE_HOUR",
+    "CLOCK",
     "DAY_PARTS",
     "NUM",
     "PART_OF_DAY",
@@ -32,6 +33,8 @@ __all__ = [
 # Bounded, and digits never start mid-number, so a long digit run cannot make the scan quadratic.
 NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})"
 DAY_PARTS = r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天"
+# a clock time: 七点, 七点半, 差一刻三点, 19:30 (not 三点都, 两点儿)
+CLOCK = rf"(?:差(?:一刻|{NUM}分钟?))?{NUM}点(?:{NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d"
 PART_OF_DAY = lazy(rf"{DAY_PARTS}|[早晚夜]")  # a phrase that names its part of the day: 今晚, 明早, 周六晚上
 
 Case = Literal[

@@ -14,11 +14,12 @@ from typing import Any
 
 from huiyi.patterns import lazy
 from huiyi.text import holidays
+from huiyi.text.clock_days_zh import clocks_on_their_day
 from huiyi.text.hours_zh import (
+    CLOCK,
     DAY_PARTS,
     NUM,
     PART_OF_DAY,
-    clock_case,
     half_of_the_day,
     small_hours_of_plans,
     small_hours_of_sleep,
@@ -37,7 +38,7 @@ from huiyi.text.periods import (
     whole_days,
 )
 from huiyi.text.ranges_zh import range_ends
-from huiyi.text.tense_zh import BARE_MONTH, CLAUSE_END, FESTIVALS, TOLD, by_tense, called_by, festival_as_thing
+from huiyi.text.tense_zh import BARE_MONTH, FESTIVALS, by_tense, called_by, festival_as_thing
 from huiyi.text.tense_zh import clause_around as clause_around  # read by times_en
 from huiyi.text.tense_zh import to_come as to_come
 
@@ -60,7 +61,7 @@ _ZH_ATOMS = [
     r"(?:上上|下下|上|下|这|本)个?月(?:[上中下]旬|[初底末]|中(?![的有间]))?|月(?:[上中下]旬|[初中底末])",
     r"[春夏秋冬](?:天|季)",
     rf"(?:{DAY_PARTS})(?!好)",  # not 晚上好
-    rf"(?:差(?:一刻|{NUM}分钟?))?{NUM}点(?:{NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d",
+    CLOCK,
     FESTIVALS,
 ]
 ZH_ATOM = lazy("|".join(f"(?:{atom})" for atom in _ZH_ATOMS))
@@ -74,9 +75,6 @@ _CLOCK_AFTER = lazy(
     r"|在(?![意乎])|出发|集合|上课|下课|上班|下班|起床|睡|午[休睡觉]|醒|吃饭|碰头|结束|有[会课事])"
 )
 _RANGE_FROM_A_CLOCK = lazy(r"(?:点|点半|点钟|[0-9][:：][0-5][0-9])\s*(?:到|至|-|－|~|～)\s*$")
-_ZH_CLOCK = lazy(_ZH_ATOMS[-2])  # a clock time alone: 七点, 七点半, 19:30
-_ZH_PART_CLOCK = lazy(rf"(?:{DAY_PARTS})(?:{_ZH_ATOMS[-2]})")  # a part of the day and its clock: 早上八点
-_DAY_PART = lazy(DAY_PARTS)
 
 _ZH_ALIASES = [
     ("的", ""),
@@ -402,7 +400,7 @@ def chinese_phrases(text: str, now: datetime, *, asked: bool = False) -> list[tu
                     break
             else:
                 first += 1
-    read = _clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh, asked), now)
+    read = clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh, asked), now, _resolve_zh)
     return range_ends(text, small_hours_of_sleep(text, small_hours_of_plans(text, read, now), now))
 
 
@@ -424,77 +422,3 @@ def _season_as_kind(text: str, start: int, end: int) -> bool:
         return False
     kind = _KIND_AFTER.match(text, end) is not None and ZH_ATOM.match(text, end + 1) is None  # 夏天的晚上: a time
     return kind or _LIKED_BEFORE.search(text, max(0, start - 6), start) is not None
-
-
-_ZH_BY = lazy(r"[之以]?前")  # after a clock: a deadline (十点前交)
-
-
-def _on_the_day_before(past: str, phrase: str, read: Range, now: datetime, deadline: bool = False) -> Range:
-    """A clock time read as still to come, in a clause that named a past day before it (昨天的会开到十一点半,
-    said at nine): on that day, at whichever of its hours is nearer, if that is over by now. Not a deadline
-    (昨天的作业十点前交): what is due by a clock is due ahead."""
-    if not past or deadline or read[0] <= now or (back := _resolve_zh(past + phrase, now)) is None:
-        return read
-    back = half_of_the_day(back, now, "alone") if _ZH_CLOCK.fullmatch(phrase) and "点" in phrase else back
-    return back if back[0] <= now else read
-
-
-def _clocks_on_their_day(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
-    """A bare clock time after a day not yet over, in one message, is on that day: in "明晚的事定了…时间
-    还是七点" the 七点 is tomorrow evening's, not this morning's. Only a day to come anchors it: a plan
-    restates its time, while after 昨晚 a bare 七点 may well be this morning's (七点就醒了).
-
-        >>> now = datetime(2024, 11, 14, 12, 30)
-        >>> [str(span[0]) for *_, span in chinese_phrases("明晚的事定了，时间还是七点", now)]
-        ['2024-11-15 18:00:00', '2024-11-15 19:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("昨晚没睡好，七点就醒了", now)]
-        ['2024-11-13 18:00:00', '2024-11-14 07:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("今晚聚餐，地方老样子，八点半到", now)]
-        ['2024-11-14 18:00:00', '2024-11-14 20:30:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("周六去爬山，早上八点西门集合", now)]
-        ['2024-11-16 00:00:00', '2024-11-16 08:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("今天加班到九点", datetime(2024, 11, 14, 21, 9))]
-        ['2024-11-14 00:00:00', '2024-11-14 21:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("昨天的会开到晚上十一点半", datetime(2024, 11, 14, 9))]
-        ['2024-11-13 00:00:00', '2024-11-13 23:30:00']
-    """
-    anchor = past = ""  # the day to come a clock time is on; the past day one said to come is on instead
-    past_end = 0
-    out: list[tuple[int, int, Range]] = []
-    for start, end, span in found:
-        phrase = text[start:end]
-        # 昨天说好了，下午三点开会 (another clause), 昨天群里说下午三点开会 (the day it was said or booked): today's
-        if past and (CLAUSE_END.search(text, past_end, start) or TOLD.search(text, past_end, start)):
-            past = ""
-        day_of = _DAY_PART.sub("", anchor)  # 明天 of 明天早上: a later 下午三点 is its afternoon
-        whole_day = bool(day_of) and PART_OF_DAY.search(day_of) is None  # 周六, 今天: not 今晚, 明早
-        if _ZH_CLOCK.fullmatch(phrase):
-            joined = _resolve_zh(anchor + phrase, now) if anchor else None
-            today = joined is not None and joined[0].date() == now.date()
-            if joined is not None and today and whole_day and day_of == anchor and "点" in phrase:
-                # 今天…加班到八点, said at 20:05: the evening's; 今天七点就醒了 at 14:00 is not 19:00, to come
-                nearer = half_of_the_day(joined, now, "alone")
-                joined = nearer if nearer[0] <= now else joined
-            if joined is not None:
-                read = joined
-            elif "点" in phrase:  # no day said: 九点 at 21:09 is 21:00, 我五点要去接孩子 at 10:30 17:00
-                read = half_of_the_day(span, now, clock_case(text, start, end))
-            else:
-                read = span
-            out.append((start, end, _on_the_day_before(past, phrase, read, now, _ZH_BY.match(text, end) is not None)))
-            continue
-        # 周六去爬山，早上八点集合: that Saturday's morning
-        if whole_day and _ZH_PART_CLOCK.fullmatch(phrase) and (joined := _resolve_zh(day_of + phrase, now)):
-            out.append((start, end, joined))
-            continue
-        if _ZH_PART_CLOCK.fullmatch(phrase):
-            out.append((start, end, _on_the_day_before(past, phrase, span, now, _ZH_BY.match(text, end) is not None)))
-            continue
-        day = _ZH_CLOCK.sub("", phrase)  # 明晚七点 anchors a later 八点 as 明晚
-        to_come = span[1] > now and span[1] - span[0] <= timedelta(days=1)  # a day, or part of one, not yet over
-        anchor = day if to_come and day else ""
-        past = "" if to_come else past  # 昨天他说明天的会八点开: the day to come's
-        if span[1] <= now and span[1] - span[0] <= timedelta(days=1) and day:
-            past, past_end = _DAY_PART.sub("", day), end
-        out.append((start, end, span))
-    return out
