@@ -86,3 +86,27 @@ def test_a_clock_that_starts_a_range_is_no_arrival() -> None:
 def test_a_clock_a_shi_de_tells_done_is_not_the_one_ahead(said: str, reading: list[tuple[str, str]]) -> None:
     """Said at 15:00, 09:00 and 21:00 are as near as each other, and the one ahead was taken for a thing done."""
     assert read(said, AFTERNOON) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我今天九点上线", MORNING, [("今天九点", "03-05 21:00")]),
+        ("今天九点要开会", MORNING, [("今天九点", "03-05 21:00")]),
+        ("今天有事，九点要开会", MORNING, [("今天", "03-05 00:00"), ("九点", "03-05 21:00")]),
+        # unchanged: told done, a part of the day said, another day, the morning's still ahead, a plan gone
+        ("今天九点就到了", MORNING, [("今天九点", "03-05 09:00")]),
+        ("我今天九点起的", MORNING, [("今天九点", "03-05 09:00")]),
+        ("今天晚上九点", MORNING, [("今天晚上九点", "03-05 21:00")]),
+        ("今天早上九点", MORNING, [("今天早上九点", "03-05 09:00")]),
+        ("明天九点要开会", MORNING, [("明天九点", "03-06 09:00")]),
+        ("今天九点要开会", datetime(2025, 3, 5, 8), [("今天九点", "03-05 09:00")]),
+        ("今天三点见", datetime(2025, 3, 5, 20), [("今天三点", "03-05 15:00")]),
+    ],
+)
+def test_a_clock_of_today_said_reads_by_its_case_as_a_bare_one(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """我今天九点上线 said at 11:15 read 09:00, gone, while 我九点上线 read 21:00: 今天 said kept the morning's
+    hour a day said has (后天七点见). A plan of today whose morning hour is gone is the evening's; never tomorrow's."""
+    assert read(said, now) == reading

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
-from huiyi.text.hours_zh import CLOCK, DAY_PARTS, PART_OF_DAY, clock_case, half_of_the_day
+from huiyi.text.hours_zh import BARE_HOUR, CLOCK, DAY_PARTS, PART_OF_DAY, clock_case, half_of_the_day
 from huiyi.text.periods import Range
 from huiyi.text.tense_zh import CLAUSE_END, TOLD, Found, Resolve
 
@@ -33,6 +33,24 @@ def _on_the_day_before(
         return read
     back = half_of_the_day(back, now, "alone") if _ZH_CLOCK.fullmatch(phrase) and "点" in phrase else back
     return back if back[0] <= now else read
+
+
+_AHEAD_CASES = ("plan", "to come", "until")
+
+
+def _today_by_its_case(text: str, start: int, end: int, read: Range, now: datetime) -> Range:
+    """A bare hour of today said with its day (我今天九点上线, 今天有事，九点要开会) read by its clause's case, as
+    one with no day is: said at 11:15, a plan's morning hour is gone and its evening's ahead (21:00). Only a case
+    that looks ahead moves it, and never off the day said (今天三点见 at 20:00 is not tomorrow's); told done or
+    alone it keeps the hour a day said gives (今天九点就到了, 今天七点就醒了: the morning's)."""
+    clock = BARE_HOUR.search(text, start, end)
+    if clock is None or PART_OF_DAY.search(text, start, clock.start()) or read[0].date() != now.date():
+        return read
+    case = clock_case(text, clock.start(), end)
+    if case not in _AHEAD_CASES:
+        return read
+    moved = half_of_the_day(read, now, case)
+    return moved if moved[0].date() == now.date() else read
 
 
 def clocks_on_their_day(text: str, found: Found, now: datetime, resolve: Resolve) -> Found:
@@ -72,6 +90,7 @@ def clocks_on_their_day(text: str, found: Found, now: datetime, resolve: Resolve
                 # 今天…加班到八点, said at 20:05: the evening's; 今天七点就醒了 at 14:00 is not 19:00, to come
                 nearer = half_of_the_day(joined, now, "alone")
                 joined = nearer if nearer[0] <= now else joined
+                joined = _today_by_its_case(text, start, end, joined, now)
             if joined is not None:
                 read = joined
             elif "点" in phrase:  # no day said: 九点 at 21:09 is 21:00, 我五点要去接孩子 at 10:30 17:00
@@ -97,5 +116,5 @@ def clocks_on_their_day(text: str, found: Found, now: datetime, resolve: Resolve
         past = "" if to_come else past  # 昨天他说明天的会八点开: the day to come's
         if span[1] <= now and span[1] - span[0] <= timedelta(days=1) and day:
             past, past_end = _DAY_PART.sub("", day), end
-        out.append((start, end, span))
+        out.append((start, end, _today_by_its_case(text, start, end, span, now) if day else span))
     return out
