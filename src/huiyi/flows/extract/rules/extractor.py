@@ -28,6 +28,7 @@ from huiyi.flows.extract.rules.condense import (
 )
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.gatherings import gatherings_in
+from huiyi.flows.extract.rules.job_moves import joins_in
 from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.moves import moved, moved_house
@@ -194,6 +195,9 @@ class RuleExtractor:
         said.facts.extend(quit_facts)
         left, ended = resigns_in(said, roster)  # 我辞职了 ends 木木在网易工作
         said.facts.extend(left)
+        said.closes.extend(ended)
+        joined, ended = joins_in(said, roster)  # 我跳槽去网易了 (moves.moved ends 木木在阿里工作), 我换工作了
+        said.facts.extend(joined)
         said.closes.extend(ended)
         said.closes.extend(partners_replaced(said))  # 陈屿是我男朋友 ends 阿杰是木木的对象
         said.closes.extend(moved_house(said, roster.agent_name))  # 搬完家了 ends 木木住在文三路

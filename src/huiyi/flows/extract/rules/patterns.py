@@ -481,7 +481,10 @@ ZH_OFFER = lazy(r"^(?:我)?(?:终于|也|刚刚?|已经)?(?:拿到|收到|接到
 ZH_OFFER_PLACE = lazy(rf"^(?P<o>[^，。！？]{{1,14}}?(?:{_WORKPLACE}))$")
 # a clause of one's own message with 我 left out that moves to a workplace (…离职申请交了，下个月去宁波一家…公司):
 # in a chat people drop 我 when announcing it, and nobody else's move is said that way
-ZH_JOB_MOVE = lazy(rf"^(?:{_ZH_SOON})?{_ZH_MOVE}[^，。！？]{{0,12}}?一家")
+# (拿到阿里的offer了 too: ZH_OFFER_RULE)
+ZH_JOB_MOVE = lazy(
+    rf"^(?:(?:{_ZH_SOON})?{_ZH_MOVE}[^，。！？]{{0,12}}?一家|(?:终于|也|刚刚?|已经)?(?:拿到|收到|接到).*offer)"
+)
 QUESTION_END = lazy(r"(?:吗|么|呢|嘛|不|没)\s*$")
 
 # "my" and 我的 before what people have, made the speaker's; not in a title ("My Way", 我的世界 is Minecraft,

@@ -1,0 +1,68 @@
+"""A job change told done in a chat (我跳槽去网易了, 入职字节了, 我换工作了，现在在美团) read no job: the rule for a
+move to a workplace wanted 一家…公司. It is the new workplace now, and the old one ends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from test_rule_subjects import described, extract
+from test_zh_job_change import _facts
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我跳槽去网易了", "木木换到网易工作"),
+        ("跳槽去网易了", "木木换到网易工作"),
+        ("我跳槽到网易了！", "木木换到网易工作"),
+        ("我入职字节了", "木木换到字节工作"),
+        ("我已经入职腾讯了", "木木换到腾讯工作"),
+        ("今天正式入职字节啦", "木木换到字节工作"),
+        ("我去网易上班了", "木木换到网易工作"),
+        ("我换工作了，现在在美团", "木木换到美团工作"),
+        ("我跳槽了，去了网易", "木木换到网易工作"),
+        ("拿到阿里的offer了", "木木换到阿里工作"),  # as 我拿到阿里的offer了 (patterns.ZH_OFFER_RULE)
+    ],
+)
+def test_a_job_change_told_done_is_the_new_workplace(text: str, fact: str) -> None:
+    assert fact in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我想跳槽去网易",
+        "要不要跳槽去网易",
+        "我下个月入职字节",
+        "我明天入职字节了",
+        "你跳槽去网易了吗",
+        "他跳槽去网易了",
+        "小美呢，跳槽去网易了",
+        "我去公司上班了",
+        "我没跳槽去网易",
+        "如果我跳槽去网易了，就能涨薪",
+        "我跳槽去网易了哈哈哈哈开玩笑的",
+    ],
+)
+def test_a_job_change_wished_planned_asked_or_of_another_is_no_workplace(text: str) -> None:
+    assert not any("工作" in fact and fact.startswith("木木") for fact in described(extract(text))), described(
+        extract(text)
+    )
+
+
+def test_a_job_change_planned_stays_a_plan() -> None:
+    facts = described(extract("我下个月入职字节"))
+    assert any("入职字节" in fact for fact in facts) and "木木换到字节工作" not in facts, facts
+
+
+@pytest.mark.parametrize("said", ["我跳槽去网易了", "入职字节了", "我换工作了"])
+def test_a_job_change_ends_the_old_workplace(tmp_path: Path, said: str) -> None:
+    facts = _facts(tmp_path, ["我在阿里工作", said])
+    assert facts["木木在阿里工作"] is False, facts
+
+
+def test_going_to_work_ends_no_workplace(tmp_path: Path) -> None:
+    facts = _facts(tmp_path, ["我在阿里工作", "我去公司上班了"])
+    assert facts["木木在阿里工作"] is True, facts
