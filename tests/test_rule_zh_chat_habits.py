@@ -133,7 +133,8 @@ def test_a_pet_named_right_after_its_kind_is_a_pet(text: str, pet: str) -> None:
     ],
 )
 def test_no_pet_named_by_a_time_an_adverb_a_verb_or_it(text: str) -> None:
-    assert facts(text) == set()
+    """The cat of 我家猫今天又拆家 is the speaker's pet, and has no name."""
+    assert facts(text) <= {"小满养了一只猫"}
 
 
 def _closed_homes(*texts: str) -> list[tuple[str, str]]:

@@ -54,7 +54,7 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
-from huiyi.flows.extract.rules.pet_patterns import ZH_PET, ZH_PET_HAS, ZH_PET_NAMED
+from huiyi.flows.extract.rules.pet_patterns import ZH_PET, ZH_PET_HAS, ZH_PET_NAMED, home_pet
 from huiyi.flows.extract.rules.plans_en import I_CLAUSE, OTHERS_YOUR, SPEAKERS_ME, SPEAKERS_MY, told_of_speaker
 from huiyi.flows.extract.rules.relations import ZH_TOGETHER, partner_told, relations_in, together
 from huiyi.flows.extract.rules.roster import Roster
@@ -435,7 +435,7 @@ class FactReader:
             if hedge := ZH_HEDGE.match(rest, 1):  # 我好像对猫毛过敏
                 self._tentative("我" + rest[hedge.end() :], hedge.group(), message, speaker, False, facts)
                 return
-            pet = ZH_PET.match(rest) or ZH_PET_HAS.match(rest)
+            pet = ZH_PET.match(rest) or ZH_PET_HAS.match(rest) or ZH_PET.match(home_pet(rest))  # 我家狗子…
             if pet:
                 self._pet(pet, message, speaker, False, facts, entities)
                 return

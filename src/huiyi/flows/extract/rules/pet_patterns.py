@@ -6,7 +6,7 @@ from huiyi.flows.extract.rules.patterns import ZH_CALLED_NAME, ZH_NOT_CRIED
 from huiyi.patterns import lazy
 from huiyi.text.language import CJK
 
-__all__ = ["ZH_ANIMALS", "ZH_PET", "ZH_PET_HAS", "ZH_PET_NAMED"]
+__all__ = ["ZH_ANIMALS", "ZH_PET", "ZH_PET_HAS", "ZH_PET_NAMED", "home_pet"]
 
 ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
 # 我养的猫叫了一晚上: the pet crying, which names none but is the pet still
@@ -27,3 +27,36 @@ ZH_PET_NAMED = lazy(
     rf"^我(?:家)?(?:的)?(?P<num>)(?:[那这](?P<mw>只|条|头|匹))?(?P<pet>{ZH_ANIMALS})"
     rf"(?:叫做?|名叫|名字叫){ZH_NOT_CRIED}(?P<name>[{CJK}A-Za-z]{{1,8}}?)(?:[呀啊呢哦吧]|$)"
 )
+
+# what people call their own pet by its kind: 主子 (a cat one serves), 喵星人, 狗子
+_ZH_KIND_OF = {
+    **dict.fromkeys(("喵星人", "猫主子", "主子", "猫咪", "猫猫"), "猫"),
+    **dict.fromkeys(("汪星人", "狗子", "狗狗"), "狗"),
+}
+_ZH_HOME_PET = lazy(rf"^我家的?(?P<pet>{'|'.join(_ZH_KIND_OF)}|{ZH_ANIMALS}|猫|狗)")
+# what goes on about the pet after its word (我家猫又掉毛了); 我家猫砂, 狗粮, 猫爬架 are things
+_ZH_GOES_ON = lazy(
+    r"^(?:[，,。.！!~～\s]|在|又|把|被|今天|昨天|前天|刚|最近|一直|每天|总是|老是|天天|已经|也|还|超|特别|真|好|太|很|最"
+    r"|都|就|会|不|居然|竟然|突然|终于|是|叫|吃|拆|睡|掉|咬|抓|趴|躺|闹|舔|生病|胖|瘦|长|[一两三四五六七八九十\d]+岁)"
+)
+# a pet gone (我家狗狗走了: rules.losses) or wished for (要是), not one had now
+_ZH_GONE = lazy(r"去世|过世|离世|病逝|死|走了|没了|不在了|丢了|跑丢|不见|送人|送走")
+_ZH_NAMED = lazy(rf"^(?:叫做?|名叫|名字叫){ZH_NOT_CRIED}")
+
+
+def home_pet(clause: str) -> str:
+    """A clause of the speaker's that tells of 我家's animal (我家狗子今天又拆家了, 我家喵星人), as the 养了 it
+    says (我养了一只狗), with the pet's name if one follows; "" for anything else. 那只 is not read: 我家那只猫
+    alone is no pet (rules tests), and people (我家孩子, 我家那位) are no animal.
+
+    >>> home_pet("我家狗子今天又拆家了"), home_pet("我家主子叫团子"), home_pet("我家猫砂用完了"), home_pet("我家猫死了")
+    ('我养了一只狗', '我养了一只猫叫团子', '', '')
+    """
+    found = _ZH_HOME_PET.match(clause)
+    if found is None:
+        return ""
+    rest = clause[found.end() :]
+    if (rest and not _ZH_GOES_ON.match(rest)) or _ZH_GONE.search(rest):
+        return ""
+    pet = _ZH_KIND_OF.get(found["pet"], found["pet"])
+    return f"我养了一只{pet}" + (rest if _ZH_NAMED.match(rest) else "")
