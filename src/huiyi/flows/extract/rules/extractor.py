@@ -32,6 +32,7 @@ from huiyi.flows.extract.rules.job_moves import joins_in
 from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.moves import moved, moved_house
+from huiyi.flows.extract.rules.pet_answers import PetAnswers
 from huiyi.flows.extract.rules.pet_names import PetNames
 from huiyi.flows.extract.rules.pet_renames import renamed_pets
 from huiyi.flows.extract.rules.plans import plans_in
@@ -126,9 +127,11 @@ class RuleExtractor:
         cancels = Cancels(roster, fold.called_off)  # 搬家泡汤 closes the plan said before; 下周六搬 is the new one
         losses = Losses(roster, fold.pets)  # 豆豆去世了 closes 豆豆是木木的狗, said in this fold or before
         pet_names = PetNames(roster)  # 我养了只小猫。… 它叫团子: the pet just told of is named
+        pet_answers = PetAnswers(roster, private)  # 你家狗叫啥？— 团子: the one asked has a dog named 团子
         breakups = Breakups(roster, fold.partners)  # 我们分手了 ends 阿杰是木木的男朋友, said in this fold or before
         for said in saids:
             pet_names.read(said)
+            pet_answers.read(said)
             said.facts.extend(cancels.read(said))
             moved_en, called_off_en = english_cancels(said, roster, private)  # My trip got cancelled, … moved to Friday
             said.facts.extend(moved_en)

@@ -25,7 +25,7 @@ from huiyi.patterns import lazy
 from huiyi.text import tokens
 from huiyi.text.language import CJK
 
-__all__ = ["PetNames", "apposed_pet", "pet_name_fact"]
+__all__ = ["PetNames", "apposed_pet", "naming", "pet_name_fact", "pet_named"]
 
 # 我家猫团子在催我喂饭了: a pet named right after its kind, the clause going on about it
 _GOES_ON = "在|又|把|今天|昨天|前天|刚|最近|一直|每天|总是|老是|天天|已经|也|还|超|特别|真|好|太|居然|竟然|突然|终于"
@@ -74,7 +74,7 @@ class PetNames:
                 pet = told.pop(0)  # this message's own pet, from the clause after its word on
             elif at and pet is not None and not _among(pet, said.facts):
                 pet = None  # their next words went on to something else first
-            name = _naming(clause.group(), english)
+            name = naming(clause.group(), english)
             if name and pet is not None:
                 self._name(pet, name, said, english)
                 pet = None
@@ -89,7 +89,7 @@ class PetNames:
         said.entities.append(EntityDraft(name, EntityType.SPECIFIC))
 
 
-def _naming(clause: str, english: bool) -> str | None:
+def naming(clause: str, english: bool) -> str | None:
     """The name a clause gives "it", if it is one that names (它叫团子, Her name is Mochi)."""
     clause = clause.strip()
     if clause.endswith(("?", "？")):
@@ -142,8 +142,13 @@ def apposed_pet(clause: str) -> re.Match[str] | None:
     found = _ZH_APPOSED.match(clause)
     if found is None:
         return None
-    name = found["name"]
+    return found if pet_named(found["name"], clause[found.start("name") :]) else None
+
+
+def pet_named(name: str, said: str) -> bool:
+    """Whether ``name``, first in ``said``, is one a pet may have: cut whole by the tagger, as a name or shaped
+    as pets' are (豆豆, 团子), and no word of kin or of things (妈妈, 绳子)."""
     if name in _NOT_PETS:
-        return None
-    flag = tokens.first_tag(clause[found.start("name") :], name)
-    return found if flag is not None and (flag in _NAME_TAGS or _PET_SHAPED.match(name) is not None) else None
+        return False
+    flag = tokens.first_tag(said, name)
+    return flag is not None and (flag in _NAME_TAGS or _PET_SHAPED.match(name) is not None)

@@ -6,7 +6,7 @@ from huiyi.flows.extract.rules.patterns import ZH_CALLED_NAME, ZH_NOT_CRIED
 from huiyi.patterns import lazy
 from huiyi.text.language import CJK
 
-__all__ = ["ZH_ANIMALS", "ZH_PET", "ZH_PET_HAS", "ZH_PET_NAMED", "home_pet"]
+__all__ = ["ZH_ANIMALS", "ZH_KIND_OF", "ZH_PET", "ZH_PET_HAS", "ZH_PET_NAMED", "home_pet"]
 
 ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
 # 我养的猫叫了一晚上: the pet crying, which names none but is the pet still
@@ -29,11 +29,11 @@ ZH_PET_NAMED = lazy(
 )
 
 # what people call their own pet by its kind: 主子 (a cat one serves), 喵星人, 狗子
-_ZH_KIND_OF = {
+ZH_KIND_OF = {
     **dict.fromkeys(("喵星人", "猫主子", "主子", "猫咪", "猫猫"), "猫"),
     **dict.fromkeys(("汪星人", "狗子", "狗狗"), "狗"),
 }
-_ZH_HOME_PET = lazy(rf"^我家的?(?P<pet>{'|'.join(_ZH_KIND_OF)}|{ZH_ANIMALS}|猫|狗)")
+_ZH_HOME_PET = lazy(rf"^我家的?(?P<pet>{'|'.join(ZH_KIND_OF)}|{ZH_ANIMALS}|猫|狗)")
 # what goes on about the pet after its word (我家猫又掉毛了); 我家猫砂, 狗粮, 猫爬架 are things
 _ZH_GOES_ON = lazy(
     r"^(?:[，,。.！!~～\s]|在|又|把|被|今天|昨天|前天|刚|最近|一直|每天|总是|老是|天天|已经|也|还|超|特别|真|好|太|很|最"
@@ -58,5 +58,5 @@ def home_pet(clause: str) -> str:
     rest = clause[found.end() :]
     if (rest and not _ZH_GOES_ON.match(rest)) or _ZH_GONE.search(rest):
         return ""
-    pet = _ZH_KIND_OF.get(found["pet"], found["pet"])
+    pet = ZH_KIND_OF.get(found["pet"], found["pet"])
     return f"我养了一只{pet}" + (rest if _ZH_NAMED.match(rest) else "")
