@@ -20,7 +20,6 @@ from test_zh_job_change import _facts
         ("我入职字节了", "木木换到字节工作"),
         ("我已经入职腾讯了", "木木换到腾讯工作"),
         ("今天正式入职字节啦", "木木换到字节工作"),
-        ("我去网易上班了", "木木换到网易工作"),
         ("我换工作了，现在在美团", "木木换到美团工作"),
         ("我跳槽了，去了网易", "木木换到网易工作"),
         ("拿到阿里的offer了", "木木换到阿里工作"),  # as 我拿到阿里的offer了 (patterns.ZH_OFFER_RULE)
@@ -63,6 +62,8 @@ def test_a_job_change_ends_the_old_workplace(tmp_path: Path, said: str) -> None:
     assert facts["木木在阿里工作"] is False, facts
 
 
-def test_going_to_work_ends_no_workplace(tmp_path: Path) -> None:
-    facts = _facts(tmp_path, ["我在阿里工作", "我去公司上班了"])
-    assert facts["木木在阿里工作"] is True, facts
+@pytest.mark.parametrize("said", ["我去公司上班了", "我去阿里上班了", "我到阿里上班了"])
+def test_going_to_work_ends_no_workplace(tmp_path: Path, said: str) -> None:
+    # 我去阿里上班了 is said on the way to the job one has: it ended 在阿里工作 for 换到阿里工作, a change never made
+    facts = _facts(tmp_path, ["我在阿里工作", said])
+    assert facts == {"木木在阿里工作": True}, facts

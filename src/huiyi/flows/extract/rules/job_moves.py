@@ -1,4 +1,4 @@
-"""A job change the speaker tells done: 我跳槽去网易了, 入职字节了, 我去网易上班了, 我换工作了，现在在美团.
+"""A job change the speaker tells done: 我跳槽去网易了, 入职字节了, 我换工作了，现在在美团.
 
 The new workplace is a fact as a move to 一家…公司 is (木木换到网易工作, 工作于: ``moves.moved`` then ends the
 workplace held before); a change with no place named (我换工作了, 我跳槽了) ends it all the same, as a
@@ -7,7 +7,8 @@ leaving does (:mod:`~huiyi.flows.extract.rules.resigns`).
 Only done, and only the speaker's: a wish or plan (我想跳槽去网易, 我下个月入职字节: the plan rules' 计划), a
 question, a negation, someone else's (他跳槽去网易了) match no pattern. 我 may be left out, as people do when
 telling their news (跳槽去网易了!), but only in the message's first clause or after one of 我: 小美呢，跳槽去网易了
-is 小美's. Going to work (我去公司上班了) names no employer and changes nothing.
+is 小美's. Going to work changes nothing: 我去公司上班了 names no employer, and 我去网易上班了 is as often said
+on the way to the job one has as of a new one, which would end the job it tells of.
 """
 
 from __future__ import annotations
@@ -39,8 +40,6 @@ _JOINED = tuple(
         rf"跳槽(?:去|到)了{_PLACE}(?:上班|工作)?{_OVER}",
         # 我入职字节了, 我已经入职腾讯了, 今天正式入职字节啦
         rf"入职了?{_PLACE}(?:了|啦){_OVER}",
-        # 我去网易上班了, 我到字节工作了
-        rf"(?:去|到)了?{_PLACE}(?:上班|工作)了{_OVER}",
     )
 )
 # 我换工作了, 我跳槽了, 我换了份工作: a change with no place, which the next clause may name
