@@ -127,8 +127,12 @@ def test_a_bare_clock_after_a_part_of_a_day(text: str, expected: list[tuple[str,
         ("I met her two weekends ago", [("two weekends ago", "03-01", "03-03")]),
         ("a weekend ago", [("a weekend ago", "03-08", "03-10")]),
         ("a couple of weekends ago", [("a couple of weekends ago", "02-22", "03-03")]),
-        ("in a fortnight", [("in a fortnight", "03-27", "03-28")]),
-        ("a fortnight ago", [("a fortnight ago", "02-27", "02-28")]),
+        # a fortnight is two weeks, read as "in two weeks" is: the Mon–Sun week it lands in, as "in three days" is
+        # that day and "in a month" that month (was the one day 14 days on)
+        ("in a fortnight", [("in a fortnight", "03-24", "03-31")]),
+        ("in two weeks", [("in two weeks", "03-24", "03-31")]),
+        ("a fortnight ago", [("a fortnight ago", "02-24", "03-03")]),
+        ("a couple of fortnights ago", [("a couple of fortnights ago", "01-27", "02-17")]),
     ],
 )
 def test_weekends_and_fortnights_counted(text: str, expected: list[tuple[str, str, str]]) -> None:

@@ -123,10 +123,12 @@ def _which(match: re.Match[str]) -> str:
 
 
 def _unit_count(match: re.Match[str]) -> tuple[str, int, int]:
-    """The unit a phrase counts in and its (low, high) count; a fortnight is 14 days (in a fortnight: that day)."""
+    """The unit a phrase counts in and its (low, high) count. A fortnight is two weeks: "in N units" is the whole
+    unit it lands in (in three days: that day, in a month: that month, in two weeks: that Mon–Sun week), so in a
+    fortnight is the week in two weeks, and a fortnight ago the week two weeks back."""
     lo, hi = _count(match)
     unit = _UNITS[match.group("unit").lower()]
-    return ("day", 14 * lo, 14 * hi) if unit == "fortnight" else (unit, lo, hi)
+    return ("week", 2 * lo, 2 * hi) if unit == "fortnight" else (unit, lo, hi)
 
 
 def _en_ago(match: re.Match[str], now: datetime) -> Range:
