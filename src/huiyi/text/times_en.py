@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 
 from huiyi.patterns import lazy
 from huiyi.text import times_zh
@@ -268,6 +268,47 @@ def _en_iso(match: re.Match[str], now: datetime) -> Range:
     return whole_days(date(int(match.group("yy")), int(match.group("mon")), int(match.group("day"))))
 
 
+# a day named by where it lies from a date said right after it: the Sunday before October 25, 2022, the week
+# before 9 June 2023, two days after 3 March, last weekend before April 10 (LoCoMo asks this way); the date is
+# whichever rule reads it
+_AROUND_A_DATE = lazy(
+    rf"(?<![A-Za-z0-9_-])(?:(?:(?:the|last)\s+)?(?:{_WEEKDAY_RE}|(?P<one>day|week|weekend))|{_COUNT_RE}\s+{_UNIT_RE})"
+    r"\s+(?P<side>before|after)\s+",
+    re.IGNORECASE,
+)
+
+
+def _around_dates(text: str, found: list[tuple[int, int, Range]]) -> list[tuple[int, int, Range]]:
+    """Each day before or after a date found right after it, from where it starts to the date's end."""
+    dates = {start: (end, span) for start, end, span in found if span[1] - span[0] == DAY and span[0].time() == time()}
+    around: list[tuple[int, int, Range]] = []
+    for match in _AROUND_A_DATE.finditer(text):
+        # the date read from the word after before/after, or from it (the day after the 5th: "after the 5th")
+        date_at = dates.get(match.end()) or dates.get(match.start("side"))
+        if date_at is None:
+            continue
+        end, (day, _) = date_at
+        span = _day_around(match, day, 1 if match["side"].lower() == "after" else -1)
+        if span is not None:
+            around.append((match.start(), end, span))
+    return around
+
+
+def _day_around(match: re.Match[str], day: datetime, way: int) -> Range | None:
+    """The weekday nearest ``day`` on its ``way`` (1 after, -1 before); the week, the weekend or the units (two
+    days, a month) that "next week", "in two days" or "two days ago" said on ``day`` names."""
+    if match["weekday"]:
+        return weekday_named(_WEEKDAYS[match["weekday"].lower()], "coming" if way > 0 else "last", day)
+    one = (match["one"] or "").lower()
+    if one == "weekend":  # the first Saturday after, the last Sunday before
+        saturday = weekday_named(5, "coming", day)[0] if way > 0 else weekday_named(6, "last", day)[0] - DAY
+        return whole_days(saturday.date(), 2)
+    unit, lo, hi = (one, 1, 1) if one else _unit_count(match)
+    if unit in ("hour", "minute"):
+        return None
+    return vague_ago(day, unit, lo, hi) if way < 0 else vague_ago(day, unit, -hi, -lo)
+
+
 _Resolve = Callable[[re.Match[str], datetime], Range | None]
 _EnRule = tuple[re.Pattern[str], _Resolve]
 
@@ -350,6 +391,7 @@ def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
             if rule == _CLOCK_RULE:
                 clocks.append(len(found))
             found.append((match.start(), end, span))
+    found += _around_dates(text, found)
     days = sorted((s, e, span[0]) for s, e, span in found if day_said(span))
     if clocks and days:
         bounds = Bounds(text)
