@@ -48,3 +48,23 @@ def test_a_question_reads_the_day_before_a_date() -> None:
     span = query_time_range("What did Caroline do the Sunday before 25 May 2023?", datetime(2023, 10, 1, 12))
     assert span is not None
     assert (f"{span.start:%Y-%m-%d}", f"{span.end:%Y-%m-%d}") == ("2023-05-21", "2023-05-22")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a bare hour before its day: was the whole evening, the whole morning
+        ("see you at 8 tonight", [("at 8 tonight", "03-13 20:00", "03-13 21:00")]),
+        ("at 7 tomorrow morning", [("at 7 tomorrow morning", "03-14 07:00", "03-14 08:00")]),
+        ("at 1 tonight", [("at 1 tonight", "03-14 01:00", "03-14 02:00")]),
+        # a bare hour with a whole day, as 明天三点 reads (hours_zh.half_of_the_day, "after a day"): 1–6 the
+        # afternoon's, 7–11 the morning's, 12 noon; was the whole day
+        ("tomorrow at 7", [("tomorrow at 7", "03-14 07:00", "03-14 08:00")]),
+        ("tomorrow at 3", [("tomorrow at 3", "03-14 15:00", "03-14 16:00")]),
+        ("at 3 tomorrow", [("at 3 tomorrow", "03-14 15:00", "03-14 16:00")]),
+        ("on Friday at 11", [("Friday at 11", "03-14 11:00", "03-14 12:00")]),
+        ("tomorrow at 12", [("tomorrow at 12", "03-14 12:00", "03-14 13:00")]),
+    ],
+)
+def test_a_bare_hour_and_its_day(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert _clocks(text) == expected

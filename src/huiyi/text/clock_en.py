@@ -10,9 +10,21 @@ import re
 from datetime import datetime, time, timedelta
 
 from huiyi.patterns import lazy
+from huiyi.text.hours_zh import half_of_the_day
 from huiyi.text.periods import DAY, Range, midnight
 
-__all__ = ["CLOCK_RE", "PARTS", "Bounds", "clock_span", "day_said", "narrow", "on_its_day", "part_of_day"]
+__all__ = [
+    "CLOCK_RE",
+    "PARTS",
+    "Bounds",
+    "bare_hour_on",
+    "clock_span",
+    "clocks_before_days",
+    "day_said",
+    "narrow",
+    "on_its_day",
+    "part_of_day",
+]
 
 
 def _group(match: re.Match[str], name: str) -> str | None:
@@ -79,12 +91,13 @@ def _suffix() -> re.Pattern[str]:
     return re.compile(_SUFFIX, re.IGNORECASE)
 
 
-def narrow(text: str, end: int, span: Range) -> tuple[int, Range]:
+def narrow(text: str, end: int, span: Range, now: datetime) -> tuple[int, Range]:
     """A day narrowed by the part or clock that follows it at ``end`` (the phrase's new end with it)."""
     if span[1] - span[0] == DAY and span[0].time() == time():
         suffix = _suffix().match(text, end)
         if suffix is None:
-            return end, span
+            bare = _bare_hour().match(text, end)  # tomorrow at 7
+            return (end, span) if bare is None else (bare.end(), bare_hour_on(int(bare["bare"]), span, now))
         if not suffix["part"]:
             narrowed = clock_span(suffix, span[0])
             return (end, span) if narrowed is None else (suffix.end(), narrowed)
@@ -93,23 +106,51 @@ def narrow(text: str, end: int, span: Range) -> tuple[int, Range]:
         return end, span
     # a part of a day and then its clock, "tomorrow morning at 8:30": the clock (it stopped at 06:00: helper);
     # the part says which half, so a bare hour is a clock there (tonight at 8 read the whole evening)
-    day = midnight(span[0].date())
     clock = _suffix().match(text, end) or _bare_hour().match(text, end)
     if clock is None or _group(clock, "part"):
         return end, span
     if _group(clock, "bare"):
-        at: Range | None = day + timedelta(hours=int(clock["bare"])), day + timedelta(hours=int(clock["bare"]) + 1)
-    else:
-        at = clock_span(clock, day)
+        return clock.end(), bare_hour_on(int(clock["bare"]), span, now)
+    at = clock_span(clock, midnight(span[0].date()))
     if at is None:
         return end, span
     said_half = _group(clock, "ampm") or _group(clock, "ampm2") or _group(clock, "named")  # tonight at midnight
-    hour, evening = at[0].hour, span[0].hour >= 18
-    if not said_half and span[0].hour >= 12 and (hour < 12 or (hour == 12 and evening)):
-        # "this evening at 7:30" is 19:30; tonight at 12 is midnight, tonight at 1:30 the night's 01:30
+    return clock.end(), at if said_half else _in_part(at, span)
+
+
+def bare_hour_on(hour: int, span: Range, now: datetime) -> Range:
+    """A bare hour (1–12, no am/pm) on a whole day or a part of one: in the part's half (tonight at 8 is 20:00),
+    and on a whole day as 明天三点 is read (:func:`~huiyi.text.hours_zh.half_of_the_day`, after a day): 1–6 the
+    afternoon's, 7–11 the morning's, 12 noon, the hours one is up and about (tomorrow at 3 is 15:00, tomorrow at
+    7 07:00)."""
+    day = midnight(span[0].date())
+    at = day + timedelta(hours=hour), day + timedelta(hours=hour + 1)
+    return half_of_the_day(at, now, "after a day") if span[1] - span[0] == DAY else _in_part(at, span)
+
+
+def _in_part(at: Range, part: Range) -> Range:
+    """A clock of no half said in the part of a day it is said with: "this evening at 7:30" is 19:30; tonight at
+    12 is midnight, tonight at 1:30 the night's 01:30."""
+    hour, evening = at[0].hour, part[0].hour >= 18
+    if part[0].hour >= 12 and (hour < 12 or (hour == 12 and evening)):
         shift = timedelta(hours=24 if evening and hour < 6 else 12)
-        at = at[0] + shift, at[1] + shift
-    return clock.end(), at
+        return at[0] + shift, at[1] + shift
+    return at
+
+
+# a bare hour before the day or part of one it is on: at 8 tonight, at 7 tomorrow morning
+_BARE_BEFORE = lazy(r"(?<![\w.:-])at\s+(?P<bare>1[0-2]|0?[1-9])(?:\s*o['’]clock)?\s+", re.IGNORECASE)
+
+
+def clocks_before_days(text: str, found: list[tuple[int, int, Range]], now: datetime) -> list[tuple[int, int, Range]]:
+    """Each bare hour said right before a day or a part of one found (at 8 tonight), from the hour to the day's
+    end; a bare hour alone is too often not a time (at 8 of them)."""
+    days = {start: (end, span) for start, end, span in found if day_said(span)}
+    clocks = []
+    for match in _BARE_BEFORE.finditer(text):
+        if (day := days.get(match.end())) is not None:
+            clocks.append((match.start(), day[0], bare_hour_on(int(match["bare"]), day[1], now)))
+    return clocks
 
 
 @functools.cache

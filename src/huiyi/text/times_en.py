@@ -13,7 +13,16 @@ from datetime import date, datetime, time, timedelta
 
 from huiyi.patterns import lazy
 from huiyi.text import times_zh
-from huiyi.text.clock_en import CLOCK_RE, Bounds, clock_span, day_said, narrow, on_its_day, part_of_day
+from huiyi.text.clock_en import (
+    CLOCK_RE,
+    Bounds,
+    clock_span,
+    clocks_before_days,
+    day_said,
+    narrow,
+    on_its_day,
+    part_of_day,
+)
 from huiyi.text.holidays import HOLIDAYS, holiday_named
 from huiyi.text.holidays import day as holiday_day
 from huiyi.text.month_days_en import MONTH_RE as _MONTH_RE
@@ -385,13 +394,14 @@ def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                 span = resolve(match, now)
                 if span is None:
                     continue
-                end, span = narrow(text, match.end(), span)
+                end, span = narrow(text, match.end(), span, now)
             except (ValueError, OverflowError, KeyError):
                 continue
             if rule == _CLOCK_RULE:
                 clocks.append(len(found))
             found.append((match.start(), end, span))
     found += _around_dates(text, found)
+    found += clocks_before_days(text, found, now)
     days = sorted((s, e, span[0]) for s, e, span in found if day_said(span))
     if clocks and days:
         bounds = Bounds(text)
