@@ -68,3 +68,25 @@ def test_a_question_reads_the_day_before_a_date() -> None:
 )
 def test_a_bare_hour_and_its_day(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert _clocks(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # was only "from the 1st", one day
+        ("I'm away from the 1st to the 10th", [("from the 1st to the 10th", "2025-04-01", "2025-04-11")]),
+        ("I was away from the 1st to the 10th", [("from the 1st to the 10th", "2025-03-01", "2025-03-11")]),
+        (
+            "the shop is closed between the 20th and the 25th",
+            [("between the 20th and the 25th", "2025-03-20", "2025-03-26")],
+        ),
+        ("we're in Rome from the 28th to the 3rd", [("from the 28th to the 3rd", "2025-03-28", "2025-04-04")]),
+        (
+            "from the 5th to the 9th of next month",
+            [("from the 5th to the 9th of next month", "2025-04-05", "2025-04-10")],
+        ),
+        ("from the 5th till the 9th of June", [("from the 5th till the 9th of June", "2025-06-05", "2025-06-10")]),
+    ],
+)
+def test_a_range_of_days_of_a_month(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert _days(text) == expected

@@ -2,7 +2,8 @@
 month (mid-April, early next month, the end of the month), as patterns :mod:`huiyi.text.times_en` runs with its
 rules, and the month names it shares.
 
-A part of a month is a third of it: early (the beginning, the start) is the 1st–10th, mid (the middle) the
+A range of days (from the 1st to the 10th, between the 20th and the 25th of June) runs from its first day to its
+last. A part of a month is a third of it: early (the beginning, the start) is the 1st–10th, mid (the middle) the
 11th–20th, late and the end the 21st to its last day; "rent is due at the end of the month" names no one day.
 
     >>> import re
@@ -97,9 +98,30 @@ def _part_of_month(match: re.Match[str], now: datetime) -> Range | None:
     return start, month_span(*meant)[1] if last > 31 else datetime(*meant, last)
 
 
+def _days_of_a_month(match: re.Match[str], now: datetime) -> Range | None:
+    """“from the 1st to the 10th”: from the first day, read as “on the 1st” is or in the month named after the
+    last, to the last, in the next month when it is the smaller (from the 28th to the 3rd)."""
+    if match["of"]:
+        meant = _month_meant(match, now)
+        if meant is None:
+            return None
+        start = date(*meant, int(match["day"]))
+    else:
+        start = _day_of_this_month(match, now)[0].date()
+    last = int(match["last"])
+    end = date(*shift_month(start.year, start.month, 1 if last < start.day else 0), last)
+    return whole_days(start, (end - start).days + 1)
+
+
 _Resolve = Callable[[re.Match[str], datetime], Range | None]
 # (pattern, resolve) for times_en to run among its rules, before its months: in early June is a part of June
 RULES: list[tuple[str, _Resolve]] = [
+    (
+        rf"(?:from|between)\s+the\s+{_ORDINAL_RE}\s+(?:to|till|until|through|thru|and|-|–)\s+(?:the\s+)?"
+        rf"{_ORDINAL_RE.replace('<day>', '<last>')}"
+        rf"(?:(?P<of>\s+of\s+(?:{_NEAR_MONTH_RE}|{MONTH_RE}(?:,?\s+{YEAR_RE})?))|{_DAY_ENDS})",
+        _days_of_a_month,
+    ),
     (rf"the\s+{_ORDINAL_RE}\s+(?:of\s+)?{_NEAR_MONTH_RE}", _day_of_near_month),
     (rf"(?P<which>last|this|next|past|coming)\s+month,?\s+on\s+the\s+{_ORDINAL_RE}", _day_of_near_month),
     (rf"(?:on|by|until|till|before|after|since|from)\s+the\s+{_ORDINAL_RE}{_DAY_ENDS}", _day_of_this_month),
