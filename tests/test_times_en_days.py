@@ -153,3 +153,23 @@ def test_weekends_and_fortnights_counted(text: str, expected: list[tuple[str, st
 )
 def test_a_weekday_told_done_is_the_one_gone(text: str, day: str) -> None:
     assert [span[1] for span in _days(text)] == [day]
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "days"),
+    [
+        # the present perfect tells of what is done (was the coming weekend, the coming Friday)
+        ("I've been busy this weekend", THURSDAY, LAST_WEEKEND),
+        ("We have just finished the garden over the weekend", THURSDAY, LAST_WEEKEND),
+        ("She's been to the lake on the weekend", THURSDAY, LAST_WEEKEND),
+        ("I have finished it on Friday", THURSDAY, ("03-07", "03-08")),
+        ("What have you done over the weekend?", THURSDAY, LAST_WEEKEND),
+        ("I've been looking forward to this weekend", THURSDAY, COMING_WEEKEND),
+        # have got is have, have to a time to come
+        ("I've got a wedding this weekend", THURSDAY, COMING_WEEKEND),
+        ("I have to work this weekend", THURSDAY, COMING_WEEKEND),
+        ("I've got a dentist appointment on Friday", THURSDAY, ("03-14", "03-15")),
+    ],
+)
+def test_the_present_perfect_tells_it_done(text: str, now: datetime, days: tuple[str, str]) -> None:
+    assert [span[1:] for span in _days(text, now)] == [days]

@@ -15,7 +15,7 @@ Clause = tuple[str, int, int, int]
 # a clause that says its day is still to come, and one that says it happened (I was going to…)
 TO_COME = lazy(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
-    r"|can't\s+wait|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing"
+    r"|can't\s+wait|look(?:s|ing)?\s+forward|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing"
     # a schedule said in the present (results come back Monday, the exam is due Friday, it opens Tuesday)
     r"|comes?\s+back|(?:is|are)\s+due|due|starts?|begins?|opens?|arrives?|gets?\s+back|leaves?|flies|fly)\b|'ll\b",
     re.IGNORECASE,
@@ -64,6 +64,12 @@ _TOLD_IN_PAST = lazy(
     r"|woke|drank|ran|made)\b|(?<!'ve\s)(?<!have\s)\bgot\b)"  # I got, not I've got
     r"|\b(?:(?i:I|we|he|she|it|they|you)|[A-Z][a-z]+)\s+(?i:(?:just|also|all|both|\w+ly)\s+)?(?i:[a-z]*[a-df-z]ed)\b"
     r"(?!\s+to\b)"
+    # the present perfect tells what is done, as the past does (I've been busy this weekend, I have finished it on
+    # Friday); not have got, which is have (I've got a wedding this weekend), nor what is arranged for a day to come
+    r"|(?i:(?:\b(?:I|we|you|they)'ve|\bha(?:ve|s)(?:\s+(?:you|we|they|he|she|it|I))?|'s(?=\s+(?:\w+ly\s+)?(?:been|had|done|gone|seen|spent)\b))"
+    r"\s+(?:(?:just|already|finally|also|all|\w+ly)\s+)?(?!(?:booked|scheduled|planned|arranged|organi[sz]ed"
+    r"|reserved|registered|signed|set|decided|agreed|promised|offered)\b)(?:been|had|done|gone|seen|made|taken|given"
+    r"|eaten|written|met|spent|won|lost|heard|kept|left|brought|bought|felt|slept|found|run|swum|[a-z]*[a-df-z]ed)\b)"
 )
 # a time something is readied for or waited till is still to come (I booked a hotel for the weekend)
 _AWAITED = lazy(r"\b(?:for|until|till|before|by)\s+$", re.IGNORECASE)
