@@ -173,3 +173,22 @@ def test_a_weekday_told_done_is_the_one_gone(text: str, day: str) -> None:
 )
 def test_the_present_perfect_tells_it_done(text: str, now: datetime, days: tuple[str, str]) -> None:
     assert [span[1:] for span in _days(text, now)] == [days]
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "days"),
+    [
+        # asking how it went is of the weekend gone (was the coming one on a Thursday)
+        ("Anything fun over the weekend?", THURSDAY, LAST_WEEKEND),
+        ("Hey! Anything exciting over the weekend?", THURSDAY, LAST_WEEKEND),
+        ("How was your weekend?", THURSDAY, LAST_WEEKEND),
+        ("How was your weekend?", MONDAY, ("03-08", "03-10")),
+        # asking of plans is of the coming one (was the last one on a Monday)
+        ("Any plans for the weekend?", MONDAY, ("03-15", "03-17")),
+        ("Any plans for the weekend?", THURSDAY, COMING_WEEKEND),
+        ("Anything fun planned over the weekend?", THURSDAY, COMING_WEEKEND),
+        ("Doing anything fun over the weekend?", THURSDAY, COMING_WEEKEND),
+    ],
+)
+def test_asking_how_a_weekend_went_or_what_is_planned(text: str, now: datetime, days: tuple[str, str]) -> None:
+    assert [span[1:] for span in _days(text, now)] == [days]

@@ -15,7 +15,7 @@ Clause = tuple[str, int, int, int]
 # a clause that says its day is still to come, and one that says it happened (I was going to…)
 TO_COME = lazy(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
-    r"|can't\s+wait|look(?:s|ing)?\s+forward|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing"
+    r"|can't\s+wait|look(?:s|ing)?\s+forward|plans?|planned|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing"
     # a schedule said in the present (results come back Monday, the exam is due Friday, it opens Tuesday)
     r"|comes?\s+back|(?:is|are)\s+due|due|starts?|begins?|opens?|arrives?|gets?\s+back|leaves?|flies|fly)\b|'ll\b",
     re.IGNORECASE,
@@ -71,14 +71,21 @@ _TOLD_IN_PAST = lazy(
     r"|reserved|registered|signed|set|decided|agreed|promised|offered)\b)(?:been|had|done|gone|seen|made|taken|given"
     r"|eaten|written|met|spent|won|lost|heard|kept|left|brought|bought|felt|slept|found|run|swum|[a-z]*[a-df-z]ed)\b)"
 )
+# asking how a time went: Anything fun over the weekend? (not Doing anything…, nor Anything planned…)
+_ASKED_HOW_IT_WENT = lazy(
+    r"\W*(?:(?:so|and|well|hey|oh)\W+)?anything\s+(?:(?!plan|coming|happening|going|on\b)\w+\s+){0,3}"
+    r"(?:over|during)\s+",
+    re.IGNORECASE,
+)
 # a time something is readied for or waited till is still to come (I booked a hotel for the weekend)
 _AWAITED = lazy(r"\b(?:for|until|till|before|by)\s+$", re.IGNORECASE)
 
 
 def told_done(match: re.Match[str], around: Clause | None = None) -> bool:
-    """Whether the clause around ``match`` tells its time in the past (we watched Dune 2 over the weekend), and
-    says nothing of a time to come: which weekend or day of a month a bare name means (the one gone)."""
+    """Whether the clause around ``match`` tells its time in the past (we watched Dune 2 over the weekend, I've
+    been busy this weekend) or asks how it went (Anything fun over the weekend?), and says nothing of a time to
+    come: which weekend or day of a month a bare name means (the one gone)."""
     text, start, end, at = around or clause(match)
     if MOVED_TO.search(text, start, at) or _AWAITED.search(text, start, at) or TO_COME.search(text, start, end):
         return False
-    return _TOLD_IN_PAST.search(text, start, end) is not None
+    return _TOLD_IN_PAST.search(text, start, end) is not None or bool(_ASKED_HOW_IT_WENT.fullmatch(text, start, at))
