@@ -336,12 +336,16 @@ EN_RULES: tuple[FactRule, ...] = (
         "name",
         "{s}'s name is {o}",
     ),
+    # I live near our school: a home said as it was (not "lives in Liz's school"), still the one a move ends
     FactRule(
-        en_rule(r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?:in|at|near)\s+(?P<o>.+)"),
+        en_rule(
+            r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?P<x>in|at|near|close\s+to|next\s+to"
+            r"|by(?=\s+the\s+(?:sea|seaside|ocean|coast|beach|lake|river)\b))\s+(?P<o>.+)"
+        ),
         "lives in",
         FactKind.RELATION,
         "home",
-        "{s} lives in {o}",
+        "{s} lives {x} {o}",
         object_type=EntityType.SPECIFIC,
     ),
     # I moved to Chicago today: a move done (not "I'm moving to") is where one lives now, as 搬到杭州了
