@@ -26,8 +26,6 @@ from huiyi.flows.extract.rules.parties_en import addressed, parties_named
 from huiyi.flows.extract.rules.patterns import (
     EN_BIRTHDAY_FIRST,
     EN_HEDGE,
-    EN_PET,
-    EN_PET_NAMED,
     EN_PRONOUNS,
     EN_RULES,
     MY_THING,
@@ -54,7 +52,7 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
-from huiyi.flows.extract.rules.pet_patterns import ZH_PET, ZH_PET_HAS, ZH_PET_NAMED, home_pet
+from huiyi.flows.extract.rules.pet_patterns import EN_PET, EN_PET_NAMED, ZH_PET, ZH_PET_HAS, ZH_PET_NAMED, home_pet
 from huiyi.flows.extract.rules.plans_en import I_CLAUSE, OTHERS_YOUR, SPEAKERS_ME, SPEAKERS_MY, told_of_speaker
 from huiyi.flows.extract.rules.relations import ZH_TOGETHER, partner_told, relations_in, together
 from huiyi.flows.extract.rules.roster import Roster

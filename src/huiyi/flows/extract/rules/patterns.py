@@ -291,10 +291,6 @@ _EN_DEGREE = (
     r"(?:(?:also|really|very|so|super|severely|seriously|deathly|highly|extremely|quite|pretty|mildly|slightly"
     r"|a\s+bit|a\s+little|kind\s+of|kinda)\s+)*"
 )
-_EN_PETS = (
-    r"dogs?|cats?|pupp(?:y|ies)|kittens?|hamsters?|rabbits?|bunn(?:y|ies)|birds?|parrots?|fish|goldfish|turtles?|"
-    r"tortoises?|snakes?|lizards?|horses?|guinea\s+pigs?|ferrets?|chinchillas?|hedgehogs?"
-)
 
 
 def en_rule(pattern: str) -> re.Pattern[str]:
@@ -433,16 +429,6 @@ EN_BIRTHDAY_FIRST = FactRule(
     FactKind.ATTRIBUTE,
     "birthday",
     "{s}'s birthday is {o}",
-)
-EN_PET = en_rule(
-    rf"I\s+(?:have|have\s+got|'ve\s+got|got|own|adopted|just\s+adopted|just\s+got)\s+"
-    rf"(?P<num>an?|one|two|three|four|\d+)\s+(?P<pet>(?:[a-z]+\s+)?(?:{_EN_PETS}))\b"
-    rf"(?:[\s,]+(?:named|called)\s+(?P<name>(?-i:[A-Z][\w'-]*)))?"
-)
-# My cat is called Mochi, Our dog's name is Rex: a pet named with no "have", as 我家的猫叫团子
-EN_PET_NAMED = en_rule(
-    rf"(?:my|our)\s+(?P<num>)(?P<pet>(?:[a-z]+\s+)?(?:{_EN_PETS}))(?:'s\s+name\s+is|\s+is\s+(?:called|named)"
-    rf"|'s\s+(?:called|named))\s+(?P<name>(?-i:[A-Z][\w'-]*))$"
 )
 EN_PRONOUNS = frozenset(
     "it this that these those them em him her you yours everything anything something nothing one ones".split()

@@ -17,7 +17,7 @@ import re
 
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.patterns import ZH_CALLED_NAME, ZH_NOT_CRIED
-from huiyi.flows.extract.rules.pet_patterns import ZH_ANIMALS
+from huiyi.flows.extract.rules.pet_patterns import EN_NAME, ZH_ANIMALS
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind, Message
@@ -41,7 +41,7 @@ _NOT_PETS = frozenset(
 _EN_NAMING = re.compile(
     r"^(?:and\s+|so\s+)?(?:(?:her|his|its)\s+name(?:'s|\s+is)|(?:she|he|it)(?:'s|\s+is)\s+(?:called|named)"
     r"|(?:I|we)(?:'ve|\s+have)?\s+(?:named|called|name|call)\s+(?:her|him|it)"
-    r"|(?:I'm|we're)\s+(?:naming|calling)\s+(?:her|him|it))\s+(?P<name>(?-i:[A-Z][\w'-]*))$",
+    rf"|(?:I'm|we're)\s+(?:naming|calling)\s+(?:her|him|it))\s+{EN_NAME}$",
     re.IGNORECASE,
 )
 _ZH_NAMING = re.compile(

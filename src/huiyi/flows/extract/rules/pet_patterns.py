@@ -1,12 +1,24 @@
-"""The patterns that tell of the speaker's pet in Chinese: 我养了一只猫叫豆豆, 我家有只狗, 我家那只猫叫咪咪."""
+"""The patterns that tell of the speaker's pet: 我养了一只猫叫豆豆, 我家有只狗, 我家那只猫叫咪咪; I have a dog
+named Rex, My cat is called 'Milo'."""
 
 from __future__ import annotations
 
-from huiyi.flows.extract.rules.patterns import ZH_CALLED_NAME, ZH_NOT_CRIED
+from huiyi.flows.extract.rules.patterns import ZH_CALLED_NAME, ZH_NOT_CRIED, en_rule
 from huiyi.patterns import lazy
 from huiyi.text.language import CJK
 
-__all__ = ["ZH_ANIMALS", "ZH_KIND_OF", "ZH_PET", "ZH_PET_HAS", "ZH_PET_NAMED", "home_pet"]
+__all__ = [
+    "EN_NAME",
+    "EN_PET",
+    "EN_PETS",
+    "EN_PET_NAMED",
+    "ZH_ANIMALS",
+    "ZH_KIND_OF",
+    "ZH_PET",
+    "ZH_PET_HAS",
+    "ZH_PET_NAMED",
+    "home_pet",
+]
 
 ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
 # 我养的猫叫了一晚上: the pet crying, which names none but is the pet still
@@ -60,3 +72,21 @@ def home_pet(clause: str) -> str:
         return ""
     pet = ZH_KIND_OF.get(found["pet"], found["pet"])
     return f"我养了一只{pet}" + (rest if _ZH_NAMED.match(rest) else "")
+
+
+EN_PETS = (
+    r"dogs?|cats?|pupp(?:y|ies)|kittens?|hamsters?|rabbits?|bunn(?:y|ies)|birds?|parrots?|fish|goldfish|turtles?|"
+    r"tortoises?|snakes?|lizards?|horses?|guinea\s+pigs?|ferrets?|chinchillas?|hedgehogs?"
+)
+# a pet's name, bare or in quotes (called 'Milo', “Milo”, ‘Rex’): an apostrophe only within it (O'Malley)
+EN_NAME = r"[\"'“‘]?(?P<name>(?-i:[A-Z](?:[\w-]|['’](?=\w))*))[\"'”’]?"
+EN_PET = en_rule(
+    rf"I\s+(?:have|have\s+got|'ve\s+got|got|own|adopted|just\s+adopted|just\s+got)\s+"
+    rf"(?P<num>an?|one|two|three|four|\d+)\s+(?P<pet>(?:[a-z]+\s+)?(?:{EN_PETS}))\b"
+    rf"(?:[\s,]+(?:named|called)\s+{EN_NAME})?"
+)
+# My cat is called Mochi, Our dog's name is Rex: a pet named with no "have", as 我家的猫叫团子
+EN_PET_NAMED = en_rule(
+    rf"(?:my|our)\s+(?P<num>)(?P<pet>(?:[a-z]+\s+)?(?:{EN_PETS}))(?:'s\s+name\s+is|\s+is\s+(?:called|named)"
+    rf"|'s\s+(?:called|named))\s+{EN_NAME}$"
+)
