@@ -1,4 +1,5 @@
-"""An English pet named in quotes (My cat is called 'Milo', “Milo”, ‘Rex’) is named as one named bare."""
+"""An English pet named in quotes (My cat is called 'Milo', “Milo”, ‘Rex’) is named as one named bare; a pet
+named right after its kind (Our dog Rex loves the beach) is the speaker's, as 我家猫团子在催我喂饭了 is."""
 
 from __future__ import annotations
 
@@ -40,3 +41,31 @@ NAMED_REX = {"Mia has a dog named Rex", "Rex is Mia's dog"}
 )
 def test_a_pet_named_in_quotes_is_named_as_one_named_bare(text: str, described: set[str]) -> None:
     assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("My dog Rex loves the beach", NAMED_REX),
+        ("Our dog Rex loves the beach", NAMED_REX),
+        ("our cat Milo is sick again", NAMED_MILO),
+        ("My cat Milo, who is 3, sleeps all day", NAMED_MILO),
+    ],
+)
+def test_a_pet_named_right_after_its_kind_is_the_speakers(text: str, described: set[str]) -> None:
+    assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My dog I think is sick",
+        "My cat The Great Gatsby",
+        "My dog Sunday morning woke me up",
+        "My sister's dog Rex loves the beach",
+        "My dog Rex?",
+        "Does my dog Rex need a bath?",
+    ],
+)
+def test_no_pet_name_from_a_word_that_names_none_or_someone_elses_pet(text: str) -> None:
+    assert not any(fact.keyword == "pet" and "named" in fact.description for fact in extract(text).facts)

@@ -52,7 +52,7 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
-from huiyi.flows.extract.rules.pet_patterns import EN_PET, EN_PET_NAMED, ZH_PET, ZH_PET_HAS, ZH_PET_NAMED, home_pet
+from huiyi.flows.extract.rules.pet_patterns import ZH_PET, ZH_PET_HAS, ZH_PET_NAMED, en_pet, home_pet
 from huiyi.flows.extract.rules.plans_en import I_CLAUSE, OTHERS_YOUR, SPEAKERS_ME, SPEAKERS_MY, told_of_speaker
 from huiyi.flows.extract.rules.relations import ZH_TOGETHER, partner_told, relations_in, together
 from huiyi.flows.extract.rules.roster import Roster
@@ -477,8 +477,7 @@ class FactReader:
         if hedge := EN_HEDGE.match(clause):  # I think I'm allergic to peanuts
             self._tentative("I'm " + clause[hedge.end() :], "may be", message, speaker, True, facts)
             return
-        pet = EN_PET.match(clause) or EN_PET_NAMED.match(clause.rstrip(" .!~"))
-        if pet:
+        if pet := en_pet(clause):
             self._pet(pet, message, speaker, True, facts, entities)
             return
         for rule in EN_RULES:  # every rule: "I work at Microsoft as an engineer" says two things

@@ -3,6 +3,8 @@ named Rex, My cat is called 'Milo'."""
 
 from __future__ import annotations
 
+import re
+
 from huiyi.flows.extract.rules.patterns import ZH_CALLED_NAME, ZH_NOT_CRIED, en_rule
 from huiyi.patterns import lazy
 from huiyi.text.language import CJK
@@ -11,12 +13,14 @@ __all__ = [
     "EN_NAME",
     "EN_PET",
     "EN_PETS",
+    "EN_PET_APPOSED",
     "EN_PET_NAMED",
     "ZH_ANIMALS",
     "ZH_KIND_OF",
     "ZH_PET",
     "ZH_PET_HAS",
     "ZH_PET_NAMED",
+    "en_pet",
     "home_pet",
 ]
 
@@ -90,3 +94,16 @@ EN_PET_NAMED = en_rule(
     rf"(?:my|our)\s+(?P<num>)(?P<pet>(?:[a-z]+\s+)?(?:{EN_PETS}))(?:'s\s+name\s+is|\s+is\s+(?:called|named)"
     rf"|'s\s+(?:called|named))\s+{EN_NAME}$"
 )
+# My dog Rex loves the beach, our cat Milo is sick: a pet named right after its kind, as 我家猫团子在催我喂饭了;
+# one pet (my dogs Rex and Max: how many?), the clause going on in lower case (My dog I think…, Rex's bowl name none)
+EN_PET_APPOSED = en_rule(
+    rf"(?:my|our)\s+(?P<num>)(?P<pet>(?:[a-z]+\s+)?(?:{EN_PETS}))(?<!s)\s+"
+    r"(?!(?:today|tonight|yesterday|tomorrow|this|that|last|next|every|lol|haha|omg|just|also|always|never|still"
+    r"|really|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b)"
+    r"(?P<name>(?-i:[A-Z][a-z]+))(?=,|\s+(?-i:[a-z]))"
+)
+
+
+def en_pet(clause: str) -> re.Match[str] | None:
+    """The speaker's pet an English clause tells of (``EN_PET``'s groups): had, named, or named after its kind."""
+    return EN_PET.match(clause) or EN_PET_NAMED.match(clause.rstrip(" .!~")) or EN_PET_APPOSED.match(clause)
