@@ -36,6 +36,9 @@ def test_a_home_is_said_with_its_own_preposition_and_is_the_one_home(text: str, 
     assert homes[0].predicate == "lives in"  # a move still ends it (closes.ONE_AT_A_TIME)
 
 
-@pytest.mark.parametrize("text", ["I live by myself", "I live by the rules", "I live for the weekends"])
-def test_living_by_oneself_or_a_rule_is_no_home(text: str) -> None:
+@pytest.mark.parametrize(
+    "text",
+    ["I live by myself", "I live by the rules", "I live for the weekends", "I live near here", "I live in there"],
+)
+def test_living_by_oneself_or_a_rule_or_near_here_is_no_home(text: str) -> None:
     assert not any(fact.keyword == "home" for fact in extract(text).facts)

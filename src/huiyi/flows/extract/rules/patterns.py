@@ -332,11 +332,12 @@ EN_RULES: tuple[FactRule, ...] = (
         "name",
         "{s}'s name is {o}",
     ),
-    # I live near our school: a home said as it was (not "lives in Liz's school"), still the one a move ends
+    # I live near our school: a home said as it was (not "lives in Liz's school"), still the one a move ends;
+    # near here names no place
     FactRule(
         en_rule(
             r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?P<x>in|at|near|close\s+to|next\s+to"
-            r"|by(?=\s+the\s+(?:sea|seaside|ocean|coast|beach|lake|river)\b))\s+(?P<o>.+)"
+            r"|by(?=\s+the\s+(?:sea|seaside|ocean|coast|beach|lake|river)\b))\s+(?!(?:here|there)\b)(?P<o>.+)"
         ),
         "lives in",
         FactKind.RELATION,
