@@ -1,14 +1,19 @@
 """An English home said near a place is said as near: I live near our school was "Mia lives in Mia's school",
-next to a bakery and by the sea were no home. The fact is still the one home a move ends (predicate lives in)."""
+next to a bakery and by the sea were no home. A home in or at a place is the one home a move ends (lives in);
+what it is near (lives near) no home in a city contradicts."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from huiyi import Memory
+from huiyi.config import Config
 from huiyi.flows.extract import Extraction
-from huiyi.model import Scope, ScopeKind
+from huiyi.model import MemoryKind, Scope, ScopeKind
+from huiyi.providers.embed import HashEmbedder
 from rule_lines import extract_private
 
 SCOPE = Scope(agent="Kai", kind=ScopeKind.PERSON, key="Mia")
@@ -20,20 +25,32 @@ def extract(*texts: str) -> Extraction:
 
 
 @pytest.mark.parametrize(
-    ("text", "described"),
+    ("text", "described", "predicate"),
     [
-        ("I live near our school", "Mia lives near Mia's school"),
-        ("I live close to the park", "Mia lives close to the park"),
-        ("I live next to a bakery", "Mia lives next to a bakery"),
-        ("I live by the sea", "Mia lives by the sea"),
-        ("I live at the end of the street", "Mia lives at the end of the street"),
-        ("I live in Paris", "Mia lives in Paris"),
+        ("I live near our school", "Mia lives near Mia's school", "lives near"),
+        ("I live close to the park", "Mia lives close to the park", "lives near"),
+        ("I live next to a bakery", "Mia lives next to a bakery", "lives near"),
+        ("I live by the sea", "Mia lives by the sea", "lives near"),
+        ("I live at the end of the street", "Mia lives at the end of the street", "lives in"),
+        ("I live in Paris", "Mia lives in Paris", "lives in"),
     ],
 )
-def test_a_home_is_said_with_its_own_preposition_and_is_the_one_home(text: str, described: str) -> None:
+def test_a_home_is_said_with_its_own_preposition(text: str, described: str, predicate: str) -> None:
     homes = [fact for fact in extract(text).facts if fact.keyword == "home"]
-    assert [fact.description for fact in homes] == [described]
-    assert homes[0].predicate == "lives in"  # a move still ends it (closes.ONE_AT_A_TIME)
+    assert [(fact.description, fact.predicate) for fact in homes] == [(described, predicate)]
+
+
+@pytest.mark.parametrize("near", ["I live close to work so I walk", "I live near the station"])
+def test_what_a_home_is_near_ends_no_home_in_a_city(tmp_path: Path, near: str) -> None:
+    # "lives in" for both ended Boston: the prompt lost where Mia lives for a walk to work
+    with Memory(
+        tmp_path / "m", embedder=HashEmbedder(32), config=Config(language="en", worker={"enabled": False})
+    ) as m:
+        for day, text in enumerate(["I live in Boston", near]):
+            m.add([{"text": text, "time": MONDAY + timedelta(days=day)}], agent="Kai", person="Mia")
+            m.flush(agent="Kai", person="Mia")
+        homes = {f.text: f.valid_to for f in m.memories(agent="Kai", person="Mia", kinds=[MemoryKind.FACT])}
+    assert homes["Mia lives in Boston"] is None, homes
 
 
 @pytest.mark.parametrize(

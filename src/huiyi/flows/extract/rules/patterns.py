@@ -332,14 +332,24 @@ EN_RULES: tuple[FactRule, ...] = (
         "name",
         "{s}'s name is {o}",
     ),
-    # I live near our school: a home said as it was (not "lives in Liz's school"), still the one a move ends;
-    # near here names no place
+    # a home said as it was (at the end of the street, not "in the end of the street"), the one a move ends;
+    # here and there name no place
+    FactRule(
+        en_rule(r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?P<x>in|at)\s+(?!(?:here|there)\b)(?P<o>.+)"),
+        "lives in",
+        FactKind.RELATION,
+        "home",
+        "{s} lives {x} {o}",
+        object_type=EntityType.SPECIFIC,
+    ),
+    # I live near our school: what the home is near (not "lives in Liz's school"), which no home in a city
+    # contradicts (I live in Boston, then I live close to work), so it is a predicate of its own
     FactRule(
         en_rule(
-            r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?P<x>in|at|near|close\s+to|next\s+to"
+            r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?P<x>near|close\s+to|next\s+to"
             r"|by(?=\s+the\s+(?:sea|seaside|ocean|coast|beach|lake|river)\b))\s+(?!(?:here|there)\b)(?P<o>.+)"
         ),
-        "lives in",
+        "lives near",
         FactKind.RELATION,
         "home",
         "{s} lives {x} {o}",
