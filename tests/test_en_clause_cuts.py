@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from huiyi.flows.extract.rules.en_clauses import EN_AND_I, EN_OBJECT_CUT
 from huiyi.flows.extract.rules.objects import trim_en
-from huiyi.flows.extract.rules.patterns import EN_AND_I, EN_OBJECT_CUT
 
 
 @pytest.mark.parametrize(

@@ -59,3 +59,23 @@ def test_what_a_home_is_near_ends_no_home_in_a_city(tmp_path: Path, near: str) -
 )
 def test_living_by_oneself_or_a_rule_or_near_here_is_no_home(text: str) -> None:
     assert not any(fact.keyword == "home" for fact in extract(text).facts)
+
+
+@pytest.mark.parametrize("near", ["我住在公司附近，走路上班", "我住在西湖边", "我家在学校旁边"])
+def test_what_a_chinese_home_is_near_ends_no_home_in_a_city(tmp_path: Path, near: str) -> None:
+    # 住在 for both: 我住在公司附近 ended 木木住在杭州
+    with Memory(tmp_path / "m", embedder=HashEmbedder(32), config=Config(worker={"enabled": False})) as m:
+        for day, text in enumerate(["我住在杭州", near]):
+            m.add([{"text": text, "time": MONDAY + timedelta(days=day)}], agent="祈煜", person="木木")
+            m.flush(agent="祈煜", person="木木")
+        homes = {f.text: f.valid_to for f in m.memories(agent="祈煜", person="木木", kinds=[MemoryKind.FACT])}
+    assert homes["木木住在杭州"] is None and len(homes) == 2, homes
+
+
+def test_a_chinese_move_still_ends_a_home_in_a_city(tmp_path: Path) -> None:
+    with Memory(tmp_path / "m", embedder=HashEmbedder(32), config=Config(worker={"enabled": False})) as m:
+        for day, text in enumerate(["我住在杭州", "我搬到上海了"]):
+            m.add([{"text": text, "time": MONDAY + timedelta(days=day)}], agent="祈煜", person="木木")
+            m.flush(agent="祈煜", person="木木")
+        homes = {f.text: f.valid_to for f in m.memories(agent="祈煜", person="木木", kinds=[MemoryKind.FACT])}
+    assert homes["木木住在杭州"] is not None, homes

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import re
 
+from huiyi.flows.extract.rules.en_clauses import EN_AND_I, EN_AND_VERB
 from huiyi.flows.extract.rules.jobs import job_title, zh_job_title
 from huiyi.flows.extract.rules.jokes import before_laugh, laughed_part_off, laughs_off, laughter_only
 from huiyi.flows.extract.rules.objects import ends_in_bar
 from huiyi.flows.extract.rules.patterns import (
-    EN_AND_I,
-    EN_AND_VERB,
     EN_SPEAKER_FIRST,
     QUESTION_END,
     ZH_NAMING,

@@ -8,6 +8,7 @@ from dataclasses import replace
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.bygone import THEN_NOT_NOW, held_then, said_then, still_now
 from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
+from huiyi.flows.extract.rules.en_clauses import EN_PRONOUNS, MY_THING
 from huiyi.flows.extract.rules.jobs import AT_HOME, ZH_JOB_AS, job_rule, zh_job_as
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import (
@@ -26,9 +27,7 @@ from huiyi.flows.extract.rules.parties_en import addressed, parties_named
 from huiyi.flows.extract.rules.patterns import (
     EN_BIRTHDAY_FIRST,
     EN_HEDGE,
-    EN_PRONOUNS,
     EN_RULES,
-    MY_THING,
     MY_THING_ZH,
     TENTATIVE,
     ZH_BIRTHDAY_FIRST,

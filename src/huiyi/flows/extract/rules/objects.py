@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from huiyi.flows.extract.rules.en_clauses import EN_OBJECT_CUT
 from huiyi.flows.extract.rules.mentions import name_shaped
-from huiyi.flows.extract.rules.patterns import EN_OBJECT_CUT, ZH_END_PARTICLES
+from huiyi.flows.extract.rules.patterns import ZH_END_PARTICLES
 from huiyi.patterns import lazy
 from huiyi.text import tokens
 from huiyi.text.kin import KIN_WORDS

@@ -132,6 +132,18 @@ ZH_RULES: tuple[FactRule, ...] = (
         confidence=0.8,
     ),
     FactRule(
+        # 我住在公司附近, 住在西湖边: what the home is near, which no home in a city contradicts (住在杭州 stays)
+        _zh(
+            r"我(?:现在|目前|一直|平时|还|都|已经)*(?:住在|家在|家住在?)(?P<o>(?!在|院)[^，。！？]{1,15}?"
+            r"(?:附近|旁边|边上|对面|周边|周围|一带|隔壁|楼上|楼下|边))(?:了|啦|呢|哦|呀)?$"
+        ),
+        "住在附近",
+        FactKind.RELATION,
+        "住址",
+        "{s}住在{o}",
+        object_type=EntityType.SPECIFIC,
+    ),
+    FactRule(
         # 住院 is a hospital stay, 住了两晚, 住得远 or 住腻了, 住习惯了 no place
         _zh(
             r"我(?:现在|目前|一直|平时|还|都|已经)*(?:住在|住|家在|家住在?)(?P<o>(?!在|院|了|过|着|得|的|不|惯|几|两|腻|够|习惯|久).+)"
@@ -441,33 +453,10 @@ EN_BIRTHDAY_FIRST = FactRule(
     "birthday",
     "{s}'s birthday is {o}",
 )
-EN_PRONOUNS = frozenset(
-    "it this that these those them em him her you yours everything anything something nothing one ones".split()
-)
-# (?<!\s): a match starts where its run of spaces does. Tried from every space of a long run, the
-# search was quadratic (20 000 spaces in an English line: 21 s); the matches are the same.
-# what follows an object: a reason, a condition, an intensifier (a too at its end only), or a second verb (and work…)
-EN_OBJECT_CUT = lazy(
-    r"(?:(?<!\s)\s+(?:but|because|since|though|although|when|if|while|so\s+much|a\s+lot|very\s+much"
-    r"|too(?=\s*(?:much\b|[^\w\s]|$))|and\s+(?:work|study|teach|live|have|am)s?)"
-    # cats, my boyfriend isn't; St. Mary's hospital, night shifts are killing me: a clause of its own
-    r"|,\s*(?:my|his|her|their|our|he|she|they|we|it|(?:[\w'-]+\s+){1,3}(?:is|are|was|were)"
-    # cilantro, someone put it in my tacos; January 20th, so you can remember; Boston, at Emma's place for now
-    r"|someone|somebody|anyone|everyone|nobody|so|i|you|at|for|which|who|'?cause|cuz|because|as|then|plus|also))\b.*$",
-    re.IGNORECASE,
-)
-# "I live in Boston and work at …": a second verb of the same I, a clause of its own ("I work at …")
-EN_AND_VERB = lazy(r",?(?<!\s)\s+and\s+(?=(?:work|study|teach|live|have|am)\b)", re.IGNORECASE)
 EN_SPEAKER_FIRST = en_rule(r"I(?:'m|\s+am)?\b")
 EN_HEDGE = en_rule(
     r"(?:(?:I\s+think|I\s+guess|maybe|probably|perhaps),?\s+(?:I'm|I\s+am)|I\s+(?:might|may|could)\s+be"
     r"|(?:I'm|I\s+am)\s+(?:probably|maybe|possibly))\s+"
-)
-# not "Mia and I are roommates": one subject of two people (rules.relations)
-EN_AND_I = lazy(
-    r",?(?<!\s)\s+(?:and|but|so|and\s+now|plus)\s+(?=(?:I|I'm|I've|my)\b)(?!I\s+are\b)"
-    r"|,\s+(?=I'm\b|I\s+am\b)",  # …, I'm a paramedic
-    re.IGNORECASE,
 )
 # a clause whose subject is the speaker's (我家的猫, 我妈, 我的室友): what follows is not about the speaker
 ZH_OWN_SUBJECT = lazy(
@@ -488,9 +477,7 @@ ZH_JOB_MOVE = lazy(
 )
 QUESTION_END = lazy(r"(?:吗|么|呢|嘛|不|没)\s*$")
 
-# "my" and 我的 before what people have, made the speaker's; not in a title ("My Way", 我的世界 is Minecraft,
-# 我的前半生 a novel) nor an exclamation (oh my god): those stay as said (helper's review)
-MY_THING = lazy(r"my\s+(?:[a-z]+\s+)?[a-z]")
+# 我的 before what people have, made the speaker's; not in a title (我的世界 is Minecraft, 我的前半生 a novel)
 MY_THING_ZH = lazy(
     r"我的(?:新|前|老|小|大)?(?:老板|领导|上司|同事|朋友|好朋友|闺蜜|兄弟|男朋友|女朋友|对象|老公|老婆|妈妈|爸爸|父母|家人"
     r"|孩子|儿子|女儿|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|室友|同学|老师|猫|狗|宠物|工作|公司|学校|车|房子)"
