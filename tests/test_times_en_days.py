@@ -192,3 +192,32 @@ def test_the_present_perfect_tells_it_done(text: str, now: datetime, days: tuple
 )
 def test_asking_how_a_weekend_went_or_what_is_planned(text: str, now: datetime, days: tuple[str, str]) -> None:
     assert [span[1:] for span in _days(text, now)] == [days]
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        # a past verb that leads to a proposal, a hope or what is so now: the day is still the coming one (each read
+        # the one gone, 03-07 or 03-08～09 or 02-15, since 8aeb926)
+        ("I was thinking we could go on Friday", "03-14"),
+        ("I was wondering if you're free Friday", "03-14"),
+        ("I was told the meeting is on Friday", "03-14"),
+        ("I was hoping to see you on Saturday", "03-15"),
+        ("I was thinking we could go camping this weekend", "03-15"),
+        ("I was wondering if you're free on the 15th", "03-15"),
+    ],
+)
+def test_a_past_verb_of_a_proposal_or_a_hope_keeps_the_day_to_come(text: str, day: str) -> None:
+    assert [span[1] for span in _days(text)] == [day]
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [("I won the tournament on Friday", "03-07"), ("I can't believe we won on Saturday", "03-08")],
+)
+def test_a_past_told_with_no_proposal_is_still_the_one_gone(text: str, day: str) -> None:
+    assert [span[1] for span in _days(text)] == [day]
+
+
+def test_a_present_verb_after_the_day_leaves_it_told_done() -> None:
+    assert [span[1:] for span in _days("We had a great time this weekend which is rare")] == [LAST_WEEKEND]

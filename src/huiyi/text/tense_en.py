@@ -79,6 +79,12 @@ _ASKED_HOW_IT_WENT = lazy(
 )
 # a time something is readied for or waited till is still to come (I booked a hotel for the weekend)
 _AWAITED = lazy(r"\b(?:for|until|till|before|by)\s+$", re.IGNORECASE)
+# a past verb that leads to a proposal, a hope or what is so now tells nothing done: I was thinking we could go
+# on Friday, I was wondering if you're free Friday, I was told the meeting is on Friday (not can't)
+_STILL_OPEN = lazy(
+    r"\b(?:(?:we|you)\s+could|could\s+(?:we|you)|can(?!')|is|are|am|hoping\s+to|supposed\s+to)\b|\b\w+'re\b",
+    re.IGNORECASE,
+)
 
 
 def told_done(match: re.Match[str], around: Clause | None = None) -> bool:
@@ -87,5 +93,7 @@ def told_done(match: re.Match[str], around: Clause | None = None) -> bool:
     come: which weekend or day of a month a bare name means (the one gone)."""
     text, start, end, at = around or clause(match)
     if MOVED_TO.search(text, start, at) or _AWAITED.search(text, start, at) or TO_COME.search(text, start, end):
+        return False
+    if _STILL_OPEN.search(text, start, at):  # before the day: we had fun this weekend, which is rare
         return False
     return _TOLD_IN_PAST.search(text, start, end) is not None or bool(_ASKED_HOW_IT_WENT.fullmatch(text, start, at))
