@@ -515,6 +515,19 @@ def test_the_hour_of_a_nap_is_the_half_nearer_noon(said: str, reading: list[tupl
 @pytest.mark.parametrize(
     ("said", "reading"),
     [
+        # 下午睡 and 上午睡 hold 午睡 but are no nap: a sleep of that part of the day (read 07:00 since 96d10b3)
+        ("下午睡了一觉七点才醒", [("下午", "2026-12-02 13:00"), ("七点", "2026-12-02 19:00")]),
+        ("下午睡觉八点才醒", [("下午", "2026-12-02 13:00"), ("八点", "2026-12-02 20:00")]),
+        ("下午午睡到三点", [("下午", "2026-12-02 13:00"), ("三点", "2026-12-02 15:00")]),
+    ],
+)
+def test_a_sleep_in_the_afternoon_is_no_nap(said: str, reading: list[tuple[str, str]]) -> None:
+    assert read(said, WEDNESDAY_AFTERNOON) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
         ("我十点睡到十一点", [("十点", "2026-12-02 22:00"), ("十一点", "2026-12-02 23:00")]),
         ("我十点睡到十点半", [("十点", "2026-12-02 22:00"), ("十点半", "2026-12-02 22:30")]),
         # unchanged: an end already after its start
