@@ -147,6 +147,23 @@ def test_a_weekend_proposed_early_in_the_week_is_the_coming_one(said: str, day: 
     assert [start[:10] for _, start in read(said)] == [day]
 
 
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [
+        # what is waited for is of the day, not the day (said on a Wednesday: the Monday gone, read next week's
+        # since 2d57786)
+        ("我还在等周一面试的结果", "2024-11-11"),
+        ("还在等周一寄的快递", "2024-11-11"),
+        ("我在等周一的体检报告", "2024-11-11"),
+        # the day itself waited for stays ahead
+        ("等周一再说", "2024-11-18"),
+        ("等周末的时候我们去爬山", "2024-11-16"),
+    ],
+)
+def test_a_thing_of_a_day_waited_for_is_not_the_day_ahead(said: str, day: str) -> None:
+    assert [start[:10] for _, start in read(said)] == [day]
+
+
 def plans(*texts: str) -> list[str]:
     return [f.description for f in extract_private(SCOPE, texts, WEDNESDAY).facts if f.predicate == "计划"]
 

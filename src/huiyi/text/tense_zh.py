@@ -123,6 +123,8 @@ _DONE_GUO = lazy(_GUO_DONE)
 # waited for (等我们一到周末就去爬山, 等周末再说) or at last possible (周末终于能休息了): a day ahead
 _WAITED_FOR = lazy(r"等(?:我们|你们|他们|她们|咱们|[我你他她它])?(?:一到|到)?$")
 _FINALLY = lazy(r"终于(?:能|可以)")
+# what is waited for is a thing of that day, not the day (等周一面试的结果, 等周一寄的快递), but 等周末的时候 the day
+_OF_THE_DAY = lazy(r"[^，。！？；,.!?;\s的]{0,4}的(?!时候)")
 _BOOKED = lazy(r"报名|(?<![汇播预])报了|预?订|预约|(?<![大隐])约|抢|挂号|买了")
 
 
@@ -194,7 +196,8 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bo
             span = _festival(phrase, span, clauses.around(start), sentence, now, resolve, booked, asked)
         elif _BARE_WEEKDAY.match(text, start):
             clause = clauses.around(start)
-            awaited = _WAITED_FOR.search(clauses.before(start)) is not None or _FINALLY.search(clause) is not None
+            waited = _WAITED_FOR.search(clauses.before(start)) is not None and not _OF_THE_DAY.match(text, end)
+            awaited = waited or _FINALLY.search(clause) is not None
             span = _weekday(text[end : end + 1], span, clause, now, awaited)
         out.append((start, end, span))
     return out
