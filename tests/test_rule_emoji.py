@@ -47,3 +47,9 @@ def test_an_english_fact_keeps_no_emoji(text: str, description: str) -> None:
 @pytest.mark.parametrize("text", ["我是亿万富翁😂", "我在NASA上班🤣"])
 def test_a_laughing_emoji_still_takes_back_what_it_closes(text: str) -> None:
     assert not facts(ZH, text)
+
+
+@pytest.mark.parametrize("text", ["我养了一只🐱叫咪咪", "我家有两条🐶"])
+def test_an_emoji_counted_is_the_thing_not_a_stop(text: str) -> None:
+    # 一只🐱: the emoji is the cat; as a stop it left 我养了一只 (咪咪是木木的只, 木木养了一只只)
+    assert not {obj for obj, _ in facts(ZH, text) if obj.endswith(("只", "条"))}

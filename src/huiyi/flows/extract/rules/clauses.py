@@ -23,7 +23,10 @@ __all__ = ["clauses_of", "pet_named_after"]
 _EN_STOPS = rf"(?:(?!{EN_ABBREVIATION_DOT})\.|[!?;\n！？。；])"
 
 # an emoji ends a clause as a stop would (我女朋友叫小雨❤️), a laughing one aside: it takes back what it closes
-_EMOJI_STOP = "(?![😂🤣😆😝😜🤪🙃])[\U0001f300-\U0001faff\u2600-\u27bf\u200d\ufe0f]"
+# the thing counted (一只🐱) is no stop either: it left 我养了一只, and 咪咪 was 木木的只
+_EMOJI_STOP = (
+    "(?<![一二两三四五六七八九十几0-9][只个条头匹])(?![😂🤣😆😝😜🤪🙃])[\U0001f300-\U0001faff\u2600-\u27bf\u200d\ufe0f]"
+)
 
 _ZH_STOPS = r"[，,。！？!?；;~～\n]"
 
