@@ -49,6 +49,12 @@ def test_a_name_after_you_is_whom_you_is_said_to(text: str) -> None:
     assert facts(text) == {"Mia loves Kai"}
 
 
+@pytest.mark.parametrize("text", ["I love talking to you Kai", "I love talking to you, Leo!"])
+def test_a_name_after_a_you_done_to_is_not_said_twice(text: str) -> None:
+    # was "Mia loves talking to Kai Kai" (and "… Kai, Leo"): the name of address after the you made Kai
+    assert facts(text) == {"Mia loves talking to Kai"}
+
+
 def _group_facts(tmp_path: Path, line: str) -> set[str]:
     config = Config(language="en", worker={"enabled": False}, recall={"reinforce": False})
     with Memory(tmp_path, embedder=HashEmbedder(256), config=config, clock=lambda: MONDAY) as memory:

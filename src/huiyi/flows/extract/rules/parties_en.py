@@ -28,6 +28,8 @@ _WE = lazy(rf"(?<![\w\"“'])(?:we|us|ours|ourselves|our(?!{_SHARED}))\b{_NOT_QU
 _YOU_DONE_TO = lazy(
     r"\b(?P<before>(?:with|to|for|about|at|from|of|without|near|around|than|on|by|beside|behind|see|hear"
     r"|meet|call|text|visit|hug|help|show|tell|miss|love|have|\w+ing(?<!thing)))\s+(?:you|u)\b"
+    # the name it is said to, closing the fact (talking to you Kai), goes with it: not "talking to Kai Kai"
+    r"(?:,?\s+[A-Z][\w'-]*(?=[\s!.?]*$))?"
     rf"(?!\s+(?:know|guys|all|both|two)\b)(?!'){_NOT_QUOTED}"
 )
 # "you Kai", "you, Kai": the name says whom "you" is said to
