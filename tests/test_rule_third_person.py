@@ -134,6 +134,19 @@ def test_a_plan_is_told_without_the_asides_and_emoji_of_its_line(text: str, plan
 
 
 @pytest.mark.parametrize(
+    ("text", "plan"),
+    [
+        # an aside cut from the start of more words left them torn: 顾北辰个秘密下周…要结婚了
+        ("告诉你个秘密我下周要结婚了", "顾北辰下周（2024-11-18～2024-11-24）要结婚了"),
+        ("跟你说个好消息我下周要去北京", "顾北辰下周（2024-11-18～2024-11-24）要去北京"),
+        ("嗯嗯对了我下周要去北京", "顾北辰下周（2024-11-18～2024-11-24）要去北京"),
+    ],
+)
+def test_an_aside_is_cut_whole_or_not_at_all(text: str, plan: str) -> None:
+    assert set(plans_of(("顾北辰", text))) == {plan}
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "下周六杭州中到大雨",  # no 我: whose plan?

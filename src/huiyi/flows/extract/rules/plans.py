@@ -43,9 +43,10 @@ _OWN_SUBJECT = re.compile(r"我|你|他|她|它|咱|大家|谁|什么|哪")
 # the last part of a month or year (月底, 年末): said while it runs, its days still to come are a plan's
 _PERIOD_END = re.compile(r"[月年][底末]$")
 # words that open a line and say nothing of the plan: 对了我下个月搬去杭州 is 阿杰下个月搬去杭州, and 话说's 说
-# reports no one else's words
+# reports no one else's words; cut whole or not at all (告诉你个秘密 left 个秘密)
 _ASIDE = re.compile(
-    r"^(?:(?:哦|噢|啊)?对了|话说(?:回来)?|顺便说一下|顺便|说真的|说实话|老实说|跟你说|和你说|告诉你|其实|嗯+|哈+|唉|哎)[，,\s]*"
+    r"^(?:(?:(?:哦|噢|啊)?对了|话说(?:回来)?|顺便说一下|顺便|说真的|说实话|老实说|(?:跟你|和你|告诉你)(?:说)?"
+    r"(?:一?个(?:秘密|好消息|坏消息))?|其实|嗯+|哈+|唉|哎)[，,\s]*)+"
 )
 _DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)个?(?:天|晚|夜|周|星期|礼拜|月|小时)")
 
@@ -70,7 +71,7 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         at = _own_i(clause)
         if not spans or at is None:
             continue
-        before, after = _ASIDE.sub("", clause[:at]), clause[at + 1 :]
+        before, after = _without_asides(clause[:at], spans[0].phrase), clause[at + 1 :]
         if ZH_REPORTED.search(before.replace(spans[0].phrase, "")) or ZH_UNREAL.search(after):  # a dream or a wish
             continue
         # 我可能下周一飞大阪, 我下周一大概飞大阪: a plan said unsure is kept as tentative
@@ -178,3 +179,11 @@ def _acts(rest: str) -> bool:
         return True
     tags = [(w, f) for w, f in tokens.tag(rest) if w.strip()]
     return bool(tags) and tags[0][1].startswith("v") and tags[0][0] not in ("是", "有", "觉得", "说")
+
+
+def _without_asides(before: str, when: str) -> str:
+    """``before`` without the asides that open it (对了, 话说, 告诉你个秘密), when nothing or the time ``when``
+    follows them; else as it is, since an aside cut from more words tears them (跟你说的那家店)."""
+    aside = _ASIDE.match(before)
+    rest = before[aside.end() :] if aside else before
+    return rest if not rest or rest.startswith(when) else before
