@@ -78,6 +78,9 @@ def test_a_weekend_of_no_one_date(text: str) -> None:
         ("his 20th birthday", []),
         ("we're celebrating his 15th anniversary", []),
         ("she finished on the 5th lap", []),
+        # the day the speaker was born on is a birthday, no day of one month (read 02-15 since 53e6c75)
+        ("I was born on the 15th", []),
+        ("we were born on the 20th", []),
     ],
 )
 def test_a_day_of_a_month(text: str, expected: list[tuple[str, str, str]]) -> None:

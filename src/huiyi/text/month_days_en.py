@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from datetime import date, datetime
 
+from huiyi.patterns import lazy
 from huiyi.text.periods import Range, month_named, month_span, shift_month, whole_days
 from huiyi.text.tense_en import told_done
 
@@ -81,9 +82,16 @@ def _day_of_near_month(match: re.Match[str], now: datetime) -> Range | None:
     return None if meant is None else whole_days(date(*meant, int(match["day"])))
 
 
-def _day_of_this_month(match: re.Match[str], now: datetime) -> Range:
+# I was born on the 15th: a birthday, of no one month (was read the last month's 15th)
+_OWN_BIRTH = lazy(r"\b(?:I|we)\s+(?:was|were)\s+born\s+$", re.IGNORECASE)
+
+
+def _day_of_this_month(match: re.Match[str], now: datetime) -> Range | None:
     """“on the 20th”: the next one (I'll be back on the 5th, said on the 13th: the next month's), or the last one
-    when told done (my exam was on the 5th: this month's; the party was on the 20th: the last month's)."""
+    when told done (my exam was on the 5th: this month's; the party was on the 20th: the last month's); the day
+    the speaker was born on, none."""
+    if _OWN_BIRTH.search(match.string, max(0, match.start() - 40), match.start()):
+        return None
     day, done = int(match["day"]), told_done(match)
     by = 1 if day < now.day and not done else -1 if day > now.day and done else 0
     return whole_days(date(*shift_month(now.year, now.month, by), day))
