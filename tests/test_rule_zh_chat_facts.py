@@ -283,10 +283,16 @@ def test_a_then_not_said_to_hold_still_is_no_liking_now(text: str) -> None:
     assert not any(fact.startswith("木木喜欢") for fact in described(extract(text))), described(extract(text))
 
 
-@pytest.mark.parametrize("text", ["我和你都是人", "我是人", "我只是个普通人", "我是个正常人", "我跟你都是学生"])
-def test_being_human_or_alike_the_listener_is_no_identity(text: str) -> None:
-    """我和你都是人 was 木木是人: what the speaker shares with the one spoken to is a likeness, not who one is."""
+@pytest.mark.parametrize("text", ["我和你都是人", "我是人", "我只是个普通人", "我是个正常人"])
+def test_being_human_is_no_identity(text: str) -> None:
+    """我和你都是人 was 木木是人: being human says nothing of who one is."""
     assert not any(fact.startswith("木木是") for fact in described(extract(text))), described(extract(text))
+
+
+@pytest.mark.parametrize(("text", "fact"), [("我和你都是射手座", "木木是射手座"), ("我跟你都是学生", "木木是学生")])
+def test_what_the_speaker_shares_with_the_listener_is_the_speakers(text: str, fact: str) -> None:
+    # a review: 我和你都是射手座 gave no fact once being alike the listener was read as no one's
+    assert fact in described(extract(text)), described(extract(text))
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,11 @@ Only 都 makes it both: 我同学在上海上班 is the classmate's alone, and �
     >>> speakers_part("我同学在上海上班", 0), speakers_part("我和朋友去成都玩", 0)
     ('我同学在上海上班', '我和朋友去成都玩')
 
-Being alike the one spoken to (我和你都是人, 你和我都是学生) is a likeness said in the chat, not who the
-speaker is:
+What the speaker shares with the one spoken to is the speaker's too (我和你都是程序员: 木木是程序员; being
+human says nothing of who one is, facts.py drops that):
 
-    >>> speakers_part("我和你都是人", 0), speakers_part("你跟我都是学生", 2), speakers_part("我和你都喜欢猫", 0)
-    (None, None, '我喜欢猫')
+    >>> speakers_part("我和你都是程序员", 0), speakers_part("你跟我都是学生", 2), speakers_part("我和你都喜欢猫", 0)
+    ('我是程序员', '我是学生', '我喜欢猫')
 
 What the two do together is no deed of one (我跟男朋友都住在一起了: 都 is "already"):
 
@@ -39,15 +39,14 @@ _OTHERS_FIRST = lazy(rf"我的?(?:{KIN_ALTERNATION}){_WITH}(?=我{_BOTH})")
 _SPEAKER_AFTER = lazy(rf"(?<={_WITH})我{_BOTH}")
 _SPEAKER_FIRST = lazy(rf"我{_WITH}{_OTHER}{_BOTH}")
 _TOGETHER = lazy(r"一起|一块|互相|彼此")
-_ALIKE_LISTENER = lazy(rf"我{_WITH}你们?{_BOTH}是|(?<=你{_WITH})我{_BOTH}是")
 
 
 def speakers_part(clause: str, at: int) -> str | None:
     """The clause from its 我 at ``at`` on, as the speaker's alone; ``None`` when that 我 only owns the other
-    of the two (我同学和我都…), whose 我 after 和 is the speaker, or says the speaker is alike the listener."""
+    of the two (我同学和我都…), whose 我 after 和 is the speaker."""
     if _TOGETHER.search(clause, at):
         return clause[at:]  # 住在一起 is done by both as one
-    if _OTHERS_FIRST.match(clause, at) or _ALIKE_LISTENER.match(clause, at):
+    if _OTHERS_FIRST.match(clause, at):
         return None
     both = _SPEAKER_AFTER.match(clause, at) or _SPEAKER_FIRST.match(clause, at)
     return "我" + clause[both.end() :] if both else clause[at:]
