@@ -86,6 +86,8 @@ def test_a_bare_hour_and_its_day(text: str, expected: list[tuple[str, str, str]]
             [("from the 5th to the 9th of next month", "2025-04-05", "2025-04-10")],
         ),
         ("from the 5th till the 9th of June", [("from the 5th till the 9th of June", "2025-06-05", "2025-06-10")]),
+        # a birth day is no day of this month: the range's start read it, and None broke it (TypeError)
+        ("I was born from the 1st to the 10th", []),
     ],
 )
 def test_a_range_of_days_of_a_month(text: str, expected: list[tuple[str, str, str]]) -> None:

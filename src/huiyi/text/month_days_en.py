@@ -115,7 +115,10 @@ def _days_of_a_month(match: re.Match[str], now: datetime) -> Range | None:
             return None
         start = date(*meant, int(match["day"]))
     else:
-        start = _day_of_this_month(match, now)[0].date()
+        day = _day_of_this_month(match, now)
+        if day is None:
+            return None
+        start = day[0].date()
     last = int(match["last"])
     end = date(*shift_month(start.year, start.month, 1 if last < start.day else 0), last)
     return whole_days(start, (end - start).days + 1)
