@@ -211,7 +211,11 @@ AGES = [
     (datetime(2024, 9, 30, 23, 59), "2024-09-30 23点", "2024-09-30 11 pm"),
     (datetime(2024, 9, 24, 20, 0), "2024-09-24 20点", "2024-09-24 8 pm"),  # exactly 7 days
     (datetime(2024, 9, 24, 19, 59), "2024-09-24 晚上", "2024-09-24 evening"),  # 7 days and a minute
-    (datetime(2024, 9, 23, 5, 59), "2024-09-23 晚上", "2024-09-23 evening"),  # 8 days; night is 晚上 until 06:00
+    (
+        datetime(2024, 9, 23, 5, 59),
+        "2024-09-23 凌晨",
+        "2024-09-23 early morning",
+    ),  # 8 days; before 06:00 is 凌晨, not that evening
     (datetime(2024, 9, 23, 6, 0), "2024-09-23 上午", "2024-09-23 morning"),
     (datetime(2024, 9, 23, 11, 59), "2024-09-23 上午", "2024-09-23 morning"),
     (datetime(2024, 9, 23, 12, 0), "2024-09-23 下午", "2024-09-23 afternoon"),

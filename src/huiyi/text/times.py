@@ -132,7 +132,10 @@ def spans_shown(text: str, lang: str = "zh") -> str:
 
 
 def _period(hour: int, english: bool) -> str:
-    """06–12 上午, 12–18 下午, 18–06 晚上 (spec seed 000 §7)."""
+    """06–12 上午, 12–18 下午, 18–24 晚上 (spec seed 000 §7); 00–06 凌晨: seed 000's 晚上 of 18–06 put
+    01:30 on the 6th as "2025-04-06 晚上", which a model reads as that day's evening, near a day later."""
+    if hour < 6:
+        return "early morning" if english else "凌晨"
     if 6 <= hour < 12:
         return "morning" if english else "上午"
     if 12 <= hour < 18:
