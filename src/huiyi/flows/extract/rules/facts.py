@@ -21,6 +21,7 @@ from huiyi.flows.extract.rules.objects import (
     person_named,
     trim_en,
     trim_zh,
+    yours_named,
 )
 from huiyi.flows.extract.rules.pairs import speakers_part
 from huiyi.flows.extract.rules.parties_en import addressed, parties_named
@@ -227,6 +228,7 @@ class FactReader:
                 return other, self.roster.entity_type(other)
             if value.startswith("你的") and other and len(value) > 2:
                 return f"{other}的{value[2:]}", None
+            value = yours_named(value, other)  # 我喜欢听你说话: whom 你 is said to
             # 我喜欢我妈做的红烧肉: the speaker's mother, where the agent's prompt would read its own
             mine = _ZH_MINE.sub(lambda m: self.roster.name_of(speaker) + ("" if m["home"] is not None else "的"), value)
             if MY_THING_ZH.match(value):

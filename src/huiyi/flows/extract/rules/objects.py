@@ -224,3 +224,18 @@ def _time_then_given(obj: str, time: str) -> bool:
 def _a_time(word: str) -> bool:
     """Whether ``word`` is read whole as a time (明天, 周末; 明明 and 冬冬 are names)."""
     return any(span.phrase == word for span in find_time_phrases(word, datetime(2024, 1, 1)))
+
+
+# 你 inside what is liked (听你说话, 和你在一起), not 你们 (who they are is unknown) nor 迷你's
+_INNER_YOU = lazy(r"(?<=.)(?<!迷)你(?!们)")
+
+
+def yours_named(value: str, other: str | None) -> str:
+    """``value`` with a 你 inside it made ``other``, whom it was said to: 我喜欢听你说话 is a liking of
+    hearing 祈煜 talk, where the prompt's 你 would read as the one the model talks to. A leading 你 is the
+    caller's to judge; with no ``other`` the value is kept.
+
+    >>> yours_named("听你说好吃的", "木木"), yours_named("和你们聊天", "木木"), yours_named("迷你裙", "木木")
+    ('听木木说好吃的', '和你们聊天', '迷你裙')
+    """
+    return _INNER_YOU.sub(other, value) if other else value
