@@ -225,3 +225,12 @@ def test_giving_up_another_thing_closes_nothing() -> None:
     found = extract(("陈大川", "周日我要去爬山"), ("陈大川", "我不去看电影了"))
     stored = [plan("陈大川周日（2024-11-17）要去爬山", source="m0")]
     assert to_close(stored, found.closes, fold(*[("陈大川", "")] * 2)) == []
+
+
+@pytest.mark.parametrize("said", ["所以月底就不回老家了", "月底不回老家了"])
+def test_not_going_home_after_all_closes_the_trip_home(said: str) -> None:
+    """我月底回老家, then 所以月底就不回老家了: the trip home stayed a plan to come in every prompt; only
+    不去…了 called a plan off."""
+    found = extract(("陈大川", said))
+    changes = to_close([plan("陈大川月底（2024-11-21～2024-11-30）回老家")], found.closes, fold(("陈大川", said)))
+    assert [i for i, _ in changes] == ["fa_old"]

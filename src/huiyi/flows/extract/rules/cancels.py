@@ -27,7 +27,7 @@ __all__ = ["Cancels"]
 
 _OFF = re.compile(
     r"泡汤了?|取消了|不去了|去不了了|去不成了?|没去成|黄了|改到|推迟到|延期到|改成"
-    r"|不(?:去|打算|想去|再去)(?=(?P<thing>[^，。！？了]{2,6})了$)"  # 周日我不去爬山了: the thing follows
+    r"|不(?:去|回|打算|想去|再去)(?=(?P<thing>[^，。！？了]{2,6})了$)"  # 我不去爬山了, 不回老家了: the thing follows
 )
 _MOVED = re.compile(r"改到|推迟到|延期到|改成")  # these name the new time themselves
 # what keeps a plan on: almost (差点泡汤), maybe or feared (可能要黄了, 怕是去不了了), or a condition
