@@ -295,7 +295,8 @@ class RuleExtractor:
             named, found = mentions(said, roster)
             people.update(dict.fromkeys(named))
             things.extend(found)
-        place = next((p for p in (place_of(s, people) for s in substantive) if p), "")
+        # 下周五团建去千岛湖 in a talk of now: no place of it (the event moved to 下周五 is at 千岛湖)
+        place = next((p for p in (place_of(s, people, planned=bool(about)) for s in substantive) if p), "")
         texts = [s.message.text for s in segment]
         words = keywords(
             texts,

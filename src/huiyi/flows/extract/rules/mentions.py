@@ -186,10 +186,11 @@ def _breaks(text: str) -> list[int]:
     return [match.start() for match in _CLAUSE_MARK.finditer(text)]
 
 
-def place_of(said: Said, people: Collection[str] = ()) -> str:
+def place_of(said: Said, people: Collection[str] = (), planned: bool = True) -> str:
     """Where the line says the talk's moment happened: the first 在X of a place, else a place gone to or from
     (去英国), in a clause that wishes or plans nothing before it; "" if none. ``people``: names that are no
-    place (at Emma's, to Jake)."""
+    place (at Emma's, to Jake). ``planned``: whether a place a time to come goes to (下周五去千岛湖) is the
+    moment's, as it is for an event about that time; for one about the talk's own time it is not."""
     text = said.message.text
     if said.lang == "en" or not has_cjk(text):
         for match in _EN_PLACE.finditer(text):
@@ -212,12 +213,15 @@ def place_of(said: Said, people: Collection[str] = ()) -> str:
         return ""
     words = [(w, f) for w, f in tokens.tag(text)]
     breaks = _breaks(text)
+    ahead = [] if planned else [span.phrase for span in said.spans if span.start > said.message.time]
     starts = [0]  # each word's offset in the text
     for word, _ in words:
         starts.append(starts[-1] + len(word))
     others = {i for i, (w, f) in enumerate(words) if w == "在" and f == "p" and _someone_elses(words, i, said, people)}
     for index, (word, flag) in enumerate(words):
         if word != "在" or flag != "p" or index in others or _wished(text, starts[index], breaks):
+            continue
+        if _elsewhere(text, starts[index], ahead):
             continue
         run: list[tuple[str, str]] = []
         for next_word, next_flag in words[index + 1 :]:
@@ -232,6 +236,8 @@ def place_of(said: Said, people: Collection[str] = ()) -> str:
     for index, (word, flag) in enumerate(words):
         if flag != "ns" or len(word) < 2 or _NOT_PLACE.search(word) or _wished(text, starts[index], breaks):
             continue
+        if _elsewhere(text, starts[index], ahead):
+            continue
         if index - 1 in others:  # 小鹿在上海: where she is, not the talk
             continue
         before, before_flag = words[index - 1] if index else ("", "")
@@ -240,6 +246,22 @@ def place_of(said: Said, people: Collection[str] = ()) -> str:
         if goes or after in _POINTS_AT_PLACE or after[:1] == "边":  # 西湖边雾: jieba glues 边 to what follows
             return word + after if after in _NAME_END else word
     return ""
+
+
+_HOMETOWN = lazy(r"(?:老家|家乡)(?:是|就)?在?$")  # 老家在湖南长沙: where home is, not where the talk is
+
+
+def _elsewhere(text: str, at: int, ahead: Sequence[str]) -> bool:
+    """Whether the place at ``at`` is one the talk is not at: a hometown's (老家在湖南长沙), or one a time to
+    come said before it in its sentence goes to (下周五公司团建去千岛湖, 我周末回长沙看看他). ``ahead``: the
+    line's time phrases of a time to come.
+
+        >>> [_elsewhere(t, t.index(p), a) for t, p, a in [("我老家在湖南长沙", "湖南", []),
+        ...     ("下周五团建去千岛湖", "千岛湖", ["下周五"]), ("我在杭州，下周五回", "杭州", ["下周五"])]]
+        [True, True, False]
+    """
+    sentence = max(text.rfind(mark, 0, at) for mark in "。！？!?\n") + 1
+    return bool(_HOMETOWN.search(text, 0, at)) or any(phrase in text[sentence:at] for phrase in ahead)
 
 
 def _someone_elses(words: Sequence[tuple[str, str]], at: int, said: Said, people: Collection[str]) -> bool:
