@@ -213,9 +213,9 @@ AGES = [
     (datetime(2024, 9, 24, 19, 59), "2024-09-24 晚上", "2024-09-24 evening"),  # 7 days and a minute
     (
         datetime(2024, 9, 23, 5, 59),
-        "2024-09-23 凌晨",
-        "2024-09-23 early morning",
-    ),  # 8 days; before 06:00 is 凌晨, not that evening
+        "2024-09-22 晚上",
+        "2024-09-22 night",
+    ),  # 8 days; before 06:00 is the night before's 晚上, not that evening
     (datetime(2024, 9, 23, 6, 0), "2024-09-23 上午", "2024-09-23 morning"),
     (datetime(2024, 9, 23, 11, 59), "2024-09-23 上午", "2024-09-23 morning"),
     (datetime(2024, 9, 23, 12, 0), "2024-09-23 下午", "2024-09-23 afternoon"),

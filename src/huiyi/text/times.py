@@ -132,10 +132,9 @@ def spans_shown(text: str, lang: str = "zh") -> str:
 
 
 def _period(hour: int, english: bool) -> str:
-    """06–12 上午, 12–18 下午, 18–24 晚上 (spec seed 000 §7); 00–06 凌晨: seed 000's 晚上 of 18–06 put
-    01:30 on the 6th as "2025-04-06 晚上", which a model reads as that day's evening, near a day later."""
+    """06–12 上午, 12–18 下午, 18–06 晚上 (spec seed 000 §7); the small hours are the night before's."""
     if hour < 6:
-        return "early morning" if english else "凌晨"
+        return "night" if english else "晚上"
     if 6 <= hour < 12:
         return "morning" if english else "上午"
     if 12 <= hour < 18:
@@ -157,6 +156,8 @@ def format_by_age(when: datetime, now: datetime, lang: str = "zh") -> str:
         ('2018-09-27 18点', '2018-09-27 6 pm')
         >>> format_by_age(datetime(2018, 9, 10, 9, 0), now), format_by_age(datetime(2018, 9, 10, 9, 0), now, "en")
         ('2018-09-10 上午', '2018-09-10 morning')
+        >>> format_by_age(datetime(2018, 9, 10, 1, 30), now), format_by_age(datetime(2018, 9, 10, 1, 30), now, "en")
+        ('2018-09-09 晚上', '2018-09-09 night')
         >>> format_by_age(datetime(2018, 1, 2, 9, 0), now)
         '2018-01-02'
     """
@@ -170,7 +171,11 @@ def format_by_age(when: datetime, now: datetime, lang: str = "zh") -> str:
             return f"{day} {(when.hour - 1) % 12 + 1} {'am' if when.hour < 12 else 'pm'}"
         return f"{day} {when.hour}点"
     if age <= timedelta(days=30):
-        return f"{day} {_period(when.hour, english)}"
+        # seed 000's 晚上 runs 18–06: 01:30 on the 6th is the night of the 5th ("2025-04-06 晚上" read as
+        # that day's evening, near a day after it)
+        night_before = when.hour < 6
+        shown = (when.date() - timedelta(days=1)).isoformat() if night_before else day
+        return f"{shown} {_period(when.hour, english)}"
     return day
 
 
