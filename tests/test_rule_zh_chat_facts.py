@@ -368,3 +368,22 @@ def test_a_pet_told_of_as_the_homes_is_a_pet(text: str, fact: str) -> None:
 )
 def test_people_a_pets_things_and_a_pet_gone_are_no_pet(text: str) -> None:
     assert not any("养了" in fact for fact in described(extract(text))), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("我老家在湖南长沙", "木木老家在湖南长沙"),
+        ("我老家是东北的", "木木老家在东北"),
+        ("我家乡在四川", "木木老家在四川"),
+        # the clause after one of 我 is the speaker's: a month's prompt lost where 木木 comes from
+        ("我月底回老家，老家在湖南长沙", "木木老家在湖南长沙"),
+    ],
+)
+def test_where_one_comes_from_is_a_fact(text: str, fact: str) -> None:
+    assert fact in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize("text", ["我老家在哪你知道吗", "我老家的房子拆了", "他老家在湖南"])
+def test_no_hometown_from_a_question_a_thing_of_it_or_anothers(text: str) -> None:
+    assert not any("老家在" in fact for fact in described(extract(text))), described(extract(text))

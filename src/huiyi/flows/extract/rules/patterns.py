@@ -132,6 +132,15 @@ ZH_RULES: tuple[FactRule, ...] = (
         confidence=0.8,
     ),
     FactRule(
+        # 我老家在湖南长沙, 我家乡是四川的: where one comes from, which no home now ends
+        _zh(r"我的?(?:老家|家乡|故乡)(?:在|是)(?P<o>[^，。！？的]{2,12}?)(?:的|人)?(?:了|啦|呢|哦|呀)?$"),
+        "老家在",
+        FactKind.ATTRIBUTE,
+        "老家",
+        "{s}老家在{o}",
+        object_type=EntityType.SPECIFIC,
+    ),
+    FactRule(
         # 我住在公司附近, 住在西湖边: what the home is near, which no home in a city contradicts (住在杭州 stays)
         _zh(
             r"我(?:现在|目前|一直|平时|还|都|已经)*(?:住在|家在|家住在?)(?P<o>(?!在|院)[^，。！？]{1,15}?"
@@ -463,7 +472,9 @@ ZH_OWN_SUBJECT = lazy(
     rf"^(?:其实|但是|不过|可是|而且|因为|所以|对了|现在|平时|目前)?我(?:家|的|们家|{KIN_ALTERNATION})"
 )
 ZH_LEAD = lazy(r"^(?:其实|但是|不过|可是|而且|因为|所以|嗯+|哈+|对了|说实话|老实说|现在|平时|目前)?我(?!们)")
-ZH_CONTINUE = lazy(r"^(?:也|还|又|就|现在|目前|平时)?(?:在|住|家在|养|今年|最|喜欢|爱|讨厌|不喜欢|对.{1,10}过敏|是)")
+ZH_CONTINUE = lazy(
+    r"^(?:也|还|又|就|现在|目前|平时)?(?:在|住|家在|老家|家乡|养|今年|最|喜欢|爱|讨厌|不喜欢|对.{1,10}过敏|是)"
+)
 # a clause of one's own with 我 left out that moves house (今天正式搬到杭州了): as ZH_JOB_MOVE
 ZH_HOME_MOVE = lazy(rf"^(?:{_ZH_DONE})*搬(?:家)?(?:到|去|回)")
 # an offer with no workplace in its clause (拿到offer了！！杭州那家游戏公司，…): the next clause that is one
