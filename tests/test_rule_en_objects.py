@@ -227,6 +227,19 @@ def test_a_too_before_an_emoji_or_a_filler_ends_the_object(text: str, described:
 @pytest.mark.parametrize(
     ("text", "described"),
     [
+        ("my favorite food is sushi tho", {"Mia's favourite food is sushi"}),
+        ("I love sushi tho", {"Mia loves sushi"}),
+        ("I hate mornings ngl", {"Mia hates mornings"}),
+    ],
+)
+def test_tho_and_ngl_are_chat_fillers(text: str, described: set[str]) -> None:
+    """The fillers said as texts say them were kept in the object: "Liz's favourite food is sushi tho"."""
+    assert facts(text) == described
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
         ("I hate when people think I'd forgotten them", "Mia hates when people think Mia had forgotten them"),
         (
             "I hate when people tell me I'd better smile more",

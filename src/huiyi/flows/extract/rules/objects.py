@@ -76,10 +76,10 @@ _ABLE = frozenset("会 能 可以 要 想 敢 肯 愿意".split())
 _EN_NOW_END = lazy(
     r"(?:\s+(?:right\s+now|now|nowadays|these\s+days|currently|at\s+the\s+moment|again|as\s+well))+$", re.IGNORECASE
 )
-# "I live in Toronto btw": a chat filler after the object is said about the chat, not the home; so is a too before
-# one (I love summer too tbh), which the cut at a too left
+# "I live in Toronto btw", "sushi tho": a chat filler after the object is said about the chat, not the home; so is
+# a too before one (I love summer too tbh), which the cut at a too left
 _EN_FILLER_END = lazy(
-    r"(?<!\s)(?:\s+(?:btw|by\s+the\s+way|lol|lmao|tbh|imo|haha+|fyi|actually|anyway|anyways|honestly|though|ok|okay"
+    r"(?<!\s)(?:\s+(?:btw|by\s+the\s+way|lol|lmao|tbh|ngl|imo|haha+|fyi|actually|anyway|anyways|honestly|though|tho|ok|okay"
     r"|too))+$",
     re.IGNORECASE,
 )
