@@ -67,6 +67,27 @@ def test_a_relation_to_someone_named_is_a_fact(text: str, predicate: str, other:
     assert relations(text) == {(PERSON, predicate, other, description)}
 
 
+@pytest.mark.parametrize(
+    ("text", "predicate", "other", "description"),
+    [
+        ("My manager Greg keeps changing the specs last minute", "manager is", "Greg", "Greg is 木木's manager"),
+        ("my boss Dana yelled at me today", "boss is", "Dana", "Dana is 木木's boss"),
+        ("Greg is my manager", "manager is", "Greg", "Greg is 木木's manager"),
+        ("my supervisor's name is Ann", "supervisor is", "Ann", "Ann is 木木's supervisor"),
+    ],
+)
+def test_the_one_over_the_speaker_at_work_named_is_a_fact(
+    text: str, predicate: str, other: str, description: str
+) -> None:
+    """My manager Greg keeps changing the specs, said by Liz, was no fact: Greg's name came back in later talk
+    with nothing to say who he is."""
+    assert (PERSON, predicate, other, description) in relations(text)
+
+
+def test_managers_together_are_no_relation() -> None:
+    assert relations("Greg and I are both managers") == set()
+
+
 def test_the_other_is_an_entity_linked_by_the_fact() -> None:
     fold = fold_of((PERSON, "我和小雨是室友"))
     extraction = RuleExtractor().extract_sync(fold)

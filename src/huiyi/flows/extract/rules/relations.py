@@ -154,6 +154,8 @@ EN_KIN = (
     r"|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew)"
 )
 _EN_END = r"(?:\s+(?:too|now))?$"
+# my manager Greg, Dana is my boss: one over the speaker at work (not "Greg and I are managers", who are peers in it)
+_EN_ABOVE = r"(?:boss|manager|supervisor)"
 
 
 def _en(pattern: str, description: str) -> FactRule:
@@ -171,15 +173,18 @@ def _en(pattern: str, description: str) -> FactRule:
 EN_RELATIONS: tuple[FactRule, ...] = (
     _en(rf"{_EN_OTHER}\s+and\s+(?:I|me)\s+are\s+(?:both\s+|also\s+)?(?P<x>{EN_PEERS})s", "{s} and {o} are {x}s"),
     _en(rf"(?:I|me)\s+and\s+{_EN_OTHER}\s+are\s+(?:both\s+|also\s+)?(?P<x>{EN_PEERS})s", "{s} and {o} are {x}s"),
-    _en(rf"{_EN_OTHER}(?:\s+is|'s)\s+(?:also\s+)?my\s+(?P<x>{EN_PEERS}|{EN_KIN})", "{o} is {s}'s {x}"),
+    _en(rf"{_EN_OTHER}(?:\s+is|'s)\s+(?:also\s+)?my\s+(?P<x>{EN_PEERS}|{EN_KIN}|{_EN_ABOVE})", "{o} is {s}'s {x}"),
     # my sister's name is Emma, my mom is called Linda
     _en(
-        rf"my\s+(?P<x>{EN_PEERS}|{EN_KIN})(?:'s\s+name\s+is|\s+is\s+(?:called|named))\s+{_EN_OTHER}", "{o} is {s}'s {x}"
+        rf"my\s+(?P<x>{EN_PEERS}|{EN_KIN}|{_EN_ABOVE})(?:'s\s+name\s+is|\s+is\s+(?:called|named))\s+{_EN_OTHER}",
+        "{o} is {s}'s {x}",
     ),
 )
 # My sister Emma is getting married: the clause goes on about the one it names, who is the speaker's sister
 EN_NAMED_KIN = FactRule(
-    en_rule(rf"my\s+(?P<x>{EN_PEERS}|{EN_KIN}),?\s+(?P<o>(?-i:[A-Z][a-z-]+(?:\s+[A-Z][a-z-]+)?))(?!\w|'(?!s\b))"),
+    en_rule(
+        rf"my\s+(?P<x>{EN_PEERS}|{EN_KIN}|{_EN_ABOVE}),?\s+(?P<o>(?-i:[A-Z][a-z-]+(?:\s+[A-Z][a-z-]+)?))(?!\w|'(?!s\b))"
+    ),
     "{x} is",
     FactKind.RELATION,
     "people",
