@@ -58,6 +58,16 @@ def test_a_weekend_of_no_one_date(text: str) -> None:
     assert _days(text) == []
 
 
+@pytest.mark.parametrize("text", ["just a long weekend", "we're going away for a long weekend", "a 3-day weekend"])
+def test_a_long_weekend_said_as_a_length_is_no_date(text: str) -> None:
+    # "Nice, how long?" "just a long weekend", said on a Friday, showed (2025-06-14 to 2025-06-15)
+    assert _days(text) == []
+
+
+def test_the_long_weekend_is_still_one() -> None:
+    assert [span[1:] for span in _days("what are you doing this long weekend")] == [COMING_WEEKEND]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

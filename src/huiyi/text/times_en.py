@@ -222,8 +222,8 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
 def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
     which = "after next" if match["after"] else (_group(match, "which") or "bare").lower()
     near = match.string[max(0, match.start() - 6) : match.end() + 6]
-    if which == "bare" and _ANY_ONE.search(match.string, max(0, match.start() - 7), match.start()):
-        return None  # a weekend yoga class, every weekend: no one weekend
+    if which == "bare" and _ANY_ONE.search(match.string, max(0, match.start() - 16), match.start()):
+        return None  # a weekend yoga class, every weekend, just a long weekend: no one weekend
     if which == "bare" and _CJK_CHAR.search(near):  # 这个weekend, weekend去爬山了: as 周末 reads
         return _as_zh_weekend(match, now)
     if which == "coming":
@@ -235,7 +235,8 @@ def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
     return weekend_span(now, {"past": "last"}.get(which, which))
 
 
-_ANY_ONE = lazy(r"\b(?:a|an|every|each|any)\s+$", re.IGNORECASE)
+# a long weekend, a 3-day weekend: a length, as a week is
+_ANY_ONE = lazy(r"\b(?:a|an|every|each|any)\s+(?:(?:long|(?:three|four|3|4)-day)\s+)?$", re.IGNORECASE)
 
 
 def _as_zh_weekend(match: re.Match[str], now: datetime) -> Range:
