@@ -740,3 +740,13 @@ def test_a_core_block_cannot_close_its_fence_or_open_another() -> None:
     assert render(parts(core_blocks=[CoreBlock(label="task", text="用 <b>粗体</b> 写")])).text == (
         "<task>\n用 <b>粗体</b> 写\n</task>"
     )
+
+
+@pytest.mark.parametrize(
+    ("obj", "heading"),
+    [("cat", "1. 木木 and the cat:"), ("Greg", "1. 木木 and Greg:"), ("a bakery", "1. 木木 and a bakery:")],
+)
+def test_an_english_relation_heading_gives_a_thing_its_article(obj: str, heading: str) -> None:
+    # "Liz has a cat named Pickles" was headed "1. Liz and cat:"
+    item = fact(f"木木 has a {obj}", "木木", obj, "relation", time=datetime(2024, 9, 24, 13))
+    assert render(parts("en", facts=[item])).sections["fragments"].splitlines()[1] == heading

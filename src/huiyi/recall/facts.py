@@ -12,15 +12,17 @@ them (用户属性, 主体关系…).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 from huiyi.model import EntityType, FactData
+from huiyi.patterns import lazy
 from huiyi.recall.fence import one_line
 
-__all__ = ["FactGroup", "Owner", "group_facts", "tellers"]
+__all__ = ["FactGroup", "Owner", "group_facts", "heading_object", "tellers"]
 
 T = TypeVar("T")
 
@@ -102,6 +104,18 @@ def group_facts(
     if others:
         groups.append(FactGroup(Owner.NONE, "", False, items=others))
     return groups
+
+
+# a thing's own word before it (a bakery, my mom's): no article to add
+_EN_DETERMINED = lazy(r"^(?:a|an|the|my|his|her|their|our|your|this|that|these|those|some)\s|^\S+'s\s", re.IGNORECASE)
+
+
+def heading_object(obj: str, english: bool) -> str:
+    """The object of a relation group as its English heading names it: a bare thing with "the" (Liz and the cat,
+    not Liz and cat); a name, a Chinese word or a thing with its article as it is."""
+    if not english or not obj[:1].islower() or _EN_DETERMINED.match(obj):
+        return obj
+    return f"the {obj}"
 
 
 def tellers(data: Mapping[str, Any], joiner: str) -> str:

@@ -33,7 +33,7 @@ from huiyi.errors import InvalidInput
 from huiyi.model import CoreBlock, MemoryItem, MemoryKind, Message
 from huiyi.patterns import lazy
 from huiyi.prompts import packaged
-from huiyi.recall.facts import Owner, group_facts, tellers
+from huiyi.recall.facts import Owner, group_facts, heading_object, tellers
 from huiyi.recall.fence import defang, fence_labels, one_line
 from huiyi.recall.timerange import past_plan
 from huiyi.text.times import format_by_age, spans_shown
@@ -435,7 +435,7 @@ class _Renderer:
                 push("entity", name=defang(group.name))
             part = _FACT_PARTS[group.owner, group.relation]
             if group.relation and group.owner is not Owner.ENTITY:
-                add(part, items, name=defang(group.name), object=defang(group.object))
+                add(part, items, name=defang(group.name), object=defang(heading_object(group.object, self.t.english)))
             else:
                 add(part, items, name=defang(group.name))
         return self.block("fragments", groups, "groups")
