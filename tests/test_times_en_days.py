@@ -234,3 +234,17 @@ def test_a_past_told_with_no_proposal_is_still_the_one_gone(text: str, day: str)
 
 def test_a_present_verb_after_the_day_leaves_it_told_done() -> None:
     assert [span[1:] for span in _days("We had a great time this weekend which is rare")] == [LAST_WEEKEND]
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("the deadline is end of next week", ("03-20", "03-24")),
+        ("I'll send it by the end of the week", ("03-13", "03-17")),
+        ("let's meet early next week", ("03-17", "03-20")),
+        ("it got busy mid last week", ("03-05", "03-07")),
+    ],
+)
+def test_a_part_of_a_week_is_its_days(text: str, days: tuple[str, str]) -> None:
+    # "end of next week", said of a deadline on a Monday, showed the whole week (2025-06-23 to 2025-06-29)
+    assert [span[1:] for span in _days(text)] == [days]

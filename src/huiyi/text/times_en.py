@@ -173,6 +173,17 @@ def _en_relative_period(match: re.Match[str], now: datetime) -> Range:
     return units_ago(now, unit, back)
 
 
+# a part of a week, its days from Monday: early next week is Monday to Wednesday, the end of it Thursday to Sunday
+_WEEK_PARTS = {"early": (0, 3), "beginning": (0, 3), "start": (0, 3), "mid": (2, 4), "middle": (2, 4)}
+_WEEK_PARTS |= {"late": (3, 7), "end": (3, 7)}
+
+
+def _en_part_of_week(match: re.Match[str], now: datetime) -> Range:
+    start, _ = units_ago(now, "week", {"last": 1, "this": 0, "next": -1}[_which(match)])
+    first, last = _WEEK_PARTS[(match["part"] or match["partof"]).lower()]
+    return start + timedelta(days=first), start + timedelta(days=last)
+
+
 def _en_date(match: re.Match[str], now: datetime) -> Range:
     year = int(match["year"]) if match["year"] else now.year
     return whole_days(date(year, MONTHS[match["month"].lower()], int(match["day"])))
@@ -347,6 +358,11 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(rf"in\s+{_COUNT_RE}\s+{_UNIT_RE}", _en_ago_future),
     _rule(rf"(?:the\s+(?:past|last)|past)\s+(?:{_COUNT_RE}\s+)?{_UNIT_RE}", _en_past_n),
     _rule(r"(?P<which>last|this|next|past|coming)\s+(?P<unit>week|month|year)", _en_relative_period),
+    _rule(
+        r"(?:(?P<part>early|mid|late)(?:-|\s+)|(?:the\s+)?(?P<partof>beginning|start|middle|end)\s+of\s+)"
+        r"(?:(?P<which>last|this|next|past|coming)\s+|the\s+)week",
+        _en_part_of_week,
+    ),
     _rule(r"earlier\s+this\s+(?P<unit>week|month|year)", _en_earlier_this),
     _rule(r"(?:the\s+)?week\s+after\s+next", _fixed(lambda now: units_ago(now, "week", -2))),
     _rule(rf"{_COUNT_RE}\s+weekends?\s+ago", _en_weekends_ago),
