@@ -110,3 +110,28 @@ def test_a_clock_of_today_said_reads_by_its_case_as_a_bare_one(
     """我今天九点上线 said at 11:15 read 09:00, gone, while 我九点上线 read 21:00: 今天 said kept the morning's
     hour a day said has (后天七点见). A plan of today whose morning hour is gone is the evening's; never tomorrow's."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        # a later clause tells the going done: the morning's, as a 了 in the clock's own clause does
+        ("我九点到公司，发现门锁了", [("九点", "03-05 09:00")]),
+        ("我九点出门，结果堵车堵了两小时", [("九点", "03-05 09:00")]),
+        ("我九点到，他十点才到", [("九点", "03-05 09:00"), ("十点", "03-05 10:00")]),
+        ("九点开始下雨，到现在还没停", [("九点", "03-05 09:00")]),
+        ("今天九点到公司，发现没带卡", [("今天九点", "03-05 09:00")]),
+        # a habit is no plan of today's
+        ("我平时九点到公司", [("九点", "03-05 09:00")]),
+        ("一般九点出门", [("九点", "03-05 09:00")]),
+        # still plans: 到了 of what is to come, 刚好
+        ("我九点到，到了给你打电话", [("九点", "03-05 21:00")]),
+        ("我九点上线，刚好有空", [("九点", "03-05 21:00")]),
+    ],
+)
+def test_a_going_told_done_later_in_its_sentence_or_of_habit_is_no_plan(
+    said: str, reading: list[tuple[str, str]]
+) -> None:
+    """我九点到公司，发现门锁了 said at 11:15 read 21:00 (since ff9edea a going after a bare clock is a plan) though
+    the sentence tells it done, and 我平时九点到公司 the same, though a habit is of no one day."""
+    assert read(said, MORNING) == reading

@@ -330,6 +330,13 @@ _DOING_AT = lazy(
 )
 # 我九点就到了, 九点才到 (not until then: as often told of what was), 已经, 刚
 _TOLD_DONE = lazy(r"了|(?<![度经通难])过(?![来去])|才|已经|刚")
+# 我九点到公司，发现门锁了; 我九点到，他十点才到; 九点开始下雨，到现在还没停: a later clause of the sentence tells
+# the going done, as a 了 in its own clause does (a bare 了 after it is left: 我九点到，到了给你打电话 is a plan)
+_TOLD_DONE_AFTER = lazy(
+    r"[^。！？!?\n]{0,30}?(?:结果|发现|一看|到现在|已经|(?<!刚)刚[才刚]?(?!好)|才(?!能|可以|行|会))"
+)
+# 我平时九点到公司, 一般九点出门: a habit, of no one day, is no plan of today's
+_HABIT = lazy(r"平时|平常|一般|通常|每天|天天|每次|总是|经常|往常|向来|习惯")
 
 
 def clock_case(text: str, start: int, end: int) -> Case:
@@ -357,7 +364,13 @@ def clock_case(text: str, start: int, end: int) -> Case:
             return "was to come"
         # 我要加班到三点 at 00:30: a stretch under way ends at the nearer three, 03:00
         return "until" if _UNTIL.search(text, max(0, start - 2), start) else "to come"
-    if _DOING_AT.match(text, end) and not (given_up or _TOLD_DONE.search(clause) or _DONE_AT.search(clause)):
+    if _DOING_AT.match(text, end) and not (
+        given_up
+        or _TOLD_DONE.search(clause)
+        or _DONE_AT.search(clause)
+        or _TOLD_DONE_AFTER.match(text, end)
+        or _HABIT.search(clause)
+    ):
         return "plan"
     if _DONE_AT.search(clause) and not given_up and text[end : end + 1] != "的":  # 车是九点的 tells no doing
         return "told done"
