@@ -135,3 +135,11 @@ def test_a_going_told_done_later_in_its_sentence_or_of_habit_is_no_plan(
     """我九点到公司，发现门锁了 said at 11:15 read 21:00 (since ff9edea a going after a bare clock is a plan) though
     the sentence tells it done, and 我平时九点到公司 the same, though a habit is of no one day."""
     assert read(said, MORNING) == reading
+
+
+def test_a_time_told_with_a_reminder_after_it_is_ahead_though_its_clause_ends_in_de() -> None:
+    """电影是七点开始的，别迟到 said at 15:00 read 07:00 that morning (since 3e215e5 a 是…的 tells done): the
+    reminder after it says the film is still to come, so it is 19:00 as before; 我们是九点开始的 stays 09:00."""
+    assert read("电影是七点开始的，别迟到", AFTERNOON) == [("七点", "03-05 19:00")]
+    assert read("电影是七点开始的，记得早点来", AFTERNOON) == [("七点", "03-05 19:00")]
+    assert read("我们是九点开始的", AFTERNOON) == [("九点", "03-05 09:00")]

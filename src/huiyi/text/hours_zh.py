@@ -372,6 +372,12 @@ def clock_case(text: str, start: int, end: int) -> Case:
         or _HABIT.search(clause)
     ):
         return "plan"
-    if _DONE_AT.search(clause) and not given_up and text[end : end + 1] != "的":  # 车是九点的 tells no doing
+    # 车是九点的 tells no doing; 电影是七点开始的，别迟到 tells when a thing is to be, the reminder says ahead
+    if (
+        _DONE_AT.search(clause)
+        and not given_up
+        and text[end : end + 1] != "的"
+        and not _REMINDED_AFTER.match(text, end)
+    ):
         return "told done"
     return "alone"
