@@ -248,3 +248,23 @@ def test_a_present_verb_after_the_day_leaves_it_told_done() -> None:
 def test_a_part_of_a_week_is_its_days(text: str, days: tuple[str, str]) -> None:
     # "end of next week", said of a deadline on a Monday, showed the whole week (2025-06-23 to 2025-06-29)
     assert [span[1:] for span in _days(text)] == [days]
+
+
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [
+        ("I've been invited to a party on Saturday", ("03-15", "03-16")),
+        ("We've been invited to their wedding this weekend", COMING_WEEKEND),
+        ("I've invited everyone to my party on Saturday", ("03-15", "03-16")),
+        ("I've been asked to give a talk on Friday", ("03-14", "03-15")),
+        ("I've been planning a picnic on Saturday", ("03-15", "03-16")),
+        ("I've been preparing for my interview on Friday", ("03-14", "03-15")),
+        ("Ugh I've been so nervous about Friday", ("03-14", "03-15")),
+        ("I've taken Friday off", ("03-14", "03-15")),
+    ],
+)
+def test_the_present_perfect_of_a_thing_toward_a_day_ahead_keeps_it_ahead(text: str, days: tuple[str, str]) -> None:
+    """Since 4c1894f the present perfect told its day done, so I've been invited to a party on Saturday, said on
+    a Thursday, read the Saturday gone: an invitation, what one has been doing or feeling toward a day, and a
+    day taken off are of the day ahead (the present perfect names no day gone: *I've seen him on Friday)."""
+    assert [span[1:] for span in _days(text, THURSDAY)] == [days]

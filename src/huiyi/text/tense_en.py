@@ -68,7 +68,11 @@ _TOLD_IN_PAST = lazy(
     # Friday); not have got, which is have (I've got a wedding this weekend), nor what is arranged for a day to come
     r"|(?i:(?:\b(?:I|we|you|they)'ve|\bha(?:ve|s)(?:\s+(?:you|we|they|he|she|it|I))?|'s(?=\s+(?:\w+ly\s+)?(?:been|had|done|gone|seen|spent)\b))"
     r"\s+(?:(?:just|already|finally|also|all|\w+ly)\s+)?(?!(?:booked|scheduled|planned|arranged|organi[sz]ed"
-    r"|reserved|registered|signed|set|decided|agreed|promised|offered)\b)(?:been|had|done|gone|seen|made|taken|given"
+    r"|reserved|registered|signed|set|decided|agreed|promised|offered|invited|asked)\b)"
+    # what one has been doing or feeling toward a day, or been invited to, is of the day ahead (I've been planning a
+    # picnic on Saturday, been invited to a wedding this weekend, been so nervous about Friday), as is a day taken off
+    r"(?:been(?!\s+(?:(?:so|really|very|\w+ly)\s+)?(?:\w+ing|invited|asked|told|chosen|selected|picked|nervous"
+    r"|worried|anxious|excited|scared|stressed)\b)|taken(?!\s+\w+\s+off\b)|had|done|gone|seen|made|given"
     r"|eaten|written|met|spent|won|lost|heard|kept|left|brought|bought|felt|slept|found|run|swum|[a-z]*[a-df-z]ed)\b)"
 )
 # asking how a time went: Anything fun over the weekend? (not Doing anything…, nor Anything planned…)
