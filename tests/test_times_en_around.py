@@ -73,6 +73,23 @@ def test_a_bare_hour_and_its_day(text: str, expected: list[tuple[str, str, str]]
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        ("I have to wake up at 5 tomorrow", [("at 5 tomorrow", "03-14 05:00", "03-14 06:00")]),
+        ("Going to bed, up at 5 tomorrow", [("at 5 tomorrow", "03-14 05:00", "03-14 06:00")]),
+        ("gotta get up tomorrow at 6", [("tomorrow at 6", "03-14 06:00", "03-14 07:00")]),
+        # not one's waking: the afternoon's, as tomorrow at 5
+        ("pick me up at 5 tomorrow", [("at 5 tomorrow", "03-14 17:00", "03-14 18:00")]),
+        ("let's meet up at 5 tomorrow", [("at 5 tomorrow", "03-14 17:00", "03-14 18:00")]),
+    ],
+)
+def test_a_bare_hour_one_wakes_at_is_the_mornings(text: str, expected: list[tuple[str, str, str]]) -> None:
+    """I have to wake up at 5 tomorrow read 17:00 (since 67866bb a bare small hour on a whole day is the
+    afternoon's; it was the whole day): waking is of the morning, as 明天六点起床 is."""
+    assert _clocks(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
         # was only "from the 1st", one day
         ("I'm away from the 1st to the 10th", [("from the 1st to the 10th", "2025-04-01", "2025-04-11")]),
         ("I was away from the 1st to the 10th", [("from the 1st to the 10th", "2025-03-01", "2025-03-11")]),

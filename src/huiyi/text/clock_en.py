@@ -97,7 +97,9 @@ def narrow(text: str, end: int, span: Range, now: datetime) -> tuple[int, Range]
         suffix = _suffix().match(text, end)
         if suffix is None:
             bare = _bare_hour().match(text, end)  # tomorrow at 7
-            return (end, span) if bare is None else (bare.end(), bare_hour_on(int(bare["bare"]), span, now))
+            if bare is None:
+                return end, span
+            return bare.end(), bare_hour_on(int(bare["bare"]), span, now, waking=_waking_before(text, end))
         if not suffix["part"]:
             narrowed = clock_span(suffix, span[0])
             return (end, span) if narrowed is None else (suffix.end(), narrowed)
@@ -110,7 +112,7 @@ def narrow(text: str, end: int, span: Range, now: datetime) -> tuple[int, Range]
     if clock is None or _group(clock, "part"):
         return end, span
     if _group(clock, "bare"):
-        return clock.end(), bare_hour_on(int(clock["bare"]), span, now)
+        return clock.end(), bare_hour_on(int(clock["bare"]), span, now, waking=_waking_before(text, end))
     at = clock_span(clock, midnight(span[0].date()))
     if at is None:
         return end, span
@@ -118,14 +120,31 @@ def narrow(text: str, end: int, span: Range, now: datetime) -> tuple[int, Range]
     return clock.end(), at if said_half else _in_part(at, span)
 
 
-def bare_hour_on(hour: int, span: Range, now: datetime) -> Range:
+def bare_hour_on(hour: int, span: Range, now: datetime, *, waking: bool = False) -> Range:
     """A bare hour (1–12, no am/pm) on a whole day or a part of one: in the part's half (tonight at 8 is 20:00),
     and on a whole day as 明天三点 is read (:func:`~huiyi.text.hours_zh.half_of_the_day`, after a day): 1–6 the
     afternoon's, 7–11 the morning's, 12 noon, the hours one is up and about (tomorrow at 3 is 15:00, tomorrow at
-    7 07:00)."""
+    7 07:00); but the morning's when it is when one wakes (I have to wake up at 5 tomorrow: 05:00)."""
     day = midnight(span[0].date())
     at = day + timedelta(hours=hour), day + timedelta(hours=hour + 1)
-    return half_of_the_day(at, now, "after a day") if span[1] - span[0] == DAY else _in_part(at, span)
+    if span[1] - span[0] != DAY:
+        return _in_part(at, span)
+    return at if waking and hour < 12 else half_of_the_day(at, now, "after a day")
+
+
+# wake up at 5 tomorrow, my alarm, up at 5 tomorrow (said as one's own: not pick me up, meet up at 5)
+_WAKING = lazy(
+    r"\b(?:wak(?:e|es|ing)|woke|get(?:ting)?\s+up|got\s+up|alarm|early)\b"
+    r"|(?:^|[,.;!]\s*|\b(?:I'm|am|be|we're|I'll\s+be)\s+)up\s+$",
+    re.IGNORECASE,
+)
+
+
+def _waking_before(text: str, at: int) -> bool:
+    """Whether the words just before ``at`` (its clause) say one wakes then."""
+    before = re.split(r"[.!?;\n]", text[max(0, at - 40) : at])[-1]
+    before = re.sub(r"\s*\bat\s+\S*\s*$", "", before)  # the clock's own "at 5"
+    return _WAKING.search(before + " ") is not None if before else False
 
 
 def _in_part(at: Range, part: Range) -> Range:
@@ -149,7 +168,8 @@ def clocks_before_days(text: str, found: list[tuple[int, int, Range]], now: date
     clocks = []
     for match in _BARE_BEFORE.finditer(text):
         if (day := days.get(match.end())) is not None:
-            clocks.append((match.start(), day[0], bare_hour_on(int(match["bare"]), day[1], now)))
+            read = bare_hour_on(int(match["bare"]), day[1], now, waking=_waking_before(text, match.start()))
+            clocks.append((match.start(), day[0], read))
     return clocks
 
 
