@@ -67,3 +67,13 @@ def test_going_to_work_ends_no_workplace(tmp_path: Path, said: str) -> None:
     # 我去阿里上班了 is said on the way to the job one has: it ended 在阿里工作 for 换到阿里工作, a change never made
     facts = _facts(tmp_path, ["我在阿里工作", said])
     assert facts == {"木木在阿里工作": True}, facts
+
+
+@pytest.mark.parametrize(
+    "said", ["入职体检做完了", "我入职三个月了", "入职快一年了", "我入职第一天就被骂了", "入职手续办好了"]
+)
+def test_how_long_ago_or_a_step_of_joining_is_no_new_workplace(tmp_path: Path, said: str) -> None:
+    """我入职三个月了 and 入职体检做完了 were 木木换到三个月工作 and 木木换到体检做完工作 and ended 木木在阿里工作
+    (since 2aef8e2 入职…了 is a change): a time since joining or a step of it names no employer."""
+    facts = _facts(tmp_path, ["我在阿里工作", said])
+    assert facts == {"木木在阿里工作": True}

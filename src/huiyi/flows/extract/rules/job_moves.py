@@ -112,5 +112,13 @@ def _unreal(clause: str) -> bool:
     return bool(ZH_REPORTED.search(clause) or ZH_UNREAL.search(clause))
 
 
+# what follows 入职 when it is no employer: how long (入职三个月了, 快一年了), a day of it (第一天就被骂了), or a step
+# of joining (体检做完了, 手续办好了)
+_NO_JOINING = re.compile(
+    r"^(?:[快满近才都已刚整第半]|[0-9一二两三四五六七八九十百几]+个?多?(?:月|年|天|周|星期|礼拜))"
+    r"|[就被完好过]|体检|培训|手续|材料|报到|流程|面试|通知|以来|之后|以后"
+)
+
+
 def _employer(place: str) -> bool:
-    return place not in ZH_PRONOUNS and _NO_EMPLOYER.search(place) is None
+    return place not in ZH_PRONOUNS and _NO_EMPLOYER.search(place) is None and _NO_JOINING.search(place) is None
