@@ -77,3 +77,21 @@ def test_how_long_ago_or_a_step_of_joining_is_no_new_workplace(tmp_path: Path, s
     (since 2aef8e2 入职…了 is a change): a time since joining or a step of it names no employer."""
     facts = _facts(tmp_path, ["我在阿里工作", said])
     assert facts == {"木木在阿里工作": True}
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        # the change ends the old workplace, but where one went or is now is no new one
+        ("我跳槽了，去了趟北京出差", {"木木在阿里工作": False}),
+        ("我跳槽了，现在在家休息", {"木木在阿里工作": False}),
+        # a new post at the employer one has ends nothing
+        ("我换了份工作，还在阿里", {"木木在阿里工作": True}),
+    ],
+)
+def test_the_clause_after_a_change_names_no_workplace_it_is_not(
+    tmp_path: Path, said: str, facts: dict[str, bool]
+) -> None:
+    """我跳槽了，去了趟北京出差 was 木木换到趟北京出差工作 and 我跳槽了，现在在家休息 木木换到家休息工作, and
+    我换了份工作，还在阿里 ended 木木在阿里工作 (since 2aef8e2)."""
+    assert _facts(tmp_path, ["我在阿里工作", said]) == facts

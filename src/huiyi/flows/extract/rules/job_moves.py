@@ -46,6 +46,7 @@ _JOINED = tuple(
 _CHANGED = lazy(_LEAD + _ME + rf"(?:换工作|跳槽|换了(?:一?份|个)?(?:新)?工作|跳了槽){_OVER}")
 # …，现在在美团 / 去了网易 / 到了字节: the place the change was to
 _NOW_AT = lazy(rf"^(?:我)?(?:现在|目前|如今)?(?:在|去了|到了|是在|进了){_PLACE}(?:上班|工作)?(?:了|啦|呢)?$")
+_STILL_AT = lazy(r"^(?:我)?(?:还|仍然?|依然|依旧)(?:是|都)?在")
 # going to work, not to a new employer: no name (公司, 单位) or one said by whose (我们公司, 这边)
 _NO_EMPLOYER = re.compile(
     r"^(?:公司|单位|店里|厂里|医院|学校|办公室|工地|工作室|班上|家里|家|楼下|外地|外面|别的公司|其他公司|新公司)$"
@@ -95,6 +96,8 @@ def _joined(text: str) -> str | None:
         if end in ("？", "?") or QUESTION_END.search(clause) or laughs_off(clause) or _unreal(clause):
             changed, mine = False, clause.startswith("我")
             continue
+        if changed and _STILL_AT.match(clause):  # 我换了份工作，还在阿里: a new post at the same employer
+            return None
         if changed and (found := _NOW_AT.match(clause)) and _employer(found["o"]):
             return found["o"]
         if changed:
@@ -117,6 +120,8 @@ def _unreal(clause: str) -> bool:
 _NO_JOINING = re.compile(
     r"^(?:[快满近才都已刚整第半]|[0-9一二两三四五六七八九十百几]+个?多?(?:月|年|天|周|星期|礼拜))"
     r"|[就被完好过]|体检|培训|手续|材料|报到|流程|面试|通知|以来|之后|以后"
+    # …，去了趟北京出差, 现在在家休息: where one went or is, not a workplace
+    r"|^[趟家]|休息|出差|旅游|旅行|度假|玩|躺|待业|找工作|[呆待]着"
 )
 
 
