@@ -364,6 +364,10 @@ def test_a_pet_told_of_as_the_homes_is_a_pet(text: str, fact: str) -> None:
         "我家猫去世了",
         "我家狗不见了",
         "我家猫要是会说话就好了",
+        # 狗子 is as often a partner or a child (since f5404d8 these were 木木养了一只狗)
+        "我家狗子又不回我消息",
+        "我家狗子今天考试考了第一",
+        "我家狗子又在打游戏",
     ],
 )
 def test_people_a_pets_things_and_a_pet_gone_are_no_pet(text: str) -> None:

@@ -58,6 +58,8 @@ _ZH_GOES_ON = lazy(
 # a pet gone (我家狗狗走了: rules.losses) or wished for (要是), not one had now
 _ZH_GONE = lazy(r"去世|过世|离世|病逝|死|走了|没了|不在了|丢了|跑丢|不见|送人|送走")
 _ZH_NAMED = lazy(rf"^(?:叫做?|名叫|名字叫){ZH_NOT_CRIED}")
+# 我家狗子又不回我消息, 考试考了第一: 狗子 (and 主子) is what many call a partner or a child, told by a person's doings
+_ZH_PERSON_DOINGS = lazy(r"消息|微信|电话|考试|考了|作业|上学|放学|上班|下班|加班|游戏|工资|学校|幼儿园|对象|老婆|老公")
 
 
 def home_pet(clause: str) -> str:
@@ -72,7 +74,7 @@ def home_pet(clause: str) -> str:
     if found is None:
         return ""
     rest = clause[found.end() :]
-    if (rest and not _ZH_GOES_ON.match(rest)) or _ZH_GONE.search(rest):
+    if (rest and not _ZH_GOES_ON.match(rest)) or _ZH_GONE.search(rest) or _ZH_PERSON_DOINGS.search(rest):
         return ""
     pet = ZH_KIND_OF.get(found["pet"], found["pet"])
     return f"我养了一只{pet}" + (rest if _ZH_NAMED.match(rest) else "")
