@@ -46,6 +46,11 @@ def test_a_pets_name_answered_is_the_pet_of_who_was_asked(
         [asked("你家狗乖吗"), "团子"],  # no name was asked
         [asked("你家狗叫啥"), "我家没有狗"],
         ["你家狗叫啥", "团子"],  # the speaker's own lines: no one else was asked
+        # a laugh or the breed is no name (were 嘿嘿是木木的狗, 柯基是木木的狗)
+        [asked("你家狗叫啥"), "嘿嘿"],
+        [asked("你家狗叫啥"), "呵呵"],
+        [asked("你家狗叫啥"), "柯基"],
+        [asked("你家狗叫啥"), "拉布拉多"],
     ],
 )
 def test_no_answer_names_no_pet(tmp_path: Path, lines: list[str | dict[str, str]]) -> None:

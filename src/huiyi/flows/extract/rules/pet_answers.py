@@ -30,6 +30,11 @@ _ASKED = lazy(
     r"[^。！!]{0,6}?(?:叫(?:什么|啥|甚么)|名字(?:是|叫)?(?:什么|啥)|什么名字|啥名字)"
 )
 _BARE = lazy(rf"^(?P<name>[{CJK}A-Za-z]{{1,6}})$")
+# a bare answer that is no name: a laugh (嘿嘿, 呵呵) or the breed (你家狗叫啥 — 柯基, 拉布拉多)
+_NO_NAME = lazy(
+    rf"^(?:(?:[哈嘿嘻呵哼]){{2,}}|{ZH_ANIMALS}|柴犬|泰迪|拉布拉多|哈士奇|二哈|萨摩耶?|边牧|阿拉斯加|德牧|金毛|博美|比熊"
+    r"|布偶|英短|美短|暹罗|加菲|橘猫|狸花|蓝猫|田园犬|土狗)$"
+)
 _TAIL = "。.！!~～，, 呀啊呢哦吧啦哈"
 
 
@@ -72,7 +77,7 @@ class PetAnswers:
             return
         text = said.own.strip().rstrip(_TAIL).strip()
         name = naming(text, False)
-        if name is None and (bare := _BARE.match(text)) and pet_named(bare["name"], text):
+        if name is None and (bare := _BARE.match(text)) and pet_named(bare["name"], text) and not _NO_NAME.match(text):
             name = bare["name"]
         if name is None or any(fact.subject == name for fact in said.facts):
             return
