@@ -69,3 +69,20 @@ def test_a_pet_named_right_after_its_kind_is_the_speakers(text: str, described: 
 )
 def test_no_pet_name_from_a_word_that_names_none_or_someone_elses_pet(text: str) -> None:
     assert not any(fact.keyword == "pet" and "named" in fact.description for fact in extract(text).facts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My dog Max died last year",
+        "My dog Buddy passed away, I miss him",
+        "My dog Rex ran away",
+        "My old dog Rex used to love walks",
+        "My dog Mom says is too fat",
+        "My dog Please stop barking",
+    ],
+)
+def test_a_pet_gone_or_a_word_of_kin_after_its_kind_is_no_pet_had(text: str) -> None:
+    """Since 6291530 My dog Max died last year was Liz has a dog named Max, open, and My dog Mom says is too fat a
+    dog named Mom: a pet told gone is not one had now (as 我家狗狗走了), and Mom, Please are no names."""
+    assert not any(fact.keyword == "pet" and "named" in fact.description for fact in extract(text).facts)

@@ -106,6 +106,21 @@ EN_PET_APPOSED = en_rule(
 )
 
 
+# My dog Max died last year, Rex ran away, used to love walks: a pet gone (rules.pet_deaths), not one had now
+_EN_GONE = lazy(
+    r"\b(?:died|dead|passed|put\s+(?:down|to\s+sleep)|ran\s+away|run\s+away|went\s+missing|is\s+missing|lost"
+    r"|used\s+to|rip|rest\s+in\s+peace|miss(?:ed)?\s+(?:him|her|them))\b|\bwho\s+(?:was|were)\b",
+    re.IGNORECASE,
+)
+# My dog Mom says…, my dog Please stop…: a word of kin, of courtesy or a holiday that starts a clause is no name
+_EN_NO_NAME = frozenset("Mom Mum Mommy Dad Daddy Please Thanks Sorry Christmas Halloween Easter".split())
+
+
 def en_pet(clause: str) -> re.Match[str] | None:
     """The speaker's pet an English clause tells of (``EN_PET``'s groups): had, named, or named after its kind."""
-    return EN_PET.match(clause) or EN_PET_NAMED.match(clause.rstrip(" .!~")) or EN_PET_APPOSED.match(clause)
+    found = EN_PET.match(clause) or EN_PET_NAMED.match(clause.rstrip(" .!~"))
+    if found is not None:
+        return found
+    apposed = EN_PET_APPOSED.match(clause)
+    gone = apposed is not None and _EN_GONE.search(clause, apposed.end()) is not None
+    return None if apposed is None or gone or apposed["name"] in _EN_NO_NAME else apposed
