@@ -333,8 +333,11 @@ _TOLD_DONE = lazy(r"了|(?<![度经通难])过(?![来去])|才|已经|刚")
 # 我九点到公司，发现门锁了; 我九点到，他十点才到; 九点开始下雨，到现在还没停: a later clause of the sentence tells
 # the going done, as a 了 in its own clause does (a bare 了 after it is left: 我九点到，到了给你打电话 is a plan)
 _TOLD_DONE_AFTER = lazy(
-    r"[^。！？!?\n]{0,30}?(?:结果|发现|一看|到现在|已经|(?<!刚)刚[才刚]?(?!好)|才(?!能|可以|行|会))"
+    r"[^。！？!?\n]{0,30}?(?:结果|发现|一看|到现在|已经|(?<!刚)刚[才刚]?(?!好)|才(?!能|可以|行|会)"
+    r"|了[一两三四五六七八九十几半\d]+个?(?:多|半)?(?:小时|钟头|分钟))"  # 排了两小时队: how long it took
 )
+# 你今天九点到的吗: asks of what was done, as 是…的 tells it
+_ASKED_DONE = lazy(r"的吗[？?]*$")
 # 我平时九点到公司, 一般九点出门: a habit, of no one day, is no plan of today's
 _HABIT = lazy(r"平时|平常|一般|通常|每天|天天|每次|总是|经常|往常|向来|习惯")
 
@@ -369,6 +372,7 @@ def clock_case(text: str, start: int, end: int) -> Case:
         or _TOLD_DONE.search(clause)
         or _DONE_AT.search(clause)
         or _TOLD_DONE_AFTER.match(text, end)
+        or _ASKED_DONE.search(clause)
         or _HABIT.search(clause)
     ):
         return "plan"
