@@ -33,6 +33,8 @@ def extract(*texts: str) -> Extraction:
         ("I live by the sea", "Mia lives by the sea", "lives near"),
         ("I live at the end of the street", "Mia lives at the end of the street", "lives in"),
         ("I live in Paris", "Mia lives in Paris", "lives in"),
+        # near a place named is a home in its reach: it ends Boston, as before 2a7fa41 (a review's find)
+        ("I live near Seattle now", "Mia lives near Seattle", "lives in"),
     ],
 )
 def test_a_home_is_said_with_its_own_preposition(text: str, described: str, predicate: str) -> None:

@@ -354,9 +354,12 @@ EN_RULES: tuple[FactRule, ...] = (
         "{s}'s name is {o}",
     ),
     # a home said as it was (at the end of the street, not "in the end of the street"), the one a move ends;
-    # here and there name no place
+    # here and there name no place; near a place named (near Seattle) is a home in that city's reach too
     FactRule(
-        en_rule(r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?P<x>in|at)\s+(?!(?:here|there)\b)(?P<o>.+)"),
+        en_rule(
+            r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?P<x>in|at|near(?=\s+(?-i:[A-Z])))"
+            r"\s+(?!(?:here|there)\b)(?P<o>.+)"
+        ),
         "lives in",
         FactKind.RELATION,
         "home",
@@ -367,7 +370,7 @@ EN_RULES: tuple[FactRule, ...] = (
     # contradicts (I live in Boston, then I live close to work), so it is a predicate of its own
     FactRule(
         en_rule(
-            r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?P<x>near|close\s+to|next\s+to"
+            r"I\s+(?:currently\s+|now\s+|still\s+)?live\s+(?P<x>near(?!\s+(?-i:[A-Z]))|close\s+to|next\s+to"
             r"|by(?=\s+the\s+(?:sea|seaside|ocean|coast|beach|lake|river)\b))\s+(?!(?:here|there)\b)(?P<o>.+)"
         ),
         "lives near",
