@@ -22,3 +22,19 @@ from test_extract import make_fold, rules
 )
 def test_a_you_inside_a_liking_is_whom_it_was_said_to(speaker: str, text: str, described: list[str]) -> None:
     assert [f.description for f in rules(make_fold([(speaker, text)])).facts] == described
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("我喜欢看《想见你》", ["木木喜欢看《想见你》"]),
+        ("我很喜欢《爱你》这首歌", ["木木喜欢《爱你》这首歌"]),
+        ("我喜欢看《你的名字》", ["木木喜欢看《你的名字》"]),
+        ("我喜欢玩你画我猜", ["木木喜欢玩你画我猜"]),
+        ("我喜欢看你好星期六", ["木木喜欢看你好星期六", "木木喜欢看你好星期六（2023-05-13）"]),
+    ],
+)
+def test_a_you_in_a_title_or_a_game_stays(text: str, described: list[str]) -> None:
+    """我喜欢看《想见你》 became 木木喜欢看《想见祈煜》 and 你画我猜 祈煜画我猜: a title or a game's name is no
+    one spoken to."""
+    assert [f.description for f in rules(make_fold([("木木", text)])).facts] == described

@@ -226,8 +226,10 @@ def _a_time(word: str) -> bool:
     return any(span.phrase == word for span in find_time_phrases(word, datetime(2024, 1, 1)))
 
 
-# 你 inside what is liked (听你说话, 和你在一起), not 你们 (who they are is unknown) nor 迷你's
-_INNER_YOU = lazy(r"(?<=.)(?<!迷)你(?!们)")
+# 你 inside what is liked (听你说话, 和你在一起), not 你们 (who they are is unknown) nor 迷你's, nor one of a
+# title (《想见你》, a cut 《你的名字) or a show's or a game's name (你好星期六, 你画我猜)
+_INNER_YOU = lazy(r"(?<=.)(?<!迷)你(?!们|画我猜|好(?!好))")
+_TITLE = lazy(r"《[^》]*》?")
 
 
 def yours_named(value: str, other: str | None) -> str:
@@ -235,7 +237,10 @@ def yours_named(value: str, other: str | None) -> str:
     hearing 祈煜 talk, where the prompt's 你 would read as the one the model talks to. A leading 你 is the
     caller's to judge; with no ``other`` the value is kept.
 
-    >>> yours_named("听你说好吃的", "木木"), yours_named("和你们聊天", "木木"), yours_named("迷你裙", "木木")
-    ('听木木说好吃的', '和你们聊天', '迷你裙')
+    >>> yours_named("听你说好吃的", "木木"), yours_named("和你们聊天", "木木"), yours_named("看《想见你》", "木木")
+    ('听木木说好吃的', '和你们聊天', '看《想见你》')
     """
-    return _INNER_YOU.sub(other, value) if other else value
+    if not other:
+        return value
+    titles = [(m.start(), m.end()) for m in _TITLE.finditer(value)]
+    return _INNER_YOU.sub(lambda m: m.group() if any(a < m.start() < b for a, b in titles) else other, value)
