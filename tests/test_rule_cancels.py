@@ -234,3 +234,18 @@ def test_not_going_home_after_all_closes_the_trip_home(said: str) -> None:
     found = extract(("陈大川", said))
     changes = to_close([plan("陈大川月底（2024-11-21～2024-11-30）回老家")], found.closes, fold(("陈大川", said)))
     assert [i for i, _ in changes] == ["fa_old"]
+
+
+@pytest.mark.parametrize(
+    ("said", "stored"),
+    [
+        ("今天加班，不回家吃饭了", "陈大川周六（2024-11-16）要和大学同学吃饭"),
+        ("今晚不回来吃饭了", "陈大川周六（2024-11-16）要和大学同学吃饭"),
+        ("今晚不回学校了，住我姐家", "陈大川这周六（2024-11-16）回学校"),
+    ],
+)
+def test_not_home_for_a_meal_or_tonight_keeps_a_plan_of_another_day(said: str, stored: str) -> None:
+    """不回家吃饭了 closed the dinner with classmates (吃饭 is what one does at home, not the plan), and
+    今晚不回学校了 the trip back to school on Saturday: what is not gone back to is the place, tonight."""
+    found = extract(("陈大川", said))
+    assert to_close([plan(stored)], found.closes, fold(("陈大川", said))) == []

@@ -13,6 +13,7 @@ business; questions (搬家泡汤了？), near misses (差点泡汤) and fears (
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.condense import label
@@ -67,6 +68,8 @@ class Cancels:
             off = _OFF.search(clause)
             if off is not None and not _NOT_OFF.search(clause[: off.start()]):
                 word, about = _word(clause[: off.start()]) or (off["thing"] and _word(off["thing"])), None
+                if off.group() == "不回":  # 不回老家了: the place not gone back to, on the day named (今晚)
+                    word, about = _returned_to(off["thing"]), _within_a_day(said, clause)
                 if word is None:  # 三点的会改到明天: a one-word thing, known by its time
                     word, about = self._timed_thing(said, clause[: off.start()])
                 if word is not None:
@@ -130,6 +133,20 @@ class Cancels:
         if word not in shown:  # the plan's word, which closes it again when a newer time is named
             shown = f"{word}，{shown}"
         return [plan_fact(said, self.roster, shown, shown, spans[0])]
+
+
+def _returned_to(thing: str) -> str | None:
+    """The place of 不回X了 (老家, 学校): 不回家吃饭了 names no plan, its 吃饭 is what is done at home."""
+    words = [(w, f) for w, f in tokens.tag(thing) if w.strip()]
+    if words and len(words[0][0]) >= 2 and words[0][1][:1] in ("n", "s"):
+        return words[0][0]
+    return None
+
+
+def _within_a_day(said: Said, clause: str) -> TimeSpan | None:
+    """A day or less the clause names (今晚不回学校了: tonight, not the trip back on Saturday)."""
+    short = [s for s in said.spans if s.phrase in clause and s.end - s.start <= timedelta(days=1)]
+    return short[0] if short else None
 
 
 def _word(before: str) -> str | None:
