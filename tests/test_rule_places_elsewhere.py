@@ -28,3 +28,12 @@ def test_a_hometown_or_a_trip_to_come_is_no_place_of_the_talk(lines: list[str]) 
 def test_an_event_of_the_time_to_come_or_of_now_keeps_its_place(line: str, place: str) -> None:
     (event,) = rules(make_fold([("木木", line)])).events
     assert event.place == place
+
+
+@pytest.mark.parametrize(
+    ("line", "place"), [("下周要考试了，这几天都在图书馆复习", "图书馆"), ("明天开学，今天还在成都玩", "成都")]
+)
+def test_a_time_to_come_in_a_clause_before_leaves_the_place_of_now(line: str, place: str) -> None:
+    """下周要考试了，这几天都在图书馆复习 lost its 图书馆: the time to come is the exam's, not the library's."""
+    (event,) = rules(make_fold([("木木", line)])).events
+    assert event.place == place

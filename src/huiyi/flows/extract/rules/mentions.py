@@ -253,15 +253,15 @@ _HOMETOWN = lazy(r"(?:老家|家乡)(?:是|就)?在?$")  # 老家在湖南长沙
 
 def _elsewhere(text: str, at: int, ahead: Sequence[str]) -> bool:
     """Whether the place at ``at`` is one the talk is not at: a hometown's (老家在湖南长沙), or one a time to
-    come said before it in its sentence goes to (下周五公司团建去千岛湖, 我周末回长沙看看他). ``ahead``: the
-    line's time phrases of a time to come.
+    come said before it in its clause goes to (下周五公司团建去千岛湖, 我周末回长沙看看他; 下周要考试了，这几天都在
+    图书馆 is at the library now). ``ahead``: the line's time phrases of a time to come.
 
         >>> [_elsewhere(t, t.index(p), a) for t, p, a in [("我老家在湖南长沙", "湖南", []),
         ...     ("下周五团建去千岛湖", "千岛湖", ["下周五"]), ("我在杭州，下周五回", "杭州", ["下周五"])]]
         [True, True, False]
     """
-    sentence = max(text.rfind(mark, 0, at) for mark in "。！？!?\n") + 1
-    return bool(_HOMETOWN.search(text, 0, at)) or any(phrase in text[sentence:at] for phrase in ahead)
+    clause = max(text.rfind(mark, 0, at) for mark in "，,。！？!?；;\n") + 1
+    return bool(_HOMETOWN.search(text, 0, at)) or any(phrase in text[clause:at] for phrase in ahead)
 
 
 def _someone_elses(words: Sequence[tuple[str, str]], at: int, said: Said, people: Collection[str]) -> bool:
