@@ -391,3 +391,12 @@ def test_where_one_comes_from_is_a_fact(text: str, fact: str) -> None:
 @pytest.mark.parametrize("text", ["我老家在哪你知道吗", "我老家的房子拆了", "他老家在湖南"])
 def test_no_hometown_from_a_question_a_thing_of_it_or_anothers(text: str) -> None:
     assert not any("老家在" in fact for fact in described(extract(text))), described(extract(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["我老家在拆迁", "我老家在下雪了", "我老家在装修，回不去了", "我老家是开饭店的", "我家乡在变化"]
+)
+def test_what_goes_on_at_home_is_no_hometown(text: str) -> None:
+    """我老家在拆迁 was the fact 木木老家在拆迁, 我老家是开饭店的 木木老家在开饭店: 在 of something going on, 是 of
+    a trade, not a place."""
+    assert not any("老家在" in fact for fact in described(extract(text))), described(extract(text))

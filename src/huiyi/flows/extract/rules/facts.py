@@ -15,6 +15,7 @@ from huiyi.flows.extract.rules.objects import (
     EN_FAN_OF_PRONOUN,
     EN_FOR_NOW,
     EN_NOT_THERE,
+    a_place_said,
     first_noun_ok,
     is_name,
     one_proper_noun,
@@ -255,6 +256,8 @@ class FactReader:
         """``third``: ``speaker`` is the person a clause names, not who said it."""
         if rule.keyword == "住址" and trim_zh(match.group("o")) in ("我家", "我家里"):
             return False  # 我住在我家: says no place (我喜欢我家 is a liking of it)
+        if rule.keyword == "老家" and not a_place_said(trim_zh(match.group("o"))):
+            return False  # 我老家在拆迁, 老家是开饭店的: what goes on there
         if rule.predicate == "工作于" and AT_HOME.fullmatch(trim_zh(match.group("o"))):
             return False  # 我在家上班: works from home, for nobody named
         resolved = self._object(match.group("o"), speaker, english)

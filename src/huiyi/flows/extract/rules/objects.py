@@ -194,6 +194,16 @@ def first_noun_ok(obj: str) -> bool:
     return last.startswith("n") or last == "eng"
 
 
+def a_place_said(obj: str) -> bool:
+    """Whether ``obj`` says a place (湖南长沙, 农村, 大山里), not a doing (拆迁, 开饭店) nor weather (下大雪).
+
+    >>> [a_place_said(o) for o in ("湖南长沙", "东北那边", "拆迁", "开饭店", "下大雪", "变化")]
+    [True, True, False, False, False, False]
+    """
+    tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
+    return bool(tags) and tags[0][0] != "下" and not any(f.startswith("v") for _, f in tags)
+
+
 _EN_NAME = lazy(r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?")
 _EN_NOT_NAMES = frozenset("she he they we it this that my our his her their everyone someone nobody".split())
 
