@@ -268,3 +268,9 @@ def test_the_present_perfect_of_a_thing_toward_a_day_ahead_keeps_it_ahead(text: 
     a Thursday, read the Saturday gone: an invitation, what one has been doing or feeling toward a day, and a
     day taken off are of the day ahead (the present perfect names no day gone: *I've seen him on Friday)."""
     assert [span[1:] for span in _days(text, THURSDAY)] == [days]
+
+
+@pytest.mark.parametrize("text", ["It's a long weekend so we're going to the lake", "we have a long weekend coming up"])
+def test_a_long_weekend_that_is_here_is_the_coming_one(text: str) -> None:
+    # "It's a long weekend so we're going to the lake" lost the lake trip's date with 5a6b4a0
+    assert [span[1:] for span in _days(text)] == [COMING_WEEKEND]
