@@ -750,3 +750,11 @@ def test_an_english_relation_heading_gives_a_thing_its_article(obj: str, heading
     # "Liz has a cat named Pickles" was headed "1. Liz and cat:"
     item = fact(f"木木 has a {obj}", "木木", obj, "relation", time=datetime(2024, 9, 24, 13))
     assert render(parts("en", facts=[item])).sections["fragments"].splitlines()[1] == heading
+
+
+@pytest.mark.parametrize("obj", ["google", "toronto"])
+def test_an_english_relation_heading_leaves_a_place_or_a_firm_bare(obj: str) -> None:
+    # "I work at google" was headed "1. 木木 and the google:" (de4360b): a name typed in lower case
+    item = fact(f"木木 works at {obj}", "木木", obj, "relation", time=datetime(2024, 9, 24, 13))
+    item = item.model_copy(update={"data": {**item.data, "object_type": "具体实体"}})
+    assert render(parts("en", facts=[item])).sections["fragments"].splitlines()[1] == f"1. 木木 and {obj}:"

@@ -110,10 +110,11 @@ def group_facts(
 _EN_DETERMINED = lazy(r"^(?:a|an|the|my|his|her|their|our|your|this|that|these|those|some)\s|^\S+'s\s", re.IGNORECASE)
 
 
-def heading_object(obj: str, english: bool) -> str:
+def heading_object(obj: str, english: bool, types: Iterable[EntityType | None] = ()) -> str:
     """The object of a relation group as its English heading names it: a bare thing with "the" (Liz and the cat,
-    not Liz and cat); a name, a Chinese word or a thing with its article as it is."""
-    if not english or not obj[:1].islower() or _EN_DETERMINED.match(obj):
+    not Liz and cat); a name, even in lower case (a SPECIFIC among ``types``: works at google), a Chinese word or
+    a thing with its article as it is."""
+    if not english or EntityType.SPECIFIC in types or not obj[:1].islower() or _EN_DETERMINED.match(obj):
         return obj
     return f"the {obj}"
 

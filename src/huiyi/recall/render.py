@@ -435,7 +435,8 @@ class _Renderer:
                 push("entity", name=defang(group.name))
             part = _FACT_PARTS[group.owner, group.relation]
             if group.relation and group.owner is not Owner.ENTITY:
-                add(part, items, name=defang(group.name), object=defang(heading_object(group.object, self.t.english)))
+                obj = heading_object(group.object, self.t.english, [i.fact.object_type for i in items])
+                add(part, items, name=defang(group.name), object=defang(obj))
             else:
                 add(part, items, name=defang(group.name))
         return self.block("fragments", groups, "groups")
