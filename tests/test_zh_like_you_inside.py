@@ -38,3 +38,10 @@ def test_a_you_in_a_title_or_a_game_stays(text: str, described: list[str]) -> No
     """我喜欢看《想见你》 became 木木喜欢看《想见祈煜》 and 你画我猜 祈煜画我猜: a title or a game's name is no
     one spoken to."""
     assert [f.description for f in rules(make_fold([("木木", text)])).facts] == described
+
+
+def test_a_you_of_anyone_after_a_kind_stays() -> None:
+    """我喜欢吃那种一口下去你就停不下来的辣条 became 木木喜欢吃那种一口下去祈煜就停不下来的辣条: after 那种 the 你
+    is anyone's, not the bot's."""
+    facts = rules(make_fold([("木木", "我喜欢吃那种一口下去你就停不下来的辣条")])).facts
+    assert [f.description for f in facts] == ["木木喜欢吃那种一口下去你就停不下来的辣条"]

@@ -240,6 +240,7 @@ def _a_time(word: str) -> bool:
 # title (《想见你》, a cut 《你的名字) or a show's or a game's name (你好星期六, 你画我猜)
 _INNER_YOU = lazy(r"(?<=.)(?<!迷)你(?!们|画我猜|好(?!好))")
 _TITLE = lazy(r"《[^》]*》?")
+_KIND = lazy(r"[那这]种")  # 那种一口下去你就停不下来的辣条: the 你 after it is anyone's
 
 
 def yours_named(value: str, other: str | None) -> str:
@@ -252,5 +253,6 @@ def yours_named(value: str, other: str | None) -> str:
     """
     if not other:
         return value
-    titles = [(m.start(), m.end()) for m in _TITLE.finditer(value)]
-    return _INNER_YOU.sub(lambda m: m.group() if any(a < m.start() < b for a, b in titles) else other, value)
+    kept = [(m.start(), m.end()) for m in _TITLE.finditer(value)]  # a title, or all after 那种
+    kept += [(m.start(), len(value)) for m in _KIND.finditer(value)]
+    return _INNER_YOU.sub(lambda m: m.group() if any(a < m.start() < b for a, b in kept) else other, value)
