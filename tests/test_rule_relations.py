@@ -200,3 +200,9 @@ def test_a_time_word_said_after_jiao_is_a_name(text: str, name: str, kin: str) -
     """929b15a took any word read whole as a time for no name, so 我女儿叫夏天 (夏 a surname) lost the daughter;
     明天是我爸 is who comes then, but after 叫 the word names someone."""
     assert relations(text) == {(PERSON, f"{kin}是", name, f"{name}是木木的{kin}")}
+
+
+@pytest.mark.parametrize("text", ["my manager Tuesday asked me to stay late", "my sister Friday came over"])
+def test_a_day_after_one_at_work_or_kin_is_no_name(text: str) -> None:
+    # "my manager Tuesday asked me to stay late" made Tuesday 木木's manager
+    assert relations(text) == set()
