@@ -18,7 +18,7 @@ import re
 from huiyi.flows.extract import CloseDraft, EntityDraft, FactDraft
 from huiyi.flows.extract.rules.jokes import joke_end, laughs_off
 from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE, ZH_PRONOUNS, ZH_REPORTED, ZH_UNREAL
-from huiyi.flows.extract.rules.resigns import WORKPLACES
+from huiyi.flows.extract.rules.resigns import WORKPLACES, ZH_WORK_NEWS_LEAD
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
@@ -26,14 +26,13 @@ from huiyi.patterns import lazy
 
 __all__ = ["joins_in"]
 
-_LEAD = "^(?:其实|但是|不过|可是|而且|对了|说实话|告诉你们?|跟你说|唉|哎|嗯|是的|对|好消息)?"
 # words of a change done or of now; 下个月, 明天 make it a plan (no match)
 _DONE = "今天|昨天|前天|上周|上个?月|刚刚?|刚才|已经|正式|终于|总算|也|现在|目前"
 _ME = f"(?:我)?(?:{_DONE})*"
 _OVER = "(?:了|[啦呀啊哦耶～~!！])*$"
 _PLACE = r"(?P<o>(?!一家)[^，。！？的]{1,12}?)"
 _JOINED = tuple(
-    lazy(_LEAD + _ME + pattern)
+    lazy(ZH_WORK_NEWS_LEAD + _ME + pattern)
     for pattern in (
         # 我跳槽去网易了, 跳槽到了字节, 我跳槽去网易上班了
         rf"跳槽(?:去|到)了?{_PLACE}(?:上班|工作)?了{_OVER}",
@@ -43,7 +42,7 @@ _JOINED = tuple(
     )
 )
 # 我换工作了, 我跳槽了, 我换了份工作: a change with no place, which the next clause may name
-_CHANGED = lazy(_LEAD + _ME + rf"(?:换工作|跳槽|换了(?:一?份|个)?(?:新)?工作|跳了槽){_OVER}")
+_CHANGED = lazy(ZH_WORK_NEWS_LEAD + _ME + rf"(?:换工作|跳槽|换了(?:一?份|个)?(?:新)?工作|跳了槽){_OVER}")
 # …，现在在美团 / 去了网易 / 到了字节: the place the change was to
 _NOW_AT = lazy(rf"^(?:我)?(?:现在|目前|如今)?(?:在|去了|到了|是在|进了){_PLACE}(?:上班|工作)?(?:了|啦|呢)?$")
 _STILL_AT = lazy(r"^(?:我)?(?:还|仍然?|依然|依旧)(?:是|都)?在")

@@ -26,12 +26,15 @@ from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 from huiyi.patterns import lazy
 
-__all__ = ["WORKPLACES", "resigns_in"]
+__all__ = ["WORKPLACES", "ZH_WORK_NEWS_LEAD", "resigns_in"]
 
 # the workplace facts a leaving ends (rules.patterns: 木木在网易工作, Mia works at Acme); not 职业是 / works as
 WORKPLACES = {"zh": ("工作于", "任职于", "就职于"), "en": ("works at",)}
 
-_ZH_LEAD = "^(?:其实|但是|不过|可是|而且|因为|所以|对了|说实话|老实说|唉|哎|嗯|是的|对)?"
+# what opens a line of news about one's job and says nothing of it (job_moves reads the same news)
+ZH_WORK_NEWS_LEAD = (
+    "^(?:其实|但是|不过|可是|而且|因为|所以|对了|说实话|老实说|告诉你们?|跟你说|唉|哎|嗯|是的|对|好消息)?"
+)
 _ZH_DAYS = (
     "今天|昨天|前天|昨晚|前几天|上周[一二三四五六日天]?|上个?月|上礼拜|上星期|去年|"
     "刚刚?|刚才|终于|总算|正式|上午|下午|中午"
@@ -59,7 +62,7 @@ _ZH_LEFT = (
 )
 _ZH_RETIRED = "退休了"
 _LONGEST = 40  # characters of a clause that says a job was left: a longer one says more than that
-_ZH_RULES = tuple(lazy(_ZH_LEAD + pattern) for pattern in _ZH_LEFT)
+_ZH_RULES = tuple(lazy(ZH_WORK_NEWS_LEAD + pattern) for pattern in _ZH_LEFT)
 _ZH_SHOWN = {
     **dict.fromkeys(("裁", "裁员", "优化"), "被裁员了"),
     **{"辞退": "被辞退了", "开除": "被开除了", "炒鱿鱼": "被炒鱿鱼了", "炒": "被炒鱿鱼了", "失业": "失业了"},
