@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.pet_names import naming, pet_name_fact, pet_named
-from huiyi.flows.extract.rules.pet_patterns import ZH_ANIMALS, ZH_KIND_OF
+from huiyi.flows.extract.rules.pet_patterns import ZH_ANIMALS, ZH_KIND_OF, ZH_PET_WORD
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
@@ -26,7 +26,7 @@ __all__ = ["PetAnswers"]
 
 # 你家那只柯基？叫什么来着, 你家狗叫啥, 你的猫叫什么名字
 _ASKED = lazy(
-    rf"你(?:家|的|家的)(?:[那这][只条头匹])?(?P<pet>{'|'.join(ZH_KIND_OF)}|{ZH_ANIMALS}|猫|狗)"
+    rf"你(?:家|的|家的)(?:[那这][只条头匹])?(?P<pet>{ZH_PET_WORD})"
     r"[^。！!]{0,6}?(?:叫(?:什么|啥|甚么)|名字(?:是|叫)?(?:什么|啥)|什么名字|啥名字)"
 )
 _BARE = lazy(rf"^(?P<name>[{CJK}A-Za-z]{{1,6}})$")

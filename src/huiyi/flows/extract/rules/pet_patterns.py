@@ -20,6 +20,7 @@ __all__ = [
     "ZH_PET",
     "ZH_PET_HAS",
     "ZH_PET_NAMED",
+    "ZH_PET_WORD",
     "en_pet",
     "home_pet",
 ]
@@ -49,7 +50,9 @@ ZH_KIND_OF = {
     **dict.fromkeys(("喵星人", "猫主子", "主子", "猫咪", "猫猫"), "猫"),
     **dict.fromkeys(("汪星人", "狗子", "狗狗"), "狗"),
 }
-_ZH_HOME_PET = lazy(rf"^我家的?(?P<pet>{'|'.join(ZH_KIND_OF)}|{ZH_ANIMALS}|猫|狗)")
+# a pet's word as people say it of their own or another's: a nickname first (猫咪 before 猫)
+ZH_PET_WORD = f"{'|'.join(ZH_KIND_OF)}|{ZH_ANIMALS}|猫|狗"
+_ZH_HOME_PET = lazy(rf"^我家的?(?P<pet>{ZH_PET_WORD})")
 # what goes on about the pet after its word (我家猫又掉毛了); 我家猫砂, 狗粮, 猫爬架 are things
 _ZH_GOES_ON = lazy(
     r"^(?:[，,。.！!~～\s]|在|又|把|被|今天|昨天|前天|刚|最近|一直|每天|总是|老是|天天|已经|也|还|超|特别|真|好|太|很|最"
