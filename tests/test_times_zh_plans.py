@@ -145,3 +145,25 @@ def test_a_time_told_with_a_reminder_after_it_is_ahead_though_its_clause_ends_in
     assert read("电影是七点开始的，别迟到", AFTERNOON) == [("七点", "03-05 19:00")]
     assert read("电影是七点开始的，记得早点来", AFTERNOON) == [("七点", "03-05 19:00")]
     assert read("我们是九点开始的", AFTERNOON) == [("九点", "03-05 09:00")]
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        # a later clause tells the going done: said in the afternoon, 09:00 and 21:00 are as near, and the one
+        # ahead was taken
+        ("我九点到公司，发现门锁了", AFTERNOON, [("九点", "03-05 09:00")]),
+        ("我九点出门，结果堵车堵了两小时", datetime(2025, 3, 5, 16), [("九点", "03-05 09:00")]),
+        # someone not come yet tells the speaker is there already
+        ("今天我九点到公司，老板还没来", datetime(2025, 3, 5, 12), [("今天", "03-05 00:00"), ("九点", "03-05 09:00")]),
+        ("我八点到单位，同事都还没来呢", MORNING, [("八点", "03-05 08:00")]),
+        ("我十点到的，你还没到", AFTERNOON, [("十点", "03-05 10:00")]),
+        # unchanged: a 还没 of a condition is a plan's
+        ("我九点到，你要是还没来就打电话", MORNING, [("九点", "03-05 21:00")]),
+        ("我九点到，你还没来的话就先走", MORNING, [("九点", "03-05 21:00")]),
+    ],
+)
+def test_a_going_told_done_after_it_is_the_one_begun(said: str, now: datetime, reading: list[tuple[str, str]]) -> None:
+    """今天我九点到公司，老板还没来 said at noon read 21:00, still to come, though the boss not come yet tells the
+    speaker arrived; and a going told done later in its sentence, said in the afternoon, took the 21:00 ahead."""
+    assert read(said, now) == reading

@@ -330,11 +330,13 @@ _DOING_AT = lazy(
 )
 # 我九点就到了, 九点才到 (not until then: as often told of what was), 已经, 刚
 _TOLD_DONE = lazy(r"了|(?<![度经通难])过(?![来去])|才|已经|刚")
-# 我九点到公司，发现门锁了; 我九点到，他十点才到; 九点开始下雨，到现在还没停: a later clause of the sentence tells
-# the going done, as a 了 in its own clause does (a bare 了 after it is left: 我九点到，到了给你打电话 is a plan)
+# 我九点到公司，发现门锁了; 我九点到，他十点才到; 九点开始下雨，到现在还没停; 我九点到公司，老板还没来: a later
+# clause of the sentence tells the going done, as a 了 in its own clause does (a bare 了 after it is left:
+# 我九点到，到了给你打电话 is a plan; so is a 还没 of a condition: 你要是还没来就打电话, 还没到的话)
 _TOLD_DONE_AFTER = lazy(
     r"[^。！？!?\n]{0,30}?(?:结果|发现|一看|到现在|已经|(?<!刚)刚[才刚]?(?!好)|才(?!能|可以|行|会)"
-    r"|了[一两三四五六七八九十几半\d]+个?(?:多|半)?(?:小时|钟头|分钟))"  # 排了两小时队: how long it took
+    r"|了[一两三四五六七八九十几半\d]+个?(?:多|半)?(?:小时|钟头|分钟)"  # 排了两小时队: how long it took
+    r"|(?<!要是)(?<!如果)(?<!万一)(?<!假如)还没[^，。！？；,.!?;\n的就]{0,6}(?:[，。！？；,.!?;\n]|$))"
 )
 # 你今天九点到的吗: asks of what was done, as 是…的 tells it
 _ASKED_DONE = lazy(r"的吗[？?]*$")
@@ -367,11 +369,12 @@ def clock_case(text: str, start: int, end: int) -> Case:
             return "was to come"
         # 我要加班到三点 at 00:30: a stretch under way ends at the nearer three, 03:00
         return "until" if _UNTIL.search(text, max(0, start - 2), start) else "to come"
+    if _DOING_AT.match(text, end) and not given_up and _TOLD_DONE_AFTER.match(text, end):
+        return "told done"  # 我九点到公司，发现门锁了 at 15:00: not the 21:00 as near and still ahead
     if _DOING_AT.match(text, end) and not (
         given_up
         or _TOLD_DONE.search(clause)
         or _DONE_AT.search(clause)
-        or _TOLD_DONE_AFTER.match(text, end)
         or _ASKED_DONE.search(clause)
         or _HABIT.search(clause)
     ):
