@@ -20,12 +20,14 @@ __all__ = [
     "BARE_HOUR",
     "CLOCK",
     "DAY_PARTS",
+    "EVENING_DOING",
     "NUM",
     "PART_OF_DAY",
     "SMALL_HOURS",
     "Case",
     "clock_case",
     "half_of_the_day",
+    "hours_of_usual_doings",
     "small_hours_of_plans",
     "small_hours_of_sleep",
 ]
@@ -197,6 +199,66 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
                 span = _evening_of_sleep(bedtime, now, bare=clock.start() == start, ahead=ahead, done=done)
         out.append((start, end, span))
     return out
+
+
+# arriving at work or school is of the morning (我九点到公司, 八点到的单位, 八点上班, 七点半到校)
+_MORNING_DOING = lazy(r"(?:到|去|进)的?(?:公司|单位|学校|办公室)|上班|上学|到校|早会|早自习|早读")
+# …but not to work late or to fetch someone (我十点去公司加班, 我五点去学校接孩子)
+_LATE_AT_WORK = lazy(r"加班|通宵|接(?!着)")
+# a bar, a night out or dinner is of the evening (我八点去酒吧, 九点吃的晚饭); a range's night too (ranges_zh)
+EVENING_DOING = (
+    r"酒吧|泡吧|清吧|[Kk][Tt][Vv]|[Kk]歌|唱[Kk]|夜店|蹦迪|夜场|酒局|夜宵|宵夜|晚饭|晚餐|晚宴|晚会|晚自习|夜市|夜班"
+)
+_EVENING_DOING = lazy(EVENING_DOING)
+_MORNING_HOURS = range(7, 12)  # 六点上班 may be a night shift's 18:00
+_EVENING_HOURS = range(5, 12)  # 两点 of a bar may be the night's 02:00
+
+
+def hours_of_usual_doings(
+    text: str, found: list[tuple[int, int, Range]], now: datetime
+) -> list[tuple[int, int, Range]]:
+    """A bare hour of a doing that has its half of the day is of that half: arriving at work or school the
+    morning's (我九点到公司 said at noon is not 21:00), a bar, a night out or dinner the evening's (我八点去酒吧
+    said at 07:30 is not 08:00). After a day said, that day's; said alone, the next one when it is to come (我九点要
+    上班 at noon: tomorrow's), the last one begun when told done (晚饭九点吃的 at noon: last night's), else today's.
+
+        >>> from huiyi.text.times_zh import chinese_phrases
+        >>> now = datetime(2024, 11, 13, 12)
+        >>> [str(span[0]) for *_, span in chinese_phrases("我九点到公司，我九点要上班，昨天八点去酒吧", now)]
+        ['2024-11-13 09:00:00', '2024-11-14 09:00:00', '2024-11-12 20:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("晚饭九点吃的", datetime(2024, 11, 13, 7, 30))]
+        ['2024-11-12 21:00:00']
+    """
+    out: list[tuple[int, int, Range]] = []
+    for start, end, span in found:
+        clock = BARE_HOUR.search(text, start, end)
+        morning = _morning_of(span)
+        if clock and morning is not None and not PART_OF_DAY.search(text, start, clock.start()):
+            clause = clause_around(text, start)
+            if morning[0].hour in _EVENING_HOURS and _EVENING_DOING.search(clause):
+                usual: Range | None = (morning[0] + _HALF, morning[1] + _HALF)
+            elif morning[0].hour in _MORNING_HOURS and _MORNING_DOING.search(clause):
+                usual = None if _AFTERNOON_SAID.search(clause) or _LATE_AT_WORK.search(clause) else morning
+            else:
+                usual = None
+            if usual is not None and clock.start() == start and not _on_a_day_said(span, out):
+                usual = _of_a_day_by_case(usual, now, clock_case(text, clock.start(), end))
+            span = usual or span
+        out.append((start, end, span))
+    return out
+
+
+def _of_a_day_by_case(read: Range, now: datetime, case: Case) -> Range:
+    """``read``'s hour on the day its ``case`` gives when no day is said: the next one to come, the last one begun
+    when told done, else today's."""
+    if not datetime.min + 2 * _DAY < read[0] < datetime.max - 2 * _DAY:
+        return read
+    moved = datetime.combine(now.date(), read[0].time()) - read[0]
+    if case in ("to come", "until") and read[0] + moved <= now:
+        moved += _DAY
+    elif case == "told done" and read[0] + moved > now:
+        moved -= _DAY
+    return read[0] + moved, read[1] + moved
 
 
 def _on_a_day_said(span: Range, before: list[tuple[int, int, Range]]) -> bool:

@@ -21,6 +21,7 @@ from huiyi.text.hours_zh import (
     NUM,
     PART_OF_DAY,
     half_of_the_day,
+    hours_of_usual_doings,
     small_hours_of_plans,
     small_hours_of_sleep,
 )
@@ -401,7 +402,8 @@ def chinese_phrases(text: str, now: datetime, *, asked: bool = False) -> list[tu
             else:
                 first += 1
     read = clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh, asked), now, _resolve_zh)
-    return range_ends(text, small_hours_of_sleep(text, small_hours_of_plans(text, read, now), now))
+    read = small_hours_of_sleep(text, small_hours_of_plans(text, read, now), now)
+    return range_ends(text, hours_of_usual_doings(text, read, now))
 
 
 _BARE_SEASON = lazy(r"[春夏秋冬](?:天|季)")

@@ -1,0 +1,78 @@
+"""A bare hour of a doing that has its half of the day: arriving at work or school is the morning's, a bar, a
+night out or dinner the evening's. 今天我九点到公司 said at noon read 21:00, and 我八点去酒吧 said at 07:30
+read 08:00, each the nearer or the one ahead of the two."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from huiyi.model import Scope, ScopeKind
+from huiyi.text.times import find_time_phrases
+from rule_lines import extract_private
+
+SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
+EARLY, NOON, AFTERNOON, NIGHT = (
+    datetime(2024, 12, 4, hour, minute) for hour, minute in ((7, 30), (12, 0), (15, 0), (22, 0))
+)
+
+
+def read(text: str, now: datetime) -> list[tuple[str, str]]:
+    return [(span.phrase, f"{span.start:%m-%d %H:%M}") for span in find_time_phrases(text, now)]
+
+
+@pytest.mark.parametrize("now", [NOON, AFTERNOON, NIGHT])
+@pytest.mark.parametrize(
+    ("said", "phrase"),
+    [
+        ("我九点到公司", "九点"),
+        ("我八点半到的单位", "八点半"),
+        ("我九点上班", "九点"),
+        ("我平时九点到公司", "九点"),
+        ("今天我九点到学校，门还没开", "九点"),
+    ],
+)
+def test_an_arrival_at_work_or_school_is_the_mornings(said: str, phrase: str, now: datetime) -> None:
+    [(found, when)] = [reading for reading in read(said, now) if reading[0] != "今天"]
+    assert found == phrase and when.endswith(("09:00", "08:30"))
+    assert when.startswith("12-04")
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        # to come: the next morning one
+        ("我九点要上班", NOON, [("九点", "12-05 09:00")]),
+        ("我九点要上班", EARLY, [("九点", "12-04 09:00")]),
+        ("明天九点到公司", NIGHT, [("明天九点", "12-05 09:00")]),
+        ("今天八点到的公司", NOON, [("今天八点", "12-04 08:00")]),
+        # a bar, a night out, dinner: the evening's
+        ("我八点去酒吧", EARLY, [("八点", "12-04 20:00")]),
+        ("我八点去酒吧", NIGHT, [("八点", "12-05 20:00")]),
+        ("昨天八点去酒吧", NOON, [("昨天八点", "12-03 20:00")]),
+        ("今天九点去KTV唱歌", EARLY, [("今天九点", "12-04 21:00")]),
+        ("我六点吃晚饭", EARLY, [("六点", "12-04 18:00")]),
+        ("晚饭九点吃的", NOON, [("九点", "12-03 21:00")]),
+        ("我九点上夜班", EARLY, [("九点", "12-04 21:00")]),
+        # unchanged: a part of the day said, a small hour of a bar, a doing of no half
+        ("早上八点去酒吧", NOON, [("早上八点", "12-04 08:00")]),
+        ("我三点才从酒吧出来", EARLY, [("三点", "12-04 03:00")]),
+        ("我九点上线", NOON, [("九点", "12-04 21:00")]),
+        ("我九点下班", AFTERNOON, [("九点", "12-04 21:00")]),
+        ("我十点去公司加班", AFTERNOON, [("十点", "12-04 22:00")]),
+        ("我九点去学校接孩子", AFTERNOON, [("九点", "12-04 21:00")]),
+    ],
+)
+def test_a_doing_with_its_half_of_the_day_reads_that_half(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    assert read(said, now) == reading
+
+
+def test_the_rules_date_an_arrival_told_at_noon_in_the_morning() -> None:
+    """The reported line: the plan drawn from it was dated 21:00, ahead, though it tells the morning."""
+    extraction = extract_private(SCOPE, ("今天我九点到公司，老板还没来",), NOON)
+    about = [fact.about for fact in extraction.facts] + [event.about for event in extraction.events]
+    assert "2024-12-04 21:00" not in about
+    assert "今天我九点（2024-12-04 09:00）到公司" in extraction.events[0].text
