@@ -167,3 +167,28 @@ def test_a_going_told_done_after_it_is_the_one_begun(said: str, now: datetime, r
     """今天我九点到公司，老板还没来 said at noon read 21:00, still to come, though the boss not come yet tells the
     speaker arrived; and a going told done later in its sentence, said in the afternoon, took the 21:00 ahead."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    "now", [datetime(2025, 3, 5, 7, 30), datetime(2025, 3, 5, 12), AFTERNOON, datetime(2025, 3, 5, 22)]
+)
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("酒吧营业时间八点到两点", [("八点", "03-05 20:00"), ("两点", "03-06 02:00")]),
+        ("我在酒吧上班，营业时间八点到两点", [("八点", "03-05 20:00"), ("两点", "03-06 02:00")]),
+        ("KTV十点到两点", [("十点", "03-05 22:00"), ("两点", "03-06 02:00")]),
+        ("夜店营业时间九点到三点", [("九点", "03-05 21:00"), ("三点", "03-06 03:00")]),
+        ("我上夜班，九点到五点", [("九点", "03-05 21:00"), ("五点", "03-06 05:00")]),
+        # unchanged: no night said, a working day's
+        ("营业时间十点到两点", [("十点", "03-05 10:00"), ("两点", "03-05 14:00")]),
+        ("我九点上班到五点", [("九点", "03-05 09:00"), ("五点", "03-05 17:00")]),
+    ],
+)
+def test_a_range_of_bare_hours_ending_on_a_smaller_one_with_night_said_is_a_nights(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """酒吧营业时间八点到两点 read 08:00 to 14:00 said at any hour, and 我上夜班，九点到五点 09:00 to 17:00 said in the
+    morning: an end before its start in the same half of the day, where a bar or a night shift is said, runs
+    from the evening into the night after it."""
+    assert read(said, now) == reading

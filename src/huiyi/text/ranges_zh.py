@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
-from huiyi.text.hours_zh import BARE_HOUR, NUM
+from huiyi.text.hours_zh import BARE_HOUR, EVENING_DOING, NUM
 from huiyi.text.periods import Range, midnight, shift_month
 from huiyi.text.tense_zh import WEEKDAY_ZH
 
@@ -25,8 +25,9 @@ _END_CLOCK = lazy(rf"(?:{NUM}|十[一二]?)点(?:{NUM}分|半|一刻|三刻|钟|
 # a weekday with no week of its own (周五, 周五晚上, not 下周五): the week is its start's
 _END_WEEKDAY = lazy(WEEKDAY_ZH)
 _END_DAY = lazy(rf"{NUM}[日号]")  # a day with no month of its own (5号, 五号): the month is its start's
-# 九点到五点 is a working day's (09:00 to 17:00), but not 夜班, 通宵, 晚上…, 睡, 加班 (after the day's work)
-_OF_THE_NIGHT = lazy(r"晚|夜|宵|凌晨|睡|熬|加班")
+# 九点到五点 is a working day's (09:00 to 17:00), but not 夜班, 通宵, 晚上…, 睡, 加班 (after the day's work), nor a
+# bar's (酒吧营业时间八点到两点): those run from the evening into the night
+_OF_THE_NIGHT = lazy(rf"晚|夜|宵|凌晨|睡|熬|加班|{EVENING_DOING}")
 # the words of a range's sentence either side of it that may say night (我上夜班，九点到五点; 九点到五点的夜班)
 _SENTENCE_BEFORE = lazy(r"[^。！？；!?;\n]{0,20}$")
 _SENTENCE_AFTER = lazy(r"[^。！？；!?;\n]{0,8}")
@@ -40,7 +41,8 @@ def range_ends(text: str, found: Found) -> Found:
 
     A clock (两点到三点, 晚上八点到十点) is the first such hour after its start, on the start's day, and so is one a
     doing runs until when it was read before its start (我十点睡到十一点: not 11:00 that morning); two bare hours
-    whose end is the smaller (九点到五点, 我九点上班到五点) a day's, morning to afternoon, unless night is said;
+    whose end is the smaller (九点到五点, 我九点上班到五点) a day's, morning to afternoon, or when night is said
+    (我上夜班，九点到五点; 酒吧营业时间八点到两点) a night's, evening to the small hours after it;
     a weekday (下周一到周五, 下周一早上到周五晚上) the first such day after a start of a day or less, 周末 its
     weekend; a day of the month (下个月1号到5号) the first such day after its start.
 
@@ -60,7 +62,7 @@ def range_ends(text: str, found: Found) -> Found:
         if first[0] > datetime.max - 40 * _DAY:
             continue
         joined = _TO.fullmatch(text, first_end, start) or _DOING_TO.fullmatch(text, first_end, start)
-        if joined and (day := _working_day(text, (first_start, first_end, first), (start, end, last))):
+        if joined and (day := _day_or_night(text, (first_start, first_end, first), (start, end, last))):
             out[at - 1], out[at] = (first_start, first_end, day[0]), (start, end, day[1])
             continue
         if not _TO.fullmatch(text, first_end, start):
@@ -82,10 +84,12 @@ def range_ends(text: str, found: Found) -> Found:
     return out
 
 
-def _working_day(text: str, first: tuple[int, int, Range], last: tuple[int, int, Range]) -> tuple[Range, Range] | None:
+def _day_or_night(text: str, first: tuple[int, int, Range], last: tuple[int, int, Range]) -> tuple[Range, Range] | None:
     """A range of two bare hours that ends on a smaller one (九点到五点, 我九点上班到五点) read as the morning of
     ``first``'s day to that afternoon: as near as each other at 15:00 it read 21:00 to 05:00, a night's work.
-    None when either says its half (晚上九点, 21点), the end comes after the start, or the words say night."""
+    When the words say night (夜班, 酒吧) it is that evening to the small hours after it: 酒吧营业时间八点到两点 read
+    08:00 to 14:00 said at any hour, 我上夜班，九点到五点 09:00 to 17:00 said in the morning.
+    None when either says its half (晚上九点, 21点) or the end comes after the start."""
     (first_start, first_end, start), (last_start, last_end, end) = first, last
     if not (BARE_HOUR.fullmatch(text, first_start, first_end) and BARE_HOUR.fullmatch(text, last_start, last_end)):
         return None
@@ -98,10 +102,8 @@ def _working_day(text: str, first: tuple[int, int, Range], last: tuple[int, int,
     before = _SENTENCE_BEFORE.search(text, max(0, first_start - 20), first_start)
     after = _SENTENCE_AFTER.match(text, last_end)
     said = (before.group() if before else "") + text[first_start:last_end] + (after.group() if after else "")
-    if _OF_THE_NIGHT.search(said):
-        return None
-    morning, afternoon = day + begins, day + ends + _HALF
-    return (morning, morning + (start[1] - start[0])), (afternoon, afternoon + (end[1] - end[0]))
+    begins, ends = (begins + _HALF, ends + _DAY) if _OF_THE_NIGHT.search(said) else (begins, ends + _HALF)
+    return (day + begins, day + begins + (start[1] - start[0])), (day + ends, day + ends + (end[1] - end[0]))
 
 
 def _is_clock_end(text: str, start: int, end: int, first: Range) -> bool:
