@@ -249,3 +249,56 @@ def test_not_home_for_a_meal_or_tonight_keeps_a_plan_of_another_day(said: str, s
     今晚不回学校了 the trip back to school on Saturday: what is not gone back to is the place, tonight."""
     found = extract(("陈大川", said))
     assert to_close([plan(stored)], found.closes, fold(("陈大川", said))) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "called_off", "kept"),
+    [
+        (
+            "今天不去北京了",
+            "陈大川今天下午三点（2024-11-14 15:00）去北京",
+            "陈大川下周（2024-11-18～2024-11-24）去北京出差",
+        ),
+        (
+            "今天有点事，北京去不成了",
+            "陈大川今天下午三点（2024-11-14 15:00）去北京",
+            "陈大川下周（2024-11-18）去北京出差",
+        ),
+        ("明天爬山泡汤了", "陈大川明天早上八点（2024-11-15 08:00）去爬山", "陈大川周日（2024-11-17）去爬山"),
+        ("周六的聚餐取消了", "陈大川周六晚上六点（2024-11-16 18:00）聚餐", "陈大川下周六（2024-11-23）聚餐"),
+        ("周末不去杭州了", "陈大川周日（2024-11-17）去杭州", "陈大川下个月（2024-12-01）去杭州"),
+    ],
+)
+def test_a_call_off_naming_a_day_closes_only_the_plan_of_that_day(said: str, called_off: str, kept: str) -> None:
+    """今天不去北京了 closed the trip to Beijing planned for next week: a day named with a call-off (今天, 明天,
+    周六, 周末, or said in the clause before) is the day of the plan called off, as 三点的会 is its hour."""
+    found = extract(("陈大川", said))
+
+    def at(text: str, source: str) -> MemoryItem:
+        when = datetime.fromisoformat(text.split("（")[1].split("）")[0].split("～")[0])
+        return plan(text, source=source).model_copy(update={"time": when})
+
+    changes = to_close([at(called_off, "a"), at(kept, "b")], found.closes, fold(("陈大川", said)))
+    assert [i for i, _ in changes] == ["fa_a"]
+
+
+@pytest.mark.parametrize("said", ["昨天想了一晚上，北京不去了", "北京去不成了", "下周不去北京了"])
+def test_a_call_off_naming_no_day_of_its_own_closes_the_plan_on_any_day(said: str) -> None:
+    """Only a day to come named by the call-off itself narrows it: 昨天想了一晚上 is when it was decided."""
+    found = extract(("陈大川", said))
+    changes = to_close([plan("陈大川下周（2024-11-18～2024-11-24）去北京出差")], found.closes, fold(("陈大川", said)))
+    assert [i for i, _ in changes] == ["fa_old"]
+
+
+def test_todays_call_off_leaves_next_weeks_trip_open(tmp_path: Path) -> None:
+    config = Config(worker={"enabled": False}, window={"fold_at": 4, "keep_min": 1})
+    with Memory(tmp_path / "m", embedder=HashEmbedder(32), config=config) as memory:
+        add = {"agent": "小助手", "space": "hz"}
+        memory.add([{"speaker": "陈大川", "text": "我下周去北京出差", "time": T0}], **add)
+        memory.add([{"speaker": "陈大川", "text": "我今天下午三点去北京见客户", "time": T0}], **add)
+        memory.flush(**add)
+        memory.add([{"speaker": "陈大川", "text": "今天不去北京了", "time": T0 + timedelta(hours=1)}], **add)
+        memory.flush(**add)
+        facts = {f.text: f for f in memory.memories(agent="小助手", space="hz", kinds=[MemoryKind.FACT])}
+        assert facts["陈大川下周（2024-11-18～2024-11-24）去北京出差"].valid_to is None
+        assert facts["陈大川今天下午三点（2024-11-14 15:00）去北京见客户"].valid_to == T0 + timedelta(hours=1)

@@ -5,6 +5,8 @@ closes the speaker's open plan facts that share the cancelled plan's key word (`
 was called off). A new time named for it in the same clause or a later one of the speaker in the fold
 (改到下周六, 顺利的话下周搬: no 我, the plan's word says whose) becomes a plan fact of its own, its text
 with the plan's word (陈大川搬家，下周六（2024-11-23）搬); the newest time named closes the ones named before.
+A day named with the call-off (今天不去北京了, 周六的聚餐取消了) closes only the plans of that day: next
+week's trip to 北京 stays.
 
 Only the speaker's own plans: a clause with a subject of its own (他, a member's name) is someone else's
 business; questions (搬家泡汤了？), near misses (差点泡汤) and fears (怕是要黄了) call nothing off.
@@ -34,6 +36,7 @@ _MOVED = re.compile(r"改到|推迟到|延期到|改成")  # these name the new 
 # what keeps a plan on: almost (差点泡汤), maybe or feared (可能要黄了, 怕是去不了了), or a condition
 _NOT_OFF = re.compile(r"差点|差一点|险些|几乎|可能|也许|怕|担心|万一|如果|要是|会不会|是不是|快要?|不会|没")
 _OTHER = re.compile(r"你|他|她|它|咱|大家|谁|我们")
+_DAYS_NAMED = timedelta(days=2)  # a day or a weekend named with a call-off: only the plans of those days
 _FOLLOW = 3  # how many of the speaker's later messages may name the new time
 # a planned thing said in one character, after its time: 三点的会, 周五的课, 明晚的饭, 周六的局
 _THING = re.compile(r"(?<=的)[会课饭局约]$")
@@ -68,17 +71,23 @@ class Cancels:
             off = _OFF.search(clause)
             if off is not None and not _NOT_OFF.search(clause[: off.start()]):
                 word, about = _word(clause[: off.start()]) or (off["thing"] and _word(off["thing"])), None
+                follow = True  # whether a later line may name the plan's new time
                 if off.group() == "不回":  # 不回老家了: the place not gone back to, on the day named (今晚)
-                    word, about = _returned_to(off["thing"]), _within_a_day(said, clause)
+                    word, about = _returned_to(off["thing"]), _day_named(said, clause, text[: match.start()])
+                    follow = about is None
                 if word is None:  # 三点的会改到明天: a one-word thing, known by its time
                     word, about = self._timed_thing(said, clause[: off.start()])
+                    follow = about is None
+                elif about is None:  # 今天不去北京了: the trip of that day, not next week's (改到 names the new one)
+                    named_in = clause[: off.start()] if _MOVED.match(off.group()) else clause
+                    about = _day_named(said, named_in, text[: match.start()])
                 if word is not None:
                     self._close(said, word, about)
                 elif said.speaker in self._open and _MOVED.match(off.group()):
                     word = self._open[said.speaker][0]  # 周六不用了，改到下周: the plan just called off
                 else:
                     continue
-                if about is None:  # a later 明天会… is no new time for 三点的会
+                if follow:  # a later 明天会… is no new time for 三点的会
                     self._open[said.speaker] = (word, _FOLLOW)
                 if _MOVED.match(off.group()) and (found := self._plan(said, clause, word, off.end())):
                     # 我改到下周六: the plan rules read the same date without the plan's word; this one replaces it
@@ -143,10 +152,17 @@ def _returned_to(thing: str) -> str | None:
     return None
 
 
-def _within_a_day(said: Said, clause: str) -> TimeSpan | None:
-    """A day or less the clause names (今晚不回学校了: tonight, not the trip back on Saturday)."""
-    short = [s for s in said.spans if s.phrase in clause and s.end - s.start <= timedelta(days=1)]
-    return short[0] if short else None
+def _day_named(said: Said, clause: str, before: str = "") -> TimeSpan | None:
+    """A day or less, or a weekend, the clause names (今晚不回学校了: tonight, not the trip back on Saturday;
+    今天不去北京了: today's trip, not next week's); a longer time (下个月, 月底) is no day to match a plan by.
+    A clause that names no time takes a day not yet over from the message ``before`` it (今天有事，北京不去了;
+    昨天想了一晚上 is when it was decided)."""
+    named = [s for s in said.spans if s.phrase in clause]
+    if not named:  # the one time said before it (昨天想了一晚上 names two, and a past day)
+        named = [s for s in said.spans if s.phrase in before]
+        named = named if len(named) == 1 and named[0].end > said.message.time else []
+    short = [s for s in named if s.end - s.start <= _DAYS_NAMED]
+    return short[0] if short and short[0] is named[0] else None
 
 
 def _word(before: str) -> str | None:
