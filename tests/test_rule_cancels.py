@@ -302,3 +302,32 @@ def test_todays_call_off_leaves_next_weeks_trip_open(tmp_path: Path) -> None:
         facts = {f.text: f for f in memory.memories(agent="小助手", space="hz", kinds=[MemoryKind.FACT])}
         assert facts["陈大川下周（2024-11-18～2024-11-24）去北京出差"].valid_to is None
         assert facts["陈大川今天下午三点（2024-11-14 15:00）去北京见客户"].valid_to == T0 + timedelta(hours=1)
+
+
+@pytest.mark.parametrize("said", ["团建取消了", "公司团建泡汤了", "周五的团建取消了", "好好的团建黄了"])
+def test_a_plan_made_for_an_occasion_is_closed_with_the_occasion(said: str) -> None:
+    """团建取消了 left open 打算下周五团建的时候跟她表白: the tagger takes 团建 for an adjective, so nothing was
+    called off. Its plan and a plan for it (…的时候, 在…上) both lose their occasion; a plan of another thing stays."""
+    found = extract(("陈大川", said))
+    stored = [
+        plan("陈大川打算周五（2024-11-15）团建的时候跟她表白", source="a").model_copy(
+            update={"time": datetime(2024, 11, 15)}
+        ),
+        plan("陈大川周五（2024-11-15）要在团建上表演节目", source="b").model_copy(
+            update={"time": datetime(2024, 11, 15)}
+        ),
+        plan("陈大川周五（2024-11-15）要去面试", source="c").model_copy(update={"time": datetime(2024, 11, 15)}),
+    ]
+    changes = to_close(stored, found.closes, fold(("陈大川", said)))
+    assert [i for i, _ in changes] == ["fa_a", "fa_b"]
+    assert {c["data"]["closed_word"] for _, c in changes} == {"团建"}
+
+
+@pytest.mark.parametrize("said", ["生日派对取消了", "年夜饭取消了"])
+def test_a_thing_the_tagger_has_no_noun_for_is_called_off(said: str) -> None:
+    assert [c.word for c in extract(("陈大川", said)).closes] == [said.removesuffix("取消了")]
+
+
+@pytest.mark.parametrize("said", ["突然取消了", "临时取消了", "居然取消了"])
+def test_how_it_was_called_off_is_no_plan_word(said: str) -> None:
+    assert extract(("陈大川", said)).closes == []

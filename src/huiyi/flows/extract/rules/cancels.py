@@ -38,6 +38,8 @@ _NOT_OFF = re.compile(r"差点|差一点|险些|几乎|可能|也许|怕|担心|
 _OTHER = re.compile(r"你|他|她|它|咱|大家|谁|我们")
 _DAYS_NAMED = timedelta(days=2)  # a day or a weekend named with a call-off: only the plans of those days
 _FOLLOW = 3  # how many of the speaker's later messages may name the new time
+# what the tagger calls a thing called off it has no noun for: 团建 (a), 生日派对, 年夜饭 (l), 春晚 (j)
+_NAMED_THING = frozenset(("a", "l", "j"))
 # a planned thing said in one character, after its time: 三点的会, 周五的课, 明晚的饭, 周六的局
 _THING = re.compile(r"(?<=的)[会课饭局约]$")
 
@@ -166,9 +168,10 @@ def _day_named(said: Said, clause: str, before: str = "") -> TimeSpan | None:
 
 
 def _word(before: str) -> str | None:
-    """The plan's key word: the last verb or noun of two or more characters before the word that calls it off."""
+    """The plan's key word: the last verb or noun of two or more characters before the word that calls it off,
+    or the word right before it whatever the tagger takes it for (团建 an adjective, 生日派对 an idiom)."""
     words = [(w, f) for w, f in tokens.tag(before) if w.strip()]
-    for word, flag in reversed(words):
-        if len(word) >= 2 and flag[:1] in ("v", "n"):
+    for at, (word, flag) in enumerate(reversed(words)):
+        if len(word) >= 2 and (flag[:1] in ("v", "n") or (at == 0 and flag in _NAMED_THING)):
             return word
     return None
