@@ -331,3 +331,35 @@ def test_a_thing_the_tagger_has_no_noun_for_is_called_off(said: str) -> None:
 @pytest.mark.parametrize("said", ["突然取消了", "临时取消了", "居然取消了"])
 def test_how_it_was_called_off_is_no_plan_word(said: str) -> None:
     assert extract(("陈大川", said)).closes == []
+
+
+NEW_YEAR_HOME = "陈大川春节（2025-01-29）回老家"
+
+
+@pytest.mark.parametrize(
+    ("said", "stored", "closed"),
+    [
+        ("今年不回家过年了", NEW_YEAR_HOME, True),
+        ("今年过年不回去了", "陈大川除夕（2025-01-28）回家", True),
+        ("春节不回老家了", "陈大川下周五（2025-01-17）回老家过年", True),
+        ("今年不回老家过年了", NEW_YEAR_HOME, True),
+        ("中秋不回家了", "陈大川中秋（2024-09-17）回家", True),
+        ("今年不回家过年了", "陈大川明年春节（2026-02-17）回老家", False),
+        ("今年不回家过年了", "陈大川春节后（2025-02-05）回去上班", False),
+        ("明年不回家过年了", NEW_YEAR_HOME, False),
+        ("不回家了", "陈大川周五（2024-11-15）回家", False),
+    ],
+)
+def test_not_going_home_for_a_festival_closes_the_trip_home_of_that_festival(
+    said: str, stored: str, closed: bool
+) -> None:
+    """今年不回家过年了 closed nothing: 家 is one character, and the plan said 春节回老家. Going home for the
+    festival (家, 老家, 回去; 过年 is 春节) is off, the one to come, not next year's; 不回家了 alone is tonight's."""
+    now = datetime(2025, 1, 9, 10) if "中秋" not in said else datetime(2024, 9, 2, 10)
+    lines = [Message(id="m0", agent="小助手", space=SCOPE.space_id, scope=SCOPE, speaker="陈大川", role="user",
+                     text=said, time=now, seq=0)]  # fmt: skip
+    spoken = Fold(agent="小助手", space=SCOPE.space_id, scope=SCOPE, messages=lines)
+    found = RuleExtractor().extract_sync(spoken)
+    when = datetime.fromisoformat(stored.split("（")[1].split("）")[0])
+    trip = plan(stored).model_copy(update={"time": when})
+    assert [i for i, _ in to_close([trip], found.closes, spoken)] == (["fa_old"] if closed else [])

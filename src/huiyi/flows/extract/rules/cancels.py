@@ -15,7 +15,7 @@ business; questions (搬家泡汤了？), near misses (差点泡汤) and fears (
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.condense import label
@@ -24,7 +24,7 @@ from huiyi.flows.extract.rules.plans import plan_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.text import tokens
-from huiyi.text.times import TimeSpan
+from huiyi.text.times import TimeSpan, find_time_phrases
 
 __all__ = ["Cancels"]
 
@@ -36,6 +36,11 @@ _MOVED = re.compile(r"改到|推迟到|延期到|改成")  # these name the new 
 # what keeps a plan on: almost (差点泡汤), maybe or feared (可能要黄了, 怕是去不了了), or a condition
 _NOT_OFF = re.compile(r"差点|差一点|险些|几乎|可能|也许|怕|担心|万一|如果|要是|会不会|是不是|快要?|不会|没")
 _OTHER = re.compile(r"你|他|她|它|咱|大家|谁|我们")
+# not going home (老家, 家, 去: back) for a festival or on a day: 今年不回家过年了, 中秋不回去了
+_HOME_OFF = re.compile(r"不回(?P<home>老家|家|去)(?:过年|过节|过春节)?了$")
+_HOME_WORDS = ("回家", "回老家")  # how a plan says the trip home (回去 is back to work too: 初八回去上班)
+_NEW_YEAR = re.compile(r"过年|春节|新年|年夜饭")
+_NEW_YEAR_TRIP = timedelta(days=15)  # people go home for 春节 in the fortnight before it and stay until 元宵
 _DAYS_NAMED = timedelta(days=2)  # a day or a weekend named with a call-off: only the plans of those days
 _FOLLOW = 3  # how many of the speaker's later messages may name the new time
 # what the tagger calls a thing called off it has no noun for: 团建 (a), 生日派对, 年夜饭 (l), 春晚 (j)
@@ -69,6 +74,10 @@ class Cancels:
             clause = match.group().strip()
             end = text[match.end() : match.end() + 1]
             if not clause or (end and end in "？?") or QUESTION_END.search(clause) or self._other(clause):
+                continue
+            home = _HOME_OFF.search(clause)
+            if home is not None and not _NOT_OFF.search(clause[: home.start()]):
+                self._home_trip_off(said, clause, home["home"], text[: match.start()])
                 continue
             off = _OFF.search(clause)
             if off is not None and not _NOT_OFF.search(clause[: off.start()]):
@@ -113,11 +122,28 @@ class Cancels:
             self._close(said, named)
         return out
 
-    def _close(self, said: Said, word: str, about: TimeSpan | None = None) -> None:
-        span = (about.start, about.end) if about else None
+    def _close(self, said: Said, word: str, about: TimeSpan | tuple[datetime, datetime] | None = None) -> None:
+        span = (about.start, about.end) if isinstance(about, TimeSpan) else about
         close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id], about=span)
         if close not in self.closes:
             self.closes.append(close)
+
+    def _home_trip_off(self, said: Said, clause: str, home: str, before: str) -> None:
+        """今年不回家过年了, 过年不回去了, 中秋不回老家了: the trip home for that festival or on that day is off,
+        however the plan said it (春节回老家, 除夕回家). 不回家了 with no time named is tonight's, no plan's;
+        不回老家了 alone is every trip to 老家 planned."""
+        about: tuple[datetime, datetime] | None = None
+        if _NEW_YEAR.search(clause):  # 今年 said in December is the 春节 to come: the one the time rules read
+            spring = find_time_phrases("明年春节" if "明年" in clause else "春节", said.message.time)
+            about = (spring[0].start - _NEW_YEAR_TRIP, spring[0].end + _NEW_YEAR_TRIP) if spring else None
+        elif day := _day_named(said, clause, before):
+            about = (day.start, day.end)
+        if about is None and home == "老家":
+            self._close(said, home)
+            self._open[said.speaker] = (home, _FOLLOW)
+        elif about is not None:
+            for word in (*_HOME_WORDS, home) if home == "老家" else _HOME_WORDS:
+                self._close(said, word, about)
 
     def _timed_thing(self, said: Said, before: str) -> tuple[str | None, TimeSpan | None]:
         """A one-character thing (会, 课, 饭) and the time it was planned at, when ``before`` names both
