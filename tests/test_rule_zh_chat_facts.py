@@ -375,6 +375,27 @@ def test_people_a_pets_things_and_a_pet_gone_are_no_pet(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "我家狗子是我妈养的",
+        "我家狗子是我妈养的，叫旺财",
+        "我家的猫是我姐的",
+        "我家猫是室友养的呀",
+        "我家的狗是别人家的",
+    ],
+)
+def test_the_homes_animal_someone_else_keeps_is_no_pet_of_the_speaker(text: str) -> None:
+    """我家狗子是我妈养的 was 木木养了一只狗: the dog is the mother's, whatever home it lives in."""
+    facts = described(extract(text))
+    assert not any("养了" in fact or "木木的" in fact for fact in facts), facts
+
+
+@pytest.mark.parametrize("text", ["我家狗子是我妈送的", "我家狗子是我养的", "我家狗子是柯基", "我家狗子是我妈的心头肉"])
+def test_the_homes_animal_given_to_or_kept_by_the_speaker_is_theirs(text: str) -> None:
+    assert "木木养了一只狗" in described(extract(text)), described(extract(text))
+
+
+@pytest.mark.parametrize(
     ("text", "fact"),
     [
         ("我老家在湖南长沙", "木木老家在湖南长沙"),

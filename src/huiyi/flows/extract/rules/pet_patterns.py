@@ -7,6 +7,7 @@ import re
 
 from huiyi.flows.extract.rules.patterns import ZH_CALLED_NAME, ZH_NOT_CRIED, en_rule
 from huiyi.patterns import lazy
+from huiyi.text.kin import KIN_ALTERNATION
 from huiyi.text.language import CJK
 
 __all__ = [
@@ -65,6 +66,13 @@ _ZH_NAMED = lazy(rf"^(?:叫做?|名叫|名字叫){ZH_NOT_CRIED}")
 _ZH_PERSON_DOINGS = lazy(r"消息|微信|电话|考试|考了|作业|上学|放学|上班|下班|加班|游戏|工资|学校|幼儿园|对象|老婆|老公")
 
 
+# 我家狗子是我妈养的, 我家的猫是室友的: the home's animal is someone else's (a gift, 是我妈送的, is one's own)
+_ZH_OTHERS = lazy(
+    rf"^(?:其实|本来|都|也)?是(?:我的?)?(?:{KIN_ALTERNATION}|别人|人家)家?(?:的|养的|在养的?|一直在?养的)"
+    r"(?:[呀啊呢哦啦吧~～]|[，,。.！!\s]|$)"
+)
+
+
 def home_pet(clause: str) -> str:
     """A clause of the speaker's that tells of 我家's animal (我家狗子今天又拆家了, 我家喵星人), as the 养了 it
     says (我养了一只狗), with the pet's name if one follows; "" for anything else. 那只 is not read: 我家那只猫
@@ -72,12 +80,16 @@ def home_pet(clause: str) -> str:
 
     >>> home_pet("我家狗子今天又拆家了"), home_pet("我家主子叫团子"), home_pet("我家猫砂用完了"), home_pet("我家猫死了")
     ('我养了一只狗', '我养了一只猫叫团子', '', '')
+    >>> home_pet("我家狗子是我妈养的"), home_pet("我家的猫是室友的"), home_pet("我家狗子是我妈送的")
+    ('', '', '我养了一只狗')
     """
     found = _ZH_HOME_PET.match(clause)
     if found is None:
         return ""
     rest = clause[found.end() :]
     if (rest and not _ZH_GOES_ON.match(rest)) or _ZH_GONE.search(rest) or _ZH_PERSON_DOINGS.search(rest):
+        return ""
+    if _ZH_OTHERS.match(rest):
         return ""
     pet = ZH_KIND_OF.get(found["pet"], found["pet"])
     return f"我养了一只{pet}" + (rest if _ZH_NAMED.match(rest) else "")
