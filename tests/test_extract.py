@@ -382,7 +382,7 @@ def test_a_fact_s_description_about_another_member_is_not_kept_under_its_subject
         ],
     )
     descriptions = [fact.description for fact in parse_extraction(said, fold).facts]
-    assert descriptions == ["陈大川住在火星", "陈大川住在火星基地，木木也知道", "她问了是什么秘密"]
+    assert descriptions == ["陈大川住在火星", "陈大川住在火星基地，木木也知道", "木木问了是什么秘密"]
     # the agent is no member to mislabel; an English name is a word of its own (helper's review)
     english = make_fold([("Bob", "I go to the annual meetup"), ("Ann", "nice")], person=None, space="g2")
     said = answer(
@@ -394,6 +394,46 @@ def test_a_fact_s_description_about_another_member_is_not_kept_under_its_subject
     )
     kept = [fact.description for fact in parse_extraction(said, english).facts]
     assert kept == ["每年都和祈煜聊起聚会", "Goes to the annual meetup"]
+
+
+def test_a_third_person_pronoun_is_the_one_member_named_just_before_or_no_fact() -> None:
+    """An answer with subject 他 was stored as it came: 他喜欢打篮球, about nobody by the next fold. 他 / she is
+    the one member the line or the line before names; with none or two named, or 他们, no fact is kept."""
+    aliases = {"陈大川": ["陈大川", "大川"], "周屿": ["周屿", "鱼哥"], "小雨": ["小雨"]}
+    rows = [
+        ("陈大川", "鱼哥是程序员"),
+        ("陈大川", "他喜欢打篮球"),
+        ("小雨", "鱼哥和大川都是杭州人"),
+        ("小雨", "他住在西湖边"),
+        ("陈大川", "今天好累"),
+        ("陈大川", "她喜欢猫"),
+        ("小雨", "他们周末去爬山"),
+    ]
+    fold = make_fold(rows, person=None, space="g1", aliases=aliases)
+    said = answer(
+        events=[event("大家聊了聊周屿。", ["m1", "m2"])],
+        facts=[
+            fact_item("他", "喜欢", "打篮球", ["m2"]),
+            fact_item("他", "住在", "西湖边", ["m4"]),  # 鱼哥 and 大川 named: whom?
+            fact_item("她", "喜欢", "猫", ["m6"]),  # nobody named
+            fact_item("他们", "周末去", "爬山", ["m7"]),
+            fact_item("小雨", "认识", "他", ["m2"], object_type="person"),
+        ],
+    )
+    found = [(f.subject, f.object, f.description) for f in parse_extraction(said, fold).facts]
+    assert found == [("周屿", "打篮球", "周屿喜欢打篮球"), ("小雨", "周屿", "小雨认识周屿")]
+    english = make_fold(
+        [("Bob", "Tom is my coworker"), ("Bob", "He loves hiking")],
+        person=None,
+        space="g2",
+        aliases={"Tom": ["Tom"], "Bob": ["Bob"]},
+        language="en",
+    )
+    said = answer(
+        events=[event("Bob talked about Tom.", ["m1", "m2"])],
+        facts=[fact_item("he", "loves", "hiking", ["m2"], description="He loves hiking")],
+    )
+    assert [(f.subject, f.description) for f in parse_extraction(said, english).facts] == [("Tom", "Tom loves hiking")]
 
 
 def test_prompt_files_and_overrides(tmp_path: Path) -> None:
@@ -765,7 +805,10 @@ def test_a_question_quoted_after_a_colon_names_no_member() -> None:
             for at, description in enumerate(descriptions)
         ],
     )
-    assert [fact.description for fact in parse_extraction(said, fold).facts] == descriptions
+    # its He is Bob, whose fact it is: a stored "He" is nobody's by the next fold
+    assert [fact.description for fact in parse_extraction(said, fold).facts] == [
+        description.replace("He", "Bob", 1) for description in descriptions
+    ]
 
 
 @pytest.mark.parametrize(

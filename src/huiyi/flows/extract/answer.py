@@ -28,6 +28,10 @@ _FIRST_PERSON = frozenset({"我", "我自己", "本人", "俺", "人家", "i", "
 _SECOND_PERSON = frozenset({"你", "您", "你自己", "you", "yourself"})
 _THE_USER = frozenset({"用户", "玩家", "user", "the user", "player", "the player"})
 _THE_AGENT = frozenset({"ai", "助手", "机器人", "assistant", "the assistant", "bot", "the bot"})
+# one person the lines name just before (他喜欢打篮球 after 鱼哥是程序员); a group's 他们 is whom? nobody can tell
+_THIRD_PERSON = frozenset({"他", "她", "ta", "he", "she", "him", "her"})
+_THIRD_PERSONS = frozenset({"他们", "她们", "它们", "they", "them"})
+_LEADING_PRONOUN = re.compile(r"^(?:[他她](?![们])|(?i:he|she)\b)")
 _PAREN = re.compile(r"^(?P<name>.+?)\s*[（(](?P<inner>[^）)]*)[）)]\s*$")
 _REF = re.compile(r"^m?(\d{1,5})$", re.IGNORECASE)
 
@@ -80,6 +84,10 @@ class _Context:
             return speaker if speaker != self.roster.agent_name else None
         if lowered in _THE_AGENT:
             return self.roster.agent_name
+        if lowered in _THIRD_PERSON:
+            return self.named_before(sources)
+        if lowered in _THIRD_PERSONS:
+            return None
         known = self.roster.resolve(name)
         if known:
             return known
@@ -87,6 +95,25 @@ class _Context:
         if paren:  # 苏霓（u2）, Anna (anna)
             return self.roster.resolve(paren["inner"]) or self.roster.resolve(paren["name"]) or paren["name"]
         return name
+
+    def named_before(self, sources: list[str]) -> str | None:
+        """The one member, neither the speaker nor the agent, that the lines of ``sources`` name, else the
+        line before them: whom 他 / she stands for. ``None`` when nobody or several are named."""
+        if not sources:
+            return None
+        first = self.by_id[sources[0]]
+        speaker = self.roster.name_of(first.speaker)
+        at = self.messages.index(first)
+        for lines in ([self.by_id[s] for s in sources], self.messages[max(at - 1, 0) : at]):
+            named = {
+                shown
+                for shown, names in self.roster.names.items()
+                if shown not in (speaker, self.roster.agent_name)
+                and any(len(name) > 1 and _named(name, line.text) for name in names for line in lines)
+            }
+            if named:
+                return named.pop() if len(named) == 1 else None
+        return None
 
     def type_of(self, name: str, claimed: Any) -> EntityType:
         known = self.roster.entity_type(name)
@@ -268,7 +295,13 @@ def _facts(items: list[dict[str, Any]], context: _Context) -> list[FactDraft]:
             kind = FactKind(str(item.get("kind", "")).strip().lower())
         except ValueError:
             kind = FactKind.ATTRIBUTE
+        # 他喜欢打篮球, 小雨认识他: the description says whom a pronoun stood for (a stored 他 is nobody's by the
+        # next fold)
         description = _text(item.get("description"))
+        if leading := _LEADING_PRONOUN.match(description):
+            description = subject + description[leading.end() :]
+        if raw_object.casefold() in _THIRD_PERSON and obj != raw_object:
+            description = _pronoun_named(description, raw_object, obj)
         if not description or _names_another(description, subject, obj, context.roster):
             description = _join(subject, predicate, obj)
         out.append(
@@ -405,6 +438,18 @@ def _passed_on(text: str) -> bool:
     """Whether a message is only someone else's words: a bare forward or quote."""
     relay = relay_of(text)
     return relay is not None and not relay.own
+
+
+def _pronoun_named(description: str, pronoun: str, name: str) -> str:
+    """``description`` with the one ``pronoun`` it says made ``name``; "" (rebuilt) when it says it twice.
+
+    >>> _pronoun_named("小雨认识他", "他", "周屿"), _pronoun_named("Ann met him", "him", "Tom")
+    ('小雨认识周屿', 'Ann met Tom')
+    """
+    said = list(re.finditer(rf"(?<![A-Za-z]){re.escape(pronoun)}(?![A-Za-z们])", description, re.IGNORECASE))
+    if len(said) != 1:
+        return ""
+    return description[: said[0].start()] + name + description[said[0].end() :]
 
 
 def _join(subject: str, predicate: str, obj: str) -> str:

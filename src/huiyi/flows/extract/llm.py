@@ -13,6 +13,8 @@ What comes back is checked and cleaned, not trusted:
   all bare forwards or quotes (:mod:`huiyi.text.relayed`), which the prompt shows as （转发：…） notes;
 * 我 / I / the user as a subject becomes the speaker of the fact's first source message, 你 / you the
   other party of a private chat; aliases and ids become the roster name (霓霓 → 苏霓);
+* 他 / 她 / he / she as a subject or object becomes the one member the line or the line before names
+  (the fact is dropped when none or several are, or for 他们 / they), in its description too;
 * an alias naming another member or the agent is dropped, and in a group so is one of the agent's
   entity that none of its own lines of the fold says (a member's 祈煜就叫阿杰的仆人 names nobody);
 * times are read leniently (:func:`~huiyi.text.times.parse_datetime`; a relative phrase the model
