@@ -87,6 +87,7 @@ MODULES = [
     "huiyi.flows.extract.rules.parties_en",
     "huiyi.flows.extract.rules.pet_names",
     "huiyi.flows.extract.rules.pet_patterns",
+    "huiyi.flows.extract.rules.pronouns",
     "huiyi.flows.extract.rules.said",
     "huiyi.flows.answers",
     "huiyi.flows.ingest",

@@ -37,6 +37,7 @@ from huiyi.flows.extract.rules.pet_names import PetNames
 from huiyi.flows.extract.rules.pet_renames import renamed_pets
 from huiyi.flows.extract.rules.plans import plans_in
 from huiyi.flows.extract.rules.plans_en import english_plans_in
+from huiyi.flows.extract.rules.pronouns import Pronouns
 from huiyi.flows.extract.rules.quits import quits_in
 from huiyi.flows.extract.rules.resigns import resigns_in
 from huiyi.flows.extract.rules.roster import Roster
@@ -129,6 +130,7 @@ class RuleExtractor:
         pet_names = PetNames(roster)  # 我养了只小猫。… 它叫团子: the pet just told of is named
         pet_answers = PetAnswers(roster, private)  # 你家狗叫啥？— 团子: the one asked has a dog named 团子
         breakups = Breakups(roster, fold.partners)  # 我们分手了 ends 阿杰是木木的男朋友, said in this fold or before
+        pronouns = Pronouns(roster)  # 我男朋友叫阿杰，我明天和他去看电影: the plan is with 阿杰
         for said in saids:
             pet_names.read(said)
             pet_answers.read(said)
@@ -145,6 +147,7 @@ class RuleExtractor:
             parted, ended = breakups.read(said)  # Jake and I broke up ends Jake is Mia's boyfriend
             said.facts.extend(parted)
             said.closes.extend(ended)
+            pronouns.read(said)
         missed = [*drop, *losses.names()]  # 还是很想豆豆 misses a pet known by name
         events = [self._event(segment, roster, drop, missed) for segment in self._segments(saids)]
         if not private:  # 周六下午三点大家一起去爬山: a group's plan, dated by the day it names (rules.gatherings)
