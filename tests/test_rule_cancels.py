@@ -265,13 +265,15 @@ def test_not_home_for_a_meal_or_tonight_keeps_a_plan_of_another_day(said: str, s
             "陈大川下周（2024-11-18）去北京出差",
         ),
         ("明天爬山泡汤了", "陈大川明天早上八点（2024-11-15 08:00）去爬山", "陈大川周日（2024-11-17）去爬山"),
+        ("明晚不去北京了", "陈大川明天（2024-11-15）去北京", "陈大川下周（2024-11-18）去北京出差"),
         ("周六的聚餐取消了", "陈大川周六晚上六点（2024-11-16 18:00）聚餐", "陈大川下周六（2024-11-23）聚餐"),
         ("周末不去杭州了", "陈大川周日（2024-11-17）去杭州", "陈大川下个月（2024-12-01）去杭州"),
     ],
 )
 def test_a_call_off_naming_a_day_closes_only_the_plan_of_that_day(said: str, called_off: str, kept: str) -> None:
-    """今天不去北京了 closed the trip to Beijing planned for next week: a day named with a call-off (今天, 明天,
-    周六, 周末, or said in the clause before) is the day of the plan called off, as 三点的会 is its hour."""
+    """今天不去北京了 closed the trip to Beijing planned for next week: a day named with a call-off (今天, 明晚,
+    周六, 周末, or said in the clause before) is the day of the plan called off, the whole day (明晚 closes the
+    plan for 明天), as 三点的会 is its hour."""
     found = extract(("陈大川", said))
 
     def at(text: str, source: str) -> MemoryItem:

@@ -24,7 +24,7 @@ from huiyi.flows.extract.rules.plans import plan_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.text import tokens
-from huiyi.text.times import TimeSpan, find_time_phrases
+from huiyi.text.times import find_time_phrases
 
 __all__ = ["Cancels"]
 
@@ -41,6 +41,7 @@ _HOME_OFF = re.compile(r"不回(?P<home>老家|家|去)(?:过年|过节|过春�
 _HOME_WORDS = ("回家", "回老家")  # how a plan says the trip home (回去 is back to work too: 初八回去上班)
 _NEW_YEAR = re.compile(r"过年|春节|新年|年夜饭")
 _NEW_YEAR_TRIP = timedelta(days=15)  # people go home for 春节 in the fortnight before it and stay until 元宵
+Span = tuple[datetime, datetime]  # the time a call-off is about: only the plans of then are closed
 _DAYS_NAMED = timedelta(days=2)  # a day or a weekend named with a call-off: only the plans of those days
 _FOLLOW = 3  # how many of the speaker's later messages may name the new time
 # what the tagger calls a thing called off it has no noun for: 团建 (a), 生日派对, 年夜饭 (l), 春晚 (j)
@@ -122,9 +123,8 @@ class Cancels:
             self._close(said, named)
         return out
 
-    def _close(self, said: Said, word: str, about: TimeSpan | tuple[datetime, datetime] | None = None) -> None:
-        span = (about.start, about.end) if isinstance(about, TimeSpan) else about
-        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id], about=span)
+    def _close(self, said: Said, word: str, about: Span | None = None) -> None:
+        close = CloseDraft(said.speaker, "计划", word, said.message.time, [said.message.id], about=about)
         if close not in self.closes:
             self.closes.append(close)
 
@@ -132,12 +132,12 @@ class Cancels:
         """今年不回家过年了, 过年不回去了, 中秋不回老家了: the trip home for that festival or on that day is off,
         however the plan said it (春节回老家, 除夕回家). 不回家了 with no time named is tonight's, no plan's;
         不回老家了 alone is every trip to 老家 planned."""
-        about: tuple[datetime, datetime] | None = None
+        about: Span | None = None
         if _NEW_YEAR.search(clause):  # 今年 said in December is the 春节 to come: the one the time rules read
             spring = find_time_phrases("明年春节" if "明年" in clause else "春节", said.message.time)
             about = (spring[0].start - _NEW_YEAR_TRIP, spring[0].end + _NEW_YEAR_TRIP) if spring else None
-        elif day := _day_named(said, clause, before):
-            about = (day.start, day.end)
+        else:
+            about = _day_named(said, clause, before)
         if about is None and home == "老家":
             self._close(said, home)
             self._open[said.speaker] = (home, _FOLLOW)
@@ -145,14 +145,14 @@ class Cancels:
             for word in (*_HOME_WORDS, home) if home == "老家" else _HOME_WORDS:
                 self._close(said, word, about)
 
-    def _timed_thing(self, said: Said, before: str) -> tuple[str | None, TimeSpan | None]:
+    def _timed_thing(self, said: Said, before: str) -> tuple[str | None, Span | None]:
         """A one-character thing (会, 课, 饭) and the time it was planned at, when ``before`` names both
         (三点的会, 周五的课): the word alone is too common to close plans by, the time with it is not."""
         thing = _THING.search(before)
         spans = [span for span in said.spans if span.phrase in before]
         if thing is None or not spans:
             return None, None
-        return thing.group(), spans[0]  # the whole span: 周五的课 is the class at 14:00 that Friday too
+        return thing.group(), (spans[0].start, spans[0].end)  # the whole span: 周五的课 at 14:00 that Friday too
 
     def _other(self, clause: str) -> bool:
         """Whether the clause has a subject of its own: a pronoun or a member's name."""
@@ -180,17 +180,21 @@ def _returned_to(thing: str) -> str | None:
     return None
 
 
-def _day_named(said: Said, clause: str, before: str = "") -> TimeSpan | None:
-    """A day or less, or a weekend, the clause names (今晚不回学校了: tonight, not the trip back on Saturday;
-    今天不去北京了: today's trip, not next week's); a longer time (下个月, 月底) is no day to match a plan by.
+def _day_named(said: Said, clause: str, before: str = "") -> Span | None:
+    """The whole days of a day or less, or a weekend, the clause names (今晚不回学校了: today, not the trip back
+    on Saturday; 今天不去北京了: today's trip, not next week's; 明晚不去了: tomorrow's, said for the day); a longer
+    time (下个月, 月底) is no day to match a plan by.
     A clause that names no time takes a day not yet over from the message ``before`` it (今天有事，北京不去了;
     昨天想了一晚上 is when it was decided)."""
     named = [s for s in said.spans if s.phrase in clause]
     if not named:  # the one time said before it (昨天想了一晚上 names two, and a past day)
         named = [s for s in said.spans if s.phrase in before]
         named = named if len(named) == 1 and named[0].end > said.message.time else []
-    short = [s for s in named if s.end - s.start <= _DAYS_NAMED]
-    return short[0] if short and short[0] is named[0] else None
+    if not named or named[0].end - named[0].start > _DAYS_NAMED:
+        return None
+    start, end = named[0].start, named[0].end
+    last = (end - timedelta(microseconds=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start.replace(hour=0, minute=0, second=0, microsecond=0), last + timedelta(days=1)
 
 
 def _word(before: str) -> str | None:
