@@ -266,6 +266,7 @@ def test_not_home_for_a_meal_or_tonight_keeps_a_plan_of_another_day(said: str, s
         ),
         ("明天爬山泡汤了", "陈大川明天早上八点（2024-11-15 08:00）去爬山", "陈大川周日（2024-11-17）去爬山"),
         ("明晚不去北京了", "陈大川明天（2024-11-15）去北京", "陈大川下周（2024-11-18）去北京出差"),
+        ("明天去不了北京了", "陈大川明天（2024-11-15）去北京", "陈大川下周（2024-11-18）去北京出差"),
         ("周六的聚餐取消了", "陈大川周六晚上六点（2024-11-16 18:00）聚餐", "陈大川下周六（2024-11-23）聚餐"),
         ("周末不去杭州了", "陈大川周日（2024-11-17）去杭州", "陈大川下个月（2024-12-01）去杭州"),
     ],
@@ -284,9 +285,10 @@ def test_a_call_off_naming_a_day_closes_only_the_plan_of_that_day(said: str, cal
     assert [i for i, _ in changes] == ["fa_a"]
 
 
-@pytest.mark.parametrize("said", ["昨天想了一晚上，北京不去了", "北京去不成了", "下周不去北京了"])
+@pytest.mark.parametrize("said", ["昨天想了一晚上，北京不去了", "北京去不成了", "下周不去北京了", "周六去不成北京了"])
 def test_a_call_off_naming_no_day_of_its_own_closes_the_plan_on_any_day(said: str) -> None:
-    """Only a day to come named by the call-off itself narrows it: 昨天想了一晚上 is when it was decided."""
+    """Only a day to come named by the call-off itself narrows it: 昨天想了一晚上 is when it was decided, and a
+    周六 the time rules read as gone (去不成…了 told as past) is no plan's day. 去不成北京了 was not read at all."""
     found = extract(("陈大川", said))
     changes = to_close([plan("陈大川下周（2024-11-18～2024-11-24）去北京出差")], found.closes, fold(("陈大川", said)))
     assert [i for i, _ in changes] == ["fa_old"]

@@ -29,8 +29,9 @@ from huiyi.text.times import find_time_phrases
 __all__ = ["Cancels"]
 
 _OFF = re.compile(
-    r"泡汤了?|取消了|不去了|去不了了|去不成了?|没去成|黄了|改到|推迟到|延期到|改成"
-    r"|不(?:去|回|打算|想去|再去)(?=(?P<thing>[^，。！？了]{2,6})了$)"  # 我不去爬山了, 不回老家了: the thing follows
+    # 我不去爬山了, 不回老家了, 周六去不成杭州了: the thing follows (first: 去不成 alone is the next word's)
+    r"(?:不(?:去|回|打算|想去|再去)|去不[了成])(?=(?P<thing>[^，。！？了]{2,6})了$)"
+    r"|泡汤了?|取消了|不去了|去不了了|去不成了?|没去成|黄了|改到|推迟到|延期到|改成"
 )
 _MOVED = re.compile(r"改到|推迟到|延期到|改成")  # these name the new time themselves
 # what keeps a plan on: almost (差点泡汤), maybe or feared (可能要黄了, 怕是去不了了), or a condition
@@ -189,8 +190,9 @@ def _day_named(said: Said, clause: str, before: str = "") -> Span | None:
     named = [s for s in said.spans if s.phrase in clause]
     if not named:  # the one time said before it (昨天想了一晚上 names two, and a past day)
         named = [s for s in said.spans if s.phrase in before]
-        named = named if len(named) == 1 and named[0].end > said.message.time else []
-    if not named or named[0].end - named[0].start > _DAYS_NAMED:
+        named = named if len(named) == 1 else []
+    # a day gone is no plan's (周六去不成杭州了 may be read as last Saturday): any day's plan is called off
+    if not named or named[0].end - named[0].start > _DAYS_NAMED or named[0].end <= said.message.time:
         return None
     start, end = named[0].start, named[0].end
     last = (end - timedelta(microseconds=1)).replace(hour=0, minute=0, second=0, microsecond=0)
