@@ -192,3 +192,17 @@ def test_a_range_of_bare_hours_ending_on_a_smaller_one_with_night_said_is_a_nigh
     morning: an end before its start in the same half of the day, where a bar or a night shift is said, runs
     from the evening into the night after it."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    "now", [datetime(2025, 3, 5, 7, 30), datetime(2025, 3, 5, 12), AFTERNOON, datetime(2025, 3, 5, 22)]
+)
+@pytest.mark.parametrize(
+    "said",
+    ["我九点到五点上班，晚上回家做饭", "我九点到五点上班，下班去酒吧", "平时去酒吧，九点到五点上班"],
+)
+def test_a_night_or_a_bar_of_another_clause_leaves_a_working_day(said: str, now: datetime) -> None:
+    """我九点到五点上班，晚上回家做饭 and …，下班去酒吧 read 21:00 to 05:00 the next day said at any hour: an
+    evening, a night or a bar of another clause is not the range's, unless it is a night's work (我在酒吧上班)."""
+    clocks = [reading for reading in read(said, now) if reading[0] in ("九点", "五点")]
+    assert clocks == [("九点", "03-05 09:00"), ("五点", "03-05 17:00")]

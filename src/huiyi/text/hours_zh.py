@@ -21,6 +21,7 @@ __all__ = [
     "CLOCK",
     "DAY_PARTS",
     "EVENING_DOING",
+    "NIGHT_WORK",
     "NUM",
     "PART_OF_DAY",
     "SMALL_HOURS",
@@ -210,6 +211,8 @@ EVENING_DOING = (
     r"酒吧|泡吧|清吧|[Kk][Tt][Vv]|[Kk]歌|唱[Kk]|夜店|蹦迪|夜场|酒局|夜宵|宵夜|晚饭|晚餐|晚宴|晚会|晚自习|夜市|夜班"
 )
 _EVENING_DOING = lazy(EVENING_DOING)
+# a night's work (我上夜班, 我在酒吧上班, 在KTV打工): its 九点上班 and 九点到两点 are the evening's
+NIGHT_WORK = rf"夜班|(?:{EVENING_DOING})[^，。！？；,.!?;\n]{{0,4}}(?:上班|打工|工作|兼职|值班)"
 _MORNING_HOURS = range(7, 12)  # 六点上班 may be a night shift's 18:00
 _EVENING_HOURS = range(5, 12)  # 两点 of a bar may be the night's 02:00
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
-from huiyi.text.hours_zh import BARE_HOUR, EVENING_DOING, NUM
+from huiyi.text.hours_zh import BARE_HOUR, EVENING_DOING, NIGHT_WORK, NUM
 from huiyi.text.periods import Range, midnight, shift_month
 from huiyi.text.tense_zh import WEEKDAY_ZH
 
@@ -25,12 +25,19 @@ _END_CLOCK = lazy(rf"(?:{NUM}|十[一二]?)点(?:{NUM}分|半|一刻|三刻|钟|
 # a weekday with no week of its own (周五, 周五晚上, not 下周五): the week is its start's
 _END_WEEKDAY = lazy(WEEKDAY_ZH)
 _END_DAY = lazy(rf"{NUM}[日号]")  # a day with no month of its own (5号, 五号): the month is its start's
-# 九点到五点 is a working day's (09:00 to 17:00), but not 夜班, 通宵, 晚上…, 睡, 加班 (after the day's work), nor a
-# bar's (酒吧营业时间八点到两点): those run from the evening into the night
-_OF_THE_NIGHT = lazy(rf"晚|夜|宵|凌晨|睡|熬|加班|{EVENING_DOING}")
+# 九点到五点 is a working day's (09:00 to 17:00), but not 夜班, 通宵, 晚上…, 睡, 加班 (after the day's work)
+_NIGHT_WORDS = r"晚|夜|宵|凌晨|睡|熬|加班"
+_NIGHT_SAID = lazy(_NIGHT_WORDS)
+# a night said in the range's own clause (九点到五点的夜班, 酒吧营业时间八点到两点), or a night's work in its
+# sentence (我在酒吧上班，九点到两点), runs from the evening into the night; a night or a bar of another clause
+# (我九点到五点上班，晚上回家做饭; …，下班去酒吧) leaves the hours as read alone
+_OF_THE_NIGHT = lazy(rf"{_NIGHT_WORDS}|{EVENING_DOING}")
+_NIGHT_WORK = lazy(NIGHT_WORK)
 # the words of a range's sentence either side of it that may say night (我上夜班，九点到五点; 九点到五点的夜班)
 _SENTENCE_BEFORE = lazy(r"[^。！？；!?;\n]{0,20}$")
 _SENTENCE_AFTER = lazy(r"[^。！？；!?;\n]{0,8}")
+_CLAUSE_BEFORE = lazy(r"[^，。！？；,.!?;\n]*$")
+_CLAUSE_AFTER = lazy(r"[^，。！？；,.!?;\n]{0,8}")
 _WEEKDAY = {
     name: day for day, names in enumerate(("一1", "二2", "三3", "四4", "五5", "六6末", "日天7")) for name in names
 }
@@ -87,9 +94,10 @@ def range_ends(text: str, found: Found) -> Found:
 def _day_or_night(text: str, first: tuple[int, int, Range], last: tuple[int, int, Range]) -> tuple[Range, Range] | None:
     """A range of two bare hours that ends on a smaller one (九点到五点, 我九点上班到五点) read as the morning of
     ``first``'s day to that afternoon: as near as each other at 15:00 it read 21:00 to 05:00, a night's work.
-    When the words say night (夜班, 酒吧) it is that evening to the small hours after it: 酒吧营业时间八点到两点 read
-    08:00 to 14:00 said at any hour, 我上夜班，九点到五点 09:00 to 17:00 said in the morning.
-    None when either says its half (晚上九点, 21点) or the end comes after the start."""
+    When its clause says night (夜班, 酒吧) or its sentence a night's work it is that evening to the small hours
+    after it: 酒吧营业时间八点到两点 read 08:00 to 14:00 said at any hour, 我上夜班，九点到五点 09:00 to 17:00 said in
+    the morning. None when either says its half (晚上九点, 21点), the end comes after the start, or another clause
+    says a night that may not be the range's (我九点到五点上班，晚上回家做饭)."""
     (first_start, first_end, start), (last_start, last_end, end) = first, last
     if not (BARE_HOUR.fullmatch(text, first_start, first_end) and BARE_HOUR.fullmatch(text, last_start, last_end)):
         return None
@@ -102,7 +110,15 @@ def _day_or_night(text: str, first: tuple[int, int, Range], last: tuple[int, int
     before = _SENTENCE_BEFORE.search(text, max(0, first_start - 20), first_start)
     after = _SENTENCE_AFTER.match(text, last_end)
     said = (before.group() if before else "") + text[first_start:last_end] + (after.group() if after else "")
-    begins, ends = (begins + _HALF, ends + _DAY) if _OF_THE_NIGHT.search(said) else (begins, ends + _HALF)
+    own = _CLAUSE_BEFORE.search(said, 0, len(before.group()) if before else 0)
+    own_after = _CLAUSE_AFTER.match(text, last_end)
+    clause = (own.group() if own else "") + text[first_start:last_end] + (own_after.group() if own_after else "")
+    if _OF_THE_NIGHT.search(clause) or _NIGHT_WORK.search(said):
+        begins, ends = begins + _HALF, ends + _DAY
+    elif _NIGHT_SAID.search(said):
+        return None
+    else:
+        ends += _HALF
     return (day + begins, day + begins + (start[1] - start[0])), (day + ends, day + ends + (end[1] - end[0]))
 
 
