@@ -76,3 +76,23 @@ def test_the_rules_date_an_arrival_told_at_noon_in_the_morning() -> None:
     about = [fact.about for fact in extraction.facts] + [event.about for event in extraction.events]
     assert "2024-12-04 21:00" not in about
     assert "今天我九点（2024-12-04 09:00）到公司" in extraction.events[0].text
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        # a night's work said before: its arrival is the evening's
+        ("我上夜班，九点到单位", NOON, [("九点", "12-04 21:00")]),
+        ("我在酒吧上班，九点上班", AFTERNOON, [("九点", "12-04 21:00")]),
+        # a day said before in the clause: that day's
+        ("昨天我九点到公司，老板还没来", AFTERNOON, [("昨天", "12-03 00:00"), ("九点", "12-03 09:00")]),
+        ("昨天我们九点吃的晚饭", NOON, [("昨天", "12-03 00:00"), ("九点", "12-03 21:00")]),
+        ("昨天晚会九点才结束", NIGHT, [("昨天", "12-03 00:00"), ("九点", "12-03 21:00")]),
+    ],
+)
+def test_a_night_work_or_a_day_said_before_the_doing_is_kept(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """我上夜班，九点到单位 at noon read 09:00 (it was 21:00, the one ahead), and 昨天我九点到公司，老板还没来 at 15:00
+    today's 09:00, 昨天我们九点吃的晚饭 at noon tonight's 21:00: the doing's half was put on a day of its own."""
+    assert read(said, now) == reading

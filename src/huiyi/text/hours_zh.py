@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from huiyi.patterns import lazy
-from huiyi.text.periods import Range
+from huiyi.text.periods import Range, midnight
 from huiyi.text.tense_zh import clause_around, to_come
 
 __all__ = [
@@ -213,6 +213,9 @@ EVENING_DOING = (
 _EVENING_DOING = lazy(EVENING_DOING)
 # a night's work (我上夜班, 我在酒吧上班, 在KTV打工): its 九点上班 and 九点到两点 are the evening's
 NIGHT_WORK = rf"夜班|(?:{EVENING_DOING})[^，。！？；,.!?;\n]{{0,4}}(?:上班|打工|工作|兼职|值班)"
+_NIGHT_WORK = lazy(NIGHT_WORK)
+_SENTENCE_BEFORE = lazy(r"[^。！？；!?;\n]{0,30}$")
+_CLAUSE_START = lazy(r"[^，。！？；,.!?;\n]*$")
 _MORNING_HOURS = range(7, 12)  # 六点上班 may be a night shift's 18:00
 _EVENING_HOURS = range(5, 12)  # 两点 of a bar may be the night's 02:00
 
@@ -221,9 +224,11 @@ def hours_of_usual_doings(
     text: str, found: list[tuple[int, int, Range]], now: datetime
 ) -> list[tuple[int, int, Range]]:
     """A bare hour of a doing that has its half of the day is of that half: arriving at work or school the
-    morning's (我九点到公司 said at noon is not 21:00), a bar, a night out or dinner the evening's (我八点去酒吧
-    said at 07:30 is not 08:00). After a day said, that day's; said alone, the next one when it is to come (我九点要
-    上班 at noon: tomorrow's), the last one begun when told done (晚饭九点吃的 at noon: last night's), else today's.
+    morning's (我九点到公司 said at noon is not 21:00), a bar, a night out or dinner the evening's
+    (我八点去酒吧 said at 07:30 is not 08:00); after a night's work said (我上夜班，九点到单位) the other way about.
+    On a day said before it in its clause, that day's (昨天我九点到公司); said alone, the next one when it is to
+    come (我九点要上班 at noon: tomorrow's), the last one begun when told done (晚饭九点吃的 at noon: last night's),
+    else today's.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> now = datetime(2024, 11, 13, 12)
@@ -237,18 +242,44 @@ def hours_of_usual_doings(
         clock = BARE_HOUR.search(text, start, end)
         morning = _morning_of(span)
         if clock and morning is not None and not PART_OF_DAY.search(text, start, clock.start()):
-            clause = clause_around(text, start)
-            if morning[0].hour in _EVENING_HOURS and _EVENING_DOING.search(clause):
-                usual: Range | None = (morning[0] + _HALF, morning[1] + _HALF)
-            elif morning[0].hour in _MORNING_HOURS and _MORNING_DOING.search(clause):
-                usual = None if _AFTERNOON_SAID.search(clause) or _LATE_AT_WORK.search(clause) else morning
-            else:
-                usual = None
-            if usual is not None and clock.start() == start and not _on_a_day_said(span, out):
-                usual = _of_a_day_by_case(usual, now, clock_case(text, clock.start(), end))
+            usual = _usual_half(text, start, end, morning)
+            if usual is not None and clock.start() == start:
+                day = _day_said_before(text, start, out)
+                if day is not None:  # 昨天我九点到公司 at 15:00: not today's 09:00
+                    moved = midnight(day[0]) - midnight(usual[0])
+                    usual = (usual[0] + moved, usual[1] + moved) if day[0] <= usual[0] + moved < day[1] else None
+                elif not _on_a_day_said(span, out):
+                    usual = _of_a_day_by_case(usual, now, clock_case(text, clock.start(), end))
             span = usual or span
         out.append((start, end, span))
     return out
+
+
+def _usual_half(text: str, start: int, end: int, morning: Range) -> Range | None:
+    """Which of ``morning`` and its evening the doing of the clock at ``text[start:end]`` is of, else None."""
+    clause, hour = clause_around(text, start), morning[0].hour
+    evening = morning[0] + _HALF, morning[1] + _HALF
+    before = _SENTENCE_BEFORE.search(text, max(0, start - 30), start)
+    night_work = before is not None and _NIGHT_WORK.search(before.group()) is not None
+    if hour in _EVENING_HOURS and _EVENING_DOING.search(clause):
+        return evening
+    if hour in _MORNING_HOURS and _MORNING_DOING.search(clause):
+        if night_work:
+            return evening  # 我在酒吧上班，九点上班: not 09:00
+        return None if _AFTERNOON_SAID.search(clause) or _LATE_AT_WORK.search(clause) else morning
+    return None
+
+
+def _day_said_before(text: str, start: int, before: list[tuple[int, int, Range]]) -> Range | None:
+    """The day (or part of one) read last before ``start`` in its clause (昨天我们九点吃的晚饭), else None."""
+    clause = _CLAUSE_START.search(text, max(0, start - 60), start)
+    opens = start - len(clause.group()) if clause else start
+    for said_at, _, day in reversed(before):
+        if said_at < opens:
+            return None
+        if _HOUR < day[1] - day[0] <= _DAY:
+            return day
+    return None
 
 
 def _of_a_day_by_case(read: Range, now: datetime, case: Case) -> Range:
