@@ -96,3 +96,21 @@ def test_a_night_work_or_a_day_said_before_the_doing_is_kept(
     """我上夜班，九点到单位 at noon read 09:00 (it was 21:00, the one ahead), and 昨天我九点到公司，老板还没来 at 15:00
     today's 09:00, 昨天我们九点吃的晚饭 at noon tonight's 21:00: the doing's half was put on a day of its own."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我九点下班", EARLY, [("九点", "12-04 21:00")]),
+        ("我六点下班", EARLY, [("六点", "12-04 18:00")]),
+        ("我今天八点下班", NOON, [("今天八点", "12-04 20:00")]),
+        ("我九点上班五点下班", EARLY, [("九点", "12-04 09:00"), ("五点", "12-04 17:00")]),
+        ("我八点去公司接待客户", NOON, [("八点", "12-04 08:00")]),
+        # a night's work ends in the morning (it read 20:00, the nearer)
+        ("我上夜班，八点下班", AFTERNOON, [("八点", "12-04 08:00")]),
+    ],
+)
+def test_leaving_work_is_the_evenings(said: str, now: datetime, reading: list[tuple[str, str]]) -> None:
+    """我九点下班 said at 07:30 read 09:00 and 我今天八点下班 08:00 at any hour (the nearer, the day's first): a bare
+    hour of leaving work is the evening's, unless a night's work is said (我上夜班，八点下班)."""
+    assert read(said, now) == reading

@@ -204,8 +204,8 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
 
 # arriving at work or school is of the morning (我九点到公司, 八点到的单位, 八点上班, 七点半到校)
 _MORNING_DOING = lazy(r"(?:到|去|进)的?(?:公司|单位|学校|办公室)|上班|上学|到校|早会|早自习|早读")
-# …but not to work late or to fetch someone (我十点去公司加班, 我五点去学校接孩子)
-_LATE_AT_WORK = lazy(r"加班|通宵|接(?!着)")
+# …but not to work late or to fetch someone (我十点去公司加班, 我五点去学校接孩子; 接待 is work)
+_LATE_AT_WORK = lazy(r"加班|通宵|接(?![着待])")
 # a bar, a night out or dinner is of the evening (我八点去酒吧, 九点吃的晚饭); a range's night too (ranges_zh)
 EVENING_DOING = (
     r"酒吧|泡吧|清吧|[Kk][Tt][Vv]|[Kk]歌|唱[Kk]|夜店|蹦迪|夜场|酒局|夜宵|宵夜|晚饭|晚餐|晚宴|晚会|晚自习|夜市|夜班"
@@ -215,6 +215,8 @@ _EVENING_DOING = lazy(EVENING_DOING)
 NIGHT_WORK = rf"夜班|(?:{EVENING_DOING})[^，。！？；,.!?;\n]{{0,4}}(?:上班|打工|工作|兼职|值班)"
 _NIGHT_WORK = lazy(NIGHT_WORK)
 _SENTENCE_BEFORE = lazy(r"[^。！？；!?;\n]{0,30}$")
+# 我九点下班, 九点多才能下班: leaving work right after the clock (not 九点上班五点下班's 九点) is the evening's
+_OFF_WORK = lazy(r"[^，。！？；,.!?;\n点]{0,5}?下班")
 _CLAUSE_START = lazy(r"[^，。！？；,.!?;\n]*$")
 _MORNING_HOURS = range(7, 12)  # 六点上班 may be a night shift's 18:00
 _EVENING_HOURS = range(5, 12)  # 两点 of a bar may be the night's 02:00
@@ -224,7 +226,7 @@ def hours_of_usual_doings(
     text: str, found: list[tuple[int, int, Range]], now: datetime
 ) -> list[tuple[int, int, Range]]:
     """A bare hour of a doing that has its half of the day is of that half: arriving at work or school the
-    morning's (我九点到公司 said at noon is not 21:00), a bar, a night out or dinner the evening's
+    morning's (我九点到公司 said at noon is not 21:00), a bar, a night out, dinner or leaving work the evening's
     (我八点去酒吧 said at 07:30 is not 08:00); after a night's work said (我上夜班，九点到单位) the other way about.
     On a day said before it in its clause, that day's (昨天我九点到公司); said alone, the next one when it is to
     come (我九点要上班 at noon: tomorrow's), the last one begun when told done (晚饭九点吃的 at noon: last night's),
@@ -261,6 +263,8 @@ def _usual_half(text: str, start: int, end: int, morning: Range) -> Range | None
     evening = morning[0] + _HALF, morning[1] + _HALF
     before = _SENTENCE_BEFORE.search(text, max(0, start - 30), start)
     night_work = before is not None and _NIGHT_WORK.search(before.group()) is not None
+    if hour in _EVENING_HOURS and _OFF_WORK.match(text, end):
+        return morning if night_work else evening  # 我上夜班，八点下班: the morning's
     if hour in _EVENING_HOURS and _EVENING_DOING.search(clause):
         return evening
     if hour in _MORNING_HOURS and _MORNING_DOING.search(clause):
