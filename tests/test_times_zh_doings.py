@@ -114,3 +114,23 @@ def test_leaving_work_is_the_evenings(said: str, now: datetime, reading: list[tu
     """我九点下班 said at 07:30 read 09:00 and 我今天八点下班 08:00 at any hour (the nearer, the day's first): a bare
     hour of leaving work is the evening's, unless a night's work is said (我上夜班，八点下班)."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我们九点吃的晚饭", NOON, [("九点", "12-03 21:00")]),
+        ("我们九点吃的晚饭", EARLY, [("九点", "12-03 21:00")]),
+        ("我九点到的公司", EARLY, [("九点", "12-03 09:00")]),
+        ("我九点坐的车", AFTERNOON, [("九点", "12-04 09:00")]),
+        # unchanged: no doing told by the 的, a thing of that time
+        ("九点多的车", AFTERNOON, [("九点", "12-04 21:00")]),
+        ("九点场的电影", AFTERNOON, [("九点", "12-04 21:00")]),
+    ],
+)
+def test_a_doing_told_done_with_its_object_after_the_de_is_the_one_begun(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """我们九点吃的晚饭 said at noon read tonight's 21:00, still ahead, and 我九点坐的车 at 15:00 21:00: a 是…的 whose
+    object comes after the 的 tells a thing done as one at the clause's end does (晚饭九点吃的)."""
+    assert read(said, now) == reading

@@ -438,6 +438,11 @@ _TOLD_DONE_AFTER = lazy(
     r"|了[一两三四五六七八九十几半\d]+个?(?:多|半)?(?:小时|钟头|分钟)"  # 排了两小时队: how long it took
     r"|(?<!要是)(?<!如果)(?<!万一)(?<!假如)还没[^，。！？；,.!?;\n的就]{0,6}(?:[，。！？；,.!?;\n]|$))"
 )
+# 我们九点吃的晚饭, 九点到的公司: a 是…的 with its object after (not 九点多的车, 九点场的电影, 九点以后的)
+_DID_AT = lazy(
+    r"(?:就|才|已经)?[^\s\d的了多左前后以之场档班趟次号那这，。！？；,.!?;\n点]{1,2}的"
+    r"(?![\s啊呀吧呢哦嘛吗]*(?:[，。！？；,.!?;\n]|$))"
+)
 # 你今天九点到的吗: asks of what was done, as 是…的 tells it
 _ASKED_DONE = lazy(r"的吗[？?]*$")
 # 我平时九点到公司, 一般九点出门: a habit, of no one day, is no plan of today's
@@ -471,8 +476,10 @@ def clock_case(text: str, start: int, end: int) -> Case:
         return "until" if _UNTIL.search(text, max(0, start - 2), start) else "to come"
     if _DOING_AT.match(text, end) and not given_up and _TOLD_DONE_AFTER.match(text, end):
         return "told done"  # 我九点到公司，发现门锁了 at 15:00: not the 21:00 as near and still ahead
+    did = _DID_AT.match(text, end) is not None
     if _DOING_AT.match(text, end) and not (
         given_up
+        or did
         or _TOLD_DONE.search(clause)
         or _DONE_AT.search(clause)
         or _ASKED_DONE.search(clause)
@@ -481,7 +488,7 @@ def clock_case(text: str, start: int, end: int) -> Case:
         return "plan"
     # 车是九点的 tells no doing; 电影是七点开始的，别迟到 tells when a thing is to be, the reminder says ahead
     if (
-        _DONE_AT.search(clause)
+        (did or _DONE_AT.search(clause))
         and not given_up
         and text[end : end + 1] != "的"
         and not _REMINDED_AFTER.match(text, end)
