@@ -106,8 +106,9 @@ def test_a_night_work_or_a_day_said_before_the_doing_is_kept(
         ("我今天八点下班", NOON, [("今天八点", "12-04 20:00")]),
         ("我九点上班五点下班", EARLY, [("九点", "12-04 09:00"), ("五点", "12-04 17:00")]),
         ("我八点去公司接待客户", NOON, [("八点", "12-04 08:00")]),
-        # a night's work ends in the morning (it read 20:00, the nearer)
+        # a night's work ends in the morning (it read 20:00, the nearer); a bar's late at night
         ("我上夜班，八点下班", AFTERNOON, [("八点", "12-04 08:00")]),
+        ("我在酒吧上班，九点下班", AFTERNOON, [("九点", "12-04 21:00")]),
     ],
 )
 def test_leaving_work_is_the_evenings(said: str, now: datetime, reading: list[tuple[str, str]]) -> None:

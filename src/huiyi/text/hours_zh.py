@@ -262,9 +262,11 @@ def _usual_half(text: str, start: int, end: int, morning: Range) -> Range | None
     clause, hour = clause_around(text, start), morning[0].hour
     evening = morning[0] + _HALF, morning[1] + _HALF
     before = _SENTENCE_BEFORE.search(text, max(0, start - 30), start)
-    night_work = before is not None and _NIGHT_WORK.search(before.group()) is not None
+    said = before.group() if before else ""
+    night_work = _NIGHT_WORK.search(said) is not None
     if hour in _EVENING_HOURS and _OFF_WORK.match(text, end):
-        return morning if night_work else evening  # 我上夜班，八点下班: the morning's
+        # 我上夜班，八点下班: the morning's; a bar's work (我在酒吧上班，九点下班) ends late at night all the same
+        return morning if "夜班" in said else evening
     if hour in _EVENING_HOURS and _EVENING_DOING.search(clause):
         return evening
     if hour in _MORNING_HOURS and _MORNING_DOING.search(clause):
