@@ -344,3 +344,46 @@ def test_a_bare_day_that_ends_a_range_is_in_its_start_s_month(said: str, days: l
 
 def test_a_weekend_one_waits_for_to_come_is_no_habit() -> None:
     assert read("一到周末就睡懒觉") == []
+
+
+DECEMBER = datetime(2024, 12, 10, 10, 0)  # the coming 春节 is 2025-01-29
+AFTER_SPRING = datetime(2025, 2, 10, 10, 0)  # twelve days after it; the next is 2026-02-17
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "day"),
+    [
+        ("我过年打算回家", DECEMBER, "2025-01-29"),
+        ("过年回老家", DECEMBER, "2025-01-29"),
+        ("过年的时候去三亚", DECEMBER, "2025-01-29"),
+        ("我过年打算回家", WEDNESDAY, "2025-01-29"),
+        ("我过年打算回家", AFTER_SPRING, "2026-02-17"),
+        ("过年我回老家了", AFTER_SPRING, "2025-01-29"),  # told done: the one just gone
+        ("过年回老家", AFTER_SPRING, "2025-01-29"),
+        ("快过年了", datetime(2025, 1, 10, 9, 0), "2025-01-29"),
+        ("要过年了", datetime(2025, 1, 10, 9, 0), "2025-01-29"),
+        ("明年过年回家", DECEMBER, "2025-01-29"),  # jionlp's lunar year, as 明年春节
+        ("去年过年在哪过的", AFTER_SPRING, "2024-02-10"),
+        # a festival's plan given up (不…了) is of the one to come, as 周六不用了 is
+        ("我过年不回家了", DECEMBER, "2025-01-29"),
+        ("春节不回老家了", DECEMBER, "2025-01-29"),
+        ("中秋我不回家了", DECEMBER, "2025-10-06"),
+        ("春节我去了三亚", DECEMBER, "2024-02-10"),
+    ],
+)
+def test_guonian_is_the_spring_festival_read_by_its_tense(said: str, now: datetime, day: str) -> None:
+    """我过年打算回家 stored no plan: 过年 was read as no time (我春节回老家 was)."""
+    assert [when[:10] for _, when in read(said, now)] == [day]
+
+
+@pytest.mark.parametrize("said", ["超过年薪的一半", "他终于度过年关", "过年龄限制了", "我很难过年底还要加班"])
+def test_a_guo_and_a_nian_of_other_words_are_no_new_year(said: str) -> None:
+    assert [phrase for phrase, _ in read(said, DECEMBER) if "过年" in phrase] == []
+
+
+def test_a_new_year_plan_is_the_coming_one() -> None:
+    found = extract_private(SCOPE, ("我过年打算回家", "我过年回老家"), DECEMBER).facts
+    assert [f.description for f in found if f.predicate == "计划"] == [
+        "木木过年（2025-01-29）打算回家",
+        "木木过年（2025-01-29）回老家",
+    ]

@@ -37,9 +37,10 @@ BARE_MONTH = lazy(r"(十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])�
 _MONTH_DAY = lazy(
     r"(?:十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])月(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号]"
 )
+# 过年 is 春节 (我过年打算回家), not the 过 of 超过年薪, 度过年关 nor the 年 of 过年龄
 FESTIVALS = (
     r"春节|元旦|除夕|元宵节?|清明节|端午节?|中秋节?|国庆节?|劳动节|圣诞节?|平安夜|情人节|七夕节?|儿童节|教师节"
-    r"|感恩节|万圣节|万圣夜|母亲节|父亲节|复活节"
+    r"|感恩节|万圣节|万圣夜|母亲节|父亲节|复活节|(?<![超经通越度错跳难不])过年(?![龄限薪度纪轻级关底初末中])"
 )
 _FESTIVAL = lazy(FESTIVALS)
 # what is named after a festival and is no time of it: 圣诞树, 圣诞老人, 中秋月饼 (装饰圣诞树时 is the festival's,
@@ -104,8 +105,8 @@ _JUST_GONE = timedelta(days=30)
 _YEAR_SAID = lazy(r"前年|去年|今年|明年|后年")
 # 会 as "will" after a festival (春节我会回家), not a meeting (中秋的会, 开会, 年会, 会议)
 _WILL = lazy(r"(?<![的开年例聚晚班])会(?![议员场所上])")
-# soon, whatever follows: 马上周末了, 快周末了 (its 了 says the time is near, not that it happened)
-_SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜)")
+# soon, whatever follows: 马上周末了, 快周末了, 要过年了 (its 了 says the time is near, not that it happened)
+_SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜|过年)|(?<![不想])要(?=过年了)")
 # a clause that ends proposing (周末去爬山吧, 周五一起吃饭吧~), not a guess at how it went (周末很累吧, 玩得开心吧)
 # nor a question (周末在家吧？)
 _PROPOSED = lazy(r"吧[\s~～!！。.…]*$")
@@ -113,11 +114,13 @@ _GUESSED = lazy(r"很|挺|太|真|得|累|开心|好玩|难受|辛苦")
 # a 了 that still speaks of the days ahead: 周五就到了, 周五的会取消了 (the day's thing changed), 我报了四月
 # 二十一号的半马 (booked), 周日下雨了 (a forecast is as often said so); 过 of 过生日, 过来 is a verb, not "done"
 # 不…了 gives up what was ahead (周六不用了, 周日我不去爬山了), not 不小心摔了; 请好/准备好…了 is ready for it
+_GIVEN_UP = r"不(?:用|去|来|回|要|想|能|上|开|办|考|参加|出|走|做|约)"
 _NOT_DONE = lazy(
     r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止|报|订|买|约|抢|定|挂号|中签|安排|通知"
-    r"|不(?:用|去|来|回|要|想|能|上|开|办|考|参加|出|走|做|约)"
+    rf"|{_GIVEN_UP}"
     r"|请好|准备好|收拾好"  # prepared for the day: 周五我请好假了
 )
+_GIVE_UP = lazy(_GIVEN_UP)
 _DONE_GUO = lazy(_GUO_DONE)
 # booked before the time: 我报了三月的马拉松, 订了五月的机票 (the time of what is booked, not of the booking)
 # waited for (等我们一到周末就去爬山, 等周末再说) or at last possible (周末终于能休息了): a day ahead
@@ -295,11 +298,13 @@ def _festival(
     """
     if year := _YEAR_SAID.search(clause):  # 今年我们要一起过圣诞节: the year said, whatever the tense
         return resolve(year.group() + phrase, now) or span
-    said_done = _SAID_DONE.search(clause) is not None
+    # 过年不回家了: the 了 of giving up a festival's plan speaks of the one to come
+    gave_up = _GIVE_UP.search(clause) is not None
+    said_done = _SAID_DONE.search(clause) is not None and not gave_up
     done = said_done or _PAST.search(clause) is not None or _BOOKED_BEFORE.search(clause) is not None
     plain = _WISH.sub("", clause)  # a plan's words, not a wish's
     firm = to_come(plain) or (_TO_COME.search(plain) is not None and not said_done)
-    firm = firm or (_WILL.search(clause) is not None and not done)
+    firm = firm or ((_WILL.search(clause) is not None or gave_up) and not done)
     soft = not firm and (
         (booked and not _BOOKED_BEFORE.search(clause)) or (_WISH.search(clause) is not None and not said_done)
     )

@@ -173,11 +173,13 @@ _ZH_FESTIVAL = lazy(rf"({'|'.join(_ZH_YEARS)})?(除夕|{FESTIVALS})")
 
 def _festival_of(name: str, year: int) -> Range | None:
     """``name``'s day in ``year``: jionlp's reading with a base in that year; 除夕 is the eve of 春节, 平安夜
-    of Christmas (jionlp reads neither).
+    of Christmas, 过年 春节 itself (jionlp reads none of them).
 
     >>> [str(_festival_of(name, 2025)[0].date()) for name in ("清明节", "除夕", "春节", "中秋", "平安夜")]
     ['2025-04-04', '2025-01-28', '2025-01-29', '2025-10-06', '2025-12-24']
     """
+    if name == "过年":
+        name = "春节"
     if name == "平安夜":
         return whole_days(date(year, 12, 24))
     if name == "除夕":
