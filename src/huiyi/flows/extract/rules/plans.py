@@ -78,6 +78,7 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         hedge = ZH_HEDGE.match(after)
         rest = after[hedge.end() if hedge else 0 :]
         rest = rest[len(spans[0].phrase) :] if rest.startswith(spans[0].phrase) else rest
+        rest = rest.removeprefix("的时候")  # 我过年的时候去三亚: the time said as a while
         hedge = hedge or ZH_HEDGE.match(rest)
         rest = rest[len(hedge.group()) :] if hedge and rest.startswith(hedge.group()) else rest
         if not _acts(rest):
