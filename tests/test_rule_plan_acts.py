@@ -3,11 +3,13 @@ tagger has no verb for (我下周五团建, 我周六聚餐), is the plan's act 
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
-from huiyi.model import Scope, ScopeKind
+from huiyi.flows.extract import Fold
+from huiyi.flows.extract.rules.extractor import RuleExtractor
+from huiyi.model import Message, Scope, ScopeKind
 from rule_lines import extract_private
 
 SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
@@ -29,3 +31,49 @@ def plans(said: str, now: datetime = SEPTEMBER) -> list[str]:
 def test_a_time_said_as_a_while_is_a_plans_time(said: str, plan: str) -> None:
     """我春节的时候去三亚 stored no plan: 的时候 was read as the act."""
     assert plans(said, SEPTEMBER if "中秋" not in said else datetime(2024, 9, 10, 10)) == [plan]
+
+
+@pytest.mark.parametrize(
+    ("said", "plan"),
+    [
+        ("我下周五团建", "木木下周五（2024-09-27）团建"),  # 团建 is tagged an adjective
+        ("下周五我团建", "木木下周五（2024-09-27）团建"),
+        ("我下周五公司团建", "木木下周五（2024-09-27）公司团建"),
+        ("我下周五团建去千岛湖", "木木下周五（2024-09-27）团建去千岛湖"),
+        ("我周六聚餐", "木木周六（2024-09-21）聚餐"),  # 聚餐 a noun
+        ("我周六部门聚餐哦", "木木周六（2024-09-21）部门聚餐哦"),
+        ("我周六同学聚会", "木木周六（2024-09-21）同学聚会"),
+        ("我下周五年会", "木木下周五（2024-09-27）年会"),
+        ("我周六婚礼", "木木周六（2024-09-21）婚礼"),
+        ("我国庆自驾游", "木木国庆（2024-10-01）自驾游"),  # an idiom
+        ("我周六剧本杀", "木木周六（2024-09-21）剧本杀"),
+        ("我周六开黑", "木木周六（2024-09-21）开黑"),
+        ("我国庆自驾", "木木国庆（2024-10-01）自驾"),
+    ],
+)
+def test_a_thing_done_the_tagger_has_no_verb_for_is_a_plans_act(said: str, plan: str) -> None:
+    """我下周五团建 stored no plan: 团建 is tagged an adjective, 聚餐 a noun, so no act was found."""
+    assert plans(said) == [plan]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["我明天自由", "我明天忙碌", "明天我男朋友来", "明天是我男朋友", "我周六聚餐了", "我明天心情不好", "我们周六聚餐"],
+)
+def test_how_one_is_whose_and_a_thing_done_are_no_plan(said: str) -> None:
+    # an adjective of how one is, a noun right after 我 (whose), said done, or a group's (gatherings reads it)
+    assert plans(said) == []
+
+
+def test_a_members_thing_done_in_a_group_is_their_plan() -> None:
+    group = Scope.of_space("祈煜", "g1")
+    lines = [
+        Message(id=f"m{i}", agent="祈煜", space=group.space_id, scope=group, speaker=who, role="user", text=text,
+                time=SEPTEMBER + timedelta(minutes=i), seq=i)
+        for i, (who, text) in enumerate([("阿杰", "我下周五团建"), ("小雨", "我周六聚餐")])
+    ]  # fmt: skip
+    found = RuleExtractor().extract_sync(Fold(agent="祈煜", space=group.space_id, scope=group, messages=lines)).facts
+    assert sorted((f.subject, f.description) for f in found if f.predicate == "计划") == [
+        ("小雨", "小雨周六（2024-09-21）聚餐"),
+        ("阿杰", "阿杰下周五（2024-09-27）团建"),
+    ]

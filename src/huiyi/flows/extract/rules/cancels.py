@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from huiyi.flows.extract import CloseDraft, FactDraft
 from huiyi.flows.extract.rules.condense import label
 from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE
-from huiyi.flows.extract.rules.plans import plan_fact
+from huiyi.flows.extract.rules.plans import NAMED_THING, plan_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.text import tokens
@@ -45,8 +45,6 @@ _NEW_YEAR_TRIP = timedelta(days=15)  # people go home for 春节 in the fortnigh
 Span = tuple[datetime, datetime]  # the time a call-off is about: only the plans of then are closed
 _DAYS_NAMED = timedelta(days=2)  # a day or a weekend named with a call-off: only the plans of those days
 _FOLLOW = 3  # how many of the speaker's later messages may name the new time
-# what the tagger calls a thing called off it has no noun for: 团建 (a), 生日派对, 年夜饭 (l), 春晚 (j)
-_NAMED_THING = frozenset(("a", "l", "j"))
 # a planned thing said in one character, after its time: 三点的会, 周五的课, 明晚的饭, 周六的局
 _THING = re.compile(r"(?<=的)[会课饭局约]$")
 
@@ -204,6 +202,6 @@ def _word(before: str) -> str | None:
     or the word right before it whatever the tagger takes it for (团建 an adjective, 生日派对 an idiom)."""
     words = [(w, f) for w, f in tokens.tag(before) if w.strip()]
     for at, (word, flag) in enumerate(reversed(words)):
-        if len(word) >= 2 and (flag[:1] in ("v", "n") or (at == 0 and flag in _NAMED_THING)):
+        if len(word) >= 2 and (flag[:1] in ("v", "n") or (at == 0 and flag in NAMED_THING)):
             return word
     return None

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 
 from huiyi.flows.extract import FactDraft
 from huiyi.flows.extract.rules.condense import absolute, label
+from huiyi.flows.extract.rules.gatherings import GATHER
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.patterns import QUESTION_END, TENTATIVE, ZH_CLAUSE, ZH_HEDGE, ZH_REPORTED, ZH_UNREAL
 from huiyi.flows.extract.rules.roster import Roster
@@ -27,7 +28,7 @@ from huiyi.text import tokens
 from huiyi.text.periods import midnight
 from huiyi.text.times import TimeSpan
 
-__all__ = ["plan_fact", "plans_in", "to_come"]
+__all__ = ["NAMED_THING", "plan_fact", "plans_in", "to_come"]
 
 # what a plan's 我 is followed by: a verb, or a word that leads to one (要去, 跟几个老伙计去, 打算)
 _LEADS = re.compile(
@@ -48,6 +49,12 @@ _ASIDE = re.compile(
     r"^(?:(?:(?:哦|噢|啊)?对了|话说(?:回来)?|顺便说一下|顺便|说真的|说实话|老实说|(?:跟你|和你|告诉你)(?:说)?"
     r"(?:一?个(?:秘密|好消息|坏消息))?|其实|嗯+|哈+|唉|哎)[，,\s]*)+"
 )
+# what the tagger calls a thing done it has no verb for: 团建 (a), 生日派对, 年夜饭 (l), 春晚, 家长会 (j)
+NAMED_THING = frozenset(("a", "l", "j"))
+# …nor a noun: 聚餐, 婚礼, 同学聚会 (n), 自驾游 (i), said as the whole act (我周六聚餐) or before where it goes
+_NOUNS = frozenset(("n", "vn", "nz"))
+_THING_DONE = NAMED_THING | _NOUNS | {"i"}
+_PARTICLES = re.compile(r"[啊呀呢哦哈啦嘛~～!！.。…]+$")
 _DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)个?(?:天|晚|夜|周|星期|礼拜|月|小时)")
 
 
@@ -77,11 +84,12 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         # 我可能下周一飞大阪, 我下周一大概飞大阪: a plan said unsure is kept as tentative
         hedge = ZH_HEDGE.match(after)
         rest = after[hedge.end() if hedge else 0 :]
-        rest = rest[len(spans[0].phrase) :] if rest.startswith(spans[0].phrase) else rest
+        timed = rest.startswith(spans[0].phrase)  # 我周六聚餐, not 周六我男朋友来
+        rest = rest[len(spans[0].phrase) :] if timed else rest
         rest = rest.removeprefix("的时候")  # 我过年的时候去三亚: the time said as a while
         hedge = hedge or ZH_HEDGE.match(rest)
         rest = rest[len(hedge.group()) :] if hedge and rest.startswith(hedge.group()) else rest
-        if not _acts(rest):
+        if not _acts(rest, timed):
             continue
         shown = before + after + _chain(text, match.end(), roster, said.spans)
         # a phrase the chain adds is dated too, unless it is counted (住三个晚上: nights, not tonight)
@@ -171,15 +179,27 @@ def _own_i(clause: str) -> int | None:
     return None
 
 
-def _acts(rest: str) -> bool:
-    """Whether what follows 我 (and the time) starts with doing something: a verb or a word leading to one."""
+def _acts(rest: str, timed: bool = False) -> bool:
+    """Whether what follows 我 (and the time) starts with doing something: a verb or a word leading to one,
+    or a thing done the tagger has no verb for (团建, 聚餐). A noun is one only ``timed``, the time between
+    it and 我: 我周六聚餐, 我下周五公司团建, but 我男朋友 and 周六我同事来 are whose."""
     rest = _ADVERBS.sub("", rest.strip())
     if not rest or _GIVEN_UP.match(rest):
         return False
     if _LEADS.match(rest):
         return True
-    tags = [(w, f) for w, f in tokens.tag(rest) if w.strip()]
-    return bool(tags) and tags[0][1].startswith("v") and tags[0][0] not in ("是", "有", "觉得", "说")
+    tags = [(w, f) for w, f in tokens.tag(_PARTICLES.sub("", rest)) if w.strip()]
+    if timed and len(tags) > 1 and tags[0][1] == "n":  # whose or where it is: 公司团建, 部门聚餐, 医院复查
+        rest, tags = rest[len(tags[0][0]) :], tags[1:]
+    if not tags:
+        return False
+    word, flag = tags[0]
+    if flag.startswith("v"):
+        return word not in ("是", "有", "觉得", "说")
+    after = rest[len(word) :]  # 我下周五团建, 团建去千岛湖: the thing done is all the act, or where it goes follows
+    # an adjective is how one is (我明天自由, 忙碌) unless it is a gathering the tagger took for one (团建)
+    done = flag in _THING_DONE and (timed or flag not in _NOUNS) and (flag != "a" or GATHER.fullmatch(word) is not None)
+    return len(word) > 1 and done and (not _PARTICLES.sub("", after) or bool(_LEADS.match(after)))
 
 
 def _without_asides(before: str, when: str) -> str:
