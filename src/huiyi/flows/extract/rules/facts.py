@@ -53,7 +53,7 @@ from huiyi.flows.extract.rules.patterns import (
     FactRule,
 )
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
-from huiyi.flows.extract.rules.pet_patterns import ZH_PET, ZH_PET_HAS, ZH_PET_NAMED, en_pet, home_pet
+from huiyi.flows.extract.rules.pet_patterns import ZH_PET, ZH_PET_HAS, ZH_PET_NAMED, en_pet, home_pet, kept_by_others
 from huiyi.flows.extract.rules.plans_en import I_CLAUSE, OTHERS_YOUR, SPEAKERS_ME, SPEAKERS_MY, told_of_speaker
 from huiyi.flows.extract.rules.relations import ZH_TOGETHER, partner_told, relations_in, together
 from huiyi.flows.extract.rules.roster import Roster
@@ -95,7 +95,7 @@ class FactReader:
         if not english and (couple := together(body)):  # 我和陈屿在一起了！: the whole message says it
             self._fact(ZH_TOGETHER, couple, message, speaker, False, facts, entities)
         supposed, cursor = False, 0  # 如果我是富婆，我就天天躺平，养十只猫: a supposition's sentence is supposed
-        read_clauses = clauses if english else pet_named_after(clauses)
+        read_clauses = clauses if english else kept_by_others(pet_named_after(clauses))
         for index, (clause, unsure) in enumerate(read_clauses):
             if english:
                 if not unsure:

@@ -24,6 +24,7 @@ __all__ = [
     "ZH_PET_WORD",
     "en_pet",
     "home_pet",
+    "kept_by_others",
 ]
 
 ZH_ANIMALS = "猫咪?|猫猫|小猫|狗狗?|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|龙猫|柯基|柴犬"
@@ -93,6 +94,28 @@ def home_pet(clause: str) -> str:
         return ""
     pet = ZH_KIND_OF.get(found["pet"], found["pet"])
     return f"我养了一只{pet}" + (rest if _ZH_NAMED.match(rest) else "")
+
+
+def kept_by_others(clauses: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """``clauses`` (clause, unsure) with the home's animal told unsure (read for what follows, but no fact) when
+    a clause after it that goes on about it says someone else keeps it: 我家的狗叫旺财，是我妈养的 (or ，我妈养的;
+    ，是一只柯基，是我姐的), as 我家狗子是我妈养的 is no pet of the speaker's.
+
+    >>> kept_by_others([("我家的狗叫旺财", False), ("是我妈养的", False)])[0]
+    ('我家的狗叫旺财', True)
+    >>> [unsure for _, unsure in kept_by_others([("我家的狗叫旺财", False), ("是我妈送的", False)])]
+    [False, False]
+    """
+    out = list(clauses)
+    for at, (clause, unsure) in enumerate(clauses):
+        if unsure or not _ZH_HOME_PET.match(clause):
+            continue
+        for later, _ in clauses[at + 1 : at + 3]:
+            if _ZH_OTHERS.match(later) or _ZH_OTHERS.match(f"是{later}"):
+                out[at] = (clause, True)
+            if not later.startswith("是"):  # a clause of its own subject is about something else
+                break
+    return out
 
 
 EN_PETS = (
