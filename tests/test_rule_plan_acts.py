@@ -8,9 +8,12 @@ from datetime import datetime, timedelta
 import pytest
 
 from huiyi.flows.extract import Fold
+from huiyi.flows.extract.closes import to_close
 from huiyi.flows.extract.rules.extractor import RuleExtractor
 from huiyi.model import Message, Scope, ScopeKind
 from rule_lines import extract_private
+from test_rule_cancels import SCOPE as SCOPE_HZ
+from test_rule_cancels import plan
 
 SCOPE = Scope(agent="祈煜", kind=ScopeKind.PERSON, key="木木")
 SEPTEMBER = datetime(2024, 9, 18, 10, 0)  # a Wednesday: this Saturday is 09-21, next Friday 09-27
@@ -77,3 +80,26 @@ def test_a_members_thing_done_in_a_group_is_their_plan() -> None:
         ("小雨", "小雨周六（2024-09-21）聚餐"),
         ("阿杰", "阿杰下周五（2024-09-27）团建"),
     ]
+
+
+def said_by_chen(text: str, now: datetime) -> Fold:
+    line = Message(id="m0", agent="小助手", space=SCOPE_HZ.space_id, scope=SCOPE_HZ, speaker="陈大川", role="user",
+                   text=text, time=now, seq=0)  # fmt: skip
+    return Fold(agent="小助手", space=SCOPE_HZ.space_id, scope=SCOPE_HZ, messages=[line])
+
+
+@pytest.mark.parametrize(
+    ("made", "off", "now"),
+    [
+        ("我过年回老家", "今年过年不回家了", datetime(2024, 12, 10, 10)),
+        ("我过年打算回家", "过年不回去了", datetime(2024, 12, 10, 10)),
+        ("我过年回老家", "我过年不回家了", datetime(2025, 1, 20, 10)),
+        ("我下周五团建", "团建取消了", datetime(2024, 12, 10, 10)),
+        ("我周六聚餐", "周六的聚餐取消了", datetime(2024, 12, 10, 10)),
+    ],
+)
+def test_a_plan_these_words_make_is_closed_by_its_call_off(made: str, off: str, now: datetime) -> None:
+    made_plans = [f for f in RuleExtractor().extract_sync(said_by_chen(made, now)).facts if f.predicate == "计划"]
+    trip = plan(made_plans[0].description).model_copy(update={"time": made_plans[0].time})
+    spoken = said_by_chen(off, now + timedelta(days=2))
+    assert [i for i, _ in to_close([trip], RuleExtractor().extract_sync(spoken).closes, spoken)] == ["fa_old"]
