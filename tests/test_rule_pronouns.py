@@ -66,3 +66,29 @@ def test_a_pronoun_in_a_group_is_the_member_just_named(lines: tuple[tuple[str, s
 def test_a_pronoun_with_nobody_or_two_named_stays_as_said(lines: tuple[tuple[str, str], ...], fact: str) -> None:
     """Whom 他 means after 鱼哥和小雨, or after nobody, nobody can tell; 吉他 is no pronoun."""
     assert fact in group(*lines), group(*lines)
+
+
+@pytest.mark.parametrize(
+    ("texts", "fact"),
+    [
+        (("我男朋友叫阿杰", "今天我同事请假了，我明天和他一起加班"), "木木明天（2025-01-10）和他一起加班"),
+        (("我男朋友叫阿杰", "我哥下周结婚，我下周要去他家帮忙"), "木木下周（2025-01-13～2025-01-19）要去他家帮忙"),
+        (("我男朋友叫阿杰", "今天碰到张伟了，我明天和他去吃饭"), "木木明天（2025-01-10）和他去吃饭"),
+        (("我男朋友叫阿杰，我明天和她去看电影",), "木木明天（2025-01-10）和她去看电影"),
+    ],
+)
+def test_a_pronoun_after_someone_else_or_of_the_other_sex_stays_as_said(texts: tuple[str, ...], fact: str) -> None:
+    """我男朋友叫阿杰 then 我同事请假了，我明天和他一起加班 was stored as 和阿杰一起加班: the colleague (我哥, 张伟)
+    said between is as likely meant, and a boyfriend is no 她."""
+    assert fact in private(*texts), private(*texts)
+
+
+def test_a_pronoun_is_not_the_speaker_named_just_before() -> None:
+    """小雨你明天来吗 — 小雨: 我明天和他去打球 was stored as 小雨明天和小雨去打球."""
+    found = group(("陈大川", "小雨你明天来吗"), ("小雨", "我明天和他去打球"))
+    assert "小雨明天（2025-01-10）和他去打球" in found, found
+
+
+def test_a_pronouns_own_person_is_theirs() -> None:
+    """他妈妈 was 阿杰妈妈, 她哥 小雨哥 (a name of its own): the one named owns them."""
+    assert "木木周六（2025-01-11）要去见阿杰的妈妈" in private("我男朋友叫阿杰", "我周六要去见他妈妈")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from huiyi.patterns import lazy
 
-__all__ = ["FAMILY", "FAMILY_WORDS", "KIN", "KIN_ALTERNATION", "KIN_WORDS", "without_mine"]
+__all__ = ["FAMILY", "FAMILY_WORDS", "KIN", "KIN_ALTERNATION", "KIN_WORDS", "kin_pronoun", "without_mine"]
 
 FAMILY_WORDS = frozenset(
     (
@@ -44,3 +44,18 @@ _MY_KIN = lazy(rf"我(?:的)?(?:{KIN_ALTERNATION})")
 def without_mine(text: str) -> str:
     """``text`` without the asker's people (我妈, 我的室友): what is left of it is about the asker."""
     return _MY_KIN.sub("", text)
+
+
+# whom a kin word names, he or she, by its last character (舅妈 her, 姑父 him); 男 / 女 say it anywhere
+_HIS_END, _HER_END = "夫哥弟爸父爷公叔舅子婿", "妻姐妹妈母奶婆姨姑婶嫂蜜妇"
+
+
+def kin_pronoun(word: str) -> str:
+    """他 or 她 for the one ``word`` names, "" when it can be either (同事, 对象, 老板).
+
+    >>> kin_pronoun("男朋友"), kin_pronoun("舅妈"), kin_pronoun("姑父"), kin_pronoun("闺蜜"), kin_pronoun("同事")
+    ('他', '她', '他', '她', '')
+    """
+    if "男" in word or "女" in word:
+        return "他" if "男" in word else "她"
+    return "他" if word[-1:] in _HIS_END else "她" if word[-1:] in _HER_END else ""
