@@ -436,6 +436,16 @@ def test_a_third_person_pronoun_is_the_one_member_named_just_before_or_no_fact()
     assert [(f.subject, f.description) for f in parse_extraction(said, english).facts] == [("Tom", "Tom loves hiking")]
 
 
+@pytest.mark.parametrize("line", ["我哥明天来，他喜欢打篮球", "我碰到张伟了，他喜欢打篮球"])
+def test_a_pronoun_after_someone_else_is_no_member_named_before(line: str) -> None:
+    """鱼哥今天又迟到了, then 我哥明天来，他喜欢打篮球 was stored as 周屿喜欢打篮球: the brother (张伟) the line
+    names is whom 他 likelier means, and nobody can tell, so no fact is kept."""
+    aliases = {"陈大川": ["陈大川", "大川"], "周屿": ["周屿", "鱼哥"]}
+    fold = make_fold([("陈大川", "鱼哥今天又迟到了"), ("陈大川", line)], person=None, space="g1", aliases=aliases)
+    said = answer(events=[event("聊天。", ["m1", "m2"])], facts=[fact_item("他", "喜欢", "打篮球", ["m2"])])
+    assert parse_extraction(said, fold).facts == []
+
+
 def test_prompt_files_and_overrides(tmp_path: Path) -> None:
     for language in ("zh", "en"):
         prompt = load_prompt(language)

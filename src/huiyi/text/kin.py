@@ -12,8 +12,18 @@ a line naming one of them does not name another (recall.names, recall.slots).
 from __future__ import annotations
 
 from huiyi.patterns import lazy
+from huiyi.text import tokens
 
-__all__ = ["FAMILY", "FAMILY_WORDS", "KIN", "KIN_ALTERNATION", "KIN_WORDS", "kin_pronoun", "without_mine"]
+__all__ = [
+    "FAMILY",
+    "FAMILY_WORDS",
+    "KIN",
+    "KIN_ALTERNATION",
+    "KIN_WORDS",
+    "kin_pronoun",
+    "someone_named",
+    "without_mine",
+]
 
 FAMILY_WORDS = frozenset(
     (
@@ -59,3 +69,15 @@ def kin_pronoun(word: str) -> str:
     if "男" in word or "女" in word:
         return "他" if "男" in word else "她"
     return "他" if word[-1:] in _HIS_END else "她" if word[-1:] in _HER_END else ""
+
+
+def someone_named(text: str, kin: str = "", names: frozenset[str] = frozenset()) -> bool:
+    """Whether ``text`` names a person other than ``kin`` (阿杰是我男朋友) and ``names``: by a kin word (我哥, 同事)
+    or by a name the tagger knows (张伟): whom a 他 after it may mean.
+
+    >>> someone_named("我哥明天来，"), someone_named("今天碰到张伟了"), someone_named("是我男朋友，", "男朋友")
+    (True, True, False)
+    """
+    if any(found.group() != kin for found in KIN.finditer(text)):
+        return True
+    return any(flag.startswith("nr") and word not in names for word, flag in tokens.tag(text))

@@ -16,6 +16,7 @@ from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, 
 from huiyi.flows.extract.rules import Roster
 from huiyi.flows.extract.schema import TYPE_LOOKUP, ExtractionError, in_order, message_refs
 from huiyi.model import EntityType, FactKind, Message
+from huiyi.text.kin import someone_named
 from huiyi.text.language import conversation_language
 from huiyi.text.relayed import relay_of
 from huiyi.text.times import find_time_phrases, parse_datetime
@@ -113,6 +114,8 @@ class _Context:
             }
             if named:
                 return named.pop() if len(named) == 1 else None
+            if any(has_cjk(line.text) and someone_named(line.text) for line in lines):
+                return None  # 我哥明天来，他喜欢打篮球: the brother, not the member the line before named
         return None
 
     def type_of(self, name: str, claimed: Any) -> EntityType:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.text import tokens
-from huiyi.text.kin import KIN, kin_pronoun
+from huiyi.text.kin import kin_pronoun, someone_named
 
 __all__ = ["Pronouns", "named_in"]
 
@@ -52,7 +52,7 @@ class Pronouns:
                 # 他 and 她 both, 她 for a boyfriend, 我哥 / 张伟 between the name and 他: someone else may be meant
                 chars, his_or_hers = {char for _, char in said_at}, kin_pronoun(kin)
                 agrees = len(chars) == 1 and (not his_or_hers or chars == {his_or_hers})
-                if agrees and not others and not self._another(between, person, kin):
+                if agrees and not others and not someone_named(between, kin, self._names(person)):
                     for fact in said.facts:
                         fact.description, fact.object = (
                             named_in(fact.description, person),
@@ -84,13 +84,8 @@ class Pronouns:
             people.setdefault(person, named)
         return people
 
-    def _another(self, between: str, person: str, kin: str) -> bool:
-        """Whether ``between`` names someone other than ``person``: by what the speaker calls them (我哥, 同事;
-        not ``kin``, 阿杰是我男朋友) or by a name the tagger knows (张伟)."""
-        names = {person, *self.roster.names.get(person, ())}
-        if any(found.group() != kin for found in KIN.finditer(between)):
-            return True
-        return any(flag.startswith("nr") and word not in names for word, flag in tokens.tag(between))
+    def _names(self, person: str) -> frozenset[str]:
+        return frozenset((person, *self.roster.names.get(person, ())))
 
 
 def named_in(text: str, person: str) -> str:
