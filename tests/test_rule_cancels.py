@@ -367,3 +367,16 @@ def test_not_going_home_for_a_festival_closes_the_trip_home_of_that_festival(
     when = datetime.fromisoformat(stored.split("（")[1].split("）")[0])
     trip = plan(stored).model_copy(update={"time": when})
     assert [i for i, _ in to_close([trip], found.closes, spoken)] == (["fa_old"] if closed else [])
+
+
+@pytest.mark.parametrize(("stored", "closed"), [(NEW_YEAR_HOME, False), ("陈大川明年春节（2026-02-17）回老家", True)])
+def test_not_going_home_for_new_year_said_after_it_is_the_next_ones(stored: str, closed: bool) -> None:
+    """不回家过年了 said in March closed the trip home of the 春节 just gone (and left next year's open): a
+    festival over is no plan to call off, the next one is."""
+    lines = [Message(id="m0", agent="小助手", space=SCOPE.space_id, scope=SCOPE, speaker="陈大川", role="user",
+                     text="不回家过年了", time=datetime(2025, 3, 5, 10), seq=0)]  # fmt: skip
+    spoken = Fold(agent="小助手", space=SCOPE.space_id, scope=SCOPE, messages=lines)
+    found = RuleExtractor().extract_sync(spoken)
+    when = datetime.fromisoformat(stored.split("（")[1].split("）")[0])
+    trip = plan(stored).model_copy(update={"time": when})
+    assert [i for i, _ in to_close([trip], found.closes, spoken)] == (["fa_old"] if closed else [])

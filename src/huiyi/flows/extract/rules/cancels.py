@@ -134,6 +134,8 @@ class Cancels:
         about: Span | None = None
         if _NEW_YEAR.search(clause):  # 今年 said in December is the 春节 to come: the one the time rules read
             spring = find_time_phrases("明年春节" if "明年" in clause else "春节", said.message.time)
+            if spring and spring[0].end + _NEW_YEAR_TRIP <= said.message.time:  # said in March: next year's
+                spring = find_time_phrases("明年春节", said.message.time)
             about = (spring[0].start - _NEW_YEAR_TRIP, spring[0].end + _NEW_YEAR_TRIP) if spring else None
         else:
             about = _day_named(said, clause, before)
