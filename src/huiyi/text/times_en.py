@@ -233,9 +233,12 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
 def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
     which = "after next" if match["after"] else (_group(match, "which") or "bare").lower()
     near = match.string[max(0, match.start() - 6) : match.end() + 6]
-    any_one = _ANY_ONE.search(match.string, max(0, match.start() - 16), match.start())
-    if which == "bare" and any_one and not _HERE_LONG.search(match.string, max(0, match.start() - 30), match.start()):
+    any_one = A_WEEKEND.search(match.string, max(0, match.start() - 16), match.start())
+    here_long = _HERE_LONG.search(match.string, max(0, match.start() - 30), match.start())
+    if which == "bare" and any_one and not here_long:
         return None  # a weekend yoga class, every weekend, just a long weekend: no one weekend
+    if which == "bare" and here_long and not told_done(match):
+        which = "this"  # I've got a 3-day weekend, said on a Wednesday: the coming one, not the one gone
     if which == "bare" and _CJK_CHAR.search(near):  # 这个weekend, weekend去爬山了: as 周末 reads
         return _as_zh_weekend(match, now)
     if which == "coming":
@@ -248,7 +251,7 @@ def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
 
 
 # a long weekend, a 3-day weekend: a length, as a week is
-_ANY_ONE = lazy(r"\b(?:a|an|every|each|any)\s+(?:(?:long|(?:three|four|3|4)-day)\s+)?$", re.IGNORECASE)
+A_WEEKEND = lazy(r"\b(?:a|an|every|each|any)\s+(?:(?:long|(?:three|four|3|4)-day)\s+)?$", re.IGNORECASE)
 # it's a long weekend, we have a long weekend coming up: the one to come, not a length
 _HERE_LONG = lazy(
     r"\b(?:it'?s|it’s|it\s+is|(?:have|got)(?:\s+got)?)\s+an?\s+(?:long|(?:three|four|3|4)-day)\s+$", re.IGNORECASE

@@ -27,6 +27,7 @@ from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 from huiyi.text.times import TimeSpan
+from huiyi.text.times_en import A_WEEKEND
 
 __all__ = ["english_plans_in", "plan_fact_en", "told_of_speaker"]
 
@@ -262,6 +263,12 @@ def _third_person(rest: str) -> str:
     return f" {verb} {after}".rstrip()
 
 
+def _unless_had(phrase: re.Match[str]) -> str:
+    """A time phrase cut from a plan's object, but for a weekend had (a 3-day weekend, a long weekend): it is the
+    thing planned ("has got a 3-day" was left)."""
+    return phrase.group() if A_WEEKEND.search(phrase.string, 0, phrase.start()) else ""
+
+
 def plan_fact_en(
     said: Said, roster: Roster, who: str, shown: str, spans: list[TimeSpan], confidence: float, what: str = ""
 ) -> FactDraft:
@@ -271,7 +278,7 @@ def plan_fact_en(
     if not what:
         what = re.sub(r"\s*\([^()]*\)", "", shown[len(who) :])  # the dates written out
         for phrase in (s.phrase for s in spans):
-            what = re.sub(re.escape(phrase), "", what, flags=re.IGNORECASE)
+            what = re.sub(re.escape(phrase), _unless_had, what, flags=re.IGNORECASE)
     return FactDraft(
         subject=who,
         predicate="plans",

@@ -1,0 +1,50 @@
+"""English lines a companion month's memory misread (rules, no LLM): a weekend had as a length (I've got a
+3-day weekend), a count after a clock's "at" (tomorrow at 10 people are coming), "the end of the week" said on a
+Sunday, a weekday before "is my boss", and a question to the bot dated as if it told of its asker."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from huiyi.model import Scope, ScopeKind
+from huiyi.text.times import find_time_phrases
+from rule_lines import extract_private
+
+SCOPE = Scope(agent="Kai", kind=ScopeKind.PERSON, key="Mia")
+MONDAY_MORNING = datetime(2024, 11, 4, 9, 0)
+WEDNESDAY_MORNING = datetime(2024, 11, 6, 9, 0)
+FRIDAY_EVENING = datetime(2024, 11, 8, 19, 0)
+SATURDAY_NOON = datetime(2024, 11, 9, 12, 0)
+SUNDAY_EVENING = datetime(2024, 11, 10, 20, 0)
+THIS_WEEKEND = "11-09..11-10"  # the weekend of the week of 11-04
+
+
+def spans(text: str, now: datetime) -> list[str]:
+    """Each time read in ``text``: its days, and its hour when it is less than a day."""
+    out = []
+    for span in find_time_phrases(text, now):
+        last = span.end - timedelta(seconds=1)
+        hour = "" if span.end - span.start >= timedelta(days=1) else f" {span.start:%H:%M}"
+        out.append(f"{span.start:%m-%d}..{last:%m-%d}{hour}")
+    return out
+
+
+@pytest.mark.parametrize("text", ["I've got a 3-day weekend", "I have a three-day weekend", "we've got a long weekend"])
+@pytest.mark.parametrize("now", [MONDAY_MORNING, WEDNESDAY_MORNING, FRIDAY_EVENING, SATURDAY_NOON, SUNDAY_EVENING])
+def test_a_weekend_had_as_a_length_is_this_weeks(text: str, now: datetime) -> None:
+    # said on a Monday or a Wednesday it was the weekend gone (11-02..11-03), as a bare "the weekend" is then
+    assert spans(text, now) == [THIS_WEEKEND]
+
+
+@pytest.mark.parametrize("text", ["I had a 3-day weekend", "just a long weekend"])
+def test_a_weekend_length_told_done_or_alone_is_no_date(text: str) -> None:
+    assert spans(text, WEDNESDAY_MORNING) == []
+
+
+@pytest.mark.parametrize("now", [WEDNESDAY_MORNING, FRIDAY_EVENING])
+def test_a_weekend_had_is_what_the_plan_has(now: datetime) -> None:
+    # its object was "has got a 3-day": the weekend was cut away as the plan's time
+    (plan,) = extract_private(SCOPE, ("I've got a 3-day weekend",), now, "en").facts
+    assert (plan.object, plan.about) == ("has got a 3-day weekend", "2024-11-09～2024-11-10")
