@@ -48,3 +48,23 @@ def test_a_weekend_had_is_what_the_plan_has(now: datetime) -> None:
     # its object was "has got a 3-day": the weekend was cut away as the plan's time
     (plan,) = extract_private(SCOPE, ("I've got a 3-day weekend",), now, "en").facts
     assert (plan.object, plan.about) == ("has got a 3-day weekend", "2024-11-09～2024-11-10")
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # a number before who or what is counted is a count: it was the clock 10:00
+        ("tomorrow at 10 people are coming", ["11-07..11-07"]),
+        ("tomorrow at 6 guests arrive for dinner", ["11-07..11-07"]),
+        ("tonight at 8 more friends join us", ["11-06..11-06 18:00"]),
+        ("on Friday at 3 of us are driving up", ["11-08..11-08"]),
+        # a clock still: a comma parts it from who comes, or nothing counted follows
+        ("tomorrow at 10, people are coming", ["11-07..11-07 10:00"]),
+        ("tomorrow at 7 my friends are coming", ["11-07..11-07 07:00"]),
+        ("tomorrow at 10 o'clock people are coming", ["11-07..11-07 10:00"]),
+        ("tonight at 8 we're eating out", ["11-06..11-06 20:00"]),
+        ("tomorrow 10 people are coming to dinner", ["11-07..11-07"]),
+    ],
+)
+def test_a_count_after_at_is_no_clock(text: str, read: list[str]) -> None:
+    assert spans(text, WEDNESDAY_MORNING) == read

@@ -173,9 +173,17 @@ def clocks_before_days(text: str, found: list[tuple[int, int, Range]], now: date
     return clocks
 
 
+# a number before what is counted is a count, not a clock: tomorrow at 10 people are coming (at 10, people are
+# coming is one), tonight at 8 guests arrive
+_COUNTED = (
+    r"\s+(?:(?:more|other|extra)\s+)?(?:people|persons|guests|friends|kids|children|adults|folks|colleagues"
+    r"|co-?workers|students|visitors|relatives|players|members|minutes|mins|hours|of\s+(?:us|them|you))\b"
+)
+
+
 @functools.cache
 def _bare_hour() -> re.Pattern[str]:
-    return re.compile(r"\s+at\s+(?P<bare>1[0-2]|0?[1-9])(?:\s*o['’]clock)?(?![\w:'’-]|\.\d)", re.IGNORECASE)
+    return re.compile(rf"\s+at\s+(?P<bare>1[0-2]|0?[1-9])(?:\s*o['’]clock)?(?![\w:'’-]|\.\d|{_COUNTED})", re.IGNORECASE)
 
 
 # what ends a sentence, and a clause in it: a clock alone takes its clause's day, or the one opening its sentence
