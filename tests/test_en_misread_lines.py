@@ -68,3 +68,35 @@ def test_a_weekend_had_is_what_the_plan_has(now: datetime) -> None:
 )
 def test_a_count_after_at_is_no_clock(text: str, read: list[str]) -> None:
     assert spans(text, WEDNESDAY_MORNING) == read
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "read"),
+    [
+        # on a Sunday the end of the week to come is the coming week's: it was this week's Thursday to that Sunday
+        ("I'll finish the report by the end of the week", SUNDAY_EVENING, ["11-14..11-17"]),
+        ("I'll finish it by the end of this week", SUNDAY_EVENING, ["11-14..11-17"]),
+        ("I need to get it done by end of week", SUNDAY_EVENING, ["11-14..11-17"]),  # no article: was no time
+        ("I'll finish the report by the end of the week", WEDNESDAY_MORNING, ["11-07..11-10"]),
+        ("I need to get it done by end of week", WEDNESDAY_MORNING, ["11-07..11-10"]),
+        # told done on a Sunday it is the one ending
+        ("the end of the week was crazy busy", SUNDAY_EVENING, ["11-07..11-10"]),
+    ],
+)
+def test_the_end_of_the_week_said_on_a_sunday_is_the_coming_weeks(text: str, now: datetime, read: list[str]) -> None:
+    assert spans(text, now) == read
+
+
+@pytest.mark.parametrize(
+    ("now", "about"),
+    [
+        (SUNDAY_EVENING, "2024-11-14～2024-11-17"),
+        (WEDNESDAY_MORNING, "2024-11-07～2024-11-10"),
+        # the end already begun: the days after today (said on a Friday it was no plan)
+        (FRIDAY_EVENING, "2024-11-09～2024-11-10"),
+        (SATURDAY_NOON, "2024-11-10"),
+    ],
+)
+def test_a_plan_by_the_end_of_the_week_is_dated_ahead(now: datetime, about: str) -> None:
+    facts = extract_private(SCOPE, ("I'll finish the report by the end of the week",), now, "en").facts
+    assert [(fact.predicate, fact.about) for fact in facts] == [("plans", about)]

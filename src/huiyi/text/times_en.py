@@ -179,8 +179,13 @@ _WEEK_PARTS |= {"late": (3, 7), "end": (3, 7)}
 
 
 def _en_part_of_week(match: re.Match[str], now: datetime) -> Range:
-    start, _ = units_ago(now, "week", {"last": 1, "this": 0, "next": -1}[_which(match)])
+    """See _WEEK_PARTS; on a Sunday the end of the week still to come is the coming week's (by the end of the
+    week, said on a Sunday, was this week's Thursday to the Sunday it was said on)."""
+    back = {"last": 1, "this": 0, "next": -1}[_which(match)]
     first, last = _WEEK_PARTS[(match["part"] or match["partof"]).lower()]
+    if back == 0 and last == 7 and now.weekday() == 6 and not told_done(match):
+        back = -1
+    start, _ = units_ago(now, "week", back)
     return start + timedelta(days=first), start + timedelta(days=last)
 
 
@@ -368,7 +373,7 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(r"(?P<which>last|this|next|past|coming)\s+(?P<unit>week|month|year)", _en_relative_period),
     _rule(
         r"(?:(?P<part>early|mid|late)(?:-|\s+)|(?:the\s+)?(?P<partof>beginning|start|middle|end)\s+of\s+)"
-        r"(?:(?P<which>last|this|next|past|coming)\s+|the\s+)week",
+        r"(?:(?P<which>last|this|next|past|coming)\s+|the\s+)?week",  # by end of week
         _en_part_of_week,
     ),
     _rule(r"earlier\s+this\s+(?P<unit>week|month|year)", _en_earlier_this),
