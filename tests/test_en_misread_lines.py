@@ -100,3 +100,18 @@ def test_the_end_of_the_week_said_on_a_sunday_is_the_coming_weeks(text: str, now
 def test_a_plan_by_the_end_of_the_week_is_dated_ahead(now: datetime, about: str) -> None:
     facts = extract_private(SCOPE, ("I'll finish the report by the end of the week",), now, "en").facts
     assert [(fact.predicate, fact.about) for fact in facts] == [("plans", about)]
+
+
+@pytest.mark.parametrize("text", ["Monday is my boss", "Friday is my best friend", "Friday's my sister"])
+@pytest.mark.parametrize("now", [WEDNESDAY_MORNING, SUNDAY_EVENING])
+def test_a_weekday_is_nobodys_name(text: str, now: datetime) -> None:
+    # Monday is my boss made Monday Mia's boss, and an entity of its own
+    extraction = extract_private(SCOPE, (text,), now, "en")
+    assert extraction.facts == []
+    assert [entity.name for entity in extraction.entities] == ["Mia"]
+
+
+@pytest.mark.parametrize(("text", "named"), [("Dana is my boss", "Dana"), ("April is my sister", "April")])
+def test_a_name_before_is_my_is_still_read(text: str, named: str) -> None:
+    (fact,) = extract_private(SCOPE, (text,), WEDNESDAY_MORNING, "en").facts
+    assert fact.object == named

@@ -211,8 +211,8 @@ _EN_NOT_NAMES = frozenset("she he they we it this that my our his her their ever
 def person_named(obj: str, called: bool = False) -> bool:
     """Whether ``obj`` is someone's name (小雨, 林晚晴, 莉莉, Mia), not a description of someone (男朋友,
     小雨家, 他说小雨) nor a pronoun (She); ``called``: said after 叫, where a word of time names someone too."""
-    if not has_cjk(obj):
-        return bool(_EN_NAME.fullmatch(obj)) and obj.split()[0].casefold() not in _EN_NOT_NAMES
+    if not has_cjk(obj):  # nor a day (Monday is my boss: the day is when, not who)
+        return bool(_EN_NAME.fullmatch(obj)) and obj.split()[0].casefold() not in _EN_NOT_NAMES and not _a_time(obj)
     if len(obj) < 2 or obj in KIN_WORDS:
         return False  # 我儿子叫爸爸了 (he said it), 我哥叫爽: no name
     tags = [(w, f) for w, f in tokens.tag(obj) if w.strip()]
