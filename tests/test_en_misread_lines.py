@@ -115,3 +115,20 @@ def test_a_weekday_is_nobodys_name(text: str, now: datetime) -> None:
 def test_a_name_before_is_my_is_still_read(text: str, named: str) -> None:
     (fact,) = extract_private(SCOPE, (text,), WEDNESDAY_MORNING, "en").facts
     assert fact.object == named
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "read"),
+    [
+        # what a day is, said after it this week, is the coming one: it was the Monday gone (11-04)
+        ("Monday is my boss's birthday", WEDNESDAY_MORNING, ["11-11..11-11"]),
+        ("Monday is my boss's birthday", SUNDAY_EVENING, ["11-11..11-11"]),
+        ("Tuesday's my day off", SATURDAY_NOON, ["11-12..11-12"]),
+        ("Friday is my sister's wedding", WEDNESDAY_MORNING, ["11-08..11-08"]),
+        # told done, or a day's thing: the one gone
+        ("Monday was my boss's birthday", WEDNESDAY_MORNING, ["11-04..11-04"]),
+        ("Monday's meeting was awful", WEDNESDAY_MORNING, ["11-04..11-04"]),
+    ],
+)
+def test_what_a_weekday_is_is_the_coming_one(text: str, now: datetime, read: list[str]) -> None:
+    assert spans(text, now) == read

@@ -228,11 +228,19 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
     weekday = _WEEKDAYS[match.group("weekday").lower()]
     which = (_group(match, "which") or "this").lower()
     which = "after next" if match["after"] else {"past": "last"}.get(which, which)
-    if which == "this" and weekday < now.weekday() and still_to_come(match):
-        which = "next"
+    if (
+        which == "this"
+        and weekday < now.weekday()
+        and (still_to_come(match) or _DAY_IS.match(match.string, match.end()))
+    ):
+        which = "next"  # Monday is my boss's birthday, said on a Wednesday: what a day is, it is still to be
     elif which == "this" and weekday > now.weekday() and told_done(match):
         which = "last"  # I saw him on Friday, said on a Thursday: the one gone, not tomorrow
     return weekday_named(weekday, which, now)
+
+
+# a weekday told of as it is now (Monday is my mom's birthday, Friday's the deadline); not Monday's meeting
+_DAY_IS = lazy(r"\s+is\b|'s\s+(?:my|our|his|her|their|your|the|a|an)\b", re.IGNORECASE)
 
 
 def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
