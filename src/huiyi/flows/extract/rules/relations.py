@@ -154,8 +154,6 @@ EN_KIN = (
     r"|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew)"
 )
 _EN_END = r"(?:\s+(?:too|now))?$"
-# my manager Tuesday asked me: the day it was, not a name
-_EN_DAY = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
 # my manager Greg, Dana is my boss: one over the speaker at work (not "Greg and I are managers", who are peers in it)
 _EN_ABOVE = r"(?:boss|manager|supervisor)"
 
@@ -185,8 +183,7 @@ EN_RELATIONS: tuple[FactRule, ...] = (
 # My sister Emma is getting married: the clause goes on about the one it names, who is the speaker's sister
 EN_NAMED_KIN = FactRule(
     en_rule(
-        rf"my\s+(?P<x>{EN_PEERS}|{EN_KIN}|{_EN_ABOVE}),?\s+(?!{_EN_DAY})"
-        rf"(?P<o>(?-i:[A-Z][a-z-]+(?:\s+[A-Z][a-z-]+)?))(?!\w|'(?!s\b))"
+        rf"my\s+(?P<x>{EN_PEERS}|{EN_KIN}|{_EN_ABOVE}),?\s+(?P<o>(?-i:[A-Z][a-z-]+(?:\s+[A-Z][a-z-]+)?))(?!\w|'(?!s\b))"
     ),
     "{x} is",
     FactKind.RELATION,
