@@ -8,11 +8,14 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from huiyi.model import Scope, ScopeKind
+from huiyi.flows.extract import EventDraft, Fold
+from huiyi.flows.extract.rules.extractor import RuleExtractor
+from huiyi.model import Message, Scope, ScopeKind
 from huiyi.text.times import find_time_phrases
 from rule_lines import extract_private
 
 SCOPE = Scope(agent="Kai", kind=ScopeKind.PERSON, key="Mia")
+GROUP = Scope(agent="Kai", kind=ScopeKind.SPACE, key="book club")
 MONDAY_MORNING = datetime(2024, 11, 4, 9, 0)
 WEDNESDAY_MORNING = datetime(2024, 11, 6, 9, 0)
 FRIDAY_EVENING = datetime(2024, 11, 8, 19, 0)
@@ -132,3 +135,52 @@ def test_a_name_before_is_my_is_still_read(text: str, named: str) -> None:
 )
 def test_what_a_weekday_is_is_the_coming_one(text: str, now: datetime, read: list[str]) -> None:
     assert spans(text, now) == read
+
+
+def events(scope: Scope, said: list[tuple[str, str]], start: datetime, language: str = "en") -> list[EventDraft]:
+    """The events the rules read in ``said`` (speaker, text), a line a minute from ``start``."""
+    messages = [
+        Message(
+            id=f"m{i}",
+            agent="Kai",
+            space=scope.space_id,
+            scope=scope,
+            speaker=speaker,
+            role="assistant" if speaker == "Kai" else "user",
+            text=text,
+            time=start + timedelta(minutes=i),
+            seq=i,
+        )
+        for i, (speaker, text) in enumerate(said)
+    ]
+    person = "Mia" if scope is SCOPE else None
+    fold = Fold("Kai", scope.space_id, scope, messages, person=person, language=language)
+    return RuleExtractor().extract_sync(fold).events
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Have you been busy this weekend?", "en"),
+        ("Are you free this weekend?", "en"),
+        ("What did you do yesterday?", "en"),
+        ("Is it going to rain tomorrow?", "en"),
+        ("你周末忙吗？", "zh"),
+    ],
+)
+@pytest.mark.parametrize("scope", [SCOPE, GROUP])
+@pytest.mark.parametrize("now", [WEDNESDAY_MORNING, FRIDAY_EVENING])
+def test_a_question_unanswered_is_dated_when_asked(text: str, language: str, scope: Scope, now: datetime) -> None:
+    # it was dated at the weekend it asks of (about 2024-11-02～2024-11-03): the asker's weekend, in a timeline
+    (event,) = events(scope, [("Mia", text)], now, language)
+    assert (event.time, event.about) == (now, "")
+
+
+@pytest.mark.parametrize("scope", [SCOPE, GROUP])
+def test_a_question_answered_or_said_of_the_asker_keeps_its_day(scope: Scope) -> None:
+    answered = events(
+        scope, [("Mia", "Have you been busy this weekend?"), ("Kai", "A bit, I read two books!")], WEDNESDAY_MORNING
+    )
+    told = events(scope, [("Mia", "I went hiking yesterday. How about you?")], WEDNESDAY_MORNING)
+    ours = events(scope, [("Mia", "Are we still on for tomorrow?")], WEDNESDAY_MORNING)
+    assert [event.about for event in answered + told + ours] == ["2024-11-02～2024-11-03", "2024-11-05", "2024-11-07"]

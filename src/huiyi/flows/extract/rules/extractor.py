@@ -286,6 +286,8 @@ class RuleExtractor:
                 moving = [span for span in moving if span.end - span.start <= _ONE_DAY]
             if said.lang == "en":  # They did bloodwork, results come back Monday: told of what was done
                 moving = [span for span in moving if span.start <= said_at or not _told_done(said.own, span.phrase)]
+            if not any(later.speaker != said.speaker for later in segment[at + 1 :]):
+                moving = [span for span in moving if not _asks_only(said.own, span.phrase)]
             if moving:
                 # last month, October 3rd: the day inside the month says it more closely
                 first = min((s for s in moving if moving[0].start <= s.start and s.end <= moving[0].end), key=_length)
@@ -450,11 +452,34 @@ _DONE = re.compile(
 )
 
 
-def _told_done(text: str, phrase: str) -> bool:
-    """Whether the sentence that holds ``phrase`` tells of something done (a verb in the past)."""
+def _sentence(text: str, phrase: str) -> tuple[int, int] | None:
+    """Where the sentence that holds ``phrase`` starts and ends (its closing mark with it)."""
     at = text.lower().find(phrase.lower())
     if at < 0:
+        return None
+    start = max(text.rfind(mark, 0, at) for mark in _SENTENCE_MARKS) + 1
+    ends = [i for i in (text.find(mark, at) for mark in _SENTENCE_MARKS) if i >= 0]
+    return start, min(ends) + 1 if ends else len(text)
+
+
+_SENTENCE_MARKS = ".!?\n。！？"
+
+
+def _told_done(text: str, phrase: str) -> bool:
+    """Whether the sentence that holds ``phrase`` tells of something done (a verb in the past)."""
+    sentence = _sentence(text, phrase)
+    return sentence is not None and bool(_DONE.search(text, *sentence))
+
+
+_ASKED = re.compile(r"[?？]\s*$")
+_OF_THE_ASKER = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|we|we're|we've|us|our)\b|我", re.IGNORECASE)
+
+
+def _asks_only(text: str, phrase: str) -> bool:
+    """Whether the sentence that holds ``phrase`` is a question that says nothing of its asker (Have you been
+    busy this weekend? 你周末忙吗？): its time is no time of theirs (Did I tell you I'm off to Paris next week? is)."""
+    sentence = _sentence(text, phrase)
+    if sentence is None:
         return False
-    start = max(text.rfind(mark, 0, at) for mark in ".!?\n") + 1
-    ends = [i for i in (text.find(mark, at) for mark in ".!?\n") if i >= 0]
-    return bool(_DONE.search(text, start, min(ends) if ends else len(text)))
+    asked = text[sentence[0] : sentence[1]].replace("’", "'")
+    return bool(_ASKED.search(asked)) and not _OF_THE_ASKER.search(asked)
