@@ -128,8 +128,12 @@ def test_a_name_before_is_my_is_still_read(text: str, named: str) -> None:
         ("Monday is my boss's birthday", SUNDAY_EVENING, ["11-11..11-11"]),
         ("Tuesday's my day off", SATURDAY_NOON, ["11-12..11-12"]),
         ("Friday is my sister's wedding", WEDNESDAY_MORNING, ["11-08..11-08"]),
+        # asked of the other party in the present progressive, it is to come too (was the Friday gone)
+        ("are you seeing your sister on Friday", SUNDAY_EVENING, ["11-15..11-15"]),
+        ("you're coming on Monday right", WEDNESDAY_MORNING, ["11-11..11-11"]),
         # told done, or a day's thing: the one gone
         ("Monday was my boss's birthday", WEDNESDAY_MORNING, ["11-04..11-04"]),
+        ("were you seeing him on Monday", WEDNESDAY_MORNING, ["11-04..11-04"]),
         ("Monday's meeting was awful", WEDNESDAY_MORNING, ["11-04..11-04"]),
     ],
 )

@@ -15,7 +15,7 @@ Clause = tuple[str, int, int, int]
 # a clause that says its day is still to come, and one that says it happened (I was going to…)
 TO_COME = lazy(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
-    r"|can't\s+wait|look(?:s|ing)?\s+forward|plans?|planned|(?:I'm|I\s+am|we're|we\s+are|he's|she's|they're)\s+\w+ing"
+    r"|can't\s+wait|look(?:s|ing)?\s+forward|plans?|planned|(?:I'm|I\s+am|we're|we\s+are|you're|you\s+are|are\s+(?:you|we|they)|he's|she's|they're)\s+\w+ing"
     # a schedule said in the present (results come back Monday, the exam is due Friday, it opens Tuesday)
     r"|comes?\s+back|(?:is|are)\s+due|due|starts?|begins?|opens?|arrives?|gets?\s+back|leaves?|flies|fly)\b|'ll\b",
     re.IGNORECASE,
