@@ -51,6 +51,9 @@ def test_a_weekend_had_is_what_the_plan_has(now: datetime) -> None:
     # its object was "has got a 3-day": the weekend was cut away as the plan's time
     (plan,) = extract_private(SCOPE, ("I've got a 3-day weekend",), now, "en").facts
     assert (plan.object, plan.about) == ("has got a 3-day weekend", "2024-11-09～2024-11-10")
+    # and its event is on it: "got" read as a past (I got a ticket) kept it on the day it was said
+    (event,) = extract_private(SCOPE, ("I've got a 3-day weekend",), now, "en").events
+    assert event.about == "2024-11-09～2024-11-10"
 
 
 @pytest.mark.parametrize(

@@ -446,8 +446,9 @@ def _length(span: TimeSpan) -> timedelta:
     return span.end - span.start
 
 
-_DONE = re.compile(
-    r"\b(?:said|did|was|were|went|had|got|told|took|saw|came|ran|found|ate|left|met|gave|heard|felt|made)\b",
+_DONE = re.compile(  # not have got, which is have (I've got a 3-day weekend)
+    r"\b(?:said|did|was|were|went|had|(?<!'ve\s)(?<!have\s)got|told|took|saw|came|ran|found|ate|left|met|gave|heard|felt"
+    r"|made)\b",
     re.IGNORECASE,
 )
 
