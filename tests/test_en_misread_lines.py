@@ -134,7 +134,11 @@ def test_a_name_before_is_my_is_still_read(text: str, named: str) -> None:
         # asked of the other party in the present progressive, it is to come too (was the Friday gone)
         ("are you seeing your sister on Friday", SUNDAY_EVENING, ["11-15..11-15"]),
         ("you're coming on Monday right", WEDNESDAY_MORNING, ["11-11..11-11"]),
+        # what one has on a day is ahead too (was the Monday gone, 11-04)
+        ("I have a test on Monday", SUNDAY_EVENING, ["11-11..11-11"]),
+        ("I've got a dentist appointment on Monday", WEDNESDAY_MORNING, ["11-11..11-11"]),
         # told done, or a day's thing: the one gone
+        ("I had a test on Monday", SUNDAY_EVENING, ["11-04..11-04"]),
         ("Monday was my boss's birthday", WEDNESDAY_MORNING, ["11-04..11-04"]),
         ("were you seeing him on Monday", WEDNESDAY_MORNING, ["11-04..11-04"]),
         ("Monday's meeting was awful", WEDNESDAY_MORNING, ["11-04..11-04"]),
