@@ -21,6 +21,11 @@ from huiyi.store.sqlite import SQLiteStore
 # (child processes inherit it); tests of indexing behind add (test_add_background) ask for it in their config
 os.environ.setdefault("HUIYI_INGEST__INDEX", "sync")
 
+# pytest-xdist's workers get COLUMNS=80, which a Rich console made at import would keep for good: the
+# tests that widen the terminal set COLUMNS themselves
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
+
 # huiyi's built tables (the default embedder's graph and piece table, built at its first text; the neighbour
 # table) go to a directory of this session, which child processes inherit: never into the user's cache,
 # so runs one after another or side by side share nothing
