@@ -135,3 +135,21 @@ def test_a_doing_told_done_with_its_object_after_the_de_is_the_one_begun(
     """我们九点吃的晚饭 said at noon read tonight's 21:00, still ahead, and 我九点坐的车 at 15:00 21:00: a 是…的 whose
     object comes after the 的 tells a thing done as one at the clause's end does (晚饭九点吃的)."""
     assert read(said, now) == reading
+
+
+EVENING = datetime(2024, 12, 4, 18, 0)
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我九点才下班", EVENING, [("九点", "12-04 21:00")]),
+        ("我九点才下班", NOON, [("九点", "12-04 21:00")]),
+        ("今天八点才能下班", NOON, [("今天八点", "12-04 20:00")]),
+        ("昨天我十点才下班", NOON, [("昨天", "12-03 00:00"), ("十点", "12-03 22:00")]),
+    ],
+)
+def test_leaving_work_late_is_the_evenings(said: str, now: datetime, reading: list[tuple[str, str]]) -> None:
+    """才下班 says work ended late: as 我九点下班 at 07:30 reads 21:00, so does 我九点才下班 at noon or at 18:00
+    (the 才 of not until then is no morning's doing told done)."""
+    assert read(said, now) == reading
