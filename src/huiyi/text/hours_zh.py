@@ -1,7 +1,8 @@
 """The hour a Chinese clock says: its numerals and parts of the day, and which of its two hours a bare hour
 means (三点 is 03:00 or 15:00, 九点 09:00 or 21:00). jionlp reads the morning's; the readers of
 :mod:`huiyi.text.times_zh` know what the words around the clock say (a day before it, 要, 起床) and ask
-:func:`half_of_the_day` with the case those words make; :func:`small_hours_of_sleep` is the reader of sleep.
+:func:`half_of_the_day` with the case those words make; :func:`small_hours_of_sleep` is the reader of sleep
+(:mod:`huiyi.text.doing_hours_zh` that of doings with a half of their own: 到公司, 下班, 酒吧).
 
 A part of the day said (凌晨三点, 下午三点, 明早六点), 零点, 十二点 and later, and a 24-hour clock (07:30)
 say their half themselves and never come here.
@@ -13,22 +14,22 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from huiyi.patterns import lazy
-from huiyi.text.periods import Range, midnight
+from huiyi.text.periods import Range
 from huiyi.text.tense_zh import clause_around, to_come
 
 __all__ = [
+    "AFTERNOON_SAID",
     "BARE_HOUR",
     "CLOCK",
     "DAY_PARTS",
-    "EVENING_DOING",
-    "NIGHT_WORK",
     "NUM",
     "PART_OF_DAY",
     "SMALL_HOURS",
     "Case",
     "clock_case",
     "half_of_the_day",
-    "hours_of_usual_doings",
+    "morning_of",
+    "on_a_day_said",
     "small_hours_of_plans",
     "small_hours_of_sleep",
 ]
@@ -104,7 +105,7 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
         >>> [str(span[0]) for *_, span in chinese_phrases("我五点要去接孩子，会议推迟到四点，五点就醒了", now)]
         ['2024-11-13 17:00:00', '2024-11-13 16:00:00', '2024-11-13 05:00:00']
     """
-    morning = _morning_of(read)
+    morning = morning_of(read)
     if morning is None:
         return read
     evening = morning[0] + _HALF, morning[1] + _HALF
@@ -139,7 +140,7 @@ def half_of_the_day(read: Range, now: datetime, case: Case) -> Range:
     return nearer
 
 
-def _morning_of(read: Range) -> Range | None:
+def morning_of(read: Range) -> Range | None:
     """The morning one of ``read``'s two hours; None when it has no other (零点, 十二点, a span of hours, the
     last day there is)."""
     if read[1] - read[0] > timedelta(hours=1) or read[0].hour % 12 == 0 or read[1] > datetime.max - _HALF:
@@ -156,7 +157,7 @@ _WAKING = lazy(
 )
 _SLEEP = lazy(r"睡|熬夜|失眠|通宵")
 _ALARM_SET = lazy(r"[定订设调上].{0,6}闹钟|闹钟.{0,2}[定订设调]")  # 订了六点的闹钟: the next 06:00
-_AFTERNOON_SAID = lazy(r"午|下班|放学")
+AFTERNOON_SAID = lazy(r"午|下班|放学")
 _NAP = lazy(r"(?<![上下])午[觉休睡]")  # 睡午觉, 午休: a midday nap (下午睡 is a sleep in the afternoon)
 _HALF_OF_NOON = 6  # a nap's 七点 to 十一点 are the morning's (nearer noon), 一点 to 六点 the afternoon's
 _BEDTIME = range(8, 12)  # 八点 to 十一点 of going to bed are the evening's (十点睡); of waking the morning's
@@ -191,8 +192,8 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
             small = (span[0].hour % 12) in SMALL_HOURS
             if _NAP.search(clause):
                 span = _nearer_noon(span)
-            elif not _AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
-                alone = clock.start() == start and not _on_a_day_said(span, out)
+            elif not AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
+                alone = clock.start() == start and not on_a_day_said(span, out)
                 span = half_of_the_day(span, now, _sleep_case(clause) if alone else "sleep")
             elif (bedtime := _bedtime(text, clause, clock.start(), span)) is not None:
                 ahead = to_come(clause) or _GOING_TO.search(clause) is not None  # 要睡了: about to, not done
@@ -202,106 +203,7 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
     return out
 
 
-# arriving at work or school is of the morning (我九点到公司, 八点到的单位, 八点上班, 七点半到校)
-_MORNING_DOING = lazy(r"(?:到|去|进)的?(?:公司|单位|学校|办公室)|上班|上学|到校|早会|早自习|早读")
-# …but not to work late or to fetch someone (我十点去公司加班, 我五点去学校接孩子; 接待 is work)
-_LATE_AT_WORK = lazy(r"加班|通宵|接(?![着待])")
-# a bar, a night out or dinner is of the evening (我八点去酒吧, 九点吃的晚饭); a range's night too (ranges_zh)
-EVENING_DOING = (
-    r"酒吧|泡吧|清吧|[Kk][Tt][Vv]|[Kk]歌|唱[Kk]|夜店|蹦迪|夜场|酒局|夜宵|宵夜|晚饭|晚餐|晚宴|晚会|晚自习|夜市|夜班"
-)
-_EVENING_DOING = lazy(EVENING_DOING)
-# a night's work (我上夜班, 我在酒吧上班, 在KTV打工): its 九点上班 and 九点到两点 are the evening's
-NIGHT_WORK = rf"夜班|(?:{EVENING_DOING})[^，。！？；,.!?;\n]{{0,4}}(?:上班|打工|工作|兼职|值班)"
-_NIGHT_WORK = lazy(NIGHT_WORK)
-_SENTENCE_BEFORE = lazy(r"[^。！？；!?;\n]{0,30}$")
-# 我九点下班, 九点多才能下班: leaving work right after the clock (not 九点上班五点下班's 九点) is the evening's
-_OFF_WORK = lazy(r"[^，。！？；,.!?;\n点]{0,5}?下班")
-_CLAUSE_START = lazy(r"[^，。！？；,.!?;\n]*$")
-_MORNING_HOURS = range(7, 12)  # 六点上班 may be a night shift's 18:00
-_EVENING_HOURS = range(5, 12)  # 两点 of a bar may be the night's 02:00
-
-
-def hours_of_usual_doings(
-    text: str, found: list[tuple[int, int, Range]], now: datetime
-) -> list[tuple[int, int, Range]]:
-    """A bare hour of a doing that has its half of the day is of that half: arriving at work or school the
-    morning's (我九点到公司 said at noon is not 21:00), a bar, a night out, dinner or leaving work the evening's
-    (我八点去酒吧 said at 07:30 is not 08:00); after a night's work said (我上夜班，九点到单位) the other way about.
-    On a day said before it in its clause, that day's (昨天我九点到公司); said alone, the next one when it is to
-    come (我九点要上班 at noon: tomorrow's), the last one begun when told done (晚饭九点吃的 at noon: last night's),
-    else today's.
-
-        >>> from huiyi.text.times_zh import chinese_phrases
-        >>> now = datetime(2024, 11, 13, 12)
-        >>> [str(span[0]) for *_, span in chinese_phrases("我九点到公司，我九点要上班，昨天八点去酒吧", now)]
-        ['2024-11-13 09:00:00', '2024-11-14 09:00:00', '2024-11-12 20:00:00']
-        >>> [str(span[0]) for *_, span in chinese_phrases("晚饭九点吃的", datetime(2024, 11, 13, 7, 30))]
-        ['2024-11-12 21:00:00']
-    """
-    out: list[tuple[int, int, Range]] = []
-    for start, end, span in found:
-        clock = BARE_HOUR.search(text, start, end)
-        morning = _morning_of(span)
-        if clock and morning is not None and not PART_OF_DAY.search(text, start, clock.start()):
-            usual = _usual_half(text, start, end, morning)
-            if usual is not None and clock.start() == start:
-                day = _day_said_before(text, start, out)
-                if day is not None:  # 昨天我九点到公司 at 15:00: not today's 09:00
-                    moved = midnight(day[0]) - midnight(usual[0])
-                    usual = (usual[0] + moved, usual[1] + moved) if day[0] <= usual[0] + moved < day[1] else None
-                elif not _on_a_day_said(span, out):
-                    usual = _of_a_day_by_case(usual, now, clock_case(text, clock.start(), end))
-            span = usual or span
-        out.append((start, end, span))
-    return out
-
-
-def _usual_half(text: str, start: int, end: int, morning: Range) -> Range | None:
-    """Which of ``morning`` and its evening the doing of the clock at ``text[start:end]`` is of, else None."""
-    clause, hour = clause_around(text, start), morning[0].hour
-    evening = morning[0] + _HALF, morning[1] + _HALF
-    before = _SENTENCE_BEFORE.search(text, max(0, start - 30), start)
-    said = before.group() if before else ""
-    night_work = _NIGHT_WORK.search(said) is not None
-    if hour in _EVENING_HOURS and _OFF_WORK.match(text, end):
-        # 我上夜班，八点下班: the morning's; a bar's work (我在酒吧上班，九点下班) ends late at night all the same
-        return morning if "夜班" in said else evening
-    if hour in _EVENING_HOURS and _EVENING_DOING.search(clause):
-        return evening
-    if hour in _MORNING_HOURS and _MORNING_DOING.search(clause):
-        if night_work:
-            return evening  # 我在酒吧上班，九点上班: not 09:00
-        return None if _AFTERNOON_SAID.search(clause) or _LATE_AT_WORK.search(clause) else morning
-    return None
-
-
-def _day_said_before(text: str, start: int, before: list[tuple[int, int, Range]]) -> Range | None:
-    """The day (or part of one) read last before ``start`` in its clause (昨天我们九点吃的晚饭), else None."""
-    clause = _CLAUSE_START.search(text, max(0, start - 60), start)
-    opens = start - len(clause.group()) if clause else start
-    for said_at, _, day in reversed(before):
-        if said_at < opens:
-            return None
-        if _HOUR < day[1] - day[0] <= _DAY:
-            return day
-    return None
-
-
-def _of_a_day_by_case(read: Range, now: datetime, case: Case) -> Range:
-    """``read``'s hour on the day its ``case`` gives when no day is said: the next one to come, the last one begun
-    when told done, else today's."""
-    if not datetime.min + 2 * _DAY < read[0] < datetime.max - 2 * _DAY:
-        return read
-    moved = datetime.combine(now.date(), read[0].time()) - read[0]
-    if case in ("to come", "until") and read[0] + moved <= now:
-        moved += _DAY
-    elif case == "told done" and read[0] + moved > now:
-        moved -= _DAY
-    return read[0] + moved, read[1] + moved
-
-
-def _on_a_day_said(span: Range, before: list[tuple[int, int, Range]]) -> bool:
+def on_a_day_said(span: Range, before: list[tuple[int, int, Range]]) -> bool:
     """Whether ``span`` lies in a day (or part of one) read before it: 周六一早五点要出发 is that Saturday's, even
     said on it at 15:00, not the next 05:00 a plan with no day has."""
     return any(day[0] <= span[0] and span[1] <= day[1] and _HOUR < day[1] - day[0] <= _DAY for *_, day in before)
@@ -310,7 +212,7 @@ def _on_a_day_said(span: Range, before: list[tuple[int, int, Range]]) -> bool:
 def _nearer_noon(read: Range) -> Range:
     """Of ``read``'s two hours the one nearer noon, the afternoon's when as near (六点): a nap is taken about
     midday, so 我九点睡午觉 is not 21:00, nor 两点午休 02:00."""
-    morning = _morning_of(read)
+    morning = morning_of(read)
     if morning is None:
         return read
     return morning if morning[0].hour > _HALF_OF_NOON else (morning[0] + _HALF, morning[1] + _HALF)
@@ -319,10 +221,10 @@ def _nearer_noon(read: Range) -> Range:
 def _bedtime(text: str, clause: str, at: int, span: Range) -> Range | None:
     """The morning one of a clock of 8–11 in ``clause`` when it says when someone goes to bed (我十点要睡觉,
     昨天十一点才睡), not when sleep ends (睡到十点, 十点才睡醒) or a nap (午觉); else None."""
-    morning = _morning_of(span)
+    morning = morning_of(span)
     if morning is None or morning[0].hour not in _BEDTIME or _SLEPT_IN.search(text, max(0, at - 3), at):
         return None
-    if not _SLEEP.search(clause) or _WAKING.search(clause) or _AFTERNOON_SAID.search(clause):
+    if not _SLEEP.search(clause) or _WAKING.search(clause) or AFTERNOON_SAID.search(clause):
         return None
     return None if _BACK_TO_SLEEP.search(clause) else morning
 
@@ -365,7 +267,7 @@ def small_hours_of_plans(text: str, found: list[tuple[int, int, Range]], now: da
     )
     out: list[tuple[int, int, Range]] = []
     for (start, end, span), case in zip(found, cases, strict=True):
-        if case is not None and (morning := _morning_of(span)) is not None:
+        if case is not None and (morning := morning_of(span)) is not None:
             span = morning if tonight and morning[0] > now else half_of_the_day(morning, now, case)
         out.append((start, end, span))
     return out
@@ -374,7 +276,7 @@ def small_hours_of_plans(text: str, found: list[tuple[int, int, Range]], now: da
 def _plan_case(text: str, start: int, end: int, span: Range, now: datetime) -> Case | None:
     """The case of a plan's bare small hour of today at ``text[start:end]`` (三点见, 今天三点要去), else None."""
     clock = BARE_HOUR.search(text, start, end)
-    morning = _morning_of(span)
+    morning = morning_of(span)
     if clock is None or morning is None or PART_OF_DAY.search(text, start, clock.start()):
         return None
     if morning[0].date() != now.date() or morning[0].hour not in SMALL_HOURS:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
-from huiyi.text.hours_zh import BARE_HOUR, EVENING_DOING, NIGHT_WORK, NUM
+from huiyi.text.doing_hours_zh import EVENING_DOING, NIGHT_WORK
+from huiyi.text.hours_zh import BARE_HOUR, NUM
 from huiyi.text.periods import Range, midnight, shift_month
 from huiyi.text.tense_zh import WEEKDAY_ZH
 

@@ -15,13 +15,13 @@ from typing import Any
 from huiyi.patterns import lazy
 from huiyi.text import holidays
 from huiyi.text.clock_days_zh import clocks_on_their_day
+from huiyi.text.doing_hours_zh import hours_of_usual_doings
 from huiyi.text.hours_zh import (
     CLOCK,
     DAY_PARTS,
     NUM,
     PART_OF_DAY,
     half_of_the_day,
-    hours_of_usual_doings,
     small_hours_of_plans,
     small_hours_of_sleep,
 )
