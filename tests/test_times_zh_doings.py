@@ -153,3 +153,25 @@ def test_leaving_work_late_is_the_evenings(said: str, now: datetime, reading: li
     """才下班 says work ended late: as 我九点下班 at 07:30 reads 21:00, so does 我九点才下班 at noon or at 18:00
     (the 才 of not until then is no morning's doing told done)."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("学校八点到十一点上课", AFTERNOON, [("八点", "12-04 08:00"), ("十一点", "12-04 11:00")]),
+        ("我们九点到十一点半上课", NIGHT, [("九点", "12-04 09:00"), ("十一点半", "12-04 11:30")]),
+        ("我九点要上课", AFTERNOON, [("九点", "12-05 09:00")]),
+        # unchanged: an online class or tutoring, as often the evening's; a part of the day said
+        ("我八点上网课", AFTERNOON, [("八点", "12-04 20:00")]),
+        ("晚上七点到九点上课", NOON, [("晚上七点", "12-04 19:00"), ("九点", "12-04 21:00")]),
+    ],
+)
+def test_school_hours_are_the_mornings(said: str, now: datetime, reading: list[tuple[str, str]]) -> None:
+    """学校八点到十一点上课 said at 15:00 read 20:00 to 23:00, the nearer of each clock: class is of the morning,
+    as arriving at school is."""
+    assert read(said, now) == reading
+
+
+def test_the_rules_date_school_hours_in_the_morning() -> None:
+    extraction = extract_private(SCOPE, ("学校八点到十一点上课",), AFTERNOON)
+    assert "八点（2024-12-04 08:00）到十一点（2024-12-04 11:00）上课" in extraction.events[0].text

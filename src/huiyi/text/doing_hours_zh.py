@@ -27,8 +27,9 @@ _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
 _HOUR = timedelta(hours=1)
 
-# arriving at work or school is of the morning (我九点到公司, 八点到的单位, 八点上班, 七点半到校)
-_MORNING_DOING = lazy(r"(?:到|去|进)的?(?:公司|单位|学校|办公室)|上班|上学|到校|早会|早自习|早读")
+# arriving at work or school is of the morning (我九点到公司, 八点到的单位, 八点上班, 七点半到校), and so are
+# school hours (八点到十一点上课); not an online class or tutoring (八点上网课, 九点补课), as often of the evening
+_MORNING_DOING = lazy(r"(?:到|去|进)的?(?:公司|单位|学校|办公室)|上班|上学|到校|早会|早自习|早读|(?<![网补])上课")
 # …but not to work late or to fetch someone (我十点去公司加班, 我五点去学校接孩子; 接待 is work)
 _LATE_AT_WORK = lazy(r"加班|通宵|接(?![着待])")
 # a bar, a night out or dinner is of the evening (我八点去酒吧, 九点吃的晚饭); a range's night too (ranges_zh)
