@@ -175,3 +175,28 @@ def test_school_hours_are_the_mornings(said: str, now: datetime, reading: list[t
 def test_the_rules_date_school_hours_in_the_morning() -> None:
     extraction = extract_private(SCOPE, ("学校八点到十一点上课",), AFTERNOON)
     assert "八点（2024-12-04 08:00）到十一点（2024-12-04 11:00）上课" in extraction.events[0].text
+
+
+FRIDAY_AFTERNOON = datetime(2024, 12, 6, 15, 0)
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("如果九点还没到公司，就帮我请假", AFTERNOON, [("九点", "12-05 09:00")]),
+        ("要是八点半还没到学校就给我打电话", NIGHT, [("八点半", "12-05 08:30")]),
+        ("如果九点还没到公司", FRIDAY_AFTERNOON, [("九点", "12-09 09:00")]),  # the next working morning
+        ("我九点要上班", FRIDAY_AFTERNOON, [("九点", "12-09 09:00")]),
+        # unchanged: said in the morning, still ahead; told, not set as a condition; a condition of no doing
+        ("如果九点还没到公司", EARLY, [("九点", "12-04 09:00")]),
+        ("我九点到公司", EARLY, [("九点", "12-04 09:00")]),
+        ("我九点到公司", AFTERNOON, [("九点", "12-04 09:00")]),
+        ("如果三点他还不来，就别等了", NOON, [("三点", "12-04 15:00")]),
+    ],
+)
+def test_an_arrival_set_as_a_condition_is_the_next_working_morning(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """如果九点还没到公司 said in the afternoon read 09:00 that day, gone: a condition speaks of a time ahead, and
+    arriving at the office of the next working morning."""
+    assert read(said, now) == reading

@@ -26,6 +26,7 @@ __all__ = ["EVENING_DOING", "NIGHT_WORK", "hours_of_usual_doings"]
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
 _HOUR = timedelta(hours=1)
+_SATURDAY = 5
 
 # arriving at work or school is of the morning (我九点到公司, 八点到的单位, 八点上班, 七点半到校), and so are
 # school hours (八点到十一点上课); not an online class or tutoring (八点上网课, 九点补课), as often of the evening
@@ -77,7 +78,8 @@ def hours_of_usual_doings(
                     moved = midnight(day[0]) - midnight(usual[0])
                     usual = (usual[0] + moved, usual[1] + moved) if day[0] <= usual[0] + moved < day[1] else None
                 elif not on_a_day_said(span, out):
-                    usual = _of_a_day_by_case(usual, now, clock_case(text, clock.start(), end))
+                    working = usual[0].hour < 12 and _MORNING_DOING.search(clause_around(text, start)) is not None
+                    usual = _of_a_day_by_case(usual, now, clock_case(text, clock.start(), end), working=working)
             span = usual or span
         out.append((start, end, span))
     return out
@@ -114,14 +116,17 @@ def _day_said_before(text: str, start: int, before: list[tuple[int, int, Range]]
     return None
 
 
-def _of_a_day_by_case(read: Range, now: datetime, case: Case) -> Range:
+def _of_a_day_by_case(read: Range, now: datetime, case: Case, *, working: bool = False) -> Range:
     """``read``'s hour on the day its ``case`` gives when no day is said: the next one to come, the last one begun
-    when told done, else today's."""
+    when told done, else today's. A ``working`` morning to come (到公司, 上班, 上课) moved on to the next day is the
+    next weekday's: 如果九点还没到公司 said on a Friday afternoon speaks of Monday."""
     if not datetime.min + 2 * _DAY < read[0] < datetime.max - 2 * _DAY:
         return read
     moved = datetime.combine(now.date(), read[0].time()) - read[0]
     if case in ("to come", "until") and read[0] + moved <= now:
         moved += _DAY
+        while working and (read[0] + moved).weekday() >= _SATURDAY:
+            moved += _DAY
     elif case == "told done" and read[0] + moved > now:
         moved -= _DAY
     return read[0] + moved, read[1] + moved

@@ -319,6 +319,10 @@ _CALLED_OFF_AFTER = lazy(
 )
 
 
+# 如果九点还没到公司, 要是三点他不来: a condition's time is one ahead, whatever its 还没 or 了 tell
+_IF_BEFORE = lazy(r"(?:如果|要是|万一|假如|假设|倘若|若是)[^，。！？；,.!?;\n]{0,12}$")
+
+
 # 说好三点见, 昨天约好了在三点: a plan agreed on before, whose day is not said; not 听说好像
 # (heard it seems), 说好看, 说好好干
 _AGREED = lazy(r"(?<![听据])(?:说|约|讲|商量|谈|定)好(?![像看听吃玩好])了?[^，。！？；,.!?;\n]{0,8}$")
@@ -354,11 +358,11 @@ _HABIT = lazy(r"平时|平常|一般|通常|每天|天天|每次|总是|经常|�
 
 
 def clock_case(text: str, start: int, end: int) -> Case:
-    """How a bare clock's clause reads it: ``to come`` when it says so (要), it is what a thing was moved to
-    (改到五点) or a meeting's (三点见); ``plan`` when a going or starting follows it, told neither done nor
-    given up (我九点上线); ``was to come`` when a plan is told as given up (我本来要三点去的), it is the time a
-    plan was moved from (三点的会改到五点) or one agreed on (说好三点见); ``told done`` when a 是…的 tells when a
-    thing was done (我九点起的); else ``alone``.
+    """How a bare clock's clause reads it: ``to come`` when it says so (要) or sets a condition (如果), it is
+    what a thing was moved to (改到五点) or a meeting's (三点见); ``plan`` when a going or starting follows it,
+    told neither done nor given up (我九点上线); ``was to come`` when a plan is told as given up
+    (我本来要三点去的), it is the time a plan was moved from (三点的会改到五点) or one agreed on (说好三点见);
+    ``told done`` when a 是…的 tells when a thing was done (我九点起的); else ``alone``.
 
     A plan agreed on with no day said (昨天说好三点见, said at 20:30) is read as today's, gone, and not as
     tomorrow's: it may have been met already, and a meeting gone read as one ahead is a false reminder."""
@@ -373,7 +377,7 @@ def clock_case(text: str, start: int, end: int) -> Case:
         return "was to come" if given_up or "了" in text[end : end + 2] else "to come"
     if _MOVED_FROM.match(text, end) is not None:  # a plan's time, of the day it is told on (差点改到明天)
         return "was to come"
-    if to_come(clause):
+    if to_come(clause) or _IF_BEFORE.search(text, max(0, start - 14), start):
         if given_up:
             return "was to come"
         # 我要加班到三点 at 00:30: a stretch under way ends at the nearer three, 03:00
