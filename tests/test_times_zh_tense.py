@@ -134,7 +134,7 @@ def test_a_bare_weekday_said_done_is_the_one_just_gone(said: str, day: str) -> N
         ("周末很累吧", "2024-11-09"),  # a guess at how it went
         ("周末玩得开心吧", "2024-11-09"),
         ("周末去爬山了吧", "2024-11-09"),
-        ("周末去爬山", "2024-11-09"),  # no tense: the nearer one, as before
+        ("周末去爬山", "2024-11-16"),  # an outing told bare: a plan, the coming one (was the nearer, 11-09)
         # waited for (等…一到), or finally possible: the weekend ahead
         ("等我们一到周末就去爬山", "2024-11-16"),
         ("等周末再说", "2024-11-16"),
@@ -386,4 +386,59 @@ def test_a_new_year_plan_is_the_coming_one() -> None:
     assert [f.description for f in found if f.predicate == "计划"] == [
         "木木过年（2025-01-29）打算回家",
         "木木过年（2025-01-29）回老家",
+    ]
+
+
+DECEMBER_WEDNESDAY = datetime(2024, 12, 4, 15, 0)  # this year's 国庆 and 中秋 are gone
+OCTOBER = datetime(2024, 10, 8, 15, 0)  # a week after 国庆
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "day"),
+    [
+        ("国庆去云南玩", DECEMBER_WEDNESDAY, "2025-10-01"),
+        ("我想国庆去云南玩", DECEMBER_WEDNESDAY, "2025-10-01"),
+        ("中秋想回家", DECEMBER_WEDNESDAY, "2025-10-06"),
+        ("端午节去爬山吧", DECEMBER_WEDNESDAY, "2025-05-31"),
+        # unchanged: told done, or how it went, or said in the days right after it
+        ("国庆去了云南", DECEMBER_WEDNESDAY, "2024-10-01"),
+        ("国庆去云南玩，人太多了", DECEMBER_WEDNESDAY, "2024-10-01"),
+        ("国庆去云南玩", OCTOBER, "2024-10-01"),
+        ("中秋节我们吃月饼", DECEMBER_WEDNESDAY, "2024-09-17"),
+    ],
+)
+def test_a_festival_gone_told_as_an_outing_is_the_coming_one(said: str, now: datetime, day: str) -> None:
+    """国庆去云南玩 said in December read the October gone, as did 我想国庆去云南玩 and 中秋想回家 (想 before the
+    festival, or before 回): a going told with no word of its tense is a plan, as 过年回老家 said in December is
+    the coming 春节."""
+    assert [when[:10] for _, when in read(said, now)] == [day]
+
+
+TUESDAY = datetime(2024, 12, 3, 15, 0)  # the last weekend 11-30, the coming one 12-07
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "day"),
+    [
+        ("周末露营", TUESDAY, "2024-12-07"),
+        ("周末去露营", TUESDAY, "2024-12-07"),
+        ("我周末回老家", datetime(2024, 12, 2, 9, 0), "2024-12-07"),
+        # unchanged: told done or how it went, a weekday's going, asked what was done
+        ("周末去了露营", TUESDAY, "2024-11-30"),
+        ("周末去露营，冻死了", TUESDAY, "2024-11-30"),
+        ("周末去爬山很累", TUESDAY, "2024-11-30"),
+        ("周末干嘛了", TUESDAY, "2024-11-30"),
+        ("周一去体检", datetime(2024, 12, 6, 15, 0), "2024-12-02"),
+    ],
+)
+def test_a_weekend_gone_told_as_an_outing_is_the_coming_one(said: str, now: datetime, day: str) -> None:
+    """周末去露营 said on a Tuesday read the weekend gone: a weekend's going told bare is planned in the week."""
+    assert [when[:10] for _, when in read(said, now)] == [day]
+
+
+def test_the_rules_plan_an_outing_for_the_coming_weekend_and_national_day() -> None:
+    found = extract_private(SCOPE, ("我周末去露营", "我国庆去云南玩"), TUESDAY).facts
+    assert [f.description for f in found if f.predicate == "计划"] == [
+        "木木周末（2024-12-07～2024-12-08）去露营",
+        "木木国庆（2025-10-01）去云南玩",
     ]

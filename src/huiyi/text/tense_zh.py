@@ -25,6 +25,7 @@ __all__ = [
     "called_by",
     "clause_around",
     "festival_as_thing",
+    "outing_planned",
     "to_come",
 ]
 
@@ -131,6 +132,27 @@ _OF_THE_DAY = lazy(r"[^，。！？；,.!?;\s的]{0,4}的(?!时候)")
 _BOOKED = lazy(r"报名|(?<![汇播预])报了|预?订|预约|(?<![大隐])约|抢|挂号|买了")
 
 
+# a going or an outing (国庆去云南玩, 周末露营, 中秋想回家): with no word of its tense, a plan as often as a story;
+# not 过去 (the past), 去年, 去世, nor 想起 or 想你
+_OUTING = lazy(
+    r"想(?![起到过了念你他她通法象])|(?<![过失上下])去(?![年世过了])|回(?:家|老家|国|去|趟)|出(?:去|门|发|游|国)"
+    r"|旅游|旅行|露营|野营|爬山|徒步|骑行|钓鱼|野餐|自驾|逛街|郊游|踏青|滑雪|泡温泉|聚餐|聚会|约会|搬家|看电影|看展"
+)
+# …but a story when its sentence says it happened, or its clause tells how it went (周末去爬山很累, 刚去)
+_HOW_IT_WENT = lazy(r"没|刚|已经|很|挺|太|真|累|开心|好玩|怎么样|如何|来着")
+
+
+def outing_planned(clause: str, sentence: str) -> bool:
+    """Whether ``clause`` tells a going or an outing (国庆去云南玩, 周末露营) and its ``sentence`` nothing that says
+    it happened: said of a festival or weekend gone, the coming one is meant.
+
+    >>> outing_planned("周末去露营", "周末去露营"), outing_planned("周末去露营", "周末去露营，玩疯了")
+    (True, False)
+    """
+    told = _SAID_DONE.search(sentence) or _PAST.search(sentence) or _HOW_IT_WENT.search(clause)
+    return _OUTING.search(clause) is not None and not told
+
+
 def to_come(clause: str) -> bool:
     """Whether a Chinese clause says its time is still to come (要, 打算, 有空, 马上) and not that it
     happened."""
@@ -196,11 +218,15 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bo
         elif _FESTIVAL.fullmatch(phrase):
             sentence = _sentence_around(text, start)
             booked = _BOOKED.search(clauses.before(start)) is not None
-            span = _festival(phrase, span, clauses.around(start), sentence, now, resolve, booked, asked)
+            planned = not asked and outing_planned(clauses.around(start), sentence)
+            span = _festival(phrase, span, clauses.around(start), sentence, now, resolve, booked or planned, asked)
         elif _BARE_WEEKDAY.match(text, start):
             clause = clauses.around(start)
             waited = _WAITED_FOR.search(clauses.before(start)) is not None and not _OF_THE_DAY.match(text, end)
-            awaited = waited or _FINALLY.search(clause) is not None
+            # 周末露营 said on a Tuesday: the weekend is when outings are planned in the week (a weekday's
+            # going told bare, 周一去体检 on a Friday, is as often the Monday gone)
+            weekend = phrase.endswith("末") and not asked and outing_planned(clause, _sentence_around(text, start))
+            awaited = waited or weekend or _FINALLY.search(clause) is not None
             span = _weekday(text[end : end + 1], span, clause, now, awaited)
         out.append((start, end, span))
     return out
@@ -280,8 +306,9 @@ def _festival(
     come (要, 打算, 会), is next year's; one ahead, in a clause that says it happened, last year's. One over,
     with no word of its tense in its sentence (元旦我们去哪玩, on 28 December; not 在元旦晚会上，我们做了灯笼),
     is the nearer of the two: not the one 361 days gone when the next is days ahead (one ahead stays:
-    感恩节我们吃火鸡 in May). 那天 says a day gone, but not beside 要: 元旦那天我要加班 is to come. One booked
-    or wished (我订了春节的机票, 祝你春节快乐) is the coming one, unless the last is at most a month gone.
+    感恩节我们吃火鸡 in May). 那天 says a day gone, but not beside 要: 元旦那天我要加班 is to come. One booked,
+    wished or told as an outing (我订了春节的机票, 祝你春节快乐, 国庆去云南玩: ``booked``) is the coming one,
+    unless the last is at most a month gone.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> november = datetime(2024, 11, 13, 10, 0)
