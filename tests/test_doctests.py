@@ -61,6 +61,7 @@ MODULES = [
     "huiyi.text.tense_zh",
     "huiyi.text.hours_zh",
     "huiyi.text.doing_hours_zh",
+    "huiyi.text.new_year_zh",
     "huiyi.text.clock_days_zh",
     "huiyi.text.habits",
     "huiyi.text.ranges_zh",

@@ -25,6 +25,7 @@ from huiyi.text.hours_zh import (
     small_hours_of_plans,
     small_hours_of_sleep,
 )
+from huiyi.text.new_year_zh import NEW_YEAR, around_new_year, new_year_by_tense
 from huiyi.text.periods import (
     Range,
     just_now,
@@ -57,6 +58,7 @@ _ZH_ATOMS = [
     r"大前天|大后天|前天|昨天|昨日|昨儿|今天|今日|今儿|明天|明日|明儿|后天",
     r"昨晚|今晚|明晚|昨夜|今夜|今早|昨早|明早",
     r"大前年|大后年|前年|去年|今年|明年|后年|上半年|下半年|年初|年中|年底|年末",
+    NEW_YEAR,
     rf"(?:{_WEEKEND_WHICH})(?:周|星期|礼拜)[一二三四五六日天末1-7]?",
     r"(?:周|星期|礼拜)[一二三四五六日天末1-7]",
     r"(?:上上|下下|上|下|这|本)个?月(?:[上中下]旬|[初底末]|中(?![的有间]))?|月(?:[上中下]旬|[初中底末])",
@@ -148,6 +150,8 @@ def _zh_rule(phrase: str, now: datetime) -> Range | None:
         return tenth, end if tenth.day == 21 else tenth + timedelta(days=10)
     if phrase in ("上上月", "下下月"):  # jionlp reads 上上个月 as 上个月
         return month_span(*shift_month(now.year, now.month, -2 if phrase[0] == "上" else 2))
+    if phrase in ("年前", "年后"):
+        return around_new_year(phrase, now, spring_festival)
     if holiday := _ZH_HOLIDAY.fullmatch(phrase):  # jionlp knows 圣诞节, not 感恩节 or 母亲节
         year = now.year + _ZH_YEARS.get(holiday.group(1) or "", 0)
         return whole_days(holidays.day(_ZH_HOLIDAYS[holiday.group(2)], year))
@@ -188,6 +192,11 @@ def _festival_of(name: str, year: int) -> Range | None:
     read = _jionlp(name, datetime(year, 6, 1))
     # a name jionlp does not know as a day (复活节 is read by holidays) comes back as the whole year
     return read if read is not None and read[0].year == year and read[1] - read[0] < timedelta(days=31) else None
+
+
+def spring_festival(year: int) -> Range | None:
+    """The day of 春节 in ``year`` (by jionlp's lunar calendar)."""
+    return _festival_of("春节", year)
 
 
 def weekend_named(prefix: str, now: datetime) -> Range:
@@ -403,7 +412,8 @@ def chinese_phrases(text: str, now: datetime, *, asked: bool = False) -> list[tu
                     break
             else:
                 first += 1
-    read = clocks_on_their_day(text, by_tense(text, found, now, _resolve_zh, asked), now, _resolve_zh)
+    read = new_year_by_tense(text, by_tense(text, found, now, _resolve_zh, asked), now, spring_festival)
+    read = clocks_on_their_day(text, read, now, _resolve_zh)
     read = small_hours_of_sleep(text, small_hours_of_plans(text, read, now), now)
     return range_ends(text, hours_of_usual_doings(text, read, now))
 

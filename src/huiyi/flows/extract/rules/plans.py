@@ -41,8 +41,9 @@ _MAX_CHARS = 40  # a longer clause is a story, not a plan
 _CHAIN_CHARS = 30  # at most this much of the clauses that continue a plan
 # a clause with a subject of its own ends the chain: a pronoun or a question word
 _OWN_SUBJECT = re.compile(r"我|你|他|她|它|咱|大家|谁|什么|哪")
-# the last part of a month or year (月底, 年末): said while it runs, its days still to come are a plan's
-_PERIOD_END = re.compile(r"[月年][底末]$|\bend\s+of\s+(?:the\s+|this\s+)?(?:week|month|year)$", re.IGNORECASE)
+# the last part of a month or year (月底, 年末, 年前 till 春节): said while it runs, its days still to come are a
+# plan's
+_PERIOD_END = re.compile(r"[月年][底末]$|年前$|\bend\s+of\s+(?:the\s+|this\s+)?(?:week|month|year)$", re.IGNORECASE)
 # words that open a line and say nothing of the plan: 对了我下个月搬去杭州 is 阿杰下个月搬去杭州, and 话说's 说
 # reports no one else's words; cut whole or not at all (告诉你个秘密 left 个秘密)
 _ASIDE = re.compile(
