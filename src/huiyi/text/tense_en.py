@@ -8,7 +8,7 @@ import re
 
 from huiyi.patterns import lazy
 
-__all__ = ["REACH", "SAID_DONE", "Clause", "clause", "still_to_come", "told_done"]
+__all__ = ["REACH", "SAID_DONE", "Clause", "asked_ahead", "clause", "still_to_come", "told_done"]
 
 Clause = tuple[str, int, int, int]
 
@@ -103,3 +103,23 @@ def told_done(match: re.Match[str], around: Clause | None = None) -> bool:
     if _STILL_OPEN.search(text, start, at):  # before the day: we had fun this weekend, which is rare
         return False
     return _TOLD_IN_PAST.search(text, start, end) is not None or bool(_ASKED_HOW_IT_WENT.fullmatch(text, start, at))
+
+
+# a time met at or asked to be free for (see you Friday, still on for Friday, are you free Friday): one to come
+_MEETS_AT = lazy(
+    r"\b(?:see\s+(?:you|ya|u)|still\s+on|(?<!-)free|available|let'?s|how\s+about|what\s+about|up\s+for|down\s+for"
+    r"|wanna)\b",
+    re.IGNORECASE,
+)
+# a question that recalls a time (remember Friday?, how'd Friday go?) asks of the one gone
+_RECALLED = lazy(r"\b(?:remember|how'd|what'd|happened)\b", re.IGNORECASE)
+
+
+def asked_ahead(match: re.Match[str], around: Clause | None = None) -> bool:
+    """Whether the clause around ``match`` meets at its time or asks of it (see you Friday, Are we still on for
+    Friday?, are you free Friday?) and tells nothing done (did you go out Friday?, how was Friday?): a bare
+    day asked of is most often one to come, as a plan's is."""
+    text, start, end, _ = around or clause(match)
+    if any(done.search(text, start, end) for done in (SAID_DONE, _TOLD_IN_PAST, _RECALLED)):
+        return False
+    return _MEETS_AT.search(text, start, end) is not None or text.startswith("?", end)

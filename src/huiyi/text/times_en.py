@@ -47,7 +47,7 @@ from huiyi.text.periods import (
     whole_days,
     year_span,
 )
-from huiyi.text.tense_en import SAID_DONE, clause, still_to_come, told_done
+from huiyi.text.tense_en import SAID_DONE, asked_ahead, clause, still_to_come, told_done
 
 _WEEKDAYS = {  # no abbreviations: sat, sun and wed are English words
     name: number
@@ -223,7 +223,8 @@ def _en_holiday(match: re.Match[str], now: datetime) -> Range:
 
 def _en_weekday(match: re.Match[str], now: datetime) -> Range:
     """See :func:`~huiyi.text.periods.weekday_named`; this week's day already over, said of a time to come
-    (I'll call mom on Monday, said on a Wednesday), is next week's, as 我周一要去体检 is; one still to come this
+    (I'll call mom on Monday, said on a Wednesday) or asked of (Are we still on for Friday?, see you Friday, said
+    on a Sunday), is next week's, as 我周一要去体检 is; one still to come this
     week, told done (I saw him on Friday, said on a Thursday), is last week's."""
     weekday = _WEEKDAYS[match.group("weekday").lower()]
     which = (_group(match, "which") or "this").lower()
@@ -231,7 +232,7 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
     if (
         which == "this"
         and weekday < now.weekday()
-        and (still_to_come(match) or _DAY_IS.match(match.string, match.end()))
+        and (still_to_come(match) or _DAY_IS.match(match.string, match.end()) or asked_ahead(match))
     ):
         which = "next"  # Monday is my boss's birthday, said on a Wednesday: what a day is, it is still to be
     elif which == "this" and weekday > now.weekday() and told_done(match):
@@ -258,8 +259,8 @@ def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
         which = "this" if now.weekday() < 5 else "next"
     if which in ("bare", "this") and now.weekday() < 5 and told_done(match):
         which = "last"  # we watched Dune 2 over the weekend, said on a Thursday: the one gone, not the coming one
-    if which == "bare" and now.weekday() <= 2 and still_to_come(match):
-        which = "this"  # I'm going camping over the weekend, said on a Monday: the coming one
+    if which == "bare" and now.weekday() <= 2 and (still_to_come(match) or asked_ahead(match)):
+        which = "this"  # I'm going camping over the weekend, see you at the weekend, said on a Monday: the coming one
     return weekend_span(now, {"past": "last"}.get(which, which))
 
 
