@@ -269,6 +269,47 @@ def _unless_had(phrase: re.Match[str]) -> str:
     return phrase.group() if A_WEEKEND.search(phrase.string, 0, phrase.start()) else ""
 
 
+# a word that only led to a time cut from a plan's object: finish the report by Friday was "finish the report by";
+# on, at, in, over… may end a phrasal verb before a word of time that takes none (sign in tomorrow, come over
+# tonight), so they go only before one that takes them (on Friday); by goes but after stop, drop… (stop by)
+_LED_TO = re.compile(
+    r"(?:\s+(?P<joined>and|or|&))?(?:\s+(?P<prep>until|till|before|after|for|since|from|by|on|at|in|over|through"
+    r"|during|around))?\s*$",
+    re.IGNORECASE,
+)
+_ALWAYS_LEADS = frozenset("until till before after for since from".split())
+_TAKES_NONE = re.compile(r"(?:today|tonight|tomorrow|yesterday|this|next|last|coming)\b", re.IGNORECASE)
+_DEICTIC = re.compile(r"(?:today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)  # on next Friday is said
+_DROPS_BY = re.compile(r"\b(?:stop|drop|swing|pop|come|came|pass)\w*\s+by\s*$", re.IGNORECASE)
+_LED = re.compile(r"(?:at|in|on|by|for|until|till|before|after|during|over|since|from|through)\b", re.IGNORECASE)
+_ENDS = re.compile(r"[\s,.;!?]*(?:$|(?:and|or|&)\b)", re.IGNORECASE)
+
+
+def _cut_time(what: str, phrase: str) -> str:
+    """``what`` without ``phrase`` (see :func:`_unless_had`), nor the preposition that led to it, nor an and/or
+    that joined it to the end (the gym tomorrow and on Friday). A word the phrase takes none after stays (the
+    particle of sign in tomorrow, check in at 5), and so does a phrase kept.
+
+    >>> _cut_time("finish the report by Friday", "Friday"), _cut_time("sign in tomorrow", "tomorrow")
+    ('finish the report', 'sign in')
+    >>> _cut_time("go to the gym and on Friday", "Friday"), _cut_time("stop by tomorrow", "tomorrow")
+    ('go to the gym', 'stop by')
+    """
+    out, done = "", 0
+    for found in re.finditer(re.escape(phrase), what, flags=re.IGNORECASE):
+        before, kept = what[done : found.start()], _unless_had(found)
+        if not kept and (led := _LED_TO.search(before)):
+            prep = (led["prep"] or "").casefold()
+            takes_none = _TAKES_NONE.match(phrase) and (prep != "on" or _DEICTIC.match(phrase))
+            leads = prep in _ALWAYS_LEADS or (prep == "by" and not _DROPS_BY.search(before))
+            leads = (leads or bool(prep and prep != "by" and not takes_none)) and not _LED.match(phrase)
+            cut = led.start("prep") if leads else len(before)
+            joined = led["joined"] and (leads or not prep) and _ENDS.match(what, found.end())
+            before = before[: led.start() if joined else cut]
+        out, done = out + before + kept, found.end()
+    return " ".join((out + what[done:]).split())
+
+
 def plan_fact_en(
     said: Said, roster: Roster, who: str, shown: str, spans: list[TimeSpan], confidence: float, what: str = ""
 ) -> FactDraft:
@@ -278,7 +319,7 @@ def plan_fact_en(
     if not what:
         what = re.sub(r"\s*\([^()]*\)", "", shown[len(who) :])  # the dates written out
         for phrase in (s.phrase for s in spans):
-            what = re.sub(re.escape(phrase), _unless_had, what, flags=re.IGNORECASE)
+            what = _cut_time(what, phrase)
     return FactDraft(
         subject=who,
         predicate="plans",
