@@ -22,6 +22,7 @@ FRIDAY_EVENING = datetime(2024, 11, 8, 19, 0)
 SATURDAY_NOON = datetime(2024, 11, 9, 12, 0)
 SUNDAY_EVENING = datetime(2024, 11, 10, 20, 0)
 THIS_WEEKEND = "11-09..11-10"  # the weekend of the week of 11-04
+THIS_LONG_WEEKEND = "11-09..11-11"  # and with its Monday, a long one (times_en._longer_weekend)
 
 
 def spans(text: str, now: datetime) -> list[str]:
@@ -38,7 +39,7 @@ def spans(text: str, now: datetime) -> list[str]:
 @pytest.mark.parametrize("now", [MONDAY_MORNING, WEDNESDAY_MORNING, FRIDAY_EVENING, SATURDAY_NOON, SUNDAY_EVENING])
 def test_a_weekend_had_as_a_length_is_this_weeks(text: str, now: datetime) -> None:
     # said on a Monday or a Wednesday it was the weekend gone (11-02..11-03), as a bare "the weekend" is then
-    assert spans(text, now) == [THIS_WEEKEND]
+    assert spans(text, now) == [THIS_LONG_WEEKEND]
 
 
 @pytest.mark.parametrize("text", ["I had a 3-day weekend", "just a long weekend"])
@@ -50,10 +51,10 @@ def test_a_weekend_length_told_done_or_alone_is_no_date(text: str) -> None:
 def test_a_weekend_had_is_what_the_plan_has(now: datetime) -> None:
     # its object was "has got a 3-day": the weekend was cut away as the plan's time
     (plan,) = extract_private(SCOPE, ("I've got a 3-day weekend",), now, "en").facts
-    assert (plan.object, plan.about) == ("has got a 3-day weekend", "2024-11-09～2024-11-10")
+    assert (plan.object, plan.about) == ("has got a 3-day weekend", "2024-11-09～2024-11-11")
     # and its event is on it: "got" read as a past (I got a ticket) kept it on the day it was said
     (event,) = extract_private(SCOPE, ("I've got a 3-day weekend",), now, "en").events
-    assert event.about == "2024-11-09～2024-11-10"
+    assert event.about == "2024-11-09～2024-11-11"
 
 
 @pytest.mark.parametrize(

@@ -65,7 +65,8 @@ def test_a_long_weekend_said_as_a_length_is_no_date(text: str) -> None:
 
 
 def test_the_long_weekend_is_still_one() -> None:
-    assert [span[1:] for span in _days("what are you doing this long weekend")] == [COMING_WEEKEND]
+    # and it runs through Monday (times_en._longer_weekend)
+    assert [span[1:] for span in _days("what are you doing this long weekend")] == [("03-15", "03-18")]
 
 
 @pytest.mark.parametrize(
@@ -272,5 +273,5 @@ def test_the_present_perfect_of_a_thing_toward_a_day_ahead_keeps_it_ahead(text: 
 
 @pytest.mark.parametrize("text", ["It's a long weekend so we're going to the lake", "we have a long weekend coming up"])
 def test_a_long_weekend_that_is_here_is_the_coming_one(text: str) -> None:
-    # "It's a long weekend so we're going to the lake" lost the lake trip's date with 5a6b4a0
-    assert [span[1:] for span in _days(text)] == [COMING_WEEKEND]
+    # "It's a long weekend so we're going to the lake" lost the lake trip's date with 5a6b4a0; through Monday
+    assert [span[1:] for span in _days(text)] == [("03-15", "03-18")]

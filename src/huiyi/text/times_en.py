@@ -245,10 +245,18 @@ _DAY_IS = lazy(r"\s+is\b|'s\s+(?:my|our|his|her|their|your|the|a|an)\b", re.IGNO
 
 
 def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
+    """Which weekend a phrase names (see :func:`~huiyi.text.periods.weekend_span`), as
+    :func:`_longer_weekend` has it when it is a long one."""
+    span = _which_weekend(match, now)
+    return span if span is None or not match["long"] else _longer_weekend(span, match["long"])
+
+
+def _which_weekend(match: re.Match[str], now: datetime) -> Range | None:
     which = "after next" if match["after"] else (_group(match, "which") or "bare").lower()
     near = match.string[max(0, match.start() - 6) : match.end() + 6]
-    any_one = A_WEEKEND.search(match.string, max(0, match.start() - 16), match.start())
-    here_long = _HERE_LONG.search(match.string, max(0, match.start() - 30), match.start())
+    word = match.start("weekend")  # a long weekend: what is before it is before "long"
+    any_one = A_WEEKEND.search(match.string, max(0, word - 30), word)
+    here_long = _HERE_LONG.search(match.string, max(0, word - 40), word)
     if which == "bare" and any_one and not here_long:
         return None  # a weekend yoga class, every weekend, just a long weekend: no one weekend
     if which == "bare" and here_long and not told_done(match):
@@ -264,11 +272,21 @@ def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
     return weekend_span(now, {"past": "last"}.get(which, which))
 
 
+_LONG_RE = r"(?P<long>long|(?:three|four|3|4)[-\s]day)\s+"
+
+
+def _longer_weekend(span: Range, long: str) -> Range:
+    """A long or three-day weekend is Saturday through Monday, where a Monday off most often makes one (the US's
+    and the UK's holiday Mondays); a four-day one is Friday through Monday."""
+    start, end = span
+    return (start - DAY if long[0] in "f4" else start), end + DAY
+
+
 # a long weekend, a 3-day weekend: a length, as a week is
-A_WEEKEND = lazy(r"\b(?:a|an|every|each|any)\s+(?:(?:long|(?:three|four|3|4)-day)\s+)?$", re.IGNORECASE)
+A_WEEKEND = lazy(r"\b(?:a|an|every|each|any)\s+(?:(?:long|(?:three|four|3|4)[-\s]day)\s+)?$", re.IGNORECASE)
 # it's a long weekend, we have a long weekend coming up: the one to come, not a length
 _HERE_LONG = lazy(
-    r"\b(?:it'?s|it’s|it\s+is|(?:have|got)(?:\s+got)?)\s+an?\s+(?:long|(?:three|four|3|4)-day)\s+$", re.IGNORECASE
+    r"\b(?:it'?s|it’s|it\s+is|(?:have|got)(?:\s+got)?)\s+an?\s+(?:long|(?:three|four|3|4)[-\s]day)\s+$", re.IGNORECASE
 )
 
 
@@ -388,7 +406,7 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(r"earlier\s+this\s+(?P<unit>week|month|year)", _en_earlier_this),
     _rule(r"(?:the\s+)?week\s+after\s+next", _fixed(lambda now: units_ago(now, "week", -2))),
     _rule(rf"{_COUNT_RE}\s+weekends?\s+ago", _en_weekends_ago),
-    _rule(rf"{_WHICH_RE}?(?:the\s+)?weekend(?P<after>\s+after\s+next)?", _en_weekend),
+    _rule(rf"{_WHICH_RE}?(?:the\s+)?(?:{_LONG_RE})?(?P<weekend>weekend)(?P<after>\s+after\s+next)?", _en_weekend),
     _rule(rf"{_WHICH_RE}?{_WEEKDAY_RE}(?P<after>\s+after\s+next)?", _en_weekday),
     _rule(r"(?P<yy>\d{4})(?P<sep>[-/.])(?P<mon>[01]?\d)(?P=sep)(?P<day>[0-3]?\d)", _en_iso),
     _rule(rf"(?:the\s+)?{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+{_YEAR_RE})?", _en_date),

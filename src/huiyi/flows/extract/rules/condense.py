@@ -102,7 +102,7 @@ _CALENDAR = re.compile(r"[0-9０-９月号年]|[〇零一二两三四五六七�
 # a number that is a clock time or a distance (下午3点, at 3pm, 15:30, 3天后, in 2 days) names no calendar day
 _CLOCK_OR_DISTANCE = re.compile(
     r"[0-9０-９]+\s*(?:[:：][0-5][0-9]|点|时|分|刻|(?:am|pm|a\.m\.|p\.m\.|o'?clock)\b)"
-    r"|[0-9０-９]+\s*(?:天|周|星期|小时|分钟|(?:days?|weeks?|hours?|minutes?|mins?)\b)",
+    r"|[0-9０-９]+[\s-]*(?:天|周|星期|小时|分钟|(?:days?|weeks?|hours?|minutes?|mins?)\b)",
     re.IGNORECASE,
 )
 
