@@ -81,6 +81,23 @@ def test_english_weekdays_follow_one_rule(text: str, now: datetime, read: str) -
     assert days(text, now) == [read]
 
 
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("I have work Monday", "11-11..11-11"),
+        ("I've got practice on Tuesday", "11-12..11-12"),
+        ("I have class Friday", "11-15..11-15"),
+        # told done, or no round one goes to: the one gone, as before
+        ("I had work Monday", "11-04..11-04"),
+        ("I have the photos from Friday", "11-08..11-08"),
+    ],
+)
+def test_a_round_one_has_on_a_day_gone_is_next_weeks(text: str, read: str) -> None:
+    """I have work Monday, said on a Saturday, read the Monday five days gone: what I have a test on Monday
+    reads, work, school, class or practice one has reads too."""
+    assert days(text, SATURDAY) == [read]
+
+
 def test_next_wednesday_said_on_a_monday_in_the_zone_is_next_weeks(tmp_path: Path) -> None:
     # Sunday 20:00 UTC is Monday 04:00 in Shanghai: the day it was said is the zone's
     said = datetime(2024, 11, 3, 20, 0, tzinfo=UTC)

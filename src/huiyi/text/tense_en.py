@@ -13,13 +13,15 @@ __all__ = ["REACH", "SAID_DONE", "Clause", "asked_ahead", "clause", "still_to_co
 Clause = tuple[str, int, int, int]
 
 # a clause that says its day is still to come, and one that says it happened (I was going to…)
+_ROUNDS = r"work|school|class(?:es)?|practice|training|rehearsal|lessons?|shift|church|band|choir"
 TO_COME = lazy(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
     r"|can't\s+wait|look(?:s|ing)?\s+forward|plans?|planned|(?:I'm|I\s+am|we're|we\s+are|you're|you\s+are|are\s+(?:you|we|they)|he's|she's|they're)\s+\w+ing"
     # a schedule said in the present (results come back Monday, the exam is due Friday, it opens Tuesday)
     r"|comes?\s+back|(?:is|are)\s+due|due|starts?|begins?|opens?|arrives?|gets?\s+back|leaves?|flies|fly"
-    # what one has on a day is on its way (I have a test on Monday, I've got a dentist appointment on Friday)
-    r"|ha(?:ve|s)(?:\s+got)?\s+an?)\b|'ll\b|'ve\s+got\s+an?\b",
+    # what one has on a day is on its way (I have a test on Monday, I've got a dentist appointment on Friday), as
+    # is a round one goes to (I have work Monday, I've got practice on Tuesday)
+    rf"|ha(?:ve|s)(?:\s+got)?\s+(?:an?|{_ROUNDS}))\b|'ll\b|'ve\s+got\s+(?:an?|{_ROUNDS})\b",
     re.IGNORECASE,
 )
 SAID_DONE = lazy(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
