@@ -28,6 +28,7 @@ def days(text: str, now: datetime) -> list[str]:
         ("see you Friday", SUNDAY, "11-15..11-15"),
         ("are you free Friday?", SUNDAY, "11-15..11-15"),
         ("Monday works for you?", WEDNESDAY, "11-11..11-11"),
+        ("what should we do Saturday?", SUNDAY, "11-16..11-16"),
         ("see you at the weekend!", MONDAY, "11-09..11-10"),
         ("are you free over the weekend?", MONDAY, "11-09..11-10"),
         # told done, or recalled: the one gone, as before
@@ -35,6 +36,7 @@ def days(text: str, now: datetime) -> list[str]:
         ("How was Friday?", SUNDAY, "11-08..11-08"),
         ("Did you go out Friday?", SUNDAY, "11-08..11-08"),
         ("Remember Friday?", SUNDAY, "11-08..11-08"),
+        ("should we have gone Saturday?", SUNDAY, "11-09..11-09"),
         ("I ate gluten-free pizza Friday", SUNDAY, "11-08..11-08"),
         ("did you have fun over the weekend?", MONDAY, "11-02..11-03"),
         ("Anything fun over the weekend?", MONDAY, "11-02..11-03"),

@@ -113,6 +113,10 @@ _MEETS_AT = lazy(
     r"|wanna)\b",
     re.IGNORECASE,
 )
+# SAID_DONE, but for a would, could or should that asks what to do (what should we do Saturday?)
+_ASKED_DONE = lazy(
+    r"\b(?:was|were|did|didn't|had|went|ago|already|(?:would|could|should)(?:n't)?(?:\s+have|'ve))\b", re.IGNORECASE
+)
 # a question that recalls a time (remember Friday?, how'd Friday go?) asks of the one gone
 _RECALLED = lazy(r"\b(?:remember|how'd|what'd|happened)\b", re.IGNORECASE)
 
@@ -120,8 +124,8 @@ _RECALLED = lazy(r"\b(?:remember|how'd|what'd|happened)\b", re.IGNORECASE)
 def asked_ahead(match: re.Match[str], around: Clause | None = None) -> bool:
     """Whether the clause around ``match`` meets at its time or asks of it (see you Friday, Are we still on for
     Friday?, are you free Friday?) and tells nothing done (did you go out Friday?, how was Friday?): a bare
-    day asked of is most often one to come, as a plan's is."""
+    day asked of is most often one to come, as a plan's is (what should we do Saturday?, not should've)."""
     text, start, end, _ = around or clause(match)
-    if any(done.search(text, start, end) for done in (SAID_DONE, _TOLD_IN_PAST, _RECALLED)):
+    if any(done.search(text, start, end) for done in (_ASKED_DONE, _TOLD_IN_PAST, _RECALLED)):
         return False
     return _MEETS_AT.search(text, start, end) is not None or text.startswith("?", end)
