@@ -98,6 +98,29 @@ def test_a_round_one_has_on_a_day_gone_is_next_weeks(text: str, read: str) -> No
     assert days(text, SATURDAY) == [read]
 
 
+SUNDAY = datetime(2024, 11, 10, 21, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("my interview is on Monday", "11-11..11-11"),
+        ("the party is Friday", "11-15..11-15"),
+        ("my birthday's on Thursday", "11-14..11-14"),
+        ("I'm off Monday", "11-11..11-11"),
+        ("I'm off work on Tuesday", "11-12..11-12"),
+        # told in the past: the one gone, as before
+        ("the game was Monday", "11-04..11-04"),
+        ("I was off Monday", "11-04..11-04"),
+        ("Monday's meeting was rough", "11-04..11-04"),
+    ],
+)
+def test_what_is_on_a_day_gone_is_next_weeks(text: str, read: str) -> None:
+    """my interview is on Monday, said on a Sunday, read the Monday six days gone, as did I'm off Monday: what
+    is on a day, or a day one is off, told in the present, is still to be, as Monday is my boss's birthday is."""
+    assert days(text, SUNDAY) == [read]
+
+
 def test_next_wednesday_said_on_a_monday_in_the_zone_is_next_weeks(tmp_path: Path) -> None:
     # Sunday 20:00 UTC is Monday 04:00 in Shanghai: the day it was said is the zone's
     said = datetime(2024, 11, 3, 20, 0, tzinfo=UTC)

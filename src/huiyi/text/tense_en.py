@@ -16,8 +16,9 @@ Clause = tuple[str, int, int, int]
 _ROUNDS = r"work|school|class(?:es)?|practice|training|rehearsal|lessons?|shift|church|band|choir"
 TO_COME = lazy(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
-    r"|can't\s+wait|look(?:s|ing)?\s+forward|plans?|planned|(?:I'm|I\s+am|we're|we\s+are|you're|you\s+are|are\s+(?:you|we|they)|he's|she's|they're)\s+\w+ing"
-    # a schedule said in the present (results come back Monday, the exam is due Friday, it opens Tuesday)
+    r"|can't\s+wait|look(?:s|ing)?\s+forward|plans?|planned|(?:I'm|I\s+am|we're|we\s+are|you're|you\s+are|are\s+(?:you|we|they)|he's|she's|they're)\s+(?:\w+ing|off)"
+    # (I'm off Monday: a day off or a leaving, both ahead); a schedule said in the present (results come back
+    # Monday, the exam is due Friday, it opens Tuesday)
     r"|comes?\s+back|(?:is|are)\s+due|due|starts?|begins?|opens?|arrives?|gets?\s+back|leaves?|flies|fly"
     # what one has on a day is on its way (I have a test on Monday, I've got a dentist appointment on Friday), as
     # is a round one goes to (I have work Monday, I've got practice on Tuesday)

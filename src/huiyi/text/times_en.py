@@ -229,11 +229,7 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
     weekday = _WEEKDAYS[match.group("weekday").lower()]
     which = (_group(match, "which") or "this").lower()
     which = "after next" if match["after"] else {"past": "last"}.get(which, which)
-    if (
-        which == "this"
-        and weekday < now.weekday()
-        and (still_to_come(match) or _DAY_IS.match(match.string, match.end()) or asked_ahead(match))
-    ):
+    if which == "this" and weekday < now.weekday() and (still_to_come(match) or _day_is(match) or asked_ahead(match)):
         which = "next"  # Monday is my boss's birthday, said on a Wednesday: what a day is, it is still to be
     elif which == "this" and weekday > now.weekday() and told_done(match):
         which = "last"  # I saw him on Friday, said on a Thursday: the one gone, not tomorrow
@@ -242,6 +238,13 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
 
 # a weekday told of as it is now (Monday is my mom's birthday, Friday's the deadline); not Monday's meeting
 _DAY_IS = lazy(r"\s+is\b|'s\s+(?:my|our|his|her|their|your|the|a|an)\b", re.IGNORECASE)
+# and what is on it (my interview is on Monday, the party's Friday), not what was (the game was Monday)
+_IS_ON = lazy(r"\w(?:\s+is|'s|’s|\s+are)\s+(?:on\s+)?$", re.IGNORECASE)
+
+
+def _day_is(match: re.Match[str]) -> bool:
+    """Whether a weekday is told of in the present, as it is or as what is on it (see _DAY_IS, _IS_ON)."""
+    return bool(_DAY_IS.match(match.string, match.end()) or _IS_ON.search(match.string, 0, match.start()))
 
 
 def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
