@@ -22,7 +22,7 @@ def plans(text: str) -> list[str]:
 @pytest.mark.parametrize(
     ("text", "planned"),
     [
-        ("I need to finish the report by Friday", "need to finish the report"),
+        ("I need to finish the report by Friday", "needs to finish the report"),
         ("I'm meeting Anna for lunch on Tuesday", "is meeting Anna for lunch"),
         ("I'm staying home until Friday", "is staying home"),
         ("I'm working on Saturday", "is working"),

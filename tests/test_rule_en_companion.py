@@ -58,6 +58,10 @@ def test_a_list_or_a_place_with_its_state_is_not_cut() -> None:
         ("Thank you for the tips, I'm flying to Osaka next Monday.", "Mia is flying to Osaka next Monday"),
         ("Thank you so much, I'm flying to Osaka next Monday.", "Mia is flying to Osaka next Monday"),
         ("Thanks a lot, I fly to Osaka next Monday", "Mia flies to Osaka next Monday"),
+        # need ends in -ed but is no past: it read "Mia need to"
+        ("I need to finish the report by Friday", "Mia needs to finish the report"),
+        ("I need to call my mom tonight", "Mia needs to call Mia's mom tonight"),
+        ("I feed the cat at 7 tomorrow", "Mia feeds the cat"),
     ],
 )
 def test_a_plan_reads_as_english(said: str, plan: str) -> None:

@@ -65,6 +65,8 @@ _ACTING = re.compile(
     re.IGNORECASE,
 )
 _MODALS = frozenset("might may can could would should must shall".split())
+# verbs whose present ends in -ed, not said in the past: I need to… is "Mia needs to…", not "Mia need to…"
+_PRESENT_IN_ED = frozenset("need feed bleed breed speed succeed proceed exceed heed shed shred wed embed".split())
 _UNSURE = re.compile(r"\b(?:might|may|maybe|probably|perhaps|possibly)\b", re.IGNORECASE)
 
 
@@ -247,10 +249,14 @@ def _whose(found: re.Match[str], speaker: str, roster: Roster) -> tuple[str | No
 
 
 def _third_person(rest: str) -> str:
-    """ " fly to Osaka" → " flies to Osaka": the speaker's first verb said of them."""
+    """ " fly to Osaka" → " flies to Osaka": the speaker's first verb said of them.
+
+    >>> _third_person(" need to call"), _third_person(" booked a table"), _third_person(" fixed it")
+    (' needs to call', ' booked a table', ' fixed it')
+    """
     verb, _, after = rest.strip().partition(" ")
     irregular = {"have": "has", "do": "does", "go": "goes", "am": "is"}
-    if verb in _MODALS or verb in _PAST or verb.endswith("ed"):
+    if verb in _MODALS or verb in _PAST or (verb.endswith("ed") and verb not in _PRESENT_IN_ED):
         pass
     elif verb in irregular:
         verb = irregular[verb]
