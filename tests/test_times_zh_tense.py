@@ -442,3 +442,25 @@ def test_the_rules_plan_an_outing_for_the_coming_weekend_and_national_day() -> N
         "木木周末（2024-12-07～2024-12-08）去露营",
         "木木国庆（2025-10-01）去云南玩",
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "day"),
+    [
+        ("周末去看电影，那个电影好烂", TUESDAY, "2024-11-30"),
+        ("周末去爬山，腿到现在还疼", TUESDAY, "2024-11-30"),
+        ("周末出去逛街碰到前男友", TUESDAY, "2024-11-30"),
+        ("国庆去云南玩，风景特别好", DECEMBER_WEDNESDAY, "2024-10-01"),
+        ("国庆回家，我妈做的菜超好吃", DECEMBER_WEDNESDAY, "2024-10-01"),
+        ("国庆去云南玩的照片", DECEMBER_WEDNESDAY, "2024-10-01"),
+        ("过年回家被催婚", datetime(2024, 3, 20, 15, 0), "2024-02-10"),
+        # still plans: looking ahead, or asked
+        ("周末去露营，好期待", TUESDAY, "2024-12-07"),
+        ("国庆去云南玩，听说那边风景特别好", DECEMBER_WEDNESDAY, "2025-10-01"),
+        ("周末去爬山，好不好", TUESDAY, "2024-12-07"),
+    ],
+)
+def test_an_outing_told_with_what_it_was_like_is_the_one_gone(said: str, now: datetime, day: str) -> None:
+    """周末去看电影，那个电影好烂 said on a Tuesday read the coming weekend, and 国庆去云南玩，风景特别好 in December
+    next October: an outing with no 了 is a plan only when nothing in its sentence tells what it was like."""
+    assert [when[:10] for _, when in read(said, now)] == [day]

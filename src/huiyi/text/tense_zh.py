@@ -140,6 +140,13 @@ _OUTING = lazy(
 )
 # …but a story when its sentence says it happened, or its clause tells how it went (周末去爬山很累, 刚去)
 _HOW_IT_WENT = lazy(r"没|刚|已经|很|挺|太|真|累|开心|好玩|怎么样|如何|来着")
+# …or its sentence tells what it was like or what befell (国庆去云南玩，风景特别好; 过年回家被催婚; 周末去爬山，腿到现在
+# 还疼; 国庆去云南玩的照片), unless it looks ahead (周末去露营，好期待; 听说那边很美)
+_WHAT_IT_WAS = lazy(
+    r"(?:超|特别|(?<!不)好|太|很|挺|真|巨)(?![的啊呀吧吗不嘞哒耶想要期])|(?<=[烦累冻热笑困饿气吓挤晒])死|被"
+    r"|[碰遇]到|遇见|撞见|到现在|现在还|照片|视频|合照"
+)
+_LOOKING_AHEAD = lazy(r"期待|希望|听说|应该|估计|可能|会|吧|吗|[?？]")
 
 
 def outing_planned(clause: str, sentence: str) -> bool:
@@ -150,6 +157,8 @@ def outing_planned(clause: str, sentence: str) -> bool:
     (True, False)
     """
     told = _SAID_DONE.search(sentence) or _PAST.search(sentence) or _HOW_IT_WENT.search(clause)
+    if not told and _WHAT_IT_WAS.search(sentence):
+        told = not to_come(sentence) and not _LOOKING_AHEAD.search(sentence)
     return _OUTING.search(clause) is not None and not told
 
 
