@@ -156,7 +156,7 @@ def outing_planned(clause: str, sentence: str) -> bool:
     >>> outing_planned("周末去露营", "周末去露营"), outing_planned("周末去露营", "周末去露营，玩疯了")
     (True, False)
     """
-    told = _SAID_DONE.search(sentence) or _PAST.search(sentence) or _HOW_IT_WENT.search(clause)
+    told = bool(_SAID_DONE.search(sentence) or _PAST.search(sentence) or _HOW_IT_WENT.search(clause))
     if not told and _WHAT_IT_WAS.search(sentence):
         told = not to_come(sentence) and not _LOOKING_AHEAD.search(sentence)
     return _OUTING.search(clause) is not None and not told
