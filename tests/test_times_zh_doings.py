@@ -200,3 +200,25 @@ def test_an_arrival_set_as_a_condition_is_the_next_working_morning(
     """如果九点还没到公司 said in the afternoon read 09:00 that day, gone: a condition speaks of a time ahead, and
     arriving at the office of the next working morning."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我八点上课", datetime(2024, 12, 4, 19, 0), [("八点", "12-04 20:00")]),
+        ("我七点上课", datetime(2024, 12, 4, 18, 30), [("七点", "12-04 19:00")]),
+        ("夜校八点上课", AFTERNOON, [("八点", "12-04 20:00")]),
+        ("我报了个夜校，八点上课", AFTERNOON, [("八点", "12-04 20:00")]),
+        # unchanged: school's class, said before school is out, or told done
+        ("学校八点到十一点上课", AFTERNOON, [("八点", "12-04 08:00"), ("十一点", "12-04 11:00")]),
+        ("我们九点到十一点半上课", NIGHT, [("九点", "12-04 09:00"), ("十一点半", "12-04 11:30")]),
+        ("我八点去学校上课", datetime(2024, 12, 4, 19, 0), [("八点", "12-04 08:00")]),
+        ("我八点上课的", datetime(2024, 12, 4, 19, 0), [("八点", "12-04 08:00")]),
+    ],
+)
+def test_a_class_at_night_school_or_still_ahead_in_the_evening_is_the_evenings(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """我八点上课 said at 19:00 read 08:00 that morning, gone, and 夜校八点上课 08:00: a class is of the morning as
+    school is, but not at night school, nor when its evening hour is still ahead after school is out."""
+    assert read(said, now) == reading

@@ -31,6 +31,11 @@ _SATURDAY = 5
 # arriving at work or school is of the morning (我九点到公司, 八点到的单位, 八点上班, 七点半到校), and so are
 # school hours (八点到十一点上课); not an online class or tutoring (八点上网课, 九点补课), as often of the evening
 _MORNING_DOING = lazy(r"(?:到|去|进)的?(?:公司|单位|学校|办公室)|上班|上学|到校|早会|早自习|早读|(?<![网补])上课")
+_CLASS = lazy(r"(?<![网补])上课")
+# …but a class may be of the evening, as school is not: at night school (夜校八点上课), or said after school is
+# out with its evening hour still ahead (我八点上课 at 19:00 is tonight's)
+_EVENING_CLASS = lazy(r"夜校|夜大|夜课|晚课")
+_SCHOOL_OUT = 17
 # …but not to work late or to fetch someone (我十点去公司加班, 我五点去学校接孩子; 接待 is work)
 _LATE_AT_WORK = lazy(r"加班|通宵|接(?![着待])")
 # a bar, a night out or dinner is of the evening (我八点去酒吧, 九点吃的晚饭); a range's night too (ranges_zh)
@@ -71,7 +76,7 @@ def hours_of_usual_doings(
         clock = BARE_HOUR.search(text, start, end)
         morning = morning_of(span)
         if clock and morning is not None and not PART_OF_DAY.search(text, start, clock.start()):
-            usual = _usual_half(text, start, end, morning)
+            usual = _usual_half(text, start, end, morning, now)
             if usual is not None and clock.start() == start:
                 day = _day_said_before(text, start, out)
                 if day is not None:  # 昨天我九点到公司 at 15:00: not today's 09:00
@@ -85,8 +90,9 @@ def hours_of_usual_doings(
     return out
 
 
-def _usual_half(text: str, start: int, end: int, morning: Range) -> Range | None:
-    """Which of ``morning`` and its evening the doing of the clock at ``text[start:end]`` is of, else None."""
+def _usual_half(text: str, start: int, end: int, morning: Range, now: datetime) -> Range | None:
+    """Which of ``morning`` and its evening the doing of the clock at ``text[start:end]`` is of, said at ``now``,
+    else None."""
     clause, hour = clause_around(text, start), morning[0].hour
     evening = morning[0] + _HALF, morning[1] + _HALF
     before = _SENTENCE_BEFORE.search(text, max(0, start - 30), start)
@@ -98,10 +104,20 @@ def _usual_half(text: str, start: int, end: int, morning: Range) -> Range | None
     if hour in _EVENING_HOURS and _EVENING_DOING.search(clause):
         return evening
     if hour in _MORNING_HOURS and _MORNING_DOING.search(clause):
-        if night_work:
+        done = clock_case(text, start, end) == "told done"  # 我八点上课的 at 19:00: this morning's
+        if night_work or _evening_class(said + clause, evening, None if done else now):
             return evening  # 我在酒吧上班，九点上班: not 09:00
         return None if AFTERNOON_SAID.search(clause) or _LATE_AT_WORK.search(clause) else morning
     return None
+
+
+def _evening_class(said: str, evening: Range, now: datetime | None) -> bool:
+    """Whether a class (and no other doing of the morning) in ``said`` is of ``evening``: at night school, or said
+    after school is out at ``now`` (None when told done) on the day of ``evening``, still ahead."""
+    if not _CLASS.search(said) or _MORNING_DOING.search(_CLASS.sub("", said)):
+        return False
+    ahead = now is not None and now.hour >= _SCHOOL_OUT and now.date() == evening[0].date() and evening[0] > now
+    return ahead or _EVENING_CLASS.search(said) is not None
 
 
 def _day_said_before(text: str, start: int, before: list[tuple[int, int, Range]]) -> Range | None:
