@@ -222,3 +222,20 @@ def test_a_class_at_night_school_or_still_ahead_in_the_evening_is_the_evenings(
     """我八点上课 said at 19:00 read 08:00 that morning, gone, and 夜校八点上课 08:00: a class is of the morning as
     school is, but not at night school, nor when its evening hour is still ahead after school is out."""
     assert read(said, now) == reading
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("要是九点到公司就好了", AFTERNOON, [("九点", "12-04 09:00")]),
+        ("如果当时九点到公司就不会迟到了", AFTERNOON, [("九点", "12-04 09:00")]),
+        # unchanged: a condition ahead
+        ("如果九点还没到公司，就帮我请假", AFTERNOON, [("九点", "12-05 09:00")]),
+        ("如果三点他还不来，就别等了", NOON, [("三点", "12-04 15:00")]),
+    ],
+)
+def test_a_condition_wished_undone_is_not_ahead(said: str, now: datetime, reading: list[tuple[str, str]]) -> None:
+    """要是九点到公司就好了 said at 15:00 read tomorrow's 09:00: a condition wishing a thing gone otherwise (就好了,
+    当时…就不会) speaks of the day told of, not of one to come."""
+    assert read(said, now) == reading
+

@@ -321,6 +321,9 @@ _CALLED_OFF_AFTER = lazy(
 
 # 如果九点还没到公司, 要是三点他不来: a condition's time is one ahead, whatever its 还没 or 了 tell
 _IF_BEFORE = lazy(r"(?:如果|要是|万一|假如|假设|倘若|若是)[^，。！？；,.!?;\n]{0,12}$")
+# …but not one wished undone (如果当时九点到公司就不会迟到了, 要是九点到就好了): the day told of, not one ahead
+_IF_THEN = lazy(r"当时|那时|那天|那会|早知道|本来")
+_IF_UNDONE_AFTER = lazy(r"[^。！？!?\n]{0,20}?(?:就好了|多好|就不会|也不会|就能[^，。！？；,.!?;\n]{0,6}了)")
 
 
 # 说好三点见, 昨天约好了在三点: a plan agreed on before, whose day is not said; not 听说好像
@@ -357,6 +360,11 @@ _ASKED_DONE = lazy(r"的吗[？?]*$")
 _HABIT = lazy(r"平时|平常|一般|通常|每天|天天|每次|总是|经常|往常|向来|习惯")
 
 
+def _wished_undone(text: str, start: int, end: int) -> bool:
+    """Whether the condition a clock at ``text[start:end]`` is in wishes a thing gone had been otherwise."""
+    return bool(_IF_THEN.search(text, max(0, start - 14), end) or _IF_UNDONE_AFTER.match(text, end))
+
+
 def clock_case(text: str, start: int, end: int) -> Case:
     """How a bare clock's clause reads it: ``to come`` when it says so (要) or sets a condition (如果), it is
     what a thing was moved to (改到五点) or a meeting's (三点见); ``plan`` when a going or starting follows it,
@@ -377,7 +385,7 @@ def clock_case(text: str, start: int, end: int) -> Case:
         return "was to come" if given_up or "了" in text[end : end + 2] else "to come"
     if _MOVED_FROM.match(text, end) is not None:  # a plan's time, of the day it is told on (差点改到明天)
         return "was to come"
-    if to_come(clause) or _IF_BEFORE.search(text, max(0, start - 14), start):
+    if to_come(clause) or (_IF_BEFORE.search(text, max(0, start - 14), start) and not _wished_undone(text, start, end)):
         if given_up:
             return "was to come"
         # 我要加班到三点 at 00:30: a stretch under way ends at the nearer three, 03:00
