@@ -239,3 +239,19 @@ def test_a_condition_wished_undone_is_not_ahead(said: str, now: datetime, readin
     当时…就不会) speaks of the day told of, not of one to come."""
     assert read(said, now) == reading
 
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("我周末加班，九点要到公司", FRIDAY_AFTERNOON, [("周末", "12-07 00:00"), ("九点", "12-07 09:00")]),
+        ("我们单休，我九点要上班", FRIDAY_AFTERNOON, [("九点", "12-07 09:00")]),
+        # unchanged: no work of the weekend said, the next working morning
+        ("我九点要上班", FRIDAY_AFTERNOON, [("九点", "12-09 09:00")]),
+    ],
+)
+def test_one_who_works_the_weekend_comes_in_the_next_day(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """我周末加班，九点要到公司 said on a Friday afternoon read Monday 09:00: the working morning to come skips the
+    weekend only for one who does not say they work it (加班, 单休, 周末)."""
+    assert read(said, now) == reading

@@ -47,6 +47,8 @@ _EVENING_DOING = lazy(EVENING_DOING)
 NIGHT_WORK = rf"夜班|(?:{EVENING_DOING})[^，。！？；,.!?;\n]{{0,4}}(?:上班|打工|工作|兼职|值班)"
 _NIGHT_WORK = lazy(NIGHT_WORK)
 _SENTENCE_BEFORE = lazy(r"[^。！？；!?;\n]{0,30}$")
+# one who says they work the weekend (我周末加班, 我们单休) comes in on the next day, whatever it is
+_WEEKEND_WORK = lazy(r"周末|周六|周日|星期[六日天]|礼拜[六日天]|加班|单休|大小周|调休|值班")
 # 我九点下班, 九点多才能下班: leaving work right after the clock (not 九点上班五点下班's 九点) is the evening's
 _OFF_WORK = lazy(r"[^，。！？；,.!?;\n点]{0,5}?下班")
 _CLAUSE_START = lazy(r"[^，。！？；,.!?;\n]*$")
@@ -83,7 +85,9 @@ def hours_of_usual_doings(
                     moved = midnight(day[0]) - midnight(usual[0])
                     usual = (usual[0] + moved, usual[1] + moved) if day[0] <= usual[0] + moved < day[1] else None
                 elif not on_a_day_said(span, out):
-                    working = usual[0].hour < 12 and _MORNING_DOING.search(clause_around(text, start)) is not None
+                    clause = clause_around(text, start)
+                    working = usual[0].hour < 12 and _MORNING_DOING.search(clause) is not None
+                    working = working and not _WEEKEND_WORK.search(_said_before(text, start) + clause)
                     usual = _of_a_day_by_case(usual, now, clock_case(text, clock.start(), end), working=working)
             span = usual or span
         out.append((start, end, span))
@@ -95,8 +99,7 @@ def _usual_half(text: str, start: int, end: int, morning: Range, now: datetime) 
     else None."""
     clause, hour = clause_around(text, start), morning[0].hour
     evening = morning[0] + _HALF, morning[1] + _HALF
-    before = _SENTENCE_BEFORE.search(text, max(0, start - 30), start)
-    said = before.group() if before else ""
+    said = _said_before(text, start)
     night_work = _NIGHT_WORK.search(said) is not None
     if hour in _EVENING_HOURS and _OFF_WORK.match(text, end):
         # 我上夜班，八点下班: the morning's; a bar's work (我在酒吧上班，九点下班) ends late at night all the same
@@ -118,6 +121,12 @@ def _evening_class(said: str, evening: Range, now: datetime | None) -> bool:
         return False
     ahead = now is not None and now.hour >= _SCHOOL_OUT and now.date() == evening[0].date() and evening[0] > now
     return ahead or _EVENING_CLASS.search(said) is not None
+
+
+def _said_before(text: str, start: int) -> str:
+    """What the sentence of ``start`` says before it, at most 30 characters."""
+    before = _SENTENCE_BEFORE.search(text, max(0, start - 30), start)
+    return before.group() if before else ""
 
 
 def _day_said_before(text: str, start: int, before: list[tuple[int, int, Range]]) -> Range | None:
