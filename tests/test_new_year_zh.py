@@ -49,3 +49,21 @@ def test_the_rules_plan_before_and_after_the_new_year() -> None:
         "木木年前（2024-12-05～2025-01-28）要把房子装修完",
         "木木打算年后（2025-01-29～2025-02-27）换工作",
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("他比我小一岁，年后就满三十了", DECEMBER, [("年后", "2025-01-29", "2025-02-28")]),
+        ("年后一直在加班，累死了", MARCH, [("年后", "2025-01-29", "2025-02-28")]),
+        # unchanged: 就…了 near the last one, told done in the clause, or looking ahead in the sentence
+        ("年后我就辞职了", MARCH, [("年后", "2025-01-29", "2025-02-28")]),
+        ("年前我们去了三亚", DECEMBER, [("年前", "2024-01-11", "2024-02-10")]),
+        ("年后换工作，我已经想好了", DECEMBER, [("年后", "2025-01-29", "2025-02-28")]),
+    ],
+)
+def test_the_new_year_told_by_its_sentence(said: str, now: datetime, reading: list[tuple[str, str, str]]) -> None:
+    """年后就满三十了 said in December read the 年后 ten months gone (its 了), and 年后一直在加班，累死了 in March
+    the one a year ahead (the 了 in the next clause): 就…了 says what will then be when the last 春节 is long
+    gone, and a sentence's 了 or 一直 tells the new year done when nothing in it looks ahead."""
+    assert read(said, now) == reading

@@ -23,8 +23,14 @@ NEW_YEAR = r"(?<![^\s，。！？；,.!?;、我你他她它们咱就要得都也
 _NEW_YEAR = lazy(NEW_YEAR)
 # the weeks either side of 春节 one means by 年前 told done, or by 年后: 正月 ends about a month on
 _SEASON = timedelta(days=30)
-_DONE = lazy(r"了|过(?![来去完年节])|那时|那会|那次|当时")  # not 过完年后 (spent)
+# 年后一直在加班: ongoing since the last one
+_DONE = lazy(r"了|过(?![来去完年节])|那时|那会|那次|当时|一直")  # not 过完年后 (spent)
 _AHEAD = lazy(r"要|打算|准备|计划|想|得|该|会")
+# 就…了 says what will then be when the last 春节 is long gone (年后就满三十了 in December), what was by then
+# when it is near (年后我就辞职了 in March)
+_THEN = lazy(r"就")
+_LONG_GONE = timedelta(days=182)
+_SENTENCE = lazy(r"[^。！？；!?;\n]*")
 
 
 def around_new_year(phrase: str, now: datetime, spring: Spring, *, done: bool = False) -> Range | None:
@@ -62,7 +68,25 @@ def new_year_by_tense(
     for start, end, span in found:
         if _NEW_YEAR.fullmatch(text, start, end):
             clause = clause_around(text, start)
-            if _DONE.search(clause) and not _AHEAD.search(clause):
+            if _told_done(clause, _sentence_of(text, start), now, spring):
                 span = around_new_year(text[start:end], now, spring, done=True) or span
         out.append((start, end, span))
     return out
+
+
+def _told_done(clause: str, sentence: str, now: datetime, spring: Spring) -> bool:
+    """Whether a 年前 or 年后 in ``clause`` is told done: by its clause, or by the rest of its ``sentence``
+    (年后一直在加班，累死了) when nothing in it looks ahead."""
+    last = around_new_year("年后", now, spring, done=True)
+    then_ahead = _THEN.search(clause) is not None and (last is None or now - last[0] > _LONG_GONE)
+    if _AHEAD.search(clause) or then_ahead:
+        return False
+    return bool(_DONE.search(clause) or (_DONE.search(sentence) and not _AHEAD.search(sentence)))
+
+
+def _sentence_of(text: str, at: int) -> str:
+    """The sentence ``at`` is in, at most 120 characters either side."""
+    before = text[max(0, at - 120) : at]
+    opens = max((before.rfind(stop) for stop in "。！？；!?;\n"), default=-1) + 1
+    after = _SENTENCE.match(text, at, at + 120)
+    return before[opens:] + (after.group() if after else "")
