@@ -83,7 +83,7 @@ _TOLD_IN_PAST = lazy(
 # asking how a time went: Anything fun over the weekend? (not Doing anything…, nor Anything planned…)
 _ASKED_HOW_IT_WENT = lazy(
     r"\W*(?:(?:so|and|well|hey|oh)\W+)?anything\s+(?:(?!plan|coming|happening|going|on\b)\w+\s+){0,3}"
-    r"(?:over|during)\s+",
+    r"(?:over|during|at)\s+",
     re.IGNORECASE,
 )
 # a time something is readied for or waited till is still to come (I booked a hotel for the weekend)
@@ -108,25 +108,51 @@ def told_done(match: re.Match[str], around: Clause | None = None) -> bool:
     return _TOLD_IN_PAST.search(text, start, end) is not None or bool(_ASKED_HOW_IT_WENT.fullmatch(text, start, at))
 
 
-# a time met at or asked to be free for (see you Friday, still on for Friday, are you free Friday): one to come
+# a time met at or asked to be free for (see you Friday, still on for Friday, are you free Friday): one to come;
+# not a meeting one was glad of (good to see you Friday, nice seeing you Saturday)
 _MEETS_AT = lazy(
-    r"\b(?:see\s+(?:you|ya|u)|still\s+on|(?<!-)free|available|let'?s|how\s+about|what\s+about|up\s+for|down\s+for"
-    r"|wanna)\b",
+    r"\b(?<!good\sto\s)(?<!nice\sto\s)(?<!great\sto\s)(?:see\s+(?:you|ya|u)|still\s+on|(?<!-)free|available|let'?s"
+    r"|up\s+for|down\s+for|wanna)\b",
+    re.IGNORECASE,
+)
+# a day asked about bare (how about Friday?, Friday?) may ask of the one gone as well: the question beside it
+# tells which (How about Saturday? Did you have fun?, When was the party? Friday?)
+_ASKED_ABOUT = lazy(r"\b(?:how|what)\s+about\b", re.IGNORECASE)
+_ASKED_NEXT = lazy(
+    r"[\s?!.,]*(?:(?:so|and|oh|well|like)\W+)?(?:did|didn't|was|wasn't|were|weren't|how\s+(?:was|did)|how'd"
+    r"|what(?:\s+\w+)?\s+happened|what\s+went)\b",
     re.IGNORECASE,
 )
 # SAID_DONE, but for a would, could or should that asks what to do (what should we do Saturday?)
 _ASKED_DONE = lazy(
-    r"\b(?:was|were|did|didn't|had|went|ago|already|(?:would|could|should)(?:n't)?(?:\s+have|'ve))\b", re.IGNORECASE
+    r"\b(?:(?:was|were|did|had)(?:n't)?|went|ago|already|(?:would|could|should)(?:n't)?(?:\s+have|'ve))\b",
+    re.IGNORECASE,
 )
-# a question that recalls a time (remember Friday?, how'd Friday go?) asks of the one gone
+# a question that recalls a time (remember Friday?, how'd Friday go?) asks of the one gone, as does one of how
+# it went (Good weekend?, Busy Saturday?) or of what came of it or since (sore from Saturday?, better since Monday?)
 _RECALLED = lazy(r"\b(?:remember|how'd|what'd|happened)\b", re.IGNORECASE)
+_HOW_IT_WENT = lazy(
+    r"\b(?:good|nice|great|fun|busy|lazy|quiet|relaxing|productive|crazy|wild|rough)\s+$", re.IGNORECASE
+)
+_FILLER = lazy(r"\W*(?:(?:so|and|oh|ok|or|wait)\W+)*", re.IGNORECASE)
+_CAME_OF = lazy(r"\b(?:since|from|after)\s+$", re.IGNORECASE)
 
 
 def asked_ahead(match: re.Match[str], around: Clause | None = None) -> bool:
     """Whether the clause around ``match`` meets at its time or asks of it (see you Friday, Are we still on for
     Friday?, are you free Friday?) and tells nothing done (did you go out Friday?, how was Friday?): a bare
     day asked of is most often one to come, as a plan's is (what should we do Saturday?, not should've)."""
-    text, start, end, _ = around or clause(match)
+    text, start, end, at = around or clause(match)
     if any(done.search(text, start, end) for done in (_ASKED_DONE, _TOLD_IN_PAST, _RECALLED)):
         return False
-    return _MEETS_AT.search(text, start, end) is not None or text.startswith("?", end)
+    if _MEETS_AT.search(text, start, end):
+        return True
+    if not (_ASKED_ABOUT.search(text, start, end) or text.startswith("?", end)):
+        return False
+    if _HOW_IT_WENT.search(text, start, at) or _CAME_OF.search(text, start, at) or _ASKED_NEXT.match(text, end):
+        return False
+    # a day asked bare after a question of what was (When was the party? Friday?)
+    said = at + len(match.group())
+    bare = _FILLER.fullmatch(text, start, at) and not text[said:end].strip()
+    asked = max((m.end() for m in CLAUSE_END.finditer(text, 0, max(0, start - 1))), default=0)
+    return not (bare and _ASKED_DONE.search(text, asked, start))
