@@ -12,8 +12,13 @@ __all__ = ["REACH", "SAID_DONE", "Clause", "asked_ahead", "clause", "still_to_co
 
 Clause = tuple[str, int, int, int]
 
+# a round one goes to, said whole: not one that names a thing (school stuff, practice pics, class notes)
+_ROUNDS = (
+    r"(?:work|school|class(?:es)?|practice|training|rehearsal|lessons?|shift|church|band|choir)(?!\s+(?!(?:on|at|in"
+    r"|this|next|tomorrow|tonight|today|tmrw|every|all|until|till|from|early|late|again|then|and|but|so|or|with|for"
+    r"|to|off|\w+day|weekend|morning|afternoon|evening|night)\b)\w)"
+)
 # a clause that says its day is still to come, and one that says it happened (I was going to…)
-_ROUNDS = r"work|school|class(?:es)?|practice|training|rehearsal|lessons?|shift|church|band|choir"
 TO_COME = lazy(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
     r"|can't\s+wait|look(?:s|ing)?\s+forward|plans?|planned|(?:I'm|I\s+am|we're|we\s+are|you're|you\s+are|are\s+(?:you|we|they)|he's|she's|they're)\s+(?:\w+ing|off)"
