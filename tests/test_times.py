@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import doctest
+import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -646,3 +647,23 @@ def test_a_clock_aware_now_reads_in_its_own_zone() -> None:
     for text in ("四点要起来", "昨天晚上八点我们见过", "we met yesterday at 5 pm", "上周"):
         assert find_time_phrases(text, aware) == find_time_phrases(text, naive)
     assert query_time_range("上周我们去哪儿吃饭了", aware) == query_time_range("上周我们去哪儿吃饭了", naive)
+
+
+def test_what_is_on_a_weekday_is_read_just_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """_day_is searched from the message's start for each weekday (my interview is on Monday): 5,000 Mondays
+    took seconds. It reads only the words just before the day now, and still finds what is on it."""
+    from huiyi.text import times_en
+
+    read: list[tuple[int, int]] = []
+    pattern = times_en._IS_ON
+
+    class Reading:
+        def search(self, text: str, pos: int, endpos: int) -> re.Match[str] | None:
+            read.append((pos, endpos))
+            return pattern.search(text, pos, endpos)
+
+    monkeypatch.setattr(times_en, "_IS_ON", Reading())
+    text = "x. " * 2000 + "my interview is on Monday"
+    now = datetime(2024, 11, 5, 19)  # a Tuesday: the coming Monday
+    assert [s.start for s in find_time_phrases(text, now)] == [datetime(2024, 11, 11)]
+    assert read and all(endpos - pos <= 40 for pos, endpos in read)

@@ -148,12 +148,13 @@ def asked_ahead(match: re.Match[str], around: Clause | None = None) -> bool:
     Friday?, are you free Friday?) and tells nothing done (did you go out Friday?, how was Friday?): a bare
     day asked of is most often one to come, as a plan's is (what should we do Saturday?, not should've)."""
     text, start, end, at = around or clause(match)
+    meets = _MEETS_AT.search(text, start, end) is not None
+    if not (meets or _ASKED_ABOUT.search(text, start, end) or text.startswith("?", end)):
+        return False  # first, as it is the cheapest: most days are neither met at nor asked of
     if any(done.search(text, start, end) for done in (_ASKED_DONE, _TOLD_IN_PAST, _RECALLED)):
         return False
-    if _MEETS_AT.search(text, start, end):
+    if meets:
         return True
-    if not (_ASKED_ABOUT.search(text, start, end) or text.startswith("?", end)):
-        return False
     if _HOW_IT_WENT.search(text, start, at) or _CAME_OF.search(text, start, at) or _ASKED_NEXT.match(text, end):
         return False
     # a day asked bare after a question of what was (When was the party? Friday?)

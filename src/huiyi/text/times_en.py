@@ -229,9 +229,14 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
     weekday = _WEEKDAYS[match.group("weekday").lower()]
     which = (_group(match, "which") or "this").lower()
     which = "after next" if match["after"] else {"past": "last"}.get(which, which)
-    if which == "this" and weekday < now.weekday() and (still_to_come(match) or _day_is(match) or asked_ahead(match)):
+    around = clause(match) if which == "this" and weekday != now.weekday() else None  # read once, not per question
+    if (
+        which == "this"
+        and weekday < now.weekday()
+        and (still_to_come(match, around) or _day_is(match) or asked_ahead(match, around))
+    ):
         which = "next"  # Monday is my boss's birthday, said on a Wednesday: what a day is, it is still to be
-    elif which == "this" and weekday > now.weekday() and told_done(match):
+    elif which == "this" and weekday > now.weekday() and told_done(match, around):
         which = "last"  # I saw him on Friday, said on a Thursday: the one gone, not tomorrow
     return weekday_named(weekday, which, now)
 
@@ -244,7 +249,8 @@ _IS_ON = lazy(r"\w(?:\s+is|'s|’s|\s+are)\s+(?:on\s+)?$", re.IGNORECASE)
 
 def _day_is(match: re.Match[str]) -> bool:
     """Whether a weekday is told of in the present, as it is or as what is on it (see _DAY_IS, _IS_ON)."""
-    return bool(_DAY_IS.match(match.string, match.end()) or _IS_ON.search(match.string, 0, match.start()))
+    at = match.start()  # only the words just before it: a search from 0 read the whole text for each day
+    return bool(_DAY_IS.match(match.string, match.end()) or _IS_ON.search(match.string, max(0, at - 16), at))
 
 
 def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
