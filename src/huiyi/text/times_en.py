@@ -230,17 +230,22 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
     which = (_group(match, "which") or "this").lower()
     which = "after next" if match["after"] else {"past": "last"}.get(which, which)
     around = clause(match) if which == "this" and weekday != now.weekday() else None  # read once, not per question
+    # what has been so since a day began on the one gone whatever its tense (I'm off since Monday, how's the new
+    # job since Monday?); not a since that gives a reason (since Monday is a holiday)
+    since = _SINCE.search(match.string, max(0, match.start() - 8), match.start()) and not _day_is(match)
     if (
         which == "this"
         and weekday < now.weekday()
+        and not since
         and (still_to_come(match, around) or _day_is(match) or asked_ahead(match, around))
     ):
         which = "next"  # Monday is my boss's birthday, said on a Wednesday: what a day is, it is still to be
-    elif which == "this" and weekday > now.weekday() and told_done(match, around):
+    elif which == "this" and weekday > now.weekday() and (since or told_done(match, around)):
         which = "last"  # I saw him on Friday, said on a Thursday: the one gone, not tomorrow
     return weekday_named(weekday, which, now)
 
 
+_SINCE = lazy(r"\bsince\s+$", re.IGNORECASE)
 # a weekday told of as it is now (Monday is my mom's birthday, Friday's the deadline); not Monday's meeting
 _DAY_IS = lazy(r"\s+is\b|'s\s+(?:my|our|his|her|their|your|the|a|an)\b", re.IGNORECASE)
 # and what is on it (my interview is on Monday, the party's Friday), not what was (the game was Monday)
