@@ -36,3 +36,18 @@ def plans(text: str) -> list[str]:
 )
 def test_a_plan_keeps_no_word_that_led_to_its_time(text: str, planned: str) -> None:
     assert plans(text) == [planned]
+
+
+@pytest.mark.parametrize(
+    ("text", "planned"),
+    [
+        # no weekday is led to by in, at or over: the word is the verb's (it stayed before the cut)
+        ("I'm moving in Saturday", "is moving in"),
+        ("I'll come over Friday", "will come over"),
+        ("I'm sleeping in Saturday", "is sleeping in"),
+        # led to by on: the on goes, the particle stays
+        ("I'm moving in on Saturday", "is moving in"),
+    ],
+)
+def test_a_particle_before_a_weekday_stays(text: str, planned: str) -> None:
+    assert plans(text) == [planned]

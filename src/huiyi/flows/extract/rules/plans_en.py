@@ -285,6 +285,8 @@ _LED_TO = re.compile(
 )
 _ALWAYS_LEADS = frozenset("until till before after for since from".split())
 _TAKES_NONE = re.compile(r"(?:today|tonight|tomorrow|yesterday|this|next|last|coming)\b", re.IGNORECASE)
+# no day of the week is led to by in, at or over: those are a particle's (moving in Saturday, come over Friday)
+_A_WEEKDAY = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
 _DEICTIC = re.compile(r"(?:today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)  # on next Friday is said
 _DROPS_BY = re.compile(r"\b(?:stop|drop|swing|pop|come|came|pass)\w*\s+by\s*$", re.IGNORECASE)
 _LED = re.compile(r"(?:at|in|on|by|for|until|till|before|after|during|over|since|from|through)\b", re.IGNORECASE)
@@ -306,7 +308,9 @@ def _cut_time(what: str, phrase: str) -> str:
         before, kept = what[done : found.start()], _unless_had(found)
         if not kept and (led := _LED_TO.search(before)):
             prep = (led["prep"] or "").casefold()
-            takes_none = _TAKES_NONE.match(phrase) and (prep != "on" or _DEICTIC.match(phrase))
+            takes_none = (_TAKES_NONE.match(phrase) and (prep != "on" or _DEICTIC.match(phrase))) or (
+                prep in ("in", "at", "over") and _A_WEEKDAY.match(phrase)
+            )
             leads = prep in _ALWAYS_LEADS or (prep == "by" and not _DROPS_BY.search(before))
             leads = (leads or bool(prep and prep != "by" and not takes_none)) and not _LED.match(phrase)
             cut = led.start("prep") if leads else len(before)
