@@ -138,3 +138,18 @@ def test_next_wednesday_said_on_a_monday_in_the_zone_is_next_weeks(tmp_path: Pat
         "Sam said: I have a driving test next Wednesday (2024-11-13), so nervous."
     ]
     assert events[0].time == datetime(2024, 11, 13)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The funny thing is Monday I went to the doctor",
+        "the thing is Monday we had a fight",
+        "the problem is Monday I forgot my keys",
+        "what's crazy is Monday I ran into my ex",
+    ],
+)
+def test_an_is_that_leads_to_a_telling_is_no_day_ahead(text: str) -> None:
+    """What is on a day is ahead (my interview is on Monday), but an is that leads to a telling (the funny thing
+    is Monday I went to the doctor), said on a Tuesday, is of the Monday gone."""
+    assert [span.start for span in find_time_phrases(text, datetime(2024, 11, 5, 19))] == [datetime(2024, 11, 4)]

@@ -71,7 +71,7 @@ def still_to_come(match: re.Match[str], around: Clause | None = None) -> bool:
 _TOLD_IN_PAST = lazy(
     r"(?i:\b(?:was|were|did|didn't|had|went|ago|saw|took|came|met|ate|spent|bought|caught|felt|slept|found|gave"
     r"|won|lost|drove|flew|wrote|swam|brought|began|kept|sang|wore|threw|held|built|sold|sent|paid|rode|fell|broke"
-    r"|woke|drank|ran|made)\b|(?<!'ve\s)(?<!have\s)\bgot\b)"  # I got, not I've got
+    r"|woke|drank|ran|made|forgot)\b|(?<!'ve\s)(?<!have\s)\bgot\b)"  # I got, not I've got
     r"|\b(?:(?i:I|we|he|she|it|they|you)|[A-Z][a-z]+)\s+(?i:(?:just|also|all|both|\w+ly)\s+)?(?i:[a-z]*[a-df-z]ed)\b"
     r"(?!\s+to\b)"
     # the present perfect tells what is done, as the past does (I've been busy this weekend, I have finished it on

@@ -47,7 +47,7 @@ from huiyi.text.periods import (
     whole_days,
     year_span,
 )
-from huiyi.text.tense_en import SAID_DONE, asked_ahead, clause, still_to_come, told_done
+from huiyi.text.tense_en import SAID_DONE, Clause, asked_ahead, clause, still_to_come, told_done
 
 _WEEKDAYS = {  # no abbreviations: sat, sun and wed are English words
     name: number
@@ -232,12 +232,12 @@ def _en_weekday(match: re.Match[str], now: datetime) -> Range:
     around = clause(match) if which == "this" and weekday != now.weekday() else None  # read once, not per question
     # what has been so since a day began on the one gone whatever its tense (I'm off since Monday, how's the new
     # job since Monday?); not a since that gives a reason (since Monday is a holiday)
-    since = _SINCE.search(match.string, max(0, match.start() - 8), match.start()) and not _day_is(match)
+    since = _SINCE.search(match.string, max(0, match.start() - 8), match.start()) and not _day_is(match, around)
     if (
         which == "this"
         and weekday < now.weekday()
         and not since
-        and (still_to_come(match, around) or _day_is(match) or asked_ahead(match, around))
+        and (still_to_come(match, around) or _day_is(match, around) or asked_ahead(match, around))
     ):
         which = "next"  # Monday is my boss's birthday, said on a Wednesday: what a day is, it is still to be
     elif which == "this" and weekday > now.weekday() and (since or told_done(match, around)):
@@ -252,10 +252,16 @@ _DAY_IS = lazy(r"\s+is\b|'s\s+(?:my|our|his|her|their|your|the|a|an)\b", re.IGNO
 _IS_ON = lazy(r"\w(?:\s+is|'s|’s|\s+are)\s+(?:on\s+)?$", re.IGNORECASE)
 
 
-def _day_is(match: re.Match[str]) -> bool:
-    """Whether a weekday is told of in the present, as it is or as what is on it (see _DAY_IS, _IS_ON)."""
+def _day_is(match: re.Match[str], around: Clause | None = None) -> bool:
+    """Whether a weekday is told of in the present, as it is or as what is on it (see _DAY_IS, _IS_ON); not
+    one an is leads to a telling of (the funny thing is Monday I went to the doctor)."""
+    if _DAY_IS.match(match.string, match.end()):
+        return True
     at = match.start()  # only the words just before it: a search from 0 read the whole text for each day
-    return bool(_DAY_IS.match(match.string, match.end()) or _IS_ON.search(match.string, max(0, at - 16), at))
+    if not _IS_ON.search(match.string, max(0, at - 16), at):
+        return False
+    text, _, end, day = around or clause(match)
+    return not told_done(match, (text, day, end, day))  # what is told after the day, not the is before it
 
 
 def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
