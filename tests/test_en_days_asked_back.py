@@ -47,3 +47,20 @@ def days(text: str, now: datetime) -> list[str]:
 )
 def test_a_day_asked_of_as_gone_stays_gone(text: str, now: datetime, read: str) -> None:
     assert days(text, now) == [read]
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # about leads to no meeting (let's not talk about Friday), and a bare day asked before a telling of it
+        ("let's not talk about Friday", "11-08..11-08"),
+        ("let's just forget about Friday", "11-08..11-08"),
+        ("Saturday morning? I was asleep lol", "11-09..11-09"),
+        # ahead, as before
+        ("Let's catch up Friday!", "11-15..11-15"),
+        ("Friday night? I'm going to a concert", "11-15..11-15"),
+        ("How about Friday?", "11-15..11-15"),
+    ],
+)
+def test_a_day_talked_about_or_told_after_is_gone(text: str, read: str) -> None:
+    assert days(text, SUNDAY) == [read]

@@ -139,6 +139,9 @@ _RECALLED = lazy(r"\b(?:remember|how'd|what'd|happened)\b", re.IGNORECASE)
 _HOW_IT_WENT = lazy(
     r"\b(?:good|nice|great|fun|busy|lazy|quiet|relaxing|productive|crazy|wild|rough)\s+$", re.IGNORECASE
 )
+# a day asked bare (So, Friday night?), and one talked about, not met at (let's not talk about Friday)
+_PART_OF_DAY = lazy(r"\s*(?:(?:morning|afternoon|evening|night)\b)?\W*", re.IGNORECASE)
+_ABOUT = lazy(r"(?<!how\s)(?<!what\s)\babout\s+$", re.IGNORECASE)
 _FILLER = lazy(r"\W*(?:(?:so|and|oh|ok|or|wait)\W+)*", re.IGNORECASE)
 _CAME_OF = lazy(r"\b(?:since|from|after)\s+$", re.IGNORECASE)
 
@@ -153,12 +156,21 @@ def asked_ahead(match: re.Match[str], around: Clause | None = None) -> bool:
         return False  # first, as it is the cheapest: most days are neither met at nor asked of
     if any(done.search(text, start, end) for done in (_ASKED_DONE, _TOLD_IN_PAST, _RECALLED)):
         return False
-    if meets:
+    if meets and not _ABOUT.search(text, start, at):  # let's not talk about Friday: nothing met at
         return True
     if _HOW_IT_WENT.search(text, start, at) or _CAME_OF.search(text, start, at) or _ASKED_NEXT.match(text, end):
         return False
-    # a day asked bare after a question of what was (When was the party? Friday?)
+    if not text.startswith("?", end):
+        return False  # let's just forget about Friday: no question
+    # a day asked bare after a question of what was, or before a telling of it (When was the party? Friday?,
+    # Saturday morning? I was asleep lol)
     said = at + len(match.group())
-    bare = _FILLER.fullmatch(text, start, at) and not text[said:end].strip()
+    if not (_FILLER.fullmatch(text, start, at) and _PART_OF_DAY.fullmatch(text, said, end)):
+        return True
     asked = max((m.end() for m in CLAUSE_END.finditer(text, 0, max(0, start - 1))), default=0)
-    return not (bare and _ASKED_DONE.search(text, asked, start))
+    told = CLAUSE_END.search(text, end + 1)
+    told_end = told.start() if told else len(text)
+    return not (
+        _ASKED_DONE.search(text, asked, start)
+        or (_TOLD_IN_PAST.search(text, end + 1, told_end) and not TO_COME.search(text, end + 1, told_end))
+    )
