@@ -45,6 +45,8 @@ def test_a_plan_keeps_no_word_that_led_to_its_time(text: str, planned: str) -> N
         ("I'm moving in Saturday", "is moving in"),
         ("I'll come over Friday", "will come over"),
         ("I'm sleeping in Saturday", "is sleeping in"),
+        ("I'll be around Friday", "will be around"),
+        ("I'll be done around Friday", "will be done"),
         # led to by on: the on goes, the particle stays
         ("I'm moving in on Saturday", "is moving in"),
     ],

@@ -289,6 +289,7 @@ _TAKES_NONE = re.compile(r"(?:today|tonight|tomorrow|yesterday|this|next|last|co
 _A_WEEKDAY = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b", re.IGNORECASE)
 _DEICTIC = re.compile(r"(?:today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)  # on next Friday is said
 _DROPS_BY = re.compile(r"\b(?:stop|drop|swing|pop|come|came|pass)\w*\s+by\s*$", re.IGNORECASE)
+_BE_AROUND = re.compile(r"\b(?:be|am|is|are|'m|'re|'s)\s+around\s*$", re.IGNORECASE)  # I'll be around Friday
 _LED = re.compile(r"(?:at|in|on|by|for|until|till|before|after|during|over|since|from|through)\b", re.IGNORECASE)
 _ENDS = re.compile(r"[\s,.;!?]*(?:$|(?:and|or|&)\b)", re.IGNORECASE)
 
@@ -312,6 +313,7 @@ def _cut_time(what: str, phrase: str) -> str:
                 prep in ("in", "at", "over") and _A_WEEKDAY.match(phrase)
             )
             leads = prep in _ALWAYS_LEADS or (prep == "by" and not _DROPS_BY.search(before))
+            takes_none = takes_none or (prep == "around" and _BE_AROUND.search(before))
             leads = (leads or bool(prep and prep != "by" and not takes_none)) and not _LED.match(phrase)
             cut = led.start("prep") if leads else len(before)
             joined = led["joined"] and (leads or not prep) and _ENDS.match(what, found.end())
