@@ -25,6 +25,7 @@ __all__ = [
     "NUM",
     "PART_OF_DAY",
     "SMALL_HOURS",
+    "WORD_ONE_BEFORE",
     "Case",
     "clock_case",
     "half_of_the_day",
@@ -37,8 +38,15 @@ __all__ = [
 # Bounded, and digits never start mid-number, so a long digit run cannot make the scan quadratic.
 NUM = r"(?:(?<![0-9０-９])[0-9０-９]{1,4}|[零〇一二两三四五六七八九十百千]{1,6})"
 DAY_PARTS = r"凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|深夜|午夜|白天"
+# the 一 that ends a word (万一, 统一, 唯一, 第一, 初一) is no digit of the hour after it: 万一九点我还没到 is 九点
+_ENDS_IN_ONE = r"[万统唯第之同专单逐划均归合初]"
+_WORD_ONE = rf"(?<={_ENDS_IN_ONE})一(?=[一二两三四五六七八九十])"
+WORD_ONE_BEFORE = lazy(rf"{_ENDS_IN_ONE}一$")  # 万一一点到不了: a word ends before the clock, as a stop does
 # a clock time: 七点, 七点半, 差一刻三点, 19:30 (not 三点都, 两点儿)
-CLOCK = rf"(?:差(?:一刻|{NUM}分钟?))?{NUM}点(?:{NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])|\d{{1,2}}[:：][0-5]\d"
+CLOCK = (
+    rf"(?:差(?:一刻|{NUM}分钟?))?(?!{_WORD_ONE}){NUM}点(?:{NUM}分|半|一刻|三刻|钟|整)?(?![都也儿])"
+    r"|\d{1,2}[:：][0-5]\d"
+)
 PART_OF_DAY = lazy(rf"{DAY_PARTS}|[早晚夜]")  # a phrase that names its part of the day: 今晚, 明早, 周六晚上
 
 Case = Literal[

@@ -21,6 +21,7 @@ from huiyi.text.hours_zh import (
     DAY_PARTS,
     NUM,
     PART_OF_DAY,
+    WORD_ONE_BEFORE,
     half_of_the_day,
     small_hours_of_plans,
     small_hours_of_sleep,
@@ -382,6 +383,7 @@ def _said_a_clock(text: str, start: int, end: int) -> bool:
     if _RANGE_FROM_A_CLOCK.search(text, max(0, start - 8), start):  # 十一点到一点: the end of a range of hours
         return True
     before = not start or _CLOCK_BEFORE.match(text, start - 1) is not None
+    before = before or WORD_ONE_BEFORE.search(text, max(0, start - 2), start) is not None
     return before and _CLOCK_AFTER.match(text, end) is not None
 
 
