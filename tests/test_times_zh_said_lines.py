@@ -35,3 +35,41 @@ def read(text: str, now: datetime) -> list[tuple[str, str]]:
 def test_the_one_of_a_word_before_a_clock_is_not_its_hour(said: str, reading: list[tuple[str, str]]) -> None:
     """万一九点我还没到 read 一九点: the 一 of 万一 (in case), 统一, 唯一 was taken for a digit of the hour."""
     assert read(said, MONDAY) == reading
+
+
+DECEMBER_30 = datetime(2024, 12, 30, 10)
+NOVEMBER_20 = datetime(2024, 11, 20, 10)  # 国庆 50 days gone
+TUESDAY = datetime(2024, 11, 19, 10)
+_TOLD = ["去约会，超开心", "去约会，好开心", "去约会，开心死了", "去约会，好幸福", "去爬山，好累", "去看展，有点失望"]
+_TOLD += ["去聚餐，蛮无聊的", "去约会，有点尴尬", "去滑雪，挺难忘的", "去约会超开心"]
+_AHEAD = ["去约会，好期待", "去约会，一定很开心", "去约会，会很开心", "去滑雪，应该很好玩"]
+_AHEAD += ["去约会吧，肯定超开心", "去爬山，好期待"]
+
+
+@pytest.mark.parametrize("outing", _TOLD)
+def test_an_outing_told_with_how_it_felt_is_the_last(outing: str) -> None:
+    """圣诞节去约会，超开心 said on 12-30 read next year's Christmas: 约会 was read as 会 (will), and a feeling with
+    its degree (有点失望, 蛮无聊的) or its 死了 (开心死了) was no telling of how it went."""
+    assert read("圣诞节" + outing, DECEMBER_30) == [("圣诞节", "2024-12-25 00:00")]
+    assert read("国庆" + outing, NOVEMBER_20) == [("国庆", "2024-10-01 00:00")]
+    assert read("周末" + outing, TUESDAY)[0][1] == "2024-11-16 00:00"
+
+
+@pytest.mark.parametrize("outing", _AHEAD)
+def test_an_outing_looked_forward_to_is_the_coming_one(outing: str) -> None:
+    """Unchanged, or now so on 12-30 with Christmas five days gone: a line that looks ahead is the coming one."""
+    assert read("圣诞节" + outing, DECEMBER_30) == [("圣诞节", "2025-12-25 00:00")]
+    assert read("国庆" + outing, NOVEMBER_20) == [("国庆", "2025-10-01 00:00")]
+    assert read("周末" + outing, TUESDAY)[0][1] == "2024-11-23 00:00"
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [("圣诞节我们去约会了", "2024-12-25"), ("圣诞节的约会取消了", "2024-12-25"), ("圣诞节会下雪", "2025-12-25")],
+)
+def test_a_festival_told_or_forecast_reads_as_before(said: str, day: str) -> None:
+    assert read(said, DECEMBER_30) == [("圣诞节", f"{day} 00:00")]
+
+
+def test_a_degree_with_no_feeling_tells_nothing_done() -> None:
+    assert read("国庆去哈尔滨，有点远", NOVEMBER_20) == [("国庆", "2025-10-01 00:00")]

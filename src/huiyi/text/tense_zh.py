@@ -104,8 +104,9 @@ _WISH = lazy(_WISHED)
 # day, 我订了春节的机票，结果航班取消了), not the one a year ahead
 _JUST_GONE = timedelta(days=30)
 _YEAR_SAID = lazy(r"前年|去年|今年|明年|后年")
-# 会 as "will" after a festival (春节我会回家), not a meeting (中秋的会, 开会, 年会, 会议)
-_WILL = lazy(r"(?<![的开年例聚晚班])会(?![议员场所上])")
+# 会 as "will" after a festival (春节我会回家), not a meeting or a party (中秋的会, 开会, 年会, 会议, 约会, 舞会)
+_NOT_WILL = r"(?<![的开年例聚晚班约舞宴酒唱庙灯])会(?![议员场所上])"
+_WILL = lazy(_NOT_WILL)
 # soon, whatever follows: 马上周末了, 快周末了, 要过年了 (its 了 says the time is near, not that it happened)
 _SOON = lazy(r"马上|快到|快要|就要|眼看|快(?=周|星期|礼拜|过年)|(?<![不想])要(?=过年了)")
 # a clause that ends proposing (周末去爬山吧, 周五一起吃饭吧~), not a guess at how it went (周末很累吧, 玩得开心吧)
@@ -146,7 +147,12 @@ _WHAT_IT_WAS = lazy(
     r"(?:超|特别|(?<!不)好|太|很|挺|真|巨)(?![的啊呀吧吗不嘞哒耶想要期])|(?<=[烦累冻热笑困饿气吓挤晒])死|被"
     r"|[碰遇]到|遇见|撞见|到现在|现在还|照片|视频|合照"
 )
-_LOOKING_AHEAD = lazy(r"期待|希望|听说|应该|估计|可能|会|吧|吗|[?？]")
+_LOOKING_AHEAD = lazy(rf"期待|希望|听说|应该|估计|可能|一定|肯定|到时|{_NOT_WILL}|吧|吗|[?？]")
+# an outing looked forward to is the coming one, even with the last days gone (圣诞节去约会，好期待 on 12-30)
+_AWAITED = lazy(rf"期待|盼着|等不及|迫不及待|到时|一定|肯定|应该|估计|{_NOT_WILL}")
+# …or how it felt, a feeling with its degree (有点失望, 蛮无聊的, 好幸福) or its 死了 (开心死了): said after
+_FEELING = r"开心|高兴|快乐|幸福|好玩|难忘|失望|无聊|感动|累|爽|尴尬|满足|充实|郁闷|扫兴"
+_FELT = lazy(rf"(?:超|好|太|特别|真|挺|蛮|很|巨|非常|有点|有些)(?:{_FEELING})|(?:{_FEELING})(?:死|极|坏)了")
 
 
 def outing_planned(clause: str, sentence: str) -> bool:
@@ -157,7 +163,7 @@ def outing_planned(clause: str, sentence: str) -> bool:
     (True, False)
     """
     told = bool(_SAID_DONE.search(sentence) or _PAST.search(sentence) or _HOW_IT_WENT.search(clause))
-    if not told and _WHAT_IT_WAS.search(sentence):
+    if not told and (_WHAT_IT_WAS.search(sentence) or _FELT.search(sentence)):
         told = not to_come(sentence) and not _LOOKING_AHEAD.search(sentence)
     return _OUTING.search(clause) is not None and not told
 
@@ -228,7 +234,10 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bo
             sentence = _sentence_around(text, start)
             booked = _BOOKED.search(clauses.before(start)) is not None
             planned = not asked and outing_planned(clauses.around(start), sentence)
-            span = _festival(phrase, span, clauses.around(start), sentence, now, resolve, booked or planned, asked)
+            awaited = planned and _AWAITED.search(sentence) is not None
+            span = _festival(
+                phrase, span, clauses.around(start), sentence, now, resolve, booked or planned, asked, awaited
+            )
         elif _BARE_WEEKDAY.match(text, start):
             clause = clauses.around(start)
             waited = _WAITED_FOR.search(clauses.before(start)) is not None and not _OF_THE_DAY.match(text, end)
@@ -309,6 +318,7 @@ def _festival(
     resolve: Resolve,
     booked: bool = False,
     asked: bool = False,
+    awaited: bool = False,
 ) -> Range:
     """A festival named alone is this year's (jionlp's reading, or :mod:`huiyi.text.holidays`'), as a month
     is. Said in November, "春节我要去三亚玩" means the coming one: one over, in a clause that says it is to
@@ -317,7 +327,8 @@ def _festival(
     is the nearer of the two: not the one 361 days gone when the next is days ahead (one ahead stays:
     感恩节我们吃火鸡 in May). 那天 says a day gone, but not beside 要: 元旦那天我要加班 is to come. One booked,
     wished or told as an outing (我订了春节的机票, 祝你春节快乐, 国庆去云南玩: ``booked``) is the coming one,
-    unless the last is at most a month gone.
+    unless the last is at most a month gone; an outing looked forward to (圣诞节去约会，好期待: ``awaited``) is the
+    coming one whenever the last was.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> november = datetime(2024, 11, 13, 10, 0)
@@ -340,7 +351,7 @@ def _festival(
     done = said_done or _PAST.search(clause) is not None or _BOOKED_BEFORE.search(clause) is not None
     plain = _WISH.sub("", clause)  # a plan's words, not a wish's
     firm = to_come(plain) or (_TO_COME.search(plain) is not None and not said_done)
-    firm = firm or ((_WILL.search(clause) is not None or gave_up) and not done)
+    firm = firm or ((_WILL.search(clause) is not None or gave_up) and not done) or (awaited and not done)
     soft = not firm and (
         (booked and not _BOOKED_BEFORE.search(clause)) or (_WISH.search(clause) is not None and not said_done)
     )
