@@ -73,3 +73,30 @@ def test_a_festival_told_or_forecast_reads_as_before(said: str, day: str) -> Non
 
 def test_a_degree_with_no_feeling_tells_nothing_done() -> None:
     assert read("国庆去哈尔滨，有点远", NOVEMBER_20) == [("国庆", "2025-10-01 00:00")]
+
+
+LATE = datetime(2024, 5, 6, 23)
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("九点上课，我先睡了", LATE, [("九点", "2024-05-07 09:00")]),
+        ("九点上课，早点睡", LATE, [("九点", "2024-05-07 09:00")]),
+        ("九点开会，我先睡了", LATE, [("九点", "2024-05-07 09:00")]),
+        ("九点出发，明天见", LATE, [("九点", "2024-05-07 09:00"), ("明天", "2024-05-07 00:00")]),
+        ("九点上班，晚安", datetime(2024, 5, 6, 20), [("九点", "2024-05-07 09:00")]),
+        # unchanged: said to come, told done, nothing looking ahead, a day said, said before the late evening
+        ("我九点要上班", LATE, [("九点", "2024-05-07 09:00")]),
+        ("九点上课，我差点迟到", LATE, [("九点", "2024-05-06 09:00")]),
+        ("九点开会了，先睡了", LATE, [("九点", "2024-05-06 21:00")]),
+        ("我九点才到公司，累死了，先睡了", LATE, [("九点", "2024-05-06 09:00")]),
+        ("我九点到家，先睡了", LATE, [("九点", "2024-05-06 21:00")]),
+        ("九点上课", LATE, [("九点", "2024-05-06 09:00")]),
+        ("今天九点上课，先睡了", LATE, [("今天九点", "2024-05-06 09:00")]),
+        ("九点上课，我先睡了", datetime(2024, 5, 6, 1), [("九点", "2024-05-06 09:00")]),
+    ],
+)
+def test_a_morning_doing_said_before_bed_is_tomorrows(said: str, now: datetime, reading: list[tuple[str, str]]) -> None:
+    """九点上课，我先睡了 said at 23:00 read today's 09:00, gone 14 hours, and 九点开会，我先睡了 today's 21:00."""
+    assert read(said, now) == reading

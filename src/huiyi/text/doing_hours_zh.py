@@ -21,7 +21,7 @@ from huiyi.text.hours_zh import (
 from huiyi.text.periods import Range, midnight
 from huiyi.text.tense_zh import clause_around
 
-__all__ = ["EVENING_DOING", "NIGHT_WORK", "hours_of_usual_doings"]
+__all__ = ["EVENING_DOING", "NIGHT_WORK", "hours_of_usual_doings", "mornings_after_a_late_evening"]
 
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
@@ -155,3 +155,57 @@ def _of_a_day_by_case(read: Range, now: datetime, case: Case, *, working: bool =
     elif case == "told done" and read[0] + moved > now:
         moved -= _DAY
     return read[0] + moved, read[1] + moved
+
+
+# a doing of a morning to come (上课, 开会, 出发), and a word of the sentence saying it is ahead: its speaker goes to
+# bed first (我先睡了, 早点睡), or says 明天 or 要
+_DOING_TO_COME = lazy(
+    r"上课|上班|上学|开会|出发|考试|面试|集合|报到|打卡|早会|早自习|到校|(?:到|去|进)的?(?:公司|单位|学校)"
+)
+_AHEAD_OF_THE_NIGHT = lazy(r"先睡|早点睡|早睡|去睡|睡觉|晚安|明天|明早|要(?!求)|(?<![记觉])得(?![了到很太好])")
+_TOLD_DONE = lazy(r"了|(?<![度经通难])过(?![来去])|才|已经|刚")  # 九点开会了, 我九点才到公司: of today
+_SENTENCE_AFTER = lazy(r"[^。！？!?\n]{0,30}")
+_LATE_EVENING = 20
+_GONE_CASES = ("told done", "was to come")
+
+
+def mornings_after_a_late_evening(
+    text: str, found: list[tuple[int, int, Range]], now: datetime
+) -> list[tuple[int, int, Range]]:
+    """A bare morning hour of a doing to come (上课, 开会, 出发) said in the late evening, read as today's and gone,
+    is tomorrow's when its sentence looks ahead: 九点上课，我先睡了 said at 23:00 is no class 14 hours gone.
+
+        >>> from huiyi.text.times_zh import chinese_phrases
+        >>> late = datetime(2024, 11, 13, 23)
+        >>> [str(span[0]) for *_, span in chinese_phrases("九点上课，我先睡了。九点开会，明天见", late)]
+        ['2024-11-14 09:00:00', '2024-11-14 09:00:00', '2024-11-14 00:00:00']
+        >>> [str(span[0]) for *_, span in chinese_phrases("九点上课，我差点迟到", late)]
+        ['2024-11-13 09:00:00']
+    """
+    if now.hour < _LATE_EVENING:
+        return found
+    out: list[tuple[int, int, Range]] = []
+    for start, end, span in found:
+        clock = BARE_HOUR.search(text, start, end)
+        morning = morning_of(span)
+        if (
+            clock is not None
+            and clock.start() == start
+            and morning is not None
+            and morning[0].hour in _MORNING_HOURS
+            and span[0].date() == now.date()
+            and span[1] <= now
+            and _DOING_TO_COME.search(clause := clause_around(text, start))
+            and not _TOLD_DONE.search(clause)
+            and _AHEAD_OF_THE_NIGHT.search(_said_before(text, start) + _sentence_after(text, end))
+            and clock_case(text, start, end) not in _GONE_CASES
+            and not on_a_day_said(span, out)
+        ):
+            span = morning[0] + _DAY, morning[1] + _DAY
+        out.append((start, end, span))
+    return out
+
+
+def _sentence_after(text: str, end: int) -> str:
+    after = _SENTENCE_AFTER.match(text, end)
+    return after.group() if after else ""

@@ -15,7 +15,7 @@ from typing import Any
 from huiyi.patterns import lazy
 from huiyi.text import holidays
 from huiyi.text.clock_days_zh import clocks_on_their_day
-from huiyi.text.doing_hours_zh import hours_of_usual_doings
+from huiyi.text.doing_hours_zh import hours_of_usual_doings, mornings_after_a_late_evening
 from huiyi.text.hours_zh import (
     CLOCK,
     DAY_PARTS,
@@ -417,7 +417,7 @@ def chinese_phrases(text: str, now: datetime, *, asked: bool = False) -> list[tu
     read = new_year_by_tense(text, by_tense(text, found, now, _resolve_zh, asked), now, spring_festival)
     read = clocks_on_their_day(text, read, now, _resolve_zh)
     read = small_hours_of_sleep(text, small_hours_of_plans(text, read, now), now)
-    return range_ends(text, hours_of_usual_doings(text, read, now))
+    return range_ends(text, mornings_after_a_late_evening(text, hours_of_usual_doings(text, read, now), now))
 
 
 _BARE_SEASON = lazy(r"[春夏秋冬](?:天|季)")
