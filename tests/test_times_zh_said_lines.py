@@ -100,3 +100,27 @@ LATE = datetime(2024, 5, 6, 23)
 def test_a_morning_doing_said_before_bed_is_tomorrows(said: str, now: datetime, reading: list[tuple[str, str]]) -> None:
     """九点上课，我先睡了 said at 23:00 read today's 09:00, gone 14 hours, and 九点开会，我先睡了 today's 21:00."""
     assert read(said, now) == reading
+
+
+DECEMBER_10 = datetime(2024, 12, 10, 10)  # the 年前 of 2025-01-29 runs
+MARCH_10 = datetime(2024, 3, 10, 10)  # 2024-02-10 a month gone
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "days"),
+    [
+        ("年前忙死了", DECEMBER_10, ("2024-12-10", "2025-01-29")),
+        ("年前累死了", DECEMBER_10, ("2024-12-10", "2025-01-29")),
+        ("年前太忙了，没空", DECEMBER_10, ("2024-12-10", "2025-01-29")),
+        ("年前忙疯了", DECEMBER_10, ("2024-12-10", "2025-01-29")),
+        # unchanged: told done, the last 春节 a month gone, a plan
+        ("年前我们去了三亚", DECEMBER_10, ("2024-01-11", "2024-02-10")),
+        ("年前忙死了，我们去了三亚", DECEMBER_10, ("2024-01-11", "2024-02-10")),
+        ("年前忙死了", MARCH_10, ("2024-01-11", "2024-02-10")),
+        ("年前要把房子装修完", DECEMBER_10, ("2024-12-10", "2025-01-29")),
+    ],
+)
+def test_a_state_of_now_keeps_the_new_year_running(said: str, now: datetime, days: tuple[str, str]) -> None:
+    """年前忙死了 said in December read the last 年前 for its 了: a state of now tells none done."""
+    (span,) = find_time_phrases(said, now)
+    assert (f"{span.start:%Y-%m-%d}", f"{span.end:%Y-%m-%d}") == days

@@ -31,6 +31,10 @@ _AHEAD = lazy(r"要|打算|准备|计划|想|得|该|会")
 _THEN = lazy(r"就")
 _LONG_GONE = timedelta(days=182)
 _SENTENCE = lazy(r"[^。！？；!?;\n]*")
+# a state of now (忙死了, 累坏了, 好忙): its 了 tells no 年前 done while the 年前 now running is half a year on
+_NOW_STATE = lazy(
+    r"(?:忙|累|烦|困|急|愁|穷|赶)(?:死|坏|疯|晕)了|(?:好|太|超|特别|真|巨|很|挺)(?:忙|累|烦|赶|紧张)[了啊呀哦]*"
+)
 
 
 def around_new_year(phrase: str, now: datetime, spring: Spring, *, done: bool = False) -> Range | None:
@@ -63,12 +67,14 @@ def new_year_by_tense(
     text: str, found: list[tuple[int, int, Range]], now: datetime, spring: Spring
 ) -> list[tuple[int, int, Range]]:
     """``found`` with each 年前 or 年后 whose clause tells it done (年前我们去了三亚, not 年前要装修完了) read as
-    the last 春节's."""
+    the last 春节's; a state of now (年前忙死了) tells none while the coming 年前 runs."""
     out: list[tuple[int, int, Range]] = []
     for start, end, span in found:
         if _NEW_YEAR.fullmatch(text, start, end):
-            clause = clause_around(text, start)
-            if _told_done(clause, _sentence_of(text, start), now, spring):
+            clause, sentence = clause_around(text, start), _sentence_of(text, start)
+            if text[start:end] == "年前" and _running(now, spring):  # 年前忙死了 in December: the one under way
+                clause, sentence = _NOW_STATE.sub("", clause), _NOW_STATE.sub("", sentence)
+            if _told_done(clause, sentence, now, spring):
                 span = around_new_year(text[start:end], now, spring, done=True) or span
         out.append((start, end, span))
     return out
@@ -82,6 +88,12 @@ def _told_done(clause: str, sentence: str, now: datetime, spring: Spring) -> boo
     if _AHEAD.search(clause) or then_ahead:
         return False
     return bool(_DONE.search(clause) or (_DONE.search(sentence) and not _AHEAD.search(sentence)))
+
+
+def _running(now: datetime, spring: Spring) -> bool:
+    """Whether the 年前 of the coming 春节 is under way: the last one is half a year gone."""
+    last = around_new_year("年后", now, spring, done=True)
+    return last is None or now - last[0] > _LONG_GONE
 
 
 def _sentence_of(text: str, at: int) -> str:
