@@ -55,7 +55,8 @@ _OWN_SUBJECT = re.compile(
     r",?\s+(?:and|but|so|because|while|though)\s+"
     # I went to the gym and tomorrow I have…: a time before the subject still starts a clause of its own
     r"(?=(?:(?i:today|tomorrow|tonight|then|later|(?:next|this)\s+\w+),?\s+)?"
-    r"(?:I|(?i:we|you|he|she|they|it|our|my|your|his|her|their))\b)"
+    # …so let's hang: a suggestion of its own, no more of the plan
+    r"(?:I|(?i:i|we|you|he|she|they|it|our|my|your|his|her|their|let's))\b)"
     r"(?!I\s+(?:are|were)\b|I're\b)"  # Jake and I are going…: one subject of two
 )
 # what a plan's "is" is followed by: something being done (flying, getting married, off to…, so excited to fly);
@@ -292,6 +293,20 @@ _DROPS_BY = re.compile(r"\b(?:stop|drop|swing|pop|come|came|pass)\w*\s+by\s*$", 
 _BE_AROUND = re.compile(r"\b(?:be|am|is|are|'m|'re|'s)\s+around\s*$", re.IGNORECASE)  # I'll be around Friday
 _LED = re.compile(r"(?:at|in|on|by|for|until|till|before|after|during|over|since|from|through)\b", re.IGNORECASE)
 _ENDS = re.compile(r"[\s,.;!?]*(?:$|(?:and|or|&)\b)", re.IGNORECASE)
+# Friday's standup: the day is whose the thing is, so the thing stays as "the standup", not "'s standup"
+_OWNED = re.compile(r"'s(?=\s+\w)", re.IGNORECASE)
+# a day joined to the time (Saturday and Sunday, from Monday to Friday, Mon-Fri) is of the time too, even when
+# it was not read as one still to come (Sunday said on a Sunday)
+_JOINED_DAY = re.compile(
+    r"\s*,?(?:\s+(?:and|or|&|through|thru|to|till|until)\s+|\s*[-–]\s*)(?:on\s+)?(?:(?:next|this|coming)\s+)?"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|tonight|the\s+weekend)\b",
+    re.IGNORECASE,
+)
+# an aside after a plan's time (I have work Monday though, I'm off Monday lol) is not what is planned
+_ASIDE_END = re.compile(
+    r"(?:[\s,]+(?:though|tho|anyway|anyways|lol|lmao|haha\w*|hehe\w*|honestly|tbh|btw|i\s+guess))+[\s,.!~]*$",
+    re.IGNORECASE,
+)
 
 
 def _cut_time(what: str, phrase: str) -> str:
@@ -303,10 +318,18 @@ def _cut_time(what: str, phrase: str) -> str:
     ('finish the report', 'sign in')
     >>> _cut_time("go to the gym and on Friday", "Friday"), _cut_time("stop by tomorrow", "tomorrow")
     ('go to the gym', 'stop by')
+    >>> _cut_time("present at Friday's standup", "Friday"), _cut_time("work from Monday to Friday", "Monday")
+    ('present at the standup', 'work')
     """
     out, done = "", 0
     for found in re.finditer(re.escape(phrase), what, flags=re.IGNORECASE):
         before, kept = what[done : found.start()], _unless_had(found)
+        if not kept and (owned := _OWNED.match(what, found.end())):
+            out, done = out + before + "the", owned.end()
+            continue
+        end = found.end()
+        if not kept and (joined_day := _JOINED_DAY.match(what, end)):
+            end = joined_day.end()
         if not kept and (led := _LED_TO.search(before)):
             prep = (led["prep"] or "").casefold()
             takes_none = (_TAKES_NONE.match(phrase) and (prep != "on" or _DEICTIC.match(phrase))) or (
@@ -316,9 +339,9 @@ def _cut_time(what: str, phrase: str) -> str:
             takes_none = takes_none or (prep == "around" and _BE_AROUND.search(before))
             leads = (leads or bool(prep and prep != "by" and not takes_none)) and not _LED.match(phrase)
             cut = led.start("prep") if leads else len(before)
-            joined = led["joined"] and (leads or not prep) and _ENDS.match(what, found.end())
+            joined = led["joined"] and (leads or not prep) and _ENDS.match(what, end)
             before = before[: led.start() if joined else cut]
-        out, done = out + before + kept, found.end()
+        out, done = out + before + kept, end
     return " ".join((out + what[done:]).split())
 
 
@@ -330,8 +353,10 @@ def plan_fact_en(
     span = spans[0]
     if not what:
         what = re.sub(r"\s*\([^()]*\)", "", shown[len(who) :])  # the dates written out
-        for phrase in (s.phrase for s in spans):
+        # in the order said: the first of a range (from Monday to Friday) takes the rest with it
+        for phrase in sorted((s.phrase for s in spans), key=lambda phrase: what.casefold().find(phrase.casefold())):
             what = _cut_time(what, phrase)
+        what = _ASIDE_END.sub("", what)
     return FactDraft(
         subject=who,
         predicate="plans",
