@@ -299,7 +299,8 @@ _OWNED = re.compile(r"'s(?=\s+\w)", re.IGNORECASE)
 # it was not read as one still to come (Sunday said on a Sunday)
 _JOINED_DAY = re.compile(
     r"\s*,?(?:\s+(?:and|or|&|through|thru|to|till|until)\s+|\s*[-–]\s*)(?:on\s+)?(?:(?:next|this|coming)\s+)?"
-    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|tonight|the\s+weekend)\b",
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|tonight|the\s+weekend)\b"
+    r"(?!,?\s+(?:i|we|you|he|she|they)\b)",  # …and Sunday I'll rest: that day is the next clause's
     re.IGNORECASE,
 )
 # an aside after a plan's time (I have work Monday though, I'm off Monday lol) is not what is planned
@@ -320,6 +321,8 @@ def _cut_time(what: str, phrase: str) -> str:
     ('go to the gym', 'stop by')
     >>> _cut_time("present at Friday's standup", "Friday"), _cut_time("work from Monday to Friday", "Monday")
     ('present at the standup', 'work')
+    >>> _cut_time("go to the beach Saturday and Sunday I rest", "Saturday")  # that Sunday is the next clause's
+    'go to the beach and Sunday I rest'
     """
     out, done = "", 0
     for found in re.finditer(re.escape(phrase), what, flags=re.IGNORECASE):
