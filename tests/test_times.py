@@ -652,17 +652,17 @@ def test_a_clock_aware_now_reads_in_its_own_zone() -> None:
 def test_what_is_on_a_weekday_is_read_just_before_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """_day_is searched from the message's start for each weekday (my interview is on Monday): 5,000 Mondays
     took seconds. It reads only the words just before the day now, and still finds what is on it."""
-    from huiyi.text import times_en
+    from huiyi.text import weekdays_en
 
     read: list[tuple[int, int]] = []
-    pattern = times_en._IS_ON
+    pattern = weekdays_en.IS_ON
 
     class Reading:
         def search(self, text: str, pos: int, endpos: int) -> re.Match[str] | None:
             read.append((pos, endpos))
             return pattern.search(text, pos, endpos)
 
-    monkeypatch.setattr(times_en, "_IS_ON", Reading())
+    monkeypatch.setattr(weekdays_en, "IS_ON", Reading())
     text = "x. " * 2000 + "my interview is on Monday"
     now = datetime(2024, 11, 5, 19)  # a Tuesday: the coming Monday
     assert [s.start for s in find_time_phrases(text, now)] == [datetime(2024, 11, 11)]

@@ -47,23 +47,12 @@ from huiyi.text.periods import (
     whole_days,
     year_span,
 )
-from huiyi.text.tense_en import SAID_DONE, Clause, asked_ahead, clause, still_to_come, told_done
+from huiyi.text.tense_en import SAID_DONE, asked_ahead, clause, still_to_come, told_done
+from huiyi.text.weekdays_en import RANGE_RE as _RANGE_RE
+from huiyi.text.weekdays_en import WEEKDAY_RE as _WEEKDAY_RE
+from huiyi.text.weekdays_en import WEEKDAYS as _WEEKDAYS
+from huiyi.text.weekdays_en import en_weekday, weekday_range
 
-_WEEKDAYS = {  # no abbreviations: sat, sun and wed are English words
-    name: number
-    for number, names in enumerate(
-        [
-            ("monday",),
-            ("tuesday",),
-            ("wednesday",),
-            ("thursday",),
-            ("friday",),
-            ("saturday",),
-            ("sunday",),
-        ]
-    )
-    for name in names
-}
 _COUNTS = {
     "a": 1,
     "an": 1,
@@ -84,7 +73,6 @@ _VAGUE = {"couple": (2, 3), "few": (2, 5), "several": (3, 7)}
 _UNITS = {"minute": "minute", "min": "minute", "hour": "hour", "day": "day", "week": "week"}
 _UNITS |= {"month": "month", "year": "year", "fortnight": "fortnight"}
 
-_WEEKDAY_RE = r"(?P<weekday>" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")"
 _COUNT_RE = (
     r"(?P<count>\d{1,3}|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + r"|(?:a\s+)?(?P<vague>couple"
     r"(?:\s+of)?|few|several))"
@@ -219,49 +207,6 @@ def _en_holiday(match: re.Match[str], now: datetime) -> Range:
     text, start, end, _ = around
     done = SAID_DONE.search(text, start, end) is not None
     return holiday_named(name, _which(match), now, to_come=still_to_come(match, around), done=done)
-
-
-def _en_weekday(match: re.Match[str], now: datetime) -> Range:
-    """See :func:`~huiyi.text.periods.weekday_named`; this week's day already over, said of a time to come
-    (I'll call mom on Monday, said on a Wednesday) or asked of (Are we still on for Friday?, see you Friday, said
-    on a Sunday), is next week's, as 我周一要去体检 is; one still to come this
-    week, told done (I saw him on Friday, said on a Thursday), is last week's."""
-    weekday = _WEEKDAYS[match.group("weekday").lower()]
-    which = (_group(match, "which") or "this").lower()
-    which = "after next" if match["after"] else {"past": "last"}.get(which, which)
-    around = clause(match) if which == "this" and weekday != now.weekday() else None  # read once, not per question
-    # what has been so since a day began on the one gone whatever its tense (I'm off since Monday, how's the new
-    # job since Monday?); not a since that gives a reason (since Monday is a holiday)
-    since = _SINCE.search(match.string, max(0, match.start() - 8), match.start()) and not _day_is(match, around)
-    if (
-        which == "this"
-        and weekday < now.weekday()
-        and not since
-        and (still_to_come(match, around) or _day_is(match, around) or asked_ahead(match, around))
-    ):
-        which = "next"  # Monday is my boss's birthday, said on a Wednesday: what a day is, it is still to be
-    elif which == "this" and weekday > now.weekday() and (since or told_done(match, around)):
-        which = "last"  # I saw him on Friday, said on a Thursday: the one gone, not tomorrow
-    return weekday_named(weekday, which, now)
-
-
-_SINCE = lazy(r"\bsince\s+$", re.IGNORECASE)
-# a weekday told of as it is now (Monday is my mom's birthday, Friday's the deadline); not Monday's meeting
-_DAY_IS = lazy(r"\s+is\b|'s\s+(?:my|our|his|her|their|your|the|a|an)\b", re.IGNORECASE)
-# and what is on it (my interview is on Monday, the party's Friday), not what was (the game was Monday)
-_IS_ON = lazy(r"\w(?:\s+is|'s|’s|\s+are)\s+(?:on\s+)?$", re.IGNORECASE)
-
-
-def _day_is(match: re.Match[str], around: Clause | None = None) -> bool:
-    """Whether a weekday is told of in the present, as it is or as what is on it (see _DAY_IS, _IS_ON); not
-    one an is leads to a telling of (the funny thing is Monday I went to the doctor)."""
-    if _DAY_IS.match(match.string, match.end()):
-        return True
-    at = match.start()  # only the words just before it: a search from 0 read the whole text for each day
-    if not _IS_ON.search(match.string, max(0, at - 16), at):
-        return False
-    text, _, end, day = around or clause(match)
-    return not told_done(match, (text, day, end, day))  # what is told after the day, not the is before it
 
 
 def _en_weekend(match: re.Match[str], now: datetime) -> Range | None:
@@ -427,7 +372,8 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(r"(?:the\s+)?week\s+after\s+next", _fixed(lambda now: units_ago(now, "week", -2))),
     _rule(rf"{_COUNT_RE}\s+weekends?\s+ago", _en_weekends_ago),
     _rule(rf"{_WHICH_RE}?(?:the\s+)?(?:{_LONG_RE})?(?P<weekend>weekend)(?P<after>\s+after\s+next)?", _en_weekend),
-    _rule(rf"{_WHICH_RE}?{_WEEKDAY_RE}(?P<after>\s+after\s+next)?", _en_weekday),
+    _rule(_RANGE_RE, weekday_range),
+    _rule(rf"{_WHICH_RE}?{_WEEKDAY_RE}(?P<after>\s+after\s+next)?", en_weekday),
     _rule(r"(?P<yy>\d{4})(?P<sep>[-/.])(?P<mon>[01]?\d)(?P=sep)(?P<day>[0-3]?\d)", _en_iso),
     _rule(rf"(?:the\s+)?{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+{_YEAR_RE})?", _en_date),
     _rule(rf"{_MONTH_RE}\s+(?:the\s+)?{_DAY_RE}(?:,?\s+{_YEAR_RE})?(?!\s*:)", _en_date),
