@@ -42,12 +42,13 @@ _CHAIN_CHARS = 30  # at most this much of the clauses that continue a plan
 # a clause with a subject of its own ends the chain: a pronoun or a question word
 _OWN_SUBJECT = re.compile(r"我|你|他|她|它|咱|大家|谁|什么|哪")
 # the last part of a month or year (月底, 年末, 年前 till 春节): said while it runs, its days still to come are a
-# plan's; so are a weekend's or a week's (这周末 said on Saturday, this week on a Wednesday): from tomorrow, not now:
+# plan's; so are a weekend's, a week's, a month's or a year's (这周末 said on Saturday, this week on a Wednesday,
+# finish the course this month on the 10th, 今年要去日本): from tomorrow, not now:
 # a plan dated after it was said keeps when it was said apart (fold.said_at) and reads as past once its days are
 # over (recall.timerange.past_plan); one dated the moment it was said would never
 _PERIOD_END = re.compile(
     r"[月年][底末]$|年前$|\bend\s+of\s+(?:the\s+|this\s+)?(?:week|month|year)$"
-    r"|周末$|^(?:这|本|这个)(?:周|星期|礼拜)$|^(?:this|the)\s+week(?:end)?$|^weekend$",
+    r"|周末$|^(?:这|本|这个)(?:周|星期|礼拜|月)$|^今年$|^(?:this|the)\s+(?:week(?:end)?|month|year)$|^weekend$",
     re.IGNORECASE,
 )
 # words that open a line and say nothing of the plan: 对了我下个月搬去杭州 is 阿杰下个月搬去杭州, and 话说's 说
@@ -137,8 +138,8 @@ def _first_of_each(spans: list[TimeSpan]) -> list[TimeSpan]:
 
 
 def to_come(spans: list[TimeSpan], now: datetime) -> list[TimeSpan]:
-    """The spans still to come: those that start after ``now``, and of a period's end, a weekend or a week
-    already begun (月底 said on the 25th, 这周末 on Saturday) the days after today, when there are any left."""
+    """The spans still to come: those that start after ``now``, and of a period's end, a weekend, a week, a month or
+    a year already begun (月底 said on the 25th, 这周末 on Saturday) the days after today, when there are any left."""
     out: list[TimeSpan] = []
     for span in spans:
         tomorrow = midnight(now.date() + timedelta(days=1))

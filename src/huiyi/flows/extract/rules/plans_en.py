@@ -79,6 +79,7 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
     if said.lang != "en" or not coming or said.speaker == roster.agent_name:
         return []
     text = said.own.replace("’", "'").replace("‘", "'")
+    begun = {span.phrase for span in said.spans if span.start <= message.time}  # this month, said on the 10th
     out: list[FactDraft] = []
     sentences = [match.group().strip() for match in _CLAUSE.finditer(text, joke_end(text))]
     # a clause with a subject of its own is another statement: …, but I'm hoping…, and our opener is next week
@@ -94,7 +95,7 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
         if found is None:
             continue
         who, rest = _whose(found, said.speaker, roster)
-        if who is None or not rest.strip() or not _acts(rest):
+        if who is None or not rest.strip() or not _acts(rest) or (spans[0].phrase in begun and _done(rest)):
             continue
         ours = parties_named(rest, said.speaker, None)  # our cabin: the speaker's
         if ours is None:
@@ -218,6 +219,24 @@ def _agreed(text: str, other: str) -> str:
     verbs = "|".join(map(re.escape, _THIRD_PERSON_VERB))
     agree = re.compile(rf"(?<!\band )\b{re.escape(other)} ({verbs})\b")
     return agree.sub(lambda m: f"{other} {_THIRD_PERSON_VERB[m.group(1)]}", text)
+
+
+# a verb told done (finished, went, has finished): of a time already under way it is no plan (I finished the
+# course this month), though of one to come it may be (I booked a table for tomorrow)
+_TOLD_DONE = re.compile(
+    r"\s*(?:(?:has|have)\s+(?:(?:already|just)\s+)?(?:\w+ed|been|done|gone|seen|had|made)\b"
+    r"|(?:(?:already|just)\s+)?(?P<verb>[a-z]+)\b)",
+    re.IGNORECASE,
+)
+
+
+def _done(rest: str) -> bool:
+    """Whether the clause after its subject tells what it did (finished the course, has been to Paris)."""
+    told = _TOLD_DONE.match(rest)
+    if told is None:
+        return False
+    verb = (told["verb"] or "ed").lower()
+    return verb in _PAST or (verb.endswith("ed") and verb not in _PRESENT_IN_ED)
 
 
 def _acts(rest: str) -> bool:
