@@ -312,6 +312,13 @@ _DROPS_BY = re.compile(r"\b(?:stop|drop|swing|pop|come|came|pass)\w*\s+by\s*$", 
 _BE_AROUND = re.compile(r"\b(?:be|am|is|are|'m|'re|'s)\s+around\s*$", re.IGNORECASE)  # I'll be around Friday
 _LED = re.compile(r"(?:at|in|on|by|for|until|till|before|after|during|over|since|from|through)\b", re.IGNORECASE)
 _ENDS = re.compile(r"[\s,.;!?]*(?:$|(?:and|or|&)\b)", re.IGNORECASE)
+# a "to" after a verb that moves a time leads to the new time, and goes with it (moving my meeting to Friday); one
+# elsewhere is the object's (going to the gym on Friday)
+_MOVED_TO = re.compile(
+    r"\b(?:(?:mov|chang|postpon|reschedul)(?:e|es|ed|ing)|(?:push|switch|bump|delay|shift)(?:es|s|ed|ing)?"
+    r"|put(?:s|ting)?(?:\s+[\w']+){0,3}?\s+off)\b(?:\s+[\w']+){0,5}?(?P<to>\s+to)\s*$",
+    re.IGNORECASE,
+)
 # Friday's standup: the day is whose the thing is, so the thing stays as "the standup", not "'s standup"
 _OWNED = re.compile(r"'s(?=\s+\w)", re.IGNORECASE)
 # a day joined to the time (Saturday and Sunday, from Monday to Friday, Mon-Fri) is of the time too, even when
@@ -342,6 +349,8 @@ def _cut_time(what: str, phrase: str) -> str:
     ('present at the standup', 'work')
     >>> _cut_time("go to the beach Saturday and Sunday I rest", "Saturday")  # that Sunday is the next clause's
     'go to the beach and Sunday I rest'
+    >>> _cut_time("move my meeting to Friday", "Friday"), _cut_time("go to the gym on Friday", "Friday")
+    ('move my meeting', 'go to the gym')
     """
     out, done = "", 0
     for found in re.finditer(re.escape(phrase), what, flags=re.IGNORECASE):
@@ -352,6 +361,9 @@ def _cut_time(what: str, phrase: str) -> str:
         end = found.end()
         if not kept and (joined_day := _JOINED_DAY.match(what, end)):
             end = joined_day.end()
+        if not kept and (moved := _MOVED_TO.search(before)):
+            out, done = out + before[: moved.start("to")], end
+            continue
         if not kept and (led := _LED_TO.search(before)):
             prep = (led["prep"] or "").casefold()
             takes_none = (_TAKES_NONE.match(phrase) and (prep != "on" or _DEICTIC.match(phrase))) or (
