@@ -81,3 +81,15 @@ def test_what_is_no_range_stays(text: str, spans: list[str]) -> None:
 )
 def test_a_planned_range_is_dated_by_its_first_day(text: str, said: datetime, planned: list[tuple[str, str]]) -> None:
     assert plans(text, said) == planned
+
+
+@pytest.mark.parametrize(
+    ("text", "planned"),
+    [
+        ("I'm off from Nov 20 to Nov 22", [("is off", "11-20")]),
+        ("I'm off from the 20th to the 22nd", [("is off", "11-20")]),
+        ("I'm traveling from November 20th through November 24th", [("is traveling", "11-20")]),
+    ],
+)
+def test_a_range_of_dates_goes_with_the_time(text: str, planned: list[tuple[str, str]]) -> None:
+    assert plans(text) == planned

@@ -325,7 +325,9 @@ _OWNED = re.compile(r"'s(?=\s+\w)", re.IGNORECASE)
 # it was not read as one still to come (Sunday said on a Sunday)
 _JOINED_DAY = re.compile(
     r"\s*,?(?:\s+(?:and|or|&|through|thru|to|till|until)\s+|\s*[-–]\s*)(?:on\s+)?(?:(?:next|this|coming)\s+)?"
-    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|tonight|the\s+weekend)\b"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|tonight|the\s+weekend"
+    # or a date (from Nov 20 to Nov 22 stored "is off to")
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|the\s+\d{1,2}(?:st|nd|rd|th))\b"
     r"(?!,?\s+(?:i|we|you|he|she|they)\b)",  # …and Sunday I'll rest: that day is the next clause's
     re.IGNORECASE,
 )
