@@ -147,6 +147,20 @@ def test_an_aside_is_cut_whole_or_not_at_all(text: str, plan: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "plan"),
+    [
+        # the clause's conjunction stayed in the fact: 顾北辰可国庆…要去云南玩
+        ("她说国庆让我回去，可我国庆要去云南玩", "顾北辰国庆（2025-10-01）要去云南玩"),
+        ("本来想休息，但是我下周要去北京", "顾北辰下周（2024-11-18～2024-11-24）要去北京"),
+        ("不过下周我要去北京", "顾北辰下周（2024-11-18～2024-11-24）要去北京"),
+        ("所以我周日去爬山", "顾北辰周日（2024-11-17）去爬山"),
+    ],
+)
+def test_a_plan_is_told_without_the_conjunction_that_opens_its_clause(text: str, plan: str) -> None:
+    assert set(plans_of(("顾北辰", text))) == {plan}
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "下周六杭州中到大雨",  # no 我: whose plan?

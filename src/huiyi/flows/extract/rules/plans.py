@@ -52,10 +52,12 @@ _PERIOD_END = re.compile(
     re.IGNORECASE,
 )
 # words that open a line and say nothing of the plan: 对了我下个月搬去杭州 is 阿杰下个月搬去杭州, and 话说's 说
-# reports no one else's words; cut whole or not at all (告诉你个秘密 left 个秘密)
+# reports no one else's words; nor does the conjunction that ties a clause to the one before (可我国庆去云南
+# stored 阿杰可国庆…); cut whole or not at all (告诉你个秘密 left 个秘密)
 _ASIDE = re.compile(
     r"^(?:(?:(?:哦|噢|啊)?对了|话说(?:回来)?|顺便说一下|顺便|说真的|说实话|老实说|(?:跟你|和你|告诉你)(?:说)?"
-    r"(?:一?个(?:秘密|好消息|坏消息))?|其实|嗯+|哈+|唉|哎)[，,\s]*)+"
+    r"(?:一?个(?:秘密|好消息|坏消息))?|其实|嗯+|哈+|唉|哎"
+    r"|但是|可是|不过|而且|所以|然后|因为|于是|只是|但|可)[，,\s]*)+"
 )
 # what the tagger calls a thing done it has no verb for: 团建 (a), 生日派对, 年夜饭 (l), 春晚, 家长会 (j)
 NAMED_THING = frozenset(("a", "l", "j"))
