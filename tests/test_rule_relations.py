@@ -84,6 +84,24 @@ def test_the_one_over_the_speaker_at_work_named_is_a_fact(
     assert (PERSON, predicate, other, description) in relations(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "predicate", "other", "description"),
+    [
+        ("我闺蜜叫小雨，我们大学就认识了", "闺蜜是", "小雨", "小雨是木木的闺蜜"),
+        ("我的室友叫小美", "室友是", "小美", "小美是木木的室友"),
+        ("我同事叫小王", "同事是", "小王", "小王是木木的同事"),
+    ],
+)
+def test_a_peer_named_with_jiao_is_a_fact(text: str, predicate: str, other: str, description: str) -> None:
+    """我闺蜜叫小雨 was no fact while 我妹妹叫小雨 and 我男朋友叫阿杰 were: who 小雨 is was lost."""
+    assert relations(text) == {(PERSON, predicate, other, description)}
+
+
+@pytest.mark.parametrize("text", ["我朋友叫我去吃饭", "我同事叫外卖了", "我闺蜜叫小雨吧", "我朋友叫什么来着"])
+def test_a_peer_who_calls_or_orders_names_no_one(text: str) -> None:
+    assert relations(text) == set()
+
+
 def test_managers_together_are_no_relation() -> None:
     assert relations("Greg and I are both managers") == set()
 

@@ -1,7 +1,7 @@
 """Relations between the speaker and someone named: 我和小雨是室友, 我跟小雨是大学同学, 小雨是我室友,
 小雨和我们是同事, 陈屿是我男朋友, 我男朋友叫陈屿, 我男朋友陈屿今天来看我了, 我前男友叫阿杰, Mia and I are roommates,
-Mia is my roommate, Jake is my boyfriend, my sister Emma (…is getting married: the clause goes on about her).
-(我的室友叫小美 is left to the LLM: the clause after it, 是四川人, is 小美's, and rules.facts reads it as nobody's.)
+Mia is my roommate, Jake is my boyfriend, my sister Emma (…is getting married: the clause goes on about her),
+我的室友叫小美 (the clause after it, 是四川人, is 小美's, and rules.facts reads it as nobody's).
 
 Each is a relation fact with the other person as object, speaker —室友是→ 小雨 (``roommate is``), the shape
 of the partner facts an LLM writes (男朋友是); a peer's is in no ``ONE_AT_A_TIME``: a new roommate or colleague
@@ -117,6 +117,7 @@ ZH_RELATIONS: tuple[FactRule, ...] = (
     _zh(rf"我们?{_ZH_WITH}{_ZH_OTHER}{_ZH_ALSO}是(?P<x>{_ZH_PEERS})", "{s}和{o}是{x}"),
     _zh(rf"{_ZH_OTHER}{_ZH_WITH}我们?{_ZH_ALSO}是(?P<x>{_ZH_PEERS})", "{s}和{o}是{x}"),
     _zh(rf"{_ZH_OTHER}{_ZH_ALSO}是我的?(?P<x>{_ZH_PEERS})", "{o}是{s}的{x}"),
+    _zh(rf"我的?(?P<x>{_ZH_PEERS}){_ZH_CALLED}{_ZH_OTHER}", "{o}是{s}的{x}", _ZH_SURE_END),
     *_ZH_PARTNER_RULES,
 )
 # family, one person each and many at once (a new sister ends no other): 小雨是我妹妹, 我妹妹叫小雨, 我妹妹小雨…
