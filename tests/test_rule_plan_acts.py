@@ -103,3 +103,33 @@ def test_a_plan_these_words_make_is_closed_by_its_call_off(made: str, off: str, 
     trip = plan(made_plans[0].description).model_copy(update={"time": made_plans[0].time})
     spoken = said_by_chen(off, now + timedelta(days=2))
     assert [i for i, _ in to_close([trip], RuleExtractor().extract_sync(spoken).closes, spoken)] == ["fa_old"]
+
+
+@pytest.mark.parametrize(
+    ("said", "plan"),
+    [
+        ("下周三要考驾照，好紧张", "木木下周三（2024-09-25）要考驾照"),
+        ("周末和闺蜜去露营，好期待", "木木周末（2024-09-21～2024-09-22）和闺蜜去露营"),
+        ("对了，周六得去医院复查", "木木周六（2024-09-21）得去医院复查"),
+        ("下个月准备去趟成都", "木木下个月（2024-10-01～2024-10-31）准备去趟成都"),
+    ],
+)
+def test_a_plan_said_without_its_subject_in_a_private_chat_is_the_speakers(said: str, plan: str) -> None:
+    """下周三要考驾照 stored no plan, only 我下周三要考驾照 did: a chat drops the 我 the private chat makes plain."""
+    assert plans(said) == [plan]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "明天要下雨了",  # the weather's
+        "周六要降温",
+        "下周六杭州中到大雨",  # no intent
+        "明晚的事定了",
+        "周末和平时不一样",  # 和 leads to no going
+        "下周三要考驾照吗",  # a question
+        "如果周六要加班就不去了",  # supposed
+    ],
+)
+def test_a_subjectless_clause_that_tells_no_intent_is_no_plan(said: str) -> None:
+    assert plans(said) == []

@@ -196,7 +196,7 @@ class RuleExtractor:
         said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities, relay=relay)
         said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
         # 我下周一飞大阪 (issue #13); in a private chat "I'll see you" sees the other party
-        said.facts.extend(plans_in(said, roster) + english_plans_in(said, roster, reader.private))
+        said.facts.extend(plans_in(said, roster, reader.private) + english_plans_in(said, roster, reader.private))
         quit_facts, said.closes = quits_in(said, roster)  # 我戒烟了 ends 木木爱抽烟
         said.facts.extend(quit_facts)
         left, ended = resigns_in(said, roster)  # 我辞职了 ends 木木在网易工作

@@ -7,8 +7,10 @@ The fact's time is the time the plan is about (the first phrase still to come), 
 time it was said is kept apart (``said_at``). Its text names the speaker and the date the phrase means:
 ``顾北辰下周一（2024-11-18）飞大阪``.
 
-Only a clause with its own 我 is read: a subject left out may be anyone's (下周六杭州中到大雨, 明晚的事
-定了). Questions, reported speech (他说下周我…) and 我们 (a group's plan: whose?) are skipped.
+A clause with its own 我 is read; in a private chat, so is one that drops it, opening on the time and going
+on with an intent (下周三要考驾照, 周末和闺蜜去露营): the chat says whose. Else a subject left out may be anyone's
+(下周六杭州中到大雨, 明晚的事定了). Questions, reported speech (他说下周我…) and 我们 (a group's plan: whose?)
+are skipped.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ _LEADS = re.compile(
 )
 _ADVERBS = re.compile(r"^(?:还|也|都|就|又|已经|一定|真的|其实)+")  # 我还打算…, 我也要去…
 _GIVEN_UP = re.compile(r"^(?:不(?!得不)|没)")  # 我周日不去爬山了, 我明天没空: nothing planned
+# what a clause with no subject says after its time to be the speaker's intent: 要考驾照, 得去复查, 和闺蜜去露营
+_DROPPED_LEADS = re.compile(r"^(?:还|也|就)?(?:要|得|打算|准备|计划)|^(?:跟|和|同)[^，,]{1,6}?(?:一起|去)")
+_WEATHER = re.compile(r"[雨雪雾霾]|降温|升温|大风|刮风|台风|变天|气温|天气|放晴|转晴")  # 明天要下雨: nobody's plan
 _MAX_CHARS = 40  # a longer clause is a story, not a plan
 _CHAIN_CHARS = 30  # at most this much of the clauses that continue a plan
 # a clause with a subject of its own ends the chain: a pronoun or a question word
@@ -68,8 +73,9 @@ _PARTICLES = re.compile(r"[啊呀呢哦哈啦嘛~～!！.。…]+$")
 _DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)个?(?:天|晚|夜|周|星期|礼拜|月|小时)")
 
 
-def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
-    """The plans the message's speaker states, one fact each (see the module docstring)."""
+def plans_in(said: Said, roster: Roster, private: bool = False) -> list[FactDraft]:
+    """The plans the message's speaker states, one fact each (see the module docstring); in a ``private``
+    chat, also those said without 我."""
     message = said.message
     coming = to_come(said.spans, message.time)
     # the agent's own lines echo what it was asked (好的，明晚六点半我会提醒): its plans are the persona's business
@@ -85,10 +91,15 @@ def plans_in(said: Said, roster: Roster) -> list[FactDraft]:
         # one span a phrase: a quote's 周六 beside one's own is the same day, dated once; a counted one is how
         # long (猫叫了一晚上), not when
         spans = _first_of_each([span for span in coming if span.phrase in clause and not _counted(clause, span)])
-        at = _own_i(clause)
-        if not spans or at is None:
+        if not spans:
             continue
-        before, after = _without_asides(clause[:at], spans[0].phrase), clause[at + 1 :]
+        at = _own_i(clause)
+        if at is not None:
+            before, after = _without_asides(clause[:at], spans[0].phrase), clause[at + 1 :]
+        elif private and (dropped := _subject_dropped(clause, spans[0].phrase, roster)):
+            before, after = "", dropped
+        else:
+            continue
         if ZH_REPORTED.search(before.replace(spans[0].phrase, "")) or ZH_UNREAL.search(after):  # a dream or a wish
             continue
         # 我可能下周一飞大阪, 我下周一大概飞大阪: a plan said unsure is kept as tentative
@@ -173,6 +184,17 @@ def _chain(text: str, start: int, roster: Roster, spans: list[TimeSpan]) -> str:
         out += "，" + clause
         at = match.end()
     return out
+
+
+def _subject_dropped(clause: str, when: str, roster: Roster) -> str:
+    """The clause without its asides when it drops its subject, opens on the time ``when`` and goes on with
+    an intent (下周三要考驾照, 周末和闺蜜去露营), else "": a clause with a subject or a name of its own, or
+    the weather's (明天要下雨), is no dropped 我's."""
+    rest = _without_asides(clause, when)
+    names = [name for name in roster.all_names() if len(name) > 1 and name in rest]
+    if not rest.startswith(when) or _OWN_SUBJECT.search(rest) or names or _WEATHER.search(rest):
+        return ""
+    return rest if _DROPPED_LEADS.match(rest[len(when) :]) else ""
 
 
 def _counted(text: str, span: TimeSpan) -> bool:
