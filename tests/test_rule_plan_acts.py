@@ -133,3 +133,19 @@ def test_a_plan_said_without_its_subject_in_a_private_chat_is_the_speakers(said:
 )
 def test_a_subjectless_clause_that_tells_no_intent_is_no_plan(said: str) -> None:
     assert plans(said) == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "我已经跟她说国庆不回去了",
+        "我打算周六不去了",
+        "我决定明天不上班了",
+        "我想了想下周还是不去了",
+        "我跟老板说明天没空",
+    ],
+)
+def test_a_time_followed_by_not_doing_is_no_plan(said: str) -> None:
+    """我已经跟她说国庆不回去了 stored the plan 木木已经跟她说国庆（…）不回去了: only a 不 right after 我 told
+    nothing planned, not one after the time the words before it lead to."""
+    assert plans(said) == []

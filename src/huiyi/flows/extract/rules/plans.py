@@ -110,7 +110,7 @@ def plans_in(said: Said, roster: Roster, private: bool = False) -> list[FactDraf
         rest = rest.removeprefix("的时候")  # 我过年的时候去三亚: the time said as a while
         hedge = hedge or ZH_HEDGE.match(rest)
         rest = rest[len(hedge.group()) :] if hedge and rest.startswith(hedge.group()) else rest
-        if not _acts(rest, timed):
+        if not _acts(rest, timed) or _given_up_after(rest, spans[0].phrase):
             continue
         shown = before + after + _chain(text, match.end(), roster, said.spans)
         # a phrase the chain adds is dated too, unless it is counted (住三个晚上: nights, not tonight)
@@ -184,6 +184,13 @@ def _chain(text: str, start: int, roster: Roster, spans: list[TimeSpan]) -> str:
         out += "，" + clause
         at = match.end()
     return out
+
+
+def _given_up_after(rest: str, when: str) -> bool:
+    """Whether what follows the time ``when``, later in ``rest``, is not doing (打算周六不去了, 跟她说国庆不回去了):
+    the words before the time lead to it, so it tells nothing planned as a 不 right after 我 does."""
+    at = rest.find(when)
+    return at > 0 and _GIVEN_UP.match(_ADVERBS.sub("", rest[at + len(when) :].removeprefix("还是"))) is not None
 
 
 def _subject_dropped(clause: str, when: str, roster: Roster) -> str:
