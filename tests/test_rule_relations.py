@@ -102,6 +102,30 @@ def test_a_peer_who_calls_or_orders_names_no_one(text: str) -> None:
     assert relations(text) == set()
 
 
+@pytest.mark.parametrize(
+    ("text", "predicate", "other", "description"),
+    [
+        ("我们组长叫王姐", "组长是", "王姐", "王姐是木木的组长"),
+        ("我领导叫张伟，人挺好的", "领导是", "张伟", "张伟是木木的领导"),
+        ("我们公司老板叫马东", "老板是", "马东", "马东是木木的老板"),
+        ("我们班长叫小刚", "班长是", "小刚", "小刚是木木的班长"),
+    ],
+)
+def test_the_one_over_the_speaker_named_with_jiao_is_a_fact(
+    text: str, predicate: str, other: str, description: str
+) -> None:
+    """我们组长叫王姐 stored nothing while 我闺蜜叫小雨 did: who 王姐 is was lost."""
+    assert relations(text) == {(PERSON, predicate, other, description)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["我老板叫我加班", "组长叫我去开会", "我们组长叫大家去开会", "我们老师叫我们明天交作业", "我领导叫周五交报告"],
+)
+def test_the_one_over_the_speaker_who_tells_to_names_no_one(text: str) -> None:
+    assert relations(text) == set()
+
+
 def test_managers_together_are_no_relation() -> None:
     assert relations("Greg and I are both managers") == set()
 

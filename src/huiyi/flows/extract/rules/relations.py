@@ -1,7 +1,8 @@
 """Relations between the speaker and someone named: 我和小雨是室友, 我跟小雨是大学同学, 小雨是我室友,
-小雨和我们是同事, 陈屿是我男朋友, 我男朋友叫陈屿, 我男朋友陈屿今天来看我了, 我前男友叫阿杰, Mia and I are roommates,
-Mia is my roommate, Jake is my boyfriend, my sister Emma (…is getting married: the clause goes on about her),
-我的室友叫小美 (the clause after it, 是四川人, is 小美's, and rules.facts reads it as nobody's).
+小雨和我们是同事, 我们组长叫王姐, 陈屿是我男朋友, 我男朋友叫陈屿, 我男朋友陈屿今天来看我了, 我前男友叫阿杰,
+Mia and I are roommates, Mia is my roommate, Jake is my boyfriend, my sister Emma (…is getting married: the
+clause goes on about her), 我的室友叫小美 (the clause after it, 是四川人, is 小美's, and rules.facts reads it as
+nobody's).
 
 Each is a relation fact with the other person as object, speaker —室友是→ 小雨 (``roommate is``), the shape
 of the partner facts an LLM writes (男朋友是); a peer's is in no ``ONE_AT_A_TIME``: a new roommate or colleague
@@ -29,6 +30,9 @@ _ZH_PEERS = (
     r"(?:(?:大学|高中|初中|小学|中学|研究生|幼儿园)同学|同学|室友|舍友|同事|同桌|校友|邻居|老乡|发小|闺蜜"
     r"|好朋友|好友|朋友|队友|搭档|网友)"
 )
+# one over the speaker at work or school, said of a group too (我们组长, 我们班主任, 我们公司老板)
+_ZH_ABOVE = "(?:组长|领导|老板|上司|主管|经理|总监|老师|班主任|导师|班长|队长|师傅|教练)"
+_ZH_ABOVE_OF = "我们?的?(?:公司|部门|单位|组|班|学校|店)?的?"
 _ZH_LEAD = "^(?:其实|但是|不过|可是|而且|因为|所以|对了|说实话|老实说|现在)?"
 _ZH_ALSO = "(?:也|都|还|一直|就|从小就?)*"
 _ZH_END = rf"(?:了|[{ZH_END_PARTICLES}])*$"
@@ -118,6 +122,7 @@ ZH_RELATIONS: tuple[FactRule, ...] = (
     _zh(rf"{_ZH_OTHER}{_ZH_WITH}我们?{_ZH_ALSO}是(?P<x>{_ZH_PEERS})", "{s}和{o}是{x}"),
     _zh(rf"{_ZH_OTHER}{_ZH_ALSO}是我的?(?P<x>{_ZH_PEERS})", "{o}是{s}的{x}"),
     _zh(rf"我的?(?P<x>{_ZH_PEERS}){_ZH_CALLED}{_ZH_OTHER}", "{o}是{s}的{x}", _ZH_SURE_END),
+    _zh(rf"{_ZH_ABOVE_OF}(?P<x>{_ZH_ABOVE}){_ZH_CALLED}{_ZH_OTHER}", "{o}是{s}的{x}", _ZH_SURE_END),
     *_ZH_PARTNER_RULES,
 )
 # family, one person each and many at once (a new sister ends no other): 小雨是我妹妹, 我妹妹叫小雨, 我妹妹小雨…
