@@ -9,6 +9,7 @@ from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.bygone import THEN_NOT_NOW, held_then, said_then, still_now
 from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
 from huiyi.flows.extract.rules.en_clauses import EN_PRONOUNS, MY_THING
+from huiyi.flows.extract.rules.interests import ZH_FACT_RULES
 from huiyi.flows.extract.rules.jobs import AT_HOME, ZH_JOB_AS, job_rule, zh_job_as
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import (
@@ -46,7 +47,6 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_OWN_SUBJECT,
     ZH_PRONOUNS,
     ZH_REPORTED,
-    ZH_RULES,
     ZH_SUPPOSE,
     ZH_TELL,
     ZH_UNREAL,
@@ -159,7 +159,7 @@ class FactReader:
         people this way. Read as the first-person rules read 我…, with the named person as subject;
         names are not read (霓霓就是苏霓 is an alias, :mod:`~huiyi.flows.extract.rules.aliases`)."""
         clause = "我" + rest
-        for rule in ZH_RULES:
+        for rule in ZH_FACT_RULES:
             if rule.keyword == "名字":
                 continue
             match = rule.pattern.match(clause)
@@ -441,9 +441,9 @@ class FactReader:
             if pet:
                 self._pet(pet, message, speaker, False, facts, entities)
                 return
-            if job := zh_job_as(rest):  # 我在律所当律师: the job, and the workplace too (ZH_RULES)
+            if job := zh_job_as(rest):  # 我在律所当律师: the job, and the workplace too (ZH_FACT_RULES)
                 self._fact(ZH_JOB_AS, job, message, speaker, False, facts, entities)
-            for rule in ZH_RULES:
+            for rule in ZH_FACT_RULES:
                 if rule.keyword in THEN_NOT_NOW and held_then(rest):
                     continue  # 我在腾讯上班那会儿: a job of then
                 match = rule.pattern.match(rest)
@@ -456,7 +456,7 @@ class FactReader:
     ) -> None:
         """A hedged clause, 我``hedge``… with the hedge taken out: only a possible allergy is kept, its text
         saying the hedge (木木好像对猫毛过敏, 木木 may be allergic to cats); who one may be is no fact."""
-        for rule in EN_RULES if english else ZH_RULES:
+        for rule in EN_RULES if english else ZH_FACT_RULES:
             match = rule.pattern.match(clause)
             found: list[FactDraft] = []
             if (
