@@ -32,6 +32,7 @@ from huiyi.flows.extract.rules.job_moves import joins_in
 from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.moves import moved, moved_house
+from huiyi.flows.extract.rules.new_jobs import new_job_in
 from huiyi.flows.extract.rules.pet_answers import PetAnswers
 from huiyi.flows.extract.rules.pet_names import PetNames
 from huiyi.flows.extract.rules.pet_renames import renamed_pets
@@ -205,6 +206,7 @@ class RuleExtractor:
         joined, ended = joins_in(said, roster)  # 我跳槽去网易了 (moves.moved ends 木木在阿里工作), 我换工作了
         said.facts.extend(joined)
         said.closes.extend(ended)
+        said.facts.extend(new_job_in(said, roster))  # 新公司在滨江，做产品经理 (moves.moved ends the old)
         said.closes.extend(partners_replaced(said))  # 陈屿是我男朋友 ends 阿杰是木木的对象
         said.closes.extend(moved_house(said, roster.agent_name))  # 搬完家了 ends 木木住在文三路
         # an emoji is the line's tone: 木木喜欢猫😍 likes 猫, and the prompt tells of it in words

@@ -24,7 +24,7 @@ from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 from huiyi.patterns import lazy
 
-__all__ = ["joins_in"]
+__all__ = ["employer", "joins_in"]
 
 # words of a change done or of now; 下个月, 明天 make it a plan (no match)
 _DONE = "今天|昨天|前天|上周|上个?月|刚刚?|刚才|已经|正式|终于|总算|也|现在|目前"
@@ -97,13 +97,13 @@ def _joined(text: str) -> str | None:
             continue
         if changed and _STILL_AT.match(clause):  # 我换了份工作，还在阿里: a new post at the same employer
             return None
-        if changed and (found := _NOW_AT.match(clause)) and _employer(found["o"]):
+        if changed and (found := _NOW_AT.match(clause)) and employer(found["o"]):
             return found["o"]
         if changed:
             return ""
         if mine or clause.startswith("我"):
             found = next((m for pattern in _JOINED if (m := pattern.match(clause))), None)
-            if found is not None and _employer(found["o"]):
+            if found is not None and employer(found["o"]):
                 return found["o"]
             changed = _CHANGED.match(clause) is not None
         mine = clause.startswith("我")
@@ -124,5 +124,6 @@ _NO_JOINING = re.compile(
 )
 
 
-def _employer(place: str) -> bool:
+def employer(place: str) -> bool:
+    """Whether ``place``, said as where one works, names an employer or a place of work."""
     return place not in ZH_PRONOUNS and _NO_EMPLOYER.search(place) is None and _NO_JOINING.search(place) is None
