@@ -82,6 +82,7 @@ MODULES = [
     "huiyi.flows.consolidate.report",
     "huiyi.flows.consolidate.state",
     "huiyi.flows.consolidate.supersede",
+    "huiyi.flows.extract.rules.bookings",
     "huiyi.flows.extract.rules.condense",
     "huiyi.flows.extract.rules.gatherings",
     "huiyi.flows.extract.rules.interests",
