@@ -37,3 +37,18 @@ def test_a_time_to_come_in_a_clause_before_leaves_the_place_of_now(line: str, pl
     """下周要考试了，这几天都在图书馆复习 lost its 图书馆: the time to come is the exam's, not the library's."""
     (event,) = rules(make_fold([("木木", line)])).events
     assert event.place == place
+
+
+@pytest.mark.parametrize(
+    ("rows", "place"),
+    [
+        ([("木木", "我讨厌下雨天，心情都不好了"), ("祈煜", "下雨天就窝在家里看剧嘛")], ""),
+        ([("木木", "今天好累"), ("祈煜", "那你在家里好好休息")], ""),
+        ([("祈煜", "你在家里吗"), ("木木", "我在公司加班")], "公司"),
+    ],
+)
+def test_the_agents_own_lines_name_no_place_of_the_event(rows: list[tuple[str, str]], place: str) -> None:
+    """A day's entry read "2025-09-08 晚上 家里" from the bot's 下雨天就窝在家里看剧嘛: where the agent
+    says one might be is no place the person was; only what the people said places the event."""
+    (event,) = rules(make_fold(rows)).events
+    assert event.place == place

@@ -304,8 +304,10 @@ class RuleExtractor:
             named, found = mentions(said, roster)
             people.update(dict.fromkeys(named))
             things.extend(found)
-        # 下周五团建去千岛湖 in a talk of now: no place of it (the event moved to 下周五 is at 千岛湖)
-        place = next((p for p in (place_of(s, people, planned=bool(about)) for s in substantive) if p), "")
+        # 下周五团建去千岛湖 in a talk of now: no place of it (the event moved to 下周五 is at 千岛湖); the agent's
+        # lines place nothing (下雨天就窝在家里看剧嘛 suggests a place, 你在家里吗 asks one): only the people's do
+        placed = [s for s in substantive if s.message.role != "assistant"]
+        place = next((p for p in (place_of(s, people, planned=bool(about)) for s in placed) if p), "")
         texts = [s.message.text for s in segment]
         words = keywords(
             texts,
