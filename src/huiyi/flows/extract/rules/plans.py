@@ -10,7 +10,7 @@ time it was said is kept apart (``said_at``). Its text names the speaker and the
 A clause with its own 我 is read; in a private chat, so is one that drops it, opening on the time and going
 on with an intent (下周三要考驾照, 周末和闺蜜去露营): the chat says whose. Else a subject left out may be anyone's
 (下周六杭州中到大雨, 明晚的事定了). Questions, reported speech (他说下周我…) and 我们 (a group's plan: whose?)
-are skipped.
+are skipped, as is a clock hour of today its sentence tells done (我晚上九点下班，刚到家: a routine's hour).
 """
 
 from __future__ import annotations
@@ -70,6 +70,13 @@ NAMED_THING = frozenset(("a", "l", "j"))
 _NOUNS = frozenset(("n", "vn", "nz"))
 _THING_DONE = NAMED_THING | _NOUNS | {"i"}
 _PARTICLES = re.compile(r"[啊呀呢哦哈啦嘛~～!！.。…]+$")
+# a clock hour's plan told done: in its own clause, or by the clause after it that opens on the sequel done
+_HOUR = timedelta(hours=1)
+_LOOSE = timedelta(minutes=30)  # 八点半下班了 said at 20:20: a clock said loosely, not a plan ten minutes ahead
+_DONE_OWN = re.compile(r"刚|已经|终于|了$")
+# …an arrival or an end just done (刚到家, 已经回来了, 终于忙完): a step before the plan (刚下地铁) may lead to it
+_DONE_NEXT = re.compile(r"(?:刚刚?|已经|终于)(?:到|回|[忙做弄写干]完|下班|下课|放学|收工|结束|躺)")
+_INTENT = re.compile(r"要|打算|准备|计划|想|得|会")
 _DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)个?(?:天|晚|夜|周|星期|礼拜|月|小时)")
 
 
@@ -111,6 +118,8 @@ def plans_in(said: Said, roster: Roster, private: bool = False) -> list[FactDraf
         hedge = hedge or ZH_HEDGE.match(rest)
         rest = rest[len(hedge.group()) :] if hedge and rest.startswith(hedge.group()) else rest
         if not _acts(rest, timed) or _given_up_after(rest, spans[0].phrase):
+            continue
+        if _hour_done(rest, text[match.end() :], spans[0], message.time):
             continue
         shown = before + after + _chain(text, match.end(), roster, said.spans)
         # a phrase the chain adds is dated too, unless it is counted (住三个晚上: nights, not tonight)
@@ -191,6 +200,20 @@ def _given_up_after(rest: str, when: str) -> bool:
     the words before the time lead to it, so it tells nothing planned as a 不 right after 我 does."""
     at = rest.find(when)
     return at > 0 and _GIVEN_UP.match(_ADVERBS.sub("", rest[at + len(when) :].removeprefix("还是"))) is not None
+
+
+def _hour_done(rest: str, after: str, span: TimeSpan, now: datetime) -> bool:
+    """Whether a clock hour of today is no plan, its sentence telling what is done: in the plan's own clause
+    (刚, 已经, 终于, a closing 了) when the hour is hardly ahead, a time said loosely of what just happened
+    (我八点半终于下班了 at 20:20); or in the clause right after a plan stated bare, its sequel (我晚上九点下班，
+    刚到家 at 20:03): what follows it is done, so the hour is when it usually is, none of today's to come. An
+    intent keeps the plan (我九点要开会，刚到公司), as does a sequel to come (下班后去找你)."""
+    if span.end - span.start > _HOUR or span.start.date() != now.date():
+        return False
+    if span.start < now + _LOOSE and _DONE_OWN.search(_PARTICLES.sub("", rest)):
+        return True
+    sequel = re.match(r"[，,、]\s*([^，,。！？!?；;\n]*)", after)
+    return sequel is not None and _DONE_NEXT.match(sequel.group(1)) is not None and not _INTENT.search(rest)
 
 
 def _subject_dropped(clause: str, when: str, roster: Roster) -> str:
