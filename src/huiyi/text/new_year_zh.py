@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
 from huiyi.text.periods import Range, midnight
-from huiyi.text.tense_zh import clause_around
+from huiyi.text.tense_zh import clause_around, sentence_around
 
 __all__ = ["NEW_YEAR", "around_new_year", "new_year_by_tense"]
 
@@ -30,7 +30,6 @@ _AHEAD = lazy(r"要|打算|准备|计划|想|得|该|会")
 # when it is near (年后我就辞职了 in March)
 _THEN = lazy(r"就")
 _LONG_GONE = timedelta(days=182)
-_SENTENCE = lazy(r"[^。！？；!?;\n]*")
 # a state of now (忙死了, 累坏了, 好忙): its 了 tells no 年前 done while the 年前 now running is half a year on
 _NOW_STATE = lazy(
     r"(?:忙|累|烦|困|急|愁|穷|赶)(?:死|坏|疯|晕)了|(?:好|太|超|特别|真|巨|很|挺)(?:忙|累|烦|赶|紧张)[了啊呀哦]*"
@@ -71,7 +70,7 @@ def new_year_by_tense(
     out: list[tuple[int, int, Range]] = []
     for start, end, span in found:
         if _NEW_YEAR.fullmatch(text, start, end):
-            clause, sentence = clause_around(text, start), _sentence_of(text, start)
+            clause, sentence = clause_around(text, start), sentence_around(text, start)
             if text[start:end] == "年前" and _running(now, spring):  # 年前忙死了 in December: the one under way
                 clause, sentence = _NOW_STATE.sub("", clause), _NOW_STATE.sub("", sentence)
             if _told_done(clause, sentence, now, spring):
@@ -94,11 +93,3 @@ def _running(now: datetime, spring: Spring) -> bool:
     """Whether the 年前 of the coming 春节 is under way: the last one is half a year gone."""
     last = around_new_year("年后", now, spring, done=True)
     return last is None or now - last[0] > _LONG_GONE
-
-
-def _sentence_of(text: str, at: int) -> str:
-    """The sentence ``at`` is in, at most 120 characters either side."""
-    before = text[max(0, at - 120) : at]
-    opens = max((before.rfind(stop) for stop in "。！？；!?;\n"), default=-1) + 1
-    after = _SENTENCE.match(text, at, at + 120)
-    return before[opens:] + (after.group() if after else "")

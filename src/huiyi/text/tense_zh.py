@@ -26,6 +26,7 @@ __all__ = [
     "clause_around",
     "festival_as_thing",
     "outing_planned",
+    "sentence_around",
     "to_come",
 ]
 
@@ -231,7 +232,7 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bo
         elif BARE_MONTH.fullmatch(phrase) or _MONTH_DAY.fullmatch(phrase):
             span = _in_year(span, clauses.around(start), now, _BOOKED.search(clauses.before(start)) is not None)
         elif _FESTIVAL.fullmatch(phrase):
-            sentence = _sentence_around(text, start)
+            sentence = sentence_around(text, start)
             booked = _BOOKED.search(clauses.before(start)) is not None
             planned = not asked and outing_planned(clauses.around(start), sentence)
             awaited = planned and _AWAITED.search(sentence) is not None
@@ -243,7 +244,7 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bo
             waited = _WAITED_FOR.search(clauses.before(start)) is not None and not _OF_THE_DAY.match(text, end)
             # 周末露营 said on a Tuesday: the weekend is when outings are planned in the week (a weekday's
             # going told bare, 周一去体检 on a Friday, is as often the Monday gone)
-            weekend = phrase.endswith("末") and not asked and outing_planned(clause, _sentence_around(text, start))
+            weekend = phrase.endswith("末") and not asked and outing_planned(clause, sentence_around(text, start))
             awaited = waited or weekend or _FINALLY.search(clause) is not None
             span = _weekday(text[end : end + 1], span, clause, now, awaited)
         out.append((start, end, span))
@@ -303,7 +304,8 @@ def _in_year(span: Range, clause: str, now: datetime, booked: bool = False) -> R
     return span
 
 
-def _sentence_around(text: str, at: int) -> str:
+def sentence_around(text: str, at: int) -> str:
+    """The sentence ``at`` is in (from at most 200 characters before it)."""
     first = max((m.end() for m in _SENTENCE_END.finditer(text, max(0, at - 200), at)), default=0)
     last = _SENTENCE_END.search(text, at)
     return text[first : last.start() if last else len(text)]
