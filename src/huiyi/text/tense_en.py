@@ -33,10 +33,11 @@ TO_COME = lazy(
 SAID_DONE = lazy(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
 # a day something was moved to is still to come whatever tense the move is told in (the meeting was moved
 # to Monday, said on a Thursday: the coming Monday), and so is one a thing was moved to (I moved my dentist
-# appointment to Friday); "I waited until Monday" is not such a move
+# appointment to Friday, I'm moving my meeting to Friday); "I waited until Monday" is not such a move. Its
+# ``to`` leads only to the time, so a plan's object leaves it with the time (rules.plans_en)
 MOVED_TO = lazy(
-    r"\b(?:moved|pushed(?:\s+back)?|postponed|rescheduled|bumped|delayed|changed)\s+(?:[\w']+\s+){0,4}?"
-    r"(?:to|till|until)\s+(?:on\s+)?$",
+    r"\b(?:(?:mov|chang|postpon|reschedul)(?:e|es|ed|ing)|(?:push|switch|bump|delay|shift)(?:es|s|ed|ing)?"
+    r"|put(?:s|ting)?(?:\s+[\w']+){0,3}?\s+off)\b(?:\s+[\w']+){0,5}?\s+(?P<to>to|till|until)\s+(?:on\s+)?$",
     re.IGNORECASE,
 )
 CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)

@@ -26,6 +26,7 @@ from huiyi.flows.extract.rules.relations import EN_KIN
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
+from huiyi.text.tense_en import MOVED_TO
 from huiyi.text.times import TimeSpan
 from huiyi.text.times_en import A_WEEKEND
 
@@ -235,7 +236,11 @@ def _done(rest: str) -> bool:
     told = _TOLD_DONE.match(rest)
     if told is None:
         return False
-    verb = (told["verb"] or "ed").lower()
+    return _said_past((told["verb"] or "ed").lower())
+
+
+def _said_past(verb: str) -> bool:
+    """Whether ``verb`` is said in the past (went, finished), not in the present (need, feed)."""
     return verb in _PAST or (verb.endswith("ed") and verb not in _PRESENT_IN_ED)
 
 
@@ -276,7 +281,7 @@ def _third_person(rest: str) -> str:
     """
     verb, _, after = rest.strip().partition(" ")
     irregular = {"have": "has", "do": "does", "go": "goes", "am": "is"}
-    if verb in _MODALS or verb in _PAST or (verb.endswith("ed") and verb not in _PRESENT_IN_ED):
+    if verb in _MODALS or _said_past(verb):
         pass
     elif verb in irregular:
         verb = irregular[verb]
@@ -312,13 +317,6 @@ _DROPS_BY = re.compile(r"\b(?:stop|drop|swing|pop|come|came|pass)\w*\s+by\s*$", 
 _BE_AROUND = re.compile(r"\b(?:be|am|is|are|'m|'re|'s)\s+around\s*$", re.IGNORECASE)  # I'll be around Friday
 _LED = re.compile(r"(?:at|in|on|by|for|until|till|before|after|during|over|since|from|through)\b", re.IGNORECASE)
 _ENDS = re.compile(r"[\s,.;!?]*(?:$|(?:and|or|&)\b)", re.IGNORECASE)
-# a "to" after a verb that moves a time leads to the new time, and goes with it (moving my meeting to Friday); one
-# elsewhere is the object's (going to the gym on Friday)
-_MOVED_TO = re.compile(
-    r"\b(?:(?:mov|chang|postpon|reschedul)(?:e|es|ed|ing)|(?:push|switch|bump|delay|shift)(?:es|s|ed|ing)?"
-    r"|put(?:s|ting)?(?:\s+[\w']+){0,3}?\s+off)\b(?:\s+[\w']+){0,5}?(?P<to>\s+to)\s*$",
-    re.IGNORECASE,
-)
 # Friday's standup: the day is whose the thing is, so the thing stays as "the standup", not "'s standup"
 _OWNED = re.compile(r"'s(?=\s+\w)", re.IGNORECASE)
 # a day joined to the time (Saturday and Sunday, from Monday to Friday, Mon-Fri) is of the time too, even when
@@ -363,7 +361,7 @@ def _cut_time(what: str, phrase: str) -> str:
         end = found.end()
         if not kept and (joined_day := _JOINED_DAY.match(what, end)):
             end = joined_day.end()
-        if not kept and (moved := _MOVED_TO.search(before)):
+        if not kept and (moved := MOVED_TO.search(before)):
             out, done = out + before[: moved.start("to")], end
             continue
         if not kept and (led := _LED_TO.search(before)):
