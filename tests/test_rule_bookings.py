@@ -39,6 +39,13 @@ def plans(*texts: str) -> set[tuple[str, str, str, datetime | None]]:
         ),
         ("酒店订好了，下周五入住", "酒店", "木木下周五（2025-09-26）的酒店已订好", datetime(2025, 9, 26)),
         ("国庆回家的票买好了", "回家", "木木国庆（2025-10-01）回家，票已订好", datetime(2025, 10, 1)),
+        # a place with a character a person's word has (学, 公) is still a place: whose is read by kin words
+        (
+            "回学校的车票买好了，下周六出发",
+            "回学校",
+            "木木下周六（2025-09-27）回学校，车票已订好",
+            datetime(2025, 9, 27),
+        ),
     ],
 )
 def test_a_booked_trip_with_a_time_to_come_is_a_plan(text: str, obj: str, description: str, time: datetime) -> None:
@@ -53,6 +60,8 @@ def test_a_booked_trip_with_a_time_to_come_is_a_plan(text: str, obj: str, descri
         "我妈的机票订好了，10月2号的飞机",  # someone else's
         "帮我妈订了机票，10月2号的飞机",
         "我们的机票订好了，10月2号的飞机",  # whose?
+        "我男朋友的机票订好了，10月2号的飞机",
+        "同事的车票买好了，下周六出发",
         "机票还没订，10月2号的飞机",  # not done
         "机票订好了吗，10月2号的飞机",  # a question
         "彩票买了，明天开奖",  # no trip

@@ -24,6 +24,7 @@ from huiyi.flows.extract.rules.plans import plan_fact, to_come
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.patterns import lazy
+from huiyi.text.kin import KIN_ALTERNATION
 from huiyi.text.times import TimeSpan
 
 __all__ = ["booked_in"]
@@ -39,6 +40,8 @@ _BOOKED = (
 _VEHICLE = {"机票": "飞机", "飞机票": "飞机", "火车票": "火车", "高铁票": "高铁", "动车票": "动车", "船票": "船"}
 _VEHICLE_SAID = lazy(r"的(?P<v>飞机|航班|高铁|动车|火车|大巴|船)")
 # someone else's: 我妈的, 他的, 帮/给…订, 我们 (whose?)
+# a person the 的 before 机票 may name: a pronoun, kin or a friend (not a place: 云南, 公园)
+_WHOSE = lazy(rf"[他她你我们咱]|{KIN_ALTERNATION}")
 _NOT_MINE = lazy(r"^(?:我的?)?(?:[他她你它]|[^，的]{1,4}的(?:机票|车票|票)|我们|咱们)|帮|给|替|还没|没有?|不")
 
 
@@ -51,14 +54,16 @@ def _booked(clause: str) -> re.Match[str] | None:
 def _place_only(clause: str) -> bool:
     """Whether the "X的机票" a clause opens on names a place, not whose (云南的机票, not 我妈的机票)."""
     found = _BOOKED[0].match(clause)
-    return bool(found and found["to"] and not re.search(r"[他她你我们妈爸哥姐弟妹爷奶婆公友事学]", found["to"]))
+    return bool(found and found["to"] and not _WHOSE.search(found["to"]))
 
 
 def booked_in(said: Said, roster: Roster) -> list[FactDraft]:
     """The plans the message's speaker tells booked, one fact each, dated by the first time to come in the
     booking's clause or the next; none where a plan of the message already has that time."""
+    if said.lang != "zh" or said.speaker == roster.agent_name:
+        return []
     coming = to_come(said.spans, said.message.time)
-    if said.lang != "zh" or not coming or said.speaker == roster.agent_name:
+    if not coming:
         return []
     text = said.own
     clauses = [(m.group().strip(), text[m.end() : m.end() + 1]) for m in ZH_CLAUSE.finditer(text, joke_end(text))]
