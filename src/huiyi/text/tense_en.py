@@ -8,7 +8,17 @@ import re
 
 from huiyi.patterns import lazy
 
-__all__ = ["REACH", "SAID_DONE", "Clause", "asked_ahead", "clause", "still_to_come", "told_done"]
+__all__ = [
+    "MOVED_TO",
+    "MOVE_VERB",
+    "REACH",
+    "SAID_DONE",
+    "Clause",
+    "asked_ahead",
+    "clause",
+    "still_to_come",
+    "told_done",
+]
 
 Clause = tuple[str, int, int, int]
 
@@ -35,11 +45,11 @@ SAID_DONE = lazy(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|sho
 # to Monday, said on a Thursday: the coming Monday), and so is one a thing was moved to (I moved my dentist
 # appointment to Friday, I'm moving my meeting to Friday); "I waited until Monday" is not such a move. Its
 # ``to`` leads only to the time, so a plan's object leaves it with the time (rules.plans_en)
-MOVED_TO = lazy(
-    r"\b(?:(?:mov|chang|postpon|reschedul)(?:e|es|ed|ing)|(?:push|switch|bump|delay|shift)(?:es|s|ed|ing)?"
-    r"|put(?:s|ting)?(?:\s+[\w']+){0,3}?\s+off)\b(?:\s+[\w']+){0,5}?\s+(?P<to>to|till|until)\s+(?:on\s+)?$",
-    re.IGNORECASE,
+MOVE_VERB = (
+    r"(?:(?:mov|chang|postpon|reschedul)(?:e|es|ed|ing)|(?:push|switch|bump|delay|shift)(?:es|s|ed|ing)?"
+    r"|put(?:s|ting)?(?:\s+[\w']+){0,3}?\s+off)\b"
 )
+MOVED_TO = lazy(rf"\b{MOVE_VERB}(?:\s+[\w']+){{0,5}}?\s+(?P<to>to|till|until)\s+(?:on\s+)?$", re.IGNORECASE)
 CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
 
 

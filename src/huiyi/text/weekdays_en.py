@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
 from huiyi.text.periods import DAY, Range, midnight, units_ago, weekday_named
-from huiyi.text.tense_en import Clause, asked_ahead, clause, still_to_come, told_done
+from huiyi.text.tense_en import MOVE_VERB, Clause, asked_ahead, clause, still_to_come, told_done
 
 __all__ = ["IS_ON", "RANGE_RE", "WEEKDAYS", "WEEKDAY_RE", "en_weekday", "weekday_range"]
 
@@ -69,10 +69,7 @@ def weekday_range(match: re.Match[str], now: datetime) -> Range | None:
 
 
 # a verb that moves a time: from Monday to Friday after it is where the thing went, not a span
-_MOVING = lazy(
-    r"\b(?:mov|push|postpon|reschedul|chang|bump|delay|switch|shift)(?:e|es|ed|ing|s)?\b|\bput(?:ting)?\s+\w+\s+off\b",
-    re.IGNORECASE,
-)
+_MOVING = lazy(rf"\b{MOVE_VERB}", re.IGNORECASE)
 
 
 def en_weekday(match: re.Match[str], now: datetime) -> Range:
