@@ -305,10 +305,11 @@ def _in_year(span: Range, clause: str, now: datetime, booked: bool = False) -> R
 
 
 def sentence_around(text: str, at: int) -> str:
-    """The sentence ``at`` is in (from at most 200 characters before it)."""
-    first = max((m.end() for m in _SENTENCE_END.finditer(text, max(0, at - 200), at)), default=0)
-    last = _SENTENCE_END.search(text, at)
-    return text[first : last.start() if last else len(text)]
+    """The sentence ``at`` is in, at most 200 characters either side: a message of commas alone is no one
+    sentence to read again for each of its phrases."""
+    first = max((m.end() for m in _SENTENCE_END.finditer(text, max(0, at - 200), at)), default=max(0, at - 200))
+    last = _SENTENCE_END.search(text, at, at + 200)
+    return text[first : last.start() if last else min(len(text), at + 200)]
 
 
 def _festival(

@@ -90,6 +90,7 @@ def plans_in(said: Said, roster: Roster, private: bool = False) -> list[FactDraf
         return []
     text = said.own
     out: list[FactDraft] = []
+    firsts = _first_of_each(coming)  # once, not per clause: a message of many clauses and times was quadratic
     for match in ZH_CLAUSE.finditer(text, joke_end(text)):  # 我明天去北京，骗你的: no plan
         clause = match.group().strip()
         end = text[match.end() : match.end() + 1]
@@ -97,7 +98,7 @@ def plans_in(said: Said, roster: Roster, private: bool = False) -> list[FactDraf
             continue
         # one span a phrase: a quote's 周六 beside one's own is the same day, dated once; a counted one is how
         # long (猫叫了一晚上), not when
-        spans = _first_of_each([span for span in coming if span.phrase in clause and not _counted(clause, span)])
+        spans = [span for span in firsts if span.phrase in clause and not _counted(clause, span)]
         if not spans:
             continue
         at = _own_i(clause)
@@ -124,9 +125,9 @@ def plans_in(said: Said, roster: Roster, private: bool = False) -> list[FactDraf
         shown = before + after + _chain(text, match.end(), roster, said.spans)
         # a phrase the chain adds is dated too, unless it is counted (住三个晚上: nights, not tonight)
         known = {span.phrase for span in spans}
-        spans += _first_of_each(
-            [span for span in coming if span.phrase not in known and span.phrase in shown and not _counted(shown, span)]
-        )
+        spans += [
+            span for span in firsts if span.phrase not in known and span.phrase in shown and not _counted(shown, span)
+        ]
         for span in spans:  # each phrase followed by the date it means, as in an event's text
             shown = shown.replace(span.phrase, f"{span.phrase}（{label(span)}）", 1)
         out.append(plan_fact(said, roster, rest.strip(), shown, spans[0], TENTATIVE if hedge else 0.6))
