@@ -84,7 +84,12 @@ class People:
     def mentioned(self, scope: Scope, query: str) -> list[Entity]:
         """The persons the query names, as entities of ``scope`` (:func:`~huiyi.recall.graph.mentioned`)."""
         held = [self.names[i] for i in self.index.held(query)]
-        return links.mentioned([Entity(scope=scope, name=names[0], aliases=list(names[1:])) for names in held], query)
+        return links.mentioned(
+            # made of the persons as stored (checked then), without building Entity's validator in a new
+            # process's first recall (issue 15)
+            [Entity.model_construct(scope=scope, name=names[0], aliases=list(names[1:])) for names in held],
+            query,
+        )
 
     def nicknamed(self, scope: Scope, entities: Sequence[Entity], query: str) -> list[Entity]:
         """The persons and ``entities`` the query names by a nickname of their names that no one taught
@@ -105,7 +110,7 @@ class People:
         """Everyone with a nickname of their own, as an entity whose aliases are those nicknames."""
         kept = nicknames([*self.names, *(e.names for e in entities)])
         own = zip(self.names, kept[: len(self.names)], strict=True)
-        people = [Entity(scope=scope, name=names[0], aliases=found) for names, found in own if found]
+        people = [Entity.model_construct(scope=scope, name=names[0], aliases=found) for names, found in own if found]
         people += [
             entity.model_copy(update={"aliases": found})
             for entity, found in zip(entities, kept[len(self.names) :], strict=True)
