@@ -44,6 +44,7 @@ MODULES = [
     "huiyi.recall.routes",
     "huiyi.recall.names",
     "huiyi.recall.polarity",
+    "huiyi.recall.whose",
     "huiyi.recall.feelings",
     "huiyi.recall.who",
     "huiyi.recall.latest",

@@ -183,8 +183,7 @@ def _fused(
         else []
     )
     named = routes.named_people(ask) if recipe.speaker_weight or recipe.absent_profiles else []  # by speaker field
-    # in a group (more than two speakers) names are a field, not words: the keyword query loses them too
-    # 我之前说过啥 in a group: the asker's own lines, by their speaker field too
+    # in a group names are a field, not words (the keyword query loses them too); 我之前说过啥: the asker's own
     asking = [request.asker] if request.asker and frames.says_i(request.query) else []
     by_field = bool(recipe.speaker_weight and recipe.speaker_route and (named or asking)) and ask.in_group
     by_name = [*named, *asking] if by_field else []
@@ -254,6 +253,7 @@ def _fused(
             facts_lead=bool(by_name),  # names asked in a group chat
             members=ask.members if by_name else (),
             now=request.now,
+            private=private,
         )
     closed = {key: bonus["closed"] for key, bonus in boosts.items() if "closed" in bonus}  # what ended gains no like
     if recipe.feeling_weight and request.asker and frames.says_i(request.query) and feelings.asks(request.query):

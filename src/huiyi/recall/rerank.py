@@ -17,6 +17,7 @@ from functools import lru_cache
 from huiyi.config.recall import RecallRecipe
 from huiyi.flows.chatter import is_chatter, people_of, said_lines
 from huiyi.model import MemoryItem, MemoryKind
+from huiyi.recall import whose
 from huiyi.recall.latest import asks_final, changes, inherited
 from huiyi.recall.timerange import within
 from huiyi.recall.validity import asks_past, closed_moves
@@ -93,6 +94,7 @@ def rerank(
     facts_lead: bool = False,
     now: datetime | None = None,
     members: Collection[str] = (),
+    private: bool = False,
 ) -> tuple[Window, dict[int, dict[str, float]]]:
     """Add small bonuses to the fused scores of the best candidates, then sort again.
 
@@ -119,7 +121,9 @@ def rerank(
     ``chatter``: a chunk that says nothing on its own (哈哈, +1, 晚安霓霓) keeps ``chatter_weight`` of its
     score and gets no speaker bonus; it still lends its neighbours support (reactions mark what mattered).
     ``other``: in a group, asked about a member, a fact about another of the ``members`` (the people's names)
-    that names none asked about keeps ``other_person_weight`` of its score (小雨喜欢吃辣, asked 小雨雨…).
+    that names none asked about keeps ``other_person_weight`` of its score (小雨喜欢吃辣, asked 小雨雨…); and
+    ``private`` (between two), asked of the asker's own (我的考试), a line another leads (女朋友下个月要考…,
+    recall.whose) keeps that share too, before its neighbours take support from it.
 
     ``whole``: the candidates' memories (whole, or their rank rows: the time test reads text, time and
     ``data.about``), given only when a time span is asked and ``time_about`` reads the times a memory's
@@ -134,6 +138,8 @@ def rerank(
     if named:
         theirs = spoken_shares(spoken or {}, {key for key, found in people.items() if not named.isdisjoint(found)})
     boosts: dict[int, dict[str, float]] = {}
+    if private and recipe.other_person_weight < 1 and whose.asks_own(query):
+        window = _of_others_lowered(window, items, recipe.other_person_weight, boosts)
     rescored: Window = []
     closed = {} if asks_past(query) else closed_moves([key for key, _ in window], items, now, recipe.closed_weight)
     # a who-question describes what was said: the line that says most of it is the answer (recall.who)
@@ -200,11 +206,30 @@ def rerank(
             elif facts_lead and named and _of_another(item, members, named, people[key]):
                 bonus["other"] = -(1.0 - recipe.other_person_weight) * (score + sum(bonus.values()))
         if bonus:
-            boosts[key] = bonus
             score += sum(bonus.values())
+            boosts[key] = boosts.get(key, {}) | bonus
         rescored.append((key, (score, parts)))
     rescored.sort(key=lambda pair: (-pair[1][0], pair[0]))
     return rescored, boosts
+
+
+def _of_others_lowered(
+    window: Window, items: Mapping[int, RankRow | None], keep: float, boosts: dict[int, dict[str, float]]
+) -> Window:
+    """The window with each chunk whose own line another leads (recall.whose) down to ``keep`` of its score."""
+    out: Window = []
+    for key, (score, parts) in window:
+        item = items.get(key)
+        if (
+            item is not None
+            and item.kind is MemoryKind.CHUNK
+            and score > 0
+            and whose.anothers(said_lines(item.text, item.participants)[-1])
+        ):
+            boosts[key] = {"other": -(1.0 - keep) * score}
+            score *= keep
+        out.append((key, (score, parts)))
+    return out
 
 
 def latest(
