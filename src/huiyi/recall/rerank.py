@@ -224,7 +224,7 @@ def _of_others_lowered(
             item is not None
             and item.kind is MemoryKind.CHUNK
             and score > 0
-            and whose.anothers(said_lines(item.text, item.participants)[-1])
+            and whose.led_by_another(item.text, item.participants)
         ):
             boosts[key] = {"other": -(1.0 - keep) * score}
             score *= keep

@@ -20,10 +20,11 @@ from __future__ import annotations
 import functools
 import re
 
+from huiyi.flows.chatter import said_lines
 from huiyi.patterns import lazy
 from huiyi.text.kin import KIN_ALTERNATION
 
-__all__ = ["anothers", "asks_own"]
+__all__ = ["anothers", "asks_own", "led_by_another"]
 
 _EN_KIN = (
     r"wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son"
@@ -62,3 +63,9 @@ def anothers(text: str) -> bool:
     rest = text[led.end() :]
     end = _CLAUSE.search(rest)
     return _SPEAKER_AFTER.search(rest[: end.start() if end else len(rest)]) is None
+
+
+@functools.lru_cache(maxsize=16_384)  # recall asks of a window's hundred rows, the same rows query after query
+def led_by_another(text: str, speakers: tuple[str, ...]) -> bool:
+    """:func:`anothers` of a chunk's own turn, its text as stored (``speaker: `` before each turn)."""
+    return anothers(said_lines(text, speakers)[-1])
