@@ -124,3 +124,26 @@ def test_a_state_of_now_keeps_the_new_year_running(said: str, now: datetime, day
     """年前忙死了 said in December read the last 年前 for its 了: a state of now tells none done."""
     (span,) = find_time_phrases(said, now)
     assert (f"{span.start:%Y-%m-%d}", f"{span.end:%Y-%m-%d}") == days
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "days"),
+    [
+        ("年前一直在加班", DECEMBER_10, ("2024-12-10", "2025-01-29")),
+        ("年前一直很忙", DECEMBER_10, ("2024-12-10", "2025-01-29")),
+        ("年前我一直在出差，累死了", DECEMBER_10, ("2024-12-10", "2025-01-29")),
+        # unchanged: already running, the last 春节 a month gone, told done by 了 or 那时 or 当时
+        ("年前都在出差", DECEMBER_10, ("2024-12-10", "2025-01-29")),
+        ("年前一直在加班", MARCH_10, ("2024-01-11", "2024-02-10")),
+        ("年前一直加班了一个月", DECEMBER_10, ("2024-01-11", "2024-02-10")),
+        ("年前一直在加班，那时候天天熬夜", DECEMBER_10, ("2024-01-11", "2024-02-10")),
+        ("年前一直在加班，当时好累", DECEMBER_10, ("2024-01-11", "2024-02-10")),
+        ("年前一直在加班，我们去了三亚", DECEMBER_10, ("2024-01-11", "2024-02-10")),
+        ("去年年前一直在加班", DECEMBER_10, ("2023-01-01", "2024-01-01")),  # 去年 read, no 年前 of its own
+    ],
+)
+def test_a_doing_going_on_keeps_the_new_year_running(said: str, now: datetime, days: tuple[str, str]) -> None:
+    """年前一直在加班 said in December read the last 年前 (January 2024): its 一直 was taken for a telling done,
+    while it says the doing runs up to now, in the 年前 under way."""
+    (span,) = find_time_phrases(said, now)
+    assert (f"{span.start:%Y-%m-%d}", f"{span.end:%Y-%m-%d}") == days

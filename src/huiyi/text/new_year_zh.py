@@ -34,6 +34,8 @@ _LONG_GONE = timedelta(days=182)
 _NOW_STATE = lazy(
     r"(?:忙|累|烦|困|急|愁|穷|赶)(?:死|坏|疯|晕)了|(?:好|太|超|特别|真|巨|很|挺)(?:忙|累|烦|赶|紧张)[了啊呀哦]*"
 )
+# …and so is a doing still going on (年前一直在加班, 年前一直很忙): its 一直 runs up to now, not in a 年前 long gone
+_GOING_ON = lazy(r"一直")
 
 
 def around_new_year(phrase: str, now: datetime, spring: Spring, *, done: bool = False) -> Range | None:
@@ -66,17 +68,23 @@ def new_year_by_tense(
     text: str, found: list[tuple[int, int, Range]], now: datetime, spring: Spring
 ) -> list[tuple[int, int, Range]]:
     """``found`` with each 年前 or 年后 whose clause tells it done (年前我们去了三亚, not 年前要装修完了) read as
-    the last 春节's; a state of now (年前忙死了) tells none while the coming 年前 runs."""
+    the last 春节's; a state of now (年前忙死了) or a doing going on (年前一直在加班) tells none while the coming
+    年前 runs."""
     out: list[tuple[int, int, Range]] = []
     for start, end, span in found:
         if _NEW_YEAR.fullmatch(text, start, end):
             clause, sentence = clause_around(text, start), sentence_around(text, start)
             if text[start:end] == "年前" and _running(now, spring):  # 年前忙死了 in December: the one under way
-                clause, sentence = _NOW_STATE.sub("", clause), _NOW_STATE.sub("", sentence)
+                clause, sentence = _of_now_unsaid(clause), _of_now_unsaid(sentence)
             if _told_done(clause, sentence, now, spring):
                 span = around_new_year(text[start:end], now, spring, done=True) or span
         out.append((start, end, span))
     return out
+
+
+def _of_now_unsaid(said: str) -> str:
+    """``said`` without its words of now (忙死了, 一直), which tell no 年前 done while the coming one runs."""
+    return _GOING_ON.sub("", _NOW_STATE.sub("", said))
 
 
 def _told_done(clause: str, sentence: str, now: datetime, spring: Spring) -> bool:
