@@ -1,6 +1,7 @@
 """Lines the Chinese reader misread: a word's 一 lent to the clock after it (万一九点 read 一九点), a class hour
-said at night read as this morning's, a festival's outing told with how it felt read as the next one, and
-年前 with a feeling of now read as the last one. Lines that must not change are pinned beside them."""
+said at night read as this morning's, a festival's outing told with how it felt read as the next one (days or
+months after it), and 年前 with a feeling of now read as the last one. Lines that must not change are pinned
+beside them."""
 
 from __future__ import annotations
 
@@ -61,6 +62,43 @@ def test_an_outing_looked_forward_to_is_the_coming_one(outing: str) -> None:
     assert read("圣诞节" + outing, DECEMBER_30) == [("圣诞节", "2025-12-25 00:00")]
     assert read("国庆" + outing, NOVEMBER_20) == [("国庆", "2025-10-01 00:00")]
     assert read("周末" + outing, TUESDAY)[0][1] == "2024-11-23 00:00"
+
+
+FEBRUARY = datetime(2025, 2, 10, 10)  # Christmas seven weeks gone, 国庆 four months
+
+
+@pytest.mark.parametrize("outing", _TOLD)
+def test_an_outing_told_with_how_it_felt_months_on_is_the_last(outing: str) -> None:
+    """圣诞节去爬山，好累 said in February read the coming Christmas: an outing told with how it felt was the last
+    one only while that was the nearer of the two, days after it."""
+    assert read("圣诞节" + outing, FEBRUARY) == [("圣诞节", "2024-12-25 00:00")]
+    assert read("国庆" + outing, FEBRUARY) == [("国庆", "2024-10-01 00:00")]
+
+
+@pytest.mark.parametrize("outing", _AHEAD)
+def test_an_outing_looked_forward_to_months_ahead_is_the_coming_one(outing: str) -> None:
+    assert read("圣诞节" + outing, FEBRUARY) == [("圣诞节", "2025-12-25 00:00")]
+
+
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("国庆去云南玩，风景特别好", datetime(2025, 6, 4, 10), ("国庆", "2024-10-01 00:00")),
+        ("春节回老家，被催婚", datetime(2024, 12, 20, 10), ("春节", "2024-02-10 00:00")),  # the next 40 days ahead
+        ("元旦去爬山，好累", datetime(2025, 6, 4, 10), ("元旦", "2025-01-01 00:00")),
+        # unchanged: a plan, the coming one days ahead (a feeling may look forward to it), something booked for it
+        ("国庆去云南玩", datetime(2024, 12, 4, 10), ("国庆", "2025-10-01 00:00")),
+        ("圣诞节去爬山，好累", datetime(2024, 12, 20, 10), ("圣诞节", "2024-12-25 00:00")),
+        ("春节回老家，好开心", datetime(2025, 1, 20, 10), ("春节", "2025-01-29 00:00")),
+        ("国庆去云南玩，风景特别好", datetime(2025, 9, 20, 10), ("国庆", "2025-10-01 00:00")),
+        ("圣诞节去约会，订了餐厅，超贵", FEBRUARY, ("圣诞节", "2025-12-25 00:00")),
+        ("圣诞节加班，好累", FEBRUARY, ("圣诞节", "2025-12-25 00:00")),  # no outing: left as it was
+    ],
+)
+def test_an_outing_told_with_how_it_went_is_the_last_within_a_year(
+    said: str, now: datetime, reading: tuple[str, str]
+) -> None:
+    assert read(said, now) == [reading]
 
 
 @pytest.mark.parametrize(

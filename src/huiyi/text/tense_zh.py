@@ -25,6 +25,7 @@ __all__ = [
     "called_by",
     "clause_around",
     "festival_as_thing",
+    "outing_felt",
     "outing_planned",
     "sentence_around",
     "to_come",
@@ -104,6 +105,8 @@ _WISH = lazy(_WISHED)
 # a festival at most this long gone is still the one talked of when booked or wished (祝你春节快乐 on its sixth
 # day, 我订了春节的机票，结果航班取消了), not the one a year ahead
 _JUST_GONE = timedelta(days=30)
+# …and one at most this far ahead may be what a feeling looks forward to (春节回老家，好开心 in January)
+_DAYS_AWAY = timedelta(days=30)
 _YEAR_SAID = lazy(r"前年|去年|今年|明年|后年")
 # 会 as "will" after a festival (春节我会回家), not a meeting or a party (中秋的会, 开会, 年会, 会议, 约会, 舞会)
 _NOT_WILL = r"(?<![的开年例聚晚班约舞宴酒唱庙灯])会(?![议员场所上])"
@@ -164,9 +167,28 @@ def outing_planned(clause: str, sentence: str) -> bool:
     (True, False)
     """
     told = bool(_SAID_DONE.search(sentence) or _PAST.search(sentence) or _HOW_IT_WENT.search(clause))
-    if not told and (_WHAT_IT_WAS.search(sentence) or _FELT.search(sentence)):
-        told = not to_come(sentence) and not _LOOKING_AHEAD.search(sentence)
-    return _OUTING.search(clause) is not None and not told
+    return _OUTING.search(clause) is not None and not told and not _told_how_it_was(sentence)
+
+
+def _told_how_it_was(sentence: str) -> bool:
+    """Whether ``sentence`` tells what an outing was like or how it felt (风景特别好, 好累) and looks nowhere ahead."""
+    said = _WHAT_IT_WAS.search(sentence) or _FELT.search(sentence)
+    return bool(said) and not to_come(sentence) and not _LOOKING_AHEAD.search(sentence)
+
+
+# a date (约会) is no booking; what is booked in the sentence (订了餐厅) may be for the festival ahead
+_A_DATE = lazy(r"约会")
+
+
+def outing_felt(clause: str, sentence: str) -> bool:
+    """Whether ``clause`` tells a going or an outing and its ``sentence`` how it went, booking nothing: it is
+    told of the festival gone, however long ago (圣诞节去爬山，好累 said in February).
+
+    >>> outing_felt("圣诞节去约会", "圣诞节去约会，超开心"), outing_felt("圣诞节去约会", "圣诞节去约会，订了餐厅，超贵")
+    (True, False)
+    """
+    booked = _BOOKED.search(_A_DATE.sub("", sentence)) is not None
+    return _OUTING.search(clause) is not None and _told_how_it_was(sentence) and not booked
 
 
 def to_come(clause: str) -> bool:
@@ -223,7 +245,7 @@ class _Clauses:
 def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bool = False) -> Found:
     """``found`` with each bare day, month, date, festival and weekday read by its clause's tense;
     ``resolve`` reads a phrase (明年春节) as the finder does; ``asked``: a recall query (see find_time_phrases)."""
-    clauses = _Clauses(text)
+    clauses, resolve = _Clauses(text), _remembering(resolve)
     out: Found = []
     for start, end, span in found:
         phrase = text[start:end]
@@ -236,8 +258,9 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bo
             booked = _BOOKED.search(clauses.before(start)) is not None
             planned = not asked and outing_planned(clauses.around(start), sentence)
             awaited = planned and _AWAITED.search(sentence) is not None
+            felt = not asked and outing_felt(clauses.around(start), sentence)
             span = _festival(
-                phrase, span, clauses.around(start), sentence, now, resolve, booked or planned, asked, awaited
+                phrase, span, clauses.around(start), sentence, now, resolve, booked or planned, asked, awaited, felt
             )
         elif _BARE_WEEKDAY.match(text, start):
             clause = clauses.around(start)
@@ -249,6 +272,19 @@ def by_tense(text: str, found: Found, now: datetime, resolve: Resolve, asked: bo
             span = _weekday(text[end : end + 1], span, clause, now, awaited)
         out.append((start, end, span))
     return out
+
+
+def _remembering(resolve: Resolve) -> Resolve:
+    """``resolve`` asking once for each phrase: a text of one festival told again and again (圣诞节去爬山，好累)
+    asked jionlp (~1 ms) for 去年圣诞节 each time."""
+    readings: dict[tuple[str, datetime], Range | None] = {}
+
+    def remembered(phrase: str, now: datetime) -> Range | None:
+        if (phrase, now) not in readings:
+            readings[phrase, now] = resolve(phrase, now)
+        return readings[phrase, now]
+
+    return remembered
 
 
 def _bare_day(span: Range, clause: str, now: datetime) -> Range:
@@ -322,6 +358,7 @@ def _festival(
     booked: bool = False,
     asked: bool = False,
     awaited: bool = False,
+    felt: bool = False,
 ) -> Range:
     """A festival named alone is this year's (jionlp's reading, or :mod:`huiyi.text.holidays`'), as a month
     is. Said in November, "春节我要去三亚玩" means the coming one: one over, in a clause that says it is to
@@ -331,7 +368,8 @@ def _festival(
     感恩节我们吃火鸡 in May). 那天 says a day gone, but not beside 要: 元旦那天我要加班 is to come. One booked,
     wished or told as an outing (我订了春节的机票, 祝你春节快乐, 国庆去云南玩: ``booked``) is the coming one,
     unless the last is at most a month gone; an outing looked forward to (圣诞节去约会，好期待: ``awaited``) is the
-    coming one whenever the last was.
+    coming one whenever the last was, and one told with how it went (圣诞节去爬山，好累: ``felt``) the last one
+    begun, even most of a year gone, unless the coming one is at most a month ahead.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> november = datetime(2024, 11, 13, 10, 0)
@@ -348,6 +386,7 @@ def _festival(
     """
     if year := _YEAR_SAID.search(clause):  # 今年我们要一起过圣诞节: the year said, whatever the tense
         return resolve(year.group() + phrase, now) or span
+    felt = felt and not _NOT_DONE.search(_A_DATE.sub("", clause))  # 圣诞节约会取消，好失望: maybe the one ahead
     # 过年不回家了: the 了 of giving up a festival's plan speaks of the one to come
     gave_up = _GIVE_UP.search(clause) is not None
     said_done = _SAID_DONE.search(clause) is not None and not gave_up
@@ -359,6 +398,8 @@ def _festival(
         (booked and not _BOOKED_BEFORE.search(clause)) or (_WISH.search(clause) is not None and not said_done)
     )
     ahead = firm or soft
+    if felt and not ahead and (last := _last_unless_the_next_is_near(phrase, span, now, resolve)):
+        return last
     untold = not ahead and not done  # no tense in its clause, nor a done one in its sentence: the nearer
     if untold and (asked or _SAID_DONE.search(sentence) or _PAST.search(sentence)):
         return span
@@ -368,15 +409,29 @@ def _festival(
         years = -1
     else:
         return span
-    # jionlp reads 明年春节 by the lunar calendar, but 明年清明节 as this year's: checked, else the same day
-    again = resolve(("明年" if years > 0 else "去年") + phrase, now)
-    if again is None or again[0].year != span[0].year + years:
-        again = _month_shifted(span, 12 * years)
+    again = _years_on(phrase, span, now, resolve, years)
     if again is None or firm or years < 0:
         return again or span
     if soft:
         return span if now - span[0] <= _JUST_GONE else again
     return again if abs(again[0] - now) < abs(span[0] - now) else span
+
+
+def _years_on(phrase: str, span: Range, now: datetime, resolve: Resolve, years: int) -> Range | None:
+    """The festival ``phrase`` read as ``span`` one year on (``years`` 1) or back (-1)."""
+    # jionlp reads 明年春节 by the lunar calendar, but 明年清明节 as this year's: checked, else the same day
+    again = resolve(("明年" if years > 0 else "去年") + phrase, now)
+    if again is None or again[0].year != span[0].year + years:
+        again = _month_shifted(span, 12 * years)
+    return again
+
+
+def _last_unless_the_next_is_near(phrase: str, span: Range, now: datetime, resolve: Resolve) -> Range | None:
+    """The last festival ``phrase`` (read as ``span``) begun by ``now``; None when the coming one is at most
+    ``_DAYS_AWAY`` ahead, as a feeling may look forward to it."""
+    last, coming = (span, _years_on(phrase, span, now, resolve, 1)) if span[0] <= now else (None, span)
+    last = last or _years_on(phrase, span, now, resolve, -1)
+    return None if coming is not None and coming[0] - now <= _DAYS_AWAY else last
 
 
 def _weekday(after: str, span: Range, clause: str, now: datetime, awaited: bool = False) -> Range:
