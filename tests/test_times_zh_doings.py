@@ -9,6 +9,7 @@ from datetime import datetime
 import pytest
 
 from huiyi.model import Scope, ScopeKind
+from huiyi.text.hours_zh import on_a_day_said
 from huiyi.text.times import find_time_phrases
 from rule_lines import extract_private
 
@@ -255,3 +256,15 @@ def test_one_who_works_the_weekend_comes_in_the_next_day(
     """我周末加班，九点要到公司 said on a Friday afternoon read Monday 09:00: the working morning to come skips the
     weekend only for one who does not say they work it (加班, 单休, 周末)."""
     assert read(said, now) == reading
+
+
+def test_a_day_said_before_a_clock_is_looked_for_a_sentence_back() -> None:
+    """Each clock looked back over every phrase of its text for a day it lies in: 九点上课我先睡了， said 6,000
+    times took 4 s, four times what 3,000 took. A day said within 200 characters is still its day."""
+    saturday = (datetime(2024, 11, 16), datetime(2024, 11, 17))
+    five = (datetime(2024, 11, 16, 5), datetime(2024, 11, 16, 6))
+    nine = (datetime(2024, 11, 13, 9), datetime(2024, 11, 13, 10))
+    assert on_a_day_said(five, [(0, 2, saturday), (10, 12, nine)], 20)
+    far_back = [(0, 2, saturday)] + [(at, at + 2, nine) for at in range(300, 1000, 10)]
+    assert not on_a_day_said(five, far_back, 1000)
+    assert read("周六一早五点要出发", datetime(2024, 11, 16, 15)) == [("周六", "11-16 00:00"), ("五点", "11-16 05:00")]

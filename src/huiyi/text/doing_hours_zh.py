@@ -84,7 +84,7 @@ def hours_of_usual_doings(
                 if day is not None:  # 昨天我九点到公司 at 15:00: not today's 09:00
                     moved = midnight(day[0]) - midnight(usual[0])
                     usual = (usual[0] + moved, usual[1] + moved) if day[0] <= usual[0] + moved < day[1] else None
-                elif not on_a_day_said(span, out):
+                elif not on_a_day_said(span, out, start):
                     clause = clause_around(text, start)
                     working = usual[0].hour < 12 and _MORNING_DOING.search(clause) is not None
                     working = working and not _WEEKEND_WORK.search(_said_before(text, start) + clause)
@@ -199,7 +199,7 @@ def mornings_after_a_late_evening(
             and not _TOLD_DONE.search(clause)
             and _AHEAD_OF_THE_NIGHT.search(_said_before(text, start) + _sentence_after(text, end))
             and clock_case(text, start, end) not in _GONE_CASES
-            and not on_a_day_said(span, out)
+            and not on_a_day_said(span, out, start)
         ):
             span = morning[0] + _DAY, morning[1] + _DAY
         out.append((start, end, span))

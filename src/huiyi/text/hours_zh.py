@@ -56,6 +56,9 @@ SMALL_HOURS = range(1, 7)  # 1–6 点: the afternoon's after a day, the night's
 _HALF = timedelta(hours=12)
 _DAY = timedelta(days=1)
 _HOUR = timedelta(hours=1)
+# a day said this far before a clock may still be its day; every phrase of a long text read back for each clock
+# was quadratic (九点上课我先睡了，said 6,000 times: 4 s)
+_DAY_REACH = 200
 _SOON = timedelta(hours=1)  # a plan's small hour this near ahead is the night's: 六点 said at 05:30
 
 
@@ -201,7 +204,7 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
             if _NAP.search(clause):
                 span = _nearer_noon(span)
             elif not AFTERNOON_SAID.search(clause) and (_WAKING.search(clause) or (small and _SLEEP.search(clause))):
-                alone = clock.start() == start and not on_a_day_said(span, out)
+                alone = clock.start() == start and not on_a_day_said(span, out, start)
                 span = half_of_the_day(span, now, _sleep_case(clause) if alone else "sleep")
             elif (bedtime := _bedtime(text, clause, clock.start(), span)) is not None:
                 ahead = to_come(clause) or _GOING_TO.search(clause) is not None  # 要睡了: about to, not done
@@ -211,10 +214,16 @@ def small_hours_of_sleep(text: str, found: list[tuple[int, int, Range]], now: da
     return out
 
 
-def on_a_day_said(span: Range, before: list[tuple[int, int, Range]]) -> bool:
-    """Whether ``span`` lies in a day (or part of one) read before it: 周六一早五点要出发 is that Saturday's, even
-    said on it at 15:00, not the next 05:00 a plan with no day has."""
-    return any(day[0] <= span[0] and span[1] <= day[1] and _HOUR < day[1] - day[0] <= _DAY for *_, day in before)
+def on_a_day_said(span: Range, before: list[tuple[int, int, Range]], at: int) -> bool:
+    """Whether ``span`` (said at ``at``) lies in a day (or part of one) read before it, at most ``_DAY_REACH``
+    characters back: 周六一早五点要出发 is that Saturday's, even said on it at 15:00, not the next 05:00 a plan with
+    no day has."""
+    for said_at, _, day in reversed(before):
+        if said_at < at - _DAY_REACH:
+            return False
+        if day[0] <= span[0] and span[1] <= day[1] and _HOUR < day[1] - day[0] <= _DAY:
+            return True
+    return False
 
 
 def _nearer_noon(read: Range) -> Range:
