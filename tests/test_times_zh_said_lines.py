@@ -140,6 +140,31 @@ def test_a_morning_doing_said_before_bed_is_tomorrows(said: str, now: datetime, 
     assert read(said, now) == reading
 
 
+@pytest.mark.parametrize(
+    ("said", "now", "reading"),
+    [
+        ("九点上课我先睡了", LATE, [("九点", "2024-05-07 09:00")]),
+        ("九点上班我先睡了", LATE, [("九点", "2024-05-07 09:00")]),
+        ("八点开会我先睡了", LATE, [("八点", "2024-05-07 08:00")]),
+        ("九点上课我去睡觉了", LATE, [("九点", "2024-05-07 09:00")]),
+        ("九点考试我先睡了晚安", LATE, [("九点", "2024-05-07 09:00")]),
+        # unchanged: told done before the going to bed, late, overslept, home in the evening, said in the morning
+        ("九点上课了我先睡了", LATE, [("九点", "2024-05-06 09:00")]),
+        ("九点上课我迟到了", LATE, [("九点", "2024-05-06 09:00")]),
+        ("九点上课我睡过头了", LATE, [("九点", "2024-05-06 09:00")]),
+        ("我九点到家我先睡了", LATE, [("九点", "2024-05-06 21:00")]),
+        ("九点上课我迟到了", datetime(2024, 5, 6, 9, 30), [("九点", "2024-05-06 09:00")]),
+        ("九点上课我先睡了", datetime(2024, 5, 6, 1), [("九点", "2024-05-06 09:00")]),
+    ],
+)
+def test_a_morning_doing_said_before_bed_with_no_comma_is_tomorrows(
+    said: str, now: datetime, reading: list[tuple[str, str]]
+) -> None:
+    """九点上课我先睡了 said at 23:00 read today's 09:00 where 九点上课，我先睡了 read tomorrow's: the 了 of going to
+    bed, in the class's clause for want of a comma, told the class done."""
+    assert read(said, now) == reading
+
+
 DECEMBER_10 = datetime(2024, 12, 10, 10)  # the 年前 of 2025-01-29 runs
 MARCH_10 = datetime(2024, 3, 10, 10)  # 2024-02-10 a month gone
 

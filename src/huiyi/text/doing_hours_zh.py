@@ -162,7 +162,11 @@ def _of_a_day_by_case(read: Range, now: datetime, case: Case, *, working: bool =
 _DOING_TO_COME = lazy(
     r"上课|上班|上学|开会|出发|考试|面试|集合|报到|打卡|早会|早自习|到校|(?:到|去|进)的?(?:公司|单位|学校)"
 )
-_AHEAD_OF_THE_NIGHT = lazy(r"先睡|早点睡|早睡|去睡|睡觉|晚安|明天|明早|要(?!求)|(?<![记觉])得(?![了到很太好])")
+_TO_BED = r"先睡|早点睡|早睡|去睡|睡觉|晚安"
+_AHEAD_OF_THE_NIGHT = lazy(rf"{_TO_BED}|明天|明早|要(?!求)|(?<![记觉])得(?![了到很太好])")
+# …and the doing's clause ends where going to bed begins: the 了 of 九点上课我先睡了 is of the going to bed
+_GOING_TO_BED = lazy(_TO_BED)
+_CLAUSE_REST = lazy(r"[^，。！？；,.!?;\n]{0,60}")
 _TOLD_DONE = lazy(r"了|(?<![度经通难])过(?![来去])|才|已经|刚")  # 九点开会了, 我九点才到公司: of today
 _SENTENCE_AFTER = lazy(r"[^。！？!?\n]{0,30}")
 _LATE_EVENING = 20
@@ -173,7 +177,8 @@ def mornings_after_a_late_evening(
     text: str, found: list[tuple[int, int, Range]], now: datetime
 ) -> list[tuple[int, int, Range]]:
     """A bare morning hour of a doing to come (上课, 开会, 出发) said in the late evening, read as today's and gone,
-    is tomorrow's when its sentence looks ahead: 九点上课，我先睡了 said at 23:00 is no class 14 hours gone.
+    is tomorrow's when its sentence looks ahead: 九点上课，我先睡了 said at 23:00 is no class 14 hours gone, nor is
+    九点上课我先睡了 (the 了 of going to bed tells no class done).
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> late = datetime(2024, 11, 13, 23)
@@ -195,7 +200,7 @@ def mornings_after_a_late_evening(
             and morning[0].hour in _MORNING_HOURS
             and span[0].date() == now.date()
             and span[1] <= now
-            and _DOING_TO_COME.search(clause := clause_around(text, start))
+            and _DOING_TO_COME.search(clause := _clause_of_the_doing(text, start))
             and not _TOLD_DONE.search(clause)
             and _AHEAD_OF_THE_NIGHT.search(_said_before(text, start) + _sentence_after(text, end))
             and clock_case(text, start, end) not in _GONE_CASES
@@ -204,6 +209,16 @@ def mornings_after_a_late_evening(
             span = morning[0] + _DAY, morning[1] + _DAY
         out.append((start, end, span))
     return out
+
+
+def _clause_of_the_doing(text: str, start: int) -> str:
+    """The clause of the clock at ``start``, at most 60 characters each way, up to a going to bed after it
+    (九点上课我先睡了: 九点上课)."""
+    before = _CLAUSE_START.search(text, max(0, start - 60), start)
+    after = _CLAUSE_REST.match(text, start)
+    rest = after.group() if after else ""
+    bed = _GOING_TO_BED.search(rest)
+    return (before.group() if before else "") + (rest[: bed.start()] if bed else rest)
 
 
 def _sentence_after(text: str, end: int) -> str:
