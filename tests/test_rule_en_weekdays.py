@@ -153,3 +153,28 @@ def test_an_is_that_leads_to_a_telling_is_no_day_ahead(text: str) -> None:
     """What is on a day is ahead (my interview is on Monday), but an is that leads to a telling (the funny thing
     is Monday I went to the doctor), said on a Tuesday, is of the Monday gone."""
     assert [span.start for span in find_time_phrases(text, datetime(2024, 11, 5, 19))] == [datetime(2024, 11, 4)]
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "read"),
+    [
+        ("Monday can't come soon enough", WEDNESDAY, "11-11..11-11"),
+        ("Friday can't come soon enough", SATURDAY, "11-15..11-15"),
+        ("Friday cannot get here fast enough", SUNDAY, "11-15..11-15"),
+        ("counting down to Monday", WEDNESDAY, "11-11..11-11"),
+        ("I'm counting down the days till Monday", WEDNESDAY, "11-11..11-11"),
+        ("the countdown to Friday is on", SATURDAY, "11-15..11-15"),
+        ("can not wait for Monday", WEDNESDAY, "11-11..11-11"),
+        ("the weekend can't come soon enough", WEDNESDAY, "11-09..11-10"),
+        # still ahead this week: as before
+        ("Friday can't come soon enough", WEDNESDAY, "11-08..11-08"),
+        # a countdown told done, or no wish at all: the one gone, as before
+        ("we counted down to Monday", WEDNESDAY, "11-04..11-04"),
+        ("Monday came too soon", WEDNESDAY, "11-04..11-04"),
+        ("I couldn't wait for Monday to end", WEDNESDAY, "11-04..11-04"),
+    ],
+)
+def test_a_day_wished_to_come_is_the_coming_one(text: str, now: datetime, read: str) -> None:
+    """Monday can't come soon enough, said on a Wednesday, read the Monday two days gone: a wish for a day to
+    arrive (can't wait for, can't come soon enough, counting down to) is of the one ahead."""
+    assert days(text, now) == [read]

@@ -31,13 +31,16 @@ _ROUNDS = (
 # a clause that says its day is still to come, and one that says it happened (I was going to…)
 TO_COME = lazy(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|ha(?:ve|s)\s+to|need\s+to|want\s+to|hope\s+to"
-    r"|can't\s+wait|look(?:s|ing)?\s+forward|plans?|planned|(?:I'm|I\s+am|we're|we\s+are|you're|you\s+are|are\s+(?:you|we|they)|he's|she's|they're)\s+(?:\w+ing|off)"
+    r"|can(?:'t|not|\s+not)\s+wait|look(?:s|ing)?\s+forward|plans?|planned|(?:I'm|I\s+am|we're|we\s+are|you're|you\s+are|are\s+(?:you|we|they)|he's|she's|they're)\s+(?:\w+ing|off)"
     # (I'm off Monday: a day off or a leaving, both ahead); a schedule said in the present (results come back
     # Monday, the exam is due Friday, it opens Tuesday)
     r"|comes?\s+back|(?:is|are)\s+due|due|starts?|begins?|opens?|arrives?|gets?\s+back|leaves?|flies|fly"
     # what one has on a day is on its way (I have a test on Monday, I've got a dentist appointment on Friday), as
     # is a round one goes to (I have work Monday, I've got practice on Tuesday)
-    rf"|ha(?:ve|s)(?:\s+got)?\s+(?:an?|{_ROUNDS}))\b|'ll\b|'ve\s+got\s+(?:an?|{_ROUNDS})\b",
+    rf"|ha(?:ve|s)(?:\s+got)?\s+(?:an?|{_ROUNDS})"
+    # a day wished to come is ahead (Monday can't come soon enough, counting down to Friday), not one counted down
+    r"|can(?:'t|not|\s+not)\s+(?:come|get\s+here|arrive)\s+(?:soon|fast|quick)(?:er)?\s+enough|count(?:s|ing)?[\s-]*down)"
+    rf"\b|'ll\b|'ve\s+got\s+(?:an?|{_ROUNDS})\b",
     re.IGNORECASE,
 )
 SAID_DONE = lazy(r"\b(?:was|were|did|didn't|had|went|ago|already|would|could|should)\b", re.IGNORECASE)
