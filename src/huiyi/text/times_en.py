@@ -23,6 +23,7 @@ from huiyi.text.clock_en import (
     on_its_day,
     part_of_day,
 )
+from huiyi.text.date_ranges_en import RULES as DATE_RANGE_RULES
 from huiyi.text.holidays import HOLIDAYS, holiday_named
 from huiyi.text.holidays import day as holiday_day
 from huiyi.text.month_days_en import MONTH_RE as _MONTH_RE
@@ -378,6 +379,7 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     _rule(rf"(?:the\s+)?{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+{_YEAR_RE})?", _en_date),
     _rule(rf"{_MONTH_RE}\s+(?:the\s+)?{_DAY_RE}(?:,?\s+{_YEAR_RE})?(?!\s*:)", _en_date),
     *(_rule(pattern, resolve) for pattern, resolve in MONTH_DAY_RULES),
+    *(_rule(pattern, resolve) for pattern, resolve in DATE_RANGE_RULES),
     _rule(rf"(?:(?:in|during|since|until|of)\s+)?{_MONTH_RE},?\s+(?:of\s+)?{_YEAR_RE}", _en_month),
     _rule(rf"(?:(?:in|during|since|until|of)\s+|{_WHICH_RE}){_MONTH_RE}", _en_month),
     _rule(rf"(?:(?:in|during)\s+(?:the\s+)?)?{_SEASON_RE},?\s+(?:of\s+)?{_YEAR_RE}", _en_season),
