@@ -16,6 +16,7 @@ __all__ = [
     "Clause",
     "asked_ahead",
     "clause",
+    "given_up",
     "still_to_come",
     "told_done",
 ]
@@ -53,6 +54,10 @@ MOVE_VERB = (
     r"|put(?:s|ting)?(?:\s+[\w']+){0,3}?\s+off)\b"
 )
 MOVED_TO = lazy(rf"\b{MOVE_VERB}(?:\s+[\w']+){{0,5}}?\s+(?P<to>to|till|until)\s+(?:on\s+)?$", re.IGNORECASE)
+# the time a move gives up for the one after its "to" (moving my meeting from Monday to Friday, the call was
+# pushed from Monday…: not Monday's); not a moving of one's own (I'm moving from Monday to Friday: house, a span)
+_MOVED_FROM = lazy(rf"\b{MOVE_VERB}(?:(?<!ing)|(?:\s+[\w']+){{1,5}}?)\s+from\s+(?:on\s+)?$", re.IGNORECASE)
+_TO_ANOTHER = lazy(r"\s*(?:[-–—]|\s(?:to|till|until|til)\s)", re.IGNORECASE)
 CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
 
 
@@ -69,6 +74,15 @@ def clause(match: re.Match[str]) -> Clause:
     start = max((m.start() for m in CLAUSE_END.finditer(text, 0, at)), default=-1) + 1
     after = CLAUSE_END.search(text, end_at)
     return text, start, after.start() if after else len(text), at
+
+
+def given_up(text: str, phrase: str) -> bool:
+    """Whether ``phrase``, where ``text`` first says it, is the time a move gives up for another (I'm moving my
+    meeting from Monday to Friday: Monday): the thing moved is no longer then, and a plan of it is not."""
+    found = re.search(re.escape(phrase), text, re.IGNORECASE)
+    if found is None or not _TO_ANOTHER.match(text, found.end()):
+        return False
+    return _MOVED_FROM.search(text.replace("’", "'"), max(0, found.start() - 80), found.start()) is not None
 
 
 def still_to_come(match: re.Match[str], around: Clause | None = None) -> bool:

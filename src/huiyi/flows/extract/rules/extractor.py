@@ -48,6 +48,7 @@ from huiyi.model import EntityType, Message
 from huiyi.text.keywords import keywords, load_idf
 from huiyi.text.language import LATIN_WORD, conversation_language
 from huiyi.text.relayed import Relay, note, relay_of
+from huiyi.text.tense_en import given_up
 from huiyi.text.times import TimeSpan, find_time_phrases
 from huiyi.text.tokens import has_cjk, naming
 
@@ -290,6 +291,8 @@ class RuleExtractor:
                 moving = [span for span in moving if span.end - span.start <= _ONE_DAY]
             if said.lang == "en":  # They did bloodwork, results come back Monday: told of what was done
                 moving = [span for span in moving if span.start <= said_at or not _told_done(said.own, span.phrase)]
+                if moving and given_up(said.own, moving[0].phrase):  # moving it from Monday to Friday: not Monday
+                    moving = moving[1:]
             if not any(later.speaker != said.speaker for later in segment[at + 1 :]):
                 moving = [span for span in moving if not _asks_only(said.own, span.phrase)]
             if moving:

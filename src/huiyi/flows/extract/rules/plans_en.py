@@ -26,7 +26,7 @@ from huiyi.flows.extract.rules.relations import EN_KIN
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
-from huiyi.text.tense_en import MOVED_TO
+from huiyi.text.tense_en import MOVED_TO, given_up
 from huiyi.text.times import TimeSpan
 from huiyi.text.times_en import A_WEEKEND
 
@@ -91,6 +91,8 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
         spans = [span for span in coming if span.phrase.casefold() in clause.casefold()]
         if not spans or len(clause) > _MAX_CHARS or _NOT.search(clause):
             continue
+        up = {phrase: given_up(clause, phrase) for phrase in {span.phrase for span in spans}}  # once a phrase
+        spans.sort(key=lambda span: up[span.phrase])  # from Monday to Friday: Friday's plan
         lead = next((span.phrase for span in spans if clause.casefold().startswith(span.phrase.casefold())), "")
         found = _SUBJECT.match(clause[len(lead) :].lstrip(" ,").rstrip(".!;\n "))  # Tomorrow, I fly…
         if found is None:
