@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract.rules.en_clauses import EN_AND_I, EN_AND_VERB
+from huiyi.flows.extract.rules.interests import ongoing
 from huiyi.flows.extract.rules.jobs import job_title, zh_job_title
 from huiyi.flows.extract.rules.jokes import before_laugh, laughed_part_off, laughs_off, laughter_only
 from huiyi.flows.extract.rules.objects import ends_in_bar
@@ -48,7 +49,11 @@ def clauses_of(text: str, english: bool) -> list[tuple[str, bool]]:
                 or "？" in end
                 or (
                     not english
-                    and bool(QUESTION_END.search(clause) or (_GUESS.search(clause) and not ends_in_bar(clause)))
+                    # 我在追《繁花》呢: a 呢 of a work one is in the middle of asks nothing
+                    and bool(
+                        (QUESTION_END.search(clause) and not ongoing(clause))
+                        or (_GUESS.search(clause) and not ends_in_bar(clause))
+                    )
                 )
             )
             parts = [verb for part in EN_AND_I.split(clause) for verb in _and_verb(part)] if english else [clause]

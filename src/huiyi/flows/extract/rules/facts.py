@@ -9,7 +9,7 @@ from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.bygone import THEN_NOT_NOW, held_then, said_then, still_now
 from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
 from huiyi.flows.extract.rules.en_clauses import EN_PRONOUNS, MY_THING
-from huiyi.flows.extract.rules.interests import ZH_FACT_RULES
+from huiyi.flows.extract.rules.interests import ZH_FACT_RULES, interests_alone
 from huiyi.flows.extract.rules.jobs import AT_HOME, ZH_JOB_AS, job_rule, zh_job_as
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import (
@@ -95,7 +95,7 @@ class FactReader:
         if not english and (couple := together(body)):  # 我和陈屿在一起了！: the whole message says it
             self._fact(ZH_TOGETHER, couple, message, speaker, False, facts, entities)
         supposed, cursor = False, 0  # 如果我是富婆，我就天天躺平，养十只猫: a supposition's sentence is supposed
-        read_clauses = clauses if english else kept_by_others(pet_named_after(clauses))
+        read_clauses = clauses if english else interests_alone(kept_by_others(pet_named_after(clauses)), self.private)
         for index, (clause, unsure) in enumerate(read_clauses):
             if english:
                 if not unsure:
