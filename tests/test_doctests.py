@@ -16,6 +16,7 @@ MODULES = [
     "huiyi.flows.extract.answer",
     "huiyi.flows.extract.closes",
     "huiyi.flows.extract.rules.jobs",
+    "huiyi.flows.extract.rules.job_starts",
     "huiyi.text.holidays",
     "huiyi.text.clock_en",
     "huiyi.text.month_days_en",

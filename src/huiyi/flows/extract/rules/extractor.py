@@ -30,6 +30,7 @@ from huiyi.flows.extract.rules.condense import (
 from huiyi.flows.extract.rules.facts import FactReader
 from huiyi.flows.extract.rules.gatherings import gatherings_in
 from huiyi.flows.extract.rules.job_moves import joins_in
+from huiyi.flows.extract.rules.job_starts import job_start_in
 from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.moves import moved, moved_house
@@ -210,6 +211,7 @@ class RuleExtractor:
         said.facts.extend(joined)
         said.closes.extend(ended)
         said.facts.extend(new_job_in(said, roster))  # 新公司在滨江，做产品经理 (moves.moved ends the old)
+        said.facts.extend(job_start_in(said, roster, reader.private))  # 下周一去新公司上班: a change from that day
         said.closes.extend(partners_replaced(said))  # 陈屿是我男朋友 ends 阿杰是木木的对象
         said.closes.extend(moved_house(said, roster.agent_name))  # 搬完家了 ends 木木住在文三路
         # an emoji is the line's tone: 木木喜欢猫😍 likes 猫, and the prompt tells of it in words
