@@ -35,6 +35,7 @@ from huiyi.flows.extract.rules.losses import Losses
 from huiyi.flows.extract.rules.mentions import mentions, place_of
 from huiyi.flows.extract.rules.moves import moved, moved_house
 from huiyi.flows.extract.rules.new_jobs import new_job_in
+from huiyi.flows.extract.rules.new_jobs_en import new_job_in_en
 from huiyi.flows.extract.rules.pet_answers import PetAnswers
 from huiyi.flows.extract.rules.pet_names import PetNames
 from huiyi.flows.extract.rules.pet_renames import renamed_pets
@@ -212,6 +213,7 @@ class RuleExtractor:
         said.closes.extend(ended)
         said.facts.extend(new_job_in(said, roster))  # 新公司在滨江，做产品经理 (moves.moved ends the old)
         said.facts.extend(job_start_in(said, roster, reader.private))  # 下周一去新公司上班: a change from that day
+        said.facts.extend(new_job_in_en(said, roster))  # Starting my new job at Google next week as a PM
         said.closes.extend(partners_replaced(said))  # 陈屿是我男朋友 ends 阿杰是木木的对象
         said.closes.extend(moved_house(said, roster.agent_name))  # 搬完家了 ends 木木住在文三路
         # an emoji is the line's tone: 木木喜欢猫😍 likes 猫, and the prompt tells of it in words

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from huiyi.flows.extract import CloseDraft, FactDraft
+from huiyi.flows.extract.rules.en_clauses import EN_AND_I
 from huiyi.flows.extract.rules.jokes import joke_end, laughs_off
 from huiyi.flows.extract.rules.patterns import QUESTION_END, ZH_CLAUSE, ZH_REPORTED, ZH_UNREAL, en_rule
 from huiyi.flows.extract.rules.roster import Roster
@@ -155,9 +156,13 @@ def _quit_named(text: str) -> str:
 
 
 def _english(text: str) -> tuple[str, str] | None:
-    for part in re.split(r"[.!;\n]+|(?<=\?)", text.replace("’", "'")):
+    sentences = re.split(r"[.!;\n]+|(?<=\?)", text.replace("’", "'"))
+    # I quit my job, I'm starting at a new company on Monday: the leaving is a clause of its own
+    for part in (
+        part for sentence in sentences if not sentence.strip().endswith("?") for part in EN_AND_I.split(sentence)
+    ):
         clause = part.strip(" ,")
-        if not clause or clause.endswith("?"):
+        if not clause:
             continue
         found = next((m for pattern in _EN_RULES if (m := pattern.match(clause))), None)
         if found is None:
