@@ -86,6 +86,7 @@ MODULES = [
     "huiyi.flows.consolidate.state",
     "huiyi.flows.consolidate.supersede",
     "huiyi.flows.extract.rules.bookings",
+    "huiyi.flows.extract.rules.bookings_en",
     "huiyi.flows.extract.rules.condense",
     "huiyi.flows.extract.rules.gatherings",
     "huiyi.flows.extract.rules.interests",

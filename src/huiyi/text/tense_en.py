@@ -121,6 +121,11 @@ _ASKED_HOW_IT_WENT = lazy(
 )
 # a time something is readied for or waited till is still to come (I booked a hotel for the weekend)
 _AWAITED = lazy(r"\b(?:for|until|till|before|by)\s+$", re.IGNORECASE)
+# a thing got or booked for a time is for then, whatever tense the getting is told in (Got tickets for the concert
+# on the 14th, booked flights to Lisbon for Oct 2): not "I got tickets on Monday", whose day is the getting's
+_BOOKED_FOR = lazy(
+    r"\b(?:tickets?|seats?|passes|(?:a|the)\s+table|reservations?|flights?)\s+(?:to|for)\b", re.IGNORECASE
+)
 # a past verb that leads to a proposal, a hope or what is so now tells nothing done: I was thinking we could go
 # on Friday, I was wondering if you're free Friday, I was told the meeting is on Friday (not can't)
 _STILL_OPEN = lazy(
@@ -135,6 +140,8 @@ def told_done(match: re.Match[str], around: Clause | None = None) -> bool:
     come: which weekend or day of a month a bare name means (the one gone)."""
     text, start, end, at = around or clause(match)
     if MOVED_TO.search(text, start, at) or _AWAITED.search(text, start, at) or TO_COME.search(text, start, end):
+        return False
+    if _BOOKED_FOR.search(text, start, at):
         return False
     if _STILL_OPEN.search(text, start, at):  # before the day: we had fun this weekend, which is rare
         return False

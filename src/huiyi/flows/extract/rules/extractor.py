@@ -14,6 +14,7 @@ from huiyi.flows.chatter import is_chatter
 from huiyi.flows.extract import EntityDraft, EventDraft, Extraction, FactDraft, Fold
 from huiyi.flows.extract.rules.aliases import aliases_in
 from huiyi.flows.extract.rules.bookings import booked_in
+from huiyi.flows.extract.rules.bookings_en import booked_in_en
 from huiyi.flows.extract.rules.breakups import Breakups, partners_replaced
 from huiyi.flows.extract.rules.cancels import Cancels
 from huiyi.flows.extract.rules.cancels_en import english_cancels
@@ -203,6 +204,7 @@ class RuleExtractor:
         # 我下周一飞大阪 (issue #13); in a private chat "I'll see you" sees the other party
         said.facts.extend(plans_in(said, roster, reader.private) + english_plans_in(said, roster, reader.private))
         said.facts.extend(booked_in(said, roster))  # 云南的机票订好了，10月2号早上七点的飞机
+        said.facts.extend(booked_in_en(said, roster))  # Flights to Lisbon are booked, leaving Oct 2 at 7am
         quit_facts, said.closes = quits_in(said, roster)  # 我戒烟了 ends 木木爱抽烟
         said.facts.extend(quit_facts)
         left, ended = resigns_in(said, roster)  # 我辞职了 ends 木木在网易工作
