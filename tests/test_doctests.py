@@ -90,6 +90,7 @@ MODULES = [
     "huiyi.flows.extract.rules.condense",
     "huiyi.flows.extract.rules.gatherings",
     "huiyi.flows.extract.rules.interests",
+    "huiyi.flows.extract.rules.interests_en",
     "huiyi.flows.extract.rules.new_jobs",
     "huiyi.flows.extract.rules.new_jobs_en",
     "huiyi.flows.extract.rules.mentions",

@@ -10,6 +10,7 @@ from huiyi.flows.extract.rules.bygone import THEN_NOT_NOW, held_then, said_then,
 from huiyi.flows.extract.rules.clauses import clauses_of, pet_named_after
 from huiyi.flows.extract.rules.en_clauses import EN_PRONOUNS, MY_THING
 from huiyi.flows.extract.rules.interests import ZH_FACT_RULES, interests_alone
+from huiyi.flows.extract.rules.interests_en import EN_FACT_RULES
 from huiyi.flows.extract.rules.jobs import AT_HOME, ZH_JOB_AS, job_rule, zh_job_as
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.objects import (
@@ -30,7 +31,6 @@ from huiyi.flows.extract.rules.parties_en import addressed, parties_named
 from huiyi.flows.extract.rules.patterns import (
     EN_BIRTHDAY_FIRST,
     EN_HEDGE,
-    EN_RULES,
     MY_THING_ZH,
     TENTATIVE,
     ZH_BIRTHDAY_FIRST,
@@ -456,7 +456,7 @@ class FactReader:
     ) -> None:
         """A hedged clause, 我``hedge``… with the hedge taken out: only a possible allergy is kept, its text
         saying the hedge (木木好像对猫毛过敏, 木木 may be allergic to cats); who one may be is no fact."""
-        for rule in EN_RULES if english else ZH_FACT_RULES:
+        for rule in EN_FACT_RULES if english else ZH_FACT_RULES:
             match = rule.pattern.match(clause)
             found: list[FactDraft] = []
             if (
@@ -484,7 +484,7 @@ class FactReader:
         if pet := en_pet(clause):
             self._pet(pet, message, speaker, True, facts, entities)
             return
-        for rule in EN_RULES:  # every rule: "I work at Microsoft as an engineer" says two things
+        for rule in EN_FACT_RULES:  # every rule: "I work at Microsoft as an engineer" says two things
             match = rule.pattern.match(clause)
             if match:
                 self._fact(rule, match, message, speaker, True, facts, entities)
