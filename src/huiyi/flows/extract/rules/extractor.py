@@ -203,8 +203,7 @@ class RuleExtractor:
         said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
         # 我下周一飞大阪 (issue #13); in a private chat "I'll see you" sees the other party
         said.facts.extend(plans_in(said, roster, reader.private) + english_plans_in(said, roster, reader.private))
-        said.facts.extend(booked_in(said, roster))  # 云南的机票订好了，10月2号早上七点的飞机
-        said.facts.extend(booked_in_en(said, roster))  # Flights to Lisbon are booked, leaving Oct 2 at 7am
+        said.facts.extend(booked_in(said, roster) + booked_in_en(said, roster))  # 机票订好了, Flights … are booked
         quit_facts, said.closes = quits_in(said, roster)  # 我戒烟了 ends 木木爱抽烟
         said.facts.extend(quit_facts)
         left, ended = resigns_in(said, roster)  # 我辞职了 ends 木木在网易工作
@@ -313,8 +312,8 @@ class RuleExtractor:
             named, found = mentions(said, roster)
             people.update(dict.fromkeys(named))
             things.extend(found)
-        # 下周五团建去千岛湖 in a talk of now: no place of it (the event moved to 下周五 is at 千岛湖); the agent's
-        # lines place nothing (下雨天就窝在家里看剧嘛 suggests a place, 你在家里吗 asks one): only the people's do
+        # 下周五团建去千岛湖 in a talk of now: no place of it (moved to 下周五, it is at 千岛湖); the agent's lines
+        # place nothing (窝在家里看剧嘛 suggests a place, 你在家里吗 asks one)
         placed = [s for s in substantive if s.message.role != "assistant"]
         place = next((p for p in (place_of(s, people, planned=bool(about)) for s in placed) if p), "")
         texts = [s.message.text for s in segment]
