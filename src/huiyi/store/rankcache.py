@@ -37,9 +37,10 @@ class RankCache(Generic[R]):
     """Rows (rank rows unless told) by (agent, memory id), each valid for one version of its partition;
     ``key`` gives a row's memory id."""
 
-    # ~12 MB of rank rows at 100k: their names and scopes are interned (rows.rank_rows), so 18,000 take
-    # what 15,000 took before (~13 MB; issue 15's bench reads ~17,500 for its 200 questions over 100 scopes)
-    def __init__(self, budget: int = 18_000, key: Callable[[R], str] = _id_of) -> None:
+    # ~0.7 kB a row (names and scopes interned by rows.rank_rows): 60,000 rows, ~43 MB at most, keep the last
+    # recall's candidates of 600 scopes. At 18,000 a bot serving 200 people cycled through it and missed every
+    # time: issue 15's 1M bench (200 questions, 200 scopes) read every row again, 6.7 ms a recall, not 3.2
+    def __init__(self, budget: int = 60_000, key: Callable[[R], str] = _id_of) -> None:
         self._budget = budget
         self._key = key
         self._parts: OrderedDict[str, _Part[R]] = OrderedDict()
