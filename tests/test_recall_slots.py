@@ -99,6 +99,18 @@ def test_after_a_breakup_the_parting_answers_who_my_partner_is(tmp_path: Path) -
         assert again.hits[0].sources == ["m9"] and "林深" in again.hits[0].text
 
 
+def test_how_things_stand_in_love_is_answered_by_the_parting(tmp_path: Path) -> None:
+    """我现在感情上是个什么状况 (a companion month's question, issue 17): the lines that say 感情 led, not 分手了."""
+    lines = ["其实我有男朋友，叫陈屿", "我和陈屿分手了", "这段感情我付出了太多", "感情上的事真的说不清楚"]
+    with open_memory(tmp_path) as memory:
+        messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(days=i)} for i, text in enumerate(lines)]
+        memory.add(messages, agent="bot", person="u1", index=True)
+        memory.flush(agent="bot", person="u1")
+        for query in ("我现在感情上是个什么状况，你最清楚了", "我的感情状况怎么样"):
+            found = memory.recall(query, agent="bot", person="u1")
+            assert found.hits[0].sources == ["m1"] and "分手" in found.hits[0].text, query
+
+
 def test_the_plans_still_to_come_answer_what_is_coming_up(tmp_path: Path) -> None:
     """我最近有什么安排 shares no word with 木木下周一（…）飞大阪: the open plans dated ahead lead, soonest first;
     a plan whose day has passed does not."""

@@ -26,10 +26,14 @@ that names no such slot.
     (None, None, '伴侣')
     >>> asked("我有男朋友了"), asked("我现在有没有对象"), asked("我还是单身吗")
     (None, '伴侣', '伴侣')
+    >>> asked("我现在感情上是个什么状况，你最清楚了"), asked("我的感情状况怎么样"), asked("我妈的感情状况怎么样")
+    ('伴侣', '伴侣', None)
     >>> asked("Where do I live now?"), asked("What's my job again?"), asked("Where did I live before?")
     ('home', 'work', None)
     >>> asked("Who is my boyfriend?"), asked("Do I have a girlfriend?"), asked("Who was my boyfriend before?")
     ('partner', 'partner', None)
+    >>> asked("What's my relationship status?"), asked("Am I in a relationship?")
+    ('partner', 'partner')
 """
 
 from __future__ import annotations
@@ -78,11 +82,16 @@ PARTNER_SLOTS: dict[str, re.Pattern[str]] = {
         rf"(?:我(?:的)?(?:现在的?)?(?:{_PARTNER_WORDS})(?:的名字|名字)?(?:叫|是)(?:什么名字|什么|啥名字|啥|谁|哪位)"
         rf"|我(?:现在|目前)?还?有(?:{_PARTNER_WORDS})(?:了)?(?:吗|么|没|嘛|不)|我(?:现在|目前)?还?有没有(?:{_PARTNER_WORDS})"
         rf"|我(?:现在|目前)?还?是单身(?:吗|么|嘛)|我(?:现在|目前)?还?是不是单身"
-        r"|我(?:现在|目前)?在?和谁(?:在一起|谈恋爱|交往))(?:来着|了)?[吗呢呀啊啦嘛]*\s*$"
+        r"|我(?:现在|目前)?在?和谁(?:在一起|谈恋爱|交往)"
+        # 我现在感情上是个什么状况, 我的感情状况怎么样: whether there is someone, and who
+        r"|我(?:现在|目前)?的?感情(?:上|方面)?(?:是|处于)?(?:个|一个)?(?:什么|啥|怎样的?|怎么样的?)(?:状况|状态|情况)"
+        r"|我(?:现在|目前)?的?(?:感情|恋爱)(?:状况|状态)(?:是|是个)?(?:什么|啥|怎么样|如何|咋样)?)"
+        r"(?:来着|了)?[吗呢呀啊啦嘛]*\s*$"
     ),
     "partner": lazy(
         rf"(?:\bwho(?:'s|\s+is)\s+my\s+(?:{_PARTNER_WORDS_EN})|\bwhat(?:'s|\s+is)\s+my\s+(?:{_PARTNER_WORDS_EN})'?s\s+name"
-        rf"|\bdo\s+I\s+(?:still\s+)?have\s+an?\s+(?:{_PARTNER_WORDS_EN})|\bam\s+I\s+(?:still\s+)?(?:single|seeing\s+anyone))"
+        rf"|\bdo\s+I\s+(?:still\s+)?have\s+an?\s+(?:{_PARTNER_WORDS_EN})|\bam\s+I\s+(?:still\s+)?(?:single|seeing\s+anyone)"
+        r"|\bwhat(?:'s|\s+is)\s+my\s+relationship\s+status|\bam\s+I\s+(?:still\s+)?in\s+a\s+relationship)"
         r"(?:\s+(?:again|now|right\s+now|these\s+days))?\s*$",
         re.IGNORECASE,
     ),
