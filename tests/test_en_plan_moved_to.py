@@ -60,6 +60,8 @@ def test_a_to_of_the_object_stays(text: str, planned: list[tuple[str, str]]) -> 
         ("I'm moving my meeting from Monday", [("is moving Mumu's meeting", "11-18")]),
         ("I'm moving from Monday to Friday", [("is moving", "11-18")]),
         ("I'm working from Monday to Friday", [("is working", "11-18")]),
+        # what it is moved to said before from: a span (days from Monday to Friday)
+        ("I'm switching to days from Monday to Friday", [("is switching to days", "11-18")]),
         ("I'm flying from Boston to Chicago on Friday", [("is flying from Boston to Chicago", "11-15")]),
     ],
 )

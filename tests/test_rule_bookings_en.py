@@ -78,6 +78,8 @@ def test_a_booking_the_plan_rules_read_is_stored_once() -> None:
         "Our flights are booked, leaving Oct 2",  # whose?
         "Flights aren't booked yet, leaving Oct 2",  # not done
         "Did you book the flights for Oct 2?",  # a question
+        "I had tickets to the show on Friday but I was sick",  # the show gone
+        "I got tickets for the concert on Saturday, it was great",
     ],
 )
 def test_no_plan_without_the_speaker_booking_a_time_to_come(text: str) -> None:
@@ -90,7 +92,13 @@ def test_no_plan_without_the_speaker_booking_a_time_to_come(text: str) -> None:
         ("Got tickets for the concert on the 24th", datetime(2025, 9, 24)),  # was Aug 24
         ("We got tickets on Monday", datetime(2025, 9, 8)),  # the getting's day, gone by
         ("I went for a run on the 14th", datetime(2025, 8, 14)),
+        # tickets had, or got and told how it went: the day gone, as before
+        ("I had tickets to the show on Friday but I was sick", datetime(2025, 9, 5)),
+        ("We had tickets for the game on Saturday but it got rained out", datetime(2025, 9, 6)),
+        ("I got tickets for the concert on Saturday, it was great", datetime(2025, 9, 6)),
     ],
 )
 def test_a_day_a_thing_is_got_for_is_to_come(text: str, start: datetime) -> None:
+    """A thing got for a day is for the day ahead, but one had for it, or whose sentence tells how it went, is of
+    the day gone: I had tickets to the show on Friday but I was sick read the coming Friday, and a plan of it."""
     assert [span.start for span in find_time_phrases(text, START)] == [start]

@@ -172,6 +172,7 @@ def test_an_is_that_leads_to_a_telling_is_no_day_ahead(text: str) -> None:
         ("we counted down to Monday", WEDNESDAY, "11-04..11-04"),
         ("Monday came too soon", WEDNESDAY, "11-04..11-04"),
         ("I couldn't wait for Monday to end", WEDNESDAY, "11-04..11-04"),
+        ("The countdown on Saturday was amazing", WEDNESDAY, "11-02..11-02"),  # a countdown held, not awaited
     ],
 )
 def test_a_day_wished_to_come_is_the_coming_one(text: str, now: datetime, read: str) -> None:

@@ -40,7 +40,7 @@ TO_COME = lazy(
     # is a round one goes to (I have work Monday, I've got practice on Tuesday)
     rf"|ha(?:ve|s)(?:\s+got)?\s+(?:an?|{_ROUNDS})"
     # a day wished to come is ahead (Monday can't come soon enough, counting down to Friday), not one counted down
-    r"|can(?:'t|not|\s+not)\s+(?:come|get\s+here|arrive)\s+(?:soon|fast|quick)(?:er)?\s+enough|count(?:s|ing)?[\s-]*down)"
+    r"|can(?:'t|not|\s+not)\s+(?:come|get\s+here|arrive)\s+(?:soon|fast|quick)(?:er)?\s+enough|count(?:s|ing)?\s+down|countdown\s+to)"
     rf"\b|'ll\b|'ve\s+got\s+(?:an?|{_ROUNDS})\b",
     re.IGNORECASE,
 )
@@ -56,7 +56,8 @@ MOVE_VERB = (
 MOVED_TO = lazy(rf"\b{MOVE_VERB}(?:\s+[\w']+){{0,5}}?\s+(?P<to>to|till|until)\s+(?:on\s+)?$", re.IGNORECASE)
 # the time a move gives up for the one after its "to" (moving my meeting from Monday to Friday, the call was
 # pushed from Monday…: not Monday's); not a moving of one's own (I'm moving from Monday to Friday: house, a span)
-_MOVED_FROM = lazy(rf"\b{MOVE_VERB}(?:(?<!ing)|(?:\s+[\w']+){{1,5}}?)\s+from\s+(?:on\s+)?$", re.IGNORECASE)
+# nor a move whose new thing is said before its "from" (switching to day shifts from Monday to Friday: a span)
+_MOVED_FROM = lazy(rf"\b{MOVE_VERB}(?:(?<!ing)|(?:\s+(?!to\b)[\w']+){{1,5}}?)\s+from\s+(?:on\s+)?$", re.IGNORECASE)
 _TO_ANOTHER = lazy(r"\s*(?:[-–—]|\s(?:to|till|until|til)\s)", re.IGNORECASE)
 CLAUSE_END = lazy(r"[.!?;,\n]|\bbut\b", re.IGNORECASE)
 
@@ -126,6 +127,10 @@ _AWAITED = lazy(r"\b(?:for|until|till|before|by)\s+$", re.IGNORECASE)
 _BOOKED_FOR = lazy(
     r"\b(?:tickets?|seats?|passes|(?:a|the)\s+table|reservations?|flights?)\s+(?:to|for)\b", re.IGNORECASE
 )
+# …but not one had (I had tickets to the show on Friday: the show gone), nor one whose sentence goes on to tell
+# how it went (I got tickets for the concert on Saturday, it was great)
+_HAD = lazy(r"\b(?:had|was|were)\b", re.IGNORECASE)
+_SENTENCE_REST = lazy(r"[^.!?\n]*")
 # a past verb that leads to a proposal, a hope or what is so now tells nothing done: I was thinking we could go
 # on Friday, I was wondering if you're free Friday, I was told the meeting is on Friday (not can't)
 _STILL_OPEN = lazy(
@@ -141,8 +146,10 @@ def told_done(match: re.Match[str], around: Clause | None = None) -> bool:
     text, start, end, at = around or clause(match)
     if MOVED_TO.search(text, start, at) or _AWAITED.search(text, start, at) or TO_COME.search(text, start, end):
         return False
-    if _BOOKED_FOR.search(text, start, at):
-        return False
+    if _BOOKED_FOR.search(text, start, at) and not _HAD.search(text, start, at):
+        rest = _SENTENCE_REST.match(text, end)
+        if rest is None or not _TOLD_IN_PAST.search(text, end, rest.end()):
+            return False
     if _STILL_OPEN.search(text, start, at):  # before the day: we had fun this weekend, which is rare
         return False
     return _TOLD_IN_PAST.search(text, start, end) is not None or bool(_ASKED_HOW_IT_WENT.fullmatch(text, start, at))
