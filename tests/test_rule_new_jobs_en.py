@@ -107,6 +107,10 @@ def test_no_new_job_but_the_speakers_own(text: str) -> None:
         ("I'm starting at the gym on Monday", "is starting at the gym"),  # no workplace
         ("I'm starting a diet on Monday", "is starting a diet"),
         ("I'm starting at 9 on Monday", "is starting at 9"),  # a time, no employer
+        ("I start work at 9 tomorrow", "starts work"),  # back at work, as every day
+        ("I start work tomorrow", "starts work"),
+        ("I'm starting at Mom's on Monday", "is starting at Mom's"),  # a kin's home
+        ("I'm starting at CrossFit next week", "is starting at CrossFit"),  # a class
     ],
 )
 def test_a_start_of_no_job_stays_the_plan_it_was(text: str, plan: str) -> None:

@@ -84,6 +84,7 @@ def test_an_english_job_left(tmp_path: Path, lines: list[str], closed: str, fact
         *("要是能辞职就好了", "我辞职了哈哈哈开玩笑的", "他说我被开除了"),
         *("辞职了", "也辞职了", "已经被裁了", "I quit", "I quit!"),
         *("I want to quit my job", "Did I quit my job?", "My sister got laid off"),
+        *("If they find out, I'm out of a job", "When the contract ends in June, I'm out of work"),  # supposed
     ],
 )
 def test_what_leaves_no_job_of_mine_closes_nothing(tmp_path: Path, later: str) -> None:

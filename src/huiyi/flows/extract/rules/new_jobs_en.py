@@ -75,6 +75,13 @@ _CHANGES = tuple(
         r"(?P<tail>.*?)[\s,.!~]*$",
     )
 )
+# a kin's home or a class one joins is no employer (I'm starting at Mom's, I'm starting at CrossFit next week)
+_NO_EMPLOYER = lazy(
+    r"(?:Mom|Mum|Mommy|Dad|Daddy|Grandma|Grandpa|Granny|Nana|Auntie|Aunt|Uncle)'s|Pilates|Yoga|CrossFit|Zumba|Barre"
+    r"|Orangetheory|SoulCycle|Spin|Kumon",
+    re.IGNORECASE,
+)
+_BARE_WORK = lazy(r"\s+(?:work|my\s+job)", re.IGNORECASE)  # not a new one
 _A_JOB_WORD = lazy(r"\b(?:start|begin|first\s+day|job)", re.IGNORECASE)  # what every pattern holds, looked for first
 # a time cut out of the clause, with the word that led to it (on Monday, from next week, starting Oct 1)
 _LED = lazy(r"\s*(?:,\s*)?(?:(?:on|from|in|starting|this|come)\s+)?$", re.IGNORECASE)
@@ -137,6 +144,10 @@ def _changed(clause: str) -> tuple[str, str] | None:
         if tail and where is None:
             continue
         employer = (where["at"] or "") if where else ""
+        if _NO_EMPLOYER.fullmatch(employer):
+            continue  # I'm starting at Mom's, at CrossFit: a visit or a class
+        if pattern is _CHANGES[0] and _BARE_WORK.fullmatch(found["job"] or "") and not employer and not where:
+            continue  # I start work tomorrow (at 9): back at work, as every day, no new job
         role = where["as"] if where and where["as"] and job_title(where["as"]) else ""
         if where and where["as"] and not role:
             continue  # as a favour, as a volunteer: no job of the list

@@ -155,11 +155,18 @@ def _quit_named(text: str) -> str:
     return ""
 
 
+_EN_IF = lazy(r"\s*(?:if|when|whenever|unless|once|in\s+case|suppose|what\s+if|even\s+if)\b", re.IGNORECASE)
+
+
 def _english(text: str) -> tuple[str, str] | None:
     sentences = re.split(r"[.!;\n]+|(?<=\?)", text.replace("’", "'"))
-    # I quit my job, I'm starting at a new company on Monday: the leaving is a clause of its own
+    # I quit my job, I'm starting at a new company on Monday: the leaving is a clause of its own; but what follows
+    # a condition is no news (If they find out, I'm out of a job)
     for part in (
-        part for sentence in sentences if not sentence.strip().endswith("?") for part in EN_AND_I.split(sentence)
+        part
+        for sentence in sentences
+        if not sentence.strip().endswith("?")
+        for part in (EN_AND_I.split(sentence)[:1] if _EN_IF.match(sentence) else EN_AND_I.split(sentence))
     ):
         clause = part.strip(" ,")
         if not clause:
