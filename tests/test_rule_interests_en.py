@@ -52,6 +52,13 @@ def test_what_the_speaker_is_into_now_is_a_fact(text: str, verb: str, obj: str) 
         "I watched Severance",  # done
         "I'm not into it",
         "I'm watching Tom's kids",
+        "I'm watching Grandma, mom's out",  # one of the family minded
+        "I'm listening to Dad, he's right",
+        "I'm into the finals",  # how far one is
+        "I'm into the final round!",
+        "I'm into my second year at uni",
+        "I'm into week three of the program",
+        "I'm into the idea",  # a thought
     ],
 )
 def test_no_interest_without_the_speaker_into_it_now(text: str) -> None:

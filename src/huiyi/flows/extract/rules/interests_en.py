@@ -34,8 +34,11 @@ _DOING = (
 _VERB = r"(?P<x>(?:re-?|binge-?)?(?:watching|reading|playing|listening\s+to)|bingeing|binging|rewatching|rereading)"
 # a title: a quote, or a capital opening it (Severance, The Bear, Lord of the Rings, Dune 2); not a screen or an
 # app one watches anything on (TV, Netflix)
+# …nor one of the family minded or listened to (I'm watching Grandma, mom's out; I'm listening to Dad)
+_KIN = r"(?:Mom|Mum|Mommy|Mummy|Mama|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Nana|Auntie|Grandmother|Grandfather)"
 _TITLE = (
-    r"(?!(?:TV|Netflix|YouTube|TikTok|Hulu|HBO|Twitch|Disney|Prime|Instagram|Reddit|Twitter|Spotify)\b)(?P<o>\"[^\"]{1,60}\"|“[^”]{1,60}”"
+    rf"(?!(?:TV|Netflix|YouTube|TikTok|Hulu|HBO|Twitch|Disney|Prime|Instagram|Reddit|Twitter|Spotify|{_KIN})\b)"
+    r"(?P<o>\"[^\"]{1,60}\"|“[^”]{1,60}”"
     r"|(?-i:(?:The\s+)?[A-Z0-9][\w'’:&!.-]*(?:\s+(?:(?:of|the|and|a|an|in|on|to|for|with|at|&)\s+)*[A-Z0-9][\w'’:&!.-]*){0,6}))"
 )
 # a remark after a comma is the speaker's of it (Been watching The Bear lately, so good)
@@ -50,10 +53,16 @@ EN_INTEREST = FactRule(
     confidence=0.7,
 )
 # I'm really into bouldering these days, obsessed with Severance: what one is into may be anything
+# how far one is in something, or a thought, is nothing one is into (I'm into the finals, into my second year at uni,
+# into week three of the program, I'm into the idea)
+_A_STAGE = (
+    r"(?:(?:the|my|our)\s+)?(?:(?:first|second|third|fourth|fifth|final|last|next|semi-?)\s*)?(?:rounds?|finals?"
+    r"|semis?|quarters?|weeks?|months?|years?|days?|half|stage|level|chapter|season|semester|term|idea)\b"
+)
 EN_INTO = FactRule(
     en_rule(
         rf"(?:(?:{_NOW},?\s+)?I(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+{_SO}|(?:{_NOW}\s+)+{_SO})(?P<x>into|obsessed\s+with|hooked\s+on)"
-        rf"\s+(?P<o>(?!(?:it|this|that|you|him|her|them)\b)[\w'’\"“”&-]+(?:\s+(?!{_NOW}\b)[\w'’\"“”&-]+){{0,4}}?){_END}"
+        rf"\s+(?P<o>(?!(?:it|this|that|you|him|her|them)\b|{_A_STAGE})[\w'’\"“”&-]+(?:\s+(?!{_NOW}\b)[\w'’\"“”&-]+){{0,4}}?){_END}"
     ),
     "currently {x}",
     FactKind.PREFERENCE,
