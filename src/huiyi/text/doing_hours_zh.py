@@ -164,8 +164,9 @@ _DOING_TO_COME = lazy(
 )
 _TO_BED = r"先睡|早点睡|早睡|去睡|睡觉|晚安"
 _AHEAD_OF_THE_NIGHT = lazy(rf"{_TO_BED}|明天|明早|要(?!求)|(?<![记觉])得(?![了到很太好])")
-# …and the doing's clause ends where going to bed begins: the 了 of 九点上课我先睡了 is of the going to bed
-_GOING_TO_BED = lazy(_TO_BED)
+# …and the doing's clause ends where going to bed begins: the 了 of 九点上课我先睡了 is of the going to bed, when
+# the going to bed ends the clause (not 九点上课睡觉被老师抓了: a sleep in class, told done)
+_GOING_TO_BED = lazy(rf"(?:{_TO_BED})(?:[了去啦吧哈咯喽呀啊~～!！]|晚安)*$")
 _CLAUSE_REST = lazy(r"[^，。！？；,.!?;\n]{0,60}")
 _TOLD_DONE = lazy(r"了|(?<![度经通难])过(?![来去])|才|已经|刚")  # 九点开会了, 我九点才到公司: of today
 _SENTENCE_AFTER = lazy(r"[^。！？!?\n]{0,30}")

@@ -178,6 +178,9 @@ def _told_how_it_was(sentence: str) -> bool:
 
 # a date (约会) is no booking; what is booked in the sentence (订了餐厅) may be for the festival ahead
 _A_DATE = lazy(r"约会")
+# a feeling of what is ahead, or what the going will cost or take (春节回老家，好烦 and 圣诞节去约会，好紧张 in
+# November, 国庆去三亚，机票好贵 in August): as likely the coming festival's, left to the nearer
+_FELT_AHEAD = lazy(r"紧张|忐忑|担心|害怕|焦虑|发愁|头疼|烦|贵|远")
 
 
 def outing_felt(clause: str, sentence: str) -> bool:
@@ -187,7 +190,7 @@ def outing_felt(clause: str, sentence: str) -> bool:
     >>> outing_felt("圣诞节去约会", "圣诞节去约会，超开心"), outing_felt("圣诞节去约会", "圣诞节去约会，订了餐厅，超贵")
     (True, False)
     """
-    booked = _BOOKED.search(_A_DATE.sub("", sentence)) is not None
+    booked = _BOOKED.search(_A_DATE.sub("", sentence)) is not None or _FELT_AHEAD.search(sentence) is not None
     return _OUTING.search(clause) is not None and _told_how_it_was(sentence) and not booked
 
 
