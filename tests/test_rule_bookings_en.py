@@ -78,6 +78,9 @@ def test_a_booking_the_plan_rules_read_is_stored_once() -> None:
         "Our flights are booked, leaving Oct 2",  # whose?
         "Flights aren't booked yet, leaving Oct 2",  # not done
         "Did you book the flights for Oct 2?",  # a question
+        "Flights are booked for Mom and Dad, they leave Friday",  # theirs
+        "Tickets are booked for the kids, they fly Friday",
+        "The hotel is booked for you, check-in Friday",
         "I had tickets to the show on Friday but I was sick",  # the show gone
         "I got tickets for the concert on Saturday, it was great",
     ],

@@ -56,8 +56,12 @@ _BOOKED = (
         rf"(?:(?:some|two|three|four|\d)\s+)?(?P<what>(?:{_THING}){_FOR})[\s!.~]*$"
     ),
 )
-# someone else's trip: booked for my mom, for him; Jake's flights
-_FOR_SOMEONE = lazy(r"\bfor\s+(?:(?:my|his|her|their|your)\s+(?!own\b)\w+|him|her|them)\b|\b(?:we|our|us)\b", re.I)
+# someone else's trip: booked for my mom, for him, for Mom and Dad, for the kids, for you; Jake's flights
+_FOR_SOMEONE = lazy(
+    r"\bfor\s+(?:(?:my|his|her|their|your)\s+(?!own\b)\w+|him|her|them|you|the\s+kids"
+    r"|mom|mum|dad|grandma|grandpa|nana)\b|\b(?:we|our|us)\b",
+    re.I,
+)
 
 
 def _booked(clause: str) -> re.Match[str] | None:
