@@ -13,6 +13,8 @@ take support from it (recall.rerank): the talk around her exam does not answer h
     (True, False, False)
     >>> anothers("My wife is a nurse at St. Mary's"), anothers("My wife and I went to Paris"), anothers("他明天出差")
     (True, False, True)
+    >>> anothers("妈呀，吓死我了"), anothers("朋友圈看到你去旅游了"), anothers("My wife says I'm a workaholic")
+    (False, False, False)
 """
 
 from __future__ import annotations
@@ -36,13 +38,13 @@ _OTHER_ASKED = lazy(rf"{KIN_ALTERNATION}|[他她]|\b(?:{_EN_KIN}|he|she|his|her|
 _ASKER = lazy(r"我|\b(?:I|my|me)\b", re.IGNORECASE)
 # a line led by another: an optional 我的 / my before a kin word, or a he / she, at its start
 _LED = lazy(
-    rf"^\s*(?:(?:我的?|我们家的?)?(?:{KIN_ALTERNATION})(?!圈)|[他她](?![们])"  # 朋友圈 is no friend
+    rf"^\s*(?:(?:我的?|我们家的?)?(?:{KIN_ALTERNATION})(?![圈呀耶])|[他她](?![们])"  # 朋友圈, 妈呀: no one
     rf"|(?:(?:my|our)\s+(?:{_EN_KIN})|he|she)\b)",
     re.IGNORECASE,
 )
 _CLAUSE = lazy(r"[，,。.！!？?；;\n]")
 # the speaker after the leader (奶奶说我…, 我妈陪我去…, my wife and I…): the line is of them too
-_SPEAKER_AFTER = lazy(r"我|\b(?:I|me|my|we|us|our)\b|\bI'", re.IGNORECASE)
+_SPEAKER_AFTER = lazy(r"我|\b(?:I|me|my|we|us|our)\b", re.IGNORECASE)
 
 
 def asks_own(query: str) -> bool:
