@@ -21,6 +21,7 @@ MODULES = [
     "huiyi.text.clock_en",
     "huiyi.text.month_days_en",
     "huiyi.text.date_ranges_en",
+    "huiyi.text.years_en",
     "huiyi.text.weekdays_en",
     "huiyi.text.controls",
     "huiyi.config",

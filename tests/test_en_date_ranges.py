@@ -35,10 +35,12 @@ def days(text: str, now: datetime = DECEMBER) -> list[str]:
         ("I'm off from Dec 28 to Jan 3", JANUARY, "2024-12-28..2025-01-03"),
         ("I was off from Dec 28 to Jan 3", FEBRUARY, "2024-12-28..2025-01-03"),
         ("I'll be off from Dec 28 to Jan 3", FEBRUARY, "2025-12-28..2026-01-03"),
-        # within one year: one span too, in this year as a date alone is
-        ("I'm off from May 3 to May 7", DECEMBER, "2024-05-03..2024-05-07"),
-        ("I'm off May 3-7", DECEMBER, "2024-05-03..2024-05-07"),
-        ("3-5 June", DECEMBER, "2024-06-03..2024-06-05"),
+        # within one year: one span too, of the year a date alone is of (said in December, looking ahead or
+        # telling nothing done, the coming May's: years_en), and this year's when told done
+        ("I'm off from May 3 to May 7", DECEMBER, "2025-05-03..2025-05-07"),
+        ("I'm off May 3-7", DECEMBER, "2025-05-03..2025-05-07"),
+        ("3-5 June", DECEMBER, "2025-06-03..2025-06-05"),
+        ("I was off May 3-7", DECEMBER, "2024-05-03..2024-05-07"),
     ],
 )
 def test_a_range_of_dates_is_one_span(text: str, now: datetime, read: str) -> None:
@@ -48,14 +50,15 @@ def test_a_range_of_dates_is_one_span(text: str, now: datetime, read: str) -> No
 @pytest.mark.parametrize(
     ("text", "read"),
     [
-        # two dates, not a range: as before
-        ("Dec 28 and Jan 3", ["2024-12-28..2024-12-28", "2024-01-03..2024-01-03"]),
+        # two dates, not a range: as before, each of the year a date alone is of (Jan 3 said in December with
+        # nothing told done: the coming one, years_en)
+        ("Dec 28 and Jan 3", ["2024-12-28..2024-12-28", "2025-01-03..2025-01-03"]),
         ("Dec 28 to Dec 3", ["2024-12-28..2024-12-28", "2024-12-03..2024-12-03"]),
         # a count or a clock after the last number is no day
-        ("Jan 10 - 2 meetings", ["2024-01-10..2024-01-10"]),
-        ("May 3 - 5 pm", ["2024-05-03..2024-05-03"]),
-        ("it may 3 to 5 hours", ["2024-05-03..2024-05-03"]),
-        ("open 9-5 Mar 3", ["2024-03-03..2024-03-03"]),
+        ("Jan 10 - 2 meetings", ["2025-01-10..2025-01-10"]),
+        ("May 3 - 5 pm", ["2025-05-03..2025-05-03"]),
+        ("it may 3 to 5 hours", ["2025-05-03..2025-05-03"]),
+        ("open 9-5 Mar 3", ["2025-03-03..2025-03-03"]),
         # a move: the day given up and the one it went to
         ("I moved the party from Dec 28 to Dec 30", ["2024-12-28..2024-12-28", "2024-12-30..2024-12-30"]),
         # a range of days of a month (month_days_en): as before

@@ -4,7 +4,9 @@ days (each read alone, Jan 3 said in December was this year's, the January gone)
 
 A range over a New Year ends in the year after it starts; one said without a year is this year's, but for one
 whose end is still to come this year (from Dec 28 to Jan 3, said on January 2: the one under way) or which is
-told done (I was off from Dec 28 to Jan 3, said in February: the one gone).
+told done (I was off from Dec 28 to Jan 3, said in February: the one gone). Its clause's tense then moves it a
+year as it moves a date alone (I'm off Jan 5-10, said in December: the coming January's; see
+:mod:`huiyi.text.years_en`), which the doctests below, reading the pattern alone, do not.
 
     >>> import re
     >>> def read(text, now=datetime(2024, 12, 10, 15)):

@@ -67,7 +67,8 @@ _BACK = {"last": 1, "past": 1, "this": 0, "next": -1, "coming": -1}
 
 
 def _month_meant(match: re.Match[str], now: datetime) -> tuple[int, int] | None:
-    """The (year, month) a match names: by name (this year's, or the year said), or by where it lies from now."""
+    """The (year, month) a match names: by name (this year's, or the year said; times_en then moves a yearless one
+    by its clause's tense, see :mod:`huiyi.text.years_en`), or by where it lies from now."""
     named = match.groupdict().get("month")
     if named is None:
         return shift_month(now.year, now.month, -_BACK[(match["which"] or "this").lower()])

@@ -9,6 +9,7 @@ import re
 from huiyi.patterns import lazy
 
 __all__ = [
+    "MEETS_AT",
     "MOVED_TO",
     "MOVE_VERB",
     "REACH",
@@ -157,7 +158,7 @@ def told_done(match: re.Match[str], around: Clause | None = None) -> bool:
 
 # a time met at or asked to be free for (see you Friday, still on for Friday, are you free Friday): one to come;
 # not a meeting one was glad of (good to see you Friday, nice seeing you Saturday)
-_MEETS_AT = lazy(
+MEETS_AT = lazy(
     r"\b(?<!good\sto\s)(?<!nice\sto\s)(?<!great\sto\s)(?:see\s+(?:you|ya|u)|still\s+on|(?<!-)free|available|let'?s"
     r"|up\s+for|down\s+for|wanna)\b",
     re.IGNORECASE,
@@ -193,7 +194,7 @@ def asked_ahead(match: re.Match[str], around: Clause | None = None) -> bool:
     Friday?, are you free Friday?) and tells nothing done (did you go out Friday?, how was Friday?): a bare
     day asked of is most often one to come, as a plan's is (what should we do Saturday?, not should've)."""
     text, start, end, at = around or clause(match)
-    meets = _MEETS_AT.search(text, start, end) is not None
+    meets = MEETS_AT.search(text, start, end) is not None
     if not (meets or _ASKED_ABOUT.search(text, start, end) or text.startswith("?", end)):
         return False  # first, as it is the cheapest: most days are neither met at nor asked of
     if any(done.search(text, start, end) for done in (_ASKED_DONE, _TOLD_IN_PAST, _RECALLED)):

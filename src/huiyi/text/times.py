@@ -76,7 +76,7 @@ def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[
     if not isinstance(text, str) or not text:
         return []
     now = now.replace(tzinfo=None)  # an aware now was compared with the naive readings: TypeError
-    candidates = english_phrases(text, now)
+    candidates = english_phrases(text, now, asked)
     if ZH_ATOM.search(text):
         candidates += chinese_phrases(text, now, asked=asked)
     candidates.sort(key=lambda c: (c[0] - c[1], c[0]))

@@ -53,6 +53,7 @@ from huiyi.text.weekdays_en import RANGE_RE as _RANGE_RE
 from huiyi.text.weekdays_en import WEEKDAY_RE as _WEEKDAY_RE
 from huiyi.text.weekdays_en import WEEKDAYS as _WEEKDAYS
 from huiyi.text.weekdays_en import en_weekday, weekday_range
+from huiyi.text.years_en import in_year, yearless
 
 _COUNTS = {
     "a": 1,
@@ -408,7 +409,9 @@ def _en_rules() -> list[_EnRule]:
     return [(re.compile(pattern, re.IGNORECASE), resolve) for pattern, resolve in _EN_RULE_PATTERNS]
 
 
-def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
+def english_phrases(text: str, now: datetime, asked: bool = False) -> list[tuple[int, int, Range]]:
+    """Each time phrase of ``text``: where it starts and ends, and its span; ``asked``: ``text`` is a recall
+    query (a date with no year moves to next year's only when it asks ahead, see :mod:`huiyi.text.years_en`)."""
     found: list[tuple[int, int, Range]] = []
     clocks: list[int] = []  # which of found are a clock alone
     if not _MAY_HOLD.search(text):
@@ -419,6 +422,8 @@ def english_phrases(text: str, now: datetime) -> list[tuple[int, int, Range]]:
                 span = resolve(match, now)
                 if span is None:
                     continue
+                if yearless(match):  # read as this year's: Jan 3 said in December is most often the coming one
+                    span = in_year(match, span, now, asked)
                 end, span = narrow(text, match.end(), span, now)
             except (ValueError, OverflowError, KeyError):
                 continue
