@@ -123,6 +123,25 @@ def test_a_query_moves_its_date_only_when_clearly_meant(text: str, now: datetime
     assert days(text, now, asked=True) == read
 
 
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # a month with its day said is that day (since Jan 3 read all January: its month outran the date)
+        ("sick since Jan 3", ["2024-01-03"]),
+        ("I've been sick since Jan. 3rd", ["2024-01-03"]),
+        ("I'm away until Jan 3", ["2025-01-03"]),
+        ("the notes of Dec 3", ["2024-12-03"]),
+        ("home since Jan 3-5", ["2024-01-03..2024-01-05"]),
+        # a month alone, or with its year: as before
+        ("sick since January", ["2024-01-01..2024-01-31"]),
+        ("since January, 2024", ["2024-01-01..2024-01-31"]),
+        ("in Jan 2024", ["2024-01-01..2024-01-31"]),
+    ],
+)
+def test_a_month_with_its_day_said_is_the_day(text: str, read: list[str]) -> None:
+    assert days(text) == read
+
+
 def test_a_plan_of_a_date_far_gone_is_stored_of_next_year() -> None:
     drafts = extract_private(Scope.of_person("bot", "Mumu"), ("I'll be in Paris Jan 3",), DECEMBER, "en")
     assert [event.text for event in drafts.events] == ["Mumu said: I'll be in Paris Jan 3 (2025-01-03)."]

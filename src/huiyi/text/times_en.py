@@ -83,6 +83,9 @@ _UNIT_RE = r"(?P<unit>minute|min|hour|day|week|fortnight|month|year)s?"
 _DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _WHICH_RE = r"(?:(?:the\s+|this\s+(?=coming))?(?P<which>last|this|next|past|coming)\s+)"
 _SEASON_RE = r"(?P<season>spring|summer|autumn|fall|winter)"
+# a month with a number after it is a date's (until Jan 3, since Jan. 3rd, Jan 3-5) or a year's, which other
+# rules read, not the month alone
+_NO_DAY_AFTER = r"(?!\.?\s+(?:the\s+)?\d)"
 # a holiday by its name; Mother's and Father's Day need a capital (my mother's day was long is no date)
 _HOLIDAY_RE = (
     r"(?P<holiday>christmas\s+eve|(?:christmas|xmas)(?:\s+day)?|new\s+year['’]?s(?:\s+(?:eve|day))?(?!\s+resolution)"
@@ -382,7 +385,8 @@ _EN_RULE_PATTERNS: list[tuple[str, _Resolve]] = [
     *(_rule(pattern, resolve) for pattern, resolve in MONTH_DAY_RULES),
     *(_rule(pattern, resolve) for pattern, resolve in DATE_RANGE_RULES),
     _rule(rf"(?:(?:in|during|since|until|of)\s+)?{_MONTH_RE},?\s+(?:of\s+)?{_YEAR_RE}", _en_month),
-    _rule(rf"(?:(?:in|during|since|until|of)\s+|{_WHICH_RE}){_MONTH_RE}", _en_month),
+    # not a month whose day is said (since Jan 3 read all January, as its month outran the date "Jan 3")
+    _rule(rf"(?:(?:in|during|since|until|of)\s+|{_WHICH_RE}){_MONTH_RE}{_NO_DAY_AFTER}", _en_month),
     _rule(rf"(?:(?:in|during)\s+(?:the\s+)?)?{_SEASON_RE},?\s+(?:of\s+)?{_YEAR_RE}", _en_season),
     _rule(rf"{_WHICH_RE}{_SEASON_RE}", _en_season),
     _rule(rf"(?:in|during|over|through)\s+the\s+{_SEASON_RE}", _en_season),
