@@ -95,6 +95,7 @@ MODULES = [
     "huiyi.flows.extract.rules.new_jobs",
     "huiyi.flows.extract.rules.new_jobs_en",
     "huiyi.flows.extract.rules.mentions",
+    "huiyi.flows.extract.rules.moves",
     "huiyi.flows.extract.rules.objects",
     "huiyi.flows.extract.rules.plans_en",
     "huiyi.flows.extract.rules.parties_en",

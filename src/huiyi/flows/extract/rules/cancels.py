@@ -24,7 +24,7 @@ from huiyi.flows.extract.rules.plans import NAMED_THING, plan_fact
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.text import tokens
-from huiyi.text.times import find_time_phrases
+from huiyi.text.times import TimeSpan, find_time_phrases
 
 __all__ = ["Cancels"]
 
@@ -63,6 +63,7 @@ class Cancels:
         if said.lang != "zh" or said.speaker == self.roster.agent_name:
             return []
         text = said.own
+        times = _Times(said)
         out: list[FactDraft] = []
         named = ""  # the word of the plan a new time was named for
         pending = self._open.get(said.speaker)
@@ -70,6 +71,8 @@ class Cancels:
             self._open[said.speaker] = (pending[0], pending[1] - 1)
             if pending[1] <= 0:
                 del self._open[said.speaker]
+        # 我下周六搬: the plan rules read it; asked once a message, not once a clause of a message of many facts
+        read = any(f.predicate == "计划" for f in said.facts)
         for match in ZH_CLAUSE.finditer(text):
             clause = match.group().strip()
             end = text[match.end() : match.end() + 1]
@@ -77,21 +80,21 @@ class Cancels:
                 continue
             home = _HOME_OFF.search(clause)
             if home is not None and not _NOT_OFF.search(clause[: home.start()]):
-                self._home_trip_off(said, clause, home["home"], text[: match.start()])
+                self._home_trip_off(said, times, clause, home["home"], match.start())
                 continue
             off = _OFF.search(clause)
             if off is not None and not _NOT_OFF.search(clause[: off.start()]):
                 word, about = _word(clause[: off.start()]) or (off["thing"] and _word(off["thing"])), None
                 follow = True  # whether a later line may name the plan's new time
                 if off.group() == "不回":  # 不回老家了: the place not gone back to, on the day named (今晚)
-                    word, about = _returned_to(off["thing"]), _day_named(said, clause, text[: match.start()])
+                    word, about = _returned_to(off["thing"]), _day_named(times, clause, match.start())
                     follow = about is None
                 if word is None:  # 三点的会改到明天: a one-word thing, known by its time
-                    word, about = self._timed_thing(said, clause[: off.start()])
+                    word, about = self._timed_thing(times, clause[: off.start()])
                     follow = about is None
                 elif about is None:  # 今天不去北京了: the trip of that day, not next week's (改到 names the new one)
                     named_in = clause[: off.start()] if _MOVED.match(off.group()) else clause
-                    about = _day_named(said, named_in, text[: match.start()])
+                    about = _day_named(times, named_in, match.start())
                 if word is not None:
                     self._close(said, word, about)
                 elif said.speaker in self._open and _MOVED.match(off.group()):
@@ -100,21 +103,21 @@ class Cancels:
                     continue
                 if follow:  # a later 明天会… is no new time for 三点的会
                     self._open[said.speaker] = (word, _FOLLOW)
-                if _MOVED.match(off.group()) and (found := self._plan(said, clause, word, off.end())):
+                if _MOVED.match(off.group()) and (found := self._plan(said, times, clause, word, off.end())):
                     # 我改到下周六: the plan rules read the same date without the plan's word; this one replaces it
                     dates = {f.time for f in found}
                     said.facts[:] = [f for f in said.facts if f.predicate != "计划" or f.time not in dates]
+                    read = any(f.predicate == "计划" for f in said.facts)
                     out.extend(found)
                     named = "" if about else word  # a word known only by its time closes nothing more
                 continue
             known = self._open.get(said.speaker)
-            read = any(f.predicate == "计划" for f in said.facts)  # 我下周六搬: the plan rules read it
             # 顺利的话下周搬, 下周六搬: a new time named for the plan called off
             if (
                 known is not None
                 and not read
                 and known[0][0] in clause
-                and (found := self._plan(said, clause, known[0]))
+                and (found := self._plan(said, times, clause, known[0]))
             ):
                 out.extend(found)
                 named = known[0]
@@ -127,7 +130,7 @@ class Cancels:
         if close not in self.closes:
             self.closes.append(close)
 
-    def _home_trip_off(self, said: Said, clause: str, home: str, before: str) -> None:
+    def _home_trip_off(self, said: Said, times: _Times, clause: str, home: str, before: int) -> None:
         """今年不回家过年了, 过年不回去了, 中秋不回老家了: the trip home for that festival or on that day is off,
         however the plan said it (春节回老家, 除夕回家). 不回家了 with no time named is tonight's, no plan's;
         不回老家了 alone is every trip to 老家 planned."""
@@ -138,7 +141,7 @@ class Cancels:
                 spring = find_time_phrases("明年春节", said.message.time)
             about = (spring[0].start - _NEW_YEAR_TRIP, spring[0].end + _NEW_YEAR_TRIP) if spring else None
         else:
-            about = _day_named(said, clause, before)
+            about = _day_named(times, clause, before)
         if about is None and home == "老家":
             self._close(said, home)
             self._open[said.speaker] = (home, _FOLLOW)
@@ -146,14 +149,14 @@ class Cancels:
             for word in (*_HOME_WORDS, home) if home == "老家" else _HOME_WORDS:
                 self._close(said, word, about)
 
-    def _timed_thing(self, said: Said, before: str) -> tuple[str | None, Span | None]:
+    def _timed_thing(self, times: _Times, before: str) -> tuple[str | None, Span | None]:
         """A one-character thing (会, 课, 饭) and the time it was planned at, when ``before`` names both
         (三点的会, 周五的课): the word alone is too common to close plans by, the time with it is not."""
         thing = _THING.search(before)
-        spans = [span for span in said.spans if span.phrase in before]
-        if thing is None or not spans:
+        span = times.first_in(before)
+        if thing is None or span is None:
             return None, None
-        return thing.group(), (spans[0].start, spans[0].end)  # the whole span: 周五的课 at 14:00 that Friday too
+        return thing.group(), (span.start, span.end)  # the whole span: 周五的课 at 14:00 that Friday too
 
     def _other(self, clause: str) -> bool:
         """Whether the clause has a subject of its own: a pronoun or a member's name."""
@@ -161,16 +164,15 @@ class Cancels:
             len(name) > 1 and name in clause for name in self.roster.all_names() if name
         )
 
-    def _plan(self, said: Said, clause: str, word: str, start: int = 0) -> list[FactDraft]:
+    def _plan(self, said: Said, times: _Times, clause: str, word: str, start: int = 0) -> list[FactDraft]:
         """The new plan the clause names from ``start`` on (改到明天 after 三点的会: not the 三点 before it)."""
-        message = said.message
-        spans = [span for span in said.spans if span.start > message.time and span.phrase in clause[start:]]
-        if not spans:
+        span = times.first_in(clause[start:], ahead=True)
+        if span is None:
             return []
-        shown = clause.replace(spans[0].phrase, f"{spans[0].phrase}（{label(spans[0])}）", 1)
+        shown = clause.replace(span.phrase, f"{span.phrase}（{label(span)}）", 1)
         if word not in shown:  # the plan's word, which closes it again when a newer time is named
             shown = f"{word}，{shown}"
-        return [plan_fact(said, self.roster, shown, shown, spans[0])]
+        return [plan_fact(said, self.roster, shown, shown, span)]
 
 
 def _returned_to(thing: str) -> str | None:
@@ -181,22 +183,52 @@ def _returned_to(thing: str) -> str | None:
     return None
 
 
-def _day_named(said: Said, clause: str, before: str = "") -> Span | None:
+def _day_named(times: _Times, clause: str, before: int = 0) -> Span | None:
     """The whole days of a day or less, or a weekend, the clause names (今晚不回学校了: today, not the trip back
     on Saturday; 今天不去北京了: today's trip, not next week's; 明晚不去了: tomorrow's, said for the day); a longer
     time (下个月, 月底) is no day to match a plan by.
-    A clause that names no time takes a day not yet over from the message ``before`` it (今天有事，北京不去了;
-    昨天想了一晚上 is when it was decided)."""
-    named = [s for s in said.spans if s.phrase in clause]
-    if not named:  # the one time said before it (昨天想了一晚上 names two, and a past day)
-        named = [s for s in said.spans if s.phrase in before]
-        named = named if len(named) == 1 else []
+    A clause that names no time takes a day not yet over from the message before offset ``before`` (今天有事，
+    北京不去了; 昨天想了一晚上 is when it was decided)."""
+    # the one time said before it (昨天想了一晚上 names two, and a past day)
+    named = times.first_in(clause) or times.only_before(before)
     # a day gone is no plan's (周六去不成杭州了 may be read as last Saturday): any day's plan is called off
-    if not named or named[0].end - named[0].start > _DAYS_NAMED or named[0].end <= said.message.time:
+    if named is None or named.end - named.start > _DAYS_NAMED or named.end <= times.now:
         return None
-    start, end = named[0].start, named[0].end
+    start, end = named.start, named.end
     last = (end - timedelta(microseconds=1)).replace(hour=0, minute=0, second=0, microsecond=0)
     return start.replace(hour=0, minute=0, second=0, microsecond=0), last + timedelta(days=1)
+
+
+class _Times:
+    """A message's time spans, grouped by the words that said them once for the message: asking each of them
+    again for each clause made a long line of call-offs read in time that grew with the square of its length."""
+
+    def __init__(self, said: Said) -> None:
+        self.text, self.now = said.own, said.message.time
+        self.said: dict[str, list[tuple[int, TimeSpan]]] = {}  # phrase -> its spans and their places in line
+        for order, span in enumerate(said.spans):
+            self.said.setdefault(span.phrase, []).append((order, span))
+        self._ends: dict[str, int] = {}  # phrase -> where it is first said to end in the text, -1 if never
+
+    def first_in(self, words: str, ahead: bool = False) -> TimeSpan | None:
+        """The first span of the message whose phrase ``words`` hold (of those to come, when ``ahead``)."""
+        found = [
+            next(((order, span) for order, span in group if not ahead or span.start > self.now), None)
+            for phrase, group in self.said.items()
+            if phrase in words
+        ]
+        return min((f for f in found if f is not None), default=(0, None))[1]
+
+    def only_before(self, at: int) -> TimeSpan | None:
+        """The one span whose phrase the text says before offset ``at``; None for none or more than one."""
+        before = [group for phrase, group in self.said.items() if 0 <= self._end(phrase) <= at]
+        return before[0][0][1] if len(before) == 1 and len(before[0]) == 1 else None
+
+    def _end(self, phrase: str) -> int:
+        if phrase not in self._ends:
+            first = self.text.find(phrase)
+            self._ends[phrase] = first + len(phrase) if first >= 0 else -1
+        return self._ends[phrase]
 
 
 def _word(before: str) -> str | None:

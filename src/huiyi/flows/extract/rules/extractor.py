@@ -468,16 +468,16 @@ _DONE = re.compile(  # not have got, which is have (I've got a 3-day weekend)
 
 
 def _sentence(text: str, phrase: str) -> tuple[int, int] | None:
-    """Where the sentence that holds ``phrase`` starts and ends (its closing mark with it)."""
-    at = text.lower().find(phrase.lower())
-    if at < 0:
+    """Where the sentence that holds ``phrase`` starts and ends (its closing mark with it), at most 200 either side."""
+    if (found := re.search(re.escape(phrase), text, re.IGNORECASE)) is None:  # not all the text lowered for each
         return None
-    start = max(text.rfind(mark, 0, at) for mark in _SENTENCE_MARKS) + 1
-    ends = [i for i in (text.find(mark, at) for mark in _SENTENCE_MARKS) if i >= 0]
-    return start, min(ends) + 1 if ends else len(text)
+    at, reach = found.start(), _SENTENCE_REACH
+    start = max(max(0, at - reach), *(text.rfind(mark, max(0, at - reach), at) + 1 for mark in _SENTENCE_MARKS))
+    ends = [i for i in (text.find(mark, at, at + reach) for mark in _SENTENCE_MARKS) if i >= 0]
+    return start, min(ends) + 1 if ends else min(len(text), at + reach)
 
 
-_SENTENCE_MARKS = ".!?\n。！？"
+_SENTENCE_MARKS, _SENTENCE_REACH = ".!?\n。！？", 200  # a message of commas alone is no one sentence for each time
 
 
 def _told_done(text: str, phrase: str) -> bool:

@@ -66,6 +66,7 @@ _EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
 
 
 _SENTENCE_END = re.compile(r"[。！？!?\n]")
+_NEAR = 200  # a clause is looked for this near where the last one ended: one given its 我 is in no text at all
 _ZH_MINE = re.compile(
     rf"(?<![自忘唯本])我(?:的|(?=(?:{KIN_ALTERNATION}))|(?P<home>(?=家)))"
 )  # 我的猫, 我妈, 我家; not 自我
@@ -101,7 +102,7 @@ class FactReader:
                 if not unsure:
                     self._english(clause, message, speaker, facts, entities)
                 continue
-            if (at := body.find(clause, cursor)) >= 0:  # a new sentence supposes nothing yet
+            if (at := body.find(clause, cursor, cursor + len(clause) + _NEAR)) >= 0:  # a new sentence supposes nothing
                 supposed, cursor = supposed and not _SENTENCE_END.search(body, cursor, at), at + len(clause)
             # 以前我就喜欢猫，现在也喜欢: a then that holds still is now
             clause = still_now(clause, read_clauses[index + 1][0] if index + 1 < len(read_clauses) else "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from huiyi.flows.extract import EntityDraft
 from huiyi.flows.extract.rules.patterns import ZH_OWN_SUBJECT, ZH_SUPPOSE
@@ -116,6 +117,7 @@ _EN_NO_ONE = frozenset(
     " traffic food coffee party game trip flight day night morning evening weekend week".split()
 )
 _EN_WORKPLACE = lazy(r"\b(?:job|work|works|working|worked|intern\w*|employed)\s*$", re.IGNORECASE)
+_EN_STOP = lazy(r"[.!?;\n]")  # where an English sentence ends
 _EN_CLAUSE_BREAK = lazy(r"[,;]|\bbut\b", re.IGNORECASE)  # I was going to cook but we ate at Nobu: another clause
 # a wish or another's counsel before the place (Sarah thinks I should just move to Boston): not where it happened
 _EN_WISH = lazy(
@@ -173,13 +175,18 @@ def _wished(text: str, at: int, breaks: list[int] | None = None) -> bool:
         [True, False]
     """
     breaks = _breaks(text) if breaks is None else breaks
-    before = bisect.bisect_left(breaks, at)
-    start = breaks[before - 1] + 1 if before else 0
-    if _WISH.search(text, max(start, at - _WISH_REACH), at):
+    if _WISH.search(text, max(_clause_start(breaks, at), at - _WISH_REACH), at):
         return True
-    # 要是我中了彩票，我就住在三亚: a supposition holds to its sentence's end
-    sentence = max(text.rfind(mark, 0, at) for mark in "。！？!?\n") + 1
-    return ZH_SUPPOSE.search(text, max(sentence, at - _WISH_REACH * 2), at) is not None
+    # 要是我中了彩票，我就住在三亚: a supposition holds to its sentence's end, read at most twice as far back
+    reach = max(0, at - _WISH_REACH * 2)
+    sentence = max(text.rfind(mark, reach, at) for mark in "。！？!?\n") + 1
+    return ZH_SUPPOSE.search(text, max(sentence, reach), at) is not None
+
+
+def _clause_start(breaks: list[int], at: int) -> int:
+    """Where the clause holding ``at`` starts, given the offsets of the text's clause marks (:func:`_breaks`)."""
+    before = bisect.bisect_left(breaks, at)
+    return breaks[before - 1] + 1 if before else 0
 
 
 def _breaks(text: str) -> list[int]:
@@ -193,13 +200,19 @@ def place_of(said: Said, people: Collection[str] = (), planned: bool = True) -> 
     moment's, as it is for an event about that time; for one about the talk's own time it is not."""
     text = said.message.text
     if said.lang == "en" or not has_cjk(text):
+        # where sentences and clauses end, found once: looked for again from each place, a long line of them
+        # was read in time that grew with the square of its length
+        stops = [found.start() for found in _EN_STOP.finditer(text)]
+        breaks = [found.end() for found in _EN_CLAUSE_BREAK.finditer(text)]
         for match in _EN_PLACE.finditer(text):
             place = match.group("place")
-            sentence = max(text.rfind(mark, 0, match.start()) for mark in ".!?;\n") + 1
-            ends = [at for at in (text.find(mark, match.end()) for mark in ".!?;\n") if at >= 0]
-            asked = bool(ends) and text[min(ends)] == "?"  # Jess works at Google right?: nobody is there
+            stop = bisect.bisect_left(stops, match.start())
+            sentence = stops[stop - 1] + 1 if stop else 0
+            end = bisect.bisect_left(stops, match.end())
+            asked = end < len(stops) and text[stops[end]] == "?"  # Jess works at Google right?: nobody is there
             # I'm planning to spend Christmas with my sister in Boston: a plan's place, not the talk's
-            clause = max((m.end() for m in _EN_CLAUSE_BREAK.finditer(text, sentence, match.start())), default=sentence)
+            cut = bisect.bisect_right(breaks, match.start())
+            clause = max(sentence, breaks[cut - 1]) if cut else sentence
             wished = _EN_WISH.search(text, max(clause, match.start() - 80), match.start())
             first = place.split()[0]
             named = first.lower() not in EN_PROPER_STOP and first.removesuffix("'s") not in people
@@ -217,14 +230,16 @@ def place_of(said: Said, people: Collection[str] = (), planned: bool = True) -> 
     starts = [0]  # each word's offset in the text
     for word, _ in words:
         starts.append(starts[-1] + len(word))
-    others = {i for i, (w, f) in enumerate(words) if w == "在" and f == "p" and _someone_elses(words, i, said, people)}
+    tagged = _Tagged.of(words)
+    others = {i for i, (w, f) in enumerate(words) if w == "在" and f == "p" and _someone_elses(tagged, i, said, people)}
     for index, (word, flag) in enumerate(words):
         if word != "在" or flag != "p" or index in others or _wished(text, starts[index], breaks):
             continue
-        if _elsewhere(text, starts[index], ahead):
+        if _elsewhere(text, starts[index], ahead, breaks):
             continue
         run: list[tuple[str, str]] = []
-        for next_word, next_flag in words[index + 1 :]:
+        for following in range(index + 1, len(words)):  # not a copy of the rest of the line for each 在
+            next_word, next_flag = words[following]
             if next_flag not in _PLACE_FLAGS or not has_cjk(next_word):
                 break
             run.append((next_word, next_flag))
@@ -236,7 +251,7 @@ def place_of(said: Said, people: Collection[str] = (), planned: bool = True) -> 
     for index, (word, flag) in enumerate(words):
         if flag != "ns" or len(word) < 2 or _NOT_PLACE.search(word) or _wished(text, starts[index], breaks):
             continue
-        if _elsewhere(text, starts[index], ahead):
+        if _elsewhere(text, starts[index], ahead, breaks):
             continue
         if index - 1 in others:  # 小鹿在上海: where she is, not the talk
             continue
@@ -249,9 +264,10 @@ def place_of(said: Said, people: Collection[str] = (), planned: bool = True) -> 
 
 
 _HOMETOWN = lazy(r"(?:老家|家乡)(?:是|就)?在?$")  # 老家在湖南长沙: where home is, not where the talk is
+_HOMETOWN_REACH = 6  # the longest 老家是在 with a line's end after it: no need to read further back
 
 
-def _elsewhere(text: str, at: int, ahead: Sequence[str]) -> bool:
+def _elsewhere(text: str, at: int, ahead: Sequence[str], breaks: list[int] | None = None) -> bool:
     """Whether the place at ``at`` is one the talk is not at: a hometown's (老家在湖南长沙), or one a time to
     come said before it in its clause goes to (下周五公司团建去千岛湖, 我周末回长沙看看他; 下周要考试了，这几天都在
     图书馆 is at the library now). ``ahead``: the line's time phrases of a time to come.
@@ -259,26 +275,63 @@ def _elsewhere(text: str, at: int, ahead: Sequence[str]) -> bool:
         >>> [_elsewhere(t, t.index(p), a) for t, p, a in [("我老家在湖南长沙", "湖南", []),
         ...     ("下周五团建去千岛湖", "千岛湖", ["下周五"]), ("我在杭州，下周五回", "杭州", ["下周五"])]]
         [True, True, False]
+
+    ``breaks``: the offsets of the text's clause marks (:func:`_breaks`), found once for many questions.
     """
-    clause = max(text.rfind(mark, 0, at) for mark in "，,。！？!?；;\n") + 1
-    return bool(_HOMETOWN.search(text, 0, at)) or any(phrase in text[clause:at] for phrase in ahead)
+    clause = _clause_start(_breaks(text) if breaks is None else breaks, at)
+    hometown = _HOMETOWN.search(text, max(0, at - _HOMETOWN_REACH), at)
+    return bool(hometown) or any(phrase in text[clause:at] for phrase in ahead)
 
 
-def _someone_elses(words: Sequence[tuple[str, str]], at: int, said: Said, people: Collection[str]) -> bool:
+@dataclass(frozen=True)
+class _Tagged:
+    """A line's tagged words with what is asked of each 在 found once for the line: where its clauses start
+    and which words are the speaker's 我. Looked for in all the words before each 在, a long line of commas
+    was read in time that grew with the square of its length."""
+
+    words: Sequence[tuple[str, str]]
+    marks: list[int]  # the indexes of the words that are clause marks
+    firsts: list[int]  # the indexes of the words that are the speaker (我, 我们)
+
+    @classmethod
+    def of(cls, words: Sequence[tuple[str, str]]) -> _Tagged:
+        marks = [i for i, (w, _) in enumerate(words) if _CLAUSE_MARK.fullmatch(w)]
+        return cls(words, marks, [i for i, (w, _) in enumerate(words) if w in _FIRST_PERSON])
+
+    def clause_start(self, at: int) -> int:
+        """The index of the first word of the clause that holds word ``at``."""
+        before = bisect.bisect_left(self.marks, at)
+        return self.marks[before - 1] + 1 if before else 0
+
+    def speaker_among(self, start: int, end: int) -> bool:
+        """Whether a word from ``start`` to before ``end`` is the speaker."""
+        first = bisect.bisect_left(self.firsts, start)
+        return first < len(self.firsts) and self.firsts[first] < end
+
+
+_OWN_REACH = 20  # characters of a clause ZH_OWN_SUBJECT reads, and more (其实我男朋友: 6)
+
+
+def _someone_elses(tagged: _Tagged, at: int, said: Said, people: Collection[str]) -> bool:
     """Whether the 在 at ``at`` tells where someone other than the speaker is (小鹿在上海给我发计划, 他在深圳上班,
     我妈在成都): a third person just before it, with no 我/我们 among its clause's subjects (我和小鹿在上海)."""
-    start = max((i for i in range(at) if _CLAUSE_MARK.fullmatch(words[i][0])), default=-1) + 1
-    subjects = words[start:at]
-    if not subjects:
+    start = tagged.clause_start(at)
+    if start >= at:
         return False
+    words = tagged.words
+    head, upto = "", start  # the clause's opening words, as far as ZH_OWN_SUBJECT reads
+    while upto < at and len(head) < _OWN_REACH:
+        head += words[upto][0]
+        upto += 1
     # 我的室友在北京: the 我 is whose; 我妈和我在成都: the speaker is there too
-    own = ZH_OWN_SUBJECT.match("".join(w for w, _ in subjects))
-    rest, length = list(subjects), 0
-    while own and rest and length < own.end():
-        length += len(rest.pop(0)[0])
-    if any(w in _FIRST_PERSON for w, _ in rest):
+    own = ZH_OWN_SUBJECT.match(head)
+    rest, length = start, 0
+    while own and rest < at and length < own.end():
+        length += len(words[rest][0])
+        rest += 1
+    if tagged.speaker_among(rest, at):
         return False
-    word, flag = subjects[-1]
+    word, flag = words[at - 1]
     if own or word in _THIRD_PERSON or (word in people and word != said.speaker):
         return True
     return flag == "nr" and name_shaped(word)
