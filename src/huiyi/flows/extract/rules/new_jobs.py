@@ -28,7 +28,7 @@ from huiyi.model import EntityType, FactKind
 from huiyi.patterns import lazy
 from huiyi.text.kin import KIN_ALTERNATION
 
-__all__ = ["new_job_in"]
+__all__ = ["job_fact", "new_job_in"]
 
 _NEW = "新(?:公司|单位|东家|工作|岗位|职位|工作单位)"
 _OPEN = rf"^(?:我的?)?(?:这家|那家|这个|那个)?(?P<new>{_NEW})"
@@ -89,7 +89,13 @@ def new_job_in(said: Said, roster: Roster) -> list[FactDraft]:
 
 
 def _fact(said: Said, roster: Roster, predicate: str, obj: str, description: str) -> FactDraft:
-    place = predicate == "工作于"
+    return job_fact(said, roster, predicate, obj, description, place=predicate == "工作于", keyword="工作")
+
+
+def job_fact(
+    said: Said, roster: Roster, predicate: str, obj: str, description: str, *, place: bool, keyword: str
+) -> FactDraft:
+    """The speaker's new workplace (``place``: a relation to it) or role, as said in this message."""
     return FactDraft(
         subject=said.speaker,
         predicate=predicate,
@@ -97,7 +103,7 @@ def _fact(said: Said, roster: Roster, predicate: str, obj: str, description: str
         description=description,
         sources=[said.message.id],
         kind=FactKind.RELATION if place else FactKind.ATTRIBUTE,
-        keyword="工作",
+        keyword=keyword,
         subject_type=roster.entity_type(said.speaker) or EntityType.OBJECT,
         object_type=EntityType.SPECIFIC if place else None,
         time=said.message.time,

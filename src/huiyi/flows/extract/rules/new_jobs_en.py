@@ -30,12 +30,13 @@ from huiyi.flows.extract.rules.condense import dated
 from huiyi.flows.extract.rules.en_clauses import EN_AND_I
 from huiyi.flows.extract.rules.jobs import job_title
 from huiyi.flows.extract.rules.jokes import joke_end
+from huiyi.flows.extract.rules.new_jobs import job_fact
 from huiyi.flows.extract.rules.patterns import en_rule
 from huiyi.flows.extract.rules.plans import to_come
 from huiyi.flows.extract.rules.plans_en import plan_fact_en
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
-from huiyi.model import EntityType, FactKind
+from huiyi.model import EntityType
 from huiyi.patterns import lazy
 from huiyi.text.language import EN_ABBREVIATION_DOT
 from huiyi.text.times import TimeSpan
@@ -185,17 +186,4 @@ _A_DAY = lazy(
 
 
 def _fact(said: Said, roster: Roster, predicate: str, obj: str, description: str) -> FactDraft:
-    place = predicate == "works at"
-    return FactDraft(
-        subject=said.speaker,
-        predicate=predicate,
-        object=obj,
-        description=description,
-        sources=[said.message.id],
-        kind=FactKind.RELATION if place else FactKind.ATTRIBUTE,
-        keyword="work",
-        subject_type=roster.entity_type(said.speaker) or EntityType.OBJECT,
-        object_type=EntityType.SPECIFIC if place else None,
-        time=said.message.time,
-        confidence=0.7,
-    )
+    return job_fact(said, roster, predicate, obj, description, place=predicate == "works at", keyword="work")
