@@ -111,6 +111,21 @@ def test_how_things_stand_in_love_is_answered_by_the_parting(tmp_path: Path) -> 
             assert found.hits[0].sources == ["m1"] and "分手" in found.hits[0].text, query
 
 
+def test_what_the_asker_may_not_touch_is_answered_by_their_allergies(tmp_path: Path) -> None:
+    """有哪样是我碰都不能碰的 (a companion month's question, issue 17): the fruit lines led, not 木木对芒果过敏."""
+    lines = ["甜品是芒果西米露，我从小芒果过敏，只能看着别人吃", "今天买了好多水果，有苹果有橙子", "我最喜欢吃橙子"]
+    lines += ["水果店老板送了我一个桃子"]
+    with open_memory(tmp_path) as memory:
+        messages = [{"id": f"m{i}", "text": text, "time": T0 + timedelta(days=i)} for i, text in enumerate(lines)]
+        memory.add(messages, agent="bot", person="u1", index=True)
+        memory.flush(agent="bot", person="u1")
+        for query in ("里头水果好多种，有哪样是我碰都不能碰的来着", "我对什么东西过敏？"):
+            found = memory.recall(query, agent="bot", person="u1")
+            assert found.hits[0].kind is MemoryKind.FACT and "芒果过敏" in found.hits[0].text, query
+        # asked of someone else, or of what one likes, no allergy leads
+        assert "slot" not in memory.recall("我妈对什么过敏", agent="bot", person="u1").info
+
+
 def test_the_plans_still_to_come_answer_what_is_coming_up(tmp_path: Path) -> None:
     """我最近有什么安排 shares no word with 木木下周一（…）飞大阪: the open plans dated ahead lead, soonest first;
     a plan whose day has passed does not."""

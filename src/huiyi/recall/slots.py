@@ -8,7 +8,8 @@ live or what their work is, their newest open fact of that kind (``住址``: 住
 leads; a job left since (木木辞职了, ``rules.resigns``) is the newest fact of work and leads instead. 我男朋友叫什么
 or 我现在有对象吗 (``伴侣``) is answered by the newest of the asker's open partner facts and their partings: after
 我和陈屿分手了 the parting leads, not the closed 陈屿是木木的男朋友 whose line says 男朋友. 我家狗叫什么 (``宠物``)
-is answered by their newest open pet fact of that animal (the name shares no word with the question), and
+is answered by their newest open pet fact of that animal (the name shares no word with the question),
+有哪样是我碰都不能碰的 or 我对什么过敏 (``过敏``) by their open allergies, and
 我最近有什么安排 (``计划``) by their open plans still to come, soonest first. A history question (以前,
 之前, 原来… in the clause that asks; 前男友) wants the old value and is left to the ranking; so is a question about
 someone else (他在哪上班: no 我; 我妈住哪, 我闺蜜是做什么的, 我男朋友在哪上班: one of the asker's people), and one
@@ -28,12 +29,14 @@ that names no such slot.
     (None, '伴侣', '伴侣')
     >>> asked("我现在感情上是个什么状况，你最清楚了"), asked("我的感情状况怎么样"), asked("我妈的感情状况怎么样")
     ('伴侣', '伴侣', None)
+    >>> asked("我对什么东西过敏？"), asked("里头水果好多种，有哪样是我碰都不能碰的来着"), asked("我妈对什么过敏")
+    ('过敏', '过敏', None)
     >>> asked("Where do I live now?"), asked("What's my job again?"), asked("Where did I live before?")
     ('home', 'work', None)
     >>> asked("Who is my boyfriend?"), asked("Do I have a girlfriend?"), asked("Who was my boyfriend before?")
     ('partner', 'partner', None)
-    >>> asked("What's my relationship status?"), asked("Am I in a relationship?")
-    ('partner', 'partner')
+    >>> asked("What's my relationship status?"), asked("Am I in a relationship?"), asked("What am I allergic to?")
+    ('partner', 'partner', 'allergic to')
 """
 
 from __future__ import annotations
@@ -51,7 +54,19 @@ from huiyi.store.base import OPEN, MemoryFilter, Store
 from huiyi.text.kin import without_mine
 from huiyi.text.times import TimeSpan
 
-__all__ = ["PET_SLOTS", "PLAN_SLOTS", "SLOTS", "Asked", "asked", "current", "leading", "pets", "upcoming"]
+__all__ = [
+    "ALLERGY_SLOTS",
+    "PET_SLOTS",
+    "PLAN_SLOTS",
+    "SLOTS",
+    "Asked",
+    "allergies",
+    "asked",
+    "current",
+    "leading",
+    "pets",
+    "upcoming",
+]
 
 # the kind of fact (its keyword) and how a question asks for its value now
 SLOTS: dict[str, re.Pattern[str]] = {
@@ -110,6 +125,22 @@ PET_SLOTS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
 }
+# what the asker may not eat or touch: 我对什么过敏, 有哪样是我碰都不能碰的, What am I allergic to? (``allergies``)
+_NOT_TO = r"(?:碰|吃|喝|沾)"
+ALLERGY_SLOTS: dict[str, re.Pattern[str]] = {
+    "过敏": lazy(
+        r"我(?:是|都)?对(?:什么|啥|哪些|哪样|哪种)(?:东西|食物)?过敏|我(?:有)?(?:什么|啥|哪些)(?:东西)?过敏"
+        rf"|我(?:有)?(?:什么|啥|哪些|哪样|哪种)(?:东西|食物|水果)?(?:是)?(?:绝对)?不能{_NOT_TO}"
+        rf"|(?:什么|啥|哪些|哪样|哪种)(?:东西|食物|水果)?是我(?:{_NOT_TO}都|绝对|千万)?不能{_NOT_TO}"
+        r"|我的过敏原"
+    ),
+    "allergic to": lazy(
+        r"\bwhat\s+(?:am\s+I|was\s+I|I'm)\s+allergic\s+to\b|\bam\s+I\s+allergic\s+to\s+(?:anything|something)\b"
+        r"|\bwhat\s+can't\s+I\s+eat\b|\bmy\s+allergies\b",
+        re.IGNORECASE,
+    ),
+}
+_ALLERGIES = 3  # open allergy facts led, newest first: one may have several
 # the asker's plans still to come: 我最近有什么安排, what plans do I have coming up (``upcoming`` answers them)
 PLAN_SLOTS: dict[str, re.Pattern[str]] = {
     "计划": lazy(
@@ -142,7 +173,7 @@ def asked(line: str) -> str | None:
     the clause that asks (我以前住哪), not in another (…，可别跟以前的搞混了 asks for now)."""
     clauses = re.split(r"[，,。！？!?；;\n]", line)
     for clause in clauses:  # 我男朋友叫什么: the partner, who is one of the asker's people
-        for slot, pattern in (*PARTNER_SLOTS.items(), *PLAN_SLOTS.items(), *PET_SLOTS.items()):
+        for slot, pattern in (*PARTNER_SLOTS.items(), *PLAN_SLOTS.items(), *PET_SLOTS.items(), *ALLERGY_SLOTS.items()):
             # what did I name my dog: a pet's name is no value of the past (以前的猫 is)
             past = _ZH_PAST if slot in PET_SLOTS else _PAST
             if pattern.search(clause) and not past.search(clause):
@@ -176,6 +207,8 @@ def leading(store: Store, scopes: Sequence[Scope], question: Asked) -> list[Memo
         return []
     if slot in PET_SLOTS:
         return pets(store, scopes, question.asker, _pet_kind(question.query, slot), question.as_of)
+    if slot in ALLERGY_SLOTS:
+        return allergies(store, scopes, question.asker, question.as_of)
     if slot in PLAN_SLOTS:
         span, now = question.span, question.now.replace(tzinfo=None)
         ahead = span is not None and span.end.replace(tzinfo=None) > now + timedelta(hours=1)
@@ -250,6 +283,18 @@ def pets(store: Store, scopes: Sequence[Scope], person: str, kind: str, as_of: d
     found = store.find_memories(scopes, where, limit=_PETS_READ)  # newest first
     general = kind.lower() in ("", "宠物", "pet")
     return next(([item] for item in found if general or kind.lower() in item.text.lower()), [])
+
+
+def allergies(store: Store, scopes: Sequence[Scope], person: str, as_of: datetime | None) -> list[MemoryItem]:
+    """The person's open allergy facts, newest first: 木木对芒果过敏 shares no word with 有哪样是我碰都不能碰的."""
+    where = MemoryFilter(
+        kinds=(MemoryKind.FACT,),
+        subject=_filed_as(store, scopes[0].agent, person) if scopes else person,
+        predicates=tuple(ALLERGY_SLOTS),  # the rules' predicates (rules.patterns: 过敏, allergic to)
+        said_by=as_of,
+        open_at=as_of or OPEN,
+    )
+    return store.find_memories(scopes, where, limit=_ALLERGIES)
 
 
 def _pet_kind(query: str, slot: str) -> str:
