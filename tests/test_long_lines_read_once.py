@@ -151,3 +151,20 @@ def test_the_sentence_of_an_event_s_time_is_read_within_its_bounds() -> None:
     start, end = _sentence(text, "明天") or (0, len(text))
     assert end - start <= 402
     assert _sentence("我周末去露营。Are you free Monday? 好", "monday") == (7, 27)
+
+
+def test_a_birthday_said_again_and_again_reads_each_phrase_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 我生日是周六 said 4,000 times: 8,000 birthday facts each read 4,000 周六 for its date (8 s)
+    from huiyi.flows.extract.rules import extractor
+
+    given: list[int] = []
+    dated = extractor.dated
+
+    def counting(text: str, spans: list[Any], lang: str) -> str:
+        given.append(len(spans))
+        return dated(text, spans, lang)
+
+    monkeypatch.setattr(extractor, "dated", counting)
+    facts = extract_private(Scope.of_person("bot", "木木"), ("我生日是周六，" * 200,), TUESDAY).facts
+    assert any("生日" in fact.description for fact in facts)
+    assert given and sum(given) <= 4 * 200

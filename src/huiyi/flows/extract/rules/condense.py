@@ -107,6 +107,15 @@ _CLOCK_OR_DISTANCE = re.compile(
 )
 
 
+def first_of_each(spans: list[TimeSpan]) -> list[TimeSpan]:
+    """The first span of each phrase (case aside), in order: all :func:`dated` reads of them. A message saying
+    我生日是周六 4,000 times made 8,000 birthday facts each read 4,000 spans (8 s)."""
+    firsts: dict[str, TimeSpan] = {}
+    for span in spans:
+        firsts.setdefault(span.phrase.lower(), span)
+    return list(firsts.values())
+
+
 def dated(text: str, spans: list[TimeSpan], lang: str) -> str:
     """``text`` with each phrase of ``spans`` in it that names a day by its distance from when it was said
     (后天, 下周三, next Friday) followed by its date, as a plan's text is: read later, 后天 is another day.

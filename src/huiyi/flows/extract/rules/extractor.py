@@ -26,6 +26,7 @@ from huiyi.flows.extract.rules.condense import (
     cut,
     dated,
     ends_sentence,
+    first_of_each,
     without_emoji,
 )
 from huiyi.flows.extract.rules.facts import FactReader
@@ -63,8 +64,7 @@ _EMOTION_ZH = re.compile(
     rf"|好累|太累|哭|爱你|(?<!麻)烦|郁闷|激动|兴奋|感动|后悔|{_NOT_MINDS}崩溃"
     r"|压力|心情|难受|痛苦|舍不得|喜欢|讨厌|想念|思念|怀念"
 )
-# missing someone (好想你, 我想家了, 还是很想豆豆): 想 with someone and nothing after; with more it is wanting or
-# thinking (我想你帮我看看, 我想他们会来)
+# missing someone (好想你, 我想家了): 想 with someone and nothing after; with more, wanting or thinking (我想你帮我看看)
 _MISSED = (
     "你们 他们 她们 它们 你 他 她 它 家 家人 老家 爸 爸爸 妈 妈妈 外婆 外公 奶奶 爷爷 姥姥 姥爷"
     " 老公 老婆 男朋友 女朋友 对象"
@@ -191,13 +191,14 @@ class RuleExtractor:
             or (not facts and is_chatter(text, drop))  # 恭喜+1, 晚安霓霓, [表情] (issue #13)
         )
         # a birthday's date is not when anything happened; told as 后天, it keeps the date that meant
+        once = first_of_each(spans)
         facts = [
-            replace(f, object=dated(f.object, spans, lang), description=dated(f.description, spans, lang))
+            replace(f, object=dated(f.object, once, lang), description=dated(f.description, once, lang))
             if f.keyword in ("生日", "birthday")
             else f
             for f in facts
         ]
-        dates = [f.object for f in facts if f.keyword in ("生日", "birthday")]
+        dates = {f.object for f in facts if f.keyword in ("生日", "birthday")}
         spans = [span for span in spans if not any(span.phrase in d for d in dates)]
         said = Said(message, speaker, lang, spans, skip, words, filler, facts, entities, relay=relay)
         said.entities.extend(aliases_in(said, roster))  # 霓霓就是苏霓, 叫我老K (issue #13)
@@ -312,8 +313,7 @@ class RuleExtractor:
             named, found = mentions(said, roster)
             people.update(dict.fromkeys(named))
             things.extend(found)
-        # 下周五团建去千岛湖 in a talk of now: no place of it (moved to 下周五, it is at 千岛湖); the agent's lines
-        # place nothing (窝在家里看剧嘛 suggests a place, 你在家里吗 asks one)
+        # 下周五团建去千岛湖: no place of now (it is at 千岛湖); the agent's lines place nothing (你在家里吗 asks one)
         placed = [s for s in substantive if s.message.role != "assistant"]
         place = next((p for p in (place_of(s, people, planned=bool(about)) for s in placed) if p), "")
         texts = [s.message.text for s in segment]
