@@ -24,15 +24,12 @@ import re
 
 from huiyi.flows.chatter import said_lines
 from huiyi.patterns import lazy
-from huiyi.text.kin import KIN_ALTERNATION
+from huiyi.text.kin import EN_KIN, EN_PEERS, KIN_ALTERNATION
 
 __all__ = ["anothers", "asks_own", "led_by_another"]
 
-_EN_KIN = (
-    r"wife|husband|boyfriend|girlfriend|partner|fianc[ée]e?|mom|mum|mother|dad|father|sister|brother|son"
-    r"|daughter|kids?|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin|boss|manager|colleague"
-    r"|coworker|co-worker|roommate|flatmate|neighbou?r|teacher|friend|best friend"
-)
+# one's people as the English rules name them (text.kin), and the few they leave out
+_EN_KIN = rf"{EN_KIN}|{EN_PEERS}|kids?|boss|manager|teacher"
 # someone else named in the question: then it is not the asker's own (我妈的生日, my wife's job)
 _OTHER_ASKED = lazy(rf"{KIN_ALTERNATION}|[他她]|\b(?:{_EN_KIN}|he|she|his|her|they|their)\b", re.IGNORECASE)
 _ASKER = lazy(r"我|\b(?:I|my|me)\b", re.IGNORECASE)

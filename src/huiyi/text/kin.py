@@ -15,6 +15,9 @@ from huiyi.patterns import lazy
 from huiyi.text import tokens
 
 __all__ = [
+    "EN_CALLED",
+    "EN_KIN",
+    "EN_PEERS",
     "FAMILY",
     "FAMILY_WORDS",
     "KIN",
@@ -37,6 +40,24 @@ KIN_WORDS = FAMILY_WORDS | frozenset(
         "老公 老婆 丈夫 妻子 媳妇 男朋友 女朋友 男友 女友 对象 前男友 前女友 前任 未婚夫 未婚妻"
         " 室友 舍友 同事 同学 同桌 闺蜜 发小 好朋友 朋友 老板 领导 上司 老师 邻居"
     ).split()
+)
+
+# the same people as an English speaker names them (my roommate, my sister), as pattern alternations
+EN_PEERS = (
+    r"(?:(?:best|close|good|old)\s+)?(?:(?:room|flat|house|class|school|team)mate|colleague|co-?worker"
+    r"|neighbou?r|friend|bestie)"
+)
+# a partner or family, one person each (Jake is my boyfriend, my sister Emma): never said as "X and I are …s"
+EN_KIN = (
+    r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?"
+    r"|(?:(?:older|younger|big|little|baby|twin)\s+)?(?:sister|brother)|mom|mum|mother|dad|father|son|daughter"
+    r"|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew)"
+)
+
+# what the family is called, as a name is said (I'm watching Grandma, at Mom's): a calling, no one's name
+EN_CALLED = (
+    r"(?:Mom|Mum|Mommy|Mummy|Mama|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Nana|Auntie|Aunt|Uncle|Grandmother"
+    r"|Grandfather)"
 )
 
 

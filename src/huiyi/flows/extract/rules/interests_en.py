@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from huiyi.flows.extract.rules.patterns import EN_RULES, FactRule, en_rule
 from huiyi.model import FactKind
+from huiyi.text.kin import EN_CALLED
 
 __all__ = ["EN_FACT_RULES", "EN_INTEREST", "EN_INTO"]
 
@@ -35,9 +36,8 @@ _VERB = r"(?P<x>(?:re-?|binge-?)?(?:watching|reading|playing|listening\s+to)|bin
 # a title: a quote, or a capital opening it (Severance, The Bear, Lord of the Rings, Dune 2); not a screen or an
 # app one watches anything on (TV, Netflix)
 # …nor one of the family minded or listened to (I'm watching Grandma, mom's out; I'm listening to Dad)
-_KIN = r"(?:Mom|Mum|Mommy|Mummy|Mama|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Nana|Auntie|Grandmother|Grandfather)"
 _TITLE = (
-    rf"(?!(?:TV|Netflix|YouTube|TikTok|Hulu|HBO|Twitch|Disney|Prime|Instagram|Reddit|Twitter|Spotify|{_KIN})\b)"
+    rf"(?!(?:TV|Netflix|YouTube|TikTok|Hulu|HBO|Twitch|Disney|Prime|Instagram|Reddit|Twitter|Spotify|{EN_CALLED})\b)"
     r"(?P<o>\"[^\"]{1,60}\"|“[^”]{1,60}”"
     r"|(?-i:(?:The\s+)?[A-Z0-9][\w'’:&!.-]*(?:\s+(?:(?:of|the|and|a|an|in|on|to|for|with|at|&)\s+)*[A-Z0-9][\w'’:&!.-]*){0,6}))"
 )

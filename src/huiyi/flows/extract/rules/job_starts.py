@@ -31,12 +31,13 @@ from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.condense import label
 from huiyi.flows.extract.rules.job_moves import employer
 from huiyi.flows.extract.rules.jokes import laughs_off
+from huiyi.flows.extract.rules.new_jobs import job_fact
 from huiyi.flows.extract.rules.patterns import ZH_LEAD, ZH_OWN_SUBJECT
 from huiyi.flows.extract.rules.plans import plan_fact, to_come
 from huiyi.flows.extract.rules.resigns import ZH_WORK_NEWS_LEAD
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said, stated
-from huiyi.model import EntityType, FactKind
+from huiyi.model import EntityType
 from huiyi.patterns import lazy
 from huiyi.text.times import TimeSpan
 
@@ -100,17 +101,7 @@ def job_start_in(said: Said, roster: Roster, private: bool) -> list[FactDraft]:
 
 
 def _change(said: Said, roster: Roster, employer_said: str, shown: str, span: TimeSpan) -> FactDraft:
+    # true from that day, said before it (``fold.said_at``); a company named is a relation, 新公司 none
     named = not employer_said.startswith("新")
-    return FactDraft(
-        subject=said.speaker,
-        predicate="换工作",
-        object=employer_said,
-        description=f"{said.speaker}换工作：{shown}",
-        sources=[said.message.id],
-        kind=FactKind.RELATION if named else FactKind.ATTRIBUTE,
-        keyword="工作",
-        subject_type=roster.entity_type(said.speaker) or EntityType.OBJECT,
-        object_type=EntityType.SPECIFIC if named else None,
-        time=span.start,  # true from that day, said before it (``fold.said_at``)
-        confidence=0.7,
-    )
+    description = f"{said.speaker}换工作：{shown}"
+    return job_fact(said, roster, "换工作", employer_said, description, place=named, keyword="工作", since=span.start)

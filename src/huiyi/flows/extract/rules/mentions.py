@@ -9,13 +9,13 @@ from dataclasses import dataclass
 
 from huiyi.flows.extract import EntityDraft
 from huiyi.flows.extract.rules.patterns import ZH_OWN_SUBJECT, ZH_SUPPOSE
-from huiyi.flows.extract.rules.relations import EN_KIN, EN_PEERS
 from huiyi.flows.extract.rules.roster import Roster, name_like
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType
 from huiyi.patterns import lazy
 from huiyi.text import tokens
 from huiyi.text.keywords import EN_PROPER_STOP, TITLE
+from huiyi.text.kin import EN_KIN, EN_PEERS
 from huiyi.text.language import CJK_RUN
 from huiyi.text.surnames import SURNAMES
 from huiyi.text.tokens import EN_STOPWORDS, has_cjk

@@ -18,6 +18,8 @@ words are not read.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.job_moves import employer
 from huiyi.flows.extract.rules.jobs import zh_job_title
@@ -93,9 +95,18 @@ def _fact(said: Said, roster: Roster, predicate: str, obj: str, description: str
 
 
 def job_fact(
-    said: Said, roster: Roster, predicate: str, obj: str, description: str, *, place: bool, keyword: str
+    said: Said,
+    roster: Roster,
+    predicate: str,
+    obj: str,
+    description: str,
+    *,
+    place: bool,
+    keyword: str,
+    since: datetime | None = None,
 ) -> FactDraft:
-    """The speaker's new workplace (``place``: a relation to it) or role, as said in this message."""
+    """The speaker's new workplace (``place``: a relation to it) or role, as said in this message; true from
+    ``since`` (a start to come) or from when it was said."""
     return FactDraft(
         subject=said.speaker,
         predicate=predicate,
@@ -106,6 +117,6 @@ def job_fact(
         keyword=keyword,
         subject_type=roster.entity_type(said.speaker) or EntityType.OBJECT,
         object_type=EntityType.SPECIFIC if place else None,
-        time=said.message.time,
+        time=since or said.message.time,
         confidence=0.7,
     )

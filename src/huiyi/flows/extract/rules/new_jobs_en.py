@@ -38,6 +38,7 @@ from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType
 from huiyi.patterns import lazy
+from huiyi.text.kin import EN_CALLED
 from huiyi.text.language import EN_ABBREVIATION_DOT
 from huiyi.text.times import TimeSpan
 
@@ -78,7 +79,7 @@ _CHANGES = tuple(
 )
 # a kin's home or a class one joins is no employer (I'm starting at Mom's, I'm starting at CrossFit next week)
 _NO_EMPLOYER = lazy(
-    r"(?:Mom|Mum|Mommy|Dad|Daddy|Grandma|Grandpa|Granny|Nana|Auntie|Aunt|Uncle)'s|Pilates|Yoga|CrossFit|Zumba|Barre"
+    rf"{EN_CALLED}'s|Pilates|Yoga|CrossFit|Zumba|Barre"
     r"|Orangetheory|SoulCycle|Spin|Kumon",
     re.IGNORECASE,
 )

@@ -22,10 +22,10 @@ from huiyi.flows.extract.rules.objects import person_named
 from huiyi.flows.extract.rules.parties_en import parties_named
 from huiyi.flows.extract.rules.patterns import TENTATIVE, en_rule
 from huiyi.flows.extract.rules.plans import to_come
-from huiyi.flows.extract.rules.relations import EN_KIN
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
+from huiyi.text.kin import EN_KIN
 from huiyi.text.tense_en import MOVED_TO, given_up
 from huiyi.text.times import TimeSpan
 from huiyi.text.times_en import A_WEEKEND

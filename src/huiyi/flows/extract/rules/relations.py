@@ -23,7 +23,7 @@ from huiyi.flows.extract.rules.patterns import ZH_END_PARTICLES, ZH_HEDGE, ZH_UN
 from huiyi.model import EntityType, FactKind
 from huiyi.patterns import lazy
 from huiyi.text import tokens
-from huiyi.text.kin import FAMILY
+from huiyi.text.kin import EN_CALLED, EN_KIN, EN_PEERS, FAMILY
 from huiyi.text.language import CJK
 
 _ZH_PEERS = (
@@ -146,19 +146,9 @@ _ZH_NAMED_PARTNER = FactRule(
 _ZH_PARTNER_TOLD = lazy(rf"{_ZH_LEAD}{_ZH_NEW}(?P<x>{_ZH_PARTNERS}|{_ZH_SPOUSES}){_ZH_SURE_END}")
 _NAME_TAGS = ("nr", "nrfg", "nrt")
 
-EN_PEERS = (
-    r"(?:(?:best|close|good|old)\s+)?(?:(?:room|flat|house|class|school|team)mate|colleague|co-?worker"
-    r"|neighbou?r|friend|bestie)"
-)
 # my dad is called Dad, my mom is called Mama: what one calls them, no name
-_EN_CALLING = r"(?:Mom|Mum|Mommy|Mummy|Mama|Ma|Dad|Daddy|Papa|Pa|Bro|Sis|Grandma|Grandpa|Granny|Nana|Baby)\b"
+_EN_CALLING = rf"(?:{EN_CALLED}|Ma|Pa|Bro|Sis|Baby)\b"
 _EN_OTHER = rf"(?P<o>(?-i:(?!{_EN_CALLING})[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?))"
-# a partner or family, one person each (Jake is my boyfriend, my sister Emma): never said as "X and I are …s"
-EN_KIN = (
-    r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?"
-    r"|(?:(?:older|younger|big|little|baby|twin)\s+)?(?:sister|brother)|mom|mum|mother|dad|father|son|daughter"
-    r"|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew)"
-)
 _EN_END = r"(?:\s+(?:too|now))?$"
 # my manager Greg, Dana is my boss: one over the speaker at work (not "Greg and I are managers", who are peers in it)
 _EN_ABOVE = r"(?:boss|manager|supervisor)"
