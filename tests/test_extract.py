@@ -707,6 +707,18 @@ def test_keywords_and_the_idf_table() -> None:
     assert keywords(["哈哈哈", "嗯嗯"]) == []
 
 
+def test_an_events_keywords_are_what_the_people_said() -> None:
+    """The agent's suggestion is in the event's text, but it keys nothing the person never said."""
+    fold = make_fold(
+        [("木木", "周末好无聊啊"), ("祈煜", "要不要试试瑜伽或者普拉提？"), ("木木", "算了，我还是在家打游戏吧")]
+    )
+    (event,) = rules(fold).events
+    assert "瑜伽" in event.text and "无聊" in event.keywords
+    assert not {"瑜伽", "普拉提"} & set(event.keywords)
+    only_agent = make_fold([("祈煜", "早安，今天要去爬山吗？")])
+    assert "爬山" in rules(only_agent).events[0].keywords  # nothing else to key by
+
+
 def test_rules_docstring_example() -> None:
     result = doctest.testmod(keywords_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

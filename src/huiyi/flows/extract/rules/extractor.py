@@ -316,14 +316,14 @@ class RuleExtractor:
         # 下周五团建去千岛湖: no place of now (it is at 千岛湖); the agent's lines place nothing (你在家里吗 asks one)
         placed = [s for s in substantive if s.message.role != "assistant"]
         place = next((p for p in (place_of(s, people, planned=bool(about)) for s in placed) if p), "")
-        texts = [s.message.text for s in segment]
+        keyed = [s for s in segment if s.message.role != "assistant"] or segment  # 要不要试试瑜伽？ keys no event
         words = keywords(
-            texts,
+            [s.message.text for s in keyed],
             drop=drop,
             limit=self.max_keywords,
             idf_path=self.idf_path,
-            skip_spans=[s.skip for s in segment],
-            extra=[e.name for s in segment for e in s.entities],
+            skip_spans=[s.skip for s in keyed],
+            extra=[e.name for s in keyed for e in s.entities],
         )
         return EventDraft(
             text=text,
