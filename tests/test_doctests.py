@@ -17,6 +17,8 @@ MODULES = [
     "huiyi.flows.extract.closes",
     "huiyi.flows.extract.rules.jobs",
     "huiyi.flows.extract.rules.job_starts",
+    "huiyi.flows.extract.rules.persons_en",
+    "huiyi.text.given_names",
     "huiyi.text.holidays",
     "huiyi.text.clock_en",
     "huiyi.text.month_days_en",

@@ -52,6 +52,7 @@ from huiyi.flows.extract.rules.patterns import (
     ZH_UNREAL,
     FactRule,
 )
+from huiyi.flows.extract.rules.persons_en import person_as_thing
 from huiyi.flows.extract.rules.pet_names import apposed_pet, pet_name_fact
 from huiyi.flows.extract.rules.pet_patterns import ZH_PET, ZH_PET_HAS, ZH_PET_NAMED, en_pet, home_pet, kept_by_others
 from huiyi.flows.extract.rules.plans_en import I_CLAUSE, OTHERS_YOUR, SPEAKERS_ME, SPEAKERS_MY, told_of_speaker
@@ -63,7 +64,6 @@ from huiyi.text.times import find_time_phrases
 from huiyi.text.tokens import has_cjk
 
 _EN_DAY_WORDS = frozenset("today tomorrow tonight the next this".split())
-
 
 _SENTENCE_END = re.compile(r"[。！？!?\n]")
 _NEAR = 200  # a clause is looked for this near where the last one ended: one given its 我 is in no text at all
@@ -487,7 +487,7 @@ class FactReader:
             return
         for rule in EN_FACT_RULES:  # every rule: "I work at Microsoft as an engineer" says two things
             match = rule.pattern.match(clause)
-            if match:
+            if match and not person_as_thing(rule, match, self.roster.resolve):  # watching Lily minds her
                 self._fact(rule, match, message, speaker, True, facts, entities)
 
 

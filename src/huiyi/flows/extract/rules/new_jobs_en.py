@@ -24,6 +24,7 @@ for oneself (the gym, school): a change said of it has only its day.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from huiyi.flows.extract import EntityDraft, FactDraft
 from huiyi.flows.extract.rules.condense import dated
@@ -32,6 +33,7 @@ from huiyi.flows.extract.rules.jobs import job_title
 from huiyi.flows.extract.rules.jokes import joke_end
 from huiyi.flows.extract.rules.new_jobs import job_fact
 from huiyi.flows.extract.rules.patterns import en_rule
+from huiyi.flows.extract.rules.persons_en import nobody, someones_place
 from huiyi.flows.extract.rules.plans import to_come
 from huiyi.flows.extract.rules.plans_en import plan_fact_en
 from huiyi.flows.extract.rules.roster import Roster
@@ -52,8 +54,11 @@ _WORKPLACE = (
     r"the\s+(?:new\s+)?(?:hospital|clinic|bank|firm|office|bakery|restaurant|cafe|café|hotel|library|museum|lab"
     r"|store|shop|factory|agency|studio|startup|warehouse|pharmacy|salon|gallery|newspaper|station|company)"
 )
-# a name (Google, St. Mary's, Goldman Sachs) or a workplace; a new company unnamed is none
-_NAMED = rf"{_WORKPLACE}|(?-i:[A-Z][\w&'.-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w&'.-]*){{0,3}})"
+# a name (Google, St. Mary's, Goldman Sachs), its office, or a workplace; a new company unnamed is none
+_NAMED = (
+    rf"{_WORKPLACE}|(?-i:[A-Z][\w&'.-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w&'.-]*){{0,3}})"
+    r"(?:\s+(?:office|branch|store|campus|headquarters|location))?"  # McKinsey's London office
+)
 _UNNAMED = r"an?\s+new\s+(?:company|firm|place|office|job|team|employer|hospital|school|startup)"
 _ROLE = r"an?\s+(?:[\w-]+\s+){0,3}?[\w-]+"
 # at the employer and as the role, in either order, each at most once
@@ -107,7 +112,7 @@ def new_job_in_en(said: Said, roster: Roster) -> list[FactDraft]:
             if not _A_JOB_WORD.search(clause):
                 continue
             timeless, said_in = _without_times(clause.strip(" ,"), spans)
-            if (found := _changed(timeless)) is not None:
+            if (found := _changed(timeless, roster.resolve)) is not None:
                 out.extend(_facts(said, roster, *found, to_come(said_in, said.message.time)))
     return out
 
@@ -134,9 +139,10 @@ def _without_times(clause: str, spans: list[TimeSpan]) -> tuple[str, list[TimeSp
     return " ".join(clause.split()), found
 
 
-def _changed(clause: str) -> tuple[str, str] | None:
+def _changed(clause: str, known: Callable[[str], str | None] = nobody) -> tuple[str, str] | None:
     """(employer, role), either "" when not said, of the new job ``clause`` (its times left out) tells, or
-    None when it tells none: it names the job, a workplace or a role (I'm starting at the gym is none)."""
+    None when it tells none: it names the job, a workplace or a role (I'm starting at the gym is none). An
+    employer that is a person ``known`` resolves, or one's house (at Sarah's), is none."""
     for pattern in _CHANGES:
         found = pattern.match(clause)
         if found is None:
@@ -148,6 +154,8 @@ def _changed(clause: str) -> tuple[str, str] | None:
         employer = (where["at"] or "") if where else ""
         if _NO_EMPLOYER.fullmatch(employer):
             continue  # I'm starting at Mom's, at CrossFit: a visit or a class
+        if someones_place(employer, known):
+            employer = ""  # I'm starting at Sarah's: her house; Starting my new job at Sarah's: a job, no employer
         if pattern is _CHANGES[0] and _BARE_WORK.fullmatch(found["job"] or "") and not employer and not where:
             continue  # I start work tomorrow (at 9): back at work, as every day, no new job
         role = where["as"] if where and where["as"] and job_title(where["as"]) else ""
