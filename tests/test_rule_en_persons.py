@@ -87,7 +87,13 @@ def test_the_chats_own_people_are_no_title_whatever_the_verb() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["I'm starting at Sarah's next week", "I work at Sarah's", "I got a new job at Sarah's", "I'm starting at Dave's"],
+    [
+        "I'm starting at Sarah's next week",
+        "I work at Sarah's",
+        "I got a new job at Sarah's",
+        "I'm starting at Dave's",
+        "I work for Sarah",  # her boss
+    ],
 )
 def test_a_given_names_house_is_no_employer(text: str) -> None:
     assert not [fact for fact in facts(text) if fact[0] == "works at"]
@@ -117,6 +123,7 @@ def test_the_chats_own_people_are_no_employer() -> None:
         ("I'm starting at Joe's Pizza next week", "Joe's Pizza"),
         ("I'm starting at McKinsey's London office next week", "McKinsey's London office"),
         ("I work at Google", "Google"),
+        ("I work for Chase", "Chase"),  # the bank, named as a man may be
     ],
 )
 def test_employers_stay_employers(text: str, employer: str) -> None:

@@ -28,6 +28,8 @@ __all__ = ["minded", "nobody", "person_as_thing", "someones_place"]
 
 # shops named after a given name's owner: a job there is a job
 _SHOPS = frozenset(("wendy's", "denny's", "claire's", "macy's", "moe's", "ollie's", "nathan's", "carl's"))
+# firms called by a given name, whom one works for (Chase is the bank, Sarah one's boss)
+_FIRMS = frozenset(("chase", "avis", "ross", "lincoln", "harley"))
 # works and artists called by a given name, more often meant than someone so called (playing Mario, watching
 # Dexter, listening to Adele)
 _WORKS = frozenset(
@@ -67,7 +69,8 @@ def minded(title: str, verb: str, known: Callable[[str], str | None]) -> bool:
 
 def person_as_thing(rule: FactRule, found: re.Match[str], known: Callable[[str], str | None]) -> bool:
     """Whether the fact ``rule`` read in ``found`` would make a person an employer (I work at Sarah's, I work
-    for Kai) or a title (I've been watching Lily)."""
+    for Kai, I work for Sarah) or a title (I've been watching Lily)."""
     if rule.predicate == "works at":
-        return someones_place(found["o"], known)
+        boss = found.string[: found.start("o")].endswith(" for ") and given_name(obj := found["o"].strip())
+        return someones_place(found["o"], known) or (boss and obj.casefold() not in _FIRMS)  # I work for Sarah
     return rule is EN_INTEREST and minded(found["o"], found["x"], known)
