@@ -7,12 +7,15 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from huiyi.model import MemoryItem, MemoryKind, Scope
 from huiyi.providers.embed import HashEmbedder
 from huiyi.store.base import Store, Terms
 from huiyi.store.rows import partition_key
 from huiyi.store.sqlite import DB_NAME, SQLiteStore
-from huiyi.store.sqlite.fts import scope_code
+from huiyi.store.sqlite import memories as memories_module
+from huiyi.store.sqlite.fts import MERGE_STEP_PAGES, scope_code
 from huiyi.text import tokens
 
 EMB = HashEmbedder(32)
@@ -175,5 +178,26 @@ def test_memories_written_one_at_a_time_leave_few_keyword_segments(tmp_path: Pat
         assert _ranked(store, mine, Terms(["trip", "39"], []))[0] == "m39-0"
         store.delete_memories("qy", [f"m{i}-0" for i in range(0, 40, 2)])
         assert _segments(store) <= 6
+    finally:
+        store.close()
+
+
+def test_a_large_write_merges_in_step_with_its_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a fixed step let imports of 20,000 memories a write outrun the merging (keyword search at 1M as built)
+    asked: list[int] = []
+    merge = memories_module.merge_step
+
+    def recording(conn: sqlite3.Connection, pages: int = MERGE_STEP_PAGES) -> bool:
+        asked.append(pages)
+        return merge(conn, pages)
+
+    monkeypatch.setattr(memories_module, "merge_step", recording)
+    store = SQLiteStore(tmp_path / DB_NAME)
+    try:
+        mine = Scope.of_person("qy", "mumu")
+        _add(store, mine, ["hiking trip"], "one-")
+        _add(store, mine, [f"hiking trip {i}" for i in range(250)], "many-")
+        assert asked == [MERGE_STEP_PAGES, 3 * MERGE_STEP_PAGES]
+        assert _ranked(store, mine, Terms(["trip", "249"], []))[0] == "many-249"
     finally:
         store.close()

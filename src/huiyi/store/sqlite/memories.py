@@ -25,7 +25,7 @@ from huiyi.store.pages import ListMark, Marked, list_key, list_order, marked
 from huiyi.store.rankcache import R, RankCache
 from huiyi.store.rows import MEMORY_COLUMNS, TEXT, fold_of, partition_keys, to_epoch
 from huiyi.store.sqlite.connection import SQLiteConnection, chunks, marks
-from huiyi.store.sqlite.fts import count_row_tokens, merge_step, scope_code, scoped
+from huiyi.store.sqlite.fts import count_row_tokens, merge_pages, merge_step, scope_code, scoped
 from huiyi.store.sqlite.gone import erased, unmade_ids
 from huiyi.store.sqlite.graph import add_names, drop_aliases
 from huiyi.store.sqlite.jobs import record_folded
@@ -118,7 +118,7 @@ class SQLiteMemories(AddsByApply, SQLiteConnection):
                 added[part] = (bump_version(conn, part), rowids, indexes)
                 count_in(conn, part, len(indexes), tokens[part])
             if added or removed:
-                merge_step(conn)
+                merge_step(conn, merge_pages(sum(len(entry[2]) for entry in added.values())))
             again = left_unindexed(items, unmade, writes.indexed_messages)  # made of turns erased since read
             for agent, message_id in writes.indexed_messages:
                 marked = "claimed_by = '', claim_until = NULL" if (agent, message_id) in again else "indexed = 1"
