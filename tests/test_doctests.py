@@ -48,6 +48,7 @@ MODULES = [
     "huiyi.evaluation.runner",
     "huiyi.recall.routes",
     "huiyi.recall.names",
+    "huiyi.recall.many",
     "huiyi.recall.polarity",
     "huiyi.recall.whose",
     "huiyi.recall.feelings",

@@ -124,6 +124,10 @@ class RecallRecipe(Section):
     time_reach: int = Field(default=300, ge=0)
     neighbour_weight: float = 0.5  # times the best fused score among the chunk's neighbours in the window
     neighbour_turns: Count = 2  # how far either side a neighbour may sit
+    # asked for several things (what books has John read, 她去过哪些地方: recall.many), a chunk takes this
+    # share of its neighbour support: the answers are scattered mentions, not one stretch of talk (LoCoMo
+    # dev multi-hop R@10 .516 → .530, overall .814 → .817). 1 turns this off
+    many_neighbour_share: float = Field(default=0.6, ge=0.0, le=1.0)
     # own-turn evidence, for chunks indexed with chunk.own_vector (recall.anchor; off: LoCoMo's first hit
     # drops, README): the best candidates gain this times how well the query matches their own line alone
     anchor_weight: float = 0.0

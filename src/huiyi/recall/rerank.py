@@ -19,6 +19,7 @@ from huiyi.flows.chatter import is_chatter, people_of, said_lines
 from huiyi.model import MemoryItem, MemoryKind
 from huiyi.recall import whose
 from huiyi.recall.latest import asks_final, changes, inherited
+from huiyi.recall.many import asks_many
 from huiyi.recall.timerange import within
 from huiyi.recall.validity import asks_past, closed_moves
 from huiyi.recall.who import coverage, owned, question_words
@@ -112,7 +113,8 @@ def rerank(
     ``time_weight`` times the share of the dated candidates outside the span.
     ``neighbour``: a chunk whose neighbours in the same chat (within ``neighbour_turns``) are among
     the candidates too sits in a stretch of talk about the question's topic (SeCom: topic segments
-    beat single turns); it gains ``neighbour_weight`` times its best neighbour's fused score. An
+    beat single turns); it gains ``neighbour_weight`` times its best neighbour's fused score (less when
+    the query asks for several things: recall.many). An
     event or fact gains the same weight times the mean fused score of the chunks of its source turns
     (0 for a turn that is no candidate), so that in a small store, where every chunk has neighbours
     in the window, the bonus does not become a bonus for being a chunk.
@@ -158,7 +160,9 @@ def rerank(
     placed: dict[tuple[str, int], float] = {}
     said: dict[str, float] = {}  # a chunk's own message (its anchor) → the chunk's fused score
     steps = [step for step in range(-recipe.neighbour_turns, recipe.neighbour_turns + 1) if step]
-    if recipe.neighbour_weight:
+    # asked for several things, the answers are scattered mentions, not one stretch of talk (recall.many)
+    neighbour_weight = recipe.neighbour_weight * (recipe.many_neighbour_share if asks_many(query) else 1.0)
+    if neighbour_weight:
         for key, (score, _) in window:
             item = items.get(key)
             if item is not None and item.kind is MemoryKind.CHUNK and item.seq is not None:
@@ -187,12 +191,12 @@ def rerank(
                 space, seq = item.space, item.seq
                 best = max([placed.get((space, seq + step), 0.0) for step in steps], default=0.0)
                 if best > 0:
-                    bonus["neighbour"] = recipe.neighbour_weight * best
+                    bonus["neighbour"] = neighbour_weight * best
             elif said and item.kind is not MemoryKind.CHUNK:
                 # an event or fact drawn from turns that are candidates themselves: the same support
                 support = sum(said.get(source, 0.0) for source in item.sources) / max(1, len(item.sources))
                 if support > 0:
-                    bonus["neighbour"] = recipe.neighbour_weight * support
+                    bonus["neighbour"] = neighbour_weight * support
             if key in closed:
                 bonus["closed"] = closed[key]
             # 前天谁找我了 asks who did it then: a line from another day that says 找 is not the answer
