@@ -101,6 +101,7 @@ MODULES = [
     "huiyi.flows.extract.rules.moves",
     "huiyi.flows.extract.rules.objects",
     "huiyi.flows.extract.rules.plans_en",
+    "huiyi.flows.extract.rules.sold_out_en",
     "huiyi.flows.extract.rules.parties_en",
     "huiyi.flows.extract.rules.pet_names",
     "huiyi.flows.extract.rules.pet_patterns",

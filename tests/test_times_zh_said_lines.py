@@ -218,3 +218,45 @@ def test_a_doing_going_on_keeps_the_new_year_running(said: str, now: datetime, d
     while it says the doing runs up to now, in the 年前 under way."""
     (span,) = find_time_phrases(said, now)
     assert (f"{span.start:%Y-%m-%d}", f"{span.end:%Y-%m-%d}") == days
+
+
+FEBRUARY_2026 = datetime(2026, 2, 10, 20)
+
+
+@pytest.mark.parametrize(
+    ("said", "reading"),
+    [
+        ("圣诞节我们去约会了", ("圣诞节", "2025-12-25 00:00")),
+        ("圣诞节约会了", ("圣诞节", "2025-12-25 00:00")),
+        ("圣诞节和男朋友约会了", ("圣诞节", "2025-12-25 00:00")),
+        ("圣诞节那天我们约会了", ("圣诞节", "2025-12-25 00:00")),
+        ("圣诞节约会去了迪士尼", ("圣诞节", "2025-12-25 00:00")),
+        ("国庆我们去约会了", ("国庆", "2025-10-01 00:00")),
+        ("十二月我们去约会了", ("十二月", "2025-12-01 00:00")),
+        ("12月25号我们去约会了", ("12月25号", "2025-12-25 00:00")),
+        ("十二月大约去了三次", ("十二月", "2025-12-01 00:00")),  # 大约: about, no booking
+        # an arrangement made, a plan, a date called off or given up: the coming one, as before
+        ("约好了圣诞节去滑雪", ("圣诞节", "2026-12-25 00:00")),
+        ("圣诞节约了朋友吃饭", ("圣诞节", "2026-12-25 00:00")),
+        ("圣诞节约好了去滑雪", ("圣诞节", "2026-12-25 00:00")),
+        ("我约了朋友圣诞节吃饭", ("圣诞节", "2026-12-25 00:00")),
+        ("圣诞节约好了一起约会", ("圣诞节", "2026-12-25 00:00")),
+        ("圣诞节我们要去约会", ("圣诞节", "2026-12-25 00:00")),
+        ("圣诞节订了餐厅约会", ("圣诞节", "2026-12-25 00:00")),
+        ("圣诞节的约会取消了", ("圣诞节", "2026-12-25 00:00")),
+        ("圣诞节不约会了", ("圣诞节", "2026-12-25 00:00")),
+        ("十二月约了体检", ("十二月", "2026-12-01 00:00")),
+    ],
+)
+def test_a_date_had_is_the_last_festival_an_arrangement_the_coming(said: str, reading: tuple[str, str]) -> None:
+    """圣诞节我们去约会了 said in February read the coming Christmas: the 约 of 约会 (a date) was taken for one of
+    an arrangement (约了朋友), whose 了 speaks of the days ahead."""
+    assert read(said, FEBRUARY_2026) == [reading]
+
+
+@pytest.mark.parametrize(
+    ("said", "day"),
+    [("周六我们去约会了", "2026-02-07"), ("周六约会了", "2026-02-07"), ("周六约了朋友吃饭", "2026-02-14")],
+)
+def test_a_date_had_is_the_last_weekday(said: str, day: str) -> None:
+    assert read(said, datetime(2026, 2, 11, 20)) == [("周六", f"{day} 00:00")]

@@ -121,9 +121,11 @@ _GUESSED = lazy(r"很|挺|太|真|得|累|开心|好玩|难受|辛苦")
 # 二十一号的半马 (booked), 周日下雨了 (a forecast is as often said so); 过 of 过生日, 过来 is a verb, not "done"
 # 不…了 gives up what was ahead (周六不用了, 周日我不去爬山了), not 不小心摔了; 请好/准备好…了 is ready for it
 _GIVEN_UP = r"不(?:用|去|来|回|要|想|能|上|开|办|考|参加|出|走|做|约)"
+# 约 of an arrangement (约了朋友, 约好了, 预约), not of a date (约会: 圣诞节我们去约会了 is one had), nor 大约 or 隐约
+_ARRANGED = r"(?<![大隐])约(?!会)"
 _NOT_DONE = lazy(
-    r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止|报|订|买|约|抢|定|挂号|中签|安排|通知"
-    rf"|{_GIVEN_UP}"
+    r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止|报|订|买|抢|定|挂号|中签|安排|通知"
+    rf"|{_ARRANGED}|{_GIVEN_UP}"
     r"|请好|准备好|收拾好"  # prepared for the day: 周五我请好假了
 )
 _GIVE_UP = lazy(_GIVEN_UP)
@@ -134,7 +136,7 @@ _WAITED_FOR = lazy(r"等(?:我们|你们|他们|她们|咱们|[我你他她它])
 _FINALLY = lazy(r"终于(?:能|可以)")
 # what is waited for is a thing of that day, not the day (等周一面试的结果, 等周一寄的快递), but 等周末的时候 the day
 _OF_THE_DAY = lazy(r"[^，。！？；,.!?;\s的]{0,4}的(?!时候)")
-_BOOKED = lazy(r"报名|(?<![汇播预])报了|预?订|预约|(?<![大隐])约|抢|挂号|买了")
+_BOOKED = lazy(rf"报名|(?<![汇播预])报了|预?订|预约|{_ARRANGED}|抢|挂号|买了")
 
 
 # a going or an outing (国庆去云南玩, 周末露营, 中秋想回家): with no word of its tense, a plan as often as a story;
@@ -176,8 +178,6 @@ def _told_how_it_was(sentence: str) -> bool:
     return bool(said) and not to_come(sentence) and not _LOOKING_AHEAD.search(sentence)
 
 
-# a date (约会) is no booking; what is booked in the sentence (订了餐厅) may be for the festival ahead
-_A_DATE = lazy(r"约会")
 # a feeling of what is ahead, or what the going will cost or take (春节回老家，好烦 and 圣诞节去约会，好紧张 in
 # November, 国庆去三亚，机票好贵 in August): as likely the coming festival's, left to the nearer
 _FELT_AHEAD = lazy(r"紧张|忐忑|担心|害怕|焦虑|发愁|头疼|烦|贵|远")
@@ -190,7 +190,8 @@ def outing_felt(clause: str, sentence: str) -> bool:
     >>> outing_felt("圣诞节去约会", "圣诞节去约会，超开心"), outing_felt("圣诞节去约会", "圣诞节去约会，订了餐厅，超贵")
     (True, False)
     """
-    booked = _BOOKED.search(_A_DATE.sub("", sentence)) is not None or _FELT_AHEAD.search(sentence) is not None
+    # 订了餐厅 may be for the festival ahead; 约会 books nothing (_ARRANGED)
+    booked = _BOOKED.search(sentence) is not None or _FELT_AHEAD.search(sentence) is not None
     return _OUTING.search(clause) is not None and _told_how_it_was(sentence) and not booked
 
 
@@ -389,7 +390,7 @@ def _festival(
     """
     if year := _YEAR_SAID.search(clause):  # 今年我们要一起过圣诞节: the year said, whatever the tense
         return resolve(year.group() + phrase, now) or span
-    felt = felt and not _NOT_DONE.search(_A_DATE.sub("", clause))  # 圣诞节约会取消，好失望: maybe the one ahead
+    felt = felt and not _NOT_DONE.search(clause)  # 圣诞节约会取消，好失望: maybe the one ahead
     # 过年不回家了: the 了 of giving up a festival's plan speaks of the one to come
     gave_up = _GIVE_UP.search(clause) is not None
     said_done = _SAID_DONE.search(clause) is not None and not gave_up

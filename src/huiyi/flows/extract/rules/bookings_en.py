@@ -28,6 +28,7 @@ from huiyi.flows.extract.rules.plans import to_come
 from huiyi.flows.extract.rules.plans_en import plan_fact_en
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
+from huiyi.flows.extract.rules.sold_out_en import without_sold_out
 from huiyi.patterns import lazy
 from huiyi.text.times import TimeSpan
 
@@ -84,6 +85,7 @@ def booked_in_en(said: Said, roster: Roster) -> list[FactDraft]:
     for sentence in (m.group().strip() for m in _SENTENCE.finditer(text, joke_end(text))):
         if sentence.endswith("?"):
             continue
+        sentence = without_sold_out(sentence)  # Flights are all booked for Christmas: sold out, no booking
         clauses = [m.group().strip() for m in _CLAUSE.finditer(sentence.rstrip(".!;\n "))]
         for i, clause in enumerate(clauses):
             if len(clause) > _MAX_CHARS or (found := _booked(clause)) is None:

@@ -24,6 +24,7 @@ from huiyi.flows.extract.rules.patterns import TENTATIVE, en_rule
 from huiyi.flows.extract.rules.plans import to_come
 from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
+from huiyi.flows.extract.rules.sold_out_en import without_sold_out
 from huiyi.model import EntityType, FactKind
 from huiyi.text.kin import EN_KIN
 from huiyi.text.tense_en import MOVED_TO, given_up
@@ -85,7 +86,10 @@ def english_plans_in(said: Said, roster: Roster, private: bool = False) -> list[
     sentences = [match.group().strip() for match in _CLAUSE.finditer(text, joke_end(text))]
     # a clause with a subject of its own is another statement: …, but I'm hoping…, and our opener is next week
     clauses = [
-        clause for sentence in sentences if not sentence.endswith("?") for clause in _OWN_SUBJECT.split(sentence)
+        clause
+        for sentence in sentences
+        if not sentence.endswith("?")
+        for clause in _OWN_SUBJECT.split(without_sold_out(sentence))
     ]
     # the first span of each phrase: a clause is matched by the phrases said, not by every span (3,000 times
     # "Friday" read 3,000 spans for each clause, and cut each from its plan: quadratic)
