@@ -4,7 +4,8 @@ Every stored item carries its scope (whose memory it is) and its provenance
 (the ids of the messages it came from).
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 import uuid
 from collections.abc import Mapping
@@ -53,28 +54,28 @@ class Scope(_Model):
     key: str = ""  # person id or space id; empty for official
 
     @model_validator(mode="after")
-    def _valid_ids(self) -> Scope:
+    def _valid_ids(self) -> "Scope":
         check_scope(self.agent, self.kind.value, self.key)
         return self
 
     @classmethod
-    def _checked(cls, agent: str, kind: ScopeKind, key: str = "", *, stored: bool = False) -> Scope:
+    def _checked(cls, agent: str, kind: ScopeKind, key: str = "", *, stored: bool = False) -> "Scope":
         """The scope of typed parts, checked as the validator checks them but without pydantic: building
         its validator and finding its plugins cost a new process's first recall ~40 ms (issue 15)."""
         check_scope(agent, kind.value, key, stored=stored)
         return cls.model_construct(agent=agent, kind=kind, key=key)
 
     @classmethod
-    def official(cls, agent: str) -> Scope:
+    def official(cls, agent: str) -> "Scope":
         return cls._checked(agent, ScopeKind.OFFICIAL)
 
     @classmethod
-    def of_person(cls, agent: str, person: str, *, stored: bool = False) -> Scope:
+    def of_person(cls, agent: str, person: str, *, stored: bool = False) -> "Scope":
         """``stored``: a person already in the store, whose id may predate the rule ids print alike by."""
         return cls._checked(agent, ScopeKind.PERSON, person, stored=stored)
 
     @classmethod
-    def of_space(cls, agent: str, space: str) -> Scope:
+    def of_space(cls, agent: str, space: str) -> "Scope":
         return cls._checked(agent, ScopeKind.SPACE, space)
 
     @property
@@ -83,14 +84,14 @@ class Scope(_Model):
         return self.kind.value if self.kind is ScopeKind.OFFICIAL else f"{self.kind.value}:{self.key}"
 
     @classmethod
-    def from_tag(cls, agent: str, tag: str) -> Scope:
+    def from_tag(cls, agent: str, tag: str) -> "Scope":
         """The scope a stored tag names (tags are written by huiyi from a typed scope, never by callers; one
         written before ids had to print alike, ``checks.check_id``, still reads)."""
         kind, _, key = tag.partition(":")
         return cls._checked(agent, ScopeKind(kind), key, stored=True)
 
     @classmethod
-    def of_chat(cls, agent: str, person: str | None, space: str | None) -> Scope:
+    def of_chat(cls, agent: str, person: str | None, space: str | None) -> "Scope":
         """The conversation a caller names: a group when ``space`` is given, else the private chat."""
         if space:
             return cls.of_space(agent, space)
@@ -161,7 +162,7 @@ class MessageIn(_Model):
         return check_text(value, "message")
 
     @model_validator(mode="after")
-    def _printable_ids(self) -> MessageIn:
+    def _printable_ids(self) -> "MessageIn":
         check_message_ids(self.speaker, self.id)
         return self
 
@@ -184,7 +185,7 @@ class Message(_Model):
     seq: int = 0  # position in the space's log
 
     @model_validator(mode="after")
-    def _space_is_scope(self) -> Message:
+    def _space_is_scope(self) -> "Message":
         if self.scope.agent != self.agent or self.space != self.scope.space_id:
             raise ValueError(f"message {self.id!r}: its space must be its scope's ({self.scope.tag!r})")
         return self
@@ -230,7 +231,7 @@ class MemoryItem(_Model):
         return check_text(value, "memory")
 
     @model_validator(mode="after")
-    def _storable_parts(self) -> MemoryItem:  # a write that failed on one of these lost an update
+    def _storable_parts(self) -> "MemoryItem":  # a write that failed on one of these lost an update
         check_data(self.data)
         for name in ("place", "insight", "keywords", "participants", "sources"):
             for part in [value] if isinstance(value := getattr(self, name), str) else value:
@@ -238,12 +239,12 @@ class MemoryItem(_Model):
         return self
 
     @property
-    def fact(self) -> FactData:
+    def fact(self) -> "FactData":
         """The edge of a fact (empty for other kinds)."""
         return FactData.of(self)
 
     @property
-    def summary(self) -> SummaryData:
+    def summary(self) -> "SummaryData":
         """What a summary keeps beside its text (empty for other kinds)."""
         return SummaryData.of(self)
 
@@ -342,11 +343,11 @@ class FactData(BaseModel):
         return _member(FactKind, value)
 
     @classmethod
-    def of(cls, item: MemoryItem) -> FactData:
+    def of(cls, item: MemoryItem) -> "FactData":
         return cls.from_data(item.data, item.valid_to)
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any], valid_to: datetime | None = None) -> FactData:
+    def from_data(cls, data: Mapping[str, Any], valid_to: datetime | None = None) -> "FactData":
         """The edge in a ``data`` mapping (e.g. a recall hit's), with the validity end given apart."""
         return _lenient(cls, {**data, "valid_to": valid_to})
 
@@ -429,7 +430,7 @@ class SummaryData(BaseModel):
         return _member(SummaryKind, value)
 
     @classmethod
-    def of(cls, item: MemoryItem) -> SummaryData:
+    def of(cls, item: MemoryItem) -> "SummaryData":
         return _lenient(cls, item.data)
 
     def into(self) -> dict[str, Any]:

@@ -4,7 +4,8 @@ Numbers are bounded where they are read (the types below) and never NaN or infin
 cannot work is a config error at load, not a crash or a silent misbehaviour in a later call.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 from typing import Annotated
 

@@ -8,7 +8,8 @@ Each comment names the seed section a default comes from; "ours" marks a number 
     20000
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 from pydantic import Field, model_validator
 
@@ -92,7 +93,7 @@ class EntityMergeConfig(Section):
     )
 
     @model_validator(mode="after")
-    def _check(self) -> EntityMergeConfig:
+    def _check(self) -> "EntityMergeConfig":
         if self.candidate_threshold > self.merge_threshold:
             raise ValueError("candidate_threshold must not exceed merge_threshold")
         for pattern in self.identity_patterns:
@@ -211,7 +212,7 @@ class ConsolidateConfig(Section):
     lease_seconds: float = Field(default=3600.0, gt=0)  # a consolidation whose process died is taken again after this
 
     @model_validator(mode="after")
-    def _check(self) -> ConsolidateConfig:
+    def _check(self) -> "ConsolidateConfig":
         if MemoryKind.SUMMARY in self.forget_kinds:
             raise ValueError("summaries are never forgotten by capacity")
         if MemoryKind.FACT in self.forget_kinds:

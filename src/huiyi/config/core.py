@@ -3,7 +3,8 @@
 Each default that comes from a seed names its section beside it.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 from typing import Literal
 
@@ -44,7 +45,7 @@ class WindowConfig(Section):
     scene_gap_minutes: Count = 240  # a silence this long counts as a scene change (all folds)
 
     @model_validator(mode="after")
-    def _keep_below_fold(self) -> WindowConfig:
+    def _keep_below_fold(self) -> "WindowConfig":
         if self.keep_min >= self.fold_at:  # nothing would be left to fold: every add's planning failed
             raise ValueError(f"window.keep_min ({self.keep_min}) must be below window.fold_at ({self.fold_at})")
         return self

@@ -3,7 +3,8 @@
 The seeds' numbers live here as defaults; the formulas they feed live in the forget flow.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 from collections.abc import Mapping
 from enum import StrEnum
@@ -92,7 +93,7 @@ class ForgetConfig(Section):
         return self.strength.memorybank_step if self.model == "memorybank" else float(self.strength.recall_bonus)
 
     @model_validator(mode="after")
-    def _check(self) -> ForgetConfig:
+    def _check(self) -> "ForgetConfig":
         missing = set(DecayType) - set(self.decay_rates)
         if missing:
             raise ValueError(f"decay_rates lacks {sorted(missing)}")

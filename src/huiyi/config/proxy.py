@@ -1,6 +1,7 @@
 """The memory proxy's section: where ``/v1/chat/completions`` forwards, and how a request names its agent."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 from pydantic import Field
 

@@ -9,7 +9,8 @@ fields the section overrides. ``[recipes.<name>]`` defines a user's own, named l
     0.2
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 import math
 from collections.abc import Mapping

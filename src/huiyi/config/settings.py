@@ -1,6 +1,7 @@
 """The whole configuration of one store: every section, read from TOML, the environment and arguments."""
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -93,7 +94,7 @@ class Config(BaseModel):
         return value
 
     @classmethod
-    def load(cls, path: str | Path | None = None, **overrides: Any) -> Config:
+    def load(cls, path: str | Path | None = None, **overrides: Any) -> "Config":
         """Read a TOML file (if given), let the environment override it, then ``overrides``."""
         data: dict[str, Any] = {}
         if path is not None:

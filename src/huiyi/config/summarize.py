@@ -4,7 +4,8 @@
 5
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 from typing import Literal
 

@@ -3,7 +3,8 @@
 Apart from ``huiyi.store.base`` (which joins it into ``Store``) only for the length of that module.
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: the models' field types stay objects, which pydantic would otherwise
+# compile and evaluate from strings, one by one, at import (issue 15)
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
