@@ -119,6 +119,7 @@ MODULES = [
     "huiyi.recall.similarity",
     "huiyi.recall.units",
     "huiyi.recall.views",
+    "huiyi.recall.hubs",
     "huiyi.store.phrases",
     "huiyi.store.jsontext",
     "huiyi.store.rows",

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 from huiyi.config.recall import DEFAULT_VIEWS
 from huiyi.providers.embed import cached_queries
-from huiyi.recall import routes
+from huiyi.recall import hubs, routes
 from huiyi.recall.routes import Ask, Hits, query_terms
 from huiyi.store.base import RouteHits, ScoredId
 
@@ -69,9 +69,13 @@ def embedded(ask: Ask, views: Sequence[View]) -> bool:
 
 
 def dense_views(ask: Ask, views: Sequence[View], limit: int) -> list[Hits]:
-    """Every view embedded in one call, then each scanned exactly."""
+    """Every view embedded in one call, moved the recipe's ``chat_weight`` away from everyday chat
+    (recall.hubs), then each scanned exactly."""
     started = time.perf_counter()
-    vectors = ask.embedder.embed_queries([view.text for view in views])
+    texts = [view.text for view in views]
+    vectors = ask.embedder.embed_queries(texts)
+    if ask.recipe.chat_weight:
+        vectors = hubs.off_chat(vectors, hubs.chat_direction(ask.embedder, texts), ask.recipe.chat_weight)
     embed_ms = (time.perf_counter() - started) * 1000
     out: list[Hits] = []
     for i, vector in enumerate(vectors):
