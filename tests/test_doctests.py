@@ -25,6 +25,7 @@ MODULES = [
     "huiyi.text.date_ranges_en",
     "huiyi.text.years_en",
     "huiyi.text.weekdays_en",
+    "huiyi.text.day_turn",
     "huiyi.text.controls",
     "huiyi.config",
     "huiyi.memory",

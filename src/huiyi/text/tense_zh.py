@@ -29,6 +29,7 @@ __all__ = [
     "outing_planned",
     "sentence_around",
     "to_come",
+    "told_done",
 ]
 
 Found = list[tuple[int, int, Range]]
@@ -203,6 +204,11 @@ def to_come(clause: str) -> bool:
     if _SAID_DONE.search(clause) or _PAST.search(clause):
         return False
     return bool(_TO_COME.search(clause) or (_PROPOSED.search(clause) and not _GUESSED.search(clause)))
+
+
+def told_done(clause: str) -> bool:
+    """Whether a Chinese clause tells its time done (了, 过, 那天) and says nothing of it still to come."""
+    return bool(_SAID_DONE.search(clause) or _PAST.search(clause)) and not _SOON.search(clause)
 
 
 _CLAUSE_REACH = 120  # characters read each way for a clause's ends: a text of no stops has no longer clause

@@ -32,6 +32,7 @@ from huiyi.checks import ISO_TIME, LONGEST_TIME, read_iso, wall_clock
 from huiyi.errors import InvalidInput
 from huiyi.patterns import lazy
 from huiyi.text.clock_en import clock_span
+from huiyi.text.day_turn import said_before_the_day_turns
 from huiyi.text.habits import one_offs
 from huiyi.text.periods import Range
 from huiyi.text.times_en import MONTHS, english_phrases
@@ -91,6 +92,7 @@ def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[
         at = bisect.bisect_right(starts, candidate[0], hi=at)
         starts.insert(at, candidate[0])
         taken.insert(at, candidate)
+    taken = said_before_the_day_turns(text, taken, now)  # 明天 at 00:40 is the day now begun
     return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in one_offs(text, taken) if start < end]
 
 
