@@ -123,6 +123,15 @@ def test_a_question_asked_after_midnight_reads_its_time_words_alike(tmp_path: Pa
     for question in ("我明天几点面试", "When is my interview tomorrow?"):
         span = query_time_range(question, asked)
         assert span is not None and (span.start, span.end) == (datetime(2024, 11, 3), datetime(2024, 11, 4))
+    # today asked of is the day to come, unless the question asks what was done
+    for question, day in (
+        ("我今天几点面试", 3),
+        ("今天有什么安排", 3),
+        ("今天我们聊了什么", 2),
+        ("what did I do today?", 2),
+    ):
+        span = query_time_range(question, asked)
+        assert span is not None and span.start == datetime(2024, 11, day), question
     config = Config(worker={"enabled": False}, recall={"reinforce": False})
     with Memory(tmp_path, embedder=HashEmbedder(256), config=config, clock=lambda: asked) as memory:
         lines = [

@@ -53,9 +53,11 @@ _CJK = lazy(r"[\u4e00-\u9fff]")
 _WHOLE = lazy(r"[^\n]+")
 
 
-def said_before_the_day_turns(text: str, found: Found, now: datetime) -> Found:
+def said_before_the_day_turns(text: str, found: Found, now: datetime, asked: bool = False) -> Found:
     """``found`` (each phrase of ``text`` as start, end and range, read against ``now``) as the speaker means it,
-    when ``now`` is before the day turns (see the module); as it is from ``DAY_TURNS_AT`` on.
+    when ``now`` is before the day turns (see the module); as it is from ``DAY_TURNS_AT`` on. ``asked``: ``text``
+    is a recall query, whose today asks of the day to come unless it asks what was done (我今天几点面试, not
+    今天我们聊了什么).
 
     >>> from huiyi.text.times import find_time_phrases
     >>> def read(text, now):
@@ -91,7 +93,7 @@ def said_before_the_day_turns(text: str, found: Found, now: datetime) -> Found:
             out.append((start, end, _tonight(text, start, end, span, day_start)))
         elif _TODAY.search(text, start, end):
             clock = bisect.bisect_left(ends, start) in clock_sentences
-            out.append((start, end, _today(text, start, end, span, now, clock)))
+            out.append((start, end, _today(text, start, end, span, now, clock or asked)))
         elif span[0].date() in ahead_days and span[1] - span[0] < DAY and _CLOCK_ALONE.fullmatch(text, start, end):
             out.append((start, end, (span[0] - DAY, span[1] - DAY)))
         else:
@@ -107,9 +109,10 @@ def _tonight(text: str, start: int, end: int, span: Range, day_start: datetime) 
     return first, day_start + timedelta(hours=DAY_TURNS_AT) if last == day_start else last
 
 
-def _today(text: str, start: int, end: int, span: Range, now: datetime, clock_to_come: bool) -> Range:
-    """The day just ended, unless the clause looks ahead or its sentence says a clock still to come today."""
-    if _looks_ahead(text, start, end) or (clock_to_come and not _told_done(text, start, end)):
+def _today(text: str, start: int, end: int, span: Range, now: datetime, ahead: bool) -> Range:
+    """The day just ended, unless the clause looks ahead, or its sentence says a clock still to come today or
+    asks of it (``ahead``) and tells nothing done."""
+    if _looks_ahead(text, start, end) or (ahead and not _told_done(text, start, end)):
         return span
     up_to_now = span[1] <= now + timedelta(seconds=1)  # earlier today: from the day's start until now
     return span[0] - DAY, span[1] if up_to_now else span[1] - DAY

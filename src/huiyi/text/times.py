@@ -92,7 +92,7 @@ def find_time_phrases(text: str, now: datetime, *, asked: bool = False) -> list[
         at = bisect.bisect_right(starts, candidate[0], hi=at)
         starts.insert(at, candidate[0])
         taken.insert(at, candidate)
-    taken = said_before_the_day_turns(text, taken, now)  # 明天 at 00:40 is the day now begun
+    taken = said_before_the_day_turns(text, taken, now, asked)  # 明天 at 00:40 is the day now begun
     return [TimeSpan(start, end, text[a:b]) for a, b, (start, end) in one_offs(text, taken) if start < end]
 
 
