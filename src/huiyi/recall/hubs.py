@@ -27,8 +27,6 @@ import functools
 import weakref
 from collections.abc import Sequence
 
-import numpy as np
-
 from huiyi.prompts import packaged
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.text.language import text_language
@@ -56,6 +54,8 @@ def chat_direction(embedder: Embedder, texts: Sequence[str]) -> Vectors:
     except TypeError:  # an embedder that takes no weak reference: embedded each time
         known = {}
     if language not in known:
+        import numpy as np  # here: numpy at `from huiyi import Memory` costs ~65 ms (issue 15)
+
         mean = np.asarray(embedder.embed_queries(list(chat_lines(language))), dtype=np.float32).mean(axis=0)
         known[language] = mean / max(float(np.linalg.norm(mean)), 1e-12)
     return known[language]
@@ -64,5 +64,7 @@ def chat_direction(embedder: Embedder, texts: Sequence[str]) -> Vectors:
 def off_chat(vectors: Vectors, direction: Vectors, weight: float) -> Vectors:
     """The views' vectors less ``weight`` times the chat direction (not rescaled: each cosine loses the
     same share of the memory's cosine with chat, whichever view scores it)."""
+    import numpy as np  # here, as above
+
     moved: Vectors = (np.asarray(vectors, dtype=np.float32) - weight * direction).astype(np.float32)
     return moved
