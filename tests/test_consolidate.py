@@ -804,6 +804,17 @@ def test_consolidate_due_runs_active_scopes_once_per_period(sqlite: Store) -> No
     assert [c.ids for c in report.of("link")] == []  # e1 and e2 are a day apart, and share only the person
 
 
+def test_a_day_gone_told_since_the_last_run_makes_its_scope_due(sqlite: Store) -> None:
+    sqlite.upsert_person(AGENT, Person(id="木木", name="木木"))
+    put(sqlite, HASH, [event("e1", NOW - timedelta(hours=2), "木木来聊天", ["木木"], scope=MUMU)])
+    config = ConsolidateConfig()
+    asyncio.run(consolidate_due(sqlite, HASH, config, NOW, agents=[AGENT]))
+    later = NOW + timedelta(days=1)  # 木木 tells of the day before the last run (昨天…, 今天… said after midnight)
+    told = event("e2", NOW - timedelta(days=1), "木木说前天去爬山了", ["木木"], scope=MUMU)
+    put(sqlite, HASH, [told.model_copy(update={"said_at": later})])
+    assert due_scopes(sqlite, config, later + timedelta(hours=1), agents=[AGENT]) == [MUMU]
+
+
 def test_consolidate_due_trims_a_long_inactive_person(sqlite: Store) -> None:
     sqlite.upsert_person(AGENT, Person(id="木木", name="木木"))
     put(sqlite, HASH, [chunk(f"c{i}", at(1, 9, i), f"第{i}句", scope=MUMU, importance=0.1 * (i + 1)) for i in range(4)])

@@ -178,7 +178,9 @@ def due_scopes(
         newest = store.list_memories([scope], None, 1)
         if not newest:
             continue
-        latest = when(newest[0], zone)
+        # when it happened or was said, as the store orders them: told now of a day gone (昨天…, 今天晴了 at
+        # 03:00) is new work, though it happened before the last run
+        latest = max(when(newest[0], zone), newest[0].said_at or datetime.min)
         if scope.agent not in runs:
             runs[scope.agent] = _last_runs(store, scope.agent)
         previous = runs[scope.agent].get(scope.tag)
