@@ -7,10 +7,11 @@ from datetime import datetime
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from huiyi import Memory
 from huiyi.config import Config
-from huiyi.providers.embed import Vectors
+from huiyi.providers.embed import Vectors, make_embedder
 from huiyi.recall import hubs
 
 NOW = datetime(2024, 10, 1, 20, 0)
@@ -82,3 +83,36 @@ def test_a_memory_like_every_chat_no_longer_leads_the_dialogue(tmp_path: Path) -
             found[weight] = [hit.id for hit in hits]
     assert found[0.0][0] == hub.id  # off: the memory nearest chat in general leads
     assert found[None][0] == kite.id
+
+
+class Counting:
+    """The default embedder, counting the queries it embeds."""
+
+    def __init__(self) -> None:
+        self.inner = make_embedder(Config().embed)
+        self.name, self.dim, self.queries = self.inner.name, self.inner.dim, 0
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        self.queries += len(texts)
+        return self.inner.embed_queries(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed_passages(texts)
+
+
+def test_the_default_embedders_directions_are_shipped_and_are_its_own() -> None:
+    """No process embeds the chat lines for the default embedder (150 ms a language); the shipped directions
+    are what it makes of today's lines (else: scripts/chat_directions_table.py)."""
+    embedder = Counting()
+    for language, text in (("zh", "今天好累"), ("en", "So tired today")):
+        shipped = hubs.chat_direction(embedder, [text])
+        assert embedder.queries == 0
+        made = np.asarray(embedder.inner.embed_queries(list(hubs.chat_lines(language))), dtype=np.float32).mean(axis=0)
+        assert float(np.dot(shipped, made / np.linalg.norm(made))) > 0.999
+
+
+def test_a_shipped_direction_of_other_lines_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    embedder = Counting()
+    monkeypatch.setattr(hubs, "lines_digest", lambda language: "other lines")
+    hubs.chat_direction(embedder, ["今天好累"])
+    assert embedder.queries == len(hubs.chat_lines("zh"))

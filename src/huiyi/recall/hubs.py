@@ -24,14 +24,17 @@ en .459–.514); LoCoMo (no dialogue) unchanged, companion-month probes R@10 .82
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import weakref
 from collections.abc import Sequence
+from typing import Any
 
 from huiyi.prompts import packaged
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.text.language import text_language
 
-__all__ = ["chat_direction", "chat_lines", "off_chat"]
+__all__ = ["chat_direction", "chat_lines", "lines_digest", "off_chat"]
 
 LANGUAGES = ("zh", "en")
 _directions: weakref.WeakKeyDictionary[Embedder, dict[str, Vectors]] = weakref.WeakKeyDictionary()
@@ -45,9 +48,33 @@ def chat_lines(language: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
+def lines_digest(language: str) -> str:
+    """A digest of the chat lines of ``language``: a shipped direction made of other lines is not theirs."""
+    return hashlib.sha256("\n".join(chat_lines(language)).encode("utf-8")).hexdigest()[:16]
+
+
+@functools.cache
+def _shipped() -> dict[str, Any]:
+    """``data/chat_directions.json``: the directions of the default embedder, made by
+    ``scripts/chat_directions_table.py``, so no process embeds the lines for them (150 ms a language)."""
+    try:
+        found: dict[str, Any] = json.loads(packaged("data", "chat_directions.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found
+
+
+def _shipped_direction(embedder: Embedder, language: str) -> list[float] | None:
+    entry = _shipped().get("directions", {}).get(getattr(embedder, "name", ""), {}).get(language)
+    if not isinstance(entry, dict) or entry.get("lines") != lines_digest(language):
+        return None
+    vector = entry.get("vector")
+    return vector if isinstance(vector, list) and len(vector) == getattr(embedder, "dim", len(vector)) else None
+
+
 def chat_direction(embedder: Embedder, texts: Sequence[str]) -> Vectors:
-    """The unit mean query vector of everyday chat in the language of ``texts`` (the views), embedded
-    once per embedder and language."""
+    """The unit mean query vector of everyday chat in the language of ``texts`` (the views): the shipped
+    one for the default embedder, else embedded once per embedder and language."""
     language = text_language("\n".join(texts))
     try:
         known = _directions.setdefault(embedder, {})
@@ -56,7 +83,11 @@ def chat_direction(embedder: Embedder, texts: Sequence[str]) -> Vectors:
     if language not in known:
         import numpy as np  # here: numpy at `from huiyi import Memory` costs ~65 ms (issue 15)
 
-        mean = np.asarray(embedder.embed_queries(list(chat_lines(language))), dtype=np.float32).mean(axis=0)
+        shipped = _shipped_direction(embedder, "zh" if language == "zh" else "en")
+        if shipped is not None:
+            mean = np.asarray(shipped, dtype=np.float32)
+        else:
+            mean = np.asarray(embedder.embed_queries(list(chat_lines(language))), dtype=np.float32).mean(axis=0)
         known[language] = mean / max(float(np.linalg.norm(mean)), 1e-12)
     return known[language]
 
