@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 
-from huiyi.flows.extract import Fold
-from huiyi.flows.extract.rules.extractor import RuleExtractor
-from huiyi.model import FactKind, Message, Scope
-from rule_lines import extract_private
+from huiyi.model import FactKind, Scope
+from rule_lines import extract_group, extract_private
 
 SCOPE = Scope.of_person("bot", "木木")
 START = datetime(2025, 9, 20, 10)
@@ -109,19 +107,5 @@ def test_in_a_group_a_work_without_me_is_nobodys() -> None:
     """最近在追《繁花》 in a group may answer 你妈最近干嘛呢: whose is not said."""
     group = Scope.of_space("bot", "g1")
     lines = [("阿杰", "你们最近看什么剧"), ("小美", "我妈天天看电视"), ("木木", "最近在追《繁花》")]
-    messages = [
-        Message(
-            id=f"m{i}",
-            agent="bot",
-            space=group.space_id,
-            scope=group,
-            speaker=who,
-            role="user",
-            text=text,
-            time=START + timedelta(minutes=i),
-            seq=i,
-        )
-        for i, (who, text) in enumerate(lines)
-    ]
-    found = RuleExtractor().extract_sync(Fold("bot", group.space_id, group, messages)).facts
+    found = extract_group(group, lines, START).facts
     assert [fact for fact in found if fact.predicate.startswith("最近在")] == []

@@ -11,11 +11,9 @@ import pytest
 
 from huiyi import Memory
 from huiyi.config import Config
-from huiyi.flows.extract import Fold
-from huiyi.flows.extract.rules.extractor import RuleExtractor
-from huiyi.model import Message, Scope
+from huiyi.model import Scope
 from huiyi.providers.embed import HashEmbedder
-from rule_lines import extract_private
+from rule_lines import extract_group, extract_private
 
 SCOPE = Scope.of_person("bot", "木木")
 START = datetime(2025, 9, 20, 10)  # a Saturday: 下周一 is the 22nd
@@ -103,21 +101,7 @@ def test_a_start_left_without_me_in_a_group_is_nobodys() -> None:
     """下周一去新公司上班 in a group may answer 你老公呢: whose is not said."""
     group = Scope.of_space("bot", "g1")
     lines = [("阿杰", "你老公呢"), ("小美", "在呢"), ("木木", "下周一去新公司上班")]
-    messages = [
-        Message(
-            id=f"m{i}",
-            agent="bot",
-            space=group.space_id,
-            scope=group,
-            speaker=who,
-            role="user",
-            text=text,
-            time=START + timedelta(minutes=i),
-            seq=i,
-        )
-        for i, (who, text) in enumerate(lines)
-    ]
-    found = RuleExtractor().extract_sync(Fold("bot", group.space_id, group, messages)).facts
+    found = extract_group(group, lines, START).facts
     assert [fact for fact in found if fact.predicate == "换工作"] == []
 
 
