@@ -36,6 +36,13 @@ def packaged(*parts: str) -> Path | Traversable:
     return resources.files("huiyi").joinpath(*parts)
 
 
+def packaged_lines(*parts: str) -> tuple[str, ...]:
+    """The lines of a list shipped in the huiyi package (a word or a chat line each), stripped, without blank
+    lines and ``#`` comments."""
+    text = packaged(*parts).read_text(encoding="utf-8")
+    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+
+
 @dataclass(frozen=True)
 class Prompt:
     """A prompt file split into its system part and its user template."""

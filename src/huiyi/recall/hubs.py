@@ -30,7 +30,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from huiyi.prompts import packaged
+from huiyi.prompts import packaged, packaged_lines
 from huiyi.providers.embed import Embedder, Vectors
 from huiyi.text.language import text_language
 
@@ -43,9 +43,7 @@ _directions: weakref.WeakKeyDictionary[Embedder, dict[str, Vectors]] = weakref.W
 @functools.cache
 def chat_lines(language: str) -> tuple[str, ...]:
     """The everyday chat lines of ``language`` (zh, else en)."""
-    name = f"chat_lines_{language if language in LANGUAGES else 'en'}.txt"
-    text = packaged("data", name).read_text(encoding="utf-8")
-    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    return packaged_lines("data", f"chat_lines_{language if language in LANGUAGES else 'en'}.txt")
 
 
 def lines_digest(language: str) -> str:

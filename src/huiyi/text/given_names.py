@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import functools
 
-from huiyi.prompts import packaged
+from huiyi.prompts import packaged_lines
 
 __all__ = ["given_name"]
 
 
 @functools.cache
 def _names() -> frozenset[str]:
-    text = packaged("data", "given_names_en.txt").read_text(encoding="utf-8")
-    return frozenset(line.strip().casefold() for line in text.splitlines() if line.strip() and line[0] != "#")
+    return frozenset(name.casefold() for name in packaged_lines("data", "given_names_en.txt"))
 
 
 def given_name(word: str) -> bool:
