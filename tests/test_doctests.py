@@ -68,6 +68,7 @@ MODULES = [
     "huiyi.text.times",
     "huiyi.text.times_zh",
     "huiyi.text.tense_zh",
+    "huiyi.text.outcomes_zh",
     "huiyi.text.hours_zh",
     "huiyi.text.doing_hours_zh",
     "huiyi.text.new_year_zh",

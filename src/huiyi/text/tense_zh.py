@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
+from huiyi.text.outcomes_zh import SOLD_OUT, went
 from huiyi.text.periods import Range, midnight, shift_month
 
 __all__ = [
@@ -128,6 +129,7 @@ _NOT_DONE = lazy(
     r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止|报|订|买|抢|定|挂号|中签|安排|通知"
     rf"|{_ARRANGED}|{_GIVEN_UP}"
     r"|请好|准备好|收拾好"  # prepared for the day: 周五我请好假了
+    rf"|{SOLD_OUT}"  # what sold out is for the day ahead: 国庆的票都卖完了 said in September
 )
 _GIVE_UP = lazy(_GIVEN_UP)
 _DONE_GUO = lazy(_GUO_DONE)
@@ -377,9 +379,10 @@ def _festival(
     is the nearer of the two: not the one 361 days gone when the next is days ahead (one ahead stays:
     感恩节我们吃火鸡 in May). 那天 says a day gone, but not beside 要: 元旦那天我要加班 is to come. One booked,
     wished or told as an outing (我订了春节的机票, 祝你春节快乐, 国庆去云南玩: ``booked``) is the coming one,
-    unless the last is at most a month gone; an outing looked forward to (圣诞节去约会，好期待: ``awaited``) is the
-    coming one whenever the last was, and one told with how it went (圣诞节去爬山，好累: ``felt``) the last one
-    begun, even most of a year gone, unless the coming one is at most a month ahead.
+    unless the last is at most a month gone, or its sentence tells the going done (圣诞节约了她，去约会了 said in
+    January: ``gone``), which was at the one gone; an outing looked forward to (圣诞节去约会，好期待: ``awaited``)
+    is the coming one whenever the last was, and one told with how it went (圣诞节去爬山，好累: ``felt``) the last
+    one begun, even most of a year gone, unless the coming one is at most a month ahead.
 
         >>> from huiyi.text.times_zh import chinese_phrases
         >>> november = datetime(2024, 11, 13, 10, 0)
@@ -404,8 +407,11 @@ def _festival(
     plain = _WISH.sub("", clause)  # a plan's words, not a wish's
     firm = to_come(plain) or (_TO_COME.search(plain) is not None and not said_done)
     firm = firm or ((_WILL.search(clause) is not None or gave_up) and not done) or (awaited and not done)
-    soft = not firm and (
-        (booked and not _BOOKED_BEFORE.search(clause)) or (_WISH.search(clause) is not None and not said_done)
+    gone = not asked and any(went(part) for part in CLAUSE_END.split(sentence))  # 去约会了: the going was had
+    soft = (
+        not firm
+        and not gone
+        and ((booked and not _BOOKED_BEFORE.search(clause)) or (_WISH.search(clause) is not None and not said_done))
     )
     ahead = firm or soft
     if felt and not ahead and (last := _last_unless_the_next_is_near(phrase, span, now, resolve)):
@@ -415,7 +421,7 @@ def _festival(
         return span
     if span[1] <= now and (ahead or untold):
         years = 1
-    elif span[0] > now and done and not ahead and not _NOT_DONE.search(clause):
+    elif span[0] > now and done and not ahead and (gone or not _NOT_DONE.search(clause)):
         years = -1
     else:
         return span

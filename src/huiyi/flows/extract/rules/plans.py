@@ -27,6 +27,7 @@ from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 from huiyi.text import tokens
+from huiyi.text.outcomes_zh import sold_out
 from huiyi.text.periods import midnight
 from huiyi.text.times import TimeSpan
 
@@ -77,13 +78,6 @@ _DONE_OWN = re.compile(r"刚|已经|终于|了$")
 # …an arrival or an end just done (刚到家, 已经回来了, 终于忙完): a step before the plan (刚下地铁) may lead to it
 _DONE_NEXT = re.compile(r"(?:刚刚?|已经|终于)(?:到|回|[忙做弄写干]完|下班|下课|放学|收工|结束|躺)")
 _INTENT = re.compile(r"要|打算|准备|计划|想|得|会")
-# a thing told sold out or full (国庆的票都卖光了, 酒店订满了, 机票被抢光了, 想订机票结果没票了): no plan of the
-# speaker's, nor one they may still have (the English side's is rules.plans_en._SOLD_OUT)
-_SOLD_OUT = re.compile(
-    r"(?:卖|售|抢|订)(?:光|满|罄)|(?:卖|售|抢)空(?![调位间])|约满了|卖完|售完|满房|满座|客满|(?:订|抢|买)不到"
-    r"|没(?:票|房|位子?|座位?)了"
-    r"|被(?:抢|订|买)(?:光|完|空|走)|一票难求"
-)
 _DURATION = re.compile(r"(?:[0-9]+|[一二两三四五六七八九十半几]+)个?(?:天|晚|夜|周|星期|礼拜|月|小时)")
 
 
@@ -117,7 +111,7 @@ def plans_in(said: Said, roster: Roster, private: bool = False) -> list[FactDraf
             continue
         if ZH_REPORTED.search(before.replace(spans[0].phrase, "")) or ZH_UNREAL.search(after):  # a dream or a wish
             continue
-        if _SOLD_OUT.search(after):  # 我发现国庆的票都被抢光了: what is sold out is nobody's plan
+        if sold_out(after):  # 我发现国庆的票都被抢光了: what is sold out is nobody's plan (English: rules.sold_out_en)
             continue
         # 我可能下周一飞大阪, 我下周一大概飞大阪: a plan said unsure is kept as tentative
         hedge = ZH_HEDGE.match(after)

@@ -1,0 +1,51 @@
+"""What a Chinese line tells came of a time's plan: its tickets sold out or its rooms full (国庆的票都卖完了), or
+the going told done (去约会了, 最后没去成). Neither is a plan of the speaker's; and each says which festival is
+meant, as :mod:`huiyi.text.tense_zh` reads it: what sold out is for one still to come (a 了 of no time gone),
+and a going told done was at one gone, whatever was arranged or booked for it (圣诞节约了她，去约会了).
+"""
+
+from __future__ import annotations
+
+from huiyi.patterns import lazy
+
+__all__ = ["SOLD_OUT", "sold_out", "went"]
+
+# a thing told sold out or full (国庆的票都卖光了, 酒店订满了, 机票被抢光了, 想订机票结果没票了); the English side's
+# is rules.sold_out_en
+SOLD_OUT = (
+    r"(?:卖|售|抢|订)(?:光|满|罄)|(?:卖|售|抢)空(?![调位间])|约满了|卖完|售完|满房|满座|客满|(?:订|抢|买)不到"
+    r"|没(?:票|房|位子?|座位?)了"
+    r"|被(?:抢|订|买)(?:光|完|空|走)|一票难求"
+)
+_SOLD_OUT = lazy(SOLD_OUT)
+# a going, and a going told done: 去约会了, 去了云南, 回老家了, 玩过, 最后没去成 (约会 is a date had, not 约 arranged)
+_GOING = (
+    r"(?<![过失上下])去(?![世年])|回(?:家|老家|国|去|来|趟|到)|出(?:门|发|游|国|去)|玩(?!笑)|约会|旅游|旅行|露营|爬山"
+    r"|逛街|聚餐|看电影"
+)
+_WENT = lazy(rf"(?:{_GOING})[^，。！？；,.!?;\n的]{{0,6}}?了|(?:{_GOING})过|没能?(?:{_GOING})")
+# …and not one still ahead, given up or booked: 要去约会了, 快出发了, 去不了了, 不去了, 我们就去约会了 (then: a plan's
+# 就), 回家的票买好了
+_NOT_YET = lazy(
+    r"不|要|想|打算|准备|计划|(?<![约机])会|就|快|马上|得|该|取消|改|推迟|延期|订|买|抢|报|(?<![大隐])约(?!会)"
+)
+
+
+def sold_out(text: str) -> bool:
+    """Whether ``text`` tells a thing sold out or full.
+
+    >>> sold_out("国庆的票都卖完了"), sold_out("酒店都满房了"), sold_out("国庆的票买了")
+    (True, True, False)
+    """
+    return _SOLD_OUT.search(text) is not None
+
+
+def went(clause: str) -> bool:
+    """Whether ``clause`` tells a going done, or fallen through, and nothing of it still ahead.
+
+    >>> went("去约会了"), went("最后没去成"), went("去了云南")
+    (True, True, True)
+    >>> went("要去约会了"), went("去不了了"), went("约了她"), went("回家的票买好了"), went("只能在家待着了")
+    (False, False, False, False, False)
+    """
+    return _WENT.search(clause) is not None and _NOT_YET.search(clause) is None
