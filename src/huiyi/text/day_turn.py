@@ -14,7 +14,13 @@ Said before ``DAY_TURNS_AT`` o'clock:
   keeps the calendar's day, since a time to come cannot be in the past;
 * a phrase already in the small hours (今天凌晨两点, 今晚两点 read as the night going on) stays;
 * yesterday (昨天, last night) is left as the calendar has it: people up late say it of the day just ended as
-  often as of the one before, and nothing in the words tells which;
+  often as of the one before, and nothing in the words tells which; so is last week (上周, last week) on a
+  Monday, for the same reason;
+* on a Monday, next week (下周, 下周一, next week, next Monday) is the week now begun, as on the Sunday it still
+  is for the speaker, and so is a weekday or a clock put in it from elsewhere (下周一到周三); this week told or
+  felt (这周好累, 这周末过得很开心, this week was rough) is the week just ended, as today is the day;
+* a weekday that is the calendar's today (周一 at 00:30 on a Monday) is the day a few hours away, unless told
+  gone (周一去出差了, I went hiking on Monday): then the one a week before;
 * a clock alone (九点开会) keeps the next such hour.
 """
 
@@ -30,9 +36,9 @@ from huiyi.text.hours_zh import CLOCK, DAY_PARTS
 from huiyi.text.periods import DAY, Range, midnight
 from huiyi.text.tense_en import asked_ahead, still_to_come
 from huiyi.text.tense_en import told_done as told_done_en
-from huiyi.text.tense_zh import clause_around, to_come, told_done
+from huiyi.text.tense_zh import clause_around, to_come, told_done, told_gone
 
-__all__ = ["DAY_TURNS_AT", "said_before_the_day_turns"]
+__all__ = ["DAY_TURNS_AT", "begun_for_the_speaker", "said_before_the_day_turns"]
 
 Found = list[tuple[int, int, Range]]
 
@@ -48,6 +54,13 @@ _TODAY = lazy(r"今天|今日|今儿|今早|today|this\s+(?:morning|afternoon)",
 _CLOCK_SAID = lazy(rf"{CLOCK}|{CLOCK_RE}", re.IGNORECASE)
 # a clock or a part of the day with no day of its own, which another phrase may have put on its day
 _CLOCK_ALONE = lazy(rf"(?:{DAY_PARTS})?(?:{CLOCK})|(?:{DAY_PARTS})|(?:at\s+)?{CLOCK_RE}", re.IGNORECASE)
+_WEEK = timedelta(days=7)
+_WEEKDAY_EN = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_NEXT_WEEK = lazy(
+    rf"下下?(?:个|一)?(?:周|星期|礼拜)|next\s+(?:week(?:end)?|{_WEEKDAY_EN})|week\s+after\s+next", re.IGNORECASE
+)
+_THIS_WEEK = lazy(rf"(?:这|本|这个)(?:周|星期|礼拜)|this\s+(?:week(?:end)?|{_WEEKDAY_EN})", re.IGNORECASE)
+_BARE_WEEKDAY = lazy(rf"(?:周|星期|礼拜)[一二三四五六日天1-7]|{_WEEKDAY_EN}", re.IGNORECASE)
 _SENTENCE_END = lazy(r"[。！？；!?;\n]|\.(?:\s|$)")
 _CJK = lazy(r"[\u4e00-\u9fff]")
 _WHOLE = lazy(r"[^\n]+")
@@ -82,6 +95,10 @@ def said_before_the_day_turns(text: str, found: Found, now: datetime, asked: boo
         for start, end, span in found
         if now < span[0] < day_start + DAY and _CLOCK_SAID.search(text, start, end)
     }
+    # on a Monday, the calendar's next week, which is the speaker's this week, when a phrase of it is said
+    monday = now.weekday() == 0
+    next_week = (day_start + _WEEK, day_start + 2 * _WEEK)
+    next_said = monday and any(_NEXT_WEEK.search(text, start, end) for start, end, _ in found)
     out: Found = []
     for start, end, span in found:
         since_midnight = span[0] == day_start and span[1] <= now + timedelta(seconds=1)  # earlier today
@@ -96,9 +113,32 @@ def said_before_the_day_turns(text: str, found: Found, now: datetime, asked: boo
             out.append((start, end, _today(text, start, end, span, now, clock or asked)))
         elif span[0].date() in ahead_days and span[1] - span[0] < DAY and _CLOCK_ALONE.fullmatch(text, start, end):
             out.append((start, end, (span[0] - DAY, span[1] - DAY)))
+        elif monday and _NEXT_WEEK.search(text, start, end):
+            out.append((start, end, (span[0] - _WEEK, span[1] - _WEEK)))
+        elif monday and span[0] >= day_start and _THIS_WEEK.search(text, start, end):
+            ended = _week_ended(text, start, end, asked)
+            out.append((start, end, (span[0] - _WEEK, span[1] - _WEEK) if ended else span))
+        elif next_said and next_week[0] <= span[0] < next_week[1] and _in_a_week(text, start, end):
+            out.append((start, end, (span[0] - _WEEK, span[1] - _WEEK)))  # 下周一到周三: 周三 with 下周一
+        elif span == (day_start, day_start + DAY) and _BARE_WEEKDAY.fullmatch(text, start, end):
+            gone = _weekday_gone(text, start, end)
+            out.append((start, end, (span[0] - _WEEK, span[1] - _WEEK) if gone else span))
         else:
             out.append((start, end, span))
     return out
+
+
+def begun_for_the_speaker(start: datetime, end: datetime, now: datetime) -> bool:
+    """Whether the span ``start``–``end`` is a day or more the calendar began at midnight but the speaker, at
+    ``now`` before the day turns, still has ahead (明天要去出差 or 下周要出差 said at 00:30 on a Monday): a plan
+    and a date to show, not a time already running.
+
+    >>> begun_for_the_speaker(datetime(2024, 11, 3), datetime(2024, 11, 4), datetime(2024, 11, 3, 0, 40))
+    True
+    >>> begun_for_the_speaker(datetime(2024, 11, 3), datetime(2024, 11, 4), datetime(2024, 11, 3, 4, 0))
+    False
+    """
+    return now.hour < DAY_TURNS_AT and start == midnight(now.date()) and end - start >= DAY
 
 
 def _tonight(text: str, start: int, end: int, span: Range, day_start: datetime) -> Range:
@@ -123,6 +163,30 @@ def _looks_ahead(text: str, start: int, end: int) -> bool:
         return to_come(clause_around(text, start))
     match = _WHOLE.match(text, start, end)
     return match is not None and (still_to_come(match) or asked_ahead(match))
+
+
+def _in_a_week(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a weekday or a clock with no week of its own, which another phrase put in one."""
+    return _BARE_WEEKDAY.fullmatch(text, start, end) is not None or _CLOCK_ALONE.fullmatch(text, start, end) is not None
+
+
+def _week_ended(text: str, start: int, end: int, asked: bool) -> bool:
+    """Whether this week at ``text[start:end]``, said on a Monday before the day turns, is the week just ended: in
+    Chinese told or felt (这周好累, 这周末过得很开心) as today is; in English told in the past (this week was
+    rough), since its present looks ahead as often (I'm busy this week)."""
+    if _looks_ahead(text, start, end):
+        return False
+    if _CJK.search(text, start, end):
+        return not asked or _told_done(text, start, end)
+    return _told_done(text, start, end)
+
+
+def _weekday_gone(text: str, start: int, end: int) -> bool:
+    """Whether the weekday at ``text[start:end]`` is told gone (周一去出差了, I went hiking on Monday), not of a
+    thing of its day (周一的会开完了, as :func:`huiyi.text.tense_zh.by_tense` keeps it)."""
+    if _CJK.search(text, start, end):
+        return text[end : end + 1] != "的" and told_gone(clause_around(text, start))
+    return _told_done(text, start, end) and not _looks_ahead(text, start, end)
 
 
 def _told_done(text: str, start: int, end: int) -> bool:

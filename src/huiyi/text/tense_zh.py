@@ -31,6 +31,7 @@ __all__ = [
     "sentence_around",
     "to_come",
     "told_done",
+    "told_gone",
 ]
 
 Found = list[tuple[int, int, Range]]
@@ -470,13 +471,16 @@ def _weekday(after: str, span: Range, clause: str, now: datetime, awaited: bool 
     """
     if span[1] <= midnight(now.date()):
         return (span[0] + timedelta(days=7), span[1] + timedelta(days=7)) if to_come(clause) or awaited else span
-    # 周日我要去爬山了: 要 before 了 still speaks of the day ahead
-    ahead = _TO_COME.search(clause) or _SOON.search(clause) or _NOT_DONE.search(clause) or _WILL.search(clause)
-    if span[0] <= now or after == "的" or ahead or awaited:
+    if span[0] <= now or after == "的" or awaited or not told_gone(clause):
         return span
-    if _PAST.search(clause) or "了" in clause or _DONE_GUO.search(clause):
-        return span[0] - timedelta(days=7), span[1] - timedelta(days=7)
-    return span
+    return span[0] - timedelta(days=7), span[1] - timedelta(days=7)
+
+
+def told_gone(clause: str) -> bool:
+    """Whether ``clause`` tells its weekday gone (周日我去爬山了, 周一那天好累) and nothing of it ahead (周日我要去
+    爬山了: 要 before 了; 周五的会取消了, 周五就到了): a weekday still ahead this week, so told, is last week's."""
+    ahead = _TO_COME.search(clause) or _SOON.search(clause) or _NOT_DONE.search(clause) or _WILL.search(clause)
+    return not ahead and bool(_PAST.search(clause) or "了" in clause or _DONE_GUO.search(clause))
 
 
 def _month_shifted(span: Range, months: int) -> Range | None:

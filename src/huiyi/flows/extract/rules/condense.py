@@ -7,6 +7,7 @@ import unicodedata
 from datetime import datetime, timedelta
 
 from huiyi.flows.extract.rules.said import Said
+from huiyi.text.day_turn import begun_for_the_speaker
 from huiyi.text.times import TimeSpan
 from huiyi.text.times_en import MONTHS
 
@@ -157,8 +158,9 @@ def annotate(said: Said, text: str | None = None) -> str:
         end = at + len(span.phrase)
         out.append(text[cursor:end])
         cursor = end
-        if said.message.time in span or re.search(r"\d{4}", span.phrase):
-            continue  # 今天, 最近, 2023年5月: nothing to add
+        now = said.message.time
+        if (now in span and not begun_for_the_speaker(span.start, span.end, now)) or re.search(r"\d{4}", span.phrase):
+            continue  # 今天, 最近, 2023年5月: nothing to add (明天 said at 00:40 is the speaker's tomorrow: shown)
         shown = label(span)
         out.append(f" ({shown})" if said.lang == "en" else f"（{shown}）")
     out.append(text[cursor:])

@@ -27,6 +27,7 @@ from huiyi.flows.extract.rules.roster import Roster
 from huiyi.flows.extract.rules.said import Said
 from huiyi.model import EntityType, FactKind
 from huiyi.text import tokens
+from huiyi.text.day_turn import begun_for_the_speaker
 from huiyi.text.outcomes_zh import sold_out
 from huiyi.text.periods import midnight
 from huiyi.text.times import TimeSpan
@@ -169,7 +170,7 @@ def to_come(spans: list[TimeSpan], now: datetime) -> list[TimeSpan]:
     out: list[TimeSpan] = []
     for span in spans:
         tomorrow = midnight(now.date() + timedelta(days=1))
-        if span.start > now:
+        if span.start > now or begun_for_the_speaker(span.start, span.end, now):  # 明天 said at 00:40
             out.append(span)
         elif now in span and _PERIOD_END.search(span.phrase) and tomorrow < span.end:
             out.append(TimeSpan(tomorrow, span.end, span.phrase))
