@@ -4,7 +4,7 @@ tomorrow; 今天好累 said then was dated the day about to begin, and 今晚 th
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -145,3 +145,13 @@ def test_a_question_asked_after_midnight_reads_its_time_words_alike(tmp_path: Pa
     assert found.info["time_span"][:2] == ["2024-11-03T00:00:00", "2024-11-04T00:00:00"]
     timed = {source for hit in found.hits if "time" in found.info["bonuses"].get(hit.id, {}) for source in hit.sources}
     assert timed == {"m1"}  # the interview of the 3rd, not the one asked of a fortnight before
+
+
+@pytest.mark.parametrize("minutes", [0, 30, 119])  # 04:00, 04:30, 05:59: the day has turned
+def test_tonights_small_hour_said_after_the_day_turns_is_the_night_ahead(minutes: int) -> None:
+    # 今晚两点的飞机 at 05:00 was the 02:00 three hours gone: times_zh kept its own cut-off at six, while 今晚 alone
+    # read the evening ahead from DAY_TURNS_AT
+    turned = datetime(2024, 11, 3, DAY_TURNS_AT) + timedelta(minutes=minutes)
+    assert starts("今晚两点的飞机", turned) == ["11-04 02:00"]
+    assert starts("昨晚两点才睡", turned) == ["11-03 02:00"]  # yesterday's night: the one just gone
+    assert starts("今晚两点的飞机", datetime(2024, 11, 3, 3, 30)) == ["11-03 02:00"]  # before: the night going on

@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 from huiyi.patterns import lazy
 from huiyi.text.clock_en import CLOCK_RE
 from huiyi.text.hours_zh import CLOCK, DAY_PARTS
-from huiyi.text.periods import DAY, Range, midnight
+from huiyi.text.periods import DAY, DAY_TURNS_AT, Range, midnight
 from huiyi.text.tense_en import asked_ahead, still_to_come
 from huiyi.text.tense_en import told_done as told_done_en
 from huiyi.text.tense_zh import clause_around, to_come, told_done, told_gone
@@ -42,9 +42,6 @@ __all__ = ["DAY_TURNS_AT", "begun_for_the_speaker", "said_before_the_day_turns"]
 
 Found = list[tuple[int, int, Range]]
 
-# the hour the speaker's day turns: until then a night owl's 明天 is the calendar's today (most who are up at
-# 03:00 have not slept yet; most who are up at 04:00 have risen early)
-DAY_TURNS_AT = 4
 _SMALL_HOURS_END = timedelta(hours=6)  # the night's end, as 晚上 runs 18–06 (seed 000 §7)
 
 _AHEAD = lazy(r"明天|明日|明儿|明早|明晚|后天|tomorrow", re.IGNORECASE)

@@ -12,6 +12,9 @@ from datetime import date, datetime, time, timedelta
 Range = tuple[datetime, datetime]
 
 DAY = timedelta(days=1)
+# the hour the speaker's day turns: until then a night owl's 明天 is the calendar's today (most who are up at
+# 03:00 have not slept yet; most who are up at 04:00 have risen early); read by huiyi.text.day_turn
+DAY_TURNS_AT = 4
 
 
 def midnight(day: date) -> datetime:

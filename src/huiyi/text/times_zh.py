@@ -28,6 +28,7 @@ from huiyi.text.hours_zh import (
 )
 from huiyi.text.new_year_zh import NEW_YEAR, around_new_year, new_year_by_tense
 from huiyi.text.periods import (
+    DAY_TURNS_AT,
     Range,
     just_now,
     midnight,
@@ -324,8 +325,8 @@ _ZH_EVENING_CLOCK = lazy(rf"(?:晚上|夜里|夜间|半夜|深夜)(?:差(?:一�
 
 def _night_after_evening(phrase: str, read: Range, now: datetime) -> Range:
     """A small hour of an evening (明天晚上两点, 昨晚两点才睡) is in the night after it: jionlp reads the small
-    hours of the day itself, a day early. Said before six in the morning, today's is the night under way, and
-    yesterday's the night before it (昨晚两点才睡 at 01:30 is not half an hour ahead); with no day said
+    hours of the day itself, a day early. Said before the day turns (``DAY_TURNS_AT``), today's is the night under
+    way, and yesterday's the night before it (昨晚两点才睡 at 01:30 is not half an hour ahead); with no day said
     (晚上两点了还不睡), the nearer of the two nights.
 
         >>> now = datetime(2024, 11, 13, 10, 30)
@@ -339,7 +340,7 @@ def _night_after_evening(phrase: str, read: Range, now: datetime) -> Range:
     if not 1 <= read[0].hour < 6 or read[1] > datetime.max - timedelta(days=1):
         return read
     evening = _ZH_EVENING_CLOCK.search(phrase)
-    if evening is None or (read[0].date() == now.date() and now.hour < 6):
+    if evening is None or (read[0].date() == now.date() and now.hour < DAY_TURNS_AT):
         return read
     after = read[0] + timedelta(days=1), read[1] + timedelta(days=1)
     if after[0] > now and _ZH_GONE_DAY.match(phrase):
