@@ -44,12 +44,17 @@ def test_what_sold_out_is_stored_with_the_coming_festival() -> None:
     [
         ("春节的火车票都卖光了", datetime(2026, 1, 10, 20), "2026-02-17"),
         ("十月的票都卖完了", SEPTEMBER, "2025-10-01"),  # a month, read by the same words
+        ("周五票都卖完了", SEPTEMBER, "2025-09-12"),  # and a weekday (said on a Wednesday)
         # near misses: the going told done is at the one gone, whatever sold out
         ("国庆的票都卖完了，最后没去成", SEPTEMBER, "2024-10-01"),
         ("国庆的票都卖完了，最后没去成", NOVEMBER, "2025-10-01"),
         ("国庆的票都卖完了，去不了了", SEPTEMBER, "2025-10-01"),  # can't go: still the coming one
         ("国庆去了云南", SEPTEMBER, "2024-10-01"),
         ("国庆的票买了", SEPTEMBER, "2025-10-01"),
+        # sold out at a time gone, not for one: 那天, 上次, 的时候 say when it sold out
+        ("国庆那天景区门票都卖光了", SEPTEMBER, "2024-10-01"),
+        ("上次国庆票都卖光了", SEPTEMBER, "2024-10-01"),
+        ("国庆的时候景区门票都卖光了", SEPTEMBER, "2024-10-01"),
     ],
 )
 def test_sold_out_and_near_misses(text: str, now: datetime, day: str) -> None:

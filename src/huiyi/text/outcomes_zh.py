@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from huiyi.patterns import lazy
 
-__all__ = ["SOLD_OUT", "sold_out", "went"]
+__all__ = ["sold_out", "sold_out_ahead", "went"]
 
 # a thing told sold out or full (国庆的票都卖光了, 酒店订满了, 机票被抢光了, 想订机票结果没票了); the English side's
 # is rules.sold_out_en
@@ -18,6 +18,8 @@ SOLD_OUT = (
     r"|被(?:抢|订|买)(?:光|完|空|走)|一票难求"
 )
 _SOLD_OUT = lazy(SOLD_OUT)
+# …said of a time gone: when it sold out, not what for (国庆那天门票都卖光了, 上次国庆票都卖光了, 国庆的时候没票了)
+_THEN = lazy(r"那天|那次|那会|那晚|那时|上次|上回|当时|时候")
 # a going, and a going told done: 去约会了, 去了云南, 回老家了, 玩过, 最后没去成 (约会 is a date had, not 约 arranged)
 _GOING = (
     r"(?<![过失上下])去(?![世年])|回(?:家|老家|国|去|来|趟|到)|出(?:门|发|游|国|去)|玩(?!笑)|约会|旅游|旅行|露营|爬山"
@@ -38,6 +40,16 @@ def sold_out(text: str) -> bool:
     (True, True, False)
     """
     return _SOLD_OUT.search(text) is not None
+
+
+def sold_out_ahead(clause: str) -> bool:
+    """Whether ``clause`` tells a thing sold out for its time, which is then still ahead, not the time it sold out
+    in.
+
+    >>> sold_out_ahead("国庆的票都卖完了"), sold_out_ahead("国庆那天门票都卖光了")
+    (True, False)
+    """
+    return _SOLD_OUT.search(clause) is not None and _THEN.search(clause) is None
 
 
 def went(clause: str) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
-from huiyi.text.outcomes_zh import SOLD_OUT, went
+from huiyi.text.outcomes_zh import sold_out_ahead, went
 from huiyi.text.periods import Range, midnight, shift_month
 
 __all__ = [
@@ -130,9 +130,15 @@ _NOT_DONE = lazy(
     r"就|取消|改|推迟|延期|提前|下雨|降温|放假|开始|到期|截止|报|订|买|抢|定|挂号|中签|安排|通知"
     rf"|{_ARRANGED}|{_GIVEN_UP}"
     r"|请好|准备好|收拾好"  # prepared for the day: 周五我请好假了
-    rf"|{SOLD_OUT}"  # what sold out is for the day ahead: 国庆的票都卖完了 said in September
 )
 _GIVE_UP = lazy(_GIVEN_UP)
+
+
+def _not_done(clause: str) -> bool:
+    """Whether ``clause`` has a 了 that speaks of its time ahead: see ``_NOT_DONE``; or sold out for it."""
+    return _NOT_DONE.search(clause) is not None or sold_out_ahead(clause)  # 国庆的票都卖完了 said in September
+
+
 _DONE_GUO = lazy(_GUO_DONE)
 # booked before the time: 我报了三月的马拉松, 订了五月的机票 (the time of what is booked, not of the booking)
 # waited for (等我们一到周末就去爬山, 等周末再说) or at last possible (周末终于能休息了): a day ahead
@@ -345,7 +351,7 @@ def _in_year(span: Range, clause: str, now: datetime, booked: bool = False) -> R
         >>> [str(span[0].date()) for *_, span in chinese_phrases("我报了三月的马拉松，我三月报了名", november)]
         ['2025-03-01', '2024-03-01']
     """
-    if span[0] > now and (_SAID_DONE.search(clause) or _PAST.search(clause)) and not _NOT_DONE.search(clause):
+    if span[0] > now and (_SAID_DONE.search(clause) or _PAST.search(clause)) and not _not_done(clause):
         return _month_shifted(span, -12) or span
     coming = booked or to_come(clause)
     if span[1] <= now and coming and (ahead := _month_shifted(span, 12)) and ahead[0] - now < now - span[1]:
@@ -400,7 +406,7 @@ def _festival(
     """
     if year := _YEAR_SAID.search(clause):  # 今年我们要一起过圣诞节: the year said, whatever the tense
         return resolve(year.group() + phrase, now) or span
-    felt = felt and not _NOT_DONE.search(clause)  # 圣诞节约会取消，好失望: maybe the one ahead
+    felt = felt and not _not_done(clause)  # 圣诞节约会取消，好失望: maybe the one ahead
     # 过年不回家了: the 了 of giving up a festival's plan speaks of the one to come
     gave_up = _GIVE_UP.search(clause) is not None
     said_done = _SAID_DONE.search(clause) is not None and not gave_up
@@ -422,7 +428,7 @@ def _festival(
         return span
     if span[1] <= now and (ahead or untold):
         years = 1
-    elif span[0] > now and done and not ahead and (gone or not _NOT_DONE.search(clause)):
+    elif span[0] > now and done and not ahead and (gone or not _not_done(clause)):
         years = -1
     else:
         return span
@@ -479,7 +485,7 @@ def _weekday(after: str, span: Range, clause: str, now: datetime, awaited: bool 
 def told_gone(clause: str) -> bool:
     """Whether ``clause`` tells its weekday gone (周日我去爬山了, 周一那天好累) and nothing of it ahead (周日我要去
     爬山了: 要 before 了; 周五的会取消了, 周五就到了): a weekday still ahead this week, so told, is last week's."""
-    ahead = _TO_COME.search(clause) or _SOON.search(clause) or _NOT_DONE.search(clause) or _WILL.search(clause)
+    ahead = _TO_COME.search(clause) or _SOON.search(clause) or _not_done(clause) or _WILL.search(clause)
     return not ahead and bool(_PAST.search(clause) or "了" in clause or _DONE_GUO.search(clause))
 
 
