@@ -10,7 +10,7 @@ from datetime import datetime
 import pytest
 
 from huiyi.model import Scope
-from huiyi.text.times import find_time_phrases
+from huiyi.text.times import find_time_phrases, query_time_range
 from rule_lines import extract_private
 
 
@@ -86,3 +86,10 @@ def test_a_going_told_done_is_at_the_festival_gone(text: str, now: datetime, day
 def test_a_date_had_is_stored_with_the_christmas_gone() -> None:
     extraction = extract_private(Scope.of_person("bot", "木木"), ("圣诞节约了她，去约会了",), JANUARY)
     assert [event.text for event in extraction.events] == ["木木说：圣诞节（2025-12-25）约了她，去约会了。"]
+
+
+def test_a_question_of_a_date_had_asks_of_the_christmas_gone() -> None:
+    asked = query_time_range("圣诞节约了她，去约会了", JANUARY)
+    assert asked is not None and f"{asked.start:%Y-%m-%d}" == "2025-12-25"
+    planned = query_time_range("圣诞节打算去哪", JANUARY)  # a plan asked of: the coming one, as before
+    assert planned is not None and f"{planned.start:%Y-%m-%d}" == "2026-12-25"

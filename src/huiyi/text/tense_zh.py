@@ -414,7 +414,7 @@ def _festival(
     plain = _WISH.sub("", clause)  # a plan's words, not a wish's
     firm = to_come(plain) or (_TO_COME.search(plain) is not None and not said_done)
     firm = firm or ((_WILL.search(clause) is not None or gave_up) and not done) or (awaited and not done)
-    gone = not asked and any(went(part) for part in CLAUSE_END.split(sentence))  # 去约会了: the going was had
+    gone = any(went(part) for part in CLAUSE_END.split(sentence))  # 去约会了: the going was had
     soft = (
         not firm
         and not gone
