@@ -45,6 +45,10 @@ def test_what_sold_out_is_stored_with_the_coming_festival() -> None:
         ("春节的火车票都卖光了", datetime(2026, 1, 10, 20), "2026-02-17"),
         ("十月的票都卖完了", SEPTEMBER, "2025-10-01"),  # a month, read by the same words
         ("周五票都卖完了", SEPTEMBER, "2025-09-12"),  # and a weekday (said on a Wednesday)
+        # the nearer of the two: in December the coming Christmas, in January the one just gone
+        ("圣诞节的票都卖完了", datetime(2025, 12, 10, 20), "2025-12-25"),
+        ("圣诞节的票都卖完了", datetime(2026, 1, 5, 20), "2025-12-25"),
+        ("平安夜的电影票都卖光了", datetime(2026, 1, 5, 20), "2025-12-24"),
         # near misses: the going told done is at the one gone, whatever sold out
         ("国庆的票都卖完了，最后没去成", SEPTEMBER, "2024-10-01"),
         ("国庆的票都卖完了，最后没去成", NOVEMBER, "2025-10-01"),

@@ -415,11 +415,8 @@ def _festival(
     firm = to_come(plain) or (_TO_COME.search(plain) is not None and not said_done)
     firm = firm or ((_WILL.search(clause) is not None or gave_up) and not done) or (awaited and not done)
     gone = any(went(part) for part in CLAUSE_END.split(sentence))  # 去约会了: the going was had
-    soft = (
-        not firm
-        and not gone
-        and ((booked and not _BOOKED_BEFORE.search(clause)) or (_WISH.search(clause) is not None and not said_done))
-    )
+    booked_ahead = booked and not _BOOKED_BEFORE.search(clause)
+    soft = not firm and not gone and (booked_ahead or (_WISH.search(clause) is not None and not said_done))
     ahead = firm or soft
     if felt and not ahead and (last := _last_unless_the_next_is_near(phrase, span, now, resolve)):
         return last
@@ -430,6 +427,9 @@ def _festival(
         years = 1
     elif span[0] > now and done and not ahead and (gone or not _not_done(clause)):
         years = -1
+    elif span[0] > now and done and not ahead and not _NOT_DONE.search(clause):  # sold out for it: the nearer,
+        last = _years_on(phrase, span, now, resolve, -1)  # the coming one or, said in January, the Christmas gone
+        return last if last is not None and now - last[0] < span[0] - now else span
     else:
         return span
     again = _years_on(phrase, span, now, resolve, years)
