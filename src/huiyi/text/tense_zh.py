@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from huiyi.patterns import lazy
-from huiyi.text.outcomes_zh import sold_out_ahead, went
+from huiyi.text.outcomes_zh import sold_out_ahead, went_in
 from huiyi.text.periods import Range, midnight, shift_month
 
 __all__ = [
@@ -414,7 +414,7 @@ def _festival(
     plain = _WISH.sub("", clause)  # a plan's words, not a wish's
     firm = to_come(plain) or (_TO_COME.search(plain) is not None and not said_done)
     firm = firm or ((_WILL.search(clause) is not None or gave_up) and not done) or (awaited and not done)
-    gone = any(went(part) for part in CLAUSE_END.split(sentence))  # 去约会了: the going was had
+    gone = went_in(sentence)  # 去约会了: the going was had
     booked_ahead = booked and not _BOOKED_BEFORE.search(clause)
     soft = not firm and not gone and (booked_ahead or (_WISH.search(clause) is not None and not said_done))
     ahead = firm or soft
