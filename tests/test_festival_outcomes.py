@@ -81,6 +81,9 @@ JANUARY = datetime(2026, 1, 5, 20)
         ("我订了春节的机票，结果航班取消了", datetime(2025, 2, 3, 10), "2025-01-29"),
         ("国庆回家的票买好了", SEPTEMBER, "2025-10-01"),
         ("国庆订了票，去了云南", NOVEMBER, "2025-10-01"),
+        # the going done at a time of its own is not the festival's: 约了 her for the one ahead
+        ("圣诞节约了她，昨天去看电影了", datetime(2025, 12, 20, 20), "2025-12-25"),
+        ("圣诞节约了她，去看电影了", datetime(2025, 12, 20, 20), "2024-12-25"),  # told done before it: the last
     ],
 )
 def test_a_going_told_done_is_at_the_festival_gone(text: str, now: datetime, day: str) -> None:

@@ -30,10 +30,12 @@ _WENT = lazy(
     rf"(?=[去回出玩约旅露爬逛聚看没])(?:(?:{_GOING})[^，。！？；,.!?;\n的]{{0,6}}?了|(?:{_GOING})过|没能?(?:{_GOING}))"
 )
 # …and not one still ahead, given up or booked: 要去约会了, 快出发了, 去不了了, 不去了, 我们就去约会了 (then: a plan's
-# 就), 回家的票买好了
+# 就), 回家的票买好了; nor one at a time of its own (昨天去看电影了, 明天去看电影了: not the festival's going)
 _CLAUSE_END = lazy(r"[，。！？；,.!?;\n]")
 _NOT_YET = lazy(
     r"不|要|想|打算|准备|计划|(?<![约机])会|就|快|马上|得|该|取消|改|推迟|延期|订|买|抢|报|(?<![大隐])约(?!会)"
+    r"|[昨今明前后][天晚早]|[上下](?:周|个|次|回|星期|礼拜)|周[一二三四五六日天末]|星期|礼拜|待会|一会|到时|刚才"
+    r"|[0-9一二三四五六七八九十]+[号日点]"
 )
 
 
@@ -63,6 +65,8 @@ def went(clause: str) -> bool:
     (True, True, True)
     >>> went("要去约会了"), went("去不了了"), went("约了她"), went("回家的票买好了"), went("只能在家待着了")
     (False, False, False, False, False)
+    >>> went("明天去看电影了"), went("昨天去看电影了")
+    (False, False)
     """
     return _WENT.search(clause) is not None and _NOT_YET.search(clause) is None
 
