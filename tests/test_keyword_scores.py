@@ -112,6 +112,7 @@ def test_a_search_in_a_snapshot_reads_no_posting_list_twice_and_scores_as_alone(
         exchange, latest = "今天好累\n木木喜欢莫兰迪色系", "木木喜欢莫兰迪色系"
         queries = [exchange, latest, "木木喜欢猫", "hiking boots 咖啡馆", "没有的词"]
         alone = [_scores(store, query) for query in queries]
+        store._postings.clear()  # what those searches read is kept across snapshots too (the next test)
         statements: list[str] = []
         with store.reading("qy"):
             _scores(store, queries[0])
@@ -123,6 +124,49 @@ def test_a_search_in_a_snapshot_reads_no_posting_list_twice_and_scores_as_alone(
         assert again == alone[1:] and alone[1]  # the same scores, however the posting lists were read
         reads = [sql for sql in statements if "memory_fts_instances" in sql]
         assert len(reads) == 3  # the latest line's words were all read with the exchange; the others were not
+    finally:
+        store.close()
+
+
+def _posting_reads(store: SQLiteStore, queries: list[str]) -> tuple[list[dict[str, float]], int]:
+    """Each query's scores, one snapshot each as recall's, and how many statements read posting lists."""
+    statements: list[str] = []
+    store._conn().set_trace_callback(statements.append)
+    try:
+        scores = [_scores(store, query) for query in queries]
+    finally:
+        store._conn().set_trace_callback(None)
+    return scores, len([sql for sql in statements if "memory_fts_instances" in sql])
+
+
+def test_the_next_recall_in_a_scope_reads_no_posting_list_read_before(tmp_path: Path) -> None:
+    # issue 15: reading a query's posting lists was a fifth of a recall without the embedding at 100k
+    store = _filled(STORE_FACTORIES["sqlite"], tmp_path / "sqlite")
+    try:
+        assert isinstance(store, SQLiteStore)
+        first, reads = _posting_reads(store, ["木木喜欢莫兰迪色系", "木木喜欢猫"])
+        assert reads == 2  # the second query's 猫 was not read with the first
+        again, reads = _posting_reads(store, ["木木喜欢莫兰迪色系", "木木喜欢猫", "喜欢猫"])
+        assert reads == 0 and again[:2] == first
+        store._postings.clear()
+        assert _posting_reads(store, ["木木喜欢莫兰迪色系", "木木喜欢猫", "喜欢猫"]) == (again, 2)
+    finally:
+        store.close()
+
+
+def test_a_write_to_a_scope_is_searched_at_once_though_its_lists_were_kept(tmp_path: Path) -> None:
+    store = _filled(STORE_FACTORIES["sqlite"], tmp_path / "sqlite")
+    try:
+        assert isinstance(store, SQLiteStore)
+        before, _ = _posting_reads(store, ["木木喜欢猫"])
+        _add(store, MUMU, ["木木喜欢猫和狗"], "new-")  # the partition's version moves on
+        after, reads = _posting_reads(store, ["木木喜欢猫"])
+        assert reads == 1 and "new-0" in after[0] and "new-0" not in before[0]
+        store.delete_memories("qy", ["new-0", "s1-3"])
+        gone, _ = _posting_reads(store, ["木木喜欢猫"])
+        assert not {"new-0", "s1-3"} & set(gone[0])
+        store._postings.clear()
+        assert _posting_reads(store, ["木木喜欢猫"])[0] == gone  # as read afresh
     finally:
         store.close()
 

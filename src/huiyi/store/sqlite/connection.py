@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from huiyi.errors import SchemaTooNew, StoreBusy, StoreError, StoreFull
 from huiyi.store.base import RankRow
 from huiyi.store.owncache import OwnVectorCache
+from huiyi.store.postings import PostingCache
 from huiyi.store.rankcache import RankCache
 from huiyi.store.rows import Kept, now, wall_epoch
 from huiyi.store.sqlite.fts import docsize_tokens, scoped_for_part
@@ -50,6 +51,7 @@ class SQLiteConnection:
     _ranks: RankCache[RankRow]  # the rank rows recall read, per partition version
     _hit_rows: RankCache[Kept]  # the rows of the hits recall returned (``rows.kept``), the same way
     _own: OwnVectorCache  # the own-line vectors recall read
+    _postings: PostingCache  # the keyword index's posting lists recall read, per partition versions
 
     def __init__(self, directory: str | Path, *, busy_timeout_ms: int = 10000, synchronous: str = "normal") -> None:
         if synchronous.lower() not in SYNCHRONOUS:
@@ -118,12 +120,11 @@ class SQLiteConnection:
         conn.execute("BEGIN")
         self._local.reading = True
         self._local.parts = {}  # the partitions' rows read in this snapshot (_part_rows)
-        self._local.postings = {}  # and the keyword index's posting lists (sqlite.keyword)
         try:
             yield
         finally:
             self._local.reading = False
-            self._local.parts = self._local.postings = None
+            self._local.parts = None
             if conn.in_transaction:
                 conn.execute("COMMIT")
 
@@ -148,7 +149,7 @@ class SQLiteConnection:
     def _write(self) -> Iterator[sqlite3.Connection]:
         conn = self._conn()
         with self._write_lock, self._room():
-            self._local.parts = self._local.postings = None  # what the thread read may change now
+            self._local.parts = None  # what the thread read may change now
             if conn.in_transaction and getattr(self._local, "reading", False):
                 conn.execute("COMMIT")  # the thread's read snapshot ends here: a write needs the newest state
             conn.execute("BEGIN IMMEDIATE")
@@ -185,6 +186,7 @@ class SQLiteConnection:
         self._ranks.clear()
         self._hit_rows.clear()
         self._own.clear()
+        self._postings.clear()
 
     def _close_connections(self) -> None:
         self._closed = True

@@ -25,15 +25,13 @@ import numpy as np
 from huiyi.store.base import Terms
 from huiyi.store.bm25 import CHAR_WEIGHT, WORD_WEIGHT, Array, bm25
 from huiyi.store.phrases import cjk_pairs
+from huiyi.store.postings import PostingLists
 from huiyi.store.sqlite.connection import marks
 from huiyi.store.sqlite.fts import index_tokens, scope_code
 from huiyi.store.ties import kept_with_ties
 
 _WEIGHTS = {"words": WORD_WEIGHT, "chars": CHAR_WEIGHT}
 Phrase = tuple[str, tuple[str, ...]]  # (column, its tokens as the index holds them, without the code)
-# the reads of a snapshot, by the partitions: each read's tokens (column, token) -> its number, and its
-# (number, rowid, offset, row length) rows as read
-Postings = dict[tuple[str, ...], list[tuple[dict[tuple[str, str], int], Array]]]
 
 
 def query_phrases(query: Terms) -> Counter[Phrase]:
@@ -54,12 +52,12 @@ def keyword_scores(
     totals: tuple[int, int],
     query: Terms,
     limit: int,
-    postings: Postings | None = None,
+    postings: PostingLists | None = None,
 ) -> list[tuple[int, float]]:
     """The best ``limit`` (rowid, score) of the scopes' memories for ``query``, best first, ties by rowid
     (and more than ``limit`` when rows tie with the last);
     ``totals`` are the scopes' documents and tokens (``partitions``, read in the caller's snapshot);
-    ``postings``: the posting lists read before in that snapshot (:func:`_instances`)."""
+    ``postings``: the posting lists read before under those partitions' versions (:func:`_instances`)."""
     phrases = query_phrases(query)
     if not parts or limit <= 0 or not phrases:
         return []
@@ -103,30 +101,25 @@ _SPAN = 1 << 32  # more than any row's offsets
 
 
 def _instances(
-    conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[str, str], int], held: Postings | None
+    conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[str, str], int], held: PostingLists | None
 ) -> Array:
     """(token number, rowid, offset, row length) of each instance of the tokens in the scopes' rows, in no
-    particular order. ``held`` keeps the snapshot's reads as they came: a turn's second search (its latest
-    line, beside the exchange: recall.views) takes the tokens the first read from them, and a search whose
-    tokens none read pays nothing for it (one search a recall, most recalls)."""
+    particular order. ``held``: the posting lists read before under the same partition versions (a turn's
+    second search, the next recall in the scope: ``store.postings``); the tokens it lacks are read in one
+    statement and added to it, a token no row holds as an empty list."""
     if held is None:
         return _array(_read(conn, parts, numbers))
-    reads = held.setdefault(tuple(parts), [])
-    pieces: list[Array] = []
-    missing: dict[tuple[str, str], int] = {}
-    for token, number in numbers.items():
-        read = next(((index[token], rows) for index, rows in reads if token in index), None)
-        if read is None:
-            missing[token] = number
-        else:
-            rows = read[1][read[1][:, 0] == read[0]].copy()
-            rows[:, 0] = number
-            pieces.append(rows)
+    missing = {token: number for token, number in numbers.items() if token not in held}
     if missing:
         found = _array(_read(conn, parts, missing))
-        reads.append((missing, found))
-        pieces.append(found)
-    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        found = found[np.argsort(found[:, 0], kind="stable")]
+        bounds = np.searchsorted(found[:, 0], np.arange(len(numbers) + 1))
+        for token, number in missing.items():
+            held[token] = found[bounds[number] : bounds[number + 1]]
+    lists = [held[token] for token in numbers]
+    rows = np.concatenate(lists)
+    rows[:, 0] = np.repeat(list(numbers.values()), [len(read) for read in lists])  # this query's numbers
+    return rows
 
 
 def _array(found: list[Any]) -> Array:

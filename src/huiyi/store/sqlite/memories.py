@@ -226,6 +226,7 @@ class SQLiteMemories(AddsByApply, SQLiteConnection):
             self._vectors.removed(part, old, rowids)
         self._ranks.forget(removed)  # an emptied partition may go (drop_partition)
         self._hit_rows.forget(removed)
+        self._postings.forget(removed)
         if removed:
             self._own.clear()
         return sum(len(rowids) for _, rowids in removed.values())

@@ -130,8 +130,12 @@ class SQLiteSearch(SQLiteConnection):
         with self.reading():
             parts = self._part_rows(partition_keys(scopes))
             totals = sum(row[1] for row in parts.values()), sum(row[2] for row in parts.values())
-            held = getattr(self._local, "postings", None)  # the snapshot's posting lists read so far
+            # in a snapshot, the posting lists read before under these partitions' rows (store.postings)
+            key = tuple(parts.items()) if getattr(self._local, "parts", None) is not None else None
+            held = self._postings.lists(key) if key is not None else None
             found = keyword_scores(self._conn(), list(parts), totals, query, limit, held)
+            if key is not None:
+                self._postings.counted(key)
             versions = {part: row[0] for part, row in parts.items()}
             rowids = [rowid for rowid, _ in found]
             ids = self._vectors.ids_of(rowids, versions)  # the dense route's partitions know most rows' ids

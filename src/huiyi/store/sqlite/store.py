@@ -13,6 +13,7 @@ from pathlib import Path
 from huiyi.model import Message, Scope
 from huiyi.store.base import NameVersions, TurnContext
 from huiyi.store.owncache import OwnVectorCache
+from huiyi.store.postings import PostingCache
 from huiyi.store.purges import Purges
 from huiyi.store.rankcache import RankCache
 from huiyi.store.rows import Kept
@@ -44,6 +45,7 @@ class SQLiteStore(SQLiteMessages, SQLiteJobs, SQLiteErase, SQLiteMemories, SQLit
         # the hits' rows: ten a recall, often the same ones again (~1 kB a row: 2 MB at most)
         self._hit_rows: RankCache[Kept] = RankCache(budget=2_000, key=_kept_id)
         self._own = OwnVectorCache()
+        self._postings = PostingCache()
         self.finish_purge()
 
     def unindexed_with_versions(
