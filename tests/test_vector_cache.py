@@ -100,6 +100,21 @@ def test_own_vectors_round_to_bfloat16_as_the_matrix_conversion_did() -> None:
     assert np.array_equal(found.matrix.view(np.uint32), expected.view(np.uint32))
 
 
+def test_own_vectors_kept_rounded_come_back_as_read_first() -> None:
+    # the cache keeps the rows rounded to bfloat16 as read (issue 15): widened from it, the same bits
+    every = np.arange(1 << 16, dtype=np.uint16)
+    rows = {f"m{i}": every[i * 256 : (i + 1) * 256].tobytes() for i in range(256)}
+    rows["none"] = b""
+    cache = OwnVectorCache()
+    first = own_vectors(cache, "a", list(rows), lambda missing: {i: rows[i] for i in missing}, True)
+    reversed_ids = list(reversed(rows))
+    again = own_vectors(cache, "a", reversed_ids, lambda missing: pytest.fail(f"read again: {missing}"), True)
+    assert first.matrix is not None and again.matrix is not None and list(again) == list(reversed(list(first)))
+    assert np.array_equal(again.matrix[::-1].view(np.uint32), first.matrix.view(np.uint32))
+    plain = own_vectors(OwnVectorCache(), "a", list(rows), lambda missing: {i: rows[i] for i in missing})
+    assert plain.matrix is not None and plain.matrix.dtype == np.float32  # float16 widened, not rounded
+
+
 def test_own_vector_cache_keeps_the_most_recently_used_and_each_agent_its_own() -> None:
     # recall reads through it on every question: what it keeps and evicts is least-recently-used, by agent
     cache = OwnVectorCache(budget=3)
