@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import STORE_FACTORIES
@@ -181,3 +182,17 @@ def test_rows_tied_at_the_cut_are_all_kept_whatever_order_they_were_written_in(s
     assert len({hit.score for hit in hits}) == 1
     assert len(hits) == 4  # twice the limit at most
     assert len(store.search_keyword([MUMU], terms, 4).hits) == 6
+
+
+def test_a_phrases_rows_count_its_tokens_in_order_one_right_after_another() -> None:
+    # a phrase's (rowid, tf, row length) rows are kept beside its tokens' lists (issue 15): made from them
+    from huiyi.store.sqlite.keyword import _rows_of
+
+    def listed(*instances: tuple[int, int, int]) -> np.ndarray:
+        return np.asarray([(0, r, offset, length) for r, offset, length in instances], dtype=np.int64).reshape(-1, 4)
+
+    first = listed((7, 0, 9), (7, 4, 9), (3, 2, 5), (9, 1, 4))  # 喜 in rows 7 (twice), 3, 9
+    second = listed((7, 1, 9), (7, 5, 9), (3, 4, 5), (9, 2, 4), (12, 0, 2))  # 欢 after it in 7 (twice), 9
+    assert _rows_of([first]).tolist() == [[3, 1, 5], [7, 2, 9], [9, 1, 4]]
+    assert _rows_of([first, second]).tolist() == [[7, 2, 9], [9, 1, 4]]
+    assert _rows_of([first, listed()]).tolist() == [] and _rows_of([listed()]).shape == (0, 3)

@@ -6,7 +6,8 @@ back query after query (a chat's common characters and words). A list is served 
 the key it was read with, each partition's (version, documents, tokens) as read in the same snapshot:
 every write to a partition's memories (add, erase, update) bumps its version, in this process or
 another, so a changed list is never served. Merging the index's segments (maintenance) changes no list.
-Lists are kept for ``budget`` rows at most, whole scope sets evicted least recently used first.
+Beside the lists, each query phrase's (rowid, tf, row length) rows made from them (``sqlite.keyword``), under
+the same key. Lists are kept for ``budget`` rows at most, whole scope sets evicted least recently used first.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import numpy as np
 __all__ = ["PostingCache", "PostingLists", "ScopesKey"]
 
 Token = tuple[str, str]  # (column, token as the index holds it, the scope's code included)
-PostingLists = dict[Token, np.ndarray[Any, Any]]  # each token's (·, rowid, offset, row length) rows
+# each token's (·, rowid, offset, row length) rows, and each phrase's rows under ("<column> phrase", its tokens)
+PostingLists = dict[Token, np.ndarray[Any, Any]]
 ScopesKey = tuple[tuple[str, tuple[int, int, int]], ...]  # each partition with its (version, docs, tokens)
 
 

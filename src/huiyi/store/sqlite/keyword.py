@@ -57,69 +57,80 @@ def keyword_scores(
     """The best ``limit`` (rowid, score) of the scopes' memories for ``query``, best first, ties by rowid
     (and more than ``limit`` when rows tie with the last);
     ``totals`` are the scopes' documents and tokens (``partitions``, read in the caller's snapshot);
-    ``postings``: the posting lists read before under those partitions' versions (:func:`_instances`)."""
+    ``postings``: the posting lists and phrases' rows read before under those partitions' versions
+    (:func:`_phrase_rows`)."""
     phrases = query_phrases(query)
-    if not parts or limit <= 0 or not phrases:
-        return []
     n, total = totals
-    numbers: dict[tuple[str, str], int] = {}
-    for column, cut in phrases:
-        for token in cut:
-            numbers.setdefault((column, token), len(numbers))
-    rows = _instances(conn, parts, numbers, postings) if n else np.zeros((0, 4), dtype=np.int64)
-    if not len(rows):
+    if not parts or limit <= 0 or not phrases or not n:
         return []
-    number = rows[:, 0]
-    rowids, doc = np.unique(rows[:, 1], return_inverse=True)
+    held: PostingLists = {} if postings is None else postings
+    found = _phrase_rows(conn, parts, list(phrases), held)
+    if not any(len(rows) for rows in found):
+        return []
+    joined = np.concatenate(found)
+    rowids = np.unique(joined[:, 0])
+    every = np.searchsorted(rowids, joined[:, 0])  # each (row, phrase) pair's row, phrase by phrase
     doc_len = np.zeros(len(rowids))
-    doc_len[doc] = rows[:, 3]
-    # a token's hits in each row, by (row, token) key; each phrase's tokens' places, by (row, offset) key
-    hits = np.bincount(doc * len(numbers) + number, minlength=len(rowids) * len(numbers))
-    places = doc * _SPAN + rows[:, 2]
-    docs, tf = [], []
-    for column, cut in phrases:
-        tokens = [numbers[column, token] for token in cut]
-        if len(tokens) == 1:
-            held = np.flatnonzero(hits[tokens[0] :: len(numbers)])
-            docs.append(held)
-            tf.append(hits[held * len(numbers) + tokens[0]])
-        else:
-            counts = _phrase_counts([np.sort(places[number == token]) for token in tokens], len(rowids))
-            docs.append(np.flatnonzero(counts))
-            tf.append(counts[docs[-1]])
-    terms = np.repeat(np.arange(len(phrases)), [len(d) for d in docs])
+    doc_len[every] = joined[:, 2]
+    terms = np.repeat(np.arange(len(phrases)), [len(rows) for rows in found])
     weights = np.array([(_WEIGHTS[column], repeats) for (column, _), repeats in phrases.items()], dtype=np.float64)
-    every = np.concatenate(docs)
-    scores = bm25(every, terms, np.concatenate(tf).astype(np.float64), doc_len, (n, total / n), weights)
-    held = np.flatnonzero(np.bincount(every, minlength=len(rowids)))  # a phrase's half alone is no hit
-    order = held[np.lexsort((rowids[held], -scores[held]))]
+    scores = bm25(every, terms, joined[:, 1].astype(np.float64), doc_len, (n, total / n), weights)
+    order = np.lexsort((rowids, -scores))  # every row holds a whole phrase (a phrase's half alone is no hit)
     order = order[: kept_with_ties(scores[order[: 2 * limit]].tolist(), limit)]  # rows tied with the last kept too
     return list(zip(rowids[order].tolist(), scores[order].tolist(), strict=True))
+
+
+def _phrase_rows(
+    conn: sqlite3.Connection, parts: Sequence[str], phrases: list[Phrase], held: PostingLists
+) -> list[Array]:
+    """Each phrase's (rowid, tf, row length) rows, by rowid: from ``held`` (kept with the posting lists,
+    under a key of their own) or made from its tokens' posting lists, those not held read in one
+    statement."""
+    keys = [(f"{column} phrase", "\x1f".join(cut)) for column, cut in phrases]
+    missing = [phrase for phrase, key in zip(phrases, keys, strict=True) if key not in held]
+    if missing:
+        numbers: dict[tuple[str, str], int] = {}
+        for column, cut in missing:
+            for token in cut:
+                numbers.setdefault((column, token), len(numbers))
+        _read_lists(conn, parts, numbers, held)
+        for column, cut in missing:
+            held[f"{column} phrase", "\x1f".join(cut)] = _rows_of([held[column, token] for token in cut])
+    return [held[key] for key in keys]
+
+
+def _rows_of(lists: list[Array]) -> Array:
+    """A phrase's (rowid, tf, row length) rows, by rowid, from its tokens' (·, rowid, offset, length) rows:
+    tf is how often a row holds the tokens in order, one right after another."""
+    first = lists[0]
+    if len(lists) == 1:
+        rowids, at, tf = np.unique(first[:, 1], return_index=True, return_counts=True)
+    else:
+        keys = [np.sort(rows[:, 1] * _SPAN + rows[:, 2]) for rows in lists]
+        rowids, tf = np.unique(_phrase_starts(keys) // _SPAN, return_counts=True)
+        known, where = np.unique(first[:, 1], return_index=True)
+        at = where[np.searchsorted(known, rowids)]
+    return np.column_stack([rowids, tf, first[at, 3]]).astype(np.int64)
 
 
 _SPAN = 1 << 32  # more than any row's offsets
 
 
-def _instances(
-    conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[str, str], int], held: PostingLists | None
-) -> Array:
-    """(token number, rowid, offset, row length) of each instance of the tokens in the scopes' rows, in no
-    particular order. ``held``: the posting lists read before under the same partition versions (a turn's
-    second search, the next recall in the scope: ``store.postings``); the tokens it lacks are read in one
-    statement and added to it, a token no row holds as an empty list."""
-    if held is None:
-        return _array(_read(conn, parts, numbers))
+def _read_lists(
+    conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[str, str], int], held: PostingLists
+) -> None:
+    """The posting lists of the tokens ``held`` lacks into it, read in one statement: each token's
+    (number, rowid, offset, row length) rows in no particular order, a token no row holds as an empty
+    list. ``held`` keeps them under the partitions' versions (a turn's second search, the next recall in
+    the scope: ``store.postings``)."""
     missing = {token: number for token, number in numbers.items() if token not in held}
-    if missing:
-        found = _array(_read(conn, parts, missing))
-        found = found[np.argsort(found[:, 0], kind="stable")]
-        bounds = np.searchsorted(found[:, 0], np.arange(len(numbers) + 1))
-        for token, number in missing.items():
-            held[token] = found[bounds[number] : bounds[number + 1]]
-    lists = [held[token] for token in numbers]
-    rows = np.concatenate(lists)
-    rows[:, 0] = np.repeat(list(numbers.values()), [len(read) for read in lists])  # this query's numbers
-    return rows
+    if not missing:
+        return
+    found = _array(_read(conn, parts, missing))
+    found = found[np.argsort(found[:, 0], kind="stable")]
+    bounds = np.searchsorted(found[:, 0], np.arange(len(numbers) + 1))
+    for token, number in missing.items():
+        held[token] = found[bounds[number] : bounds[number + 1]]
 
 
 def _array(found: list[Any]) -> Array:
@@ -146,13 +157,13 @@ def _read(conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[st
     ).fetchall()
 
 
-def _phrase_counts(keys: list[Array], n_docs: int) -> Array:
-    """How often each row holds the tokens in order, one right after another, from each token's sorted
-    (row · span + offset) keys."""
+def _phrase_starts(keys: list[Array]) -> Array:
+    """The (rowid · span + offset) keys where the tokens stand in order, one right after another, from
+    each token's sorted keys."""
     start = keys[0]
     for step, following in enumerate(keys[1:], start=1):
         if not len(following) or not len(start):
-            return np.zeros(n_docs, dtype=np.int64)
+            return np.zeros(0, dtype=np.int64)
         wanted = start + step
         start = start[following[np.minimum(np.searchsorted(following, wanted), len(following) - 1)] == wanted]
-    return np.bincount(start // _SPAN, minlength=n_docs)
+    return start
