@@ -191,8 +191,12 @@ def test_a_phrases_rows_count_its_tokens_in_order_one_right_after_another() -> N
     def listed(*instances: tuple[int, int, int]) -> np.ndarray:
         return np.asarray([(0, r, offset, length) for r, offset, length in instances], dtype=np.int64).reshape(-1, 4)
 
-    first = listed((7, 0, 9), (7, 4, 9), (3, 2, 5), (9, 1, 4))  # 喜 in rows 7 (twice), 3, 9
-    second = listed((7, 1, 9), (7, 5, 9), (3, 4, 5), (9, 2, 4), (12, 0, 2))  # 欢 after it in 7 (twice), 9
-    assert _rows_of([first]).tolist() == [[3, 1, 5], [7, 2, 9], [9, 1, 4]]
-    assert _rows_of([first, second]).tolist() == [[7, 2, 9], [9, 1, 4]]
-    assert _rows_of([first, listed()]).tolist() == [] and _rows_of([listed()]).shape == (0, 3)
+    held = {
+        ("chars", "喜"): listed((7, 0, 9), (7, 4, 9), (3, 2, 5), (9, 1, 4)),  # in rows 7 (twice), 3, 9
+        ("chars", "欢"): listed((7, 1, 9), (7, 5, 9), (3, 4, 5), (9, 2, 4), (12, 0, 2)),  # after it in 7 (twice), 9
+        ("chars", "猫"): listed(),
+    }
+    numbers = {token: n for n, token in enumerate(held)}
+    phrases = [("chars", ("喜",)), ("chars", ("喜", "欢")), ("chars", ("欢", "猫")), ("chars", ("猫",))]
+    made = [rows.tolist() for rows in _rows_of(phrases, numbers, held)]  # type: ignore[arg-type]
+    assert made == [[[3, 1, 5], [7, 2, 9], [9, 1, 4]], [[7, 2, 9], [9, 1, 4]], [], []]

@@ -94,23 +94,37 @@ def _phrase_rows(
             for token in cut:
                 numbers.setdefault((column, token), len(numbers))
         _read_lists(conn, parts, numbers, held)
-        for column, cut in missing:
-            held[f"{column} phrase", "\x1f".join(cut)] = _rows_of([held[column, token] for token in cut])
+        for (column, cut), rows in zip(missing, _rows_of(missing, numbers, held), strict=True):
+            held[f"{column} phrase", "\x1f".join(cut)] = rows
     return [held[key] for key in keys]
 
 
-def _rows_of(lists: list[Array]) -> Array:
-    """A phrase's (rowid, tf, row length) rows, by rowid, from its tokens' (·, rowid, offset, length) rows:
-    tf is how often a row holds the tokens in order, one right after another."""
-    first = lists[0]
-    if len(lists) == 1:
-        rowids, at, tf = np.unique(first[:, 1], return_index=True, return_counts=True)
-    else:
-        keys = [np.sort(rows[:, 1] * _SPAN + rows[:, 2]) for rows in lists]
-        rowids, tf = np.unique(_phrase_starts(keys) // _SPAN, return_counts=True)
-        known, where = np.unique(first[:, 1], return_index=True)
-        at = where[np.searchsorted(known, rowids)]
-    return np.column_stack([rowids, tf, first[at, 3]]).astype(np.int64)
+def _rows_of(phrases: list[Phrase], numbers: dict[tuple[str, str], int], held: PostingLists) -> list[Array]:
+    """Each phrase's (rowid, tf, row length) rows, by rowid, from its tokens' (·, rowid, offset, length)
+    lists in ``held`` (``numbers``: the tokens' places in one run of them all): tf is how often a row
+    holds the phrase's tokens in order, one right after another. Over all the phrases' instances at once:
+    a query's ~9 phrases each sorting their own rows cost more than its reading them."""
+    lists = [held[token] for token in numbers]
+    rows = np.concatenate(lists)
+    number = np.repeat(np.arange(len(numbers)), [len(read) for read in lists])
+    rowids, doc = np.unique(rows[:, 1], return_inverse=True)
+    doc_len = np.zeros(len(rowids), dtype=np.int64)
+    doc_len[doc] = rows[:, 3]
+    # a token's hits in each row, by (row, token) key; each phrase's tokens' places, by (row, offset) key
+    hits = np.bincount(doc * len(numbers) + number, minlength=len(rowids) * len(numbers))
+    places = doc * _SPAN + rows[:, 2]
+    out: list[Array] = []
+    for column, cut in phrases:
+        tokens = [numbers[column, token] for token in cut]
+        if len(tokens) == 1:
+            docs = np.flatnonzero(hits[tokens[0] :: len(numbers)])
+            tf = hits[docs * len(numbers) + tokens[0]]
+        else:
+            counts = _phrase_counts([np.sort(places[number == token]) for token in tokens], len(rowids))
+            docs = np.flatnonzero(counts)
+            tf = counts[docs]
+        out.append(np.column_stack([rowids[docs], tf, doc_len[docs]]).astype(np.int64, copy=False))
+    return out
 
 
 _SPAN = 1 << 32  # more than any row's offsets
@@ -157,13 +171,13 @@ def _read(conn: sqlite3.Connection, parts: Sequence[str], numbers: dict[tuple[st
     ).fetchall()
 
 
-def _phrase_starts(keys: list[Array]) -> Array:
-    """The (rowid · span + offset) keys where the tokens stand in order, one right after another, from
-    each token's sorted keys."""
+def _phrase_counts(keys: list[Array], n_docs: int) -> Array:
+    """How often each row holds the tokens in order, one right after another, from each token's sorted
+    (row · span + offset) keys."""
     start = keys[0]
     for step, following in enumerate(keys[1:], start=1):
         if not len(following) or not len(start):
-            return np.zeros(0, dtype=np.int64)
+            return np.zeros(n_docs, dtype=np.int64)
         wanted = start + step
         start = start[following[np.minimum(np.searchsorted(following, wanted), len(following) - 1)] == wanted]
-    return start
+    return np.bincount(start // _SPAN, minlength=n_docs)
