@@ -32,11 +32,23 @@ from datetime import UTC, datetime, tzinfo
 from huiyi.config.recall import RecallRecipe
 from huiyi.model import MemoryItem, MemoryKind, RecallHit, RecallResult, Scope, ScopeKind
 from huiyi.providers.embed import Embedder
-from huiyi.recall import anchor, bridge, current, feelings, names, polarity, routes, slots, timerange, units, views
+from huiyi.recall import (
+    anchor,
+    bridge,
+    current,
+    feelings,
+    names,
+    polarity,
+    routes,
+    slots,
+    timerange,
+    units,
+    views,
+)
 from huiyi.recall.fuse import explain, fuse, unscored
 from huiyi.recall.hits import RouteScores, hit_of
 from huiyi.recall.reinforce import Reinforcer
-from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, rerank, said_within, tier
+from huiyi.recall.rerank import Bonuses, Window, add_graph, add_route, add_tiers, latest, reach_span, rerank, tier
 from huiyi.recall.roulette import roulette
 from huiyi.store.base import RankRow, Store
 from huiyi.store.ties import kept_with_ties
@@ -235,7 +247,7 @@ def _fused(
         speakers.append(request.asker)
     found: dict[str, RankRow] = {}
     if reranking and span is not None and recipe.time_reach:  # said then: reranked wherever fusion put it
-        window, found = _reach_span(ask, window, ranked[depth:], ids_by_key, span, recipe)
+        window, found = reach_span(ask.store, ask.agent, window, ranked[depth:], ids_by_key, span, recipe)
     wanted = [key for key, _ in window if ids_by_key[key] not in found]  # read by the routes' rowids too
     found.update({row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[k] for k in wanted], wanted)})
     rows: dict[int, RankRow | None] = {key: found.get(ids_by_key[key]) for key, _ in window}
@@ -319,32 +331,6 @@ def _fused(
         **explained,
     }
     return Ranking(chosen, info, timings)
-
-
-def _reach_span(
-    ask: routes.Ask,
-    window: Window,
-    rest: Window,
-    ids_by_key: Mapping[int, str],
-    span: TimeSpan,
-    recipe: RecallRecipe,
-) -> tuple[Window, dict[str, RankRow]]:
-    """The window and the next ``time_reach`` fused candidates said in (or naming a time in) ``span``, with
-    the rank rows read for them: "what did Maria share on 16 June" names the day its answer was said,
-    but that turn may sit below the bonus window, where the time bonus would never reach it."""
-    taken = {key for key, _ in window}  # the named person's memories below may be in it already
-    rest = [pair for pair in rest[: recipe.time_reach] if pair[0] not in taken]
-    if not rest:
-        return window, {}
-    rows = {row.id: row for row in ask.store.rank_rows(ask.agent, [ids_by_key[key] for key, _ in rest])}
-
-    inside = [
-        pair
-        for pair in rest
-        if (row := rows.get(ids_by_key[pair[0]])) is not None and said_within(row, span, recipe.time_about)
-    ]
-    kept = {ids_by_key[key] for key, _ in inside}
-    return window + inside, {i: row for i, row in rows.items() if i in kept}
 
 
 def _lifted(window: Window, boosts: dict[int, dict[str, float]], name: str, gains: Mapping[int, float]) -> Window:

@@ -23,7 +23,7 @@ from huiyi.recall.many import asks_many
 from huiyi.recall.timerange import within
 from huiyi.recall.validity import asks_past, closed_moves
 from huiyi.recall.who import coverage, owned, question_words
-from huiyi.store.base import RankRow, RouteHits
+from huiyi.store.base import RankRow, RouteHits, Store
 from huiyi.text import tokens
 from huiyi.text.times import TimeSpan
 
@@ -278,6 +278,33 @@ def latest(
 def said_within(row: MemoryItem | RankRow, span: TimeSpan, about: bool) -> bool:
     """Whether ``row`` was said in ``span`` or, with ``about`` (``time_about``), names a time in it."""
     return within(row, span) if about else row.time is not None and row.time in span
+
+
+def reach_span(
+    store: Store,
+    agent: str,
+    window: Window,
+    rest: Window,
+    ids_by_key: Mapping[int, str],
+    span: TimeSpan,
+    recipe: RecallRecipe,
+) -> tuple[Window, dict[str, RankRow]]:
+    """The window and the next ``time_reach`` fused candidates said in (or naming a time in) ``span``, with
+    the rank rows read for them: "what did Maria share on 16 June" names the day its answer was said,
+    but that turn may sit below the bonus window, where the time bonus would never reach it."""
+    taken = {key for key, _ in window}  # the named person's memories below may be in it already
+    rest = [pair for pair in rest[: recipe.time_reach] if pair[0] not in taken]
+    if not rest:
+        return window, {}
+    rows = {row.id: row for row in store.rank_rows(agent, [ids_by_key[key] for key, _ in rest])}
+
+    inside = [
+        pair
+        for pair in rest
+        if (row := rows.get(ids_by_key[pair[0]])) is not None and said_within(row, span, recipe.time_about)
+    ]
+    kept = {ids_by_key[key] for key, _ in inside}
+    return window + inside, {i: row for i, row in rows.items() if i in kept}
 
 
 def _within(key: int, row: RankRow, span: TimeSpan, whole: Mapping[int, MemoryItem | RankRow | None] | None) -> bool:
