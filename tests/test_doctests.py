@@ -122,6 +122,7 @@ MODULES = [
     "huiyi.recall.units",
     "huiyi.recall.views",
     "huiyi.recall.hubs",
+    "huiyi.recall.hurts",
     "huiyi.store.phrases",
     "huiyi.store.jsontext",
     "huiyi.store.rows",

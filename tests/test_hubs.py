@@ -54,7 +54,10 @@ class AxesEmbedder:
 
 
 def open_memory(path: Path, embedder: AxesEmbedder, weight: float | None) -> Memory:
-    recall: dict[str, object] = {"reinforce": False}
+    recall: dict[str, object] = {
+        "reinforce": False,
+        "hurt_weight": 0.0,
+    }  # the hub's 难过 is no hurt here (recall.hurts)
     if weight is not None:
         recall["chat_weight"] = weight
     config = Config(worker={"enabled": False}, recall=recall)

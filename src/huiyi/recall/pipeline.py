@@ -6,9 +6,10 @@ by :func:`run`; a new stage is one more such function and one line there:
 1. ``_fused``: the dense and keyword routes run together (the keyword search while the query is
    embedded: both release the GIL), a chunk whose own line says it by itself lifted (recall.anchor), are
    fused, and the best get the rerank bonuses (speaker, time, neighbour, chatter; a question naming a
-   time reaches further down for what was said then); a kind filter and the scope check keep what may
-   be returned. A query naming someone in a group adds the speaker route (their memories by the index's
-   speaker field; the keyword query loses their names); they are reranked wherever found.
+   time reaches further down for what was said then; in a dialogue's recall a kept memory ending on a
+   hurt steps down, recall.hurts); a kind filter and the scope check keep what may be returned. A query
+   naming someone in a group adds the speaker route (their memories by the index's speaker field; the
+   keyword query loses their names); they are reranked wherever found.
 2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
    roulette): late routes and tiers add bonuses, the graph walks from the best, the recipe's score
    weighs the result, and roulette may sample among the best.
@@ -37,6 +38,7 @@ from huiyi.recall import (
     bridge,
     current,
     feelings,
+    hurts,
     names,
     polarity,
     routes,
@@ -271,6 +273,8 @@ def _fused(
     if recipe.feeling_weight and request.asker and frames.says_i(request.query) and feelings.asks(request.query):
         felt = feelings.gains(window, rows, request.asker, recipe.feeling_weight)  # 我当时什么心情
         window = _lifted(window, boosts, "feeling", felt)
+    if recipe.hurt_weight and seen and not feelings.asks(request.query):  # passive recall passes over a hurt
+        window = _lifted(window, boosts, "hurt", hurts.losses(window, rows, recipe.hurt_weight))
     if recipe.name_weight and names.asks(request.query):  # 那家火锅叫什么名字
         giving = names.gains(window, rows, recipe.name_weight, names.about(request.query))
         window = _lifted(window, boosts, "name", giving)
