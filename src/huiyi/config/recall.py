@@ -190,11 +190,6 @@ class RecallRecipe(Section):
     graph_max_depth: Count = 2
     # a second round from the first round's best hits (recall.bridge), when the graph mode would widen
     bridge_weight: float = 0.0
-    # a dialogue's recall (recall.views) always takes a second round, at this weight (0: as bridge_weight says):
-    # MADial dev R@1 / R@5 zh .200 / .571 → .233 / .577, en .197 / .555 → .197 / .565; companion-month probes
-    # Hit@1 .600 → .629, group-day .891 → .913. 0.2, the best on each half of the zh dialogues (R@5 .593), cost
-    # a companion-month probe its first hit (issue #17)
-    dialogue_bridge_weight: float = Field(default=0.1, ge=0.0)
     bridge_seeds: Count = 3
     bridge_words: Count = 8
     graph_seeds: Count = 5

@@ -11,9 +11,8 @@ by :func:`run`; a new stage is one more such function and one line there:
    naming someone in a group adds the speaker route (their memories by the index's speaker field; the
    keyword query loses their names); they are reranked wherever found.
 2. ``_widened`` (when the recipe asks for the late routes, tiers, the graph, a weighted score or
-   roulette, and in a dialogue's recall): late routes and tiers add bonuses, a second round searches with
-   what the first hits name (recall.bridge), the graph walks from the best, the recipe's score weighs the
-   result, and roulette may sample among the best.
+   roulette): late routes and tiers add bonuses, the graph walks from the best, the recipe's score
+   weighs the result, and roulette may sample among the best.
 3. ``_with_profiles``: in a group, the global profile of a member the query names joins (``absent_profiles``);
    the asker's facts a slot question asks for lead (``recall.slots``: 我现在住哪, 我最近有什么安排).
 4. ``_in_range``: a time range keeps what lies inside it; the limit cuts. 5. ``_hits``: loaded whole, reinforced.
@@ -137,15 +136,14 @@ def run(
         request.entities_version,
         request.persons_version,
     )
-    widens = _widens(recipe) or bool(request.dialogue and recipe.dialogue_bridge_weight)
+    widens = _widens(recipe)
     limit = request.limit
     # a time range filters afterwards, so more candidates go in; the late routes widen a fixed pool
     widened = max(limit, recipe.route_candidates) if widens else limit
     first = max(limit * 5, recipe.candidates) if request.time_range is not None else widened
     ranking = _fused(ask, request, first, timings, span)
     if widens:
-        cut = first if request.time_range is not None else limit
-        ranking = _widened(ask, ranking, cut, request.explain, bool(request.dialogue))
+        ranking = _widened(ask, ranking, first if request.time_range is not None else limit, request.explain)
     people = ranking.info.get("people")
     named = [str(name) for name in people] if isinstance(people, list) else []
     if recipe.absent_profiles and named:
@@ -346,7 +344,7 @@ def _lifted(window: Window, boosts: dict[int, dict[str, float]], name: str, gain
     return anchor.apply(window, gains)
 
 
-def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = False, dialogue: bool = False) -> Ranking:
+def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = False) -> Ranking:
     """The late routes, tiers and graph added to the fused candidates, scored by the recipe, cut to ``limit``."""
     started = time.perf_counter()
     recipe = ask.recipe
@@ -380,14 +378,11 @@ def _widened(ask: routes.Ask, ranking: Ranking, limit: int, explain: bool = Fals
     # the planner's words (time words are read already) and, in auto mode, how close the best hit came
     best = max((hit.route_scores.get("dense", 0.0) for hit in hits[:1]), default=None)
     depth = routes.graph_depth(ask.query, recipe, best)
-    # a second round (recall.bridge): where the graph mode would widen, and always in a dialogue's recall
-    always = dialogue and recipe.dialogue_bridge_weight > 0
-    bridge_weight = recipe.dialogue_bridge_weight if always else recipe.bridge_weight
-    if bridge_weight > 0 and (always or depth or recipe.graph_mode == "deep"):
+    if recipe.bridge_weight > 0 and (depth or recipe.graph_mode == "deep"):  # a second round (recall.bridge)
         tops = ask.store.get_memories(ask.agent, [hit.id for hit in hits[: recipe.bridge_seeds]])
         second = bridge.second_round(ask, [hit_of(item, 0.0) for item in tops])
         for found_hits, share in second.searches:
-            add_route(relevance, extra, "bridge", found_hits, bridge_weight * share)
+            add_route(relevance, extra, "bridge", found_hits, recipe.bridge_weight * share)
         info.update(second.info)
         timings.update(second.ms)
     if depth:
